@@ -1,0 +1,121 @@
+/*
+ * backend.h - one interface, many providers (after curl's Curl_ssl and nvtop's gpu_vendor).
+ *
+ * Each provider is one const struct backend_ops in its own file under src/backends/, listed
+ * in registry.c. The core creates a struct backend for it, allocates ops->priv_size bytes of
+ * private state, calls init, the operations, then cleanup, and frees what it allocated.
+ *
+ * Rules for every slot:
+ *  - Returns GR_OK or an error, with the reason written to err (first writer wins).
+ *  - Never prints, exits, reads credential files or touches the terminal.
+ *  - Output lists and records belong to the caller; strings are copied into them,
+ *    sanitized (text_sanitize) and truncated to fit.
+ *  - Ids passed in and out are full ids with the provider prefix ("vast:123").
+ *  - Optional slots may be NULL: the core checks the slot or capability bit first and reports
+ *    "'lambda' cannot stop an instance" itself, so no backend stubs them out.
+ */
+#ifndef GPURENT_BACKEND_H
+#define GPURENT_BACKEND_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "model.h"
+
+struct filter;
+struct state;
+struct config;
+
+enum {
+	CAP_STOP = 1u << 0,		/* can stop and start an instance, keeping its disk */
+	CAP_METRICS = 1u << 1,		/* reports per-GPU metrics */
+	CAP_INTERRUPTIBLE = 1u << 2,	/* interruptible (spot, bid) instances */
+	CAP_ACCOUNT = 1u << 3,		/* reports balance or spend */
+	CAP_SSH = 1u << 4,		/* reports an ssh endpoint */
+	CAP_COST = 1u << 5,		/* reports per-instance cost so far */
+};
+
+/* What the core hands a backend at init. Everything is borrowed and outlives the backend. */
+struct backend_env {
+	const char *name;		/* the configured name, usually ops->name */
+	const char *base_url;		/* NULL: the provider's public address */
+	const char *api_key;		/* NULL when none is configured; never logged */
+	const struct config *config;	/* the whole config, for provider-specific keys */
+	struct state *state;		/* the local database (journal, ledger, simulator) */
+	int debug;			/* trace requests to stderr (keys redacted) */
+	long timeout_ms;		/* per request, total */
+	long connect_timeout_ms;
+};
+
+struct backend;
+
+struct backend_ops {
+	const char *name;		/* as typed on the command line and in config */
+	const char *description;
+	unsigned caps;
+	size_t priv_size;		/* bytes of zeroed private state the core allocates */
+
+	/* Called once before any operation. Optional. */
+	enum gr_err (*init)(struct backend *b, struct gr_error *err);
+	/* Called once at the end, even after a failed init. Frees only what init allocated. */
+	void (*cleanup)(struct backend *b);
+
+	/*
+	 * Append this provider's offers to out. f may be pushed down to the provider as far as
+	 * it can; the core applies the whole filter again after. *pushed_all is set false when
+	 * some term could not be pushed down (the command says so on stderr).
+	 */
+	enum gr_err (*offers)(struct backend *b, const struct filter *f, struct offer_list *out,
+	    bool *pushed_all, struct gr_error *err);
+
+	/* Append every instance not yet destroyed (and recently destroyed ones, if known). */
+	enum gr_err (*instances)(struct backend *b, struct instance_list *out, struct gr_error *err);
+
+	/* Fill one instance by id; GR_ENOTFOUND if it does not exist. */
+	enum gr_err (*get)(struct backend *b, const char *id, struct instance *out,
+	    struct gr_error *err);
+
+	/* Rent an offer. On success out describes the new instance (at least id and state). */
+	enum gr_err (*launch)(struct backend *b, const struct launch_req *req, struct instance *out,
+	    struct gr_error *err);
+
+	/* Lifecycle; stop and start only with CAP_STOP. They return once the provider accepted. */
+	enum gr_err (*stop)(struct backend *b, const char *id, struct gr_error *err);
+	enum gr_err (*start)(struct backend *b, const char *id, struct gr_error *err);
+	enum gr_err (*destroy)(struct backend *b, const char *id, struct gr_error *err);
+
+	/* Append one sample per GPU of a running instance (CAP_METRICS). */
+	enum gr_err (*metrics)(struct backend *b, const char *id, struct sample_list *out,
+	    struct gr_error *err);
+
+	/* Balance and spend (CAP_ACCOUNT). */
+	enum gr_err (*account)(struct backend *b, struct account *out, struct gr_error *err);
+};
+
+struct backend {
+	const struct backend_ops *ops;
+	struct backend_env env;
+	void *priv;			/* ops->priv_size zeroed bytes, owned by the core */
+	bool ready;			/* init succeeded */
+	struct gr_error init_err;	/* why init failed, when it did */
+};
+
+/* The registry: every provider compiled in. */
+const struct backend_ops *const *backend_registry(size_t *n);
+const struct backend_ops *backend_find_ops(const char *name);
+
+/* Create a backend (allocating priv) and run its init; init failures stay in b->init_err. */
+struct backend *backend_create(const struct backend_ops *ops, const struct backend_env *env);
+void backend_destroy(struct backend *b);
+
+/* "vast:123" -> "vast"; false when the id has no provider prefix. */
+bool backend_split_id(const char *id, char *provider, size_t n, const char **rest);
+
+/*
+ * Name of the capability an operation needs, for "'lambda' cannot stop an instance" messages.
+ * Returns GR_OK when the backend can do it.
+ */
+enum gr_err backend_require(const struct backend *b, unsigned cap, const char *what,
+    struct gr_error *err);
+
+#endif

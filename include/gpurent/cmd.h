@@ -1,0 +1,107 @@
+/*
+ * cmd.h - the command table: one const struct command per file under src/cmd/.
+ *
+ * The same table drives dispatch, `gpurent help`, `COMMAND --help`, the shell's completion,
+ * the shell-completion helper (`gpurent __complete`) and the test that keeps the man page
+ * and completions in step. A command returns its exit status; it never calls exit(), so the
+ * shell can run it in-process.
+ */
+#ifndef GPURENT_CMD_H
+#define GPURENT_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "session.h"
+
+/* What an option's argument completes to, for the shell and the completion scripts. */
+enum opt_complete {
+	OC_NONE_, OC_OFFER, OC_INSTANCE, OC_PROVIDER, OC_FIELD, OC_SORT, OC_STATE, OC_FORMAT,
+	OC_GPU, OC_CONFIG_KEY, OC_FILE, OC_COMMAND, OC_PROFILE,
+};
+
+struct cmd_opt {
+	const char *name;	/* long name without dashes */
+	char short_name;	/* 0: none */
+	const char *arg;	/* argument placeholder; NULL: a flag */
+	const char *help;
+	int id;			/* handed to the command's option handler */
+	enum opt_complete complete;
+	bool repeat;		/* may be given more than once */
+};
+
+enum {
+	CMD_SENSITIVE = 1u << 0,	/* never written to shell history */
+	CMD_NOT_IN_SHELL = 1u << 1,	/* makes no sense inside `gpurent shell` */
+	CMD_HIDDEN = 1u << 2,		/* not listed in help (internal helpers) */
+};
+
+struct cmd_ctx;
+
+struct command {
+	const char *name;
+	const char *alias;		/* NULL: none (destroy has none on purpose) */
+	const char *args;		/* positional synopsis, "ID..." */
+	const char *summary;		/* one line */
+	const char *help;		/* paragraphs for --help, may be NULL */
+	const struct cmd_opt *opts;	/* terminated by a zero entry; may be NULL */
+	enum opt_complete complete_args;	/* what positionals complete to */
+	unsigned flags;
+	int (*run)(struct cmd_ctx *c, int argc, char **argv);
+};
+
+/* What every command gets. */
+struct cmd_ctx {
+	const struct command *cmd;
+	struct session *s;
+	FILE *out;			/* stdout */
+	bool in_shell;
+};
+
+/* The table, NULL-terminated, sorted by name. */
+extern const struct command *const commands[];
+
+const struct command *cmd_find(const char *name);
+/* The closest command name to a typo, or NULL. */
+const char *cmd_suggest(const char *name);
+
+/* Global options, accepted before or after the command name. */
+extern const struct cmd_opt global_opts[];
+
+/*
+ * Parse argv (argv[0] is the command name) against the command's options and the global
+ * ones. For each command option, handle(c, id, arg, data) is called; it returns 0 or an exit
+ * status. Positionals are moved to the front of argv; *npos receives their count.
+ * "--" ends options. "--help" prints the command's help and returns -1 via *npos.
+ * Returns 0 or an exit status (usage errors are reported here).
+ */
+typedef int (*opt_handler)(struct cmd_ctx *c, int id, const char *arg, void *data);
+int cmd_parse(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *data,
+    int *npos);
+
+/* Apply one global option (shared with main, which parses them before the command). */
+int cmd_global_option(struct session *s, int id, const char *arg);
+
+/* Report an error on stderr as "gpurent: <msg>" and return its exit status. */
+int cmd_error(struct cmd_ctx *c, const struct gr_error *e);
+/* Printf-style usage error: "gpurent COMMAND: msg" plus "see 'gpurent COMMAND --help'". */
+int cmd_usage_error(struct cmd_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Warnings and notes to stderr (progress, partial failures). */
+void cmd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void cmd_print_help(FILE *fp, const struct command *cmd);
+void cmd_print_overview(FILE *fp);
+
+/* Run argv as a command (argv[0] is the command name); used by main and the shell. */
+int cmd_run(struct session *s, int argc, char **argv, bool in_shell);
+
+/* Set by SIGINT; long loops (--wait, --follow) check it and stop cleanly. */
+extern volatile int cmd_interrupted;
+void cmd_install_signals(void);
+
+/* Ask y/N on the terminal; false when stdin is not a terminal. */
+bool cmd_confirm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * config.h - the human-edited config file, with profiles.
+ *
+ *   # comment
+ *   providers = sim
+ *   budget.month = 500
+ *   [profile work]
+ *   providers = vast,runpod
+ *
+ * Keys are declared in one table (name, kind, help; after tmux's options-table.c) that
+ * `config set` validates against and `config list` and the man page follow. A key in a
+ * [profile NAME] section overrides the top-level key while that profile is selected.
+ */
+#ifndef GPURENT_CONFIG_H
+#define GPURENT_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+enum config_kind { CK_STRING, CK_INT, CK_MONEY, CK_BOOL, CK_LIST, CK_DURATION };
+
+struct config_key {
+	const char *name;
+	enum config_kind kind;
+	const char *def;	/* default as text, NULL for none */
+	const char *help;
+};
+
+const struct config_key *config_keys(size_t *n);
+const struct config_key *config_key_find(const char *name);
+
+struct config;
+
+/* Load a config file; a missing file is an empty config. Syntax errors name file:line. */
+enum gr_err config_load(struct config **out, const char *path, struct gr_error *err);
+struct config *config_new_empty(void);
+void config_free(struct config *c);
+
+/* The selected profile (NULL: none). An unknown profile is an error at selection. */
+enum gr_err config_select_profile(struct config *c, const char *profile, struct gr_error *err);
+const char *config_profile(const struct config *c);
+
+/* The value in the selected profile, else top level, else the key's default, else NULL. */
+const char *config_get(const struct config *c, const char *key);
+long long config_get_int(const struct config *c, const char *key, long long def);
+/* Money keys in micro-dollars; -1 when unset. */
+int64_t config_get_money(const struct config *c, const char *key);
+bool config_get_bool(const struct config *c, const char *key, bool def);
+
+/* Validate and set a key in a section (NULL: top level), then rewrite the file atomically. */
+enum gr_err config_set(struct config *c, const char *profile, const char *key, const char *value,
+    struct gr_error *err);
+enum gr_err config_unset(struct config *c, const char *profile, const char *key,
+    struct gr_error *err);
+enum gr_err config_save(const struct config *c, struct gr_error *err);
+
+/* Every key set in the file: calls fn for each (profile NULL for top level). */
+void config_each(const struct config *c, void (*fn)(const char *profile, const char *key,
+    const char *value, void *ctx), void *ctx);
+/* Names of the profiles in the file. */
+size_t config_profiles(const struct config *c, const char **out, size_t max);
+
+/* Validate a value for a key; used by set and load. */
+enum gr_err config_check(const char *key, const char *value, struct gr_error *err);
+
+#endif

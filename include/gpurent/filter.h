@@ -1,0 +1,93 @@
+/*
+ * filter.h - the offer filter language and sort keys.
+ *
+ *   gpu=h100,h200 gpus>=8 vram>=80 price<=25 region=eu reliability>=0.98
+ *   interconnect=nvlink type=interruptible
+ *
+ * Terms are `field op value`, AND-ed; ops are = != < <= > >=; a comma list means "any of"
+ * (with != it means "none of"). Values are parsed exactly, per field: money as micro-dollars,
+ * reliability as basis points. Each term may be given as one argument or as several.
+ */
+#ifndef GPURENT_FILTER_H
+#define GPURENT_FILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "model.h"
+
+enum filter_field {
+	FF_GPU,			/* name, family or alias from the catalogue */
+	FF_GPUS,		/* GPU count */
+	FF_VRAM,		/* per-GPU GB */
+	FF_TOTAL_VRAM,		/* GB over all GPUs */
+	FF_PRICE,		/* $/hour, whole offer */
+	FF_GPU_PRICE,		/* $/GPU-hour */
+	FF_TFLOP_PRICE,		/* $/TFLOP-hour */
+	FF_REGION,		/* region prefix ("eu", "eu-west") or country code */
+	FF_RELIABILITY,		/* 0..1 */
+	FF_INTERCONNECT,	/* pcie, nvlink, infiniband */
+	FF_TYPE,		/* on-demand, interruptible */
+	FF_PROVIDER,
+	FF_CPU,
+	FF_RAM,
+	FF_DISK,
+	FF_NET,			/* download Mb/s */
+	FF_TFLOPS,		/* dense BF16 TFLOPS of the whole offer */
+	FF__COUNT,
+};
+
+enum filter_op { FOP_EQ, FOP_NE, FOP_LT, FOP_LE, FOP_GT, FOP_GE };
+
+#define FILTER_MAX_VALUES 16
+#define FILTER_MAX_TERMS 32
+
+struct filter_term {
+	enum filter_field field;
+	enum filter_op op;
+	size_t n;
+	int64_t num[FILTER_MAX_VALUES];		/* numeric fields, in the field's unit */
+	char str[FILTER_MAX_VALUES][32];	/* text fields, as given */
+};
+
+struct filter {
+	size_t n;
+	struct filter_term t[FILTER_MAX_TERMS];
+};
+
+/* Parse argv-style terms; "gpu = h100" split over three arguments is accepted too. */
+enum gr_err filter_parse(struct filter *f, int argc, char *const argv[], struct gr_error *err);
+/* Parse one string of space-separated terms (config defaults, the dashboard's filter line). */
+enum gr_err filter_parse_str(struct filter *f, const char *s, struct gr_error *err);
+
+bool filter_match(const struct filter *f, const struct offer *o);
+
+/* Keep only the offers that match, in place. */
+void filter_apply(const struct filter *f, struct offer_list *l);
+
+/* The term for a field, or NULL: backends use this to push filters down. */
+const struct filter_term *filter_find(const struct filter *f, enum filter_field field);
+
+const char *filter_field_name(enum filter_field f);
+/* Human list of fields, for error messages and help: "gpu, gpus, vram, ...". */
+const char *filter_fields_help(void);
+
+/* Sort keys: "price,reliability-" ('-' suffix: descending). */
+#define SORT_MAX_KEYS 8
+enum sort_key {
+	SK_PRICE, SK_GPU_PRICE, SK_TFLOP_PRICE, SK_VRAM, SK_GPUS, SK_RELIABILITY, SK_GPU,
+	SK_REGION, SK_NET, SK_TFLOPS, SK_PROVIDER, SK_ID, SK__COUNT,
+};
+struct sort_spec {
+	size_t n;
+	enum sort_key key[SORT_MAX_KEYS];
+	bool desc[SORT_MAX_KEYS];
+};
+enum gr_err sort_parse(struct sort_spec *s, const char *text, struct gr_error *err);
+/* Stable order: the keys in turn, then id, so output is reproducible. */
+void sort_offers(struct offer_list *l, const struct sort_spec *s);
+const char *sort_keys_help(void);
+
+#endif

@@ -1,0 +1,209 @@
+/*
+ * model.h - the common shapes every backend maps its provider's data onto.
+ *
+ * Records are flat structs with inline strings so that a list of 10,000 offers is one
+ * allocation. Strings are copied in (truncated to fit) and sanitized by the backend that
+ * fills them. A field a provider does not report has its bit clear in `valid`, and is
+ * shown as N/A or JSON null, never as a made-up zero.
+ */
+#ifndef GPURENT_MODEL_H
+#define GPURENT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalogue.h"
+
+#define ID_MAX 64
+#define PROVIDER_MAX 16
+
+enum offer_type {
+	OFFER_ON_DEMAND,
+	OFFER_INTERRUPTIBLE,
+};
+
+enum interconnect {
+	IC_UNKNOWN,
+	IC_PCIE,
+	IC_NVLINK,
+	IC_INFINIBAND,	/* NVLink inside the machine and InfiniBand between machines */
+};
+
+enum inst_state {
+	ST_UNKNOWN,
+	ST_PROVISIONING,
+	ST_RUNNING,
+	ST_STOPPING,
+	ST_STOPPED,
+	ST_STARTING,
+	ST_DESTROYING,
+	ST_DESTROYED,
+	ST_FAILED,
+	ST__COUNT,
+};
+
+const char *offer_type_name(enum offer_type t);
+bool offer_type_parse(const char *s, enum offer_type *out);
+const char *interconnect_name(enum interconnect ic);
+bool interconnect_parse(const char *s, enum interconnect *out);
+const char *inst_state_name(enum inst_state s);
+bool inst_state_parse(const char *s, enum inst_state *out);
+/* Whether an instance in this state is billed for compute (provisioning counts on most providers). */
+bool inst_state_billed(enum inst_state s);
+
+/* Validity bits of struct offer. */
+enum {
+	OV_PRICE = 1u << 0,
+	OV_RELIABILITY = 1u << 1,
+	OV_CPU = 1u << 2,
+	OV_RAM = 1u << 3,
+	OV_DISK = 1u << 4,
+	OV_NET = 1u << 5,
+	OV_AVAILABLE = 1u << 6,
+	OV_STORAGE = 1u << 7,
+	OV_VRAM = 1u << 8,
+};
+
+struct offer {
+	char id[ID_MAX];		/* "sim:o-000123", "vast:4242" */
+	char provider[PROVIDER_MAX];
+	const struct gpu_model *gpu;	/* NULL: unknown model */
+	char gpu_raw[64];		/* the provider's own name for the GPU */
+	int gpu_count;
+	int vram_gb;			/* per GPU (OV_VRAM) */
+	enum offer_type type;
+	int64_t price_hour;		/* micro-dollars per hour for the whole offer; for an
+					   interruptible offer, the lowest accepted bid (OV_PRICE) */
+	int64_t storage_gb_month;	/* micro-dollars per GB-month of disk (OV_STORAGE) */
+	char region[32];		/* "eu-west", "na-east", ... */
+	char location[48];		/* "Frankfurt, DE" */
+	int reliability_bp;		/* basis points: 9850 = 0.985 (OV_RELIABILITY) */
+	int cpu_cores;			/* OV_CPU */
+	int ram_gb;			/* OV_RAM */
+	int disk_gb;			/* OV_DISK */
+	int net_down_mbps;		/* OV_NET */
+	int net_up_mbps;
+	enum interconnect interconnect;
+	int available;			/* machines of this kind free now (OV_AVAILABLE) */
+	unsigned valid;
+};
+
+/* Derived figures: price per GPU-hour and per dense BF16 TFLOP-hour; -1 when unknown. */
+int64_t offer_price_per_gpu(const struct offer *o);
+int64_t offer_price_per_tflop(const struct offer *o);
+/* Total VRAM of the offer in GB, or -1. */
+int offer_vram_total(const struct offer *o);
+
+struct offer_list {
+	struct offer *v;
+	size_t n, cap;
+};
+void offer_list_init(struct offer_list *l);
+void offer_list_release(struct offer_list *l);
+/* Append a zeroed record and return it (the list may move). */
+struct offer *offer_list_add(struct offer_list *l);
+void offer_list_append(struct offer_list *dst, const struct offer_list *src);
+
+/* Validity bits of struct instance. */
+enum {
+	IV_PRICE = 1u << 0,
+	IV_COST = 1u << 1,
+	IV_SSH = 1u << 2,
+	IV_CREATED = 1u << 3,
+	IV_STORAGE = 1u << 4,
+	IV_UTIL = 1u << 5,
+};
+
+struct instance {
+	char id[ID_MAX];		/* "sim:i-000042" */
+	char provider[PROVIDER_MAX];
+	char offer_id[ID_MAX];
+	const struct gpu_model *gpu;
+	char gpu_raw[64];
+	int gpu_count;
+	enum inst_state state;
+	enum offer_type type;
+	int64_t price_hour;		/* what it costs per hour while running (IV_PRICE) */
+	int64_t bid_hour;		/* interruptible: the bid */
+	int64_t storage_hour;		/* what it costs per hour while stopped (IV_STORAGE) */
+	int64_t cost_so_far;		/* micro-dollars billed since launch (IV_COST) */
+	char label[64];
+	char image[128];
+	char region[32];
+	int disk_gb;
+	int64_t created_at;		/* UTC seconds (IV_CREATED) */
+	int64_t state_since;		/* when it entered its current state, 0 unknown */
+	char ssh_host[64];		/* IV_SSH */
+	int ssh_port;
+	char ssh_user[32];
+	int util_pct;			/* mean GPU utilisation now (IV_UTIL) */
+	char status_msg[128];		/* provider's own words on the state, e.g. "outbid" */
+	unsigned valid;
+};
+
+struct instance_list {
+	struct instance *v;
+	size_t n, cap;
+};
+void instance_list_init(struct instance_list *l);
+void instance_list_release(struct instance_list *l);
+struct instance *instance_list_add(struct instance_list *l);
+
+/* Validity bits of struct gpu_sample. */
+enum {
+	MV_UTIL = 1u << 0,
+	MV_MEM = 1u << 1,
+	MV_TEMP = 1u << 2,
+	MV_POWER = 1u << 3,
+	MV_POWER_LIMIT = 1u << 4,
+};
+
+struct gpu_sample {
+	char instance_id[ID_MAX];
+	int index;
+	int64_t at;		/* UTC seconds */
+	int util_pct;
+	int mem_used_mib;
+	int mem_total_mib;
+	int temp_c;
+	int power_w;
+	int power_limit_w;
+	unsigned valid;
+};
+
+struct sample_list {
+	struct gpu_sample *v;
+	size_t n, cap;
+};
+void sample_list_init(struct sample_list *l);
+void sample_list_release(struct sample_list *l);
+struct gpu_sample *sample_list_add(struct sample_list *l);
+
+/* What to rent and how. Strings are borrowed from the caller for the duration of the call. */
+struct launch_req {
+	const char *offer_id;
+	const char *image;		/* NULL: the provider's default */
+	int disk_gb;			/* 0: the offer's default */
+	const char *label;
+	const char *const *env;		/* "K=V" strings, NULL-terminated, or NULL */
+	const int *ports;		/* n_ports entries */
+	size_t n_ports;
+	const char *onstart;
+	bool interruptible;		/* bid below on demand */
+	int64_t bid_hour;		/* micro-dollars for the whole instance, with interruptible */
+	const char *client_token;	/* unique per launch, to find it after an unclear failure */
+};
+
+/* Account figures a provider may report. */
+enum {
+	AV_BALANCE = 1u << 0,
+	AV_SPEND = 1u << 1,
+};
+struct account {
+	int64_t balance;
+	int64_t spend_hour;
+	unsigned valid;
+};
+
+#endif

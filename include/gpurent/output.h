@@ -1,0 +1,93 @@
+/*
+ * output.h - one way to print records: table, json, csv, tsv or ids.
+ *
+ * A command describes its columns once (name = JSON key and --fields name, header, kind)
+ * and supplies a getter; this module does formatting, --fields, --no-header, colour and
+ * sizing to the terminal. Text cells are sanitized here, at the last step before the
+ * terminal, whatever the backend did.
+ *
+ * JSON is an array of objects with every column unless --fields narrows it; unknown values
+ * are null. Money is a JSON number in dollars with six decimals (exact micro-dollars).
+ */
+#ifndef GPURENT_OUTPUT_H
+#define GPURENT_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+
+enum out_format { OUT_TABLE, OUT_JSON, OUT_CSV, OUT_TSV, OUT_IDS };
+
+enum cell_kind {
+	CELL_NULL,	/* unknown: "-" in text, null in JSON */
+	CELL_STR,
+	CELL_INT,
+	CELL_MONEY,	/* micro-dollars */
+	CELL_BOOL,
+	CELL_TIME,	/* UTC seconds: local time in a table, RFC 3339 in JSON/CSV */
+	CELL_FIXED,	/* int scaled by 10^decimals: reliability 9850 with decimals 4 -> 0.985 */
+};
+
+struct cell {
+	enum cell_kind kind;
+	const char *s;
+	int64_t i;
+	int decimals;	/* CELL_FIXED digits; CELL_MONEY digits shown in a table (default 2) */
+	int color;	/* a semantic colour for tables (enum out_color), 0 none */
+};
+
+enum out_color { OC_NONE, OC_GOOD, OC_WARN, OC_BAD, OC_DIM, OC_ACCENT };
+
+struct column {
+	const char *name;	/* JSON key and --fields name */
+	const char *header;	/* table header */
+	bool right;		/* right-align in tables */
+	bool hidden;		/* not shown in tables unless named in --fields */
+	int shrink;		/* 0: never truncated; higher: truncated first to fit the terminal */
+};
+
+struct out_opts {
+	enum out_format format;
+	bool no_header;
+	bool color;
+	int width;		/* terminal columns; 0: do not size to a terminal */
+	const char *fields;	/* "a,b,c" or NULL */
+};
+
+/* Global output options, set once by main from -o, --fields, --no-header, --color. */
+extern struct out_opts out_global;
+
+bool out_format_parse(const char *s, enum out_format *f);
+
+/* Fill a cell for row r, column c. */
+typedef void (*cell_fn)(const void *row, size_t c, struct cell *out, void *ctx);
+
+/*
+ * Print rows (an array of n items of `size` bytes) with the given columns to fp.
+ * id_col is the column printed by -o ids. Fails (GR_EUSAGE) on an unknown --fields name.
+ */
+enum gr_err out_print(FILE *fp, const struct out_opts *o, const struct column *cols, size_t ncols,
+    size_t id_col, const void *rows, size_t n, size_t size, cell_fn get, void *ctx,
+    struct gr_error *err);
+
+/* JSON helpers for commands that print one object or stream lines (metrics --follow). */
+void json_write_str(FILE *fp, const char *s);
+void json_write_cell(FILE *fp, const struct cell *c);
+
+/* A single "key: value" list for `show` in table mode, JSON object otherwise. */
+enum gr_err out_print_record(FILE *fp, const struct out_opts *o, const struct column *cols,
+    size_t ncols, const void *row, cell_fn get, void *ctx, struct gr_error *err);
+
+/* Format a cell as plain text (no colour, sanitized) into buf. */
+const char *cell_text(const struct cell *c, char *buf, size_t n, bool for_table);
+
+/* Columns of the terminal on stdout, or 0 when stdout is not a terminal. COLUMNS wins. */
+int out_terminal_width(void);
+
+/* ANSI sequence for a semantic colour ("" when colour is off). */
+const char *out_color_seq(enum out_color c);
+
+#endif

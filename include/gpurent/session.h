@@ -1,0 +1,72 @@
+/*
+ * session.h - what a command runs against: config, profile, database and backends.
+ *
+ * Everything is opened lazily, so `gpurent version` touches no file and `offers` on the
+ * simulator opens only what it needs.
+ */
+#ifndef GPURENT_SESSION_H
+#define GPURENT_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "backend.h"
+#include "error.h"
+
+struct config;
+struct state;
+struct filter;
+
+#define SESSION_MAX_PROVIDERS 16
+
+struct session {
+	const char *profile;		/* --profile, else GPURENT_PROFILE */
+	const char *providers[SESSION_MAX_PROVIDERS];	/* --provider, repeatable */
+	size_t n_providers;
+	int debug;
+	bool interactive;		/* stdin and stderr are terminals */
+
+	struct config *config;		/* lazily loaded */
+	struct state *state;		/* lazily opened */
+	struct backend *backends[SESSION_MAX_PROVIDERS];
+	size_t n_backends;
+	bool backends_ready;
+	bool sim_notice_done;
+};
+
+void session_init(struct session *s);
+void session_release(struct session *s);
+
+enum gr_err session_config(struct session *s, struct config **out, struct gr_error *err);
+enum gr_err session_state(struct session *s, struct state **out, struct gr_error *err);
+
+/* The selected backends: --provider, else the profile's or top-level `providers`, else sim. */
+enum gr_err session_backends(struct session *s, struct gr_error *err);
+
+/* The backend that owns an id ("vast:123"), whether or not it is selected. */
+enum gr_err session_backend_for(struct session *s, const char *id, struct backend **out,
+    struct gr_error *err);
+
+/* Per-provider result of a fan-out. */
+struct fanout_result {
+	struct backend *b;
+	enum gr_err code;
+	struct gr_error err;
+	bool pushed_all;
+	double seconds;
+};
+
+/*
+ * Run offers or instances on every selected backend at once, one thread each, and append
+ * the results in backend order. results has n_backends entries. Returns GR_OK when every
+ * backend succeeded, GR_EPARTIAL when some did, and the first error when none did.
+ */
+enum gr_err session_offers(struct session *s, const struct filter *f, struct offer_list *out,
+    struct fanout_result *results, struct gr_error *err);
+enum gr_err session_instances(struct session *s, struct instance_list *out,
+    struct fanout_result *results, struct gr_error *err);
+
+/* Current UTC time as the session sees it (the simulator's clock when only sim is used). */
+int64_t session_now(struct session *s);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * sim.h - the simulated marketplace: offers, instances, billing and metrics.
+ *
+ * Deterministic from a seed (GPURENT_SIM_SEED, default 1) and a clock:
+ *   sim time = GPURENT_SIM_TIME (UTC seconds) if set, else the real time,
+ *              plus the offset that `gpurent sim advance` stored in the database.
+ *   GPURENT_SIM_SPEED=N makes simulated time run N times faster than real time.
+ * GPURENT_SIM_OFFERS sets the size of the market (default 400).
+ *
+ * The world lives in the state database, so separate processes see one world. Every call
+ * first brings the world up to the current simulated time inside one IMMEDIATE
+ * transaction: instances change state at the moments their delays end, and the ledger
+ * gets segments with those exact times, whenever the next call comes.
+ */
+#ifndef GPURENT_SIM_H
+#define GPURENT_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "model.h"
+
+struct state;
+struct sim;
+
+enum gr_err sim_open(struct sim **out, struct state *st, struct gr_error *err);
+void sim_close(struct sim *s);
+
+int64_t sim_now(struct sim *s);
+uint64_t sim_seed(const struct sim *s);
+
+/* Move the simulated clock forward by `seconds` for every process using this database. */
+enum gr_err sim_advance(struct sim *s, int64_t seconds, struct gr_error *err);
+
+/* Bring instances up to now (also done by every call below). */
+enum gr_err sim_tick(struct sim *s, struct gr_error *err);
+
+/* The whole market now, availability included. */
+enum gr_err sim_offers(struct sim *s, struct offer_list *out, struct gr_error *err);
+/* One offer by full id. */
+enum gr_err sim_offer(struct sim *s, const char *id, struct offer *out, struct gr_error *err);
+
+enum gr_err sim_instances(struct sim *s, bool with_destroyed, struct instance_list *out,
+    struct gr_error *err);
+enum gr_err sim_get(struct sim *s, const char *id, struct instance *out, struct gr_error *err);
+enum gr_err sim_launch(struct sim *s, const struct launch_req *req, struct instance *out,
+    struct gr_error *err);
+enum gr_err sim_stop(struct sim *s, const char *id, struct gr_error *err);
+enum gr_err sim_start(struct sim *s, const char *id, struct gr_error *err);
+enum gr_err sim_destroy(struct sim *s, const char *id, struct gr_error *err);
+enum gr_err sim_metrics(struct sim *s, const char *id, struct sample_list *out,
+    struct gr_error *err);
+/* The simulated account: a balance that spend draws down. */
+enum gr_err sim_account(struct sim *s, struct account *out, struct gr_error *err);
+
+#endif

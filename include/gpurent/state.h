@@ -1,0 +1,73 @@
+/*
+ * state.h - the local SQLite database: simulator world, instance journal, cost ledger.
+ *
+ * One file in WAL mode with a busy timeout, so the CLI, the dashboard and several
+ * gpurent processes can use it at once. Writers wrap their read-modify-write in
+ * state_begin/state_commit (BEGIN IMMEDIATE), so two processes never interleave updates.
+ */
+#ifndef GPURENT_STATE_H
+#define GPURENT_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "model.h"
+
+struct sqlite3;
+struct state;
+
+/* Open (creating and migrating) the database at path. */
+enum gr_err state_open(struct state **out, const char *path, struct gr_error *err);
+void state_close(struct state *st);
+struct sqlite3 *state_db(struct state *st);
+const char *state_path(const struct state *st);
+
+enum gr_err state_begin(struct state *st, struct gr_error *err);
+enum gr_err state_commit(struct state *st, struct gr_error *err);
+void state_rollback(struct state *st);
+
+/* A failed sqlite call as an error with the database's own message. */
+enum gr_err state_fail(struct state *st, struct gr_error *err, const char *what);
+
+/* Small key/value table. get returns false when the key is absent. */
+bool state_meta_get(struct state *st, const char *key, char *buf, size_t n);
+enum gr_err state_meta_set(struct state *st, const char *key, const char *value,
+    struct gr_error *err);
+
+/*
+ * The cost ledger: billed segments. A segment bills rate_hour from start to end (end 0:
+ * still open). Cost of a segment = money_accrue(rate_hour, end - start).
+ */
+enum ledger_kind { LEDGER_COMPUTE, LEDGER_STORAGE };
+
+struct ledger_seg {
+	char instance_id[ID_MAX];
+	char provider[PROVIDER_MAX];
+	char label[64];
+	char gpu[32];
+	enum ledger_kind kind;
+	int64_t rate_hour;
+	int64_t start;
+	int64_t end;		/* 0: open */
+};
+
+/* Close any open segment of the instance at seg->start, then open seg. */
+enum gr_err ledger_begin(struct state *st, const struct ledger_seg *seg, struct gr_error *err);
+/* Close the instance's open segments at `end`. */
+enum gr_err ledger_end(struct state *st, const char *instance_id, int64_t end,
+    struct gr_error *err);
+/* Every segment that overlaps [since, until) (until 0: no bound). Caller frees *out. */
+enum gr_err ledger_load(struct state *st, int64_t since, int64_t until, struct ledger_seg **out,
+    size_t *n, struct gr_error *err);
+
+/*
+ * Record what a real provider reports about an instance at time `now`: opens a compute
+ * segment when it is billed and none is open at its price, a storage segment when stopped
+ * with a storage price, and closes segments when it stops being billed. Idempotent.
+ */
+enum gr_err ledger_observe(struct state *st, const struct instance *in, int64_t now,
+    struct gr_error *err);
+
+#endif

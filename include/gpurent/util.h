@@ -1,0 +1,74 @@
+/*
+ * util.h - allocation that cannot fail, a growable string buffer, and terminal-safe text.
+ */
+#ifndef GPURENT_UTIL_H
+#define GPURENT_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Abort with a message on out-of-memory, so callers never check for NULL (tmux, git). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t n);
+void *xrealloc(void *p, size_t n);
+void *xreallocarray(void *p, size_t nmemb, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * A growable, always NUL-terminated buffer. buf is never NULL after sb_init.
+ * sb_detach hands the string to the caller and leaves the buffer empty.
+ */
+struct sb {
+	char *buf;
+	size_t len;
+	size_t cap;
+};
+void sb_init(struct sb *sb);
+void sb_release(struct sb *sb);
+void sb_reset(struct sb *sb);
+void sb_grow(struct sb *sb, size_t extra);
+void sb_add(struct sb *sb, const void *data, size_t n);
+void sb_adds(struct sb *sb, const char *s);
+void sb_addc(struct sb *sb, char c);
+void sb_addf(struct sb *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vaddf(struct sb *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+char *sb_detach(struct sb *sb);
+
+/*
+ * Copy src into dst (size n), dropping C0/C1 control characters and DEL and replacing
+ * invalid UTF-8 with '?', so that text from a provider cannot move the cursor or change
+ * colours. Always NUL-terminates; never splits a UTF-8 sequence. Returns dst.
+ */
+char *text_sanitize(char *dst, size_t n, const char *src);
+
+/* strlcpy semantics: copy at most n-1 bytes and terminate; returns strlen(src). */
+size_t strlcpy_(char *dst, const char *src, size_t n);
+
+/* Display width in terminal columns of a UTF-8 string (wcwidth per character). */
+int text_width(const char *s);
+
+/* Case-insensitive ASCII compare, and "s starts with prefix" ignoring case. */
+bool streq_ci(const char *a, const char *b);
+bool prefix_ci(const char *s, const char *prefix);
+
+/* FNV-1a over a string: a stable hash for deterministic simulation. */
+uint64_t hash_str(const char *s);
+uint64_t hash_mix(uint64_t a, uint64_t b);
+
+/* Levenshtein distance, for did-you-mean suggestions. */
+int edit_distance(const char *a, const char *b);
+
+/* Parse a whole decimal integer in [min, max]; false (and errno-free) on anything else. */
+bool parse_int(const char *s, long long min, long long max, long long *out);
+
+/*
+ * Parse a duration: "90", "90s", "15m", "2h", "1d". Returns seconds or -1.
+ */
+long long parse_duration(const char *s);
+
+#endif

@@ -1,0 +1,399 @@
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "gpurent/util.h"
+
+static void
+oom(void)
+{
+	fputs("gpurent: out of memory\n", stderr);
+	abort();
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		oom();
+	return p;
+}
+
+void *
+xcalloc(size_t nmemb, size_t n)
+{
+	void *p = calloc(nmemb ? nmemb : 1, n ? n : 1);
+
+	if (p == NULL)
+		oom();
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (p == NULL)
+		oom();
+	return p;
+}
+
+void *
+xreallocarray(void *p, size_t nmemb, size_t n)
+{
+	if (n != 0 && nmemb > SIZE_MAX / n)
+		oom();
+	return xrealloc(p, nmemb * n);
+}
+
+char *
+xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL)
+		oom();
+	return p;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	struct sb sb;
+	va_list ap;
+
+	sb_init(&sb);
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return sb_detach(&sb);
+}
+
+void
+sb_init(struct sb *sb)
+{
+	sb->cap = 64;
+	sb->len = 0;
+	sb->buf = xmalloc(sb->cap);
+	sb->buf[0] = '\0';
+}
+
+void
+sb_release(struct sb *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}
+
+void
+sb_reset(struct sb *sb)
+{
+	sb->len = 0;
+	sb->buf[0] = '\0';
+}
+
+void
+sb_grow(struct sb *sb, size_t extra)
+{
+	size_t need;
+
+	if (extra > SIZE_MAX - sb->len - 1)
+		oom();
+	need = sb->len + extra + 1;
+	if (need <= sb->cap)
+		return;
+	while (sb->cap < need)
+		sb->cap = sb->cap < SIZE_MAX / 2 ? sb->cap * 2 : need;
+	sb->buf = xrealloc(sb->buf, sb->cap);
+}
+
+void
+sb_add(struct sb *sb, const void *data, size_t n)
+{
+	sb_grow(sb, n);
+	memcpy(sb->buf + sb->len, data, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void
+sb_adds(struct sb *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
+}
+
+void
+sb_addc(struct sb *sb, char c)
+{
+	sb_grow(sb, 1);
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
+}
+
+void
+sb_vaddf(struct sb *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sb->cap - sb->len) {
+		sb_grow(sb, (size_t)n);
+		vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
+	}
+	sb->len += (size_t)n;
+}
+
+void
+sb_addf(struct sb *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+char *
+sb_detach(struct sb *sb)
+{
+	char *s = sb->buf;
+
+	sb_init(sb);
+	return s;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is invalid. */
+static size_t
+utf8_seq(const unsigned char *s)
+{
+	size_t len, i;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	/* C1 controls (U+0080..U+009F) act like ESC sequences on some terminals. */
+	if (cp >= 0x80 && cp <= 0x9f)
+		return 0;
+	return len;
+}
+
+char *
+text_sanitize(char *dst, size_t n, const char *src)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t o = 0, len;
+
+	if (n == 0)
+		return dst;
+	while (*s != '\0' && o + 1 < n) {
+		if (*s < 0x20 || *s == 0x7f) {
+			/* Tabs and newlines become spaces; other controls vanish. */
+			if (*s == '\t' || *s == '\n' || *s == '\r')
+				dst[o++] = ' ';
+			s++;
+			continue;
+		}
+		len = utf8_seq(s);
+		if (len == 0) {
+			dst[o++] = '?';
+			s++;
+			continue;
+		}
+		if (o + len >= n)
+			break;
+		memcpy(dst + o, s, len);
+		o += len;
+		s += len;
+	}
+	dst[o] = '\0';
+	return dst;
+}
+
+size_t
+strlcpy_(char *dst, const char *src, size_t n)
+{
+	size_t len = strlen(src);
+
+	if (n != 0) {
+		size_t c = len < n - 1 ? len : n - 1;
+
+		memcpy(dst, src, c);
+		dst[c] = '\0';
+	}
+	return len;
+}
+
+int
+text_width(const char *s)
+{
+	mbstate_t ps;
+	wchar_t wc;
+	size_t len, rem = strlen(s);
+	int w = 0, cw;
+
+	memset(&ps, 0, sizeof(ps));
+	while (rem > 0) {
+		len = mbrtowc(&wc, s, rem, &ps);
+		if (len == (size_t)-1 || len == (size_t)-2 || len == 0) {
+			/* Not decodable in this locale: count a column per byte. */
+			memset(&ps, 0, sizeof(ps));
+			w++;
+			s++;
+			rem--;
+			continue;
+		}
+		cw = wcwidth(wc);
+		w += cw > 0 ? cw : 0;
+		s += len;
+		rem -= len;
+	}
+	return w;
+}
+
+bool
+streq_ci(const char *a, const char *b)
+{
+	while (*a != '\0' && tolower((unsigned char)*a) == tolower((unsigned char)*b)) {
+		a++;
+		b++;
+	}
+	return tolower((unsigned char)*a) == tolower((unsigned char)*b);
+}
+
+bool
+prefix_ci(const char *s, const char *prefix)
+{
+	while (*prefix != '\0') {
+		if (tolower((unsigned char)*s) != tolower((unsigned char)*prefix))
+			return false;
+		s++;
+		prefix++;
+	}
+	return true;
+}
+
+uint64_t
+hash_str(const char *s)
+{
+	uint64_t h = UINT64_C(1469598103934665603);
+
+	while (*s != '\0') {
+		h ^= (unsigned char)*s++;
+		h *= UINT64_C(1099511628211);
+	}
+	return h;
+}
+
+uint64_t
+hash_mix(uint64_t a, uint64_t b)
+{
+	/* splitmix64 finaliser over the combination: well spread, cheap, stable. */
+	uint64_t z = a ^ (b + UINT64_C(0x9e3779b97f4a7c15) + (a << 6) + (a >> 2));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+int
+edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	int *row, prev, tmp, best;
+
+	if (la > 64 || lb > 64)
+		return 1000;
+	row = xcalloc(lb + 1, sizeof(*row));
+	for (j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = (int)i;
+		for (j = 1; j <= lb; j++) {
+			tmp = row[j];
+			best = prev + (tolower((unsigned char)a[i - 1]) !=
+			    tolower((unsigned char)b[j - 1]));
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	best = row[lb];
+	free(row);
+	return best;
+}
+
+bool
+parse_int(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+long long
+parse_duration(const char *s)
+{
+	char num[32];
+	size_t len;
+	long long v, mult = 1;
+
+	if (s == NULL)
+		return -1;
+	len = strlen(s);
+	if (len == 0 || len >= sizeof(num))
+		return -1;
+	memcpy(num, s, len + 1);
+	switch (num[len - 1]) {
+	case 's': mult = 1; num[--len] = '\0'; break;
+	case 'm': mult = 60; num[--len] = '\0'; break;
+	case 'h': mult = 3600; num[--len] = '\0'; break;
+	case 'd': mult = 86400; num[--len] = '\0'; break;
+	default: break;
+	}
+	if (!parse_int(num, 0, LLONG_MAX / 86400, &v))
+		return -1;
+	return v * mult;
+}
