@@ -1,0 +1,143 @@
+/*
+ * http.h - the one HTTP client of gpurent (src/http/, the only libcurl user).
+ *
+ * A struct http_client wraps one libcurl easy handle, so connections (and TLS sessions) are
+ * reused across requests. A client is used by one thread at a time: each backend owns one,
+ * and the core's fan-out runs backends on separate threads, so they query in parallel.
+ *
+ * Every request has a connect timeout and a total timeout; TLS peer and host verification
+ * are always on; plain http:// is accepted only for loopback hosts (127.0.0.0/8, ::1,
+ * localhost), so a test can point a backend at `gpurent sim serve` but a typo cannot send an
+ * API key in clear over the network. Proxies come from the environment (libcurl's
+ * http_proxy, https_proxy, no_proxy). The User-Agent is "gpurent/<version>".
+ *
+ * Retries: an idempotent request is retried on 429, 502, 503, 504 and on connection errors,
+ * with exponential backoff and full jitter, honouring Retry-After (seconds or HTTP date),
+ * bounded both in count (opts.max_retries) and in total time (opts.retry_budget_ms).
+ * A non-idempotent request (a launch) is never retried here: the caller gets the outcome,
+ * with `maybe_sent` telling whether the provider may have acted on it.
+ *
+ * Debug tracing (opts.debug) writes requests and responses to stderr with Authorization and
+ * API-key headers, api_key query parameters and the client's own key redacted.
+ *
+ * Status mapping: http_do() succeeds whenever a complete response arrived, whatever its
+ * status; the backend parses the provider's error body for a message and calls
+ * http_fail_status() to turn status + message into an enum gr_err.
+ */
+#ifndef GPURENT_HTTP_H
+#define GPURENT_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+enum http_method {
+	HTTP_GET,
+	HTTP_POST,
+	HTTP_PUT,
+	HTTP_PATCH,
+	HTTP_DELETE,
+};
+
+/* Client-wide settings; zero fields take the defaults noted. Strings are copied. */
+struct http_opts {
+	const char *provider;		/* for messages: "vast: connection refused" */
+	const char *api_key;		/* redacted wherever it appears in traces; may be NULL */
+	int debug;			/* trace to stderr */
+	long timeout_ms;		/* total per attempt; 0: 30000 */
+	long connect_timeout_ms;	/* 0: 10000 */
+	int max_retries;		/* retries after the first attempt; 0: 4; -1: none */
+	long retry_budget_ms;		/* no retry starts after this much time; 0: 60000 */
+	long backoff_base_ms;		/* first backoff cap; 0: 250 (doubles each retry) */
+	long backoff_max_ms;		/* largest single wait, Retry-After included; 0: 20000 */
+};
+
+struct http_request {
+	enum http_method method;
+	const char *url;		/* absolute; see http_url() */
+	const char *const *headers;	/* "Name: value" lines, NULL-terminated, or NULL */
+	const char *body;		/* NULL: no body */
+	size_t body_len;		/* 0 with a body: strlen(body) */
+	const char *content_type;	/* with a body; NULL: "application/json" */
+	bool idempotent;		/* may be retried (GET, stop, list ...; never a launch) */
+	long timeout_ms;		/* 0: the client's */
+};
+
+/* What came back. Owned by the caller; release with http_response_release(). */
+struct http_response {
+	long status;			/* 0 when no response arrived */
+	char *body;			/* NUL-terminated (not counted in len); never NULL after http_do */
+	size_t len;
+	char content_type[128];		/* "" when absent */
+	long retry_after_s;		/* from Retry-After, -1 when absent */
+	int attempts;			/* 1 + retries made */
+	bool maybe_sent;		/* a failure after the request may have reached the provider
+					   (timeout, reset, 5xx): a launch must look before retrying */
+	double seconds;			/* wall time including retries */
+};
+
+struct http_client;
+
+/* Process-wide libcurl setup; safe to call many times and from several threads. */
+void http_global_init(void);
+
+struct http_client *http_client_new(const struct http_opts *opts);
+void http_client_free(struct http_client *c);
+
+/*
+ * Perform a request, retrying as described above. Returns GR_OK when a complete response
+ * arrived (any status: check rs->status), else GR_EUNAVAIL (connect, DNS, TLS, reset),
+ * GR_ERATELIMIT (429 after the retries ran out, with the last response still in rs),
+ * GR_EUSAGE (a URL that is not https and not loopback http) or GR_EINTERRUPTED.
+ * rs is initialised here; release it even on failure.
+ */
+enum gr_err http_do(struct http_client *c, const struct http_request *rq,
+    struct http_response *rs, struct gr_error *err);
+
+void http_response_init(struct http_response *rs);
+void http_response_release(struct http_response *rs);
+
+/* Shorthands with no extra headers: GET (idempotent) and a JSON body with a method. */
+enum gr_err http_get(struct http_client *c, const char *url, const char *const *headers,
+    struct http_response *rs, struct gr_error *err);
+enum gr_err http_send_json(struct http_client *c, enum http_method m, const char *url,
+    const char *const *headers, const char *json, bool idempotent, struct http_response *rs,
+    struct gr_error *err);
+
+/*
+ * Map a final HTTP status and the provider's message (may be NULL) onto an error:
+ * 401/403 auth, 404/410 not found, 402 funds, 429 rate limited, 5xx and 408 unavailable,
+ * other 4xx usage. Writes "<provider>: <msg> (HTTP <status>)" into err and returns the code.
+ * A backend overrides the code first when the body says more (out of stock, no funds).
+ */
+enum gr_err http_fail_status(struct gr_error *err, const char *provider, long status,
+    const char *msg);
+
+/* The error code alone for a status (GR_OK for 2xx). */
+enum gr_err http_status_code(long status);
+
+/*
+ * Build "<base><path>" where base is scheme://host[:port] (a trailing '/' is dropped) and
+ * path starts with '/'. base NULL or "" uses def. Returns a malloc'd string.
+ */
+char *http_url(const char *base, const char *def, const char *path);
+
+/* Percent-encode s for a query string (RFC 3986 unreserved kept). Returns a malloc'd string. */
+char *http_escape(const char *s);
+
+/* Whether a URL may be used: https anywhere, http only to a loopback host. */
+bool http_url_allowed(const char *url);
+
+/*
+ * Copy text into out (size n) with secrets redacted: the value of any Authorization,
+ * Proxy-Authorization, X-Api-Key or Api-Key header line, any api_key= / apikey= query
+ * parameter, and every occurrence of secret (may be NULL). Used by the debug trace;
+ * exposed for tests. Returns the length written.
+ */
+size_t http_redact(char *out, size_t n, const char *text, size_t len, const char *secret);
+
+/* A small, cJSON-free message from a body that is not JSON: the first line, sanitized. */
+void http_body_snippet(char *out, size_t n, const char *body, size_t len);
+
+#endif
