@@ -82,14 +82,20 @@ struct http_client;
 /* Process-wide libcurl setup; safe to call many times and from several threads. */
 void http_global_init(void);
 
+/*
+ * A flag (e.g. set by SIGINT) that aborts transfers and backoff waits when it becomes
+ * non-zero; http_do then returns GR_EINTERRUPTED. NULL: none.
+ */
+void http_set_cancel(volatile int *flag);
+
 struct http_client *http_client_new(const struct http_opts *opts);
 void http_client_free(struct http_client *c);
 
 /*
  * Perform a request, retrying as described above. Returns GR_OK when a complete response
- * arrived (any status: check rs->status), else GR_EUNAVAIL (connect, DNS, TLS, reset),
- * GR_ERATELIMIT (429 after the retries ran out, with the last response still in rs),
- * GR_EUSAGE (a URL that is not https and not loopback http) or GR_EINTERRUPTED.
+ * arrived (any status, 429 and 5xx after the retries ran out included: check rs->status),
+ * else GR_EUNAVAIL (connect, DNS, TLS, reset, truncated body, timeout), GR_EUSAGE (a URL
+ * that is not https and not loopback http) or GR_EINTERRUPTED (the cancel flag was set).
  * rs is initialised here; release it even on failure.
  */
 enum gr_err http_do(struct http_client *c, const struct http_request *rq,
