@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,18 +310,19 @@ fsync_dir(const char *dir)
 static enum gr_err
 write_atomic(const char *path, const void *data, size_t n, struct gr_error *err)
 {
-	char *tmp, *dir, *slash;
+	char tmp[PATH_MAX], dir[PATH_MAX], *slash;
 	const unsigned char *p = data;
 	size_t off = 0;
 	ssize_t w;
 	int fd, saved;
 
-	tmp = xasprintf("%s.tmp.XXXXXX", path);
-	dir = xstrdup(path);
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
+		return gr_fail(err, GR_ESTATE, "path too long: '%s'", path);
+	strlcpy_(dir, path, sizeof(dir));
 	if ((slash = strrchr(dir, '/')) != NULL)
 		*(slash == dir ? slash + 1 : slash) = '\0';
 	else
-		strcpy(dir, ".");
+		strlcpy_(dir, ".", sizeof(dir));
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		gr_fail(err, GR_ESTATE, "cannot create a file in '%s': %s", dir, strerror(errno));
@@ -351,8 +353,6 @@ write_atomic(const char *path, const void *data, size_t n, struct gr_error *err)
 	if (rename(tmp, path) != 0)
 		goto fail_errno;
 	fsync_dir(dir);
-	free(tmp);
-	free(dir);
 	return GR_OK;
 
 fail_errno:
@@ -362,8 +362,6 @@ fail_errno:
 		close(fd);
 	unlink(tmp);
 fail_nofile:
-	free(tmp);
-	free(dir);
 	return GR_ESTATE;
 }
 
