@@ -1,0 +1,152 @@
+/*
+ * backends_parse.h - the provider JSON parsers of the vast, runpod and lambda backends,
+ * separated from the transport so unit tests and fuzzers can run them on recorded payloads.
+ *
+ * Every parser takes a body and its length (not necessarily NUL-terminated), never trusts
+ * it, and returns GR_OK or an error with a message (GR_EUNAVAIL for a body that is not the
+ * expected JSON: the provider is misbehaving). Records are appended to the caller's lists;
+ * strings are copied and sanitized; fields the provider does not report keep their validity
+ * bit clear. Money is parsed into micro-dollars (bj_money).
+ */
+#ifndef GPURENT_BACKENDS_PARSE_H
+#define GPURENT_BACKENDS_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "model.h"
+
+struct cJSON;
+
+/* --- shared helpers (src/backends/bjson.c) --- */
+
+/* Parse a body into a cJSON tree, or fail with "<provider>: malformed reply". */
+enum gr_err bj_parse(const char *provider, const char *body, size_t len, struct cJSON **out,
+    struct gr_error *err);
+
+/*
+ * A JSON number or decimal string in dollars as micro-dollars. A number is rounded with
+ * llround(v * 1e6): a double carries 15 significant digits, so any price below $10^8 with
+ * at most six decimals (all provider prices) converts exactly. Negative, NaN, huge or
+ * non-numeric values are rejected (false).
+ */
+bool bj_money(const struct cJSON *n, int64_t *out);
+bool bj_money_at(const struct cJSON *obj, const char *key, int64_t *out);
+/* A number (or numeric string) member; false when absent, null or not numeric. */
+bool bj_num(const struct cJSON *obj, const char *key, double *out);
+bool bj_int(const struct cJSON *obj, const char *key, long long *out);
+/* A bool member; false when absent or not a bool. */
+bool bj_bool(const struct cJSON *obj, const char *key, bool *out);
+/* A string member copied and sanitized into dst; false (dst "") when absent or not a string. */
+bool bj_str(const struct cJSON *obj, const char *key, char *dst, size_t n);
+/* The raw string of a member, or NULL. */
+const char *bj_strp(const struct cJSON *obj, const char *key);
+
+/* "RunPod said ..." messages: the first non-empty of the listed string members. */
+const char *bj_first_str(const struct cJSON *obj, const char *const *keys);
+
+/* --- vast.ai (src/backends/vast_parse.c) --- */
+
+struct filter;
+
+/*
+ * The search query object for POST /api/v0/bundles/ (vast.md section 2.2): the CLI's
+ * defaults plus every filter term vast can evaluate. *pushed_all is cleared when a term
+ * could not be pushed down. Returns a malloc'd JSON string.
+ */
+char *vast_build_query(const struct filter *f, enum offer_type type, int disk_gb, int limit,
+    bool *pushed_all);
+/* Which searches a filter needs: on-demand, interruptible or both. */
+void vast_types_wanted(const struct filter *f, bool *on_demand, bool *interruptible);
+
+/* POST /api/v0/bundles/ reply {"offers": [...]}: appends offers of the given type. */
+enum gr_err vast_parse_offers(const char *body, size_t len, enum offer_type type,
+    struct offer_list *out, struct gr_error *err);
+/* One instance row (as in lists and get) onto the common model. */
+void vast_instance_from_json(const struct cJSON *row, struct instance *out);
+/* GET /api/v1/instances/ page: appends instances; next_token gets the cursor or "". */
+enum gr_err vast_parse_instances(const char *body, size_t len, struct instance_list *out,
+    char *next_token, size_t ntok, struct gr_error *err);
+/* GET /api/v0/instances/{id}/ reply {"instances": {row} | null}: GR_ENOTFOUND on null. */
+enum gr_err vast_parse_instance(const char *body, size_t len, struct instance *out,
+    struct gr_error *err);
+/* PUT /api/v0/asks/{id}/ success reply: the new contract (instance) id. */
+enum gr_err vast_parse_create(const char *body, size_t len, long long *contract,
+    struct gr_error *err);
+/* GET /api/v0/users/current/: credit as balance. */
+enum gr_err vast_parse_user(const char *body, size_t len, struct account *out,
+    struct gr_error *err);
+/* One instance row's single-value metrics as one sample (vast has no per-GPU numbers). */
+enum gr_err vast_parse_metrics(const char *body, size_t len, struct sample_list *out,
+    struct gr_error *err);
+/*
+ * An error reply (any status, or 200 with success:false) onto an error code and message:
+ * "Invalid user key" is auth whatever the status; no_such_ask and 410 are capacity.
+ * Returns GR_OK when the body is a success.
+ */
+enum gr_err vast_parse_error(long status, const char *body, size_t len, struct gr_error *err);
+
+/* --- RunPod GraphQL (src/backends/runpod_parse.c) --- */
+
+/*
+ * A gpuTypes reply with `secure` and `community` lowestPrice aliases for gpu_count GPUs:
+ * appends one offer per (type, cloud) with stock. Interruptible offers (minimumBidPrice) are
+ * added with type OFFER_INTERRUPTIBLE when want_spot.
+ */
+enum gr_err runpod_parse_gpu_types(const char *body, size_t len, int gpu_count, bool want_spot,
+    struct offer_list *out, struct gr_error *err);
+/* A Pod object onto the common model. */
+void runpod_pod_from_json(const struct cJSON *pod, struct instance *out);
+/* {"data": {"myself": {"pods": [...]}}}. */
+enum gr_err runpod_parse_pods(const char *body, size_t len, struct instance_list *out,
+    struct gr_error *err);
+/* {"data": {"pod": {...} | null}}: GR_ENOTFOUND on null. */
+enum gr_err runpod_parse_pod(const char *body, size_t len, struct instance *out,
+    struct gr_error *err);
+/* A mutation reply {"data": {"<field>": Pod}}: the pod (field may be NULL for any). */
+enum gr_err runpod_parse_mutation(const char *body, size_t len, const char *field,
+    struct instance *out, struct gr_error *err);
+/* {"data": {"myself": {clientBalance, currentSpendPerHr}}}. */
+enum gr_err runpod_parse_myself(const char *body, size_t len, struct account *out,
+    struct gr_error *err);
+/* {"data": {"pod": {"runtime": {"gpus": [...]}}}}: one sample per GPU. */
+enum gr_err runpod_parse_metrics(const char *body, size_t len, const char *id,
+    struct sample_list *out, struct gr_error *err);
+/*
+ * HTTP status plus GraphQL errors[] onto an error: 401 auth, "Unauthorized" auth, "no longer
+ * any instances" / "not enough free GPUs" capacity, podTerminate path / "not found" not
+ * found. GR_OK when the reply has no errors and a 2xx status.
+ */
+enum gr_err runpod_parse_error(long status, const char *body, size_t len, struct gr_error *err);
+
+/* Offer ids: "runpod:<cloud s|c><count>-<gpuTypeId with ' ' as '+'>", e.g.
+   "runpod:s8-NVIDIA+H100+80GB+HBM3". Decoding restores the id byte for byte. */
+void runpod_offer_id(char *dst, size_t n, bool secure, int count, bool spot, const char *type_id);
+bool runpod_offer_id_parse(const char *id, bool *secure, int *count, bool *spot, char *type_id,
+    size_t n);
+
+/* --- Lambda (src/backends/lambda_parse.c) --- */
+
+/* GET /instance-types: one offer per (type, region with capacity); a type with no capacity
+   anywhere gives one offer with available 0 and no region. */
+enum gr_err lambda_parse_instance_types(const char *body, size_t len, struct offer_list *out,
+    struct gr_error *err);
+void lambda_instance_from_json(const struct cJSON *inst, struct instance *out);
+enum gr_err lambda_parse_instances(const char *body, size_t len, struct instance_list *out,
+    struct gr_error *err);
+enum gr_err lambda_parse_instance(const char *body, size_t len, struct instance *out,
+    struct gr_error *err);
+/* {"data": {"instance_ids": [id]}}: the first id. */
+enum gr_err lambda_parse_launch(const char *body, size_t len, char *id, size_t n,
+    struct gr_error *err);
+/* {"data": [{id, name, public_key}]}: the names, at most max; *count gets the total. */
+enum gr_err lambda_parse_ssh_keys(const char *body, size_t len, char (*names)[65], size_t max,
+    size_t *count, struct gr_error *err);
+/* {"error": {code, message, suggestion}} onto an error code by `code`, else by status. */
+enum gr_err lambda_parse_error(long status, const char *body, size_t len, struct gr_error *err);
+/* gpu_8x_h100_sxm5 -> count 8, token "h100_sxm5"; false when not gpu_<N>x_<token>. */
+bool lambda_type_split(const char *type, int *count, char *token, size_t n);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * backends_int.h - helpers shared by the HTTP backends (vast, runpod, lambda); internal to
+ * src/backends/.
+ */
+#ifndef GPURENT_BACKENDS_INT_H
+#define GPURENT_BACKENDS_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpurent/backend.h"
+#include "gpurent/error.h"
+#include "gpurent/filter.h"
+#include "gpurent/http.h"
+#include "gpurent/model.h"
+
+/* A continent-level region ("eu", "na", "asia", ...) for a two-letter country code, or "". */
+const char *bk_region_of_cc(const char *cc);
+/* Country codes of a region prefix ("eu", "na-east" -> its continent); NULL when unknown. */
+const char *const *bk_ccs_of_region(const char *region);
+
+/* What every HTTP backend keeps. */
+struct bk_http {
+	struct http_client *http;
+	char *base;			/* scheme://host[:port], no trailing '/' */
+	char *auth;			/* "Authorization: Bearer <key>" or NULL; wiped at free */
+	const char *hdrs[3];		/* auth header, NULL-terminated */
+};
+
+/*
+ * Resolve the base URL (env->base_url, else GPURENT_<P>_URL, else config "<p>.url", else
+ * def) and the key (env->api_key, else GPURENT_<P>_API_KEY, else <P>_API_KEY), and create the
+ * HTTP client. need_key: fail with GR_EAUTH when no key is found.
+ */
+enum gr_err bk_http_init(struct bk_http *h, const struct backend *b, const char *def_url,
+    bool need_key, struct gr_error *err);
+void bk_http_free(struct bk_http *h);
+/* An absolute URL for a path; malloc'd. */
+char *bk_url(const struct bk_http *h, const char *path);
+
+/* ledger_observe under a process-wide lock (backends run on fan-out threads). */
+void bk_observe(const struct backend *b, const struct instance *in);
+/* Record/read the launch time of an instance the provider does not date (Lambda). */
+void bk_remember_created(const struct backend *b, const char *id, int64_t when);
+bool bk_recall_created(const struct backend *b, const char *id, int64_t *when);
+
+/* The id part after "<provider>:"; NULL (with GR_ENOTFOUND in err) for another provider's id. */
+const char *bk_local_id(const struct backend *b, const char *id, struct gr_error *err);
+
+/* Wall-clock UTC seconds. */
+int64_t bk_now(void);
+/* Sleep ms milliseconds (used between launch look-ups). */
+void bk_sleep_ms(long ms);
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * bjson.c - small cJSON helpers shared by the provider parsers.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpurent/backends_parse.h"
+#include "gpurent/money.h"
+#include "gpurent/util.h"
+
+enum gr_err
+bj_parse(const char *provider, const char *body, size_t len, cJSON **out,
+    struct gr_error *err)
+{
+	cJSON *j;
+
+	*out = NULL;
+	if (body == NULL || len == 0)
+		return gr_fail(err, GR_EUNAVAIL, "%s: empty reply", provider);
+	j = cJSON_ParseWithLength(body, len);
+	if (j == NULL)
+		return gr_fail(err, GR_EUNAVAIL, "%s: malformed reply (not JSON)", provider);
+	*out = j;
+	return GR_OK;
+}
+
+/* Largest dollar amount accepted: far above any price, far below int64 micro-dollars. */
+#define MONEY_MAX_DOLLARS 1e8
+
+bool
+bj_money(const cJSON *n, int64_t *out)
+{
+	double v;
+	char *end;
+
+	if (n == NULL)
+		return false;
+	if (cJSON_IsNumber(n)) {
+		v = n->valuedouble;
+	} else if (cJSON_IsString(n) && n->valuestring != NULL) {
+		/* Exact when it fits money_parse ("0.74"), else via strtod like a number. */
+		if (money_parse(n->valuestring, out))
+			return true;
+		v = strtod(n->valuestring, &end);
+		if (end == n->valuestring || *end != '\0')
+			return false;
+	} else
+		return false;
+	if (!isfinite(v) || v < 0 || v > MONEY_MAX_DOLLARS)
+		return false;
+	*out = (int64_t)llround(v * 1e6);
+	return true;
+}
+
+bool
+bj_money_at(const cJSON *obj, const char *key, int64_t *out)
+{
+	return bj_money(cJSON_GetObjectItemCaseSensitive(obj, key), out);
+}
+
+bool
+bj_num(const cJSON *obj, const char *key, double *out)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char *end;
+	double v;
+
+	if (cJSON_IsNumber(n)) {
+		v = n->valuedouble;
+	} else if (cJSON_IsString(n) && n->valuestring != NULL && n->valuestring[0] != '\0') {
+		v = strtod(n->valuestring, &end);
+		if (*end != '\0')
+			return false;
+	} else
+		return false;
+	if (!isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+bool
+bj_int(const cJSON *obj, const char *key, long long *out)
+{
+	double v;
+
+	if (!bj_num(obj, key, &v) || v < -9e15 || v > 9e15)
+		return false;
+	*out = llround(v);
+	return true;
+}
+
+bool
+bj_bool(const cJSON *obj, const char *key, bool *out)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!cJSON_IsBool(n))
+		return false;
+	*out = cJSON_IsTrue(n);
+	return true;
+}
+
+const char *
+bj_strp(const cJSON *obj, const char *key)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsString(n) ? n->valuestring : NULL;
+}
+
+bool
+bj_str(const cJSON *obj, const char *key, char *dst, size_t n)
+{
+	const char *s = bj_strp(obj, key);
+
+	if (s == NULL) {
+		if (n > 0)
+			dst[0] = '\0';
+		return false;
+	}
+	text_sanitize(dst, n, s);
+	return true;
+}
+
+const char *
+bj_first_str(const cJSON *obj, const char *const *keys)
+{
+	const char *s;
+
+	for (; *keys != NULL; keys++) {
+		s = bj_strp(obj, *keys);
+		if (s != NULL && s[0] != '\0')
+			return s;
+	}
+	return NULL;
+}

@@ -1,0 +1,229 @@
+/*
+ * bk_common.c - what the HTTP backends share: base URL and key resolution, the ledger lock,
+ * country codes and regions.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpurent/config.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+#include "backends_int.h"
+
+static const char *const cc_eu[] = { "AT", "BE", "BG", "CH", "CY", "CZ", "DE", "DK", "EE",
+	"ES", "FI", "FR", "GB", "GR", "HR", "HU", "IE", "IS", "IT", "LT", "LU", "LV", "MT", "NL",
+	"NO", "PL", "PT", "RO", "RS", "SE", "SI", "SK", "UA", "UK", NULL };
+static const char *const cc_na[] = { "US", "CA", "MX", NULL };
+static const char *const cc_sa[] = { "AR", "BR", "CL", "CO", "PE", "UY", NULL };
+static const char *const cc_asia[] = { "CN", "HK", "ID", "IN", "JP", "KR", "MY", "PH", "SG",
+	"TH", "TW", "VN", NULL };
+static const char *const cc_oc[] = { "AU", "NZ", NULL };
+static const char *const cc_me[] = { "AE", "IL", "QA", "SA", "TR", NULL };
+static const char *const cc_af[] = { "EG", "KE", "MA", "NG", "ZA", NULL };
+
+static const struct {
+	const char *region;
+	const char *const *ccs;
+} continents[] = {
+	{ "eu", cc_eu }, { "na", cc_na }, { "sa", cc_sa }, { "asia", cc_asia }, { "ap", cc_asia },
+	{ "oc", cc_oc }, { "me", cc_me }, { "af", cc_af },
+};
+
+const char *
+bk_region_of_cc(const char *cc)
+{
+	size_t i, k;
+
+	for (i = 0; i < ARRAY_LEN(continents); i++)
+		for (k = 0; continents[i].ccs[k] != NULL; k++)
+			if (streq_ci(continents[i].ccs[k], cc))
+				return continents[i].region;
+	return "";
+}
+
+const char *const *
+bk_ccs_of_region(const char *region)
+{
+	size_t i, len;
+
+	for (i = 0; i < ARRAY_LEN(continents); i++) {
+		len = strlen(continents[i].region);
+		if (strncasecmp(region, continents[i].region, len) == 0 &&
+		    (region[len] == '\0' || region[len] == '-'))
+			return continents[i].ccs;
+	}
+	return NULL;
+}
+
+/* GPURENT_VAST_URL style names: upper-cased provider. */
+static const char *
+env_for(const char *provider, const char *prefix, const char *suffix, char *buf, size_t n)
+{
+	size_t i, len;
+
+	snprintf(buf, n, "%s%s%s", prefix, provider, suffix);
+	len = strlen(prefix);
+	for (i = len; buf[i] != '\0' && i < len + strlen(provider); i++)
+		buf[i] = (char)toupper((unsigned char)buf[i]);
+	return getenv(buf);
+}
+
+enum gr_err
+bk_http_init(struct bk_http *h, const struct backend *b, const char *def_url, bool need_key,
+    struct gr_error *err)
+{
+	const char *name = b->ops->name, *url, *key;
+	struct http_opts o;
+	char ename[64], ckey[64];
+	size_t n;
+
+	memset(h, 0, sizeof(*h));
+	url = b->env.base_url;
+	if (url == NULL || url[0] == '\0')
+		url = env_for(name, "GPURENT_", "_URL", ename, sizeof(ename));
+	if ((url == NULL || url[0] == '\0') && b->env.config != NULL) {
+		snprintf(ckey, sizeof(ckey), "%s.url", name);
+		url = config_get(b->env.config, ckey);
+	}
+	if (url == NULL || url[0] == '\0')
+		url = def_url;
+	/* Only scheme://host[:port]: paths stay exactly the real API's. */
+	n = strlen(url);
+	while (n > 0 && url[n - 1] == '/')
+		n--;
+	h->base = xasprintf("%.*s", (int)n, url);
+	if (!http_url_allowed(h->base))
+		return gr_fail(err, GR_EUSAGE, "%s: refusing base URL '%s': use https, or plain http "
+		    "only to 127.0.0.1, ::1 or localhost", name, h->base);
+
+	key = b->env.api_key;
+	if (key == NULL || key[0] == '\0')
+		key = env_for(name, "GPURENT_", "_API_KEY", ename, sizeof(ename));
+	if (key == NULL || key[0] == '\0')
+		key = env_for(name, "", "_API_KEY", ename, sizeof(ename));
+	if (key != NULL && key[0] != '\0') {
+		if (strpbrk(key, "\r\n") != NULL)
+			return gr_fail(err, GR_EAUTH, "%s: the API key contains a line break", name);
+		h->auth = xasprintf("Authorization: Bearer %s", key);
+		h->hdrs[0] = h->auth;
+	} else if (need_key) {
+		char up[32];
+
+		snprintf(up, sizeof(up), "%s", name);
+		for (n = 0; up[n] != '\0'; n++)
+			up[n] = (char)toupper((unsigned char)up[n]);
+		return gr_fail(err, GR_EAUTH, "%s: no API key: set GPURENT_%s_API_KEY or %s_API_KEY",
+		    name, up, up);
+	}
+	memset(&o, 0, sizeof(o));
+	o.provider = name;
+	o.api_key = key;
+	o.debug = b->env.debug;
+	o.timeout_ms = b->env.timeout_ms;
+	o.connect_timeout_ms = b->env.connect_timeout_ms;
+	h->http = http_client_new(&o);
+	if (h->http == NULL)
+		return gr_fail(err, GR_EFAIL, "%s: cannot create an HTTP client", name);
+	return GR_OK;
+}
+
+void
+bk_http_free(struct bk_http *h)
+{
+	http_client_free(h->http);
+	free(h->base);
+	if (h->auth != NULL) {
+		memset(h->auth, 0, strlen(h->auth));
+		free(h->auth);
+	}
+	memset(h, 0, sizeof(*h));
+}
+
+char *
+bk_url(const struct bk_http *h, const char *path)
+{
+	return http_url(h->base, h->base, path);
+}
+
+static pthread_mutex_t ledger_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void
+bk_observe(const struct backend *b, const struct instance *in)
+{
+	struct gr_error e = { 0 };
+
+	if (b->env.state == NULL || in->id[0] == '\0')
+		return;
+	pthread_mutex_lock(&ledger_lock);
+	/* The ledger is a convenience: a failure here must not fail the provider call. */
+	(void)ledger_observe(b->env.state, in, bk_now(), &e);
+	pthread_mutex_unlock(&ledger_lock);
+}
+
+void
+bk_remember_created(const struct backend *b, const char *id, int64_t when)
+{
+	struct gr_error e = { 0 };
+	char key[ID_MAX + 16], val[32];
+
+	if (b->env.state == NULL)
+		return;
+	snprintf(key, sizeof(key), "created:%s", id);
+	snprintf(val, sizeof(val), "%lld", (long long)when);
+	pthread_mutex_lock(&ledger_lock);
+	(void)state_meta_set(b->env.state, key, val, &e);
+	pthread_mutex_unlock(&ledger_lock);
+}
+
+bool
+bk_recall_created(const struct backend *b, const char *id, int64_t *when)
+{
+	char key[ID_MAX + 16], val[32];
+	long long v;
+	bool ok;
+
+	if (b->env.state == NULL)
+		return false;
+	snprintf(key, sizeof(key), "created:%s", id);
+	pthread_mutex_lock(&ledger_lock);
+	ok = state_meta_get(b->env.state, key, val, sizeof(val));
+	pthread_mutex_unlock(&ledger_lock);
+	if (!ok || !parse_int(val, 1, INT64_MAX, &v))
+		return false;
+	*when = v;
+	return true;
+}
+
+const char *
+bk_local_id(const struct backend *b, const char *id, struct gr_error *err)
+{
+	size_t n = strlen(b->ops->name);
+
+	if (strncmp(id, b->ops->name, n) != 0 || id[n] != ':' || id[n + 1] == '\0') {
+		gr_fail(err, GR_ENOTFOUND, "%s: '%s' is not a %s id", b->ops->name, id,
+		    b->ops->name);
+		return NULL;
+	}
+	return id + n + 1;
+}
+
+int64_t
+bk_now(void)
+{
+	return (int64_t)time(NULL);
+}
+
+void
+bk_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}

@@ -1,0 +1,840 @@
+/*
+ * vast.c - the vast.ai backend over its REST API (../shared/providers/vast.md).
+ *
+ * Offers: POST /api/v0/bundles/ with the filter pushed into vast's query language.
+ * Instances: GET /api/v1/instances/ (keyset pages), GET /api/v0/instances/{id}/.
+ * Launch: PUT /api/v0/asks/{offer}/, never blindly retried: after an unclear outcome the
+ * instance is looked up by its label and client token first.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpurent/backend.h"
+#include "gpurent/backends_parse.h"
+#include "gpurent/catalogue.h"
+#include "gpurent/config.h"
+#include "gpurent/filter.h"
+#include "gpurent/http.h"
+#include "gpurent/util.h"
+
+#include "backends_int.h"
+
+#define VAST_URL "https://console.vast.ai"
+#define VAST_DEFAULT_DISK 10
+#define VAST_DEFAULT_IMAGE "pytorch/pytorch:latest"
+#define VAST_SEARCH_LIMIT 10000
+
+struct vast {
+	struct bk_http h;
+	int disk_gb;
+	int limit;
+	char image[128];
+};
+
+/* vast's gpu_name values (gpu-catalogue.md 2a), for pushing gpu= filters down. */
+static const char *const vast_gpu_names[] = {
+	"B200", "H200", "H200 NVL", "H100 SXM", "H100 PCIE", "H100 NVL", "GH200 SXM", "A100 SXM4",
+	"A100 SXM", "A100 PCIE", "L40S", "L40", "L4", "A40", "A30", "A10", "A10g", "A16",
+	"RTX 6000Ada", "RTX A6000", "RTX A5000", "RTX A4000", "RTX PRO 6000 S", "RTX PRO 6000 WS",
+	"RTX PRO 6000 Max-Q", "RTX PRO 6000", "RTX 5090", "RTX 4090", "RTX 4080", "RTX 3090",
+	"RTX 3080", "Tesla V100", "Tesla T4", "Q RTX 6000", "InstinctMI250X", "InstinctMI210",
+};
+
+static struct vast *
+priv(struct backend *b)
+{
+	return b->priv;
+}
+
+static enum gr_err
+vast_init(struct backend *b, struct gr_error *err)
+{
+	struct vast *v = priv(b);
+	const char *s;
+	enum gr_err e;
+
+	/* Search works without a key; everything else asks for one when it runs. */
+	if ((e = bk_http_init(&v->h, b, VAST_URL, false, err)) != GR_OK)
+		return e;
+	v->disk_gb = VAST_DEFAULT_DISK;
+	v->limit = VAST_SEARCH_LIMIT;
+	strlcpy_(v->image, VAST_DEFAULT_IMAGE, sizeof(v->image));
+	if (b->env.config != NULL) {
+		v->disk_gb = (int)config_get_int(b->env.config, "vast.disk", VAST_DEFAULT_DISK);
+		v->limit = (int)config_get_int(b->env.config, "vast.limit", VAST_SEARCH_LIMIT);
+		if ((s = config_get(b->env.config, "vast.image")) != NULL && s[0] != '\0')
+			strlcpy_(v->image, s, sizeof(v->image));
+	}
+	if (v->disk_gb <= 0)
+		v->disk_gb = VAST_DEFAULT_DISK;
+	if (v->limit <= 0)
+		v->limit = VAST_SEARCH_LIMIT;
+	return GR_OK;
+}
+
+static void
+vast_cleanup(struct backend *b)
+{
+	if (b->priv != NULL)
+		bk_http_free(&priv(b)->h);
+}
+
+static enum gr_err
+need_key(struct backend *b, struct gr_error *err)
+{
+	if (priv(b)->h.auth == NULL)
+		return gr_fail(err, GR_EAUTH,
+		    "vast: no API key: set GPURENT_VAST_API_KEY or VAST_API_KEY");
+	return GR_OK;
+}
+
+/* The field's operator object in the query, created on first use. */
+static cJSON *
+field(cJSON *q, const char *name)
+{
+	cJSON *f = cJSON_GetObjectItemCaseSensitive(q, name);
+
+	if (f == NULL)
+		f = cJSON_AddObjectToObject(q, name);
+	return f;
+}
+
+static const char *
+vast_op(enum filter_op op, size_t n)
+{
+	switch (op) {
+	case FOP_EQ:
+		return n > 1 ? "in" : "eq";
+	case FOP_NE:
+		return n > 1 ? "notin" : "neq";
+	case FOP_LT:
+		return "lt";
+	case FOP_LE:
+		return "lte";
+	case FOP_GT:
+		return "gt";
+	case FOP_GE:
+		return "gte";
+	}
+	return "eq";
+}
+
+/* Push a numeric term, each value scaled (value * mul). */
+static void
+push_num(cJSON *q, const char *name, const struct filter_term *t, double mul)
+{
+	cJSON *f = field(q, name), *arr;
+	size_t i;
+
+	if (t->n == 1) {
+		cJSON_AddNumberToObject(f, vast_op(t->op, 1), (double)t->num[0] * mul);
+		return;
+	}
+	arr = cJSON_AddArrayToObject(f, vast_op(t->op, t->n));
+	for (i = 0; i < t->n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)t->num[i] * mul));
+}
+
+/*
+ * Push a term on a field vast only knows approximately (VRAM in driver MB): widen the bound
+ * so the provider returns a superset, which the core filter then narrows exactly.
+ */
+static bool
+push_approx(cJSON *q, const char *name, const struct filter_term *t, double lo, double hi)
+{
+	cJSON *f;
+	int64_t v;
+
+	if (t->n != 1 || t->op == FOP_NE)
+		return false;
+	v = t->num[0];
+	f = field(q, name);
+	switch (t->op) {
+	case FOP_GT:
+	case FOP_GE:
+		cJSON_AddNumberToObject(f, "gte", (double)v * lo);
+		break;
+	case FOP_LT:
+	case FOP_LE:
+		cJSON_AddNumberToObject(f, "lte", (double)v * hi);
+		break;
+	case FOP_EQ:
+		cJSON_AddNumberToObject(f, "gte", (double)v * lo);
+		cJSON_AddNumberToObject(f, "lte", (double)v * hi);
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+/* vast gpu_name values selected by a user's GPU query. */
+static void
+gpu_names_for(const char *query, cJSON *arr)
+{
+	static const int hints[] = { 10, 16, 32, 40, 80, 96, 144 };
+	const struct gpu_model *m;
+	size_t i, k;
+
+	for (i = 0; i < ARRAY_LEN(vast_gpu_names); i++) {
+		for (k = 0; k < ARRAY_LEN(hints); k++) {
+			m = catalogue_resolve("vast", vast_gpu_names[i], hints[k]);
+			if (m != NULL && catalogue_matches(m, query)) {
+				cJSON_AddItemToArray(arr, cJSON_CreateString(vast_gpu_names[i]));
+				break;
+			}
+		}
+	}
+}
+
+static bool
+push_gpu(cJSON *q, const struct filter_term *t)
+{
+	cJSON *arr = cJSON_CreateArray();
+	size_t i;
+
+	if (t->op != FOP_EQ && t->op != FOP_NE) {
+		cJSON_Delete(arr);
+		return false;
+	}
+	for (i = 0; i < t->n; i++)
+		gpu_names_for(t->str[i], arr);
+	if (cJSON_GetArraySize(arr) == 0 && t->op == FOP_NE) {
+		cJSON_Delete(arr);
+		return true;	/* excludes nothing vast knows */
+	}
+	/* An empty "in" list is what we want too: nothing vast has can match. */
+	cJSON_AddItemToObject(field(q, "gpu_name"), t->op == FOP_EQ ? "in" : "notin", arr);
+	return true;
+}
+
+static bool
+push_region(cJSON *q, const struct filter_term *t)
+{
+	cJSON *arr;
+	const char *const *ccs;
+	char cc[3];
+	size_t i, k;
+
+	if (t->op != FOP_EQ && t->op != FOP_NE)
+		return false;
+	arr = cJSON_CreateArray();
+	for (i = 0; i < t->n; i++) {
+		if (strlen(t->str[i]) == 2 && bk_ccs_of_region(t->str[i]) == NULL) {
+			cc[0] = (char)toupper((unsigned char)t->str[i][0]);
+			cc[1] = (char)toupper((unsigned char)t->str[i][1]);
+			cc[2] = '\0';
+			cJSON_AddItemToArray(arr, cJSON_CreateString(cc));
+		} else if (t->op == FOP_EQ && (ccs = bk_ccs_of_region(t->str[i])) != NULL) {
+			for (k = 0; ccs[k] != NULL; k++)
+				cJSON_AddItemToArray(arr, cJSON_CreateString(ccs[k]));
+		} else {
+			cJSON_Delete(arr);
+			return false;
+		}
+	}
+	cJSON_AddItemToObject(field(q, "geolocation"), t->op == FOP_EQ ? "in" : "notin", arr);
+	return true;
+}
+
+void
+vast_types_wanted(const struct filter *f, bool *od, bool *bid)
+{
+	const struct filter_term *t = f != NULL ? filter_find(f, FF_TYPE) : NULL;
+	size_t i;
+
+	*od = true;
+	*bid = false;
+	if (t == NULL)
+		return;
+	*od = *bid = false;
+	for (i = 0; i < t->n; i++) {
+		bool is_bid = t->num[i] == OFFER_INTERRUPTIBLE;
+
+		if (t->op == FOP_EQ) {
+			*od |= !is_bid;
+			*bid |= is_bid;
+		}
+	}
+	if (t->op == FOP_NE) {
+		*od = true;
+		*bid = true;
+		for (i = 0; i < t->n; i++) {
+			if (t->num[i] == OFFER_INTERRUPTIBLE)
+				*bid = false;
+			else
+				*od = false;
+		}
+	}
+}
+
+char *
+vast_build_query(const struct filter *f, enum offer_type type, int disk_gb, int limit,
+    bool *pushed_all)
+{
+	cJSON *q = cJSON_CreateObject(), *order, *pair;
+	const struct filter_term *t;
+	bool ok;
+	size_t i;
+	char *s;
+
+	*pushed_all = true;
+	cJSON_AddItemToObject(field(q, "verified"), "eq", cJSON_CreateTrue());
+	cJSON_AddItemToObject(field(q, "external"), "eq", cJSON_CreateFalse());
+	cJSON_AddItemToObject(field(q, "rentable"), "eq", cJSON_CreateTrue());
+	cJSON_AddItemToObject(field(q, "rented"), "eq", cJSON_CreateFalse());
+	for (i = 0; f != NULL && i < f->n; i++) {
+		t = &f->t[i];
+		ok = true;
+		switch (t->field) {
+		case FF_GPU:
+			ok = push_gpu(q, t);
+			break;
+		case FF_GPUS:
+			push_num(q, "num_gpus", t, 1);
+			break;
+		case FF_VRAM:
+			/* gpu_ram is driver MB: 80 GB cards read 79,600-81,920. */
+			ok = push_approx(q, "gpu_ram", t, 930, 1100);
+			break;
+		case FF_TOTAL_VRAM:
+			ok = push_approx(q, "gpu_total_ram", t, 930, 1100);
+			break;
+		case FF_PRICE:
+			push_num(q, "dph_total", t, 1e-6);
+			break;
+		case FF_RELIABILITY:
+			push_num(q, "reliability", t, 1e-4);
+			break;
+		case FF_CPU:
+			push_num(q, "cpu_cores_effective", t, 1);
+			break;
+		case FF_DISK:
+			push_num(q, "disk_space", t, 1);
+			break;
+		case FF_NET:
+			push_num(q, "inet_down", t, 1);
+			break;
+		case FF_REGION:
+			ok = push_region(q, t);
+			break;
+		case FF_INTERCONNECT:
+			if (t->n == 1 && t->op == FOP_EQ && t->num[0] == IC_NVLINK)
+				cJSON_AddNumberToObject(field(q, "bw_nvlink"), "gt", 0);
+			else if (t->n == 1 && t->op == FOP_EQ && t->num[0] == IC_PCIE)
+				cJSON_AddNumberToObject(field(q, "bw_nvlink"), "eq", 0);
+			else
+				ok = false;
+			break;
+		case FF_TYPE:
+		case FF_PROVIDER:
+			break;	/* the search type; the core routes providers */
+		default:
+			ok = false;
+			break;
+		}
+		if (!ok)
+			*pushed_all = false;
+	}
+	order = cJSON_AddArrayToObject(q, "order");
+	pair = cJSON_CreateArray();
+	cJSON_AddItemToArray(pair, cJSON_CreateString("dph_total"));
+	cJSON_AddItemToArray(pair, cJSON_CreateString("asc"));
+	cJSON_AddItemToArray(order, pair);
+	cJSON_AddStringToObject(q, "type", type == OFFER_INTERRUPTIBLE ? "bid" : "on-demand");
+	cJSON_AddNumberToObject(q, "allocated_storage", disk_gb);
+	cJSON_AddNumberToObject(q, "limit", limit);
+	s = cJSON_PrintUnformatted(q);
+	cJSON_Delete(q);
+	return s;
+}
+
+/* Check a reply: a transport error stays, a non-2xx or success:false body becomes one. */
+static enum gr_err
+check(enum gr_err e, const struct http_response *rs, struct gr_error *err)
+{
+	if (e != GR_OK)
+		return e;
+	return vast_parse_error(rs->status, rs->body, rs->len, err);
+}
+
+static enum gr_err
+vast_search(struct backend *b, const struct filter *f, enum offer_type type,
+    struct offer_list *out, bool *pushed_all, struct gr_error *err)
+{
+	struct vast *v = priv(b);
+	struct http_response rs;
+	struct http_request rq = { 0 };
+	char *q, *url;
+	bool all;
+	enum gr_err e;
+
+	q = vast_build_query(f, type, v->disk_gb, v->limit, &all);
+	if (!all)
+		*pushed_all = false;
+	url = bk_url(&v->h, "/api/v0/bundles/");
+	rq.method = HTTP_POST;
+	rq.url = url;
+	rq.headers = v->h.hdrs;
+	rq.body = q;
+	rq.idempotent = true;	/* a search changes nothing */
+	e = check(http_do(v->h.http, &rq, &rs, err), &rs, err);
+	free(url);
+	free(q);
+	if (e == GR_OK) {
+		/* Only exactly application/json is a search result (as the official CLI checks). */
+		if (strncmp(rs.content_type, "application/json", 16) != 0)
+			e = gr_fail(err, GR_EUNAVAIL, "vast: unexpected reply type '%s'",
+			    rs.content_type);
+		else
+			e = vast_parse_offers(rs.body, rs.len, type, out, err);
+	}
+	http_response_release(&rs);
+	return e;
+}
+
+static enum gr_err
+vast_offers(struct backend *b, const struct filter *f, struct offer_list *out, bool *pushed_all,
+    struct gr_error *err)
+{
+	bool od, bid;
+	enum gr_err e = GR_OK;
+
+	*pushed_all = true;
+	vast_types_wanted(f, &od, &bid);
+	if (od)
+		e = vast_search(b, f, OFFER_ON_DEMAND, out, pushed_all, err);
+	if (e == GR_OK && bid)
+		e = vast_search(b, f, OFFER_INTERRUPTIBLE, out, pushed_all, err);
+	return e;
+}
+
+/* Whether s is all digits (a vast numeric id). */
+static bool
+numeric(const char *s)
+{
+	if (*s == '\0' || strlen(s) > 18)
+		return false;
+	for (; *s != '\0'; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static const char *
+local_numeric(struct backend *b, const char *id, const char *what, struct gr_error *err)
+{
+	const char *l = bk_local_id(b, id, err);
+
+	if (l == NULL)
+		return NULL;
+	if (!numeric(l)) {
+		gr_fail(err, GR_ENOTFOUND, "vast: no %s '%s' (vast ids are numbers)", what, id);
+		return NULL;
+	}
+	return l;
+}
+
+static enum gr_err
+vast_get_local(struct backend *b, const char *l, struct instance *out, struct gr_error *err)
+{
+	struct vast *v = priv(b);
+	struct http_response rs;
+	char path[96], *url;
+	enum gr_err e;
+
+	snprintf(path, sizeof(path), "/api/v0/instances/%s/?owner=me", l);
+	url = bk_url(&v->h, path);
+	e = http_get(v->h.http, url, v->h.hdrs, &rs, err);
+	free(url);
+	if (e == GR_OK && rs.status == 404)
+		e = gr_fail(err, GR_ENOTFOUND, "vast: no instance 'vast:%s'", l);
+	e = check(e, &rs, err);
+	if (e == GR_OK) {
+		e = vast_parse_instance(rs.body, rs.len, out, err);
+		if (e == GR_ENOTFOUND) {
+			/* Replace the parser's generic words with the id. */
+			err->msg[0] = '\0';
+			err->code = GR_OK;
+			e = gr_fail(err, GR_ENOTFOUND, "vast: no instance 'vast:%s'", l);
+		}
+	}
+	http_response_release(&rs);
+	return e;
+}
+
+static enum gr_err
+vast_get(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
+{
+	const char *l;
+	enum gr_err e;
+
+	if ((e = need_key(b, err)) != GR_OK)
+		return e;
+	if ((l = local_numeric(b, id, "instance", err)) == NULL)
+		return GR_ENOTFOUND;
+	if ((e = vast_get_local(b, l, out, err)) == GR_OK)
+		bk_observe(b, out);
+	return e;
+}
+
+/* One or all pages of the instance list, optionally filtered by label. */
+static enum gr_err
+vast_list(struct backend *b, const char *label, struct instance_list *out, struct gr_error *err)
+{
+	struct vast *v = priv(b);
+	struct http_response rs;
+	char tok[512] = "", *url, *esc, *fesc = NULL, *filt = NULL;
+	struct sb path;
+	int page;
+	enum gr_err e = GR_OK;
+
+	if (label != NULL) {
+		cJSON *q = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(q, "label"), "eq", label);
+		filt = cJSON_PrintUnformatted(q);
+		cJSON_Delete(q);
+		fesc = http_escape(filt);
+	}
+	sb_init(&path);
+	for (page = 0; page < 400; page++) {
+		sb_reset(&path);
+		sb_adds(&path, "/api/v1/instances/?limit=25");
+		if (fesc != NULL)
+			sb_addf(&path, "&select_filters=%s", fesc);
+		if (tok[0] != '\0') {
+			esc = http_escape(tok);
+			sb_addf(&path, "&after_token=%s", esc);
+			free(esc);
+		}
+		url = bk_url(&v->h, path.buf);
+		e = check(http_get(v->h.http, url, v->h.hdrs, &rs, err), &rs, err);
+		free(url);
+		if (e == GR_OK)
+			e = vast_parse_instances(rs.body, rs.len, out, tok, sizeof(tok), err);
+		http_response_release(&rs);
+		if (e != GR_OK || tok[0] == '\0')
+			break;
+	}
+	sb_release(&path);
+	free(filt);
+	free(fesc);
+	return e;
+}
+
+static enum gr_err
+vast_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
+{
+	size_t first = out->n, i;
+	enum gr_err e;
+
+	if ((e = need_key(b, err)) != GR_OK)
+		return e;
+	e = vast_list(b, NULL, out, err);
+	for (i = first; e == GR_OK && i < out->n; i++)
+		bk_observe(b, &out->v[i]);
+	return e;
+}
+
+/*
+ * Look for an instance this launch may have created: same label, and the client token in
+ * its environment when vast reports it, else created since `since`. 1 found, 0 not, -1
+ * the look-up itself failed.
+ */
+static int
+vast_find_launched(struct backend *b, const char *label, const char *token, int64_t since,
+    struct instance *out)
+{
+	struct instance_list l;
+	struct gr_error e = { 0 };
+	int found = 0;
+	size_t i;
+
+	instance_list_init(&l);
+	if (vast_list(b, label, &l, &e) != GR_OK) {
+		instance_list_release(&l);
+		return -1;
+	}
+	for (i = 0; i < l.n; i++) {
+		if (strcmp(l.v[i].label, label) != 0)
+			continue;
+		if (token == NULL && (l.v[i].valid & IV_CREATED) && l.v[i].created_at < since - 120)
+			continue;
+		*out = l.v[i];
+		found = 1;
+		break;
+	}
+	instance_list_release(&l);
+	return found;
+}
+
+static char *
+create_body(const struct vast *v, const struct launch_req *req, const char *label)
+{
+	cJSON *o = cJSON_CreateObject(), *env;
+	char port[48], *s;
+	size_t i;
+	const char *eq;
+
+	cJSON_AddStringToObject(o, "client_id", "me");
+	cJSON_AddStringToObject(o, "image", req->image != NULL ? req->image : v->image);
+	cJSON_AddNumberToObject(o, "disk", req->disk_gb > 0 ? req->disk_gb : v->disk_gb);
+	cJSON_AddStringToObject(o, "label", label);
+	if (req->onstart != NULL)
+		cJSON_AddStringToObject(o, "onstart", req->onstart);
+	cJSON_AddStringToObject(o, "runtype", "ssh_direc ssh_proxy");
+	env = cJSON_AddObjectToObject(o, "env");
+	for (i = 0; req->env != NULL && req->env[i] != NULL; i++) {
+		char k[128];
+
+		eq = strchr(req->env[i], '=');
+		if (eq == NULL || eq == req->env[i] || (size_t)(eq - req->env[i]) >= sizeof(k))
+			continue;
+		memcpy(k, req->env[i], (size_t)(eq - req->env[i]));
+		k[eq - req->env[i]] = '\0';
+		cJSON_AddStringToObject(env, k, eq + 1);
+	}
+	if (req->client_token != NULL)
+		cJSON_AddStringToObject(env, "GPURENT_CLIENT_TOKEN", req->client_token);
+	for (i = 0; i < req->n_ports; i++) {
+		snprintf(port, sizeof(port), "-p %d:%d", req->ports[i], req->ports[i]);
+		cJSON_AddStringToObject(env, port, "1");
+	}
+	if (req->interruptible)
+		cJSON_AddNumberToObject(o, "price", (double)req->bid_hour / 1e6);
+	else
+		cJSON_AddNullToObject(o, "price");
+	s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+static enum gr_err
+vast_launch(struct backend *b, const struct launch_req *req, struct instance *out,
+    struct gr_error *err)
+{
+	struct vast *v = priv(b);
+	struct http_response rs;
+	struct http_request rq = { 0 };
+	char path[96], label[64], idbuf[32], *body, *url;
+	const char *ask;
+	long long contract = 0;
+	int64_t t0 = bk_now();
+	int attempt, look, found;
+	enum gr_err e = GR_OK;
+	bool unclear;
+
+	if ((e = need_key(b, err)) != GR_OK)
+		return e;
+	if ((ask = local_numeric(b, req->offer_id, "offer", err)) == NULL)
+		return GR_ENOTFOUND;
+	if (req->interruptible && req->bid_hour <= 0)
+		return gr_fail(err, GR_EUSAGE, "vast: an interruptible launch needs a bid");
+	if (req->label != NULL && req->label[0] != '\0')
+		text_sanitize(label, sizeof(label), req->label);
+	else
+		snprintf(label, sizeof(label), "gpurent-%s",
+		    req->client_token != NULL ? req->client_token : "launch");
+	body = create_body(v, req, label);
+	snprintf(path, sizeof(path), "/api/v0/asks/%s/", ask);
+	url = bk_url(&v->h, path);
+	rq.method = HTTP_PUT;
+	rq.url = url;
+	rq.headers = v->h.hdrs;
+	rq.body = body;
+	rq.idempotent = false;	/* a create is never repeated by the HTTP layer */
+
+	for (attempt = 1; attempt <= 4; attempt++) {
+		struct gr_error terr = { 0 };
+
+		e = http_do(v->h.http, &rq, &rs, &terr);
+		unclear = (e != GR_OK && rs.maybe_sent) || (e == GR_OK && rs.status >= 500);
+		if (e == GR_OK && rs.status == 429 && attempt < 4) {
+			/* Refused before it was acted on: waiting and sending again is safe. */
+			bk_sleep_ms(rs.retry_after_s > 0 ? rs.retry_after_s * 1000L :
+			    500L << attempt);
+			http_response_release(&rs);
+			continue;
+		}
+		if (!unclear) {
+			if (e != GR_OK)
+				gr_fail(err, terr.code, "%s", terr.msg);
+			else
+				e = vast_parse_error(rs.status, rs.body, rs.len, err);
+			if (e == GR_OK)
+				e = vast_parse_create(rs.body, rs.len, &contract, err);
+			http_response_release(&rs);
+			break;
+		}
+		http_response_release(&rs);
+		/* Unclear: did it happen? Look before doing anything else. */
+		found = -1;
+		for (look = 0; look < 3 && found != 1; look++) {
+			if (look > 0)
+				bk_sleep_ms(1000);
+			found = vast_find_launched(b, label, req->client_token, t0, out);
+		}
+		if (found == 1) {
+			snprintf(idbuf, sizeof(idbuf), "%s", out->id + 5);
+			parse_int(idbuf, 1, INT64_MAX, &contract);
+			e = GR_OK;
+			break;
+		}
+		if (found < 0 || attempt == 4) {
+			e = gr_fail(err, GR_EUNAVAIL, "vast: launch outcome unknown (%s) and the "
+			    "instance list could not confirm it; run 'gpurent ls' before launching "
+			    "again (label '%s')", terr.msg[0] ? terr.msg : "server error", label);
+			break;
+		}
+		/* Confirmed absent: the create did not happen, so sending it again is safe. */
+		bk_sleep_ms(500L << attempt);
+	}
+	free(url);
+	free(body);
+	if (e != GR_OK)
+		return e;
+	snprintf(idbuf, sizeof(idbuf), "%lld", contract);
+	if (vast_get_local(b, idbuf, out, &(struct gr_error){ 0 }) != GR_OK) {
+		memset(out, 0, sizeof(*out));
+		snprintf(out->id, sizeof(out->id), "vast:%lld", contract);
+		strlcpy_(out->provider, "vast", sizeof(out->provider));
+		strlcpy_(out->label, label, sizeof(out->label));
+		out->state = ST_PROVISIONING;
+		out->type = req->interruptible ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
+	}
+	strlcpy_(out->offer_id, req->offer_id, sizeof(out->offer_id));
+	bk_observe(b, out);
+	return GR_OK;
+}
+
+/* PUT /api/v0/instances/{id}/ with a body; DELETE likewise. */
+static enum gr_err
+vast_action(struct backend *b, const char *id, enum http_method m, const char *json,
+    struct gr_error *err)
+{
+	struct vast *v = priv(b);
+	struct http_response rs;
+	char path[96], *url;
+	const char *l;
+	enum gr_err e;
+	struct instance in;
+
+	if ((e = need_key(b, err)) != GR_OK)
+		return e;
+	if ((l = local_numeric(b, id, "instance", err)) == NULL)
+		return GR_ENOTFOUND;
+	snprintf(path, sizeof(path), "/api/v0/instances/%s/", l);
+	url = bk_url(&v->h, path);
+	/* Setting a state or deleting is idempotent: a repeat has the same effect. */
+	e = http_send_json(v->h.http, m, url, v->h.hdrs, json, true, &rs, err);
+	free(url);
+	if (e == GR_OK && rs.status == 404 && m == HTTP_DELETE && rs.attempts > 1) {
+		/* An earlier attempt of this delete went through. */
+		http_response_release(&rs);
+		e = GR_OK;
+	} else {
+		if (e == GR_OK && rs.status == 404)
+			e = gr_fail(err, GR_ENOTFOUND, "vast: no instance '%s'", id);
+		e = check(e, &rs, err);
+		http_response_release(&rs);
+	}
+	if (e != GR_OK)
+		return e;
+	if (m == HTTP_DELETE) {
+		memset(&in, 0, sizeof(in));
+		strlcpy_(in.id, id, sizeof(in.id));
+		strlcpy_(in.provider, "vast", sizeof(in.provider));
+		in.state = ST_DESTROYED;
+		bk_observe(b, &in);
+	} else if (vast_get_local(b, l, &in, &(struct gr_error){ 0 }) == GR_OK) {
+		bk_observe(b, &in);
+	}
+	return GR_OK;
+}
+
+static enum gr_err
+vast_stop(struct backend *b, const char *id, struct gr_error *err)
+{
+	return vast_action(b, id, HTTP_PUT, "{\"state\":\"stopped\"}", err);
+}
+
+static enum gr_err
+vast_start(struct backend *b, const char *id, struct gr_error *err)
+{
+	return vast_action(b, id, HTTP_PUT, "{\"state\":\"running\"}", err);
+}
+
+static enum gr_err
+vast_destroy(struct backend *b, const char *id, struct gr_error *err)
+{
+	return vast_action(b, id, HTTP_DELETE, "{}", err);
+}
+
+static enum gr_err
+vast_metrics(struct backend *b, const char *id, struct sample_list *out, struct gr_error *err)
+{
+	struct vast *v = priv(b);
+	struct http_response rs;
+	char path[96], *url;
+	const char *l;
+	enum gr_err e;
+
+	if ((e = need_key(b, err)) != GR_OK)
+		return e;
+	if ((l = local_numeric(b, id, "instance", err)) == NULL)
+		return GR_ENOTFOUND;
+	snprintf(path, sizeof(path), "/api/v0/instances/%s/?owner=me", l);
+	url = bk_url(&v->h, path);
+	e = http_get(v->h.http, url, v->h.hdrs, &rs, err);
+	free(url);
+	if (e == GR_OK && rs.status == 404)
+		e = gr_fail(err, GR_ENOTFOUND, "vast: no instance '%s'", id);
+	e = check(e, &rs, err);
+	if (e == GR_OK)
+		e = vast_parse_metrics(rs.body, rs.len, out, err);
+	http_response_release(&rs);
+	return e;
+}
+
+static enum gr_err
+vast_account(struct backend *b, struct account *out, struct gr_error *err)
+{
+	struct vast *v = priv(b);
+	struct http_response rs;
+	char *url;
+	enum gr_err e;
+
+	if ((e = need_key(b, err)) != GR_OK)
+		return e;
+	url = bk_url(&v->h, "/api/v0/users/current/");
+	e = check(http_get(v->h.http, url, v->h.hdrs, &rs, err), &rs, err);
+	free(url);
+	if (e == GR_OK)
+		e = vast_parse_user(rs.body, rs.len, out, err);
+	http_response_release(&rs);
+	return e;
+}
+
+const struct backend_ops backend_vast = {
+	.name = "vast",
+	.description = "vast.ai GPU marketplace (REST API)",
+	.caps = CAP_STOP | CAP_METRICS | CAP_INTERRUPTIBLE | CAP_ACCOUNT | CAP_SSH,
+	.priv_size = sizeof(struct vast),
+	.init = vast_init,
+	.cleanup = vast_cleanup,
+	.offers = vast_offers,
+	.instances = vast_instances,
+	.get = vast_get,
+	.launch = vast_launch,
+	.stop = vast_stop,
+	.start = vast_start,
+	.destroy = vast_destroy,
+	.metrics = vast_metrics,
+	.account = vast_account,
+};

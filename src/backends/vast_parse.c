@@ -1,0 +1,451 @@
+/*
+ * vast_parse.c - vast.ai replies onto the common model (../shared/providers/vast.md).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpurent/backends_parse.h"
+#include "gpurent/catalogue.h"
+#include "gpurent/http.h"
+#include "gpurent/util.h"
+
+#include "backends_int.h"
+
+static const char P[] = "vast";
+
+/* Per-GPU VRAM in GB from vast's gpu_ram (MB, driver-reported, MiB-like). */
+static int
+vram_from_mb(double mb, const struct gpu_model *m)
+{
+	if (m != NULL)
+		return m->vram_gb;
+	return (int)lround(mb / 1024.0);
+}
+
+/* The country code of a "Region, CC" geolocation, or "". */
+static void
+geo_cc(const char *geo, char cc[3])
+{
+	const char *comma = strrchr(geo, ',');
+
+	cc[0] = '\0';
+	if (comma == NULL)
+		return;
+	comma++;
+	while (*comma == ' ')
+		comma++;
+	if (strlen(comma) == 2) {
+		cc[0] = comma[0];
+		cc[1] = comma[1];
+		cc[2] = '\0';
+	}
+}
+
+static void
+offer_from_json(const cJSON *o, enum offer_type type, struct offer *out)
+{
+	long long id, n;
+	double d, mb = 0, eff, cores;
+	int64_t m, base, stor;
+	char name[64], geo[48], cc[3];
+	bool b;
+
+	strlcpy_(out->provider, P, sizeof(out->provider));
+	if (bj_int(o, "id", &id))
+		snprintf(out->id, sizeof(out->id), "vast:%lld", id);
+	bj_str(o, "gpu_name", name, sizeof(name));
+	strlcpy_(out->gpu_raw, name, sizeof(out->gpu_raw));
+	if (bj_num(o, "gpu_ram", &mb) && mb > 0) {
+		out->gpu = catalogue_resolve(P, name, (int)lround(mb / 1000.0));
+		out->vram_gb = vram_from_mb(mb, out->gpu);
+		out->valid |= OV_VRAM;
+	} else {
+		out->gpu = catalogue_resolve(P, name, 0);
+		if (out->gpu != NULL) {
+			out->vram_gb = out->gpu->vram_gb;
+			out->valid |= OV_VRAM;
+		}
+	}
+	if (bj_int(o, "num_gpus", &n) && n > 0 && n < 1024)
+		out->gpu_count = (int)n;
+	out->type = type;
+	/* dph_total is compute (dph_base, or min_bid for a bid search) plus the storage asked. */
+	if (bj_money_at(o, "dph_total", &m)) {
+		out->price_hour = m;
+		out->valid |= OV_PRICE;
+	} else if (bj_money_at(o, type == OFFER_INTERRUPTIBLE ? "min_bid" : "dph_base", &base)) {
+		out->price_hour = base;
+		if (bj_money_at(o, "storage_total_cost", &stor))
+			out->price_hour += stor;
+		out->valid |= OV_PRICE;
+	}
+	if (bj_money_at(o, "storage_cost", &m)) {
+		out->storage_gb_month = m;
+		out->valid |= OV_STORAGE;
+	}
+	if (bj_str(o, "geolocation", geo, sizeof(geo))) {
+		strlcpy_(out->location, geo, sizeof(out->location));
+		geo_cc(geo, cc);
+		if (cc[0] != '\0')
+			strlcpy_(out->region, bk_region_of_cc(cc), sizeof(out->region));
+	}
+	if (bj_num(o, "reliability", &d) || bj_num(o, "reliability2", &d)) {
+		if (d >= 0 && d <= 1) {
+			out->reliability_bp = (int)lround(d * 10000);
+			out->valid |= OV_RELIABILITY;
+		}
+	}
+	if (bj_num(o, "cpu_cores_effective", &eff) && eff >= 0 && eff < 100000) {
+		out->cpu_cores = (int)eff;
+		out->valid |= OV_CPU;
+		/* cpu_ram is the whole machine's; the offer gets its share of the cores. */
+		if (bj_num(o, "cpu_ram", &d) && d >= 0 && bj_num(o, "cpu_cores", &cores) && cores > 0 &&
+		    d < 1e9) {
+			out->ram_gb = (int)lround(d * (eff / cores) / 1000.0);
+			out->valid |= OV_RAM;
+		}
+	}
+	if (bj_num(o, "disk_space", &d) && d >= 0 && d < 1e9) {
+		out->disk_gb = (int)d;
+		out->valid |= OV_DISK;
+	}
+	if (bj_num(o, "inet_down", &d) && d >= 0 && d < 1e9) {
+		out->net_down_mbps = (int)lround(d);
+		out->valid |= OV_NET;
+		if (bj_num(o, "inet_up", &d) && d >= 0 && d < 1e9)
+			out->net_up_mbps = (int)lround(d);
+	}
+	if (bj_num(o, "bw_nvlink", &d))
+		out->interconnect = d > 0 ? IC_NVLINK : IC_PCIE;
+	if (bj_bool(o, "rentable", &b)) {
+		out->available = b ? 1 : 0;
+		out->valid |= OV_AVAILABLE;
+	}
+}
+
+enum gr_err
+vast_parse_offers(const char *body, size_t len, enum offer_type type, struct offer_list *out,
+    struct gr_error *err)
+{
+	cJSON *j, *offers, *o;
+	enum gr_err e;
+
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	offers = cJSON_GetObjectItemCaseSensitive(j, "offers");
+	if (!cJSON_IsArray(offers)) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_EUNAVAIL, "vast: malformed reply (no offers array)");
+	}
+	cJSON_ArrayForEach(o, offers) {
+		struct offer tmp;
+
+		if (!cJSON_IsObject(o))
+			continue;
+		memset(&tmp, 0, sizeof(tmp));
+		offer_from_json(o, type, &tmp);
+		if (tmp.id[0] == '\0' || tmp.gpu_count <= 0)
+			continue;	/* not an offer we could rent */
+		*offer_list_add(out) = tmp;
+	}
+	cJSON_Delete(j);
+	return GR_OK;
+}
+
+/* vast's actual/intended status pair onto the common lifecycle (vast.md section 8). */
+static enum inst_state
+vast_state(const char *actual, const char *intended, const char *cur, const char *next)
+{
+	bool want_stop = intended != NULL && strcmp(intended, "stopped") == 0;
+
+	if (actual == NULL || strcmp(actual, "created") == 0 || strcmp(actual, "loading") == 0 ||
+	    strcmp(actual, "scheduling") == 0)
+		return want_stop ? ST_STOPPING : ST_PROVISIONING;
+	if (strcmp(actual, "running") == 0 || strcmp(actual, "rebooting") == 0)
+		return want_stop ? ST_STOPPING : ST_RUNNING;
+	if (strcmp(actual, "stopped") == 0 || strcmp(actual, "frozen") == 0 ||
+	    strcmp(actual, "exited") == 0) {
+		if (want_stop)
+			return ST_STOPPED;
+		if (strcmp(actual, "exited") == 0)
+			return ST_FAILED;
+		/* Intended running but stopped: starting, unless the contract itself is stopped
+		   (outbid, or GPUs taken), which does not resume by itself. */
+		if (next != NULL && strcmp(next, "running") == 0 &&
+		    (cur == NULL || strcmp(cur, "running") != 0))
+			return ST_STARTING;
+		return ST_STOPPED;
+	}
+	if (strcmp(actual, "unknown") == 0 || strcmp(actual, "offline") == 0)
+		return want_stop ? ST_STOPPED : ST_FAILED;
+	if (strcmp(actual, "destroyed") == 0 || strcmp(actual, "deleted") == 0)
+		return ST_DESTROYED;
+	return ST_UNKNOWN;
+}
+
+void
+vast_instance_from_json(const cJSON *r, struct instance *out)
+{
+	long long id, n;
+	double mb = 0, d, temp;
+	int64_t m;
+	char name[64], geo[48], cc[3], runtype[64];
+	const cJSON *ports, *p22, *first;
+	bool b;
+
+	strlcpy_(out->provider, P, sizeof(out->provider));
+	if (bj_int(r, "id", &id))
+		snprintf(out->id, sizeof(out->id), "vast:%lld", id);
+	bj_str(r, "gpu_name", name, sizeof(name));
+	strlcpy_(out->gpu_raw, name, sizeof(out->gpu_raw));
+	bj_num(r, "gpu_ram", &mb);
+	out->gpu = catalogue_resolve(P, name, mb > 0 ? (int)lround(mb / 1000.0) : 0);
+	if (bj_int(r, "num_gpus", &n) && n > 0 && n < 1024)
+		out->gpu_count = (int)n;
+	out->state = vast_state(bj_strp(r, "actual_status"), bj_strp(r, "intended_status"),
+	    bj_strp(r, "cur_state"), bj_strp(r, "next_state"));
+	out->type = bj_bool(r, "is_bid", &b) && b ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
+	if (bj_money_at(r, "dph_total", &m)) {
+		out->price_hour = m;
+		out->valid |= IV_PRICE;
+	}
+	if (out->type == OFFER_INTERRUPTIBLE && bj_money_at(r, "dph_base", &m))
+		out->bid_hour = m;
+	if (bj_money_at(r, "storage_total_cost", &m)) {
+		out->storage_hour = m;
+		out->valid |= IV_STORAGE;
+	}
+	bj_str(r, "label", out->label, sizeof(out->label));
+	bj_str(r, "image_uuid", out->image, sizeof(out->image));
+	if (bj_str(r, "geolocation", geo, sizeof(geo))) {
+		geo_cc(geo, cc);
+		if (cc[0] != '\0')
+			strlcpy_(out->region, bk_region_of_cc(cc), sizeof(out->region));
+	}
+	if (bj_num(r, "disk_space", &d) && d >= 0 && d < 1e9)
+		out->disk_gb = (int)lround(d);
+	if (bj_num(r, "start_date", &d) && d > 0 && d < 1e12) {
+		out->created_at = (int64_t)d;
+		out->valid |= IV_CREATED;
+	}
+	/* ssh: direct when port 22 is mapped, else vast's proxy (plus one with jupyter). */
+	ports = cJSON_GetObjectItemCaseSensitive(r, "ports");
+	p22 = cJSON_IsObject(ports) ? cJSON_GetObjectItemCaseSensitive(ports, "22/tcp") : NULL;
+	first = cJSON_IsArray(p22) ? cJSON_GetArrayItem(p22, 0) : NULL;
+	if (first != NULL && bj_int(first, "HostPort", &n) && n > 0 && n < 65536 &&
+	    bj_str(r, "public_ipaddr", out->ssh_host, sizeof(out->ssh_host)) &&
+	    out->ssh_host[0] != '\0') {
+		out->ssh_port = (int)n;
+		out->valid |= IV_SSH;
+	} else if (bj_str(r, "ssh_host", out->ssh_host, sizeof(out->ssh_host)) &&
+	    out->ssh_host[0] != '\0' && bj_int(r, "ssh_port", &n) && n > 0 && n < 65535) {
+		bj_str(r, "image_runtype", runtype, sizeof(runtype));
+		out->ssh_port = (int)n + (strstr(runtype, "jupyter") != NULL ? 1 : 0);
+		out->valid |= IV_SSH;
+	}
+	if (out->valid & IV_SSH)
+		strlcpy_(out->ssh_user, "root", sizeof(out->ssh_user));
+	/* gpu_util 0 together with gpu_temp 0 is a missed report, not an idle GPU. */
+	if (out->state == ST_RUNNING && bj_num(r, "gpu_util", &d) && d >= 0 && d <= 100 &&
+	    !(d == 0 && bj_num(r, "gpu_temp", &temp) && temp == 0)) {
+		out->util_pct = (int)lround(d);
+		out->valid |= IV_UTIL;
+	}
+	bj_str(r, "status_msg", out->status_msg, sizeof(out->status_msg));
+}
+
+enum gr_err
+vast_parse_instances(const char *body, size_t len, struct instance_list *out, char *next_token,
+    size_t ntok, struct gr_error *err)
+{
+	cJSON *j, *arr, *r;
+	enum gr_err e;
+
+	if (ntok > 0)
+		next_token[0] = '\0';
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	arr = cJSON_GetObjectItemCaseSensitive(j, "instances");
+	if (cJSON_IsNull(arr) || arr == NULL) {
+		cJSON_Delete(j);
+		return arr == NULL ? gr_fail(err, GR_EUNAVAIL,
+		    "vast: malformed reply (no instances)") : GR_OK;
+	}
+	if (!cJSON_IsArray(arr)) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_EUNAVAIL, "vast: malformed reply (instances not a list)");
+	}
+	cJSON_ArrayForEach(r, arr) {
+		struct instance tmp;
+
+		if (!cJSON_IsObject(r))
+			continue;
+		memset(&tmp, 0, sizeof(tmp));
+		vast_instance_from_json(r, &tmp);
+		if (tmp.id[0] == '\0')
+			continue;
+		*instance_list_add(out) = tmp;
+	}
+	if (ntok > 0) {
+		const char *t = bj_strp(j, "next_token");
+
+		if (t != NULL)
+			strlcpy_(next_token, t, ntok);
+	}
+	cJSON_Delete(j);
+	return GR_OK;
+}
+
+enum gr_err
+vast_parse_instance(const char *body, size_t len, struct instance *out, struct gr_error *err)
+{
+	cJSON *j, *r;
+	enum gr_err e;
+
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	r = cJSON_GetObjectItemCaseSensitive(j, "instances");
+	if (cJSON_IsArray(r))	/* tolerate a one-element list */
+		r = cJSON_GetArrayItem(r, 0);
+	if (r == NULL || cJSON_IsNull(r)) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_ENOTFOUND, "vast: no such instance");
+	}
+	if (!cJSON_IsObject(r)) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_EUNAVAIL, "vast: malformed reply (instance)");
+	}
+	memset(out, 0, sizeof(*out));
+	vast_instance_from_json(r, out);
+	cJSON_Delete(j);
+	if (out->id[0] == '\0')
+		return gr_fail(err, GR_EUNAVAIL, "vast: malformed reply (instance without id)");
+	return GR_OK;
+}
+
+enum gr_err
+vast_parse_create(const char *body, size_t len, long long *contract, struct gr_error *err)
+{
+	cJSON *j;
+	enum gr_err e;
+	bool ok = true;
+
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	bj_bool(j, "success", &ok);
+	if (!ok || !bj_int(j, "new_contract", contract) || *contract <= 0) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_EUNAVAIL, "vast: malformed reply (no new_contract)");
+	}
+	cJSON_Delete(j);
+	return GR_OK;
+}
+
+enum gr_err
+vast_parse_user(const char *body, size_t len, struct account *out, struct gr_error *err)
+{
+	cJSON *j;
+	enum gr_err e;
+
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	memset(out, 0, sizeof(*out));
+	/* credit is the spendable prepaid amount; it can be negative on post-paid accounts. */
+	{
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "credit");
+
+		if (cJSON_IsNumber(c) && isfinite(c->valuedouble) && fabs(c->valuedouble) < 1e8) {
+			out->balance = (int64_t)llround(c->valuedouble * 1e6);
+			out->valid |= AV_BALANCE;
+		}
+	}
+	cJSON_Delete(j);
+	return GR_OK;
+}
+
+enum gr_err
+vast_parse_metrics(const char *body, size_t len, struct sample_list *out, struct gr_error *err)
+{
+	struct instance in;
+	cJSON *j, *r;
+	struct gpu_sample *s;
+	double d, temp = -1, mem, total;
+	enum gr_err e;
+
+	if ((e = vast_parse_instance(body, len, &in, err)) != GR_OK)
+		return e;
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	r = cJSON_GetObjectItemCaseSensitive(j, "instances");
+	if (cJSON_IsArray(r))
+		r = cJSON_GetArrayItem(r, 0);
+	s = sample_list_add(out);
+	strlcpy_(s->instance_id, in.id, sizeof(s->instance_id));
+	s->index = 0;
+	bj_num(r, "gpu_temp", &temp);
+	if (bj_num(r, "gpu_util", &d) && d >= 0 && d <= 100 && !(d == 0 && temp == 0)) {
+		s->util_pct = (int)lround(d);
+		s->valid |= MV_UTIL;
+	}
+	if (temp > 0 && temp < 200) {
+		s->temp_c = (int)lround(temp);
+		s->valid |= MV_TEMP;
+	}
+	if (bj_num(r, "vmem_usage", &mem) && mem >= 0 && mem < 1e6 &&
+	    bj_num(r, "gpu_totalram", &total) && total > 0 && total < 1e9) {
+		s->mem_used_mib = (int)lround(mem * 1024);
+		s->mem_total_mib = (int)lround(total);
+		s->valid |= MV_MEM;
+	}
+	cJSON_Delete(j);
+	return GR_OK;
+}
+
+enum gr_err
+vast_parse_error(long status, const char *body, size_t len, struct gr_error *err)
+{
+	static const char *const msg_keys[] = { "msg", "message", "detail", "error", NULL };
+	char msg[300] = "", code[64] = "";
+	cJSON *j = NULL;
+	enum gr_err c;
+	bool success = true, has_success = false;
+	const char *m;
+
+	if (body != NULL && len > 0)
+		j = cJSON_ParseWithLength(body, len);
+	if (cJSON_IsObject(j)) {
+		has_success = bj_bool(j, "success", &success);
+		bj_str(j, "error", code, sizeof(code));
+		if ((m = bj_first_str(j, msg_keys)) != NULL)
+			text_sanitize(msg, sizeof(msg), m);
+	} else if (body != NULL && len > 0 && !(status >= 200 && status < 300))
+		http_body_snippet(msg, sizeof(msg), body, len);
+	if (j != NULL && !cJSON_IsObject(j) && status >= 200 && status < 300) {
+		cJSON_Delete(j);
+		return GR_OK;	/* arrays and the like are successes for their callers */
+	}
+	cJSON_Delete(j);
+	if (strstr(msg, "Invalid user key") != NULL || strcmp(code, "auth_error") == 0)
+		return gr_fail(err, GR_EAUTH, "vast: API key rejected: %s (HTTP %ld)",
+		    msg[0] ? msg : code, status);
+	if (status >= 200 && status < 300 && (!has_success || success))
+		return GR_OK;
+	if (status == 410 || strstr(msg, "no_such_ask") != NULL || strcmp(code, "no_such_ask") == 0)
+		return gr_fail(err, GR_ECAPACITY, "vast: offer no longer available: %s (HTTP %ld)",
+		    msg[0] ? msg : code, status);
+	if (strstr(code, "no_such_instance") != NULL || strstr(msg, "no_such_instance") != NULL)
+		return gr_fail(err, GR_ENOTFOUND, "vast: no such instance (HTTP %ld)", status);
+	if (strstr(code, "credit") != NULL || strstr(code, "billing") != NULL ||
+	    strstr(msg, "insufficient credit") != NULL)
+		return gr_fail(err, GR_EFUNDS, "vast: %s (HTTP %ld)", msg[0] ? msg : code, status);
+	c = http_status_code(status);
+	if (c == GR_OK)
+		c = GR_EFAIL;
+	if (msg[0] == '\0' && code[0] != '\0')
+		strlcpy_(msg, code, sizeof(msg));
+	return http_fail_status(err, P, status, msg[0] ? msg : NULL);
+}
