@@ -114,6 +114,14 @@ enum gr_err vault_lookup_cfg(const struct config *config, const char *profile,
 /* Wipe and free the process-wide unsealed store (also done at exit). */
 void vault_forget(void);
 
+/*
+ * The process-wide store that vault_lookup uses, opened (unsealed) on first use; an empty
+ * store when there is none yet. Do not close it: vault_forget drops it. Commands that
+ * change it (login, logout) save it and call vault_forget when the save fails, so memory
+ * and file agree again. In the shell this means one passphrase prompt per session.
+ */
+enum gr_err vault_shared(const struct vault_opts *o, struct vault **out, struct gr_error *err);
+
 /* Secrets: sodium_malloc'd strings, wiped on free. NULL is allowed. */
 char *vault_strdup(const char *s);
 void vault_key_free(char *key);

@@ -1021,29 +1021,42 @@ forget_at_exit(void)
 }
 
 enum gr_err
-vault_lookup_cfg(const struct config *config, const char *profile, const char *provider,
-    char **key_out, struct gr_error *err)
+vault_shared(const struct vault_opts *o, struct vault **out, struct gr_error *err)
 {
 	static bool registered;
-	struct vault_opts o = { 0 };
 	enum gr_err rc;
 
-	*key_out = NULL;
+	*out = NULL;
 	if (cached == NULL) {
-		if (!vault_exists())
-			return GR_OK;	/* no store: no key, and no prompt */
-		o.config = config;
-		o.may_prompt = isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
-		if ((rc = vault_open(&cached, &o, err)) != GR_OK)
+		if ((rc = vault_open(&cached, o, err)) != GR_OK)
 			return rc;
 		if (!registered) {
 			atexit(forget_at_exit);
 			registered = true;
 		}
 	}
-	*key_out = vault_get(cached, profile, provider);
+	*out = cached;
+	return GR_OK;
+}
+
+enum gr_err
+vault_lookup_cfg(const struct config *config, const char *profile, const char *provider,
+    char **key_out, struct gr_error *err)
+{
+	struct vault_opts o = { 0 };
+	struct vault *v;
+	enum gr_err rc;
+
+	*key_out = NULL;
+	if (cached == NULL && !vault_exists())
+		return GR_OK;	/* no store: no key, and no prompt */
+	o.config = config;
+	o.may_prompt = isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
+	if ((rc = vault_shared(&o, &v, err)) != GR_OK)
+		return rc;
+	*key_out = vault_get(v, profile, provider);
 	if (*key_out == NULL && norm_profile(profile)[0] != '\0')
-		*key_out = vault_get(cached, NULL, provider);
+		*key_out = vault_get(v, NULL, provider);
 	return GR_OK;
 }
 

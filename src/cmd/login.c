@@ -1,0 +1,454 @@
+/*
+ * login.c - `gpurent login PROVIDER`: check an API key and keep it in the sealed store;
+ * `gpurent login --list`: which providers of which profile have a key (never the key);
+ * `gpurent login --rekey passphrase|keyfile`: reseal the store another way.
+ *
+ * The key is read without echo from the terminal, or from stdin with --stdin; never from
+ * the command line, where other users could see it in ps and it would reach shell history.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpurent/backend.h"
+#include "gpurent/cmd.h"
+#include "gpurent/config.h"
+#include "gpurent/output.h"
+#include "gpurent/session.h"
+#include "gpurent/util.h"
+#include "gpurent/vault.h"
+#include "login-int.h"
+
+enum { O_STDIN = 1, O_NO_VERIFY, O_LIST, O_REKEY };
+
+static const struct cmd_opt login_opts[] = {
+	{ "stdin", 0, NULL, "read the key from standard input (first line) instead of the terminal",
+	    O_STDIN, OC_NONE_, false },
+	{ "no-verify", 0, NULL, "store the key without checking it with the provider",
+	    O_NO_VERIFY, OC_NONE_, false },
+	{ "list", 'l', NULL, "list the stored keys of every profile and those in the environment",
+	    O_LIST, OC_NONE_, false },
+	{ "rekey", 0, "MODE", "reseal the store with a new passphrase ('passphrase') or a key "
+	    "file ('keyfile')", O_REKEY, OC_NONE_, false },
+	{ NULL, 0, NULL, NULL, 0, OC_NONE_, false },
+};
+
+struct login_args {
+	bool from_stdin;
+	bool no_verify;
+	bool list;
+	const char *rekey;
+};
+
+static int
+login_opt(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	struct login_args *a = data;
+
+	switch (id) {
+	case O_STDIN:
+		a->from_stdin = true;
+		break;
+	case O_NO_VERIFY:
+		a->no_verify = true;
+		break;
+	case O_LIST:
+		a->list = true;
+		break;
+	case O_REKEY:
+		if (strcmp(arg, "passphrase") != 0 && strcmp(arg, "keyfile") != 0)
+			return cmd_usage_error(c, "--rekey takes 'passphrase' or 'keyfile', not '%s'",
+			    arg);
+		a->rekey = arg;
+		break;
+	}
+	return 0;
+}
+
+void
+login_env_names(const char *provider, char *gpurent_var, char *plain_var, size_t n)
+{
+	char up[64];
+	size_t i;
+
+	for (i = 0; provider[i] != '\0' && i + 1 < sizeof(up); i++)
+		up[i] = (char)toupper((unsigned char)provider[i]);
+	up[i] = '\0';
+	snprintf(gpurent_var, n, "GPURENT_%s_API_KEY", up);
+	snprintf(plain_var, n, "%s_API_KEY", up);
+}
+
+const char *
+login_env_key(const char *provider)
+{
+	static char var[96];
+	char g[96], p[96];
+	const char *v;
+
+	login_env_names(provider, g, p, sizeof(g));
+	if ((v = getenv(g)) != NULL && v[0] != '\0') {
+		strlcpy_(var, g, sizeof(var));
+		return var;
+	}
+	if ((v = getenv(p)) != NULL && v[0] != '\0') {
+		strlcpy_(var, p, sizeof(var));
+		return var;
+	}
+	return NULL;
+}
+
+enum gr_err
+login_open_store(struct session *s, bool may_prompt, struct vault **out, struct gr_error *err)
+{
+	struct vault_opts o = { 0 };
+	struct config *cfg = NULL;
+	enum gr_err rc;
+
+	if ((rc = session_config(s, &cfg, err)) != GR_OK)
+		return rc;
+	o.config = cfg;
+	o.may_prompt = may_prompt;
+	return vault_shared(&o, out, err);
+}
+
+enum gr_err
+login_save_store(struct session *s, struct vault *v, struct gr_error *err)
+{
+	struct vault_opts o = { 0 };
+	struct config *cfg = NULL;
+	enum gr_err rc;
+
+	if ((rc = session_config(s, &cfg, err)) != GR_OK)
+		return rc;
+	o.config = cfg;
+	o.may_prompt = true;
+	if ((rc = vault_save(v, &o, err)) != GR_OK)
+		vault_forget();	/* memory no longer matches the file */
+	return rc;
+}
+
+/* A provider name from the registry, or a usage error listing them. */
+static const struct backend_ops *
+find_provider(const char *name, struct gr_error *err)
+{
+	const struct backend_ops *const *all, *ops;
+	struct sb names;
+	size_t n;
+
+	if ((ops = backend_find_ops(name)) != NULL)
+		return ops;
+	all = backend_registry(&n);
+	sb_init(&names);
+	for (size_t i = 0; i < n; i++)
+		sb_addf(&names, "%s%s", i ? ", " : "", all[i]->name);
+	gr_fail(err, GR_ENOTFOUND, "unknown provider '%s' (known: %s)", name, names.buf);
+	sb_release(&names);
+	return NULL;
+}
+
+/*
+ * Check a key with the provider's cheapest authenticated request: the account when the
+ * backend reports one, else the instance list. The key goes only into backend_env.
+ */
+static enum gr_err
+verify_key(struct session *s, const struct backend_ops *ops, const char *key,
+    struct gr_error *err)
+{
+	struct backend_env env = { 0 };
+	struct config *cfg = NULL;
+	struct state *st = NULL;
+	struct backend *b;
+	struct gr_error e = { 0 };
+	enum gr_err rc;
+
+	if ((rc = session_config(s, &cfg, err)) != GR_OK)
+		return rc;
+	if ((rc = session_state(s, &st, err)) != GR_OK)
+		return rc;
+	env.name = ops->name;
+	env.api_key = key;
+	env.config = cfg;
+	env.state = st;
+	env.debug = s->debug;
+	env.timeout_ms = config_get_int(cfg, "http.timeout", 30) * 1000;
+	env.connect_timeout_ms = config_get_int(cfg, "http.connect_timeout", 10) * 1000;
+	b = backend_create(ops, &env);
+	if (!b->ready) {
+		rc = gr_fail(err, b->init_err.code ? b->init_err.code : GR_EFAIL, "%s",
+		    b->init_err.msg);
+		backend_destroy(b);
+		return rc;
+	}
+	if (ops->account != NULL && (ops->caps & CAP_ACCOUNT)) {
+		struct account acct = { 0 };
+
+		rc = ops->account(b, &acct, &e);
+	} else if (ops->instances != NULL) {
+		struct instance_list list;
+
+		instance_list_init(&list);
+		rc = ops->instances(b, &list, &e);
+		instance_list_release(&list);
+	} else
+		rc = GR_OK;
+	backend_destroy(b);
+	if (rc == GR_EAUTH)
+		return gr_fail(err, GR_EAUTH, "'%s' rejected the key (%s); nothing was stored",
+		    ops->name, e.msg);
+	if (rc != GR_OK)
+		return gr_fail(err, rc, "cannot check the key with '%s': %s; nothing was stored "
+		    "(use --no-verify to store it unchecked)", ops->name, e.msg);
+	return GR_OK;
+}
+
+static const char *
+profile_name(const struct session *s)
+{
+	return s->profile != NULL && s->profile[0] != '\0' ? s->profile : VAULT_DEFAULT_PROFILE;
+}
+
+/* Rows of `login --list`. */
+struct key_row {
+	char profile[72];
+	char provider[72];
+	const char *source;
+	char variable[96];
+	int64_t stored;
+	bool active;
+};
+
+struct key_rows {
+	struct key_row *r;
+	size_t n;
+	const char *active_profile;
+};
+
+static void
+add_stored(const char *profile, const char *provider, int64_t stored, void *ctx)
+{
+	struct key_rows *rows = ctx;
+	struct key_row *r;
+
+	rows->r = xreallocarray(rows->r, rows->n + 1, sizeof(*rows->r));
+	r = &rows->r[rows->n++];
+	memset(r, 0, sizeof(*r));
+	strlcpy_(r->profile, profile, sizeof(r->profile));
+	strlcpy_(r->provider, provider, sizeof(r->provider));
+	r->source = "store";
+	r->stored = stored;
+	r->active = strcmp(profile, rows->active_profile) == 0;
+}
+
+static const struct column list_cols[] = {
+	{ "profile", "PROFILE", false, false, 0 },
+	{ "provider", "PROVIDER", false, false, 0 },
+	{ "source", "SOURCE", false, false, 0 },
+	{ "variable", "VARIABLE", false, false, 1 },
+	{ "stored", "STORED", false, false, 2 },
+	{ "active", "ACTIVE", false, true, 0 },
+};
+
+static void
+list_cell(const void *row, size_t col, struct cell *out, void *ctx)
+{
+	const struct key_row *r = row;
+
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+	switch (col) {
+	case 0:
+		if (r->profile[0] != '\0') {
+			out->kind = CELL_STR;
+			out->s = r->profile;
+		}
+		break;
+	case 1:
+		out->kind = CELL_STR;
+		out->s = r->provider;
+		break;
+	case 2:
+		out->kind = CELL_STR;
+		out->s = r->source;
+		out->color = r->active ? OC_GOOD : OC_DIM;
+		break;
+	case 3:
+		if (r->variable[0] != '\0') {
+			out->kind = CELL_STR;
+			out->s = r->variable;
+		}
+		break;
+	case 4:
+		if (r->stored > 0) {
+			out->kind = CELL_TIME;
+			out->i = r->stored;
+		}
+		break;
+	case 5:
+		out->kind = CELL_BOOL;
+		out->i = r->active;
+		break;
+	}
+}
+
+static int
+login_list(struct cmd_ctx *c)
+{
+	const struct backend_ops *const *all;
+	struct key_rows rows = { 0 };
+	struct gr_error err = { 0 };
+	struct vault *v;
+	size_t n;
+	enum gr_err rc;
+	int status = 0;
+
+	rows.active_profile = profile_name(c->s);
+	if (vault_exists()) {
+		if ((rc = login_open_store(c->s, true, &v, &err)) != GR_OK)
+			return cmd_error(c, &err);
+		vault_each(v, add_stored, &rows);
+	}
+	/* Keys in the environment win over the store for every profile. */
+	all = backend_registry(&n);
+	for (size_t i = 0; i < n; i++) {
+		const char *var = login_env_key(all[i]->name);
+		struct key_row *r;
+
+		if (var == NULL)
+			continue;
+		rows.r = xreallocarray(rows.r, rows.n + 1, sizeof(*rows.r));
+		r = &rows.r[rows.n++];
+		memset(r, 0, sizeof(*r));
+		strlcpy_(r->provider, all[i]->name, sizeof(r->provider));
+		r->source = "environment";
+		strlcpy_(r->variable, var, sizeof(r->variable));
+		r->active = true;
+	}
+	if (rows.n == 0 && isatty(STDERR_FILENO))
+		cmd_warn("no API keys stored; add one with 'gpurent login PROVIDER'");
+	if (out_print(c->out, &out_global, list_cols, ARRAY_LEN(list_cols), 1, rows.r, rows.n,
+	    sizeof(*rows.r), list_cell, NULL, &err) != GR_OK)
+		status = cmd_error(c, &err);
+	free(rows.r);
+	return status;
+}
+
+static int
+login_rekey(struct cmd_ctx *c, const char *mode)
+{
+	struct vault_opts o = { 0 };
+	struct config *cfg = NULL;
+	struct gr_error err = { 0 };
+	struct vault *v;
+
+	if (!vault_exists())
+		return cmd_usage_error(c, "there is no credential store yet; "
+		    "'gpurent login PROVIDER' creates one");
+	if (login_open_store(c->s, true, &v, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (session_config(c->s, &cfg, &err) != GR_OK)
+		return cmd_error(c, &err);
+	o.config = cfg;
+	o.may_prompt = true;
+	if (vault_rekey(v, &o, strcmp(mode, "keyfile") == 0 ? VAULT_KEYFILE : VAULT_PASSPHRASE,
+	    &err) != GR_OK) {
+		vault_forget();
+		return cmd_error(c, &err);
+	}
+	if (vault_get_mode(v) == VAULT_KEYFILE)
+		cmd_warn("the credential store is now sealed with the key file '%s'",
+		    vault_keyfile_path());
+	else
+		cmd_warn("the credential store is now sealed with the new passphrase");
+	return 0;
+}
+
+static int
+login_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct login_args a = { 0 };
+	struct gr_error err = { 0 };
+	const struct backend_ops *ops;
+	const char *provider, *var;
+	struct vault *v;
+	char *key = NULL, prompt[128];
+	bool created;
+	int npos = 0, rc;
+
+	if ((rc = cmd_parse(c, argc, argv, login_opt, &a, &npos)) != 0)
+		return rc;
+	if (npos < 0)
+		return 0;	/* --help */
+	if (a.list || a.rekey != NULL) {
+		if (npos > 0)
+			return cmd_usage_error(c, "--%s takes no provider", a.list ? "list" : "rekey");
+		return a.list ? login_list(c) : login_rekey(c, a.rekey);
+	}
+	if (npos != 1)
+		return cmd_usage_error(c, npos == 0 ? "which provider? ('gpurent login vast')" :
+		    "one provider at a time");
+	provider = LOGIN_POS(argv, 0);
+	if ((ops = find_provider(provider, &err)) == NULL)
+		return cmd_error(c, &err);
+	if (!a.from_stdin && !vault_have_tty())
+		return cmd_usage_error(c, "no terminal to read the key from; pipe it in with --stdin");
+
+	/* Unseal an existing store first, so a wrong passphrase costs no retyped key. */
+	created = !vault_exists();
+	if (login_open_store(c->s, true, &v, &err) != GR_OK)
+		return cmd_error(c, &err);
+
+	snprintf(prompt, sizeof(prompt), "API key for %s (input is hidden): ", ops->name);
+	if (vault_read_secret(prompt, a.from_stdin, &key, &err) != GR_OK)
+		return cmd_error(c, &err);
+
+	if (strcmp(ops->name, "sim") == 0) {
+		/* The simulator accepts any key; there is nothing to ask. */
+	} else if (!a.no_verify) {
+		if (c->s->interactive)
+			cmd_warn("checking the key with '%s'...", ops->name);
+		if (verify_key(c->s, ops, key, &err) != GR_OK) {
+			vault_key_free(key);
+			return cmd_error(c, &err);
+		}
+	}
+	rc = vault_set(v, c->s->profile, ops->name, key, &err);
+	vault_key_free(key);
+	if (rc != GR_OK || login_save_store(c->s, v, &err) != GR_OK) {
+		vault_forget();
+		return cmd_error(c, &err);
+	}
+	cmd_warn("stored the key for '%s' in profile '%s'%s", ops->name, profile_name(c->s),
+	    a.no_verify && strcmp(ops->name, "sim") != 0 ? " (not checked)" : "");
+	if (created && vault_get_mode(v) == VAULT_KEYFILE)
+		cmd_warn("the credential store is sealed with the key file '%s': anyone who can "
+		    "read both files can read the keys (see 'Credentials' in gpurent(1))",
+		    vault_keyfile_path());
+	if ((var = login_env_key(ops->name)) != NULL)
+		cmd_warn("%s is set and takes precedence over the stored key", var);
+	return 0;
+}
+
+const struct command cmd_login = {
+	.name = "login",
+	.alias = NULL,
+	.args = "PROVIDER",
+	.summary = "store a provider's API key in the sealed credential store",
+	.help =
+	    "Reads the API key for PROVIDER without echo from the terminal (or the first line "
+	    "of standard input with --stdin), checks it with one cheap authenticated request, "
+	    "and stores it sealed in the credential store for the selected profile "
+	    "(--profile, GPURENT_PROFILE; 'default' otherwise). A key is never taken from the "
+	    "command line.\n\n"
+	    "A profile without its own key for a provider uses the default profile's key. "
+	    "GPURENT_<PROVIDER>_API_KEY or <PROVIDER>_API_KEY in the environment take "
+	    "precedence over the store.\n\n"
+	    "The first login creates the store: it asks for a passphrase (GPURENT_PASSPHRASE or "
+	    "vault.passphrase_command answer unattended); an empty passphrase seals it with a "
+	    "key file instead.",
+	.opts = login_opts,
+	.complete_args = OC_PROVIDER,
+	.flags = CMD_SENSITIVE,
+	.run = login_run,
+};
