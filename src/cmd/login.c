@@ -25,14 +25,14 @@ enum { O_STDIN = 1, O_NO_VERIFY, O_LIST, O_REKEY };
 
 static const struct cmd_opt login_opts[] = {
 	{ "stdin", 0, NULL, "read the key from standard input (first line) instead of the terminal",
-	    O_STDIN, OC_NONE_, false },
+	    O_STDIN, CPL_NONE, false },
 	{ "no-verify", 0, NULL, "store the key without checking it with the provider",
-	    O_NO_VERIFY, OC_NONE_, false },
+	    O_NO_VERIFY, CPL_NONE, false },
 	{ "list", 'l', NULL, "list the stored keys of every profile and those in the environment",
-	    O_LIST, OC_NONE_, false },
+	    O_LIST, CPL_NONE, false },
 	{ "rekey", 0, "MODE", "reseal the store with a new passphrase ('passphrase') or a key "
-	    "file ('keyfile')", O_REKEY, OC_NONE_, false },
-	{ NULL, 0, NULL, NULL, 0, OC_NONE_, false },
+	    "file ('keyfile')", O_REKEY, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 struct login_args {
@@ -448,7 +448,7 @@ const struct command cmd_login = {
 	    "vault.passphrase_command answer unattended); an empty passphrase seals it with a "
 	    "key file instead.",
 	.opts = login_opts,
-	.complete_args = OC_PROVIDER,
+	.complete_args = CPL_PROVIDER,
 	.flags = CMD_SENSITIVE,
 	.run = login_run,
 };

@@ -15,8 +15,8 @@
 enum { O_ALL = 1 };
 
 static const struct cmd_opt logout_opts[] = {
-	{ "all", 'a', NULL, "forget every key of the selected profile", O_ALL, OC_NONE_, false },
-	{ NULL, 0, NULL, NULL, 0, OC_NONE_, false },
+	{ "all", 'a', NULL, "forget every key of the selected profile", O_ALL, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 static int
@@ -124,7 +124,7 @@ const struct command cmd_logout = {
 	    "Keys in the environment are not touched. Nothing is removed when one of the named "
 	    "providers has no stored key.",
 	.opts = logout_opts,
-	.complete_args = OC_PROVIDER,
+	.complete_args = CPL_PROVIDER,
 	.flags = 0,
 	.run = logout_run,
 };
