@@ -1,0 +1,55 @@
+/*
+ * shell.c - `gpurent shell`: the interactive prompt (src/shell does the work).
+ */
+#include "gpurent/cmd.h"
+#include "gpurent/shell.h"
+
+static int
+shell_opt(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	(void)c;
+	(void)id;
+	(void)arg;
+	(void)data;
+	return 0;
+}
+
+static int
+shell_cmd_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	int npos = 0, rc;
+
+	if ((rc = cmd_parse(c, argc, argv, shell_opt, NULL, &npos)) != 0)
+		return rc;
+	if (npos < 0)
+		return 0;
+	if (npos > 0)
+		return cmd_usage_error(c, "takes no arguments");
+	return shell_run(c->s);
+}
+
+const struct command cmd_shell = {
+	.name = "shell",
+	.alias = NULL,
+	.args = NULL,
+	.summary = "an interactive prompt with completion and history",
+	.help =
+	    "Reads commands at a prompt and runs each through the same command table as the "
+	    "command line, without the 'gpurent' in front: 'offers gpu=h100', 'ls', "
+	    "'metrics sim:i-000001 --follow'. Tab completes commands, options, providers, GPU "
+	    "names, filter terms, and offer and instance ids from the local database. "
+	    "Ctrl-C stops the running command and keeps the shell; an error is printed and "
+	    "the shell goes on; 'exit' or Ctrl-D leaves.\n\n"
+	    "History is kept in the state directory (mode 0600). Lines that may carry a secret "
+	    "are never written there: 'login', any line naming a key, token, password or "
+	    "passphrase, any line holding the value of a *_API_KEY variable, lines that are "
+	    "not gpurent commands, and lines that start with a blank.\n\n"
+	    "Global options given on a line apply to that line only; 'gpurent --profile NAME "
+	    "shell' selects a profile for the whole session. With standard input not a "
+	    "terminal, commands are read one per line (a script) and the exit status is that "
+	    "of the last command that failed.",
+	.opts = NULL,
+	.complete_args = CPL_NONE,
+	.flags = CMD_NOT_IN_SHELL,
+	.run = shell_cmd_run,
+};

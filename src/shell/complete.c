@@ -1,0 +1,486 @@
+/*
+ * complete.c - what the word under the cursor can become: commands, options, providers,
+ * GPUs, filter terms, and offer and instance ids from the local database (instant, and
+ * offline). Plain functions; the readline glue in shell.c calls shell_complete.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "gpurent/backend.h"
+#include "gpurent/catalogue.h"
+#include "gpurent/cmd.h"
+#include "gpurent/config.h"
+#include "gpurent/filter.h"
+#include "gpurent/model.h"
+#include "gpurent/session.h"
+#include "gpurent/shell.h"
+#include "gpurent/sim.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+#define IDS_MAX 2000
+
+struct cands {
+	char **v;
+	size_t n;
+	const char *prefix;	/* only words starting with this are kept */
+	const char *lead;	/* prepended to each word ("--output=", "gpu=h100,") */
+	bool ci;		/* compare the prefix ignoring case */
+};
+
+static void
+cand_add(struct cands *c, const char *word)
+{
+	size_t pl = strlen(c->prefix);
+
+	if (c->ci ? !prefix_ci(word, c->prefix) : strncmp(word, c->prefix, pl) != 0)
+		return;
+	c->v = xreallocarray(c->v, c->n + 2, sizeof(*c->v));
+	c->v[c->n++] = xasprintf("%s%s", c->lead ? c->lead : "", word);
+	c->v[c->n] = NULL;
+}
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sort, drop duplicates, and hand back a NULL-terminated array (never NULL). */
+static char **
+cand_finish(struct cands *c)
+{
+	size_t i, j;
+
+	if (c->v == NULL)
+		return xcalloc(1, sizeof(char *));
+	qsort(c->v, c->n, sizeof(*c->v), str_cmp);
+	for (i = j = 0; i < c->n; i++) {
+		if (j > 0 && strcmp(c->v[j - 1], c->v[i]) == 0) {
+			free(c->v[i]);
+			continue;
+		}
+		c->v[j++] = c->v[i];
+	}
+	c->v[j] = NULL;
+	return c->v;
+}
+
+static void
+add_commands(struct cands *c)
+{
+	for (size_t i = 0; commands[i] != NULL; i++) {
+		if (commands[i]->flags & (CMD_HIDDEN | CMD_NOT_IN_SHELL))
+			continue;
+		cand_add(c, commands[i]->name);
+		if (commands[i]->alias != NULL)
+			cand_add(c, commands[i]->alias);
+	}
+}
+
+static void
+add_providers(struct cands *c)
+{
+	const struct backend_ops *const *all;
+	size_t n;
+
+	all = backend_registry(&n);
+	for (size_t i = 0; i < n; i++)
+		cand_add(c, all[i]->name);
+}
+
+static void
+add_gpus(struct cands *c)
+{
+	const struct gpu_model *m;
+	size_t n;
+	bool ci = c->ci;
+
+	c->ci = true;
+	m = catalogue_all(&n);
+	for (size_t i = 0; i < n; i++) {
+		cand_add(c, m[i].id);
+		if (m[i].family != NULL)
+			cand_add(c, m[i].family);
+	}
+	c->ci = ci;
+}
+
+/* The words of a ", "-separated help list ("price, gpu-price, ..."). */
+static void
+add_list(struct cands *c, const char *list)
+{
+	char buf[512], *tok, *save = NULL;
+
+	if (list == NULL)
+		return;
+	strlcpy_(buf, list, sizeof(buf));
+	for (tok = strtok_r(buf, ", ", &save); tok != NULL; tok = strtok_r(NULL, ", ", &save))
+		cand_add(c, tok);
+}
+
+static void
+add_profiles(struct cands *c, struct session *s)
+{
+	struct config *cfg;
+	const char *names[64];
+	size_t n;
+
+	if (session_config(s, &cfg, NULL) != GR_OK)
+		return;
+	n = config_profiles(cfg, names, ARRAY_LEN(names));
+	for (size_t i = 0; i < n && i < ARRAY_LEN(names); i++)
+		cand_add(c, names[i]);
+}
+
+static void
+add_config_keys(struct cands *c)
+{
+	const struct config_key *k;
+	size_t n;
+
+	k = config_keys(&n);
+	for (size_t i = 0; i < n; i++)
+		cand_add(c, k[i].name);
+}
+
+/* Run a one-column query and add each row; a missing table just adds nothing. */
+static void
+add_query(struct cands *c, struct state *st, const char *sql)
+{
+	sqlite3_stmt *q;
+	int rows = 0;
+
+	if (sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL) != SQLITE_OK)
+		return;
+	while (rows++ < IDS_MAX && sqlite3_step(q) == SQLITE_ROW) {
+		const unsigned char *id = sqlite3_column_text(q, 0);
+
+		if (id != NULL)
+			cand_add(c, (const char *)id);
+	}
+	sqlite3_finalize(q);
+}
+
+/*
+ * Instances known locally: the simulator's live instances and every instance the cost
+ * ledger has seen billed in the last 30 days (any provider).
+ */
+static void
+add_instances(struct cands *c, struct session *s)
+{
+	struct state *st;
+	char sql[256];
+
+	if (session_state(s, &st, NULL) != GR_OK)
+		return;
+	snprintf(sql, sizeof(sql), "SELECT id FROM sim_instances WHERE state NOT IN (%d, %d) "
+	    "ORDER BY seq DESC", ST_DESTROYED, ST_FAILED);
+	add_query(c, st, sql);
+	snprintf(sql, sizeof(sql), "SELECT DISTINCT instance_id FROM ledger WHERE end_ts = 0 "
+	    "OR end_ts > %lld", (long long)time(NULL) - 30 * 86400);
+	add_query(c, st, sql);
+}
+
+/*
+ * Offers known locally: the simulated market's (computed, not fetched) when the simulator
+ * is in use, and any offers a cache table holds.
+ */
+static void
+add_offers(struct cands *c, struct session *s)
+{
+	struct offer_list l;
+	struct state *st;
+	struct sim *sim;
+	const char *list;
+	struct config *cfg;
+	bool use_sim = false;
+
+	if (session_state(s, &st, NULL) != GR_OK)
+		return;
+	for (size_t i = 0; i < s->n_providers; i++)
+		if (strcmp(s->providers[i], "sim") == 0)
+			use_sim = true;
+	if (s->n_providers == 0 && session_config(s, &cfg, NULL) == GR_OK) {
+		list = config_get(cfg, "providers");
+		use_sim = list == NULL || strstr(list, "sim") != NULL;
+	}
+	if (use_sim && sim_open(&sim, st, NULL) == GR_OK) {
+		offer_list_init(&l);
+		if (sim_offers(sim, &l, NULL) == GR_OK)
+			for (size_t i = 0; i < l.n && i < IDS_MAX; i++)
+				cand_add(c, l.v[i].id);
+		offer_list_release(&l);
+		sim_close(sim);
+	}
+	add_query(c, st, "SELECT id FROM offer_cache ORDER BY rowid DESC");
+}
+
+static void
+add_filter_values(struct cands *c, struct session *s, const char *field)
+{
+	if (strcmp(field, "gpu") == 0)
+		add_gpus(c);
+	else if (strcmp(field, "provider") == 0)
+		add_providers(c);
+	else if (strcmp(field, "type") == 0) {
+		cand_add(c, offer_type_name(OFFER_ON_DEMAND));
+		cand_add(c, offer_type_name(OFFER_INTERRUPTIBLE));
+	} else if (strcmp(field, "interconnect") == 0) {
+		cand_add(c, interconnect_name(IC_PCIE));
+		cand_add(c, interconnect_name(IC_NVLINK));
+		cand_add(c, interconnect_name(IC_INFINIBAND));
+	} else if (strcmp(field, "region") == 0) {
+		static const char *const regions[] = { "af", "asia", "eu", "na", "oc", "sa" };
+
+		for (size_t i = 0; i < ARRAY_LEN(regions); i++)
+			cand_add(c, regions[i]);
+	}
+	(void)s;
+}
+
+/*
+ * A filter term: "gp" -> "gpu=", "gpu=h1" -> "gpu=H100-SXM-80GB", "gpu=a100,h" -> the
+ * next GPU after the comma.
+ */
+static void
+add_filter(struct cands *c, struct session *s, const char *partial)
+{
+	const char *op = strpbrk(partial, "=<>!"), *val, *comma;
+	char field[32], lead[256];
+	size_t fl;
+
+	if (op == NULL) {
+		for (int f = 0; f < FF__COUNT; f++) {
+			char term[40];
+
+			snprintf(term, sizeof(term), "%s%s", filter_field_name((enum filter_field)f),
+			    f == FF_GPU || f == FF_REGION || f == FF_TYPE || f == FF_PROVIDER ||
+			    f == FF_INTERCONNECT ? "=" : "");
+			cand_add(c, term);
+		}
+		return;
+	}
+	fl = (size_t)(op - partial);
+	if (fl >= sizeof(field))
+		return;
+	memcpy(field, partial, fl);
+	field[fl] = '\0';
+	val = op;
+	while (*val == '=' || *val == '<' || *val == '>' || *val == '!')
+		val++;
+	comma = strrchr(val, ',');
+	if (comma != NULL)
+		val = comma + 1;
+	if ((size_t)(val - partial) >= sizeof(lead))
+		return;
+	memcpy(lead, partial, (size_t)(val - partial));
+	lead[val - partial] = '\0';
+	c->prefix = val;
+	c->lead = lead;
+	add_filter_values(c, s, field);
+	c->lead = NULL;
+}
+
+/* Fill c with what an argument of kind k can be. Returns false for file names. */
+static bool
+add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *partial)
+{
+	switch (k) {
+	case CPL_NONE:
+	case CPL_FIELD:
+		break;
+	case CPL_OFFER:
+		add_offers(c, s);
+		break;
+	case CPL_INSTANCE:
+		add_instances(c, s);
+		break;
+	case CPL_PROVIDER:
+		add_providers(c);
+		break;
+	case CPL_SORT:
+		add_list(c, sort_keys_help());
+		break;
+	case CPL_STATE:
+		for (int i = ST_PROVISIONING; i < ST__COUNT; i++)
+			cand_add(c, inst_state_name((enum inst_state)i));
+		break;
+	case CPL_FORMAT:
+		add_list(c, "table, json, csv, tsv, ids");
+		break;
+	case CPL_GPU:
+		add_gpus(c);
+		break;
+	case CPL_CONFIG_KEY:
+		add_config_keys(c);
+		break;
+	case CPL_FILE:
+		return false;
+	case CPL_COMMAND:
+		add_commands(c);
+		break;
+	case CPL_PROFILE:
+		add_profiles(c, s);
+		break;
+	case CPL_FILTER:
+		add_filter(c, s, partial);
+		break;
+	}
+	return true;
+}
+
+static const struct cmd_opt *
+find_long(const struct cmd_opt *opts, const char *name, size_t len)
+{
+	for (; opts != NULL && opts->name != NULL; opts++)
+		if (strlen(opts->name) == len && strncmp(opts->name, name, len) == 0)
+			return opts;
+	return NULL;
+}
+
+static const struct cmd_opt *
+find_short(const struct cmd_opt *opts, char ch)
+{
+	for (; opts != NULL && opts->name != NULL; opts++)
+		if (opts->short_name == ch)
+			return opts;
+	return NULL;
+}
+
+/* The option a word names ("--output", "-o"), in the command's options or the global ones. */
+static const struct cmd_opt *
+word_opt(const struct command *cmd, const char *w)
+{
+	const struct cmd_opt *o = NULL;
+
+	if (w[0] != '-' || w[1] == '\0')
+		return NULL;
+	if (w[1] == '-') {
+		size_t len = strcspn(w + 2, "=");
+
+		if (w[2 + len] == '=')
+			return NULL;	/* the value is in the word itself */
+		o = find_long(cmd != NULL ? cmd->opts : NULL, w + 2, len);
+		if (o == NULL)
+			o = find_long(global_opts, w + 2, len);
+	} else if (w[2] == '\0') {
+		o = find_short(cmd != NULL ? cmd->opts : NULL, w[1]);
+		if (o == NULL)
+			o = find_short(global_opts, w[1]);
+	}
+	return o;
+}
+
+/* Whether a non-repeatable option was given already. */
+static bool
+opt_used(const struct command *cmd, const struct cmd_opt *o, char **words, int nwords)
+{
+	size_t len = strlen(o->name);
+
+	if (o->repeat)
+		return false;
+	for (int i = 1; i < nwords; i++) {
+		if (word_opt(cmd, words[i]) == o)
+			return true;
+		if (strncmp(words[i], "--", 2) == 0 && strncmp(words[i] + 2, o->name, len) == 0 &&
+		    words[i][2 + len] == '=')
+			return true;
+	}
+	return false;
+}
+
+static void
+add_opts(struct cands *c, const struct command *cmd, const struct cmd_opt *opts, char **words,
+    int nwords)
+{
+	for (; opts != NULL && opts->name != NULL; opts++) {
+		char name[64];
+
+		if (opt_used(cmd, opts, words, nwords))
+			continue;
+		snprintf(name, sizeof(name), "--%s", opts->name);
+		cand_add(c, name);
+	}
+}
+
+char **
+shell_complete(struct session *s, char **words, int nwords, const char *partial)
+{
+	struct cands c = { .prefix = partial };
+	const struct command *cmd;
+	const struct cmd_opt *o;
+	int first = 0;
+
+	/* Global options may come before the command: skip them and their values. */
+	while (first < nwords && words[first][0] == '-') {
+		o = word_opt(NULL, words[first]);
+		first += o != NULL && o->arg != NULL ? 2 : 1;
+	}
+	if (first >= nwords) {
+		if (partial[0] == '-' && nwords == first) {
+			add_opts(&c, NULL, global_opts, words, nwords);
+			return cand_finish(&c);
+		}
+		if (nwords > 0 && first > nwords) {	/* the value of a global option */
+			o = word_opt(NULL, words[nwords - 1]);
+			if (o != NULL && !add_kind(&c, s, o->complete, partial))
+				return NULL;
+			return cand_finish(&c);
+		}
+		add_commands(&c);
+		cand_add(&c, "exit");
+		cand_add(&c, "quit");
+		if (cmd_find("help") == NULL)
+			cand_add(&c, "help");
+		return cand_finish(&c);
+	}
+	if (strcmp(words[first], "help") == 0 && cmd_find("help") == NULL) {
+		add_commands(&c);
+		return cand_finish(&c);
+	}
+	if ((cmd = cmd_find(words[first])) == NULL)
+		return cand_finish(&c);
+
+	/* The value of an option: after "--output" or in "--output=js". */
+	if (nwords > first + 1 && (o = word_opt(cmd, words[nwords - 1])) != NULL &&
+	    o->arg != NULL) {
+		bool after_dd = false;
+
+		for (int i = first + 1; i < nwords - 1; i++)
+			if (strcmp(words[i], "--") == 0)
+				after_dd = true;
+		if (!after_dd) {
+			if (!add_kind(&c, s, o->complete, partial))
+				return NULL;
+			return cand_finish(&c);
+		}
+	}
+	if (strncmp(partial, "--", 2) == 0 && strchr(partial, '=') != NULL) {
+		char lead[80];
+		size_t len = (size_t)(strchr(partial, '=') - partial);
+
+		if (len + 2 > sizeof(lead))
+			return cand_finish(&c);
+		snprintf(lead, sizeof(lead), "%.*s", (int)len, partial);
+		if ((o = word_opt(cmd, lead)) == NULL || o->arg == NULL)
+			return cand_finish(&c);
+		snprintf(lead, sizeof(lead), "%.*s", (int)len + 1, partial);
+		c.lead = lead;
+		c.prefix = partial + len + 1;
+		if (!add_kind(&c, s, o->complete, c.prefix))
+			return NULL;
+		return cand_finish(&c);
+	}
+	if (partial[0] == '-') {
+		add_opts(&c, cmd, cmd->opts, words + first, nwords - first);
+		add_opts(&c, cmd, global_opts, words + first, nwords - first);
+		return cand_finish(&c);
+	}
+	if (!add_kind(&c, s, cmd->complete_args, partial))
+		return NULL;
+	return cand_finish(&c);
+}
