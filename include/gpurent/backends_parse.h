@@ -91,12 +91,14 @@ enum gr_err vast_parse_error(long status, const char *body, size_t len, struct g
 /* --- RunPod GraphQL (src/backends/runpod_parse.c) --- */
 
 /*
- * A gpuTypes reply with `secure` and `community` lowestPrice aliases for gpu_count GPUs:
- * appends one offer per (type, cloud) with stock. Interruptible offers (minimumBidPrice) are
- * added with type OFFER_INTERRUPTIBLE when want_spot.
+ * A gpuTypes reply whose lowestPrice aliases are named s<N> (secure cloud) and c<N>
+ * (community) for N GPUs: appends one offer per (type, cloud, N) in stock. With want_spot,
+ * an offer with a minimumBidPrice also gives an OFFER_INTERRUPTIBLE offer.
  */
-enum gr_err runpod_parse_gpu_types(const char *body, size_t len, int gpu_count, bool want_spot,
+enum gr_err runpod_parse_gpu_types(const char *body, size_t len, bool want_spot,
     struct offer_list *out, struct gr_error *err);
+/* The GraphQL request body for offers with the filter pushed down (gpu ids, GPU counts). */
+char *runpod_build_offers_query(const struct filter *f, bool *pushed_all);
 /* A Pod object onto the common model. */
 void runpod_pod_from_json(const struct cJSON *pod, struct instance *out);
 /* {"data": {"myself": {"pods": [...]}}}. */

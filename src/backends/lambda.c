@@ -1,0 +1,425 @@
+/*
+ * lambda.c - the Lambda Cloud backend over API v1 (../shared/providers/lambda.md).
+ *
+ * Offers: GET /api/v1/instance-types (one offer per type and region with capacity).
+ * Lambda cannot stop or start an instance, has no spot, metrics or account endpoints: those
+ * slots stay NULL and the core says so. It reports no creation time, so the launch records
+ * one in the local database.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpurent/backend.h"
+#include "gpurent/backends_parse.h"
+#include "gpurent/config.h"
+#include "gpurent/filter.h"
+#include "gpurent/http.h"
+#include "gpurent/util.h"
+
+#include "backends_int.h"
+
+#define LAMBDA_URL "https://cloud.lambda.ai"
+
+struct lambda {
+	struct bk_http h;
+	char ssh_key[65];		/* configured key name, "" for none */
+};
+
+static struct lambda *
+priv(struct backend *b)
+{
+	return b->priv;
+}
+
+static enum gr_err
+lambda_init(struct backend *b, struct gr_error *err)
+{
+	struct lambda *l = priv(b);
+	const char *s;
+
+	/* Every Lambda endpoint needs the key, offers included. */
+	if (b->env.config != NULL && (s = config_get(b->env.config, "lambda.ssh_key")) != NULL)
+		strlcpy_(l->ssh_key, s, sizeof(l->ssh_key));
+	return bk_http_init(&l->h, b, LAMBDA_URL, true, err);
+}
+
+static void
+lambda_cleanup(struct backend *b)
+{
+	if (b->priv != NULL)
+		bk_http_free(&priv(b)->h);
+}
+
+static enum gr_err
+check(enum gr_err e, const struct http_response *rs, struct gr_error *err)
+{
+	if (e != GR_OK)
+		return e;
+	return lambda_parse_error(rs->status, rs->body, rs->len, err);
+}
+
+static enum gr_err
+lambda_req(struct backend *b, enum http_method m, const char *path, const char *json,
+    bool idempotent, struct http_response *rs, struct gr_error *err)
+{
+	struct lambda *l = priv(b);
+	char *url = bk_url(&l->h, path);
+	enum gr_err e;
+
+	if (m == HTTP_GET)
+		e = http_get(l->h.http, url, l->h.hdrs, rs, err);
+	else
+		e = http_send_json(l->h.http, m, url, l->h.hdrs, json, idempotent, rs, err);
+	free(url);
+	return e;
+}
+
+static enum gr_err
+lambda_offers(struct backend *b, const struct filter *f, struct offer_list *out,
+    bool *pushed_all, struct gr_error *err)
+{
+	struct http_response rs;
+	size_t i;
+	enum gr_err e;
+
+	/* One small price list: nothing to push down, the core filters it all. */
+	*pushed_all = true;
+	for (i = 0; f != NULL && i < f->n; i++)
+		if (f->t[i].field != FF_PROVIDER && f->t[i].field != FF_TYPE)
+			*pushed_all = false;
+	e = check(lambda_req(b, HTTP_GET, "/api/v1/instance-types", NULL, true, &rs, err), &rs,
+	    err);
+	if (e == GR_OK)
+		e = lambda_parse_instance_types(rs.body, rs.len, out, err);
+	http_response_release(&rs);
+	return e;
+}
+
+static void
+add_created(struct backend *b, struct instance *in)
+{
+	int64_t t;
+
+	if (bk_recall_created(b, in->id, &t)) {
+		in->created_at = t;
+		in->valid |= IV_CREATED;
+	}
+}
+
+static enum gr_err
+lambda_get_local(struct backend *b, const char *lid, struct instance *out, struct gr_error *err)
+{
+	struct http_response rs;
+	char path[96];
+	enum gr_err e;
+
+	snprintf(path, sizeof(path), "/api/v1/instances/%s", lid);
+	e = lambda_req(b, HTTP_GET, path, NULL, true, &rs, err);
+	if (e == GR_OK && rs.status == 404)
+		e = gr_fail(err, GR_ENOTFOUND, "lambda: no instance 'lambda:%s'", lid);
+	e = check(e, &rs, err);
+	if (e == GR_OK)
+		e = lambda_parse_instance(rs.body, rs.len, out, err);
+	http_response_release(&rs);
+	if (e == GR_OK)
+		add_created(b, out);
+	return e;
+}
+
+/* Lambda ids are 32 lowercase hex characters; anything else cannot exist. */
+static const char *
+local_hex(struct backend *b, const char *id, struct gr_error *err)
+{
+	const char *l = bk_local_id(b, id, err), *p;
+
+	if (l == NULL)
+		return NULL;
+	for (p = l; *p != '\0'; p++) {
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')) || p - l > 64) {
+			gr_fail(err, GR_ENOTFOUND, "lambda: no instance '%s'", id);
+			return NULL;
+		}
+	}
+	return l;
+}
+
+static enum gr_err
+lambda_get(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
+{
+	const char *l;
+	enum gr_err e;
+
+	if ((l = local_hex(b, id, err)) == NULL)
+		return GR_ENOTFOUND;
+	if ((e = lambda_get_local(b, l, out, err)) == GR_OK)
+		bk_observe(b, out);
+	return e;
+}
+
+static enum gr_err
+lambda_list(struct backend *b, struct instance_list *out, struct gr_error *err)
+{
+	struct http_response rs;
+	enum gr_err e;
+
+	e = check(lambda_req(b, HTTP_GET, "/api/v1/instances", NULL, true, &rs, err), &rs, err);
+	if (e == GR_OK)
+		e = lambda_parse_instances(rs.body, rs.len, out, err);
+	http_response_release(&rs);
+	return e;
+}
+
+static enum gr_err
+lambda_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
+{
+	size_t first = out->n, i;
+	enum gr_err e;
+
+	e = lambda_list(b, out, err);
+	for (i = first; e == GR_OK && i < out->n; i++) {
+		add_created(b, &out->v[i]);
+		bk_observe(b, &out->v[i]);
+	}
+	return e;
+}
+
+/* The SSH key to launch with: the configured one, else the only one registered. */
+static enum gr_err
+pick_ssh_key(struct backend *b, char *out, size_t n, struct gr_error *err)
+{
+	struct lambda *l = priv(b);
+	struct http_response rs;
+	char names[8][65];
+	size_t count = 0, i;
+	struct sb list;
+	enum gr_err e;
+
+	if (l->ssh_key[0] != '\0') {
+		strlcpy_(out, l->ssh_key, n);
+		return GR_OK;
+	}
+	e = check(lambda_req(b, HTTP_GET, "/api/v1/ssh-keys", NULL, true, &rs, err), &rs, err);
+	if (e == GR_OK)
+		e = lambda_parse_ssh_keys(rs.body, rs.len, names, ARRAY_LEN(names), &count, err);
+	http_response_release(&rs);
+	if (e != GR_OK)
+		return e;
+	if (count == 1) {
+		strlcpy_(out, names[0], n);
+		return GR_OK;
+	}
+	if (count == 0)
+		return gr_fail(err, GR_EUSAGE, "lambda: launching needs an SSH key and the account "
+		    "has none: add one in the Lambda console (SSH keys), then retry");
+	sb_init(&list);
+	for (i = 0; i < count && i < ARRAY_LEN(names); i++)
+		sb_addf(&list, "%s'%s'", i ? ", " : "", names[i]);
+	if (count > ARRAY_LEN(names))
+		sb_adds(&list, ", ...");
+	gr_fail(err, GR_EUSAGE, "lambda: the account has %zu SSH keys (%s); choose one with "
+	    "'gpurent config set lambda.ssh_key NAME'", count, list.buf);
+	sb_release(&list);
+	return GR_EUSAGE;
+}
+
+/* Find an instance by name after an unclear launch. 1 found, 0 not, -1 unknown. */
+static int
+lambda_find_launched(struct backend *b, const char *name, struct instance *out)
+{
+	struct instance_list l;
+	int found = 0;
+	size_t i;
+
+	instance_list_init(&l);
+	if (lambda_list(b, &l, &(struct gr_error){ 0 }) != GR_OK) {
+		instance_list_release(&l);
+		return -1;
+	}
+	for (i = 0; i < l.n; i++) {
+		if (strcmp(l.v[i].label, name) == 0) {
+			*out = l.v[i];
+			found = 1;
+			break;
+		}
+	}
+	instance_list_release(&l);
+	return found;
+}
+
+static enum gr_err
+lambda_launch(struct backend *b, const struct launch_req *req, struct instance *out,
+    struct gr_error *err)
+{
+	struct http_response rs;
+	char type[64], region[48], key[65], name[65], lid[80], *doc;
+	const char *l, *at;
+	cJSON *o;
+	int attempt, look, found;
+	enum gr_err e;
+	bool unclear;
+
+	if (req->interruptible)
+		return gr_fail(err, GR_EUNSUPPORTED, "lambda: Lambda has no interruptible "
+		    "instances; launch on demand without a bid");
+	if ((l = bk_local_id(b, req->offer_id, err)) == NULL)
+		return GR_ENOTFOUND;
+	at = strchr(l, '@');
+	if (at == NULL) {
+		return gr_fail(err, GR_ECAPACITY, "lambda: '%s' has no capacity in any region "
+		    "now; try again later or pick another type", req->offer_id);
+	}
+	if ((size_t)(at - l) >= sizeof(type) || strlen(at + 1) >= sizeof(region) || at == l ||
+	    at[1] == '\0')
+		return gr_fail(err, GR_ENOTFOUND, "lambda: no offer '%s'", req->offer_id);
+	memcpy(type, l, (size_t)(at - l));
+	type[at - l] = '\0';
+	strlcpy_(region, at + 1, sizeof(region));
+	if (req->disk_gb > 0)
+		return gr_fail(err, GR_EUNSUPPORTED, "lambda: the disk size is fixed by the "
+		    "instance type; launch without --disk");
+	if ((e = pick_ssh_key(b, key, sizeof(key), err)) != GR_OK)
+		return e;
+	if (req->label != NULL && req->label[0] != '\0')
+		text_sanitize(name, sizeof(name), req->label);
+	else
+		snprintf(name, sizeof(name), "gpurent-%.48s",
+		    req->client_token != NULL ? req->client_token : "launch");
+
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "region_name", region);
+	cJSON_AddStringToObject(o, "instance_type_name", type);
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "ssh_key_names"), cJSON_CreateString(key));
+	cJSON_AddStringToObject(o, "name", name);
+	if (req->onstart != NULL)
+		cJSON_AddStringToObject(o, "user_data", req->onstart);
+	if (req->image != NULL)
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "image"), "family", req->image);
+	doc = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+
+	lid[0] = '\0';
+	for (attempt = 1; attempt <= 4; attempt++) {
+		struct gr_error terr = { 0 };
+
+		e = lambda_req(b, HTTP_POST, "/api/v1/instance-operations/launch", doc, false, &rs,
+		    &terr);
+		unclear = (e != GR_OK && rs.maybe_sent) || (e == GR_OK && rs.status >= 500);
+		if (e == GR_OK && rs.status == 429 && attempt < 4) {
+			/* Launches are limited to one per 12 s; a 429 was not acted on. */
+			bk_sleep_ms(rs.retry_after_s > 0 ? rs.retry_after_s * 1000L :
+			    1000L << attempt);
+			http_response_release(&rs);
+			continue;
+		}
+		if (!unclear) {
+			if (e != GR_OK)
+				gr_fail(err, terr.code, "%s", terr.msg);
+			else
+				e = lambda_parse_error(rs.status, rs.body, rs.len, err);
+			if (e == GR_OK)
+				e = lambda_parse_launch(rs.body, rs.len, lid, sizeof(lid), err);
+			http_response_release(&rs);
+			break;
+		}
+		http_response_release(&rs);
+		found = -1;
+		for (look = 0; look < 3 && found != 1; look++) {
+			if (look > 0)
+				bk_sleep_ms(1000);
+			found = lambda_find_launched(b, name, out);
+		}
+		if (found == 1) {
+			strlcpy_(lid, out->id + 7, sizeof(lid));
+			e = GR_OK;
+			break;
+		}
+		if (found < 0 || attempt == 4) {
+			e = gr_fail(err, GR_EUNAVAIL, "lambda: launch outcome unknown (%s) and the "
+			    "instance list could not confirm it; run 'gpurent ls' before launching "
+			    "again (name '%s')", terr.msg[0] ? terr.msg : "server error", name);
+			break;
+		}
+		bk_sleep_ms(1000L << attempt);
+	}
+	free(doc);
+	if (e != GR_OK)
+		return e;
+	/* Lambda never says when an instance was created: record it now. */
+	{
+		char full[ID_MAX];
+		int64_t now = bk_now();
+
+		snprintf(full, sizeof(full), "lambda:%.56s", lid);
+		bk_remember_created(b, full, now);
+		if (lambda_get_local(b, lid, out, &(struct gr_error){ 0 }) != GR_OK) {
+			memset(out, 0, sizeof(*out));
+			strlcpy_(out->id, full, sizeof(out->id));
+			strlcpy_(out->provider, "lambda", sizeof(out->provider));
+			strlcpy_(out->label, name, sizeof(out->label));
+			out->state = ST_PROVISIONING;
+		}
+		out->created_at = now;
+		out->valid |= IV_CREATED;
+	}
+	strlcpy_(out->offer_id, req->offer_id, sizeof(out->offer_id));
+	bk_observe(b, out);
+	return GR_OK;
+}
+
+static enum gr_err
+lambda_destroy(struct backend *b, const char *id, struct gr_error *err)
+{
+	struct http_response rs;
+	struct instance in;
+	const char *l;
+	char *doc;
+	cJSON *o;
+	enum gr_err e;
+
+	if ((l = local_hex(b, id, err)) == NULL)
+		return GR_ENOTFOUND;
+	o = cJSON_CreateObject();
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "instance_ids"), cJSON_CreateString(l));
+	doc = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	/* Terminating twice has the effect of once, so the HTTP layer may retry it. */
+	e = lambda_req(b, HTTP_POST, "/api/v1/instance-operations/terminate", doc, true, &rs, err);
+	free(doc);
+	if (e == GR_OK && rs.status == 404 && rs.attempts > 1) {
+		e = GR_OK;	/* an earlier attempt went through */
+	} else {
+		if (e == GR_OK && rs.status == 404)
+			e = gr_fail(err, GR_ENOTFOUND, "lambda: no instance '%s'", id);
+		e = check(e, &rs, err);
+	}
+	http_response_release(&rs);
+	if (e != GR_OK)
+		return e;
+	memset(&in, 0, sizeof(in));
+	strlcpy_(in.id, id, sizeof(in.id));
+	strlcpy_(in.provider, "lambda", sizeof(in.provider));
+	in.state = ST_DESTROYED;
+	bk_observe(b, &in);
+	return GR_OK;
+}
+
+const struct backend_ops backend_lambda = {
+	.name = "lambda",
+	.description = "Lambda Cloud on-demand GPU instances (API v1); no stop, only terminate",
+	.caps = CAP_SSH,
+	.priv_size = sizeof(struct lambda),
+	.init = lambda_init,
+	.cleanup = lambda_cleanup,
+	.offers = lambda_offers,
+	.instances = lambda_instances,
+	.get = lambda_get,
+	.launch = lambda_launch,
+	.stop = NULL,		/* Lambda can only terminate */
+	.start = NULL,
+	.destroy = lambda_destroy,
+	.metrics = NULL,
+	.account = NULL,
+};

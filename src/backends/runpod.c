@@ -1,0 +1,595 @@
+/*
+ * runpod.c - the RunPod backend over its GraphQL API (../shared/providers/runpod.md).
+ *
+ * REST v1 was retired on 2026-11-15 and v2 is in beta, so everything goes through
+ * POST /graphql: gpuTypes with lowestPrice per cloud and GPU count for offers,
+ * podFindAndDeployOnDemand / podRentInterruptable to launch, myself.pods, pod, podStop,
+ * podResume, podTerminate, and myself for the account. Variables carry every value, so no
+ * user string is ever spliced into a query.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpurent/backend.h"
+#include "gpurent/backends_parse.h"
+#include "gpurent/catalogue.h"
+#include "gpurent/config.h"
+#include "gpurent/filter.h"
+#include "gpurent/http.h"
+#include "gpurent/util.h"
+
+#include "backends_int.h"
+
+#define RUNPOD_URL "https://api.runpod.io"
+#define RUNPOD_DEFAULT_IMAGE "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04"
+#define RUNPOD_DEFAULT_DISK 20
+
+struct runpod {
+	struct bk_http h;
+	char image[128];
+	int disk_gb;
+};
+
+/* RunPod gpuTypeIds (gpu-catalogue.md 2a), for pushing gpu= filters down. */
+static const char *const runpod_gpu_ids[] = {
+	"NVIDIA B200", "NVIDIA H200", "NVIDIA H200 NVL", "NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe",
+	"NVIDIA H100 NVL", "NVIDIA A100-SXM4-80GB", "NVIDIA A100 80GB PCIe", "NVIDIA L40S",
+	"NVIDIA L40", "NVIDIA L4", "NVIDIA A40", "NVIDIA A30", "NVIDIA RTX 6000 Ada Generation",
+	"NVIDIA RTX A6000", "NVIDIA RTX A5000", "NVIDIA RTX A4000",
+	"NVIDIA RTX PRO 6000 Blackwell Server Edition",
+	"NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+	"NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "NVIDIA GeForce RTX 5090",
+	"NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 4080", "NVIDIA GeForce RTX 3090",
+	"NVIDIA GeForce RTX 3080", "Tesla V100-SXM2-32GB", "Tesla V100-SXM2-16GB",
+	"Tesla V100-PCIE-16GB", "AMD Instinct MI300X OAM",
+};
+
+#define POD_FIELDS \
+	"id name imageName desiredStatus podType costPerHr gpuCount containerDiskInGb " \
+	"volumeInGb lastStatusChange uptimeSeconds env " \
+	"machine { podHostId gpuTypeId gpuDisplayName location dataCenterId } " \
+	"runtime { uptimeInSeconds ports { ip isIpPublic privatePort publicPort type } " \
+	"gpus { id gpuUtilPercent memoryUtilPercent } }"
+
+static const int default_counts[] = { 1, 2, 4, 8 };
+
+static struct runpod *
+priv(struct backend *b)
+{
+	return b->priv;
+}
+
+static enum gr_err
+runpod_init(struct backend *b, struct gr_error *err)
+{
+	struct runpod *r = priv(b);
+	const char *s;
+	enum gr_err e;
+
+	if ((e = bk_http_init(&r->h, b, RUNPOD_URL, false, err)) != GR_OK)
+		return e;
+	strlcpy_(r->image, RUNPOD_DEFAULT_IMAGE, sizeof(r->image));
+	r->disk_gb = RUNPOD_DEFAULT_DISK;
+	if (b->env.config != NULL) {
+		if ((s = config_get(b->env.config, "runpod.image")) != NULL && s[0] != '\0')
+			strlcpy_(r->image, s, sizeof(r->image));
+		r->disk_gb = (int)config_get_int(b->env.config, "runpod.disk", RUNPOD_DEFAULT_DISK);
+		if (r->disk_gb <= 0)
+			r->disk_gb = RUNPOD_DEFAULT_DISK;
+	}
+	return GR_OK;
+}
+
+static void
+runpod_cleanup(struct backend *b)
+{
+	if (b->priv != NULL)
+		bk_http_free(&priv(b)->h);
+}
+
+static enum gr_err
+need_key(struct backend *b, struct gr_error *err)
+{
+	if (priv(b)->h.auth == NULL)
+		return gr_fail(err, GR_EAUTH,
+		    "runpod: no API key: set GPURENT_RUNPOD_API_KEY or RUNPOD_API_KEY");
+	return GR_OK;
+}
+
+char *
+runpod_build_offers_query(const struct filter *f, bool *pushed_all)
+{
+	const struct filter_term *t;
+	int counts[16];
+	size_t nc = 0, i, k;
+	struct sb q;
+	cJSON *body, *vars, *ids = NULL;
+	char *s;
+
+	*pushed_all = true;
+	t = f != NULL ? filter_find(f, FF_GPUS) : NULL;
+	if (t != NULL && t->op == FOP_EQ) {
+		for (i = 0; i < t->n && nc < ARRAY_LEN(counts); i++)
+			if (t->num[i] > 0 && t->num[i] <= 64)
+				counts[nc++] = (int)t->num[i];
+	}
+	if (nc == 0) {
+		/* Other count terms (gpus>=4) are applied after, over the usual sizes. */
+		for (i = 0; i < ARRAY_LEN(default_counts); i++)
+			counts[nc++] = default_counts[i];
+		if (t != NULL)
+			*pushed_all = false;
+	}
+	t = f != NULL ? filter_find(f, FF_GPU) : NULL;
+	if (t != NULL && t->op == FOP_EQ) {
+		ids = cJSON_CreateArray();
+		for (k = 0; k < ARRAY_LEN(runpod_gpu_ids); k++) {
+			const struct gpu_model *m = catalogue_resolve("runpod", runpod_gpu_ids[k], 0);
+
+			for (i = 0; m != NULL && i < t->n; i++) {
+				if (catalogue_matches(m, t->str[i])) {
+					cJSON_AddItemToArray(ids, cJSON_CreateString(runpod_gpu_ids[k]));
+					break;
+				}
+			}
+		}
+	}
+	for (i = 0; f != NULL && i < f->n; i++) {
+		switch (f->t[i].field) {
+		case FF_GPU:
+		case FF_GPUS:
+		case FF_TYPE:
+		case FF_PROVIDER:
+			break;
+		default:
+			*pushed_all = false;	/* RunPod's catalogue has no such input */
+			break;
+		}
+	}
+	if (f != NULL && (t = filter_find(f, FF_GPU)) != NULL && t->op != FOP_EQ)
+		*pushed_all = false;
+
+	sb_init(&q);
+	sb_adds(&q, ids != NULL ? "query GpuTypes($ids: [String]) { gpuTypes(input: {ids: $ids}) {" :
+	    "query GpuTypes { gpuTypes {");
+	sb_adds(&q, " id displayName memoryInGb secureCloud communityCloud");
+	for (i = 0; i < nc; i++) {
+		for (k = 0; k < 2; k++)
+			sb_addf(&q, " %c%d: lowestPrice(input: {gpuCount: %d, secureCloud: %s}) {"
+			    " uninterruptablePrice minimumBidPrice stockStatus maxUnreservedGpuCount"
+			    " minVcpu minMemory minDownload countryCode }",
+			    k == 0 ? 's' : 'c', counts[i], counts[i], k == 0 ? "true" : "false");
+	}
+	sb_adds(&q, " } }");
+	body = cJSON_CreateObject();
+	cJSON_AddStringToObject(body, "query", q.buf);
+	vars = cJSON_AddObjectToObject(body, "variables");
+	if (ids != NULL)
+		cJSON_AddItemToObject(vars, "ids", ids);
+	s = cJSON_PrintUnformatted(body);
+	cJSON_Delete(body);
+	sb_release(&q);
+	return s;
+}
+
+/*
+ * POST one GraphQL document. On GR_OK the reply had no errors; the body stays in rs for the
+ * caller to parse and release.
+ */
+static enum gr_err
+gql(struct backend *b, const char *json, bool idempotent, struct http_response *rs,
+    struct gr_error *err)
+{
+	struct runpod *r = priv(b);
+	char *url = bk_url(&r->h, "/graphql");
+	enum gr_err e;
+
+	e = http_send_json(r->h.http, HTTP_POST, url, r->h.hdrs, json, idempotent, rs, err);
+	free(url);
+	if (e != GR_OK)
+		return e;
+	return runpod_parse_error(rs->status, rs->body, rs->len, err);
+}
+
+/* A document with one string variable. */
+static char *
+doc1(const char *query, const char *var, const char *val)
+{
+	cJSON *o = cJSON_CreateObject(), *v;
+	char *s;
+
+	cJSON_AddStringToObject(o, "query", query);
+	v = cJSON_AddObjectToObject(o, "variables");
+	if (var != NULL)
+		cJSON_AddStringToObject(v, var, val);
+	s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+static enum gr_err
+runpod_offers(struct backend *b, const struct filter *f, struct offer_list *out,
+    bool *pushed_all, struct gr_error *err)
+{
+	struct http_response rs;
+	const struct filter_term *t = f != NULL ? filter_find(f, FF_TYPE) : NULL;
+	bool spot = false;
+	char *q;
+	size_t i;
+	enum gr_err e;
+
+	for (i = 0; t != NULL && i < t->n; i++)
+		if (t->op == FOP_EQ && t->num[i] == OFFER_INTERRUPTIBLE)
+			spot = true;
+	q = runpod_build_offers_query(f, pushed_all);
+	e = gql(b, q, true, &rs, err);
+	free(q);
+	if (e == GR_OK)
+		e = runpod_parse_gpu_types(rs.body, rs.len, spot, out, err);
+	http_response_release(&rs);
+	return e;
+}
+
+static enum gr_err
+runpod_get_local(struct backend *b, const char *pod, struct instance *out, struct gr_error *err)
+{
+	struct http_response rs;
+	char *q;
+	enum gr_err e;
+	int64_t created;
+
+	q = doc1("query Pod($podId: String!) { pod(input: {podId: $podId}) { " POD_FIELDS " } }",
+	    "podId", pod);
+	e = gql(b, q, true, &rs, err);
+	free(q);
+	if (e == GR_OK) {
+		e = runpod_parse_pod(rs.body, rs.len, out, &(struct gr_error){ 0 });
+		if (e == GR_ENOTFOUND)
+			e = gr_fail(err, GR_ENOTFOUND, "runpod: no pod 'runpod:%s'", pod);
+		else if (e != GR_OK)
+			e = runpod_parse_pod(rs.body, rs.len, out, err);
+	}
+	http_response_release(&rs);
+	if (e == GR_OK && bk_recall_created(b, out->id, &created)) {
+		out->created_at = created;
+		out->valid |= IV_CREATED;
+	}
+	return e;
+}
+
+static enum gr_err
+runpod_get(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
+{
+	const char *l;
+	enum gr_err e;
+
+	if ((e = need_key(b, err)) != GR_OK)
+		return e;
+	if ((l = bk_local_id(b, id, err)) == NULL)
+		return GR_ENOTFOUND;
+	if ((e = runpod_get_local(b, l, out, err)) == GR_OK)
+		bk_observe(b, out);
+	return e;
+}
+
+static enum gr_err
+runpod_list(struct backend *b, struct instance_list *out, struct gr_error *err)
+{
+	struct http_response rs;
+	char *q;
+	enum gr_err e;
+
+	q = doc1("query Pods { myself { pods { " POD_FIELDS " } } }", NULL, NULL);
+	e = gql(b, q, true, &rs, err);
+	free(q);
+	if (e == GR_OK)
+		e = runpod_parse_pods(rs.body, rs.len, out, err);
+	http_response_release(&rs);
+	return e;
+}
+
+static enum gr_err
+runpod_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
+{
+	size_t first = out->n, i;
+	int64_t created;
+	enum gr_err e;
+
+	if ((e = need_key(b, err)) != GR_OK)
+		return e;
+	e = runpod_list(b, out, err);
+	for (i = first; e == GR_OK && i < out->n; i++) {
+		if (bk_recall_created(b, out->v[i].id, &created)) {
+			out->v[i].created_at = created;
+			out->v[i].valid |= IV_CREATED;
+		}
+		bk_observe(b, &out->v[i]);
+	}
+	return e;
+}
+
+static char *
+deploy_doc(const struct runpod *r, const struct launch_req *req, bool secure, int count,
+    const char *type_id, const char *name)
+{
+	cJSON *o = cJSON_CreateObject(), *in, *env, *kv;
+	struct sb ports;
+	char *s;
+	size_t i;
+	const char *eq;
+
+	cJSON_AddStringToObject(o, "query", req->interruptible ?
+	    "mutation Deploy($input: PodRentInterruptableInput!) { podRentInterruptable(input: "
+	    "$input) { " POD_FIELDS " } }" :
+	    "mutation Deploy($input: PodFindAndDeployOnDemandInput!) { podFindAndDeployOnDemand("
+	    "input: $input) { " POD_FIELDS " } }");
+	in = cJSON_AddObjectToObject(cJSON_AddObjectToObject(o, "variables"), "input");
+	cJSON_AddStringToObject(in, "gpuTypeId", type_id);
+	cJSON_AddNumberToObject(in, "gpuCount", count);
+	cJSON_AddStringToObject(in, "cloudType", secure ? "SECURE" : "COMMUNITY");
+	cJSON_AddStringToObject(in, "name", name);
+	cJSON_AddStringToObject(in, "imageName", req->image != NULL ? req->image : r->image);
+	cJSON_AddNumberToObject(in, "containerDiskInGb", req->disk_gb > 0 ? req->disk_gb :
+	    r->disk_gb);
+	cJSON_AddNumberToObject(in, "volumeInGb", 0);
+	cJSON_AddTrueToObject(in, "startSsh");
+	sb_init(&ports);
+	sb_adds(&ports, "22/tcp");
+	for (i = 0; i < req->n_ports; i++)
+		if (req->ports[i] != 22)
+			sb_addf(&ports, ",%d/tcp", req->ports[i]);
+	cJSON_AddStringToObject(in, "ports", ports.buf);
+	sb_release(&ports);
+	env = cJSON_AddArrayToObject(in, "env");
+	for (i = 0; req->env != NULL && req->env[i] != NULL; i++) {
+		char k[128];
+
+		eq = strchr(req->env[i], '=');
+		if (eq == NULL || eq == req->env[i] || (size_t)(eq - req->env[i]) >= sizeof(k))
+			continue;
+		memcpy(k, req->env[i], (size_t)(eq - req->env[i]));
+		k[eq - req->env[i]] = '\0';
+		kv = cJSON_CreateObject();
+		cJSON_AddStringToObject(kv, "key", k);
+		cJSON_AddStringToObject(kv, "value", eq + 1);
+		cJSON_AddItemToArray(env, kv);
+	}
+	if (req->client_token != NULL) {
+		kv = cJSON_CreateObject();
+		cJSON_AddStringToObject(kv, "key", "GPURENT_CLIENT_TOKEN");
+		cJSON_AddStringToObject(kv, "value", req->client_token);
+		cJSON_AddItemToArray(env, kv);
+	}
+	if (req->onstart != NULL)
+		cJSON_AddStringToObject(in, "dockerArgs", req->onstart);
+	if (req->interruptible)
+		cJSON_AddNumberToObject(in, "bidPerGpu", (double)req->bid_hour / 1e6 / count);
+	s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+/* Look for a pod this launch may have created, by name. 1 found, 0 not, -1 unknown. */
+static int
+runpod_find_launched(struct backend *b, const char *name, struct instance *out)
+{
+	struct instance_list l;
+	int found = 0;
+	size_t i;
+
+	instance_list_init(&l);
+	if (runpod_list(b, &l, &(struct gr_error){ 0 }) != GR_OK) {
+		instance_list_release(&l);
+		return -1;
+	}
+	for (i = 0; i < l.n; i++) {
+		if (strcmp(l.v[i].label, name) == 0 && l.v[i].state != ST_DESTROYED) {
+			*out = l.v[i];
+			found = 1;
+			break;
+		}
+	}
+	instance_list_release(&l);
+	return found;
+}
+
+static enum gr_err
+runpod_launch(struct backend *b, const struct launch_req *req, struct instance *out,
+    struct gr_error *err)
+{
+	struct runpod *r = priv(b);
+	struct http_response rs;
+	char type_id[96], name[64], *doc, *url;
+	bool secure, spot;
+	int count, attempt, look, found;
+	enum gr_err e = GR_OK;
+	bool unclear;
+
+	if ((e = need_key(b, err)) != GR_OK)
+		return e;
+	if (!runpod_offer_id_parse(req->offer_id, &secure, &count, &spot, type_id,
+	    sizeof(type_id)))
+		return gr_fail(err, GR_ENOTFOUND, "runpod: no offer '%s'", req->offer_id);
+	if (req->interruptible && req->bid_hour <= 0)
+		return gr_fail(err, GR_EUSAGE, "runpod: an interruptible launch needs a bid");
+	/* The name carries the client token, so an unclear outcome can be looked up. */
+	if (req->label != NULL && req->label[0] != '\0')
+		text_sanitize(name, sizeof(name), req->label);
+	else
+		snprintf(name, sizeof(name), "gpurent-%s",
+		    req->client_token != NULL ? req->client_token : "launch");
+	doc = deploy_doc(r, req, secure, count, type_id, name);
+	url = bk_url(&r->h, "/graphql");
+	for (attempt = 1; attempt <= 4; attempt++) {
+		struct gr_error terr = { 0 };
+
+		e = http_send_json(r->h.http, HTTP_POST, url, r->h.hdrs, doc, false, &rs, &terr);
+		unclear = (e != GR_OK && rs.maybe_sent) || (e == GR_OK && rs.status >= 500);
+		if (e == GR_OK && rs.status == 429 && attempt < 4) {
+			bk_sleep_ms(rs.retry_after_s > 0 ? rs.retry_after_s * 1000L :
+			    500L << attempt);
+			http_response_release(&rs);
+			continue;
+		}
+		if (!unclear) {
+			if (e != GR_OK)
+				gr_fail(err, terr.code, "%s", terr.msg);
+			else
+				e = runpod_parse_error(rs.status, rs.body, rs.len, err);
+			if (e == GR_OK)
+				e = runpod_parse_mutation(rs.body, rs.len, NULL, out, err);
+			http_response_release(&rs);
+			break;
+		}
+		http_response_release(&rs);
+		found = -1;
+		for (look = 0; look < 3 && found != 1; look++) {
+			if (look > 0)
+				bk_sleep_ms(1000);
+			found = runpod_find_launched(b, name, out);
+		}
+		if (found == 1) {
+			e = GR_OK;
+			break;
+		}
+		if (found < 0 || attempt == 4) {
+			e = gr_fail(err, GR_EUNAVAIL, "runpod: launch outcome unknown (%s) and the pod "
+			    "list could not confirm it; run 'gpurent ls' before launching again "
+			    "(name '%s')", terr.msg[0] ? terr.msg : "server error", name);
+			break;
+		}
+		bk_sleep_ms(500L << attempt);
+	}
+	free(url);
+	free(doc);
+	if (e != GR_OK)
+		return e;
+	strlcpy_(out->offer_id, req->offer_id, sizeof(out->offer_id));
+	out->created_at = bk_now();
+	out->valid |= IV_CREATED;
+	bk_remember_created(b, out->id, out->created_at);
+	bk_observe(b, out);
+	return GR_OK;
+}
+
+/* podStop / podResume / podTerminate by pod id. */
+static enum gr_err
+runpod_mutate(struct backend *b, const char *id, const char *doc_text, bool terminate,
+    struct gr_error *err)
+{
+	struct http_response rs;
+	struct gr_error e2 = { 0 };
+	struct instance in;
+	const char *l;
+	char *doc;
+	enum gr_err e;
+
+	if ((e = need_key(b, err)) != GR_OK)
+		return e;
+	if ((l = bk_local_id(b, id, err)) == NULL)
+		return GR_ENOTFOUND;
+	doc = doc1(doc_text, "podId", l);
+	/* Stop, resume and terminate have the same effect when repeated. */
+	e = gql(b, doc, true, &rs, &e2);
+	free(doc);
+	if (e == GR_ENOTFOUND && terminate && rs.attempts > 1)
+		e = GR_OK;	/* an earlier attempt went through */
+	else if (e == GR_ENOTFOUND)
+		e = gr_fail(err, GR_ENOTFOUND, "runpod: no pod '%s'", id);
+	else if (e != GR_OK)
+		e = gr_fail(err, e, "%s", e2.msg);
+	http_response_release(&rs);
+	if (e != GR_OK)
+		return e;
+	if (terminate) {
+		memset(&in, 0, sizeof(in));
+		strlcpy_(in.id, id, sizeof(in.id));
+		strlcpy_(in.provider, "runpod", sizeof(in.provider));
+		in.state = ST_DESTROYED;
+		bk_observe(b, &in);
+	} else if (runpod_get_local(b, l, &in, &(struct gr_error){ 0 }) == GR_OK)
+		bk_observe(b, &in);
+	return GR_OK;
+}
+
+static enum gr_err
+runpod_stop(struct backend *b, const char *id, struct gr_error *err)
+{
+	return runpod_mutate(b, id, "mutation Stop($podId: String!) { podStop(input: {podId: "
+	    "$podId}) { id desiredStatus } }", false, err);
+}
+
+static enum gr_err
+runpod_start(struct backend *b, const char *id, struct gr_error *err)
+{
+	return runpod_mutate(b, id, "mutation Resume($podId: String!) { podResume(input: {podId: "
+	    "$podId}) { id desiredStatus costPerHr } }", false, err);
+}
+
+static enum gr_err
+runpod_destroy(struct backend *b, const char *id, struct gr_error *err)
+{
+	return runpod_mutate(b, id, "mutation Terminate($podId: String!) { podTerminate(input: "
+	    "{podId: $podId}) }", true, err);
+}
+
+static enum gr_err
+runpod_metrics(struct backend *b, const char *id, struct sample_list *out, struct gr_error *err)
+{
+	struct http_response rs;
+	const char *l;
+	char *q;
+	enum gr_err e;
+
+	if ((e = need_key(b, err)) != GR_OK)
+		return e;
+	if ((l = bk_local_id(b, id, err)) == NULL)
+		return GR_ENOTFOUND;
+	q = doc1("query Metrics($podId: String!) { pod(input: {podId: $podId}) { id runtime { "
+	    "gpus { id gpuUtilPercent memoryUtilPercent } } } }", "podId", l);
+	e = gql(b, q, true, &rs, err);
+	free(q);
+	if (e == GR_OK)
+		e = runpod_parse_metrics(rs.body, rs.len, id, out, err);
+	http_response_release(&rs);
+	return e;
+}
+
+static enum gr_err
+runpod_account(struct backend *b, struct account *out, struct gr_error *err)
+{
+	struct http_response rs;
+	char *q;
+	enum gr_err e;
+
+	if ((e = need_key(b, err)) != GR_OK)
+		return e;
+	q = doc1("query Me { myself { clientBalance currentSpendPerHr } }", NULL, NULL);
+	e = gql(b, q, true, &rs, err);
+	free(q);
+	if (e == GR_OK)
+		e = runpod_parse_myself(rs.body, rs.len, out, err);
+	http_response_release(&rs);
+	return e;
+}
+
+const struct backend_ops backend_runpod = {
+	.name = "runpod",
+	.description = "RunPod GPU pods (GraphQL API)",
+	.caps = CAP_STOP | CAP_METRICS | CAP_INTERRUPTIBLE | CAP_ACCOUNT | CAP_SSH,
+	.priv_size = sizeof(struct runpod),
+	.init = runpod_init,
+	.cleanup = runpod_cleanup,
+	.offers = runpod_offers,
+	.instances = runpod_instances,
+	.get = runpod_get,
+	.launch = runpod_launch,
+	.stop = runpod_stop,
+	.start = runpod_start,
+	.destroy = runpod_destroy,
+	.metrics = runpod_metrics,
+	.account = runpod_account,
+};

@@ -1,0 +1,518 @@
+/*
+ * runpod_parse.c - RunPod GraphQL replies onto the common model (../shared/providers/runpod.md).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpurent/backends_parse.h"
+#include "gpurent/catalogue.h"
+#include "gpurent/http.h"
+#include "gpurent/util.h"
+
+#include "backends_int.h"
+
+static const char P[] = "runpod";
+
+void
+runpod_offer_id(char *dst, size_t n, bool secure, int count, bool spot, const char *type_id)
+{
+	struct sb sb;
+	const char *p;
+
+	sb_init(&sb);
+	sb_addf(&sb, "runpod:%c%d%s-", secure ? 's' : 'c', count, spot ? "b" : "");
+	for (p = type_id; *p != '\0'; p++) {
+		if (*p == ' ')
+			sb_addc(&sb, '+');
+		else if (*p == '+' || *p == '%' || (unsigned char)*p < 0x21 || *p == 0x7f)
+			sb_addf(&sb, "%%%02X", (unsigned char)*p);
+		else
+			sb_addc(&sb, *p);
+	}
+	strlcpy_(dst, sb.buf, n);
+	sb_release(&sb);
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool
+runpod_offer_id_parse(const char *id, bool *secure, int *count, bool *spot, char *type_id,
+    size_t n)
+{
+	const char *p = id;
+	size_t j = 0;
+	long c = 0;
+
+	if (strncmp(p, "runpod:", 7) == 0)
+		p += 7;
+	if (*p != 's' && *p != 'c')
+		return false;
+	*secure = *p++ == 's';
+	if (!isdigit((unsigned char)*p))
+		return false;
+	while (isdigit((unsigned char)*p) && c < 1000)
+		c = c * 10 + (*p++ - '0');
+	if (c <= 0 || c >= 1000)
+		return false;
+	*count = (int)c;
+	*spot = false;
+	if (*p == 'b') {
+		*spot = true;
+		p++;
+	}
+	if (*p++ != '-' || *p == '\0')
+		return false;
+	for (; *p != '\0'; p++) {
+		char ch = *p;
+
+		if (ch == '+')
+			ch = ' ';
+		else if (ch == '%') {
+			int hi = hexval(p[1]), lo = hi >= 0 ? hexval(p[2]) : -1;
+
+			if (lo < 0)
+				return false;
+			ch = (char)(hi * 16 + lo);
+			p += 2;
+		}
+		if (j + 1 >= n)
+			return false;
+		type_id[j++] = ch;
+	}
+	type_id[j] = '\0';
+	return j > 0;
+}
+
+/* The data member of a GraphQL reply, or NULL. */
+static cJSON *
+gql_data(cJSON *j)
+{
+	cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "data");
+
+	return cJSON_IsObject(d) ? d : NULL;
+}
+
+static void
+offer_add(struct offer_list *out, const cJSON *gt, const cJSON *lp, bool secure, int count,
+    bool spot)
+{
+	struct offer *o;
+	const char *id = bj_strp(gt, "id"), *stock;
+	long long mem = 0, maxc, v;
+	int64_t per_gpu;
+	char cc[8];
+
+	if (id == NULL || id[0] == '\0' || strcmp(id, "unknown") == 0)
+		return;
+	stock = bj_strp(lp, "stockStatus");
+	if (stock == NULL || strcmp(stock, "None") == 0)
+		return;	/* not rentable now */
+	if (!bj_money_at(lp, spot ? "minimumBidPrice" : "uninterruptablePrice", &per_gpu) ||
+	    per_gpu <= 0)
+		return;
+	o = offer_list_add(out);
+	runpod_offer_id(o->id, sizeof(o->id), secure, count, spot, id);
+	strlcpy_(o->provider, P, sizeof(o->provider));
+	text_sanitize(o->gpu_raw, sizeof(o->gpu_raw), id);
+	bj_int(gt, "memoryInGb", &mem);
+	o->gpu = catalogue_resolve(P, id, mem > 0 && mem < 100000 ? (int)mem : 0);
+	if (mem > 0 && mem < 100000) {
+		o->vram_gb = o->gpu != NULL ? o->gpu->vram_gb : (int)mem;
+		o->valid |= OV_VRAM;
+	} else if (o->gpu != NULL) {
+		o->vram_gb = o->gpu->vram_gb;
+		o->valid |= OV_VRAM;
+	}
+	o->gpu_count = count;
+	o->type = spot ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
+	/* Catalogue prices are per GPU-hour; an offer is the whole pod. */
+	o->price_hour = per_gpu * count;
+	o->valid |= OV_PRICE;
+	snprintf(o->location, sizeof(o->location), "%s cloud", secure ? "Secure" : "Community");
+	if (bj_str(lp, "countryCode", cc, sizeof(cc)) && strlen(cc) == 2) {
+		strlcpy_(o->region, bk_region_of_cc(cc), sizeof(o->region));
+		snprintf(o->location, sizeof(o->location), "%s cloud, %s",
+		    secure ? "Secure" : "Community", cc);
+	}
+	if (bj_int(lp, "minVcpu", &v) && v > 0 && v < 100000) {
+		o->cpu_cores = (int)v;
+		o->valid |= OV_CPU;
+	}
+	if (bj_int(lp, "minMemory", &v) && v > 0 && v < 1000000) {
+		o->ram_gb = (int)v;
+		o->valid |= OV_RAM;
+	}
+	if (bj_int(lp, "minDownload", &v) && v > 0 && v < 1000000) {
+		o->net_down_mbps = (int)v;
+		o->valid |= OV_NET;
+	}
+	if (bj_int(lp, "maxUnreservedGpuCount", &maxc) && maxc >= 0 && maxc < 100000) {
+		o->available = (int)(maxc / count);
+		if (o->available == 0)
+			o->available = 1;	/* in stock by stockStatus */
+	} else
+		o->available = 1;
+	o->valid |= OV_AVAILABLE;
+}
+
+enum gr_err
+runpod_parse_gpu_types(const char *body, size_t len, bool want_spot, struct offer_list *out,
+    struct gr_error *err)
+{
+	cJSON *j, *d, *types, *gt, *m;
+	enum gr_err e;
+
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	d = gql_data(j);
+	types = d != NULL ? cJSON_GetObjectItemCaseSensitive(d, "gpuTypes") : NULL;
+	if (!cJSON_IsArray(types)) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_EUNAVAIL, "runpod: malformed reply (no gpuTypes)");
+	}
+	cJSON_ArrayForEach(gt, types) {
+		if (!cJSON_IsObject(gt))
+			continue;
+		/* Aliases s<N> and c<N>: lowestPrice for N GPUs on each cloud. */
+		for (m = gt->child; m != NULL; m = m->next) {
+			const char *k = m->string;
+			long long n;
+
+			if (k == NULL || (k[0] != 's' && k[0] != 'c') || !cJSON_IsObject(m) ||
+			    !parse_int(k + 1, 1, 64, &n))
+				continue;
+			offer_add(out, gt, m, k[0] == 's', (int)n, false);
+			if (want_spot)
+				offer_add(out, gt, m, k[0] == 's', (int)n, true);
+		}
+	}
+	cJSON_Delete(j);
+	return GR_OK;
+}
+
+static enum inst_state
+pod_state(const char *desired, bool has_runtime)
+{
+	if (desired == NULL)
+		return ST_UNKNOWN;
+	if (strcmp(desired, "RUNNING") == 0)
+		return has_runtime ? ST_RUNNING : ST_PROVISIONING;
+	if (strcmp(desired, "CREATED") == 0)
+		return ST_PROVISIONING;
+	if (strcmp(desired, "RESTARTING") == 0)
+		return ST_STARTING;
+	if (strcmp(desired, "EXITED") == 0 || strcmp(desired, "PAUSED") == 0)
+		return ST_STOPPED;
+	if (strcmp(desired, "TERMINATED") == 0)
+		return ST_DESTROYED;
+	if (strcmp(desired, "DEAD") == 0)
+		return ST_FAILED;
+	return ST_UNKNOWN;
+}
+
+void
+runpod_pod_from_json(const cJSON *pod, struct instance *out)
+{
+	const cJSON *rt, *m, *ports, *p, *gpus, *g;
+	char id[ID_MAX - 8], tid[96];
+	const char *pt;
+	long long n, v;
+	int64_t price;
+	double sum = 0, u;
+	int cnt = 0;
+	bool pub;
+
+	strlcpy_(out->provider, P, sizeof(out->provider));
+	if (bj_str(pod, "id", id, sizeof(id)) && id[0] != '\0')
+		snprintf(out->id, sizeof(out->id), "runpod:%s", id);
+	bj_str(pod, "name", out->label, sizeof(out->label));
+	if (!bj_str(pod, "imageName", out->image, sizeof(out->image)))
+		bj_str(pod, "image", out->image, sizeof(out->image));
+	rt = cJSON_GetObjectItemCaseSensitive(pod, "runtime");
+	if (!cJSON_IsObject(rt))
+		rt = NULL;
+	out->state = pod_state(bj_strp(pod, "desiredStatus"), rt != NULL);
+	pt = bj_strp(pod, "podType");
+	out->type = pt != NULL && (strcmp(pt, "INTERRUPTABLE") == 0 || strcmp(pt, "BID") == 0) ?
+	    OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
+	if (bj_money_at(pod, "costPerHr", &price)) {
+		out->price_hour = price;
+		out->valid |= IV_PRICE;
+		if (out->type == OFFER_INTERRUPTIBLE)
+			out->bid_hour = price;
+	}
+	if (bj_int(pod, "gpuCount", &n) && n > 0 && n < 1024)
+		out->gpu_count = (int)n;
+	if (bj_int(pod, "containerDiskInGb", &v) && v >= 0 && v < 1000000)
+		out->disk_gb = (int)v;
+	if (bj_int(pod, "volumeInGb", &v) && v > 0 && v < 1000000)
+		out->disk_gb += (int)v;
+	m = cJSON_GetObjectItemCaseSensitive(pod, "machine");
+	if (cJSON_IsObject(m)) {
+		if (bj_str(m, "gpuTypeId", tid, sizeof(tid))) {
+			strlcpy_(out->gpu_raw, tid, sizeof(out->gpu_raw));
+			/* The type id names the variant already; no VRAM needed. */
+			out->gpu = catalogue_resolve(P, bj_strp(m, "gpuTypeId"), 0);
+		}
+		{
+			char dc[32], cc[3] = "";
+
+			if (bj_str(m, "dataCenterId", dc, sizeof(dc)) && dc[0] != '\0') {
+				/* "EU-RO-1": the middle part is the country. */
+				const char *dash = strchr(dc, '-');
+
+				if (dash != NULL && strlen(dash + 1) >= 2 && (dash[3] == '-' ||
+				    dash[3] == '\0')) {
+					cc[0] = dash[1];
+					cc[1] = dash[2];
+					cc[2] = '\0';
+				}
+				snprintf(out->region, sizeof(out->region), "%s",
+				    cc[0] != '\0' && bk_region_of_cc(cc)[0] != '\0' ?
+				    bk_region_of_cc(cc) : dc);
+			}
+		}
+	}
+	if (out->gpu_raw[0] == '\0' && bj_str(pod, "gpuTypeId", tid, sizeof(tid))) {
+		strlcpy_(out->gpu_raw, tid, sizeof(out->gpu_raw));
+		out->gpu = catalogue_resolve(P, bj_strp(pod, "gpuTypeId"), 0);
+	}
+	if (rt != NULL) {
+		ports = cJSON_GetObjectItemCaseSensitive(rt, "ports");
+		cJSON_ArrayForEach(p, (cJSON_IsArray(ports) ? ports : NULL)) {
+			if (bj_int(p, "privatePort", &v) && v == 22 && bj_bool(p, "isIpPublic", &pub) &&
+			    pub && bj_int(p, "publicPort", &n) && n > 0 && n < 65536 &&
+			    bj_str(p, "ip", out->ssh_host, sizeof(out->ssh_host)) &&
+			    out->ssh_host[0] != '\0') {
+				out->ssh_port = (int)n;
+				strlcpy_(out->ssh_user, "root", sizeof(out->ssh_user));
+				out->valid |= IV_SSH;
+				break;
+			}
+		}
+		gpus = cJSON_GetObjectItemCaseSensitive(rt, "gpus");
+		cJSON_ArrayForEach(g, (cJSON_IsArray(gpus) ? gpus : NULL)) {
+			if (bj_num(g, "gpuUtilPercent", &u) && u >= 0 && u <= 100) {
+				sum += u;
+				cnt++;
+			}
+		}
+		if (cnt > 0) {
+			out->util_pct = (int)lround(sum / cnt);
+			out->valid |= IV_UTIL;
+		}
+	}
+	if (!(out->valid & IV_SSH) && cJSON_IsObject(m) && out->state == ST_RUNNING) {
+		char host[64];
+
+		/* The proxy needs no public port: podHostId@ssh.runpod.io. */
+		if (bj_str(m, "podHostId", host, sizeof(host)) && host[0] != '\0') {
+			strlcpy_(out->ssh_user, host, sizeof(out->ssh_user));
+			strlcpy_(out->ssh_host, "ssh.runpod.io", sizeof(out->ssh_host));
+			out->ssh_port = 22;
+			out->valid |= IV_SSH;
+		}
+	}
+	bj_str(pod, "lastStatusChange", out->status_msg, sizeof(out->status_msg));
+}
+
+enum gr_err
+runpod_parse_pods(const char *body, size_t len, struct instance_list *out, struct gr_error *err)
+{
+	cJSON *j, *d, *me, *pods, *p;
+	enum gr_err e;
+
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	d = gql_data(j);
+	me = d != NULL ? cJSON_GetObjectItemCaseSensitive(d, "myself") : NULL;
+	pods = cJSON_IsObject(me) ? cJSON_GetObjectItemCaseSensitive(me, "pods") : NULL;
+	if (!cJSON_IsArray(pods)) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_EUNAVAIL, "runpod: malformed reply (no pods)");
+	}
+	cJSON_ArrayForEach(p, pods) {
+		struct instance tmp;
+
+		if (!cJSON_IsObject(p))
+			continue;
+		memset(&tmp, 0, sizeof(tmp));
+		runpod_pod_from_json(p, &tmp);
+		if (tmp.id[0] != '\0')
+			*instance_list_add(out) = tmp;
+	}
+	cJSON_Delete(j);
+	return GR_OK;
+}
+
+enum gr_err
+runpod_parse_mutation(const char *body, size_t len, const char *fieldname,
+    struct instance *out, struct gr_error *err)
+{
+	cJSON *j, *d, *p = NULL;
+	enum gr_err e;
+
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	d = gql_data(j);
+	if (d != NULL)
+		p = fieldname != NULL ? cJSON_GetObjectItemCaseSensitive(d, fieldname) : d->child;
+	if (p == NULL || cJSON_IsNull(p)) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_ENOTFOUND, "runpod: no such pod");
+	}
+	if (!cJSON_IsObject(p)) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_EUNAVAIL, "runpod: malformed reply (pod)");
+	}
+	memset(out, 0, sizeof(*out));
+	runpod_pod_from_json(p, out);
+	cJSON_Delete(j);
+	if (out->id[0] == '\0')
+		return gr_fail(err, GR_EUNAVAIL, "runpod: malformed reply (pod without id)");
+	return GR_OK;
+}
+
+enum gr_err
+runpod_parse_pod(const char *body, size_t len, struct instance *out, struct gr_error *err)
+{
+	return runpod_parse_mutation(body, len, "pod", out, err);
+}
+
+enum gr_err
+runpod_parse_myself(const char *body, size_t len, struct account *out, struct gr_error *err)
+{
+	cJSON *j, *d, *me;
+	enum gr_err e;
+	double v;
+
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	d = gql_data(j);
+	me = d != NULL ? cJSON_GetObjectItemCaseSensitive(d, "myself") : NULL;
+	if (!cJSON_IsObject(me)) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_EUNAVAIL, "runpod: malformed reply (no myself)");
+	}
+	memset(out, 0, sizeof(*out));
+	/* The balance may be negative; bj_money refuses that, so read it signed here. */
+	if (bj_num(me, "clientBalance", &v) && fabs(v) < 1e8) {
+		out->balance = (int64_t)llround(v * 1e6);
+		out->valid |= AV_BALANCE;
+	}
+	if (bj_money_at(me, "currentSpendPerHr", &out->spend_hour))
+		out->valid |= AV_SPEND;
+	cJSON_Delete(j);
+	return GR_OK;
+}
+
+enum gr_err
+runpod_parse_metrics(const char *body, size_t len, const char *id, struct sample_list *out,
+    struct gr_error *err)
+{
+	cJSON *j, *d, *pod, *rt, *gpus, *g;
+	struct gpu_sample *s;
+	enum gr_err e;
+	int idx = 0;
+	double v;
+
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	d = gql_data(j);
+	pod = d != NULL ? cJSON_GetObjectItemCaseSensitive(d, "pod") : NULL;
+	if (pod == NULL || cJSON_IsNull(pod)) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_ENOTFOUND, "runpod: no pod '%s'", id);
+	}
+	rt = cJSON_GetObjectItemCaseSensitive(pod, "runtime");
+	gpus = cJSON_IsObject(rt) ? cJSON_GetObjectItemCaseSensitive(rt, "gpus") : NULL;
+	cJSON_ArrayForEach(g, (cJSON_IsArray(gpus) ? gpus : NULL)) {
+		if (!cJSON_IsObject(g))
+			continue;
+		s = sample_list_add(out);
+		strlcpy_(s->instance_id, id, sizeof(s->instance_id));
+		s->index = idx++;
+		if (bj_num(g, "gpuUtilPercent", &v) && v >= 0 && v <= 100) {
+			s->util_pct = (int)lround(v);
+			s->valid |= MV_UTIL;
+		}
+		/* memoryUtilPercent is a share; without the card's size it is not MiB. */
+	}
+	cJSON_Delete(j);
+	return GR_OK;
+}
+
+enum gr_err
+runpod_parse_error(long status, const char *body, size_t len, struct gr_error *err)
+{
+	static const char *const keys[] = { "error", "message", "detail", NULL };
+	cJSON *j = NULL, *errs, *e0, *path, *pe;
+	char msg[300] = "";
+	const char *m;
+	bool terminate = false;
+
+	if (body != NULL && len > 0)
+		j = cJSON_ParseWithLength(body, len);
+	if (status == 401)
+		goto auth;
+	if (!cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		if (status >= 200 && status < 300)
+			return gr_fail(err, GR_EUNAVAIL, "runpod: malformed reply (not JSON)");
+		if (body != NULL && len > 0)
+			http_body_snippet(msg, sizeof(msg), body, len);
+		if (status == 403)
+			return gr_fail(err, GR_EAUTH, "runpod: access refused%s%s (HTTP 403)",
+			    msg[0] ? ": " : "", msg);
+		return http_fail_status(err, P, status, msg[0] ? msg : NULL);
+	}
+	errs = cJSON_GetObjectItemCaseSensitive(j, "errors");
+	e0 = cJSON_IsArray(errs) ? cJSON_GetArrayItem(errs, 0) : NULL;
+	if (e0 != NULL) {
+		if ((m = bj_strp(e0, "message")) != NULL)
+			text_sanitize(msg, sizeof(msg), m);
+		path = cJSON_GetObjectItemCaseSensitive(e0, "path");
+		cJSON_ArrayForEach(pe, (cJSON_IsArray(path) ? path : NULL))
+			if (cJSON_IsString(pe) && strcmp(pe->valuestring, "podTerminate") == 0)
+				terminate = true;
+	} else if ((m = bj_first_str(j, keys)) != NULL)
+		text_sanitize(msg, sizeof(msg), m);
+	cJSON_Delete(j);
+	j = NULL;
+	if (e0 == NULL && status >= 200 && status < 300)
+		return GR_OK;
+	if (strcmp(msg, "Unauthorized") == 0 || status == 403)
+		goto auth;
+	if (strstr(msg, "no longer any instances") != NULL ||
+	    strstr(msg, "not enough free GPUs") != NULL ||
+	    strstr(msg, "no instances currently available") != NULL)
+		return gr_fail(err, GR_ECAPACITY, "runpod: %s", msg);
+	if (strstr(msg, "Spot pods are no longer offered") != NULL)
+		return gr_fail(err, GR_EUNSUPPORTED, "runpod: %s", msg);
+	if (strstr(msg, "balance") != NULL || strstr(msg, "insufficient funds") != NULL)
+		return gr_fail(err, GR_EFUNDS, "runpod: %s", msg);
+	if (terminate || strstr(msg, "not found") != NULL || strstr(msg, "does not exist") != NULL)
+		return gr_fail(err, GR_ENOTFOUND, "runpod: %s", msg[0] ? msg : "no such pod");
+	if (status >= 200 && status < 300)
+		return gr_fail(err, GR_EFAIL, "runpod: %s", msg[0] ? msg : "request failed");
+	return http_fail_status(err, P, status, msg[0] ? msg : NULL);
+auth:
+	cJSON_Delete(j);
+	return gr_fail(err, GR_EAUTH, "runpod: API key rejected%s%s (HTTP %ld)",
+	    msg[0] ? ": " : "", msg, status);
+}
