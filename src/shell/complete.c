@@ -14,10 +14,10 @@
 #include "gpurent/cmd.h"
 #include "gpurent/config.h"
 #include "gpurent/filter.h"
+#include "gpurent/idcache.h"
 #include "gpurent/model.h"
 #include "gpurent/session.h"
 #include "gpurent/shell.h"
-#include "gpurent/sim.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 
@@ -165,9 +165,16 @@ add_query(struct cands *c, struct state *st, const char *sql)
 	sqlite3_finalize(q);
 }
 
+static void
+add_cached(const char *id, const char *desc, void *ctx)
+{
+	(void)desc;
+	cand_add(ctx, id);
+}
+
 /*
- * Instances known locally: the simulator's live instances and every instance the cost
- * ledger has seen billed in the last 30 days (any provider).
+ * Instances known locally: those `ls` and `launch` recorded, the simulator's live ones,
+ * and every instance the cost ledger saw billed in the last 30 days (any provider).
  */
 static void
 add_instances(struct cands *c, struct session *s)
@@ -177,6 +184,7 @@ add_instances(struct cands *c, struct session *s)
 
 	if (session_state(s, &st, NULL) != GR_OK)
 		return;
+	idcache_each(st, IDC_INSTANCE, c->prefix, add_cached, c, NULL);
 	snprintf(sql, sizeof(sql), "SELECT id FROM sim_instances WHERE state NOT IN (%d, %d) "
 	    "ORDER BY seq DESC", ST_DESTROYED, ST_FAILED);
 	add_query(c, st, sql);
@@ -185,38 +193,15 @@ add_instances(struct cands *c, struct session *s)
 	add_query(c, st, sql);
 }
 
-/*
- * Offers known locally: the simulated market's (computed, not fetched) when the simulator
- * is in use, and any offers a cache table holds.
- */
+/* Offers the user has seen: those `offers` printed last, kept in the id cache. */
 static void
 add_offers(struct cands *c, struct session *s)
 {
-	struct offer_list l;
 	struct state *st;
-	struct sim *sim;
-	const char *list;
-	struct config *cfg;
-	bool use_sim = false;
 
 	if (session_state(s, &st, NULL) != GR_OK)
 		return;
-	for (size_t i = 0; i < s->n_providers; i++)
-		if (strcmp(s->providers[i], "sim") == 0)
-			use_sim = true;
-	if (s->n_providers == 0 && session_config(s, &cfg, NULL) == GR_OK) {
-		list = config_get(cfg, "providers");
-		use_sim = list == NULL || strstr(list, "sim") != NULL;
-	}
-	if (use_sim && sim_open(&sim, st, NULL) == GR_OK) {
-		offer_list_init(&l);
-		if (sim_offers(sim, &l, NULL) == GR_OK)
-			for (size_t i = 0; i < l.n && i < IDS_MAX; i++)
-				cand_add(c, l.v[i].id);
-		offer_list_release(&l);
-		sim_close(sim);
-	}
-	add_query(c, st, "SELECT id FROM offer_cache ORDER BY rowid DESC");
+	idcache_each(st, IDC_OFFER, c->prefix, add_cached, c, NULL);
 }
 
 static void
