@@ -49,6 +49,12 @@ const char *bj_first_str(const struct cJSON *obj, const char *const *keys);
 
 /* --- vast.ai (src/backends/vast_parse.c) --- */
 
+/* Each provider's own name for a catalogue model, or NULL (used by `sim serve`). */
+const char *vast_gpu_name_of(const struct gpu_model *m);
+const char *runpod_gpu_id_of(const struct gpu_model *m);
+/* Lambda's model token ("h100_sxm5") for an instance type name, or NULL. */
+const char *lambda_token_of(const struct gpu_model *m);
+
 struct filter;
 
 /*

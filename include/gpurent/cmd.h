@@ -18,8 +18,8 @@
 
 /* What an option's argument completes to, for the shell and the completion scripts. */
 enum opt_complete {
-	OC_NONE_, OC_OFFER, OC_INSTANCE, OC_PROVIDER, OC_FIELD, OC_SORT, OC_STATE, OC_FORMAT,
-	OC_GPU, OC_CONFIG_KEY, OC_FILE, OC_COMMAND, OC_PROFILE,
+	CPL_NONE, CPL_OFFER, CPL_INSTANCE, CPL_PROVIDER, CPL_FIELD, CPL_SORT, CPL_STATE,
+	CPL_FORMAT, CPL_GPU, CPL_CONFIG_KEY, CPL_FILE, CPL_COMMAND, CPL_PROFILE, CPL_FILTER,
 };
 
 struct cmd_opt {

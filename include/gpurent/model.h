@@ -49,7 +49,7 @@ const char *interconnect_name(enum interconnect ic);
 bool interconnect_parse(const char *s, enum interconnect *out);
 const char *inst_state_name(enum inst_state s);
 bool inst_state_parse(const char *s, enum inst_state *out);
-/* Whether an instance in this state is billed for compute (provisioning counts on most providers). */
+/* Whether an instance in this state is billed for compute: only while it runs. */
 bool inst_state_billed(enum inst_state s);
 
 /* Validity bits of struct offer. */

@@ -29,6 +29,7 @@ enum cell_kind {
 	CELL_BOOL,
 	CELL_TIME,	/* UTC seconds: local time in a table, RFC 3339 in JSON/CSV */
 	CELL_FIXED,	/* int scaled by 10^decimals: reliability 9850 with decimals 4 -> 0.985 */
+	CELL_DURATION,	/* seconds: "2h 05m" in a table, a number elsewhere */
 };
 
 struct cell {

@@ -24,7 +24,10 @@ struct session {
 	const char *providers[SESSION_MAX_PROVIDERS];	/* --provider, repeatable */
 	size_t n_providers;
 	int debug;
+	int verbose;
 	bool interactive;		/* stdin and stderr are terminals */
+	bool format_set;		/* -o given: the config's 'output' does not apply */
+	bool color_set;			/* --color given */
 
 	struct config *config;		/* lazily loaded */
 	struct state *state;		/* lazily opened */
@@ -36,6 +39,8 @@ struct session {
 
 void session_init(struct session *s);
 void session_release(struct session *s);
+/* Forget the backends (the shell does after a command with its own --provider). */
+void session_drop_backends(struct session *s);
 
 enum gr_err session_config(struct session *s, struct config **out, struct gr_error *err);
 enum gr_err session_state(struct session *s, struct state **out, struct gr_error *err);

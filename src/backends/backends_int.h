@@ -15,7 +15,8 @@
 #include "gpurent/http.h"
 #include "gpurent/model.h"
 
-/* A continent-level region ("eu", "na", "asia", ...) for a two-letter country code, or "". */
+/* A continent-level region ("eu", "na", "as", ...: the prefixes the
+   simulator and the filter language use) for a two-letter country code, or "". */
 const char *bk_region_of_cc(const char *cc);
 /* Country codes of a region prefix ("eu", "na-east" -> its continent); NULL when unknown. */
 const char *const *bk_ccs_of_region(const char *region);

@@ -31,7 +31,8 @@ static const struct {
 	const char *region;
 	const char *const *ccs;
 } continents[] = {
-	{ "eu", cc_eu }, { "na", cc_na }, { "sa", cc_sa }, { "asia", cc_asia }, { "ap", cc_asia },
+	{ "eu", cc_eu }, { "na", cc_na }, { "sa", cc_sa }, { "as", cc_asia }, { "asia", cc_asia },
+	{ "ap", cc_asia },
 	{ "oc", cc_oc }, { "me", cc_me }, { "af", cc_af },
 };
 

@@ -38,6 +38,35 @@ lambda_type_split(const char *type, int *count, char *token, size_t n)
 	return true;
 }
 
+/* A model token, then its first word ("b200_sxm6" -> "b200") when the table lacks it. */
+static const struct gpu_model *
+lambda_resolve(const char *token, int vram)
+{
+	const struct gpu_model *m = catalogue_resolve(P, token, vram);
+	char base[48];
+	size_t i;
+
+	if (m != NULL)
+		return m;
+	for (i = 0; token[i] != '\0' && token[i] != '_' && i + 1 < sizeof(base); i++)
+		base[i] = token[i];
+	base[i] = '\0';
+	return token[i] == '_' ? catalogue_resolve(P, base, vram) : NULL;
+}
+
+const char *
+lambda_token_of(const struct gpu_model *m)
+{
+	static const char *const tokens[] = { "b200_sxm6", "h100_sxm5", "h100_pcie", "gh200",
+		"a100_sxm4", "a100_pcie", "a100_80gb_sxm4", "a10", "a6000", "rtx6000", "v100" };
+	size_t i;
+
+	for (i = 0; m != NULL && i < ARRAY_LEN(tokens); i++)
+		if (lambda_resolve(tokens[i], m->vram_gb) == m)
+			return tokens[i];
+	return NULL;
+}
+
 /* "H100 (80 GB SXM5)" -> vram 80, form "sxm5" (lower case, "" when absent). */
 static void
 gpu_desc_parse(const char *d, int *vram, char *form, size_t n)
@@ -86,7 +115,7 @@ lambda_model(const char *token, const char *gpu_desc, int *vram_out)
 		if ((m = catalogue_resolve(P, alt, vram)) != NULL)
 			return m;
 	}
-	return catalogue_resolve(P, token, vram);
+	return lambda_resolve(token, vram);
 }
 
 static const char *
@@ -97,7 +126,7 @@ continent_of_lambda_region(const char *r)
 	if (strncmp(r, "europe-", 7) == 0)
 		return "eu";
 	if (strncmp(r, "asia-", 5) == 0)
-		return "asia";
+		return "as";
 	if (strncmp(r, "me-", 3) == 0)
 		return "me";
 	if (strncmp(r, "australia-", 10) == 0)

@@ -56,6 +56,17 @@ static const char *const runpod_gpu_ids[] = {
 
 static const int default_counts[] = { 1, 2, 4, 8 };
 
+const char *
+runpod_gpu_id_of(const struct gpu_model *m)
+{
+	size_t i;
+
+	for (i = 0; m != NULL && i < ARRAY_LEN(runpod_gpu_ids); i++)
+		if (catalogue_resolve("runpod", runpod_gpu_ids[i], 0) == m)
+			return runpod_gpu_ids[i];
+	return NULL;
+}
+
 static struct runpod *
 priv(struct backend *b)
 {

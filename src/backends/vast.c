@@ -45,6 +45,19 @@ static const char *const vast_gpu_names[] = {
 	"RTX 3080", "Tesla V100", "Tesla T4", "Q RTX 6000", "InstinctMI250X", "InstinctMI210",
 };
 
+const char *
+vast_gpu_name_of(const struct gpu_model *m)
+{
+	static const int hints[] = { 10, 16, 32, 40, 80, 96, 144 };
+	size_t i, k;
+
+	for (i = 0; m != NULL && i < ARRAY_LEN(vast_gpu_names); i++)
+		for (k = 0; k < ARRAY_LEN(hints); k++)
+			if (catalogue_resolve("vast", vast_gpu_names[i], hints[k]) == m)
+				return vast_gpu_names[i];
+	return NULL;
+}
+
 static struct vast *
 priv(struct backend *b)
 {

@@ -257,26 +257,30 @@ strlcpy_(char *dst, const char *src, size_t n)
 int
 text_width(const char *s)
 {
-	mbstate_t ps;
-	wchar_t wc;
-	size_t len, rem = strlen(s);
+	const unsigned char *p = (const unsigned char *)s;
 	int w = 0, cw;
 
-	memset(&ps, 0, sizeof(ps));
-	while (rem > 0) {
-		len = mbrtowc(&wc, s, rem, &ps);
-		if (len == (size_t)-1 || len == (size_t)-2 || len == 0) {
-			/* Not decodable in this locale: count a column per byte. */
-			memset(&ps, 0, sizeof(ps));
+	/* Decode UTF-8 here, so widths are right even under the C locale. */
+	while (*p != '\0') {
+		size_t len = utf8_seq(p), i;
+		unsigned cp;
+
+		if (len == 0) {
 			w++;
-			s++;
-			rem--;
+			p++;
 			continue;
 		}
-		cw = wcwidth(wc);
-		w += cw > 0 ? cw : 0;
-		s += len;
-		rem -= len;
+		cp = len == 1 ? p[0] : (unsigned)(p[0] & (0xff >> (len + 1)));
+		for (i = 1; i < len; i++)
+			cp = (cp << 6) | (p[i] & 0x3f);
+		cw = wcwidth((wchar_t)cp);
+		if (cw < 0)
+			cw = (cp >= 0x1100 && (cp <= 0x115f || (cp >= 0x2e80 && cp <= 0xa4cf) ||
+			    (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) ||
+			    (cp >= 0xff00 && cp <= 0xff60) || (cp >= 0x1f300 && cp <= 0x1faff) ||
+			    (cp >= 0x20000 && cp <= 0x3fffd))) ? 2 : 1;
+		w += cw;
+		p += len;
 	}
 	return w;
 }

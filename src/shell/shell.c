@@ -121,6 +121,8 @@ history_keep(const char *path, const char *line)
 
 	if (line[0] == ' ' || line[0] == '\t' || shell_line_private(line))
 		return;
+	if (strcmp(line, "exit") == 0 || strcmp(line, "quit") == 0)
+		return;
 	last = history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
 	if (last != NULL && strcmp(last->line, line) == 0)
 		return;
@@ -274,6 +276,8 @@ run_line(struct session *s, const char *line, bool *leave)
 	status = cmd_run(s, argc, argv, true);
 	fflush(stdout);
 	clearerr(stdout);
+	if (got_int && isatty(STDERR_FILENO))
+		fputc('\n', stderr);	/* after the terminal's "^C" */
 	snap_restore(&snap, s);
 	/* The command may have installed its own handlers; the shell's come back. */
 	signals_install(NULL);

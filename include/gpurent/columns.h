@@ -1,0 +1,44 @@
+/*
+ * columns.h - the printable columns of offers, instances and GPU samples.
+ *
+ * One description serves `offers`, `ls`, `show`, `metrics`, the dashboard and the man page's
+ * JSON schema: a column's name is its JSON key and its --fields name, and never changes.
+ */
+#ifndef GPURENT_COLUMNS_H
+#define GPURENT_COLUMNS_H
+
+#include <stddef.h>
+
+#include "output.h"
+
+enum offer_col {
+	OCOL_ID, OCOL_PROVIDER, OCOL_GPU, OCOL_GPUS, OCOL_VRAM, OCOL_PRICE, OCOL_GPU_PRICE, OCOL_TFLOP_PRICE,
+	OCOL_TYPE, OCOL_REGION, OCOL_LOCATION, OCOL_RELIABILITY, OCOL_INTERCONNECT, OCOL_CPU, OCOL_RAM,
+	OCOL_DISK, OCOL_NET_DOWN, OCOL_NET_UP, OCOL_AVAILABLE, OCOL_GPU_RAW, OCOL_TFLOPS, OCOL_STORAGE,
+	OCOL__COUNT,
+};
+extern const struct column offer_columns[OCOL__COUNT];
+/* cell_fn for struct offer rows. */
+void offer_cell(const void *row, size_t c, struct cell *out, void *ctx);
+
+enum instance_col {
+	ICOL_ID, ICOL_PROVIDER, ICOL_LABEL, ICOL_STATE, ICOL_GPU, ICOL_GPUS, ICOL_PRICE, ICOL_COST, ICOL_UTIL,
+	ICOL_UPTIME, ICOL_TYPE, ICOL_REGION, ICOL_IMAGE, ICOL_CREATED, ICOL_SINCE, ICOL_OFFER, ICOL_BID,
+	ICOL_STORAGE, ICOL_DISK, ICOL_SSH_HOST, ICOL_SSH_PORT, ICOL_SSH_USER, ICOL_STATUS, ICOL_GPU_RAW,
+	ICOL__COUNT,
+};
+extern const struct column instance_columns[ICOL__COUNT];
+/* cell_fn for struct instance rows; ctx points to an int64_t "now" for uptime. */
+void instance_cell(const void *row, size_t c, struct cell *out, void *ctx);
+
+enum sample_col {
+	SCOL_INSTANCE, SCOL_GPU, SCOL_TIME, SCOL_UTIL, SCOL_MEM_USED, SCOL_MEM_TOTAL, SCOL_MEM_PCT, SCOL_TEMP,
+	SCOL_POWER, SCOL_POWER_LIMIT, SCOL__COUNT,
+};
+extern const struct column sample_columns[SCOL__COUNT];
+void sample_cell(const void *row, size_t c, struct cell *out, void *ctx);
+
+/* "3d 4h", "2h 05m", "12m", "40s" */
+void format_uptime(char *buf, size_t n, long long seconds);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * serve.h - `gpurent sim serve`: the simulated marketplace over HTTP, speaking vast.ai's,
+ * RunPod's or Lambda's protocol (src/sim/serve.c), with fault injection for tests.
+ */
+#ifndef GPURENT_SERVE_H
+#define GPURENT_SERVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+
+struct state;
+
+struct serve_opts {
+	const char *dialect;		/* "vast", "runpod" or "lambda" */
+	const char *bind;		/* address; NULL: 127.0.0.1 */
+	int port;			/* 0: any free port */
+	const char *api_key;		/* NULL: any key (or none) accepted */
+	long latency_ms;		/* added to every reply */
+	/* Fault shares in percent of requests (0..100 in total). */
+	int p429;			/* 429 with Retry-After: retry_after_s */
+	int p5xx;			/* 500/502/503: half before acting, half after */
+	int pdrop;			/* connection closed without a reply (after acting) */
+	int ptrunc;			/* body cut short of its Content-Length (after acting) */
+	int pmalformed;			/* a complete reply whose JSON is broken (after acting) */
+	int retry_after_s;
+	uint64_t seed;			/* fault draws */
+	FILE *ready;			/* where "listening on URL" is printed; NULL: stdout */
+	volatile int *stop;		/* serve until this becomes non-zero */
+};
+
+/* Serve until *o->stop is set. The world is the simulator in st. */
+enum gr_err serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err);
+
+#endif

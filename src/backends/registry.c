@@ -1,0 +1,99 @@
+/*
+ * The providers compiled in: an explicit array, so nothing depends on the linker keeping
+ * self-registering objects alive in a static library.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/backend.h"
+#include "gpurent/util.h"
+
+extern const struct backend_ops backend_sim;
+
+static const struct backend_ops *const registry[] = {
+	&backend_sim,
+};
+
+const struct backend_ops *const *
+backend_registry(size_t *n)
+{
+	*n = ARRAY_LEN(registry);
+	return registry;
+}
+
+const struct backend_ops *
+backend_find_ops(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(registry); i++)
+		if (strcmp(registry[i]->name, name) == 0)
+			return registry[i];
+	return NULL;
+}
+
+struct backend *
+backend_create(const struct backend_ops *ops, const struct backend_env *env)
+{
+	struct backend *b = xcalloc(1, sizeof(*b));
+
+	b->ops = ops;
+	b->env = *env;
+	if (b->env.name == NULL)
+		b->env.name = ops->name;
+	b->priv = ops->priv_size ? xcalloc(1, ops->priv_size) : NULL;
+	if (ops->init == NULL || ops->init(b, &b->init_err) == GR_OK)
+		b->ready = true;
+	return b;
+}
+
+void
+backend_destroy(struct backend *b)
+{
+	if (b == NULL)
+		return;
+	if (b->ops->cleanup != NULL)
+		b->ops->cleanup(b);
+	free(b->priv);
+	free(b);
+}
+
+bool
+backend_split_id(const char *id, char *provider, size_t n, const char **rest)
+{
+	const char *colon = strchr(id, ':');
+
+	if (colon == NULL || colon == id || colon[1] == '\0' || (size_t)(colon - id) >= n)
+		return false;
+	memcpy(provider, id, (size_t)(colon - id));
+	provider[colon - id] = '\0';
+	if (rest != NULL)
+		*rest = colon + 1;
+	return true;
+}
+
+static const struct {
+	unsigned cap;
+	const char *need;
+} cap_words[] = {
+	{ CAP_STOP, "stop or start an instance (only destroy it)" },
+	{ CAP_METRICS, "report GPU metrics" },
+	{ CAP_INTERRUPTIBLE, "rent interruptible instances" },
+	{ CAP_ACCOUNT, "report the account balance" },
+	{ CAP_SSH, "report an ssh endpoint" },
+	{ CAP_COST, "report per-instance cost" },
+};
+
+enum gr_err
+backend_require(const struct backend *b, unsigned cap, const char *what, struct gr_error *err)
+{
+	size_t i;
+
+	if ((b->ops->caps & cap) == cap)
+		return GR_OK;
+	for (i = 0; i < ARRAY_LEN(cap_words); i++)
+		if (cap & cap_words[i].cap)
+			return gr_fail(err, GR_EUNSUPPORTED, "'%s' cannot %s%s%s", b->ops->name,
+			    cap_words[i].need, what ? ": " : "", what ? what : "");
+	return gr_fail(err, GR_EUNSUPPORTED, "'%s' cannot do that", b->ops->name);
+}

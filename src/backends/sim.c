@@ -1,0 +1,127 @@
+/*
+ * The `sim` backend: the simulated marketplace behind the provider interface, with no
+ * network in between. It is always built and is the default provider.
+ */
+#include <string.h>
+
+#include "gpurent/backend.h"
+#include "gpurent/filter.h"
+#include "gpurent/sim.h"
+
+struct sim_priv {
+	struct sim *sim;
+};
+
+static struct sim *
+sim_of(struct backend *b)
+{
+	return ((struct sim_priv *)b->priv)->sim;
+}
+
+static enum gr_err
+simb_init(struct backend *b, struct gr_error *err)
+{
+	struct sim_priv *p = b->priv;
+
+	if (b->env.state == NULL)
+		return gr_fail(err, GR_ESTATE, "the simulator needs the state database");
+	return sim_open(&p->sim, b->env.state, err);
+}
+
+static void
+simb_cleanup(struct backend *b)
+{
+	struct sim_priv *p = b->priv;
+
+	sim_close(p->sim);
+	p->sim = NULL;
+}
+
+static enum gr_err
+simb_offers(struct backend *b, const struct filter *f, struct offer_list *out, bool *pushed_all,
+    struct gr_error *err)
+{
+	size_t before = out->n, i, o;
+	enum gr_err rc;
+
+	rc = sim_offers(sim_of(b), out, err);
+	if (rc != GR_OK)
+		return rc;
+	/* The whole market is local, so the filter is applied right here, in place. */
+	for (i = o = before; i < out->n; i++)
+		if (filter_match(f, &out->v[i])) {
+			if (o != i)
+				out->v[o] = out->v[i];
+			o++;
+		}
+	out->n = o;
+	*pushed_all = true;
+	return GR_OK;
+}
+
+static enum gr_err
+simb_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
+{
+	return sim_instances(sim_of(b), false, out, err);
+}
+
+static enum gr_err
+simb_get(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
+{
+	return sim_get(sim_of(b), id, out, err);
+}
+
+static enum gr_err
+simb_launch(struct backend *b, const struct launch_req *req, struct instance *out,
+    struct gr_error *err)
+{
+	return sim_launch(sim_of(b), req, out, err);
+}
+
+static enum gr_err
+simb_stop(struct backend *b, const char *id, struct gr_error *err)
+{
+	return sim_stop(sim_of(b), id, err);
+}
+
+static enum gr_err
+simb_start(struct backend *b, const char *id, struct gr_error *err)
+{
+	return sim_start(sim_of(b), id, err);
+}
+
+static enum gr_err
+simb_destroy(struct backend *b, const char *id, struct gr_error *err)
+{
+	return sim_destroy(sim_of(b), id, err);
+}
+
+static enum gr_err
+simb_metrics(struct backend *b, const char *id, struct sample_list *out, struct gr_error *err)
+{
+	return sim_metrics(sim_of(b), id, out, err);
+}
+
+static enum gr_err
+simb_account(struct backend *b, struct account *out, struct gr_error *err)
+{
+	return sim_account(sim_of(b), out, err);
+}
+
+const struct backend_ops backend_sim = {
+	.name = "sim",
+	.description = "built-in simulated marketplace (no account needed)",
+	.caps = CAP_STOP | CAP_METRICS | CAP_INTERRUPTIBLE | CAP_ACCOUNT | CAP_SSH | CAP_COST,
+	.priv_size = sizeof(struct sim_priv),
+	.init = simb_init,
+	.cleanup = simb_cleanup,
+	.offers = simb_offers,
+	.instances = simb_instances,
+	.get = simb_get,
+	.launch = simb_launch,
+	.stop = simb_stop,
+	.start = simb_start,
+	.destroy = simb_destroy,
+	.metrics = simb_metrics,
+	.account = simb_account,
+};

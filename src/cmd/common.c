@@ -1,0 +1,66 @@
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/util.h"
+#include "common.h"
+
+int
+finish_output(struct cmd_ctx *c, int status)
+{
+	if (fflush(c->out) != 0 || ferror(c->out)) {
+		/* A full disk or a closed pipe must not look like success. */
+		if (errno != EPIPE)
+			fprintf(stderr, "gpurent: write failure on standard output: %s\n",
+			    strerror(errno));
+		clearerr(c->out);
+		return status ? status : EXIT_ERROR;
+	}
+	return status;
+}
+
+size_t
+report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n)
+{
+	size_t i, failed = 0;
+	char clean[sizeof(res->err.msg)];
+
+	(void)c;
+	for (i = 0; i < n; i++)
+		if (res[i].code != GR_OK) {
+			failed++;
+			fflush(c->out);
+			fprintf(stderr, "gpurent: %s: %s\n", res[i].b->ops->name,
+			    text_sanitize(clean, sizeof(clean), res[i].err.msg));
+		}
+	return failed;
+}
+
+int
+for_each_id(struct cmd_ctx *c, int argc, char **argv, id_op op, void *data)
+{
+	int i, failed = 0, last = 0;
+
+	for (i = 0; i < argc && !cmd_interrupted; i++) {
+		struct gr_error err = { 0 };
+		struct backend *b;
+
+		if (session_backend_for(c->s, argv[i], &b, &err) != GR_OK ||
+		    op(c, b, argv[i], &err, data) != GR_OK) {
+			char clean[sizeof(err.msg)];
+
+			failed++;
+			last = gr_exit_code(err.code);
+			fflush(c->out);
+			fprintf(stderr, "gpurent: %s: %s\n", argv[i],
+			    text_sanitize(clean, sizeof(clean), err.msg));
+		}
+	}
+	if (cmd_interrupted)
+		return EXIT_INTERRUPTED;
+	if (failed == 0)
+		return 0;
+	if (argc == 1 || failed == argc)
+		return last;
+	return EXIT_PARTIAL;
+}

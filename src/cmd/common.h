@@ -1,0 +1,27 @@
+/*
+ * common.h - helpers shared by the command files (not a public contract).
+ */
+#ifndef GPURENT_CMD_COMMON_H
+#define GPURENT_CMD_COMMON_H
+
+#include "gpurent/backend.h"
+#include "gpurent/cmd.h"
+#include "gpurent/session.h"
+
+/* Print the output or report the write error; returns the exit status to use. */
+int finish_output(struct cmd_ctx *c, int status);
+
+/* Name each failed provider of a fan-out on stderr; returns how many failed. */
+size_t report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n);
+
+/*
+ * Run op on each id with its provider's backend; report each failure on stderr with its id.
+ * Returns 0 when all succeeded, the error's status when one id was given, EXIT_PARTIAL
+ * when some of several failed (and the status of the failures when all failed).
+ */
+typedef enum gr_err (*id_op)(struct cmd_ctx *c, struct backend *b, const char *id,
+    struct gr_error *err, void *data);
+int for_each_id(struct cmd_ctx *c, int argc, char **argv, id_op op, void *data);
+
+
+#endif

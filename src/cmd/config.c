@@ -1,0 +1,163 @@
+/*
+ * gpurent config get|set|unset|list|path
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/config.h"
+#include "gpurent/output.h"
+#include "gpurent/paths.h"
+#include "gpurent/util.h"
+#include "common.h"
+
+enum { CF_ALL = 1, CF_IN };
+
+static const struct cmd_opt opts[] = {
+	{ "all", 'a', NULL, "list: every known key with its default", CF_ALL, CPL_NONE, false },
+	{ "in", 0, "PROFILE", "set/unset in this profile's section", CF_IN, CPL_PROFILE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+struct args {
+	bool all;
+	const char *in;
+};
+
+static int
+handle(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	struct args *a = data;
+
+	(void)c;
+	if (id == CF_ALL)
+		a->all = true;
+	else
+		a->in = arg;
+	return 0;
+}
+
+struct kv {
+	const char *profile, *key, *value, *help;
+};
+
+static const struct column cols[] = {
+	{ "key", "KEY", false, false, 0 },
+	{ "value", "VALUE", false, false, 2 },
+	{ "profile", "PROFILE", false, false, 0 },
+	{ "help", "DESCRIPTION", false, true, 1 },
+};
+
+static void
+kv_cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct kv *kv = row;
+	const char *v[] = { kv->key, kv->value, kv->profile, kv->help };
+
+	(void)ctx;
+	c->kind = v[col] != NULL ? CELL_STR : CELL_NULL;
+	c->s = v[col];
+}
+
+struct collect {
+	struct kv *v;
+	size_t n, cap;
+};
+
+static void
+collect_one(const char *profile, const char *key, const char *value, void *ctx)
+{
+	struct collect *cl = ctx;
+	const struct config_key *k = config_key_find(key);
+
+	if (cl->n == cl->cap) {
+		cl->cap = cl->cap ? cl->cap * 2 : 16;
+		cl->v = xreallocarray(cl->v, cl->cap, sizeof(*cl->v));
+	}
+	cl->v[cl->n++] = (struct kv){ profile, key, value, k ? k->help : NULL };
+}
+
+static int
+config_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct args a = { false, NULL };
+	struct gr_error err = { 0 };
+	struct config *cfg;
+	struct collect cl = { NULL, 0, 0 };
+	const char *v;
+	int n, rc;
+	size_t i;
+
+	rc = cmd_parse(c, argc, argv, handle, &a, &n);
+	if (rc != 0 || n < 0)
+		return rc;
+	if (n == 0)
+		return cmd_usage_error(c, "say get, set, unset, list or path");
+	if (strcmp(argv[0], "path") == 0) {
+		fprintf(c->out, "%s\n", paths_config_file());
+		return finish_output(c, 0);
+	}
+	if (session_config(c->s, &cfg, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (strcmp(argv[0], "get") == 0) {
+		if (n != 2)
+			return cmd_usage_error(c, "usage: gpurent config get KEY");
+		if (config_key_find(argv[1]) == NULL) {
+			gr_fail(&err, GR_EUSAGE, "unknown config key '%s' (see 'gpurent config "
+			    "list --all')", argv[1]);
+			return cmd_error(c, &err);
+		}
+		v = config_get(cfg, argv[1]);
+		if (v == NULL)
+			return EXIT_NOTFOUND;
+		fprintf(c->out, "%s\n", v);
+		return finish_output(c, 0);
+	}
+	if (strcmp(argv[0], "set") == 0) {
+		if (n != 3)
+			return cmd_usage_error(c, "usage: gpurent config set KEY VALUE");
+		if (config_set(cfg, a.in, argv[1], argv[2], &err) != GR_OK)
+			return cmd_error(c, &err);
+		return finish_output(c, 0);
+	}
+	if (strcmp(argv[0], "unset") == 0) {
+		if (n != 2)
+			return cmd_usage_error(c, "usage: gpurent config unset KEY");
+		if (config_unset(cfg, a.in, argv[1], &err) != GR_OK)
+			return cmd_error(c, &err);
+		return finish_output(c, 0);
+	}
+	if (strcmp(argv[0], "list") != 0)
+		return cmd_usage_error(c, "unknown subcommand '%s' (get, set, unset, list, path)",
+		    argv[0]);
+	if (a.all) {
+		const struct config_key *keys = config_keys(&i);
+		size_t k, nk = i;
+
+		for (k = 0; k < nk; k++) {
+			collect_one(config_profile(cfg), keys[k].name,
+			    config_get(cfg, keys[k].name), &cl);
+		}
+	} else
+		config_each(cfg, collect_one, &cl);
+	rc = out_print(c->out, &out_global, cols, ARRAY_LEN(cols), 0, cl.v, cl.n, sizeof(*cl.v),
+	    kv_cell, NULL, &err);
+	free(cl.v);
+	if (rc != GR_OK)
+		return cmd_usage_error(c, "%s", err.msg);
+	return finish_output(c, 0);
+}
+
+const struct command cmd_config = {
+	.name = "config",
+	.args = "get KEY | set KEY VALUE | unset KEY | list | path",
+	.summary = "read and change settings",
+	.help =
+	    "The file is $XDG_CONFIG_HOME/gpurent/config (or $GPURENT_HOME/config): 'key = value'\n"
+	    "lines, and '[profile NAME]' sections whose keys override the top level when\n"
+	    "--profile NAME or GPURENT_PROFILE selects them. 'set' checks the value and rewrites\n"
+	    "the file atomically, keeping comments. 'list --all' shows every key.",
+	.opts = opts,
+	.complete_args = CPL_CONFIG_KEY,
+	.run = config_run,
+};

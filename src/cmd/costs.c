@@ -1,0 +1,226 @@
+/*
+ * gpurent costs: burn rate, spend and projections from the ledger.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpurent/config.h"
+#include "gpurent/costs.h"
+#include "gpurent/money.h"
+#include "gpurent/output.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+#include "common.h"
+
+enum { C_SINCE = 1, C_BY };
+
+static const struct cmd_opt opts[] = {
+	{ "since", 's', "DATE", "count spend from DATE (YYYY-MM-DD, UTC; default: start of this month)", C_SINCE, CPL_NONE, false },
+	{ "by", 'b', "GROUP", "group spend by instance, label, provider, gpu or day", C_BY, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+struct args {
+	int64_t since;
+	enum cost_group by;
+};
+
+static bool
+parse_date(const char *s, int64_t *out)
+{
+	struct tm tm;
+	char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(s, "%Y-%m-%d", &tm);
+	if (end == NULL || (*end != '\0' && *end != 'T'))
+		return false;
+	if (*end == 'T' && strptime(end, "T%H:%M:%S", &tm) == NULL)
+		return false;
+	*out = (int64_t)timegm(&tm);
+	return true;
+}
+
+static int
+handle(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	static const char *const groups[] = { "", "instance", "label", "provider", "gpu", "day" };
+	struct args *a = data;
+	size_t i;
+
+	switch (id) {
+	case C_SINCE:
+		if (!parse_date(arg, &a->since))
+			return cmd_usage_error(c, "--since needs a date such as 2026-11-01");
+		break;
+	case C_BY:
+		for (i = 1; i < ARRAY_LEN(groups); i++)
+			if (strcmp(arg, groups[i]) == 0)
+				break;
+		if (i == ARRAY_LEN(groups))
+			return cmd_usage_error(c, "--by is instance, label, provider, gpu or day");
+		a->by = (enum cost_group)i;
+		break;
+	}
+	return 0;
+}
+
+static const struct column summary_cols[] = {
+	{ "burn_hour", "BURN $/H", true, false, 0 },
+	{ "spent", "SPENT", true, false, 0 },
+	{ "spent_today", "TODAY", true, false, 0 },
+	{ "spent_month", "MONTH", true, false, 0 },
+	{ "projected_day", "PROJ DAY", true, false, 0 },
+	{ "projected_month", "PROJ MONTH", true, false, 0 },
+	{ "since", "SINCE", false, false, 0 },
+	{ "budget_month", "BUDGET", true, true, 0 },
+};
+
+struct summary_row {
+	const struct cost_summary *s;
+	int64_t budget;
+};
+
+static void
+summary_cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct summary_row *r = row;
+	const int64_t v[] = { r->s->burn_hour, r->s->spent, r->s->spent_today, r->s->spent_month,
+		r->s->projected_day, r->s->projected_month };
+
+	(void)ctx;
+	c->decimals = 2;
+	if (col < ARRAY_LEN(v)) {
+		c->kind = CELL_MONEY;
+		c->i = v[col];
+		if (col == 0)
+			c->decimals = 3;
+		if (col == 5 && r->budget >= 0 && v[col] > r->budget)
+			c->color = OC_BAD;
+	} else if (col == 6) {
+		c->kind = CELL_TIME;
+		c->i = r->s->since;
+	} else {
+		c->kind = r->budget >= 0 ? CELL_MONEY : CELL_NULL;
+		c->i = r->budget;
+	}
+}
+
+static const struct column line_cols[] = {
+	{ "key", "KEY", false, false, 1 },
+	{ "spent", "SPENT", true, false, 0 },
+	{ "burn_hour", "BURN $/H", true, false, 0 },
+};
+
+static void
+line_cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct cost_line *l = row;
+
+	(void)ctx;
+	switch (col) {
+	case 0: c->kind = CELL_STR; c->s = l->key; break;
+	case 1: c->kind = CELL_MONEY; c->i = l->spent; c->decimals = 2; break;
+	default: c->kind = CELL_MONEY; c->i = l->burn_hour; c->decimals = 3; break;
+	}
+}
+
+static void
+json_money(FILE *fp, const char *key, int64_t v, bool comma)
+{
+	struct cell c = { CELL_MONEY, NULL, v, 0, 0 };
+
+	fprintf(fp, "\"%s\":", key);
+	json_write_cell(fp, &c);
+	if (comma)
+		fputc(',', fp);
+}
+
+static int
+costs_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	static const char *const group_names[] = { "", "instance", "label", "provider", "gpu",
+		"day" };
+	struct args a = { 0, CG_NONE };
+	struct gr_error err = { 0 };
+	struct cost_summary sum;
+	struct summary_row row;
+	struct config *cfg;
+	struct state *st;
+	struct instance_list l;
+	struct fanout_result res[SESSION_MAX_PROVIDERS];
+	int n, rc;
+	size_t i;
+
+	rc = cmd_parse(c, argc, argv, handle, &a, &n);
+	if (rc != 0 || n < 0)
+		return rc;
+	if (n > 0)
+		return cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
+	if (session_config(c->s, &cfg, &err) != GR_OK)
+		return cmd_error(c, &err);
+	/* Listing instances brings every provider's ledger up to date (sim bills on read). */
+	instance_list_init(&l);
+	if (session_instances(c->s, &l, res, &err) != GR_OK)
+		report_fanout(c, res, c->s->n_backends);
+	instance_list_release(&l);
+	if (session_state(c->s, &st, &err) != GR_OK ||
+	    costs_compute(st, session_now(c->s), a.since, a.by, &sum, &err) != GR_OK)
+		return cmd_error(c, &err);
+	row.s = &sum;
+	row.budget = config_get_money(cfg, "budget.month");
+	if (out_global.format == OUT_JSON) {
+		struct cell t = { CELL_TIME, NULL, sum.since, 0, 0 };
+
+		fputc('{', c->out);
+		json_money(c->out, "burn_hour", sum.burn_hour, true);
+		json_money(c->out, "spent", sum.spent, true);
+		json_money(c->out, "spent_today", sum.spent_today, true);
+		json_money(c->out, "spent_month", sum.spent_month, true);
+		json_money(c->out, "projected_day", sum.projected_day, true);
+		json_money(c->out, "projected_month", sum.projected_month, true);
+		if (row.budget >= 0)
+			json_money(c->out, "budget_month", row.budget, true);
+		else
+			fputs("\"budget_month\":null,", c->out);
+		fputs("\"since\":", c->out);
+		json_write_cell(c->out, &t);
+		fprintf(c->out, ",\"by\":%s%s%s,\"groups\":[", a.by ? "\"" : "",
+		    a.by ? group_names[a.by] : "null", a.by ? "\"" : "");
+		for (i = 0; i < sum.n_lines; i++) {
+			fputs(i ? ",{\"key\":" : "{\"key\":", c->out);
+			json_write_str(c->out, sum.lines[i].key);
+			fputc(',', c->out);
+			json_money(c->out, "spent", sum.lines[i].spent, true);
+			json_money(c->out, "burn_hour", sum.lines[i].burn_hour, false);
+			fputc('}', c->out);
+		}
+		fputs("]}\n", c->out);
+	} else if (a.by != CG_NONE) {
+		rc = out_print(c->out, &out_global, line_cols, ARRAY_LEN(line_cols), 0, sum.lines,
+		    sum.n_lines, sizeof(*sum.lines), line_cell, NULL, &err);
+	} else if (out_global.format == OUT_TABLE) {
+		rc = out_print_record(c->out, &out_global, summary_cols, ARRAY_LEN(summary_cols),
+		    &row, summary_cell, NULL, &err);
+	} else
+		rc = out_print(c->out, &out_global, summary_cols, ARRAY_LEN(summary_cols), 0, &row,
+		    1, sizeof(row), summary_cell, NULL, &err);
+	cost_summary_release(&sum);
+	if (rc != GR_OK)
+		return cmd_usage_error(c, "%s", err.msg);
+	return finish_output(c, 0);
+}
+
+const struct command cmd_costs = {
+	.name = "costs",
+	.args = NULL,
+	.summary = "burn rate, spend so far and projections",
+	.help =
+	    "Burn rate is what every billing instance costs per hour now. Spent counts from\n"
+	    "--since (default: the first of this month, UTC). The projections add the current\n"
+	    "burn rate until midnight and until the end of the month. Money comes from a local\n"
+	    "ledger of billed seconds, so it is exact to the micro-dollar.",
+	.opts = opts,
+	.run = costs_run,
+};

@@ -1,0 +1,23 @@
+/*
+ * gpurent destroy
+ */
+#include "gpurent/cmd.h"
+#include "lifecycle.h"
+
+static int
+destroy_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	return lifecycle_run(c, argc, argv, LC_DESTROY);
+}
+
+const struct command cmd_destroy = {
+	.name = "destroy",
+	.args = "ID...",
+	.summary = "destroy instances and their disks",
+	.help =
+	    "On a terminal it says what will be lost and asks first. Without --yes it refuses\n"
+	    "when stdin is not a terminal. It has no alias, so that it is not run by accident.",
+	.opts = destroy_opts,
+	.complete_args = CPL_INSTANCE,
+	.run = destroy_run,
+};

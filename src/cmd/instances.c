@@ -1,0 +1,119 @@
+/*
+ * gpurent ls: every instance of every selected provider.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/columns.h"
+#include "gpurent/idcache.h"
+#include "gpurent/output.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+#include "common.h"
+
+enum { I_LABEL = 1, I_STATE, I_ALL };
+
+static const struct cmd_opt opts[] = {
+	{ "label", 'l', "LABEL", "only instances with this label", I_LABEL, CPL_NONE, false },
+	{ "state", 's', "STATE", "only instances in this state (comma list)", I_STATE, CPL_STATE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+struct args {
+	const char *label;
+	bool states[ST__COUNT];
+	bool any_state;
+};
+
+static int
+handle(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	struct args *a = data;
+	char buf[256], *tok, *save = NULL;
+	enum inst_state st;
+
+	switch (id) {
+	case I_LABEL:
+		a->label = arg;
+		break;
+	case I_STATE:
+		strlcpy_(buf, arg, sizeof(buf));
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (!inst_state_parse(tok, &st))
+				return cmd_usage_error(c, "unknown state '%s' (provisioning, "
+				    "running, stopping, stopped, starting, destroying, destroyed, "
+				    "failed)", tok);
+			a->states[st] = true;
+			a->any_state = true;
+		}
+		break;
+	}
+	return 0;
+}
+
+static int
+ls_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct args a;
+	struct fanout_result res[SESSION_MAX_PROVIDERS];
+	struct gr_error err = { 0 };
+	struct instance_list list;
+	size_t i, o;
+	int n, rc, status = 0;
+	int64_t now;
+	enum gr_err frc;
+
+	memset(&a, 0, sizeof(a));
+	rc = cmd_parse(c, argc, argv, handle, &a, &n);
+	if (rc != 0 || n < 0)
+		return rc;
+	if (n > 0)
+		return cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
+	instance_list_init(&list);
+	frc = session_instances(c->s, &list, res, &err);
+	if (frc != GR_OK && frc != GR_EPARTIAL) {
+		instance_list_release(&list);
+		if (c->s->n_backends > 1) {
+			report_fanout(c, res, c->s->n_backends);
+			return gr_exit_code(frc);
+		}
+		return cmd_error(c, &err);
+	}
+	if (frc == GR_EPARTIAL) {
+		report_fanout(c, res, c->s->n_backends);
+		status = EXIT_PARTIAL;
+	}
+	{
+		struct state *st;
+
+		/* Keep the ids for completion; a failure here must not fail the listing. */
+		if (session_state(c->s, &st, NULL) == GR_OK)
+			idcache_put_instances(st, list.v, list.n, true, NULL);
+	}
+	for (i = o = 0; i < list.n; i++) {
+		if (a.label != NULL && strcmp(list.v[i].label, a.label) != 0)
+			continue;
+		if (a.any_state && !a.states[list.v[i].state])
+			continue;
+		list.v[o++] = list.v[i];
+	}
+	list.n = o;
+	now = session_now(c->s);
+	if (out_print(c->out, &out_global, instance_columns, ICOL__COUNT, ICOL_ID, list.v, list.n,
+	    sizeof(*list.v), instance_cell, &now, &err) != GR_OK) {
+		instance_list_release(&list);
+		return cmd_usage_error(c, "%s", err.msg);
+	}
+	instance_list_release(&list);
+	return finish_output(c, status);
+}
+
+const struct command cmd_ls = {
+	.name = "ls",
+	.alias = "instances",
+	.args = NULL,
+	.summary = "list instances",
+	.help = "Lists the instances of every selected provider that are not destroyed.",
+	.opts = opts,
+	.run = ls_run,
+};

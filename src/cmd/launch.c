@@ -1,0 +1,331 @@
+/*
+ * gpurent launch: rent an offer, optionally wait until it runs.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpurent/columns.h"
+#include "gpurent/config.h"
+#include "gpurent/costs.h"
+#include "gpurent/filter.h"
+#include "gpurent/idcache.h"
+#include "gpurent/money.h"
+#include "gpurent/output.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+#include "common.h"
+
+enum { L_IMAGE = 1, L_DISK, L_LABEL, L_ENV, L_PORT, L_ONSTART, L_BID, L_DRY_RUN, L_WAIT,
+	L_TIMEOUT, L_FORCE };
+
+#define MAX_ENV 64
+#define MAX_PORTS 32
+
+static const struct cmd_opt opts[] = {
+	{ "image", 'i', "IMAGE", "container or OS image to run", L_IMAGE, CPL_NONE, false },
+	{ "disk", 'd', "GB", "disk size in GB", L_DISK, CPL_NONE, false },
+	{ "label", 'l', "LABEL", "a name for the instance, used by ls --label and costs", L_LABEL, CPL_NONE, false },
+	{ "env", 'e', "K=V", "environment variable for the instance (repeatable)", L_ENV, CPL_NONE, true },
+	{ "port", 0, "PORT", "port to expose (repeatable)", L_PORT, CPL_NONE, true },
+	{ "onstart", 0, "CMD", "command to run when the instance starts", L_ONSTART, CPL_NONE, false },
+	{ "bid", 'b', "PRICE", "interruptible: bid this many $/hour for the whole instance", L_BID, CPL_NONE, false },
+	{ "dry-run", 'n', NULL, "show what would be rented and what it costs; rent nothing", L_DRY_RUN, CPL_NONE, false },
+	{ "wait", 'w', NULL, "wait until the instance runs", L_WAIT, CPL_NONE, false },
+	{ "timeout", 't', "SECONDS", "with --wait: give up after this long (default 600)", L_TIMEOUT, CPL_NONE, false },
+	{ "force", 'f', NULL, "launch even when a configured budget would be exceeded", L_FORCE, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+struct args {
+	const char *image, *label, *onstart;
+	long long disk;
+	const char *env[MAX_ENV + 1];
+	size_t n_env;
+	int ports[MAX_PORTS];
+	size_t n_ports;
+	int64_t bid;
+	bool has_bid, dry_run, wait, force;
+	long long timeout;
+};
+
+static int
+handle(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	struct args *a = data;
+	long long n;
+
+	switch (id) {
+	case L_IMAGE: a->image = arg; break;
+	case L_LABEL:
+		if (strlen(arg) > 63)
+			return cmd_usage_error(c, "a label has at most 63 characters");
+		a->label = arg;
+		break;
+	case L_ONSTART: a->onstart = arg; break;
+	case L_DISK:
+		if (!parse_int(arg, 1, 100000, &a->disk))
+			return cmd_usage_error(c, "--disk needs a size in GB from 1 to 100000");
+		break;
+	case L_ENV:
+		if (strchr(arg, '=') == NULL || arg[0] == '=')
+			return cmd_usage_error(c, "--env needs KEY=VALUE, not '%s'", arg);
+		if (a->n_env == MAX_ENV)
+			return cmd_usage_error(c, "at most %d --env options", MAX_ENV);
+		a->env[a->n_env++] = arg;
+		break;
+	case L_PORT:
+		if (!parse_int(arg, 1, 65535, &n))
+			return cmd_usage_error(c, "--port needs a port from 1 to 65535");
+		if (a->n_ports == MAX_PORTS)
+			return cmd_usage_error(c, "at most %d --port options", MAX_PORTS);
+		a->ports[a->n_ports++] = (int)n;
+		break;
+	case L_BID:
+		if (!money_parse(arg, &a->bid) || a->bid == 0)
+			return cmd_usage_error(c, "--bid needs a price in dollars per hour such "
+			    "as 1.25");
+		a->has_bid = true;
+		break;
+	case L_DRY_RUN: a->dry_run = true; break;
+	case L_WAIT: a->wait = true; break;
+	case L_TIMEOUT:
+		if ((a->timeout = parse_duration(arg)) <= 0)
+			return cmd_usage_error(c, "--timeout needs a duration such as 600 or 10m");
+		break;
+	case L_FORCE: a->force = true; break;
+	}
+	return 0;
+}
+
+/* Find the offer through the provider's own search. */
+static enum gr_err
+find_offer(struct backend *b, const char *id, struct offer *out, struct gr_error *err)
+{
+	struct offer_list l;
+	struct filter f;
+	bool pushed;
+	size_t i;
+	enum gr_err rc;
+
+	memset(&f, 0, sizeof(f));
+	offer_list_init(&l);
+	rc = b->ops->offers(b, &f, &l, &pushed, err);
+	if (rc == GR_OK) {
+		rc = gr_fail(err, GR_ENOTFOUND, "no offer '%s' (it may have been rented; search "
+		    "again)", id);
+		for (i = 0; i < l.n; i++)
+			if (strcmp(l.v[i].id, id) == 0) {
+				*out = l.v[i];
+				gr_error_clear(err);
+				rc = GR_OK;
+				break;
+			}
+	}
+	offer_list_release(&l);
+	return rc;
+}
+
+/* A random token that lets the provider (and we) recognise a retried launch. */
+static void
+make_token(char *buf, size_t n)
+{
+	unsigned char raw[12];
+	size_t i;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || read(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw)) {
+		uint64_t h = hash_mix((uint64_t)time(NULL), (uint64_t)getpid());
+
+		memcpy(raw, &h, sizeof(h));
+		memset(raw + sizeof(h), 0, sizeof(raw) - sizeof(h));
+	}
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; i < sizeof(raw) && 2 * i + 2 < n; i++)
+		snprintf(buf + 2 * i, 3, "%02x", raw[i]);
+}
+
+static int
+print_dry_run(struct cmd_ctx *c, const struct offer *o, int64_t price)
+{
+	char h[32], d[32], m[32];
+
+	if (out_global.format == OUT_JSON) {
+		fprintf(c->out, "{\"offer_id\":");
+		json_write_str(c->out, o->id);
+		fprintf(c->out, ",\"gpu\":");
+		json_write_str(c->out, o->gpu ? o->gpu->id : "unknown");
+		fprintf(c->out, ",\"gpus\":%d,\"type\":\"%s\",\"price_hour\":%s,", o->gpu_count,
+		    offer_type_name(o->type), money_format(h, sizeof(h), price, 6, false));
+		fprintf(c->out, "\"price_day\":%s,\"price_month\":%s,\"dry_run\":true}\n",
+		    money_format(d, sizeof(d), price * 24, 6, false),
+		    money_format(m, sizeof(m), price * 730, 6, false));
+	} else if (out_global.format == OUT_IDS)
+		fprintf(c->out, "%s\n", o->id);
+	else {
+		char loc[64];
+
+		fprintf(c->out, "would rent %s: %d x %s, %s, %s\n", o->id, o->gpu_count,
+		    o->gpu ? o->gpu->name : "unknown GPU", offer_type_name(o->type),
+		    text_sanitize(loc, sizeof(loc), o->location));
+		fprintf(c->out, "cost: %s/hour, %s/day, %s/month (730 h)\n",
+		    money_format(h, sizeof(h), price, 3, true),
+		    money_format(d, sizeof(d), price * 24, 2, true),
+		    money_format(m, sizeof(m), price * 730, 2, true));
+		fputs("nothing was rented (--dry-run)\n", c->out);
+	}
+	return finish_output(c, 0);
+}
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Poll until running. Returns 0, EXIT_TIMEOUT, EXIT_INTERRUPTED or an error status. */
+static int
+wait_running(struct cmd_ctx *c, struct backend *b, struct instance *in, long long timeout)
+{
+	struct timespec t0, t;
+	struct gr_error err = { 0 };
+	enum inst_state last = in->state;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if (in->state == ST_RUNNING)
+			return 0;
+		if (in->state == ST_FAILED || in->state == ST_DESTROYED || in->state == ST_STOPPED) {
+			cmd_warn("%s is %s%s%s", in->id, inst_state_name(in->state),
+			    in->status_msg[0] ? ": " : "", in->status_msg);
+			return EXIT_ERROR;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec >= timeout) {
+			cmd_warn("%s is still %s after %llds; it keeps running and billing "
+			    "('gpurent destroy %s' ends it)", in->id, inst_state_name(in->state),
+			    timeout, in->id);
+			return EXIT_TIMEOUT;
+		}
+		sleep_ms(500);
+		if (cmd_interrupted) {
+			cmd_warn("interrupted; %s is %s and was not destroyed", in->id,
+			    inst_state_name(in->state));
+			return EXIT_INTERRUPTED;
+		}
+		if (b->ops->get(b, in->id, in, &err) != GR_OK)
+			return cmd_error(c, &err);
+		if (in->state != last && c->s->interactive)
+			fprintf(stderr, "%s: %s\n", in->id, inst_state_name(in->state));
+		last = in->state;
+	}
+}
+
+static int
+launch_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct args a;
+	struct gr_error err = { 0 };
+	struct launch_req req;
+	struct instance in;
+	struct offer o;
+	struct backend *b;
+	struct config *cfg;
+	struct state *st;
+	struct cost_summary sum;
+	char token[32] = "", price[32];
+	int64_t want;
+	int n, rc;
+
+	memset(&a, 0, sizeof(a));
+	a.timeout = 600;
+	rc = cmd_parse(c, argc, argv, handle, &a, &n);
+	if (rc != 0 || n < 0)
+		return rc;
+	if (n != 1)
+		return cmd_usage_error(c, n == 0 ? "which offer? give an OFFER_ID from 'gpurent "
+		    "offers'" : "one offer at a time");
+	if (session_config(c->s, &cfg, &err) != GR_OK ||
+	    session_backend_for(c->s, argv[0], &b, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (a.has_bid && backend_require(b, CAP_INTERRUPTIBLE, NULL, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (find_offer(b, argv[0], &o, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (a.has_bid && o.type != OFFER_INTERRUPTIBLE) {
+		gr_fail(&err, GR_EUSAGE, "offer '%s' is on-demand; --bid needs an offer with "
+		    "type=interruptible (it would never be rented on demand instead)", o.id);
+		return cmd_error(c, &err);
+	}
+	want = a.has_bid ? a.bid : o.price_hour;
+	if (a.dry_run)
+		return print_dry_run(c, &o, want);
+	if (a.image == NULL)
+		a.image = config_get(cfg, "launch.image");
+	if (a.disk == 0)
+		a.disk = config_get_int(cfg, "launch.disk", 50);
+	if (!a.force && (config_get_money(cfg, "budget.day") >= 0 ||
+	    config_get_money(cfg, "budget.month") >= 0)) {
+		if (session_state(c->s, &st, &err) != GR_OK ||
+		    costs_compute(st, session_now(c->s), 0, CG_NONE, &sum, &err) != GR_OK)
+			return cmd_error(c, &err);
+		rc = costs_check_budget(&sum, want, config_get_money(cfg, "budget.day"),
+		    config_get_money(cfg, "budget.month"), &err);
+		cost_summary_release(&sum);
+		if (rc != GR_OK)
+			return cmd_error(c, &err);
+	}
+	make_token(token, sizeof(token));
+	memset(&req, 0, sizeof(req));
+	req.offer_id = o.id;
+	req.image = a.image;
+	req.disk_gb = (int)a.disk;
+	req.label = a.label;
+	req.env = a.n_env ? a.env : NULL;
+	req.ports = a.ports;
+	req.n_ports = a.n_ports;
+	req.onstart = a.onstart;
+	req.interruptible = o.type == OFFER_INTERRUPTIBLE;
+	req.bid_hour = a.has_bid ? a.bid : 0;
+	req.client_token = token;
+	memset(&in, 0, sizeof(in));
+	if (b->ops->launch(b, &req, &in, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (session_state(c->s, &st, NULL) == GR_OK)
+		idcache_put_instances(st, &in, 1, false, NULL);
+	if (c->s->interactive && out_global.format == OUT_TABLE)
+		fprintf(stderr, "launched %s at %s/hour\n", in.id,
+		    money_format(price, sizeof(price), in.price_hour, 3, true));
+	rc = a.wait ? wait_running(c, b, &in, a.timeout) : 0;
+	if (out_global.format == OUT_JSON) {
+		int64_t now = session_now(c->s);
+
+		if (out_print_record(c->out, &out_global, instance_columns, ICOL__COUNT, &in,
+		    instance_cell, &now, &err) != GR_OK)
+			return cmd_usage_error(c, "%s", err.msg);
+	} else
+		fprintf(c->out, "%s\n", in.id);
+	return finish_output(c, rc);
+}
+
+const struct command cmd_launch = {
+	.name = "launch",
+	.alias = "rent",
+	.args = "OFFER_ID",
+	.summary = "rent an offer as a new instance",
+	.help =
+	    "Prints the new instance's id (with -o json, the whole instance). An interruptible\n"
+	    "offer is rented at its current price unless --bid names a higher one; an on-demand\n"
+	    "offer takes no bid. With --wait, exits 11 when --timeout passes first; the\n"
+	    "instance is left running. A launch that a configured budget.day or budget.month\n"
+	    "would not cover is refused with exit status 9.",
+	.opts = opts,
+	.complete_args = CPL_OFFER,
+	.run = launch_run,
+};

@@ -1,0 +1,165 @@
+/*
+ * The shared body of stop, start and destroy: many ids, several providers, one report.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpurent/money.h"
+#include "gpurent/util.h"
+#include "common.h"
+#include "lifecycle.h"
+
+enum { LO_YES = 1, LO_WAIT, LO_TIMEOUT };
+
+const struct cmd_opt lifecycle_opts[] = {
+	{ "wait", 'w', NULL, "wait until every instance reaches the new state", LO_WAIT, CPL_NONE, false },
+	{ "timeout", 't', "SECONDS", "with --wait: give up after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+const struct cmd_opt destroy_opts[] = {
+	{ "yes", 'y', NULL, "do not ask; needed when stdin is not a terminal", LO_YES, CPL_NONE, false },
+	{ "wait", 'w', NULL, "wait until every instance is destroyed", LO_WAIT, CPL_NONE, false },
+	{ "timeout", 't', "SECONDS", "with --wait: give up after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+struct args {
+	enum lifecycle_op op;
+	bool yes, wait;
+	long long timeout;
+};
+
+static int
+handle(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	struct args *a = data;
+
+	switch (id) {
+	case LO_YES: a->yes = true; break;
+	case LO_WAIT: a->wait = true; break;
+	case LO_TIMEOUT:
+		if ((a->timeout = parse_duration(arg)) <= 0)
+			return cmd_usage_error(c, "--timeout needs a duration such as 300 or 5m");
+		break;
+	}
+	return 0;
+}
+
+static enum inst_state
+target_state(enum lifecycle_op op)
+{
+	return op == LC_STOP ? ST_STOPPED : op == LC_START ? ST_RUNNING : ST_DESTROYED;
+}
+
+static enum gr_err
+wait_for(struct backend *b, const char *id, enum inst_state want, long long timeout,
+    struct gr_error *err)
+{
+	struct timespec t0, t, pause = { 0, 500000000L };
+	struct instance in;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		enum gr_err rc = b->ops->get(b, id, &in, err);
+
+		if (want == ST_DESTROYED && rc == GR_ENOTFOUND) {
+			gr_error_clear(err);
+			return GR_OK;
+		}
+		if (rc != GR_OK)
+			return rc;
+		if (in.state == want)
+			return GR_OK;
+		if (in.state == ST_FAILED)
+			return gr_fail(err, GR_EFAIL, "failed%s%s", in.status_msg[0] ? ": " : "",
+			    in.status_msg);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec >= timeout)
+			return gr_fail(err, GR_ETIMEOUT, "still %s after %llds",
+			    inst_state_name(in.state), timeout);
+		if (cmd_interrupted)
+			return gr_fail(err, GR_EINTERRUPTED, "interrupted while %s",
+			    inst_state_name(in.state));
+		nanosleep(&pause, NULL);
+	}
+}
+
+static enum gr_err
+apply(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err, void *data)
+{
+	struct args *a = data;
+	enum gr_err rc;
+
+	switch (a->op) {
+	case LC_STOP:
+	case LC_START:
+		if (backend_require(b, CAP_STOP, NULL, err) != GR_OK)
+			return err->code;
+		rc = a->op == LC_STOP ? b->ops->stop(b, id, err) : b->ops->start(b, id, err);
+		break;
+	default:
+		rc = b->ops->destroy(b, id, err);
+		break;
+	}
+	if (rc == GR_OK && a->wait)
+		rc = wait_for(b, id, target_state(a->op), a->timeout, err);
+	if (rc == GR_OK)
+		fprintf(c->out, "%s\n", id);
+	return rc;
+}
+
+/* Say what destroying loses and saves, and ask. */
+static bool
+confirm_destroy(struct cmd_ctx *c, int n, char **ids)
+{
+	int64_t saves = 0;
+	char buf[32];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct gr_error err = { 0 };
+		struct backend *b;
+		struct instance in;
+
+		if (session_backend_for(c->s, ids[i], &b, &err) == GR_OK &&
+		    b->ops->get(b, ids[i], &in, &err) == GR_OK) {
+			fprintf(stderr, "  %s  %s  %s  %s\n", in.id, in.label[0] ? in.label : "-",
+			    inst_state_name(in.state), in.gpu ? in.gpu->id : "unknown");
+			saves += in.state == ST_RUNNING ? in.price_hour :
+			    in.state == ST_STOPPED ? in.storage_hour : 0;
+		} else
+			fprintf(stderr, "  %s  (not found)\n", ids[i]);
+	}
+	fprintf(stderr, "Destroying deletes the disk and everything on it; it cannot be undone. "
+	    "It saves %s/hour.\n", money_format(buf, sizeof(buf), saves, 3, true));
+	return cmd_confirm("Destroy %d instance%s?", n, n == 1 ? "" : "s");
+}
+
+int
+lifecycle_run(struct cmd_ctx *c, int argc, char **argv, enum lifecycle_op op)
+{
+	struct args a = { op, false, false, 300 };
+	int n, rc;
+
+	rc = cmd_parse(c, argc, argv, handle, &a, &n);
+	if (rc != 0 || n < 0)
+		return rc;
+	if (n == 0)
+		return cmd_usage_error(c, "which instance? give one or more IDs from 'gpurent ls'");
+	if (op == LC_DESTROY && !a.yes) {
+		if (!isatty(STDIN_FILENO)) {
+			fprintf(stderr, "gpurent destroy: refusing to destroy without --yes when "
+			    "stdin is not a terminal\n");
+			return EXIT_USAGE;
+		}
+		if (!confirm_destroy(c, n, argv)) {
+			fputs("nothing destroyed\n", stderr);
+			return EXIT_ERROR;
+		}
+	}
+	rc = for_each_id(c, n, argv, apply, &a);
+	return finish_output(c, rc);
+}

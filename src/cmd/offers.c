@@ -1,0 +1,152 @@
+/*
+ * gpurent offers: search every selected provider at once, filter, sort, print.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpurent/columns.h"
+#include "gpurent/config.h"
+#include "gpurent/filter.h"
+#include "gpurent/idcache.h"
+#include "gpurent/state.h"
+#include "gpurent/output.h"
+#include "gpurent/util.h"
+#include "common.h"
+
+enum { O_SORT = 1, O_LIMIT, O_NO_DEFAULTS };
+
+static const struct cmd_opt opts[] = {
+	{ "sort", 's', "KEYS", "sort by these keys, 'price,reliability-' ('-' descending)", O_SORT, CPL_SORT, false },
+	{ "limit", 'n', "N", "print at most N offers (0: all)", O_LIMIT, CPL_NONE, false },
+	{ "no-defaults", 0, NULL, "ignore offers.filter from the config", O_NO_DEFAULTS, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+struct args {
+	const char *sort;
+	long long limit;
+	bool limit_set;
+	bool no_defaults;
+};
+
+static int
+handle(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	struct args *a = data;
+
+	switch (id) {
+	case O_SORT:
+		a->sort = arg;
+		break;
+	case O_LIMIT:
+		if (!parse_int(arg, 0, 100000000, &a->limit))
+			return cmd_usage_error(c, "--limit needs a whole number, not '%s'", arg);
+		a->limit_set = true;
+		break;
+	case O_NO_DEFAULTS:
+		a->no_defaults = true;
+		break;
+	}
+	return 0;
+}
+
+/* Keep the ids for completion; a failure here must not fail the search. */
+static void
+remember(struct cmd_ctx *c, const struct offer_list *l)
+{
+	struct state *st;
+
+	if (session_state(c->s, &st, NULL) == GR_OK)
+		idcache_put_offers(st, l->v, l->n, NULL);
+}
+
+static int
+offers_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct args a = { NULL, 0, false, false };
+	struct fanout_result res[SESSION_MAX_PROVIDERS];
+	struct gr_error err = { 0 };
+	struct offer_list list;
+	struct filter f;
+	struct sort_spec sort;
+	struct config *cfg;
+	size_t total, i;
+	int n, rc, status = 0;
+	enum gr_err frc;
+
+	rc = cmd_parse(c, argc, argv, handle, &a, &n);
+	if (rc != 0 || n < 0)
+		return rc;
+	memset(&f, 0, sizeof(f));
+	if (session_config(c->s, &cfg, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (!a.no_defaults && config_get(cfg, "offers.filter") != NULL &&
+	    filter_parse_str(&f, config_get(cfg, "offers.filter"), &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (filter_parse(&f, n, argv, &err) != GR_OK)
+		return cmd_usage_error(c, "%s", err.msg);
+	if (sort_parse(&sort, a.sort ? a.sort : config_get(cfg, "offers.sort"), &err) != GR_OK)
+		return cmd_usage_error(c, "%s", err.msg);
+	if (!a.limit_set && config_get(cfg, "offers.limit") != NULL) {
+		a.limit = config_get_int(cfg, "offers.limit", 0);
+		a.limit_set = true;
+	}
+	offer_list_init(&list);
+	frc = session_offers(c->s, &f, &list, res, &err);
+	if (frc != GR_OK && frc != GR_EPARTIAL) {
+		offer_list_release(&list);
+		if (c->s->n_backends > 1)
+			report_fanout(c, res, c->s->n_backends);
+		return c->s->n_backends > 1 ? gr_exit_code(frc) : cmd_error(c, &err);
+	}
+	if (frc == GR_EPARTIAL) {
+		report_fanout(c, res, c->s->n_backends);
+		status = EXIT_PARTIAL;
+	}
+	for (i = 0; i < c->s->n_backends; i++)
+		if (res[i].code == GR_OK && !res[i].pushed_all && f.n > 0)
+			cmd_warn("%s: some filters were applied after fetching every offer",
+			    res[i].b->ops->name);
+	/* Backends may push down only part of the filter: apply all of it again. */
+	filter_apply(&f, &list);
+	sort_offers(&list, &sort);
+	total = list.n;
+	if (!a.limit_set && out_global.format == OUT_TABLE && isatty(STDOUT_FILENO))
+		a.limit = 40;
+	if (a.limit > 0 && (size_t)a.limit < list.n)
+		list.n = (size_t)a.limit;
+	remember(c, &list);
+	if (out_print(c->out, &out_global, offer_columns, OCOL__COUNT, OCOL_ID, list.v, list.n,
+	    sizeof(*list.v), offer_cell, NULL, &err) != GR_OK) {
+		offer_list_release(&list);
+		return cmd_usage_error(c, "%s", err.msg);
+	}
+	if (out_global.format == OUT_TABLE && isatty(STDERR_FILENO) && list.n < total)
+		fprintf(stderr, "(%zu of %zu offers; --limit 0 shows all)\n", list.n, total);
+	if (out_global.format == OUT_TABLE && isatty(STDERR_FILENO) && total == 0)
+		fputs("no offers match\n", stderr);
+	offer_list_release(&list);
+	return finish_output(c, status);
+}
+
+const struct command cmd_offers = {
+	.name = "offers",
+	.alias = "search",
+	.args = "[FILTER...]",
+	.summary = "search GPU offers across providers",
+	.help =
+	    "A filter is 'field op value' terms, AND-ed; op is one of = != < <= > >=, and a\n"
+	    "comma list means any of (with != none of). Fields:\n"
+	    "  gpu, gpus, vram, total_vram, price, gpu_price, tflop_price, region, reliability,\n"
+	    "  interconnect, type, provider, cpu, ram, disk, net, tflops\n"
+	    "Money is in dollars per hour; vram in GB per GPU; reliability from 0 to 1.\n\n"
+	    "examples:\n"
+	    "  gpurent offers gpu=h100,h200 gpus>=8 price<=25 --sort gpu_price\n"
+	    "  gpurent offers gpu=a100-80gb region=eu reliability>=0.98 -o json\n"
+	    "  gpurent offers type=interruptible interconnect=nvlink -o ids --limit 1",
+	.opts = opts,
+	.complete_args = CPL_FILTER,
+	.run = offers_run,
+};

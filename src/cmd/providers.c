@@ -1,0 +1,150 @@
+/*
+ * gpurent providers: the backends, what they can do, and whether they answer.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/output.h"
+#include "gpurent/util.h"
+#include "common.h"
+
+struct prow {
+	const struct backend_ops *ops;
+	bool selected;
+	bool has_key;
+	const char *status;
+	char detail[256];
+	struct account acct;
+};
+
+static const struct column cols[] = {
+	{ "name", "NAME", false, false, 0 },
+	{ "selected", "USED", false, false, 0 },
+	{ "status", "STATUS", false, false, 0 },
+	{ "capabilities", "CAN", false, false, 3 },
+	{ "balance", "BALANCE", true, false, 0 },
+	{ "detail", "DETAIL", false, false, 1 },
+	{ "description", "DESCRIPTION", false, true, 2 },
+};
+
+static void
+caps_text(unsigned caps, char *buf, size_t n)
+{
+	static const struct { unsigned bit; const char *word; } words[] = {
+		{ CAP_STOP, "stop" }, { CAP_METRICS, "metrics" }, { CAP_INTERRUPTIBLE, "spot" },
+		{ CAP_ACCOUNT, "account" }, { CAP_SSH, "ssh" }, { CAP_COST, "cost" },
+	};
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_LEN(words); i++)
+		if (caps & words[i].bit) {
+			if (buf[0])
+				strlcpy_(buf + strlen(buf), ",", n - strlen(buf));
+			strlcpy_(buf + strlen(buf), words[i].word, n - strlen(buf));
+		}
+}
+
+static void
+cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct prow *p = row;
+	static _Thread_local char caps[128];
+
+	(void)ctx;
+	switch (col) {
+	case 0: c->kind = CELL_STR; c->s = p->ops->name; break;
+	case 1: c->kind = CELL_BOOL; c->i = p->selected; break;
+	case 2:
+		c->kind = CELL_STR;
+		c->s = p->status;
+		c->color = strcmp(p->status, "ok") == 0 ? OC_GOOD : strcmp(p->status,
+		    "not used") == 0 ? OC_DIM : OC_BAD;
+		break;
+	case 3:
+		caps_text(p->ops->caps, caps, sizeof(caps));
+		c->kind = CELL_STR;
+		c->s = caps;
+		break;
+	case 4:
+		c->kind = p->acct.valid & AV_BALANCE ? CELL_MONEY : CELL_NULL;
+		c->i = p->acct.balance;
+		break;
+	case 5: c->kind = p->detail[0] ? CELL_STR : CELL_NULL; c->s = p->detail; break;
+	default: c->kind = CELL_STR; c->s = p->ops->description; break;
+	}
+}
+
+static int
+noopt(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	(void)c; (void)id; (void)arg; (void)data;
+	return 0;
+}
+
+static int
+providers_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	const struct backend_ops *const *all;
+	struct gr_error err = { 0 };
+	struct prow rows[SESSION_MAX_PROVIDERS];
+	size_t n_all, i, k;
+	int n, rc;
+
+	rc = cmd_parse(c, argc, argv, noopt, NULL, &n);
+	if (rc != 0 || n < 0)
+		return rc;
+	if (session_backends(c->s, &err) != GR_OK)
+		return cmd_error(c, &err);
+	all = backend_registry(&n_all);
+	memset(rows, 0, sizeof(rows));
+	for (i = 0; i < n_all && i < SESSION_MAX_PROVIDERS; i++) {
+		struct prow *p = &rows[i];
+
+		p->ops = all[i];
+		p->status = "not used";
+		for (k = 0; k < c->s->n_backends; k++) {
+			struct backend *b = c->s->backends[k];
+			struct gr_error e = { 0 };
+			enum gr_err r;
+
+			if (b->ops != all[i])
+				continue;
+			p->selected = true;
+			if (!b->ready) {
+				p->status = gr_err_name(b->init_err.code);
+				strlcpy_(p->detail, b->init_err.msg, sizeof(p->detail));
+				break;
+			}
+			/* Reachability: the cheapest call that proves the key and the address. */
+			if (b->ops->account != NULL)
+				r = b->ops->account(b, &p->acct, &e);
+			else {
+				struct instance_list l;
+
+				instance_list_init(&l);
+				r = b->ops->instances(b, &l, &e);
+				instance_list_release(&l);
+			}
+			p->status = r == GR_OK ? "ok" : gr_err_name(r);
+			if (r != GR_OK)
+				strlcpy_(p->detail, e.msg, sizeof(p->detail));
+			else if (b->env.base_url != NULL)
+				strlcpy_(p->detail, b->env.base_url, sizeof(p->detail));
+		}
+	}
+	if (out_print(c->out, &out_global, cols, ARRAY_LEN(cols), 0, rows, i, sizeof(rows[0]),
+	    cell, NULL, &err) != GR_OK)
+		return cmd_usage_error(c, "%s", err.msg);
+	return finish_output(c, 0);
+}
+
+const struct command cmd_providers = {
+	.name = "providers",
+	.summary = "list providers, their capabilities and whether they answer",
+	.help =
+	    "The providers in use come from --provider, else the 'providers' config key, else\n"
+	    "the built-in simulator 'sim'. Each one in use is asked for its account (or its\n"
+	    "instances) to show that the address and the key work.",
+	.run = providers_run,
+};

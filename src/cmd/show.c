@@ -1,0 +1,62 @@
+/*
+ * gpurent show: one instance, every field.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/columns.h"
+#include "gpurent/output.h"
+#include "common.h"
+
+struct show_state {
+	int64_t now;
+	bool first;
+};
+
+static enum gr_err
+show_one(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err, void *data)
+{
+	struct show_state *ss = data;
+	struct instance in;
+
+	memset(&in, 0, sizeof(in));
+	if (b->ops->get(b, id, &in, err) != GR_OK)
+		return err->code;
+	if (!ss->first && out_global.format == OUT_TABLE)
+		fputc('\n', c->out);
+	ss->first = false;
+	return out_print_record(c->out, &out_global, instance_columns, ICOL__COUNT, &in,
+	    instance_cell, &ss->now, err);
+}
+
+static int
+noopt(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	(void)c; (void)id; (void)arg; (void)data;
+	return 0;
+}
+
+static int
+show_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct show_state ss;
+	int n, rc;
+
+	rc = cmd_parse(c, argc, argv, noopt, NULL, &n);
+	if (rc != 0 || n < 0)
+		return rc;
+	if (n == 0)
+		return cmd_usage_error(c, "which instance? give an ID from 'gpurent ls'");
+	ss.now = session_now(c->s);
+	ss.first = true;
+	rc = for_each_id(c, n, argv, show_one, &ss);
+	return finish_output(c, rc);
+}
+
+const struct command cmd_show = {
+	.name = "show",
+	.args = "ID...",
+	.summary = "show every field of instances",
+	.complete_args = CPL_INSTANCE,
+	.run = show_run,
+};

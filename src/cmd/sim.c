@@ -1,0 +1,82 @@
+/*
+ * gpurent sim: look at and steer the simulated marketplace.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpurent/money.h"
+#include "gpurent/output.h"
+#include "gpurent/sim.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+#include "common.h"
+
+static int
+noopt(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	(void)c; (void)id; (void)arg; (void)data;
+	return 0;
+}
+
+static int
+sim_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct gr_error err = { 0 };
+	struct state *st;
+	struct sim *sim;
+	struct account acct;
+	long long secs;
+	int n, rc;
+
+	rc = cmd_parse(c, argc, argv, noopt, NULL, &n);
+	if (rc != 0 || n < 0)
+		return rc;
+	if (n == 0)
+		return cmd_usage_error(c, "say advance DURATION or status");
+	if (session_state(c->s, &st, &err) != GR_OK || sim_open(&sim, st, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (strcmp(argv[0], "advance") == 0) {
+		if (n != 2 || (secs = parse_duration(argv[1])) < 0) {
+			sim_close(sim);
+			return cmd_usage_error(c, "usage: gpurent sim advance DURATION (90, 15m, "
+			    "2h, 1d)");
+		}
+		rc = sim_advance(sim, secs, &err) == GR_OK ? 0 : cmd_error(c, &err);
+	} else if (strcmp(argv[0], "status") == 0) {
+		char t[32], bal[32], burn[32];
+		time_t now = (time_t)sim_now(sim);
+		struct tm tm;
+
+		if (sim_account(sim, &acct, &err) != GR_OK) {
+			sim_close(sim);
+			return cmd_error(c, &err);
+		}
+		gmtime_r(&now, &tm);
+		strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		money_format(bal, sizeof(bal), acct.balance, 6, false);
+		money_format(burn, sizeof(burn), acct.spend_hour, 6, false);
+		if (out_global.format == OUT_JSON)
+			fprintf(c->out, "{\"time\":\"%s\",\"seed\":%llu,\"balance\":%s,"
+			    "\"burn_hour\":%s}\n", t, (unsigned long long)sim_seed(sim), bal, burn);
+		else
+			fprintf(c->out, "time     %s\nseed     %llu\nbalance  $%s\nburn     $%s/h\n",
+			    t, (unsigned long long)sim_seed(sim), bal, burn);
+		rc = 0;
+	} else
+		rc = cmd_usage_error(c, "unknown subcommand '%s' (advance, status)", argv[0]);
+	sim_close(sim);
+	return finish_output(c, rc);
+}
+
+const struct command cmd_sim = {
+	.name = "sim",
+	.args = "advance DURATION | status",
+	.summary = "steer the simulated marketplace",
+	.help =
+	    "'advance' moves the simulated clock forward for every gpurent process using this\n"
+	    "state directory: instances boot, stop, get outbid and bill as if the time had\n"
+	    "passed. 'status' shows the simulated time, seed, balance and burn rate.\n"
+	    "Environment: GPURENT_SIM_SEED, GPURENT_SIM_TIME, GPURENT_SIM_SPEED, GPURENT_SIM_OFFERS.",
+	.run = sim_run,
+};

@@ -1,0 +1,32 @@
+/*
+ * The command table: every command, sorted by name. Dispatch, help, the shell and the
+ * completion helper all read this one list.
+ */
+#include <stddef.h>
+
+#include "gpurent/cmd.h"
+
+extern const struct command cmd_complete, cmd_config, cmd_costs, cmd_destroy, cmd_gpus,
+    cmd_help, cmd_launch, cmd_ls, cmd_metrics, cmd_offers, cmd_providers, cmd_show, cmd_sim,
+    cmd_ssh, cmd_start, cmd_stop, cmd_version;
+
+const struct command *const commands[] = {
+	&cmd_complete,
+	&cmd_config,
+	&cmd_costs,
+	&cmd_destroy,
+	&cmd_gpus,
+	&cmd_help,
+	&cmd_launch,
+	&cmd_ls,
+	&cmd_metrics,
+	&cmd_offers,
+	&cmd_providers,
+	&cmd_show,
+	&cmd_sim,
+	&cmd_ssh,
+	&cmd_start,
+	&cmd_stop,
+	&cmd_version,
+	NULL,
+};

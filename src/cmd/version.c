@@ -1,0 +1,22 @@
+/*
+ * gpurent version
+ */
+#include <stdio.h>
+
+#include "gpurent/cmd.h"
+#include "common.h"
+
+static int
+version_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(c->out, "gpurent %s\n", GPURENT_VERSION);
+	return finish_output(c, 0);
+}
+
+const struct command cmd_version = {
+	.name = "version",
+	.summary = "print the version",
+	.run = version_run,
+};

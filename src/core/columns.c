@@ -1,0 +1,259 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/columns.h"
+#include "gpurent/model.h"
+
+const struct column offer_columns[OCOL__COUNT] = {
+	[OCOL_ID] = { "id", "ID", false, false, 0 },
+	[OCOL_PROVIDER] = { "provider", "PROVIDER", false, false, 0 },
+	[OCOL_GPU] = { "gpu", "GPU", false, false, 2 },
+	[OCOL_GPUS] = { "gpus", "N", true, false, 0 },
+	[OCOL_VRAM] = { "vram_gb", "VRAM", true, false, 0 },
+	[OCOL_PRICE] = { "price_hour", "$/H", true, false, 0 },
+	[OCOL_GPU_PRICE] = { "price_per_gpu_hour", "$/GPU-H", true, false, 0 },
+	[OCOL_TFLOP_PRICE] = { "price_per_tflop_hour", "$/TFLOP-H", true, false, 0 },
+	[OCOL_TYPE] = { "type", "TYPE", false, false, 3 },
+	[OCOL_REGION] = { "region", "REGION", false, false, 3 },
+	[OCOL_LOCATION] = { "location", "LOCATION", false, false, 5 },
+	[OCOL_RELIABILITY] = { "reliability", "REL", true, false, 0 },
+	[OCOL_INTERCONNECT] = { "interconnect", "LINK", false, false, 4 },
+	[OCOL_CPU] = { "cpu_cores", "CPU", true, true, 0 },
+	[OCOL_RAM] = { "ram_gb", "RAM", true, true, 0 },
+	[OCOL_DISK] = { "disk_gb", "DISK", true, true, 0 },
+	[OCOL_NET_DOWN] = { "net_down_mbps", "DOWN", true, true, 0 },
+	[OCOL_NET_UP] = { "net_up_mbps", "UP", true, true, 0 },
+	[OCOL_AVAILABLE] = { "available", "AVAIL", true, true, 0 },
+	[OCOL_GPU_RAW] = { "gpu_name", "GPU NAME", false, true, 4 },
+	[OCOL_TFLOPS] = { "tflops", "TFLOPS", true, true, 0 },
+	[OCOL_STORAGE] = { "storage_gb_month", "$/GB-MO", true, true, 0 },
+};
+
+static void
+set_int(struct cell *c, int64_t v, bool known)
+{
+	c->kind = known ? CELL_INT : CELL_NULL;
+	c->i = v;
+}
+
+static void
+set_money(struct cell *c, int64_t v, bool known, int decimals)
+{
+	c->kind = known ? CELL_MONEY : CELL_NULL;
+	c->i = v;
+	c->decimals = decimals;
+}
+
+static void
+set_str(struct cell *c, const char *s)
+{
+	c->kind = s != NULL && *s != '\0' ? CELL_STR : CELL_NULL;
+	c->s = s;
+}
+
+void
+offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct offer *o = row;
+	int64_t v;
+
+	(void)ctx;
+	switch ((enum offer_col)col) {
+	case OCOL_ID: set_str(c, o->id); break;
+	case OCOL_PROVIDER: set_str(c, o->provider); break;
+	case OCOL_GPU: set_str(c, o->gpu ? o->gpu->id : "unknown"); break;
+	case OCOL_GPUS: set_int(c, o->gpu_count, o->gpu_count > 0); break;
+	case OCOL_VRAM: set_int(c, o->vram_gb, o->valid & OV_VRAM); break;
+	case OCOL_PRICE: set_money(c, o->price_hour, o->valid & OV_PRICE, 3); break;
+	case OCOL_GPU_PRICE:
+		v = offer_price_per_gpu(o);
+		set_money(c, v, v >= 0, 3);
+		break;
+	case OCOL_TFLOP_PRICE:
+		v = offer_price_per_tflop(o);
+		set_money(c, v, v >= 0, 5);
+		break;
+	case OCOL_TYPE:
+		set_str(c, offer_type_name(o->type));
+		if (o->type == OFFER_INTERRUPTIBLE)
+			c->color = OC_WARN;
+		break;
+	case OCOL_REGION: set_str(c, o->region); break;
+	case OCOL_LOCATION: set_str(c, o->location); break;
+	case OCOL_RELIABILITY:
+		c->kind = o->valid & OV_RELIABILITY ? CELL_FIXED : CELL_NULL;
+		c->i = o->reliability_bp / 10;
+		c->decimals = 3;
+		if (o->reliability_bp < 9500)
+			c->color = OC_WARN;
+		break;
+	case OCOL_INTERCONNECT:
+		if (o->interconnect == IC_UNKNOWN)
+			c->kind = CELL_NULL;
+		else
+			set_str(c, interconnect_name(o->interconnect));
+		break;
+	case OCOL_CPU: set_int(c, o->cpu_cores, o->valid & OV_CPU); break;
+	case OCOL_RAM: set_int(c, o->ram_gb, o->valid & OV_RAM); break;
+	case OCOL_DISK: set_int(c, o->disk_gb, o->valid & OV_DISK); break;
+	case OCOL_NET_DOWN: set_int(c, o->net_down_mbps, o->valid & OV_NET); break;
+	case OCOL_NET_UP: set_int(c, o->net_up_mbps, o->valid & OV_NET); break;
+	case OCOL_AVAILABLE: set_int(c, o->available, o->valid & OV_AVAILABLE); break;
+	case OCOL_GPU_RAW: set_str(c, o->gpu_raw); break;
+	case OCOL_TFLOPS:
+		c->kind = o->gpu && o->gpu->bf16_tflops_x10 > 0 ? CELL_FIXED : CELL_NULL;
+		c->i = o->gpu ? (int64_t)o->gpu->bf16_tflops_x10 * o->gpu_count : 0;
+		c->decimals = 1;
+		break;
+	case OCOL_STORAGE: set_money(c, o->storage_gb_month, o->valid & OV_STORAGE, 3); break;
+	default: c->kind = CELL_NULL; break;
+	}
+}
+
+const struct column instance_columns[ICOL__COUNT] = {
+	[ICOL_ID] = { "id", "ID", false, false, 0 },
+	[ICOL_PROVIDER] = { "provider", "PROVIDER", false, true, 0 },
+	[ICOL_LABEL] = { "label", "LABEL", false, false, 2 },
+	[ICOL_STATE] = { "state", "STATE", false, false, 0 },
+	[ICOL_GPU] = { "gpu", "GPU", false, false, 3 },
+	[ICOL_GPUS] = { "gpus", "N", true, false, 0 },
+	[ICOL_PRICE] = { "price_hour", "$/H", true, false, 0 },
+	[ICOL_COST] = { "cost", "COST", true, false, 0 },
+	[ICOL_UTIL] = { "util_pct", "UTIL", true, false, 0 },
+	[ICOL_UPTIME] = { "uptime_s", "UPTIME", true, false, 0 },
+	[ICOL_TYPE] = { "type", "TYPE", false, true, 0 },
+	[ICOL_REGION] = { "region", "REGION", false, false, 4 },
+	[ICOL_IMAGE] = { "image", "IMAGE", false, true, 5 },
+	[ICOL_CREATED] = { "created_at", "CREATED", false, true, 0 },
+	[ICOL_SINCE] = { "state_since", "SINCE", false, true, 0 },
+	[ICOL_OFFER] = { "offer_id", "OFFER", false, true, 0 },
+	[ICOL_BID] = { "bid_hour", "BID", true, true, 0 },
+	[ICOL_STORAGE] = { "storage_hour", "STORAGE $/H", true, true, 0 },
+	[ICOL_DISK] = { "disk_gb", "DISK", true, true, 0 },
+	[ICOL_SSH_HOST] = { "ssh_host", "SSH HOST", false, true, 0 },
+	[ICOL_SSH_PORT] = { "ssh_port", "SSH PORT", true, true, 0 },
+	[ICOL_SSH_USER] = { "ssh_user", "SSH USER", false, true, 0 },
+	[ICOL_STATUS] = { "status", "STATUS", false, true, 6 },
+	[ICOL_GPU_RAW] = { "gpu_name", "GPU NAME", false, true, 4 },
+};
+
+void
+format_uptime(char *buf, size_t n, long long s)
+{
+	if (s >= 86400)
+		snprintf(buf, n, "%lldd %lldh", s / 86400, s % 86400 / 3600);
+	else if (s >= 3600)
+		snprintf(buf, n, "%lldh %02lldm", s / 3600, s % 3600 / 60);
+	else if (s >= 60)
+		snprintf(buf, n, "%lldm", s / 60);
+	else
+		snprintf(buf, n, "%llds", s < 0 ? 0 : s);
+}
+
+static enum out_color
+state_color(enum inst_state s)
+{
+	switch (s) {
+	case ST_RUNNING: return OC_GOOD;
+	case ST_FAILED: return OC_BAD;
+	case ST_STOPPED: case ST_DESTROYED: return OC_DIM;
+	default: return OC_WARN;
+	}
+}
+
+void
+instance_cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct instance *in = row;
+	int64_t now = ctx ? *(const int64_t *)ctx : 0;
+
+	switch ((enum instance_col)col) {
+	case ICOL_ID: set_str(c, in->id); break;
+	case ICOL_PROVIDER: set_str(c, in->provider); break;
+	case ICOL_LABEL: set_str(c, in->label); break;
+	case ICOL_STATE:
+		set_str(c, inst_state_name(in->state));
+		c->color = state_color(in->state);
+		break;
+	case ICOL_GPU: set_str(c, in->gpu ? in->gpu->id : "unknown"); break;
+	case ICOL_GPUS: set_int(c, in->gpu_count, in->gpu_count > 0); break;
+	case ICOL_PRICE: set_money(c, in->price_hour, in->valid & IV_PRICE, 3); break;
+	case ICOL_COST: set_money(c, in->cost_so_far, in->valid & IV_COST, 2); break;
+	case ICOL_UTIL:
+		set_int(c, in->util_pct, in->valid & IV_UTIL);
+		if ((in->valid & IV_UTIL) && in->util_pct < 5)
+			c->color = OC_WARN;
+		break;
+	case ICOL_UPTIME:
+		/* Seconds in the current running stretch; null when not running. */
+		set_int(c, now - in->state_since, in->state == ST_RUNNING && in->state_since > 0 &&
+		    now > 0);
+		if (c->kind == CELL_INT)
+			c->kind = CELL_DURATION;
+		break;
+	case ICOL_TYPE: set_str(c, offer_type_name(in->type)); break;
+	case ICOL_REGION: set_str(c, in->region); break;
+	case ICOL_IMAGE: set_str(c, in->image); break;
+	case ICOL_CREATED:
+		c->kind = in->valid & IV_CREATED ? CELL_TIME : CELL_NULL;
+		c->i = in->created_at;
+		break;
+	case ICOL_SINCE:
+		c->kind = in->state_since > 0 ? CELL_TIME : CELL_NULL;
+		c->i = in->state_since;
+		break;
+	case ICOL_OFFER: set_str(c, in->offer_id); break;
+	case ICOL_BID:
+		set_money(c, in->bid_hour, in->type == OFFER_INTERRUPTIBLE && in->bid_hour > 0, 3);
+		break;
+	case ICOL_STORAGE: set_money(c, in->storage_hour, in->valid & IV_STORAGE, 4); break;
+	case ICOL_DISK: set_int(c, in->disk_gb, in->disk_gb > 0); break;
+	case ICOL_SSH_HOST: set_str(c, in->valid & IV_SSH ? in->ssh_host : NULL); break;
+	case ICOL_SSH_PORT: set_int(c, in->ssh_port, in->valid & IV_SSH); break;
+	case ICOL_SSH_USER: set_str(c, in->valid & IV_SSH ? in->ssh_user : NULL); break;
+	case ICOL_STATUS: set_str(c, in->status_msg); break;
+	case ICOL_GPU_RAW: set_str(c, in->gpu_raw); break;
+	default: c->kind = CELL_NULL; break;
+	}
+}
+
+const struct column sample_columns[SCOL__COUNT] = {
+	[SCOL_INSTANCE] = { "instance_id", "INSTANCE", false, false, 2 },
+	[SCOL_GPU] = { "gpu", "GPU", true, false, 0 },
+	[SCOL_TIME] = { "time", "TIME", false, true, 0 },
+	[SCOL_UTIL] = { "util_pct", "UTIL%", true, false, 0 },
+	[SCOL_MEM_USED] = { "mem_used_mib", "MEM USED", true, false, 0 },
+	[SCOL_MEM_TOTAL] = { "mem_total_mib", "MEM TOTAL", true, false, 0 },
+	[SCOL_MEM_PCT] = { "mem_pct", "MEM%", true, false, 0 },
+	[SCOL_TEMP] = { "temp_c", "TEMP", true, false, 0 },
+	[SCOL_POWER] = { "power_w", "POWER", true, false, 0 },
+	[SCOL_POWER_LIMIT] = { "power_limit_w", "LIMIT", true, false, 0 },
+};
+
+void
+sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct gpu_sample *g = row;
+
+	(void)ctx;
+	switch ((enum sample_col)col) {
+	case SCOL_INSTANCE: set_str(c, g->instance_id); break;
+	case SCOL_GPU: set_int(c, g->index, true); break;
+	case SCOL_TIME: c->kind = CELL_TIME; c->i = g->at; break;
+	case SCOL_UTIL: set_int(c, g->util_pct, g->valid & MV_UTIL); break;
+	case SCOL_MEM_USED: set_int(c, g->mem_used_mib, g->valid & MV_MEM); break;
+	case SCOL_MEM_TOTAL: set_int(c, g->mem_total_mib, g->valid & MV_MEM); break;
+	case SCOL_MEM_PCT:
+		set_int(c, g->mem_total_mib > 0 ? (int64_t)g->mem_used_mib * 100 / g->mem_total_mib :
+		    0, (g->valid & MV_MEM) && g->mem_total_mib > 0);
+		break;
+	case SCOL_TEMP:
+		set_int(c, g->temp_c, g->valid & MV_TEMP);
+		if ((g->valid & MV_TEMP) && g->temp_c >= 85)
+			c->color = OC_BAD;
+		break;
+	case SCOL_POWER: set_int(c, g->power_w, g->valid & MV_POWER); break;
+	case SCOL_POWER_LIMIT: set_int(c, g->power_limit_w, g->valid & MV_POWER_LIMIT); break;
+	default: c->kind = CELL_NULL; break;
+	}
+}

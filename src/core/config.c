@@ -1,0 +1,501 @@
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/atomic.h"
+#include "gpurent/config.h"
+#include "gpurent/filter.h"
+#include "gpurent/money.h"
+#include "gpurent/output.h"
+#include "gpurent/paths.h"
+#include "gpurent/util.h"
+
+static const struct config_key keys[] = {
+	{ "budget.day", CK_MONEY, NULL, "refuse launches that would take today's projected spend over this ($)" },
+	{ "budget.month", CK_MONEY, NULL, "refuse launches that would take this month's projected spend over this ($)" },
+	{ "color", CK_STRING, "auto", "auto, always or never" },
+	{ "dashboard.idle_minutes", CK_INT, "10", "highlight instances idle this long" },
+	{ "dashboard.instances_interval", CK_DURATION, "5s", "refresh interval of the instances view" },
+	{ "dashboard.metrics_interval", CK_DURATION, "2s", "refresh interval of the metrics view" },
+	{ "dashboard.offers_interval", CK_DURATION, "30s", "refresh interval of the offers view" },
+	{ "http.connect_timeout", CK_DURATION, "10s", "connect timeout per request" },
+	{ "http.retries", CK_INT, "3", "retries of idempotent requests" },
+	{ "http.timeout", CK_DURATION, "30s", "total timeout per request" },
+	{ "lambda.ssh_key", CK_STRING, NULL, "name of the Lambda SSH key to launch with" },
+	{ "lambda.url", CK_STRING, NULL, "Lambda API address (scheme, host, port)" },
+	{ "launch.disk", CK_INT, "50", "default disk size in GB" },
+	{ "launch.image", CK_STRING, NULL, "default image to launch" },
+	{ "offers.filter", CK_STRING, NULL, "filter terms applied to every offer search" },
+	{ "offers.limit", CK_INT, NULL, "default --limit of offers" },
+	{ "offers.sort", CK_STRING, "price", "default sort keys of offers" },
+	{ "output", CK_STRING, NULL, "default output format: table, json, csv, tsv, ids" },
+	{ "providers", CK_LIST, "sim", "backends to use when --provider is not given" },
+	{ "runpod.url", CK_STRING, NULL, "RunPod API address (scheme, host, port)" },
+	{ "ssh.identity", CK_STRING, NULL, "private key file passed to ssh -i" },
+	{ "vast.url", CK_STRING, NULL, "vast.ai API address (scheme, host, port)" },
+	{ "vault.passphrase_command", CK_STRING, NULL, "command that prints the credential store passphrase" },
+};
+
+const struct config_key *
+config_keys(size_t *n)
+{
+	*n = ARRAY_LEN(keys);
+	return keys;
+}
+
+const struct config_key *
+config_key_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(keys); i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+/* The file is kept line by line so that `config set` preserves comments and order. */
+struct config_line {
+	char *text;
+	char *section;		/* profile name of the section the line is in, NULL: top level */
+	char *key;		/* NULL: not a key line */
+	char *value;
+	bool header;		/* a [profile NAME] line */
+};
+
+struct config {
+	char *path;
+	struct config_line *lines;
+	size_t n, cap;
+	char *profile;
+};
+
+static void
+add_line(struct config *c, const char *text, const char *section, const char *key,
+    const char *value, bool header, size_t at)
+{
+	struct config_line *l;
+
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 16;
+		c->lines = xreallocarray(c->lines, c->cap, sizeof(*c->lines));
+	}
+	if (at < c->n)
+		memmove(&c->lines[at + 1], &c->lines[at], (c->n - at) * sizeof(*c->lines));
+	else
+		at = c->n;
+	l = &c->lines[at];
+	l->text = xstrdup(text);
+	l->section = section ? xstrdup(section) : NULL;
+	l->key = key ? xstrdup(key) : NULL;
+	l->value = value ? xstrdup(value) : NULL;
+	l->header = header;
+	c->n++;
+}
+
+static void
+free_line(struct config_line *l)
+{
+	free(l->text);
+	free(l->section);
+	free(l->key);
+	free(l->value);
+}
+
+struct config *
+config_new_empty(void)
+{
+	struct config *c = xcalloc(1, sizeof(*c));
+
+	c->path = xstrdup(paths_config_file());
+	return c;
+}
+
+void
+config_free(struct config *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->n; i++)
+		free_line(&c->lines[i]);
+	free(c->lines);
+	free(c->path);
+	free(c->profile);
+	free(c);
+}
+
+static char *
+trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static bool
+valid_profile_name(const char *s)
+{
+	if (*s == '\0' || strlen(s) > 64)
+		return false;
+	for (; *s != '\0'; s++)
+		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
+			return false;
+	return true;
+}
+
+enum gr_err
+config_check(const char *key, const char *value, struct gr_error *err)
+{
+	const struct config_key *k = config_key_find(key);
+	struct gr_error sub = { 0 };
+	enum out_format fmt;
+	long long n;
+	int64_t m;
+
+	if (k == NULL)
+		return gr_fail(err, GR_EUSAGE, "unknown config key '%s' (see 'gpurent config "
+		    "list --all')", key);
+	switch (k->kind) {
+	case CK_INT:
+		if (!parse_int(value, 0, 1000000000, &n))
+			return gr_fail(err, GR_EUSAGE, "'%s' needs a whole number, not '%s'", key,
+			    value);
+		break;
+	case CK_MONEY:
+		if (!money_parse(value, &m))
+			return gr_fail(err, GR_EUSAGE, "'%s' needs an amount in dollars such as "
+			    "250 or 99.50, not '%s'", key, value);
+		break;
+	case CK_BOOL:
+		if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0)
+			return gr_fail(err, GR_EUSAGE, "'%s' needs true or false", key);
+		break;
+	case CK_DURATION:
+		if (parse_duration(value) <= 0)
+			return gr_fail(err, GR_EUSAGE, "'%s' needs a duration such as 30s, 5m "
+			    "or 1h, not '%s'", key, value);
+		break;
+	case CK_LIST:
+	case CK_STRING:
+		break;
+	}
+	if (strcmp(key, "color") == 0 && strcmp(value, "auto") != 0 &&
+	    strcmp(value, "always") != 0 && strcmp(value, "never") != 0)
+		return gr_fail(err, GR_EUSAGE, "'color' is auto, always or never");
+	if (strcmp(key, "output") == 0 && !out_format_parse(value, &fmt))
+		return gr_fail(err, GR_EUSAGE, "'output' is table, json, csv, tsv or ids");
+	if (strcmp(key, "offers.filter") == 0) {
+		struct filter f = { 0 };
+
+		if (filter_parse_str(&f, value, &sub) != GR_OK)
+			return gr_fail(err, GR_EUSAGE, "'offers.filter': %s", sub.msg);
+	}
+	if (strcmp(key, "offers.sort") == 0) {
+		struct sort_spec s;
+
+		if (sort_parse(&s, value, &sub) != GR_OK)
+			return gr_fail(err, GR_EUSAGE, "'offers.sort': %s", sub.msg);
+	}
+	return GR_OK;
+}
+
+enum gr_err
+config_load(struct config **out, const char *path, struct gr_error *err)
+{
+	struct config *c = xcalloc(1, sizeof(*c));
+	struct gr_error sub = { 0 };
+	char *line = NULL, *p, *eq, *section = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned lineno = 0;
+	FILE *fp;
+
+	c->path = xstrdup(path);
+	fp = fopen(path, "r");
+	if (fp == NULL) {
+		if (errno == ENOENT) {
+			*out = c;
+			return GR_OK;
+		}
+		gr_fail(err, GR_ESTATE, "cannot read config '%s': %s", path, strerror(errno));
+		config_free(c);
+		return GR_ESTATE;
+	}
+	while ((len = getline(&line, &cap, fp)) >= 0) {
+		lineno++;
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		p = trim(line);
+		if (*p == '\0' || *p == '#' || *p == ';') {
+			add_line(c, line, section, NULL, NULL, false, SIZE_MAX);
+			continue;
+		}
+		if (*p == '[') {
+			char *end = strchr(p, ']'), *name;
+
+			if (end == NULL || end[1] != '\0' || strncmp(p, "[profile ", 9) != 0)
+				goto syntax;
+			*end = '\0';
+			name = trim(p + 9);
+			if (!valid_profile_name(name))
+				goto syntax;
+			free(section);
+			section = xstrdup(name);
+			snprintf(line, cap, "[profile %s]", section);
+			add_line(c, line, section, NULL, NULL, true, SIZE_MAX);
+			continue;
+		}
+		eq = strchr(p, '=');
+		if (eq == NULL)
+			goto syntax;
+		*eq = '\0';
+		{
+			char *key = trim(p), *value = trim(eq + 1), *text;
+
+			if (config_check(key, value, &sub) != GR_OK) {
+				gr_fail(err, GR_EUSAGE, "%s:%u: %s", path, lineno, sub.msg);
+				goto fail;
+			}
+			text = xasprintf("%s = %s", key, value);
+			add_line(c, text, section, key, value, false, SIZE_MAX);
+			free(text);
+		}
+	}
+	free(line);
+	free(section);
+	fclose(fp);
+	*out = c;
+	return GR_OK;
+syntax:
+	gr_fail(err, GR_EUSAGE, "%s:%u: expected 'key = value' or '[profile NAME]'", path,
+	    lineno);
+fail:
+	free(line);
+	free(section);
+	fclose(fp);
+	config_free(c);
+	return GR_EUSAGE;
+}
+
+static bool
+same_section(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+static const char *
+lookup(const struct config *c, const char *section, const char *key)
+{
+	size_t i;
+	const char *v = NULL;
+
+	for (i = 0; i < c->n; i++)
+		if (c->lines[i].key != NULL && same_section(c->lines[i].section, section) &&
+		    strcmp(c->lines[i].key, key) == 0)
+			v = c->lines[i].value;
+	return v;
+}
+
+size_t
+config_profiles(const struct config *c, const char **out, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->n; i++)
+		if (c->lines[i].header && n < max)
+			out[n++] = c->lines[i].section;
+	return n;
+}
+
+enum gr_err
+config_select_profile(struct config *c, const char *profile, struct gr_error *err)
+{
+	const char *names[64];
+	size_t n, i;
+
+	free(c->profile);
+	c->profile = NULL;
+	if (profile == NULL || *profile == '\0')
+		return GR_OK;
+	n = config_profiles(c, names, ARRAY_LEN(names));
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], profile) == 0) {
+			c->profile = xstrdup(profile);
+			return GR_OK;
+		}
+	return gr_fail(err, GR_EUSAGE, "no profile '%s' in %s (add a '[profile %s]' section)",
+	    profile, c->path, profile);
+}
+
+const char *
+config_profile(const struct config *c)
+{
+	return c->profile;
+}
+
+const char *
+config_get(const struct config *c, const char *key)
+{
+	const struct config_key *k;
+	const char *v = NULL;
+
+	if (c != NULL && c->profile != NULL)
+		v = lookup(c, c->profile, key);
+	if (v == NULL && c != NULL)
+		v = lookup(c, NULL, key);
+	if (v == NULL && (k = config_key_find(key)) != NULL)
+		v = k->def;
+	return v;
+}
+
+long long
+config_get_int(const struct config *c, const char *key, long long def)
+{
+	const char *v = config_get(c, key);
+	const struct config_key *k = config_key_find(key);
+	long long n;
+
+	if (v == NULL)
+		return def;
+	if (k != NULL && k->kind == CK_DURATION)
+		return parse_duration(v);
+	return parse_int(v, LLONG_MIN, LLONG_MAX, &n) ? n : def;
+}
+
+int64_t
+config_get_money(const struct config *c, const char *key)
+{
+	const char *v = config_get(c, key);
+	int64_t m;
+
+	return v != NULL && money_parse(v, &m) ? m : -1;
+}
+
+bool
+config_get_bool(const struct config *c, const char *key, bool def)
+{
+	const char *v = config_get(c, key);
+
+	return v == NULL ? def : strcmp(v, "true") == 0;
+}
+
+void
+config_each(const struct config *c, void (*fn)(const char *, const char *, const char *, void *),
+    void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->lines[i].key != NULL)
+			fn(c->lines[i].section, c->lines[i].key, c->lines[i].value, ctx);
+}
+
+enum gr_err
+config_set(struct config *c, const char *profile, const char *key, const char *value,
+    struct gr_error *err)
+{
+	size_t i, last = SIZE_MAX;
+	bool have_section = profile == NULL;
+	char *text;
+
+	if (profile != NULL && !valid_profile_name(profile))
+		return gr_fail(err, GR_EUSAGE, "bad profile name '%s'", profile);
+	if (strchr(value, '\n') != NULL)
+		return gr_fail(err, GR_EUSAGE, "a config value cannot contain a newline");
+	if (config_check(key, value, err) != GR_OK)
+		return err->code;
+	text = xasprintf("%s = %s", key, value);
+	for (i = 0; i < c->n; i++) {
+		struct config_line *l = &c->lines[i];
+
+		if (!same_section(l->section, profile))
+			continue;
+		if (l->header)
+			have_section = true;
+		last = i;
+		if (l->key != NULL && strcmp(l->key, key) == 0) {
+			free(l->text);
+			free(l->value);
+			l->text = text;
+			l->value = xstrdup(value);
+			return config_save(c, err);
+		}
+	}
+	if (!have_section) {
+		char *hdr = xasprintf("[profile %s]", profile);
+
+		add_line(c, hdr, profile, NULL, NULL, true, SIZE_MAX);
+		free(hdr);
+		last = c->n - 1;
+	} else if (profile == NULL) {
+		/* Top-level keys go before the first profile section. */
+		for (last = 0; last < c->n && !c->lines[last].header; last++)
+			;
+		last--;
+	}
+	add_line(c, text, profile, key, value, false, last == SIZE_MAX ? 0 : last + 1);
+	free(text);
+	return config_save(c, err);
+}
+
+enum gr_err
+config_unset(struct config *c, const char *profile, const char *key, struct gr_error *err)
+{
+	size_t i;
+	bool found = false;
+
+	for (i = 0; i < c->n;) {
+		struct config_line *l = &c->lines[i];
+
+		if (l->key != NULL && same_section(l->section, profile) &&
+		    strcmp(l->key, key) == 0) {
+			free_line(l);
+			memmove(l, l + 1, (c->n - i - 1) * sizeof(*l));
+			c->n--;
+			found = true;
+			continue;
+		}
+		i++;
+	}
+	if (!found)
+		return gr_fail(err, GR_ENOTFOUND, "'%s' is not set%s%s", key,
+		    profile ? " in profile " : "", profile ? profile : "");
+	return config_save(c, err);
+}
+
+enum gr_err
+config_save(const struct config *c, struct gr_error *err)
+{
+	struct sb sb;
+	char dir[4096], *slash;
+	enum gr_err rc;
+	size_t i;
+
+	strlcpy_(dir, c->path, sizeof(dir));
+	slash = strrchr(dir, '/');
+	if (slash != NULL) {
+		*slash = '\0';
+		if (paths_mkdir(dir, err) != GR_OK)
+			return err->code;
+	}
+	sb_init(&sb);
+	for (i = 0; i < c->n; i++) {
+		sb_adds(&sb, c->lines[i].text);
+		sb_addc(&sb, '\n');
+	}
+	rc = atomic_write(c->path, sb.buf, sb.len, 0600, err);
+	sb_release(&sb);
+	return rc;
+}

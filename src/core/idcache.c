@@ -1,0 +1,127 @@
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/idcache.h"
+#include "gpurent/money.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+#define OFFER_CACHE_MAX 1000
+
+static enum gr_err
+ensure_table(struct state *st, struct gr_error *err)
+{
+	if (sqlite3_exec(state_db(st), "CREATE TABLE IF NOT EXISTS idcache("
+	    "id TEXT PRIMARY KEY, kind INTEGER NOT NULL, provider TEXT NOT NULL, "
+	    "descr TEXT NOT NULL)", NULL, NULL, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot create the id cache");
+	return GR_OK;
+}
+
+static enum gr_err
+put(struct state *st, sqlite3_stmt *q, const char *id, enum idcache_kind kind,
+    const char *provider, const char *descr, struct gr_error *err)
+{
+	sqlite3_reset(q);
+	sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 2, kind);
+	sqlite3_bind_text(q, 3, provider, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 4, descr, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) != SQLITE_DONE)
+		return state_fail(st, err, "cannot update the id cache");
+	return GR_OK;
+}
+
+#define PUT_SQL "INSERT OR REPLACE INTO idcache(id, kind, provider, descr) VALUES(?, ?, ?, ?)"
+
+enum gr_err
+idcache_put_offers(struct state *st, const struct offer *v, size_t n, struct gr_error *err)
+{
+	sqlite3_stmt *q = NULL;
+	char descr[128], price[32];
+	size_t i;
+
+	if (ensure_table(st, err) != GR_OK || state_begin(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_exec(state_db(st), "DELETE FROM idcache WHERE kind = 0", NULL, NULL, NULL) !=
+	    SQLITE_OK || sqlite3_prepare_v2(state_db(st), PUT_SQL, -1, &q, NULL) != SQLITE_OK) {
+		state_fail(st, err, "cannot update the id cache");
+		goto fail;
+	}
+	for (i = 0; i < n && i < OFFER_CACHE_MAX; i++) {
+		snprintf(descr, sizeof(descr), "%dx %s %s/h %s", v[i].gpu_count,
+		    v[i].gpu ? v[i].gpu->id : "unknown", money_format(price, sizeof(price),
+		    v[i].price_hour, 2, true), v[i].region);
+		if (put(st, q, v[i].id, IDC_OFFER, v[i].provider, descr, err) != GR_OK)
+			goto fail;
+	}
+	sqlite3_finalize(q);
+	return state_commit(st, err);
+fail:
+	sqlite3_finalize(q);
+	state_rollback(st);
+	return err->code;
+}
+
+enum gr_err
+idcache_put_instances(struct state *st, const struct instance *v, size_t n, bool replace,
+    struct gr_error *err)
+{
+	sqlite3_stmt *q = NULL, *del = NULL;
+	char descr[128];
+	size_t i;
+
+	if (ensure_table(st, err) != GR_OK || state_begin(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), PUT_SQL, -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(state_db(st), "DELETE FROM idcache WHERE kind = 1 AND "
+	    "provider = ?", -1, &del, NULL) != SQLITE_OK) {
+		state_fail(st, err, "cannot update the id cache");
+		goto fail;
+	}
+	for (i = 0; replace && i < n; i++) {
+		sqlite3_reset(del);
+		sqlite3_bind_text(del, 1, v[i].provider, -1, SQLITE_STATIC);
+		if (sqlite3_step(del) != SQLITE_DONE) {
+			state_fail(st, err, "cannot update the id cache");
+			goto fail;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(descr, sizeof(descr), "%s %dx %s %s", inst_state_name(v[i].state),
+		    v[i].gpu_count, v[i].gpu ? v[i].gpu->id : "unknown", v[i].label);
+		if (put(st, q, v[i].id, IDC_INSTANCE, v[i].provider, descr, err) != GR_OK)
+			goto fail;
+	}
+	sqlite3_finalize(q);
+	sqlite3_finalize(del);
+	return state_commit(st, err);
+fail:
+	sqlite3_finalize(q);
+	sqlite3_finalize(del);
+	state_rollback(st);
+	return err->code;
+}
+
+enum gr_err
+idcache_each(struct state *st, enum idcache_kind kind, const char *prefix,
+    void (*fn)(const char *, const char *, void *), void *ctx, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	size_t plen = strlen(prefix);
+
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "SELECT id, descr FROM idcache WHERE kind = ? AND "
+	    "substr(id, 1, ?) = ? ORDER BY rowid", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the id cache");
+	sqlite3_bind_int(q, 1, kind);
+	sqlite3_bind_int(q, 2, (int)plen);
+	sqlite3_bind_text(q, 3, prefix, -1, SQLITE_STATIC);
+	while (sqlite3_step(q) == SQLITE_ROW)
+		fn((const char *)sqlite3_column_text(q, 0), (const char *)sqlite3_column_text(q, 1),
+		    ctx);
+	sqlite3_finalize(q);
+	return GR_OK;
+}

@@ -1,0 +1,146 @@
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+static enum gr_err
+exec_bound(struct state *st, const char *sql, const char *what, struct gr_error *err,
+    const char *id, int64_t ts)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(state_db(st), sql, -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, what);
+	sqlite3_bind_int64(s, 1, ts);
+	sqlite3_bind_text(s, 2, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, what);
+}
+
+enum gr_err
+ledger_end(struct state *st, const char *instance_id, int64_t end, struct gr_error *err)
+{
+	/* A segment never ends before it starts, whatever clock the caller has. */
+	return exec_bound(st, "UPDATE ledger SET end_ts = max(?1, start_ts) "
+	    "WHERE instance_id = ?2 AND end_ts = 0", "cannot update the ledger", err,
+	    instance_id, end);
+}
+
+enum gr_err
+ledger_begin(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (ledger_end(st, seg->instance_id, seg->start, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "INSERT INTO ledger(instance_id, provider, label, "
+	    "gpu, kind, rate_hour, start_ts, end_ts) VALUES(?, ?, ?, ?, ?, ?, ?, ?)", -1, &s,
+	    NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot write the ledger");
+	sqlite3_bind_text(s, 1, seg->instance_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, seg->provider, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, seg->label, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, seg->gpu, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 5, seg->kind);
+	sqlite3_bind_int64(s, 6, seg->rate_hour);
+	sqlite3_bind_int64(s, 7, seg->start);
+	sqlite3_bind_int64(s, 8, seg->end);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot write the ledger");
+}
+
+static void
+copy_col(char *dst, size_t n, sqlite3_stmt *s, int col)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+
+	strlcpy_(dst, t ? (const char *)t : "", n);
+}
+
+enum gr_err
+ledger_load(struct state *st, int64_t since, int64_t until, struct ledger_seg **out, size_t *n,
+    struct gr_error *err)
+{
+	sqlite3_stmt *s;
+	struct ledger_seg *v = NULL;
+	size_t cap = 0, len = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(state_db(st), "SELECT instance_id, provider, label, gpu, kind, "
+	    "rate_hour, start_ts, end_ts FROM ledger WHERE (end_ts = 0 OR end_ts > ?1) "
+	    "AND (?2 = 0 OR start_ts < ?2) ORDER BY start_ts, id", -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the ledger");
+	sqlite3_bind_int64(s, 1, since);
+	sqlite3_bind_int64(s, 2, until);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct ledger_seg *g;
+
+		if (len == cap) {
+			cap = cap ? cap * 2 : 64;
+			v = xreallocarray(v, cap, sizeof(*v));
+		}
+		g = &v[len++];
+		memset(g, 0, sizeof(*g));
+		copy_col(g->instance_id, sizeof(g->instance_id), s, 0);
+		copy_col(g->provider, sizeof(g->provider), s, 1);
+		copy_col(g->label, sizeof(g->label), s, 2);
+		copy_col(g->gpu, sizeof(g->gpu), s, 3);
+		g->kind = (enum ledger_kind)sqlite3_column_int(s, 4);
+		g->rate_hour = sqlite3_column_int64(s, 5);
+		g->start = sqlite3_column_int64(s, 6);
+		g->end = sqlite3_column_int64(s, 7);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return state_fail(st, err, "cannot read the ledger");
+	}
+	*out = v;
+	*n = len;
+	return GR_OK;
+}
+
+enum gr_err
+ledger_observe(struct state *st, const struct instance *in, int64_t now, struct gr_error *err)
+{
+	struct ledger_seg seg;
+	sqlite3_stmt *s;
+	int kind = -1;
+	int64_t rate = 0;
+	bool same = false;
+
+	if (inst_state_billed(in->state) && (in->valid & IV_PRICE)) {
+		kind = LEDGER_COMPUTE;
+		rate = in->price_hour;
+	} else if (in->state == ST_STOPPED && (in->valid & IV_STORAGE)) {
+		kind = LEDGER_STORAGE;
+		rate = in->storage_hour;
+	}
+	if (kind < 0)
+		return ledger_end(st, in->id, now, err);
+	if (sqlite3_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ? AND "
+	    "end_ts = 0 AND kind = ? AND rate_hour = ?", -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the ledger");
+	sqlite3_bind_text(s, 1, in->id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, kind);
+	sqlite3_bind_int64(s, 3, rate);
+	same = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	if (same)
+		return GR_OK;
+	memset(&seg, 0, sizeof(seg));
+	strlcpy_(seg.instance_id, in->id, sizeof(seg.instance_id));
+	strlcpy_(seg.provider, in->provider, sizeof(seg.provider));
+	strlcpy_(seg.label, in->label, sizeof(seg.label));
+	strlcpy_(seg.gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg.gpu));
+	seg.kind = (enum ledger_kind)kind;
+	seg.rate_hour = rate;
+	seg.start = now;
+	return ledger_begin(st, &seg, err);
+}

@@ -1,0 +1,206 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/model.h"
+#include "gpurent/money.h"
+#include "gpurent/util.h"
+
+static const char *const offer_type_names[] = {
+	[OFFER_ON_DEMAND] = "on-demand",
+	[OFFER_INTERRUPTIBLE] = "interruptible",
+};
+
+static const char *const ic_names[] = {
+	[IC_UNKNOWN] = "unknown",
+	[IC_PCIE] = "pcie",
+	[IC_NVLINK] = "nvlink",
+	[IC_INFINIBAND] = "infiniband",
+};
+
+static const char *const state_names[] = {
+	[ST_UNKNOWN] = "unknown",
+	[ST_PROVISIONING] = "provisioning",
+	[ST_RUNNING] = "running",
+	[ST_STOPPING] = "stopping",
+	[ST_STOPPED] = "stopped",
+	[ST_STARTING] = "starting",
+	[ST_DESTROYING] = "destroying",
+	[ST_DESTROYED] = "destroyed",
+	[ST_FAILED] = "failed",
+};
+
+const char *
+offer_type_name(enum offer_type t)
+{
+	return (size_t)t < ARRAY_LEN(offer_type_names) ? offer_type_names[t] : "unknown";
+}
+
+bool
+offer_type_parse(const char *s, enum offer_type *out)
+{
+	if (streq_ci(s, "on-demand") || streq_ci(s, "ondemand") || streq_ci(s, "on_demand")) {
+		*out = OFFER_ON_DEMAND;
+		return true;
+	}
+	if (streq_ci(s, "interruptible") || streq_ci(s, "spot") || streq_ci(s, "bid")) {
+		*out = OFFER_INTERRUPTIBLE;
+		return true;
+	}
+	return false;
+}
+
+const char *
+interconnect_name(enum interconnect ic)
+{
+	return (size_t)ic < ARRAY_LEN(ic_names) ? ic_names[ic] : "unknown";
+}
+
+bool
+interconnect_parse(const char *s, enum interconnect *out)
+{
+	size_t i;
+
+	for (i = 1; i < ARRAY_LEN(ic_names); i++)
+		if (streq_ci(s, ic_names[i])) {
+			*out = (enum interconnect)i;
+			return true;
+		}
+	if (streq_ci(s, "ib")) {
+		*out = IC_INFINIBAND;
+		return true;
+	}
+	return false;
+}
+
+const char *
+inst_state_name(enum inst_state s)
+{
+	return (size_t)s < ARRAY_LEN(state_names) ? state_names[s] : "unknown";
+}
+
+bool
+inst_state_parse(const char *s, enum inst_state *out)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(state_names); i++)
+		if (streq_ci(s, state_names[i])) {
+			*out = (enum inst_state)i;
+			return true;
+		}
+	return false;
+}
+
+bool
+inst_state_billed(enum inst_state s)
+{
+	return s == ST_RUNNING;
+}
+
+int64_t
+offer_price_per_gpu(const struct offer *o)
+{
+	if (!(o->valid & OV_PRICE) || o->gpu_count <= 0)
+		return -1;
+	return money_scale(o->price_hour, 1, o->gpu_count);
+}
+
+int64_t
+offer_price_per_tflop(const struct offer *o)
+{
+	int64_t tflops_x10;
+
+	if (!(o->valid & OV_PRICE) || o->gpu == NULL || o->gpu->bf16_tflops_x10 <= 0 ||
+	    o->gpu_count <= 0)
+		return -1;
+	tflops_x10 = (int64_t)o->gpu->bf16_tflops_x10 * o->gpu_count;
+	return money_scale(o->price_hour, 10, tflops_x10);
+}
+
+int
+offer_vram_total(const struct offer *o)
+{
+	if (!(o->valid & OV_VRAM) || o->gpu_count <= 0)
+		return -1;
+	return o->vram_gb * o->gpu_count;
+}
+
+#define LIST_ADD(l, type)						\
+	do {								\
+		if ((l)->n == (l)->cap) {				\
+			(l)->cap = (l)->cap ? (l)->cap * 2 : 64;	\
+			(l)->v = xreallocarray((l)->v, (l)->cap, sizeof(type)); \
+		}							\
+		memset(&(l)->v[(l)->n], 0, sizeof(type));		\
+		return &(l)->v[(l)->n++];				\
+	} while (0)
+
+void
+offer_list_init(struct offer_list *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void
+offer_list_release(struct offer_list *l)
+{
+	free(l->v);
+	offer_list_init(l);
+}
+
+struct offer *
+offer_list_add(struct offer_list *l)
+{
+	LIST_ADD(l, struct offer);
+}
+
+void
+offer_list_append(struct offer_list *dst, const struct offer_list *src)
+{
+	if (src->n == 0)
+		return;
+	if (dst->n + src->n > dst->cap) {
+		dst->cap = dst->n + src->n;
+		dst->v = xreallocarray(dst->v, dst->cap, sizeof(*dst->v));
+	}
+	memcpy(dst->v + dst->n, src->v, src->n * sizeof(*src->v));
+	dst->n += src->n;
+}
+
+void
+instance_list_init(struct instance_list *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void
+instance_list_release(struct instance_list *l)
+{
+	free(l->v);
+	instance_list_init(l);
+}
+
+struct instance *
+instance_list_add(struct instance_list *l)
+{
+	LIST_ADD(l, struct instance);
+}
+
+void
+sample_list_init(struct sample_list *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void
+sample_list_release(struct sample_list *l)
+{
+	free(l->v);
+	sample_list_init(l);
+}
+
+struct gpu_sample *
+sample_list_add(struct sample_list *l)
+{
+	LIST_ADD(l, struct gpu_sample);
+}

@@ -1,0 +1,341 @@
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpurent/config.h"
+#include "gpurent/filter.h"
+#include "gpurent/paths.h"
+#include "gpurent/session.h"
+#include "gpurent/sim.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+void
+session_init(struct session *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->profile = getenv("GPURENT_PROFILE");
+	s->interactive = isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
+}
+
+void
+session_drop_backends(struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_backends; i++) {
+		struct state *st = s->backends[i]->env.state;
+
+		backend_destroy(s->backends[i]);
+		state_close(st);
+	}
+	s->n_backends = 0;
+	s->backends_ready = false;
+}
+
+void
+session_release(struct session *s)
+{
+	session_drop_backends(s);
+	state_close(s->state);
+	s->state = NULL;
+	config_free(s->config);
+	s->config = NULL;
+}
+
+enum gr_err
+session_config(struct session *s, struct config **out, struct gr_error *err)
+{
+	if (s->config == NULL) {
+		if (config_load(&s->config, paths_config_file(), err) != GR_OK)
+			return err->code;
+		if (config_select_profile(s->config, s->profile, err) != GR_OK) {
+			config_free(s->config);
+			s->config = NULL;
+			return err->code;
+		}
+	}
+	*out = s->config;
+	return GR_OK;
+}
+
+enum gr_err
+session_state(struct session *s, struct state **out, struct gr_error *err)
+{
+	if (s->state == NULL && state_open(&s->state, paths_state_db(), err) != GR_OK)
+		return err->code;
+	*out = s->state;
+	return GR_OK;
+}
+
+/* GPURENT_<NAME>_<WHAT> with NAME upper-cased, then <NAME>_<WHAT> when fallback is set. */
+static const char *
+provider_env(const char *name, const char *what, bool fallback)
+{
+	char var[96], up[32];
+	const char *v;
+	size_t i;
+
+	for (i = 0; name[i] != '\0' && i + 1 < sizeof(up); i++)
+		up[i] = (char)toupper((unsigned char)name[i]);
+	up[i] = '\0';
+	snprintf(var, sizeof(var), "GPURENT_%s_%s", up, what);
+	v = getenv(var);
+	if ((v == NULL || *v == '\0') && fallback) {
+		snprintf(var, sizeof(var), "%s_%s", up, what);
+		v = getenv(var);
+	}
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
+static enum gr_err
+add_backend(struct session *s, const char *name, struct gr_error *err)
+{
+	const struct backend_ops *ops = backend_find_ops(name);
+	struct backend_env env;
+	char key[64];
+	size_t i;
+
+	if (ops == NULL) {
+		struct sb sb;
+		const struct backend_ops *const *all = backend_registry(&i);
+		size_t n = i;
+
+		sb_init(&sb);
+		for (i = 0; i < n; i++)
+			sb_addf(&sb, "%s%s", i ? ", " : "", all[i]->name);
+		gr_fail(err, GR_EUSAGE, "unknown provider '%s' (known: %s)", name, sb.buf);
+		sb_release(&sb);
+		return GR_EUSAGE;
+	}
+	for (i = 0; i < s->n_backends; i++)
+		if (s->backends[i]->ops == ops)
+			return GR_OK;
+	if (s->n_backends == SESSION_MAX_PROVIDERS)
+		return gr_fail(err, GR_EUSAGE, "too many providers");
+	memset(&env, 0, sizeof(env));
+	env.name = ops->name;
+	snprintf(key, sizeof(key), "%s.url", ops->name);
+	env.base_url = provider_env(ops->name, "URL", false);
+	if (env.base_url == NULL)
+		env.base_url = config_get(s->config, key);
+	env.api_key = provider_env(ops->name, "API_KEY", true);
+	env.config = s->config;
+	env.debug = s->debug;
+	env.timeout_ms = config_get_int(s->config, "http.timeout", 30) * 1000;
+	env.connect_timeout_ms = config_get_int(s->config, "http.connect_timeout", 10) * 1000;
+	/* Each backend has its own connection, so fan-out threads never share one. */
+	if (state_open(&env.state, paths_state_db(), err) != GR_OK)
+		return err->code;
+	s->backends[s->n_backends++] = backend_create(ops, &env);
+	return GR_OK;
+}
+
+static void
+sim_notice(struct session *s)
+{
+	char buf[8];
+
+	if (s->sim_notice_done || !isatty(STDERR_FILENO))
+		return;
+	s->sim_notice_done = true;
+	if (s->state == NULL || state_meta_get(s->state, "notice.sim_default", buf, sizeof(buf)))
+		return;
+	fputs("gpurent: no provider configured; using the built-in simulated marketplace "
+	    "'sim' (see 'gpurent help providers')\n", stderr);
+	state_meta_set(s->state, "notice.sim_default", "1", NULL);
+}
+
+enum gr_err
+session_backends(struct session *s, struct gr_error *err)
+{
+	struct config *cfg;
+	const char *list;
+	char buf[512], *tok, *save = NULL;
+	size_t i;
+
+	if (s->backends_ready)
+		return GR_OK;
+	if (session_config(s, &cfg, err) != GR_OK)
+		return err->code;
+	if (s->n_providers > 0) {
+		for (i = 0; i < s->n_providers; i++)
+			if (add_backend(s, s->providers[i], err) != GR_OK)
+				return err->code;
+	} else {
+		list = config_get(cfg, "providers");
+		strlcpy_(buf, list ? list : "sim", sizeof(buf));
+		for (tok = strtok_r(buf, ", ", &save); tok != NULL;
+		    tok = strtok_r(NULL, ", ", &save))
+			if (add_backend(s, tok, err) != GR_OK)
+				return err->code;
+		if (s->n_backends == 1 && strcmp(s->backends[0]->ops->name, "sim") == 0 &&
+		    config_get(cfg, "providers") == config_key_find("providers")->def) {
+			struct state *st;
+
+			if (session_state(s, &st, NULL) == GR_OK)
+				sim_notice(s);
+		}
+	}
+	s->backends_ready = true;
+	return GR_OK;
+}
+
+enum gr_err
+session_backend_for(struct session *s, const char *id, struct backend **out,
+    struct gr_error *err)
+{
+	char provider[PROVIDER_MAX];
+	size_t i;
+
+	if (!backend_split_id(id, provider, sizeof(provider), NULL))
+		return gr_fail(err, GR_EUSAGE, "'%s' is not an id: ids look like 'sim:i-000001' "
+		    "or 'vast:123'", id);
+	if (session_config(s, &s->config, err) != GR_OK)
+		return err->code;
+	if (backend_find_ops(provider) == NULL)
+		return gr_fail(err, GR_ENOTFOUND, "no provider '%s' for id '%s'", provider, id);
+	if (add_backend(s, provider, err) != GR_OK)
+		return err->code;
+	for (i = 0; i < s->n_backends; i++)
+		if (strcmp(s->backends[i]->ops->name, provider) == 0) {
+			if (!s->backends[i]->ready) {
+				*err = s->backends[i]->init_err;
+				return err->code;
+			}
+			*out = s->backends[i];
+			return GR_OK;
+		}
+	return gr_fail(err, GR_ENOTFOUND, "no provider '%s'", provider);
+}
+
+struct job {
+	struct backend *b;
+	const struct filter *f;
+	bool want_offers;
+	struct offer_list offers;
+	struct instance_list instances;
+	struct fanout_result *res;
+};
+
+static void *
+run_job(void *arg)
+{
+	struct job *j = arg;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	j->res->b = j->b;
+	j->res->pushed_all = true;
+	if (!j->b->ready) {
+		j->res->err = j->b->init_err;
+		j->res->code = j->b->init_err.code ? j->b->init_err.code : GR_EFAIL;
+	} else if (j->want_offers)
+		j->res->code = j->b->ops->offers(j->b, j->f, &j->offers, &j->res->pushed_all,
+		    &j->res->err);
+	else
+		j->res->code = j->b->ops->instances(j->b, &j->instances, &j->res->err);
+	if (j->res->code != GR_OK && j->res->err.msg[0] == '\0')
+		gr_fail(&j->res->err, j->res->code, "%s", gr_err_name(j->res->code));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	j->res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return NULL;
+}
+
+static enum gr_err
+fanout(struct session *s, const struct filter *f, bool offers, struct offer_list *oout,
+    struct instance_list *iout, struct fanout_result *results, struct gr_error *err)
+{
+	struct job jobs[SESSION_MAX_PROVIDERS];
+	pthread_t th[SESSION_MAX_PROVIDERS];
+	bool started[SESSION_MAX_PROVIDERS];
+	size_t i, ok = 0;
+	enum gr_err first = GR_OK;
+
+	if (session_backends(s, err) != GR_OK)
+		return err->code;
+	memset(jobs, 0, sizeof(jobs));
+	for (i = 0; i < s->n_backends; i++) {
+		memset(&results[i], 0, sizeof(results[i]));
+		jobs[i].b = s->backends[i];
+		jobs[i].f = f;
+		jobs[i].want_offers = offers;
+		jobs[i].res = &results[i];
+		offer_list_init(&jobs[i].offers);
+		instance_list_init(&jobs[i].instances);
+	}
+	/* One provider needs no thread; several run at once, so the slowest sets the pace. */
+	for (i = 0; i < s->n_backends; i++)
+		started[i] = s->n_backends > 1 &&
+		    pthread_create(&th[i], NULL, run_job, &jobs[i]) == 0;
+	for (i = 0; i < s->n_backends; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else
+			run_job(&jobs[i]);
+	}
+	for (i = 0; i < s->n_backends; i++) {
+		if (results[i].code == GR_OK) {
+			ok++;
+			if (offers)
+				offer_list_append(oout, &jobs[i].offers);
+			else {
+				size_t k;
+
+				for (k = 0; k < jobs[i].instances.n; k++)
+					*instance_list_add(iout) = jobs[i].instances.v[k];
+			}
+		} else if (first == GR_OK) {
+			first = results[i].code;
+			gr_fail(err, first, "%s: %s", s->backends[i]->ops->name,
+			    results[i].err.msg);
+		}
+		offer_list_release(&jobs[i].offers);
+		instance_list_release(&jobs[i].instances);
+	}
+	if (first == GR_OK)
+		return GR_OK;
+	if (ok > 0) {
+		err->code = GR_EPARTIAL;
+		return GR_EPARTIAL;
+	}
+	return first;
+}
+
+enum gr_err
+session_offers(struct session *s, const struct filter *f, struct offer_list *out,
+    struct fanout_result *results, struct gr_error *err)
+{
+	return fanout(s, f, true, out, NULL, results, err);
+}
+
+enum gr_err
+session_instances(struct session *s, struct instance_list *out, struct fanout_result *results,
+    struct gr_error *err)
+{
+	return fanout(s, NULL, false, NULL, out, results, err);
+}
+
+int64_t
+session_now(struct session *s)
+{
+	struct state *st;
+	struct sim *sim;
+	int64_t now = (int64_t)time(NULL);
+	size_t i;
+	bool uses_sim = false;
+
+	for (i = 0; i < s->n_backends; i++)
+		if (strcmp(s->backends[i]->ops->name, "sim") == 0)
+			uses_sim = true;
+	if ((uses_sim || s->n_backends == 0) && session_state(s, &st, NULL) == GR_OK &&
+	    sim_open(&sim, st, NULL) == GR_OK) {
+		now = sim_now(sim);
+		sim_close(sim);
+	}
+	return now;
+}

@@ -1,0 +1,174 @@
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gpurent/paths.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+struct state {
+	sqlite3 *db;
+	char *path;
+	int depth;	/* nested state_begin calls; only the outermost starts a transaction */
+};
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS meta("
+	"  key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS ledger("
+	"  id INTEGER PRIMARY KEY,"
+	"  instance_id TEXT NOT NULL, provider TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',"
+	"  gpu TEXT NOT NULL DEFAULT '', kind INTEGER NOT NULL, rate_hour INTEGER NOT NULL,"
+	"  start_ts INTEGER NOT NULL, end_ts INTEGER NOT NULL DEFAULT 0);"
+	"CREATE INDEX IF NOT EXISTS ledger_open ON ledger(instance_id, end_ts);"
+	"CREATE INDEX IF NOT EXISTS ledger_time ON ledger(start_ts);";
+
+enum gr_err
+state_fail(struct state *st, struct gr_error *err, const char *what)
+{
+	int code = sqlite3_errcode(st->db);
+
+	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+		return gr_fail(err, GR_ESTATE, "%s: the database '%s' is busy (another gpurent "
+		    "is writing); try again", what, st->path);
+	return gr_fail(err, GR_ESTATE, "%s: %s (%s)", what, sqlite3_errmsg(st->db), st->path);
+}
+
+enum gr_err
+state_open(struct state **out, const char *path, struct gr_error *err)
+{
+	struct state *st;
+	char dir[4096], *slash, *msg = NULL;
+	int rc;
+
+	strlcpy_(dir, path, sizeof(dir));
+	slash = strrchr(dir, '/');
+	if (slash != NULL && slash != dir) {
+		*slash = '\0';
+		if (paths_mkdir(dir, err) != GR_OK)
+			return err->code;
+		if (access(dir, W_OK) != 0)
+			return gr_fail(err, GR_ESTATE, "state directory '%s' is not writable: %s",
+			    dir, strerror(errno));
+	}
+	st = xcalloc(1, sizeof(*st));
+	st->path = xstrdup(path);
+	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	    SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		gr_fail(err, GR_ESTATE, "cannot open database '%s': %s", path,
+		    st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+		state_close(st);
+		return GR_ESTATE;
+	}
+	chmod(path, 0600);
+	sqlite3_busy_timeout(st->db, 10000);
+	if (sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+	    "PRAGMA foreign_keys=ON;", NULL, NULL, &msg) != SQLITE_OK ||
+	    sqlite3_exec(st->db, schema, NULL, NULL, &msg) != SQLITE_OK) {
+		gr_fail(err, GR_ESTATE, "cannot use database '%s': %s", path,
+		    msg ? msg : sqlite3_errmsg(st->db));
+		sqlite3_free(msg);
+		state_close(st);
+		return GR_ESTATE;
+	}
+	*out = st;
+	return GR_OK;
+}
+
+void
+state_close(struct state *st)
+{
+	if (st == NULL)
+		return;
+	sqlite3_close(st->db);
+	free(st->path);
+	free(st);
+}
+
+struct sqlite3 *
+state_db(struct state *st)
+{
+	return st->db;
+}
+
+const char *
+state_path(const struct state *st)
+{
+	return st->path;
+}
+
+enum gr_err
+state_begin(struct state *st, struct gr_error *err)
+{
+	if (st->depth++ > 0)
+		return GR_OK;
+	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		st->depth = 0;
+		return state_fail(st, err, "cannot start a transaction");
+	}
+	return GR_OK;
+}
+
+enum gr_err
+state_commit(struct state *st, struct gr_error *err)
+{
+	if (st->depth == 0 || --st->depth > 0)
+		return GR_OK;
+	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		enum gr_err rc = state_fail(st, err, "cannot commit");
+
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	return GR_OK;
+}
+
+void
+state_rollback(struct state *st)
+{
+	if (st->depth == 0)
+		return;
+	st->depth = 0;
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+bool
+state_meta_get(struct state *st, const char *key, char *buf, size_t n)
+{
+	sqlite3_stmt *s;
+	bool found = false;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT value FROM meta WHERE key = ?", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return false;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		strlcpy_(buf, (const char *)sqlite3_column_text(s, 0), n);
+		found = true;
+	}
+	sqlite3_finalize(s);
+	return found;
+}
+
+enum gr_err
+state_meta_set(struct state *st, const char *key, const char *value, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "INSERT INTO meta(key, value) VALUES(?, ?) "
+	    "ON CONFLICT(key) DO UPDATE SET value = excluded.value", -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot write meta");
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, value, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return state_fail(st, err, "cannot write meta");
+	return GR_OK;
+}

@@ -1,0 +1,933 @@
+/*
+ * The simulator's world: instances and their lifecycle, billing into the ledger, and the
+ * clock. See sim.h for the contract.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpurent/money.h"
+#include "gpurent/sim.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+#include "sim_internal.h"
+
+#define SIM_DEFAULT_OFFERS 400
+#define SIM_MAX_OFFERS 1000000
+#define SIM_START_CREDIT (500 * MICROS_PER_DOLLAR)
+
+struct sim {
+	struct state *st;
+	uint64_t seed;
+	int64_t n_offers;
+	int64_t fixed_time;	/* GPURENT_SIM_TIME, 0: real time */
+	int64_t speed;
+	int64_t epoch;		/* when this world was created, for GPURENT_SIM_SPEED */
+};
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS sim_instances("
+	"  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  id TEXT UNIQUE NOT NULL, offer_idx INTEGER NOT NULL, type INTEGER NOT NULL,"
+	"  state INTEGER NOT NULL, state_since INTEGER NOT NULL, next_at INTEGER NOT NULL,"
+	"  run_since INTEGER NOT NULL DEFAULT 0, checked_until INTEGER NOT NULL DEFAULT 0,"
+	"  price_hour INTEGER NOT NULL, bid_hour INTEGER NOT NULL, storage_hour INTEGER NOT NULL,"
+	"  label TEXT NOT NULL, image TEXT NOT NULL, disk_gb INTEGER NOT NULL,"
+	"  env TEXT NOT NULL, ports TEXT NOT NULL, onstart TEXT NOT NULL,"
+	"  client_token TEXT NOT NULL, created_at INTEGER NOT NULL,"
+	"  status_msg TEXT NOT NULL DEFAULT '');"
+	"CREATE INDEX IF NOT EXISTS sim_instances_next ON sim_instances(next_at);";
+
+static long long
+env_ll(const char *name, long long min, long long max, long long def)
+{
+	const char *v = getenv(name);
+	long long n;
+
+	return v != NULL && parse_int(v, min, max, &n) ? n : def;
+}
+
+enum gr_err
+sim_open(struct sim **out, struct state *st, struct gr_error *err)
+{
+	struct sim *s;
+	char buf[32];
+	long long n;
+
+	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot create the simulator's tables");
+	s = xcalloc(1, sizeof(*s));
+	s->st = st;
+	s->seed = (uint64_t)env_ll("GPURENT_SIM_SEED", 0, INT64_MAX, 1);
+	s->n_offers = env_ll("GPURENT_SIM_OFFERS", 1, SIM_MAX_OFFERS, SIM_DEFAULT_OFFERS);
+	s->fixed_time = env_ll("GPURENT_SIM_TIME", 1, INT64_MAX / 2, 0);
+	s->speed = env_ll("GPURENT_SIM_SPEED", 1, 100000, 1);
+	if (state_meta_get(st, "sim.epoch", buf, sizeof(buf)) && parse_int(buf, 0, INT64_MAX, &n))
+		s->epoch = n;
+	else {
+		s->epoch = (int64_t)time(NULL);
+		snprintf(buf, sizeof(buf), "%lld", (long long)s->epoch);
+		if (state_meta_set(st, "sim.epoch", buf, err) != GR_OK) {
+			free(s);
+			return err->code;
+		}
+	}
+	*out = s;
+	return GR_OK;
+}
+
+void
+sim_close(struct sim *s)
+{
+	free(s);
+}
+
+uint64_t
+sim_seed(const struct sim *s)
+{
+	return s->seed;
+}
+
+static int64_t
+meta_int(struct sim *s, const char *key)
+{
+	char buf[32];
+	long long n;
+
+	if (state_meta_get(s->st, key, buf, sizeof(buf)) && parse_int(buf, INT64_MIN / 2,
+	    INT64_MAX / 2, &n))
+		return n;
+	return 0;
+}
+
+int64_t
+sim_now(struct sim *s)
+{
+	int64_t base;
+
+	if (s->fixed_time != 0)
+		base = s->fixed_time;
+	else {
+		int64_t real = (int64_t)time(NULL);
+
+		base = s->epoch + (real - s->epoch) * s->speed;
+	}
+	return base + meta_int(s, "sim.offset");
+}
+
+enum gr_err
+sim_advance(struct sim *s, int64_t seconds, struct gr_error *err)
+{
+	char buf[32];
+
+	if (seconds < 0)
+		return gr_fail(err, GR_EUSAGE, "the simulated clock only moves forward");
+	if (state_begin(s->st, err) != GR_OK)
+		return err->code;
+	snprintf(buf, sizeof(buf), "%lld", (long long)(meta_int(s, "sim.offset") + seconds));
+	if (state_meta_set(s->st, "sim.offset", buf, err) != GR_OK) {
+		state_rollback(s->st);
+		return err->code;
+	}
+	if (state_commit(s->st, err) != GR_OK)
+		return err->code;
+	return sim_tick(s, err);
+}
+
+/* Delays in seconds, varied per instance so a fleet does not move in lockstep. */
+static int64_t
+delay(struct sim *s, const char *id, enum inst_state to, int64_t salt)
+{
+	uint64_t h = hash_mix(hash_mix(s->seed, hash_str(id)), (uint64_t)(to * 7919 + salt));
+
+	switch (to) {
+	case ST_RUNNING: return 20 + (int64_t)(h % 70);		/* boot, pull the image */
+	case ST_STOPPED: return 8 + (int64_t)(h % 8);
+	case ST_DESTROYED: return 3 + (int64_t)(h % 6);
+	default: return 10;
+	}
+}
+
+struct row {
+	int64_t seq;
+	char id[ID_MAX];
+	int64_t offer_idx;
+	enum offer_type type;
+	enum inst_state state;
+	int64_t state_since, next_at, run_since, checked_until;
+	int64_t price_hour, bid_hour, storage_hour;
+	char label[64];
+	char image[128];
+	int disk_gb;
+	int64_t created_at;
+	char status_msg[128];
+};
+
+#define ROW_COLS "seq, id, offer_idx, type, state, state_since, next_at, run_since, " \
+	"checked_until, price_hour, bid_hour, storage_hour, label, image, disk_gb, created_at, " \
+	"status_msg"
+
+static void
+col_text(char *dst, size_t n, sqlite3_stmt *q, int c)
+{
+	const unsigned char *t = sqlite3_column_text(q, c);
+
+	strlcpy_(dst, t ? (const char *)t : "", n);
+}
+
+static void
+read_row(sqlite3_stmt *q, struct row *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->seq = sqlite3_column_int64(q, 0);
+	col_text(r->id, sizeof(r->id), q, 1);
+	r->offer_idx = sqlite3_column_int64(q, 2);
+	r->type = (enum offer_type)sqlite3_column_int(q, 3);
+	r->state = (enum inst_state)sqlite3_column_int(q, 4);
+	r->state_since = sqlite3_column_int64(q, 5);
+	r->next_at = sqlite3_column_int64(q, 6);
+	r->run_since = sqlite3_column_int64(q, 7);
+	r->checked_until = sqlite3_column_int64(q, 8);
+	r->price_hour = sqlite3_column_int64(q, 9);
+	r->bid_hour = sqlite3_column_int64(q, 10);
+	r->storage_hour = sqlite3_column_int64(q, 11);
+	col_text(r->label, sizeof(r->label), q, 12);
+	col_text(r->image, sizeof(r->image), q, 13);
+	r->disk_gb = sqlite3_column_int(q, 14);
+	r->created_at = sqlite3_column_int64(q, 15);
+	col_text(r->status_msg, sizeof(r->status_msg), q, 16);
+}
+
+static enum gr_err
+save_row(struct sim *s, const struct row *r, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (sqlite3_prepare_v2(state_db(s->st), "UPDATE sim_instances SET state = ?, "
+	    "state_since = ?, next_at = ?, run_since = ?, checked_until = ?, status_msg = ?, "
+	    "price_hour = ? WHERE seq = ?", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(s->st, err, "cannot update an instance");
+	sqlite3_bind_int(q, 1, r->state);
+	sqlite3_bind_int64(q, 2, r->state_since);
+	sqlite3_bind_int64(q, 3, r->next_at);
+	sqlite3_bind_int64(q, 4, r->run_since);
+	sqlite3_bind_int64(q, 5, r->checked_until);
+	sqlite3_bind_text(q, 6, r->status_msg, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 7, r->price_hour);
+	sqlite3_bind_int64(q, 8, r->seq);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? GR_OK : state_fail(s->st, err, "cannot update an instance");
+}
+
+static void
+ledger_seg_for(struct sim *s, const struct row *r, enum ledger_kind kind, int64_t at,
+    struct ledger_seg *seg)
+{
+	struct offer o;
+
+	market_offer(s->seed, r->offer_idx, at, &o);
+	memset(seg, 0, sizeof(*seg));
+	strlcpy_(seg->instance_id, r->id, sizeof(seg->instance_id));
+	strlcpy_(seg->provider, "sim", sizeof(seg->provider));
+	strlcpy_(seg->label, r->label, sizeof(seg->label));
+	strlcpy_(seg->gpu, o.gpu ? o.gpu->id : "", sizeof(seg->gpu));
+	seg->kind = kind;
+	seg->rate_hour = kind == LEDGER_COMPUTE ? r->price_hour : r->storage_hour;
+	seg->start = at;
+}
+
+/* Move r into state `to` at time `at`, billing as the new state requires. */
+static enum gr_err
+transition(struct sim *s, struct row *r, enum inst_state to, int64_t at, struct gr_error *err)
+{
+	struct ledger_seg seg;
+
+	r->state = to;
+	r->state_since = at;
+	r->next_at = 0;
+	switch (to) {
+	case ST_RUNNING:
+		r->run_since = at;
+		r->checked_until = at;
+		r->status_msg[0] = '\0';
+		ledger_seg_for(s, r, LEDGER_COMPUTE, at, &seg);
+		return ledger_begin(s->st, &seg, err);
+	case ST_STOPPED:
+		if (r->storage_hour <= 0)
+			return ledger_end(s->st, r->id, at, err);
+		ledger_seg_for(s, r, LEDGER_STORAGE, at, &seg);
+		return ledger_begin(s->st, &seg, err);
+	case ST_STOPPING:
+		r->next_at = at + delay(s, r->id, ST_STOPPED, at);
+		return ledger_end(s->st, r->id, at, err);
+	case ST_STARTING:
+		r->next_at = at + delay(s, r->id, ST_RUNNING, at);
+		return ledger_end(s->st, r->id, at, err);
+	case ST_DESTROYING:
+		r->next_at = at + delay(s, r->id, ST_DESTROYED, at);
+		return ledger_end(s->st, r->id, at, err);
+	default:
+		return ledger_end(s->st, r->id, at, err);
+	}
+}
+
+/*
+ * The first hour boundary in (from, to] at which the market clears above the bid, or 0.
+ * Bounded: a world left alone for over a year is checked for its last year only.
+ */
+static int64_t
+outbid_at(struct sim *s, const struct row *r, int64_t from, int64_t to)
+{
+	int64_t floor = market_spot_floor(s->seed, r->offer_idx), h;
+
+	if (to - from > 366 * 86400)
+		from = to - 366 * 86400;
+	for (h = (from / 3600 + 1) * 3600; h <= to; h += 3600)
+		if (market_spot_price(s->seed, r->offer_idx, floor, h) > r->bid_hour)
+			return h;
+	return 0;
+}
+
+/* Apply every event due for r up to now, in time order. */
+static enum gr_err
+advance_row(struct sim *s, struct row *r, int64_t now, struct gr_error *err)
+{
+	bool changed = false;
+	int guard;
+
+	for (guard = 0; guard < 16; guard++) {
+		int64_t when = r->next_at;
+		enum inst_state to = ST_UNKNOWN;
+
+		if (r->state == ST_RUNNING && r->type == OFFER_INTERRUPTIBLE &&
+		    r->checked_until < now) {
+			int64_t lost = outbid_at(s, r, r->checked_until, now);
+
+			if (lost != 0) {
+				if (transition(s, r, ST_STOPPED, lost, err) != GR_OK)
+					return err->code;
+				strlcpy_(r->status_msg, "outbid: the market price rose above "
+				    "the bid", sizeof(r->status_msg));
+				changed = true;
+				continue;
+			}
+			r->checked_until = now;
+			changed = true;
+		}
+		if (when == 0 || when > now)
+			break;
+		switch (r->state) {
+		case ST_PROVISIONING:
+		case ST_STARTING: to = ST_RUNNING; break;
+		case ST_STOPPING: to = ST_STOPPED; break;
+		case ST_DESTROYING: to = ST_DESTROYED; break;
+		default: r->next_at = 0; continue;
+		}
+		if (transition(s, r, to, when, err) != GR_OK)
+			return err->code;
+		changed = true;
+	}
+	return changed ? save_row(s, r, err) : GR_OK;
+}
+
+static enum gr_err
+tick_locked(struct sim *s, int64_t now, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	struct row *rows = NULL;
+	size_t n = 0, cap = 0, i;
+	int rc;
+
+	/* Rows with a due event, and running interruptible rows (they can be outbid). */
+	if (sqlite3_prepare_v2(state_db(s->st), "SELECT " ROW_COLS " FROM sim_instances WHERE "
+	    "(next_at > 0 AND next_at <= ?1) OR (state = ?2 AND type = ?3 AND "
+	    "checked_until < ?1)", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(s->st, err, "cannot read instances");
+	sqlite3_bind_int64(q, 1, now);
+	sqlite3_bind_int(q, 2, ST_RUNNING);
+	sqlite3_bind_int(q, 3, OFFER_INTERRUPTIBLE);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			rows = xreallocarray(rows, cap, sizeof(*rows));
+		}
+		read_row(q, &rows[n++]);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		free(rows);
+		return state_fail(s->st, err, "cannot read instances");
+	}
+	for (i = 0; i < n; i++)
+		if (advance_row(s, &rows[i], now, err) != GR_OK)
+			break;
+	free(rows);
+	return err != NULL && err->code != GR_OK ? err->code : GR_OK;
+}
+
+enum gr_err
+sim_tick(struct sim *s, struct gr_error *err)
+{
+	if (state_begin(s->st, err) != GR_OK)
+		return err->code;
+	if (tick_locked(s, sim_now(s), err) != GR_OK) {
+		state_rollback(s->st);
+		return err->code;
+	}
+	return state_commit(s->st, err);
+}
+
+/* Instances holding each offer's machines now: counts[idx] for idx < n. */
+static enum gr_err
+rented_counts(struct sim *s, int *counts, int64_t n, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (sqlite3_prepare_v2(state_db(s->st), "SELECT offer_idx, count(*) FROM sim_instances "
+	    "WHERE state NOT IN (?, ?, ?) GROUP BY offer_idx", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(s->st, err, "cannot read instances");
+	sqlite3_bind_int(q, 1, ST_DESTROYED);
+	sqlite3_bind_int(q, 2, ST_FAILED);
+	sqlite3_bind_int(q, 3, ST_STOPPED);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t idx = sqlite3_column_int64(q, 0);
+
+		if (idx >= 0 && idx < n)
+			counts[idx] = sqlite3_column_int(q, 1);
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? GR_OK : state_fail(s->st, err, "cannot read instances");
+}
+
+enum gr_err
+sim_offers(struct sim *s, struct offer_list *out, struct gr_error *err)
+{
+	int *counts;
+	int64_t now, i;
+	enum gr_err rc;
+
+	if (sim_tick(s, err) != GR_OK)
+		return err->code;
+	now = sim_now(s);
+	counts = xcalloc((size_t)s->n_offers, sizeof(*counts));
+	rc = rented_counts(s, counts, s->n_offers, err);
+	for (i = 0; rc == GR_OK && i < s->n_offers; i++) {
+		struct offer *o;
+
+		if (out->n == out->cap) {
+			out->cap = out->cap ? out->cap * 2 : (size_t)s->n_offers;
+			out->v = xreallocarray(out->v, out->cap, sizeof(*out->v));
+		}
+		o = &out->v[out->n];
+		market_offer(s->seed, i, now, o);
+		o->available -= counts[i];
+		if (o->available > 0)
+			out->n++;
+	}
+	free(counts);
+	return rc;
+}
+
+enum gr_err
+sim_offer(struct sim *s, const char *id, struct offer *out, struct gr_error *err)
+{
+	enum offer_type type;
+	int64_t idx;
+	int *counts;
+	enum gr_err rc;
+
+	if (!market_parse_offer_id(id, &idx, &type) || idx >= s->n_offers)
+		return gr_fail(err, GR_ENOTFOUND, "no offer '%s'", id);
+	market_offer(s->seed, idx, sim_now(s), out);
+	if (out->type != type)
+		return gr_fail(err, GR_ENOTFOUND, "no offer '%s'", id);
+	counts = xcalloc((size_t)s->n_offers, sizeof(*counts));
+	rc = rented_counts(s, counts, s->n_offers, err);
+	out->available -= counts[idx];
+	if (out->available < 0)
+		out->available = 0;
+	free(counts);
+	return rc;
+}
+
+static void
+row_to_instance(struct sim *s, const struct row *r, int64_t now, struct instance *in)
+{
+	struct offer o;
+	struct gpu_sample g;
+	int i, sum = 0;
+
+	market_offer(s->seed, r->offer_idx, r->created_at, &o);
+	memset(in, 0, sizeof(*in));
+	strlcpy_(in->id, r->id, sizeof(in->id));
+	strlcpy_(in->provider, "sim", sizeof(in->provider));
+	strlcpy_(in->offer_id, o.id, sizeof(in->offer_id));
+	in->gpu = o.gpu;
+	strlcpy_(in->gpu_raw, o.gpu_raw, sizeof(in->gpu_raw));
+	in->gpu_count = o.gpu_count;
+	in->state = r->state;
+	in->type = r->type;
+	in->price_hour = r->price_hour;
+	in->bid_hour = r->bid_hour;
+	in->storage_hour = r->storage_hour;
+	strlcpy_(in->label, r->label, sizeof(in->label));
+	strlcpy_(in->image, r->image, sizeof(in->image));
+	strlcpy_(in->region, o.region, sizeof(in->region));
+	in->disk_gb = r->disk_gb;
+	in->created_at = r->created_at;
+	in->state_since = r->state_since;
+	strlcpy_(in->status_msg, r->status_msg, sizeof(in->status_msg));
+	in->valid = IV_PRICE | IV_CREATED | IV_STORAGE;
+	if (r->state == ST_RUNNING) {
+		const char *host = getenv("GPURENT_SIM_SSH_HOST");
+		const char *user = getenv("GPURENT_SIM_SSH_USER");
+
+		strlcpy_(in->ssh_host, host && *host ? host : "127.0.0.1", sizeof(in->ssh_host));
+		in->ssh_port = (int)env_ll("GPURENT_SIM_SSH_PORT", 1, 65535, 22);
+		strlcpy_(in->ssh_user, user && *user ? user : "root", sizeof(in->ssh_user));
+		in->valid |= IV_SSH;
+		for (i = 0; i < o.gpu_count; i++) {
+			workload_sample(s->seed, r->id, o.gpu, i, r->run_since, now, &g);
+			sum += g.util_pct;
+		}
+		in->util_pct = o.gpu_count ? sum / o.gpu_count : 0;
+		in->valid |= IV_UTIL;
+	}
+}
+
+/* Cost so far of every instance, from the ledger, up to now. */
+static int64_t
+instance_cost(struct sim *s, const char *id, int64_t now)
+{
+	sqlite3_stmt *q;
+	int64_t total = 0;
+
+	if (sqlite3_prepare_v2(state_db(s->st), "SELECT rate_hour, start_ts, end_ts FROM ledger "
+	    "WHERE instance_id = ?", -1, &q, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int64_t end = sqlite3_column_int64(q, 2);
+
+		total += money_accrue(sqlite3_column_int64(q, 0),
+		    (end ? end : now) - sqlite3_column_int64(q, 1));
+	}
+	sqlite3_finalize(q);
+	return total;
+}
+
+static enum gr_err
+load_rows(struct sim *s, const char *where, const char *arg, struct row **out, size_t *n,
+    struct gr_error *err)
+{
+	char sql[512];
+	sqlite3_stmt *q;
+	struct row *rows = NULL;
+	size_t cap = 0;
+	int rc;
+
+	*n = 0;
+	snprintf(sql, sizeof(sql), "SELECT " ROW_COLS " FROM sim_instances %s ORDER BY seq", where);
+	if (sqlite3_prepare_v2(state_db(s->st), sql, -1, &q, NULL) != SQLITE_OK)
+		return state_fail(s->st, err, "cannot read instances");
+	if (arg != NULL)
+		sqlite3_bind_text(q, 1, arg, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			rows = xreallocarray(rows, cap, sizeof(*rows));
+		}
+		read_row(q, &rows[(*n)++]);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		free(rows);
+		return state_fail(s->st, err, "cannot read instances");
+	}
+	*out = rows;
+	return GR_OK;
+}
+
+enum gr_err
+sim_instances(struct sim *s, bool with_destroyed, struct instance_list *out,
+    struct gr_error *err)
+{
+	struct row *rows = NULL;
+	size_t n, i;
+	int64_t now;
+
+	if (sim_tick(s, err) != GR_OK)
+		return err->code;
+	now = sim_now(s);
+	if (load_rows(s, with_destroyed ? "" : "WHERE state != 7", NULL, &rows, &n, err) !=
+	    GR_OK)
+		return err->code;
+	for (i = 0; i < n; i++) {
+		struct instance *in = instance_list_add(out);
+
+		row_to_instance(s, &rows[i], now, in);
+		in->cost_so_far = instance_cost(s, in->id, now);
+		in->valid |= IV_COST;
+	}
+	free(rows);
+	return GR_OK;
+}
+
+enum gr_err
+sim_get(struct sim *s, const char *id, struct instance *out, struct gr_error *err)
+{
+	struct row *rows = NULL;
+	size_t n;
+	int64_t now;
+
+	if (sim_tick(s, err) != GR_OK)
+		return err->code;
+	now = sim_now(s);
+	if (load_rows(s, "WHERE id = ?", id, &rows, &n, err) != GR_OK)
+		return err->code;
+	if (n == 0) {
+		free(rows);
+		return gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
+	}
+	row_to_instance(s, &rows[0], now, out);
+	out->cost_so_far = instance_cost(s, out->id, now);
+	out->valid |= IV_COST;
+	free(rows);
+	return GR_OK;
+}
+
+static enum gr_err
+total_spend(struct sim *s, int64_t now, int64_t *spent, int64_t *burn, struct gr_error *err)
+{
+	struct ledger_seg *segs = NULL;
+	size_t n, i;
+
+	*spent = *burn = 0;
+	if (ledger_load(s->st, 0, 0, &segs, &n, err) != GR_OK)
+		return err->code;
+	for (i = 0; i < n; i++) {
+		if (strcmp(segs[i].provider, "sim") != 0)
+			continue;
+		*spent += money_accrue(segs[i].rate_hour, (segs[i].end ? segs[i].end : now) -
+		    segs[i].start);
+		if (segs[i].end == 0)
+			*burn += segs[i].rate_hour;
+	}
+	free(segs);
+	return GR_OK;
+}
+
+enum gr_err
+sim_account(struct sim *s, struct account *out, struct gr_error *err)
+{
+	int64_t spent, burn;
+
+	if (sim_tick(s, err) != GR_OK)
+		return err->code;
+	if (total_spend(s, sim_now(s), &spent, &burn, err) != GR_OK)
+		return err->code;
+	memset(out, 0, sizeof(*out));
+	out->balance = SIM_START_CREDIT - spent;
+	out->spend_hour = burn;
+	out->valid = AV_BALANCE | AV_SPEND;
+	return GR_OK;
+}
+
+static char *
+join_env(const char *const *env)
+{
+	struct sb sb;
+
+	sb_init(&sb);
+	for (; env != NULL && *env != NULL; env++) {
+		if (sb.len)
+			sb_addc(&sb, '\n');
+		sb_adds(&sb, *env);
+	}
+	return sb_detach(&sb);
+}
+
+static char *
+join_ports(const int *ports, size_t n)
+{
+	struct sb sb;
+	size_t i;
+
+	sb_init(&sb);
+	for (i = 0; i < n; i++)
+		sb_addf(&sb, "%s%d", i ? "," : "", ports[i]);
+	return sb_detach(&sb);
+}
+
+static enum gr_err
+launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
+    struct gr_error *err)
+{
+	struct offer o;
+	struct row *rows = NULL;
+	struct row r;
+	sqlite3_stmt *q;
+	char *env = NULL, *ports = NULL;
+	int64_t now = sim_now(s), spent, burn, price, storage;
+	size_t n;
+	int rc;
+
+	/* A retried launch with the same client token finds the first one. */
+	if (req->client_token != NULL && *req->client_token != '\0') {
+		if (sqlite3_prepare_v2(state_db(s->st), "SELECT id FROM sim_instances WHERE "
+		    "client_token = ?", -1, &q, NULL) != SQLITE_OK)
+			return state_fail(s->st, err, "cannot read instances");
+		sqlite3_bind_text(q, 1, req->client_token, -1, SQLITE_STATIC);
+		rc = sqlite3_step(q);
+		if (rc == SQLITE_ROW) {
+			char id[ID_MAX];
+
+			col_text(id, sizeof(id), q, 0);
+			sqlite3_finalize(q);
+			if (load_rows(s, "WHERE id = ?", id, &rows, &n, err) != GR_OK)
+				return err->code;
+			if (n > 0)
+				row_to_instance(s, &rows[0], now, out);
+			free(rows);
+			return GR_OK;
+		}
+		sqlite3_finalize(q);
+	}
+	if (sim_offer(s, req->offer_id, &o, err) != GR_OK)
+		return err->code;
+	if (o.available <= 0)
+		return gr_fail(err, GR_ECAPACITY, "offer '%s' is no longer available: every "
+		    "machine of it is rented; search again", req->offer_id);
+	if (req->disk_gb > o.disk_gb)
+		return gr_fail(err, GR_EUSAGE, "offer '%s' has %d GB of disk; %d GB asked",
+		    req->offer_id, o.disk_gb, req->disk_gb);
+	price = o.price_hour;
+	if (o.type == OFFER_INTERRUPTIBLE) {
+		int64_t bid = req->interruptible && req->bid_hour > 0 ? req->bid_hour : o.price_hour;
+
+		if (bid < o.price_hour) {
+			char a[32], b[32];
+
+			return gr_fail(err, GR_EUSAGE, "bid %s/h is below the current price %s/h "
+			    "of offer '%s'", money_format(a, sizeof(a), bid, 3, true),
+			    money_format(b, sizeof(b), o.price_hour, 3, true), req->offer_id);
+		}
+		price = bid;
+	} else if (req->interruptible)
+		return gr_fail(err, GR_EUSAGE, "offer '%s' is on-demand and takes no bid; pick "
+		    "an offer with type=interruptible", req->offer_id);
+	if (total_spend(s, now, &spent, &burn, err) != GR_OK)
+		return err->code;
+	if (SIM_START_CREDIT - spent < price) {
+		char a[32];
+
+		return gr_fail(err, GR_EFUNDS, "the simulated account has %s left, less than an "
+		    "hour of this offer", money_format(a, sizeof(a), SIM_START_CREDIT - spent, 2,
+		    true));
+	}
+	storage = money_scale(o.storage_gb_month, req->disk_gb > 0 ? req->disk_gb : 50, 730);
+	env = join_env(req->env);
+	ports = join_ports(req->ports, req->n_ports);
+	if (sqlite3_prepare_v2(state_db(s->st), "INSERT INTO sim_instances(id, offer_idx, type, "
+	    "state, state_since, next_at, price_hour, bid_hour, storage_hour, label, image, "
+	    "disk_gb, env, ports, onstart, client_token, created_at) VALUES('', ?, ?, ?, ?, ?, "
+	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK) {
+		free(env);
+		free(ports);
+		return state_fail(s->st, err, "cannot record the instance");
+	}
+	{
+		int64_t idx;
+		enum offer_type t;
+
+		market_parse_offer_id(o.id, &idx, &t);
+		sqlite3_bind_int64(q, 1, idx);
+	}
+	sqlite3_bind_int(q, 2, o.type);
+	sqlite3_bind_int(q, 3, ST_PROVISIONING);
+	sqlite3_bind_int64(q, 4, now);
+	sqlite3_bind_int64(q, 5, 0);
+	sqlite3_bind_int64(q, 6, price);
+	sqlite3_bind_int64(q, 7, o.type == OFFER_INTERRUPTIBLE ? price : 0);
+	sqlite3_bind_int64(q, 8, storage);
+	sqlite3_bind_text(q, 9, req->label ? req->label : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 10, req->image ? req->image :
+	    "nvidia/cuda:12.4.1-runtime-ubuntu22.04", -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 11, req->disk_gb > 0 ? req->disk_gb : 50);
+	sqlite3_bind_text(q, 12, env, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 13, ports, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 14, req->onstart ? req->onstart : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 15, req->client_token ? req->client_token : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 16, now);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	free(env);
+	free(ports);
+	if (rc != SQLITE_DONE)
+		return state_fail(s->st, err, "cannot record the instance");
+	memset(&r, 0, sizeof(r));
+	r.seq = sqlite3_last_insert_rowid(state_db(s->st));
+	snprintf(r.id, sizeof(r.id), "sim:i-%06lld", (long long)r.seq);
+	if (sqlite3_prepare_v2(state_db(s->st), "UPDATE sim_instances SET id = ?, next_at = ? "
+	    "WHERE seq = ?", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(s->st, err, "cannot record the instance");
+	sqlite3_bind_text(q, 1, r.id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, now + delay(s, r.id, ST_RUNNING, 0));
+	sqlite3_bind_int64(q, 3, r.seq);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return state_fail(s->st, err, "cannot record the instance");
+	if (load_rows(s, "WHERE id = ?", r.id, &rows, &n, err) != GR_OK)
+		return err->code;
+	if (n > 0)
+		row_to_instance(s, &rows[0], now, out);
+	free(rows);
+	return GR_OK;
+}
+
+enum gr_err
+sim_launch(struct sim *s, const struct launch_req *req, struct instance *out,
+    struct gr_error *err)
+{
+	if (state_begin(s->st, err) != GR_OK)
+		return err->code;
+	if (tick_locked(s, sim_now(s), err) != GR_OK ||
+	    launch_locked(s, req, out, err) != GR_OK) {
+		state_rollback(s->st);
+		return err->code;
+	}
+	return state_commit(s->st, err);
+}
+
+/* Apply a user action to one instance inside one transaction. */
+static enum gr_err
+act(struct sim *s, const char *id, enum inst_state want, struct gr_error *err)
+{
+	struct row *rows = NULL, *r;
+	size_t n;
+	int64_t now;
+	enum inst_state to = want;
+
+	if (state_begin(s->st, err) != GR_OK)
+		return err->code;
+	now = sim_now(s);
+	if (tick_locked(s, now, err) != GR_OK ||
+	    load_rows(s, "WHERE id = ?", id, &rows, &n, err) != GR_OK)
+		goto fail;
+	if (n == 0) {
+		gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
+		goto fail;
+	}
+	r = &rows[0];
+	if (r->state == ST_DESTROYED || r->state == ST_DESTROYING) {
+		if (want == ST_DESTROYING) {
+			free(rows);
+			return state_commit(s->st, err);
+		}
+		gr_fail(err, GR_ENOTFOUND, "instance '%s' is %s", id, inst_state_name(r->state));
+		goto fail;
+	}
+	switch (want) {
+	case ST_STOPPING:
+		if (r->state == ST_STOPPED || r->state == ST_STOPPING)
+			goto done;
+		if (r->state != ST_RUNNING) {
+			gr_fail(err, GR_EUSAGE, "instance '%s' is %s; only a running instance "
+			    "can stop", id, inst_state_name(r->state));
+			goto fail;
+		}
+		break;
+	case ST_STARTING:
+		if (r->state == ST_RUNNING || r->state == ST_STARTING ||
+		    r->state == ST_PROVISIONING)
+			goto done;
+		if (r->state != ST_STOPPED) {
+			gr_fail(err, GR_EUSAGE, "instance '%s' is %s; wait until it has stopped",
+			    id, inst_state_name(r->state));
+			goto fail;
+		}
+		if (r->type == OFFER_INTERRUPTIBLE) {
+			int64_t market = market_spot_price(s->seed, r->offer_idx,
+			    market_spot_floor(s->seed, r->offer_idx), now);
+
+			if (market > r->bid_hour) {
+				char a[32], b[32];
+
+				gr_fail(err, GR_ECAPACITY, "cannot start '%s': the market price "
+				    "%s/h is above its bid %s/h", id, money_format(a, sizeof(a),
+				    market, 3, true), money_format(b, sizeof(b), r->bid_hour, 3,
+				    true));
+				goto fail;
+			}
+		}
+		break;
+	default:
+		to = ST_DESTROYING;
+		break;
+	}
+	if (transition(s, r, to, now, err) != GR_OK || save_row(s, r, err) != GR_OK)
+		goto fail;
+done:
+	free(rows);
+	return state_commit(s->st, err);
+fail:
+	free(rows);
+	state_rollback(s->st);
+	return err->code;
+}
+
+enum gr_err
+sim_stop(struct sim *s, const char *id, struct gr_error *err)
+{
+	return act(s, id, ST_STOPPING, err);
+}
+
+enum gr_err
+sim_start(struct sim *s, const char *id, struct gr_error *err)
+{
+	return act(s, id, ST_STARTING, err);
+}
+
+enum gr_err
+sim_destroy(struct sim *s, const char *id, struct gr_error *err)
+{
+	return act(s, id, ST_DESTROYING, err);
+}
+
+enum gr_err
+sim_metrics(struct sim *s, const char *id, struct sample_list *out, struct gr_error *err)
+{
+	struct row *rows = NULL;
+	struct offer o;
+	size_t n;
+	int64_t now;
+	int i;
+
+	if (sim_tick(s, err) != GR_OK)
+		return err->code;
+	now = sim_now(s);
+	if (load_rows(s, "WHERE id = ?", id, &rows, &n, err) != GR_OK)
+		return err->code;
+	if (n == 0) {
+		free(rows);
+		return gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
+	}
+	if (rows[0].state != ST_RUNNING) {
+		gr_fail(err, GR_EFAIL, "instance '%s' is %s; metrics exist only while it runs", id,
+		    inst_state_name(rows[0].state));
+		free(rows);
+		return GR_EFAIL;
+	}
+	market_offer(s->seed, rows[0].offer_idx, rows[0].created_at, &o);
+	for (i = 0; i < o.gpu_count; i++)
+		workload_sample(s->seed, rows[0].id, o.gpu, i, rows[0].run_since, now,
+		    sample_list_add(out));
+	free(rows);
+	return GR_OK;
+}

@@ -1,0 +1,358 @@
+/*
+ * serve.c - libmicrohttpd glue for `gpurent sim serve`: bind, authenticate, inject faults,
+ * hand each request to the dialect, and send its reply.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "gpurent/serve.h"
+#include "gpurent/sim.h"
+#include "gpurent/util.h"
+
+#include "serve_int.h"
+
+#if MHD_VERSION < 0x00097002
+typedef int MHD_Result_;
+#else
+typedef enum MHD_Result MHD_Result_;
+#endif
+
+#define BODY_LIMIT ((size_t)16 << 20)
+
+struct server {
+	struct serve_ctx ctx;
+	const struct serve_opts *o;
+	void (*dialect)(struct serve_ctx *, const struct serve_req *, struct serve_reply *);
+	uint64_t rng;
+	unsigned long requests;
+};
+
+/* Per-connection upload buffer. */
+struct upload {
+	struct sb body;
+	bool too_big;
+};
+
+const char *
+serve_query(const struct serve_req *rq, const char *name)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+long long
+serve_sim_num(const char *id)
+{
+	long long n;
+	char num[24];
+	size_t i = 0;
+
+	if (strncmp(id, "sim:", 4) != 0 || id[4] == '\0' || id[5] != '-')
+		return -1;
+	for (id += 6; *id >= '0' && *id <= '9' && i + 1 < sizeof(num); id++)
+		num[i++] = *id;
+	num[i] = '\0';
+	if (i == 0 || !parse_int(num, 0, INT64_MAX / 4, &n))
+		return -1;
+	return n;
+}
+
+static uint64_t
+rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* The key a client presented: Bearer, Basic (key as user name) or ?api_key=. */
+static void
+presented_key(struct MHD_Connection *conn, char *out, size_t n)
+{
+	const char *a = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+	char *user = NULL;
+
+	out[0] = '\0';
+	if (a != NULL && strncasecmp(a, "Bearer ", 7) == 0) {
+		strlcpy_(out, a + 7, n);
+		return;
+	}
+	if (a != NULL && strncasecmp(a, "Basic ", 6) == 0) {
+		user = MHD_basic_auth_get_username_password(conn, NULL);
+		if (user != NULL) {
+			strlcpy_(out, user, n);
+			MHD_free(user);
+		}
+		return;
+	}
+	a = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "api_key");
+	if (a != NULL)
+		strlcpy_(out, a, n);
+}
+
+/* Constant-time enough for a test server: compare every byte. */
+static bool
+key_matches(const char *want, const char *got)
+{
+	size_t a = strlen(want), b = strlen(got), i;
+	unsigned diff = (unsigned)(a ^ b);
+
+	for (i = 0; i < a; i++)
+		diff |= (unsigned char)want[i] ^ (unsigned char)(i < b ? got[i] : 0);
+	return diff == 0;
+}
+
+/* A body that only looks complete: cut, then closed with a stray brace. */
+static void
+malform(struct sb *b)
+{
+	size_t keep = b->len / 2;
+
+	b->len = keep;
+	b->buf[keep] = '\0';
+	sb_adds(b, "}}]\"");
+}
+
+struct trunc_state {
+	char *buf;
+	size_t len;	/* bytes really sent */
+};
+
+static ssize_t
+trunc_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct trunc_state *t = cls;
+	size_t n;
+
+	if (pos >= t->len)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	n = t->len - (size_t)pos;
+	if (n > max)
+		n = max;
+	memcpy(buf, t->buf + pos, n);
+	return (ssize_t)n;
+}
+
+static void
+trunc_free(void *cls)
+{
+	struct trunc_state *t = cls;
+
+	free(t->buf);
+	free(t);
+}
+
+static MHD_Result_
+send_reply(struct server *sv, struct MHD_Connection *conn, struct serve_reply *rp, bool trunc)
+{
+	struct MHD_Response *r;
+	MHD_Result_ ret;
+
+	if (trunc && rp->body.len > 1) {
+		struct trunc_state *t = xmalloc(sizeof(*t));
+
+		t->len = rp->body.len / 2;
+		t->buf = sb_detach(&rp->body);
+		r = MHD_create_response_from_callback(strlen(t->buf), 4096, trunc_reader, t,
+		    trunc_free);
+	} else {
+		size_t len = rp->body.len;
+
+		r = MHD_create_response_from_buffer(len, sb_detach(&rp->body),
+		    MHD_RESPMEM_MUST_FREE);
+	}
+	if (r == NULL)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", rp->ctype != NULL ? rp->ctype :
+	    "application/json");
+	if (rp->status == 429 || rp->status == 503) {
+		char ra[16];
+
+		snprintf(ra, sizeof(ra), "%d", sv->o->retry_after_s > 0 ? sv->o->retry_after_s : 1);
+		MHD_add_response_header(r, "Retry-After", ra);
+	}
+	ret = MHD_queue_response(conn, (unsigned)rp->status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static MHD_Result_
+handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+    const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
+{
+	struct server *sv = cls;
+	struct upload *up = *con_cls;
+	struct serve_req rq;
+	struct serve_reply rp;
+	char key[256];
+	uint64_t draw;
+	int roll, faultcut;
+	bool after5xx = false, drop = false, trunc = false, bad = false;
+	MHD_Result_ ret;
+
+	if (up == NULL) {
+		up = xcalloc(1, sizeof(*up));
+		sb_init(&up->body);
+		*con_cls = up;
+		return MHD_YES;
+	}
+	if (*upload_size > 0) {
+		if (up->body.len + *upload_size > BODY_LIMIT)
+			up->too_big = true;
+		else
+			sb_add(&up->body, upload_data, *upload_size);
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	sv->requests++;
+	if (sv->o->latency_ms > 0) {
+		struct timespec ts = { sv->o->latency_ms / 1000,
+			(sv->o->latency_ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+	memset(&rp, 0, sizeof(rp));
+	sb_init(&rp.body);
+	rp.status = 500;
+
+	/* Faults: one draw per request decides which, if any. */
+	draw = rng_next(&sv->rng);
+	roll = (int)(draw % 100);
+	faultcut = 0;
+	if (roll < (faultcut += sv->o->p429)) {
+		rp.status = 429;
+		rp.ctype = "text/plain";
+		sb_adds(&rp.body, "API requests too frequent endpoint threshold=1.0");
+		return send_reply(sv, conn, &rp, false);
+	}
+	if (roll < (faultcut += sv->o->p5xx)) {
+		if ((draw >> 8) & 1) {
+			static const int codes[] = { 500, 502, 503 };
+
+			rp.status = codes[(draw >> 9) % 3];
+			rp.ctype = "text/html";
+			sb_adds(&rp.body, "<html><body><h1>Bad gateway</h1></body></html>\n");
+			return send_reply(sv, conn, &rp, false);
+		}
+		after5xx = true;
+	} else if (roll < (faultcut += sv->o->pdrop))
+		drop = true;
+	else if (roll < (faultcut += sv->o->ptrunc))
+		trunc = true;
+	else if (roll < (faultcut += sv->o->pmalformed))
+		bad = true;
+
+	if (up->too_big) {
+		rp.status = 413;
+		sb_adds(&rp.body, "{\"error\":\"request body too large\"}");
+		return send_reply(sv, conn, &rp, false);
+	}
+	presented_key(conn, key, sizeof(key));
+	memset(&rq, 0, sizeof(rq));
+	rq.method = method;
+	rq.path = url;
+	rq.conn = conn;
+	rq.body = up->body.buf;
+	rq.len = up->body.len;
+	rq.auth = key;
+	rq.auth_ok = sv->ctx.api_key == NULL || key_matches(sv->ctx.api_key, key);
+	sv->dialect(&sv->ctx, &rq, &rp);
+	memset(key, 0, sizeof(key));
+
+	/* Faults after the world changed: the client cannot tell whether it happened. */
+	if (drop) {
+		sb_release(&rp.body);
+		return MHD_NO;
+	}
+	if (after5xx) {
+		sb_reset(&rp.body);
+		sb_adds(&rp.body, "<html><body><h1>502 Bad Gateway</h1></body></html>\n");
+		rp.status = 502;
+		rp.ctype = "text/html";
+	}
+	if (bad && rp.body.len > 2)
+		malform(&rp.body);
+	ret = send_reply(sv, conn, &rp, trunc);
+	sb_release(&rp.body);
+	return ret;
+}
+
+static void
+completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct upload *up = *con_cls;
+
+	if (up != NULL) {
+		sb_release(&up->body);
+		free(up);
+		*con_cls = NULL;
+	}
+}
+
+enum gr_err
+serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
+{
+	struct server sv;
+	struct MHD_Daemon *d;
+	struct sockaddr_in sin;
+	const union MHD_DaemonInfo *info;
+	struct timespec ts = { 0, 50 * 1000000L };
+	enum gr_err e;
+	int port;
+
+	memset(&sv, 0, sizeof(sv));
+	sv.o = o;
+	sv.ctx.api_key = o->api_key;
+	sv.rng = o->seed ? o->seed * UINT64_C(0x9e3779b97f4a7c15) : UINT64_C(0x2545f4914f6cdd1d);
+	if (strcmp(o->dialect, "vast") == 0)
+		sv.dialect = dialect_vast;
+	else if (strcmp(o->dialect, "runpod") == 0)
+		sv.dialect = dialect_runpod;
+	else if (strcmp(o->dialect, "lambda") == 0)
+		sv.dialect = dialect_lambda;
+	else
+		return gr_fail(err, GR_EUSAGE, "unknown dialect '%s' (vast, runpod or lambda)",
+		    o->dialect);
+	if (o->p429 + o->p5xx + o->pdrop + o->ptrunc + o->pmalformed > 100)
+		return gr_fail(err, GR_EUSAGE, "fault shares add up to more than 100%%");
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)o->port);
+	if (inet_pton(AF_INET, o->bind != NULL ? o->bind : "127.0.0.1", &sin.sin_addr) != 1)
+		return gr_fail(err, GR_EUSAGE, "cannot bind to '%s': not an IPv4 address",
+		    o->bind);
+	if ((e = sim_open(&sv.ctx.sim, st, err)) != GR_OK)
+		return e;
+	/* One internal thread: the simulator's database handle is used by one thread only. */
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
+	    (uint16_t)o->port, NULL, NULL, handler, &sv,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
+	    MHD_OPTION_NOTIFY_COMPLETED, completed, &sv,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)60,
+	    MHD_OPTION_END);
+	if (d == NULL) {
+		sim_close(sv.ctx.sim);
+		return gr_fail(err, GR_EUNAVAIL, "cannot listen on %s:%d (in use?)",
+		    o->bind != NULL ? o->bind : "127.0.0.1", o->port);
+	}
+	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	port = info != NULL ? (int)info->port : o->port;
+	fprintf(o->ready != NULL ? o->ready : stdout, "listening on http://%s:%d (%s dialect)\n",
+	    o->bind != NULL ? o->bind : "127.0.0.1", port, o->dialect);
+	fflush(o->ready != NULL ? o->ready : stdout);
+	while (o->stop == NULL || !*o->stop)
+		nanosleep(&ts, NULL);
+	MHD_stop_daemon(d);
+	sim_close(sv.ctx.sim);
+	return GR_OK;
+}

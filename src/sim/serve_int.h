@@ -1,0 +1,53 @@
+/*
+ * serve_int.h - `gpurent sim serve`: the simulated world over HTTP in a provider's dialect.
+ * Internal to src/sim/serve*.c and src/sim/dialect_*.c.
+ */
+#ifndef GPURENT_SERVE_INT_H
+#define GPURENT_SERVE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpurent/error.h"
+#include "gpurent/model.h"
+#include "gpurent/util.h"
+
+struct sim;
+struct MHD_Connection;
+
+/* One request as a dialect sees it. */
+struct serve_req {
+	const char *method;
+	const char *path;		/* without the query string */
+	struct MHD_Connection *conn;	/* for serve_query() */
+	const char *body;
+	size_t len;
+	const char *auth;		/* the presented key ("" none): Bearer, Basic or api_key= */
+	bool auth_ok;			/* no key configured, or the right one */
+};
+
+struct serve_reply {
+	int status;
+	struct sb body;
+	const char *ctype;		/* NULL: application/json */
+	bool acted;			/* the request changed the world (for after-the-fact faults) */
+};
+
+struct serve_ctx {
+	struct sim *sim;
+	const char *api_key;		/* NULL: any key accepted */
+};
+
+/* The value of a query parameter, or NULL. */
+const char *serve_query(const struct serve_req *rq, const char *name);
+
+/* Each dialect fills rp (status and body) for a request. */
+void dialect_vast(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp);
+void dialect_runpod(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp);
+void dialect_lambda(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp);
+
+/* The numeric part of "sim:i-000042" / "sim:o-000123i", -1 when not of that shape. */
+long long serve_sim_num(const char *id);
+
+#endif

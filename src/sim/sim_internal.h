@@ -1,0 +1,25 @@
+/*
+ * sim_internal.h - pieces of the simulator shared between its files.
+ */
+#ifndef GPURENT_SIM_INTERNAL_H
+#define GPURENT_SIM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gpurent/model.h"
+
+/* Build offer idx of the market at time now (availability not yet reduced by rentals). */
+bool market_offer(uint64_t seed, int64_t idx, int64_t now, struct offer *o);
+/* The interruptible clearing price at time t for an offer whose floor is floor_hour. */
+int64_t market_spot_price(uint64_t seed, int64_t idx, int64_t floor_hour, int64_t t);
+/* The lowest interruptible price of offer idx: the market never clears below it. */
+int64_t market_spot_floor(uint64_t seed, int64_t idx);
+/* "sim:o-000123" or "sim:o-000123i" -> 123 and its type. */
+bool market_parse_offer_id(const char *id, int64_t *idx, enum offer_type *type);
+
+/* One GPU's metrics at time t for an instance that has been running since run_since. */
+void workload_sample(uint64_t seed, const char *instance_id, const struct gpu_model *gpu,
+    int index, int64_t run_since, int64_t t, struct gpu_sample *out);
+
+#endif
