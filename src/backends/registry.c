@@ -9,9 +9,15 @@
 #include "gpurent/util.h"
 
 extern const struct backend_ops backend_sim;
+extern const struct backend_ops backend_vast;
+extern const struct backend_ops backend_runpod;
+extern const struct backend_ops backend_lambda;
 
 static const struct backend_ops *const registry[] = {
 	&backend_sim,
+	&backend_vast,
+	&backend_runpod,
+	&backend_lambda,
 };
 
 const struct backend_ops *const *

@@ -1,0 +1,147 @@
+/*
+ * sim_serve.c - `gpurent sim serve --dialect vast|runpod|lambda`: the simulated marketplace
+ * over HTTP in a provider's protocol, for end-to-end tests and rehearsing scripts.
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/serve.h"
+#include "gpurent/session.h"
+#include "gpurent/util.h"
+
+#include "sim_serve.h"
+
+const char cmd_sim_serve_usage[] =
+    "usage: gpurent sim serve --dialect vast|runpod|lambda [--port N] [--bind ADDR]\n"
+    "         [--api-key KEY] [--latency MS] [--fail-429 PCT] [--fail-5xx PCT]\n"
+    "         [--fail-drop PCT] [--fail-truncate PCT] [--fail-malformed PCT]\n"
+    "         [--retry-after S] [--fault-seed N]\n";
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	cmd_interrupted = 1;
+}
+
+/* "--name=value" or "--name value"; advances *i past a separate value. */
+static const char *
+optval(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[*i], name, n) != 0)
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n] != '\0' || *i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
+static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("gpurent sim serve: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fputs(cmd_sim_serve_usage, stderr);
+	return EXIT_USAGE;
+}
+
+int
+cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+		long long min, max;
+	} nums[] = {
+		{ "--port", offsetof(struct serve_opts, port), 0, 65535 },
+		{ "--fail-429", offsetof(struct serve_opts, p429), 0, 100 },
+		{ "--fail-5xx", offsetof(struct serve_opts, p5xx), 0, 100 },
+		{ "--fail-drop", offsetof(struct serve_opts, pdrop), 0, 100 },
+		{ "--fail-truncate", offsetof(struct serve_opts, ptrunc), 0, 100 },
+		{ "--fail-malformed", offsetof(struct serve_opts, pmalformed), 0, 100 },
+		{ "--retry-after", offsetof(struct serve_opts, retry_after_s), 0, 3600 },
+	};
+	struct serve_opts o;
+	struct gr_error err = { 0 };
+	struct state *st;
+	struct sigaction sa;
+	const char *v;
+	long long n;
+	size_t k;
+	int i;
+
+	memset(&o, 0, sizeof(o));
+	o.retry_after_s = 1;
+	o.seed = 1;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(cmd_sim_serve_usage, c->out);
+			return 0;
+		}
+		if ((v = optval(argc, argv, &i, "--dialect")) != NULL) {
+			o.dialect = v;
+			continue;
+		}
+		if ((v = optval(argc, argv, &i, "--api-key")) != NULL) {
+			o.api_key = v;
+			continue;
+		}
+		if ((v = optval(argc, argv, &i, "--bind")) != NULL) {
+			o.bind = v;
+			continue;
+		}
+		if ((v = optval(argc, argv, &i, "--latency")) != NULL) {
+			if (!parse_int(v, 0, 600000, &n))
+				return usage("bad --latency '%s' (milliseconds)", v);
+			o.latency_ms = (long)n;
+			continue;
+		}
+		if ((v = optval(argc, argv, &i, "--fault-seed")) != NULL) {
+			if (!parse_int(v, 0, INT64_MAX, &n))
+				return usage("bad --fault-seed '%s'", v);
+			o.seed = (uint64_t)n;
+			continue;
+		}
+		for (k = 0; k < ARRAY_LEN(nums); k++) {
+			if ((v = optval(argc, argv, &i, nums[k].name)) != NULL) {
+				if (!parse_int(v, nums[k].min, nums[k].max, &n))
+					return usage("bad value '%s'", v);
+				*(int *)((char *)&o + nums[k].off) = (int)n;
+				break;
+			}
+		}
+		if (k == ARRAY_LEN(nums))
+			return usage("unknown option '%s'", argv[i]);
+	}
+	if (o.dialect == NULL)
+		return usage("%s", "--dialect is required (vast, runpod or lambda)");
+	if (session_state(c->s, &st, &err) != GR_OK) {
+		fprintf(stderr, "gpurent: %s\n", err.msg);
+		return gr_exit_code(err.code);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	o.stop = &cmd_interrupted;
+	o.ready = c->out;
+	if (serve_run(st, &o, &err) != GR_OK) {
+		fprintf(stderr, "gpurent: %s\n", err.msg);
+		return gr_exit_code(err.code);
+	}
+	return 0;
+}

@@ -1,0 +1,591 @@
+/*
+ * dialect_runpod.c - the simulated world as RunPod's GraphQL API (providers/runpod.md):
+ * gpuTypes with lowestPrice per cloud and GPU count, podFindAndDeployOnDemand,
+ * podRentInterruptable, myself { pods } , pod, podStop, podResume, podTerminate, myself.
+ *
+ * There is no general GraphQL engine here: the operation is recognised by its root field and
+ * arguments come from `variables` (or a literal podId), which is how gpurent, runpodctl and
+ * runpod-python send them. Every pod field the clients ask for is returned.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpurent/backends_parse.h"
+#include "gpurent/sim.h"
+#include "gpurent/util.h"
+
+#include "serve_int.h"
+
+/* Secure cloud in the simulated world: the datacentre-grade machines. */
+#define SECURE_BP 9700
+
+static void
+reply_json(struct serve_reply *rp, int status, cJSON *j)
+{
+	char *s = cJSON_PrintUnformatted(j);
+
+	rp->status = status;
+	sb_reset(&rp->body);
+	sb_adds(&rp->body, s);
+	free(s);
+	cJSON_Delete(j);
+}
+
+/* {"errors": [{message, path, extensions}], "data": {field: null}} with HTTP 200. */
+static void
+gql_error(struct serve_reply *rp, int status, const char *field, const char *msg,
+    const char *code)
+{
+	cJSON *j = cJSON_CreateObject(), *errs, *e, *d;
+
+	errs = cJSON_AddArrayToObject(j, "errors");
+	e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "message", msg);
+	if (field != NULL)
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(e, "path"), cJSON_CreateString(field));
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(e, "extensions"), "code", code);
+	cJSON_AddItemToArray(errs, e);
+	d = cJSON_AddObjectToObject(j, "data");
+	if (field != NULL)
+		cJSON_AddNullToObject(d, field);
+	reply_json(rp, status, j);
+}
+
+static void
+pod_id_of(const char *sim_id, char *out, size_t n)
+{
+	snprintf(out, n, "sp%012lld", serve_sim_num(sim_id));
+}
+
+static bool
+sim_id_of_pod(const char *pod, char *out, size_t n)
+{
+	long long v;
+
+	if (pod == NULL || strncmp(pod, "sp", 2) != 0 || !parse_int(pod + 2, 0, INT64_MAX / 4, &v))
+		return false;
+	snprintf(out, n, "sim:i-%06lld", v);
+	return true;
+}
+
+static cJSON *
+pod_json(struct serve_ctx *c, const struct instance *in)
+{
+	cJSON *j = cJSON_CreateObject(), *m, *rt, *ports, *p, *gpus, *g;
+	struct sample_list sl;
+	struct gr_error err = { 0 };
+	const char *tid = runpod_gpu_id_of(in->gpu), *desired;
+	char pid[32], host[48];
+	size_t i;
+
+	pod_id_of(in->id, pid, sizeof(pid));
+	cJSON_AddStringToObject(j, "id", pid);
+	cJSON_AddStringToObject(j, "name", in->label);
+	cJSON_AddStringToObject(j, "imageName", in->image);
+	switch (in->state) {
+	case ST_STOPPING:
+	case ST_STOPPED:
+		desired = "EXITED";
+		break;
+	case ST_DESTROYING:
+	case ST_DESTROYED:
+		desired = "TERMINATED";
+		break;
+	case ST_FAILED:
+		desired = "DEAD";
+		break;
+	default:
+		desired = "RUNNING";
+		break;
+	}
+	cJSON_AddStringToObject(j, "desiredStatus", desired);
+	cJSON_AddStringToObject(j, "podType", in->type == OFFER_INTERRUPTIBLE ? "INTERRUPTABLE" :
+	    "RESERVED");
+	cJSON_AddNumberToObject(j, "costPerHr", (double)in->price_hour / 1e6);
+	cJSON_AddNumberToObject(j, "adjustedCostPerHr", (double)in->price_hour / 1e6);
+	cJSON_AddNumberToObject(j, "gpuCount", in->gpu_count);
+	cJSON_AddNumberToObject(j, "containerDiskInGb", in->disk_gb);
+	cJSON_AddNumberToObject(j, "volumeInGb", 0);
+	cJSON_AddStringToObject(j, "lastStatusChange", in->status_msg);
+	cJSON_AddArrayToObject(j, "env");
+	m = cJSON_AddObjectToObject(j, "machine");
+	snprintf(host, sizeof(host), "%s-%08llx", pid,
+	    (unsigned long long)(hash_str(in->id) & 0xffffffffu));
+	cJSON_AddStringToObject(m, "podHostId", host);
+	cJSON_AddStringToObject(m, "gpuTypeId", tid != NULL ? tid : in->gpu_raw);
+	cJSON_AddStringToObject(m, "gpuDisplayName", in->gpu != NULL ? in->gpu->name : in->gpu_raw);
+	cJSON_AddStringToObject(m, "dataCenterId", strncmp(in->region, "eu", 2) == 0 ? "EU-RO-1" :
+	    strncmp(in->region, "as", 2) == 0 ? "AP-JP-1" : "US-TX-3");
+	if (in->state != ST_RUNNING) {
+		cJSON_AddNullToObject(j, "runtime");
+		cJSON_AddNullToObject(j, "uptimeSeconds");
+		return j;
+	}
+	rt = cJSON_AddObjectToObject(j, "runtime");
+	cJSON_AddNumberToObject(rt, "uptimeInSeconds", 60);
+	cJSON_AddNumberToObject(j, "uptimeSeconds", 60);
+	ports = cJSON_AddArrayToObject(rt, "ports");
+	if (in->valid & IV_SSH) {
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "ip", in->ssh_host);
+		cJSON_AddTrueToObject(p, "isIpPublic");
+		cJSON_AddNumberToObject(p, "privatePort", 22);
+		cJSON_AddNumberToObject(p, "publicPort", in->ssh_port);
+		cJSON_AddStringToObject(p, "type", "tcp");
+		cJSON_AddItemToArray(ports, p);
+	}
+	gpus = cJSON_AddArrayToObject(rt, "gpus");
+	sample_list_init(&sl);
+	if (sim_metrics(c->sim, in->id, &sl, &err) == GR_OK) {
+		for (i = 0; i < sl.n; i++) {
+			char gid[48];
+
+			g = cJSON_CreateObject();
+			snprintf(gid, sizeof(gid), "GPU-%08llx-%zu",
+			    (unsigned long long)(hash_str(in->id) & 0xffffffffu), i);
+			cJSON_AddStringToObject(g, "id", gid);
+			if (sl.v[i].valid & MV_UTIL)
+				cJSON_AddNumberToObject(g, "gpuUtilPercent", sl.v[i].util_pct);
+			if ((sl.v[i].valid & MV_MEM) && sl.v[i].mem_total_mib > 0)
+				cJSON_AddNumberToObject(g, "memoryUtilPercent",
+				    100 * sl.v[i].mem_used_mib / sl.v[i].mem_total_mib);
+			cJSON_AddItemToArray(gpus, g);
+		}
+	}
+	sample_list_release(&sl);
+	cJSON_AddObjectToObject(rt, "container");
+	return j;
+}
+
+/* The stock word for a number of matching machines. */
+static const char *
+stock_word(int n)
+{
+	return n >= 5 ? "High" : n >= 2 ? "Medium" : n >= 1 ? "Low" : NULL;
+}
+
+/* "s8: lowestPrice(input: {gpuCount: 8, secureCloud: true})" aliases in the query text. */
+struct alias {
+	char name[16];
+	int count;
+	int secure;	/* 1 secure, 0 community, -1 both */
+};
+
+static size_t
+scan_aliases(const char *q, struct alias *out, size_t max)
+{
+	const char *p = q, *lp, *a;
+	size_t n = 0, len;
+
+	while (n < max && (lp = strstr(p, "lowestPrice")) != NULL) {
+		struct alias *al = &out[n];
+		const char *gc, *sc, *end;
+
+		/* The alias is the word before ':' just ahead of lowestPrice. */
+		a = lp;
+		while (a > q && isspace((unsigned char)a[-1]))
+			a--;
+		al->name[0] = '\0';
+		if (a > q && a[-1] == ':') {
+			const char *e = a - 1, *s;
+
+			while (e > q && isspace((unsigned char)e[-1]))
+				e--;
+			s = e;
+			while (s > q && (isalnum((unsigned char)s[-1]) || s[-1] == '_'))
+				s--;
+			len = (size_t)(e - s);
+			if (len > 0 && len < sizeof(al->name)) {
+				memcpy(al->name, s, len);
+				al->name[len] = '\0';
+			}
+		}
+		if (al->name[0] == '\0')
+			strlcpy_(al->name, "lowestPrice", sizeof(al->name));
+		end = strchr(lp, ')');
+		gc = strstr(lp, "gpuCount:");
+		al->count = gc != NULL && (end == NULL || gc < end) ? atoi(gc + 9) : 1;
+		if (al->count <= 0)
+			al->count = 1;
+		sc = strstr(lp, "secureCloud:");
+		al->secure = -1;
+		if (sc != NULL && (end == NULL || sc < end)) {
+			sc += 12;
+			while (isspace((unsigned char)*sc))
+				sc++;
+			al->secure = strncmp(sc, "true", 4) == 0 ? 1 : strncmp(sc, "false", 5) == 0 ?
+			    0 : -1;
+		}
+		n++;
+		p = lp + 11;
+	}
+	return n;
+}
+
+static void
+gpu_types(struct serve_ctx *c, const char *q, const cJSON *vars, struct serve_reply *rp)
+{
+	struct offer_list all;
+	struct gr_error err = { 0 };
+	struct alias al[32];
+	size_t na = scan_aliases(q, al, ARRAY_LEN(al)), i, k, a;
+	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(vars, "ids");
+	cJSON *res, *arr, *gt, *lp;
+	const char *seen[64];
+	size_t nseen = 0;
+
+	offer_list_init(&all);
+	if (sim_offers(c->sim, &all, &err) != GR_OK) {
+		offer_list_release(&all);
+		gql_error(rp, 200, "gpuTypes", err.msg, "INTERNAL_SERVER_ERROR");
+		return;
+	}
+	res = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(cJSON_AddObjectToObject(res, "data"), "gpuTypes");
+	for (i = 0; i < all.n; i++) {
+		const char *tid = runpod_gpu_id_of(all.v[i].gpu);
+		bool dup = false, want = !cJSON_IsArray(ids);
+		const cJSON *x;
+
+		if (tid == NULL)
+			continue;
+		for (k = 0; k < nseen; k++)
+			if (strcmp(seen[k], tid) == 0)
+				dup = true;
+		cJSON_ArrayForEach(x, (cJSON_IsArray(ids) ? ids : NULL))
+			if (cJSON_IsString(x) && strcmp(x->valuestring, tid) == 0)
+				want = true;
+		if (dup || !want || nseen == ARRAY_LEN(seen))
+			continue;
+		seen[nseen++] = tid;
+		gt = cJSON_CreateObject();
+		cJSON_AddStringToObject(gt, "id", tid);
+		cJSON_AddStringToObject(gt, "displayName", all.v[i].gpu->name);
+		cJSON_AddNumberToObject(gt, "memoryInGb", all.v[i].gpu->vram_gb);
+		cJSON_AddTrueToObject(gt, "secureCloud");
+		cJSON_AddTrueToObject(gt, "communityCloud");
+		for (a = 0; a < na; a++) {
+			int64_t best = -1, bid = -1;
+			int count = 0, cpu = 0, ram = 0, net = 0, free_gpus = 0;
+			char cc[3] = "";
+
+			for (k = 0; k < all.n; k++) {
+				const struct offer *o = &all.v[k];
+				bool sec = o->reliability_bp >= SECURE_BP;
+				int64_t per;
+
+				if (o->gpu != all.v[i].gpu || o->gpu_count != al[a].count ||
+				    o->available <= 0 || (al[a].secure >= 0 && sec != (al[a].secure == 1)))
+					continue;
+				per = o->price_hour / o->gpu_count;
+				if (o->type == OFFER_INTERRUPTIBLE) {
+					if (bid < 0 || per < bid)
+						bid = per;
+					continue;
+				}
+				count++;
+				free_gpus += o->available * o->gpu_count;
+				if (best < 0 || per < best) {
+					const char *comma = strrchr(o->location, ',');
+
+					best = per;
+					cpu = o->cpu_cores;
+					ram = o->ram_gb;
+					net = o->net_down_mbps;
+					if (comma != NULL && strlen(comma) == 4) {
+						cc[0] = comma[2];
+						cc[1] = comma[3];
+						cc[2] = '\0';
+					}
+				}
+			}
+			lp = cJSON_AddObjectToObject(gt, al[a].name);
+			if (best >= 0)
+				cJSON_AddNumberToObject(lp, "uninterruptablePrice", (double)best / 1e6);
+			else
+				cJSON_AddNullToObject(lp, "uninterruptablePrice");
+			cJSON_AddNumberToObject(lp, "minimumBidPrice", bid >= 0 ? (double)bid / 1e6 : 0);
+			if (stock_word(count) != NULL)
+				cJSON_AddStringToObject(lp, "stockStatus", stock_word(count));
+			else
+				cJSON_AddNullToObject(lp, "stockStatus");
+			cJSON_AddNumberToObject(lp, "maxUnreservedGpuCount", free_gpus);
+			cJSON_AddNumberToObject(lp, "minVcpu", cpu);
+			cJSON_AddNumberToObject(lp, "minMemory", ram);
+			cJSON_AddNumberToObject(lp, "minDownload", net);
+			if (cc[0] != '\0')
+				cJSON_AddStringToObject(lp, "countryCode", cc);
+		}
+		cJSON_AddItemToArray(arr, gt);
+	}
+	offer_list_release(&all);
+	reply_json(rp, 200, res);
+}
+
+static void
+deploy(struct serve_ctx *c, const cJSON *vars, bool spot, struct serve_reply *rp)
+{
+	const char *field = spot ? "podRentInterruptable" : "podFindAndDeployOnDemand";
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(vars, "input"), *env, *kv;
+	const char *tid = bj_strp(in, "gpuTypeId"), *cloud = bj_strp(in, "cloudType");
+	struct offer_list all;
+	struct launch_req req;
+	struct instance inst;
+	struct gr_error err = { 0 };
+	const struct offer *best = NULL;
+	char **envv = NULL;
+	long long count = 1;
+	size_t i, ne = 0;
+	double d, bidpg = 0;
+	enum gr_err code;
+	cJSON *res;
+
+	if (!cJSON_IsObject(in) || tid == NULL) {
+		gql_error(rp, 400, NULL, "Variable \"$input\" got invalid value; gpuTypeId required",
+		    "BAD_USER_INPUT");
+		return;
+	}
+	bj_int(in, "gpuCount", &count);
+	if (spot && (!bj_num(in, "bidPerGpu", &bidpg) || bidpg <= 0)) {
+		gql_error(rp, 400, NULL, "Variable \"$input\" got invalid value; bidPerGpu required",
+		    "BAD_USER_INPUT");
+		return;
+	}
+	offer_list_init(&all);
+	if (sim_offers(c->sim, &all, &err) != GR_OK) {
+		offer_list_release(&all);
+		gql_error(rp, 200, field, "Something went wrong. Please try again later or contact "
+		    "support.", "INTERNAL_SERVER_ERROR");
+		return;
+	}
+	for (i = 0; i < all.n; i++) {
+		const struct offer *o = &all.v[i];
+		const char *t = runpod_gpu_id_of(o->gpu);
+		bool sec = o->reliability_bp >= SECURE_BP;
+
+		if (t == NULL || strcmp(t, tid) != 0 || o->gpu_count != count || o->available <= 0 ||
+		    (o->type == OFFER_INTERRUPTIBLE) != spot)
+			continue;
+		if (cloud != NULL && strcmp(cloud, "ALL") != 0 && sec != (strcmp(cloud, "SECURE") == 0))
+			continue;
+		if (spot && (int64_t)llround(bidpg * 1e6) * count < o->price_hour)
+			continue;
+		if (best == NULL || o->price_hour < best->price_hour)
+			best = o;
+	}
+	if (best == NULL) {
+		offer_list_release(&all);
+		gql_error(rp, 200, field, "There are no longer any instances available with the "
+		    "requested specifications. Please refresh and try again.", "INTERNAL_SERVER_ERROR");
+		return;
+	}
+	memset(&req, 0, sizeof(req));
+	req.offer_id = best->id;
+	req.label = bj_strp(in, "name");
+	req.image = bj_strp(in, "imageName");
+	if (bj_num(in, "containerDiskInGb", &d) && d > 0 && d < 1e6)
+		req.disk_gb = (int)d;
+	req.onstart = bj_strp(in, "dockerArgs");
+	if (spot) {
+		req.interruptible = true;
+		req.bid_hour = llround(bidpg * 1e6) * count;
+	}
+	env = cJSON_GetObjectItemCaseSensitive(in, "env");
+	if (cJSON_IsArray(env)) {
+		envv = xcalloc((size_t)cJSON_GetArraySize(env) + 1, sizeof(*envv));
+		cJSON_ArrayForEach(kv, env)
+			if (bj_strp(kv, "key") != NULL && bj_strp(kv, "value") != NULL)
+				envv[ne++] = xasprintf("%s=%s", bj_strp(kv, "key"), bj_strp(kv, "value"));
+		req.env = (const char *const *)envv;
+	}
+	code = sim_launch(c->sim, &req, &inst, &err);
+	for (i = 0; i < ne; i++)
+		free(envv[i]);
+	free(envv);
+	offer_list_release(&all);
+	if (code == GR_ECAPACITY) {
+		gql_error(rp, 200, field, "There are no longer any instances available with the "
+		    "requested specifications. Please refresh and try again.", "INTERNAL_SERVER_ERROR");
+		return;
+	}
+	if (code == GR_EFUNDS) {
+		gql_error(rp, 200, field, "Your balance is too low to deploy this pod.",
+		    "BAD_USER_INPUT");
+		return;
+	}
+	if (code != GR_OK) {
+		gql_error(rp, 200, field, err.msg, "INTERNAL_SERVER_ERROR");
+		return;
+	}
+	rp->acted = true;
+	res = cJSON_CreateObject();
+	cJSON_AddItemToObject(cJSON_AddObjectToObject(res, "data"), field, pod_json(c, &inst));
+	reply_json(rp, 200, res);
+}
+
+/* The podId argument: variables first, else a literal podId: "..." in the query. */
+static bool
+pod_arg(const char *q, const cJSON *vars, char *out, size_t n)
+{
+	const char *v = bj_strp(vars, "podId"), *p, *e;
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(vars, "input");
+
+	if (v == NULL && in != NULL)
+		v = bj_strp(in, "podId");
+	if (v != NULL) {
+		strlcpy_(out, v, n);
+		return true;
+	}
+	p = strstr(q, "podId:");
+	if (p == NULL || (p = strchr(p, '"')) == NULL || (e = strchr(p + 1, '"')) == NULL ||
+	    (size_t)(e - p - 1) >= n)
+		return false;
+	memcpy(out, p + 1, (size_t)(e - p - 1));
+	out[e - p - 1] = '\0';
+	return true;
+}
+
+static bool
+get_pod(struct serve_ctx *c, const char *pod, struct instance *out)
+{
+	char sid[ID_MAX];
+	struct gr_error err = { 0 };
+
+	return sim_id_of_pod(pod, sid, sizeof(sid)) && sim_get(c->sim, sid, out, &err) == GR_OK &&
+	    out->state != ST_DESTROYED;
+}
+
+static void
+mutate(struct serve_ctx *c, const char *field, const char *pod, struct serve_reply *rp)
+{
+	struct instance in;
+	struct gr_error err = { 0 };
+	enum gr_err code;
+	cJSON *res, *d;
+
+	if (!get_pod(c, pod, &in)) {
+		gql_error(rp, 200, field, "pod not found", "NOT_FOUND");
+		return;
+	}
+	if (strcmp(field, "podStop") == 0)
+		code = sim_stop(c->sim, in.id, &err);
+	else if (strcmp(field, "podResume") == 0)
+		code = sim_start(c->sim, in.id, &err);
+	else
+		code = sim_destroy(c->sim, in.id, &err);
+	if (code == GR_ECAPACITY) {
+		gql_error(rp, 200, field, "There are not enough free GPUs on the host machine to "
+		    "start this pod.", "INTERNAL_SERVER_ERROR");
+		return;
+	}
+	if (code != GR_OK) {
+		gql_error(rp, 200, field, err.msg, "BAD_USER_INPUT");
+		return;
+	}
+	rp->acted = true;
+	res = cJSON_CreateObject();
+	d = cJSON_AddObjectToObject(res, "data");
+	if (strcmp(field, "podTerminate") == 0)
+		cJSON_AddNullToObject(d, field);
+	else {
+		sim_get(c->sim, in.id, &in, &err);
+		cJSON_AddItemToObject(d, field, pod_json(c, &in));
+	}
+	reply_json(rp, 200, res);
+}
+
+void
+dialect_runpod(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
+{
+	cJSON *b, *vars, *res, *d, *me, *pods;
+	const char *q;
+	char pod[64];
+
+	if (strcmp(rq->path, "/graphql") != 0) {
+		rp->status = 404;
+		rp->ctype = "text/plain";
+		sb_adds(&rp->body, "404 page not found\n");
+		return;
+	}
+	if (!rq->auth_ok || (c->api_key != NULL && rq->auth[0] == '\0')) {
+		rp->status = 401;
+		sb_adds(&rp->body, "{\"errors\":[{\"message\":\"Unauthorized\"}]}");
+		return;
+	}
+	if (strcmp(rq->method, "POST") != 0) {
+		gql_error(rp, 400, NULL, "GET query missing.", "BAD_REQUEST");
+		return;
+	}
+	b = cJSON_ParseWithLength(rq->body, rq->len);
+	q = bj_strp(b, "query");
+	if (q == NULL) {
+		cJSON_Delete(b);
+		gql_error(rp, 400, NULL, "POST body missing, invalid Content-Type, or JSON object "
+		    "has no keys.", "BAD_REQUEST");
+		return;
+	}
+	vars = cJSON_GetObjectItemCaseSensitive(b, "variables");
+	if (strstr(q, "podFindAndDeployOnDemand") != NULL)
+		deploy(c, vars, false, rp);
+	else if (strstr(q, "podRentInterruptable") != NULL)
+		deploy(c, vars, true, rp);
+	else if (strstr(q, "podStop") != NULL || strstr(q, "podResume") != NULL ||
+	    strstr(q, "podTerminate") != NULL) {
+		const char *f = strstr(q, "podStop") ? "podStop" : strstr(q, "podResume") ?
+		    "podResume" : "podTerminate";
+
+		if (!pod_arg(q, vars, pod, sizeof(pod)))
+			gql_error(rp, 400, NULL, "podId required", "BAD_USER_INPUT");
+		else
+			mutate(c, f, pod, rp);
+	} else if (strstr(q, "gpuTypes") != NULL)
+		gpu_types(c, q, vars, rp);
+	else if (strstr(q, "myself") != NULL) {
+		struct gr_error err = { 0 };
+
+		res = cJSON_CreateObject();
+		me = cJSON_AddObjectToObject(cJSON_AddObjectToObject(res, "data"), "myself");
+		cJSON_AddStringToObject(me, "id", "user_simulatedSimulatedSimulatedSi");
+		if (strstr(q, "pods") != NULL) {
+			struct instance_list l;
+			size_t i;
+
+			pods = cJSON_AddArrayToObject(me, "pods");
+			instance_list_init(&l);
+			if (sim_instances(c->sim, false, &l, &err) == GR_OK)
+				for (i = 0; i < l.n; i++)
+					if (l.v[i].state != ST_DESTROYED)
+						cJSON_AddItemToArray(pods, pod_json(c, &l.v[i]));
+			instance_list_release(&l);
+		}
+		if (strstr(q, "clientBalance") != NULL || strstr(q, "currentSpendPerHr") != NULL) {
+			struct account a;
+
+			if (sim_account(c->sim, &a, &err) == GR_OK) {
+				cJSON_AddNumberToObject(me, "clientBalance", (double)a.balance / 1e6);
+				cJSON_AddNumberToObject(me, "currentSpendPerHr",
+				    (double)a.spend_hour / 1e6);
+				cJSON_AddNumberToObject(me, "spendLimit", 80);
+			}
+		}
+		reply_json(rp, 200, res);
+	} else if (strstr(q, "pod") != NULL) {
+		struct instance in;
+
+		res = cJSON_CreateObject();
+		d = cJSON_AddObjectToObject(res, "data");
+		if (pod_arg(q, vars, pod, sizeof(pod)) && get_pod(c, pod, &in))
+			cJSON_AddItemToObject(d, "pod", pod_json(c, &in));
+		else
+			cJSON_AddNullToObject(d, "pod");
+		reply_json(rp, 200, res);
+	} else
+		gql_error(rp, 400, NULL, "Cannot query this field in the simulator.",
+		    "GRAPHQL_VALIDATION_FAILED");
+	cJSON_Delete(b);
+}
