@@ -121,8 +121,12 @@ history_keep(const char *path, const char *line)
 
 	if (line[0] == ' ' || line[0] == '\t' || shell_line_private(line))
 		return;
-	if (strcmp(line, "exit") == 0 || strcmp(line, "quit") == 0)
-		return;
+	if (strncmp(line, "exit", 4) == 0 || strncmp(line, "quit", 4) == 0) {
+		char next = line[4];
+
+		if (next == '\0' || next == ' ' || next == '\t')
+			return;		/* leaving is not worth recalling */
+	}
 	last = history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
 	if (last != NULL && strcmp(last->line, line) == 0)
 		return;
