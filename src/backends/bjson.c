@@ -19,10 +19,10 @@ bj_parse(const char *provider, const char *body, size_t len, cJSON **out,
 
 	*out = NULL;
 	if (body == NULL || len == 0)
-		return gr_fail(err, GR_EUNAVAIL, "%s: empty reply", provider);
+		return gr_fail(err, GR_EUNAVAIL, "empty reply from %s", provider);
 	j = cJSON_ParseWithLength(body, len);
 	if (j == NULL)
-		return gr_fail(err, GR_EUNAVAIL, "%s: malformed reply (not JSON)", provider);
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply from %s (not JSON)", provider);
 	*out = j;
 	return GR_OK;
 }

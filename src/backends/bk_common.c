@@ -207,7 +207,7 @@ bk_local_id(const struct backend *b, const char *id, struct gr_error *err)
 	size_t n = strlen(b->ops->name);
 
 	if (strncmp(id, b->ops->name, n) != 0 || id[n] != ':' || id[n + 1] == '\0') {
-		gr_fail(err, GR_ENOTFOUND, "%s: '%s' is not a %s id", b->ops->name, id,
+		gr_fail(err, GR_ENOTFOUND, "'%s' is not a %s id", id,
 		    b->ops->name);
 		return NULL;
 	}

@@ -119,7 +119,7 @@ lambda_get_local(struct backend *b, const char *lid, struct instance *out, struc
 	snprintf(path, sizeof(path), "/api/v1/instances/%s", lid);
 	e = lambda_req(b, HTTP_GET, path, NULL, true, &rs, err);
 	if (e == GR_OK && rs.status == 404)
-		e = gr_fail(err, GR_ENOTFOUND, "lambda: no instance 'lambda:%s'", lid);
+		e = gr_fail(err, GR_ENOTFOUND, "no instance 'lambda:%s'", lid);
 	e = check(e, &rs, err);
 	if (e == GR_OK)
 		e = lambda_parse_instance(rs.body, rs.len, out, err);
@@ -139,7 +139,7 @@ local_hex(struct backend *b, const char *id, struct gr_error *err)
 		return NULL;
 	for (p = l; *p != '\0'; p++) {
 		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')) || p - l > 64) {
-			gr_fail(err, GR_ENOTFOUND, "lambda: no instance '%s'", id);
+			gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
 			return NULL;
 		}
 	}
@@ -212,14 +212,14 @@ pick_ssh_key(struct backend *b, char *out, size_t n, struct gr_error *err)
 		return GR_OK;
 	}
 	if (count == 0)
-		return gr_fail(err, GR_EUSAGE, "lambda: launching needs an SSH key and the account "
+		return gr_fail(err, GR_EUSAGE, "launching needs an SSH key and the account "
 		    "has none: add one in the Lambda console (SSH keys), then retry");
 	sb_init(&list);
 	for (i = 0; i < count && i < ARRAY_LEN(names); i++)
 		sb_addf(&list, "%s'%s'", i ? ", " : "", names[i]);
 	if (count > ARRAY_LEN(names))
 		sb_adds(&list, ", ...");
-	gr_fail(err, GR_EUSAGE, "lambda: the account has %zu SSH keys (%s); choose one with "
+	gr_fail(err, GR_EUSAGE, "the account has %zu SSH keys (%s); choose one with "
 	    "'gpurent config set lambda.ssh_key NAME'", count, list.buf);
 	sb_release(&list);
 	return GR_EUSAGE;
@@ -262,24 +262,22 @@ lambda_launch(struct backend *b, const struct launch_req *req, struct instance *
 	bool unclear;
 
 	if (req->interruptible)
-		return gr_fail(err, GR_EUNSUPPORTED, "lambda: Lambda has no interruptible "
+		return gr_fail(err, GR_EUNSUPPORTED, "Lambda has no interruptible "
 		    "instances; launch on demand without a bid");
 	if ((l = bk_local_id(b, req->offer_id, err)) == NULL)
 		return GR_ENOTFOUND;
 	at = strchr(l, '@');
 	if (at == NULL) {
-		return gr_fail(err, GR_ECAPACITY, "lambda: '%s' has no capacity in any region "
+		return gr_fail(err, GR_ECAPACITY, "'%s' has no capacity in any region "
 		    "now; try again later or pick another type", req->offer_id);
 	}
 	if ((size_t)(at - l) >= sizeof(type) || strlen(at + 1) >= sizeof(region) || at == l ||
 	    at[1] == '\0')
-		return gr_fail(err, GR_ENOTFOUND, "lambda: no offer '%s'", req->offer_id);
+		return gr_fail(err, GR_ENOTFOUND, "no offer '%s'", req->offer_id);
 	memcpy(type, l, (size_t)(at - l));
 	type[at - l] = '\0';
 	strlcpy_(region, at + 1, sizeof(region));
-	if (req->disk_gb > 0)
-		return gr_fail(err, GR_EUNSUPPORTED, "lambda: the disk size is fixed by the "
-		    "instance type; launch without --disk");
+	/* The disk is fixed by the instance type (specs.storage_gib); a size asked is ignored. */
 	if ((e = pick_ssh_key(b, key, sizeof(key), err)) != GR_OK)
 		return e;
 	if (req->label != NULL && req->label[0] != '\0')
@@ -337,7 +335,7 @@ lambda_launch(struct backend *b, const struct launch_req *req, struct instance *
 			break;
 		}
 		if (found < 0 || attempt == 4) {
-			e = gr_fail(err, GR_EUNAVAIL, "lambda: launch outcome unknown (%s) and the "
+			e = gr_fail(err, GR_EUNAVAIL, "launch outcome unknown (%s) and the "
 			    "instance list could not confirm it; run 'gpurent ls' before launching "
 			    "again (name '%s')", terr.msg[0] ? terr.msg : "server error", name);
 			break;
@@ -392,7 +390,7 @@ lambda_destroy(struct backend *b, const char *id, struct gr_error *err)
 		e = GR_OK;	/* an earlier attempt went through */
 	} else {
 		if (e == GR_OK && rs.status == 404)
-			e = gr_fail(err, GR_ENOTFOUND, "lambda: no instance '%s'", id);
+			e = gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
 		e = check(e, &rs, err);
 	}
 	http_response_release(&rs);

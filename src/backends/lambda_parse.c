@@ -206,7 +206,7 @@ lambda_parse_instance_types(const char *body, size_t len, struct offer_list *out
 	d = cJSON_GetObjectItemCaseSensitive(j, "data");
 	if (!cJSON_IsObject(d)) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "lambda: malformed reply (no data object)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data object)");
 	}
 	cJSON_ArrayForEach(ent, d) {
 		it = cJSON_GetObjectItemCaseSensitive(ent, "instance_type");
@@ -317,7 +317,7 @@ lambda_parse_instances(const char *body, size_t len, struct instance_list *out,
 	d = cJSON_GetObjectItemCaseSensitive(j, "data");
 	if (!cJSON_IsArray(d)) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "lambda: malformed reply (no data list)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data list)");
 	}
 	cJSON_ArrayForEach(in, d) {
 		struct instance tmp;
@@ -344,13 +344,13 @@ lambda_parse_instance(const char *body, size_t len, struct instance *out, struct
 	d = cJSON_GetObjectItemCaseSensitive(j, "data");
 	if (!cJSON_IsObject(d)) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "lambda: malformed reply (no data object)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data object)");
 	}
 	memset(out, 0, sizeof(*out));
 	lambda_instance_from_json(d, out);
 	cJSON_Delete(j);
 	if (out->id[0] == '\0')
-		return gr_fail(err, GR_EUNAVAIL, "lambda: malformed reply (instance without id)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instance without id)");
 	return GR_OK;
 }
 
@@ -368,7 +368,7 @@ lambda_parse_launch(const char *body, size_t len, char *id, size_t n, struct gr_
 	if (!cJSON_IsString(first) || first->valuestring[0] == '\0' ||
 	    strlen(first->valuestring) >= n) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "lambda: malformed reply (no instance id)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no instance id)");
 	}
 	text_sanitize(id, n, first->valuestring);
 	cJSON_Delete(j);
@@ -389,7 +389,7 @@ lambda_parse_ssh_keys(const char *body, size_t len, char (*names)[65], size_t ma
 	d = cJSON_GetObjectItemCaseSensitive(j, "data");
 	if (!cJSON_IsArray(d)) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "lambda: malformed reply (no data list)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data list)");
 	}
 	cJSON_ArrayForEach(k, d) {
 		if (!bj_str(k, "name", name, sizeof(name)) || name[0] == '\0')
@@ -465,6 +465,6 @@ lambda_parse_error(long status, const char *body, size_t len, struct gr_error *e
 		snprintf(msg + l, sizeof(msg) - l, " [%s]", code);
 	}
 	if (sugg[0] != '\0')
-		return gr_fail(err, c, "lambda: %s (HTTP %ld); %s", msg, status, sugg);
-	return gr_fail(err, c, "lambda: %s (HTTP %ld)", msg, status);
+		return gr_fail(err, c, "%s (HTTP %ld); %s", msg, status, sugg);
+	return gr_fail(err, c, "%s (HTTP %ld)", msg, status);
 }

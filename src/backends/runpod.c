@@ -106,7 +106,7 @@ need_key(struct backend *b, struct gr_error *err)
 {
 	if (priv(b)->h.auth == NULL)
 		return gr_fail(err, GR_EAUTH,
-		    "runpod: no API key: set GPURENT_RUNPOD_API_KEY or RUNPOD_API_KEY");
+		    "no API key: set GPURENT_RUNPOD_API_KEY or RUNPOD_API_KEY");
 	return GR_OK;
 }
 
@@ -259,7 +259,7 @@ runpod_get_local(struct backend *b, const char *pod, struct instance *out, struc
 	if (e == GR_OK) {
 		e = runpod_parse_pod(rs.body, rs.len, out, &(struct gr_error){ 0 });
 		if (e == GR_ENOTFOUND)
-			e = gr_fail(err, GR_ENOTFOUND, "runpod: no pod 'runpod:%s'", pod);
+			e = gr_fail(err, GR_ENOTFOUND, "no pod 'runpod:%s'", pod);
 		else if (e != GR_OK)
 			e = runpod_parse_pod(rs.body, rs.len, out, err);
 	}
@@ -423,9 +423,9 @@ runpod_launch(struct backend *b, const struct launch_req *req, struct instance *
 		return e;
 	if (!runpod_offer_id_parse(req->offer_id, &secure, &count, &spot, type_id,
 	    sizeof(type_id)))
-		return gr_fail(err, GR_ENOTFOUND, "runpod: no offer '%s'", req->offer_id);
+		return gr_fail(err, GR_ENOTFOUND, "no offer '%s'", req->offer_id);
 	if (req->interruptible && req->bid_hour <= 0)
-		return gr_fail(err, GR_EUSAGE, "runpod: an interruptible launch needs a bid");
+		return gr_fail(err, GR_EUSAGE, "an interruptible launch needs a bid");
 	/* The name carries the client token, so an unclear outcome can be looked up. */
 	if (req->label != NULL && req->label[0] != '\0')
 		text_sanitize(name, sizeof(name), req->label);
@@ -467,7 +467,7 @@ runpod_launch(struct backend *b, const struct launch_req *req, struct instance *
 			break;
 		}
 		if (found < 0 || attempt == 4) {
-			e = gr_fail(err, GR_EUNAVAIL, "runpod: launch outcome unknown (%s) and the pod "
+			e = gr_fail(err, GR_EUNAVAIL, "launch outcome unknown (%s) and the pod "
 			    "list could not confirm it; run 'gpurent ls' before launching again "
 			    "(name '%s')", terr.msg[0] ? terr.msg : "server error", name);
 			break;
@@ -509,7 +509,7 @@ runpod_mutate(struct backend *b, const char *id, const char *doc_text, bool term
 	if (e == GR_ENOTFOUND && terminate && rs.attempts > 1)
 		e = GR_OK;	/* an earlier attempt went through */
 	else if (e == GR_ENOTFOUND)
-		e = gr_fail(err, GR_ENOTFOUND, "runpod: no pod '%s'", id);
+		e = gr_fail(err, GR_ENOTFOUND, "no pod '%s'", id);
 	else if (e != GR_OK)
 		e = gr_fail(err, e, "%s", e2.msg);
 	http_response_release(&rs);

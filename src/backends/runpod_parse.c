@@ -183,7 +183,7 @@ runpod_parse_gpu_types(const char *body, size_t len, bool want_spot, struct offe
 	types = d != NULL ? cJSON_GetObjectItemCaseSensitive(d, "gpuTypes") : NULL;
 	if (!cJSON_IsArray(types)) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "runpod: malformed reply (no gpuTypes)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no gpuTypes)");
 	}
 	cJSON_ArrayForEach(gt, types) {
 		if (!cJSON_IsObject(gt))
@@ -344,7 +344,7 @@ runpod_parse_pods(const char *body, size_t len, struct instance_list *out, struc
 	pods = cJSON_IsObject(me) ? cJSON_GetObjectItemCaseSensitive(me, "pods") : NULL;
 	if (!cJSON_IsArray(pods)) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "runpod: malformed reply (no pods)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no pods)");
 	}
 	cJSON_ArrayForEach(p, pods) {
 		struct instance tmp;
@@ -374,17 +374,17 @@ runpod_parse_mutation(const char *body, size_t len, const char *fieldname,
 		p = fieldname != NULL ? cJSON_GetObjectItemCaseSensitive(d, fieldname) : d->child;
 	if (p == NULL || cJSON_IsNull(p)) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_ENOTFOUND, "runpod: no such pod");
+		return gr_fail(err, GR_ENOTFOUND, "no such pod");
 	}
 	if (!cJSON_IsObject(p)) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "runpod: malformed reply (pod)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (pod)");
 	}
 	memset(out, 0, sizeof(*out));
 	runpod_pod_from_json(p, out);
 	cJSON_Delete(j);
 	if (out->id[0] == '\0')
-		return gr_fail(err, GR_EUNAVAIL, "runpod: malformed reply (pod without id)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (pod without id)");
 	return GR_OK;
 }
 
@@ -407,7 +407,7 @@ runpod_parse_myself(const char *body, size_t len, struct account *out, struct gr
 	me = d != NULL ? cJSON_GetObjectItemCaseSensitive(d, "myself") : NULL;
 	if (!cJSON_IsObject(me)) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "runpod: malformed reply (no myself)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no myself)");
 	}
 	memset(out, 0, sizeof(*out));
 	/* The balance may be negative; bj_money refuses that, so read it signed here. */
@@ -437,7 +437,7 @@ runpod_parse_metrics(const char *body, size_t len, const char *id, struct sample
 	pod = d != NULL ? cJSON_GetObjectItemCaseSensitive(d, "pod") : NULL;
 	if (pod == NULL || cJSON_IsNull(pod)) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_ENOTFOUND, "runpod: no pod '%s'", id);
+		return gr_fail(err, GR_ENOTFOUND, "no pod '%s'", id);
 	}
 	rt = cJSON_GetObjectItemCaseSensitive(pod, "runtime");
 	gpus = cJSON_IsObject(rt) ? cJSON_GetObjectItemCaseSensitive(rt, "gpus") : NULL;
@@ -473,11 +473,11 @@ runpod_parse_error(long status, const char *body, size_t len, struct gr_error *e
 	if (!cJSON_IsObject(j)) {
 		cJSON_Delete(j);
 		if (status >= 200 && status < 300)
-			return gr_fail(err, GR_EUNAVAIL, "runpod: malformed reply (not JSON)");
+			return gr_fail(err, GR_EUNAVAIL, "malformed reply (not JSON)");
 		if (body != NULL && len > 0)
 			http_body_snippet(msg, sizeof(msg), body, len);
 		if (status == 403)
-			return gr_fail(err, GR_EAUTH, "runpod: access refused%s%s (HTTP 403)",
+			return gr_fail(err, GR_EAUTH, "access refused%s%s (HTTP 403)",
 			    msg[0] ? ": " : "", msg);
 		return http_fail_status(err, P, status, msg[0] ? msg : NULL);
 	}
@@ -501,18 +501,18 @@ runpod_parse_error(long status, const char *body, size_t len, struct gr_error *e
 	if (strstr(msg, "no longer any instances") != NULL ||
 	    strstr(msg, "not enough free GPUs") != NULL ||
 	    strstr(msg, "no instances currently available") != NULL)
-		return gr_fail(err, GR_ECAPACITY, "runpod: %s", msg);
+		return gr_fail(err, GR_ECAPACITY, "%s", msg);
 	if (strstr(msg, "Spot pods are no longer offered") != NULL)
-		return gr_fail(err, GR_EUNSUPPORTED, "runpod: %s", msg);
+		return gr_fail(err, GR_EUNSUPPORTED, "%s", msg);
 	if (strstr(msg, "balance") != NULL || strstr(msg, "insufficient funds") != NULL)
-		return gr_fail(err, GR_EFUNDS, "runpod: %s", msg);
+		return gr_fail(err, GR_EFUNDS, "%s", msg);
 	if (terminate || strstr(msg, "not found") != NULL || strstr(msg, "does not exist") != NULL)
-		return gr_fail(err, GR_ENOTFOUND, "runpod: %s", msg[0] ? msg : "no such pod");
+		return gr_fail(err, GR_ENOTFOUND, "%s", msg[0] ? msg : "no such pod");
 	if (status >= 200 && status < 300)
-		return gr_fail(err, GR_EFAIL, "runpod: %s", msg[0] ? msg : "request failed");
+		return gr_fail(err, GR_EFAIL, "%s", msg[0] ? msg : "request failed");
 	return http_fail_status(err, P, status, msg[0] ? msg : NULL);
 auth:
 	cJSON_Delete(j);
-	return gr_fail(err, GR_EAUTH, "runpod: API key rejected%s%s (HTTP %ld)",
+	return gr_fail(err, GR_EAUTH, "API key rejected%s%s (HTTP %ld)",
 	    msg[0] ? ": " : "", msg, status);
 }

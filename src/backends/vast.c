@@ -102,7 +102,7 @@ need_key(struct backend *b, struct gr_error *err)
 {
 	if (priv(b)->h.auth == NULL)
 		return gr_fail(err, GR_EAUTH,
-		    "vast: no API key: set GPURENT_VAST_API_KEY or VAST_API_KEY");
+		    "no API key: set GPURENT_VAST_API_KEY or VAST_API_KEY");
 	return GR_OK;
 }
 
@@ -402,7 +402,7 @@ vast_search(struct backend *b, const struct filter *f, enum offer_type type,
 	if (e == GR_OK) {
 		/* Only exactly application/json is a search result (as the official CLI checks). */
 		if (strncmp(rs.content_type, "application/json", 16) != 0)
-			e = gr_fail(err, GR_EUNAVAIL, "vast: unexpected reply type '%s'",
+			e = gr_fail(err, GR_EUNAVAIL, "unexpected reply type '%s'",
 			    rs.content_type);
 		else
 			e = vast_parse_offers(rs.body, rs.len, type, out, err);
@@ -447,7 +447,7 @@ local_numeric(struct backend *b, const char *id, const char *what, struct gr_err
 	if (l == NULL)
 		return NULL;
 	if (!numeric(l)) {
-		gr_fail(err, GR_ENOTFOUND, "vast: no %s '%s' (vast ids are numbers)", what, id);
+		gr_fail(err, GR_ENOTFOUND, "no %s '%s' (vast ids are numbers)", what, id);
 		return NULL;
 	}
 	return l;
@@ -466,7 +466,7 @@ vast_get_local(struct backend *b, const char *l, struct instance *out, struct gr
 	e = http_get(v->h.http, url, v->h.hdrs, &rs, err);
 	free(url);
 	if (e == GR_OK && rs.status == 404)
-		e = gr_fail(err, GR_ENOTFOUND, "vast: no instance 'vast:%s'", l);
+		e = gr_fail(err, GR_ENOTFOUND, "no instance 'vast:%s'", l);
 	e = check(e, &rs, err);
 	if (e == GR_OK) {
 		e = vast_parse_instance(rs.body, rs.len, out, err);
@@ -474,7 +474,7 @@ vast_get_local(struct backend *b, const char *l, struct instance *out, struct gr
 			/* Replace the parser's generic words with the id. */
 			err->msg[0] = '\0';
 			err->code = GR_OK;
-			e = gr_fail(err, GR_ENOTFOUND, "vast: no instance 'vast:%s'", l);
+			e = gr_fail(err, GR_ENOTFOUND, "no instance 'vast:%s'", l);
 		}
 	}
 	http_response_release(&rs);
@@ -648,7 +648,7 @@ vast_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 	if ((ask = local_numeric(b, req->offer_id, "offer", err)) == NULL)
 		return GR_ENOTFOUND;
 	if (req->interruptible && req->bid_hour <= 0)
-		return gr_fail(err, GR_EUSAGE, "vast: an interruptible launch needs a bid");
+		return gr_fail(err, GR_EUSAGE, "an interruptible launch needs a bid");
 	if (req->label != NULL && req->label[0] != '\0')
 		text_sanitize(label, sizeof(label), req->label);
 	else
@@ -700,7 +700,7 @@ vast_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 			break;
 		}
 		if (found < 0 || attempt == 4) {
-			e = gr_fail(err, GR_EUNAVAIL, "vast: launch outcome unknown (%s) and the "
+			e = gr_fail(err, GR_EUNAVAIL, "launch outcome unknown (%s) and the "
 			    "instance list could not confirm it; run 'gpurent ls' before launching "
 			    "again (label '%s')", terr.msg[0] ? terr.msg : "server error", label);
 			break;
@@ -753,7 +753,7 @@ vast_action(struct backend *b, const char *id, enum http_method m, const char *j
 		e = GR_OK;
 	} else {
 		if (e == GR_OK && rs.status == 404)
-			e = gr_fail(err, GR_ENOTFOUND, "vast: no instance '%s'", id);
+			e = gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
 		e = check(e, &rs, err);
 		http_response_release(&rs);
 	}
@@ -807,7 +807,7 @@ vast_metrics(struct backend *b, const char *id, struct sample_list *out, struct 
 	e = http_get(v->h.http, url, v->h.hdrs, &rs, err);
 	free(url);
 	if (e == GR_OK && rs.status == 404)
-		e = gr_fail(err, GR_ENOTFOUND, "vast: no instance '%s'", id);
+		e = gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
 	e = check(e, &rs, err);
 	if (e == GR_OK)
 		e = vast_parse_metrics(rs.body, rs.len, out, err);

@@ -139,7 +139,7 @@ vast_parse_offers(const char *body, size_t len, enum offer_type type, struct off
 	offers = cJSON_GetObjectItemCaseSensitive(j, "offers");
 	if (!cJSON_IsArray(offers)) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "vast: malformed reply (no offers array)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no offers array)");
 	}
 	cJSON_ArrayForEach(o, offers) {
 		struct offer tmp;
@@ -273,11 +273,11 @@ vast_parse_instances(const char *body, size_t len, struct instance_list *out, ch
 	if (cJSON_IsNull(arr) || arr == NULL) {
 		cJSON_Delete(j);
 		return arr == NULL ? gr_fail(err, GR_EUNAVAIL,
-		    "vast: malformed reply (no instances)") : GR_OK;
+		    "malformed reply (no instances)") : GR_OK;
 	}
 	if (!cJSON_IsArray(arr)) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "vast: malformed reply (instances not a list)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instances not a list)");
 	}
 	cJSON_ArrayForEach(r, arr) {
 		struct instance tmp;
@@ -313,17 +313,17 @@ vast_parse_instance(const char *body, size_t len, struct instance *out, struct g
 		r = cJSON_GetArrayItem(r, 0);
 	if (r == NULL || cJSON_IsNull(r)) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_ENOTFOUND, "vast: no such instance");
+		return gr_fail(err, GR_ENOTFOUND, "no such instance");
 	}
 	if (!cJSON_IsObject(r)) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "vast: malformed reply (instance)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instance)");
 	}
 	memset(out, 0, sizeof(*out));
 	vast_instance_from_json(r, out);
 	cJSON_Delete(j);
 	if (out->id[0] == '\0')
-		return gr_fail(err, GR_EUNAVAIL, "vast: malformed reply (instance without id)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instance without id)");
 	return GR_OK;
 }
 
@@ -339,7 +339,7 @@ vast_parse_create(const char *body, size_t len, long long *contract, struct gr_e
 	bj_bool(j, "success", &ok);
 	if (!ok || !bj_int(j, "new_contract", contract) || *contract <= 0) {
 		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "vast: malformed reply (no new_contract)");
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no new_contract)");
 	}
 	cJSON_Delete(j);
 	return GR_OK;
@@ -430,18 +430,18 @@ vast_parse_error(long status, const char *body, size_t len, struct gr_error *err
 	}
 	cJSON_Delete(j);
 	if (strstr(msg, "Invalid user key") != NULL || strcmp(code, "auth_error") == 0)
-		return gr_fail(err, GR_EAUTH, "vast: API key rejected: %s (HTTP %ld)",
+		return gr_fail(err, GR_EAUTH, "API key rejected: %s (HTTP %ld)",
 		    msg[0] ? msg : code, status);
 	if (status >= 200 && status < 300 && (!has_success || success))
 		return GR_OK;
 	if (status == 410 || strstr(msg, "no_such_ask") != NULL || strcmp(code, "no_such_ask") == 0)
-		return gr_fail(err, GR_ECAPACITY, "vast: offer no longer available: %s (HTTP %ld)",
+		return gr_fail(err, GR_ECAPACITY, "offer no longer available: %s (HTTP %ld)",
 		    msg[0] ? msg : code, status);
 	if (strstr(code, "no_such_instance") != NULL || strstr(msg, "no_such_instance") != NULL)
-		return gr_fail(err, GR_ENOTFOUND, "vast: no such instance (HTTP %ld)", status);
+		return gr_fail(err, GR_ENOTFOUND, "no such instance (HTTP %ld)", status);
 	if (strstr(code, "credit") != NULL || strstr(code, "billing") != NULL ||
 	    strstr(msg, "insufficient credit") != NULL)
-		return gr_fail(err, GR_EFUNDS, "vast: %s (HTTP %ld)", msg[0] ? msg : code, status);
+		return gr_fail(err, GR_EFUNDS, "%s (HTTP %ld)", msg[0] ? msg : code, status);
 	c = http_status_code(status);
 	if (c == GR_OK)
 		c = GR_EFAIL;

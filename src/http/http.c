@@ -576,8 +576,8 @@ http_do(struct http_client *c, const struct http_request *rq, struct http_respon
 		return gr_fail(err, GR_EFAIL, "http client unavailable");
 	if (!http_url_allowed(rq->url))
 		return gr_fail(err, GR_EUSAGE,
-		    "%s: refusing '%.200s': only https, or plain http to a loopback address",
-		    c->provider, rq->url != NULL ? rq->url : "");
+		    "refusing '%.200s': only https, or plain http to a loopback address",
+		    rq->url != NULL ? rq->url : "");
 	hdrs = build_headers(rq);
 
 	for (attempt = 1;; attempt++) {
@@ -631,15 +631,15 @@ http_do(struct http_client *c, const struct http_request *rq, struct http_respon
 	rs->maybe_sent = maybe_sent;
 
 	if (ret == GR_EINTERRUPTED)
-		return gr_fail(err, GR_EINTERRUPTED, "%s: interrupted", c->provider);
+		return gr_fail(err, GR_EINTERRUPTED, "interrupted");
 	if (rc != CURLE_OK) {
 		if (sk.too_big)
-			return gr_fail(err, GR_EUNAVAIL, "%s: reply larger than %zu MB",
-			    c->provider, BODY_MAX >> 20);
+			return gr_fail(err, GR_EUNAVAIL, "reply larger than %zu MB",
+			    BODY_MAX >> 20);
 		if (rc == CURLE_OPERATION_TIMEDOUT)
-			return gr_fail(err, GR_EUNAVAIL, "%s: request timed out%s", c->provider,
+			return gr_fail(err, GR_EUNAVAIL, "request timed out%s",
 			    rs->attempts > 1 ? " (after retries)" : "");
-		return gr_fail(err, GR_EUNAVAIL, "%s: %s%s%s", c->provider,
+		return gr_fail(err, GR_EUNAVAIL, "%s%s%s",
 		    c->errbuf[0] != '\0' ? c->errbuf : curl_easy_strerror(rc),
 		    rs->attempts > 1 ? " (after retries)" : "",
 		    rc == CURLE_PEER_FAILED_VERIFICATION ? " (TLS verification is always on)" : "");
@@ -709,20 +709,20 @@ http_fail_status(struct gr_error *err, const char *provider, long status, const 
 		code = GR_EFAIL;
 	if (msg != NULL && msg[0] != '\0') {
 		text_sanitize(clean, sizeof(clean), msg);
-		return gr_fail(err, code, "%s: %s (HTTP %ld)", provider, clean, status);
+		return gr_fail(err, code, "%s (HTTP %ld)", clean, status);
 	}
 	switch (code) {
 	case GR_EAUTH:
-		return gr_fail(err, code, "%s: API key rejected (HTTP %ld)", provider, status);
+		return gr_fail(err, code, "API key rejected (HTTP %ld)", status);
 	case GR_ERATELIMIT:
-		return gr_fail(err, code, "%s: rate limited (HTTP %ld); try again later",
-		    provider, status);
+		return gr_fail(err, code, "rate limited (HTTP %ld); try again later",
+		    status);
 	case GR_EUNAVAIL:
-		return gr_fail(err, code, "%s: provider unavailable (HTTP %ld)", provider, status);
+		return gr_fail(err, code, "provider unavailable (HTTP %ld)", status);
 	case GR_ENOTFOUND:
-		return gr_fail(err, code, "%s: not found (HTTP %ld)", provider, status);
+		return gr_fail(err, code, "not found (HTTP %ld)", status);
 	default:
-		return gr_fail(err, code, "%s: request failed (HTTP %ld)", provider, status);
+		return gr_fail(err, code, "request failed (HTTP %ld)", status);
 	}
 }
 

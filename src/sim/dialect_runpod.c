@@ -457,7 +457,7 @@ get_pod(struct serve_ctx *c, const char *pod, struct instance *out)
 	struct gr_error err = { 0 };
 
 	return sim_id_of_pod(pod, sid, sizeof(sid)) && sim_get(c->sim, sid, out, &err) == GR_OK &&
-	    out->state != ST_DESTROYED;
+	    out->state != ST_DESTROYED && out->state != ST_DESTROYING;
 }
 
 static void
@@ -559,7 +559,8 @@ dialect_runpod(struct serve_ctx *c, const struct serve_req *rq, struct serve_rep
 			instance_list_init(&l);
 			if (sim_instances(c->sim, false, &l, &err) == GR_OK)
 				for (i = 0; i < l.n; i++)
-					if (l.v[i].state != ST_DESTROYED)
+					if (l.v[i].state != ST_DESTROYED &&
+					    l.v[i].state != ST_DESTROYING)
 						cJSON_AddItemToArray(pods, pod_json(c, &l.v[i]));
 			instance_list_release(&l);
 		}

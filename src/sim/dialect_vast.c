@@ -395,7 +395,8 @@ find_instance(struct serve_ctx *c, const char *num, struct instance *out)
 	if (!parse_int(num, 0, INT64_MAX / 4, &n))
 		return false;
 	snprintf(id, sizeof(id), "sim:i-%06lld", n);
-	return sim_get(c->sim, id, out, &err) == GR_OK && out->state != ST_DESTROYED;
+	return sim_get(c->sim, id, out, &err) == GR_OK && out->state != ST_DESTROYED &&
+	    out->state != ST_DESTROYING;
 }
 
 static void
@@ -434,7 +435,8 @@ list(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 	for (i = 0; i < l.n; i++) {
 		long long num = serve_sim_num(l.v[i].id);
 
-		if (num <= after || l.v[i].state == ST_DESTROYED)
+		if (num <= after || l.v[i].state == ST_DESTROYED ||
+		    l.v[i].state == ST_DESTROYING)
 			continue;
 		row = instance_json(c, &l.v[i]);
 		if (filters != NULL && !query_match(filters, row, &bad)) {
