@@ -7,8 +7,8 @@
 #include "gpurent/cmd.h"
 
 extern const struct command cmd_complete, cmd_config, cmd_costs, cmd_destroy, cmd_gpus,
-    cmd_help, cmd_launch, cmd_ls, cmd_metrics, cmd_offers, cmd_providers, cmd_show, cmd_sim,
-    cmd_ssh, cmd_start, cmd_stop, cmd_version;
+    cmd_help, cmd_launch, cmd_login, cmd_logout, cmd_ls, cmd_metrics, cmd_offers,
+    cmd_providers, cmd_shell, cmd_show, cmd_sim, cmd_ssh, cmd_start, cmd_stop, cmd_version;
 
 const struct command *const commands[] = {
 	&cmd_complete,
@@ -18,10 +18,13 @@ const struct command *const commands[] = {
 	&cmd_gpus,
 	&cmd_help,
 	&cmd_launch,
+	&cmd_login,
+	&cmd_logout,
 	&cmd_ls,
 	&cmd_metrics,
 	&cmd_offers,
 	&cmd_providers,
+	&cmd_shell,
 	&cmd_show,
 	&cmd_sim,
 	&cmd_ssh,
