@@ -64,3 +64,13 @@ for_each_id(struct cmd_ctx *c, int argc, char **argv, id_op op, void *data)
 		return last;
 	return EXIT_PARTIAL;
 }
+
+int
+cmd_noopt(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	(void)c;
+	(void)id;
+	(void)arg;
+	(void)data;
+	return 0;
+}

@@ -24,4 +24,7 @@ typedef enum gr_err (*id_op)(struct cmd_ctx *c, struct backend *b, const char *i
 int for_each_id(struct cmd_ctx *c, int argc, char **argv, id_op op, void *data);
 
 
+/* An option handler for commands that have only the global options. */
+int cmd_noopt(struct cmd_ctx *c, int id, const char *arg, void *data);
+
 #endif

@@ -47,9 +47,13 @@ gpus_run(struct cmd_ctx *c, int argc, char **argv)
 	struct gr_error err = { 0 };
 	const struct gpu_model *all;
 	size_t n;
+	int npos, rc;
 
-	(void)argc;
-	(void)argv;
+	rc = cmd_parse(c, argc, argv, cmd_noopt, NULL, &npos);
+	if (rc != 0 || npos < 0)
+		return rc;
+	if (npos > 0)
+		return cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
 	all = catalogue_all(&n);
 	if (out_print(c->out, &out_global, cols, ARRAY_LEN(cols), 0, all, n, sizeof(*all), cell,
 	    NULL, &err) != GR_OK)

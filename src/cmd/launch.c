@@ -155,15 +155,22 @@ print_dry_run(struct cmd_ctx *c, const struct offer *o, int64_t price)
 	char h[32], d[32], m[32];
 
 	if (out_global.format == OUT_JSON) {
+		struct cell mc = { CELL_MONEY, NULL, price, 0, 0 };
+
 		fprintf(c->out, "{\"offer_id\":");
 		json_write_str(c->out, o->id);
 		fprintf(c->out, ",\"gpu\":");
 		json_write_str(c->out, o->gpu ? o->gpu->id : "unknown");
-		fprintf(c->out, ",\"gpus\":%d,\"type\":\"%s\",\"price_hour\":%s,", o->gpu_count,
-		    offer_type_name(o->type), money_format(h, sizeof(h), price, 6, false));
-		fprintf(c->out, "\"price_day\":%s,\"price_month\":%s,\"dry_run\":true}\n",
-		    money_format(d, sizeof(d), price * 24, 6, false),
-		    money_format(m, sizeof(m), price * 730, 6, false));
+		fprintf(c->out, ",\"gpus\":%d,\"type\":\"%s\",\"price_hour\":", o->gpu_count,
+		    offer_type_name(o->type));
+		json_write_cell(c->out, &mc);
+		mc.i = price * 24;
+		fputs(",\"price_day\":", c->out);
+		json_write_cell(c->out, &mc);
+		mc.i = price * 730;
+		fputs(",\"price_month\":", c->out);
+		json_write_cell(c->out, &mc);
+		fputs(",\"dry_run\":true}\n", c->out);
 	} else if (out_global.format == OUT_IDS)
 		fprintf(c->out, "%s\n", o->id);
 	else {

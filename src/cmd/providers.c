@@ -76,13 +76,6 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 }
 
 static int
-noopt(struct cmd_ctx *c, int id, const char *arg, void *data)
-{
-	(void)c; (void)id; (void)arg; (void)data;
-	return 0;
-}
-
-static int
 providers_run(struct cmd_ctx *c, int argc, char **argv)
 {
 	const struct backend_ops *const *all;
@@ -91,7 +84,7 @@ providers_run(struct cmd_ctx *c, int argc, char **argv)
 	size_t n_all, i, k;
 	int n, rc;
 
-	rc = cmd_parse(c, argc, argv, noopt, NULL, &n);
+	rc = cmd_parse(c, argc, argv, cmd_noopt, NULL, &n);
 	if (rc != 0 || n < 0)
 		return rc;
 	if (session_backends(c->s, &err) != GR_OK)

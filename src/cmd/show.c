@@ -30,19 +30,12 @@ show_one(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *
 }
 
 static int
-noopt(struct cmd_ctx *c, int id, const char *arg, void *data)
-{
-	(void)c; (void)id; (void)arg; (void)data;
-	return 0;
-}
-
-static int
 show_run(struct cmd_ctx *c, int argc, char **argv)
 {
 	struct show_state ss;
 	int n, rc;
 
-	rc = cmd_parse(c, argc, argv, noopt, NULL, &n);
+	rc = cmd_parse(c, argc, argv, cmd_noopt, NULL, &n);
 	if (rc != 0 || n < 0)
 		return rc;
 	if (n == 0)

@@ -13,13 +13,6 @@
 #include "common.h"
 
 static int
-noopt(struct cmd_ctx *c, int id, const char *arg, void *data)
-{
-	(void)c; (void)id; (void)arg; (void)data;
-	return 0;
-}
-
-static int
 sim_run(struct cmd_ctx *c, int argc, char **argv)
 {
 	struct gr_error err = { 0 };
@@ -29,7 +22,7 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 	long long secs;
 	int n, rc;
 
-	rc = cmd_parse(c, argc, argv, noopt, NULL, &n);
+	rc = cmd_parse(c, argc, argv, cmd_noopt, NULL, &n);
 	if (rc != 0 || n < 0)
 		return rc;
 	if (n == 0)

@@ -9,6 +9,7 @@
 static int
 version_run(struct cmd_ctx *c, int argc, char **argv)
 {
+	/* No option parsing, so a broken config file never hides the version. */
 	(void)argc;
 	(void)argv;
 	fprintf(c->out, "gpurent %s\n", GPURENT_VERSION);

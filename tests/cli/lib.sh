@@ -1,0 +1,80 @@
+# lib.sh - shared setup for the end-to-end tests: source it first.
+#
+# Each test gets its own GPURENT_HOME in a temporary directory (never the user's home),
+# a fixed simulator seed, and a trap that removes everything it made. Helpers:
+#   run CMD...            run, keeping stdout in $OUT, stderr in $ERR, status in $RC
+#   expect_rc N CMD...    run and fail unless the status is N
+#   expect_ok CMD...      expect_rc 0
+#   check DESC EXPR       fail with DESC unless the bash expression is true
+#   pass / fail MSG       finish
+set -u
+GPURENT=${GPURENT:?set GPURENT to the binary}
+TEST_NAME=$(basename "$0" .sh)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpurent-$TEST_NAME.XXXXXX")
+export GPURENT_HOME="$TMP/home"
+export GPURENT_SIM_SEED=42
+export NO_COLOR=1 LC_ALL=C.UTF-8
+unset GPURENT_PROFILE GPURENT_SIM_TIME GPURENT_SIM_SPEED GPURENT_SIM_OFFERS COLUMNS
+unset VAST_API_KEY RUNPOD_API_KEY LAMBDA_API_KEY GPURENT_VAST_API_KEY GPURENT_RUNPOD_API_KEY \
+	GPURENT_LAMBDA_API_KEY GPURENT_VAST_URL GPURENT_RUNPOD_URL GPURENT_LAMBDA_URL
+CLEANUP_HOOKS=()
+CHECKS=0
+
+cleanup() {
+	local h
+	for h in "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"; do eval "$h" || true; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL $TEST_NAME: $*" >&2
+	echo "--- stdout:" >&2; printf '%s\n' "${OUT:-}" | head -40 >&2
+	echo "--- stderr:" >&2; printf '%s\n' "${ERR:-}" | head -40 >&2
+	exit 1
+}
+
+pass() {
+	echo "ok $TEST_NAME ($CHECKS checks)"
+	exit 0
+}
+
+run() {
+	OUT=$("$@" 2>"$TMP/stderr")
+	RC=$?
+	ERR=$(cat "$TMP/stderr")
+}
+
+expect_rc() {
+	local want=$1
+	shift
+	run "$@"
+	CHECKS=$((CHECKS + 1))
+	[ "$RC" -eq "$want" ] || fail "'$*' exited $RC, expected $want"
+}
+
+expect_ok() {
+	expect_rc 0 "$@"
+}
+
+check() {
+	local desc=$1
+	shift
+	CHECKS=$((CHECKS + 1))
+	eval "$@" || fail "$desc"
+}
+
+g() {
+	"$GPURENT" "$@"
+}
+
+# Poll until `g ARGS...` prints WANT on stdout, at most N half-seconds.
+wait_for_output() {
+	local want=$1 n=$2 i
+	shift 2
+	for ((i = 0; i < n; i++)); do
+		[ "$(g "$@" 2>/dev/null)" = "$want" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}

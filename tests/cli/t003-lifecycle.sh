@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# search -> launch -> wait -> ls -> metrics -> stop -> start -> destroy -> costs, in separate
+# processes sharing one simulated world.
+. "$(dirname "$0")/lib.sh"
+export GPURENT_SIM_SPEED=200
+
+expect_ok g offers gpu=h100 type=on-demand -o ids -n 1
+offer=$OUT
+check "found an offer" '[[ $offer == sim:o-* ]]'
+expect_ok g launch "$offer" --dry-run -o json
+check "dry run prices per hour and day" 'jq -e ".dry_run and .price_day == .price_hour * 24" <<<"$OUT" >/dev/null'
+expect_ok g ls -o json
+check "dry run rented nothing" '[ "$OUT" = "[]" ]'
+
+expect_ok g launch "$offer" --label e2e --env FOO=bar --port 8888 --wait --timeout 60 -o ids
+id=$OUT
+check "launch prints only the id" '[[ $id =~ ^sim:i-[0-9]+$ ]]'
+expect_ok g ls -o json
+check "ls shows it running" '[ "$(jq -r ".[] | select(.id == \"$id\") | .state" <<<"$OUT")" = running ]'
+check "label kept" '[ "$(jq -r ".[0].label" <<<"$OUT")" = e2e ]'
+expect_ok g ls --label nope -o json
+check "label filter" '[ "$OUT" = "[]" ]'
+expect_ok g ls --state running -o ids
+check "state filter" '[ "$OUT" = "$id" ]'
+expect_ok g show "$id" -o json
+check "show is one object" 'jq -e ".id == \"$id\" and .offer_id == \"$offer\" and .price_hour > 0" <<<"$OUT" >/dev/null'
+
+expect_ok g metrics "$id" -o json
+check "one sample per GPU" '[ "$(jq length <<<"$OUT")" -ge 1 ]'
+check "metrics in range" 'jq -e "all(.[]; .util_pct >= 0 and .util_pct <= 100 and .mem_used_mib <= .mem_total_mib and .temp_c > 20 and .power_w <= .power_limit_w)" <<<"$OUT" >/dev/null'
+expect_ok g metrics "$id" --follow --interval 1 --count 2 -o json
+check "follow streams JSON lines" '[ "$(wc -l <<<"$OUT")" -ge 2 ] && jq -e ".gpu >= 0" <<<"$OUT" >/dev/null'
+
+expect_ok g stop "$id" --wait --timeout 60
+expect_ok g show "$id" -o json
+check "stopped" '[ "$(jq -r .state <<<"$OUT")" = stopped ]'
+expect_rc 1 g metrics "$id"
+check "no metrics while stopped" '[[ $ERR == *stopped* ]]'
+expect_ok g start "$id" --wait --timeout 60
+expect_ok g show "$id" -o json
+check "running again" '[ "$(jq -r .state <<<"$OUT")" = running ]'
+
+expect_rc 2 g destroy "$id" </dev/null
+check "destroy refuses without --yes off a terminal" '[[ $ERR == *--yes* ]]'
+expect_ok g destroy "$id" --yes --wait --timeout 60
+expect_ok g ls -o json
+check "destroyed instances leave ls" '[ "$OUT" = "[]" ]'
+
+expect_ok g costs -o json
+check "spend recorded" 'jq -e ".spent > 0 and .burn_hour == 0" <<<"$OUT" >/dev/null'
+expect_ok g costs --by instance -o json
+check "spend by instance" 'jq -e ".groups[0].key == \"$id\" and .groups[0].spent > 0" <<<"$OUT" >/dev/null'
+expect_ok g costs --by label -o json
+check "spend by label" 'jq -e ".groups[0].key == \"e2e\"" <<<"$OUT" >/dev/null'
+pass

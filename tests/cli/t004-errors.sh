@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Bad input gets a clear message and a documented exit status; nothing stored is lost.
+. "$(dirname "$0")/lib.sh"
+export GPURENT_SIM_SPEED=200
+
+expect_rc 2 g offers 'gpu=nonsense'
+check "unknown GPU explained" '[[ $ERR == *"unknown GPU"* ]]'
+expect_rc 2 g offers 'price<=abc'
+check "bad money explained" '[[ $ERR == *"expected dollars"* ]]'
+expect_rc 2 g offers 'gpus~8'
+check "bad operator lists the valid ones" '[[ $ERR == *"= != < <= > >="* ]]'
+expect_rc 2 g offers 'region<eu'
+check "ordering on text refused" '[[ $ERR == *"only = or !="* ]]'
+expect_rc 2 g offers --sort speed
+check "bad sort key lists keys" '[[ $ERR == *"gpu_price"* ]]'
+expect_rc 2 g offers --fields id,nope
+check "bad field lists fields" '[[ $ERR == *"price_hour"* ]]'
+
+expect_rc 3 g show sim:i-999999
+check "unknown id named" '[[ $ERR == *sim:i-999999* ]]'
+expect_rc 2 g show not-an-id
+expect_rc 3 g show nosuchprovider:123
+expect_rc 3 g launch sim:o-999999 --dry-run
+expect_rc 2 g launch
+expect_rc 2 g launch sim:o-000001 --disk huge
+
+# One good id and one bad: partial failure names the bad one.
+id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --wait --timeout 60)
+check "launched" '[[ $id == sim:i-* ]]'
+expect_rc 10 g stop "$id" sim:i-999999
+check "partial failure names the failed id" '[[ $ERR == *sim:i-999999* && $ERR != *"$id:"* ]]'
+check "the good id was stopped" '[[ $OUT == "$id" ]]'
+expect_rc 3 g stop sim:i-999998 sim:i-999999
+
+# A bid on an on-demand offer is refused rather than rented on demand.
+od=$(g offers type=on-demand -o ids -n 1)
+expect_rc 2 g launch "$od" --bid 0.10
+check "bid on on-demand refused" '[[ $ERR == *interruptible* ]]'
+spot=$(g offers type=interruptible -o ids -n 1)
+expect_rc 2 g launch "$spot" --bid 0.001
+check "bid below the market refused" '[[ $ERR == *"below the current price"* ]]'
+
+# A malformed config is an error naming file and line; the world is still there after.
+mkdir -p "$GPURENT_HOME"
+printf 'providers = sim\nthis line is wrong\n' >"$GPURENT_HOME/config"
+expect_rc 2 g ls
+check "config error names file:line" '[[ $ERR == *config:2* ]]'
+printf 'budget.month = lots\n' >"$GPURENT_HOME/config"
+expect_rc 2 g ls
+check "bad config value explained" '[[ $ERR == *budget.month* ]]'
+rm "$GPURENT_HOME/config"
+expect_ok g ls -o ids
+check "instance survived the bad config" '[ "$OUT" = "$id" ]'
+
+# An unwritable state directory is a clear error.
+if [ "$(id -u)" != 0 ]; then
+	chmod 500 "$GPURENT_HOME"
+	expect_rc 1 env GPURENT_HOME="$GPURENT_HOME/sub" "$GPURENT" ls
+	chmod 700 "$GPURENT_HOME"
+fi
+echo x >"$TMP/file"
+expect_rc 1 env GPURENT_HOME="$TMP/file/home" "$GPURENT" ls
+check "state dir error is clear" '[[ $ERR == *"cannot create directory"* || $ERR == *"Not a directory"* ]]'
+
+# Writing to a full disk fails the command.
+expect_rc 1 bash -c '"$GPURENT" offers -o json >/dev/full'
+check "write failure reported" '[[ $ERR == *"write failure"* ]]'
+# A closed pipe is not an error message, but never a silent success with half the output.
+g offers -o json | head -c 10 >/dev/null
+check "closed pipe handled" 'true'
+pass

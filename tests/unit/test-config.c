@@ -1,0 +1,124 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "gpurent/config.h"
+#include "gpurent/paths.h"
+
+static char dir[] = "/tmp/gpurent-test-config.XXXXXX";
+
+static int
+setup(void **state)
+{
+	(void)state;
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	setenv("GPURENT_HOME", dir, 1);
+	paths_reset();
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+static void
+write_file(const char *text)
+{
+	FILE *fp = fopen(paths_config_file(), "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void
+profiles(void **state)
+{
+	struct config *c;
+	struct gr_error err = { 0 };
+
+	(void)state;
+	write_file("# notes\nproviders = sim\nbudget.month = 100\n[profile work]\nbudget.month = 900\n");
+	assert_int_equal(config_load(&c, paths_config_file(), &err), GR_OK);
+	assert_string_equal(config_get(c, "budget.month"), "100");
+	assert_int_equal(config_get_money(c, "budget.month"), 100000000);
+	assert_int_equal(config_select_profile(c, "work", &err), GR_OK);
+	assert_string_equal(config_get(c, "budget.month"), "900");
+	assert_string_equal(config_get(c, "providers"), "sim");
+	assert_string_equal(config_get(c, "offers.sort"), "price");	/* default */
+	assert_int_equal(config_get_int(c, "http.timeout", 0), 30);	/* "30s" */
+	assert_int_equal(config_select_profile(c, "nope", &err), GR_EUSAGE);
+	config_free(c);
+}
+
+static void
+set_keeps_comments(void **state)
+{
+	struct config *c;
+	struct gr_error err = { 0 };
+	char buf[512];
+	size_t n;
+	FILE *fp;
+
+	(void)state;
+	write_file("# keep me\n[profile a]\nlaunch.disk = 80\n");
+	assert_int_equal(config_load(&c, paths_config_file(), &err), GR_OK);
+	assert_int_equal(config_set(c, NULL, "launch.disk", "100", &err), GR_OK);
+	assert_int_equal(config_set(c, "a", "launch.disk", "120", &err), GR_OK);
+	assert_int_equal(config_set(c, "b", "color", "never", &err), GR_OK);
+	assert_int_equal(config_set(c, NULL, "launch.disk", "x", &err), GR_EUSAGE);
+	config_free(c);
+	fp = fopen(paths_config_file(), "r");
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	assert_string_equal(buf, "# keep me\nlaunch.disk = 100\n[profile a]\nlaunch.disk = 120\n"
+	    "[profile b]\ncolor = never\n");
+}
+
+static void
+syntax_errors(void **state)
+{
+	const char *bad[] = { "novalue\n", "[profile]\n", "[section x]\n", "nosuch.key = 1\n",
+		"launch.disk = -1\n", "color = pink\n", "offers.filter = gpu=h100x\n",
+		"[profile a b]\n" };
+	struct config *c = NULL;
+	struct gr_error err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_file(bad[i]);
+		gr_error_clear(&err);
+		assert_int_equal(config_load(&c, paths_config_file(), &err), GR_EUSAGE);
+		assert_non_null(strstr(err.msg, ":1:"));
+	}
+	unlink(paths_config_file());
+	assert_int_equal(config_load(&c, paths_config_file(), &err), GR_OK);	/* absent: empty */
+	config_free(c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(profiles),
+		cmocka_unit_test(set_keeps_comments),
+		cmocka_unit_test(syntax_errors),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

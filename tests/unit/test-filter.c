@@ -1,0 +1,168 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "gpurent/filter.h"
+#include "gpurent/util.h"
+
+static struct offer
+make(const char *id, const char *gpu, int n, int64_t price, const char *region, int rel_bp,
+    enum interconnect ic, enum offer_type type)
+{
+	struct offer o;
+
+	memset(&o, 0, sizeof(o));
+	strlcpy_(o.id, id, sizeof(o.id));
+	strlcpy_(o.provider, "sim", sizeof(o.provider));
+	o.gpu = catalogue_by_id(gpu);
+	o.gpu_count = n;
+	o.vram_gb = o.gpu ? o.gpu->vram_gb : 0;
+	o.price_hour = price;
+	strlcpy_(o.region, region, sizeof(o.region));
+	strlcpy_(o.location, "Frankfurt, DE", sizeof(o.location));
+	o.reliability_bp = rel_bp;
+	o.interconnect = ic;
+	o.type = type;
+	o.valid = OV_PRICE | OV_RELIABILITY | OV_VRAM;
+	return o;
+}
+
+static bool
+matches(const char *text, const struct offer *o)
+{
+	struct filter f;
+	struct gr_error err = { 0 };
+
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(filter_parse_str(&f, text, &err), GR_OK);
+	return filter_match(&f, o);
+}
+
+static void
+terms(void **state)
+{
+	struct offer h = make("sim:o-1", "H100-SXM-80GB", 8, 20000000, "eu-central", 9900,
+	    IC_NVLINK, OFFER_ON_DEMAND);
+
+	(void)state;
+	assert_true(matches("gpu=h100", &h));
+	assert_true(matches("gpu=H100-SXM", &h));
+	assert_true(matches("gpu=h100_sxm_80gb", &h));
+	assert_false(matches("gpu=h100-pcie", &h));
+	assert_true(matches("gpu=h200,h100", &h));
+	assert_false(matches("gpu!=h200,h100", &h));
+	assert_true(matches("gpus>=8 gpus<=8 gpus=8", &h));
+	assert_false(matches("gpus>8", &h));
+	assert_true(matches("vram>=80 total_vram=640", &h));
+	assert_true(matches("price<=20 price>19.999999", &h));
+	assert_false(matches("price<20", &h));
+	assert_true(matches("gpu_price=2.5", &h));
+	assert_true(matches("region=eu region=eu-central region=de", &h));
+	assert_false(matches("region=eu-west", &h));
+	assert_false(matches("region=e", &h));
+	assert_true(matches("reliability>=0.99", &h));
+	assert_false(matches("reliability>0.99", &h));
+	assert_true(matches("interconnect=nvlink type=on-demand", &h));
+	assert_false(matches("type=interruptible", &h));
+	assert_true(matches("provider=sim", &h));
+	assert_true(matches("  gpu = h100   gpus >= 8 ", &h));
+	assert_true(matches("gpu=\"H100 SXM\"", &h));
+	assert_true(matches("", &h));
+}
+
+static void
+unknown_never_matches(void **state)
+{
+	struct offer o = make("x:1", "L4-24GB", 1, 0, "na-east", 0, IC_UNKNOWN, OFFER_ON_DEMAND);
+
+	(void)state;
+	o.valid = 0;
+	o.gpu = NULL;
+	assert_false(matches("price<=100", &o));
+	assert_false(matches("reliability>=0", &o));
+	assert_false(matches("gpu=l4", &o));
+	assert_true(matches("gpu!=l4", &o));
+	assert_false(matches("interconnect=pcie", &o));
+}
+
+static void
+errors(void **state)
+{
+	const char *bad[] = { "foo=1", "gpu", "gpu=", "gpu=h100x", "gpus~8", "gpus>=eight",
+		"price<=1.0000001", "reliability>=1.5", "region<eu", "gpus>=1,2",
+		"interconnect=usb", "type=cheap", "provider=nowhere", "=5", "gpu=\"H100",
+		"gpus>=99999999999999999999999" };
+	struct filter f;
+	struct gr_error err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&f, 0, sizeof(f));
+		gr_error_clear(&err);
+		assert_int_equal(filter_parse_str(&f, bad[i], &err), GR_EUSAGE);
+		assert_true(err.msg[0] != '\0');
+	}
+	memset(&f, 0, sizeof(f));
+	gr_error_clear(&err);
+	filter_parse_str(&f, "foo=1", &err);
+	assert_non_null(strstr(err.msg, "reliability"));
+}
+
+static void
+argv_form(void **state)
+{
+	char *argv[] = { "gpu", "=", "h100", "gpus>=8" };
+	struct filter f;
+	struct gr_error err = { 0 };
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(filter_parse(&f, 4, argv, &err), GR_OK);
+	assert_int_equal(f.n, 2);
+	assert_int_equal(f.t[1].op, FOP_GE);
+	assert_int_equal(f.t[1].num[0], 8);
+}
+
+static void
+sorting(void **state)
+{
+	struct offer_list l;
+	struct sort_spec s;
+	struct gr_error err = { 0 };
+
+	(void)state;
+	offer_list_init(&l);
+	*offer_list_add(&l) = make("a", "H100-SXM-80GB", 8, 20000000, "eu", 9900, IC_NVLINK, 0);
+	*offer_list_add(&l) = make("b", "RTX4090-24GB", 1, 400000, "na", 9500, IC_PCIE, 0);
+	*offer_list_add(&l) = make("c", "L4-24GB", 2, 400000, "eu", 9990, IC_PCIE, 0);
+	l.v[2].valid &= ~OV_RELIABILITY;
+	assert_int_equal(sort_parse(&s, "price,reliability-", &err), GR_OK);
+	sort_offers(&l, &s);
+	assert_string_equal(l.v[0].id, "b");	/* equal price: known reliability first */
+	assert_string_equal(l.v[1].id, "c");
+	assert_string_equal(l.v[2].id, "a");
+	assert_int_equal(sort_parse(&s, "gpu_price-", &err), GR_OK);
+	sort_offers(&l, &s);
+	assert_string_equal(l.v[0].id, "a");
+	assert_int_equal(sort_parse(&s, "speed", &err), GR_EUSAGE);
+	assert_int_equal(sort_parse(&s, "", &err), GR_EUSAGE);
+	offer_list_release(&l);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(terms),
+		cmocka_unit_test(unknown_never_matches),
+		cmocka_unit_test(errors),
+		cmocka_unit_test(argv_form),
+		cmocka_unit_test(sorting),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

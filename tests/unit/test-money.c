@@ -1,0 +1,91 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "gpurent/money.h"
+
+static void
+parse_ok(void **state)
+{
+	int64_t v;
+
+	(void)state;
+	assert_true(money_parse("2.49", &v));
+	assert_int_equal(v, 2490000);
+	assert_true(money_parse("$0.000001", &v));
+	assert_int_equal(v, 1);
+	assert_true(money_parse("12", &v));
+	assert_int_equal(v, 12000000);
+	assert_true(money_parse(".5", &v));
+	assert_int_equal(v, 500000);
+	assert_true(money_parse("3.", &v));
+	assert_int_equal(v, 3000000);
+}
+
+static void
+parse_bad(void **state)
+{
+	int64_t v;
+	const char *bad[] = { "", "$", ".", "-1", "1e3", "1.0000001", "abc", "1,5", " 1",
+		"1 ", "99999999999999999999", "9223372036854.775807" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_false(money_parse(bad[i], &v));
+}
+
+static void
+format(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(money_format(b, sizeof(b), 2490000, 2, true), "$2.49");
+	assert_string_equal(money_format(b, sizeof(b), 2495000, 2, true), "$2.50");
+	assert_string_equal(money_format(b, sizeof(b), -2495000, 2, true), "-$2.50");
+	assert_string_equal(money_format(b, sizeof(b), 1, 6, false), "0.000001");
+	assert_string_equal(money_format(b, sizeof(b), 1500000, 0, false), "2");
+	assert_string_equal(money_format(b, sizeof(b), INT64_MIN, 2, false),
+	    "-9223372036854.78");
+}
+
+static void
+accrue(void **state)
+{
+	(void)state;
+	/* $3.60/h for one second is exactly $0.001. */
+	assert_int_equal(money_accrue(3600000, 1), 1000);
+	assert_int_equal(money_accrue(2490000, 3600), 2490000);
+	assert_int_equal(money_accrue(2490000, 0), 0);
+	assert_int_equal(money_accrue(2490000, -5), 0);
+	/* Rounds to the nearest micro-dollar: $1/h for 1 s is 277.78 micro-dollars. */
+	assert_int_equal(money_accrue(1000000, 1), 278);
+	/* Summing per-second accruals never drifts by more than a micro-dollar per term. */
+	{
+		int64_t sum = 0;
+		int i;
+
+		for (i = 0; i < 3600; i++)
+			sum += money_accrue(1000000, 1);
+		assert_true(sum - 1000000 <= 3600 && sum - 1000000 >= 0);
+	}
+	/* No overflow on huge amounts. */
+	assert_int_equal(money_scale(INT64_MAX, 2, 1), INT64_MAX);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(parse_ok),
+		cmocka_unit_test(parse_bad),
+		cmocka_unit_test(format),
+		cmocka_unit_test(accrue),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

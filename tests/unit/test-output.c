@@ -1,0 +1,144 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "gpurent/output.h"
+#include "gpurent/util.h"
+
+struct row {
+	const char *name;
+	int64_t price;
+	bool known;
+};
+
+static const struct column cols[] = {
+	{ "name", "NAME", false, false, 1 },
+	{ "price_hour", "$/H", true, false, 0 },
+	{ "secret", "SECRET", false, true, 0 },
+};
+
+static void
+cell(const void *r, size_t c, struct cell *out, void *ctx)
+{
+	const struct row *row = r;
+
+	(void)ctx;
+	switch (c) {
+	case 0: out->kind = CELL_STR; out->s = row->name; break;
+	case 1: out->kind = row->known ? CELL_MONEY : CELL_NULL; out->i = row->price; break;
+	default: out->kind = CELL_STR; out->s = "hidden"; break;
+	}
+}
+
+static const struct row rows[] = {
+	{ "alpha", 2490000, true },
+	{ "b\"e,t\ta\033[31m", 100, true },
+	{ "gamma", 0, false },
+};
+
+static char *
+render(enum out_format fmt, const char *fields, bool no_header, int width)
+{
+	struct out_opts o = { fmt, no_header, false, width, fields };
+	struct gr_error err = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	assert_int_equal(out_print(fp, &o, cols, 3, 0, rows, 3, sizeof(rows[0]), cell, NULL,
+	    &err), GR_OK);
+	fclose(fp);
+	return buf;
+}
+
+static void
+json(void **state)
+{
+	char *s = render(OUT_JSON, NULL, false, 0);
+
+	(void)state;
+	assert_string_equal(s, "[\n{\"name\":\"alpha\",\"price_hour\":2.49,\"secret\":\"hidden\"},\n"
+	    "{\"name\":\"b\\\"e,t a[31m\",\"price_hour\":0.0001,\"secret\":\"hidden\"},\n"
+	    "{\"name\":\"gamma\",\"price_hour\":null,\"secret\":\"hidden\"}\n]\n");
+	free(s);
+}
+
+static void
+table(void **state)
+{
+	char *s = render(OUT_TABLE, NULL, false, 0);
+
+	(void)state;
+	/* Hidden columns stay out, unknown is '-', escapes are gone, money right-aligned. */
+	assert_string_equal(s, "NAME           $/H\nalpha        $2.49\nb\"e,t a[31m  $0.00\n"
+	    "gamma            -\n");
+	free(s);
+	s = render(OUT_TABLE, NULL, false, 12);
+	assert_non_null(strstr(s, "\xe2\x80\xa6"));	/* cut to fit with an ellipsis */
+	free(s);
+}
+
+static void
+csv_tsv_ids(void **state)
+{
+	char *s = render(OUT_CSV, "price_hour,name", false, 0);
+
+	(void)state;
+	assert_string_equal(s, "price_hour,name\n2.49,alpha\n0.0001,\"b\"\"e,t a[31m\"\n,gamma\n");
+	free(s);
+	s = render(OUT_TSV, "name", true, 0);
+	assert_string_equal(s, "alpha\nb\"e,t a[31m\ngamma\n");
+	free(s);
+	s = render(OUT_IDS, NULL, false, 0);
+	assert_string_equal(s, "alpha\nb\"e,t a[31m\ngamma\n");
+	free(s);
+}
+
+static void
+bad_field(void **state)
+{
+	struct out_opts o = { OUT_JSON, false, false, 0, "name,nope" };
+	struct gr_error err = { 0 };
+	FILE *fp = fopen("/dev/null", "w");
+
+	(void)state;
+	assert_int_equal(out_print(fp, &o, cols, 3, 0, rows, 3, sizeof(rows[0]), cell, NULL, &err),
+	    GR_EUSAGE);
+	assert_non_null(strstr(err.msg, "nope"));
+	fclose(fp);
+}
+
+static void
+sanitize(void **state)
+{
+	char b[64];
+
+	(void)state;
+	assert_string_equal(text_sanitize(b, sizeof(b), "a\033]0;x\007b"), "a]0;xb");
+	assert_string_equal(text_sanitize(b, sizeof(b), "tab\there"), "tab here");
+	assert_string_equal(text_sanitize(b, sizeof(b), "c1\xc2\x9b" "31m"), "c1??31m");
+	assert_string_equal(text_sanitize(b, sizeof(b), "bad\xff"), "bad?");
+	assert_string_equal(text_sanitize(b, sizeof(b), "S\xc3\xa3o"), "S\xc3\xa3o");
+	assert_string_equal(text_sanitize(b, 4, "ab\xc3\xa3"), "ab");	/* never split UTF-8 */
+	assert_int_equal(text_width("S\xc3\xa3o"), 3);
+	assert_int_equal(text_width("\xe6\x9d\xb1\xe4\xba\xac"), 4);	/* two wide characters */
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(json),
+		cmocka_unit_test(table),
+		cmocka_unit_test(csv_tsv_ids),
+		cmocka_unit_test(bad_field),
+		cmocka_unit_test(sanitize),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
