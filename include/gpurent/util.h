@@ -21,7 +21,8 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * A growable, always NUL-terminated buffer. buf is never NULL after sb_init.
- * sb_detach hands the string to the caller and leaves the buffer empty.
+ * sb_detach hands the string to the caller and leaves the buffer released (sb_init it
+ * again to reuse it).
  */
 struct sb {
 	char *buf;

@@ -170,7 +170,8 @@ sb_detach(struct sb *sb)
 {
 	char *s = sb->buf;
 
-	sb_init(sb);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
 	return s;
 }
 
