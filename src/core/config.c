@@ -36,6 +36,7 @@ static const struct config_key keys[] = {
 	{ "runpod.url", CK_STRING, NULL, "RunPod API address (scheme, host, port)" },
 	{ "ssh.identity", CK_STRING, NULL, "private key file passed to ssh -i" },
 	{ "vast.url", CK_STRING, NULL, "vast.ai API address (scheme, host, port)" },
+	{ "vault.mode", CK_STRING, "auto", "how a new credential store is sealed: auto, passphrase or keyfile" },
 	{ "vault.passphrase_command", CK_STRING, NULL, "command that prints the credential store passphrase" },
 };
 
@@ -192,6 +193,9 @@ config_check(const char *key, const char *value, struct gr_error *err)
 	if (strcmp(key, "color") == 0 && strcmp(value, "auto") != 0 &&
 	    strcmp(value, "always") != 0 && strcmp(value, "never") != 0)
 		return gr_fail(err, GR_EUSAGE, "'color' is auto, always or never");
+	if (strcmp(key, "vault.mode") == 0 && strcmp(value, "auto") != 0 &&
+	    strcmp(value, "passphrase") != 0 && strcmp(value, "keyfile") != 0)
+		return gr_fail(err, GR_EUSAGE, "'vault.mode' is auto, passphrase or keyfile");
 	if (strcmp(key, "output") == 0 && !out_format_parse(value, &fmt))
 		return gr_fail(err, GR_EUSAGE, "'output' is table, json, csv, tsv or ids");
 	if (strcmp(key, "offers.filter") == 0) {

@@ -22,6 +22,7 @@ words_add(struct words *w, struct sb *word)
 	w->v = xreallocarray(w->v, (size_t)w->n + 2, sizeof(*w->v));
 	w->v[w->n++] = sb_detach(word);
 	w->v[w->n] = NULL;
+	sb_init(word);		/* sb_detach leaves the buffer unusable */
 }
 
 void
