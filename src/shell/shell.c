@@ -238,7 +238,7 @@ run_line(struct session *s, const char *line, bool *leave)
 {
 	struct gr_error err = { 0 };
 	struct session_snap snap;
-	char **argv;
+	char **argv, **owned;
 	int argc, status;
 	long long n;
 
@@ -274,6 +274,9 @@ run_line(struct session *s, const char *line, bool *leave)
 		shell_argv_free(argv);
 		return EXIT_USAGE;
 	}
+	/* cmd_parse reorders argv and cuts it short: free the words from a copy. */
+	owned = xcalloc((size_t)argc + 1, sizeof(*owned));
+	memcpy(owned, argv, (size_t)argc * sizeof(*owned));
 	snap_take(&snap, s);
 	cmd_interrupted = 0;
 	got_int = 0;
@@ -287,7 +290,8 @@ run_line(struct session *s, const char *line, bool *leave)
 	signals_install(NULL);
 	cmd_interrupted = 0;
 	got_int = 0;
-	shell_argv_free(argv);
+	free(argv);
+	shell_argv_free(owned);
 	return status;
 }
 
