@@ -24,14 +24,13 @@
 enum { O_STDIN = 1, O_NO_VERIFY, O_LIST, O_REKEY };
 
 static const struct cmd_opt login_opts[] = {
-	{ "stdin", 0, NULL, "read the key from standard input (first line) instead of the terminal",
+	{ "stdin", 0, NULL, "read the key from standard input, not the terminal",
 	    O_STDIN, CPL_NONE, false },
 	{ "no-verify", 0, NULL, "store the key without checking it with the provider",
 	    O_NO_VERIFY, CPL_NONE, false },
-	{ "list", 'l', NULL, "list the stored keys of every profile and those in the environment",
+	{ "list", 'l', NULL, "list who has a key, per profile (never the keys)",
 	    O_LIST, CPL_NONE, false },
-	{ "rekey", 0, "MODE", "reseal the store with a new passphrase ('passphrase') or a key "
-	    "file ('keyfile')", O_REKEY, CPL_NONE, false },
+	{ "rekey", 0, "MODE", "reseal the store: 'passphrase' (a new one) or 'keyfile'", O_REKEY, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -436,17 +435,16 @@ const struct command cmd_login = {
 	.args = "PROVIDER",
 	.summary = "store a provider's API key in the sealed credential store",
 	.help =
-	    "Reads the API key for PROVIDER without echo from the terminal (or the first line "
-	    "of standard input with --stdin), checks it with one cheap authenticated request, "
-	    "and stores it sealed in the credential store for the selected profile "
-	    "(--profile, GPURENT_PROFILE; 'default' otherwise). A key is never taken from the "
-	    "command line.\n\n"
-	    "A profile without its own key for a provider uses the default profile's key. "
-	    "GPURENT_<PROVIDER>_API_KEY or <PROVIDER>_API_KEY in the environment take "
-	    "precedence over the store.\n\n"
-	    "The first login creates the store: it asks for a passphrase (GPURENT_PASSPHRASE or "
-	    "vault.passphrase_command answer unattended); an empty passphrase seals it with a "
-	    "key file instead.",
+	    "Reads the API key for PROVIDER without echo from the terminal (or the first line of\n"
+	    "standard input with --stdin), checks it with one cheap authenticated request, and\n"
+	    "stores it sealed in the credential store for the selected profile (--profile,\n"
+	    "GPURENT_PROFILE; 'default' otherwise). A key is never taken from the command line.\n\n"
+	    "A profile without its own key for a provider uses the default profile's key.\n"
+	    "GPURENT_<PROVIDER>_API_KEY or <PROVIDER>_API_KEY in the environment take precedence\n"
+	    "over the store.\n\n"
+	    "The first login creates the store: it asks for a passphrase (GPURENT_PASSPHRASE or\n"
+	    "vault.passphrase_command answer unattended); an empty passphrase seals it with a key\n"
+	    "file instead.",
 	.opts = login_opts,
 	.complete_args = CPL_PROVIDER,
 	.flags = CMD_SENSITIVE,

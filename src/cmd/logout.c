@@ -119,9 +119,9 @@ const struct command cmd_logout = {
 	.args = "PROVIDER...",
 	.summary = "forget stored API keys",
 	.help =
-	    "Removes the stored API key of each PROVIDER from the selected profile (--profile, "
-	    "GPURENT_PROFILE; 'default' otherwise), or every key of the profile with --all. "
-	    "Keys in the environment are not touched. Nothing is removed when one of the named "
+	    "Removes the stored API key of each PROVIDER from the selected profile (--profile,\n"
+	    "GPURENT_PROFILE; 'default' otherwise), or every key of the profile with --all. Keys\n"
+	    "in the environment are not touched. Nothing is removed when one of the named\n"
 	    "providers has no stored key.",
 	.opts = logout_opts,
 	.complete_args = CPL_PROVIDER,

@@ -34,20 +34,20 @@ const struct command cmd_shell = {
 	.args = NULL,
 	.summary = "an interactive prompt with completion and history",
 	.help =
-	    "Reads commands at a prompt and runs each through the same command table as the "
-	    "command line, without the 'gpurent' in front: 'offers gpu=h100', 'ls', "
-	    "'metrics sim:i-000001 --follow'. Tab completes commands, options, providers, GPU "
-	    "names, filter terms, and offer and instance ids from the local database. "
-	    "Ctrl-C stops the running command and keeps the shell; an error is printed and "
-	    "the shell goes on; 'exit' or Ctrl-D leaves.\n\n"
-	    "History is kept in the state directory (mode 0600). Lines that may carry a secret "
-	    "are never written there: 'login', any line naming a key, token, password or "
-	    "passphrase, any line holding the value of a *_API_KEY variable, lines that are "
-	    "not gpurent commands, and lines that start with a blank.\n\n"
-	    "Global options given on a line apply to that line only; 'gpurent --profile NAME "
-	    "shell' selects a profile for the whole session. With standard input not a "
-	    "terminal, commands are read one per line (a script) and the exit status is that "
-	    "of the last command that failed.",
+	    "Reads commands at a prompt and runs each through the same command table as the\n"
+	    "command line, without the 'gpurent' in front: 'offers gpu=h100', 'ls', 'metrics\n"
+	    "sim:i-000001 --follow'. Tab completes commands, options, providers, GPU names,\n"
+	    "filter terms, and offer and instance ids from the local database. Ctrl-C stops the\n"
+	    "running command and keeps the shell; an error is printed and the shell goes on;\n"
+	    "'exit' or Ctrl-D leaves.\n\n"
+	    "History is kept in the state directory (mode 0600). Lines that may carry a secret\n"
+	    "are never written there: 'login', any line naming a key, token, password or\n"
+	    "passphrase, any line holding the value of a *_API_KEY variable, lines that are not\n"
+	    "gpurent commands, and lines that start with a blank.\n\n"
+	    "Global options given on a line apply to that line only; 'gpurent --profile NAME\n"
+	    "shell' selects a profile for the whole session. With standard input not a terminal,\n"
+	    "commands are read one per line (a script) and the exit status is that of the last\n"
+	    "command that failed.",
 	.opts = NULL,
 	.complete_args = CPL_NONE,
 	.flags = CMD_NOT_IN_SHELL,
