@@ -30,7 +30,8 @@ static const struct cmd_opt login_opts[] = {
 	    O_NO_VERIFY, CPL_NONE, false },
 	{ "list", 'l', NULL, "list who has a key, per profile (never the keys)",
 	    O_LIST, CPL_NONE, false },
-	{ "rekey", 0, "MODE", "reseal the store: 'passphrase' (a new one) or 'keyfile'", O_REKEY, CPL_NONE, false },
+	{ "rekey", 0, "MODE", "reseal the store: 'passphrase' (a new one) or 'keyfile'",
+	    O_REKEY, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
