@@ -1,0 +1,319 @@
+/*
+ * test_http.c - the HTTP layer against a libmicrohttpd server on 127.0.0.1 started here:
+ * connection reuse, User-Agent, retries with Retry-After, no retry of a non-idempotent
+ * request, timeouts, refused connections, URL rules, redaction and status mapping.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <netinet/in.h>
+
+#include <cmocka.h>
+#include <microhttpd.h>
+
+#include "gpurent/http.h"
+
+#if MHD_VERSION < 0x00097002
+typedef int MHD_Result_;
+#else
+typedef enum MHD_Result MHD_Result_;
+#endif
+
+static struct MHD_Daemon *daemon_;
+static int port;
+static int flaky_count, post_count, hits;
+static unsigned short last_client_port, first_client_port;
+static char last_ua[128], last_auth[128];
+
+static MHD_Result_
+reply(struct MHD_Connection *c, unsigned status, const char *body, const char *retry_after)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body,
+	    MHD_RESPMEM_MUST_COPY);
+	MHD_Result_ ret;
+
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	if (retry_after != NULL)
+		MHD_add_response_header(r, "Retry-After", retry_after);
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static MHD_Result_
+handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+    const char *version, const char *data, size_t *size, void **con)
+{
+	const union MHD_ConnectionInfo *ci;
+	const char *ua, *auth;
+
+	if (*con == NULL) {
+		*con = (void *)1;
+		return MHD_YES;
+	}
+	if (*size > 0) {
+		*size = 0;
+		return MHD_YES;
+	}
+	hits++;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (ci != NULL)
+		last_client_port = ntohs(((const struct sockaddr_in *)ci->client_addr)->sin_port);
+	ua = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "User-Agent");
+	snprintf(last_ua, sizeof(last_ua), "%s", ua ? ua : "");
+	auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	snprintf(last_auth, sizeof(last_auth), "%s", auth ? auth : "");
+	if (strcmp(url, "/ok") == 0)
+		return reply(c, 200, "{\"ok\":true}", NULL);
+	if (strcmp(url, "/flaky") == 0)
+		return ++flaky_count < 3 ? reply(c, 503, "busy", "0") : reply(c, 200, "{}", NULL);
+	if (strcmp(url, "/429") == 0)
+		return reply(c, 429, "too frequent", NULL);
+	if (strcmp(url, "/post503") == 0) {
+		post_count++;
+		return reply(c, 503, "oops", NULL);
+	}
+	if (strcmp(url, "/slow") == 0) {
+		struct timespec ts = { 1, 500000000L };
+
+		nanosleep(&ts, NULL);
+		return reply(c, 200, "{}", NULL);
+	}
+	if (strcmp(url, "/big") == 0) {
+		static char *big;
+
+		if (big == NULL) {
+			big = malloc(3000001);
+			memset(big, 'x', 3000000);
+			big[3000000] = '\0';
+		}
+		return reply(c, 200, big, NULL);
+	}
+	if (strcmp(url, "/drop") == 0)
+		return MHD_NO;
+	return reply(c, 404, "{\"error\":\"nope\"}", NULL);
+}
+
+static int
+setup(void **state)
+{
+	const union MHD_DaemonInfo *di;
+	struct sockaddr_in sin;
+
+	(void)state;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	daemon_ = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
+	    0, NULL, NULL, handler, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
+	    MHD_OPTION_END);
+	if (daemon_ == NULL)
+		return -1;
+	di = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
+	port = di->port;
+	http_global_init();
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	MHD_stop_daemon(daemon_);
+	return 0;
+}
+
+static char *
+url(const char *path)
+{
+	static char buf[128];
+
+	snprintf(buf, sizeof(buf), "http://127.0.0.1:%d%s", port, path);
+	return buf;
+}
+
+static struct http_client *
+client(const char *key)
+{
+	struct http_opts o = { .provider = "test", .api_key = key, .backoff_base_ms = 10,
+		.timeout_ms = 500, .max_retries = 3 };
+
+	return http_client_new(&o);
+}
+
+static void
+test_get_reuse_ua(void **state)
+{
+	struct http_client *c = client("s3cr3t-key");
+	struct http_response rs;
+	struct gr_error err = { 0 };
+	const char *hdrs[] = { "Authorization: Bearer s3cr3t-key", NULL };
+
+	(void)state;
+	assert_int_equal(http_get(c, url("/ok"), hdrs, &rs, &err), GR_OK);
+	assert_int_equal(rs.status, 200);
+	assert_string_equal(rs.body, "{\"ok\":true}");
+	assert_int_equal(rs.len, 11);
+	assert_string_equal(rs.content_type, "application/json");
+	assert_string_equal(last_ua, "gpurent/" GPURENT_VERSION);
+	assert_string_equal(last_auth, "Bearer s3cr3t-key");
+	first_client_port = last_client_port;
+	http_response_release(&rs);
+	assert_int_equal(http_get(c, url("/ok"), NULL, &rs, &err), GR_OK);
+	/* The same client port: the connection was reused. */
+	assert_int_equal(last_client_port, first_client_port);
+	http_response_release(&rs);
+	http_client_free(c);
+}
+
+static void
+test_retry(void **state)
+{
+	struct http_client *c = client(NULL);
+	struct http_response rs;
+	struct gr_error err = { 0 };
+
+	(void)state;
+	flaky_count = 0;
+	assert_int_equal(http_get(c, url("/flaky"), NULL, &rs, &err), GR_OK);
+	assert_int_equal(rs.status, 200);
+	assert_int_equal(rs.attempts, 3);
+	http_response_release(&rs);
+	/* 429 until the retries run out: the last reply is returned, bounded in count. */
+	assert_int_equal(http_get(c, url("/429"), NULL, &rs, &err), GR_OK);
+	assert_int_equal(rs.status, 429);
+	assert_int_equal(rs.attempts, 4);
+	assert_int_equal(http_status_code(rs.status), GR_ERATELIMIT);
+	http_response_release(&rs);
+	/* Never retried when not idempotent, and flagged as possibly acted on. */
+	post_count = 0;
+	assert_int_equal(http_send_json(c, HTTP_POST, url("/post503"), NULL, "{}", false, &rs,
+	    &err), GR_OK);
+	assert_int_equal(rs.status, 503);
+	assert_int_equal(rs.attempts, 1);
+	assert_int_equal(post_count, 1);
+	assert_true(rs.maybe_sent);
+	http_response_release(&rs);
+	http_client_free(c);
+}
+
+static void
+test_timeouts_and_failures(void **state)
+{
+	struct http_client *c = client(NULL);
+	struct http_response rs;
+	struct gr_error err = { 0 };
+	struct http_request rq = { .method = HTTP_GET, .idempotent = false, .timeout_ms = 200 };
+	char dead[64];
+
+	(void)state;
+	rq.url = url("/slow");
+	assert_int_equal(http_do(c, &rq, &rs, &err), GR_EUNAVAIL);
+	assert_non_null(strstr(err.msg, "timed out"));
+	assert_true(rs.maybe_sent);
+	http_response_release(&rs);
+	gr_error_clear(&err);
+	assert_int_equal(http_get(c, url("/drop"), NULL, &rs, &err), GR_EUNAVAIL);
+	assert_true(rs.attempts > 1);
+	http_response_release(&rs);
+	gr_error_clear(&err);
+	/* Nothing listens on port 1: refused, retried, reported. */
+	snprintf(dead, sizeof(dead), "http://127.0.0.1:1/x");
+	assert_int_equal(http_get(c, dead, NULL, &rs, &err), GR_EUNAVAIL);
+	assert_false(rs.maybe_sent);
+	http_response_release(&rs);
+	gr_error_clear(&err);
+	assert_int_equal(http_get(c, url("/big"), NULL, &rs, &err), GR_OK);
+	assert_int_equal(rs.len, 3000000);
+	http_response_release(&rs);
+	/* Plain http away from loopback is refused before anything is sent. */
+	assert_int_equal(http_get(c, "http://example.com/", NULL, &rs, &err), GR_EUSAGE);
+	http_response_release(&rs);
+	http_client_free(c);
+}
+
+static void
+test_urls(void **state)
+{
+	char *u;
+
+	(void)state;
+	assert_true(http_url_allowed("https://console.vast.ai"));
+	assert_true(http_url_allowed("http://127.0.0.1:8080/x"));
+	assert_true(http_url_allowed("http://127.1.2.3/"));
+	assert_true(http_url_allowed("http://localhost:1/"));
+	assert_true(http_url_allowed("http://[::1]:80/"));
+	assert_false(http_url_allowed("http://127.0.0.1.evil.example/"));
+	assert_false(http_url_allowed("http://10.0.0.1/"));
+	assert_false(http_url_allowed("ftp://127.0.0.1/"));
+	assert_false(http_url_allowed("not a url"));
+	assert_false(http_url_allowed(NULL));
+	u = http_url("http://h:1//", "https://def", "/api/v0/x/");
+	assert_string_equal(u, "http://h:1/api/v0/x/");
+	free(u);
+	u = http_url(NULL, "https://def", "/p");
+	assert_string_equal(u, "https://def/p");
+	free(u);
+	u = http_escape("{\"a\": 1}&=");
+	assert_string_equal(u, "%7B%22a%22%3A%201%7D%26%3D");
+	free(u);
+}
+
+static void
+test_redact(void **state)
+{
+	const char *in = "GET /x?api_key=abc123&b=1 HTTP/1.1\nAuthorization: Bearer topsecret\n"
+	    "X-Other: value-with-topsecret-inside\n{\"api_key\": \"zzz\", \"n\": 1}";
+	char out[512];
+
+	(void)state;
+	http_redact(out, sizeof(out), in, strlen(in), "topsecret");
+	assert_null(strstr(out, "abc123"));
+	assert_null(strstr(out, "topsecret"));
+	assert_null(strstr(out, "zzz"));
+	assert_non_null(strstr(out, "api_key=[REDACTED]&b=1"));
+	assert_non_null(strstr(out, "Authorization: Bearer [REDACTED]"));
+	assert_non_null(strstr(out, "\"n\": 1"));
+	/* A tiny buffer still ends in NUL and never leaks the tail. */
+	http_redact(out, 8, in, strlen(in), "topsecret");
+	assert_int_equal(strlen(out), 7);
+}
+
+static void
+test_status(void **state)
+{
+	struct gr_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(http_status_code(200), GR_OK);
+	assert_int_equal(http_status_code(401), GR_EAUTH);
+	assert_int_equal(http_status_code(403), GR_EAUTH);
+	assert_int_equal(http_status_code(402), GR_EFUNDS);
+	assert_int_equal(http_status_code(404), GR_ENOTFOUND);
+	assert_int_equal(http_status_code(429), GR_ERATELIMIT);
+	assert_int_equal(http_status_code(503), GR_EUNAVAIL);
+	assert_int_equal(http_status_code(400), GR_EUSAGE);
+	assert_int_equal(http_fail_status(&err, "p", 500, "boom\033[2J"), GR_EUNAVAIL);
+	assert_null(strchr(err.msg, '\033'));
+	assert_non_null(strstr(err.msg, "HTTP 500"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_get_reuse_ua),
+		cmocka_unit_test(test_retry),
+		cmocka_unit_test(test_timeouts_and_failures),
+		cmocka_unit_test(test_urls),
+		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_status),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,214 @@
+/*
+ * test_parse_runpod.c - RunPod GraphQL parsers on recorded payloads, malformed ones included.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpurent/backends_parse.h"
+#include "gpurent/filter.h"
+#include "tdata.h"
+
+static const struct offer *
+find_offer(const struct offer_list *l, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].id, id) == 0)
+			return &l->v[i];
+	return NULL;
+}
+
+static void
+test_gpu_types(void **state)
+{
+	struct offer_list l;
+	struct gr_error err = { 0 };
+	const struct offer *o;
+	size_t len;
+	char *b = tdata("runpod/gpu-types.json", &len);
+
+	(void)state;
+	offer_list_init(&l);
+	assert_int_equal(runpod_parse_gpu_types(b, len, false, &l, &err), GR_OK);
+	/* In stock: H100 s1, s8; A4500 s1; MI300X c2. Not: c1 (null stock), c8 (null),
+	   "unknown", MI300X s2 ("None"), the 4090 with a negative price. */
+	assert_int_equal(l.n, 4);
+	o = find_offer(&l, "runpod:s8-NVIDIA+H100+80GB+HBM3");
+	assert_non_null(o);
+	assert_string_equal(o->gpu->id, "H100-SXM-80GB");
+	assert_int_equal(o->gpu_count, 8);
+	assert_int_equal(o->price_hour, 8 * 2990000);		/* per GPU times count */
+	assert_int_equal(o->available, 1);
+	o = find_offer(&l, "runpod:s1-NVIDIA+H100+80GB+HBM3");
+	assert_int_equal(o->cpu_cores, 16);
+	assert_int_equal(o->ram_gb, 125);
+	assert_string_equal(o->region, "na");
+	assert_int_equal(o->available, 24);
+	o = find_offer(&l, "runpod:s1-NVIDIA++RTX+A4500");	/* the doubled space survives */
+	assert_non_null(o);
+	assert_null(o->gpu);
+	assert_int_equal(o->price_hour, 250000);
+	assert_int_equal(o->vram_gb, 20);
+	o = find_offer(&l, "runpod:c2-AMD+Instinct+MI300X+OAM");
+	assert_string_equal(o->gpu->id, "MI300X-192GB");
+	assert_string_equal(o->region, "eu");
+	offer_list_release(&l);
+
+	offer_list_init(&l);
+	assert_int_equal(runpod_parse_gpu_types(b, len, true, &l, &err), GR_OK);
+	o = find_offer(&l, "runpod:s1b-NVIDIA+H100+80GB+HBM3");
+	assert_non_null(o);
+	assert_int_equal(o->type, OFFER_INTERRUPTIBLE);
+	assert_int_equal(o->price_hour, 1750000);
+	offer_list_release(&l);
+	free(b);
+
+	b = tdata("runpod/gpu-types-truncated.json", &len);
+	offer_list_init(&l);
+	assert_int_equal(runpod_parse_gpu_types(b, len, false, &l, &err), GR_EUNAVAIL);
+	offer_list_release(&l);
+	free(b);
+}
+
+static void
+test_offer_ids(void **state)
+{
+	char id[128], tid[96];
+	bool sec, spot;
+	int n;
+
+	(void)state;
+	runpod_offer_id(id, sizeof(id), false, 4, true, "NVIDIA  A30+x%");
+	assert_string_equal(id, "runpod:c4b-NVIDIA++A30%2Bx%25");
+	assert_true(runpod_offer_id_parse(id, &sec, &n, &spot, tid, sizeof(tid)));
+	assert_false(sec);
+	assert_int_equal(n, 4);
+	assert_true(spot);
+	assert_string_equal(tid, "NVIDIA  A30+x%");
+	assert_false(runpod_offer_id_parse("runpod:x1-A", &sec, &n, &spot, tid, sizeof(tid)));
+	assert_false(runpod_offer_id_parse("runpod:s0-A", &sec, &n, &spot, tid, sizeof(tid)));
+	assert_false(runpod_offer_id_parse("runpod:s1-", &sec, &n, &spot, tid, sizeof(tid)));
+	assert_false(runpod_offer_id_parse("runpod:s1-A%G1", &sec, &n, &spot, tid, sizeof(tid)));
+}
+
+static void
+test_pods(void **state)
+{
+	struct instance_list l;
+	struct gr_error err = { 0 };
+	size_t len;
+	char *b = tdata("runpod/pods.json", &len);
+
+	(void)state;
+	instance_list_init(&l);
+	assert_int_equal(runpod_parse_pods(b, len, &l, &err), GR_OK);
+	assert_int_equal(l.n, 4);
+	assert_string_equal(l.v[0].id, "runpod:xedezhzb9la3ye");
+	assert_int_equal(l.v[0].state, ST_RUNNING);
+	assert_string_equal(l.v[0].gpu->id, "H100-SXM-80GB");
+	assert_int_equal(l.v[0].price_hour, 5980000);
+	assert_string_equal(l.v[0].ssh_host, "194.68.245.12");	/* the public port */
+	assert_int_equal(l.v[0].ssh_port, 22045);
+	assert_int_equal(l.v[0].util_pct, 80);
+	assert_int_equal(l.v[0].disk_gb, 70);
+	assert_string_equal(l.v[0].region, "eu");
+	assert_int_equal(l.v[1].state, ST_PROVISIONING);	/* RUNNING without runtime */
+	assert_int_equal(l.v[1].type, OFFER_INTERRUPTIBLE);
+	assert_int_equal(l.v[1].price_hour, 740000);		/* "0.74" as a string */
+	assert_false(l.v[1].valid & IV_SSH);
+	assert_int_equal(l.v[2].state, ST_STOPPED);
+	assert_int_equal(l.v[3].state, ST_FAILED);
+	assert_false(l.v[3].valid & IV_PRICE);
+	instance_list_release(&l);
+	free(b);
+}
+
+static void
+test_errors(void **state)
+{
+	struct gr_error err = { 0 };
+	struct instance in;
+	struct account a;
+	size_t len;
+	char *b;
+
+	(void)state;
+	b = tdata("runpod/deploy-nocapacity.json", &len);
+	assert_int_equal(runpod_parse_error(200, b, len, &err), GR_ECAPACITY);
+	assert_non_null(strstr(err.msg, "no longer any instances"));
+	free(b);
+	gr_error_clear(&err);
+	b = tdata("runpod/terminate-unknown.json", &len);
+	assert_int_equal(runpod_parse_error(200, b, len, &err), GR_ENOTFOUND);
+	free(b);
+	gr_error_clear(&err);
+	b = tdata("runpod/unauthorized.json", &len);
+	assert_int_equal(runpod_parse_error(200, b, len, &err), GR_EAUTH);
+	free(b);
+	gr_error_clear(&err);
+	assert_int_equal(runpod_parse_error(401, "", 0, &err), GR_EAUTH);
+	gr_error_clear(&err);
+	b = tdata("runpod/error-502.html", &len);
+	assert_int_equal(runpod_parse_error(502, b, len, &err), GR_EUNAVAIL);
+	free(b);
+	gr_error_clear(&err);
+	b = tdata("runpod/pod-null.json", &len);
+	assert_int_equal(runpod_parse_error(200, b, len, &err), GR_OK);
+	assert_int_equal(runpod_parse_pod(b, len, &in, &err), GR_ENOTFOUND);
+	free(b);
+	gr_error_clear(&err);
+	b = tdata("runpod/deploy.json", &len);
+	assert_int_equal(runpod_parse_mutation(b, len, NULL, &in, &err), GR_OK);
+	assert_string_equal(in.id, "runpod:newpod00000001");
+	assert_int_equal(in.state, ST_PROVISIONING);
+	free(b);
+	b = tdata("runpod/myself.json", &len);
+	assert_int_equal(runpod_parse_myself(b, len, &a, &err), GR_OK);
+	assert_int_equal(a.balance, -3250000);
+	assert_int_equal(a.spend_hour, 6123456);
+	free(b);
+}
+
+static void
+test_query(void **state)
+{
+	struct filter f;
+	struct gr_error err = { 0 };
+	bool all;
+	char *q;
+
+	(void)state;
+	assert_int_equal(filter_parse_str(&f, "gpu=h100 gpus=8", &err), GR_OK);
+	q = runpod_build_offers_query(&f, &all);
+	assert_true(all);
+	assert_non_null(strstr(q, "s8: lowestPrice(input: {gpuCount: 8, secureCloud: true})"));
+	assert_null(strstr(q, "s1:"));
+	assert_non_null(strstr(q, "\"NVIDIA H100 80GB HBM3\""));
+	free(q);
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(filter_parse_str(&f, "ram>=64", &err), GR_OK);
+	q = runpod_build_offers_query(&f, &all);
+	assert_false(all);
+	assert_non_null(strstr(q, "c4: lowestPrice"));
+	free(q);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gpu_types),
+		cmocka_unit_test(test_offer_ids),
+		cmocka_unit_test(test_pods),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_query),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

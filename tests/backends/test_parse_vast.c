@@ -1,0 +1,309 @@
+/*
+ * test_parse_vast.c - vast.ai parsers on recorded payloads, malformed ones included.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpurent/backends_parse.h"
+#include "gpurent/filter.h"
+#include "tdata.h"
+
+static const struct offer *
+find_offer(const struct offer_list *l, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].id, id) == 0)
+			return &l->v[i];
+	return NULL;
+}
+
+static void
+test_offers(void **state)
+{
+	struct offer_list l;
+	struct gr_error err = { 0 };
+	const struct offer *o;
+	size_t len;
+	char *b = tdata("vast/offers.json", &len);
+
+	(void)state;
+	offer_list_init(&l);
+	assert_int_equal(vast_parse_offers(b, len, OFFER_ON_DEMAND, &l, &err), GR_OK);
+	/* Entries without an id, without GPUs or not objects are skipped. */
+	assert_int_equal(l.n, 5);
+	o = find_offer(&l, "vast:4242");
+	assert_non_null(o);
+	assert_non_null(o->gpu);
+	assert_string_equal(o->gpu->id, "H100-SXM-80GB");
+	assert_string_equal(o->gpu_raw, "H100 SXM");
+	assert_int_equal(o->gpu_count, 8);
+	assert_int_equal(o->vram_gb, 80);
+	assert_true(o->valid & OV_PRICE);
+	assert_int_equal(o->price_hour, 17602083);	/* dph_total, storage included */
+	assert_int_equal(o->storage_gb_month, 150000);
+	assert_string_equal(o->region, "na");
+	assert_string_equal(o->location, "Texas, US");
+	assert_int_equal(o->reliability_bp, 9953);
+	assert_int_equal(o->cpu_cores, 192);
+	assert_int_equal(o->ram_gb, 2064);
+	assert_int_equal(o->disk_gb, 1500);
+	assert_int_equal(o->net_down_mbps, 9501);
+	assert_int_equal(o->interconnect, IC_NVLINK);
+	assert_int_equal(o->available, 1);
+
+	o = find_offer(&l, "vast:17");
+	assert_non_null(o);
+	assert_string_equal(o->gpu->id, "A100-SXM-40GB");	/* split by gpu_ram */
+	assert_int_equal(o->price_hour, 410000);		/* a decimal string */
+	assert_string_equal(o->location, "");
+	assert_int_equal(o->available, 0);
+	assert_false(o->valid & OV_NET);			/* unknown, not zero */
+	assert_false(o->valid & OV_RAM);
+	assert_int_equal(o->interconnect, IC_UNKNOWN);
+
+	o = find_offer(&l, "vast:18");
+	assert_string_equal(o->gpu->id, "V100-SXM2-16GB");
+	assert_false(o->valid & OV_RELIABILITY);		/* 1.5 is not a reliability */
+	assert_string_equal(o->region, "na");
+	assert_int_equal(o->interconnect, IC_PCIE);
+
+	o = find_offer(&l, "vast:19");
+	assert_null(o->gpu);					/* RTX 4090D is not a 4090 */
+	assert_string_equal(o->gpu_raw, "RTX 4090D");
+
+	o = find_offer(&l, "vast:20");
+	assert_null(strchr(o->gpu_raw, '\033'));		/* sanitized */
+	assert_false(o->valid & OV_PRICE);			/* a negative price is no price */
+	offer_list_release(&l);
+	free(b);
+}
+
+static void
+test_offers_sim(void **state)
+{
+	struct offer_list l;
+	struct gr_error err = { 0 };
+	size_t len, i;
+	char *b = tdata("vast/offers-sim.json", &len);
+
+	(void)state;
+	offer_list_init(&l);
+	assert_int_equal(vast_parse_offers(b, len, OFFER_ON_DEMAND, &l, &err), GR_OK);
+	assert_int_equal(l.n, 3);
+	for (i = 0; i < l.n; i++) {
+		assert_non_null(l.v[i].gpu);
+		assert_int_equal(l.v[i].gpu_count, 8);
+		assert_true(l.v[i].valid & OV_PRICE);
+	}
+	offer_list_release(&l);
+	free(b);
+}
+
+static void
+test_offers_malformed(void **state)
+{
+	static const char *const files[] = { "vast/offers-malformed.json",
+		"vast/offers-wrongshape.json", "vast/error-429.txt" };
+	struct offer_list l;
+	size_t len, i;
+	char *b;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		struct gr_error err = { 0 };
+
+		b = tdata(files[i], &len);
+		offer_list_init(&l);
+		assert_int_equal(vast_parse_offers(b, len, OFFER_ON_DEMAND, &l, &err), GR_EUNAVAIL);
+		assert_int_equal(l.n, 0);
+		assert_true(strlen(err.msg) > 0);
+		offer_list_release(&l);
+		free(b);
+	}
+	{
+		struct gr_error err = { 0 };
+
+		offer_list_init(&l);
+		assert_int_equal(vast_parse_offers("", 0, OFFER_ON_DEMAND, &l, &err), GR_EUNAVAIL);
+		offer_list_release(&l);
+	}
+}
+
+static void
+test_errors(void **state)
+{
+	struct gr_error err = { 0 };
+	size_t len;
+	char *b;
+
+	(void)state;
+	b = tdata("vast/error-429.txt", &len);
+	assert_int_equal(vast_parse_error(429, b, len, &err), GR_ERATELIMIT);
+	free(b);
+	gr_error_clear(&err);
+	/* "Invalid user key" is an authentication failure whatever the status. */
+	b = tdata("vast/error-invalid-key.json", &len);
+	assert_int_equal(vast_parse_error(404, b, len, &err), GR_EAUTH);
+	assert_non_null(strstr(err.msg, "Invalid user key"));
+	free(b);
+	gr_error_clear(&err);
+	b = tdata("vast/error-no-such-ask.json", &len);
+	assert_int_equal(vast_parse_error(404, b, len, &err), GR_ECAPACITY);
+	free(b);
+	gr_error_clear(&err);
+	assert_int_equal(vast_parse_error(200, "{\"success\": true}", 17, &err), GR_OK);
+	assert_int_equal(vast_parse_error(200, "{\"success\": false, \"msg\": \"nope\"}", 33, &err),
+	    GR_EFAIL);
+	gr_error_clear(&err);
+	assert_int_equal(vast_parse_error(502, "<html>", 6, &err), GR_EUNAVAIL);
+	gr_error_clear(&err);
+	assert_int_equal(vast_parse_error(404, "{\"success\": false, \"error\": \"no_such_instance\"}",
+	    47, &err), GR_ENOTFOUND);
+}
+
+static void
+test_create_and_user(void **state)
+{
+	struct gr_error err = { 0 };
+	struct account a;
+	long long c = 0;
+	size_t len;
+	char *b;
+
+	(void)state;
+	b = tdata("vast/create.json", &len);
+	assert_int_equal(vast_parse_create(b, len, &c, &err), GR_OK);
+	assert_int_equal(c, 7835610);
+	free(b);
+	assert_int_equal(vast_parse_create("{\"success\": true}", 17, &c, &err), GR_EUNAVAIL);
+	b = tdata("vast/user.json", &len);
+	assert_int_equal(vast_parse_user(b, len, &a, &err), GR_OK);
+	assert_true(a.valid & AV_BALANCE);
+	assert_int_equal(a.balance, 42125000);
+	assert_false(a.valid & AV_SPEND);
+	free(b);
+}
+
+static void
+test_instances(void **state)
+{
+	struct instance_list l;
+	struct gr_error err = { 0 };
+	char tok[128];
+	size_t len;
+	char *b = tdata("vast/instances-page1.json", &len);
+
+	(void)state;
+	instance_list_init(&l);
+	assert_int_equal(vast_parse_instances(b, len, &l, tok, sizeof(tok), &err), GR_OK);
+	assert_string_equal(tok, "eyJpZCI6IDc4MzU2MTJ9");
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.v[0].id, "vast:7835610");
+	assert_int_equal(l.v[0].state, ST_RUNNING);
+	assert_string_equal(l.v[0].gpu->id, "H100-SXM-80GB");
+	assert_int_equal(l.v[0].price_hour, 17620000);
+	assert_true(l.v[0].valid & IV_SSH);
+	assert_string_equal(l.v[0].ssh_host, "203.0.113.7");	/* direct */
+	assert_int_equal(l.v[0].ssh_port, 41234);
+	assert_string_equal(l.v[0].ssh_user, "root");
+	assert_int_equal(l.v[0].util_pct, 88);
+	assert_int_equal(l.v[0].created_at, 1764400000);
+	assert_string_equal(l.v[0].region, "na");
+
+	assert_int_equal(l.v[1].state, ST_PROVISIONING);
+	assert_string_equal(l.v[1].label, "");
+	assert_string_equal(l.v[1].ssh_host, "ssh5.vast.ai");	/* proxy, +1 for jupyter */
+	assert_int_equal(l.v[1].ssh_port, 35612);
+	assert_false(l.v[1].valid & IV_UTIL);
+	assert_false(l.v[1].valid & IV_CREATED);
+
+	assert_int_equal(l.v[2].state, ST_STOPPED);
+	assert_int_equal(l.v[2].type, OFFER_INTERRUPTIBLE);
+	assert_string_equal(l.v[2].status_msg, "outbid");	/* BEL stripped */
+	assert_string_equal(l.v[2].gpu->id, "A100-PCIE-80GB");
+	instance_list_release(&l);
+	free(b);
+}
+
+static void
+test_instance(void **state)
+{
+	struct instance in;
+	struct gr_error err = { 0 };
+	struct sample_list sl;
+	size_t len;
+	char *b;
+
+	(void)state;
+	b = tdata("vast/instance-null.json", &len);
+	assert_int_equal(vast_parse_instance(b, len, &in, &err), GR_ENOTFOUND);
+	free(b);
+	gr_error_clear(&err);
+	b = tdata("vast/instance-exited.json", &len);
+	assert_int_equal(vast_parse_instance(b, len, &in, &err), GR_OK);
+	assert_int_equal(in.state, ST_FAILED);
+	assert_false(in.valid & IV_UTIL);			/* -1 is unknown */
+	sample_list_init(&sl);
+	assert_int_equal(vast_parse_metrics(b, len, &sl, &err), GR_OK);
+	assert_int_equal(sl.n, 1);
+	assert_false(sl.v[0].valid & MV_UTIL);
+	assert_false(sl.v[0].valid & MV_TEMP);
+	sample_list_release(&sl);
+	free(b);
+}
+
+static void
+test_query(void **state)
+{
+	struct filter f;
+	struct gr_error err = { 0 };
+	bool all, od, bid;
+	char *q;
+
+	(void)state;
+	assert_int_equal(filter_parse_str(&f, "gpu=h100 gpus>=8 price<=20 region=eu "
+	    "reliability>=0.98", &err), GR_OK);
+	q = vast_build_query(&f, OFFER_ON_DEMAND, 10, 100, &all);
+	assert_true(all);
+	assert_non_null(strstr(q, "\"gpu_name\":{\"in\":[\"H100 SXM\",\"H100 PCIE\",\"H100 NVL\"]}"));
+	assert_non_null(strstr(q, "\"num_gpus\":{\"gte\":8}"));
+	assert_non_null(strstr(q, "\"dph_total\":{\"lte\":20}"));
+	assert_non_null(strstr(q, "\"reliability\":{\"gte\":0.98}"));
+	assert_non_null(strstr(q, "\"DE\""));
+	assert_non_null(strstr(q, "\"type\":\"on-demand\""));
+	assert_non_null(strstr(q, "\"rentable\":{\"eq\":true}"));
+	free(q);
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(filter_parse_str(&f, "tflops>=100 type=interruptible", &err), GR_OK);
+	vast_types_wanted(&f, &od, &bid);
+	assert_false(od);
+	assert_true(bid);
+	q = vast_build_query(&f, OFFER_INTERRUPTIBLE, 10, 100, &all);
+	assert_false(all);
+	assert_non_null(strstr(q, "\"type\":\"bid\""));
+	free(q);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_offers),
+		cmocka_unit_test(test_offers_sim),
+		cmocka_unit_test(test_offers_malformed),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_create_and_user),
+		cmocka_unit_test(test_instances),
+		cmocka_unit_test(test_instance),
+		cmocka_unit_test(test_query),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,24 @@
+#!/bin/bash
+# Parallel fan-out: three providers, each answering after 300 ms, are queried at once; one
+# that fails leaves the others' results intact and the exit status says partial failure.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/serve.sh"
+
+for p in vast runpod lambda; do
+	start_serve "$p" --api-key k --latency 300
+	use_provider "$p" k
+done
+now_ms() { date +%s%3N; }
+t0=$(now_ms)
+expect_ok g --provider vast --provider runpod --provider lambda -o json offers gpus=1
+t1=$(now_ms)
+check "three providers answered" '[ "$(jq "[.[].provider] | unique | length" <<<"$OUT")" = 3 ]'
+# In series this takes at least 900 ms of server latency alone.
+check "parallel, not the sum ($((t1 - t0)) ms)" '[ $((t1 - t0)) -lt 800 ]'
+
+# A provider that is down: the others still answer, it is named, exit 10.
+export GPURENT_RUNPOD_URL=http://127.0.0.1:1
+expect_rc 10 g --provider vast --provider runpod --provider lambda -o json offers gpus=1
+check "others intact" '[ "$(jq "[.[].provider] | unique | join(\",\")" -r <<<"$OUT")" = lambda,vast ]'
+check "failed one named" 'grep -q "runpod" <<<"$ERR"'
+pass
