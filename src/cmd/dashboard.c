@@ -1,0 +1,77 @@
+/*
+ * gpurent dashboard: the live screen of offers, instances, metrics and costs.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/dashboard.h"
+#include "gpurent/output.h"
+#include "gpurent/util.h"
+#include "common.h"
+
+enum { D_READONLY = 1, D_REFRESH, D_VIEW, D_BENCH };
+
+static const struct cmd_opt opts[] = {
+	{ "readonly", 'r', NULL, "look only: no launch, stop, start or destroy", D_READONLY, CPL_NONE, false },
+	{ "refresh", 0, "SECONDS", "refresh instances, metrics and costs this often (default: the dashboard.* config keys)", D_REFRESH, CPL_NONE, false },
+	{ "view", 0, "NAME", "open on offers, instances, metrics or costs", D_VIEW, CPL_NONE, false },
+	{ "bench-frames", 0, "N", "draw N full frames of the offers view, print the time per frame and quit", D_BENCH, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+static int
+handle(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	struct ui_opts *o = data;
+	long long n;
+
+	switch (id) {
+	case D_READONLY: o->readonly = true; break;
+	case D_REFRESH:
+		if ((n = parse_duration(arg)) <= 0)
+			return cmd_usage_error(c, "--refresh needs a duration such as 2 or 10s");
+		o->refresh = (double)n;
+		break;
+	case D_VIEW: o->view = arg; break;
+	case D_BENCH:
+		if (!parse_int(arg, 1, 1000000, &n))
+			return cmd_usage_error(c, "--bench-frames needs a number from 1 to 1000000");
+		o->bench_frames = (long)n;
+		break;
+	}
+	return 0;
+}
+
+static int
+dashboard_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct ui_opts o;
+	struct gr_error err = { 0 };
+	int n, rc;
+
+	memset(&o, 0, sizeof(o));
+	rc = cmd_parse(c, argc, argv, handle, &o, &n);
+	if (rc != 0 || n < 0)
+		return rc;
+	if (n > 0)
+		return cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
+	o.color = out_global.color;
+	if (ui_dashboard_run(c->s, &o, &err) != GR_OK)
+		return cmd_error(c, &err);
+	return finish_output(c, 0);
+}
+
+const struct command cmd_dashboard = {
+	.name = "dashboard",
+	.alias = "top",
+	.summary = "watch offers, instances, metrics and costs live",
+	.help =
+	    "A full-screen view of every selected provider at once: 1 offers, 2 instances,\n"
+	    "3 metrics, 4 costs; ? lists every key. Data is fetched beside the screen, so a\n"
+	    "slow or failing provider is named on the status line and never freezes it.\n"
+	    "Refresh intervals come from dashboard.offers_interval, instances_interval and\n"
+	    "metrics_interval; instances idle for dashboard.idle_minutes are highlighted.\n"
+	    "Needs a terminal of at least 80x24.",
+	.opts = opts,
+	.run = dashboard_run,
+};

@@ -1,0 +1,420 @@
+/*
+ * The dashboard's lanes: one thread and one session per (job kind, provider).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpurent/config.h"
+#include "gpurent/idcache.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+#include "fetch.h"
+
+struct lane {
+	struct ui_fetch *f;
+	enum ui_job job;
+	int provider;
+	const char *name;		/* NULL for the costs lane */
+	pthread_cond_t cond;
+	bool has_req;
+	struct ui_request req;
+	bool busy;
+	struct timespec since;
+};
+
+struct ui_fetch {
+	pthread_mutex_t mu;
+	int refs;			/* the UI, plus each lane still running */
+	bool stop;
+	int pipe[2];
+	char profile[64];
+	bool has_profile;
+	size_t n;			/* providers */
+	struct lane *lanes;
+	size_t n_lanes;
+	struct ui_result *head, *tail;
+};
+
+static struct lane *
+lane_for(struct ui_fetch *f, enum ui_job job, int provider)
+{
+	if (job == UJ_COSTS)
+		return &f->lanes[f->n_lanes - 1];
+	if (provider < 0 || (size_t)provider >= f->n)
+		return NULL;
+	return &f->lanes[(size_t)job * f->n + (size_t)provider];
+}
+
+static void
+free_shared(struct ui_fetch *f)
+{
+	struct ui_result *r, *next;
+	size_t i;
+
+	for (r = f->head; r != NULL; r = next) {
+		next = r->next;
+		ui_result_free(r);
+	}
+	for (i = 0; i < f->n_lanes; i++)
+		pthread_cond_destroy(&f->lanes[i].cond);
+	close(f->pipe[0]);
+	close(f->pipe[1]);
+	pthread_mutex_destroy(&f->mu);
+	free(f->lanes);
+	free(f);
+}
+
+void
+ui_result_free(struct ui_result *r)
+{
+	if (r == NULL)
+		return;
+	offer_list_release(&r->offers);
+	instance_list_release(&r->instances);
+	sample_list_release(&r->samples);
+	cost_summary_release(&r->total);
+	cost_summary_release(&r->by_provider);
+	cost_summary_release(&r->by_label);
+	free(r);
+}
+
+/* A token the provider keeps with the instance, so a retried launch is recognised. */
+static void
+make_token(char *buf, size_t n)
+{
+	unsigned char raw[12];
+	size_t i;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || read(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw)) {
+		uint64_t h = hash_mix((uint64_t)time(NULL), (uint64_t)getpid());
+
+		memset(raw, 0, sizeof(raw));
+		memcpy(raw, &h, sizeof(h));
+	}
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; i < sizeof(raw) && 2 * i + 2 < n; i++)
+		snprintf(buf + 2 * i, 3, "%02x", raw[i]);
+}
+
+/* Refuse a launch a configured budget would not cover, as `gpurent launch` does. */
+static enum gr_err
+check_budget(struct session *s, int64_t price, struct gr_error *err)
+{
+	struct cost_summary sum;
+	struct config *cfg;
+	struct state *st;
+	int64_t day, month;
+	enum gr_err rc;
+
+	if (session_config(s, &cfg, err) != GR_OK)
+		return err->code;
+	day = config_get_money(cfg, "budget.day");
+	month = config_get_money(cfg, "budget.month");
+	if (day < 0 && month < 0)
+		return GR_OK;
+	if (session_state(s, &st, err) != GR_OK ||
+	    costs_compute(st, session_now(s), 0, CG_NONE, &sum, err) != GR_OK)
+		return err->code;
+	rc = costs_check_budget(&sum, price, day, month, err);
+	cost_summary_release(&sum);
+	return rc;
+}
+
+static enum gr_err
+do_launch(struct session *s, struct backend *b, const struct ui_request *req,
+    struct instance *out, struct gr_error *err)
+{
+	struct launch_req lr;
+	struct config *cfg;
+	struct state *st;
+	char token[32] = "";
+
+	if (check_budget(s, req->price_hour, err) != GR_OK ||
+	    session_config(s, &cfg, err) != GR_OK)
+		return err->code;
+	make_token(token, sizeof(token));
+	memset(&lr, 0, sizeof(lr));
+	lr.offer_id = req->id;
+	lr.image = config_get(cfg, "launch.image");
+	lr.disk_gb = (int)config_get_int(cfg, "launch.disk", 50);
+	lr.interruptible = req->interruptible;
+	lr.client_token = token;
+	if (b->ops->launch(b, &lr, out, err) != GR_OK)
+		return err->code;
+	if (session_state(s, &st, NULL) == GR_OK)
+		idcache_put_instances(st, out, 1, false, NULL);
+	return GR_OK;
+}
+
+static enum gr_err
+do_action(struct session *s, struct ui_result *r)
+{
+	struct backend *b;
+	struct gr_error *err = &r->err;
+
+	if (session_backend_for(s, r->req.id, &b, err) != GR_OK)
+		return err->code;
+	switch (r->req.action) {
+	case UA_LAUNCH:
+		return do_launch(s, b, &r->req, &r->launched, err);
+	case UA_STOP:
+	case UA_START:
+		if (backend_require(b, CAP_STOP, NULL, err) != GR_OK)
+			return err->code;
+		return r->req.action == UA_STOP ? b->ops->stop(b, r->req.id, err) :
+		    b->ops->start(b, r->req.id, err);
+	case UA_DESTROY:
+		return b->ops->destroy(b, r->req.id, err);
+	}
+	return gr_fail(err, GR_EUSAGE, "unknown action");
+}
+
+static enum gr_err
+do_costs(struct session *s, struct ui_result *r)
+{
+	struct state *st;
+
+	if (session_state(s, &st, &r->err) != GR_OK)
+		return r->err.code;
+	r->now = session_now(s);
+	if (costs_compute(st, r->now, 0, CG_NONE, &r->total, &r->err) != GR_OK ||
+	    costs_compute(st, r->now, 0, CG_PROVIDER, &r->by_provider, &r->err) != GR_OK ||
+	    costs_compute(st, r->now, 0, CG_LABEL, &r->by_label, &r->err) != GR_OK)
+		return r->err.code;
+	return GR_OK;
+}
+
+static void
+run_job(struct session *s, struct lane *l, struct ui_result *r)
+{
+	struct fanout_result res[SESSION_MAX_PROVIDERS];
+	struct backend *b;
+
+	memset(res, 0, sizeof(res));
+	switch (l->job) {
+	case UJ_OFFERS:
+		r->code = session_offers(s, &r->req.filter, &r->offers, res, &r->err);
+		break;
+	case UJ_INSTANCES:
+		r->code = session_instances(s, &r->instances, res, &r->err);
+		r->now = session_now(s);
+		break;
+	case UJ_METRICS:
+		r->code = session_backend_for(s, r->req.id, &b, &r->err);
+		if (r->code == GR_OK)
+			r->code = backend_require(b, CAP_METRICS, NULL, &r->err);
+		if (r->code == GR_OK)
+			r->code = b->ops->metrics(b, r->req.id, &r->samples, &r->err);
+		r->now = session_now(s);
+		break;
+	case UJ_ACTION:
+		r->code = do_action(s, r);
+		break;
+	default:
+		r->code = do_costs(s, r);
+		break;
+	}
+	/* A fan-out over one provider: its own message, without the "name: " prefix. */
+	if ((l->job == UJ_OFFERS || l->job == UJ_INSTANCES) && r->code != GR_OK &&
+	    s->n_backends == 1 && res[0].code != GR_OK) {
+		r->code = res[0].code;
+		r->err = res[0].err;
+	}
+	if (r->code != GR_OK && r->err.msg[0] == '\0')
+		gr_fail(&r->err, r->code, "%s", gr_err_name(r->code));
+}
+
+static void *
+lane_main(void *arg)
+{
+	struct lane *l = arg;
+	struct ui_fetch *f = l->f;
+	struct session s;
+	struct ui_result *r;
+	bool last;
+	char b = 1;
+
+	session_init(&s);
+	s.interactive = false;
+	s.sim_notice_done = true;	/* nothing may reach stderr under curses */
+	s.profile = f->has_profile ? f->profile : NULL;
+	if (l->name != NULL) {
+		s.providers[0] = l->name;
+		s.n_providers = 1;
+	}
+	pthread_mutex_lock(&f->mu);
+	for (;;) {
+		while (!f->stop && !l->has_req)
+			pthread_cond_wait(&l->cond, &f->mu);
+		if (f->stop)
+			break;
+		r = xcalloc(1, sizeof(*r));
+		r->job = l->job;
+		r->provider = l->provider;
+		r->req = l->req;
+		l->has_req = false;
+		l->busy = true;
+		clock_gettime(CLOCK_MONOTONIC, &l->since);
+		pthread_mutex_unlock(&f->mu);
+
+		offer_list_init(&r->offers);
+		instance_list_init(&r->instances);
+		sample_list_init(&r->samples);
+		run_job(&s, l, r);
+
+		pthread_mutex_lock(&f->mu);
+		l->busy = false;
+		if (f->stop) {
+			ui_result_free(r);
+			break;
+		}
+		if (f->tail != NULL)
+			f->tail->next = r;
+		else
+			f->head = r;
+		f->tail = r;
+		/* The pipe is non-blocking: a full pipe already says "results waiting". */
+		if (write(f->pipe[1], &b, 1) < 0 && errno != EAGAIN)
+			break;
+	}
+	last = --f->refs == 0;
+	pthread_mutex_unlock(&f->mu);
+	session_release(&s);
+	if (last)
+		free_shared(f);
+	return NULL;
+}
+
+struct ui_fetch *
+ui_fetch_new(const char *const *providers, size_t n, const char *profile)
+{
+	struct ui_fetch *f = xcalloc(1, sizeof(*f));
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t th;
+	size_t i;
+
+	pthread_mutex_init(&f->mu, NULL);
+	if (pipe(f->pipe) != 0) {
+		pthread_mutex_destroy(&f->mu);
+		free(f);
+		return NULL;
+	}
+	for (i = 0; i < 2; i++) {
+		fcntl(f->pipe[i], F_SETFL, fcntl(f->pipe[i], F_GETFL) | O_NONBLOCK);
+		fcntl(f->pipe[i], F_SETFD, FD_CLOEXEC);
+	}
+	if (profile != NULL) {
+		strlcpy_(f->profile, profile, sizeof(f->profile));
+		f->has_profile = true;
+	}
+	f->n = n;
+	f->n_lanes = (size_t)UJ_COSTS * n + 1;
+	f->lanes = xcalloc(f->n_lanes, sizeof(*f->lanes));
+	for (i = 0; i < f->n_lanes; i++) {
+		struct lane *l = &f->lanes[i];
+
+		l->f = f;
+		l->job = i + 1 == f->n_lanes ? UJ_COSTS : (enum ui_job)(i / n);
+		l->provider = l->job == UJ_COSTS ? -1 : (int)(i % n);
+		l->name = l->job == UJ_COSTS ? NULL : providers[i % n];
+		pthread_cond_init(&l->cond, NULL);
+	}
+	f->refs = 1;
+	/* Lanes inherit a full signal mask, so signals land on the UI thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	for (i = 0; i < f->n_lanes; i++)
+		if (pthread_create(&th, &attr, lane_main, &f->lanes[i]) == 0) {
+			pthread_mutex_lock(&f->mu);
+			f->refs++;
+			pthread_mutex_unlock(&f->mu);
+		}
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return f;
+}
+
+void
+ui_fetch_request(struct ui_fetch *f, enum ui_job job, int provider, const struct ui_request *req)
+{
+	struct lane *l = lane_for(f, job, provider);
+
+	if (l == NULL)
+		return;
+	pthread_mutex_lock(&f->mu);
+	l->req = *req;
+	l->has_req = true;
+	pthread_cond_signal(&l->cond);
+	pthread_mutex_unlock(&f->mu);
+}
+
+double
+ui_fetch_busy(struct ui_fetch *f, enum ui_job job, int provider)
+{
+	struct lane *l = lane_for(f, job, provider);
+	struct timespec now;
+	double s = -1;
+
+	if (l == NULL)
+		return -1;
+	pthread_mutex_lock(&f->mu);
+	if (l->busy) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		s = (double)(now.tv_sec - l->since.tv_sec) +
+		    (double)(now.tv_nsec - l->since.tv_nsec) / 1e9;
+	} else if (l->has_req)
+		s = 0;
+	pthread_mutex_unlock(&f->mu);
+	return s;
+}
+
+int
+ui_fetch_fd(const struct ui_fetch *f)
+{
+	return f->pipe[0];
+}
+
+struct ui_result *
+ui_fetch_take(struct ui_fetch *f)
+{
+	struct ui_result *r;
+	char buf[64];
+
+	pthread_mutex_lock(&f->mu);
+	while (read(f->pipe[0], buf, sizeof(buf)) > 0)
+		;
+	r = f->head;
+	f->head = f->tail = NULL;
+	pthread_mutex_unlock(&f->mu);
+	return r;
+}
+
+void
+ui_fetch_free(struct ui_fetch *f)
+{
+	size_t i;
+	bool last;
+
+	if (f == NULL)
+		return;
+	pthread_mutex_lock(&f->mu);
+	f->stop = true;
+	for (i = 0; i < f->n_lanes; i++)
+		pthread_cond_signal(&f->lanes[i].cond);
+	last = --f->refs == 0;
+	pthread_mutex_unlock(&f->mu);
+	if (last)
+		free_shared(f);
+}
