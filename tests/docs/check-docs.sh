@@ -137,6 +137,7 @@ else
 	fail "could not launch a simulated instance to read the metrics fields"
 fi
 check_keys costs < <("$gr" costs -o json | jq -r 'keys[]')
+offer=$("$gr" offers --sort price --limit 1 -o ids)
 check_keys "launch --dry-run" < <("$gr" launch "$offer" --dry-run -o json | jq -r 'keys[]')
 
 # ---------------------------------------------------------------- config keys
