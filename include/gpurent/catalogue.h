@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct gpu_model {
 	const char *id;		/* canonical id, "H100-SXM-80GB" */
@@ -36,6 +37,14 @@ bool catalogue_matches(const struct gpu_model *m, const char *query);
 
 /* Whether any model is selected by the query (to reject typos in filters). */
 bool catalogue_known(const char *query);
+
+/*
+ * The set of models a query selects, as a bit mask over catalogue_all() indexes, so that a
+ * filter folds its names once instead of once per offer. The catalogue has at most 64 models.
+ */
+uint64_t catalogue_select(const char *query);
+/* The bit of a model in such a mask; 0 for NULL (unknown). */
+uint64_t catalogue_bit(const struct gpu_model *m);
 
 /*
  * A provider's own GPU string mapped to a model (gpu-catalogue.md section 2c):

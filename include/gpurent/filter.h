@@ -50,6 +50,7 @@ struct filter_term {
 	size_t n;
 	int64_t num[FILTER_MAX_VALUES];		/* numeric fields, in the field's unit */
 	char str[FILTER_MAX_VALUES][32];	/* text fields, as given */
+	uint64_t models;			/* FF_GPU: every model any value selects */
 };
 
 struct filter {

@@ -51,6 +51,28 @@ static const struct gpu_model models[] = {
 	{ "GAUDI2-96GB", "GAUDI2", "Intel", "Gaudi 2", 96, 2450, 0, 600, "gaudi" },
 };
 
+_Static_assert(ARRAY_LEN(models) <= 64, "catalogue_select's mask holds 64 models");
+
+uint64_t
+catalogue_select(const char *query)
+{
+	uint64_t mask = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(models); i++)
+		if (catalogue_matches(&models[i], query))
+			mask |= UINT64_C(1) << i;
+	return mask;
+}
+
+uint64_t
+catalogue_bit(const struct gpu_model *m)
+{
+	if (m == NULL || m < models || m >= models + ARRAY_LEN(models))
+		return 0;
+	return UINT64_C(1) << (m - models);
+}
+
 const struct gpu_model *
 catalogue_all(size_t *n)
 {
@@ -123,12 +145,7 @@ catalogue_matches(const struct gpu_model *m, const char *query)
 bool
 catalogue_known(const char *query)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_LEN(models); i++)
-		if (catalogue_matches(&models[i], query))
-			return true;
-	return false;
+	return catalogue_select(query) != 0;
 }
 
 /*

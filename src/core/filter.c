@@ -108,6 +108,7 @@ parse_value(struct filter_term *t, const char *v, struct gr_error *err)
 			    "such as 2.50", v, d->name);
 		break;
 	case VK_GPU:
+		t->models |= catalogue_select(v);
 		if (!catalogue_known(v))
 			return gr_fail(err, GR_EUSAGE, "unknown GPU '%s': try a family such as "
 			    "h100, h200, a100, l40s, rtx4090, mi300x (see 'gpurent gpus')", v);
@@ -352,7 +353,8 @@ value_matches(const struct filter_term *t, const struct offer *o, size_t i)
 {
 	switch (t->field) {
 	case FF_GPU:
-		return catalogue_matches(o->gpu, t->str[i]);
+		(void)i;
+		return (t->models & catalogue_bit(o->gpu)) != 0;
 	case FF_REGION:
 		return region_matches(o, t->str[i]);
 	case FF_PROVIDER:
@@ -507,6 +509,23 @@ cmp_offers(const void *pa, const void *pb)
 		}
 		if (sa != NULL) {
 			c = strcmp(sa, sb);
+		} else if (k == SK_GPU_PRICE || k == SK_TFLOP_PRICE) {
+			/* Compare price/denominator exactly by cross-multiplying: no division. */
+			int64_t da = k == SK_GPU_PRICE ? a->gpu_count : a->gpu ?
+			    (int64_t)a->gpu->bf16_tflops_x10 * a->gpu_count : 0;
+			int64_t db = k == SK_GPU_PRICE ? b->gpu_count : b->gpu ?
+			    (int64_t)b->gpu->bf16_tflops_x10 * b->gpu_count : 0;
+			bool ka = (a->valid & OV_PRICE) && da > 0, kb = (b->valid & OV_PRICE) && db > 0;
+			__int128 x, y;
+
+			if (!ka || !kb) {
+				if (ka != kb)
+					return ka ? -1 : 1;
+				continue;
+			}
+			x = (__int128)a->price_hour * db;
+			y = (__int128)b->price_hour * da;
+			c = x < y ? -1 : x > y;
 		} else {
 			int64_t va, vb;
 			bool ka = sort_num(a, k, &va), kb = sort_num(b, k, &vb);

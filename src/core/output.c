@@ -54,6 +54,61 @@ out_color_seq(enum out_color c)
 	}
 }
 
+/* Decimal digits of v into buf (at least 21 bytes); returns the length. */
+static size_t
+fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return n;
+}
+
+static size_t
+fmt_i64(char *buf, int64_t v)
+{
+	if (v < 0) {
+		buf[0] = '-';
+		return 1 + fmt_u64(buf + 1, (uint64_t)(-(v + 1)) + 1);
+	}
+	return fmt_u64(buf, (uint64_t)v);
+}
+
+/* v / 10^decimals as a plain decimal without trailing zeros ("2.49", "3", "-0.5"). */
+static size_t
+fmt_scaled(char *buf, int64_t v, int decimals)
+{
+	uint64_t a = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v, scale = 1, frac;
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < decimals; i++)
+		scale *= 10;
+	if (v < 0)
+		buf[n++] = '-';
+	n += fmt_u64(buf + n, a / scale);
+	frac = a % scale;
+	if (frac != 0) {
+		buf[n++] = '.';
+		for (i = decimals - 1; i >= 0; i--) {
+			buf[n + (size_t)i] = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+		n += (size_t)decimals;
+		while (buf[n - 1] == '0')
+			n--;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
 /* Trim trailing zeros of a fixed-point decimal ("2.490000" -> "2.49", "3.000000" -> "3"). */
 static void
 trim_zeros(char *s)
@@ -100,11 +155,16 @@ cell_text(const struct cell *c, char *buf, size_t n, bool for_table)
 		text_sanitize(buf, n, c->s ? c->s : "");
 		break;
 	case CELL_INT:
-		snprintf(buf, n, "%lld", (long long)c->i);
+		if (n >= 24)
+			fmt_i64(buf, c->i);
+		else
+			snprintf(buf, n, "%lld", (long long)c->i);
 		break;
 	case CELL_MONEY:
 		if (for_table)
 			money_format(buf, n, c->i, c->decimals ? c->decimals : 2, true);
+		else if (n >= 32)
+			fmt_scaled(buf, c->i, 6);
 		else {
 			money_format(buf, n, c->i, 6, false);
 			trim_zeros(buf);
@@ -138,46 +198,67 @@ cell_text(const struct cell *c, char *buf, size_t n, bool for_table)
 	return buf;
 }
 
-void
-json_write_str(FILE *fp, const char *s)
+static void
+json_add_str(struct sb *sb, const char *s)
 {
 	char clean[1024];
-	const unsigned char *p;
+	const char *p, *q;
 
 	/* Sanitizing first keeps the JSON valid UTF-8 and free of terminal controls. */
 	text_sanitize(clean, sizeof(clean), s);
-	putc('"', fp);
-	for (p = (const unsigned char *)clean; *p != '\0'; p++) {
-		if (*p == '"' || *p == '\\') {
-			putc('\\', fp);
-			putc(*p, fp);
-		} else
-			putc(*p, fp);
+	sb_addc(sb, '"');
+	for (p = clean; (q = strpbrk(p, "\"\\")) != NULL; p = q + 1) {
+		sb_add(sb, p, (size_t)(q - p));
+		sb_addc(sb, '\\');
+		sb_addc(sb, *q);
 	}
-	putc('"', fp);
+	sb_adds(sb, p);
+	sb_addc(sb, '"');
 }
 
-void
-json_write_cell(FILE *fp, const struct cell *c)
+static void
+json_add_cell(struct sb *sb, const struct cell *c)
 {
 	char buf[64];
 
 	switch (c->kind) {
 	case CELL_NULL:
-		fputs("null", fp);
+		sb_add(sb, "null", 4);
 		break;
 	case CELL_STR:
-		json_write_str(fp, c->s ? c->s : "");
+		json_add_str(sb, c->s ? c->s : "");
 		break;
 	case CELL_TIME:
-		putc('"', fp);
-		fputs(cell_text(c, buf, sizeof(buf), false), fp);
-		putc('"', fp);
+		sb_addc(sb, '"');
+		sb_adds(sb, cell_text(c, buf, sizeof(buf), false));
+		sb_addc(sb, '"');
 		break;
 	default:
-		fputs(cell_text(c, buf, sizeof(buf), false), fp);
+		sb_adds(sb, cell_text(c, buf, sizeof(buf), false));
 		break;
 	}
+}
+
+void
+json_write_str(FILE *fp, const char *s)
+{
+	struct sb sb;
+
+	sb_init(&sb);
+	json_add_str(&sb, s);
+	fwrite(sb.buf, 1, sb.len, fp);
+	sb_release(&sb);
+}
+
+void
+json_write_cell(FILE *fp, const struct cell *c)
+{
+	struct sb sb;
+
+	sb_init(&sb);
+	json_add_cell(&sb, c);
+	fwrite(sb.buf, 1, sb.len, fp);
+	sb_release(&sb);
 }
 
 /* Resolve --fields (or the default table columns) to a list of column indexes. */
@@ -375,22 +456,36 @@ print_sv(FILE *fp, const struct out_opts *o, const struct column *cols, const si
 }
 
 static void
-print_json_object(FILE *fp, const struct column *cols, const size_t *sel, size_t nsel,
+add_json_object(struct sb *sb, const struct column *cols, const size_t *sel, size_t nsel,
     const void *row, cell_fn get, void *ctx)
 {
 	struct cell c;
 	size_t k;
 
-	putc('{', fp);
+	sb_addc(sb, '{');
 	for (k = 0; k < nsel; k++) {
 		memset(&c, 0, sizeof(c));
 		get(row, sel[k], &c, ctx);
 		if (k)
-			putc(',', fp);
-		fprintf(fp, "\"%s\":", cols[sel[k]].name);
-		json_write_cell(fp, &c);
+			sb_addc(sb, ',');
+		sb_addc(sb, '"');
+		sb_adds(sb, cols[sel[k]].name);
+		sb_add(sb, "\":", 2);
+		json_add_cell(sb, &c);
 	}
-	putc('}', fp);
+	sb_addc(sb, '}');
+}
+
+static void
+print_json_object(FILE *fp, const struct column *cols, const size_t *sel, size_t nsel,
+    const void *row, cell_fn get, void *ctx)
+{
+	struct sb sb;
+
+	sb_init(&sb);
+	add_json_object(&sb, cols, sel, nsel, row, get, ctx);
+	fwrite(sb.buf, 1, sb.len, fp);
+	sb_release(&sb);
 }
 
 enum gr_err
@@ -423,14 +518,26 @@ out_print(FILE *fp, const struct out_opts *o, const struct column *cols, size_t 
 			fprintf(fp, "%s\n", cell_text(&c, buf, sizeof(buf), false));
 		}
 		break;
-	case OUT_JSON:
-		fputs("[", fp);
+	case OUT_JSON: {
+		struct sb sb;
+
+		/* Built in memory and written in large blocks: stdio per field is the slow part. */
+		sb_init(&sb);
+		sb_addc(&sb, '[');
 		for (r = 0; r < n; r++) {
-			fputs(r ? ",\n" : "\n", fp);
-			print_json_object(fp, cols, sel, nsel, (const char *)rows + r * size, get, ctx);
+			sb_add(&sb, r ? ",\n" : "\n", r ? 2 : 1);
+			add_json_object(&sb, cols, sel, nsel, (const char *)rows + r * size, get,
+			    ctx);
+			if (sb.len >= 65536) {
+				fwrite(sb.buf, 1, sb.len, fp);
+				sb_reset(&sb);
+			}
 		}
-		fputs(n ? "\n]\n" : "]\n", fp);
+		sb_adds(&sb, n ? "\n]\n" : "]\n");
+		fwrite(sb.buf, 1, sb.len, fp);
+		sb_release(&sb);
 		break;
+	}
 	}
 	free(sel);
 	return GR_OK;

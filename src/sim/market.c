@@ -93,6 +93,27 @@ market_spot_price(uint64_t seed, int64_t idx, int64_t floor_hour, int64_t t)
 	return money_scale(floor_hour, 100 + (int64_t)wave, 100) / 1000 * 1000;
 }
 
+/* "sim:o-000123" or "sim:o-000123i", without printf: this runs for every offer. */
+static void
+format_offer_id(char *buf, int64_t idx, enum offer_type type)
+{
+	char digits[24];
+	size_t n = 0, i, o = 6;
+
+	memcpy(buf, "sim:o-", 6);
+	do {
+		digits[n++] = (char)('0' + idx % 10);
+		idx /= 10;
+	} while (idx > 0);
+	for (i = n; i < 6; i++)
+		buf[o++] = '0';
+	while (n > 0)
+		buf[o++] = digits[--n];
+	if (type == OFFER_INTERRUPTIBLE)
+		buf[o++] = 'i';
+	buf[o] = '\0';
+}
+
 /* The machine behind offer idx: its GPU mix row, GPU count and on-demand $/hour. */
 static const struct gpu_mix *
 machine(uint64_t seed, int64_t idx, int *count, int64_t *od_hour)
@@ -148,15 +169,14 @@ market_offer(uint64_t seed, int64_t idx, int64_t now, struct offer *o)
 	g = machine(seed, idx, &o->gpu_count, &od_hour);
 	m = catalogue_by_id(g->id);
 	o->gpu = m;
-	snprintf(o->gpu_raw, sizeof(o->gpu_raw), "%s", m->name);
+	strlcpy_(o->gpu_raw, m->name, sizeof(o->gpu_raw));
 	o->vram_gb = m->vram_gb;
 	o->type = draw(seed, idx, 5, 100) < 30 ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
 	if (o->type == OFFER_INTERRUPTIBLE)
 		o->price_hour = market_spot_price(seed, idx, market_spot_floor(seed, idx), now);
 	else
 		o->price_hour = od_hour;
-	snprintf(o->id, sizeof(o->id), "sim:o-%06lld%s", (long long)idx,
-	    o->type == OFFER_INTERRUPTIBLE ? "i" : "");
+	format_offer_id(o->id, idx, o->type);
 	strlcpy_(o->provider, "sim", sizeof(o->provider));
 	p = draw(seed, idx, 7, ARRAY_LEN(places));
 	strlcpy_(o->region, places[p].region, sizeof(o->region));
