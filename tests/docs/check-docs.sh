@@ -17,7 +17,8 @@ export GPURENT_HOME
 GPURENT_HOME=$(mktemp -d)
 trap 'rm -rf "$GPURENT_HOME"' EXIT
 unset XDG_CONFIG_HOME XDG_STATE_HOME GPURENT_PROFILE
-export GPURENT_SIM_SEED=1 GPURENT_SIM_SPEED=100000 NO_COLOR=1 COLUMNS=200
+# A fixed simulated clock, moved only by `sim advance`: the world holds still between calls.
+export GPURENT_SIM_SEED=1 GPURENT_SIM_TIME=1767225600 NO_COLOR=1 COLUMNS=200
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -129,15 +130,16 @@ check_keys() {
 }
 check_keys offers < <(fields_of offers)
 check_keys instances < <(fields_of ls)
-offer=$("$gr" offers --sort price --limit 1 -o ids)
-id=$("$gr" launch "$offer" --wait --timeout 60 -o ids 2>/dev/null)
+offer=$("$gr" offers type=on-demand --sort price --limit 1 -o ids)
+id=$("$gr" launch "$offer" -o ids 2>/dev/null)
+"$gr" sim advance 10m
 if [ -n "$id" ]; then
 	check_keys "GPU samples" < <(fields_of metrics "$id")
 else
 	fail "could not launch a simulated instance to read the metrics fields"
 fi
 check_keys costs < <("$gr" costs -o json | jq -r 'keys[]')
-offer=$("$gr" offers --sort price --limit 1 -o ids)
+offer=$("$gr" offers type=on-demand --sort price --limit 1 -o ids)
 check_keys "launch --dry-run" < <("$gr" launch "$offer" --dry-run -o json | jq -r 'keys[]')
 
 # ---------------------------------------------------------------- config keys
