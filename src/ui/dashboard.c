@@ -465,13 +465,13 @@ draw_header(struct ui *u)
 	for (i = 0; i < u->insts.n; i++)
 		running += u->insts.v[i].state == ST_RUNNING;
 	if (u->have_costs)
-		snprintf(left, sizeof(left), " gpurent | burn %s/h | today %s | month %s | "
-		    "projected %s | %zu running", money_format(a, sizeof(a), u->total.burn_hour, 3,
+		snprintf(left, sizeof(left), " burn %s/h | today %s | month %s, projected %s | "
+		    "%zu running", money_format(a, sizeof(a), u->total.burn_hour, 3,
 		    true), money_format(b, sizeof(b), u->total.spent_today, 2, true),
 		    money_format(c, sizeof(c), u->total.spent_month, 2, true),
 		    money_format(d, sizeof(d), u->total.projected_month, 2, true), running);
 	else
-		snprintf(left, sizeof(left), " gpurent | burn ... | %zu running", running);
+		snprintf(left, sizeof(left), " burn ... | %zu running", running);
 	right[0] = '\0';
 	if (u->now > 0) {
 		localtime_r(&t, &tm);

@@ -100,6 +100,16 @@ ui_fit_columns(const int *want, const int *min_w, const int *shrink, size_t n, i
 		width[victim] = 0;
 		excess = total_width(width, n, gap) - avail;
 	}
+	/* Hiding may have freed more than it had to: give it back to the cut columns. */
+	excess = total_width(width, n, gap) - avail;
+	for (lvl = 1; excess < 0 && lvl <= 1000; lvl++)
+		for (i = 0; i < n && excess < 0; i++) {
+			if (shrink[i] != lvl || width[i] == 0 || width[i] >= want[i])
+				continue;
+			c = want[i] - width[i] < -excess ? want[i] - width[i] : -excess;
+			width[i] += c;
+			excess += c;
+		}
 	/* The first column alone may still be too wide: cut it to the screen. */
 	if (excess > 0 && width[0] > 0)
 		width[0] = avail > 1 ? avail : 1;
@@ -198,6 +208,8 @@ ui_wrap(const char *text, int w, size_t *start, size_t *len, size_t max)
 	if (w < 1)
 		w = 1;
 	while (nl < max) {
+		if (text[i] == '\0' && i == line && nl > 0 && text[i - 1] != '\n')
+			break;		/* the last line ended exactly at the width */
 		if (text[i] == '\0' || text[i] == '\n') {
 			start[nl] = line;
 			len[nl++] = i - line;

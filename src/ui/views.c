@@ -120,7 +120,10 @@ draw_grid(struct ui *u, struct ui_grid *g, const struct ui_rect *r, const char *
 		const struct column *c = &g->cols[g->show[k]];
 
 		want[k] = g->want[k];
-		min_w[k] = text_width(c->header) + 1 > 4 ? text_width(c->header) + 1 : 4;
+		/* Cut a column to no less than 12 cells: a cut GPU name helps nobody. */
+		min_w[k] = want[k] < 12 ? want[k] : 12;
+		if (min_w[k] < text_width(c->header) + 1)
+			min_w[k] = text_width(c->header) + 1;
 		shrink[k] = c->shrink;
 	}
 	ui_fit_columns(want, min_w, shrink, g->nshow, r->w - 2, 2, width);
