@@ -241,6 +241,8 @@ live_filter(struct ui *u)
 	struct gr_error err = { 0 };
 	struct filter f;
 
+	/* filter_parse_str adds to what f holds: start from nothing. */
+	memset(&f, 0, sizeof(f));
 	if (filter_parse_str(&f, u->input, &err) != GR_OK) {
 		text_sanitize(u->input_err, sizeof(u->input_err), err.msg);
 		return;
