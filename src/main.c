@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gpurent/cmd.h"
+#include "gpurent/http.h"
 #include "gpurent/session.h"
 
 int
@@ -22,6 +23,8 @@ main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	session_init(&s);
 	cmd_install_signals();
+	/* Ctrl-C ends transfers and backoff waits too, not only our own loops. */
+	http_set_cancel(&cmd_interrupted);
 	/* Global options may come before the command; they are kept for cmd_parse. */
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {

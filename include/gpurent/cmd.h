@@ -75,6 +75,8 @@ extern const struct cmd_opt global_opts[];
  * ones. For each command option, handle(c, id, arg, data) is called; it returns 0 or an exit
  * status. Positionals are moved to the front of argv; *npos receives their count.
  * "--" ends options. "--help" prints the command's help and returns -1 via *npos.
+ * argv is rewritten in place (option words dropped, argv[*npos] = NULL): a caller that owns
+ * the strings must keep its own copy of the pointers to free them.
  * Returns 0 or an exit status (usage errors are reported here).
  */
 typedef int (*opt_handler)(struct cmd_ctx *c, int id, const char *arg, void *data);

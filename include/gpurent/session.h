@@ -32,6 +32,7 @@ struct session {
 	struct config *config;		/* lazily loaded */
 	struct state *state;		/* lazily opened */
 	struct backend *backends[SESSION_MAX_PROVIDERS];
+	char *vault_keys[SESSION_MAX_PROVIDERS];	/* keys unsealed for backends[i] */
 	size_t n_backends;
 	bool backends_ready;
 	bool sim_notice_done;

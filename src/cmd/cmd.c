@@ -25,7 +25,7 @@ const struct cmd_opt global_opts[] = {
 	{ "output", 'o', "FORMAT", "table, json, csv, tsv or ids", G_OUTPUT, CPL_FORMAT, false },
 	{ "fields", 0, "A,B,...", "columns to print, in this order", G_FIELDS, CPL_FIELD, false },
 	{ "no-header", 0, NULL, "omit the header line of tables, CSV and TSV", G_NO_HEADER, CPL_NONE, false },
-	{ "provider", 'p', "NAME", "use this provider (repeatable)", G_PROVIDER, CPL_PROVIDER, true },
+	{ "provider", 'p', "NAME", "use these providers, NAME[,NAME...] (repeatable)", G_PROVIDER, CPL_PROVIDER, true },
 	{ "profile", 0, "NAME", "use this config profile", G_PROFILE, CPL_PROFILE, false },
 	{ "verbose", 'v', NULL, "say more on stderr", G_VERBOSE, CPL_NONE, true },
 	{ "debug", 0, NULL, "trace provider requests on stderr (keys redacted)", G_DEBUG, CPL_NONE, false },
@@ -174,13 +174,20 @@ cmd_global_option(struct session *s, int id, const char *arg)
 	case G_NO_HEADER:
 		out_global.no_header = true;
 		break;
-	case G_PROVIDER:
-		if (s->n_providers == SESSION_MAX_PROVIDERS) {
-			fprintf(stderr, "gpurent: too many --provider options\n");
-			return EXIT_USAGE;
+	case G_PROVIDER: {
+		/* "vast,runpod" names two; the strings live as long as argv. */
+		char *list = (char *)arg, *tok, *save = NULL;
+
+		for (tok = strtok_r(list, ",", &save); tok != NULL;
+		    tok = strtok_r(NULL, ",", &save)) {
+			if (s->n_providers == SESSION_MAX_PROVIDERS) {
+				fprintf(stderr, "gpurent: too many providers\n");
+				return EXIT_USAGE;
+			}
+			s->providers[s->n_providers++] = tok;
 		}
-		s->providers[s->n_providers++] = arg;
 		break;
+	}
 	case G_PROFILE:
 		s->profile = arg;
 		break;

@@ -11,6 +11,7 @@
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "common.h"
+#include "sim_serve.h"
 
 static int
 sim_run(struct cmd_ctx *c, int argc, char **argv)
@@ -22,11 +23,14 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 	long long secs;
 	int n, rc;
 
+	/* serve has options of its own, parsed by its own file. */
+	if (argc >= 2 && strcmp(argv[1], "serve") == 0)
+		return cmd_sim_serve(c, argc - 1, argv + 1);
 	rc = cmd_parse(c, argc, argv, cmd_noopt, NULL, &n);
 	if (rc != 0 || n < 0)
 		return rc;
 	if (n == 0)
-		return cmd_usage_error(c, "say advance DURATION or status");
+		return cmd_usage_error(c, "say advance DURATION, status or serve");
 	if (session_state(c->s, &st, &err) != GR_OK || sim_open(&sim, st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	if (strcmp(argv[0], "advance") == 0) {
@@ -64,12 +68,13 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 
 const struct command cmd_sim = {
 	.name = "sim",
-	.args = "advance DURATION | status",
+	.args = "advance DURATION | status | serve --dialect vast|runpod|lambda [OPTIONS]",
 	.summary = "steer the simulated marketplace",
 	.help =
 	    "'advance' moves the simulated clock forward for every gpurent process using this\n"
 	    "state directory: instances boot, stop, get outbid and bill as if the time had\n"
-	    "passed. 'status' shows the simulated time, seed, balance and burn rate.\n"
+	    "passed. 'status' shows the simulated time, seed, balance and burn rate. 'serve'\n"
+	    "serves the world over HTTP in a provider's protocol ('gpurent sim serve --help').\n"
 	    "Environment: GPURENT_SIM_SEED, GPURENT_SIM_TIME, GPURENT_SIM_SPEED, GPURENT_SIM_OFFERS.",
 	.run = sim_run,
 };

@@ -13,6 +13,7 @@
 #include "gpurent/sim.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "gpurent/vault.h"
 
 void
 session_init(struct session *s)
@@ -32,6 +33,8 @@ session_drop_backends(struct session *s)
 
 		backend_destroy(s->backends[i]);
 		state_close(st);
+		vault_key_free(s->vault_keys[i]);
+		s->vault_keys[i] = NULL;
 	}
 	s->n_backends = 0;
 	s->backends_ready = false;
@@ -131,6 +134,18 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 	/* Each backend has its own connection, so fan-out threads never share one. */
 	if (state_open(&env.state, paths_state_db(), err) != GR_OK)
 		return err->code;
+	/* The environment wins; the sealed store is opened only when it has to be. */
+	s->vault_keys[s->n_backends] = NULL;
+	if (env.api_key == NULL && strcmp(ops->name, "sim") != 0) {
+		char *k = NULL;
+
+		if (vault_lookup_cfg(s->config, s->profile, ops->name, &k, err) != GR_OK) {
+			state_close(env.state);
+			return err->code;
+		}
+		env.api_key = k;
+		s->vault_keys[s->n_backends] = k;
+	}
 	s->backends[s->n_backends++] = backend_create(ops, &env);
 	return GR_OK;
 }

@@ -109,6 +109,8 @@ sb_grow(struct sb *sb, size_t extra)
 	need = sb->len + extra + 1;
 	if (need <= sb->cap)
 		return;
+	if (sb->cap == 0)
+		sb->cap = 64;	/* a detached buffer grows again from scratch */
 	while (sb->cap < need)
 		sb->cap = sb->cap < SIZE_MAX / 2 ? sb->cap * 2 : need;
 	sb->buf = xrealloc(sb->buf, sb->cap);
