@@ -55,7 +55,7 @@ median_ms() {
 			--output=null "$(printf '%q ' "$@")" >/dev/null 2>&1 ||
 			hyperfine --warmup 3 --runs "$runs" --export-json "$work/h.json" \
 				"$(printf '%q ' "$@") >/dev/null" >/dev/null
-		ms=$(jq -r '.results[0].median * 1000 | . * 100 | round / 100' "$work/h.json")
+		ms=$(jq -r '.results[0] | [.median, .min] | map(. * 100000 | round / 100) | join("|")' "$work/h.json")
 	else
 		local t0 t1 i
 		local -a v=()
@@ -68,10 +68,10 @@ median_ms() {
 		done
 		ms=$(printf '%s\n' "${v[@]}" | sort -n | awk '{ a[NR] = $1 } END {
 			m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-			printf "%.2f", m / 1000 }')
+			printf "%.2f|%.2f", m / 1000, a[1] / 1000 }')
 	fi
 	results+=("$name|$ms")
-	printf '%-58s %8s ms\n' "$name" "$ms" >&2
+	printf '%-58s %8s ms (min %s ms)\n' "$name" "${ms%|*}" "${ms#*|}" >&2
 }
 
 median_ms "empty program, same shared libraries" "$work/empty"
@@ -92,13 +92,15 @@ median_ms "gpurent __complete options offers" "$gr" __complete options offers
 v_empty=${results[0]#*|}
 v_version=${results[1]#*|}
 echo
-echo "| command | median |"
-echo "|---|---:|"
+echo "| command | median | min |"
+echo "|---|---:|---:|"
 for r in "${results[@]}"; do
-	printf '| %s | %s ms |\n' "${r%%|*}" "${r#*|}"
+	v=${r#*|}
+	printf '| %s | %s ms | %s ms |\n' "${r%%|*}" "${v%|*}" "${v#*|}"
 done
 echo
-awk -v a="$v_version" -v b="$v_empty" 'BEGIN { printf "--version / empty program: %.2fx\n", a / b }'
+awk -v a="${v_version%|*}" -v b="${v_empty%|*}" -v c="${v_version#*|}" -v d="${v_empty#*|}" \
+	'BEGIN { printf "--version / empty program: %.2fx (medians), %.2fx (minimums)\n", a / b, c / d }'
 echo
 echo "machine: $(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
 	"$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)," \
