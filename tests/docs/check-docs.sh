@@ -148,6 +148,12 @@ while read -r k; do
 	grep -qE "^\.B $(sed 's/\./\\./g' <<<"$k")( |$)" <<<"$keys_text" ||
 		fail "config key '$k' is not under KEYS in gpurent-config.5"
 done < <("$gr" config list --all -o tsv --no-header | cut -f1)
+# Every documented key is known to the binary.
+known_keys=$("$gr" config list --all -o tsv --no-header | cut -f1)
+while read -r k; do
+	grep -qxF -- "$k" <<<"$known_keys" ||
+		fail "gpurent-config.5 documents '$k', but 'config list --all' does not know it"
+done < <(awk '/^\.TP/ { tp = 1; next } tp && /^\.B [a-z]/ { print $2 } { tp = 0 }' <<<"$keys_text")
 
 # ---------------------------------------------------------------- completions
 # Offers listed last are the ones remembered for completion.
