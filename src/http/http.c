@@ -519,6 +519,12 @@ setup(struct http_client *c, const struct http_request *rq, struct curl_slist *h
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, sk);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
+	/*
+	 * libcurl silently sends a request again when a reused connection turns out dead; for
+	 * a launch that may mean renting twice, so non-idempotent requests get a fresh one.
+	 */
+	if (!rq->idempotent)
+		curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 1L);
 	/* Plain http goes only to loopback, and never through a proxy. */
 	if (url_is_plain_http(rq->url))
 		curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
