@@ -55,7 +55,7 @@ ssh_run(struct cmd_ctx *c, int argc, char **argv)
 	struct config *cfg;
 	bool print = false;
 	const char *args[64], *identity;
-	char port[16], target[128], known[4200];
+	char port[16], target[128], known[4200], identity_buf[4096];
 	int n, rc, k = 0, i;
 
 	rc = cmd_parse(c, argc, argv, handle, &print, &n);
@@ -87,10 +87,17 @@ ssh_run(struct cmd_ctx *c, int argc, char **argv)
 	args[k++] = "StrictHostKeyChecking=accept-new";
 	args[k++] = "-o";
 	args[k++] = known;
+	/* A script must never hang on a password prompt. */
+	if (!isatty(STDIN_FILENO)) {
+		args[k++] = "-o";
+		args[k++] = "BatchMode=yes";
+	}
 	identity = config_get(cfg, "ssh.identity");
 	if (identity != NULL) {
+		/* Copied: the config is freed before exec. */
+		strlcpy_(identity_buf, identity, sizeof(identity_buf));
 		args[k++] = "-i";
-		args[k++] = identity;
+		args[k++] = identity_buf;
 	}
 	args[k++] = target;
 	for (i = 1; i < n; i++)
