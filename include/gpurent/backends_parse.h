@@ -68,6 +68,10 @@ char *vast_build_query(const struct filter *f, enum offer_type type, int disk_gb
 void vast_types_wanted(const struct filter *f, bool *on_demand, bool *interruptible);
 
 /* POST /api/v0/bundles/ reply {"offers": [...]}: appends offers of the given type. */
+/* The same from a parsed reply, which it frees (so the caller can free the body first). */
+struct cJSON;
+enum gr_err vast_map_offers(struct cJSON *j, enum offer_type type, struct offer_list *out,
+    struct gr_error *err);
 enum gr_err vast_parse_offers(const char *body, size_t len, enum offer_type type,
     struct offer_list *out, struct gr_error *err);
 /* One instance row (as in lists and get) onto the common model. */

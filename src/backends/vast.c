@@ -404,8 +404,14 @@ vast_search(struct backend *b, const struct filter *f, enum offer_type type,
 		if (strncmp(rs.content_type, "application/json", 16) != 0)
 			e = gr_fail(err, GR_EUNAVAIL, "unexpected reply type '%s'",
 			    rs.content_type);
-		else
-			e = vast_parse_offers(rs.body, rs.len, type, out, err);
+		else {
+			cJSON *j;
+
+			/* The body goes before the offers are built: peak memory is tree + offers. */
+			e = bj_parse("vast", rs.body, rs.len, &j, err);
+			http_response_release(&rs);
+			return e == GR_OK ? vast_map_offers(j, type, out, err) : e;
+		}
 	}
 	http_response_release(&rs);
 	return e;

@@ -131,15 +131,30 @@ enum gr_err
 vast_parse_offers(const char *body, size_t len, enum offer_type type, struct offer_list *out,
     struct gr_error *err)
 {
-	cJSON *j, *offers, *o;
+	cJSON *j;
 	enum gr_err e;
 
 	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
 		return e;
+	return vast_map_offers(j, type, out, err);
+}
+
+enum gr_err
+vast_map_offers(cJSON *j, enum offer_type type, struct offer_list *out, struct gr_error *err)
+{
+	cJSON *offers, *o;
+	size_t want;
+
 	offers = cJSON_GetObjectItemCaseSensitive(j, "offers");
 	if (!cJSON_IsArray(offers)) {
 		cJSON_Delete(j);
 		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no offers array)");
+	}
+	/* One allocation of the right size instead of doubling up to it. */
+	want = out->n + (size_t)cJSON_GetArraySize(offers);
+	if (want > out->cap) {
+		out->v = xreallocarray(out->v, want, sizeof(*out->v));
+		out->cap = want;
 	}
 	cJSON_ArrayForEach(o, offers) {
 		struct offer tmp;

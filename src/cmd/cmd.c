@@ -18,7 +18,7 @@ volatile int cmd_interrupted;
 
 enum {
 	G_OUTPUT = 1000, G_FIELDS, G_NO_HEADER, G_PROVIDER, G_PROFILE, G_VERBOSE, G_DEBUG,
-	G_COLOR, G_HELP,
+	G_COLOR, G_HELP, G_VERSION,
 };
 
 const struct cmd_opt global_opts[] = {
@@ -31,6 +31,7 @@ const struct cmd_opt global_opts[] = {
 	{ "debug", 0, NULL, "trace provider requests on stderr (keys redacted)", G_DEBUG, CPL_NONE, false },
 	{ "color", 0, "WHEN", "auto, always or never", G_COLOR, CPL_NONE, false },
 	{ "help", 'h', NULL, "show help", G_HELP, CPL_NONE, false },
+	{ "version", 'V', NULL, "print the version and exit", G_VERSION, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -334,6 +335,12 @@ cmd_parse(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *da
 				rc = cmd_usage_error(c, "option '-%c' takes no value", a[1]);
 				break;
 			}
+		}
+		if (global && o->id == G_VERSION) {
+			fprintf(c->out, "gpurent %s\n", GPURENT_VERSION);
+			free(pos);
+			*npos = -1;
+			return 0;
 		}
 		if (global && o->id == G_HELP) {
 			cmd_print_help(c->out, c->cmd);

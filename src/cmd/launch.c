@@ -276,7 +276,7 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	if (a.image == NULL)
 		a.image = config_get(cfg, "launch.image");
 	if (a.disk == 0)
-		a.disk = config_get_int(cfg, "launch.disk", 50);
+		a.disk = config_get_int(cfg, "launch.disk", 0);	/* 0: the provider's default */
 	if (!a.force && (config_get_money(cfg, "budget.day") >= 0 ||
 	    config_get_money(cfg, "budget.month") >= 0)) {
 		if (session_state(c->s, &st, &err) != GR_OK ||

@@ -25,7 +25,7 @@ static const struct config_key keys[] = {
 	{ "http.timeout", CK_DURATION, "30s", "total timeout per request" },
 	{ "lambda.ssh_key", CK_STRING, NULL, "name of the Lambda SSH key to launch with" },
 	{ "lambda.url", CK_STRING, NULL, "Lambda API address (scheme, host, port)" },
-	{ "launch.disk", CK_INT, "50", "default disk size in GB" },
+	{ "launch.disk", CK_INT, NULL, "default disk size in GB (unset: the provider's default)" },
 	{ "launch.image", CK_STRING, NULL, "default image to launch" },
 	{ "offers.filter", CK_STRING, NULL, "filter terms applied to every offer search" },
 	{ "offers.limit", CK_INT, NULL, "default --limit of offers" },

@@ -296,7 +296,11 @@ fanout(struct session *s, const struct filter *f, bool offers, struct offer_list
 	for (i = 0; i < s->n_backends; i++) {
 		if (results[i].code == GR_OK) {
 			ok++;
-			if (offers)
+			if (offers && oout->n == 0 && oout->v == NULL) {
+				/* The first list is taken over, not copied. */
+				*oout = jobs[i].offers;
+				offer_list_init(&jobs[i].offers);
+			} else if (offers)
 				offer_list_append(oout, &jobs[i].offers);
 			else {
 				size_t k;
