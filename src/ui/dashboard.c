@@ -756,6 +756,17 @@ apply_result(struct ui *u, struct ui_result *r)
 				*instance_list_add(&u->insts) = u->prov[i].insts.v[k];
 		}
 		ui_instances_rebuild(u);
+		/* Opened on the metrics view (--view metrics): watch the first running one. */
+		if (u->view == UV_METRICS && u->watch[0] == '\0')
+			for (i = 0; i < u->ig.n_order; i++) {
+				const struct instance *in = (const void *)(u->ig.rows +
+				    u->ig.order[i] * u->ig.size);
+
+				if (in->state == ST_RUNNING) {
+					ui_metrics_watch(u, in->id);
+					break;
+				}
+			}
 		break;
 	case UJ_METRICS:
 		if (r->code == GR_OK && strcmp(r->req.id, u->watch) == 0)
