@@ -16,6 +16,7 @@
 #include "gpurent/config.h"
 #include "gpurent/filter.h"
 #include "gpurent/idcache.h"
+#include "gpurent/shell.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -125,16 +126,6 @@ complete(struct cmd_ctx *c, enum opt_complete kind, const char *prefix)
 			if (!(commands[i]->flags & CMD_HIDDEN))
 				word(c->out, prefix, commands[i]->name);
 		break;
-	case CPL_FILTER: {
-		char buf[256], *tok, *save = NULL, w[48];
-
-		strlcpy_(buf, filter_fields_help(), sizeof(buf));
-		for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-			snprintf(w, sizeof(w), "%s=", tok);
-			word(c->out, prefix, w);
-		}
-		break;
-	}
 	case CPL_PROFILE: {
 		struct config *cfg;
 		const char *names[64];
@@ -174,7 +165,16 @@ complete_run(struct cmd_ctx *c, int argc, char **argv)
 			}
 	} else if (argc >= 3 && strcmp(argv[1], "args") == 0) {
 		cmd = cmd_find(argv[2]);
-		if (cmd != NULL)
+		if (cmd != NULL && cmd->complete_args == CPL_FILTER) {
+			/* Filter terms and their values ("gpu=h1" -> "gpu=H100..."): the shell's engine. */
+			char *words[1] = { argv[2] };
+			char **cands = shell_complete(c->s, words, 1, argc >= 4 ? argv[3] : "");
+			size_t i;
+
+			for (i = 0; cands != NULL && cands[i] != NULL; i++)
+				fprintf(c->out, "%s\n", cands[i]);
+			shell_argv_free(cands);
+		} else if (cmd != NULL)
 			complete(c, cmd->complete_args, argc >= 4 ? argv[3] : "");
 	} else if (argc >= 4 && strcmp(argv[1], "optarg") == 0) {
 		o = find_opt(cmd_find(argv[2]), argv[3]);
