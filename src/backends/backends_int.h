@@ -37,6 +37,8 @@ struct bk_http {
 enum gr_err bk_http_init(struct bk_http *h, const struct backend *b, const char *def_url,
     bool need_key, struct gr_error *err);
 void bk_http_free(struct bk_http *h);
+/* GR_EAUTH, saying how to give one, when the backend has no key. */
+enum gr_err bk_need_key(const struct bk_http *h, const char *provider, struct gr_error *err);
 /* An absolute URL for a path; malloc'd. */
 char *bk_url(const struct bk_http *h, const char *path);
 

@@ -76,6 +76,21 @@ env_for(const char *provider, const char *prefix, const char *suffix, char *buf,
 }
 
 enum gr_err
+bk_need_key(const struct bk_http *h, const char *provider, struct gr_error *err)
+{
+	char up[32];
+	size_t n;
+
+	if (h->auth != NULL)
+		return GR_OK;
+	for (n = 0; provider[n] != '\0' && n + 1 < sizeof(up); n++)
+		up[n] = (char)toupper((unsigned char)provider[n]);
+	up[n] = '\0';
+	return gr_fail(err, GR_EAUTH, "%s: no API key: run 'gpurent login %s', or set "
+	    "GPURENT_%s_API_KEY or %s_API_KEY", provider, provider, up, up);
+}
+
+enum gr_err
 bk_http_init(struct bk_http *h, const struct backend *b, const char *def_url, bool need_key,
     struct gr_error *err)
 {
@@ -113,15 +128,8 @@ bk_http_init(struct bk_http *h, const struct backend *b, const char *def_url, bo
 			return gr_fail(err, GR_EAUTH, "%s: the API key contains a line break", name);
 		h->auth = xasprintf("Authorization: Bearer %s", key);
 		h->hdrs[0] = h->auth;
-	} else if (need_key) {
-		char up[32];
-
-		snprintf(up, sizeof(up), "%s", name);
-		for (n = 0; up[n] != '\0'; n++)
-			up[n] = (char)toupper((unsigned char)up[n]);
-		return gr_fail(err, GR_EAUTH, "%s: no API key: set GPURENT_%s_API_KEY or %s_API_KEY",
-		    name, up, up);
-	}
+	} else if (need_key)
+		return bk_need_key(h, name, err);
 	memset(&o, 0, sizeof(o));
 	o.provider = name;
 	o.api_key = key;

@@ -101,15 +101,6 @@ runpod_cleanup(struct backend *b)
 		bk_http_free(&priv(b)->h);
 }
 
-static enum gr_err
-need_key(struct backend *b, struct gr_error *err)
-{
-	if (priv(b)->h.auth == NULL)
-		return gr_fail(err, GR_EAUTH,
-		    "no API key: set GPURENT_RUNPOD_API_KEY or RUNPOD_API_KEY");
-	return GR_OK;
-}
-
 char *
 runpod_build_offers_query(const struct filter *f, bool *pushed_all)
 {
@@ -277,7 +268,7 @@ runpod_get(struct backend *b, const char *id, struct instance *out, struct gr_er
 	const char *l;
 	enum gr_err e;
 
-	if ((e = need_key(b, err)) != GR_OK)
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
 	if ((l = bk_local_id(b, id, err)) == NULL)
 		return GR_ENOTFOUND;
@@ -309,7 +300,7 @@ runpod_instances(struct backend *b, struct instance_list *out, struct gr_error *
 	int64_t created;
 	enum gr_err e;
 
-	if ((e = need_key(b, err)) != GR_OK)
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
 	e = runpod_list(b, out, err);
 	for (i = first; e == GR_OK && i < out->n; i++) {
@@ -419,7 +410,7 @@ runpod_launch(struct backend *b, const struct launch_req *req, struct instance *
 	enum gr_err e = GR_OK;
 	bool unclear;
 
-	if ((e = need_key(b, err)) != GR_OK)
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
 	if (!runpod_offer_id_parse(req->offer_id, &secure, &count, &spot, type_id,
 	    sizeof(type_id)))
@@ -498,7 +489,7 @@ runpod_mutate(struct backend *b, const char *id, const char *doc_text, bool term
 	char *doc;
 	enum gr_err e;
 
-	if ((e = need_key(b, err)) != GR_OK)
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
 	if ((l = bk_local_id(b, id, err)) == NULL)
 		return GR_ENOTFOUND;
@@ -555,7 +546,7 @@ runpod_metrics(struct backend *b, const char *id, struct sample_list *out, struc
 	char *q;
 	enum gr_err e;
 
-	if ((e = need_key(b, err)) != GR_OK)
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
 	if ((l = bk_local_id(b, id, err)) == NULL)
 		return GR_ENOTFOUND;
@@ -576,7 +567,7 @@ runpod_account(struct backend *b, struct account *out, struct gr_error *err)
 	char *q;
 	enum gr_err e;
 
-	if ((e = need_key(b, err)) != GR_OK)
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
 	q = doc1("query Me { myself { clientBalance currentSpendPerHr } }", NULL, NULL);
 	e = gql(b, q, true, &rs, err);

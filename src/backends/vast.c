@@ -97,15 +97,6 @@ vast_cleanup(struct backend *b)
 		bk_http_free(&priv(b)->h);
 }
 
-static enum gr_err
-need_key(struct backend *b, struct gr_error *err)
-{
-	if (priv(b)->h.auth == NULL)
-		return gr_fail(err, GR_EAUTH,
-		    "no API key: set GPURENT_VAST_API_KEY or VAST_API_KEY");
-	return GR_OK;
-}
-
 /* The field's operator object in the query, created on first use. */
 static cJSON *
 field(cJSON *q, const char *name)
@@ -493,7 +484,7 @@ vast_get(struct backend *b, const char *id, struct instance *out, struct gr_erro
 	const char *l;
 	enum gr_err e;
 
-	if ((e = need_key(b, err)) != GR_OK)
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
 	if ((l = local_numeric(b, id, "instance", err)) == NULL)
 		return GR_ENOTFOUND;
@@ -553,7 +544,7 @@ vast_instances(struct backend *b, struct instance_list *out, struct gr_error *er
 	size_t first = out->n, i;
 	enum gr_err e;
 
-	if ((e = need_key(b, err)) != GR_OK)
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
 	e = vast_list(b, NULL, out, err);
 	for (i = first; e == GR_OK && i < out->n; i++)
@@ -649,7 +640,7 @@ vast_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 	enum gr_err e = GR_OK;
 	bool unclear;
 
-	if ((e = need_key(b, err)) != GR_OK)
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
 	if ((ask = local_numeric(b, req->offer_id, "offer", err)) == NULL)
 		return GR_ENOTFOUND;
@@ -744,7 +735,7 @@ vast_action(struct backend *b, const char *id, enum http_method m, const char *j
 	enum gr_err e;
 	struct instance in;
 
-	if ((e = need_key(b, err)) != GR_OK)
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
 	if ((l = local_numeric(b, id, "instance", err)) == NULL)
 		return GR_ENOTFOUND;
@@ -804,7 +795,7 @@ vast_metrics(struct backend *b, const char *id, struct sample_list *out, struct 
 	const char *l;
 	enum gr_err e;
 
-	if ((e = need_key(b, err)) != GR_OK)
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
 	if ((l = local_numeric(b, id, "instance", err)) == NULL)
 		return GR_ENOTFOUND;
@@ -829,7 +820,7 @@ vast_account(struct backend *b, struct account *out, struct gr_error *err)
 	char *url;
 	enum gr_err e;
 
-	if ((e = need_key(b, err)) != GR_OK)
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
 	url = bk_url(&v->h, "/api/v0/users/current/");
 	e = check(http_get(v->h.http, url, v->h.hdrs, &rs, err), &rs, err);
