@@ -150,10 +150,9 @@ costs_compute(struct state *st, int64_t now, int64_t since, enum cost_group by,
 	free(segs);
 	out->projected_day = out->spent_today + money_accrue(out->burn_hour, today + 86400 - now);
 	out->projected_month = out->spent_month + money_accrue(out->burn_hour, month_end(now) - now);
-	if (by == CG_DAY)
-		qsort(out->lines, out->n_lines, sizeof(*out->lines), cmp_days);
-	else
-		qsort(out->lines, out->n_lines, sizeof(*out->lines), cmp_lines);
+	if (out->n_lines > 0)
+		qsort(out->lines, out->n_lines, sizeof(*out->lines), by == CG_DAY ? cmp_days :
+		    cmp_lines);
 	return GR_OK;
 }
 

@@ -546,6 +546,8 @@ cmp_offers(const void *pa, const void *pb)
 void
 sort_offers(struct offer_list *l, const struct sort_spec *s)
 {
+	if (l->n < 2)
+		return;
 	cur_sort = s;
 	qsort(l->v, l->n, sizeof(*l->v), cmp_offers);
 	cur_sort = NULL;

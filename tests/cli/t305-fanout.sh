@@ -8,13 +8,9 @@ for p in vast runpod lambda; do
 	start_serve "$p" --api-key k --latency 300
 	use_provider "$p" k
 done
-now_ms() { date +%s%3N; }
-t0=$(now_ms)
+# How long the fan-out takes against the sum is measured in bench/providers.sh, not here.
 expect_ok g --provider vast --provider runpod --provider lambda -o json offers gpus=1
-t1=$(now_ms)
 check "three providers answered" '[ "$(jq "[.[].provider] | unique | length" <<<"$OUT")" = 3 ]'
-# In series this takes at least 900 ms of server latency alone.
-check "parallel, not the sum ($((t1 - t0)) ms)" '[ $((t1 - t0)) -lt 800 ]'
 
 # A provider that is down: the others still answer, it is named, exit 10.
 export GPURENT_RUNPOD_URL=http://127.0.0.1:1

@@ -63,8 +63,15 @@ start_dash() {
 	shift 2
 	for a in "$@"; do args="$args '$a'"; done
 	# The pane's shell records its pid, then becomes gpurent, so a test can signal it.
-	tm new-session -d -s ui -x "$w" -y "$h" \
-	    "s0=\$(stty -g); sh -c 'echo \$\$ >\"$T/pid\"; exec \"$G\" dashboard $args'; \
-	    rc=\$?; [ \"\$(stty -g)\" = \"\$s0\" ] && echo TTY-OK; echo DASH-EXIT-\$rc; sleep 60"
+	# A server still shutting down after the last session was killed can refuse one
+	# new session ("server exited unexpectedly"): try a few times.
+	local tries
+	for tries in 1 2 3 4 5; do
+		tm new-session -d -s ui -x "$w" -y "$h" \
+		    "s0=\$(stty -g); sh -c 'echo \$\$ >\"$T/pid\"; exec \"$G\" dashboard $args'; \
+		    rc=\$?; [ \"\$(stty -g)\" = \"\$s0\" ] && echo TTY-OK; echo DASH-EXIT-\$rc; sleep 60" &&
+		    break
+		sleep 0.3
+	done
 	wait_for '^ burn ' 100 || { fail "the dashboard did not start: $(screen)"; finish; }
 }
