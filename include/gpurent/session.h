@@ -60,6 +60,7 @@ struct fanout_result {
 	struct gr_error err;
 	bool pushed_all;
 	double seconds;
+	size_t count;		/* offers or instances it returned */
 };
 
 /*

@@ -25,7 +25,6 @@ report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n)
 	size_t i, failed = 0;
 	char clean[sizeof(res->err.msg)];
 
-	(void)c;
 	for (i = 0; i < n; i++)
 		if (res[i].code != GR_OK) {
 			failed++;
@@ -34,6 +33,17 @@ report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n)
 			    text_sanitize(clean, sizeof(clean), res[i].err.msg));
 		}
 	return failed;
+}
+
+void
+report_timing(struct cmd_ctx *c, const struct fanout_result *res, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && c->s->verbose; i++)
+		fprintf(stderr, "gpurent: %s: %s, %zu in %.0f ms\n", res[i].b->ops->name,
+		    res[i].code == GR_OK ? "ok" : gr_err_name(res[i].code), res[i].count,
+		    res[i].seconds * 1000);
 }
 
 int

@@ -13,6 +13,8 @@ int finish_output(struct cmd_ctx *c, int status);
 
 /* Name each failed provider of a fan-out on stderr; returns how many failed. */
 size_t report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n);
+/* With -v: each provider's outcome, count and time on stderr. */
+void report_timing(struct cmd_ctx *c, const struct fanout_result *res, size_t n);
 
 /*
  * Run op on each id with its provider's backend; report each failure on stderr with its id.

@@ -2,6 +2,7 @@
  * gpurent costs: burn rate, spend and projections from the ledger.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -137,6 +138,80 @@ json_money(FILE *fp, const char *key, int64_t v, bool comma)
 		fputc(',', fp);
 }
 
+/* What a provider itself reports, beside what the local ledger says about it. */
+struct reported {
+	const char *provider;
+	struct account acct;
+	int64_t ledger_burn;
+};
+
+/*
+ * Ask each provider that keeps accounts for its balance and spend, and say on stderr when
+ * its burn rate disagrees with the ledger's (an instance started or stopped elsewhere).
+ */
+static size_t
+reconcile(struct cmd_ctx *c, struct state *st, int64_t now, struct reported *out)
+{
+	struct cost_summary byp;
+	struct gr_error err = { 0 };
+	size_t i, k, n = 0;
+	char a[32], b[32];
+
+	if (costs_compute(st, now, 0, CG_PROVIDER, &byp, &err) != GR_OK)
+		return 0;
+	for (i = 0; i < c->s->n_backends; i++) {
+		struct backend *be = c->s->backends[i];
+		struct reported *r = &out[n];
+
+		if (!be->ready || be->ops->account == NULL)
+			continue;
+		memset(r, 0, sizeof(*r));
+		gr_error_clear(&err);
+		if (be->ops->account(be, &r->acct, &err) != GR_OK) {
+			cmd_warn("%s: no account figures: %s", be->ops->name, err.msg);
+			continue;
+		}
+		r->provider = be->ops->name;
+		for (k = 0; k < byp.n_lines; k++)
+			if (strcmp(byp.lines[k].key, r->provider) == 0)
+				r->ledger_burn = byp.lines[k].burn_hour;
+		if ((r->acct.valid & AV_SPEND) && llabs(r->acct.spend_hour - r->ledger_burn) >
+		    (r->ledger_burn / 100 > 10000 ? r->ledger_burn / 100 : 10000))
+			cmd_warn("%s reports a burn rate of %s/h where the local ledger has %s/h: "
+			    "instances changed outside gpurent are counted from when it last saw "
+			    "them", r->provider, money_format(a, sizeof(a), r->acct.spend_hour, 3,
+			    true), money_format(b, sizeof(b), r->ledger_burn, 3, true));
+		n++;
+	}
+	cost_summary_release(&byp);
+	return n;
+}
+
+static void
+json_reported(FILE *fp, const struct reported *r, size_t n)
+{
+	struct cell m = { CELL_MONEY, NULL, 0, 0, 0 };
+	size_t i;
+
+	fputs("\"providers\":[", fp);
+	for (i = 0; i < n; i++) {
+		fprintf(fp, "%s{\"provider\":", i ? "," : "");
+		json_write_str(fp, r[i].provider);
+		m.kind = r[i].acct.valid & AV_BALANCE ? CELL_MONEY : CELL_NULL;
+		m.i = r[i].acct.balance;
+		fputs(",\"balance\":", fp);
+		json_write_cell(fp, &m);
+		m.kind = r[i].acct.valid & AV_SPEND ? CELL_MONEY : CELL_NULL;
+		m.i = r[i].acct.spend_hour;
+		fputs(",\"reported_burn_hour\":", fp);
+		json_write_cell(fp, &m);
+		fputc(',', fp);
+		json_money(fp, "ledger_burn_hour", r[i].ledger_burn, false);
+		fputc('}', fp);
+	}
+	fputs("],", fp);
+}
+
 static int
 costs_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -150,8 +225,9 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	struct state *st;
 	struct instance_list l;
 	struct fanout_result res[SESSION_MAX_PROVIDERS];
+	struct reported rep[SESSION_MAX_PROVIDERS];
 	int n, rc;
-	size_t i;
+	size_t i, n_rep;
 
 	rc = cmd_parse(c, argc, argv, handle, &a, &n);
 	if (rc != 0 || n < 0)
@@ -168,6 +244,7 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	if (session_state(c->s, &st, &err) != GR_OK ||
 	    costs_compute(st, session_now(c->s), a.since, a.by, &sum, &err) != GR_OK)
 		return cmd_error(c, &err);
+	n_rep = reconcile(c, st, sum.now, rep);
 	row.s = &sum;
 	row.budget = config_get_money(cfg, "budget.month");
 	if (out_global.format == OUT_JSON) {
@@ -186,8 +263,10 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 			fputs("\"budget_month\":null,", c->out);
 		fputs("\"since\":", c->out);
 		json_write_cell(c->out, &t);
-		fprintf(c->out, ",\"by\":%s%s%s,\"groups\":[", a.by ? "\"" : "",
+		fprintf(c->out, ",\"by\":%s%s%s,", a.by ? "\"" : "",
 		    a.by ? group_names[a.by] : "null", a.by ? "\"" : "");
+		json_reported(c->out, rep, n_rep);
+		fputs("\"groups\":[", c->out);
 		for (i = 0; i < sum.n_lines; i++) {
 			fputs(i ? ",{\"key\":" : "{\"key\":", c->out);
 			json_write_str(c->out, sum.lines[i].key);
@@ -203,6 +282,15 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	} else if (out_global.format == OUT_TABLE) {
 		rc = out_print_record(c->out, &out_global, summary_cols, ARRAY_LEN(summary_cols),
 		    &row, summary_cell, NULL, &err);
+		for (i = 0; i < n_rep; i++) {
+			char bal[32], burn[32];
+
+			fprintf(c->out, "%s says: balance %s, burn %s/h\n", rep[i].provider,
+			    rep[i].acct.valid & AV_BALANCE ? money_format(bal, sizeof(bal),
+			    rep[i].acct.balance, 2, true) : "unknown",
+			    rep[i].acct.valid & AV_SPEND ? money_format(burn, sizeof(burn),
+			    rep[i].acct.spend_hour, 3, true) : "unknown");
+		}
 	} else
 		rc = out_print(c->out, &out_global, summary_cols, ARRAY_LEN(summary_cols), 0, &row,
 		    1, sizeof(row), summary_cell, NULL, &err);

@@ -71,6 +71,7 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
 	instance_list_init(&list);
 	frc = session_instances(c->s, &list, res, &err);
+	report_timing(c, res, c->s->n_backends);
 	if (frc != GR_OK && frc != GR_EPARTIAL) {
 		instance_list_release(&list);
 		if (c->s->n_backends > 1) {

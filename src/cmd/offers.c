@@ -95,6 +95,7 @@ offers_run(struct cmd_ctx *c, int argc, char **argv)
 	}
 	offer_list_init(&list);
 	frc = session_offers(c->s, &f, &list, res, &err);
+	report_timing(c, res, c->s->n_backends);
 	if (frc != GR_OK && frc != GR_EPARTIAL) {
 		offer_list_release(&list);
 		if (c->s->n_backends > 1)

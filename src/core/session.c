@@ -294,6 +294,7 @@ fanout(struct session *s, const struct filter *f, bool offers, struct offer_list
 			run_job(&jobs[i]);
 	}
 	for (i = 0; i < s->n_backends; i++) {
+		results[i].count = offers ? jobs[i].offers.n : jobs[i].instances.n;
 		if (results[i].code == GR_OK) {
 			ok++;
 			if (offers && oout->n == 0 && oout->v == NULL) {

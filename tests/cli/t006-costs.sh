@@ -25,6 +25,8 @@ now=$((1790000000 + 120 + 3600))
 want=$(jq -n "($price * 1000000 * ($now - $start) / 3600 + 0.5 | floor) / 1000000")
 check "spent = price x seconds running ($want)" 'jq -e ".spent == $want and .burn_hour == $price" <<<"$OUT" >/dev/null'
 check "projection adds the burn to midnight" 'jq -e ".projected_day > .spent_today" <<<"$OUT" >/dev/null'
+check "the provider's own figures agree with the ledger" \
+	'jq -e ".providers[0].provider == \"sim\" and .providers[0].reported_burn_hour == .providers[0].ledger_burn_hour and .providers[0].balance == (500 - .spent)" <<<"$OUT" >/dev/null'
 
 expect_ok g stop "$id"
 expect_ok g sim advance 1m
