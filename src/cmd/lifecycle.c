@@ -160,6 +160,33 @@ lifecycle_run(struct cmd_ctx *c, int argc, char **argv, enum lifecycle_op op)
 			return EXIT_ERROR;
 		}
 	}
+	if (op != LC_DESTROY) {
+		/* Say what a provider cannot do before asking it for anything (even a key). */
+		int i, k = 0, refused = 0;
+
+		for (i = 0; i < n; i++) {
+			char provider[PROVIDER_MAX];
+			const struct backend_ops *ops;
+			struct backend probe;
+			struct gr_error err = { 0 };
+
+			if (backend_split_id(argv[i], provider, sizeof(provider), NULL) &&
+			    (ops = backend_find_ops(provider)) != NULL && !(ops->caps & CAP_STOP)) {
+				memset(&probe, 0, sizeof(probe));
+				probe.ops = ops;
+				backend_require(&probe, CAP_STOP, NULL, &err);
+				fprintf(stderr, "gpurent: %s: %s\n", argv[i], err.msg);
+				refused++;
+				continue;
+			}
+			argv[k++] = argv[i];
+		}
+		if (refused > 0) {
+			if (k > 0)
+				for_each_id(c, k, argv, apply, &a);
+			return finish_output(c, k == 0 ? EXIT_UNSUPPORTED : EXIT_PARTIAL);
+		}
+	}
 	rc = for_each_id(c, n, argv, apply, &a);
 	return finish_output(c, rc);
 }
