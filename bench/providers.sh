@@ -72,11 +72,12 @@ fetch=$(best_of 5 curl -s -o "$TMP/b2.json" -H 'Authorization: Bearer k' \
 parse=$(for i in 1 2 3 4 5; do "$TMP/floor" "$TMP/body.json"; done | sort -n | head -1)
 floor=$(awk "BEGIN { printf \"%.0f\", $fetch + $parse }")
 # The client gets its own state directory so it never waits on the server's database.
-full=$(GPURENT_HOME=$TMP/client best_of 5 "$G" --provider vast -o json offers)
+# The same search as the floor's: on-demand only, one request.
+full=$(GPURENT_HOME=$TMP/client best_of 5 "$G" --provider vast -o json offers type=on-demand)
 echo "fetch (curl): $fetch ms; cJSON parse: $parse ms; floor: $floor ms"
 echo "gpurent offers (fetch, parse, filter, print JSON): $full ms"
 echo "ratio to floor: $(awk "BEGIN { printf \"%.2f\", $full / $floor }") (target <= 1.3)"
 rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 mf=$(rss "$TMP/floor" "$TMP/body.json")
-mg=$(GPURENT_HOME=$TMP/client rss "$G" --provider vast -o json offers)
+mg=$(GPURENT_HOME=$TMP/client rss "$G" --provider vast -o json offers type=on-demand)
 echo "peak RSS: floor $mf KiB, gpurent $mg KiB, ratio $(awk "BEGIN { printf \"%.2f\", $mg / $mf }") (target <= 1.3)"
