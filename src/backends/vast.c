@@ -7,6 +7,7 @@
  * instance is looked up by its label and client token first.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 
 struct vast {
 	struct bk_http h;
+	struct bk_http h_bid;	/* a second connection: both searches run at once */
 	int disk_gb;
 	int limit;
 	char image[128];
@@ -72,7 +74,8 @@ vast_init(struct backend *b, struct gr_error *err)
 	enum gr_err e;
 
 	/* Search works without a key; everything else asks for one when it runs. */
-	if ((e = bk_http_init(&v->h, b, VAST_URL, false, err)) != GR_OK)
+	if ((e = bk_http_init(&v->h, b, VAST_URL, false, err)) != GR_OK ||
+	    (e = bk_http_init(&v->h_bid, b, VAST_URL, false, err)) != GR_OK)
 		return e;
 	v->disk_gb = VAST_DEFAULT_DISK;
 	v->limit = VAST_SEARCH_LIMIT;
@@ -93,8 +96,10 @@ vast_init(struct backend *b, struct gr_error *err)
 static void
 vast_cleanup(struct backend *b)
 {
-	if (b->priv != NULL)
+	if (b->priv != NULL) {
 		bk_http_free(&priv(b)->h);
+		bk_http_free(&priv(b)->h_bid);
+	}
 }
 
 /* The field's operator object in the query, created on first use. */
@@ -368,7 +373,7 @@ check(enum gr_err e, const struct http_response *rs, struct gr_error *err)
 }
 
 static enum gr_err
-vast_search(struct backend *b, const struct filter *f, enum offer_type type,
+vast_search(struct backend *b, struct bk_http *h, const struct filter *f, enum offer_type type,
     struct offer_list *out, bool *pushed_all, struct gr_error *err)
 {
 	struct vast *v = priv(b);
@@ -381,13 +386,13 @@ vast_search(struct backend *b, const struct filter *f, enum offer_type type,
 	q = vast_build_query(f, type, v->disk_gb, v->limit, &all);
 	if (!all)
 		*pushed_all = false;
-	url = bk_url(&v->h, "/api/v0/bundles/");
+	url = bk_url(h, "/api/v0/bundles/");
 	rq.method = HTTP_POST;
 	rq.url = url;
-	rq.headers = v->h.hdrs;
+	rq.headers = h->hdrs;
 	rq.body = q;
 	rq.idempotent = true;	/* a search changes nothing */
-	e = check(http_do(v->h.http, &rq, &rs, err), &rs, err);
+	e = check(http_do(h->http, &rq, &rs, err), &rs, err);
 	free(url);
 	free(q);
 	if (e == GR_OK) {
@@ -408,6 +413,25 @@ vast_search(struct backend *b, const struct filter *f, enum offer_type type,
 	return e;
 }
 
+struct bid_search {
+	struct backend *b;
+	const struct filter *f;
+	struct offer_list out;
+	bool pushed_all;
+	enum gr_err e;
+	struct gr_error err;
+};
+
+static void *
+bid_search_run(void *arg)
+{
+	struct bid_search *j = arg;
+
+	j->e = vast_search(j->b, &priv(j->b)->h_bid, j->f, OFFER_INTERRUPTIBLE, &j->out,
+	    &j->pushed_all, &j->err);
+	return NULL;
+}
+
 static enum gr_err
 vast_offers(struct backend *b, const struct filter *f, struct offer_list *out, bool *pushed_all,
     struct gr_error *err)
@@ -417,10 +441,30 @@ vast_offers(struct backend *b, const struct filter *f, struct offer_list *out, b
 
 	*pushed_all = true;
 	vast_types_wanted(f, &od, &bid);
+	if (od && bid) {
+		/* Two searches, two connections, at once: the pair costs the slower one. */
+		struct bid_search job = { b, f, { 0 }, true, GR_OK, { 0 } };
+		pthread_t th;
+		bool threaded = pthread_create(&th, NULL, bid_search_run, &job) == 0;
+
+		if (!threaded)
+			bid_search_run(&job);
+		e = vast_search(b, &priv(b)->h, f, OFFER_ON_DEMAND, out, pushed_all, err);
+		if (threaded)
+			pthread_join(th, NULL);
+		if (e == GR_OK && job.e != GR_OK)
+			e = gr_fail(err, job.e, "%s", job.err.msg);
+		if (e == GR_OK)
+			offer_list_append(out, &job.out);
+		if (!job.pushed_all)
+			*pushed_all = false;
+		offer_list_release(&job.out);
+		return e;
+	}
 	if (od)
-		e = vast_search(b, f, OFFER_ON_DEMAND, out, pushed_all, err);
+		e = vast_search(b, &priv(b)->h, f, OFFER_ON_DEMAND, out, pushed_all, err);
 	if (e == GR_OK && bid)
-		e = vast_search(b, f, OFFER_INTERRUPTIBLE, out, pushed_all, err);
+		e = vast_search(b, &priv(b)->h_bid, f, OFFER_INTERRUPTIBLE, out, pushed_all, err);
 	return e;
 }
 
