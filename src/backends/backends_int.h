@@ -51,6 +51,27 @@ bool bk_recall_created(const struct backend *b, const char *id, int64_t *when);
 /* The id part after "<provider>:"; NULL (with GR_ENOTFOUND in err) for another provider's id. */
 const char *bk_local_id(const struct backend *b, const char *id, struct gr_error *err);
 
+/*
+ * The one launch protocol of every HTTP backend (a double launch costs money): send the
+ * create; a 429 was not acted on, so wait and send again; after an unclear outcome (timeout,
+ * reset, 5xx) look for the instance by name up to three times, and send again only once the
+ * provider has answered that it does not exist. Never resends after Ctrl-C.
+ */
+struct bk_launch {
+	const char *name;	/* the name or label the instance is found by */
+	long backoff_ms;	/* first wait before sending again; doubles each attempt */
+	void *ctx;
+	/* Send the create once, as http_do does. */
+	enum gr_err (*send)(void *ctx, struct http_response *rs, struct gr_error *err);
+	/* A clear reply: the provider's error, or success (the backend notes the new id). */
+	enum gr_err (*accept)(void *ctx, const struct http_response *rs, struct gr_error *err);
+	/* Look for the instance by name: 1 found (out filled), 0 surely absent, -1 unknown. */
+	int (*find)(void *ctx, struct instance *out);
+};
+/* GR_OK when accepted (*found false) or found by name after an unclear outcome (*found). */
+enum gr_err bk_launch_run(const struct bk_launch *l, struct instance *out, bool *found,
+    struct gr_error *err);
+
 /* Wall-clock UTC seconds. */
 int64_t bk_now(void);
 /* Sleep ms milliseconds (used between launch look-ups). */

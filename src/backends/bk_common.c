@@ -239,3 +239,57 @@ bk_sleep_ms(long ms)
 	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
 		;
 }
+
+enum gr_err
+bk_launch_run(const struct bk_launch *l, struct instance *out, bool *found_out,
+    struct gr_error *err)
+{
+	struct http_response rs;
+	int attempt, look, found;
+	enum gr_err e = GR_OK;
+	bool unclear, interrupted;
+
+	*found_out = false;
+	for (attempt = 1; attempt <= 4; attempt++) {
+		struct gr_error terr = { 0 };
+
+		e = l->send(l->ctx, &rs, &terr);
+		unclear = (e != GR_OK && rs.maybe_sent) || (e == GR_OK && rs.status >= 500);
+		interrupted = e == GR_EINTERRUPTED;
+		if (e == GR_OK && rs.status == 429 && attempt < 4) {
+			/* Refused before it was acted on: waiting and sending again is safe. */
+			bk_sleep_ms(rs.retry_after_s > 0 ? rs.retry_after_s * 1000L :
+			    l->backoff_ms << attempt);
+			http_response_release(&rs);
+			continue;
+		}
+		if (!unclear) {
+			if (e != GR_OK)
+				e = gr_fail(err, terr.code, "%s", terr.msg);
+			else
+				e = l->accept(l->ctx, &rs, err);
+			http_response_release(&rs);
+			return e;
+		}
+		http_response_release(&rs);
+		/* Unclear: did it happen? Look before doing anything else. */
+		found = -1;
+		for (look = 0; look < 3 && found != 1; look++) {
+			if (look > 0)
+				bk_sleep_ms(1000);
+			found = l->find(l->ctx, out);
+		}
+		if (found == 1) {
+			*found_out = true;
+			return GR_OK;
+		}
+		if (found < 0 || attempt == 4 || interrupted)
+			return gr_fail(err, interrupted ? GR_EINTERRUPTED : GR_EUNAVAIL,
+			    "launch outcome unknown (%s) and the instance list could not confirm "
+			    "it; run 'gpurent ls' before launching again (name '%s')",
+			    terr.msg[0] ? terr.msg : "server error", l->name);
+		/* Confirmed absent: the create did not happen, so sending it again is safe. */
+		bk_sleep_ms(l->backoff_ms << attempt);
+	}
+	return e;
+}

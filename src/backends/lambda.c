@@ -249,17 +249,51 @@ lambda_find_launched(struct backend *b, const char *name, struct instance *out)
 	return found;
 }
 
+/* One launch request and how to recognise its instance (for bk_launch_run). */
+struct create {
+	struct backend *b;
+	const char *doc;
+	const char *name;
+	char lid[80];		/* the new instance's id, once accepted */
+};
+
+static enum gr_err
+create_send(void *ctx, struct http_response *rs, struct gr_error *err)
+{
+	struct create *c = ctx;
+
+	return lambda_req(c->b, HTTP_POST, "/api/v1/instance-operations/launch", c->doc, false,
+	    rs, err);
+}
+
+static enum gr_err
+create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
+{
+	struct create *c = ctx;
+	enum gr_err e = lambda_parse_error(rs->status, rs->body, rs->len, err);
+
+	return e == GR_OK ? lambda_parse_launch(rs->body, rs->len, c->lid, sizeof(c->lid), err) :
+	    e;
+}
+
+static int
+create_find(void *ctx, struct instance *out)
+{
+	struct create *c = ctx;
+
+	return lambda_find_launched(c->b, c->name, out);
+}
+
 static enum gr_err
 lambda_launch(struct backend *b, const struct launch_req *req, struct instance *out,
     struct gr_error *err)
 {
-	struct http_response rs;
-	char type[64], region[48], key[65], name[65], lid[80], *doc;
+	char type[64], region[48], key[65], name[65], *doc;
 	const char *l, *at;
 	cJSON *o;
-	int attempt, look, found;
+	struct create lc = { 0 };
 	enum gr_err e;
-	bool unclear;
+	bool found;
 
 	if (req->interruptible)
 		return gr_fail(err, GR_EUNSUPPORTED, "Lambda has no interruptible "
@@ -298,50 +332,13 @@ lambda_launch(struct backend *b, const struct launch_req *req, struct instance *
 	doc = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 
-	lid[0] = '\0';
-	for (attempt = 1; attempt <= 4; attempt++) {
-		struct gr_error terr = { 0 };
-
-		e = lambda_req(b, HTTP_POST, "/api/v1/instance-operations/launch", doc, false, &rs,
-		    &terr);
-		unclear = (e != GR_OK && rs.maybe_sent) || (e == GR_OK && rs.status >= 500);
-		if (e == GR_OK && rs.status == 429 && attempt < 4) {
-			/* Launches are limited to one per 12 s; a 429 was not acted on. */
-			bk_sleep_ms(rs.retry_after_s > 0 ? rs.retry_after_s * 1000L :
-			    1000L << attempt);
-			http_response_release(&rs);
-			continue;
-		}
-		if (!unclear) {
-			if (e != GR_OK)
-				gr_fail(err, terr.code, "%s", terr.msg);
-			else
-				e = lambda_parse_error(rs.status, rs.body, rs.len, err);
-			if (e == GR_OK)
-				e = lambda_parse_launch(rs.body, rs.len, lid, sizeof(lid), err);
-			http_response_release(&rs);
-			break;
-		}
-		http_response_release(&rs);
-		found = -1;
-		for (look = 0; look < 3 && found != 1; look++) {
-			if (look > 0)
-				bk_sleep_ms(1000);
-			found = lambda_find_launched(b, name, out);
-		}
-		if (found == 1) {
-			strlcpy_(lid, out->id + 7, sizeof(lid));
-			e = GR_OK;
-			break;
-		}
-		if (found < 0 || attempt == 4) {
-			e = gr_fail(err, GR_EUNAVAIL, "launch outcome unknown (%s) and the "
-			    "instance list could not confirm it; run 'gpurent ls' before launching "
-			    "again (name '%s')", terr.msg[0] ? terr.msg : "server error", name);
-			break;
-		}
-		bk_sleep_ms(1000L << attempt);
-	}
+	lc.b = b;
+	lc.doc = doc;
+	lc.name = name;
+	e = bk_launch_run(&(struct bk_launch){ name, 1000, &lc, create_send, create_accept,
+	    create_find }, out, &found, err);
+	if (e == GR_OK && found)
+		strlcpy_(lc.lid, out->id + 7, sizeof(lc.lid));
 	free(doc);
 	if (e != GR_OK)
 		return e;
@@ -350,9 +347,9 @@ lambda_launch(struct backend *b, const struct launch_req *req, struct instance *
 		char full[ID_MAX];
 		int64_t now = bk_now();
 
-		snprintf(full, sizeof(full), "lambda:%.56s", lid);
+		snprintf(full, sizeof(full), "lambda:%.56s", lc.lid);
 		bk_remember_created(b, full, now);
-		if (lambda_get_local(b, lid, out, &(struct gr_error){ 0 }) != GR_OK) {
+		if (lambda_get_local(b, lc.lid, out, &(struct gr_error){ 0 }) != GR_OK) {
 			memset(out, 0, sizeof(*out));
 			strlcpy_(out->id, full, sizeof(out->id));
 			strlcpy_(out->provider, "lambda", sizeof(out->provider));

@@ -398,17 +398,52 @@ runpod_find_launched(struct backend *b, const char *name, struct instance *out)
 	return found;
 }
 
+/* One podFindAndDeploy* mutation and how to recognise its pod (for bk_launch_run). */
+struct create {
+	struct backend *b;
+	const char *url;
+	const char *doc;
+	const char *name;
+	struct instance *out;	/* filled from the reply once accepted */
+};
+
+static enum gr_err
+create_send(void *ctx, struct http_response *rs, struct gr_error *err)
+{
+	struct create *c = ctx;
+	struct runpod *r = priv(c->b);
+
+	return http_send_json(r->h.http, HTTP_POST, c->url, r->h.hdrs, c->doc, false, rs, err);
+}
+
+static enum gr_err
+create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
+{
+	struct create *c = ctx;
+	enum gr_err e = runpod_parse_error(rs->status, rs->body, rs->len, err);
+
+	return e == GR_OK ? runpod_parse_mutation(rs->body, rs->len, NULL, c->out, err) : e;
+}
+
+static int
+create_find(void *ctx, struct instance *out)
+{
+	struct create *c = ctx;
+
+	return runpod_find_launched(c->b, c->name, out);
+}
+
 static enum gr_err
 runpod_launch(struct backend *b, const struct launch_req *req, struct instance *out,
     struct gr_error *err)
 {
 	struct runpod *r = priv(b);
-	struct http_response rs;
+	struct create rc = { 0 };
 	char type_id[96], name[64], *doc, *url;
 	bool secure, spot;
-	int count, attempt, look, found;
+	int count;
 	enum gr_err e = GR_OK;
-	bool unclear;
+	bool found;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
@@ -425,46 +460,13 @@ runpod_launch(struct backend *b, const struct launch_req *req, struct instance *
 		    req->client_token != NULL ? req->client_token : "launch");
 	doc = deploy_doc(r, req, secure, count, type_id, name);
 	url = bk_url(&r->h, "/graphql");
-	for (attempt = 1; attempt <= 4; attempt++) {
-		struct gr_error terr = { 0 };
-
-		e = http_send_json(r->h.http, HTTP_POST, url, r->h.hdrs, doc, false, &rs, &terr);
-		unclear = (e != GR_OK && rs.maybe_sent) || (e == GR_OK && rs.status >= 500);
-		if (e == GR_OK && rs.status == 429 && attempt < 4) {
-			bk_sleep_ms(rs.retry_after_s > 0 ? rs.retry_after_s * 1000L :
-			    500L << attempt);
-			http_response_release(&rs);
-			continue;
-		}
-		if (!unclear) {
-			if (e != GR_OK)
-				gr_fail(err, terr.code, "%s", terr.msg);
-			else
-				e = runpod_parse_error(rs.status, rs.body, rs.len, err);
-			if (e == GR_OK)
-				e = runpod_parse_mutation(rs.body, rs.len, NULL, out, err);
-			http_response_release(&rs);
-			break;
-		}
-		http_response_release(&rs);
-		found = -1;
-		for (look = 0; look < 3 && found != 1; look++) {
-			if (look > 0)
-				bk_sleep_ms(1000);
-			found = runpod_find_launched(b, name, out);
-		}
-		if (found == 1) {
-			e = GR_OK;
-			break;
-		}
-		if (found < 0 || attempt == 4) {
-			e = gr_fail(err, GR_EUNAVAIL, "launch outcome unknown (%s) and the pod "
-			    "list could not confirm it; run 'gpurent ls' before launching again "
-			    "(name '%s')", terr.msg[0] ? terr.msg : "server error", name);
-			break;
-		}
-		bk_sleep_ms(500L << attempt);
-	}
+	rc.b = b;
+	rc.url = url;
+	rc.doc = doc;
+	rc.name = name;
+	rc.out = out;
+	e = bk_launch_run(&(struct bk_launch){ name, 500, &rc, create_send, create_accept,
+	    create_find }, out, &found, err);
 	free(url);
 	free(doc);
 	if (e != GR_OK)

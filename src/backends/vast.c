@@ -669,20 +669,52 @@ create_body(const struct vast *v, const struct launch_req *req, const char *labe
 	return s;
 }
 
+/* One create request and how to recognise its instance (for bk_launch_run). */
+struct create {
+	struct backend *b;
+	const struct http_request *rq;
+	const char *label;
+	const char *token;
+	int64_t since;
+	long long contract;	/* the new instance's id, once accepted */
+};
+
+static enum gr_err
+create_send(void *ctx, struct http_response *rs, struct gr_error *err)
+{
+	struct create *c = ctx;
+
+	return http_do(priv(c->b)->h.http, c->rq, rs, err);
+}
+
+static enum gr_err
+create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
+{
+	struct create *c = ctx;
+	enum gr_err e = vast_parse_error(rs->status, rs->body, rs->len, err);
+
+	return e == GR_OK ? vast_parse_create(rs->body, rs->len, &c->contract, err) : e;
+}
+
+static int
+create_find(void *ctx, struct instance *out)
+{
+	struct create *c = ctx;
+
+	return vast_find_launched(c->b, c->label, c->token, c->since, out);
+}
+
 static enum gr_err
 vast_launch(struct backend *b, const struct launch_req *req, struct instance *out,
     struct gr_error *err)
 {
 	struct vast *v = priv(b);
-	struct http_response rs;
 	struct http_request rq = { 0 };
 	char path[96], label[64], idbuf[32], *body, *url;
 	const char *ask;
-	long long contract = 0;
-	int64_t t0 = bk_now();
-	int attempt, look, found;
+	struct create vc = { 0 };
 	enum gr_err e = GR_OK;
-	bool unclear;
+	bool found;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
@@ -704,59 +736,25 @@ vast_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 	rq.body = body;
 	rq.idempotent = false;	/* a create is never repeated by the HTTP layer */
 
-	for (attempt = 1; attempt <= 4; attempt++) {
-		struct gr_error terr = { 0 };
-
-		e = http_do(v->h.http, &rq, &rs, &terr);
-		unclear = (e != GR_OK && rs.maybe_sent) || (e == GR_OK && rs.status >= 500);
-		if (e == GR_OK && rs.status == 429 && attempt < 4) {
-			/* Refused before it was acted on: waiting and sending again is safe. */
-			bk_sleep_ms(rs.retry_after_s > 0 ? rs.retry_after_s * 1000L :
-			    500L << attempt);
-			http_response_release(&rs);
-			continue;
-		}
-		if (!unclear) {
-			if (e != GR_OK)
-				gr_fail(err, terr.code, "%s", terr.msg);
-			else
-				e = vast_parse_error(rs.status, rs.body, rs.len, err);
-			if (e == GR_OK)
-				e = vast_parse_create(rs.body, rs.len, &contract, err);
-			http_response_release(&rs);
-			break;
-		}
-		http_response_release(&rs);
-		/* Unclear: did it happen? Look before doing anything else. */
-		found = -1;
-		for (look = 0; look < 3 && found != 1; look++) {
-			if (look > 0)
-				bk_sleep_ms(1000);
-			found = vast_find_launched(b, label, req->client_token, t0, out);
-		}
-		if (found == 1) {
-			snprintf(idbuf, sizeof(idbuf), "%s", out->id + 5);
-			parse_int(idbuf, 1, INT64_MAX, &contract);
-			e = GR_OK;
-			break;
-		}
-		if (found < 0 || attempt == 4) {
-			e = gr_fail(err, GR_EUNAVAIL, "launch outcome unknown (%s) and the "
-			    "instance list could not confirm it; run 'gpurent ls' before launching "
-			    "again (label '%s')", terr.msg[0] ? terr.msg : "server error", label);
-			break;
-		}
-		/* Confirmed absent: the create did not happen, so sending it again is safe. */
-		bk_sleep_ms(500L << attempt);
+	vc.b = b;
+	vc.rq = &rq;
+	vc.label = label;
+	vc.token = req->client_token;
+	vc.since = bk_now();
+	e = bk_launch_run(&(struct bk_launch){ label, 500, &vc, create_send, create_accept,
+	    create_find }, out, &found, err);
+	if (e == GR_OK && found) {
+		snprintf(idbuf, sizeof(idbuf), "%s", out->id + 5);
+		parse_int(idbuf, 1, INT64_MAX, &vc.contract);
 	}
 	free(url);
 	free(body);
 	if (e != GR_OK)
 		return e;
-	snprintf(idbuf, sizeof(idbuf), "%lld", contract);
+	snprintf(idbuf, sizeof(idbuf), "%lld", vc.contract);
 	if (vast_get_local(b, idbuf, out, &(struct gr_error){ 0 }) != GR_OK) {
 		memset(out, 0, sizeof(*out));
-		snprintf(out->id, sizeof(out->id), "vast:%lld", contract);
+		snprintf(out->id, sizeof(out->id), "vast:%lld", vc.contract);
 		strlcpy_(out->provider, "vast", sizeof(out->provider));
 		strlcpy_(out->label, label, sizeof(out->label));
 		out->state = ST_PROVISIONING;
