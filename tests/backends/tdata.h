@@ -8,8 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/model.h"
+
 #ifndef DATA_DIR
 #error "DATA_DIR must name tests/data"
+/* The offer with this id in a parsed list, or NULL. */
+static inline const struct offer *
+find_offer(const struct offer_list *l, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].id, id) == 0)
+			return &l->v[i];
+	return NULL;
+}
+
 #endif
 
 /* The whole file (NUL-terminated, length in *len); aborts the test run when unreadable. */
@@ -37,6 +51,18 @@ tdata(const char *name, size_t *len)
 	fclose(f);
 	*len = (size_t)n;
 	return buf;
+}
+
+/* The offer with this id in a parsed list, or NULL. */
+static inline const struct offer *
+find_offer(const struct offer_list *l, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].id, id) == 0)
+			return &l->v[i];
+	return NULL;
 }
 
 #endif

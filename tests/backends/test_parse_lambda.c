@@ -12,17 +12,6 @@
 #include "gpurent/backends_parse.h"
 #include "tdata.h"
 
-static const struct offer *
-find_offer(const struct offer_list *l, const char *id)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->v[i].id, id) == 0)
-			return &l->v[i];
-	return NULL;
-}
-
 static void
 test_instance_types(void **state)
 {

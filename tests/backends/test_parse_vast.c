@@ -13,17 +13,6 @@
 #include "gpurent/filter.h"
 #include "tdata.h"
 
-static const struct offer *
-find_offer(const struct offer_list *l, const char *id)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->v[i].id, id) == 0)
-			return &l->v[i];
-	return NULL;
-}
-
 static void
 test_offers(void **state)
 {
