@@ -81,6 +81,8 @@ struct http_client;
 
 /* Process-wide libcurl setup; safe to call many times and from several threads. */
 void http_global_init(void);
+/* Why no client can be made (libcurl cannot be loaded), or NULL when it can. */
+const char *http_unavailable(void);
 
 /*
  * A flag (e.g. set by SIGINT) that aborts transfers and backoff waits when it becomes

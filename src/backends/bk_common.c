@@ -141,7 +141,8 @@ bk_http_init(struct bk_http *h, const struct backend *b, const char *def_url, bo
 	o.connect_timeout_ms = b->env.connect_timeout_ms;
 	h->http = http_client_new(&o);
 	if (h->http == NULL)
-		return gr_fail(err, GR_EFAIL, "%s: cannot create an HTTP client", name);
+		return gr_fail(err, GR_EFAIL, "%s: cannot create an HTTP client%s%s", name,
+		    http_unavailable() ? ": " : "", http_unavailable() ? http_unavailable() : "");
 	return GR_OK;
 }
 

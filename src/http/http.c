@@ -3,6 +3,7 @@
  * jitter, loopback-only plain http, redacted debug traces. See include/gpurent/http.h.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -12,7 +13,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include <curl/curl.h>
+#include "libcurl.h"
 
 #include "gpurent/http.h"
 #include "gpurent/util.h"
@@ -49,13 +50,20 @@ static volatile int *cancel_flag;
 static void
 global_init_once(void)
 {
-	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (libcurl_load())
+		curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
 void
 http_global_init(void)
 {
 	pthread_once(&global_once, global_init_once);
+}
+
+const char *
+http_unavailable(void)
+{
+	return libcurl_load() ? NULL : libcurl_why();
 }
 
 void
@@ -99,6 +107,8 @@ http_client_new(const struct http_opts *o)
 	struct timespec ts;
 
 	http_global_init();
+	if (!libcurl_load())
+		return NULL;
 	c = xcalloc(1, sizeof(*c));
 	c->h = curl_easy_init();
 	if (c->h == NULL) {
@@ -340,7 +350,7 @@ http_url_allowed(const char *url)
 	char *scheme = NULL, *host = NULL;
 	bool ok = false;
 
-	if (url == NULL)
+	if (url == NULL || !libcurl_load())
 		return false;
 	u = curl_url();
 	if (u == NULL)

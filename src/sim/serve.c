@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <microhttpd.h>
+#include "libmhd.h"
 
 #include "gpurent/serve.h"
 #include "gpurent/sim.h"
@@ -331,6 +331,8 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 	if (inet_pton(AF_INET, o->bind != NULL ? o->bind : "127.0.0.1", &sin.sin_addr) != 1)
 		return gr_fail(err, GR_EUSAGE, "cannot bind to '%s': not an IPv4 address",
 		    o->bind);
+	if (!libmhd_load())
+		return gr_fail(err, GR_EFAIL, "%s", libmhd_why());
 	if ((e = sim_open(&sv.ctx.sim, st, err)) != GR_OK)
 		return e;
 	/* One internal thread: the simulator's database handle is used by one thread only. */
