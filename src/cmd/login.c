@@ -387,7 +387,8 @@ login_run(struct cmd_ctx *c, int argc, char **argv)
 	}
 	if (npos != 1)
 		return cmd_usage_error(c, npos == 0 ? "which provider? ('gpurent login vast')" :
-		    "one provider at a time");
+		    "an API key is never taken from the command line, where 'ps' and the shell's "
+		    "history see it: type it at the prompt, or pipe it in with --stdin");
 	provider = LOGIN_POS(argv, 0);
 	if ((ops = find_provider(provider, &err)) == NULL)
 		return cmd_error(c, &err);
