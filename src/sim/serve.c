@@ -45,6 +45,9 @@ struct upload {
 const char *
 serve_query(const struct serve_req *rq, const char *name)
 {
+	/* A request built without a connection (the fuzzer's) has no query string. */
+	if (rq->conn == NULL)
+		return NULL;
 	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
