@@ -140,12 +140,9 @@ bool vault_have_tty(void);
 enum gr_err vault_run_command(const char *cmd, char **out, struct gr_error *err);
 
 /*
- * For tests. vault_test_before_rename, when set, is called with the temporary file's path
- * after it is written and synced and before it is renamed over the store; a non-zero
- * return fails the save as if the write had failed. vault_test_kdf lowers the argon2id
- * limits of new stores (0: the defaults).
+ * For tests: lower the argon2id limits of new stores (0: the defaults). A crash before the
+ * rename is simulated with atomic_test_before_rename (atomic.h).
  */
-extern int (*vault_test_before_rename)(const char *tmp_path);
 void vault_test_kdf(unsigned long long opslimit, size_t memlimit);
 
 #endif

@@ -11,6 +11,8 @@
 #include "gpurent/atomic.h"
 #include "gpurent/util.h"
 
+int (*atomic_test_before_rename)(const char *tmp_path);
+
 enum gr_err
 atomic_write(const char *path, const void *data, size_t len, mode_t mode, struct gr_error *err)
 {
@@ -25,6 +27,8 @@ atomic_write(const char *path, const void *data, size_t len, mode_t mode, struct
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return gr_fail(err, GR_ESTATE, "cannot write '%s': %s", path, strerror(errno));
+	/* A passphrase command run later must not inherit it. */
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	if (fchmod(fd, mode) != 0)
 		goto fail;
 	while (off < len) {
@@ -42,6 +46,10 @@ atomic_write(const char *path, const void *data, size_t len, mode_t mode, struct
 		goto fail;
 	}
 	fd = -1;
+	if (atomic_test_before_rename != NULL && atomic_test_before_rename(tmp) != 0) {
+		errno = EIO;
+		goto fail;
+	}
 	if (rename(tmp, path) != 0)
 		goto fail;
 	/* The rename is durable only once the directory is synced. */

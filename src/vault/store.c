@@ -36,6 +36,7 @@
 #include <sodium.h>
 
 #include "gpurent/config.h"
+#include "gpurent/atomic.h"
 #include "gpurent/paths.h"
 #include "gpurent/util.h"
 #include "gpurent/vault.h"
@@ -75,7 +76,6 @@ struct vault {
 	size_t n;
 };
 
-int (*vault_test_before_rename)(const char *tmp_path);
 static unsigned long long test_ops;
 static size_t test_mem;
 
@@ -300,69 +300,6 @@ fsync_dir(const char *dir)
 		fsync(fd);
 		close(fd);
 	}
-}
-
-/*
- * Replace path with data: write a temporary file (mode 0600) in the same directory, fsync
- * it, rename it over path, fsync the directory. On failure the temporary file is removed
- * and path is untouched.
- */
-static enum gr_err
-write_atomic(const char *path, const void *data, size_t n, struct gr_error *err)
-{
-	char tmp[PATH_MAX], dir[PATH_MAX], *slash;
-	const unsigned char *p = data;
-	size_t off = 0;
-	ssize_t w;
-	int fd, saved;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
-		return gr_fail(err, GR_ESTATE, "path too long: '%s'", path);
-	strlcpy_(dir, path, sizeof(dir));
-	if ((slash = strrchr(dir, '/')) != NULL)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	else
-		strlcpy_(dir, ".", sizeof(dir));
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		gr_fail(err, GR_ESTATE, "cannot create a file in '%s': %s", dir, strerror(errno));
-		goto fail_nofile;
-	}
-	fcntl(fd, F_SETFD, FD_CLOEXEC);	/* a passphrase command must not inherit it */
-	if (fchmod(fd, 0600) != 0)
-		goto fail_errno;
-	while (off < n) {
-		w = write(fd, p + off, n - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto fail_errno;
-		off += (size_t)w;
-	}
-	if (fsync(fd) != 0)
-		goto fail_errno;
-	if (close(fd) != 0) {
-		fd = -1;
-		goto fail_errno;
-	}
-	fd = -1;
-	if (vault_test_before_rename != NULL && vault_test_before_rename(tmp) != 0) {
-		errno = EIO;
-		goto fail_errno;
-	}
-	if (rename(tmp, path) != 0)
-		goto fail_errno;
-	fsync_dir(dir);
-	return GR_OK;
-
-fail_errno:
-	saved = errno;
-	gr_fail(err, GR_ESTATE, "cannot write '%s': %s", path, strerror(saved));
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-fail_nofile:
-	return GR_ESTATE;
 }
 
 /* Serialize the entries into a padded, sodium_malloc'd buffer. */
@@ -837,7 +774,7 @@ static enum gr_err
 make_keyfile(unsigned char *key, struct gr_error *err)
 {
 	randombytes_buf(key, KEY_LEN);
-	return write_atomic(vault_keyfile_path(), key, KEY_LEN, err);
+	return atomic_write(vault_keyfile_path(), key, KEY_LEN, 0600, err);
 }
 
 /* Choose the mode of a new store and set up its key (prompting when it must). */
@@ -920,7 +857,7 @@ seal_write(struct vault *v, struct gr_error *err)
 	crypto_aead_xchacha20poly1305_ietf_encrypt(file + HDR_LEN, &clen, body, blen, file,
 	    HDR_LEN, NULL, file + 64, v->key);
 	sodium_free(body);
-	rc = write_atomic(vault_path(), file, HDR_LEN + (size_t)clen, err);
+	rc = atomic_write(vault_path(), file, HDR_LEN + (size_t)clen, 0600, err);
 	free(file);
 	return rc;
 }

@@ -25,6 +25,7 @@
 #include "gpurent/config.h"
 #include "gpurent/error.h"
 #include "gpurent/paths.h"
+#include "gpurent/atomic.h"
 #include "gpurent/vault.h"
 
 static char home[256];
@@ -51,7 +52,7 @@ setup(void **state)
 	paths_reset();
 	vault_forget();
 	vault_test_kdf(1, 8192);
-	vault_test_before_rename = NULL;
+	atomic_test_before_rename = NULL;
 	return 0;
 }
 
@@ -407,9 +408,9 @@ test_crash_before_rename(void **state)
 	/* A failed write leaves the store and no temporary file. */
 	assert_int_equal(vault_open(&v, &o, &err), GR_OK);
 	assert_int_equal(vault_set(v, NULL, "vast", "NEW", &err), GR_OK);
-	vault_test_before_rename = fail_rename;
+	atomic_test_before_rename = fail_rename;
 	assert_int_equal(vault_save(v, &o, &err), GR_ESTATE);
-	vault_test_before_rename = NULL;
+	atomic_test_before_rename = NULL;
 	vault_close(v);
 	assert_int_equal(count_tmp_files(), 0);
 	expect_keys(&o);
@@ -420,7 +421,7 @@ test_crash_before_rename(void **state)
 	if (pid == 0) {
 		struct gr_error e2 = { 0 };
 
-		vault_test_before_rename = crash_before_rename;
+		atomic_test_before_rename = crash_before_rename;
 		if (vault_open(&v, &o, &e2) != GR_OK)
 			_exit(1);
 		vault_remove(v, "work", "runpod");
