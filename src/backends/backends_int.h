@@ -68,6 +68,12 @@ struct bk_launch {
 	/* Look for the instance by name: 1 found (out filled), 0 surely absent, -1 unknown. */
 	int (*find)(void *ctx, struct instance *out);
 };
+/*
+ * A bk_launch find slot for providers that list everything at once: the live instance
+ * labelled name among list()'s. 1 found (out filled), 0 not, -1 the list failed.
+ */
+int bk_find_labelled(struct backend *b, enum gr_err (*list)(struct backend *,
+    struct instance_list *, struct gr_error *), const char *name, struct instance *out);
 /* GR_OK when accepted (*found false) or found by name after an unclear outcome (*found). */
 enum gr_err bk_launch_run(const struct bk_launch *l, struct instance *out, bool *found,
     struct gr_error *err);

@@ -294,3 +294,25 @@ bk_launch_run(const struct bk_launch *l, struct instance *out, bool *found_out,
 	}
 	return e;
 }
+
+int
+bk_find_labelled(struct backend *b, enum gr_err (*list)(struct backend *,
+    struct instance_list *, struct gr_error *), const char *name, struct instance *out)
+{
+	struct instance_list l;
+	int found = 0;
+	size_t i;
+
+	instance_list_init(&l);
+	if (list(b, &l, &(struct gr_error){ 0 }) != GR_OK) {
+		instance_list_release(&l);
+		return -1;
+	}
+	for (i = 0; i < l.n && !found; i++)
+		if (strcmp(l.v[i].label, name) == 0 && l.v[i].state != ST_DESTROYED) {
+			*out = l.v[i];
+			found = 1;
+		}
+	instance_list_release(&l);
+	return found;
+}

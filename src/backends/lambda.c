@@ -225,30 +225,6 @@ pick_ssh_key(struct backend *b, char *out, size_t n, struct gr_error *err)
 	return GR_EUSAGE;
 }
 
-/* Find an instance by name after an unclear launch. 1 found, 0 not, -1 unknown. */
-static int
-lambda_find_launched(struct backend *b, const char *name, struct instance *out)
-{
-	struct instance_list l;
-	int found = 0;
-	size_t i;
-
-	instance_list_init(&l);
-	if (lambda_list(b, &l, &(struct gr_error){ 0 }) != GR_OK) {
-		instance_list_release(&l);
-		return -1;
-	}
-	for (i = 0; i < l.n; i++) {
-		if (strcmp(l.v[i].label, name) == 0) {
-			*out = l.v[i];
-			found = 1;
-			break;
-		}
-	}
-	instance_list_release(&l);
-	return found;
-}
-
 /* One launch request and how to recognise its instance (for bk_launch_run). */
 struct create {
 	struct backend *b;
@@ -281,7 +257,7 @@ create_find(void *ctx, struct instance *out)
 {
 	struct create *c = ctx;
 
-	return lambda_find_launched(c->b, c->name, out);
+	return bk_find_labelled(c->b, lambda_list, c->name, out);
 }
 
 static enum gr_err

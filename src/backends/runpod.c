@@ -374,30 +374,6 @@ deploy_doc(const struct runpod *r, const struct launch_req *req, bool secure, in
 	return s;
 }
 
-/* Look for a pod this launch may have created, by name. 1 found, 0 not, -1 unknown. */
-static int
-runpod_find_launched(struct backend *b, const char *name, struct instance *out)
-{
-	struct instance_list l;
-	int found = 0;
-	size_t i;
-
-	instance_list_init(&l);
-	if (runpod_list(b, &l, &(struct gr_error){ 0 }) != GR_OK) {
-		instance_list_release(&l);
-		return -1;
-	}
-	for (i = 0; i < l.n; i++) {
-		if (strcmp(l.v[i].label, name) == 0 && l.v[i].state != ST_DESTROYED) {
-			*out = l.v[i];
-			found = 1;
-			break;
-		}
-	}
-	instance_list_release(&l);
-	return found;
-}
-
 /* One podFindAndDeploy* mutation and how to recognise its pod (for bk_launch_run). */
 struct create {
 	struct backend *b;
@@ -430,7 +406,7 @@ create_find(void *ctx, struct instance *out)
 {
 	struct create *c = ctx;
 
-	return runpod_find_launched(c->b, c->name, out);
+	return bk_find_labelled(c->b, runpod_list, c->name, out);
 }
 
 static enum gr_err
