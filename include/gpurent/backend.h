@@ -115,7 +115,7 @@ bool backend_split_id(const char *id, char *provider, size_t n, const char **res
  * Name of the capability an operation needs, for "'lambda' cannot stop an instance" messages.
  * Returns GR_OK when the backend can do it.
  */
-enum gr_err backend_require(const struct backend *b, unsigned cap, const char *what,
+enum gr_err backend_require(const struct backend_ops *ops, unsigned cap, const char *what,
     struct gr_error *err);
 
 #endif

@@ -91,15 +91,16 @@ static const struct {
 };
 
 enum gr_err
-backend_require(const struct backend *b, unsigned cap, const char *what, struct gr_error *err)
+backend_require(const struct backend_ops *ops, unsigned cap, const char *what,
+    struct gr_error *err)
 {
 	size_t i;
 
-	if ((b->ops->caps & cap) == cap)
+	if ((ops->caps & cap) == cap)
 		return GR_OK;
 	for (i = 0; i < ARRAY_LEN(cap_words); i++)
 		if (cap & cap_words[i].cap)
-			return gr_fail(err, GR_EUNSUPPORTED, "'%s' cannot %s%s%s", b->ops->name,
+			return gr_fail(err, GR_EUNSUPPORTED, "'%s' cannot %s%s%s", ops->name,
 			    cap_words[i].need, what ? ": " : "", what ? what : "");
-	return gr_fail(err, GR_EUNSUPPORTED, "'%s' cannot do that", b->ops->name);
+	return gr_fail(err, GR_EUNSUPPORTED, "'%s' cannot do that", ops->name);
 }

@@ -261,7 +261,7 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	if (session_config(c->s, &cfg, &err) != GR_OK ||
 	    session_backend_for(c->s, argv[0], &b, &err) != GR_OK)
 		return cmd_error(c, &err);
-	if (a.has_bid && backend_require(b, CAP_INTERRUPTIBLE, NULL, &err) != GR_OK)
+	if (a.has_bid && backend_require(b->ops, CAP_INTERRUPTIBLE, NULL, &err) != GR_OK)
 		return cmd_error(c, &err);
 	if (find_offer(b, argv[0], &o, &err) != GR_OK)
 		return cmd_error(c, &err);

@@ -96,8 +96,7 @@ apply(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err
 	switch (a->op) {
 	case LC_STOP:
 	case LC_START:
-		if (backend_require(b, CAP_STOP, NULL, err) != GR_OK)
-			return err->code;
+		/* lifecycle_run has already set aside the ids of providers that cannot stop. */
 		rc = a->op == LC_STOP ? b->ops->stop(b, id, err) : b->ops->start(b, id, err);
 		break;
 	default:
@@ -167,14 +166,11 @@ lifecycle_run(struct cmd_ctx *c, int argc, char **argv, enum lifecycle_op op)
 		for (i = 0; i < n; i++) {
 			char provider[PROVIDER_MAX];
 			const struct backend_ops *ops;
-			struct backend probe;
 			struct gr_error err = { 0 };
 
 			if (backend_split_id(argv[i], provider, sizeof(provider), NULL) &&
 			    (ops = backend_find_ops(provider)) != NULL && !(ops->caps & CAP_STOP)) {
-				memset(&probe, 0, sizeof(probe));
-				probe.ops = ops;
-				backend_require(&probe, CAP_STOP, NULL, &err);
+				backend_require(ops, CAP_STOP, NULL, &err);
 				fprintf(stderr, "gpurent: %s: %s\n", argv[i], err.msg);
 				refused++;
 				continue;

@@ -73,7 +73,7 @@ metrics_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_usage_error(c, n == 0 ? "which instance? give an ID from 'gpurent ls'" :
 		    "one instance at a time");
 	if (session_backend_for(c->s, argv[0], &b, &err) != GR_OK ||
-	    backend_require(b, CAP_METRICS, NULL, &err) != GR_OK)
+	    backend_require(b->ops, CAP_METRICS, NULL, &err) != GR_OK)
 		return cmd_error(c, &err);
 	o = out_global;
 	for (round = 0; !cmd_interrupted; round++) {

@@ -67,7 +67,7 @@ ssh_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_usage_error(c, "too many words in the remote command");
 	if (session_config(c->s, &cfg, &err) != GR_OK ||
 	    session_backend_for(c->s, argv[0], &b, &err) != GR_OK ||
-	    backend_require(b, CAP_SSH, NULL, &err) != GR_OK ||
+	    backend_require(b->ops, CAP_SSH, NULL, &err) != GR_OK ||
 	    b->ops->get(b, argv[0], &in, &err) != GR_OK)
 		return cmd_error(c, &err);
 	if (!(in.valid & IV_SSH)) {

@@ -168,7 +168,7 @@ do_action(struct session *s, struct ui_result *r)
 		return do_launch(s, b, &r->req, &r->launched, err);
 	case UA_STOP:
 	case UA_START:
-		if (backend_require(b, CAP_STOP, NULL, err) != GR_OK)
+		if (backend_require(b->ops, CAP_STOP, NULL, err) != GR_OK)
 			return err->code;
 		return r->req.action == UA_STOP ? b->ops->stop(b, r->req.id, err) :
 		    b->ops->start(b, r->req.id, err);
@@ -211,7 +211,7 @@ run_job(struct session *s, struct lane *l, struct ui_result *r)
 	case UJ_METRICS:
 		r->code = session_backend_for(s, r->req.id, &b, &r->err);
 		if (r->code == GR_OK)
-			r->code = backend_require(b, CAP_METRICS, NULL, &r->err);
+			r->code = backend_require(b->ops, CAP_METRICS, NULL, &r->err);
 		if (r->code == GR_OK)
 			r->code = b->ops->metrics(b, r->req.id, &r->samples, &r->err);
 		r->now = session_now(s);
