@@ -12,6 +12,7 @@
 #include "gpurent/backend.h"
 #include "gpurent/catalogue.h"
 #include "gpurent/cmd.h"
+#include "gpurent/columns.h"
 #include "gpurent/config.h"
 #include "gpurent/filter.h"
 #include "gpurent/idcache.h"
@@ -136,15 +137,29 @@ add_profiles(struct cands *c, struct session *s)
 		cand_add(c, names[i]);
 }
 
+/* config's subcommands, then its keys (which word comes next is the user's choice). */
 static void
 add_config_keys(struct cands *c)
 {
 	const struct config_key *k;
 	size_t n;
 
+	add_list(c, "get, set, unset, list, path");
 	k = config_keys(&n);
 	for (size_t i = 0; i < n; i++)
 		cand_add(c, k[i].name);
+}
+
+/* Column names, for --fields: offers' and instances'. */
+static void
+add_fields(struct cands *c)
+{
+	size_t i;
+
+	for (i = 0; i < OCOL__COUNT; i++)
+		cand_add(c, offer_columns[i].name);
+	for (i = 0; i < ICOL__COUNT; i++)
+		cand_add(c, instance_columns[i].name);
 }
 
 /* Run a one-column query and add each row; a missing table just adds nothing. */
@@ -276,7 +291,9 @@ add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *pa
 {
 	switch (k) {
 	case CPL_NONE:
+		break;
 	case CPL_FIELD:
+		add_fields(c);
 		break;
 	case CPL_OFFER:
 		add_offers(c, s);
