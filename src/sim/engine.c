@@ -578,26 +578,36 @@ sim_instances(struct sim *s, bool with_destroyed, struct instance_list *out,
 	return GR_OK;
 }
 
-enum gr_err
-sim_get(struct sim *s, const char *id, struct instance *out, struct gr_error *err)
+/* Bring the world up to now and read one instance's row; GR_ENOTFOUND when there is none. */
+static enum gr_err
+fresh_row(struct sim *s, const char *id, struct row *out, struct gr_error *err)
 {
 	struct row *rows = NULL;
 	size_t n;
-	int64_t now;
 
-	if (sim_tick(s, err) != GR_OK)
-		return err->code;
-	now = sim_now(s);
-	if (load_rows(s, "WHERE id = ?", id, &rows, &n, err) != GR_OK)
+	if (sim_tick(s, err) != GR_OK || load_rows(s, "WHERE id = ?", id, &rows, &n, err) != GR_OK)
 		return err->code;
 	if (n == 0) {
 		free(rows);
 		return gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
 	}
-	row_to_instance(s, &rows[0], now, out);
+	*out = rows[0];
+	free(rows);
+	return GR_OK;
+}
+
+enum gr_err
+sim_get(struct sim *s, const char *id, struct instance *out, struct gr_error *err)
+{
+	struct row r;
+	int64_t now;
+
+	if (fresh_row(s, id, &r, err) != GR_OK)
+		return err->code;
+	now = sim_now(s);
+	row_to_instance(s, &r, now, out);
 	out->cost_so_far = instance_cost(s, out->id, now);
 	out->valid |= IV_COST;
-	free(rows);
 	return GR_OK;
 }
 
@@ -903,31 +913,19 @@ sim_destroy(struct sim *s, const char *id, struct gr_error *err)
 enum gr_err
 sim_metrics(struct sim *s, const char *id, struct sample_list *out, struct gr_error *err)
 {
-	struct row *rows = NULL;
+	struct row r;
 	struct offer o;
-	size_t n;
 	int64_t now;
 	int i;
 
-	if (sim_tick(s, err) != GR_OK)
+	if (fresh_row(s, id, &r, err) != GR_OK)
 		return err->code;
+	if (r.state != ST_RUNNING)
+		return gr_fail(err, GR_EFAIL, "instance '%s' is %s; metrics exist only while it runs",
+		    id, inst_state_name(r.state));
 	now = sim_now(s);
-	if (load_rows(s, "WHERE id = ?", id, &rows, &n, err) != GR_OK)
-		return err->code;
-	if (n == 0) {
-		free(rows);
-		return gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
-	}
-	if (rows[0].state != ST_RUNNING) {
-		gr_fail(err, GR_EFAIL, "instance '%s' is %s; metrics exist only while it runs", id,
-		    inst_state_name(rows[0].state));
-		free(rows);
-		return GR_EFAIL;
-	}
-	market_offer(s->seed, rows[0].offer_idx, rows[0].created_at, &o);
+	market_offer(s->seed, r.offer_idx, r.created_at, &o);
 	for (i = 0; i < o.gpu_count; i++)
-		workload_sample(s->seed, rows[0].id, o.gpu, i, rows[0].run_since, now,
-		    sample_list_add(out));
-	free(rows);
+		workload_sample(s->seed, r.id, o.gpu, i, r.run_since, now, sample_list_add(out));
 	return GR_OK;
 }
