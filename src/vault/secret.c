@@ -29,40 +29,6 @@ on_sigint(int sig)
 	got_sigint = 1;
 }
 
-char *
-vault_strdup(const char *s)
-{
-	size_t n = strlen(s);
-	char *p = sodium_malloc(n + 1);
-
-	if (p == NULL) {
-		fputs("gpurent: out of secure memory\n", stderr);
-		abort();
-	}
-	memcpy(p, s, n + 1);
-	return p;
-}
-
-void
-vault_key_free(char *key)
-{
-	if (key != NULL)
-		sodium_free(key);	/* sodium_free wipes before unmapping */
-}
-
-char *
-vault_secure_alloc(size_t n)
-{
-	char *p = sodium_malloc(n);
-
-	if (p == NULL) {
-		fputs("gpurent: out of secure memory\n", stderr);
-		abort();
-	}
-	sodium_memzero(p, n);
-	return p;
-}
-
 /* Drop leading and trailing white space in place, and cut at the first line end. */
 static void
 trim_secret(char *s)

@@ -86,19 +86,6 @@ vault_test_kdf(unsigned long long opslimit, size_t memlimit)
 	test_mem = memlimit;
 }
 
-enum gr_err
-vault_init(struct gr_error *err)
-{
-	static int done;
-
-	if (done)
-		return GR_OK;
-	if (sodium_init() < 0)
-		return gr_fail(err, GR_EFAIL, "cannot initialise libsodium");
-	done = 1;
-	return GR_OK;
-}
-
 const char *
 vault_path(void)
 {

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-/* n zeroed bytes of sodium_malloc'd memory; aborts when there is none. */
+/* memory.c: n zeroed bytes of sodium_malloc'd memory; aborts when there is none. */
 char *vault_secure_alloc(size_t n);
 
 #endif
