@@ -1,6 +1,12 @@
 /*
  * session.h - what a command runs against: config, profile, database and backends.
  *
+ * The contract of src/session/, the one data path that cmd/, ui/, shell/ and guard/ share.
+ * It sits above backends/, vault/ and sim/ and composes them: the profile and config, the
+ * credentials from the vault, the backends chosen (created on first use), the fan-out of a
+ * search or listing over them, and the state database. Nothing below it includes this
+ * header; core/ keeps only the domain that all of them use.
+ *
  * Everything is opened lazily, so `gpurent version` touches no file and `offers` on the
  * simulator opens only what it needs.
  */
