@@ -58,6 +58,13 @@ struct filter {
 	struct filter_term t[FILTER_MAX_TERMS];
 };
 
+/*
+ * Whether `provider=NAME` names a known provider. core/ cannot see the backends registry,
+ * so the layer above that can (src/session/, in session_init) hands this down; until then
+ * the name is not checked.
+ */
+void filter_set_provider_known(bool (*known)(const char *name));
+
 /* Parse argv-style terms; "gpu = h100" split over three arguments is accepted too. */
 enum gr_err filter_parse(struct filter *f, int argc, char *const argv[], struct gr_error *err);
 /* Parse one string of space-separated terms (config defaults, the dashboard's filter line). */

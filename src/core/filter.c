@@ -4,7 +4,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "gpurent/backend.h"
 #include "gpurent/filter.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
@@ -36,6 +35,14 @@ static const struct field_def {
 	[FF_NET] = { "net", "inet_down", VK_INT, 0, "download Mb/s" },
 	[FF_TFLOPS] = { "tflops", NULL, VK_INT, 0, "dense BF16 TFLOPS of the whole offer" },
 };
+
+static bool (*provider_known)(const char *name);
+
+void
+filter_set_provider_known(bool (*known)(const char *name))
+{
+	provider_known = known;
+}
 
 const char *
 filter_field_name(enum filter_field f)
@@ -126,7 +133,7 @@ parse_value(struct filter_term *t, const char *v, struct gr_error *err)
 		t->num[i] = type;
 		break;
 	case VK_PROVIDER:
-		if (backend_find_ops(v) == NULL)
+		if (provider_known != NULL && !provider_known(v))
 			return gr_fail(err, GR_EUSAGE, "unknown provider '%s' (see 'gpurent "
 			    "providers')", v);
 		break;

@@ -15,9 +15,17 @@
 #include "gpurent/util.h"
 #include "gpurent/vault.h"
 
+/* For filter terms: the registry is above core/, so the check is handed down from here. */
+static bool
+provider_known(const char *name)
+{
+	return backend_find_ops(name) != NULL;
+}
+
 void
 session_init(struct session *s)
 {
+	filter_set_provider_known(provider_known);
 	memset(s, 0, sizeof(*s));
 	s->profile = getenv("GPURENT_PROFILE");
 	s->interactive = isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
