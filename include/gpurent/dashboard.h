@@ -17,10 +17,13 @@ struct ui_opts {
 	const char *view;	/* the view to open on (a name or prefix), NULL: offers */
 	long bench_frames;	/* > 0: draw this many full frames, then quit and report */
 	bool color;		/* use colours (out_global.color, after NO_COLOR and --color) */
+	volatile int *stop;	/* the caller's SIGINT/SIGTERM flag: the loop ends when set
+				   (NULL: only the user's quit ends it) */
 };
 
 /*
- * Run the dashboard on the terminal until the user quits or SIGINT/SIGTERM arrives.
+ * Run the dashboard on the terminal until the user quits or *o->stop is set (the caller's
+ * handler of SIGINT/SIGTERM sets it).
  * The terminal is restored before this returns, whatever happened; anything written to
  * stderr meanwhile is replayed then. Returns GR_OK, GR_EINTERRUPTED after a signal, or
  * an error (no terminal, unknown view) with the reason in err.

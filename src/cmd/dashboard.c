@@ -56,6 +56,7 @@ dashboard_run(struct cmd_ctx *c, int argc, char **argv)
 	if (n > 0)
 		return cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
 	o.color = out_global.color;
+	o.stop = &cmd_interrupted;
 	if (ui_dashboard_run(c->s, &o, &err) != GR_OK)
 		return cmd_error(c, &err);
 	return finish_output(c, 0);

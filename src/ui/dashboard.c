@@ -18,7 +18,6 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "gpurent/cmd.h"
 #include "gpurent/config.h"
 #include "gpurent/dashboard.h"
 #include "gpurent/money.h"
@@ -861,12 +860,15 @@ on_fatal(int sig)
 static void
 init_ui(struct ui *u, struct session *s, const struct ui_opts *o, struct config *cfg)
 {
+	static volatile int never;
 	size_t i;
 	double iv;
 
 	memset(u, 0, sizeof(*u));
 	u->s = s;
 	u->opts = *o;
+	if (u->opts.stop == NULL)
+		u->opts.stop = &never;
 	sb_init(&u->dlg_text);
 	u->n_prov = s->n_backends;
 	for (i = 0; i < u->n_prov; i++) {
@@ -951,7 +953,7 @@ loop(struct ui *u)
 	pfd[1].fd = ui_fetch_fd(u->fetch);
 	pfd[1].events = POLLIN;
 	u->dirty = true;
-	while (!u->quit && !cmd_interrupted) {
+	while (!u->quit && !*u->opts.stop) {
 		for (r = ui_fetch_take(u->fetch); r != NULL; r = next) {
 			next = r->next;
 			apply_result(u, r);
@@ -968,7 +970,7 @@ loop(struct ui *u)
 		while ((rc = get_wch(&wc)) != ERR)
 			handle_key(u, rc == KEY_CODE_YES ? UI_FKEY((int)wc) : (int)wc);
 	}
-	return cmd_interrupted ? GR_EINTERRUPTED : GR_OK;
+	return *u->opts.stop ? GR_EINTERRUPTED : GR_OK;
 }
 
 /* The providers to show: --provider, else the config's; validated before curses starts. */
