@@ -8,6 +8,14 @@
 #include "gpurent/cmd.h"
 #include "gpurent/http.h"
 #include "gpurent/session.h"
+#include "gpurent/shell.h"
+
+/* The shell is above the command table; the table reaches it through these. */
+static const struct cmd_shell_ops shell_ops = {
+	.run = shell_run,
+	.complete = shell_complete,
+	.words_free = shell_argv_free,
+};
 
 int
 main(int argc, char **argv)
@@ -21,6 +29,7 @@ main(int argc, char **argv)
 		return fflush(stdout) == 0 ? 0 : 1;
 	}
 	setlocale(LC_ALL, "");
+	cmd_shell_ops = &shell_ops;
 	session_init(&s);
 	cmd_install_signals();
 	/* Ctrl-C ends transfers and backoff waits too, not only our own loops. */

@@ -99,6 +99,18 @@ void cmd_print_overview(FILE *fp);
 /* Run argv as a command (argv[0] is the command name); used by main and the shell. */
 int cmd_run(struct session *s, int argc, char **argv, bool in_shell);
 
+/*
+ * The interactive shell (src/shell/) runs command lines through this table, so it sits
+ * above cmd/ and nothing here includes it: the `shell` and `__complete` commands reach it
+ * through these, which main.c hands down before any command runs.
+ */
+struct cmd_shell_ops {
+	int (*run)(struct session *s);
+	char **(*complete)(struct session *s, char **words, int nwords, const char *partial);
+	void (*words_free)(char **words);
+};
+extern const struct cmd_shell_ops *cmd_shell_ops;
+
 /* Set by SIGINT; long loops (--wait, --follow) check it and stop cleanly. */
 extern volatile int cmd_interrupted;
 void cmd_install_signals(void);

@@ -15,6 +15,7 @@
 #include "gpurent/util.h"
 
 volatile int cmd_interrupted;
+const struct cmd_shell_ops *cmd_shell_ops;
 
 enum {
 	G_OUTPUT = 1000, G_FIELDS, G_NO_HEADER, G_PROVIDER, G_PROFILE, G_VERBOSE, G_DEBUG,

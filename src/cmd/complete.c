@@ -10,19 +10,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpurent/shell.h"
 #include "common.h"
 
 /* Print the shell's completions of partial after words (the one engine for both). */
 static void
 print_completions(struct cmd_ctx *c, char **words, int nwords, const char *partial)
 {
-	char **cands = shell_complete(c->s, words, nwords, partial);
+	char **cands = cmd_shell_ops->complete(c->s, words, nwords, partial);
 	size_t i;
 
 	for (i = 0; cands != NULL && cands[i] != NULL; i++)
 		fprintf(c->out, "%s\n", cands[i]);
-	shell_argv_free(cands);
+	cmd_shell_ops->words_free(cands);
 }
 
 static const struct cmd_opt *

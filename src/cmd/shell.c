@@ -1,8 +1,8 @@
 /*
- * shell.c - `gpurent shell`: the interactive prompt (src/shell does the work).
+ * shell.c - `gpurent shell`: the interactive prompt (src/shell does the work, reached
+ * through cmd_shell_ops since it sits above the command table).
  */
 #include "gpurent/cmd.h"
-#include "gpurent/shell.h"
 
 static int
 shell_opt(struct cmd_ctx *c, int id, const char *arg, void *data)
@@ -25,7 +25,7 @@ shell_cmd_run(struct cmd_ctx *c, int argc, char **argv)
 		return 0;
 	if (npos > 0)
 		return cmd_usage_error(c, "takes no arguments");
-	return shell_run(c->s);
+	return cmd_shell_ops->run(c->s);
 }
 
 const struct command cmd_shell = {
