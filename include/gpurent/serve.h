@@ -1,6 +1,6 @@
 /*
  * serve.h - `gpurent sim serve`: the simulated marketplace over HTTP, speaking vast.ai's,
- * RunPod's or Lambda's protocol (src/sim/serve.c), with fault injection for tests.
+ * RunPod's or Lambda's protocol (src/serve/serve.c), with fault injection for tests.
  */
 #ifndef GPURENT_SERVE_H
 #define GPURENT_SERVE_H

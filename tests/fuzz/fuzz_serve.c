@@ -13,7 +13,7 @@
 #include "gpurent/sim.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
-#include "../../src/sim/serve_int.h"
+#include "../../src/serve/serve_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

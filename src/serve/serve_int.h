@@ -1,6 +1,6 @@
 /*
  * serve_int.h - `gpurent sim serve`: the simulated world over HTTP in a provider's dialect.
- * Internal to src/sim/serve*.c and src/sim/dialect_*.c.
+ * Internal to src/serve/.
  */
 #ifndef GPURENT_SERVE_INT_H
 #define GPURENT_SERVE_INT_H
