@@ -42,32 +42,6 @@ struct upload {
 	bool too_big;
 };
 
-const char *
-serve_query(const struct serve_req *rq, const char *name)
-{
-	/* A request built without a connection (the fuzzer's) has no query string. */
-	if (rq->conn == NULL)
-		return NULL;
-	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
-}
-
-long long
-serve_sim_num(const char *id)
-{
-	long long n;
-	char num[24];
-	size_t i = 0;
-
-	if (strncmp(id, "sim:", 4) != 0 || id[4] == '\0' || id[5] != '-')
-		return -1;
-	for (id += 6; *id >= '0' && *id <= '9' && i + 1 < sizeof(num); id++)
-		num[i++] = *id;
-	num[i] = '\0';
-	if (i == 0 || !parse_int(num, 0, INT64_MAX / 4, &n))
-		return -1;
-	return n;
-}
-
 static uint64_t
 rng_next(uint64_t *s)
 {

@@ -39,7 +39,7 @@ struct serve_ctx {
 	const char *api_key;		/* NULL: any key accepted */
 };
 
-/* The value of a query parameter, or NULL (always NULL when rq->conn is NULL). */
+/* request.c: the value of a query parameter, or NULL (always NULL when rq->conn is NULL). */
 const char *serve_query(const struct serve_req *rq, const char *name);
 
 /* Each dialect fills rp (status and body) for a request. */

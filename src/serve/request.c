@@ -1,0 +1,38 @@
+/*
+ * request.c - what the dialects read from a request, apart from the glue that serves it,
+ * so that serve.c calls the dialects and the dialects never call back into serve.c.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "libmhd.h"
+
+#include "gpurent/util.h"
+
+#include "serve_int.h"
+
+const char *
+serve_query(const struct serve_req *rq, const char *name)
+{
+	/* A request built without a connection (the fuzzer's) has no query string. */
+	if (rq->conn == NULL)
+		return NULL;
+	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+long long
+serve_sim_num(const char *id)
+{
+	long long n;
+	char num[24];
+	size_t i = 0;
+
+	if (strncmp(id, "sim:", 4) != 0 || id[4] == '\0' || id[5] != '-')
+		return -1;
+	for (id += 6; *id >= '0' && *id <= '9' && i + 1 < sizeof(num); id++)
+		num[i++] = *id;
+	num[i] = '\0';
+	if (i == 0 || !parse_int(num, 0, INT64_MAX / 4, &n))
+		return -1;
+	return n;
+}
