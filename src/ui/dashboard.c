@@ -33,116 +33,6 @@ static const char *const job_names[UJ__COUNT] = { "offers", "instances", "metric
 static volatile sig_atomic_t curses_on;
 static int saved_stderr = -1;
 
-double
-ui_clock(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-void
-ui_message(struct ui *u, int color, const char *fmt, ...)
-{
-	char raw[sizeof(u->msg)];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
-	/* Messages quote providers: strip anything that could steer the terminal. */
-	text_sanitize(u->msg, sizeof(u->msg), raw);
-	u->msg_color = color;
-	u->msg_until = ui_clock() + 6;
-	u->dirty = true;
-}
-
-void
-ui_put(int y, int x, int w, const char *text, int attr, bool right)
-{
-	char buf[1024];
-
-	if (w <= 0)
-		return;
-	ui_text_fit(buf, sizeof(buf), text, w, right);
-	attrset(attr);
-	mvaddstr(y, x, buf);
-	attrset(A_NORMAL);
-}
-
-int
-ui_provider_of(const struct ui *u, const char *id)
-{
-	char name[PROVIDER_MAX];
-	size_t i;
-
-	if (!backend_split_id(id, name, sizeof(name), NULL))
-		return -1;
-	for (i = 0; i < u->n_prov; i++)
-		if (strcmp(u->prov[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
-
-/* Ask every provider's lane for a job now (metrics: the watched instance's provider). */
-void
-ui_request(struct ui *u, enum ui_job job)
-{
-	struct ui_request req;
-	size_t i;
-	int p;
-
-	memset(&req, 0, sizeof(req));
-	u->last_req[job] = ui_clock();
-	switch (job) {
-	case UJ_OFFERS:
-		req.filter = u->filter;
-		for (i = 0; i < u->n_prov; i++)
-			ui_fetch_request(u->fetch, job, (int)i, &req);
-		break;
-	case UJ_INSTANCES:
-		for (i = 0; i < u->n_prov; i++)
-			ui_fetch_request(u->fetch, job, (int)i, &req);
-		break;
-	case UJ_METRICS:
-		if (u->watch[0] == '\0' || (p = ui_provider_of(u, u->watch)) < 0)
-			break;
-		strlcpy_(req.id, u->watch, sizeof(req.id));
-		ui_fetch_request(u->fetch, job, p, &req);
-		break;
-	case UJ_COSTS:
-		ui_fetch_request(u->fetch, job, -1, &req);
-		break;
-	default:
-		break;
-	}
-}
-
-void
-ui_confirm(struct ui *u, const char *title, const char *text, const struct ui_request *req,
-    int provider)
-{
-	u->dialog = UD_CONFIRM;
-	strlcpy_(u->dlg_title, title, sizeof(u->dlg_title));
-	sb_reset(&u->dlg_text);
-	sb_adds(&u->dlg_text, text);
-	u->dlg_req = *req;
-	u->dlg_provider = provider;
-	u->dirty = true;
-}
-
-void
-ui_pager(struct ui *u, const char *title, const char *text)
-{
-	u->dialog = UD_PAGER;
-	strlcpy_(u->dlg_title, title, sizeof(u->dlg_title));
-	sb_reset(&u->dlg_text);
-	sb_adds(&u->dlg_text, text);
-	u->dlg_top = 0;
-	u->dirty = true;
-}
-
 static const char help_text[] =
     "Views\n"
     "  1 2 3 4, Tab, Shift-Tab   offers, instances, metrics, costs\n"
@@ -865,6 +755,7 @@ init_ui(struct ui *u, struct session *s, const struct ui_opts *o, struct config 
 	double iv;
 
 	memset(u, 0, sizeof(*u));
+	u->ctx = &ui_host_ctx;
 	u->s = s;
 	u->opts = *o;
 	if (u->opts.stop == NULL)

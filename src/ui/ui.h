@@ -51,7 +51,29 @@ struct ui_idle {
 
 enum ui_dialog { UD_NONE, UD_CONFIRM, UD_PAGER };
 
+struct ui;
+
+/*
+ * What a view may ask of the dashboard around it, handed down as callbacks so that no
+ * view calls back up into the dashboard (host.c fills it in).
+ */
+struct ui_view_ctx {
+	/* Show a message on the status line for a while (provider text is stripped). */
+	void (*message)(struct ui *u, int color, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+	/* Ask the lanes for a job now (metrics: the watched instance's provider). */
+	void (*request)(struct ui *u, enum ui_job job);
+	/* Ask y/N over the body; yes sends req to the provider's action lane. */
+	void (*confirm)(struct ui *u, const char *title, const char *text,
+	    const struct ui_request *req, int provider);
+	/* Show text in the pager over the body. */
+	void (*pager)(struct ui *u, const char *title, const char *text);
+	/* The index of an id's provider among u->prov, -1 when not shown. */
+	int (*provider_of)(const struct ui *u, const char *id);
+};
+
 struct ui {
+	const struct ui_view_ctx *ctx;
 	struct session *s;
 	struct ui_fetch *fetch;
 	struct ui_opts opts;
@@ -127,11 +149,14 @@ void ui_instances_rebuild(struct ui *u);
 void ui_metrics_watch(struct ui *u, const char *id);
 void ui_metrics_add(struct ui *u, const struct sample_list *l);
 
-/* dashboard.c: helpers the views use. */
+/* widgets.c: drawing primitives. */
 double ui_clock(void);
+void ui_put(int y, int x, int w, const char *text, int attr, bool right);
+
+/* host.c: the dashboard's side of struct ui_view_ctx, also used by its keys and loop. */
+extern const struct ui_view_ctx ui_host_ctx;
 void ui_message(struct ui *u, int color, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void ui_put(int y, int x, int w, const char *text, int attr, bool right);
 void ui_request(struct ui *u, enum ui_job job);
 int ui_provider_of(const struct ui *u, const char *id);
 void ui_confirm(struct ui *u, const char *title, const char *text, const struct ui_request *req,

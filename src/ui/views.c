@@ -184,7 +184,7 @@ show_details(struct ui *u, const char *title, const struct column *cols, size_t 
 	}
 	if (sb.len > 0)
 		sb.buf[--sb.len] = '\0';
-	ui_pager(u, title, sb.buf);
+	u->ctx->pager(u, title, sb.buf);
 	sb_release(&sb);
 }
 
@@ -220,7 +220,7 @@ grid_key(struct ui *u, struct ui_grid *g, int key)
 		ui_offers_rebuild(u);
 	else
 		ui_instances_rebuild(u);
-	ui_message(u, UC_DIM, "sorted by %s, %s", g->cols[g->show[g->sort]].header,
+	u->ctx->message(u, UC_DIM, "sorted by %s, %s", g->cols[g->show[g->sort]].header,
 	    g->desc ? "descending" : "ascending");
 	return true;
 }
@@ -229,7 +229,7 @@ static bool
 refuse_readonly(struct ui *u)
 {
 	if (u->opts.readonly)
-		ui_message(u, UC_WARN, "read-only: --readonly turns off launch, stop, start and "
+		u->ctx->message(u, UC_WARN, "read-only: --readonly turns off launch, stop, start and "
 		    "destroy");
 	return u->opts.readonly;
 }
@@ -242,7 +242,7 @@ ask_launch(struct ui *u, const struct offer *o)
 	int64_t price = o->price_hour;
 
 	if (!(o->valid & OV_PRICE)) {
-		ui_message(u, UC_BAD, "%s has no known price; launch it with 'gpurent launch'",
+		u->ctx->message(u, UC_BAD, "%s has no known price; launch it with 'gpurent launch'",
 		    o->id);
 		return;
 	}
@@ -267,7 +267,7 @@ ask_launch(struct ui *u, const struct offer *o)
 	strlcpy_(req.id, o->id, sizeof(req.id));
 	req.interruptible = o->type == OFFER_INTERRUPTIBLE;
 	req.price_hour = price;
-	ui_confirm(u, "Launch?", text, &req, ui_provider_of(u, o->id));
+	u->ctx->confirm(u, "Launch?", text, &req, u->ctx->provider_of(u, o->id));
 }
 
 static bool
@@ -306,7 +306,7 @@ ask_destroy(struct ui *u, const struct instance *in)
 	memset(&req, 0, sizeof(req));
 	req.action = UA_DESTROY;
 	strlcpy_(req.id, in->id, sizeof(req.id));
-	ui_confirm(u, "Destroy?", text, &req, ui_provider_of(u, in->id));
+	u->ctx->confirm(u, "Destroy?", text, &req, u->ctx->provider_of(u, in->id));
 }
 
 static void
@@ -317,7 +317,7 @@ lifecycle(struct ui *u, const struct instance *in, enum ui_action a)
 
 	if ((a == UA_STOP && in->state != ST_RUNNING) ||
 	    (a == UA_START && in->state != ST_STOPPED)) {
-		ui_message(u, UC_WARN, "%s is %s; only a %s instance can be %s", in->id,
+		u->ctx->message(u, UC_WARN, "%s is %s; only a %s instance can be %s", in->id,
 		    inst_state_name(in->state), a == UA_STOP ? "running" : "stopped",
 		    a == UA_STOP ? "stopped" : "started");
 		return;
@@ -325,12 +325,12 @@ lifecycle(struct ui *u, const struct instance *in, enum ui_action a)
 	memset(&req, 0, sizeof(req));
 	req.action = a;
 	strlcpy_(req.id, in->id, sizeof(req.id));
-	ui_fetch_request(u->fetch, UJ_ACTION, ui_provider_of(u, in->id), &req);
+	ui_fetch_request(u->fetch, UJ_ACTION, u->ctx->provider_of(u, in->id), &req);
 	if (a == UA_STOP && (in->valid & IV_STORAGE))
-		ui_message(u, UC_ACCENT, "stopping %s; its disk still bills %s/hour", in->id,
+		u->ctx->message(u, UC_ACCENT, "stopping %s; its disk still bills %s/hour", in->id,
 		    money_format(buf, sizeof(buf), in->storage_hour, 4, true));
 	else
-		ui_message(u, UC_ACCENT, "%s %s ...", a == UA_STOP ? "stopping" : "starting",
+		u->ctx->message(u, UC_ACCENT, "%s %s ...", a == UA_STOP ? "stopping" : "starting",
 		    in->id);
 }
 
@@ -374,7 +374,7 @@ ui_metrics_watch(struct ui *u, const char *id)
 	memset(u->last, 0, sizeof(u->last));
 	u->n_gpus = 0;
 	u->gpu_top = 0;
-	ui_request(u, UJ_METRICS);
+	u->ctx->request(u, UJ_METRICS);
 }
 
 void
@@ -465,7 +465,7 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 	else
 		snprintf(line, sizeof(line), "%s", u->watch);
 	ui_put(y++, 0, r->w, line, ui_attr(UC_COLHEAD), false);
-	p = ui_provider_of(u, u->watch);
+	p = u->ctx->provider_of(u, u->watch);
 	if (u->n_gpus == 0) {
 		const char *why = p >= 0 && u->prov[p].err[UJ_METRICS][0] ? u->prov[p].err[UJ_METRICS] :
 		    in != NULL && in->state != ST_RUNNING ? "metrics come from running instances" :
@@ -527,7 +527,7 @@ cycle_watch(struct ui *u, int dir)
 			return;
 		}
 	}
-	ui_message(u, UC_DIM, "no other running instance");
+	u->ctx->message(u, UC_DIM, "no other running instance");
 }
 
 static bool
