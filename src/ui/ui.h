@@ -138,14 +138,38 @@ void ui_palette_init(bool color);
 int ui_attr(enum ui_color c);
 enum ui_color ui_color_of(int out_color);
 
-/* views.c: the body of each view, and its keys (true: the key was used). */
+/*
+ * One view of the dashboard, in a file of its own (view_*.c), listed in views.c. It draws
+ * the body and answers its keys from struct ui, and asks for anything else through
+ * u->ctx, never by calling up into the dashboard.
+ */
+struct ui_view_ops {
+	void (*init)(struct ui *u);		/* NULL: nothing to set up */
+	void (*release)(struct ui *u);		/* NULL: nothing to free */
+	void (*draw)(struct ui *u, const struct ui_rect *body);
+	bool (*key)(struct ui *u, int key);	/* true: used; NULL: no keys of its own */
+	const char *keys;			/* the key hints of the bottom line */
+};
+extern const struct ui_view_ops ui_view_offers, ui_view_instances, ui_view_metrics, ui_view_costs;
+
+/* tableview.c: what the views made of a table share. */
+void ui_table_draw(struct ui *u, struct ui_grid *g, const struct ui_rect *r, const char *empty,
+    bool (*marked)(struct ui *, const void *));
+bool ui_table_key(struct ui *u, struct ui_grid *g, int key, void (*rebuild)(struct ui *u));
+void ui_table_details(struct ui *u, const char *title, const struct column *cols, size_t n,
+    cell_fn get, const void *row, void *ctx);
+bool ui_refuse_readonly(struct ui *u);
+
+/* views.c: the view on screen draws its body and answers its keys (true: used). */
 void ui_views_init(struct ui *u);
 void ui_views_release(struct ui *u);
 void ui_view_draw(struct ui *u);
 bool ui_view_key(struct ui *u, int key);
 const char *ui_view_keys(const struct ui *u);
+/* view_offers.c, view_instances.c: rebuild the table after new data or a new filter. */
 void ui_offers_rebuild(struct ui *u);
 void ui_instances_rebuild(struct ui *u);
+/* view_metrics.c: follow an instance's samples; add the samples that arrived. */
 void ui_metrics_watch(struct ui *u, const char *id);
 void ui_metrics_add(struct ui *u, const struct sample_list *l);
 

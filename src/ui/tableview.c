@@ -1,0 +1,131 @@
+/*
+ * tableview.c - what the views made of a table share: drawing the grid, its keys, the
+ * details pager of one row, and the read-only refusal of the actions on it.
+ */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/util.h"
+#include "ui.h"
+
+/* Draw a grid in r: a header row, then rows from the scroll position. */
+void
+ui_table_draw(struct ui *u, struct ui_grid *g, const struct ui_rect *r, const char *empty,
+    bool (*marked)(struct ui *, const void *))
+{
+	int want[UI_GRID_MAX_COLS], min_w[UI_GRID_MAX_COLS], shrink[UI_GRID_MAX_COLS];
+	int width[UI_GRID_MAX_COLS], x, attr;
+	char head[64];
+	size_t k, i, h = r->h > 1 ? (size_t)(r->h - 1) : 0;
+	const char *up = u->utf8 ? "\xe2\x96\xb2" : "^", *down = u->utf8 ? "\xe2\x96\xbc" : "v";
+
+	for (k = 0; k < g->nshow; k++) {
+		const struct column *c = &g->cols[g->show[k]];
+
+		want[k] = g->want[k];
+		/* Cut a column to no less than 12 cells: a cut GPU name helps nobody. */
+		min_w[k] = want[k] < 12 ? want[k] : 12;
+		if (min_w[k] < text_width(c->header) + 1)
+			min_w[k] = text_width(c->header) + 1;
+		shrink[k] = c->shrink;
+	}
+	ui_fit_columns(want, min_w, shrink, g->nshow, r->w - 2, 2, width);
+	ui_put(r->y, 0, r->w, "", ui_attr(UC_COLHEAD), false);
+	for (k = 0, x = 2; k < g->nshow; k++) {
+		if (width[k] == 0)
+			continue;
+		snprintf(head, sizeof(head), "%s%s", g->cols[g->show[k]].header,
+		    g->sort == (int)k ? (g->desc ? down : up) : "");
+		ui_put(r->y, x, width[k], head, ui_attr(UC_COLHEAD), g->cols[g->show[k]].right);
+		x += width[k] + 2;
+	}
+	if (g->n_order == 0) {
+		ui_put(r->y + 2, 2, r->w - 4, empty, ui_attr(UC_DIM), false);
+		return;
+	}
+	g->top = ui_scroll(g->top, g->sel, g->n_order, h);
+	for (i = g->top; i < g->n_order && i < g->top + h; i++) {
+		int y = r->y + 1 + (int)(i - g->top);
+		bool sel = i == g->sel;
+		bool mark = marked != NULL && marked(u, g->rows + g->order[i] * g->size);
+		int row_attr = sel ? ui_attr(UC_SELECT) : mark ? ui_attr(UC_IDLE) : (int)A_NORMAL;
+
+		ui_put(y, 0, r->w, mark ? " *" : "", row_attr, false);
+		for (k = 0, x = 2; k < g->nshow; k++) {
+			if (width[k] == 0)
+				continue;
+			attr = sel || mark ? row_attr :
+			    ui_attr(ui_color_of(ui_grid_color(g, i, k)));
+			ui_put(y, x, width[k], ui_grid_text(g, i, k), attr,
+			    g->cols[g->show[k]].right);
+			x += width[k] + 2;
+		}
+	}
+}
+
+/* Details of one record: every column, hidden ones included, as "HEADER  value". */
+void
+ui_table_details(struct ui *u, const char *title, const struct column *cols, size_t n,
+    cell_fn get, const void *row, void *ctx)
+{
+	char val[256];
+	struct cell c;
+	struct sb sb;
+	size_t i;
+
+	sb_init(&sb);
+	for (i = 0; i < n; i++) {
+		memset(&c, 0, sizeof(c));
+		get(row, i, &c, ctx);
+		sb_addf(&sb, "%-14s %s\n", cols[i].header, cell_text(&c, val, sizeof(val), true));
+	}
+	if (sb.len > 0)
+		sb.buf[--sb.len] = '\0';
+	u->ctx->pager(u, title, sb.buf);
+	sb_release(&sb);
+}
+
+/* Keys shared by the tables; true when used. A new sort order calls rebuild. */
+bool
+ui_table_key(struct ui *u, struct ui_grid *g, int key, void (*rebuild)(struct ui *u))
+{
+	long page = u->lay.body.h > 2 ? u->lay.body.h - 2 : 1;
+
+	switch (key) {
+	case 'j': case UI_FKEY(KEY_DOWN): return ui_grid_move(g, 1) || true;
+	case 'k': case UI_FKEY(KEY_UP): return ui_grid_move(g, -1) || true;
+	case 6: case ' ': case UI_FKEY(KEY_NPAGE): return ui_grid_move(g, page) || true;
+	case 2: case UI_FKEY(KEY_PPAGE): return ui_grid_move(g, -page) || true;
+	case 'g': case UI_FKEY(KEY_HOME): return ui_grid_move(g, -(long)g->n_order) || true;
+	case 'G': case UI_FKEY(KEY_END): return ui_grid_move(g, (long)g->n_order) || true;
+	case '<': case '>':
+		if (g->sort < 0)
+			g->sort = 0;
+		else
+			g->sort = (g->sort + (key == '>' ? 1 : (int)g->nshow - 1)) % (int)g->nshow;
+		g->desc = false;
+		break;
+	case 'i':
+		if (g->sort < 0)
+			g->sort = 0;
+		g->desc = !g->desc;
+		break;
+	default:
+		return false;
+	}
+	rebuild(u);
+	u->ctx->message(u, UC_DIM, "sorted by %s, %s", g->cols[g->show[g->sort]].header,
+	    g->desc ? "descending" : "ascending");
+	return true;
+}
+
+/* Whether --readonly forbids actions; says so when it does. */
+bool
+ui_refuse_readonly(struct ui *u)
+{
+	if (u->opts.readonly)
+		u->ctx->message(u, UC_WARN, "read-only: --readonly turns off launch, stop, start and "
+		    "destroy");
+	return u->opts.readonly;
+}

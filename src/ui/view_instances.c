@@ -1,0 +1,184 @@
+/*
+ * view_instances.c - the instances view: every provider's instances in one table, idle
+ * ones marked, with details, metrics, stop, start and destroy (after a confirmation).
+ */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/columns.h"
+#include "gpurent/money.h"
+#include "gpurent/util.h"
+#include "ui.h"
+
+static const size_t inst_show[] = {
+	ICOL_ID, ICOL_PROVIDER, ICOL_LABEL, ICOL_STATE, ICOL_GPU, ICOL_GPUS, ICOL_PRICE, ICOL_COST,
+	ICOL_UTIL, ICOL_UPTIME, ICOL_REGION,
+};
+
+static void
+instances_init(struct ui *u)
+{
+	ui_grid_init(&u->ig, instance_columns, inst_show, ARRAY_LEN(inst_show), instance_cell,
+	    &u->now);
+}
+
+static void
+instances_release(struct ui *u)
+{
+	ui_grid_release(&u->ig);
+}
+
+static struct ui_idle *
+idle_find(struct ui *u, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < u->n_idle; i++)
+		if (strcmp(u->idle[i].id, id) == 0)
+			return &u->idle[i];
+	return NULL;
+}
+
+/* Whether an instance has run under 5% GPU for dashboard.idle_minutes. */
+static bool
+is_idle(struct ui *u, const struct instance *in)
+{
+	struct ui_idle *e = idle_find(u, in->id);
+
+	return e != NULL && u->now - e->since >= (int64_t)u->idle_minutes * 60;
+}
+
+void
+ui_instances_rebuild(struct ui *u)
+{
+	struct ui_idle *e;
+	size_t i, k;
+
+	/* Follow each running instance's utilisation to know how long it has been idle. */
+	for (i = 0; i < u->insts.n; i++) {
+		const struct instance *in = &u->insts.v[i];
+		bool low = in->state == ST_RUNNING && (in->valid & IV_UTIL) && in->util_pct < 5;
+
+		e = idle_find(u, in->id);
+		if (low && e == NULL) {
+			u->idle = xreallocarray(u->idle, u->n_idle + 1, sizeof(*u->idle));
+			e = &u->idle[u->n_idle++];
+			strlcpy_(e->id, in->id, sizeof(e->id));
+			e->since = u->now;
+		} else if (!low && e != NULL)
+			*e = u->idle[--u->n_idle];
+	}
+	/* Forget instances that are gone. */
+	for (k = 0; k < u->n_idle;) {
+		for (i = 0; i < u->insts.n; i++)
+			if (strcmp(u->insts.v[i].id, u->idle[k].id) == 0)
+				break;
+		if (i == u->insts.n)
+			u->idle[k] = u->idle[--u->n_idle];
+		else
+			k++;
+	}
+	ui_grid_rebuild(&u->ig, u->insts.v, u->insts.n, sizeof(*u->insts.v), NULL, NULL);
+	u->dirty = true;
+}
+
+static bool
+marked_idle(struct ui *u, const void *row)
+{
+	return is_idle(u, row);
+}
+
+static void
+ask_destroy(struct ui *u, const struct instance *in)
+{
+	struct ui_request req;
+	char text[1024], h[32], d[32];
+	int64_t saves = in->state == ST_RUNNING ? in->price_hour :
+	    in->state == ST_STOPPED && (in->valid & IV_STORAGE) ? in->storage_hour : 0;
+
+	snprintf(text, sizeof(text), "Destroy %s (%s, %s, %d x %s)?\nIts disk and everything on "
+	    "it are deleted; this cannot be undone.\nIt saves %s per hour (%s per day).", in->id,
+	    in->label[0] ? in->label : "no label", inst_state_name(in->state), in->gpu_count,
+	    in->gpu ? in->gpu->id : "unknown GPU", money_format(h, sizeof(h), saves, 3, true),
+	    money_format(d, sizeof(d), saves * 24, 2, true));
+	memset(&req, 0, sizeof(req));
+	req.action = UA_DESTROY;
+	strlcpy_(req.id, in->id, sizeof(req.id));
+	u->ctx->confirm(u, "Destroy?", text, &req, u->ctx->provider_of(u, in->id));
+}
+
+static void
+lifecycle(struct ui *u, const struct instance *in, enum ui_action a)
+{
+	struct ui_request req;
+	char buf[32];
+
+	if ((a == UA_STOP && in->state != ST_RUNNING) ||
+	    (a == UA_START && in->state != ST_STOPPED)) {
+		u->ctx->message(u, UC_WARN, "%s is %s; only a %s instance can be %s", in->id,
+		    inst_state_name(in->state), a == UA_STOP ? "running" : "stopped",
+		    a == UA_STOP ? "stopped" : "started");
+		return;
+	}
+	memset(&req, 0, sizeof(req));
+	req.action = a;
+	strlcpy_(req.id, in->id, sizeof(req.id));
+	ui_fetch_request(u->fetch, UJ_ACTION, u->ctx->provider_of(u, in->id), &req);
+	if (a == UA_STOP && (in->valid & IV_STORAGE))
+		u->ctx->message(u, UC_ACCENT, "stopping %s; its disk still bills %s/hour", in->id,
+		    money_format(buf, sizeof(buf), in->storage_hour, 4, true));
+	else
+		u->ctx->message(u, UC_ACCENT, "%s %s ...", a == UA_STOP ? "stopping" : "starting",
+		    in->id);
+}
+
+static bool
+instances_key(struct ui *u, int key)
+{
+	const struct instance *in = ui_grid_selected(&u->ig);
+
+	if (ui_table_key(u, &u->ig, key, ui_instances_rebuild))
+		return true;
+	if (in == NULL)
+		return false;
+	switch (key) {
+	case '\r': case '\n': case UI_FKEY(KEY_ENTER):
+		ui_table_details(u, in->id, instance_columns, ICOL__COUNT, instance_cell, in, &u->now);
+		return true;
+	case 'm':
+		ui_metrics_watch(u, in->id);
+		u->view = UV_METRICS;
+		u->need_clear = true;
+		return true;
+	case 's': case 'S': case 'D':
+		if (ui_refuse_readonly(u))
+			return true;
+		if (key == 'D')
+			ask_destroy(u, in);
+		else
+			lifecycle(u, in, key == 's' ? UA_STOP : UA_START);
+		return true;
+	}
+	return false;
+}
+
+static void
+instances_draw(struct ui *u, const struct ui_rect *r)
+{
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < u->n_prov; i++)
+		any |= u->prov[i].have_insts;
+	ui_table_draw(u, &u->ig, r, !any ? "fetching instances ..." :
+	    "no instances: pick an offer in Offers (1) and press L", marked_idle);
+}
+
+const struct ui_view_ops ui_view_instances = {
+	.init = instances_init,
+	.release = instances_release,
+	.draw = instances_draw,
+	.key = instances_key,
+	.keys = "Enter details  m metrics  s stop  S start  D destroy  < > sort  * idle",
+};

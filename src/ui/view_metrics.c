@@ -1,0 +1,205 @@
+/*
+ * view_metrics.c - the metrics view: one instance's GPUs, each as sparklines of
+ * utilisation, memory, temperature and power over the last samples.
+ */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/money.h"
+#include "gpurent/util.h"
+#include "ui.h"
+
+void
+ui_metrics_watch(struct ui *u, const char *id)
+{
+	if (strcmp(u->watch, id) == 0)
+		return;
+	strlcpy_(u->watch, id, sizeof(u->watch));
+	memset(u->ring, 0, sizeof(u->ring));
+	memset(u->last, 0, sizeof(u->last));
+	u->n_gpus = 0;
+	u->gpu_top = 0;
+	u->ctx->request(u, UJ_METRICS);
+}
+
+void
+ui_metrics_add(struct ui *u, const struct sample_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct gpu_sample *g = &l->v[i];
+		int k = g->index;
+
+		if (k < 0 || k >= UI_MAX_GPUS)
+			continue;
+		ui_ring_push(&u->ring[k][UM_UTIL], g->valid & MV_UTIL ? g->util_pct : -1);
+		ui_ring_push(&u->ring[k][UM_MEM], (g->valid & MV_MEM) && g->mem_total_mib > 0 ?
+		    (int)((int64_t)g->mem_used_mib * 100 / g->mem_total_mib) : -1);
+		ui_ring_push(&u->ring[k][UM_TEMP], g->valid & MV_TEMP ? g->temp_c : -1);
+		ui_ring_push(&u->ring[k][UM_POWER], g->valid & MV_POWER ? g->power_w : -1);
+		u->last[k] = *g;
+		if (k + 1 > u->n_gpus)
+			u->n_gpus = k + 1;
+	}
+	u->dirty = true;
+}
+
+/* The instance being watched, from the last instance list. */
+static const struct instance *
+watched(struct ui *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->insts.n; i++)
+		if (strcmp(u->insts.v[i].id, u->watch) == 0)
+			return &u->insts.v[i];
+	return NULL;
+}
+
+/* One graph row: label, the last samples as bars, the value now. */
+static void
+draw_spark(struct ui *u, int y, int w, const char *label, const struct ui_ring *r, int max,
+    const char *value, enum ui_color color)
+{
+	static const char *const bars[] = { "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83",
+		"\xe2\x96\x84", "\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88" };
+	static const char ascii[] = "_.-:=+*#";
+	int gw = w - 10 - 24, i, start;
+	char line[1024];
+	size_t len = 0;
+
+	ui_put(y, 2, 8, label, ui_attr(UC_DIM), false);
+	if (gw < 4)
+		gw = 4;
+	start = (int)r->n - gw;
+	for (i = 0; i < gw && len + 4 < sizeof(line); i++) {
+		int v = start + i >= 0 ? ui_ring_get(r, (size_t)(start + i)) : -1;
+		int lvl = ui_level(v, max, 8);
+
+		if (v < 0)
+			line[len++] = ' ';
+		else if (u->utf8) {
+			memcpy(line + len, bars[lvl], 3);
+			len += 3;
+		} else
+			line[len++] = ascii[lvl];
+	}
+	line[len] = '\0';
+	ui_put(y, 10, gw, line, ui_attr(color), false);
+	ui_put(y, 10 + gw + 1, 23, value, ui_attr(UC_NORMAL), true);
+}
+
+static void
+draw_metrics(struct ui *u, const struct ui_rect *r)
+{
+	const struct instance *in = watched(u);
+	char line[256], v[64], price[32];
+	int y = r->y, p, g;
+
+	if (u->watch[0] == '\0') {
+		ui_put(y + 1, 2, r->w - 4, "No instance chosen: select one in Instances (2) and "
+		    "press m.", ui_attr(UC_DIM), false);
+		return;
+	}
+	if (in != NULL)
+		snprintf(line, sizeof(line), "%s  %d x %s  %s  %s/h  %s", in->id, in->gpu_count,
+		    in->gpu ? in->gpu->id : "unknown", inst_state_name(in->state),
+		    money_format(price, sizeof(price), in->price_hour, 3, true),
+		    in->label[0] ? in->label : "");
+	else
+		snprintf(line, sizeof(line), "%s", u->watch);
+	ui_put(y++, 0, r->w, line, ui_attr(UC_COLHEAD), false);
+	p = u->ctx->provider_of(u, u->watch);
+	if (u->n_gpus == 0) {
+		const char *why = p >= 0 && u->prov[p].err[UJ_METRICS][0] ? u->prov[p].err[UJ_METRICS] :
+		    in != NULL && in->state != ST_RUNNING ? "metrics come from running instances" :
+		    "waiting for the first sample";
+
+		ui_put(y + 1, 2, r->w - 4, why, ui_attr(UC_DIM), false);
+		return;
+	}
+	if (u->gpu_top >= (size_t)u->n_gpus)
+		u->gpu_top = (size_t)u->n_gpus - 1;
+	for (g = (int)u->gpu_top; g < u->n_gpus && y + 5 <= r->y + r->h; g++) {
+		const struct gpu_sample *s = &u->last[g];
+		enum ui_color tc = !(s->valid & MV_TEMP) ? UC_DIM : s->temp_c >= 85 ? UC_BAD :
+		    s->temp_c >= 75 ? UC_WARN : UC_GOOD;
+
+		snprintf(line, sizeof(line), "GPU %d", g);
+		ui_put(y++, 1, r->w - 2, line, ui_attr(UC_ACCENT), false);
+		snprintf(v, sizeof(v), s->valid & MV_UTIL ? "%d %%" : "N/A", s->util_pct);
+		draw_spark(u, y++, r->w, "util", &u->ring[g][UM_UTIL], 100, v,
+		    (s->valid & MV_UTIL) && s->util_pct < 5 ? UC_IDLE : UC_GOOD);
+		if (s->valid & MV_MEM)
+			snprintf(v, sizeof(v), "%d / %d MiB", s->mem_used_mib, s->mem_total_mib);
+		else
+			snprintf(v, sizeof(v), "N/A");
+		draw_spark(u, y++, r->w, "memory", &u->ring[g][UM_MEM], 100, v, UC_ACCENT);
+		snprintf(v, sizeof(v), s->valid & MV_TEMP ? "%d C" : "N/A", s->temp_c);
+		draw_spark(u, y++, r->w, "temp", &u->ring[g][UM_TEMP], 100, v, tc);
+		if ((s->valid & MV_POWER) && (s->valid & MV_POWER_LIMIT))
+			snprintf(v, sizeof(v), "%d / %d W", s->power_w, s->power_limit_w);
+		else if (s->valid & MV_POWER)
+			snprintf(v, sizeof(v), "%d W", s->power_w);
+		else
+			snprintf(v, sizeof(v), "N/A");
+		draw_spark(u, y++, r->w, "power", &u->ring[g][UM_POWER],
+		    s->valid & MV_POWER_LIMIT ? s->power_limit_w : 700, v, UC_WARN);
+	}
+	if (g < u->n_gpus)
+		ui_put(r->y + r->h - 1, 2, r->w - 4, "more GPUs below (j)", ui_attr(UC_DIM), false);
+}
+
+/* Watch the next or previous running instance in the instances table. */
+static void
+cycle_watch(struct ui *u, int dir)
+{
+	size_t i, n = u->ig.n_order, cur = n, k;
+
+	for (i = 0; i < n; i++) {
+		const struct instance *in = (const void *)(u->ig.rows + u->ig.order[i] * u->ig.size);
+
+		if (strcmp(in->id, u->watch) == 0)
+			cur = i;
+	}
+	for (k = 1; k <= n; k++) {
+		size_t j = cur == n ? (dir > 0 ? k - 1 : n - k) : (cur + n + (size_t)dir * k) % n;
+		const struct instance *in = (const void *)(u->ig.rows + u->ig.order[j] * u->ig.size);
+
+		if (in->state == ST_RUNNING) {
+			ui_metrics_watch(u, in->id);
+			return;
+		}
+	}
+	u->ctx->message(u, UC_DIM, "no other running instance");
+}
+
+static bool
+metrics_key(struct ui *u, int key)
+{
+	switch (key) {
+	case 'j': case UI_FKEY(KEY_DOWN):
+		if (u->gpu_top + 1 < (size_t)u->n_gpus)
+			u->gpu_top++;
+		return true;
+	case 'k': case UI_FKEY(KEY_UP):
+		if (u->gpu_top > 0)
+			u->gpu_top--;
+		return true;
+	case 'n':
+		cycle_watch(u, 1);
+		return true;
+	case 'p':
+		cycle_watch(u, -1);
+		return true;
+	}
+	return false;
+}
+
+const struct ui_view_ops ui_view_metrics = {
+	.draw = draw_metrics,
+	.key = metrics_key,
+	.keys = "j/k GPUs  n/p instance  r refresh",
+};

@@ -1,0 +1,121 @@
+/*
+ * view_offers.c - the offers view: every provider's offers in one table, filtered by the
+ * '/' line, with details and launch (after a confirmation that names the price).
+ */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/columns.h"
+#include "gpurent/money.h"
+#include "gpurent/util.h"
+#include "ui.h"
+
+static const size_t offer_show[] = {
+	OCOL_ID, OCOL_PROVIDER, OCOL_GPU, OCOL_GPUS, OCOL_VRAM, OCOL_PRICE, OCOL_GPU_PRICE,
+	OCOL_TFLOP_PRICE, OCOL_TYPE, OCOL_REGION, OCOL_LOCATION, OCOL_RELIABILITY,
+	OCOL_INTERCONNECT,
+};
+
+static void
+offers_init(struct ui *u)
+{
+	ui_grid_init(&u->og, offer_columns, offer_show, ARRAY_LEN(offer_show), offer_cell, NULL);
+	u->og.sort = 5;		/* $/H, cheapest first, as `gpurent offers` */
+}
+
+static void
+offers_release(struct ui *u)
+{
+	ui_grid_release(&u->og);
+}
+
+static bool
+keep_offer(const void *row, void *ctx)
+{
+	return filter_match(ctx, row);
+}
+
+void
+ui_offers_rebuild(struct ui *u)
+{
+	ui_grid_rebuild(&u->og, u->offers.v, u->offers.n, sizeof(*u->offers.v), keep_offer,
+	    &u->filter);
+	u->dirty = true;
+}
+
+static void
+ask_launch(struct ui *u, const struct offer *o)
+{
+	struct ui_request req;
+	char text[1024], h[32], d[32], m[32], loc[64], month[64] = "";
+	int64_t price = o->price_hour;
+
+	if (!(o->valid & OV_PRICE)) {
+		u->ctx->message(u, UC_BAD, "%s has no known price; launch it with 'gpurent launch'",
+		    o->id);
+		return;
+	}
+	if (u->budget_month >= 0 && u->have_costs) {
+		char p[32], b[32];
+
+		snprintf(month, sizeof(month), "\nThis month would then project to %s of the %s "
+		    "budget.", money_format(p, sizeof(p), u->total.projected_month +
+		    money_scale(price, month_end(u->total.now) - u->total.now, 3600), 2, true),
+		    money_format(b, sizeof(b), u->budget_month, 2, true));
+	}
+	snprintf(text, sizeof(text), "Rent %s: %d x %s, %s, %s.\nIt costs %s per hour, %s per "
+	    "day (%s per 730-hour month), billed per second while it runs.%s%s", o->id,
+	    o->gpu_count, o->gpu ? o->gpu->name : "unknown GPU", offer_type_name(o->type),
+	    text_sanitize(loc, sizeof(loc), o->location),
+	    money_format(h, sizeof(h), price, 3, true),
+	    money_format(d, sizeof(d), price * 24, 2, true),
+	    money_format(m, sizeof(m), price * 730, 2, true),
+	    o->type == OFFER_INTERRUPTIBLE ? "\nInterruptible: it stops when outbid." : "", month);
+	memset(&req, 0, sizeof(req));
+	req.action = UA_LAUNCH;
+	strlcpy_(req.id, o->id, sizeof(req.id));
+	req.interruptible = o->type == OFFER_INTERRUPTIBLE;
+	req.price_hour = price;
+	u->ctx->confirm(u, "Launch?", text, &req, u->ctx->provider_of(u, o->id));
+}
+
+static bool
+offers_key(struct ui *u, int key)
+{
+	const struct offer *o = ui_grid_selected(&u->og);
+
+	if (ui_table_key(u, &u->og, key, ui_offers_rebuild))
+		return true;
+	if (o == NULL)
+		return false;
+	if (key == '\r' || key == '\n' || key == UI_FKEY(KEY_ENTER)) {
+		ui_table_details(u, o->id, offer_columns, OCOL__COUNT, offer_cell, o, NULL);
+		return true;
+	}
+	if (key == 'L' && !ui_refuse_readonly(u)) {
+		ask_launch(u, o);
+		return true;
+	}
+	return key == 'L';
+}
+
+static void
+offers_draw(struct ui *u, const struct ui_rect *r)
+{
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < u->n_prov; i++)
+		any |= u->prov[i].have_offers;
+	ui_table_draw(u, &u->og, r, !any ? "fetching offers ..." : u->filter.n ?
+	    "no offer matches the filter (/ changes it)" : "no offers", NULL);
+}
+
+const struct ui_view_ops ui_view_offers = {
+	.init = offers_init,
+	.release = offers_release,
+	.draw = offers_draw,
+	.key = offers_key,
+	.keys = "/ filter  < > sort  i reverse  Enter details  L launch",
+};
