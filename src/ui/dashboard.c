@@ -1,22 +1,17 @@
 /*
  * The dashboard loop: wait for a key, a result or the next due refresh; apply it; draw
- * once. Also the chrome around the views (header, tabs, status line, key hints), the
- * input line, dialogs, and getting the terminal back on every way out.
+ * once. Also setting the screen up and getting the terminal back on every way out. The
+ * keys are input.c's, the frame around the views frame.c's, each view a view_*.c.
  */
 #include <curses.h>
 #include <errno.h>
-#include <locale.h>
 #include <langinfo.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <wchar.h>
 
 #include "gpurent/config.h"
 #include "gpurent/dashboard.h"
@@ -24,584 +19,9 @@
 #include "gpurent/util.h"
 #include "ui.h"
 
-static const char *const view_names[UV__COUNT] = { "offers", "instances", "metrics", "costs" };
-static const char *const view_titles[UV__COUNT] = { "Offers", "Instances", "Metrics", "Costs" };
-static const char *const job_names[UJ__COUNT] = { "offers", "instances", "metrics", "action",
-	"costs" };
-
 /* What the fatal-signal handler needs to give the terminal back. */
 static volatile sig_atomic_t curses_on;
 static int saved_stderr = -1;
-
-static const char help_text[] =
-    "Views\n"
-    "  1 2 3 4, Tab, Shift-Tab   offers, instances, metrics, costs\n"
-    "  :offers :instances :metrics :costs   the same by name (a prefix will do)\n"
-    "  :quit, q                  quit; Ctrl-C and SIGTERM quit too\n"
-    "\n"
-    "Moving\n"
-    "  Up/Down, k/j              previous/next row\n"
-    "  PgUp/PgDn, Ctrl-B/Ctrl-F  a page up/down\n"
-    "  Home/End, g/G             first/last row\n"
-    "  r, F5                     refresh the view now; Ctrl-L redraws the screen\n"
-    "\n"
-    "Offers\n"
-    "  /                         filter, in the language of 'gpurent offers':\n"
-    "                            gpu=h100 gpus>=8 price<=25 region=eu type=on-demand\n"
-    "                            Enter keeps it, Esc restores the previous one\n"
-    "  < >                       sort by the column to the left/right\n"
-    "  i                         reverse the sort order\n"
-    "  Enter                     details of the offer\n"
-    "  L                         launch the offer (asks first, with its price)\n"
-    "\n"
-    "Instances\n"
-    "  Enter                     details of the instance\n"
-    "  m                         metrics of the instance\n"
-    "  s / S                     stop / start the instance\n"
-    "  D                         destroy the instance (asks first)\n"
-    "  < > i                     sort, as in offers\n"
-    "  Rows of instances idle (under 5% GPU) for dashboard.idle_minutes are highlighted.\n"
-    "\n"
-    "Metrics\n"
-    "  Up/Down, k/j              scroll through the GPUs\n"
-    "  n / p                     next / previous running instance\n"
-    "\n"
-    "Dialogs\n"
-    "  y                         yes; n, Esc or q: no\n"
-    "\n"
-    "--readonly turns off L, s, S and D.";
-
-static void
-set_view(struct ui *u, enum ui_view v)
-{
-	if (u->view == v)
-		return;
-	u->view = v;
-	u->need_clear = true;
-	u->dirty = true;
-	/* Data for the new view may be stale: fetch it now if it is due. */
-	if (v == UV_OFFERS && ui_clock() - u->last_req[UJ_OFFERS] > u->interval[UJ_OFFERS])
-		ui_request(u, UJ_OFFERS);
-	if (v == UV_METRICS && u->watch[0] == '\0') {
-		const struct instance *in = ui_grid_selected(&u->ig);
-
-		if (in != NULL)
-			ui_metrics_watch(u, in->id);
-	}
-}
-
-/* ":name" commands. */
-static void
-run_command(struct ui *u, const char *line)
-{
-	static const char *const extra[] = { "quit", "help", "q", "ls" };
-	char word[64];
-	int v;
-
-	while (*line == ' ')
-		line++;
-	strlcpy_(word, line, sizeof(word));
-	word[strcspn(word, " ")] = '\0';
-	if (strcmp(word, "q") == 0 || ui_name_lookup(extra, 1, word) == 0) {
-		u->quit = true;
-		return;
-	}
-	if (ui_name_lookup(extra + 1, 1, word) == 0) {
-		ui_pager(u, "Keys", help_text);
-		return;
-	}
-	if (strcmp(word, "ls") == 0) {
-		set_view(u, UV_INSTANCES);
-		return;
-	}
-	v = ui_name_lookup(view_names, UV__COUNT, word);
-	if (v >= 0) {
-		set_view(u, (enum ui_view)v);
-		return;
-	}
-	snprintf(u->input_err, sizeof(u->input_err), v == -2 ? "'%s' is ambiguous" :
-	    "unknown command '%s' (offers, instances, metrics, costs, help, quit)", word);
-}
-
-/* Parse the filter as it is typed; the table follows every valid state. */
-static void
-live_filter(struct ui *u)
-{
-	struct gr_error err = { 0 };
-	struct filter f;
-
-	/* filter_parse_str adds to what f holds: start from nothing. */
-	memset(&f, 0, sizeof(f));
-	if (filter_parse_str(&f, u->input, &err) != GR_OK) {
-		text_sanitize(u->input_err, sizeof(u->input_err), err.msg);
-		return;
-	}
-	u->input_err[0] = '\0';
-	u->filter = f;
-	strlcpy_(u->filter_text, u->input, sizeof(u->filter_text));
-	ui_offers_rebuild(u);
-}
-
-static void
-input_key(struct ui *u, int key)
-{
-	size_t len = strlen(u->input);
-	bool is_char = UI_IS_CHAR(key);
-
-	u->dirty = true;
-	if (key == UI_FKEY(KEY_BACKSPACE) || key == UI_FKEY(KEY_DC))
-		key = 127;
-	if (key == 27) {		/* Esc: back to what was there */
-		if (u->input_kind == '/') {
-			strlcpy_(u->input, u->saved_filter, sizeof(u->input));
-			live_filter(u);
-		}
-		u->input_kind = 0;
-		return;
-	}
-	if (key == '\n' || key == '\r' || key == UI_FKEY(KEY_ENTER)) {
-		if (u->input_kind == '/') {
-			live_filter(u);
-			if (u->input_err[0] != '\0')
-				return;		/* the error stays in place until fixed */
-			u->input_kind = 0;
-			ui_request(u, UJ_OFFERS);
-			return;
-		}
-		u->input_err[0] = '\0';
-		run_command(u, u->input);
-		if (u->input_err[0] == '\0')
-			u->input_kind = 0;
-		return;
-	}
-	if (key == 127 || key == 8) {
-		if (len == 0) {
-			if (u->input_kind == ':')
-				u->input_kind = 0;
-			return;
-		}
-		/* Drop one whole UTF-8 character. */
-		while (len > 0 && ((unsigned char)u->input[len - 1] & 0xc0) == 0x80)
-			len--;
-		if (len > 0)
-			len--;
-		u->input[len] = '\0';
-	} else if (key == 21) {		/* Ctrl-U */
-		u->input[0] = '\0';
-	} else if (key == 23) {		/* Ctrl-W: the last word */
-		while (len > 0 && u->input[len - 1] == ' ')
-			len--;
-		while (len > 0 && u->input[len - 1] != ' ')
-			len--;
-		u->input[len] = '\0';
-	} else if (is_char && key >= ' ') {
-		char mb[MB_LEN_MAX];
-		mbstate_t st;
-		size_t n;
-
-		memset(&st, 0, sizeof(st));
-		n = wcrtomb(mb, (wchar_t)key, &st);
-		if (n == (size_t)-1 || len + n + 1 >= sizeof(u->input))
-			return;
-		memcpy(u->input + len, mb, n);
-		u->input[len + n] = '\0';
-	} else
-		return;
-	if (u->input_kind == '/')
-		live_filter(u);
-	else
-		u->input_err[0] = '\0';
-}
-
-static void
-dialog_key(struct ui *u, int key)
-{
-	size_t lines = 1, i;
-	long page = u->lay.body.h - 2;
-
-	u->dirty = true;
-	if (u->dialog == UD_CONFIRM) {
-		if (key == 'y' || key == 'Y') {
-			ui_fetch_request(u->fetch, UJ_ACTION, u->dlg_provider, &u->dlg_req);
-			ui_message(u, UC_ACCENT, "%s %s ...", u->dlg_req.action == UA_LAUNCH ?
-			    "launching" : "destroying", u->dlg_req.id);
-			u->dialog = UD_NONE;
-		} else if (key == 'n' || key == 'N' || key == 'q' || key == 27) {
-			ui_message(u, UC_DIM, "cancelled; nothing changed");
-			u->dialog = UD_NONE;
-		}
-		u->need_clear = u->dialog == UD_NONE;
-		return;
-	}
-	for (i = 0; i < u->dlg_text.len; i++)
-		lines += u->dlg_text.buf[i] == '\n';
-	switch (key) {
-	case UI_FKEY(KEY_DOWN): case 'j': u->dlg_top++; break;
-	case UI_FKEY(KEY_UP): case 'k': if (u->dlg_top > 0) u->dlg_top--; break;
-	case UI_FKEY(KEY_NPAGE): case ' ': case 6: u->dlg_top += (size_t)page; break;
-	case UI_FKEY(KEY_PPAGE): case 2: u->dlg_top = u->dlg_top > (size_t)page ? u->dlg_top - (size_t)page : 0; break;
-	case UI_FKEY(KEY_HOME): case 'g': u->dlg_top = 0; break;
-	case UI_FKEY(KEY_END): case 'G': u->dlg_top = lines; break;
-	case 'q': case 27: case '\n': case '\r': case UI_FKEY(KEY_ENTER): case '?':
-		u->dialog = UD_NONE;
-		u->need_clear = true;
-		break;
-	}
-	if (u->lay.body.h > 1 && u->dlg_top + (size_t)(u->lay.body.h - 1) > lines)
-		u->dlg_top = lines > (size_t)(u->lay.body.h - 1) ? lines - (size_t)(u->lay.body.h - 1) : 0;
-}
-
-static void
-handle_key(struct ui *u, int key)
-{
-	if (key == UI_FKEY(KEY_RESIZE)) {
-		ui_layout_compute(COLS, LINES, &u->lay);
-		u->need_clear = true;
-		u->dirty = true;
-		return;
-	}
-	if (key == 12) {		/* Ctrl-L */
-		u->need_clear = true;
-		u->dirty = true;
-		return;
-	}
-	if (u->input_kind != 0) {
-		input_key(u, key);
-		return;
-	}
-	if (u->dialog != UD_NONE) {
-		dialog_key(u, key);
-		return;
-	}
-	if (u->lay.too_small) {
-		if (key == 'q')
-			u->quit = true;
-		return;
-	}
-	u->dirty = true;
-	if (key >= '1' && key < '1' + UV__COUNT) {
-		set_view(u, (enum ui_view)(key - '1'));
-		return;
-	}
-	switch (key) {
-	case 'q':
-		u->quit = true;
-		return;
-	case '?':
-		ui_pager(u, "Keys", help_text);
-		return;
-	case '\t':
-		set_view(u, (enum ui_view)((u->view + 1) % UV__COUNT));
-		return;
-	case ':':
-		u->input_kind = ':';
-		u->input[0] = u->input_err[0] = '\0';
-		return;
-	case 'r':
-		ui_request(u, UJ_INSTANCES);
-		ui_request(u, UJ_COSTS);
-		if (u->view == UV_OFFERS)
-			ui_request(u, UJ_OFFERS);
-		if (u->view == UV_METRICS)
-			ui_request(u, UJ_METRICS);
-		ui_message(u, UC_DIM, "refreshing");
-		return;
-	}
-	if (key == UI_FKEY(KEY_BTAB)) {
-		set_view(u, (enum ui_view)((u->view + UV__COUNT - 1) % UV__COUNT));
-		return;
-	}
-	if (key == UI_FKEY(KEY_F(5))) {
-		handle_key(u, 'r');
-		return;
-	}
-	if (key == '/' && u->view == UV_OFFERS) {
-		u->input_kind = '/';
-		strlcpy_(u->input, u->filter_text, sizeof(u->input));
-		strlcpy_(u->saved_filter, u->filter_text, sizeof(u->saved_filter));
-		u->input_err[0] = '\0';
-		return;
-	}
-	if (!ui_view_key(u, key))
-		u->dirty = false;
-}
-
-/* Seconds a lane of job has waited for any provider, the longest; -1 when none. */
-static double
-busy_for(struct ui *u, enum ui_job job, size_t *who)
-{
-	double b, worst = -1;
-	size_t i;
-
-	for (i = 0; i < u->n_prov; i++) {
-		b = ui_fetch_busy(u->fetch, job, (int)i);
-		if (b > worst) {
-			worst = b;
-			if (who != NULL)
-				*who = i;
-		}
-	}
-	return worst;
-}
-
-static void
-draw_header(struct ui *u)
-{
-	const struct ui_rect *r = &u->lay.header;
-	char left[256], right[96], a[32], b[32], c[32], d[32];
-	size_t i, running = 0;
-	struct tm tm;
-	time_t t = (time_t)u->now;
-
-	for (i = 0; i < u->insts.n; i++)
-		running += u->insts.v[i].state == ST_RUNNING;
-	if (u->have_costs)
-		snprintf(left, sizeof(left), " burn %s/h | today %s | month %s, projected %s | "
-		    "%zu running", money_format(a, sizeof(a), u->total.burn_hour, 3,
-		    true), money_format(b, sizeof(b), u->total.spent_today, 2, true),
-		    money_format(c, sizeof(c), u->total.spent_month, 2, true),
-		    money_format(d, sizeof(d), u->total.projected_month, 2, true), running);
-	else
-		snprintf(left, sizeof(left), " burn ... | %zu running", running);
-	right[0] = '\0';
-	if (u->now > 0) {
-		localtime_r(&t, &tm);
-		strftime(right, sizeof(right), "%Y-%m-%d %H:%M ", &tm);
-	}
-	ui_put(r->y, r->x, r->w, left, ui_attr(UC_HEADER), false);
-	if (text_width(left) + text_width(right) < r->w)
-		ui_put(r->y, r->w - text_width(right), text_width(right), right,
-		    ui_attr(UC_HEADER), false);
-}
-
-static void
-draw_tabs(struct ui *u)
-{
-	const struct ui_rect *r = &u->lay.tabs;
-	char buf[64], info[128];
-	int x = 0, w;
-	size_t i;
-	static const enum ui_job view_job[UV__COUNT] = { UJ_OFFERS, UJ_INSTANCES, UJ_METRICS,
-		UJ_COSTS };
-	double busy;
-
-	ui_put(r->y, 0, r->w, "", A_NORMAL, false);
-	for (i = 0; i < UV__COUNT; i++) {
-		snprintf(buf, sizeof(buf), " %zu %s ", i + 1, view_titles[i]);
-		w = text_width(buf);
-		ui_put(r->y, x, w, buf, ui_attr(i == (size_t)u->view ? UC_TAB_ACTIVE : UC_TAB),
-		    false);
-		x += w + 1;
-	}
-	info[0] = '\0';
-	switch (u->view) {
-	case UV_OFFERS:
-		snprintf(info, sizeof(info), "%zu of %zu offers", u->og.n_order, u->offers.n);
-		break;
-	case UV_INSTANCES:
-		snprintf(info, sizeof(info), "%zu instance%s", u->ig.n_order,
-		    u->ig.n_order == 1 ? "" : "s");
-		break;
-	case UV_METRICS:
-		snprintf(info, sizeof(info), "%s", u->watch[0] ? u->watch : "no instance");
-		break;
-	default:
-		break;
-	}
-	busy = view_job[u->view] == UJ_COSTS ? ui_fetch_busy(u->fetch, UJ_COSTS, -1) :
-	    busy_for(u, view_job[u->view], NULL);
-	if (busy >= 0)
-		strlcpy_(info + strlen(info), u->utf8 ? "  \xe2\x9f\xb3 " : "  * ",
-		    sizeof(info) - strlen(info));
-	else
-		strlcpy_(info + strlen(info), " ", sizeof(info) - strlen(info));
-	w = text_width(info);
-	if (x + w < r->w)
-		ui_put(r->y, r->w - w, w, info, ui_attr(UC_DIM), false);
-}
-
-/* Providers in trouble, for the status line: hanging lanes first, then failures. */
-static void
-provider_trouble(struct ui *u, char *buf, size_t n)
-{
-	struct sb sb;
-	size_t i;
-	int j;
-	double b;
-
-	sb_init(&sb);
-	for (i = 0; i < u->n_prov; i++) {
-		double worst = -1;
-
-		for (j = 0; j < UJ_COSTS; j++) {
-			b = ui_fetch_busy(u->fetch, (enum ui_job)j, (int)i);
-			if (b > worst)
-				worst = b;
-		}
-		if (worst >= 5) {
-			sb_addf(&sb, "%s%s: no answer for %.0fs", sb.len ? " | " : "",
-			    u->prov[i].name, worst);
-			continue;
-		}
-		for (j = 0; j < UJ_ACTION; j++)
-			if (u->prov[i].err[j][0] != '\0') {
-				sb_addf(&sb, "%s%s: %s (%s)", sb.len ? " | " : "", u->prov[i].name,
-				    u->prov[i].err[j], job_names[j]);
-				break;
-			}
-	}
-	strlcpy_(buf, sb.buf, n);
-	sb_release(&sb);
-}
-
-static void
-draw_status(struct ui *u)
-{
-	const struct ui_rect *r = &u->lay.status;
-	char buf[768];
-
-	if (u->input_kind != 0) {
-		int w;
-
-		snprintf(buf, sizeof(buf), "%c%s", u->input_kind, u->input);
-		w = text_width(buf);
-		if (u->input_err[0] != '\0' && w + 4 < r->w) {
-			ui_put(r->y, 0, w + 2, buf, ui_attr(UC_ACCENT), false);
-			ui_put(r->y, w + 2, r->w - w - 2, u->input_err, ui_attr(UC_BAD), false);
-		} else
-			ui_put(r->y, 0, r->w, buf, ui_attr(UC_ACCENT), false);
-		move(r->y, w < r->w ? w : r->w - 1);
-		return;
-	}
-	if (u->msg[0] != '\0' && ui_clock() < u->msg_until) {
-		ui_put(r->y, 0, r->w, u->msg, ui_attr((enum ui_color)u->msg_color), false);
-		return;
-	}
-	provider_trouble(u, buf, sizeof(buf));
-	ui_put(r->y, 0, r->w, buf, ui_attr(UC_BAD), false);
-}
-
-static void
-draw_keys(struct ui *u)
-{
-	const struct ui_rect *r = &u->lay.keys;
-	char buf[512];
-
-	if (u->dialog == UD_CONFIRM)
-		snprintf(buf, sizeof(buf), " y yes   n/Esc no");
-	else if (u->dialog == UD_PAGER)
-		snprintf(buf, sizeof(buf), " j/k scroll   q/Esc close");
-	else if (u->input_kind == '/')
-		snprintf(buf, sizeof(buf), " Enter keep   Esc restore   Ctrl-U clear   fields: %s",
-		    filter_fields_help());
-	else if (u->input_kind == ':')
-		snprintf(buf, sizeof(buf), " offers instances metrics costs help quit");
-	else
-		snprintf(buf, sizeof(buf), " %s  ? help  q quit%s", ui_view_keys(u),
-		    u->opts.readonly ? "  [read-only]" : "");
-	ui_put(r->y, 0, r->w, buf, ui_attr(UC_KEY), false);
-}
-
-static void
-draw_frame_box(const struct ui_rect *b, const char *title)
-{
-	int i;
-
-	attrset(ui_attr(UC_DIALOG));
-	for (i = 0; i < b->h; i++)
-		mvhline(b->y + i, b->x, ' ', b->w);
-	mvhline(b->y, b->x, ACS_HLINE, b->w);
-	mvhline(b->y + b->h - 1, b->x, ACS_HLINE, b->w);
-	mvvline(b->y, b->x, ACS_VLINE, b->h);
-	mvvline(b->y, b->x + b->w - 1, ACS_VLINE, b->h);
-	mvaddch(b->y, b->x, ACS_ULCORNER);
-	mvaddch(b->y, b->x + b->w - 1, ACS_URCORNER);
-	mvaddch(b->y + b->h - 1, b->x, ACS_LLCORNER);
-	mvaddch(b->y + b->h - 1, b->x + b->w - 1, ACS_LRCORNER);
-	attrset(A_NORMAL);
-	ui_put(b->y, b->x + 2, text_width(title) + 2 < b->w - 4 ? text_width(title) + 2 :
-	    b->w - 4, title, ui_attr(UC_DIALOG) | A_BOLD, false);
-}
-
-static void
-draw_dialog(struct ui *u)
-{
-	const struct ui_rect *body = &u->lay.body;
-	size_t start[64], len[64], n, i;
-	char line[512], title[128];
-	struct ui_rect b;
-
-	if (u->dialog == UD_CONFIRM) {
-		int w = body->w - 10 < 72 ? body->w - 10 : 72;
-
-		n = ui_wrap(u->dlg_text.buf, w - 4, start, len, 60);
-		b = ui_layout_dialog(body, w, (int)n + 4);
-		snprintf(title, sizeof(title), " %s ", u->dlg_title);
-		draw_frame_box(&b, title);
-		for (i = 0; i < n && (int)i < b.h - 3; i++) {
-			snprintf(line, sizeof(line), "%.*s", (int)len[i], u->dlg_text.buf + start[i]);
-			ui_put(b.y + 1 + (int)i, b.x + 2, b.w - 4, line, ui_attr(UC_DIALOG), false);
-		}
-		ui_put(b.y + b.h - 2, b.x + 2, b.w - 4, "[y] yes    [n] no", ui_attr(UC_DIALOG) |
-		    A_BOLD, false);
-		return;
-	}
-	/* The pager covers the body: a title row and the lines from dlg_top. */
-	ui_put(body->y, 0, body->w, u->dlg_title, ui_attr(UC_COLHEAD), false);
-	{
-		const char *p = u->dlg_text.buf;
-		size_t skip = u->dlg_top;
-		int y = body->y + 1;
-
-		while (skip > 0 && (p = strchr(p, '\n')) != NULL) {
-			p++;
-			skip--;
-		}
-		for (; y < body->y + body->h; y++) {
-			size_t l = p ? strcspn(p, "\n") : 0;
-
-			snprintf(line, sizeof(line), " %.*s", (int)l, p ? p : "");
-			ui_put(y, 0, body->w, line, A_NORMAL, false);
-			if (p != NULL)
-				p = p[l] == '\n' ? p + l + 1 : NULL;
-		}
-	}
-}
-
-static void
-draw(struct ui *u)
-{
-	if (u->need_clear) {
-		clear();
-		u->need_clear = false;
-	} else
-		erase();
-	curs_set(0);
-	if (u->lay.too_small) {
-		char buf[160];
-
-		snprintf(buf, sizeof(buf), "terminal too small: %dx%d; the dashboard needs at "
-		    "least %dx%d (q quits)", u->lay.cols, u->lay.rows, UI_MIN_COLS, UI_MIN_ROWS);
-		mvaddnstr(u->lay.rows / 2, 0, buf, u->lay.cols > 0 ? u->lay.cols : 0);
-	} else {
-		draw_header(u);
-		draw_tabs(u);
-		if (u->dialog == UD_PAGER)
-			draw_dialog(u);
-		else {
-			ui_view_draw(u);
-			if (u->dialog == UD_CONFIRM)
-				draw_dialog(u);
-		}
-		draw_keys(u);
-		draw_status(u);		/* last: it places the cursor of the input line */
-		if (u->input_kind != 0)
-			curs_set(1);
-	}
-	wnoutrefresh(stdscr);
-	doupdate();
-	u->dirty = false;
-}
 
 /* Merge one provider's result into the screen's data. */
 static void
@@ -720,8 +140,8 @@ schedule(struct ui *u)
 			next = left;
 	}
 	/* Keep the "no answer for Ns" and message timers moving while they matter. */
-	if (busy_for(u, UJ_OFFERS, NULL) >= 1 || busy_for(u, UJ_INSTANCES, NULL) >= 1 ||
-	    busy_for(u, UJ_METRICS, NULL) >= 1) {
+	if (ui_busy_for(u, UJ_OFFERS, NULL) >= 1 || ui_busy_for(u, UJ_INSTANCES, NULL) >= 1 ||
+	    ui_busy_for(u, UJ_METRICS, NULL) >= 1) {
 		if (next > 1)
 			next = 1;
 		u->dirty = true;
@@ -823,7 +243,7 @@ bench(struct ui *u, char *report, size_t n)
 	for (i = 0; i < u->opts.bench_frames; i++) {
 		ui_offers_rebuild(u);
 		u->need_clear = false;
-		draw(u);
+		ui_draw(u);
 	}
 	t1 = ui_clock();
 	snprintf(report, n, "dashboard: %ld frames of %zu rows (%dx%d): %.3f ms per frame\n",
@@ -854,12 +274,12 @@ loop(struct ui *u)
 			return GR_OK;
 		timeout = schedule(u);
 		if (u->dirty)
-			draw(u);
+			ui_draw(u);
 		/* Sleep until a key, a result, a signal (SIGWINCH, SIGTERM) or the next job. */
 		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
 			break;
 		while ((rc = get_wch(&wc)) != ERR)
-			handle_key(u, rc == KEY_CODE_YES ? UI_FKEY((int)wc) : (int)wc);
+			ui_handle_key(u, rc == KEY_CODE_YES ? UI_FKEY((int)wc) : (int)wc);
 	}
 	return *u->opts.stop ? GR_EINTERRUPTED : GR_OK;
 }
@@ -915,7 +335,7 @@ ui_dashboard_run(struct session *s, const struct ui_opts *o, struct gr_error *er
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return gr_fail(err, GR_EUSAGE, "the dashboard needs a terminal; scripts can use "
 		    "'gpurent offers', 'ls', 'metrics' and 'costs'");
-	if (o->view != NULL && (v = ui_name_lookup(view_names, UV__COUNT, o->view)) < 0)
+	if (o->view != NULL && (v = ui_view_find(o->view)) < 0)
 		return gr_fail(err, GR_EUSAGE, "no view '%s' (offers, instances, metrics, costs)",
 		    o->view);
 	if (prepare(s, &cfg, err) != GR_OK)

@@ -144,6 +144,8 @@ enum ui_color ui_color_of(int out_color);
  * u->ctx, never by calling up into the dashboard.
  */
 struct ui_view_ops {
+	const char *name;			/* for ':name' and --view */
+	const char *title;			/* on its tab */
 	void (*init)(struct ui *u);		/* NULL: nothing to set up */
 	void (*release)(struct ui *u);		/* NULL: nothing to free */
 	void (*draw)(struct ui *u, const struct ui_rect *body);
@@ -161,6 +163,8 @@ void ui_table_details(struct ui *u, const char *title, const struct column *cols
 bool ui_refuse_readonly(struct ui *u);
 
 /* views.c: the view on screen draws its body and answers its keys (true: used). */
+int ui_view_find(const char *name);	/* a name or unique prefix: the view, -1, -2 ambiguous */
+const char *ui_view_title(enum ui_view v);
 void ui_views_init(struct ui *u);
 void ui_views_release(struct ui *u);
 void ui_view_draw(struct ui *u);
@@ -172,6 +176,13 @@ void ui_instances_rebuild(struct ui *u);
 /* view_metrics.c: follow an instance's samples; add the samples that arrived. */
 void ui_metrics_watch(struct ui *u, const char *id);
 void ui_metrics_add(struct ui *u, const struct sample_list *l);
+
+/* input.c: one key, from the loop. */
+void ui_handle_key(struct ui *u, int key);
+
+/* frame.c: draw the whole screen once; how long a lane of job has waited (-1: idle). */
+void ui_draw(struct ui *u);
+double ui_busy_for(struct ui *u, enum ui_job job, size_t *who);
 
 /* widgets.c: drawing primitives. */
 double ui_clock(void);

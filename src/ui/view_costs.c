@@ -90,6 +90,8 @@ draw_costs(struct ui *u, const struct ui_rect *r)
 }
 
 const struct ui_view_ops ui_view_costs = {
+	.name = "costs",
+	.title = "Costs",
 	.draw = draw_costs,
 	.keys = "r refresh  1-4 views",
 };

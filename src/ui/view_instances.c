@@ -176,6 +176,8 @@ instances_draw(struct ui *u, const struct ui_rect *r)
 }
 
 const struct ui_view_ops ui_view_instances = {
+	.name = "instances",
+	.title = "Instances",
 	.init = instances_init,
 	.release = instances_release,
 	.draw = instances_draw,

@@ -199,6 +199,8 @@ metrics_key(struct ui *u, int key)
 }
 
 const struct ui_view_ops ui_view_metrics = {
+	.name = "metrics",
+	.title = "Metrics",
 	.draw = draw_metrics,
 	.key = metrics_key,
 	.keys = "j/k GPUs  n/p instance  r refresh",

@@ -113,6 +113,8 @@ offers_draw(struct ui *u, const struct ui_rect *r)
 }
 
 const struct ui_view_ops ui_view_offers = {
+	.name = "offers",
+	.title = "Offers",
 	.init = offers_init,
 	.release = offers_release,
 	.draw = offers_draw,

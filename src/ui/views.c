@@ -45,6 +45,23 @@ ui_view_key(struct ui *u, int key)
 	return views[u->view]->key != NULL && views[u->view]->key(u, key);
 }
 
+int
+ui_view_find(const char *name)
+{
+	const char *names[UV__COUNT];
+	size_t i;
+
+	for (i = 0; i < UV__COUNT; i++)
+		names[i] = views[i]->name;
+	return ui_name_lookup(names, UV__COUNT, name);
+}
+
+const char *
+ui_view_title(enum ui_view v)
+{
+	return views[v]->title;
+}
+
 const char *
 ui_view_keys(const struct ui *u)
 {
