@@ -73,7 +73,7 @@ ledger_load(struct state *st, int64_t since, int64_t until, struct ledger_seg **
 	int rc;
 
 	if (sqlite3_prepare_v2(state_db(st), "SELECT instance_id, provider, label, gpu, kind, "
-	    "rate_hour, start_ts, end_ts FROM ledger WHERE (end_ts = 0 OR end_ts > ?1) "
+	    "rate_hour, start_ts, end_ts, gone FROM ledger WHERE (end_ts = 0 OR end_ts > ?1) "
 	    "AND (?2 = 0 OR start_ts < ?2) ORDER BY start_ts, id", -1, &s, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the ledger");
 	sqlite3_bind_int64(s, 1, since);
@@ -95,6 +95,7 @@ ledger_load(struct state *st, int64_t since, int64_t until, struct ledger_seg **
 		g->rate_hour = sqlite3_column_int64(s, 5);
 		g->start = sqlite3_column_int64(s, 6);
 		g->end = sqlite3_column_int64(s, 7);
+		g->gone = sqlite3_column_int(s, 8) != 0;
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
@@ -122,6 +123,9 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 		kind = LEDGER_STORAGE;
 		rate = in->storage_hour;
 	}
+	/* Still provisioning: the reservation made at launch stands until it bills or ends. */
+	if (kind < 0 && in->state == ST_PROVISIONING)
+		return GR_OK;
 	if (kind < 0)
 		return ledger_end(st, in->id, now, err);
 	if (sqlite3_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ? AND "
@@ -143,4 +147,86 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 	seg.rate_hour = rate;
 	seg.start = now;
 	return ledger_begin(st, &seg, err);
+}
+
+enum gr_err
+ledger_reserve(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+	bool open;
+
+	if (state_begin(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ? AND "
+	    "end_ts = 0", -1, &s, NULL) != SQLITE_OK) {
+		state_fail(st, err, "cannot read the ledger");
+		state_rollback(st);
+		return err->code;
+	}
+	sqlite3_bind_text(s, 1, seg->instance_id, -1, SQLITE_STATIC);
+	open = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	if (!open && ledger_begin(st, seg, err) != GR_OK) {
+		state_rollback(st);
+		return err->code;
+	}
+	return state_commit(st, err);
+}
+
+static bool
+listed(const char *id, const char *const *ids, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(ids[i], id) == 0)
+			return true;
+	return false;
+}
+
+enum gr_err
+ledger_close_unlisted(struct state *st, const char *provider, const char *const *ids, size_t n,
+    int64_t asked, int64_t now, struct gr_error *err)
+{
+	sqlite3_stmt *q, *u;
+	int rc;
+
+	if (state_begin(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "SELECT id, instance_id FROM ledger WHERE "
+	    "provider = ? AND end_ts = 0 AND start_ts < ?", -1, &q, NULL) != SQLITE_OK) {
+		state_fail(st, err, "cannot read the ledger");
+		state_rollback(st);
+		return err->code;
+	}
+	if (sqlite3_prepare_v2(state_db(st), "UPDATE ledger SET end_ts = max(?1, start_ts), "
+	    "gone = 1 WHERE id = ?2", -1, &u, NULL) != SQLITE_OK) {
+		sqlite3_finalize(q);
+		state_fail(st, err, "cannot update the ledger");
+		state_rollback(st);
+		return err->code;
+	}
+	sqlite3_bind_text(q, 1, provider, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, asked);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const unsigned char *id = sqlite3_column_text(q, 1);
+
+		if (id == NULL || listed((const char *)id, ids, n))
+			continue;
+		sqlite3_reset(u);
+		sqlite3_bind_int64(u, 1, now);
+		sqlite3_bind_int64(u, 2, sqlite3_column_int64(q, 0));
+		if (sqlite3_step(u) != SQLITE_DONE) {
+			rc = SQLITE_ERROR;
+			break;
+		}
+	}
+	sqlite3_finalize(q);
+	sqlite3_finalize(u);
+	if (rc != SQLITE_DONE) {
+		state_fail(st, err, "cannot update the ledger");
+		state_rollback(st);
+		return err->code;
+	}
+	return state_commit(st, err);
 }
