@@ -30,6 +30,24 @@ ledger_end(struct state *st, const char *instance_id, int64_t end, struct gr_err
 	    instance_id, end);
 }
 
+/* Close the instance's open billing segments at `end`, leaving a reservation open. */
+static enum gr_err
+end_billing(struct state *st, const char *instance_id, int64_t end, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(state_db(st), "UPDATE ledger SET end_ts = max(?1, start_ts) "
+	    "WHERE instance_id = ?2 AND end_ts = 0 AND kind != ?3", -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot update the ledger");
+	sqlite3_bind_int64(s, 1, end);
+	sqlite3_bind_text(s, 2, instance_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 3, LEDGER_PROVISIONING);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot update the ledger");
+}
+
 enum gr_err
 ledger_begin(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
 {
@@ -123,9 +141,9 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 		kind = LEDGER_STORAGE;
 		rate = in->storage_hour;
 	}
-	/* Still provisioning: the reservation made at launch stands until it bills or ends. */
+	/* Still provisioning: billing stops, the reservation made at launch stands. */
 	if (kind < 0 && in->state == ST_PROVISIONING)
-		return GR_OK;
+		return end_billing(st, in->id, now, err);
 	if (kind < 0)
 		return ledger_end(st, in->id, now, err);
 	if (sqlite3_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ? AND "

@@ -228,6 +228,13 @@ provisioning_until_billing(void **state)
 	assert_int_equal(v[1].kind, LEDGER_COMPUTE);
 	assert_int_equal(v[1].end, 0);
 	free(v);
+	/* Back to provisioning (a restart): billing stops as before. */
+	in.state = ST_PROVISIONING;
+	assert_int_equal(ledger_observe(st, &in, WALL + 90, &err), GR_OK);
+	assert_int_equal(ledger_load(st, 0, 0, &v, &n, &err), GR_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[1].end, WALL + 90);
+	free(v);
 	state_close(st);
 }
 
