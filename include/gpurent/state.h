@@ -80,8 +80,9 @@ enum gr_err ledger_observe(struct state *st, const struct instance *in, int64_t 
     struct gr_error *err);
 
 /*
- * A launch was accepted: open seg (kind LEDGER_PROVISIONING) unless the instance already
- * has an open segment (it may have begun billing before this is called). One transaction.
+ * A launch was accepted: open seg (kind LEDGER_PROVISIONING) unless the ledger already has
+ * a segment of the instance (it may have begun billing, or even ended, before this is
+ * called). One transaction.
  */
 enum gr_err ledger_reserve(struct state *st, const struct ledger_seg *seg,
     struct gr_error *err);

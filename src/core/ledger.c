@@ -171,20 +171,20 @@ enum gr_err
 ledger_reserve(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
 {
 	sqlite3_stmt *s;
-	bool open;
+	bool known;
 
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ? AND "
-	    "end_ts = 0", -1, &s, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ?", -1,
+	    &s, NULL) != SQLITE_OK) {
 		state_fail(st, err, "cannot read the ledger");
 		state_rollback(st);
 		return err->code;
 	}
 	sqlite3_bind_text(s, 1, seg->instance_id, -1, SQLITE_STATIC);
-	open = sqlite3_step(s) == SQLITE_ROW;
+	known = sqlite3_step(s) == SQLITE_ROW;
 	sqlite3_finalize(s);
-	if (!open && ledger_begin(st, seg, err) != GR_OK) {
+	if (!known && ledger_begin(st, seg, err) != GR_OK) {
 		state_rollback(st);
 		return err->code;
 	}
