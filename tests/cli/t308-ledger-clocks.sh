@@ -21,12 +21,12 @@ check "a vast instance" '[[ $id == vast:* ]]'
 expect_ok g sim advance 10m
 expect_ok g -p vast ls -o json
 check "running" '[ "$(jq -r ".[] | select(.id == \"$id\") | .state" <<<"$OUT")" = running ]'
+t1=$(date +%s)
 expect_ok g costs --by provider -o json
 read -r vast1 burn <<<"$(line vast)"
 read -r sim1 simburn <<<"$(line sim)"
 check "vast bills ($burn micro-dollars/h)" '[ "${burn:-0}" -gt 0 ]'
 check "so does the simulator's side of it ($simburn)" '[ "${simburn:-0}" -gt 0 ]'
-t1=$(date +%s)
 
 # One simulated hour: the simulator's rows bill an hour more, vast's only the seconds that passed.
 expect_ok g sim advance 1h
@@ -34,7 +34,7 @@ expect_ok g costs --by provider -o json
 t2=$(date +%s)
 read -r vast2 _ <<<"$(line vast)"
 read -r sim2 _ <<<"$(line sim)"
-# At most the wall seconds between the two readings, plus one for rounding them to seconds.
+# At most the wall seconds around the two readings, plus their rounding to seconds.
 most=$(((burn * (t2 - t1 + 2) + 3599) / 3600))
 check "vast: $((vast2 - vast1)) micro-dollars more, at most $most (not an hour: $burn)" \
 	'[ $((vast2 - vast1)) -le "$most" ]'
