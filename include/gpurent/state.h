@@ -74,7 +74,8 @@ enum gr_err ledger_load(struct state *st, int64_t since, int64_t until, struct l
  * Record what a real provider reports about an instance at time `now`: opens a compute
  * segment when it is billed and none is open at its price, a storage segment when stopped
  * with a storage price, and closes segments when it stops being billed. While the instance
- * is still provisioning, its provisioning segment stays open. Idempotent.
+ * is provisioning, its provisioning segment stays open, and one is made (ledger_reserve)
+ * for an instance the ledger has never seen (launched elsewhere). Idempotent.
  */
 enum gr_err ledger_observe(struct state *st, const struct instance *in, int64_t now,
     struct gr_error *err);

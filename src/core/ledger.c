@@ -125,6 +125,21 @@ ledger_load(struct state *st, int64_t since, int64_t until, struct ledger_seg **
 	return GR_OK;
 }
 
+/* The segment an observation of `in` opens: kind and rate, start `now`. */
+static void
+seg_of(struct ledger_seg *seg, const struct instance *in, enum ledger_kind kind, int64_t rate,
+    int64_t now)
+{
+	memset(seg, 0, sizeof(*seg));
+	strlcpy_(seg->instance_id, in->id, sizeof(seg->instance_id));
+	strlcpy_(seg->provider, in->provider, sizeof(seg->provider));
+	strlcpy_(seg->label, in->label, sizeof(seg->label));
+	strlcpy_(seg->gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg->gpu));
+	seg->kind = kind;
+	seg->rate_hour = rate;
+	seg->start = now;
+}
+
 enum gr_err
 ledger_observe(struct state *st, const struct instance *in, int64_t now, struct gr_error *err)
 {
@@ -141,9 +156,18 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 		kind = LEDGER_STORAGE;
 		rate = in->storage_hour;
 	}
-	/* Still provisioning: billing stops, the reservation made at launch stands. */
-	if (kind < 0 && in->state == ST_PROVISIONING)
-		return end_billing(st, in->id, now, err);
+	/*
+	 * Still provisioning: billing stops, and a reservation stands, the one made at launch
+	 * or, for an instance launched elsewhere and never seen before, one made now.
+	 */
+	if (kind < 0 && in->state == ST_PROVISIONING) {
+		if (end_billing(st, in->id, now, err) != GR_OK)
+			return err->code;
+		if (!(in->valid & IV_PRICE))
+			return GR_OK;
+		seg_of(&seg, in, LEDGER_PROVISIONING, in->price_hour, now);
+		return ledger_reserve(st, &seg, err);
+	}
 	if (kind < 0)
 		return ledger_end(st, in->id, now, err);
 	if (sqlite3_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ? AND "
@@ -156,14 +180,7 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 	sqlite3_finalize(s);
 	if (same)
 		return GR_OK;
-	memset(&seg, 0, sizeof(seg));
-	strlcpy_(seg.instance_id, in->id, sizeof(seg.instance_id));
-	strlcpy_(seg.provider, in->provider, sizeof(seg.provider));
-	strlcpy_(seg.label, in->label, sizeof(seg.label));
-	strlcpy_(seg.gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg.gpu));
-	seg.kind = (enum ledger_kind)kind;
-	seg.rate_hour = rate;
-	seg.start = now;
+	seg_of(&seg, in, (enum ledger_kind)kind, rate, now);
 	return ledger_begin(st, &seg, err);
 }
 

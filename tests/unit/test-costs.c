@@ -228,11 +228,23 @@ provisioning_until_billing(void **state)
 	assert_int_equal(v[1].kind, LEDGER_COMPUTE);
 	assert_int_equal(v[1].end, 0);
 	free(v);
-	/* Back to provisioning (a restart): billing stops as before. */
+	/* Launched elsewhere and seen provisioning: reserved from when it is seen. */
+	strlcpy_(in.id, "vast:6", sizeof(in.id));
+	in.state = ST_PROVISIONING;
+	assert_int_equal(ledger_observe(st, &in, WALL + 70, &err), GR_OK);
+	assert_int_equal(ledger_load(st, 0, 0, &v, &n, &err), GR_OK);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[2].instance_id, "vast:6");
+	assert_int_equal(v[2].kind, LEDGER_PROVISIONING);
+	assert_int_equal(v[2].start, WALL + 70);
+	assert_int_equal(v[2].rate_hour, USD(2));
+	free(v);
+	strlcpy_(in.id, "vast:5", sizeof(in.id));
+	/* Back to provisioning (a restart): billing stops as before, nothing is reserved. */
 	in.state = ST_PROVISIONING;
 	assert_int_equal(ledger_observe(st, &in, WALL + 90, &err), GR_OK);
 	assert_int_equal(ledger_load(st, 0, 0, &v, &n, &err), GR_OK);
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 3);
 	assert_int_equal(v[1].end, WALL + 90);
 	free(v);
 	state_close(st);
