@@ -2,10 +2,17 @@
  * costs.h - what the ledger says: burn rate, spend, projections, grouped.
  *
  * All amounts are micro-dollars. Days and months are calendar days and months in UTC.
+ *
+ * Each ledger row follows its provider's clock: the simulator ("sim") has a clock of its
+ * own that `gpurent sim advance` moves; every real provider follows the wall clock, also
+ * when it is pointed at `gpurent sim serve`. A row is costed, and its "today" and "this
+ * month" found, on its own clock, so the same ledger gives the same figures for a provider
+ * whichever providers a command happens to use.
  */
 #ifndef GPURENT_COSTS_H
 #define GPURENT_COSTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,30 +20,48 @@
 
 struct state;
 
+/* The provider whose rows follow the simulated clock. */
+#define COST_SIM_PROVIDER "sim"
+
+struct cost_clock {
+	int64_t wall;		/* UTC seconds now */
+	int64_t sim;		/* the simulator's now (the wall clock when there is no world) */
+	bool sim_shown;		/* the summary's now and default since are the simulator's */
+};
+
+/* Now on the clock that `provider`'s ledger rows follow. */
+int64_t cost_clock_now(const struct cost_clock *c, const char *provider);
+
 enum cost_group { CG_NONE, CG_INSTANCE, CG_LABEL, CG_PROVIDER, CG_GPU, CG_DAY };
 
 struct cost_line {
 	char key[64];		/* instance id, label, provider, GPU or YYYY-MM-DD */
 	int64_t spent;		/* in [since, now) */
 	int64_t burn_hour;	/* rate of the segments open now */
+	bool gone;		/* CG_INSTANCE: the provider no longer lists it (see state.h) */
 };
 
 struct cost_summary {
-	int64_t now;
-	int64_t since;
+	int64_t now;			/* on the clock shown (cost_clock.sim_shown) */
+	int64_t since;			/* likewise; each row counts from its own clock's */
 	int64_t burn_hour;		/* everything billing now */
+	int64_t provisioning_hour;	/* launched, not billing yet: counted in projections */
 	int64_t spent;			/* since `since` */
 	int64_t spent_today;
 	int64_t spent_month;
-	int64_t projected_day;		/* today's spend at the current burn rate to midnight */
+	int64_t projected_day;		/* today's spend, plus the burn and what is
+					   provisioning at their rates until midnight */
 	int64_t projected_month;
 	struct cost_line *lines;	/* grouped, largest spend first */
 	size_t n_lines;
 };
 
-/* Sum the ledger from `since` (0: start of this month) to now, grouped by `by`. */
-enum gr_err costs_compute(struct state *st, int64_t now, int64_t since, enum cost_group by,
-    struct cost_summary *out, struct gr_error *err);
+/*
+ * Sum the ledger from `since` (0: the start of this month on each row's clock) to now,
+ * grouped by `by`.
+ */
+enum gr_err costs_compute(struct state *st, const struct cost_clock *clk, int64_t since,
+    enum cost_group by, struct cost_summary *out, struct gr_error *err);
 void cost_summary_release(struct cost_summary *s);
 
 /* UTC midnight of the day / first of the month containing t, and the next ones. */
@@ -45,10 +70,13 @@ int64_t month_start(int64_t t);
 int64_t month_end(int64_t t);
 
 /*
- * Whether adding `extra_hour` of burn would take the projection past a configured budget
- * (budget_day or budget_month, -1 when unset). GR_EBUDGET with a message when it would.
+ * Whether a launch that adds `extra_hour` from `now` (its provider's clock) would take a
+ * projection past a configured budget (budget_day or budget_month, -1 when unset): today's
+ * projection (s->projected_day: spent today, plus what bills and what is provisioning at
+ * their rates until midnight) plus extra_hour until midnight, and the same for the month.
+ * GR_EBUDGET with a message when it would.
  */
-enum gr_err costs_check_budget(const struct cost_summary *s, int64_t extra_hour,
+enum gr_err costs_check_budget(const struct cost_summary *s, int64_t now, int64_t extra_hour,
     int64_t budget_day, int64_t budget_month, struct gr_error *err);
 
 #endif

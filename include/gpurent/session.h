@@ -22,6 +22,7 @@
 struct config;
 struct state;
 struct filter;
+struct cost_clock;
 
 #define SESSION_MAX_PROVIDERS 16
 
@@ -81,5 +82,12 @@ enum gr_err session_instances(struct session *s, struct instance_list *out,
 
 /* Current UTC time as the session sees it (the simulator's clock when only sim is used). */
 int64_t session_now(struct session *s);
+
+/*
+ * The clocks the ledger's rows follow (costs.h): the wall clock, and the simulator's when a
+ * simulated world exists in the database, whichever providers this session uses. The
+ * summary shows the simulator's clock when the session uses sim, as session_now does.
+ */
+void session_clock(struct session *s, struct cost_clock *out);
 
 #endif

@@ -39,8 +39,15 @@ enum gr_err state_meta_set(struct state *st, const char *key, const char *value,
 /*
  * The cost ledger: billed segments. A segment bills rate_hour from start to end (end 0:
  * still open). Cost of a segment = money_accrue(rate_hour, end - start).
+ *
+ * A provisioning segment bills nothing: it says that a launch was accepted at rate_hour and
+ * the instance does not bill yet, so that budgets and projections count it from now. The
+ * instance's first billing segment closes it, as does its end.
+ *
+ * Times are on the clock of the segment's provider: the simulator's own clock for "sim",
+ * the wall clock for every real provider (see costs.h).
  */
-enum ledger_kind { LEDGER_COMPUTE, LEDGER_STORAGE };
+enum ledger_kind { LEDGER_COMPUTE, LEDGER_STORAGE, LEDGER_PROVISIONING };
 
 struct ledger_seg {
 	char instance_id[ID_MAX];
@@ -51,6 +58,7 @@ struct ledger_seg {
 	int64_t rate_hour;
 	int64_t start;
 	int64_t end;		/* 0: open */
+	bool gone;		/* closed because the provider stopped listing the instance */
 };
 
 /* Close any open segment of the instance at seg->start, then open seg. */
@@ -65,9 +73,28 @@ enum gr_err ledger_load(struct state *st, int64_t since, int64_t until, struct l
 /*
  * Record what a real provider reports about an instance at time `now`: opens a compute
  * segment when it is billed and none is open at its price, a storage segment when stopped
- * with a storage price, and closes segments when it stops being billed. Idempotent.
+ * with a storage price, and closes segments when it stops being billed. While the instance
+ * is provisioning, its provisioning segment stays open, and one is made (ledger_reserve)
+ * for an instance the ledger has never seen (launched elsewhere). Idempotent.
  */
 enum gr_err ledger_observe(struct state *st, const struct instance *in, int64_t now,
     struct gr_error *err);
+
+/*
+ * A launch was accepted: open seg (kind LEDGER_PROVISIONING) unless the ledger already has
+ * a segment of the instance (it may have begun billing, or even ended, before this is
+ * called). One transaction.
+ */
+enum gr_err ledger_reserve(struct state *st, const struct ledger_seg *seg,
+    struct gr_error *err);
+
+/*
+ * A provider answered, successfully and in full, a list of its instances that was asked
+ * for at `asked`: every open segment of that provider whose instance is not among ids[n]
+ * and that began before `asked` is closed at `now` and marked gone. Segments that began
+ * after the question are left alone (the list may predate the instance). One transaction.
+ */
+enum gr_err ledger_close_unlisted(struct state *st, const char *provider,
+    const char *const *ids, size_t n, int64_t asked, int64_t now, struct gr_error *err);
 
 #endif

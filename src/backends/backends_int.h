@@ -44,6 +44,13 @@ char *bk_url(const struct bk_http *h, const char *path);
 
 /* ledger_observe under a process-wide lock (backends run on fan-out threads). */
 void bk_observe(const struct backend *b, const struct instance *in);
+/*
+ * After a full, successful list of the account's instances (l->v[first..], asked for at
+ * `asked`, wall clock): observe each, and close as gone the ledger rows of instances the
+ * provider no longer lists (ledger_close_unlisted).
+ */
+void bk_observe_listed(const struct backend *b, const struct instance_list *l, size_t first,
+    int64_t asked);
 /* Record/read the launch time of an instance the provider does not date (Lambda). */
 void bk_remember_created(const struct backend *b, const char *id, int64_t when);
 bool bk_recall_created(const struct backend *b, const char *id, int64_t *when);

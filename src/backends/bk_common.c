@@ -180,6 +180,28 @@ bk_observe(const struct backend *b, const struct instance *in)
 }
 
 void
+bk_observe_listed(const struct backend *b, const struct instance_list *l, size_t first,
+    int64_t asked)
+{
+	struct gr_error e = { 0 };
+	const char **ids;
+	size_t i;
+
+	for (i = first; i < l->n; i++)
+		bk_observe(b, &l->v[i]);
+	if (b->env.state == NULL)
+		return;
+	ids = xcalloc(l->n - first + 1, sizeof(*ids));
+	for (i = first; i < l->n; i++)
+		ids[i - first] = l->v[i].id;
+	pthread_mutex_lock(&ledger_lock);
+	(void)ledger_close_unlisted(b->env.state, b->ops->name, ids, l->n - first, asked,
+	    bk_now(), &e);
+	pthread_mutex_unlock(&ledger_lock);
+	free(ids);
+}
+
+void
 bk_remember_created(const struct backend *b, const char *id, int64_t when)
 {
 	struct gr_error e = { 0 };

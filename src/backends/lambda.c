@@ -176,13 +176,14 @@ static enum gr_err
 lambda_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
 {
 	size_t first = out->n, i;
+	int64_t asked = bk_now();
 	enum gr_err e;
 
 	e = lambda_list(b, out, err);
-	for (i = first; e == GR_OK && i < out->n; i++) {
+	for (i = first; e == GR_OK && i < out->n; i++)
 		add_created(b, &out->v[i]);
-		bk_observe(b, &out->v[i]);
-	}
+	if (e == GR_OK)
+		bk_observe_listed(b, out, first, asked);
 	return e;
 }
 

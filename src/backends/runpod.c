@@ -297,19 +297,19 @@ static enum gr_err
 runpod_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
 {
 	size_t first = out->n, i;
-	int64_t created;
+	int64_t created, asked = bk_now();
 	enum gr_err e;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
 	e = runpod_list(b, out, err);
-	for (i = first; e == GR_OK && i < out->n; i++) {
+	for (i = first; e == GR_OK && i < out->n; i++)
 		if (bk_recall_created(b, out->v[i].id, &created)) {
 			out->v[i].created_at = created;
 			out->v[i].valid |= IV_CREATED;
 		}
-		bk_observe(b, &out->v[i]);
-	}
+	if (e == GR_OK)
+		bk_observe_listed(b, out, first, asked);
 	return e;
 }
 

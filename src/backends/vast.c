@@ -585,14 +585,15 @@ vast_list(struct backend *b, const char *label, struct instance_list *out, struc
 static enum gr_err
 vast_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
 {
-	size_t first = out->n, i;
+	size_t first = out->n;
+	int64_t asked = bk_now();
 	enum gr_err e;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
 	e = vast_list(b, NULL, out, err);
-	for (i = first; e == GR_OK && i < out->n; i++)
-		bk_observe(b, &out->v[i]);
+	if (e == GR_OK)
+		bk_observe_listed(b, out, first, asked);
 	return e;
 }
 

@@ -69,6 +69,7 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 
 static const struct column summary_cols[] = {
 	{ "burn_hour", "BURN $/H", true, false, 0 },
+	{ "provisioning_hour", "PROVISIONING $/H", true, false, 0 },
 	{ "spent", "SPENT", true, false, 0 },
 	{ "spent_today", "TODAY", true, false, 0 },
 	{ "spent_month", "MONTH", true, false, 0 },
@@ -87,19 +88,19 @@ static void
 summary_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct summary_row *r = row;
-	const int64_t v[] = { r->s->burn_hour, r->s->spent, r->s->spent_today, r->s->spent_month,
-		r->s->projected_day, r->s->projected_month };
+	const int64_t v[] = { r->s->burn_hour, r->s->provisioning_hour, r->s->spent,
+		r->s->spent_today, r->s->spent_month, r->s->projected_day, r->s->projected_month };
 
 	(void)ctx;
 	c->decimals = 2;
 	if (col < ARRAY_LEN(v)) {
 		c->kind = CELL_MONEY;
 		c->i = v[col];
-		if (col == 0)
+		if (col <= 1)
 			c->decimals = 3;
-		if (col == 5 && r->budget >= 0 && v[col] > r->budget)
+		if (col == 6 && r->budget >= 0 && v[col] > r->budget)
 			c->color = OC_BAD;
-	} else if (col == 6) {
+	} else if (col == 7) {
 		c->kind = CELL_TIME;
 		c->i = r->s->since;
 	} else {
@@ -112,6 +113,7 @@ static const struct column line_cols[] = {
 	{ "key", "KEY", false, false, 1 },
 	{ "spent", "SPENT", true, false, 0 },
 	{ "burn_hour", "BURN $/H", true, false, 0 },
+	{ "gone", "GONE", false, false, 0 },
 };
 
 static void
@@ -123,7 +125,8 @@ line_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	switch (col) {
 	case 0: c->kind = CELL_STR; c->s = l->key; break;
 	case 1: c->kind = CELL_MONEY; c->i = l->spent; c->decimals = 2; break;
-	default: c->kind = CELL_MONEY; c->i = l->burn_hour; c->decimals = 3; break;
+	case 2: c->kind = CELL_MONEY; c->i = l->burn_hour; c->decimals = 3; break;
+	default: c->kind = CELL_BOOL; c->i = l->gone; break;
 	}
 }
 
@@ -150,14 +153,15 @@ struct reported {
  * its burn rate disagrees with the ledger's (an instance started or stopped elsewhere).
  */
 static size_t
-reconcile(struct cmd_ctx *c, struct state *st, int64_t now, struct reported *out)
+reconcile(struct cmd_ctx *c, struct state *st, const struct cost_clock *clk,
+    struct reported *out)
 {
 	struct cost_summary byp;
 	struct gr_error err = { 0 };
 	size_t i, k, n = 0;
 	char a[32], b[32];
 
-	if (costs_compute(st, now, 0, CG_PROVIDER, &byp, &err) != GR_OK)
+	if (costs_compute(st, clk, 0, CG_PROVIDER, &byp, &err) != GR_OK)
 		return 0;
 	for (i = 0; i < c->s->n_backends; i++) {
 		struct backend *be = c->s->backends[i];
@@ -220,6 +224,7 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	struct args a = { 0, CG_NONE };
 	struct gr_error err = { 0 };
 	struct cost_summary sum;
+	struct cost_clock clk;
 	struct summary_row row;
 	struct config *cfg;
 	struct state *st;
@@ -241,10 +246,11 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	if (session_instances(c->s, &l, res, &err) != GR_OK)
 		report_fanout(c, res, c->s->n_backends);
 	instance_list_release(&l);
+	session_clock(c->s, &clk);
 	if (session_state(c->s, &st, &err) != GR_OK ||
-	    costs_compute(st, session_now(c->s), a.since, a.by, &sum, &err) != GR_OK)
+	    costs_compute(st, &clk, a.since, a.by, &sum, &err) != GR_OK)
 		return cmd_error(c, &err);
-	n_rep = reconcile(c, st, sum.now, rep);
+	n_rep = reconcile(c, st, &clk, rep);
 	row.s = &sum;
 	row.budget = config_get_money(cfg, "budget.month");
 	if (out_global.format == OUT_JSON) {
@@ -252,6 +258,7 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 
 		fputc('{', c->out);
 		json_money(c->out, "burn_hour", sum.burn_hour, true);
+		json_money(c->out, "provisioning_hour", sum.provisioning_hour, true);
 		json_money(c->out, "spent", sum.spent, true);
 		json_money(c->out, "spent_today", sum.spent_today, true);
 		json_money(c->out, "spent_month", sum.spent_month, true);
@@ -272,13 +279,17 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 			json_write_str(c->out, sum.lines[i].key);
 			fputc(',', c->out);
 			json_money(c->out, "spent", sum.lines[i].spent, true);
-			json_money(c->out, "burn_hour", sum.lines[i].burn_hour, false);
+			json_money(c->out, "burn_hour", sum.lines[i].burn_hour, a.by == CG_INSTANCE);
+			if (a.by == CG_INSTANCE)
+				fprintf(c->out, "\"gone\":%s", sum.lines[i].gone ? "true" : "false");
 			fputc('}', c->out);
 		}
 		fputs("]}\n", c->out);
 	} else if (a.by != CG_NONE) {
-		rc = out_print(c->out, &out_global, line_cols, ARRAY_LEN(line_cols), 0, sum.lines,
-		    sum.n_lines, sizeof(*sum.lines), line_cell, NULL, &err);
+		/* By instance, a last column says which ones their provider no longer lists. */
+		rc = out_print(c->out, &out_global, line_cols, ARRAY_LEN(line_cols) -
+		    (a.by == CG_INSTANCE ? 0 : 1), 0, sum.lines, sum.n_lines, sizeof(*sum.lines),
+		    line_cell, NULL, &err);
 	} else if (out_global.format == OUT_TABLE) {
 		rc = out_print_record(c->out, &out_global, summary_cols, ARRAY_LEN(summary_cols),
 		    &row, summary_cell, NULL, &err);
@@ -305,10 +316,13 @@ const struct command cmd_costs = {
 	.args = NULL,
 	.summary = "burn rate, spend so far and projections",
 	.help =
-	    "Burn rate is what every billing instance costs per hour now. Spent counts from\n"
-	    "--since (default: the first of this month, UTC). The projections add the current\n"
-	    "burn rate until midnight and until the end of the month. Money comes from a local\n"
-	    "ledger of billed seconds, so it is exact to the micro-dollar.",
+	    "Burn rate is what every billing instance costs per hour now; provisioning is what\n"
+	    "launched instances will cost once they run. Spent counts from --since (default:\n"
+	    "the first of this month, UTC). The projections add both rates until midnight and\n"
+	    "until the end of the month. Money comes from a local ledger of billed seconds, so\n"
+	    "it is exact to the micro-dollar: the simulator's on its own clock, every real\n"
+	    "provider's on the wall clock. An instance its provider no longer lists stops\n"
+	    "counting when a listing confirms it (GONE with --by instance).",
 	.opts = opts,
 	.run = costs_run,
 };

@@ -13,6 +13,7 @@
 #include "gpurent/costs.h"
 #include "gpurent/filter.h"
 #include "gpurent/idcache.h"
+#include "gpurent/launch_policy.h"
 #include "gpurent/money.h"
 #include "gpurent/output.h"
 #include "gpurent/state.h"
@@ -32,8 +33,8 @@ static const struct cmd_opt opts[] = {
 	{ "env", 'e', "K=V", "environment variable for the instance (repeatable)", L_ENV, CPL_NONE, true },
 	{ "port", 0, "PORT", "port to expose (repeatable)", L_PORT, CPL_NONE, true },
 	{ "onstart", 0, "CMD", "command to run when the instance starts", L_ONSTART, CPL_NONE, false },
-	{ "bid", 'b', "PRICE", "interruptible: bid this many $/hour for the whole instance", L_BID, CPL_NONE, false },
-	{ "dry-run", 'n', NULL, "show what would be rented and what it costs; rent nothing", L_DRY_RUN, CPL_NONE, false },
+	{ "bid", 'b', "PRICE", "interruptible: bid in $/hour (default: the price + spot.bid_margin)", L_BID, CPL_NONE, false },
+	{ "dry-run", 'n', NULL, "make every check of a launch and show what it costs; rent nothing", L_DRY_RUN, CPL_NONE, false },
 	{ "wait", 'w', NULL, "wait until the instance runs", L_WAIT, CPL_NONE, false },
 	{ "timeout", 't', "SECONDS", "with --wait: give up after this long (default 600)", L_TIMEOUT, CPL_NONE, false },
 	{ "force", 'f', NULL, "launch even when a configured budget would be exceeded", L_FORCE, CPL_NONE, false },
@@ -150,9 +151,10 @@ make_token(char *buf, size_t n)
 }
 
 static int
-print_dry_run(struct cmd_ctx *c, const struct offer *o, int64_t price)
+print_dry_run(struct cmd_ctx *c, const struct offer *o, const struct launch_plan *p)
 {
 	char h[32], d[32], m[32];
+	int64_t price = p->price_hour;
 
 	if (out_global.format == OUT_JSON) {
 		struct cell mc = { CELL_MONEY, NULL, price, 0, 0 };
@@ -170,6 +172,10 @@ print_dry_run(struct cmd_ctx *c, const struct offer *o, int64_t price)
 		mc.i = price * 730;
 		fputs(",\"price_month\":", c->out);
 		json_write_cell(c->out, &mc);
+		mc.kind = o->type == OFFER_INTERRUPTIBLE ? CELL_MONEY : CELL_NULL;
+		mc.i = p->bid_hour;
+		fputs(",\"bid_hour\":", c->out);
+		json_write_cell(c->out, &mc);
 		fputs(",\"dry_run\":true}\n", c->out);
 	} else if (out_global.format == OUT_IDS)
 		fprintf(c->out, "%s\n", o->id);
@@ -186,6 +192,48 @@ print_dry_run(struct cmd_ctx *c, const struct offer *o, int64_t price)
 		fputs("nothing was rented (--dry-run)\n", c->out);
 	}
 	return finish_output(c, 0);
+}
+
+/* Say on stderr what an interruptible launch bids and what that protects it against. */
+static void
+explain_bid(const struct offer *o, const struct launch_plan *p)
+{
+	char bid[32], market[32];
+
+	if (o->type != OFFER_INTERRUPTIBLE)
+		return;
+	money_format(bid, sizeof(bid), p->bid_hour, 3, true);
+	money_format(market, sizeof(market), p->market_hour, 3, true);
+	if (!p->bid_given)
+		cmd_warn("bidding %s/h on %s: %d%% over its current price %s/h "
+		    "(spot.bid_margin), so it is outbid only when the market rises above %s/h; "
+		    "an interruptible instance bills at its bid; --bid names another",
+		    bid, o->id, p->margin_pct, market, bid);
+	else if (p->thin_bid)
+		cmd_warn("warning: the bid %s/h is less than %d%% (spot.bid_margin) over the "
+		    "current price %s/h of %s: a repricing above %s/h outbids it", bid,
+		    p->margin_pct, market, o->id, bid);
+}
+
+/* What launch_admit calls back. */
+struct launching {
+	struct cmd_ctx *c;
+	struct backend *b;
+	const struct launch_req *req;
+};
+
+static void
+launching_clock(void *ctx, struct cost_clock *out)
+{
+	session_clock(((struct launching *)ctx)->c->s, out);
+}
+
+static enum gr_err
+launching_run(void *ctx, struct instance *out, struct gr_error *err)
+{
+	struct launching *l = ctx;
+
+	return l->b->ops->launch(l->b, l->req, out, err);
 }
 
 static void
@@ -240,14 +288,16 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	struct args a;
 	struct gr_error err = { 0 };
 	struct launch_req req;
+	struct launch_plan plan;
+	struct launch_budget budget;
+	struct launching ctx;
+	struct launch_ops ops = { launching_clock, launching_run };
 	struct instance in;
 	struct offer o;
 	struct backend *b;
 	struct config *cfg;
 	struct state *st;
-	struct cost_summary sum;
 	char token[32] = "", price[32];
-	int64_t want;
 	int n, rc;
 
 	memset(&a, 0, sizeof(a));
@@ -265,29 +315,20 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_error(c, &err);
 	if (find_offer(b, argv[0], &o, &err) != GR_OK)
 		return cmd_error(c, &err);
-	if (a.has_bid && o.type != OFFER_INTERRUPTIBLE) {
-		gr_fail(&err, GR_EUSAGE, "offer '%s' is on-demand; --bid needs an offer with "
-		    "type=interruptible (it would never be rented on demand instead)", o.id);
-		return cmd_error(c, &err);
-	}
-	want = a.has_bid ? a.bid : o.price_hour;
-	if (a.dry_run)
-		return print_dry_run(c, &o, want);
 	if (a.image == NULL)
 		a.image = config_get(cfg, "launch.image");
 	if (a.disk == 0)
 		a.disk = config_get_int(cfg, "launch.disk", 0);	/* 0: the provider's default */
-	if (!a.force && (config_get_money(cfg, "budget.day") >= 0 ||
-	    config_get_money(cfg, "budget.month") >= 0)) {
-		if (session_state(c->s, &st, &err) != GR_OK ||
-		    costs_compute(st, session_now(c->s), 0, CG_NONE, &sum, &err) != GR_OK)
-			return cmd_error(c, &err);
-		rc = costs_check_budget(&sum, want, config_get_money(cfg, "budget.day"),
-		    config_get_money(cfg, "budget.month"), &err);
-		cost_summary_release(&sum);
-		if (rc != GR_OK)
-			return cmd_error(c, &err);
-	}
+	/* From here on a dry run takes exactly the steps of a launch, short of renting. */
+	if (launch_plan_make(&o, a.has_bid, a.bid, (int)a.disk, (int)config_get_int(cfg,
+	    "spot.bid_margin", 0), &plan, &err) != GR_OK)
+		return cmd_error(c, &err);
+	explain_bid(&o, &plan);
+	budget.day = config_get_money(cfg, "budget.day");
+	budget.month = config_get_money(cfg, "budget.month");
+	budget.force = a.force;
+	if (session_state(c->s, &st, &err) != GR_OK)
+		return cmd_error(c, &err);
 	make_token(token, sizeof(token));
 	memset(&req, 0, sizeof(req));
 	req.offer_id = o.id;
@@ -299,13 +340,20 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	req.n_ports = a.n_ports;
 	req.onstart = a.onstart;
 	req.interruptible = o.type == OFFER_INTERRUPTIBLE;
-	req.bid_hour = a.has_bid ? a.bid : 0;
+	req.bid_hour = plan.bid_hour;
 	req.client_token = token;
+	ctx.c = c;
+	ctx.b = b;
+	ctx.req = &req;
+	if (a.dry_run)
+		ops.launch = NULL;
 	memset(&in, 0, sizeof(in));
-	if (b->ops->launch(b, &req, &in, &err) != GR_OK)
+	if (launch_admit(st, &budget, b->ops->name, plan.price_hour, &ops, &ctx, &in, &err) !=
+	    GR_OK)
 		return cmd_error(c, &err);
-	if (session_state(c->s, &st, NULL) == GR_OK)
-		idcache_put_instances(st, &in, 1, false, NULL);
+	if (a.dry_run)
+		return print_dry_run(c, &o, &plan);
+	idcache_put_instances(st, &in, 1, false, NULL);
 	if (c->s->interactive && out_global.format == OUT_TABLE)
 		fprintf(stderr, "launched %s at %s/hour\n", in.id,
 		    money_format(price, sizeof(price), in.price_hour, 3, true));
@@ -328,10 +376,13 @@ const struct command cmd_launch = {
 	.summary = "rent an offer as a new instance",
 	.help =
 	    "Prints the new instance's id (with -o json, the whole instance). An interruptible\n"
-	    "offer is rented at its current price unless --bid names a higher one; an on-demand\n"
-	    "offer takes no bid. With --wait, exits 11 when --timeout passes first; the\n"
-	    "instance is left running. A launch that a configured budget.day or budget.month\n"
-	    "would not cover is refused with exit status 9.",
+	    "offer is bid spot.bid_margin (default 20%) over its current price unless --bid\n"
+	    "names a bid, which may not be below that price; the bid is said on stderr, with a\n"
+	    "warning when a --bid is within the margin. An on-demand offer takes no bid. With\n"
+	    "--wait, exits 11 when --timeout passes first; the instance is left running. A\n"
+	    "launch that a configured budget.day or budget.month would not cover, counting\n"
+	    "what bills now, what is still provisioning and this launch, is refused with exit\n"
+	    "status 9. --dry-run makes every check a launch makes and rents nothing.",
 	.opts = opts,
 	.complete_args = CPL_OFFER,
 	.run = launch_run,

@@ -35,6 +35,7 @@ static const struct config_key keys[] = {
 	{ "runpod.disk", CK_INT, NULL, "RunPod container disk in GB when launch gives none" },
 	{ "runpod.image", CK_STRING, NULL, "RunPod image when launch gives none" },
 	{ "runpod.url", CK_STRING, NULL, "RunPod API address (scheme, host, port)" },
+	{ "spot.bid_margin", CK_INT, "20", "percent over the current price that an interruptible launch bids without --bid" },
 	{ "ssh.identity", CK_STRING, NULL, "private key file passed to ssh -i" },
 	{ "vast.disk", CK_INT, NULL, "vast.ai disk in GB when launch gives none" },
 	{ "vast.image", CK_STRING, NULL, "vast.ai image when launch gives none" },
@@ -200,6 +201,9 @@ config_check(const char *key, const char *value, struct gr_error *err)
 	if (strcmp(key, "vault.mode") == 0 && strcmp(value, "auto") != 0 &&
 	    strcmp(value, "passphrase") != 0 && strcmp(value, "keyfile") != 0)
 		return gr_fail(err, GR_EUSAGE, "'vault.mode' is auto, passphrase or keyfile");
+	if (strcmp(key, "spot.bid_margin") == 0 && (!parse_int(value, 0, 100, &n)))
+		return gr_fail(err, GR_EUSAGE, "'spot.bid_margin' is a whole percentage from 0 "
+		    "to 100, not '%s'", value);
 	if (strcmp(key, "output") == 0 && !out_format_parse(value, &fmt))
 		return gr_fail(err, GR_EUSAGE, "'output' is table, json, csv, tsv or ids");
 	if (strcmp(key, "offers.filter") == 0) {

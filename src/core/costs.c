@@ -82,74 +82,122 @@ cmp_days(const void *pa, const void *pb)
 	return strcmp(((const struct cost_line *)pa)->key, ((const struct cost_line *)pb)->key);
 }
 
+int64_t
+cost_clock_now(const struct cost_clock *c, const char *provider)
+{
+	return strcmp(provider, COST_SIM_PROVIDER) == 0 ? c->sim : c->wall;
+}
+
+/* Each row's window, on its own provider's clock. */
+struct row_clock {
+	int64_t now, today, month, since;
+};
+
+static void
+row_clock(const struct cost_clock *clk, const char *provider, int64_t since,
+    struct row_clock *rc)
+{
+	rc->now = cost_clock_now(clk, provider);
+	rc->today = day_start(rc->now);
+	rc->month = month_start(rc->now);
+	rc->since = since ? since : rc->month;
+}
+
+/* Split a billing segment at each midnight it spans, onto the day lines. */
+static void
+add_days(struct cost_summary *out, size_t *cap, const struct ledger_seg *g,
+    const struct row_clock *rc, bool open)
+{
+	int64_t d = day_start(g->start > rc->since ? g->start : rc->since);
+	int64_t end = g->end ? g->end : rc->now;
+	int guard;
+
+	for (guard = 0; d < end && d < rc->now && guard < 4000; d += 86400, guard++) {
+		char day[16];
+		time_t tt = (time_t)d;
+		struct tm tm;
+		struct cost_line *l;
+		int64_t c = seg_cost(g, d > rc->since ? d : rc->since, d + 86400, rc->now);
+
+		gmtime_r(&tt, &tm);
+		strftime(day, sizeof(day), "%Y-%m-%d", &tm);
+		l = line_for(out, cap, day);
+		l->spent += c;
+		if (open && rc->now < d + 86400)
+			l->burn_hour += g->rate_hour;
+	}
+}
+
 enum gr_err
-costs_compute(struct state *st, int64_t now, int64_t since, enum cost_group by,
+costs_compute(struct state *st, const struct cost_clock *clk, int64_t since, enum cost_group by,
     struct cost_summary *out, struct gr_error *err)
 {
 	struct ledger_seg *segs = NULL;
-	int64_t today = day_start(now), month = month_start(now), from;
+	int64_t from;
 	size_t n, i, cap = 0;
 
 	memset(out, 0, sizeof(*out));
-	out->now = now;
-	out->since = since ? since : month;
-	from = out->since < month ? out->since : month;
-	if (from > today)
-		from = today;
+	out->now = clk->sim_shown ? clk->sim : clk->wall;
+	out->since = since ? since : month_start(out->now);
+	/* The earliest start of any clock's window. */
+	from = month_start(clk->wall) < month_start(clk->sim) ? month_start(clk->wall) :
+	    month_start(clk->sim);
+	if (since && since < from)
+		from = since;
 	if (ledger_load(st, from, 0, &segs, &n, err) != GR_OK)
 		return err->code;
 	for (i = 0; i < n; i++) {
 		const struct ledger_seg *g = &segs[i];
-		int64_t spent = seg_cost(g, out->since, now, now);
-		bool open = g->end == 0 && g->start <= now;
+		struct row_clock rc;
+		bool billed = g->kind != LEDGER_PROVISIONING;
+		bool open;
 		const char *key = NULL;
+		int64_t spent = 0, rest_day, rest_month;
 
-		out->spent += spent;
-		out->spent_today += seg_cost(g, today, now, now);
-		out->spent_month += seg_cost(g, month, now, now);
-		if (open)
-			out->burn_hour += g->rate_hour;
+		row_clock(clk, g->provider, since, &rc);
+		/* A reservation counts even when made a moment after this clock was read. */
+		open = g->end == 0 && (g->start <= rc.now || !billed);
+		rest_day = open ? money_accrue(g->rate_hour, rc.today + 86400 - rc.now) : 0;
+		rest_month = open ? money_accrue(g->rate_hour, month_end(rc.now) - rc.now) : 0;
+		if (billed) {
+			int64_t today = seg_cost(g, rc.today, rc.now, rc.now);
+			int64_t month = seg_cost(g, rc.month, rc.now, rc.now);
+
+			spent = seg_cost(g, rc.since, rc.now, rc.now);
+			out->spent += spent;
+			out->spent_today += today;
+			out->spent_month += month;
+			out->projected_day += today;
+			out->projected_month += month;
+			if (open)
+				out->burn_hour += g->rate_hour;
+		} else if (open)
+			out->provisioning_hour += g->rate_hour;
+		/* What bills or is about to, at its rate until midnight and the month's end. */
+		out->projected_day += rest_day;
+		out->projected_month += rest_month;
 		switch (by) {
 		case CG_INSTANCE: key = g->instance_id; break;
 		case CG_LABEL: key = g->label[0] ? g->label : "(none)"; break;
 		case CG_PROVIDER: key = g->provider; break;
 		case CG_GPU: key = g->gpu[0] ? g->gpu : "unknown"; break;
-		case CG_DAY: {
-			/* Split the segment at each midnight it spans. */
-			int64_t d = day_start(g->start > out->since ? g->start : out->since);
-			int64_t end = g->end ? g->end : now;
-			int guard;
-
-			for (guard = 0; d < end && d < now && guard < 4000; d += 86400, guard++) {
-				char day[16];
-				time_t tt = (time_t)d;
-				struct tm tm;
-				struct cost_line *l;
-				int64_t c = seg_cost(g, d > out->since ? d : out->since, d + 86400,
-				    now);
-
-				gmtime_r(&tt, &tm);
-				strftime(day, sizeof(day), "%Y-%m-%d", &tm);
-				l = line_for(out, &cap, day);
-				l->spent += c;
-				if (open && now < d + 86400)
-					l->burn_hour += g->rate_hour;
-			}
+		case CG_DAY:
+			if (billed)
+				add_days(out, &cap, g, &rc, open);
 			break;
-		}
 		case CG_NONE: break;
 		}
 		if (key != NULL) {
 			struct cost_line *l = line_for(out, &cap, key);
 
 			l->spent += spent;
-			if (open)
+			if (open && billed)
 				l->burn_hour += g->rate_hour;
+			/* Rows come oldest first: the instance's last row says how it ended. */
+			l->gone = g->gone;
 		}
 	}
 	free(segs);
-	out->projected_day = out->spent_today + money_accrue(out->burn_hour, today + 86400 - now);
-	out->projected_month = out->spent_month + money_accrue(out->burn_hour, month_end(now) - now);
 	if (out->n_lines > 0)
 		qsort(out->lines, out->n_lines, sizeof(*out->lines), by == CG_DAY ? cmp_days :
 		    cmp_lines);
@@ -165,13 +213,12 @@ cost_summary_release(struct cost_summary *s)
 }
 
 enum gr_err
-costs_check_budget(const struct cost_summary *s, int64_t extra_hour, int64_t budget_day,
-    int64_t budget_month, struct gr_error *err)
+costs_check_budget(const struct cost_summary *s, int64_t now, int64_t extra_hour,
+    int64_t budget_day, int64_t budget_month, struct gr_error *err)
 {
 	char a[32], b[32];
-	int64_t day = s->projected_day + money_accrue(extra_hour, day_start(s->now) + 86400 -
-	    s->now);
-	int64_t month = s->projected_month + money_accrue(extra_hour, month_end(s->now) - s->now);
+	int64_t day = s->projected_day + money_accrue(extra_hour, day_start(now) + 86400 - now);
+	int64_t month = s->projected_month + money_accrue(extra_hour, month_end(now) - now);
 
 	if (budget_day >= 0 && day > budget_day)
 		return gr_fail(err, GR_EBUDGET, "refused by budget.day: today's spend would reach "

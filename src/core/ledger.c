@@ -30,6 +30,24 @@ ledger_end(struct state *st, const char *instance_id, int64_t end, struct gr_err
 	    instance_id, end);
 }
 
+/* Close the instance's open billing segments at `end`, leaving a reservation open. */
+static enum gr_err
+end_billing(struct state *st, const char *instance_id, int64_t end, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(state_db(st), "UPDATE ledger SET end_ts = max(?1, start_ts) "
+	    "WHERE instance_id = ?2 AND end_ts = 0 AND kind != ?3", -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot update the ledger");
+	sqlite3_bind_int64(s, 1, end);
+	sqlite3_bind_text(s, 2, instance_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 3, LEDGER_PROVISIONING);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot update the ledger");
+}
+
 enum gr_err
 ledger_begin(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
 {
@@ -73,7 +91,7 @@ ledger_load(struct state *st, int64_t since, int64_t until, struct ledger_seg **
 	int rc;
 
 	if (sqlite3_prepare_v2(state_db(st), "SELECT instance_id, provider, label, gpu, kind, "
-	    "rate_hour, start_ts, end_ts FROM ledger WHERE (end_ts = 0 OR end_ts > ?1) "
+	    "rate_hour, start_ts, end_ts, gone FROM ledger WHERE (end_ts = 0 OR end_ts > ?1) "
 	    "AND (?2 = 0 OR start_ts < ?2) ORDER BY start_ts, id", -1, &s, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the ledger");
 	sqlite3_bind_int64(s, 1, since);
@@ -95,6 +113,7 @@ ledger_load(struct state *st, int64_t since, int64_t until, struct ledger_seg **
 		g->rate_hour = sqlite3_column_int64(s, 5);
 		g->start = sqlite3_column_int64(s, 6);
 		g->end = sqlite3_column_int64(s, 7);
+		g->gone = sqlite3_column_int(s, 8) != 0;
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
@@ -104,6 +123,21 @@ ledger_load(struct state *st, int64_t since, int64_t until, struct ledger_seg **
 	*out = v;
 	*n = len;
 	return GR_OK;
+}
+
+/* The segment an observation of `in` opens: kind and rate, start `now`. */
+static void
+seg_of(struct ledger_seg *seg, const struct instance *in, enum ledger_kind kind, int64_t rate,
+    int64_t now)
+{
+	memset(seg, 0, sizeof(*seg));
+	strlcpy_(seg->instance_id, in->id, sizeof(seg->instance_id));
+	strlcpy_(seg->provider, in->provider, sizeof(seg->provider));
+	strlcpy_(seg->label, in->label, sizeof(seg->label));
+	strlcpy_(seg->gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg->gpu));
+	seg->kind = kind;
+	seg->rate_hour = rate;
+	seg->start = now;
 }
 
 enum gr_err
@@ -122,6 +156,18 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 		kind = LEDGER_STORAGE;
 		rate = in->storage_hour;
 	}
+	/*
+	 * Still provisioning: billing stops, and a reservation stands, the one made at launch
+	 * or, for an instance launched elsewhere and never seen before, one made now.
+	 */
+	if (kind < 0 && in->state == ST_PROVISIONING) {
+		if (end_billing(st, in->id, now, err) != GR_OK)
+			return err->code;
+		if (!(in->valid & IV_PRICE))
+			return GR_OK;
+		seg_of(&seg, in, LEDGER_PROVISIONING, in->price_hour, now);
+		return ledger_reserve(st, &seg, err);
+	}
 	if (kind < 0)
 		return ledger_end(st, in->id, now, err);
 	if (sqlite3_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ? AND "
@@ -134,13 +180,88 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 	sqlite3_finalize(s);
 	if (same)
 		return GR_OK;
-	memset(&seg, 0, sizeof(seg));
-	strlcpy_(seg.instance_id, in->id, sizeof(seg.instance_id));
-	strlcpy_(seg.provider, in->provider, sizeof(seg.provider));
-	strlcpy_(seg.label, in->label, sizeof(seg.label));
-	strlcpy_(seg.gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg.gpu));
-	seg.kind = (enum ledger_kind)kind;
-	seg.rate_hour = rate;
-	seg.start = now;
+	seg_of(&seg, in, (enum ledger_kind)kind, rate, now);
 	return ledger_begin(st, &seg, err);
+}
+
+enum gr_err
+ledger_reserve(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+	bool known;
+
+	if (state_begin(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ?", -1,
+	    &s, NULL) != SQLITE_OK) {
+		state_fail(st, err, "cannot read the ledger");
+		state_rollback(st);
+		return err->code;
+	}
+	sqlite3_bind_text(s, 1, seg->instance_id, -1, SQLITE_STATIC);
+	known = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	if (!known && ledger_begin(st, seg, err) != GR_OK) {
+		state_rollback(st);
+		return err->code;
+	}
+	return state_commit(st, err);
+}
+
+static bool
+listed(const char *id, const char *const *ids, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(ids[i], id) == 0)
+			return true;
+	return false;
+}
+
+enum gr_err
+ledger_close_unlisted(struct state *st, const char *provider, const char *const *ids, size_t n,
+    int64_t asked, int64_t now, struct gr_error *err)
+{
+	sqlite3_stmt *q, *u;
+	int rc;
+
+	if (state_begin(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "SELECT id, instance_id FROM ledger WHERE "
+	    "provider = ? AND end_ts = 0 AND start_ts < ?", -1, &q, NULL) != SQLITE_OK) {
+		state_fail(st, err, "cannot read the ledger");
+		state_rollback(st);
+		return err->code;
+	}
+	if (sqlite3_prepare_v2(state_db(st), "UPDATE ledger SET end_ts = max(?1, start_ts), "
+	    "gone = 1 WHERE id = ?2", -1, &u, NULL) != SQLITE_OK) {
+		sqlite3_finalize(q);
+		state_fail(st, err, "cannot update the ledger");
+		state_rollback(st);
+		return err->code;
+	}
+	sqlite3_bind_text(q, 1, provider, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, asked);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const unsigned char *id = sqlite3_column_text(q, 1);
+
+		if (id == NULL || listed((const char *)id, ids, n))
+			continue;
+		sqlite3_reset(u);
+		sqlite3_bind_int64(u, 1, now);
+		sqlite3_bind_int64(u, 2, sqlite3_column_int64(q, 0));
+		if (sqlite3_step(u) != SQLITE_DONE) {
+			rc = SQLITE_ERROR;
+			break;
+		}
+	}
+	sqlite3_finalize(q);
+	sqlite3_finalize(u);
+	if (rc != SQLITE_DONE) {
+		state_fail(st, err, "cannot update the ledger");
+		state_rollback(st);
+		return err->code;
+	}
+	return state_commit(st, err);
 }

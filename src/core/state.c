@@ -23,9 +23,35 @@ static const char schema[] =
 	"  id INTEGER PRIMARY KEY,"
 	"  instance_id TEXT NOT NULL, provider TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',"
 	"  gpu TEXT NOT NULL DEFAULT '', kind INTEGER NOT NULL, rate_hour INTEGER NOT NULL,"
-	"  start_ts INTEGER NOT NULL, end_ts INTEGER NOT NULL DEFAULT 0);"
+	"  start_ts INTEGER NOT NULL, end_ts INTEGER NOT NULL DEFAULT 0,"
+	"  gone INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX IF NOT EXISTS ledger_open ON ledger(instance_id, end_ts);"
 	"CREATE INDEX IF NOT EXISTS ledger_time ON ledger(start_ts);";
+
+/*
+ * Columns added after a table was first created: a database made by an older gpurent gets
+ * them here. Two processes may race to add one; the loser finds it there.
+ */
+static bool
+add_missing_columns(sqlite3 *db, char **msg)
+{
+	sqlite3_stmt *s;
+
+	if (sqlite3_prepare_v2(db, "SELECT gone FROM ledger LIMIT 0", -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_finalize(s);
+		return true;
+	}
+	if (sqlite3_exec(db, "ALTER TABLE ledger ADD COLUMN gone INTEGER NOT NULL DEFAULT 0",
+	    NULL, NULL, msg) == SQLITE_OK)
+		return true;
+	if (sqlite3_prepare_v2(db, "SELECT gone FROM ledger LIMIT 0", -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_finalize(s);
+		sqlite3_free(*msg);
+		*msg = NULL;
+		return true;
+	}
+	return false;
+}
 
 enum gr_err
 state_fail(struct state *st, struct gr_error *err, const char *what)
@@ -69,7 +95,8 @@ state_open(struct state **out, const char *path, struct gr_error *err)
 	sqlite3_busy_timeout(st->db, 10000);
 	if (sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 	    "PRAGMA foreign_keys=ON;", NULL, NULL, &msg) != SQLITE_OK ||
-	    sqlite3_exec(st->db, schema, NULL, NULL, &msg) != SQLITE_OK) {
+	    sqlite3_exec(st->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
+	    !add_missing_columns(st->db, &msg)) {
 		gr_fail(err, GR_ESTATE, "cannot use database '%s': %s", path,
 		    msg ? msg : sqlite3_errmsg(st->db));
 		sqlite3_free(msg);

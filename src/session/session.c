@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "gpurent/config.h"
+#include "gpurent/costs.h"
 #include "gpurent/filter.h"
 #include "gpurent/paths.h"
 #include "gpurent/session.h"
@@ -366,4 +367,27 @@ session_now(struct session *s)
 		sim_close(sim);
 	}
 	return now;
+}
+
+void
+session_clock(struct session *s, struct cost_clock *out)
+{
+	struct state *st;
+	struct sim *sim;
+	char buf[32];
+	size_t i;
+
+	out->wall = (int64_t)time(NULL);
+	out->sim = out->wall;
+	out->sim_shown = s->n_backends == 0;
+	for (i = 0; i < s->n_backends; i++)
+		if (strcmp(s->backends[i]->ops->name, COST_SIM_PROVIDER) == 0)
+			out->sim_shown = true;
+	/* Only a world that exists has a clock; opening one would create it. */
+	if (session_state(s, &st, NULL) == GR_OK &&
+	    state_meta_get(st, "sim.epoch", buf, sizeof(buf)) &&
+	    sim_open(&sim, st, NULL) == GR_OK) {
+		out->sim = sim_now(sim);
+		sim_close(sim);
+	}
 }

@@ -500,7 +500,7 @@ row_to_instance(struct sim *s, const struct row *r, int64_t now, struct instance
 	}
 }
 
-/* Cost so far of every instance, from the ledger, up to now. */
+/* Cost so far of an instance, from the ledger's billing segments, up to now. */
 static int64_t
 instance_cost(struct sim *s, const char *id, int64_t now)
 {
@@ -508,9 +508,10 @@ instance_cost(struct sim *s, const char *id, int64_t now)
 	int64_t total = 0;
 
 	if (sqlite3_prepare_v2(state_db(s->st), "SELECT rate_hour, start_ts, end_ts FROM ledger "
-	    "WHERE instance_id = ?", -1, &q, NULL) != SQLITE_OK)
+	    "WHERE instance_id = ? AND kind != ?", -1, &q, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 2, LEDGER_PROVISIONING);
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		int64_t end = sqlite3_column_int64(q, 2);
 
@@ -621,7 +622,7 @@ total_spend(struct sim *s, int64_t now, int64_t *spent, int64_t *burn, struct gr
 	if (ledger_load(s->st, 0, 0, &segs, &n, err) != GR_OK)
 		return err->code;
 	for (i = 0; i < n; i++) {
-		if (strcmp(segs[i].provider, "sim") != 0)
+		if (strcmp(segs[i].provider, "sim") != 0 || segs[i].kind == LEDGER_PROVISIONING)
 			continue;
 		*spent += money_accrue(segs[i].rate_hour, (segs[i].end ? segs[i].end : now) -
 		    segs[i].start);

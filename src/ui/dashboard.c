@@ -209,6 +209,7 @@ init_ui(struct ui *u, struct session *s, const struct ui_opts *o, struct config 
 	u->interval[UJ_COSTS] = u->interval[UJ_INSTANCES];
 	u->idle_minutes = (int)config_get_int(cfg, "dashboard.idle_minutes", 10);
 	u->budget_month = config_get_money(cfg, "budget.month");
+	u->bid_margin = (int)config_get_int(cfg, "spot.bid_margin", 0);
 	u->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	ui_views_init(u);
 }

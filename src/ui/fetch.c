@@ -13,6 +13,7 @@
 
 #include "gpurent/config.h"
 #include "gpurent/idcache.h"
+#include "gpurent/launch_policy.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "fetch.h"
@@ -105,53 +106,70 @@ make_token(char *buf, size_t n)
 		snprintf(buf + 2 * i, 3, "%02x", raw[i]);
 }
 
-/* Refuse a launch a configured budget would not cover, as `gpurent launch` does. */
-static enum gr_err
-check_budget(struct session *s, int64_t price, struct gr_error *err)
-{
-	struct cost_summary sum;
-	struct config *cfg;
-	struct state *st;
-	int64_t day, month;
-	enum gr_err rc;
+/* What launch_admit calls back. */
+struct launching {
+	struct session *s;
+	struct backend *b;
+	const struct launch_req *req;
+};
 
-	if (session_config(s, &cfg, err) != GR_OK)
-		return err->code;
-	day = config_get_money(cfg, "budget.day");
-	month = config_get_money(cfg, "budget.month");
-	if (day < 0 && month < 0)
-		return GR_OK;
-	if (session_state(s, &st, err) != GR_OK ||
-	    costs_compute(st, session_now(s), 0, CG_NONE, &sum, err) != GR_OK)
-		return err->code;
-	rc = costs_check_budget(&sum, price, day, month, err);
-	cost_summary_release(&sum);
-	return rc;
+static void
+launching_clock(void *ctx, struct cost_clock *out)
+{
+	session_clock(((struct launching *)ctx)->s, out);
 }
 
+static enum gr_err
+launching_run(void *ctx, struct instance *out, struct gr_error *err)
+{
+	struct launching *l = ctx;
+
+	return l->b->ops->launch(l->b, l->req, out, err);
+}
+
+/* The checks, bid and budget of `gpurent launch` (launch_policy.h), from what the view saw. */
 static enum gr_err
 do_launch(struct session *s, struct backend *b, const struct ui_request *req,
     struct instance *out, struct gr_error *err)
 {
+	static const struct launch_ops ops = { launching_clock, launching_run };
 	struct launch_req lr;
+	struct launch_plan plan;
+	struct launch_budget budget;
+	struct launching ctx;
+	struct offer o;
 	struct config *cfg;
 	struct state *st;
 	char token[32] = "";
 
-	if (check_budget(s, req->price_hour, err) != GR_OK ||
-	    session_config(s, &cfg, err) != GR_OK)
+	if (session_config(s, &cfg, err) != GR_OK || session_state(s, &st, err) != GR_OK)
 		return err->code;
+	memset(&o, 0, sizeof(o));
+	strlcpy_(o.id, req->id, sizeof(o.id));
+	o.type = req->interruptible ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
+	o.price_hour = req->price_hour;
+	o.valid = OV_PRICE;
+	if (launch_plan_make(&o, false, 0, 0, (int)config_get_int(cfg, "spot.bid_margin",
+	    0), &plan, err) != GR_OK)
+		return err->code;
+	budget.day = config_get_money(cfg, "budget.day");
+	budget.month = config_get_money(cfg, "budget.month");
+	budget.force = false;
 	make_token(token, sizeof(token));
 	memset(&lr, 0, sizeof(lr));
 	lr.offer_id = req->id;
 	lr.image = config_get(cfg, "launch.image");
 	lr.disk_gb = (int)config_get_int(cfg, "launch.disk", 50);
 	lr.interruptible = req->interruptible;
+	lr.bid_hour = plan.bid_hour;
 	lr.client_token = token;
-	if (b->ops->launch(b, &lr, out, err) != GR_OK)
+	ctx.s = s;
+	ctx.b = b;
+	ctx.req = &lr;
+	if (launch_admit(st, &budget, b->ops->name, plan.price_hour, &ops, &ctx, out, err) !=
+	    GR_OK)
 		return err->code;
-	if (session_state(s, &st, NULL) == GR_OK)
-		idcache_put_instances(st, out, 1, false, NULL);
+	idcache_put_instances(st, out, 1, false, NULL);
 	return GR_OK;
 }
 
@@ -181,14 +199,16 @@ do_action(struct session *s, struct ui_result *r)
 static enum gr_err
 do_costs(struct session *s, struct ui_result *r)
 {
+	struct cost_clock clk;
 	struct state *st;
 
 	if (session_state(s, &st, &r->err) != GR_OK)
 		return r->err.code;
-	r->now = session_now(s);
-	if (costs_compute(st, r->now, 0, CG_NONE, &r->total, &r->err) != GR_OK ||
-	    costs_compute(st, r->now, 0, CG_PROVIDER, &r->by_provider, &r->err) != GR_OK ||
-	    costs_compute(st, r->now, 0, CG_LABEL, &r->by_label, &r->err) != GR_OK)
+	session_clock(s, &clk);
+	r->now = clk.sim_shown ? clk.sim : clk.wall;
+	if (costs_compute(st, &clk, 0, CG_NONE, &r->total, &r->err) != GR_OK ||
+	    costs_compute(st, &clk, 0, CG_PROVIDER, &r->by_provider, &r->err) != GR_OK ||
+	    costs_compute(st, &clk, 0, CG_LABEL, &r->by_label, &r->err) != GR_OK)
 		return r->err.code;
 	return GR_OK;
 }

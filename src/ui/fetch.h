@@ -39,7 +39,7 @@ struct ui_request {
 	char id[ID_MAX];		/* UJ_METRICS, UJ_ACTION: instance or offer id */
 	enum ui_action action;
 	bool interruptible;		/* UA_LAUNCH: the offer's type */
-	int64_t price_hour;		/* UA_LAUNCH: for the budget check */
+	int64_t price_hour;		/* UA_LAUNCH: the offer's price as seen (the bid follows) */
 };
 
 struct ui_result {

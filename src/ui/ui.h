@@ -83,6 +83,7 @@ struct ui {
 	double last_req[UJ__COUNT];	/* monotonic seconds of the last request */
 	int idle_minutes;
 	int64_t budget_month;		/* -1: none */
+	int bid_margin;			/* spot.bid_margin, percent */
 	bool utf8;
 
 	enum ui_view view;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpurent/columns.h"
+#include "gpurent/launch_policy.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 #include "ui.h"
@@ -48,14 +49,26 @@ static void
 ask_launch(struct ui *u, const struct offer *o)
 {
 	struct ui_request req;
-	char text[1024], h[32], d[32], m[32], loc[64], month[64] = "";
-	int64_t price = o->price_hour;
+	struct launch_plan plan;
+	struct gr_error err = { 0 };
+	char text[1024], h[32], d[32], m[32], loc[64], month[64] = "", spot[160] = "";
+	int64_t price;
 
 	if (!(o->valid & OV_PRICE)) {
 		u->ctx->message(u, UC_BAD, "%s has no known price; launch it with 'gpurent launch'",
 		    o->id);
 		return;
 	}
+	/* What the launch will bid and bill: the same plan as `gpurent launch` makes. */
+	if (launch_plan_make(o, false, 0, 0, u->bid_margin, &plan, &err) != GR_OK) {
+		u->ctx->message(u, UC_BAD, "%s", err.msg);
+		return;
+	}
+	price = plan.price_hour;
+	if (o->type == OFFER_INTERRUPTIBLE)
+		snprintf(spot, sizeof(spot), "\nInterruptible: it bids %d%% over the current %s "
+		    "(spot.bid_margin) and stops when outbid.", plan.margin_pct,
+		    money_format(h, sizeof(h), plan.market_hour, 3, true));
 	if (u->budget_month >= 0 && u->have_costs) {
 		char p[32], b[32];
 
@@ -70,13 +83,12 @@ ask_launch(struct ui *u, const struct offer *o)
 	    text_sanitize(loc, sizeof(loc), o->location),
 	    money_format(h, sizeof(h), price, 3, true),
 	    money_format(d, sizeof(d), price * 24, 2, true),
-	    money_format(m, sizeof(m), price * 730, 2, true),
-	    o->type == OFFER_INTERRUPTIBLE ? "\nInterruptible: it stops when outbid." : "", month);
+	    money_format(m, sizeof(m), price * 730, 2, true), spot, month);
 	memset(&req, 0, sizeof(req));
 	req.action = UA_LAUNCH;
 	strlcpy_(req.id, o->id, sizeof(req.id));
 	req.interruptible = o->type == OFFER_INTERRUPTIBLE;
-	req.price_hour = price;
+	req.price_hour = plan.market_hour;
 	u->ctx->confirm(u, "Launch?", text, &req, u->ctx->provider_of(u, o->id));
 }
 

@@ -1,0 +1,147 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpurent/launch_policy.h"
+#include "gpurent/money.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+/* The current price plus margin_pct percent, rounded up to a tenth of a cent. */
+static int64_t
+margin_bid(int64_t price_hour, int margin_pct)
+{
+	int64_t bid = money_scale(price_hour, 100 + margin_pct, 100);
+
+	return (bid + 999) / 1000 * 1000;
+}
+
+enum gr_err
+launch_plan_make(const struct offer *o, bool has_bid, int64_t bid, int disk_gb, int margin_pct,
+    struct launch_plan *out, struct gr_error *err)
+{
+	char a[32], b[32];
+
+	memset(out, 0, sizeof(*out));
+	out->market_hour = o->price_hour;
+	out->margin_pct = margin_pct;
+	if (has_bid && o->type != OFFER_INTERRUPTIBLE)
+		return gr_fail(err, GR_EUSAGE, "offer '%s' is on-demand; --bid needs an offer with "
+		    "type=interruptible (it would never be rented on demand instead)", o->id);
+	if ((o->valid & OV_AVAILABLE) && o->available <= 0)
+		return gr_fail(err, GR_ECAPACITY, "offer '%s' is no longer available: every "
+		    "machine of it is rented; search again", o->id);
+	if (disk_gb > 0 && (o->valid & OV_DISK) && disk_gb > o->disk_gb)
+		return gr_fail(err, GR_EUSAGE, "offer '%s' has %d GB of disk; %d GB asked", o->id,
+		    o->disk_gb, disk_gb);
+	if (o->type != OFFER_INTERRUPTIBLE) {
+		out->price_hour = o->price_hour;
+		return GR_OK;
+	}
+	if (has_bid && (o->valid & OV_PRICE) && bid < o->price_hour)
+		return gr_fail(err, GR_EUSAGE, "bid %s/h is below the current price %s/h of offer "
+		    "'%s'", money_format(a, sizeof(a), bid, 3, true),
+		    money_format(b, sizeof(b), o->price_hour, 3, true), o->id);
+	out->bid_given = has_bid;
+	if (has_bid) {
+		out->bid_hour = bid;
+		/* Within the margin: the next repricing may well outbid it. */
+		out->thin_bid = (o->valid & OV_PRICE) && margin_pct > 0 &&
+		    bid < margin_bid(o->price_hour, margin_pct);
+	} else
+		out->bid_hour = margin_bid(o->price_hour, margin_pct);
+	out->price_hour = out->bid_hour;
+	return GR_OK;
+}
+
+#define LOCK_WAIT_MS (120 * 1000)
+#define LOCK_POLL_MS 50
+
+/* Take the launch lock beside the database; the descriptor, or -1 with err set. */
+static int
+lock_launches(struct state *st, struct gr_error *err)
+{
+	char path[4200];
+	struct timespec ts = { 0, LOCK_POLL_MS * 1000000L };
+	int fd, waited;
+
+	snprintf(path, sizeof(path), "%s-launch.lock", state_path(st));
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		gr_fail(err, GR_ESTATE, "cannot open the launch lock '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	for (waited = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; waited += LOCK_POLL_MS) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= LOCK_WAIT_MS) {
+			gr_fail(err, GR_ESTATE, "another gpurent has been launching for %d s (lock "
+			    "'%s'); try again", LOCK_WAIT_MS / 1000, path);
+			close(fd);
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return fd;
+}
+
+/* The new instance does not bill yet: note its price so that budgets count it. */
+static void
+record_provisioning(struct state *st, const struct cost_clock *clk, const char *provider,
+    int64_t price_hour, const struct instance *in)
+{
+	struct ledger_seg seg;
+	struct gr_error e = { 0 };
+
+	if (in->id[0] == '\0')
+		return;
+	memset(&seg, 0, sizeof(seg));
+	strlcpy_(seg.instance_id, in->id, sizeof(seg.instance_id));
+	strlcpy_(seg.provider, provider, sizeof(seg.provider));
+	strlcpy_(seg.label, in->label, sizeof(seg.label));
+	strlcpy_(seg.gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg.gpu));
+	seg.kind = LEDGER_PROVISIONING;
+	seg.rate_hour = (in->valid & IV_PRICE) && in->price_hour > 0 ? in->price_hour :
+	    price_hour;
+	seg.start = cost_clock_now(clk, provider);
+	/* The instance exists whatever the ledger says; a failure here must not hide it. */
+	(void)ledger_reserve(st, &seg, &e);
+}
+
+enum gr_err
+launch_admit(struct state *st, const struct launch_budget *b, const char *provider,
+    int64_t price_hour, const struct launch_ops *ops, void *ctx, struct instance *out,
+    struct gr_error *err)
+{
+	bool budgeted = b->day >= 0 || b->month >= 0;
+	struct cost_clock clk;
+	int fd = -1;
+	enum gr_err rc = GR_OK;
+
+	if (budgeted && ops->launch != NULL && (fd = lock_launches(st, err)) < 0)
+		return err->code;
+	if (budgeted && !b->force) {
+		struct cost_summary sum;
+
+		ops->clock(ctx, &clk);
+		rc = costs_compute(st, &clk, 0, CG_NONE, &sum, err);
+		if (rc == GR_OK)
+			rc = costs_check_budget(&sum, cost_clock_now(&clk, provider), price_hour,
+			    b->day, b->month, err);
+		cost_summary_release(&sum);
+	}
+	if (rc == GR_OK && ops->launch != NULL) {
+		rc = ops->launch(ctx, out, err);
+		if (rc == GR_OK) {
+			/* The launch took a while: its row starts on the clocks as they are now. */
+			ops->clock(ctx, &clk);
+			record_provisioning(st, &clk, provider, price_hour, out);
+		}
+	}
+	if (fd >= 0)
+		close(fd);	/* releases the lock */
+	return rc;
+}

@@ -1,0 +1,386 @@
+/*
+ * The ledger's arithmetic against figures worked out by hand: each provider on its own
+ * clock, provisioning reservations, instances gone from a listing, budgets, and the
+ * launch policy's bid and checks.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "gpurent/costs.h"
+#include "gpurent/launch_policy.h"
+#include "gpurent/money.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+#define USD(d) ((int64_t)((d) * 1000000.0 + 0.5))
+
+/* 2026-12-01T10:00:00Z: 14 h (50400 s) to midnight, 734 h (2642400 s) to 2027-01-01. */
+#define WALL INT64_C(1796119200)
+/* 2026-09-21T14:13:20Z: 35200 s to midnight, 812800 s to 2026-10-01. */
+#define SIM INT64_C(1790000000)
+
+static char dir[] = "/tmp/gpurent-test-costs.XXXXXX";
+
+static int
+setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) == NULL ? -1 : 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+static struct state *
+open_db(const char *name)
+{
+	struct state *st;
+	struct gr_error err = { 0 };
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s.db", dir, name);
+	assert_int_equal(state_open(&st, path, &err), GR_OK);
+	return st;
+}
+
+static void
+add_seg(struct state *st, const char *id, const char *provider, enum ledger_kind kind,
+    int64_t rate, int64_t start, int64_t end)
+{
+	struct ledger_seg g;
+	struct gr_error err = { 0 };
+
+	memset(&g, 0, sizeof(g));
+	strlcpy_(g.instance_id, id, sizeof(g.instance_id));
+	strlcpy_(g.provider, provider, sizeof(g.provider));
+	g.kind = kind;
+	g.rate_hour = rate;
+	g.start = start;
+	assert_int_equal(ledger_begin(st, &g, &err), GR_OK);
+	if (end != 0)
+		assert_int_equal(ledger_end(st, id, end, &err), GR_OK);
+}
+
+static const struct cost_line *
+line(const struct cost_summary *s, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_lines; i++)
+		if (strcmp(s->lines[i].key, key) == 0)
+			return &s->lines[i];
+	fail_msg("no line '%s'", key);
+	return NULL;
+}
+
+static void
+clocks_provisioning_and_gone(void **state)
+{
+	struct state *st = open_db("clocks");
+	struct cost_clock clk = { WALL, SIM, false };
+	struct cost_summary s;
+	struct gr_error err = { 0 };
+	const char *listed[] = { "vast:1", "vast:2" };
+
+	(void)state;
+	add_seg(st, "sim:i-000001", "sim", LEDGER_COMPUTE, USD(3.6), SIM - 7200, 0);
+	add_seg(st, "vast:1", "vast", LEDGER_COMPUTE, USD(1.8), WALL - 3600, 0);
+	add_seg(st, "vast:2", "vast", LEDGER_PROVISIONING, USD(1.0), WALL - 60, 0);
+	add_seg(st, "vast:9", "vast", LEDGER_COMPUTE, USD(0.72), WALL - 7200, 0);
+	/* vast answers a list without vast:9: it stops at the moment that is known. */
+	assert_int_equal(ledger_close_unlisted(st, "vast", listed, 2, WALL - 3600, WALL - 3600,
+	    &err), GR_OK);
+
+	assert_int_equal(costs_compute(st, &clk, 0, CG_NONE, &s, &err), GR_OK);
+	/* sim 2 h at 3.60, vast 1 h at 1.80, vast:9 1 h at 0.72; provisioning bills nothing. */
+	assert_int_equal(s.spent, USD(9.72));
+	assert_int_equal(s.spent_today, USD(9.72));
+	assert_int_equal(s.burn_hour, USD(5.4));
+	assert_int_equal(s.provisioning_hour, USD(1.0));
+	/* sim: 7.20 + 3.60 x 35200 s; vast: 1.80 + 1.80 x 14 h; provisioning 1.00 x 14 h; 0.72. */
+	assert_int_equal(s.projected_day, USD(42.4 + 27.0 + 14.0 + 0.72));
+	/* sim: 7.20 + 3.60 x 812800 s; vast: 1.80 + 1.80 x 734 h; 1.00 x 734 h; 0.72. */
+	assert_int_equal(s.projected_month, USD(820.0 + 1323.0 + 734.0 + 0.72));
+	assert_int_equal(s.now, WALL);
+	cost_summary_release(&s);
+
+	/* Budgets: a launch of 2.00/h on vast adds 28.00 to the day, 1468.00 to the month. */
+	assert_int_equal(costs_compute(st, &clk, 0, CG_NONE, &s, &err), GR_OK);
+	assert_int_equal(costs_check_budget(&s, WALL, USD(2.0), USD(112.12), -1, &err), GR_OK);
+	assert_int_equal(costs_check_budget(&s, WALL, USD(2.0), USD(112.12) - 1, -1, &err),
+	    GR_EBUDGET);
+	assert_non_null(strstr(err.msg, "budget.day"));
+	assert_non_null(strstr(err.msg, "$112.12"));
+	gr_error_clear(&err);
+	assert_int_equal(costs_check_budget(&s, WALL, USD(2.0), -1, USD(4345.72), &err), GR_OK);
+	assert_int_equal(costs_check_budget(&s, WALL, USD(2.0), -1, USD(4345.72) - 1, &err),
+	    GR_EBUDGET);
+	assert_non_null(strstr(err.msg, "budget.month"));
+	gr_error_clear(&err);
+	cost_summary_release(&s);
+
+	/* `sim advance 1h` moves the simulator's rows only. */
+	clk.sim += 3600;
+	assert_int_equal(costs_compute(st, &clk, 0, CG_PROVIDER, &s, &err), GR_OK);
+	assert_int_equal(line(&s, "sim")->spent, USD(10.8));
+	assert_int_equal(line(&s, "vast")->spent, USD(2.52));
+	assert_int_equal(line(&s, "vast")->burn_hour, USD(1.8));
+	cost_summary_release(&s);
+
+	/* Showing the simulator's clock changes what is shown, not what is counted. */
+	clk.sim_shown = true;
+	assert_int_equal(costs_compute(st, &clk, 0, CG_INSTANCE, &s, &err), GR_OK);
+	assert_int_equal(s.now, SIM + 3600);
+	assert_int_equal(s.spent, USD(10.8 + 2.52));
+	assert_true(line(&s, "vast:9")->gone);
+	assert_int_equal(line(&s, "vast:9")->burn_hour, 0);
+	assert_false(line(&s, "vast:1")->gone);
+	assert_int_equal(line(&s, "vast:2")->spent, 0);
+	cost_summary_release(&s);
+	state_close(st);
+}
+
+static void
+unlisted_only_when_confirmed(void **state)
+{
+	struct state *st = open_db("unlisted");
+	struct gr_error err = { 0 };
+	struct ledger_seg *v;
+	size_t n, i;
+	const char *listed[] = { "vast:1" };
+	int closed = 0;
+
+	(void)state;
+	add_seg(st, "vast:1", "vast", LEDGER_COMPUTE, USD(1), WALL - 100, 0);
+	add_seg(st, "vast:2", "vast", LEDGER_COMPUTE, USD(1), WALL - 100, 0);
+	add_seg(st, "vast:3", "vast", LEDGER_PROVISIONING, USD(1), WALL, 0);	/* after asking */
+	add_seg(st, "runpod:x", "runpod", LEDGER_COMPUTE, USD(1), WALL - 100, 0);
+	assert_int_equal(ledger_close_unlisted(st, "vast", listed, 1, WALL, WALL + 10, &err),
+	    GR_OK);
+	assert_int_equal(ledger_load(st, 0, 0, &v, &n, &err), GR_OK);
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++) {
+		if (strcmp(v[i].instance_id, "vast:2") == 0) {
+			assert_int_equal(v[i].end, WALL + 10);
+			assert_true(v[i].gone);
+			closed++;
+		} else {
+			assert_int_equal(v[i].end, 0);
+			assert_false(v[i].gone);
+		}
+	}
+	assert_int_equal(closed, 1);
+	free(v);
+	state_close(st);
+}
+
+static void
+provisioning_until_billing(void **state)
+{
+	struct state *st = open_db("observe");
+	struct gr_error err = { 0 };
+	struct instance in;
+	struct ledger_seg g, *v;
+	size_t n;
+
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	strlcpy_(g.instance_id, "vast:5", sizeof(g.instance_id));
+	strlcpy_(g.provider, "vast", sizeof(g.provider));
+	g.kind = LEDGER_PROVISIONING;
+	g.rate_hour = USD(2);
+	g.start = WALL;
+	assert_int_equal(ledger_reserve(st, &g, &err), GR_OK);
+	memset(&in, 0, sizeof(in));
+	strlcpy_(in.id, "vast:5", sizeof(in.id));
+	strlcpy_(in.provider, "vast", sizeof(in.provider));
+	in.state = ST_PROVISIONING;
+	in.price_hour = USD(2);
+	in.valid = IV_PRICE;
+	/* Seen still provisioning: the reservation stands. */
+	assert_int_equal(ledger_observe(st, &in, WALL + 30, &err), GR_OK);
+	assert_int_equal(ledger_load(st, 0, 0, &v, &n, &err), GR_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].end, 0);
+	free(v);
+	/* Running: the reservation ends where billing begins. */
+	in.state = ST_RUNNING;
+	assert_int_equal(ledger_observe(st, &in, WALL + 60, &err), GR_OK);
+	/* A late reservation for an instance that already bills changes nothing. */
+	assert_int_equal(ledger_reserve(st, &g, &err), GR_OK);
+	assert_int_equal(ledger_load(st, 0, 0, &v, &n, &err), GR_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].kind, LEDGER_PROVISIONING);
+	assert_int_equal(v[0].end, WALL + 60);
+	assert_int_equal(v[1].kind, LEDGER_COMPUTE);
+	assert_int_equal(v[1].end, 0);
+	free(v);
+	/* Launched elsewhere and seen provisioning: reserved from when it is seen. */
+	strlcpy_(in.id, "vast:6", sizeof(in.id));
+	in.state = ST_PROVISIONING;
+	assert_int_equal(ledger_observe(st, &in, WALL + 70, &err), GR_OK);
+	assert_int_equal(ledger_load(st, 0, 0, &v, &n, &err), GR_OK);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[2].instance_id, "vast:6");
+	assert_int_equal(v[2].kind, LEDGER_PROVISIONING);
+	assert_int_equal(v[2].start, WALL + 70);
+	assert_int_equal(v[2].rate_hour, USD(2));
+	free(v);
+	strlcpy_(in.id, "vast:5", sizeof(in.id));
+	/* Back to provisioning (a restart): billing stops as before, nothing is reserved. */
+	in.state = ST_PROVISIONING;
+	assert_int_equal(ledger_observe(st, &in, WALL + 90, &err), GR_OK);
+	assert_int_equal(ledger_load(st, 0, 0, &v, &n, &err), GR_OK);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[1].end, WALL + 90);
+	free(v);
+	state_close(st);
+}
+
+static void
+bids_and_offer_checks(void **state)
+{
+	struct offer o;
+	struct launch_plan p;
+	struct gr_error err = { 0 };
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	strlcpy_(o.id, "sim:o-000001i", sizeof(o.id));
+	o.type = OFFER_INTERRUPTIBLE;
+	o.price_hour = USD(0.167);
+	o.disk_gb = 100;
+	o.available = 1;
+	o.valid = OV_PRICE | OV_DISK | OV_AVAILABLE;
+	/* 0.167 x 1.2 = 0.2004, up to the next tenth of a cent. */
+	assert_int_equal(launch_plan_make(&o, false, 0, 0, 20, &p, &err), GR_OK);
+	assert_int_equal(p.bid_hour, USD(0.201));
+	assert_int_equal(p.price_hour, USD(0.201));
+	assert_false(p.bid_given);
+	o.price_hour = USD(0.25);	/* 0.30 exactly: not rounded further */
+	assert_int_equal(launch_plan_make(&o, false, 0, 0, 20, &p, &err), GR_OK);
+	assert_int_equal(p.bid_hour, USD(0.3));
+	assert_int_equal(launch_plan_make(&o, true, USD(0.299), 0, 20, &p, &err), GR_OK);
+	assert_true(p.thin_bid);
+	assert_int_equal(p.bid_hour, USD(0.299));
+	assert_int_equal(launch_plan_make(&o, true, USD(0.3), 0, 20, &p, &err), GR_OK);
+	assert_false(p.thin_bid);
+	assert_int_equal(launch_plan_make(&o, false, 0, 0, 0, &p, &err), GR_OK);
+	assert_int_equal(p.bid_hour, USD(0.25));
+	assert_int_equal(launch_plan_make(&o, true, USD(0.249), 0, 20, &p, &err), GR_EUSAGE);
+	assert_non_null(strstr(err.msg, "below the current price"));
+	assert_int_equal(launch_plan_make(&o, false, 0, 101, 20, &p, &err), GR_EUSAGE);
+	o.available = 0;
+	assert_int_equal(launch_plan_make(&o, false, 0, 0, 20, &p, &err), GR_ECAPACITY);
+	o.available = 1;
+	o.type = OFFER_ON_DEMAND;
+	assert_int_equal(launch_plan_make(&o, true, USD(1), 0, 20, &p, &err), GR_EUSAGE);
+	assert_int_equal(launch_plan_make(&o, false, 0, 0, 20, &p, &err), GR_OK);
+	assert_int_equal(p.bid_hour, 0);
+	assert_int_equal(p.price_hour, USD(0.25));
+}
+
+struct fake {
+	int launches;
+};
+
+static void
+fake_clock(void *ctx, struct cost_clock *out)
+{
+	(void)ctx;
+	out->wall = WALL;
+	out->sim = SIM;
+	out->sim_shown = false;
+}
+
+static enum gr_err
+fake_launch(void *ctx, struct instance *out, struct gr_error *err)
+{
+	struct fake *f = ctx;
+
+	(void)err;
+	f->launches++;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->id, sizeof(out->id), "vast:%d", 100 + f->launches);
+	strlcpy_(out->provider, "vast", sizeof(out->provider));
+	out->state = ST_PROVISIONING;
+	out->price_hour = USD(2);
+	out->valid = IV_PRICE;
+	return GR_OK;
+}
+
+static void
+admit_counts_provisioning(void **state)
+{
+	struct state *st = open_db("admit");
+	const struct launch_ops real = { fake_clock, fake_launch };
+	const struct launch_ops dry = { fake_clock, NULL };
+	struct launch_budget b = { -1, -1, false };
+	struct fake f = { 0 };
+	struct instance in;
+	struct cost_summary s;
+	struct cost_clock clk = { WALL, SIM, false };
+	struct gr_error err = { 0 };
+
+	(void)state;
+	/* 2.00/h until midnight is 28.00: a cent less refuses, before launching anything. */
+	b.day = USD(27.99);
+	assert_int_equal(launch_admit(st, &b, "vast", USD(2), &real, &f, &in, &err), GR_EBUDGET);
+	assert_int_equal(f.launches, 0);
+	assert_int_equal(launch_admit(st, &b, "vast", USD(2), &dry, &f, &in, &err), GR_EBUDGET);
+	b.day = USD(28);
+	assert_int_equal(launch_admit(st, &b, "vast", USD(2), &dry, &f, &in, &err), GR_OK);
+	assert_int_equal(f.launches, 0);
+	assert_int_equal(launch_admit(st, &b, "vast", USD(2), &real, &f, &in, &err), GR_OK);
+	assert_int_equal(f.launches, 1);
+	assert_string_equal(in.id, "vast:101");
+	/* The first still provisions: a second is refused by the day ... */
+	assert_int_equal(launch_admit(st, &b, "vast", USD(2), &real, &f, &in, &err), GR_EBUDGET);
+	assert_int_equal(f.launches, 1);
+	/* ... and by the month: 2 x 2.00 x 734 h = 2936.00. */
+	b.day = -1;
+	b.month = USD(2935.99);
+	assert_int_equal(launch_admit(st, &b, "vast", USD(2), &real, &f, &in, &err), GR_EBUDGET);
+	assert_int_equal(launch_admit(st, &b, "vast", USD(2), &dry, &f, &in, &err), GR_EBUDGET);
+	b.month = USD(2936);
+	assert_int_equal(launch_admit(st, &b, "vast", USD(2), &real, &f, &in, &err), GR_OK);
+	assert_int_equal(f.launches, 2);
+	/* --force launches and is still recorded. */
+	b.month = 0;
+	b.force = true;
+	assert_int_equal(launch_admit(st, &b, "vast", USD(2), &real, &f, &in, &err), GR_OK);
+	assert_int_equal(f.launches, 3);
+	assert_int_equal(costs_compute(st, &clk, 0, CG_NONE, &s, &err), GR_OK);
+	assert_int_equal(s.provisioning_hour, USD(6));
+	assert_int_equal(s.burn_hour, 0);
+	assert_int_equal(s.spent, 0);
+	cost_summary_release(&s);
+	state_close(st);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(clocks_provisioning_and_gone),
+		cmocka_unit_test(unlisted_only_when_confirmed),
+		cmocka_unit_test(provisioning_until_billing),
+		cmocka_unit_test(bids_and_offer_checks),
+		cmocka_unit_test(admit_counts_provisioning),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
