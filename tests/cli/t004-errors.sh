@@ -20,7 +20,8 @@ expect_rc 3 g show sim:i-999999
 check "unknown id named" '[[ $ERR == *sim:i-999999* ]]'
 expect_rc 2 g show not-an-id
 expect_rc 3 g show nosuchprovider:123
-expect_rc 3 g launch sim:o-999999 --dry-run
+expect_rc 7 g launch sim:o-999999 --dry-run
+check "an offer not on the market says so" '[[ $ERR == *"not on the market"* ]]'
 expect_rc 2 g launch
 expect_rc 2 g launch sim:o-000001 --disk huge
 

@@ -42,5 +42,5 @@ expect_rc 3 g show vast:notanumber
 GPURENT_VAST_API_KEY=wrong expect_rc 4 g --provider vast ls
 check "auth message" 'grep -q "Invalid user key" <<<"$ERR"'
 check "key not echoed" '! grep -q "wrong" <<<"$ERR"'
-expect_rc 3 g launch vast:987654321
+expect_rc 7 g launch vast:987654321
 pass
