@@ -127,8 +127,8 @@ enum gr_err http_read_json(struct http_client *c, enum http_method m, const char
 
 /*
  * Map a final HTTP status and the provider's message (may be NULL) onto an error:
- * 401/403 auth, 404/410 not found, 402 funds, 429 rate limited, 5xx and 408 unavailable,
- * other 4xx usage. Writes "<msg> (HTTP <status>)" into err and returns the code (the
+ * 401/403 auth, 404/410 not found, 402 funds, 409 conflict (the resource's state does not
+ * allow it), 429 rate limited, 5xx and 408 unavailable, other 4xx usage. Writes "<msg> (HTTP <status>)" into err and returns the code (the
  * caller's report names the provider or the id; provider is kept for future use).
  * A backend overrides the code first when the body says more (out of stock, no funds).
  */

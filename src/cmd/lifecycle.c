@@ -11,18 +11,25 @@
 #include "common.h"
 #include "lifecycle.h"
 
-enum { LO_YES = 1, LO_WAIT, LO_TIMEOUT };
+enum { LO_YES = 1, LO_WAIT, LO_NO_WAIT, LO_TIMEOUT };
 
-const struct cmd_opt lifecycle_opts[] = {
-	{ "wait", 'w', NULL, "wait until every instance reaches the new state", LO_WAIT, CPL_NONE, false },
-	{ "timeout", 't', "SECONDS", "with --wait: give up after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
+const struct cmd_opt stop_opts[] = {
+	{ "no-wait", 0, NULL, "return once the provider accepted, before the instance has stopped", LO_NO_WAIT, CPL_NONE, false },
+	{ "wait", 'w', NULL, "wait until every instance has stopped (the default)", LO_WAIT, CPL_NONE, false },
+	{ "timeout", 't', "SECONDS", "give up waiting after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+const struct cmd_opt start_opts[] = {
+	{ "wait", 'w', NULL, "wait until every instance runs", LO_WAIT, CPL_NONE, false },
+	{ "timeout", 't', "SECONDS", "give up waiting after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 const struct cmd_opt destroy_opts[] = {
 	{ "yes", 'y', NULL, "do not ask; needed when stdin is not a terminal", LO_YES, CPL_NONE, false },
 	{ "wait", 'w', NULL, "wait until every instance is destroyed", LO_WAIT, CPL_NONE, false },
-	{ "timeout", 't', "SECONDS", "with --wait: give up after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
+	{ "timeout", 't', "SECONDS", "give up waiting after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -40,6 +47,7 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	switch (id) {
 	case LO_YES: a->yes = true; break;
 	case LO_WAIT: a->wait = true; break;
+	case LO_NO_WAIT: a->wait = false; break;
 	case LO_TIMEOUT:
 		if ((a->timeout = parse_duration(arg)) <= 0)
 			return cmd_usage_error(c, "--timeout needs a duration such as 300 or 5m");
@@ -54,14 +62,35 @@ target_state(enum lifecycle_op op)
 	return op == LC_STOP ? ST_STOPPED : op == LC_START ? ST_RUNNING : ST_DESTROYED;
 }
 
-static enum gr_err
-wait_for(struct backend *b, const char *id, enum inst_state want, long long timeout,
-    struct gr_error *err)
+/* Seconds since t0 on the monotonic clock. */
+static long long
+elapsed_s(const struct timespec *t0)
 {
-	struct timespec t0, t, pause = { 0, 500000000L };
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)(t.tv_sec - t0->tv_sec);
+}
+
+/* Whether the instance is on its way between two states, so that waiting settles it. */
+static bool
+in_transition(enum inst_state s)
+{
+	return s == ST_PROVISIONING || s == ST_STARTING || s == ST_STOPPING ||
+	    s == ST_DESTROYING;
+}
+
+/*
+ * Poll until the instance reaches want (ST_DESTROYED: also when it is gone), or, with want
+ * ST_UNKNOWN, until it is in no transition. Counts against the time since t0.
+ */
+static enum gr_err
+wait_for(struct backend *b, const char *id, enum inst_state want, const struct timespec *t0,
+    long long timeout, struct gr_error *err)
+{
+	struct timespec pause = { 0, 500000000L };
 	struct instance in;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		enum gr_err rc = b->ops->get(b, id, &in, err);
 
@@ -71,13 +100,12 @@ wait_for(struct backend *b, const char *id, enum inst_state want, long long time
 		}
 		if (rc != GR_OK)
 			return rc;
-		if (in.state == want)
+		if (in.state == want || (want == ST_UNKNOWN && !in_transition(in.state)))
 			return GR_OK;
 		if (in.state == ST_FAILED)
 			return gr_fail(err, GR_EFAIL, "failed%s%s", in.status_msg[0] ? ": " : "",
 			    in.status_msg);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec >= timeout)
+		if (elapsed_s(t0) >= timeout)
 			return gr_fail(err, GR_ETIMEOUT, "still %s after %llds",
 			    inst_state_name(in.state), timeout);
 		if (cmd_interrupted)
@@ -88,23 +116,62 @@ wait_for(struct backend *b, const char *id, enum inst_state want, long long time
 }
 
 static enum gr_err
+request(struct backend *b, enum lifecycle_op op, const char *id, struct gr_error *err)
+{
+	switch (op) {
+	case LC_STOP:
+		/* lifecycle_run has already set aside the ids of providers that cannot stop. */
+		return b->ops->stop(b, id, err);
+	case LC_START:
+		return b->ops->start(b, id, err);
+	default:
+		return b->ops->destroy(b, id, err);
+	}
+}
+
+/*
+ * Ask for op; when the provider refuses it because the instance is between two states
+ * (start while it is stopping, stop while it is provisioning), wait until it settles and
+ * ask again, within the timeout. A refusal that waiting cannot resolve (a settled state
+ * that does not allow op, or one still unsettled when the time is up) is GR_ECONFLICT:
+ * nothing was done, unlike GR_ETIMEOUT, where the provider accepted and is still at it.
+ */
+static enum gr_err
+request_settled(struct backend *b, enum lifecycle_op op, const char *id,
+    const struct timespec *t0, long long timeout, struct gr_error *err)
+{
+	struct gr_error conflict, werr;
+	struct instance in;
+	enum gr_err rc;
+
+	for (;;) {
+		conflict = (struct gr_error){ 0 };
+		rc = request(b, op, id, &conflict);
+		if (rc != GR_ECONFLICT)
+			return rc == GR_OK ? GR_OK : gr_fail(err, rc, "%s", conflict.msg);
+		werr = (struct gr_error){ 0 };
+		if (b->ops->get(b, id, &in, &werr) != GR_OK || !in_transition(in.state))
+			return gr_fail(err, GR_ECONFLICT, "%s", conflict.msg);
+		rc = wait_for(b, id, ST_UNKNOWN, t0, timeout, &werr);
+		if (rc == GR_ETIMEOUT)
+			return gr_fail(err, GR_ECONFLICT, "%s (%s)", conflict.msg, werr.msg);
+		/* A failed instance is settled too: asking again gets the provider's answer. */
+		if (rc != GR_OK && rc != GR_EFAIL)
+			return gr_fail(err, rc, "%s", werr.msg);
+	}
+}
+
+static enum gr_err
 apply(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err, void *data)
 {
 	struct args *a = data;
+	struct timespec t0;
 	enum gr_err rc;
 
-	switch (a->op) {
-	case LC_STOP:
-	case LC_START:
-		/* lifecycle_run has already set aside the ids of providers that cannot stop. */
-		rc = a->op == LC_STOP ? b->ops->stop(b, id, err) : b->ops->start(b, id, err);
-		break;
-	default:
-		rc = b->ops->destroy(b, id, err);
-		break;
-	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = request_settled(b, a->op, id, &t0, a->timeout, err);
 	if (rc == GR_OK && a->wait)
-		rc = wait_for(b, id, target_state(a->op), a->timeout, err);
+		rc = wait_for(b, id, target_state(a->op), &t0, a->timeout, err);
 	if (rc == GR_OK)
 		fprintf(c->out, "%s\n", id);
 	return rc;
@@ -140,7 +207,8 @@ confirm_destroy(struct cmd_ctx *c, int n, char **ids)
 int
 lifecycle_run(struct cmd_ctx *c, int argc, char **argv, enum lifecycle_op op)
 {
-	struct args a = { op, false, false, 300 };
+	/* stop waits unless told not to: the next step (start, a snapshot) needs it stopped. */
+	struct args a = { op, false, op == LC_STOP, 300 };
 	int n, rc;
 
 	rc = cmd_parse(c, argc, argv, handle, &a, &n);

@@ -720,6 +720,8 @@ http_status_code(long status)
 		return GR_ENOTFOUND;
 	case 408:
 		return GR_EUNAVAIL;
+	case 409:
+		return GR_ECONFLICT;	/* "conflicts with the current state of the resource" */
 	case 429:
 		return GR_ERATELIMIT;
 	default:

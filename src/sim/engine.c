@@ -873,8 +873,8 @@ act(struct sim *s, const char *id, enum inst_state want, struct gr_error *err)
 		if (r->state == ST_STOPPED || r->state == ST_STOPPING)
 			goto done;
 		if (r->state != ST_RUNNING) {
-			gr_fail(err, GR_EUSAGE, "instance '%s' is %s; only a running instance "
-			    "can stop", id, inst_state_name(r->state));
+			gr_fail(err, GR_ECONFLICT, "instance '%s' is %s; only a running "
+			    "instance can stop", id, inst_state_name(r->state));
 			goto fail;
 		}
 		break;
@@ -883,8 +883,8 @@ act(struct sim *s, const char *id, enum inst_state want, struct gr_error *err)
 		    r->state == ST_PROVISIONING)
 			goto done;
 		if (r->state != ST_STOPPED) {
-			gr_fail(err, GR_EUSAGE, "instance '%s' is %s; wait until it has stopped",
-			    id, inst_state_name(r->state));
+			gr_fail(err, GR_ECONFLICT, "instance '%s' is %s; only a stopped instance "
+			    "can start", id, inst_state_name(r->state));
 			goto fail;
 		}
 		if (r->type == OFFER_INTERRUPTIBLE) {

@@ -28,7 +28,7 @@ expect_rc 2 g launch sim:o-000001 --disk huge
 # One good id and one bad: partial failure names the bad one.
 id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
-expect_rc 10 g stop "$id" sim:i-999999
+expect_rc 10 g stop --no-wait "$id" sim:i-999999
 check "partial failure names the failed id" '[[ $ERR == *sim:i-999999* && $ERR != *"$id:"* ]]'
 check "the good id was stopped" '[[ $OUT == "$id" ]]'
 expect_rc 3 g stop sim:i-999998 sim:i-999999

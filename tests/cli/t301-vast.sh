@@ -24,7 +24,7 @@ check "listed" '[ "$(jq -r ".[] | select(.id == \"$id\") | .label" <<<"$OUT")" =
 expect_ok g sim advance 10m
 expect_ok g -o json show "$id"
 check "running" '[ "$(jq -r .state <<<"$OUT")" = running ]'
-expect_ok g stop "$id"
+expect_ok g stop --no-wait "$id"
 expect_ok g sim advance 5m
 expect_ok g -o json show "$id"
 check "stopped" '[ "$(jq -r .state <<<"$OUT")" = stopped ]'
