@@ -341,6 +341,10 @@ test_status(void **state)
 	assert_int_equal(http_status_code(429), GR_ERATELIMIT);
 	assert_int_equal(http_status_code(503), GR_EUNAVAIL);
 	assert_int_equal(http_status_code(400), GR_EUSAGE);
+	/* 409: the resource's state does not allow it now (start while stopping). */
+	assert_int_equal(http_status_code(409), GR_ECONFLICT);
+	assert_int_equal(gr_exit_code(GR_ECONFLICT), EXIT_CONFLICT);
+	assert_string_equal(gr_err_name(GR_ECONFLICT), "conflict");
 	assert_int_equal(http_fail_status(&err, "p", 500, "boom\033[2J"), GR_EUNAVAIL);
 	assert_null(strchr(err.msg, '\033'));
 	assert_non_null(strstr(err.msg, "HTTP 500"));
