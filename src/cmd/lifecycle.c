@@ -2,6 +2,7 @@
  * The shared body of stop, start and destroy: many ids, several providers, one report.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,9 @@ struct args {
 	enum lifecycle_op op;
 	bool yes, wait;
 	long long timeout;
+	struct timespec t0;	/* when the first request went out: --timeout counts from here */
+	char **accepted;	/* with wait: the ids the providers accepted, to wait for */
+	int n_accepted;
 };
 
 static int
@@ -161,19 +165,56 @@ request_settled(struct backend *b, enum lifecycle_op op, const char *id,
 	}
 }
 
+/* The first pass: ask for every id; with wait, note it for the second pass. */
 static enum gr_err
-apply(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err, void *data)
+apply_request(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err,
+    void *data)
 {
 	struct args *a = data;
-	struct timespec t0;
-	enum gr_err rc;
+	enum gr_err rc = request_settled(b, a->op, id, &a->t0, a->timeout, err);
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = request_settled(b, a->op, id, &t0, a->timeout, err);
-	if (rc == GR_OK && a->wait)
-		rc = wait_for(b, id, target_state(a->op), &t0, a->timeout, err);
+	if (rc != GR_OK)
+		return rc;
+	if (a->wait)
+		a->accepted[a->n_accepted++] = (char *)id;
+	else
+		fprintf(c->out, "%s\n", id);
+	return GR_OK;
+}
+
+/* The second pass: wait for each accepted id to reach its new state. */
+static enum gr_err
+apply_wait(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err,
+    void *data)
+{
+	struct args *a = data;
+	enum gr_err rc = wait_for(b, id, target_state(a->op), &a->t0, a->timeout, err);
+
 	if (rc == GR_OK)
 		fprintf(c->out, "%s\n", id);
+	return rc;
+}
+
+/*
+ * Ask for op on every id first, then wait for them together, so stopping ten instances
+ * takes as long as the slowest, not the sum. Returns the exit status as for_each_id does.
+ */
+static int
+run_ids(struct cmd_ctx *c, int n, char **ids, struct args *a)
+{
+	int rc, wrc;
+
+	clock_gettime(CLOCK_MONOTONIC, &a->t0);
+	a->accepted = xcalloc((size_t)n, sizeof(*a->accepted));
+	a->n_accepted = 0;
+	rc = for_each_id(c, n, ids, apply_request, a);
+	if (a->n_accepted > 0 && !cmd_interrupted) {
+		wrc = for_each_id(c, a->n_accepted, a->accepted, apply_wait, a);
+		/* Some failed to be asked and the rest ended well: a partial failure. */
+		rc = rc == 0 ? wrc : wrc == 0 ? EXIT_PARTIAL : rc;
+	}
+	free(a->accepted);
+	a->accepted = NULL;
 	return rc;
 }
 
@@ -208,7 +249,7 @@ int
 lifecycle_run(struct cmd_ctx *c, int argc, char **argv, enum lifecycle_op op)
 {
 	/* stop waits unless told not to: the next step (start, a snapshot) needs it stopped. */
-	struct args a = { op, false, op == LC_STOP, 300 };
+	struct args a = { op, false, op == LC_STOP, 300, { 0, 0 }, NULL, 0 };
 	int n, rc;
 
 	rc = cmd_parse(c, argc, argv, handle, &a, &n);
@@ -247,10 +288,10 @@ lifecycle_run(struct cmd_ctx *c, int argc, char **argv, enum lifecycle_op op)
 		}
 		if (refused > 0) {
 			if (k > 0)
-				for_each_id(c, k, argv, apply, &a);
+				run_ids(c, k, argv, &a);
 			return finish_output(c, k == 0 ? EXIT_UNSUPPORTED : EXIT_PARTIAL);
 		}
 	}
-	rc = for_each_id(c, n, argv, apply, &a);
+	rc = run_ids(c, n, argv, &a);
 	return finish_output(c, rc);
 }

@@ -49,6 +49,16 @@ check "starting" '[ "$(state "$id")" = starting ]'
 expect_ok g destroy --yes "$id"
 check "destroy of a starting instance accepted" '[ "$OUT" = "$id" ]'
 
+# Several ids are all asked first and then waited for together: one advance stops both
+# (waiting for the first before asking for the second would leave that one stopping).
+a=$(g launch "$(g offers type=on-demand -o ids -n 2 | tail -1)")
+b=$(g launch "$(g offers type=on-demand -o ids -n 3 | tail -1)")
+expect_ok g sim advance 5m
+advance_later 1m
+expect_rc 10 g stop "$a" sim:i-999999 "$b" --timeout 15
+check "both stopped and printed, the unknown id named" \
+	'[ "$OUT" = "$a"$'"'"'\n'"'"'"$b" ] && [[ $ERR == *sim:i-999999* ]] && [ "$(state "$a")" = stopped ] && [ "$(state "$b")" = stopped ]'
+
 # Nothing settles without an advance: the conflict is reported as such (13, nothing done),
 # while a stop that was accepted but has not finished is a timeout (11, still under way).
 id=$(g launch "$(g offers type=on-demand -o ids -n 1)")
