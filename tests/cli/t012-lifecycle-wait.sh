@@ -43,6 +43,17 @@ advance_later 5m 1m
 expect_ok g stop "$id" --timeout 30
 check "stop of a starting instance ends stopped" '[ "$(state "$id")" = stopped ]'
 
+# start --wait of an instance still stopping: waits for it to stop, starts it, waits for it
+# to run.
+expect_ok g start "$id"
+expect_ok g sim advance 5m
+expect_ok g stop --no-wait "$id"
+advance_later 1m 5m
+expect_ok g start --wait "$id" --timeout 30
+check "start --wait of a stopping instance ends running" '[ "$(state "$id")" = running ]'
+expect_ok g stop --no-wait "$id"
+expect_ok g sim advance 1m
+
 # destroy of a starting instance is accepted at once.
 expect_ok g start "$id"
 check "starting" '[ "$(state "$id")" = starting ]'
