@@ -32,6 +32,14 @@ expect_ok g start "$id"
 expect_ok g sim advance 5m
 expect_ok g -o json show "$id"
 check "running again" '[ "$(jq -r .state <<<"$OUT")" = running ]'
+# A start while still stopping is refused by the server (409): start waits, then starts.
+expect_ok g stop --no-wait "$id"
+(sleep 2; "$GPURENT" sim advance 1m >/dev/null) &
+advance=$!
+expect_ok g start "$id" --timeout 30
+wait $advance
+expect_ok g -o json show "$id"
+check "started after it had stopped" '[ "$(jq -r .state <<<"$OUT")" = starting ]'
 expect_ok g destroy --yes "$id"
 expect_ok g --provider vast -o json ls
 check "gone" '[ "$(jq "[.[] | select(.id == \"$id\")] | length" <<<"$OUT")" = 0 ]'
