@@ -24,6 +24,7 @@ enum gr_err {
 	GR_EPARTIAL,		/* some of several operations failed */
 	GR_ETIMEOUT,		/* --wait ran out of time */
 	GR_EUNSUPPORTED,	/* the provider cannot do this */
+	GR_ECONFLICT,		/* the instance's state does not allow it (start a failed one) */
 	GR_ESTATE,		/* local database or files unusable */
 	GR_EINTERRUPTED,	/* Ctrl-C */
 };
@@ -64,6 +65,7 @@ enum gr_exit {
 	EXIT_PARTIAL = 10,
 	EXIT_TIMEOUT = 11,
 	EXIT_UNSUPPORTED = 12,
+	EXIT_CONFLICT = 13,
 	EXIT_INTERRUPTED = 130,
 };
 

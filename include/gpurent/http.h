@@ -14,8 +14,12 @@
  * Retries: an idempotent request is retried on 429, 502, 503, 504 and on connection errors,
  * with exponential backoff and full jitter, honouring Retry-After (seconds or HTTP date),
  * bounded both in count (opts.max_retries) and in total time (opts.retry_budget_ms).
- * A non-idempotent request (a launch) is never retried here: the caller gets the outcome,
- * with `maybe_sent` telling whether the provider may have acted on it.
+ * A read (rq.read: a GET, a search, a GraphQL query) is also retried on 500: it changes
+ * nothing, so a crash of the provider's application is worth another try. An idempotent
+ * change (stop, terminate) is not retried on 500, since the provider may have acted on it
+ * half way; the caller looks first. A non-idempotent request (a launch) is never retried
+ * here: the caller gets the outcome, with `maybe_sent` telling whether the provider may
+ * have acted on it.
  *
  * Debug tracing (opts.debug) writes requests and responses to stderr with Authorization and
  * API-key headers, api_key query parameters and the client's own key redacted.
@@ -61,6 +65,8 @@ struct http_request {
 	size_t body_len;		/* 0 with a body: strlen(body) */
 	const char *content_type;	/* with a body; NULL: "application/json" */
 	bool idempotent;		/* may be retried (GET, stop, list ...; never a launch) */
+	bool read;			/* changes nothing (GET, search, query): retried on 500 too;
+					   implies idempotent */
 	long timeout_ms;		/* 0: the client's */
 };
 
@@ -106,17 +112,23 @@ enum gr_err http_do(struct http_client *c, const struct http_request *rq,
 void http_response_init(struct http_response *rs);
 void http_response_release(struct http_response *rs);
 
-/* Shorthands with no extra headers: GET (idempotent) and a JSON body with a method. */
+/*
+ * Shorthands: GET (a read), a JSON body with a method, and a JSON body that only reads
+ * (a POSTed search or GraphQL query).
+ */
 enum gr_err http_get(struct http_client *c, const char *url, const char *const *headers,
     struct http_response *rs, struct gr_error *err);
 enum gr_err http_send_json(struct http_client *c, enum http_method m, const char *url,
     const char *const *headers, const char *json, bool idempotent, struct http_response *rs,
     struct gr_error *err);
+enum gr_err http_read_json(struct http_client *c, enum http_method m, const char *url,
+    const char *const *headers, const char *json, struct http_response *rs,
+    struct gr_error *err);
 
 /*
  * Map a final HTTP status and the provider's message (may be NULL) onto an error:
- * 401/403 auth, 404/410 not found, 402 funds, 429 rate limited, 5xx and 408 unavailable,
- * other 4xx usage. Writes "<msg> (HTTP <status>)" into err and returns the code (the
+ * 401/403 auth, 404/410 not found, 402 funds, 409 conflict (the resource's state does not
+ * allow it), 429 rate limited, 5xx and 408 unavailable, other 4xx usage. Writes "<msg> (HTTP <status>)" into err and returns the code (the
  * caller's report names the provider or the id; provider is kept for future use).
  * A backend overrides the code first when the body says more (out of stock, no funds).
  */

@@ -27,6 +27,15 @@ struct serve_opts {
 	int pmalformed;			/* a complete reply whose JSON is broken (after acting) */
 	int retry_after_s;
 	uint64_t seed;			/* fault draws */
+	/*
+	 * Scripted faults, before the random ones: the first fail_first requests that match
+	 * get a 500 without being acted on, the next fail_first_acted are acted on and then
+	 * answered 500. A request matches when fail_match (NULL: every request) occurs in its
+	 * method, path or body, e.g. "mutation Deploy" or "query Pods".
+	 */
+	int fail_first;
+	int fail_first_acted;
+	const char *fail_match;
 	FILE *ready;			/* where "listening on URL" is printed; NULL: stdout */
 	volatile int *stop;		/* serve until this becomes non-zero */
 };

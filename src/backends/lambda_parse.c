@@ -419,7 +419,7 @@ lambda_parse_error(long status, const char *body, size_t len, struct gr_error *e
 		{ "global/quota-exceeded", GR_ECAPACITY },
 		{ "global/invalid-parameters", GR_EUSAGE },
 		{ "global/duplicate", GR_EUSAGE },
-		{ "global/conflict", GR_EUSAGE },
+		{ "global/conflict", GR_ECONFLICT },
 		{ "instance-operations/launch/file-system-in-wrong-region", GR_EUSAGE },
 		{ "global/internal-error", GR_EUNAVAIL },
 	};

@@ -178,18 +178,21 @@ runpod_build_offers_query(const struct filter *f, bool *pushed_all)
 }
 
 /*
- * POST one GraphQL document. On GR_OK the reply had no errors; the body stays in rs for the
- * caller to parse and release.
+ * POST one GraphQL document. A query only reads, so the HTTP layer retries it like a GET
+ * (a 500 included); a mutation is sent as an idempotent change, which a 500 does not
+ * repeat. On GR_OK the reply had no errors; the body stays in rs for the caller to parse
+ * and release.
  */
 static enum gr_err
-gql(struct backend *b, const char *json, bool idempotent, struct http_response *rs,
+gql(struct backend *b, const char *json, bool query, struct http_response *rs,
     struct gr_error *err)
 {
 	struct runpod *r = priv(b);
 	char *url = bk_url(&r->h, "/graphql");
 	enum gr_err e;
 
-	e = http_send_json(r->h.http, HTTP_POST, url, r->h.hdrs, json, idempotent, rs, err);
+	e = query ? http_read_json(r->h.http, HTTP_POST, url, r->h.hdrs, json, rs, err) :
+	    http_send_json(r->h.http, HTTP_POST, url, r->h.hdrs, json, true, rs, err);
 	free(url);
 	if (e != GR_OK)
 		return e;
@@ -472,8 +475,8 @@ runpod_mutate(struct backend *b, const char *id, const char *doc_text, bool term
 	if ((l = bk_local_id(b, id, err)) == NULL)
 		return GR_ENOTFOUND;
 	doc = doc1(doc_text, "podId", l);
-	/* Stop, resume and terminate have the same effect when repeated. */
-	e = gql(b, doc, true, &rs, &e2);
+	/* Stop, resume and terminate have the same effect when repeated (but not after a 500). */
+	e = gql(b, doc, false, &rs, &e2);
 	free(doc);
 	if (e == GR_ENOTFOUND && terminate && rs.attempts > 1)
 		e = GR_OK;	/* an earlier attempt went through */

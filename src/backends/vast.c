@@ -392,6 +392,7 @@ vast_search(struct backend *b, struct bk_http *h, const struct filter *f, enum o
 	rq.headers = h->hdrs;
 	rq.body = q;
 	rq.idempotent = true;	/* a search changes nothing */
+	rq.read = true;
 	e = check(http_do(h->http, &rq, &rs, err), &rs, err);
 	free(url);
 	free(q);

@@ -452,6 +452,8 @@ vast_parse_error(long status, const char *body, size_t len, struct gr_error *err
 	if (status == 410 || strstr(msg, "no_such_ask") != NULL || strcmp(code, "no_such_ask") == 0)
 		return gr_fail(err, GR_ECAPACITY, "offer no longer available: %s (HTTP %ld)",
 		    msg[0] ? msg : code, status);
+	if (strcmp(code, "resources_unavailable") == 0)
+		return gr_fail(err, GR_ECAPACITY, "%s (HTTP %ld)", msg[0] ? msg : code, status);
 	if (strstr(code, "no_such_instance") != NULL || strstr(msg, "no_such_instance") != NULL)
 		return gr_fail(err, GR_ENOTFOUND, "no such instance (HTTP %ld)", status);
 	if (strstr(code, "credit") != NULL || strstr(code, "billing") != NULL ||

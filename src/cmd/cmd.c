@@ -179,6 +179,7 @@ cmd_global_option(struct session *s, int id, const char *arg)
 	case G_PROVIDER: {
 		/* "vast,runpod" names two; the strings live as long as argv. */
 		char *list = (char *)arg, *tok, *save = NULL;
+		size_t before = s->n_providers;
 
 		for (tok = strtok_r(list, ",", &save); tok != NULL;
 		    tok = strtok_r(NULL, ",", &save)) {
@@ -187,6 +188,12 @@ cmd_global_option(struct session *s, int id, const char *arg)
 				return EXIT_USAGE;
 			}
 			s->providers[s->n_providers++] = tok;
+		}
+		/* An empty name must not quietly mean "the configured providers". */
+		if (s->n_providers == before) {
+			fprintf(stderr, "gpurent: --provider needs a provider name such as 'sim' "
+			    "(see 'gpurent providers')\n");
+			return EXIT_USAGE;
 		}
 		break;
 	}

@@ -77,6 +77,38 @@ collect_one(const char *profile, const char *key, const char *value, void *ctx)
 	cl->v[cl->n++] = (struct kv){ profile, key, value, k ? k->help : NULL };
 }
 
+/*
+ * The providers key names backends by name: refuse a name no backend has here, where the
+ * registry is known, rather than have every later command fail.
+ */
+static enum gr_err
+check_providers(const char *value, struct gr_error *err)
+{
+	char buf[512], *tok, *save = NULL;
+	struct sb known;
+	const struct backend_ops *const *all;
+	size_t i, n, names = 0;
+
+	strlcpy_(buf, value, sizeof(buf));
+	for (tok = strtok_r(buf, ", ", &save); tok != NULL; tok = strtok_r(NULL, ", ", &save)) {
+		names++;
+		if (backend_find_ops(tok) != NULL)
+			continue;
+		all = backend_registry(&n);
+		sb_init(&known);
+		for (i = 0; i < n; i++)
+			sb_addf(&known, "%s%s", i ? ", " : "", all[i]->name);
+		gr_fail(err, GR_EUSAGE, "unknown provider '%s' in 'providers' (known: %s)", tok,
+		    known.buf);
+		sb_release(&known);
+		return GR_EUSAGE;
+	}
+	if (names == 0)
+		return gr_fail(err, GR_EUSAGE, "'providers' needs at least one provider, such as "
+		    "sim");
+	return GR_OK;
+}
+
 static int
 config_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -116,7 +148,8 @@ config_run(struct cmd_ctx *c, int argc, char **argv)
 	if (strcmp(argv[0], "set") == 0) {
 		if (n != 3)
 			return cmd_usage_error(c, "usage: gpurent config set KEY VALUE");
-		if (config_set(cfg, a.in, argv[1], argv[2], &err) != GR_OK)
+		if ((strcmp(argv[1], "providers") == 0 && check_providers(argv[2], &err) !=
+		    GR_OK) || config_set(cfg, a.in, argv[1], argv[2], &err) != GR_OK)
 			return cmd_error(c, &err);
 		return finish_output(c, 0);
 	}

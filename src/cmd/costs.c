@@ -30,16 +30,25 @@ struct args {
 static bool
 parse_date(const char *s, int64_t *out)
 {
-	struct tm tm;
+	struct tm tm, want, back;
 	char *end;
+	time_t t;
 
 	memset(&tm, 0, sizeof(tm));
 	end = strptime(s, "%Y-%m-%d", &tm);
 	if (end == NULL || (*end != '\0' && *end != 'T'))
 		return false;
-	if (*end == 'T' && strptime(end, "T%H:%M:%S", &tm) == NULL)
+	if (*end == 'T' && ((end = strptime(end, "T%H:%M:%S", &tm)) == NULL || *end != '\0'))
 		return false;
-	*out = (int64_t)timegm(&tm);
+	want = tm;
+	t = timegm(&tm);
+	/* strptime takes 2026-02-30; timegm would quietly make it March 2. */
+	if (gmtime_r(&t, &back) == NULL || back.tm_year != want.tm_year ||
+	    back.tm_mon != want.tm_mon || back.tm_mday != want.tm_mday ||
+	    back.tm_hour != want.tm_hour || back.tm_min != want.tm_min ||
+	    back.tm_sec != want.tm_sec)
+		return false;
+	*out = (int64_t)t;
 	return true;
 }
 
@@ -53,7 +62,8 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	switch (id) {
 	case C_SINCE:
 		if (!parse_date(arg, &a->since))
-			return cmd_usage_error(c, "--since needs a date such as 2026-11-01");
+			return cmd_usage_error(c, "--since needs a date that exists, such as "
+			    "2026-11-01 or 2026-11-01T09:30:00, not '%s'", arg);
 		break;
 	case C_BY:
 		for (i = 1; i < ARRAY_LEN(groups); i++)

@@ -41,8 +41,13 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			if (!inst_state_parse(tok, &st))
 				return cmd_usage_error(c, "unknown state '%s' (provisioning, "
-				    "running, stopping, stopped, starting, destroying, destroyed, "
-				    "failed)", tok);
+				    "running, stopping, stopped, starting, destroying, failed)",
+				    tok);
+			/* Providers forget destroyed instances; ls cannot list them. */
+			if (st == ST_DESTROYED)
+				return cmd_usage_error(c, "ls lists the instances a provider still "
+				    "has, never destroyed ones; what those cost is in 'gpurent costs "
+				    "--by instance'");
 			a->states[st] = true;
 			a->any_state = true;
 		}
@@ -114,7 +119,10 @@ const struct command cmd_ls = {
 	.alias = "instances",
 	.args = NULL,
 	.summary = "list instances",
-	.help = "Lists the instances of every selected provider that are not destroyed.",
+	.help =
+	    "Lists the instances of every selected provider that are not destroyed. Providers\n"
+	    "forget destroyed instances, so --state destroyed is refused; what they cost stays\n"
+	    "in 'gpurent costs --by instance'.",
 	.opts = opts,
 	.run = ls_run,
 };

@@ -116,8 +116,12 @@ find_offer(struct backend *b, const char *id, struct offer *out, struct gr_error
 	offer_list_init(&l);
 	rc = b->ops->offers(b, &f, &l, &pushed, err);
 	if (rc == GR_OK) {
-		rc = gr_fail(err, GR_ENOTFOUND, "no offer '%s' (it may have been rented; search "
-		    "again)", id);
+		/*
+		 * No provider tells a rented offer from one that never was: either way it is
+		 * not on the market, the race a parallel launch loses (exit 7, search again).
+		 */
+		rc = gr_fail(err, GR_ECAPACITY, "offer '%s' is not on the market (rented by "
+		    "someone else, or gone); search again", id);
 		for (i = 0; i < l.n; i++)
 			if (strcmp(l.v[i].id, id) == 0) {
 				*out = l.v[i];

@@ -2,6 +2,7 @@
  * The shared body of stop, start and destroy: many ids, several providers, one report.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -11,18 +12,25 @@
 #include "common.h"
 #include "lifecycle.h"
 
-enum { LO_YES = 1, LO_WAIT, LO_TIMEOUT };
+enum { LO_YES = 1, LO_WAIT, LO_NO_WAIT, LO_TIMEOUT };
 
-const struct cmd_opt lifecycle_opts[] = {
-	{ "wait", 'w', NULL, "wait until every instance reaches the new state", LO_WAIT, CPL_NONE, false },
-	{ "timeout", 't', "SECONDS", "with --wait: give up after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
+const struct cmd_opt stop_opts[] = {
+	{ "no-wait", 0, NULL, "return once the provider accepted, before the instance has stopped", LO_NO_WAIT, CPL_NONE, false },
+	{ "wait", 'w', NULL, "wait until every instance has stopped (the default)", LO_WAIT, CPL_NONE, false },
+	{ "timeout", 't', "SECONDS", "give up waiting after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+const struct cmd_opt start_opts[] = {
+	{ "wait", 'w', NULL, "wait until every instance runs", LO_WAIT, CPL_NONE, false },
+	{ "timeout", 't', "SECONDS", "give up waiting after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 const struct cmd_opt destroy_opts[] = {
 	{ "yes", 'y', NULL, "do not ask; needed when stdin is not a terminal", LO_YES, CPL_NONE, false },
 	{ "wait", 'w', NULL, "wait until every instance is destroyed", LO_WAIT, CPL_NONE, false },
-	{ "timeout", 't', "SECONDS", "with --wait: give up after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
+	{ "timeout", 't', "SECONDS", "give up waiting after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -30,6 +38,9 @@ struct args {
 	enum lifecycle_op op;
 	bool yes, wait;
 	long long timeout;
+	struct timespec t0;	/* when the first request went out: --timeout counts from here */
+	char **accepted;	/* with wait: the ids the providers accepted, to wait for */
+	int n_accepted;
 };
 
 static int
@@ -40,6 +51,7 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	switch (id) {
 	case LO_YES: a->yes = true; break;
 	case LO_WAIT: a->wait = true; break;
+	case LO_NO_WAIT: a->wait = false; break;
 	case LO_TIMEOUT:
 		if ((a->timeout = parse_duration(arg)) <= 0)
 			return cmd_usage_error(c, "--timeout needs a duration such as 300 or 5m");
@@ -54,14 +66,35 @@ target_state(enum lifecycle_op op)
 	return op == LC_STOP ? ST_STOPPED : op == LC_START ? ST_RUNNING : ST_DESTROYED;
 }
 
-static enum gr_err
-wait_for(struct backend *b, const char *id, enum inst_state want, long long timeout,
-    struct gr_error *err)
+/* Seconds since t0 on the monotonic clock. */
+static long long
+elapsed_s(const struct timespec *t0)
 {
-	struct timespec t0, t, pause = { 0, 500000000L };
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)(t.tv_sec - t0->tv_sec);
+}
+
+/* Whether the instance is on its way between two states, so that waiting settles it. */
+static bool
+in_transition(enum inst_state s)
+{
+	return s == ST_PROVISIONING || s == ST_STARTING || s == ST_STOPPING ||
+	    s == ST_DESTROYING;
+}
+
+/*
+ * Poll until the instance reaches want (ST_DESTROYED: also when it is gone), or, with want
+ * ST_UNKNOWN, until it is in no transition. Counts against the time since t0.
+ */
+static enum gr_err
+wait_for(struct backend *b, const char *id, enum inst_state want, const struct timespec *t0,
+    long long timeout, struct gr_error *err)
+{
+	struct timespec pause = { 0, 500000000L };
 	struct instance in;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		enum gr_err rc = b->ops->get(b, id, &in, err);
 
@@ -71,13 +104,12 @@ wait_for(struct backend *b, const char *id, enum inst_state want, long long time
 		}
 		if (rc != GR_OK)
 			return rc;
-		if (in.state == want)
+		if (in.state == want || (want == ST_UNKNOWN && !in_transition(in.state)))
 			return GR_OK;
 		if (in.state == ST_FAILED)
 			return gr_fail(err, GR_EFAIL, "failed%s%s", in.status_msg[0] ? ": " : "",
 			    in.status_msg);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec >= timeout)
+		if (elapsed_s(t0) >= timeout)
 			return gr_fail(err, GR_ETIMEOUT, "still %s after %llds",
 			    inst_state_name(in.state), timeout);
 		if (cmd_interrupted)
@@ -88,25 +120,101 @@ wait_for(struct backend *b, const char *id, enum inst_state want, long long time
 }
 
 static enum gr_err
-apply(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err, void *data)
+request(struct backend *b, enum lifecycle_op op, const char *id, struct gr_error *err)
 {
-	struct args *a = data;
+	switch (op) {
+	case LC_STOP:
+		/* lifecycle_run has already set aside the ids of providers that cannot stop. */
+		return b->ops->stop(b, id, err);
+	case LC_START:
+		return b->ops->start(b, id, err);
+	default:
+		return b->ops->destroy(b, id, err);
+	}
+}
+
+/*
+ * Ask for op; when the provider refuses it because the instance is between two states
+ * (start while it is stopping, stop while it is provisioning), wait until it settles and
+ * ask again, within the timeout. A refusal that waiting cannot resolve (a settled state
+ * that does not allow op, or one still unsettled when the time is up) is GR_ECONFLICT:
+ * nothing was done, unlike GR_ETIMEOUT, where the provider accepted and is still at it.
+ */
+static enum gr_err
+request_settled(struct backend *b, enum lifecycle_op op, const char *id,
+    const struct timespec *t0, long long timeout, struct gr_error *err)
+{
+	struct gr_error conflict, werr;
+	struct instance in;
 	enum gr_err rc;
 
-	switch (a->op) {
-	case LC_STOP:
-	case LC_START:
-		/* lifecycle_run has already set aside the ids of providers that cannot stop. */
-		rc = a->op == LC_STOP ? b->ops->stop(b, id, err) : b->ops->start(b, id, err);
-		break;
-	default:
-		rc = b->ops->destroy(b, id, err);
-		break;
+	for (;;) {
+		conflict = (struct gr_error){ 0 };
+		rc = request(b, op, id, &conflict);
+		if (rc != GR_ECONFLICT)
+			return rc == GR_OK ? GR_OK : gr_fail(err, rc, "%s", conflict.msg);
+		werr = (struct gr_error){ 0 };
+		if (b->ops->get(b, id, &in, &werr) != GR_OK || !in_transition(in.state))
+			return gr_fail(err, GR_ECONFLICT, "%s", conflict.msg);
+		rc = wait_for(b, id, ST_UNKNOWN, t0, timeout, &werr);
+		if (rc == GR_ETIMEOUT)
+			return gr_fail(err, GR_ECONFLICT, "%s (%s)", conflict.msg, werr.msg);
+		/* A failed instance is settled too: asking again gets the provider's answer. */
+		if (rc != GR_OK && rc != GR_EFAIL)
+			return gr_fail(err, rc, "%s", werr.msg);
 	}
-	if (rc == GR_OK && a->wait)
-		rc = wait_for(b, id, target_state(a->op), a->timeout, err);
+}
+
+/* The first pass: ask for every id; with wait, note it for the second pass. */
+static enum gr_err
+apply_request(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err,
+    void *data)
+{
+	struct args *a = data;
+	enum gr_err rc = request_settled(b, a->op, id, &a->t0, a->timeout, err);
+
+	if (rc != GR_OK)
+		return rc;
+	if (a->wait)
+		a->accepted[a->n_accepted++] = (char *)id;
+	else
+		fprintf(c->out, "%s\n", id);
+	return GR_OK;
+}
+
+/* The second pass: wait for each accepted id to reach its new state. */
+static enum gr_err
+apply_wait(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err,
+    void *data)
+{
+	struct args *a = data;
+	enum gr_err rc = wait_for(b, id, target_state(a->op), &a->t0, a->timeout, err);
+
 	if (rc == GR_OK)
 		fprintf(c->out, "%s\n", id);
+	return rc;
+}
+
+/*
+ * Ask for op on every id first, then wait for them together, so stopping ten instances
+ * takes as long as the slowest, not the sum. Returns the exit status as for_each_id does.
+ */
+static int
+run_ids(struct cmd_ctx *c, int n, char **ids, struct args *a)
+{
+	int rc, wrc;
+
+	clock_gettime(CLOCK_MONOTONIC, &a->t0);
+	a->accepted = xcalloc((size_t)n, sizeof(*a->accepted));
+	a->n_accepted = 0;
+	rc = for_each_id(c, n, ids, apply_request, a);
+	if (a->n_accepted > 0 && !cmd_interrupted) {
+		wrc = for_each_id(c, a->n_accepted, a->accepted, apply_wait, a);
+		/* Some failed to be asked and the rest ended well: a partial failure. */
+		rc = rc == 0 ? wrc : wrc == 0 ? EXIT_PARTIAL : rc;
+	}
+	free(a->accepted);
+	a->accepted = NULL;
 	return rc;
 }
 
@@ -140,7 +248,8 @@ confirm_destroy(struct cmd_ctx *c, int n, char **ids)
 int
 lifecycle_run(struct cmd_ctx *c, int argc, char **argv, enum lifecycle_op op)
 {
-	struct args a = { op, false, false, 300 };
+	/* stop waits unless told not to: the next step (start, a snapshot) needs it stopped. */
+	struct args a = { op, false, op == LC_STOP, 300, { 0, 0 }, NULL, 0 };
 	int n, rc;
 
 	rc = cmd_parse(c, argc, argv, handle, &a, &n);
@@ -179,10 +288,10 @@ lifecycle_run(struct cmd_ctx *c, int argc, char **argv, enum lifecycle_op op)
 		}
 		if (refused > 0) {
 			if (k > 0)
-				for_each_id(c, k, argv, apply, &a);
+				run_ids(c, k, argv, &a);
 			return finish_output(c, k == 0 ? EXIT_UNSUPPORTED : EXIT_PARTIAL);
 		}
 	}
-	rc = for_each_id(c, n, argv, apply, &a);
+	rc = run_ids(c, n, argv, &a);
 	return finish_output(c, rc);
 }

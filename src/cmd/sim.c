@@ -13,6 +13,9 @@
 #include "common.h"
 #include "sim_serve.h"
 
+/* One step of the clock: a year covers any rehearsal; a typo of 99999d is not one. */
+#define SIM_ADVANCE_MAX (366LL * 86400)
+
 static int
 sim_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -38,6 +41,11 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 			sim_close(sim);
 			return cmd_usage_error(c, "usage: gpurent sim advance DURATION (90, 15m, "
 			    "2h, 1d)");
+		}
+		if (secs > SIM_ADVANCE_MAX) {
+			sim_close(sim);
+			return cmd_usage_error(c, "sim advance moves at most 366d at a time, not "
+			    "'%s' (call it again to go further)", argv[1]);
 		}
 		rc = sim_advance(sim, secs, &err) == GR_OK ? 0 : cmd_error(c, &err);
 	} else if (strcmp(argv[0], "status") == 0) {
@@ -72,9 +80,11 @@ const struct command cmd_sim = {
 	.summary = "steer the simulated marketplace",
 	.help =
 	    "'advance' moves the simulated clock forward for every gpurent process using this\n"
-	    "state directory: instances boot, stop, get outbid and bill as if the time had\n"
-	    "passed. 'status' shows the simulated time, seed, balance and burn rate. 'serve'\n"
-	    "serves the world over HTTP in a provider's protocol ('gpurent sim serve --help').\n"
-	    "Environment: GPURENT_SIM_SEED, GPURENT_SIM_TIME, GPURENT_SIM_SPEED, GPURENT_SIM_OFFERS.",
+	    "state directory (at most 366d at a time): instances boot, stop, get outbid and\n"
+	    "bill as if the time had passed. 'status' shows the simulated time, seed, balance\n"
+	    "and burn rate. 'serve' serves the world over HTTP in a provider's protocol\n"
+	    "('gpurent sim serve --help'). Environment: GPURENT_SIM_SEED, GPURENT_SIM_TIME,\n"
+	    "GPURENT_SIM_SPEED, GPURENT_SIM_OFFERS; a value that is not a whole number in\n"
+	    "range is refused (status 2).",
 	.run = sim_run,
 };

@@ -19,7 +19,8 @@ const char cmd_sim_serve_usage[] =
     "usage: gpurent sim serve --dialect vast|runpod|lambda [--port N] [--bind ADDR]\n"
     "         [--api-key KEY] [--latency MS] [--fail-429 PCT] [--fail-5xx PCT]\n"
     "         [--fail-drop PCT] [--fail-truncate PCT] [--fail-malformed PCT]\n"
-    "         [--retry-after S] [--fault-seed N]\n";
+    "         [--retry-after S] [--fault-seed N] [--fail-first N]\n"
+    "         [--fail-first-acted N] [--fail-match TEXT]\n";
 
 static void
 on_term(int sig)
@@ -74,6 +75,8 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 		{ "--fail-truncate", offsetof(struct serve_opts, ptrunc), 0, 100 },
 		{ "--fail-malformed", offsetof(struct serve_opts, pmalformed), 0, 100 },
 		{ "--retry-after", offsetof(struct serve_opts, retry_after_s), 0, 3600 },
+		{ "--fail-first", offsetof(struct serve_opts, fail_first), 0, 1000000 },
+		{ "--fail-first-acted", offsetof(struct serve_opts, fail_first_acted), 0, 1000000 },
 	};
 	struct serve_opts o;
 	struct gr_error err = { 0 };
@@ -98,6 +101,12 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 		}
 		if ((v = optval(argc, argv, &i, "--api-key")) != NULL) {
 			o.api_key = v;
+			continue;
+		}
+		if ((v = optval(argc, argv, &i, "--fail-match")) != NULL) {
+			if (*v == '\0')
+				return usage("%s", "--fail-match needs some text");
+			o.fail_match = v;
 			continue;
 		}
 		if ((v = optval(argc, argv, &i, "--bind")) != NULL) {

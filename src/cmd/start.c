@@ -14,7 +14,11 @@ const struct command cmd_start = {
 	.name = "start",
 	.args = "ID...",
 	.summary = "start stopped instances",
-	.opts = lifecycle_opts,
+	.help =
+	    "An instance that is still stopping is waited for, then started; one that does\n"
+	    "not settle within --timeout is a state conflict (status 13). With --wait, waits\n"
+	    "until each runs (status 11 when --timeout passes first).",
+	.opts = start_opts,
 	.complete_args = CPL_INSTANCE,
 	.run = start_run,
 };

@@ -42,6 +42,7 @@ static const struct {
 	[GR_EPARTIAL] = { "partial", EXIT_PARTIAL },
 	[GR_ETIMEOUT] = { "timeout", EXIT_TIMEOUT },
 	[GR_EUNSUPPORTED] = { "unsupported", EXIT_UNSUPPORTED },
+	[GR_ECONFLICT] = { "conflict", EXIT_CONFLICT },
 	[GR_ESTATE] = { "state", EXIT_ERROR },
 	[GR_EINTERRUPTED] = { "interrupted", EXIT_INTERRUPTED },
 };

@@ -388,8 +388,10 @@ parse_retry_after(CURL *h)
 }
 
 static bool
-retryable_status(long status)
+retryable_status(const struct http_request *rq, long status)
 {
+	if (rq->read && status == 500)
+		return true;
 	return status == 429 || status == 502 || status == 503 || status == 504;
 }
 
@@ -533,7 +535,7 @@ setup(struct http_client *c, const struct http_request *rq, struct curl_slist *h
 	 * libcurl silently sends a request again when a reused connection turns out dead; for
 	 * a launch that may mean renting twice, so non-idempotent requests get a fresh one.
 	 */
-	if (!rq->idempotent)
+	if (!rq->idempotent && !rq->read)
 		curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 1L);
 	/* Plain http goes only to loopback, and never through a proxy. */
 	if (url_is_plain_http(rq->url))
@@ -611,7 +613,7 @@ http_do(struct http_client *c, const struct http_request *rq, struct http_respon
 			rs->retry_after_s = parse_retry_after(c->h);
 			if (rs->status >= 500)
 				maybe_sent = true;
-			if (!retryable_status(rs->status) || !rq->idempotent)
+			if (!retryable_status(rq, rs->status) || !(rq->idempotent || rq->read))
 				break;
 		} else {
 			if (rc == CURLE_ABORTED_BY_CALLBACK && cancelled()) {
@@ -621,7 +623,8 @@ http_do(struct http_client *c, const struct http_request *rq, struct http_respon
 			if (!surely_unsent(c->h, rc))
 				maybe_sent = true;
 			/* A request that never left may be retried even when not idempotent. */
-			if (!retryable_transport(rc) || (!rq->idempotent && !surely_unsent(c->h, rc)))
+			if (!retryable_transport(rc) || (!rq->idempotent && !rq->read &&
+			    !surely_unsent(c->h, rc)))
 				break;
 			if (sk.too_big)
 				break;
@@ -669,6 +672,7 @@ http_get(struct http_client *c, const char *url, const char *const *headers,
 {
 	struct http_request rq = {
 		.method = HTTP_GET, .url = url, .headers = headers, .idempotent = true,
+		.read = true,
 	};
 
 	return http_do(c, &rq, rs, err);
@@ -682,6 +686,19 @@ http_send_json(struct http_client *c, enum http_method m, const char *url,
 	struct http_request rq = {
 		.method = m, .url = url, .headers = headers, .body = json,
 		.idempotent = idempotent,
+	};
+
+	return http_do(c, &rq, rs, err);
+}
+
+enum gr_err
+http_read_json(struct http_client *c, enum http_method m, const char *url,
+    const char *const *headers, const char *json, struct http_response *rs,
+    struct gr_error *err)
+{
+	struct http_request rq = {
+		.method = m, .url = url, .headers = headers, .body = json,
+		.idempotent = true, .read = true,
 	};
 
 	return http_do(c, &rq, rs, err);
@@ -703,6 +720,8 @@ http_status_code(long status)
 		return GR_ENOTFOUND;
 	case 408:
 		return GR_EUNAVAIL;
+	case 409:
+		return GR_ECONFLICT;	/* "conflicts with the current state of the resource" */
 	case 429:
 		return GR_ERATELIMIT;
 	default:

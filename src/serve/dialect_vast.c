@@ -577,8 +577,9 @@ action(struct serve_ctx *c, const char *num, const struct serve_req *rq, bool de
 		cJSON_Delete(b);
 	}
 	if (code != GR_OK) {
-		vast_fail(rp, code == GR_ECAPACITY ? 409 : code == GR_EUSAGE ? 400 : 500,
-		    code == GR_ECAPACITY ? "resources_unavailable" : "invalid_args", err.msg);
+		vast_fail(rp, code == GR_ECAPACITY || code == GR_ECONFLICT ? 409 :
+		    code == GR_EUSAGE ? 400 : 500, code == GR_ECAPACITY ? "resources_unavailable" :
+		    code == GR_ECONFLICT ? "state_conflict" : "invalid_args", err.msg);
 		return;
 	}
 	rp->acted = true;

@@ -34,6 +34,7 @@ struct server {
 	void (*dialect)(struct serve_ctx *, const struct serve_req *, struct serve_reply *);
 	uint64_t rng;
 	unsigned long requests;
+	int scripted;			/* matching requests seen, for the scripted faults */
 };
 
 /* Per-connection upload buffer. */
@@ -162,6 +163,17 @@ send_reply(struct server *sv, struct MHD_Connection *conn, struct serve_reply *r
 	return ret;
 }
 
+/* Whether a request counts for the scripted faults (serve.h). */
+static bool
+scripted_match(const struct serve_opts *o, const char *method, const char *url,
+    const struct sb *body)
+{
+	const char *m = o->fail_match;
+
+	return m == NULL || strstr(method, m) != NULL || strstr(url, m) != NULL ||
+	    (body->len > 0 && strstr(body->buf, m) != NULL);
+}
+
 static MHD_Result_
 handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
     const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
@@ -173,7 +185,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	char key[256];
 	uint64_t draw;
 	int roll, faultcut;
-	bool after5xx = false, drop = false, trunc = false, bad = false;
+	bool after5xx = false, drop = false, trunc = false, bad = false, acted500 = false;
 	MHD_Result_ ret;
 
 	if (up == NULL) {
@@ -201,6 +213,16 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	sb_init(&rp.body);
 	rp.status = 500;
 
+	if (sv->scripted < sv->o->fail_first + sv->o->fail_first_acted &&
+	    scripted_match(sv->o, method, url, &up->body)) {
+		if (++sv->scripted <= sv->o->fail_first) {
+			rp.ctype = "text/html";
+			sb_adds(&rp.body, "<html><body><h1>500 Internal Server Error</h1></body>"
+			    "</html>\n");
+			return send_reply(sv, conn, &rp, false);
+		}
+		acted500 = true;
+	}
 	/* Faults: one draw per request decides which, if any. */
 	draw = rng_next(&sv->rng);
 	roll = (int)(draw % 100);
@@ -250,10 +272,11 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		sb_release(&rp.body);
 		return MHD_NO;
 	}
-	if (after5xx) {
+	if (after5xx || acted500) {
 		sb_reset(&rp.body);
-		sb_adds(&rp.body, "<html><body><h1>502 Bad Gateway</h1></body></html>\n");
-		rp.status = 502;
+		sb_adds(&rp.body, acted500 ? "<html><body><h1>500 Internal Server Error</h1>"
+		    "</body></html>\n" : "<html><body><h1>502 Bad Gateway</h1></body></html>\n");
+		rp.status = acted500 ? 500 : 502;
 		rp.ctype = "text/html";
 	}
 	if (bad && rp.body.len > 2)

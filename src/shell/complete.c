@@ -308,8 +308,10 @@ add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *pa
 		add_list(c, sort_keys_help());
 		break;
 	case CPL_STATE:
+		/* ls --state: destroyed instances are never listed. */
 		for (int i = ST_PROVISIONING; i < ST__COUNT; i++)
-			cand_add(c, inst_state_name((enum inst_state)i));
+			if (i != ST_DESTROYED)
+				cand_add(c, inst_state_name((enum inst_state)i));
 		break;
 	case CPL_FORMAT:
 		add_list(c, "table, json, csv, tsv, ids");

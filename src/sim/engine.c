@@ -17,6 +17,7 @@
 #define SIM_DEFAULT_OFFERS 400
 #define SIM_MAX_OFFERS 1000000
 #define SIM_START_CREDIT (500 * MICROS_PER_DOLLAR)
+#define SIM_MAX_TIME 253402300799LL	/* 9999-12-31T23:59:59Z */
 
 struct sim {
 	struct state *st;
@@ -25,6 +26,7 @@ struct sim {
 	int64_t fixed_time;	/* GPURENT_SIM_TIME, 0: real time */
 	int64_t speed;
 	int64_t epoch;		/* when this world was created, for GPURENT_SIM_SPEED */
+	int ssh_port;		/* GPURENT_SIM_SSH_PORT */
 };
 
 static const char schema[] =
@@ -40,13 +42,21 @@ static const char schema[] =
 	"  status_msg TEXT NOT NULL DEFAULT '');"
 	"CREATE INDEX IF NOT EXISTS sim_instances_next ON sim_instances(next_at);";
 
-static long long
-env_ll(const char *name, long long min, long long max, long long def)
+/* An integer setting from the environment: def when unset or empty, refused when bad. */
+static enum gr_err
+env_ll(const char *name, long long min, long long max, long long def, long long *out,
+    struct gr_error *err)
 {
 	const char *v = getenv(name);
-	long long n;
+	char shown[48];
 
-	return v != NULL && parse_int(v, min, max, &n) ? n : def;
+	*out = def;
+	if (v == NULL || *v == '\0')
+		return GR_OK;
+	if (!parse_int(v, min, max, out))
+		return gr_fail(err, GR_EUSAGE, "%s='%s' is not a whole number from %lld to %lld",
+		    name, text_sanitize(shown, sizeof(shown), v), min, max);
+	return GR_OK;
 }
 
 enum gr_err
@@ -60,10 +70,22 @@ sim_open(struct sim **out, struct state *st, struct gr_error *err)
 		return state_fail(st, err, "cannot create the simulator's tables");
 	s = xcalloc(1, sizeof(*s));
 	s->st = st;
-	s->seed = (uint64_t)env_ll("GPURENT_SIM_SEED", 0, INT64_MAX, 1);
-	s->n_offers = env_ll("GPURENT_SIM_OFFERS", 1, SIM_MAX_OFFERS, SIM_DEFAULT_OFFERS);
-	s->fixed_time = env_ll("GPURENT_SIM_TIME", 1, INT64_MAX / 2, 0);
-	s->speed = env_ll("GPURENT_SIM_SPEED", 1, 100000, 1);
+	if (env_ll("GPURENT_SIM_SEED", 0, INT64_MAX, 1, &n, err) != GR_OK)
+		goto bad_env;
+	s->seed = (uint64_t)n;
+	if (env_ll("GPURENT_SIM_OFFERS", 1, SIM_MAX_OFFERS, SIM_DEFAULT_OFFERS, &n, err) != GR_OK)
+		goto bad_env;
+	s->n_offers = n;
+	/* UTC seconds up to the end of year 9999, which RFC 3339 can still write. */
+	if (env_ll("GPURENT_SIM_TIME", 1, SIM_MAX_TIME, 0, &n, err) != GR_OK)
+		goto bad_env;
+	s->fixed_time = n;
+	if (env_ll("GPURENT_SIM_SPEED", 1, 100000, 1, &n, err) != GR_OK)
+		goto bad_env;
+	s->speed = n;
+	if (env_ll("GPURENT_SIM_SSH_PORT", 1, 65535, 22, &n, err) != GR_OK)
+		goto bad_env;
+	s->ssh_port = (int)n;
 	if (state_meta_get(st, "sim.epoch", buf, sizeof(buf)) && parse_int(buf, 0, INT64_MAX, &n))
 		s->epoch = n;
 	else {
@@ -76,6 +98,9 @@ sim_open(struct sim **out, struct state *st, struct gr_error *err)
 	}
 	*out = s;
 	return GR_OK;
+bad_env:
+	free(s);
+	return err->code;
 }
 
 void
@@ -488,7 +513,7 @@ row_to_instance(struct sim *s, const struct row *r, int64_t now, struct instance
 		const char *user = getenv("GPURENT_SIM_SSH_USER");
 
 		strlcpy_(in->ssh_host, host && *host ? host : "127.0.0.1", sizeof(in->ssh_host));
-		in->ssh_port = (int)env_ll("GPURENT_SIM_SSH_PORT", 1, 65535, 22);
+		in->ssh_port = s->ssh_port;
 		strlcpy_(in->ssh_user, user && *user ? user : "root", sizeof(in->ssh_user));
 		in->valid |= IV_SSH;
 		for (i = 0; i < o.gpu_count; i++) {
@@ -849,8 +874,8 @@ act(struct sim *s, const char *id, enum inst_state want, struct gr_error *err)
 		if (r->state == ST_STOPPED || r->state == ST_STOPPING)
 			goto done;
 		if (r->state != ST_RUNNING) {
-			gr_fail(err, GR_EUSAGE, "instance '%s' is %s; only a running instance "
-			    "can stop", id, inst_state_name(r->state));
+			gr_fail(err, GR_ECONFLICT, "instance '%s' is %s; only a running "
+			    "instance can stop", id, inst_state_name(r->state));
 			goto fail;
 		}
 		break;
@@ -859,8 +884,8 @@ act(struct sim *s, const char *id, enum inst_state want, struct gr_error *err)
 		    r->state == ST_PROVISIONING)
 			goto done;
 		if (r->state != ST_STOPPED) {
-			gr_fail(err, GR_EUSAGE, "instance '%s' is %s; wait until it has stopped",
-			    id, inst_state_name(r->state));
+			gr_fail(err, GR_ECONFLICT, "instance '%s' is %s; only a stopped instance "
+			    "can start", id, inst_state_name(r->state));
 			goto fail;
 		}
 		if (r->type == OFFER_INTERRUPTIBLE) {

@@ -26,7 +26,7 @@ typedef enum MHD_Result MHD_Result_;
 
 static struct MHD_Daemon *daemon_;
 static int port;
-static int flaky_count, post_count, hits;
+static int flaky_count, post_count, hits, crash_count;
 static unsigned short last_client_port, first_client_port;
 static char last_ua[128], last_auth[128];
 
@@ -72,6 +72,10 @@ handler(void *cls, struct MHD_Connection *c, const char *url, const char *method
 		return reply(c, 200, "{\"ok\":true}", NULL);
 	if (strcmp(url, "/flaky") == 0)
 		return ++flaky_count < 3 ? reply(c, 503, "busy", "0") : reply(c, 200, "{}", NULL);
+	/* The application crashes on the first two requests, then answers. */
+	if (strcmp(url, "/crash") == 0)
+		return ++crash_count <= 2 ? reply(c, 500, "<h1>500</h1>", NULL) :
+		    reply(c, 200, "{}", NULL);
 	if (strcmp(url, "/429") == 0)
 		return reply(c, 429, "too frequent", NULL);
 	if (strcmp(url, "/post503") == 0) {
@@ -202,6 +206,45 @@ test_retry(void **state)
 	http_client_free(c);
 }
 
+/* A 500 is retried for a read only: a change the provider may have half made is not. */
+static void
+test_retry_500(void **state)
+{
+	struct http_client *c = client(NULL);
+	struct http_response rs;
+	struct gr_error err = { 0 };
+
+	(void)state;
+	crash_count = 0;
+	assert_int_equal(http_get(c, url("/crash"), NULL, &rs, &err), GR_OK);
+	assert_int_equal(rs.status, 200);
+	assert_int_equal(rs.attempts, 3);
+	http_response_release(&rs);
+	/* A POSTed query (GraphQL, a search) reads like a GET. */
+	crash_count = 0;
+	assert_int_equal(http_read_json(c, HTTP_POST, url("/crash"), NULL, "{\"query\":\"q\"}",
+	    &rs, &err), GR_OK);
+	assert_int_equal(rs.status, 200);
+	assert_int_equal(rs.attempts, 3);
+	http_response_release(&rs);
+	/* An idempotent change (stop) and a create (launch): one attempt, the 500 returned. */
+	crash_count = 0;
+	assert_int_equal(http_send_json(c, HTTP_POST, url("/crash"), NULL, "{}", true, &rs,
+	    &err), GR_OK);
+	assert_int_equal(rs.status, 500);
+	assert_int_equal(rs.attempts, 1);
+	assert_true(rs.maybe_sent);
+	http_response_release(&rs);
+	crash_count = 0;
+	assert_int_equal(http_send_json(c, HTTP_POST, url("/crash"), NULL, "{}", false, &rs,
+	    &err), GR_OK);
+	assert_int_equal(rs.status, 500);
+	assert_int_equal(rs.attempts, 1);
+	assert_int_equal(crash_count, 1);
+	http_response_release(&rs);
+	http_client_free(c);
+}
+
 static void
 test_timeouts_and_failures(void **state)
 {
@@ -298,6 +341,10 @@ test_status(void **state)
 	assert_int_equal(http_status_code(429), GR_ERATELIMIT);
 	assert_int_equal(http_status_code(503), GR_EUNAVAIL);
 	assert_int_equal(http_status_code(400), GR_EUSAGE);
+	/* 409: the resource's state does not allow it now (start while stopping). */
+	assert_int_equal(http_status_code(409), GR_ECONFLICT);
+	assert_int_equal(gr_exit_code(GR_ECONFLICT), EXIT_CONFLICT);
+	assert_string_equal(gr_err_name(GR_ECONFLICT), "conflict");
 	assert_int_equal(http_fail_status(&err, "p", 500, "boom\033[2J"), GR_EUNAVAIL);
 	assert_null(strchr(err.msg, '\033'));
 	assert_non_null(strstr(err.msg, "HTTP 500"));
@@ -309,6 +356,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_get_reuse_ua),
 		cmocka_unit_test(test_retry),
+		cmocka_unit_test(test_retry_500),
 		cmocka_unit_test(test_timeouts_and_failures),
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_redact),

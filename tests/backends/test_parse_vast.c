@@ -155,6 +155,17 @@ test_errors(void **state)
 	gr_error_clear(&err);
 	assert_int_equal(vast_parse_error(404, "{\"success\": false, \"error\": \"no_such_instance\"}",
 	    47, &err), GR_ENOTFOUND);
+	/* 409 is a state conflict, unless vast says the machine has no room (capacity). */
+	gr_error_clear(&err);
+	{
+		static const char busy[] = "{\"success\": false, \"error\": \"resources_unavailable\"}";
+		static const char conflict[] = "{\"success\": false, \"error\": \"state_conflict\"}";
+
+		assert_int_equal(vast_parse_error(409, busy, sizeof(busy) - 1, &err), GR_ECAPACITY);
+		gr_error_clear(&err);
+		assert_int_equal(vast_parse_error(409, conflict, sizeof(conflict) - 1, &err),
+		    GR_ECONFLICT);
+	}
 }
 
 static void

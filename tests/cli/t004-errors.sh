@@ -20,14 +20,15 @@ expect_rc 3 g show sim:i-999999
 check "unknown id named" '[[ $ERR == *sim:i-999999* ]]'
 expect_rc 2 g show not-an-id
 expect_rc 3 g show nosuchprovider:123
-expect_rc 3 g launch sim:o-999999 --dry-run
+expect_rc 7 g launch sim:o-999999 --dry-run
+check "an offer not on the market says so" '[[ $ERR == *"not on the market"* ]]'
 expect_rc 2 g launch
 expect_rc 2 g launch sim:o-000001 --disk huge
 
 # One good id and one bad: partial failure names the bad one.
 id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
-expect_rc 10 g stop "$id" sim:i-999999
+expect_rc 10 g stop --no-wait "$id" sim:i-999999
 check "partial failure names the failed id" '[[ $ERR == *sim:i-999999* && $ERR != *"$id:"* ]]'
 check "the good id was stopped" '[[ $OUT == "$id" ]]'
 expect_rc 3 g stop sim:i-999998 sim:i-999999

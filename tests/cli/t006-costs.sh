@@ -28,7 +28,7 @@ check "projection adds the burn to midnight" 'jq -e ".projected_day > .spent_tod
 check "the provider's own figures agree with the ledger" \
 	'jq -e ".providers[0].provider == \"sim\" and .providers[0].reported_burn_hour == .providers[0].ledger_burn_hour and .providers[0].balance == (500 - .spent)" <<<"$OUT" >/dev/null'
 
-expect_ok g stop "$id"
+expect_ok g stop --no-wait "$id"
 expect_ok g sim advance 1m
 expect_ok g show "$id" -o json
 check "stopped" '[ "$(jq -r .state <<<"$OUT")" = stopped ]'

@@ -24,7 +24,7 @@ check "listed" '[ "$(jq -r ".[] | select(.id == \"$id\") | .label" <<<"$OUT")" =
 expect_ok g sim advance 10m
 expect_ok g -o json show "$id"
 check "running" '[ "$(jq -r .state <<<"$OUT")" = running ]'
-expect_ok g stop "$id"
+expect_ok g stop --no-wait "$id"
 expect_ok g sim advance 5m
 expect_ok g -o json show "$id"
 check "stopped" '[ "$(jq -r .state <<<"$OUT")" = stopped ]'
@@ -32,6 +32,14 @@ expect_ok g start "$id"
 expect_ok g sim advance 5m
 expect_ok g -o json show "$id"
 check "running again" '[ "$(jq -r .state <<<"$OUT")" = running ]'
+# A start while still stopping is refused by the server (409): start waits, then starts.
+expect_ok g stop --no-wait "$id"
+(sleep 2; "$GPURENT" sim advance 1m >/dev/null) &
+advance=$!
+expect_ok g start "$id" --timeout 30
+wait $advance
+expect_ok g -o json show "$id"
+check "started after it had stopped" '[ "$(jq -r .state <<<"$OUT")" = starting ]'
 expect_ok g destroy --yes "$id"
 expect_ok g --provider vast -o json ls
 check "gone" '[ "$(jq "[.[] | select(.id == \"$id\")] | length" <<<"$OUT")" = 0 ]'
@@ -42,5 +50,5 @@ expect_rc 3 g show vast:notanumber
 GPURENT_VAST_API_KEY=wrong expect_rc 4 g --provider vast ls
 check "auth message" 'grep -q "Invalid user key" <<<"$ERR"'
 check "key not echoed" '! grep -q "wrong" <<<"$ERR"'
-expect_rc 3 g launch vast:987654321
+expect_rc 7 g launch vast:987654321
 pass

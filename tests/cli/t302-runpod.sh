@@ -20,7 +20,7 @@ expect_ok g -o json show "$id"
 check "running" '[ "$(jq -r .state <<<"$OUT")" = running ]'
 expect_ok g --provider runpod -o json ls
 check "listed" '[ "$(jq -r ".[] | select(.id == \"$id\") | .label" <<<"$OUT")" = t302 ]'
-expect_ok g stop "$id"
+expect_ok g stop --no-wait "$id"
 expect_ok g sim advance 5m
 expect_ok g -o json show "$id"
 check "stopped" '[ "$(jq -r .state <<<"$OUT")" = stopped ]'
@@ -33,5 +33,5 @@ expect_rc 3 g show "$id"
 expect_rc 3 g show runpod:nosuchpod
 RUNPOD_API_KEY=x GPURENT_RUNPOD_API_KEY=wrong expect_rc 4 g --provider runpod ls
 # No capacity: a GPU count no machine has.
-expect_rc 3 g launch runpod:s64-NVIDIA+H100+80GB+HBM3
+expect_rc 7 g launch runpod:s64-NVIDIA+H100+80GB+HBM3
 pass

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Reads are retried like a GET, a 500 included: RunPod's GraphQL queries go through a
+# server whose first answers are 500s. Mutations are not repeated blindly: a launch whose
+# reply was a 500 after the pod was made is looked up, not sent again; a stop answered 500
+# is reported, not resent.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/serve.sh"
+
+# deploys FILE: how many launch mutations a --debug trace shows leaving.
+deploys() {
+	grep -c '^runpod: >> .*mutation Deploy' "$1"
+}
+
+# Three 500s on the offers query: retried with backoff, then the answer.
+start_serve runpod --api-key k --fail-first 3 --fail-match 'query GpuTypes'
+use_provider runpod k
+run g --debug --provider runpod -o json offers gpu=h100 gpus=2
+check "offers succeeded through three 500s (status $RC)" '[ "$RC" = 0 ]'
+check "every 500 retried" '[ "$(grep -c "retry [0-9]* in" <<<"$ERR")" = 3 ]'
+offer=$(jq -r '.[0].id' <<<"$OUT")
+check "an offer ($offer)" '[[ $offer == runpod:* ]]'
+
+# The pod list and one pod's details are reads too.
+start_serve runpod --api-key k --fail-first 2 --fail-match 'query Pods'
+use_provider runpod k
+expect_ok g --provider runpod -o json ls
+start_serve runpod --api-key k --fail-first 2 --fail-match 'query Pod('
+use_provider runpod k
+expect_ok g --provider runpod -o json ls
+
+# A launch answered 500 after the pod was made: looked up by its name, never sent again.
+start_serve runpod --api-key k --fail-first-acted 1 --fail-match 'mutation Deploy'
+use_provider runpod k
+"$GPURENT" --debug launch "$offer" --label t308 >"$TMP/launch.out" 2>"$TMP/launch.err"
+rc=$?
+check "the launch was found after the 500 (status $rc)" '[ $rc = 0 ]'
+check "one deploy mutation sent ($(deploys "$TMP/launch.err"))" '[ "$(deploys "$TMP/launch.err")" = 1 ]'
+id=$(cat "$TMP/launch.out")
+expect_ok g --provider runpod -o json ls
+check "exactly one pod labelled t308" '[ "$(jq "[.[] | select(.label == \"t308\")] | length" <<<"$OUT")" = 1 ]'
+check "and it is the one reported" '[ "$(jq -r ".[] | select(.label == \"t308\") | .id" <<<"$OUT")" = "$id" ]'
+
+# A launch answered 500 before anything was made: looked up (absent), then sent again.
+start_serve runpod --api-key k --fail-first 1 --fail-match 'mutation Deploy'
+use_provider runpod k
+"$GPURENT" --debug launch "$offer" --label t308b >"$TMP/launch.out" 2>"$TMP/launch.err"
+rc=$?
+check "the second launch succeeded (status $rc)" '[ $rc = 0 ]'
+check "sent twice, with a look at the pods between" \
+	'[ "$(grep -E "^runpod: >> .*(mutation Deploy|query Pods)" "$TMP/launch.err" | sed -E "s/.*(mutation Deploy|query Pods).*/\1/" | uniq | tr "\n" ,)" = "mutation Deploy,query Pods,mutation Deploy," ]'
+expect_ok g --provider runpod -o json ls
+check "one pod labelled t308b" '[ "$(jq "[.[] | select(.label == \"t308b\")] | length" <<<"$OUT")" = 1 ]'
+
+# A stop answered 500 is not repeated: the provider may have acted half way.
+expect_ok g sim advance 10m
+start_serve runpod --api-key k --fail-first 1 --fail-match 'mutation Stop'
+use_provider runpod k
+"$GPURENT" --debug stop "$id" >"$TMP/stop.out" 2>"$TMP/stop.err"
+rc=$?
+check "the stop failed as unavailable (status $rc)" '[ $rc = 5 ]'
+check "one stop mutation sent" '[ "$(grep -c "^runpod: >> .*mutation Stop" "$TMP/stop.err")" = 1 ]'
+pass
