@@ -68,14 +68,14 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 }
 
 static const struct column summary_cols[] = {
-	{ "burn_hour", "BURN $/H", true, false, 0 },
-	{ "spent", "SPENT", true, false, 0 },
-	{ "spent_today", "TODAY", true, false, 0 },
-	{ "spent_month", "MONTH", true, false, 0 },
-	{ "projected_day", "PROJ DAY", true, false, 0 },
-	{ "projected_month", "PROJ MONTH", true, false, 0 },
-	{ "since", "SINCE", false, false, 0 },
-	{ "budget_month", "BUDGET", true, true, 0 },
+	{ "burn_hour", "BURN $/H", true, false, 0, 0 },
+	{ "spent", "SPENT", true, false, 0, 0 },
+	{ "spent_today", "TODAY", true, false, 0, 0 },
+	{ "spent_month", "MONTH", true, false, 0, 0 },
+	{ "projected_day", "PROJ DAY", true, false, 0, 0 },
+	{ "projected_month", "PROJ MONTH", true, false, 0, 0 },
+	{ "since", "SINCE", false, false, 0, 0 },
+	{ "budget_month", "BUDGET", true, true, 0, 0 },
 };
 
 struct summary_row {
@@ -109,9 +109,9 @@ summary_cell(const void *row, size_t col, struct cell *c, void *ctx)
 }
 
 static const struct column line_cols[] = {
-	{ "key", "KEY", false, false, 1 },
-	{ "spent", "SPENT", true, false, 0 },
-	{ "burn_hour", "BURN $/H", true, false, 0 },
+	{ "key", "KEY", false, false, 0, 12 },
+	{ "spent", "SPENT", true, false, 0, 0 },
+	{ "burn_hour", "BURN $/H", true, false, 0, 0 },
 };
 
 static void

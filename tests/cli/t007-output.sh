@@ -32,4 +32,19 @@ expect_ok g costs --by label -o tsv
 check "no escape in costs" '! grep -q $'\''\e'\'' <<<"$OUT"'
 expect_ok g ls -o ids
 check "ids" '[ "$OUT" = "$id" ]'
+# Tables fit the width: whole low-priority columns go before GPU is cut, never a wider line.
+widest() { local l m=0; while IFS= read -r l; do [ ${#l} -gt $m ] && m=${#l}; done <<<"$1"; echo $m; }
+for w in 60 80 100; do
+	expect_ok env COLUMNS=$w "$GPURENT" offers -n 20
+	check "offers fit $w columns (widest $(widest "$OUT"))" '[ "$(widest "$OUT")" -le $w ]'
+	check "GPU names whole at $w" '[[ $(head -1 <<<"$OUT") == ID*GPU* ]] && ! grep -q "…" <<<"$OUT"'
+done
+expect_ok env COLUMNS=80 "$GPURENT" offers -n 5
+check "PROVIDER (in every id already) goes first at 80" '! grep -q PROVIDER <<<"$OUT"'
+long=$(printf 'L%.0s' {1..63})
+id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --label "$long")
+expect_ok env COLUMNS=100 "$GPURENT" ls
+check "ls fits 100 columns" '[ "$(widest "$OUT")" -le 100 ]'
+gpu=$(g ls -o json | jq -r --arg id "$id" '.[] | select(.id == $id) | .gpu')
+check "a long label is cut before the GPU ($gpu)" 'grep -q "  $gpu  " <<<"$OUT" && grep -q "L…" <<<"$OUT"'
 pass
