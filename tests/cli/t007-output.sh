@@ -43,6 +43,10 @@ expect_ok env COLUMNS=80 "$GPURENT" offers -n 5
 check "PROVIDER (in every id already) goes first at 80" '! grep -q PROVIDER <<<"$OUT"'
 long=$(printf 'L%.0s' {1..63})
 id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --label "$long")
+expect_ok g show $(g ls -o ids) -o csv
+check "show A B -o csv: one header, one line per record" '[ "$(grep -c "^id," <<<"$OUT")" = 1 ] && [ "$(wc -l <<<"$OUT")" = 3 ]'
+expect_ok g show $(g ls -o ids) -o tsv --no-header
+check "show A B -o tsv --no-header: no header" '[ "$(wc -l <<<"$OUT")" = 2 ] && ! grep -q "^id" <<<"$OUT"'
 expect_ok env COLUMNS=100 "$GPURENT" ls
 check "ls fits 100 columns" '[ "$(widest "$OUT")" -le 100 ]'
 gpu=$(g ls -o json | jq -r --arg id "$id" '.[] | select(.id == $id) | .gpu')
