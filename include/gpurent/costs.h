@@ -10,13 +10,14 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "model.h"
 
 struct state;
 
 enum cost_group { CG_NONE, CG_INSTANCE, CG_LABEL, CG_PROVIDER, CG_GPU, CG_DAY };
 
 struct cost_line {
-	char key[64];		/* instance id, label, provider, GPU or YYYY-MM-DD */
+	char key[LABEL_MAX];	/* instance id, label ("": none), provider, GPU or YYYY-MM-DD */
 	int64_t spent;		/* in [since, now) */
 	int64_t burn_hour;	/* rate of the segments open now */
 };

@@ -121,7 +121,7 @@ line_cell(const void *row, size_t col, struct cell *c, void *ctx)
 
 	(void)ctx;
 	switch (col) {
-	case 0: c->kind = CELL_STR; c->s = l->key; break;
+	case 0: c->kind = l->key[0] ? CELL_STR : CELL_NULL; c->s = l->key; break;
 	case 1: c->kind = CELL_MONEY; c->i = l->spent; c->decimals = 2; break;
 	default: c->kind = CELL_MONEY; c->i = l->burn_hour; c->decimals = 3; break;
 	}
@@ -269,7 +269,10 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		fputs("\"groups\":[", c->out);
 		for (i = 0; i < sum.n_lines; i++) {
 			fputs(i ? ",{\"key\":" : "{\"key\":", c->out);
-			json_write_str(c->out, sum.lines[i].key);
+			if (sum.lines[i].key[0] != '\0')
+				json_write_str(c->out, sum.lines[i].key);
+			else
+				fputs("null", c->out);	/* unlabelled, as in ls */
 			fputc(',', c->out);
 			json_money(c->out, "spent", sum.lines[i].spent, true);
 			json_money(c->out, "burn_hour", sum.lines[i].burn_hour, false);

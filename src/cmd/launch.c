@@ -56,13 +56,14 @@ static int
 handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	struct args *a = data;
+	char why[128];
 	long long n;
 
 	switch (id) {
 	case L_IMAGE: a->image = arg; break;
 	case L_LABEL:
-		if (strlen(arg) > 63)
-			return cmd_usage_error(c, "a label has at most 63 characters");
+		if (!label_check(arg, why, sizeof(why)))
+			return cmd_usage_error(c, "--label: %s", why);
 		a->label = arg;
 		break;
 	case L_ONSTART: a->onstart = arg; break;

@@ -83,8 +83,8 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case OCOL_LOCATION: set_str(c, o->location); break;
 	case OCOL_RELIABILITY:
 		c->kind = o->valid & OV_RELIABILITY ? CELL_FIXED : CELL_NULL;
-		c->i = o->reliability_bp / 10;
-		c->decimals = 3;
+		c->i = o->reliability_bp;	/* the 4 decimals that filters and sorts use */
+		c->decimals = 4;
 		if (o->reliability_bp < 9500)
 			c->color = OC_WARN;
 		break;
