@@ -27,7 +27,7 @@ enum { L_IMAGE = 1, L_DISK, L_LABEL, L_ENV, L_PORT, L_ONSTART, L_BID, L_DRY_RUN,
 
 static const struct cmd_opt opts[] = {
 	{ "image", 'i', "IMAGE", "container or OS image to run", L_IMAGE, CPL_NONE, false },
-	{ "disk", 'd', "GB", "disk size in GB", L_DISK, CPL_NONE, false },
+	{ "disk", 'd', "GB", "disk size in GB (default: launch.disk, else the provider's default: 50 GB on sim)", L_DISK, CPL_NONE, false },
 	{ "label", 'l', "LABEL", "a name for the instance, used by ls --label and costs", L_LABEL, CPL_NONE, false },
 	{ "env", 'e', "K=V", "environment variable for the instance (repeatable)", L_ENV, CPL_NONE, true },
 	{ "port", 0, "PORT", "port to expose (repeatable)", L_PORT, CPL_NONE, true },

@@ -67,6 +67,27 @@ check "csv: unlabelled is empty, '(none)' itself" 'grep -q "^,[0-9]" <<<"$OUT" &
 expect_ok g costs --by label
 check "table: unlabelled shows as -, like ls" 'grep -q "^- " <<<"$OUT" && grep -q "^(none) " <<<"$OUT"'
 
+# The docs say what the tool does: the simulator's offer count, the launch disk default and
+# the ellipsis, alike in --help, the man page and the README.
+man=$SRCDIR/man/gpurent.1
+n=$(sed -n 's/.*marketplace of \([0-9]*\) offers.*/\1/p' "$man")
+check "man page: one offer count ($n)" '[ -n "$n" ] && grep -q "simulated offers (default $n)" "$man"'
+check "README: the same count" 'grep -q "marketplace of $n offers" "$SRCDIR/README.md"'
+a=$(g offers -o ids)
+expect_ok env GPURENT_SIM_OFFERS=$n "$GPURENT" offers -o ids
+check "GPURENT_SIM_OFFERS=$n is the default market" '[ "$OUT" = "$a" ]'
+expect_ok env GPURENT_SIM_OFFERS=$((n - 1)) "$GPURENT" offers -o ids
+check "and one fewer is not" '[ "$OUT" != "$a" ]'
+disk=$(tr '\n' ' ' <"$man" | sed -n 's/.*provider.s default: \([0-9]*\) GB on sim.*/\1/p')
+expect_ok g launch --help
+check "--help gives the man page's disk default ($disk GB)" '[ -n "$disk" ] && [[ $OUT == *"$disk GB on sim"* ]]'
+expect_ok g launch "$(g offers type=on-demand -o ids -n 1)" --label disk
+expect_ok g show "$OUT" -o json
+check "a launch without --disk gets it" '[ "$(jq .disk_gb <<<"$OUT")" = "$disk" ]'
+check "man page names the ellipsis the tables use" 'grep -q "u2026" "$man" && ! grep -q "ending in \\\\(lq\\\\&\\.\\.\\." "$man"'
+expect_ok env COLUMNS=75 "$GPURENT" ls
+check "tables cut with …" 'grep -q "…" <<<"$OUT"'
+
 # Negative money: "-$1.23" wherever money is text, a negative number in JSON.
 big=$(g offers type=on-demand --sort price- -o ids -n 1)
 expect_ok g launch "$big" --force
@@ -77,4 +98,5 @@ expect_ok g sim status -o json
 check "sim status JSON: a negative number" 'jq -e ".balance < 0" <<<"$OUT" >/dev/null'
 expect_ok g providers
 check "providers: the same spelling" 'grep -Eq " -\\\$[0-9]" <<<"$OUT" && ! grep -q "\$-" <<<"$OUT"'
+
 pass
