@@ -201,11 +201,13 @@ cell_text(const struct cell *c, char *buf, size_t n, bool for_table)
 static void
 json_add_str(struct sb *sb, const char *s)
 {
-	char clean[1024];
+	size_t n = strlen(s) + 1;
+	char small[256], *clean = n <= sizeof(small) ? small : xcalloc(n, 1);
 	const char *p, *q;
 
-	/* Sanitizing first keeps the JSON valid UTF-8 and free of terminal controls. */
-	text_sanitize(clean, sizeof(clean), s);
+	/* Sanitizing first keeps the JSON valid UTF-8 and free of terminal controls; the
+	 * whole string, however long: a script gets every byte the provider sent. */
+	text_sanitize(clean, n, s);
 	sb_addc(sb, '"');
 	for (p = clean; (q = strpbrk(p, "\"\\")) != NULL; p = q + 1) {
 		sb_add(sb, p, (size_t)(q - p));
@@ -214,6 +216,8 @@ json_add_str(struct sb *sb, const char *s)
 	}
 	sb_adds(sb, p);
 	sb_addc(sb, '"');
+	if (clean != small)
+		free(clean);
 }
 
 static void

@@ -68,6 +68,27 @@ json(void **state)
 	free(s);
 }
 
+/* A long string comes out whole in JSON, escaped, however long. */
+static void
+json_long_string(void **state)
+{
+	char *in = malloc(10001), *buf = NULL;
+	size_t len = 0, i;
+	FILE *fp = open_memstream(&buf, &len);
+
+	(void)state;
+	for (i = 0; i < 10000; i++)
+		in[i] = i % 100 == 99 ? '\\' : 'a';
+	in[10000] = '\0';
+	json_write_str(fp, in);
+	fclose(fp);
+	assert_int_equal(len, 2 + 10000 + 100);	/* quotes, text, one more \ per backslash */
+	assert_int_equal(buf[len - 1], '"');
+	assert_memory_equal(buf + len - 3, "\\\\\"", 3);
+	free(in);
+	free(buf);
+}
+
 static void
 table(void **state)
 {
@@ -233,6 +254,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json),
+		cmocka_unit_test(json_long_string),
 		cmocka_unit_test(table),
 		cmocka_unit_test(fit_widths),
 		cmocka_unit_test(table_fits_width),
