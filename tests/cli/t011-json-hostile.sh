@@ -80,6 +80,11 @@ json labelled $((2 * n - 2)) -p sim show $(g -p sim ls -o ids) -o json
 expect_ok g sim advance 5m
 json costs $((n - 2)) -p sim costs --by label -o json
 json any 0 -p sim ls -o json --fields label	# narrowed
+# The other formats: not one control character reaches the terminal or the file.
+for cmd in "ls -o table" "ls -o csv" "ls -o tsv" "costs --by label" "costs --by label -o csv"; do
+	expect_ok g -p sim $cmd
+	check "no control character in '$cmd'" '! tr -d "\t\n" <<<"$OUT" | LC_ALL=C grep -q "[[:cntrl:]]"'
+done
 kill $spid 2>/dev/null
 
 # Labels: what a user may type (quotes, backslashes, 63 wide characters) comes back exactly.
