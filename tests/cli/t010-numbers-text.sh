@@ -34,6 +34,18 @@ expect_ok g __complete optarg offers --sort -pr
 check "completion after a leading -" 'grep -qx -- -price <<<"$OUT"'
 expect_ok g __complete optarg offers --sort pr
 check "completion without a sign" 'grep -qx price <<<"$OUT"'
+bash_complete() {
+	bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1));
+		COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; _gpurent; printf "%s\n" "${COMPREPLY[@]}"' \
+		_ "$SRCDIR/completions/bash/gpurent" "$GPURENT" "$@"
+}
+check "bash: '--sort -pr' gives -price" 'bash_complete offers --sort -pr | grep -qx -- -price'
+check "bash: '--sort price,-gp' gives price,-gpu_price" \
+	'bash_complete offers --sort price,-gp | grep -qx -- price,-gpu_price'
+if command -v fish >/dev/null; then
+	check "fish: '--sort -pr' gives -price" \
+		'fish -N -c "source \$argv[1]; complete -C\"\$argv[2]\"" "$SRCDIR/completions/fish/gpurent.fish" "$GPURENT offers --sort -pr" | cut -f1 | grep -qx -- -price'
+fi
 
 # Labels: characters, not bytes; controls refused, never silently altered.
 offer=$(g offers type=on-demand -o ids -n 1)
