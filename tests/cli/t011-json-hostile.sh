@@ -88,9 +88,8 @@ done
 kill $spid 2>/dev/null
 
 # Labels: what a user may type (quotes, backslashes, 63 wide characters) comes back exactly.
-offer=$(g offers type=on-demand -o ids -n 1)
 for label in 'q"uo\te\\' '\\' '"' '\u0041\n' "$(printf '東%.0s' {1..63})" '{"a":1}'; do
-	expect_ok g launch "$offer" --label "$label"
+	expect_ok g launch "$(g offers type=on-demand -o ids -n 1)" --label "$label"
 	id=$OUT
 	expect_ok g show "$id" -o json
 	check "label '$label' round-trips in show" '[ "$(jq -r .label <<<"$OUT")" = "$label" ]'
