@@ -1,5 +1,5 @@
 /*
- * json-hostile - the two halves of the JSON property test (t011-json-hostile.sh).
+ * json-hostile - the two halves of the JSON property test (t016-json-hostile.sh).
  *
  *   json-hostile serve            a vast.ai look-alike on 127.0.0.1 (port printed as
  *                                 "listening on URL") whose every string field is hostile
