@@ -40,7 +40,8 @@ function __gpurent_complete
     set -l opt
     set -l val $cur
     set -l lead
-    if test $only_pos -eq 0; and string match -qr -- '^-.' "$prev"; and not string match -q -- '*=*' "$prev"; and not string match -q -- '-*' "$cur"; and $gr __complete takes-arg $c $prev 2>/dev/null
+    # An option that takes a value takes the next word, even "-price".
+    if test $only_pos -eq 0; and string match -qr -- '^-.' "$prev"; and not string match -q -- '*=*' "$prev"; and $gr __complete takes-arg $c $prev 2>/dev/null
         set opt $prev
     else if test $only_pos -eq 0; and string match -q -- '--*=*' "$cur"
         set opt (string split -m1 = -- $cur)[1]

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "model.h"
 
 struct state;
 
@@ -35,7 +36,7 @@ int64_t cost_clock_now(const struct cost_clock *c, const char *provider);
 enum cost_group { CG_NONE, CG_INSTANCE, CG_LABEL, CG_PROVIDER, CG_GPU, CG_DAY };
 
 struct cost_line {
-	char key[64];		/* instance id, label, provider, GPU or YYYY-MM-DD */
+	char key[LABEL_MAX];	/* instance id, label ("": none), provider, GPU or YYYY-MM-DD */
 	int64_t spent;		/* in [since, now) */
 	int64_t burn_hour;	/* rate of the segments open now */
 	bool gone;		/* CG_INSTANCE: the provider no longer lists it (see state.h) */

@@ -15,6 +15,14 @@
 
 #include "catalogue.h"
 
+/*
+ * A label is at most LABEL_MAX_CHARS characters (not bytes) of printable UTF-8: no control
+ * characters, so what a user typed is what every output shows. LABEL_MAX holds the longest
+ * (four bytes a character) with its NUL.
+ */
+#define LABEL_MAX_CHARS 63
+#define LABEL_MAX (LABEL_MAX_CHARS * 4 + 1)
+
 #define ID_MAX 64
 #define PROVIDER_MAX 16
 
@@ -128,7 +136,7 @@ struct instance {
 	int64_t bid_hour;		/* interruptible: the bid */
 	int64_t storage_hour;		/* what it costs per hour while stopped (IV_STORAGE) */
 	int64_t cost_so_far;		/* micro-dollars billed since launch (IV_COST) */
-	char label[64];
+	char label[LABEL_MAX];
 	char image[128];
 	char region[32];
 	int disk_gb;
@@ -205,5 +213,11 @@ struct account {
 	int64_t spend_hour;
 	unsigned valid;
 };
+
+/*
+ * Whether s is a valid label (LABEL_MAX_CHARS): on false, why says what is wrong with it
+ * ("more than 63 characters", "a control character (newline) at character 4", ...).
+ */
+bool label_check(const char *s, char *why, size_t n);
 
 #endif

@@ -42,12 +42,32 @@ struct cell {
 
 enum out_color { OC_NONE, OC_GOOD, OC_WARN, OC_BAD, OC_DIM, OC_ACCENT };
 
+/*
+ * How a table fits a narrow terminal (out_fit_widths), the same on the command line and
+ * in the dashboard: a column of priority 0 is essential (identity, GPU, price); a higher
+ * priority is less important and goes first. A column with a min is free text that may be
+ * cut, with an ellipsis, down to min cells; min 0: shown whole or not at all.
+ */
 struct column {
 	const char *name;	/* JSON key and --fields name */
-	const char *header;	/* table header */
+	const char *header;	/* table header; numeric headers carry their unit */
 	bool right;		/* right-align in tables */
 	bool hidden;		/* not shown in tables unless named in --fields */
-	int shrink;		/* 0: never truncated; higher: truncated first to fit the terminal */
+	int prio;		/* 0: essential; higher: cut (if min) and dropped earlier */
+	int min;		/* cells a cut may leave; 0: never cut */
+};
+
+/* Most columns one table shows. */
+#define OUT_MAX_COLS 32
+
+/*
+ * Widths that carry over from one table to the next (metrics --follow prints a table per
+ * round): each column is at least as wide as its header and as in every earlier round, so
+ * the rounds stay aligned under one header.
+ */
+struct out_widths {
+	int want[OUT_MAX_COLS];
+	size_t n;
 };
 
 struct out_opts {
@@ -56,6 +76,7 @@ struct out_opts {
 	bool color;
 	int width;		/* terminal columns; 0: do not size to a terminal */
 	const char *fields;	/* "a,b,c" or NULL */
+	struct out_widths *keep;	/* tables in rounds; NULL: each table sized alone */
 };
 
 /* Global output options, set once by main from -o, --fields, --no-header, --color. */
@@ -81,6 +102,18 @@ void json_write_cell(FILE *fp, const struct cell *c);
 /* A single "key: value" list for `show` in table mode, JSON object otherwise. */
 enum gr_err out_print_record(FILE *fp, const struct out_opts *o, const struct column *cols,
     size_t ncols, const void *row, cell_fn get, void *ctx, struct gr_error *err);
+
+/*
+ * Fit n columns (want[i]: the widest cell, header included) into avail cells with gap
+ * cells between shown columns, never exceeding avail. In order, until it fits: cut the
+ * cuttable non-essential columns to their min, least important first; drop non-essential
+ * columns, least important (then rightmost) first; cut essential columns to their min;
+ * drop essential columns from the right, never the first; cut the first to avail. Room
+ * that dropping freed goes back to cut columns, the most important first. width[i]
+ * receives each width, 0 for a dropped column. Returns the number of columns shown.
+ */
+size_t out_fit_widths(const int *want, const int *min, const int *prio, size_t n, int avail,
+    int gap, int *width);
 
 /* Format a cell as plain text (no colour, sanitized) into buf. */
 const char *cell_text(const struct cell *c, char *buf, size_t n, bool for_table);

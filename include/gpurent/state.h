@@ -52,7 +52,7 @@ enum ledger_kind { LEDGER_COMPUTE, LEDGER_STORAGE, LEDGER_PROVISIONING };
 struct ledger_seg {
 	char instance_id[ID_MAX];
 	char provider[PROVIDER_MAX];
-	char label[64];
+	char label[LABEL_MAX];
 	char gpu[32];
 	enum ledger_kind kind;
 	int64_t rate_hour;

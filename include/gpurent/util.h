@@ -41,6 +41,12 @@ void sb_vaddf(struct sb *sb, const char *fmt, va_list ap) __attribute__((format(
 char *sb_detach(struct sb *sb);
 
 /*
+ * Length of the valid UTF-8 sequence at s (1..4), or 0 when it is invalid, overlong, a
+ * surrogate or a C1 control (which acts like ESC on some terminals).
+ */
+size_t utf8_seq(const unsigned char *s);
+
+/*
  * Copy src into dst (size n), dropping C0/C1 control characters and DEL and replacing
  * invalid UTF-8 with '?', so that text from a provider cannot move the cursor or change
  * colours. Always NUL-terminates; never splits a UTF-8 sequence. Returns dst.

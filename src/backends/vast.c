@@ -712,7 +712,7 @@ vast_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 {
 	struct vast *v = priv(b);
 	struct http_request rq = { 0 };
-	char path[96], label[64], idbuf[32], *body, *url;
+	char path[96], label[LABEL_MAX], idbuf[32], *body, *url;
 	const char *ask;
 	struct create vc = { 0 };
 	enum gr_err e = GR_OK;

@@ -42,10 +42,10 @@ struct kv {
 };
 
 static const struct column cols[] = {
-	{ "key", "KEY", false, false, 0 },
-	{ "value", "VALUE", false, false, 2 },
-	{ "profile", "PROFILE", false, false, 0 },
-	{ "help", "DESCRIPTION", false, true, 1 },
+	{ "key", "KEY", false, false, 0, 0 },
+	{ "value", "VALUE", false, false, 0, 10 },
+	{ "profile", "PROFILE", false, false, 0, 0 },
+	{ "help", "DESCRIPTION", false, true, 1, 10 },
 };
 
 static void

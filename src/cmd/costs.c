@@ -78,15 +78,15 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 }
 
 static const struct column summary_cols[] = {
-	{ "burn_hour", "BURN $/H", true, false, 0 },
-	{ "provisioning_hour", "PROVISIONING $/H", true, false, 0 },
-	{ "spent", "SPENT", true, false, 0 },
-	{ "spent_today", "TODAY", true, false, 0 },
-	{ "spent_month", "MONTH", true, false, 0 },
-	{ "projected_day", "PROJ DAY", true, false, 0 },
-	{ "projected_month", "PROJ MONTH", true, false, 0 },
-	{ "since", "SINCE", false, false, 0 },
-	{ "budget_month", "BUDGET", true, true, 0 },
+	{ "burn_hour", "BURN $/H", true, false, 0, 0 },
+	{ "provisioning_hour", "PROVISIONING $/H", true, false, 0, 0 },
+	{ "spent", "SPENT", true, false, 0, 0 },
+	{ "spent_today", "TODAY", true, false, 0, 0 },
+	{ "spent_month", "MONTH", true, false, 0, 0 },
+	{ "projected_day", "PROJ DAY", true, false, 0, 0 },
+	{ "projected_month", "PROJ MONTH", true, false, 0, 0 },
+	{ "since", "SINCE", false, false, 0, 0 },
+	{ "budget_month", "BUDGET", true, true, 0, 0 },
 };
 
 struct summary_row {
@@ -120,10 +120,10 @@ summary_cell(const void *row, size_t col, struct cell *c, void *ctx)
 }
 
 static const struct column line_cols[] = {
-	{ "key", "KEY", false, false, 1 },
-	{ "spent", "SPENT", true, false, 0 },
-	{ "burn_hour", "BURN $/H", true, false, 0 },
-	{ "gone", "GONE", false, false, 0 },
+	{ "key", "KEY", false, false, 0, 12 },
+	{ "spent", "SPENT", true, false, 0, 0 },
+	{ "burn_hour", "BURN $/H", true, false, 0, 0 },
+	{ "gone", "GONE", false, false, 1, 0 },
 };
 
 static void
@@ -133,7 +133,7 @@ line_cell(const void *row, size_t col, struct cell *c, void *ctx)
 
 	(void)ctx;
 	switch (col) {
-	case 0: c->kind = CELL_STR; c->s = l->key; break;
+	case 0: c->kind = l->key[0] ? CELL_STR : CELL_NULL; c->s = l->key; break;
 	case 1: c->kind = CELL_MONEY; c->i = l->spent; c->decimals = 2; break;
 	case 2: c->kind = CELL_MONEY; c->i = l->burn_hour; c->decimals = 3; break;
 	default: c->kind = CELL_BOOL; c->i = l->gone; break;
@@ -286,7 +286,10 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		fputs("\"groups\":[", c->out);
 		for (i = 0; i < sum.n_lines; i++) {
 			fputs(i ? ",{\"key\":" : "{\"key\":", c->out);
-			json_write_str(c->out, sum.lines[i].key);
+			if (sum.lines[i].key[0] != '\0')
+				json_write_str(c->out, sum.lines[i].key);
+			else
+				fputs("null", c->out);	/* unlabelled, as in ls */
 			fputc(',', c->out);
 			json_money(c->out, "spent", sum.lines[i].spent, true);
 			json_money(c->out, "burn_hour", sum.lines[i].burn_hour, a.by == CG_INSTANCE);

@@ -9,14 +9,14 @@
 #include "common.h"
 
 static const struct column cols[] = {
-	{ "id", "ID", false, false, 0 },
-	{ "family", "FAMILY", false, false, 0 },
-	{ "vendor", "VENDOR", false, false, 0 },
-	{ "vram_gb", "VRAM", true, false, 0 },
-	{ "bandwidth_gbs", "BW GB/S", true, false, 0 },
-	{ "bf16_tflops", "BF16 TFLOPS", true, false, 0 },
-	{ "tdp_w", "TDP W", true, false, 0 },
-	{ "aliases", "ALIASES", false, false, 1 },
+	{ "id", "ID", false, false, 0, 0 },
+	{ "family", "FAMILY", false, false, 0, 0 },
+	{ "vendor", "VENDOR", false, false, 0, 0 },
+	{ "vram_gb", "VRAM GB", true, false, 0, 0 },
+	{ "bandwidth_gbs", "BW GB/S", true, false, 0, 0 },
+	{ "bf16_tflops", "BF16 TFLOPS", true, false, 0, 0 },
+	{ "tdp_w", "TDP W", true, false, 0, 0 },
+	{ "aliases", "ALIASES", false, false, 1, 10 },
 };
 
 static void

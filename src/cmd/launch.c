@@ -28,7 +28,7 @@ enum { L_IMAGE = 1, L_DISK, L_LABEL, L_ENV, L_PORT, L_ONSTART, L_BID, L_DRY_RUN,
 
 static const struct cmd_opt opts[] = {
 	{ "image", 'i', "IMAGE", "container or OS image to run", L_IMAGE, CPL_NONE, false },
-	{ "disk", 'd', "GB", "disk size in GB", L_DISK, CPL_NONE, false },
+	{ "disk", 'd', "GB", "disk size in GB (default: launch.disk, else the provider's default: 50 GB on sim)", L_DISK, CPL_NONE, false },
 	{ "label", 'l', "LABEL", "a name for the instance, used by ls --label and costs", L_LABEL, CPL_NONE, false },
 	{ "env", 'e', "K=V", "environment variable for the instance (repeatable)", L_ENV, CPL_NONE, true },
 	{ "port", 0, "PORT", "port to expose (repeatable)", L_PORT, CPL_NONE, true },
@@ -57,13 +57,14 @@ static int
 handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	struct args *a = data;
+	char why[128];
 	long long n;
 
 	switch (id) {
 	case L_IMAGE: a->image = arg; break;
 	case L_LABEL:
-		if (strlen(arg) > 63)
-			return cmd_usage_error(c, "a label has at most 63 characters");
+		if (!label_check(arg, why, sizeof(why)))
+			return cmd_usage_error(c, "--label: %s", why);
 		a->label = arg;
 		break;
 	case L_ONSTART: a->onstart = arg; break;

@@ -62,6 +62,7 @@ metrics_run(struct cmd_ctx *c, int argc, char **argv)
 	struct sample_list l;
 	struct backend *b;
 	struct out_opts o = out_global;
+	struct out_widths widths = { { 0 }, 0 };
 	long long round;
 	int n, rc;
 	size_t i;
@@ -76,6 +77,8 @@ metrics_run(struct cmd_ctx *c, int argc, char **argv)
 	    backend_require(b->ops, CAP_METRICS, NULL, &err) != GR_OK)
 		return cmd_error(c, &err);
 	o = out_global;
+	if (a.follow)
+		o.keep = &widths;	/* every round in the first round's columns */
 	for (round = 0; !cmd_interrupted; round++) {
 		sample_list_init(&l);
 		if (b->ops->metrics(b, argv[0], &l, &err) != GR_OK) {

@@ -18,7 +18,7 @@
 enum { O_SORT = 1, O_LIMIT, O_NO_DEFAULTS };
 
 static const struct cmd_opt opts[] = {
-	{ "sort", 's', "KEYS", "sort by these keys, 'price,reliability-' ('-' descending)", O_SORT, CPL_SORT, false },
+	{ "sort", 's', "KEYS", "sort by these keys, 'price,reliability-' ('-' before or after a key: descending)", O_SORT, CPL_SORT, false },
 	{ "limit", 'n', "N", "print at most N offers (0: all)", O_LIMIT, CPL_NONE, false },
 	{ "no-defaults", 0, NULL, "ignore offers.filter from the config", O_NO_DEFAULTS, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },

@@ -18,13 +18,13 @@ struct prow {
 };
 
 static const struct column cols[] = {
-	{ "name", "NAME", false, false, 0 },
-	{ "selected", "USED", false, false, 0 },
-	{ "status", "STATUS", false, false, 0 },
-	{ "capabilities", "CAN", false, false, 3 },
-	{ "balance", "BALANCE", true, false, 0 },
-	{ "detail", "DETAIL", false, false, 1 },
-	{ "description", "DESCRIPTION", false, true, 2 },
+	{ "name", "NAME", false, false, 0, 0 },
+	{ "selected", "USED", false, false, 0, 0 },
+	{ "status", "STATUS", false, false, 0, 0 },
+	{ "capabilities", "CAN", false, false, 3, 8 },
+	{ "balance", "BALANCE", true, false, 0, 0 },
+	{ "detail", "DETAIL", false, false, 2, 10 },
+	{ "description", "DESCRIPTION", false, true, 4, 10 },
 };
 
 static void

@@ -17,6 +17,7 @@ static enum gr_err
 show_one(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err, void *data)
 {
 	struct show_state *ss = data;
+	struct out_opts o = out_global;
 	struct instance in;
 
 	memset(&in, 0, sizeof(in));
@@ -24,8 +25,10 @@ show_one(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *
 		return err->code;
 	if (!ss->first && out_global.format == OUT_TABLE)
 		fputc('\n', c->out);
+	if (!ss->first)
+		o.no_header = true;	/* csv and tsv: one header for all the records */
 	ss->first = false;
-	return out_print_record(c->out, &out_global, instance_columns, ICOL__COUNT, &in,
+	return out_print_record(c->out, &o, instance_columns, ICOL__COUNT, &in,
 	    instance_cell, &ss->now, err);
 }
 

@@ -59,14 +59,19 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 		}
 		gmtime_r(&now, &tm);
 		strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		money_format(bal, sizeof(bal), acct.balance, 6, false);
-		money_format(burn, sizeof(burn), acct.spend_hour, 6, false);
-		if (out_global.format == OUT_JSON)
-			fprintf(c->out, "{\"time\":\"%s\",\"seed\":%llu,\"balance\":%s,"
-			    "\"burn_hour\":%s}\n", t, (unsigned long long)sim_seed(sim), bal, burn);
-		else
-			fprintf(c->out, "time     %s\nseed     %llu\nbalance  $%s\nburn     $%s/h\n",
-			    t, (unsigned long long)sim_seed(sim), bal, burn);
+		if (out_global.format == OUT_JSON) {
+			struct cell cb = { CELL_MONEY, NULL, acct.balance, 0, 0 };
+			struct cell cr = { CELL_MONEY, NULL, acct.spend_hour, 0, 0 };
+
+			fprintf(c->out, "{\"time\":\"%s\",\"seed\":%llu,\"balance\":%s,",
+			    t, (unsigned long long)sim_seed(sim), cell_text(&cb, bal, sizeof(bal), false));
+			fprintf(c->out, "\"burn_hour\":%s}\n", cell_text(&cr, burn, sizeof(burn), false));
+		} else
+			/* Money prints as everywhere else: "-$12.34", never "$-12.34". */
+			fprintf(c->out, "time     %s\nseed     %llu\nbalance  %s\nburn     %s/h\n",
+			    t, (unsigned long long)sim_seed(sim),
+			    money_format(bal, sizeof(bal), acct.balance, 2, true),
+			    money_format(burn, sizeof(burn), acct.spend_hour, 3, true));
 		rc = 0;
 	} else
 		rc = cmd_usage_error(c, "unknown subcommand '%s' (advance, status)", argv[0]);

@@ -4,29 +4,30 @@
 #include "gpurent/columns.h"
 #include "gpurent/model.h"
 
+/* Priorities: identity, GPU and price first; long free text (location) last and cut. */
 const struct column offer_columns[OCOL__COUNT] = {
-	[OCOL_ID] = { "id", "ID", false, false, 0 },
-	[OCOL_PROVIDER] = { "provider", "PROVIDER", false, false, 0 },
-	[OCOL_GPU] = { "gpu", "GPU", false, false, 2 },
-	[OCOL_GPUS] = { "gpus", "N", true, false, 0 },
-	[OCOL_VRAM] = { "vram_gb", "VRAM", true, false, 0 },
-	[OCOL_PRICE] = { "price_hour", "$/H", true, false, 0 },
-	[OCOL_GPU_PRICE] = { "price_per_gpu_hour", "$/GPU-H", true, false, 0 },
-	[OCOL_TFLOP_PRICE] = { "price_per_tflop_hour", "$/TFLOP-H", true, false, 0 },
-	[OCOL_TYPE] = { "type", "TYPE", false, false, 3 },
-	[OCOL_REGION] = { "region", "REGION", false, false, 3 },
-	[OCOL_LOCATION] = { "location", "LOCATION", false, false, 5 },
-	[OCOL_RELIABILITY] = { "reliability", "REL", true, false, 0 },
-	[OCOL_INTERCONNECT] = { "interconnect", "LINK", false, false, 4 },
-	[OCOL_CPU] = { "cpu_cores", "CPU", true, true, 0 },
-	[OCOL_RAM] = { "ram_gb", "RAM", true, true, 0 },
-	[OCOL_DISK] = { "disk_gb", "DISK", true, true, 0 },
-	[OCOL_NET_DOWN] = { "net_down_mbps", "DOWN", true, true, 0 },
-	[OCOL_NET_UP] = { "net_up_mbps", "UP", true, true, 0 },
-	[OCOL_AVAILABLE] = { "available", "AVAIL", true, true, 0 },
-	[OCOL_GPU_RAW] = { "gpu_name", "GPU NAME", false, true, 4 },
-	[OCOL_TFLOPS] = { "tflops", "TFLOPS", true, true, 0 },
-	[OCOL_STORAGE] = { "storage_gb_month", "$/GB-MO", true, true, 0 },
+	[OCOL_ID] = { "id", "ID", false, false, 0, 0 },
+	[OCOL_PROVIDER] = { "provider", "PROVIDER", false, false, 6, 0 },	/* the id says it too */
+	[OCOL_GPU] = { "gpu", "GPU", false, false, 0, 9 },
+	[OCOL_GPUS] = { "gpus", "N", true, false, 0, 0 },
+	[OCOL_VRAM] = { "vram_gb", "VRAM GB", true, false, 1, 0 },
+	[OCOL_PRICE] = { "price_hour", "$/H", true, false, 0, 0 },
+	[OCOL_GPU_PRICE] = { "price_per_gpu_hour", "$/GPU-H", true, false, 2, 0 },
+	[OCOL_TFLOP_PRICE] = { "price_per_tflop_hour", "$/TFLOP-H", true, false, 5, 0 },
+	[OCOL_TYPE] = { "type", "TYPE", false, false, 3, 0 },
+	[OCOL_REGION] = { "region", "REGION", false, false, 4, 0 },
+	[OCOL_LOCATION] = { "location", "LOCATION", false, false, 7, 8 },
+	[OCOL_RELIABILITY] = { "reliability", "REL", true, false, 3, 0 },
+	[OCOL_INTERCONNECT] = { "interconnect", "LINK", false, false, 5, 0 },
+	[OCOL_CPU] = { "cpu_cores", "CPU", true, true, 4, 0 },
+	[OCOL_RAM] = { "ram_gb", "RAM GB", true, true, 4, 0 },
+	[OCOL_DISK] = { "disk_gb", "DISK GB", true, true, 4, 0 },
+	[OCOL_NET_DOWN] = { "net_down_mbps", "DOWN Mb/s", true, true, 5, 0 },
+	[OCOL_NET_UP] = { "net_up_mbps", "UP Mb/s", true, true, 5, 0 },
+	[OCOL_AVAILABLE] = { "available", "AVAIL", true, true, 5, 0 },
+	[OCOL_GPU_RAW] = { "gpu_name", "GPU NAME", false, true, 7, 8 },
+	[OCOL_TFLOPS] = { "tflops", "TFLOPS", true, true, 5, 0 },
+	[OCOL_STORAGE] = { "storage_gb_month", "$/GB-MO", true, true, 5, 0 },
 };
 
 static void
@@ -82,8 +83,8 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case OCOL_LOCATION: set_str(c, o->location); break;
 	case OCOL_RELIABILITY:
 		c->kind = o->valid & OV_RELIABILITY ? CELL_FIXED : CELL_NULL;
-		c->i = o->reliability_bp / 10;
-		c->decimals = 3;
+		c->i = o->reliability_bp;	/* the 4 decimals that filters and sorts use */
+		c->decimals = 4;
 		if (o->reliability_bp < 9500)
 			c->color = OC_WARN;
 		break;
@@ -110,31 +111,32 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	}
 }
 
+/* Priorities: identity, state, GPU and money first; a label is free text, cut before GPU. */
 const struct column instance_columns[ICOL__COUNT] = {
-	[ICOL_ID] = { "id", "ID", false, false, 0 },
-	[ICOL_PROVIDER] = { "provider", "PROVIDER", false, true, 0 },
-	[ICOL_LABEL] = { "label", "LABEL", false, false, 2 },
-	[ICOL_STATE] = { "state", "STATE", false, false, 0 },
-	[ICOL_GPU] = { "gpu", "GPU", false, false, 3 },
-	[ICOL_GPUS] = { "gpus", "N", true, false, 0 },
-	[ICOL_PRICE] = { "price_hour", "$/H", true, false, 0 },
-	[ICOL_COST] = { "cost", "COST", true, false, 0 },
-	[ICOL_UTIL] = { "util_pct", "UTIL", true, false, 0 },
-	[ICOL_UPTIME] = { "uptime_s", "UPTIME", true, false, 0 },
-	[ICOL_TYPE] = { "type", "TYPE", false, true, 0 },
-	[ICOL_REGION] = { "region", "REGION", false, false, 4 },
-	[ICOL_IMAGE] = { "image", "IMAGE", false, true, 5 },
-	[ICOL_CREATED] = { "created_at", "CREATED", false, true, 0 },
-	[ICOL_SINCE] = { "state_since", "SINCE", false, true, 0 },
-	[ICOL_OFFER] = { "offer_id", "OFFER", false, true, 0 },
-	[ICOL_BID] = { "bid_hour", "BID", true, true, 0 },
-	[ICOL_STORAGE] = { "storage_hour", "STORAGE $/H", true, true, 0 },
-	[ICOL_DISK] = { "disk_gb", "DISK", true, true, 0 },
-	[ICOL_SSH_HOST] = { "ssh_host", "SSH HOST", false, true, 0 },
-	[ICOL_SSH_PORT] = { "ssh_port", "SSH PORT", true, true, 0 },
-	[ICOL_SSH_USER] = { "ssh_user", "SSH USER", false, true, 0 },
-	[ICOL_STATUS] = { "status", "STATUS", false, true, 6 },
-	[ICOL_GPU_RAW] = { "gpu_name", "GPU NAME", false, true, 4 },
+	[ICOL_ID] = { "id", "ID", false, false, 0, 0 },
+	[ICOL_PROVIDER] = { "provider", "PROVIDER", false, true, 6, 0 },	/* the id says it too */
+	[ICOL_LABEL] = { "label", "LABEL", false, false, 2, 10 },
+	[ICOL_STATE] = { "state", "STATE", false, false, 0, 0 },
+	[ICOL_GPU] = { "gpu", "GPU", false, false, 0, 9 },
+	[ICOL_GPUS] = { "gpus", "N", true, false, 1, 0 },
+	[ICOL_PRICE] = { "price_hour", "$/H", true, false, 1, 0 },
+	[ICOL_COST] = { "cost", "COST", true, false, 1, 0 },
+	[ICOL_UTIL] = { "util_pct", "UTIL %", true, false, 3, 0 },
+	[ICOL_UPTIME] = { "uptime_s", "UPTIME", true, false, 3, 0 },
+	[ICOL_TYPE] = { "type", "TYPE", false, true, 4, 0 },
+	[ICOL_REGION] = { "region", "REGION", false, false, 4, 0 },
+	[ICOL_IMAGE] = { "image", "IMAGE", false, true, 5, 10 },
+	[ICOL_CREATED] = { "created_at", "CREATED", false, true, 5, 0 },
+	[ICOL_SINCE] = { "state_since", "SINCE", false, true, 5, 0 },
+	[ICOL_OFFER] = { "offer_id", "OFFER", false, true, 5, 0 },
+	[ICOL_BID] = { "bid_hour", "BID $/H", true, true, 5, 0 },
+	[ICOL_STORAGE] = { "storage_hour", "STORAGE $/H", true, true, 5, 0 },
+	[ICOL_DISK] = { "disk_gb", "DISK GB", true, true, 5, 0 },
+	[ICOL_SSH_HOST] = { "ssh_host", "SSH HOST", false, true, 5, 10 },
+	[ICOL_SSH_PORT] = { "ssh_port", "SSH PORT", true, true, 5, 0 },
+	[ICOL_SSH_USER] = { "ssh_user", "SSH USER", false, true, 5, 8 },
+	[ICOL_STATUS] = { "status", "STATUS", false, true, 7, 10 },
+	[ICOL_GPU_RAW] = { "gpu_name", "GPU NAME", false, true, 7, 8 },
 };
 
 void
@@ -217,17 +219,18 @@ instance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	}
 }
 
+/* Numeric headers and JSON keys carry their unit. */
 const struct column sample_columns[SCOL__COUNT] = {
-	[SCOL_INSTANCE] = { "instance_id", "INSTANCE", false, false, 2 },
-	[SCOL_GPU] = { "gpu", "GPU", true, false, 0 },
-	[SCOL_TIME] = { "time", "TIME", false, true, 0 },
-	[SCOL_UTIL] = { "util_pct", "UTIL%", true, false, 0 },
-	[SCOL_MEM_USED] = { "mem_used_mib", "MEM USED", true, false, 0 },
-	[SCOL_MEM_TOTAL] = { "mem_total_mib", "MEM TOTAL", true, false, 0 },
-	[SCOL_MEM_PCT] = { "mem_pct", "MEM%", true, false, 0 },
-	[SCOL_TEMP] = { "temp_c", "TEMP", true, false, 0 },
-	[SCOL_POWER] = { "power_w", "POWER", true, false, 0 },
-	[SCOL_POWER_LIMIT] = { "power_limit_w", "LIMIT", true, false, 0 },
+	[SCOL_INSTANCE] = { "instance_id", "INSTANCE", false, false, 0, 12 },
+	[SCOL_GPU] = { "gpu", "GPU", true, false, 0, 0 },
+	[SCOL_TIME] = { "time", "TIME", false, true, 3, 0 },
+	[SCOL_UTIL] = { "util_pct", "UTIL %", true, false, 0, 0 },
+	[SCOL_MEM_USED] = { "memory_used_mib", "MEM MiB", true, false, 1, 0 },
+	[SCOL_MEM_TOTAL] = { "memory_total_mib", "TOTAL MiB", true, false, 2, 0 },
+	[SCOL_MEM_PCT] = { "memory_pct", "MEM %", true, false, 2, 0 },
+	[SCOL_TEMP] = { "temp_c", "TEMP \xc2\xb0" "C", true, false, 1, 0 },
+	[SCOL_POWER] = { "power_w", "POWER W", true, false, 1, 0 },
+	[SCOL_POWER_LIMIT] = { "power_limit_w", "LIMIT W", true, false, 3, 0 },
 };
 
 void

@@ -178,7 +178,7 @@ costs_compute(struct state *st, const struct cost_clock *clk, int64_t since, enu
 		out->projected_month += rest_month;
 		switch (by) {
 		case CG_INSTANCE: key = g->instance_id; break;
-		case CG_LABEL: key = g->label[0] ? g->label : "(none)"; break;
+		case CG_LABEL: key = g->label; break;	/* "": unlabelled, null in JSON */
 		case CG_PROVIDER: key = g->provider; break;
 		case CG_GPU: key = g->gpu[0] ? g->gpu : "unknown"; break;
 		case CG_DAY:

@@ -451,6 +451,11 @@ sort_parse(struct sort_spec *s, const char *text, struct gr_error *err)
 	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		bool desc = false;
 
+		/* "-price" and "price-" both mean descending, "+price" and "price+" ascending. */
+		if (tok[0] == '-' || tok[0] == '+') {
+			desc = tok[0] == '-';
+			tok++;
+		}
 		len = strlen(tok);
 		if (len > 0 && (tok[len - 1] == '-' || tok[len - 1] == '+')) {
 			desc = tok[len - 1] == '-';

@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,4 +204,38 @@ struct gpu_sample *
 sample_list_add(struct sample_list *l)
 {
 	LIST_ADD(l, struct gpu_sample);
+}
+
+bool
+label_check(const char *s, char *why, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t chars = 0, len;
+
+	for (; *p != '\0'; p += len) {
+		chars++;
+		if (*p < 0x20 || *p == 0x7f) {
+			const char *name = *p == '\n' ? "newline" : *p == 0x1b ? "ESC" :
+			    *p == '\t' ? "tab" : NULL;
+
+			if (name != NULL)
+				snprintf(why, n, "a label cannot hold a control character (%s, "
+				    "character %zu)", name, chars);
+			else
+				snprintf(why, n, "a label cannot hold a control character (0x%02x, "
+				    "character %zu)", *p, chars);
+			return false;
+		}
+		if ((len = utf8_seq(p)) == 0) {
+			snprintf(why, n, "a label must be printable UTF-8 (byte 0x%02x at character "
+			    "%zu is not)", *p, chars);
+			return false;
+		}
+	}
+	if (chars > LABEL_MAX_CHARS) {
+		snprintf(why, n, "a label has at most %d characters, this one has %zu",
+		    LABEL_MAX_CHARS, chars);
+		return false;
+	}
+	return true;
 }

@@ -54,6 +54,8 @@ money_format(char *buf, size_t n, int64_t micros, int decimals, bool dollar_sign
 		v = (uint64_t)micros;
 	unit = (uint64_t)pow10[6 - decimals];
 	v = (v + unit / 2) / unit;	/* half away from zero */
+	if (v == 0)
+		sign = "";	/* what rounds to zero is "$0.00", never "-$0.00" */
 	whole = v / (uint64_t)pow10[decimals];
 	frac = v % (uint64_t)pow10[decimals];
 	if (decimals == 0)

@@ -9,7 +9,7 @@
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 
-struct out_opts out_global = { OUT_TABLE, false, false, 0, NULL };
+struct out_opts out_global = { OUT_TABLE, false, false, 0, NULL, NULL };
 
 bool
 out_format_parse(const char *s, enum out_format *f)
@@ -201,11 +201,13 @@ cell_text(const struct cell *c, char *buf, size_t n, bool for_table)
 static void
 json_add_str(struct sb *sb, const char *s)
 {
-	char clean[1024];
+	size_t n = strlen(s) + 1;
+	char small[256], *clean = n <= sizeof(small) ? small : xcalloc(n, 1);
 	const char *p, *q;
 
-	/* Sanitizing first keeps the JSON valid UTF-8 and free of terminal controls. */
-	text_sanitize(clean, sizeof(clean), s);
+	/* Sanitizing first keeps the JSON valid UTF-8 and free of terminal controls; the
+	 * whole string, however long: a script gets every byte the provider sent. */
+	text_sanitize(clean, n, s);
 	sb_addc(sb, '"');
 	for (p = clean; (q = strpbrk(p, "\"\\")) != NULL; p = q + 1) {
 		sb_add(sb, p, (size_t)(q - p));
@@ -214,6 +216,8 @@ json_add_str(struct sb *sb, const char *s)
 	}
 	sb_adds(sb, p);
 	sb_addc(sb, '"');
+	if (clean != small)
+		free(clean);
 }
 
 static void
@@ -329,6 +333,16 @@ truncate_to(char *dst, size_t n, const char *s, int width)
 	dst[o + 3] = '\0';
 }
 
+/* Whether column k is the last one shown (no padding after it). */
+static bool
+last_shown(const int *width, size_t k, size_t n)
+{
+	for (k++; k < n; k++)
+		if (width[k] > 0)
+			return false;
+	return true;
+}
+
 static void
 print_padded(FILE *fp, const char *s, int width, bool right, bool last)
 {
@@ -343,70 +357,164 @@ print_padded(FILE *fp, const char *s, int width, bool right, bool last)
 			putc(' ', fp);
 }
 
+static int
+shown_width(const int *width, size_t n, int gap)
+{
+	int t = 0, shown = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (width[i] > 0) {
+			t += width[i];
+			shown++;
+		}
+	return t + (shown > 1 ? (shown - 1) * gap : 0);
+}
+
+/* The shown column that goes next among those with essential == (prio == 0): the highest
+ * priority, rightmost among equals; never column 0 when keep_first. -1 when none. */
+static int
+next_victim(const int *width, const int *prio, size_t n, bool essential, bool cuttable,
+    const int *min, bool keep_first)
+{
+	int best = -1;
+	size_t i;
+
+	for (i = keep_first ? 1 : 0; i < n; i++) {
+		if (width[i] == 0 || (prio[i] == 0) != essential)
+			continue;
+		if (cuttable && (min[i] <= 0 || width[i] <= min[i]))
+			continue;
+		if (best < 0 || prio[i] >= prio[best])
+			best = (int)i;
+	}
+	return best;
+}
+
+size_t
+out_fit_widths(const int *want, const int *min, const int *prio, size_t n, int avail, int gap,
+    int *width)
+{
+	int excess, v, pass, c;
+	size_t i, shown = 0;
+	bool cut_any = false;
+
+	for (i = 0; i < n; i++)
+		width[i] = want[i] > 0 ? want[i] : 1;
+	excess = shown_width(width, n, gap) - avail;
+	/* Passes: 0 cut non-essential, 1 drop non-essential, 2 cut essential, 3 drop essential. */
+	for (pass = 0; pass < 4 && excess > 0; pass++)
+		while (excess > 0 &&
+		    (v = next_victim(width, prio, n, pass >= 2, pass % 2 == 0, min, pass == 3)) >= 0) {
+			if (pass % 2 == 0) {
+				c = width[v] - min[v] < excess ? width[v] - min[v] : excess;
+				width[v] -= c;
+				cut_any = true;
+			} else
+				width[v] = 0;
+			excess = shown_width(width, n, gap) - avail;
+		}
+	/* Dropping may have freed more than it had to: give it back, most important first. */
+	for (pass = 0; cut_any && excess < 0 && pass <= OUT_MAX_COLS * 4; pass++) {
+		int best = -1;
+
+		for (i = 0; i < n; i++)
+			if (width[i] > 0 && width[i] < want[i] && (best < 0 || prio[i] < prio[best]))
+				best = (int)i;
+		if (best < 0)
+			break;
+		c = want[best] - width[best] < -excess ? want[best] - width[best] : -excess;
+		width[best] += c;
+		excess += c;
+	}
+	/* The first column alone may still be too wide: cut it to the screen. */
+	if (excess > 0 && n > 0 && width[0] > 0)
+		width[0] = avail > 1 ? avail : 1;
+	for (i = 0; i < n; i++)
+		if (width[i] > 0)
+			shown++;
+	return shown;
+}
+
+/* The least a column may be cut to: its min, never more than it wants (0: not cuttable). */
+static int
+column_min(const struct column *col, int want)
+{
+	return col->min <= 0 ? 0 : col->min < want ? col->min : want;
+}
+
 static void
 print_table(FILE *fp, const struct out_opts *o, const struct column *cols, const size_t *sel,
     size_t nsel, const void *rows, size_t n, size_t size, cell_fn get, void *ctx)
 {
 	char **text = xcalloc(n * nsel + 1, sizeof(*text));
 	unsigned char *colors = xcalloc(n * nsel + 1, 1);
-	int *width = xcalloc(nsel + 1, sizeof(*width));
+	int want[OUT_MAX_COLS], min[OUT_MAX_COLS], prio[OUT_MAX_COLS], width[OUT_MAX_COLS];
 	char buf[1024], cut[1024];
 	struct cell c;
 	size_t r, k;
-	int total, level;
+	bool header_width = !o->no_header || o->keep != NULL;
 
-	for (k = 0; k < nsel; k++)
-		width[k] = o->no_header ? 1 : text_width(cols[sel[k]].header);
+	if (nsel > OUT_MAX_COLS)
+		nsel = OUT_MAX_COLS;
+	for (k = 0; k < nsel; k++) {
+		want[k] = header_width ? text_width(cols[sel[k]].header) : 1;
+		if (o->keep != NULL && k < o->keep->n && o->keep->want[k] > want[k])
+			want[k] = o->keep->want[k];
+	}
 	for (r = 0; r < n; r++)
 		for (k = 0; k < nsel; k++) {
 			memset(&c, 0, sizeof(c));
 			get((const char *)rows + r * size, sel[k], &c, ctx);
 			text[r * nsel + k] = xstrdup(cell_text(&c, buf, sizeof(buf), true));
 			colors[r * nsel + k] = (unsigned char)c.color;
-			if (text_width(text[r * nsel + k]) > width[k])
-				width[k] = text_width(text[r * nsel + k]);
+			if (text_width(text[r * nsel + k]) > want[k])
+				want[k] = text_width(text[r * nsel + k]);
 		}
-	/* Fit the terminal: shrink the most shrinkable columns first, never below 8. */
-	if (o->width > 0) {
-		total = 0;
-		for (k = 0; k < nsel; k++)
-			total += width[k] + (k ? 2 : 0);
-		for (level = 9; level > 0 && total > o->width; level--)
-			for (k = 0; k < nsel && total > o->width; k++) {
-				int can;
-
-				if (cols[sel[k]].shrink != level || width[k] <= 8)
-					continue;
-				can = width[k] - 8;
-				if (can > total - o->width)
-					can = total - o->width;
-				width[k] -= can;
-				total -= can;
-			}
+	if (o->keep != NULL) {
+		memcpy(o->keep->want, want, nsel * sizeof(*want));
+		o->keep->n = nsel;
 	}
+	for (k = 0; k < nsel; k++) {
+		min[k] = column_min(&cols[sel[k]], want[k]);
+		prio[k] = cols[sel[k]].prio;
+		width[k] = want[k];
+	}
+	if (o->width > 0)
+		out_fit_widths(want, min, prio, nsel, o->width, 2, width);
 	if (!o->no_header) {
+		bool first = true;
+
 		if (o->color)
 			fputs("\033[1m", fp);
 		for (k = 0; k < nsel; k++) {
-			if (k)
+			if (width[k] == 0)
+				continue;
+			if (!first)
 				fputs("  ", fp);
+			first = false;
 			truncate_to(cut, sizeof(cut), cols[sel[k]].header, width[k]);
-			print_padded(fp, cut, width[k], cols[sel[k]].right, k + 1 == nsel);
+			print_padded(fp, cut, width[k], cols[sel[k]].right, last_shown(width, k, nsel));
 		}
 		if (o->color)
 			fputs("\033[0m", fp);
 		putc('\n', fp);
 	}
 	for (r = 0; r < n; r++) {
+		bool first = true;
+
 		for (k = 0; k < nsel; k++) {
 			enum out_color col = (enum out_color)colors[r * nsel + k];
 
-			if (k)
+			if (width[k] == 0)
+				continue;
+			if (!first)
 				fputs("  ", fp);
+			first = false;
 			truncate_to(cut, sizeof(cut), text[r * nsel + k], width[k]);
 			if (o->color && col != OC_NONE)
 				fputs(out_color_seq(col), fp);
-			print_padded(fp, cut, width[k], cols[sel[k]].right, k + 1 == nsel);
+			print_padded(fp, cut, width[k], cols[sel[k]].right, last_shown(width, k, nsel));
 			if (o->color && col != OC_NONE)
 				fputs("\033[0m", fp);
 		}
@@ -416,7 +524,6 @@ print_table(FILE *fp, const struct out_opts *o, const struct column *cols, const
 		free(text[r]);
 	free(text);
 	free(colors);
-	free(width);
 }
 
 static void

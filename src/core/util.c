@@ -177,8 +177,7 @@ sb_detach(struct sb *sb)
 	return s;
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is invalid. */
-static size_t
+size_t
 utf8_seq(const unsigned char *s)
 {
 	size_t len, i;

@@ -304,9 +304,22 @@ add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *pa
 	case CPL_PROVIDER:
 		add_providers(c);
 		break;
-	case CPL_SORT:
+	case CPL_SORT: {
+		/* "-price" means what "price-" does: complete the key after a leading sign. */
+		const char *prefix = c->prefix, *lead = c->lead;
+		char signed_lead[128];
+
+		if (prefix[0] == '-' || prefix[0] == '+') {
+			snprintf(signed_lead, sizeof(signed_lead), "%s%c", lead ? lead : "",
+			    prefix[0]);
+			c->lead = signed_lead;
+			c->prefix = prefix + 1;
+		}
 		add_list(c, sort_keys_help());
+		c->lead = lead;
+		c->prefix = prefix;
 		break;
+	}
 	case CPL_STATE:
 		/* ls --state: destroyed instances are never listed. */
 		for (int i = ST_PROVISIONING; i < ST__COUNT; i++)

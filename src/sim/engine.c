@@ -183,7 +183,7 @@ struct row {
 	enum inst_state state;
 	int64_t state_since, next_at, run_since, checked_until;
 	int64_t price_hour, bid_hour, storage_hour;
-	char label[64];
+	char label[LABEL_MAX];
 	char image[128];
 	int disk_gb;
 	int64_t created_at;

@@ -137,6 +137,21 @@ ui_grid_move(struct ui_grid *g, long delta)
 	return g->sel != old;
 }
 
+size_t
+ui_grid_fit(const struct ui_grid *g, int avail, int gap, int *width)
+{
+	int min[UI_GRID_MAX_COLS], prio[UI_GRID_MAX_COLS];
+	size_t k;
+
+	for (k = 0; k < g->nshow; k++) {
+		const struct column *c = &g->cols[g->show[k]];
+
+		min[k] = c->min <= 0 ? 0 : c->min < g->want[k] ? c->min : g->want[k];
+		prio[k] = c->prio;
+	}
+	return out_fit_widths(g->want, min, prio, g->nshow, avail, gap, width);
+}
+
 const char *
 ui_grid_text(const struct ui_grid *g, size_t r, size_t c)
 {

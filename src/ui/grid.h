@@ -59,6 +59,13 @@ const void *ui_grid_selected(const struct ui_grid *g);
 /* Move the selection by delta rows (clamped); returns true when it moved. */
 bool ui_grid_move(struct ui_grid *g, long delta);
 
+/*
+ * Widths of the shown columns in avail cells with gap cells between them (0: dropped),
+ * by the columns' priorities and minimums, as `offers` and `ls` fit a terminal
+ * (out_fit_widths). Returns the number of columns shown.
+ */
+size_t ui_grid_fit(const struct ui_grid *g, int avail, int gap, int *width);
+
 /* Cell text and colour of row r (in display order), shown column c. */
 const char *ui_grid_text(const struct ui_grid *g, size_t r, size_t c);
 int ui_grid_color(const struct ui_grid *g, size_t r, size_t c);

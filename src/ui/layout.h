@@ -37,17 +37,6 @@ void ui_layout_compute(int cols, int rows, struct ui_layout *out);
 /* A centred box of at most want_w x want_h inside area (with a margin of one cell). */
 struct ui_rect ui_layout_dialog(const struct ui_rect *area, int want_w, int want_h);
 
-/*
- * Fit table columns into avail cells with gap cells between them. want[i] is the widest
- * cell of column i, min_w[i] the least it may be cut to, shrink[i] 0 for "never cut",
- * higher for "cut first" (struct column's shrink). Cuttable columns are cut in shrink
- * order; if that is not enough they are hidden in the same order, then the rightmost
- * never-cut columns, keeping the first. width[i] receives the width (0: hidden).
- * Returns the number of columns shown.
- */
-size_t ui_fit_columns(const int *want, const int *min_w, const int *shrink, size_t n,
-    int avail, int gap, int *width);
-
 /* The first row to show so that sel is visible in a window of h rows over n rows. */
 size_t ui_scroll(size_t top, size_t sel, size_t n, size_t h);
 

@@ -14,23 +14,12 @@ void
 ui_table_draw(struct ui *u, struct ui_grid *g, const struct ui_rect *r, const char *empty,
     bool (*marked)(struct ui *, const void *))
 {
-	int want[UI_GRID_MAX_COLS], min_w[UI_GRID_MAX_COLS], shrink[UI_GRID_MAX_COLS];
 	int width[UI_GRID_MAX_COLS], x, attr;
 	char head[64];
 	size_t k, i, h = r->h > 1 ? (size_t)(r->h - 1) : 0;
 	const char *up = u->utf8 ? "\xe2\x96\xb2" : "^", *down = u->utf8 ? "\xe2\x96\xbc" : "v";
 
-	for (k = 0; k < g->nshow; k++) {
-		const struct column *c = &g->cols[g->show[k]];
-
-		want[k] = g->want[k];
-		/* Cut a column to no less than 12 cells: a cut GPU name helps nobody. */
-		min_w[k] = want[k] < 12 ? want[k] : 12;
-		if (min_w[k] < text_width(c->header) + 1)
-			min_w[k] = text_width(c->header) + 1;
-		shrink[k] = c->shrink;
-	}
-	ui_fit_columns(want, min_w, shrink, g->nshow, r->w - 2, 2, width);
+	ui_grid_fit(g, r->w - 2, 2, width);
 	ui_put(r->y, 0, r->w, "", ui_attr(UC_COLHEAD), false);
 	for (k = 0, x = 2; k < g->nshow; k++) {
 		if (width[k] == 0)

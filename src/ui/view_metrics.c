@@ -95,7 +95,7 @@ static void
 draw_metrics(struct ui *u, const struct ui_rect *r)
 {
 	const struct instance *in = watched(u);
-	char line[256], v[64], price[32];
+	char line[512], v[64], price[32];
 	int y = r->y, p, g;
 
 	if (u->watch[0] == '\0') {

@@ -27,7 +27,13 @@ check "show is one object" 'jq -e ".id == \"$id\" and .offer_id == \"$offer\" an
 
 expect_ok g metrics "$id" -o json
 check "one sample per GPU" '[ "$(jq length <<<"$OUT")" -ge 1 ]'
-check "metrics in range" 'jq -e "all(.[]; .util_pct >= 0 and .util_pct <= 100 and .mem_used_mib <= .mem_total_mib and .temp_c > 20 and .power_w <= .power_limit_w)" <<<"$OUT" >/dev/null'
+check "metrics in range" 'jq -e "all(.[]; .util_pct >= 0 and .util_pct <= 100 and .memory_used_mib <= .memory_total_mib and .temp_c > 20 and .power_w <= .power_limit_w)" <<<"$OUT" >/dev/null'
+check "sample keys carry units" 'jq -e "all(.[]; has(\"memory_used_mib\") and has(\"memory_total_mib\") and has(\"temp_c\") and has(\"power_w\"))" <<<"$OUT" >/dev/null'
+expect_ok g metrics "$id"
+check "numeric headers carry units" '[[ $(head -1 <<<"$OUT") == *"MEM MiB"*"TEMP °C"*"POWER W"* ]]'
+expect_ok g metrics "$id" --follow --interval 1 --count 3
+check "follow prints one header" '[ "$(grep -c INSTANCE <<<"$OUT")" = 1 ] && [ "$(wc -l <<<"$OUT")" -ge 3 ]'
+check "follow keeps the columns aligned" '[ "$(while IFS= read -r l; do echo ${#l}; done <<<"$OUT" | sort -u | wc -l)" = 1 ]'
 expect_ok g metrics "$id" --follow --interval 1 --count 2 -o json
 check "follow streams JSON lines" '[ "$(wc -l <<<"$OUT")" -ge 2 ] && jq -e ".gpu >= 0" <<<"$OUT" >/dev/null'
 

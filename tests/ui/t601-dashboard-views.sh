@@ -44,6 +44,8 @@ tm resize-window -t ui -x 80 -y 24
 wait_for '^  sim:o-' 20 && sleep 0.3
 [ "$(row 23 | grep -c 'q quit')" = 1 ] && row 0 | grep -q 'burn' && row 1 | grep -q '1 Offers' &&
     ok "80x24 keeps header, tabs and keys" || fail "80x24: $(screen)"
+row 2 | grep -q ' GPU ' && ! row 2 | grep -q PROVIDER &&
+    ok "80x24 keeps GPU, drops PROVIDER (the id says it)" || fail "columns at 80: $(row 2)"
 wide=0
 while IFS= read -r l; do [ ${#l} -le 80 ] || wide=$((wide + 1)); done < <(screen)
 [ $wide = 0 ] && ok "no line wider than 80" || fail "$wide lines wider than 80: $(screen)"

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "gpurent/catalogue.h"
 #include "gpurent/columns.h"
 #include "gpurent/util.h"
 #include "../../src/ui/grid.h"
@@ -63,40 +64,47 @@ test_dialog(void **state)
 	assert_int_equal(r.y, 3);
 }
 
+/* The dashboard fits its grids by the columns' priorities, as `offers` does. */
 static void
 test_fit_columns(void **state)
 {
-	int want[] = { 14, 8, 20, 6, 30 }, min_w[] = { 3, 3, 5, 3, 5 };
-	int shrink[] = { 0, 0, 2, 0, 5 }, width[5];
+	static const size_t show[] = {
+		OCOL_ID, OCOL_PROVIDER, OCOL_GPU, OCOL_GPUS, OCOL_VRAM, OCOL_PRICE, OCOL_GPU_PRICE,
+		OCOL_TFLOP_PRICE, OCOL_TYPE, OCOL_REGION, OCOL_LOCATION, OCOL_RELIABILITY,
+		OCOL_INTERCONNECT,
+	};
+	struct offer o;
+	struct ui_grid g;
+	int width[UI_GRID_MAX_COLS], t = 0, shown = 0;
+	size_t k;
 
 	(void)state;
-	/* Everything fits: 78 + 4 gaps of 2 = 86. */
-	assert_int_equal(ui_fit_columns(want, min_w, shrink, 5, 100, 2, width), 5);
-	assert_int_equal(width[4], 30);
-	/* 10 too wide: the most cuttable column gives first. */
-	assert_int_equal(ui_fit_columns(want, min_w, shrink, 5, 76, 2, width), 5);
-	assert_int_equal(width[4], 20);
-	assert_int_equal(width[2], 20);
-	/* Then the next one, down to its minimum. */
-	assert_int_equal(ui_fit_columns(want, min_w, shrink, 5, 50, 2, width), 5);
-	assert_int_equal(width[4], 5);
-	assert_int_equal(width[2], 9);
-	assert_int_equal(width[0], 14);
-	/* Not enough even at the minimums: cuttable columns are hidden, the first stays. */
-	assert_int_equal(ui_fit_columns(want, min_w, shrink, 5, 41, 2, width), 4);
-	assert_int_equal(width[4], 0);
-	assert_true(width[0] == 14 && width[1] == 8 && width[3] == 6);
-	assert_int_equal(width[2], 7);	/* what hiding freed goes back to the cut column */
-	assert_int_equal(ui_fit_columns(want, min_w, shrink, 5, 34, 2, width), 3);
-	assert_int_equal(width[2], 0);
-	/* Then never-cut columns from the right. */
-	ui_fit_columns(want, min_w, shrink, 5, 20, 2, width);
-	assert_int_equal(width[0], 14);
-	assert_true(width[0] + (width[1] ? width[1] + 2 : 0) + (width[3] ? width[3] + 2 : 0)
-	    <= 20);
-	/* A screen narrower than the first column cuts it. */
-	ui_fit_columns(want, min_w, shrink, 5, 10, 2, width);
-	assert_int_equal(width[0], 10);
+	memset(&o, 0, sizeof(o));
+	strlcpy_(o.id, "sim:o-000123", sizeof(o.id));
+	strlcpy_(o.provider, "sim", sizeof(o.provider));
+	strlcpy_(o.region, "eu-central", sizeof(o.region));
+	strlcpy_(o.location, "Frankfurt am Main, Germany", sizeof(o.location));
+	o.gpu = catalogue_by_id("A100-PCIE-40GB");
+	assert_non_null(o.gpu);
+	o.gpu_count = 8;
+	o.price_hour = 12345678;
+	o.reliability_bp = 9876;
+	o.vram_gb = 320;
+	o.valid = OV_PRICE | OV_RELIABILITY | OV_VRAM;
+	ui_grid_init(&g, offer_columns, show, ARRAY_LEN(show), offer_cell, NULL);
+	ui_grid_rebuild(&g, &o, 1, sizeof(o), NULL, NULL);
+	/* An 80-column screen (78 inside the margins): GPU whole, PROVIDER gone first. */
+	ui_grid_fit(&g, 78, 2, width);
+	assert_int_equal(width[2], (int)strlen("A100-PCIE-40GB"));
+	assert_int_equal(width[1], 0);
+	assert_true(width[0] > 0 && width[5] > 0);
+	for (k = 0; k < g.nshow; k++)
+		if (width[k] > 0) {
+			t += width[k];
+			shown++;
+		}
+	assert_true(t + 2 * (shown - 1) <= 78);
+	ui_grid_release(&g);
 }
 
 static void

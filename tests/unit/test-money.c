@@ -47,6 +47,9 @@ format(void **state)
 	assert_string_equal(money_format(b, sizeof(b), 2490000, 2, true), "$2.49");
 	assert_string_equal(money_format(b, sizeof(b), 2495000, 2, true), "$2.50");
 	assert_string_equal(money_format(b, sizeof(b), -2495000, 2, true), "-$2.50");
+	/* What rounds to zero has no sign: "$0.00", never "-$0.00". */
+	assert_string_equal(money_format(b, sizeof(b), -4999, 2, true), "$0.00");
+	assert_string_equal(money_format(b, sizeof(b), -1, 3, false), "0.000");
 	assert_string_equal(money_format(b, sizeof(b), 1, 6, false), "0.000001");
 	assert_string_equal(money_format(b, sizeof(b), 1500000, 0, false), "2");
 	assert_string_equal(money_format(b, sizeof(b), INT64_MIN, 2, false),

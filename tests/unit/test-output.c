@@ -17,9 +17,9 @@ struct row {
 };
 
 static const struct column cols[] = {
-	{ "name", "NAME", false, false, 1 },
-	{ "price_hour", "$/H", true, false, 0 },
-	{ "secret", "SECRET", false, true, 0 },
+	{ "name", "NAME", false, false, 1, 4 },
+	{ "price_hour", "$/H", true, false, 0, 0 },
+	{ "secret", "SECRET", false, true, 0, 0 },
 };
 
 static void
@@ -44,7 +44,7 @@ static const struct row rows[] = {
 static char *
 render(enum out_format fmt, const char *fields, bool no_header, int width)
 {
-	struct out_opts o = { fmt, no_header, false, width, fields };
+	struct out_opts o = { fmt, no_header, false, width, fields, NULL };
 	struct gr_error err = { 0 };
 	char *buf = NULL;
 	size_t len = 0;
@@ -68,6 +68,27 @@ json(void **state)
 	free(s);
 }
 
+/* A long string comes out whole in JSON, escaped, however long. */
+static void
+json_long_string(void **state)
+{
+	char *in = malloc(10001), *buf = NULL;
+	size_t len = 0, i;
+	FILE *fp = open_memstream(&buf, &len);
+
+	(void)state;
+	for (i = 0; i < 10000; i++)
+		in[i] = i % 100 == 99 ? '\\' : 'a';
+	in[10000] = '\0';
+	json_write_str(fp, in);
+	fclose(fp);
+	assert_int_equal(len, 2 + 10000 + 100);	/* quotes, text, one more \ per backslash */
+	assert_int_equal(buf[len - 1], '"');
+	assert_memory_equal(buf + len - 3, "\\\\\"", 3);
+	free(in);
+	free(buf);
+}
+
 static void
 table(void **state)
 {
@@ -81,6 +102,105 @@ table(void **state)
 	s = render(OUT_TABLE, NULL, false, 12);
 	assert_non_null(strstr(s, "\xe2\x80\xa6"));	/* cut to fit with an ellipsis */
 	free(s);
+}
+
+/* Sum of shown widths plus the gaps between them. */
+static int
+used(const int *width, size_t n, int gap)
+{
+	int t = 0, shown = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (width[i] > 0) {
+			t += width[i];
+			shown++;
+		}
+	return t + (shown > 1 ? (shown - 1) * gap : 0);
+}
+
+static void
+fit_widths(void **state)
+{
+	/* id, gpu (essential, cut to 9), provider (dropped first), label (free text, cut
+	 * first to 10), region (never cut), price (essential). */
+	int want[] = { 12, 14, 8, 63, 10, 6 }, min[] = { 0, 9, 0, 10, 0, 0 };
+	int prio[] = { 0, 0, 6, 2, 4, 0 }, width[6], avail;
+
+	(void)state;
+	/* Everything fits: nothing changes. */
+	assert_int_equal(out_fit_widths(want, min, prio, 6, 200, 2, width), 6);
+	assert_int_equal(width[3], 63);
+	/* 160 columns hold it all (113 + 10 gaps = 123). */
+	assert_int_equal(out_fit_widths(want, min, prio, 6, 160, 2, width), 6);
+	/* A long label gives way before anything else, down to its minimum; GPU stays whole. */
+	assert_int_equal(out_fit_widths(want, min, prio, 6, 100, 2, width), 6);
+	assert_int_equal(width[1], 14);
+	assert_int_equal(width[3], 40);
+	assert_int_equal(used(width, 6, 2), 100);
+	assert_int_equal(out_fit_widths(want, min, prio, 6, 70, 2, width), 6);
+	assert_int_equal(width[3], 10);
+	/* Then whole low-priority columns go, PROVIDER first, before GPU is cut. */
+	assert_int_equal(out_fit_widths(want, min, prio, 6, 62, 2, width), 5);
+	assert_int_equal(width[2], 0);
+	assert_int_equal(width[1], 14);
+	/* The freed room goes back to the cut label: the table fills the width exactly. */
+	assert_int_equal(width[3], 12);
+	assert_int_equal(used(width, 6, 2), 62);
+	/* Narrower: region goes, then the label; GPU is cut last of all, never below 9. */
+	assert_int_equal(out_fit_widths(want, min, prio, 6, 40, 2, width), 3);
+	assert_true(width[2] == 0 && width[3] == 0 && width[4] == 0);
+	assert_int_equal(width[1], 14);
+	assert_int_equal(out_fit_widths(want, min, prio, 6, 33, 2, width), 3);
+	assert_int_equal(width[1], 11);
+	/* Essential columns are dropped from the right, the first never. */
+	assert_int_equal(out_fit_widths(want, min, prio, 6, 24, 2, width), 2);
+	assert_int_equal(width[0], 12);
+	assert_int_equal(width[5], 0);
+	/* Never wider than the width, whatever the width. */
+	for (avail = 1; avail <= 130; avail++) {
+		out_fit_widths(want, min, prio, 6, avail, 2, width);
+		assert_true(used(width, 6, 2) <= avail);
+		assert_true(width[0] > 0);
+	}
+}
+
+static void
+table_fits_width(void **state)
+{
+	char *s = render(OUT_TABLE, NULL, false, 9), *line, *save = NULL;
+
+	(void)state;
+	/* Too narrow for both: the non-essential NAME is dropped, never a wider line. */
+	for (line = strtok_r(s, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+		assert_true(text_width(line) <= 9);
+	free(s);
+}
+
+static void
+table_rounds_align(void **state)
+{
+	static const struct row round1[] = { { "a", 100000, true } };
+	static const struct row round2[] = { { "a-much-longer-name", 123450000, true } };
+	struct out_widths keep = { { 0 }, 0 };
+	struct out_opts o = { OUT_TABLE, false, false, 0, NULL, &keep };
+	struct gr_error err = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_int_equal(out_print(fp, &o, cols, 3, 0, round2, 1, sizeof(round2[0]), cell, NULL,
+	    &err), GR_OK);
+	o.no_header = true;
+	assert_int_equal(out_print(fp, &o, cols, 3, 0, round1, 1, sizeof(round1[0]), cell, NULL,
+	    &err), GR_OK);
+	fclose(fp);
+	/* The second round is laid out in the first round's columns. */
+	assert_string_equal(buf, "NAME                    $/H\n"
+	    "a-much-longer-name  $123.45\n"
+	    "a                     $0.10\n");
+	free(buf);
 }
 
 static void
@@ -102,7 +222,7 @@ csv_tsv_ids(void **state)
 static void
 bad_field(void **state)
 {
-	struct out_opts o = { OUT_JSON, false, false, 0, "name,nope" };
+	struct out_opts o = { OUT_JSON, false, false, 0, "name,nope", NULL };
 	struct gr_error err = { 0 };
 	FILE *fp = fopen("/dev/null", "w");
 
@@ -134,7 +254,11 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json),
+		cmocka_unit_test(json_long_string),
 		cmocka_unit_test(table),
+		cmocka_unit_test(fit_widths),
+		cmocka_unit_test(table_fits_width),
+		cmocka_unit_test(table_rounds_align),
 		cmocka_unit_test(csv_tsv_ids),
 		cmocka_unit_test(bad_field),
 		cmocka_unit_test(sanitize),
