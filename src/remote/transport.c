@@ -150,9 +150,10 @@ static void
 ssh_option_path(struct remote_argv *a, const char *key, const char *path)
 {
 	struct sb sb;
+	bool quote = strpbrk(path, " \t\"'\\") != NULL;
 
 	sb_init(&sb);
-	sb_addf(&sb, "%s=\"", key);
+	sb_addf(&sb, "%s=%s", key, quote ? "\"" : "");
 	for (; *path != '\0'; path++) {
 		if (*path == '"' || *path == '\\')
 			sb_addc(&sb, '\\');
@@ -160,7 +161,8 @@ ssh_option_path(struct remote_argv *a, const char *key, const char *path)
 			sb_addc(&sb, '%');
 		sb_addc(&sb, *path);
 	}
-	sb_addc(&sb, '"');
+	if (quote)
+		sb_addc(&sb, '"');
 	remote_argv_add(a, sb.buf);
 	sb_release(&sb);
 }
@@ -281,7 +283,7 @@ void
 remote_shell_quote(struct sb *sb, const char *s)
 {
 	if (*s != '\0' && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789@%+=:,./_") == strlen(s)) {
+	    "0123456789@%+=:,./_-") == strlen(s)) {
 		sb_adds(sb, s);
 		return;
 	}
