@@ -2,9 +2,10 @@
  * remote_copy.h - file copies to, from and between instances, over the transport (remote.h).
  *
  * Between this machine and an instance: rsync through the instance's shared master, names
- * inside rsync's protocol (--protect-args), modes, mtimes and links kept, an interrupted
- * file kept in a .gpurent-partial directory next to its destination so that --resume
- * (--append-verify) sends only what is missing. Between two instances: tar on each side,
+ * inside rsync's protocol (--protect-args), modes, mtimes and links kept, files sent whole;
+ * an interrupted file is kept in a .gpurent-partial directory next to its destination, and
+ * with resume set rsync's delta transfer uses it (or an older destination file) as the
+ * basis, so only what is missing travels. Between two instances: tar on each side,
  * joined by a pipe through this machine (no temporary copy here); the paths reach fixed
  * sh -c scripts as quoted positional parameters.
  *
@@ -22,7 +23,7 @@
 
 struct remote_copy_opts {
 	bool recursive;			/* directories too */
-	bool resume;			/* finish interrupted files instead of starting over */
+	bool resume;			/* send only what the destination lacks (delta transfer) */
 	bool progress;			/* bytes, rate and ETA on stderr */
 	bool stats;			/* rsync's transfer statistics on stderr */
 	const char *const *excludes;	/* patterns, rsync/tar --exclude syntax */

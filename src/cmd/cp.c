@@ -168,9 +168,11 @@ const struct command cmd_cp = {
 	.help =
 	    "Either side may be ID:PATH; a relative PATH is relative to the remote home.\n"
 	    "Between this machine and an instance, rsync runs over the instance's shared ssh\n"
-	    "connection: modes, times and links are kept, names go inside rsync's protocol, and\n"
-	    "an interrupted file waits in a .gpurent-partial directory for --resume, which\n"
-	    "sends only the missing part. Between two instances, tar streams through this\n"
+	    "connection: modes, times and links are kept, names go inside rsync's protocol,\n"
+	    "files are sent whole, and an interrupted file waits in a .gpurent-partial\n"
+	    "directory; --resume then sends only what the destination lacks. As with rsync,\n"
+	    "a source directory ending in '/' copies what it holds. Files that already match\n"
+	    "in size and time are skipped. Between two instances, tar streams through this\n"
 	    "machine without a copy here. Progress shows on stderr on a terminal; -v adds\n"
 	    "rsync's statistics. Exit status: 0, 1 when the copy failed, 130 when\n"
 	    "interrupted, 255 when a connection failed.",

@@ -130,8 +130,11 @@ remote_copy_rsync(const struct remote_place *src, size_t n, const struct remote_
 	if (o->recursive)
 		remote_argv_add(&a, "--recursive");
 	remote_argv_add(&a, "--partial-dir=" PARTIAL_DIR);
-	if (o->resume)
-		remote_argv_add(&a, "--append-verify");
+	/* Whole files are the fastest on a fresh copy; --resume makes what is there already
+	 * (the part kept aside, an older version) the basis, so only the rest travels. rsync
+	 * checks each finished file against the sender's checksum either way. */
+	if (!o->resume)
+		remote_argv_add(&a, "--whole-file");
 	for (i = 0; i < o->n_excludes; i++)
 		remote_argv_addf(&a, "--exclude=%s", o->excludes[i]);
 	if (o->bwlimit != NULL)
