@@ -81,6 +81,9 @@ enum {
 enum gr_err remote_ssh_options(const struct remote_endpoint *ep, unsigned flags,
     struct remote_argv *out, struct gr_error *err);
 
+/* Append user@host (or host) for ep, as ssh's destination. */
+void remote_add_destination(struct remote_argv *a, const struct remote_endpoint *ep);
+
 /* The whole command line: options, user@host, "--", then the n remote words. */
 enum gr_err remote_ssh_argv(const struct remote_endpoint *ep, unsigned flags,
     const char *const *words, size_t n, struct remote_argv *out, struct gr_error *err);
@@ -111,7 +114,8 @@ int remote_capture(const struct remote_endpoint *ep, const char *const *words, s
 /*
  * Run a local argv and wait for it. SIGINT, SIGTERM and SIGHUP that reach gpurent meanwhile
  * are passed on to the child (so rsync keeps its partial file). stdout_fd >= 0 replaces the
- * child's stdout. Returns its exit status, 128+N when it died of signal N, 127 when it
+ * child's stdout. Returns its exit status, 128+N when it died of signal N (or failed after
+ * gpurent passed signal N on to it), 127 when it
  * could not be started (err says why).
  */
 int remote_spawn_wait(char *const argv[], int stdout_fd, struct gr_error *err);

@@ -242,8 +242,8 @@ remote_ssh_options(const struct remote_endpoint *ep, unsigned flags, struct remo
 	return GR_OK;
 }
 
-static void
-add_destination(struct remote_argv *a, const struct remote_endpoint *ep)
+void
+remote_add_destination(struct remote_argv *a, const struct remote_endpoint *ep)
 {
 	if (ep->user[0] != '\0')
 		remote_argv_addf(a, "%s@%s", ep->user, ep->host);
@@ -260,7 +260,7 @@ remote_ssh_argv(const struct remote_endpoint *ep, unsigned flags, const char *co
 
 	if (remote_ssh_options(ep, flags, out, err) != GR_OK)
 		return err->code;
-	add_destination(out, ep);
+	remote_add_destination(out, ep);
 	if (n == 0)
 		return GR_OK;
 	/* ssh reads options after the destination too: "--" ends them for good. */
@@ -313,11 +313,12 @@ remote_rsync_quote(struct sb *sb, const char *s)
 
 /* ---------------------------------------------------------------- local children */
 
-static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t child_pid, passed_on;
 
 static void
 pass_on(int sig)
 {
+	passed_on = sig;
 	if (child_pid > 0)
 		kill((pid_t)child_pid, sig);
 }
@@ -391,6 +392,7 @@ remote_wait(int pid)
 	sa.sa_handler = pass_on;
 	sigemptyset(&sa.sa_mask);
 	child_pid = pid;
+	passed_on = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
@@ -405,6 +407,9 @@ remote_wait(int pid)
 		return 127;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
+	/* ssh exits 255 on SIGINT: say it was the signal, not the connection. */
+	if (passed_on != 0 && WEXITSTATUS(status) != 0)
+		return 128 + passed_on;
 	return WEXITSTATUS(status);
 }
 
@@ -503,7 +508,7 @@ master_check(struct remote_argv *opts, const struct remote_endpoint *ep)
 		remote_argv_add(&a, opts->v[i]);
 	remote_argv_add(&a, "-O");
 	remote_argv_add(&a, "check");
-	add_destination(&a, ep);
+	remote_add_destination(&a, ep);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	pid = remote_spawn(a.v, null, null, null, false, &e);
 	rc = pid < 0 ? 127 : remote_wait(pid);
@@ -534,7 +539,7 @@ remote_connect(const struct remote_endpoint *ep, struct gr_error *err)
 	/* -N -f: authenticate, then leave the master in the background (ControlPersist). */
 	remote_argv_add(&a, "-N");
 	remote_argv_add(&a, "-f");
-	add_destination(&a, ep);
+	remote_add_destination(&a, ep);
 	if (pipe(pipefd) != 0) {
 		remote_argv_release(&a);
 		return gr_fail(err, GR_EFAIL, "pipe: %s", strerror(errno));
