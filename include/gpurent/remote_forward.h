@@ -52,4 +52,17 @@ enum gr_err remote_forward_load(struct state *st, struct remote_forward **out, s
     struct gr_error *err);
 enum gr_err remote_forward_forget(struct state *st, int local_port, struct gr_error *err);
 
+/* A Jupyter server found on an instance. */
+struct remote_jupyter {
+	int port;
+	char token[256];	/* "" when it runs without one */
+	char base_url[256];	/* "/" unless configured otherwise */
+};
+
+/* The remote sh script that lists the running servers as JSON lines. */
+extern const char remote_jupyter_list_script[];
+
+/* The first server in that listing; false when there is none. */
+bool remote_jupyter_parse(const char *text, struct remote_jupyter *out);
+
 #endif

@@ -12,17 +12,18 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { F_BACKGROUND = 1, F_LIST, F_STOP };
+enum { F_BACKGROUND = 1, F_LIST, F_STOP, F_JUPYTER };
 
 static const struct cmd_opt opts[] = {
 	{ "background", 0, NULL, "leave the forward running and return", F_BACKGROUND, CPL_NONE, false },
 	{ "list", 0, NULL, "show the background forwards that still run", F_LIST, CPL_NONE, false },
+	{ "jupyter", 0, NULL, "find the Jupyter server on the instance and forward it", F_JUPYTER, CPL_NONE, false },
 	{ "stop", 0, "ID|all", "end the background forwards of an instance, or all", F_STOP, CPL_INSTANCE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 struct fwd_args {
-	bool background, list;
+	bool background, list, jupyter;
 	const char *stop;
 };
 
@@ -36,6 +37,7 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	case F_BACKGROUND: a->background = true; break;
 	case F_LIST: a->list = true; break;
 	case F_STOP: a->stop = arg; break;
+	case F_JUPYTER: a->jupyter = true; break;
 	}
 	return 0;
 }
@@ -170,6 +172,29 @@ parse_spec(const char *s, int *remote, int *local)
 	return true;
 }
 
+/* Ask the instance for its Jupyter server; the error says how to start one. */
+static enum gr_err
+find_jupyter(const struct remote_endpoint *ep, struct remote_jupyter *j, struct gr_error *err)
+{
+	const char *words[] = { "sh", "-c", remote_jupyter_list_script };
+	struct sb out;
+	bool found;
+	int rc;
+
+	sb_init(&out);
+	rc = remote_capture(ep, words, ARRAY_LEN(words), &out, 1 << 20, err);
+	found = rc == 0 && remote_jupyter_parse(out.buf, j);
+	sb_release(&out);
+	if (rc == REMOTE_EXIT_CONN)
+		return err->code != GR_OK ? err->code : gr_fail(err, GR_EUNAVAIL,
+		    "the connection to %s broke", ep->name);
+	if (!found)
+		return gr_fail(err, GR_ENOTFOUND, "no Jupyter server runs on %s; start one with: "
+		    "gpurent ssh %s -- 'nohup jupyter lab --no-browser --ip 127.0.0.1 --port 8888 "
+		    ">jupyter.log 2>&1 &'", ep->name, ep->name);
+	return GR_OK;
+}
+
 static int
 forward_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -177,6 +202,7 @@ forward_run(struct cmd_ctx *c, int argc, char **argv)
 	struct remote_endpoint ep;
 	struct remote_forward f[16];
 	struct fwd_args a = { 0 };
+	struct remote_jupyter j;
 	struct state *st;
 	char log_path[4200];
 	size_t nf, i;
@@ -190,13 +216,16 @@ forward_run(struct cmd_ctx *c, int argc, char **argv)
 			return cmd_usage_error(c, "--list and --stop take no other arguments");
 		return manage(c, &a);
 	}
-	if (n < 2)
+	if (a.jupyter && n != 1)
+		return cmd_usage_error(c, "--jupyter takes the instance only");
+	if (n < 2 && !a.jupyter)
 		return cmd_usage_error(c, "give an instance and at least one PORT[:LOCAL_PORT]");
 	if ((size_t)n - 1 > ARRAY_LEN(f))
 		return cmd_usage_error(c, "at most %zu ports at once", ARRAY_LEN(f));
 	memset(f, 0, sizeof(f));
-	nf = (size_t)n - 1;
-	for (i = 0; i < nf; i++)
+	memset(&j, 0, sizeof(j));
+	nf = a.jupyter ? 1 : (size_t)n - 1;
+	for (i = 0; i < nf && !a.jupyter; i++)
 		if (!parse_spec(argv[i + 1], &f[i].remote_port, &f[i].local_port))
 			return cmd_usage_error(c, "'%s' is not PORT or PORT:LOCAL_PORT", argv[i + 1]);
 	if (cmd_endpoint(c, argv[0], &ep, &err) != GR_OK || cmd_endpoint_full(&ep, &err) != GR_OK)
@@ -204,6 +233,13 @@ forward_run(struct cmd_ctx *c, int argc, char **argv)
 	if (remote_connect(&ep, &err) != GR_OK) {
 		cmd_error(c, &err);
 		return REMOTE_EXIT_CONN;
+	}
+	if (a.jupyter) {
+		if (find_jupyter(&ep, &j, &err) != GR_OK) {
+			cmd_error(c, &err);
+			return err.code == GR_EUNAVAIL ? REMOTE_EXIT_CONN : gr_exit_code(err.code);
+		}
+		f[0].remote_port = f[0].local_port = j.port;
 	}
 	for (i = 0; i < nf; i++) {
 		size_t k;
@@ -226,8 +262,19 @@ forward_run(struct cmd_ctx *c, int argc, char **argv)
 	if (remote_forward_start(&ep, f, nf, a.background, log_path, session_now(c->s), &err)
 	    != GR_OK)
 		return cmd_error(c, &err);
-	for (i = 0; i < nf; i++)
-		fprintf(c->out, "http://127.0.0.1:%d\n", f[i].local_port);
+	for (i = 0; i < nf; i++) {
+		fprintf(c->out, "http://127.0.0.1:%d", f[i].local_port);
+		if (a.jupyter) {
+			char clean[600];
+
+			text_sanitize(clean, sizeof(clean), j.base_url);
+			fputs(clean, c->out);
+			text_sanitize(clean, sizeof(clean), j.token);
+			if (clean[0] != '\0')
+				fprintf(c->out, "?token=%s", clean);
+		}
+		fputc('\n', c->out);
+	}
 	fflush(c->out);
 	if (a.background) {
 		if (session_state(c->s, &st, &err) != GR_OK)
@@ -266,7 +313,10 @@ const struct command cmd_forward = {
 	    "which). It binds to loopback only. In the foreground Ctrl-C ends it (exit 0);\n"
 	    "--background leaves it running, recorded in the state database. --list shows\n"
 	    "the background forwards and --stop ID|all ends them; both end and report the\n"
-	    "forwards whose instance is no longer running. Background forwards need a key\n"
+	    "forwards whose instance is no longer running. --jupyter asks the instance for\n"
+	    "its running Jupyter server ('jupyter server list --json', or the older notebook\n"
+	    "list), forwards its port and prints the URL with its token, or says how to\n"
+	    "start one when none runs (exit 3). Background forwards need a key\n"
 	    "that asks for no passphrase (or an ssh agent). Exit status 255 when the\n"
 	    "connection failed or broke.",
 	.opts = opts,

@@ -3,6 +3,8 @@
 #   start_sshd          start sshd as the current user on a free port with a throwaway host
 #                       key and an authorized key ($TMP/ssh/user); points the simulator's
 #                       instances at it and sets ssh.identity. Sets SSHD_PORT.
+#                       Commands on the "instance" find $TMP/remote-bin first in PATH, for
+#                       stand-ins of the tools a rented machine has (jupyter).
 #
 # HOME moves to $TMP so that neither ssh nor rsync read the user's ~/.ssh. The masters that
 # gpurent leaves running (ControlPersist) are closed by the cleanup, then sshd is killed.
@@ -14,7 +16,7 @@ start_sshd() {
 		exit 1
 	fi
 	export HOME="$TMP/userhome"
-	mkdir -p "$HOME" "$TMP/ssh"
+	mkdir -p "$HOME" "$TMP/ssh" "$TMP/remote-bin"
 	ssh-keygen -q -t ed25519 -N '' -f "$TMP/ssh/host" >/dev/null
 	ssh-keygen -q -t ed25519 -N '' -f "$TMP/ssh/user" >/dev/null
 	cp "$TMP/ssh/user.pub" "$TMP/ssh/authorized_keys"
@@ -38,6 +40,7 @@ StrictModes no
 UsePAM no
 PidFile $TMP/ssh/sshd.pid
 MaxStartups 50
+SetEnv PATH=$TMP/remote-bin:/usr/local/bin:/usr/bin:/bin
 MaxSessions 50
 PrintMotd no
 PrintLastLog no

@@ -59,6 +59,21 @@ expect_ok g forward --list -o json
 check "and --list no longer shows it" '[ "$(jq length <<<"$OUT")" = 0 ]'
 expect_rc 3 g forward --stop "$id"
 
+# --jupyter: no server yet -> how to start one; then a recorded `jupyter server list --json`.
+expect_rc 3 g forward "$id" --jupyter
+check "no Jupyter: the command that starts one" '[[ $ERR == *"no Jupyter server runs"*"jupyter lab --no-browser"* ]]'
+cat >"$TMP/remote-bin/jupyter" <<JUP
+#!/bin/sh
+[ "\$*" = "server list --json" ] || exit 1
+echo '{"base_url": "/", "hostname": "localhost", "password": false, "pid": 4242, "port": $rport, "root_dir": "/root", "secure": false, "sock": "", "token": "0123abcdef", "url": "http://localhost:$rport/", "version": "2.14.2"}'
+JUP
+chmod +x "$TMP/remote-bin/jupyter"
+expect_ok g forward --background "$id" --jupyter
+url=$OUT
+check "the Jupyter URL carries its token" '[[ $url == http://127.0.0.1:*/?token=0123abcdef ]]'
+check "and answers" 'curl -sf "$url" | grep -q hello.txt'
+expect_ok g forward --stop all
+
 # A forward whose instance stops is ended and reported.
 expect_ok g forward --background "$id" "$rport:0"
 url=$OUT
