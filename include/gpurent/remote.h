@@ -39,6 +39,7 @@ struct remote_endpoint {
 	int port;		/* from the provider */
 	char user[32];		/* from the provider */
 	char identity[4096];	/* private key (config ssh.identity); "" lets ssh choose */
+	char config_file[4096];	/* ssh -F (config ssh.config); "": ssh's own */
 	char state_dir[4096];	/* known_hosts and the master sockets live here */
 	int connect_timeout;	/* seconds; 0: 15 */
 	bool proxy_only;	/* a shell-only proxy (RunPod's): no copies or forwards */

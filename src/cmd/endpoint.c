@@ -16,7 +16,7 @@ cmd_endpoint(struct cmd_ctx *c, const char *id, struct remote_endpoint *ep, stru
 	struct backend *b;
 	struct instance in;
 	struct config *cfg;
-	const char *identity;
+	const char *identity;	/* and then the ssh config file */
 
 	memset(ep, 0, sizeof(*ep));
 	if (session_config(c->s, &cfg, err) != GR_OK ||
@@ -40,6 +40,8 @@ cmd_endpoint(struct cmd_ctx *c, const char *id, struct remote_endpoint *ep, stru
 	identity = config_get(cfg, "ssh.identity");
 	if (identity != NULL)
 		strlcpy_(ep->identity, identity, sizeof(ep->identity));
+	if ((identity = config_get(cfg, "ssh.config")) != NULL)
+		strlcpy_(ep->config_file, identity, sizeof(ep->config_file));
 	strlcpy_(ep->state_dir, paths_state_dir(), sizeof(ep->state_dir));
 	return remote_endpoint_check(ep, err);
 }

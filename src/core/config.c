@@ -35,6 +35,7 @@ static const struct config_key keys[] = {
 	{ "runpod.disk", CK_INT, NULL, "RunPod container disk in GB when launch gives none" },
 	{ "runpod.image", CK_STRING, NULL, "RunPod image when launch gives none" },
 	{ "runpod.url", CK_STRING, NULL, "RunPod API address (scheme, host, port)" },
+	{ "ssh.config", CK_STRING, NULL, "ssh_config file passed to ssh -F instead of ~/.ssh/config" },
 	{ "ssh.identity", CK_STRING, NULL, "private key file passed to ssh -i" },
 	{ "vast.disk", CK_INT, NULL, "vast.ai disk in GB when launch gives none" },
 	{ "vast.image", CK_STRING, NULL, "vast.ai image when launch gives none" },

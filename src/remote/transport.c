@@ -167,22 +167,6 @@ ssh_option_path(struct remote_argv *a, const char *key, const char *path)
 	sb_release(&sb);
 }
 
-/* A path for -i: ssh expands '%' tokens in it. */
-static void
-token_escaped(struct remote_argv *a, const char *path)
-{
-	struct sb sb;
-
-	sb_init(&sb);
-	for (; *path != '\0'; path++) {
-		if (*path == '%')
-			sb_addc(&sb, '%');
-		sb_addc(&sb, *path);
-	}
-	remote_argv_add(a, sb.buf ? sb.buf : "");
-	sb_release(&sb);
-}
-
 enum gr_err
 remote_ssh_options(const struct remote_endpoint *ep, unsigned flags, struct remote_argv *out,
     struct gr_error *err)
@@ -196,11 +180,21 @@ remote_ssh_options(const struct remote_endpoint *ep, unsigned flags, struct remo
 		remote_argv_add(out, "-t");
 	if (flags & REMOTE_NO_TTY)
 		remote_argv_add(out, "-T");
+	if (ep->config_file[0] != '\0') {
+		remote_argv_add(out, "-F");
+		remote_argv_add(out, ep->config_file);
+	}
 	remote_argv_add(out, "-p");
 	remote_argv_addf(out, "%d", ep->port);
 	if (ep->identity[0] != '\0') {
-		remote_argv_add(out, "-i");
-		token_escaped(out, ep->identity);
+		/* -i checks the file before expanding '%' tokens: such a path goes by -o. */
+		if (strchr(ep->identity, '%') != NULL) {
+			remote_argv_add(out, "-o");
+			ssh_option_path(out, "IdentityFile", ep->identity);
+		} else {
+			remote_argv_add(out, "-i");
+			remote_argv_add(out, ep->identity);
+		}
 		/* Only this key: an agent full of others would exhaust the server's tries. */
 		remote_argv_add(out, "-o");
 		remote_argv_add(out, "IdentitiesOnly=yes");

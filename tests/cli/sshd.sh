@@ -59,6 +59,8 @@ CONF
 	GPURENT_SIM_SSH_USER=$(id -un)
 	export GPURENT_SIM_SSH_USER
 	"$GPURENT" config set ssh.identity "$TMP/ssh/user" >/dev/null || fail "config set ssh.identity"
+	# ssh reads ~/.ssh/config from the passwd entry, not $HOME: no user config at all.
+	"$GPURENT" config set ssh.config /dev/null >/dev/null || fail "config set ssh.config"
 }
 
 # Ask every master gpurent left in this test's state directory to exit.

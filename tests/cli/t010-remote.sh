@@ -55,6 +55,21 @@ check "a host starting with - is refused" '[[ $ERR == *"not a host name"* ]] && 
 GPURENT_SIM_SSH_HOST="\$(touch $TMP/pwned)" expect_rc 1 g cp "$TMP/ssh/user.pub" "$id:x"
 check "a host with \$(...) is refused by cp too" '[[ $ERR == *"not a host name"* ]] && [ ! -e "$TMP/pwned" ]'
 
+# A state directory whose path has a space, quotes, a % token and a $: the -o values, the
+# -i path and rsync's -e line must all carry it intact.
+odd="$TMP/st ate 'q' \"d\" %h \$x"
+mkdir -p "$odd"
+cp "$GPURENT_HOME/config" "$odd/config"
+cp "$GPURENT_HOME/state.db" "$odd/state.db"
+cp "$TMP/ssh/user" "$odd/key %d 'k'"
+GPURENT_HOME=$odd g config set ssh.identity "$odd/key %d 'k'" >/dev/null
+GPURENT_HOME=$odd expect_ok g ssh "$id" -- echo odd
+check "ssh with an odd state directory and key path" '[ "$OUT" = odd ] && [ -s "$odd/known_hosts" ] && [ -n "$(find "$odd/cm" -type s)" ]'
+echo payload >"$TMP/payload"
+GPURENT_HOME=$odd expect_ok g cp "$TMP/payload" "$id:$TMP/payload-copy"
+check "rsync -e carries the odd paths" 'cmp -s "$TMP/payload" "$TMP/payload-copy"'
+for s in "$odd"/cm/*; do ssh -o ControlPath="$s" -O exit x 2>/dev/null; done
+
 expect_ok g stop "$id" --wait --timeout 60
 expect_rc 1 g ssh "$id" -- true
 check "a stopped instance is named as such" '[[ $ERR == *"is stopped, not running"* ]]'
