@@ -111,8 +111,7 @@ cp_run(struct cmd_ctx *c, int argc, char **argv)
 		}
 		/* One look-up per instance, shared by every side on it. */
 		for (j = 0; j < i; j++)
-			if (sides[j].ep != NULL && strcmp(sides[j].id, s->id) == 0 &&
-			    sides[j].place.ep == sides[j].ep)
+			if (sides[j].ep != NULL && strcmp(sides[j].id, s->id) == 0)
 				break;
 		if (j < i) {
 			s->place.ep = sides[j].ep;

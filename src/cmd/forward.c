@@ -103,7 +103,7 @@ manage(struct cmd_ctx *c, const struct fwd_args *a)
 	struct remote_forward *v = NULL, *live;
 	struct state *st;
 	size_t n, nlive = 0, i, stopped = 0;
-	char why[64];
+	char why[64], log_path[4200];
 	const char *reason;
 	int rc;
 
@@ -125,6 +125,9 @@ manage(struct cmd_ctx *c, const struct fwd_args *a)
 		remote_forward_end(&v[i]);
 		if (remote_forward_forget(st, v[i].local_port, &err) != GR_OK)
 			break;
+		snprintf(log_path, sizeof(log_path), "%s/forward-%d.log", paths_state_dir(),
+		    v[i].local_port);
+		unlink(log_path);
 		if (strcmp(reason, "stopped") == 0)
 			cmd_warn("stopped the forward 127.0.0.1:%d -> %s port %d", v[i].local_port,
 			    v[i].instance_id, v[i].remote_port);
