@@ -55,6 +55,12 @@ check "a host starting with - is refused" '[[ $ERR == *"not a host name"* ]] && 
 GPURENT_SIM_SSH_HOST="\$(touch $TMP/pwned)" expect_rc 1 g cp "$TMP/ssh/user.pub" "$id:x"
 check "a host with \$(...) is refused by cp too" '[[ $ERR == *"not a host name"* ]] && [ ! -e "$TMP/pwned" ]'
 
+# RunPod's proxy carries shells only: copies and forwards say so, and how to get full ssh.
+GPURENT_SIM_SSH_HOST=ssh.runpod.io expect_rc 12 g cp "$TMP/ssh/user.pub" "$id:x"
+check "cp over the shell-only proxy is refused with the way out" '[[ $ERR == *"RunPod"*"ssh proxy"*"port 22"* ]]'
+GPURENT_SIM_SSH_HOST=ssh.runpod.io expect_rc 12 g forward "$id" 8888
+check "forward too" '[[ $ERR == *"RunPod"*"ssh proxy"* ]]'
+
 # A state directory whose path has a space, quotes, a % token and a $: the -o values, the
 # -i path and rsync's -e line must all carry it intact.
 odd="$TMP/st ate 'q' \"d\" %h \$x"
