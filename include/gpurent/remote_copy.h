@@ -5,7 +5,8 @@
  * inside rsync's protocol (--protect-args), modes, mtimes and links kept, files sent whole;
  * an interrupted file is kept in a .gpurent-partial directory next to its destination, and
  * with resume set rsync's delta transfer uses it (or an older destination file) as the
- * basis, so only what is missing travels. Between two instances: tar on each side,
+ * basis, so only what is missing travels. When the instance turns out to have no rsync,
+ * scp in its SFTP mode copies instead (no excludes, no resume). Between two instances: tar on each side,
  * joined by a pipe through this machine (no temporary copy here); the paths reach fixed
  * sh -c scripts as quoted positional parameters.
  *
@@ -29,6 +30,7 @@ struct remote_copy_opts {
 	const char *const *excludes;	/* patterns, rsync/tar --exclude syntax */
 	size_t n_excludes;
 	const char *bwlimit;		/* rsync --bwlimit value, NULL: none */
+	const char *rsync_path;		/* rsync on the instance (config ssh.rsync_path) */
 };
 
 /* One side of a copy: a local path (ep NULL) or a path on an instance (relative: to home). */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpurent/config.h"
 #include "gpurent/remote_copy.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -89,6 +90,7 @@ cp_run(struct cmd_ctx *c, int argc, char **argv)
 	struct cp_args a;
 	struct side *sides;
 	struct remote_place *batch;
+	struct config *cfg;
 	size_t nsrc, i, j, nb;
 	int n, rc = 0;
 
@@ -133,6 +135,11 @@ cp_run(struct cmd_ctx *c, int argc, char **argv)
 			goto out;
 		}
 	a.o.progress = isatty(STDERR_FILENO) && !c->in_shell;
+	if (session_config(c->s, &cfg, &err) != GR_OK) {
+		rc = cmd_error(c, &err);
+		goto out;
+	}
+	a.o.rsync_path = config_get(cfg, "ssh.rsync_path");
 	a.o.stats = c->s->verbose > 0;
 	/* Runs of sources that one rsync can take (all local, or all on one instance and the
 	 * destination here) go together; a source on an instance bound for an instance is
@@ -172,7 +179,8 @@ const struct command cmd_cp = {
 	    "directory; --resume then sends only what the destination lacks. As with rsync,\n"
 	    "a source directory ending in '/' copies what it holds. Files that already match\n"
 	    "in size and time are skipped. Between two instances, tar streams through this\n"
-	    "machine without a copy here. Progress shows on stderr on a terminal; -v adds\n"
+	    "machine without a copy here. An instance without rsync gets scp (SFTP) instead,\n"
+	    "without --exclude or --resume. Progress shows on stderr on a terminal; -v adds\n"
 	    "rsync's statistics. Exit status: 0, 1 when the copy failed, 130 when\n"
 	    "interrupted, 255 when a connection failed.",
 	.opts = opts,

@@ -37,6 +37,7 @@ static const struct config_key keys[] = {
 	{ "runpod.url", CK_STRING, NULL, "RunPod API address (scheme, host, port)" },
 	{ "ssh.config", CK_STRING, NULL, "ssh_config file passed to ssh -F instead of ~/.ssh/config" },
 	{ "ssh.identity", CK_STRING, NULL, "private key file passed to ssh -i" },
+	{ "ssh.rsync_path", CK_STRING, NULL, "rsync on the instances, when not 'rsync' in PATH" },
 	{ "vast.disk", CK_INT, NULL, "vast.ai disk in GB when launch gives none" },
 	{ "vast.image", CK_STRING, NULL, "vast.ai image when launch gives none" },
 	{ "vast.limit", CK_INT, NULL, "most offers one vast.ai search asks for" },

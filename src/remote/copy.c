@@ -58,6 +58,73 @@ rsync_status(int rc, struct gr_error *err)
 	}
 }
 
+/* Whether the instance has the rsync that o names (asked only after rsync failed). */
+static bool
+rsync_on(const struct remote_endpoint *ep, const struct remote_copy_opts *o)
+{
+	const char *words[] = { "command", "-v", o->rsync_path ? o->rsync_path : "rsync" };
+	struct gr_error e = { 0 };
+	struct sb out;
+	int rc;
+
+	sb_init(&out);
+	rc = remote_capture(ep, words, 3, &out, 4096, &e);
+	sb_release(&out);
+	return rc != 1 && rc != 127;
+}
+
+/*
+ * The fallback for an instance without rsync: scp in its SFTP mode (-s), so names never
+ * pass through the remote shell. It cannot exclude or resume, and copies whole files.
+ */
+static int
+copy_scp(const struct remote_place *src, size_t n, const struct remote_place *dst,
+    const struct remote_copy_opts *o, struct gr_error *err)
+{
+	const struct remote_endpoint *ep = dst->ep != NULL ? dst->ep : src[0].ep;
+	struct remote_argv ssh, a;
+	size_t i;
+	int rc;
+
+	if (o->n_excludes > 0 || o->resume)
+		return gr_fail(err, GR_EUNSUPPORTED, "%s has no rsync: --exclude and --resume "
+		    "need it there (install rsync on the instance)", ep->name), 1;
+	fprintf(stderr, "gpurent: %s has no rsync; copying with scp\n", ep->name);
+	remote_argv_init(&ssh);
+	if (remote_ssh_options(ep, 0, &ssh, err) != GR_OK) {
+		remote_argv_release(&ssh);
+		return REMOTE_EXIT_CONN;
+	}
+	remote_argv_init(&a);
+	remote_argv_add(&a, "scp");
+	remote_argv_add(&a, "-s");
+	remote_argv_add(&a, "-p");
+	if (o->recursive)
+		remote_argv_add(&a, "-r");
+	if (!o->progress)
+		remote_argv_add(&a, "-q");
+	/* ssh's options, but scp spells the port -P. */
+	for (i = 1; i < ssh.n; i++)
+		remote_argv_add(&a, strcmp(ssh.v[i], "-p") == 0 ? "-P" : ssh.v[i]);
+	remote_argv_release(&ssh);
+	remote_argv_add(&a, "--");
+	for (i = 0; i < n; i++)
+		add_place(&a, &src[i]);
+	add_place(&a, dst);
+	rc = remote_spawn_wait(a.v, -1, err);
+	remote_argv_release(&a);
+	if (err->code != GR_OK)
+		return 127;
+	if (rc == 0)
+		return 0;
+	if (rc == 128 + 2 || rc == 128 + 15)
+		return gr_fail(err, GR_EINTERRUPTED, "copy interrupted"), 130;
+	if (rc == REMOTE_EXIT_CONN)
+		return gr_fail(err, GR_EUNAVAIL, "scp to %s failed: the connection, or the "
+		    "instance's sftp server", ep->name), REMOTE_EXIT_CONN;
+	return gr_fail(err, GR_EFAIL, "scp failed (exit %d)", rc), 1;
+}
+
 /* rsync only warns about a directory it skips; a copy that leaves one out has failed. */
 static int
 refuse_directories(const struct remote_place *src, size_t n, struct gr_error *err)
@@ -139,6 +206,8 @@ remote_copy_rsync(const struct remote_place *src, size_t n, const struct remote_
 		remote_argv_addf(&a, "--exclude=%s", o->excludes[i]);
 	if (o->bwlimit != NULL)
 		remote_argv_addf(&a, "--bwlimit=%s", o->bwlimit);
+	if (o->rsync_path != NULL)
+		remote_argv_addf(&a, "--rsync-path=%s", o->rsync_path);
 	if (o->progress)
 		remote_argv_add(&a, "--info=progress2");
 	if (o->stats)
@@ -155,6 +224,8 @@ remote_copy_rsync(const struct remote_place *src, size_t n, const struct remote_
 	remote_argv_release(&a);
 	if (err->code != GR_OK)
 		return 127;
+	if (rc != 0 && rc != 20 && rc < 128 && !rsync_on(ep, o))
+		return copy_scp(src, n, dst, o, err);
 	return rsync_status(rc, err);
 }
 

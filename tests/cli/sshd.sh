@@ -40,6 +40,7 @@ StrictModes no
 UsePAM no
 PidFile $TMP/ssh/sshd.pid
 MaxStartups 50
+Subsystem sftp internal-sftp
 SetEnv PATH=$TMP/remote-bin:/usr/local/bin:/usr/bin:/bin
 MaxSessions 50
 PrintMotd no

@@ -97,6 +97,24 @@ check "a tree streamed between instances" '[ "$(sums "$remote/b/t2")" = "$(sums 
 check "modes kept between instances" '[ "$(stat -c %a "$remote/b/t2/plain.txt")" = 751 ]'
 check "still nothing ran" '[ -z "$(find "$TMP" / -maxdepth 1 -name PWNED 2>/dev/null)" ] && [ ! -e /root/PWNED ]'
 
+# An instance without rsync (here: rsync configured where there is none): scp over SFTP,
+# still byte for byte, still running nothing; --resume and --exclude say they need rsync.
+g config set ssh.rsync_path /nonexistent/rsync >/dev/null
+mkdir -p "$remote/scp"
+cd "$src"
+expect_ok g cp -- "${nasty[@]}" "$a:$remote/scp/"
+cd - >/dev/null
+check "no rsync: scp is said" '[[ $ERR == *"has no rsync; copying with scp"* ]]'
+check "no rsync: the nasty names byte for byte" 'same "$src" "$remote/scp" "${nasty[@]}"'
+check "mode and time kept by scp" '[ "$(stat -c %Y "$remote/scp/-leading-dash")" = "$(stat -c %Y "$src/-leading-dash")" ]'
+mkdir "$TMP/scp-down"
+expect_ok g cp -r "$a:$remote/tree/sub dir" "$TMP/scp-down"
+check "no rsync: a tree down" 'same "$src/sub dir/-deeper" "$TMP/scp-down/sub dir/-deeper" "${nasty[@]}"'
+expect_rc 1 g cp --resume "$src/plain.txt" "$a:$remote/scp/"
+check "--resume needs rsync there" '[[ $ERR == *"need it there"* ]]'
+g config unset ssh.rsync_path >/dev/null
+check "still nothing ran" '[ ! -e /root/PWNED ] && [ ! -e "$src/PWNED" ] && [ ! -e PWNED ]'
+
 expect_rc 2 g cp "$src/plain.txt" "$TMP/elsewhere"
 check "local to local is a usage error" '[[ $ERR == *"is on an instance"* ]]'
 expect_ok g stop "$b" --wait --timeout 60
