@@ -154,12 +154,15 @@ socket_path(void **state)
 	(void)state;
 	dir = strdup("/tmp/gpurent-test-remote-XXXXXX");
 	assert_non_null(mkdtemp(dir));
+	/* The fallback directory goes under TMPDIR: this test's own. */
+	setenv("TMPDIR", dir, 1);
 	endpoint(&ep, "127.0.0.1", "root", 22);
 	snprintf(ep.state_dir, sizeof(ep.state_dir), "%s/%s", dir,
 	    "a-state-directory-far-too-deep-for-a-unix-socket-path-of-104-bytes-at-most");
 	assert_int_equal(remote_control_path(&ep, path, sizeof(path), &err), GR_OK);
 	assert_true(strlen(path) + 17 < 104);
 	assert_null(strstr(path, "far-too-deep"));
+	assert_ptr_equal(strstr(path, dir), path);
 	snprintf(ep.state_dir, sizeof(ep.state_dir), "%s", dir);
 	assert_int_equal(remote_control_path(&ep, path, sizeof(path), &err), GR_OK);
 	assert_ptr_equal(strstr(path, dir), path);
