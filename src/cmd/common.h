@@ -6,6 +6,7 @@
 
 #include "gpurent/backend.h"
 #include "gpurent/cmd.h"
+#include "gpurent/remote.h"
 #include "gpurent/session.h"
 
 /* Print the output or report the write error; returns the exit status to use. */
@@ -28,5 +29,15 @@ int for_each_id(struct cmd_ctx *c, int argc, char **argv, id_op op, void *data);
 
 /* An option handler for commands that have only the global options. */
 int cmd_noopt(struct cmd_ctx *c, int id, const char *arg, void *data);
+
+/*
+ * Where ssh listens on instance id, with the identity from config and the state directory:
+ * a clear error when the id is unknown, not running, has no endpoint yet, or its provider
+ * gave fields that must not reach ssh.
+ */
+enum gr_err cmd_endpoint(struct cmd_ctx *c, const char *id, struct remote_endpoint *ep,
+    struct gr_error *err);
+/* Refuse file copies and forwards over a shell-only proxy, saying how to get full ssh. */
+enum gr_err cmd_endpoint_full(const struct remote_endpoint *ep, struct gr_error *err);
 
 #endif

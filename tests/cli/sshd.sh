@@ -1,0 +1,74 @@
+# sshd.sh - a real OpenSSH server on loopback for the remote tests: source after lib.sh.
+#
+#   start_sshd          start sshd as the current user on a free port with a throwaway host
+#                       key and an authorized key ($TMP/ssh/user); points the simulator's
+#                       instances at it and sets ssh.identity. Sets SSHD_PORT.
+#                       Commands on the "instance" find $TMP/remote-bin first in PATH, for
+#                       stand-ins of the tools a rented machine has (jupyter).
+#
+# HOME moves to $TMP so that neither ssh nor rsync read the user's ~/.ssh. The masters that
+# gpurent leaves running (ControlPersist) are closed by the cleanup, then sshd is killed.
+start_sshd() {
+	local sshd i
+	sshd=$(command -v sshd || echo /usr/sbin/sshd)
+	if [ ! -x "$sshd" ] || ! command -v ssh-keygen >/dev/null; then
+		echo "not ok $TEST_NAME: no sshd (install openssh-server)" >&2
+		exit 1
+	fi
+	export HOME="$TMP/userhome"
+	mkdir -p "$HOME" "$TMP/ssh" "$TMP/remote-bin"
+	ssh-keygen -q -t ed25519 -N '' -f "$TMP/ssh/host" >/dev/null
+	ssh-keygen -q -t ed25519 -N '' -f "$TMP/ssh/user" >/dev/null
+	cp "$TMP/ssh/user.pub" "$TMP/ssh/authorized_keys"
+	chmod 600 "$TMP/ssh/authorized_keys"
+	# Privilege separation needs its directory when sshd runs as root.
+	[ "$(id -u)" = 0 ] && mkdir -p /run/sshd
+	for ((i = 0; i < 20; i++)); do
+		SSHD_PORT=$((20000 + RANDOM % 20000))
+		(exec 3<>"/dev/tcp/127.0.0.1/$SSHD_PORT") 2>/dev/null || break
+	done
+	cat >"$TMP/ssh/sshd_config" <<CONF
+ListenAddress 127.0.0.1
+Port $SSHD_PORT
+HostKey $TMP/ssh/host
+AuthorizedKeysFile $TMP/ssh/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PubkeyAuthentication yes
+AllowTcpForwarding yes
+StrictModes no
+UsePAM no
+PidFile $TMP/ssh/sshd.pid
+MaxStartups 50
+Subsystem sftp internal-sftp
+SetEnv PATH=$TMP/remote-bin:/usr/local/bin:/usr/bin:/bin
+MaxSessions 50
+PrintMotd no
+PrintLastLog no
+PermitUserRC no
+UseDNS no
+X11Forwarding no
+CONF
+	"$sshd" -D -e -f "$TMP/ssh/sshd_config" 2>"$TMP/ssh/sshd.log" &
+	SSHD_PID=$!
+	CLEANUP_HOOKS+=("close_masters; kill $SSHD_PID 2>/dev/null; wait $SSHD_PID 2>/dev/null")
+	for ((i = 0; i < 50; i++)); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$SSHD_PORT") 2>/dev/null && break
+		sleep 0.1
+	done
+	export GPURENT_SIM_SSH_HOST=127.0.0.1 GPURENT_SIM_SSH_PORT=$SSHD_PORT
+	GPURENT_SIM_SSH_USER=$(id -un)
+	export GPURENT_SIM_SSH_USER
+	"$GPURENT" config set ssh.identity "$TMP/ssh/user" >/dev/null || fail "config set ssh.identity"
+	# ssh reads ~/.ssh/config from the passwd entry, not $HOME: no user config at all.
+	"$GPURENT" config set ssh.config /dev/null >/dev/null || fail "config set ssh.config"
+}
+
+# Ask every master gpurent left in this test's state directory to exit.
+close_masters() {
+	local s
+	for s in "$GPURENT_HOME"/cm/*; do
+		[ -S "$s" ] && ssh -o ControlPath="$s" -O exit gpurent-test 2>/dev/null
+	done
+	return 0
+}
