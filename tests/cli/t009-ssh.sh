@@ -6,7 +6,7 @@ export GPURENT_SIM_SPEED=200
 
 SSHD=$(command -v sshd || echo /usr/sbin/sshd)
 if [ ! -x "$SSHD" ] || ! command -v ssh-keygen >/dev/null; then
-	echo "ok $TEST_NAME # SKIP no sshd"
+	echo "# SKIP $TEST_NAME: no sshd or ssh-keygen"
 	exit 77
 fi
 mkdir -p "$TMP/ssh"
