@@ -233,6 +233,16 @@ bk_now(void)
 }
 
 void
+bk_stamp_samples(struct sample_list *l, size_t from, int64_t now)
+{
+	size_t i;
+
+	for (i = from; i < l->n; i++)
+		if (l->v[i].at == 0)
+			l->v[i].at = now;
+}
+
+void
 bk_sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
