@@ -91,7 +91,7 @@ run_ops runpod 80
 serve_pair lambda 9
 run_ops lambda 80
 
-# Launches alone, against servers with one kind of fault in a quarter of requests: each way a
+# Launches alone, against servers with one kind of fault in 2 of 5 requests: each way a
 # launch can end unclearly (5xx after acting, a dropped connection, a cut or malformed 2xx
 # body) comes up, not only by luck of the mixed run above.
 start_serve vast --api-key k
@@ -101,7 +101,7 @@ mapfile -t offers < <(GPURENT_VAST_URL=$CLEAN_URL g --provider vast -o ids offer
 check "24 offers for the launches" '[ ${#offers[@]} -eq 24 ]'
 n=0
 for fault in 5xx drop truncate malformed; do
-	start_serve vast --api-key k "--fail-$fault" 25 --retry-after 0 --fault-seed 11
+	start_serve vast --api-key k "--fail-$fault" 40 --retry-after 0 --fault-seed 11
 	use_provider vast k
 	for ((i = 0; i < 6; i++, n++)); do
 		launch_checked vast "${offers[n]}" "b$fault$i"
@@ -119,11 +119,11 @@ nlaunchf=$(awk '$2 ~ /^f/ && $3 != 0' "$TMP/launches" | wc -l)
 nburst=$(awk '$2 ~ /^b/' "$TMP/launches" | wc -l)
 nburstok=$(awk '$2 ~ /^b/ && $3 == 0' "$TMP/launches" | wc -l)
 echo "# $((120 + 80 + 80)) operations, $nf failed visibly ($nread reads)," \
-	"$nl launches, $nlaunchf reported failed; $nburstok of $nburst launches under 25% faults" \
+	"$nl launches, $nlaunchf reported failed; $nburstok of $nburst launches under 40% faults" \
 	"succeeded; $nu launches in all with outcome unknown" >&2
 check "some faults surfaced" '[ "$nf" -gt 0 ]'
 check "at least 30 launches were tried in the mixed run" '[ "$nl" -ge 30 ]'
-check "most launches under 25% faults still succeed" '[ $((nburstok * 2)) -gt "$nburst" ]'
+check "most launches under 40% faults still succeed" '[ $((nburstok * 2)) -gt "$nburst" ]'
 check "reads failed at most 1 time in 10 (of 175)" '[ "$nread" -le 17 ]'
 check "all operations failed at most 1 time in 6 (of 280)" '[ "$nf" -le 46 ]'
 check "launches failed at most 1 time in 3" '[ $((nlaunchf * 3)) -le "$nl" ]'
