@@ -1,7 +1,9 @@
 #!/bin/bash
 # Fault injection: a long run of operations against servers that fail 20% of requests
 # (429 with Retry-After, 5xx before and after acting, dropped connections, truncated and
-# malformed bodies). No crash, no double launch, every failure a non-zero exit with a message.
+# malformed bodies), then launches alone against one kind of fault at a time. No crash, every
+# failure a non-zero exit with a message, and every launch checked at the provider at once:
+# no double launch, and none reported failed that left an instance billing.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve.sh"
 
