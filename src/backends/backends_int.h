@@ -87,6 +87,9 @@ enum gr_err bk_launch_run(const struct bk_launch *l, struct instance *out, bool 
 
 /* Wall-clock UTC seconds. */
 int64_t bk_now(void);
+/* Gives the samples from index `from` on that carry no time (the provider's reply had none)
+ * the time they were fetched, so that none is shown as taken at the epoch. */
+void bk_stamp_samples(struct sample_list *l, size_t from, int64_t now);
 /* Sleep ms milliseconds (used between launch look-ups). */
 void bk_sleep_ms(long ms);
 

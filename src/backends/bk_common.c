@@ -255,6 +255,16 @@ bk_now(void)
 }
 
 void
+bk_stamp_samples(struct sample_list *l, size_t from, int64_t now)
+{
+	size_t i;
+
+	for (i = from; i < l->n; i++)
+		if (l->v[i].at == 0)
+			l->v[i].at = now;
+}
+
+void
 bk_sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -287,12 +297,22 @@ bk_launch_run(const struct bk_launch *l, struct instance *out, bool *found_out,
 			continue;
 		}
 		if (!unclear) {
-			if (e != GR_OK)
+			if (e != GR_OK) {
 				e = gr_fail(err, terr.code, "%s", terr.msg);
-			else
-				e = l->accept(l->ctx, &rs, err);
-			http_response_release(&rs);
-			return e;
+				http_response_release(&rs);
+				return e;
+			}
+			e = l->accept(l->ctx, &rs, &terr);
+			/* A success status whose reply cannot be read (malformed, cut short:
+			 * GR_EUNAVAIL, unlike a refusal) likely means the provider acted; failing
+			 * here would leave a billing instance behind, so look as for a 5xx. */
+			unclear = e == GR_EUNAVAIL && rs.status >= 200 && rs.status < 300;
+			if (!unclear) {
+				if (e != GR_OK)
+					e = gr_fail(err, terr.code, "%s", terr.msg);
+				http_response_release(&rs);
+				return e;
+			}
 		}
 		http_response_release(&rs);
 		/* Unclear: did it happen? Look before doing anything else. */

@@ -526,6 +526,7 @@ runpod_metrics(struct backend *b, const char *id, struct sample_list *out, struc
 	const char *l;
 	char *q;
 	enum gr_err e;
+	size_t from;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
@@ -533,11 +534,14 @@ runpod_metrics(struct backend *b, const char *id, struct sample_list *out, struc
 		return GR_ENOTFOUND;
 	q = doc1("query Metrics($podId: String!) { pod(input: {podId: $podId}) { id runtime { "
 	    "gpus { id gpuUtilPercent memoryUtilPercent } } } }", "podId", l);
+	from = out->n;
 	e = gql(b, q, true, &rs, err);
 	free(q);
 	if (e == GR_OK)
 		e = runpod_parse_metrics(rs.body, rs.len, id, out, err);
 	http_response_release(&rs);
+	/* RunPod's runtime figures carry no time: they are as of now. */
+	bk_stamp_samples(out, from, bk_now());
 	return e;
 }
 

@@ -838,6 +838,7 @@ vast_metrics(struct backend *b, const char *id, struct sample_list *out, struct 
 	char path[96], *url;
 	const char *l;
 	enum gr_err e;
+	size_t from = out->n;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
@@ -853,6 +854,8 @@ vast_metrics(struct backend *b, const char *id, struct sample_list *out, struct 
 	if (e == GR_OK)
 		e = vast_parse_metrics(rs.body, rs.len, out, err);
 	http_response_release(&rs);
+	/* vast's instance record carries its GPU figures without a time: they are as of now. */
+	bk_stamp_samples(out, from, bk_now());
 	return e;
 }
 

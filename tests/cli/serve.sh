@@ -2,20 +2,23 @@
 #
 #   start_serve DIALECT [OPTIONS...]   start a server on a free port; sets SERVE_URL
 #   use_provider NAME KEY              point GPURENT_<NAME>_URL/_API_KEY at it
+SERVE_COUNT=0
 start_serve() {
-	local dialect=$1 i pid
+	local dialect=$1 i pid log
 	shift
-	"$GPURENT" sim serve --dialect "$dialect" --port 0 "$@" >"$TMP/serve-$dialect.out" \
-	    2>"$TMP/serve-$dialect.err" &
+	# One log pair per server: two servers of one dialect must not share (and truncate) a file.
+	SERVE_COUNT=$((SERVE_COUNT + 1))
+	log="$TMP/serve-$dialect-$SERVE_COUNT"
+	"$GPURENT" sim serve --dialect "$dialect" --port 0 "$@" >"$log.out" 2>"$log.err" &
 	pid=$!
 	CLEANUP_HOOKS+=("kill $pid 2>/dev/null; wait $pid 2>/dev/null")
 	for ((i = 0; i < 100; i++)); do
-		SERVE_URL=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$TMP/serve-$dialect.out")
+		SERVE_URL=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$log.out")
 		[ -n "$SERVE_URL" ] && return 0
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	cat "$TMP/serve-$dialect.err" >&2
+	cat "$log.err" >&2
 	fail "sim serve --dialect $dialect did not start"
 }
 

@@ -53,11 +53,24 @@ rm "$GPURENT_HOME/config"
 expect_ok g ls -o ids
 check "instance survived the bad config" '[ "$OUT" = "$id" ]'
 
-# An unwritable state directory is a clear error.
-if [ "$(id -u)" != 0 ]; then
-	chmod 500 "$GPURENT_HOME"
-	expect_rc 1 env GPURENT_HOME="$GPURENT_HOME/sub" "$GPURENT" ls
-	chmod 700 "$GPURENT_HOME"
+# An unwritable state directory is a clear error. Root may write anywhere, so as root the
+# command runs as nobody (setpriv); without a way to drop privileges this check is skipped,
+# and the test says so at the end instead of passing.
+unwritable_skipped=
+mkdir "$TMP/ro"
+chmod 555 "$TMP/ro"
+as_user=()
+if [ "$(id -u)" = 0 ]; then
+	if command -v setpriv >/dev/null; then
+		as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		chmod 711 "$TMP"
+	else
+		unwritable_skipped="running as root and setpriv is missing"
+	fi
+fi
+if [ -z "$unwritable_skipped" ]; then
+	expect_rc 1 "${as_user[@]+"${as_user[@]}"}" env GPURENT_HOME="$TMP/ro/sub" "$GPURENT" ls
+	check "unwritable state dir named" '[[ $ERR == *"$TMP/ro/sub"* ]]'
 fi
 echo x >"$TMP/file"
 expect_rc 1 env GPURENT_HOME="$TMP/file/home" "$GPURENT" ls
@@ -67,6 +80,15 @@ check "state dir error is clear" '[[ $ERR == *"cannot create directory"* || $ERR
 expect_rc 1 bash -c '"$GPURENT" offers -o json >/dev/full'
 check "write failure reported" '[[ $ERR == *"write failure"* ]]'
 # A closed pipe is not an error message, but never a silent success with half the output.
-g offers -o json | head -c 10 >/dev/null
-check "closed pipe handled" 'true'
+# The JSON is well over a pipe buffer (64 kB), so the reader is gone before the writer ends.
+g offers -o json 2>"$TMP/pipe-stderr" | head -c 10 >/dev/null
+pipe_rc=${PIPESTATUS[0]}
+CHECKS=$((CHECKS + 1))
+[ "$pipe_rc" -eq 1 ] || fail "offers into a closed pipe exited $pipe_rc, expected 1"
+check "closed pipe prints no error" '[ ! -s "$TMP/pipe-stderr" ]'
+
+if [ -n "$unwritable_skipped" ]; then
+	echo "# SKIP unwritable state directory: $unwritable_skipped ($CHECKS other checks passed)"
+	exit 77
+fi
 pass

@@ -6,7 +6,7 @@
 
 CLIENTS=$SRCDIR/tests/clients
 if ! command -v node >/dev/null || [ ! -d "$CLIENTS/node_modules/lambda-cloud-node-api" ]; then
-	echo "ok $TEST_NAME # SKIP node or lambda-cloud-node-api not installed"
+	echo "# SKIP $TEST_NAME: node or lambda-cloud-node-api not installed (.ci/run installs them)"
 	exit 77
 fi
 start_serve lambda --api-key client-key

@@ -11,6 +11,7 @@ wait_for '^  sim:o-' 50 || fail "no offers: $(screen)"
 all=$(row 1 | sed -n 's/.* of \([0-9]*\) offers.*/\1/p')
 [ -n "$all" ] && [ "$all" -gt 50 ] && ok "$all offers" || fail "count: $(row 1)"
 prices 20 | sorted && ok "cheapest first by default" || fail "default order: $(prices 20)"
+cheapest=$(prices 1)
 
 keys /
 wait_for '^/ *$' 20 && ok "/ opens the filter line" || fail "filter line: $(row 38)"
@@ -51,9 +52,17 @@ row 2 | grep -q '\$/GPU-H▲' && ok "the header marks the sort column" || fail "
 keys '<' i
 wait_for 'sorted by \$/H, descending' 20 && ok "< and i: price, descending" || fail "desc: $(row 38)"
 prices 20 | sort -c -g -r && ok "most expensive first" || fail "order: $(prices 20)"
+# G selects the last row (the cheapest, in this order) and scrolls it into view. The selected
+# row is the one drawn in reverse video.
+first=$(row 3 | awk '{print $1}')
+selected() { tm capture-pane -e -p -t ui | grep $'\e\[7m  sim:o-' | sed 's/\x1b\[[0-9;]*m//g'; }
 keys G
-sleep 0.3
-screen | grep -q '^  sim:o-' && ok "G jumps to the end" || fail "G: $(screen)"
+wait_gone "^  $first " 20 && ok "G scrolls away from the top" || fail "G did not scroll: $(screen)"
+sel=$(selected)
+[ "$sel" = "$(screen | grep '^  sim:o-' | tail -n 1)" ] && ok "the selection is on the last row shown" ||
+	fail "G: selected '$sel', last row '$(screen | grep '^  sim:o-' | tail -n 1)'"
+[[ $sel == *" \$$cheapest "* ]] && ok "G jumps to the end: the cheapest offer, \$$cheapest" ||
+	fail "G: selected '$sel', expected the \$$cheapest offer"
 keys q
 wait_for 'DASH-EXIT-0' 50 || fail "quit: $(screen)"
 finish

@@ -308,7 +308,16 @@ test_grid(void **state)
 	ui_grid_rebuild(&g, o, 4, sizeof(*o), under_one_dollar, NULL);
 	assert_int_equal(g.n_order, 3);
 	assert_string_equal(((const struct offer *)ui_grid_selected(&g))->id, "sim:o-4");
-	assert_false(ui_grid_move(&g, -10) && false);
+	/* A long move clamps to the first row, which counts as a move; at the top nothing moves. */
+	assert_true(ui_grid_move(&g, -10));
+	assert_int_equal(g.sel, 0);
+	assert_string_equal(g.sel_id, "sim:o-1");
+	assert_false(ui_grid_move(&g, -1));
+	assert_true(ui_grid_move(&g, 10));
+	assert_int_equal(g.sel, 2);
+	assert_string_equal(g.sel_id, "sim:o-2");
+	assert_false(ui_grid_move(&g, 1));
+	assert_true(ui_grid_move(&g, -10));
 	assert_int_equal(g.sel, 0);
 	ui_grid_rebuild(&g, o, 0, sizeof(*o), NULL, NULL);
 	assert_null(ui_grid_selected(&g));
