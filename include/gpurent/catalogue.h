@@ -1,6 +1,6 @@
 /*
  * catalogue.h - the GPUs gpurent knows, from ../shared/gpu-catalogue.md and
- * ../shared/providers/accelerators.md (doc/catalogue.md says where each figure comes from).
+ * ../shared/providers/accelerators.md (the comments in src/core/catalogue.c cite each row).
  *
  * Each model has one canonical id ("H100-SXM-80GB"), a family ("H100") and aliases.
  * A model a provider names in a way we do not know is NULL, never a guess: such a GPU is

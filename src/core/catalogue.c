@@ -1,6 +1,6 @@
 /*
  * The GPU catalogue, transcribed from ../shared/gpu-catalogue.md (sections 1 and 2a) and
- * ../shared/providers/accelerators.md; doc/catalogue.md lists each model's source.
+ * ../shared/providers/accelerators.md; the comment above each group of rows cites its source.
  * Tensor figures are dense, times ten. A figure our sources do not hold (or hold only as an
  * unconfirmed "?" or a third-party estimate) is 0: unknown, never made up.
  */
