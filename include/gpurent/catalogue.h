@@ -21,12 +21,17 @@ struct gpu_model {
 	const char *name;	/* short display name, "H100 SXM" */
 	int vram_gb;		/* per GPU, decimal GB as sold */
 	int bw_gbs;		/* memory bandwidth GB/s */
-	int bf16_tflops_x10;	/* dense BF16 (FP16 where there is no BF16) x10: the figure
-				   price per TFLOP divides by */
+	int bf16_tflops_x10;	/* dense BF16 x10; 0 also where the GPU has no BF16 (V100) */
 	int fp16_tflops_x10;	/* dense FP16 with FP32 accumulate, x10 */
 	int tdp_w;
 	const char *aliases;	/* space-separated extra names, matched like the id */
 };
+
+/*
+ * The tensor figure that price per TFLOP and the tflops filter use: dense BF16, or FP16 for
+ * a GPU without BF16; 0 when unknown (or m is NULL), and then nothing is divided by it.
+ */
+int catalogue_tensor_tflops_x10(const struct gpu_model *m);
 
 /* All models, in catalogue order; *n receives the count. */
 const struct gpu_model *catalogue_all(size_t *n);

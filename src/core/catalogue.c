@@ -1,7 +1,7 @@
 /*
  * The GPU catalogue, transcribed from ../shared/gpu-catalogue.md (sections 1 and 2a) and
  * ../shared/providers/accelerators.md; the comment above each group of rows cites its source.
- * Tensor figures are dense, times ten. A figure our sources do not hold (or hold only as an
+ * Tensor figures are dense, times ten; BF16 is 0 where the GPU has none. A figure our sources do not hold (or hold only as an
  * unconfirmed "?" or a third-party estimate) is 0: unknown, never made up.
  */
 #include <ctype.h>
@@ -35,11 +35,11 @@ static const struct gpu_model models[] = {
 	/* A10G: NVIDIA publishes no datasheet; only memory is solid (section 4). */
 	{ "A10G-24GB", "A10G", "NVIDIA", "A10G", 24, 600, 0, 0, 0, "" },
 	{ "A16-16GB", "A16", "NVIDIA", "A16", 16, 200, 179, 179, 63, "" },
-	/* Volta and Turing have no BF16: the tensor figure is FP16's. */
-	{ "V100-SXM2-32GB", "V100", "NVIDIA", "V100 SXM2 32GB", 32, 900, 1250, 1250, 300, "v100-32gb" },
-	{ "V100-SXM2-16GB", "V100", "NVIDIA", "V100 SXM2 16GB", 16, 900, 1250, 1250, 300, "v100-16gb" },
-	{ "V100-PCIE-16GB", "V100", "NVIDIA", "V100 PCIe 16GB", 16, 900, 1120, 1120, 250, "v100-16gb" },
-	{ "T4-16GB", "T4", "NVIDIA", "T4", 16, 320, 650, 650, 70, "tesla-t4" },
+	/* Volta and Turing have no BF16 (price per TFLOP uses their FP16). */
+	{ "V100-SXM2-32GB", "V100", "NVIDIA", "V100 SXM2 32GB", 32, 900, 0, 1250, 300, "v100-32gb" },
+	{ "V100-SXM2-16GB", "V100", "NVIDIA", "V100 SXM2 16GB", 16, 900, 0, 1250, 300, "v100-16gb" },
+	{ "V100-PCIE-16GB", "V100", "NVIDIA", "V100 PCIe 16GB", 16, 900, 0, 1120, 250, "v100-16gb" },
+	{ "T4-16GB", "T4", "NVIDIA", "T4", 16, 320, 0, 650, 70, "tesla-t4" },
 	/* B300: RunPod lists it with 288 GB (gpu-catalogue.md 2b); no other figure in our sources. */
 	{ "B300-SXM-288GB", "B300", "NVIDIA", "B300", 288, 0, 0, 0, 0, "b300-sxm6" },
 	/* NVIDIA's China-market parts: named in accelerators work and ppio.md, no figures. */
@@ -54,7 +54,7 @@ static const struct gpu_model models[] = {
 	{ "RTXA6000-48GB", "RTXA6000", "NVIDIA", "RTX A6000", 48, 768, 1548, 1548, 300, "a6000" },
 	{ "RTXA5000-24GB", "RTXA5000", "NVIDIA", "RTX A5000", 24, 768, 1111, 1111, 230, "a5000" },
 	{ "RTXA4000-16GB", "RTXA4000", "NVIDIA", "RTX A4000", 16, 448, 767, 767, 140, "a4000" },
-	{ "QRTX6000-24GB", "QRTX6000", "NVIDIA", "Quadro RTX 6000", 24, 672, 1305, 1305, 295, "quadro-rtx-6000" },
+	{ "QRTX6000-24GB", "QRTX6000", "NVIDIA", "Quadro RTX 6000", 24, 672, 0, 1305, 295, "quadro-rtx-6000" },
 	/* GeForce FP16 is the FP32-accumulate rate (the FP16-accumulate rate is twice it). */
 	{ "RTX5090-32GB", "RTX5090", "NVIDIA", "RTX 5090", 32, 1792, 2095, 2095, 575, "5090" },
 	{ "RTX4090-24GB", "RTX4090", "NVIDIA", "RTX 4090", 24, 1008, 1652, 1652, 450, "4090" },
@@ -121,6 +121,14 @@ catalogue_set_has(const struct catalogue_set *set, const struct gpu_model *m)
 		return false;
 	i = (size_t)(m - models);
 	return (set->w[i / 64] >> (i % 64)) & 1;
+}
+
+int
+catalogue_tensor_tflops_x10(const struct gpu_model *m)
+{
+	if (m == NULL)
+		return 0;
+	return m->bf16_tflops_x10 > 0 ? m->bf16_tflops_x10 : m->fp16_tflops_x10;
 }
 
 const struct gpu_model *

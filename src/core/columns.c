@@ -113,8 +113,8 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case OCOL_AVAILABLE: set_int(c, o->available, o->valid & OV_AVAILABLE); break;
 	case OCOL_GPU_RAW: set_str(c, o->gpu_raw); break;
 	case OCOL_TFLOPS:
-		c->kind = o->gpu && o->gpu->bf16_tflops_x10 > 0 ? CELL_FIXED : CELL_NULL;
-		c->i = o->gpu ? (int64_t)o->gpu->bf16_tflops_x10 * o->gpu_count : 0;
+		c->kind = catalogue_tensor_tflops_x10(o->gpu) > 0 ? CELL_FIXED : CELL_NULL;
+		c->i = (int64_t)catalogue_tensor_tflops_x10(o->gpu) * o->gpu_count;
 		c->decimals = 1;
 		break;
 	case OCOL_STORAGE: set_money(c, o->storage_gb_month, o->valid & OV_STORAGE, 3); break;

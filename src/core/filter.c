@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gpurent/catalogue.h"
 #include "gpurent/filter.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
@@ -363,9 +364,9 @@ offer_num(const struct offer *o, enum filter_field f, int64_t *v)
 	case FF_DISK: *v = o->disk_gb; return o->valid & OV_DISK;
 	case FF_NET: *v = o->net_down_mbps; return o->valid & OV_NET;
 	case FF_TFLOPS:
-		if (o->gpu == NULL || o->gpu->bf16_tflops_x10 <= 0)
+		if (catalogue_tensor_tflops_x10(o->gpu) <= 0)
 			return false;
-		*v = (int64_t)o->gpu->bf16_tflops_x10 * o->gpu_count / 10;
+		*v = (int64_t)catalogue_tensor_tflops_x10(o->gpu) * o->gpu_count / 10;
 		return true;
 	case FF_INTERCONNECT: *v = o->interconnect; return true;
 	case FF_TYPE: *v = o->type; return true;
@@ -546,9 +547,9 @@ cmp_offers(const void *pa, const void *pb)
 		} else if (k == SK_GPU_PRICE || k == SK_TFLOP_PRICE) {
 			/* Compare price/denominator exactly by cross-multiplying: no division. */
 			int64_t da = k == SK_GPU_PRICE ? a->gpu_count : a->gpu ?
-			    (int64_t)a->gpu->bf16_tflops_x10 * a->gpu_count : 0;
+			    (int64_t)catalogue_tensor_tflops_x10(a->gpu) * a->gpu_count : 0;
 			int64_t db = k == SK_GPU_PRICE ? b->gpu_count : b->gpu ?
-			    (int64_t)b->gpu->bf16_tflops_x10 * b->gpu_count : 0;
+			    (int64_t)catalogue_tensor_tflops_x10(b->gpu) * b->gpu_count : 0;
 			bool ka = (a->valid & OV_PRICE) && da > 0, kb = (b->valid & OV_PRICE) && db > 0;
 			__int128 x, y;
 

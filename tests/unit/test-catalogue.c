@@ -321,6 +321,12 @@ table_is_sane(void **state)
 		for (j = i + 1; j < n; j++)
 			assert_string_not_equal(all[i].id, all[j].id);
 	}
+	/* No BF16 on a V100: its FP16 is the tensor figure; unknown stays 0. */
+	assert_int_equal(catalogue_by_id("V100-SXM2-16GB")->bf16_tflops_x10, 0);
+	assert_int_equal(catalogue_tensor_tflops_x10(catalogue_by_id("V100-SXM2-16GB")), 1250);
+	assert_int_equal(catalogue_tensor_tflops_x10(catalogue_by_id("H100-SXM-80GB")), 9895);
+	assert_int_equal(catalogue_tensor_tflops_x10(catalogue_by_id("RTX3070")), 0);
+	assert_int_equal(catalogue_tensor_tflops_x10(NULL), 0);
 	/* The pushdown lists come from the same table. */
 	assert_string_equal(catalogue_provider_name("vast", 0), "B200");
 	assert_null(catalogue_provider_name("nowhere", 0));
