@@ -9,7 +9,7 @@
 
 /* A name seen again is recorded again at most this often (seconds). */
 #define REFRESH_S 3600
-/* At most this many distinct names are looked at per search (each is a query). */
+/* At most this many distinct names are looked at per search (each is one query). */
 #define NAMES_PER_SEARCH 256
 
 static enum gr_err
@@ -38,15 +38,15 @@ stale(sqlite3_stmt *q, const struct offer *o, int64_t now)
 	return want;
 }
 
-/* Whether an earlier offer of v[0..i) has the same provider and name. */
+/* Whether one of the offers v[idx[0..n)] has o's provider and name. */
 static bool
-dup_before(const struct offer *v, size_t i)
+among(const struct offer *v, const size_t *idx, size_t n, const struct offer *o)
 {
 	size_t k;
 
-	for (k = 0; k < i; k++)
-		if (v[k].gpu == NULL && strcmp(v[k].provider, v[i].provider) == 0 &&
-		    strcmp(v[k].gpu_raw, v[i].gpu_raw) == 0)
+	for (k = 0; k < n; k++)
+		if (strcmp(v[idx[k]].provider, o->provider) == 0 &&
+		    strcmp(v[idx[k]].gpu_raw, o->gpu_raw) == 0)
 			return true;
 	return false;
 }
@@ -56,7 +56,7 @@ gpunames_record(struct state *st, const struct offer *v, size_t n, int64_t now,
     struct gr_error *err)
 {
 	sqlite3_stmt *get = NULL, *put = NULL;
-	size_t i, todo[NAMES_PER_SEARCH], ntodo = 0, looked = 0;
+	size_t i, distinct[NAMES_PER_SEARCH], ndistinct = 0, todo[NAMES_PER_SEARCH], ntodo = 0;
 
 	for (i = 0; i < n; i++)
 		if (v[i].gpu == NULL && v[i].gpu_raw[0] != '\0')
@@ -68,10 +68,11 @@ gpunames_record(struct state *st, const struct offer *v, size_t n, int64_t now,
 	if (sqlite3_prepare_v2(state_db(st), "SELECT last_seen FROM gpu_names_seen WHERE "
 	    "provider = ? AND name = ?", -1, &get, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the GPU names seen");
-	for (; i < n && looked < NAMES_PER_SEARCH; i++) {
-		if (v[i].gpu != NULL || v[i].gpu_raw[0] == '\0' || dup_before(v, i))
+	for (; i < n && ndistinct < NAMES_PER_SEARCH; i++) {
+		if (v[i].gpu != NULL || v[i].gpu_raw[0] == '\0' ||
+		    among(v, distinct, ndistinct, &v[i]))
 			continue;
-		looked++;
+		distinct[ndistinct++] = i;
 		if (stale(get, &v[i], now))
 			todo[ntodo++] = i;
 	}
