@@ -1,8 +1,10 @@
 /*
- * catalogue.h - the GPUs gpurent knows, from ../shared/gpu-catalogue.md.
+ * catalogue.h - the GPUs gpurent knows, from ../shared/gpu-catalogue.md and
+ * ../shared/providers/accelerators.md (the comments in src/core/catalogue.c cite each row).
  *
  * Each model has one canonical id ("H100-SXM-80GB"), a family ("H100") and aliases.
- * A model a provider names in a way we do not know is NULL ("unknown"), never a guess.
+ * A model a provider names in a way we do not know is NULL, never a guess: such a GPU is
+ * shown by the provider's own name (catalogue_display).
  */
 #ifndef GPURENT_CATALOGUE_H
 #define GPURENT_CATALOGUE_H
@@ -11,17 +13,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Figures are 0 where the vendor publishes none that our sources hold: unknown, never 0. */
 struct gpu_model {
-	const char *id;		/* canonical id, "H100-SXM-80GB" */
+	const char *id;		/* canonical id, "H100-SXM-80GB"; no memory suffix when unknown */
 	const char *family;	/* "H100": `gpu=h100` matches every variant of the family */
-	const char *vendor;	/* "NVIDIA", "AMD", "Intel" */
+	const char *vendor;	/* "NVIDIA", "AMD", "Intel", "Huawei", ... */
 	const char *name;	/* short display name, "H100 SXM" */
 	int vram_gb;		/* per GPU, decimal GB as sold */
 	int bw_gbs;		/* memory bandwidth GB/s */
-	int bf16_tflops_x10;	/* dense BF16 (FP16 where there is no BF16) x10; 0 = unknown */
+	int bf16_tflops_x10;	/* dense BF16 x10; 0 also where the GPU has no BF16 (V100) */
+	int fp16_tflops_x10;	/* dense FP16 with FP32 accumulate, x10 */
 	int tdp_w;
 	const char *aliases;	/* space-separated extra names, matched like the id */
 };
+
+/*
+ * The tensor figure that price per TFLOP and the tflops filter use: dense BF16, or FP16 for
+ * a GPU without BF16; 0 when unknown (or m is NULL), and then nothing is divided by it.
+ */
+int catalogue_tensor_tflops_x10(const struct gpu_model *m);
 
 /* All models, in catalogue order; *n receives the count. */
 const struct gpu_model *catalogue_all(size_t *n);
@@ -39,19 +49,51 @@ bool catalogue_matches(const struct gpu_model *m, const char *query);
 bool catalogue_known(const char *query);
 
 /*
- * The set of models a query selects, as a bit mask over catalogue_all() indexes, so that a
- * filter folds its names once instead of once per offer. The catalogue has at most 64 models.
+ * A set of models, so that a filter folds its names once instead of once per offer.
+ * CATALOGUE_MAX bounds the catalogue (a static assertion keeps it so).
  */
-uint64_t catalogue_select(const char *query);
-/* The bit of a model in such a mask; 0 for NULL (unknown). */
-uint64_t catalogue_bit(const struct gpu_model *m);
+#define CATALOGUE_MAX 128
+struct catalogue_set {
+	uint64_t w[CATALOGUE_MAX / 64];
+};
+/* Add every model the query selects to *set. */
+void catalogue_select(const char *query, struct catalogue_set *set);
+/* Whether m is in the set; false for NULL (unknown). */
+bool catalogue_set_has(const struct catalogue_set *set, const struct gpu_model *m);
 
 /*
  * A provider's own GPU string mapped to a model (gpu-catalogue.md section 2c):
- * provider is "vast", "runpod" or "lambda"; vram_gb is the per-GPU VRAM the provider reports
- * (0 when unknown) and picks the variant where one name covers several. NULL when the string
+ * provider is "vast", "runpod", "lambda" or "ppio", or "smi" for what a vendor's monitoring
+ * tool prints (npu-smi "910B3", mthreads-gmi "MTTS4000", hy-smi "K100_AI"); vram_gb is the
+ * per-GPU VRAM the provider reports (0 when unknown) and picks the variant where one name
+ * covers several. Runs of spaces count as one (RunPod's "NVIDIA  A30"). NULL when the string
  * is not in the table.
  */
 const struct gpu_model *catalogue_resolve(const char *provider, const char *raw, int vram_gb);
+
+/* The i-th string a provider uses for some model (for pushing filters down), or NULL. */
+const char *catalogue_provider_name(const char *provider, size_t i);
+
+/*
+ * What to show for a GPU: the canonical id when the model is known, else the provider's own
+ * name with control characters stripped, into buf. "unknown" only when the provider named
+ * none.
+ */
+const char *catalogue_display(const struct gpu_model *m, const char *raw, char *buf, size_t n);
+
+/*
+ * Whether a query names a provider's own GPU string: its folded form (case, spaces, '-' and
+ * '_' ignored) equals the whole name or the name's last words ("rtx3070" and "3070" name
+ * "NVIDIA GeForce RTX 3070"; "070" and "geforce" do not).
+ */
+bool catalogue_raw_matches(const char *raw, const char *query);
+
+/*
+ * Vendors: whether a user's vendor name ("amd", "Moore Threads", "mthreads") names
+ * m's vendor; whether it names any vendor; and the vendors as a ", " list for messages.
+ */
+bool catalogue_vendor_matches(const struct gpu_model *m, const char *query);
+bool catalogue_vendor_known(const char *query);
+const char *catalogue_vendors_help(void);
 
 #endif

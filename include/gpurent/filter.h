@@ -15,11 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "catalogue.h"
 #include "error.h"
 #include "model.h"
 
 enum filter_field {
-	FF_GPU,			/* name, family or alias from the catalogue */
+	FF_GPU,			/* name, family or alias from the catalogue, or a
+				   provider's own name of a GPU the catalogue lacks */
 	FF_GPUS,		/* GPU count */
 	FF_VRAM,		/* per-GPU GB */
 	FF_TOTAL_VRAM,		/* GB over all GPUs */
@@ -36,6 +38,7 @@ enum filter_field {
 	FF_DISK,
 	FF_NET,			/* download Mb/s */
 	FF_TFLOPS,		/* dense BF16 TFLOPS of the whole offer */
+	FF_VENDOR,		/* the GPU's vendor, from the catalogue */
 	FF__COUNT,
 };
 
@@ -50,7 +53,7 @@ struct filter_term {
 	size_t n;
 	int64_t num[FILTER_MAX_VALUES];		/* numeric fields, in the field's unit */
 	char str[FILTER_MAX_VALUES][32];	/* text fields, as given */
-	uint64_t models;			/* FF_GPU: every model any value selects */
+	struct catalogue_set models;		/* FF_GPU: every model any value selects */
 };
 
 struct filter {
@@ -64,6 +67,13 @@ struct filter {
  * the name is not checked.
  */
 void filter_set_provider_known(bool (*known)(const char *name));
+
+/*
+ * Whether `gpu=NAME`, which no catalogue model answers to, names a GPU a provider was seen
+ * selling (the state database's names seen, above core/): handed down like the provider
+ * check. Until then, and when it says no, such a name is an error (a typo, most likely).
+ */
+void filter_set_gpu_seen(bool (*seen)(void *ctx, const char *name), void *ctx);
 
 /* Parse argv-style terms; "gpu = h100" split over three arguments is accepted too. */
 enum gr_err filter_parse(struct filter *f, int argc, char *const argv[], struct gr_error *err);

@@ -162,10 +162,9 @@ offer_from_type(const cJSON *it, struct offer *o)
 	}
 	strlcpy_(o->gpu_raw, name, sizeof(o->gpu_raw));
 	o->gpu = lambda_model(token, desc, &vram);
-	if (o->gpu != NULL || vram > 0) {
-		o->vram_gb = o->gpu != NULL ? o->gpu->vram_gb : vram;
+	o->vram_gb = o->gpu != NULL && o->gpu->vram_gb > 0 ? o->gpu->vram_gb : vram;
+	if (o->vram_gb > 0)
 		o->valid |= OV_VRAM;
-	}
 	o->gpu_count = count;
 	o->type = OFFER_ON_DEMAND;
 	if (bj_int(it, "price_cents_per_hour", &cents) && cents >= 0 && cents < 100000000) {

@@ -34,19 +34,6 @@ struct runpod {
 };
 
 /* RunPod gpuTypeIds (gpu-catalogue.md 2a), for pushing gpu= filters down. */
-static const char *const runpod_gpu_ids[] = {
-	"NVIDIA B200", "NVIDIA H200", "NVIDIA H200 NVL", "NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe",
-	"NVIDIA H100 NVL", "NVIDIA A100-SXM4-80GB", "NVIDIA A100 80GB PCIe", "NVIDIA L40S",
-	"NVIDIA L40", "NVIDIA L4", "NVIDIA A40", "NVIDIA A30", "NVIDIA RTX 6000 Ada Generation",
-	"NVIDIA RTX A6000", "NVIDIA RTX A5000", "NVIDIA RTX A4000",
-	"NVIDIA RTX PRO 6000 Blackwell Server Edition",
-	"NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
-	"NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "NVIDIA GeForce RTX 5090",
-	"NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 4080", "NVIDIA GeForce RTX 3090",
-	"NVIDIA GeForce RTX 3080", "Tesla V100-SXM2-32GB", "Tesla V100-SXM2-16GB",
-	"Tesla V100-PCIE-16GB", "AMD Instinct MI300X OAM",
-};
-
 #define POD_FIELDS \
 	"id name imageName desiredStatus podType costPerHr gpuCount containerDiskInGb " \
 	"volumeInGb lastStatusChange uptimeSeconds env " \
@@ -59,11 +46,12 @@ static const int default_counts[] = { 1, 2, 4, 8 };
 const char *
 runpod_gpu_id_of(const struct gpu_model *m)
 {
+	const char *id;
 	size_t i;
 
-	for (i = 0; m != NULL && i < ARRAY_LEN(runpod_gpu_ids); i++)
-		if (catalogue_resolve("runpod", runpod_gpu_ids[i], 0) == m)
-			return runpod_gpu_ids[i];
+	for (i = 0; m != NULL && (id = catalogue_provider_name("runpod", i)) != NULL; i++)
+		if (catalogue_resolve("runpod", id, 0) == m)
+			return id;
 	return NULL;
 }
 
@@ -126,14 +114,22 @@ runpod_build_offers_query(const struct filter *f, bool *pushed_all)
 			*pushed_all = false;
 	}
 	t = f != NULL ? filter_find(f, FF_GPU) : NULL;
+	/* A name the catalogue lacks matches offers by RunPod's own id: ask for every type. */
+	for (i = 0; t != NULL && i < t->n; i++)
+		if (!catalogue_known(t->str[i])) {
+			t = NULL;
+			*pushed_all = false;
+		}
 	if (t != NULL && t->op == FOP_EQ) {
+		const char *id;
+
 		ids = cJSON_CreateArray();
-		for (k = 0; k < ARRAY_LEN(runpod_gpu_ids); k++) {
-			const struct gpu_model *m = catalogue_resolve("runpod", runpod_gpu_ids[k], 0);
+		for (k = 0; (id = catalogue_provider_name("runpod", k)) != NULL; k++) {
+			const struct gpu_model *m = catalogue_resolve("runpod", id, 0);
 
 			for (i = 0; m != NULL && i < t->n; i++) {
 				if (catalogue_matches(m, t->str[i])) {
-					cJSON_AddItemToArray(ids, cJSON_CreateString(runpod_gpu_ids[k]));
+					cJSON_AddItemToArray(ids, cJSON_CreateString(id));
 					break;
 				}
 			}

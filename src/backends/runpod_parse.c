@@ -132,9 +132,9 @@ offer_add(struct offer_list *out, const cJSON *gt, const cJSON *lp, bool secure,
 	bj_int(gt, "memoryInGb", &mem);
 	o->gpu = catalogue_resolve(P, id, mem > 0 && mem < 100000 ? (int)mem : 0);
 	if (mem > 0 && mem < 100000) {
-		o->vram_gb = o->gpu != NULL ? o->gpu->vram_gb : (int)mem;
+		o->vram_gb = o->gpu != NULL && o->gpu->vram_gb > 0 ? o->gpu->vram_gb : (int)mem;
 		o->valid |= OV_VRAM;
-	} else if (o->gpu != NULL) {
+	} else if (o->gpu != NULL && o->gpu->vram_gb > 0) {
 		o->vram_gb = o->gpu->vram_gb;
 		o->valid |= OV_VRAM;
 	}

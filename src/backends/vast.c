@@ -38,25 +38,18 @@ struct vast {
 	char image[128];
 };
 
-/* vast's gpu_name values (gpu-catalogue.md 2a), for pushing gpu= filters down. */
-static const char *const vast_gpu_names[] = {
-	"B200", "H200", "H200 NVL", "H100 SXM", "H100 PCIE", "H100 NVL", "GH200 SXM", "A100 SXM4",
-	"A100 SXM", "A100 PCIE", "L40S", "L40", "L4", "A40", "A30", "A10", "A10g", "A16",
-	"RTX 6000Ada", "RTX A6000", "RTX A5000", "RTX A4000", "RTX PRO 6000 S", "RTX PRO 6000 WS",
-	"RTX PRO 6000 Max-Q", "RTX PRO 6000", "RTX 5090", "RTX 4090", "RTX 4080", "RTX 3090",
-	"RTX 3080", "Tesla V100", "Tesla T4", "Q RTX 6000", "InstinctMI250X", "InstinctMI210",
-};
-
 const char *
 vast_gpu_name_of(const struct gpu_model *m)
 {
 	static const int hints[] = { 10, 16, 32, 40, 80, 96, 144 };
 	size_t i, k;
 
-	for (i = 0; m != NULL && i < ARRAY_LEN(vast_gpu_names); i++)
+	const char *name;
+
+	for (i = 0; m != NULL && (name = catalogue_provider_name("vast", i)) != NULL; i++)
 		for (k = 0; k < ARRAY_LEN(hints); k++)
-			if (catalogue_resolve("vast", vast_gpu_names[i], hints[k]) == m)
-				return vast_gpu_names[i];
+			if (catalogue_resolve("vast", name, hints[k]) == m)
+				return name;
 	return NULL;
 }
 
@@ -188,13 +181,14 @@ gpu_names_for(const char *query, cJSON *arr)
 {
 	static const int hints[] = { 10, 16, 32, 40, 80, 96, 144 };
 	const struct gpu_model *m;
+	const char *name;
 	size_t i, k;
 
-	for (i = 0; i < ARRAY_LEN(vast_gpu_names); i++) {
+	for (i = 0; (name = catalogue_provider_name("vast", i)) != NULL; i++) {
 		for (k = 0; k < ARRAY_LEN(hints); k++) {
-			m = catalogue_resolve("vast", vast_gpu_names[i], hints[k]);
+			m = catalogue_resolve("vast", name, hints[k]);
 			if (m != NULL && catalogue_matches(m, query)) {
-				cJSON_AddItemToArray(arr, cJSON_CreateString(vast_gpu_names[i]));
+				cJSON_AddItemToArray(arr, cJSON_CreateString(name));
 				break;
 			}
 		}
@@ -211,6 +205,12 @@ push_gpu(cJSON *q, const struct filter_term *t)
 		cJSON_Delete(arr);
 		return false;
 	}
+	/* A name the catalogue lacks matches offers by vast's own name: filter after. */
+	for (i = 0; i < t->n; i++)
+		if (!catalogue_known(t->str[i])) {
+			cJSON_Delete(arr);
+			return false;
+		}
 	for (i = 0; i < t->n; i++)
 		gpu_names_for(t->str[i], arr);
 	if (cJSON_GetArraySize(arr) == 0 && t->op == FOP_NE) {

@@ -21,7 +21,7 @@ static const char P[] = "vast";
 static int
 vram_from_mb(double mb, const struct gpu_model *m)
 {
-	if (m != NULL)
+	if (m != NULL && m->vram_gb > 0)
 		return m->vram_gb;
 	return (int)lround(mb / 1024.0);
 }
@@ -65,7 +65,7 @@ offer_from_json(const cJSON *o, enum offer_type type, struct offer *out)
 		out->valid |= OV_VRAM;
 	} else {
 		out->gpu = catalogue_resolve(P, name, 0);
-		if (out->gpu != NULL) {
+		if (out->gpu != NULL && out->gpu->vram_gb > 0) {
 			out->vram_gb = out->gpu->vram_gb;
 			out->valid |= OV_VRAM;
 		}

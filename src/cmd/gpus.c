@@ -1,12 +1,25 @@
 /*
- * gpurent gpus: the GPU catalogue, the names filters accept.
+ * gpurent gpus: the GPU catalogue, the names filters accept; with --unknown, the names
+ * providers were seen selling that the catalogue lacks.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "gpurent/catalogue.h"
+#include "gpurent/filter.h"
+#include "gpurent/gpunames.h"
 #include "gpurent/output.h"
+#include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "common.h"
+
+enum { O_UNKNOWN = 1 };
+
+static const struct cmd_opt opts[] = {
+	{ "unknown", 0, NULL, "list the GPU names providers were seen selling that the catalogue lacks", O_UNKNOWN, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
 
 static const struct column cols[] = {
 	{ "id", "ID", false, false, 0, 0 },
@@ -15,54 +28,161 @@ static const struct column cols[] = {
 	{ "vram_gb", "VRAM GB", true, false, 0, 0 },
 	{ "bandwidth_gbs", "BW GB/S", true, false, 0, 0 },
 	{ "bf16_tflops", "BF16 TFLOPS", true, false, 0, 0 },
+	{ "fp16_tflops", "FP16 TFLOPS", true, false, 1, 0 },
 	{ "tdp_w", "TDP W", true, false, 0, 0 },
 	{ "aliases", "ALIASES", false, false, 1, 10 },
 };
 
+/* A catalogue figure: 0 is unknown, null in JSON and "-" in a table. */
+static void
+figure(struct cell *c, int v, int decimals)
+{
+	c->kind = v > 0 ? (decimals > 0 ? CELL_FIXED : CELL_INT) : CELL_NULL;
+	c->i = v;
+	c->decimals = decimals;
+}
+
 static void
 cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
-	const struct gpu_model *m = row;
+	const struct gpu_model *m = *(const struct gpu_model *const *)row;
 
 	(void)ctx;
 	switch (col) {
 	case 0: c->kind = CELL_STR; c->s = m->id; break;
 	case 1: c->kind = CELL_STR; c->s = m->family; break;
 	case 2: c->kind = CELL_STR; c->s = m->vendor; break;
-	case 3: c->kind = CELL_INT; c->i = m->vram_gb; break;
-	case 4: c->kind = CELL_INT; c->i = m->bw_gbs; break;
-	case 5:
-		c->kind = m->bf16_tflops_x10 > 0 ? CELL_FIXED : CELL_NULL;
-		c->i = m->bf16_tflops_x10;
-		c->decimals = 1;
-		break;
-	case 6: c->kind = m->tdp_w > 0 ? CELL_INT : CELL_NULL; c->i = m->tdp_w; break;
+	case 3: figure(c, m->vram_gb, 0); break;
+	case 4: figure(c, m->bw_gbs, 0); break;
+	case 5: figure(c, m->bf16_tflops_x10, 1); break;
+	case 6: figure(c, m->fp16_tflops_x10, 1); break;
+	case 7: figure(c, m->tdp_w, 0); break;
 	default: c->kind = m->aliases[0] ? CELL_STR : CELL_NULL; c->s = m->aliases; break;
 	}
+}
+
+static const struct column unknown_cols[] = {
+	{ "provider", "PROVIDER", false, false, 0, 0 },
+	{ "gpu_name", "GPU NAME", false, false, 0, 12 },
+	{ "vram_gb", "VRAM GB", true, false, 1, 0 },
+	{ "first_seen", "FIRST SEEN", false, false, 2, 0 },
+	{ "last_seen", "LAST SEEN", false, false, 2, 0 },
+};
+
+static void
+unknown_cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct gpu_name_seen *g = row;
+
+	(void)ctx;
+	switch (col) {
+	case 0: c->kind = CELL_STR; c->s = g->provider; break;
+	case 1: c->kind = CELL_STR; c->s = g->name; break;
+	case 2: figure(c, g->vram_gb, 0); break;
+	case 3: c->kind = CELL_TIME; c->i = g->first_seen; break;
+	default: c->kind = CELL_TIME; c->i = g->last_seen; break;
+	}
+}
+
+static int
+handle(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	(void)c;
+	(void)arg;
+	if (id == O_UNKNOWN)
+		*(bool *)data = true;
+	return 0;
+}
+
+static int
+list_unknown(struct cmd_ctx *c)
+{
+	struct gr_error err = { 0 };
+	struct gpu_name_seen *v;
+	struct state *st;
+	size_t n;
+
+	if (session_state(c->s, &st, &err) != GR_OK || gpunames_load(st, &v, &n, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (out_print(c->out, &out_global, unknown_cols, ARRAY_LEN(unknown_cols), 1, v, n,
+	    sizeof(*v), unknown_cell, NULL, &err) != GR_OK) {
+		free(v);
+		return cmd_usage_error(c, "%s", err.msg);
+	}
+	free(v);
+	return finish_output(c, 0);
+}
+
+/* The catalogue as offers of one GPU, so that the offers' filter language selects it. */
+static bool
+model_matches(const struct filter *f, const struct gpu_model *m)
+{
+	struct offer o;
+
+	memset(&o, 0, sizeof(o));
+	o.gpu = m;
+	o.gpu_count = 1;
+	o.vram_gb = m->vram_gb;
+	if (m->vram_gb > 0)
+		o.valid |= OV_VRAM;
+	return filter_match(f, &o);
 }
 
 static int
 gpus_run(struct cmd_ctx *c, int argc, char **argv)
 {
 	struct gr_error err = { 0 };
-	const struct gpu_model *all;
-	size_t n;
+	const struct gpu_model *all, **rows;
+	struct filter f;
+	bool unknown = false;
+	size_t n, i, shown = 0;
 	int npos, rc;
 
-	rc = cmd_parse(c, argc, argv, cmd_noopt, NULL, &npos);
+	rc = cmd_parse(c, argc, argv, handle, &unknown, &npos);
 	if (rc != 0 || npos < 0)
 		return rc;
-	if (npos > 0)
-		return cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
-	all = catalogue_all(&n);
-	if (out_print(c->out, &out_global, cols, ARRAY_LEN(cols), 0, all, n, sizeof(*all), cell,
-	    NULL, &err) != GR_OK)
+	if (unknown) {
+		if (npos > 0)
+			return cmd_usage_error(c, "--unknown takes no filter ('%s')", argv[0]);
+		return list_unknown(c);
+	}
+	memset(&f, 0, sizeof(f));
+	if (filter_parse(&f, npos, argv, &err) != GR_OK)
 		return cmd_usage_error(c, "%s", err.msg);
+	for (i = 0; i < f.n; i++) {
+		enum filter_field ff = f.t[i].field;
+
+		if (ff != FF_GPU && ff != FF_VENDOR && ff != FF_VRAM && ff != FF_TFLOPS)
+			return cmd_usage_error(c, "'%s' does not apply to the catalogue (gpus "
+			    "takes gpu, vendor, vram and tflops)", filter_field_name(ff));
+	}
+	all = catalogue_all(&n);
+	rows = xcalloc(n > 0 ? n : 1, sizeof(*rows));
+	for (i = 0; i < n; i++)
+		if (model_matches(&f, &all[i]))
+			rows[shown++] = &all[i];
+	if (out_print(c->out, &out_global, cols, ARRAY_LEN(cols), 0, rows, shown, sizeof(*rows),
+	    cell, NULL, &err) != GR_OK) {
+		free(rows);
+		return cmd_usage_error(c, "%s", err.msg);
+	}
+	free(rows);
 	return finish_output(c, 0);
 }
 
 const struct command cmd_gpus = {
 	.name = "gpus",
+	.args = "[FILTER...]",
 	.summary = "list the GPU catalogue and the names filters accept",
+	.help =
+	    "Each GPU model's canonical id, family, vendor, memory, bandwidth, dense BF16 and\n"
+	    "FP16 TFLOPS and TDP (- where the vendor publishes no figure our sources hold).\n"
+	    "Filter terms select models: gpu, vendor, vram and tflops (per GPU), as in 'offers'.\n\n"
+	    "examples:\n"
+	    "  gpurent gpus vendor=amd\n"
+	    "  gpurent gpus vendor=huawei,hygon -o json\n"
+	    "  gpurent gpus --unknown",
+	.opts = opts,
+	.complete_args = CPL_FILTER,
 	.run = gpus_run,
 };

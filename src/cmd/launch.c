@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpurent/catalogue.h"
 #include "gpurent/columns.h"
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
@@ -158,7 +159,7 @@ make_token(char *buf, size_t n)
 static int
 print_dry_run(struct cmd_ctx *c, const struct offer *o, const struct launch_plan *p)
 {
-	char h[32], d[32], m[32];
+	char h[32], d[32], m[32], g[64];
 	int64_t price = p->price_hour;
 
 	if (out_global.format == OUT_JSON) {
@@ -167,7 +168,7 @@ print_dry_run(struct cmd_ctx *c, const struct offer *o, const struct launch_plan
 		fprintf(c->out, "{\"offer_id\":");
 		json_write_str(c->out, o->id);
 		fprintf(c->out, ",\"gpu\":");
-		json_write_str(c->out, o->gpu ? o->gpu->id : "unknown");
+		json_write_str(c->out, catalogue_display(o->gpu, o->gpu_raw, g, sizeof(g)));
 		fprintf(c->out, ",\"gpus\":%d,\"type\":\"%s\",\"price_hour\":", o->gpu_count,
 		    offer_type_name(o->type));
 		json_write_cell(c->out, &mc);
@@ -188,8 +189,8 @@ print_dry_run(struct cmd_ctx *c, const struct offer *o, const struct launch_plan
 		char loc[64];
 
 		fprintf(c->out, "would rent %s: %d x %s, %s, %s\n", o->id, o->gpu_count,
-		    o->gpu ? o->gpu->name : "unknown GPU", offer_type_name(o->type),
-		    text_sanitize(loc, sizeof(loc), o->location));
+		    o->gpu ? o->gpu->name : catalogue_display(NULL, o->gpu_raw, g, sizeof(g)),
+		    offer_type_name(o->type), text_sanitize(loc, sizeof(loc), o->location));
 		fprintf(c->out, "cost: %s/hour, %s/day, %s/month (730 h)\n",
 		    money_format(h, sizeof(h), price, 3, true),
 		    money_format(d, sizeof(d), price * 24, 2, true),

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpurent/catalogue.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -230,11 +231,13 @@ confirm_destroy(struct cmd_ctx *c, int n, char **ids)
 		struct gr_error err = { 0 };
 		struct backend *b;
 		struct instance in;
+		char g[64];
 
 		if (session_backend_for(c->s, ids[i], &b, &err) == GR_OK &&
 		    b->ops->get(b, ids[i], &in, &err) == GR_OK) {
 			fprintf(stderr, "  %s  %s  %s  %s\n", in.id, in.label[0] ? in.label : "-",
-			    inst_state_name(in.state), in.gpu ? in.gpu->id : "unknown");
+			    inst_state_name(in.state), catalogue_display(in.gpu, in.gpu_raw, g,
+			    sizeof(g)));
 			saves += in.state == ST_RUNNING ? in.price_hour :
 			    in.state == ST_STOPPED ? in.storage_hour : 0;
 		} else

@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpurent/columns.h"
 #include "gpurent/config.h"
 #include "gpurent/filter.h"
+#include "gpurent/gpunames.h"
 #include "gpurent/idcache.h"
 #include "gpurent/state.h"
 #include "gpurent/output.h"
@@ -50,6 +52,16 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		break;
 	}
 	return 0;
+}
+
+/* Remember the GPU names the catalogue lacks (gpus --unknown); never fails the search. */
+static void
+remember_gpu_names(struct cmd_ctx *c, const struct offer_list *l)
+{
+	struct state *st;
+
+	if (session_state(c->s, &st, NULL) == GR_OK)
+		gpunames_record(st, l->v, l->n, (int64_t)time(NULL), NULL);
 }
 
 /* Keep the ids for completion; a failure here must not fail the search. */
@@ -110,6 +122,7 @@ offers_run(struct cmd_ctx *c, int argc, char **argv)
 		if (res[i].code == GR_OK && !res[i].pushed_all && f.n > 0)
 			cmd_warn("%s: some filters were applied after fetching every offer",
 			    res[i].b->ops->name);
+	remember_gpu_names(c, &list);
 	/* Backends may push down only part of the filter: apply all of it again. */
 	filter_apply(&f, &list);
 	sort_offers(&list, &sort);
@@ -141,7 +154,7 @@ const struct command cmd_offers = {
 	    "A filter is 'field op value' terms, AND-ed; op is one of = != < <= > >=, and a\n"
 	    "comma list means any of (with != none of). Fields:\n"
 	    "  gpu, gpus, vram, total_vram, price, gpu_price, tflop_price, region, reliability,\n"
-	    "  interconnect, type, provider, cpu, ram, disk, net, tflops\n"
+	    "  interconnect, type, provider, cpu, ram, disk, net, tflops, vendor\n"
 	    "Money is in dollars per hour; vram in GB per GPU; reliability from 0 to 1.\n\n"
 	    "examples:\n"
 	    "  gpurent offers gpu=h100,h200 gpus>=8 price<=25 --sort gpu_price\n"

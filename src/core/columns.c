@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpurent/catalogue.h"
 #include "gpurent/columns.h"
 #include "gpurent/model.h"
 
@@ -28,7 +29,10 @@ const struct column offer_columns[OCOL__COUNT] = {
 	[OCOL_GPU_RAW] = { "gpu_name", "GPU NAME", false, true, 7, 8 },
 	[OCOL_TFLOPS] = { "tflops", "TFLOPS", true, true, 5, 0 },
 	[OCOL_STORAGE] = { "storage_gb_month", "$/GB-MO", true, true, 5, 0 },
+	[OCOL_GPU_KNOWN] = { "gpu_known", "KNOWN", false, true, 7, 0 },
+	[OCOL_VENDOR] = { "vendor", "VENDOR", false, true, 6, 0 },
 };
+
 
 static void
 set_int(struct cell *c, int64_t v, bool known)
@@ -52,6 +56,13 @@ set_str(struct cell *c, const char *s)
 	c->s = s;
 }
 
+/* A model the catalogue knows is its id; one it lacks is the provider's own name. */
+static void
+set_gpu(struct cell *c, const struct gpu_model *m, const char *raw)
+{
+	set_str(c, m != NULL ? m->id : raw);
+}
+
 void
 offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
@@ -62,7 +73,7 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	switch ((enum offer_col)col) {
 	case OCOL_ID: set_str(c, o->id); break;
 	case OCOL_PROVIDER: set_str(c, o->provider); break;
-	case OCOL_GPU: set_str(c, o->gpu ? o->gpu->id : "unknown"); break;
+	case OCOL_GPU: set_gpu(c, o->gpu, o->gpu_raw); break;
 	case OCOL_GPUS: set_int(c, o->gpu_count, o->gpu_count > 0); break;
 	case OCOL_VRAM: set_int(c, o->vram_gb, o->valid & OV_VRAM); break;
 	case OCOL_PRICE: set_money(c, o->price_hour, o->valid & OV_PRICE, 3); break;
@@ -102,11 +113,13 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case OCOL_AVAILABLE: set_int(c, o->available, o->valid & OV_AVAILABLE); break;
 	case OCOL_GPU_RAW: set_str(c, o->gpu_raw); break;
 	case OCOL_TFLOPS:
-		c->kind = o->gpu && o->gpu->bf16_tflops_x10 > 0 ? CELL_FIXED : CELL_NULL;
-		c->i = o->gpu ? (int64_t)o->gpu->bf16_tflops_x10 * o->gpu_count : 0;
+		c->kind = catalogue_tensor_tflops_x10(o->gpu) > 0 ? CELL_FIXED : CELL_NULL;
+		c->i = (int64_t)catalogue_tensor_tflops_x10(o->gpu) * o->gpu_count;
 		c->decimals = 1;
 		break;
 	case OCOL_STORAGE: set_money(c, o->storage_gb_month, o->valid & OV_STORAGE, 3); break;
+	case OCOL_GPU_KNOWN: c->kind = CELL_BOOL; c->i = o->gpu != NULL; break;
+	case OCOL_VENDOR: set_str(c, o->gpu ? o->gpu->vendor : NULL); break;
 	default: c->kind = CELL_NULL; break;
 	}
 }
@@ -137,6 +150,8 @@ const struct column instance_columns[ICOL__COUNT] = {
 	[ICOL_SSH_USER] = { "ssh_user", "SSH USER", false, true, 5, 8 },
 	[ICOL_STATUS] = { "status", "STATUS", false, true, 7, 10 },
 	[ICOL_GPU_RAW] = { "gpu_name", "GPU NAME", false, true, 7, 8 },
+	[ICOL_GPU_KNOWN] = { "gpu_known", "KNOWN", false, true, 7, 0 },
+	[ICOL_VENDOR] = { "vendor", "VENDOR", false, true, 6, 0 },
 };
 
 void
@@ -177,7 +192,7 @@ instance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		set_str(c, inst_state_name(in->state));
 		c->color = state_color(in->state);
 		break;
-	case ICOL_GPU: set_str(c, in->gpu ? in->gpu->id : "unknown"); break;
+	case ICOL_GPU: set_gpu(c, in->gpu, in->gpu_raw); break;
 	case ICOL_GPUS: set_int(c, in->gpu_count, in->gpu_count > 0); break;
 	case ICOL_PRICE: set_money(c, in->price_hour, in->valid & IV_PRICE, 3); break;
 	case ICOL_COST: set_money(c, in->cost_so_far, in->valid & IV_COST, 2); break;
@@ -215,6 +230,8 @@ instance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case ICOL_SSH_USER: set_str(c, in->valid & IV_SSH ? in->ssh_user : NULL); break;
 	case ICOL_STATUS: set_str(c, in->status_msg); break;
 	case ICOL_GPU_RAW: set_str(c, in->gpu_raw); break;
+	case ICOL_GPU_KNOWN: c->kind = CELL_BOOL; c->i = in->gpu != NULL; break;
+	case ICOL_VENDOR: set_str(c, in->gpu ? in->gpu->vendor : NULL); break;
 	default: c->kind = CELL_NULL; break;
 	}
 }

@@ -4,11 +4,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gpurent/catalogue.h"
 #include "gpurent/filter.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 
-enum value_kind { VK_INT, VK_FIXED, VK_MONEY, VK_GPU, VK_TEXT, VK_IC, VK_TYPE, VK_PROVIDER };
+enum value_kind {
+	VK_INT, VK_FIXED, VK_MONEY, VK_GPU, VK_TEXT, VK_IC, VK_TYPE, VK_PROVIDER, VK_VENDOR,
+};
 
 static const struct field_def {
 	const char *name;
@@ -17,7 +20,7 @@ static const struct field_def {
 	int decimals;		/* VK_FIXED */
 	const char *help;
 } fields[FF__COUNT] = {
-	[FF_GPU] = { "gpu", "model", VK_GPU, 0, "GPU model, family or alias (h100, a100-80gb)" },
+	[FF_GPU] = { "gpu", "model", VK_GPU, 0, "GPU model, family or alias (h100, a100-80gb), or a provider's name" },
 	[FF_GPUS] = { "gpus", "num_gpus", VK_INT, 0, "number of GPUs" },
 	[FF_VRAM] = { "vram", "gpu_ram", VK_INT, 0, "GB of memory per GPU" },
 	[FF_TOTAL_VRAM] = { "total_vram", NULL, VK_INT, 0, "GB of GPU memory in all" },
@@ -34,14 +37,24 @@ static const struct field_def {
 	[FF_DISK] = { "disk", NULL, VK_INT, 0, "GB of disk" },
 	[FF_NET] = { "net", "inet_down", VK_INT, 0, "download Mb/s" },
 	[FF_TFLOPS] = { "tflops", NULL, VK_INT, 0, "dense BF16 TFLOPS of the whole offer" },
+	[FF_VENDOR] = { "vendor", NULL, VK_VENDOR, 0, "GPU vendor (nvidia, amd, huawei)" },
 };
 
 static bool (*provider_known)(const char *name);
+static bool (*gpu_seen)(void *ctx, const char *name);
+static void *gpu_seen_ctx;
 
 void
 filter_set_provider_known(bool (*known)(const char *name))
 {
 	provider_known = known;
+}
+
+void
+filter_set_gpu_seen(bool (*seen)(void *ctx, const char *name), void *ctx)
+{
+	gpu_seen = seen;
+	gpu_seen_ctx = ctx;
 }
 
 const char *
@@ -54,7 +67,7 @@ const char *
 filter_fields_help(void)
 {
 	return "gpu, gpus, vram, total_vram, price, gpu_price, tflop_price, region, reliability, "
-	    "interconnect, type, provider, cpu, ram, disk, net, tflops";
+	    "interconnect, type, provider, cpu, ram, disk, net, tflops, vendor";
 }
 
 
@@ -115,10 +128,16 @@ parse_value(struct filter_term *t, const char *v, struct gr_error *err)
 			    "such as 2.50", v, d->name);
 		break;
 	case VK_GPU:
-		t->models |= catalogue_select(v);
-		if (!catalogue_known(v))
+		catalogue_select(v, &t->models);
+		if (!catalogue_known(v) && (gpu_seen == NULL || !gpu_seen(gpu_seen_ctx, v)))
 			return gr_fail(err, GR_EUSAGE, "unknown GPU '%s': try a family such as "
-			    "h100, h200, a100, l40s, rtx4090, mi300x (see 'gpurent gpus')", v);
+			    "h100, h200, a100, l40s, rtx4090, mi300x (see 'gpurent gpus', and "
+			    "'gpurent gpus --unknown' for the providers' names it lacks)", v);
+		break;
+	case VK_VENDOR:
+		if (!catalogue_vendor_known(v))
+			return gr_fail(err, GR_EUSAGE, "unknown GPU vendor '%s' (vendors: %s)", v,
+			    catalogue_vendors_help());
 		break;
 	case VK_IC:
 		if (!interconnect_parse(v, &ic))
@@ -224,7 +243,7 @@ parse_term(struct filter *f, const char **pp, struct gr_error *err)
 	kind = fields[field].kind;
 	if (t->op != FOP_EQ && t->op != FOP_NE &&
 	    (kind == VK_GPU || kind == VK_TEXT || kind == VK_IC || kind == VK_TYPE ||
-	    kind == VK_PROVIDER))
+	    kind == VK_PROVIDER || kind == VK_VENDOR))
 		return gr_fail(err, GR_EUSAGE, "'%s' takes only = or !=", fields[field].name);
 	for (v = value;; v = comma + 1) {
 		comma = strchr(v, ',');
@@ -345,9 +364,9 @@ offer_num(const struct offer *o, enum filter_field f, int64_t *v)
 	case FF_DISK: *v = o->disk_gb; return o->valid & OV_DISK;
 	case FF_NET: *v = o->net_down_mbps; return o->valid & OV_NET;
 	case FF_TFLOPS:
-		if (o->gpu == NULL || o->gpu->bf16_tflops_x10 <= 0)
+		if (catalogue_tensor_tflops_x10(o->gpu) <= 0)
 			return false;
-		*v = (int64_t)o->gpu->bf16_tflops_x10 * o->gpu_count / 10;
+		*v = (int64_t)catalogue_tensor_tflops_x10(o->gpu) * o->gpu_count / 10;
 		return true;
 	case FF_INTERCONNECT: *v = o->interconnect; return true;
 	case FF_TYPE: *v = o->type; return true;
@@ -360,8 +379,12 @@ value_matches(const struct filter_term *t, const struct offer *o, size_t i)
 {
 	switch (t->field) {
 	case FF_GPU:
-		(void)i;
-		return (t->models & catalogue_bit(o->gpu)) != 0;
+		/* A GPU the catalogue lacks answers to its provider's name ("rtx3070"). */
+		if (o->gpu == NULL)
+			return catalogue_raw_matches(o->gpu_raw, t->str[i]);
+		return catalogue_set_has(&t->models, o->gpu);
+	case FF_VENDOR:
+		return catalogue_vendor_matches(o->gpu, t->str[i]);
 	case FF_REGION:
 		return region_matches(o, t->str[i]);
 	case FF_PROVIDER:
@@ -524,9 +547,9 @@ cmp_offers(const void *pa, const void *pb)
 		} else if (k == SK_GPU_PRICE || k == SK_TFLOP_PRICE) {
 			/* Compare price/denominator exactly by cross-multiplying: no division. */
 			int64_t da = k == SK_GPU_PRICE ? a->gpu_count : a->gpu ?
-			    (int64_t)a->gpu->bf16_tflops_x10 * a->gpu_count : 0;
+			    (int64_t)catalogue_tensor_tflops_x10(a->gpu) * a->gpu_count : 0;
 			int64_t db = k == SK_GPU_PRICE ? b->gpu_count : b->gpu ?
-			    (int64_t)b->gpu->bf16_tflops_x10 * b->gpu_count : 0;
+			    (int64_t)catalogue_tensor_tflops_x10(b->gpu) * b->gpu_count : 0;
 			bool ka = (a->valid & OV_PRICE) && da > 0, kb = (b->valid & OV_PRICE) && db > 0;
 			__int128 x, y;
 

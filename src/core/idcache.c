@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpurent/catalogue.h"
 #include "gpurent/idcache.h"
 #include "gpurent/money.h"
 #include "gpurent/state.h"
@@ -39,7 +40,7 @@ enum gr_err
 idcache_put_offers(struct state *st, const struct offer *v, size_t n, struct gr_error *err)
 {
 	sqlite3_stmt *q = NULL;
-	char descr[128], price[32];
+	char descr[128], price[32], g[64];
 	size_t i;
 
 	if (ensure_table(st, err) != GR_OK || state_begin(st, err) != GR_OK)
@@ -51,7 +52,7 @@ idcache_put_offers(struct state *st, const struct offer *v, size_t n, struct gr_
 	}
 	for (i = 0; i < n && i < OFFER_CACHE_MAX; i++) {
 		snprintf(descr, sizeof(descr), "%dx %s %s/h %s", v[i].gpu_count,
-		    v[i].gpu ? v[i].gpu->id : "unknown", money_format(price, sizeof(price),
+		    catalogue_display(v[i].gpu, v[i].gpu_raw, g, sizeof(g)), money_format(price, sizeof(price),
 		    v[i].price_hour, 2, true), v[i].region);
 		if (put(st, q, v[i].id, IDC_OFFER, v[i].provider, descr, err) != GR_OK)
 			goto fail;
@@ -69,7 +70,7 @@ idcache_put_instances(struct state *st, const struct instance *v, size_t n, bool
     struct gr_error *err)
 {
 	sqlite3_stmt *q = NULL, *del = NULL;
-	char descr[128];
+	char descr[128], g[64];
 	size_t i;
 
 	if (ensure_table(st, err) != GR_OK || state_begin(st, err) != GR_OK)
@@ -90,7 +91,7 @@ idcache_put_instances(struct state *st, const struct instance *v, size_t n, bool
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(descr, sizeof(descr), "%s %dx %s %s", inst_state_name(v[i].state),
-		    v[i].gpu_count, v[i].gpu ? v[i].gpu->id : "unknown", v[i].label);
+		    v[i].gpu_count, catalogue_display(v[i].gpu, v[i].gpu_raw, g, sizeof(g)), v[i].label);
 		if (put(st, q, v[i].id, IDC_INSTANCE, v[i].provider, descr, err) != GR_OK)
 			goto fail;
 	}

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/catalogue.h"
 #include "gpurent/model.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
@@ -111,10 +112,10 @@ offer_price_per_tflop(const struct offer *o)
 {
 	int64_t tflops_x10;
 
-	if (!(o->valid & OV_PRICE) || o->gpu == NULL || o->gpu->bf16_tflops_x10 <= 0 ||
+	if (!(o->valid & OV_PRICE) || catalogue_tensor_tflops_x10(o->gpu) <= 0 ||
 	    o->gpu_count <= 0)
 		return -1;
-	tflops_x10 = (int64_t)o->gpu->bf16_tflops_x10 * o->gpu_count;
+	tflops_x10 = (int64_t)catalogue_tensor_tflops_x10(o->gpu) * o->gpu_count;
 	return money_scale(o->price_hour, 10, tflops_x10);
 }
 

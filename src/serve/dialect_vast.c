@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "gpurent/catalogue.h"
 #include "gpurent/backends_parse.h"
 #include "gpurent/sim.h"
 #include "gpurent/util.h"
@@ -86,7 +87,7 @@ offer_json(const struct offer *o, long long num, int disk)
 	cJSON_AddNumberToObject(j, "dph_total",
 	    (double)llround((dollars(o->price_hour) + storage_h) * 1e6) / 1e6);
 	cJSON_AddNumberToObject(j, "total_flops", o->gpu != NULL ?
-	    o->gpu->bf16_tflops_x10 / 10.0 * o->gpu_count : 0);
+	    catalogue_tensor_tflops_x10(o->gpu) / 10.0 * o->gpu_count : 0);
 	return j;
 }
 

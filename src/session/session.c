@@ -9,6 +9,7 @@
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
 #include "gpurent/filter.h"
+#include "gpurent/gpunames.h"
 #include "gpurent/paths.h"
 #include "gpurent/session.h"
 #include "gpurent/sim.h"
@@ -23,11 +24,21 @@ provider_known(const char *name)
 	return backend_find_ops(name) != NULL;
 }
 
+/* For gpu= terms: names providers were seen selling that the catalogue lacks. */
+static bool
+gpu_seen(void *ctx, const char *name)
+{
+	struct state *st;
+
+	return session_state(ctx, &st, NULL) == GR_OK && gpunames_known(st, name);
+}
+
 void
 session_init(struct session *s)
 {
 	filter_set_provider_known(provider_known);
 	memset(s, 0, sizeof(*s));
+	filter_set_gpu_seen(gpu_seen, s);
 	s->profile = getenv("GPURENT_PROFILE");
 	s->interactive = isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
 }

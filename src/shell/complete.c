@@ -233,6 +233,8 @@ add_filter_values(struct cands *c, struct session *s, const char *field)
 		cand_add(c, interconnect_name(IC_PCIE));
 		cand_add(c, interconnect_name(IC_NVLINK));
 		cand_add(c, interconnect_name(IC_INFINIBAND));
+	} else if (strcmp(field, "vendor") == 0) {
+		add_list(c, catalogue_vendors_help());
 	} else if (strcmp(field, "region") == 0) {
 		static const char *const regions[] = { "af", "asia", "eu", "na", "oc", "sa" };
 
@@ -259,7 +261,7 @@ add_filter(struct cands *c, struct session *s, const char *partial)
 
 			snprintf(term, sizeof(term), "%s%s", filter_field_name((enum filter_field)f),
 			    f == FF_GPU || f == FF_REGION || f == FF_TYPE || f == FF_PROVIDER ||
-			    f == FF_INTERCONNECT ? "=" : "");
+			    f == FF_INTERCONNECT || f == FF_VENDOR ? "=" : "");
 			cand_add(c, term);
 		}
 		return;

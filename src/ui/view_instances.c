@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpurent/catalogue.h"
 #include "gpurent/columns.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
@@ -93,14 +94,15 @@ static void
 ask_destroy(struct ui *u, const struct instance *in)
 {
 	struct ui_request req;
-	char text[1024], h[32], d[32];
+	char text[1024], h[32], d[32], g[64];
 	int64_t saves = in->state == ST_RUNNING ? in->price_hour :
 	    in->state == ST_STOPPED && (in->valid & IV_STORAGE) ? in->storage_hour : 0;
 
 	snprintf(text, sizeof(text), "Destroy %s (%s, %s, %d x %s)?\nIts disk and everything on "
 	    "it are deleted; this cannot be undone.\nIt saves %s per hour (%s per day).", in->id,
 	    in->label[0] ? in->label : "no label", inst_state_name(in->state), in->gpu_count,
-	    in->gpu ? in->gpu->id : "unknown GPU", money_format(h, sizeof(h), saves, 3, true),
+	    catalogue_display(in->gpu, in->gpu_raw, g, sizeof(g)),
+	    money_format(h, sizeof(h), saves, 3, true),
 	    money_format(d, sizeof(d), saves * 24, 2, true));
 	memset(&req, 0, sizeof(req));
 	req.action = UA_DESTROY;

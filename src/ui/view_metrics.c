@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpurent/catalogue.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 #include "ui.h"
@@ -95,7 +96,7 @@ static void
 draw_metrics(struct ui *u, const struct ui_rect *r)
 {
 	const struct instance *in = watched(u);
-	char line[512], v[64], price[32];
+	char line[512], v[64], price[32], gname[64];
 	int y = r->y, p, g;
 
 	if (u->watch[0] == '\0') {
@@ -105,7 +106,8 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 	}
 	if (in != NULL)
 		snprintf(line, sizeof(line), "%s  %d x %s  %s  %s/h  %s", in->id, in->gpu_count,
-		    in->gpu ? in->gpu->id : "unknown", inst_state_name(in->state),
+		    catalogue_display(in->gpu, in->gpu_raw, gname, sizeof(gname)),
+		    inst_state_name(in->state),
 		    money_format(price, sizeof(price), in->price_hour, 3, true),
 		    in->label[0] ? in->label : "");
 	else

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpurent/catalogue.h"
 #include "gpurent/columns.h"
 #include "gpurent/launch_policy.h"
 #include "gpurent/money.h"
@@ -51,7 +52,7 @@ ask_launch(struct ui *u, const struct offer *o)
 	struct ui_request req;
 	struct launch_plan plan;
 	struct gr_error err = { 0 };
-	char text[1024], h[32], d[32], m[32], loc[64], month[64] = "", spot[160] = "";
+	char text[1024], h[32], d[32], m[32], loc[64], month[64] = "", spot[160] = "", g[64];
 	int64_t price;
 
 	if (!(o->valid & OV_PRICE)) {
@@ -79,7 +80,8 @@ ask_launch(struct ui *u, const struct offer *o)
 	}
 	snprintf(text, sizeof(text), "Rent %s: %d x %s, %s, %s.\nIt costs %s per hour, %s per "
 	    "day (%s per 730-hour month), billed per second while it runs.%s%s", o->id,
-	    o->gpu_count, o->gpu ? o->gpu->name : "unknown GPU", offer_type_name(o->type),
+	    o->gpu_count, o->gpu ? o->gpu->name : catalogue_display(NULL, o->gpu_raw, g, sizeof(g)),
+	    offer_type_name(o->type),
 	    text_sanitize(loc, sizeof(loc), o->location),
 	    money_format(h, sizeof(h), price, 3, true),
 	    money_format(d, sizeof(d), price * 24, 2, true),

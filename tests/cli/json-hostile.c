@@ -393,7 +393,7 @@ check_fields(const cJSON *obj, int k, const char *const *keys, int *seen)
 			continue;	/* an empty string is unknown: null */
 		snprintf(what, sizeof(what), "field %s of record %d does not round-trip", *keys, k);
 		if (!cJSON_IsString(v)) {
-			if (v != NULL || strcmp(*keys, "gpu_name") != 0)
+			if (v != NULL || (strcmp(*keys, "gpu_name") != 0 && strcmp(*keys, "gpu") != 0))
 				bad(what, v == NULL ? "missing" : "not a string");
 			continue;
 		}
@@ -440,8 +440,9 @@ check_any(const cJSON *obj, int *seen)
 static void
 check_record(const char *kind, const cJSON *obj, int *seen, int *records)
 {
-	static const char *const offer_keys[] = { "gpu_name", "location", NULL };
-	static const char *const inst_keys[] = { "label", "image", "gpu_name", "ssh_host",
+	/* gpu: a GPU the catalogue lacks is shown by the provider's name, stripped. */
+	static const char *const offer_keys[] = { "gpu_name", "gpu", "location", NULL };
+	static const char *const inst_keys[] = { "label", "image", "gpu_name", "gpu", "ssh_host",
 		"status", NULL };
 	int k;
 

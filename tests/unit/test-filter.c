@@ -161,6 +161,61 @@ sorting(void **state)
 	offer_list_release(&l);
 }
 
+/* The names seen selling (the state database's, above core/): one here. */
+static bool
+seen(void *ctx, const char *name)
+{
+	(void)ctx;
+	return catalogue_raw_matches("NVIDIA GeForce RTX 3060", name);
+}
+
+/* A GPU the catalogue lacks: matched by its provider's name, never by vendor. */
+static void
+provider_names_and_vendors(void **state)
+{
+	struct offer unknown = make("x:1", "none", 1, 100000, "eu-west", 9900, IC_PCIE,
+	    OFFER_ON_DEMAND);
+	struct offer mi = make("x:2", "MI300X-192GB", 8, 20000000, "eu-west", 9900, IC_PCIE,
+	    OFFER_ON_DEMAND);
+	struct offer metax = make("x:3", "METAX-C500", 1, 1000000, "as-east", 9900, IC_PCIE,
+	    OFFER_ON_DEMAND);
+	struct filter f;
+	struct gr_error err = { 0 };
+
+	(void)state;
+	strlcpy_(unknown.gpu_raw, "NVIDIA GeForce RTX 3060", sizeof(unknown.gpu_raw));
+	/* Before anything is seen, a name no model answers to is a typo. */
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(filter_parse_str(&f, "gpu=rtx3060", &err), GR_EUSAGE);
+	filter_set_gpu_seen(seen, NULL);
+	assert_true(matches("gpu=rtx3060", &unknown));
+	assert_true(matches("gpu=3060", &unknown));
+	assert_false(matches("gpu=rtx3060", &mi));
+	assert_true(matches("gpu!=rtx3060", &mi));
+	assert_false(matches("gpu!=rtx3060", &unknown));
+	assert_false(matches("gpu=h100", &unknown));
+	assert_true(matches("vendor=amd", &mi));
+	assert_true(matches("vendor=AMD,nvidia", &mi));
+	assert_false(matches("vendor=nvidia", &mi));
+	assert_true(matches("vendor=metax", &metax));
+	assert_false(matches("vendor=nvidia", &unknown));
+	assert_true(matches("vendor!=nvidia", &unknown));
+	/* The last model of the catalogue, past the first word of the set. */
+	assert_true(matches("gpu=c500", &metax));
+	assert_false(matches("gpu=c500", &mi));
+	/* No TFLOPS figure: no price per TFLOP, never a division by zero. */
+	assert_false(matches("tflop_price<1000", &metax));
+	assert_false(matches("tflops>=0", &metax));
+	assert_true(offer_price_per_tflop(&metax) < 0);
+	err.code = GR_OK;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(filter_parse_str(&f, "vendor=nvidai", &err), GR_EUSAGE);
+	err.code = GR_OK;
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(filter_parse_str(&f, "gpu=rtx9999", &err), GR_EUSAGE);
+	filter_set_gpu_seen(NULL, NULL);
+}
+
 int
 main(void)
 {
@@ -170,6 +225,7 @@ main(void)
 		cmocka_unit_test(errors),
 		cmocka_unit_test(argv_form),
 		cmocka_unit_test(sorting),
+		cmocka_unit_test(provider_names_and_vendors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

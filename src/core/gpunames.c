@@ -1,0 +1,161 @@
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/catalogue.h"
+#include "gpurent/gpunames.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+/* A name seen again is recorded again at most this often (seconds). */
+#define REFRESH_S 3600
+/* At most this many distinct names are looked at per search (each is one query). */
+#define NAMES_PER_SEARCH 256
+
+static enum gr_err
+ensure_table(struct state *st, struct gr_error *err)
+{
+	if (sqlite3_exec(state_db(st), "CREATE TABLE IF NOT EXISTS gpu_names_seen("
+	    "provider TEXT NOT NULL, name TEXT NOT NULL, vram_gb INTEGER NOT NULL, "
+	    "first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, "
+	    "PRIMARY KEY(provider, name))", NULL, NULL, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot create the table of GPU names seen");
+	return GR_OK;
+}
+
+/* Whether (provider, name) needs writing: new, or last recorded REFRESH_S ago. */
+static bool
+stale(sqlite3_stmt *q, const struct offer *o, int64_t now)
+{
+	bool want = true;
+
+	sqlite3_reset(q);
+	sqlite3_bind_text(q, 1, o->provider, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, o->gpu_raw, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		want = sqlite3_column_int64(q, 0) + REFRESH_S <= now;
+	sqlite3_reset(q);
+	return want;
+}
+
+/* Whether one of the offers v[idx[0..n)] has o's provider and name. */
+static bool
+among(const struct offer *v, const size_t *idx, size_t n, const struct offer *o)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (strcmp(v[idx[k]].provider, o->provider) == 0 &&
+		    strcmp(v[idx[k]].gpu_raw, o->gpu_raw) == 0)
+			return true;
+	return false;
+}
+
+enum gr_err
+gpunames_record(struct state *st, const struct offer *v, size_t n, int64_t now,
+    struct gr_error *err)
+{
+	sqlite3_stmt *get = NULL, *put = NULL;
+	size_t i, distinct[NAMES_PER_SEARCH], ndistinct = 0, todo[NAMES_PER_SEARCH], ntodo = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i].gpu == NULL && v[i].gpu_raw[0] != '\0')
+			break;
+	if (i == n)
+		return GR_OK;	/* every GPU known: nothing to read or write */
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "SELECT last_seen FROM gpu_names_seen WHERE "
+	    "provider = ? AND name = ?", -1, &get, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the GPU names seen");
+	for (; i < n && ndistinct < NAMES_PER_SEARCH; i++) {
+		if (v[i].gpu != NULL || v[i].gpu_raw[0] == '\0' ||
+		    among(v, distinct, ndistinct, &v[i]))
+			continue;
+		distinct[ndistinct++] = i;
+		if (stale(get, &v[i], now))
+			todo[ntodo++] = i;
+	}
+	sqlite3_finalize(get);
+	if (ntodo == 0)
+		return GR_OK;
+	if (state_begin(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "INSERT INTO gpu_names_seen(provider, name, "
+	    "vram_gb, first_seen, last_seen) VALUES(?1, ?2, ?3, ?4, ?4) ON CONFLICT(provider, "
+	    "name) DO UPDATE SET last_seen = excluded.last_seen", -1, &put, NULL) != SQLITE_OK) {
+		state_fail(st, err, "cannot record the GPU names seen");
+		goto fail;
+	}
+	for (i = 0; i < ntodo; i++) {
+		const struct offer *o = &v[todo[i]];
+
+		sqlite3_reset(put);
+		sqlite3_bind_text(put, 1, o->provider, -1, SQLITE_STATIC);
+		sqlite3_bind_text(put, 2, o->gpu_raw, -1, SQLITE_STATIC);
+		sqlite3_bind_int(put, 3, o->valid & OV_VRAM ? o->vram_gb : 0);
+		sqlite3_bind_int64(put, 4, now);
+		if (sqlite3_step(put) != SQLITE_DONE) {
+			state_fail(st, err, "cannot record the GPU names seen");
+			goto fail;
+		}
+	}
+	sqlite3_finalize(put);
+	return state_commit(st, err);
+fail:
+	sqlite3_finalize(put);
+	state_rollback(st);
+	return err->code;
+}
+
+enum gr_err
+gpunames_load(struct state *st, struct gpu_name_seen **out, size_t *n, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	struct gpu_name_seen *v = NULL, *r;
+	size_t cnt = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "SELECT provider, name, vram_gb, first_seen, "
+	    "last_seen FROM gpu_names_seen ORDER BY provider, name", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the GPU names seen");
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const char *p = (const char *)sqlite3_column_text(q, 0);
+		const char *name = (const char *)sqlite3_column_text(q, 1);
+		int vram = sqlite3_column_int(q, 2);
+
+		/* A name the catalogue has learnt since is no longer unknown. */
+		if (p == NULL || name == NULL || catalogue_resolve(p, name, vram) != NULL)
+			continue;
+		v = xreallocarray(v, cnt + 1, sizeof(*v));
+		r = &v[cnt++];
+		memset(r, 0, sizeof(*r));
+		strlcpy_(r->provider, p, sizeof(r->provider));
+		strlcpy_(r->name, name, sizeof(r->name));
+		r->vram_gb = vram;
+		r->first_seen = sqlite3_column_int64(q, 3);
+		r->last_seen = sqlite3_column_int64(q, 4);
+	}
+	sqlite3_finalize(q);
+	*out = v;
+	*n = cnt;
+	return GR_OK;
+}
+
+bool
+gpunames_known(struct state *st, const char *query)
+{
+	struct gpu_name_seen *v;
+	size_t n, i;
+	bool found = false;
+
+	if (gpunames_load(st, &v, &n, NULL) != GR_OK)
+		return false;
+	for (i = 0; i < n && !found; i++)
+		found = catalogue_raw_matches(v[i].name, query);
+	free(v);
+	return found;
+}
