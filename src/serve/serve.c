@@ -263,6 +263,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	rq.body = up->body.buf;
 	rq.len = up->body.len;
 	rq.auth = key;
+	rq.host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
 	rq.auth_ok = sv->ctx.api_key == NULL || key_matches(sv->ctx.api_key, key);
 	sv->dialect(&sv->ctx, &rq, &rp);
 	memset(key, 0, sizeof(key));
