@@ -108,13 +108,13 @@ offer_json(const struct offer *o, long long num, int disk, int64_t now)
 	int64_t listed = now - 86400 * (int64_t)(machine_draw(machine, 4) % 90 + 1);
 	int64_t until = now + 86400 * (int64_t)(machine_draw(machine, 5) % 120 + 7);
 	bool amd = o->gpu != NULL && strcmp(o->gpu->vendor, "AMD") == 0;
-	char ip[32], drv[16];
+	char ip[32];
 
 	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", 23 + machine_draw(machine, 6) % 170,
 	    machine_draw(machine, 7) % 256, machine_draw(machine, 8) % 256,
 	    1 + machine_draw(machine, 9) % 254);
+	/* Hopper-class BF16 throughput reads as compute capability 9.0, the rest as 8.9. */
 	cc = amd ? 0 : o->gpu != NULL && o->gpu->bf16_tflops_x10 >= 5000 ? 900 : 890;
-	snprintf(drv, sizeof(drv), "%s", amd ? "6.2.4" : "570.133.07");
 
 	cJSON_AddBoolToObject(j, "is_bid", o->type == OFFER_INTERRUPTIBLE);
 	cJSON_AddNumberToObject(j, "inet_up_billed", 0);
@@ -127,7 +127,7 @@ offer_json(const struct offer *o, long long num, int disk, int64_t now)
 	cJSON_AddNumberToObject(j, "credit_balance", 0);
 	cJSON_AddNumberToObject(j, "credit_discount", 0);
 	cJSON_AddNumberToObject(j, "credit_discount_max", discount);
-	cJSON_AddStringToObject(j, "driver_version", drv);
+	cJSON_AddStringToObject(j, "driver_version", amd ? "6.2.4" : "570.133.07");
 	cJSON_AddNumberToObject(j, "driver_vers", amd ? 6002004 : 570133007);
 	cJSON_AddNumberToObject(j, "cuda_max_good", amd ? 0 : 12.8);
 	cJSON_AddNumberToObject(j, "machine_id", (double)machine);

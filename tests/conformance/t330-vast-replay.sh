@@ -46,6 +46,7 @@ instance_ok="([$INSTANCE_NUMBERS[] as \$k | .[\$k] | type == \"number\"] | all) 
    (.ports[\"22/tcp\"][0].HostPort | type == \"string\") else true end)"
 
 destroyed=()
+declare -A labels
 check_reply() {
 	local id
 	case "$METHOD $RPATH" in
@@ -97,6 +98,9 @@ check_reply() {
 		else
 			want_jq "one row under the plural key" \
 			    ".instances | type == \"object\" and .id == $id and ($instance_ok)"
+			if [ -n "${labels[$id]-}" ]; then
+				want_jq "the label set before" ".instances.label == ${labels[$id]}"
+			fi
 		fi
 		;;
 	"PUT /api/v0/instances/request_logs/"*/)
@@ -116,6 +120,8 @@ check_reply() {
 		want_jq "success" '.success == true'
 		if jq -e 'has("label")' "$TMP/request" >/dev/null; then
 			want_jq "a label change answers a msg" '.msg | type == "string"'
+			id=${RPATH#/api/v0/instances/}
+			labels[${id%/}]=$(jq -c .label "$TMP/request")
 		fi
 		;;
 	"DELETE /api/v0/instances/"*/)
