@@ -25,6 +25,10 @@ struct serve_opts {
 	int pdrop;			/* connection closed without a reply (after acting) */
 	int ptrunc;			/* body cut short of its Content-Length (after acting) */
 	int pmalformed;			/* a complete reply whose JSON is broken (after acting) */
+	/*
+	 * The Retry-After of 429 and 503 answers, in seconds; -1: as the provider does (RunPod
+	 * sends one, of 1 s; vast.ai and Lambda document none and send none).
+	 */
 	int retry_after_s;
 	uint64_t seed;			/* fault draws */
 	/*
@@ -36,6 +40,13 @@ struct serve_opts {
 	int fail_first;
 	int fail_first_acted;
 	const char *fail_match;
+	/*
+	 * When set, every request is appended to it as one line of JSON before it is answered:
+	 * {"method", "path", "query": [[name, value], ...], "body", "key": whether one was
+	 * presented} (never the key itself), so that a real client's calls can be recorded once
+	 * and replayed by the conformance tests.
+	 */
+	FILE *log;
 	FILE *ready;			/* where "listening on URL" is printed; NULL: stdout */
 	volatile int *stop;		/* serve until this becomes non-zero */
 };

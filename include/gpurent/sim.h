@@ -49,6 +49,8 @@ enum gr_err sim_launch(struct sim *s, const struct launch_req *req, struct insta
 enum gr_err sim_stop(struct sim *s, const char *id, struct gr_error *err);
 enum gr_err sim_start(struct sim *s, const char *id, struct gr_error *err);
 enum gr_err sim_destroy(struct sim *s, const char *id, struct gr_error *err);
+/* Set an instance's label ("" clears it); GR_ENOTFOUND when it is gone. */
+enum gr_err sim_label(struct sim *s, const char *id, const char *label, struct gr_error *err);
 enum gr_err sim_metrics(struct sim *s, const char *id, struct sample_list *out,
     struct gr_error *err);
 /* The simulated account: a balance that spend draws down. */

@@ -2,6 +2,7 @@
  * sim_serve.c - `gpurent sim serve --dialect vast|runpod|lambda`: the simulated marketplace
  * over HTTP in a provider's protocol, for end-to-end tests and rehearsing scripts.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@ const char cmd_sim_serve_usage[] =
     "         [--api-key KEY] [--latency MS] [--fail-429 PCT] [--fail-5xx PCT]\n"
     "         [--fail-drop PCT] [--fail-truncate PCT] [--fail-malformed PCT]\n"
     "         [--retry-after S] [--fault-seed N] [--fail-first N]\n"
-    "         [--fail-first-acted N] [--fail-match TEXT]\n";
+    "         [--fail-first-acted N] [--fail-match TEXT] [--log-requests FILE]\n";
 
 static void
 on_term(int sig)
@@ -82,13 +83,14 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 	struct gr_error err = { 0 };
 	struct state *st;
 	struct sigaction sa;
-	const char *v;
+	const char *v, *log_path = NULL;
 	long long n;
+	int rc = 0;
 	size_t k;
 	int i;
 
 	memset(&o, 0, sizeof(o));
-	o.retry_after_s = 1;
+	o.retry_after_s = -1;
 	o.seed = 1;
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -107,6 +109,12 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 			if (*v == '\0')
 				return usage("%s", "--fail-match needs some text");
 			o.fail_match = v;
+			continue;
+		}
+		if ((v = optval(argc, argv, &i, "--log-requests")) != NULL) {
+			if (*v == '\0')
+				return usage("%s", "--log-requests needs a file name");
+			log_path = v;
 			continue;
 		}
 		if ((v = optval(argc, argv, &i, "--bind")) != NULL) {
@@ -148,9 +156,16 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	o.stop = &cmd_interrupted;
 	o.ready = c->out;
+	if (log_path != NULL && (o.log = fopen(log_path, "a")) == NULL) {
+		fprintf(stderr, "gpurent: cannot open '%s' for the request log: %s\n", log_path,
+		    strerror(errno));
+		return EXIT_ERROR;
+	}
 	if (serve_run(st, &o, &err) != GR_OK) {
 		fprintf(stderr, "gpurent: %s\n", err.msg);
-		return gr_exit_code(err.code);
+		rc = gr_exit_code(err.code);
 	}
-	return 0;
+	if (o.log != NULL)
+		fclose(o.log);
+	return rc;
 }

@@ -192,13 +192,41 @@ sim_id_of(const char *lid, char *out, size_t n)
 	return true;
 }
 
+/* The 1.10 `actions` object: which operations the instance's status allows, and why not. */
+static void
+actions_json(cJSON *a, const char *status)
+{
+	static const char *const names[] = { "migrate", "rebuild", "restart", "cold_reboot",
+		"terminate" };
+	bool active = strcmp(status, "active") == 0, booting = strcmp(status, "booting") == 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(names); i++) {
+		cJSON *x = cJSON_AddObjectToObject(a, names[i]);
+		bool ok = strcmp(names[i], "terminate") == 0 ? active || booting :
+		    strcmp(names[i], "migrate") == 0 ? false : active;
+
+		cJSON_AddBoolToObject(x, "available", ok);
+		if (!ok) {
+			cJSON_AddStringToObject(x, "reason_code", booting ? "vm-has-not-launched" :
+			    strcmp(status, "terminating") == 0 ? "vm-is-terminating" :
+			    "vm-action-in-progress");
+			cJSON_AddStringToObject(x, "reason_description", booting ?
+			    "The instance has not launched yet." : strcmp(status,
+			    "terminating") == 0 ? "The instance is terminating." :
+			    "Another action is in progress.");
+		}
+	}
+}
+
 static cJSON *
 instance_json(struct serve_ctx *c, const struct instance *in)
 {
 	cJSON *j = cJSON_CreateObject(), *r;
 	struct offer o;
 	struct gr_error err = { 0 };
-	char lid[40], rn[48], tn[64];
+	char lid[40], rn[48], tn[64], priv[32], jupyter[128];
+	long long num = serve_sim_num(in->id);
 	const char *st;
 
 	lambda_id_of(in->id, lid, sizeof(lid));
@@ -227,9 +255,16 @@ instance_json(struct serve_ctx *c, const struct instance *in)
 	}
 	cJSON_AddStringToObject(j, "status", st);
 	if ((in->valid & IV_SSH) && strcmp(st, "active") == 0) {
+		snprintf(priv, sizeof(priv), "10.19.%u.%u", (unsigned)(num / 250 % 250),
+		    (unsigned)(num % 250 + 2));
 		cJSON_AddStringToObject(j, "ip", in->ssh_host);
+		cJSON_AddStringToObject(j, "private_ip", priv);
 		cJSON_AddStringToObject(j, "hostname", in->ssh_host);
 	}
+	snprintf(jupyter, sizeof(jupyter), "https://jupyter-%s.lambdaspaces.com/?token=%.16s", lid,
+	    lid + 16);
+	cJSON_AddStringToObject(j, "jupyter_token", lid + 16);
+	cJSON_AddStringToObject(j, "jupyter_url", jupyter);
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(j, "ssh_key_names"),
 	    cJSON_CreateString(SIM_KEY_NAME));
 	cJSON_AddArrayToObject(j, "file_system_names");
@@ -241,6 +276,9 @@ instance_json(struct serve_ctx *c, const struct instance *in)
 		cJSON_AddItemToObject(j, "instance_type", type_json(&o, tn, in->price_hour));
 	}
 	cJSON_AddFalseToObject(j, "is_reserved");
+	actions_json(cJSON_AddObjectToObject(j, "actions"), st);
+	cJSON_AddArrayToObject(j, "tags");
+	cJSON_AddArrayToObject(j, "firewall_rulesets");
 	return j;
 }
 
@@ -383,6 +421,105 @@ terminate(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *r
 	reply_data(rp, data);
 }
 
+/* POST /instances/{id} {"name": ...}: a rename, the one change Lambda allows. */
+static void
+rename_instance(struct serve_ctx *c, const char *lid, const struct serve_req *rq,
+    struct serve_reply *rp)
+{
+	cJSON *b = cJSON_ParseWithLength(rq->body, rq->len);
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
+	struct instance in;
+	struct gr_error err = { 0 };
+
+	if (!find(c, lid, &in)) {
+		cJSON_Delete(b);
+		lambda_fail(rp, 404, "global/object-does-not-exist",
+		    "Specified instance does not exist.", NULL);
+		return;
+	}
+	if (!(cJSON_IsString(name) || cJSON_IsNull(name)) ||
+	    sim_label(c->sim, in.id, cJSON_IsString(name) ? name->valuestring : "", &err) != GR_OK) {
+		cJSON_Delete(b);
+		lambda_fail(rp, 400, "global/invalid-parameters", "name: String should have at most "
+		    "64 characters.", NULL);
+		return;
+	}
+	cJSON_Delete(b);
+	rp->acted = true;
+	sim_get(c->sim, in.id, &in, &err);
+	reply_data(rp, instance_json(c, &in));
+}
+
+/*
+ * POST /instance-operations/restart: the simulator has no reboot to model, so an active
+ * instance answers as it is (the spec's example shows it still active); any other is 409.
+ */
+static void
+restart(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
+{
+	cJSON *b = cJSON_ParseWithLength(rq->body, rq->len), *ids, *x, *data, *arr;
+	struct instance in;
+
+	ids = cJSON_GetObjectItemCaseSensitive(b, "instance_ids");
+	if (!cJSON_IsArray(ids) || cJSON_GetArraySize(ids) == 0) {
+		cJSON_Delete(b);
+		lambda_fail(rp, 400, "global/invalid-parameters", "instance_ids is required.", NULL);
+		return;
+	}
+	data = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(data, "restarted_instances");
+	cJSON_ArrayForEach(x, ids) {
+		if (!cJSON_IsString(x) || !find(c, x->valuestring, &in)) {
+			cJSON_Delete(b);
+			cJSON_Delete(data);
+			lambda_fail(rp, 404, "global/object-does-not-exist",
+			    "Specified instance does not exist.", NULL);
+			return;
+		}
+		if (in.state != ST_RUNNING) {
+			cJSON_Delete(b);
+			cJSON_Delete(data);
+			lambda_fail(rp, 409, "global/conflict", "The instance cannot be restarted "
+			    "in its current state.", "Wait until the instance is active.");
+			return;
+		}
+		cJSON_AddItemToArray(arr, instance_json(c, &in));
+	}
+	cJSON_Delete(b);
+	reply_data(rp, data);
+}
+
+/* GET /regions: every region the simulated world has machines in. */
+static void
+regions(struct serve_ctx *c, struct serve_reply *rp)
+{
+	struct offer_list all;
+	struct gr_error err = { 0 };
+	cJSON *arr = cJSON_CreateArray(), *x;
+	char rn[48];
+	size_t i;
+
+	offer_list_init(&all);
+	if (sim_offers(c->sim, &all, &err) == GR_OK) {
+		for (i = 0; i < all.n; i++) {
+			bool dup = false;
+
+			lambda_region(all.v[i].region, rn, sizeof(rn));
+			cJSON_ArrayForEach(x, arr)
+				if (strcmp(bj_strp(x, "name"), rn) == 0)
+					dup = true;
+			if (dup)
+				continue;
+			x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "name", rn);
+			cJSON_AddStringToObject(x, "description", all.v[i].location);
+			cJSON_AddItemToArray(arr, x);
+		}
+	}
+	offer_list_release(&all);
+	reply_data(rp, arr);
+}
+
 void
 dialect_lambda(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 {
@@ -409,7 +546,17 @@ dialect_lambda(struct serve_ctx *c, const struct serve_req *rq, struct serve_rep
 					cJSON_AddItemToArray(arr, instance_json(c, &l.v[i]));
 		instance_list_release(&l);
 		reply_data(rp, arr);
-	} else if (strcmp(m, "GET") == 0 && strncmp(p, "/api/v1/instances/", 18) == 0) {
+	} else if (strcmp(m, "POST") == 0 && strncmp(p, "/api/v1/instances/", 18) == 0)
+		rename_instance(c, p + 18, rq, rp);
+	else if (strcmp(m, "POST") == 0 &&
+	    strcmp(p, "/api/v1/instance-operations/restart") == 0)
+		restart(c, rq, rp);
+	else if (strcmp(m, "GET") == 0 && strcmp(p, "/api/v1/regions") == 0)
+		regions(c, rp);
+	else if (strcmp(m, "GET") == 0 && (strcmp(p, "/api/v1/file-systems") == 0 ||
+	    strcmp(p, "/api/v1/firewall-rules") == 0))
+		reply_data(rp, cJSON_CreateArray());
+	else if (strcmp(m, "GET") == 0 && strncmp(p, "/api/v1/instances/", 18) == 0) {
 		if (find(c, p + 18, &in))
 			reply_data(rp, instance_json(c, &in));
 		else

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -73,6 +74,62 @@ sim_id_of_pod(const char *pod, char *out, size_t n)
 	return true;
 }
 
+static const char *
+data_center_of(const struct instance *in)
+{
+	return strncmp(in->region, "eu", 2) == 0 ? "EU-RO-1" :
+	    strncmp(in->region, "as", 2) == 0 ? "AP-JP-1" : "US-TX-3";
+}
+
+/* RunPod machine ids are 12 lowercase letters and digits. */
+static const char *
+machine_id_of(const struct instance *in, char *out, size_t n)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	uint64_t h = hash_str(in->offer_id);
+	size_t i;
+
+	for (i = 0; i + 1 < n && i < 12; i++, h /= 36)
+		out[i] = digits[h % 36];
+	out[i] = '\0';
+	return out;
+}
+
+static const char *
+rfc3339(int64_t t, char *out, size_t n)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return out;
+}
+
+/* What a machine object says of the host, the same on GraphQL and REST. */
+static void
+machine_fields(const struct instance *in, cJSON *m)
+{
+	double per_gpu = (double)in->price_hour / 1e6 / (in->gpu_count > 0 ? in->gpu_count : 1);
+
+	cJSON_AddStringToObject(m, "location", strncmp(in->region, "eu", 2) == 0 ? "RO" :
+	    strncmp(in->region, "as", 2) == 0 ? "JP" : "US");
+	cJSON_AddBoolToObject(m, "secureCloud", true);
+	cJSON_AddBoolToObject(m, "supportPublicIp", true);
+	cJSON_AddNumberToObject(m, "costPerHr", (double)in->price_hour / 1e6);
+	cJSON_AddNumberToObject(m, "currentPricePerGpu", per_gpu);
+	cJSON_AddNumberToObject(m, "maxDownloadSpeedMbps", 5000);
+	cJSON_AddNumberToObject(m, "maxUploadSpeedMbps", 2000);
+	cJSON_AddNumberToObject(m, "diskMBps", 3000);
+	cJSON_AddNumberToObject(m, "cpuCount", 16 * in->gpu_count);
+	cJSON_AddNumberToObject(m, "minPodGpuCount", 1);
+	cJSON_AddNumberToObject(m, "gpuAvailable", 0);
+	cJSON_AddNullToObject(m, "maintenanceStart");
+	cJSON_AddNullToObject(m, "maintenanceEnd");
+	cJSON_AddNullToObject(m, "maintenanceNote");
+	cJSON_AddNullToObject(m, "note");
+}
+
 static cJSON *
 pod_json(struct serve_ctx *c, const struct instance *in)
 {
@@ -80,7 +137,7 @@ pod_json(struct serve_ctx *c, const struct instance *in)
 	struct sample_list sl;
 	struct gr_error err = { 0 };
 	const char *tid = runpod_gpu_id_of(in->gpu), *desired;
-	char pid[32], host[48];
+	char pid[32], host[48], mid[16], when[32];
 	size_t i;
 
 	pod_id_of(in->id, pid, sizeof(pid));
@@ -111,16 +168,41 @@ pod_json(struct serve_ctx *c, const struct instance *in)
 	cJSON_AddNumberToObject(j, "gpuCount", in->gpu_count);
 	cJSON_AddNumberToObject(j, "containerDiskInGb", in->disk_gb);
 	cJSON_AddNumberToObject(j, "volumeInGb", 0);
+	cJSON_AddStringToObject(j, "volumeMountPath", "/workspace");
+	cJSON_AddNumberToObject(j, "vcpuCount", 8 * in->gpu_count);
+	cJSON_AddNumberToObject(j, "memoryInGb", 62 * in->gpu_count);
+	cJSON_AddStringToObject(j, "ports", "22/tcp");
+	cJSON_AddStringToObject(j, "dockerArgs", "");
+	cJSON_AddStringToObject(j, "dockerId", "");
+	cJSON_AddStringToObject(j, "machineId", machine_id_of(in, mid, sizeof(mid)));
 	cJSON_AddStringToObject(j, "lastStatusChange", in->status_msg);
+	cJSON_AddStringToObject(j, "lastStartedAt", rfc3339(in->state_since > 0 ?
+	    in->state_since : in->created_at, when, sizeof(when)));
+	cJSON_AddBoolToObject(j, "locked", false);
+	cJSON_AddStringToObject(j, "templateId", "");
+	cJSON_AddNullToObject(j, "networkVolumeId");
+	cJSON_AddNumberToObject(j, "version", 0);
+	if (in->type == OFFER_INTERRUPTIBLE)
+		cJSON_AddNumberToObject(j, "lowestBidPriceToResume",
+		    (double)in->bid_hour / 1e6 / (in->gpu_count > 0 ? in->gpu_count : 1));
+	else
+		cJSON_AddNullToObject(j, "lowestBidPriceToResume");
 	cJSON_AddArrayToObject(j, "env");
+	gpus = cJSON_AddArrayToObject(j, "gpus");
+	for (i = 0; i < (size_t)in->gpu_count && i < 64; i++) {
+		g = cJSON_CreateObject();
+		cJSON_AddStringToObject(g, "id", pid);
+		cJSON_AddStringToObject(g, "podId", pid);
+		cJSON_AddItemToArray(gpus, g);
+	}
 	m = cJSON_AddObjectToObject(j, "machine");
 	snprintf(host, sizeof(host), "%s-%08llx", pid,
 	    (unsigned long long)(hash_str(in->id) & 0xffffffffu));
 	cJSON_AddStringToObject(m, "podHostId", host);
 	cJSON_AddStringToObject(m, "gpuTypeId", tid != NULL ? tid : in->gpu_raw);
 	cJSON_AddStringToObject(m, "gpuDisplayName", in->gpu != NULL ? in->gpu->name : in->gpu_raw);
-	cJSON_AddStringToObject(m, "dataCenterId", strncmp(in->region, "eu", 2) == 0 ? "EU-RO-1" :
-	    strncmp(in->region, "as", 2) == 0 ? "AP-JP-1" : "US-TX-3");
+	cJSON_AddStringToObject(m, "dataCenterId", data_center_of(in));
+	machine_fields(in, m);
 	if (in->state != ST_RUNNING) {
 		cJSON_AddNullToObject(j, "runtime");
 		cJSON_AddNullToObject(j, "uptimeSeconds");
@@ -327,41 +409,38 @@ gpu_types(struct serve_ctx *c, const char *q, const cJSON *vars, struct serve_re
 	reply_json(rp, 200, res);
 }
 
-static void
-deploy(struct serve_ctx *c, const cJSON *vars, bool spot, struct serve_reply *rp)
+/* Why a launch failed, in RunPod's words; NULL when it did not. */
+static const char *const no_capacity = "There are no longer any instances available with the "
+    "requested specifications. Please refresh and try again.";
+
+/*
+ * Launch the cheapest offer of GPU type tid that fits `in` (GraphQL's
+ * PodFindAndDeployOnDemandInput or REST's PodCreateInput: the same names for what the
+ * simulator uses). *why is RunPod's message on failure.
+ */
+static enum gr_err
+launch_pod(struct serve_ctx *c, const cJSON *in, const char *tid, bool spot, double bidpg,
+    struct instance *inst, const char **why)
 {
-	const char *field = spot ? "podRentInterruptable" : "podFindAndDeployOnDemand";
-	const cJSON *in = cJSON_GetObjectItemCaseSensitive(vars, "input"), *env, *kv;
-	const char *tid = bj_strp(in, "gpuTypeId"), *cloud = bj_strp(in, "cloudType");
+	const char *cloud = bj_strp(in, "cloudType");
+	const cJSON *env, *kv;
 	struct offer_list all;
 	struct launch_req req;
-	struct instance inst;
 	struct gr_error err = { 0 };
 	const struct offer *best = NULL;
 	char **envv = NULL;
 	long long count = 1;
 	size_t i, ne = 0;
-	double d, bidpg = 0;
+	double d;
 	enum gr_err code;
-	cJSON *res;
 
-	if (!cJSON_IsObject(in) || tid == NULL) {
-		gql_error(rp, 400, NULL, "Variable \"$input\" got invalid value; gpuTypeId required",
-		    "BAD_USER_INPUT");
-		return;
-	}
+	*why = NULL;
 	bj_int(in, "gpuCount", &count);
-	if (spot && (!bj_num(in, "bidPerGpu", &bidpg) || bidpg <= 0)) {
-		gql_error(rp, 400, NULL, "Variable \"$input\" got invalid value; bidPerGpu required",
-		    "BAD_USER_INPUT");
-		return;
-	}
 	offer_list_init(&all);
 	if (sim_offers(c->sim, &all, &err) != GR_OK) {
 		offer_list_release(&all);
-		gql_error(rp, 200, field, "Something went wrong. Please try again later or contact "
-		    "support.", "INTERNAL_SERVER_ERROR");
-		return;
+		*why = "Something went wrong. Please try again later or contact support.";
+		return GR_EFAIL;
 	}
 	for (i = 0; i < all.n; i++) {
 		const struct offer *o = &all.v[i];
@@ -380,9 +459,8 @@ deploy(struct serve_ctx *c, const cJSON *vars, bool spot, struct serve_reply *rp
 	}
 	if (best == NULL) {
 		offer_list_release(&all);
-		gql_error(rp, 200, field, "There are no longer any instances available with the "
-		    "requested specifications. Please refresh and try again.", "INTERNAL_SERVER_ERROR");
-		return;
+		*why = no_capacity;
+		return GR_ECAPACITY;
 	}
 	memset(&req, 0, sizeof(req));
 	req.offer_id = best->id;
@@ -395,31 +473,59 @@ deploy(struct serve_ctx *c, const cJSON *vars, bool spot, struct serve_reply *rp
 		req.interruptible = true;
 		req.bid_hour = llround(bidpg * 1e6) * count;
 	}
+	/* GraphQL: [{key, value}]; REST: {"KEY": "value"}. */
 	env = cJSON_GetObjectItemCaseSensitive(in, "env");
-	if (cJSON_IsArray(env)) {
+	if (cJSON_IsArray(env) || cJSON_IsObject(env)) {
 		envv = xcalloc((size_t)cJSON_GetArraySize(env) + 1, sizeof(*envv));
-		cJSON_ArrayForEach(kv, env)
-			if (bj_strp(kv, "key") != NULL && bj_strp(kv, "value") != NULL)
-				envv[ne++] = xasprintf("%s=%s", bj_strp(kv, "key"), bj_strp(kv, "value"));
+		cJSON_ArrayForEach(kv, env) {
+			if (cJSON_IsArray(env) && bj_strp(kv, "key") != NULL &&
+			    bj_strp(kv, "value") != NULL)
+				envv[ne++] = xasprintf("%s=%s", bj_strp(kv, "key"),
+				    bj_strp(kv, "value"));
+			else if (cJSON_IsObject(env) && cJSON_IsString(kv))
+				envv[ne++] = xasprintf("%s=%s", kv->string, kv->valuestring);
+		}
 		req.env = (const char *const *)envv;
 	}
-	code = sim_launch(c->sim, &req, &inst, &err);
+	code = sim_launch(c->sim, &req, inst, &err);
 	for (i = 0; i < ne; i++)
 		free(envv[i]);
 	free(envv);
 	offer_list_release(&all);
-	if (code == GR_ECAPACITY) {
-		gql_error(rp, 200, field, "There are no longer any instances available with the "
-		    "requested specifications. Please refresh and try again.", "INTERNAL_SERVER_ERROR");
-		return;
-	}
-	if (code == GR_EFUNDS) {
-		gql_error(rp, 200, field, "Your balance is too low to deploy this pod.",
+	if (code == GR_ECAPACITY)
+		*why = no_capacity;
+	else if (code == GR_EFUNDS)
+		*why = "Your balance is too low to deploy this pod.";
+	else if (code != GR_OK)
+		*why = "Something went wrong. Please try again later or contact support.";
+	return code;
+}
+
+static void
+deploy(struct serve_ctx *c, const cJSON *vars, bool spot, struct serve_reply *rp)
+{
+	const char *field = spot ? "podRentInterruptable" : "podFindAndDeployOnDemand";
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(vars, "input");
+	const char *tid = bj_strp(in, "gpuTypeId"), *why;
+	struct instance inst;
+	double bidpg = 0;
+	enum gr_err code;
+	cJSON *res;
+
+	if (!cJSON_IsObject(in) || tid == NULL) {
+		gql_error(rp, 400, NULL, "Variable \"$input\" got invalid value; gpuTypeId required",
 		    "BAD_USER_INPUT");
 		return;
 	}
+	if (spot && (!bj_num(in, "bidPerGpu", &bidpg) || bidpg <= 0)) {
+		gql_error(rp, 400, NULL, "Variable \"$input\" got invalid value; bidPerGpu required",
+		    "BAD_USER_INPUT");
+		return;
+	}
+	code = launch_pod(c, in, tid, spot, bidpg, &inst, &why);
 	if (code != GR_OK) {
-		gql_error(rp, 200, field, err.msg, "INTERNAL_SERVER_ERROR");
+		gql_error(rp, 200, field, why, code == GR_EFUNDS ? "BAD_USER_INPUT" :
+		    "INTERNAL_SERVER_ERROR");
 		return;
 	}
 	rp->acted = true;
@@ -499,6 +605,256 @@ mutate(struct serve_ctx *c, const char *field, const char *pod, struct serve_rep
 	reply_json(rp, 200, res);
 }
 
+/* REST v1's error body, as observed from the live service: {"error": text, "status": code}. */
+static void
+rest_fail(struct serve_reply *rp, int status, const char *msg)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(j, "error", msg);
+	cJSON_AddNumberToObject(j, "status", status);
+	reply_json(rp, status, j);
+}
+
+/*
+ * A pod in REST v1's shape (providers/runpod.md §4.1): the spec's names (`image`, `gpu`
+ * {id, count, ...}) and runpodctl's (`imageName`, `gpuTypeId`, `gpuCount`, `uptimeSeconds`)
+ * both, `ports` as a list, `env` as an object, `portMappings` and `publicIp` empty until up.
+ */
+static cJSON *
+rest_pod_json(const struct instance *in, bool with_machine)
+{
+	cJSON *j = cJSON_CreateObject(), *g, *pm, *m;
+	const char *tid = runpod_gpu_id_of(in->gpu), *desired;
+	double per_gpu = (double)in->price_hour / 1e6 / (in->gpu_count > 0 ? in->gpu_count : 1);
+	bool up = in->state == ST_RUNNING && (in->valid & IV_SSH);
+	char pid[32], mid[16], when[32], port[16];
+
+	pod_id_of(in->id, pid, sizeof(pid));
+	desired = in->state == ST_STOPPING || in->state == ST_STOPPED ? "EXITED" :
+	    in->state == ST_DESTROYING || in->state == ST_DESTROYED ? "TERMINATED" : "RUNNING";
+	cJSON_AddStringToObject(j, "id", pid);
+	cJSON_AddStringToObject(j, "name", in->label);
+	cJSON_AddStringToObject(j, "image", in->image);
+	cJSON_AddStringToObject(j, "imageName", in->image);
+	cJSON_AddStringToObject(j, "desiredStatus", desired);
+	cJSON_AddNumberToObject(j, "costPerHr", (double)in->price_hour / 1e6);
+	cJSON_AddNumberToObject(j, "adjustedCostPerHr", (double)in->price_hour / 1e6);
+	cJSON_AddBoolToObject(j, "interruptible", in->type == OFFER_INTERRUPTIBLE);
+	cJSON_AddBoolToObject(j, "locked", false);
+	g = cJSON_AddObjectToObject(j, "gpu");
+	cJSON_AddStringToObject(g, "id", tid != NULL ? tid : in->gpu_raw);
+	cJSON_AddNumberToObject(g, "count", in->gpu_count);
+	cJSON_AddStringToObject(g, "displayName", in->gpu != NULL ? in->gpu->name : in->gpu_raw);
+	cJSON_AddNumberToObject(g, "securePrice", per_gpu);
+	cJSON_AddNumberToObject(g, "communityPrice", per_gpu);
+	cJSON_AddNumberToObject(g, "secureSpotPrice", per_gpu / 2);
+	cJSON_AddNumberToObject(g, "communitySpotPrice", per_gpu / 2);
+	cJSON_AddStringToObject(j, "gpuTypeId", tid != NULL ? tid : in->gpu_raw);
+	cJSON_AddNumberToObject(j, "gpuCount", in->gpu_count);
+	cJSON_AddStringToObject(j, "machineId", machine_id_of(in, mid, sizeof(mid)));
+	cJSON_AddNumberToObject(j, "memoryInGb", 62 * in->gpu_count);
+	cJSON_AddNumberToObject(j, "vcpuCount", 8 * in->gpu_count);
+	cJSON_AddNumberToObject(j, "containerDiskInGb", in->disk_gb);
+	cJSON_AddNumberToObject(j, "volumeInGb", 0);
+	cJSON_AddStringToObject(j, "volumeMountPath", "/workspace");
+	cJSON_AddBoolToObject(j, "volumeEncrypted", false);
+	cJSON_AddNullToObject(j, "networkVolumeId");
+	cJSON_AddStringToObject(j, "templateId", "");
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(j, "ports"), cJSON_CreateString("22/tcp"));
+	cJSON_AddObjectToObject(j, "env");
+	cJSON_AddArrayToObject(j, "dockerEntrypoint");
+	cJSON_AddArrayToObject(j, "dockerStartCmd");
+	cJSON_AddStringToObject(j, "publicIp", up ? in->ssh_host : "");
+	pm = cJSON_AddObjectToObject(j, "portMappings");
+	if (up) {
+		snprintf(port, sizeof(port), "%d", 22);
+		cJSON_AddNumberToObject(pm, port, in->ssh_port);
+	}
+	cJSON_AddStringToObject(j, "createdAt", rfc3339(in->created_at, when, sizeof(when)));
+	cJSON_AddStringToObject(j, "lastStartedAt", rfc3339(in->state_since > 0 ?
+	    in->state_since : in->created_at, when, sizeof(when)));
+	cJSON_AddStringToObject(j, "lastStatusChange", in->status_msg);
+	if (in->state == ST_RUNNING)
+		cJSON_AddNumberToObject(j, "uptimeSeconds", 60);
+	else
+		cJSON_AddNumberToObject(j, "uptimeSeconds", 0);
+	cJSON_AddStringToObject(j, "consumerUserId", "user_simulatedSimulatedSimulatedSi");
+	cJSON_AddNullToObject(j, "containerRegistryAuthId");
+	cJSON_AddNullToObject(j, "cpuFlavorId");
+	if (with_machine) {
+		m = cJSON_AddObjectToObject(j, "machine");
+		cJSON_AddStringToObject(m, "gpuTypeId", tid != NULL ? tid : in->gpu_raw);
+		cJSON_AddStringToObject(m, "gpuDisplayName", in->gpu != NULL ? in->gpu->name :
+		    in->gpu_raw);
+		cJSON_AddStringToObject(m, "dataCenterId", data_center_of(in));
+		machine_fields(in, m);
+	}
+	return j;
+}
+
+/* "/v1/pods/ID" or "/v1/pods/ID/ACTION": the id into pod, the action (or "") into act. */
+static bool
+rest_pod_path(const char *path, char *pod, size_t pn, char *act, size_t an)
+{
+	const char *p = path + strlen("/v1/pods/"), *slash = strchr(p, '/');
+	size_t n = slash != NULL ? (size_t)(slash - p) : strlen(p);
+
+	if (n == 0 || n >= pn || (slash != NULL && (strlen(slash + 1) >= an ||
+	    strchr(slash + 1, '/') != NULL)))
+		return false;
+	memcpy(pod, p, n);
+	pod[n] = '\0';
+	strlcpy_(act, slash != NULL ? slash + 1 : "", an);
+	return true;
+}
+
+/* REST v1 create: tries each of gpuTypeIds in order, as gpuTypePriority "custom" does. */
+static void
+rest_create(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
+{
+	cJSON *b = cJSON_ParseWithLength(rq->body, rq->len);
+	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(b, "gpuTypeIds"), *t;
+	const char *why = no_capacity;
+	struct instance inst;
+	enum gr_err code = GR_ECAPACITY;
+	char msg[200];
+
+	if (!cJSON_IsObject(b) || !cJSON_IsArray(ids) || cJSON_GetArraySize(ids) == 0) {
+		cJSON_Delete(b);
+		rest_fail(rp, 400, "create pod: gpuTypeIds: at least one GPU type is required");
+		return;
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "interruptible"))) {
+		cJSON_Delete(b);
+		rest_fail(rp, 500, "create pod: Spot pods are no longer offered");
+		return;
+	}
+	cJSON_ArrayForEach(t, ids) {
+		if (!cJSON_IsString(t))
+			continue;
+		code = launch_pod(c, b, t->valuestring, false, 0, &inst, &why);
+		if (code != GR_ECAPACITY)
+			break;
+	}
+	cJSON_Delete(b);
+	if (code != GR_OK) {
+		snprintf(msg, sizeof(msg), "create pod: %s", code == GR_ECAPACITY ?
+		    "There are no instances currently available" : why);
+		rest_fail(rp, code == GR_EFUNDS ? 400 : 500, msg);
+		return;
+	}
+	rp->acted = true;
+	reply_json(rp, 201, rest_pod_json(&inst, false));
+}
+
+/* REST v1 (providers/runpod.md §4.1): the pod calls runpodctl makes. */
+static void
+rest_v1(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
+{
+	const char *m = rq->method, *inc = serve_query(rq, "includeMachine");
+	bool machine = inc != NULL && strcmp(inc, "true") == 0;
+	struct gr_error err = { 0 };
+	struct instance in;
+	char pod[64], act[16];
+	enum gr_err code;
+
+	if (!rq->auth_ok || (c->api_key != NULL && rq->auth[0] == '\0')) {
+		rest_fail(rp, 401, "Invalid API key");
+		return;
+	}
+	if (strcmp(rq->path, "/v1/pods") == 0) {
+		if (strcmp(m, "POST") == 0)
+			rest_create(c, rq, rp);
+		else if (strcmp(m, "GET") == 0) {
+			const char *want = serve_query(rq, "desiredStatus");
+			const char *name = serve_query(rq, "name");
+			struct instance_list l;
+			cJSON *arr = cJSON_CreateArray();
+			size_t i;
+
+			instance_list_init(&l);
+			if (sim_instances(c->sim, false, &l, &err) == GR_OK) {
+				for (i = 0; i < l.n; i++) {
+					cJSON *p;
+					const char *st;
+
+					if (l.v[i].state == ST_DESTROYED ||
+					    l.v[i].state == ST_DESTROYING)
+						continue;
+					if (name != NULL && strcmp(name, l.v[i].label) != 0)
+						continue;
+					p = rest_pod_json(&l.v[i], machine);
+					st = bj_strp(p, "desiredStatus");
+					if (want != NULL && (st == NULL || strcmp(st, want) != 0))
+						cJSON_Delete(p);
+					else
+						cJSON_AddItemToArray(arr, p);
+				}
+			}
+			instance_list_release(&l);
+			reply_json(rp, 200, arr);
+		} else
+			rest_fail(rp, 405, "method not allowed");
+		return;
+	}
+	if (strncmp(rq->path, "/v1/pods/", 9) != 0 ||
+	    !rest_pod_path(rq->path, pod, sizeof(pod), act, sizeof(act))) {
+		rest_fail(rp, 404, "not found");
+		return;
+	}
+	if (!get_pod(c, pod, &in)) {
+		rest_fail(rp, 404, "pod not found");
+		return;
+	}
+	if (act[0] == '\0' && strcmp(m, "GET") == 0) {
+		reply_json(rp, 200, rest_pod_json(&in, machine));
+		return;
+	}
+	if (act[0] == '\0' && strcmp(m, "DELETE") == 0) {
+		if (sim_destroy(c->sim, in.id, &err) != GR_OK) {
+			rest_fail(rp, 500, err.msg);
+			return;
+		}
+		rp->acted = true;
+		rp->status = 204;
+		rp->ctype = "text/plain";
+		sb_reset(&rp->body);
+		return;
+	}
+	if (strcmp(m, "POST") != 0 || (strcmp(act, "stop") != 0 && strcmp(act, "start") != 0)) {
+		rest_fail(rp, 404, "not found");
+		return;
+	}
+	code = strcmp(act, "stop") == 0 ? sim_stop(c->sim, in.id, &err) :
+	    sim_start(c->sim, in.id, &err);
+	if (code == GR_ECAPACITY) {
+		rest_fail(rp, 500, "There are not enough free GPUs on the host machine to start "
+		    "this pod.");
+		return;
+	}
+	if (code != GR_OK) {
+		rest_fail(rp, 400, err.msg);
+		return;
+	}
+	rp->acted = true;
+	sim_get(c->sim, in.id, &in, &err);
+	reply_json(rp, 200, rest_pod_json(&in, false));
+}
+
+/* Whether a GraphQL body asks only for the public catalogue (gpuTypes), nothing of a user. */
+static bool
+public_query(const struct serve_req *rq)
+{
+	cJSON *b = cJSON_ParseWithLength(rq->body, rq->len);
+	const char *q = bj_strp(b, "query");
+	bool pub = q != NULL && strstr(q, "gpuTypes") != NULL && strstr(q, "myself") == NULL &&
+	    strstr(q, "mutation") == NULL && strstr(q, "pod") == NULL;
+
+	cJSON_Delete(b);
+	return pub;
+}
+
 void
 dialect_runpod(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 {
@@ -506,13 +862,18 @@ dialect_runpod(struct serve_ctx *c, const struct serve_req *rq, struct serve_rep
 	const char *q;
 	char pod[64];
 
+	if (strncmp(rq->path, "/v1/", 4) == 0) {
+		rest_v1(c, rq, rp);
+		return;
+	}
 	if (strcmp(rq->path, "/graphql") != 0) {
 		rp->status = 404;
 		rp->ctype = "text/plain";
 		sb_adds(&rp->body, "404 page not found\n");
 		return;
 	}
-	if (!rq->auth_ok || (c->api_key != NULL && rq->auth[0] == '\0')) {
+	/* gpuTypes answers without a key (providers/runpod.md §2); a wrong key is refused. */
+	if (!rq->auth_ok && !(rq->auth[0] == '\0' && public_query(rq))) {
 		rp->status = 401;
 		sb_adds(&rp->body, "{\"errors\":[{\"message\":\"Unauthorized\"}]}");
 		return;

@@ -3,6 +3,7 @@
  * search with vast's query language, create, list (keyset pages), get, stop/start, destroy,
  * the current user; vast's error bodies and statuses.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,48 +47,187 @@ dollars(int64_t micros)
 	return (double)micros / 1e6;
 }
 
-static cJSON *
-offer_json(const struct offer *o, long long num, int disk)
+/* A stable pseudo-random figure for machine `m` (salt picks which one), for the fields the
+ * simulator has no model of but a real offer carries (CPU model, disk speed, PCIe, ...). */
+static unsigned
+machine_draw(long long m, unsigned salt)
 {
-	cJSON *j = cJSON_CreateObject();
-	const char *name = vast_gpu_name_of(o->gpu);
-	double storage_h = dollars(o->storage_gb_month) * disk / 720.0;
-	double per_core_ram;
+	uint64_t x = (uint64_t)m * UINT64_C(0x9e3779b97f4a7c15) + salt * UINT64_C(0xbf58476d1ce4e5b9);
 
+	x ^= x >> 31;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 29;
+	return (unsigned)(x & 0x7fffffff);
+}
+
+/* The cost breakdown objects ("search", "instance") a real offer carries. */
+static void
+add_cost_object(cJSON *j, const char *name, double gpu_h, double disk_h, double discount)
+{
+	cJSON *c = cJSON_AddObjectToObject(j, name);
+
+	cJSON_AddNumberToObject(c, "gpuCostPerHour", gpu_h);
+	cJSON_AddNumberToObject(c, "diskHour", disk_h);
+	cJSON_AddNumberToObject(c, "totalHour", gpu_h + disk_h);
+	cJSON_AddNumberToObject(c, "discountTotalHour", 0);
+	cJSON_AddNumberToObject(c, "discountedTotalPerHour", (gpu_h + disk_h) * (1 - discount));
+}
+
+static const char *const cpu_names[] = {
+	"AMD EPYC 7543 32-Core Processor", "AMD EPYC 9354 32-Core Processor",
+	"Intel Xeon Platinum 8480+", "AMD Ryzen Threadripper PRO 5975WX 32-Cores",
+	"Intel Xeon Gold 6342 CPU @ 2.80GHz", "AMD EPYC 7B13 64-Core Processor",
+};
+static const char *const mobo_names[] = {
+	"ROMED8-2T", "H12SSL-i", "X13DEG-OAD", "WRX80 Creator", "MZ73-LM0", "ROME2D32GM-2T",
+};
+static const char *const disk_names[] = {
+	"SAMSUNG MZQL23T8HCLS-00A07", "KIOXIA KCD81RUG3T84", "Micron_7450_MTFDKCC3T8TFR",
+	"WDC WDS200T2B0C",
+};
+
+/*
+ * One offer with the full field set of a real search reply (providers/vast.md §2.4), so that
+ * clients that read any of it work and reply sizes match the real service (~2.4 KB/offer).
+ * Fields the simulator models come from the offer; the rest are stable per machine.
+ */
+static cJSON *
+offer_json(const struct offer *o, long long num, int disk, int64_t now)
+{
+	cJSON *j = cJSON_CreateObject(), *ids;
+	const char *name = vast_gpu_name_of(o->gpu);
+	long long machine = num / 4 + 1000;
+	int machine_gpus = o->gpu_count <= 8 ? 8 : o->gpu_count, i, cc;
+	double storage_h = dollars(o->storage_gb_month) * disk / 720.0;
+	double dph_base = dollars(o->price_hour);
+	double dph_total = (double)llround((dph_base + storage_h) * 1e6) / 1e6;
+	double flops = o->gpu != NULL ? catalogue_tensor_tflops_x10(o->gpu) / 10.0 * o->gpu_count :
+	    0;
+	double dlperf = flops * 0.25 + o->gpu_count * 3.5;
+	double up_cost = (machine_draw(machine, 1) % 20 + 1) / 1000.0;
+	double down_cost = (machine_draw(machine, 2) % 10) / 1000.0;
+	double discount = (machine_draw(machine, 3) % 40) / 100.0;
+	int64_t listed = now - 86400 * (int64_t)(machine_draw(machine, 4) % 90 + 1);
+	int64_t until = now + 86400 * (int64_t)(machine_draw(machine, 5) % 120 + 7);
+	bool amd = o->gpu != NULL && strcmp(o->gpu->vendor, "AMD") == 0;
+	char ip[32];
+
+	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", 23 + machine_draw(machine, 6) % 170,
+	    machine_draw(machine, 7) % 256, machine_draw(machine, 8) % 256,
+	    1 + machine_draw(machine, 9) % 254);
+	/* Hopper-class BF16 throughput reads as compute capability 9.0, the rest as 8.9. */
+	cc = amd ? 0 : o->gpu != NULL && catalogue_tensor_tflops_x10(o->gpu) >= 5000 ? 900 : 890;
+
+	cJSON_AddBoolToObject(j, "is_bid", o->type == OFFER_INTERRUPTIBLE);
+	cJSON_AddNumberToObject(j, "inet_up_billed", 0);
+	cJSON_AddNumberToObject(j, "inet_down_billed", 0);
+	cJSON_AddBoolToObject(j, "external", false);
+	cJSON_AddStringToObject(j, "webpage", "");
+	cJSON_AddNullToObject(j, "logo");
+	cJSON_AddBoolToObject(j, "rentable", o->available > 0);
+	cJSON_AddNumberToObject(j, "compute_cap", cc);
+	cJSON_AddNumberToObject(j, "credit_balance", 0);
+	cJSON_AddNumberToObject(j, "credit_discount", 0);
+	cJSON_AddNumberToObject(j, "credit_discount_max", discount);
+	cJSON_AddStringToObject(j, "driver_version", amd ? "6.2.4" : "570.133.07");
+	cJSON_AddNumberToObject(j, "driver_vers", amd ? 6002004 : 570133007);
+	cJSON_AddNumberToObject(j, "cuda_max_good", amd ? 0 : 12.8);
+	cJSON_AddNumberToObject(j, "machine_id", (double)machine);
+	cJSON_AddNumberToObject(j, "hosting_type", machine_draw(machine, 10) % 2);
+	cJSON_AddStringToObject(j, "public_ipaddr", ip);
+	cJSON_AddStringToObject(j, "geolocation", o->location);
+	cJSON_AddNumberToObject(j, "geolocode", machine_draw(machine, 11) % 1000000);
+	cJSON_AddNumberToObject(j, "flops_per_dphtotal", dph_total > 0 ? flops / dph_total : 0);
+	cJSON_AddNumberToObject(j, "dlperf_per_dphtotal", dph_total > 0 ? dlperf / dph_total : 0);
+	cJSON_AddNumberToObject(j, "reliability", o->reliability_bp / 10000.0);
+	cJSON_AddNumberToObject(j, "reliability2", o->reliability_bp / 10000.0);
+	cJSON_AddNumberToObject(j, "reliability_mult", 1.0);
+	cJSON_AddNumberToObject(j, "expected_reliability", o->reliability_bp / 10000.0);
+	cJSON_AddNumberToObject(j, "host_run_time", 86400.0 * 30);
+	cJSON_AddNumberToObject(j, "host_id", (double)(machine_draw(machine, 12) % 300000));
 	cJSON_AddNumberToObject(j, "id", (double)num);
 	cJSON_AddNumberToObject(j, "ask_contract_id", (double)num);
-	cJSON_AddNumberToObject(j, "machine_id", (double)(num / 4 + 1000));
-	cJSON_AddStringToObject(j, "gpu_name", name != NULL ? name : o->gpu_raw);
-	cJSON_AddStringToObject(j, "gpu_arch", o->gpu != NULL && strcmp(o->gpu->vendor, "AMD") == 0 ?
-	    "amd" : "nvidia");
+	cJSON_AddNumberToObject(j, "bundle_id", (double)(num * 7 + 100000000));
+	cJSON_AddNullToObject(j, "bundled_results");
 	cJSON_AddNumberToObject(j, "num_gpus", o->gpu_count);
+	cJSON_AddNumberToObject(j, "total_flops", flops);
+	cJSON_AddNumberToObject(j, "min_bid", dph_base);
+	cJSON_AddNumberToObject(j, "dph_base", dph_base);
+	cJSON_AddNumberToObject(j, "dph_total", dph_total);
+	cJSON_AddNumberToObject(j, "dph_total_adj", dph_total);
+	cJSON_AddNumberToObject(j, "discount_rate", 0);
+	cJSON_AddNumberToObject(j, "discounted_hourly", 0);
+	cJSON_AddNumberToObject(j, "discounted_dph_total", dph_total);
+	cJSON_AddStringToObject(j, "gpu_name", name != NULL ? name : o->gpu_raw);
+	cJSON_AddStringToObject(j, "gpu_arch", amd ? "amd" : "nvidia");
 	cJSON_AddNumberToObject(j, "gpu_ram", o->vram_gb * 1024);
 	cJSON_AddNumberToObject(j, "gpu_total_ram", o->vram_gb * 1024 * o->gpu_count);
+	cJSON_AddNumberToObject(j, "gpu_frac", (double)o->gpu_count / machine_gpus);
+	cJSON_AddNumberToObject(j, "gpu_mem_bw", o->gpu != NULL ? o->gpu->bw_gbs : 0);
+	cJSON_AddNumberToObject(j, "gpu_max_power", o->gpu != NULL ? o->gpu->tdp_w : 0);
+	cJSON_AddNumberToObject(j, "gpu_max_temp", 83);
+	cJSON_AddNumberToObject(j, "gpu_lanes", 16);
+	cJSON_AddBoolToObject(j, "gpu_display_active", false);
+	cJSON_AddNumberToObject(j, "gpu_occupancy", 0);
+	ids = cJSON_AddArrayToObject(j, "gpu_ids");
+	for (i = 0; i < o->gpu_count && i < 64; i++)
+		cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)(machine * 100 + i)));
 	cJSON_AddNumberToObject(j, "bw_nvlink", o->interconnect == IC_PCIE ? 0 : 600);
+	cJSON_AddNumberToObject(j, "pci_gen", 4);
+	cJSON_AddNumberToObject(j, "pcie_bw", 24.3);
+	cJSON_AddStringToObject(j, "cpu_name", cpu_names[machine_draw(machine, 13) %
+	    ARRAY_LEN(cpu_names)]);
+	cJSON_AddStringToObject(j, "cpu_arch", "amd64");
 	cJSON_AddNumberToObject(j, "cpu_cores", o->cpu_cores * 2);
 	cJSON_AddNumberToObject(j, "cpu_cores_effective", o->cpu_cores);
-	per_core_ram = (double)o->ram_gb * 1000.0 * 2;
-	cJSON_AddNumberToObject(j, "cpu_ram", per_core_ram);
+	cJSON_AddNumberToObject(j, "cpu_ghz", 2.8 + (machine_draw(machine, 14) % 10) / 10.0);
+	cJSON_AddNumberToObject(j, "cpu_ram", (double)o->ram_gb * 1000.0 * 2);
+	cJSON_AddNumberToObject(j, "has_avx", 1);
+	cJSON_AddStringToObject(j, "mobo_name", mobo_names[machine_draw(machine, 15) %
+	    ARRAY_LEN(mobo_names)]);
+	cJSON_AddStringToObject(j, "os_version", "22.04");
 	cJSON_AddNumberToObject(j, "disk_space", o->disk_gb);
-	cJSON_AddNumberToObject(j, "inet_down", o->net_down_mbps);
+	cJSON_AddNumberToObject(j, "disk_bw", 2000 + machine_draw(machine, 16) % 4000);
+	cJSON_AddStringToObject(j, "disk_name", disk_names[machine_draw(machine, 17) %
+	    ARRAY_LEN(disk_names)]);
+	cJSON_AddNumberToObject(j, "avail_vol_ask_id", 0);
+	cJSON_AddNumberToObject(j, "avail_vol_dph", 0);
+	cJSON_AddNumberToObject(j, "avail_vol_size", 0);
+	cJSON_AddNumberToObject(j, "nw_disk_min_bw", 0);
+	cJSON_AddNumberToObject(j, "nw_disk_max_bw", 0);
+	cJSON_AddNumberToObject(j, "nw_disk_avg_bw", 0);
+	cJSON_AddNumberToObject(j, "direct_port_count", 100 + machine_draw(machine, 18) % 900);
 	cJSON_AddNumberToObject(j, "inet_up", o->net_up_mbps);
-	cJSON_AddNumberToObject(j, "reliability", o->reliability_bp / 10000.0);
-	cJSON_AddStringToObject(j, "geolocation", o->location);
-	cJSON_AddBoolToObject(j, "verified", true);
-	cJSON_AddStringToObject(j, "verification", "verified");
-	cJSON_AddBoolToObject(j, "external", false);
-	cJSON_AddBoolToObject(j, "rentable", o->available > 0);
-	cJSON_AddBoolToObject(j, "rented", false);
-	cJSON_AddBoolToObject(j, "is_bid", o->type == OFFER_INTERRUPTIBLE);
-	cJSON_AddNumberToObject(j, "dph_base", dollars(o->price_hour));
-	cJSON_AddNumberToObject(j, "min_bid", dollars(o->price_hour));
+	cJSON_AddNumberToObject(j, "inet_down", o->net_down_mbps);
+	cJSON_AddNumberToObject(j, "inet_up_cost", up_cost);
+	cJSON_AddNumberToObject(j, "inet_down_cost", down_cost);
+	cJSON_AddNumberToObject(j, "internet_up_cost_per_tb", up_cost * 1024);
+	cJSON_AddNumberToObject(j, "internet_down_cost_per_tb", down_cost * 1024);
 	cJSON_AddNumberToObject(j, "storage_cost", dollars(o->storage_gb_month));
 	cJSON_AddNumberToObject(j, "storage_total_cost", storage_h);
-	/* Rounded to the micro-dollar, as a price on the wire is. */
-	cJSON_AddNumberToObject(j, "dph_total",
-	    (double)llround((dollars(o->price_hour) + storage_h) * 1e6) / 1e6);
-	cJSON_AddNumberToObject(j, "total_flops", o->gpu != NULL ?
-	    catalogue_tensor_tflops_x10(o->gpu) / 10.0 * o->gpu_count : 0);
+	cJSON_AddNumberToObject(j, "vram_costperhour", o->vram_gb > 0 ?
+	    dph_total / (o->vram_gb * 1024.0 * o->gpu_count) : 0);
+	cJSON_AddBoolToObject(j, "verified", true);
+	cJSON_AddStringToObject(j, "verification", "verified");
+	cJSON_AddNumberToObject(j, "vericode", 1);
+	cJSON_AddBoolToObject(j, "rented", false);
+	cJSON_AddBoolToObject(j, "datacenter", machine_draw(machine, 10) % 2 == 1);
+	cJSON_AddBoolToObject(j, "static_ip", machine_draw(machine, 19) % 3 != 0);
+	cJSON_AddBoolToObject(j, "vms_enabled", false);
+	cJSON_AddBoolToObject(j, "is_vm_deverified", false);
+	cJSON_AddStringToObject(j, "resource_type", "gpu");
+	cJSON_AddNullToObject(j, "cluster_id");
+	cJSON_AddNullToObject(j, "hostname");
+	cJSON_AddNumberToObject(j, "start_date", (double)listed);
+	cJSON_AddNumberToObject(j, "end_date", (double)until);
+	cJSON_AddNumberToObject(j, "duration", (double)(until - now));
+	cJSON_AddNullToObject(j, "time_remaining");
+	cJSON_AddStringToObject(j, "time_remaining_isbid", "");
+	cJSON_AddNumberToObject(j, "dlperf", dlperf);
+	cJSON_AddNumberToObject(j, "score", dlperf / (dph_total > 0 ? dph_total : 1) *
+	    o->reliability_bp / 10000.0);
+	add_cost_object(j, "search", dph_base, storage_h, 0);
+	add_cost_object(j, "instance", dph_base, storage_h, 0);
 	return j;
 }
 
@@ -211,6 +351,7 @@ search(struct serve_ctx *c, const char *qtext, struct serve_reply *rp)
 	size_t i, n = 0;
 	long long limit = 1000;
 	int disk = 5;
+	int64_t now = sim_now(c->sim);
 	double d;
 
 	q = cJSON_Parse(qtext);
@@ -252,7 +393,7 @@ search(struct serve_ctx *c, const char *qtext, struct serve_reply *rp)
 		num = serve_sim_num(all.v[i].id);
 		if (num < 0)
 			continue;
-		o = offer_json(&all.v[i], num, disk);
+		o = offer_json(&all.v[i], num, disk, now);
 		if (query_match(q, o, &bad))
 			keep[n++] = o;
 		else
@@ -276,8 +417,10 @@ search(struct serve_ctx *c, const char *qtext, struct serve_reply *rp)
 	res = cJSON_CreateObject();
 	arr = cJSON_AddArrayToObject(res, "offers");
 	for (i = 0; i < n; i++) {
-		if ((long long)i < limit)
+		if ((long long)i < limit) {
+			cJSON_AddNumberToObject(keep[i], "rn", (double)i + 1);
 			cJSON_AddItemToArray(arr, keep[i]);
+		}
 		else
 			cJSON_Delete(keep[i]);
 	}
@@ -323,16 +466,42 @@ status_of(const struct instance *in, const char **actual, const char **intended,
 	}
 }
 
+/* What an instance row repeats of the machine it runs on (providers/vast.md §4.3). */
+static const char *const machine_keys[] = {
+	"machine_id", "host_id", "hosting_type", "gpu_frac", "gpu_arch", "gpu_mem_bw",
+	"gpu_max_power", "gpu_max_temp", "gpu_lanes", "gpu_display_active", "bw_nvlink",
+	"pci_gen", "pcie_bw", "compute_cap", "cuda_max_good", "driver_version", "driver_vers",
+	"cpu_name", "cpu_arch", "cpu_cores", "cpu_cores_effective", "cpu_ghz", "cpu_ram",
+	"has_avx", "mobo_name", "os_version", "disk_bw", "disk_name", "inet_up", "inet_down",
+	"inet_up_cost", "inet_down_cost", "internet_up_cost_per_tb", "internet_down_cost_per_tb",
+	"storage_cost", "min_bid", "credit_discount_max", "verification", "reliability2",
+	"total_flops", "dlperf", "dlperf_per_dphtotal", "flops_per_dphtotal", "static_ip",
+	"vms_enabled", "datacenter", "geolocode", "webpage", "logo", "bundle_id", "end_date",
+	"host_run_time", "resource_type", "cluster_id", "hostname", "gpu_ids",
+};
+
+/*
+ * One instance row with every field the official client and gpurent read, with vast's names,
+ * types and nesting: state, connection, launch config, metrics (null when not running), and
+ * the hardware and prices of its machine.
+ */
 static cJSON *
 instance_json(struct serve_ctx *c, const struct instance *in)
 {
-	cJSON *j = cJSON_CreateObject(), *ports, *p22, *m;
+	cJSON *j = cJSON_CreateObject(), *ports, *p22, *m, *mach = NULL, *v;
 	const char *actual, *intended, *cur, *next, *name = vast_gpu_name_of(in->gpu);
 	struct offer o;
 	struct gr_error err = { 0 };
-	long long num = serve_sim_num(in->id);
+	long long num = serve_sim_num(in->id), onum = serve_sim_num(in->offer_id);
+	int64_t now = sim_now(c->sim);
+	double dph_base = dollars(in->price_hour), disk_h = dollars(in->storage_hour);
+	bool running = in->state == ST_RUNNING, have_offer;
 	char port[16];
+	size_t k;
 
+	have_offer = sim_offer(c->sim, in->offer_id, &o, &err) == GR_OK;
+	if (have_offer && onum >= 0)
+		mach = offer_json(&o, onum, in->disk_gb, now);
 	status_of(in, &actual, &intended, &cur, &next);
 	cJSON_AddNumberToObject(j, "id", (double)num);
 	cJSON_AddStringToObject(j, "actual_status", actual);
@@ -345,24 +514,50 @@ instance_json(struct serve_ctx *c, const struct instance *in)
 	else
 		cJSON_AddNullToObject(j, "label");
 	cJSON_AddNumberToObject(j, "start_date", (double)in->created_at);
+	if (mach != NULL && (v = cJSON_GetObjectItemCaseSensitive(mach, "end_date")) != NULL)
+		cJSON_AddNumberToObject(j, "duration", v->valuedouble - (double)now);
+	else
+		cJSON_AddNullToObject(j, "duration");
+	if (running && in->state_since > 0)
+		cJSON_AddNumberToObject(j, "uptime_mins", (double)(now - in->state_since) / 60.0);
+	else
+		cJSON_AddNullToObject(j, "uptime_mins");
+	cJSON_AddNumberToObject(j, "client_run_time", (double)(now - in->created_at) / 3600.0);
 	cJSON_AddStringToObject(j, "gpu_name", name != NULL ? name : in->gpu_raw);
 	cJSON_AddNumberToObject(j, "num_gpus", in->gpu_count);
 	if (in->gpu != NULL) {
 		cJSON_AddNumberToObject(j, "gpu_ram", in->gpu->vram_gb * 1024);
 		cJSON_AddNumberToObject(j, "gpu_totalram", in->gpu->vram_gb * 1024 * in->gpu_count);
+	} else {
+		cJSON_AddNullToObject(j, "gpu_ram");
+		cJSON_AddNullToObject(j, "gpu_totalram");
 	}
+	for (k = 0; mach != NULL && k < ARRAY_LEN(machine_keys); k++)
+		if ((v = cJSON_GetObjectItemCaseSensitive(mach, machine_keys[k])) != NULL)
+			cJSON_AddItemToObject(j, machine_keys[k], cJSON_Duplicate(v, true));
 	cJSON_AddBoolToObject(j, "is_bid", in->type == OFFER_INTERRUPTIBLE);
-	cJSON_AddNumberToObject(j, "dph_base", dollars(in->price_hour));
-	cJSON_AddNumberToObject(j, "storage_total_cost", dollars(in->storage_hour));
-	cJSON_AddNumberToObject(j, "dph_total",
-	    (double)llround(dollars(in->price_hour + in->storage_hour) * 1e6) / 1e6);
-	if (sim_offer(c->sim, in->offer_id, &o, &err) == GR_OK)
+	cJSON_AddNumberToObject(j, "dph_base", dph_base);
+	cJSON_AddNumberToObject(j, "storage_total_cost", disk_h);
+	cJSON_AddNumberToObject(j, "dph_total", (double)llround((dph_base + disk_h) * 1e6) / 1e6);
+	add_cost_object(j, "search", dph_base, disk_h, 0);
+	add_cost_object(j, "instance", dph_base, disk_h, 0);
+	if (have_offer)
 		cJSON_AddStringToObject(j, "geolocation", o.location);
 	else
 		cJSON_AddNullToObject(j, "geolocation");
 	cJSON_AddNumberToObject(j, "disk_space", in->disk_gb);
 	cJSON_AddStringToObject(j, "image_uuid", in->image);
+	cJSON_AddNullToObject(j, "image_args");
 	cJSON_AddStringToObject(j, "image_runtype", "ssh_direc ssh_proxy");
+	cJSON_AddNullToObject(j, "onstart");
+	cJSON_AddNullToObject(j, "template_id");
+	cJSON_AddNullToObject(j, "template_hash_id");
+	cJSON_AddNullToObject(j, "template_name");
+	/* [name, value] pairs; the official client turns them into an object. */
+	cJSON_AddArrayToObject(j, "extra_env");
+	cJSON_AddStringToObject(j, "jupyter_token", "");
+	cJSON_AddNumberToObject(j, "ssh_idx", (double)(num % 10));
+	cJSON_AddStringToObject(j, "local_ipaddrs", "10.0.0.2\n");
 	if (in->valid & IV_SSH) {
 		cJSON_AddStringToObject(j, "public_ipaddr", in->ssh_host);
 		ports = cJSON_AddObjectToObject(j, "ports");
@@ -374,14 +569,44 @@ instance_json(struct serve_ctx *c, const struct instance *in)
 		cJSON_AddItemToArray(p22, m);
 		cJSON_AddStringToObject(j, "ssh_host", "ssh4.vast.ai");
 		cJSON_AddNumberToObject(j, "ssh_port", 20000 + (double)(num % 10000));
+		cJSON_AddNumberToObject(j, "machine_dir_ssh_port", in->ssh_port);
+		cJSON_AddNumberToObject(j, "direct_port_start", in->ssh_port);
+		cJSON_AddNumberToObject(j, "direct_port_end", in->ssh_port);
+		cJSON_AddNumberToObject(j, "direct_port_count", 1);
+	} else {
+		if ((v = mach != NULL ? cJSON_GetObjectItemCaseSensitive(mach, "public_ipaddr") :
+		    NULL) != NULL)
+			cJSON_AddItemToObject(j, "public_ipaddr", cJSON_Duplicate(v, true));
+		else
+			cJSON_AddNullToObject(j, "public_ipaddr");
+		cJSON_AddObjectToObject(j, "ports");
+		cJSON_AddNullToObject(j, "ssh_host");
+		cJSON_AddNullToObject(j, "ssh_port");
+		cJSON_AddNullToObject(j, "machine_dir_ssh_port");
+		cJSON_AddNumberToObject(j, "direct_port_start", -1);
+		cJSON_AddNumberToObject(j, "direct_port_end", -1);
+		cJSON_AddNumberToObject(j, "direct_port_count", 0);
 	}
-	if ((in->valid & IV_UTIL) && in->state == ST_RUNNING) {
+	if ((in->valid & IV_UTIL) && running) {
 		cJSON_AddNumberToObject(j, "gpu_util", in->util_pct);
 		cJSON_AddNumberToObject(j, "gpu_temp", 40 + in->util_pct / 3);
+		cJSON_AddNumberToObject(j, "vmem_usage", in->gpu != NULL ?
+		    in->gpu->vram_gb * in->gpu_count * in->util_pct / 100.0 : 0);
+		cJSON_AddNumberToObject(j, "cpu_util", in->util_pct / 400.0);
+		cJSON_AddNumberToObject(j, "mem_usage", 4.2);
+		cJSON_AddNumberToObject(j, "mem_limit", have_offer ? o.ram_gb : 0);
+		cJSON_AddNumberToObject(j, "disk_usage", in->disk_gb * 0.2);
+		cJSON_AddNumberToObject(j, "disk_util", 0.2);
 	} else {
-		cJSON_AddNullToObject(j, "gpu_util");
-		cJSON_AddNullToObject(j, "gpu_temp");
+		static const char *const metric_keys[] = { "gpu_util", "gpu_temp", "vmem_usage",
+			"cpu_util", "mem_usage", "mem_limit", "disk_usage", "disk_util" };
+
+		for (k = 0; k < ARRAY_LEN(metric_keys); k++)
+			cJSON_AddNullToObject(j, metric_keys[k]);
 	}
+	cJSON_AddNumberToObject(j, "inet_up_billed", 0);
+	cJSON_AddNumberToObject(j, "inet_down_billed", 0);
+	cJSON_Delete(mach);
 	return j;
 }
 
@@ -400,24 +625,33 @@ find_instance(struct serve_ctx *c, const char *num, struct instance *out)
 	    out->state != ST_DESTROYING;
 }
 
+/*
+ * The instance list: v1 pages keyset-wise (25 a page), the legacy v0 list (all) answers
+ * without paging. Both count what matched and the labels among them.
+ */
 static void
-list(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
+list(struct serve_ctx *c, const struct serve_req *rq, bool legacy, struct serve_reply *rp)
 {
 	struct instance_list l;
 	struct gr_error err = { 0 };
 	const char *tok = serve_query(rq, "after_token"), *lim = serve_query(rq, "limit");
 	const char *sf = serve_query(rq, "select_filters"), *bad = NULL;
-	cJSON *res, *arr, *filters = NULL, *row;
-	long long limit = 25, after = -1, n;
-	size_t i, found = 0;
+	cJSON *res, *arr, *filters = NULL, *row, *labels;
+	long long limit = 25, after = -1, start, n;
+	size_t i, found = 0, total = 0;
 	char next[32] = "";
 
 	if (lim != NULL && parse_int(lim, -1000, 1000, &n))
 		limit = n <= 0 ? 5 : n > 25 ? 25 : n;
+	if (legacy) {
+		limit = LLONG_MAX;
+		tok = NULL;
+	}
 	if (tok != NULL && tok[0] != '\0' && !parse_int(tok, 0, INT64_MAX / 4, &after)) {
 		vast_fail(rp, 400, "invalid_token", "invalid after_token");
 		return;
 	}
+	start = after;
 	if (sf != NULL && (filters = cJSON_Parse(sf)) != NULL && !cJSON_IsObject(filters)) {
 		cJSON_Delete(filters);
 		vast_fail(rp, 400, "invalid_args", "select_filters must be an object");
@@ -433,10 +667,13 @@ list(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 	res = cJSON_CreateObject();
 	cJSON_AddTrueToObject(res, "success");
 	arr = cJSON_CreateArray();
+	labels = cJSON_CreateObject();
 	for (i = 0; i < l.n; i++) {
 		long long num = serve_sim_num(l.v[i].id);
+		const char *lab = l.v[i].label;
+		cJSON *count;
 
-		if (num <= after || l.v[i].state == ST_DESTROYED ||
+		if (num <= start || l.v[i].state == ST_DESTROYED ||
 		    l.v[i].state == ST_DESTROYING)
 			continue;
 		row = instance_json(c, &l.v[i]);
@@ -444,20 +681,32 @@ list(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 			cJSON_Delete(row);
 			continue;
 		}
+		total++;
+		if ((count = cJSON_GetObjectItemCaseSensitive(labels, lab)) != NULL)
+			cJSON_SetNumberValue(count, count->valuedouble + 1);
+		else
+			cJSON_AddNumberToObject(labels, lab, 1);
 		if ((long long)found == limit) {
 			cJSON_Delete(row);
-			snprintf(next, sizeof(next), "%lld", after);
-			break;
+			if (next[0] == '\0')
+				snprintf(next, sizeof(next), "%lld", after);
+			continue;
 		}
 		cJSON_AddItemToArray(arr, row);
 		found++;
 		after = num;
 	}
 	cJSON_AddNumberToObject(res, "instances_found", (double)found);
-	if (next[0] != '\0')
-		cJSON_AddStringToObject(res, "next_token", next);
-	else
-		cJSON_AddNullToObject(res, "next_token");
+	if (!legacy) {
+		cJSON_AddNumberToObject(res, "total_instances", (double)total);
+		cJSON_AddItemToObject(res, "label_counts", labels);
+		labels = NULL;
+		if (next[0] != '\0')
+			cJSON_AddStringToObject(res, "next_token", next);
+		else
+			cJSON_AddNullToObject(res, "next_token");
+	}
+	cJSON_Delete(labels);
 	cJSON_AddItemToObject(res, "instances", arr);
 	cJSON_Delete(filters);
 	instance_list_release(&l);
@@ -553,6 +802,7 @@ action(struct serve_ctx *c, const char *num, const struct serve_req *rq, bool de
 	struct gr_error err = { 0 };
 	cJSON *b = NULL, *res;
 	const char *st;
+	bool labelled = false;
 	enum gr_err code;
 
 	if (!find_instance(c, num, &in)) {
@@ -564,18 +814,25 @@ action(struct serve_ctx *c, const char *num, const struct serve_req *rq, bool de
 	} else {
 		b = cJSON_ParseWithLength(rq->body, rq->len);
 		st = bj_strp(b, "state");
+		labelled = st == NULL && cJSON_GetObjectItemCaseSensitive(b, "label") != NULL;
 		if (st != NULL && strcmp(st, "stopped") == 0)
 			code = sim_stop(c->sim, in.id, &err);
 		else if (st != NULL && strcmp(st, "running") == 0)
 			code = sim_start(c->sim, in.id, &err);
 		else if (bj_strp(b, "label") != NULL)
-			code = GR_OK;
+			code = sim_label(c->sim, in.id, bj_strp(b, "label"), &err);
+		else if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(b, "label")))
+			code = sim_label(c->sim, in.id, "", &err);
 		else {
 			cJSON_Delete(b);
 			vast_fail(rp, 400, "invalid_args", "state must be running or stopped");
 			return;
 		}
 		cJSON_Delete(b);
+	}
+	if (code == GR_EUSAGE && labelled) {
+		vast_fail(rp, 400, "label_too_long", err.msg);
+		return;
 	}
 	if (code != GR_OK) {
 		vast_fail(rp, code == GR_ECAPACITY || code == GR_ECONFLICT ? 409 :
@@ -586,6 +843,8 @@ action(struct serve_ctx *c, const char *num, const struct serve_req *rq, bool de
 	rp->acted = true;
 	res = cJSON_CreateObject();
 	cJSON_AddTrueToObject(res, "success");
+	if (labelled)
+		cJSON_AddStringToObject(res, "msg", "Instance label updated.");
 	reply_json(rp, 200, res);
 }
 
@@ -600,13 +859,130 @@ user(struct serve_ctx *c, struct serve_reply *rp)
 		vast_fail(rp, 500, "internal_error", err.msg);
 		return;
 	}
+	/* The account object of providers/vast.md §5.1, every field the official client shows. */
 	j = cJSON_CreateObject();
 	cJSON_AddNumberToObject(j, "id", 1);
 	cJSON_AddStringToObject(j, "username", "simulated");
 	cJSON_AddStringToObject(j, "email", "sim@example.invalid");
+	cJSON_AddStringToObject(j, "fullname", "Simulated Renter");
+	cJSON_AddStringToObject(j, "api_key", "simulated-key-never-shown");
+	cJSON_AddNumberToObject(j, "key_id", 1);
 	cJSON_AddNumberToObject(j, "credit", dollars(a.balance));
 	cJSON_AddNumberToObject(j, "balance", 0);
+	cJSON_AddNumberToObject(j, "balance_threshold", 0);
+	cJSON_AddBoolToObject(j, "balance_threshold_enabled", false);
+	cJSON_AddNumberToObject(j, "billed_expected", 0);
+	cJSON_AddNumberToObject(j, "billed_verified", 0);
+	cJSON_AddNumberToObject(j, "paid_expected", 0);
+	cJSON_AddNumberToObject(j, "paid_verified", 0);
+	cJSON_AddBoolToObject(j, "billing_creditonly", true);
+	cJSON_AddBoolToObject(j, "can_pay", true);
+	cJSON_AddBoolToObject(j, "has_billing", true);
+	cJSON_AddBoolToObject(j, "has_payout", false);
+	cJSON_AddStringToObject(j, "last4", "4242");
+	cJSON_AddBoolToObject(j, "email_verified", true);
+	cJSON_AddBoolToObject(j, "got_signup_credit", true);
+	cJSON_AddBoolToObject(j, "password_resettable", true);
+	cJSON_AddStringToObject(j, "paypal_email", "");
+	cJSON_AddStringToObject(j, "ssh_key", "");
+	cJSON_AddStringToObject(j, "user", "simulated");
+	cJSON_AddStringToObject(j, "sid", "simulated-session");
+	cJSON_AddStringToObject(j, "billaddress_city", "");
+	cJSON_AddStringToObject(j, "billaddress_country", "");
+	cJSON_AddStringToObject(j, "billaddress_line1", "");
+	cJSON_AddStringToObject(j, "billaddress_line2", "");
+	cJSON_AddStringToObject(j, "billaddress_zip", "");
 	reply_json(rp, 200, j);
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The public list of GPU names on the market: {"gpu_names": [...]}, sorted, each once. */
+static void
+gpu_names(struct serve_ctx *c, struct serve_reply *rp)
+{
+	struct offer_list all;
+	struct gr_error err = { 0 };
+	const char **names;
+	cJSON *res, *arr;
+	size_t i, k, n = 0;
+
+	offer_list_init(&all);
+	if (sim_offers(c->sim, &all, &err) != GR_OK) {
+		offer_list_release(&all);
+		vast_fail(rp, 500, "internal_error", err.msg);
+		return;
+	}
+	names = xcalloc(all.n + 1, sizeof(*names));
+	for (i = 0; i < all.n; i++) {
+		const char *name = vast_gpu_name_of(all.v[i].gpu);
+
+		if (name == NULL)
+			name = all.v[i].gpu_raw;
+		for (k = 0; k < n && strcmp(names[k], name) != 0; k++)
+			;
+		if (k == n)
+			names[n++] = name;
+	}
+	qsort(names, n, sizeof(*names), cmp_str);
+	res = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(res, "gpu_names");
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(names[i]));
+	free(names);
+	offer_list_release(&all);
+	reply_json(rp, 200, res);
+}
+
+/*
+ * request_logs: vast answers with the URL of a file it fills a moment later; the simulator
+ * serves that file itself (log_file), at once, on the address the client used.
+ */
+static void
+request_logs(struct serve_ctx *c, const char *num, const struct serve_req *rq,
+    struct serve_reply *rp)
+{
+	struct instance in;
+	cJSON *res;
+	char url[300], msg[80];
+
+	if (!find_instance(c, num, &in)) {
+		vast_fail(rp, 404, "invalid_id", "error 404/3603: no_such_instance");
+		return;
+	}
+	snprintf(url, sizeof(url), "http://%.200s/simulated-logs/%s/",
+	    rq->host != NULL && rq->host[0] != '\0' ? rq->host : "127.0.0.1", num);
+	snprintf(msg, sizeof(msg), "Logs request for instance %s queued.", num);
+	res = cJSON_CreateObject();
+	cJSON_AddTrueToObject(res, "success");
+	cJSON_AddStringToObject(res, "result_url", url);
+	cJSON_AddStringToObject(res, "msg", msg);
+	reply_json(rp, 200, res);
+}
+
+static void
+log_file(struct serve_ctx *c, const char *num, struct serve_reply *rp)
+{
+	struct instance in;
+
+	rp->ctype = "text/plain";
+	sb_reset(&rp->body);
+	if (!find_instance(c, num, &in)) {
+		rp->status = 404;
+		sb_adds(&rp->body, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>NoSuchKey"
+		    "</Code><Message>The specified key does not exist.</Message></Error>\n");
+		return;
+	}
+	rp->status = 200;
+	sb_addf(&rp->body, "simulated container log of instance %s\n", num);
+	sb_addf(&rp->body, "pulling image %s\n", in.image);
+	sb_addf(&rp->body, "state: %s\n", inst_state_name(in.state));
+	if (in.status_msg[0] != '\0')
+		sb_addf(&rp->body, "%s\n", in.status_msg);
 }
 
 /* "/api/v0/instances/123/" -> "123" into buf; false when path is not prefix + id + '/'. */
@@ -632,6 +1008,17 @@ dialect_vast(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply
 	bool search_path = strcmp(p, "/api/v0/bundles/") == 0 || strcmp(p, "/api/v0/bundles") == 0 ||
 	    strcmp(p, "/api/v0/search/asks/") == 0;
 
+	/* Public: the legacy client asks for the GPU names without a key as it starts. */
+	if (strcmp(m, "GET") == 0 && (strcmp(p, "/api/v0/gpu_names/unique/") == 0 ||
+	    strcmp(p, "/api/v0/gpu_names/unique") == 0)) {
+		gpu_names(c, rp);
+		return;
+	}
+	/* The log file a request_logs answer points at: fetched without the vast key. */
+	if (strcmp(m, "GET") == 0 && path_id(p, "/simulated-logs/", id, sizeof(id))) {
+		log_file(c, id, rp);
+		return;
+	}
 	/* Search works without a key, but a wrong key is refused (as "Invalid user key"). */
 	if (!rq->auth_ok && !(search_path && rq->auth[0] == '\0')) {
 		vast_fail(rp, search_path ? 404 : 401, "auth_error", "Invalid user key");
@@ -666,7 +1053,16 @@ dialect_vast(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply
 	}
 	if (strcmp(m, "GET") == 0 && (strcmp(p, "/api/v1/instances/") == 0 ||
 	    strcmp(p, "/api/v1/instances") == 0)) {
-		list(c, rq, rp);
+		list(c, rq, false, rp);
+		return;
+	}
+	if (strcmp(m, "GET") == 0 && strcmp(p, "/api/v0/instances/") == 0) {
+		list(c, rq, true, rp);
+		return;
+	}
+	if (strcmp(m, "PUT") == 0 && path_id(p, "/api/v0/instances/request_logs/", id,
+	    sizeof(id))) {
+		request_logs(c, id, rq, rp);
 		return;
 	}
 	if (path_id(p, "/api/v0/instances/", id, sizeof(id))) {

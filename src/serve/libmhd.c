@@ -23,7 +23,8 @@ load(void)
 	} syms[] = {
 #define SYM(field) { "MHD_" #field, offsetof(struct libmhd, field) }
 		SYM(start_daemon), SYM(stop_daemon), SYM(get_daemon_info),
-		SYM(lookup_connection_value), SYM(basic_auth_get_username_password), SYM(free),
+		SYM(lookup_connection_value), SYM(get_connection_values),
+		SYM(basic_auth_get_username_password), SYM(free),
 		SYM(create_response_from_callback), SYM(create_response_from_buffer),
 		SYM(add_response_header), SYM(queue_response), SYM(destroy_response),
 #undef SYM

@@ -23,6 +23,8 @@ struct libmhd {
 	    enum MHD_DaemonInfoType type, ...);
 	const char *(*lookup_connection_value)(struct MHD_Connection *c, enum MHD_ValueKind kind,
 	    const char *key);
+	int (*get_connection_values)(struct MHD_Connection *c, enum MHD_ValueKind kind,
+	    MHD_KeyValueIterator iterator, void *iterator_cls);
 	char *(*basic_auth_get_username_password)(struct MHD_Connection *c, char **password);
 	void (*free)(void *p);
 	struct MHD_Response *(*create_response_from_callback)(uint64_t size, size_t block_size,
@@ -46,6 +48,7 @@ const char *libmhd_why(void);
 #define MHD_stop_daemon libmhd.stop_daemon
 #define MHD_get_daemon_info libmhd.get_daemon_info
 #define MHD_lookup_connection_value libmhd.lookup_connection_value
+#define MHD_get_connection_values libmhd.get_connection_values
 #define MHD_basic_auth_get_username_password libmhd.basic_auth_get_username_password
 #define MHD_free libmhd.free
 #define MHD_create_response_from_callback libmhd.create_response_from_callback

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "libmhd.h"
 
 #include "gpurent/serve.h"
@@ -152,7 +154,8 @@ send_reply(struct server *sv, struct MHD_Connection *conn, struct serve_reply *r
 		return MHD_NO;
 	MHD_add_response_header(r, "Content-Type", rp->ctype != NULL ? rp->ctype :
 	    "application/json");
-	if (rp->status == 429 || rp->status == 503) {
+	if ((rp->status == 429 || rp->status == 503) &&
+	    (sv->o->retry_after_s >= 0 || sv->dialect == dialect_runpod)) {
 		char ra[16];
 
 		snprintf(ra, sizeof(ra), "%d", sv->o->retry_after_s > 0 ? sv->o->retry_after_s : 1);
@@ -172,6 +175,49 @@ scripted_match(const struct serve_opts *o, const char *method, const char *url,
 
 	return m == NULL || strstr(method, m) != NULL || strstr(url, m) != NULL ||
 	    (body->len > 0 && strstr(body->buf, m) != NULL);
+}
+
+static MHD_Result_
+add_query_pair(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	cJSON *pair = cJSON_CreateArray();
+
+	(void)kind;
+	cJSON_AddItemToArray(pair, cJSON_CreateString(key));
+	cJSON_AddItemToArray(pair, value != NULL ? cJSON_CreateString(value) : cJSON_CreateNull());
+	cJSON_AddItemToArray(cls, pair);
+	return MHD_YES;
+}
+
+/* One line of the request log (serve.h): what came in, in the order it came. */
+static void
+log_request(FILE *f, struct MHD_Connection *conn, const char *method, const char *url,
+    const struct sb *body, bool key)
+{
+	cJSON *j = cJSON_CreateObject(), *q;
+	char *s;
+
+	cJSON_AddStringToObject(j, "method", method);
+	cJSON_AddStringToObject(j, "path", url);
+	q = cJSON_AddArrayToObject(j, "query");
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_query_pair, q);
+	if (body->len > 0) {
+		char *b = xmalloc(body->len + 1);
+
+		memcpy(b, body->buf, body->len);
+		b[body->len] = '\0';
+		cJSON_AddStringToObject(j, "body", b);
+		free(b);
+	} else
+		cJSON_AddStringToObject(j, "body", "");
+	cJSON_AddBoolToObject(j, "key", key);
+	s = cJSON_PrintUnformatted(j);
+	if (s != NULL) {
+		fprintf(f, "%s\n", s);
+		fflush(f);
+	}
+	free(s);
+	cJSON_Delete(j);
 }
 
 static MHD_Result_
@@ -203,6 +249,10 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		return MHD_YES;
 	}
 	sv->requests++;
+	if (sv->o->log != NULL) {
+		presented_key(conn, key, sizeof(key));
+		log_request(sv->o->log, conn, method, url, &up->body, key[0] != '\0');
+	}
 	if (sv->o->latency_ms > 0) {
 		struct timespec ts = { sv->o->latency_ms / 1000,
 			(sv->o->latency_ms % 1000) * 1000000L };
@@ -263,6 +313,7 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	rq.body = up->body.buf;
 	rq.len = up->body.len;
 	rq.auth = key;
+	rq.host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
 	rq.auth_ok = sv->ctx.api_key == NULL || key_matches(sv->ctx.api_key, key);
 	sv->dialect(&sv->ctx, &rq, &rp);
 	memset(key, 0, sizeof(key));

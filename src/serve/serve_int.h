@@ -25,6 +25,7 @@ struct serve_req {
 	size_t len;
 	const char *auth;		/* the presented key ("" none): Bearer, Basic or api_key= */
 	bool auth_ok;			/* no key configured, or the right one */
+	const char *host;		/* the Host header (NULL none), for URLs back to us */
 };
 
 struct serve_reply {

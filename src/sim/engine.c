@@ -936,6 +936,41 @@ sim_destroy(struct sim *s, const char *id, struct gr_error *err)
 	return act(s, id, ST_DESTROYING, err);
 }
 
+/* A label is the one thing a user may change on an instance in any state but destroyed. */
+enum gr_err
+sim_label(struct sim *s, const char *id, const char *label, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (strlen(label) >= LABEL_MAX)
+		return gr_fail(err, GR_EUSAGE, "a label is at most %d bytes", LABEL_MAX - 1);
+	if (state_begin(s->st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(s->st), "UPDATE sim_instances SET label = ? "
+	    "WHERE id = ? AND state NOT IN (?, ?)", -1, &q, NULL) != SQLITE_OK) {
+		state_fail(s->st, err, "cannot label an instance");
+		state_rollback(s->st);
+		return err->code;
+	}
+	sqlite3_bind_text(q, 1, label, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 3, ST_DESTROYED);
+	sqlite3_bind_int(q, 4, ST_DESTROYING);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		state_fail(s->st, err, "cannot label an instance");
+		state_rollback(s->st);
+		return err->code;
+	}
+	if (sqlite3_changes(state_db(s->st)) == 0) {
+		state_rollback(s->st);
+		return gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
+	}
+	return state_commit(s->st, err);
+}
+
 enum gr_err
 sim_metrics(struct sim *s, const char *id, struct sample_list *out, struct gr_error *err)
 {
