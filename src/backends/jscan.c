@@ -54,6 +54,11 @@ struct jscan {
 	size_t elem_len, elem_cap;
 };
 
+/* The bytes that can change the scanner's state outside a string, inside an element. */
+static const bool structural[256] = {
+	['"'] = true, ['{'] = true, ['}'] = true, ['['] = true, [']'] = true, [','] = true,
+};
+
 struct jscan *
 jscan_new(const char *key, jscan_elem_fn fn, void *ctx)
 {
@@ -240,16 +245,29 @@ feed(struct jscan *s, const char *p, size_t n)
 			break;
 		case W_ARRAY:
 			if (s->in_string) {
-				if (s->escape)
+				if (s->escape) {
 					s->escape = false;
-				else if (c == '\\')
+					break;
+				}
+				/* Most bytes of a reply are inside strings: skip to the next one that matters. */
+				while (i < n && p[i] != '"' && p[i] != '\\')
+					i++;
+				if (i == n)
+					break;
+				if (p[i] == '\\')
 					s->escape = true;
-				else if (c == '"')
+				else
 					s->in_string = false;
 				break;
 			}
 			if ((unsigned char)c <= ' ')
 				break;
+			if (!s->elem_empty && !structural[(unsigned char)c]) {
+				/* Inside a number, literal or between tokens of an element. */
+				while (i + 1 < n && !structural[(unsigned char)p[i + 1]])
+					i++;
+				break;
+			}
 			if (s->array_depth == 0 && (c == ',' || c == ']')) {
 				if (s->elem_empty) {
 					/* "[,", "[1,,", "[1,]": not JSON; "[]" is. */
