@@ -16,6 +16,10 @@ mkdir -p "$TMP/serve-home"
 GPURENT_HOME=$TMP/serve-home start_serve vast --api-key test-key-vast
 use_provider vast test-key-vast
 
+# LeakSanitizer cannot run under ptrace; an ASan build keeps its other checks here, and
+# every other test still checks for leaks.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+
 # Print the sync calls `g ARGS...` made, one line each; its output goes to $TMP/out.
 syncs_of() {
 	strace -f -qq -e trace=fsync,fdatasync,sync,syncfs,sync_file_range -o "$TMP/strace" \
