@@ -37,6 +37,7 @@ void state_rollback(struct state *st);
  * synchronous=NORMAL and no checkpoint on close, so commands that only read from
  * providers (offers, ls, show, metrics, costs, completion) never wait for the disk.
  */
+/* Refused (GR_ESTATE) inside state_begin/state_commit: it must commit on its own. */
 enum gr_err state_journal_launch(struct state *st, const char *provider, int64_t price_hour,
     int64_t now, int64_t *row, struct gr_error *err);
 enum gr_err state_journal_settle(struct state *st, int64_t row, const char *instance_id,

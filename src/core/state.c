@@ -220,6 +220,9 @@ state_journal_launch(struct state *st, const char *provider, int64_t price_hour,
 	sqlite3_stmt *s;
 	int rc;
 
+	/* Inside a transaction the record would be committed (and synced) only later. */
+	if (st->depth > 0)
+		return gr_fail(err, GR_ESTATE, "cannot journal a launch inside a transaction");
 	if (sqlite3_prepare_v2(st->db, "INSERT INTO launch_journal(provider, price_hour, asked_ts) "
 	    "VALUES(?, ?, ?)", -1, &s, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot journal the launch");
