@@ -44,6 +44,36 @@ bool bj_str(const struct cJSON *obj, const char *key, char *dst, size_t n);
 /* The raw string of a member, or NULL. */
 const char *bj_strp(const struct cJSON *obj, const char *key);
 
+/*
+ * A streaming scanner for a reply whose top-level object holds the records in one array
+ * member ({"offers": [...]}), fed the body in chunks as they arrive (src/backends/jscan.c).
+ * Each element of the array under `key` is parsed with cJSON on its own and handed to fn,
+ * then freed; fn returns false to stop. The rest of the reply (the skeleton, the array left
+ * empty) is parsed once at the end and handed back, for the members a caller also wants.
+ * A body is accepted exactly when cJSON_ParseWithLength would accept it whole: malformed,
+ * truncated and too deeply nested bodies (beyond CJSON_NESTING_LIMIT containers) fail. The
+ * array is the first member named `key` of the top-level object, as cJSON finds it; one
+ * spelled with escapes is not streamed but handed over from the skeleton at the end, and
+ * when an escaped duplicate hides the streamed one (elements already handed over), the
+ * reply counts as having no array.
+ */
+typedef bool (*jscan_elem_fn)(const struct cJSON *elem, void *ctx);
+struct jscan;
+
+enum jscan_end {
+	JSCAN_OK,		/* well formed, the array found; *skeleton set */
+	JSCAN_EMPTY,		/* no byte at all */
+	JSCAN_MALFORMED,	/* not JSON, truncated, too deep, or fn refused an element */
+	JSCAN_NO_ARRAY,		/* JSON, but `key` is not an array member; *skeleton set */
+};
+
+struct jscan *jscan_new(const char *key, jscan_elem_fn fn, void *ctx);
+/* false once the body is known to be malformed or fn refused an element (stays false). */
+bool jscan_feed(struct jscan *s, const char *p, size_t n);
+/* After the last chunk. The caller frees *skeleton (cJSON_Delete), NULL unless set. */
+enum jscan_end jscan_finish(struct jscan *s, struct cJSON **skeleton);
+void jscan_free(struct jscan *s);
+
 /* "RunPod said ..." messages: the first non-empty of the listed string members. */
 const char *bj_first_str(const struct cJSON *obj, const char *const *keys);
 
@@ -67,11 +97,21 @@ char *vast_build_query(const struct filter *f, enum offer_type type, int disk_gb
 /* Which searches a filter needs: on-demand, interruptible or both. */
 void vast_types_wanted(const struct filter *f, bool *on_demand, bool *interruptible);
 
-/* POST /api/v0/bundles/ reply {"offers": [...]}: appends offers of the given type. */
-/* The same from a parsed reply, which it frees (so the caller can free the body first). */
-struct cJSON;
-enum gr_err vast_map_offers(struct cJSON *j, enum offer_type type, struct offer_list *out,
+/*
+ * POST /api/v0/bundles/ reply {"offers": [...]}, parsed as it arrives: each offer is mapped
+ * onto the model as soon as its element is complete, so memory never holds the body or its
+ * whole tree. Feed the body in chunks (false: malformed, stop), then finish, which appends
+ * nothing more and returns GR_OK or the error (the one the reply states, else empty, not
+ * JSON, no offers array).
+ */
+struct vast_offer_stream;
+struct vast_offer_stream *vast_offer_stream_new(enum offer_type type, struct offer_list *out);
+bool vast_offer_stream_feed(struct vast_offer_stream *s, const char *p, size_t n);
+/* status: the reply's, for its error (a 2xx with success:false is one). */
+enum gr_err vast_offer_stream_finish(struct vast_offer_stream *s, long status,
     struct gr_error *err);
+void vast_offer_stream_free(struct vast_offer_stream *s);
+/* The same on a whole body: appends offers of the given type. */
 enum gr_err vast_parse_offers(const char *body, size_t len, enum offer_type type,
     struct offer_list *out, struct gr_error *err);
 /* One instance row (as in lists and get) onto the common model. */

@@ -57,6 +57,23 @@ struct http_opts {
 	long backoff_max_ms;		/* largest single wait, Retry-After included; 0: 20000 */
 };
 
+/*
+ * Reading a body as it arrives (rq.stream): at the first body byte of each attempt whose
+ * status is 2xx, begin(ctx, status, content_type) is asked whether to stream it; when it
+ * says yes, every chunk goes to data(ctx, bytes, n) as libcurl receives it and is not kept
+ * (rs->body stays empty, rs->streamed is set, rs->stream_len counts the bytes, still
+ * bounded like a kept body). begin must also start afresh: an attempt cut off half way is
+ * retried like any other, and the reader then sees the reply again from its first byte.
+ * When data returns false the transfer stops and http_do fails with GR_EUNAVAIL (the
+ * reader has its own, better message). Other statuses (an error's body, a 5xx to retry)
+ * and bodies that begin declined are kept in rs->body as usual.
+ */
+struct http_stream {
+	bool (*begin)(void *ctx, long status, const char *content_type);
+	bool (*data)(void *ctx, const char *p, size_t n);
+	void *ctx;
+};
+
 struct http_request {
 	enum http_method method;
 	const char *url;		/* absolute; see http_url() */
@@ -68,6 +85,7 @@ struct http_request {
 	bool read;			/* changes nothing (GET, search, query): retried on 500 too;
 					   implies idempotent */
 	long timeout_ms;		/* 0: the client's */
+	const struct http_stream *stream;	/* NULL: keep the body in rs->body */
 };
 
 /* What came back. Owned by the caller; release with http_response_release(). */
@@ -81,6 +99,8 @@ struct http_response {
 	bool maybe_sent;		/* a failure after the request may have reached the provider
 					   (timeout, reset, 5xx): a launch must look before retrying */
 	double seconds;			/* wall time including retries */
+	bool streamed;			/* the body went to rq.stream, not to body */
+	size_t stream_len;		/* bytes streamed (of the last attempt) */
 };
 
 struct http_client;

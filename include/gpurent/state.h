@@ -28,6 +28,21 @@ enum gr_err state_begin(struct state *st, struct gr_error *err);
 enum gr_err state_commit(struct state *st, struct gr_error *err);
 void state_rollback(struct state *st);
 
+/*
+ * The launch journal: a launch is recorded before its create request leaves the machine,
+ * and settled (with the instance id, empty when the launch failed) once the provider has
+ * answered. state_journal_launch is the one durable commit of a command: it returns only
+ * when the record is synced to disk, so a crash or power cut after the request went out
+ * cannot lose the trace of an instance that may be billing. Every other commit uses
+ * synchronous=NORMAL and no checkpoint on close, so commands that only read from
+ * providers (offers, ls, show, metrics, costs, completion) never wait for the disk.
+ */
+/* Refused (GR_ESTATE) inside state_begin/state_commit: it must commit on its own. */
+enum gr_err state_journal_launch(struct state *st, const char *provider, int64_t price_hour,
+    int64_t now, int64_t *row, struct gr_error *err);
+enum gr_err state_journal_settle(struct state *st, int64_t row, const char *instance_id,
+    struct gr_error *err);
+
 /* A failed sqlite call as an error with the database's own message. */
 enum gr_err state_fail(struct state *st, struct gr_error *err, const char *what);
 

@@ -372,6 +372,37 @@ check(enum gr_err e, const struct http_response *rs, struct gr_error *err)
 	return vast_parse_error(rs->status, rs->body, rs->len, err);
 }
 
+/* A search reply read as it arrives (see http.h): offers are mapped element by element. */
+struct search_reader {
+	enum offer_type type;
+	struct offer_list *out;
+	size_t n0;			/* offers in out before this search */
+	struct vast_offer_stream *parse;
+};
+
+static bool
+search_begin(void *ctx, long status, const char *content_type)
+{
+	struct search_reader *r = ctx;
+
+	/* Only exactly application/json is a search result (as the official CLI checks). */
+	if (strncmp(content_type, "application/json", 16) != 0)
+		return false;	/* kept, and refused below with its type */
+	/* A retried attempt: forget what the cut-off one delivered. */
+	vast_offer_stream_free(r->parse);
+	r->out->n = r->n0;
+	r->parse = vast_offer_stream_new(r->type, r->out);
+	return true;
+}
+
+static bool
+search_data(void *ctx, const char *p, size_t n)
+{
+	struct search_reader *r = ctx;
+
+	return vast_offer_stream_feed(r->parse, p, n);
+}
+
 static enum gr_err
 vast_search(struct backend *b, struct bk_http *h, const struct filter *f, enum offer_type type,
     struct offer_list *out, bool *pushed_all, struct gr_error *err)
@@ -379,6 +410,9 @@ vast_search(struct backend *b, struct bk_http *h, const struct filter *f, enum o
 	struct vast *v = priv(b);
 	struct http_response rs;
 	struct http_request rq = { 0 };
+	struct search_reader r = { type, out, out->n, NULL };
+	struct http_stream stream = { search_begin, search_data, &r };
+	struct gr_error herr = { 0 };
 	char *q, *url;
 	bool all;
 	enum gr_err e;
@@ -393,23 +427,30 @@ vast_search(struct backend *b, struct bk_http *h, const struct filter *f, enum o
 	rq.body = q;
 	rq.idempotent = true;	/* a search changes nothing */
 	rq.read = true;
-	e = check(http_do(h->http, &rq, &rs, err), &rs, err);
+	rq.stream = &stream;
+	e = http_do(h->http, &rq, &rs, &herr);
 	free(url);
 	free(q);
-	if (e == GR_OK) {
-		/* Only exactly application/json is a search result (as the official CLI checks). */
-		if (strncmp(rs.content_type, "application/json", 16) != 0)
-			e = gr_fail(err, GR_EUNAVAIL, "unexpected reply type '%s'",
-			    rs.content_type);
-		else {
-			cJSON *j;
+	if (rs.streamed) {
+		/* The reader's own verdict is the better message, even when it stopped the transfer. */
+		enum gr_err pe = vast_offer_stream_finish(r.parse, rs.status, err);
 
-			/* The body goes before the offers are built: peak memory is tree + offers. */
-			e = bj_parse("vast", rs.body, rs.len, &j, err);
-			http_response_release(&rs);
-			return e == GR_OK ? vast_map_offers(j, type, out, err) : e;
-		}
+		if (pe != GR_OK || e == GR_OK)
+			e = pe;
+		else
+			gr_fail(err, e, "%s", herr.msg);
+	} else {
+		if (e != GR_OK)
+			gr_fail(err, e, "%s", herr.msg);
+		e = check(e, &rs, err);
+		if (e == GR_OK && strncmp(rs.content_type, "application/json", 16) != 0)
+			e = gr_fail(err, GR_EUNAVAIL, "unexpected reply type '%s'", rs.content_type);
+		else if (e == GR_OK)
+			e = vast_parse_offers(rs.body, rs.len, type, out, err);
 	}
+	if (e != GR_OK)
+		out->n = r.n0;
+	vast_offer_stream_free(r.parse);
 	http_response_release(&rs);
 	return e;
 }

@@ -17,6 +17,9 @@
 
 static const char P[] = "vast";
 
+static enum gr_err error_of(long status, const cJSON *j, const char *body, size_t len,
+    struct gr_error *err);
+
 /* Per-GPU VRAM in GB from vast's gpu_ram (MB, driver-reported, MiB-like). */
 static int
 vram_from_mb(double mb, const struct gpu_model *m)
@@ -127,48 +130,96 @@ offer_from_json(const cJSON *o, enum offer_type type, struct offer *out)
 	}
 }
 
+struct vast_offer_stream {
+	struct jscan *scan;
+	enum offer_type type;
+	struct offer_list *out;
+	size_t n0;		/* offers in out before this reply: an error appends none */
+};
+
+/* One element of the offers array onto the model; non-offers are skipped, as vast's are. */
+static bool
+map_offer(const cJSON *o, void *ctx)
+{
+	struct vast_offer_stream *s = ctx;
+	struct offer tmp;
+
+	if (!cJSON_IsObject(o))
+		return true;
+	memset(&tmp, 0, sizeof(tmp));
+	offer_from_json(o, s->type, &tmp);
+	if (tmp.id[0] != '\0' && tmp.gpu_count > 0)	/* else not an offer we could rent */
+		*offer_list_add(s->out) = tmp;
+	return true;
+}
+
+struct vast_offer_stream *
+vast_offer_stream_new(enum offer_type type, struct offer_list *out)
+{
+	struct vast_offer_stream *s = xcalloc(1, sizeof(*s));
+
+	s->type = type;
+	s->out = out;
+	s->n0 = out->n;
+	s->scan = jscan_new("offers", map_offer, s);
+	return s;
+}
+
+bool
+vast_offer_stream_feed(struct vast_offer_stream *s, const char *p, size_t n)
+{
+	return jscan_feed(s->scan, p, n);
+}
+
+enum gr_err
+vast_offer_stream_finish(struct vast_offer_stream *s, long status, struct gr_error *err)
+{
+	cJSON *skeleton;
+	enum jscan_end end = jscan_finish(s->scan, &skeleton);
+	enum gr_err e;
+
+	/* A 200 that says success:false is an error whatever else it holds. */
+	e = error_of(status, skeleton, NULL, 0, err);
+	cJSON_Delete(skeleton);
+	if (e == GR_OK) {
+		switch (end) {
+		case JSCAN_OK:
+			return GR_OK;
+		case JSCAN_EMPTY:
+			e = gr_fail(err, GR_EUNAVAIL, "empty reply from %s", P);
+			break;
+		case JSCAN_NO_ARRAY:
+			e = gr_fail(err, GR_EUNAVAIL, "malformed reply (no offers array)");
+			break;
+		case JSCAN_MALFORMED:
+			e = gr_fail(err, GR_EUNAVAIL, "malformed reply from %s (not JSON)", P);
+			break;
+		}
+	}
+	s->out->n = s->n0;
+	return e;
+}
+
+void
+vast_offer_stream_free(struct vast_offer_stream *s)
+{
+	if (s == NULL)
+		return;
+	jscan_free(s->scan);
+	free(s);
+}
+
 enum gr_err
 vast_parse_offers(const char *body, size_t len, enum offer_type type, struct offer_list *out,
     struct gr_error *err)
 {
-	cJSON *j;
+	struct vast_offer_stream *s = vast_offer_stream_new(type, out);
 	enum gr_err e;
 
-	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
-		return e;
-	return vast_map_offers(j, type, out, err);
-}
-
-enum gr_err
-vast_map_offers(cJSON *j, enum offer_type type, struct offer_list *out, struct gr_error *err)
-{
-	cJSON *offers, *o;
-	size_t want;
-
-	offers = cJSON_GetObjectItemCaseSensitive(j, "offers");
-	if (!cJSON_IsArray(offers)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no offers array)");
-	}
-	/* One allocation of the right size instead of doubling up to it. */
-	want = out->n + (size_t)cJSON_GetArraySize(offers);
-	if (want > out->cap) {
-		out->v = xreallocarray(out->v, want, sizeof(*out->v));
-		out->cap = want;
-	}
-	cJSON_ArrayForEach(o, offers) {
-		struct offer tmp;
-
-		if (!cJSON_IsObject(o))
-			continue;
-		memset(&tmp, 0, sizeof(tmp));
-		offer_from_json(o, type, &tmp);
-		if (tmp.id[0] == '\0' || tmp.gpu_count <= 0)
-			continue;	/* not an offer we could rent */
-		*offer_list_add(out) = tmp;
-	}
-	cJSON_Delete(j);
-	return GR_OK;
+	vast_offer_stream_feed(s, body, len);
+	e = vast_offer_stream_finish(s, 200, err);
+	vast_offer_stream_free(s);
+	return e;
 }
 
 /* vast's actual/intended status pair onto the common lifecycle (vast.md section 8). */
@@ -423,15 +474,26 @@ vast_parse_metrics(const char *body, size_t len, struct sample_list *out, struct
 enum gr_err
 vast_parse_error(long status, const char *body, size_t len, struct gr_error *err)
 {
+	cJSON *j = NULL;
+	enum gr_err e;
+
+	if (body != NULL && len > 0)
+		j = cJSON_ParseWithLength(body, len);
+	e = error_of(status, j, body, len, err);
+	cJSON_Delete(j);
+	return e;
+}
+
+/* The error a reply says, from its parsed body j (may be NULL) or its raw text. */
+static enum gr_err
+error_of(long status, const cJSON *j, const char *body, size_t len, struct gr_error *err)
+{
 	static const char *const msg_keys[] = { "msg", "message", "detail", "error", NULL };
 	char msg[300] = "", code[64] = "";
-	cJSON *j = NULL;
 	enum gr_err c;
 	bool success = true, has_success = false;
 	const char *m;
 
-	if (body != NULL && len > 0)
-		j = cJSON_ParseWithLength(body, len);
 	if (cJSON_IsObject(j)) {
 		has_success = bj_bool(j, "success", &success);
 		bj_str(j, "error", code, sizeof(code));
@@ -439,11 +501,8 @@ vast_parse_error(long status, const char *body, size_t len, struct gr_error *err
 			text_sanitize(msg, sizeof(msg), m);
 	} else if (body != NULL && len > 0 && !(status >= 200 && status < 300))
 		http_body_snippet(msg, sizeof(msg), body, len);
-	if (j != NULL && !cJSON_IsObject(j) && status >= 200 && status < 300) {
-		cJSON_Delete(j);
+	if (j != NULL && !cJSON_IsObject(j) && status >= 200 && status < 300)
 		return GR_OK;	/* arrays and the like are successes for their callers */
-	}
-	cJSON_Delete(j);
 	if (strstr(msg, "Invalid user key") != NULL || strcmp(code, "auth_error") == 0)
 		return gr_fail(err, GR_EAUTH, "API key rejected: %s (HTTP %ld)",
 		    msg[0] ? msg : code, status);

@@ -134,7 +134,15 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 		cost_summary_release(&sum);
 	}
 	if (rc == GR_OK && ops->launch != NULL) {
-		rc = ops->launch(ctx, out, err);
+		int64_t row = 0;
+
+		ops->clock(ctx, &clk);
+		rc = state_journal_launch(st, provider, price_hour, cost_clock_now(&clk, provider),
+		    &row, err);
+		if (rc == GR_OK)
+			rc = ops->launch(ctx, out, err);
+		if (row != 0)
+			(void)state_journal_settle(st, row, rc == GR_OK ? out->id : "", NULL);
 		if (rc == GR_OK) {
 			/* The launch took a while: its row starts on the clocks as they are now. */
 			ops->clock(ctx, &clk);

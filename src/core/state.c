@@ -26,7 +26,11 @@ static const char schema[] =
 	"  start_ts INTEGER NOT NULL, end_ts INTEGER NOT NULL DEFAULT 0,"
 	"  gone INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX IF NOT EXISTS ledger_open ON ledger(instance_id, end_ts);"
-	"CREATE INDEX IF NOT EXISTS ledger_time ON ledger(start_ts);";
+	"CREATE INDEX IF NOT EXISTS ledger_time ON ledger(start_ts);"
+	"CREATE TABLE IF NOT EXISTS launch_journal("
+	"  id INTEGER PRIMARY KEY, provider TEXT NOT NULL, price_hour INTEGER NOT NULL,"
+	"  asked_ts INTEGER NOT NULL, instance_id TEXT NOT NULL DEFAULT '',"
+	"  settled INTEGER NOT NULL DEFAULT 0);";
 
 /*
  * Columns added after a table was first created: a database made by an older gpurent gets
@@ -93,6 +97,15 @@ state_open(struct state **out, const char *path, struct gr_error *err)
 	}
 	chmod(path, 0600);
 	sqlite3_busy_timeout(st->db, 10000);
+	/*
+	 * No checkpoint when a connection closes: that checkpoint is what synced the disk
+	 * (WAL, directory, database) at the end of every command, reads included. With
+	 * synchronous=NORMAL a commit only appends to the WAL; SQLite's automatic checkpoint
+	 * (every 1000 pages of WAL) copies it into the database, so the WAL stays bounded and
+	 * a sync happens once per about 4 MB written, not once per command. Records that must
+	 * survive a power cut are committed with state_commit_durable.
+	 */
+	sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	if (sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 	    "PRAGMA foreign_keys=ON;", NULL, NULL, &msg) != SQLITE_OK ||
 	    sqlite3_exec(st->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
@@ -197,5 +210,51 @@ state_meta_set(struct state *st, const char *key, const char *value, struct gr_e
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return state_fail(st, err, "cannot write meta");
+	return GR_OK;
+}
+
+enum gr_err
+state_journal_launch(struct state *st, const char *provider, int64_t price_hour, int64_t now,
+    int64_t *row, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	/* Inside a transaction the record would be committed (and synced) only later. */
+	if (st->depth > 0)
+		return gr_fail(err, GR_ESTATE, "cannot journal a launch inside a transaction");
+	if (sqlite3_prepare_v2(st->db, "INSERT INTO launch_journal(provider, price_hour, asked_ts) "
+	    "VALUES(?, ?, ?)", -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot journal the launch");
+	sqlite3_bind_text(s, 1, provider, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, price_hour);
+	sqlite3_bind_int64(s, 3, now);
+	/* FULL: this commit syncs the WAL (and its directory when new) before it returns. */
+	sqlite3_exec(st->db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	sqlite3_exec(st->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+	if (rc != SQLITE_DONE)
+		return state_fail(st, err, "cannot journal the launch");
+	*row = sqlite3_last_insert_rowid(st->db);
+	return GR_OK;
+}
+
+enum gr_err
+state_journal_settle(struct state *st, int64_t row, const char *instance_id,
+    struct gr_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "UPDATE launch_journal SET settled = 1, instance_id = ? "
+	    "WHERE id = ?", -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot settle the launch journal");
+	sqlite3_bind_text(s, 1, instance_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, row);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return state_fail(st, err, "cannot settle the launch journal");
 	return GR_OK;
 }

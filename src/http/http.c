@@ -42,6 +42,10 @@ struct sink {
 	struct http_response *rs;
 	size_t cap;
 	bool too_big;
+	CURL *h;
+	const struct http_stream *stream;	/* NULL: keep every body */
+	bool started;		/* this attempt's first body byte has been seen */
+	bool refused;		/* the stream's reader refused the body */
 };
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
@@ -169,7 +173,11 @@ response_reset(struct http_response *rs, struct sink *sk)
 		rs->body[0] = '\0';
 	rs->content_type[0] = '\0';
 	rs->retry_after_s = -1;
+	rs->streamed = false;
+	rs->stream_len = 0;
 	sk->too_big = false;
+	sk->started = false;
+	sk->refused = false;
 }
 
 static void
@@ -187,6 +195,22 @@ sink_reserve(struct sink *sk, size_t need)
 	sk->cap = cap;
 }
 
+/* At an attempt's first body byte: whether its body goes to the stream's reader. */
+static void
+stream_start(struct sink *sk)
+{
+	long status = 0;
+	char *ct = NULL;
+
+	sk->started = true;
+	if (sk->stream == NULL)
+		return;
+	curl_easy_getinfo(sk->h, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(sk->h, CURLINFO_CONTENT_TYPE, &ct);
+	if (status >= 200 && status < 300)
+		sk->rs->streamed = sk->stream->begin(sk->stream->ctx, status, ct != NULL ? ct : "");
+}
+
 static size_t
 write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 {
@@ -194,6 +218,21 @@ write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 	struct http_response *rs = sk->rs;
 	size_t n = size * nmemb;
 
+	if (!sk->started)
+		stream_start(sk);
+	if (rs->streamed) {
+		/* Counted, not kept: the reader holds what it needs. */
+		if (rs->stream_len + n > BODY_MAX) {
+			sk->too_big = true;
+			return 0;
+		}
+		rs->stream_len += n;
+		if (!sk->stream->data(sk->stream->ctx, ptr, n)) {
+			sk->refused = true;
+			return 0;
+		}
+		return n;
+	}
 	if (rs->len + n > BODY_MAX) {
 		sk->too_big = true;
 		return 0;
@@ -588,6 +627,8 @@ http_do(struct http_client *c, const struct http_request *rq, struct http_respon
 	http_response_init(rs);
 	memset(&sk, 0, sizeof(sk));
 	sk.rs = rs;
+	sk.h = c != NULL ? c->h : NULL;
+	sk.stream = rq->stream;
 	sink_reserve(&sk, 0);
 	rs->body[0] = '\0';
 	if (c == NULL)
@@ -652,6 +693,8 @@ http_do(struct http_client *c, const struct http_request *rq, struct http_respon
 	if (ret == GR_EINTERRUPTED)
 		return gr_fail(err, GR_EINTERRUPTED, "interrupted");
 	if (rc != CURLE_OK) {
+		if (sk.refused)
+			return gr_fail(err, GR_EUNAVAIL, "malformed reply (refused while it arrived)");
 		if (sk.too_big)
 			return gr_fail(err, GR_EUNAVAIL, "reply larger than %zu MB",
 			    BODY_MAX >> 20);

@@ -26,7 +26,23 @@ typedef enum MHD_Result MHD_Result_;
 
 static struct MHD_Daemon *daemon_;
 static int port;
-static int flaky_count, post_count, hits, crash_count;
+static int flaky_count, post_count, hits, crash_count, cut_count;
+
+/* The /cut body: its first reply stops half way through (a truncated transfer). */
+static const char cut_body[] = "{\"offers\":[{\"id\":1},{\"id\":2},{\"id\":3},{\"id\":4}]}";
+
+static ssize_t
+cut_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	size_t half = sizeof(cut_body) / 2, n;
+
+	(void)cls;
+	if (pos >= half)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	n = half - (size_t)pos < max ? half - (size_t)pos : max;
+	memcpy(buf, cut_body + pos, n);
+	return (ssize_t)n;
+}
 static unsigned short last_client_port, first_client_port;
 static char last_ua[128], last_auth[128];
 
@@ -100,6 +116,19 @@ handler(void *cls, struct MHD_Connection *c, const char *url, const char *method
 	}
 	if (strcmp(url, "/drop") == 0)
 		return MHD_NO;
+	if (strcmp(url, "/cut") == 0) {
+		struct MHD_Response *r;
+		MHD_Result_ ret;
+
+		if (++cut_count > 1)
+			return reply(c, 200, cut_body, NULL);
+		r = MHD_create_response_from_callback(sizeof(cut_body) - 1, 64, cut_reader, NULL,
+		    NULL);
+		MHD_add_response_header(r, "Content-Type", "application/json");
+		ret = MHD_queue_response(c, 200, r);
+		MHD_destroy_response(r);
+		return ret;
+	}
 	return reply(c, 404, "{\"error\":\"nope\"}", NULL);
 }
 
@@ -280,6 +309,80 @@ test_timeouts_and_failures(void **state)
 	http_client_free(c);
 }
 
+/* A reader of streamed bodies: what begin and data saw. */
+struct reader {
+	int begins;
+	char got[4096];
+	size_t len;
+	bool refuse;
+};
+
+static bool
+reader_begin(void *ctx, long status, const char *content_type)
+{
+	struct reader *r = ctx;
+
+	r->begins++;
+	r->len = 0;	/* a retried attempt starts afresh */
+	return strcmp(content_type, "application/json") == 0;
+}
+
+static bool
+reader_data(void *ctx, const char *p, size_t n)
+{
+	struct reader *r = ctx;
+
+	if (r->refuse || r->len + n > sizeof(r->got))
+		return false;
+	memcpy(r->got + r->len, p, n);
+	r->len += n;
+	return true;
+}
+
+/* Streamed bodies: chunks to the reader, a cut-off attempt retried from its first byte. */
+static void
+test_stream(void **state)
+{
+	struct http_client *c = client(NULL);
+	struct http_response rs;
+	struct gr_error err = { 0 };
+	struct reader r = { 0 };
+	struct http_stream st = { reader_begin, reader_data, &r };
+	struct http_request rq = { .method = HTTP_GET, .read = true, .stream = &st };
+
+	(void)state;
+	cut_count = 0;
+	rq.url = url("/cut");
+	assert_int_equal(http_do(c, &rq, &rs, &err), GR_OK);
+	assert_int_equal(rs.status, 200);
+	assert_int_equal(rs.attempts, 2);
+	assert_int_equal(r.begins, 2);
+	assert_true(rs.streamed);
+	assert_int_equal(rs.len, 0);		/* nothing kept */
+	assert_int_equal(rs.stream_len, sizeof(cut_body) - 1);
+	assert_int_equal(r.len, sizeof(cut_body) - 1);
+	assert_memory_equal(r.got, cut_body, r.len);
+	http_response_release(&rs);
+	/* An error's body is kept for its message, not streamed. */
+	memset(&r, 0, sizeof(r));
+	rq.url = url("/nothing-here");
+	assert_int_equal(http_do(c, &rq, &rs, &err), GR_OK);
+	assert_int_equal(rs.status, 404);
+	assert_false(rs.streamed);
+	assert_int_equal(r.begins, 0);
+	assert_string_equal(rs.body, "{\"error\":\"nope\"}");
+	http_response_release(&rs);
+	/* A reader that refuses stops the transfer, which is not retried. */
+	memset(&r, 0, sizeof(r));
+	r.refuse = true;
+	cut_count = 1;
+	rq.url = url("/cut");
+	assert_int_equal(http_do(c, &rq, &rs, &err), GR_EUNAVAIL);
+	assert_int_equal(rs.attempts, 1);
+	http_response_release(&rs);
+	http_client_free(c);
+}
+
 static void
 test_urls(void **state)
 {
@@ -358,6 +461,7 @@ main(void)
 		cmocka_unit_test(test_retry),
 		cmocka_unit_test(test_retry_500),
 		cmocka_unit_test(test_timeouts_and_failures),
+		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_status),

@@ -1,0 +1,110 @@
+#!/bin/bash
+# replay.sh - gpurent's vast search against two floors, on the same saved reply bytes.
+#
+#   bench/replay.sh BUILD_DIR [OFFERS...]      (default: 1000 10000 100000; RUNS=N, default 5)
+#
+# For each size N: `gpurent sim serve --dialect vast` answers one on-demand search with
+# every on-demand offer (GPURENT_SIM_OFFERS=1.57N: about 64% of the market is on demand, so
+# the reply holds about N offers); that reply is saved and from then on served by
+# bench/static_serve.c (libmicrohttpd, the body answered from memory without a copy), so
+# the server costs nothing per request. Three clients fetch it, one after another, RUNS
+# times each; reported are the median wall time and the largest peak RSS:
+#   (a) curl -s URL -o /dev/null                 the fetch alone, libcurl start-up included
+#   (b) bench/fetch_parse_floor.c                libcurl into memory + one cJSON parse
+#   gpurent --provider vast -o json offers type=on-demand  > /dev/null
+# With CALLGRIND=1 each client also runs once under callgrind; its instruction count is
+# printed (the machine may be loaded: instructions do not depend on that).
+set -euo pipefail
+BUILD=${1:?usage: bench/replay.sh BUILD_DIR [OFFERS...]}
+shift
+SIZES=("${@:-1000 10000 100000}")
+read -r -a SIZES <<<"${SIZES[*]}"
+RUNS=${RUNS:-5}
+G=$(cd "$BUILD" && pwd)/gpurent
+HERE=$(cd "$(dirname "$0")" && pwd)
+TMP=$(mktemp -d)
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]+"${PIDS[@]}"}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+cc -O2 -o "$TMP/static_serve" "$HERE/static_serve.c" $(pkg-config --cflags --libs libmicrohttpd) -lpthread
+cc -O2 -o "$TMP/floor" "$HERE/fetch_parse_floor.c" $(pkg-config --cflags --libs libcurl libcjson)
+
+# Start a server (its stdout to FILE), wait for PATTERN there; echoes nothing.
+start() {
+	local out=$1 pat=$2 i
+	shift 2
+	"$@" >"$out" 2>"$out.err" &
+	PIDS+=($!)
+	for ((i = 0; i < 100; i++)); do
+		grep -q "$pat" "$out" && return 0
+		sleep 0.1
+	done
+	cat "$out.err" >&2
+	return 1
+}
+
+# Median wall time in ms of RUNS runs of a command (output discarded).
+median_ms() {
+	local i t0 t1
+	for ((i = 0; i < RUNS; i++)); do
+		t0=$(date +%s%N)
+		"$@" >/dev/null 2>&1
+		t1=$(date +%s%N)
+		echo $(((t1 - t0) / 1000))
+	done | sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f", m / 1000 }'
+}
+
+# Largest peak RSS in KiB over 3 runs.
+peak_kib() {
+	local i
+	for ((i = 0; i < 3; i++)); do
+		/usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1
+	done | sort -n | tail -1
+}
+
+instructions() {
+	valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" "$@" >/dev/null 2>"$TMP/cg.err"
+	sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$TMP/cg.err"
+}
+
+echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $RUNS runs each"
+printf '| offers | body | client | median wall | peak RSS |%s\n' "${CALLGRIND:+ instructions |}"
+printf '|---:|---:|---|---:|---:|%s\n' "${CALLGRIND:+---:|}"
+for n in "${SIZES[@]}"; do
+	mkdir -p "$TMP/sim-$n" "$TMP/client-$n"
+	GPURENT_HOME=$TMP/sim-$n GPURENT_SIM_OFFERS=$((n * 157 / 100)) start "$TMP/sim-$n.out" listening \
+	    "$G" sim serve --dialect vast --port 0 --api-key k
+	url=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$TMP/sim-$n.out")
+	curl -sf -o "$TMP/reply-$n.json" -H 'Authorization: Bearer k' \
+	    -H 'Content-Type: application/json' \
+	    -d "{\"type\":\"on-demand\",\"limit\":$((n * 2)),\"rentable\":{\"eq\":true}}" \
+	    "$url/api/v0/bundles/"
+	kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
+	unset 'PIDS[-1]'
+	start "$TMP/static-$n.out" port "$TMP/static_serve" "$TMP/reply-$n.json"
+	url="http://127.0.0.1:$(sed -n 's/^port //p' "$TMP/static-$n.out")"
+	got=$(jq '.offers | length' "$TMP/reply-$n.json")
+	body="$got offers, $(( $(stat -c %s "$TMP/reply-$n.json") / 1024 )) KiB"
+	export GPURENT_HOME=$TMP/client-$n GPURENT_VAST_URL=$url GPURENT_VAST_API_KEY=k
+	"$G" --provider vast -o json offers type=on-demand >/dev/null	# creates the database
+	while read -r name cmd; do
+		# shellcheck disable=SC2086  # cmd is a word list
+		row="| $n | $body | $name | $(median_ms $cmd) ms | $(peak_kib $cmd) KiB |"
+		if [ -n "${CALLGRIND:-}" ]; then
+			# shellcheck disable=SC2086
+			row="$row $(instructions $cmd) |"
+		fi
+		echo "$row"
+	done <<EOC
+(a)_curl curl -s -X POST -d {} $url/api/v0/bundles/ -o /dev/null
+(b)_curl+cJSON $TMP/floor $url/api/v0/bundles/
+gpurent $G --provider vast -o json offers type=on-demand
+EOC
+	kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
+	unset 'PIDS[-1]'
+done
