@@ -1,0 +1,89 @@
+/*
+ * gpurent kill: end jobs (TERM to the job's process group, KILL after a grace period).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/util.h"
+#include "common.h"
+#include "job.h"
+
+enum { K_GRACE = 1 };
+
+static const struct cmd_opt opts[] = {
+	{ "grace", 0, "SECONDS", "wait this long after TERM before KILL (default 10)", K_GRACE, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+static int
+handle(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	long long v;
+
+	(void)id;
+	if (!parse_int(arg, 0, 3600, &v))
+		return cmd_usage_error(c, "--grace wants seconds from 0 to 3600, not '%s'", arg);
+	*(int *)data = (int)v;
+	return 0;
+}
+
+static int
+kill_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct gr_error err = { 0 };
+	struct remote_endpoint ep;
+	struct state *st;
+	char inst[ID_MAX];
+	int npos, rc, seq, grace = 10, i, status = 0, failed = 0;
+
+	rc = cmd_parse(c, argc, argv, handle, &grace, &npos);
+	if (rc != 0 || npos < 0)
+		return rc;
+	if (npos == 0)
+		return cmd_usage_error(c, "which job? give ID/N from 'gpurent jobs'");
+	for (i = 0; i < npos; i++)
+		if (!remote_job_split(argv[i], inst, sizeof(inst), &seq))
+			return cmd_usage_error(c, "'%s' is not a job id (ID/N)", argv[i]);
+	if (session_state(c->s, &st, &err) != GR_OK)
+		return cmd_error(c, &err);
+	for (i = 0; i < npos; i++) {
+		err = (struct gr_error){ 0 };
+		remote_job_split(argv[i], inst, sizeof(inst), &seq);
+		if (cmd_endpoint(c, inst, &ep, &err) != GR_OK)
+			rc = cmd_error(c, &err);
+		else if ((rc = remote_job_kill(&ep, seq, grace, &err)) == 3) {
+			gr_fail(&err, GR_ECONFLICT, "job %s is not running", argv[i]);
+			rc = cmd_error(c, &err);
+		} else if (rc != 0) {
+			cmd_error(c, &err);
+			if (rc != REMOTE_EXIT_CONN)
+				rc = gr_exit_code(err.code);
+		} else {
+			fprintf(c->out, "%s\n", argv[i]);
+			jobs_refresh(c, st, inst);
+		}
+		if (rc != 0) {
+			failed++;
+			status = rc;
+		}
+	}
+	if (failed > 0 && failed < npos)
+		status = EXIT_PARTIAL;
+	return finish_output(c, status);
+}
+
+const struct command cmd_kill = {
+	.name = "kill",
+	.args = "JOB...",
+	.summary = "end jobs started with 'gpurent run'",
+	.help =
+	    "Sends TERM to each job's process group on its instance, then KILL to what is\n"
+	    "left after the grace period (--grace, default 10 seconds), and prints the ids of\n"
+	    "the jobs it ended. The job is then recorded as killed, and its --fetch and --then\n"
+	    "are carried out as for a job that ended. A job that no longer runs is refused\n"
+	    "(exit 13), one the instance does not have exit 3. Exit status 255 when the\n"
+	    "connection failed.",
+	.opts = opts,
+	.complete_args = CPL_JOB,
+	.run = kill_run,
+};

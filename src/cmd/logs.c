@@ -1,0 +1,100 @@
+/*
+ * gpurent logs: a job's output, to its end with --follow.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/util.h"
+#include "common.h"
+#include "job.h"
+
+enum { L_FOLLOW = 1, L_TAIL };
+
+static const struct cmd_opt opts[] = {
+	{ "follow", 'f', NULL, "keep printing what the job writes until it ends", L_FOLLOW, CPL_NONE, false },
+	{ "tail", 'n', "N", "start with the last N lines only", L_TAIL, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+struct logs_args {
+	bool follow;
+	long tail;
+};
+
+static int
+handle(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	struct logs_args *a = data;
+	long long v;
+
+	if (id == L_FOLLOW) {
+		a->follow = true;
+		return 0;
+	}
+	if (!parse_int(arg, 0, 100000000, &v))
+		return cmd_usage_error(c, "--tail wants a number of lines, not '%s'", arg);
+	a->tail = (long)v;
+	return 0;
+}
+
+static int
+logs_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct gr_error err = { 0 };
+	struct logs_args a = { false, -1 };
+	struct remote_endpoint ep;
+	struct remote_job *v = NULL;
+	struct state *st;
+	char inst[ID_MAX];
+	size_t n, i;
+	int npos, rc, seq;
+
+	rc = cmd_parse(c, argc, argv, handle, &a, &npos);
+	if (rc != 0 || npos < 0)
+		return rc;
+	if (npos != 1)
+		return cmd_usage_error(c, "give one job id (ID/N, from 'gpurent jobs')");
+	if (!remote_job_split(argv[0], inst, sizeof(inst), &seq))
+		return cmd_usage_error(c, "'%s' is not a job id (ID/N, from 'gpurent jobs')",
+		    argv[0]);
+	if (session_state(c->s, &st, &err) != GR_OK || cmd_endpoint(c, inst, &ep, &err) != GR_OK)
+		return cmd_error(c, &err);
+	rc = remote_job_log(&ep, seq, a.tail, a.follow, &err);
+	fflush(stdout);
+	if (rc != 0) {
+		if (rc == 128 + 2 || rc == 128 + 15 || rc == 128 + 1)
+			return 130;
+		cmd_error(c, &err);
+		return rc == REMOTE_EXIT_CONN ? rc : gr_exit_code(err.code);
+	}
+	if (!a.follow)
+		return finish_output(c, 0);
+	/* It ended: record how, do what it asked for, and end as it did. */
+	if (!jobs_refresh(c, st, inst))
+		return REMOTE_EXIT_CONN;
+	if (remote_job_load(st, inst, &v, &n, &err) != GR_OK)
+		return cmd_error(c, &err);
+	rc = 0;
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i].id, argv[0]) == 0)
+			rc = job_exit_status(&v[i]);
+	free(v);
+	return finish_output(c, rc);
+}
+
+const struct command cmd_logs = {
+	.name = "logs",
+	.args = "JOB",
+	.summary = "print a job's output (stdout and stderr)",
+	.help =
+	    "Prints the log of JOB (ID/N, from 'gpurent run' or 'gpurent jobs'): all of it,\n"
+	    "or the last N lines with --tail N. --follow keeps printing what the job writes\n"
+	    "until it ends, then records its end, carries out its --fetch and --then, and\n"
+	    "exits with the job's status (143 when it was killed, 1 when lost); Ctrl-C stops\n"
+	    "following (exit 130), not the job. Exit status 3 when the instance has no such\n"
+	    "job, 255 when the connection failed.",
+	.opts = opts,
+	.complete_args = CPL_JOB,
+	.run = logs_run,
+};
