@@ -29,7 +29,7 @@ static const char create_script[] =
 	"  [ \"$i\" -lt 10000 ] || exit 91\n"
 	"done\n"
 	"mkdir \"$n/work\" || exit 91\n"
-	"echo \"$n\"; pwd\n";
+	"echo \"$n\"; cd \"$n\" && pwd\n";
 
 /*
  * $1: the job's number, $2: how many K=V follow, then they, then the command words.
