@@ -52,6 +52,7 @@ sleeper=$OUT
 expect_ok g jobs "$id" -o json
 check "jobs of the instance: one running" '[ "$(jq -r "[.[] | select(.state == \"running\")] | length" <<<"$OUT")" = 1 ]'
 spid=$(cat "$HOME/.gpurent/jobs/${sleeper##*/}/pid")
+CLEANUP_HOOKS+=("kill -KILL -- -$spid 2>/dev/null")
 expect_ok g kill "$sleeper" --grace 5
 check "kill prints the job" '[ "$OUT" = "$sleeper" ]'
 check "the process group is gone" '! kill -0 -- "-$spid" 2>/dev/null'
