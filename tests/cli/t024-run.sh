@@ -46,6 +46,22 @@ expect_rc 4 g logs "$job" --follow
 check "logs --follow picks it up and ends with it, with its status" \
 	'[[ $OUT == *"hi there 0"*"hi there 5" ]]'
 
+# Ctrl-C (SIGINT to gpurent) detaches: exit 130, how to reattach, and the job runs on.
+"$GPURENT" run "$id" -- 'echo started; sleep 2; echo finished' >"$TMP/int.out" 2>"$TMP/int.err" &
+gpid=$!
+for ((i = 0; i < 50; i++)); do
+	grep -q started "$TMP/int.out" && break
+	sleep 0.1
+done
+kill -INT "$gpid"
+wait "$gpid"
+RC=$?
+check "Ctrl-C detaches with 130" '[ "$RC" = 130 ]'
+check "and says how to reattach" 'grep -q "logs $id/4 --follow" "$TMP/int.err"'
+expect_ok g logs "$id/4" --follow
+check "the detached job ran to its end" '[ "$OUT" = "started
+finished" ]'
+
 # kill: TERM to the process group ends a sleeping job (and its children).
 expect_ok g run "$id" --detach --name sleeper -- 'sleep 300 & wait'
 sleeper=$OUT
@@ -58,7 +74,7 @@ check "kill prints the job" '[ "$OUT" = "$sleeper" ]'
 check "the process group is gone" '! kill -0 -- "-$spid" 2>/dev/null'
 expect_ok g jobs -o json
 check "jobs lists every state" \
-	'[ "$(jq -r "[.[] | .state] | join(\",\")" <<<"$OUT")" = "exited,exited,exited,killed" ]'
+	'[ "$(jq -r "[.[] | .state] | join(\",\")" <<<"$OUT")" = "exited,exited,exited,exited,killed" ]'
 expect_rc 13 g kill "$sleeper"
 check "killing an ended job is refused" '[[ $ERR == *"not running"* ]]'
 expect_rc 3 g logs "$id/99"
