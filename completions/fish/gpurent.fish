@@ -68,8 +68,8 @@ function __gpurent_complete
         $gr __complete commands "$cur" 2>/dev/null
         return
     end
-    if test $only_pos -eq 1 -a "$cmd" = ssh
-        # The remote command of `gpurent ssh ID -- COMMAND`: complete it as a command line.
+    if test $only_pos -eq 1; and contains -- "$cmd" ssh run
+        # The remote command of `gpurent ssh|run ID -- COMMAND`: complete it as a command line.
         set -l rest $tokens[(math $dd + 1)..-1]
         complete -C "$rest $cur"
         return

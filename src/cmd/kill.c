@@ -30,7 +30,7 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 static int
 kill_run(struct cmd_ctx *c, int argc, char **argv)
 {
-	struct gr_error err;
+	struct gr_error err = { 0 };
 	struct remote_endpoint ep;
 	struct state *st;
 	char inst[ID_MAX];
@@ -44,20 +44,21 @@ kill_run(struct cmd_ctx *c, int argc, char **argv)
 	for (i = 0; i < npos; i++)
 		if (!remote_job_split(argv[i], inst, sizeof(inst), &seq))
 			return cmd_usage_error(c, "'%s' is not a job id (ID/N)", argv[i]);
-	err = (struct gr_error){ 0 };
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	for (i = 0; i < npos; i++) {
 		err = (struct gr_error){ 0 };
 		remote_job_split(argv[i], inst, sizeof(inst), &seq);
-		if (cmd_endpoint(c, inst, &ep, &err) != GR_OK) {
+		if (cmd_endpoint(c, inst, &ep, &err) != GR_OK)
 			rc = cmd_error(c, &err);
-		} else if ((rc = remote_job_kill(&ep, seq, grace, &err)) == 3) {
+		else if ((rc = remote_job_kill(&ep, seq, grace, &err)) == 3) {
 			gr_fail(&err, GR_ECONFLICT, "job %s is not running", argv[i]);
 			rc = cmd_error(c, &err);
-		} else if (rc != 0)
+		} else if (rc != 0) {
 			cmd_error(c, &err);
-		else {
+			if (rc != REMOTE_EXIT_CONN)
+				rc = gr_exit_code(err.code);
+		} else {
 			fprintf(c->out, "%s\n", argv[i]);
 			jobs_refresh(c, st, inst);
 		}
@@ -80,7 +81,8 @@ const struct command cmd_kill = {
 	    "left after the grace period (--grace, default 10 seconds), and prints the ids of\n"
 	    "the jobs it ended. The job is then recorded as killed, and its --fetch and --then\n"
 	    "are carried out as for a job that ended. A job that no longer runs is refused\n"
-	    "(exit 13). Exit status 255 when the connection failed.",
+	    "(exit 13), one the instance does not have exit 3. Exit status 255 when the\n"
+	    "connection failed.",
 	.opts = opts,
 	.complete_args = CPL_JOB,
 	.run = kill_run,

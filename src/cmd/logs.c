@@ -66,7 +66,7 @@ logs_run(struct cmd_ctx *c, int argc, char **argv)
 		if (rc == 128 + 2 || rc == 128 + 15 || rc == 128 + 1)
 			return 130;
 		cmd_error(c, &err);
-		return rc;
+		return rc == REMOTE_EXIT_CONN ? rc : gr_exit_code(err.code);
 	}
 	if (!a.follow)
 		return finish_output(c, 0);
@@ -92,7 +92,8 @@ const struct command cmd_logs = {
 	    "or the last N lines with --tail N. --follow keeps printing what the job writes\n"
 	    "until it ends, then records its end, carries out its --fetch and --then, and\n"
 	    "exits with the job's status (143 when it was killed, 1 when lost); Ctrl-C stops\n"
-	    "following (exit 130), not the job. Exit status 255 when the connection failed.",
+	    "following (exit 130), not the job. Exit status 3 when the instance has no such\n"
+	    "job, 255 when the connection failed.",
 	.opts = opts,
 	.complete_args = CPL_JOB,
 	.run = logs_run,

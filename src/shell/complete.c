@@ -208,6 +208,17 @@ add_instances(struct cands *c, struct session *s)
 	add_query(c, st, sql);
 }
 
+/* Jobs recorded by `gpurent run`, newest first. */
+static void
+add_jobs(struct cands *c, struct session *s)
+{
+	struct state *st;
+
+	if (session_state(s, &st, NULL) != GR_OK)
+		return;
+	add_query(c, st, "SELECT id FROM jobs ORDER BY started_at DESC");
+}
+
 /* Offers the user has seen: those `offers` printed last, kept in the id cache. */
 static void
 add_offers(struct cands *c, struct session *s)
@@ -347,6 +358,9 @@ add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *pa
 		break;
 	case CPL_FILTER:
 		add_filter(c, s, partial);
+		break;
+	case CPL_JOB:
+		add_jobs(c, s);
 		break;
 	}
 	return true;

@@ -231,6 +231,7 @@ release_ui(struct ui *u)
 	cost_summary_release(&u->by_label);
 	sb_release(&u->dlg_text);
 	free(u->idle);
+	free(u->jobs);
 }
 
 /* Draw bench_frames full frames (filter, sort and format every row, then draw). */

@@ -49,6 +49,12 @@ struct ui_idle {
 	int64_t since;			/* provider clock when utilisation fell below 5% */
 };
 
+/* Recorded running jobs of one instance (gpurent run), from the state database. */
+struct ui_jobs_count {
+	char id[ID_MAX];
+	int running;
+};
+
 enum ui_dialog { UD_NONE, UD_CONFIRM, UD_PAGER };
 
 struct ui;
@@ -102,6 +108,8 @@ struct ui {
 	int64_t now;			/* provider clock of the last instance list */
 	struct ui_idle *idle;
 	size_t n_idle;
+	struct ui_jobs_count *jobs;
+	size_t n_jobs;
 
 	/* Metrics of one instance. */
 	char watch[ID_MAX];

@@ -4,24 +4,127 @@
  */
 #include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/catalogue.h"
 #include "gpurent/columns.h"
 #include "gpurent/money.h"
+#include "gpurent/remote_job.h"
 #include "gpurent/util.h"
 #include "ui.h"
 
+/* The instance columns and, after them, the running jobs of each (gpurent run). */
+#define COL_JOBS ICOL__COUNT
+static struct column inst_cols[ICOL__COUNT + 1];
+
 static const size_t inst_show[] = {
-	ICOL_ID, ICOL_PROVIDER, ICOL_LABEL, ICOL_STATE, ICOL_GPU, ICOL_GPUS, ICOL_PRICE, ICOL_COST,
-	ICOL_UTIL, ICOL_UPTIME, ICOL_REGION,
+	ICOL_ID, ICOL_PROVIDER, ICOL_LABEL, ICOL_STATE, COL_JOBS, ICOL_GPU, ICOL_GPUS, ICOL_PRICE,
+	ICOL_COST, ICOL_UTIL, ICOL_UPTIME, ICOL_REGION,
 };
+
+static int
+running_jobs(const struct ui *u, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < u->n_jobs; i++)
+		if (strcmp(u->jobs[i].id, id) == 0)
+			return u->jobs[i].running;
+	return 0;
+}
+
+static void
+inst_cell(const void *row, size_t c, struct cell *out, void *ctx)
+{
+	struct ui *u = ctx;
+
+	if (c < ICOL__COUNT) {
+		instance_cell(row, c, out, &u->now);
+		return;
+	}
+	out->kind = CELL_INT;
+	out->i = running_jobs(u, ((const struct instance *)row)->id);
+}
 
 static void
 instances_init(struct ui *u)
 {
-	ui_grid_init(&u->ig, instance_columns, inst_show, ARRAY_LEN(inst_show), instance_cell,
-	    &u->now);
+	memcpy(inst_cols, instance_columns, sizeof(instance_columns));
+	inst_cols[COL_JOBS] = (struct column){ "jobs", "JOBS", true, false, 1, 0 };
+	ui_grid_init(&u->ig, inst_cols, inst_show, ARRAY_LEN(inst_show), inst_cell, u);
+}
+
+/* Count the recorded running jobs per instance: a read of the state database only (the
+ * instances are asked by 'gpurent jobs' and 'logs --follow', never from the screen). */
+static void
+count_jobs(struct ui *u)
+{
+	struct remote_job *v = NULL;
+	struct state *st;
+	size_t n = 0, i, k;
+
+	u->n_jobs = 0;
+	if (session_state(u->s, &st, NULL) != GR_OK || remote_job_load(st, NULL, &v, &n, NULL)
+	    != GR_OK)
+		return;
+	for (i = 0; i < n; i++) {
+		if (v[i].state != JOB_RUNNING)
+			continue;
+		for (k = 0; k < u->n_jobs && strcmp(u->jobs[k].id, v[i].instance_id) != 0; k++)
+			;
+		if (k == u->n_jobs) {
+			u->jobs = xreallocarray(u->jobs, u->n_jobs + 1, sizeof(*u->jobs));
+			strlcpy_(u->jobs[k].id, v[i].instance_id, sizeof(u->jobs[k].id));
+			u->jobs[k].running = 0;
+			u->n_jobs++;
+		}
+		u->jobs[k].running++;
+	}
+	free(v);
+}
+
+/* The instance's recorded jobs, newest last, in the pager. */
+static void
+show_jobs(struct ui *u, const struct instance *in)
+{
+	struct gr_error err = { 0 };
+	struct remote_job *v = NULL;
+	struct state *st;
+	struct sb text;
+	char title[ID_MAX + 16], state[32], name[128], line[1024];
+	size_t n = 0, i;
+
+	if (session_state(u->s, &st, &err) != GR_OK ||
+	    remote_job_load(st, in->id, &v, &n, &err) != GR_OK) {
+		u->ctx->message(u, UC_BAD, "%s", err.msg);
+		return;
+	}
+	sb_init(&text);
+	for (i = 0; i < n; i++) {
+		if (v[i].state == JOB_EXITED || (v[i].state == JOB_KILLED && v[i].exit_code >= 0))
+			snprintf(state, sizeof(state), "%s %d", remote_job_state_name(v[i].state),
+			    v[i].exit_code);
+		else
+			snprintf(state, sizeof(state), "%s", remote_job_state_name(v[i].state));
+		/* Names, commands and accounts hold what users and providers wrote. */
+		text_sanitize(name, sizeof(name), v[i].name);
+		text_sanitize(line, sizeof(line), v[i].command);
+		sb_addf(&text, "%s  %-10s  %s%s%s%s\n    %s\n", v[i].id, state, name,
+		    name[0] ? "  " : "", v[i].then_action[0] ? "then " : "", v[i].then_action,
+		    line);
+		text_sanitize(line, sizeof(line), v[i].account);
+		if (line[0])
+			sb_addf(&text, "    after: %s\n", line);
+	}
+	if (n == 0)
+		sb_adds(&text, "no jobs recorded; start one with: gpurent run ID -- COMMAND\n");
+	else
+		sb_adds(&text, "\n'gpurent logs JOB --follow' shows a job's output.\n");
+	snprintf(title, sizeof(title), "Jobs on %s", in->id);
+	u->ctx->pager(u, title, text.buf);
+	sb_release(&text);
+	free(v);
 }
 
 static void
@@ -80,6 +183,7 @@ ui_instances_rebuild(struct ui *u)
 		else
 			k++;
 	}
+	count_jobs(u);
 	ui_grid_rebuild(&u->ig, u->insts.v, u->insts.n, sizeof(*u->insts.v), NULL, NULL);
 	u->dirty = true;
 }
@@ -148,6 +252,9 @@ instances_key(struct ui *u, int key)
 	case '\r': case '\n': case UI_FKEY(KEY_ENTER):
 		ui_table_details(u, in->id, instance_columns, ICOL__COUNT, instance_cell, in, &u->now);
 		return true;
+	case 'J':
+		show_jobs(u, in);
+		return true;
 	case 'm':
 		ui_metrics_watch(u, in->id);
 		u->view = UV_METRICS;
@@ -184,5 +291,5 @@ const struct ui_view_ops ui_view_instances = {
 	.release = instances_release,
 	.draw = instances_draw,
 	.key = instances_key,
-	.keys = "Enter details  m metrics  s stop  S start  D destroy  < > sort  * idle",
+	.keys = "Enter details  J jobs  m metrics  s stop  S start  D destroy  < > sort  * idle",
 };

@@ -41,7 +41,7 @@ UsePAM no
 PidFile $TMP/ssh/sshd.pid
 MaxStartups 50
 Subsystem sftp internal-sftp
-SetEnv PATH=$TMP/remote-bin:/usr/local/bin:/usr/bin:/bin
+SetEnv PATH=$TMP/remote-bin:/usr/local/bin:/usr/bin:/bin HOME=$HOME
 MaxSessions 50
 PrintMotd no
 PrintLastLog no

@@ -1,0 +1,101 @@
+/*
+ * remote_job.h - jobs that outlive the connection, over the transport (remote.h).
+ *
+ * A job lives on the instance in $HOME/.gpurent/jobs/N/: work/ (its working directory, where
+ * --sync copies to), log (stdout and stderr), pid (the session leader: its process group
+ * is the job), status (the exit status, written under a temporary name and renamed, so a
+ * reader never sees half of it) and killed (a mark left by remote_job_kill). N is taken on
+ * the instance by mkdir, so two gpurents never get the same one.
+ *
+ * Every remote step is a fixed sh script that gets the user's data (env assignments, the
+ * command words, directories) as quoted positional parameters, never inside its text.
+ * The job runs under setsid (its own session and process group; with no setsid, its own
+ * process group), stdin from /dev/null, so neither a dropped connection nor a killed
+ * gpurent reaches it.
+ *
+ * Jobs are recorded in the state database (table jobs, made here) by id INSTANCE/N.
+ * Functions that talk to the instance return ssh's statuses (REMOTE_EXIT_CONN: the
+ * connection failed; err says so).
+ */
+#ifndef GPURENT_REMOTE_JOB_H
+#define GPURENT_REMOTE_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "model.h"
+#include "remote.h"
+#include "state.h"
+
+#define JOB_ID_MAX (ID_MAX + 16)
+
+enum remote_job_state { JOB_RUNNING, JOB_EXITED, JOB_KILLED, JOB_LOST };
+
+/* What is left to do once a job ended (--fetch, --then), and what became of it. */
+enum remote_job_after {
+	JOB_AFTER_NONE,		/* nothing asked */
+	JOB_AFTER_PENDING,	/* fetches and --then still to do */
+	JOB_AFTER_WAITING,	/* fetched; --then waits for the instance's other jobs */
+	JOB_AFTER_BUSY,		/* a gpurent is doing it now */
+	JOB_AFTER_DONE,
+	JOB_AFTER_FAILED,	/* a fetch or the --then failed: nothing more is done */
+};
+
+struct remote_job {
+	char id[JOB_ID_MAX];		/* INSTANCE/N */
+	char instance_id[ID_MAX];
+	int seq;			/* N */
+	char dir[1024];			/* ~/.gpurent/jobs/N on the instance, absolute */
+	char name[128];
+	char command[1024];		/* the command words joined, for display */
+	int64_t started_at;		/* UTC seconds */
+	enum remote_job_state state;
+	int exit_code;			/* JOB_EXITED (and JOB_KILLED when known); else -1 */
+	char then_action[16];		/* "", "stop" or "destroy" */
+	enum remote_job_after after;
+	char fetch[4096];		/* REMOTE\0LOCAL_DIR\0 pairs, fetch_len bytes */
+	size_t fetch_len;
+	char account[1024];		/* what was done after the job ended */
+};
+
+const char *remote_job_state_name(enum remote_job_state s);
+/* "sim:i-000001/3" -> "sim:i-000001" and 3; false when it is no job id. */
+bool remote_job_split(const char *job_id, char *instance_id, size_t n, int *seq);
+/* j's working directory on the instance + "/" + path, or path when it is absolute. */
+void remote_job_path(const struct remote_job *j, const char *path, char *out, size_t n);
+
+/* Make a job's directory on the instance: j->seq gets N, j->dir its absolute path. */
+int remote_job_create(const struct remote_endpoint *ep, struct remote_job *j,
+    struct gr_error *err);
+/*
+ * Start words (one word: a command line for sh -c; several: an argv) in job seq's work
+ * directory with the n_env assignments K=V exported, detached; returns once it runs.
+ */
+int remote_job_start(const struct remote_endpoint *ep, int seq, const char *const *env,
+    size_t n_env, const char *const *words, size_t n_words, struct gr_error *err);
+/* Read the state (and exit status) of the n jobs, all on ep's instance, from the instance. */
+int remote_job_poll(const struct remote_endpoint *ep, struct remote_job *jobs, size_t n,
+    struct gr_error *err);
+/*
+ * Write job seq's log to stdout: its last tail lines (tail < 0: all of it); with follow,
+ * then what it writes until it ends (0), checking about twice a second.
+ */
+int remote_job_log(const struct remote_endpoint *ep, int seq, long tail, bool follow,
+    struct gr_error *err);
+/* TERM to the job's process group, KILL after grace seconds; 0, or 3 when it no longer ran. */
+int remote_job_kill(const struct remote_endpoint *ep, int seq, int grace,
+    struct gr_error *err);
+
+/* Insert or replace the record of j. */
+enum gr_err remote_job_record(struct state *st, const struct remote_job *j,
+    struct gr_error *err);
+/* Recorded jobs, oldest first: all (instance_id NULL) or those of one instance. Caller frees. */
+enum gr_err remote_job_load(struct state *st, const char *instance_id, struct remote_job **out,
+    size_t *n, struct gr_error *err);
+/* Move j's after-work from one step to another; false when another gpurent moved it first. */
+bool remote_job_claim(struct state *st, const char *job_id, enum remote_job_after from,
+    enum remote_job_after to);
+
+#endif

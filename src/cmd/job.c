@@ -1,0 +1,275 @@
+/*
+ * Recorded jobs brought up to date from their instances, and their --fetch and --then
+ * carried out by whichever gpurent first sees them ended.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/config.h"
+#include "gpurent/paths.h"
+#include "gpurent/remote_copy.h"
+#include "gpurent/util.h"
+#include "common.h"
+#include "job.h"
+
+int
+job_exit_status(const struct remote_job *j)
+{
+	switch (j->state) {
+	case JOB_EXITED:
+		return j->exit_code >= 0 ? j->exit_code : 1;
+	case JOB_KILLED:
+		return 128 + 15;
+	default:
+		return 1;
+	}
+}
+
+static void
+account_add(struct remote_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Append a sentence to j's account, and say it on stderr. */
+static void
+account_add(struct remote_job *j, const char *fmt, ...)
+{
+	char line[512], clean[512];
+	size_t len = strlen(j->account);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	text_sanitize(clean, sizeof(clean), line);
+	snprintf(j->account + len, sizeof(j->account) - len, "%s%s", len ? "; " : "", clean);
+	cmd_warn("%s: %s", j->id, clean);
+}
+
+/* Every fetch of j, in order; false (with the account saying which) at the first failure. */
+static bool
+fetch_all(struct cmd_ctx *c, const struct remote_endpoint *ep, struct remote_job *j)
+{
+	struct remote_copy_opts o;
+	struct remote_place src, dst;
+	struct gr_error err;
+	struct config *cfg;
+	char rpath[4200], ldir[4200];
+	const char *p = j->fetch, *end = j->fetch + j->fetch_len, *local;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.recursive = true;
+	if (session_config(c->s, &cfg, NULL) == GR_OK)
+		o.rsync_path = config_get(cfg, "ssh.rsync_path");
+	while (p < end) {
+		local = p + strlen(p) + 1;
+		if (local >= end)
+			break;
+		err = (struct gr_error){ 0 };
+		remote_job_path(j, p, rpath, sizeof(rpath));
+		snprintf(ldir, sizeof(ldir), "%s/", local);
+		src = (struct remote_place){ ep, rpath };
+		dst = (struct remote_place){ NULL, ldir };
+		rc = paths_mkdir(local, &err) == GR_OK ? remote_copy_rsync(&src, 1, &dst, &o, &err)
+		    : 1;
+		if (rc != 0) {
+			account_add(j, "fetching %s to %s failed: %s", p, local,
+			    err.msg[0] ? err.msg : "the copy failed");
+			return false;
+		}
+		account_add(j, "fetched %s to %s", p, local);
+		p = local + strlen(local) + 1;
+	}
+	return true;
+}
+
+/* Stop or destroy the instance; false (accounted) when the provider refused. */
+static bool
+then_act(struct cmd_ctx *c, struct remote_job *j)
+{
+	struct gr_error err = { 0 };
+	struct backend *b;
+	bool stop = strcmp(j->then_action, "stop") == 0;
+
+	if (session_backend_for(c->s, j->instance_id, &b, &err) == GR_OK &&
+	    (stop ? b->ops->stop(b, j->instance_id, &err) :
+	    b->ops->destroy(b, j->instance_id, &err)) == GR_OK) {
+		account_add(j, "%s %s", stop ? "stopped" : "destroyed", j->instance_id);
+		return true;
+	}
+	account_add(j, "--then %s failed: %s", j->then_action, err.msg);
+	return false;
+}
+
+/* The first recorded job on the instance other than j that still runs, or NULL. */
+static const struct remote_job *
+other_running(const struct remote_job *v, size_t n, const struct remote_job *j)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (&v[i] != j && v[i].state == JOB_RUNNING)
+			return &v[i];
+	return NULL;
+}
+
+static void
+save(struct state *st, const struct remote_job *j)
+{
+	struct gr_error err = { 0 };
+
+	if (remote_job_record(st, j, &err) != GR_OK)
+		cmd_warn("%s", err.msg);
+}
+
+/*
+ * The ended jobs of one instance (v, all of its records) with work left. ep is NULL when
+ * the instance was not reached: with down set (it is stopped or gone) that work can never
+ * be done and is accounted as failed; without, it waits for a later look.
+ */
+static void
+settle(struct cmd_ctx *c, struct state *st, const struct remote_endpoint *ep,
+    const char *down, struct remote_job *v, size_t n)
+{
+	const struct remote_job *busy;
+	const char *acted = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct remote_job *j = &v[i];
+		enum remote_job_after from = j->after;
+
+		if (j->state == JOB_RUNNING ||
+		    (from != JOB_AFTER_PENDING && from != JOB_AFTER_WAITING))
+			continue;
+		if (ep == NULL && down == NULL)
+			continue;	/* it waits until the instance answers */
+		if (!remote_job_claim(st, j->id, from, JOB_AFTER_BUSY))
+			continue;	/* another gpurent is at it */
+		j->after = JOB_AFTER_BUSY;
+		if (ep == NULL) {
+			account_add(j, "%s is %s: nothing fetched%s%s%s", j->instance_id, down,
+			    j->then_action[0] ? ", --then " : "", j->then_action,
+			    j->then_action[0] ? " not done" : "");
+			j->after = JOB_AFTER_FAILED;
+		} else if (from == JOB_AFTER_PENDING && j->fetch_len > 0 && !fetch_all(c, ep, j)) {
+			if (j->then_action[0])
+				account_add(j, "--then %s not done", j->then_action);
+			j->after = JOB_AFTER_FAILED;
+		}
+		if (j->after == JOB_AFTER_BUSY && j->then_action[0] == '\0')
+			j->after = JOB_AFTER_DONE;
+		if (j->after == JOB_AFTER_BUSY) {
+			if (acted != NULL) {
+				account_add(j, "--then %s: %s was %s already", j->then_action,
+				    j->instance_id, acted);
+				j->after = JOB_AFTER_DONE;
+			} else if ((busy = other_running(v, n, j)) != NULL) {
+				if (from != JOB_AFTER_WAITING)
+					account_add(j, "--then %s waits for %s, which still runs",
+					    j->then_action, busy->id);
+				j->after = JOB_AFTER_WAITING;
+			} else if (then_act(c, j)) {
+				acted = strcmp(j->then_action, "stop") == 0 ? "stopped" : "destroyed";
+				j->after = JOB_AFTER_DONE;
+			} else
+				j->after = JOB_AFTER_FAILED;
+		}
+		save(st, j);
+	}
+}
+
+/* NULL while the instance runs (or its provider does not answer), else what it is. */
+static const char *
+instance_down(struct cmd_ctx *c, const char *id)
+{
+	struct gr_error err = { 0 };
+	struct backend *b;
+	struct instance in;
+
+	if (session_backend_for(c->s, id, &b, &err) != GR_OK)
+		return NULL;
+	if (b->ops->get(b, id, &in, &err) != GR_OK)
+		return err.code == GR_ENOTFOUND ? "gone" : NULL;
+	return in.state == ST_RUNNING ? NULL : inst_state_name(in.state);
+}
+
+/* One instance: its running jobs read from it, then settled. */
+static bool
+refresh_instance(struct cmd_ctx *c, struct state *st, const char *id)
+{
+	struct gr_error err = { 0 };
+	struct remote_endpoint ep;
+	struct remote_job *v = NULL, *run;
+	size_t n, nrun = 0, i, k;
+	const char *down;
+	bool reached = false;
+
+	if (remote_job_load(st, id, &v, &n, &err) != GR_OK) {
+		cmd_warn("%s", err.msg);
+		return false;
+	}
+	down = instance_down(c, id);
+	if (down == NULL && cmd_endpoint(c, id, &ep, &err) == GR_OK) {
+		run = xcalloc(n + 1, sizeof(*run));
+		for (i = 0; i < n; i++)
+			if (v[i].state == JOB_RUNNING)
+				run[nrun++] = v[i];
+		if (remote_job_poll(&ep, run, nrun, &err) == 0) {
+			reached = true;
+			for (i = 0, k = 0; i < n; i++)
+				if (v[i].state == JOB_RUNNING) {
+					v[i].state = run[k].state;
+					v[i].exit_code = run[k++].exit_code;
+					if (v[i].state != JOB_RUNNING)
+						save(st, &v[i]);
+				}
+		}
+		free(run);
+	}
+	if (down != NULL) {
+		/* Its processes ended with the machine. */
+		for (i = 0; i < n; i++)
+			if (v[i].state == JOB_RUNNING) {
+				v[i].state = JOB_LOST;
+				save(st, &v[i]);
+			}
+	} else if (!reached)
+		cmd_warn("cannot read the jobs of %s: %s", id, err.msg[0] ? err.msg :
+		    "no answer");
+	settle(c, st, reached ? &ep : NULL, down, v, n);
+	free(v);
+	return reached || down != NULL;
+}
+
+bool
+jobs_refresh(struct cmd_ctx *c, struct state *st, const char *instance_id)
+{
+	struct gr_error err = { 0 };
+	struct remote_job *v = NULL;
+	size_t n, i, k;
+	bool ok = true;
+
+	if (instance_id != NULL)
+		return refresh_instance(c, st, instance_id);
+	if (remote_job_load(st, NULL, &v, &n, &err) != GR_OK) {
+		cmd_warn("%s", err.msg);
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		if (v[i].state != JOB_RUNNING && v[i].after != JOB_AFTER_PENDING &&
+		    v[i].after != JOB_AFTER_WAITING)
+			continue;
+		/* Each instance once. */
+		for (k = 0; k < i; k++)
+			if (strcmp(v[k].instance_id, v[i].instance_id) == 0 &&
+			    (v[k].state == JOB_RUNNING || v[k].after == JOB_AFTER_PENDING ||
+			    v[k].after == JOB_AFTER_WAITING))
+				break;
+		if (k == i && !refresh_instance(c, st, v[i].instance_id))
+			ok = false;
+	}
+	free(v);
+	return ok;
+}

@@ -1,0 +1,119 @@
+/*
+ * gpurent jobs: the recorded jobs, with their state read from their instances.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/output.h"
+#include "gpurent/util.h"
+#include "common.h"
+#include "job.h"
+
+static const struct column cols[] = {
+	{ "id", "JOB", false, false, 0, 0 },
+	{ "name", "NAME", false, false, 2, 8 },
+	{ "instance", "INSTANCE", false, true, 3, 0 },
+	{ "state", "STATE", false, false, 0, 0 },
+	{ "exit_code", "EXIT", true, false, 0, 0 },
+	{ "started", "STARTED", false, false, 1, 0 },
+	{ "command", "COMMAND", false, false, 2, 12 },
+	{ "then", "THEN", false, true, 3, 0 },
+	{ "account", "AFTER", false, false, 3, 16 },
+};
+
+static void
+cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct remote_job *j = row;
+
+	(void)ctx;
+	c->kind = CELL_STR;
+	switch (col) {
+	case 0: c->s = j->id; break;
+	case 1:
+		c->s = j->name;
+		if (j->name[0] == '\0')
+			c->kind = CELL_NULL;
+		break;
+	case 2: c->s = j->instance_id; break;
+	case 3: c->s = remote_job_state_name(j->state); break;
+	case 4:
+		c->kind = j->state != JOB_RUNNING && j->exit_code >= 0 ? CELL_INT : CELL_NULL;
+		c->i = j->exit_code;
+		break;
+	case 5: c->kind = CELL_TIME; c->i = j->started_at; break;
+	case 6: c->s = j->command; break;
+	case 7:
+		c->s = j->then_action;
+		if (j->then_action[0] == '\0')
+			c->kind = CELL_NULL;
+		break;
+	default:
+		c->s = j->account;
+		if (j->account[0] == '\0')
+			c->kind = CELL_NULL;
+		break;
+	}
+}
+
+static int
+jobs_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct gr_error err = { 0 };
+	struct remote_job *v = NULL;
+	struct state *st;
+	char inst[ID_MAX];
+	const char *want_job = NULL, *want_inst = NULL;
+	size_t n, i, k;
+	int npos, rc, seq;
+	bool reached;
+
+	rc = cmd_parse(c, argc, argv, cmd_noopt, NULL, &npos);
+	if (rc != 0 || npos < 0)
+		return rc;
+	if (npos > 1)
+		return cmd_usage_error(c, "give at most one instance or job id");
+	if (npos == 1) {
+		if (remote_job_split(argv[0], inst, sizeof(inst), &seq)) {
+			want_job = argv[0];
+			want_inst = inst;
+		} else
+			want_inst = argv[0];
+	}
+	if (session_state(c->s, &st, &err) != GR_OK)
+		return cmd_error(c, &err);
+	reached = jobs_refresh(c, st, want_inst);
+	if (remote_job_load(st, want_inst, &v, &n, &err) != GR_OK)
+		return cmd_error(c, &err);
+	for (i = k = 0; i < n; i++)
+		if (want_job == NULL || strcmp(v[i].id, want_job) == 0)
+			v[k++] = v[i];
+	if (want_job != NULL && k == 0) {
+		free(v);
+		gr_fail(&err, GR_ENOTFOUND, "no job '%s' is recorded", want_job);
+		return cmd_error(c, &err);
+	}
+	rc = out_print(c->out, &out_global, cols, ARRAY_LEN(cols), 0, v, k, sizeof(*v), cell,
+	    NULL, &err) == GR_OK ? 0 : cmd_error(c, &err);
+	free(v);
+	if (rc != 0)
+		return rc;
+	/* The list is printed, but some states are the recorded ones, not the instance's. */
+	return finish_output(c, reached ? 0 : REMOTE_EXIT_CONN);
+}
+
+const struct command cmd_jobs = {
+	.name = "jobs",
+	.args = "[ID|JOB]",
+	.summary = "list the jobs started with 'gpurent run'",
+	.help =
+	    "Lists the recorded jobs (all, an instance's, or one), each with its state read\n"
+	    "from its instance: running, exited (with its status), killed, or lost (its\n"
+	    "instance stopped, or it vanished without a status). A job that ended with\n"
+	    "--fetch or --then still to do gets them done now; AFTER says what was done.\n"
+	    "Exit status 255 when an instance could not be reached (its jobs show the state\n"
+	    "recorded last).",
+	.complete_args = CPL_JOB,
+	.run = jobs_run,
+};

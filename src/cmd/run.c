@@ -1,0 +1,322 @@
+/*
+ * gpurent run: a job on an instance that outlives the connection.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpurent/config.h"
+#include "gpurent/remote_copy.h"
+#include "gpurent/util.h"
+#include "common.h"
+#include "job.h"
+
+#define RUN_MAX_LIST 64
+
+enum { R_SYNC = 1, R_EXCLUDE, R_ENV, R_NAME, R_DETACH, R_FETCH, R_THEN };
+
+static const struct cmd_opt opts[] = {
+	{ "sync", 0, "DIR", "copy DIR into the job's working directory first", R_SYNC, CPL_FILE, false },
+	{ "exclude", 0, "PATTERN", "leave out of --sync files matching PATTERN (repeatable)", R_EXCLUDE, CPL_NONE, true },
+	{ "env", 0, "K=V", "set K to V in the job's environment (repeatable)", R_ENV, CPL_NONE, true },
+	{ "name", 0, "NAME", "a name for the job (shown by 'gpurent jobs')", R_NAME, CPL_NONE, false },
+	{ "detach", 'd', NULL, "start the job, print its id and return", R_DETACH, CPL_NONE, false },
+	{ "fetch", 0, "PATH[:DIR]", "copy PATH back into DIR (default .) when the job ends (repeatable)", R_FETCH, CPL_NONE, true },
+	{ "then", 0, "ACTION", "stop or destroy the instance once the job ended and its fetches succeeded", R_THEN, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+struct run_args {
+	const char *sync, *name, *then;
+	bool detach;
+	const char *excludes[RUN_MAX_LIST], *env[RUN_MAX_LIST], *fetch[RUN_MAX_LIST];
+	size_t n_excludes, n_env, n_fetch;
+};
+
+/* A name the remote shell takes as a variable: [A-Za-z_][A-Za-z0-9_]*. */
+static bool
+env_name_ok(const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	const char *p;
+
+	if (eq == NULL || eq == kv || (kv[0] >= '0' && kv[0] <= '9'))
+		return false;
+	for (p = kv; p < eq; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+static int
+add_item(struct cmd_ctx *c, const char **list, size_t *n, const char *arg, const char *what)
+{
+	if (*n == RUN_MAX_LIST)
+		return cmd_usage_error(c, "at most %d %s", RUN_MAX_LIST, what);
+	list[(*n)++] = arg;
+	return 0;
+}
+
+static int
+handle(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	struct run_args *a = data;
+
+	switch (id) {
+	case R_SYNC: a->sync = arg; break;
+	case R_NAME: a->name = arg; break;
+	case R_DETACH: a->detach = true; break;
+	case R_EXCLUDE:
+		return add_item(c, a->excludes, &a->n_excludes, arg, "--exclude patterns");
+	case R_ENV:
+		if (!env_name_ok(arg))
+			return cmd_usage_error(c, "--env wants NAME=VALUE with a NAME of letters, "
+			    "digits and _, not '%s'", arg);
+		return add_item(c, a->env, &a->n_env, arg, "--env assignments");
+	case R_FETCH:
+		if (arg[0] == '\0' || arg[0] == ':')
+			return cmd_usage_error(c, "--fetch wants REMOTE_PATH[:LOCAL_DIR]");
+		return add_item(c, a->fetch, &a->n_fetch, arg, "--fetch paths");
+	case R_THEN:
+		if (strcmp(arg, "stop") != 0 && strcmp(arg, "destroy") != 0)
+			return cmd_usage_error(c, "--then takes stop or destroy, not '%s'", arg);
+		a->then = arg;
+		break;
+	}
+	return 0;
+}
+
+/* The patterns of DIR/.gpurentignore (one a line; blank lines and # comments skipped),
+ * added to the excludes. Returns 0 or a usage status. */
+static int
+read_ignore(struct cmd_ctx *c, struct run_args *a, char lines[][512], size_t max)
+{
+	char path[4200], line[512];
+	size_t used = 0;
+	FILE *fp;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/.gpurentignore", a->sync);
+	if ((fp = fopen(path, "r")) == NULL)
+		return 0;
+	while (rc == 0 && fgets(line, sizeof(line), fp) != NULL) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] == '\0' || line[0] == '#')
+			continue;
+		if (used == max) {
+			rc = cmd_usage_error(c, "%s has more than %zu patterns", path, max);
+			break;
+		}
+		strlcpy_(lines[used], line, sizeof(lines[used]));
+		rc = add_item(c, a->excludes, &a->n_excludes, lines[used++], "--exclude patterns");
+	}
+	fclose(fp);
+	return rc;
+}
+
+/* REMOTE\0LOCAL_DIR\0 for each --fetch, LOCAL_DIR absolute (a later gpurent may fetch). */
+static enum gr_err
+fetch_list(const struct run_args *a, struct remote_job *j, struct gr_error *err)
+{
+	char cwd[4096], spec[4200], local[8400];
+	const char *colon, *dir;
+	size_t i, need;
+
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return gr_fail(err, GR_EFAIL, "cannot tell the current directory");
+	for (i = 0; i < a->n_fetch; i++) {
+		strlcpy_(spec, a->fetch[i], sizeof(spec));
+		/* The last colon splits, so a remote path may hold colons when a DIR is given. */
+		colon = strrchr(spec, ':');
+		dir = ".";
+		if (colon != NULL) {
+			spec[colon - spec] = '\0';
+			dir = colon + 1;
+		}
+		if (dir[0] == '/')
+			snprintf(local, sizeof(local), "%s", dir);
+		else
+			snprintf(local, sizeof(local), "%s/%s", cwd, dir);
+		need = strlen(spec) + 1 + strlen(local) + 1;
+		if (j->fetch_len + need > sizeof(j->fetch))
+			return gr_fail(err, GR_EUSAGE, "the --fetch paths are too long together");
+		memcpy(j->fetch + j->fetch_len, spec, strlen(spec) + 1);
+		memcpy(j->fetch + j->fetch_len + strlen(spec) + 1, local, strlen(local) + 1);
+		j->fetch_len += need;
+	}
+	return GR_OK;
+}
+
+/* The command words joined as a shell would show them. */
+static void
+join_words(char **w, int n, char *out, size_t size)
+{
+	struct sb sb;
+	int i;
+
+	sb_init(&sb);
+	for (i = 0; i < n; i++) {
+		if (i)
+			sb_addc(&sb, ' ');
+		if (n == 1)
+			sb_adds(&sb, w[i]);
+		else
+			remote_shell_quote(&sb, w[i]);
+	}
+	strlcpy_(out, sb.buf, size);
+	sb_release(&sb);
+}
+
+/* Copy DIR's contents into the job's working directory. */
+static int
+sync_dir(struct cmd_ctx *c, const struct remote_endpoint *ep, struct run_args *a,
+    const struct remote_job *j, struct gr_error *err)
+{
+	struct remote_copy_opts o;
+	struct remote_place src, dst;
+	struct config *cfg;
+	char from[4200], to[4200];
+
+	memset(&o, 0, sizeof(o));
+	o.recursive = true;
+	o.excludes = a->excludes;
+	o.n_excludes = a->n_excludes;
+	o.progress = isatty(STDERR_FILENO) && !c->in_shell;
+	if (session_config(c->s, &cfg, NULL) == GR_OK)
+		o.rsync_path = config_get(cfg, "ssh.rsync_path");
+	/* The trailing slash copies what DIR holds, not DIR itself. */
+	snprintf(from, sizeof(from), "%s/", a->sync);
+	remote_job_path(j, "", to, sizeof(to));
+	src = (struct remote_place){ NULL, from };
+	dst = (struct remote_place){ ep, to };
+	return remote_copy_rsync(&src, 1, &dst, &o, err);
+}
+
+/* Follow the job's log to its end, then its state, fetches and --then. */
+static int
+attach(struct cmd_ctx *c, struct state *st, const struct remote_endpoint *ep,
+    const struct remote_job *j)
+{
+	struct gr_error err = { 0 };
+	struct remote_job *v = NULL;
+	size_t n, i;
+	int rc;
+
+	rc = remote_job_log(ep, j->seq, -1, true, &err);
+	fflush(stdout);
+	if (rc == 128 + 2 || rc == 128 + 15 || rc == 128 + 1) {
+		cmd_warn("detached from %s; it runs on. 'gpurent logs %s --follow' reattaches",
+		    j->id, j->id);
+		return 130;
+	}
+	if (rc != 0) {
+		cmd_error(c, &err);
+		cmd_warn("%s may still run: 'gpurent logs %s --follow' reattaches", j->id, j->id);
+		return rc == REMOTE_EXIT_CONN ? REMOTE_EXIT_CONN : rc;
+	}
+	if (!jobs_refresh(c, st, j->instance_id))
+		return REMOTE_EXIT_CONN;
+	if (remote_job_load(st, j->instance_id, &v, &n, &err) != GR_OK)
+		return cmd_error(c, &err);
+	rc = 1;
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i].id, j->id) == 0) {
+			rc = job_exit_status(&v[i]);
+			/* The job succeeded but what it asked for afterwards did not. */
+			if (rc == 0 && v[i].after == JOB_AFTER_FAILED)
+				rc = 1;
+		}
+	free(v);
+	return rc;
+}
+
+static int
+run_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct gr_error err = { 0 };
+	struct remote_endpoint ep;
+	struct remote_job j;
+	struct run_args a;
+	struct state *st;
+	static char ignore[RUN_MAX_LIST][512];
+	int n, rc;
+
+	memset(&a, 0, sizeof(a));
+	rc = cmd_parse(c, argc, argv, handle, &a, &n);
+	if (rc != 0 || n < 0)
+		return rc;
+	if (n < 2)
+		return cmd_usage_error(c, "give an instance and the command: run ID -- COMMAND...");
+	if (a.n_excludes > 0 && a.sync == NULL)
+		return cmd_usage_error(c, "--exclude belongs to --sync");
+	if (a.sync != NULL && (rc = read_ignore(c, &a, ignore, ARRAY_LEN(ignore))) != 0)
+		return rc;
+	memset(&j, 0, sizeof(j));
+	if (fetch_list(&a, &j, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (session_state(c->s, &st, &err) != GR_OK ||
+	    cmd_endpoint(c, argv[0], &ep, &err) != GR_OK ||
+	    ((a.sync != NULL || a.n_fetch > 0) && cmd_endpoint_full(&ep, &err) != GR_OK))
+		return cmd_error(c, &err);
+	if (remote_connect(&ep, &err) != GR_OK ||
+	    (rc = remote_job_create(&ep, &j, &err)) != 0) {
+		cmd_error(c, &err);
+		return rc != 0 ? rc : REMOTE_EXIT_CONN;
+	}
+	if (a.sync != NULL && (rc = sync_dir(c, &ep, &a, &j, &err)) != 0) {
+		cmd_error(c, &err);
+		return rc;
+	}
+	strlcpy_(j.instance_id, ep.name, sizeof(j.instance_id));
+	snprintf(j.id, sizeof(j.id), "%s/%d", ep.name, j.seq);
+	strlcpy_(j.name, a.name ? a.name : "", sizeof(j.name));
+	join_words(argv + 1, n - 1, j.command, sizeof(j.command));
+	strlcpy_(j.then_action, a.then ? a.then : "", sizeof(j.then_action));
+	j.after = a.n_fetch > 0 || a.then != NULL ? JOB_AFTER_PENDING : JOB_AFTER_NONE;
+	j.state = JOB_RUNNING;
+	j.exit_code = -1;
+	j.started_at = session_now(c->s);
+	rc = remote_job_start(&ep, j.seq, a.env, a.n_env, (const char *const *)argv + 1,
+	    (size_t)n - 1, &err);
+	if (rc != 0) {
+		cmd_error(c, &err);
+		return rc;
+	}
+	if (remote_job_record(st, &j, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (a.detach) {
+		fprintf(c->out, "%s\n", j.id);
+		return finish_output(c, 0);
+	}
+	cmd_warn("job %s started; Ctrl-C detaches", j.id);
+	return attach(c, st, &ep, &j);
+}
+
+const struct command cmd_run_job = {
+	.name = "run",
+	.args = "ID [OPTIONS] -- COMMAND...",
+	.summary = "run a job on an instance that outlives the connection",
+	.help =
+	    "Starts COMMAND in a new directory ~/.gpurent/jobs/N/work on the instance, in its\n"
+	    "own session and process group, stdout and stderr to ~/.gpurent/jobs/N/log, its\n"
+	    "exit status written to a file when it ends: a dropped connection, a closed laptop\n"
+	    "or a killed gpurent does not end it. One COMMAND word is a command line for the\n"
+	    "remote shell; several are run as they are. The job is recorded as ID/N.\n"
+	    "--sync DIR first copies what DIR holds into the working directory (rsync,\n"
+	    "leaving out --exclude patterns and those in DIR/.gpurentignore). --env K=V sets\n"
+	    "variables for the job; nothing else of this machine's environment (no API key)\n"
+	    "goes along. Attached (the default), the log streams here and gpurent exits with\n"
+	    "the job's status (143 when it was killed, 1 when it was lost); Ctrl-C detaches\n"
+	    "(exit 130) and says how to reattach. --detach prints the job id and returns.\n"
+	    "--fetch PATH[:DIR] copies PATH (relative to the working directory) into DIR\n"
+	    "when the job ends; --then stop|destroy stops or destroys the instance after the\n"
+	    "job ended and every fetch succeeded, never while another recorded job on it runs.\n"
+	    "For a detached job, whichever gpurent first sees it ended (jobs, logs --follow)\n"
+	    "does both, and 'gpurent jobs' shows what was done. A job that succeeded but\n"
+	    "whose fetch or --then failed exits 1. Exit status 255 when the connection failed.",
+	.opts = opts,
+	.complete_args = CPL_INSTANCE,
+	.run = run_run,
+};
