@@ -66,7 +66,8 @@ check "forward too" '[[ $ERR == *"RunPod"*"ssh proxy"* ]]'
 odd="$TMP/st ate 'q' \"d\" %h \$x"
 mkdir -p "$odd"
 cp "$GPURENT_HOME/config" "$odd/config"
-cp "$GPURENT_HOME/state.db" "$odd/state.db"
+# The database with its write-ahead log: recent writes live there until a checkpoint.
+cp "$GPURENT_HOME"/state.db "$GPURENT_HOME"/state.db-wal "$odd/"
 cp "$TMP/ssh/user" "$odd/key %d 'k'"
 GPURENT_HOME=$odd g config set ssh.identity "$odd/key %d 'k'" >/dev/null
 GPURENT_HOME=$odd expect_ok g ssh "$id" -- echo odd
