@@ -51,6 +51,22 @@ check "sent twice, with a look at the pods between" \
 expect_ok g --provider runpod -o json ls
 check "one pod labelled t308b" '[ "$(jq "[.[] | select(.label == \"t308b\")] | length" <<<"$OUT")" = 1 ]'
 
+# A launch answered 500 after the pod was made, and then every look at the pods failing too:
+# the outcome cannot be confirmed, so it is reported unknown (5), never sent again blindly.
+# ('desiredStatus' is in the deploy mutation and in the pod queries, not in the offers query.)
+start_serve runpod --api-key k --fail-first-acted 100 --fail-match 'desiredStatus'
+use_provider runpod k
+"$GPURENT" --debug launch "$offer" --label t308c >"$TMP/launch.out" 2>"$TMP/launch.err"
+rc=$?
+check "the launch's outcome is unknown (status $rc)" \
+	'[ $rc = 5 ] && grep -q "outcome unknown" "$TMP/launch.err"'
+check "one deploy mutation sent ($(deploys "$TMP/launch.err"))" '[ "$(deploys "$TMP/launch.err")" = 1 ]'
+start_serve runpod --api-key k
+use_provider runpod k
+expect_ok g --provider runpod -o json ls
+check "one pod labelled t308c, the one the first deploy made" \
+	'[ "$(jq "[.[] | select(.label == \"t308c\")] | length" <<<"$OUT")" = 1 ]'
+
 # A stop answered 500 is not repeated: the provider may have acted half way.
 expect_ok g sim advance 10m
 start_serve runpod --api-key k --fail-first 1 --fail-match 'mutation Stop'
