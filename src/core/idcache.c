@@ -40,7 +40,7 @@ enum gr_err
 idcache_put_offers(struct state *st, const struct offer *v, size_t n, struct gr_error *err)
 {
 	sqlite3_stmt *q = NULL;
-	char descr[128], price[32], g[64];
+	char descr[384], price[32], g[64];
 	size_t i;
 
 	if (ensure_table(st, err) != GR_OK || state_begin(st, err) != GR_OK)
@@ -70,7 +70,7 @@ idcache_put_instances(struct state *st, const struct instance *v, size_t n, bool
     struct gr_error *err)
 {
 	sqlite3_stmt *q = NULL, *del = NULL;
-	char descr[128], g[64];
+	char descr[384], g[64];
 	size_t i;
 
 	if (ensure_table(st, err) != GR_OK || state_begin(st, err) != GR_OK)

@@ -1,6 +1,9 @@
 #!/bin/bash
 # t602: the offers view's filter line (live, errors in place, Esc restores) and sorting.
 . "$(dirname "$0")/lib.sh"
+# A still market: the cheapest offer seen first must still be the cheapest when G is pressed
+# (at lib.sh's speed the simulated availability changes every ten real seconds).
+export GPURENT_SIM_TIME=1780000000
 
 # The $/H column of the first N rows, as numbers.
 prices() { screen | sed -n 's/^  sim:o-[0-9i]* .*  \$\([0-9.]*\)  .*\$\([0-9.]*\)  .*\$[0-9.]*  .*/\1/p' | head -n "$1"; }

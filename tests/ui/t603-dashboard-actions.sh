@@ -17,6 +17,10 @@ tm kill-session -t ui
 
 start_dash 120 40
 wait_for '^  sim:o-' 50 || fail "no offers: $(screen)"
+# An on-demand offer: an interruptible one may be outbid (and stopped) by the simulated
+# market, which moves a minute a second here, before the test sees it running.
+keys / 'type=on-demand' Enter
+wait_gone 'interruptible' 20 || fail "filter: $(screen)"
 keys L
 wait_for 'Launch\?' 20 && ok "L asks first" || fail "no dialog: $(screen)"
 screen | grep -q 'per hour' && screen | grep -q 'per day' && ok "it states \$/hour and \$/day" ||
