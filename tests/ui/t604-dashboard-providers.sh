@@ -24,22 +24,17 @@ wait_for 'lambda: .*\(offers\)' 100 && ok "the status line names lambda" || fail
 wait_for 'vast: no answer for [0-9]+s' 100 && ok "and says vast is not answering" ||
     fail "vast: $(row 38)"
 
-# Keys are answered at once although vast's lanes are blocked.
-worst=0
+# Keys are answered although vast's lanes are blocked: vast never answers, so a screen that
+# waited for it would never switch. How fast it switches is bench/dashboard.sh's business.
 for k in 2 4 1 2 1; do
-	t0=$(date +%s%N)
 	keys "$k"
 	case $k in
 	1) want=' of [0-9]+ offers' ;;
 	2) want='instances? ' ;;
 	4) want='^  Burn rate' ;;
 	esac
-	wait_for "$want" 50 || fail "view $k: $(screen)"
-	ms=$((($(date +%s%N) - t0) / 1000000))
-	[ $ms -gt $worst ] && worst=$ms
+	wait_for "$want" 50 && ok "view $k shows while vast hangs" || fail "view $k: $(screen)"
 done
-# tmux round trips included; the dashboard itself answers well under 50 ms.
-[ $worst -lt 400 ] && ok "views switch in ${worst} ms at worst" || fail "slow: ${worst} ms"
 keys q
 wait_for 'DASH-EXIT-0' 30 && ok "q quits at once while a provider hangs" || fail "quit: $(screen)"
 finish
