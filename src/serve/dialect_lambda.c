@@ -21,15 +21,9 @@ static void
 reply_data(struct serve_reply *rp, cJSON *data)
 {
 	cJSON *j = cJSON_CreateObject();
-	char *s;
 
 	cJSON_AddItemToObject(j, "data", data);
-	s = cJSON_PrintUnformatted(j);
-	rp->status = 200;
-	sb_reset(&rp->body);
-	sb_adds(&rp->body, s);
-	free(s);
-	cJSON_Delete(j);
+	serve_reply_json(rp, 200, j);
 }
 
 static void
@@ -37,18 +31,12 @@ lambda_fail(struct serve_reply *rp, int status, const char *code, const char *ms
     const char *suggestion)
 {
 	cJSON *j = cJSON_CreateObject(), *e = cJSON_AddObjectToObject(j, "error");
-	char *s;
 
 	cJSON_AddStringToObject(e, "code", code);
 	cJSON_AddStringToObject(e, "message", msg);
 	if (suggestion != NULL)
 		cJSON_AddStringToObject(e, "suggestion", suggestion);
-	s = cJSON_PrintUnformatted(j);
-	rp->status = status;
-	sb_reset(&rp->body);
-	sb_adds(&rp->body, s);
-	free(s);
-	cJSON_Delete(j);
+	serve_reply_json(rp, status, j);
 }
 
 /* The simulator's region ("na-east") as a Lambda region name ("us-east-1"). */

@@ -25,18 +25,6 @@
 /* Secure cloud in the simulated world: the datacentre-grade machines. */
 #define SECURE_BP 9700
 
-static void
-reply_json(struct serve_reply *rp, int status, cJSON *j)
-{
-	char *s = cJSON_PrintUnformatted(j);
-
-	rp->status = status;
-	sb_reset(&rp->body);
-	sb_adds(&rp->body, s);
-	free(s);
-	cJSON_Delete(j);
-}
-
 /* {"errors": [{message, path, extensions}], "data": {field: null}} with HTTP 200. */
 static void
 gql_error(struct serve_reply *rp, int status, const char *field, const char *msg,
@@ -54,7 +42,7 @@ gql_error(struct serve_reply *rp, int status, const char *field, const char *msg
 	d = cJSON_AddObjectToObject(j, "data");
 	if (field != NULL)
 		cJSON_AddNullToObject(d, field);
-	reply_json(rp, status, j);
+	serve_reply_json(rp, status, j);
 }
 
 static void
@@ -406,7 +394,7 @@ gpu_types(struct serve_ctx *c, const char *q, const cJSON *vars, struct serve_re
 		cJSON_AddItemToArray(arr, gt);
 	}
 	offer_list_release(&all);
-	reply_json(rp, 200, res);
+	serve_reply_json(rp, 200, res);
 }
 
 /* Why a launch failed, in RunPod's words; NULL when it did not. */
@@ -531,7 +519,7 @@ deploy(struct serve_ctx *c, const cJSON *vars, bool spot, struct serve_reply *rp
 	rp->acted = true;
 	res = cJSON_CreateObject();
 	cJSON_AddItemToObject(cJSON_AddObjectToObject(res, "data"), field, pod_json(c, &inst));
-	reply_json(rp, 200, res);
+	serve_reply_json(rp, 200, res);
 }
 
 /* The podId argument: variables first, else a literal podId: "..." in the query. */
@@ -602,7 +590,7 @@ mutate(struct serve_ctx *c, const char *field, const char *pod, struct serve_rep
 		sim_get(c->sim, in.id, &in, &err);
 		cJSON_AddItemToObject(d, field, pod_json(c, &in));
 	}
-	reply_json(rp, 200, res);
+	serve_reply_json(rp, 200, res);
 }
 
 /* REST v1's error body, as observed from the live service: {"error": text, "status": code}. */
@@ -613,7 +601,7 @@ rest_fail(struct serve_reply *rp, int status, const char *msg)
 
 	cJSON_AddStringToObject(j, "error", msg);
 	cJSON_AddNumberToObject(j, "status", status);
-	reply_json(rp, status, j);
+	serve_reply_json(rp, status, j);
 }
 
 /*
@@ -745,7 +733,7 @@ rest_create(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply 
 		return;
 	}
 	rp->acted = true;
-	reply_json(rp, 201, rest_pod_json(&inst, false));
+	serve_reply_json(rp, 201, rest_pod_json(&inst, false));
 }
 
 /* REST v1 (providers/runpod.md §4.1): the pod calls runpodctl makes. */
@@ -793,7 +781,7 @@ rest_v1(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 				}
 			}
 			instance_list_release(&l);
-			reply_json(rp, 200, arr);
+			serve_reply_json(rp, 200, arr);
 		} else
 			rest_fail(rp, 405, "method not allowed");
 		return;
@@ -808,7 +796,7 @@ rest_v1(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 		return;
 	}
 	if (act[0] == '\0' && strcmp(m, "GET") == 0) {
-		reply_json(rp, 200, rest_pod_json(&in, machine));
+		serve_reply_json(rp, 200, rest_pod_json(&in, machine));
 		return;
 	}
 	if (act[0] == '\0' && strcmp(m, "DELETE") == 0) {
@@ -839,7 +827,7 @@ rest_v1(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 	}
 	rp->acted = true;
 	sim_get(c->sim, in.id, &in, &err);
-	reply_json(rp, 200, rest_pod_json(&in, false));
+	serve_reply_json(rp, 200, rest_pod_json(&in, false));
 }
 
 /* Whether a GraphQL body asks only for the public catalogue (gpuTypes), nothing of a user. */
@@ -935,7 +923,7 @@ dialect_runpod(struct serve_ctx *c, const struct serve_req *rq, struct serve_rep
 				cJSON_AddNumberToObject(me, "spendLimit", 80);
 			}
 		}
-		reply_json(rp, 200, res);
+		serve_reply_json(rp, 200, res);
 	} else if (strstr(q, "pod") != NULL) {
 		struct instance in;
 
@@ -945,7 +933,7 @@ dialect_runpod(struct serve_ctx *c, const struct serve_req *rq, struct serve_rep
 			cJSON_AddItemToObject(d, "pod", pod_json(c, &in));
 		else
 			cJSON_AddNullToObject(d, "pod");
-		reply_json(rp, 200, res);
+		serve_reply_json(rp, 200, res);
 	} else
 		gql_error(rp, 400, NULL, "Cannot query this field in the simulator.",
 		    "GRAPHQL_VALIDATION_FAILED");

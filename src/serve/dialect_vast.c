@@ -19,18 +19,6 @@
 #include "serve_int.h"
 
 static void
-reply_json(struct serve_reply *rp, int status, cJSON *j)
-{
-	char *s = cJSON_PrintUnformatted(j);
-
-	rp->status = status;
-	sb_reset(&rp->body);
-	sb_adds(&rp->body, s);
-	free(s);
-	cJSON_Delete(j);
-}
-
-static void
 vast_fail(struct serve_reply *rp, int status, const char *code, const char *msg)
 {
 	cJSON *j = cJSON_CreateObject();
@@ -38,7 +26,7 @@ vast_fail(struct serve_reply *rp, int status, const char *code, const char *msg)
 	cJSON_AddFalseToObject(j, "success");
 	cJSON_AddStringToObject(j, "error", code);
 	cJSON_AddStringToObject(j, "msg", msg);
-	reply_json(rp, status, j);
+	serve_reply_json(rp, status, j);
 }
 
 static double
@@ -427,7 +415,7 @@ search(struct serve_ctx *c, const char *qtext, struct serve_reply *rp)
 	free(keep);
 	cJSON_Delete(q);
 	offer_list_release(&all);
-	reply_json(rp, 200, res);
+	serve_reply_json(rp, 200, res);
 }
 
 static void
@@ -710,7 +698,7 @@ list(struct serve_ctx *c, const struct serve_req *rq, bool legacy, struct serve_
 	cJSON_AddItemToObject(res, "instances", arr);
 	cJSON_Delete(filters);
 	instance_list_release(&l);
-	reply_json(rp, 200, res);
+	serve_reply_json(rp, 200, res);
 }
 
 static void
@@ -791,7 +779,7 @@ create(struct serve_ctx *c, const char *ask, const struct serve_req *rq, struct 
 	cJSON_AddTrueToObject(res, "success");
 	cJSON_AddNumberToObject(res, "new_contract", (double)serve_sim_num(in.id));
 	cJSON_AddStringToObject(res, "instance_api_key", "simulated-instance-key");
-	reply_json(rp, 200, res);
+	serve_reply_json(rp, 200, res);
 }
 
 static void
@@ -845,7 +833,7 @@ action(struct serve_ctx *c, const char *num, const struct serve_req *rq, bool de
 	cJSON_AddTrueToObject(res, "success");
 	if (labelled)
 		cJSON_AddStringToObject(res, "msg", "Instance label updated.");
-	reply_json(rp, 200, res);
+	serve_reply_json(rp, 200, res);
 }
 
 static void
@@ -892,7 +880,7 @@ user(struct serve_ctx *c, struct serve_reply *rp)
 	cJSON_AddStringToObject(j, "billaddress_line1", "");
 	cJSON_AddStringToObject(j, "billaddress_line2", "");
 	cJSON_AddStringToObject(j, "billaddress_zip", "");
-	reply_json(rp, 200, j);
+	serve_reply_json(rp, 200, j);
 }
 
 static int
@@ -935,7 +923,7 @@ gpu_names(struct serve_ctx *c, struct serve_reply *rp)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(names[i]));
 	free(names);
 	offer_list_release(&all);
-	reply_json(rp, 200, res);
+	serve_reply_json(rp, 200, res);
 }
 
 /*
@@ -961,7 +949,7 @@ request_logs(struct serve_ctx *c, const char *num, const struct serve_req *rq,
 	cJSON_AddTrueToObject(res, "success");
 	cJSON_AddStringToObject(res, "result_url", url);
 	cJSON_AddStringToObject(res, "msg", msg);
-	reply_json(rp, 200, res);
+	serve_reply_json(rp, 200, res);
 }
 
 static void
@@ -1075,7 +1063,7 @@ dialect_vast(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply
 				cJSON_AddItemToObject(res, "instances", instance_json(c, &in));
 			else
 				cJSON_AddNullToObject(res, "instances");
-			reply_json(rp, 200, res);
+			serve_reply_json(rp, 200, res);
 		} else if (strcmp(m, "PUT") == 0)
 			action(c, id, rq, false, rp);
 		else if (strcmp(m, "DELETE") == 0)

@@ -3,6 +3,7 @@
  * so that serve.c calls the dialects and the dialects never call back into serve.c.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "libmhd.h"
@@ -35,4 +36,17 @@ serve_sim_num(const char *id)
 	if (i == 0 || !parse_int(num, 0, INT64_MAX / 4, &n))
 		return -1;
 	return n;
+}
+
+void
+serve_reply_json(struct serve_reply *rp, int status, cJSON *j)
+{
+	char *s = cJSON_PrintUnformatted(j);
+
+	rp->status = status;
+	sb_reset(&rp->body);
+	if (s != NULL)
+		sb_adds(&rp->body, s);
+	free(s);
+	cJSON_Delete(j);
 }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cJSON.h>
+
 #include "gpurent/error.h"
 #include "gpurent/model.h"
 #include "gpurent/util.h"
@@ -42,6 +44,9 @@ struct serve_ctx {
 
 /* request.c: the value of a query parameter, or NULL (always NULL when rq->conn is NULL). */
 const char *serve_query(const struct serve_req *rq, const char *name);
+
+/* request.c: rp becomes status and j printed compactly; j is freed. */
+void serve_reply_json(struct serve_reply *rp, int status, cJSON *j);
 
 /* Each dialect fills rp (status and body) for a request. */
 void dialect_vast(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp);
