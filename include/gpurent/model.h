@@ -158,26 +158,73 @@ void instance_list_init(struct instance_list *l);
 void instance_list_release(struct instance_list *l);
 struct instance *instance_list_add(struct instance_list *l);
 
-/* Validity bits of struct gpu_sample. */
+/*
+ * Validity bits of struct gpu_sample: a field whose bit is clear is unknown (N/A, JSON null),
+ * never zero. The probes of src/remote/probes/ fill as many as their tool reports; a
+ * provider's API usually only the first five.
+ */
 enum {
 	MV_UTIL = 1u << 0,
-	MV_MEM = 1u << 1,
+	MV_MEM = 1u << 1,		/* mem_used_mib and mem_total_mib */
 	MV_TEMP = 1u << 2,
 	MV_POWER = 1u << 3,
 	MV_POWER_LIMIT = 1u << 4,
+	MV_MEM_UTIL = 1u << 5,		/* memory-controller (bandwidth) utilisation */
+	MV_MEM_FREE = 1u << 6,
+	MV_TEMP_MEM = 1u << 7,
+	MV_POWER_ENFORCED = 1u << 8,
+	MV_CLK_SM = 1u << 9,
+	MV_CLK_MEM = 1u << 10,
+	MV_CLK_SM_MAX = 1u << 11,
+	MV_FAN = 1u << 12,
+	MV_PSTATE = 1u << 13,
+	MV_PCIE_GEN = 1u << 14,
+	MV_PCIE_WIDTH = 1u << 15,
+	MV_ENC = 1u << 16,
+	MV_DEC = 1u << 17,
+	MV_ECC_UNCORR = 1u << 18,
+	MV_THROTTLE = 1u << 19,		/* clocks_event_reasons bitmask */
+	MV_COMPUTE_MODE = 1u << 20,
+	MV_MIG = 1u << 21,
+	MV_XID = 1u << 22,		/* last Xid error seen (0: none since boot) */
+};
+
+/* Where a sample's figures came from (JSON "source"). */
+enum sample_source {
+	SAMPLE_API,	/* the provider's API */
+	SAMPLE_SSH,	/* a probe run on the instance over the ssh transport */
 };
 
 struct gpu_sample {
 	char instance_id[ID_MAX];
 	int index;
 	int64_t at;		/* UTC seconds */
+	enum sample_source source;
 	int util_pct;
 	int mem_used_mib;
 	int mem_total_mib;
 	int temp_c;
 	int power_w;
 	int power_limit_w;
-	unsigned valid;
+	/* What a probe adds; strings are "" when unknown. */
+	char uuid[64];
+	char name[64];		/* the tool's own name for the device, sanitized */
+	char driver[32];
+	int mem_util_pct;
+	int mem_free_mib;
+	int temp_mem_c;
+	int power_enforced_w;
+	int clk_sm_mhz, clk_mem_mhz, clk_sm_max_mhz;
+	int fan_pct;
+	int pstate;		/* P0..P15 as 0..15 */
+	int pcie_gen, pcie_width;
+	int enc_pct, dec_pct;
+	int64_t ecc_uncorrected;
+	uint64_t throttle;	/* NVIDIA clocks_event_reasons.active bits */
+	int compute_mode;	/* 0 default, 1 exclusive thread, 2 prohibited, 3 exclusive process */
+	int mig;		/* 1 MIG enabled, 0 disabled */
+	int xid;
+	uint32_t valid;
 };
 
 struct sample_list {

@@ -1,0 +1,61 @@
+/*
+ * probe.h - turning a GPU tool's output on a rented machine into samples.
+ *
+ * One module per vendor tool under src/remote/probes/ (nvidia.c, amd.c, ascend.c, hygon.c,
+ * iluvatar.c, mthreads.c, cambricon.c, metax.c, host.c), each exporting one
+ * `const struct probe_vendor probe_vendor_NAME`, kept apart the way nvtop keeps its vendors.
+ * A vendor knows two things: the fixed command that prints one sample (our own text, run by
+ * the sampler on the instance; nothing from a provider is ever put into it) and how to parse
+ * what that command printed. Parsers are pure functions of their input, so they are unit-tested
+ * on recorded outputs (tests/data/probes/) and fuzzed.
+ *
+ * Parser contract:
+ * - every field the tool does not report, or reports as N/A, [Not Supported], [Unknown Error],
+ *   an empty field or anything that is not a number in range, stays unknown (its MV_ bit
+ *   clear), never a made-up zero;
+ * - a decimal comma ("68,52") is read like a decimal point;
+ * - strings (name, uuid, driver) are stripped of control characters and truncated to fit;
+ * - input that is not the tool's format at all (garbage, a truncated reply, an error message)
+ *   returns GR_ERR_PROVIDER with a short message and appends nothing; one bad device line
+ *   among good ones is skipped;
+ * - the parser sets index, the fields and valid of each device; the caller sets instance_id,
+ *   at and source.
+ */
+#ifndef GPURENT_PROBE_H
+#define GPURENT_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "model.h"
+
+struct probe_vendor {
+	const char *name;	/* "nvidia", "amd", "ascend", …: JSON "vendor" and --vendor */
+	const char *tool;	/* the program whose presence on PATH selects this vendor */
+	const char *command;	/* sh command line that prints one sample to stdout */
+	enum gr_err (*parse)(const char *text, size_t len, struct sample_list *out,
+	    struct gr_error *err);
+};
+
+/* Validity bits of struct host_sample. */
+enum {
+	HV_CPU = 1u << 0,
+	HV_LOAD = 1u << 1,
+	HV_MEM = 1u << 2,
+	HV_DISK = 1u << 3,
+	HV_NET = 1u << 4,
+};
+
+/* The machine around the GPUs. */
+struct host_sample {
+	int64_t at;
+	int cpu_pct;			/* busy share since the previous sample */
+	int load1_centi;		/* 1-minute load average ×100 */
+	int64_t mem_used_mib, mem_total_mib;
+	int64_t disk_used_mib, disk_total_mib;	/* the home filesystem */
+	int64_t net_rx_bytes, net_tx_bytes;	/* counters, all interfaces but lo */
+	uint32_t valid;
+};
+
+#endif
