@@ -38,6 +38,13 @@ struct probe_vendor {
 	    struct gr_error *err);
 };
 
+/* The vendors of registry.c, NULL-terminated, in the order the sampler tries their tools;
+ * each vendor module adds its one line there. */
+const struct probe_vendor *const *probe_vendors(void);
+
+/* The vendor called name, or NULL. */
+const struct probe_vendor *probe_vendor_find(const char *name);
+
 /* Validity bits of struct host_sample. */
 enum {
 	HV_CPU = 1u << 0,
