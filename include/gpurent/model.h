@@ -210,6 +210,7 @@ struct gpu_sample {
 	char uuid[64];
 	char name[64];		/* the tool's own name for the device, sanitized */
 	char driver[32];
+	char cuda[16];		/* the CUDA version the driver supports ("12.4"), "" unknown */
 	int mem_util_pct;
 	int mem_free_mib;
 	int temp_mem_c;

@@ -16,7 +16,7 @@
  * - a decimal comma ("68,52") is read like a decimal point;
  * - strings (name, uuid, driver) are stripped of control characters and truncated to fit;
  * - input that is not the tool's format at all (garbage, a truncated reply, an error message)
- *   returns GR_ERR_PROVIDER with a short message and appends nothing; one bad device line
+ *   returns GR_EFAIL with a short message and appends nothing; one bad device line
  *   among good ones is skipped;
  * - the parser sets index, the fields and valid of each device; the caller sets instance_id,
  *   at and source.
@@ -37,6 +37,9 @@ struct probe_vendor {
 	enum gr_err (*parse)(const char *text, size_t len, struct sample_list *out,
 	    struct gr_error *err);
 };
+
+/* The vendors, each defined in its own module. */
+extern const struct probe_vendor probe_vendor_nvidia;
 
 /* The vendors of registry.c, NULL-terminated, in the order the sampler tries their tools;
  * each vendor module adds its one line there. */
@@ -64,5 +67,14 @@ struct host_sample {
 	int64_t net_rx_bytes, net_tx_bytes;	/* counters, all interfaces but lo */
 	uint32_t valid;
 };
+
+/*
+ * The host is no GPU vendor (it is sampled beside whichever vendor answers, and on a machine
+ * with none), so it is not in the vendor table: its fixed command and its parser, under the
+ * same contract as the vendors' (unknown stays unknown; GR_EFAIL when nothing was read).
+ */
+extern const char probe_host_command[];
+enum gr_err probe_host_parse(const char *text, size_t len, struct host_sample *out,
+    struct gr_error *err);
 
 #endif

@@ -6,6 +6,7 @@
 #include "gpurent/probe.h"
 
 static const struct probe_vendor *const vendors[] = {
+	&probe_vendor_nvidia,
 	NULL,
 };
 

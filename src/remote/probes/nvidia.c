@@ -1,0 +1,418 @@
+/*
+ * nvidia.c - NVIDIA GPUs through nvidia-smi's CSV query.
+ *
+ * The command asks the driver once per sampler (the shell variables persist in the
+ * sampler's loop) which of our fields it knows, from `nvidia-smi --help-query-gpu`, so that
+ * an older driver (no clocks_event_reasons.active, no mig.mode.current) answers the fields
+ * it has instead of failing the whole query. It prints that list and the CUDA version from
+ * nvidia-smi's banner as two comment lines before the CSV rows:
+ *
+ *	# fields=index,uuid,name,...
+ *	# cuda=12.4
+ *	0, GPU-5b2c..., NVIDIA H100 80GB HBM3, 550.90.07, 2, 0, 81559, 72790, ...
+ *
+ * Without a "# fields=" line the rows are read in the order of the full list below.
+ * Columns are separated by ", " (comma and space), so a decimal comma ("69,05") stays
+ * inside its value.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "gpurent/probe.h"
+#include "gpurent/util.h"
+
+/* Our fields, in the order the query asks for them. */
+enum nv_field {
+	NF_INDEX, NF_UUID, NF_NAME, NF_DRIVER, NF_UTIL, NF_MEM_UTIL, NF_MEM_TOTAL, NF_MEM_USED,
+	NF_MEM_FREE, NF_TEMP, NF_TEMP_MEM, NF_POWER, NF_POWER_LIMIT, NF_POWER_ENFORCED, NF_CLK_SM,
+	NF_CLK_MEM, NF_CLK_SM_MAX, NF_FAN, NF_PSTATE, NF_PCIE_GEN, NF_PCIE_WIDTH, NF_ENC, NF_DEC,
+	NF_ECC_UNCORR, NF_EVENT_REASONS, NF_THROTTLE_REASONS, NF_COMPUTE_MODE, NF_MIG,
+	NF__COUNT,
+	NF_IGNORED = NF__COUNT,	/* a column whose name we do not read */
+};
+
+static const char *const nv_field_names[NF__COUNT] = {
+	[NF_INDEX] = "index",
+	[NF_UUID] = "uuid",
+	[NF_NAME] = "name",
+	[NF_DRIVER] = "driver_version",
+	[NF_UTIL] = "utilization.gpu",
+	[NF_MEM_UTIL] = "utilization.memory",
+	[NF_MEM_TOTAL] = "memory.total",
+	[NF_MEM_USED] = "memory.used",
+	[NF_MEM_FREE] = "memory.free",
+	[NF_TEMP] = "temperature.gpu",
+	[NF_TEMP_MEM] = "temperature.memory",
+	[NF_POWER] = "power.draw",
+	[NF_POWER_LIMIT] = "power.limit",
+	[NF_POWER_ENFORCED] = "enforced.power.limit",
+	[NF_CLK_SM] = "clocks.sm",
+	[NF_CLK_MEM] = "clocks.mem",
+	[NF_CLK_SM_MAX] = "clocks.max.sm",
+	[NF_FAN] = "fan.speed",
+	[NF_PSTATE] = "pstate",
+	[NF_PCIE_GEN] = "pcie.link.gen.current",
+	[NF_PCIE_WIDTH] = "pcie.link.width.current",
+	[NF_ENC] = "utilization.encoder",
+	[NF_DEC] = "utilization.decoder",
+	[NF_ECC_UNCORR] = "ecc.errors.uncorrected.volatile.total",
+	[NF_EVENT_REASONS] = "clocks_event_reasons.active",
+	[NF_THROTTLE_REASONS] = "clocks_throttle_reasons.active",	/* drivers before 535 */
+	[NF_COMPUTE_MODE] = "compute_mode",
+	[NF_MIG] = "mig.mode.current",
+};
+
+/* Fields every driver since the CSV query began knows: asked when --help-query-gpu fails. */
+#define NV_BASIC_FIELDS "index,uuid,name,driver_version,utilization.gpu,memory.total," \
+	"memory.used,temperature.gpu,power.draw,power.limit"
+
+#define NV_ALL_FIELDS "index uuid name driver_version utilization.gpu utilization.memory " \
+	"memory.total memory.used memory.free temperature.gpu temperature.memory power.draw " \
+	"power.limit enforced.power.limit clocks.sm clocks.mem clocks.max.sm fan.speed pstate " \
+	"pcie.link.gen.current pcie.link.width.current utilization.encoder utilization.decoder " \
+	"ecc.errors.uncorrected.volatile.total clocks_event_reasons.active " \
+	"clocks_throttle_reasons.active compute_mode mig.mode.current"
+
+/*
+ * Run inside the sampler's loop: gr_nv_fields and gr_nv_cuda are asked for on the first
+ * sample only. A field the help names in quotes ("clocks.sm") is one this driver answers.
+ */
+static const char nv_command[] =
+	"if [ -z \"$gr_nv_fields\" ]; then "
+	"gr_nv_help=$(nvidia-smi --help-query-gpu 2>/dev/null); "
+	"for gr_f in " NV_ALL_FIELDS "; do "
+	"case $gr_nv_help in *\"\\\"$gr_f\\\"\"*) "
+	"gr_nv_fields=\"$gr_nv_fields${gr_nv_fields:+,}$gr_f\";; esac; done; "
+	"[ -n \"$gr_nv_fields\" ] || gr_nv_fields=" NV_BASIC_FIELDS "; "
+	"gr_nv_cuda=$(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\\([0-9.]*\\).*/\\1/p' "
+	"| head -n 1); "
+	"fi; "
+	"echo \"# fields=$gr_nv_fields\"; echo \"# cuda=$gr_nv_cuda\"; "
+	"nvidia-smi --query-gpu=\"$gr_nv_fields\" --format=csv,noheader,nounits 2>&1";
+
+#define NV_MAX_COLS 64
+#define NV_LINE_MAX 4096
+
+/* Whether the n bytes at s name field f. */
+static bool
+name_is(const char *s, size_t n, const char *f)
+{
+	return strlen(f) == n && memcmp(s, f, n) == 0;
+}
+
+/* Read "# fields=a,b,c" into cols; returns the count (0 when it names nothing). */
+static size_t
+read_fields(const char *s, size_t n, enum nv_field *cols)
+{
+	size_t ncols = 0, start = 0, i, k;
+
+	for (i = 0; i <= n && ncols < NV_MAX_COLS; i++) {
+		if (i < n && s[i] != ',')
+			continue;
+		while (start < i && s[start] == ' ')
+			start++;
+		cols[ncols] = NF_IGNORED;
+		for (k = 0; k < NF__COUNT; k++)
+			if (name_is(s + start, i - start, nv_field_names[k]))
+				cols[ncols] = (enum nv_field)k;
+		ncols++;
+		start = i + 1;
+	}
+	return ncols;
+}
+
+/* Whether c is a value nvidia-smi prints for "no figure". */
+static bool
+is_unknown(const char *v)
+{
+	return *v == '\0' || *v == '[' || strcmp(v, "N/A") == 0;
+}
+
+/*
+ * A decimal number with an optional sign, '.' or ',' as the decimal mark and an optional
+ * unit word after a space ("81559", "69.05", "69,05", "700.00 W"). Into *out rounded to
+ * the nearest integer. Refuses anything else, and numbers past 2^53.
+ */
+static bool
+read_number(const char *v, int64_t *out)
+{
+	const char *p = v;
+	int64_t whole = 0;
+	int digits = 0, frac_digit = -1;
+	bool neg = false;
+
+	if (*p == '-') {
+		neg = true;
+		p++;
+	}
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (whole > (INT64_C(1) << 53) / 10)
+			return false;
+		whole = whole * 10 + (*p - '0');
+	}
+	if (digits == 0)
+		return false;
+	if (*p == '.' || *p == ',') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return false;
+		frac_digit = *p - '0';
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == ' ') {	/* a unit: letters and %, nothing else */
+		p++;
+		if (*p == '\0')
+			return false;
+		for (; *p != '\0'; p++)
+			if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '%'))
+				return false;
+	}
+	if (*p != '\0')
+		return false;
+	if (frac_digit >= 5)
+		whole++;
+	*out = neg ? -whole : whole;
+	return true;
+}
+
+/* A number in lo..hi into *out, setting bit in *valid; anything else leaves both alone. */
+static void
+set_int(const char *v, int64_t lo, int64_t hi, int *out, uint32_t *valid, uint32_t bit)
+{
+	int64_t x;
+
+	if (!is_unknown(v) && read_number(v, &x) && x >= lo && x <= hi) {
+		*out = (int)x;
+		*valid |= bit;
+	}
+}
+
+/* "0x0000000000000004" */
+static bool
+read_hex(const char *v, uint64_t *out)
+{
+	uint64_t x = 0;
+	int n = 0;
+
+	if (v[0] != '0' || (v[1] != 'x' && v[1] != 'X'))
+		return false;
+	for (v += 2; *v != '\0'; v++, n++) {
+		int d;
+
+		if (*v >= '0' && *v <= '9')
+			d = *v - '0';
+		else if (*v >= 'a' && *v <= 'f')
+			d = *v - 'a' + 10;
+		else if (*v >= 'A' && *v <= 'F')
+			d = *v - 'A' + 10;
+		else
+			return false;
+		if (n >= 16)
+			return false;
+		x = x << 4 | (uint64_t)d;
+	}
+	if (n == 0)
+		return false;
+	*out = x;
+	return true;
+}
+
+static void
+set_str(char *dst, size_t n, const char *v)
+{
+	if (!is_unknown(v))
+		text_sanitize(dst, n, v);
+}
+
+/* One column's value into g. */
+static void
+set_field(struct gpu_sample *g, enum nv_field f, const char *v)
+{
+	uint32_t *ok = &g->valid;
+	int64_t x;
+	uint64_t h;
+
+	switch (f) {
+	case NF_INDEX: break;	/* read by the caller */
+	case NF_UUID: set_str(g->uuid, sizeof(g->uuid), v); break;
+	case NF_NAME: set_str(g->name, sizeof(g->name), v); break;
+	case NF_DRIVER: set_str(g->driver, sizeof(g->driver), v); break;
+	case NF_UTIL: set_int(v, 0, 100, &g->util_pct, ok, MV_UTIL); break;
+	case NF_MEM_UTIL: set_int(v, 0, 100, &g->mem_util_pct, ok, MV_MEM_UTIL); break;
+	/* MV_MEM needs both used and total: the caller clears it when one is missing. */
+	case NF_MEM_TOTAL: set_int(v, 1, 1 << 30, &g->mem_total_mib, ok, MV_MEM); break;
+	case NF_MEM_USED: break;	/* read by the caller, with its own validity */
+	case NF_MEM_FREE: set_int(v, 0, 1 << 30, &g->mem_free_mib, ok, MV_MEM_FREE); break;
+	case NF_TEMP: set_int(v, -60, 200, &g->temp_c, ok, MV_TEMP); break;
+	case NF_TEMP_MEM: set_int(v, -60, 200, &g->temp_mem_c, ok, MV_TEMP_MEM); break;
+	case NF_POWER: set_int(v, 0, 100000, &g->power_w, ok, MV_POWER); break;
+	case NF_POWER_LIMIT: set_int(v, 1, 100000, &g->power_limit_w, ok, MV_POWER_LIMIT); break;
+	case NF_POWER_ENFORCED:
+		set_int(v, 1, 100000, &g->power_enforced_w, ok, MV_POWER_ENFORCED);
+		break;
+	case NF_CLK_SM: set_int(v, 0, 100000, &g->clk_sm_mhz, ok, MV_CLK_SM); break;
+	case NF_CLK_MEM: set_int(v, 0, 100000, &g->clk_mem_mhz, ok, MV_CLK_MEM); break;
+	case NF_CLK_SM_MAX: set_int(v, 1, 100000, &g->clk_sm_max_mhz, ok, MV_CLK_SM_MAX); break;
+	case NF_FAN: set_int(v, 0, 100, &g->fan_pct, ok, MV_FAN); break;
+	case NF_PSTATE:
+		if (v[0] == 'P')
+			set_int(v + 1, 0, 15, &g->pstate, ok, MV_PSTATE);
+		break;
+	case NF_PCIE_GEN: set_int(v, 1, 9, &g->pcie_gen, ok, MV_PCIE_GEN); break;
+	case NF_PCIE_WIDTH: set_int(v, 1, 64, &g->pcie_width, ok, MV_PCIE_WIDTH); break;
+	case NF_ENC: set_int(v, 0, 100, &g->enc_pct, ok, MV_ENC); break;
+	case NF_DEC: set_int(v, 0, 100, &g->dec_pct, ok, MV_DEC); break;
+	case NF_ECC_UNCORR:
+		if (!is_unknown(v) && read_number(v, &x) && x >= 0) {
+			g->ecc_uncorrected = x;
+			g->valid |= MV_ECC_UNCORR;
+		}
+		break;
+	case NF_EVENT_REASONS:
+	case NF_THROTTLE_REASONS:
+		if (read_hex(v, &h)) {
+			g->throttle = h;
+			g->valid |= MV_THROTTLE;
+		}
+		break;
+	case NF_COMPUTE_MODE: {
+		static const char *const modes[] = { "Default", "Exclusive_Thread", "Prohibited",
+		    "Exclusive_Process" };
+		size_t m;
+
+		for (m = 0; m < sizeof(modes) / sizeof(*modes); m++)
+			if (strcmp(v, modes[m]) == 0) {
+				g->compute_mode = (int)m;
+				g->valid |= MV_COMPUTE_MODE;
+			}
+		break;
+	}
+	case NF_MIG:
+		if (strcmp(v, "Enabled") == 0 || strcmp(v, "Disabled") == 0) {
+			g->mig = v[0] == 'E';
+			g->valid |= MV_MIG;
+		}
+		break;
+	case NF_IGNORED:
+		break;
+	}
+}
+
+/* Split one CSV row at ", " in place; returns the number of columns, 0 when too many. */
+static size_t
+split_row(char *line, char **vals)
+{
+	size_t n = 0;
+	char *p = line, *sep;
+
+	for (;;) {
+		if (n == NV_MAX_COLS)
+			return 0;
+		vals[n++] = p;
+		if ((sep = strstr(p, ", ")) == NULL)
+			break;
+		*sep = '\0';
+		p = sep + 2;
+	}
+	/* nvidia-smi pads nothing, but a trailing space or CR from a pipe is no value. */
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(vals[i]);
+
+		while (l > 0 && (vals[i][l - 1] == ' ' || vals[i][l - 1] == '\r'))
+			vals[i][--l] = '\0';
+		while (*vals[i] == ' ')
+			vals[i]++;
+	}
+	return n;
+}
+
+/* One device row; returns whether it held a device. */
+static bool
+read_row(char *line, const enum nv_field *cols, size_t ncols, size_t ordinal, const char *cuda,
+    struct sample_list *out)
+{
+	char *vals[NV_MAX_COLS];
+	struct gpu_sample g;
+	int64_t index = (int64_t)ordinal;
+	uint32_t used_ok = 0;
+	size_t i, n = split_row(line, vals);
+
+	if (n != ncols)
+		return false;
+	memset(&g, 0, sizeof(g));
+	for (i = 0; i < n; i++) {
+		if (cols[i] == NF_INDEX) {
+			if (!read_number(vals[i], &index) || index < 0 || index > 1023)
+				return false;
+		} else if (cols[i] == NF_MEM_USED)
+			set_int(vals[i], 0, 1 << 30, &g.mem_used_mib, &used_ok, 1);
+		else
+			set_field(&g, cols[i], vals[i]);
+	}
+	/* Used and total are one figure (MV_MEM): unknown unless both are known. */
+	if (!used_ok)
+		g.valid &= ~(uint32_t)MV_MEM;
+	if (!(g.valid & MV_MEM))
+		g.mem_total_mib = g.mem_used_mib = 0;
+	text_sanitize(g.cuda, sizeof(g.cuda), cuda);
+	g.index = (int)index;
+	*sample_list_add(out) = g;
+	return true;
+}
+
+static enum gr_err
+nv_parse(const char *text, size_t len, struct sample_list *out, struct gr_error *err)
+{
+	enum nv_field cols[NV_MAX_COLS];
+	char line[NV_LINE_MAX], cuda[16] = "", first[61] = "";
+	size_t ncols, pos = 0, devices = 0, start = out->n;
+
+	for (ncols = 0; ncols < NF__COUNT; ncols++)
+		cols[ncols] = (enum nv_field)ncols;
+	while (pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+		const char *s = text + pos;
+
+		pos += n + 1;
+		if (n == 0)
+			continue;
+		if (memchr(s, '\0', n) != NULL || n >= sizeof(line))
+			goto not_a_row;
+		memcpy(line, s, n);
+		line[n] = '\0';
+		if (strncmp(line, "# fields=", 9) == 0) {
+			ncols = read_fields(line + 9, n - 9, cols);
+			continue;
+		}
+		if (strncmp(line, "# cuda=", 7) == 0) {
+			strlcpy_(cuda, line + 7, sizeof(cuda));
+			continue;
+		}
+		if (read_row(line, cols, ncols, devices, cuda, out)) {
+			devices++;
+			continue;
+		}
+not_a_row:
+		if (first[0] == '\0') {
+			char raw[61];
+
+			memcpy(raw, s, n < 60 ? n : 60);
+			raw[n < 60 ? n : 60] = '\0';
+			text_sanitize(first, sizeof(first), raw);
+		}
+	}
+	if (devices > 0)
+		return GR_OK;
+	out->n = start;
+	return gr_fail(err, GR_EFAIL, "nvidia-smi printed no GPU%s%s", first[0] ? ": " : "",
+	    first);
+}
+
+const struct probe_vendor probe_vendor_nvidia = {
+	.name = "nvidia",
+	.tool = "nvidia-smi",
+	.command = nv_command,
+	.parse = nv_parse,
+};
