@@ -33,9 +33,15 @@ extern const struct column instance_columns[ICOL__COUNT];
 /* cell_fn for struct instance rows; ctx points to an int64_t "now" for uptime. */
 void instance_cell(const void *row, size_t c, struct cell *out, void *ctx);
 
+/* The first ten are what every source may fill; SCOL_SOURCE on are JSON-always, table
+ * only by --fields (a probe's full field list: --fields all). */
 enum sample_col {
 	SCOL_INSTANCE, SCOL_GPU, SCOL_TIME, SCOL_UTIL, SCOL_MEM_USED, SCOL_MEM_TOTAL, SCOL_MEM_PCT, SCOL_TEMP,
-	SCOL_POWER, SCOL_POWER_LIMIT, SCOL__COUNT,
+	SCOL_POWER, SCOL_POWER_LIMIT, SCOL_SOURCE, SCOL_NAME, SCOL_UUID, SCOL_DRIVER, SCOL_CUDA,
+	SCOL_MEM_UTIL, SCOL_MEM_FREE, SCOL_TEMP_MEM, SCOL_POWER_ENFORCED, SCOL_CLK_SM, SCOL_CLK_MEM,
+	SCOL_CLK_SM_MAX, SCOL_FAN, SCOL_PSTATE, SCOL_PCIE_GEN, SCOL_PCIE_WIDTH, SCOL_ENC, SCOL_DEC,
+	SCOL_ECC, SCOL_THROTTLE, SCOL_COMPUTE_MODE, SCOL_MIG, SCOL_XID,
+	SCOL__COUNT,
 };
 extern const struct column sample_columns[SCOL__COUNT];
 void sample_cell(const void *row, size_t c, struct cell *out, void *ctx);

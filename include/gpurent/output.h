@@ -58,7 +58,7 @@ struct column {
 };
 
 /* Most columns one table shows. */
-#define OUT_MAX_COLS 32
+#define OUT_MAX_COLS 48
 
 /*
  * Widths that carry over from one table to the next (metrics --follow prints a table per

@@ -43,6 +43,7 @@ struct remote_endpoint {
 	char state_dir[4096];	/* known_hosts and the master sockets live here */
 	int connect_timeout;	/* seconds; 0: 15 */
 	bool proxy_only;	/* a shell-only proxy (RunPod's): no copies or forwards */
+	bool batch;		/* never prompt, even with a terminal (samplers run unattended) */
 };
 
 /* A growable NULL-terminated argv that owns its strings. */

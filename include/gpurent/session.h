@@ -18,6 +18,7 @@
 
 #include "backend.h"
 #include "error.h"
+#include "sampler.h"
 
 struct config;
 struct state;
@@ -89,5 +90,33 @@ int64_t session_now(struct session *s);
  * summary shows the simulator's clock when the session uses sim, as session_now does.
  */
 void session_clock(struct session *s, struct cost_clock *out);
+
+/* Where GPU samples come from (metrics --source). */
+enum metrics_source {
+	METRICS_AUTO,	/* ssh where the instance answers and has a GPU tool, else the API */
+	METRICS_API,	/* the provider's API */
+	METRICS_SSH,	/* the sampler over ssh, or an error */
+};
+bool metrics_source_parse(const char *s, enum metrics_source *out);
+
+/*
+ * Where ssh listens on instance id, with the identity from config and the state directory:
+ * a clear error when the id is unknown, not running, has no endpoint yet, or its provider
+ * gave fields that must not reach ssh.
+ */
+enum gr_err session_endpoint(struct session *s, const char *id, struct remote_endpoint *ep,
+    struct gr_error *err);
+
+/*
+ * One sample of every GPU of instance id (and, over ssh, its host) from src into out (which
+ * the caller initialised). With auto, ssh is tried with a short connect timeout and the API
+ * answers when the machine does not, or has no GPU tool; each sample says which it was.
+ */
+enum gr_err session_snapshot(struct session *s, const char *id, enum metrics_source src,
+    struct probe_snapshot *out, struct gr_error *err);
+
+/* A following sampler on instance id (src ssh or auto), a frame every interval seconds. */
+struct sampler *session_sampler(struct session *s, const char *id, enum metrics_source src,
+    int interval, struct gr_error *err);
 
 #endif

@@ -1,7 +1,10 @@
 /*
- * gpurent metrics: per-GPU utilisation, memory, temperature and power of an instance.
+ * gpurent metrics: per-GPU figures of one or more instances, from the provider's API or
+ * from the machine itself over ssh (session_snapshot, session_sampler).
  */
+#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -10,18 +13,23 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { M_FOLLOW = 1, M_INTERVAL, M_COUNT };
+enum { M_FOLLOW = 1, M_INTERVAL, M_COUNT, M_SOURCE, M_LABEL, M_HOST };
 
 static const struct cmd_opt opts[] = {
-	{ "follow", 'f', NULL, "keep printing samples until interrupted", M_FOLLOW, CPL_NONE, false },
+	{ "follow", 'f', NULL, "keep printing samples until interrupted (over ssh: one connection per instance)", M_FOLLOW, CPL_NONE, false },
 	{ "interval", 'i', "SECONDS", "with --follow: seconds between samples (default 2)", M_INTERVAL, CPL_NONE, false },
-	{ "count", 'c', "N", "with --follow: stop after N samples", M_COUNT, CPL_NONE, false },
+	{ "count", 'c', "N", "with --follow: stop after N samples of each instance", M_COUNT, CPL_NONE, false },
+	{ "source", 's', "auto|api|ssh", "where samples come from: the machine over ssh, the provider's API, or auto (ssh where it answers, else the API; the default)", M_SOURCE, CPL_NONE, false },
+	{ "label", 'l', "LABEL", "every running instance with this label", M_LABEL, CPL_NONE, false },
+	{ "host", 0, NULL, "the machine instead of its GPUs: CPU, load, memory, disk, network (ssh only)", M_HOST, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 struct args {
-	bool follow;
+	bool follow, host;
 	long long interval, count;
+	const char *label;
+	enum metrics_source source;
 };
 
 static int
@@ -39,86 +47,486 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		if (!parse_int(arg, 1, 1000000000, &a->count))
 			return cmd_usage_error(c, "--count needs a positive number");
 		break;
+	case M_SOURCE:
+		if (!metrics_source_parse(arg, &a->source))
+			return cmd_usage_error(c, "--source is auto, api or ssh, not '%s'", arg);
+		break;
+	case M_LABEL: a->label = arg; break;
+	case M_HOST: a->host = true; break;
 	}
 	return 0;
 }
 
+/* ---------------------------------------------------------------- the host's columns */
+
+struct host_row {
+	char instance_id[ID_MAX];
+	struct host_sample h;
+};
+
+enum host_col {
+	HCOL_INSTANCE, HCOL_TIME, HCOL_CPU, HCOL_LOAD, HCOL_MEM_USED, HCOL_MEM_TOTAL, HCOL_DISK_USED,
+	HCOL_DISK_TOTAL, HCOL_NET_RX, HCOL_NET_TX, HCOL__COUNT,
+};
+
+static const struct column host_columns[HCOL__COUNT] = {
+	[HCOL_INSTANCE] = { "instance_id", "INSTANCE", false, false, 0, 12 },
+	[HCOL_TIME] = { "time", "TIME", false, true, 3, 0 },
+	[HCOL_CPU] = { "cpu_pct", "CPU %", true, false, 0, 0 },
+	[HCOL_LOAD] = { "load1", "LOAD", true, false, 1, 0 },
+	[HCOL_MEM_USED] = { "memory_used_mib", "MEM MiB", true, false, 1, 0 },
+	[HCOL_MEM_TOTAL] = { "memory_total_mib", "TOTAL MiB", true, false, 2, 0 },
+	[HCOL_DISK_USED] = { "disk_used_mib", "DISK MiB", true, false, 1, 0 },
+	[HCOL_DISK_TOTAL] = { "disk_total_mib", "DTOTAL MiB", true, false, 2, 0 },
+	[HCOL_NET_RX] = { "net_rx_bytes", "RX B", true, false, 3, 0 },
+	[HCOL_NET_TX] = { "net_tx_bytes", "TX B", true, false, 3, 0 },
+};
+
+static void
+host_cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct host_row *r = row;
+	const struct host_sample *h = &r->h;
+
+	(void)ctx;
+	c->kind = CELL_INT;
+	switch ((enum host_col)col) {
+	case HCOL_INSTANCE: c->kind = CELL_STR; c->s = r->instance_id; return;
+	case HCOL_TIME: c->kind = CELL_TIME; c->i = h->at; return;
+	case HCOL_CPU: c->i = h->cpu_pct; if (!(h->valid & HV_CPU)) c->kind = CELL_NULL; return;
+	case HCOL_LOAD:
+		c->kind = h->valid & HV_LOAD ? CELL_FIXED : CELL_NULL;
+		c->i = h->load1_centi;
+		c->decimals = 2;
+		return;
+	case HCOL_MEM_USED: c->i = h->mem_used_mib; break;
+	case HCOL_MEM_TOTAL: c->i = h->mem_total_mib; break;
+	case HCOL_DISK_USED: c->i = h->disk_used_mib; break;
+	case HCOL_DISK_TOTAL: c->i = h->disk_total_mib; break;
+	case HCOL_NET_RX: c->i = h->net_rx_bytes; break;
+	case HCOL_NET_TX: c->i = h->net_tx_bytes; break;
+	default: c->kind = CELL_NULL; return;
+	}
+	if ((col <= HCOL_MEM_TOTAL && !(h->valid & HV_MEM)) ||
+	    ((col == HCOL_DISK_USED || col == HCOL_DISK_TOTAL) && !(h->valid & HV_DISK)) ||
+	    ((col == HCOL_NET_RX || col == HCOL_NET_TX) && !(h->valid & HV_NET)))
+		c->kind = CELL_NULL;
+}
+
+/* ---------------------------------------------------------------- printing */
+
+struct printer {
+	struct cmd_ctx *c;
+	struct out_opts o;
+	struct out_widths widths;
+	bool stream;		/* --follow: JSON lines, tables under one header */
+	bool host;
+};
+
+/* Print the samples (or the host) of one snapshot. */
+static enum gr_err
+print_snapshot(struct printer *p, const char *id, const struct probe_snapshot *s,
+    struct gr_error *err)
+{
+	struct host_row hr;
+	enum gr_err rc = GR_OK;
+	size_t i;
+
+	if (p->host) {
+		if (!s->host_ok)
+			return GR_OK;
+		strlcpy_(hr.instance_id, id, sizeof(hr.instance_id));
+		hr.h = s->host;
+		if (p->stream && p->o.format == OUT_JSON)
+			return out_print_record(p->c->out, &p->o, host_columns, HCOL__COUNT, &hr,
+			    host_cell, NULL, err);
+		rc = out_print(p->c->out, &p->o, host_columns, HCOL__COUNT, HCOL_INSTANCE, &hr, 1,
+		    sizeof(hr), host_cell, NULL, err);
+	} else if (p->stream && p->o.format == OUT_JSON) {
+		/* A stream: one JSON object per line, one line per GPU sample. */
+		for (i = 0; i < s->gpus.n && rc == GR_OK; i++)
+			rc = out_print_record(p->c->out, &p->o, sample_columns, SCOL__COUNT,
+			    &s->gpus.v[i], sample_cell, NULL, err);
+		return rc;
+	} else
+		rc = out_print(p->c->out, &p->o, sample_columns, SCOL__COUNT, SCOL_INSTANCE,
+		    s->gpus.v, s->gpus.n, sizeof(*s->gpus.v), sample_cell, NULL, err);
+	if (p->stream)
+		p->o.no_header = true;
+	return rc;
+}
+
+/* A reconnection's hole, in the stream where the samples are missing. */
+static void
+print_gap(struct printer *p, const char *id, int64_t from, int64_t to)
+{
+	struct cell c = { CELL_TIME, NULL, 0, 0, 0 };
+	char a[64], b[64];
+
+	if (p->o.format == OUT_JSON) {
+		fputs("{\"instance_id\":", p->c->out);
+		json_write_str(p->c->out, id);
+		fputs(",\"gap\":{\"from\":", p->c->out);
+		c.i = from;
+		json_write_cell(p->c->out, &c);
+		fputs(",\"to\":", p->c->out);
+		c.i = to;
+		json_write_cell(p->c->out, &c);
+		fputs(",\"reason\":\"connection lost\"}}\n", p->c->out);
+	} else if (p->o.format == OUT_TABLE) {
+		c.i = from;
+		cell_text(&c, a, sizeof(a), true);
+		c.i = to;
+		cell_text(&c, b, sizeof(b), true);
+		fprintf(p->c->out, "-- %s: no samples from %s to %s (connection lost) --\n", id, a,
+		    b);
+	}
+}
+
+/* ---------------------------------------------------------------- the instances */
+
+struct target {
+	char id[ID_MAX];
+	enum metrics_source src;	/* METRICS_SSH with a sampler, else METRICS_API */
+	struct sampler *sm;
+	long long frames;
+	bool failed;
+	char last_error[160];		/* not repeated while it stays the same */
+};
+
+/* The ids of argv and of --label. */
+static int
+collect_targets(struct cmd_ctx *c, const struct args *a, int argc, char **argv,
+    struct target **out, size_t *n)
+{
+	struct instance_list l;
+	struct fanout_result res[SESSION_MAX_PROVIDERS];
+	struct gr_error err = { 0 };
+	size_t i, cap = (size_t)argc;
+	struct target *t;
+
+	instance_list_init(&l);
+	if (a->label != NULL) {
+		enum gr_err rc = session_instances(c->s, &l, res, &err);
+
+		if (rc != GR_OK && rc != GR_EPARTIAL) {
+			instance_list_release(&l);
+			return cmd_error(c, &err);
+		}
+		if (rc == GR_EPARTIAL)
+			report_fanout(c, res, c->s->n_backends);
+		cap += l.n;
+	}
+	t = xcalloc(cap + 1, sizeof(*t));
+	*n = 0;
+	for (i = 0; i < (size_t)argc; i++)
+		strlcpy_(t[(*n)++].id, argv[i], sizeof(t->id));
+	for (i = 0; i < l.n; i++)
+		if (strcmp(l.v[i].label, a->label) == 0 && l.v[i].state == ST_RUNNING)
+			strlcpy_(t[(*n)++].id, l.v[i].id, sizeof(t->id));
+	instance_list_release(&l);
+	*out = t;
+	if (*n == 0) {
+		free(t);
+		if (a->label != NULL) {
+			gr_fail(&err, GR_ENOTFOUND, "no running instance has the label '%s'", a->label);
+			return cmd_error(c, &err);
+		}
+		return cmd_usage_error(c, "which instance? give an ID from 'gpurent ls' or --label");
+	}
+	return 0;
+}
+
+/* Report a target's error on stderr, once until it changes. */
+static void
+report(struct target *t, const struct gr_error *err)
+{
+	if (strcmp(t->last_error, err->msg) == 0)
+		return;
+	strlcpy_(t->last_error, err->msg, sizeof(t->last_error));
+	cmd_warn("%s", err->msg);
+}
+
+/* The exit status of a run where `failed` of n targets failed with last as the last error. */
+static int
+status_of(size_t failed, size_t n, const struct gr_error *last)
+{
+	if (failed == 0)
+		return 0;
+	if (failed < n)
+		return EXIT_PARTIAL;
+	return n == 1 ? gr_exit_code(last->code) : EXIT_PARTIAL;
+}
+
+static int
+metrics_once(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n,
+    struct printer *p)
+{
+	struct probe_snapshot all, one;
+	struct gr_error err = { 0 }, last = { 0 };
+	struct host_row *hosts = xcalloc(n + 1, sizeof(*hosts));
+	size_t i, k, failed = 0, nhosts = 0;
+	enum gr_err rc;
+
+	probe_snapshot_init(&all);
+	probe_snapshot_init(&one);
+	for (i = 0; i < n && !cmd_interrupted; i++) {
+		memset(&err, 0, sizeof(err));
+		if (session_snapshot(c->s, t[i].id, a->source, &one, &err) != GR_OK) {
+			cmd_warn("%s", err.msg);
+			last = err;
+			failed++;
+			continue;
+		}
+		for (k = 0; k < one.gpus.n; k++)
+			*sample_list_add(&all.gpus) = one.gpus.v[k];
+		if (one.host_ok) {
+			strlcpy_(hosts[nhosts].instance_id, t[i].id, sizeof(hosts->instance_id));
+			hosts[nhosts++].h = one.host;
+		} else if (a->host) {
+			gr_fail(&last, GR_EUNSUPPORTED, "%s: no host sample (the host figures come "
+			    "only over ssh)", t[i].id);
+			cmd_warn("%s", last.msg);
+			failed++;
+		}
+	}
+	if (failed == n)
+		rc = GR_OK;	/* nothing to show: the errors said why */
+	else if (a->host)
+		rc = out_print(c->out, &p->o, host_columns, HCOL__COUNT, HCOL_INSTANCE, hosts,
+		    nhosts, sizeof(*hosts), host_cell, NULL, &err);
+	else
+		rc = out_print(c->out, &p->o, sample_columns, SCOL__COUNT, SCOL_INSTANCE, all.gpus.v,
+		    all.gpus.n, sizeof(*all.gpus.v), sample_cell, NULL, &err);
+	probe_snapshot_release(&all);
+	probe_snapshot_release(&one);
+	free(hosts);
+	if (rc != GR_OK)
+		return cmd_usage_error(c, "%s", err.msg);
+	if (cmd_interrupted)
+		return finish_output(c, EXIT_INTERRUPTED);
+	return finish_output(c, status_of(failed, n, &last));
+}
+
 /* Sleep in small steps so Ctrl-C ends the wait at once. */
 static void
-pause_seconds(long long s)
+pause_ms(long long ms)
 {
 	struct timespec step = { 0, 100000000L };
 	long long i;
 
-	for (i = 0; i < s * 10 && !cmd_interrupted; i++)
+	for (i = 0; i < ms / 100 && !cmd_interrupted; i++)
 		nanosleep(&step, NULL);
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* One round of the API targets. */
+static int
+api_round(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n, struct printer *p,
+    struct probe_snapshot *snap)
+{
+	struct gr_error err = { 0 };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].src != METRICS_API || t[i].failed ||
+		    (a->count > 0 && t[i].frames >= a->count))
+			continue;
+		memset(&err, 0, sizeof(err));
+		if (session_snapshot(c->s, t[i].id, METRICS_API, snap, &err) != GR_OK) {
+			report(&t[i], &err);
+			continue;
+		}
+		t[i].last_error[0] = '\0';
+		t[i].frames++;
+		if (print_snapshot(p, t[i].id, snap, &err) != GR_OK)
+			return cmd_usage_error(c, "%s", err.msg);
+	}
+	return 0;
+}
+
+/* Read every sampler that has something; switch an auto target without a tool to the API. */
+static int
+ssh_round(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n, struct printer *p,
+    struct probe_snapshot *snap)
+{
+	struct gr_error err = { 0 };
+	enum sampler_event ev;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		while (t[i].sm != NULL && (a->count == 0 || t[i].frames < a->count)) {
+			memset(&err, 0, sizeof(err));
+			ev = sampler_poll(t[i].sm, snap, &err);
+			if (ev == SAMPLER_NOTHING)
+				break;
+			if (ev == SAMPLER_DOWN) {
+				report(&t[i], &err);
+				continue;
+			}
+			if (ev == SAMPLER_RECONNECTED) {
+				cmd_warn("%s: reconnected", t[i].id);
+				t[i].last_error[0] = '\0';
+				continue;
+			}
+			if (ev == SAMPLER_ENDED) {
+				sampler_free(t[i].sm);
+				t[i].sm = NULL;
+				t[i].failed = true;
+				break;
+			}
+			if (a->source == METRICS_AUTO && (snap->vendor[0] == '\0' ||
+			    snap->gpu_code != GR_OK) && !a->host) {
+				/* Nothing to read there: the provider's figures, as auto says. */
+				sampler_free(t[i].sm);
+				t[i].sm = NULL;
+				t[i].src = METRICS_API;
+				break;
+			}
+			if (snap->gap_from != 0)
+				print_gap(p, t[i].id, snap->gap_from, snap->gap_to);
+			if (!a->host && snap->gpu_code != GR_OK) {
+				gr_fail(&err, snap->gpu_code, "%s: %s", t[i].id, snap->gpu_error);
+				report(&t[i], &err);
+				continue;
+			}
+			if (!a->host && snap->vendor[0] == '\0') {
+				gr_fail(&err, GR_EUNSUPPORTED, "%s answers ssh but has no GPU tool "
+				    "gpurent knows on its PATH", t[i].id);
+				report(&t[i], &err);
+				continue;
+			}
+			t[i].frames++;
+			if (print_snapshot(p, t[i].id, snap, &err) != GR_OK)
+				return cmd_usage_error(c, "%s", err.msg);
+		}
+	}
+	return 0;
+}
+
+static int
+metrics_follow(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n,
+    struct printer *p)
+{
+	struct probe_snapshot snap;
+	struct gr_error err = { 0 }, last = { 0 };
+	struct pollfd fds[64];
+	int64_t next_api = 0, now;
+	size_t i, k, failed = 0, done;
+	int rc = 0, wait;
+
+	for (i = 0; i < n; i++) {
+		t[i].src = METRICS_API;
+		if (a->source == METRICS_API)
+			continue;
+		memset(&err, 0, sizeof(err));
+		t[i].sm = session_sampler(c->s, t[i].id, a->source, (int)a->interval, &err);
+		if (t[i].sm != NULL)
+			t[i].src = METRICS_SSH;
+		else if (a->source == METRICS_SSH || a->host) {
+			cmd_warn("%s", err.msg);
+			last = err;
+			t[i].failed = true;
+			failed++;
+		}
+	}
+	if (failed == n)
+		return finish_output(c, status_of(failed, n, &last));
+	probe_snapshot_init(&snap);
+	while (!cmd_interrupted && rc == 0) {
+		now = mono_ms();
+		if (now >= next_api) {
+			rc = api_round(c, a, t, n, p, &snap);
+			next_api = now + a->interval * 1000;
+		}
+		if (rc == 0)
+			rc = ssh_round(c, a, t, n, p, &snap);
+		if (fflush(c->out) != 0 || ferror(c->out)) {
+			rc = finish_output(c, EXIT_ERROR);
+			break;
+		}
+		for (i = done = 0; i < n; i++)
+			if (t[i].failed || (a->count > 0 && t[i].frames >= a->count))
+				done++;
+		if (done == n || rc != 0)
+			break;
+		for (i = k = 0; i < n && k < sizeof(fds) / sizeof(*fds); i++)
+			if (t[i].sm != NULL && sampler_fd(t[i].sm) >= 0) {
+				fds[k].fd = sampler_fd(t[i].sm);
+				fds[k++].events = POLLIN;
+			}
+		/* Wake for the next API round, a reconnection due, or Ctrl-C (checked often). */
+		wait = (int)(next_api - mono_ms());
+		if (wait > 200)
+			wait = 200;
+		if (wait < 0)
+			wait = 0;
+		if (k > 0)
+			poll(fds, k, wait);
+		else
+			pause_ms(wait);
+	}
+	for (i = 0; i < n; i++)
+		sampler_free(t[i].sm);
+	probe_snapshot_release(&snap);
+	if (rc != 0)
+		return rc;
+	for (i = failed = 0; i < n; i++)
+		failed += t[i].failed;
+	return finish_output(c, status_of(failed, n, &last));
 }
 
 static int
 metrics_run(struct cmd_ctx *c, int argc, char **argv)
 {
-	struct args a = { false, 2, 0 };
-	struct gr_error err = { 0 };
-	struct sample_list l;
-	struct backend *b;
-	struct out_opts o = out_global;
-	struct out_widths widths = { { 0 }, 0 };
-	long long round;
+	struct args a = { false, false, 2, 0, NULL, METRICS_AUTO };
+	struct printer p;
+	struct target *t = NULL;
 	int n, rc;
-	size_t i;
+	size_t nt;
 
 	rc = cmd_parse(c, argc, argv, handle, &a, &n);
 	if (rc != 0 || n < 0)
 		return rc;
-	if (n != 1)
-		return cmd_usage_error(c, n == 0 ? "which instance? give an ID from 'gpurent ls'" :
-		    "one instance at a time");
-	if (session_backend_for(c->s, argv[0], &b, &err) != GR_OK ||
-	    backend_require(b->ops, CAP_METRICS, NULL, &err) != GR_OK)
-		return cmd_error(c, &err);
-	o = out_global;
+	if (a.host && a.source == METRICS_API)
+		return cmd_usage_error(c, "--host figures come only over ssh, not from the API");
+	if ((rc = collect_targets(c, &a, n, argv, &t, &nt)) != 0)
+		return rc;
+	memset(&p, 0, sizeof(p));
+	p.c = c;
+	p.o = out_global;
+	p.host = a.host;
+	p.stream = a.follow;
 	if (a.follow)
-		o.keep = &widths;	/* every round in the first round's columns */
-	for (round = 0; !cmd_interrupted; round++) {
-		sample_list_init(&l);
-		if (b->ops->metrics(b, argv[0], &l, &err) != GR_OK) {
-			sample_list_release(&l);
-			return cmd_error(c, &err);
-		}
-		if (a.follow && o.format == OUT_JSON) {
-			/* A stream: one JSON object per line, one line per GPU sample. */
-			struct out_opts line = o;
-
-			for (i = 0; i < l.n; i++) {
-				rc = out_print_record(c->out, &line, sample_columns, SCOL__COUNT,
-				    &l.v[i], sample_cell, NULL, &err);
-				if (rc != GR_OK)
-					break;
-			}
-		} else
-			rc = out_print(c->out, &o, sample_columns, SCOL__COUNT, SCOL_INSTANCE, l.v,
-			    l.n, sizeof(*l.v), sample_cell, NULL, &err);
-		sample_list_release(&l);
-		if (rc != GR_OK)
-			return cmd_usage_error(c, "%s", err.msg);
-		if (fflush(c->out) != 0 || ferror(c->out))
-			return finish_output(c, EXIT_ERROR);
-		if (!a.follow || (a.count > 0 && round + 1 >= a.count))
-			break;
-		o.no_header = true;
-		pause_seconds(a.interval);
-	}
-	return finish_output(c, cmd_interrupted && !a.follow ? EXIT_INTERRUPTED : 0);
+		p.o.keep = &p.widths;	/* every round in the first round's columns */
+	rc = a.follow ? metrics_follow(c, &a, t, nt, &p) : metrics_once(c, &a, t, nt, &p);
+	free(t);
+	return rc;
 }
 
 const struct command cmd_metrics = {
 	.name = "metrics",
-	.args = "ID",
-	.summary = "show GPU metrics of a running instance",
+	.args = "ID...",
+	.summary = "show GPU metrics of running instances",
 	.help =
 	    "One sample per GPU: utilisation, memory used and total (MiB), temperature (C),\n"
-	    "power draw and limit (W). --follow prints a sample every --interval seconds; with\n"
-	    "-o json each sample is one JSON object on its own line. Ctrl-C ends it (status 0).",
+	    "power draw and limit (W). Over ssh (--source ssh, or auto where the instance\n"
+	    "answers) gpurent runs the GPU vendor's own tool on the machine (nvidia-smi, ...) and\n"
+	    "adds the clocks, PCIe link, fan, ECC errors, clock event reasons, MIG mode, driver\n"
+	    "and CUDA version: -o json has every field (null when unknown) and its 'source';\n"
+	    "--fields all shows them in the table. --host shows the machine instead.\n"
+	    "--follow prints a sample every --interval seconds, over one ssh connection per\n"
+	    "instance that is re-established after a drop, with the gap marked in the output;\n"
+	    "with -o json each sample is one JSON object on its own line. Ctrl-C ends it\n"
+	    "(status 0).",
 	.opts = opts,
 	.complete_args = CPL_INSTANCE,
 	.run = metrics_run,

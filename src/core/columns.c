@@ -248,11 +248,40 @@ const struct column sample_columns[SCOL__COUNT] = {
 	[SCOL_TEMP] = { "temp_c", "TEMP \xc2\xb0" "C", true, false, 1, 0 },
 	[SCOL_POWER] = { "power_w", "POWER W", true, false, 1, 0 },
 	[SCOL_POWER_LIMIT] = { "power_limit_w", "LIMIT W", true, false, 3, 0 },
+	[SCOL_SOURCE] = { "source", "SOURCE", false, true, 4, 0 },
+	[SCOL_NAME] = { "name", "NAME", false, true, 6, 12 },
+	[SCOL_UUID] = { "uuid", "UUID", false, true, 7, 12 },
+	[SCOL_DRIVER] = { "driver", "DRIVER", false, true, 5, 0 },
+	[SCOL_CUDA] = { "cuda", "CUDA", false, true, 5, 0 },
+	[SCOL_MEM_UTIL] = { "memory_util_pct", "MEMBW %", true, true, 4, 0 },
+	[SCOL_MEM_FREE] = { "memory_free_mib", "FREE MiB", true, true, 4, 0 },
+	[SCOL_TEMP_MEM] = { "memory_temp_c", "MTEMP \xc2\xb0" "C", true, true, 4, 0 },
+	[SCOL_POWER_ENFORCED] = { "power_enforced_w", "ENF W", true, true, 5, 0 },
+	[SCOL_CLK_SM] = { "clock_sm_mhz", "SM MHz", true, true, 4, 0 },
+	[SCOL_CLK_MEM] = { "clock_mem_mhz", "MEM MHz", true, true, 4, 0 },
+	[SCOL_CLK_SM_MAX] = { "clock_sm_max_mhz", "MAX MHz", true, true, 5, 0 },
+	[SCOL_FAN] = { "fan_pct", "FAN %", true, true, 5, 0 },
+	[SCOL_PSTATE] = { "pstate", "PST", false, true, 5, 0 },
+	[SCOL_PCIE_GEN] = { "pcie_gen", "PCIE GEN", true, true, 5, 0 },
+	[SCOL_PCIE_WIDTH] = { "pcie_width", "PCIE x", true, true, 5, 0 },
+	[SCOL_ENC] = { "encoder_pct", "ENC %", true, true, 5, 0 },
+	[SCOL_DEC] = { "decoder_pct", "DEC %", true, true, 5, 0 },
+	[SCOL_ECC] = { "ecc_uncorrected", "ECC", true, true, 4, 0 },
+	[SCOL_THROTTLE] = { "clock_event_reasons", "REASONS", false, true, 4, 0 },
+	[SCOL_COMPUTE_MODE] = { "compute_mode", "MODE", false, true, 6, 0 },
+	[SCOL_MIG] = { "mig", "MIG", false, true, 6, 0 },
+	[SCOL_XID] = { "xid", "XID", true, true, 4, 0 },
 };
+
+static const char *const source_names[] = { [SAMPLE_API] = "api", [SAMPLE_SSH] = "ssh" };
+static const char *const compute_modes[] = { "default", "exclusive_thread", "prohibited",
+	"exclusive_process" };
 
 void
 sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
+	/* A cell is turned into text before the next is asked for (output.h). */
+	static _Thread_local char pstate[8], reasons[24];
 	const struct gpu_sample *g = row;
 
 	(void)ctx;
@@ -274,6 +303,55 @@ sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		break;
 	case SCOL_POWER: set_int(c, g->power_w, g->valid & MV_POWER); break;
 	case SCOL_POWER_LIMIT: set_int(c, g->power_limit_w, g->valid & MV_POWER_LIMIT); break;
+	case SCOL_SOURCE:
+		set_str(c, (unsigned)g->source < 2 ? source_names[g->source] : NULL);
+		break;
+	case SCOL_NAME: set_str(c, g->name); break;
+	case SCOL_UUID: set_str(c, g->uuid); break;
+	case SCOL_DRIVER: set_str(c, g->driver); break;
+	case SCOL_CUDA: set_str(c, g->cuda); break;
+	case SCOL_MEM_UTIL: set_int(c, g->mem_util_pct, g->valid & MV_MEM_UTIL); break;
+	case SCOL_MEM_FREE: set_int(c, g->mem_free_mib, g->valid & MV_MEM_FREE); break;
+	case SCOL_TEMP_MEM: set_int(c, g->temp_mem_c, g->valid & MV_TEMP_MEM); break;
+	case SCOL_POWER_ENFORCED:
+		set_int(c, g->power_enforced_w, g->valid & MV_POWER_ENFORCED);
+		break;
+	case SCOL_CLK_SM: set_int(c, g->clk_sm_mhz, g->valid & MV_CLK_SM); break;
+	case SCOL_CLK_MEM: set_int(c, g->clk_mem_mhz, g->valid & MV_CLK_MEM); break;
+	case SCOL_CLK_SM_MAX: set_int(c, g->clk_sm_max_mhz, g->valid & MV_CLK_SM_MAX); break;
+	case SCOL_FAN: set_int(c, g->fan_pct, g->valid & MV_FAN); break;
+	case SCOL_PSTATE:
+		if (g->valid & MV_PSTATE) {
+			snprintf(pstate, sizeof(pstate), "P%d", g->pstate);
+			set_str(c, pstate);
+		} else
+			c->kind = CELL_NULL;
+		break;
+	case SCOL_PCIE_GEN: set_int(c, g->pcie_gen, g->valid & MV_PCIE_GEN); break;
+	case SCOL_PCIE_WIDTH: set_int(c, g->pcie_width, g->valid & MV_PCIE_WIDTH); break;
+	case SCOL_ENC: set_int(c, g->enc_pct, g->valid & MV_ENC); break;
+	case SCOL_DEC: set_int(c, g->dec_pct, g->valid & MV_DEC); break;
+	case SCOL_ECC: set_int(c, g->ecc_uncorrected, g->valid & MV_ECC_UNCORR); break;
+	case SCOL_THROTTLE:
+		if (g->valid & MV_THROTTLE) {
+			snprintf(reasons, sizeof(reasons), "0x%016llx",
+			    (unsigned long long)g->throttle);
+			set_str(c, reasons);
+		} else
+			c->kind = CELL_NULL;
+		break;
+	case SCOL_COMPUTE_MODE:
+		set_str(c, (g->valid & MV_COMPUTE_MODE) && g->compute_mode >= 0 &&
+		    g->compute_mode < 4 ? compute_modes[g->compute_mode] : NULL);
+		break;
+	case SCOL_MIG:
+		if (g->valid & MV_MIG) {
+			c->kind = CELL_BOOL;
+			c->i = g->mig != 0;
+		} else
+			c->kind = CELL_NULL;
+		break;
+	case SCOL_XID: set_int(c, g->xid, g->valid & MV_XID); break;
 	default: c->kind = CELL_NULL; break;
 	}
 }

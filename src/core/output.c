@@ -274,9 +274,9 @@ select_columns(const struct out_opts *o, const struct column *cols, size_t ncols
 	size_t i;
 
 	*nsel = 0;
-	if (o->fields == NULL || *o->fields == '\0') {
+	if (o->fields == NULL || *o->fields == '\0' || strcmp(o->fields, "all") == 0) {
 		for (i = 0; i < ncols; i++)
-			if (o->format != OUT_TABLE || !cols[i].hidden)
+			if (o->format != OUT_TABLE || !cols[i].hidden || o->fields != NULL)
 				sel[(*nsel)++] = i;
 		return GR_OK;
 	}

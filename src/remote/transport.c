@@ -236,7 +236,7 @@ remote_ssh_options(const struct remote_endpoint *ep, unsigned flags, struct remo
 	remote_argv_add(out, "-o");
 	remote_argv_add(out, "StrictHostKeyChecking=accept-new");
 	/* A script must never hang on a prompt; with a terminal to ask on, ssh may ask. */
-	if (!have_terminal()) {
+	if (ep->batch || !have_terminal()) {
 		remote_argv_add(out, "-o");
 		remote_argv_add(out, "BatchMode=yes");
 	}

@@ -47,6 +47,7 @@ PrintMotd no
 PrintLastLog no
 PermitUserRC no
 UseDNS no
+LogLevel VERBOSE
 X11Forwarding no
 CONF
 	"$sshd" -D -e -f "$TMP/ssh/sshd_config" 2>"$TMP/ssh/sshd.log" &
