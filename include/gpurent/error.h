@@ -66,6 +66,7 @@ enum gr_exit {
 	EXIT_TIMEOUT = 11,
 	EXIT_UNSUPPORTED = 12,
 	EXIT_CONFLICT = 13,
+	EXIT_MISMATCH = 14,	/* verify: the machine is not what it was rented as */
 	EXIT_INTERRUPTED = 130,
 };
 

@@ -20,9 +20,10 @@
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "common.h"
+#include "verify.h"
 
 enum { L_IMAGE = 1, L_DISK, L_LABEL, L_ENV, L_PORT, L_ONSTART, L_BID, L_DRY_RUN, L_WAIT,
-	L_TIMEOUT, L_FORCE };
+	L_TIMEOUT, L_FORCE, L_VERIFY };
 
 #define MAX_ENV 64
 #define MAX_PORTS 32
@@ -38,6 +39,7 @@ static const struct cmd_opt opts[] = {
 	{ "dry-run", 'n', NULL, "make every check of a launch and show what it costs; rent nothing", L_DRY_RUN, CPL_NONE, false },
 	{ "wait", 'w', NULL, "wait until the instance runs", L_WAIT, CPL_NONE, false },
 	{ "timeout", 't', "SECONDS", "with --wait: give up after this long (default 600)", L_TIMEOUT, CPL_NONE, false },
+	{ "verify", 0, NULL, "with --wait: check the machine against the offer (gpurent verify) once it runs", L_VERIFY, CPL_NONE, false },
 	{ "force", 'f', NULL, "launch even when a configured budget would be exceeded", L_FORCE, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
@@ -50,7 +52,7 @@ struct args {
 	int ports[MAX_PORTS];
 	size_t n_ports;
 	int64_t bid;
-	bool has_bid, dry_run, wait, force;
+	bool has_bid, dry_run, wait, force, verify;
 	long long timeout;
 };
 
@@ -100,6 +102,7 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 			return cmd_usage_error(c, "--timeout needs a duration such as 600 or 10m");
 		break;
 	case L_FORCE: a->force = true; break;
+	case L_VERIFY: a->verify = true; break;
 	}
 	return 0;
 }
@@ -314,6 +317,8 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	if (n != 1)
 		return cmd_usage_error(c, n == 0 ? "which offer? give an OFFER_ID from 'gpurent "
 		    "offers'" : "one offer at a time");
+	if (a.verify && !a.wait)
+		return cmd_usage_error(c, "--verify needs --wait: a machine is checked once it runs");
 	if (session_config(c->s, &cfg, &err) != GR_OK ||
 	    session_backend_for(c->s, argv[0], &b, &err) != GR_OK)
 		return cmd_error(c, &err);
@@ -364,6 +369,15 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 		fprintf(stderr, "launched %s at %s/hour\n", in.id,
 		    money_format(price, sizeof(price), in.price_hour, 3, true));
 	rc = a.wait ? wait_running(c, b, &in, a.timeout) : 0;
+	/* The report goes to stderr: stdout stays the id (or the JSON) that scripts read. */
+	if (rc == 0 && a.verify) {
+		struct out_opts vo = out_global;
+
+		vo.format = OUT_TABLE;
+		vo.fields = NULL;
+		vo.color = false;
+		rc = verify_instance(c, in.id, stderr, &vo);
+	}
 	if (out_global.format == OUT_JSON) {
 		int64_t now = session_now(c->s);
 
@@ -388,7 +402,10 @@ const struct command cmd_launch = {
 	    "--wait, exits 11 when --timeout passes first; the instance is left running. A\n"
 	    "launch that a configured budget.day or budget.month would not cover, counting\n"
 	    "what bills now, what is still provisioning and this launch, is refused with exit\n"
-	    "status 9. --dry-run makes every check a launch makes and rents nothing.",
+	    "status 9. --dry-run makes every check a launch makes and rents nothing.\n"
+	    "--wait --verify then runs 'gpurent verify' on the new instance, its report on\n"
+	    "stderr, and exits 14 when the machine is not what the offer promised (the\n"
+	    "instance is left running).",
 	.opts = opts,
 	.complete_args = CPL_OFFER,
 	.run = launch_run,
