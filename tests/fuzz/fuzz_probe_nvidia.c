@@ -1,0 +1,28 @@
+/* fuzz_probe_nvidia.c - libFuzzer target: the nvidia-smi CSV parser on arbitrary bytes. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gpurent/probe.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sample_list l;
+	struct gr_error err = { 0 };
+	size_t i;
+
+	sample_list_init(&l);
+	if (probe_vendor_nvidia.parse((const char *)data, size, &l, &err) == GR_OK) {
+		/* The contract: strings are terminated and free of control characters. */
+		for (i = 0; i < l.n; i++)
+			if (memchr(l.v[i].name, '\x1b', strlen(l.v[i].name)) != NULL ||
+			    memchr(l.v[i].cuda, '\n', strlen(l.v[i].cuda)) != NULL)
+				__builtin_trap();
+	} else if (l.n != 0)
+		__builtin_trap();	/* an error appends nothing */
+	sample_list_release(&l);
+	return 0;
+}
