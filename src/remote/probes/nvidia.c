@@ -115,6 +115,11 @@ read_fields(const char *s, size_t n, enum nv_field *cols)
 		for (k = 0; k < NF__COUNT; k++)
 			if (name_is(s + start, i - start, nv_field_names[k]))
 				cols[ncols] = (enum nv_field)k;
+		/* The other names nvidia-smi accepts for the same fields. */
+		if (name_is(s + start, i - start, "gpu_uuid"))
+			cols[ncols] = NF_UUID;
+		if (name_is(s + start, i - start, "gpu_name"))
+			cols[ncols] = NF_NAME;
 		ncols++;
 		start = i + 1;
 	}
