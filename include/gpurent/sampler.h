@@ -70,9 +70,6 @@ enum sampler_event {
 enum sampler_event sampler_poll(struct sampler *s, struct probe_snapshot *out,
     struct gr_error *err);
 
-/* Seconds until the next reconnection attempt, or -1 when the connection is up. */
-int sampler_retry_in(const struct sampler *s);
-
 /* Stop the remote loop (by ending its ssh client) and free s. NULL is fine. */
 void sampler_free(struct sampler *s);
 

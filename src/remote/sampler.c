@@ -259,17 +259,6 @@ sampler_fd(const struct sampler *s)
 	return s->fd;
 }
 
-int
-sampler_retry_in(const struct sampler *s)
-{
-	int64_t left;
-
-	if (s->fd >= 0)
-		return -1;
-	left = s->retry_at - mono_now();
-	return left > 0 ? (int)left : 0;
-}
-
 /* The first n-byte needle in the len bytes at hay, or NULL. */
 static const char *
 find(const char *hay, size_t len, const char *needle, size_t n)

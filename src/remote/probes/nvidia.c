@@ -126,7 +126,7 @@ read_fields(const char *s, size_t n, enum nv_field *cols)
 	return ncols;
 }
 
-/* Whether c is a value nvidia-smi prints for "no figure". */
+/* Whether v is what nvidia-smi prints for "no figure": N/A, [N/A], [Not Supported], ... */
 static bool
 is_unknown(const char *v)
 {
