@@ -3,11 +3,12 @@
  * machine-readable mode (../shared/providers/accelerators.md, "Huawei Ascend").
  *
  * The command lists the NPUs (npu-smi info -l), prints the chip names (info -m), then for
- * each NPU a line of ours, "gpurent-npu: N", followed by its "key : value" blocks (info -t
- * usages, power, temp, board). Those key names changed between CANN versions, hence the
- * aliases below (the third-party exporter's lists quoted in accelerators.md). Where the NPUs
- * cannot be listed the command prints the box table of plain `npu-smi info` instead, read by
- * position (its header text changed between versions, its columns did not).
+ * each NPU a line of ours, "gpurent-npu: N", its "key : value" blocks (info -t usages, power,
+ * temp, board) and a closing "gpurent-npu-end: N". Those key names changed between CANN
+ * versions, hence the aliases below (the third-party exporter's lists quoted in
+ * accelerators.md). Where the NPUs cannot be listed the command prints the box table of plain
+ * `npu-smi info` instead, read by position (its header text changed between versions, its
+ * columns did not).
  *
  * Only chip 0 of each NPU is asked for (the 910 series has one chip per NPU).
  */
@@ -20,6 +21,7 @@
 #include "fields.h"
 
 #define MARK "gpurent-npu:"
+#define END_MARK "gpurent-npu-end:"
 
 struct npu {
 	int id;
@@ -56,13 +58,40 @@ chip_name_row(struct ascend *a, struct pf_span line)
 	a->n_names++;
 }
 
+/*
+ * Whether key is one of the aliases, ignoring case and spaces: 25.5 prints "NPU Temperature
+ * (C)" where older versions print "NPU Temperature(C)".
+ */
 static bool
 key_in(struct pf_span key, const char *const *aliases)
 {
-	for (; *aliases != NULL; aliases++)
-		if (pf_eq(key, *aliases))
+	for (; *aliases != NULL; aliases++) {
+		const char *a = *aliases;
+		size_t i = 0;
+
+		for (;;) {
+			while (i < key.n && key.p[i] == ' ')
+				i++;
+			while (*a == ' ')
+				a++;
+			if (i == key.n || *a == '\0' ||
+			    (key.p[i] | 0x20) != (*a | 0x20))
+				break;
+			i++;
+			a++;
+		}
+		if (i == key.n && *a == '\0')
 			return true;
+	}
 	return false;
+}
+
+static bool
+key_is(struct pf_span key, const char *name)
+{
+	const char *const one[] = { name, NULL };
+
+	return key_in(key, one);
 }
 
 static const char *const util_npu[] = {
@@ -91,31 +120,29 @@ npu_value(struct ascend *a, struct gpu_sample *s, struct pf_span key, struct pf_
 	} else if (key_in(key, util_aicore)) {
 		if (a->util_rank[pos] < 2)
 			pf_set_util(s, val);
-	} else if (pf_eq(key, "HBM Bandwidth Usage Rate(%)")) {
+	} else if (key_is(key, "HBM Bandwidth Usage Rate(%)")) {
 		pf_set_mem_util(s, val);
-	} else if (pf_eq(key, "HBM Capacity(MB)")) {
+	} else if (key_is(key, "HBM Capacity(MB)")) {
 		/* npu-smi's MB are MiB: a 64 GiB 910B says 65536. */
 		a->hbm_mib[pos] = pf_mib(val, "MB");
-	} else if (pf_eq(key, "HBM Usage Rate(%)")) {
+	} else if (key_is(key, "HBM Usage Rate(%)")) {
 		if (!pf_int(val, "%", 0, 100, &a->hbm_pct[pos]))
 			a->hbm_pct[pos] = -1;
-	} else if (pf_eq(key, "DDR Capacity(MB)")) {
+	} else if (key_is(key, "DDR Capacity(MB)")) {
 		a->ddr_mib[pos] = pf_mib(val, "MB");
-	} else if (pf_eq(key, "DDR Usage Rate(%)")) {
+	} else if (key_is(key, "DDR Usage Rate(%)")) {
 		if (!pf_int(val, "%", 0, 100, &a->ddr_pct[pos]))
 			a->ddr_pct[pos] = -1;
 	} else if (key_in(key, power_keys)) {
 		pf_set_power(s, val);
 	} else if (key_in(key, temp_keys)) {
 		pf_set_temp(s, val);
-	} else if (pf_eq(key, "HBM Temperature(C)")) {
+	} else if (key_is(key, "HBM Temperature(C)")) {
 		pf_set_temp_mem(s, val);
-	} else if (pf_eq(key, "Software Version")) {
+	} else if (key_is(key, "Software Version")) {
 		pf_text(s->driver, sizeof(s->driver), val);
-	} else if (pf_eq(key, "PCIe Bus Info")) {
+	} else if (key_is(key, "PCIe Bus Info")) {
 		pf_text(s->uuid, sizeof(s->uuid), val);
-	} else if (pf_eq(key, "Chip Name") || pf_eq(key, "NPU Name")) {
-		pf_text(s->name, sizeof(s->name), val);
 	}
 }
 
@@ -134,31 +161,53 @@ npu_memory(struct ascend *a, struct gpu_sample *s)
 		pf_set_mem(s, (cap * pct + 50) / 100, cap);
 }
 
+/* The key : value lines of one NPU's section. */
+static void
+section(struct ascend *a, struct pf_span text, int id)
+{
+	struct pf_span rest = text, line, key, val;
+	struct gpu_sample *s = pf_device(a->out, a->first, id);
+
+	while (s != NULL && pf_line(&rest, &line))
+		if (pf_kv(pf_trim(line), ':', &key, &val))
+			npu_value(a, s, key, val);
+}
+
+/*
+ * Our marks frame each NPU's blocks; a section counts only once its closing mark is there,
+ * so that a reply cut inside it cannot pass a part for the whole (the DDR figure of a 910B
+ * taken for its memory because the HBM lines after it were lost).
+ */
 static enum gr_err
 blocks(struct ascend *a, struct pf_span text, struct gr_error *err)
 {
 	struct pf_span rest = text, line;
-	struct gpu_sample *s = NULL;
+	const char *start = NULL;
 	bool seen_mark = false;
+	int64_t id, open_id = -1;
 	size_t i, j;
 
 	while (pf_line(&rest, &line)) {
-		struct pf_span t = pf_trim(line), key, val;
-		int64_t id;
+		struct pf_span t = pf_trim(line);
 
 		if (pf_starts(t, MARK)) {
 			seen_mark = true;
-			s = NULL;
-			if (pf_int(pf_span(t.p + strlen(MARK), t.n - strlen(MARK)), "", 0, 1023, &id))
-				s = pf_device(a->out, a->first, (int)id);
+			start = NULL;
+			if (pf_int(pf_span(t.p + strlen(MARK), t.n - strlen(MARK)), "", 0, 1023, &id)) {
+				start = rest.p;
+				open_id = id;
+			}
 			continue;
 		}
-		if (!seen_mark) {
+		if (pf_starts(t, END_MARK)) {
+			if (start != NULL && pf_int(pf_span(t.p + strlen(END_MARK),
+			    t.n - strlen(END_MARK)), "", 0, 1023, &id) && id == open_id)
+				section(a, pf_span(start, (size_t)(line.p - start)), (int)id);
+			start = NULL;
+			continue;
+		}
+		if (!seen_mark)
 			chip_name_row(a, t);
-			continue;
-		}
-		if (s != NULL && pf_kv(t, ':', &key, &val))
-			npu_value(a, s, key, val);
 	}
 	for (i = a->first; i < a->out->n; i++) {
 		struct gpu_sample *d = &a->out->v[i];
@@ -252,7 +301,7 @@ static enum gr_err
 ascend_parse(const char *text, size_t len, struct sample_list *out, struct gr_error *err)
 {
 	struct ascend *a = xcalloc(1, sizeof(*a));
-	struct pf_span t = pf_span(text, len);
+	struct pf_span t = pf_whole_lines(pf_span(text, len));
 	enum gr_err e;
 	size_t i;
 
@@ -277,6 +326,6 @@ const struct probe_vendor probe_vendor_ascend = {
 	    "for i in $ids; do echo \"" MARK " $i\"; "
 	    "npu-smi info -t usages -i \"$i\" -c 0; npu-smi info -t power -i \"$i\" -c 0; "
 	    "npu-smi info -t temp -i \"$i\" -c 0; npu-smi info -t board -i \"$i\"; "
-	    "done; fi",
+	    "echo \"" END_MARK " $i\"; done; fi",
 	.parse = ascend_parse,
 };

@@ -99,6 +99,14 @@ pf_line(struct pf_span *rest, struct pf_span *line)
 	return true;
 }
 
+struct pf_span
+pf_whole_lines(struct pf_span t)
+{
+	while (t.n > 0 && t.p[t.n - 1] != '\n')
+		t.n--;
+	return t;
+}
+
 bool
 pf_kv(struct pf_span line, char sep, struct pf_span *key, struct pf_span *val)
 {
@@ -535,7 +543,8 @@ members(struct pf_span t, size_t i, int card, pf_member_fn fn, void *ctx)
 			    t.p[e] != '"')
 				e++;
 			val = pf_trim(pf_span(t.p + i, e - i));
-			if (val.n == 0)
+			/* Unterminated at the end of the text: cut off, maybe mid-number. */
+			if (val.n == 0 || e == t.n)
 				return e;
 			i = e;
 		}

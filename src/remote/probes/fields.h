@@ -49,6 +49,13 @@ long pf_find(struct pf_span s, const char *t);
 bool pf_line(struct pf_span *rest, struct pf_span *line);
 
 /*
+ * text up to and including its last LF: a line without one was cut off mid-way (the
+ * connection dropped, the tool was killed) and may end in a cut number, "65536" read as
+ * "655", so it is never read. Every tool ends its output with a newline.
+ */
+struct pf_span pf_whole_lines(struct pf_span text);
+
+/*
  * Split "key : value" at the first sep into trimmed key and value; false when sep is absent
  * or the key is empty.
  */

@@ -69,7 +69,7 @@ memory(struct gpu_sample *s, struct pf_span r)
 static enum gr_err
 metax_parse(const char *text, size_t len, struct sample_list *out, struct gr_error *err)
 {
-	struct pf_span rest = pf_span(text, len), line, c[3];
+	struct pf_span rest = pf_whole_lines(pf_span(text, len)), line, c[3];
 	struct gpu_sample *s = NULL;
 	size_t first = out->n, i;
 	char driver[32] = "";

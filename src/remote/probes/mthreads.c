@@ -71,7 +71,7 @@ static enum gr_err
 gmi_query(struct pf_span text, struct sample_list *out, struct gr_error *err)
 {
 	struct gmi *g = xcalloc(1, sizeof(*g));
-	struct pf_span rest = text, line, section = { "", 0 };
+	struct pf_span rest = pf_whole_lines(text), line, section = { "", 0 };
 	struct gpu_sample *s = NULL;
 	enum gr_err e;
 	size_t i;

@@ -139,7 +139,7 @@ pf_smi_csv(struct pf_span text, const char *tool, struct sample_list *out,
     struct gr_error *err)
 {
 	enum col cols[MAX_COLS];
-	struct pf_span rest = text, line;
+	struct pf_span rest = pf_whole_lines(text), line;
 	size_t ncols = 0, first = out->n;
 
 	while (pf_line(&rest, &line)) {
