@@ -823,6 +823,41 @@ escapes_stripped(void **state)
 	}
 }
 
+/*
+ * Precedence between keys that say the same thing does not depend on their order: npu-smi's
+ * NPU Utilization over the AI cores' figure; rocm-smi's first real product name over a
+ * "Card Series" of N/A; a bracketed nvidia-smi style message is no uuid or driver.
+ */
+static void
+precedence_any_order(void **state)
+{
+	static const char npu[] = "gpurent-npu: 0\n  NPU Utilization(%) : 61\n"
+	    "  Aicore Usage Rate(%) : 50\ngpurent-npu-end: 0\n";
+	static const char rsmi[] = "{\"card0\": {\"Device Name\": \"Instinct MI300X\", "
+	    "\"Card Series\": \"N/A\", \"GPU use (%)\": \"3\"}, \"card1\": {\"Card Series\": "
+	    "\"N/A\", \"Device Name\": \"Instinct MI300X\", \"GPU use (%)\": \"4\"}}\n";
+	static const char csv[] = "index, name, uuid, driver_version, utilization.gpu [%]\n"
+	    "0, Iluvatar BI-V150, [Not Supported], [N/A], 5 %\n";
+	struct sample_list l;
+
+	(void)state;
+	assert_int_equal(parse("ascend", npu, strlen(npu), &l, NULL, 0), GR_OK);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.v[0].util_pct, 61);
+	sample_list_release(&l);
+	assert_int_equal(parse("amd", rsmi, strlen(rsmi), &l, NULL, 0), GR_OK);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.v[0].name, "Instinct MI300X");
+	assert_string_equal(l.v[1].name, "Instinct MI300X");
+	sample_list_release(&l);
+	assert_int_equal(parse("iluvatar", csv, strlen(csv), &l, NULL, 0), GR_OK);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0].uuid, "");
+	assert_string_equal(l.v[0].driver, "");
+	assert_int_equal(l.v[0].util_pct, 5);
+	sample_list_release(&l);
+}
+
 /* More devices than any machine: the first PF_MAX_DEVICES (64) are kept, nothing breaks. */
 static void
 too_many_devices(void **state)
@@ -961,6 +996,7 @@ main(void)
 		cmocka_unit_test(unknown_stays_unknown),
 		cmocka_unit_test(absurd_numbers_unknown),
 		cmocka_unit_test(escapes_stripped),
+		cmocka_unit_test(precedence_any_order),
 		cmocka_unit_test(too_many_devices),
 		cmocka_unit_test(appends_after_existing),
 		cmocka_unit_test(registry_lists_them),
