@@ -424,16 +424,10 @@ by_index(const void *a, const void *b)
 enum gr_err
 pf_finish(struct sample_list *out, size_t first, const char *tool, struct gr_error *err)
 {
-	size_t i, o = first;
-
-	/* A device counts when the tool said anything about it: a figure, a name or an id. */
-	for (i = first; i < out->n; i++) {
-		const struct gpu_sample *s = &out->v[i];
-
-		if (s->valid != 0 || s->name[0] != '\0' || s->uuid[0] != '\0')
-			out->v[o++] = *s;
-	}
-	out->n = o;
+	/*
+	 * A device the tool listed counts even when it knows none of its figures: a GPU whose
+	 * every field reads N/A is still a GPU the instance has (and that `verify` must count).
+	 */
 	if (out->n == first)
 		return gr_fail(err, PF_BAD, "no device in %s output", tool);
 	qsort(out->v + first, out->n - first, sizeof(out->v[0]), by_index);

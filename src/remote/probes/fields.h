@@ -119,9 +119,8 @@ void pf_text(char *dst, size_t n, struct pf_span v);
 struct gpu_sample *pf_device(struct sample_list *out, size_t first, int index);
 
 /*
- * Close a parse: a sample must know at least one figure to count. Drops those that know
- * none, and on no device left at all truncates out to first and fails with PF_BAD and
- * "no <what> in <tool> output".
+ * Close a parse: the devices in index order, or PF_BAD and "no device in <tool> output" when
+ * the tool listed none.
  */
 enum gr_err pf_finish(struct sample_list *out, size_t first, const char *tool,
     struct gr_error *err);
