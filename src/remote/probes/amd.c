@@ -58,7 +58,7 @@ amdsmi_gpu(const cJSON *g, struct sample_list *out, size_t first)
 	const cJSON *clock = cJSON_GetObjectItemCaseSensitive(g, "clock");
 	struct gpu_sample *s;
 	char buf[64];
-	int64_t index, free_mib;
+	int64_t index;
 
 	if (!pf_int(figure(g, "gpu", NULL, "", buf, sizeof(buf)), "", 0, 1023, &index))
 		return;
@@ -85,11 +85,6 @@ amdsmi_gpu(const cJSON *g, struct sample_list *out, size_t first)
 		    sizeof(buf)), "");
 
 		pf_set_mem(s, used, total);
-	}
-	free_mib = pf_mib(figure(g, "mem_usage", "free_vram", "MB", buf, sizeof(buf)), "");
-	if (free_mib >= 0 && free_mib <= 16LL * 1024 * 1024) {
-		s->mem_free_mib = (int)free_mib;
-		s->valid |= MV_MEM_FREE;
 	}
 }
 
