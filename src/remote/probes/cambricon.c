@@ -18,7 +18,6 @@
 #include <cjson/cJSON.h>
 
 #include "gpurent/probe.h"
-#include "gpurent/util.h"
 
 #include "fields.h"
 

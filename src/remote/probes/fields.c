@@ -434,11 +434,17 @@ pf_finish(struct sample_list *out, size_t first, const char *tool, struct gr_err
 	return GR_OK;
 }
 
-/* Index just past the JSON string whose opening quote is at i, or 0 when it does not end. */
+/*
+ * Index just past the JSON string whose opening quote is at i, or 0 when it does not end
+ * within its line or LINE_MAX_BYTES: no key or value is longer, and the bound keeps a line of
+ * escaped quotes from being rescanned from each of them to its end.
+ */
 static size_t
 string_end(struct pf_span t, size_t i)
 {
-	for (i++; i < t.n; i++) {
+	size_t end = t.n - i > LINE_MAX_BYTES ? i + LINE_MAX_BYTES : t.n;
+
+	for (i++; i < end; i++) {
 		if (t.p[i] == '\\')
 			i++;
 		else if (t.p[i] == '"')
@@ -562,7 +568,10 @@ pf_cards(struct pf_span t, pf_member_fn fn, void *ctx)
 			break;
 		at = (size_t)(q - t.p);
 		if ((e = string_end(t, at)) == 0) {
-			i = at + 1;
+			/* No string ends on this line: nothing after this quote on it is one. */
+			const char *nl = memchr(t.p + at, '\n', t.n - at);
+
+			i = nl ? (size_t)(nl - t.p) + 1 : t.n;
 			continue;
 		}
 		j = skip_blank(t, e);
