@@ -983,6 +983,33 @@ appends_after_existing(void **state)
 	}
 }
 
+/* The tools' own names map to the catalogue (issue 18 part 3's examples and rocm-smi's). */
+static void
+tool_names_in_catalogue(void **state)
+{
+	static const struct {
+		const char *raw, *id;
+	} names[] = {
+		{ "910B3", "ASCEND-910B" }, { "Ascend 910B3", "ASCEND-910B" },
+		{ "MTTS4000", "MTT-S4000" }, { "MTT S4000", "MTT-S4000" },
+		{ "K100_AI", "HYGON-K100" }, { "AMD Instinct MI300X", "MI300X-192GB" },
+		{ "AMD INSTINCT MI250 (MCM) OAM AC MBA", "MI250" }, { "MLU370-X8", "MLU370" },
+		{ "Iluvatar BI-V150", "BI-V150" }, { "MetaX C500", "METAX-C500" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_LEN(names); i++) {
+		const struct gpu_model *m = catalogue_resolve("smi", names[i].raw, 0);
+
+		if (m == NULL || strcmp(m->id, names[i].id) != 0)
+			fail_msg("%s: %s, not %s", names[i].raw, m ? m->id : "unknown", names[i].id);
+	}
+	/* A name the catalogue lacks stays unknown, never a guess. */
+	assert_null(catalogue_resolve("smi", "310P3", 0));
+	assert_null(catalogue_resolve("smi", "Z100L", 0));
+}
+
 /* Each vendor is in the registry with the tool that selects it and a command. */
 static void
 registry_lists_them(void **state)
@@ -1045,6 +1072,7 @@ main(void)
 		cmocka_unit_test(precedence_any_order),
 		cmocka_unit_test(too_many_devices),
 		cmocka_unit_test(appends_after_existing),
+		cmocka_unit_test(tool_names_in_catalogue),
 		cmocka_unit_test(registry_lists_them),
 	};
 
