@@ -862,7 +862,8 @@ escapes_stripped(void **state)
 /*
  * Precedence between keys that say the same thing does not depend on their order: npu-smi's
  * NPU Utilization over the AI cores' figure; rocm-smi's first real product name over a
- * "Card Series" of N/A; a bracketed nvidia-smi style message is no uuid or driver.
+ * "Card Series" of N/A; a unique id over a bus id; a bracketed nvidia-smi style message is no
+ * uuid or driver (the bus id stands in).
  */
 static void
 precedence_any_order(void **state)
@@ -870,12 +871,14 @@ precedence_any_order(void **state)
 	static const char npu[] = "gpurent-npu: 0\n  NPU Utilization(%) : 61\n"
 	    "  Aicore Usage Rate(%) : 50\ngpurent-npu-end: 0\n";
 	static const char rsmi[] = "{\"card0\": {\"Device Name\": \"Instinct MI300X\", "
-	    "\"Card Series\": \"N/A\", \"GPU use (%)\": \"3\"}, \"card1\": {\"Card Series\": "
-	    "\"N/A\", \"Device Name\": \"Instinct MI300X\", \"GPU use (%)\": \"4\"}}\n";
+	    "\"Card Series\": \"N/A\", \"PCI Bus\": \"0000:0C:00.0\", \"Unique ID\": \"0x1\", "
+	    "\"GPU use (%)\": \"3\"}, \"card1\": {\"Card Series\": \"N/A\", "
+	    "\"Device Name\": \"Instinct MI300X\", \"PCI Bus\": \"0000:22:00.0\", "
+	    "\"GPU use (%)\": \"4\"}}\n";
 	static const char amdsmi[] = "{\"gpu_data\": [{\"gpu\": 0, \"temperature\": "
 	    "{\"edge\": \"N/A\", \"hotspot\": {\"value\": 61, \"unit\": \"C\"}}}]}\n";
-	static const char csv[] = "index, name, uuid, driver_version, utilization.gpu [%]\n"
-	    "0, Iluvatar BI-V150, [Not Supported], [N/A], 5 %\n";
+	static const char csv[] = "index, name, uuid, driver_version, utilization.gpu [%], "
+	    "pci.bus_id\n0, Iluvatar BI-V150, [Not Supported], [N/A], 5 %, 00000000:1A:00.0\n";
 	struct sample_list l;
 
 	(void)state;
@@ -887,6 +890,9 @@ precedence_any_order(void **state)
 	assert_int_equal(l.n, 2);
 	assert_string_equal(l.v[0].name, "Instinct MI300X");
 	assert_string_equal(l.v[1].name, "Instinct MI300X");
+	/* The unique id where there is one, before or after the bus id; else the bus id. */
+	assert_string_equal(l.v[0].uuid, "0x1");
+	assert_string_equal(l.v[1].uuid, "0000:22:00.0");
 	sample_list_release(&l);
 	/* amd-smi on an MI300X: no edge sensor, the junction (hotspot) temperature. */
 	assert_int_equal(parse("amd", amdsmi, strlen(amdsmi), &l, NULL, 0), GR_OK);
@@ -896,7 +902,7 @@ precedence_any_order(void **state)
 	sample_list_release(&l);
 	assert_int_equal(parse("iluvatar", csv, strlen(csv), &l, NULL, 0), GR_OK);
 	assert_int_equal(l.n, 1);
-	assert_string_equal(l.v[0].uuid, "");
+	assert_string_equal(l.v[0].uuid, "00000000:1A:00.0");
 	assert_string_equal(l.v[0].driver, "");
 	assert_int_equal(l.v[0].util_pct, 5);
 	sample_list_release(&l);

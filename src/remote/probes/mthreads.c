@@ -46,8 +46,6 @@ gmi_value(struct gmi *g, struct gpu_sample *s, struct pf_span section, struct pf
 		pf_text(s->name, sizeof(s->name), val);
 	} else if (pf_eq(key, "GPU UUID")) {
 		pf_text(s->uuid, sizeof(s->uuid), val);
-	} else if ((pf_eq(key, "Bus Id") || pf_eq(key, "Bus ID")) && s->uuid[0] == '\0') {
-		pf_text(s->uuid, sizeof(s->uuid), val);
 	} else if (pf_eq(section, "FB Memory Usage")) {
 		if (pf_eq(key, "Total"))
 			g->total[pos] = pf_mib(val, "MiB");

@@ -11,10 +11,10 @@
 
 #include "fields.h"
 
+/* The columns the commands of iluvatar.c and mthreads.c ask for; others are skipped. */
 enum col {
-	C_SKIP, C_INDEX, C_UUID, C_NAME, C_DRIVER, C_BUS, C_MEM_TOTAL, C_MEM_USED, C_MEM_FREE,
-	C_UTIL, C_MEM_UTIL, C_TEMP, C_TEMP_MEM, C_POWER, C_POWER_LIMIT, C_CLK_SM, C_CLK_MEM,
-	C_FAN,
+	C_SKIP, C_INDEX, C_UUID, C_NAME, C_DRIVER, C_BUS, C_MEM_TOTAL, C_MEM_USED, C_UTIL, C_TEMP,
+	C_POWER, C_POWER_LIMIT,
 };
 
 static const struct {
@@ -24,11 +24,8 @@ static const struct {
 	{ "index", C_INDEX }, { "uuid", C_UUID }, { "name", C_NAME },
 	{ "driver_version", C_DRIVER }, { "pci.bus_id", C_BUS },
 	{ "memory.total", C_MEM_TOTAL }, { "memory.used", C_MEM_USED },
-	{ "memory.free", C_MEM_FREE }, { "utilization.gpu", C_UTIL },
-	{ "utilization.memory", C_MEM_UTIL }, { "temperature.gpu", C_TEMP },
-	{ "temperature.memory", C_TEMP_MEM }, { "power.draw", C_POWER },
-	{ "power.limit", C_POWER_LIMIT }, { "clocks.sm", C_CLK_SM }, { "clocks.mem", C_CLK_MEM },
-	{ "fan.speed", C_FAN },
+	{ "utilization.gpu", C_UTIL }, { "temperature.gpu", C_TEMP },
+	{ "power.draw", C_POWER }, { "power.limit", C_POWER_LIMIT },
 };
 
 #define MAX_COLS 32
@@ -92,38 +89,17 @@ device_line(struct pf_span line, const enum col *cols, size_t ncols, struct samp
 		case C_MEM_USED:
 			used = pf_mib(f[i], "MiB");
 			break;
-		case C_MEM_FREE:
-			if ((s->mem_free_mib = (int)pf_mib(f[i], "MiB")) >= 0)
-				s->valid |= MV_MEM_FREE;
-			else
-				s->mem_free_mib = 0;
-			break;
 		case C_UTIL:
 			pf_set_util(s, f[i]);
 			break;
-		case C_MEM_UTIL:
-			pf_set_mem_util(s, f[i]);
-			break;
 		case C_TEMP:
 			pf_set_temp(s, f[i]);
-			break;
-		case C_TEMP_MEM:
-			pf_set_temp_mem(s, f[i]);
 			break;
 		case C_POWER:
 			pf_set_power(s, f[i]);
 			break;
 		case C_POWER_LIMIT:
 			pf_set_power_limit(s, f[i]);
-			break;
-		case C_CLK_SM:
-			pf_set_clk_sm(s, f[i]);
-			break;
-		case C_CLK_MEM:
-			pf_set_clk_mem(s, f[i]);
-			break;
-		case C_FAN:
-			pf_set_fan(s, f[i]);
 			break;
 		case C_INDEX:
 		case C_SKIP:
