@@ -1,12 +1,12 @@
 /*
- * probe_parse.c - how long the nvidia-smi parser takes on one 8-GPU sample
- * (tests/data/probes/nvidia/h100x8.txt), against a floor measured in the same run: one
- * pass over the same bytes that splits them into lines and columns and does nothing else,
- * the least any parser of this text must do. Prints the medians of RUNS batches, in
- * microseconds per sample.
- *
- *	probe_parse FILE [RUNS [BATCH]]
+ * probe_parse.c - time one accelerator probe vendor's parser on a recorded 8-device sample
+ * (bench/probes.sh builds and runs it). For each VENDOR:FILE argument prints a Markdown row:
+ * the median over RUNS runs of ITER parses each, per parse, against a floor measured in the
+ * same run: reading every byte of the same text once (a newline count by memchr, and a sum so
+ * that nothing is optimised away), the least any parser of it must do.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +14,18 @@
 
 #include "gpurent/probe.h"
 
-static double
-now_us(void)
-{
-	struct timespec t;
+#define RUNS 9
+#define ITER 2000
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+static volatile uint64_t sink;
+
+static double
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 static int
@@ -28,72 +33,74 @@ cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
-	return x < y ? -1 : x > y;
+	return (x > y) - (x < y);
 }
 
-/* Split into lines and ", "-separated columns; returns the column count (kept live). */
-static size_t
-floor_split(const char *text, size_t len)
+static void
+floor_scan(const char *p, size_t n)
 {
-	const char *p = text, *end = text + len;
-	size_t cols = 0;
+	const char *e = p + n, *q;
+	uint64_t lines = 0, sum = 0;
+	size_t i;
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *e = nl ? nl : end;
-
-		for (const char *q = p; q + 1 < e; q++)
-			if (q[0] == ',' && q[1] == ' ')
-				cols++;
-		p = e + 1;
-	}
-	return cols;
+	for (q = p; (q = memchr(q, '\n', (size_t)(e - q))) != NULL; q++)
+		lines++;
+	for (i = 0; i < n; i++)
+		sum += (unsigned char)p[i];
+	sink += lines + sum;
 }
 
 int
 main(int argc, char **argv)
 {
-	int runs = argc > 2 ? atoi(argv[2]) : 21, batch = argc > 3 ? atoi(argv[3]) : 2000, r, i;
-	double *parse = calloc((size_t)runs, sizeof(double)), *floor = calloc((size_t)runs,
-	    sizeof(double)), t;
-	struct sample_list l;
-	struct gr_error err = { 0 };
-	volatile size_t sink = 0;
-	char *buf;
-	long n;
-	FILE *f;
+	int a;
 
-	if (argc < 2 || (f = fopen(argv[1], "rb")) == NULL || parse == NULL || floor == NULL)
-		return 2;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n)
-		return 2;
-	fclose(f);
-	sample_list_init(&l);
-	for (r = 0; r < runs; r++) {
-		t = now_us();
-		for (i = 0; i < batch; i++) {
-			l.n = 0;
-			if (probe_vendor_nvidia.parse(buf, (size_t)n, &l, &err) != GR_OK)
-				return 1;
-			sink += l.n;
+	printf("| vendor | recording | devices | bytes | floor (read every byte) | parse | ratio |\n");
+	printf("|---|---|---:|---:|---:|---:|---:|\n");
+	for (a = 1; a < argc; a++) {
+		char *colon = strchr(argv[a], ':'), *buf;
+		const struct probe_vendor *v;
+		double tf[RUNS], tp[RUNS];
+		struct sample_list l;
+		struct gr_error err = { 0 };
+		size_t len, devices = 0;
+		FILE *f;
+		int r, k;
+
+		if (colon == NULL)
+			return 2;
+		*colon = '\0';
+		if ((v = probe_vendor_find(argv[a])) == NULL || (f = fopen(colon + 1, "rb")) == NULL)
+			return 2;
+		fseek(f, 0, SEEK_END);
+		len = (size_t)ftell(f);
+		rewind(f);
+		buf = malloc(len);
+		if (fread(buf, 1, len, f) != len)
+			return 2;
+		fclose(f);
+		for (r = 0; r < RUNS; r++) {
+			double t0 = now_ns();
+
+			for (k = 0; k < ITER; k++)
+				floor_scan(buf, len);
+			tf[r] = (now_ns() - t0) / ITER;
+			t0 = now_ns();
+			for (k = 0; k < ITER; k++) {
+				sample_list_init(&l);
+				if (v->parse(buf, len, &l, &err) != GR_OK)
+					return 1;
+				devices = l.n;
+				sample_list_release(&l);
+			}
+			tp[r] = (now_ns() - t0) / ITER;
 		}
-		parse[r] = (now_us() - t) / batch;
-		t = now_us();
-		for (i = 0; i < batch; i++)
-			sink += floor_split(buf, (size_t)n);
-		floor[r] = (now_us() - t) / batch;
+		qsort(tf, RUNS, sizeof(tf[0]), cmp);
+		qsort(tp, RUNS, sizeof(tp[0]), cmp);
+		printf("| %s | %s | %zu | %zu | %.1f µs | %.1f µs | %.0f |\n", argv[a],
+		    strrchr(colon + 1, '/') ? strrchr(colon + 1, '/') + 1 : colon + 1, devices, len,
+		    tf[RUNS / 2] / 1e3, tp[RUNS / 2] / 1e3, tp[RUNS / 2] / tf[RUNS / 2]);
+		free(buf);
 	}
-	qsort(parse, (size_t)runs, sizeof(double), cmp);
-	qsort(floor, (size_t)runs, sizeof(double), cmp);
-	printf("%zu GPUs, %ld bytes: parse %.2f us, floor %.2f us (median of %d x %d)\n",
-	    l.n, n, parse[runs / 2], floor[runs / 2], runs, batch);
-	sample_list_release(&l);
-	free(buf);
-	free(parse);
-	free(floor);
-	return (int)(sink == 0);
+	return 0;
 }

@@ -355,6 +355,10 @@ static const struct name_row names[] = {
 	{ "ppio", "RTX 4090D", "RTX4090D", NULL, 0 },
 	/* Vendor tools (accelerators.md): npu-smi's Name and Chip Name, hy-smi's Card Series,
 	 * cnmon's ProductName, mthreads-gmi's Product Name, ixsmi and mx-smi names. */
+	/* rocm-smi's Card Series (tests/data/probes/amd/). */
+	{ "smi", "AMD Instinct MI300X", "MI300X-192GB", NULL, 0 },
+	{ "smi", "AMD Instinct MI300X OAM", "MI300X-192GB", NULL, 0 },
+	{ "smi", "AMD INSTINCT MI250 (MCM) OAM AC MBA", "MI250", NULL, 0 },
 	{ "smi", "910B", "ASCEND-910B", NULL, 0 },
 	{ "smi", "910B1", "ASCEND-910B", NULL, 0 },
 	{ "smi", "910B2", "ASCEND-910B", NULL, 0 },

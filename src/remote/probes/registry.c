@@ -5,8 +5,19 @@
 
 #include "gpurent/probe.h"
 
+extern const struct probe_vendor probe_vendor_hygon, probe_vendor_amd, probe_vendor_ascend,
+    probe_vendor_iluvatar, probe_vendor_mthreads, probe_vendor_cambricon, probe_vendor_metax;
+
 static const struct probe_vendor *const vendors[] = {
 	&probe_vendor_nvidia,
+	/* Hygon before AMD: Hygon's DTK ships a rocm-smi too. */
+	&probe_vendor_hygon,
+	&probe_vendor_amd,
+	&probe_vendor_ascend,
+	&probe_vendor_iluvatar,
+	&probe_vendor_mthreads,
+	&probe_vendor_cambricon,
+	&probe_vendor_metax,
 	NULL,
 };
 

@@ -1,0 +1,94 @@
+/*
+ * cambricon.c - Cambricon MLU (MLU370, MLU590) through cnmon, whose JSON goes to a file,
+ * cnmon_info.json in the working directory, never to stdout (../shared/providers/
+ * accelerators.md, "Cambricon"). The command runs it in a private temporary directory,
+ * prints the file and removes the directory.
+ *
+ * The keys are those gpustack's detector reads (no verbatim output was found):
+ *   {"CnmonInfo": [{"CardNum": 0, "ProductName": "MLU370-X8", "UUID": "...",
+ *     "PhysicalMemUsage": {"Total": 24576, "Used": 1024}, "Temperature": {"Chip": 45},
+ *     "Utilization": {"MLUAverage": 30}}]}
+ * Power has no documented key; "Power": {"Usage": W} is read where present (an inference,
+ * accelerators.md [INF]), and otherwise power stays unknown.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpurent/probe.h"
+
+#include "fields.h"
+
+/* A member as text, a number or a string ("45", "45 C"); an empty span when absent. */
+static struct pf_span
+value(const cJSON *obj, const char *a, const char *b, char *buf, size_t n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, a);
+
+	if (b != NULL)
+		v = cJSON_GetObjectItemCaseSensitive(v, b);
+	if (cJSON_IsString(v) && v->valuestring != NULL)
+		return pf_span(v->valuestring, strlen(v->valuestring));
+	if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && fabs(v->valuedouble) < 1e15) {
+		snprintf(buf, n, "%.3f", v->valuedouble);
+		return pf_span(buf, strlen(buf));
+	}
+	return pf_span("", 0);
+}
+
+static void
+card(const cJSON *c, struct sample_list *out, size_t first)
+{
+	struct gpu_sample *s;
+	char buf[64];
+	int64_t index;
+
+	if (!pf_int(value(c, "CardNum", NULL, buf, sizeof(buf)), "", 0, 1023, &index) ||
+	    (s = pf_device(out, first, (int)index)) == NULL)
+		return;
+	pf_text(s->name, sizeof(s->name), value(c, "ProductName", NULL, buf, sizeof(buf)));
+	pf_text(s->uuid, sizeof(s->uuid), value(c, "UUID", NULL, buf, sizeof(buf)));
+	pf_set_util(s, value(c, "Utilization", "MLUAverage", buf, sizeof(buf)));
+	pf_set_temp(s, value(c, "Temperature", "Chip", buf, sizeof(buf)));
+	pf_set_power(s, value(c, "Power", "Usage", buf, sizeof(buf)));
+	{
+		int64_t used = pf_mib(value(c, "PhysicalMemUsage", "Used", buf, sizeof(buf)),
+		    "MiB MB");
+		int64_t total = pf_mib(value(c, "PhysicalMemUsage", "Total", buf, sizeof(buf)),
+		    "MiB MB");
+
+		pf_set_mem(s, used, total);
+	}
+}
+
+static enum gr_err
+cambricon_parse(const char *text, size_t len, struct sample_list *out, struct gr_error *err)
+{
+	const char *open = memchr(text, '{', len);
+	const cJSON *list, *c;
+	cJSON *j;
+	size_t first = out->n;
+	enum gr_err e;
+
+	if (open == NULL ||
+	    (j = cJSON_ParseWithLength(open, len - (size_t)(open - text))) == NULL)
+		return gr_fail(err, PF_BAD, "cnmon printed no JSON");
+	list = cJSON_GetObjectItemCaseSensitive(j, "CnmonInfo");
+	cJSON_ArrayForEach(c, list) {
+		if (cJSON_IsObject(c))
+			card(c, out, first);
+	}
+	e = pf_finish(out, first, "cnmon", err);
+	cJSON_Delete(j);
+	return e;
+}
+
+const struct probe_vendor probe_vendor_cambricon = {
+	.name = "cambricon",
+	.tool = "cnmon",
+	.command = "d=$(mktemp -d) && cd \"$d\" && { cnmon info -e -m -u -j >/dev/null 2>&1; "
+	    "cat cnmon_info.json; cd /; rm -rf \"$d\"; }",
+	.parse = cambricon_parse,
+};
