@@ -16,7 +16,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const gpu_types[] = { "data", "gpuTypes", NULL };
-	static const char *const data[] = { "data", NULL };
+	static const char *const lambda_data[] = { "data", NULL };
 	size_t cuts[2], len;
 	const char *b;
 
@@ -27,7 +27,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cuts[0] = len * data[0] / 256;
 	cuts[1] = cuts[0] + (len - cuts[0]) * data[1] / 256;
 	if (!jscan_agrees(b, len, cuts, 2) || !jscan_agrees_at(gpu_types, false, b, len, cuts, 2) ||
-	    !jscan_agrees_at(data, true, b, len, cuts, 2))
+	    !jscan_agrees_at(lambda_data, true, b, len, cuts, 2))
 		abort();
 	return 0;
 }
