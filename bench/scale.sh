@@ -62,14 +62,15 @@ ANALYZE;
 SQL
 "$gr" costs >/dev/null	# the first run may add what a newer gpurent keeps (indexes, totals)
 
+# Median wall time and median CPU time (user + system, all threads) of RUNS runs, in ms:
+# on a shared machine the CPU time is the figure that does not depend on the others' load.
 median_ms() {
-	local i t0 t1
+	local i
 	for ((i = 0; i < runs; i++)); do
-		t0=$(date +%s%N)
-		"$@" >/dev/null 2>&1
-		t1=$(date +%s%N)
-		echo $(((t1 - t0) / 1000))
-	done | sort -n | awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] / 1000 }'
+		/usr/bin/time -f '%e %U %S' -o "$work/time" "$@" >/dev/null 2>&1
+		cat "$work/time"
+	done | awk '{ w[NR] = $1 * 1000; c[NR] = ($2 + $3) * 1000 }
+	    END { n = asort(w); asort(c); m = int((n + 1) / 2); printf "%.0f ms | %.0f ms", w[m], c[m] }'
 }
 
 month=$(date -u -d "@$t" +%Y-%m-01)
@@ -79,14 +80,14 @@ echo "ledger rows: $(sqlite3 "$db" 'SELECT count(*) FROM ledger'), in this month
     "$(sqlite3 "$db" "SELECT count(*) FROM ledger WHERE end_ts = 0 OR end_ts > $mstart")," \
     "instances: $(sqlite3 "$db" 'SELECT count(*) FROM sim_instances')"
 echo
-echo "| command | median wall |"
-echo "|---|---:|"
-echo "| floor: gpurent version | $(median_ms "$gr" version) ms |"
-echo "| floor: sqlite3, the month's rows | $(median_ms sqlite3 "$db" "SELECT instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts, gone FROM ledger WHERE end_ts = 0 OR end_ts > $mstart ORDER BY start_ts, id") ms |"
-echo "| gpurent ls -o json | $(median_ms "$gr" ls -o json) ms |"
-echo "| gpurent costs | $(median_ms "$gr" costs) ms |"
-echo "| gpurent costs --by label | $(median_ms "$gr" costs --by label) ms |"
-echo "| gpurent costs --by day | $(median_ms "$gr" costs --by day) ms |"
+echo "| command | median wall | median CPU |"
+echo "|---|---:|---:|"
+echo "| floor: gpurent version | $(median_ms "$gr" version) |"
+echo "| floor: sqlite3, the month's rows | $(median_ms sqlite3 "$db" "SELECT instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts, gone FROM ledger WHERE end_ts = 0 OR end_ts > $mstart ORDER BY +start_ts, id") |"
+echo "| gpurent ls -o json | $(median_ms "$gr" ls -o json) |"
+echo "| gpurent costs | $(median_ms "$gr" costs) |"
+echo "| gpurent costs --by label | $(median_ms "$gr" costs --by label) |"
+echo "| gpurent costs --by day | $(median_ms "$gr" costs --by day) |"
 echo
 echo "query plan of the month's ledger rows:"
-sqlite3 "$db" "EXPLAIN QUERY PLAN SELECT instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts, gone FROM ledger WHERE (end_ts = 0 OR end_ts > $mstart) AND (0 = 0 OR start_ts < 0) ORDER BY start_ts, id"
+sqlite3 "$db" "EXPLAIN QUERY PLAN SELECT instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts, gone FROM ledger WHERE (end_ts = 0 OR end_ts > $mstart) AND (0 = 0 OR start_ts < 0) ORDER BY +start_ts, id"

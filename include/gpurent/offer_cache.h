@@ -26,7 +26,9 @@ struct state;
 
 enum {
 	OFFER_CACHE_QUERIES = 4,			/* entries kept per provider */
-	OFFER_CACHE_MAX_BYTES = 16 * 1024 * 1024,	/* largest answer kept (~45,000 offers) */
+	OFFER_CACHE_MAX_BYTES = 4 * 1024 * 1024,	/* largest answer kept (~11,000 offers): a
+						   bigger one costs more to write than
+						   it saves (bench/README.md) */
 };
 
 /*
