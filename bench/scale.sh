@@ -65,12 +65,17 @@ SQL
 # Median wall time and median CPU time (user + system, all threads) of RUNS runs, in ms:
 # on a shared machine the CPU time is the figure that does not depend on the others' load.
 median_ms() {
-	local i
+	local i w c
+	: >"$work/times"
 	for ((i = 0; i < runs; i++)); do
 		/usr/bin/time -f '%e %U %S' -o "$work/time" "$@" >/dev/null 2>&1
-		cat "$work/time"
-	done | awk '{ w[NR] = $1 * 1000; c[NR] = ($2 + $3) * 1000 }
-	    END { n = asort(w); asort(c); m = int((n + 1) / 2); printf "%.0f ms | %.0f ms", w[m], c[m] }'
+		cat "$work/time" >>"$work/times"
+	done
+	w=$(awk '{ print $1 * 1000 }' "$work/times" | sort -n | awk '{ v[NR] = $1 }
+	    END { printf "%.0f", v[int((NR + 1) / 2)] }')
+	c=$(awk '{ print ($2 + $3) * 1000 }' "$work/times" | sort -n | awk '{ v[NR] = $1 }
+	    END { printf "%.0f", v[int((NR + 1) / 2)] }')
+	echo "$w ms | $c ms"
 }
 
 month=$(date -u -d "@$t" +%Y-%m-01)
