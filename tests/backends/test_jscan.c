@@ -111,6 +111,42 @@ test_members(void **state)
 		agrees_everywhere_at(data_path, true, bodies[i], strlen(bodies[i]));
 }
 
+static bool
+count_elem(const cJSON *e, void *ctx)
+{
+	(void)e;
+	(*(int *)ctx)++;
+	return true;
+}
+
+/* Elements are handed over as soon as they are complete, before the reply ends (so the body
+   is never held): RunPod's nested array and Lambda's members as for vast's array. */
+static void
+test_streams_early(void **state)
+{
+	static const struct {
+		const char *const *path;
+		bool members;
+		const char *head;
+	} cases[] = {
+		{ offers_path, false, "{\"offers\":[{\"a\":1},{\"b\":[2]}," },
+		{ gpu_types_path, false, "{\"x\":{\"gpuTypes\":[9]},\"data\":{\"gpuTypes\":[{\"a\":1},{\"b\":2}," },
+		{ data_path, true, "{\"data\":{\"gpu_1x_a10\":{\"a\":1},\"gpu_8x_h100\":{\"b\":2}," },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int n = 0;
+		struct jscan *s = jscan_new_path(cases[i].path, cases[i].members, count_elem, &n);
+
+		assert_true(jscan_feed(s, cases[i].head, strlen(cases[i].head)));
+		if (n != 2)
+			fail_msg("case %zu: %d elements handed over before the end, not 2", i, n);
+		jscan_free(s);
+	}
+}
+
 /* Nesting: cJSON's limit (CJSON_NESTING_LIMIT containers) holds for the whole reply. */
 static void
 test_depth(void **state)
@@ -382,6 +418,7 @@ main(void)
 		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_nested_path),
 		cmocka_unit_test(test_members),
+		cmocka_unit_test(test_streams_early),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_vast_stream_cuts),
