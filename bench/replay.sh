@@ -1,7 +1,14 @@
 #!/bin/bash
-# replay.sh - gpurent's vast search against two floors, on the same saved reply bytes.
+# replay.sh - gpurent's offers search against two floors, on the same saved reply bytes.
 #
 #   bench/replay.sh BUILD_DIR [OFFERS...]      (default: 1000 10000 100000; RUNS=N, default 5)
+#   DIALECT=runpod|lambda bench/replay.sh BUILD_DIR [TYPES...]   (default: 0 1000 10000)
+#
+# RunPod and Lambda answer one element per GPU type, and the simulator's market has a few
+# dozen types: size 0 replays its reply as it is; a size N repeats its elements (ids and
+# names suffixed -<i>, so each stays distinct) until the reply holds N types, to show how
+# the parse grows. Each RunPod type gives up to 8 offers (4 counts x 2 clouds), each Lambda
+# type one per region with capacity.
 #
 # For each size N: `gpurent sim serve --dialect vast` answers one on-demand search with
 # every on-demand offer (GPURENT_SIM_OFFERS=1.57N: about 64% of the market is on demand, so
@@ -17,7 +24,12 @@
 set -euo pipefail
 BUILD=${1:?usage: bench/replay.sh BUILD_DIR [OFFERS...]}
 shift
-SIZES=("${@:-1000 10000 100000}")
+DIALECT=${DIALECT:-vast}
+case $DIALECT in
+vast) SIZES=("${@:-1000 10000 100000}") ;;
+runpod | lambda) SIZES=("${@:-0 1000 10000}") ;;
+*) echo "replay.sh: DIALECT is vast, runpod or lambda" >&2; exit 2 ;;
+esac
 read -r -a SIZES <<<"${SIZES[*]}"
 RUNS=${RUNS:-5}
 G=$(cd "$BUILD" && pwd)/gpurent
@@ -72,26 +84,84 @@ instructions() {
 	sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$TMP/cg.err"
 }
 
-echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $RUNS runs each"
-printf '| offers | body | client | median wall | peak RSS |%s\n' "${CALLGRIND:+ instructions |}"
-printf '|---:|---:|---|---:|---:|%s\n' "${CALLGRIND:+---:|}"
-for n in "${SIZES[@]}"; do
-	mkdir -p "$TMP/sim-$n" "$TMP/client-$n"
-	GPURENT_HOME=$TMP/sim-$n GPURENT_SIM_OFFERS=$((n * 157 / 100)) start "$TMP/sim-$n.out" listening \
-	    "$G" sim serve --dialect vast --port 0 --api-key k
+# Start `sim serve` in the dialect and save its reply to one offers search as reply-N.json.
+serve_sim() {
+	local n=$1
+	shift
+	GPURENT_HOME=$TMP/sim-$n start "$TMP/sim-$n.out" listening \
+	    "$@" "$G" sim serve --dialect "$DIALECT" --port 0 --api-key k
+}
+stop_sim() {
+	kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
+	unset 'PIDS[-1]'
+}
+record_vast() {
+	local n=$1 url
+	serve_sim "$n" env GPURENT_SIM_OFFERS=$((n * 157 / 100))
 	url=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$TMP/sim-$n.out")
 	curl -sf -o "$TMP/reply-$n.json" -H 'Authorization: Bearer k' \
 	    -H 'Content-Type: application/json' \
 	    -d "{\"type\":\"on-demand\",\"limit\":$((n * 2)),\"rentable\":{\"eq\":true}}" \
 	    "$url/api/v0/bundles/"
-	kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
-	unset 'PIDS[-1]'
+	stop_sim
+}
+# The query gpurent sends (runpod_build_offers_query with no filter: counts 1, 2, 4, 8).
+runpod_query() {
+	local q='query GpuTypes { gpuTypes { id displayName memoryInGb secureCloud communityCloud' n c
+	for n in 1 2 4 8; do
+		for c in true false; do
+			q="$q $([ $c = true ] && echo s || echo c)$n: lowestPrice(input: {gpuCount: $n, secureCloud: $c}) { uninterruptablePrice minimumBidPrice stockStatus maxUnreservedGpuCount minVcpu minMemory minDownload countryCode }"
+		done
+	done
+	jq -cn --arg q "$q } }" '{query: $q, variables: {}}'
+}
+record_runpod() {
+	local n=$1 url
+	serve_sim "$n"
+	url=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$TMP/sim-$n.out")
+	curl -sf -o "$TMP/sim-reply.json" -H 'Authorization: Bearer k' \
+	    -H 'Content-Type: application/json' -d "$(runpod_query)" "$url/graphql"
+	stop_sim
+	jq -c --argjson n "$n" 'if $n == 0 then . else .data.gpuTypes as $t |
+	    .data.gpuTypes = [range(0; $n) as $i | $t[$i % ($t | length)] |
+	    .id = (.id + "-\($i)")] end' "$TMP/sim-reply.json" >"$TMP/reply-$n.json"
+}
+record_lambda() {
+	local n=$1 url
+	serve_sim "$n"
+	url=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$TMP/sim-$n.out")
+	curl -sf -o "$TMP/sim-reply.json" -H 'Authorization: Bearer k' "$url/api/v1/instance-types"
+	stop_sim
+	jq -c --argjson n "$n" 'if $n == 0 then . else (.data | to_entries) as $t |
+	    .data = ([range(0; $n) as $i | $t[$i % ($t | length)] |
+	    .key = (.key + "-\($i)") | .value.instance_type.name = .key] | from_entries) end' \
+	    "$TMP/sim-reply.json" >"$TMP/reply-$n.json"
+}
+case $DIALECT in
+vast)
+	COUNT='.offers | length' UNIT=offers PATH_=/api/v0/bundles/
+	GCMD="$G --provider vast -o json offers type=on-demand" ;;
+runpod)
+	COUNT='.data.gpuTypes | length' UNIT=types PATH_=/graphql
+	GCMD="$G --provider runpod -o json offers" ;;
+lambda)
+	COUNT='.data | length' UNIT=types PATH_=/api/v1/instance-types
+	GCMD="$G --provider lambda -o json offers" ;;
+esac
+
+echo "dialect $DIALECT; machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $RUNS runs each"
+printf '| offers | body | client | median wall | peak RSS |%s\n' "${CALLGRIND:+ instructions |}"
+printf '|---:|---:|---|---:|---:|%s\n' "${CALLGRIND:+---:|}"
+for n in "${SIZES[@]}"; do
+	mkdir -p "$TMP/sim-$n" "$TMP/client-$n"
+	record_$DIALECT "$n"
 	start "$TMP/static-$n.out" port "$TMP/static_serve" "$TMP/reply-$n.json"
 	url="http://127.0.0.1:$(sed -n 's/^port //p' "$TMP/static-$n.out")"
-	got=$(jq '.offers | length' "$TMP/reply-$n.json")
-	body="$got offers, $(( $(stat -c %s "$TMP/reply-$n.json") / 1024 )) KiB"
-	export GPURENT_HOME=$TMP/client-$n GPURENT_VAST_URL=$url GPURENT_VAST_API_KEY=k
-	"$G" --provider vast -o json offers type=on-demand >/dev/null	# creates the database
+	got=$(jq "$COUNT" "$TMP/reply-$n.json")
+	body="$got $UNIT, $(( $(stat -c %s "$TMP/reply-$n.json") / 1024 )) KiB"
+	up=$(printf '%s' "$DIALECT" | tr '[:lower:]' '[:upper:]')
+	export GPURENT_HOME=$TMP/client-$n "GPURENT_${up}_URL=$url" "GPURENT_${up}_API_KEY=k"
+	$GCMD >/dev/null	# creates the database
 	while read -r name cmd; do
 		# shellcheck disable=SC2086  # cmd is a word list
 		row="| $n | $body | $name | $(median_ms $cmd) ms | $(peak_kib $cmd) KiB |"
@@ -101,9 +171,9 @@ for n in "${SIZES[@]}"; do
 		fi
 		echo "$row"
 	done <<EOC
-(a)_curl curl -s -X POST -d {} $url/api/v0/bundles/ -o /dev/null
-(b)_curl+cJSON $TMP/floor $url/api/v0/bundles/
-gpurent $G --provider vast -o json offers type=on-demand
+(a)_curl curl -s -X POST -d {} $url$PATH_ -o /dev/null
+(b)_curl+cJSON $TMP/floor $url$PATH_
+gpurent $GCMD
 EOC
 	kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
 	unset 'PIDS[-1]'

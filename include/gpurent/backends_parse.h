@@ -45,17 +45,21 @@ bool bj_str(const struct cJSON *obj, const char *key, char *dst, size_t n);
 const char *bj_strp(const struct cJSON *obj, const char *key);
 
 /*
- * A streaming scanner for a reply whose top-level object holds the records in one array
- * member ({"offers": [...]}), fed the body in chunks as they arrive (src/backends/jscan.c).
- * Each element of the array under `key` is parsed with cJSON on its own and handed to fn,
- * then freed; fn returns false to stop. The rest of the reply (the skeleton, the array left
- * empty) is parsed once at the end and handed back, for the members a caller also wants.
+ * A streaming scanner for a reply whose records sit in one container of the reply, fed the
+ * body in chunks as they arrive (src/backends/jscan.c). The container is found from the
+ * top-level object by a path of member names: an array ({"offers": [...]}, path "offers";
+ * {"data": {"gpuTypes": [...]}}, path "data", "gpuTypes"), or with members set an object
+ * whose members are the records ({"data": {"gpu_1x_a10": {...}}}, path "data"). Each element
+ * (for an object, each member: the callback's item has the member's name in ->string) is
+ * parsed with cJSON on its own and handed to fn, then freed; fn returns false to stop. The
+ * rest of the reply (the skeleton, the container left empty) is parsed once at the end and
+ * handed back, for the members a caller also wants (errors, success flags).
  * A body is accepted exactly when cJSON_ParseWithLength would accept it whole: malformed,
- * truncated and too deeply nested bodies (beyond CJSON_NESTING_LIMIT containers) fail. The
- * array is the first member named `key` of the top-level object, as cJSON finds it; one
- * spelled with escapes is not streamed but handed over from the skeleton at the end, and
+ * truncated and too deeply nested bodies (beyond CJSON_NESTING_LIMIT containers) fail. Each
+ * step of the path is the first member of that name, as cJSON finds it; one spelled with
+ * escapes is not streamed but its container handed over from the skeleton at the end, and
  * when an escaped duplicate hides the streamed one (elements already handed over), the
- * reply counts as having no array.
+ * reply counts as having no container.
  */
 typedef bool (*jscan_elem_fn)(const struct cJSON *elem, void *ctx);
 struct jscan;
@@ -64,9 +68,16 @@ enum jscan_end {
 	JSCAN_OK,		/* well formed, the array found; *skeleton set */
 	JSCAN_EMPTY,		/* no byte at all */
 	JSCAN_MALFORMED,	/* not JSON, truncated, too deep, or fn refused an element */
-	JSCAN_NO_ARRAY,		/* JSON, but `key` is not an array member; *skeleton set */
+	JSCAN_NO_ARRAY,		/* JSON, but the path leads to no container of the kind
+				   wanted; *skeleton set */
 };
 
+enum { JSCAN_PATH_MAX = 4 };	/* steps of a path at most */
+
+/* path: NULL-terminated member names, at most JSCAN_PATH_MAX; the strings must outlive s. */
+struct jscan *jscan_new_path(const char *const *path, bool members, jscan_elem_fn fn,
+    void *ctx);
+/* The array under one top-level member: jscan_new_path({key, NULL}, false, ...). */
 struct jscan *jscan_new(const char *key, jscan_elem_fn fn, void *ctx);
 /* false once the body is known to be malformed or fn refused an element (stays false). */
 bool jscan_feed(struct jscan *s, const char *p, size_t n);
@@ -141,10 +152,23 @@ enum gr_err vast_parse_error(long status, const char *body, size_t len, struct g
 /* --- RunPod GraphQL (src/backends/runpod_parse.c) --- */
 
 /*
- * A gpuTypes reply whose lowestPrice aliases are named s<N> (secure cloud) and c<N>
- * (community) for N GPUs: appends one offer per (type, cloud, N) in stock. With want_spot,
- * an offer with a minimumBidPrice also gives an OFFER_INTERRUPTIBLE offer.
+ * A gpuTypes reply {"data": {"gpuTypes": [...]}} whose lowestPrice aliases are named s<N>
+ * (secure cloud) and c<N> (community) for N GPUs: one offer per (type, cloud, N) in stock.
+ * With want_spot, an offer with a minimumBidPrice also gives an OFFER_INTERRUPTIBLE offer.
+ * Parsed as it arrives, like vast's (each element of gpuTypes mapped as soon as it is
+ * complete): feed the 2xx body in chunks (false: malformed, stop), then finish, which
+ * returns GR_OK or the error, as runpod_parse_error gives it for the reply's errors[] (the
+ * skeleton holds them whatever their place), else "malformed reply (not JSON)" for an
+ * empty, truncated or non-object body, "malformed reply (no gpuTypes)"; on an error the
+ * offers appended by this reply are taken back.
  */
+struct runpod_offer_stream;
+struct runpod_offer_stream *runpod_offer_stream_new(bool want_spot, struct offer_list *out);
+bool runpod_offer_stream_feed(struct runpod_offer_stream *s, const char *p, size_t n);
+enum gr_err runpod_offer_stream_finish(struct runpod_offer_stream *s, long status,
+    struct gr_error *err);
+void runpod_offer_stream_free(struct runpod_offer_stream *s);
+/* The same on a whole body (a 200). */
 enum gr_err runpod_parse_gpu_types(const char *body, size_t len, bool want_spot,
     struct offer_list *out, struct gr_error *err);
 /* The GraphQL request body for offers with the filter pushed down (gpu ids, GPU counts). */
@@ -181,8 +205,21 @@ bool runpod_offer_id_parse(const char *id, bool *secure, int *count, bool *spot,
 
 /* --- Lambda (src/backends/lambda_parse.c) --- */
 
-/* GET /instance-types: one offer per (type, region with capacity); a type with no capacity
-   anywhere gives one offer with available 0 and no region. */
+/*
+ * GET /instance-types {"data": {"<type name>": {instance_type, regions_with_capacity_available},
+ * ...}}: one offer per (type, region with capacity); a type with no capacity anywhere gives
+ * one offer with available 0 and no region. Parsed as it arrives: each member of data is
+ * mapped as soon as it is complete. Feed the 2xx body in chunks (false: malformed, stop),
+ * then finish: GR_OK, or "empty reply from lambda", "malformed reply from lambda (not
+ * JSON)" (truncated too), "malformed reply (no data object)"; on an error the offers
+ * appended by this reply are taken back.
+ */
+struct lambda_offer_stream;
+struct lambda_offer_stream *lambda_offer_stream_new(struct offer_list *out);
+bool lambda_offer_stream_feed(struct lambda_offer_stream *s, const char *p, size_t n);
+enum gr_err lambda_offer_stream_finish(struct lambda_offer_stream *s, struct gr_error *err);
+void lambda_offer_stream_free(struct lambda_offer_stream *s);
+/* The same on a whole body. */
 enum gr_err lambda_parse_instance_types(const char *body, size_t len, struct offer_list *out,
     struct gr_error *err);
 void lambda_instance_from_json(const struct cJSON *inst, struct instance *out);

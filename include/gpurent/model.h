@@ -95,6 +95,8 @@ struct offer {
 	enum interconnect interconnect;
 	int available;			/* machines of this kind free now (OV_AVAILABLE) */
 	unsigned valid;
+	int64_t fetched_at;		/* UTC seconds when the provider answered with it; 0:
+					   unknown (set by the session, kept by the offer cache) */
 };
 
 /* Derived figures: price per GPU-hour and per dense BF16 TFLOP-hour; -1 when unknown. */

@@ -69,6 +69,8 @@ struct fanout_result {
 	bool pushed_all;
 	double seconds;
 	size_t count;		/* offers or instances it returned */
+	bool from_cache;	/* offers: answered from the offer cache, not asked */
+	int64_t fetched_at;	/* offers: when the provider answered (UTC seconds) */
 };
 
 /*
@@ -78,6 +80,15 @@ struct fanout_result {
  */
 enum gr_err session_offers(struct session *s, const struct filter *f, struct offer_list *out,
     struct fanout_result *results, struct gr_error *err);
+/*
+ * Offers stamp each offer's fetched_at with when its provider answered, and keep every
+ * provider's fresh answer in the offer cache (offer_cache.h: by filter and provider config).
+ * session_offers_aged answers a provider from that cache instead when its answer to this
+ * filter is at most max_age_s old (-1: always ask, as session_offers does); those results
+ * have from_cache set and the answer's fetched_at.
+ */
+enum gr_err session_offers_aged(struct session *s, const struct filter *f, long long max_age_s,
+    struct offer_list *out, struct fanout_result *results, struct gr_error *err);
 enum gr_err session_instances(struct session *s, struct instance_list *out,
     struct fanout_result *results, struct gr_error *err);
 

@@ -82,6 +82,17 @@ enum gr_err ledger_begin(struct state *st, const struct ledger_seg *seg, struct 
 enum gr_err ledger_end(struct state *st, const char *instance_id, int64_t end,
     struct gr_error *err);
 /* Every segment that overlaps [since, until) (until 0: no bound). Caller frees *out. */
+/*
+ * Spend of the closed segments (all history, provisioning excluded) of one instance, or of
+ * every instance of a provider when instance_id is NULL, from the totals the database keeps
+ * as segments close (state.c, ledger_closed); plus, with now > 0, the open segments' spend
+ * up to now. The same sum as money_accrue over every row, without reading every row.
+ */
+int64_t ledger_spent(struct state *st, const char *provider, const char *instance_id,
+    int64_t now, int64_t *burn_hour);
+/* ledger_load's rows, in its order, handed to fn one at a time (seg is reused). */
+enum gr_err ledger_each(struct state *st, int64_t since, int64_t until,
+    void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx, struct gr_error *err);
 enum gr_err ledger_load(struct state *st, int64_t since, int64_t until, struct ledger_seg **out,
     size_t *n, struct gr_error *err);
 

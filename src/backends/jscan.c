@@ -1,10 +1,13 @@
 /*
- * jscan.c - find the elements of one array member of a JSON reply as its bytes arrive.
+ * jscan.c - find the elements of one container of a JSON reply as its bytes arrive.
  *
  * The scanner does not parse JSON: it tracks strings (and their escapes) and the nesting of
- * brackets, which is all it takes to see where each element of the array begins and ends.
- * Each element is handed over whole, to be parsed with cJSON on its own; everything else of
- * the reply (the "skeleton", with the array left empty) is kept and parsed once at the end.
+ * brackets, which is all it takes to see where each element of the container begins and
+ * ends. The container is found by a path of member names from the top-level object
+ * ({"data": {"gpuTypes": [...]}}); it is an array, or an object whose members are the
+ * elements ({"data": {"gpu_1x_a10": {...}, ...}}). Each element is handed over whole, to be
+ * parsed with cJSON on its own; everything else of the reply (the "skeleton", with the
+ * container left empty) is kept and parsed once at the end.
  * The reply is valid JSON exactly when the skeleton and every element are, so a streamed
  * reply is accepted or refused as cJSON_ParseWithLength would the whole body, while memory
  * holds one element and the skeleton, never the body.
@@ -25,8 +28,9 @@ enum where {
 };
 
 struct jscan {
-	const char *key;
-	size_t key_len;
+	const char *path[JSCAN_PATH_MAX];
+	int npath;
+	bool members;		/* the container is an object: its members are the elements */
 	jscan_elem_fn fn;
 	void *ctx;
 
@@ -37,12 +41,19 @@ struct jscan {
 	bool streamed;		/* the array was found (and maybe not yet closed) */
 	size_t total;		/* bytes fed */
 
-	/* Skeleton state: the last string at depth 1 and what followed it. */
+	/*
+	 * Skeleton state. The objects named by the path so far are open, the deepest at
+	 * path_depth (the top-level value is 1); the last string at that depth and what
+	 * followed it say whether the next value is the path's next step.
+	 */
+	int path_depth;
 	char last[32];
 	size_t last_len;	/* > sizeof(last): longer than any key looked for */
 	bool in_key_string, after_string, after_colon;
-	int keys;		/* members of the top-level object seen */
-	int streamed_index;	/* which of them is the streamed array */
+	int keys[JSCAN_PATH_MAX];	/* members seen of each object on the path */
+	bool taken[JSCAN_PATH_MAX];	/* its member named path[i] was seen (cJSON takes the
+					   first one, whatever its value) */
+	int index[JSCAN_PATH_MAX];	/* which member that was */
 
 	/* Array state. */
 	int array_depth;	/* depth inside the array (the array itself counts) */
@@ -52,6 +63,7 @@ struct jscan {
 	struct sb skel;		/* the reply without the array's elements */
 	char *elem;		/* the current element, when it spans chunks */
 	size_t elem_len, elem_cap;
+	struct sb member;	/* a member element wrapped in braces, to parse it */
 };
 
 /* The bytes that can change the scanner's state outside a string, inside an element. */
@@ -60,16 +72,28 @@ static const bool structural[256] = {
 };
 
 struct jscan *
-jscan_new(const char *key, jscan_elem_fn fn, void *ctx)
+jscan_new_path(const char *const *path, bool members, jscan_elem_fn fn, void *ctx)
 {
 	struct jscan *s = xcalloc(1, sizeof(*s));
 
-	s->key = key;
-	s->key_len = strlen(key);
+	while (s->npath < JSCAN_PATH_MAX && path[s->npath] != NULL) {
+		s->path[s->npath] = path[s->npath];
+		s->npath++;
+	}
+	s->members = members;
 	s->fn = fn;
 	s->ctx = ctx;
 	sb_init(&s->skel);
+	sb_init(&s->member);
 	return s;
+}
+
+struct jscan *
+jscan_new(const char *key, jscan_elem_fn fn, void *ctx)
+{
+	const char *path[] = { key, NULL };
+
+	return jscan_new_path(path, false, fn, ctx);
 }
 
 void
@@ -78,6 +102,7 @@ jscan_free(struct jscan *s)
 	if (s == NULL)
 		return;
 	sb_release(&s->skel);
+	sb_release(&s->member);
 	free(s->elem);
 	free(s);
 }
@@ -99,6 +124,29 @@ elem_add(struct jscan *s, const char *p, size_t n)
 	s->elem_len += n;
 }
 
+/*
+ * One member of a streamed object ("name": value, as it stood between the commas): parsed
+ * inside braces, so that cJSON judges the name and the colon too; the callback gets the
+ * member (its string is the name).
+ */
+static bool
+member_done(struct jscan *s, const char *p, size_t n)
+{
+	cJSON *j;
+	bool ok;
+
+	s->member.len = 0;
+	sb_addc(&s->member, '{');
+	sb_add(&s->member, p, n);
+	sb_addc(&s->member, '}');
+	j = cJSON_ParseWithLength(s->member.buf, s->member.len);
+	if (j == NULL)
+		return false;
+	ok = j->child != NULL && j->child->next == NULL && s->fn(j->child, s->ctx);
+	cJSON_Delete(j);
+	return ok;
+}
+
 /* One element: valid JSON with nothing but whitespace after it, then the callback. */
 static bool
 elem_done(struct jscan *s, const char *p, size_t n)
@@ -107,6 +155,8 @@ elem_done(struct jscan *s, const char *p, size_t n)
 	cJSON *j;
 	bool ok;
 
+	if (s->members)
+		return member_done(s, p, n);
 	j = cJSON_ParseWithLengthOpts(p, n, &end, false);
 	if (j == NULL)
 		return false;
@@ -134,15 +184,18 @@ elem_end(struct jscan *s, const char *p, size_t start, size_t i)
 	return ok;
 }
 
-/* Whether the string just closed at depth 1 is the key looked for, and comes first. */
+/* Whether the string just closed at path_depth is the path's next name, and comes first. */
 static bool
 key_matches(const struct jscan *s)
 {
-	return !s->streamed && s->last_len == s->key_len && memcmp(s->last, s->key,
-	    s->key_len) == 0;
+	int level = s->path_depth - 1;
+
+	return level >= 0 && level < s->npath && !s->taken[level] &&
+	    s->last_len == strlen(s->path[level]) &&
+	    memcmp(s->last, s->path[level], s->last_len) == 0;
 }
 
-/* A byte of a string outside the array (skeleton). */
+/* A byte of a string outside the container (skeleton). */
 static void
 skel_string_byte(struct jscan *s, char c)
 {
@@ -174,6 +227,8 @@ feed(struct jscan *s, const char *p, size_t n)
 {
 	size_t i, start = 0;	/* start: where this chunk's part of the element begins */
 	size_t skel_from = 0;	/* start of this chunk's bytes still to go to the skeleton */
+	char closer = s->members ? '}' : ']';
+	bool descend;
 
 	for (i = 0; i < n; i++) {
 		char c = p[i];
@@ -185,6 +240,7 @@ feed(struct jscan *s, const char *p, size_t n)
 			if (c == '{' || c == '[') {
 				s->where = W_SKELETON;
 				s->depth = 1;
+				s->path_depth = 1;
 			} else {
 				s->where = W_SCALAR;
 			}
@@ -199,15 +255,17 @@ feed(struct jscan *s, const char *p, size_t n)
 			}
 			if ((unsigned char)c <= ' ')
 				break;
+			descend = false;
 			if (s->after_colon) {
+				int level = s->path_depth - 1;
+
 				s->after_colon = false;
-				if (c == '[' && s->depth == 1) {
-					/* The array itself goes to the skeleton, empty. */
+				if (level == s->npath - 1 && c == (s->members ? '{' : '[')) {
+					/* The container itself goes to the skeleton, empty. */
 					sb_add(&s->skel, p + skel_from, i + 1 - skel_from);
 					skel_from = i + 1;
 					s->where = W_ARRAY;
 					s->streamed = true;
-					s->streamed_index = s->keys - 1;
 					s->array_depth = 0;
 					s->elem_empty = true;
 					s->had_comma = false;
@@ -218,24 +276,34 @@ feed(struct jscan *s, const char *p, size_t n)
 						return false;
 					break;
 				}
+				/* A step of the path: its object's members are looked at next. */
+				descend = level < s->npath - 1 && c == '{';
 			}
 			if (s->after_string) {
 				s->after_string = false;
-				if (c == ':' && s->depth == 1)
-					s->keys++;
-				if (c == ':' && key_matches(s)) {
+				if (c == ':' && s->depth == s->path_depth)
+					s->keys[s->path_depth - 1]++;
+				if (c == ':' && s->depth == s->path_depth && key_matches(s)) {
+					int level = s->path_depth - 1;
+
+					s->taken[level] = true;
+					s->index[level] = s->keys[level] - 1;
 					s->after_colon = true;
 					break;
 				}
 			}
 			if (c == '"') {
 				s->in_string = true;
-				s->in_key_string = s->depth == 1;
+				s->in_key_string = s->depth == s->path_depth;
 				s->last_len = 0;
 			} else if (c == '{' || c == '[') {
 				if (++s->depth > CJSON_NESTING_LIMIT)
 					return false;
+				if (descend)
+					s->path_depth = s->depth;
 			} else if (c == '}' || c == ']') {
+				if (s->depth == s->path_depth)
+					s->path_depth--;
 				if (--s->depth == 0) {
 					sb_add(&s->skel, p + skel_from, i + 1 - skel_from);
 					skel_from = n;
@@ -268,7 +336,7 @@ feed(struct jscan *s, const char *p, size_t n)
 					i++;
 				break;
 			}
-			if (s->array_depth == 0 && (c == ',' || c == ']')) {
+			if (s->array_depth == 0 && (c == ',' || c == closer)) {
 				if (s->elem_empty) {
 					/* "[,", "[1,,", "[1,]": not JSON; "[]" is. */
 					if (c == ',' || s->had_comma)
@@ -284,7 +352,7 @@ feed(struct jscan *s, const char *p, size_t n)
 				}
 				s->depth--;
 				s->where = W_SKELETON;
-				skel_from = i;	/* the ']' */
+				skel_from = i;	/* the closing bracket */
 				break;
 			}
 			s->elem_empty = false;
@@ -325,27 +393,35 @@ jscan_feed(struct jscan *s, const char *p, size_t n)
 }
 
 /*
- * Whether the skeleton's first member named key, as cJSON reads names (escapes decoded), is
- * the one streamed; else hand over the elements of that member's array now, as a whole-body
- * parse would have found them (a key spelled with escapes). NO_ARRAY when there is none, or
- * when an earlier, escaped duplicate hides the streamed one.
+ * Whether the skeleton's path, as cJSON finds members (the first of a name, escapes
+ * decoded), leads to the container streamed; else hand over the elements of the container
+ * it leads to now, as a whole-body parse would have found them (a name spelled with
+ * escapes). NO_ARRAY when there is none, or when an earlier, escaped duplicate hides the
+ * streamed one (elements already handed over).
  */
 static enum jscan_end
 settle(struct jscan *s, cJSON *skeleton)
 {
-	cJSON *m, *e;
-	int i = 0;
+	cJSON *node = skeleton, *m, *e;
+	int level, i;
 
-	if (!cJSON_IsObject(skeleton))
-		return JSCAN_NO_ARRAY;
-	for (m = skeleton->child; m != NULL; m = m->next, i++)
-		if (m->string != NULL && strcmp(m->string, s->key) == 0)
-			break;
-	if (m == NULL || !cJSON_IsArray(m))
+	for (level = 0; level < s->npath; level++) {
+		if (!cJSON_IsObject(node))
+			return JSCAN_NO_ARRAY;
+		for (m = node->child, i = 0; m != NULL; m = m->next, i++)
+			if (m->string != NULL && strcmp(m->string, s->path[level]) == 0)
+				break;
+		if (m == NULL)
+			return JSCAN_NO_ARRAY;
+		if (s->streamed && i != s->index[level])
+			return JSCAN_NO_ARRAY;
+		node = m;
+	}
+	if (s->members ? !cJSON_IsObject(node) : !cJSON_IsArray(node))
 		return JSCAN_NO_ARRAY;
 	if (s->streamed)
-		return i == s->streamed_index ? JSCAN_OK : JSCAN_NO_ARRAY;
-	cJSON_ArrayForEach(e, m)
+		return JSCAN_OK;
+	cJSON_ArrayForEach(e, node)
 		if (!s->fn(e, s->ctx))
 			return JSCAN_MALFORMED;
 	return JSCAN_OK;

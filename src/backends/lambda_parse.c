@@ -190,58 +190,119 @@ offer_from_type(const cJSON *it, struct offer *o)
 	return true;
 }
 
+struct lambda_offer_stream {
+	struct jscan *scan;
+	struct offer_list *out;
+	size_t n0;		/* offers in out before this reply: an error appends none */
+};
+
+/* One member of data (keyed by type name): an offer per region with capacity, or one
+   without a region when it has none. */
+static bool
+map_instance_type(const cJSON *ent, void *ctx)
+{
+	struct lambda_offer_stream *s = ctx;
+	const cJSON *it, *regions, *r;
+	struct offer base, *o;
+	char rname[32], rdesc[48];
+	int nreg = 0;
+
+	it = cJSON_GetObjectItemCaseSensitive(ent, "instance_type");
+	if (!cJSON_IsObject(it))
+		return true;
+	memset(&base, 0, sizeof(base));
+	if (!offer_from_type(it, &base))
+		return true;
+	regions = cJSON_GetObjectItemCaseSensitive(ent, "regions_with_capacity_available");
+	cJSON_ArrayForEach(r, (cJSON_IsArray(regions) ? regions : NULL)) {
+		if (!bj_str(r, "name", rname, sizeof(rname)) || rname[0] == '\0')
+			continue;
+		o = offer_list_add(s->out);
+		*o = base;
+		snprintf(o->id, sizeof(o->id), "lambda:%.32s@%.23s", base.gpu_raw, rname);
+		strlcpy_(o->region, continent_of_lambda_region(rname), sizeof(o->region));
+		if (bj_str(r, "description", rdesc, sizeof(rdesc)) && rdesc[0] != '\0')
+			snprintf(o->location, sizeof(o->location), "%.20s (%.24s)", rname, rdesc);
+		else
+			strlcpy_(o->location, rname, sizeof(o->location));
+		o->available = 1;
+		o->valid |= OV_AVAILABLE;
+		nreg++;
+	}
+	if (nreg == 0) {
+		/* Listed with its price, but no stock anywhere now. */
+		o = offer_list_add(s->out);
+		*o = base;
+		snprintf(o->id, sizeof(o->id), "lambda:%.56s", base.gpu_raw);
+		o->available = 0;
+		o->valid |= OV_AVAILABLE;
+	}
+	return true;
+}
+
+struct lambda_offer_stream *
+lambda_offer_stream_new(struct offer_list *out)
+{
+	static const char *const path[] = { "data", NULL };
+	struct lambda_offer_stream *s = xcalloc(1, sizeof(*s));
+
+	s->out = out;
+	s->n0 = out->n;
+	s->scan = jscan_new_path(path, true, map_instance_type, s);
+	return s;
+}
+
+bool
+lambda_offer_stream_feed(struct lambda_offer_stream *s, const char *p, size_t n)
+{
+	return jscan_feed(s->scan, p, n);
+}
+
+enum gr_err
+lambda_offer_stream_finish(struct lambda_offer_stream *s, struct gr_error *err)
+{
+	cJSON *skeleton;
+	enum gr_err e = GR_OK;
+
+	switch (jscan_finish(s->scan, &skeleton)) {
+	case JSCAN_OK:
+		break;
+	case JSCAN_EMPTY:
+		e = gr_fail(err, GR_EUNAVAIL, "empty reply from %s", P);
+		break;
+	case JSCAN_MALFORMED:
+		e = gr_fail(err, GR_EUNAVAIL, "malformed reply from %s (not JSON)", P);
+		break;
+	case JSCAN_NO_ARRAY:
+		e = gr_fail(err, GR_EUNAVAIL, "malformed reply (no data object)");
+		break;
+	}
+	cJSON_Delete(skeleton);
+	if (e != GR_OK)
+		s->out->n = s->n0;
+	return e;
+}
+
+void
+lambda_offer_stream_free(struct lambda_offer_stream *s)
+{
+	if (s == NULL)
+		return;
+	jscan_free(s->scan);
+	free(s);
+}
+
 enum gr_err
 lambda_parse_instance_types(const char *body, size_t len, struct offer_list *out,
     struct gr_error *err)
 {
-	cJSON *j, *d, *ent, *it, *regions, *r;
-	struct offer base, *o;
-	char rname[32], rdesc[48];
+	struct lambda_offer_stream *s = lambda_offer_stream_new(out);
 	enum gr_err e;
-	int nreg;
 
-	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
-		return e;
-	d = cJSON_GetObjectItemCaseSensitive(j, "data");
-	if (!cJSON_IsObject(d)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data object)");
-	}
-	cJSON_ArrayForEach(ent, d) {
-		it = cJSON_GetObjectItemCaseSensitive(ent, "instance_type");
-		if (!cJSON_IsObject(it))
-			continue;
-		memset(&base, 0, sizeof(base));
-		if (!offer_from_type(it, &base))
-			continue;
-		regions = cJSON_GetObjectItemCaseSensitive(ent, "regions_with_capacity_available");
-		nreg = 0;
-		cJSON_ArrayForEach(r, (cJSON_IsArray(regions) ? regions : NULL)) {
-			if (!bj_str(r, "name", rname, sizeof(rname)) || rname[0] == '\0')
-				continue;
-			o = offer_list_add(out);
-			*o = base;
-			snprintf(o->id, sizeof(o->id), "lambda:%.32s@%.23s", base.gpu_raw, rname);
-			strlcpy_(o->region, continent_of_lambda_region(rname), sizeof(o->region));
-			if (bj_str(r, "description", rdesc, sizeof(rdesc)) && rdesc[0] != '\0')
-				snprintf(o->location, sizeof(o->location), "%.20s (%.24s)", rname, rdesc);
-			else
-				strlcpy_(o->location, rname, sizeof(o->location));
-			o->available = 1;
-			o->valid |= OV_AVAILABLE;
-			nreg++;
-		}
-		if (nreg == 0) {
-			/* Listed with its price, but no stock anywhere now. */
-			o = offer_list_add(out);
-			*o = base;
-			snprintf(o->id, sizeof(o->id), "lambda:%.56s", base.gpu_raw);
-			o->available = 0;
-			o->valid |= OV_AVAILABLE;
-		}
-	}
-	cJSON_Delete(j);
-	return GR_OK;
+	lambda_offer_stream_feed(s, body, len);
+	e = lambda_offer_stream_finish(s, err);
+	lambda_offer_stream_free(s);
+	return e;
 }
 
 static enum inst_state

@@ -170,39 +170,96 @@ offer_add(struct offer_list *out, const cJSON *gt, const cJSON *lp, bool secure,
 	o->valid |= OV_AVAILABLE;
 }
 
+struct runpod_offer_stream {
+	struct jscan *scan;
+	bool want_spot;
+	struct offer_list *out;
+	size_t n0;		/* offers in out before this reply: an error appends none */
+};
+
+/* One element of data.gpuTypes: an offer per alias s<N> and c<N> (lowestPrice for N GPUs
+   on the secure and the community cloud) in stock. */
+static bool
+map_gpu_type(const cJSON *gt, void *ctx)
+{
+	struct runpod_offer_stream *s = ctx;
+	const cJSON *m;
+
+	if (!cJSON_IsObject(gt))
+		return true;
+	for (m = gt->child; m != NULL; m = m->next) {
+		const char *k = m->string;
+		long long n;
+
+		if (k == NULL || (k[0] != 's' && k[0] != 'c') || !cJSON_IsObject(m) ||
+		    !parse_int(k + 1, 1, 64, &n))
+			continue;
+		offer_add(s->out, gt, m, k[0] == 's', (int)n, false);
+		if (s->want_spot)
+			offer_add(s->out, gt, m, k[0] == 's', (int)n, true);
+	}
+	return true;
+}
+
+struct runpod_offer_stream *
+runpod_offer_stream_new(bool want_spot, struct offer_list *out)
+{
+	static const char *const path[] = { "data", "gpuTypes", NULL };
+	struct runpod_offer_stream *s = xcalloc(1, sizeof(*s));
+
+	s->want_spot = want_spot;
+	s->out = out;
+	s->n0 = out->n;
+	s->scan = jscan_new_path(path, false, map_gpu_type, s);
+	return s;
+}
+
+bool
+runpod_offer_stream_feed(struct runpod_offer_stream *s, const char *p, size_t n)
+{
+	return jscan_feed(s->scan, p, n);
+}
+
+static enum gr_err error_of(long status, const cJSON *j, const char *body, size_t len,
+    struct gr_error *err);
+
+enum gr_err
+runpod_offer_stream_finish(struct runpod_offer_stream *s, long status, struct gr_error *err)
+{
+	cJSON *skeleton;
+	enum jscan_end end = jscan_finish(s->scan, &skeleton);
+	enum gr_err e;
+
+	if (end == JSCAN_EMPTY || end == JSCAN_MALFORMED)
+		e = gr_fail(err, GR_EUNAVAIL, "malformed reply (not JSON)");
+	else if ((e = error_of(status, skeleton, NULL, 0, err)) == GR_OK && end == JSCAN_NO_ARRAY)
+		e = gr_fail(err, GR_EUNAVAIL, "malformed reply (no gpuTypes)");
+	cJSON_Delete(skeleton);
+	if (e != GR_OK)
+		s->out->n = s->n0;
+	return e;
+}
+
+void
+runpod_offer_stream_free(struct runpod_offer_stream *s)
+{
+	if (s == NULL)
+		return;
+	jscan_free(s->scan);
+	free(s);
+}
+
 enum gr_err
 runpod_parse_gpu_types(const char *body, size_t len, bool want_spot, struct offer_list *out,
     struct gr_error *err)
 {
-	cJSON *j, *d, *types, *gt, *m;
+	struct runpod_offer_stream *s = runpod_offer_stream_new(want_spot, out);
 	enum gr_err e;
 
-	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
-		return e;
-	d = gql_data(j);
-	types = d != NULL ? cJSON_GetObjectItemCaseSensitive(d, "gpuTypes") : NULL;
-	if (!cJSON_IsArray(types)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no gpuTypes)");
-	}
-	cJSON_ArrayForEach(gt, types) {
-		if (!cJSON_IsObject(gt))
-			continue;
-		/* Aliases s<N> and c<N>: lowestPrice for N GPUs on each cloud. */
-		for (m = gt->child; m != NULL; m = m->next) {
-			const char *k = m->string;
-			long long n;
-
-			if (k == NULL || (k[0] != 's' && k[0] != 'c') || !cJSON_IsObject(m) ||
-			    !parse_int(k + 1, 1, 64, &n))
-				continue;
-			offer_add(out, gt, m, k[0] == 's', (int)n, false);
-			if (want_spot)
-				offer_add(out, gt, m, k[0] == 's', (int)n, true);
-		}
-	}
-	cJSON_Delete(j);
-	return GR_OK;
+	runpod_offer_stream_feed(s, body, len);
+	e = runpod_offer_stream_finish(s, 200, err);
+	runpod_offer_stream_free(s);
+	return e;
 }
 
 static enum inst_state
@@ -460,18 +517,29 @@ runpod_parse_metrics(const char *body, size_t len, const char *id, struct sample
 enum gr_err
 runpod_parse_error(long status, const char *body, size_t len, struct gr_error *err)
 {
+	cJSON *j = NULL;
+	enum gr_err e;
+
+	if (body != NULL && len > 0)
+		j = cJSON_ParseWithLength(body, len);
+	e = error_of(status, j, body, len, err);
+	cJSON_Delete(j);
+	return e;
+}
+
+/* runpod_parse_error on a parsed reply (NULL: not JSON; body, if any, for a snippet). */
+static enum gr_err
+error_of(long status, const cJSON *j, const char *body, size_t len, struct gr_error *err)
+{
 	static const char *const keys[] = { "error", "message", "detail", NULL };
-	cJSON *j = NULL, *errs, *e0, *path, *pe;
+	const cJSON *errs, *e0, *path, *pe;
 	char msg[300] = "";
 	const char *m;
 	bool terminate = false;
 
-	if (body != NULL && len > 0)
-		j = cJSON_ParseWithLength(body, len);
 	if (status == 401)
 		goto auth;
 	if (!cJSON_IsObject(j)) {
-		cJSON_Delete(j);
 		if (status >= 200 && status < 300)
 			return gr_fail(err, GR_EUNAVAIL, "malformed reply (not JSON)");
 		if (body != NULL && len > 0)
@@ -492,8 +560,6 @@ runpod_parse_error(long status, const char *body, size_t len, struct gr_error *e
 				terminate = true;
 	} else if ((m = bj_first_str(j, keys)) != NULL)
 		text_sanitize(msg, sizeof(msg), m);
-	cJSON_Delete(j);
-	j = NULL;
 	if (e0 == NULL && status >= 200 && status < 300)
 		return GR_OK;
 	if (strcmp(msg, "Unauthorized") == 0 || status == 403)
@@ -512,7 +578,6 @@ runpod_parse_error(long status, const char *body, size_t len, struct gr_error *e
 		return gr_fail(err, GR_EFAIL, "%s", msg[0] ? msg : "request failed");
 	return http_fail_status(err, P, status, msg[0] ? msg : NULL);
 auth:
-	cJSON_Delete(j);
 	return gr_fail(err, GR_EAUTH, "API key rejected%s%s (HTTP %ld)",
 	    msg[0] ? ": " : "", msg, status);
 }

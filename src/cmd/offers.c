@@ -17,12 +17,13 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { O_SORT = 1, O_LIMIT, O_NO_DEFAULTS };
+enum { O_SORT = 1, O_LIMIT, O_NO_DEFAULTS, O_MAX_AGE };
 
 static const struct cmd_opt opts[] = {
 	{ "sort", 's', "KEYS", "sort by these keys, 'price,reliability-' ('-' before or after a key: descending)", O_SORT, CPL_SORT, false },
 	{ "limit", 'n', "N", "print at most N offers (0: all)", O_LIMIT, CPL_NONE, false },
 	{ "no-defaults", 0, NULL, "ignore offers.filter from the config", O_NO_DEFAULTS, CPL_NONE, false },
+	{ "max-age", 0, "DURATION", "answer from offers fetched at most DURATION ago (30s, 5m) when kept; default: ask every provider", O_MAX_AGE, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -31,6 +32,7 @@ struct args {
 	long long limit;
 	bool limit_set;
 	bool no_defaults;
+	long long max_age;	/* seconds; -1: always ask the providers */
 };
 
 static int
@@ -49,6 +51,11 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		break;
 	case O_NO_DEFAULTS:
 		a->no_defaults = true;
+		break;
+	case O_MAX_AGE:
+		if ((a->max_age = parse_duration(arg)) < 0)
+			return cmd_usage_error(c, "--max-age needs a duration (90s, 5m, 2h), not '%s'",
+			    arg);
 		break;
 	}
 	return 0;
@@ -74,10 +81,33 @@ remember(struct cmd_ctx *c, const struct offer_list *l)
 		idcache_put_offers(st, l->v, l->n, NULL);
 }
 
+/* A table from the cache says how old its prices are (the oldest answer used). */
+static void
+say_cached(struct cmd_ctx *c, const struct fanout_result *res)
+{
+	int64_t oldest = 0, now = (int64_t)time(NULL);
+	time_t t;
+	struct tm tm;
+	char hms[16];
+	size_t i;
+
+	for (i = 0; i < c->s->n_backends; i++)
+		if (res[i].code == GR_OK && res[i].from_cache &&
+		    (oldest == 0 || res[i].fetched_at < oldest))
+			oldest = res[i].fetched_at;
+	if (oldest == 0)
+		return;
+	t = (time_t)oldest;
+	if (localtime_r(&t, &tm) == NULL || strftime(hms, sizeof(hms), "%H:%M:%S", &tm) == 0)
+		return;
+	fprintf(stderr, "prices as of %s (%lld s ago)\n", hms,
+	    (long long)(now > oldest ? now - oldest : 0));
+}
+
 static int
 offers_run(struct cmd_ctx *c, int argc, char **argv)
 {
-	struct args a = { NULL, 0, false, false };
+	struct args a = { NULL, 0, false, false, -1 };
 	struct fanout_result res[SESSION_MAX_PROVIDERS];
 	struct gr_error err = { 0 };
 	struct offer_list list;
@@ -106,7 +136,7 @@ offers_run(struct cmd_ctx *c, int argc, char **argv)
 		a.limit_set = true;
 	}
 	offer_list_init(&list);
-	frc = session_offers(c->s, &f, &list, res, &err);
+	frc = session_offers_aged(c->s, &f, a.max_age, &list, res, &err);
 	report_timing(c, res, c->s->n_backends);
 	if (frc != GR_OK && frc != GR_EPARTIAL) {
 		offer_list_release(&list);
@@ -141,6 +171,8 @@ offers_run(struct cmd_ctx *c, int argc, char **argv)
 		fprintf(stderr, "(%zu of %zu offers; --limit 0 shows all)\n", list.n, total);
 	if (out_global.format == OUT_TABLE && isatty(STDERR_FILENO) && total == 0)
 		fputs("no offers match\n", stderr);
+	if (out_global.format == OUT_TABLE)
+		say_cached(c, res);
 	offer_list_release(&list);
 	return finish_output(c, status);
 }
@@ -159,7 +191,12 @@ const struct command cmd_offers = {
 	    "examples:\n"
 	    "  gpurent offers gpu=h100,h200 gpus>=8 price<=25 --sort gpu_price\n"
 	    "  gpurent offers gpu=a100-80gb region=eu reliability>=0.98 -o json\n"
-	    "  gpurent offers type=interruptible interconnect=nvlink -o ids --limit 1",
+	    "  gpurent offers type=interruptible interconnect=nvlink -o ids --limit 1\n"
+	    "  gpurent offers gpu=h100 --max-age 5m    # prices at most 5 minutes old\n\n"
+	    "Every offer carries fetched_at, when its provider answered (RFC 3339 in JSON).\n"
+	    "Answers are kept in the state database; with --max-age a provider whose answer\n"
+	    "to the same filter is recent enough is not asked again, and the table ends with\n"
+	    "'prices as of HH:MM:SS (N s ago)' on stderr.",
 	.opts = opts,
 	.complete_args = CPL_FILTER,
 	.run = offers_run,

@@ -31,6 +31,7 @@ const struct column offer_columns[OCOL__COUNT] = {
 	[OCOL_STORAGE] = { "storage_gb_month", "$/GB-MO", true, true, 5, 0 },
 	[OCOL_GPU_KNOWN] = { "gpu_known", "KNOWN", false, true, 7, 0 },
 	[OCOL_VENDOR] = { "vendor", "VENDOR", false, true, 6, 0 },
+	[OCOL_FETCHED_AT] = { "fetched_at", "FETCHED", false, true, 7, 0 },
 };
 
 
@@ -120,6 +121,10 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case OCOL_STORAGE: set_money(c, o->storage_gb_month, o->valid & OV_STORAGE, 3); break;
 	case OCOL_GPU_KNOWN: c->kind = CELL_BOOL; c->i = o->gpu != NULL; break;
 	case OCOL_VENDOR: set_str(c, o->gpu ? o->gpu->vendor : NULL); break;
+	case OCOL_FETCHED_AT:
+		c->kind = o->fetched_at > 0 ? CELL_TIME : CELL_NULL;
+		c->i = o->fetched_at;
+		break;
 	default: c->kind = CELL_NULL; break;
 	}
 }

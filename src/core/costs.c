@@ -1,3 +1,4 @@
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -49,21 +50,64 @@ seg_cost(const struct ledger_seg *g, int64_t from, int64_t to, int64_t now)
 	return b > a ? money_accrue(g->rate_hour, b - a) : 0;
 }
 
-static struct cost_line *
-line_for(struct cost_summary *s, size_t *cap, const char *key)
-{
-	size_t i;
+/*
+ * The lines of a summary being built, with an index by key: a month of 1,000 instances'
+ * segments is tens of thousands of rows, and finding each row's line by walking the lines
+ * cost a strcmp per line per row.
+ */
+struct line_set {
+	struct cost_summary *s;
+	size_t cap;
+	size_t *slot;		/* open addressing: line index + 1, 0 empty */
+	size_t nslot;		/* a power of two, at least twice the lines */
+};
 
-	for (i = 0; i < s->n_lines; i++)
-		if (strcmp(s->lines[i].key, key) == 0)
-			return &s->lines[i];
-	if (s->n_lines == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		s->lines = xreallocarray(s->lines, *cap, sizeof(*s->lines));
+static uint64_t
+key_hash(const char *k)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *k != '\0'; k++)
+		h = (h ^ (unsigned char)*k) * 0x100000001b3ULL;
+	return h;
+}
+
+static void
+line_index_grow(struct line_set *ls)
+{
+	size_t i, j, mask;
+
+	ls->nslot = ls->nslot ? ls->nslot * 2 : 64;
+	free(ls->slot);
+	ls->slot = xcalloc(ls->nslot, sizeof(*ls->slot));
+	mask = ls->nslot - 1;
+	for (i = 0; i < ls->s->n_lines; i++) {
+		for (j = key_hash(ls->s->lines[i].key) & mask; ls->slot[j] != 0; j = (j + 1) & mask)
+			;
+		ls->slot[j] = i + 1;
+	}
+}
+
+static struct cost_line *
+line_for(struct line_set *ls, const char *key)
+{
+	struct cost_summary *s = ls->s;
+	size_t j, mask;
+
+	if (2 * (s->n_lines + 1) > ls->nslot)
+		line_index_grow(ls);
+	mask = ls->nslot - 1;
+	for (j = key_hash(key) & mask; ls->slot[j] != 0; j = (j + 1) & mask)
+		if (strcmp(s->lines[ls->slot[j] - 1].key, key) == 0)
+			return &s->lines[ls->slot[j] - 1];
+	if (s->n_lines == ls->cap) {
+		ls->cap = ls->cap ? ls->cap * 2 : 16;
+		s->lines = xreallocarray(s->lines, ls->cap, sizeof(*s->lines));
 	}
 	memset(&s->lines[s->n_lines], 0, sizeof(*s->lines));
 	strlcpy_(s->lines[s->n_lines].key, key, sizeof(s->lines[0].key));
-	return &s->lines[s->n_lines++];
+	ls->slot[j] = ++s->n_lines;
+	return &s->lines[s->n_lines - 1];
 }
 
 static int
@@ -105,7 +149,7 @@ row_clock(const struct cost_clock *clk, const char *provider, int64_t since,
 
 /* Split a billing segment at each midnight it spans, onto the day lines. */
 static void
-add_days(struct cost_summary *out, size_t *cap, const struct ledger_seg *g,
+add_days(struct cost_summary *out, struct line_set *ls, const struct ledger_seg *g,
     const struct row_clock *rc, bool open)
 {
 	int64_t d = day_start(g->start > rc->since ? g->start : rc->since);
@@ -121,10 +165,75 @@ add_days(struct cost_summary *out, size_t *cap, const struct ledger_seg *g,
 
 		gmtime_r(&tt, &tm);
 		strftime(day, sizeof(day), "%Y-%m-%d", &tm);
-		l = line_for(out, cap, day);
+		l = line_for(ls, day);
 		l->spent += c;
 		if (open && rc->now < d + 86400)
 			l->burn_hour += g->rate_hour;
+	}
+}
+
+/* What costs_compute carries from row to row. */
+struct compute {
+	const struct cost_clock *clk;
+	int64_t since;
+	enum cost_group by;
+	struct cost_summary *out;
+	struct line_set lines;
+};
+
+/* One ledger row onto the summary (rows come oldest first). */
+static void
+add_row(const struct ledger_seg *g, void *ctx)
+{
+	struct compute *cc = ctx;
+	struct cost_summary *out = cc->out;
+	struct row_clock rc;
+	bool billed = g->kind != LEDGER_PROVISIONING;
+	bool open;
+	const char *key = NULL;
+	int64_t spent = 0, rest_day, rest_month;
+
+	row_clock(cc->clk, g->provider, cc->since, &rc);
+	/* A reservation counts even when made a moment after this clock was read. */
+	open = g->end == 0 && (g->start <= rc.now || !billed);
+	rest_day = open ? money_accrue(g->rate_hour, rc.today + 86400 - rc.now) : 0;
+	rest_month = open ? money_accrue(g->rate_hour, month_end(rc.now) - rc.now) : 0;
+	if (billed) {
+		int64_t today = seg_cost(g, rc.today, rc.now, rc.now);
+		int64_t month = seg_cost(g, rc.month, rc.now, rc.now);
+
+		spent = seg_cost(g, rc.since, rc.now, rc.now);
+		out->spent += spent;
+		out->spent_today += today;
+		out->spent_month += month;
+		out->projected_day += today;
+		out->projected_month += month;
+		if (open)
+			out->burn_hour += g->rate_hour;
+	} else if (open)
+		out->provisioning_hour += g->rate_hour;
+	/* What bills or is about to, at its rate until midnight and the month's end. */
+	out->projected_day += rest_day;
+	out->projected_month += rest_month;
+	switch (cc->by) {
+	case CG_INSTANCE: key = g->instance_id; break;
+	case CG_LABEL: key = g->label; break;	/* "": unlabelled, null in JSON */
+	case CG_PROVIDER: key = g->provider; break;
+	case CG_GPU: key = g->gpu[0] ? g->gpu : "unknown"; break;
+	case CG_DAY:
+		if (billed)
+			add_days(out, &cc->lines, g, &rc, open);
+		break;
+	case CG_NONE: break;
+	}
+	if (key != NULL) {
+		struct cost_line *l = line_for(&cc->lines, key);
+
+		l->spent += spent;
+		if (open && billed)
+			l->burn_hour += g->rate_hour;
+		/* Rows come oldest first: the instance's last row says how it ended. */
+		l->gone = g->gone;
 	}
 }
 
@@ -132,11 +241,12 @@ enum gr_err
 costs_compute(struct state *st, const struct cost_clock *clk, int64_t since, enum cost_group by,
     struct cost_summary *out, struct gr_error *err)
 {
-	struct ledger_seg *segs = NULL;
+	struct compute cc;
 	int64_t from;
-	size_t n, i, cap = 0;
+	enum gr_err e;
 
 	memset(out, 0, sizeof(*out));
+	memset(&cc, 0, sizeof(cc));
 	out->now = clk->sim_shown ? clk->sim : clk->wall;
 	out->since = since ? since : month_start(out->now);
 	/* The earliest start of any clock's window. */
@@ -144,60 +254,18 @@ costs_compute(struct state *st, const struct cost_clock *clk, int64_t since, enu
 	    month_start(clk->sim);
 	if (since && since < from)
 		from = since;
-	if (ledger_load(st, from, 0, &segs, &n, err) != GR_OK)
-		return err->code;
-	for (i = 0; i < n; i++) {
-		const struct ledger_seg *g = &segs[i];
-		struct row_clock rc;
-		bool billed = g->kind != LEDGER_PROVISIONING;
-		bool open;
-		const char *key = NULL;
-		int64_t spent = 0, rest_day, rest_month;
-
-		row_clock(clk, g->provider, since, &rc);
-		/* A reservation counts even when made a moment after this clock was read. */
-		open = g->end == 0 && (g->start <= rc.now || !billed);
-		rest_day = open ? money_accrue(g->rate_hour, rc.today + 86400 - rc.now) : 0;
-		rest_month = open ? money_accrue(g->rate_hour, month_end(rc.now) - rc.now) : 0;
-		if (billed) {
-			int64_t today = seg_cost(g, rc.today, rc.now, rc.now);
-			int64_t month = seg_cost(g, rc.month, rc.now, rc.now);
-
-			spent = seg_cost(g, rc.since, rc.now, rc.now);
-			out->spent += spent;
-			out->spent_today += today;
-			out->spent_month += month;
-			out->projected_day += today;
-			out->projected_month += month;
-			if (open)
-				out->burn_hour += g->rate_hour;
-		} else if (open)
-			out->provisioning_hour += g->rate_hour;
-		/* What bills or is about to, at its rate until midnight and the month's end. */
-		out->projected_day += rest_day;
-		out->projected_month += rest_month;
-		switch (by) {
-		case CG_INSTANCE: key = g->instance_id; break;
-		case CG_LABEL: key = g->label; break;	/* "": unlabelled, null in JSON */
-		case CG_PROVIDER: key = g->provider; break;
-		case CG_GPU: key = g->gpu[0] ? g->gpu : "unknown"; break;
-		case CG_DAY:
-			if (billed)
-				add_days(out, &cap, g, &rc, open);
-			break;
-		case CG_NONE: break;
-		}
-		if (key != NULL) {
-			struct cost_line *l = line_for(out, &cap, key);
-
-			l->spent += spent;
-			if (open && billed)
-				l->burn_hour += g->rate_hour;
-			/* Rows come oldest first: the instance's last row says how it ended. */
-			l->gone = g->gone;
-		}
+	cc.clk = clk;
+	cc.since = since;
+	cc.by = by;
+	cc.out = out;
+	cc.lines.s = out;
+	/* Row by row as SQLite reads them: the window's rows are never all in memory. */
+	e = ledger_each(st, from, 0, add_row, &cc, err);
+	free(cc.lines.slot);
+	if (e != GR_OK) {
+		cost_summary_release(out);
+		return e;
 	}
-	free(segs);
 	if (out->n_lines > 0)
 		qsort(out->lines, out->n_lines, sizeof(*out->lines), by == CG_DAY ? cmp_days :
 		    cmp_lines);

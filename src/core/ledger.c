@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 
@@ -73,6 +74,48 @@ ledger_begin(struct state *st, const struct ledger_seg *seg, struct gr_error *er
 	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot write the ledger");
 }
 
+int64_t
+ledger_spent(struct state *st, const char *provider, const char *instance_id, int64_t now,
+    int64_t *burn_hour)
+{
+	sqlite3_stmt *q;
+	int64_t total = 0, burn = 0;
+
+	/*
+	 * Plans: ledger_closed by its primary key (one instance) or ledger_closed_provider;
+	 * the open rows by ledger_open (instance_id, end_ts=0) or ledger_end (end_ts=0).
+	 */
+	if (sqlite3_prepare_v2(state_db(st), instance_id != NULL ?
+	    "SELECT sum(spent) FROM ledger_closed WHERE instance_id = ?1 AND kind != ?3" :
+	    "SELECT sum(spent) FROM ledger_closed WHERE provider = ?2 AND kind != ?3", -1, &q,
+	    NULL) == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, instance_id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 2, provider, -1, SQLITE_STATIC);
+		sqlite3_bind_int(q, 3, LEDGER_PROVISIONING);
+		if (sqlite3_step(q) == SQLITE_ROW)
+			total = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+	}
+	if (sqlite3_prepare_v2(state_db(st), instance_id != NULL ?
+	    "SELECT rate_hour, start_ts FROM ledger WHERE instance_id = ?1 AND end_ts = 0 AND "
+	    "kind != ?3" :
+	    "SELECT rate_hour, start_ts FROM ledger WHERE end_ts = 0 AND provider = ?2 AND "
+	    "kind != ?3", -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, instance_id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 2, provider, -1, SQLITE_STATIC);
+		sqlite3_bind_int(q, 3, LEDGER_PROVISIONING);
+		while (sqlite3_step(q) == SQLITE_ROW) {
+			total += money_accrue(sqlite3_column_int64(q, 0),
+			    now - sqlite3_column_int64(q, 1));
+			burn += sqlite3_column_int64(q, 0);
+		}
+		sqlite3_finalize(q);
+	}
+	if (burn_hour != NULL)
+		*burn_hour = burn;
+	return total;
+}
+
 static void
 copy_col(char *dst, size_t n, sqlite3_stmt *s, int col)
 {
@@ -82,46 +125,71 @@ copy_col(char *dst, size_t n, sqlite3_stmt *s, int col)
 }
 
 enum gr_err
-ledger_load(struct state *st, int64_t since, int64_t until, struct ledger_seg **out, size_t *n,
-    struct gr_error *err)
+ledger_each(struct state *st, int64_t since, int64_t until,
+    void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx, struct gr_error *err)
 {
 	sqlite3_stmt *s;
-	struct ledger_seg *v = NULL;
-	size_t cap = 0, len = 0;
+	struct ledger_seg g;
 	int rc;
 
+	/*
+	 * Query plan (EXPLAIN QUERY PLAN, bench/scale.sh): MULTI-INDEX OR over ledger_end
+	 * (end_ts=? for the open rows, end_ts>? for those ending inside the window), then a temp
+	 * b-tree for ORDER BY. The '+' keeps the planner from walking ledger_time instead to
+	 * save that sort: that reads every row of the ledger's whole history (730,000 rows for
+	 * a year of 1,000 instances, 37 s on a loaded machine) to return this month's 29,000.
+	 */
 	if (sqlite3_prepare_v2(state_db(st), "SELECT instance_id, provider, label, gpu, kind, "
 	    "rate_hour, start_ts, end_ts, gone FROM ledger WHERE (end_ts = 0 OR end_ts > ?1) "
-	    "AND (?2 = 0 OR start_ts < ?2) ORDER BY start_ts, id", -1, &s, NULL) != SQLITE_OK)
+	    "AND (?2 = 0 OR start_ts < ?2) ORDER BY +start_ts, id", -1, &s, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the ledger");
 	sqlite3_bind_int64(s, 1, since);
 	sqlite3_bind_int64(s, 2, until);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct ledger_seg *g;
-
-		if (len == cap) {
-			cap = cap ? cap * 2 : 64;
-			v = xreallocarray(v, cap, sizeof(*v));
-		}
-		g = &v[len++];
-		memset(g, 0, sizeof(*g));
-		copy_col(g->instance_id, sizeof(g->instance_id), s, 0);
-		copy_col(g->provider, sizeof(g->provider), s, 1);
-		copy_col(g->label, sizeof(g->label), s, 2);
-		copy_col(g->gpu, sizeof(g->gpu), s, 3);
-		g->kind = (enum ledger_kind)sqlite3_column_int(s, 4);
-		g->rate_hour = sqlite3_column_int64(s, 5);
-		g->start = sqlite3_column_int64(s, 6);
-		g->end = sqlite3_column_int64(s, 7);
-		g->gone = sqlite3_column_int(s, 8) != 0;
+		copy_col(g.instance_id, sizeof(g.instance_id), s, 0);
+		copy_col(g.provider, sizeof(g.provider), s, 1);
+		copy_col(g.label, sizeof(g.label), s, 2);
+		copy_col(g.gpu, sizeof(g.gpu), s, 3);
+		g.kind = (enum ledger_kind)sqlite3_column_int(s, 4);
+		g.rate_hour = sqlite3_column_int64(s, 5);
+		g.start = sqlite3_column_int64(s, 6);
+		g.end = sqlite3_column_int64(s, 7);
+		g.gone = sqlite3_column_int(s, 8) != 0;
+		fn(&g, ctx);
 	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		free(v);
-		return state_fail(st, err, "cannot read the ledger");
+	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot read the ledger");
+}
+
+struct seg_vec {
+	struct ledger_seg *v;
+	size_t len, cap;
+};
+
+static void
+seg_keep(const struct ledger_seg *g, void *ctx)
+{
+	struct seg_vec *sv = ctx;
+
+	if (sv->len == sv->cap) {
+		sv->cap = sv->cap ? sv->cap * 2 : 64;
+		sv->v = xreallocarray(sv->v, sv->cap, sizeof(*sv->v));
 	}
-	*out = v;
-	*n = len;
+	sv->v[sv->len++] = *g;
+}
+
+enum gr_err
+ledger_load(struct state *st, int64_t since, int64_t until, struct ledger_seg **out, size_t *n,
+    struct gr_error *err)
+{
+	struct seg_vec sv = { NULL, 0, 0 };
+
+	if (ledger_each(st, since, until, seg_keep, &sv, err) != GR_OK) {
+		free(sv.v);
+		return err->code;
+	}
+	*out = sv.v;
+	*n = sv.len;
 	return GR_OK;
 }
 

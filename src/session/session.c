@@ -10,6 +10,7 @@
 #include "gpurent/costs.h"
 #include "gpurent/filter.h"
 #include "gpurent/gpunames.h"
+#include "gpurent/offer_cache.h"
 #include "gpurent/paths.h"
 #include "gpurent/session.h"
 #include "gpurent/sim.h"
@@ -257,6 +258,69 @@ struct job {
 	struct fanout_result *res;
 };
 
+/* The query a backend is asked, as the offer cache keys it: every term of the filter. */
+static void
+query_key(const struct filter *f, struct sb *out)
+{
+	size_t i, k;
+
+	sb_adds(out, "v1");
+	for (i = 0; f != NULL && i < f->n; i++) {
+		const struct filter_term *t = &f->t[i];
+
+		sb_addf(out, ";%s/%d", filter_field_name(t->field), (int)t->op);
+		for (k = 0; k < t->n && k < FILTER_MAX_VALUES; k++)
+			sb_addf(out, ",%lld:%s", (long long)t->num[k], t->str[k]);
+	}
+}
+
+struct fingerprint {
+	const char *provider;
+	const char *profile;
+	uint64_t h;
+};
+
+static void
+fingerprint_add(struct fingerprint *fp, const char *s)
+{
+	for (; *s != '\0'; s++)
+		fp->h = (fp->h ^ (unsigned char)*s) * 0x100000001b3ULL;	/* FNV-1a */
+	fp->h = (fp->h ^ 0xff) * 0x100000001b3ULL;
+}
+
+static void
+fingerprint_entry(const char *profile, const char *key, const char *value, void *ctx)
+{
+	struct fingerprint *fp = ctx;
+	size_t n = strlen(fp->provider);
+
+	if (profile != NULL && (fp->profile == NULL || strcmp(profile, fp->profile) != 0))
+		return;
+	if (strncmp(key, fp->provider, n) != 0 || key[n] != '.')
+		return;
+	fingerprint_add(fp, profile != NULL ? profile : "");
+	fingerprint_add(fp, key);
+	fingerprint_add(fp, value);
+}
+
+/*
+ * What the offer cache files a provider's answers under: its URL from the environment and
+ * its keys in the config (the profile's and the top level's). When it changes, the
+ * provider's cached answers are dropped.
+ */
+static void
+provider_config(struct session *s, const char *name, char *out, size_t n)
+{
+	struct fingerprint fp = { name, s->profile, 0xcbf29ce484222325ULL };
+	const char *url = provider_env(name, "URL", false);
+
+	fingerprint_add(&fp, s->profile != NULL ? s->profile : "");
+	fingerprint_add(&fp, url != NULL ? url : "");
+	if (s->config != NULL)
+		config_each(s->config, fingerprint_entry, &fp);
+	snprintf(out, n, "%016llx", (unsigned long long)fp.h);
+}
+
 static void *
 run_job(void *arg)
 {
@@ -274,6 +338,13 @@ run_job(void *arg)
 		    &j->res->err);
 	else
 		j->res->code = j->b->ops->instances(j->b, &j->instances, &j->res->err);
+	if (j->want_offers && j->res->code == GR_OK) {
+		size_t i;
+
+		j->res->fetched_at = (int64_t)time(NULL);
+		for (i = 0; i < j->offers.n; i++)
+			j->offers.v[i].fetched_at = j->res->fetched_at;
+	}
 	if (j->res->code != GR_OK && j->res->err.msg[0] == '\0')
 		gr_fail(&j->res->err, j->res->code, "%s", gr_err_name(j->res->code));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -281,18 +352,32 @@ run_job(void *arg)
 	return NULL;
 }
 
+/*
+ * max_age_s >= 0: a provider whose answer to f is in the offer cache, no older than that,
+ * is answered from there. Fresh answers are kept in the cache.
+ */
 static enum gr_err
-fanout(struct session *s, const struct filter *f, bool offers, struct offer_list *oout,
-    struct instance_list *iout, struct fanout_result *results, struct gr_error *err)
+fanout(struct session *s, const struct filter *f, bool offers, long long max_age_s,
+    struct offer_list *oout, struct instance_list *iout, struct fanout_result *results,
+    struct gr_error *err)
 {
 	struct job jobs[SESSION_MAX_PROVIDERS];
 	pthread_t th[SESSION_MAX_PROVIDERS];
-	bool started[SESSION_MAX_PROVIDERS];
+	bool started[SESSION_MAX_PROVIDERS], asked[SESSION_MAX_PROVIDERS];
+	char configs[SESSION_MAX_PROVIDERS][20];
+	struct state *st = NULL;
+	struct sb query;
 	size_t i, ok = 0;
 	enum gr_err first = GR_OK;
 
 	if (session_backends(s, err) != GR_OK)
 		return err->code;
+	sb_init(&query);
+	if (offers) {
+		query_key(f, &query);
+		if (session_state(s, &st, NULL) != GR_OK)
+			st = NULL;	/* no cache: every provider is asked */
+	}
 	memset(jobs, 0, sizeof(jobs));
 	for (i = 0; i < s->n_backends; i++) {
 		memset(&results[i], 0, sizeof(results[i]));
@@ -302,17 +387,38 @@ fanout(struct session *s, const struct filter *f, bool offers, struct offer_list
 		jobs[i].res = &results[i];
 		offer_list_init(&jobs[i].offers);
 		instance_list_init(&jobs[i].instances);
+		asked[i] = true;
+		if (st != NULL) {
+			const char *name = s->backends[i]->ops->name;
+
+			provider_config(s, name, configs[i], sizeof(configs[i]));
+			if (max_age_s >= 0 && s->backends[i]->ready &&
+			    offer_cache_get(st, name, configs[i], query.buf, (int64_t)time(NULL),
+			    max_age_s, &jobs[i].offers, &results[i].fetched_at)) {
+				results[i].b = s->backends[i];
+				results[i].code = GR_OK;
+				results[i].pushed_all = true;
+				results[i].from_cache = true;
+				asked[i] = false;
+			}
+		}
 	}
 	/* One provider needs no thread; several run at once, so the slowest sets the pace. */
 	for (i = 0; i < s->n_backends; i++)
-		started[i] = s->n_backends > 1 &&
+		started[i] = asked[i] && s->n_backends > 1 &&
 		    pthread_create(&th[i], NULL, run_job, &jobs[i]) == 0;
 	for (i = 0; i < s->n_backends; i++) {
 		if (started[i])
 			pthread_join(th[i], NULL);
-		else
+		else if (asked[i])
 			run_job(&jobs[i]);
 	}
+	/* Fresh answers are kept for the next `--max-age`, completion and the dashboard. */
+	for (i = 0; st != NULL && i < s->n_backends; i++)
+		if (asked[i] && results[i].code == GR_OK)
+			offer_cache_put(st, s->backends[i]->ops->name, configs[i], query.buf,
+			    results[i].fetched_at, jobs[i].offers.v, jobs[i].offers.n, NULL);
+	sb_release(&query);
 	for (i = 0; i < s->n_backends; i++) {
 		results[i].count = offers ? jobs[i].offers.n : jobs[i].instances.n;
 		if (results[i].code == GR_OK) {
@@ -350,14 +456,21 @@ enum gr_err
 session_offers(struct session *s, const struct filter *f, struct offer_list *out,
     struct fanout_result *results, struct gr_error *err)
 {
-	return fanout(s, f, true, out, NULL, results, err);
+	return fanout(s, f, true, -1, out, NULL, results, err);
+}
+
+enum gr_err
+session_offers_aged(struct session *s, const struct filter *f, long long max_age_s,
+    struct offer_list *out, struct fanout_result *results, struct gr_error *err)
+{
+	return fanout(s, f, true, max_age_s, out, NULL, results, err);
 }
 
 enum gr_err
 session_instances(struct session *s, struct instance_list *out, struct fanout_result *results,
     struct gr_error *err)
 {
-	return fanout(s, NULL, false, NULL, out, results, err);
+	return fanout(s, NULL, false, -1, NULL, out, results, err);
 }
 
 int64_t

@@ -3,9 +3,13 @@
  * GPUs, filter terms, and offer and instance ids from the local database (instant, and
  * offline). Plain functions; the readline glue in shell.c calls shell_complete.
  */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -17,6 +21,7 @@
 #include "gpurent/filter.h"
 #include "gpurent/idcache.h"
 #include "gpurent/model.h"
+#include "gpurent/offer_cache.h"
 #include "gpurent/session.h"
 #include "gpurent/shell.h"
 #include "gpurent/state.h"
@@ -219,7 +224,102 @@ add_jobs(struct cands *c, struct session *s)
 	add_query(c, st, "SELECT id FROM jobs ORDER BY started_at DESC");
 }
 
-/* Offers the user has seen: those `offers` printed last, kept in the id cache. */
+/* Cached answers older than this are refreshed in the background when completion reads them. */
+#define OFFER_REFRESH_S 300
+/* One background refresh at a time: another starts only this long after the last began. */
+#define OFFER_REFRESH_GAP_S 60
+
+/*
+ * Start `gpurent offers -o ids --limit 0` (this session's profile and providers) detached
+ * from the terminal, its output to /dev/null: it asks the providers and refreshes the offer
+ * cache and the id cache, while this completion answers at once from what is kept. The
+ * refresher's pid and start time go to the meta table (offer_cache.refresh), which is also
+ * what keeps a burst of completions from starting several.
+ */
+static void
+refresh_offers(struct session *s, struct state *st)
+{
+	char exe[4096], buf[64];
+	char *argv[8 + 2 * SESSION_MAX_PROVIDERS];
+	int64_t now = (int64_t)time(NULL);
+	long long began = 0;
+	int fds[2], argc = 0;
+	pid_t child, refresher = 0;
+	ssize_t len;
+	size_t i;
+
+	if (offer_cache_newest(st) > now - OFFER_REFRESH_S)
+		return;
+	if (state_meta_get(st, "offer_cache.refresh", buf, sizeof(buf)) &&
+	    sscanf(buf, "%lld", &began) == 1 && began > now - OFFER_REFRESH_GAP_S && began <= now)
+		return;
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len <= 0 || pipe(fds) != 0)
+		return;
+	exe[len] = '\0';
+	argv[argc++] = (char *)"gpurent";
+	if (s->profile != NULL) {
+		argv[argc++] = (char *)"--profile";
+		argv[argc++] = (char *)s->profile;
+	}
+	for (i = 0; i < s->n_providers; i++) {
+		argv[argc++] = (char *)"--provider";
+		argv[argc++] = (char *)s->providers[i];
+	}
+	argv[argc++] = (char *)"offers";
+	argv[argc++] = (char *)"-o";
+	argv[argc++] = (char *)"ids";
+	argv[argc++] = (char *)"--limit";
+	argv[argc++] = (char *)"0";
+	argv[argc] = NULL;
+	/* Twice forked, so that no zombie waits on this process (the shell lives long). */
+	child = fork();
+	if (child == 0) {
+		pid_t p;
+		int null;
+
+		close(fds[0]);
+		setsid();
+		p = fork();
+		if (p != 0) {
+			if (write(fds[1], &p, sizeof(p)) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		close(fds[1]);
+		null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		execv(exe, argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	if (child > 0) {
+		if (read(fds[0], &refresher, sizeof(refresher)) != (ssize_t)sizeof(refresher))
+			refresher = 0;
+		waitpid(child, NULL, 0);
+	}
+	close(fds[0]);
+	if (refresher > 0) {
+		snprintf(buf, sizeof(buf), "%lld %ld", (long long)now, (long)refresher);
+		state_meta_set(st, "offer_cache.refresh", buf, NULL);
+	}
+}
+
+static void
+add_cached_offer(const char *id, void *ctx)
+{
+	cand_add(ctx, id);
+}
+
+/*
+ * Offers the user has seen (those `offers` printed last, in the id cache) and every offer
+ * of the providers' answers kept in the offer cache; a cache older than OFFER_REFRESH_S is
+ * refreshed in the background for the next completion.
+ */
 static void
 add_offers(struct cands *c, struct session *s)
 {
@@ -228,6 +328,8 @@ add_offers(struct cands *c, struct session *s)
 	if (session_state(s, &st, NULL) != GR_OK)
 		return;
 	idcache_each(st, IDC_OFFER, c->prefix, add_cached, c, NULL);
+	offer_cache_each_id(st, c->prefix, IDS_MAX, add_cached_offer, c);
+	refresh_offers(s, st);
 }
 
 static void

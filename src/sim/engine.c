@@ -529,22 +529,7 @@ row_to_instance(struct sim *s, const struct row *r, int64_t now, struct instance
 static int64_t
 instance_cost(struct sim *s, const char *id, int64_t now)
 {
-	sqlite3_stmt *q;
-	int64_t total = 0;
-
-	if (sqlite3_prepare_v2(state_db(s->st), "SELECT rate_hour, start_ts, end_ts FROM ledger "
-	    "WHERE instance_id = ? AND kind != ?", -1, &q, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 2, LEDGER_PROVISIONING);
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		int64_t end = sqlite3_column_int64(q, 2);
-
-		total += money_accrue(sqlite3_column_int64(q, 0),
-		    (end ? end : now) - sqlite3_column_int64(q, 1));
-	}
-	sqlite3_finalize(q);
-	return total;
+	return ledger_spent(s->st, "sim", id, now, NULL);
 }
 
 static enum gr_err
@@ -637,24 +622,12 @@ sim_get(struct sim *s, const char *id, struct instance *out, struct gr_error *er
 	return GR_OK;
 }
 
+/* Everything the simulated account was billed, and its burn rate now. */
 static enum gr_err
 total_spend(struct sim *s, int64_t now, int64_t *spent, int64_t *burn, struct gr_error *err)
 {
-	struct ledger_seg *segs = NULL;
-	size_t n, i;
-
-	*spent = *burn = 0;
-	if (ledger_load(s->st, 0, 0, &segs, &n, err) != GR_OK)
-		return err->code;
-	for (i = 0; i < n; i++) {
-		if (strcmp(segs[i].provider, "sim") != 0 || segs[i].kind == LEDGER_PROVISIONING)
-			continue;
-		*spent += money_accrue(segs[i].rate_hour, (segs[i].end ? segs[i].end : now) -
-		    segs[i].start);
-		if (segs[i].end == 0)
-			*burn += segs[i].rate_hour;
-	}
-	free(segs);
+	(void)err;
+	*spent = ledger_spent(s->st, "sim", NULL, now, burn);
 	return GR_OK;
 }
 

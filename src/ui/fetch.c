@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ struct lane {
 	struct ui_request req;
 	bool busy;
 	struct timespec since;
+	bool cache_tried;		/* UJ_OFFERS: the first answer may come from the cache */
 };
 
 struct ui_fetch {
@@ -213,16 +215,26 @@ do_costs(struct session *s, struct ui_result *r)
 	return GR_OK;
 }
 
-static void
+/*
+ * Returns true when the result came from the offer cache: the lane then asks the provider
+ * at once, so the view shows the kept offers while the fresh ones are on their way.
+ */
+static bool
 run_job(struct session *s, struct lane *l, struct ui_result *r)
 {
+	bool cached = false;
 	struct fanout_result res[SESSION_MAX_PROVIDERS];
 	struct backend *b;
 
 	memset(res, 0, sizeof(res));
 	switch (l->job) {
 	case UJ_OFFERS:
-		r->code = session_offers(s, &r->req.filter, &r->offers, res, &r->err);
+		/* The first answer from the cache, whatever its age; then always fresh. */
+		r->code = session_offers_aged(s, &r->req.filter, l->cache_tried ? -1 : LLONG_MAX,
+		    &r->offers, res, &r->err);
+		cached = !l->cache_tried && r->code == GR_OK && s->n_backends == 1 &&
+		    res[0].from_cache;
+		l->cache_tried = true;
 		break;
 	case UJ_INSTANCES:
 		r->code = session_instances(s, &r->instances, res, &r->err);
@@ -251,6 +263,7 @@ run_job(struct session *s, struct lane *l, struct ui_result *r)
 	}
 	if (r->code != GR_OK && r->err.msg[0] == '\0')
 		gr_fail(&r->err, r->code, "%s", gr_err_name(r->code));
+	return cached;
 }
 
 static void *
@@ -260,7 +273,8 @@ lane_main(void *arg)
 	struct ui_fetch *f = l->f;
 	struct session s;
 	struct ui_result *r;
-	bool last;
+	struct ui_request again;
+	bool last, cached;
 	char b = 1;
 
 	session_init(&s);
@@ -289,7 +303,8 @@ lane_main(void *arg)
 		offer_list_init(&r->offers);
 		instance_list_init(&r->instances);
 		sample_list_init(&r->samples);
-		run_job(&s, l, r);
+		cached = run_job(&s, l, r);
+		again = r->req;
 
 		pthread_mutex_lock(&f->mu);
 		l->busy = false;
@@ -302,6 +317,10 @@ lane_main(void *arg)
 		else
 			f->head = r;
 		f->tail = r;
+		if (cached && !l->has_req) {
+			l->req = again;
+			l->has_req = true;
+		}
 		/* The pipe is non-blocking: a full pipe already says "results waiting". */
 		if (write(f->pipe[1], &b, 1) < 0 && errno != EAGAIN)
 			break;

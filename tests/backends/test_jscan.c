@@ -1,7 +1,7 @@
 /*
  * test_jscan.c - the streaming scanner of provider replies (src/backends/jscan.c) and the
- * vast offers stream built on it: the same answer as one whole-body cJSON parse for every
- * way of cutting a body into chunks.
+ * offers streams of vast, RunPod and Lambda built on it: the same answer as one whole-body
+ * cJSON parse for every way of cutting a body into chunks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,21 +14,32 @@
 #include "gpurent/util.h"
 #include "tdata.h"
 
+static const char *const offers_path[] = { "offers", NULL };
+static const char *const gpu_types_path[] = { "data", "gpuTypes", NULL };
+static const char *const data_path[] = { "data", NULL };
+
 /* Cut once at every byte boundary, and into one-byte chunks. */
 static void
-agrees_everywhere(const char *b, size_t len)
+agrees_everywhere_at(const char *const *path, bool members, const char *b, size_t len)
 {
 	size_t k, *all;
 
 	for (k = 0; k <= len; k++)
-		if (!jscan_agrees(b, len, &k, 1))
-			fail_msg("cut at %zu of %zu disagrees: %.*s", k, len, (int)len, b);
+		if (!jscan_agrees_at(path, members, b, len, &k, 1))
+			fail_msg("%s: cut at %zu of %zu disagrees: %.*s", path[0], k, len, (int)len,
+			    b);
 	all = malloc((len + 1) * sizeof(*all));
 	for (k = 0; k <= len; k++)
 		all[k] = k;
-	if (!jscan_agrees(b, len, all, len + 1))
-		fail_msg("one-byte chunks disagree: %.*s", (int)len, b);
+	if (!jscan_agrees_at(path, members, b, len, all, len + 1))
+		fail_msg("%s: one-byte chunks disagree: %.*s", path[0], (int)len, b);
 	free(all);
+}
+
+static void
+agrees_everywhere(const char *b, size_t len)
+{
+	agrees_everywhere_at(offers_path, false, b, len);
 }
 
 static void
@@ -53,6 +64,87 @@ test_shapes(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++)
 		agrees_everywhere(bodies[i], strlen(bodies[i]));
+}
+
+/* A nested path (RunPod's data.gpuTypes): only the array the path names is streamed. */
+static void
+test_nested_path(void **state)
+{
+	static const char *const bodies[] = {
+		"{\"data\":{\"gpuTypes\":[1,2]}}", "{\"data\":{\"gpuTypes\":[]},\"errors\":[1]}",
+		"{\"errors\":[{\"message\":\"x\"}],\"data\":null}", "{\"data\":{\"gpuTypes\":5}}",
+		"{\"gpuTypes\":[1],\"data\":{}}", "{\"data\":{\"x\":{\"gpuTypes\":[1]}}}",
+		"{\"data\":[{\"gpuTypes\":[1]}]}", "{\"data\":5,\"data\":{\"gpuTypes\":[1]}}",
+		"{\"data\":{\"gpuTypes\":[1]},\"data\":{\"gpuTypes\":[2]}}",
+		"{\"d\\u0061ta\":{\"gpuTypes\":[1,2]}}", "{\"data\":{\"gpu\\u0054ypes\":[3]}}",
+		"{\"d\\u0061ta\":{},\"data\":{\"gpuTypes\":[1]}}",
+		"{\"data\":{\"a\":\"gpuTypes\",\"gpuTypes\":[{\"s1\":{\"x\":\"]}\"}}]}}",
+		"{\"data\":{\"gpuTypes\":[1]}", "{\"data\":{\"gpuTypes\":[1}}}",
+		"{\"data\":{\"gpuTypes\":[1]]}", "{\"data\":{\"gpuTypes\":[1]},}",
+		"{\"data\":{\"gpuTypes\":[{\"a\":1},{\"b\":[2,3]}]}} ", "[{\"data\":{}}]",
+		"{\"data\":{\"gpuTypes\":{}}}", "{\"data\":{\"gpuTypes\":[1],\"gpuTypes\":[2]}}",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++)
+		agrees_everywhere_at(gpu_types_path, false, bodies[i], strlen(bodies[i]));
+}
+
+/* An object's members as the elements (Lambda's data), names and all. */
+static void
+test_members(void **state)
+{
+	static const char *const bodies[] = {
+		"{\"data\":{}}", "{\"data\":{ }}", "{\"data\":{\"a\":1,\"b\":{\"c\":[2]}}}",
+		"{\"data\":{\"a\":1,}}", "{\"data\":{,\"a\":1}}", "{\"data\":{\"a\" 1}}",
+		"{\"data\":{\"a\":}}", "{\"data\":{1:2}}", "{\"data\":{\"a\":1]}",
+		"{\"data\":{\"a\":1,\"a\":2}}", "{\"data\":{\"a,}\\\"\":\"{,\"}}",
+		"{\"data\":{\"\\u00e9\":1}}", "{\"data\":{\"a\":1:2}}", "{\"data\":{\"a\"}}",
+		"{\"data\":[1,2]}", "{\"data\":{\"a\":1}", "{\"d\\u0061ta\":{\"a\":1}}",
+		"{\"data\":{\"a\":{\"b\":1}}} x", "{\"data\":{\"a\":1}}}",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++)
+		agrees_everywhere_at(data_path, true, bodies[i], strlen(bodies[i]));
+}
+
+static bool
+count_elem(const cJSON *e, void *ctx)
+{
+	(void)e;
+	(*(int *)ctx)++;
+	return true;
+}
+
+/* Elements are handed over as soon as they are complete, before the reply ends (so the body
+   is never held): RunPod's nested array and Lambda's members as for vast's array. */
+static void
+test_streams_early(void **state)
+{
+	static const struct {
+		const char *const *path;
+		bool members;
+		const char *head;
+	} cases[] = {
+		{ offers_path, false, "{\"offers\":[{\"a\":1},{\"b\":[2]}," },
+		{ gpu_types_path, false, "{\"x\":{\"gpuTypes\":[9]},\"data\":{\"gpuTypes\":[{\"a\":1},{\"b\":2}," },
+		{ data_path, true, "{\"data\":{\"gpu_1x_a10\":{\"a\":1},\"gpu_8x_h100\":{\"b\":2}," },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int n = 0;
+		struct jscan *s = jscan_new_path(cases[i].path, cases[i].members, count_elem, &n);
+
+		assert_true(jscan_feed(s, cases[i].head, strlen(cases[i].head)));
+		if (n != 2)
+			fail_msg("case %zu: %d elements handed over before the end, not 2", i, n);
+		jscan_free(s);
+	}
 }
 
 /* Nesting: cJSON's limit (CJSON_NESTING_LIMIT containers) holds for the whole reply. */
@@ -99,6 +191,15 @@ test_recorded(void **state)
 		agrees_everywhere(b, len);
 		free(b);
 	}
+	b = tdata("runpod/gpu-types.json", &len);
+	agrees_everywhere_at(gpu_types_path, false, b, len);
+	free(b);
+	b = tdata("runpod/gpu-types-truncated.json", &len);
+	agrees_everywhere_at(gpu_types_path, false, b, len);
+	free(b);
+	b = tdata("lambda/instance-types.json", &len);
+	agrees_everywhere_at(data_path, true, b, len);
+	free(b);
 }
 
 /* The vast offers stream: any cut gives the same offers as one whole-body parse. */
@@ -167,15 +268,164 @@ test_vast_stream_errors(void **state)
 	}
 }
 
+/* Feed a body cut once at k, then finish: the offers stream of the named provider. */
+static enum gr_err
+stream_cut(const char *provider, const char *b, size_t len, size_t k, bool spot,
+    struct offer_list *out, struct gr_error *err)
+{
+	enum gr_err e;
+
+	if (strcmp(provider, "runpod") == 0) {
+		struct runpod_offer_stream *s = runpod_offer_stream_new(spot, out);
+
+		runpod_offer_stream_feed(s, b, k);
+		runpod_offer_stream_feed(s, b + k, len - k);
+		e = runpod_offer_stream_finish(s, 200, err);
+		runpod_offer_stream_free(s);
+	} else {
+		struct lambda_offer_stream *s = lambda_offer_stream_new(out);
+
+		lambda_offer_stream_feed(s, b, k);
+		lambda_offer_stream_feed(s, b + k, len - k);
+		e = lambda_offer_stream_finish(s, err);
+		lambda_offer_stream_free(s);
+	}
+	return e;
+}
+
+/* RunPod's and Lambda's offers streams (RunPod's with bids: 4 on-demand, 2 spot offers in
+   the recording): a body split at every byte boundary gives the same
+   offers as the whole body fed at once. */
+static void
+test_runpod_lambda_stream_cuts(void **state)
+{
+	static const struct {
+		const char *provider, *file;
+		size_t want;
+	} cases[] = {
+		{ "runpod", "runpod/gpu-types.json", 6 }, { "lambda", "lambda/instance-types.json", 6 },
+		{ "runpod", "runpod/gpu-types-sim.json", 0 },
+		{ "lambda", "lambda/instance-types-sim.json", 0 },
+	};
+	struct offer_list whole, part;
+	struct gr_error err = { 0 };
+	size_t i, len, k;
+	char *b;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		b = tdata(cases[i].file, &len);
+		offer_list_init(&whole);
+		assert_int_equal(stream_cut(cases[i].provider, b, len, len, true, &whole, &err),
+		    GR_OK);
+		if (cases[i].want > 0)
+			assert_int_equal(whole.n, cases[i].want);
+		assert_true(whole.n > 1);
+		for (k = 0; k <= len; k++) {
+			offer_list_init(&part);
+			assert_int_equal(stream_cut(cases[i].provider, b, len, k, true, &part, &err),
+			    GR_OK);
+			if (part.n != whole.n)
+				fail_msg("%s cut at %zu: %zu offers, not %zu", cases[i].file, k, part.n,
+				    whole.n);
+			assert_memory_equal(part.v, whole.v, whole.n * sizeof(*whole.v));
+			offer_list_release(&part);
+		}
+		offer_list_release(&whole);
+		free(b);
+	}
+}
+
+/* Malformed, truncated and hostile bodies: the errors the whole-body path gave, nothing
+   appended, at every cut. */
+static void
+test_runpod_lambda_stream_errors(void **state)
+{
+	static const struct {
+		const char *provider, *body, *msg;
+		enum gr_err code;
+	} cases[] = {
+		{ "runpod", "", "malformed reply (not JSON)", GR_EUNAVAIL },
+		{ "runpod", "<html>", "malformed reply (not JSON)", GR_EUNAVAIL },
+		{ "runpod", "[1]", "malformed reply (not JSON)", GR_EUNAVAIL },
+		{ "runpod", "{\"data\":{\"gpuTypes\":[{\"id\":\"A\",\"s1\":{\"stockStatus\":\"High\","
+		    "\"uninterruptablePrice\":1}}", "malformed reply (not JSON)", GR_EUNAVAIL },
+		{ "runpod", "{\"data\":{\"gpuTypes\":{}}}", "malformed reply (no gpuTypes)",
+		    GR_EUNAVAIL },
+		{ "runpod", "{\"data\":null}", "malformed reply (no gpuTypes)", GR_EUNAVAIL },
+		{ "runpod", "{\"data\":{\"gpuTypes\":[{\"id\":\"A\",\"s1\":{\"stockStatus\":\"High\","
+		    "\"uninterruptablePrice\":1}}]},\"errors\":[{\"message\":\"Unauthorized\"}]}",
+		    "API key rejected: Unauthorized", GR_EAUTH },
+		{ "runpod", "{\"errors\":[{\"message\":\"Something \\u001b[2Jbroke\"}],"
+		    "\"data\":{\"gpuTypes\":[]}}", "Something [2Jbroke", GR_EFAIL },
+		{ "lambda", "", "empty reply from lambda", GR_EUNAVAIL },
+		{ "lambda", "{\"data\":{\"gpu_1x_a10\":{\"instance_type\":{}}", 
+		    "malformed reply from lambda (not JSON)", GR_EUNAVAIL },
+		{ "lambda", "{\"data\":[]}", "malformed reply (no data object)", GR_EUNAVAIL },
+		{ "lambda", "[{\"data\":{}}]", "malformed reply (no data object)", GR_EUNAVAIL },
+		{ "lambda", "{\"data\":{\"a\":{},}}", "malformed reply from lambda (not JSON)",
+		    GR_EUNAVAIL },
+	};
+	size_t i, k, len;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		len = strlen(cases[i].body);
+		for (k = 0; k <= len; k++) {
+			struct offer_list l;
+			struct gr_error err = { 0 };
+
+			offer_list_init(&l);
+			assert_int_equal(stream_cut(cases[i].provider, cases[i].body, len, k, false,
+			    &l, &err), cases[i].code);
+			if (strstr(err.msg, cases[i].msg) == NULL)
+				fail_msg("case %zu cut %zu: '%s' lacks '%s'", i, k, err.msg,
+				    cases[i].msg);
+			assert_int_equal(l.n, 0);
+			offer_list_release(&l);
+		}
+	}
+}
+
+/* Deep nesting inside a RunPod element is refused at cJSON's limit, as a whole parse is. */
+static void
+test_runpod_deep(void **state)
+{
+	struct offer_list l;
+	struct gr_error err = { 0 };
+	struct sb b;
+	size_t d;
+
+	(void)state;
+	sb_init(&b);
+	sb_adds(&b, "{\"data\":{\"gpuTypes\":[");
+	for (d = 0; d < 5000; d++)
+		sb_addc(&b, '[');
+	for (d = 0; d < 5000; d++)
+		sb_addc(&b, ']');
+	sb_adds(&b, "]}}");
+	offer_list_init(&l);
+	assert_int_equal(runpod_parse_gpu_types(b.buf, b.len, false, &l, &err), GR_EUNAVAIL);
+	assert_non_null(strstr(err.msg, "malformed reply (not JSON)"));
+	offer_list_release(&l);
+	sb_release(&b);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shapes),
+		cmocka_unit_test(test_nested_path),
+		cmocka_unit_test(test_members),
+		cmocka_unit_test(test_streams_early),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_vast_stream_cuts),
 		cmocka_unit_test(test_vast_stream_errors),
+		cmocka_unit_test(test_runpod_lambda_stream_cuts),
+		cmocka_unit_test(test_runpod_lambda_stream_errors),
+		cmocka_unit_test(test_runpod_deep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

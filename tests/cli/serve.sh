@@ -1,6 +1,7 @@
 # serve.sh - start `gpurent sim serve` for the t3xx provider tests: source after lib.sh.
 #
-#   start_serve DIALECT [OPTIONS...]   start a server on a free port; sets SERVE_URL
+#   start_serve DIALECT [OPTIONS...]   start a server on a free port; sets SERVE_URL and
+#                                      SERVE_PID
 #   use_provider NAME KEY              point GPURENT_<NAME>_URL/_API_KEY at it
 SERVE_COUNT=0
 start_serve() {
@@ -11,6 +12,7 @@ start_serve() {
 	log="$TMP/serve-$dialect-$SERVE_COUNT"
 	"$GPURENT" sim serve --dialect "$dialect" --port 0 "$@" >"$log.out" 2>"$log.err" &
 	pid=$!
+	SERVE_PID=$pid
 	CLEANUP_HOOKS+=("kill $pid 2>/dev/null; wait $pid 2>/dev/null")
 	for ((i = 0; i < 100; i++)); do
 		SERVE_URL=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$log.out")

@@ -38,7 +38,8 @@ expect_ok g offers
 
 for cmd in "--provider vast offers" "--provider vast -o json offers gpu=h100" \
     "--provider vast ls" "-o json show $id" "metrics $id" "costs" "costs --by label" \
-    "offers" "ls" "__complete args show vast:" "__complete args show "; do
+    "offers" "ls" "__complete args show vast:" "__complete args show " \
+    "--provider vast offers --max-age 1h"; do
 	# shellcheck disable=SC2086  # the words of cmd are the arguments
 	s=$(syncs_of $cmd)
 	check "'gpurent $cmd' made no disk sync: $s" '[ -z "$s" ]'

@@ -2,9 +2,10 @@
  * jscan_oracle.h - the streaming scanner (src/backends/jscan.c) against one whole-body
  * cJSON_ParseWithLength, for the unit test and the fuzzer.
  *
- * jscan_agrees(body, len, cuts, ncuts) feeds the body in pieces cut at the given offsets
- * and checks that the scanner accepts exactly what cJSON accepts whole, finds the array
- * exactly when cJSON does, and hands over the same elements in the same order.
+ * jscan_agrees_at(path, members, body, len, cuts, ncuts) feeds the body in pieces cut at the
+ * given offsets and checks that the scanner accepts exactly what cJSON accepts whole, finds
+ * the container exactly when cJSON does, and hands over the same elements (for an object's
+ * members, the same names too) in the same order. jscan_agrees is the array "offers".
  */
 #ifndef GPURENT_TESTS_JSCAN_ORACLE_H
 #define GPURENT_TESTS_JSCAN_ORACLE_H
@@ -22,6 +23,26 @@ struct oracle_got {
 	size_t n, cap;
 };
 
+/* An element as text; a member as its name, a NUL-free separator and its value. */
+static char *
+oracle_print(const cJSON *e)
+{
+	char *v = cJSON_PrintUnformatted(e), *t;
+	size_t n;
+
+	if (e->string == NULL || v == NULL)
+		return v;
+	n = strlen(e->string) + strlen(v) + 2;
+	t = malloc(n);
+	if (t == NULL)
+		abort();
+	strcpy(t, e->string);
+	strcat(t, "\x01");
+	strcat(t, v);
+	free(v);
+	return t;
+}
+
 static bool
 oracle_collect(const cJSON *e, void *ctx)
 {
@@ -33,34 +54,46 @@ oracle_collect(const cJSON *e, void *ctx)
 		if (g->v == NULL)
 			abort();
 	}
-	g->v[g->n++] = cJSON_PrintUnformatted(e);
+	g->v[g->n++] = oracle_print(e);
 	return true;
 }
 
-/* Members of a parsed object that cJSON would find under "offers". */
-static int
-oracle_offers_members(const cJSON *j)
+/*
+ * Follow the path through a parsed reply as cJSON_GetObjectItemCaseSensitive does (the
+ * first member of each name); *dups is set when some step has more than one member of its
+ * name (then an escaped one may hide the one streamed).
+ */
+static cJSON *
+oracle_follow(cJSON *j, const char *const *path, bool *dups)
 {
 	const cJSON *m;
-	int n = 0;
+	int n;
 
-	if (!cJSON_IsObject(j))
-		return 0;
-	for (m = j->child; m != NULL; m = m->next)
-		n += m->string != NULL && strcmp(m->string, "offers") == 0;
-	return n;
+	*dups = false;
+	for (; *path != NULL && j != NULL; path++) {
+		if (!cJSON_IsObject(j))
+			return NULL;
+		n = 0;
+		for (m = j->child; m != NULL; m = m->next)
+			n += m->string != NULL && strcmp(m->string, *path) == 0;
+		if (n > 1)
+			*dups = true;
+		j = cJSON_GetObjectItemCaseSensitive(j, *path);
+	}
+	return j;
 }
 
 static bool
-jscan_agrees(const char *b, size_t len, const size_t *cuts, size_t ncuts)
+jscan_agrees_at(const char *const *path, bool members, const char *b, size_t len,
+    const size_t *cuts, size_t ncuts)
 {
 	struct oracle_got got = { 0 };
-	struct jscan *s = jscan_new("offers", oracle_collect, &got);
+	struct jscan *s = jscan_new_path(path, members, oracle_collect, &got);
 	cJSON *whole = len > 0 ? cJSON_ParseWithLength(b, len) : NULL;
 	cJSON *skel = NULL, *arr, *e;
 	enum jscan_end end, want;
 	size_t i, from = 0;
-	bool ok = true;
+	bool ok = true, dups;
 
 	for (i = 0; i <= ncuts; i++) {
 		size_t to = i < ncuts ? cuts[i] : len;
@@ -72,21 +105,22 @@ jscan_agrees(const char *b, size_t len, const size_t *cuts, size_t ncuts)
 		from = to;
 	}
 	end = jscan_finish(s, &skel);
-	arr = cJSON_GetObjectItemCaseSensitive(whole, "offers");
+	arr = oracle_follow(whole, path, &dups);
 	if (len == 0)
 		want = JSCAN_EMPTY;
 	else if (whole == NULL)
 		want = JSCAN_MALFORMED;
 	else
-		want = cJSON_IsArray(arr) ? JSCAN_OK : JSCAN_NO_ARRAY;
-	if (oracle_offers_members(whole) > 1 && want == JSCAN_OK)
+		want = (members ? cJSON_IsObject(arr) : cJSON_IsArray(arr)) ? JSCAN_OK :
+		    JSCAN_NO_ARRAY;
+	if (dups && want == JSCAN_OK)
 		ok = end == JSCAN_OK || end == JSCAN_NO_ARRAY;	/* an escaped duplicate */
 	else
 		ok = end == want;
-	if (ok && end == JSCAN_OK && oracle_offers_members(whole) == 1) {
+	if (ok && end == JSCAN_OK && !dups) {
 		i = 0;
 		cJSON_ArrayForEach(e, arr) {
-			char *t = cJSON_PrintUnformatted(e);
+			char *t = oracle_print(e);
 
 			ok = ok && i < got.n && strcmp(t, got.v[i]) == 0;
 			free(t);
@@ -101,6 +135,14 @@ jscan_agrees(const char *b, size_t len, const size_t *cuts, size_t ncuts)
 	cJSON_Delete(whole);
 	jscan_free(s);
 	return ok;
+}
+
+static bool
+jscan_agrees(const char *b, size_t len, const size_t *cuts, size_t ncuts)
+{
+	static const char *const offers[] = { "offers", NULL };
+
+	return jscan_agrees_at(offers, false, b, len, cuts, ncuts);
 }
 
 #endif

@@ -1,0 +1,238 @@
+/*
+ * offer_cache.c - providers' offer answers in the state database (offer_cache.h).
+ *
+ * An entry's offers are stored as the records themselves (struct offer, its gpu pointer
+ * replaced by the model's catalogue index in a second array), so that reading 10,000 cached
+ * offers is one memcpy, not a parse. The layout tag below changes whenever struct offer's
+ * size or the place of its members does, and an entry of another layout is never read: a
+ * newer binary ignores an older one's cache instead of misreading it.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "gpurent/catalogue.h"
+#include "gpurent/offer_cache.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+/* Bump when the encoding itself changes. */
+#define OFFER_CACHE_FORMAT 1
+
+static const char table[] =
+	"CREATE TABLE IF NOT EXISTS offer_cache("
+	"provider TEXT NOT NULL, query TEXT NOT NULL, config TEXT NOT NULL,"
+	"layout INTEGER NOT NULL, fetched_at INTEGER NOT NULL, n INTEGER NOT NULL,"
+	"offers BLOB NOT NULL, PRIMARY KEY(provider, query))";
+
+static int64_t
+layout(void)
+{
+	return (int64_t)OFFER_CACHE_FORMAT << 48 | (int64_t)sizeof(struct offer) << 32 |
+	    (int64_t)offsetof(struct offer, price_hour) << 24 |
+	    (int64_t)offsetof(struct offer, valid) << 12 | (int64_t)offsetof(struct offer, fetched_at);
+}
+
+static bool
+ensure_table(sqlite3 *db)
+{
+	return sqlite3_exec(db, table, NULL, NULL, NULL) == SQLITE_OK;
+}
+
+static int
+exec_provider(sqlite3 *db, const char *sql, const char *provider, const char *arg)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
+		return SQLITE_ERROR;
+	sqlite3_bind_text(q, 1, provider, -1, SQLITE_STATIC);
+	if (arg != NULL)
+		sqlite3_bind_text(q, 2, arg, -1, SQLITE_STATIC);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Forget a provider's entries made under another config. */
+static int
+drop_other_configs(sqlite3 *db, const char *provider, const char *config)
+{
+	return exec_provider(db, "DELETE FROM offer_cache WHERE provider = ?1 AND config != ?2",
+	    provider, config);
+}
+
+enum gr_err
+offer_cache_put(struct state *st, const char *provider, const char *config, const char *query,
+    int64_t fetched_at, const struct offer *v, size_t n, struct gr_error *err)
+{
+	sqlite3 *db = state_db(st);
+	size_t ncat, i, bytes;
+	const struct gpu_model *cat = catalogue_all(&ncat);
+	sqlite3_stmt *q;
+	unsigned char *blob;
+	int32_t *models;
+	struct offer *recs;
+	int rc;
+
+	if (n > (OFFER_CACHE_MAX_BYTES) / (sizeof(*v) + sizeof(*models)))
+		return GR_OK;	/* too big to keep: the next search asks again */
+	bytes = n * (sizeof(*v) + sizeof(*models));
+	blob = xmalloc(bytes > 0 ? bytes : 1);
+	recs = (struct offer *)(void *)blob;
+	models = (int32_t *)(void *)(blob + n * sizeof(*v));
+	for (i = 0; i < n; i++) {
+		recs[i] = v[i];
+		recs[i].gpu = NULL;
+		recs[i].fetched_at = fetched_at;
+		models[i] = v[i].gpu != NULL && v[i].gpu >= cat && v[i].gpu < cat + ncat ?
+		    (int32_t)(v[i].gpu - cat) : -1;
+	}
+	if (!ensure_table(db) || state_begin(st, err) != GR_OK) {
+		free(blob);
+		return state_fail(st, err, "cannot keep offers");
+	}
+	rc = drop_other_configs(db, provider, config);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO offer_cache(provider, query, "
+		    "config, layout, fetched_at, n, offers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1,
+		    &q, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, provider, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 2, query, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 3, config, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(q, 4, layout());
+		sqlite3_bind_int64(q, 5, fetched_at);
+		sqlite3_bind_int64(q, 6, (sqlite3_int64)n);
+		sqlite3_bind_blob(q, 7, blob, (int)bytes, SQLITE_STATIC);
+		rc = sqlite3_step(q) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+		sqlite3_finalize(q);
+	}
+	/* The newest OFFER_CACHE_QUERIES queries of the provider stay. */
+	if (rc == SQLITE_OK) {
+		char sql[200];
+
+		snprintf(sql, sizeof(sql), "DELETE FROM offer_cache WHERE provider = ?1 AND query "
+		    "NOT IN (SELECT query FROM offer_cache WHERE provider = ?1 ORDER BY fetched_at "
+		    "DESC LIMIT %d)", OFFER_CACHE_QUERIES);
+		rc = exec_provider(db, sql, provider, NULL);
+	}
+	free(blob);
+	if (rc != SQLITE_OK) {
+		enum gr_err e = state_fail(st, err, "cannot keep offers");
+
+		state_rollback(st);
+		return e;
+	}
+	return state_commit(st, err);
+}
+
+/* Append a stored entry's offers; false when the blob is not n records of this layout. */
+static bool
+decode(const void *blob, size_t bytes, int64_t n, int64_t fetched_at, struct offer_list *out)
+{
+	size_t ncat, i;
+	const struct gpu_model *cat = catalogue_all(&ncat);
+	const unsigned char *b = blob;
+	int32_t model;
+
+	if (n < 0 || (uint64_t)n > bytes / (sizeof(struct offer) + sizeof(model)) ||
+	    bytes != (size_t)n * (sizeof(struct offer) + sizeof(model)))
+		return false;
+	for (i = 0; i < (size_t)n; i++) {
+		struct offer *o = offer_list_add(out);
+
+		memcpy(o, b + i * sizeof(*o), sizeof(*o));
+		memcpy(&model, b + (size_t)n * sizeof(*o) + i * sizeof(model), sizeof(model));
+		o->gpu = model >= 0 && (size_t)model < ncat ? &cat[model] : NULL;
+		o->fetched_at = fetched_at;
+		/* Strings came from this binary, but a file can be edited: keep them terminated. */
+		o->id[sizeof(o->id) - 1] = o->provider[sizeof(o->provider) - 1] = '\0';
+		o->gpu_raw[sizeof(o->gpu_raw) - 1] = o->region[sizeof(o->region) - 1] = '\0';
+		o->location[sizeof(o->location) - 1] = '\0';
+	}
+	return true;
+}
+
+bool
+offer_cache_get(struct state *st, const char *provider, const char *config, const char *query,
+    int64_t now, long long max_age_s, struct offer_list *out, int64_t *fetched_at)
+{
+	sqlite3 *db = state_db(st);
+	sqlite3_stmt *q;
+	bool hit = false, stale_config = false;
+	size_t n0 = out->n;
+
+	if (sqlite3_prepare_v2(db, "SELECT config, layout, fetched_at, n, offers FROM offer_cache "
+	    "WHERE provider = ?1 AND query = ?2", -1, &q, NULL) != SQLITE_OK)
+		return false;	/* no table yet: nothing kept */
+	sqlite3_bind_text(q, 1, provider, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, query, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		const char *cfg = (const char *)sqlite3_column_text(q, 0);
+		int64_t at = sqlite3_column_int64(q, 2);
+
+		if (cfg == NULL || strcmp(cfg, config) != 0)
+			stale_config = true;
+		else if (sqlite3_column_int64(q, 1) == layout() && at <= now &&
+		    (max_age_s < 0 || now - at <= max_age_s)) {
+			hit = decode(sqlite3_column_blob(q, 4), (size_t)sqlite3_column_bytes(q, 4),
+			    sqlite3_column_int64(q, 3), at, out);
+			if (hit)
+				*fetched_at = at;
+			else
+				out->n = n0;
+		}
+	}
+	sqlite3_finalize(q);
+	if (stale_config)
+		drop_other_configs(db, provider, config);
+	return hit;
+}
+
+void
+offer_cache_each_id(struct state *st, const char *prefix, size_t max,
+    void (*fn)(const char *id, void *ctx), void *ctx)
+{
+	sqlite3_stmt *q;
+	size_t plen = strlen(prefix), done = 0, i;
+
+	if (sqlite3_prepare_v2(state_db(st), "SELECT layout, fetched_at, n, offers FROM "
+	    "offer_cache ORDER BY fetched_at DESC", -1, &q, NULL) != SQLITE_OK)
+		return;
+	while (done < max && sqlite3_step(q) == SQLITE_ROW) {
+		struct offer_list l;
+
+		if (sqlite3_column_int64(q, 0) != layout())
+			continue;
+		offer_list_init(&l);
+		if (decode(sqlite3_column_blob(q, 3), (size_t)sqlite3_column_bytes(q, 3),
+		    sqlite3_column_int64(q, 2), sqlite3_column_int64(q, 1), &l))
+			for (i = 0; i < l.n && done < max; i++)
+				if (strncmp(l.v[i].id, prefix, plen) == 0) {
+					fn(l.v[i].id, ctx);
+					done++;
+				}
+		offer_list_release(&l);
+	}
+	sqlite3_finalize(q);
+}
+
+int64_t
+offer_cache_newest(struct state *st)
+{
+	sqlite3_stmt *q;
+	int64_t at = 0;
+
+	if (sqlite3_prepare_v2(state_db(st), "SELECT max(fetched_at) FROM offer_cache", -1, &q,
+	    NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		at = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return at;
+}

@@ -1,0 +1,177 @@
+/*
+ * The ledger's kept totals (issue 17 part 5): ledger_spent, read from the per-instance sums
+ * of closed segments that triggers keep, equals money_accrue summed over every row, for
+ * segments closed by every path (insert closed, ledger_end, a later begin), odd rates
+ * (rounding halves, large values) and a database made before the totals existed (filled
+ * once when it is opened).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+
+#include "gpurent/money.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+static char dir[] = "/tmp/gpurent-test-ledger-totals.XXXXXX";
+
+static int
+setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) == NULL ? -1 : 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+static struct state *
+open_db(const char *name)
+{
+	struct state *st;
+	struct gr_error err = { 0 };
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s.db", dir, name);
+	assert_int_equal(state_open(&st, path, &err), GR_OK);
+	return st;
+}
+
+/* What the rows say, one money_accrue each: the sum the totals must equal. */
+static int64_t
+by_rows(struct state *st, const char *provider, const char *id, int64_t now)
+{
+	sqlite3_stmt *q;
+	int64_t total = 0;
+
+	assert_int_equal(sqlite3_prepare_v2(state_db(st), "SELECT rate_hour, start_ts, end_ts, "
+	    "provider, instance_id FROM ledger WHERE kind != ?", -1, &q, NULL), SQLITE_OK);
+	sqlite3_bind_int(q, 1, LEDGER_PROVISIONING);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int64_t end = sqlite3_column_int64(q, 2);
+
+		if (id != NULL ? strcmp((const char *)sqlite3_column_text(q, 4), id) != 0 :
+		    strcmp((const char *)sqlite3_column_text(q, 3), provider) != 0)
+			continue;
+		total += money_accrue(sqlite3_column_int64(q, 0),
+		    (end ? end : now) - sqlite3_column_int64(q, 1));
+	}
+	sqlite3_finalize(q);
+	return total;
+}
+
+static void
+begin(struct state *st, const char *id, const char *provider, enum ledger_kind kind,
+    int64_t rate, int64_t start, int64_t end)
+{
+	struct ledger_seg g;
+	struct gr_error err = { 0 };
+
+	memset(&g, 0, sizeof(g));
+	strlcpy_(g.instance_id, id, sizeof(g.instance_id));
+	strlcpy_(g.provider, provider, sizeof(g.provider));
+	g.kind = kind;
+	g.rate_hour = rate;
+	g.start = start;
+	g.end = end;
+	assert_int_equal(ledger_begin(st, &g, &err), GR_OK);
+}
+
+/* A history of segments over three instances and two providers, closed every way. */
+static void
+make_history(struct state *st)
+{
+	static const int64_t rates[] = { 1, 1799, 1800, 3599, 3600, 1234567, 2990000,
+		INT64_C(98765432101), 0 };
+	struct gr_error err = { 0 };
+	int64_t t = 1790000000;
+	size_t i;
+
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		/* A later begin closes the open one (ledger_begin's ledger_end). */
+		begin(st, "sim:i-1", "sim", LEDGER_COMPUTE, rates[i], t + (int64_t)i * 997, 0);
+		/* Inserted already closed. */
+		begin(st, "vast:2", "vast", LEDGER_STORAGE, rates[i], t, t + 1 + (int64_t)i * 3331);
+		/* Provisioning is never counted. */
+		begin(st, "sim:i-3", "sim", LEDGER_PROVISIONING, rates[i], t, t + 500);
+	}
+	begin(st, "sim:i-3", "sim", LEDGER_COMPUTE, 2500000, t + 600, 0);
+	assert_int_equal(ledger_end(st, "sim:i-3", t + 600 + 12345, &err), GR_OK);
+	/* Closed before it began: costs nothing. */
+	begin(st, "sim:i-4", "sim", LEDGER_COMPUTE, 3000000, t + 100, 0);
+	assert_int_equal(ledger_end(st, "sim:i-4", t + 50, &err), GR_OK);
+}
+
+static void
+check_all(struct state *st, int64_t now)
+{
+	static const char *const ids[] = { "sim:i-1", "vast:2", "sim:i-3", "sim:i-4", "none" };
+	size_t i;
+
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		assert_int_equal(ledger_spent(st, NULL, ids[i], now, NULL),
+		    by_rows(st, NULL, ids[i], now));
+	assert_int_equal(ledger_spent(st, "sim", NULL, now, NULL), by_rows(st, "sim", NULL, now));
+	assert_int_equal(ledger_spent(st, "vast", NULL, now, NULL),
+	    by_rows(st, "vast", NULL, now));
+}
+
+static void
+test_kept_as_segments_close(void **state)
+{
+	struct state *st = open_db("live");
+	int64_t burn = -1;
+
+	(void)state;
+	make_history(st);
+	check_all(st, 1790000000 + 86400);
+	/* The one open compute segment of sim bills now, at its rate. */
+	ledger_spent(st, "sim", NULL, 1790000000 + 86400, &burn);
+	assert_int_equal(burn, 0);	/* the last rate of sim:i-1 is 0 */
+	state_close(st);
+}
+
+static void
+test_filled_for_an_older_database(void **state)
+{
+	struct state *st = open_db("old");
+
+	(void)state;
+	make_history(st);
+	/* As a gpurent before the totals left it: no table, no triggers. */
+	assert_int_equal(sqlite3_exec(state_db(st), "DROP TRIGGER ledger_closed_insert; "
+	    "DROP TRIGGER ledger_closed_update; DROP TABLE ledger_closed;", NULL, NULL, NULL),
+	    SQLITE_OK);
+	state_close(st);
+	st = open_db("old");
+	check_all(st, 1790000000 + 86400);
+	/* And kept from then on. */
+	begin(st, "sim:i-1", "sim", LEDGER_COMPUTE, 4000000, 1790000000 + 20000, 0);
+	check_all(st, 1790000000 + 86400);
+	state_close(st);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kept_as_segments_close),
+		cmocka_unit_test(test_filled_for_an_older_database),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
