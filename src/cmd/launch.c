@@ -182,7 +182,8 @@ print_dry_run(struct cmd_ctx *c, const struct offer *o, const struct launch_plan
 		mc.i = p->bid_hour;
 		fputs(",\"bid_hour\":", c->out);
 		json_write_cell(c->out, &mc);
-		fputs(",\"dry_run\":true}\n", c->out);
+		fprintf(c->out, ",\"currency\":\"%s\",\"dry_run\":true}\n",
+		    money_currency(o->currency));
 	} else if (out_global.format == OUT_IDS)
 		fprintf(c->out, "%s\n", o->id);
 	else {
@@ -192,9 +193,9 @@ print_dry_run(struct cmd_ctx *c, const struct offer *o, const struct launch_plan
 		    o->gpu ? o->gpu->name : catalogue_display(NULL, o->gpu_raw, g, sizeof(g)),
 		    offer_type_name(o->type), text_sanitize(loc, sizeof(loc), o->location));
 		fprintf(c->out, "cost: %s/hour, %s/day, %s/month (730 h)\n",
-		    money_format(h, sizeof(h), price, 3, true),
-		    money_format(d, sizeof(d), price * 24, 2, true),
-		    money_format(m, sizeof(m), price * 730, 2, true));
+		    money_format_in(h, sizeof(h), price, 3, o->currency),
+		    money_format_in(d, sizeof(d), price * 24, 2, o->currency),
+		    money_format_in(m, sizeof(m), price * 730, 2, o->currency));
 		fputs("nothing was rented (--dry-run)\n", c->out);
 	}
 	return finish_output(c, 0);
@@ -208,8 +209,8 @@ explain_bid(const struct offer *o, const struct launch_plan *p)
 
 	if (o->type != OFFER_INTERRUPTIBLE)
 		return;
-	money_format(bid, sizeof(bid), p->bid_hour, 3, true);
-	money_format(market, sizeof(market), p->market_hour, 3, true);
+	money_format_in(bid, sizeof(bid), p->bid_hour, 3, o->currency);
+	money_format_in(market, sizeof(market), p->market_hour, 3, o->currency);
 	if (!p->bid_given)
 		cmd_warn("bidding %s/h on %s: %d%% over its current price %s/h "
 		    "(spot.bid_margin), so it is outbid only when the market rises above %s/h; "
@@ -330,9 +331,7 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	    "spot.bid_margin", 0), &plan, &err) != GR_OK)
 		return cmd_error(c, &err);
 	explain_bid(&o, &plan);
-	budget.day = config_get_money(cfg, "budget.day");
-	budget.month = config_get_money(cfg, "budget.month");
-	budget.force = a.force;
+	launch_budget_from_config(&budget, cfg, o.currency, a.force);
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	make_token(token, sizeof(token));
@@ -362,7 +361,7 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	idcache_put_instances(st, &in, 1, false, NULL);
 	if (c->s->interactive && out_global.format == OUT_TABLE)
 		fprintf(stderr, "launched %s at %s/hour\n", in.id,
-		    money_format(price, sizeof(price), in.price_hour, 3, true));
+		    money_format_in(price, sizeof(price), in.price_hour, 3, in.currency));
 	rc = a.wait ? wait_running(c, b, &in, a.timeout) : 0;
 	if (out_global.format == OUT_JSON) {
 		int64_t now = session_now(c->s);

@@ -128,32 +128,91 @@ add_days(struct cost_summary *out, size_t *cap, const struct ledger_seg *g,
 	}
 }
 
+/* The earliest start of any clock's window. */
+static int64_t
+window_start(const struct cost_clock *clk, int64_t since)
+{
+	int64_t from = month_start(clk->wall) < month_start(clk->sim) ? month_start(clk->wall) :
+	    month_start(clk->sim);
+
+	return since && since < from ? since : from;
+}
+
+static int
+cmp_codes(const void *pa, const void *pb)
+{
+	const char *a = pa, *b = pb;
+
+	if (strcmp(a, b) == 0)
+		return 0;
+	if (strcmp(a, "USD") == 0 || strcmp(b, "USD") == 0)
+		return strcmp(a, "USD") == 0 ? -1 : 1;
+	return strcmp(a, b);
+}
+
+size_t
+ledger_currencies(struct state *st, const struct cost_clock *clk, int64_t since,
+    char (*codes)[CURRENCY_MAX], size_t max)
+{
+	struct ledger_seg *segs = NULL;
+	struct gr_error err = { 0 };
+	size_t n, i, k, got = 0;
+
+	if (ledger_load(st, window_start(clk, since), 0, &segs, &n, &err) != GR_OK)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const char *c = money_currency(segs[i].currency);
+
+		for (k = 0; k < got && strcmp(codes[k], c) != 0; k++)
+			;
+		if (k == got && got < max)
+			money_currency_set(codes[got++], c);
+	}
+	free(segs);
+	qsort(codes, got, CURRENCY_MAX, cmp_codes);
+	return got;
+}
+
 enum gr_err
 costs_compute(struct state *st, const struct cost_clock *clk, int64_t since, enum cost_group by,
     struct cost_summary *out, struct gr_error *err)
 {
+	return costs_compute_in(st, clk, since, by, NULL, NULL, out, err);
+}
+
+enum gr_err
+costs_compute_in(struct state *st, const struct cost_clock *clk, int64_t since,
+    enum cost_group by, const char *currency, const struct fx_rates *fx,
+    struct cost_summary *out, struct gr_error *err)
+{
 	struct ledger_seg *segs = NULL;
-	int64_t from;
 	size_t n, i, cap = 0;
 
 	memset(out, 0, sizeof(*out));
+	money_currency_set(out->currency, currency);
 	out->now = clk->sim_shown ? clk->sim : clk->wall;
 	out->since = since ? since : month_start(out->now);
-	/* The earliest start of any clock's window. */
-	from = month_start(clk->wall) < month_start(clk->sim) ? month_start(clk->wall) :
-	    month_start(clk->sim);
-	if (since && since < from)
-		from = since;
-	if (ledger_load(st, from, 0, &segs, &n, err) != GR_OK)
+	if (ledger_load(st, window_start(clk, since), 0, &segs, &n, err) != GR_OK)
 		return err->code;
 	for (i = 0; i < n; i++) {
-		const struct ledger_seg *g = &segs[i];
+		struct ledger_seg *g = &segs[i];
 		struct row_clock rc;
 		bool billed = g->kind != LEDGER_PROVISIONING;
 		bool open;
 		const char *key = NULL;
 		int64_t spent = 0, rest_day, rest_month;
 
+		if (!money_same_currency(g->currency, out->currency)) {
+			int64_t rate;
+
+			/* Converting the rate converts every amount derived from it. */
+			if (!money_convert(fx, g->rate_hour, g->currency, out->currency, &rate)) {
+				out->unconverted++;
+				continue;
+			}
+			g->rate_hour = rate;
+			out->converted = true;
+		}
 		row_clock(clk, g->provider, since, &rc);
 		/* A reservation counts even when made a moment after this clock was read. */
 		open = g->end == 0 && (g->start <= rc.now || !billed);
@@ -217,18 +276,19 @@ costs_check_budget(const struct cost_summary *s, int64_t now, int64_t extra_hour
     int64_t budget_day, int64_t budget_month, struct gr_error *err)
 {
 	char a[32], b[32];
+	const char *rate = s->converted ? ", converted at your configured rate" : "";
 	int64_t day = s->projected_day + money_accrue(extra_hour, day_start(now) + 86400 - now);
 	int64_t month = s->projected_month + money_accrue(extra_hour, month_end(now) - now);
 
 	if (budget_day >= 0 && day > budget_day)
 		return gr_fail(err, GR_EBUDGET, "refused by budget.day: today's spend would reach "
-		    "%s against a budget of %s (--force overrides)",
-		    money_format(a, sizeof(a), day, 2, true),
-		    money_format(b, sizeof(b), budget_day, 2, true));
+		    "%s against a budget of %s%s (--force overrides)",
+		    money_format_in(a, sizeof(a), day, 2, s->currency),
+		    money_format_in(b, sizeof(b), budget_day, 2, s->currency), rate);
 	if (budget_month >= 0 && month > budget_month)
 		return gr_fail(err, GR_EBUDGET, "refused by budget.month: this month's spend would "
-		    "reach %s against a budget of %s (--force overrides)",
-		    money_format(a, sizeof(a), month, 2, true),
-		    money_format(b, sizeof(b), budget_month, 2, true));
+		    "reach %s against a budget of %s%s (--force overrides)",
+		    money_format_in(a, sizeof(a), month, 2, s->currency),
+		    money_format_in(b, sizeof(b), budget_month, 2, s->currency), rate);
 	return GR_OK;
 }

@@ -91,6 +91,7 @@ ask_launch(struct ui *u, const struct offer *o)
 	strlcpy_(req.id, o->id, sizeof(req.id));
 	req.interruptible = o->type == OFFER_INTERRUPTIBLE;
 	req.price_hour = plan.market_hour;
+	money_currency_set(req.currency, o->currency);
 	u->ctx->confirm(u, "Launch?", text, &req, u->ctx->provider_of(u, o->id));
 }
 
