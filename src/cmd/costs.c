@@ -78,8 +78,8 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 }
 
 static const struct column summary_cols[] = {
-	{ "burn_hour", "BURN $/H", true, false, 0, 0 },
-	{ "provisioning_hour", "PROVISIONING $/H", true, false, 0, 0 },
+	{ "burn_hour", "BURN/H", true, false, 0, 0 },
+	{ "provisioning_hour", "PROVISIONING/H", true, false, 0, 0 },
 	{ "spent", "SPENT", true, false, 0, 0 },
 	{ "spent_today", "TODAY", true, false, 0, 0 },
 	{ "spent_month", "MONTH", true, false, 0, 0 },
@@ -127,7 +127,7 @@ summary_cell(const void *row, size_t col, struct cell *c, void *ctx)
 static const struct column line_cols[] = {
 	{ "key", "KEY", false, false, 0, 12 },
 	{ "spent", "SPENT", true, false, 0, 0 },
-	{ "burn_hour", "BURN $/H", true, false, 0, 0 },
+	{ "burn_hour", "BURN/H", true, false, 0, 0 },
 	{ "currency", "CURRENCY", false, true, 1, 0 },
 	{ "gone", "GONE", false, false, 1, 0 },
 };

@@ -662,7 +662,18 @@ cmp_offers(const void *pa, const void *pb)
 			c = x < y ? -1 : x > y;
 		} else {
 			int64_t va, vb;
-			bool ka = sort_num(a, k, &va), kb = sort_num(b, k, &vb);
+			bool ka, kb;
+
+			if (k == SK_PRICE) {
+				/* One currency: its own numbers; two: dollars at the rate. */
+				va = same ? a->price_hour : pa_usd;
+				vb = same ? b->price_hour : pb_usd;
+				ka = a->valid & OV_PRICE;
+				kb = b->valid & OV_PRICE;
+			} else {
+				ka = sort_num(a, k, &va);
+				kb = sort_num(b, k, &vb);
+			}
 
 			if (!ka || !kb) {
 				if (ka != kb)
