@@ -7,6 +7,9 @@
  * at a fixed, documented rate, SIM_CNY_PER_USD_X10 / 10 yuan per dollar (7.2), so that a
  * test knows what to expect; it stands for no real exchange rate. The simulator's regions
  * become PPIO-style region ids (cn-east-1, ...): a simulated world, labelled as such.
+ *
+ * PPIO documents no page size (§5.2); here a page holds at most PAGE_MAX instances, so
+ * that a client's paging is exercised by a handful of instances.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +27,7 @@
 #define SIM_CNY_PER_USD_X10 72
 /* Prices go out with three decimals, as in PPIO's example (§4.2). */
 #define PRECISION 3
+#define PAGE_MAX 5
 
 static void
 ppio_fail(struct serve_reply *rp, int status, const char *reason, const char *msg)
@@ -418,7 +422,7 @@ list(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 	struct instance_list l;
 	struct gr_error err = { 0 };
 	cJSON *j, *data;
-	size_t offset = 0, limit = 10, i, matched = 0, shown = 0;
+	size_t offset = 0, limit = PAGE_MAX, i, matched = 0, shown = 0;
 	long long v;
 	char next[64] = "", id[16];
 	bool more = false;
@@ -431,6 +435,8 @@ list(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 		if (v > 0)
 			limit = (size_t)v;
 	}
+	if (limit > PAGE_MAX)
+		limit = PAGE_MAX;
 	if (cur != NULL && cur[0] != '\0' && (strlen(cur) > 1024 || !cursor_parse(cur, &offset))) {
 		ppio_fail(rp, 400, "VALIDATOR_PARAM", "invalid cursor");
 		return;
