@@ -27,7 +27,7 @@ static const struct field_def {
 	[FF_PRICE] = { "price", "dph", VK_MONEY, 0, "$/hour for the whole offer" },
 	[FF_GPU_PRICE] = { "gpu_price", "price_per_gpu", VK_MONEY, 0, "$/GPU-hour" },
 	[FF_TFLOP_PRICE] = { "tflop_price", NULL, VK_MONEY, 0, "$/dense-BF16-TFLOP-hour" },
-	[FF_REGION] = { "region", "country", VK_TEXT, 0, "region prefix (eu, na-east) or country code" },
+	[FF_REGION] = { "region", "country", VK_TEXT, 0, "region prefix (eu, na-east, cn-south), country code, cn, or a place named in Chinese (华南)" },
 	[FF_RELIABILITY] = { "reliability", "rel", VK_FIXED, 4, "0 to 1" },
 	[FF_INTERCONNECT] = { "interconnect", "ic", VK_IC, 0, "pcie, nvlink, infiniband" },
 	[FF_TYPE] = { "type", NULL, VK_TYPE, 0, "on-demand or interruptible" },
@@ -327,23 +327,49 @@ cmp_num(enum filter_op op, int64_t a, int64_t b)
 	return false;
 }
 
+/* The country code a location ends in ("Frankfurt, DE" -> "DE"), or "". */
+static const char *
+location_country(const struct offer *o)
+{
+	const char *comma = strrchr(o->location, ',');
+
+	if (comma == NULL)
+		return "";
+	for (comma++; *comma == ' '; comma++)
+		;
+	return comma;
+}
+
+/*
+ * Mainland China (issue 18): "cn", "china" and "中国" name the regions whose id begins
+ * "cn-" (PPIO's cluster names, cn-south-1) and the machines whose location's country is CN;
+ * those are in Asia ("as", "asia", "ap") too.
+ */
+static bool
+in_china(const struct offer *o)
+{
+	return strncasecmp(o->region, "cn-", 3) == 0 || streq_ci(location_country(o), "CN");
+}
+
 static bool
 region_matches(const struct offer *o, const char *want)
 {
 	size_t len = strlen(want);
-	const char *comma;
 
 	if (strncasecmp(o->region, want, len) == 0 &&
 	    (o->region[len] == '\0' || o->region[len] == '-'))
 		return true;
-	comma = strrchr(o->location, ',');
-	if (comma != NULL) {
-		comma++;
-		while (*comma == ' ')
-			comma++;
-		if (streq_ci(comma, want))
-			return true;
-	}
+	if (streq_ci(location_country(o), want))
+		return true;
+	if ((streq_ci(want, "cn") || streq_ci(want, "china") ||
+	    strcmp(want, "\xe4\xb8\xad\xe5\x9b\xbd") == 0) && in_china(o))
+		return true;
+	if ((streq_ci(want, "as") || streq_ci(want, "asia") || streq_ci(want, "ap")) &&
+	    in_china(o))
+		return true;
+	/* A name in Chinese (华南, 北京) matches the location it appears in, whole. */
+	if ((unsigned char)want[0] >= 0x80 && strstr(o->location, want) != NULL)
+		return true;
 	return false;
 }
 
