@@ -70,4 +70,15 @@ expect_rc 3 g show 'ppio:../products'
 GPURENT_PPIO_API_KEY=wrong expect_rc 4 g --provider ppio ls
 expect_rc 2 g launch "$off" --label t100-no-image
 check "an image is needed" 'grep -q "image" <<<"$ERR"'
+
+# `gpurent login ppio`: a key checked against the provider, then used from the store.
+unset GPURENT_PPIO_API_KEY
+export GPURENT_PASSPHRASE=t100-passphrase
+expect_rc 4 g --provider ppio ls
+check "no key: says how to give one" 'grep -qi "login ppio\|PPIO_API_KEY" <<<"$ERR"'
+expect_rc 4 g login ppio --stdin <<<wrong-key
+expect_ok g login ppio --stdin <<<test-key-ppio
+expect_ok g --provider ppio ls
+check "the stored key works" '[ "$RC" = 0 ]'
+PPIO_API_KEY=wrong expect_rc 4 g --provider ppio ls
 pass
