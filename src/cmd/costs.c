@@ -484,9 +484,13 @@ const struct command cmd_costs = {
 	    "launched instances will cost once they run. Spent counts from --since (default:\n"
 	    "the first of this month, UTC). The projections add both rates until midnight and\n"
 	    "until the end of the month. Money comes from a local ledger of billed seconds, so\n"
-	    "it is exact to the micro-dollar: the simulator's on its own clock, every real\n"
+	    "it is exact to the micro-unit: the simulator's on its own clock, every real\n"
 	    "provider's on the wall clock. An instance its provider no longer lists stops\n"
-	    "counting when a listing confirms it (GONE with --by instance).",
+	    "counting when a listing confirms it (GONE with --by instance).\n"
+	    "\n"
+	    "Each currency (USD, CNY for ppio) is totalled on its own and shown side by side;\n"
+	    "a total of all of them, in US dollars, only when fx.CODE rates are configured for\n"
+	    "every currency, and then it says 'converted at your configured rate'.",
 	.opts = opts,
 	.run = costs_run,
 };

@@ -387,7 +387,10 @@ const struct command cmd_launch = {
 	    "--wait, exits 11 when --timeout passes first; the instance is left running. A\n"
 	    "launch that a configured budget.day or budget.month would not cover, counting\n"
 	    "what bills now, what is still provisioning and this launch, is refused with exit\n"
-	    "status 9. --dry-run makes every check a launch makes and rents nothing.",
+	    "status 9. A budget in another currency than the offer's (budget.day = 300 CNY)\n"
+	    "counts it only at a configured fx.CODE rate, and refuses it without one. --bid is\n"
+	    "in the offer's currency. --dry-run makes every check a launch makes and rents\n"
+	    "nothing.",
 	.opts = opts,
 	.complete_args = CPL_OFFER,
 	.run = launch_run,
