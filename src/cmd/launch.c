@@ -34,7 +34,7 @@ static const struct cmd_opt opts[] = {
 	{ "env", 'e', "K=V", "environment variable for the instance (repeatable)", L_ENV, CPL_NONE, true },
 	{ "port", 0, "PORT", "port to expose (repeatable)", L_PORT, CPL_NONE, true },
 	{ "onstart", 0, "CMD", "command to run when the instance starts", L_ONSTART, CPL_NONE, false },
-	{ "bid", 'b', "PRICE", "interruptible: bid in $/hour (default: the price + spot.bid_margin)", L_BID, CPL_NONE, false },
+	{ "bid", 'b', "PRICE", "interruptible: bid per hour in the offer's currency (default: the price + spot.bid_margin)", L_BID, CPL_NONE, false },
 	{ "dry-run", 'n', NULL, "make every check of a launch and show what it costs; rent nothing", L_DRY_RUN, CPL_NONE, false },
 	{ "wait", 'w', NULL, "wait until the instance runs", L_WAIT, CPL_NONE, false },
 	{ "timeout", 't', "SECONDS", "with --wait: give up after this long (default 600)", L_TIMEOUT, CPL_NONE, false },
