@@ -447,7 +447,7 @@ ppio_instance_from_json(const cJSON *j, struct instance *out)
 	bj_int(j, "last_started_at", &started);
 	out->state = ppio_state(status, error, started);
 	/* The provider's own words: the raw status where it is not plain, then the reason. */
-	snprintf(out->status_msg, sizeof(out->status_msg), "%s%s%s%s%s", status,
+	snprintf(out->status_msg, sizeof(out->status_msg), "%.31s%s%.40s%s%.48s", status,
 	    error[0] ? ": " : "", error, message[0] ? ": " : "", message);
 	text_sanitize(out->status_msg, sizeof(out->status_msg), out->status_msg);
 	if (bj_int(j, "created_at", &v) && v > 0) {
