@@ -1,5 +1,5 @@
 /*
- * backends_parse.h - the provider JSON parsers of the vast, runpod and lambda backends,
+ * backends_parse.h - the provider JSON parsers of the vast, runpod, lambda and ppio backends,
  * separated from the transport so unit tests and fuzzers can run them on recorded payloads.
  *
  * Every parser takes a body and its length (not necessarily NUL-terminated), never trusts
@@ -237,5 +237,46 @@ enum gr_err lambda_parse_ssh_keys(const char *body, size_t len, char (*names)[65
 enum gr_err lambda_parse_error(long status, const char *body, size_t len, struct gr_error *err);
 /* gpu_8x_h100_sxm5 -> count 8, token "h100_sxm5"; false when not gpu_<N>x_<token>. */
 bool lambda_type_split(const char *type, int *count, char *token, size_t n);
+
+/* --- PPIO GPU API v2 (src/backends/ppio_parse.c) --- */
+
+/*
+ * A price integer scaled by `precision` decimal places (§4.2: 12600 with precision 3 is
+ * 12.600) as micro-units, exactly: a whole JSON number below 2^53 or a string of digits,
+ * never through a fraction. false for anything else or a precision outside 0..12.
+ */
+bool ppio_scaled(const struct cJSON *n, long long precision, int64_t *micros);
+/*
+ * GET /gpus/v2/products {"data": [Product]}: one offer per product, region, GPU count in
+ * {1, 2, 4, 8} within [gpu.min, gpu.max] and billing method (postpaid: on demand; spot:
+ * interruptible), priced final_price x count in `currency` (the payload names none).
+ */
+enum gr_err ppio_parse_products(const char *body, size_t len, const char *currency,
+    struct offer_list *out, struct gr_error *err);
+/* Offer ids: "ppio:<product>@<region>:<count>[s]" (s: spot); the region may be absent. */
+void ppio_offer_id(char *dst, size_t n, const char *product, const char *region, int count,
+    bool spot);
+bool ppio_offer_id_parse(const char *local, char *product, size_t n, char *region, size_t nr,
+    int *count, bool *spot);
+/* "华南 cn-south-1, CN" for a PPIO region id; the id alone when its area is unknown. */
+void ppio_region_location(const char *region, char *out, size_t n);
+/* status.status (v1's vocabulary, §6) onto the lifecycle; a non-empty error is failed. */
+enum inst_state ppio_state(const char *status, const char *error, long long last_started);
+void ppio_instance_from_json(const struct cJSON *inst, struct instance *out);
+/* GET /gpus/v2/instances page: appends; next_cursor (opaque) and has_more for the next. */
+enum gr_err ppio_parse_instances(const char *body, size_t len, struct instance_list *out,
+    char *next_cursor, size_t ncur, bool *has_more, struct gr_error *err);
+/* GET /gpus/v2/instances/{id}. */
+enum gr_err ppio_parse_instance(const char *body, size_t len, struct instance *out,
+    struct gr_error *err);
+/* POST /gpus/v2/instances {"id": ...}: the id, refused unless URL-safe. */
+enum gr_err ppio_parse_create(const char *body, size_t len, char *id, size_t n,
+    struct gr_error *err);
+/*
+ * An error reply onto an error code by its `reason` (§8: almost everything is HTTP 400, so
+ * the name decides: INSUFFICIENT_RESOURCE capacity, RESOURCE_NOT_FOUND not found, ...),
+ * else by status. GR_OK for a 2xx.
+ */
+enum gr_err ppio_parse_error(long status, const char *body, size_t len, struct gr_error *err);
 
 #endif

@@ -20,7 +20,8 @@
 
 #include "error.h"
 
-enum config_kind { CK_STRING, CK_INT, CK_MONEY, CK_BOOL, CK_LIST, CK_DURATION };
+/* CK_MONEY: an amount with an optional currency ("300 CNY", bare: USD); CK_RATE: fx.CODE. */
+enum config_kind { CK_STRING, CK_INT, CK_MONEY, CK_BOOL, CK_LIST, CK_DURATION, CK_RATE };
 
 struct config_key {
 	const char *name;
@@ -46,8 +47,16 @@ const char *config_profile(const struct config *c);
 /* The value in the selected profile, else top level, else the key's default, else NULL. */
 const char *config_get(const struct config *c, const char *key);
 long long config_get_int(const struct config *c, const char *key, long long def);
-/* Money keys in micro-dollars; -1 when unset. */
+/*
+ * Money keys in micro-units; -1 when unset. config_get_money reads only bare (dollar)
+ * amounts, as before currencies; config_get_money_in also reads "300 CNY" and puts the
+ * currency's code (CURRENCY_MAX bytes; USD when bare or unset) in code.
+ */
 int64_t config_get_money(const struct config *c, const char *key);
+int64_t config_get_money_in(const struct config *c, const char *key, char *code);
+/* The exchange rates the user configured (fx.CODE keys; the profile's win). */
+struct fx_rates;
+void config_fx(const struct config *c, struct fx_rates *out);
 bool config_get_bool(const struct config *c, const char *key, bool def);
 
 /* Validate and set a key in a section (NULL: top level), then rewrite the file atomically. */

@@ -1,7 +1,15 @@
 /*
  * costs.h - what the ledger says: burn rate, spend, projections, grouped.
  *
- * All amounts are micro-dollars. Days and months are calendar days and months in UTC.
+ * All amounts are micro-units of the summary's currency. Days and months are calendar days
+ * and months in UTC.
+ *
+ * Currencies: a summary is in one currency. costs_compute_in counts the ledger rows in that
+ * currency, and rows in any other only when the user configured rates for both (fx.CODE),
+ * converted and flagged (`converted`); rows it could not convert are left out and counted
+ * (`unconverted`), never added as if they were the same money. costs_compute is
+ * costs_compute_in in USD without rates: exactly the dollar figures it always gave.
+ * ledger_currencies lists the currencies present, for totals side by side.
  *
  * Each ledger row follows its provider's clock: the simulator ("sim") has a clock of its
  * own that `gpurent sim advance` moves; every real provider follows the wall clock, also
@@ -55,6 +63,9 @@ struct cost_summary {
 	int64_t projected_month;
 	struct cost_line *lines;	/* grouped, largest spend first */
 	size_t n_lines;
+	char currency[CURRENCY_MAX];	/* of every amount above */
+	bool converted;			/* some rows converted at the user's configured rate */
+	size_t unconverted;		/* rows in other currencies left out: no rate */
 };
 
 /*
@@ -63,6 +74,16 @@ struct cost_summary {
  */
 enum gr_err costs_compute(struct state *st, const struct cost_clock *clk, int64_t since,
     enum cost_group by, struct cost_summary *out, struct gr_error *err);
+/* The same in `currency` (NULL: USD), converting other rows through fx (NULL: none). */
+enum gr_err costs_compute_in(struct state *st, const struct cost_clock *clk, int64_t since,
+    enum cost_group by, const char *currency, const struct fx_rates *fx,
+    struct cost_summary *out, struct gr_error *err);
+/*
+ * The currencies of the ledger rows that overlap the window costs_compute would read
+ * (since 0: this month), sorted, USD first; at most max. Returns how many.
+ */
+size_t ledger_currencies(struct state *st, const struct cost_clock *clk, int64_t since,
+    char (*codes)[CURRENCY_MAX], size_t max);
 void cost_summary_release(struct cost_summary *s);
 
 /* UTC midnight of the day / first of the month containing t, and the next ones. */
@@ -75,7 +96,7 @@ int64_t month_end(int64_t t);
  * projection past a configured budget (budget_day or budget_month, -1 when unset): today's
  * projection (s->projected_day: spent today, plus what bills and what is provisioning at
  * their rates until midnight) plus extra_hour until midnight, and the same for the month.
- * GR_EBUDGET with a message when it would.
+ * GR_EBUDGET with a message when it would. The budgets and extra_hour are in s->currency.
  */
 enum gr_err costs_check_budget(const struct cost_summary *s, int64_t now, int64_t extra_hour,
     int64_t budget_day, int64_t budget_month, struct gr_error *err);

@@ -7,6 +7,12 @@
  * Terms are `field op value`, AND-ed; ops are = != < <= > >=; a comma list means "any of"
  * (with != it means "none of"). Values are parsed exactly, per field: money as micro-dollars,
  * reliability as basis points. Each term may be given as one argument or as several.
+ *
+ * Currencies: price terms are in US dollars. An offer priced in another currency is
+ * compared only through a rate the user configured (filter_apply_fx, sort_offers_fx with
+ * config_fx's rates); without one its price is unknown to a term (it does not match), and
+ * a price sort puts each currency's offers together instead of comparing their numbers.
+ * offers_money_check says beforehand whether that is so, for the command to refuse or say.
  */
 #ifndef GPURENT_FILTER_H
 #define GPURENT_FILTER_H
@@ -82,8 +88,9 @@ enum gr_err filter_parse_str(struct filter *f, const char *s, struct gr_error *e
 
 bool filter_match(const struct filter *f, const struct offer *o);
 
-/* Keep only the offers that match, in place. */
+/* Keep only the offers that match, in place; _fx compares prices through fx's rates. */
 void filter_apply(const struct filter *f, struct offer_list *l);
+void filter_apply_fx(const struct filter *f, struct offer_list *l, const struct fx_rates *fx);
 
 /* The term for a field, or NULL: backends use this to push filters down. */
 const struct filter_term *filter_find(const struct filter *f, enum filter_field field);
@@ -106,6 +113,25 @@ struct sort_spec {
 enum gr_err sort_parse(struct sort_spec *s, const char *text, struct gr_error *err);
 /* Stable order: the keys in turn, then id, so output is reproducible. */
 void sort_offers(struct offer_list *l, const struct sort_spec *s);
+void sort_offers_fx(struct offer_list *l, const struct sort_spec *s, const struct fx_rates *fx);
+
+/* What offers_money_check found. */
+struct offers_money {
+	bool mixed;			/* offers in more than one currency */
+	bool converted;			/* a price term or sort compares through a rate */
+	bool grouped;			/* a price sort puts each currency together (no rate) */
+	char missing[CURRENCY_MAX];	/* a currency with no rate ("" none) */
+	char rated[CURRENCY_MAX];	/* a currency converted at a rate ("" none) */
+};
+/*
+ * Whether l can be filtered by f and sorted by s as to price (f, s may be NULL). GR_EUSAGE,
+ * naming the rate to set, when a price term meets an offer not in US dollars, or (with
+ * strict_sort: the user asked for the sort) a price sort meets several currencies, and no
+ * rate is configured; a default sort is grouped by currency instead (out->grouped).
+ */
+enum gr_err offers_money_check(const struct offer_list *l, const struct filter *f,
+    const struct sort_spec *s, bool strict_sort, const struct fx_rates *fx,
+    struct offers_money *out, struct gr_error *err);
 const char *sort_keys_help(void);
 
 #endif

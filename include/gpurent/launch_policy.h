@@ -48,7 +48,23 @@ struct launch_budget {
 	int64_t day;		/* budget.day, -1 unset */
 	int64_t month;		/* budget.month, -1 unset */
 	bool force;		/* --force: check nothing, but still take turns and record */
+	/*
+	 * Currencies ("": USD): of each budget and of the launch's price. A budget counts
+	 * spend and the launch in its own currency; anything in another is converted at the
+	 * rates in fx, and when a rate is missing the launch is refused (GR_EBUDGET) rather
+	 * than counted as if it were the same money. launch_budget_from_config fills them all.
+	 */
+	char day_currency[CURRENCY_MAX];
+	char month_currency[CURRENCY_MAX];
+	char price_currency[CURRENCY_MAX];
+	struct fx_rates fx;
 };
+
+struct config;
+/* budget.day, budget.month (with their currencies) and fx.* from the config; price in
+   price_currency; force from --force. */
+void launch_budget_from_config(struct launch_budget *b, const struct config *cfg,
+    const char *price_currency, bool force);
 
 /* What launch_admit calls back. */
 struct launch_ops {

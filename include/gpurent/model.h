@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "catalogue.h"
+#include "money.h"
 
 /*
  * A label is at most LABEL_MAX_CHARS characters (not bytes) of printable UTF-8: no control
@@ -81,7 +82,7 @@ struct offer {
 	int gpu_count;
 	int vram_gb;			/* per GPU (OV_VRAM) */
 	enum offer_type type;
-	int64_t price_hour;		/* micro-dollars per hour for the whole offer; for an
+	int64_t price_hour;		/* micro-units of currency per hour for the whole offer; for an
 					   interruptible offer, the lowest accepted bid (OV_PRICE) */
 	int64_t storage_gb_month;	/* micro-dollars per GB-month of disk (OV_STORAGE) */
 	char region[32];		/* "eu-west", "na-east", ... */
@@ -94,6 +95,7 @@ struct offer {
 	int net_up_mbps;
 	enum interconnect interconnect;
 	int available;			/* machines of this kind free now (OV_AVAILABLE) */
+	char currency[CURRENCY_MAX];	/* of price_hour and storage_gb_month; "": USD */
 	unsigned valid;
 	int64_t fetched_at;		/* UTC seconds when the provider answered with it; 0:
 					   unknown (set by the session, kept by the offer cache) */
@@ -149,6 +151,7 @@ struct instance {
 	char ssh_user[32];
 	int util_pct;			/* mean GPU utilisation now (IV_UTIL) */
 	char status_msg[128];		/* provider's own words on the state, e.g. "outbid" */
+	char currency[CURRENCY_MAX];	/* of every amount above; "": USD */
 	unsigned valid;
 };
 
@@ -261,6 +264,7 @@ enum {
 struct account {
 	int64_t balance;
 	int64_t spend_hour;
+	char currency[CURRENCY_MAX];	/* "": USD */
 	unsigned valid;
 };
 

@@ -7,7 +7,8 @@
  * terminal, whatever the backend did.
  *
  * JSON is an array of objects with every column unless --fields narrows it; unknown values
- * are null. Money is a JSON number in dollars with six decimals (exact micro-dollars).
+ * are null. Money is a JSON number in its currency's units with six decimals (exact
+ * micro-units); records with money have a "currency" member (ISO 4217) beside it.
  */
 #ifndef GPURENT_OUTPUT_H
 #define GPURENT_OUTPUT_H
@@ -25,7 +26,7 @@ enum cell_kind {
 	CELL_NULL,	/* unknown: "-" in text, null in JSON */
 	CELL_STR,
 	CELL_INT,
-	CELL_MONEY,	/* micro-dollars */
+	CELL_MONEY,	/* micro-units of the currency whose ISO 4217 code is s (NULL, "": USD) */
 	CELL_BOOL,
 	CELL_TIME,	/* UTC seconds: local time in a table, RFC 3339 in JSON/CSV */
 	CELL_FIXED,	/* int scaled by 10^decimals: reliability 9850 with decimals 4 -> 0.985 */
@@ -34,7 +35,7 @@ enum cell_kind {
 
 struct cell {
 	enum cell_kind kind;
-	const char *s;
+	const char *s;	/* CELL_STR: the text; CELL_MONEY: the currency code */
 	int64_t i;
 	int decimals;	/* CELL_FIXED digits; CELL_MONEY digits shown in a table (default 2) */
 	int color;	/* a semantic colour for tables (enum out_color), 0 none */

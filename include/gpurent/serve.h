@@ -14,7 +14,7 @@
 struct state;
 
 struct serve_opts {
-	const char *dialect;		/* "vast", "runpod" or "lambda" */
+	const char *dialect;		/* "vast", "runpod", "lambda" or "ppio" */
 	const char *bind;		/* address; NULL: 127.0.0.1 */
 	int port;			/* 0: any free port */
 	const char *api_key;		/* NULL: any key (or none) accepted */

@@ -70,9 +70,11 @@ struct ledger_seg {
 	char label[LABEL_MAX];
 	char gpu[32];
 	enum ledger_kind kind;
-	int64_t rate_hour;
+	int64_t rate_hour;	/* micro-units of currency per hour */
 	int64_t start;
 	int64_t end;		/* 0: open */
+	char currency[CURRENCY_MAX];	/* ISO 4217; "" when written: USD; rows of databases
+					   older than currencies read back as "USD" */
 	bool gone;		/* closed because the provider stopped listing the instance */
 };
 

@@ -12,12 +12,14 @@ extern const struct backend_ops backend_sim;
 extern const struct backend_ops backend_vast;
 extern const struct backend_ops backend_runpod;
 extern const struct backend_ops backend_lambda;
+extern const struct backend_ops backend_ppio;
 
 static const struct backend_ops *const registry[] = {
 	&backend_sim,
 	&backend_vast,
 	&backend_runpod,
 	&backend_lambda,
+	&backend_ppio,
 };
 
 const struct backend_ops *const *

@@ -78,8 +78,8 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 }
 
 static const struct column summary_cols[] = {
-	{ "burn_hour", "BURN $/H", true, false, 0, 0 },
-	{ "provisioning_hour", "PROVISIONING $/H", true, false, 0, 0 },
+	{ "burn_hour", "BURN/H", true, false, 0, 0 },
+	{ "provisioning_hour", "PROVISIONING/H", true, false, 0, 0 },
 	{ "spent", "SPENT", true, false, 0, 0 },
 	{ "spent_today", "TODAY", true, false, 0, 0 },
 	{ "spent_month", "MONTH", true, false, 0, 0 },
@@ -87,11 +87,12 @@ static const struct column summary_cols[] = {
 	{ "projected_month", "PROJ MONTH", true, false, 0, 0 },
 	{ "since", "SINCE", false, false, 0, 0 },
 	{ "budget_month", "BUDGET", true, true, 0, 0 },
+	{ "currency", "CURRENCY", false, false, 0, 0 },
 };
 
 struct summary_row {
 	const struct cost_summary *s;
-	int64_t budget;
+	int64_t budget;		/* in s->currency, -1 none */
 };
 
 static void
@@ -103,6 +104,7 @@ summary_cell(const void *row, size_t col, struct cell *c, void *ctx)
 
 	(void)ctx;
 	c->decimals = 2;
+	c->s = r->s->currency;
 	if (col < ARRAY_LEN(v)) {
 		c->kind = CELL_MONEY;
 		c->i = v[col];
@@ -113,6 +115,9 @@ summary_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	} else if (col == 7) {
 		c->kind = CELL_TIME;
 		c->i = r->s->since;
+	} else if (col == 9) {
+		c->kind = CELL_STR;
+		c->s = r->s->converted ? "USD (converted at your configured rate)" : r->s->currency;
 	} else {
 		c->kind = r->budget >= 0 ? CELL_MONEY : CELL_NULL;
 		c->i = r->budget;
@@ -122,20 +127,34 @@ summary_cell(const void *row, size_t col, struct cell *c, void *ctx)
 static const struct column line_cols[] = {
 	{ "key", "KEY", false, false, 0, 12 },
 	{ "spent", "SPENT", true, false, 0, 0 },
-	{ "burn_hour", "BURN $/H", true, false, 0, 0 },
+	{ "burn_hour", "BURN/H", true, false, 0, 0 },
+	{ "currency", "CURRENCY", false, true, 1, 0 },
 	{ "gone", "GONE", false, false, 1, 0 },
+};
+
+/* A group line and the currency of its summary. */
+struct line_row {
+	const struct cost_line *l;
+	const char *currency;
 };
 
 static void
 line_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
-	const struct cost_line *l = row;
+	const struct line_row *r = row;
+	const struct cost_line *l = r->l;
 
 	(void)ctx;
 	switch (col) {
 	case 0: c->kind = l->key[0] ? CELL_STR : CELL_NULL; c->s = l->key; break;
-	case 1: c->kind = CELL_MONEY; c->i = l->spent; c->decimals = 2; break;
-	case 2: c->kind = CELL_MONEY; c->i = l->burn_hour; c->decimals = 3; break;
+	case 1: c->kind = CELL_MONEY; c->i = l->spent; c->decimals = 2; c->s = r->currency; break;
+	case 2:
+		c->kind = CELL_MONEY;
+		c->i = l->burn_hour;
+		c->decimals = 3;
+		c->s = r->currency;
+		break;
+	case 3: c->kind = CELL_STR; c->s = r->currency; break;
 	default: c->kind = CELL_BOOL; c->i = l->gone; break;
 	}
 }
@@ -143,7 +162,7 @@ line_cell(const void *row, size_t col, struct cell *c, void *ctx)
 static void
 json_money(FILE *fp, const char *key, int64_t v, bool comma)
 {
-	struct cell c = { CELL_MONEY, NULL, v, 0, 0 };
+	struct cell c = { .kind = CELL_MONEY, .i = v };
 
 	fprintf(fp, "\"%s\":", key);
 	json_write_cell(fp, &c);
@@ -204,13 +223,15 @@ reconcile(struct cmd_ctx *c, struct state *st, const struct cost_clock *clk,
 static void
 json_reported(FILE *fp, const struct reported *r, size_t n)
 {
-	struct cell m = { CELL_MONEY, NULL, 0, 0, 0 };
+	struct cell m = { .kind = CELL_MONEY };
 	size_t i;
 
 	fputs("\"providers\":[", fp);
 	for (i = 0; i < n; i++) {
 		fprintf(fp, "%s{\"provider\":", i ? "," : "");
 		json_write_str(fp, r[i].provider);
+		fputs(",\"currency\":", fp);
+		json_write_str(fp, money_currency(r[i].acct.currency));
 		m.kind = r[i].acct.valid & AV_BALANCE ? CELL_MONEY : CELL_NULL;
 		m.i = r[i].acct.balance;
 		fputs(",\"balance\":", fp);
@@ -226,6 +247,98 @@ json_reported(FILE *fp, const struct reported *r, size_t n)
 	fputs("],", fp);
 }
 
+/* One summary per currency in the ledger, and the total at the user's rates when they cover
+   every currency (money.h: never added up otherwise). */
+#define MAX_CURRENCIES 8
+struct summaries {
+	struct cost_summary per[MAX_CURRENCIES];
+	size_t n;
+	struct cost_summary total;	/* in USD, converted; valid with has_total */
+	bool has_total;
+};
+
+static enum gr_err
+compute_all(struct state *st, const struct cost_clock *clk, const struct args *a,
+    const struct fx_rates *fx, struct summaries *out, struct gr_error *err)
+{
+	char codes[MAX_CURRENCIES][CURRENCY_MAX];
+	size_t i, n = ledger_currencies(st, clk, a->since, codes, MAX_CURRENCIES);
+	bool all_rated = true;
+	int64_t r;
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		money_currency_set(codes[n++], NULL);
+	for (i = 0; i < n; i++) {
+		if (costs_compute_in(st, clk, a->since, a->by, codes[i], NULL, &out->per[i],
+		    err) != GR_OK)
+			return err->code;
+		out->n++;
+		all_rated &= fx_rate(fx, codes[i], &r);
+	}
+	if (n > 1 && all_rated) {
+		if (costs_compute_in(st, clk, a->since, a->by, "USD", fx, &out->total, err) !=
+		    GR_OK)
+			return err->code;
+		out->has_total = true;
+	}
+	return GR_OK;
+}
+
+static void
+summaries_release(struct summaries *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		cost_summary_release(&s->per[i]);
+	if (s->has_total)
+		cost_summary_release(&s->total);
+}
+
+static void
+json_summary(FILE *fp, const struct cost_summary *s, int64_t budget, const char *budget_cur)
+{
+	fputs("{\"currency\":", fp);
+	json_write_str(fp, s->currency);
+	fputc(',', fp);
+	json_money(fp, "burn_hour", s->burn_hour, true);
+	json_money(fp, "provisioning_hour", s->provisioning_hour, true);
+	json_money(fp, "spent", s->spent, true);
+	json_money(fp, "spent_today", s->spent_today, true);
+	json_money(fp, "spent_month", s->spent_month, true);
+	json_money(fp, "projected_day", s->projected_day, true);
+	json_money(fp, "projected_month", s->projected_month, true);
+	if (budget >= 0 && money_same_currency(budget_cur, s->currency))
+		json_money(fp, "budget_month", budget, true);
+	else
+		fputs("\"budget_month\":null,", fp);
+	fprintf(fp, "\"converted\":%s}", s->converted ? "true" : "false");
+}
+
+static void
+json_groups(FILE *fp, const struct cost_summary *s, enum cost_group by, bool *first)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_lines; i++) {
+		fputs(*first ? "{\"key\":" : ",{\"key\":", fp);
+		*first = false;
+		if (s->lines[i].key[0] != '\0')
+			json_write_str(fp, s->lines[i].key);
+		else
+			fputs("null", fp);	/* unlabelled, as in ls */
+		fputs(",\"currency\":", fp);
+		json_write_str(fp, s->currency);
+		fputc(',', fp);
+		json_money(fp, "spent", s->lines[i].spent, true);
+		json_money(fp, "burn_hour", s->lines[i].burn_hour, by == CG_INSTANCE);
+		if (by == CG_INSTANCE)
+			fprintf(fp, "\"gone\":%s", s->lines[i].gone ? "true" : "false");
+		fputc('}', fp);
+	}
+}
+
 static int
 costs_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -233,16 +346,20 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		"day" };
 	struct args a = { 0, CG_NONE };
 	struct gr_error err = { 0 };
-	struct cost_summary sum;
+	struct summaries all;
+	const struct cost_summary *sum;
 	struct cost_clock clk;
-	struct summary_row row;
+	struct summary_row rows[MAX_CURRENCIES + 1];
 	struct config *cfg;
 	struct state *st;
 	struct instance_list l;
 	struct fanout_result res[SESSION_MAX_PROVIDERS];
 	struct reported rep[SESSION_MAX_PROVIDERS];
+	struct fx_rates fx;
+	char budget_cur[CURRENCY_MAX];
+	int64_t budget;
 	int n, rc;
-	size_t i, n_rep;
+	size_t i, k, n_rep, n_rows;
 
 	rc = cmd_parse(c, argc, argv, handle, &a, &n);
 	if (rc != 0 || n < 0)
@@ -257,68 +374,102 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		report_fanout(c, res, c->s->n_backends);
 	instance_list_release(&l);
 	session_clock(c->s, &clk);
+	config_fx(cfg, &fx);
 	if (session_state(c->s, &st, &err) != GR_OK ||
-	    costs_compute(st, &clk, a.since, a.by, &sum, &err) != GR_OK)
+	    compute_all(st, &clk, &a, &fx, &all, &err) != GR_OK)
 		return cmd_error(c, &err);
 	n_rep = reconcile(c, st, &clk, rep);
-	row.s = &sum;
-	row.budget = config_get_money(cfg, "budget.month");
+	budget = config_get_money_in(cfg, "budget.month", budget_cur);
+	/* The main figures: the one currency, else the converted total, else the first. */
+	sum = all.has_total ? &all.total : &all.per[0];
+	for (n_rows = 0; n_rows < all.n; n_rows++) {
+		rows[n_rows].s = &all.per[n_rows];
+		rows[n_rows].budget = money_same_currency(budget_cur, all.per[n_rows].currency) ?
+		    budget : -1;
+	}
+	if (all.has_total) {
+		rows[n_rows].s = &all.total;
+		rows[n_rows++].budget = money_same_currency(budget_cur, "USD") ? budget : -1;
+	}
 	if (out_global.format == OUT_JSON) {
-		struct cell t = { CELL_TIME, NULL, sum.since, 0, 0 };
+		struct cell t = { .kind = CELL_TIME, .i = sum->since };
+		bool first = true;
 
+		/* The top level keeps the schema of one currency: the converted total when the
+		   rates cover every currency, else the first (USD when there is spend in it). */
 		fputc('{', c->out);
-		json_money(c->out, "burn_hour", sum.burn_hour, true);
-		json_money(c->out, "provisioning_hour", sum.provisioning_hour, true);
-		json_money(c->out, "spent", sum.spent, true);
-		json_money(c->out, "spent_today", sum.spent_today, true);
-		json_money(c->out, "spent_month", sum.spent_month, true);
-		json_money(c->out, "projected_day", sum.projected_day, true);
-		json_money(c->out, "projected_month", sum.projected_month, true);
-		if (row.budget >= 0)
-			json_money(c->out, "budget_month", row.budget, true);
+		fputs("\"currency\":", c->out);
+		json_write_str(c->out, sum->currency);
+		fprintf(c->out, ",\"converted\":%s,", sum->converted ? "true" : "false");
+		json_money(c->out, "burn_hour", sum->burn_hour, true);
+		json_money(c->out, "provisioning_hour", sum->provisioning_hour, true);
+		json_money(c->out, "spent", sum->spent, true);
+		json_money(c->out, "spent_today", sum->spent_today, true);
+		json_money(c->out, "spent_month", sum->spent_month, true);
+		json_money(c->out, "projected_day", sum->projected_day, true);
+		json_money(c->out, "projected_month", sum->projected_month, true);
+		if (budget >= 0 && money_same_currency(budget_cur, sum->currency))
+			json_money(c->out, "budget_month", budget, true);
 		else
 			fputs("\"budget_month\":null,", c->out);
 		fputs("\"since\":", c->out);
 		json_write_cell(c->out, &t);
 		fprintf(c->out, ",\"by\":%s%s%s,", a.by ? "\"" : "",
 		    a.by ? group_names[a.by] : "null", a.by ? "\"" : "");
+		fputs("\"currencies\":[", c->out);
+		for (i = 0; i < all.n; i++) {
+			if (i)
+				fputc(',', c->out);
+			json_summary(c->out, &all.per[i], budget, budget_cur);
+		}
+		fputs("],", c->out);
 		json_reported(c->out, rep, n_rep);
 		fputs("\"groups\":[", c->out);
-		for (i = 0; i < sum.n_lines; i++) {
-			fputs(i ? ",{\"key\":" : "{\"key\":", c->out);
-			if (sum.lines[i].key[0] != '\0')
-				json_write_str(c->out, sum.lines[i].key);
-			else
-				fputs("null", c->out);	/* unlabelled, as in ls */
-			fputc(',', c->out);
-			json_money(c->out, "spent", sum.lines[i].spent, true);
-			json_money(c->out, "burn_hour", sum.lines[i].burn_hour, a.by == CG_INSTANCE);
-			if (a.by == CG_INSTANCE)
-				fprintf(c->out, "\"gone\":%s", sum.lines[i].gone ? "true" : "false");
-			fputc('}', c->out);
-		}
+		for (i = 0; i < all.n; i++)
+			json_groups(c->out, &all.per[i], a.by, &first);
 		fputs("]}\n", c->out);
 	} else if (a.by != CG_NONE) {
+		struct line_row *lines;
+		size_t nl = 0;
+
+		for (i = 0; i < all.n; i++)
+			nl += all.per[i].n_lines;
+		lines = xcalloc(nl ? nl : 1, sizeof(*lines));
+		for (nl = 0, i = 0; i < all.n; i++)
+			for (k = 0; k < all.per[i].n_lines; k++) {
+				lines[nl].l = &all.per[i].lines[k];
+				lines[nl++].currency = all.per[i].currency;
+			}
 		/* By instance, a last column says which ones their provider no longer lists. */
 		rc = out_print(c->out, &out_global, line_cols, ARRAY_LEN(line_cols) -
-		    (a.by == CG_INSTANCE ? 0 : 1), 0, sum.lines, sum.n_lines, sizeof(*sum.lines),
-		    line_cell, NULL, &err);
-	} else if (out_global.format == OUT_TABLE) {
-		rc = out_print_record(c->out, &out_global, summary_cols, ARRAY_LEN(summary_cols),
-		    &row, summary_cell, NULL, &err);
+		    (a.by == CG_INSTANCE ? 0 : 1), 0, lines, nl, sizeof(*lines), line_cell, NULL,
+		    &err);
+		free(lines);
+	} else if (out_global.format == OUT_TABLE && n_rows == 1) {
+		rc = out_print_record(c->out, &out_global, summary_cols, ARRAY_LEN(summary_cols) - 1,
+		    &rows[0], summary_cell, NULL, &err);
+	} else {
+		/* Several currencies: one row each, side by side, and the converted total. */
+		rc = out_print(c->out, &out_global, summary_cols, ARRAY_LEN(summary_cols), 0, rows,
+		    n_rows, sizeof(rows[0]), summary_cell, NULL, &err);
+		if (rc == GR_OK && out_global.format == OUT_TABLE && all.has_total)
+			fputs("the USD row adds every currency, converted at your configured rate "
+			    "(fx.*)\n", c->out);
+		else if (rc == GR_OK && out_global.format == OUT_TABLE)
+			fputs("currencies are not added up: set fx.CODE (US dollars per unit) "
+			    "for a converted total\n", c->out);
+	}
+	if (rc == GR_OK && out_global.format == OUT_TABLE && a.by == CG_NONE)
 		for (i = 0; i < n_rep; i++) {
 			char bal[32], burn[32];
 
 			fprintf(c->out, "%s says: balance %s, burn %s/h\n", rep[i].provider,
-			    rep[i].acct.valid & AV_BALANCE ? money_format(bal, sizeof(bal),
-			    rep[i].acct.balance, 2, true) : "unknown",
-			    rep[i].acct.valid & AV_SPEND ? money_format(burn, sizeof(burn),
-			    rep[i].acct.spend_hour, 3, true) : "unknown");
+			    rep[i].acct.valid & AV_BALANCE ? money_format_in(bal, sizeof(bal),
+			    rep[i].acct.balance, 2, rep[i].acct.currency) : "unknown",
+			    rep[i].acct.valid & AV_SPEND ? money_format_in(burn, sizeof(burn),
+			    rep[i].acct.spend_hour, 3, rep[i].acct.currency) : "unknown");
 		}
-	} else
-		rc = out_print(c->out, &out_global, summary_cols, ARRAY_LEN(summary_cols), 0, &row,
-		    1, sizeof(row), summary_cell, NULL, &err);
-	cost_summary_release(&sum);
+	summaries_release(&all);
 	if (rc != GR_OK)
 		return cmd_usage_error(c, "%s", err.msg);
 	return finish_output(c, 0);
@@ -333,9 +484,13 @@ const struct command cmd_costs = {
 	    "launched instances will cost once they run. Spent counts from --since (default:\n"
 	    "the first of this month, UTC). The projections add both rates until midnight and\n"
 	    "until the end of the month. Money comes from a local ledger of billed seconds, so\n"
-	    "it is exact to the micro-dollar: the simulator's on its own clock, every real\n"
+	    "it is exact to the micro-unit: the simulator's on its own clock, every real\n"
 	    "provider's on the wall clock. An instance its provider no longer lists stops\n"
-	    "counting when a listing confirms it (GONE with --by instance).",
+	    "counting when a listing confirms it (GONE with --by instance).\n"
+	    "\n"
+	    "Each currency (USD, CNY for ppio) is totalled on its own and shown side by side;\n"
+	    "a total of all of them, in US dollars, only when fx.CODE rates are configured for\n"
+	    "every currency, and then it says 'converted at your configured rate'.",
 	.opts = opts,
 	.run = costs_run,
 };

@@ -35,7 +35,7 @@ static const struct cmd_opt opts[] = {
 	{ "env", 'e', "K=V", "environment variable for the instance (repeatable)", L_ENV, CPL_NONE, true },
 	{ "port", 0, "PORT", "port to expose (repeatable)", L_PORT, CPL_NONE, true },
 	{ "onstart", 0, "CMD", "command to run when the instance starts", L_ONSTART, CPL_NONE, false },
-	{ "bid", 'b', "PRICE", "interruptible: bid in $/hour (default: the price + spot.bid_margin)", L_BID, CPL_NONE, false },
+	{ "bid", 'b', "PRICE", "interruptible: bid per hour in the offer's currency (default: the price + spot.bid_margin)", L_BID, CPL_NONE, false },
 	{ "dry-run", 'n', NULL, "make every check of a launch and show what it costs; rent nothing", L_DRY_RUN, CPL_NONE, false },
 	{ "wait", 'w', NULL, "wait until the instance runs", L_WAIT, CPL_NONE, false },
 	{ "timeout", 't', "SECONDS", "with --wait: give up after this long (default 600)", L_TIMEOUT, CPL_NONE, false },
@@ -185,7 +185,8 @@ print_dry_run(struct cmd_ctx *c, const struct offer *o, const struct launch_plan
 		mc.i = p->bid_hour;
 		fputs(",\"bid_hour\":", c->out);
 		json_write_cell(c->out, &mc);
-		fputs(",\"dry_run\":true}\n", c->out);
+		fprintf(c->out, ",\"currency\":\"%s\",\"dry_run\":true}\n",
+		    money_currency(o->currency));
 	} else if (out_global.format == OUT_IDS)
 		fprintf(c->out, "%s\n", o->id);
 	else {
@@ -195,9 +196,9 @@ print_dry_run(struct cmd_ctx *c, const struct offer *o, const struct launch_plan
 		    o->gpu ? o->gpu->name : catalogue_display(NULL, o->gpu_raw, g, sizeof(g)),
 		    offer_type_name(o->type), text_sanitize(loc, sizeof(loc), o->location));
 		fprintf(c->out, "cost: %s/hour, %s/day, %s/month (730 h)\n",
-		    money_format(h, sizeof(h), price, 3, true),
-		    money_format(d, sizeof(d), price * 24, 2, true),
-		    money_format(m, sizeof(m), price * 730, 2, true));
+		    money_format_in(h, sizeof(h), price, 3, o->currency),
+		    money_format_in(d, sizeof(d), price * 24, 2, o->currency),
+		    money_format_in(m, sizeof(m), price * 730, 2, o->currency));
 		fputs("nothing was rented (--dry-run)\n", c->out);
 	}
 	return finish_output(c, 0);
@@ -211,8 +212,8 @@ explain_bid(const struct offer *o, const struct launch_plan *p)
 
 	if (o->type != OFFER_INTERRUPTIBLE)
 		return;
-	money_format(bid, sizeof(bid), p->bid_hour, 3, true);
-	money_format(market, sizeof(market), p->market_hour, 3, true);
+	money_format_in(bid, sizeof(bid), p->bid_hour, 3, o->currency);
+	money_format_in(market, sizeof(market), p->market_hour, 3, o->currency);
 	if (!p->bid_given)
 		cmd_warn("bidding %s/h on %s: %d%% over its current price %s/h "
 		    "(spot.bid_margin), so it is outbid only when the market rises above %s/h; "
@@ -335,9 +336,7 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	    "spot.bid_margin", 0), &plan, &err) != GR_OK)
 		return cmd_error(c, &err);
 	explain_bid(&o, &plan);
-	budget.day = config_get_money(cfg, "budget.day");
-	budget.month = config_get_money(cfg, "budget.month");
-	budget.force = a.force;
+	launch_budget_from_config(&budget, cfg, o.currency, a.force);
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	make_token(token, sizeof(token));
@@ -367,7 +366,7 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	idcache_put_instances(st, &in, 1, false, NULL);
 	if (c->s->interactive && out_global.format == OUT_TABLE)
 		fprintf(stderr, "launched %s at %s/hour\n", in.id,
-		    money_format(price, sizeof(price), in.price_hour, 3, true));
+		    money_format_in(price, sizeof(price), in.price_hour, 3, in.currency));
 	rc = a.wait ? wait_running(c, b, &in, a.timeout) : 0;
 	/* The report goes to stderr: stdout stays the id (or the JSON) that scripts read. */
 	if (rc == 0 && a.verify) {
@@ -402,10 +401,12 @@ const struct command cmd_launch = {
 	    "--wait, exits 11 when --timeout passes first; the instance is left running. A\n"
 	    "launch that a configured budget.day or budget.month would not cover, counting\n"
 	    "what bills now, what is still provisioning and this launch, is refused with exit\n"
-	    "status 9. --dry-run makes every check a launch makes and rents nothing.\n"
-	    "--wait --verify then runs 'gpurent verify' on the new instance, its report on\n"
-	    "stderr, and exits 14 when the machine is not what the offer promised (the\n"
-	    "instance is left running).",
+	    "status 9. A budget in another currency than the offer's (budget.day = 300 CNY)\n"
+	    "counts it only at a configured fx.CODE rate, and refuses it without one. --bid is\n"
+	    "in the offer's currency. --dry-run makes every check a launch makes and rents\n"
+	    "nothing. --wait --verify then runs 'gpurent verify' on the new instance, its\n"
+	    "report on stderr, and exits 14 when the machine is not what the offer promised\n"
+	    "(the instance is left running).",
 	.opts = opts,
 	.complete_args = CPL_OFFER,
 	.run = launch_run,

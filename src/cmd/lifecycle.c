@@ -219,11 +219,16 @@ run_ids(struct cmd_ctx *c, int n, char **ids, struct args *a)
 	return rc;
 }
 
-/* Say what destroying loses and saves, and ask. */
+/* Say what destroying loses and saves (in each currency on its own), and ask. */
 static bool
 confirm_destroy(struct cmd_ctx *c, int n, char **ids)
 {
-	int64_t saves = 0;
+	struct {
+		char currency[CURRENCY_MAX];
+		int64_t hour;
+	} saves[4];
+	size_t n_saves = 0, k;
+	struct sb msg;
 	char buf[32];
 	int i;
 
@@ -232,19 +237,34 @@ confirm_destroy(struct cmd_ctx *c, int n, char **ids)
 		struct backend *b;
 		struct instance in;
 		char g[64];
+		int64_t v;
 
 		if (session_backend_for(c->s, ids[i], &b, &err) == GR_OK &&
 		    b->ops->get(b, ids[i], &in, &err) == GR_OK) {
 			fprintf(stderr, "  %s  %s  %s  %s\n", in.id, in.label[0] ? in.label : "-",
 			    inst_state_name(in.state), catalogue_display(in.gpu, in.gpu_raw, g,
 			    sizeof(g)));
-			saves += in.state == ST_RUNNING ? in.price_hour :
+			v = in.state == ST_RUNNING ? in.price_hour :
 			    in.state == ST_STOPPED ? in.storage_hour : 0;
+			for (k = 0; k < n_saves && !money_same_currency(saves[k].currency,
+			    in.currency); k++)
+				;
+			if (k == n_saves && n_saves < ARRAY_LEN(saves)) {
+				money_currency_set(saves[k].currency, in.currency);
+				saves[n_saves++].hour = 0;
+			}
+			if (k < n_saves)
+				saves[k].hour += v;
 		} else
 			fprintf(stderr, "  %s  (not found)\n", ids[i]);
 	}
+	sb_init(&msg);
+	for (k = 0; k < n_saves || k == 0; k++)
+		sb_addf(&msg, "%s%s/hour", k ? " and " : "", money_format_in(buf, sizeof(buf),
+		    n_saves ? saves[k].hour : 0, 3, n_saves ? saves[k].currency : NULL));
 	fprintf(stderr, "Destroying deletes the disk and everything on it; it cannot be undone. "
-	    "It saves %s/hour.\n", money_format(buf, sizeof(buf), saves, 3, true));
+	    "It saves %s.\n", msg.buf);
+	sb_release(&msg);
 	return cmd_confirm("Destroy %d instance%s?", n, n == 1 ? "" : "s");
 }
 

@@ -113,6 +113,8 @@ offers_run(struct cmd_ctx *c, int argc, char **argv)
 	struct offer_list list;
 	struct filter f;
 	struct sort_spec sort;
+	struct fx_rates fx;
+	struct offers_money money;
 	struct config *cfg;
 	size_t total, i;
 	int n, rc, status = 0;
@@ -153,9 +155,22 @@ offers_run(struct cmd_ctx *c, int argc, char **argv)
 			cmd_warn("%s: some filters were applied after fetching every offer",
 			    res[i].b->ops->name);
 	remember_gpu_names(c, &list);
+	/* Prices in several currencies are compared only at the user's rates (money.h). */
+	config_fx(cfg, &fx);
+	if (offers_money_check(&list, &f, &sort, a.sort != NULL, &fx, &money, &err) != GR_OK) {
+		offer_list_release(&list);
+		return cmd_usage_error(c, "%s", err.msg);
+	}
+	if (money.converted)
+		cmd_warn("prices in %s compared in US dollars, converted at your configured rate "
+		    "(fx.%s)", money.rated, money.rated);
+	if (money.grouped)
+		cmd_warn("offers priced in different currencies are sorted by price within each "
+		    "currency; set fx.%s (US dollars per %s) to compare them", money.missing,
+		    money.missing);
 	/* Backends may push down only part of the filter: apply all of it again. */
-	filter_apply(&f, &list);
-	sort_offers(&list, &sort);
+	filter_apply_fx(&f, &list, &fx);
+	sort_offers_fx(&list, &sort, &fx);
 	total = list.n;
 	if (!a.limit_set && out_global.format == OUT_TABLE && isatty(STDOUT_FILENO))
 		a.limit = 40;

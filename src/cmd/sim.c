@@ -81,7 +81,7 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 
 const struct command cmd_sim = {
 	.name = "sim",
-	.args = "advance DURATION | status | serve --dialect vast|runpod|lambda [OPTIONS]",
+	.args = "advance DURATION | status | serve --dialect vast|runpod|lambda|ppio [OPTIONS]",
 	.summary = "steer the simulated marketplace",
 	.help =
 	    "'advance' moves the simulated clock forward for every gpurent process using this\n"

@@ -1,5 +1,5 @@
 /*
- * sim_serve.c - `gpurent sim serve --dialect vast|runpod|lambda`: the simulated marketplace
+ * sim_serve.c - `gpurent sim serve --dialect vast|runpod|lambda|ppio`: the simulated marketplace
  * over HTTP in a provider's protocol, for end-to-end tests and rehearsing scripts.
  */
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include "sim_serve.h"
 
 const char cmd_sim_serve_usage[] =
-    "usage: gpurent sim serve --dialect vast|runpod|lambda [--port N] [--bind ADDR]\n"
+    "usage: gpurent sim serve --dialect vast|runpod|lambda|ppio [--port N] [--bind ADDR]\n"
     "         [--api-key KEY] [--latency MS] [--fail-429 PCT] [--fail-5xx PCT]\n"
     "         [--fail-drop PCT] [--fail-truncate PCT] [--fail-malformed PCT]\n"
     "         [--retry-after S] [--fault-seed N] [--fail-first N]\n"
@@ -145,7 +145,7 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 			return usage("unknown option '%s'", argv[i]);
 	}
 	if (o.dialect == NULL)
-		return usage("%s", "--dialect is required (vast, runpod or lambda)");
+		return usage("%s", "--dialect is required (vast, runpod, lambda or ppio)");
 	if (session_state(c->s, &st, &err) != GR_OK) {
 		fprintf(stderr, "gpurent: %s\n", err.msg);
 		return gr_exit_code(err.code);

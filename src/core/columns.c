@@ -4,6 +4,7 @@
 #include "gpurent/catalogue.h"
 #include "gpurent/columns.h"
 #include "gpurent/model.h"
+#include "gpurent/money.h"
 
 /* Priorities: identity, GPU and price first; long free text (location) last and cut. */
 const struct column offer_columns[OCOL__COUNT] = {
@@ -12,9 +13,9 @@ const struct column offer_columns[OCOL__COUNT] = {
 	[OCOL_GPU] = { "gpu", "GPU", false, false, 0, 9 },
 	[OCOL_GPUS] = { "gpus", "N", true, false, 0, 0 },
 	[OCOL_VRAM] = { "vram_gb", "VRAM GB", true, false, 1, 0 },
-	[OCOL_PRICE] = { "price_hour", "$/H", true, false, 0, 0 },
-	[OCOL_GPU_PRICE] = { "price_per_gpu_hour", "$/GPU-H", true, false, 2, 0 },
-	[OCOL_TFLOP_PRICE] = { "price_per_tflop_hour", "$/TFLOP-H", true, false, 5, 0 },
+	[OCOL_PRICE] = { "price_hour", "PRICE/H", true, false, 0, 0 },
+	[OCOL_GPU_PRICE] = { "price_per_gpu_hour", "PER GPU-H", true, false, 2, 0 },
+	[OCOL_TFLOP_PRICE] = { "price_per_tflop_hour", "PER TFLOP-H", true, false, 5, 0 },
 	[OCOL_TYPE] = { "type", "TYPE", false, false, 3, 0 },
 	[OCOL_REGION] = { "region", "REGION", false, false, 4, 0 },
 	[OCOL_LOCATION] = { "location", "LOCATION", false, false, 7, 8 },
@@ -28,10 +29,11 @@ const struct column offer_columns[OCOL__COUNT] = {
 	[OCOL_AVAILABLE] = { "available", "AVAIL", true, true, 5, 0 },
 	[OCOL_GPU_RAW] = { "gpu_name", "GPU NAME", false, true, 7, 8 },
 	[OCOL_TFLOPS] = { "tflops", "TFLOPS", true, true, 5, 0 },
-	[OCOL_STORAGE] = { "storage_gb_month", "$/GB-MO", true, true, 5, 0 },
+	[OCOL_STORAGE] = { "storage_gb_month", "PER GB-MO", true, true, 5, 0 },
 	[OCOL_GPU_KNOWN] = { "gpu_known", "KNOWN", false, true, 7, 0 },
 	[OCOL_VENDOR] = { "vendor", "VENDOR", false, true, 6, 0 },
 	[OCOL_FETCHED_AT] = { "fetched_at", "FETCHED", false, true, 7, 0 },
+	[OCOL_CURRENCY] = { "currency", "CURRENCY", false, true, 6, 0 },	/* the sign says it */
 };
 
 
@@ -43,9 +45,10 @@ set_int(struct cell *c, int64_t v, bool known)
 }
 
 static void
-set_money(struct cell *c, int64_t v, bool known, int decimals)
+set_money(struct cell *c, int64_t v, bool known, int decimals, const char *currency)
 {
 	c->kind = known ? CELL_MONEY : CELL_NULL;
+	c->s = money_currency(currency);
 	c->i = v;
 	c->decimals = decimals;
 }
@@ -77,14 +80,14 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case OCOL_GPU: set_gpu(c, o->gpu, o->gpu_raw); break;
 	case OCOL_GPUS: set_int(c, o->gpu_count, o->gpu_count > 0); break;
 	case OCOL_VRAM: set_int(c, o->vram_gb, o->valid & OV_VRAM); break;
-	case OCOL_PRICE: set_money(c, o->price_hour, o->valid & OV_PRICE, 3); break;
+	case OCOL_PRICE: set_money(c, o->price_hour, o->valid & OV_PRICE, 3, o->currency); break;
 	case OCOL_GPU_PRICE:
 		v = offer_price_per_gpu(o);
-		set_money(c, v, v >= 0, 3);
+		set_money(c, v, v >= 0, 3, o->currency);
 		break;
 	case OCOL_TFLOP_PRICE:
 		v = offer_price_per_tflop(o);
-		set_money(c, v, v >= 0, 5);
+		set_money(c, v, v >= 0, 5, o->currency);
 		break;
 	case OCOL_TYPE:
 		set_str(c, offer_type_name(o->type));
@@ -118,13 +121,16 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		c->i = (int64_t)catalogue_tensor_tflops_x10(o->gpu) * o->gpu_count;
 		c->decimals = 1;
 		break;
-	case OCOL_STORAGE: set_money(c, o->storage_gb_month, o->valid & OV_STORAGE, 3); break;
+	case OCOL_STORAGE:
+		set_money(c, o->storage_gb_month, o->valid & OV_STORAGE, 3, o->currency);
+		break;
 	case OCOL_GPU_KNOWN: c->kind = CELL_BOOL; c->i = o->gpu != NULL; break;
 	case OCOL_VENDOR: set_str(c, o->gpu ? o->gpu->vendor : NULL); break;
 	case OCOL_FETCHED_AT:
 		c->kind = o->fetched_at > 0 ? CELL_TIME : CELL_NULL;
 		c->i = o->fetched_at;
 		break;
+	case OCOL_CURRENCY: set_str(c, money_currency(o->currency)); break;
 	default: c->kind = CELL_NULL; break;
 	}
 }
@@ -137,7 +143,7 @@ const struct column instance_columns[ICOL__COUNT] = {
 	[ICOL_STATE] = { "state", "STATE", false, false, 0, 0 },
 	[ICOL_GPU] = { "gpu", "GPU", false, false, 0, 9 },
 	[ICOL_GPUS] = { "gpus", "N", true, false, 1, 0 },
-	[ICOL_PRICE] = { "price_hour", "$/H", true, false, 1, 0 },
+	[ICOL_PRICE] = { "price_hour", "PRICE/H", true, false, 1, 0 },
 	[ICOL_COST] = { "cost", "COST", true, false, 1, 0 },
 	[ICOL_UTIL] = { "util_pct", "UTIL %", true, false, 3, 0 },
 	[ICOL_UPTIME] = { "uptime_s", "UPTIME", true, false, 3, 0 },
@@ -147,8 +153,8 @@ const struct column instance_columns[ICOL__COUNT] = {
 	[ICOL_CREATED] = { "created_at", "CREATED", false, true, 5, 0 },
 	[ICOL_SINCE] = { "state_since", "SINCE", false, true, 5, 0 },
 	[ICOL_OFFER] = { "offer_id", "OFFER", false, true, 5, 0 },
-	[ICOL_BID] = { "bid_hour", "BID $/H", true, true, 5, 0 },
-	[ICOL_STORAGE] = { "storage_hour", "STORAGE $/H", true, true, 5, 0 },
+	[ICOL_BID] = { "bid_hour", "BID/H", true, true, 5, 0 },
+	[ICOL_STORAGE] = { "storage_hour", "STORAGE/H", true, true, 5, 0 },
 	[ICOL_DISK] = { "disk_gb", "DISK GB", true, true, 5, 0 },
 	[ICOL_SSH_HOST] = { "ssh_host", "SSH HOST", false, true, 5, 10 },
 	[ICOL_SSH_PORT] = { "ssh_port", "SSH PORT", true, true, 5, 0 },
@@ -157,6 +163,7 @@ const struct column instance_columns[ICOL__COUNT] = {
 	[ICOL_GPU_RAW] = { "gpu_name", "GPU NAME", false, true, 7, 8 },
 	[ICOL_GPU_KNOWN] = { "gpu_known", "KNOWN", false, true, 7, 0 },
 	[ICOL_VENDOR] = { "vendor", "VENDOR", false, true, 6, 0 },
+	[ICOL_CURRENCY] = { "currency", "CURRENCY", false, true, 6, 0 },	/* the sign says it */
 };
 
 void
@@ -199,8 +206,8 @@ instance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		break;
 	case ICOL_GPU: set_gpu(c, in->gpu, in->gpu_raw); break;
 	case ICOL_GPUS: set_int(c, in->gpu_count, in->gpu_count > 0); break;
-	case ICOL_PRICE: set_money(c, in->price_hour, in->valid & IV_PRICE, 3); break;
-	case ICOL_COST: set_money(c, in->cost_so_far, in->valid & IV_COST, 2); break;
+	case ICOL_PRICE: set_money(c, in->price_hour, in->valid & IV_PRICE, 3, in->currency); break;
+	case ICOL_COST: set_money(c, in->cost_so_far, in->valid & IV_COST, 2, in->currency); break;
 	case ICOL_UTIL:
 		set_int(c, in->util_pct, in->valid & IV_UTIL);
 		if ((in->valid & IV_UTIL) && in->util_pct < 5)
@@ -226,9 +233,10 @@ instance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		break;
 	case ICOL_OFFER: set_str(c, in->offer_id); break;
 	case ICOL_BID:
-		set_money(c, in->bid_hour, in->type == OFFER_INTERRUPTIBLE && in->bid_hour > 0, 3);
+		set_money(c, in->bid_hour, in->type == OFFER_INTERRUPTIBLE && in->bid_hour > 0, 3,
+		    in->currency);
 		break;
-	case ICOL_STORAGE: set_money(c, in->storage_hour, in->valid & IV_STORAGE, 4); break;
+	case ICOL_STORAGE: set_money(c, in->storage_hour, in->valid & IV_STORAGE, 4, in->currency); break;
 	case ICOL_DISK: set_int(c, in->disk_gb, in->disk_gb > 0); break;
 	case ICOL_SSH_HOST: set_str(c, in->valid & IV_SSH ? in->ssh_host : NULL); break;
 	case ICOL_SSH_PORT: set_int(c, in->ssh_port, in->valid & IV_SSH); break;
@@ -237,6 +245,7 @@ instance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case ICOL_GPU_RAW: set_str(c, in->gpu_raw); break;
 	case ICOL_GPU_KNOWN: c->kind = CELL_BOOL; c->i = in->gpu != NULL; break;
 	case ICOL_VENDOR: set_str(c, in->gpu ? in->gpu->vendor : NULL); break;
+	case ICOL_CURRENCY: set_str(c, money_currency(in->currency)); break;
 	default: c->kind = CELL_NULL; break;
 	}
 }

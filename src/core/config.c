@@ -14,13 +14,14 @@
 #include "gpurent/util.h"
 
 static const struct config_key keys[] = {
-	{ "budget.day", CK_MONEY, NULL, "refuse launches that would take today's projected spend over this ($)" },
-	{ "budget.month", CK_MONEY, NULL, "refuse launches that would take this month's projected spend over this ($)" },
+	{ "budget.day", CK_MONEY, NULL, "refuse launches that would take today's projected spend over this (300, 300 CNY; bare: USD)" },
+	{ "budget.month", CK_MONEY, NULL, "refuse launches that would take this month's projected spend over this (500, 3000 CNY; bare: USD)" },
 	{ "color", CK_STRING, "auto", "auto, always or never" },
 	{ "dashboard.idle_minutes", CK_INT, "10", "highlight instances idle this long" },
 	{ "dashboard.instances_interval", CK_DURATION, "5s", "refresh interval of the instances view" },
 	{ "dashboard.metrics_interval", CK_DURATION, "2s", "refresh interval of the metrics view" },
 	{ "dashboard.offers_interval", CK_DURATION, "30s", "refresh interval of the offers view" },
+	{ "fx.CODE", CK_RATE, NULL, "US dollars one unit of currency CODE is worth (fx.CNY = 0.14); the only way amounts in different currencies are combined" },
 	{ "http.connect_timeout", CK_DURATION, "10s", "connect timeout per request" },
 	{ "http.timeout", CK_DURATION, "30s", "total timeout per request" },
 	{ "lambda.ssh_key", CK_STRING, NULL, "name of the Lambda SSH key to launch with" },
@@ -31,6 +32,10 @@ static const struct config_key keys[] = {
 	{ "offers.limit", CK_INT, NULL, "default --limit of offers" },
 	{ "offers.sort", CK_STRING, "price", "default sort keys of offers" },
 	{ "output", CK_STRING, NULL, "default output format: table, json, csv, tsv, ids" },
+	{ "ppio.currency", CK_STRING, "CNY", "currency of PPIO's prices (ISO 4217; USD for the same API at api.novita.ai)" },
+	{ "ppio.disk", CK_INT, NULL, "PPIO root disk in GB when launch gives none" },
+	{ "ppio.image", CK_STRING, NULL, "PPIO image when launch gives none" },
+	{ "ppio.url", CK_STRING, NULL, "PPIO GPU API v2 address (scheme, host, port)" },
 	{ "providers", CK_LIST, "sim", "backends to use when --provider is not given" },
 	{ "runpod.disk", CK_INT, NULL, "RunPod container disk in GB when launch gives none" },
 	{ "runpod.image", CK_STRING, NULL, "RunPod image when launch gives none" },
@@ -59,6 +64,11 @@ config_key_find(const char *name)
 {
 	size_t i;
 
+	/* fx.CNY, fx.EUR, ...: one key per currency, all described by fx.CODE. */
+	if (strncmp(name, "fx.", 3) == 0 && money_currency_valid(name + 3))
+		name = "fx.CODE";
+	else if (strcmp(name, "fx.CODE") == 0)
+		return NULL;	/* a description, not a key one can set */
 	for (i = 0; i < ARRAY_LEN(keys); i++)
 		if (strcmp(keys[i].name, name) == 0)
 			return &keys[i];
@@ -169,6 +179,7 @@ config_check(const char *key, const char *value, struct gr_error *err)
 	enum out_format fmt;
 	long long n;
 	int64_t m;
+	char code[CURRENCY_MAX];
 
 	if (k == NULL)
 		return gr_fail(err, GR_EUSAGE, "unknown config key '%s' (see 'gpurent config "
@@ -180,9 +191,17 @@ config_check(const char *key, const char *value, struct gr_error *err)
 			    value);
 		break;
 	case CK_MONEY:
-		if (!money_parse(value, &m))
-			return gr_fail(err, GR_EUSAGE, "'%s' needs an amount in dollars such as "
-			    "250 or 99.50, not '%s'", key, value);
+		if (!money_parse_in(value, &m, code))
+			return gr_fail(err, GR_EUSAGE, "'%s' needs an amount such as 250, 99.50 "
+			    "(US dollars) or 300 CNY, not '%s'", key, value);
+		break;
+	case CK_RATE:
+		if (strcmp(key, "fx.USD") == 0)
+			return gr_fail(err, GR_EUSAGE, "'fx.USD' is always 1: rates are US "
+			    "dollars per unit of the currency");
+		if (!money_parse(value, &m) || m <= 0)
+			return gr_fail(err, GR_EUSAGE, "'%s' needs how many US dollars one %s is "
+			    "worth, such as 0.14, not '%s'", key, key + 3, value);
 		break;
 	case CK_BOOL:
 		if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0)
@@ -395,6 +414,48 @@ config_get_money(const struct config *c, const char *key)
 	int64_t m;
 
 	return v != NULL && money_parse(v, &m) ? m : -1;
+}
+
+int64_t
+config_get_money_in(const struct config *c, const char *key, char *code)
+{
+	const char *v = config_get(c, key);
+	int64_t m;
+
+	money_currency_set(code, NULL);
+	return v != NULL && money_parse_in(v, &m, code) ? m : -1;
+}
+
+struct fx_walk {
+	const struct config *c;
+	struct fx_rates *fx;
+};
+
+static void
+fx_each(const char *profile, const char *key, const char *value, void *ctx)
+{
+	struct fx_walk *w = ctx;
+	int64_t m;
+	const char *v;
+
+	(void)profile;
+	(void)value;
+	if (strncmp(key, "fx.", 3) != 0 || !money_currency_valid(key + 3))
+		return;
+	/* The selected profile's value wins over the top level's. */
+	v = config_get(w->c, key);
+	if (v != NULL && money_parse(v, &m) && m > 0)
+		fx_set(w->fx, key + 3, m);
+}
+
+void
+config_fx(const struct config *c, struct fx_rates *out)
+{
+	struct fx_walk w = { c, out };
+
+	memset(out, 0, sizeof(*out));
+	if (c != NULL)
+		config_each(c, fx_each, &w);
 }
 
 bool

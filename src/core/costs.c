@@ -178,6 +178,7 @@ struct compute {
 	int64_t since;
 	enum cost_group by;
 	struct cost_summary *out;
+	const struct fx_rates *fx;
 	struct line_set lines;
 };
 
@@ -192,7 +193,19 @@ add_row(const struct ledger_seg *g, void *ctx)
 	bool open;
 	const char *key = NULL;
 	int64_t spent = 0, rest_day, rest_month;
+	struct ledger_seg conv;
 
+	if (!money_same_currency(g->currency, out->currency)) {
+		/* Converting the rate converts every amount derived from it. */
+		conv = *g;
+		if (!money_convert(cc->fx, g->rate_hour, g->currency, out->currency,
+		    &conv.rate_hour)) {
+			out->unconverted++;
+			return;
+		}
+		g = &conv;
+		out->converted = true;
+	}
 	row_clock(cc->clk, g->provider, cc->since, &rc);
 	/* A reservation counts even when made a moment after this clock was read. */
 	open = g->end == 0 && (g->start <= rc.now || !billed);
@@ -237,30 +250,88 @@ add_row(const struct ledger_seg *g, void *ctx)
 	}
 }
 
+/* The earliest start of any clock's window. */
+static int64_t
+window_start(const struct cost_clock *clk, int64_t since)
+{
+	int64_t from = month_start(clk->wall) < month_start(clk->sim) ? month_start(clk->wall) :
+	    month_start(clk->sim);
+
+	return since && since < from ? since : from;
+}
+
+static int
+cmp_codes(const void *pa, const void *pb)
+{
+	const char *a = pa, *b = pb;
+
+	if (strcmp(a, b) == 0)
+		return 0;
+	if (strcmp(a, "USD") == 0 || strcmp(b, "USD") == 0)
+		return strcmp(a, "USD") == 0 ? -1 : 1;
+	return strcmp(a, b);
+}
+
+/* The distinct currencies seen so far (ledger_currencies). */
+struct code_set {
+	char (*codes)[CURRENCY_MAX];
+	size_t got, max;
+};
+
+static void
+add_code(const struct ledger_seg *g, void *ctx)
+{
+	struct code_set *cs = ctx;
+	const char *c = money_currency(g->currency);
+	size_t k;
+
+	for (k = 0; k < cs->got && strcmp(cs->codes[k], c) != 0; k++)
+		;
+	if (k == cs->got && cs->got < cs->max)
+		money_currency_set(cs->codes[cs->got++], c);
+}
+
+size_t
+ledger_currencies(struct state *st, const struct cost_clock *clk, int64_t since,
+    char (*codes)[CURRENCY_MAX], size_t max)
+{
+	struct code_set cs = { codes, 0, max };
+	struct gr_error err = { 0 };
+
+	if (ledger_each(st, window_start(clk, since), 0, add_code, &cs, &err) != GR_OK)
+		return 0;
+	qsort(codes, cs.got, CURRENCY_MAX, cmp_codes);
+	return cs.got;
+}
+
 enum gr_err
 costs_compute(struct state *st, const struct cost_clock *clk, int64_t since, enum cost_group by,
     struct cost_summary *out, struct gr_error *err)
 {
+	return costs_compute_in(st, clk, since, by, NULL, NULL, out, err);
+}
+
+enum gr_err
+costs_compute_in(struct state *st, const struct cost_clock *clk, int64_t since,
+    enum cost_group by, const char *currency, const struct fx_rates *fx,
+    struct cost_summary *out, struct gr_error *err)
+{
 	struct compute cc;
-	int64_t from;
 	enum gr_err e;
 
 	memset(out, 0, sizeof(*out));
 	memset(&cc, 0, sizeof(cc));
+	money_currency_set(out->currency, currency);
 	out->now = clk->sim_shown ? clk->sim : clk->wall;
 	out->since = since ? since : month_start(out->now);
-	/* The earliest start of any clock's window. */
-	from = month_start(clk->wall) < month_start(clk->sim) ? month_start(clk->wall) :
-	    month_start(clk->sim);
-	if (since && since < from)
-		from = since;
 	cc.clk = clk;
+	cc.fx = fx;
 	cc.since = since;
 	cc.by = by;
 	cc.out = out;
 	cc.lines.s = out;
 	/* Row by row as SQLite reads them: the window's rows are never all in memory. */
-	e = ledger_each(st, from, 0, add_row, &cc, err);
+	e = ledger_each(st, window_start(clk, since), 0, add_row, &cc, err);
 	free(cc.lines.slot);
 	if (e != GR_OK) {
 		cost_summary_release(out);
@@ -285,18 +356,19 @@ costs_check_budget(const struct cost_summary *s, int64_t now, int64_t extra_hour
     int64_t budget_day, int64_t budget_month, struct gr_error *err)
 {
 	char a[32], b[32];
+	const char *rate = s->converted ? ", converted at your configured rate" : "";
 	int64_t day = s->projected_day + money_accrue(extra_hour, day_start(now) + 86400 - now);
 	int64_t month = s->projected_month + money_accrue(extra_hour, month_end(now) - now);
 
 	if (budget_day >= 0 && day > budget_day)
 		return gr_fail(err, GR_EBUDGET, "refused by budget.day: today's spend would reach "
-		    "%s against a budget of %s (--force overrides)",
-		    money_format(a, sizeof(a), day, 2, true),
-		    money_format(b, sizeof(b), budget_day, 2, true));
+		    "%s against a budget of %s%s (--force overrides)",
+		    money_format_in(a, sizeof(a), day, 2, s->currency),
+		    money_format_in(b, sizeof(b), budget_day, 2, s->currency), rate);
 	if (budget_month >= 0 && month > budget_month)
 		return gr_fail(err, GR_EBUDGET, "refused by budget.month: this month's spend would "
-		    "reach %s against a budget of %s (--force overrides)",
-		    money_format(a, sizeof(a), month, 2, true),
-		    money_format(b, sizeof(b), budget_month, 2, true));
+		    "reach %s against a budget of %s%s (--force overrides)",
+		    money_format_in(a, sizeof(a), month, 2, s->currency),
+		    money_format_in(b, sizeof(b), budget_month, 2, s->currency), rate);
 	return GR_OK;
 }

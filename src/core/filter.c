@@ -27,7 +27,7 @@ static const struct field_def {
 	[FF_PRICE] = { "price", "dph", VK_MONEY, 0, "$/hour for the whole offer" },
 	[FF_GPU_PRICE] = { "gpu_price", "price_per_gpu", VK_MONEY, 0, "$/GPU-hour" },
 	[FF_TFLOP_PRICE] = { "tflop_price", NULL, VK_MONEY, 0, "$/dense-BF16-TFLOP-hour" },
-	[FF_REGION] = { "region", "country", VK_TEXT, 0, "region prefix (eu, na-east) or country code" },
+	[FF_REGION] = { "region", "country", VK_TEXT, 0, "region prefix (eu, na-east, cn-south), country code, cn, or a place named in Chinese (华南)" },
 	[FF_RELIABILITY] = { "reliability", "rel", VK_FIXED, 4, "0 to 1" },
 	[FF_INTERCONNECT] = { "interconnect", "ic", VK_IC, 0, "pcie, nvlink, infiniband" },
 	[FF_TYPE] = { "type", NULL, VK_TYPE, 0, "on-demand or interruptible" },
@@ -327,24 +327,60 @@ cmp_num(enum filter_op op, int64_t a, int64_t b)
 	return false;
 }
 
+/* The country code a location ends in ("Frankfurt, DE" -> "DE"), or "". */
+static const char *
+location_country(const struct offer *o)
+{
+	const char *comma = strrchr(o->location, ',');
+
+	if (comma == NULL)
+		return "";
+	for (comma++; *comma == ' '; comma++)
+		;
+	return comma;
+}
+
+/*
+ * Mainland China (issue 18): "cn", "china" and "中国" name the regions whose id begins
+ * "cn-" (PPIO's cluster names, cn-south-1) and the machines whose location's country is CN;
+ * those are in Asia ("as", "asia", "ap") too.
+ */
+static bool
+in_china(const struct offer *o)
+{
+	return strncasecmp(o->region, "cn-", 3) == 0 || streq_ci(location_country(o), "CN");
+}
+
 static bool
 region_matches(const struct offer *o, const char *want)
 {
 	size_t len = strlen(want);
-	const char *comma;
 
 	if (strncasecmp(o->region, want, len) == 0 &&
 	    (o->region[len] == '\0' || o->region[len] == '-'))
 		return true;
-	comma = strrchr(o->location, ',');
-	if (comma != NULL) {
-		comma++;
-		while (*comma == ' ')
-			comma++;
-		if (streq_ci(comma, want))
-			return true;
-	}
+	if (streq_ci(location_country(o), want))
+		return true;
+	if ((streq_ci(want, "cn") || streq_ci(want, "china") ||
+	    strcmp(want, "\xe4\xb8\xad\xe5\x9b\xbd") == 0) && in_china(o))
+		return true;
+	if ((streq_ci(want, "as") || streq_ci(want, "asia") || streq_ci(want, "ap")) &&
+	    in_china(o))
+		return true;
+	/* A name in Chinese (华南, 北京) matches the location it appears in, whole. */
+	if ((unsigned char)want[0] >= 0x80 && strstr(o->location, want) != NULL)
+		return true;
 	return false;
+}
+
+/* The rates the current filter_apply_fx or sort_offers_fx compares prices at (NULL: none). */
+static _Thread_local const struct fx_rates *cur_fx;
+
+/* A price of o in US dollars, the unit of price terms; false when no rate converts it. */
+static bool
+in_usd(const struct offer *o, int64_t v, bool known, int64_t *out)
+{
+	return known && money_convert(cur_fx, v, o->currency, "USD", out);
 }
 
 /* The offer's value for a numeric field; false when it is unknown. */
@@ -355,9 +391,9 @@ offer_num(const struct offer *o, enum filter_field f, int64_t *v)
 	case FF_GPUS: *v = o->gpu_count; return o->gpu_count > 0;
 	case FF_VRAM: *v = o->vram_gb; return o->valid & OV_VRAM;
 	case FF_TOTAL_VRAM: *v = offer_vram_total(o); return *v >= 0;
-	case FF_PRICE: *v = o->price_hour; return o->valid & OV_PRICE;
-	case FF_GPU_PRICE: *v = offer_price_per_gpu(o); return *v >= 0;
-	case FF_TFLOP_PRICE: *v = offer_price_per_tflop(o); return *v >= 0;
+	case FF_PRICE: return in_usd(o, o->price_hour, o->valid & OV_PRICE, v);
+	case FF_GPU_PRICE: *v = offer_price_per_gpu(o); return in_usd(o, *v, *v >= 0, v);
+	case FF_TFLOP_PRICE: *v = offer_price_per_tflop(o); return in_usd(o, *v, *v >= 0, v);
 	case FF_RELIABILITY: *v = o->reliability_bp; return o->valid & OV_RELIABILITY;
 	case FF_CPU: *v = o->cpu_cores; return o->valid & OV_CPU;
 	case FF_RAM: *v = o->ram_gb; return o->valid & OV_RAM;
@@ -434,10 +470,17 @@ filter_match(const struct filter *f, const struct offer *o)
 void
 filter_apply(const struct filter *f, struct offer_list *l)
 {
+	filter_apply_fx(f, l, NULL);
+}
+
+void
+filter_apply_fx(const struct filter *f, struct offer_list *l, const struct fx_rates *fx)
+{
 	size_t i, o = 0;
 
 	if (f->n == 0)
 		return;
+	cur_fx = fx;
 	for (i = 0; i < l->n; i++)
 		if (filter_match(f, &l->v[i])) {
 			if (o != i)
@@ -445,6 +488,64 @@ filter_apply(const struct filter *f, struct offer_list *l)
 			o++;
 		}
 	l->n = o;
+	cur_fx = NULL;
+}
+
+static bool
+is_money_field(enum filter_field f)
+{
+	return f == FF_PRICE || f == FF_GPU_PRICE || f == FF_TFLOP_PRICE;
+}
+
+static bool
+is_money_key(enum sort_key k)
+{
+	return k == SK_PRICE || k == SK_GPU_PRICE || k == SK_TFLOP_PRICE;
+}
+
+enum gr_err
+offers_money_check(const struct offer_list *l, const struct filter *f,
+    const struct sort_spec *s, bool strict_sort, const struct fx_rates *fx,
+    struct offers_money *out, struct gr_error *err)
+{
+	bool price_term = false, price_sort = false;
+	const char *first = NULL;
+	size_t i;
+	int64_t r;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; f != NULL && i < f->n; i++)
+		price_term |= is_money_field(f->t[i].field);
+	for (i = 0; s != NULL && i < s->n; i++)
+		price_sort |= is_money_key(s->key[i]);
+	for (i = 0; i < l->n; i++) {
+		const char *c = money_currency(l->v[i].currency);
+
+		if (first == NULL)
+			first = c;
+		else if (strcmp(first, c) != 0)
+			out->mixed = true;
+		if (strcmp(c, "USD") != 0 && !fx_rate(fx, c, &r) && out->missing[0] == '\0')
+			money_currency_set(out->missing, c);
+		if (strcmp(c, "USD") != 0 && fx_rate(fx, c, &r) && out->rated[0] == '\0')
+			money_currency_set(out->rated, c);
+	}
+	if (price_term && out->missing[0] != '\0')
+		return gr_fail(err, GR_EUSAGE, "price filters are in US dollars and some offers "
+		    "are priced in %s, with no rate configured to compare them: set one with "
+		    "'gpurent config set fx.%s RATE' (US dollars per %s), or filter with "
+		    "provider=", out->missing, out->missing, out->missing);
+	if (price_sort && out->mixed && out->missing[0] != '\0') {
+		if (strict_sort)
+			return gr_fail(err, GR_EUSAGE, "cannot sort offers priced in different "
+			    "currencies by price without a rate: set one with 'gpurent config "
+			    "set fx.%s RATE' (US dollars per %s), or narrow to one provider",
+			    out->missing, out->missing);
+		out->grouped = true;
+	}
+	out->converted = out->rated[0] != '\0' && (price_term || (price_sort && out->mixed &&
+	    !out->grouped));
+	return GR_OK;
 }
 
 static const char *const sort_names[SK__COUNT] = {
@@ -521,6 +622,19 @@ sort_num(const struct offer *o, enum sort_key k, int64_t *v)
 
 static _Thread_local const struct sort_spec *cur_sort;
 
+/* USD first, then the other codes in order. */
+static int
+cmp_currency(const char *a, const char *b)
+{
+	a = money_currency(a);
+	b = money_currency(b);
+	if (strcmp(a, b) == 0)
+		return 0;
+	if (strcmp(a, "USD") == 0 || strcmp(b, "USD") == 0)
+		return strcmp(a, "USD") == 0 ? -1 : 1;
+	return strcmp(a, b);
+}
+
 static int
 cmp_offers(const void *pa, const void *pb)
 {
@@ -531,6 +645,8 @@ cmp_offers(const void *pa, const void *pb)
 	for (i = 0; i < cur_sort->n; i++) {
 		enum sort_key k = cur_sort->key[i];
 		const char *sa = NULL, *sb = NULL;
+		bool same = money_same_currency(a->currency, b->currency);
+		int64_t pa_usd = 0, pb_usd = 0;
 
 		switch (k) {
 		case SK_GPU:
@@ -541,6 +657,15 @@ cmp_offers(const void *pa, const void *pb)
 		case SK_PROVIDER: sa = a->provider; sb = b->provider; break;
 		case SK_ID: sa = a->id; sb = b->id; break;
 		default: break;
+		}
+		if (is_money_key(k) && !money_same_currency(a->currency, b->currency) &&
+		    (!money_convert(cur_fx, a->price_hour, a->currency, "USD", &pa_usd) ||
+		    !money_convert(cur_fx, b->price_hour, b->currency, "USD", &pb_usd))) {
+			/* No rate: never compare the numbers; one currency after the other. */
+			c = cmp_currency(a->currency, b->currency);
+			if (c != 0)
+				return c;
+			continue;
 		}
 		if (sa != NULL) {
 			c = strcmp(sa, sb);
@@ -558,12 +683,23 @@ cmp_offers(const void *pa, const void *pb)
 					return ka ? -1 : 1;
 				continue;
 			}
-			x = (__int128)a->price_hour * db;
-			y = (__int128)b->price_hour * da;
+			x = (__int128)(same ? a->price_hour : pa_usd) * db;
+			y = (__int128)(same ? b->price_hour : pb_usd) * da;
 			c = x < y ? -1 : x > y;
 		} else {
 			int64_t va, vb;
-			bool ka = sort_num(a, k, &va), kb = sort_num(b, k, &vb);
+			bool ka, kb;
+
+			if (k == SK_PRICE) {
+				/* One currency: its own numbers; two: dollars at the rate. */
+				va = same ? a->price_hour : pa_usd;
+				vb = same ? b->price_hour : pb_usd;
+				ka = a->valid & OV_PRICE;
+				kb = b->valid & OV_PRICE;
+			} else {
+				ka = sort_num(a, k, &va);
+				kb = sort_num(b, k, &vb);
+			}
 
 			if (!ka || !kb) {
 				if (ka != kb)
@@ -581,9 +717,17 @@ cmp_offers(const void *pa, const void *pb)
 void
 sort_offers(struct offer_list *l, const struct sort_spec *s)
 {
+	sort_offers_fx(l, s, NULL);
+}
+
+void
+sort_offers_fx(struct offer_list *l, const struct sort_spec *s, const struct fx_rates *fx)
+{
 	if (l->n < 2)
 		return;
 	cur_sort = s;
+	cur_fx = fx;
 	qsort(l->v, l->n, sizeof(*l->v), cmp_offers);
 	cur_sort = NULL;
+	cur_fx = NULL;
 }

@@ -52,8 +52,8 @@ idcache_put_offers(struct state *st, const struct offer *v, size_t n, struct gr_
 	}
 	for (i = 0; i < n && i < OFFER_CACHE_MAX; i++) {
 		snprintf(descr, sizeof(descr), "%dx %s %s/h %s", v[i].gpu_count,
-		    catalogue_display(v[i].gpu, v[i].gpu_raw, g, sizeof(g)), money_format(price, sizeof(price),
-		    v[i].price_hour, 2, true), v[i].region);
+		    catalogue_display(v[i].gpu, v[i].gpu_raw, g, sizeof(g)), money_format_in(price,
+		    sizeof(price), v[i].price_hour, 2, v[i].currency), v[i].region);
 		if (put(st, q, v[i].id, IDC_OFFER, v[i].provider, descr, err) != GR_OK)
 			goto fail;
 	}

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpurent/config.h"
 #include "gpurent/launch_policy.h"
 #include "gpurent/money.h"
 #include "gpurent/state.h"
@@ -44,8 +45,8 @@ launch_plan_make(const struct offer *o, bool has_bid, int64_t bid, int disk_gb, 
 	}
 	if (has_bid && (o->valid & OV_PRICE) && bid < o->price_hour)
 		return gr_fail(err, GR_EUSAGE, "bid %s/h is below the current price %s/h of offer "
-		    "'%s'", money_format(a, sizeof(a), bid, 3, true),
-		    money_format(b, sizeof(b), o->price_hour, 3, true), o->id);
+		    "'%s'", money_format_in(a, sizeof(a), bid, 3, o->currency),
+		    money_format_in(b, sizeof(b), o->price_hour, 3, o->currency), o->id);
 	out->bid_given = has_bid;
 	if (has_bid) {
 		out->bid_hour = bid;
@@ -91,7 +92,7 @@ lock_launches(struct state *st, struct gr_error *err)
 /* The new instance does not bill yet: note its price so that budgets count it. */
 static void
 record_provisioning(struct state *st, const struct cost_clock *clk, const char *provider,
-    int64_t price_hour, const struct instance *in)
+    int64_t price_hour, const char *price_currency, const struct instance *in)
 {
 	struct ledger_seg seg;
 	struct gr_error e = { 0 };
@@ -104,11 +105,63 @@ record_provisioning(struct state *st, const struct cost_clock *clk, const char *
 	strlcpy_(seg.label, in->label, sizeof(seg.label));
 	strlcpy_(seg.gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg.gpu));
 	seg.kind = LEDGER_PROVISIONING;
-	seg.rate_hour = (in->valid & IV_PRICE) && in->price_hour > 0 ? in->price_hour :
-	    price_hour;
+	if ((in->valid & IV_PRICE) && in->price_hour > 0) {
+		seg.rate_hour = in->price_hour;
+		money_currency_set(seg.currency, in->currency);
+	} else {
+		seg.rate_hour = price_hour;
+		money_currency_set(seg.currency, price_currency);
+	}
 	seg.start = cost_clock_now(clk, provider);
 	/* The instance exists whatever the ledger says; a failure here must not hide it. */
 	(void)ledger_reserve(st, &seg, &e);
+}
+
+void
+launch_budget_from_config(struct launch_budget *b, const struct config *cfg,
+    const char *price_currency, bool force)
+{
+	memset(b, 0, sizeof(*b));
+	b->day = config_get_money_in(cfg, "budget.day", b->day_currency);
+	b->month = config_get_money_in(cfg, "budget.month", b->month_currency);
+	money_currency_set(b->price_currency, price_currency);
+	config_fx(cfg, &b->fx);
+	b->force = force;
+}
+
+/* One budget (the day's or the month's) in its own currency. */
+static enum gr_err
+check_budget(struct state *st, const struct cost_clock *clk, const struct launch_budget *b,
+    const char *provider, int64_t price_hour, bool day, struct gr_error *err)
+{
+	const char *key = day ? "budget.day" : "budget.month";
+	const char *cur = money_currency(day ? b->day_currency : b->month_currency);
+	int64_t amount = day ? b->day : b->month, extra;
+	struct cost_summary sum;
+	enum gr_err rc;
+
+	if (amount < 0)
+		return GR_OK;
+	if (!money_convert(&b->fx, price_hour, b->price_currency, cur, &extra))
+		return gr_fail(err, GR_EBUDGET, "refused by %s: it is in %s and this launch is "
+		    "priced in %s, and no rate is configured to compare them (set one, e.g. "
+		    "'gpurent config set fx.%s RATE' in US dollars per %s; --force overrides)",
+		    key, cur, money_currency(b->price_currency),
+		    strcmp(cur, "USD") != 0 ? cur : money_currency(b->price_currency),
+		    strcmp(cur, "USD") != 0 ? cur : money_currency(b->price_currency));
+	if ((rc = costs_compute_in(st, clk, 0, CG_NONE, cur, &b->fx, &sum, err)) != GR_OK)
+		return rc;
+	if (sum.unconverted > 0)
+		rc = gr_fail(err, GR_EBUDGET, "refused by %s: it is in %s and the ledger has "
+		    "spend in another currency with no configured rate (set fx.CODE, US dollars "
+		    "per unit; --force overrides)", key, cur);
+	else {
+		sum.converted |= !money_same_currency(b->price_currency, cur);
+		rc = costs_check_budget(&sum, cost_clock_now(clk, provider), extra,
+		    day ? amount : -1, day ? -1 : amount, err);
+	}
+	cost_summary_release(&sum);
+	return rc;
 }
 
 enum gr_err
@@ -124,14 +177,10 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 	if (budgeted && ops->launch != NULL && (fd = lock_launches(st, err)) < 0)
 		return err->code;
 	if (budgeted && !b->force) {
-		struct cost_summary sum;
-
 		ops->clock(ctx, &clk);
-		rc = costs_compute(st, &clk, 0, CG_NONE, &sum, err);
+		rc = check_budget(st, &clk, b, provider, price_hour, true, err);
 		if (rc == GR_OK)
-			rc = costs_check_budget(&sum, cost_clock_now(&clk, provider), price_hour,
-			    b->day, b->month, err);
-		cost_summary_release(&sum);
+			rc = check_budget(st, &clk, b, provider, price_hour, false, err);
 	}
 	if (rc == GR_OK && ops->launch != NULL) {
 		int64_t row = 0;
@@ -146,7 +195,8 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 		if (rc == GR_OK) {
 			/* The launch took a while: its row starts on the clocks as they are now. */
 			ops->clock(ctx, &clk);
-			record_provisioning(st, &clk, provider, price_hour, out);
+			record_provisioning(st, &clk, provider, price_hour, b->price_currency,
+			    out);
 		}
 	}
 	if (fd >= 0)

@@ -58,7 +58,8 @@ ledger_begin(struct state *st, const struct ledger_seg *seg, struct gr_error *er
 	if (ledger_end(st, seg->instance_id, seg->start, err) != GR_OK)
 		return err->code;
 	if (sqlite3_prepare_v2(state_db(st), "INSERT INTO ledger(instance_id, provider, label, "
-	    "gpu, kind, rate_hour, start_ts, end_ts) VALUES(?, ?, ?, ?, ?, ?, ?, ?)", -1, &s,
+	    "gpu, kind, rate_hour, start_ts, end_ts, currency) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	    -1, &s,
 	    NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot write the ledger");
 	sqlite3_bind_text(s, 1, seg->instance_id, -1, SQLITE_STATIC);
@@ -69,6 +70,7 @@ ledger_begin(struct state *st, const struct ledger_seg *seg, struct gr_error *er
 	sqlite3_bind_int64(s, 6, seg->rate_hour);
 	sqlite3_bind_int64(s, 7, seg->start);
 	sqlite3_bind_int64(s, 8, seg->end);
+	sqlite3_bind_text(s, 9, money_currency(seg->currency), -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot write the ledger");
@@ -140,12 +142,14 @@ ledger_each(struct state *st, int64_t since, int64_t until,
 	 * a year of 1,000 instances, 37 s on a loaded machine) to return this month's 29,000.
 	 */
 	if (sqlite3_prepare_v2(state_db(st), "SELECT instance_id, provider, label, gpu, kind, "
-	    "rate_hour, start_ts, end_ts, gone FROM ledger WHERE (end_ts = 0 OR end_ts > ?1) "
-	    "AND (?2 = 0 OR start_ts < ?2) ORDER BY +start_ts, id", -1, &s, NULL) != SQLITE_OK)
+	    "rate_hour, start_ts, end_ts, gone, currency FROM ledger WHERE (end_ts = 0 OR "
+	    "end_ts > ?1) AND (?2 = 0 OR start_ts < ?2) ORDER BY +start_ts, id", -1, &s, NULL) !=
+	    SQLITE_OK)
 		return state_fail(st, err, "cannot read the ledger");
 	sqlite3_bind_int64(s, 1, since);
 	sqlite3_bind_int64(s, 2, until);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		memset(&g, 0, sizeof(g));
 		copy_col(g.instance_id, sizeof(g.instance_id), s, 0);
 		copy_col(g.provider, sizeof(g.provider), s, 1);
 		copy_col(g.label, sizeof(g.label), s, 2);
@@ -155,6 +159,7 @@ ledger_each(struct state *st, int64_t since, int64_t until,
 		g.start = sqlite3_column_int64(s, 6);
 		g.end = sqlite3_column_int64(s, 7);
 		g.gone = sqlite3_column_int(s, 8) != 0;
+		copy_col(g.currency, sizeof(g.currency), s, 9);
 		fn(&g, ctx);
 	}
 	sqlite3_finalize(s);
@@ -205,6 +210,7 @@ seg_of(struct ledger_seg *seg, const struct instance *in, enum ledger_kind kind,
 	strlcpy_(seg->gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg->gpu));
 	seg->kind = kind;
 	seg->rate_hour = rate;
+	money_currency_set(seg->currency, in->currency);
 	seg->start = now;
 }
 
@@ -239,11 +245,12 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 	if (kind < 0)
 		return ledger_end(st, in->id, now, err);
 	if (sqlite3_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ? AND "
-	    "end_ts = 0 AND kind = ? AND rate_hour = ?", -1, &s, NULL) != SQLITE_OK)
+	    "end_ts = 0 AND kind = ? AND rate_hour = ? AND currency = ?", -1, &s, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the ledger");
 	sqlite3_bind_text(s, 1, in->id, -1, SQLITE_STATIC);
 	sqlite3_bind_int(s, 2, kind);
 	sqlite3_bind_int64(s, 3, rate);
+	sqlite3_bind_text(s, 4, money_currency(in->currency), -1, SQLITE_STATIC);
 	same = sqlite3_step(s) == SQLITE_ROW;
 	sqlite3_finalize(s);
 	if (same)

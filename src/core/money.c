@@ -95,3 +95,169 @@ money_accrue(int64_t per_hour, int64_t seconds)
 		return 0;
 	return money_scale(per_hour, seconds, 3600);
 }
+
+const char *
+money_currency(const char *code)
+{
+	return code == NULL || *code == '\0' ? CURRENCY_DEFAULT : code;
+}
+
+bool
+money_currency_valid(const char *code)
+{
+	int i;
+
+	if (code == NULL)
+		return false;
+	for (i = 0; i < 3; i++)
+		if (code[i] < 'A' || code[i] > 'Z')
+			return false;
+	return code[3] == '\0';
+}
+
+bool
+money_same_currency(const char *a, const char *b)
+{
+	return strcmp(money_currency(a), money_currency(b)) == 0;
+}
+
+void
+money_currency_set(char dst[CURRENCY_MAX], const char *code)
+{
+	code = money_currency(code);
+	if (!money_currency_valid(code))
+		code = "XXX";	/* ISO 4217's "no currency": never silently dollars */
+	memcpy(dst, code, CURRENCY_MAX);
+}
+
+/* Signs users know; JPY is "JP¥" so that a yen is never read as a yuan. */
+static const struct {
+	const char *code, *sign;
+} signs[] = {
+	{ "USD", "$" }, { "CNY", "\xc2\xa5" }, { "EUR", "\xe2\x82\xac" }, { "GBP", "\xc2\xa3" },
+	{ "JPY", "JP\xc2\xa5" },
+};
+
+char *
+money_format_in(char *buf, size_t n, int64_t micros, int decimals, const char *code)
+{
+	char num[40];
+	const char *sign = NULL, *minus = "";
+	size_t i;
+
+	code = money_currency(code);
+	for (i = 0; i < sizeof(signs) / sizeof(signs[0]); i++)
+		if (strcmp(signs[i].code, code) == 0)
+			sign = signs[i].sign;
+	money_format(num, sizeof(num), micros, decimals, false);
+	if (num[0] == '-')
+		minus = "-";
+	if (sign != NULL)
+		snprintf(buf, n, "%s%s%s", minus, sign, num + (*minus != '\0'));
+	else
+		snprintf(buf, n, "%s%s %s", minus, money_currency_valid(code) ? code : "XXX",
+		    num + (*minus != '\0'));
+	return buf;
+}
+
+bool
+money_parse_in(const char *s, int64_t *out, char *code)
+{
+	char num[64], cur[8] = "";
+	const char *p, *end;
+	size_t len;
+
+	if (s == NULL)
+		return false;
+	while (*s == ' ')
+		s++;
+	if (*s == '$') {
+		strcpy(cur, "USD");
+		s++;
+	} else if (strncmp(s, "\xc2\xa5", 2) == 0) {
+		strcpy(cur, "CNY");
+		s += 2;
+	} else if (s[0] >= 'A' && s[0] <= 'Z') {	/* "CNY 300" */
+		for (len = 0; len < 3 && s[len] >= 'A' && s[len] <= 'Z'; len++)
+			cur[len] = s[len];
+		cur[len] = '\0';
+		s += len;
+		while (*s == ' ')
+			s++;
+	}
+	for (p = s; (*p >= '0' && *p <= '9') || *p == '.'; p++)
+		;
+	if ((size_t)(p - s) >= sizeof(num))
+		return false;
+	memcpy(num, s, (size_t)(p - s));
+	num[p - s] = '\0';
+	end = p;
+	while (*end == ' ')
+		end++;
+	if (*end != '\0') {	/* "300 CNY" */
+		if (cur[0] != '\0' || strlen(end) > 3)
+			return false;
+		strcpy(cur, end);
+		for (len = strlen(cur); len > 0 && cur[len - 1] == ' '; len--)
+			cur[len - 1] = '\0';
+	}
+	if (cur[0] == '\0')
+		strcpy(cur, CURRENCY_DEFAULT);
+	if (!money_currency_valid(cur) || !money_parse(num, out))
+		return false;
+	memcpy(code, cur, CURRENCY_MAX);
+	return true;
+}
+
+bool
+fx_rate(const struct fx_rates *fx, const char *code, int64_t *usd_micros)
+{
+	size_t i;
+
+	code = money_currency(code);
+	if (strcmp(code, "USD") == 0) {
+		*usd_micros = MICROS_PER_DOLLAR;
+		return true;
+	}
+	for (i = 0; fx != NULL && i < fx->n; i++)
+		if (strcmp(fx->r[i].code, code) == 0) {
+			*usd_micros = fx->r[i].usd_micros;
+			return true;
+		}
+	return false;
+}
+
+bool
+fx_set(struct fx_rates *fx, const char *code, int64_t usd_micros)
+{
+	size_t i;
+
+	if (usd_micros <= 0 || !money_currency_valid(code))
+		return false;
+	for (i = 0; i < fx->n; i++)
+		if (strcmp(fx->r[i].code, code) == 0)
+			break;
+	if (i == FX_MAX)
+		return false;
+	memcpy(fx->r[i].code, code, CURRENCY_MAX);
+	fx->r[i].usd_micros = usd_micros;
+	if (i == fx->n)
+		fx->n++;
+	return true;
+}
+
+bool
+money_convert(const struct fx_rates *fx, int64_t amount, const char *from, const char *to,
+    int64_t *out)
+{
+	int64_t rf, rt;
+
+	if (money_same_currency(from, to)) {
+		*out = amount;
+		return true;
+	}
+	if (!fx_rate(fx, from, &rf) || !fx_rate(fx, to, &rt))
+		return false;
+	*out = money_scale(amount, rf, rt);
+	return true;
+}

@@ -162,7 +162,7 @@ cell_text(const struct cell *c, char *buf, size_t n, bool for_table)
 		break;
 	case CELL_MONEY:
 		if (for_table)
-			money_format(buf, n, c->i, c->decimals ? c->decimals : 2, true);
+			money_format_in(buf, n, c->i, c->decimals ? c->decimals : 2, c->s);
 		else if (n >= 32)
 			fmt_scaled(buf, c->i, 6);
 		else {

@@ -24,7 +24,7 @@ static const char schema[] =
 	"  instance_id TEXT NOT NULL, provider TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',"
 	"  gpu TEXT NOT NULL DEFAULT '', kind INTEGER NOT NULL, rate_hour INTEGER NOT NULL,"
 	"  start_ts INTEGER NOT NULL, end_ts INTEGER NOT NULL DEFAULT 0,"
-	"  gone INTEGER NOT NULL DEFAULT 0);"
+	"  gone INTEGER NOT NULL DEFAULT 0, currency TEXT NOT NULL DEFAULT 'USD');"
 	"CREATE INDEX IF NOT EXISTS ledger_open ON ledger(instance_id, end_ts);"
 	"CREATE INDEX IF NOT EXISTS ledger_time ON ledger(start_ts);"
 	/* The rows still billing in a window (ledger_load): end_ts = 0 OR end_ts > since. */
@@ -39,24 +39,33 @@ static const char schema[] =
  * them here. Two processes may race to add one; the loser finds it there.
  */
 static bool
-add_missing_columns(sqlite3 *db, char **msg)
+add_column(sqlite3 *db, const char *probe, const char *alter, char **msg)
 {
 	sqlite3_stmt *s;
 
-	if (sqlite3_prepare_v2(db, "SELECT gone FROM ledger LIMIT 0", -1, &s, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, probe, -1, &s, NULL) == SQLITE_OK) {
 		sqlite3_finalize(s);
 		return true;
 	}
-	if (sqlite3_exec(db, "ALTER TABLE ledger ADD COLUMN gone INTEGER NOT NULL DEFAULT 0",
-	    NULL, NULL, msg) == SQLITE_OK)
+	if (sqlite3_exec(db, alter, NULL, NULL, msg) == SQLITE_OK)
 		return true;
-	if (sqlite3_prepare_v2(db, "SELECT gone FROM ledger LIMIT 0", -1, &s, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, probe, -1, &s, NULL) == SQLITE_OK) {
 		sqlite3_finalize(s);
 		sqlite3_free(*msg);
 		*msg = NULL;
 		return true;
 	}
 	return false;
+}
+
+static bool
+add_missing_columns(sqlite3 *db, char **msg)
+{
+	/* Rows written before currencies were all in dollars. */
+	return add_column(db, "SELECT gone FROM ledger LIMIT 0",
+	    "ALTER TABLE ledger ADD COLUMN gone INTEGER NOT NULL DEFAULT 0", msg) &&
+	    add_column(db, "SELECT currency FROM ledger LIMIT 0",
+	    "ALTER TABLE ledger ADD COLUMN currency TEXT NOT NULL DEFAULT 'USD'", msg);
 }
 
 enum gr_err

@@ -371,8 +371,10 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 		sv.dialect = dialect_runpod;
 	else if (strcmp(o->dialect, "lambda") == 0)
 		sv.dialect = dialect_lambda;
+	else if (strcmp(o->dialect, "ppio") == 0)
+		sv.dialect = dialect_ppio;
 	else
-		return gr_fail(err, GR_EUSAGE, "unknown dialect '%s' (vast, runpod or lambda)",
+		return gr_fail(err, GR_EUSAGE, "unknown dialect '%s' (vast, runpod, lambda or ppio)",
 		    o->dialect);
 	if (o->p429 + o->p5xx + o->pdrop + o->ptrunc + o->pmalformed > 100)
 		return gr_fail(err, GR_EUSAGE, "fault shares add up to more than 100%%");

@@ -52,6 +52,7 @@ void serve_reply_json(struct serve_reply *rp, int status, cJSON *j);
 void dialect_vast(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp);
 void dialect_runpod(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp);
 void dialect_lambda(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp);
+void dialect_ppio(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp);
 
 /* The numeric part of "sim:i-000042" / "sim:o-000123i", -1 when not of that shape. */
 long long serve_sim_num(const char *id);

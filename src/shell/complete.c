@@ -151,8 +151,9 @@ add_config_keys(struct cands *c)
 
 	add_list(c, "get, set, unset, list, path");
 	k = config_keys(&n);
+	/* fx.CODE describes a key per currency: the one a provider prices in is offered. */
 	for (size_t i = 0; i < n; i++)
-		cand_add(c, k[i].name);
+		cand_add(c, strcmp(k[i].name, "fx.CODE") == 0 ? "fx.CNY" : k[i].name);
 }
 
 /* Column names, for --fields: offers' and instances'. */

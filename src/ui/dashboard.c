@@ -88,7 +88,8 @@ apply_result(struct ui *u, struct ui_result *r)
 		}
 		if (r->req.action == UA_LAUNCH)
 			ui_message(u, UC_GOOD, "launched %s at %s/hour", r->launched.id,
-			    money_format(price, sizeof(price), r->launched.price_hour, 3, true));
+			    money_format_in(price, sizeof(price), r->launched.price_hour, 3,
+			    r->launched.currency));
 		else
 			ui_message(u, UC_GOOD, "%s: %s", r->req.id, r->req.action == UA_STOP ?
 			    "stopping" : r->req.action == UA_START ? "starting" : "destroying");

@@ -150,13 +150,12 @@ do_launch(struct session *s, struct backend *b, const struct ui_request *req,
 	strlcpy_(o.id, req->id, sizeof(o.id));
 	o.type = req->interruptible ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
 	o.price_hour = req->price_hour;
+	money_currency_set(o.currency, req->currency);
 	o.valid = OV_PRICE;
 	if (launch_plan_make(&o, false, 0, 0, (int)config_get_int(cfg, "spot.bid_margin",
 	    0), &plan, err) != GR_OK)
 		return err->code;
-	budget.day = config_get_money(cfg, "budget.day");
-	budget.month = config_get_money(cfg, "budget.month");
-	budget.force = false;
+	launch_budget_from_config(&budget, cfg, req->currency, false);
 	make_token(token, sizeof(token));
 	memset(&lr, 0, sizeof(lr));
 	lr.offer_id = req->id;

@@ -40,6 +40,7 @@ struct ui_request {
 	enum ui_action action;
 	bool interruptible;		/* UA_LAUNCH: the offer's type */
 	int64_t price_hour;		/* UA_LAUNCH: the offer's price as seen (the bid follows) */
+	char currency[CURRENCY_MAX];	/* of price_hour */
 };
 
 struct ui_result {

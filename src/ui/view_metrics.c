@@ -108,7 +108,7 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 		snprintf(line, sizeof(line), "%s  %d x %s  %s  %s/h  %s", in->id, in->gpu_count,
 		    catalogue_display(in->gpu, in->gpu_raw, gname, sizeof(gname)),
 		    inst_state_name(in->state),
-		    money_format(price, sizeof(price), in->price_hour, 3, true),
+		    money_format_in(price, sizeof(price), in->price_hour, 3, in->currency),
 		    in->label[0] ? in->label : "");
 	else
 		snprintf(line, sizeof(line), "%s", u->watch);

@@ -69,8 +69,9 @@ ask_launch(struct ui *u, const struct offer *o)
 	if (o->type == OFFER_INTERRUPTIBLE)
 		snprintf(spot, sizeof(spot), "\nInterruptible: it bids %d%% over the current %s "
 		    "(spot.bid_margin) and stops when outbid.", plan.margin_pct,
-		    money_format(h, sizeof(h), plan.market_hour, 3, true));
-	if (u->budget_month >= 0 && u->have_costs) {
+		    money_format_in(h, sizeof(h), plan.market_hour, 3, o->currency));
+	/* The dashboard's totals are in dollars: a projection only for a dollar offer. */
+	if (u->budget_month >= 0 && u->have_costs && money_same_currency(o->currency, "USD")) {
 		char p[32], b[32];
 
 		snprintf(month, sizeof(month), "\nThis month would then project to %s of the %s "
@@ -83,14 +84,15 @@ ask_launch(struct ui *u, const struct offer *o)
 	    o->gpu_count, o->gpu ? o->gpu->name : catalogue_display(NULL, o->gpu_raw, g, sizeof(g)),
 	    offer_type_name(o->type),
 	    text_sanitize(loc, sizeof(loc), o->location),
-	    money_format(h, sizeof(h), price, 3, true),
-	    money_format(d, sizeof(d), price * 24, 2, true),
-	    money_format(m, sizeof(m), price * 730, 2, true), spot, month);
+	    money_format_in(h, sizeof(h), price, 3, o->currency),
+	    money_format_in(d, sizeof(d), price * 24, 2, o->currency),
+	    money_format_in(m, sizeof(m), price * 730, 2, o->currency), spot, month);
 	memset(&req, 0, sizeof(req));
 	req.action = UA_LAUNCH;
 	strlcpy_(req.id, o->id, sizeof(req.id));
 	req.interruptible = o->type == OFFER_INTERRUPTIBLE;
 	req.price_hour = plan.market_hour;
+	money_currency_set(req.currency, o->currency);
 	u->ctx->confirm(u, "Launch?", text, &req, u->ctx->provider_of(u, o->id));
 }
 

@@ -2,8 +2,8 @@
  * fuzz_serve.c - libFuzzer target: the simulator's HTTP dialects on arbitrary requests.
  *
  * The first byte picks the dialect and the method, the bytes up to the first newline are the
- * path, and the rest is the body: the vast search query, RunPod's GraphQL documents and
- * Lambda's launch bodies are all parsed from what a client sends.
+ * path, and the rest is the body: the vast search query, RunPod's GraphQL documents,
+ * Lambda's launch bodies and PPIO's create bodies are all parsed from what a client sends.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -56,10 +56,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rq.auth_ok = true;
 	memset(&rp, 0, sizeof(rp));
 	sb_init(&rp.body);
-	switch ((data[0] >> 2) % 3) {
+	switch ((data[0] >> 2) % 4) {
 	case 0: dialect_vast(&ctx, &rq, &rp); break;
 	case 1: dialect_runpod(&ctx, &rq, &rp); break;
-	default: dialect_lambda(&ctx, &rq, &rp); break;
+	case 2: dialect_lambda(&ctx, &rq, &rp); break;
+	default: dialect_ppio(&ctx, &rq, &rp); break;
 	}
 	sb_release(&rp.body);
 	return 0;

@@ -5,7 +5,7 @@
 # (at lib.sh's speed the simulated availability changes every ten real seconds).
 export GPURENT_SIM_TIME=1780000000
 
-# The $/H column of the first N rows, as numbers.
+# The PRICE/H column of the first N rows, as numbers.
 prices() { screen | sed -n 's/^  sim:o-[0-9i]* .*  \$\([0-9.]*\)  .*\$\([0-9.]*\)  .*\$[0-9.]*  .*/\1/p' | head -n "$1"; }
 sorted() { sort -c -g; }
 
@@ -50,10 +50,10 @@ wait_for " [0-9]{3} of [0-9]{3} offers" 30 && ok "an empty filter shows everythi
 
 # Sorting: > moves to the next column, i reverses.
 keys '>'
-wait_for 'sorted by \$/GPU-H, ascending' 20 && ok "> sorts by the next column" || fail "sort: $(row 38)"
-row 2 | grep -q '\$/GPU-H▲' && ok "the header marks the sort column" || fail "mark: $(row 2)"
+wait_for 'sorted by PER GPU-H, ascending' 20 && ok "> sorts by the next column" || fail "sort: $(row 38)"
+row 2 | grep -q 'PER GPU-H▲' && ok "the header marks the sort column" || fail "mark: $(row 2)"
 keys '<' i
-wait_for 'sorted by \$/H, descending' 20 && ok "< and i: price, descending" || fail "desc: $(row 38)"
+wait_for 'sorted by PRICE/H, descending' 20 && ok "< and i: price, descending" || fail "desc: $(row 38)"
 prices 20 | sort -c -g -r && ok "most expensive first" || fail "order: $(prices 20)"
 # G selects the last row (the cheapest, in this order) and scrolls it into view. The selected
 # row is the one drawn in reverse video.

@@ -328,7 +328,7 @@ admit_counts_provisioning(void **state)
 	struct state *st = open_db("admit");
 	const struct launch_ops real = { fake_clock, fake_launch };
 	const struct launch_ops dry = { fake_clock, NULL };
-	struct launch_budget b = { -1, -1, false };
+	struct launch_budget b = { .day = -1, .month = -1, .force = false };
 	struct fake f = { 0 };
 	struct instance in;
 	struct cost_summary s;
@@ -371,6 +371,79 @@ admit_counts_provisioning(void **state)
 	state_close(st);
 }
 
+/*
+ * Issue 18: a ledger in two currencies. Each summary counts its own; another currency is
+ * added only at a configured rate, and flagged; a budget in CNY refuses a USD launch
+ * without a rate, and counts it with one.
+ */
+static void
+two_currencies(void **state)
+{
+	struct state *st = open_db("currencies");
+	const struct launch_ops dry = { fake_clock, NULL };
+	struct launch_budget b;
+	struct fake f = { 0 };
+	struct instance in;
+	struct ledger_seg g;
+	struct cost_summary s;
+	struct cost_clock clk = { WALL, SIM, false };
+	struct gr_error err = { 0 };
+	struct fx_rates fx = { 0 };
+	char codes[4][CURRENCY_MAX];
+
+	(void)state;
+	/* 1.00 USD/h and 10.00 CNY/h, each for the last hour. */
+	add_seg(st, "vast:1", "vast", LEDGER_COMPUTE, USD(1), WALL - 3600, 0);
+	memset(&g, 0, sizeof(g));
+	strlcpy_(g.instance_id, "ppio:a", sizeof(g.instance_id));
+	strlcpy_(g.provider, "ppio", sizeof(g.provider));
+	g.kind = LEDGER_COMPUTE;
+	g.rate_hour = USD(10);
+	g.start = WALL - 3600;
+	money_currency_set(g.currency, "CNY");
+	assert_int_equal(ledger_begin(st, &g, &err), GR_OK);
+	assert_int_equal(ledger_currencies(st, &clk, 0, codes, 4), 2);
+	assert_string_equal(codes[0], "USD");
+	assert_string_equal(codes[1], "CNY");
+	/* costs_compute is dollars only, as it always was: the yuan are not added. */
+	assert_int_equal(costs_compute(st, &clk, 0, CG_NONE, &s, &err), GR_OK);
+	assert_int_equal(s.spent, USD(1));
+	assert_int_equal(s.unconverted, 1);
+	assert_false(s.converted);
+	cost_summary_release(&s);
+	assert_int_equal(costs_compute_in(st, &clk, 0, CG_NONE, "CNY", NULL, &s, &err), GR_OK);
+	assert_int_equal(s.spent, USD(10));
+	assert_string_equal(s.currency, "CNY");
+	cost_summary_release(&s);
+	/* fx.CNY = 0.14: 10 CNY is 1.40 USD, and the summary says it converted. */
+	assert_true(fx_set(&fx, "CNY", 140000));
+	assert_int_equal(costs_compute_in(st, &clk, 0, CG_NONE, "USD", &fx, &s, &err), GR_OK);
+	assert_int_equal(s.spent, USD(2.40));
+	assert_int_equal(s.burn_hour, USD(2.40));
+	assert_true(s.converted);
+	assert_int_equal(s.unconverted, 0);
+	cost_summary_release(&s);
+	/* budget.day = 300 CNY; a 1.00 USD/h launch cannot be counted without a rate. */
+	memset(&b, 0, sizeof(b));
+	b.month = -1;
+	b.day = USD(300);
+	money_currency_set(b.day_currency, "CNY");
+	money_currency_set(b.price_currency, "USD");
+	assert_int_equal(launch_admit(st, &b, "vast", USD(1), &dry, &f, &in, &err), GR_EBUDGET);
+	assert_non_null(strstr(err.msg, "fx.CNY"));
+	/* With the rate: today 10 + 7.14 (1 USD) so far, and until midnight (14 h) 10 CNY/h,
+	   7.142857 CNY/h and the launch's 7.142857 CNY/h: 355.14 CNY, over 300. */
+	gr_error_clear(&err);
+	b.fx = fx;
+	assert_int_equal(launch_admit(st, &b, "vast", USD(1), &dry, &f, &in, &err), GR_EBUDGET);
+	assert_non_null(strstr(err.msg, "converted at your configured rate"));
+	assert_non_null(strstr(err.msg, "\xc2\xa5" "300.00"));
+	gr_error_clear(&err);
+	b.day = USD(400);
+	assert_int_equal(launch_admit(st, &b, "vast", USD(1), &dry, &f, &in, &err), GR_OK);
+	state_close(st);
+}
+
 int
 main(void)
 {
@@ -380,6 +453,7 @@ main(void)
 		cmocka_unit_test(provisioning_until_billing),
 		cmocka_unit_test(bids_and_offer_checks),
 		cmocka_unit_test(admit_counts_provisioning),
+		cmocka_unit_test(two_currencies),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -80,10 +80,64 @@ accrue(void **state)
 	assert_int_equal(money_scale(INT64_MAX, 2, 1), INT64_MAX);
 }
 
+/* Issue 18: amounts carry their currency; signs, user input, and conversion only at a rate. */
+static void
+currencies(void **state)
+{
+	char buf[64], code[CURRENCY_MAX];
+	struct fx_rates fx = { 0 };
+	int64_t m;
+
+	(void)state;
+	assert_string_equal(money_format_in(buf, sizeof(buf), 1850000, 2, "USD"), "$1.85");
+	assert_string_equal(money_format_in(buf, sizeof(buf), 1850000, 2, ""), "$1.85");
+	assert_string_equal(money_format_in(buf, sizeof(buf), 12600000, 2, "CNY"),
+	    "\xc2\xa5" "12.60");
+	assert_string_equal(money_format_in(buf, sizeof(buf), -12600000, 2, "CNY"),
+	    "-\xc2\xa5" "12.60");
+	assert_string_equal(money_format_in(buf, sizeof(buf), 300000000, 0, "JPY"),
+	    "JP\xc2\xa5" "300");
+	assert_string_equal(money_format_in(buf, sizeof(buf), 1200000, 2, "CHF"), "CHF 1.20");
+	assert_string_equal(money_format_in(buf, sizeof(buf), 1200000, 2, "c\x1b["), "XXX 1.20");
+	/* Parsing: a bare amount is dollars; a sign or a code names another currency. */
+	assert_true(money_parse_in("300", &m, code));
+	assert_int_equal(m, 300000000);
+	assert_string_equal(code, "USD");
+	assert_true(money_parse_in("300 CNY", &m, code));
+	assert_string_equal(code, "CNY");
+	assert_true(money_parse_in("CNY 2.5", &m, code));
+	assert_int_equal(m, 2500000);
+	assert_true(money_parse_in("\xc2\xa5" "12.60", &m, code));
+	assert_int_equal(m, 12600000);
+	assert_string_equal(code, "CNY");
+	assert_true(money_parse_in("$2.49", &m, code));
+	assert_string_equal(code, "USD");
+	assert_false(money_parse_in("300 cny", &m, code));
+	assert_false(money_parse_in("300 CNYY", &m, code));
+	assert_false(money_parse_in("$300 CNY", &m, code));
+	assert_false(money_parse_in("CNY", &m, code));
+	assert_false(money_parse_in("-3 CNY", &m, code));
+	/* Conversion: the same currency as is; another only at a configured rate. */
+	assert_true(money_convert(NULL, 5, "", "USD", &m));
+	assert_int_equal(m, 5);
+	assert_false(money_convert(NULL, 100000000, "CNY", "USD", &m));
+	assert_false(money_convert(&fx, 100000000, "CNY", "USD", &m));
+	assert_true(fx_set(&fx, "CNY", 140000));	/* fx.CNY = 0.14 */
+	assert_false(fx_set(&fx, "EUR", 0));
+	assert_true(money_convert(&fx, 100000000, "CNY", "USD", &m));
+	assert_int_equal(m, 14000000);			/* 100 CNY = 14 USD */
+	assert_true(money_convert(&fx, 14000000, "USD", "CNY", &m));
+	assert_int_equal(m, 100000000);
+	assert_false(money_convert(&fx, 1, "CNY", "EUR", &m));
+	assert_true(money_same_currency("", "USD"));
+	assert_false(money_same_currency("CNY", "USD"));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(currencies),
 		cmocka_unit_test(parse_ok),
 		cmocka_unit_test(parse_bad),
 		cmocka_unit_test(format),

@@ -1,0 +1,562 @@
+/*
+ * ppio.c - the PPIO 派欧云 backend over GPU instance API v2 (../shared/providers/ppio.md).
+ *
+ * Offers: GET /gpus/v2/products (one offer per product, region, GPU count and billing
+ * method). Instances: create, list (cursor pages), get, start, stop and delete. Prices are
+ * in the account's currency, which the payload never names (§10): ppio.currency, CNY by
+ * default. The API reports no per-instance price, so an instance's rate is its product's
+ * price times its GPUs, from the product list (fetched once per process); an instance whose
+ * product is no longer listed has no known price, never a made-up one. No metrics and no
+ * account endpoints: those slots stay NULL.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpurent/backend.h"
+#include "gpurent/backends_parse.h"
+#include "gpurent/config.h"
+#include "gpurent/filter.h"
+#include "gpurent/http.h"
+#include "gpurent/money.h"
+#include "gpurent/util.h"
+
+#include "backends_int.h"
+
+#define PPIO_URL "https://api.ppio.com"
+/* Instances asked for per list page, and the most pages one list follows. */
+#define PAGE_LIMIT 50
+#define MAX_PAGES 1000
+#define CURSOR_MAX 1025
+
+struct ppio {
+	struct bk_http h;
+	char currency[CURRENCY_MAX];
+	char image[256];		/* ppio.image, "" none */
+	int disk_gb;			/* ppio.disk, 0 none */
+	struct offer_list products;	/* for instance rates; loaded once */
+	bool have_products;
+};
+
+static struct ppio *
+priv(struct backend *b)
+{
+	return b->priv;
+}
+
+static enum gr_err
+ppio_init(struct backend *b, struct gr_error *err)
+{
+	struct ppio *p = priv(b);
+	const char *s;
+
+	offer_list_init(&p->products);
+	money_currency_set(p->currency, "CNY");
+	if (b->env.config != NULL) {
+		if ((s = config_get(b->env.config, "ppio.currency")) != NULL &&
+		    money_currency_valid(s))
+			money_currency_set(p->currency, s);
+		if ((s = config_get(b->env.config, "ppio.image")) != NULL)
+			strlcpy_(p->image, s, sizeof(p->image));
+		p->disk_gb = (int)config_get_int(b->env.config, "ppio.disk", 0);
+	}
+	/* Every v2 operation needs the key, the product list included (§2). */
+	return bk_http_init(&p->h, b, PPIO_URL, true, err);
+}
+
+static void
+ppio_cleanup(struct backend *b)
+{
+	if (b->priv == NULL)
+		return;
+	bk_http_free(&priv(b)->h);
+	offer_list_release(&priv(b)->products);
+}
+
+static enum gr_err
+check(enum gr_err e, const struct http_response *rs, struct gr_error *err)
+{
+	if (e != GR_OK)
+		return e;
+	return ppio_parse_error(rs->status, rs->body, rs->len, err);
+}
+
+static enum gr_err
+ppio_req(struct backend *b, enum http_method m, const char *path, const char *json,
+    bool idempotent, struct http_response *rs, struct gr_error *err)
+{
+	struct ppio *p = priv(b);
+	char *url = bk_url(&p->h, path);
+	enum gr_err e;
+
+	if (m == HTTP_GET)
+		e = http_get(p->h.http, url, p->h.hdrs, rs, err);
+	else
+		e = http_send_json(p->h.http, m, url, p->h.hdrs, json, idempotent, rs, err);
+	free(url);
+	return e;
+}
+
+static enum gr_err
+fetch_products(struct backend *b, struct offer_list *out, struct gr_error *err)
+{
+	struct http_response rs;
+	enum gr_err e;
+
+	/* Both parameters are required (§4.1): instances of GPUs. */
+	e = check(ppio_req(b, HTTP_GET, "/gpus/v2/products?type=gpu&category=instance", NULL,
+	    true, &rs, err), &rs, err);
+	if (e == GR_OK)
+		e = ppio_parse_products(rs.body, rs.len, priv(b)->currency, out, err);
+	http_response_release(&rs);
+	return e;
+}
+
+static enum gr_err
+ppio_offers(struct backend *b, const struct filter *f, struct offer_list *out,
+    bool *pushed_all, struct gr_error *err)
+{
+	size_t i;
+
+	/* One small catalogue: nothing to push down, the core filters it all. */
+	*pushed_all = true;
+	for (i = 0; f != NULL && i < f->n; i++)
+		if (f->t[i].field != FF_PROVIDER && f->t[i].field != FF_TYPE)
+			*pushed_all = false;
+	return fetch_products(b, out, err);
+}
+
+/*
+ * The instance's rate: its product's price per GPU times its GPUs, by its billing mode,
+ * from the product list. Left unknown when the product is not listed.
+ */
+static void
+add_rate(struct backend *b, struct instance *in)
+{
+	struct ppio *p = priv(b);
+	char product[64], region[32], want[64], have[64];
+	int count;
+	bool spot;
+	size_t i;
+
+	money_currency_set(in->currency, p->currency);
+	if (!p->have_products) {
+		if (fetch_products(b, &p->products, &(struct gr_error){ 0 }) != GR_OK)
+			return;
+		p->have_products = true;
+	}
+	if (in->gpu_count <= 0 || in->offer_id[0] == '\0' ||
+	    !ppio_offer_id_parse(in->offer_id + 5, want, sizeof(want), region, sizeof(region),
+	    &count, &spot))
+		return;
+	for (i = 0; i < p->products.n; i++) {
+		const struct offer *o = &p->products.v[i];
+		bool ospot;
+		int ocount;
+
+		if (!ppio_offer_id_parse(o->id + 5, have, sizeof(have), product, sizeof(product),
+		    &ocount, &ospot) || strcmp(have, want) != 0 || ospot != spot ||
+		    !(o->valid & OV_PRICE) || o->gpu_count <= 0)
+			continue;
+		in->price_hour = o->price_hour / o->gpu_count * in->gpu_count;
+		in->valid |= IV_PRICE;
+		in->gpu = o->gpu;
+		if (in->gpu_raw[0] == '\0')
+			strlcpy_(in->gpu_raw, o->gpu_raw, sizeof(in->gpu_raw));
+		return;
+	}
+}
+
+/* PPIO ids are opaque (§3); only what is safe in a URL path can be one of ours. */
+static const char *
+local_id(struct backend *b, const char *id, struct gr_error *err)
+{
+	const char *l = bk_local_id(b, id, err), *q;
+
+	if (l == NULL)
+		return NULL;
+	for (q = l; *q != '\0'; q++)
+		if (!(isalnum((unsigned char)*q) || *q == '-' || *q == '_' || *q == '.') ||
+		    q - l >= 64) {
+			gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
+			return NULL;
+		}
+	if (q == l) {
+		gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
+		return NULL;
+	}
+	return l;
+}
+
+static enum gr_err
+get_local(struct backend *b, const char *lid, struct instance *out, struct gr_error *err)
+{
+	struct http_response rs;
+	char path[128];
+	enum gr_err e;
+
+	snprintf(path, sizeof(path), "/gpus/v2/instances/%s", lid);
+	e = ppio_req(b, HTTP_GET, path, NULL, true, &rs, err);
+	if (e == GR_OK && rs.status == 404)
+		e = gr_fail(err, GR_ENOTFOUND, "no instance 'ppio:%s'", lid);
+	/* RESOURCE_NOT_FOUND comes as HTTP 400 (§5.3); it says "no such instance" too. */
+	if (e == GR_OK && (e = ppio_parse_error(rs.status, rs.body, rs.len,
+	    &(struct gr_error){ 0 })) == GR_ENOTFOUND)
+		e = gr_fail(err, GR_ENOTFOUND, "no instance 'ppio:%s'", lid);
+	else if (e != GR_OK)
+		e = check(GR_OK, &rs, err);
+	if (e == GR_OK)
+		e = ppio_parse_instance(rs.body, rs.len, out, err);
+	http_response_release(&rs);
+	if (e == GR_OK)
+		add_rate(b, out);
+	return e;
+}
+
+static enum gr_err
+ppio_get(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
+{
+	const char *l;
+	enum gr_err e;
+
+	if ((l = local_id(b, id, err)) == NULL)
+		return GR_ENOTFOUND;
+	if ((e = get_local(b, l, out, err)) == GR_OK)
+		bk_observe(b, out);
+	return e;
+}
+
+/* Every page of the list (name: the server's fuzzy name filter, NULL none). */
+static enum gr_err
+list_pages(struct backend *b, const char *name, struct instance_list *out, struct gr_error *err)
+{
+	char *cursor = xcalloc(1, CURSOR_MAX), *next = xcalloc(1, CURSOR_MAX);
+	size_t first = out->n, i;
+	bool more = true;
+	int page;
+	enum gr_err e = GR_OK;
+
+	for (page = 0; more && e == GR_OK; page++) {
+		struct http_response rs;
+		struct sb path;
+
+		if (page == MAX_PAGES) {
+			e = gr_fail(err, GR_EUNAVAIL, "ppio: the instance list goes on past %d pages",
+			    MAX_PAGES);
+			break;
+		}
+		sb_init(&path);
+		sb_addf(&path, "/gpus/v2/instances?limit=%d", PAGE_LIMIT);
+		if (cursor[0] != '\0') {
+			char *c = http_escape(cursor);
+
+			sb_addf(&path, "&cursor=%s", c);
+			free(c);
+		}
+		if (name != NULL) {
+			char *n = http_escape(name);
+
+			sb_addf(&path, "&name=%s", n);
+			free(n);
+		}
+		e = check(ppio_req(b, HTTP_GET, path.buf, NULL, true, &rs, err), &rs, err);
+		sb_release(&path);
+		if (e == GR_OK)
+			e = ppio_parse_instances(rs.body, rs.len, out, next, CURSOR_MAX, &more, err);
+		http_response_release(&rs);
+		/* A server that hands back the cursor it was given would loop for ever. */
+		if (e == GR_OK && more && strcmp(next, cursor) == 0)
+			e = gr_fail(err, GR_EUNAVAIL, "ppio: the instance list repeats its cursor");
+		memcpy(cursor, next, CURSOR_MAX);
+	}
+	free(cursor);
+	free(next);
+	for (i = first; e == GR_OK && i < out->n; i++)
+		add_rate(b, &out->v[i]);
+	return e;
+}
+
+static enum gr_err
+ppio_list(struct backend *b, struct instance_list *out, struct gr_error *err)
+{
+	return list_pages(b, NULL, out, err);
+}
+
+static enum gr_err
+ppio_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
+{
+	size_t first = out->n;
+	int64_t asked = bk_now();
+	enum gr_err e;
+
+	e = ppio_list(b, out, err);
+	if (e == GR_OK)
+		bk_observe_listed(b, out, first, asked);
+	return e;
+}
+
+/* One create request and how to recognise its instance (for bk_launch_run). */
+struct create {
+	struct backend *b;
+	const char *doc;
+	const char *name;
+	char lid[80];		/* the new instance's id, once accepted */
+};
+
+static enum gr_err
+create_send(void *ctx, struct http_response *rs, struct gr_error *err)
+{
+	struct create *c = ctx;
+
+	/* Never retried by the HTTP layer: there is no idempotency key (§5.1). */
+	return ppio_req(c->b, HTTP_POST, "/gpus/v2/instances", c->doc, false, rs, err);
+}
+
+static enum gr_err
+create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
+{
+	struct create *c = ctx;
+	enum gr_err e = ppio_parse_error(rs->status, rs->body, rs->len, err);
+
+	return e == GR_OK ? ppio_parse_create(rs->body, rs->len, c->lid, sizeof(c->lid), err) :
+	    e;
+}
+
+/* The live instance named exactly c->name (the server's name filter is fuzzy, §5.2). */
+static int
+create_find(void *ctx, struct instance *out)
+{
+	struct create *c = ctx;
+	struct instance_list l;
+	int found = 0;
+	size_t i;
+
+	instance_list_init(&l);
+	if (list_pages(c->b, c->name, &l, &(struct gr_error){ 0 }) != GR_OK) {
+		instance_list_release(&l);
+		return -1;
+	}
+	for (i = 0; i < l.n && !found; i++)
+		if (strcmp(l.v[i].label, c->name) == 0 && l.v[i].state != ST_DESTROYED) {
+			*out = l.v[i];
+			found = 1;
+		}
+	instance_list_release(&l);
+	return found;
+}
+
+static char *
+create_doc(const struct launch_req *req, const char *name, const char *product,
+    const char *region, int count, bool spot, const char *image, int disk)
+{
+	cJSON *o = cJSON_CreateObject(), *r, *arr, *x;
+	size_t i;
+	char *doc;
+
+	cJSON_AddStringToObject(o, "name", name);
+	cJSON_AddStringToObject(o, "product_id", product);
+	cJSON_AddStringToObject(o, "image", image);
+	cJSON_AddStringToObject(o, "type", "gpu");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "billing"), "mode",
+	    spot ? "spot" : "postpaid");
+	r = cJSON_AddObjectToObject(o, "resource");
+	if (disk > 0)
+		cJSON_AddNumberToObject(r, "rootfs_size_gb", disk);
+	cJSON_AddNumberToObject(r, "gpu_num", count);
+	cJSON_AddStringToObject(r, "min_cuda_version", "");
+	if (region[0] != '\0')
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "candidate_regions"),
+		    cJSON_CreateString(region));
+	if (req->n_ports > 0) {
+		arr = cJSON_AddArrayToObject(o, "ports");
+		for (i = 0; i < req->n_ports; i++) {
+			x = cJSON_CreateObject();
+			cJSON_AddNumberToObject(x, "port", req->ports[i]);
+			cJSON_AddStringToObject(x, "protocol", "tcp");
+			cJSON_AddItemToArray(arr, x);
+		}
+	}
+	if (req->env != NULL && req->env[0] != NULL) {
+		arr = cJSON_AddArrayToObject(o, "envs");
+		for (i = 0; req->env[i] != NULL; i++) {
+			const char *eq = strchr(req->env[i], '=');
+			char key[512];
+
+			if (eq == NULL || (size_t)(eq - req->env[i]) >= sizeof(key))
+				continue;
+			memcpy(key, req->env[i], (size_t)(eq - req->env[i]));
+			key[eq - req->env[i]] = '\0';
+			x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "key", key);
+			cJSON_AddStringToObject(x, "value", eq + 1);
+			cJSON_AddItemToArray(arr, x);
+		}
+	}
+	/* The container's command (§5.1 `command`): what runs on start. */
+	if (req->onstart != NULL)
+		cJSON_AddStringToObject(o, "command", req->onstart);
+	doc = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return doc;
+}
+
+static enum gr_err
+ppio_launch(struct backend *b, const struct launch_req *req, struct instance *out,
+    struct gr_error *err)
+{
+	struct ppio *p = priv(b);
+	char product[64], region[32], name[65], full[ID_MAX], *doc;
+	const char *l, *image;
+	struct create pc = { 0 };
+	int count;
+	bool spot, found;
+	enum gr_err e;
+
+	if ((l = bk_local_id(b, req->offer_id, err)) == NULL)
+		return GR_ENOTFOUND;
+	if (!ppio_offer_id_parse(l, product, sizeof(product), region, sizeof(region), &count,
+	    &spot))
+		return gr_fail(err, GR_ENOTFOUND, "no offer '%s'", req->offer_id);
+	if (spot != req->interruptible)
+		return gr_fail(err, GR_EUSAGE, "offer '%s' is %s", req->offer_id,
+		    spot ? "interruptible (spot)" : "on demand");
+	image = req->image != NULL ? req->image : p->image[0] != '\0' ? p->image : NULL;
+	if (image == NULL)
+		return gr_fail(err, GR_EUSAGE, "PPIO launches need an image: give --image or "
+		    "set ppio.image (or launch.image)");
+	/* The name is required (§5.1) and is how a launch is found after an unclear failure. */
+	if (req->label != NULL && req->label[0] != '\0')
+		text_sanitize(name, sizeof(name), req->label);
+	else
+		snprintf(name, sizeof(name), "gpurent-%.48s",
+		    req->client_token != NULL ? req->client_token : "launch");
+	doc = create_doc(req, name, product, region, count, spot, image,
+	    req->disk_gb > 0 ? req->disk_gb : p->disk_gb);
+	pc.b = b;
+	pc.doc = doc;
+	pc.name = name;
+	e = bk_launch_run(&(struct bk_launch){ name, 1000, &pc, create_send, create_accept,
+	    create_find }, out, &found, err);
+	if (e == GR_OK && found)
+		strlcpy_(pc.lid, out->id + 5, sizeof(pc.lid));
+	free(doc);
+	if (e != GR_OK)
+		return e;
+	snprintf(full, sizeof(full), "ppio:%.58s", pc.lid);
+	if (get_local(b, pc.lid, out, &(struct gr_error){ 0 }) != GR_OK) {
+		memset(out, 0, sizeof(*out));
+		strlcpy_(out->id, full, sizeof(out->id));
+		strlcpy_(out->provider, "ppio", sizeof(out->provider));
+		strlcpy_(out->label, name, sizeof(out->label));
+		strlcpy_(out->offer_id, req->offer_id, sizeof(out->offer_id));
+		out->gpu_count = count;
+		out->type = spot ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
+		out->state = ST_PROVISIONING;
+		add_rate(b, out);
+	}
+	bk_observe(b, out);
+	return GR_OK;
+}
+
+/*
+ * PUT .../{id}/start|stop (§5.4). Repeating either has the effect of once, so the HTTP layer
+ * may retry it; an error on an instance already where it was sent (CONFLICT, or whatever the
+ * provider answers) counts as done once a fresh read says so.
+ */
+static enum gr_err
+transition(struct backend *b, const char *id, const char *verb, enum inst_state done,
+    enum inst_state on_way, struct gr_error *err)
+{
+	struct http_response rs;
+	struct gr_error sub = { 0 };
+	struct instance in;
+	char path[128];
+	const char *l;
+	enum gr_err e;
+
+	if ((l = local_id(b, id, err)) == NULL)
+		return GR_ENOTFOUND;
+	snprintf(path, sizeof(path), "/gpus/v2/instances/%s/%s", l, verb);
+	e = ppio_req(b, HTTP_PUT, path, NULL, true, &rs, err);
+	if (e == GR_OK && rs.status == 404)
+		e = gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
+	else if (e == GR_OK && (e = ppio_parse_error(rs.status, rs.body, rs.len, &sub)) != GR_OK &&
+	    e != GR_ENOTFOUND && get_local(b, l, &in, &(struct gr_error){ 0 }) == GR_OK &&
+	    (in.state == done || in.state == on_way))
+		e = GR_OK;
+	else if (e != GR_OK)
+		e = gr_fail(err, e, "%s", sub.msg);
+	http_response_release(&rs);
+	if (e == GR_OK && get_local(b, l, &in, &(struct gr_error){ 0 }) == GR_OK)
+		bk_observe(b, &in);
+	return e;
+}
+
+static enum gr_err
+ppio_stop(struct backend *b, const char *id, struct gr_error *err)
+{
+	return transition(b, id, "stop", ST_STOPPED, ST_STOPPING, err);
+}
+
+static enum gr_err
+ppio_start(struct backend *b, const char *id, struct gr_error *err)
+{
+	return transition(b, id, "start", ST_RUNNING, ST_STARTING, err);
+}
+
+static enum gr_err
+ppio_destroy(struct backend *b, const char *id, struct gr_error *err)
+{
+	struct http_response rs;
+	struct gr_error sub = { 0 };
+	struct instance in;
+	char path[128];
+	const char *l;
+	enum gr_err e;
+
+	if ((l = local_id(b, id, err)) == NULL)
+		return GR_ENOTFOUND;
+	snprintf(path, sizeof(path), "/gpus/v2/instances/%s", l);
+	/* Releasing twice has the effect of once, so the HTTP layer may retry it. */
+	e = ppio_req(b, HTTP_DELETE, path, NULL, true, &rs, err);
+	if (e == GR_OK) {
+		e = rs.status == 404 ? GR_ENOTFOUND : ppio_parse_error(rs.status, rs.body, rs.len,
+		    &sub);
+		if (e == GR_ENOTFOUND && rs.attempts > 1)
+			e = GR_OK;	/* an earlier attempt went through */
+		else if (e == GR_ENOTFOUND)
+			e = gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
+		else if (e != GR_OK)
+			e = gr_fail(err, e, "%s", sub.msg);
+	}
+	http_response_release(&rs);
+	if (e != GR_OK)
+		return e;
+	memset(&in, 0, sizeof(in));
+	strlcpy_(in.id, id, sizeof(in.id));
+	strlcpy_(in.provider, "ppio", sizeof(in.provider));
+	in.state = ST_DESTROYED;
+	bk_observe(b, &in);
+	return GR_OK;
+}
+
+const struct backend_ops backend_ppio = {
+	.name = "ppio",
+	.description = "PPIO (派欧云) GPU instances (API v2), priced in CNY",
+	.caps = CAP_STOP | CAP_INTERRUPTIBLE | CAP_SSH,
+	.priv_size = sizeof(struct ppio),
+	.init = ppio_init,
+	.cleanup = ppio_cleanup,
+	.offers = ppio_offers,
+	.instances = ppio_instances,
+	.get = ppio_get,
+	.launch = ppio_launch,
+	.stop = ppio_stop,
+	.start = ppio_start,
+	.destroy = ppio_destroy,
+	.metrics = NULL,	/* no metrics endpoint (§12) */
+	.account = NULL,	/* no balance endpoint in v2 (§12) */
+};
