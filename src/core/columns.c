@@ -31,6 +31,10 @@ const struct column offer_columns[OCOL__COUNT] = {
 	[OCOL_STORAGE] = { "storage_gb_month", "$/GB-MO", true, true, 5, 0 },
 	[OCOL_GPU_KNOWN] = { "gpu_known", "KNOWN", false, true, 7, 0 },
 	[OCOL_VENDOR] = { "vendor", "VENDOR", false, true, 6, 0 },
+	/* A cluster's offers (Slurm): its nodes, longest run and the jobs queued in front. */
+	[OCOL_NODES] = { "nodes", "NODES", true, true, 5, 0 },
+	[OCOL_TIME_LIMIT] = { "time_limit_s", "LIMIT S", true, true, 5, 0 },
+	[OCOL_QUEUE] = { "queued", "QUEUED", true, true, 5, 0 },
 };
 
 
@@ -120,6 +124,9 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case OCOL_STORAGE: set_money(c, o->storage_gb_month, o->valid & OV_STORAGE, 3); break;
 	case OCOL_GPU_KNOWN: c->kind = CELL_BOOL; c->i = o->gpu != NULL; break;
 	case OCOL_VENDOR: set_str(c, o->gpu ? o->gpu->vendor : NULL); break;
+	case OCOL_NODES: set_int(c, o->nodes, o->valid & OV_NODES); break;
+	case OCOL_TIME_LIMIT: set_int(c, o->time_limit_s, o->valid & OV_TIME_LIMIT); break;
+	case OCOL_QUEUE: set_int(c, o->queued, o->valid & OV_QUEUE); break;
 	default: c->kind = CELL_NULL; break;
 	}
 }
