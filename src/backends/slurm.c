@@ -86,12 +86,12 @@ slurm_init(struct backend *b, struct gr_error *err)
 	s->api = -1;
 	s->config = b->env.config;
 	if (url == NULL || url[0] == '\0')
-		return gr_fail(err, GR_EUSAGE, "slurm: no cluster address: set slurm.url (or "
+		return gr_fail(err, GR_EUSAGE, "no cluster address: set slurm.url (or "
 		    "GPURENT_SLURM_URL) to slurmrestd's http://HOST:PORT or unix:/PATH");
 	if (strncmp(url, "unix:", 5) == 0) {
 		sock = url + 5;
 		if (sock[0] != '/')
-			return gr_fail(err, GR_EUSAGE, "slurm: '%s': a socket needs an absolute "
+			return gr_fail(err, GR_EUSAGE, "'%s': a socket needs an absolute "
 			    "path, as in unix:/run/slurmrestd.socket", url);
 		strlcpy_(s->base, "http://localhost", sizeof(s->base));
 	} else {
@@ -100,10 +100,10 @@ slurm_init(struct backend *b, struct gr_error *err)
 		while (n > 0 && url[n - 1] == '/')
 			n--;
 		if (n >= sizeof(s->base))
-			return gr_fail(err, GR_EUSAGE, "slurm: the address is too long");
+			return gr_fail(err, GR_EUSAGE, "the address is too long");
 		snprintf(s->base, sizeof(s->base), "%.*s", (int)n, url);
 		if (!http_url_allowed(s->base))
-			return gr_fail(err, GR_EUSAGE, "slurm: refusing address '%s': use https, "
+			return gr_fail(err, GR_EUSAGE, "refusing address '%s': use https, "
 			    "plain http only to 127.0.0.1, ::1 or localhost, or unix:/PATH", s->base);
 	}
 
@@ -111,11 +111,11 @@ slurm_init(struct backend *b, struct gr_error *err)
 	if (t == NULL || t[0] == '\0')
 		t = b->env.api_key;
 	if (t == NULL || t[0] == '\0')
-		return gr_fail(err, GR_EAUTH, "slurm: no token: %s", NEW_TOKEN);
+		return gr_fail(err, GR_EAUTH, "no token: %s", NEW_TOKEN);
 	token = clean_token(t);
 	if (token[0] == '\0' || strpbrk(token, "\r\n") != NULL) {
 		free(token);
-		return gr_fail(err, GR_EAUTH, "slurm: the token is empty or has a line break");
+		return gr_fail(err, GR_EAUTH, "the token is empty or has a line break");
 	}
 	if (slurm_jwt_expiry(token, &exp) && exp <= bk_now()) {
 		char when[32];
@@ -126,7 +126,7 @@ slurm_init(struct backend *b, struct gr_error *err)
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		memset(token, 0, strlen(token));
 		free(token);
-		return gr_fail(err, GR_EAUTH, "slurm: the token expired at %s: %s", when,
+		return gr_fail(err, GR_EAUTH, "the token expired at %s: %s", when,
 		    NEW_TOKEN);
 	}
 	u = s->config != NULL ? config_get(s->config, "slurm.user") : NULL;
@@ -136,7 +136,7 @@ slurm_init(struct backend *b, struct gr_error *err)
 	}
 	if (u == NULL || u[0] == '\0' || strpbrk(u, "\r\n") != NULL) {
 		free(token);
-		return gr_fail(err, GR_EUSAGE, "slurm: no user name: set slurm.user");
+		return gr_fail(err, GR_EUSAGE, "no user name: set slurm.user");
 	}
 	strlcpy_(s->user, u, sizeof(s->user));
 	s->hdr_user = xasprintf("X-SLURM-USER-NAME: %s", s->user);
@@ -156,7 +156,7 @@ slurm_init(struct backend *b, struct gr_error *err)
 	memset(token, 0, strlen(token));
 	free(token);
 	if (s->http == NULL)
-		return gr_fail(err, GR_EFAIL, "slurm: cannot create an HTTP client%s%s",
+		return gr_fail(err, GR_EFAIL, "cannot create an HTTP client%s%s",
 		    http_unavailable() ? ": " : "", http_unavailable() ? http_unavailable() : "");
 	return GR_OK;
 }
@@ -193,7 +193,7 @@ raw_req(struct slurm *s, enum http_method m, const char *path, const char *json,
 		e = http_send_json(s->http, m, url, s->hdrs, json, idempotent, rs, err);
 	free(url);
 	if (e == GR_EUNAVAIL)
-		gr_fail(err, e, "slurm: slurmrestd at %s does not answer", s->base);
+		gr_fail(err, e, "slurmrestd at %s does not answer", s->base);
 	return e;
 }
 
@@ -237,7 +237,7 @@ discover(struct slurm *s, struct gr_error *err)
 			return e;
 	}
 	if (s->api < 0)
-		return gr_fail(err, GR_EUNSUPPORTED, "slurm: slurmrestd at %s offers none of the "
+		return gr_fail(err, GR_EUNSUPPORTED, "slurmrestd at %s offers none of the "
 		    "OpenAPI versions gpurent speaks (v0.0.38 to v0.0.41)", s->base);
 	return GR_OK;
 }
