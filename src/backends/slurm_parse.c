@@ -139,8 +139,10 @@ slurm_parse_openapi(const char *body, size_t len, struct gr_error *err)
 		if (member(paths, want) != NULL)
 			break;
 	}
+	if (!cJSON_IsObject(paths))
+		i = SLURM_API_COUNT;
 	cJSON_Delete(root);
-	if (!cJSON_IsObject(paths) || i == SLURM_API_COUNT) {
+	if (i == SLURM_API_COUNT) {
 		gr_fail(err, GR_EUNSUPPORTED, "slurmrestd offers none of the OpenAPI versions "
 		    "gpurent speaks (v0.0.38 to v0.0.41): start it with -s openapi/v0.0.38 or newer");
 		return -1;
@@ -298,7 +300,7 @@ node_usable(const char *state)
 	static const char *const bad[] = { "down", "drain", "drained", "draining", "fail",
 		"failing", "future", "unknown", "not_responding", "maint", "maintenance",
 		"power_down", "powered_down", "powering_down", "powering_up", "reboot_issued",
-		"reboot_requested", "inval", "invalid", "error", "no_respond", "planned" };
+		"reboot_requested", "inval", "invalid", "error", "no_respond" };
 	char w[64];
 	const char *s = state;
 	size_t i, k;
