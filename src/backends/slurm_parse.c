@@ -435,22 +435,23 @@ slurm_parse_partitions(const char *body, size_t len, struct slurm_partition **ou
 void
 slurm_hostlist_first(const char *list, char *out, size_t n)
 {
+	char raw[128];
 	size_t k = 0;
 	const char *s = list;
 
 	if (n == 0)
 		return;
 	for (; *s != '\0' && *s != ',' && *s != '['; s++)
-		if (k + 1 < n)
-			out[k++] = *s;
+		if (k + 1 < sizeof(raw))
+			raw[k++] = *s;
 	if (*s == '[') {
 		/* The first number of the range, leading zeros kept ("gpu[001-004]"). */
 		for (s++; isdigit((unsigned char)*s); s++)
-			if (k + 1 < n)
-				out[k++] = *s;
+			if (k + 1 < sizeof(raw))
+				raw[k++] = *s;
 	}
-	out[k] = '\0';
-	text_sanitize(out, n, out);
+	raw[k] = '\0';
+	text_sanitize(out, n, raw);
 }
 
 static void
