@@ -40,7 +40,9 @@ int slurm_parse_openapi(const char *body, size_t len, struct gr_error *err);
  * status is 2xx and the array is empty or absent. Each error's "description" and "error"
  * reach the message verbatim, control characters stripped, joined with "; ". A 401, and
  * the "Unspecified error" (errno -1) that Slurm 22.05 answers a token it rejects with, are
- * GR_EAUTH; "Invalid job id" is GR_ENOTFOUND; other 4xx GR_EUSAGE, 5xx GR_EUNAVAIL.
+ * GR_EAUTH; "Invalid job id" is GR_ENOTFOUND; another of Slurm's own error numbers
+ * (ESLURM_*, 2000 to 2999: an invalid partition, node count ...) is GR_EUSAGE, though
+ * slurmrestd answers it with a 500; otherwise 4xx is GR_EUSAGE and 5xx GR_EUNAVAIL.
  */
 enum gr_err slurm_parse_errors(long status, const char *body, size_t len, struct gr_error *err);
 

@@ -178,12 +178,18 @@ slurm_parse_errors(long status, const char *body, size_t len, struct gr_error *e
 		if (sb.len > 0)
 			sb_adds(&sb, "; ");
 		sb_adds(&sb, one);
-		if (strcmp(what, "Unspecified error") == 0 &&
-		    ((slurm_num(member(it, "errno"), &no) && no == -1) ||
-		    (slurm_num(member(it, "error_number"), &no) && no == -1)))
+		/* v0.0.38 names Slurm's error number three ways. */
+		if (!slurm_num(member(it, "error_number"), &no) &&
+		    !slurm_num(member(it, "error_code"), &no) &&
+		    !slurm_num(member(it, "errno"), &no))
+			no = 0;
+		if (strcmp(what, "Unspecified error") == 0 && no == -1)
 			unspecified = true;
 		if (code == GR_OK && strstr(what, "Invalid job id") != NULL)
 			code = GR_ENOTFOUND;
+		/* ESLURM_* (2000 on): Slurm refused the request, whatever the HTTP status. */
+		if (code == GR_OK && no >= 2000 && no < 3000)
+			code = GR_EUSAGE;
 		if (sb.len > 400)
 			break;
 	}

@@ -274,7 +274,9 @@ wait_running(struct cmd_ctx *c, struct backend *b, struct instance *in, long lon
 	struct timespec t0, t;
 	struct gr_error err = { 0 };
 	enum inst_state last = in->state;
+	char last_msg[sizeof(in->status_msg)];
 
+	strlcpy_(last_msg, in->status_msg, sizeof(last_msg));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		if (in->state == ST_RUNNING)
@@ -286,9 +288,10 @@ wait_running(struct cmd_ctx *c, struct backend *b, struct instance *in, long lon
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (t.tv_sec - t0.tv_sec >= timeout) {
-			cmd_warn("%s is still %s after %llds; it keeps running and billing "
+			cmd_warn("%s is still %s%s%s%s after %llds; it keeps running and billing "
 			    "('gpurent destroy %s' ends it)", in->id, inst_state_name(in->state),
-			    timeout, in->id);
+			    in->status_msg[0] ? " (" : "", in->status_msg,
+			    in->status_msg[0] ? ")" : "", timeout, in->id);
 			return EXIT_TIMEOUT;
 		}
 		sleep_ms(500);
@@ -299,9 +302,14 @@ wait_running(struct cmd_ctx *c, struct backend *b, struct instance *in, long lon
 		}
 		if (b->ops->get(b, in->id, in, &err) != GR_OK)
 			return cmd_error(c, &err);
-		if (in->state != last && c->s->interactive)
-			fprintf(stderr, "%s: %s\n", in->id, inst_state_name(in->state));
+		/* A cluster's queue says why a job waits (Slurm: "PENDING (Priority)"). */
+		if ((in->state != last || strcmp(in->status_msg, last_msg) != 0) &&
+		    c->s->interactive)
+			fprintf(stderr, "%s: %s%s%s%s\n", in->id, inst_state_name(in->state),
+			    in->status_msg[0] ? " (" : "", in->status_msg,
+			    in->status_msg[0] ? ")" : "");
 		last = in->state;
+		strlcpy_(last_msg, in->status_msg, sizeof(last_msg));
 	}
 }
 

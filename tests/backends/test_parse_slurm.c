@@ -190,8 +190,11 @@ test_errors(void **state)
 
 	(void)state;
 	b = tdata("slurm/error-partition.json", &len);
-	assert_int_equal(slurm_parse_errors(500, b, len, &err), GR_EUNAVAIL);
+	assert_int_equal(slurm_parse_errors(500, b, len, &err), GR_EUSAGE);	/* 2000 */
 	assert_non_null(strstr(err.msg, "Invalid partition name specified"));
+	gr_error_clear(&err);
+	assert_int_equal(slurm_parse_errors(500, "{\"errors\":[{\"error\":\"Unable to contact "
+	    "slurm controller\",\"error_number\":1001}]}", 79, &err), GR_EUNAVAIL);
 	free(b);
 	gr_error_clear(&err);
 	b = tdata("slurm/error-token.json", &len);
