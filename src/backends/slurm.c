@@ -39,6 +39,7 @@
 struct slurm {
 	struct http_client *http;
 	char base[256];			/* http://host:port, or http://localhost for a socket */
+	char where[256];		/* the address as configured, for messages */
 	char user[64];
 	char *hdr_user, *hdr_token;	/* the token header is wiped at cleanup */
 	const char *hdrs[4];
@@ -88,6 +89,7 @@ slurm_init(struct backend *b, struct gr_error *err)
 	if (url == NULL || url[0] == '\0')
 		return gr_fail(err, GR_EUSAGE, "no cluster address: set slurm.url (or "
 		    "GPURENT_SLURM_URL) to slurmrestd's http://HOST:PORT or unix:/PATH");
+	text_sanitize(s->where, sizeof(s->where), url);
 	if (strncmp(url, "unix:", 5) == 0) {
 		sock = url + 5;
 		if (sock[0] != '/')
@@ -182,18 +184,21 @@ raw_req(struct slurm *s, enum http_method m, const char *path, const char *json,
     bool idempotent, struct http_response *rs, struct gr_error *err)
 {
 	char *url = http_url(s->base, s->base, path);
+	struct gr_error why = { 0 };
 	enum gr_err e;
 
 	if (m == HTTP_GET)
-		e = http_get(s->http, url, s->hdrs, rs, err);
+		e = http_get(s->http, url, s->hdrs, rs, &why);
 	else if (json == NULL)
 		e = http_do(s->http, &(struct http_request){ .method = m, .url = url,
-		    .headers = s->hdrs, .idempotent = idempotent }, rs, err);
+		    .headers = s->hdrs, .idempotent = idempotent }, rs, &why);
 	else
-		e = http_send_json(s->http, m, url, s->hdrs, json, idempotent, rs, err);
+		e = http_send_json(s->http, m, url, s->hdrs, json, idempotent, rs, &why);
 	free(url);
 	if (e == GR_EUNAVAIL)
-		gr_fail(err, e, "slurmrestd at %s does not answer", s->base);
+		gr_fail(err, e, "slurmrestd at %s does not answer (%s)", s->where, why.msg);
+	else if (e != GR_OK)
+		gr_fail(err, e, "%s", why.msg);
 	return e;
 }
 
@@ -238,7 +243,7 @@ discover(struct slurm *s, struct gr_error *err)
 	}
 	if (s->api < 0)
 		return gr_fail(err, GR_EUNSUPPORTED, "slurmrestd at %s offers none of the "
-		    "OpenAPI versions gpurent speaks (v0.0.38 to v0.0.41)", s->base);
+		    "OpenAPI versions gpurent speaks (v0.0.38 to v0.0.41)", s->where);
 	return GR_OK;
 }
 
@@ -513,6 +518,8 @@ static const char HOLD_SCRIPT[] =
     "if [ -n \"$GPURENT_ONSTART\" ]; then sh -c \"$GPURENT_ONSTART\"; fi\n"
     "exec sleep infinity\n";
 
+static enum gr_err slurm_destroy(struct backend *b, const char *id, struct gr_error *err);
+
 struct create {
 	struct backend *b;
 	const char *doc;
@@ -540,7 +547,13 @@ create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
 	struct create *c = ctx;
 	enum gr_err e = slurm_parse_errors(rs->status, rs->body, rs->len, err);
 
-	return e == GR_OK ? slurm_parse_submit(rs->body, rs->len, &c->jid, err) : e;
+	if (e == GR_OK)
+		return slurm_parse_submit(rs->body, rs->len, &c->jid, err);
+	/* Slurm 22.05 may refuse and queue the job all the same: note it, to cancel it. */
+	if (slurm_parse_submit(rs->body, rs->len, &c->jid, &(struct gr_error){ 0 }) != GR_OK ||
+	    c->jid <= 0)
+		c->jid = 0;
+	return e;
 }
 
 static int
@@ -623,6 +636,17 @@ slurm_launch(struct backend *b, const struct launch_req *req, struct instance *o
 	e = bk_launch_run(&(struct bk_launch){ name, 1000, &c, create_send, create_accept,
 	    create_find }, out, &found, err);
 	free((char *)c.doc);
+	if (e != GR_OK && c.jid > 0) {
+		/* An error with a job: the job would wait for what Slurm just said it cannot
+		   give. Cancel it rather than leave it queued behind the user's back. */
+		char id[32];
+		size_t len = strlen(err->msg);
+
+		snprintf(id, sizeof(id), "slurm:%lld", c.jid);
+		snprintf(err->msg + len, sizeof(err->msg) - len, "; Slurm queued it as job "
+		    "%lld anyway, %s", c.jid, slurm_destroy(b, id, &(struct gr_error){ 0 }) ==
+		    GR_OK ? "cancelled" : "which could not be cancelled: cancel it yourself");
+	}
 	if (e != GR_OK)
 		return e;
 	if (!found) {
