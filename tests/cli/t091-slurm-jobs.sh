@@ -4,6 +4,7 @@
 # job, cancel as destroy, stop refused, and job names that are hostile or look like shell.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/slurm.sh"
+. "$(dirname "$0")/sshd.sh"
 start_slurm
 JOBS=$TMP/slurm/jobs
 expect_ok g config set slurm.workdir "$JOBS"
@@ -32,6 +33,13 @@ expect_ok g config set slurm.ssh_host '%n.cluster.example'
 expect_ok g show "$A" -o json
 check "ssh_host from the template" '[ "$(jq -r .ssh_host <<<"$OUT")" = n1.cluster.example ]'
 expect_ok g config unset slurm.ssh_host
+
+# ssh reaches the job's node: a real sshd stands in for the node's (on its own port).
+start_sshd
+expect_ok g config set slurm.ssh_port "$SSHD_PORT"
+expect_ok g ssh "$A" -- cat "$JOBS/on-start.out"
+check "ssh ran on the job's node" '[ "$OUT" = "hello $A_ID" ]'
+expect_ok g config unset slurm.ssh_port
 
 # A two-node job holds four GPUs on each node.
 expect_ok g launch slurm:gpu/h100 --count 4 --nodes 2 --label two-node --max-runtime 30m
