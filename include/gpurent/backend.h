@@ -101,6 +101,9 @@ struct backend {
 	struct backend_env env;
 	void *priv;			/* ops->priv_size zeroed bytes, owned by the core */
 	bool ready;			/* init succeeded */
+	bool list_all;			/* set by `ls --all` around one instances call: a
+					   cluster lists every job of the user, not only the
+					   ones gpurent submitted */
 	struct gr_error init_err;	/* why init failed, when it did */
 };
 

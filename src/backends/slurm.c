@@ -435,15 +435,17 @@ slurm_instances(struct backend *b, struct instance_list *out, struct gr_error *e
 {
 	size_t first = out->n, i, k;
 	int64_t asked = bk_now();
-	enum gr_err e = list_jobs(b, false, out, err);
+	enum gr_err e = list_jobs(b, b->list_all, out, err);
 
 	if (e != GR_OK)
 		return e;
+	/* Only gpurent's own jobs go to the ledger: --all shows the others, never bills them. */
+	if (!b->list_all)
+		bk_observe_listed(b, out, first, asked);
 	/* Finished jobs linger in Slurm for MinJobAge: ls shows live ones only. */
 	for (i = first, k = first; i < out->n; i++)
 		if (out->v[i].state != ST_DESTROYED)
 			out->v[k++] = out->v[i];
-	bk_observe_listed(b, out, first, asked);
 	out->n = k;
 	return GR_OK;
 }

@@ -106,6 +106,17 @@ check "the shell-looking label is the job's name, verbatim" \
 	'[ "$(sl squeue -h -j "${SHELLY#slurm:}" -o %j)" = '"'"'$(touch PWNED); `touch PWNED2`'"'"' ]'
 check "and nothing ran it" '[ ! -e PWNED ] && [ ! -e PWNED2 ] && [ ! -e "$JOBS/PWNED" ]'
 
+# A job of the user's that gpurent did not submit: only ls --all lists it.
+PLAIN=$(sl sbatch --parsable -p short -J plain-sbatch -o /dev/null --wrap 'sleep 600') ||
+	fail "sbatch failed"
+expect_ok g ls -o ids
+check "ls lists gpurent's jobs only" '! grep -qx "slurm:$PLAIN" <<<"$OUT"'
+expect_ok g ls --all -o ids
+check "ls --all lists every job of the user" 'grep -qx "slurm:$PLAIN" <<<"$OUT"'
+check "gpurent's among them" 'grep -qx "$B" <<<"$OUT"'
+expect_ok g ls -o ids
+check "the next ls is gpurent's only again" '! grep -qx "slurm:$PLAIN" <<<"$OUT"'
+
 # Ids that are no job.
 expect_rc 3 g show slurm:99999
 check "no such job" '[[ "$ERR" == *"slurm:99999"* ]]'
