@@ -65,6 +65,10 @@ check "and cancelled the job Slurm queued anyway" '[[ "$ERR" == *"anyway, cancel
 for ((i = 0; i < 20; i++)); do [ -z "$(sl squeue -h -t PD)" ] && break; sleep 0.25; done
 check "no job was left waiting" '[ -z "$(sl squeue -h -t PD)" ]'
 
+# Sizing an allocation is a cluster's: a provider that rents machines refuses it.
+expect_rc 12 g launch sim:o-000001 --count 2
+check "says which provider cannot" '[[ "$ERR" == *"'"'"'sim'"'"' cannot size an allocation"* ]]'
+
 # slurmrestd on a unix socket (libcurl's CURLOPT_UNIX_SOCKET_PATH).
 REST_USER=gpurent-slurmrestd
 mkdir -p "$TMP/slurm/rest"
