@@ -56,6 +56,8 @@ struct backend_ops {
 	const char *description;
 	unsigned caps;
 	size_t priv_size;		/* bytes of zeroed private state the core allocates */
+	const char *key_env;		/* the provider's own variable for its key, taken over
+					   the credential store ("SLURM_JWT"); NULL: none */
 	const char *no_stop_why;	/* without CAP_STOP: why, in the provider's own terms
 					   ("a Slurm job can only be cancelled"); NULL: generic */
 

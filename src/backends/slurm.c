@@ -87,6 +87,10 @@ slurm_init(struct backend *b, struct gr_error *err)
 	s->api = -1;
 	s->config = b->env.config;
 	if (url == NULL || url[0] == '\0')
+		url = getenv("GPURENT_SLURM_URL");
+	if ((url == NULL || url[0] == '\0') && s->config != NULL)
+		url = config_get(s->config, "slurm.url");
+	if (url == NULL || url[0] == '\0')
 		return gr_fail(err, GR_EUSAGE, "no cluster address: set slurm.url (or "
 		    "GPURENT_SLURM_URL) to slurmrestd's http://HOST:PORT or unix:/PATH");
 	text_sanitize(s->where, sizeof(s->where), url);
@@ -109,9 +113,11 @@ slurm_init(struct backend *b, struct gr_error *err)
 			    "plain http only to 127.0.0.1, ::1 or localhost, or unix:/PATH", s->base);
 	}
 
-	t = getenv("SLURM_JWT");
+	/* The session puts SLURM_JWT here over the vault (key_env); login's check, the key
+	   it is about to store. */
+	t = b->env.api_key;
 	if (t == NULL || t[0] == '\0')
-		t = b->env.api_key;
+		t = getenv("SLURM_JWT");
 	if (t == NULL || t[0] == '\0')
 		return gr_fail(err, GR_EAUTH, "no token: %s", NEW_TOKEN);
 	token = clean_token(t);
@@ -700,6 +706,7 @@ const struct backend_ops backend_slurm = {
 	    "as instances",
 	.caps = CAP_SSH | CAP_ALLOC,
 	.priv_size = sizeof(struct slurm),
+	.key_env = "SLURM_JWT",
 	.no_stop_why = "a Slurm job can only be cancelled (destroy)",
 	.init = slurm_init,
 	.cleanup = slurm_cleanup,

@@ -20,9 +20,13 @@ expect_ok g --debug offers -o ids
 check "traced" '[[ "$ERR" == *"X-SLURM-USER-TOKEN"* ]]'
 check "not in verbose output" '[[ "$ERR$OUT" != *"$TOKEN"* ]]'
 
-# From the vault, with SLURM_JWT unset.
+# From the vault, with SLURM_JWT unset; login checks it with the cluster first. A token the
+# cluster refuses is not stored, even with a good one in SLURM_JWT.
+printf '%s\n' "${TOKEN%?}x" | "$GPURENT" login slurm --stdin >/dev/null 2>"$TMP/login.err"
+RC=$? ERR=$(cat "$TMP/login.err")
+check "login refuses a forged token: exit 4" '[ "$RC" = 4 ]'
 printf '%s\n' "$TOKEN" | env -u SLURM_JWT "$GPURENT" login slurm --stdin \
-	--no-verify >/dev/null 2>"$TMP/login.err" || {
+	>/dev/null 2>"$TMP/login.err" || {
 	ERR=$(cat "$TMP/login.err")
 	fail "login slurm"
 }
