@@ -61,8 +61,9 @@ check "with Slurm's reason" \
 check "8 GPUs in all" '[ "$(jq -r ".[] | select(.id == \"$B\") | .gpus" <<<"$OUT")" = 8 ]'
 expect_ok g show "$B"
 check "show says the reason" '[[ "$OUT" == *"PENDING (Resources)"* ]]'
-# --wait through PENDING ends at its timeout saying why it still waits.
-expect_rc 11 g launch slurm:short/h100 --count 4 --label waiter --wait --timeout 2
+# --wait through PENDING ends at its timeout saying why it still waits (all eight GPUs,
+# while train-a holds two: it cannot start, and nothing shorter can backfill it).
+expect_rc 11 g launch slurm:gpu/h100 --count 4 --nodes 2 --label waiter --wait --timeout 2
 check "launch --wait names the reason" '[[ "$ERR" == *"still provisioning (PENDING ("* ]]'
 WAITER=$OUT
 
