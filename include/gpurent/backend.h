@@ -33,6 +33,8 @@ enum {
 	CAP_ACCOUNT = 1u << 3,		/* reports balance or spend */
 	CAP_SSH = 1u << 4,		/* reports an ssh endpoint */
 	CAP_COST = 1u << 5,		/* reports per-instance cost so far */
+	CAP_ALLOC = 1u << 6,		/* launch sizes an allocation: GPUs per node, nodes and a
+					   runtime limit (launch_req.gpus_per_node ...) */
 };
 
 /* What the core hands a backend at init. Everything is borrowed and outlives the backend. */
@@ -54,6 +56,10 @@ struct backend_ops {
 	const char *description;
 	unsigned caps;
 	size_t priv_size;		/* bytes of zeroed private state the core allocates */
+	const char *key_env;		/* the provider's own variable for its key, taken over
+					   the credential store ("SLURM_JWT"); NULL: none */
+	const char *no_stop_why;	/* without CAP_STOP: why, in the provider's own terms
+					   ("a Slurm job can only be cancelled"); NULL: generic */
 
 	/* Called once before any operation. Optional. */
 	enum gr_err (*init)(struct backend *b, struct gr_error *err);
@@ -97,6 +103,9 @@ struct backend {
 	struct backend_env env;
 	void *priv;			/* ops->priv_size zeroed bytes, owned by the core */
 	bool ready;			/* init succeeded */
+	bool list_all;			/* set by `ls --all` around one instances call: a
+					   cluster lists every job of the user, not only the
+					   ones gpurent submitted */
 	struct gr_error init_err;	/* why init failed, when it did */
 };
 

@@ -21,8 +21,8 @@
  * here: the caller gets the outcome, with `maybe_sent` telling whether the provider may
  * have acted on it.
  *
- * Debug tracing (opts.debug) writes requests and responses to stderr with Authorization and
- * API-key headers, api_key query parameters and the client's own key redacted.
+ * Debug tracing (opts.debug) writes requests and responses to stderr with Authorization,
+ * API-key and X-SLURM-USER-TOKEN headers, api_key query parameters and the client's own key redacted.
  *
  * Status mapping: http_do() succeeds whenever a complete response arrived, whatever its
  * status; the backend parses the provider's error body for a message and calls
@@ -55,6 +55,9 @@ struct http_opts {
 	long retry_budget_ms;		/* no retry starts after this much time; 0: 60000 */
 	long backoff_base_ms;		/* first backoff cap; 0: 250 (doubles each retry) */
 	long backoff_max_ms;		/* largest single wait, Retry-After included; 0: 20000 */
+	const char *unix_socket;	/* NULL: TCP; else every request goes through this
+					   AF_UNIX socket (libcurl's CURLOPT_UNIX_SOCKET_PATH) and
+					   the URL only names the path: "http://localhost/..." */
 };
 
 /*

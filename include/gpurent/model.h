@@ -72,6 +72,9 @@ enum {
 	OV_AVAILABLE = 1u << 6,
 	OV_STORAGE = 1u << 7,
 	OV_VRAM = 1u << 8,
+	OV_NODES = 1u << 9,
+	OV_TIME_LIMIT = 1u << 10,
+	OV_QUEUE = 1u << 11,
 };
 
 struct offer {
@@ -94,7 +97,11 @@ struct offer {
 	int net_down_mbps;		/* OV_NET */
 	int net_up_mbps;
 	enum interconnect interconnect;
-	int available;			/* machines of this kind free now (OV_AVAILABLE) */
+	int available;			/* machines of this kind free now (OV_AVAILABLE); for a
+					   cluster partition (Slurm), GPUs free now */
+	int nodes;			/* machines behind a cluster offer (OV_NODES) */
+	int64_t time_limit_s;		/* longest run a cluster allows (OV_TIME_LIMIT) */
+	int queued;			/* jobs waiting in front for this offer (OV_QUEUE) */
 	char currency[CURRENCY_MAX];	/* of price_hour and storage_gb_month; "": USD */
 	unsigned valid;
 	int64_t fetched_at;		/* UTC seconds when the provider answered with it; 0:
@@ -254,6 +261,10 @@ struct launch_req {
 	bool interruptible;		/* bid below on demand */
 	int64_t bid_hour;		/* micro-dollars for the whole instance, with interruptible */
 	const char *client_token;	/* unique per launch, to find it after an unclear failure */
+	/* A cluster allocation (backends with CAP_ALLOC); 0: the default. */
+	int gpus_per_node;		/* default 1 */
+	int nodes;			/* default 1 */
+	int64_t max_runtime_s;		/* default: the partition's limit */
 };
 
 /* Account figures a provider may report. */

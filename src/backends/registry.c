@@ -13,6 +13,7 @@ extern const struct backend_ops backend_vast;
 extern const struct backend_ops backend_runpod;
 extern const struct backend_ops backend_lambda;
 extern const struct backend_ops backend_ppio;
+extern const struct backend_ops backend_slurm;
 
 static const struct backend_ops *const registry[] = {
 	&backend_sim,
@@ -20,6 +21,7 @@ static const struct backend_ops *const registry[] = {
 	&backend_runpod,
 	&backend_lambda,
 	&backend_ppio,
+	&backend_slurm,
 };
 
 const struct backend_ops *const *
@@ -90,6 +92,7 @@ static const struct {
 	{ CAP_ACCOUNT, "report the account balance" },
 	{ CAP_SSH, "report an ssh endpoint" },
 	{ CAP_COST, "report per-instance cost" },
+	{ CAP_ALLOC, "size an allocation (--count, --nodes, --max-runtime)" },
 };
 
 enum gr_err
@@ -100,6 +103,9 @@ backend_require(const struct backend_ops *ops, unsigned cap, const char *what,
 
 	if ((ops->caps & cap) == cap)
 		return GR_OK;
+	if ((cap & CAP_STOP) && !(ops->caps & CAP_STOP) && ops->no_stop_why != NULL)
+		return gr_fail(err, GR_EUNSUPPORTED, "'%s' cannot stop or start an instance: %s%s%s",
+		    ops->name, ops->no_stop_why, what ? ": " : "", what ? what : "");
 	for (i = 0; i < ARRAY_LEN(cap_words); i++)
 		if (cap & cap_words[i].cap)
 			return gr_fail(err, GR_EUNSUPPORTED, "'%s' cannot %s%s%s", ops->name,

@@ -16,6 +16,7 @@ enum { I_LABEL = 1, I_STATE, I_ALL };
 static const struct cmd_opt opts[] = {
 	{ "label", 'l', "LABEL", "only instances with this label", I_LABEL, CPL_NONE, false },
 	{ "state", 's', "STATE", "only instances in this state (comma list)", I_STATE, CPL_STATE, false },
+	{ "all", 'a', NULL, "a cluster (slurm): every job of yours, not only those gpurent submitted", I_ALL, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -23,6 +24,7 @@ struct args {
 	const char *label;
 	bool states[ST__COUNT];
 	bool any_state;
+	bool all;
 };
 
 static int
@@ -33,6 +35,9 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	enum inst_state st;
 
 	switch (id) {
+	case I_ALL:
+		a->all = true;
+		break;
 	case I_LABEL:
 		a->label = arg;
 		break;
@@ -75,7 +80,14 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 	if (n > 0)
 		return cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
 	instance_list_init(&list);
+	if (a.all && session_backends(c->s, &err) != GR_OK)
+		return cmd_error(c, &err);
+	for (i = 0; a.all && i < c->s->n_backends; i++)
+		c->s->backends[i]->list_all = true;
 	frc = session_instances(c->s, &list, res, &err);
+	/* The shell keeps its backends: the next ls lists gpurent's jobs again. */
+	for (i = 0; a.all && i < c->s->n_backends; i++)
+		c->s->backends[i]->list_all = false;
 	report_timing(c, res, c->s->n_backends);
 	if (frc != GR_OK && frc != GR_EPARTIAL) {
 		instance_list_release(&list);
@@ -122,7 +134,8 @@ const struct command cmd_ls = {
 	.help =
 	    "Lists the instances of every selected provider that are not destroyed. Providers\n"
 	    "forget destroyed instances, so --state destroyed is refused; what they cost stays\n"
-	    "in 'gpurent costs --by instance'.",
+	    "in 'gpurent costs --by instance'. On a cluster (slurm) it lists the jobs gpurent\n"
+	    "submitted; --all lists every job of yours.",
 	.opts = opts,
 	.run = ls_run,
 };

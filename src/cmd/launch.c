@@ -23,7 +23,7 @@
 #include "verify.h"
 
 enum { L_IMAGE = 1, L_DISK, L_LABEL, L_ENV, L_PORT, L_ONSTART, L_BID, L_DRY_RUN, L_WAIT,
-	L_TIMEOUT, L_FORCE, L_VERIFY };
+	L_TIMEOUT, L_FORCE, L_VERIFY, L_COUNT, L_NODES, L_MAX_RUNTIME };
 
 #define MAX_ENV 64
 #define MAX_PORTS 32
@@ -41,6 +41,9 @@ static const struct cmd_opt opts[] = {
 	{ "timeout", 't', "SECONDS", "with --wait: give up after this long (default 600)", L_TIMEOUT, CPL_NONE, false },
 	{ "verify", 0, NULL, "with --wait: check the machine against the offer (gpurent verify) once it runs", L_VERIFY, CPL_NONE, false },
 	{ "force", 'f', NULL, "launch even when a configured budget would be exceeded", L_FORCE, CPL_NONE, false },
+	{ "count", 0, "N", "a cluster (slurm): GPUs per node to hold (default 1)", L_COUNT, CPL_NONE, false },
+	{ "nodes", 0, "N", "a cluster (slurm): nodes to hold (default 1)", L_NODES, CPL_NONE, false },
+	{ "max-runtime", 0, "DURATION", "a cluster (slurm): time limit of the job, such as 90m (default: the partition's)", L_MAX_RUNTIME, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -54,6 +57,7 @@ struct args {
 	int64_t bid;
 	bool has_bid, dry_run, wait, force, verify;
 	long long timeout;
+	long long count, nodes, max_runtime;
 };
 
 static int
@@ -103,6 +107,19 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		break;
 	case L_FORCE: a->force = true; break;
 	case L_VERIFY: a->verify = true; break;
+	case L_COUNT:
+		if (!parse_int(arg, 1, 1024, &a->count))
+			return cmd_usage_error(c, "--count needs a number of GPUs from 1 to 1024");
+		break;
+	case L_NODES:
+		if (!parse_int(arg, 1, 100000, &a->nodes))
+			return cmd_usage_error(c, "--nodes needs a number of nodes from 1 to 100000");
+		break;
+	case L_MAX_RUNTIME:
+		if ((a->max_runtime = parse_duration(arg)) <= 0)
+			return cmd_usage_error(c, "--max-runtime needs a duration such as 3600, 90m "
+			    "or 2h");
+		break;
 	}
 	return 0;
 }
@@ -261,7 +278,9 @@ wait_running(struct cmd_ctx *c, struct backend *b, struct instance *in, long lon
 	struct timespec t0, t;
 	struct gr_error err = { 0 };
 	enum inst_state last = in->state;
+	char last_msg[sizeof(in->status_msg)];
 
+	strlcpy_(last_msg, in->status_msg, sizeof(last_msg));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		if (in->state == ST_RUNNING)
@@ -273,9 +292,10 @@ wait_running(struct cmd_ctx *c, struct backend *b, struct instance *in, long lon
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (t.tv_sec - t0.tv_sec >= timeout) {
-			cmd_warn("%s is still %s after %llds; it keeps running and billing "
+			cmd_warn("%s is still %s%s%s%s after %llds; it keeps running and billing "
 			    "('gpurent destroy %s' ends it)", in->id, inst_state_name(in->state),
-			    timeout, in->id);
+			    in->status_msg[0] ? " (" : "", in->status_msg,
+			    in->status_msg[0] ? ")" : "", timeout, in->id);
 			return EXIT_TIMEOUT;
 		}
 		sleep_ms(500);
@@ -286,9 +306,14 @@ wait_running(struct cmd_ctx *c, struct backend *b, struct instance *in, long lon
 		}
 		if (b->ops->get(b, in->id, in, &err) != GR_OK)
 			return cmd_error(c, &err);
-		if (in->state != last && c->s->interactive)
-			fprintf(stderr, "%s: %s\n", in->id, inst_state_name(in->state));
+		/* A cluster's queue says why a job waits (Slurm: "PENDING (Priority)"). */
+		if ((in->state != last || strcmp(in->status_msg, last_msg) != 0) &&
+		    c->s->interactive)
+			fprintf(stderr, "%s: %s%s%s%s\n", in->id, inst_state_name(in->state),
+			    in->status_msg[0] ? " (" : "", in->status_msg,
+			    in->status_msg[0] ? ")" : "");
 		last = in->state;
+		strlcpy_(last_msg, in->status_msg, sizeof(last_msg));
 	}
 }
 
@@ -325,6 +350,9 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_error(c, &err);
 	if (a.has_bid && backend_require(b->ops, CAP_INTERRUPTIBLE, NULL, &err) != GR_OK)
 		return cmd_error(c, &err);
+	if ((a.count || a.nodes || a.max_runtime) &&
+	    backend_require(b->ops, CAP_ALLOC, NULL, &err) != GR_OK)
+		return cmd_error(c, &err);
 	if (find_offer(b, argv[0], &o, &err) != GR_OK)
 		return cmd_error(c, &err);
 	if (a.image == NULL)
@@ -352,6 +380,9 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	req.interruptible = o.type == OFFER_INTERRUPTIBLE;
 	req.bid_hour = plan.bid_hour;
 	req.client_token = token;
+	req.gpus_per_node = (int)a.count;
+	req.nodes = (int)a.nodes;
+	req.max_runtime_s = a.max_runtime;
 	ctx.c = c;
 	ctx.b = b;
 	ctx.req = &req;
@@ -364,9 +395,11 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	if (a.dry_run)
 		return print_dry_run(c, &o, &plan);
 	idcache_put_instances(st, &in, 1, false, NULL);
-	if (c->s->interactive && out_global.format == OUT_TABLE)
+	if (c->s->interactive && out_global.format == OUT_TABLE && (in.valid & IV_PRICE))
 		fprintf(stderr, "launched %s at %s/hour\n", in.id,
 		    money_format_in(price, sizeof(price), in.price_hour, 3, in.currency));
+	else if (c->s->interactive && out_global.format == OUT_TABLE)
+		fprintf(stderr, "launched %s (no price known)\n", in.id);
 	rc = a.wait ? wait_running(c, b, &in, a.timeout) : 0;
 	/* The report goes to stderr: stdout stays the id (or the JSON) that scripts read. */
 	if (rc == 0 && a.verify) {

@@ -104,6 +104,39 @@ say_cached(struct cmd_ctx *c, const struct fanout_result *res)
 	    (long long)(now > oldest ? now - oldest : 0));
 }
 
+/*
+ * A cluster's offers (Slurm) have a price only where configured: when a price filter or an
+ * explicit price sort meets offers without one, say what happens to them and why.
+ */
+static void
+warn_unpriced(struct cmd_ctx *c, const struct offer_list *l, const struct filter *f,
+    const struct sort_spec *sort)
+{
+	bool price_term = false;
+	size_t i, unpriced = 0;
+	const char *provider = NULL;
+
+	for (i = 0; i < f->n; i++)
+		if (f->t[i].field == FF_PRICE || f->t[i].field == FF_GPU_PRICE ||
+		    f->t[i].field == FF_TFLOP_PRICE)
+			price_term = true;
+	for (i = 0; sort != NULL && i < sort->n; i++)
+		if (sort->key[i] == SK_PRICE || sort->key[i] == SK_GPU_PRICE ||
+		    sort->key[i] == SK_TFLOP_PRICE)
+			price_term = true;
+	if (!price_term)
+		return;
+	for (i = 0; i < l->n; i++)
+		if (!(l->v[i].valid & OV_PRICE) && strcmp(l->v[i].provider, "slurm") == 0) {
+			unpriced++;
+			provider = l->v[i].provider;
+		}
+	if (unpriced > 0)
+		cmd_warn("%s: %zu offer%s no price (a cluster's GPU-hour is priced only by "
+		    "slurm.price.GPU): a price filter leaves them out, a price sort puts them "
+		    "last", provider, unpriced, unpriced == 1 ? " has" : "s have");
+}
+
 static int
 offers_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -154,6 +187,7 @@ offers_run(struct cmd_ctx *c, int argc, char **argv)
 		if (res[i].code == GR_OK && !res[i].pushed_all && f.n > 0)
 			cmd_warn("%s: some filters were applied after fetching every offer",
 			    res[i].b->ops->name);
+	warn_unpriced(c, &list, &f, a.sort != NULL ? &sort : NULL);
 	remember_gpu_names(c, &list);
 	/* Prices in several currencies are compared only at the user's rates (money.h). */
 	config_fx(cfg, &fx);

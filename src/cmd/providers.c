@@ -33,6 +33,7 @@ caps_text(unsigned caps, char *buf, size_t n)
 	static const struct { unsigned bit; const char *word; } words[] = {
 		{ CAP_STOP, "stop" }, { CAP_METRICS, "metrics" }, { CAP_INTERRUPTIBLE, "spot" },
 		{ CAP_ACCOUNT, "account" }, { CAP_SSH, "ssh" }, { CAP_COST, "cost" },
+		{ CAP_ALLOC, "alloc" },
 	};
 	size_t i;
 

@@ -34,6 +34,10 @@ const struct column offer_columns[OCOL__COUNT] = {
 	[OCOL_VENDOR] = { "vendor", "VENDOR", false, true, 6, 0 },
 	[OCOL_FETCHED_AT] = { "fetched_at", "FETCHED", false, true, 7, 0 },
 	[OCOL_CURRENCY] = { "currency", "CURRENCY", false, true, 6, 0 },	/* the sign says it */
+	/* A cluster's offers (Slurm): its nodes, longest run and the jobs queued in front. */
+	[OCOL_NODES] = { "nodes", "NODES", true, true, 5, 0 },
+	[OCOL_TIME_LIMIT] = { "time_limit_s", "LIMIT S", true, true, 5, 0 },
+	[OCOL_QUEUE] = { "queued", "QUEUED", true, true, 5, 0 },
 };
 
 
@@ -131,6 +135,9 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		c->i = o->fetched_at;
 		break;
 	case OCOL_CURRENCY: set_str(c, money_currency(o->currency)); break;
+	case OCOL_NODES: set_int(c, o->nodes, o->valid & OV_NODES); break;
+	case OCOL_TIME_LIMIT: set_int(c, o->time_limit_s, o->valid & OV_TIME_LIMIT); break;
+	case OCOL_QUEUE: set_int(c, o->queued, o->valid & OV_QUEUE); break;
 	default: c->kind = CELL_NULL; break;
 	}
 }

@@ -40,6 +40,14 @@ static const struct config_key keys[] = {
 	{ "runpod.disk", CK_INT, NULL, "RunPod container disk in GB when launch gives none" },
 	{ "runpod.image", CK_STRING, NULL, "RunPod image when launch gives none" },
 	{ "runpod.url", CK_STRING, NULL, "RunPod API address (scheme, host, port)" },
+	{ "slurm.cluster", CK_STRING, NULL, "a name for the Slurm cluster, shown as the location of its offers" },
+	{ "slurm.currency", CK_STRING, "USD", "currency of the slurm.price.* charge-back rates" },
+	{ "slurm.price.*", CK_MONEY, NULL, "charge-back rate per GPU-hour of a GRES type (slurm.price.h100 = 2.10); without one a Slurm offer has no price" },
+	{ "slurm.ssh_host", CK_STRING, NULL, "how ssh reaches a job's first node: a host name with %n for the node's name (unset: the node's hostname)" },
+	{ "slurm.ssh_port", CK_INT, "22", "ssh port on the cluster's nodes" },
+	{ "slurm.url", CK_STRING, NULL, "slurmrestd address: http://HOST:PORT or unix:/PATH" },
+	{ "slurm.user", CK_STRING, NULL, "Slurm user name sent with the token (unset: the login name)" },
+	{ "slurm.workdir", CK_STRING, "/tmp", "working directory of the jobs gpurent submits, on the nodes" },
 	{ "spot.bid_margin", CK_INT, "20", "percent over the current price that an interruptible launch bids without --bid" },
 	{ "ssh.config", CK_STRING, NULL, "ssh_config file passed to ssh -F instead of ~/.ssh/config" },
 	{ "ssh.identity", CK_STRING, NULL, "private key file passed to ssh -i" },
@@ -69,9 +77,19 @@ config_key_find(const char *name)
 		name = "fx.CODE";
 	else if (strcmp(name, "fx.CODE") == 0)
 		return NULL;	/* a description, not a key one can set */
-	for (i = 0; i < ARRAY_LEN(keys); i++)
+	for (i = 0; i < ARRAY_LEN(keys); i++) {
+		const char *star = strchr(keys[i].name, '*');
+
+		/* "slurm.price.*": the prefix and one more word of letters, digits, '_' or '-'. */
+		if (star != NULL && strncmp(keys[i].name, name, (size_t)(star - keys[i].name)) == 0 &&
+		    name[star - keys[i].name] != '\0' &&
+		    strspn(name + (star - keys[i].name), "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") ==
+		    strlen(name + (star - keys[i].name)))
+			return &keys[i];
 		if (strcmp(keys[i].name, name) == 0)
 			return &keys[i];
+	}
 	return NULL;
 }
 

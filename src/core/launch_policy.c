@@ -33,7 +33,8 @@ launch_plan_make(const struct offer *o, bool has_bid, int64_t bid, int disk_gb, 
 	if (has_bid && o->type != OFFER_INTERRUPTIBLE)
 		return gr_fail(err, GR_EUSAGE, "offer '%s' is on-demand; --bid needs an offer with "
 		    "type=interruptible (it would never be rented on demand instead)", o->id);
-	if ((o->valid & OV_AVAILABLE) && o->available <= 0)
+	/* A cluster queues a job for GPUs that are busy now (OV_QUEUE): that is no refusal. */
+	if ((o->valid & OV_AVAILABLE) && o->available <= 0 && !(o->valid & OV_QUEUE))
 		return gr_fail(err, GR_ECAPACITY, "offer '%s' is no longer available: every "
 		    "machine of it is rented; search again", o->id);
 	if (disk_gb > 0 && (o->valid & OV_DISK) && disk_gb > o->disk_gb)

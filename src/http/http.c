@@ -25,6 +25,7 @@ struct http_client {
 	CURL *h;
 	char *provider;
 	char *api_key;
+	char *unix_socket;
 	int debug;
 	long timeout_ms;
 	long connect_timeout_ms;
@@ -121,6 +122,7 @@ http_client_new(const struct http_opts *o)
 	}
 	c->provider = xstrdup(o->provider != NULL ? o->provider : "http");
 	c->api_key = o->api_key != NULL && o->api_key[0] != '\0' ? xstrdup(o->api_key) : NULL;
+	c->unix_socket = o->unix_socket != NULL ? xstrdup(o->unix_socket) : NULL;
 	c->debug = o->debug;
 	c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 30000;
 	c->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 10000;
@@ -146,6 +148,7 @@ http_client_free(struct http_client *c)
 		memset(c->api_key, 0, strlen(c->api_key));
 		free(c->api_key);
 	}
+	free(c->unix_socket);
 	free(c);
 }
 
@@ -568,6 +571,8 @@ setup(struct http_client *c, const struct http_request *rq, struct curl_slist *h
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, sk);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_cb);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, sk);
+	if (c->unix_socket != NULL)
+		curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->unix_socket);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
 	/*
@@ -866,6 +871,7 @@ secret_header(const char *line, size_t len, size_t *vstart)
 {
 	static const char *const names[] = {
 		"authorization:", "proxy-authorization:", "x-api-key:", "api-key:", "apikey:",
+		"x-slurm-user-token:",
 	};
 	size_t i, k;
 

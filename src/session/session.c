@@ -148,6 +148,9 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 	if (env.base_url == NULL)
 		env.base_url = config_get(s->config, key);
 	env.api_key = provider_env(ops->name, "API_KEY", true);
+	if (env.api_key == NULL && ops->key_env != NULL && getenv(ops->key_env) != NULL &&
+	    getenv(ops->key_env)[0] != '\0')
+		env.api_key = getenv(ops->key_env);
 	env.config = s->config;
 	env.debug = s->debug;
 	env.timeout_ms = config_get_int(s->config, "http.timeout", 30) * 1000;

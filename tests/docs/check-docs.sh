@@ -154,7 +154,7 @@ check_keys "launch --dry-run" < <("$gr" launch "$offer" --dry-run -o json | jq -
 # ---------------------------------------------------------------- config keys
 keys_text=$(section "$man5" KEYS)
 while read -r k; do
-	grep -qE "^\.B $(sed 's/\./\\./g' <<<"$k")( |$)" <<<"$keys_text" ||
+	grep -qE "^\.B $(sed 's/[.*]/\\&/g' <<<"$k")( |$)" <<<"$keys_text" ||
 		fail "config key '$k' is not under KEYS in gpurent-config.5"
 done < <("$gr" config list --all -o tsv --no-header | cut -f1)
 # Every documented key is known to the binary.

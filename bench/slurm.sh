@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# bench/slurm.sh BUILD [NODES...] - Slurm offers against a generated cluster (issue 15).
+#
+# bench/slurm-gen.py writes a slurmrestd v0.0.38 cluster of NODES nodes (default 1000; each
+# node shaped like the recorded tests/data/slurm/nodes.json), bench/slurm_serve.c answers
+# its four paths from memory, and three clients run RUNS times (default 7, median wall):
+#   (a) curl GET of /nodes alone
+#   (b) bench/fetch_parse_floor.c: /nodes fetched and parsed once with cJSON
+#   gpurent --provider slurm -o json offers (openapi, nodes, partitions and jobs fetched,
+#       parsed, mapped, filtered, sorted and printed)
+# The issue's bar: gpurent within 1.3x of (b).
+set -eu
+BUILD=${1:?usage: bench/slurm.sh BUILD [NODES...]}
+shift
+SIZES=("${@:-1000}")
+RUNS=${RUNS:-7}
+HERE=$(cd "$(dirname "$0")" && pwd)
+G=$(cd "$BUILD" && pwd)/gpurent
+TMP=$(mktemp -d)
+PIDS=()
+trap 'for p in "${PIDS[@]+"${PIDS[@]}"}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
+
+cc -O2 -o "$TMP/slurm_serve" "$HERE/slurm_serve.c" $(pkg-config --cflags --libs libmicrohttpd) -lpthread
+cc -O2 -o "$TMP/floor" "$HERE/fetch_parse_floor.c" $(pkg-config --cflags --libs libcurl libcjson)
+
+median_ms() {
+	local i t0 t1
+	for ((i = 0; i < RUNS; i++)); do
+		t0=$(date +%s%N)
+		"$@" >/dev/null 2>&1
+		t1=$(date +%s%N)
+		echo $(((t1 - t0) / 1000))
+	done | sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f", m / 1000 }'
+}
+
+# Median CPU time (user + system) in ms: on a loaded machine the wall clock mostly measures
+# the wait for a core, CPU time what the client itself spends.
+median_cpu_ms() {
+	local i
+	for ((i = 0; i < RUNS; i++)); do
+		/usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1
+	done | awk '{ print ($1 + $2) * 1000 }' | sort -n |
+		awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f", m }'
+}
+
+echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $RUNS runs each"
+echo "| nodes | /nodes body | (a) curl | (b) curl + cJSON | gpurent offers | gpurent / (b) | CPU (b) | CPU gpurent | CPU / (b) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for n in "${SIZES[@]}"; do
+	mkdir -p "$TMP/$n" "$TMP/home-$n"
+	python3 "$HERE/slurm-gen.py" "$n" "$TMP/$n"
+	"$TMP/slurm_serve" "$TMP/$n" >"$TMP/serve-$n.out" &
+	PIDS+=($!)
+	for ((i = 0; i < 100; i++)); do grep -q port "$TMP/serve-$n.out" && break; sleep 0.1; done
+	url="http://127.0.0.1:$(sed -n 's/^port //p' "$TMP/serve-$n.out")"
+	export GPURENT_HOME=$TMP/home-$n GPURENT_SLURM_URL=$url SLURM_JWT=bench-token
+	"$G" --provider slurm -o json offers >/dev/null	# creates the database
+	a=$(median_ms curl -s "$url/slurm/v0.0.38/nodes" -o /dev/null)
+	b=$(median_ms "$TMP/floor" "$url/slurm/v0.0.38/nodes")
+	c=$(median_ms "$G" --provider slurm -o json offers)
+	cb=$(median_cpu_ms "$TMP/floor" "$url/slurm/v0.0.38/nodes")
+	cc=$(median_cpu_ms "$G" --provider slurm -o json offers)
+	echo "| $n | $(($(stat -c %s "$TMP/$n/nodes.json") / 1024)) KiB | $a ms | $b ms | $c ms |" \
+		"$(awk -v b="$b" -v c="$c" 'BEGIN { printf "%.2f", c / b }') | $cb ms | $cc ms |" \
+		"$(awk -v b="$cb" -v c="$cc" 'BEGIN { printf "%.2f", c / b }') |"
+	kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
+	unset 'PIDS[-1]'
+done

@@ -1,0 +1,865 @@
+/*
+ * slurm_parse.c - slurmrestd replies onto the model (see include/gpurent/slurm_parse.h).
+ *
+ * Pure functions: the transport is in slurm.c. Nothing here trusts a reply: every member may
+ * be missing, of another type, huge or full of escape sequences.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gpurent/backends_parse.h"
+#include "gpurent/catalogue.h"
+#include "gpurent/http.h"
+#include "gpurent/slurm_parse.h"
+#include "gpurent/util.h"
+
+#define P "slurm"
+
+const char *const slurm_api_versions[SLURM_API_COUNT] = {
+	"v0.0.41", "v0.0.40", "v0.0.39", "v0.0.38",
+};
+
+int
+slurm_api_minor(int api)
+{
+	return 41 - api;
+}
+
+static const cJSON *
+member(const cJSON *o, const char *k)
+{
+	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
+}
+
+bool
+slurm_num(const cJSON *v, long long *out)
+{
+	const cJSON *set, *inf;
+
+	if (cJSON_IsObject(v)) {
+		set = member(v, "set");
+		inf = member(v, "infinite");
+		if ((set != NULL && !cJSON_IsTrue(set)) || cJSON_IsTrue(inf))
+			return false;
+		v = member(v, "number");
+	}
+	if (!cJSON_IsNumber(v) || v->valuedouble != v->valuedouble ||
+	    v->valuedouble > 9.0e15 || v->valuedouble < -9.0e15)
+		return false;
+	*out = (long long)v->valuedouble;
+	return true;
+}
+
+static long long
+num_at(const cJSON *o, const char *k, long long def)
+{
+	long long v;
+
+	return slurm_num(member(o, k), &v) ? v : def;
+}
+
+static void
+str_at(const cJSON *o, const char *k, char *dst, size_t n)
+{
+	const cJSON *v = member(o, k);
+
+	if (cJSON_IsString(v) && v->valuestring != NULL)
+		text_sanitize(dst, n, v->valuestring);
+	else
+		dst[0] = '\0';
+}
+
+/* A state that is a string ("idle") or an array of words (["IDLE", "DRAIN"]), as words
+   joined with '+' in lower case. */
+static void
+state_at(const cJSON *o, const char *k, char *dst, size_t n)
+{
+	const cJSON *v = member(o, k), *w;
+	struct sb sb;
+	size_t i;
+
+	dst[0] = '\0';
+	sb_init(&sb);
+	if (cJSON_IsString(v) && v->valuestring != NULL) {
+		sb_adds(&sb, v->valuestring);
+	} else if (cJSON_IsArray(v)) {
+		cJSON_ArrayForEach(w, v) {
+			if (!cJSON_IsString(w) || w->valuestring == NULL)
+				continue;
+			if (sb.len > 0)
+				sb_addc(&sb, '+');
+			sb_adds(&sb, w->valuestring);
+			if (sb.len > 256)
+				break;
+		}
+	}
+	if (sb.buf != NULL) {
+		text_sanitize(dst, n, sb.buf);
+		for (i = 0; dst[i] != '\0'; i++)
+			dst[i] = (char)tolower((unsigned char)dst[i]);
+	}
+	sb_release(&sb);
+}
+
+static enum gr_err
+parse_list(const char *body, size_t len, const char *key, cJSON **root, const cJSON **arr,
+    struct gr_error *err)
+{
+	enum gr_err e = bj_parse(P, body, len, root, err);
+
+	if (e != GR_OK)
+		return e;
+	*arr = member(*root, key);
+	if (!cJSON_IsArray(*arr)) {
+		cJSON_Delete(*root);
+		*root = NULL;
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply from slurm (no %s list)", key);
+	}
+	return GR_OK;
+}
+
+int
+slurm_parse_openapi(const char *body, size_t len, struct gr_error *err)
+{
+	cJSON *root;
+	const cJSON *paths;
+	char want[64];
+	int i;
+	enum gr_err e = bj_parse(P, body, len, &root, err);
+
+	if (e != GR_OK)
+		return -1;
+	paths = member(root, "paths");
+	for (i = 0; i < SLURM_API_COUNT && cJSON_IsObject(paths); i++) {
+		snprintf(want, sizeof(want), "/slurm/%s/jobs", slurm_api_versions[i]);
+		if (member(paths, want) != NULL)
+			break;
+	}
+	if (!cJSON_IsObject(paths))
+		i = SLURM_API_COUNT;
+	cJSON_Delete(root);
+	if (i == SLURM_API_COUNT) {
+		gr_fail(err, GR_EUNSUPPORTED, "slurmrestd offers none of the OpenAPI versions "
+		    "gpurent speaks (v0.0.38 to v0.0.41): start it with -s openapi/v0.0.38 or newer");
+		return -1;
+	}
+	return i;
+}
+
+enum gr_err
+slurm_parse_errors(long status, const char *body, size_t len, struct gr_error *err)
+{
+	cJSON *root = NULL;
+	const cJSON *errs, *it;
+	struct sb sb;
+	char one[420], desc[200], what[200];
+	enum gr_err code = GR_OK;
+	bool unspecified = false;
+
+	if (body != NULL && len > 0)
+		root = cJSON_ParseWithLength(body, len);
+	errs = member(root, "errors");
+	sb_init(&sb);
+	cJSON_ArrayForEach(it, (cJSON_IsArray(errs) ? errs : NULL)) {
+		long long no;
+
+		str_at(it, "description", desc, sizeof(desc));
+		str_at(it, "error", what, sizeof(what));
+		if (desc[0] == '\0' && what[0] == '\0')
+			continue;
+		if (desc[0] != '\0' && what[0] != '\0' && strcmp(desc, what) != 0)
+			snprintf(one, sizeof(one), "%s (%s)", desc, what);
+		else
+			snprintf(one, sizeof(one), "%s", desc[0] != '\0' ? desc : what);
+		if (sb.len > 0)
+			sb_adds(&sb, "; ");
+		sb_adds(&sb, one);
+		/* v0.0.38 names Slurm's error number three ways. */
+		if (!slurm_num(member(it, "error_number"), &no) &&
+		    !slurm_num(member(it, "error_code"), &no) &&
+		    !slurm_num(member(it, "errno"), &no))
+			no = 0;
+		if (strcmp(what, "Unspecified error") == 0 && no == -1)
+			unspecified = true;
+		if (code == GR_OK && strstr(what, "Invalid job id") != NULL)
+			code = GR_ENOTFOUND;
+		/* ESLURM_* (2000 on): Slurm refused the request, whatever the HTTP status. */
+		if (code == GR_OK && no >= 2000 && no < 3000)
+			code = GR_EUSAGE;
+		if (sb.len > 400)
+			break;
+	}
+	if (status == 401 || status == 403 || unspecified)
+		code = GR_EAUTH;
+	else if (code == GR_OK && sb.len > 0)
+		code = status >= 500 ? GR_EUNAVAIL : status >= 400 ? GR_EUSAGE : GR_EFAIL;
+	else if (code == GR_OK && (status < 200 || status > 299))
+		code = status >= 500 || status == 0 ? GR_EUNAVAIL : GR_EUSAGE;
+	if (code != GR_OK) {
+		if (sb.len == 0 && root == NULL)
+			http_body_snippet(one, sizeof(one), body, len);
+		else
+			one[0] = '\0';
+		if (code == GR_EAUTH)
+			gr_fail(err, code, "the cluster refused the token: %s%s (get a new "
+			    "one with 'scontrol token' and export it as SLURM_JWT, or 'gpurent "
+			    "login slurm')", sb.len ? sb.buf : one[0] ? one : "authentication failure",
+			    unspecified ? ": expired, or not this user's" : "");
+		else
+			gr_fail(err, code, "%s (HTTP %ld)", sb.len ? sb.buf :
+			    one[0] ? one : "error", status);
+	}
+	sb_release(&sb);
+	cJSON_Delete(root);
+	return code;
+}
+
+/* The next comma-separated entry of s outside parentheses; NULL at the end. */
+static const char *
+next_entry(const char *s, char *buf, size_t n)
+{
+	size_t k = 0;
+	int depth = 0;
+
+	if (*s == '\0')
+		return NULL;
+	for (; *s != '\0' && !(*s == ',' && depth == 0); s++) {
+		if (*s == '(')
+			depth++;
+		else if (*s == ')' && depth > 0)
+			depth--;
+		else if (depth == 0 && k + 1 < n)
+			buf[k++] = *s;
+	}
+	buf[k] = '\0';
+	return *s == ',' ? s + 1 : s;
+}
+
+size_t
+slurm_gres_gpus(const char *s, struct slurm_gres *out, size_t max)
+{
+	char e[128], *f[4], *p;
+	size_t n = 0, nf;
+	long long count;
+
+	if (s == NULL)
+		return 0;
+	while ((s = next_entry(s, e, sizeof(e))) != NULL && n < max) {
+		p = e;
+		if (strncmp(p, "gres:", 5) == 0 || strncmp(p, "gres/", 5) == 0)
+			p += 5;
+		for (char *q = p; *q != '\0'; q++)
+			if (*q == '=')
+				*q = ':';
+		nf = 0;
+		f[nf++] = p;
+		while (nf < 4 && (p = strchr(p, ':')) != NULL) {
+			*p++ = '\0';
+			f[nf++] = p;
+		}
+		if (strcmp(f[0], "gpu") != 0)
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		/* gpu | gpu:N | gpu:TYPE | gpu:TYPE:N */
+		if (nf >= 3) {
+			text_sanitize(out[n].type, sizeof(out[n].type), f[1]);
+			count = parse_int(f[2], 0, 1000000, &count) ? count : -1;
+		} else if (nf == 2 && parse_int(f[1], 0, 1000000, &count)) {
+			;
+		} else {
+			if (nf == 2)
+				text_sanitize(out[n].type, sizeof(out[n].type), f[1]);
+			count = 1;
+		}
+		if (count < 0)
+			continue;
+		/* The type names an offer id: keep it to what a GRES type may hold. */
+		for (p = out[n].type; *p != '\0'; p++)
+			if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.')
+				*p = '_';
+		out[n].count = (int)count;
+		n++;
+	}
+	return n;
+}
+
+static int
+gres_count_of(const struct slurm_gres *g, size_t n, const char *type)
+{
+	size_t i;
+	int c = 0;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(g[i].type, type) == 0)
+			c += g[i].count;
+	return c;
+}
+
+/* A node that can take jobs: responding, not drained, draining, down, failing or off. */
+static bool
+node_usable(const char *state)
+{
+	static const char *const bad[] = { "down", "drain", "drained", "draining", "fail",
+		"failing", "future", "unknown", "not_responding", "maint", "maintenance",
+		"power_down", "powered_down", "powering_down", "powering_up", "reboot_issued",
+		"reboot_requested", "inval", "invalid", "error", "no_respond" };
+	char w[64];
+	const char *s = state;
+	size_t i, k;
+	bool base = false;
+
+	while (*s != '\0') {
+		for (k = 0; *s != '\0' && *s != '+' && k + 1 < sizeof(w); s++)
+			w[k++] = *s;
+		w[k] = '\0';
+		while (*s != '\0' && *s != '+')
+			s++;
+		if (*s == '+')
+			s++;
+		for (i = 0; i < ARRAY_LEN(bad); i++)
+			if (strcmp(w, bad[i]) == 0)
+				return false;
+		if (strcmp(w, "idle") == 0 || strcmp(w, "mixed") == 0 ||
+		    strcmp(w, "allocated") == 0 || strcmp(w, "completing") == 0)
+			base = true;
+	}
+	return base;
+}
+
+enum gr_err
+slurm_parse_nodes(const char *body, size_t len, struct slurm_node **out, size_t *n,
+    struct gr_error *err)
+{
+	cJSON *root;
+	const cJSON *arr, *it, *parts, *p, *flags;
+	struct slurm_node *v;
+	char gres[512], flagstr[256];
+	size_t k = 0, cap;
+	enum gr_err e;
+
+	*out = NULL;
+	*n = 0;
+	if ((e = parse_list(body, len, "nodes", &root, &arr, err)) != GR_OK)
+		return e;
+	cap = (size_t)cJSON_GetArraySize(arr);
+	v = xcalloc(cap ? cap : 1, sizeof(*v));
+	cJSON_ArrayForEach(it, arr) {
+		struct slurm_node *nd = &v[k];
+
+		if (!cJSON_IsObject(it) || k == cap)
+			continue;
+		str_at(it, "name", nd->name, sizeof(nd->name));
+		if (nd->name[0] == '\0')
+			continue;
+		str_at(it, "hostname", nd->hostname, sizeof(nd->hostname));
+		state_at(it, "state", nd->state, sizeof(nd->state));
+		/* v0.0.38 keeps DRAIN, NOT_RESPONDING ... apart from the state. */
+		state_at(it, "state_flags", flagstr, sizeof(flagstr));
+		flags = member(it, "state_flags");
+		if (flagstr[0] != '\0' && cJSON_IsArray(flags) &&
+		    strlen(nd->state) + strlen(flagstr) + 2 < sizeof(nd->state)) {
+			strcat(nd->state, "+");
+			strcat(nd->state, flagstr);
+		}
+		nd->usable = node_usable(nd->state);
+		nd->partitions[0] = ',';
+		nd->partitions[1] = '\0';
+		parts = member(it, "partitions");
+		cJSON_ArrayForEach(p, (cJSON_IsArray(parts) ? parts : NULL)) {
+			char pn[64];
+
+			if (!cJSON_IsString(p) || p->valuestring == NULL)
+				continue;
+			text_sanitize(pn, sizeof(pn), p->valuestring);
+			if (strlen(nd->partitions) + strlen(pn) + 2 < sizeof(nd->partitions)) {
+				strcat(nd->partitions, pn);
+				strcat(nd->partitions, ",");
+			}
+		}
+		str_at(it, "gres", gres, sizeof(gres));
+		nd->n_gres = slurm_gres_gpus(gres, nd->gres, SLURM_GRES_MAX);
+		str_at(it, "gres_used", gres, sizeof(gres));
+		nd->n_used = slurm_gres_gpus(gres, nd->used, SLURM_GRES_MAX);
+		nd->cpus = (int)num_at(it, "cpus", 0);
+		nd->memory_mb = num_at(it, "real_memory", 0);
+		k++;
+	}
+	cJSON_Delete(root);
+	*out = v;
+	*n = k;
+	return GR_OK;
+}
+
+enum gr_err
+slurm_parse_partitions(const char *body, size_t len, struct slurm_partition **out, size_t *n,
+    struct gr_error *err)
+{
+	cJSON *root;
+	const cJSON *arr, *it, *t;
+	struct slurm_partition *v;
+	char st[64];
+	size_t k = 0, cap;
+	long long m;
+	enum gr_err e;
+
+	*out = NULL;
+	*n = 0;
+	if ((e = parse_list(body, len, "partitions", &root, &arr, err)) != GR_OK)
+		return e;
+	cap = (size_t)cJSON_GetArraySize(arr);
+	v = xcalloc(cap ? cap : 1, sizeof(*v));
+	cJSON_ArrayForEach(it, arr) {
+		struct slurm_partition *pt = &v[k];
+
+		if (!cJSON_IsObject(it) || k == cap)
+			continue;
+		str_at(it, "name", pt->name, sizeof(pt->name));
+		if (pt->name[0] == '\0')
+			continue;
+		/* v0.0.38: "state": "UP"; v0.0.40: "partition": {"state": ["UP"]}. */
+		state_at(it, "state", st, sizeof(st));
+		if (st[0] == '\0')
+			state_at(member(it, "partition"), "state", st, sizeof(st));
+		pt->up = st[0] == '\0' || strncmp(st, "up", 2) == 0;
+		/* v0.0.38: "max_time_limit" minutes; v0.0.40: "maximums": {"time": {...}}. */
+		t = member(it, "max_time_limit");
+		if (t == NULL)
+			t = member(member(it, "maximums"), "time");
+		pt->max_time_min = slurm_num(t, &m) && m >= 0 && m < 0xFFFFFFF ? m : -1;
+		k++;
+	}
+	cJSON_Delete(root);
+	*out = v;
+	*n = k;
+	return GR_OK;
+}
+
+void
+slurm_hostlist_first(const char *list, char *out, size_t n)
+{
+	char raw[128];
+	size_t k = 0;
+	const char *s = list;
+
+	if (n == 0)
+		return;
+	for (; *s != '\0' && *s != ',' && *s != '['; s++)
+		if (k + 1 < sizeof(raw))
+			raw[k++] = *s;
+	if (*s == '[') {
+		/* The first number of the range, leading zeros kept ("gpu[001-004]"). */
+		for (s++; isdigit((unsigned char)*s); s++)
+			if (k + 1 < sizeof(raw))
+				raw[k++] = *s;
+	}
+	raw[k] = '\0';
+	text_sanitize(out, n, raw);
+}
+
+static void
+job_from_json(const cJSON *it, struct slurm_job *j)
+{
+	char tres[256], st[64], *plus;
+	struct slurm_gres g[SLURM_GRES_MAX];
+	size_t ng;
+	const cJSON *detail;
+
+	memset(j, 0, sizeof(*j));
+	j->id = num_at(it, "job_id", -1);
+	str_at(it, "name", j->name, sizeof(j->name));
+	state_at(it, "job_state", st, sizeof(st));
+	if ((plus = strchr(st, '+')) != NULL)
+		*plus = '\0';
+	for (size_t i = 0; st[i] != '\0'; i++)
+		st[i] = (char)toupper((unsigned char)st[i]);
+	strlcpy_(j->state, st, sizeof(j->state));
+	str_at(it, "state_reason", j->reason, sizeof(j->reason));
+	str_at(it, "partition", j->partition, sizeof(j->partition));
+	str_at(it, "nodes", j->nodes, sizeof(j->nodes));
+	str_at(it, "batch_host", j->first_node, sizeof(j->first_node));
+	if (j->first_node[0] == '\0' && j->nodes[0] != '\0')
+		slurm_hostlist_first(j->nodes, j->first_node, sizeof(j->first_node));
+	str_at(it, "user_name", j->user, sizeof(j->user));
+	str_at(it, "comment", j->comment, sizeof(j->comment));
+	j->node_count = (int)num_at(it, "node_count", 0);
+	j->submit_time = num_at(it, "submit_time", 0);
+	j->start_time = num_at(it, "start_time", 0);
+	j->end_time = num_at(it, "end_time", 0);
+	j->time_limit_min = num_at(it, "time_limit", -1);
+	/* What the job asks per node; v0.0.38 says it in tres_per_node too. */
+	str_at(it, "tres_per_node", tres, sizeof(tres));
+	ng = slurm_gres_gpus(tres, g, SLURM_GRES_MAX);
+	if (ng == 0) {
+		detail = member(it, "gres_detail");
+		if (cJSON_IsArray(detail) && cJSON_IsString(cJSON_GetArrayItem(detail, 0))) {
+			const char *d = cJSON_GetArrayItem(detail, 0)->valuestring;
+
+			ng = d != NULL ? slurm_gres_gpus(d, g, SLURM_GRES_MAX) : 0;
+		}
+	}
+	if (ng > 0)
+		j->gpus = g[0];
+}
+
+enum gr_err
+slurm_parse_jobs(const char *body, size_t len, struct slurm_job **out, size_t *n,
+    struct gr_error *err)
+{
+	cJSON *root;
+	const cJSON *arr, *it;
+	struct slurm_job *v;
+	size_t k = 0, cap;
+	enum gr_err e;
+
+	*out = NULL;
+	*n = 0;
+	if ((e = parse_list(body, len, "jobs", &root, &arr, err)) != GR_OK)
+		return e;
+	cap = (size_t)cJSON_GetArraySize(arr);
+	v = xcalloc(cap ? cap : 1, sizeof(*v));
+	cJSON_ArrayForEach(it, arr) {
+		if (!cJSON_IsObject(it) || k == cap)
+			continue;
+		job_from_json(it, &v[k]);
+		if (v[k].id >= 0)
+			k++;
+	}
+	cJSON_Delete(root);
+	*out = v;
+	*n = k;
+	return GR_OK;
+}
+
+enum gr_err
+slurm_parse_submit(const char *body, size_t len, long long *job_id, struct gr_error *err)
+{
+	cJSON *root;
+	enum gr_err e = bj_parse(P, body, len, &root, err);
+
+	if (e != GR_OK)
+		return e;
+	if (!slurm_num(member(root, "job_id"), job_id) || *job_id < 0)
+		e = gr_fail(err, GR_EUNAVAIL, "malformed reply from slurm (no job_id)");
+	cJSON_Delete(root);
+	return e;
+}
+
+const struct gpu_model *
+slurm_gpu_model(const char *gres_type)
+{
+	const struct gpu_model *all, *found = NULL;
+	size_t n, i;
+
+	if (gres_type == NULL || gres_type[0] == '\0')
+		return NULL;
+	all = catalogue_all(&n);
+	for (i = 0; i < n; i++) {
+		if (!catalogue_matches(&all[i], gres_type))
+			continue;
+		if (found != NULL)
+			return NULL;	/* several variants: which one, the cluster does not say */
+		found = &all[i];
+	}
+	return found;
+}
+
+static bool
+in_partition(const struct slurm_node *nd, const char *part)
+{
+	char key[72];
+
+	snprintf(key, sizeof(key), ",%s,", part);
+	return strstr(nd->partitions, key) != NULL;
+}
+
+static bool
+job_in_partition(const struct slurm_job *j, const char *part)
+{
+	char list[72], key[72];
+
+	/* A pending job may name several partitions: "gpu,short". */
+	snprintf(list, sizeof(list), ",%s,", j->partition);
+	snprintf(key, sizeof(key), ",%s,", part);
+	return strstr(list, key) != NULL;
+}
+
+void
+slurm_build_offers(const struct slurm_node *nodes, size_t n_nodes,
+    const struct slurm_partition *parts, size_t n_parts, const struct slurm_job *jobs,
+    size_t n_jobs, const char *cluster, slurm_price_fn price, void *ctx,
+    struct offer_list *out)
+{
+	size_t p, i, g, k, first;
+	int64_t rate;
+
+	for (p = 0; p < n_parts; p++) {
+		const struct slurm_partition *pt = &parts[p];
+
+		if (!pt->up)
+			continue;
+		first = out->n;
+		for (i = 0; i < n_nodes; i++) {
+			const struct slurm_node *nd = &nodes[i];
+
+			if (!nd->usable || !in_partition(nd, pt->name))
+				continue;
+			for (g = 0; g < nd->n_gres; g++) {
+				const char *type = nd->gres[g].type;
+				struct offer *o = NULL;
+				int have = gres_count_of(nd->gres, nd->n_gres, type);
+				int used = gres_count_of(nd->used, nd->n_used, type);
+
+				if (gres_count_of(nd->gres, g, type) > 0 || have <= 0)
+					continue;	/* a type listed twice on one node: counted */
+				for (k = first; k < out->n; k++)
+					if (strcmp(out->v[k].gpu_raw, type[0] ? type : "gpu") == 0)
+						o = &out->v[k];
+				if (o == NULL) {
+					o = offer_list_add(out);
+					snprintf(o->id, sizeof(o->id), "slurm:%.30s/%.26s", pt->name,
+					    type[0] ? type : "gpu");
+					strlcpy_(o->provider, "slurm", sizeof(o->provider));
+					strlcpy_(o->gpu_raw, type[0] ? type : "gpu",
+					    sizeof(o->gpu_raw));
+					o->gpu = slurm_gpu_model(type);
+					if (o->gpu != NULL && o->gpu->vram_gb > 0) {
+						o->vram_gb = o->gpu->vram_gb;
+						o->valid |= OV_VRAM;
+					}
+					o->type = OFFER_ON_DEMAND;
+					strlcpy_(o->region, pt->name, sizeof(o->region));
+					if (cluster != NULL)
+						text_sanitize(o->location, sizeof(o->location), cluster);
+					if (pt->max_time_min >= 0) {
+						o->time_limit_s = pt->max_time_min * 60;
+						o->valid |= OV_TIME_LIMIT;
+					}
+					o->valid |= OV_AVAILABLE | OV_NODES | OV_QUEUE;
+				}
+				o->nodes++;
+				if (have > o->gpu_count)
+					o->gpu_count = have;
+				if (have > used)
+					o->available += have - used;
+				if (nd->cpus > 0 && (!(o->valid & OV_CPU) || nd->cpus < o->cpu_cores)) {
+					o->cpu_cores = nd->cpus;
+					o->valid |= OV_CPU;
+				}
+				if (nd->memory_mb > 0 && (!(o->valid & OV_RAM) ||
+				    nd->memory_mb / 1000 < o->ram_gb)) {
+					o->ram_gb = (int)(nd->memory_mb / 1000);
+					o->valid |= OV_RAM;
+				}
+			}
+		}
+		for (k = first; k < out->n; k++) {
+			struct offer *o = &out->v[k];
+			const char *type = strcmp(o->gpu_raw, "gpu") == 0 ? "" : o->gpu_raw;
+
+			for (i = 0; i < n_jobs; i++)
+				if (strcmp(jobs[i].state, "PENDING") == 0 &&
+				    jobs[i].gpus.count > 0 && job_in_partition(&jobs[i], pt->name) &&
+				    (jobs[i].gpus.type[0] == '\0' ||
+				    strcmp(jobs[i].gpus.type, type) == 0))
+					o->queued++;
+			if (price != NULL && price(ctx, o->gpu_raw, &rate) && o->gpu_count > 0) {
+				o->price_hour = rate * o->gpu_count;
+				o->valid |= OV_PRICE;
+			}
+		}
+	}
+}
+
+static const struct {
+	const char *slurm;
+	enum inst_state st;
+} job_states[] = {
+	{ "PENDING", ST_PROVISIONING }, { "CONFIGURING", ST_PROVISIONING },
+	{ "REQUEUED", ST_PROVISIONING }, { "REQUEUE_HOLD", ST_PROVISIONING },
+	{ "REQUEUE_FED", ST_PROVISIONING }, { "RESV_DEL_HOLD", ST_PROVISIONING },
+	{ "RUNNING", ST_RUNNING }, { "RESIZING", ST_RUNNING }, { "SIGNALING", ST_RUNNING },
+	{ "STAGE_OUT", ST_DESTROYING }, { "COMPLETING", ST_DESTROYING },
+	{ "SUSPENDED", ST_STOPPED }, { "STOPPED", ST_STOPPED },
+	{ "COMPLETED", ST_DESTROYED }, { "CANCELLED", ST_DESTROYED }, { "TIMEOUT", ST_DESTROYED },
+	{ "DEADLINE", ST_DESTROYED }, { "PREEMPTED", ST_DESTROYED }, { "REVOKED", ST_DESTROYED },
+	{ "FAILED", ST_FAILED }, { "NODE_FAIL", ST_FAILED }, { "BOOT_FAIL", ST_FAILED },
+	{ "OUT_OF_MEMORY", ST_FAILED },
+};
+
+void
+slurm_job_to_instance(const struct slurm_job *j, struct instance *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->id, sizeof(out->id), "slurm:%lld", j->id);
+	strlcpy_(out->provider, "slurm", sizeof(out->provider));
+	out->state = ST_UNKNOWN;
+	for (i = 0; i < ARRAY_LEN(job_states); i++)
+		if (strcmp(job_states[i].slurm, j->state) == 0)
+			out->state = job_states[i].st;
+	strlcpy_(out->label, j->name, sizeof(out->label));
+	strlcpy_(out->region, j->partition, sizeof(out->region));
+	if (j->gpus.count > 0) {
+		const char *type = j->gpus.type[0] ? j->gpus.type : "gpu";
+
+		strlcpy_(out->gpu_raw, type, sizeof(out->gpu_raw));
+		out->gpu = slurm_gpu_model(j->gpus.type);
+		out->gpu_count = j->gpus.count * (j->node_count > 0 ? j->node_count : 1);
+		snprintf(out->offer_id, sizeof(out->offer_id), "slurm:%.30s/%.26s", j->partition,
+		    type);
+	}
+	out->type = OFFER_ON_DEMAND;
+	if (j->submit_time > 0) {
+		out->created_at = j->submit_time;
+		out->valid |= IV_CREATED;
+	}
+	if (out->state == ST_RUNNING && j->start_time > 0)
+		out->state_since = j->start_time;
+	else if (out->state == ST_PROVISIONING)
+		out->state_since = j->submit_time;
+	else if ((out->state == ST_DESTROYED || out->state == ST_FAILED) && j->end_time > 0)
+		out->state_since = j->end_time;
+	if (j->reason[0] != '\0' && strcmp(j->reason, "None") != 0)
+		snprintf(out->status_msg, sizeof(out->status_msg), "%s (%.60s)", j->state,
+		    j->reason);
+	else
+		strlcpy_(out->status_msg, j->state, sizeof(out->status_msg));
+}
+
+char *
+slurm_build_submit(int api, const struct slurm_submit *s)
+{
+	cJSON *o = cJSON_CreateObject(), *job, *env;
+	char gres[96], *doc;
+	const char *type = s->gres_type != NULL ? s->gres_type : "";
+	bool wrapped = slurm_api_minor(api) >= 39;
+	size_t i;
+
+	cJSON_AddStringToObject(o, "script", s->script);
+	job = cJSON_AddObjectToObject(o, "job");
+	cJSON_AddStringToObject(job, "name", s->name);
+	cJSON_AddStringToObject(job, "partition", s->partition);
+	if (s->comment != NULL)
+		cJSON_AddStringToObject(job, "comment", s->comment);
+	if (s->gpus_per_node > 0) {
+		if (wrapped) {
+			/* Slurm 23+: the GRES is a TRES per node. */
+			snprintf(gres, sizeof(gres), "gres/gpu%s%s:%d", type[0] ? ":" : "", type,
+			    s->gpus_per_node);
+			cJSON_AddStringToObject(job, "tres_per_node", gres);
+		} else {
+			snprintf(gres, sizeof(gres), "gpu%s%s:%d", type[0] ? ":" : "", type,
+			    s->gpus_per_node);
+			cJSON_AddStringToObject(job, "gres", gres);
+		}
+	}
+	if (s->nodes > 0) {
+		if (wrapped)
+			cJSON_AddStringToObject(job, "nodes", (snprintf(gres, sizeof(gres), "%d",
+			    s->nodes), gres));
+		else
+			cJSON_AddNumberToObject(job, "nodes", s->nodes);
+	}
+	if (s->time_limit_min > 0) {
+		if (wrapped) {
+			cJSON *t = cJSON_AddObjectToObject(job, "time_limit");
+
+			cJSON_AddBoolToObject(t, "set", true);
+			cJSON_AddBoolToObject(t, "infinite", false);
+			cJSON_AddNumberToObject(t, "number", (double)s->time_limit_min);
+		} else
+			cJSON_AddNumberToObject(job, "time_limit", (double)s->time_limit_min);
+	}
+	cJSON_AddStringToObject(job, "current_working_directory", s->cwd);
+	/* v0.0.38 takes an object of variables; v0.0.39 on an array of "K=V". */
+	env = wrapped ? cJSON_AddArrayToObject(job, "environment") :
+	    cJSON_AddObjectToObject(job, "environment");
+	for (i = 0; s->env != NULL && s->env[i] != NULL; i++) {
+		const char *eq = strchr(s->env[i], '=');
+		char k[128];
+
+		if (eq == NULL || eq == s->env[i] || (size_t)(eq - s->env[i]) >= sizeof(k))
+			continue;
+		if (wrapped) {
+			cJSON_AddItemToArray(env, cJSON_CreateString(s->env[i]));
+		} else {
+			memcpy(k, s->env[i], (size_t)(eq - s->env[i]));
+			k[eq - s->env[i]] = '\0';
+			cJSON_DeleteItemFromObjectCaseSensitive(env, k);
+			cJSON_AddStringToObject(env, k, eq + 1);
+		}
+	}
+	if (wrapped)
+		cJSON_AddItemToArray(env, cJSON_CreateString("PATH=/usr/local/bin:/usr/bin:/bin"));
+	else if (cJSON_GetObjectItemCaseSensitive(env, "PATH") == NULL)
+		cJSON_AddStringToObject(env, "PATH", "/usr/local/bin:/usr/bin:/bin");
+	doc = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return doc;
+}
+
+/* base64url without padding into out; -1 when not base64url. */
+static long
+b64url_decode(const char *s, size_t len, unsigned char *out, size_t cap)
+{
+	unsigned v = 0;
+	int bits = 0;
+	size_t i, n = 0;
+	int d;
+
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (c >= 'A' && c <= 'Z')
+			d = c - 'A';
+		else if (c >= 'a' && c <= 'z')
+			d = c - 'a' + 26;
+		else if (c >= '0' && c <= '9')
+			d = c - '0' + 52;
+		else if (c == '-' || c == '+')
+			d = 62;
+		else if (c == '_' || c == '/')
+			d = 63;
+		else if (c == '=')
+			break;
+		else
+			return -1;
+		v = (v << 6) | (unsigned)d;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (n == cap)
+				return -1;
+			out[n++] = (unsigned char)((v >> bits) & 0xff);
+		}
+	}
+	return (long)n;
+}
+
+bool
+slurm_jwt_expiry(const char *token, int64_t *exp)
+{
+	const char *a, *b;
+	unsigned char buf[2048];
+	long n;
+	cJSON *j;
+	long long v;
+	bool ok;
+
+	if (token == NULL || (a = strchr(token, '.')) == NULL || (b = strchr(a + 1, '.')) == NULL)
+		return false;
+	n = b64url_decode(a + 1, (size_t)(b - a - 1), buf, sizeof(buf));
+	if (n <= 0)
+		return false;
+	j = cJSON_ParseWithLength((const char *)buf, (size_t)n);
+	ok = slurm_num(member(j, "exp"), &v);
+	cJSON_Delete(j);
+	if (ok)
+		*exp = (int64_t)v;
+	return ok;
+}

@@ -1,0 +1,409 @@
+/*
+ * test_parse_slurm.c - the slurmrestd parsers on replies recorded from Slurm 22.05.8
+ * (tests/slurm/cluster, OpenAPI v0.0.38), on v0.0.40-shaped replies, and on malformed and
+ * hostile ones.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "gpurent/slurm_parse.h"
+#include "tdata.h"
+
+static bool
+price_h100(void *ctx, const char *type, int64_t *rate)
+{
+	(void)ctx;
+	if (strcmp(type, "h100") != 0)
+		return false;
+	*rate = 2100000;
+	return true;
+}
+
+/* Offers from the recorded cluster: n1 runs a 2-GPU job, two jobs wait for 4 GPUs each. */
+static void
+test_offers_recorded(void **state)
+{
+	size_t ln, lp, lj, nn, np, nj;
+	char *bn = tdata("slurm/nodes.json", &ln), *bp = tdata("slurm/partitions.json", &lp),
+	    *bj = tdata("slurm/jobs.json", &lj);
+	struct slurm_node *nodes;
+	struct slurm_partition *parts;
+	struct slurm_job *jobs;
+	struct gr_error err = { 0 };
+	struct offer_list l;
+	const struct offer *o;
+
+	(void)state;
+	assert_int_equal(slurm_parse_nodes(bn, ln, &nodes, &nn, &err), GR_OK);
+	assert_int_equal(slurm_parse_partitions(bp, lp, &parts, &np, &err), GR_OK);
+	assert_int_equal(slurm_parse_jobs(bj, lj, &jobs, &nj, &err), GR_OK);
+	assert_int_equal(nn, 2);
+	assert_string_equal(nodes[0].name, "n1");
+	assert_string_equal(nodes[0].hostname, "localhost");
+	assert_true(nodes[0].usable);
+	assert_int_equal(nodes[0].gres[0].count, 4);
+	assert_int_equal(nodes[0].used[0].count, 2);
+	assert_int_equal(np, 2);
+	assert_int_equal(parts[0].max_time_min, 240);
+	assert_int_equal(nj, 3);
+
+	offer_list_init(&l);
+	slurm_build_offers(nodes, nn, parts, np, jobs, nj, "lab", price_h100, NULL, &l);
+	assert_int_equal(l.n, 2);
+	o = find_offer(&l, "slurm:gpu/h100");
+	assert_non_null(o);
+	assert_int_equal(o->gpu_count, 4);
+	assert_int_equal(o->available, 6);	/* 8 - the running job's 2 */
+	assert_int_equal(o->nodes, 2);
+	assert_int_equal(o->queued, 2);
+	assert_int_equal(o->time_limit_s, 240 * 60);
+	assert_int_equal(o->price_hour, 4 * 2100000);
+	assert_true(o->valid & OV_PRICE);
+	assert_null(o->gpu);			/* "h100" names three models: no guess */
+	assert_string_equal(o->gpu_raw, "h100");
+	assert_string_equal(o->location, "lab");
+	o = find_offer(&l, "slurm:short/h100");
+	assert_non_null(o);
+	assert_int_equal(o->available, 4);
+	assert_int_equal(o->queued, 0);
+	assert_int_equal(o->time_limit_s, 30 * 60);
+	offer_list_release(&l);
+
+	/* Without a configured rate the price is unknown, never 0. */
+	offer_list_init(&l);
+	slurm_build_offers(nodes, nn, parts, np, jobs, nj, NULL, NULL, NULL, &l);
+	assert_false(l.v[0].valid & OV_PRICE);
+	offer_list_release(&l);
+	free(nodes);
+	free(parts);
+	free(jobs);
+	free(bn);
+	free(bp);
+	free(bj);
+}
+
+static void
+test_jobs_recorded(void **state)
+{
+	size_t len, n;
+	char *b = tdata("slurm/jobs.json", &len);
+	struct slurm_job *jobs;
+	struct gr_error err = { 0 };
+	struct instance in;
+
+	(void)state;
+	assert_int_equal(slurm_parse_jobs(b, len, &jobs, &n, &err), GR_OK);
+	slurm_job_to_instance(&jobs[0], &in);
+	assert_string_equal(in.id, "slurm:1");
+	assert_int_equal(in.state, ST_RUNNING);
+	assert_string_equal(in.label, "train-a");
+	assert_int_equal(in.gpu_count, 2);
+	assert_string_equal(in.offer_id, "slurm:gpu/h100");
+	assert_string_equal(jobs[0].first_node, "n1");
+	slurm_job_to_instance(&jobs[1], &in);
+	assert_int_equal(in.state, ST_PROVISIONING);
+	assert_string_equal(in.status_msg, "PENDING (Resources)");
+	assert_int_equal(in.gpu_count, 8);	/* 4 per node on 2 nodes */
+	slurm_job_to_instance(&jobs[2], &in);
+	assert_string_equal(in.status_msg, "PENDING (Priority)");
+	free(jobs);
+	free(b);
+}
+
+/* Slurm 23-24 shapes: wrapped numbers, state arrays, drained and down nodes, shards. */
+static void
+test_v0040_shapes(void **state)
+{
+	size_t ln, lp, lj, nn, np, nj;
+	char *bn = tdata("slurm/nodes-v0040.json", &ln), *bp = tdata("slurm/partitions-v0040.json",
+	    &lp), *bj = tdata("slurm/jobs-v0040.json", &lj);
+	struct slurm_node *nodes;
+	struct slurm_partition *parts;
+	struct slurm_job *jobs;
+	struct gr_error err = { 0 };
+	struct offer_list l;
+	const struct offer *o;
+	struct instance in;
+
+	(void)state;
+	assert_int_equal(slurm_parse_nodes(bn, ln, &nodes, &nn, &err), GR_OK);
+	assert_int_equal(slurm_parse_partitions(bp, lp, &parts, &np, &err), GR_OK);
+	assert_int_equal(slurm_parse_jobs(bj, lj, &jobs, &nj, &err), GR_OK);
+	assert_true(nodes[0].usable);
+	assert_false(nodes[1].usable);		/* IDLE+DRAIN */
+	assert_false(nodes[3].usable);		/* DOWN */
+	assert_int_equal(nodes[2].n_gres, 1);	/* the shard is no GPU */
+	assert_int_equal(parts[0].max_time_min, 2880);
+	assert_int_equal(parts[1].max_time_min, -1);	/* infinite */
+	assert_false(parts[2].up);
+
+	offer_list_init(&l);
+	slurm_build_offers(nodes, nn, parts, np, jobs, nj, NULL, NULL, NULL, &l);
+	o = find_offer(&l, "slurm:batch/a100");
+	assert_non_null(o);
+	assert_int_equal(o->nodes, 2);			/* gpu001 and gpu003; 002 drained, 004 down */
+	assert_int_equal(o->available, 3 + 4);
+	assert_int_equal(o->queued, 1);			/* 102; 103 wants h100_sxm, 104 ended */
+	o = find_offer(&l, "slurm:batch/h100_sxm");
+	assert_non_null(o);
+	assert_int_equal(o->available, 0);
+	assert_non_null(o->gpu);
+	assert_string_equal(o->gpu->id, "H100-SXM-80GB");
+	o = find_offer(&l, "slurm:long/a100");
+	assert_non_null(o);
+	assert_false(o->valid & OV_TIME_LIMIT);		/* unlimited */
+	assert_int_equal(o->queued, 1);			/* 102 names long too */
+	assert_null(find_offer(&l, "slurm:closed/a100"));
+	offer_list_release(&l);
+
+	slurm_job_to_instance(&jobs[0], &in);
+	assert_int_equal(in.state, ST_RUNNING);
+	assert_int_equal(in.gpu_count, 4);		/* 2 per node x 2 nodes */
+	assert_int_equal(in.created_at, 1796000000);
+	assert_int_equal(in.state_since, 1796000100);
+	slurm_job_to_instance(&jobs[1], &in);
+	assert_string_equal(in.status_msg, "PENDING (QOSMaxGRESPerUser)");
+	slurm_job_to_instance(&jobs[3], &in);
+	assert_int_equal(in.state, ST_FAILED);
+	assert_string_equal(in.status_msg, "OUT_OF_MEMORY (OutOfMemory)");
+	assert_string_equal(in.gpu_raw, "gpu");
+	free(nodes);
+	free(parts);
+	free(jobs);
+	free(bn);
+	free(bp);
+	free(bj);
+}
+
+static void
+test_errors(void **state)
+{
+	size_t len;
+	char *b;
+	struct gr_error err = { 0 };
+
+	(void)state;
+	b = tdata("slurm/error-partition.json", &len);
+	assert_int_equal(slurm_parse_errors(500, b, len, &err), GR_EUSAGE);	/* 2000 */
+	assert_non_null(strstr(err.msg, "Invalid partition name specified"));
+	gr_error_clear(&err);
+	assert_int_equal(slurm_parse_errors(500, "{\"errors\":[{\"error\":\"Unable to contact "
+	    "slurm controller\",\"error_number\":1001}]}", 79, &err), GR_EUNAVAIL);
+	free(b);
+	gr_error_clear(&err);
+	b = tdata("slurm/error-token.json", &len);
+	assert_int_equal(slurm_parse_errors(500, b, len, &err), GR_EAUTH);
+	assert_non_null(strstr(err.msg, "scontrol token"));
+	free(b);
+	gr_error_clear(&err);
+	b = tdata("slurm/error-no-job.json", &len);
+	assert_int_equal(slurm_parse_errors(500, b, len, &err), GR_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "Unable to find JobId=999"));
+	free(b);
+	gr_error_clear(&err);
+	assert_int_equal(slurm_parse_errors(401, "Authentication failure", 22, &err), GR_EAUTH);
+	gr_error_clear(&err);
+	b = tdata("slurm/submit.json", &len);
+	assert_int_equal(slurm_parse_errors(200, b, len, &err), GR_OK);
+	free(b);
+	assert_int_equal(slurm_parse_errors(200, "", 0, &err), GR_OK);
+}
+
+/* The errors array reaches the user verbatim, with every control character gone. */
+static void
+test_errors_hostile(void **state)
+{
+	size_t len, i;
+	char *b = tdata("slurm/errors-hostile.json", &len);
+	struct gr_error err = { 0 };
+
+	(void)state;
+	assert_int_not_equal(slurm_parse_errors(400, b, len, &err), GR_OK);
+	for (i = 0; err.msg[i] != '\0'; i++)
+		assert_false((unsigned char)err.msg[i] < 0x20 || err.msg[i] == 0x7f);
+	assert_non_null(strstr(err.msg, "rejected"));
+	assert_non_null(strstr(err.msg, "partition"));
+	assert_non_null(strstr(err.msg, "second"));
+	free(b);
+}
+
+static void
+test_openapi(void **state)
+{
+	size_t len;
+	char *b = tdata("slurm/openapi.json", &len);
+	const char *j;
+	struct gr_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(slurm_parse_openapi(b, len, &err), 3);	/* v0.0.38 */
+	assert_int_equal(slurm_api_minor(3), 38);
+	free(b);
+
+	j = "{\"paths\":{\"/slurm/v0.0.40/jobs\":{},\"/slurm/v0.0.38/jobs\":{}}}";
+	assert_int_equal(slurm_parse_openapi(j, strlen(j), &err), 1);
+	j = "{\"paths\":{\"/slurm/v0.0.36/jobs\":{}}}";
+	assert_int_equal(slurm_parse_openapi(j, strlen(j), &err), -1);
+	assert_int_equal(err.code, GR_EUNSUPPORTED);
+}
+
+static void
+test_gres(void **state)
+{
+	struct slurm_gres g[SLURM_GRES_MAX];
+
+	(void)state;
+	assert_int_equal(slurm_gres_gpus("gpu:h100:4(S:0-1)", g, SLURM_GRES_MAX), 1);
+	assert_string_equal(g[0].type, "h100");
+	assert_int_equal(g[0].count, 4);
+	assert_int_equal(slurm_gres_gpus("gpu:2", g, SLURM_GRES_MAX), 1);
+	assert_string_equal(g[0].type, "");
+	assert_int_equal(g[0].count, 2);
+	assert_int_equal(slurm_gres_gpus("gres/gpu:a100=3", g, SLURM_GRES_MAX), 1);
+	assert_string_equal(g[0].type, "a100");
+	assert_int_equal(g[0].count, 3);
+	assert_int_equal(slurm_gres_gpus("gpu:a100:2(IDX:0,2),gpu:h100:1(IDX:5)", g,
+	    SLURM_GRES_MAX), 2);
+	assert_int_equal(g[1].count, 1);
+	assert_int_equal(slurm_gres_gpus("gpu:x:-1,gpu:y:99999999999,mps:100,", g,
+	    SLURM_GRES_MAX), 0);
+	/* A type is a word: nothing that could break an offer id or a terminal. */
+	assert_int_equal(slurm_gres_gpus("gpu:a/b\033[2J:1", g, SLURM_GRES_MAX), 1);
+	assert_null(strchr(g[0].type, '/'));
+	assert_null(strchr(g[0].type, '\033'));
+}
+
+static void
+test_hostlist(void **state)
+{
+	char b[16];
+
+	(void)state;
+	slurm_hostlist_first("n[3-4,7]", b, sizeof(b));
+	assert_string_equal(b, "n3");
+	slurm_hostlist_first("gpu[001-004]", b, sizeof(b));
+	assert_string_equal(b, "gpu001");
+	slurm_hostlist_first("a,b", b, sizeof(b));
+	assert_string_equal(b, "a");
+	slurm_hostlist_first("averyveryverylongnodename", b, sizeof(b));
+	assert_int_equal(strlen(b), 15);
+	slurm_hostlist_first("[", b, sizeof(b));
+	assert_string_equal(b, "");
+}
+
+static void
+test_submit_per_version(void **state)
+{
+	const char *env[] = { "A=1", "=bad", "B=x=y", NULL };
+	struct slurm_submit s = { "job", "gpu", "h100", 2, 1, 90, "/tmp", "#!/bin/sh\n",
+		"gpurent", env };
+	char *doc;
+	cJSON *j, *job;
+
+	(void)state;
+	doc = slurm_build_submit(3, &s);		/* v0.0.38 */
+	j = cJSON_Parse(doc);
+	job = cJSON_GetObjectItem(j, "job");
+	assert_string_equal(cJSON_GetObjectItem(job, "gres")->valuestring, "gpu:h100:2");
+	assert_int_equal(cJSON_GetObjectItem(job, "time_limit")->valueint, 90);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(job, "environment"),
+	    "B")->valuestring, "x=y");
+	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(job, "environment"), "PATH"));
+	cJSON_Delete(j);
+	free(doc);
+	doc = slurm_build_submit(1, &s);		/* v0.0.40 */
+	j = cJSON_Parse(doc);
+	job = cJSON_GetObjectItem(j, "job");
+	assert_string_equal(cJSON_GetObjectItem(job, "tres_per_node")->valuestring,
+	    "gres/gpu:h100:2");
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(job, "time_limit"),
+	    "number")->valueint, 90);
+	assert_true(cJSON_IsArray(cJSON_GetObjectItem(job, "environment")));
+	cJSON_Delete(j);
+	free(doc);
+}
+
+static void
+test_jwt(void **state)
+{
+	int64_t exp = 0;
+
+	(void)state;
+	/* {"exp":1796169213,"iat":1796168613,"sun":"root"} from scontrol token. */
+	assert_true(slurm_jwt_expiry("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJleHAiOjE3OTYxNjkyMTMs"
+	    "ImlhdCI6MTc5NjE2ODYxMywic3VuIjoicm9vdCJ9.sUBYAvYRJ_y8FO4z5TVuvFYZb9BN3-0cRYw4XGJXFjs",
+	    &exp));
+	assert_int_equal(exp, 1796169213);
+	assert_false(slurm_jwt_expiry("not-a-jwt", &exp));
+	assert_false(slurm_jwt_expiry("a.!!!.c", &exp));
+	assert_false(slurm_jwt_expiry("a.e30.c", &exp));	/* {} */
+}
+
+/* Truncated, wrong-typed and empty replies fail cleanly or yield nothing. */
+static void
+test_malformed(void **state)
+{
+	static const char *const bodies[] = { "", "{", "[]", "{\"nodes\":{}}", "{\"jobs\":7}",
+		"{\"partitions\":null}", "{\"nodes\":[1,\"x\",null,{\"name\":7}]}",
+		"{\"jobs\":[{\"job_id\":\"x\"},{\"job_id\":-5},{\"job_id\":1e300}]}",
+		"{\"nodes\":[{\"name\":\"a\",\"gres\":\"gpu:h100:4\",\"gres_used\":\"gpu:h100:9\","
+		"\"state\":\"idle\",\"partitions\":[\"p\"]}]}",
+		"{\"job_id\":{\"set\":false,\"number\":3}}" };
+	struct slurm_node *nodes;
+	struct slurm_partition *parts;
+	struct slurm_job *jobs;
+	struct gr_error err = { 0 };
+	long long id;
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+		size_t len = strlen(bodies[i]);
+
+		if (slurm_parse_nodes(bodies[i], len, &nodes, &n, &err) == GR_OK) {
+			/* More used than there are: none free, never negative. */
+			struct slurm_partition p = { "p", true, -1 };
+			struct offer_list l;
+
+			offer_list_init(&l);
+			slurm_build_offers(nodes, n, &p, 1, NULL, 0, NULL, NULL, NULL, &l);
+			if (l.n > 0)
+				assert_int_equal(l.v[0].available, 0);
+			offer_list_release(&l);
+		}
+		free(nodes);
+		(void)slurm_parse_partitions(bodies[i], len, &parts, &n, &err);
+		free(parts);
+		if (slurm_parse_jobs(bodies[i], len, &jobs, &n, &err) == GR_OK && i == 7)
+			assert_int_equal(n, 0);
+		free(jobs);
+		assert_int_not_equal(slurm_parse_submit(bodies[i], len, &id, &err), GR_OK);
+		gr_error_clear(&err);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_offers_recorded),
+		cmocka_unit_test(test_jobs_recorded),
+		cmocka_unit_test(test_v0040_shapes),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_errors_hostile),
+		cmocka_unit_test(test_openapi),
+		cmocka_unit_test(test_gres),
+		cmocka_unit_test(test_hostlist),
+		cmocka_unit_test(test_submit_per_version),
+		cmocka_unit_test(test_jwt),
+		cmocka_unit_test(test_malformed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,41 @@
+# slurm.sh - a real Slurm cluster for the slurm backend's tests: source after lib.sh.
+#
+#   start_slurm         start tests/slurm/cluster in $TMP/slurm (two nodes n1, n2 with four
+#                       stand-in h100 GPUs each; partitions gpu (n1, n2, 4 h) and short (n2,
+#                       30 min)), stopped by the cleanup; exports SLURM_CONF and
+#                       GPURENT_SLURM_URL, a one-hour token in SLURM_JWT, and makes slurm
+#                       the only provider
+#   sl CMD ARGS...      a Slurm client command (squeue, sinfo, scontrol ...) as root through
+#                       munge: without SLURM_JWT, which the clients would otherwise use
+#   wait_job_state ID STATE N   poll squeue until job ID is in STATE, at most N half-seconds
+#
+# The cluster needs root (slurmd starts jobs as their users): run as anyone else, the test
+# fails saying so rather than skipping.
+start_slurm() {
+	local cluster="$SRCDIR/tests/slurm/cluster"
+
+	if [ "$(id -u)" != 0 ]; then
+		echo "not ok $TEST_NAME: the Slurm cluster needs root (slurmd starts jobs as their users)" >&2
+		exit 1
+	fi
+	CLEANUP_HOOKS+=("'$cluster' stop '$TMP/slurm'")
+	"$cluster" start "$TMP/slurm" || fail "the Slurm cluster did not start"
+	# shellcheck source=/dev/null
+	. "$TMP/slurm/env"
+	SLURM_JWT=$(sl scontrol token username=root lifespan=3600) || fail "no token"
+	export SLURM_JWT
+	g config set providers slurm >/dev/null || fail "config set providers"
+}
+
+sl() {
+	env -u SLURM_JWT "$@"
+}
+
+wait_job_state() {
+	local id=$1 want=$2 n=$3 i
+	for ((i = 0; i < n; i++)); do
+		[ "$(sl squeue -h -j "$id" -o %T 2>/dev/null)" = "$want" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}

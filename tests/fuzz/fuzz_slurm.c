@@ -1,0 +1,51 @@
+/* fuzz_slurm.c - libFuzzer target: every slurmrestd parser on arbitrary bytes. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/slurm_parse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *b = (const char *)data;
+	struct slurm_node *nodes = NULL;
+	struct slurm_partition *parts = NULL;
+	struct slurm_job *jobs = NULL;
+	struct slurm_gres g[SLURM_GRES_MAX];
+	struct gr_error err = { 0 };
+	struct offer_list ol;
+	struct instance in;
+	size_t nn = 0, np = 0, nj = 0, i;
+	long long id;
+	int64_t exp;
+	char t[512], host[64];
+
+	(void)slurm_parse_nodes(b, size, &nodes, &nn, &err);
+	(void)slurm_parse_partitions(b, size, &parts, &np, &err);
+	(void)slurm_parse_jobs(b, size, &jobs, &nj, &err);
+	/* One reply as all three lists: a node, partition and job list in one body. */
+	offer_list_init(&ol);
+	slurm_build_offers(nodes, nn, parts, np, jobs, nj, "c", NULL, NULL, &ol);
+	offer_list_release(&ol);
+	for (i = 0; i < nj; i++)
+		slurm_job_to_instance(&jobs[i], &in);
+	free(nodes);
+	free(parts);
+	free(jobs);
+	(void)slurm_parse_submit(b, size, &id, &err);
+	(void)slurm_parse_openapi(b, size, &err);
+	(void)slurm_parse_errors(size % 2 ? 500 : 200, b, size, &err);
+	if (size < sizeof(t)) {
+		memcpy(t, b, size);
+		t[size] = '\0';
+		(void)slurm_gres_gpus(t, g, SLURM_GRES_MAX);
+		slurm_hostlist_first(t, host, sizeof(host));
+		(void)slurm_jwt_expiry(t, &exp);
+		(void)slurm_gpu_model(t);
+	}
+	return 0;
+}
