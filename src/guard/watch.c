@@ -69,7 +69,7 @@ static const char schema[] =
 	"  policy TEXT NOT NULL, phase INTEGER NOT NULL, ordered_at INTEGER NOT NULL,"
 	"  tries INTEGER NOT NULL, pid INTEGER NOT NULL);";
 
-static const char *const phase_names[] = { "none", "ordering", "ordered", "failed" };
+static const char *const phase_names[] = { "none", "perhaps sent", "accepted", "alerted" };
 
 /* ---------------------------------------------------------------- the lock */
 
@@ -372,9 +372,10 @@ order_done(enum watch_action a, const struct instance *in)
 static void
 order(struct watch *w, struct backend *b, struct inst_watch *iw, int64_t now)
 {
-	struct gr_error err = { 0 };
+	struct gr_error err = { 0 }, serr = { 0 };
 	const char *verb = watch_action_name(iw->action);
 	char kind[EVENT_KIND_MAX];
+	enum gr_err rc;
 
 	iw->phase = PH_ORDERING;
 	iw->ordered_at = now;
@@ -396,7 +397,11 @@ order(struct watch *w, struct backend *b, struct inst_watch *iw, int64_t now)
 		iw->action = WA_NONE;
 		return;
 	}
-	if (send_order(b, iw->action, iw->id, &err) != GR_OK) {
+	rc = send_order(b, iw->action, iw->id, &err);
+	/* Recorded before it is told (notify.command may take its time, or never return). */
+	iw->phase = PH_ORDERED;
+	save(w, iw, &serr);
+	if (rc != GR_OK) {
 		snprintf(kind, sizeof(kind), "%s-refused", verb);
 		emit(w, EV_WARN, kind, iw->policy, iw, now, "order %d of %d: %s", iw->tries,
 		    w->verify_tries, err.msg);
@@ -405,8 +410,6 @@ order(struct watch *w, struct backend *b, struct inst_watch *iw, int64_t now)
 		emit(w, EV_ACTION, kind, iw->policy, iw, now, "order %d of %d accepted by the "
 		    "provider; verifying", iw->tries, w->verify_tries);
 	}
-	iw->phase = PH_ORDERED;
-	save(w, iw, &err);
 }
 
 /* Start acting on an instance for a policy, after the observation that led to it. */
@@ -813,9 +816,9 @@ watch_open(struct watch **out, struct session *s, const struct watch_opts *o, lo
 	for (i = 0; i < w->n; i++)
 		if (w->v[i].phase == PH_ORDERING || (died && w->v[i].phase == PH_ORDERED))
 			emit(w, EV_INFO, "resumed", w->v[i].policy, &w->v[i], session_now(s),
-			    "%s %s by pid %ld (order %d) was in flight; verifying it",
-			    watch_action_name(w->v[i].action), phase_names[w->v[i].phase],
-			    w->v[i].pid, w->v[i].tries);
+			    "%s by pid %ld (order %d, %s) was in flight; verifying it",
+			    watch_action_name(w->v[i].action), w->v[i].pid, w->v[i].tries,
+			    phase_names[w->v[i].phase]);
 	if (!o->dry_run) {
 		snprintf(mark, sizeof(mark), "%ld", (long)getpid());
 		if (state_meta_set(w->st, "watch.running", mark, err) != GR_OK)
