@@ -37,7 +37,7 @@ struct inst_watch {
 	int64_t sample_at;		/* when it was taken, 0 never */
 	int64_t idle_since;		/* first of the idle samples in a row, 0 not idle */
 	bool unobserved;		/* said so already (an event per change, not per pass) */
-	bool notified;			/* a notify-only policy has told about this spell */
+	unsigned notified;		/* NOTE_* policies that have told about this spell */
 	enum watch_action action;	/* in flight */
 	char policy[EVENT_KIND_MAX];
 	enum phase phase;
@@ -68,6 +68,9 @@ static const char schema[] =
 	"  unobserved INTEGER NOT NULL, notified INTEGER NOT NULL, action INTEGER NOT NULL,"
 	"  policy TEXT NOT NULL, phase INTEGER NOT NULL, ordered_at INTEGER NOT NULL,"
 	"  tries INTEGER NOT NULL, pid INTEGER NOT NULL);";
+
+/* Bits of inst_watch.notified: a notify-only policy (or a refusal) says so once a spell. */
+enum { NOTE_IDLE = 1u << 0, NOTE_RUNTIME = 1u << 1, NOTE_BUDGET = 1u << 2 };
 
 static const char *const phase_names[] = { "none", "perhaps sent", "accepted", "alerted" };
 
@@ -170,7 +173,7 @@ load_state(struct watch *w, struct gr_error *err)
 		iw->sample_at = sqlite3_column_int64(q, 4);
 		iw->idle_since = sqlite3_column_int64(q, 5);
 		iw->unobserved = sqlite3_column_int(q, 6) != 0;
-		iw->notified = sqlite3_column_int(q, 7) != 0;
+		iw->notified = (unsigned)sqlite3_column_int(q, 7);
 		iw->action = (enum watch_action)sqlite3_column_int(q, 8);
 		col_text(iw->policy, sizeof(iw->policy), q, 9);
 		iw->phase = (enum phase)sqlite3_column_int(q, 10);
@@ -204,7 +207,7 @@ save(struct watch *w, const struct inst_watch *iw, struct gr_error *err)
 	sqlite3_bind_int64(q, 5, iw->sample_at);
 	sqlite3_bind_int64(q, 6, iw->idle_since);
 	sqlite3_bind_int(q, 7, iw->unobserved);
-	sqlite3_bind_int(q, 8, iw->notified);
+	sqlite3_bind_int(q, 8, (int)iw->notified);
 	sqlite3_bind_int(q, 9, iw->action);
 	sqlite3_bind_text(q, 10, iw->policy, -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 11, iw->phase);
@@ -418,21 +421,23 @@ act(struct watch *w, struct backend *b, struct inst_watch *iw, enum watch_action
     const char *policy, int64_t now, const char *why)
 {
 	struct gr_error err = { 0 };
+	unsigned note = strcmp(policy, "idle") == 0 ? NOTE_IDLE :
+	    strcmp(policy, "runtime") == 0 ? NOTE_RUNTIME : NOTE_BUDGET;
 
 	if (a == WA_NOTIFY) {
-		if (!iw->notified)
+		if (!(iw->notified & note))
 			emit(w, EV_WARN, policy, policy, iw, now, "%s (notify only)", why);
-		iw->notified = true;
+		iw->notified |= note;
 		return;
 	}
 	emit(w, EV_INFO, policy, policy, iw, now, "%s", why);
 	if (a == WA_STOP && !(b->ops->caps & CAP_STOP)) {
 		backend_require(b->ops, CAP_STOP, NULL, &err);
-		if (!iw->notified)
+		if (!(iw->notified & note))
 			emit(w, EV_ALERT, "stop-unsupported", policy, iw, now, "%s; set "
 			    "%s.action = destroy or notify", err.msg, strcmp(policy, "idle") == 0 ?
 			    "idle" : strncmp(policy, "budget", 6) == 0 ? "budget" : "runtime");
-		iw->notified = true;
+		iw->notified |= note;
 		return;
 	}
 	iw->action = a;
@@ -486,6 +491,23 @@ verify(struct watch *w, struct backend *b, struct inst_watch *iw, const struct i
 
 /* ---------------------------------------------------------------- one instance */
 
+/* Whether a provider's status message says it took the instance back. */
+static bool
+taken_back_msg(const char *msg)
+{
+	static const char *const words[] = { "outbid", "preempt", "interrupt", "reclaim" };
+	char low[128];
+	size_t i;
+
+	for (i = 0; i + 1 < sizeof(low) && msg[i] != '\0'; i++)
+		low[i] = (char)(msg[i] >= 'A' && msg[i] <= 'Z' ? msg[i] + 32 : msg[i]);
+	low[i] = '\0';
+	for (i = 0; i < ARRAY_LEN(words); i++)
+		if (strstr(low, words[i]) != NULL)
+			return true;
+	return false;
+}
+
 static void
 observe(struct watch *w, struct backend *b, const struct instance *in, struct inst_watch *iw,
     const struct remote_job *jobs, size_t n_jobs, int64_t now)
@@ -498,8 +520,12 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 	bool fresh;
 
 	watch_policy_for(w->cfg, in->label, &pol);
-	/* Taken back by the provider: an interruptible instance that stopped unasked. */
-	if (iw->last_state == ST_RUNNING && in->state != ST_RUNNING &&
+	/*
+	 * Taken back by the provider: an interruptible instance that stopped unasked, seen
+	 * running by the last pass, or first seen with the provider's word for it.
+	 */
+	if ((iw->last_state == ST_RUNNING || (iw->last_state == ST_UNKNOWN &&
+	    taken_back_msg(in->status_msg))) && in->state != ST_RUNNING &&
 	    in->type == OFFER_INTERRUPTIBLE && iw->phase == PH_NONE &&
 	    (in->state == ST_STOPPED || in->state == ST_DESTROYED || in->state == ST_FAILED))
 		emit(w, EV_WARN, "preempted", "", iw, now, "the provider took it back (%s%s%s)",
@@ -507,7 +533,7 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 	iw->last_state = in->state;
 	if (in->state != ST_RUNNING) {
 		iw->idle_since = 0;
-		iw->notified = false;
+		iw->notified = 0;
 		save(w, iw, &err);
 		return;
 	}
@@ -538,7 +564,7 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 	iw->unobserved = false;
 	if (pol.jobs_active && has_running_job(jobs, n_jobs, in->id)) {
 		iw->idle_since = 0;
-		iw->notified = false;
+		iw->notified &= ~(unsigned)NOTE_IDLE;
 	} else if (pol.idle_after > 0 && iw->util <= pol.idle_threshold) {
 		if (iw->idle_since == 0)
 			iw->idle_since = iw->sample_at;
@@ -553,7 +579,7 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 		}
 	} else {
 		iw->idle_since = 0;
-		iw->notified = false;
+		iw->notified &= ~(unsigned)NOTE_IDLE;
 	}
 	started = in->state_since > 0 ? in->state_since :
 	    (in->valid & IV_CREATED) ? in->created_at : 0;
