@@ -1,6 +1,7 @@
 /*
  * gpurent watch: the guard that stops idle, overlong and over-budget instances (watch.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,15 +57,17 @@ notify(void *ctx, const struct event *ev)
 		cmd_warn("%s\n", err.msg);
 }
 
-/* Sleep in small steps so that Ctrl-C or SIGTERM ends the wait at once. */
+/*
+ * Sleep through the interval in one call, so that a waiting watcher costs no CPU: Ctrl-C
+ * or SIGTERM interrupts it (their handler does not restart calls).
+ */
 static void
 pause_seconds(long long s)
 {
-	struct timespec step = { 0, 200000000L };
-	long long i;
+	struct timespec left = { (time_t)s, 0 };
 
-	for (i = 0; i < s * 5 && !cmd_interrupted; i++)
-		nanosleep(&step, NULL);
+	while (!cmd_interrupted && nanosleep(&left, &left) != 0 && errno == EINTR)
+		;
 }
 
 /* Whether a recorded job still runs or has work left, so that it is worth asking. */

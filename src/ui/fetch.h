@@ -19,6 +19,7 @@
 
 #include "gpurent/costs.h"
 #include "gpurent/error.h"
+#include "gpurent/events.h"
 #include "gpurent/filter.h"
 #include "gpurent/model.h"
 #include "gpurent/session.h"
@@ -28,7 +29,8 @@ enum ui_job {
 	UJ_INSTANCES,		/* one provider's instances, and the clock */
 	UJ_METRICS,		/* one instance's GPU samples */
 	UJ_ACTION,		/* launch, stop, start or destroy */
-	UJ_COSTS,		/* the ledger: totals, by provider, by label (no provider) */
+	UJ_COSTS,		/* the ledger: totals, by provider, by label (no provider),
+				   and the watcher's newest events */
 	UJ__COUNT,
 };
 
@@ -41,6 +43,9 @@ struct ui_request {
 	bool interruptible;		/* UA_LAUNCH: the offer's type */
 	int64_t price_hour;		/* UA_LAUNCH: the offer's price as seen (the bid follows) */
 };
+
+/* The most events the events view holds. */
+#define UI_MAX_EVENTS 500
 
 struct ui_result {
 	struct ui_result *next;
@@ -55,6 +60,8 @@ struct ui_result {
 	struct sample_list samples;
 	struct instance launched;	/* UA_LAUNCH */
 	struct cost_summary total, by_provider, by_label;
+	struct event *events;		/* UJ_COSTS: the watcher's newest, oldest first */
+	size_t n_events;
 };
 
 struct ui_fetch;
