@@ -839,7 +839,7 @@ watch_open(struct watch **out, struct session *s, const struct watch_opts *o, lo
 	if (died && !o->dry_run)
 		emit(w, EV_WARN, "watcher-died", "", NULL, session_now(s), "the watcher of pid "
 		    "%s ended without closing; carrying on with what it left", mark);
-	for (i = 0; i < w->n; i++)
+	for (i = 0; i < w->n && !o->dry_run; i++)
 		if (w->v[i].phase == PH_ORDERING || (died && w->v[i].phase == PH_ORDERED))
 			emit(w, EV_INFO, "resumed", w->v[i].policy, &w->v[i], session_now(s),
 			    "%s by pid %ld (order %d, %s) was in flight; verifying it",
