@@ -10,11 +10,18 @@
 #include "gpurent/session.h"
 #include "gpurent/shell.h"
 
+static enum gr_err
+split_words(const char *line, int *argc, char ***argv, struct gr_error *err)
+{
+	return shell_split(line, false, argc, argv, NULL, err);
+}
+
 /* The shell is above the command table; the table reaches it through these. */
 static const struct cmd_shell_ops shell_ops = {
 	.run = shell_run,
 	.complete = shell_complete,
 	.words_free = shell_argv_free,
+	.split = split_words,
 };
 
 int

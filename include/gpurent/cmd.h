@@ -109,6 +109,9 @@ struct cmd_shell_ops {
 	int (*run)(struct session *s);
 	char **(*complete)(struct session *s, char **words, int nwords, const char *partial);
 	void (*words_free)(char **words);
+	/* Split a config value that names a program and its arguments into words, as the
+	 * shell's command lines are split (quotes, backslashes), never run by a shell. */
+	enum gr_err (*split)(const char *line, int *argc, char ***argv, struct gr_error *err);
 };
 extern const struct cmd_shell_ops *cmd_shell_ops;
 

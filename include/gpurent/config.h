@@ -33,6 +33,16 @@ struct config_key {
 const struct config_key *config_keys(size_t *n);
 const struct config_key *config_key_find(const char *name);
 
+/*
+ * The watcher's policies may be set per label: "label.PATTERN.KEY" (idle.after,
+ * idle.threshold, idle.action, runtime.max, runtime.action, watch.jobs_active), where
+ * PATTERN is an fnmatch(3) pattern over instance labels ("label.train-*.idle.after = 30m").
+ * Returns KEY and copies PATTERN into pattern[n] (may be NULL), or NULL when name is no
+ * such key.
+ */
+#define LABEL_PATTERN_MAX 256
+const char *config_label_key(const char *name, char *pattern, size_t n);
+
 struct config;
 
 /* Load a config file; a missing file is an empty config. Syntax errors name file:line. */

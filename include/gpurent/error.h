@@ -27,6 +27,7 @@ enum gr_err {
 	GR_ECONFLICT,		/* the instance's state does not allow it (start a failed one) */
 	GR_ESTATE,		/* local database or files unusable */
 	GR_EINTERRUPTED,	/* Ctrl-C */
+	GR_ELOCKED,		/* another process holds a lock that allows only one (watch) */
 };
 
 struct gr_error {
@@ -67,6 +68,7 @@ enum gr_exit {
 	EXIT_UNSUPPORTED = 12,
 	EXIT_CONFLICT = 13,
 	EXIT_MISMATCH = 14,	/* verify: the machine is not what it was rented as */
+	EXIT_LOCKED = 15,
 	EXIT_INTERRUPTED = 130,
 };
 

@@ -40,6 +40,8 @@ struct serve_opts {
 	int fail_first;
 	int fail_first_acted;
 	const char *fail_match;
+	/* The first ignore_stops stop requests are answered as done and not acted on. */
+	int ignore_stops;
 	/*
 	 * When set, every request is appended to it as one line of JSON before it is answered:
 	 * {"method", "path", "query": [[name, value], ...], "body", "key": whether one was

@@ -74,6 +74,8 @@ collect_one(const char *profile, const char *key, const char *value, void *ctx)
 		cl->cap = cl->cap ? cl->cap * 2 : 16;
 		cl->v = xreallocarray(cl->v, cl->cap, sizeof(*cl->v));
 	}
+	if (k == NULL && config_label_key(key, NULL, LABEL_PATTERN_MAX) != NULL)
+		k = config_key_find(config_label_key(key, NULL, LABEL_PATTERN_MAX));
 	cl->v[cl->n++] = (struct kv){ profile, key, value, k ? k->help : NULL };
 }
 
@@ -134,7 +136,8 @@ config_run(struct cmd_ctx *c, int argc, char **argv)
 	if (strcmp(argv[0], "get") == 0) {
 		if (n != 2)
 			return cmd_usage_error(c, "usage: gpurent config get KEY");
-		if (config_key_find(argv[1]) == NULL) {
+		if (config_key_find(argv[1]) == NULL &&
+		    config_label_key(argv[1], NULL, LABEL_PATTERN_MAX) == NULL) {
 			gr_fail(&err, GR_EUSAGE, "unknown config key '%s' (see 'gpurent config "
 			    "list --all')", argv[1]);
 			return cmd_error(c, &err);

@@ -21,7 +21,8 @@ const char cmd_sim_serve_usage[] =
     "         [--api-key KEY] [--latency MS] [--fail-429 PCT] [--fail-5xx PCT]\n"
     "         [--fail-drop PCT] [--fail-truncate PCT] [--fail-malformed PCT]\n"
     "         [--retry-after S] [--fault-seed N] [--fail-first N]\n"
-    "         [--fail-first-acted N] [--fail-match TEXT] [--log-requests FILE]\n";
+    "         [--fail-first-acted N] [--fail-match TEXT] [--ignore-stop N]\n"
+    "         [--log-requests FILE]\n";
 
 static void
 on_term(int sig)
@@ -78,6 +79,7 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 		{ "--retry-after", offsetof(struct serve_opts, retry_after_s), 0, 3600 },
 		{ "--fail-first", offsetof(struct serve_opts, fail_first), 0, 1000000 },
 		{ "--fail-first-acted", offsetof(struct serve_opts, fail_first_acted), 0, 1000000 },
+		{ "--ignore-stop", offsetof(struct serve_opts, ignore_stops), 0, 1000000 },
 	};
 	struct serve_opts o;
 	struct gr_error err = { 0 };

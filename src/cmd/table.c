@@ -10,7 +10,7 @@ extern const struct command cmd_complete, cmd_config, cmd_costs, cmd_cp,
     cmd_forward, cmd_dashboard, cmd_destroy,
     cmd_gpus, cmd_help, cmd_launch, cmd_login, cmd_logout, cmd_ls, cmd_metrics, cmd_offers,
     cmd_providers, cmd_shell, cmd_show, cmd_sim, cmd_ssh, cmd_start, cmd_stop, cmd_version,
-    cmd_jobs, cmd_kill, cmd_logs, cmd_run_job, cmd_verify;
+    cmd_jobs, cmd_kill, cmd_logs, cmd_run_job, cmd_verify, cmd_events, cmd_watch;
 
 const struct command *const commands[] = {
 	&cmd_complete,
@@ -19,6 +19,7 @@ const struct command *const commands[] = {
 	&cmd_cp,
 	&cmd_dashboard,
 	&cmd_destroy,
+	&cmd_events,
 	&cmd_forward,
 	&cmd_gpus,
 	&cmd_help,
@@ -41,5 +42,6 @@ const struct command *const commands[] = {
 	&cmd_stop,
 	&cmd_verify,
 	&cmd_version,
+	&cmd_watch,
 	NULL,
 };

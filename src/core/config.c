@@ -14,8 +14,10 @@
 #include "gpurent/util.h"
 
 static const struct config_key keys[] = {
+	{ "budget.action", CK_STRING, "stop", "what the watcher does to running instances once a budget is spent: stop, destroy or notify" },
 	{ "budget.day", CK_MONEY, NULL, "refuse launches that would take today's projected spend over this (300, 300 CNY; bare: USD)" },
 	{ "budget.month", CK_MONEY, NULL, "refuse launches that would take this month's projected spend over this (500, 3000 CNY; bare: USD)" },
+	{ "budget.warn", CK_INT, "80", "percent of a budget spent at which the watcher warns" },
 	{ "color", CK_STRING, "auto", "auto, always or never" },
 	{ "dashboard.idle_minutes", CK_INT, "10", "highlight instances idle this long" },
 	{ "dashboard.instances_interval", CK_DURATION, "5s", "refresh interval of the instances view" },
@@ -24,10 +26,14 @@ static const struct config_key keys[] = {
 	{ "fx.CODE", CK_RATE, NULL, "US dollars one unit of currency CODE is worth (fx.CNY = 0.14); the only way amounts in different currencies are combined" },
 	{ "http.connect_timeout", CK_DURATION, "10s", "connect timeout per request" },
 	{ "http.timeout", CK_DURATION, "30s", "total timeout per request" },
+	{ "idle.action", CK_STRING, "stop", "what the watcher does to an idle instance: stop, destroy or notify" },
+	{ "idle.after", CK_DURATION, NULL, "stop an instance idle this long (unset: no idle policy)" },
+	{ "idle.threshold", CK_INT, "5", "GPU utilisation percent at or below which an instance is idle" },
 	{ "lambda.ssh_key", CK_STRING, NULL, "name of the Lambda SSH key to launch with" },
 	{ "lambda.url", CK_STRING, NULL, "Lambda API address (scheme, host, port)" },
 	{ "launch.disk", CK_INT, NULL, "default disk size in GB (unset: the provider's default)" },
 	{ "launch.image", CK_STRING, NULL, "default image to launch" },
+	{ "notify.command", CK_STRING, NULL, "program the watcher runs for each action and alert (argv, never a shell)" },
 	{ "offers.filter", CK_STRING, NULL, "filter terms applied to every offer search" },
 	{ "offers.limit", CK_INT, NULL, "default --limit of offers" },
 	{ "offers.sort", CK_STRING, "price", "default sort keys of offers" },
@@ -40,6 +46,8 @@ static const struct config_key keys[] = {
 	{ "runpod.disk", CK_INT, NULL, "RunPod container disk in GB when launch gives none" },
 	{ "runpod.image", CK_STRING, NULL, "RunPod image when launch gives none" },
 	{ "runpod.url", CK_STRING, NULL, "RunPod API address (scheme, host, port)" },
+	{ "runtime.action", CK_STRING, "stop", "what the watcher does past runtime.max: stop, destroy or notify" },
+	{ "runtime.max", CK_DURATION, NULL, "longest an instance may run before the watcher acts (unset: no limit)" },
 	{ "slurm.cluster", CK_STRING, NULL, "a name for the Slurm cluster, shown as the location of its offers" },
 	{ "slurm.currency", CK_STRING, "USD", "currency of the slurm.price.* charge-back rates" },
 	{ "slurm.price.*", CK_MONEY, NULL, "charge-back rate per GPU-hour of a GRES type (slurm.price.h100 = 2.10); without one a Slurm offer has no price" },
@@ -52,6 +60,10 @@ static const struct config_key keys[] = {
 	{ "ssh.config", CK_STRING, NULL, "ssh_config file passed to ssh -F instead of ~/.ssh/config" },
 	{ "ssh.identity", CK_STRING, NULL, "private key file passed to ssh -i" },
 	{ "ssh.rsync_path", CK_STRING, NULL, "rsync on the instances, when not 'rsync' in PATH" },
+	{ "watch.interval", CK_DURATION, "60s", "time between two passes of gpurent watch" },
+	{ "watch.jobs_active", CK_BOOL, "true", "a running gpurent job keeps its instance from counting as idle" },
+	{ "watch.verify_timeout", CK_DURATION, "5m", "how long a stop or destroy may take before the watcher orders it again" },
+	{ "watch.verify_tries", CK_INT, "3", "orders of one stop or destroy before the watcher raises an alert" },
 	{ "vast.disk", CK_INT, NULL, "vast.ai disk in GB when launch gives none" },
 	{ "vast.image", CK_STRING, NULL, "vast.ai image when launch gives none" },
 	{ "vast.limit", CK_INT, NULL, "most offers one vast.ai search asks for" },
@@ -89,6 +101,34 @@ config_key_find(const char *name)
 			return &keys[i];
 		if (strcmp(keys[i].name, name) == 0)
 			return &keys[i];
+	}
+	return NULL;
+}
+
+/* The watcher's keys that may also be set for the instances of some labels. */
+static const char *const label_keys[] = {
+	"idle.action", "idle.after", "idle.threshold", "runtime.action", "runtime.max",
+	"watch.jobs_active",
+};
+
+const char *
+config_label_key(const char *name, char *pattern, size_t n)
+{
+	size_t i, len = strlen(name), kl;
+
+	if (strncmp(name, "label.", 6) != 0)
+		return NULL;
+	for (i = 0; i < ARRAY_LEN(label_keys); i++) {
+		kl = strlen(label_keys[i]);
+		/* "label." PATTERN "." KEY with a PATTERN of at least one character */
+		if (len > 6 + 1 + kl && name[len - kl - 1] == '.' &&
+		    strcmp(name + len - kl, label_keys[i]) == 0 && len - kl - 1 - 6 < n) {
+			if (pattern != NULL) {
+				memcpy(pattern, name + 6, len - kl - 1 - 6);
+				pattern[len - kl - 1 - 6] = '\0';
+			}
+			return label_keys[i];
+		}
 	}
 	return NULL;
 }
@@ -195,10 +235,17 @@ config_check(const char *key, const char *value, struct gr_error *err)
 	const struct config_key *k = config_key_find(key);
 	struct gr_error sub = { 0 };
 	enum out_format fmt;
+	const char *base;
+	char pattern[LABEL_PATTERN_MAX];
 	long long n;
 	int64_t m;
 	char code[CURRENCY_MAX];
 
+	if (k == NULL && (base = config_label_key(key, pattern, sizeof(pattern))) != NULL) {
+		if (config_check(base, value, &sub) != GR_OK)
+			return gr_fail(err, GR_EUSAGE, "'%s': %s", key, sub.msg);
+		return GR_OK;
+	}
 	if (k == NULL)
 		return gr_fail(err, GR_EUSAGE, "unknown config key '%s' (see 'gpurent config "
 		    "list --all')", key);
@@ -243,6 +290,20 @@ config_check(const char *key, const char *value, struct gr_error *err)
 	if (strcmp(key, "spot.bid_margin") == 0 && (!parse_int(value, 0, 100, &n)))
 		return gr_fail(err, GR_EUSAGE, "'spot.bid_margin' is a whole percentage from 0 "
 		    "to 100, not '%s'", value);
+	if ((strcmp(key, "idle.action") == 0 || strcmp(key, "runtime.action") == 0 ||
+	    strcmp(key, "budget.action") == 0) && strcmp(value, "stop") != 0 &&
+	    strcmp(value, "destroy") != 0 && strcmp(value, "notify") != 0)
+		return gr_fail(err, GR_EUSAGE, "'%s' is stop, destroy or notify, not '%s'", key,
+		    value);
+	if (strcmp(key, "idle.threshold") == 0 && !parse_int(value, 0, 100, &n))
+		return gr_fail(err, GR_EUSAGE, "'idle.threshold' is a whole percentage from 0 to "
+		    "100, not '%s'", value);
+	if (strcmp(key, "budget.warn") == 0 && !parse_int(value, 1, 100, &n))
+		return gr_fail(err, GR_EUSAGE, "'budget.warn' is a whole percentage from 1 to "
+		    "100, not '%s'", value);
+	if (strcmp(key, "watch.verify_tries") == 0 && !parse_int(value, 1, 100, &n))
+		return gr_fail(err, GR_EUSAGE, "'watch.verify_tries' is from 1 to 100, not '%s'",
+		    value);
 	if (strcmp(key, "output") == 0 && !out_format_parse(value, &fmt))
 		return gr_fail(err, GR_EUSAGE, "'output' is table, json, csv, tsv or ids");
 	if (strcmp(key, "offers.filter") == 0) {

@@ -45,6 +45,7 @@ static const struct {
 	[GR_ECONFLICT] = { "conflict", EXIT_CONFLICT },
 	[GR_ESTATE] = { "state", EXIT_ERROR },
 	[GR_EINTERRUPTED] = { "interrupted", EXIT_INTERRUPTED },
+	[GR_ELOCKED] = { "locked", EXIT_LOCKED },
 };
 
 int

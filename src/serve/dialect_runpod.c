@@ -567,7 +567,7 @@ mutate(struct serve_ctx *c, const char *field, const char *pod, struct serve_rep
 		return;
 	}
 	if (strcmp(field, "podStop") == 0)
-		code = sim_stop(c->sim, in.id, &err);
+		code = serve_stop(c, in.id, &err);
 	else if (strcmp(field, "podResume") == 0)
 		code = sim_start(c->sim, in.id, &err);
 	else
@@ -814,7 +814,7 @@ rest_v1(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 		rest_fail(rp, 404, "not found");
 		return;
 	}
-	code = strcmp(act, "stop") == 0 ? sim_stop(c->sim, in.id, &err) :
+	code = strcmp(act, "stop") == 0 ? serve_stop(c, in.id, &err) :
 	    sim_start(c->sim, in.id, &err);
 	if (code == GR_ECAPACITY) {
 		rest_fail(rp, 500, "There are not enough free GPUs on the host machine to start "

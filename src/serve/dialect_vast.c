@@ -804,7 +804,7 @@ action(struct serve_ctx *c, const char *num, const struct serve_req *rq, bool de
 		st = bj_strp(b, "state");
 		labelled = st == NULL && cJSON_GetObjectItemCaseSensitive(b, "label") != NULL;
 		if (st != NULL && strcmp(st, "stopped") == 0)
-			code = sim_stop(c->sim, in.id, &err);
+			code = serve_stop(c, in.id, &err);
 		else if (st != NULL && strcmp(st, "running") == 0)
 			code = sim_start(c->sim, in.id, &err);
 		else if (bj_strp(b, "label") != NULL)

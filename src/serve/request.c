@@ -8,6 +8,7 @@
 
 #include "libmhd.h"
 
+#include "gpurent/sim.h"
 #include "gpurent/util.h"
 
 #include "serve_int.h"
@@ -19,6 +20,17 @@ serve_query(const struct serve_req *rq, const char *name)
 	if (rq->conn == NULL)
 		return NULL;
 	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+enum gr_err
+serve_stop(struct serve_ctx *c, const char *id, struct gr_error *err)
+{
+	/* The fault a watcher must catch: the provider says yes and the machine bills on. */
+	if (c->ignore_stops > 0) {
+		c->ignore_stops--;
+		return GR_OK;
+	}
+	return sim_stop(c->sim, id, err);
 }
 
 long long

@@ -40,7 +40,11 @@ struct serve_reply {
 struct serve_ctx {
 	struct sim *sim;
 	const char *api_key;		/* NULL: any key accepted */
+	int ignore_stops;		/* stops still to acknowledge and not do (--ignore-stop) */
 };
+
+/* request.c: stop an instance, or, while c->ignore_stops lasts, only say so. */
+enum gr_err serve_stop(struct serve_ctx *c, const char *id, struct gr_error *err);
 
 /* request.c: the value of a query parameter, or NULL (always NULL when rq->conn is NULL). */
 const char *serve_query(const struct serve_req *rq, const char *name);

@@ -27,6 +27,7 @@ struct sim {
 	int64_t speed;
 	int64_t epoch;		/* when this world was created, for GPURENT_SIM_SPEED */
 	int ssh_port;		/* GPURENT_SIM_SSH_PORT */
+	int tide_ratio;		/* GPURENT_SIM_TIDE: daily peak over trough of the load */
 };
 
 static const char schema[] =
@@ -86,6 +87,9 @@ sim_open(struct sim **out, struct state *st, struct gr_error *err)
 	if (env_ll("GPURENT_SIM_SSH_PORT", 1, 65535, 22, &n, err) != GR_OK)
 		goto bad_env;
 	s->ssh_port = (int)n;
+	if (env_ll("GPURENT_SIM_TIDE", 1, 100, 7, &n, err) != GR_OK)
+		goto bad_env;
+	s->tide_ratio = (int)n;
 	if (state_meta_get(st, "sim.epoch", buf, sizeof(buf)) && parse_int(buf, 0, INT64_MAX, &n))
 		s->epoch = n;
 	else {
@@ -188,11 +192,12 @@ struct row {
 	int disk_gb;
 	int64_t created_at;
 	char status_msg[128];
+	char workload[64];	/* SIM_WORKLOAD from its launch environment, "" when none */
 };
 
 #define ROW_COLS "seq, id, offer_idx, type, state, state_since, next_at, run_since, " \
 	"checked_until, price_hour, bid_hour, storage_hour, label, image, disk_gb, created_at, " \
-	"status_msg"
+	"status_msg, env"
 
 static void
 col_text(char *dst, size_t n, sqlite3_stmt *q, int c)
@@ -200,6 +205,22 @@ col_text(char *dst, size_t n, sqlite3_stmt *q, int c)
 	const unsigned char *t = sqlite3_column_text(q, c);
 
 	strlcpy_(dst, t ? (const char *)t : "", n);
+}
+
+/* The value of SIM_WORKLOAD in an instance's launch environment (lines of K=V). */
+static void
+workload_of(const unsigned char *env, char *dst, size_t n)
+{
+	const char *p = (const char *)env, *end;
+
+	dst[0] = '\0';
+	for (; p != NULL && *p != '\0'; p = end + (*end != '\0')) {
+		end = p + strcspn(p, "\n");
+		if (strncmp(p, "SIM_WORKLOAD=", 13) == 0 && (size_t)(end - p - 13) < n) {
+			memcpy(dst, p + 13, (size_t)(end - p - 13));
+			dst[end - p - 13] = '\0';
+		}
+	}
 }
 
 static void
@@ -223,6 +244,7 @@ read_row(sqlite3_stmt *q, struct row *r)
 	r->disk_gb = sqlite3_column_int(q, 14);
 	r->created_at = sqlite3_column_int64(q, 15);
 	col_text(r->status_msg, sizeof(r->status_msg), q, 16);
+	workload_of(sqlite3_column_text(q, 17), r->workload, sizeof(r->workload));
 }
 
 static enum gr_err
@@ -516,12 +538,18 @@ row_to_instance(struct sim *s, const struct row *r, int64_t now, struct instance
 		in->ssh_port = s->ssh_port;
 		strlcpy_(in->ssh_user, user && *user ? user : "root", sizeof(in->ssh_user));
 		in->valid |= IV_SSH;
-		for (i = 0; i < o.gpu_count; i++) {
-			workload_sample(s->seed, r->id, o.gpu, i, r->run_since, now, &g);
-			sum += g.util_pct;
+		bool util;
+
+		if (workload_reports(s->seed, r->id, r->workload, r->run_since, now, &util) &&
+		    util) {
+			for (i = 0; i < o.gpu_count; i++) {
+				workload_sample(s->seed, r->id, r->workload, s->tide_ratio, o.gpu,
+				    i, r->run_since, now, &g);
+				sum += g.util_pct;
+			}
+			in->util_pct = o.gpu_count ? sum / o.gpu_count : 0;
+			in->valid |= IV_UTIL;
 		}
-		in->util_pct = o.gpu_count ? sum / o.gpu_count : 0;
-		in->valid |= IV_UTIL;
 	}
 }
 
@@ -950,6 +978,7 @@ sim_metrics(struct sim *s, const char *id, struct sample_list *out, struct gr_er
 	struct row r;
 	struct offer o;
 	int64_t now;
+	bool util;
 	int i;
 
 	if (fresh_row(s, id, &r, err) != GR_OK)
@@ -958,8 +987,11 @@ sim_metrics(struct sim *s, const char *id, struct sample_list *out, struct gr_er
 		return gr_fail(err, GR_EFAIL, "instance '%s' is %s; metrics exist only while it runs",
 		    id, inst_state_name(r.state));
 	now = sim_now(s);
+	if (!workload_reports(s->seed, r.id, r.workload, r.run_since, now, &util))
+		return gr_fail(err, GR_EUNAVAIL, "instance '%s' reports no metrics", id);
 	market_offer(s->seed, r.offer_idx, r.created_at, &o);
 	for (i = 0; i < o.gpu_count; i++)
-		workload_sample(s->seed, r.id, o.gpu, i, r.run_since, now, sample_list_add(out));
+		workload_sample(s->seed, r.id, r.workload, s->tide_ratio, o.gpu, i, r.run_since,
+		    now, sample_list_add(out));
 	return GR_OK;
 }

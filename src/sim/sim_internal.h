@@ -18,8 +18,18 @@ int64_t market_spot_floor(uint64_t seed, int64_t idx);
 /* "sim:o-000123" or "sim:o-000123i" -> 123 and its type. */
 bool market_parse_offer_id(const char *id, int64_t *idx, enum offer_type *type);
 
-/* One GPU's metrics at time t for an instance that has been running since run_since. */
-void workload_sample(uint64_t seed, const char *instance_id, const struct gpu_model *gpu,
-    int index, int64_t run_since, int64_t t, struct gpu_sample *out);
+/*
+ * One GPU's metrics at time t for an instance that has been running since run_since. spec
+ * is the instance's SIM_WORKLOAD ("" or NULL: chosen from the seed): training, inference
+ * (or tidal), idle, job:DURATION (training that ends after DURATION and leaves the GPU
+ * idle), unreported (no utilisation in the samples) or dark:DURATION (idle, and no
+ * metrics at all after DURATION). tide_ratio: the daily peak over trough of inference.
+ */
+void workload_sample(uint64_t seed, const char *instance_id, const char *spec, int tide_ratio,
+    const struct gpu_model *gpu, int index, int64_t run_since, int64_t t,
+    struct gpu_sample *out);
+/* Whether the instance reports metrics at t, and (*util) its utilisation among them. */
+bool workload_reports(uint64_t seed, const char *instance_id, const char *spec,
+    int64_t run_since, int64_t t, bool *util);
 
 #endif

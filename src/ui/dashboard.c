@@ -111,6 +111,11 @@ apply_result(struct ui *u, struct ui_result *r)
 		memset(&r->by_provider, 0, sizeof(r->by_provider));
 		memset(&r->by_label, 0, sizeof(r->by_label));
 		u->have_costs = true;
+		free(u->events);
+		u->events = r->events;
+		u->n_events = r->n_events;
+		r->events = NULL;
+		r->n_events = 0;
 		break;
 	default:
 		break;
@@ -231,6 +236,7 @@ release_ui(struct ui *u)
 	cost_summary_release(&u->by_provider);
 	cost_summary_release(&u->by_label);
 	sb_release(&u->dlg_text);
+	free(u->events);
 	free(u->idle);
 	free(u->jobs);
 }

@@ -85,6 +85,7 @@ ui_result_free(struct ui_result *r)
 	cost_summary_release(&r->total);
 	cost_summary_release(&r->by_provider);
 	cost_summary_release(&r->by_label);
+	free(r->events);
 	free(r);
 }
 
@@ -209,7 +210,8 @@ do_costs(struct session *s, struct ui_result *r)
 	r->now = clk.sim_shown ? clk.sim : clk.wall;
 	if (costs_compute(st, &clk, 0, CG_NONE, &r->total, &r->err) != GR_OK ||
 	    costs_compute(st, &clk, 0, CG_PROVIDER, &r->by_provider, &r->err) != GR_OK ||
-	    costs_compute(st, &clk, 0, CG_LABEL, &r->by_label, &r->err) != GR_OK)
+	    costs_compute(st, &clk, 0, CG_LABEL, &r->by_label, &r->err) != GR_OK ||
+	    events_load(st, 0, 0, UI_MAX_EVENTS, &r->events, &r->n_events, &r->err) != GR_OK)
 		return r->err.code;
 	return GR_OK;
 }

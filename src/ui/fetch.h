@@ -19,6 +19,7 @@
 
 #include "gpurent/costs.h"
 #include "gpurent/error.h"
+#include "gpurent/events.h"
 #include "gpurent/filter.h"
 #include "gpurent/model.h"
 #include "gpurent/session.h"
@@ -28,7 +29,8 @@ enum ui_job {
 	UJ_INSTANCES,		/* one provider's instances, and the clock */
 	UJ_METRICS,		/* one instance's GPU samples */
 	UJ_ACTION,		/* launch, stop, start or destroy */
-	UJ_COSTS,		/* the ledger: totals, by provider, by label (no provider) */
+	UJ_COSTS,		/* the ledger: totals, by provider, by label (no provider),
+				   and the watcher's newest events */
 	UJ__COUNT,
 };
 
@@ -43,6 +45,9 @@ struct ui_request {
 	char currency[CURRENCY_MAX];	/* of price_hour */
 };
 
+/* The most events the events view holds. */
+#define UI_MAX_EVENTS 500
+
 struct ui_result {
 	struct ui_result *next;
 	enum ui_job job;
@@ -56,6 +61,8 @@ struct ui_result {
 	struct sample_list samples;
 	struct instance launched;	/* UA_LAUNCH */
 	struct cost_summary total, by_provider, by_label;
+	struct event *events;		/* UJ_COSTS: the watcher's newest, oldest first */
+	size_t n_events;
 };
 
 struct ui_fetch;

@@ -14,6 +14,7 @@
 
 #include "gpurent/costs.h"
 #include "gpurent/dashboard.h"
+#include "gpurent/events.h"
 #include "gpurent/filter.h"
 #include "gpurent/model.h"
 #include "gpurent/util.h"
@@ -21,7 +22,7 @@
 #include "grid.h"
 #include "layout.h"
 
-enum ui_view { UV_OFFERS, UV_INSTANCES, UV_METRICS, UV_COSTS, UV__COUNT };
+enum ui_view { UV_OFFERS, UV_INSTANCES, UV_METRICS, UV_COSTS, UV_EVENTS, UV__COUNT };
 
 /* Semantic colours (htop's ColorElements); attributes come from the palette. */
 enum ui_color {
@@ -122,6 +123,11 @@ struct ui {
 	struct cost_summary total, by_provider, by_label;
 	bool have_costs;
 
+	/* The watcher's newest events (with the costs: the same lane reads the database). */
+	struct event *events;
+	size_t n_events;
+	size_t ev_top;			/* first shown, counted from the newest */
+
 	/* The status line: a message for a while, else provider errors. */
 	char msg[256];
 	int msg_color;
@@ -161,7 +167,8 @@ struct ui_view_ops {
 	bool (*key)(struct ui *u, int key);	/* true: used; NULL: no keys of its own */
 	const char *keys;			/* the key hints of the bottom line */
 };
-extern const struct ui_view_ops ui_view_offers, ui_view_instances, ui_view_metrics, ui_view_costs;
+extern const struct ui_view_ops ui_view_offers, ui_view_instances, ui_view_metrics, ui_view_costs,
+    ui_view_events;
 
 /* tableview.c: what the views made of a table share. */
 void ui_table_draw(struct ui *u, struct ui_grid *g, const struct ui_rect *r, const char *empty,

@@ -93,5 +93,5 @@ const struct ui_view_ops ui_view_costs = {
 	.name = "costs",
 	.title = "Costs",
 	.draw = draw_costs,
-	.keys = "r refresh  1-4 views",
+	.keys = "r refresh  1-5 views",
 };

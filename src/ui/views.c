@@ -11,6 +11,7 @@ static const struct ui_view_ops *const views[UV__COUNT] = {
 	[UV_INSTANCES] = &ui_view_instances,
 	[UV_METRICS] = &ui_view_metrics,
 	[UV_COSTS] = &ui_view_costs,
+	[UV_EVENTS] = &ui_view_events,
 };
 
 void

@@ -10,6 +10,7 @@
 
 #include "gpurent/config.h"
 #include "gpurent/paths.h"
+#include "gpurent/watch.h"
 
 static char dir[] = "/tmp/gpurent-test-config.XXXXXX";
 
@@ -111,6 +112,59 @@ syntax_errors(void **state)
 	config_free(c);
 }
 
+/* The watcher's policies: label keys of the profile, then of the top level, then the key. */
+static void
+label_policies(void **state)
+{
+	struct config *c = NULL;
+	struct gr_error err = { 0 };
+	struct watch_policy p;
+	char pattern[LABEL_PATTERN_MAX];
+
+	(void)state;
+	assert_string_equal(config_label_key("label.train-*.idle.after", pattern,
+	    sizeof(pattern)), "idle.after");
+	assert_string_equal(pattern, "train-*");
+	assert_string_equal(config_label_key("label.a.b.runtime.max", pattern, sizeof(pattern)),
+	    "runtime.max");
+	assert_string_equal(pattern, "a.b");
+	assert_null(config_label_key("label..idle.after", NULL, 0));
+	assert_null(config_label_key("label.x.colour", NULL, 0));
+	assert_null(config_label_key("idle.after", NULL, 0));
+	write_file("idle.after = 30m\n"
+	    "label.train-*.idle.after = 2h\n"
+	    "label.train-*.idle.threshold = 20\n"
+	    "label.train-*.idle.after = 3h\n"
+	    "[profile p]\n"
+	    "label.train-big.idle.action = notify\n"
+	    "label.train-big.idle.after = 1h\n"
+	    "runtime.max = 1d\n");
+	assert_int_equal(config_load(&c, paths_config_file(), &err), GR_OK);
+	watch_policy_for(c, "web", &p);
+	assert_int_equal(p.idle_after, 1800);
+	assert_int_equal(p.idle_threshold, 5);
+	assert_int_equal(p.idle_action, WA_STOP);
+	assert_int_equal(p.runtime_max, 0);
+	assert_true(p.jobs_active);
+	watch_policy_for(c, "train-big", &p);
+	assert_int_equal(p.idle_after, 3 * 3600);	/* the last matching line */
+	assert_int_equal(p.idle_threshold, 20);
+	assert_int_equal(p.idle_action, WA_STOP);	/* the profile is not selected */
+	assert_int_equal(config_select_profile(c, "p", &err), GR_OK);
+	watch_policy_for(c, "train-big", &p);
+	assert_int_equal(p.idle_after, 3600);
+	assert_int_equal(p.idle_action, WA_NOTIFY);
+	assert_int_equal(p.runtime_max, 86400);
+	watch_policy_for(c, "train-small", &p);
+	assert_int_equal(p.idle_after, 3 * 3600);
+	assert_int_equal(p.idle_action, WA_STOP);
+	config_free(c);
+	write_file("label.x.idle.action = explode\n");
+	gr_error_clear(&err);
+	assert_int_equal(config_load(&c, paths_config_file(), &err), GR_EUSAGE);
+	unlink(paths_config_file());
+}
+
 int
 main(void)
 {
@@ -118,6 +172,7 @@ main(void)
 		cmocka_unit_test(profiles),
 		cmocka_unit_test(set_keeps_comments),
 		cmocka_unit_test(syntax_errors),
+		cmocka_unit_test(label_policies),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

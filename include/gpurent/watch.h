@@ -1,0 +1,109 @@
+/*
+ * watch.h - the guard that acts on the fleet: `gpurent watch` (src/guard/).
+ *
+ * One pass lists the instances of the session's providers and applies the policies of the
+ * config (policy.c): an instance idle (GPU utilisation at or below idle.threshold) for
+ * idle.after, one that has run longer than runtime.max, and the running instances once
+ * budget.day or budget.month is spent (newest first) are stopped, destroyed or only
+ * reported, as idle.action, runtime.action and budget.action say. A policy may be set
+ * globally, per profile and per label ("label.PATTERN.idle.after").
+ *
+ * It decides on fresh evidence only: an instance whose utilisation is unknown, or whose
+ * newest sample is older than three intervals, is "unobserved" and never idle; a running
+ * gpurent job (remote_job.h) keeps its instance busy unless watch.jobs_active is false.
+ *
+ * Every stop or destroy it orders is verified: it is recorded before the request leaves,
+ * and later passes re-read the instance until the provider reports it stopped (no longer
+ * billed for compute) or destroyed; a stop acknowledged but not done is ordered again, up
+ * to watch.verify_tries orders, then raises an alert, and is never reported done. Its
+ * state (idle since, the action in flight) is in the state database (table watch_state),
+ * so a watcher killed at any point and started again carries on with what was in flight.
+ *
+ * Every observation that led to an action and every action is an event (events.h); the
+ * events of EV_ACTION and above are handed to notify.command (notify.c).
+ */
+#ifndef GPURENT_WATCH_H
+#define GPURENT_WATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "events.h"
+
+struct session;
+struct config;
+
+enum watch_action { WA_NONE, WA_STOP, WA_DESTROY, WA_NOTIFY };
+
+/* The policies that apply to one instance, from the config and its label. */
+struct watch_policy {
+	int idle_threshold;		/* percent */
+	int64_t idle_after;		/* seconds, 0: no idle policy */
+	enum watch_action idle_action;
+	int64_t runtime_max;		/* seconds, 0: none */
+	enum watch_action runtime_action;
+	bool jobs_active;
+};
+
+/* What a budget overrun does, and when to warn. */
+struct watch_budget {
+	int64_t day, month;		/* micro-dollars, -1: unset */
+	int warn_pct;
+	enum watch_action action;
+};
+
+const char *watch_action_name(enum watch_action a);
+/*
+ * The policy for an instance labelled label ("" none): label keys of the selected profile,
+ * then those at the top level (the last matching line of each wins), then the key itself
+ * (profile, top level, default).
+ */
+void watch_policy_for(const struct config *cfg, const char *label, struct watch_policy *out);
+void watch_budget_for(const struct config *cfg, struct watch_budget *out);
+
+struct watch_opts {
+	int64_t interval;		/* seconds between passes; staleness is three of them */
+	bool dry_run;			/* say what it would do; change nothing, write nothing */
+	FILE *out;			/* one line per event (or would-be action) */
+	/* Called with each event the watcher journals, for notify.command; may be NULL. */
+	void (*notify)(void *ctx, const struct event *ev);
+	void *notify_ctx;
+};
+
+struct watch;
+
+/*
+ * Take the lock of the state directory (not with dry_run) and load the watcher's state.
+ * GR_ELOCKED when another watcher holds it; *holder then receives its pid (0 unknown).
+ */
+enum gr_err watch_open(struct watch **out, struct session *s, const struct watch_opts *o,
+    long *holder, struct gr_error *err);
+void watch_close(struct watch *w);
+
+struct watch_report {
+	size_t instances;		/* seen this pass */
+	size_t unobserved;		/* running, with no fresh utilisation */
+	size_t acted;			/* orders sent (or that would be, dry run) */
+	size_t alerts;
+	size_t unlisted;		/* providers that could not list: their instances unseen */
+};
+
+/* One pass over the fleet. GR_EPARTIAL when a provider could not list its instances. */
+enum gr_err watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err);
+
+/*
+ * notify.c: an event as one line of JSON (seq, at in RFC 3339, level, kind, policy,
+ * instance_id, label, util_pct or null, message); caller frees.
+ */
+char *watch_event_json(const struct event *ev);
+/*
+ * Run argv (argv[0] looked up in PATH; never a shell) with the event in GPURENT_EVENT_SEQ,
+ * _AT, _LEVEL, _KIND, _POLICY, _INSTANCE, _LABEL, _UTIL and _MESSAGE and its JSON on stdin;
+ * killed after timeout_s seconds. GR_EFAIL when it fails or exits non-zero.
+ */
+enum gr_err watch_notify_run(char *const *argv, const struct event *ev, int timeout_s,
+    struct gr_error *err);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * gpurent events: the watcher's journal (events.h), newest last; --follow for more.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpurent/events.h"
+#include "gpurent/output.h"
+#include "gpurent/util.h"
+#include "gpurent/watch.h"
+#include "common.h"
+
+enum { E_SINCE = 1, E_FOLLOW, E_LEVEL };
+
+static const struct cmd_opt opts[] = {
+	{ "since", 's', "DURATION", "only events of the last DURATION (such as 2h or 7d)", E_SINCE, CPL_NONE, false },
+	{ "follow", 'f', NULL, "keep printing events as the watcher writes them, until interrupted", E_FOLLOW, CPL_NONE, false },
+	{ "level", 'l', "LEVEL", "only events of this level or above: info, action, warn, alert", E_LEVEL, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+struct args {
+	long long since;	/* seconds back, 0: all */
+	bool follow;
+	enum event_level level;
+};
+
+static int
+handle(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	struct args *a = data;
+
+	switch (id) {
+	case E_SINCE:
+		if ((a->since = parse_duration(arg)) <= 0)
+			return cmd_usage_error(c, "--since needs a duration such as 2h or 7d");
+		break;
+	case E_FOLLOW: a->follow = true; break;
+	case E_LEVEL:
+		if (!event_level_parse(arg, &a->level))
+			return cmd_usage_error(c, "--level is info, action, warn or alert");
+		break;
+	}
+	return 0;
+}
+
+enum { C_SEQ, C_AT, C_LEVEL, C_KIND, C_POLICY, C_INSTANCE, C_LABEL, C_UTIL, C_MESSAGE };
+
+static const struct column cols[] = {
+	[C_SEQ] = { "seq", "SEQ", true, true, 3, 0 },
+	[C_AT] = { "at", "TIME", false, false, 0, 0 },
+	[C_LEVEL] = { "level", "LEVEL", false, false, 0, 0 },
+	[C_KIND] = { "kind", "EVENT", false, false, 0, 0 },
+	[C_POLICY] = { "policy", "POLICY", false, false, 2, 0 },
+	[C_INSTANCE] = { "instance_id", "INSTANCE", false, false, 0, 0 },
+	[C_LABEL] = { "label", "LABEL", false, false, 2, 8 },
+	[C_UTIL] = { "util_pct", "UTIL%", true, false, 3, 0 },
+	[C_MESSAGE] = { "message", "MESSAGE", false, false, 1, 20 },
+};
+
+static void
+cell(const void *row, size_t c, struct cell *out, void *ctx)
+{
+	const struct event *e = row;
+
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+	out->kind = CELL_STR;
+	switch (c) {
+	case C_SEQ: out->kind = CELL_INT; out->i = e->seq; break;
+	case C_AT: out->kind = CELL_TIME; out->i = e->at; break;
+	case C_LEVEL:
+		out->s = event_level_name(e->level);
+		out->color = e->level == EV_ALERT ? OC_BAD : e->level == EV_WARN ? OC_WARN :
+		    e->level == EV_ACTION ? OC_ACCENT : OC_NONE;
+		break;
+	case C_KIND: out->s = e->kind; break;
+	case C_POLICY: out->s = e->policy; break;
+	case C_INSTANCE: out->s = e->instance_id; break;
+	case C_LABEL: out->s = e->label; break;
+	case C_UTIL:
+		if (e->util_pct < 0)
+			out->kind = CELL_NULL;
+		else {
+			out->kind = CELL_INT;
+			out->i = e->util_pct;
+		}
+		break;
+	default: out->s = e->message; break;
+	}
+	if (out->kind == CELL_STR && out->s[0] == '\0' && c != C_MESSAGE)
+		out->kind = CELL_NULL;
+}
+
+/* Drop the events below the level asked for; returns how many are left. */
+static size_t
+keep_level(struct event *v, size_t n, enum event_level level)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i].level >= level)
+			v[k++] = v[i];
+	return k;
+}
+
+static int
+events_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct args a = { 0, false, EV_INFO };
+	struct gr_error err = { 0 };
+	struct out_widths keep;
+	struct out_opts o = out_global;
+	struct timespec step = { 0, 250000000L };
+	struct state *st;
+	struct event *v = NULL;
+	size_t n = 0, k, i;
+	int64_t since = 0, last = 0;
+	int rc, npos, round = 0;
+
+	rc = cmd_parse(c, argc, argv, handle, &a, &npos);
+	if (rc != 0 || npos < 0)
+		return rc;
+	if (npos > 0)
+		return cmd_usage_error(c, "takes no arguments");
+	if (session_state(c->s, &st, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (a.since > 0)
+		since = session_now(c->s) - a.since;
+	memset(&keep, 0, sizeof(keep));
+	if (a.follow)
+		o.keep = &keep;
+	for (;;) {
+		if (events_load(st, since, last, 0, &v, &n, &err) != GR_OK)
+			return cmd_error(c, &err);
+		if (n > 0)
+			last = v[n - 1].seq;
+		k = keep_level(v, n, a.level);
+		if (a.follow && o.format == OUT_JSON) {
+			/* Followed JSON is one object per line, so a reader can act on each. */
+			for (i = 0; i < k; i++) {
+				char *j = watch_event_json(&v[i]);
+
+				fprintf(c->out, "%s\n", j);
+				free(j);
+			}
+		} else if (k > 0 || (!a.follow && round == 0)) {
+			if (out_print(c->out, &o, cols, ARRAY_LEN(cols), C_SEQ, v, k, sizeof(*v),
+			    cell, NULL, &err) != GR_OK) {
+				free(v);
+				return cmd_error(c, &err);
+			}
+			if (a.follow && k > 0)
+				o.no_header = true;
+		}
+		free(v);
+		v = NULL;
+		round++;
+		if (!a.follow || cmd_interrupted)
+			break;
+		if (fflush(c->out) != 0)
+			break;
+		for (i = 0; i < 4 && !cmd_interrupted; i++)
+			nanosleep(&step, NULL);
+		if (cmd_interrupted)
+			break;
+	}
+	return finish_output(c, 0);
+}
+
+const struct command cmd_events = {
+	.name = "events",
+	.summary = "what the watcher saw and did: its event journal",
+	.help =
+	    "Every observation that led the watcher to act, every stop or destroy it ordered\n"
+	    "and verified, every retry and alert, oldest first. Times are on the clock of the\n"
+	    "instance's provider. With --follow, new events are printed as they are written\n"
+	    "(as one JSON object per line with -o json) until interrupted.",
+	.opts = opts,
+	.run = events_run,
+};

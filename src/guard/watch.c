@@ -1,0 +1,875 @@
+/*
+ * The watcher's pass (watch.h): observe, decide on fresh evidence, act, verify, journal.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "gpurent/config.h"
+#include "gpurent/costs.h"
+#include "gpurent/money.h"
+#include "gpurent/paths.h"
+#include "gpurent/remote_job.h"
+#include "gpurent/session.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+#include "gpurent/watch.h"
+
+/* Where an ordered stop or destroy stands. */
+enum phase {
+	PH_NONE,
+	PH_ORDERING,	/* recorded, the request may or may not have left */
+	PH_ORDERED,	/* the provider accepted (or refused) it; being verified */
+	PH_FAILED,	/* not verified after watch.verify_tries orders: alerted, still checked */
+};
+
+/* What the watcher remembers of one instance between passes (table watch_state). */
+struct inst_watch {
+	char id[ID_MAX];
+	char label[LABEL_MAX];
+	enum inst_state last_state;
+	int util;			/* newest sample's mean utilisation, -1 unknown */
+	int64_t sample_at;		/* when it was taken, 0 never */
+	int64_t idle_since;		/* first of the idle samples in a row, 0 not idle */
+	bool unobserved;		/* said so already (an event per change, not per pass) */
+	unsigned notified;		/* NOTE_* policies that have told about this spell */
+	enum watch_action action;	/* in flight */
+	char policy[EVENT_KIND_MAX];
+	enum phase phase;
+	int64_t ordered_at;		/* the latest order */
+	int tries;			/* orders sent */
+	long pid;			/* the watcher that ordered it */
+	bool seen;			/* listed in this pass */
+};
+
+struct watch {
+	struct session *s;
+	struct state *st;
+	struct config *cfg;
+	struct watch_opts o;
+	int lock_fd;
+	struct inst_watch *v;
+	size_t n, cap;
+	struct cost_clock clk;
+	struct watch_report *r;
+	int verify_tries;
+	int64_t verify_timeout;
+};
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS watch_state("
+	"  instance_id TEXT PRIMARY KEY, label TEXT NOT NULL, last_state INTEGER NOT NULL,"
+	"  util INTEGER NOT NULL, sample_at INTEGER NOT NULL, idle_since INTEGER NOT NULL,"
+	"  unobserved INTEGER NOT NULL, notified INTEGER NOT NULL, action INTEGER NOT NULL,"
+	"  policy TEXT NOT NULL, phase INTEGER NOT NULL, ordered_at INTEGER NOT NULL,"
+	"  tries INTEGER NOT NULL, pid INTEGER NOT NULL);";
+
+/* Bits of inst_watch.notified: a notify-only policy (or a refusal) says so once a spell. */
+enum { NOTE_IDLE = 1u << 0, NOTE_RUNTIME = 1u << 1, NOTE_BUDGET = 1u << 2 };
+
+static const char *const phase_names[] = { "none", "perhaps sent", "accepted", "alerted" };
+
+/* ---------------------------------------------------------------- the lock */
+
+static enum gr_err
+take_lock(struct watch *w, long *holder, struct gr_error *err)
+{
+	char path[4096], buf[32];
+	ssize_t got;
+	long long pid;
+	int fd;
+
+	*holder = 0;
+	if (paths_mkdir(paths_state_dir(), err) != GR_OK)
+		return err->code;
+	snprintf(path, sizeof(path), "%s/watch.lock", paths_state_dir());
+	/* Close-on-exec: a notify.command still running must not keep the lock. */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return gr_fail(err, GR_ESTATE, "cannot open '%s': %s", path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		got = pread(fd, buf, sizeof(buf) - 1, 0);
+		buf[got > 0 ? got : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		if (parse_int(buf, 1, INT32_MAX, &pid))
+			*holder = (long)pid;
+		close(fd);
+		if (*holder > 0)
+			return gr_fail(err, GR_ELOCKED, "another watcher (pid %ld) holds '%s'",
+			    *holder, path);
+		return gr_fail(err, GR_ELOCKED, "another watcher holds '%s'", path);
+	}
+	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, strlen(buf), 0) != (ssize_t)strlen(buf)) {
+		close(fd);
+		return gr_fail(err, GR_ESTATE, "cannot write '%s': %s", path, strerror(errno));
+	}
+	w->lock_fd = fd;
+	return GR_OK;
+}
+
+/* ---------------------------------------------------------------- remembered state */
+
+static struct inst_watch *
+find(struct watch *w, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (strcmp(w->v[i].id, id) == 0)
+			return &w->v[i];
+	return NULL;
+}
+
+static struct inst_watch *
+find_or_add(struct watch *w, const char *id)
+{
+	struct inst_watch *iw = find(w, id);
+
+	if (iw != NULL)
+		return iw;
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 32;
+		w->v = xreallocarray(w->v, w->cap, sizeof(*w->v));
+	}
+	iw = &w->v[w->n++];
+	memset(iw, 0, sizeof(*iw));
+	strlcpy_(iw->id, id, sizeof(iw->id));
+	iw->util = -1;
+	return iw;
+}
+
+static void
+col_text(char *dst, size_t n, sqlite3_stmt *q, int c)
+{
+	const unsigned char *t = sqlite3_column_text(q, c);
+
+	strlcpy_(dst, t ? (const char *)t : "", n);
+}
+
+static enum gr_err
+load_state(struct watch *w, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (sqlite3_exec(state_db(w->st), schema, NULL, NULL, NULL) != SQLITE_OK)
+		return state_fail(w->st, err, "cannot create the watcher's table");
+	if (sqlite3_prepare_v2(state_db(w->st), "SELECT instance_id, label, last_state, util, "
+	    "sample_at, idle_since, unobserved, notified, action, policy, phase, ordered_at, "
+	    "tries, pid FROM watch_state", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(w->st, err, "cannot read the watcher's state");
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct inst_watch *iw = find_or_add(w, (const char *)sqlite3_column_text(q, 0));
+
+		col_text(iw->label, sizeof(iw->label), q, 1);
+		iw->last_state = (enum inst_state)sqlite3_column_int(q, 2);
+		iw->util = sqlite3_column_int(q, 3);
+		iw->sample_at = sqlite3_column_int64(q, 4);
+		iw->idle_since = sqlite3_column_int64(q, 5);
+		iw->unobserved = sqlite3_column_int(q, 6) != 0;
+		iw->notified = (unsigned)sqlite3_column_int(q, 7);
+		iw->action = (enum watch_action)sqlite3_column_int(q, 8);
+		col_text(iw->policy, sizeof(iw->policy), q, 9);
+		iw->phase = (enum phase)sqlite3_column_int(q, 10);
+		iw->ordered_at = sqlite3_column_int64(q, 11);
+		iw->tries = sqlite3_column_int(q, 12);
+		iw->pid = (long)sqlite3_column_int64(q, 13);
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? GR_OK : state_fail(w->st, err,
+	    "cannot read the watcher's state");
+}
+
+/* Write one instance's state; a dry run keeps it in memory only. */
+static enum gr_err
+save(struct watch *w, const struct inst_watch *iw, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (w->o.dry_run)
+		return GR_OK;
+	if (sqlite3_prepare_v2(state_db(w->st), "INSERT OR REPLACE INTO watch_state(instance_id, "
+	    "label, last_state, util, sample_at, idle_since, unobserved, notified, action, "
+	    "policy, phase, ordered_at, tries, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	    "?, ?)", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(w->st, err, "cannot write the watcher's state");
+	sqlite3_bind_text(q, 1, iw->id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, iw->label, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 3, iw->last_state);
+	sqlite3_bind_int(q, 4, iw->util);
+	sqlite3_bind_int64(q, 5, iw->sample_at);
+	sqlite3_bind_int64(q, 6, iw->idle_since);
+	sqlite3_bind_int(q, 7, iw->unobserved);
+	sqlite3_bind_int(q, 8, (int)iw->notified);
+	sqlite3_bind_int(q, 9, iw->action);
+	sqlite3_bind_text(q, 10, iw->policy, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 11, iw->phase);
+	sqlite3_bind_int64(q, 12, iw->ordered_at);
+	sqlite3_bind_int(q, 13, iw->tries);
+	sqlite3_bind_int64(q, 14, iw->pid);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? GR_OK : state_fail(w->st, err,
+	    "cannot write the watcher's state");
+}
+
+/* Forget instances that are gone and have nothing in flight. */
+static enum gr_err
+forget(struct watch *w, struct inst_watch *iw, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int rc = SQLITE_DONE;
+
+	if (!w->o.dry_run) {
+		if (sqlite3_prepare_v2(state_db(w->st), "DELETE FROM watch_state WHERE "
+		    "instance_id = ?", -1, &q, NULL) != SQLITE_OK)
+			return state_fail(w->st, err, "cannot write the watcher's state");
+		sqlite3_bind_text(q, 1, iw->id, -1, SQLITE_STATIC);
+		rc = sqlite3_step(q);
+		sqlite3_finalize(q);
+	}
+	*iw = w->v[--w->n];
+	return rc == SQLITE_DONE ? GR_OK : state_fail(w->st, err,
+	    "cannot write the watcher's state");
+}
+
+/* ---------------------------------------------------------------- events */
+
+static void emit(struct watch *w, enum event_level level, const char *kind, const char *policy,
+    const struct inst_watch *iw, int64_t at, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
+/* Journal an event, print it, and hand actions and alerts to notify.command. */
+static void
+emit(struct watch *w, enum event_level level, const char *kind, const char *policy,
+    const struct inst_watch *iw, int64_t at, const char *fmt, ...)
+{
+	struct gr_error err = { 0 };
+	struct event ev;
+	char shown[EVENT_MSG_MAX + LABEL_MAX + 128], clean[sizeof(shown)];
+	va_list ap;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.at = at;
+	ev.level = level;
+	strlcpy_(ev.kind, kind, sizeof(ev.kind));
+	strlcpy_(ev.policy, policy ? policy : "", sizeof(ev.policy));
+	if (iw != NULL) {
+		strlcpy_(ev.instance_id, iw->id, sizeof(ev.instance_id));
+		strlcpy_(ev.label, iw->label, sizeof(ev.label));
+		ev.util_pct = iw->util;
+	} else
+		ev.util_pct = -1;
+	va_start(ap, fmt);
+	vsnprintf(ev.message, sizeof(ev.message), fmt, ap);
+	va_end(ap);
+	if (level == EV_ALERT)
+		w->r->alerts++;
+	snprintf(shown, sizeof(shown), "%s%s %s%s%s: %s", w->o.dry_run ? "would: " : "",
+	    event_level_name(level), kind, iw ? " " : "", iw ? iw->id : "", ev.message);
+	if (w->o.out != NULL)
+		fprintf(w->o.out, "%s\n", text_sanitize(clean, sizeof(clean), shown));
+	if (w->o.dry_run)
+		return;
+	if (events_add(w->st, &ev, &err) != GR_OK)
+		fprintf(stderr, "gpurent watch: %s\n", err.msg);
+	if (level >= EV_ACTION && w->o.notify != NULL)
+		w->o.notify(w->o.notify_ctx, &ev);
+}
+
+/* ---------------------------------------------------------------- observing */
+
+/*
+ * The newest utilisation of a running instance: what its listing carries, else its
+ * provider's metrics. The one place samples come from, so that a sample store can take
+ * its place. Returns false when none could be had (unknown, or the provider failed).
+ */
+static bool
+take_sample(struct watch *w, struct backend *b, const struct instance *in, int64_t now,
+    int *util, int64_t *at)
+{
+	struct sample_list l;
+	struct gr_error err = { 0 };
+	int64_t newest = 0;
+	long sum = 0;
+	size_t i, k = 0;
+
+	(void)w;
+	if (in->valid & IV_UTIL) {
+		*util = in->util_pct;
+		*at = now;
+		return true;
+	}
+	if (!(b->ops->caps & CAP_METRICS) || b->ops->metrics == NULL)
+		return false;
+	sample_list_init(&l);
+	if (b->ops->metrics(b, in->id, &l, &err) == GR_OK)
+		for (i = 0; i < l.n; i++)
+			if (l.v[i].valid & MV_UTIL) {
+				sum += l.v[i].util_pct;
+				k++;
+				if (l.v[i].at > newest)
+					newest = l.v[i].at;
+			}
+	sample_list_release(&l);
+	if (k == 0)
+		return false;
+	*util = (int)(sum / (long)k);
+	*at = newest ? newest : now;
+	return true;
+}
+
+static bool
+has_running_job(const struct remote_job *jobs, size_t n, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (jobs[i].state == JOB_RUNNING && strcmp(jobs[i].instance_id, id) == 0)
+			return true;
+	return false;
+}
+
+static void
+fmt_dur(char *buf, size_t n, int64_t s)
+{
+	if (s >= 3600)
+		snprintf(buf, n, "%lldh%02lldm%02llds", (long long)(s / 3600),
+		    (long long)(s % 3600 / 60), (long long)(s % 60));
+	else if (s >= 60)
+		snprintf(buf, n, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
+	else
+		snprintf(buf, n, "%llds", (long long)s);
+}
+
+/* ---------------------------------------------------------------- acting */
+
+static enum gr_err
+send_order(struct backend *b, enum watch_action a, const char *id, struct gr_error *err)
+{
+	if (a == WA_STOP)
+		return b->ops->stop(b, id, err);
+	return b->ops->destroy(b, id, err);
+}
+
+/* Whether the instance as listed (NULL: not listed) shows the order done. */
+static bool
+order_done(enum watch_action a, const struct instance *in)
+{
+	if (in == NULL || in->state == ST_DESTROYED)
+		return true;
+	return a == WA_STOP && (in->state == ST_STOPPED || in->state == ST_FAILED);
+}
+
+/*
+ * Order a stop or destroy: recorded (ordering) before the request leaves, so that a
+ * watcher killed meanwhile finds it and verifies, then ordered.
+ */
+static void
+order(struct watch *w, struct backend *b, struct inst_watch *iw, int64_t now)
+{
+	struct gr_error err = { 0 }, serr = { 0 };
+	const char *verb = watch_action_name(iw->action);
+	char kind[EVENT_KIND_MAX];
+	enum gr_err rc;
+
+	iw->phase = PH_ORDERING;
+	iw->ordered_at = now;
+	iw->tries++;
+	iw->pid = (long)getpid();
+	w->r->acted++;
+	if (w->o.dry_run) {
+		emit(w, EV_ACTION, iw->action == WA_STOP ? "stop-ordered" : "destroy-ordered",
+		    iw->policy, iw, now, "%s (dry run: nothing sent)", verb);
+		iw->phase = PH_NONE;
+		iw->action = WA_NONE;
+		iw->tries = 0;
+		return;
+	}
+	if (save(w, iw, &err) != GR_OK) {
+		/* Without the record a crash could lose it: do not send. */
+		emit(w, EV_ALERT, "state-error", iw->policy, iw, now, "not ordered: %s", err.msg);
+		iw->phase = PH_NONE;
+		iw->action = WA_NONE;
+		return;
+	}
+	rc = send_order(b, iw->action, iw->id, &err);
+	/* Recorded before it is told (notify.command may take its time, or never return). */
+	iw->phase = PH_ORDERED;
+	save(w, iw, &serr);
+	if (rc != GR_OK) {
+		snprintf(kind, sizeof(kind), "%s-refused", verb);
+		emit(w, EV_WARN, kind, iw->policy, iw, now, "order %d of %d: %s", iw->tries,
+		    w->verify_tries, err.msg);
+	} else {
+		snprintf(kind, sizeof(kind), "%s-ordered", verb);
+		emit(w, EV_ACTION, kind, iw->policy, iw, now, "order %d of %d accepted by the "
+		    "provider; verifying", iw->tries, w->verify_tries);
+	}
+}
+
+/* Start acting on an instance for a policy, after the observation that led to it. */
+static void
+act(struct watch *w, struct backend *b, struct inst_watch *iw, enum watch_action a,
+    const char *policy, int64_t now, const char *why)
+{
+	struct gr_error err = { 0 };
+	unsigned note = strcmp(policy, "idle") == 0 ? NOTE_IDLE :
+	    strcmp(policy, "runtime") == 0 ? NOTE_RUNTIME : NOTE_BUDGET;
+
+	if (a == WA_NOTIFY) {
+		if (!(iw->notified & note))
+			emit(w, EV_WARN, policy, policy, iw, now, "%s (notify only)", why);
+		iw->notified |= note;
+		return;
+	}
+	emit(w, EV_INFO, policy, policy, iw, now, "%s", why);
+	if (a == WA_STOP && !(b->ops->caps & CAP_STOP)) {
+		backend_require(b->ops, CAP_STOP, NULL, &err);
+		if (!(iw->notified & note))
+			emit(w, EV_ALERT, "stop-unsupported", policy, iw, now, "%s; set "
+			    "%s.action = destroy or notify", err.msg, strcmp(policy, "idle") == 0 ?
+			    "idle" : strncmp(policy, "budget", 6) == 0 ? "budget" : "runtime");
+		iw->notified |= note;
+		return;
+	}
+	iw->action = a;
+	strlcpy_(iw->policy, policy, sizeof(iw->policy));
+	iw->tries = 0;
+	order(w, b, iw, now);
+}
+
+/* A pass over an instance with an order in flight: verified, waited for, again, or alert. */
+static void
+verify(struct watch *w, struct backend *b, struct inst_watch *iw, const struct instance *in,
+    int64_t now)
+{
+	const char *verb = watch_action_name(iw->action);
+	char kind[EVENT_KIND_MAX], took[32];
+	struct gr_error err = { 0 };
+
+	fmt_dur(took, sizeof(took), now - iw->ordered_at);
+	if (order_done(iw->action, in)) {
+		snprintf(kind, sizeof(kind), "%s-verified", verb);
+		emit(w, EV_ACTION, kind, iw->policy, iw, now, "the provider reports it %s "
+		    "(%s after order %d)", in ? inst_state_name(in->state) : "gone", took,
+		    iw->tries);
+		iw->action = WA_NONE;
+		iw->phase = PH_NONE;
+		iw->policy[0] = '\0';
+		iw->tries = 0;
+		iw->idle_since = 0;
+		save(w, iw, &err);
+		return;
+	}
+	if (iw->phase == PH_FAILED)
+		return;
+	/* On its way, and not for too long: wait for it. */
+	if ((in->state == ST_STOPPING || in->state == ST_DESTROYING) &&
+	    now - iw->ordered_at < w->verify_timeout)
+		return;
+	if (iw->tries < w->verify_tries) {
+		snprintf(kind, sizeof(kind), "%s-retry", verb);
+		emit(w, EV_WARN, kind, iw->policy, iw, now, "still %s %s after order %d; "
+		    "ordering again", inst_state_name(in->state), took, iw->tries);
+		order(w, b, iw, now);
+		return;
+	}
+	snprintf(kind, sizeof(kind), "%s-unverified", verb);
+	emit(w, EV_ALERT, kind, iw->policy, iw, now, "still %s %s after %d orders; it may "
+	    "still bill: check it at the provider", inst_state_name(in->state), took, iw->tries);
+	iw->phase = PH_FAILED;
+	save(w, iw, &err);
+}
+
+/* ---------------------------------------------------------------- one instance */
+
+/* Whether a provider's status message says it took the instance back. */
+static bool
+taken_back_msg(const char *msg)
+{
+	static const char *const words[] = { "outbid", "preempt", "interrupt", "reclaim" };
+	char low[128];
+	size_t i;
+
+	for (i = 0; i + 1 < sizeof(low) && msg[i] != '\0'; i++)
+		low[i] = (char)(msg[i] >= 'A' && msg[i] <= 'Z' ? msg[i] + 32 : msg[i]);
+	low[i] = '\0';
+	for (i = 0; i < ARRAY_LEN(words); i++)
+		if (strstr(low, words[i]) != NULL)
+			return true;
+	return false;
+}
+
+static void
+observe(struct watch *w, struct backend *b, const struct instance *in, struct inst_watch *iw,
+    const struct remote_job *jobs, size_t n_jobs, int64_t now)
+{
+	struct watch_policy pol;
+	struct gr_error err = { 0 };
+	char why[EVENT_MSG_MAX], d1[32], d2[32];
+	int util;
+	int64_t at, started;
+	bool fresh;
+
+	watch_policy_for(w->cfg, in->label, &pol);
+	/*
+	 * Taken back by the provider: an interruptible instance that stopped unasked, seen
+	 * running by the last pass, or first seen with the provider's word for it.
+	 */
+	if ((iw->last_state == ST_RUNNING || (iw->last_state == ST_UNKNOWN &&
+	    taken_back_msg(in->status_msg))) && in->state != ST_RUNNING &&
+	    in->type == OFFER_INTERRUPTIBLE && iw->phase == PH_NONE &&
+	    (in->state == ST_STOPPED || in->state == ST_DESTROYED || in->state == ST_FAILED))
+		emit(w, EV_WARN, "preempted", "", iw, now, "the provider took it back (%s%s%s)",
+		    inst_state_name(in->state), in->status_msg[0] ? ": " : "", in->status_msg);
+	iw->last_state = in->state;
+	if (in->state != ST_RUNNING) {
+		iw->idle_since = 0;
+		iw->notified = 0;
+		save(w, iw, &err);
+		return;
+	}
+	if (take_sample(w, b, in, now, &util, &at)) {
+		iw->util = util;
+		iw->sample_at = at;
+	}
+	fresh = iw->sample_at > 0 && iw->util >= 0 && now - iw->sample_at <= 3 * w->o.interval;
+	if (!fresh) {
+		w->r->unobserved++;
+		if (!iw->unobserved) {
+			if (iw->sample_at == 0 || iw->util < 0)
+				snprintf(why, sizeof(why), "GPU utilisation unknown: not counted "
+				    "as idle");
+			else {
+				fmt_dur(d1, sizeof(d1), now - iw->sample_at);
+				fmt_dur(d2, sizeof(d2), 3 * w->o.interval);
+				snprintf(why, sizeof(why), "newest sample %s old (over %s): not "
+				    "counted as idle", d1, d2);
+			}
+			emit(w, EV_INFO, "unobserved", "", iw, now, "%s", why);
+		}
+		iw->unobserved = true;
+		iw->idle_since = 0;
+		save(w, iw, &err);
+		return;
+	}
+	iw->unobserved = false;
+	if (pol.jobs_active && has_running_job(jobs, n_jobs, in->id)) {
+		iw->idle_since = 0;
+		iw->notified &= ~(unsigned)NOTE_IDLE;
+	} else if (pol.idle_after > 0 && iw->util <= pol.idle_threshold) {
+		if (iw->idle_since == 0)
+			iw->idle_since = iw->sample_at;
+		if (now - iw->idle_since >= pol.idle_after) {
+			fmt_dur(d1, sizeof(d1), now - iw->idle_since);
+			fmt_dur(d2, sizeof(d2), pol.idle_after);
+			snprintf(why, sizeof(why), "GPU utilisation %d%% <= %d%% for %s "
+			    "(idle.after %s)", iw->util, pol.idle_threshold, d1, d2);
+			act(w, b, iw, pol.idle_action, "idle", now, why);
+			save(w, iw, &err);
+			return;
+		}
+	} else {
+		iw->idle_since = 0;
+		iw->notified &= ~(unsigned)NOTE_IDLE;
+	}
+	started = in->state_since > 0 ? in->state_since :
+	    (in->valid & IV_CREATED) ? in->created_at : 0;
+	if (pol.runtime_max > 0 && started > 0 && now - started >= pol.runtime_max) {
+		fmt_dur(d1, sizeof(d1), now - started);
+		fmt_dur(d2, sizeof(d2), pol.runtime_max);
+		snprintf(why, sizeof(why), "running for %s (runtime.max %s)", d1, d2);
+		act(w, b, iw, pol.runtime_action, "runtime", now, why);
+	}
+	save(w, iw, &err);
+}
+
+/* ---------------------------------------------------------------- budgets */
+
+struct budget_target {
+	struct backend *b;
+	const struct instance *in;
+};
+
+static int
+newest_first(const void *a, const void *b)
+{
+	const struct budget_target *x = a, *y = b;
+
+	return x->in->created_at < y->in->created_at ? 1 :
+	    x->in->created_at > y->in->created_at ? -1 : strcmp(y->in->id, x->in->id);
+}
+
+/* Once per day or month: whether meta key says this period is done, and mark it. */
+static bool
+once_per(struct watch *w, const char *key, int64_t period)
+{
+	struct gr_error err = { 0 };
+	char buf[32];
+	long long v;
+
+	if (state_meta_get(w->st, key, buf, sizeof(buf)) && parse_int(buf, 0, INT64_MAX, &v) &&
+	    v == period)
+		return false;
+	if (!w->o.dry_run) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)period);
+		state_meta_set(w->st, key, buf, &err);
+	}
+	return true;
+}
+
+static void
+budgets(struct watch *w, struct budget_target *t, size_t n, int64_t now)
+{
+	struct watch_budget bud;
+	struct cost_summary sum;
+	struct gr_error err = { 0 };
+	char a[32], b[32], why[EVENT_MSG_MAX];
+	const char *over = NULL;
+	int64_t spent = 0, limit = 0, period = 0;
+	size_t i;
+
+	watch_budget_for(w->cfg, &bud);
+	if (bud.day < 0 && bud.month < 0)
+		return;
+	memset(&sum, 0, sizeof(sum));
+	if (costs_compute(w->st, &w->clk, 0, CG_NONE, &sum, &err) != GR_OK) {
+		emit(w, EV_ALERT, "budget-unknown", "", NULL, now, "cannot read the ledger: %s",
+		    err.msg);
+		return;
+	}
+	struct { const char *name; int64_t limit, spent, period; } chk[] = {
+		{ "budget.day", bud.day, sum.spent_today, day_start(sum.now) },
+		{ "budget.month", bud.month, sum.spent_month, month_start(sum.now) },
+	};
+	for (i = 0; i < ARRAY_LEN(chk); i++) {
+		char key[64];
+
+		if (chk[i].limit < 0)
+			continue;
+		if (chk[i].spent >= chk[i].limit) {
+			if (over == NULL) {
+				over = chk[i].name;
+				spent = chk[i].spent;
+				limit = chk[i].limit;
+				period = chk[i].period;
+			}
+		} else if (chk[i].spent * 100 >= chk[i].limit * bud.warn_pct) {
+			snprintf(key, sizeof(key), "watch.%s.warned", chk[i].name);
+			if (once_per(w, key, chk[i].period))
+				emit(w, EV_WARN, "budget-warn", chk[i].name, NULL, now, "%s of %s "
+				    "spent (%d%% or more of %s)", money_format(a, sizeof(a),
+				    chk[i].spent, 2, true), money_format(b, sizeof(b), chk[i].limit,
+				    2, true), bud.warn_pct, chk[i].name);
+		}
+	}
+	cost_summary_release(&sum);
+	if (over == NULL)
+		return;
+	snprintf(why, sizeof(why), "%s of %s spent: %s is used up", money_format(a, sizeof(a),
+	    spent, 2, true), money_format(b, sizeof(b), limit, 2, true), over);
+	{
+		char key[64];
+
+		snprintf(key, sizeof(key), "watch.%s.exceeded", over);
+		if (once_per(w, key, period))
+			emit(w, EV_WARN, "budget-exceeded", over, NULL, now, "%s; %s the running "
+			    "instances, newest first", why, bud.action == WA_NOTIFY ? "reporting" :
+			    bud.action == WA_STOP ? "stopping" : "destroying");
+	}
+	qsort(t, n, sizeof(*t), newest_first);
+	for (i = 0; i < n; i++) {
+		struct inst_watch *iw = find(w, t[i].in->id);
+
+		if (iw == NULL || iw->phase != PH_NONE || t[i].in->state != ST_RUNNING)
+			continue;
+		act(w, t[i].b, iw, bud.action, over, cost_clock_now(&w->clk, t[i].in->provider),
+		    why);
+		save(w, iw, &err);
+	}
+}
+
+/* ---------------------------------------------------------------- the pass */
+
+static struct backend *
+backend_of(struct watch *w, const char *provider)
+{
+	size_t i;
+
+	for (i = 0; i < w->s->n_backends; i++)
+		if (strcmp(w->s->backends[i]->env.name, provider) == 0 ||
+		    strcmp(w->s->backends[i]->ops->name, provider) == 0)
+			return w->s->backends[i];
+	return NULL;
+}
+
+enum gr_err
+watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
+{
+	struct fanout_result res[SESSION_MAX_PROVIDERS];
+	struct instance_list l;
+	struct remote_job *jobs = NULL;
+	struct budget_target *targets;
+	size_t n_jobs = 0, n_targets = 0, i;
+	bool failed[SESSION_MAX_PROVIDERS] = { false };
+	struct gr_error jerr = { 0 };
+	enum gr_err rc;
+
+	memset(r, 0, sizeof(*r));
+	w->r = r;
+	if (session_backends(w->s, err) != GR_OK)
+		return err->code;
+	memset(res, 0, sizeof(res));
+	instance_list_init(&l);
+	rc = session_instances(w->s, &l, res, err);
+	if (rc != GR_OK && rc != GR_EPARTIAL) {
+		instance_list_release(&l);
+		return rc;
+	}
+	for (i = 0; i < w->s->n_backends; i++)
+		if (res[i].code != GR_OK) {
+			failed[i] = true;
+			r->unlisted++;
+			fprintf(stderr, "gpurent watch: %s: %s (its instances are not watched "
+			    "this pass)\n", w->s->backends[i]->env.name, res[i].err.msg);
+		}
+	session_clock(w->s, &w->clk);
+	if (remote_job_load(w->st, NULL, &jobs, &n_jobs, &jerr) != GR_OK)
+		n_jobs = 0;
+	for (i = 0; i < w->n; i++)
+		w->v[i].seen = false;
+	targets = xcalloc(l.n + 1, sizeof(*targets));
+	for (i = 0; i < l.n; i++) {
+		const struct instance *in = &l.v[i];
+		struct backend *b = backend_of(w, in->provider);
+		struct inst_watch *iw;
+		int64_t now = cost_clock_now(&w->clk, in->provider);
+
+		if (b == NULL || in->state == ST_DESTROYED)
+			continue;
+		r->instances++;
+		iw = find_or_add(w, in->id);
+		iw->seen = true;
+		strlcpy_(iw->label, in->label, sizeof(iw->label));
+		if (iw->phase != PH_NONE) {
+			verify(w, b, iw, in, now);
+			iw->last_state = in->state;
+			continue;
+		}
+		observe(w, b, in, iw, jobs, n_jobs, now);
+		targets[n_targets].b = b;
+		targets[n_targets++].in = in;
+	}
+	/* Not listed: gone, unless its provider could not answer. */
+	for (i = 0; i < w->n;) {
+		struct inst_watch *iw = &w->v[i];
+		char provider[PROVIDER_MAX];
+		struct backend *b;
+		size_t k;
+		bool unseen = false;
+
+		if (iw->seen || !backend_split_id(iw->id, provider, sizeof(provider), NULL) ||
+		    (b = backend_of(w, provider)) == NULL) {
+			i++;
+			continue;
+		}
+		for (k = 0; k < w->s->n_backends; k++)
+			if (w->s->backends[k] == b && failed[k])
+				unseen = true;
+		if (unseen) {
+			i++;
+			continue;
+		}
+		if (iw->phase != PH_NONE)
+			verify(w, b, iw, NULL, cost_clock_now(&w->clk, provider));
+		if (iw->phase == PH_NONE) {
+			forget(w, iw, err);
+			continue;
+		}
+		i++;
+	}
+	budgets(w, targets, n_targets, session_now(w->s));
+	free(targets);
+	free(jobs);
+	instance_list_release(&l);
+	return r->unlisted > 0 ? GR_EPARTIAL : GR_OK;
+}
+
+/* ---------------------------------------------------------------- open and close */
+
+enum gr_err
+watch_open(struct watch **out, struct session *s, const struct watch_opts *o, long *holder,
+    struct gr_error *err)
+{
+	struct watch *w = xcalloc(1, sizeof(*w));
+	struct watch_report r;
+	char mark[32];
+	bool died;
+	size_t i;
+
+	w->s = s;
+	w->o = *o;
+	w->lock_fd = -1;
+	w->r = &r;
+	*holder = 0;
+	if (session_config(s, &w->cfg, err) != GR_OK || session_state(s, &w->st, err) != GR_OK)
+		goto fail;
+	w->verify_tries = (int)config_get_int(w->cfg, "watch.verify_tries", 3);
+	w->verify_timeout = config_get_int(w->cfg, "watch.verify_timeout", 300);
+	if (!o->dry_run && take_lock(w, holder, err) != GR_OK)
+		goto fail;
+	if (load_state(w, err) != GR_OK)
+		goto fail;
+	/*
+	 * A watcher marks the database while it runs and clears the mark when it ends. A
+	 * mark found here is one that died (kill -9, a crash, a power cut): what it left in
+	 * flight is reported, and this one's first pass verifies it. Orders still being
+	 * sent (ordering) are reported whoever left them.
+	 */
+	memset(&r, 0, sizeof(r));
+	died = state_meta_get(w->st, "watch.running", mark, sizeof(mark)) && mark[0] != '\0';
+	if (died && !o->dry_run)
+		emit(w, EV_WARN, "watcher-died", "", NULL, session_now(s), "the watcher of pid "
+		    "%s ended without closing; carrying on with what it left", mark);
+	for (i = 0; i < w->n && !o->dry_run; i++)
+		if (w->v[i].phase == PH_ORDERING || (died && w->v[i].phase == PH_ORDERED))
+			emit(w, EV_INFO, "resumed", w->v[i].policy, &w->v[i], session_now(s),
+			    "%s by pid %ld (order %d, %s) was in flight; verifying it",
+			    watch_action_name(w->v[i].action), w->v[i].pid, w->v[i].tries,
+			    phase_names[w->v[i].phase]);
+	if (!o->dry_run) {
+		snprintf(mark, sizeof(mark), "%ld", (long)getpid());
+		if (state_meta_set(w->st, "watch.running", mark, err) != GR_OK)
+			goto fail;
+	}
+	*out = w;
+	return GR_OK;
+fail:
+	watch_close(w);
+	return err->code;
+}
+
+void
+watch_close(struct watch *w)
+{
+	struct gr_error err = { 0 };
+
+	if (w == NULL)
+		return;
+	if (w->lock_fd >= 0) {
+		/* Only the lock holder set the mark; cleared before the lock is let go. */
+		if (w->st != NULL)
+			state_meta_set(w->st, "watch.running", "", &err);
+		close(w->lock_fd);
+	}
+	free(w->v);
+	free(w);
+}

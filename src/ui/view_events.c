@@ -1,0 +1,89 @@
+/*
+ * view_events.c - the events view: what gpurent watch saw and did, newest first, one line
+ * each, coloured by level (alerts stand out); arrows and page keys scroll.
+ */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/output.h"
+#include "gpurent/util.h"
+#include "ui.h"
+
+static enum ui_color
+level_color(enum event_level l)
+{
+	switch (l) {
+	case EV_ALERT: return UC_BAD;
+	case EV_WARN: return UC_WARN;
+	case EV_ACTION: return UC_ACCENT;
+	default: return UC_NORMAL;
+	}
+}
+
+static void
+draw_events(struct ui *u, const struct ui_rect *r)
+{
+	char line[1024], at[32], label[64], msg[EVENT_MSG_MAX];
+	int y = r->y, rows = r->h - 1;
+	size_t i;
+
+	snprintf(line, sizeof(line), "%-16s %-6s %-16s %-14s %-12s %s", "TIME", "LEVEL", "EVENT",
+	    "INSTANCE", "LABEL", "MESSAGE");
+	ui_put(y++, 1, r->w - 2, line, ui_attr(UC_COLHEAD), false);
+	if (!u->have_costs) {
+		ui_put(y, 2, r->w - 4, "reading the journal ...", ui_attr(UC_DIM), false);
+		return;
+	}
+	if (u->n_events == 0) {
+		ui_put(y, 2, r->w - 4, "no events: 'gpurent watch' writes them when it acts",
+		    ui_attr(UC_DIM), false);
+		return;
+	}
+	if (u->ev_top >= u->n_events)
+		u->ev_top = u->n_events - 1;
+	for (i = u->ev_top; i < u->n_events && (int)(i - u->ev_top) < rows; i++) {
+		const struct event *e = &u->events[u->n_events - 1 - i];
+		struct cell c = { CELL_TIME, NULL, e->at, 0, 0 };
+
+		cell_text(&c, at, sizeof(at), true);
+		/* Labels and messages come from providers: stripped, then cut to fit. */
+		ui_text_fit(label, sizeof(label), e->label[0] ? e->label : "-", 12, false);
+		text_sanitize(msg, sizeof(msg), e->message);
+		snprintf(line, sizeof(line), "%-16s %-6s %-16s %-14s %s %s", at,
+		    event_level_name(e->level), e->kind, e->instance_id[0] ? e->instance_id : "-",
+		    label, msg);
+		ui_put(y++, 1, r->w - 2, line, ui_attr(level_color(e->level)), false);
+	}
+}
+
+static bool
+events_key(struct ui *u, int key)
+{
+	size_t page = (size_t)(u->lay.body.h > 2 ? u->lay.body.h - 2 : 1);
+
+	if (key == UI_FKEY(KEY_DOWN) || key == 'j') {
+		if (u->ev_top + 1 < u->n_events)
+			u->ev_top++;
+	} else if (key == UI_FKEY(KEY_UP) || key == 'k') {
+		if (u->ev_top > 0)
+			u->ev_top--;
+	} else if (key == UI_FKEY(KEY_NPAGE)) {
+		u->ev_top = u->ev_top + page < u->n_events ? u->ev_top + page : u->ev_top;
+	} else if (key == UI_FKEY(KEY_PPAGE)) {
+		u->ev_top = u->ev_top > page ? u->ev_top - page : 0;
+	} else if (key == UI_FKEY(KEY_HOME) || key == 'g') {
+		u->ev_top = 0;
+	} else
+		return false;
+	u->dirty = true;
+	return true;
+}
+
+const struct ui_view_ops ui_view_events = {
+	.name = "events",
+	.title = "Events",
+	.draw = draw_events,
+	.key = events_key,
+	.keys = "j/k scroll  g newest  r refresh",
+};
