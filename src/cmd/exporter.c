@@ -17,9 +17,7 @@
 #include "gpurent/util.h"
 #include "gpurent/vault.h"
 #include "common.h"
-
-/* The name under which `gpurent login exporter` keeps the scrape token. */
-#define EXPORTER_VAULT_NAME "exporter"
+#include "login-int.h"
 
 enum { E_LISTEN = 1, E_INTERVAL, E_AUTH };
 
@@ -143,7 +141,7 @@ stored_token(struct cmd_ctx *c, struct gr_error *err)
 	char *key = NULL;
 
 	if (session_config(c->s, &cfg, err) != GR_OK ||
-	    vault_lookup_cfg(cfg, c->s->profile, EXPORTER_VAULT_NAME, &key, err) != GR_OK)
+	    vault_lookup_cfg(cfg, c->s->profile, LOGIN_EXPORTER, &key, err) != GR_OK)
 		return NULL;
 	if (key == NULL)
 		gr_fail(err, GR_EAUTH, "--auth needs a token: store one with 'gpurent login "
