@@ -86,7 +86,7 @@ sqlite3 "$DB" "UPDATE sample_series SET uuid = 'GPU-0b7e-hostile\"}', name = 'NV
 	55, 2, 4, 16, 3, 4, 2, 4, 0, 0, 79)" || fail "insert a probe sample"
 wait_scrape '^DCGM_FI_DEV_XID_ERRORS\{'
 check "every DCGM family has the probe sample's figure" \
-	'for f in $(sed -n "s/^# TYPE \(DCGM_[A-Z_]*\) .*/\1/p" <<<"$OUT"); do grep -q "^$f{.*instance_id=\"$b\".*}" <<<"$OUT" || { echo "missing $f" >&2; exit 1; }; done'
+	'(for f in $(sed -n "s/^# TYPE \(DCGM_[A-Z_]*\) .*/\1/p" <<<"$OUT"); do grep -q "^$f{.*instance_id=\"$b\".*}" <<<"$OUT" || { echo "missing $f" >&2; exit 1; }; done)'
 check "Xid 79, SM clock 1695, ECC 2" \
 	'grep -q "^DCGM_FI_DEV_XID_ERRORS{.*} 79$" <<<"$OUT" && grep -q "^DCGM_FI_DEV_SM_CLOCK{.*} 1695$" <<<"$OUT" && grep -q "^DCGM_FI_DEV_ECC_DBE_VOL_TOTAL{.*} 2$" <<<"$OUT"'
 check "the probe's uuid and name as labels, escaped" \
