@@ -19,9 +19,9 @@
  *   gpurent_burn_rate_dollars_per_hour: what everything billing now costs per hour
  *   gpurent_sample_age_seconds {instance_id, provider, label}: age of the newest sample
  *   gpurent_provider_up {provider}: 1 when its last listing succeeded
- * Label values are sanitized (control characters, newlines included, dropped; invalid
- * UTF-8 replaced) and escaped (\\ and \"), so no value from a provider can end a line
- * or a value early, or add a series.
+ * Label values are sanitized (text_sanitize: no control character, a newline included,
+ * survives; invalid UTF-8 becomes '?') and escaped (\\ and \"), so no value from a
+ * provider can end a line or a value early, or add a series.
  */
 #ifndef GPURENT_EXPORTER_H
 #define GPURENT_EXPORTER_H
