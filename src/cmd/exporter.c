@@ -82,14 +82,17 @@ sample_round(struct cmd_ctx *c, struct exporter_snapshot *snap)
 
 		if (in->state != ST_RUNNING)
 			continue;
+		struct gr_error why = { 0 };
+
 		sample_list_init(&taken);
 		/* A failure shows as the instance's samples growing old, not as an exit. */
-		if (history_sample(c->s, in->id, &taken, &err, NULL) != GR_OK && c->s->verbose)
-			cmd_warn("%s: %s", in->id, err.msg);
+		if (history_sample(c->s, in->id, &taken, &why, NULL) != GR_OK && c->s->verbose)
+			cmd_warn("%s: %s", in->id, why.msg);
 		sample_list_release(&taken);
 	}
 
 	snap->taken = session_now(c->s);
+	memset(&err, 0, sizeof(err));
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return;
 	sample_list_init(&latest);
