@@ -294,6 +294,41 @@ sql_minute_aggs(struct sql *q)
 	}
 }
 
+/*
+ * The aggregate columns over rows shaped like samples_minute (column names after prefix):
+ * min of mins, max of maxes, means weighted by each row's samples. With `named`, each
+ * result takes its column's name, so that the rows stay shaped like samples_minute.
+ */
+static void
+sql_merge_aggs(struct sql *q, const char *p, bool named)
+{
+	size_t k;
+
+	for (k = 0; k < NFIELDS; k++) {
+		const char *c = fields[k].col;
+
+		switch (fields[k].agg) {
+		case A_STAT:
+			sql_add(q, ", min(%s%s_min)", p, c);
+			if (named)
+				sql_add(q, " AS %s_min", c);
+			sql_add(q, ", sum(%s%s_mean * %sn) / sum(CASE WHEN %s%s_mean IS NOT NULL THEN "
+			    "%sn END)", p, c, p, p, c, p);
+			if (named)
+				sql_add(q, " AS %s_mean", c);
+			sql_add(q, ", max(%s%s_max)", p, c);
+			if (named)
+				sql_add(q, " AS %s_max", c);
+			continue;
+		case A_MAX: sql_add(q, ", max(%s%s)", p, c); break;
+		case A_MIN: sql_add(q, ", min(%s%s)", p, c); break;
+		case A_OR: sql_add(q, ", gr_bit_or(%s%s)", p, c); break;
+		}
+		if (named)
+			sql_add(q, " AS %s", c);
+	}
+}
+
 enum gr_err
 samples_compact(struct state *st, int64_t now, struct gr_error *err)
 {
@@ -452,37 +487,24 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 		sql_add(&q, " r JOIN sample_series ss ON ss.id = r.series ORDER BY ss.instance_id, "
 		    "ss.gpu, r.at");
 	} else {
-		/* Minute rows from both tables (disjoint in time), then buckets of step. */
-		sql_add(&q, "m.t / %d * %d AS b, sum(m.n), sum(m.secs), max(m.source)", step, step);
-		for (k = 0; k < NFIELDS; k++) {
-			const char *c = fields[k].col;
-
-			switch (fields[k].agg) {
-			case A_STAT:
-				sql_add(&q, ", min(m.%s_min), sum(m.%s_mean * m.n) / sum(CASE WHEN "
-				    "m.%s_mean IS NOT NULL THEN m.n END), max(m.%s_max)", c, c, c, c);
-				break;
-			case A_MAX: sql_add(&q, ", max(m.%s)", c); break;
-			case A_MIN: sql_add(&q, ", min(m.%s)", c); break;
-			case A_OR: sql_add(&q, ", gr_bit_or(m.%s)", c); break;
-			}
-		}
-		sql_add(&q, " FROM (SELECT series, minute AS t, n, secs, source");
-		for (k = 0; k < NFIELDS; k++) {
-			if (fields[k].agg == A_STAT)
-				sql_add(&q, ", %s_min, %s_mean, %s_max", fields[k].col, fields[k].col,
-				    fields[k].col);
-			else
-				sql_add(&q, ", %s", fields[k].col);
-		}
+		/*
+		 * Buckets of step from each table apart (they are disjoint in time), so that
+		 * only a bucket's worth of rows meets in the outer merge, not every minute.
+		 */
+		sql_add(&q, "m.t AS b, sum(m.n), sum(m.secs), max(m.source)");
+		sql_merge_aggs(&q, "m.", false);
+		sql_add(&q, " FROM (SELECT series, minute / %d * %d AS t, sum(n) AS n, sum(secs) AS "
+		    "secs, max(source) AS source", step, step);
+		sql_merge_aggs(&q, "", true);
 		sql_add(&q, " FROM samples_minute WHERE series IN (SELECT id FROM sample_series "
 		    "WHERE ?1 IS NULL OR instance_id = ?1) AND minute >= ?2 AND minute < ?3 "
-		    "UNION ALL SELECT series, at / 60 * 60");
+		    "GROUP BY series, t UNION ALL SELECT series, at / %d * %d", step, step);
 		sql_minute_aggs(&q);
 		sql_add(&q, " FROM ");
 		sql_raw_dt(&q, range);
-		sql_add(&q, " GROUP BY series, at / 60 * 60) m JOIN sample_series ss ON "
-		    "ss.id = m.series GROUP BY m.series, b ORDER BY ss.instance_id, ss.gpu, b");
+		sql_add(&q, " GROUP BY series, at / %d * %d) m JOIN sample_series ss ON "
+		    "ss.id = m.series GROUP BY m.series, b ORDER BY ss.instance_id, ss.gpu, b", step,
+		    step);
 	}
 	if (sqlite3_prepare_v2(db, q.buf, -1, &s, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the sample history");
