@@ -64,7 +64,8 @@ db=$GPURENT_HOME/state.db
 sqlite3 "$db" <<EOF
 DELETE FROM samples; DELETE FROM samples_minute; DELETE FROM sample_series;
 WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < 16)
-INSERT INTO sample_series(id, instance_id, gpu) SELECT n, printf('sim:i-9%05d', n), 0 FROM i;
+-- seen: what an API sample knows (MV_UTIL, MV_MEM, MV_TEMP, MV_POWER, MV_POWER_LIMIT).
+INSERT INTO sample_series(id, instance_id, gpu, seen) SELECT n, printf('sim:i-9%05d', n), 0, 31 FROM i;
 -- 29 days of minutes, then 24 hours of raw samples every 10 s, per instance.
 WITH RECURSIVE m(t) AS (SELECT $T - 30 * 86400 UNION ALL SELECT t + 60 FROM m WHERE t + 60 < $T - 86400)
 INSERT INTO samples_minute(series, minute, n, secs, source, util_min, util_mean, util_max,

@@ -6,6 +6,8 @@
  *
  * Storage (tables created on first use in the state database):
  *   sample_series   one row per (instance_id, gpu index) with the GPU's uuid, name, driver
+ *                   and `seen`, the OR of the validity bits of every sample stored (a
+ *                   bucketed query aggregates only the fields some sample knew)
  *   samples         raw samples, every field of struct gpu_sample, NULL where unknown,
  *                   keyed (series, at): kept SAMPLES_RAW_KEEP seconds (24 h)
  *   samples_minute  one-minute aggregates keyed (series, minute): min/mean/max of the

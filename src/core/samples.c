@@ -117,6 +117,31 @@ bit_or_final(sqlite3_context *ctx)
 		sqlite3_result_int64(ctx, acc[0]);
 }
 
+/*
+ * sample_series.seen came after the table: add it to one made before. Two processes may
+ * race to add it; the loser finds it there.
+ */
+static bool
+add_seen(sqlite3 *db, char **msg)
+{
+	static const char probe[] = "SELECT seen FROM sample_series LIMIT 0";
+	sqlite3_stmt *s;
+
+	if (sqlite3_prepare_v2(db, probe, -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_finalize(s);
+		return true;
+	}
+	if (sqlite3_exec(db, "ALTER TABLE sample_series ADD COLUMN seen INTEGER NOT NULL "
+	    "DEFAULT -1", NULL, NULL, msg) == SQLITE_OK)
+		return true;
+	if (sqlite3_prepare_v2(db, probe, -1, &s, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_finalize(s);
+	sqlite3_free(*msg);
+	*msg = NULL;
+	return true;
+}
+
 /* The tables, indexes and the bit_or function, made on first use by this connection. */
 static enum gr_err
 ensure(struct state *st, struct gr_error *err)
@@ -131,7 +156,8 @@ ensure(struct state *st, struct gr_error *err)
 		return state_fail(st, err, "cannot prepare the sample history");
 	sql_add(&q, "CREATE TABLE IF NOT EXISTS sample_series("
 	    "id INTEGER PRIMARY KEY, instance_id TEXT NOT NULL, gpu INTEGER NOT NULL,"
-	    "uuid TEXT, name TEXT, driver TEXT, UNIQUE(instance_id, gpu));"
+	    "uuid TEXT, name TEXT, driver TEXT, seen INTEGER NOT NULL DEFAULT 0,"
+	    "UNIQUE(instance_id, gpu));"
 	    "CREATE TABLE IF NOT EXISTS samples(series INTEGER NOT NULL, at INTEGER NOT NULL,"
 	    "source INTEGER NOT NULL");
 	for (i = 0; i < NFIELDS; i++)
@@ -150,7 +176,7 @@ ensure(struct state *st, struct gr_error *err)
 	}
 	sql_add(&q, ", PRIMARY KEY(series, minute)) WITHOUT ROWID;"
 	    "CREATE INDEX IF NOT EXISTS samples_minute_at ON samples_minute(minute);");
-	if (sqlite3_exec(db, q.buf, NULL, NULL, &msg) != SQLITE_OK) {
+	if (sqlite3_exec(db, q.buf, NULL, NULL, &msg) != SQLITE_OK || !add_seen(db, &msg)) {
 		gr_fail(err, GR_ESTATE, "cannot make the sample history tables: %s (%s)",
 		    msg ? msg : sqlite3_errmsg(db), state_path(st));
 		sqlite3_free(msg);
@@ -212,10 +238,11 @@ samples_store(struct state *st, const struct gpu_sample *v, size_t n, struct gr_
 	for (k = 0; k < NFIELDS; k++)
 		sql_add(&q, ", ?");
 	sql_add(&q, ")");
-	if (sqlite3_prepare_v2(db, "INSERT INTO sample_series(instance_id, gpu, uuid, name, driver) "
-	    "VALUES(?, ?, ?, ?, ?) ON CONFLICT(instance_id, gpu) DO UPDATE SET "
+	if (sqlite3_prepare_v2(db, "INSERT INTO sample_series(instance_id, gpu, uuid, name, driver, "
+	    "seen) VALUES(?, ?, ?, ?, ?, ?) ON CONFLICT(instance_id, gpu) DO UPDATE SET "
 	    "uuid = coalesce(excluded.uuid, uuid), name = coalesce(excluded.name, name), "
-	    "driver = coalesce(excluded.driver, driver) RETURNING id", -1, &ser, NULL) != SQLITE_OK ||
+	    "driver = coalesce(excluded.driver, driver), seen = seen | excluded.seen "
+	    "RETURNING id", -1, &ser, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, q.buf, -1, &ins, NULL) != SQLITE_OK) {
 		rc = state_fail(st, err, "cannot store samples");
 		goto out;
@@ -234,6 +261,7 @@ samples_store(struct state *st, const struct gpu_sample *v, size_t n, struct gr_
 		bind_text_or_null(ser, 3, g->uuid);
 		bind_text_or_null(ser, 4, g->name);
 		bind_text_or_null(ser, 5, g->driver);
+		sqlite3_bind_int64(ser, 6, g->valid);
 		if (sqlite3_step(ser) != SQLITE_ROW)
 			goto fail;
 		series = sqlite3_column_int64(ser, 0);
@@ -277,7 +305,7 @@ sql_raw_dt(struct sql *q, const char *where)
 
 /* The minute-aggregate columns of raw rows grouped by minute (after series, minute). */
 static void
-sql_minute_aggs(struct sql *q)
+sql_minute_aggs(struct sql *q, uint32_t seen)
 {
 	size_t k;
 
@@ -285,6 +313,10 @@ sql_minute_aggs(struct sql *q)
 	for (k = 0; k < NFIELDS; k++) {
 		const char *c = fields[k].col;
 
+		if (!(seen & fields[k].bit)) {
+			sql_add(q, fields[k].agg == A_STAT ? ", NULL, NULL, NULL" : ", NULL");
+			continue;
+		}
 		switch (fields[k].agg) {
 		case A_STAT: sql_add(q, ", min(%s), avg(%s), max(%s)", c, c, c); break;
 		case A_MAX: sql_add(q, ", max(%s)", c); break;
@@ -300,13 +332,22 @@ sql_minute_aggs(struct sql *q)
  * result takes its column's name, so that the rows stay shaped like samples_minute.
  */
 static void
-sql_merge_aggs(struct sql *q, const char *p, bool named)
+sql_merge_aggs(struct sql *q, const char *p, bool named, uint32_t seen)
 {
 	size_t k;
 
 	for (k = 0; k < NFIELDS; k++) {
 		const char *c = fields[k].col;
 
+		if (!(seen & fields[k].bit)) {
+			if (fields[k].agg != A_STAT)
+				sql_add(q, named ? ", NULL AS %s" : ", NULL", c);
+			else if (named)
+				sql_add(q, ", NULL AS %s_min, NULL AS %s_mean, NULL AS %s_max", c, c, c);
+			else
+				sql_add(q, ", NULL, NULL, NULL");
+			continue;
+		}
 		switch (fields[k].agg) {
 		case A_STAT:
 			sql_add(q, ", min(%s%s_min)", p, c);
@@ -365,7 +406,7 @@ samples_compact(struct state *st, int64_t now, struct gr_error *err)
 			sql_add(&q, ", %s", fields[k].col);
 	}
 	sql_add(&q, ") SELECT series, at / 60 * 60");
-	sql_minute_aggs(&q);
+	sql_minute_aggs(&q, UINT32_MAX);
 	sql_add(&q, " FROM ");
 	snprintf(window, sizeof(window), "at < ?1 + %d", SAMPLES_GAP_MAX);
 	sql_raw_dt(&q, window);
@@ -459,6 +500,24 @@ read_head(sqlite3_stmt *s, struct sample_row *r)
 	return 9;
 }
 
+/* The validity bits any sample of the instance's (or every) GPU ever had. */
+static uint32_t
+series_seen(struct state *st, const char *instance_id)
+{
+	sqlite3_stmt *s;
+	uint32_t seen = 0;
+
+	if (sqlite3_prepare_v2(state_db(st), "SELECT gr_bit_or(seen) FROM sample_series WHERE "
+	    "?1 IS NULL OR instance_id = ?1", -1, &s, NULL) != SQLITE_OK)
+		return UINT32_MAX;	/* aggregate everything rather than lose a field */
+	if (instance_id != NULL)
+		sqlite3_bind_text(s, 1, instance_id, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		seen = (uint32_t)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return seen;
+}
+
 enum gr_err
 samples_history(struct state *st, const char *instance_id, int64_t since, int64_t until,
     int step, struct sample_rows *out, struct gr_error *err)
@@ -468,6 +527,7 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 	sqlite3_stmt *s;
 	const char *range = "series IN (SELECT id FROM sample_series WHERE ?1 IS NULL OR "
 	    "instance_id = ?1) AND at >= ?2 AND at < ?3";
+	uint32_t seen = UINT32_MAX;
 	size_t k;
 	int rc;
 
@@ -477,6 +537,9 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 		return err->code;
 	if (until <= 0)
 		until = INT64_MAX;
+	/* Aggregate only the fields some sample of these GPUs knew: most APIs know five. */
+	if (step > 0 && (seen = series_seen(st, instance_id)) == 0)
+		return GR_OK;
 	sql_add(&q, "SELECT ss.instance_id, ss.gpu, ss.uuid, ss.name, ss.driver, ");
 	if (step == 0) {
 		sql_add(&q, "r.at, 1, r.dt, r.source");
@@ -492,14 +555,14 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 		 * only a bucket's worth of rows meets in the outer merge, not every minute.
 		 */
 		sql_add(&q, "m.t AS b, sum(m.n), sum(m.secs), max(m.source)");
-		sql_merge_aggs(&q, "m.", false);
+		sql_merge_aggs(&q, "m.", false, seen);
 		sql_add(&q, " FROM (SELECT series, minute / %d * %d AS t, sum(n) AS n, sum(secs) AS "
 		    "secs, max(source) AS source", step, step);
-		sql_merge_aggs(&q, "", true);
+		sql_merge_aggs(&q, "", true, seen);
 		sql_add(&q, " FROM samples_minute WHERE series IN (SELECT id FROM sample_series "
 		    "WHERE ?1 IS NULL OR instance_id = ?1) AND minute >= ?2 AND minute < ?3 "
 		    "GROUP BY series, t UNION ALL SELECT series, at / %d * %d", step, step);
-		sql_minute_aggs(&q);
+		sql_minute_aggs(&q, seen);
 		sql_add(&q, " FROM ");
 		sql_raw_dt(&q, range);
 		sql_add(&q, " GROUP BY series, at / %d * %d) m JOIN sample_series ss ON "
