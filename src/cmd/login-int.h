@@ -12,6 +12,9 @@
 struct session;
 struct vault;
 
+/* The name under which the exporter's bearer token is stored (not a provider). */
+#define LOGIN_EXPORTER "exporter"
+
 /* The i-th positional argument after cmd_parse. */
 #define LOGIN_POS(argv, i) ((argv)[(i)])
 

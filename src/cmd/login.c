@@ -370,7 +370,7 @@ login_run(struct cmd_ctx *c, int argc, char **argv)
 	struct login_args a = { 0 };
 	struct gr_error err = { 0 };
 	const struct backend_ops *ops;
-	const char *provider, *var;
+	const char *provider, *name, *var;
 	struct vault *v;
 	char *key = NULL, prompt[128];
 	bool created;
@@ -390,8 +390,12 @@ login_run(struct cmd_ctx *c, int argc, char **argv)
 		    "an API key is never taken from the command line, where 'ps' and the shell's "
 		    "history see it: type it at the prompt, or pipe it in with --stdin");
 	provider = LOGIN_POS(argv, 0);
-	if ((ops = find_provider(provider, &err)) == NULL)
+	/* Not a provider: the token `gpurent exporter --auth` asks scrapers for. */
+	if (strcmp(provider, LOGIN_EXPORTER) == 0)
+		ops = NULL;
+	else if ((ops = find_provider(provider, &err)) == NULL)
 		return cmd_error(c, &err);
+	name = ops != NULL ? ops->name : LOGIN_EXPORTER;
 	if (!a.from_stdin && !vault_have_tty())
 		return cmd_usage_error(c, "no terminal to read the key from; pipe it in with --stdin");
 
@@ -400,12 +404,13 @@ login_run(struct cmd_ctx *c, int argc, char **argv)
 	if (login_open_store(c->s, true, &v, &err) != GR_OK)
 		return cmd_error(c, &err);
 
-	snprintf(prompt, sizeof(prompt), "API key for %s (input is hidden): ", ops->name);
+	snprintf(prompt, sizeof(prompt), ops != NULL ? "API key for %s (input is hidden): " :
+	    "Bearer token for the %s (input is hidden): ", name);
 	if (vault_read_secret(prompt, a.from_stdin, &key, &err) != GR_OK)
 		return cmd_error(c, &err);
 
-	if (strcmp(ops->name, "sim") == 0) {
-		/* The simulator accepts any key; there is nothing to ask. */
+	if (ops == NULL || strcmp(ops->name, "sim") == 0) {
+		/* The simulator accepts any key, and a token is ours: nothing to ask. */
 	} else if (!a.no_verify) {
 		if (c->s->interactive)
 			cmd_warn("checking the key with '%s'...", ops->name);
@@ -414,19 +419,19 @@ login_run(struct cmd_ctx *c, int argc, char **argv)
 			return cmd_error(c, &err);
 		}
 	}
-	rc = vault_set(v, c->s->profile, ops->name, key, &err);
+	rc = vault_set(v, c->s->profile, name, key, &err);
 	vault_key_free(key);
 	if (rc != GR_OK || login_save_store(c->s, v, &err) != GR_OK) {
 		vault_forget();
 		return cmd_error(c, &err);
 	}
-	cmd_warn("stored the key for '%s' in profile '%s'%s", ops->name, profile_name(c->s),
-	    a.no_verify && strcmp(ops->name, "sim") != 0 ? " (not checked)" : "");
+	cmd_warn("stored the key for '%s' in profile '%s'%s", name, profile_name(c->s),
+	    a.no_verify && ops != NULL && strcmp(ops->name, "sim") != 0 ? " (not checked)" : "");
 	if (created && vault_get_mode(v) == VAULT_KEYFILE)
 		cmd_warn("the credential store is sealed with the key file '%s': anyone who can "
 		    "read both files can read the keys (see 'Credentials' in gpurent(1))",
 		    vault_keyfile_path());
-	if ((var = login_env_key(ops->name)) != NULL)
+	if (ops != NULL && (var = login_env_key(ops->name)) != NULL)
 		cmd_warn("%s is set and takes precedence over the stored key", var);
 	return 0;
 }
@@ -446,7 +451,9 @@ const struct command cmd_login = {
 	    "over the store.\n\n"
 	    "The first login creates the store: it asks for a passphrase (GPURENT_PASSPHRASE or\n"
 	    "vault.passphrase_command answer unattended); an empty passphrase seals it with a key\n"
-	    "file instead.",
+	    "file instead.\n\n"
+	    "'gpurent login exporter' stores the bearer token that 'gpurent exporter --auth'\n"
+	    "requires of every scrape (Prometheus: authorization: credentials_file).",
 	.opts = login_opts,
 	.complete_args = CPL_PROVIDER,
 	.flags = CMD_SENSITIVE,

@@ -1,6 +1,7 @@
 /*
  * gpurent metrics: per-GPU figures of one or more instances, from the provider's API or
  * from the machine itself over ssh (session_snapshot, session_sampler).
+ * Every sample taken is also kept in the history; --since prints it (metrics_history.c).
  */
 #include <poll.h>
 #include <stdio.h>
@@ -9,11 +10,13 @@
 #include <time.h>
 
 #include "gpurent/columns.h"
+#include "gpurent/history.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "common.h"
+#include "metrics_history.h"
 
-enum { M_FOLLOW = 1, M_INTERVAL, M_COUNT, M_SOURCE, M_LABEL, M_HOST };
+enum { M_FOLLOW = 1, M_INTERVAL, M_COUNT, M_SOURCE, M_LABEL, M_HOST, M_SINCE, M_UNTIL, M_STEP };
 
 static const struct cmd_opt opts[] = {
 	{ "follow", 'f', NULL, "keep printing samples until interrupted (over ssh: one connection per instance)", M_FOLLOW, CPL_NONE, false },
@@ -22,6 +25,9 @@ static const struct cmd_opt opts[] = {
 	{ "source", 's', "auto|api|ssh", "where samples come from: the machine over ssh, the provider's API, or auto (ssh where it answers, else the API; the default)", M_SOURCE, CPL_NONE, false },
 	{ "label", 'l', "LABEL", "every running instance with this label", M_LABEL, CPL_NONE, false },
 	{ "host", 0, NULL, "the machine instead of its GPUs: CPU, load, memory, disk, network (ssh only)", M_HOST, CPL_NONE, false },
+	{ "since", 0, "WHEN", "print the history from WHEN: a duration ago (1h, 30d) or a UTC time (2026-12-01T10:00)", M_SINCE, CPL_NONE, false },
+	{ "until", 'u', "WHEN", "with --since: end of the history (default now)", M_UNTIL, CPL_NONE, false },
+	{ "step", 0, "STEP", "with --since: raw, auto (default) or a bucket of whole minutes (5m, 1h)", M_STEP, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -30,6 +36,8 @@ struct args {
 	long long interval, count;
 	const char *label;
 	enum metrics_source source;
+	const char *since, *until;	/* parsed once the session's clock is known */
+	int step;			/* -1: auto */
 };
 
 static int
@@ -53,6 +61,22 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		break;
 	case M_LABEL: a->label = arg; break;
 	case M_HOST: a->host = true; break;
+	case M_SINCE: a->since = arg; break;
+	case M_UNTIL: a->until = arg; break;
+	case M_STEP: {
+		long long d;
+
+		if (strcmp(arg, "raw") == 0)
+			a->step = 0;
+		else if (strcmp(arg, "auto") == 0)
+			a->step = -1;
+		else if ((d = parse_duration(arg)) > 0 && d % 60 == 0 && d <= 86400 * 31)
+			a->step = (int)d;
+		else
+			return cmd_usage_error(c, "--step is raw, auto or whole minutes (5m, 1h), "
+			    "not '%s'", arg);
+		break;
+	}
 	}
 	return 0;
 }
@@ -121,6 +145,7 @@ struct printer {
 	struct out_widths widths;
 	bool stream;		/* --follow: JSON lines, tables under one header */
 	bool host;
+	bool store_warned;	/* said once that the history could not keep samples */
 };
 
 /* Print the samples (or the host) of one snapshot. */
@@ -129,9 +154,15 @@ print_snapshot(struct printer *p, const char *id, const struct probe_snapshot *s
     struct gr_error *err)
 {
 	struct host_row hr;
+	struct gr_error store_err = { 0 };
 	enum gr_err rc = GR_OK;
 	size_t i;
 
+	if (s->gpus.n > 0 && history_record(p->c->s, s->gpus.v, s->gpus.n, session_now(p->c->s),
+	    &store_err) != GR_OK && !p->store_warned) {
+		cmd_warn("warning: the samples were not kept in the history: %s", store_err.msg);
+		p->store_warned = true;
+	}
 	if (p->host) {
 		if (!s->host_ok)
 			return GR_OK;
@@ -277,6 +308,11 @@ metrics_once(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n
 			last = err;
 			failed++;
 			continue;
+		}
+		if (one.gpus.n > 0 && history_record(c->s, one.gpus.v, one.gpus.n,
+		    session_now(c->s), &err) != GR_OK && !p->store_warned) {
+			cmd_warn("warning: the samples were not kept in the history: %s", err.msg);
+			p->store_warned = true;
 		}
 		for (k = 0; k < one.gpus.n; k++)
 			*sample_list_add(&all.gpus) = one.gpus.v[k];
@@ -487,15 +523,41 @@ metrics_follow(struct cmd_ctx *c, const struct args *a, struct target *t, size_t
 static int
 metrics_run(struct cmd_ctx *c, int argc, char **argv)
 {
-	struct args a = { false, false, 2, 0, NULL, METRICS_AUTO };
+	struct args a = { false, false, 2, 0, NULL, METRICS_AUTO, NULL, NULL, -1 };
 	struct printer p;
 	struct target *t = NULL;
+	struct gr_error err = { 0 };
+	struct backend *b;
 	int n, rc;
 	size_t nt;
 
 	rc = cmd_parse(c, argc, argv, handle, &a, &n);
 	if (rc != 0 || n < 0)
 		return rc;
+	if (a.since != NULL || a.until != NULL || a.step != -1) {
+		int64_t now, since, until = 0;
+
+		if (n != 1)
+			return cmd_usage_error(c, n == 0 ? "which instance? give an ID from "
+			    "'gpurent ls'" : "--since: one instance at a time");
+
+		if (a.since == NULL)
+			return cmd_usage_error(c, "--until and --step go with --since");
+		if (a.follow)
+			return cmd_usage_error(c, "--since prints history; --follow samples now: "
+			    "one or the other");
+		/* The id must name a provider, even though only the database is read. */
+		if (session_backend_for(c->s, argv[0], &b, &err) != GR_OK)
+			return cmd_error(c, &err);
+		now = session_now(c->s);
+		if (!metrics_parse_when(a.since, now, &since))
+			return cmd_usage_error(c, "--since needs a duration (1h, 30d) or a UTC time "
+			    "(2026-12-01T10:00), not '%s'", a.since);
+		if (a.until != NULL && !metrics_parse_when(a.until, now, &until))
+			return cmd_usage_error(c, "--until needs a duration (1h, 30d) or a UTC time "
+			    "(2026-12-01T10:00), not '%s'", a.until);
+		return metrics_history(c, argv[0], since, until, a.step);
+	}
 	if (a.host && a.source == METRICS_API)
 		return cmd_usage_error(c, "--host figures come only over ssh, not from the API");
 	if ((rc = collect_targets(c, &a, n, argv, &t, &nt)) != 0)
@@ -526,7 +588,12 @@ const struct command cmd_metrics = {
 	    "--follow prints a sample every --interval seconds, over one ssh connection per\n"
 	    "instance that is re-established after a drop, with the gap marked in the output;\n"
 	    "with -o json each sample is one JSON object on its own line. Ctrl-C ends it\n"
-	    "(status 0).",
+	    "(status 0).\n"
+	    "\n"
+	    "Every sample taken is kept in the state database: raw samples for 24 hours,\n"
+	    "one-minute aggregates (min, mean, max) for 30 days. --since prints that history\n"
+	    "(mean, min and max per row); within the last 24 hours raw samples, further back\n"
+	    "buckets of whole minutes sized to at most 1500 rows per GPU (--step chooses).",
 	.opts = opts,
 	.complete_args = CPL_INSTANCE,
 	.run = metrics_run,

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libmhd.h"
+#include "../http/libmhd.h"
 
 #include "gpurent/sim.h"
 #include "gpurent/util.h"

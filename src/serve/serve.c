@@ -14,7 +14,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "libmhd.h"
+#include "../http/libmhd.h"
 
 #include "gpurent/serve.h"
 #include "gpurent/sim.h"

@@ -78,8 +78,13 @@ apply_result(struct ui *u, struct ui_result *r)
 			}
 		break;
 	case UJ_METRICS:
-		if (r->code == GR_OK && strcmp(r->req.id, u->watch) == 0)
-			ui_metrics_add(u, &r->samples);
+		if (r->code == GR_OK && strcmp(r->req.id, u->watch) == 0) {
+			if (r->req.history) {
+				u->want_history = false;
+				ui_metrics_fill(u, &r->history, &r->samples);
+			} else
+				ui_metrics_add(u, &r->samples);
+		}
 		break;
 	case UJ_ACTION:
 		if (r->code != GR_OK) {

@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "gpurent/config.h"
+#include "gpurent/history.h"
 #include "gpurent/idcache.h"
 #include "gpurent/launch_policy.h"
+#include "gpurent/samples.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "fetch.h"
@@ -82,6 +84,7 @@ ui_result_free(struct ui_result *r)
 	offer_list_release(&r->offers);
 	instance_list_release(&r->instances);
 	sample_list_release(&r->samples);
+	sample_list_release(&r->history);
 	cost_summary_release(&r->total);
 	cost_summary_release(&r->by_provider);
 	cost_summary_release(&r->by_label);
@@ -216,6 +219,36 @@ do_costs(struct session *s, struct ui_result *r)
 	return GR_OK;
 }
 
+/* Sparklines look back this far when an instance is first watched. */
+#define HISTORY_SPAN 3600
+
+/*
+ * One sample of the watched instance, kept in the history like every other; on the first
+ * request for an instance, the history of the last hour too, so its sparklines start full.
+ */
+static enum gr_err
+do_metrics(struct session *s, struct ui_result *r)
+{
+	struct gr_error ignored = { 0 };
+	struct sample_rows rows;
+	struct state *st;
+	size_t i;
+
+	if (history_sample(s, r->req.id, METRICS_API, &r->samples, &r->err, NULL) != GR_OK)
+		return r->err.code;
+	r->now = session_now(s);
+	if (!r->req.history || session_state(s, &st, &ignored) != GR_OK)
+		return GR_OK;
+	sample_rows_init(&rows);
+	/* Without the history the view still works: it starts from this sample. */
+	if (samples_history(st, r->req.id, r->now - HISTORY_SPAN, 0, 0, &rows, &ignored) ==
+	    GR_OK)
+		for (i = 0; i < rows.n; i++)
+			*sample_list_add(&r->history) = rows.v[i].s;
+	sample_rows_release(&rows);
+	return GR_OK;
+}
+
 /*
  * Returns true when the result came from the offer cache: the lane then asks the provider
  * at once, so the view shows the kept offers while the fresh ones are on their way.
@@ -225,7 +258,6 @@ run_job(struct session *s, struct lane *l, struct ui_result *r)
 {
 	bool cached = false;
 	struct fanout_result res[SESSION_MAX_PROVIDERS];
-	struct backend *b;
 
 	memset(res, 0, sizeof(res));
 	switch (l->job) {
@@ -242,12 +274,7 @@ run_job(struct session *s, struct lane *l, struct ui_result *r)
 		r->now = session_now(s);
 		break;
 	case UJ_METRICS:
-		r->code = session_backend_for(s, r->req.id, &b, &r->err);
-		if (r->code == GR_OK)
-			r->code = backend_require(b->ops, CAP_METRICS, NULL, &r->err);
-		if (r->code == GR_OK)
-			r->code = b->ops->metrics(b, r->req.id, &r->samples, &r->err);
-		r->now = session_now(s);
+		r->code = do_metrics(s, r);
 		break;
 	case UJ_ACTION:
 		r->code = do_action(s, r);
@@ -304,6 +331,7 @@ lane_main(void *arg)
 		offer_list_init(&r->offers);
 		instance_list_init(&r->instances);
 		sample_list_init(&r->samples);
+		sample_list_init(&r->history);
 		cached = run_job(&s, l, r);
 		again = r->req;
 

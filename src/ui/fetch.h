@@ -39,6 +39,7 @@ enum ui_action { UA_LAUNCH, UA_STOP, UA_START, UA_DESTROY };
 struct ui_request {
 	struct filter filter;		/* UJ_OFFERS */
 	char id[ID_MAX];		/* UJ_METRICS, UJ_ACTION: instance or offer id */
+	bool history;			/* UJ_METRICS: also the last hour from the history */
 	enum ui_action action;
 	bool interruptible;		/* UA_LAUNCH: the offer's type */
 	int64_t price_hour;		/* UA_LAUNCH: the offer's price as seen (the bid follows) */
@@ -59,6 +60,8 @@ struct ui_result {
 	struct offer_list offers;
 	struct instance_list instances;
 	struct sample_list samples;
+	struct sample_list history;	/* UJ_METRICS with req.history: raw samples, oldest
+					   first, the new ones included */
 	struct instance launched;	/* UA_LAUNCH */
 	struct cost_summary total, by_provider, by_label;
 	struct event *events;		/* UJ_COSTS: the watcher's newest, oldest first */

@@ -66,6 +66,7 @@ ui_request(struct ui *u, enum ui_job job)
 		if (u->watch[0] == '\0' || (p = ui_provider_of(u, u->watch)) < 0)
 			break;
 		strlcpy_(req.id, u->watch, sizeof(req.id));
+		req.history = u->want_history;
 		ui_fetch_request(u->fetch, job, p, &req);
 		break;
 	case UJ_COSTS:

@@ -117,7 +117,8 @@ struct ui {
 	struct ui_ring ring[UI_MAX_GPUS][UM__COUNT];
 	struct gpu_sample last[UI_MAX_GPUS];
 	int n_gpus;
-	size_t gpu_top;
+	size_t gpu_top;			/* the selected GPU: shown first, with every field */
+	bool want_history;		/* the next metrics request also reads the history */
 
 	/* Costs. */
 	struct cost_summary total, by_provider, by_label;
@@ -192,6 +193,8 @@ void ui_instances_rebuild(struct ui *u);
 /* view_metrics.c: follow an instance's samples; add the samples that arrived. */
 void ui_metrics_watch(struct ui *u, const char *id);
 void ui_metrics_add(struct ui *u, const struct sample_list *l);
+/* Start the sparklines over from the history (oldest first), then l is the newest. */
+void ui_metrics_fill(struct ui *u, const struct sample_list *history, const struct sample_list *l);
 
 /* input.c: one key, from the loop. */
 void ui_handle_key(struct ui *u, int key);

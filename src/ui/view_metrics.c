@@ -1,6 +1,7 @@
 /*
  * view_metrics.c - the metrics view: one instance's GPUs, each as sparklines of
- * utilisation, memory, temperature and power over the last samples.
+ * utilisation, memory, temperature and power over the last samples (the first from the
+ * sample history, so they start full), and every field of the selected GPU's last sample.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -21,11 +22,23 @@ ui_metrics_watch(struct ui *u, const char *id)
 	memset(u->last, 0, sizeof(u->last));
 	u->n_gpus = 0;
 	u->gpu_top = 0;
+	u->want_history = true;
 	u->ctx->request(u, UJ_METRICS);
 }
 
-void
-ui_metrics_add(struct ui *u, const struct sample_list *l)
+/* The newest sample of each GPU, without a point on the sparklines. */
+static void
+push_samples_last(struct ui *u, const struct sample_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].index >= 0 && l->v[i].index < UI_MAX_GPUS)
+			u->last[l->v[i].index] = l->v[i];
+}
+
+static void
+push_samples(struct ui *u, const struct sample_list *l)
 {
 	size_t i;
 
@@ -44,6 +57,23 @@ ui_metrics_add(struct ui *u, const struct sample_list *l)
 		if (k + 1 > u->n_gpus)
 			u->n_gpus = k + 1;
 	}
+}
+
+void
+ui_metrics_add(struct ui *u, const struct sample_list *l)
+{
+	push_samples(u, l);
+	u->dirty = true;
+}
+
+void
+ui_metrics_fill(struct ui *u, const struct sample_list *history, const struct sample_list *l)
+{
+	memset(u->ring, 0, sizeof(u->ring));
+	/* The history holds l already (it was stored first); l names the newest figures. */
+	push_samples(u, history->n > 0 ? history : l);
+	if (history->n > 0)
+		push_samples_last(u, l);
 	u->dirty = true;
 }
 
@@ -92,12 +122,76 @@ draw_spark(struct ui *u, int y, int w, const char *label, const struct ui_ring *
 	ui_put(y, 10 + gw + 1, 23, value, ui_attr(UC_NORMAL), true);
 }
 
+/* Every field of one sample, "N/A" where it is unknown; returns the number of lines. */
+static size_t
+field_lines(const struct gpu_sample *s, int64_t now, char lines[][64], size_t max)
+{
+	size_t n = 0;
+
+#define LINE(...) do { if (n < max) snprintf(lines[n++], 64, __VA_ARGS__); } while (0)
+#define FIELD(bit, label, fmt, ...) do { \
+		if (s->valid & (bit)) \
+			LINE("%-13s " fmt, label, __VA_ARGS__); \
+		else \
+			LINE("%-13s N/A", label); \
+	} while (0)
+#define TEXT(label, str) LINE("%-13s %s", label, (str)[0] ? (str) : "N/A")
+	TEXT("name", s->name);
+	TEXT("uuid", s->uuid);
+	TEXT("driver", s->driver);
+	FIELD(MV_UTIL, "utilisation", "%d %%", s->util_pct);
+	FIELD(MV_MEM_UTIL, "memory bw", "%d %%", s->mem_util_pct);
+	FIELD(MV_MEM, "memory used", "%d MiB", s->mem_used_mib);
+	FIELD(MV_MEM, "memory total", "%d MiB", s->mem_total_mib);
+	FIELD(MV_MEM_FREE, "memory free", "%d MiB", s->mem_free_mib);
+	FIELD(MV_TEMP, "temperature", "%d C", s->temp_c);
+	FIELD(MV_TEMP_MEM, "memory temp", "%d C", s->temp_mem_c);
+	FIELD(MV_POWER, "power", "%d W", s->power_w);
+	FIELD(MV_POWER_LIMIT, "power limit", "%d W", s->power_limit_w);
+	FIELD(MV_POWER_ENFORCED, "enforced lim", "%d W", s->power_enforced_w);
+	FIELD(MV_CLK_SM, "SM clock", "%d MHz", s->clk_sm_mhz);
+	FIELD(MV_CLK_SM_MAX, "SM clock max", "%d MHz", s->clk_sm_max_mhz);
+	FIELD(MV_CLK_MEM, "mem clock", "%d MHz", s->clk_mem_mhz);
+	FIELD(MV_FAN, "fan", "%d %%", s->fan_pct);
+	FIELD(MV_PSTATE, "pstate", "P%d", s->pstate);
+	FIELD(MV_PCIE_GEN, "PCIe gen", "%d", s->pcie_gen);
+	FIELD(MV_PCIE_WIDTH, "PCIe width", "x%d", s->pcie_width);
+	FIELD(MV_ENC, "encoder", "%d %%", s->enc_pct);
+	FIELD(MV_DEC, "decoder", "%d %%", s->dec_pct);
+	FIELD(MV_ECC_UNCORR, "ECC uncorr", "%lld", (long long)s->ecc_uncorrected);
+	FIELD(MV_XID, "last Xid", "%d", s->xid);
+	FIELD(MV_THROTTLE, "throttle", "0x%llx", (unsigned long long)s->throttle);
+	FIELD(MV_COMPUTE_MODE, "compute mode", "%d", s->compute_mode);
+	FIELD(MV_MIG, "MIG", "%s", s->mig ? "on" : "off");
+	LINE("%-13s %s, %llds ago", "source", s->source == SAMPLE_SSH ? "ssh" : "api",
+	    (long long)(now > s->at ? now - s->at : 0));
+#undef TEXT
+#undef FIELD
+#undef LINE
+	return n;
+}
+
+/* The field list of the selected GPU in a column at x, from y down to bottom. */
+static void
+draw_fields(struct ui *u, int y, int x, int w, int bottom)
+{
+	char lines[32][64], title[32];
+	size_t n, i;
+
+	n = field_lines(&u->last[u->gpu_top], u->now, lines, 32);
+	snprintf(title, sizeof(title), "GPU %zu, every field", u->gpu_top);
+	ui_put(y++, x, w, title, ui_attr(UC_COLHEAD), false);
+	for (i = 0; i < n && y < bottom; i++)
+		ui_put(y++, x, w, lines[i], ui_attr(strstr(lines[i], " N/A") ? UC_DIM :
+		    UC_NORMAL), false);
+}
+
 static void
 draw_metrics(struct ui *u, const struct ui_rect *r)
 {
 	const struct instance *in = watched(u);
 	char line[512], v[64], price[32], gname[64];
-	int y = r->y, p, g;
+	int y = r->y, p, g, w;
 
 	if (u->watch[0] == '\0') {
 		ui_put(y + 1, 2, r->w - 4, "No instance chosen: select one in Instances (2) and "
@@ -124,31 +218,42 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 	}
 	if (u->gpu_top >= (size_t)u->n_gpus)
 		u->gpu_top = (size_t)u->n_gpus - 1;
+	/* Wide: the selected GPU's fields in a column on the right; narrow: under its graphs. */
+	if (r->w >= 100) {
+		draw_fields(u, y, r->w - 34, 34, r->y + r->h);
+		w = r->w - 36;
+	} else
+		w = r->w;
 	for (g = (int)u->gpu_top; g < u->n_gpus && y + 5 <= r->y + r->h; g++) {
 		const struct gpu_sample *s = &u->last[g];
 		enum ui_color tc = !(s->valid & MV_TEMP) ? UC_DIM : s->temp_c >= 85 ? UC_BAD :
 		    s->temp_c >= 75 ? UC_WARN : UC_GOOD;
 
 		snprintf(line, sizeof(line), "GPU %d", g);
-		ui_put(y++, 1, r->w - 2, line, ui_attr(UC_ACCENT), false);
+		ui_put(y++, 1, w - 2, line, ui_attr(UC_ACCENT), false);
 		snprintf(v, sizeof(v), s->valid & MV_UTIL ? "%d %%" : "N/A", s->util_pct);
-		draw_spark(u, y++, r->w, "util", &u->ring[g][UM_UTIL], 100, v,
+		draw_spark(u, y++, w, "util", &u->ring[g][UM_UTIL], 100, v,
 		    (s->valid & MV_UTIL) && s->util_pct < 5 ? UC_IDLE : UC_GOOD);
 		if (s->valid & MV_MEM)
 			snprintf(v, sizeof(v), "%d / %d MiB", s->mem_used_mib, s->mem_total_mib);
 		else
 			snprintf(v, sizeof(v), "N/A");
-		draw_spark(u, y++, r->w, "memory", &u->ring[g][UM_MEM], 100, v, UC_ACCENT);
+		draw_spark(u, y++, w, "memory", &u->ring[g][UM_MEM], 100, v, UC_ACCENT);
 		snprintf(v, sizeof(v), s->valid & MV_TEMP ? "%d C" : "N/A", s->temp_c);
-		draw_spark(u, y++, r->w, "temp", &u->ring[g][UM_TEMP], 100, v, tc);
+		draw_spark(u, y++, w, "temp", &u->ring[g][UM_TEMP], 100, v, tc);
 		if ((s->valid & MV_POWER) && (s->valid & MV_POWER_LIMIT))
 			snprintf(v, sizeof(v), "%d / %d W", s->power_w, s->power_limit_w);
 		else if (s->valid & MV_POWER)
 			snprintf(v, sizeof(v), "%d W", s->power_w);
 		else
 			snprintf(v, sizeof(v), "N/A");
-		draw_spark(u, y++, r->w, "power", &u->ring[g][UM_POWER],
+		draw_spark(u, y++, w, "power", &u->ring[g][UM_POWER],
 		    s->valid & MV_POWER_LIMIT ? s->power_limit_w : 700, v, UC_WARN);
+		if (w == r->w && g == (int)u->gpu_top) {
+			draw_fields(u, y, 2, w - 4, r->y + r->h - 1);
+			g++;
+			break;
+		}
 	}
 	if (g < u->n_gpus)
 		ui_put(r->y + r->h - 1, 2, r->w - 4, "more GPUs below (j)", ui_attr(UC_DIM), false);
@@ -205,5 +310,5 @@ const struct ui_view_ops ui_view_metrics = {
 	.title = "Metrics",
 	.draw = draw_metrics,
 	.key = metrics_key,
-	.keys = "j/k GPUs  n/p instance  r refresh",
+	.keys = "j/k select GPU  n/p instance  r refresh",
 };

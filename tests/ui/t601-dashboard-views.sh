@@ -22,8 +22,8 @@ keys q
 wait_for "^  $inst" 20 && ok "q closes the details" || fail "close: $(screen)"
 keys m
 wait_for '^ GPU 0' 50 && ok "m opens its metrics" || fail "metrics: $(screen)"
-wait_for '^  util .* [0-9]+ %$' 50 && ok "utilisation graph and value" || fail "util: $(screen)"
-wait_for '^  power .* W$' 10 && ok "power graph and value" || fail "power: $(screen)"
+wait_for '^  util .* [0-9]+ % ' 50 && ok "utilisation graph and value" || fail "util: $(screen)"
+wait_for '^  power .* W ' 10 && ok "power graph and value" || fail "power: $(screen)"
 wait_for '[▁▂▃▄▅▆▇█]' 50 && ok "sparkline drawn" || fail "sparkline: $(screen)"
 
 keys 4

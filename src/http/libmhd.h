@@ -1,9 +1,9 @@
 /*
- * libmhd.h - libmicrohttpd, loaded on first use by `gpurent sim serve`.
+ * libmhd.h - libmicrohttpd, loaded on first use by `gpurent sim serve` and `gpurent exporter`.
  *
  * Linked, libmicrohttpd and its GnuTLS would cost every gpurent command start-up time for
- * the sake of one subcommand. serve.c loads it with dlopen and calls it through this table;
- * the names below keep serve.c reading like ordinary libmicrohttpd code.
+ * the sake of two subcommands. They load it with dlopen and call it through this table;
+ * the names below keep their code reading like ordinary libmicrohttpd code.
  */
 #ifndef GPURENT_SIM_LIBMHD_H
 #define GPURENT_SIM_LIBMHD_H

@@ -1,0 +1,52 @@
+#!/bin/bash
+# t065: the metrics view starts its sparklines from the sample history (an hour of stored
+# samples fills them at once), shows every field of the selected GPU with N/A for what the
+# provider does not report, in a right-hand column when wide and under the graphs when
+# narrow, and j moves the selection to the next GPU.
+. "$(dirname "$0")/lib.sh"
+export GPURENT_SIM_SPEED=1
+DB="$GPURENT_HOME/state.db"
+
+offer=$("$G" -o ids offers type=on-demand 'gpus>=2' --limit 1 2>/dev/null)
+inst=$("$G" -o ids launch --wait --timeout 120 "$offer" 2>/dev/null)
+case $inst in sim:i-*) ;; *) echo "launch failed" >&2; exit 1 ;; esac
+now=$("$G" metrics "$inst" -o json | jq -r '.[0].time | fromdateiso8601')
+[ -n "$now" ] || { echo "no first sample" >&2; exit 1; }
+# Sixty stored samples of GPU 0 over the last ten minutes, utilisation 0 then 100 in turn:
+# low bars that a live sample of the simulator's busy workload never draws.
+series=$(sqlite3 "$DB" "SELECT id FROM sample_series WHERE instance_id = '$inst' AND gpu = 0")
+values=$(for k in $(seq 1 60); do printf '(%d, %d, 0, %d),' "$series" $((now - 10 * k)) $(((k % 2) * 100)); done)
+sqlite3 "$DB" "INSERT INTO samples(series, at, source, util) VALUES ${values%,}" ||
+    { echo "insert failed" >&2; exit 1; }
+
+start_dash 130 40 --view metrics
+wait_for '^ GPU 0' 50 && ok "metrics of $inst" || fail "metrics: $(screen)"
+util=$(screen | grep -m1 '^  util ')
+bars=$(grep -o '[▁▂▃▄▅▆▇█]' <<<"$util" | wc -l)
+[ "$bars" -ge 60 ] && ok "the util sparkline starts from the history ($bars points)" ||
+    fail "util sparkline has $bars points: $util"
+grep -q '▁' <<<"$util" && grep -q '█' <<<"$util" && ok "stored 0 % and 100 % drawn" ||
+    fail "history values: $util"
+wait_for 'GPU 0, every field' 20 && ok "field list of the selected GPU" || fail "fields: $(screen)"
+screen | grep -q -E 'utilisation +[0-9]+ %' && ok "utilisation in the list" ||
+    fail "utilisation: $(screen)"
+screen | grep -q -E 'SM clock +N/A' && ok "SM clock N/A from the API" || fail "N/A: $(screen)"
+screen | grep -q -E 'source +api, [0-9]+s ago' && ok "source and age" || fail "source: $(screen)"
+col=$(screen | grep 'GPU 0, every field' | awk '{ print index($0, "GPU 0, every field") }')
+[ "$col" -gt 90 ] && ok "in a right-hand column when wide" || fail "column at $col"
+
+keys j
+wait_for 'GPU 1, every field' 30 && ok "j selects GPU 1" || fail "select: $(screen)"
+wait_for '^ GPU 1' 10 && ok "GPU 1 shown first" || fail "GPU 1: $(screen)"
+
+tm resize-window -t ui -x 80 -y 40 2>/dev/null || tm resize-pane -t ui -x 80 -y 40
+keys k
+wait_for 'GPU 0, every field' 30 && ok "narrow: the list is still there" || fail "narrow: $(screen)"
+col=$(screen | grep 'GPU 0, every field' | awk '{ print index($0, "GPU 0, every field") }')
+line=$(screen | grep -n 'GPU 0, every field' | cut -d: -f1)
+pline=$(screen | grep -n '^  power ' | head -1 | cut -d: -f1)
+[ "$col" -lt 10 ] && [ "$line" -gt "$pline" ] && ok "narrow: under the graphs" ||
+    fail "narrow layout: col $col line $line power $pline"
+keys q
+wait_for 'DASH-EXIT-0' 50 && ok "q quits" || fail "quit: $(screen)"
+finish
