@@ -21,7 +21,8 @@ const char cmd_sim_serve_usage[] =
     "         [--api-key KEY] [--latency MS] [--fail-429 PCT] [--fail-5xx PCT]\n"
     "         [--fail-drop PCT] [--fail-truncate PCT] [--fail-malformed PCT]\n"
     "         [--retry-after S] [--fault-seed N] [--fail-first N]\n"
-    "         [--fail-first-acted N] [--fail-match TEXT] [--log-requests FILE]\n";
+    "         [--fail-first-acted N] [--fail-match TEXT] [--fail-launch LIST]\n"
+    "         [--log-requests FILE]\n";
 
 static void
 on_term(int sig)
@@ -109,6 +110,10 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 			if (*v == '\0')
 				return usage("%s", "--fail-match needs some text");
 			o.fail_match = v;
+			continue;
+		}
+		if ((v = optval(argc, argv, &i, "--fail-launch")) != NULL) {
+			o.fail_launch = v;
 			continue;
 		}
 		if ((v = optval(argc, argv, &i, "--log-requests")) != NULL) {
