@@ -1,0 +1,124 @@
+/*
+ * samples.h - GPU sample history in the state database.
+ *
+ * Everything that decides or shows history (metrics --since, the dashboard's sparklines,
+ * the exporter, audit, the watcher) reads samples from here, never the network.
+ *
+ * Storage (tables created on first use in the state database):
+ *   sample_series   one row per (instance_id, gpu index) with the GPU's uuid, name, driver
+ *   samples         raw samples, every field of struct gpu_sample, NULL where unknown,
+ *                   keyed (series, at): kept SAMPLES_RAW_KEEP seconds (24 h)
+ *   samples_minute  one-minute aggregates keyed (series, minute): min/mean/max of the
+ *                   figures that vary (enum sample_stat), max or min of the rest (see
+ *                   samples.c), the number of samples and the seconds they cover; kept
+ *                   SAMPLES_MINUTE_KEEP seconds (30 days)
+ * Both sample tables are clustered on (series, time) with a second index on time, so a
+ * range of one instance reads only its rows, and compaction deletes by time.
+ *
+ * Retention is driven by the caller's clock: samples_compact(st, now) folds raw samples
+ * older than now - 24 h (whole minutes) into minute rows and deletes them, and drops
+ * minute rows older than now - 30 d. Callers pass session_now(), so the simulator's clock
+ * (GPURENT_SIM_TIME, `sim advance`) ages the history like the wall clock does. A raw
+ * sample that is stored after its minute was already compacted is dropped at the next
+ * compaction (the minute row is not rewritten).
+ *
+ * Time covered: a raw sample covers the time until the next sample of its GPU, at most
+ * SAMPLES_GAP_MAX seconds (the last one covers as much as the gap before it). A longer gap
+ * is missing data: it is never counted as idle, nor as energy.
+ *
+ * Unknown stays unknown: a field whose validity bit (MV_*) is clear is stored as NULL and
+ * read back with its bit clear; an aggregate of only unknown values is unknown.
+ */
+#ifndef GPURENT_SAMPLES_H
+#define GPURENT_SAMPLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "model.h"
+
+struct state;
+
+#define SAMPLES_RAW_KEEP	(24 * 3600)
+#define SAMPLES_MINUTE_KEEP	(30 * 24 * 3600)
+#define SAMPLES_GAP_MAX		120
+
+/* Store n samples (one transaction). Fields with a clear validity bit are stored as NULL. */
+enum gr_err samples_store(struct state *st, const struct gpu_sample *v, size_t n,
+    struct gr_error *err);
+
+/* Apply retention at `now` (see above). One transaction; cheap when nothing is due. */
+enum gr_err samples_compact(struct state *st, int64_t now, struct gr_error *err);
+
+/* The figures that aggregates keep as min/mean/max. */
+enum sample_stat {
+	SS_UTIL, SS_MEM_USED, SS_MEM_FREE, SS_MEM_UTIL, SS_TEMP, SS_TEMP_MEM, SS_POWER,
+	SS_CLK_SM, SS_CLK_MEM, SS_FAN, SS_ENC, SS_DEC,
+	SS__COUNT,
+};
+/* The MV_* validity bit of a stat. */
+uint32_t sample_stat_bit(enum sample_stat k);
+
+/*
+ * One row of history: a raw sample (step 0), or a bucket of step seconds starting at
+ * s.at. In a bucket, s holds each stat's mean rounded to an integer, the other fields
+ * their aggregate (the highest ECC/Xid count, power limit, memory total; the lowest PCIe
+ * link; the OR of the throttle reasons), s.valid the fields known in any sample of the
+ * bucket, s.source the source of its samples (SAMPLE_SSH when any came over ssh).
+ * min/mean/max are the bucket's (for a raw sample all three are the value); they are
+ * meaningful only where s.valid has the stat's bit.
+ */
+struct sample_row {
+	struct gpu_sample s;
+	int step;
+	int n;			/* raw samples in the row */
+	int secs;		/* seconds they cover */
+	double min[SS__COUNT], mean[SS__COUNT], max[SS__COUNT];
+};
+
+struct sample_rows {
+	struct sample_row *v;
+	size_t n, cap;
+};
+void sample_rows_init(struct sample_rows *r);
+void sample_rows_release(struct sample_rows *r);
+
+/*
+ * History of one instance (instance_id) or all (NULL), samples with since <= at < until
+ * (until 0: no bound), ordered by instance, GPU, time. step 0: raw samples only (what is
+ * left of the range within raw retention). step > 0, a multiple of 60: buckets of step
+ * seconds aligned to the epoch, built from minute aggregates and raw samples alike, so
+ * one query spans both retentions. Appends to *out.
+ */
+enum gr_err samples_history(struct state *st, const char *instance_id, int64_t since,
+    int64_t until, int step, struct sample_rows *out, struct gr_error *err);
+
+/* The latest raw sample of each GPU of one instance (or all: NULL). Appends to *out. */
+enum gr_err samples_latest(struct state *st, const char *instance_id, struct sample_list *out,
+    struct gr_error *err);
+
+/*
+ * A cheap summary of each instance over since <= t < until, from raw samples and minute
+ * aggregates (a minute row counts with its mean utilisation and power over its covered
+ * seconds; it is idle when its highest utilisation is below the threshold).
+ */
+struct sample_summary {
+	char instance_id[ID_MAX];
+	int gpus;			/* distinct GPUs seen */
+	int64_t first, last;		/* times of the first and last sample */
+	int64_t samples;		/* GPU samples (raw, or counted in minute rows) */
+	int64_t covered_s;		/* seconds covered by samples (see above) */
+	int64_t idle_s;			/* covered seconds in which every GPU was below idle_pct */
+	bool util_known;		/* the next two are meaningful */
+	double util_mean;		/* time-weighted mean over the GPUs */
+	double util_p95;		/* 95th percentile of GPU utilisation, time-weighted */
+	bool energy_known;
+	double energy_wh;		/* sum over GPUs of power x covered time */
+};
+/* One entry per instance with samples in the range; caller frees *out. */
+enum gr_err samples_summary(struct state *st, const char *instance_id, int64_t since,
+    int64_t until, int idle_pct, struct sample_summary **out, size_t *n, struct gr_error *err);
+
+#endif

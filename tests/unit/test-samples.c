@@ -1,0 +1,343 @@
+/*
+ * The sample history: every field stored and read back (unknown stays unknown), raw
+ * retention folding into minute aggregates on the caller's clock, the month limit, buckets
+ * that span both tables, and the summary that audit reads (idle time, p95, energy).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "gpurent/samples.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+/* 2026-12-01T10:00:00Z, a whole hour */
+#define T0 INT64_C(1796119200)
+
+/* A call that must succeed, failing the test with its message. */
+#define OK(call) do { \
+	if ((call) != GR_OK) \
+		fail_msg("%s", err.msg); \
+} while (0)
+
+static char dir[] = "/tmp/gpurent-test-samples.XXXXXX";
+
+static int
+setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) == NULL ? -1 : 0;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+static struct state *
+open_db(const char *name)
+{
+	struct state *st;
+	struct gr_error err = { 0 };
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s.db", dir, name);
+	assert_int_equal(state_open(&st, path, &err), GR_OK);
+	return st;
+}
+
+/* Filled through a pointer after a memset, so that padding compares equal too. */
+static void
+full_sample(struct gpu_sample *out, const char *id, int gpu, int64_t at)
+{
+	struct gpu_sample g;
+
+	memset(&g, 0, sizeof(g));
+	strlcpy_(g.instance_id, id, sizeof(g.instance_id));
+	g.index = gpu;
+	g.at = at;
+	g.source = SAMPLE_SSH;
+	g.util_pct = 87;
+	g.mem_used_mib = 40000;
+	g.mem_total_mib = 81559;
+	g.temp_c = 71;
+	g.power_w = 612;
+	g.power_limit_w = 700;
+	strlcpy_(g.uuid, "GPU-6f1c0b5e-1d2e-4c8a-9b1f-000000000001", sizeof(g.uuid));
+	strlcpy_(g.name, "NVIDIA H100 80GB HBM3", sizeof(g.name));
+	strlcpy_(g.driver, "550.54.15", sizeof(g.driver));
+	g.mem_util_pct = 45;
+	g.mem_free_mib = 41559;
+	g.temp_mem_c = 80;
+	g.power_enforced_w = 690;
+	g.clk_sm_mhz = 1980;
+	g.clk_mem_mhz = 2619;
+	g.clk_sm_max_mhz = 1980;
+	g.fan_pct = 33;
+	g.pstate = 0;
+	g.pcie_gen = 5;
+	g.pcie_width = 16;
+	g.enc_pct = 3;
+	g.dec_pct = 4;
+	g.ecc_uncorrected = INT64_C(5000000000);
+	g.throttle = UINT64_C(0x4);
+	g.compute_mode = 3;
+	g.mig = 1;
+	g.xid = 79;
+	g.valid = (MV_XID << 1) - 1;	/* every bit up to MV_XID */
+	memset(out, 0, sizeof(*out));
+	memcpy(out, &g, sizeof(g));
+}
+
+static void
+every_field_round_trips(void **state)
+{
+	struct state *st = open_db("fields");
+	struct gr_error err = { 0 };
+	struct gpu_sample in[2], want;
+	struct sample_rows rows;
+	struct sample_list latest;
+
+	(void)state;
+	full_sample(&in[0], "sim:i-000001", 0, T0);
+	full_sample(&in[1], "sim:i-000001", 1, T0);
+	/* GPU 1 knows only utilisation: the rest must come back unknown, not zero. */
+	in[1].valid = MV_UTIL;
+	in[1].source = SAMPLE_API;
+	in[1].uuid[0] = in[1].name[0] = in[1].driver[0] = '\0';
+	OK(samples_store(st, in, 2, &err));
+
+	sample_rows_init(&rows);
+	OK(samples_history(st, "sim:i-000001", T0 - 60, 0, 0, &rows, &err));
+	assert_int_equal(rows.n, 2);
+	memcpy(&want, &in[0], sizeof(want));
+	assert_int_equal(rows.v[0].step, 0);
+	assert_memory_equal(&rows.v[0].s, &want, sizeof(want));
+	assert_int_equal(rows.v[1].s.valid, MV_UTIL);
+	assert_int_equal(rows.v[1].s.util_pct, 87);
+	assert_int_equal(rows.v[1].s.source, SAMPLE_API);
+	assert_string_equal(rows.v[1].s.uuid, "");
+	assert_true(rows.v[0].mean[SS_POWER] == 612 && rows.v[0].max[SS_TEMP] == 71);
+	sample_rows_release(&rows);
+
+	/* A later sample replaces nothing but is the latest; another instance is apart. */
+	in[0].at = T0 + 10;
+	in[0].util_pct = 12;
+	OK(samples_store(st, in, 1, &err));
+	full_sample(&in[0], "sim:i-000002", 0, T0 + 5);
+	OK(samples_store(st, in, 1, &err));
+	sample_list_init(&latest);
+	OK(samples_latest(st, "sim:i-000001", &latest, &err));
+	assert_int_equal(latest.n, 2);
+	assert_int_equal(latest.v[0].at, T0 + 10);
+	assert_int_equal(latest.v[0].util_pct, 12);
+	assert_string_equal(latest.v[0].uuid, "GPU-6f1c0b5e-1d2e-4c8a-9b1f-000000000001");
+	assert_int_equal(latest.v[1].at, T0);
+	sample_list_release(&latest);
+	sample_list_init(&latest);
+	OK(samples_latest(st, NULL, &latest, &err));
+	assert_int_equal(latest.n, 3);
+	assert_string_equal(latest.v[2].instance_id, "sim:i-000002");
+	sample_list_release(&latest);
+	state_close(st);
+}
+
+/* Two days of 10 s samples of two GPUs: util = minute of the hour, GPU 1 unknown power. */
+static void
+store_two_days(struct state *st, const char *id)
+{
+	struct gr_error err = { 0 };
+	struct gpu_sample *v = xcalloc(2 * 360, sizeof(*v));
+	int64_t t, hour;
+	size_t n;
+
+	for (hour = 0; hour < 48; hour++) {
+		n = 0;
+		for (t = T0 + hour * 3600; t < T0 + (hour + 1) * 3600; t += 10) {
+			int g;
+
+			for (g = 0; g < 2; g++) {
+				struct gpu_sample *s = &v[n++];
+
+				memset(s, 0, sizeof(*s));
+				strlcpy_(s->instance_id, id, sizeof(s->instance_id));
+				s->index = g;
+				s->at = t;
+				s->util_pct = (int)((t - T0) / 60 % 60) + (int)((t - T0) % 60 / 10);
+				s->temp_c = 50 + g;
+				s->power_w = 300;
+				s->throttle = (t / 10) % 2 ? 1 : 4;
+				s->valid = MV_UTIL | MV_TEMP | MV_THROTTLE | (g == 0 ? MV_POWER : 0);
+			}
+		}
+		OK(samples_store(st, v, n, &err));
+	}
+	free(v);
+}
+
+static int64_t
+count(struct state *st, const char *sql)
+{
+	sqlite3_stmt *s;
+	int64_t n = -1;
+
+	assert_int_equal(sqlite3_prepare_v2(state_db(st), sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+static void
+retention_folds_raw_into_minutes(void **state)
+{
+	struct state *st = open_db("retention");
+	struct gr_error err = { 0 };
+	int64_t now = T0 + 48 * 3600;	/* the end of the second day */
+	struct sample_rows rows;
+	size_t i;
+
+	(void)state;
+	store_two_days(st, "sim:i-000007");
+	assert_int_equal(count(st, "SELECT count(*) FROM samples"), 2 * 48 * 360);
+	OK(samples_compact(st, now, &err));
+	/* The first day is minutes now, the second still raw. */
+	assert_int_equal(count(st, "SELECT count(*) FROM samples"), 2 * 24 * 360);
+	assert_int_equal(count(st, "SELECT min(at) FROM samples"), T0 + 24 * 3600);
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_minute"), 2 * 24 * 60);
+	/* Compacting again at the same time changes nothing. */
+	OK(samples_compact(st, now, &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_minute"), 2 * 24 * 60);
+
+	/* Raw history of the first day is gone; minute history spans both days. */
+	sample_rows_init(&rows);
+	OK(samples_history(st, "sim:i-000007", T0, 0, 0, &rows, &err));
+	assert_int_equal(rows.n, 2 * 24 * 360);
+	sample_rows_release(&rows);
+	OK(samples_history(st, "sim:i-000007", T0, 0, 60, &rows, &err));
+	assert_int_equal(rows.n, 2 * 48 * 60);
+	for (i = 0; i < rows.n; i++) {
+		struct sample_row *r = &rows.v[i];
+		int minute = (int)((r->s.at - T0) / 60 % 60);
+
+		assert_int_equal(r->step, 60);
+		assert_int_equal(r->n, 6);
+		assert_int_equal(r->secs, 60);
+		/* util is minute + 0..5 within the minute: min, mean 2.5 above, max 5 above */
+		assert_true(r->min[SS_UTIL] == minute && r->max[SS_UTIL] == minute + 5);
+		assert_true(r->mean[SS_UTIL] == minute + 2.5);
+		assert_int_equal(r->s.throttle, 5);
+		assert_int_equal(r->s.temp_c, 50 + r->s.index);
+		/* GPU 1 never knew its power: unknown in its aggregates too */
+		assert_int_equal(!!(r->s.valid & MV_POWER), r->s.index == 0);
+	}
+	sample_rows_release(&rows);
+
+	/* Hourly buckets: 48 per GPU, each the mean of its minutes (29.5 + 2.5). */
+	OK(samples_history(st, "sim:i-000007", T0, T0 + 48 * 3600, 3600, &rows,
+	    &err));
+	assert_int_equal(rows.n, 96);
+	for (i = 0; i < rows.n; i++) {
+		assert_int_equal(rows.v[i].n, 360);
+		assert_true(rows.v[i].mean[SS_UTIL] == 32.0);
+		assert_true(rows.v[i].min[SS_UTIL] == 0 && rows.v[i].max[SS_UTIL] == 64);
+	}
+	sample_rows_release(&rows);
+
+	/* A bad step is refused. */
+	assert_int_equal(samples_history(st, NULL, T0, 0, 90, &rows, &err), GR_EUSAGE);
+
+	/* A month after the last sample everything is gone, the series too. */
+	OK(samples_compact(st, now + 30 * 86400 + 86400, &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples"), 0);
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_minute"), 0);
+	assert_int_equal(count(st, "SELECT count(*) FROM sample_series"), 0);
+	state_close(st);
+}
+
+static void
+summary_counts_idle_energy_and_gaps(void **state)
+{
+	struct state *st = open_db("summary");
+	struct gr_error err = { 0 };
+	struct gpu_sample v[2];
+	struct sample_summary *sum;
+	size_t n;
+	int64_t t;
+	int g;
+
+	(void)state;
+	/*
+	 * One hour at 10 s: the first half busy (GPU 0 at 90 %), the second idle (both 1 %),
+	 * then a 10-minute gap and one more minute idle. Both GPUs draw 100 W.
+	 */
+	for (t = T0; t < T0 + 3600 + 60; t += 10) {
+		for (g = 0; g < 2; g++) {
+			memset(&v[g], 0, sizeof(v[g]));
+			strlcpy_(v[g].instance_id, "sim:i-000009", sizeof(v[g].instance_id));
+			v[g].index = g;
+			v[g].at = t < T0 + 3600 ? t : t + 600;
+			v[g].util_pct = t < T0 + 1800 && g == 0 ? 90 : 1;
+			v[g].power_w = 100;
+			v[g].valid = MV_UTIL | MV_POWER;
+		}
+		OK(samples_store(st, v, 2, &err));
+	}
+	OK(samples_summary(st, NULL, T0, 0, 5, &sum, &n, &err));
+	assert_int_equal(n, 1);
+	assert_string_equal(sum[0].instance_id, "sim:i-000009");
+	assert_int_equal(sum[0].gpus, 2);
+	assert_int_equal(sum[0].samples, 2 * 366);
+	/*
+	 * Covered: 3600 s less the last sample before the gap (capped at 120 s, not the
+	 * 610 s gap) plus the minute after, whose last sample covers its gap before (10 s).
+	 */
+	assert_int_equal(sum[0].covered_s, 3590 + 120 + 60);
+	assert_int_equal(sum[0].idle_s, 1790 + 120 + 60);
+	assert_true(sum[0].util_known && sum[0].energy_known);
+	/* p95 of the GPU-seconds: 1/4 of them at 90 % */
+	assert_true(sum[0].util_p95 == 90);
+	/* 2 GPUs x 100 W x covered seconds */
+	assert_true(sum[0].energy_wh > 2 * 100 * 3769 / 3600.0 - 0.01 &&
+	    sum[0].energy_wh < 2 * 100 * 3771 / 3600.0);
+	free(sum);
+
+	/* The same figures once the samples are minute aggregates. */
+	OK(samples_compact(st, T0 + 4 * 86400, &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples"), 0);
+	OK(samples_summary(st, "sim:i-000009", T0, 0, 5, &sum, &n, &err));
+	assert_int_equal(n, 1);
+	assert_int_equal(sum[0].samples, 2 * 366);
+	assert_int_equal(sum[0].covered_s, 3590 + 120 + 60);
+	assert_int_equal(sum[0].idle_s, 1790 + 120 + 60);
+	free(sum);
+
+	/* An instance with no samples has no summary. */
+	OK(samples_summary(st, "sim:i-404", T0, 0, 5, &sum, &n, &err));
+	assert_int_equal(n, 0);
+	free(sum);
+	state_close(st);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_field_round_trips),
+		cmocka_unit_test(retention_folds_raw_into_minutes),
+		cmocka_unit_test(summary_counts_idle_energy_and_gaps),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
