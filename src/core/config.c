@@ -14,6 +14,8 @@
 #include "gpurent/util.h"
 
 static const struct config_key keys[] = {
+	{ "audit.grid", CK_STRING, NULL, "grid carbon intensity overrides for audit: REGION=G_PER_KWH,... (longest region prefix wins)" },
+	{ "audit.target", CK_INT, "85", "GPU utilisation percent that audit measures instances against" },
 	{ "budget.day", CK_MONEY, NULL, "refuse launches that would take today's projected spend over this ($)" },
 	{ "budget.month", CK_MONEY, NULL, "refuse launches that would take this month's projected spend over this ($)" },
 	{ "color", CK_STRING, "auto", "auto, always or never" },
