@@ -120,19 +120,19 @@ audit_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		if (r->waste > 0)
 			c->color = OC_WARN;
 		break;
-	case AC_GPU_HOURS: set_fixed(c, r->gpus_known, r->gpu_hours, 1); break;
+	case AC_GPU_HOURS: set_fixed(c, r->gpus_known, r->gpu_hours, 2); break;
 	case AC_EFF:
 		eff = audit_eff_gpu_hour(r);
 		c->kind = eff >= 0 ? CELL_MONEY : CELL_NULL;
 		c->i = eff;
 		c->decimals = 3;
 		break;
-	case AC_KWH: set_fixed(c, r->energy_known, r->energy_kwh, 2); break;
+	case AC_KWH: set_fixed(c, r->energy_known, r->energy_kwh, 3); break;
 	case AC_ESTIMATED:
 		c->kind = r->energy_known ? CELL_BOOL : CELL_NULL;
 		c->i = r->energy_estimated;
 		break;
-	case AC_CO2: set_fixed(c, r->co2_known, r->co2_kg, 2); break;
+	case AC_CO2: set_fixed(c, r->co2_known, r->co2_kg, 3); break;
 	}
 }
 
