@@ -21,7 +21,7 @@ export GPURENT_HOME=$tmp NO_COLOR=1
 unset GPURENT_SIM_TIME GPURENT_SIM_SPEED
 db=$tmp/state.db
 
-"$gr" audit --offline >/dev/null	# creates the ledger and the sample tables
+"$gr" audit --offline >/dev/null	# creates the ledger
 now=$(( $(date -u +%s) / 60 * 60 ))
 start=$(( now - 30 * 86400 ))
 raw_from=$(( now - 86400 ))
@@ -34,6 +34,11 @@ INSERT INTO ledger(instance_id, provider, label, gpu, kind, rate_hour, start_ts,
 SELECT 'vast:' || k, 'vast', 'team' || (k % 5), 'H100-SXM-80GB', 0, 2000000 + k * 10000,
        $start + j * 86400, CASE WHEN j = 29 THEN 0 ELSE $start + (j + 1) * 86400 END
 FROM i, d;
+COMMIT;
+SQL
+"$gr" audit --offline >/dev/null	# billed instances: it reads (so creates) the sample tables
+sqlite3 "$db" <<SQL
+BEGIN;
 WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < 50)
 INSERT INTO sample_series(id, instance_id, gpu) SELECT k, 'vast:' || k, 0 FROM i;
 WITH RECURSIVE m(t) AS (SELECT $start UNION ALL SELECT t + 60 FROM m WHERE t + 60 < $raw_from),

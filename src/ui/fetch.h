@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gpurent/audit.h"
 #include "gpurent/costs.h"
 #include "gpurent/error.h"
 #include "gpurent/filter.h"
@@ -55,6 +56,8 @@ struct ui_result {
 	struct sample_list samples;
 	struct instance launched;	/* UA_LAUNCH */
 	struct cost_summary total, by_provider, by_label;
+	struct audit_row audit;		/* UJ_COSTS: the audit of the last 7 days, in total */
+	int audit_target;		/* audit.target */
 };
 
 struct ui_fetch;

@@ -120,6 +120,8 @@ struct ui {
 
 	/* Costs. */
 	struct cost_summary total, by_provider, by_label;
+	struct audit_row audit;		/* the last 7 days in total (audit.h) */
+	int audit_target;
 	bool have_costs;
 
 	/* The status line: a message for a while, else provider errors. */
