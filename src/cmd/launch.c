@@ -269,6 +269,15 @@ explain_bid(const struct offer *o, const struct launch_plan *p)
 		    p->margin_pct, market, o->id, bid);
 }
 
+/* The budgets a launch is checked against (launch_policy.h). */
+static void
+read_budget(const struct config *cfg, bool force, struct launch_budget *out)
+{
+	out->day = config_get_money(cfg, "budget.day");
+	out->month = config_get_money(cfg, "budget.month");
+	out->force = force;
+}
+
 /* The create request for offer o as planned (image, disk, env and the rest from a). */
 static void
 fill_request(struct launch_req *req, const struct args *a, const struct offer *o,
@@ -606,9 +615,7 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 		free(cands);
 		return cmd_error(c, &err);
 	}
-	budget.day = config_get_money(cfg, "budget.day");
-	budget.month = config_get_money(cfg, "budget.month");
-	budget.force = a->force;
+	read_budget(cfg, a->force, &budget);
 	/* One token for every attempt: a provider that saw an earlier create finds it again. */
 	make_token(token, sizeof(token));
 	r.c = c;
@@ -692,9 +699,7 @@ launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
 	    "spot.bid_margin", 0), &plan, &err) != GR_OK)
 		return cmd_error(c, &err);
 	explain_bid(&o, &plan);
-	budget.day = config_get_money(cfg, "budget.day");
-	budget.month = config_get_money(cfg, "budget.month");
-	budget.force = a.force;
+	read_budget(cfg, a.force, &budget);
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	make_token(token, sizeof(token));
