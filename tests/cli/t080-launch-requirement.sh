@@ -5,6 +5,8 @@
 # journal agree). vast, pointed at `gpurent sim serve --fail-launch`.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve.sh"
+# A market that holds still: the ranking of the dry run is the order the launch tries.
+export GPURENT_SIM_TIME=1790000000
 
 start_serve vast --api-key test-key-vast --fail-launch gone,gone,capacity
 use_provider vast test-key-vast
