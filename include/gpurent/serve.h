@@ -43,6 +43,13 @@ struct serve_opts {
 	/* The first ignore_stops stop requests are answered as done and not acted on. */
 	int ignore_stops;
 	/*
+	 * Scripted refusals of creates: a comma list of "gone" (the offer was rented away since
+	 * it was listed) and "capacity" (no machine of it is free); the next creates are refused
+	 * in turn, each in the dialect's own words for it, without being acted on, and the
+	 * creates after the list go through. NULL: none.
+	 */
+	const char *fail_launch;
+	/*
 	 * When set, every request is appended to it as one line of JSON before it is answered:
 	 * {"method", "path", "query": [[name, value], ...], "body", "key": whether one was
 	 * presented} (never the key itself), so that a real client's calls can be recorded once

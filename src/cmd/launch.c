@@ -17,16 +17,21 @@
 #include "gpurent/launch_policy.h"
 #include "gpurent/money.h"
 #include "gpurent/output.h"
+#include "gpurent/requirement.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "common.h"
 #include "verify.h"
 
 enum { L_IMAGE = 1, L_DISK, L_LABEL, L_ENV, L_PORT, L_ONSTART, L_BID, L_DRY_RUN, L_WAIT,
-	L_TIMEOUT, L_FORCE, L_VERIFY, L_COUNT, L_NODES, L_MAX_RUNTIME };
+	L_TIMEOUT, L_FORCE, L_VERIFY, L_NODES, L_MAX_RUNTIME, L_GPU, L_COUNT, L_MAX_PRICE, L_REGION,
+	L_INTERRUPTIBLE, L_MIN_REL, L_ATTEMPTS };
 
 #define MAX_ENV 64
 #define MAX_PORTS 32
+/* Terms a requirement's options add to its filter. */
+#define MAX_REQ_TERMS 8
+#define MAX_ATTEMPTS 100
 
 static const struct cmd_opt opts[] = {
 	{ "image", 'i', "IMAGE", "container or OS image to run", L_IMAGE, CPL_NONE, false },
@@ -41,7 +46,13 @@ static const struct cmd_opt opts[] = {
 	{ "timeout", 't', "SECONDS", "with --wait: give up after this long (default 600)", L_TIMEOUT, CPL_NONE, false },
 	{ "verify", 0, NULL, "with --wait: check the machine against the offer (gpurent verify) once it runs", L_VERIFY, CPL_NONE, false },
 	{ "force", 'f', NULL, "launch even when a configured budget would be exceeded", L_FORCE, CPL_NONE, false },
-	{ "count", 0, "N", "a cluster (slurm): GPUs per node to hold (default 1)", L_COUNT, CPL_NONE, false },
+	{ "gpu", 'g', "GPU", "by requirement: this GPU (a catalogue name, family or alias; a comma list means any of)", L_GPU, CPL_GPU, false },
+	{ "count", 'c', "N", "exactly N GPUs (by requirement); on a cluster (slurm), GPUs per node to hold (default 1)", L_COUNT, CPL_NONE, false },
+	{ "max-price", 0, "PRICE", "by requirement: at most this many dollars per hour, all in (bid and disk storage included)", L_MAX_PRICE, CPL_NONE, false },
+	{ "region", 'r', "REGION", "by requirement: in this region (a prefix such as eu or eu-west, or a country code; a comma list means any of)", L_REGION, CPL_NONE, false },
+	{ "interruptible", 0, NULL, "by requirement: interruptible offers (default: on-demand ones)", L_INTERRUPTIBLE, CPL_NONE, false },
+	{ "min-reliability", 0, "R", "by requirement: reliability at least R (0 to 1)", L_MIN_REL, CPL_NONE, false },
+	{ "attempts", 0, "N", "by requirement: try at most N offers before giving up (default 5)", L_ATTEMPTS, CPL_NONE, false },
 	{ "nodes", 0, "N", "a cluster (slurm): nodes to hold (default 1)", L_NODES, CPL_NONE, false },
 	{ "max-runtime", 0, "DURATION", "a cluster (slurm): time limit of the job, such as 90m (default: the partition's)", L_MAX_RUNTIME, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
@@ -58,7 +69,23 @@ struct args {
 	bool has_bid, dry_run, wait, force, verify;
 	long long timeout;
 	long long count, nodes, max_runtime;
+	/* By requirement: the filter terms the options make, and the all-in bound. */
+	char *terms[MAX_REQ_TERMS];
+	size_t n_terms;
+	bool has_type;		/* --interruptible */
+	int64_t max_price;	/* -1 none */
+	long long attempts;
 };
+
+/* Add the filter term "field op value" that a requirement option stands for. */
+static int
+add_term(struct cmd_ctx *c, struct args *a, const char *field, const char *op, const char *v)
+{
+	if (a->n_terms == MAX_REQ_TERMS)
+		return cmd_usage_error(c, "too many requirement options");
+	a->terms[a->n_terms++] = xasprintf("%s%s%s", field, op, v);
+	return 0;
+}
 
 static int
 handle(struct cmd_ctx *c, int id, const char *arg, void *data)
@@ -107,10 +134,6 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		break;
 	case L_FORCE: a->force = true; break;
 	case L_VERIFY: a->verify = true; break;
-	case L_COUNT:
-		if (!parse_int(arg, 1, 1024, &a->count))
-			return cmd_usage_error(c, "--count needs a number of GPUs from 1 to 1024");
-		break;
 	case L_NODES:
 		if (!parse_int(arg, 1, 100000, &a->nodes))
 			return cmd_usage_error(c, "--nodes needs a number of nodes from 1 to 100000");
@@ -119,6 +142,26 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		if ((a->max_runtime = parse_duration(arg)) <= 0)
 			return cmd_usage_error(c, "--max-runtime needs a duration such as 3600, 90m "
 			    "or 2h");
+		break;
+	case L_GPU: return add_term(c, a, "gpu", "=", arg);
+	case L_COUNT:
+		if (!parse_int(arg, 1, 1024, &a->count))
+			return cmd_usage_error(c, "--count needs a number of GPUs from 1 to 1024");
+		break;
+	case L_MAX_PRICE:
+		if (!money_parse(arg, &a->max_price) || a->max_price <= 0)
+			return cmd_usage_error(c, "--max-price needs dollars per hour such as 2.5");
+		/* The offer's own price is never above its all-in price: a safe push-down. */
+		return add_term(c, a, "price", "<=", arg);
+	case L_REGION: return add_term(c, a, "region", "=", arg);
+	case L_INTERRUPTIBLE:
+		a->has_type = true;
+		return add_term(c, a, "type", "=", "interruptible");
+	case L_MIN_REL: return add_term(c, a, "reliability", ">=", arg);
+	case L_ATTEMPTS:
+		if (!parse_int(arg, 1, MAX_ATTEMPTS, &a->attempts))
+			return cmd_usage_error(c, "--attempts needs a number from 1 to %d",
+			    MAX_ATTEMPTS);
 		break;
 	}
 	return 0;
@@ -242,6 +285,29 @@ explain_bid(const struct offer *o, const struct launch_plan *p)
 		    p->margin_pct, market, o->id, bid);
 }
 
+/* The budgets a launch is checked against (launch_policy.h). */
+/* The create request for offer o as planned (image, disk, env and the rest from a). */
+static void
+fill_request(struct launch_req *req, const struct args *a, const struct offer *o,
+    const struct launch_plan *plan, const char *token)
+{
+	memset(req, 0, sizeof(*req));
+	req->offer_id = o->id;
+	req->image = a->image;
+	req->disk_gb = (int)a->disk;
+	req->label = a->label;
+	req->env = a->n_env ? a->env : NULL;
+	req->ports = a->ports;
+	req->n_ports = a->n_ports;
+	req->onstart = a->onstart;
+	req->interruptible = o->type == OFFER_INTERRUPTIBLE;
+	req->bid_hour = plan->bid_hour;
+	req->client_token = token;
+	req->gpus_per_node = (int)a->count;
+	req->nodes = (int)a->nodes;
+	req->max_runtime_s = a->max_runtime;
+}
+
 /* What launch_admit calls back. */
 struct launching {
 	struct cmd_ctx *c;
@@ -317,10 +383,336 @@ wait_running(struct cmd_ctx *c, struct backend *b, struct instance *in, long lon
 	}
 }
 
-static int
-launch_run(struct cmd_ctx *c, int argc, char **argv)
+/* The columns of a by-requirement --dry-run: the candidates in the order they would be tried. */
+enum { RC_RANK, RC_ID, RC_GPU, RC_GPUS, RC_TYPE, RC_REGION, RC_RELIABILITY, RC_PRICE, RC_BID,
+	RC_STORAGE, RC_ALL_IN, RC__COUNT };
+
+static const struct column cand_columns[RC__COUNT] = {
+	[RC_RANK] = { "rank", "#", true, false, 0, 0 },
+	[RC_ID] = { "id", "OFFER", false, false, 0, 0 },
+	[RC_GPU] = { "gpu", "GPU", false, false, 0, 9 },
+	[RC_GPUS] = { "gpus", "N", true, false, 0, 0 },
+	[RC_TYPE] = { "type", "TYPE", false, false, 3, 0 },
+	[RC_REGION] = { "region", "REGION", false, false, 4, 0 },
+	[RC_RELIABILITY] = { "reliability", "REL", true, false, 3, 0 },
+	[RC_PRICE] = { "price_hour", "$/H", true, false, 2, 0 },
+	[RC_BID] = { "bid_hour", "BID $/H", true, false, 2, 0 },
+	[RC_STORAGE] = { "storage_hour", "DISK $/H", true, false, 2, 0 },
+	[RC_ALL_IN] = { "all_in_hour", "ALL-IN $/H", true, false, 0, 0 },
+};
+
+static void
+cand_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
-	struct args a;
+	const struct req_candidate *k = row, *first = ctx;
+	static const size_t offer_col[RC__COUNT] = {
+		[RC_ID] = OCOL_ID, [RC_GPU] = OCOL_GPU, [RC_GPUS] = OCOL_GPUS,
+		[RC_TYPE] = OCOL_TYPE, [RC_REGION] = OCOL_REGION,
+		[RC_RELIABILITY] = OCOL_RELIABILITY, [RC_PRICE] = OCOL_PRICE,
+	};
+
+	memset(c, 0, sizeof(*c));
+	switch (col) {
+	case RC_RANK:
+		c->kind = CELL_INT;
+		c->i = k - first + 1;
+		break;
+	case RC_BID:
+		c->kind = k->offer.type == OFFER_INTERRUPTIBLE ? CELL_MONEY : CELL_NULL;
+		c->i = k->plan.bid_hour;
+		c->decimals = 3;
+		break;
+	case RC_STORAGE:
+	case RC_ALL_IN:
+		c->kind = CELL_MONEY;
+		c->i = col == RC_STORAGE ? k->storage_hour : k->all_in_hour;
+		c->decimals = 3;
+		break;
+	default:
+		offer_cell(&k->offer, offer_col[col], c, NULL);
+	}
+}
+
+/* What the failover calls back. */
+struct requiring {
+	struct cmd_ctx *c;
+	const struct args *a;
+	struct state *st;
+	const struct launch_budget *budget;
+	const char *token;
+};
+
+static enum gr_err
+requiring_reread(void *ctx, const struct req_candidate *k, struct offer *now,
+    struct gr_error *err)
+{
+	struct requiring *r = ctx;
+	struct backend *b;
+
+	if (session_backend_for(r->c->s, k->offer.id, &b, err) != GR_OK)
+		return err->code;
+	return find_offer(b, k->offer.id, now, err);
+}
+
+static enum gr_err
+requiring_launch(void *ctx, const struct req_candidate *k, struct instance *out,
+    struct gr_error *err)
+{
+	struct requiring *r = ctx;
+	struct launch_ops ops = { launching_clock, launching_run };
+	struct launching l;
+	struct launch_req req;
+	struct backend *b;
+
+	if (session_backend_for(r->c->s, k->offer.id, &b, err) != GR_OK)
+		return err->code;
+	fill_request(&req, r->a, &k->offer, &k->plan, r->token);
+	l.c = r->c;
+	l.b = b;
+	l.req = &req;
+	memset(out, 0, sizeof(*out));
+	return launch_admit(r->st, r->budget, b->ops->name, k->plan.price_hour, &ops, &l, out,
+	    err);
+}
+
+/* Say on stderr what each attempt did, and why it failed. */
+static void
+report_attempts(const struct req_attempt *v, size_t n, const struct instance *in)
+{
+	char p[32], why[256];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		money_format(p, sizeof(p), v[i].ranked_hour, 3, true);
+		if (v[i].outcome == REQ_RENTED)
+			cmd_warn("attempt %zu: rented %s (%s/h all in) as %s", i + 1, v[i].offer_id,
+			    p, in->id);
+		else
+			cmd_warn("attempt %zu: %s (%s/h all in): %s: %s", i + 1, v[i].offer_id, p,
+			    req_outcome_name(v[i].outcome), text_sanitize(why, sizeof(why),
+			    v[i].why));
+	}
+}
+
+/* -o json: {"instance": the instance or null, "attempts": [...]}. */
+static enum gr_err
+print_attempts_json(struct cmd_ctx *c, const struct req_attempt *v, size_t n, size_t ranked,
+    const struct instance *in, struct gr_error *err)
+{
+	struct cell mc = { CELL_MONEY, NULL, 0, 0, 0 };
+	size_t i;
+
+	fputs("{\"instance\":", c->out);
+	if (in != NULL) {
+		int64_t now = session_now(c->s);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		enum gr_err rc;
+
+		if (m == NULL)
+			return gr_fail(err, GR_EFAIL, "out of memory");
+		rc = out_print_record(m, &out_global, instance_columns, ICOL__COUNT, in,
+		    instance_cell, &now, err);
+		fclose(m);
+		while (len > 0 && buf[len - 1] == '\n')
+			buf[--len] = '\0';
+		if (rc == GR_OK)
+			fputs(buf, c->out);
+		free(buf);
+		if (rc != GR_OK)
+			return rc;
+	} else
+		fputs("null", c->out);
+	fprintf(c->out, ",\"candidates\":%zu,\"attempts\":[", ranked);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ",{\"offer_id\":" : "{\"offer_id\":", c->out);
+		json_write_str(c->out, v[i].offer_id);
+		fputs(",\"outcome\":", c->out);
+		json_write_str(c->out, req_outcome_name(v[i].outcome));
+		mc.kind = CELL_MONEY;
+		mc.i = v[i].ranked_hour;
+		fputs(",\"ranked_all_in_hour\":", c->out);
+		json_write_cell(c->out, &mc);
+		mc.kind = v[i].now_hour >= 0 ? CELL_MONEY : CELL_NULL;
+		mc.i = v[i].now_hour;
+		fputs(",\"all_in_hour\":", c->out);
+		json_write_cell(c->out, &mc);
+		fputs(",\"error\":", c->out);
+		if (v[i].outcome == REQ_RENTED)
+			fputs("null,\"reason\":null}", c->out);
+		else {
+			json_write_str(c->out, gr_err_name(v[i].code));
+			fputs(",\"reason\":", c->out);
+			json_write_str(c->out, v[i].why);
+			fputc('}', c->out);
+		}
+	}
+	fputs("]}\n", c->out);
+	return GR_OK;
+}
+
+/*
+ * launch by requirement: search every selected provider with the requirement's filter, rank
+ * what matches (requirement.h), and rent the best, failing over to the next candidates.
+ */
+static int
+launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
+{
+	struct fanout_result res[SESSION_MAX_PROVIDERS];
+	struct gr_error err = { 0 };
+	struct req_attempt attempts[MAX_ATTEMPTS];
+	struct req_candidate *cands = NULL;
+	struct req_pricing pricing;
+	struct launch_budget budget;
+	struct requiring r;
+	struct req_ops ops = { requiring_reread, requiring_launch };
+	struct offer_list list;
+	struct instance in;
+	struct config *cfg;
+	struct filter f;
+	struct state *st;
+	size_t ncand = 0, skipped = 0, nat = 0;
+	char token[32] = "", price[32], currency[CURRENCY_MAX];
+	enum gr_err frc, rc;
+	int status = 0;
+
+	if (a->verify && !a->wait)
+		return cmd_usage_error(c, "--verify needs --wait: a machine is checked once it runs");
+	/* --count with an offer id holds GPUs per node on a cluster; here it is a requirement. */
+	if (a->count > 0) {
+		char gpus[24];
+		int bad;
+
+		snprintf(gpus, sizeof(gpus), "%lld", a->count);
+		if ((bad = add_term(c, a, "gpus", "=", gpus)) != 0)
+			return bad;
+	}
+	memset(&f, 0, sizeof(f));
+	if (filter_parse(&f, (int)a->n_terms, a->terms, &err) != GR_OK ||
+	    filter_parse(&f, npos, pos, &err) != GR_OK)
+		return cmd_usage_error(c, "%s", err.msg);
+	/* Interruptible only when asked for: an instance that can be taken back is a choice. */
+	if (filter_find(&f, FF_TYPE) == NULL) {
+		char *on_demand[] = { "type=on-demand", NULL };
+
+		if (filter_parse(&f, 1, on_demand, &err) != GR_OK)
+			return cmd_usage_error(c, "%s", err.msg);
+	}
+	if (session_config(c->s, &cfg, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (a->image == NULL)
+		a->image = config_get(cfg, "launch.image");
+	if (a->disk == 0)
+		a->disk = config_get_int(cfg, "launch.disk", 0);
+	memset(&pricing, 0, sizeof(pricing));
+	pricing.disk_gb = (int)a->disk;
+	pricing.margin_pct = (int)config_get_int(cfg, "spot.bid_margin", 0);
+	pricing.has_bid = a->has_bid;
+	pricing.bid = a->bid;
+	pricing.max_all_in = a->max_price;
+	offer_list_init(&list);
+	frc = session_offers(c->s, &f, &list, res, &err);
+	report_timing(c, res, c->s->n_backends);
+	if (frc != GR_OK && frc != GR_EPARTIAL) {
+		offer_list_release(&list);
+		if (c->s->n_backends > 1)
+			report_fanout(c, res, c->s->n_backends);
+		return c->s->n_backends > 1 ? gr_exit_code(frc) : cmd_error(c, &err);
+	}
+	if (frc == GR_EPARTIAL)
+		report_fanout(c, res, c->s->n_backends);
+	filter_apply(&f, &list);
+	/* Ranking compares all-in prices as numbers: only within one currency. */
+	for (size_t i = 1; i < list.n; i++)
+		if (!money_same_currency(list.v[i].currency, list.v[0].currency)) {
+			offer_list_release(&list);
+			return cmd_usage_error(c, "the matching offers are priced in %s and %s; a "
+			    "launch by requirement ranks prices of one currency: choose providers with "
+			    "-p", money_currency(list.v[0].currency), money_currency(list.v[i].currency));
+		}
+	money_currency_set(currency, list.n > 0 ? list.v[0].currency : NULL);
+	requirement_rank(&list, &pricing, &cands, &ncand, &skipped);
+	offer_list_release(&list);
+	if (a->dry_run || ncand == 0) {
+		if (ncand == 0)
+			cmd_warn("no offer meets the requirement%s", skipped ? " at the price, disk "
+			    "or bid asked" : "");
+		if (a->dry_run && out_print(c->out, &out_global, cand_columns, RC__COUNT, RC_ID,
+		    cands, ncand, sizeof(*cands), cand_cell, cands, &err) != GR_OK) {
+			free(cands);
+			return cmd_usage_error(c, "%s", err.msg);
+		}
+		free(cands);
+		if (a->dry_run && ncand > 0 && out_global.format == OUT_TABLE &&
+		    isatty(STDERR_FILENO))
+			fprintf(stderr, "nothing was rented (--dry-run); the first that can be "
+			    "had would be, trying at most %lld\n", a->attempts);
+		return finish_output(c, ncand == 0 ? EXIT_NOTFOUND : 0);
+	}
+	if (session_state(c->s, &st, &err) != GR_OK) {
+		free(cands);
+		return cmd_error(c, &err);
+	}
+	launch_budget_from_config(&budget, cfg, currency, a->force);
+	/* One token for every attempt: a provider that saw an earlier create finds it again. */
+	make_token(token, sizeof(token));
+	r.c = c;
+	r.a = a;
+	r.st = st;
+	r.budget = &budget;
+	r.token = token;
+	memset(&in, 0, sizeof(in));
+	rc = requirement_launch(cands, ncand, &pricing, (size_t)a->attempts, &ops, &r, &in,
+	    attempts, &nat, &err);
+	free(cands);
+	report_attempts(attempts, nat, &in);
+	if (rc != GR_OK) {
+		if (out_global.format == OUT_JSON && print_attempts_json(c, attempts, nat, ncand,
+		    NULL, &err) != GR_OK)
+			return cmd_usage_error(c, "%s", err.msg);
+		return finish_output(c, cmd_error(c, &err));
+	}
+	idcache_put_instances(st, &in, 1, false, NULL);
+	if (c->s->interactive && out_global.format == OUT_TABLE)
+		fprintf(stderr, "launched %s at %s/hour\n", in.id,
+		    money_format_in(price, sizeof(price), in.price_hour, 3, in.currency));
+	if (a->wait) {
+		struct backend *b;
+
+		if (session_backend_for(c->s, in.id, &b, &err) != GR_OK)
+			return cmd_error(c, &err);
+		status = wait_running(c, b, &in, a->timeout);
+		/* The report goes to stderr: stdout stays the id (or the JSON) scripts read. */
+		if (status == 0 && a->verify) {
+			struct out_opts vo = out_global;
+
+			vo.format = OUT_TABLE;
+			vo.fields = NULL;
+			vo.color = false;
+			status = verify_instance(c, in.id, stderr, &vo);
+		}
+	}
+	if (out_global.format == OUT_JSON) {
+		if (print_attempts_json(c, attempts, nat, ncand, &in, &err) != GR_OK)
+			return cmd_usage_error(c, "%s", err.msg);
+	} else
+		fprintf(c->out, "%s\n", in.id);
+	return finish_output(c, status);
+}
+
+/* Whether a positional is a filter term ("gpu=h100", "price<=2") rather than an offer id. */
+static bool
+is_filter_term(const char *s)
+{
+	return strpbrk(s, "=<>!") != NULL;
+}
+
+/* launch OFFER_ID: rent that offer. */
+static int
+launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
+{
+	struct args a = *ap;
 	struct gr_error err = { 0 };
 	struct launch_req req;
 	struct launch_plan plan;
@@ -333,16 +725,12 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	struct config *cfg;
 	struct state *st;
 	char token[32] = "", price[32];
-	int n, rc;
+	int rc;
 
-	memset(&a, 0, sizeof(a));
-	a.timeout = 600;
-	rc = cmd_parse(c, argc, argv, handle, &a, &n);
-	if (rc != 0 || n < 0)
-		return rc;
 	if (n != 1)
 		return cmd_usage_error(c, n == 0 ? "which offer? give an OFFER_ID from 'gpurent "
-		    "offers'" : "one offer at a time");
+		    "offers', or a requirement such as --gpu h100 --count 8" : "one offer at a "
+		    "time (or a requirement: filter terms such as gpu=h100 gpus=8)");
 	if (a.verify && !a.wait)
 		return cmd_usage_error(c, "--verify needs --wait: a machine is checked once it runs");
 	if (session_config(c->s, &cfg, &err) != GR_OK ||
@@ -368,21 +756,7 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	make_token(token, sizeof(token));
-	memset(&req, 0, sizeof(req));
-	req.offer_id = o.id;
-	req.image = a.image;
-	req.disk_gb = (int)a.disk;
-	req.label = a.label;
-	req.env = a.n_env ? a.env : NULL;
-	req.ports = a.ports;
-	req.n_ports = a.n_ports;
-	req.onstart = a.onstart;
-	req.interruptible = o.type == OFFER_INTERRUPTIBLE;
-	req.bid_hour = plan.bid_hour;
-	req.client_token = token;
-	req.gpus_per_node = (int)a.count;
-	req.nodes = (int)a.nodes;
-	req.max_runtime_s = a.max_runtime;
+	fill_request(&req, &a, &o, &plan, token);
 	ctx.c = c;
 	ctx.b = b;
 	ctx.req = &req;
@@ -421,11 +795,32 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	return finish_output(c, rc);
 }
 
+static int
+launch_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct args a;
+	int n, rc;
+
+	memset(&a, 0, sizeof(a));
+	a.timeout = 600;
+	a.max_price = -1;
+	a.attempts = 5;
+	rc = cmd_parse(c, argc, argv, handle, &a, &n);
+	if (rc == 0 && n >= 0 && (a.n_terms > 0 || (n == 0 && a.count > 0) ||
+	    (n > 0 && is_filter_term(argv[0]))))
+		rc = launch_by_requirement(c, &a, n, argv);
+	else if (rc == 0 && n >= 0)
+		rc = launch_offer(c, &a, n, argv);
+	while (a.n_terms > 0)
+		free(a.terms[--a.n_terms]);
+	return rc;
+}
+
 const struct command cmd_launch = {
 	.name = "launch",
 	.alias = "rent",
-	.args = "OFFER_ID",
-	.summary = "rent an offer as a new instance",
+	.args = "OFFER_ID | FILTER...",
+	.summary = "rent an offer, or the best offer that meets a requirement",
 	.help =
 	    "Prints the new instance's id (with -o json, the whole instance). An interruptible\n"
 	    "offer is bid spot.bid_margin (default 20%) over its current price unless --bid\n"
@@ -439,7 +834,22 @@ const struct command cmd_launch = {
 	    "in the offer's currency. --dry-run makes every check a launch makes and rents\n"
 	    "nothing. --wait --verify then runs 'gpurent verify' on the new instance, its\n"
 	    "report on stderr, and exits 14 when the machine is not what the offer promised\n"
-	    "(the instance is left running).",
+	    "(the instance is left running).\n\n"
+	    "By requirement: instead of an OFFER_ID, give --gpu, --count, --max-price, --region,\n"
+	    "--interruptible, --min-reliability or filter terms of 'gpurent offers' (on-demand\n"
+	    "unless --interruptible or a type= term says otherwise). Every selected provider is\n"
+	    "searched; the matching offers are ranked by all-in price per hour (the price or\n"
+	    "bid plus the disk's storage), then by reliability, and the first that can be had\n"
+	    "is rented. An offer that is gone, has no capacity or whose price rose since it\n"
+	    "was ranked is passed over for the next, at most --attempts (default 5); each\n"
+	    "attempt and why it failed is said on stderr (with -o json, {\"instance\",\n"
+	    "\"attempts\"} on stdout). Any other failure stops at once, so one request never\n"
+	    "rents two instances. Exit status 3 when no offer matches, 7 when none could be\n"
+	    "rented. --dry-run lists the candidates in the order they would be tried.\n\n"
+	    "examples:\n"
+	    "  gpurent launch sim:o-000042 --wait\n"
+	    "  gpurent launch --gpu h100 --count 8 --max-price 25 --region eu --dry-run\n"
+	    "  gpurent launch -p vast -p runpod --gpu a100-80gb --interruptible reliability>=0.98",
 	.opts = opts,
 	.complete_args = CPL_OFFER,
 	.run = launch_run,

@@ -22,6 +22,7 @@ const char cmd_sim_serve_usage[] =
     "         [--fail-drop PCT] [--fail-truncate PCT] [--fail-malformed PCT]\n"
     "         [--retry-after S] [--fault-seed N] [--fail-first N]\n"
     "         [--fail-first-acted N] [--fail-match TEXT] [--ignore-stop N]\n"
+    "         [--fail-launch LIST]\n"
     "         [--log-requests FILE]\n";
 
 static void
@@ -111,6 +112,10 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 			if (*v == '\0')
 				return usage("%s", "--fail-match needs some text");
 			o.fail_match = v;
+			continue;
+		}
+		if ((v = optval(argc, argv, &i, "--fail-launch")) != NULL) {
+			o.fail_launch = v;
 			continue;
 		}
 		if ((v = optval(argc, argv, &i, "--log-requests")) != NULL) {

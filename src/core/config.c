@@ -14,6 +14,8 @@
 #include "gpurent/util.h"
 
 static const struct config_key keys[] = {
+	{ "audit.grid", CK_STRING, NULL, "grid carbon intensity overrides for audit: REGION=G_PER_KWH,... (longest region prefix wins)" },
+	{ "audit.target", CK_INT, "85", "GPU utilisation percent that audit measures instances against" },
 	{ "budget.action", CK_STRING, "stop", "what the watcher does to running instances once a budget is spent: stop, destroy or notify" },
 	{ "budget.day", CK_MONEY, NULL, "refuse launches that would take today's projected spend over this (300, 300 CNY; bare: USD)" },
 	{ "budget.month", CK_MONEY, NULL, "refuse launches that would take this month's projected spend over this (500, 3000 CNY; bare: USD)" },

@@ -350,7 +350,9 @@ launch(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 	req.offer_id = best->id;
 	req.label = bj_strp(b, "name");
 	req.onstart = bj_strp(b, "user_data");
-	code = sim_launch(c->sim, &req, &in, &err);
+	/* Lambda words a rented-away offer and a full one alike. */
+	code = serve_launch_fault(c) != SLF_NONE ? GR_ECAPACITY :
+	    sim_launch(c->sim, &req, &in, &err);
 	offer_list_release(&all);
 	cJSON_Delete(b);
 	if (code == GR_ECAPACITY) {

@@ -475,7 +475,9 @@ launch_pod(struct serve_ctx *c, const cJSON *in, const char *tid, bool spot, dou
 		}
 		req.env = (const char *const *)envv;
 	}
-	code = sim_launch(c->sim, &req, inst, &err);
+	/* RunPod words a rented-away offer and a full one alike. */
+	code = serve_launch_fault(c) != SLF_NONE ? GR_ECAPACITY :
+	    sim_launch(c->sim, &req, inst, &err);
 	for (i = 0; i < ne; i++)
 		free(envv[i]);
 	free(envv);

@@ -754,7 +754,18 @@ create(struct serve_ctx *c, const char *ask, const struct serve_req *rq, struct 
 		req.env = (const char *const *)envv;
 	}
 	/* Real vast has no client token: a repeated create makes a second instance. */
-	code = sim_launch(c->sim, &req, &in, &err);
+	switch (serve_launch_fault(c)) {
+	case SLF_GONE: code = gr_fail(&err, GR_ECAPACITY, "gone"); break;
+	case SLF_CAPACITY:
+		for (i = 0; i < ne; i++)
+			free(envv[i]);
+		free(envv);
+		cJSON_Delete(b);
+		vast_fail(rp, 409, "resources_unavailable", "Not enough resources on the machine "
+		    "to fulfill the request.");
+		return;
+	default: code = sim_launch(c->sim, &req, &in, &err);
+	}
 	for (i = 0; i < ne; i++)
 		free(envv[i]);
 	free(envv);

@@ -62,3 +62,42 @@ serve_reply_json(struct serve_reply *rp, int status, cJSON *j)
 	free(s);
 	cJSON_Delete(j);
 }
+
+/* The fault named by the list item at s (up to a comma or the end), SLF_NONE if unknown. */
+static enum serve_launch_fault
+launch_fault_at(const char *s, size_t *len)
+{
+	*len = strcspn(s, ",");
+	if (*len == 4 && strncmp(s, "gone", 4) == 0)
+		return SLF_GONE;
+	if (*len == 8 && strncmp(s, "capacity", 8) == 0)
+		return SLF_CAPACITY;
+	return SLF_NONE;
+}
+
+bool
+serve_launch_faults_valid(const char *s)
+{
+	size_t len;
+
+	for (;;) {
+		if (launch_fault_at(s, &len) == SLF_NONE)
+			return false;
+		if (s[len] == '\0')
+			return true;
+		s += len + 1;
+	}
+}
+
+enum serve_launch_fault
+serve_launch_fault(struct serve_ctx *c)
+{
+	enum serve_launch_fault f;
+	size_t len;
+
+	if (c->launch_faults == NULL || *c->launch_faults == '\0')
+		return SLF_NONE;
+	f = launch_fault_at(c->launch_faults, &len);
+	c->launch_faults += len + (c->launch_faults[len] == ',');
+	return f;
+}

@@ -365,6 +365,10 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 	sv.o = o;
 	sv.ctx.api_key = o->api_key;
 	sv.ctx.ignore_stops = o->ignore_stops;
+	sv.ctx.launch_faults = o->fail_launch;
+	if (o->fail_launch != NULL && !serve_launch_faults_valid(o->fail_launch))
+		return gr_fail(err, GR_EUSAGE, "--fail-launch takes a comma list of gone and "
+		    "capacity, not '%s'", o->fail_launch);
 	sv.rng = o->seed ? o->seed * UINT64_C(0x9e3779b97f4a7c15) : UINT64_C(0x2545f4914f6cdd1d);
 	if (strcmp(o->dialect, "vast") == 0)
 		sv.dialect = dialect_vast;

@@ -41,10 +41,19 @@ struct serve_ctx {
 	struct sim *sim;
 	const char *api_key;		/* NULL: any key accepted */
 	int ignore_stops;		/* stops still to acknowledge and not do (--ignore-stop) */
+	const char *launch_faults;	/* serve_opts.fail_launch still to come; NULL: none */
 };
 
 /* request.c: stop an instance, or, while c->ignore_stops lasts, only say so. */
 enum gr_err serve_stop(struct serve_ctx *c, const char *id, struct gr_error *err);
+
+/* How the next create is refused (serve_opts.fail_launch). */
+enum serve_launch_fault { SLF_NONE, SLF_GONE, SLF_CAPACITY };
+
+/* request.c: the next scripted refusal of a create, consumed; SLF_NONE when none is left. */
+enum serve_launch_fault serve_launch_fault(struct serve_ctx *c);
+/* request.c: whether s is a valid fail_launch list. */
+bool serve_launch_faults_valid(const char *s);
 
 /* request.c: the value of a query parameter, or NULL (always NULL when rq->conn is NULL). */
 const char *serve_query(const struct serve_req *rq, const char *name);

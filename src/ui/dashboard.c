@@ -112,6 +112,8 @@ apply_result(struct ui *u, struct ui_result *r)
 		u->total = r->total;
 		u->by_provider = r->by_provider;
 		u->by_label = r->by_label;
+		u->audit = r->audit;
+		u->audit_target = r->audit_target;
 		memset(&r->total, 0, sizeof(r->total));
 		memset(&r->by_provider, 0, sizeof(r->by_provider));
 		memset(&r->by_label, 0, sizeof(r->by_label));

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpurent/audit.h"
 #include "gpurent/config.h"
 #include "gpurent/history.h"
 #include "gpurent/idcache.h"
@@ -201,6 +202,31 @@ do_action(struct session *s, struct ui_result *r)
 	return gr_fail(err, GR_EUSAGE, "unknown action");
 }
 
+/* The costs view's audit line: the last 7 days in total, from the ledger and history. */
+static enum gr_err
+audit_summary(struct session *s, struct state *st, const struct cost_clock *clk,
+    struct ui_result *r)
+{
+	struct audit_opts o;
+	struct audit_report rep;
+	struct config *cfg;
+
+	if (session_config(s, &cfg, &r->err) != GR_OK)
+		return r->err.code;
+	memset(&o, 0, sizeof(o));
+	o.span_s = 7 * 86400;
+	o.clock = clk;
+	o.idle_pct = (int)config_get_int(cfg, "idle.threshold", 5);
+	o.target_pct = r->audit_target = (int)config_get_int(cfg, "audit.target", 85);
+	o.grid = config_get(cfg, "audit.grid");
+	o.by = AG_PROVIDER;
+	if (audit_compute(st, &o, &rep, &r->err) != GR_OK)
+		return r->err.code;
+	r->audit = rep.total;
+	audit_report_release(&rep);
+	return GR_OK;
+}
+
 static enum gr_err
 do_costs(struct session *s, struct ui_result *r)
 {
@@ -216,7 +242,7 @@ do_costs(struct session *s, struct ui_result *r)
 	    costs_compute(st, &clk, 0, CG_LABEL, &r->by_label, &r->err) != GR_OK ||
 	    events_load(st, 0, 0, UI_MAX_EVENTS, &r->events, &r->n_events, &r->err) != GR_OK)
 		return r->err.code;
-	return GR_OK;
+	return audit_summary(s, st, &clk, r);
 }
 
 /* Sparklines look back this far when an instance is first watched. */

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gpurent/audit.h"
 #include "gpurent/costs.h"
 #include "gpurent/error.h"
 #include "gpurent/events.h"
@@ -66,6 +67,8 @@ struct ui_result {
 	struct cost_summary total, by_provider, by_label;
 	struct event *events;		/* UJ_COSTS: the watcher's newest, oldest first */
 	size_t n_events;
+	struct audit_row audit;		/* UJ_COSTS: the audit of the last 7 days, in total */
+	int audit_target;		/* audit.target */
 };
 
 struct ui_fetch;

@@ -122,6 +122,8 @@ struct ui {
 
 	/* Costs. */
 	struct cost_summary total, by_provider, by_label;
+	struct audit_row audit;		/* the last 7 days in total (audit.h) */
+	int audit_target;
 	bool have_costs;
 
 	/* The watcher's newest events (with the costs: the same lane reads the database). */

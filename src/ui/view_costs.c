@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpurent/audit.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 #include "ui.h"
@@ -33,6 +34,30 @@ draw_cost_lines(int y, int x, int w, int h, const char *title, const struct cost
 	}
 }
 
+/* One line of `gpurent audit` over the last 7 days: use against the target, and waste. */
+static void
+draw_audit(const struct ui *u, int y, int w)
+{
+	const struct audit_row *t = &u->audit;
+	char line[256], util[48], a[32];
+	double idle = audit_idle_share(t);
+
+	if (t->billed_s <= 0) {
+		ui_put(y, 2, w, "Last 7 days    nothing billed", ui_attr(UC_DIM), false);
+		return;
+	}
+	if (t->util_known)
+		snprintf(util, sizeof(util), "GPU util %.0f%% (target %d%%)", t->util_mean,
+		    u->audit_target);
+	else
+		snprintf(util, sizeof(util), "GPU util unknown (no samples)");
+	snprintf(line, sizeof(line), "Last 7 days    %s, idle %.0f%% of billed time, waste %s "
+	    "('gpurent audit')", util, idle * 100.0, money_format(a, sizeof(a), t->waste, 2,
+	    true));
+	ui_put(y, 2, w, line, ui_attr(t->waste > 0 || (t->util_known &&
+	    t->util_mean < u->audit_target) ? UC_WARN : UC_GOOD), false);
+}
+
 static void
 draw_costs(struct ui *u, const struct ui_rect *r)
 {
@@ -56,6 +81,7 @@ draw_costs(struct ui *u, const struct ui_rect *r)
 	    "month", money_format(a, sizeof(a), t->spent_month, 2, true),
 	    money_format(b, sizeof(b), t->projected_month, 2, true));
 	ui_put(y++, 2, r->w - 4, line, A_NORMAL, false);
+	draw_audit(u, y++, r->w - 4);
 	if (u->budget_month > 0) {
 		int gw = r->w - 4 - 15 - 34, fill, proj, i;
 		long long pct = t->projected_month * 100 / u->budget_month;

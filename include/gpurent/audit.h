@@ -1,0 +1,119 @@
+/*
+ * audit.h - where the money went: spend against use, per instance, label, provider or GPU
+ * (src/guard/audit.c, `gpurent audit`).
+ *
+ * Figures, over [since, now) on each ledger row's own clock (costs.h):
+ *   billed_s      seconds of compute billing (ledger compute segments)
+ *   spend         what compute and storage cost (USD micro-units, money_accrue per segment)
+ *   idle_s        billed seconds in which every GPU was at or below the idle threshold, as
+ *                 the sample history saw them (samples.h); time without samples is never
+ *                 idle, so idle_s is a floor
+ *   waste         compute spend x idle_s / billed_s: what the idle time cost
+ *   util_mean/p95 time-weighted GPU utilisation of the samples (per instance; for a group,
+ *                 the mean weighted by GPU-hours and the highest p95 of its instances)
+ *   gpu_hours     billed hours x GPUs (GPU count from the samples, else the live instance)
+ *   eff_gpu_hour  spend / (gpu_hours x util_mean / 100): the price of a utilised GPU-hour
+ *   energy_kwh    from power samples where there are any; else catalogue TDP x GPUs x
+ *                 billed hours x mean utilisation, and energy_estimated is set
+ *   co2_kg        energy_kwh x the grid intensity of the instance's region (audit_grid)
+ * A figure that cannot be known (no samples, unknown GPU, unknown region) is marked so,
+ * never zero.
+ */
+#ifndef GPURENT_AUDIT_H
+#define GPURENT_AUDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "costs.h"
+#include "error.h"
+#include "model.h"
+
+struct state;
+struct instance_list;
+struct offer_list;
+
+enum audit_group { AG_INSTANCE, AG_LABEL, AG_PROVIDER, AG_GPU };
+
+/* What the audit knows of an instance that the provider still lists. */
+struct audit_live {
+	char id[ID_MAX];
+	char region[32];
+	int gpus;
+};
+
+struct audit_opts {
+	int64_t span_s;			/* --since: the window ends now on each row's clock */
+	const struct cost_clock *clock;
+	int idle_pct;			/* idle.threshold */
+	int target_pct;			/* audit.target */
+	const char *grid;		/* audit.grid overrides, "REGION=G,..." (NULL none) */
+	enum audit_group by;
+	const struct audit_live *live;	/* instances listed now, for GPU count and region */
+	size_t n_live;
+};
+
+struct audit_row {
+	char key[LABEL_MAX];		/* instance id, label ("" none), provider or GPU */
+	int instances;
+	int64_t billed_s;
+	int64_t spend;			/* USD micro-units */
+	int64_t compute_spend;
+	int64_t idle_s;
+	int64_t waste;			/* USD micro-units */
+	int64_t covered_s;		/* seconds with samples */
+	bool util_known;
+	double util_mean, util_p95;	/* percent */
+	bool gpus_known;		/* gpu_hours is meaningful */
+	double gpu_hours;
+	double util_gpu_hours;		/* gpu_hours x util_mean / 100, where util is known */
+	bool energy_known, energy_estimated;
+	double energy_kwh;
+	bool co2_known;
+	double co2_kg;
+	/* per instance, for grouping */
+	char provider[PROVIDER_MAX], label[LABEL_MAX], gpu[32];
+};
+
+/* $/utilised GPU-hour of a row in USD micro-units; -1 when unknown. */
+int64_t audit_eff_gpu_hour(const struct audit_row *r);
+/* Share of billed time idle, 0..1; -1 when nothing was billed. */
+double audit_idle_share(const struct audit_row *r);
+
+struct audit_report {
+	struct audit_row *rows;		/* grouped, largest spend first */
+	size_t n;
+	struct audit_row total;
+};
+void audit_report_release(struct audit_report *r);
+
+/* Compute the audit from the ledger and the sample history in st. */
+enum gr_err audit_compute(struct state *st, const struct audit_opts *o,
+    struct audit_report *out, struct gr_error *err);
+
+/*
+ * Grid carbon intensity of a region in g CO2e/kWh: the overrides first ("eu-north=30,na=400":
+ * the longest region prefix wins), then the shipped table (src/guard/audit.c, with its
+ * sources). false when neither knows the region. *src receives where the figure came from.
+ */
+bool audit_grid(const char *region, const char *overrides, int *g_per_kwh, const char **src);
+
+/*
+ * "Cheaper now": for each running instance of l whose GPU the catalogue knows, the cheapest
+ * offer in offers of the same model or a catalogue equivalent (the same family with at least
+ * as much memory per GPU), with as many GPUs and of the same type (on-demand or
+ * interruptible), that costs less per hour than the instance. One entry per such instance,
+ * largest saving first; caller frees *out.
+ */
+struct audit_cheaper {
+	char instance_id[ID_MAX];
+	int64_t price_hour;		/* what the instance costs, USD micro-units */
+	struct offer offer;
+	int64_t saving_hour;
+	int64_t saving_month;		/* x 730 hours */
+};
+void audit_cheaper_now(const struct instance_list *l, const struct offer_list *offers,
+    struct audit_cheaper **out, size_t *n);
+
+#endif

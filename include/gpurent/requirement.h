@@ -1,0 +1,108 @@
+/*
+ * requirement.h - launch by requirement: rank the offers that meet it, rent the best, and
+ * fail over to the next when one cannot be had (src/guard/requirement.c).
+ *
+ * `gpurent launch --gpu H100 --count 8 --max-price 25` searches every selected provider,
+ * keeps the offers that match, and ranks them here: by all-in price per hour (what the
+ * instance will bill: the on-demand price or the bid, plus the disk's storage), then by
+ * reliability (higher first), then by id so that the order is reproducible.
+ *
+ * requirement_launch then tries the candidates in that order, at most max_attempts of them.
+ * Before each create it reads the offer again from its provider: an offer no longer listed
+ * is "gone", one whose all-in price rose above the price it was ranked at is "price
+ * changed" (renting it would bill more than the user was shown), one with no machine free
+ * is "no capacity". A create that the provider refuses for capacity (GR_ECAPACITY: the offer
+ * was rented away between the look and the create, or is out of stock) moves on too. Every
+ * other failure of a create stops the request at once: a budget refusal, missing funds, a
+ * bad key, and above all an outcome the provider left unclear, since the instance may exist
+ * and a second one for the same request must never be rented. Each create goes through
+ * launch_admit (launch_policy.h), so budgets apply and the launch journal records it.
+ */
+#ifndef GPURENT_REQUIREMENT_H
+#define GPURENT_REQUIREMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "launch_policy.h"
+#include "model.h"
+
+/* How a request prices an offer (the launch options that change what it bills). */
+struct req_pricing {
+	int disk_gb;		/* 0: the provider's default, whose storage is not counted */
+	int margin_pct;		/* spot.bid_margin */
+	bool has_bid;		/* --bid: the bid for every interruptible candidate */
+	int64_t bid;
+	int64_t max_all_in;	/* --max-price: the most per hour, all in; -1 no bound */
+};
+
+/* One offer that meets the requirement, priced as it would be rented. */
+struct req_candidate {
+	struct offer offer;
+	struct launch_plan plan;
+	int64_t storage_hour;	/* the disk's storage per hour (0 when unknown or no disk) */
+	int64_t all_in_hour;	/* plan.price_hour + storage_hour, USD micro-units */
+};
+
+/*
+ * Price offer o as p says. GR_OK with c filled; GR_ECAPACITY when no machine of it is free,
+ * GR_EUSAGE when it cannot take the request (disk, bid) or costs more than p->max_all_in.
+ */
+enum gr_err requirement_price(const struct offer *o, const struct req_pricing *p,
+    struct req_candidate *c, struct gr_error *err);
+
+/*
+ * The offers of l that can be rented as p says, ranked (all-in price, then reliability,
+ * then id). Caller frees *out; *skipped counts the offers left out. Every price compared
+ * here is USD micro-units (the one currency offers carry today): when offers gain a
+ * currency, ranking must compare only amounts of one currency, and this is the one place.
+ */
+void requirement_rank(const struct offer_list *l, const struct req_pricing *p,
+    struct req_candidate **out, size_t *n, size_t *skipped);
+
+/* How one attempt ended. */
+enum req_outcome {
+	REQ_RENTED,		/* the instance exists */
+	REQ_GONE,		/* no longer listed by its provider */
+	REQ_PRICE_CHANGED,	/* listed, at a higher all-in price than it was ranked at */
+	REQ_NO_CAPACITY,	/* "unavailable": no machine free, or the provider refused the
+			   create for capacity (rented away since, or out of stock) */
+	REQ_CHANGED,		/* listed, but no longer takes the request (disk, bid) */
+	REQ_UNREADABLE,		/* its provider could not be asked (nothing was created) */
+	REQ_FAILED,		/* a create failed for another reason: the request stops */
+};
+const char *req_outcome_name(enum req_outcome o);
+
+struct req_attempt {
+	char offer_id[ID_MAX];
+	int64_t ranked_hour;	/* all-in price it was ranked at */
+	int64_t now_hour;	/* all-in price when read again; -1 not read */
+	enum req_outcome outcome;
+	enum gr_err code;	/* GR_OK when rented */
+	char why[256];		/* the provider's or our reason; "" when rented */
+};
+
+/* What requirement_launch calls back. */
+struct req_ops {
+	/* The offer as its provider lists it now; GR_ECAPACITY or GR_ENOTFOUND when not listed. */
+	enum gr_err (*reread)(void *ctx, const struct req_candidate *c, struct offer *now,
+	    struct gr_error *err);
+	/* Rent c (priced on the offer as it is now) through launch_admit. */
+	enum gr_err (*launch)(void *ctx, const struct req_candidate *c, struct instance *out,
+	    struct gr_error *err);
+};
+
+/*
+ * Try cands[0..n) in order, at most max_attempts of them, as described above. Every try is
+ * appended to attempts (room for max_attempts); *n_attempts says how many. Returns GR_OK
+ * with out filled when one was rented (attempts[*n_attempts - 1] says which); the failure
+ * that stopped the request; or GR_ECAPACITY when every candidate tried failed over.
+ */
+enum gr_err requirement_launch(const struct req_candidate *cands, size_t n,
+    const struct req_pricing *p, size_t max_attempts, const struct req_ops *ops, void *ctx,
+    struct instance *out, struct req_attempt *attempts, size_t *n_attempts,
+    struct gr_error *err);
+
+#endif

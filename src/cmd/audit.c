@@ -1,0 +1,339 @@
+/*
+ * gpurent audit: where the money went — spend against GPU use, waste, energy and carbon,
+ * and what the running instances would cost on the cheapest equivalent offer now.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/audit.h"
+#include "gpurent/columns.h"
+#include "gpurent/config.h"
+#include "gpurent/costs.h"
+#include "gpurent/filter.h"
+#include "gpurent/money.h"
+#include "gpurent/output.h"
+#include "gpurent/util.h"
+#include "common.h"
+
+enum { A_SINCE = 1, A_BY, A_OFFLINE };
+
+static const struct cmd_opt opts[] = {
+	{ "since", 's', "DURATION", "audit this far back from now (default 7d)", A_SINCE, CPL_NONE, false },
+	{ "by", 'b', "GROUP", "one row per instance (default), label, provider or gpu", A_BY, CPL_NONE, false },
+	{ "offline", 0, NULL, "ask no provider: no cheaper offers, and GPU counts and regions only from the history", A_OFFLINE, CPL_NONE, false },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+};
+
+struct args {
+	int64_t span;
+	enum audit_group by;
+	bool offline;
+};
+
+static const char *const groups[] = { "instance", "label", "provider", "gpu" };
+
+static int
+handle(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	struct args *a = data;
+	size_t i;
+
+	switch (id) {
+	case A_SINCE:
+		if ((a->span = parse_duration(arg)) <= 0)
+			return cmd_usage_error(c, "--since needs a duration such as 7d, 36h or 30d, "
+			    "not '%s'", arg);
+		break;
+	case A_BY:
+		for (i = 0; i < ARRAY_LEN(groups); i++)
+			if (strcmp(arg, groups[i]) == 0)
+				break;
+		if (i == ARRAY_LEN(groups))
+			return cmd_usage_error(c, "--by is instance, label, provider or gpu");
+		a->by = (enum audit_group)i;
+		break;
+	case A_OFFLINE: a->offline = true; break;
+	}
+	return 0;
+}
+
+enum { AC_KEY, AC_INSTANCES, AC_BILLED, AC_SPEND, AC_UTIL, AC_P95, AC_TARGET, AC_IDLE,
+	AC_WASTE, AC_GPU_HOURS, AC_EFF, AC_KWH, AC_ESTIMATED, AC_CO2, AC__COUNT };
+
+static const struct column audit_columns[AC__COUNT] = {
+	[AC_KEY] = { "key", "KEY", false, false, 0, 12 },
+	[AC_INSTANCES] = { "instances", "N", true, true, 6, 0 },
+	[AC_BILLED] = { "billed_hours", "BILLED H", true, false, 1, 0 },
+	[AC_SPEND] = { "spend", "SPEND", true, false, 0, 0 },
+	[AC_UTIL] = { "util_mean_pct", "UTIL %", true, false, 0, 0 },
+	[AC_P95] = { "util_p95_pct", "P95 %", true, false, 3, 0 },
+	[AC_TARGET] = { "util_of_target_pct", "OF TARGET %", true, false, 4, 0 },
+	[AC_IDLE] = { "idle_pct", "IDLE %", true, false, 0, 0 },
+	[AC_WASTE] = { "waste", "WASTE", true, false, 0, 0 },
+	[AC_GPU_HOURS] = { "gpu_hours", "GPU-H", true, false, 3, 0 },
+	[AC_EFF] = { "per_effective_gpu_hour", "$/EFF GPU-H", true, false, 2, 0 },
+	[AC_KWH] = { "energy_kwh", "KWH", true, false, 4, 0 },
+	[AC_ESTIMATED] = { "energy_estimated", "EST", false, false, 5, 0 },
+	[AC_CO2] = { "co2e_kg", "KG CO2E", true, false, 4, 0 },
+};
+
+static void
+set_fixed(struct cell *c, bool known, double v, int decimals)
+{
+	int64_t scale = decimals == 0 ? 1 : decimals == 1 ? 10 : decimals == 2 ? 100 : 1000;
+
+	c->kind = known ? CELL_FIXED : CELL_NULL;
+	c->decimals = decimals;
+	c->i = (int64_t)(v * (double)scale + (v < 0 ? -0.5 : 0.5));
+}
+
+static void
+audit_cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct audit_row *r = row;
+	const int *target = ctx;
+	double idle = audit_idle_share(r);
+	int64_t eff;
+
+	memset(c, 0, sizeof(*c));
+	switch (col) {
+	case AC_KEY:
+		c->kind = CELL_STR;
+		c->s = r->key[0] ? r->key : "-";
+		break;
+	case AC_INSTANCES: c->kind = CELL_INT; c->i = r->instances; break;
+	case AC_BILLED: set_fixed(c, true, (double)r->billed_s / 3600.0, 2); break;
+	case AC_SPEND: c->kind = CELL_MONEY; c->i = r->spend; c->decimals = 2; break;
+	case AC_UTIL: set_fixed(c, r->util_known, r->util_mean, 1); break;
+	case AC_P95: set_fixed(c, r->util_known, r->util_p95, 1); break;
+	case AC_TARGET:
+		set_fixed(c, r->util_known && *target > 0, r->util_mean * 100.0 / *target, 0);
+		if (c->kind != CELL_NULL)
+			c->color = r->util_mean >= *target ? OC_GOOD : OC_WARN;
+		break;
+	case AC_IDLE: set_fixed(c, idle >= 0, idle * 100.0, 1); break;
+	case AC_WASTE:
+		c->kind = CELL_MONEY;
+		c->i = r->waste;
+		c->decimals = 2;
+		if (r->waste > 0)
+			c->color = OC_WARN;
+		break;
+	case AC_GPU_HOURS: set_fixed(c, r->gpus_known, r->gpu_hours, 2); break;
+	case AC_EFF:
+		eff = audit_eff_gpu_hour(r);
+		c->kind = eff >= 0 ? CELL_MONEY : CELL_NULL;
+		c->i = eff;
+		c->decimals = 3;
+		break;
+	case AC_KWH: set_fixed(c, r->energy_known, r->energy_kwh, 3); break;
+	case AC_ESTIMATED:
+		c->kind = r->energy_known ? CELL_BOOL : CELL_NULL;
+		c->i = r->energy_estimated;
+		break;
+	case AC_CO2: set_fixed(c, r->co2_known, r->co2_kg, 3); break;
+	}
+}
+
+enum { CC_INSTANCE, CC_PRICE, CC_OFFER, CC_GPU, CC_OFFER_PRICE, CC_SAVING_HOUR,
+	CC_SAVING_MONTH, CC__COUNT };
+
+static const struct column cheaper_columns[CC__COUNT] = {
+	[CC_INSTANCE] = { "instance_id", "INSTANCE", false, false, 0, 0 },
+	[CC_PRICE] = { "price_hour", "$/H NOW", true, false, 0, 0 },
+	[CC_OFFER] = { "offer_id", "CHEAPER OFFER", false, false, 0, 0 },
+	[CC_GPU] = { "offer_gpu", "GPU", false, false, 2, 9 },
+	[CC_OFFER_PRICE] = { "offer_price_hour", "ITS $/H", true, false, 0, 0 },
+	[CC_SAVING_HOUR] = { "saving_hour", "SAVES $/H", true, false, 0, 0 },
+	[CC_SAVING_MONTH] = { "saving_month", "SAVES $/MO", true, false, 1, 0 },
+};
+
+static void
+cheaper_cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct audit_cheaper *k = row;
+
+	(void)ctx;
+	memset(c, 0, sizeof(*c));
+	c->kind = CELL_MONEY;
+	c->decimals = 3;
+	switch (col) {
+	case CC_INSTANCE: c->kind = CELL_STR; c->s = k->instance_id; break;
+	case CC_PRICE: c->i = k->price_hour; break;
+	case CC_OFFER: offer_cell(&k->offer, OCOL_ID, c, NULL); break;
+	case CC_GPU: offer_cell(&k->offer, OCOL_GPU, c, NULL); break;
+	case CC_OFFER_PRICE: c->i = k->offer.price_hour; break;
+	case CC_SAVING_HOUR: c->i = k->saving_hour; break;
+	case CC_SAVING_MONTH: c->i = k->saving_month; c->decimals = 2; break;
+	}
+}
+
+/* out_print's output without its trailing newline (to nest a JSON array in an object). */
+static enum gr_err
+print_nested(FILE *fp, const struct column *cols, size_t ncols, size_t id_col, const void *rows,
+    size_t n, size_t size, cell_fn get, void *ctx, bool record, struct gr_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	enum gr_err rc;
+
+	if (m == NULL)
+		return gr_fail(err, GR_EFAIL, "out of memory");
+	rc = record ? out_print_record(m, &out_global, cols, ncols, rows, get, ctx, err) :
+	    out_print(m, &out_global, cols, ncols, id_col, rows, n, size, get, ctx, err);
+	fclose(m);
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		buf[--len] = '\0';
+	if (rc == GR_OK)
+		fputs(buf, fp);
+	free(buf);
+	return rc;
+}
+
+/* Instances listed now and, unless offline, the offers they are compared with. */
+static void
+ask_providers(struct cmd_ctx *c, struct instance_list *live, struct offer_list *offers)
+{
+	struct fanout_result res[SESSION_MAX_PROVIDERS];
+	struct gr_error err = { 0 };
+	struct filter f;
+	enum gr_err rc;
+
+	rc = session_instances(c->s, live, res, &err);
+	if (rc == GR_EPARTIAL)
+		report_fanout(c, res, c->s->n_backends);
+	else if (rc != GR_OK)
+		cmd_warn("the instances could not be listed (%s); GPU counts and regions come "
+		    "from the history only", err.msg);
+	memset(&f, 0, sizeof(f));
+	gr_error_clear(&err);
+	rc = session_offers(c->s, &f, offers, res, &err);
+	if (rc == GR_EPARTIAL)
+		report_fanout(c, res, c->s->n_backends);
+	else if (rc != GR_OK)
+		cmd_warn("the offers could not be searched (%s); no cheaper offers are shown",
+		    err.msg);
+}
+
+static int
+audit_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct args a = { 7 * 86400, AG_INSTANCE, false };
+	struct gr_error err = { 0 };
+	struct audit_opts o;
+	struct audit_report rep;
+	struct audit_live *live = NULL;
+	struct audit_cheaper *cheaper = NULL;
+	struct instance_list insts;
+	struct offer_list offers;
+	struct cost_clock clk;
+	struct config *cfg;
+	struct state *st;
+	size_t ncheaper = 0, i;
+	int n, rc, target;
+	enum gr_err prc = GR_OK;
+
+	rc = cmd_parse(c, argc, argv, handle, &a, &n);
+	if (rc != 0 || n < 0)
+		return rc;
+	if (n > 0)
+		return cmd_usage_error(c, "no arguments; --by groups the rows");
+	if (session_config(c->s, &cfg, &err) != GR_OK || session_state(c->s, &st, &err) != GR_OK)
+		return cmd_error(c, &err);
+	target = (int)config_get_int(cfg, "audit.target", 85);
+	instance_list_init(&insts);
+	offer_list_init(&offers);
+	if (!a.offline) {
+		if (session_backends(c->s, &err) != GR_OK)
+			return cmd_error(c, &err);
+		ask_providers(c, &insts, &offers);
+		live = xcalloc(insts.n ? insts.n : 1, sizeof(*live));
+		for (i = 0; i < insts.n; i++) {
+			strlcpy_(live[i].id, insts.v[i].id, sizeof(live[i].id));
+			strlcpy_(live[i].region, insts.v[i].region, sizeof(live[i].region));
+			live[i].gpus = insts.v[i].gpu_count;
+		}
+		audit_cheaper_now(&insts, &offers, &cheaper, &ncheaper);
+	}
+	session_clock(c->s, &clk);
+	memset(&o, 0, sizeof(o));
+	o.span_s = a.span;
+	o.clock = &clk;
+	o.idle_pct = (int)config_get_int(cfg, "idle.threshold", 5);
+	o.target_pct = target;
+	o.grid = config_get(cfg, "audit.grid");
+	o.by = a.by;
+	o.live = live;
+	o.n_live = a.offline ? 0 : insts.n;
+	rc = audit_compute(st, &o, &rep, &err) == GR_OK ? 0 : cmd_error(c, &err);
+	free(live);
+	instance_list_release(&insts);
+	offer_list_release(&offers);
+	if (rc != 0) {
+		free(cheaper);
+		return rc;
+	}
+	if (out_global.format == OUT_JSON) {
+		fprintf(c->out, "{\"by\":\"%s\",\"since_s\":%lld,\"target_pct\":%d,\"rows\":",
+		    groups[a.by], (long long)a.span, target);
+		prc = print_nested(c->out, audit_columns, AC__COUNT, AC_KEY, rep.rows, rep.n,
+		    sizeof(*rep.rows), audit_cell, &target, false, &err);
+		if (prc == GR_OK) {
+			fputs(",\"total\":", c->out);
+			prc = print_nested(c->out, audit_columns, AC__COUNT, AC_KEY, &rep.total, 1,
+			    sizeof(rep.total), audit_cell, &target, true, &err);
+		}
+		if (prc == GR_OK) {
+			fputs(",\"cheaper_now\":", c->out);
+			if (a.offline)
+				fputs("null", c->out);
+			else
+				prc = print_nested(c->out, cheaper_columns, CC__COUNT, CC_INSTANCE,
+				    cheaper, ncheaper, sizeof(*cheaper), cheaper_cell, NULL, false,
+				    &err);
+		}
+		if (prc == GR_OK)
+			fputs("}\n", c->out);
+	} else {
+		/* The total is the last row of a table and of CSV (its key is "total"). */
+		rep.rows = xreallocarray(rep.rows, rep.n + 1, sizeof(*rep.rows));
+		rep.rows[rep.n] = rep.total;
+		prc = out_print(c->out, &out_global, audit_columns, AC__COUNT, AC_KEY, rep.rows,
+		    rep.n + 1, sizeof(*rep.rows), audit_cell, &target, &err);
+		if (prc == GR_OK && ncheaper > 0 && out_global.format == OUT_TABLE) {
+			fputs("\ncheaper now (same or equivalent GPU, as many, same type):\n", c->out);
+			prc = out_print(c->out, &out_global, cheaper_columns, CC__COUNT,
+			    CC_INSTANCE, cheaper, ncheaper, sizeof(*cheaper), cheaper_cell, NULL,
+			    &err);
+		}
+	}
+	audit_report_release(&rep);
+	free(cheaper);
+	if (prc != GR_OK)
+		return cmd_usage_error(c, "%s", err.msg);
+	return finish_output(c, 0);
+}
+
+const struct command cmd_audit = {
+	.name = "audit",
+	.alias = NULL,
+	.args = "",
+	.summary = "where the money went: spend against GPU use, waste, energy, cheaper offers",
+	.help =
+	    "Per instance (or --by label, provider or gpu) and in total, over the last --since\n"
+	    "(default 7d) on each provider's clock: billed hours, spend (from the ledger),\n"
+	    "mean and p95 GPU utilisation (from the sample history: metrics, the dashboard and\n"
+	    "the watcher record it), that mean against audit.target (default 85%), the share of\n"
+	    "billed time idle (every GPU at or below idle.threshold, default 5%; time without\n"
+	    "samples is never counted idle) and what it cost (waste), GPU-hours, the price of\n"
+	    "a utilised GPU-hour, energy in kWh (from power samples, else the catalogue's TDP\n"
+	    "scaled by utilisation, marked estimated) and kg CO2e from the region's grid\n"
+	    "intensity (a shipped table, audit.grid overrides). Then, for each running\n"
+	    "instance, the cheapest offer now of the same or an equivalent GPU on any\n"
+	    "selected provider and the saving per hour and per month (730 h).",
+	.opts = opts,
+	.complete_args = CPL_NONE,
+	.run = audit_run,
+};

@@ -1,0 +1,429 @@
+/*
+ * audit.c - spend against use, from the ledger and the sample history (audit.h).
+ *
+ * Money is added and scaled only here and only in USD micro-units (money_accrue,
+ * money_scale), the one currency the ledger holds today; when the ledger gains currencies,
+ * a row must be split by currency here and nowhere else.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/audit.h"
+#include "gpurent/catalogue.h"
+#include "gpurent/money.h"
+#include "gpurent/samples.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+/*
+ * Grid carbon intensity, g CO2e per kWh of electricity generated, by region prefix of the
+ * simulator's and the providers' region names (the longest prefix wins). Sources: Ember,
+ * "Yearly electricity data" 2023 (ember-energy.org/data/yearly-electricity-data, CC-BY-4.0),
+ * country averages; a region stands for the country or mix named beside it, so a figure is
+ * a regional approximation, not the figure of the data centre: override it with audit.grid
+ * where you know better.
+ */
+static const struct grid {
+	const char *prefix;
+	int g_per_kwh;
+	const char *src;
+} grid_table[] = {
+	{ "af", 560, "Ember 2023, South Africa 700 / Africa mix" },
+	{ "as", 560, "Ember 2023, Asia mix" },
+	{ "as-east", 540, "Ember 2023, China 580, Japan 480, Korea 430" },
+	{ "as-south", 630, "Ember 2023, India 710, Singapore 470" },
+	{ "au", 500, "Ember 2023, Australia" },
+	{ "ca", 130, "Ember 2023, Canada" },
+	{ "cn", 580, "Ember 2023, China" },
+	{ "eu", 240, "Ember 2023, EU-27" },
+	{ "eu-central", 380, "Ember 2023, Germany" },
+	{ "eu-north", 40, "Ember 2023, Sweden 40, Norway 30, Finland 80" },
+	{ "eu-south", 250, "Ember 2023, Italy 330, Spain 150" },
+	{ "eu-west", 160, "Ember 2023, France 56, Netherlands 270, UK 240" },
+	{ "na", 370, "Ember 2023, United States" },
+	{ "na-east", 370, "Ember 2023, United States" },
+	{ "na-west", 240, "Ember 2023, California and the Pacific Northwest" },
+	{ "oc", 500, "Ember 2023, Australia" },
+	{ "sa", 110, "Ember 2023, Brazil 100, Chile 250" },
+	{ "sa-east", 100, "Ember 2023, Brazil" },
+	{ "us", 370, "Ember 2023, United States" },
+};
+
+/* Whether prefix is region or a leading '-'-separated part of it ("eu" of "eu-west-1"). */
+static bool
+region_has_prefix(const char *region, const char *prefix, size_t len)
+{
+	return strncmp(region, prefix, len) == 0 && (region[len] == '\0' || region[len] == '-');
+}
+
+bool
+audit_grid(const char *region, const char *overrides, int *g_per_kwh, const char **src)
+{
+	size_t i, best = 0;
+	const char *p;
+	bool found = false;
+
+	if (region == NULL || *region == '\0')
+		return false;
+	for (p = overrides; p != NULL && *p != '\0'; ) {
+		size_t item = strcspn(p, ","), key = strcspn(p, "=,");
+		long long g;
+		char num[16];
+
+		if (key < item && key > best && item - key - 1 < sizeof(num) &&
+		    region_has_prefix(region, p, key)) {
+			memcpy(num, p + key + 1, item - key - 1);
+			num[item - key - 1] = '\0';
+			if (parse_int(num, 0, 100000, &g)) {
+				*g_per_kwh = (int)g;
+				*src = "audit.grid";
+				best = key;
+				found = true;
+			}
+		}
+		p += item + (p[item] == ',');
+	}
+	if (found)
+		return true;
+	for (i = 0; i < ARRAY_LEN(grid_table); i++) {
+		size_t len = strlen(grid_table[i].prefix);
+
+		if (len > best && region_has_prefix(region, grid_table[i].prefix, len)) {
+			*g_per_kwh = grid_table[i].g_per_kwh;
+			*src = grid_table[i].src;
+			best = len;
+			found = true;
+		}
+	}
+	return found;
+}
+
+int64_t
+audit_eff_gpu_hour(const struct audit_row *r)
+{
+	if (!r->util_known || !r->gpus_known || r->util_gpu_hours <= 0)
+		return -1;
+	return (int64_t)((double)r->spend / r->util_gpu_hours + 0.5);
+}
+
+double
+audit_idle_share(const struct audit_row *r)
+{
+	return r->billed_s > 0 ? (double)r->idle_s / (double)r->billed_s : -1;
+}
+
+void
+audit_report_release(struct audit_report *r)
+{
+	free(r->rows);
+	r->rows = NULL;
+	r->n = 0;
+}
+
+/* The working row of one instance, made on first sight. */
+struct rows {
+	struct audit_row *v;
+	double *util_w;		/* weight of each row's util_mean in a group */
+	size_t n, cap;
+};
+
+static struct audit_row *
+row_of(struct rows *r, const char *key)
+{
+	size_t i;
+
+	for (i = r->n; i > 0; i--)
+		if (strcmp(r->v[i - 1].key, key) == 0)
+			return &r->v[i - 1];
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 64;
+		r->v = xreallocarray(r->v, r->cap, sizeof(*r->v));
+		r->util_w = xreallocarray(r->util_w, r->cap, sizeof(*r->util_w));
+	}
+	memset(&r->v[r->n], 0, sizeof(r->v[r->n]));
+	r->util_w[r->n] = 0;
+	strlcpy_(r->v[r->n].key, key, sizeof(r->v[r->n].key));
+	return &r->v[r->n++];
+}
+
+static const struct audit_live *
+live_of(const struct audit_opts *o, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_live; i++)
+		if (strcmp(o->live[i].id, id) == 0)
+			return &o->live[i];
+	return NULL;
+}
+
+/* Bill the part of segment g inside [since, now) to its instance's row. */
+static void
+bill(struct rows *r, const struct ledger_seg *g, int64_t since, int64_t now)
+{
+	int64_t from = g->start > since ? g->start : since;
+	int64_t to = g->end == 0 || g->end > now ? now : g->end;
+	struct audit_row *w;
+	int64_t cost;
+
+	if (g->kind == LEDGER_PROVISIONING || to <= from)
+		return;
+	w = row_of(r, g->instance_id);
+	w->instances = 1;
+	strlcpy_(w->provider, g->provider, sizeof(w->provider));
+	strlcpy_(w->label, g->label, sizeof(w->label));
+	if (g->gpu[0] != '\0')
+		strlcpy_(w->gpu, g->gpu, sizeof(w->gpu));
+	cost = money_accrue(g->rate_hour, to - from);
+	w->spend += cost;
+	if (g->kind == LEDGER_COMPUTE) {
+		w->billed_s += to - from;
+		w->compute_spend += cost;
+	}
+}
+
+/* Fold an instance's samples into its row. */
+static void
+observe(struct audit_row *w, const struct sample_summary *s)
+{
+	w->covered_s = s->covered_s;
+	w->idle_s = s->idle_s < w->billed_s ? s->idle_s : w->billed_s;
+	if (s->gpus > 0) {
+		w->gpus_known = true;
+		w->gpu_hours = (double)w->billed_s / 3600.0 * s->gpus;
+	}
+	w->util_known = s->util_known;
+	w->util_mean = s->util_mean;
+	w->util_p95 = s->util_p95;
+	if (s->energy_known) {
+		w->energy_known = true;
+		w->energy_kwh = s->energy_wh / 1000.0;
+	}
+}
+
+/* The figures that follow from the rest, for one instance. */
+static void
+derive(struct audit_row *w, const struct audit_opts *o)
+{
+	const struct audit_live *l = live_of(o, w->key);
+	const struct gpu_model *m = catalogue_by_id(w->gpu);
+	int g;
+	const char *src;
+
+	if (!w->gpus_known && l != NULL && l->gpus > 0) {
+		w->gpus_known = true;
+		w->gpu_hours = (double)w->billed_s / 3600.0 * l->gpus;
+	}
+	if (w->util_known && w->gpus_known)
+		w->util_gpu_hours = w->gpu_hours * w->util_mean / 100.0;
+	if (w->billed_s > 0)
+		w->waste = money_scale(w->compute_spend, w->idle_s, w->billed_s);
+	if (!w->energy_known && w->util_known && w->gpus_known && m != NULL && m->tdp_w > 0) {
+		w->energy_known = w->energy_estimated = true;
+		w->energy_kwh = m->tdp_w * w->gpu_hours * w->util_mean / 100.0 / 1000.0;
+	}
+	if (w->energy_known && l != NULL && audit_grid(l->region, o->grid, &g, &src)) {
+		w->co2_known = true;
+		w->co2_kg = w->energy_kwh * g / 1000.0;
+	}
+}
+
+/* Add instance row w (with its utilisation weight) into group row t. */
+static void
+merge(struct audit_row *t, double *tw, const struct audit_row *w)
+{
+	double ww = w->gpus_known ? w->gpu_hours : (double)w->billed_s / 3600.0;
+
+	t->instances += w->instances;
+	t->billed_s += w->billed_s;
+	t->spend += w->spend;
+	t->compute_spend += w->compute_spend;
+	t->idle_s += w->idle_s;
+	t->waste += w->waste;
+	t->covered_s += w->covered_s;
+	if (w->gpus_known) {
+		t->gpus_known = true;
+		t->gpu_hours += w->gpu_hours;
+		t->util_gpu_hours += w->util_gpu_hours;
+	}
+	if (w->util_known && ww > 0) {
+		t->util_mean = (t->util_mean * *tw + w->util_mean * ww) / (*tw + ww);
+		*tw += ww;
+		if (!t->util_known || w->util_p95 > t->util_p95)
+			t->util_p95 = w->util_p95;
+		t->util_known = true;
+	}
+	if (w->energy_known) {
+		t->energy_known = true;
+		t->energy_estimated |= w->energy_estimated;
+		t->energy_kwh += w->energy_kwh;
+	}
+	if (w->co2_known) {
+		t->co2_known = true;
+		t->co2_kg += w->co2_kg;
+	}
+}
+
+static int
+by_spend(const void *a, const void *b)
+{
+	const struct audit_row *x = a, *y = b;
+
+	if (x->spend != y->spend)
+		return x->spend > y->spend ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static const char *
+group_key(const struct audit_row *w, enum audit_group by)
+{
+	switch (by) {
+	case AG_LABEL: return w->label;
+	case AG_PROVIDER: return w->provider;
+	case AG_GPU: return w->gpu;
+	default: return w->key;
+	}
+}
+
+/* Samples of one clock's window, folded into the rows of the providers on that clock. */
+static enum gr_err
+observe_clock(struct state *st, struct rows *r, bool sim, int64_t since, int64_t now,
+    int idle_pct, struct gr_error *err)
+{
+	struct sample_summary *s = NULL;
+	size_t n = 0, i, k;
+
+	if (samples_summary(st, NULL, since, now, idle_pct, &s, &n, err) != GR_OK)
+		return err->code;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < r->n; k++)
+			if (strcmp(r->v[k].key, s[i].instance_id) == 0 &&
+			    (strcmp(r->v[k].provider, COST_SIM_PROVIDER) == 0) == sim)
+				observe(&r->v[k], &s[i]);
+	free(s);
+	return GR_OK;
+}
+
+enum gr_err
+audit_compute(struct state *st, const struct audit_opts *o, struct audit_report *out,
+    struct gr_error *err)
+{
+	int64_t now_sim = cost_clock_now(o->clock, COST_SIM_PROVIDER);
+	int64_t now_wall = o->clock->wall;
+	int64_t from = (now_sim < now_wall ? now_sim : now_wall) - o->span_s;
+	struct ledger_seg *segs = NULL;
+	struct rows inst = { 0 }, grp = { 0 };
+	double total_w = 0;
+	size_t n = 0, i;
+	bool on_sim = false, on_wall = false;
+	enum gr_err rc;
+
+	memset(out, 0, sizeof(*out));
+	if (ledger_load(st, from, 0, &segs, &n, err) != GR_OK)
+		return err->code;
+	for (i = 0; i < n; i++) {
+		int64_t now = cost_clock_now(o->clock, segs[i].provider);
+
+		bill(&inst, &segs[i], now - o->span_s, now);
+	}
+	free(segs);
+	/* The history is read once per clock that a billed instance follows: reading it is
+	 * the costly part of an audit (bench/audit.sh). */
+	rc = GR_OK;
+	for (i = 0; i < inst.n; i++)
+		if (strcmp(inst.v[i].provider, COST_SIM_PROVIDER) == 0)
+			on_sim = true;
+		else
+			on_wall = true;
+	if (on_sim)
+		rc = observe_clock(st, &inst, true, now_sim - o->span_s, now_sim, o->idle_pct,
+		    err);
+	if (rc == GR_OK && on_wall)
+		rc = observe_clock(st, &inst, false, now_wall - o->span_s, now_wall, o->idle_pct,
+		    err);
+	if (rc != GR_OK) {
+		free(inst.v);
+		free(inst.util_w);
+		return rc;
+	}
+	for (i = 0; i < inst.n; i++) {
+		derive(&inst.v[i], o);
+		merge(&out->total, &total_w, &inst.v[i]);
+		if (o->by != AG_INSTANCE) {
+			size_t k;
+			struct audit_row *g = row_of(&grp, group_key(&inst.v[i], o->by));
+
+			k = (size_t)(g - grp.v);
+			merge(g, &grp.util_w[k], &inst.v[i]);
+		}
+	}
+	strlcpy_(out->total.key, "total", sizeof(out->total.key));
+	if (o->by == AG_INSTANCE) {
+		free(grp.v);
+		grp = inst;
+	} else {
+		free(inst.v);
+		free(inst.util_w);
+	}
+	free(grp.util_w);
+	qsort(grp.v, grp.n, sizeof(*grp.v), by_spend);
+	out->rows = grp.v;
+	out->n = grp.n;
+	return GR_OK;
+}
+
+/* Whether offer model o can stand in for instance model m. */
+static bool
+equivalent(const struct gpu_model *m, const struct gpu_model *o)
+{
+	return o == m || (o != NULL && m != NULL && strcmp(o->family, m->family) == 0 &&
+	    o->vram_gb >= m->vram_gb);
+}
+
+static int
+by_saving(const void *a, const void *b)
+{
+	const struct audit_cheaper *x = a, *y = b;
+
+	if (x->saving_hour != y->saving_hour)
+		return x->saving_hour > y->saving_hour ? -1 : 1;
+	return strcmp(x->instance_id, y->instance_id);
+}
+
+void
+audit_cheaper_now(const struct instance_list *l, const struct offer_list *offers,
+    struct audit_cheaper **out, size_t *n)
+{
+	struct audit_cheaper *v = xcalloc(l->n ? l->n : 1, sizeof(*v));
+	size_t i, k, m = 0;
+
+	for (i = 0; i < l->n; i++) {
+		const struct instance *in = &l->v[i];
+		const struct offer *best = NULL;
+
+		if (in->state != ST_RUNNING || in->gpu == NULL || !(in->valid & IV_PRICE))
+			continue;
+		for (k = 0; k < offers->n; k++) {
+			const struct offer *o = &offers->v[k];
+
+			if (!(o->valid & OV_PRICE) || o->price_hour >= in->price_hour ||
+			    o->gpu_count != in->gpu_count || o->type != in->type ||
+			    ((o->valid & OV_AVAILABLE) && o->available <= 0) ||
+			    !equivalent(in->gpu, o->gpu))
+				continue;
+			if (best == NULL || o->price_hour < best->price_hour)
+				best = o;
+		}
+		if (best == NULL)
+			continue;
+		strlcpy_(v[m].instance_id, in->id, sizeof(v[m].instance_id));
+		v[m].price_hour = in->price_hour;
+		v[m].offer = *best;
+		v[m].saving_hour = in->price_hour - best->price_hour;
+		v[m].saving_month = v[m].saving_hour * 730;
+		m++;
+	}
+	qsort(v, m, sizeof(*v), by_saving);
+	*out = v;
+	*n = m;
+}

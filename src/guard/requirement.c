@@ -1,0 +1,157 @@
+/*
+ * requirement.c - launch by requirement: rank, rent the best, fail over (requirement.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/money.h"
+#include "gpurent/requirement.h"
+#include "gpurent/util.h"
+
+enum gr_err
+requirement_price(const struct offer *o, const struct req_pricing *p, struct req_candidate *c,
+    struct gr_error *err)
+{
+	char a[32], b[32];
+	bool has_bid = p->has_bid && o->type == OFFER_INTERRUPTIBLE;
+
+	memset(c, 0, sizeof(*c));
+	c->offer = *o;
+	if (launch_plan_make(o, has_bid, p->bid, p->disk_gb, p->margin_pct, &c->plan, err) !=
+	    GR_OK)
+		return err->code;
+	if (p->disk_gb > 0 && (o->valid & OV_STORAGE))
+		c->storage_hour = money_scale(o->storage_gb_month, p->disk_gb, 730);
+	c->all_in_hour = c->plan.price_hour + c->storage_hour;
+	if (p->max_all_in >= 0 && c->all_in_hour > p->max_all_in)
+		return gr_fail(err, GR_EUSAGE, "offer '%s' costs %s/h all in, more than the "
+		    "--max-price %s/h", o->id, money_format(a, sizeof(a), c->all_in_hour, 3, true),
+		    money_format(b, sizeof(b), p->max_all_in, 3, true));
+	return GR_OK;
+}
+
+static int
+rank_cmp(const void *x, const void *y)
+{
+	const struct req_candidate *a = x, *b = y;
+	int ra = (a->offer.valid & OV_RELIABILITY) ? a->offer.reliability_bp : -1;
+	int rb = (b->offer.valid & OV_RELIABILITY) ? b->offer.reliability_bp : -1;
+
+	if (a->all_in_hour != b->all_in_hour)
+		return a->all_in_hour < b->all_in_hour ? -1 : 1;
+	if (ra != rb)
+		return ra > rb ? -1 : 1;	/* unknown reliability ranks last */
+	return strcmp(a->offer.id, b->offer.id);
+}
+
+void
+requirement_rank(const struct offer_list *l, const struct req_pricing *p,
+    struct req_candidate **out, size_t *n, size_t *skipped)
+{
+	struct req_candidate *v = xcalloc(l->n ? l->n : 1, sizeof(*v));
+	size_t i, k = 0;
+
+	for (i = 0; i < l->n; i++) {
+		struct gr_error e = { 0 };
+
+		/* Without a known price an offer cannot be ranked, nor its cost shown. */
+		if (!(l->v[i].valid & OV_PRICE))
+			continue;
+		if (requirement_price(&l->v[i], p, &v[k], &e) == GR_OK)
+			k++;
+	}
+	qsort(v, k, sizeof(*v), rank_cmp);
+	*out = v;
+	*n = k;
+	*skipped = l->n - k;
+}
+
+const char *
+req_outcome_name(enum req_outcome o)
+{
+	static const char *const names[] = { "rented", "gone", "price-changed", "unavailable",
+		"changed", "unreadable", "failed" };
+
+	return (size_t)o < ARRAY_LEN(names) ? names[o] : "failed";
+}
+
+/* Note an attempt's end; returns it for the caller to fill further. */
+static struct req_attempt *
+note(struct req_attempt *v, size_t *n, const struct req_candidate *c, enum req_outcome o,
+    const struct gr_error *e)
+{
+	struct req_attempt *a = &v[(*n)++];
+
+	memset(a, 0, sizeof(*a));
+	strlcpy_(a->offer_id, c->offer.id, sizeof(a->offer_id));
+	a->ranked_hour = c->all_in_hour;
+	a->now_hour = -1;
+	a->outcome = o;
+	a->code = e != NULL ? e->code : GR_OK;
+	if (e != NULL)
+		strlcpy_(a->why, e->msg, sizeof(a->why));
+	return a;
+}
+
+enum gr_err
+requirement_launch(const struct req_candidate *cands, size_t n, const struct req_pricing *p,
+    size_t max_attempts, const struct req_ops *ops, void *ctx, struct instance *out,
+    struct req_attempt *attempts, size_t *n_attempts, struct gr_error *err)
+{
+	struct req_pricing now_pricing = *p;
+	size_t i;
+
+	*n_attempts = 0;
+	/* A price rise is judged against the ranked price, not against --max-price alone. */
+	now_pricing.max_all_in = -1;
+	for (i = 0; i < n && *n_attempts < max_attempts; i++) {
+		const struct req_candidate *c = &cands[i];
+		struct req_candidate now;
+		struct offer listed;
+		struct gr_error e = { 0 };
+		struct req_attempt *a;
+		enum gr_err rc;
+
+		rc = ops->reread(ctx, c, &listed, &e);
+		if (rc == GR_ECAPACITY || rc == GR_ENOTFOUND) {
+			note(attempts, n_attempts, c, REQ_GONE, &e);
+			continue;
+		}
+		if (rc != GR_OK) {
+			/* Only a search failed: nothing was created, the next one is safe. */
+			note(attempts, n_attempts, c, REQ_UNREADABLE, &e);
+			continue;
+		}
+		rc = requirement_price(&listed, &now_pricing, &now, &e);
+		if (rc != GR_OK) {
+			note(attempts, n_attempts, c, rc == GR_ECAPACITY ? REQ_NO_CAPACITY :
+			    REQ_CHANGED, &e);
+			continue;
+		}
+		if (now.all_in_hour > c->all_in_hour) {
+			char was[32], is[32];
+
+			gr_fail(&e, GR_ECAPACITY, "its price rose from %s/h to %s/h all in since "
+			    "it was ranked", money_format(was, sizeof(was), c->all_in_hour, 3, true),
+			    money_format(is, sizeof(is), now.all_in_hour, 3, true));
+			note(attempts, n_attempts, c, REQ_PRICE_CHANGED, &e)->now_hour =
+			    now.all_in_hour;
+			continue;
+		}
+		rc = ops->launch(ctx, &now, out, &e);
+		if (rc == GR_OK) {
+			note(attempts, n_attempts, c, REQ_RENTED, NULL)->now_hour = now.all_in_hour;
+			return GR_OK;
+		}
+		a = note(attempts, n_attempts, c, rc == GR_ECAPACITY ? REQ_NO_CAPACITY :
+		    REQ_FAILED, &e);
+		a->now_hour = now.all_in_hour;
+		if (rc != GR_ECAPACITY)
+			/* Budget, funds, key, or an unclear outcome: never try another offer. */
+			return gr_fail(err, rc, "%s", e.msg);
+	}
+	if (*n_attempts == 0)
+		return gr_fail(err, GR_ECAPACITY, "no offer meets the requirement");
+	return gr_fail(err, GR_ECAPACITY, "none of the %zu offers tried could be rented%s",
+	    *n_attempts, i < n ? " (the attempts ran out; --attempts allows more)" : "");
+}

@@ -1,0 +1,31 @@
+#!/bin/bash
+# t082: the costs view shows the audit of the last 7 days (gpurent audit's total): GPU
+# utilisation against audit.target, the idle share of billed time and its waste; and says
+# so when there are no samples yet.
+. "$(dirname "$0")/lib.sh"
+
+inst=$("$G" -o ids launch --gpu h100 --count 1 --wait --timeout 120 2>/dev/null)
+case $inst in sim:i-*) ;; *) echo "launch failed" >&2; exit 1 ;; esac
+"$G" sim advance 30m >/dev/null
+
+start_dash 120 40
+keys 4
+wait_for '^  Last 7 days +GPU util unknown \(no samples\), idle 0% of billed time, waste \$0\.00' 50 &&
+    ok "no samples: utilisation unknown, nothing counted idle" || fail "no samples: $(screen)"
+keys q
+wait_for 'DASH-EXIT-0' 50 || fail "quit: $(screen)"
+tm kill-session -t ui
+
+"$G" config set audit.target 99 >/dev/null
+for i in 1 2 3 4 5; do
+	"$G" metrics "$inst" >/dev/null && "$G" sim advance 60 >/dev/null
+done
+audit=$("$G" audit --offline -o json)
+util=$(jq -r '.total.util_mean_pct | round' <<<"$audit")
+start_dash 120 40
+keys 4
+wait_for "^  Last 7 days +GPU util $util% \\(target 99%\\), idle [0-9]+% of billed time, waste \\\$[0-9.]+" 50 &&
+    ok "the audit's utilisation ($util %) against audit.target" || fail "audit line: $(screen)"
+keys q
+wait_for 'DASH-EXIT-0' 50 || fail "quit: $(screen)"
+finish
