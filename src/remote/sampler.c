@@ -310,6 +310,7 @@ take_frame(struct sampler *s, struct probe_snapshot *out)
 		strlcpy_(out->gpus.v[i].instance_id, s->ep.name, sizeof(out->gpus.v[i].instance_id));
 		out->gpus.v[i].at = out->at;
 		out->gpus.v[i].source = SAMPLE_SSH;
+		strlcpy_(out->gpus.v[i].vendor, out->vendor, sizeof(out->gpus.v[i].vendor));
 	}
 	out->host.at = out->at;
 	s->last_frame = out->at;
