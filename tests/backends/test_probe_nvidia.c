@@ -46,7 +46,8 @@ test_table_order(void **state)
 	(void)state;
 	assert_non_null(v[0]);
 	assert_string_equal(v[0]->name, "nvidia");
-	assert_string_equal(v[0]->tool, "nvidia-smi");
+	assert_string_equal(v[0]->tools[0], "nvidia-smi");
+	assert_null(v[0]->tools[1]);
 	assert_non_null(strstr(v[0]->command, "--format=csv,noheader,nounits"));
 	assert_non_null(strstr(v[0]->command, "--help-query-gpu"));
 }
@@ -443,7 +444,10 @@ test_script(void **state)
 	char *s = sampler_script();
 
 	(void)state;
-	assert_non_null(strstr(s, "command -v nvidia-smi"));
+	assert_non_null(strstr(s, "if command -v nvidia-smi >/dev/null 2>&1; then v=nvidia;"));
+	/* A machine with only amd-smi (ROCm 7) is AMD too. */
+	assert_non_null(strstr(s, "elif command -v rocm-smi >/dev/null 2>&1 || "
+	    "command -v amd-smi >/dev/null 2>&1; then v=amd;"));
 	assert_non_null(strstr(s, "nvidia) {"));
 	assert_non_null(strstr(s, " begin "));
 	assert_non_null(strstr(s, " end "));

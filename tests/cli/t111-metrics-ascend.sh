@@ -17,7 +17,7 @@ vendor_double npu-smi
 expect_ok g metrics "$id" --source ssh -o json
 check "eight Ascend NPUs over ssh" \
 	'jq -e "length == 8 and all(.[]; .source == \"ssh\" and .vendor == \"ascend\")" <<<"$OUT" >/dev/null'
-check "every figure of NPU 3'"'"'s blocks" 'jq -e ".[3] | .instance_id == \"$id\" and .gpu == 3
+check "every figure of NPU 3's blocks" 'jq -e ".[3] | .instance_id == \"$id\" and .gpu == 3
 	and .util_pct == 63 and .memory_util_pct == 6 and .memory_used_mib == 22938
 	and .memory_total_mib == 65536 and .temp_c == 42 and .power_w == 104
 	and .name == \"Ascend 910B3\" and .uuid == \"0000:82:00.0\" and .driver == \"25.5.1\"" <<<"$OUT" >/dev/null'

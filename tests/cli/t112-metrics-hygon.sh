@@ -18,7 +18,7 @@ vendor_double rocm-smi ROCM_SMI_FILE=hygon/hy-smi-k100ai.json
 expect_ok g metrics "$id" --source ssh -o json
 check "eight Hygon DCUs, not AMD GPUs" \
 	'jq -e "length == 8 and all(.[]; .source == \"ssh\" and .vendor == \"hygon\")" <<<"$OUT" >/dev/null'
-check "every figure of hy-smi'"'"'s invalid JSON" 'jq -e ".[5] | .gpu == 5 and .util_pct == 50
+check "every figure of hy-smi's invalid JSON" 'jq -e ".[5] | .gpu == 5 and .util_pct == 50
 	and .memory_used_mib == 5002 and .memory_total_mib == 65520 and .temp_c == 45
 	and .memory_temp_c == 47 and .power_w == 75 and .name == \"K100_AI\"
 	and .uuid == \"a000000000000005\"" <<<"$OUT" >/dev/null'

@@ -417,7 +417,7 @@ not_a_row:
 
 const struct probe_vendor probe_vendor_nvidia = {
 	.name = "nvidia",
-	.tool = "nvidia-smi",
+	.tools = { "nvidia-smi" },
 	.command = nv_command,
 	.parse = nv_parse,
 };
