@@ -16,7 +16,7 @@ check "amd-smi alone on the instance" '[ ! -e "$TMP/remote-bin/rocm-smi" ] && [ 
 expect_ok g metrics "$id" --source ssh -o json
 check "two AMD GPUs from amd-smi" \
 	'jq -e "length == 2 and all(.[]; .source == \"ssh\" and .vendor == \"amd\")" <<<"$OUT" >/dev/null'
-check "amd-smi'"'"'s figures" 'jq -e ".[0] | .gpu == 0 and .util_pct == 94 and .memory_util_pct == 61
+check "amd-smi's figures" 'jq -e ".[0] | .gpu == 0 and .util_pct == 94 and .memory_util_pct == 61
 	and .memory_used_mib == 17153 and .memory_total_mib == 196592 and .power_w == 612" <<<"$OUT" >/dev/null'
 check "N/A and what amd-smi metric does not say: null" 'jq -e "(.[1] | .power_w == null
 	and .memory_util_pct == null and .util_pct == 0) and all(.[]; .temp_c == null
