@@ -223,6 +223,7 @@ struct gpu_sample {
 	char name[64];		/* the tool's own name for the device, sanitized */
 	char driver[32];
 	char cuda[16];		/* the CUDA version the driver supports ("12.4"), "" unknown */
+	char vendor[16];	/* the probe vendor whose tool reported it (probe.h), "" from an API */
 	int mem_util_pct;
 	int mem_free_mib;
 	int temp_mem_c;

@@ -30,9 +30,14 @@
 #include "error.h"
 #include "model.h"
 
+#define PROBE_TOOLS_MAX 3
+
 struct probe_vendor {
 	const char *name;	/* "nvidia", "amd", "ascend", …: JSON "vendor" and --vendor */
-	const char *tool;	/* the program whose presence on PATH selects this vendor */
+	/* The programs any one of which on PATH selects this vendor, NULL after the last: a
+	 * vendor whose tool was renamed (ROCm 6+ ships amd-smi, and ROCm 7 may have no
+	 * rocm-smi) lists each name, and its command tries them in the same order. */
+	const char *tools[PROBE_TOOLS_MAX + 1];
 	const char *command;	/* sh command line that prints one sample to stdout */
 	enum gr_err (*parse)(const char *text, size_t len, struct sample_list *out,
 	    struct gr_error *err);

@@ -2,11 +2,11 @@
  * sampler.h - GPU and host samples from a rented machine over ONE ssh connection.
  *
  * A sampler runs one long-lived sh loop of our own on the instance (through the transport's
- * shared master: one TCP connection, one session). The loop finds the first vendor tool of
- * probe_vendors() on the instance's PATH, then every interval prints one frame: the vendor's
- * command output and the host probe's, between marker lines that carry a random token of
- * this connection, so nothing a tool prints can end or forge a frame. The client parses
- * each frame with the vendor's parser and probe_host_parse.
+ * shared master: one TCP connection, one session). The loop finds the first vendor of
+ * probe_vendors() any of whose tools is on the instance's PATH, then every interval prints
+ * one frame: the vendor's command output and the host probe's, between marker lines that
+ * carry a random token of this connection, so nothing a tool prints can end or forge a
+ * frame. The client parses each frame with the vendor's parser and probe_host_parse.
  *
  * When the connection drops, the sampler reconnects with a bounded backoff (1, 2, 4, … 30 s)
  * and the first frame after it carries the gap (gap_from, gap_to), so that output can show

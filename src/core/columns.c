@@ -270,6 +270,7 @@ const struct column sample_columns[SCOL__COUNT] = {
 	[SCOL_POWER] = { "power_w", "POWER W", true, false, 1, 0 },
 	[SCOL_POWER_LIMIT] = { "power_limit_w", "LIMIT W", true, false, 3, 0 },
 	[SCOL_SOURCE] = { "source", "SOURCE", false, true, 4, 0 },
+	[SCOL_VENDOR] = { "vendor", "VENDOR", false, true, 4, 0 },
 	[SCOL_NAME] = { "name", "NAME", false, true, 6, 12 },
 	[SCOL_UUID] = { "uuid", "UUID", false, true, 7, 12 },
 	[SCOL_DRIVER] = { "driver", "DRIVER", false, true, 5, 0 },
@@ -327,6 +328,7 @@ sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case SCOL_SOURCE:
 		set_str(c, (unsigned)g->source < 2 ? source_names[g->source] : NULL);
 		break;
+	case SCOL_VENDOR: set_str(c, g->vendor); break;
 	case SCOL_NAME: set_str(c, g->name); break;
 	case SCOL_UUID: set_str(c, g->uuid); break;
 	case SCOL_DRIVER: set_str(c, g->driver); break;

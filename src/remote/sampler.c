@@ -73,9 +73,16 @@ sampler_script(void)
 	/* A first reading of the CPU counters, so that the first frame has a CPU share. */
 	sb_addf(&sb, "{ %s; } >/dev/null 2>&1; ", probe_host_command);
 	sb_adds(&sb, "v=none; ");
-	for (i = 0; v[i] != NULL; i++)
-		sb_addf(&sb, "%sif command -v %s >/dev/null 2>&1; then v=%s; ", i ? "el" : "",
-		    v[i]->tool, v[i]->name);
+	for (i = 0; v[i] != NULL; i++) {
+		size_t t;
+
+		/* Any one of the vendor's tools selects it. */
+		sb_adds(&sb, i ? "elif " : "if ");
+		for (t = 0; t < PROBE_TOOLS_MAX && v[i]->tools[t] != NULL; t++)
+			sb_addf(&sb, "%scommand -v %s >/dev/null 2>&1", t ? " || " : "",
+			    v[i]->tools[t]);
+		sb_addf(&sb, "; then v=%s; ", v[i]->name);
+	}
 	if (i > 0)
 		sb_adds(&sb, "fi; ");
 	sb_adds(&sb, "seq=0; while :; do "
@@ -310,6 +317,7 @@ take_frame(struct sampler *s, struct probe_snapshot *out)
 		strlcpy_(out->gpus.v[i].instance_id, s->ep.name, sizeof(out->gpus.v[i].instance_id));
 		out->gpus.v[i].at = out->at;
 		out->gpus.v[i].source = SAMPLE_SSH;
+		strlcpy_(out->gpus.v[i].vendor, out->vendor, sizeof(out->gpus.v[i].vendor));
 	}
 	out->host.at = out->at;
 	s->last_frame = out->at;

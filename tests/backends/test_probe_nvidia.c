@@ -46,7 +46,8 @@ test_table_order(void **state)
 	(void)state;
 	assert_non_null(v[0]);
 	assert_string_equal(v[0]->name, "nvidia");
-	assert_string_equal(v[0]->tool, "nvidia-smi");
+	assert_string_equal(v[0]->tools[0], "nvidia-smi");
+	assert_null(v[0]->tools[1]);
 	assert_non_null(strstr(v[0]->command, "--format=csv,noheader,nounits"));
 	assert_non_null(strstr(v[0]->command, "--help-query-gpu"));
 }
@@ -353,7 +354,10 @@ test_hostile(void **state)
 	assert_false(g->valid & MV_TEMP_MEM);		/* empty */
 	assert_false(g->valid & MV_POWER);		/* 9e9 */
 	assert_false(g->valid & MV_POWER_ENFORCED);	/* [Not Supported] */
-	assert_false(g->valid & MV_CLK_SM);		/* 1980MHz: no space before the unit */
+	/* 1980MHz: a unit of nvidia-smi's own, as fields.h reads it for every vendor
+	 * (hy-smi prints 38.0W), with or without a space. */
+	assert_true(g->valid & MV_CLK_SM);
+	assert_int_equal(g->clk_sm_mhz, 1980);
 	assert_false(g->valid & MV_CLK_MEM);		/* abc */
 	assert_false(g->valid & MV_FAN);		/* empty */
 	assert_false(g->valid & MV_PSTATE);		/* P99 */
@@ -443,7 +447,10 @@ test_script(void **state)
 	char *s = sampler_script();
 
 	(void)state;
-	assert_non_null(strstr(s, "command -v nvidia-smi"));
+	assert_non_null(strstr(s, "if command -v nvidia-smi >/dev/null 2>&1; then v=nvidia;"));
+	/* A machine with only amd-smi (ROCm 7) is AMD too. */
+	assert_non_null(strstr(s, "elif command -v rocm-smi >/dev/null 2>&1 || "
+	    "command -v amd-smi >/dev/null 2>&1; then v=amd;"));
 	assert_non_null(strstr(s, "nvidia) {"));
 	assert_non_null(strstr(s, " begin "));
 	assert_non_null(strstr(s, " end "));

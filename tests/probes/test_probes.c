@@ -1020,8 +1020,10 @@ tool_names_in_catalogue(void **state)
 static void
 registry_lists_them(void **state)
 {
-	static const char *const tools[] = {
-		"rocm-smi", "hy-smi", "npu-smi", "ixsmi", "mthreads-gmi", "cnmon", "mx-smi",
+	/* Each vendor's tools, the names its command runs in the order it tries them. */
+	static const char *const tools[][PROBE_TOOLS_MAX + 1] = {
+		{ "rocm-smi", "amd-smi" }, { "hy-smi" }, { "npu-smi" }, { "ixsmi" },
+		{ "mthreads-gmi" }, { "cnmon" }, { "mx-smi" },
 	};
 	const struct probe_vendor *const *all = probe_vendors();
 	size_t v, i, hygon = 0, amd = 0;
@@ -1030,10 +1032,19 @@ registry_lists_them(void **state)
 	for (v = 0; v < ARRAY_LEN(vendor_names); v++) {
 		const struct probe_vendor *p = vendor(vendor_names[v]);
 
-		assert_string_equal(p->tool, tools[v]);
+		const char *prev = p->command;
+
 		assert_non_null(p->command);
-		/* The command is ours: it names its tool and nothing else is put into it. */
-		assert_non_null(strstr(p->command, p->tool));
+		for (i = 0; i <= PROBE_TOOLS_MAX; i++) {
+			if (tools[v][i] == NULL) {
+				assert_null(p->tools[i]);
+				break;
+			}
+			assert_string_equal(p->tools[i], tools[v][i]);
+			/* The command is ours: it runs its tools, in that order. */
+			prev = strstr(prev, p->tools[i]);
+			assert_non_null(prev);
+		}
 		assert_non_null(p->parse);
 	}
 	/* hy-smi is tried before rocm-smi: a Hygon machine has both. */

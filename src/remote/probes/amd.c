@@ -129,7 +129,7 @@ amd_parse(const char *text, size_t len, struct sample_list *out, struct gr_error
 
 const struct probe_vendor probe_vendor_amd = {
 	.name = "amd",
-	.tool = "rocm-smi",
+	.tools = { "rocm-smi", "amd-smi" },
 	.command = "rocm-smi --showproductname --showuniqueid --showbus --showuse --showmemuse "
 	    "--showmeminfo vram --showtemp --showpower --showmaxpower --showclocks --showfan "
 	    "--showdriverversion --json 2>/dev/null || amd-smi metric --json",

@@ -319,7 +319,7 @@ ascend_parse(const char *text, size_t len, struct sample_list *out, struct gr_er
 
 const struct probe_vendor probe_vendor_ascend = {
 	.name = "ascend",
-	.tool = "npu-smi",
+	.tools = { "npu-smi" },
 	.command = "ids=$(npu-smi info -l 2>/dev/null | "
 	    "awk -F: '/NPU ID/ { gsub(/[^0-9]/, \"\", $2); print $2 }'); "
 	    "if [ -z \"$ids\" ]; then npu-smi info; else npu-smi info -m; "

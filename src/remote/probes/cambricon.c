@@ -87,7 +87,7 @@ cambricon_parse(const char *text, size_t len, struct sample_list *out, struct gr
 
 const struct probe_vendor probe_vendor_cambricon = {
 	.name = "cambricon",
-	.tool = "cnmon",
+	.tools = { "cnmon" },
 	.command = "d=$(mktemp -d) && cd \"$d\" && { cnmon info -e -m -u -j >/dev/null 2>&1; "
 	    "cat cnmon_info.json; cd /; rm -rf \"$d\"; }",
 	.parse = cambricon_parse,

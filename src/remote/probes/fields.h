@@ -1,6 +1,6 @@
 /*
- * fields.h - reading what the vendor tools print (amd, hygon, ascend, iluvatar, mthreads,
- * cambricon, metax): spans of text, lines, numbers with their units, and the tolerant
+ * fields.h - reading what the vendor tools print (nvidia, amd, hygon, ascend, iluvatar,
+ * mthreads, cambricon, metax): spans of text, lines, numbers with their units, and the tolerant
  * "cardN": { "key": "value" } scanner that rocm-smi and hy-smi share. Internal to
  * src/remote/probes/; every function reads at most the bytes it is given (input may hold NUL
  * bytes and need not be terminated) and follows the parser contract of gpurent/probe.h.

@@ -19,7 +19,7 @@ hygon_parse(const char *text, size_t len, struct sample_list *out, struct gr_err
 
 const struct probe_vendor probe_vendor_hygon = {
 	.name = "hygon",
-	.tool = "hy-smi",
+	.tools = { "hy-smi" },
 	.command = "hy-smi --showuse --showmemuse --showmeminfo vram --showtemp --showpower "
 	    "--showclocks --showproductname --json 2>/dev/null || "
 	    "rocm-smi --showid --showmeminfo vram --showpower --showserial --showuse --showtemp "

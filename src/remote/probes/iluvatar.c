@@ -18,7 +18,7 @@ iluvatar_parse(const char *text, size_t len, struct sample_list *out, struct gr_
 
 const struct probe_vendor probe_vendor_iluvatar = {
 	.name = "iluvatar",
-	.tool = "ixsmi",
+	.tools = { "ixsmi" },
 	.command = "ixsmi --query-gpu=index,name,memory.total,memory.used,utilization.gpu,"
 	    "temperature.gpu,power.draw,power.limit,uuid,driver_version,pci.bus_id "
 	    "--format=csv 2>/dev/null || "

@@ -113,7 +113,7 @@ metax_parse(const char *text, size_t len, struct sample_list *out, struct gr_err
 
 const struct probe_vendor probe_vendor_metax = {
 	.name = "metax",
-	.tool = "mx-smi",
+	.tools = { "mx-smi" },
 	.command = "mx-smi",
 	.parse = metax_parse,
 };

@@ -128,7 +128,7 @@ mthreads_parse(const char *text, size_t len, struct sample_list *out, struct gr_
 
 const struct probe_vendor probe_vendor_mthreads = {
 	.name = "mthreads",
-	.tool = "mthreads-gmi",
+	.tools = { "mthreads-gmi" },
 	.command = "mthreads-gmi --query-gpu=index,name,uuid,driver_version,memory.total,"
 	    "memory.used,utilization.gpu,temperature.gpu,power.draw --format=csv 2>/dev/null || "
 	    "mthreads-gmi -q",

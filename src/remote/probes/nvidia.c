@@ -20,6 +20,7 @@
 
 #include "gpurent/probe.h"
 #include "gpurent/util.h"
+#include "fields.h"
 
 /* Our fields, in the order the query asks for them. */
 enum nv_field {
@@ -126,59 +127,17 @@ read_fields(const char *s, size_t n, enum nv_field *cols)
 	return ncols;
 }
 
-/* Whether v is what nvidia-smi prints for "no figure": N/A, [N/A], [Not Supported], ... */
-static bool
-is_unknown(const char *v)
-{
-	return *v == '\0' || *v == '[' || strcmp(v, "N/A") == 0;
-}
-
 /*
- * A decimal number with an optional sign, '.' or ',' as the decimal mark and an optional
- * unit word after a space ("81559", "69.05", "69,05", "700.00 W"). Into *out rounded to
- * the nearest integer. Refuses anything else, and numbers past 2^53.
+ * A figure in lo..hi into *out: fields.h's reader, shared with the other vendors (unknown
+ * words, a decimal comma, rounding); with nounits nvidia-smi prints bare numbers, and a unit
+ * it may still print after a space is one of its own.
  */
 static bool
-read_number(const char *v, int64_t *out)
+read_number(const char *v, int64_t lo, int64_t hi, int64_t *out)
 {
-	const char *p = v;
-	int64_t whole = 0;
-	int digits = 0, frac_digit = -1;
-	bool neg = false;
+	struct pf_span s = pf_span(v, strlen(v));
 
-	if (*p == '-') {
-		neg = true;
-		p++;
-	}
-	for (; *p >= '0' && *p <= '9'; p++, digits++) {
-		if (whole > (INT64_C(1) << 53) / 10)
-			return false;
-		whole = whole * 10 + (*p - '0');
-	}
-	if (digits == 0)
-		return false;
-	if (*p == '.' || *p == ',') {
-		p++;
-		if (*p < '0' || *p > '9')
-			return false;
-		frac_digit = *p - '0';
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	if (*p == ' ') {	/* a unit: letters and %, nothing else */
-		p++;
-		if (*p == '\0')
-			return false;
-		for (; *p != '\0'; p++)
-			if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '%'))
-				return false;
-	}
-	if (*p != '\0')
-		return false;
-	if (frac_digit >= 5)
-		whole++;
-	*out = neg ? -whole : whole;
-	return true;
+	return !pf_unknown(s) && pf_int(s, "W MiB MHz %", lo, hi, out);
 }
 
 /* A number in lo..hi into *out, setting bit in *valid; anything else leaves both alone. */
@@ -187,7 +146,7 @@ set_int(const char *v, int64_t lo, int64_t hi, int *out, uint32_t *valid, uint32
 {
 	int64_t x;
 
-	if (!is_unknown(v) && read_number(v, &x) && x >= lo && x <= hi) {
+	if (read_number(v, lo, hi, &x)) {
 		*out = (int)x;
 		*valid |= bit;
 	}
@@ -226,8 +185,7 @@ read_hex(const char *v, uint64_t *out)
 static void
 set_str(char *dst, size_t n, const char *v)
 {
-	if (!is_unknown(v))
-		text_sanitize(dst, n, v);
+	pf_text(dst, n, pf_span(v, strlen(v)));
 }
 
 /* One column's value into g. */
@@ -269,7 +227,7 @@ set_field(struct gpu_sample *g, enum nv_field f, const char *v)
 	case NF_ENC: set_int(v, 0, 100, &g->enc_pct, ok, MV_ENC); break;
 	case NF_DEC: set_int(v, 0, 100, &g->dec_pct, ok, MV_DEC); break;
 	case NF_ECC_UNCORR:
-		if (!is_unknown(v) && read_number(v, &x) && x >= 0) {
+		if (read_number(v, 0, INT64_C(999999999999999), &x)) {
 			g->ecc_uncorrected = x;
 			g->valid |= MV_ECC_UNCORR;
 		}
@@ -348,7 +306,7 @@ read_row(char *line, const enum nv_field *cols, size_t ncols, size_t ordinal, co
 	memset(&g, 0, sizeof(g));
 	for (i = 0; i < n; i++) {
 		if (cols[i] == NF_INDEX) {
-			if (!read_number(vals[i], &index) || index < 0 || index > 1023)
+			if (!read_number(vals[i], 0, 1023, &index))
 				return false;
 		} else if (cols[i] == NF_MEM_USED)
 			set_int(vals[i], 0, 1 << 30, &g.mem_used_mib, &used_ok, 1);
@@ -417,7 +375,7 @@ not_a_row:
 
 const struct probe_vendor probe_vendor_nvidia = {
 	.name = "nvidia",
-	.tool = "nvidia-smi",
+	.tools = { "nvidia-smi" },
 	.command = nv_command,
 	.parse = nv_parse,
 };
