@@ -44,6 +44,12 @@ wait_for "fetching their state and logs over ssh" 20 && ok "still reading" || fa
 rm -f "$T/hang"
 wait_for "\| line-before-the-hang" 150 && ok "the log arrives when ssh answers" ||
 	fail "after: $(screen)"
-keys q q
-wait_for 'DASH-EXIT-0' 50 || fail "quit: $(screen)"
+# SIGINT while a worker waits on ssh still ends the dashboard.
+: >"$T/hang"
+keys q Enter
+wait_for "fetching their state and logs over ssh" 20 || fail "not reading again: $(screen)"
+kill -INT "$(cat "$T/pid")"
+wait_for 'DASH-EXIT-130' 50 && ok "SIGINT ends it while ssh hangs (130)" ||
+	fail "sigint: $(screen)"
+rm -f "$T/hang"
 finish
