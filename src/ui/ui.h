@@ -198,6 +198,8 @@ void ui_offers_rebuild(struct ui *u);
 void ui_instances_rebuild(struct ui *u);
 /* view_instances.c: write the detail pane again when its data changed (it is open). */
 void ui_instances_details_update(struct ui *u);
+/* A key in the detail pane that is its own (u: Jupyter); true when used. */
+bool ui_instances_details_key(struct ui *u, int key);
 /* view_metrics.c: follow an instance's samples; add the samples that arrived. */
 void ui_metrics_watch(struct ui *u, const char *id);
 void ui_metrics_add(struct ui *u, const struct sample_list *l);

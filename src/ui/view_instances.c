@@ -180,9 +180,8 @@ details_text(struct ui *u, const struct instance *in, struct sb *text)
 	if (u->dlogs_pending)
 		sb_adds(text, "  (fetching their state and logs over ssh ...)");
 	sb_adds(text, "\n");
-	if (!u->dlogs_have && u->dlogs_pending)
-		;
-	else if (u->n_djobs == 0)
+	/* "None" only once the records came (or were never asked for). */
+	if (u->n_djobs == 0 && (u->dlogs_have || !u->dlogs_pending))
 		sb_adds(text, "  none recorded; start one with: gpurent run ID -- COMMAND\n");
 	for (i = 0; i < u->n_djobs; i++) {
 		const struct remote_job *j = &u->djobs[i];
@@ -198,7 +197,7 @@ details_text(struct ui *u, const struct instance *in, struct sb *text)
 		    cmd);
 	}
 	if (u->dlogs_err[0] != '\0')
-		sb_addf(text, "  (the instance did not answer: %s)\n", u->dlogs_err);
+		sb_addf(text, "  (no logs: %s)\n", u->dlogs_err);
 	for (k = 0; k < u->n_dlogs; k++) {
 		sb_addf(text, "\nLast lines of %s\n", u->dlogs[k].job_id);
 		add_log(text, &u->dlogs[k]);
@@ -244,6 +243,19 @@ open_details(struct ui *u, const struct instance *in)
 	sb_release(&text);
 }
 
+static void ask_jupyter(struct ui *u, const struct instance *in);
+
+bool
+ui_instances_details_key(struct ui *u, int key)
+{
+	if (key != 'u' || u->dialog != UD_PAGER || u->detail_id[0] == '\0' ||
+	    strcmp(u->dlg_title, u->detail_id) != 0)
+		return false;
+	ask_jupyter(u, find_instance(u, u->detail_id));
+	ui_instances_details_update(u);
+	return true;
+}
+
 void
 ui_instances_details_update(struct ui *u)
 {
@@ -266,6 +278,8 @@ ui_instances_details_update(struct ui *u)
 static void
 ask_jupyter(struct ui *u, const struct instance *in)
 {
+	if (in == NULL)
+		return;
 	struct ui_request req;
 
 	if (in->state != ST_RUNNING) {

@@ -51,6 +51,11 @@ curl -sf --max-time 10 "${url%%\?*}hello.txt" | grep -q hello && ok "and the for
 keys Enter
 wait_for "Jupyter +http://127.0.0.1:[0-9]+/\?token=0123abcdef" 50 &&
 	ok "the detail pane shows it too" || fail "pane: $(screen)"
+# u in the pane too: the status line's earlier message has gone first.
+wait_gone "Jupyter on $id:" 100 || fail "the message stays: $(screen)"
+keys u
+wait_for "Jupyter on $id: http://127.0.0.1:[0-9]+/\?token=0123abcdef" 150 &&
+	ok "u works in the pane too" || fail "pane u: $(screen)"
 keys q
 n=$("$G" forward --list -o json | jq length)
 [ "$n" = 1 ] && ok "recorded as a background forward" || fail "forward --list: $n"
