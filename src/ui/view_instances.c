@@ -84,7 +84,15 @@ count_jobs(struct ui *u)
 	free(v);
 }
 
-static void job_state(const struct remote_job *j, char *buf, size_t n);
+/* "exited 3", "killed", "running": a job's state as the pane and the J list say it. */
+static void
+job_state(const struct remote_job *j, char *buf, size_t n)
+{
+	if (j->state == JOB_EXITED || (j->state == JOB_KILLED && j->exit_code >= 0))
+		snprintf(buf, n, "%s %d", remote_job_state_name(j->state), j->exit_code);
+	else
+		snprintf(buf, n, "%s", remote_job_state_name(j->state));
+}
 
 /* The instance's recorded jobs, newest last, in the pager. */
 static void
@@ -123,16 +131,6 @@ show_jobs(struct ui *u, const struct instance *in)
 	u->ctx->pager(u, title, text.buf);
 	sb_release(&text);
 	free(v);
-}
-
-/* "exited 3", "killed", "running": a job's state as the pane and the J list say it. */
-static void
-job_state(const struct remote_job *j, char *buf, size_t n)
-{
-	if (j->state == JOB_EXITED || (j->state == JOB_KILLED && j->exit_code >= 0))
-		snprintf(buf, n, "%s %d", remote_job_state_name(j->state), j->exit_code);
-	else
-		snprintf(buf, n, "%s", remote_job_state_name(j->state));
 }
 
 /* One job's log lines, each stripped: a log holds whatever the job printed. */
@@ -243,19 +241,6 @@ open_details(struct ui *u, const struct instance *in)
 	sb_release(&text);
 }
 
-static void ask_jupyter(struct ui *u, const struct instance *in);
-
-bool
-ui_instances_details_key(struct ui *u, int key)
-{
-	if (key != 'u' || u->dialog != UD_PAGER || u->detail_id[0] == '\0' ||
-	    strcmp(u->dlg_title, u->detail_id) != 0)
-		return false;
-	ask_jupyter(u, find_instance(u, u->detail_id));
-	ui_instances_details_update(u);
-	return true;
-}
-
 void
 ui_instances_details_update(struct ui *u)
 {
@@ -294,6 +279,17 @@ ask_jupyter(struct ui *u, const struct instance *in)
 	u->jup_pending = true;
 	u->jup_text[0] = '\0';
 	u->ctx->message(u, UC_ACCENT, "looking for Jupyter on %s ...", in->id);
+}
+
+bool
+ui_instances_details_key(struct ui *u, int key)
+{
+	if (key != 'u' || u->dialog != UD_PAGER || u->detail_id[0] == '\0' ||
+	    strcmp(u->dlg_title, u->detail_id) != 0)
+		return false;
+	ask_jupyter(u, find_instance(u, u->detail_id));
+	ui_instances_details_update(u);
+	return true;
 }
 
 static void
