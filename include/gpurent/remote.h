@@ -126,7 +126,11 @@ int remote_spawn_wait(char *const argv[], int stdout_fd, struct gr_error *err);
 int remote_spawn(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd,
     bool new_session, struct gr_error *err);
 
-/* Wait for pid, passing signals on as remote_spawn_wait does; returns its status. */
+/*
+ * Wait for pid, passing signals on as remote_spawn_wait does; returns its status. Signal
+ * handlers belong to the whole process, so only its main thread passes signals on; another
+ * thread (the dashboard's workers) just waits, and the main thread's handlers stay put.
+ */
 int remote_wait(int pid);
 
 #endif

@@ -65,4 +65,11 @@ extern const char remote_jupyter_list_script[];
 /* The first server in that listing; false when there is none. */
 bool remote_jupyter_parse(const char *text, struct remote_jupyter *out);
 
+/*
+ * Ask ep for its running Jupyter server (the script above). GR_ENOTFOUND when none runs,
+ * with the command that starts one; GR_EUNAVAIL (or the connection's error) when ssh failed.
+ */
+enum gr_err remote_jupyter_find(const struct remote_endpoint *ep, struct remote_jupyter *j,
+    struct gr_error *err);
+
 #endif

@@ -84,6 +84,12 @@ int remote_job_poll(const struct remote_endpoint *ep, struct remote_job *jobs, s
  */
 int remote_job_log(const struct remote_endpoint *ep, int seq, long tail, bool follow,
     struct gr_error *err);
+/*
+ * Job seq's last lines of log into out (at most max bytes kept), as they are: the caller
+ * strips control characters before a terminal. 0, or ssh's statuses with err set.
+ */
+int remote_job_tail(const struct remote_endpoint *ep, int seq, long lines, struct sb *out,
+    size_t max, struct gr_error *err);
 /* TERM to the job's process group, KILL after grace seconds; 0, or 3 when it no longer ran. */
 int remote_job_kill(const struct remote_endpoint *ep, int seq, int grace,
     struct gr_error *err);

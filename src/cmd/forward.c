@@ -175,29 +175,6 @@ parse_spec(const char *s, int *remote, int *local)
 	return true;
 }
 
-/* Ask the instance for its Jupyter server; the error says how to start one. */
-static enum gr_err
-find_jupyter(const struct remote_endpoint *ep, struct remote_jupyter *j, struct gr_error *err)
-{
-	const char *words[] = { "sh", "-c", remote_jupyter_list_script };
-	struct sb out;
-	bool found;
-	int rc;
-
-	sb_init(&out);
-	rc = remote_capture(ep, words, ARRAY_LEN(words), &out, 1 << 20, err);
-	found = rc == 0 && remote_jupyter_parse(out.buf, j);
-	sb_release(&out);
-	if (rc == REMOTE_EXIT_CONN)
-		return err->code != GR_OK ? err->code : gr_fail(err, GR_EUNAVAIL,
-		    "the connection to %s broke", ep->name);
-	if (!found)
-		return gr_fail(err, GR_ENOTFOUND, "no Jupyter server runs on %s; start one with: "
-		    "gpurent ssh %s -- 'nohup jupyter lab --no-browser --ip 127.0.0.1 --port 8888 "
-		    ">jupyter.log 2>&1 &'", ep->name, ep->name);
-	return GR_OK;
-}
-
 static int
 forward_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -238,7 +215,7 @@ forward_run(struct cmd_ctx *c, int argc, char **argv)
 		return REMOTE_EXIT_CONN;
 	}
 	if (a.jupyter) {
-		if (find_jupyter(&ep, &j, &err) != GR_OK) {
+		if (remote_jupyter_find(&ep, &j, &err) != GR_OK) {
 			cmd_error(c, &err);
 			return err.code == GR_EUNAVAIL ? REMOTE_EXIT_CONN : gr_exit_code(err.code);
 		}

@@ -286,6 +286,28 @@ remote_job_log(const struct remote_endpoint *ep, int seq, long tail, bool follow
 }
 
 int
+remote_job_tail(const struct remote_endpoint *ep, int seq, long lines, struct sb *out,
+    size_t max, struct gr_error *err)
+{
+	struct remote_argv a;
+	int rc;
+
+	script_words(&a, log_script);
+	add_dir(&a, seq);
+	remote_argv_addf(&a, "%ld", lines);
+	remote_argv_add(&a, "0");
+	rc = remote_capture(ep, (const char *const *)a.v, a.n, out, max, err);
+	remote_argv_release(&a);
+	if (rc == 92)
+		gr_fail(err, GR_ENOTFOUND, "%s has no job %d (no ~/.gpurent/jobs/%d)", ep->name,
+		    seq, seq);
+	else if (rc != 0 && rc != REMOTE_EXIT_CONN)
+		gr_fail(err, GR_EFAIL, "cannot read job %d's log on %s (exit %d)", seq, ep->name,
+		    rc);
+	return conn_failed(ep, rc, err);
+}
+
+int
 remote_job_kill(const struct remote_endpoint *ep, int seq, int grace, struct gr_error *err)
 {
 	struct remote_argv a;

@@ -44,3 +44,26 @@ remote_jupyter_parse(const char *text, struct remote_jupyter *out)
 	}
 	return found;
 }
+
+enum gr_err
+remote_jupyter_find(const struct remote_endpoint *ep, struct remote_jupyter *j,
+    struct gr_error *err)
+{
+	const char *words[] = { "sh", "-c", remote_jupyter_list_script };
+	struct sb out;
+	bool found;
+	int rc;
+
+	sb_init(&out);
+	rc = remote_capture(ep, words, sizeof(words) / sizeof(*words), &out, 1 << 20, err);
+	found = rc == 0 && remote_jupyter_parse(out.buf, j);
+	sb_release(&out);
+	if (rc == REMOTE_EXIT_CONN)
+		return err->code != GR_OK ? err->code : gr_fail(err, GR_EUNAVAIL,
+		    "the connection to %s broke", ep->name);
+	if (!found)
+		return gr_fail(err, GR_ENOTFOUND, "no Jupyter server runs on %s; start one with: "
+		    "gpurent ssh %s -- 'nohup jupyter lab --no-browser --ip 127.0.0.1 --port 8888 "
+		    ">jupyter.log 2>&1 &'", ep->name, ep->name);
+	return GR_OK;
+}

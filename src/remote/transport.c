@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -411,6 +412,15 @@ remote_wait(int pid)
 	int status = 0;
 	pid_t r;
 
+	/* Dispositions are the whole process's: only its main thread may swap them. */
+	if ((pid_t)syscall(SYS_gettid) != getpid()) {
+		do
+			r = waitpid(pid, &status, 0);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			return 127;
+		return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = pass_on;
 	sigemptyset(&sa.sa_mask);

@@ -32,7 +32,7 @@ apply_result(struct ui *u, struct ui_result *r)
 	size_t i;
 
 	u->dirty = true;
-	if (p != NULL && r->job != UJ_ACTION)
+	if (p != NULL && r->job < UJ_ACTION)
 		text_sanitize(p->err[r->job], sizeof(p->err[r->job]),
 		    r->code == GR_OK ? "" : r->err.msg);
 	switch (r->job) {
@@ -101,6 +101,33 @@ apply_result(struct ui *u, struct ui_result *r)
 		ui_request(u, UJ_INSTANCES);
 		ui_request(u, UJ_COSTS);
 		break;
+	case UJ_JOBLOGS:
+		/* An answer for a pane closed since, or for another instance, is dropped. */
+		if (strcmp(r->req.id, u->detail_id) != 0)
+			break;
+		free(u->djobs);
+		u->djobs = r->jobs;
+		u->n_djobs = r->n_jobs;
+		r->jobs = NULL;
+		memcpy(u->dlogs, r->logs, sizeof(u->dlogs));
+		u->n_dlogs = r->n_logs;
+		text_sanitize(u->dlogs_err, sizeof(u->dlogs_err), r->code == GR_OK ? "" :
+		    r->err.msg);
+		u->dlogs_pending = false;
+		u->dlogs_have = true;
+		ui_instances_details_update(u);
+		break;
+	case UJ_JUPYTER:
+		strlcpy_(u->jup_id, r->req.id, sizeof(u->jup_id));
+		u->jup_pending = false;
+		u->jup_ok = r->code == GR_OK;
+		text_sanitize(u->jup_text, sizeof(u->jup_text), u->jup_ok ? r->url : r->err.msg);
+		if (u->jup_ok)
+			ui_message(u, UC_GOOD, "Jupyter on %s: %s", r->req.id, u->jup_text);
+		else
+			ui_message(u, UC_BAD, "%s", u->jup_text);
+		ui_instances_details_update(u);
+		break;
 	case UJ_COSTS:
 		if (r->code != GR_OK) {
 			ui_message(u, UC_BAD, "costs: %s", r->err.msg);
@@ -148,6 +175,17 @@ schedule(struct ui *u)
 		if (left <= 0) {
 			ui_request(u, j);
 			left = u->interval[j];
+		}
+		if (left < next)
+			next = left;
+	}
+	/* The open detail pane follows its instance's jobs at the pace of the instances. */
+	if (u->dialog == UD_PAGER && u->detail_id[0] != '\0' &&
+	    strcmp(u->dlg_title, u->detail_id) == 0) {
+		left = u->last_req[UJ_JOBLOGS] + u->interval[UJ_INSTANCES] - now;
+		if (left <= 0) {
+			ui_request(u, UJ_JOBLOGS);
+			left = u->interval[UJ_INSTANCES];
 		}
 		if (left < next)
 			next = left;
@@ -246,6 +284,7 @@ release_ui(struct ui *u)
 	free(u->events);
 	free(u->idle);
 	free(u->jobs);
+	free(u->djobs);
 }
 
 /* Draw bench_frames full frames (filter, sort and format every row, then draw). */

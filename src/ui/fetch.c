@@ -17,6 +17,8 @@
 #include "gpurent/history.h"
 #include "gpurent/idcache.h"
 #include "gpurent/launch_policy.h"
+#include "gpurent/paths.h"
+#include "gpurent/remote_forward.h"
 #include "gpurent/samples.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
@@ -48,6 +50,13 @@ struct ui_fetch {
 	struct ui_result *head, *tail;
 };
 
+/* Lanes by provider for every job but UJ_COSTS, which has one lane, the last. */
+static size_t
+provider_kind(enum ui_job job)
+{
+	return job < UJ_COSTS ? (size_t)job : (size_t)job - 1;
+}
+
 static struct lane *
 lane_for(struct ui_fetch *f, enum ui_job job, int provider)
 {
@@ -55,7 +64,7 @@ lane_for(struct ui_fetch *f, enum ui_job job, int provider)
 		return &f->lanes[f->n_lanes - 1];
 	if (provider < 0 || (size_t)provider >= f->n)
 		return NULL;
-	return &f->lanes[(size_t)job * f->n + (size_t)provider];
+	return &f->lanes[provider_kind(job) * f->n + (size_t)provider];
 }
 
 static void
@@ -90,6 +99,7 @@ ui_result_free(struct ui_result *r)
 	cost_summary_release(&r->by_provider);
 	cost_summary_release(&r->by_label);
 	free(r->events);
+	free(r->jobs);
 	free(r);
 }
 
@@ -276,6 +286,114 @@ do_metrics(struct session *s, struct ui_result *r)
 }
 
 /*
+ * The instance's recorded jobs, the states of those recorded running read from the instance,
+ * and the last lines of the newest ones' logs. The records come back even when ssh fails.
+ */
+static enum gr_err
+do_joblogs(struct session *s, struct ui_result *r)
+{
+	struct remote_endpoint ep;
+	struct remote_job *run;
+	struct state *st;
+	struct sb text;
+	size_t i, k, n_run = 0;
+
+	if (session_state(s, &st, &r->err) != GR_OK ||
+	    remote_job_load(st, r->req.id, &r->jobs, &r->n_jobs, &r->err) != GR_OK)
+		return r->err.code;
+	if (r->n_jobs == 0)
+		return GR_OK;
+	if (session_endpoint(s, r->req.id, &ep, &r->err) != GR_OK)
+		return r->err.code;
+	ep.batch = true;		/* nothing may prompt under curses */
+	run = xcalloc(r->n_jobs, sizeof(*run));
+	for (i = 0; i < r->n_jobs; i++)
+		if (r->jobs[i].state == JOB_RUNNING)
+			run[n_run++] = r->jobs[i];
+	if (remote_job_poll(&ep, run, n_run, &r->err) != 0) {
+		free(run);
+		return r->err.code != GR_OK ? r->err.code : GR_EFAIL;
+	}
+	for (i = 0, k = 0; i < r->n_jobs && k < n_run; i++)
+		if (strcmp(r->jobs[i].id, run[k].id) == 0) {
+			r->jobs[i].state = run[k].state;
+			r->jobs[i].exit_code = run[k].exit_code;
+			k++;
+		}
+	free(run);
+	sb_init(&text);
+	for (i = r->n_jobs > UI_JOB_LOGS ? r->n_jobs - UI_JOB_LOGS : 0; i < r->n_jobs; i++) {
+		struct ui_job_log *lg = &r->logs[r->n_logs++];
+		struct gr_error err = { 0 };
+		int rc;
+
+		strlcpy_(lg->job_id, r->jobs[i].id, sizeof(lg->job_id));
+		sb_reset(&text);
+		rc = remote_job_tail(&ep, r->jobs[i].seq, UI_LOG_LINES, &text, sizeof(lg->text) - 1,
+		    &err);
+		if (rc != 0) {
+			strlcpy_(lg->err, err.msg[0] ? err.msg : "cannot read the log",
+			    sizeof(lg->err));
+			if (rc == REMOTE_EXIT_CONN)
+				break;
+		} else
+			strlcpy_(lg->text, text.buf, sizeof(lg->text));
+	}
+	sb_release(&text);
+	return GR_OK;
+}
+
+/* The instance's Jupyter, as `forward --jupyter --background` does it: a recorded forward
+ * that outlives the dashboard. A live one to the same server is used again. */
+static enum gr_err
+do_jupyter(struct session *s, struct ui_result *r)
+{
+	struct remote_endpoint ep;
+	struct remote_jupyter j;
+	struct remote_forward f, *v = NULL;
+	struct state *st;
+	char log_path[4200], base[300], token[300];
+	size_t n = 0, i;
+	struct gr_error *err = &r->err;
+
+	if (session_endpoint(s, r->req.id, &ep, err) != GR_OK)
+		return err->code;
+	ep.batch = true;
+	if (ep.proxy_only)
+		return gr_fail(err, GR_EUNSUPPORTED, "'%s' is reachable only through RunPod's ssh "
+		    "proxy, which carries no port forwards; expose TCP port 22 on the pod",
+		    ep.name);
+	if (remote_jupyter_find(&ep, &j, err) != GR_OK || session_state(s, &st, err) != GR_OK ||
+	    remote_forward_load(st, &v, &n, err) != GR_OK)
+		return err->code;
+	memset(&f, 0, sizeof(f));
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i].instance_id, ep.name) == 0 && v[i].remote_port == j.port &&
+		    remote_forward_alive(&v[i]))
+			f = v[i];
+	free(v);
+	if (f.pid == 0) {
+		f.remote_port = j.port;
+		if ((f.local_port = remote_free_port(j.port)) < 0)
+			return gr_fail(err, GR_EFAIL, "no free local port");
+		snprintf(log_path, sizeof(log_path), "%s/forward-%d.log", paths_state_dir(),
+		    f.local_port);
+		if (remote_forward_start(&ep, &f, 1, true, log_path, session_now(s), err) != GR_OK)
+			return err->code;
+		if (remote_forward_record(st, &f, err) != GR_OK) {
+			remote_forward_end(&f);
+			return err->code;
+		}
+	}
+	/* The instance wrote the base and the token: nothing of them may steer a terminal. */
+	text_sanitize(base, sizeof(base), j.base_url);
+	text_sanitize(token, sizeof(token), j.token);
+	snprintf(r->url, sizeof(r->url), "http://127.0.0.1:%d%s%s%s", f.local_port, base,
+	    token[0] ? "?token=" : "", token);
+	return GR_OK;
+}
+
+/*
  * Returns true when the result came from the offer cache: the lane then asks the provider
  * at once, so the view shows the kept offers while the fresh ones are on their way.
  */
@@ -304,6 +422,12 @@ run_job(struct session *s, struct lane *l, struct ui_result *r)
 		break;
 	case UJ_ACTION:
 		r->code = do_action(s, r);
+		break;
+	case UJ_JOBLOGS:
+		r->code = do_joblogs(s, r);
+		break;
+	case UJ_JUPYTER:
+		r->code = do_jupyter(s, r);
 		break;
 	default:
 		r->code = do_costs(s, r);
@@ -412,13 +536,14 @@ ui_fetch_new(const char *const *providers, size_t n, const char *profile)
 		f->has_profile = true;
 	}
 	f->n = n;
-	f->n_lanes = (size_t)UJ_COSTS * n + 1;
+	f->n_lanes = (size_t)(UJ__COUNT - 1) * n + 1;
 	f->lanes = xcalloc(f->n_lanes, sizeof(*f->lanes));
 	for (i = 0; i < f->n_lanes; i++) {
 		struct lane *l = &f->lanes[i];
 
 		l->f = f;
-		l->job = i + 1 == f->n_lanes ? UJ_COSTS : (enum ui_job)(i / n);
+		l->job = i + 1 == f->n_lanes ? UJ_COSTS : (enum ui_job)(i / n < UJ_COSTS ? i / n :
+		    i / n + 1);
 		l->provider = l->job == UJ_COSTS ? -1 : (int)(i % n);
 		l->name = l->job == UJ_COSTS ? NULL : providers[i % n];
 		pthread_cond_init(&l->cond, NULL);

@@ -23,6 +23,7 @@
 #include "gpurent/events.h"
 #include "gpurent/filter.h"
 #include "gpurent/model.h"
+#include "gpurent/remote_job.h"
 #include "gpurent/session.h"
 
 enum ui_job {
@@ -32,7 +33,20 @@ enum ui_job {
 	UJ_ACTION,		/* launch, stop, start or destroy */
 	UJ_COSTS,		/* the ledger: totals, by provider, by label (no provider),
 				   and the watcher's newest events */
+	UJ_JOBLOGS,		/* one instance's recorded jobs and their last log lines (ssh) */
+	UJ_JUPYTER,		/* one instance's Jupyter, forwarded in the background (ssh) */
 	UJ__COUNT,
+};
+
+/* The newest jobs of an instance whose logs are fetched, and how many lines of each. */
+#define UI_JOB_LOGS 3
+#define UI_LOG_LINES 5
+
+/* The end of one job's log as the instance sent it: raw bytes, stripped when shown. */
+struct ui_job_log {
+	char job_id[JOB_ID_MAX];
+	char text[2048];
+	char err[200];			/* "" when it was read */
 };
 
 enum ui_action { UA_LAUNCH, UA_STOP, UA_START, UA_DESTROY };
@@ -69,6 +83,11 @@ struct ui_result {
 	size_t n_events;
 	struct audit_row audit;		/* UJ_COSTS: the audit of the last 7 days, in total */
 	int audit_target;		/* audit.target */
+	struct remote_job *jobs;	/* UJ_JOBLOGS: recorded, oldest first; states read live */
+	size_t n_jobs;
+	struct ui_job_log logs[UI_JOB_LOGS];	/* UJ_JOBLOGS: the newest jobs' */
+	size_t n_logs;
+	char url[700];			/* UJ_JUPYTER: with its token, stripped */
 };
 
 struct ui_fetch;
@@ -80,7 +99,8 @@ struct ui_fetch;
  */
 struct ui_fetch *ui_fetch_new(const char *const *providers, size_t n, const char *profile);
 
-/* Ask a lane for a job; provider is ignored for UJ_COSTS. */
+/* Ask a lane for a job; provider is ignored for UJ_COSTS. Every other job has a lane per
+ * provider: UJ_JOBLOGS and UJ_JUPYTER the instance's, so a hanging ssh holds up only them. */
 void ui_fetch_request(struct ui_fetch *f, enum ui_job job, int provider,
     const struct ui_request *req);
 

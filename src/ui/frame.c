@@ -13,7 +13,7 @@
 #include "ui.h"
 
 static const char *const job_names[UJ__COUNT] = { "offers", "instances", "metrics", "action",
-	"costs" };
+	"costs", "job logs", "jupyter" };
 
 /* Seconds a lane of job has waited for any provider, the longest; -1 when none. */
 double

@@ -72,6 +72,13 @@ ui_request(struct ui *u, enum ui_job job)
 	case UJ_COSTS:
 		ui_fetch_request(u->fetch, job, -1, &req);
 		break;
+	case UJ_JOBLOGS:
+		if (u->detail_id[0] == '\0' || (p = ui_provider_of(u, u->detail_id)) < 0)
+			break;
+		strlcpy_(req.id, u->detail_id, sizeof(req.id));
+		u->dlogs_pending = true;
+		ui_fetch_request(u->fetch, job, p, &req);
+		break;
 	default:
 		break;
 	}

@@ -36,7 +36,13 @@ static const char help_text[] =
     "  L                         launch the offer (asks first, with its price)\n"
     "\n"
     "Instances\n"
-    "  Enter                     details of the instance\n"
+    "  Enter                     details of the instance, its jobs and the last lines\n"
+    "                            of their logs (read over ssh in the background)\n"
+    "  J                         every recorded job of the instance\n"
+    "  u                         (also in its details) forward the instance's Jupyter\n"
+    "                            in the background\n"
+    "                            (as 'gpurent forward --jupyter --background') and show\n"
+    "                            its URL; 'gpurent forward --stop ID' ends it\n"
     "  m                         metrics of the instance\n"
     "  s / S                     stop / start the instance\n"
     "  D                         destroy the instance (asks first)\n"
@@ -214,6 +220,8 @@ dialog_key(struct ui *u, int key)
 		u->need_clear = u->dialog == UD_NONE;
 		return;
 	}
+	if (ui_instances_details_key(u, key))
+		return;
 	for (i = 0; i < u->dlg_text.len; i++)
 		lines += u->dlg_text.buf[i] == '\n';
 	switch (key) {

@@ -112,6 +112,20 @@ struct ui {
 	struct ui_jobs_count *jobs;
 	size_t n_jobs;
 
+	/* The detail pane of one instance (Enter): its jobs and their logs, from UJ_JOBLOGS. */
+	char detail_id[ID_MAX];		/* the instance whose pane is or was open */
+	struct remote_job *djobs;
+	size_t n_djobs;
+	struct ui_job_log dlogs[UI_JOB_LOGS];
+	size_t n_dlogs;
+	bool dlogs_pending;		/* asked, no answer yet */
+	bool dlogs_have;		/* an answer came for detail_id */
+	char dlogs_err[200];		/* why the instance could not be asked, stripped */
+	/* The Jupyter key: the last answer, for jup_id. */
+	char jup_id[ID_MAX];
+	char jup_text[700];		/* the URL, or why there is none (stripped) */
+	bool jup_ok, jup_pending;
+
 	/* Metrics of one instance. */
 	char watch[ID_MAX];
 	struct ui_ring ring[UI_MAX_GPUS][UM__COUNT];
@@ -192,6 +206,10 @@ const char *ui_view_keys(const struct ui *u);
 /* view_offers.c, view_instances.c: rebuild the table after new data or a new filter. */
 void ui_offers_rebuild(struct ui *u);
 void ui_instances_rebuild(struct ui *u);
+/* view_instances.c: write the detail pane again when its data changed (it is open). */
+void ui_instances_details_update(struct ui *u);
+/* A key in the detail pane that is its own (u: Jupyter); true when used. */
+bool ui_instances_details_key(struct ui *u, int key);
 /* view_metrics.c: follow an instance's samples; add the samples that arrived. */
 void ui_metrics_watch(struct ui *u, const char *id);
 void ui_metrics_add(struct ui *u, const struct sample_list *l);

@@ -84,6 +84,16 @@ count_jobs(struct ui *u)
 	free(v);
 }
 
+/* "exited 3", "killed", "running": a job's state as the pane and the J list say it. */
+static void
+job_state(const struct remote_job *j, char *buf, size_t n)
+{
+	if (j->state == JOB_EXITED || (j->state == JOB_KILLED && j->exit_code >= 0))
+		snprintf(buf, n, "%s %d", remote_job_state_name(j->state), j->exit_code);
+	else
+		snprintf(buf, n, "%s", remote_job_state_name(j->state));
+}
+
 /* The instance's recorded jobs, newest last, in the pager. */
 static void
 show_jobs(struct ui *u, const struct instance *in)
@@ -102,11 +112,7 @@ show_jobs(struct ui *u, const struct instance *in)
 	}
 	sb_init(&text);
 	for (i = 0; i < n; i++) {
-		if (v[i].state == JOB_EXITED || (v[i].state == JOB_KILLED && v[i].exit_code >= 0))
-			snprintf(state, sizeof(state), "%s %d", remote_job_state_name(v[i].state),
-			    v[i].exit_code);
-		else
-			snprintf(state, sizeof(state), "%s", remote_job_state_name(v[i].state));
+		job_state(&v[i], state, sizeof(state));
 		/* Names, commands and accounts hold what users and providers wrote. */
 		text_sanitize(name, sizeof(name), v[i].name);
 		text_sanitize(line, sizeof(line), v[i].command);
@@ -125,6 +131,165 @@ show_jobs(struct ui *u, const struct instance *in)
 	u->ctx->pager(u, title, text.buf);
 	sb_release(&text);
 	free(v);
+}
+
+/* One job's log lines, each stripped: a log holds whatever the job printed. */
+static void
+add_log(struct sb *text, const struct ui_job_log *lg)
+{
+	char line[512];
+	const char *p = lg->text, *end;
+
+	if (lg->err[0] != '\0') {
+		text_sanitize(line, sizeof(line), lg->err);
+		sb_addf(text, "  (%s)\n", line);
+		return;
+	}
+	if (*p == '\0')
+		sb_adds(text, "  (nothing written yet)\n");
+	for (; *p != '\0'; p = *end ? end + 1 : end) {
+		char raw[512];
+		size_t len;
+
+		end = p + strcspn(p, "\n");
+		len = (size_t)(end - p) < sizeof(raw) - 1 ? (size_t)(end - p) : sizeof(raw) - 1;
+		memcpy(raw, p, len);
+		raw[len] = '\0';
+		text_sanitize(line, sizeof(line), raw);
+		sb_addf(text, "  | %s\n", line);
+	}
+}
+
+/* The pane's text: the instance's fields, its jobs with their last log lines, Jupyter. */
+static void
+details_text(struct ui *u, const struct instance *in, struct sb *text)
+{
+	char val[256], state[32], name[128], cmd[1024], age[32];
+	struct cell c;
+	size_t i, k;
+
+	for (i = 0; i < ICOL__COUNT; i++) {
+		memset(&c, 0, sizeof(c));
+		instance_cell(in, i, &c, &u->now);
+		sb_addf(text, "%-14s %s\n", instance_columns[i].header,
+		    cell_text(&c, val, sizeof(val), true));
+	}
+	sb_adds(text, "\nJobs");
+	if (u->dlogs_pending)
+		sb_adds(text, "  (fetching their state and logs over ssh ...)");
+	sb_adds(text, "\n");
+	/* "None" only once the records came (or were never asked for). */
+	if (u->n_djobs == 0 && (u->dlogs_have || !u->dlogs_pending))
+		sb_adds(text, "  none recorded; start one with: gpurent run ID -- COMMAND\n");
+	for (i = 0; i < u->n_djobs; i++) {
+		const struct remote_job *j = &u->djobs[i];
+
+		job_state(j, state, sizeof(state));
+		memset(&c, 0, sizeof(c));
+		c.kind = CELL_DURATION;
+		c.i = u->now > j->started_at ? u->now - j->started_at : 0;
+		cell_text(&c, age, sizeof(age), true);
+		text_sanitize(name, sizeof(name), j->name);
+		text_sanitize(cmd, sizeof(cmd), j->command);
+		sb_addf(text, "  %s  %-10s  %8s ago  %s\n      %s\n", j->id, state, age, name,
+		    cmd);
+	}
+	if (u->dlogs_err[0] != '\0')
+		sb_addf(text, "  (no logs: %s)\n", u->dlogs_err);
+	for (k = 0; k < u->n_dlogs; k++) {
+		sb_addf(text, "\nLast lines of %s\n", u->dlogs[k].job_id);
+		add_log(text, &u->dlogs[k]);
+	}
+	sb_adds(text, "\nJupyter        ");
+	if (strcmp(u->jup_id, in->id) != 0)
+		sb_adds(text, "press u on the instance to forward its Jupyter server\n");
+	else if (u->jup_pending)
+		sb_adds(text, "looking for the server over ssh ...\n");
+	else
+		sb_addf(text, "%s\n", u->jup_text);
+}
+
+static const struct instance *
+find_instance(const struct ui *u, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < u->insts.n; i++)
+		if (strcmp(u->insts.v[i].id, id) == 0)
+			return &u->insts.v[i];
+	return NULL;
+}
+
+/* Open the pane on in, and ask for its jobs' logs in the background. */
+static void
+open_details(struct ui *u, const struct instance *in)
+{
+	struct sb text;
+
+	if (strcmp(u->detail_id, in->id) != 0) {
+		strlcpy_(u->detail_id, in->id, sizeof(u->detail_id));
+		free(u->djobs);
+		u->djobs = NULL;
+		u->n_djobs = u->n_dlogs = 0;
+		u->dlogs_have = false;
+		u->dlogs_err[0] = '\0';
+	}
+	u->ctx->request(u, UJ_JOBLOGS);
+	sb_init(&text);
+	details_text(u, in, &text);
+	u->ctx->pager(u, in->id, text.buf);
+	sb_release(&text);
+}
+
+void
+ui_instances_details_update(struct ui *u)
+{
+	const struct instance *in;
+	struct sb text;
+	size_t top = u->dlg_top;
+
+	if (u->dialog != UD_PAGER || u->detail_id[0] == '\0' ||
+	    strcmp(u->dlg_title, u->detail_id) != 0 ||
+	    (in = find_instance(u, u->detail_id)) == NULL)
+		return;
+	sb_init(&text);
+	details_text(u, in, &text);
+	u->ctx->pager(u, in->id, text.buf);
+	u->dlg_top = top;
+	sb_release(&text);
+}
+
+/* Find the instance's Jupyter and forward it in the background (UJ_JUPYTER). */
+static void
+ask_jupyter(struct ui *u, const struct instance *in)
+{
+	if (in == NULL)
+		return;
+	struct ui_request req;
+
+	if (in->state != ST_RUNNING) {
+		u->ctx->message(u, UC_WARN, "%s is %s; Jupyter needs a running instance", in->id,
+		    inst_state_name(in->state));
+		return;
+	}
+	memset(&req, 0, sizeof(req));
+	strlcpy_(req.id, in->id, sizeof(req.id));
+	ui_fetch_request(u->fetch, UJ_JUPYTER, u->ctx->provider_of(u, in->id), &req);
+	strlcpy_(u->jup_id, in->id, sizeof(u->jup_id));
+	u->jup_pending = true;
+	u->jup_text[0] = '\0';
+	u->ctx->message(u, UC_ACCENT, "looking for Jupyter on %s ...", in->id);
+}
+
+bool
+ui_instances_details_key(struct ui *u, int key)
+{
+	if (key != 'u' || u->dialog != UD_PAGER || u->detail_id[0] == '\0' ||
+	    strcmp(u->dlg_title, u->detail_id) != 0)
+		return false;
+	ask_jupyter(u, find_instance(u, u->detail_id));
+	ui_instances_details_update(u);
+	return true;
 }
 
 static void
@@ -250,7 +415,10 @@ instances_key(struct ui *u, int key)
 		return false;
 	switch (key) {
 	case '\r': case '\n': case UI_FKEY(KEY_ENTER):
-		ui_table_details(u, in->id, instance_columns, ICOL__COUNT, instance_cell, in, &u->now);
+		open_details(u, in);
+		return true;
+	case 'u':
+		ask_jupyter(u, in);
 		return true;
 	case 'J':
 		show_jobs(u, in);
@@ -291,5 +459,5 @@ const struct ui_view_ops ui_view_instances = {
 	.release = instances_release,
 	.draw = instances_draw,
 	.key = instances_key,
-	.keys = "Enter details  J jobs  m metrics  s stop  S start  D destroy  < > sort  * idle",
+	.keys = "Enter details  J jobs  u jupyter  m metrics  s stop  S start  D destroy  < > sort  * idle",
 };
