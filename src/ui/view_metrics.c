@@ -135,7 +135,7 @@ field_lines(const struct gpu_sample *s, int64_t now, char lines[][64], size_t ma
 		else \
 			LINE("%-13s N/A", label); \
 	} while (0)
-#define TEXT(label, str) LINE("%-13s %s", label, (str)[0] ? (str) : "N/A")
+#define TEXT(label, str) LINE("%-13s %.49s", label, (str)[0] ? (str) : "N/A")
 	TEXT("name", s->name);
 	TEXT("uuid", s->uuid);
 	TEXT("driver", s->driver);

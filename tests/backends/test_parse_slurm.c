@@ -352,8 +352,9 @@ test_malformed(void **state)
 	static const char *const bodies[] = { "", "{", "[]", "{\"nodes\":{}}", "{\"jobs\":7}",
 		"{\"partitions\":null}", "{\"nodes\":[1,\"x\",null,{\"name\":7}]}",
 		"{\"jobs\":[{\"job_id\":\"x\"},{\"job_id\":-5},{\"job_id\":1e300}]}",
-		"{\"nodes\":[{\"name\":\"a\",\"gres\":\"gpu:h100:4\",\"gres_used\":\"gpu:h100:9\","
-		"\"state\":\"idle\",\"partitions\":[\"p\"]}]}",
+		/* GRES used beyond what the node has: one literal in two pieces, in parentheses. */
+		("{\"nodes\":[{\"name\":\"a\",\"gres\":\"gpu:h100:4\",\"gres_used\":\"gpu:h100:9\","
+		"\"state\":\"idle\",\"partitions\":[\"p\"]}]}"),
 		"{\"job_id\":{\"set\":false,\"number\":3}}" };
 	struct slurm_node *nodes;
 	struct slurm_partition *parts;
