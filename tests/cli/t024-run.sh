@@ -26,8 +26,12 @@ expect_ok g run "$id" -- printf '%s|' 'a b' '$(touch x)' "it's"
 check "several words are an argv, passed as they are" "[ \"\$OUT\" = 'a b|\$(touch x)|it'\\''s|' ]"
 
 # Detached, then gpurent and its ssh killed: the job runs on and logs --follow ends with it.
+# The job holds after two lines until the test releases it (at most 60 s), so a slow machine
+# cannot let it end before it is checked.
 expect_ok g run "$id" --detach --env 'GREETING=hi there' -- \
-	'i=0; while [ $i -lt 6 ]; do echo "$GREETING $i"; i=$((i+1)); sleep 0.5; done; exit 4'
+	'i=0; while [ $i -lt 6 ]; do echo "$GREETING $i"; i=$((i+1)); n=0;
+	while [ $i = 2 ] && [ ! -e "$HOME/release-3" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n+1)); done;
+	done; exit 4'
 job=$OUT
 check "--detach prints the job id" '[ "$job" = "$id/3" ]'
 "$GPURENT" logs "$job" --follow >"$TMP/follow1.out" 2>&1 &
@@ -42,12 +46,14 @@ wait "$gpid" 2>/dev/null
 check "the follower saw the job's first lines" 'grep -q "hi there 0" "$TMP/follow1.out"'
 expect_ok g jobs "$job" -o json
 check "the job still runs after its gpurent and ssh died" '[ "$(jq -r ".[0].state" <<<"$OUT")" = running ]'
+touch "$HOME/release-3"
 expect_rc 4 g logs "$job" --follow
 check "logs --follow picks it up and ends with it, with its status" \
 	'[[ $OUT == *"hi there 0"*"hi there 5" ]]'
 
 # Ctrl-C (SIGINT to gpurent) detaches: exit 130, how to reattach, and the job runs on.
-"$GPURENT" run "$id" -- 'echo started; sleep 2; echo finished' >"$TMP/int.out" 2>"$TMP/int.err" &
+"$GPURENT" run "$id" -- 'echo started; n=0; while [ ! -e "$HOME/release-4" ] && [ $n -lt 600 ]; do
+	sleep 0.1; n=$((n+1)); done; echo finished' >"$TMP/int.out" 2>"$TMP/int.err" &
 gpid=$!
 for ((i = 0; i < 50; i++)); do
 	grep -q started "$TMP/int.out" && break
@@ -58,6 +64,7 @@ wait "$gpid"
 RC=$?
 check "Ctrl-C detaches with 130" '[ "$RC" = 130 ]'
 check "and says how to reattach" 'grep -q "logs $id/4 --follow" "$TMP/int.err"'
+touch "$HOME/release-4"
 expect_ok g logs "$id/4" --follow
 check "the detached job ran to its end" '[ "$OUT" = "started
 finished" ]'
