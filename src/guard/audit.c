@@ -366,7 +366,8 @@ audit_compute(struct state *st, const struct audit_opts *o, struct audit_report 
 		free(inst.util_w);
 	}
 	free(grp.util_w);
-	qsort(grp.v, grp.n, sizeof(*grp.v), by_spend);
+	if (grp.n > 1)	/* no rows: v is NULL, which qsort must not be given */
+		qsort(grp.v, grp.n, sizeof(*grp.v), by_spend);
 	out->rows = grp.v;
 	out->n = grp.n;
 	return GR_OK;
