@@ -55,7 +55,7 @@ check "but their families are declared" 'grep -q "^# TYPE DCGM_FI_DEV_XID_ERRORS
 check "free memory is total less used" \
 	'u=$(sed -n "s/^DCGM_FI_DEV_FB_USED{.*instance_id=\"$b\".*} //p" <<<"$OUT"); t=$(sed -n "s/^DCGM_FI_DEV_FB_TOTAL{.*instance_id=\"$b\".*} //p" <<<"$OUT"); f=$(sed -n "s/^DCGM_FI_DEV_FB_FREE{.*instance_id=\"$b\".*} //p" <<<"$OUT"); [ -n "$u" ] && [ $((t - u)) -eq "$f" ]'
 check "the GPU figures are the sampled ones (history holds them)" \
-	'[ "$(sqlite3 "$DB" "SELECT count(*) FROM samples s JOIN sample_series ss ON ss.id = s.series WHERE ss.instance_id = '"'"'$a'"'"'")" -ge 4 ]'
+	'[ "$(sqlite3 -cmd ".timeout 10000" "$DB" "SELECT count(*) FROM samples s JOIN sample_series ss ON ss.id = s.series WHERE ss.instance_id = '"'"'$a'"'"'")" -ge 4 ]'
 
 # Money: the listed price, the ledger's spend and burn.
 expect_ok g show "$a" -o json
@@ -77,8 +77,8 @@ check "spend is a counter" 'grep -q "^# TYPE gpurent_spend_dollars_total counter
 
 # A sample with every probe field, stored by another gpurent (as a probe over ssh would),
 # is served under every DCGM name with its uuid and name as labels.
-series=$(sqlite3 "$DB" "SELECT id FROM sample_series WHERE instance_id = '$b' AND gpu = 0")
-sqlite3 "$DB" "UPDATE sample_series SET uuid = 'GPU-0b7e-hostile\"}', name = 'NVIDIA RTX 3090' WHERE id = $series;
+series=$(sqlite3 -cmd ".timeout 10000" "$DB" "SELECT id FROM sample_series WHERE instance_id = '$b' AND gpu = 0")
+sqlite3 -cmd ".timeout 10000" "$DB" "UPDATE sample_series SET uuid = 'GPU-0b7e-hostile\"}', name = 'NVIDIA RTX 3090' WHERE id = $series;
 	INSERT OR REPLACE INTO samples(series, at, source, util, mem_used, mem_total, mem_free, mem_util, temp,
 	temp_mem, power, power_limit, power_enforced, clk_sm, clk_mem, clk_max_sm, fan, pstate, pcie_gen,
 	pcie_width, enc, dec, ecc_uncorr, throttle, compute_mode, mig, xid) VALUES($series,

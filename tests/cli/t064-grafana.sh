@@ -12,9 +12,9 @@ check "the dashboard is JSON with panels" 'jq -e ".panels | length > 5" "$dash" 
 id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --label graf) || fail "launch"
 expect_ok g sim advance 2m
 g metrics "$id" >/dev/null || fail "first sample"
-series=$(sqlite3 "$DB" "SELECT id FROM sample_series WHERE instance_id = '$id' AND gpu = 0")
+series=$(sqlite3 -cmd ".timeout 10000" "$DB" "SELECT id FROM sample_series WHERE instance_id = '$id' AND gpu = 0")
 # One sample with every figure a probe reads, a little after the simulator's now.
-sqlite3 "$DB" "INSERT INTO samples(series, at, source, util, mem_used, mem_total, mem_free, mem_util,
+sqlite3 -cmd ".timeout 10000" "$DB" "INSERT INTO samples(series, at, source, util, mem_used, mem_total, mem_free, mem_util,
 	temp, temp_mem, power, power_limit, power_enforced, clk_sm, clk_mem, clk_max_sm, fan, pstate,
 	pcie_gen, pcie_width, enc, dec, ecc_uncorr, throttle, compute_mode, mig, xid) VALUES($series,
 	$((GPURENT_SIM_TIME + 130)), 1, 50, 1000, 16384, 15384, 10, 60, 70, 150, 300, 300, 1500, 5000,

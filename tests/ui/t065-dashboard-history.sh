@@ -14,9 +14,9 @@ now=$("$G" metrics "$inst" -o json | jq -r '.[0].time | fromdateiso8601')
 [ -n "$now" ] || { echo "no first sample" >&2; exit 1; }
 # Sixty stored samples of GPU 0 over the last ten minutes, utilisation 0 then 100 in turn:
 # low bars that a live sample of the simulator's busy workload never draws.
-series=$(sqlite3 "$DB" "SELECT id FROM sample_series WHERE instance_id = '$inst' AND gpu = 0")
+series=$(sqlite3 -cmd ".timeout 10000" "$DB" "SELECT id FROM sample_series WHERE instance_id = '$inst' AND gpu = 0")
 values=$(for k in $(seq 1 60); do printf '(%d, %d, 0, %d),' "$series" $((now - 10 * k)) $(((k % 2) * 100)); done)
-sqlite3 "$DB" "INSERT INTO samples(series, at, source, util) VALUES ${values%,}" ||
+sqlite3 -cmd ".timeout 10000" "$DB" "INSERT INTO samples(series, at, source, util) VALUES ${values%,}" ||
     { echo "insert failed" >&2; exit 1; }
 
 start_dash 130 40 --view metrics
