@@ -41,6 +41,9 @@ void bk_http_free(struct bk_http *h);
 enum gr_err bk_need_key(const struct bk_http *h, const char *provider, struct gr_error *err);
 /* An absolute URL for a path; malloc'd. */
 char *bk_url(const struct bk_http *h, const char *path);
+/* GET path, or send json to it with method m (idempotent: may be retried), into rs. */
+enum gr_err bk_request(const struct bk_http *h, enum http_method m, const char *path,
+    const char *json, bool idempotent, struct http_response *rs, struct gr_error *err);
 
 /* ledger_observe under a process-wide lock (backends run on fan-out threads). */
 void bk_observe(const struct backend *b, const struct instance *in);

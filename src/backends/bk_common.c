@@ -164,6 +164,21 @@ bk_url(const struct bk_http *h, const char *path)
 	return http_url(h->base, h->base, path);
 }
 
+enum gr_err
+bk_request(const struct bk_http *h, enum http_method m, const char *path, const char *json,
+    bool idempotent, struct http_response *rs, struct gr_error *err)
+{
+	char *url = bk_url(h, path);
+	enum gr_err e;
+
+	if (m == HTTP_GET)
+		e = http_get(h->http, url, h->hdrs, rs, err);
+	else
+		e = http_send_json(h->http, m, url, h->hdrs, json, idempotent, rs, err);
+	free(url);
+	return e;
+}
+
 static pthread_mutex_t ledger_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void

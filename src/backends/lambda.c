@@ -65,16 +65,7 @@ static enum gr_err
 lambda_req(struct backend *b, enum http_method m, const char *path, const char *json,
     bool idempotent, struct http_response *rs, struct gr_error *err)
 {
-	struct lambda *l = priv(b);
-	char *url = bk_url(&l->h, path);
-	enum gr_err e;
-
-	if (m == HTTP_GET)
-		e = http_get(l->h.http, url, l->h.hdrs, rs, err);
-	else
-		e = http_send_json(l->h.http, m, url, l->h.hdrs, json, idempotent, rs, err);
-	free(url);
-	return e;
+	return bk_request(&priv(b)->h, m, path, json, idempotent, rs, err);
 }
 
 /* An instance-types reply read as it arrives (see http.h): offers mapped type by type. */

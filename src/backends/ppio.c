@@ -88,16 +88,7 @@ static enum gr_err
 ppio_req(struct backend *b, enum http_method m, const char *path, const char *json,
     bool idempotent, struct http_response *rs, struct gr_error *err)
 {
-	struct ppio *p = priv(b);
-	char *url = bk_url(&p->h, path);
-	enum gr_err e;
-
-	if (m == HTTP_GET)
-		e = http_get(p->h.http, url, p->h.hdrs, rs, err);
-	else
-		e = http_send_json(p->h.http, m, url, p->h.hdrs, json, idempotent, rs, err);
-	free(url);
-	return e;
+	return bk_request(&priv(b)->h, m, path, json, idempotent, rs, err);
 }
 
 static enum gr_err
