@@ -889,7 +889,8 @@ history_buckets(sqlite3_stmt *minute, sqlite3_stmt *raw, const struct gpu_sample
 	if (rc != SQLITE_DONE)
 		return rc;
 	if (have)
-		part_add_raw(parts_at(pr, prev.at / step * step), &prev, raw_dt(before, prev.at, -1));
+		part_add_raw(parts_at(pr, prev.at / step * step), &prev,
+		    raw_dt(before, prev.at, -1));
 	while (i < pm->n || j < pr->n) {
 		const struct part *p[2];
 
@@ -1275,7 +1276,8 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 	 * disjoint in time: no sort in SQLite, and none in C for a one-GPU instance.
 	 */
 	if (!prepare_range(db, "samples_minute", "minute", ", secs, util_mean, util_max, "
-	    "power_mean, n", &minute) || !prepare_range(db, "samples", "at", ", util, power", &raw)) {
+	    "power_mean, n", &minute) ||
+	    !prepare_range(db, "samples", "at", ", util, power", &raw)) {
 		ret = state_fail(st, err, "cannot summarise the sample history");
 		goto out;
 	}
