@@ -565,7 +565,7 @@ bind_range(sqlite3_stmt *s, int64_t series, int64_t since, int64_t until)
 /*
  * The seconds a raw sample covers, from the times of its neighbours in the range (0 where
  * there is none): the gap to the next, else the gap from the previous, at most
- * SAMPLES_GAP_MAX.
+ * SAMPLES_GAP_MAX. The same rule as sql_raw_dt, which compaction uses: they change together.
  */
 static int64_t
 raw_dt(int64_t prev, int64_t at, int64_t next)
