@@ -10,6 +10,7 @@
 #   audit     gpurent audit --since 30d --offline -o json   (ledger + history, no provider)
 #   floor     sqlite3 reading the same rows (count and sum of util over both tables)
 #   startup   gpurent version (process start, no database)
+# each as median wall time and median CPU time (user + system).
 # --offline keeps providers out: the figure is the audit's own work.
 set -eu
 build=${1:?usage: bench/audit.sh BUILD}
@@ -73,9 +74,19 @@ median_ms() {
 	printf '%s\n' "${v[@]}" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p"
 }
 
+# Median CPU time (user + system) in ms of RUNS runs: on a loaded machine the wall time is
+# mostly the wait for a CPU.
+median_cpu_ms() {
+	local i
+	for ((i = 0; i < RUNS; i++)); do
+		/usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1
+	done | awk '{ print ($1 + $2) * 1000 }' | sort -n | awk '{ v[NR] = $1 } END { printf "%.0f", v[int((NR + 1) / 2)] }'
+}
+
 "$gr" audit --since 30d --offline -o json >"$tmp/out.json"
 echo "audit total: $(jq -c '.total | {instances, billed_hours, spend, util_mean_pct, idle_pct, waste, energy_kwh}' "$tmp/out.json")"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "audit   $(median_ms "$gr" audit --since 30d --offline -o json) ms (median of $RUNS)"
-echo "floor   $(median_ms sqlite3 "$db" 'SELECT count(*), sum(util_mean) FROM samples_minute; SELECT count(*), sum(util) FROM samples;') ms (sqlite3 reading the same rows)"
-echo "startup $(median_ms "$gr" version) ms (gpurent version)"
+floor_sql='SELECT count(*), sum(util_mean) FROM samples_minute; SELECT count(*), sum(util) FROM samples;'
+echo "audit   $(median_ms "$gr" audit --since 30d --offline -o json) ms wall, $(median_cpu_ms "$gr" audit --since 30d --offline -o json) ms CPU (medians of $RUNS)"
+echo "floor   $(median_ms sqlite3 "$db" "$floor_sql") ms wall, $(median_cpu_ms sqlite3 "$db" "$floor_sql") ms CPU (sqlite3 reading the same rows)"
+echo "startup $(median_ms "$gr" version) ms wall, $(median_cpu_ms "$gr" version) ms CPU (gpurent version)"

@@ -326,50 +326,6 @@ sql_minute_aggs(struct sql *q, uint32_t seen)
 	}
 }
 
-/*
- * The aggregate columns over rows shaped like samples_minute (column names after prefix):
- * min of mins, max of maxes, means weighted by each row's samples. With `named`, each
- * result takes its column's name, so that the rows stay shaped like samples_minute.
- */
-static void
-sql_merge_aggs(struct sql *q, const char *p, bool named, uint32_t seen)
-{
-	size_t k;
-
-	for (k = 0; k < NFIELDS; k++) {
-		const char *c = fields[k].col;
-
-		if (!(seen & fields[k].bit)) {
-			if (fields[k].agg != A_STAT)
-				sql_add(q, named ? ", NULL AS %s" : ", NULL", c);
-			else if (named)
-				sql_add(q, ", NULL AS %s_min, NULL AS %s_mean, NULL AS %s_max", c, c, c);
-			else
-				sql_add(q, ", NULL, NULL, NULL");
-			continue;
-		}
-		switch (fields[k].agg) {
-		case A_STAT:
-			sql_add(q, ", min(%s%s_min)", p, c);
-			if (named)
-				sql_add(q, " AS %s_min", c);
-			sql_add(q, ", sum(%s%s_mean * %sn) / sum(CASE WHEN %s%s_mean IS NOT NULL THEN "
-			    "%sn END)", p, c, p, p, c, p);
-			if (named)
-				sql_add(q, " AS %s_mean", c);
-			sql_add(q, ", max(%s%s_max)", p, c);
-			if (named)
-				sql_add(q, " AS %s_max", c);
-			continue;
-		case A_MAX: sql_add(q, ", max(%s%s)", p, c); break;
-		case A_MIN: sql_add(q, ", min(%s%s)", p, c); break;
-		case A_OR: sql_add(q, ", gr_bit_or(%s%s)", p, c); break;
-		}
-		if (named)
-			sql_add(q, " AS %s", c);
-	}
-}
-
 enum gr_err
 samples_compact(struct state *st, int64_t now, struct gr_error *err)
 {
@@ -507,8 +463,10 @@ series_seen(struct state *st, const char *instance_id)
 	sqlite3_stmt *s;
 	uint32_t seen = 0;
 
-	if (sqlite3_prepare_v2(state_db(st), "SELECT gr_bit_or(seen) FROM sample_series WHERE "
-	    "?1 IS NULL OR instance_id = ?1", -1, &s, NULL) != SQLITE_OK)
+	/* Two statements, so that the one for an instance searches UNIQUE(instance_id, gpu). */
+	if (sqlite3_prepare_v2(state_db(st), instance_id != NULL ?
+	    "SELECT gr_bit_or(seen) FROM sample_series WHERE instance_id = ?1" :
+	    "SELECT gr_bit_or(seen) FROM sample_series", -1, &s, NULL) != SQLITE_OK)
 		return UINT32_MAX;	/* aggregate everything rather than lose a field */
 	if (instance_id != NULL)
 		sqlite3_bind_text(s, 1, instance_id, -1, SQLITE_STATIC);
@@ -518,18 +476,452 @@ series_seen(struct state *st, const char *instance_id)
 	return seen;
 }
 
+/* The series of one instance (or all), ordered by instance and GPU. */
+struct series_list {
+	int64_t *id;
+	struct gpu_sample *head;	/* instance_id, index, uuid, name, driver */
+	size_t n;
+};
+
+static void
+series_list_release(struct series_list *l)
+{
+	free(l->id);
+	free(l->head);
+	memset(l, 0, sizeof(*l));
+}
+
+static bool
+series_list_read(struct state *st, const char *instance_id, struct series_list *l)
+{
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	/*
+	 * Plans: SEARCH sample_series USING INDEX sqlite_autoindex_sample_series_1
+	 * (instance_id=?) for one instance, SCAN sample_series USING INDEX
+	 * sqlite_autoindex_sample_series_1 for all: the UNIQUE index gives the order.
+	 */
+	if (sqlite3_prepare_v2(state_db(st), instance_id != NULL ?
+	    "SELECT id, instance_id, gpu, uuid, name, driver FROM sample_series "
+	    "WHERE instance_id = ?1 ORDER BY gpu" :
+	    "SELECT id, instance_id, gpu, uuid, name, driver FROM sample_series "
+	    "ORDER BY instance_id, gpu", -1, &s, NULL) != SQLITE_OK)
+		return false;
+	if (instance_id != NULL)
+		sqlite3_bind_text(s, 1, instance_id, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct gpu_sample *h;
+
+		if (l->n == cap) {
+			cap = cap ? cap * 2 : 16;
+			l->id = xreallocarray(l->id, cap, sizeof(*l->id));
+			l->head = xreallocarray(l->head, cap, sizeof(*l->head));
+		}
+		l->id[l->n] = sqlite3_column_int64(s, 0);
+		h = &l->head[l->n++];
+		memset(h, 0, sizeof(*h));
+		column_text(s, 1, h->instance_id, sizeof(h->instance_id));
+		h->index = sqlite3_column_int(s, 2);
+		column_text(s, 3, h->uuid, sizeof(h->uuid));
+		column_text(s, 4, h->name, sizeof(h->name));
+		column_text(s, 5, h->driver, sizeof(h->driver));
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		series_list_release(l);
+	return rc == SQLITE_DONE;
+}
+
+/*
+ * The statements that read one series' rows of a range in key order (bound: series, since,
+ * until). Both are a range of the primary key (series, time), so SQLite steps the rows in
+ * time order without a sort: SEARCH samples USING PRIMARY KEY (series=? AND at>? AND at<?)
+ * and SEARCH samples_minute USING PRIMARY KEY (series=? AND minute>? AND minute<?).
+ * `cols` is the column list after the time.
+ */
+static bool
+prepare_range(sqlite3 *db, const char *table, const char *time, const char *cols,
+    sqlite3_stmt **s)
+{
+	struct sql q = { .len = 0 };
+
+	sql_add(&q, "SELECT %s%s FROM %s WHERE series = ?1 AND %s >= ?2 AND %s < ?3 ORDER BY %s",
+	    time, cols, table, time, time, time);
+	return sqlite3_prepare_v2(db, q.buf, -1, s, NULL) == SQLITE_OK;
+}
+
+static void
+bind_range(sqlite3_stmt *s, int64_t series, int64_t since, int64_t until)
+{
+	sqlite3_reset(s);
+	sqlite3_bind_int64(s, 1, series);
+	sqlite3_bind_int64(s, 2, since);
+	sqlite3_bind_int64(s, 3, until);
+}
+
+/*
+ * The seconds a raw sample covers, from the times of its neighbours in the range (0 where
+ * there is none): the gap to the next, else the gap from the previous, at most
+ * SAMPLES_GAP_MAX. The same rule as sql_raw_dt, which compaction uses: they change together.
+ */
+static int64_t
+raw_dt(int64_t prev, int64_t at, int64_t next)
+{
+	int64_t dt = next >= 0 ? next - at : prev >= 0 ? at - prev : 0;
+
+	return dt < SAMPLES_GAP_MAX ? dt : SAMPLES_GAP_MAX;
+}
+
+/*
+ * A bucket's aggregates over one table's rows, per field of fields[] (bit k of the masks
+ * is fields[k]). A raw sample enters as a row of one sample whose min, mean and max are
+ * its value. The mean is sum(mean x n) / sum(n where the mean is known), as a minute's.
+ */
+struct part {
+	int64_t t, n, secs;
+	int source;
+	uint32_t has_min, has_max, has_mean, has_v;
+	double min[NFIELDS], max[NFIELDS], wsum[NFIELDS], wn[NFIELDS];
+	int64_t v[NFIELDS];
+};
+
+struct parts {
+	struct part *v;
+	size_t n, cap;
+};
+
+static struct part *
+parts_add(struct parts *p, int64_t t)
+{
+	struct part *b;
+
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		p->v = xreallocarray(p->v, p->cap, sizeof(*p->v));
+	}
+	b = &p->v[p->n++];
+	memset(b, 0, sizeof(*b));
+	b->t = t;
+	return b;
+}
+
+/* The bucket of time t: the last one, or a new one after it (rows come in time order). */
+static struct part *
+parts_at(struct parts *p, int64_t t)
+{
+	return p->n > 0 && p->v[p->n - 1].t == t ? &p->v[p->n - 1] : parts_add(p, t);
+}
+
+static void
+part_min_max(struct part *b, size_t k, double lo, double hi)
+{
+	uint32_t bit = 1u << k;
+
+	if (!(b->has_min & bit) || lo < b->min[k])
+		b->min[k] = lo;
+	if (!(b->has_max & bit) || hi > b->max[k])
+		b->max[k] = hi;
+	b->has_min |= bit;
+	b->has_max |= bit;
+}
+
+static void
+part_value(struct part *b, size_t k, int64_t v)
+{
+	uint32_t bit = 1u << k;
+
+	if (!(b->has_v & bit))
+		b->v[k] = v;
+	else if (fields[k].agg == A_MAX)
+		b->v[k] = v > b->v[k] ? v : b->v[k];
+	else if (fields[k].agg == A_MIN)
+		b->v[k] = v < b->v[k] ? v : b->v[k];
+	else
+		b->v[k] |= v;
+	b->has_v |= bit;
+}
+
+/*
+ * One minute row (columns after the minute: n, secs, source, then per field in `seen`:
+ * min, mean, max of a stat, else the value) into its bucket.
+ */
+static void
+part_add_minute(struct part *b, sqlite3_stmt *s, uint32_t seen)
+{
+	int64_t n = sqlite3_column_int64(s, 1);
+	int col = 4, src = sqlite3_column_int(s, 3);
+	size_t k;
+
+	b->n += n;
+	b->secs += sqlite3_column_int64(s, 2);
+	if (src > b->source)
+		b->source = src;
+	for (k = 0; k < NFIELDS; k++) {
+		if (!(seen & fields[k].bit))
+			continue;
+		if (fields[k].agg != A_STAT) {
+			if (sqlite3_column_type(s, col) != SQLITE_NULL)
+				part_value(b, k, sqlite3_column_int64(s, col));
+			col++;
+			continue;
+		}
+		if (sqlite3_column_type(s, col) != SQLITE_NULL) {
+			double lo = sqlite3_column_double(s, col);
+
+			if (!(b->has_min & (1u << k)) || lo < b->min[k])
+				b->min[k] = lo;
+			b->has_min |= 1u << k;
+		}
+		if (sqlite3_column_type(s, col + 2) != SQLITE_NULL) {
+			double hi = sqlite3_column_double(s, col + 2);
+
+			if (!(b->has_max & (1u << k)) || hi > b->max[k])
+				b->max[k] = hi;
+			b->has_max |= 1u << k;
+		}
+		if (sqlite3_column_type(s, col + 1) != SQLITE_NULL) {
+			b->wsum[k] += sqlite3_column_double(s, col + 1) * (double)n;
+			b->wn[k] += (double)n;
+			b->has_mean |= 1u << k;
+		}
+		col += 3;
+	}
+}
+
+/* A raw sample, as read by the raw statement (at, source, the fields in `seen`). */
+struct raw {
+	int64_t at;
+	int source;
+	uint32_t has;		/* bit k: fields[k] known */
+	int64_t v[NFIELDS];
+};
+
+static void
+raw_read(sqlite3_stmt *s, uint32_t seen, struct raw *r)
+{
+	int col = 2;
+	size_t k;
+
+	r->at = sqlite3_column_int64(s, 0);
+	r->source = sqlite3_column_int(s, 1);
+	r->has = 0;
+	for (k = 0; k < NFIELDS; k++) {
+		if (!(seen & fields[k].bit))
+			continue;
+		if (sqlite3_column_type(s, col) != SQLITE_NULL) {
+			r->v[k] = sqlite3_column_int64(s, col);
+			r->has |= 1u << k;
+		}
+		col++;
+	}
+}
+
+static void
+part_add_raw(struct part *b, const struct raw *r, int64_t dt)
+{
+	size_t k;
+
+	b->n++;
+	b->secs += dt;
+	if (r->source > b->source)
+		b->source = r->source;
+	for (k = 0; k < NFIELDS; k++) {
+		if (!(r->has & (1u << k)))
+			continue;
+		if (fields[k].agg != A_STAT) {
+			part_value(b, k, r->v[k]);
+			continue;
+		}
+		part_min_max(b, k, (double)r->v[k], (double)r->v[k]);
+		b->wsum[k] += (double)r->v[k];
+		b->wn[k] += 1;
+		b->has_mean |= 1u << k;
+	}
+}
+
+/*
+ * The row of a bucket from its parts (one per table, disjoint in time): min of mins, max
+ * of maxes, the parts' means weighted by their samples, as the SQL it replaced did, so
+ * that the figures stay the same to the last bit.
+ */
+static void
+bucket_row(struct sample_rows *out, const struct gpu_sample *head, int step,
+    const struct part *const *p, size_t np)
+{
+	struct sample_row *r = sample_rows_add(out);
+	size_t i, k;
+
+	memcpy(r->s.instance_id, head->instance_id, sizeof(r->s.instance_id));
+	r->s.index = head->index;
+	memcpy(r->s.uuid, head->uuid, sizeof(r->s.uuid));
+	memcpy(r->s.name, head->name, sizeof(r->s.name));
+	memcpy(r->s.driver, head->driver, sizeof(r->s.driver));
+	r->s.at = p[0]->t;
+	r->step = step;
+	r->s.source = SAMPLE_API;
+	for (i = 0; i < np; i++) {
+		r->n += (int)p[i]->n;
+		r->secs += (int)p[i]->secs;
+		if (p[i]->source == SAMPLE_SSH)
+			r->s.source = SAMPLE_SSH;
+	}
+	for (k = 0; k < NFIELDS; k++) {
+		const struct field *f = &fields[k];
+		uint32_t bit = 1u << k;
+
+		if (f->agg == A_STAT) {
+			double num = 0, den = 0, lo = 0, hi = 0;
+			bool any = false, has_lo = false, has_hi = false;
+
+			for (i = 0; i < np; i++) {
+				if (p[i]->has_mean & bit) {
+					num += p[i]->wsum[k] / p[i]->wn[k] * (double)p[i]->n;
+					den += (double)p[i]->n;
+					any = true;
+				}
+				if ((p[i]->has_min & bit) && (!has_lo || p[i]->min[k] < lo)) {
+					lo = p[i]->min[k];
+					has_lo = true;
+				}
+				if ((p[i]->has_max & bit) && (!has_hi || p[i]->max[k] > hi)) {
+					hi = p[i]->max[k];
+					has_hi = true;
+				}
+			}
+			if (!any)
+				continue;
+			r->s.valid |= f->bit;
+			r->min[f->stat] = lo;
+			r->mean[f->stat] = num / den;
+			r->max[f->stat] = hi;
+			field_set(&r->s, f, llround(num / den));
+			continue;
+		}
+		for (i = 0; i < np; i++) {
+			if (!(p[i]->has_v & bit))
+				continue;
+			if (!(r->s.valid & f->bit)) {
+				r->s.valid |= f->bit;
+				field_set(&r->s, f, p[i]->v[k]);
+				continue;
+			}
+			{
+				int64_t cur = field_get(&r->s, f), v = p[i]->v[k];
+
+				field_set(&r->s, f, f->agg == A_MAX ? (v > cur ? v : cur) :
+				    f->agg == A_MIN ? (v < cur ? v : cur) : (cur | v));
+			}
+		}
+	}
+}
+
+/* The raw samples of one series in the range, as rows of step 0. */
+static int
+history_raw(sqlite3_stmt *raw, const struct gpu_sample *head, uint32_t seen,
+    struct sample_rows *out)
+{
+	size_t first = out->n, i, k;
+	struct raw v;
+	int rc;
+
+	while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+		struct sample_row *r = sample_rows_add(out);
+
+		raw_read(raw, seen, &v);
+		r->s = *head;
+		r->s.at = v.at;
+		r->s.source = v.source == SAMPLE_SSH ? SAMPLE_SSH : SAMPLE_API;
+		r->n = 1;
+		for (k = 0; k < NFIELDS; k++) {
+			const struct field *f = &fields[k];
+
+			if (!(v.has & (1u << k)))
+				continue;
+			r->s.valid |= f->bit;
+			field_set(&r->s, f, v.v[k]);
+			if (f->agg == A_STAT)
+				r->min[f->stat] = r->mean[f->stat] = r->max[f->stat] =
+				    (double)v.v[k];
+		}
+	}
+	for (i = first; i < out->n; i++)
+		out->v[i].secs = (int)raw_dt(i > first ? out->v[i - 1].s.at : -1, out->v[i].s.at,
+		    i + 1 < out->n ? out->v[i + 1].s.at : -1);
+	return rc;
+}
+
+/*
+ * The buckets of one series: its minute rows and raw samples bucketed apart (each read in
+ * key order, so a bucket is complete when the next begins), then merged by time.
+ */
+static int
+history_buckets(sqlite3_stmt *minute, sqlite3_stmt *raw, const struct gpu_sample *head,
+    uint32_t seen, int step, struct parts *pm, struct parts *pr, struct sample_rows *out)
+{
+	struct raw prev, cur;
+	int64_t before = -1;	/* the time of the sample before prev */
+	bool have = false;
+	size_t i = 0, j = 0;
+	int rc;
+
+	pm->n = pr->n = 0;
+	while ((rc = sqlite3_step(minute)) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(minute, 0);
+
+		part_add_minute(parts_at(pm, t / step * step), minute, seen);
+	}
+	if (rc != SQLITE_DONE)
+		return rc;
+	/* A raw sample's seconds need the next one's time: each is added one sample late. */
+	while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+		raw_read(raw, seen, &cur);
+		if (have) {
+			part_add_raw(parts_at(pr, prev.at / step * step), &prev,
+			    raw_dt(before, prev.at, cur.at));
+			before = prev.at;
+		}
+		prev = cur;
+		have = true;
+	}
+	if (rc != SQLITE_DONE)
+		return rc;
+	if (have)
+		part_add_raw(parts_at(pr, prev.at / step * step), &prev,
+		    raw_dt(before, prev.at, -1));
+	while (i < pm->n || j < pr->n) {
+		const struct part *p[2];
+
+		if (j == pr->n || (i < pm->n && pm->v[i].t < pr->v[j].t)) {
+			p[0] = &pm->v[i++];
+			bucket_row(out, head, step, p, 1);
+		} else if (i == pm->n || pr->v[j].t < pm->v[i].t) {
+			p[0] = &pr->v[j++];
+			bucket_row(out, head, step, p, 1);
+		} else {
+			p[0] = &pm->v[i++];
+			p[1] = &pr->v[j++];
+			bucket_row(out, head, step, p, 2);
+		}
+	}
+	return SQLITE_DONE;
+}
+
 enum gr_err
 samples_history(struct state *st, const char *instance_id, int64_t since, int64_t until,
     int step, struct sample_rows *out, struct gr_error *err)
 {
 	sqlite3 *db = state_db(st);
-	struct sql q = { .len = 0 };
-	sqlite3_stmt *s;
-	const char *range = "series IN (SELECT id FROM sample_series WHERE ?1 IS NULL OR "
-	    "instance_id = ?1) AND at >= ?2 AND at < ?3";
+	struct sql mcols = { .len = 0 }, rcols = { .len = 0 };
+	sqlite3_stmt *minute = NULL, *raw = NULL;
+	struct parts pm = { 0 }, pr = { 0 };
+	struct series_list l;
 	uint32_t seen = UINT32_MAX;
-	size_t k;
-	int rc;
+	enum gr_err ret = GR_OK;
+	size_t i, k;
+	int rc = SQLITE_DONE;
 
 	if (step < 0 || step % 60 != 0)
 		return gr_fail(err, GR_EUSAGE, "a history step is a whole number of minutes");
@@ -540,77 +932,44 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 	/* Aggregate only the fields some sample of these GPUs knew: most APIs know five. */
 	if (step > 0 && (seen = series_seen(st, instance_id)) == 0)
 		return GR_OK;
-	sql_add(&q, "SELECT ss.instance_id, ss.gpu, ss.uuid, ss.name, ss.driver, ");
-	if (step == 0) {
-		sql_add(&q, "r.at, 1, r.dt, r.source");
-		for (k = 0; k < NFIELDS; k++)
-			sql_add(&q, ", r.%s", fields[k].col);
-		sql_add(&q, " FROM ");
-		sql_raw_dt(&q, range);
-		sql_add(&q, " r JOIN sample_series ss ON ss.id = r.series ORDER BY ss.instance_id, "
-		    "ss.gpu, r.at");
-	} else {
-		/*
-		 * Buckets of step from each table apart (they are disjoint in time), so that
-		 * only a bucket's worth of rows meets in the outer merge, not every minute.
-		 */
-		sql_add(&q, "m.t AS b, sum(m.n), sum(m.secs), max(m.source)");
-		sql_merge_aggs(&q, "m.", false, seen);
-		sql_add(&q, " FROM (SELECT series, minute / %d * %d AS t, sum(n) AS n, sum(secs) AS "
-		    "secs, max(source) AS source", step, step);
-		sql_merge_aggs(&q, "", true, seen);
-		sql_add(&q, " FROM samples_minute WHERE series IN (SELECT id FROM sample_series "
-		    "WHERE ?1 IS NULL OR instance_id = ?1) AND minute >= ?2 AND minute < ?3 "
-		    "GROUP BY series, t UNION ALL SELECT series, at / %d * %d", step, step);
-		sql_minute_aggs(&q, seen);
-		sql_add(&q, " FROM ");
-		sql_raw_dt(&q, range);
-		sql_add(&q, " GROUP BY series, at / %d * %d) m JOIN sample_series ss ON "
-		    "ss.id = m.series GROUP BY m.series, b ORDER BY ss.instance_id, ss.gpu, b", step,
-		    step);
+	sql_add(&mcols, ", n, secs, source");
+	sql_add(&rcols, ", source");
+	for (k = 0; k < NFIELDS; k++) {
+		if (!(seen & fields[k].bit))
+			continue;
+		sql_add(&rcols, ", %s", fields[k].col);
+		if (fields[k].agg == A_STAT)
+			sql_add(&mcols, ", %s_min, %s_mean, %s_max", fields[k].col, fields[k].col,
+			    fields[k].col);
+		else
+			sql_add(&mcols, ", %s", fields[k].col);
 	}
-	if (sqlite3_prepare_v2(db, q.buf, -1, &s, NULL) != SQLITE_OK)
+	if (!series_list_read(st, instance_id, &l))
 		return state_fail(st, err, "cannot read the sample history");
-	if (instance_id != NULL)
-		sqlite3_bind_text(s, 1, instance_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, since);
-	sqlite3_bind_int64(s, 3, until);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct sample_row *r = sample_rows_add(out);
-		int col = read_head(s, r);
-
-		r->step = step;
-		for (k = 0; k < NFIELDS; k++) {
-			const struct field *f = &fields[k];
-
-			if (f->agg == A_STAT && step > 0) {
-				if (sqlite3_column_type(s, col + 1) != SQLITE_NULL) {
-					double mean = sqlite3_column_double(s, col + 1);
-
-					r->s.valid |= f->bit;
-					r->min[f->stat] = sqlite3_column_double(s, col);
-					r->mean[f->stat] = mean;
-					r->max[f->stat] = sqlite3_column_double(s, col + 2);
-					field_set(&r->s, f, llround(mean));
-				}
-				col += 3;
-				continue;
-			}
-			if (sqlite3_column_type(s, col) != SQLITE_NULL) {
-				int64_t v = sqlite3_column_int64(s, col);
-
-				r->s.valid |= f->bit;
-				field_set(&r->s, f, v);
-				if (f->agg == A_STAT)
-					r->min[f->stat] = r->mean[f->stat] = r->max[f->stat] = (double)v;
-			}
-			col++;
+	if (!prepare_range(db, "samples", "at", rcols.buf, &raw) ||
+	    (step > 0 && !prepare_range(db, "samples_minute", "minute", mcols.buf, &minute))) {
+		ret = state_fail(st, err, "cannot read the sample history");
+		goto out;
+	}
+	/* Series come in (instance, GPU) order and each one's rows in time order. */
+	for (i = 0; i < l.n && rc == SQLITE_DONE; i++) {
+		bind_range(raw, l.id[i], since, until);
+		if (step == 0) {
+			rc = history_raw(raw, &l.head[i], seen, out);
+			continue;
 		}
+		bind_range(minute, l.id[i], since, until);
+		rc = history_buckets(minute, raw, &l.head[i], seen, step, &pm, &pr, out);
 	}
-	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
-		return state_fail(st, err, "cannot read the sample history");
-	return GR_OK;
+		ret = state_fail(st, err, "cannot read the sample history");
+out:
+	sqlite3_finalize(minute);
+	sqlite3_finalize(raw);
+	series_list_release(&l);
+	free(pm.v);
+	free(pr.v);
+	return ret;
 }
 
 enum gr_err
@@ -629,9 +988,13 @@ samples_latest(struct state *st, const char *instance_id, struct sample_list *ou
 	    "r.source");
 	for (k = 0; k < NFIELDS; k++)
 		sql_add(&q, ", r.%s", fields[k].col);
+	/*
+	 * One instance's series through UNIQUE(instance_id, gpu), or all in its order; each
+	 * one's latest sample is the last key of its primary-key range.
+	 */
 	sql_add(&q, " FROM sample_series ss JOIN samples r ON r.series = ss.id AND r.at = "
-	    "(SELECT max(at) FROM samples WHERE series = ss.id) WHERE ?1 IS NULL OR "
-	    "ss.instance_id = ?1 ORDER BY ss.instance_id, ss.gpu");
+	    "(SELECT max(at) FROM samples WHERE series = ss.id)%s ORDER BY ss.instance_id, "
+	    "ss.gpu", instance_id != NULL ? " WHERE ss.instance_id = ?1" : "");
 	if (sqlite3_prepare_v2(db, q.buf, -1, &s, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the latest samples");
 	if (instance_id != NULL)
@@ -661,12 +1024,48 @@ struct weighted {
 	double v, w;
 };
 
-static int
-weighted_cmp(const void *a, const void *b)
+/*
+ * The value at which the weights, taken in order of value, first reach `want`: the
+ * smallest v with W(<= v) >= want, which is what a sort and a running sum find, but in
+ * linear time (a quickselect that keeps the weights of what it sets aside). The weights
+ * are whole seconds, so the sums are exact in any order. Reorders u.
+ */
+static double
+weighted_select(struct weighted *u, size_t n, double want)
 {
-	const struct weighted *x = a, *y = b;
+	size_t lo = 0, hi = n;	/* the answer is among u[lo..hi) */
+	double below = 0;	/* the weight of the values set aside under u[lo..hi) */
 
-	return (x->v > y->v) - (x->v < y->v);
+	while (hi - lo > 1) {
+		double p = u[lo + (hi - lo) / 2].v, wl = 0, we = 0;
+		size_t lt = lo, i = lo, gt = hi;
+
+		/* three-way partition: [lo, lt) < p, [lt, gt) == p, [gt, hi) > p */
+		while (i < gt) {
+			struct weighted t = u[i];
+
+			if (t.v < p) {
+				u[i++] = u[lt];
+				u[lt++] = t;
+				wl += t.w;
+			} else if (t.v > p) {
+				u[i] = u[--gt];
+				u[gt] = t;
+			} else {
+				i++;
+				we += t.w;
+			}
+		}
+		if (below + wl >= want)
+			hi = lt;
+		else if (below + wl + we >= want)
+			return p;
+		else {
+			below += wl + we;
+			lo = gt;
+		}
+	}
+	return u[lo].v;	/* one value left: W(< it) < want <= W(<= it) */
 }
 
 /* What is being summed for the current instance. */
@@ -698,74 +1097,156 @@ static void
 acc_finish(struct acc *a)
 {
 	struct sample_summary *m = a->sum;
-	double want, run = 0;
-	size_t i;
 
 	acc_close_instant(a);
 	m->gpus = __builtin_popcountll(a->gpus_lo) + a->gpus_hi;
-	if (a->util_w > 0) {
+	if (a->util_w > 0 && a->nu > 0) {
 		m->util_known = true;
 		m->util_mean = a->util_sum / a->util_w;
-		qsort(a->u, a->nu, sizeof(*a->u), weighted_cmp);
-		want = a->util_w * 0.95;
-		m->util_p95 = a->nu ? a->u[a->nu - 1].v : 0;
-		for (i = 0; i < a->nu; i++) {
-			run += a->u[i].w;
-			if (run >= want) {
-				m->util_p95 = a->u[i].v;
-				break;
-			}
-		}
+		m->util_p95 = weighted_select(a->u, a->nu, a->util_w * 0.95);
 	}
 	m->energy_wh = a->energy_j / 3600.0;
 	a->nu = 0;
 }
 
 /*
- * One GPU's figures over `secs` seconds at time t: util (util_known), its idle test
+ * One GPU's figures over some seconds at time t: util (util_known), its idle test
  * (idle_util, the highest utilisation in the span), power (power_known), n samples.
  */
+struct span {
+	int64_t t;
+	int gpu;
+	int n;
+	double secs, util, idle_util, power;
+	bool util_known, power_known;
+};
+
 static void
-acc_add(struct acc *a, int64_t t, int gpu, double secs, bool util_known, double util,
-    double idle_util, int idle_pct, bool power_known, double power, int n)
+acc_add(struct acc *a, const struct span *p, int idle_pct)
 {
 	struct sample_summary *m = a->sum;
 
-	if (!a->t_open || t != a->t) {
+	if (!a->t_open || p->t != a->t) {
 		acc_close_instant(a);
-		a->t = t;
+		a->t = p->t;
 		a->t_open = true;
 		a->t_secs = 0;
 		a->t_idle = true;
 	}
-	if (secs > a->t_secs)
-		a->t_secs = secs;
+	if (p->secs > a->t_secs)
+		a->t_secs = p->secs;
 	/* A GPU whose utilisation is unknown keeps the instant from counting as idle. */
-	if (!util_known || idle_util >= idle_pct)
+	if (!p->util_known || p->idle_util >= idle_pct)
 		a->t_idle = false;
-	if (gpu >= 0 && gpu < 64)
-		a->gpus_lo |= 1ull << gpu;
+	if (p->gpu >= 0 && p->gpu < 64)
+		a->gpus_lo |= 1ull << p->gpu;
 	else
 		a->gpus_hi = 1;
-	if (m->samples == 0 || t < m->first)
-		m->first = t;
-	if (t > m->last)
-		m->last = t;
-	m->samples += n;
-	if (util_known && secs > 0) {
-		a->util_w += secs;
-		a->util_sum += util * secs;
+	if (m->samples == 0 || p->t < m->first)
+		m->first = p->t;
+	if (p->t > m->last)
+		m->last = p->t;
+	m->samples += p->n;
+	if (p->util_known && p->secs > 0) {
+		a->util_w += p->secs;
+		a->util_sum += p->util * p->secs;
 		if (a->nu == a->capu) {
 			a->capu = a->capu ? a->capu * 2 : 256;
 			a->u = xreallocarray(a->u, a->capu, sizeof(*a->u));
 		}
-		a->u[a->nu].v = util;
-		a->u[a->nu++].w = secs;
+		a->u[a->nu].v = p->util;
+		a->u[a->nu++].w = p->secs;
 	}
-	if (power_known) {
+	if (p->power_known) {
 		m->energy_known = true;
-		a->energy_j += power * secs;
+		a->energy_j += p->power * p->secs;
 	}
+}
+
+struct spans {
+	struct span *v;
+	size_t n, cap;
+};
+
+static struct span *
+spans_add(struct spans *l)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 1024;
+		l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
+	}
+	memset(&l->v[l->n], 0, sizeof(l->v[l->n]));
+	return &l->v[l->n++];
+}
+
+static int
+span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->t != y->t)
+		return (x->t > y->t) - (x->t < y->t);
+	return (x->gpu > y->gpu) - (x->gpu < y->gpu);
+}
+
+/*
+ * The spans of one series: its minute rows (minute, secs, util_mean, util_max, power_mean,
+ * n), then its raw samples (at, util, power) with the seconds each covers.
+ */
+static int
+summary_series(sqlite3_stmt *minute, sqlite3_stmt *raw, int gpu, struct spans *out)
+{
+	size_t first, i;
+	int rc;
+
+	while ((rc = sqlite3_step(minute)) == SQLITE_ROW) {
+		struct span *p = spans_add(out);
+
+		p->t = sqlite3_column_int64(minute, 0);
+		p->gpu = gpu;
+		p->secs = sqlite3_column_double(minute, 1);
+		p->util_known = sqlite3_column_type(minute, 2) != SQLITE_NULL;
+		p->util = sqlite3_column_double(minute, 2);
+		p->idle_util = sqlite3_column_double(minute, 3);
+		p->power_known = sqlite3_column_type(minute, 4) != SQLITE_NULL;
+		p->power = sqlite3_column_double(minute, 4);
+		p->n = sqlite3_column_int(minute, 5);
+	}
+	if (rc != SQLITE_DONE)
+		return rc;
+	first = out->n;
+	while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+		struct span *p = spans_add(out);
+
+		p->t = sqlite3_column_int64(raw, 0);
+		p->gpu = gpu;
+		p->util_known = sqlite3_column_type(raw, 1) != SQLITE_NULL;
+		p->util = p->idle_util = sqlite3_column_double(raw, 1);
+		p->power_known = sqlite3_column_type(raw, 2) != SQLITE_NULL;
+		p->power = sqlite3_column_double(raw, 2);
+		p->n = 1;
+	}
+	for (i = first; i < out->n; i++)
+		out->v[i].secs = (double)raw_dt(i > first ? out->v[i - 1].t : -1, out->v[i].t,
+		    i + 1 < out->n ? out->v[i + 1].t : -1);
+	return rc;
+}
+
+/* The summary of one instance from its spans (one series' or several, in time order). */
+static void
+summarise(struct acc *a, struct sample_summary *sum, const struct spans *l, int idle_pct)
+{
+	size_t i;
+
+	memset(sum, 0, sizeof(*sum));
+	a->sum = sum;
+	a->gpus_lo = 0;
+	a->gpus_hi = 0;
+	a->util_w = a->util_sum = a->energy_j = 0;
+	a->t_open = false;
+	for (i = 0; i < l->n; i++)
+		acc_add(a, &l->v[i], idle_pct);
+	acc_finish(a);
 }
 
 enum gr_err
@@ -773,12 +1254,14 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
     int idle_pct, struct sample_summary **out, size_t *n, struct gr_error *err)
 {
 	sqlite3 *db = state_db(st);
-	struct sql q = { .len = 0 };
+	sqlite3_stmt *minute = NULL, *raw = NULL;
 	struct sample_summary *v = NULL;
-	size_t nv = 0, cap = 0;
+	struct spans sp = { 0 };
+	struct series_list l;
+	size_t nv = 0, i, j;
+	enum gr_err ret = GR_OK;
 	struct acc a;
-	sqlite3_stmt *s;
-	int rc;
+	int rc = SQLITE_DONE;
 
 	*out = NULL;
 	*n = 0;
@@ -786,59 +1269,55 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 		return err->code;
 	if (until <= 0)
 		until = INT64_MAX;
-	/*
-	 * Minute rows and raw samples (disjoint in time) as one stream ordered by instance
-	 * and time: instance, t, gpu, secs, util (mean), util for the idle test (max), power
-	 * (mean), samples.
-	 */
-	sql_add(&q, "SELECT ss.instance_id, m.minute AS t, ss.gpu, m.secs, m.util_mean, "
-	    "m.util_max, m.power_mean, m.n FROM samples_minute m JOIN sample_series ss ON "
-	    "ss.id = m.series WHERE (?1 IS NULL OR ss.instance_id = ?1) AND m.minute >= ?2 AND "
-	    "m.minute < ?3 UNION ALL SELECT ss.instance_id, r.at, ss.gpu, r.dt, r.util, r.util, "
-	    "r.power, 1 FROM ");
-	sql_raw_dt(&q, "series IN (SELECT id FROM sample_series WHERE ?1 IS NULL OR "
-	    "instance_id = ?1) AND at >= ?2 AND at < ?3");
-	sql_add(&q, " r JOIN sample_series ss ON ss.id = r.series ORDER BY 1, 2");
-	if (sqlite3_prepare_v2(db, q.buf, -1, &s, NULL) != SQLITE_OK)
+	if (!series_list_read(st, instance_id, &l))
 		return state_fail(st, err, "cannot summarise the sample history");
-	if (instance_id != NULL)
-		sqlite3_bind_text(s, 1, instance_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, since);
-	sqlite3_bind_int64(s, 3, until);
-	memset(&a, 0, sizeof(a));
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *id = (const char *)sqlite3_column_text(s, 0);
-
-		if (a.sum == NULL || strcmp(a.sum->instance_id, id ? id : "") != 0) {
-			if (a.sum != NULL)
-				acc_finish(&a);
-			if (nv == cap) {
-				cap = cap ? cap * 2 : 8;
-				v = xreallocarray(v, cap, sizeof(*v));
-			}
-			memset(&v[nv], 0, sizeof(v[nv]));
-			strlcpy_(v[nv].instance_id, id ? id : "", sizeof(v[nv].instance_id));
-			a.sum = &v[nv++];
-			a.gpus_lo = 0;
-			a.gpus_hi = 0;
-			a.util_w = a.util_sum = a.energy_j = 0;
-			a.t_open = false;
-		}
-		acc_add(&a, sqlite3_column_int64(s, 1), sqlite3_column_int(s, 2),
-		    sqlite3_column_double(s, 3), sqlite3_column_type(s, 4) != SQLITE_NULL,
-		    sqlite3_column_double(s, 4), sqlite3_column_double(s, 5), idle_pct,
-		    sqlite3_column_type(s, 6) != SQLITE_NULL, sqlite3_column_double(s, 6),
-		    sqlite3_column_int(s, 7));
+	/*
+	 * Each series' rows in key order (see prepare_range), minutes and raw samples being
+	 * disjoint in time: no sort in SQLite, and none in C for a one-GPU instance.
+	 */
+	if (!prepare_range(db, "samples_minute", "minute", ", secs, util_mean, util_max, "
+	    "power_mean, n", &minute) ||
+	    !prepare_range(db, "samples", "at", ", util, power", &raw)) {
+		ret = state_fail(st, err, "cannot summarise the sample history");
+		goto out;
 	}
-	sqlite3_finalize(s);
-	if (a.sum != NULL)
-		acc_finish(&a);
+	memset(&a, 0, sizeof(a));
+	if (l.n > 0)
+		v = xreallocarray(NULL, l.n, sizeof(*v));
+	for (i = 0; i < l.n && rc == SQLITE_DONE; i = j) {
+		/* the series of one instance: l.head[i..j) */
+		sp.n = 0;
+		for (j = i; j < l.n && strcmp(l.head[j].instance_id, l.head[i].instance_id) == 0 &&
+		    rc == SQLITE_DONE; j++) {
+			bind_range(minute, l.id[j], since, until);
+			bind_range(raw, l.id[j], since, until);
+			rc = summary_series(minute, raw, l.head[j].index, &sp);
+		}
+		if (rc != SQLITE_DONE || sp.n == 0)
+			continue;
+		/* Several GPUs: their spans side by side in time, for the idle instants. */
+		if (j - i > 1)
+			qsort(sp.v, sp.n, sizeof(*sp.v), span_cmp);
+		summarise(&a, &v[nv], &sp, idle_pct);
+		strlcpy_(v[nv].instance_id, l.head[i].instance_id, sizeof(v[nv].instance_id));
+		nv++;
+	}
 	free(a.u);
 	if (rc != SQLITE_DONE) {
+		ret = state_fail(st, err, "cannot summarise the sample history");
 		free(v);
-		return state_fail(st, err, "cannot summarise the sample history");
+		goto out;
+	}
+	if (nv == 0) {
+		free(v);
+		v = NULL;
 	}
 	*out = v;
 	*n = nv;
-	return GR_OK;
+out:
+	sqlite3_finalize(minute);
+	sqlite3_finalize(raw);
+	series_list_release(&l);
+	free(sp.v);
+	return ret;
 }

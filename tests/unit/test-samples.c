@@ -330,6 +330,120 @@ summary_counts_idle_energy_and_gaps(void **state)
 	state_close(st);
 }
 
+/* One sample of GPU 0 of sim:i-000011 at t: utilisation util, 100 W. */
+static void
+store_one(struct state *st, int64_t t, int util)
+{
+	struct gr_error err = { 0 };
+	struct gpu_sample v;
+
+	memset(&v, 0, sizeof(v));
+	strlcpy_(v.instance_id, "sim:i-000011", sizeof(v.instance_id));
+	v.at = t;
+	v.util_pct = util;
+	v.power_w = 100;
+	v.valid = MV_UTIL | MV_POWER;
+	OK(samples_store(st, &v, 1, &err));
+}
+
+/*
+ * The summary's p95 and idle time, hand-computed, on both sides of the raw/minute boundary:
+ * 100 samples 10 s apart at utilisation 7i mod 100 (each value 0..99 once), one at 0 %
+ * before a gap of 490 s, then two at 3 %.
+ */
+static void
+summary_p95_and_idle_across_the_boundary(void **state)
+{
+	struct state *st = open_db("p95");
+	struct gr_error err = { 0 };
+	struct sample_summary *sum;
+	size_t n;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 100; i++)
+		store_one(st, T0 + 10 * i, 7 * i % 100);
+	store_one(st, T0 + 1000, 0);
+	store_one(st, T0 + 1490, 3);
+	store_one(st, T0 + 1500, 3);
+	OK(samples_summary(st, "sim:i-000011", T0, 0, 5, &sum, &n, &err));
+	assert_int_equal(n, 1);
+	assert_int_equal(sum[0].samples, 103);
+	/* 100 x 10 s, the sample before the gap 120 s (not 490), the last two 10 s each */
+	assert_int_equal(sum[0].covered_s, 1000 + 120 + 20);
+	/* idle (below 5 %): values 0..4 (50 s), the 0 % before the gap (120 s), 2 x 3 % */
+	assert_int_equal(sum[0].idle_s, 50 + 120 + 20);
+	/*
+	 * p95 of 1,140 GPU-seconds, want 1,083: up to 93 % there are 94 x 10 + 120 (the 0 %)
+	 * + 20 (the 3 %) = 1,080 s, with 94 % 1,090 s.
+	 */
+	assert_true(sum[0].util_p95 == 94);
+	assert_true(sum[0].util_mean > 49560 / 1140.0 - 1e-9 &&
+	    sum[0].util_mean < 49560 / 1140.0 + 1e-9);
+	free(sum);
+	/* A threshold of 95 %: everything but the samples at 95..99 % is idle. */
+	OK(samples_summary(st, "sim:i-000011", T0, 0, 95, &sum, &n, &err));
+	assert_int_equal(sum[0].idle_s, 1140 - 50);
+	free(sum);
+
+	/*
+	 * A day and ten minutes later the first ten minutes are minute rows. No minute is
+	 * idle (each holds a sample of 35 % or more); of the raw samples left (i >= 60) 4 %
+	 * (i = 72) and 2 % (i = 86) are, with the 0 % and the 3 %s. Seconds stay the same:
+	 * the compaction saw the sample after each minute.
+	 */
+	OK(samples_compact(st, T0 + 86400 + 600, &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_minute"), 10);
+	OK(samples_summary(st, NULL, T0, 0, 5, &sum, &n, &err));
+	assert_int_equal(n, 1);
+	assert_int_equal(sum[0].samples, 103);
+	assert_int_equal(sum[0].covered_s, 1140);
+	assert_int_equal(sum[0].idle_s, 20 + 120 + 20);
+	free(sum);
+	state_close(st);
+}
+
+/*
+ * A bucket that spans the raw/minute boundary: an hour at 10 s, utilisation minute of the
+ * hour + 0..5, compacted at half past so that its first half is minutes, the rest raw.
+ */
+static void
+bucket_across_the_boundary(void **state)
+{
+	struct state *st = open_db("straddle");
+	struct gr_error err = { 0 };
+	struct sample_rows rows;
+	int64_t t;
+
+	(void)state;
+	for (t = T0; t < T0 + 3600; t += 10)
+		store_one(st, t, (int)((t - T0) / 60 + (t - T0) % 60 / 10));
+	OK(samples_compact(st, T0 + 86400 + 1800, &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_minute"), 30);
+	assert_int_equal(count(st, "SELECT count(*) FROM samples"), 180);
+	sample_rows_init(&rows);
+	/* Half-hours: minutes 0..29 (mean 14.5 + 2.5), then raw 30..59 (44.5 + 2.5). */
+	OK(samples_history(st, "sim:i-000011", T0, 0, 1800, &rows, &err));
+	assert_int_equal(rows.n, 2);
+	assert_true(rows.v[0].mean[SS_UTIL] == 17 && rows.v[1].mean[SS_UTIL] == 47);
+	assert_true(rows.v[0].min[SS_UTIL] == 0 && rows.v[0].max[SS_UTIL] == 34);
+	assert_true(rows.v[1].min[SS_UTIL] == 30 && rows.v[1].max[SS_UTIL] == 64);
+	assert_int_equal(rows.v[0].secs, 1800);
+	assert_int_equal(rows.v[1].secs, 1800);
+	sample_rows_release(&rows);
+	/* One hour: both parts, weighted by their samples (180 each). */
+	OK(samples_history(st, "sim:i-000011", T0, 0, 3600, &rows, &err));
+	assert_int_equal(rows.n, 1);
+	assert_int_equal(rows.v[0].n, 360);
+	assert_int_equal(rows.v[0].secs, 3600);
+	assert_true(rows.v[0].mean[SS_UTIL] == 32);
+	assert_int_equal(rows.v[0].s.util_pct, 32);
+	assert_true(rows.v[0].min[SS_UTIL] == 0 && rows.v[0].max[SS_UTIL] == 64);
+	assert_true(rows.v[0].mean[SS_POWER] == 100);
+	sample_rows_release(&rows);
+	state_close(st);
+}
+
 int
 main(void)
 {
@@ -337,6 +451,8 @@ main(void)
 		cmocka_unit_test(every_field_round_trips),
 		cmocka_unit_test(retention_folds_raw_into_minutes),
 		cmocka_unit_test(summary_counts_idle_energy_and_gaps),
+		cmocka_unit_test(summary_p95_and_idle_across_the_boundary),
+		cmocka_unit_test(bucket_across_the_boundary),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

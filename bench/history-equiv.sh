@@ -1,0 +1,96 @@
+#!/bin/bash
+# bench/history-equiv.sh OLD_GPURENT NEW_GPURENT - the same answers from two builds over a
+# varied history (the check behind a speed change to src/core/samples.c):
+# 6 instances of 1 to 4 GPUs on vast's (wall) clock; minute rows for days 29..1 with
+# random figures, unknown utilisation now and then, ssh and API sources; raw samples every
+# 10-40 s for the last 23 hours with gaps longer than SAMPLES_GAP_MAX, unknown fields, and
+# samples straddling bucket edges. Compares `metrics ID --since 30d` at several steps (raw,
+# 1m, 7m, 30m, 1h, 1d) and with --until, and `audit --since 30d --offline -o json`
+# (its utilisation, p95, idle and energy figures), byte for byte. Each build runs on its
+# own copy of the database.
+set -eu
+old=${1:?usage: bench/history-equiv.sh OLD_GPURENT NEW_GPURENT}
+new=${2:?usage: bench/history-equiv.sh OLD_GPURENT NEW_GPURENT}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NO_COLOR=1
+unset GPURENT_SIM_TIME GPURENT_SIM_SPEED
+mkdir -p "$tmp/base"
+GPURENT_HOME=$tmp/base "$new" audit --offline >/dev/null
+now=$(( $(date -u +%s) / 60 * 60 ))
+start=$(( now - 29 * 86400 ))
+raw_from=$(( now - 23 * 3600 + 17 ))
+# --until as a time, not a duration: the two builds run a minute apart.
+until=$(date -u -d "@$(( now - 2 * 86400 - 7 * 60 - 13 ))" +%Y-%m-%dT%H:%M)
+db=$tmp/base/state.db
+sqlite3 "$db" <<SQL
+BEGIN;
+WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < 6),
+     d(j) AS (SELECT 0 UNION ALL SELECT j + 1 FROM d WHERE j < 28)
+INSERT INTO ledger(instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts)
+SELECT 'vast:' || k, 'vast', 'team' || (k % 2), 'H100-SXM-80GB', 0, 2000000 + k * 10000,
+       $start + j * 86400, CASE WHEN j = 28 THEN 0 ELSE $start + (j + 1) * 86400 END
+FROM i, d;
+COMMIT;
+SQL
+GPURENT_HOME=$tmp/base "$new" audit --offline >/dev/null	# makes the sample tables
+sqlite3 "$db" <<SQL
+BEGIN;
+WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < 6),
+     g(gpu) AS (SELECT 0 UNION ALL SELECT gpu + 1 FROM g WHERE gpu < 3)
+INSERT INTO sample_series(instance_id, gpu, seen) SELECT 'vast:' || k, gpu, 31 | 128 | 4096
+FROM i, g WHERE gpu < 1 + k % 4;
+WITH RECURSIVE m(t) AS (SELECT $start UNION ALL SELECT t + 60 FROM m WHERE t + 60 < $raw_from - 60)
+INSERT INTO samples_minute(series, minute, n, secs, source, util_min, util_mean, util_max,
+       power_min, power_mean, power_max, temp_min, temp_mean, temp_max, mem_total, power_limit)
+SELECT s.id, m.t, 1 + abs(random()) % 6, 10 + abs(random()) % 51, abs(random()) % 2,
+       CASE WHEN abs(random()) % 50 = 0 THEN NULL ELSE abs(random()) % 30 END,
+       CASE WHEN abs(random()) % 50 = 0 THEN NULL ELSE (abs(random()) % 1000) / 10.0 END,
+       abs(random()) % 101, 80, 80 + (abs(random()) % 6000) / 10.0, 700,
+       50, 60 + (abs(random()) % 100) / 7.0, 80, 81559, 700
+FROM m, sample_series s WHERE abs(random()) % 20 != 0;
+WITH RECURSIVE r(t) AS (SELECT $raw_from UNION ALL SELECT t + 10 + abs(random()) % 31 +
+       CASE WHEN abs(random()) % 500 = 0 THEN 600 ELSE 0 END FROM r WHERE t < $now - 60)
+INSERT INTO samples(series, at, source, util, power, temp, mem_total, power_limit, throttle)
+SELECT s.id, r.t + s.gpu, abs(random()) % 2,
+       CASE WHEN abs(random()) % 40 = 0 THEN NULL ELSE abs(random()) % 101 END,
+       CASE WHEN abs(random()) % 40 = 0 THEN NULL ELSE 80 + abs(random()) % 620 END,
+       40 + abs(random()) % 40, 81559, 700, 1 << (abs(random()) % 5)
+FROM r, sample_series s;
+COMMIT;
+PRAGMA wal_checkpoint(TRUNCATE);
+SQL
+echo "history: $(sqlite3 "$db" 'SELECT count(*) FROM sample_series') GPUs," \
+	"$(sqlite3 "$db" 'SELECT count(*) FROM samples_minute') minute rows," \
+	"$(sqlite3 "$db" 'SELECT count(*) FROM samples') raw rows"
+for b in old new; do
+	cp -r "$tmp/base" "$tmp/$b"
+	g=${!b}
+	export GPURENT_HOME=$tmp/$b
+	{
+		for k in 1 2 3 4 5 6; do
+			for step in raw 1m 7m 30m 1h 1d; do
+				echo "== vast:$k --step $step"
+				"$g" metrics "vast:$k" --since 30d --step "$step" -o json
+			done
+			echo "== vast:$k auto step, --until $until"
+			"$g" metrics "vast:$k" --since 30d --until "$until" -o json
+		done
+		# Billed hours and spend grow with the clock between the two runs: the history's
+		# figures are compared.
+		hist='.. | objects | select(has("util_mean_pct")) |
+			{key, util_mean_pct, util_p95_pct, util_of_target_pct, idle_pct, energy_kwh}'
+		echo "== audit"
+		"$g" audit --since 30d --offline -o json | jq -c "$hist"
+		echo "== audit, idle.threshold 50"
+		"$g" config set idle.threshold 50 >/dev/null
+		"$g" audit --since 30d --offline -o json | jq -c "$hist"
+	} >"$tmp/$b.out" 2>&1
+done
+if cmp -s "$tmp/old.out" "$tmp/new.out"; then
+	echo "identical: $(wc -l <"$tmp/new.out") lines, $(wc -c <"$tmp/new.out") bytes"
+else
+	diff "$tmp/old.out" "$tmp/new.out" | head -40
+	echo "DIFFERENT" >&2
+	exit 1
+fi
