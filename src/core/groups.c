@@ -1,0 +1,193 @@
+/*
+ * Elastic groups' definitions (groups.h): one table of the state database.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/groups.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS groups("
+	"  name TEXT PRIMARY KEY, gpu TEXT NOT NULL, min INTEGER NOT NULL, max INTEGER NOT NULL,"
+	"  target_util INTEGER NOT NULL, cooldown INTEGER NOT NULL, window INTEGER NOT NULL,"
+	"  base INTEGER NOT NULL, max_price INTEGER NOT NULL, created_at INTEGER NOT NULL,"
+	"  last_scale_at INTEGER NOT NULL);";
+
+static const char columns[] = "name, gpu, min, max, target_util, cooldown, window, base, "
+	"max_price, created_at, last_scale_at";
+
+bool
+group_name_valid(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n >= GROUP_NAME_MAX || s[0] == '.' || s[0] == '-' || s[0] == '_')
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
+
+const char *
+group_label(char *buf, size_t n, const char *name)
+{
+	snprintf(buf, n, "%s%s", GROUP_LABEL_PREFIX, name);
+	return buf;
+}
+
+static enum gr_err
+ensure_table(struct state *st, struct gr_error *err)
+{
+	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot create the groups table");
+	return GR_OK;
+}
+
+static void
+read_row(sqlite3_stmt *q, struct group *g)
+{
+	const unsigned char *t;
+
+	memset(g, 0, sizeof(*g));
+	t = sqlite3_column_text(q, 0);
+	strlcpy_(g->name, t ? (const char *)t : "", sizeof(g->name));
+	t = sqlite3_column_text(q, 1);
+	strlcpy_(g->gpu, t ? (const char *)t : "", sizeof(g->gpu));
+	g->min = sqlite3_column_int(q, 2);
+	g->max = sqlite3_column_int(q, 3);
+	g->target_util = sqlite3_column_int(q, 4);
+	g->cooldown = sqlite3_column_int64(q, 5);
+	g->window = sqlite3_column_int64(q, 6);
+	g->base = sqlite3_column_int(q, 7);
+	g->max_price = sqlite3_column_int64(q, 8);
+	g->created_at = sqlite3_column_int64(q, 9);
+	g->last_scale_at = sqlite3_column_int64(q, 10);
+}
+
+enum gr_err
+groups_create(struct state *st, const struct group *g, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "INSERT OR IGNORE INTO groups(name, gpu, min, max, "
+	    "target_util, cooldown, window, base, max_price, created_at, last_scale_at) VALUES "
+	    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot write the groups table");
+	sqlite3_bind_text(q, 1, g->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, g->gpu, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 3, g->min);
+	sqlite3_bind_int(q, 4, g->max);
+	sqlite3_bind_int(q, 5, g->target_util);
+	sqlite3_bind_int64(q, 6, g->cooldown);
+	sqlite3_bind_int64(q, 7, g->window);
+	sqlite3_bind_int(q, 8, g->base);
+	sqlite3_bind_int64(q, 9, g->max_price);
+	sqlite3_bind_int64(q, 10, g->created_at);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return state_fail(st, err, "cannot write the groups table");
+	if (sqlite3_changes(state_db(st)) == 0)
+		return gr_fail(err, GR_EUSAGE, "a group called '%s' exists already", g->name);
+	return GR_OK;
+}
+
+enum gr_err
+groups_load(struct state *st, struct group **out, size_t *n, struct gr_error *err)
+{
+	char sql[256];
+	sqlite3_stmt *q;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	snprintf(sql, sizeof(sql), "SELECT %s FROM groups ORDER BY name", columns);
+	if (sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the groups table");
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 8;
+			*out = xreallocarray(*out, cap, sizeof(**out));
+		}
+		read_row(q, &(*out)[(*n)++]);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return state_fail(st, err, "cannot read the groups table");
+	}
+	return GR_OK;
+}
+
+enum gr_err
+groups_get(struct state *st, const char *name, struct group *out, struct gr_error *err)
+{
+	char sql[256];
+	sqlite3_stmt *q;
+	int rc;
+
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	snprintf(sql, sizeof(sql), "SELECT %s FROM groups WHERE name = ?", columns);
+	if (sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the groups table");
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		read_row(q, out);
+	sqlite3_finalize(q);
+	if (rc == SQLITE_ROW)
+		return GR_OK;
+	if (rc != SQLITE_DONE)
+		return state_fail(st, err, "cannot read the groups table");
+	return gr_fail(err, GR_ENOTFOUND, "no group called '%s'", name);
+}
+
+/* Run sql with name (and at) bound; GR_ENOTFOUND when it changed no row. */
+static enum gr_err
+change(struct state *st, const char *sql, const char *name, int64_t at, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot write the groups table");
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_bind_parameter_count(q) > 1)
+		sqlite3_bind_int64(q, 2, at);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return state_fail(st, err, "cannot write the groups table");
+	if (sqlite3_changes(state_db(st)) == 0)
+		return gr_fail(err, GR_ENOTFOUND, "no group called '%s'", name);
+	return GR_OK;
+}
+
+enum gr_err
+groups_remove(struct state *st, const char *name, struct gr_error *err)
+{
+	return change(st, "DELETE FROM groups WHERE name = ?", name, 0, err);
+}
+
+enum gr_err
+groups_scaled(struct state *st, const char *name, int64_t at, struct gr_error *err)
+{
+	return change(st, "UPDATE groups SET last_scale_at = ?2 WHERE name = ?1", name, at, err);
+}
