@@ -27,12 +27,14 @@ struct state;
 
 #define GROUP_NAME_MAX 48
 #define GROUP_GPU_MAX 64
+#define GROUP_ENV_MAX 1024
 /* "group:" and the name. */
 #define GROUP_LABEL_PREFIX "group:"
 
 struct group {
 	char name[GROUP_NAME_MAX];
 	char gpu[GROUP_GPU_MAX];	/* the requirement: a catalogue name, family or alias */
+	int gpus;			/* GPUs of each member (default 1) */
 	int min, max;			/* members, 0 <= min <= max, max >= 1 */
 	int target_util;		/* percent, 1-100 */
 	int64_t cooldown;		/* seconds between two scaling decisions */
@@ -40,6 +42,7 @@ struct group {
 	int base;			/* -1: every member on-demand; else this many on-demand
 					   members, the rest (the burst) interruptible */
 	int64_t max_price;		/* per hour per member, all in; -1 no bound */
+	char env[GROUP_ENV_MAX];	/* each member's environment: K=V lines */
 	int64_t created_at;
 	int64_t last_scale_at;		/* 0 never */
 };
@@ -61,5 +64,17 @@ enum gr_err groups_remove(struct state *st, const char *name, struct gr_error *e
 /* Record that the group decided to scale at `at`. */
 enum gr_err groups_scaled(struct state *st, const char *name, int64_t at,
     struct gr_error *err);
+
+/*
+ * The group's load history (table group_load): at each pass the watcher records the mean
+ * GPU utilisation of the members it observed afresh, and how many. groups_load_mean is the
+ * mean of the records with since < at <= until (*n of them; 0: none, *mean untouched).
+ * Rows older than GROUP_LOAD_KEEP are dropped as new ones are added.
+ */
+#define GROUP_LOAD_KEEP (35 * 24 * 3600)
+enum gr_err groups_load_add(struct state *st, const char *name, int64_t at, double util,
+    int members, struct gr_error *err);
+enum gr_err groups_load_mean(struct state *st, const char *name, int64_t since, int64_t until,
+    double *mean, int *n, struct gr_error *err);
 
 #endif

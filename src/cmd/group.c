@@ -12,7 +12,7 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { G_GPU = 1, G_MIN, G_MAX, G_TARGET, G_COOLDOWN, G_WINDOW, G_BASE, G_BURST, G_MAX_PRICE };
+enum { G_GPU = 1, G_COUNT, G_MIN, G_MAX, G_TARGET, G_COOLDOWN, G_WINDOW, G_BASE, G_BURST, G_MAX_PRICE, G_ENV };
 
 /* Defaults of a group's timing: a decision at most every 10 minutes, on 10 minutes of load. */
 #define GROUP_COOLDOWN_DEFAULT 600
@@ -22,6 +22,7 @@ enum { G_GPU = 1, G_MIN, G_MAX, G_TARGET, G_COOLDOWN, G_WINDOW, G_BASE, G_BURST,
 
 static const struct cmd_opt opts[] = {
 	{ "gpu", 'g', "GPU", "create: the GPU of every member (a catalogue name, family or alias)", G_GPU, CPL_GPU, false },
+	{ "count", 'c', "N", "create: GPUs of each member (default 1)", G_COUNT, CPL_NONE, false },
 	{ "min", 0, "N", "create: at least N members (default 0)", G_MIN, CPL_NONE, false },
 	{ "max", 0, "M", "create: at most M members (required)", G_MAX, CPL_NONE, false },
 	{ "target-util", 0, "PCT", "create: the mean GPU utilisation to hold, 1-100 (required)", G_TARGET, CPL_NONE, false },
@@ -30,12 +31,13 @@ static const struct cmd_opt opts[] = {
 	{ "base", 0, "N", "create: with --burst interruptible, the first N members on-demand (default: --min)", G_BASE, CPL_NONE, false },
 	{ "burst", 0, "TYPE", "create: members above the base are interruptible (the only TYPE) or on-demand", G_BURST, CPL_NONE, false },
 	{ "max-price", 0, "PRICE", "create: each member at most this many dollars per hour, all in", G_MAX_PRICE, CPL_NONE, false },
+	{ "env", 'e', "K=V", "create: an environment variable of every member (repeatable; stored in the state database as given)", G_ENV, CPL_NONE, true },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 struct args {
 	struct group g;
-	bool has_max, has_target, has_base, burst;
+	bool has_env, has_count, has_max, has_target, has_base, burst;
 };
 
 static int
@@ -49,6 +51,12 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		if (arg[0] == '\0' || strlen(arg) >= sizeof(a->g.gpu))
 			return cmd_usage_error(c, "--gpu needs a GPU name such as H100");
 		strlcpy_(a->g.gpu, arg, sizeof(a->g.gpu));
+		break;
+	case G_COUNT:
+		if (!parse_int(arg, 1, 64, &v))
+			return cmd_usage_error(c, "--count needs a number of GPUs from 1 to 64");
+		a->g.gpus = (int)v;
+		a->has_count = true;
 		break;
 	case G_MIN:
 	case G_MAX:
@@ -90,6 +98,19 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		else
 			return cmd_usage_error(c, "--burst is interruptible or on-demand");
 		break;
+	case G_ENV: {
+		size_t len = strlen(a->g.env);
+		const char *eq = strchr(arg, '=');
+
+		if (eq == NULL || eq == arg || strchr(arg, '\n') != NULL)
+			return cmd_usage_error(c, "--env needs K=V");
+		if (len + strlen(arg) + 2 > sizeof(a->g.env))
+			return cmd_usage_error(c, "--env: at most %zu bytes of environment",
+			    sizeof(a->g.env) - 1);
+		snprintf(a->g.env + len, sizeof(a->g.env) - len, "%s%s", len ? "\n" : "", arg);
+		a->has_env = true;
+		break;
+	}
 	case G_MAX_PRICE:
 		if (!money_parse(arg, &a->g.max_price) || a->g.max_price <= 0)
 			return cmd_usage_error(c, "--max-price needs a price per hour such as 2.50");
@@ -98,12 +119,13 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	return 0;
 }
 
-enum { C_NAME, C_GPU, C_MIN, C_MAX, C_TARGET, C_MEMBERS, C_COOLDOWN, C_WINDOW, C_BASE,
-	C_BURST, C_MAX_PRICE, C_LABEL, C_LAST_SCALE, C_CREATED, C_MEMBER_IDS };
+enum { C_NAME, C_GPU, C_GPUS, C_MIN, C_MAX, C_TARGET, C_MEMBERS, C_COOLDOWN, C_WINDOW, C_BASE,
+	C_BURST, C_MAX_PRICE, C_ENV, C_LABEL, C_LAST_SCALE, C_CREATED, C_MEMBER_IDS };
 
 static const struct column cols[] = {
 	[C_NAME] = { "name", "NAME", false, false, 0, 8 },
 	[C_GPU] = { "gpu", "GPU", false, false, 0, 0 },
+	[C_GPUS] = { "gpus", "N", true, false, 1, 0 },
 	[C_MIN] = { "min", "MIN", true, false, 0, 0 },
 	[C_MAX] = { "max", "MAX", true, false, 0, 0 },
 	[C_TARGET] = { "target_util", "TARGET%", true, false, 0, 0 },
@@ -113,6 +135,7 @@ static const struct column cols[] = {
 	[C_BASE] = { "base", "BASE", true, false, 2, 0 },
 	[C_BURST] = { "burst", "BURST", false, false, 2, 0 },
 	[C_MAX_PRICE] = { "max_price_hour", "MAX $/H", true, false, 2, 0 },
+	[C_ENV] = { "env", "ENV", false, true, 4, 0 },
 	[C_LABEL] = { "label", "LABEL", false, true, 3, 0 },
 	[C_LAST_SCALE] = { "last_scale_at", "LAST SCALED", false, false, 3, 0 },
 	[C_CREATED] = { "created_at", "CREATED", false, true, 3, 0 },
@@ -123,6 +146,7 @@ static const struct column cols[] = {
 struct group_row {
 	struct group g;
 	char label[LABEL_MAX];
+	char env[GROUP_ENV_MAX];	/* the K=V lines, comma separated */
 	int members;			/* -1: unknown (the listing failed) */
 	char member_ids[1024];
 };
@@ -139,6 +163,7 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 	switch (c) {
 	case C_NAME: out->kind = CELL_STR; out->s = g->name; break;
 	case C_GPU: out->kind = CELL_STR; out->s = g->gpu; break;
+	case C_GPUS: out->i = g->gpus; break;
 	case C_MIN: out->i = g->min; break;
 	case C_MAX: out->i = g->max; break;
 	case C_TARGET: out->i = g->target_util; break;
@@ -166,6 +191,7 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 			out->i = g->max_price;
 		}
 		break;
+	case C_ENV: out->kind = CELL_STR; out->s = r->env; break;
 	case C_LABEL: out->kind = CELL_STR; out->s = r->label; break;
 	case C_LAST_SCALE:
 		out->kind = g->last_scale_at ? CELL_TIME : CELL_NULL;
@@ -276,6 +302,7 @@ group_run(struct cmd_ctx *c, int argc, char **argv)
 	const char *sub;
 
 	memset(&a, 0, sizeof(a));
+	a.g.gpus = 1;
 	a.g.cooldown = GROUP_COOLDOWN_DEFAULT;
 	a.g.window = GROUP_WINDOW_DEFAULT;
 	a.g.max_price = -1;
@@ -288,7 +315,7 @@ group_run(struct cmd_ctx *c, int argc, char **argv)
 	if (strcmp(sub, "ls") != 0 && strcmp(sub, "create") != 0 && strcmp(sub, "show") != 0 &&
 	    strcmp(sub, "rm") != 0)
 		return cmd_usage_error(c, "unknown subcommand '%s' (create, ls, show, rm)", sub);
-	if (strcmp(sub, "create") != 0 && (a.g.gpu[0] || a.has_max || a.has_target ||
+	if (strcmp(sub, "create") != 0 && (a.g.gpu[0] || a.has_env || a.has_count || a.has_max || a.has_target ||
 	    a.has_base || a.burst || a.g.max_price >= 0 || a.g.min))
 		return cmd_usage_error(c, "the options of a group's definition go with create");
 	if (strcmp(sub, "ls") == 0 ? npos != 1 : npos != 2)
@@ -319,8 +346,14 @@ group_run(struct cmd_ctx *c, int argc, char **argv)
 	} else if (groups_load(st, &v, &n, &err) != GR_OK)
 		return cmd_error(c, &err);
 	rows = xcalloc(n + 1, sizeof(*rows));
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		char *p;
+
 		rows[i].g = v[i];
+		strlcpy_(rows[i].env, v[i].env, sizeof(rows[i].env));
+		for (p = rows[i].env; (p = strchr(p, '\n')) != NULL; )
+			*p = ',';
+	}
 	free(v);
 	rc = print_rows(c, rows, n);
 	free(rows);

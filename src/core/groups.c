@@ -12,13 +12,16 @@
 
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS groups("
-	"  name TEXT PRIMARY KEY, gpu TEXT NOT NULL, min INTEGER NOT NULL, max INTEGER NOT NULL,"
+	"  name TEXT PRIMARY KEY, gpu TEXT NOT NULL, gpus INTEGER NOT NULL, min INTEGER NOT NULL, max INTEGER NOT NULL,"
 	"  target_util INTEGER NOT NULL, cooldown INTEGER NOT NULL, window INTEGER NOT NULL,"
-	"  base INTEGER NOT NULL, max_price INTEGER NOT NULL, created_at INTEGER NOT NULL,"
-	"  last_scale_at INTEGER NOT NULL);";
+	"  base INTEGER NOT NULL, max_price INTEGER NOT NULL, env TEXT NOT NULL, created_at INTEGER NOT NULL,"
+	"  last_scale_at INTEGER NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS group_load("
+	"  name TEXT NOT NULL, at INTEGER NOT NULL, util REAL NOT NULL, members INTEGER NOT NULL,"
+	"  PRIMARY KEY (name, at)) WITHOUT ROWID;";
 
-static const char columns[] = "name, gpu, min, max, target_util, cooldown, window, base, "
-	"max_price, created_at, last_scale_at";
+static const char columns[] = "name, gpu, gpus, min, max, target_util, cooldown, window, base, "
+	"max_price, env, created_at, last_scale_at";
 
 bool
 group_name_valid(const char *s)
@@ -59,15 +62,18 @@ read_row(sqlite3_stmt *q, struct group *g)
 	strlcpy_(g->name, t ? (const char *)t : "", sizeof(g->name));
 	t = sqlite3_column_text(q, 1);
 	strlcpy_(g->gpu, t ? (const char *)t : "", sizeof(g->gpu));
-	g->min = sqlite3_column_int(q, 2);
-	g->max = sqlite3_column_int(q, 3);
-	g->target_util = sqlite3_column_int(q, 4);
-	g->cooldown = sqlite3_column_int64(q, 5);
-	g->window = sqlite3_column_int64(q, 6);
-	g->base = sqlite3_column_int(q, 7);
-	g->max_price = sqlite3_column_int64(q, 8);
-	g->created_at = sqlite3_column_int64(q, 9);
-	g->last_scale_at = sqlite3_column_int64(q, 10);
+	g->gpus = sqlite3_column_int(q, 2);
+	g->min = sqlite3_column_int(q, 3);
+	g->max = sqlite3_column_int(q, 4);
+	g->target_util = sqlite3_column_int(q, 5);
+	g->cooldown = sqlite3_column_int64(q, 6);
+	g->window = sqlite3_column_int64(q, 7);
+	g->base = sqlite3_column_int(q, 8);
+	g->max_price = sqlite3_column_int64(q, 9);
+	t = sqlite3_column_text(q, 10);
+	strlcpy_(g->env, t ? (const char *)t : "", sizeof(g->env));
+	g->created_at = sqlite3_column_int64(q, 11);
+	g->last_scale_at = sqlite3_column_int64(q, 12);
 }
 
 enum gr_err
@@ -78,20 +84,22 @@ groups_create(struct state *st, const struct group *g, struct gr_error *err)
 
 	if (ensure_table(st, err) != GR_OK)
 		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "INSERT OR IGNORE INTO groups(name, gpu, min, max, "
-	    "target_util, cooldown, window, base, max_price, created_at, last_scale_at) VALUES "
-	    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(state_db(st), "INSERT OR IGNORE INTO groups(name, gpu, gpus, min, "
+	    "max, target_util, cooldown, window, base, max_price, env, created_at, "
+	    "last_scale_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)", -1, &q, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot write the groups table");
 	sqlite3_bind_text(q, 1, g->name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 2, g->gpu, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 3, g->min);
-	sqlite3_bind_int(q, 4, g->max);
-	sqlite3_bind_int(q, 5, g->target_util);
-	sqlite3_bind_int64(q, 6, g->cooldown);
-	sqlite3_bind_int64(q, 7, g->window);
-	sqlite3_bind_int(q, 8, g->base);
-	sqlite3_bind_int64(q, 9, g->max_price);
-	sqlite3_bind_int64(q, 10, g->created_at);
+	sqlite3_bind_int(q, 3, g->gpus);
+	sqlite3_bind_int(q, 4, g->min);
+	sqlite3_bind_int(q, 5, g->max);
+	sqlite3_bind_int(q, 6, g->target_util);
+	sqlite3_bind_int64(q, 7, g->cooldown);
+	sqlite3_bind_int64(q, 8, g->window);
+	sqlite3_bind_int(q, 9, g->base);
+	sqlite3_bind_int64(q, 10, g->max_price);
+	sqlite3_bind_text(q, 11, g->env, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 12, g->created_at);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
@@ -183,11 +191,77 @@ change(struct state *st, const char *sql, const char *name, int64_t at, struct g
 enum gr_err
 groups_remove(struct state *st, const char *name, struct gr_error *err)
 {
-	return change(st, "DELETE FROM groups WHERE name = ?", name, 0, err);
+	enum gr_err rc = change(st, "DELETE FROM groups WHERE name = ?", name, 0, err);
+
+	if (rc == GR_OK)
+		change(st, "DELETE FROM group_load WHERE name = ?", name, 0, NULL);
+	return rc;
 }
 
 enum gr_err
 groups_scaled(struct state *st, const char *name, int64_t at, struct gr_error *err)
 {
 	return change(st, "UPDATE groups SET last_scale_at = ?2 WHERE name = ?1", name, at, err);
+}
+
+enum gr_err
+groups_load_add(struct state *st, const char *name, int64_t at, double util, int members,
+    struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (ensure_table(st, err) != GR_OK || state_begin(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "INSERT OR REPLACE INTO group_load(name, at, util, "
+	    "members) VALUES (?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, at);
+	sqlite3_bind_double(q, 3, util);
+	sqlite3_bind_int(q, 4, members);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE ||
+	    sqlite3_prepare_v2(state_db(st), "DELETE FROM group_load WHERE name = ? AND at < ?",
+	    -1, &q, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, at - GROUP_LOAD_KEEP);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		goto fail;
+	return state_commit(st, err);
+fail:
+	state_fail(st, err, "cannot write the group's load history");
+	state_rollback(st);
+	return err->code;
+}
+
+enum gr_err
+groups_load_mean(struct state *st, const char *name, int64_t since, int64_t until,
+    double *mean, int *n, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*n = 0;
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "SELECT avg(util), count(*) FROM group_load WHERE "
+	    "name = ? AND at > ? AND at <= ?", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the group's load history");
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, since);
+	sqlite3_bind_int64(q, 3, until);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW && sqlite3_column_int(q, 1) > 0) {
+		*mean = sqlite3_column_double(q, 0);
+		*n = sqlite3_column_int(q, 1);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW)
+		return state_fail(st, err, "cannot read the group's load history");
+	return GR_OK;
 }
