@@ -321,9 +321,13 @@ group_run(struct cmd_ctx *c, int argc, char **argv)
 	if (strcmp(sub, "ls") == 0 ? npos != 1 : npos != 2)
 		return cmd_usage_error(c, strcmp(sub, "ls") == 0 ? "ls takes no arguments" :
 		    "%s takes one group name", sub);
-	if (npos == 2 && !group_name_valid(argv[1]))
+	if (npos == 2 && !group_name_valid(argv[1])) {
+		char shown[64];
+
 		return cmd_usage_error(c, "'%s' is not a group name: 1 to %d letters, digits, '.', "
-		    "'_' or '-', starting with a letter or digit", argv[1], GROUP_NAME_MAX - 1);
+		    "'_' or '-', starting with a letter or digit", text_sanitize(shown,
+		    sizeof(shown), argv[1]), GROUP_NAME_MAX - 1);
+	}
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	if (strcmp(sub, "create") == 0)

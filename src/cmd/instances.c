@@ -47,7 +47,8 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		break;
 	case I_GROUP:
 		if (!group_name_valid(arg))
-			return cmd_usage_error(c, "'%s' is not a group name", arg);
+			return cmd_usage_error(c, "'%s' is not a group name", text_sanitize(buf,
+			    sizeof(buf), arg));
 		a->group = arg;
 		break;
 	case I_STATE:
