@@ -80,7 +80,7 @@ void elastic_decide(const struct group *g, const struct elastic_member *m, size_
 struct elastic_ops {
 	void (*emit)(void *ctx, enum event_level level, const char *kind, const char *label,
 	    const char *instance_id, int util, const char *msg);
-	/* Destroy member id, verified as the watcher's own orders are. */
+	/* Destroy member id, verified as the watcher's own orders are (with dry_run: say so). */
 	void (*retire)(void *ctx, const char *instance_id, const char *why);
 };
 

@@ -435,8 +435,8 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 
 		snprintf(why, sizeof(why), "group %s: %s", g->name, d.verb == EL_IN ?
 		    "scaled in: the least used member" : "lost to preemption, replaced");
-		if (!dry_run)
-			ops->retire(ctx, m[retire[k]].id, why);
+		/* The watcher's order says "dry run: nothing sent" itself. */
+		ops->retire(ctx, m[retire[k]].id, why);
 		acted = true;
 	}
 	for (i = 0; i < d.launch; i++) {
