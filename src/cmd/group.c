@@ -379,5 +379,6 @@ const struct command cmd_group = {
 	    "With --burst interruptible, the first --base members are on-demand and the rest\n"
 	    "interruptible. rm forgets the group; its members run on.",
 	.opts = opts,
+	.complete_args = CPL_GROUP_ARGS,
 	.run = group_run,
 };

@@ -17,7 +17,7 @@ enum { I_LABEL = 1, I_STATE, I_ALL, I_GROUP };
 static const struct cmd_opt opts[] = {
 	{ "label", 'l', "LABEL", "only instances with this label", I_LABEL, CPL_NONE, false },
 	{ "state", 's', "STATE", "only instances in this state (comma list)", I_STATE, CPL_STATE, false },
-	{ "group", 'G', "NAME", "only the members of this elastic group (labelled group:NAME)", I_GROUP, CPL_NONE, false },
+	{ "group", 'G', "NAME", "only the members of this elastic group (labelled group:NAME)", I_GROUP, CPL_GROUP, false },
 	{ "all", 'a', NULL, "a cluster (slurm): every job of yours, not only those gpurent submitted", I_ALL, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };

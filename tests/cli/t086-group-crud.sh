@@ -85,6 +85,9 @@ check "group show counts and names them" \
 	'[ "$(g -o json group show web | jq -r ".[0] | \"\(.members) \(.member_ids | split(\",\") | sort | join(\",\"))\"")" = "2 $(printf "%s\n" "$m1" "$m2" | sort | paste -sd,)" ]'
 
 expect_ok g sim advance 5m
+check "completion: the subcommands and the names" \
+	'[ "$(g __complete args group "" | tr "\n" " ")" = "batch create ls rm show web " ]'
+check "completion: ls --group gives the names" '[ "$(g __complete optarg ls --group w)" = web ]'
 expect_ok g group rm web
 expect_rc 3 g group rm web
 expect_rc 3 g group show web
