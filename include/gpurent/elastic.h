@@ -52,16 +52,48 @@ struct elastic_member {
 
 enum elastic_verb { EL_HOLD, EL_OUT, EL_IN };
 
-/* The group's load over its window: mean of `records` readings (0: unknown). */
+/*
+ * The group's load over its window: mean of `records` readings (0: unknown); with
+ * --predict, the forecast of the group's utilisation ELASTIC_AHEAD seconds on.
+ */
 struct elastic_load {
 	double mean;
 	int records;
+	bool forecast_known;
+	double forecast;
 };
+
+/*
+ * --predict: the group's history in ELASTIC_STEP buckets over the last ELASTIC_HISTORY
+ * seconds, a daily season (ELASTIC_SEASON buckets), forecast one bucket ahead by additive
+ * Holt-Winters (elastic_forecast). With a forecast, a group whose load is not above the
+ * target x 1.2 now scales out by one when the forecast is ("predicted-high"), and one
+ * below target x 0.8 now is not scaled in when the forecast is not ("predicted"); min,
+ * max and the cooldown hold as for the reactive policy.
+ */
+#define ELASTIC_STEP 900
+#define ELASTIC_AHEAD ELASTIC_STEP
+#define ELASTIC_SEASON (86400 / ELASTIC_STEP)
+#define ELASTIC_HISTORY (7 * 86400)
+#define ELASTIC_ALPHA 0.5
+#define ELASTIC_BETA 0.05
+#define ELASTIC_GAMMA 0.3
+
+/*
+ * Additive Holt-Winters over y[0..n) with a season of `season` steps: level, trend and
+ * season smoothed by alpha, beta and gamma, initialised from the first two seasons (the
+ * level the first season's mean, the trend the change of the mean between the two, each
+ * seasonal term its step's distance from the first mean). *out: the forecast `ahead`
+ * steps after y[n - 1]. false (nothing forecast) with fewer than two seasons.
+ */
+bool elastic_forecast(const double *y, size_t n, size_t season, double alpha, double beta,
+    double gamma, size_t ahead, double *out);
 
 struct elastic_decision {
 	enum elastic_verb verb;
 	const char *reason;		/* "below-min", "replace", "load-high", "load-low",
-					   "cooldown", "at-max", "at-min", "unobserved", "steady" */
+					   "predicted-high", "predicted", "cooldown", "at-max",
+					   "at-min", "unobserved", "steady" */
 	int live, lost;
 	int launch;			/* EL_OUT: members to launch */
 	int launch_on_demand;		/* of them on-demand, the rest interruptible */

@@ -43,6 +43,7 @@ struct group {
 					   members, the rest (the burst) interruptible */
 	int64_t max_price;		/* per hour per member, all in; -1 no bound */
 	char env[GROUP_ENV_MAX];	/* each member's environment: K=V lines */
+	bool predict;			/* scale ahead of a forecast peak (elastic.h) */
 	int64_t created_at;
 	int64_t last_scale_at;		/* 0 never */
 };
@@ -74,6 +75,13 @@ enum gr_err groups_scaled(struct state *st, const char *name, int64_t at,
 #define GROUP_LOAD_KEEP (35 * 24 * 3600)
 enum gr_err groups_load_add(struct state *st, const char *name, int64_t at, double util,
     int members, struct gr_error *err);
+/*
+ * The load history as n buckets of step seconds, the first starting at since: out[i] the
+ * mean of the records in bucket i; a bucket with none carries the previous value (the
+ * first record's before it). *first: the time of the first record in range (0: none).
+ */
+enum gr_err groups_load_series(struct state *st, const char *name, int64_t since, int step,
+    size_t n, double *out, int64_t *first, struct gr_error *err);
 enum gr_err groups_load_mean(struct state *st, const char *name, int64_t since, int64_t until,
     double *mean, int *n, struct gr_error *err);
 

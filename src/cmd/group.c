@@ -12,7 +12,7 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { G_GPU = 1, G_COUNT, G_MIN, G_MAX, G_TARGET, G_COOLDOWN, G_WINDOW, G_BASE, G_BURST, G_MAX_PRICE, G_ENV };
+enum { G_GPU = 1, G_COUNT, G_MIN, G_MAX, G_TARGET, G_COOLDOWN, G_WINDOW, G_BASE, G_BURST, G_MAX_PRICE, G_ENV, G_PREDICT };
 
 /* Defaults of a group's timing: a decision at most every 10 minutes, on 10 minutes of load. */
 #define GROUP_COOLDOWN_DEFAULT 600
@@ -32,6 +32,7 @@ static const struct cmd_opt opts[] = {
 	{ "burst", 0, "TYPE", "create: members above the base are interruptible (the only TYPE) or on-demand", G_BURST, CPL_NONE, false },
 	{ "max-price", 0, "PRICE", "create: each member at most this many dollars per hour, all in", G_MAX_PRICE, CPL_NONE, false },
 	{ "env", 'e', "K=V", "create: an environment variable of every member (repeatable; stored in the state database as given)", G_ENV, CPL_NONE, true },
+	{ "predict", 0, NULL, "create: also scale out ahead of a peak forecast 15 minutes on from the group's daily pattern (Holt-Winters)", G_PREDICT, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -111,6 +112,9 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		a->has_env = true;
 		break;
 	}
+	case G_PREDICT:
+		a->g.predict = true;
+		break;
 	case G_MAX_PRICE:
 		if (!money_parse(arg, &a->g.max_price) || a->g.max_price <= 0)
 			return cmd_usage_error(c, "--max-price needs a price per hour such as 2.50");
@@ -120,7 +124,7 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 }
 
 enum { C_NAME, C_GPU, C_GPUS, C_MIN, C_MAX, C_TARGET, C_MEMBERS, C_COOLDOWN, C_WINDOW, C_BASE,
-	C_BURST, C_MAX_PRICE, C_ENV, C_LABEL, C_LAST_SCALE, C_CREATED, C_MEMBER_IDS };
+	C_BURST, C_MAX_PRICE, C_PREDICT, C_ENV, C_LABEL, C_LAST_SCALE, C_CREATED, C_MEMBER_IDS };
 
 static const struct column cols[] = {
 	[C_NAME] = { "name", "NAME", false, false, 0, 8 },
@@ -135,6 +139,7 @@ static const struct column cols[] = {
 	[C_BASE] = { "base", "BASE", true, false, 2, 0 },
 	[C_BURST] = { "burst", "BURST", false, false, 2, 0 },
 	[C_MAX_PRICE] = { "max_price_hour", "MAX $/H", true, false, 2, 0 },
+	[C_PREDICT] = { "predict", "PREDICT", false, false, 3, 0 },
 	[C_ENV] = { "env", "ENV", false, true, 4, 0 },
 	[C_LABEL] = { "label", "LABEL", false, true, 3, 0 },
 	[C_LAST_SCALE] = { "last_scale_at", "LAST SCALED", false, false, 3, 0 },
@@ -191,6 +196,7 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 			out->i = g->max_price;
 		}
 		break;
+	case C_PREDICT: out->kind = CELL_BOOL; out->i = g->predict; break;
 	case C_ENV: out->kind = CELL_STR; out->s = r->env; break;
 	case C_LABEL: out->kind = CELL_STR; out->s = r->label; break;
 	case C_LAST_SCALE:
@@ -315,7 +321,7 @@ group_run(struct cmd_ctx *c, int argc, char **argv)
 	if (strcmp(sub, "ls") != 0 && strcmp(sub, "create") != 0 && strcmp(sub, "show") != 0 &&
 	    strcmp(sub, "rm") != 0)
 		return cmd_usage_error(c, "unknown subcommand '%s' (create, ls, show, rm)", sub);
-	if (strcmp(sub, "create") != 0 && (a.g.gpu[0] || a.has_env || a.has_count || a.has_max || a.has_target ||
+	if (strcmp(sub, "create") != 0 && (a.g.gpu[0] || a.g.predict || a.has_env || a.has_count || a.has_max || a.has_target ||
 	    a.has_base || a.burst || a.g.max_price >= 0 || a.g.min))
 		return cmd_usage_error(c, "the options of a group's definition go with create");
 	if (strcmp(sub, "ls") == 0 ? npos != 1 : npos != 2)

@@ -14,14 +14,14 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS groups("
 	"  name TEXT PRIMARY KEY, gpu TEXT NOT NULL, gpus INTEGER NOT NULL, min INTEGER NOT NULL, max INTEGER NOT NULL,"
 	"  target_util INTEGER NOT NULL, cooldown INTEGER NOT NULL, window INTEGER NOT NULL,"
-	"  base INTEGER NOT NULL, max_price INTEGER NOT NULL, env TEXT NOT NULL, created_at INTEGER NOT NULL,"
+	"  base INTEGER NOT NULL, max_price INTEGER NOT NULL, env TEXT NOT NULL, predict INTEGER NOT NULL, created_at INTEGER NOT NULL,"
 	"  last_scale_at INTEGER NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS group_load("
 	"  name TEXT NOT NULL, at INTEGER NOT NULL, util REAL NOT NULL, members INTEGER NOT NULL,"
 	"  PRIMARY KEY (name, at)) WITHOUT ROWID;";
 
 static const char columns[] = "name, gpu, gpus, min, max, target_util, cooldown, window, base, "
-	"max_price, env, created_at, last_scale_at";
+	"max_price, env, predict, created_at, last_scale_at";
 
 bool
 group_name_valid(const char *s)
@@ -72,8 +72,9 @@ read_row(sqlite3_stmt *q, struct group *g)
 	g->max_price = sqlite3_column_int64(q, 9);
 	t = sqlite3_column_text(q, 10);
 	strlcpy_(g->env, t ? (const char *)t : "", sizeof(g->env));
-	g->created_at = sqlite3_column_int64(q, 11);
-	g->last_scale_at = sqlite3_column_int64(q, 12);
+	g->predict = sqlite3_column_int(q, 11) != 0;
+	g->created_at = sqlite3_column_int64(q, 12);
+	g->last_scale_at = sqlite3_column_int64(q, 13);
 }
 
 enum gr_err
@@ -85,8 +86,8 @@ groups_create(struct state *st, const struct group *g, struct gr_error *err)
 	if (ensure_table(st, err) != GR_OK)
 		return err->code;
 	if (sqlite3_prepare_v2(state_db(st), "INSERT OR IGNORE INTO groups(name, gpu, gpus, min, "
-	    "max, target_util, cooldown, window, base, max_price, env, created_at, "
-	    "last_scale_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)", -1, &q, NULL) != SQLITE_OK)
+	    "max, target_util, cooldown, window, base, max_price, env, predict, created_at, "
+	    "last_scale_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)", -1, &q, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot write the groups table");
 	sqlite3_bind_text(q, 1, g->name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 2, g->gpu, -1, SQLITE_STATIC);
@@ -99,7 +100,8 @@ groups_create(struct state *st, const struct group *g, struct gr_error *err)
 	sqlite3_bind_int(q, 9, g->base);
 	sqlite3_bind_int64(q, 10, g->max_price);
 	sqlite3_bind_text(q, 11, g->env, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 12, g->created_at);
+	sqlite3_bind_int(q, 12, g->predict);
+	sqlite3_bind_int64(q, 13, g->created_at);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
@@ -264,4 +266,57 @@ groups_load_mean(struct state *st, const char *name, int64_t since, int64_t unti
 	if (rc != SQLITE_ROW)
 		return state_fail(st, err, "cannot read the group's load history");
 	return GR_OK;
+}
+
+enum gr_err
+groups_load_series(struct state *st, const char *name, int64_t since, int step, size_t n,
+    double *out, int64_t *first, struct gr_error *err)
+{
+	double *sum = xcalloc(n + 1, sizeof(*sum));
+	int *cnt = xcalloc(n + 1, sizeof(*cnt));
+	sqlite3_stmt *q;
+	double last = -1;
+	size_t i;
+	int rc;
+
+	*first = 0;
+	if (ensure_table(st, err) != GR_OK)
+		goto fail;
+	if (sqlite3_prepare_v2(state_db(st), "SELECT at, util FROM group_load WHERE name = ? AND "
+	    "at >= ? AND at < ? ORDER BY at", -1, &q, NULL) != SQLITE_OK) {
+		state_fail(st, err, "cannot read the group's load history");
+		goto fail;
+	}
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, since);
+	sqlite3_bind_int64(q, 3, since + (int64_t)step * (int64_t)n);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t at = sqlite3_column_int64(q, 0);
+
+		i = (size_t)((at - since) / step);
+		sum[i] += sqlite3_column_double(q, 1);
+		cnt[i]++;
+		if (*first == 0)
+			*first = at;
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		state_fail(st, err, "cannot read the group's load history");
+		goto fail;
+	}
+	for (i = 0; i < n && last < 0; i++)
+		if (cnt[i] > 0)
+			last = sum[i] / cnt[i];
+	for (i = 0; i < n; i++) {
+		if (cnt[i] > 0)
+			last = sum[i] / cnt[i];
+		out[i] = last < 0 ? 0 : last;
+	}
+	free(sum);
+	free(cnt);
+	return GR_OK;
+fail:
+	free(sum);
+	free(cnt);
+	return err->code;
 }

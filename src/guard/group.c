@@ -20,6 +20,39 @@
 /* Offers tried for one member before the decision gives up (requirement.h). */
 #define MEMBER_ATTEMPTS 5
 
+/* ---------------------------------------------------------------- forecasting */
+
+bool
+elastic_forecast(const double *y, size_t n, size_t season, double alpha, double beta,
+    double gamma, size_t ahead, double *out)
+{
+	double *seas, level = 0, trend = 0, second = 0, prev;
+	size_t i, t;
+
+	if (season == 0 || n < 2 * season)
+		return false;
+	for (i = 0; i < season; i++) {
+		level += y[i];
+		second += y[season + i];
+	}
+	level /= (double)season;
+	trend = (second / (double)season - level) / (double)season;
+	seas = xcalloc(season, sizeof(*seas));
+	for (i = 0; i < season; i++)
+		seas[i] = y[i] - level;
+	/* The first season only set the terms up: the level is its mean at its middle. */
+	level += trend * (double)(season - 1) / 2.0;
+	for (t = season; t < n; t++) {
+		prev = level;
+		level = alpha * (y[t] - seas[t % season]) + (1 - alpha) * (level + trend);
+		trend = beta * (level - prev) + (1 - beta) * trend;
+		seas[t % season] = gamma * (y[t] - level) + (1 - gamma) * seas[t % season];
+	}
+	*out = level + (double)ahead * trend + seas[(n - 1 + ahead) % season];
+	free(seas);
+	return true;
+}
+
 /* ---------------------------------------------------------------- deciding */
 
 static bool
@@ -63,6 +96,31 @@ least_useful(const struct elastic_member *m, size_t n, bool keep_base)
 	return best;
 }
 
+static bool
+cooling(const struct group *g, int64_t now)
+{
+	return g->last_scale_at > 0 && now - g->last_scale_at < g->cooldown;
+}
+
+/* --predict: act on the forecast where the load now would not (elastic.h). */
+static void
+predict(const struct group *g, const struct elastic_load *load, int64_t now,
+    struct elastic_decision *d)
+{
+	if (load->forecast * 10 > g->target_util * 12 && (strcmp(d->reason, "steady") == 0 ||
+	    strcmp(d->reason, "load-low") == 0 || strcmp(d->reason, "at-min") == 0 ||
+	    strcmp(d->reason, "unobserved") == 0) && d->live < g->max && !cooling(g, now)) {
+		d->verb = EL_OUT;
+		d->reason = "predicted-high";
+		d->launch = 1;
+		d->n_retire = 0;
+	} else if (d->verb == EL_IN && load->forecast * 10 >= g->target_util * 8) {
+		d->verb = EL_HOLD;
+		d->reason = "predicted";
+		d->n_retire = 0;
+	}
+}
+
 void
 elastic_decide(const struct group *g, const struct elastic_member *m, size_t n,
     const struct elastic_load *load, int64_t now, struct elastic_decision *d, size_t *retire)
@@ -100,16 +158,14 @@ elastic_decide(const struct group *g, const struct elastic_member *m, size_t n,
 		d->reason = "unobserved";
 	} else if (load->mean * 10 > high10) {
 		d->reason = d->live >= g->max ? "at-max" :
-		    now - g->last_scale_at < g->cooldown && g->last_scale_at > 0 ? "cooldown" :
-		    "load-high";
+		    cooling(g, now) ? "cooldown" : "load-high";
 		if (strcmp(d->reason, "load-high") == 0) {
 			d->verb = EL_OUT;
 			d->launch = 1;
 		}
 	} else if (load->mean * 10 < low10) {
 		d->reason = d->live <= g->min ? "at-min" :
-		    now - g->last_scale_at < g->cooldown && g->last_scale_at > 0 ? "cooldown" :
-		    "load-low";
+		    cooling(g, now) ? "cooldown" : "load-low";
 		if (strcmp(d->reason, "load-low") == 0) {
 			k = least_useful(m, n, g->base >= 0 && on_demand <= g->base);
 			if (k == n)
@@ -121,6 +177,8 @@ elastic_decide(const struct group *g, const struct elastic_member *m, size_t n,
 		}
 	} else
 		d->reason = "steady";
+	if (load->forecast_known)
+		predict(g, load, now, d);
 	if (d->launch > 0) {
 		int need = g->base < 0 ? d->launch : g->base - on_demand;
 
@@ -132,6 +190,12 @@ elastic_decide(const struct group *g, const struct elastic_member *m, size_t n,
 		size_t len = strlen(d->why);
 
 		snprintf(d->why + len, sizeof(d->why) - len, ", %d lost to preemption", d->lost);
+	}
+	if (load->forecast_known) {
+		size_t len = strlen(d->why);
+
+		snprintf(d->why + len, sizeof(d->why) - len, "; forecast %.1f%% in %ds "
+		    "(Holt-Winters over the daily pattern)", load->forecast, ELASTIC_AHEAD);
 	}
 	if (strcmp(d->reason, "cooldown") == 0) {
 		size_t len = strlen(d->why);
@@ -361,6 +425,29 @@ emitf(const struct elastic_ops *ops, void *ctx, enum event_level level, const ch
 	ops->emit(ctx, level, kind, label, id, util, msg);
 }
 
+/*
+ * --predict: the forecast of the group's load from its last ELASTIC_HISTORY seconds, once
+ * two days of it are recorded.
+ */
+static void
+forecast_load(struct state *st, const struct group *g, int64_t now, struct elastic_load *load)
+{
+	struct gr_error err = { 0 };
+	size_t n = ELASTIC_HISTORY / ELASTIC_STEP;
+	double *y = xcalloc(n, sizeof(*y));
+	int64_t since = now + 1 - (int64_t)n * ELASTIC_STEP, first;
+	size_t skip;
+
+	if (groups_load_series(st, g->name, since, ELASTIC_STEP, n, y, &first, &err) == GR_OK &&
+	    first > 0) {
+		/* The buckets before the first record carry nothing: leave them out. */
+		skip = (size_t)((first - since) / ELASTIC_STEP);
+		load->forecast_known = elastic_forecast(y + skip, n - skip, ELASTIC_SEASON,
+		    ELASTIC_ALPHA, ELASTIC_BETA, ELASTIC_GAMMA, 1, &load->forecast);
+	}
+	free(y);
+}
+
 /* One group: record the load, decide, act. Returns whether it acted. */
 static bool
 apply_group(struct session *s, struct state *st, struct config *cfg, struct group *g,
@@ -371,7 +458,7 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 	struct elastic_member *m = xcalloc(n_all + 1, sizeof(*m));
 	size_t *retire = xcalloc(n_all + 1, sizeof(*retire));
 	struct elastic_decision d;
-	struct elastic_load load = { 0, 0 };
+	struct elastic_load load = { .records = 0 };
 	char label[LABEL_MAX], token[40], tried[EVENT_MSG_MAX];
 	double cur = 0, prev = 0;
 	int observed = 0, prev_n = 0, i, mean_util;
@@ -399,6 +486,8 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 		load.mean = prev;
 		load.records = prev_n;
 	}
+	if (g->predict)
+		forecast_load(st, g, now, &load);
 	mean_util = load.records > 0 ? (int)(load.mean + 0.5) : -1;
 	elastic_decide(g, m, n, &load, now, &d, retire);
 	if (d.verb == EL_HOLD && d.n_retire == 0) {

@@ -2,7 +2,8 @@
  * The elastic groups' decision (src/guard/group.c, elastic_decide), case by case against
  * hand-computed answers: the thresholds at exactly 1.2 and 0.8 x the target, min and max,
  * the cooldown, the floor and preemption replacement (not held by the cooldown), which
- * member is least useful, and how many of a launch are on-demand with a base.
+ * member is least useful, and how many of a launch are on-demand with a base; and
+ * --predict: Holt-Winters on a synthetic daily series, and the decisions it changes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <math.h>
 
 #include "gpurent/elastic.h"
 #include "gpurent/util.h"
@@ -58,7 +60,7 @@ static void
 decide(const struct group *g, const struct elastic_member *m, size_t n, double mean,
     int records, struct elastic_decision *d, size_t *retire)
 {
-	struct elastic_load load = { mean, records };
+	struct elastic_load load = { .mean = mean, .records = records };
 
 	elastic_decide(g, m, n, &load, NOW, d, retire);
 }
@@ -198,6 +200,90 @@ test_least_useful(void **state)
 	assert_int_equal(r[0], 0);
 }
 
+/* A synthetic day: 50 % +- 40 % on a cosine, busiest at bucket 56 (14:00), plus a trend. */
+static double
+day_load(size_t t, double trend)
+{
+	return 50.0 + 40.0 * cos(2.0 * M_PI * ((double)t - 56.0) / 96.0) + trend * (double)t;
+}
+
+static void
+test_forecast_synthetic(void **state)
+{
+	double y[96 * 5], f;
+	size_t t, n;
+
+	(void)state;
+	/* Four days of a clean pattern: the next buckets are forecast almost exactly. */
+	for (t = 0; t < 96 * 4; t++)
+		y[t] = day_load(t, 0);
+	assert_true(elastic_forecast(y, 96 * 4, 96, ELASTIC_ALPHA, ELASTIC_BETA, ELASTIC_GAMMA,
+	    1, &f));
+	assert_true(fabs(f - day_load(96 * 4, 0)) < 0.5);
+	/* From 02:00 (bucket 8), the peak 12 h on is seen coming. */
+	assert_true(elastic_forecast(y, 96 * 3 + 9, 96, ELASTIC_ALPHA, ELASTIC_BETA,
+	    ELASTIC_GAMMA, 48, &f));
+	assert_true(fabs(f - 90.0) < 1.0);
+	/* With a rising trend (0.01 % a bucket) and noise of +-2 %, within 3 %. */
+	for (t = 0; t < 96 * 5; t++)
+		y[t] = day_load(t, 0.01) + ((t * 7919) % 5 == 0 ? 2.0 : (t % 3 == 0 ? -2.0 : 0.0));
+	for (n = 96 * 2; n < 96 * 5; n += 13) {
+		assert_true(elastic_forecast(y, n, 96, ELASTIC_ALPHA, ELASTIC_BETA, ELASTIC_GAMMA,
+		    1, &f));
+		assert_true(fabs(f - day_load(n, 0.01)) < 3.0);
+	}
+	/* Under two seasons: no forecast. */
+	assert_false(elastic_forecast(y, 96 * 2 - 1, 96, ELASTIC_ALPHA, ELASTIC_BETA,
+	    ELASTIC_GAMMA, 1, &f));
+}
+
+static void
+test_predicted_decisions(void **state)
+{
+	struct group g = grp(1, 3, 50, -1);
+	struct elastic_member m[2] = {
+		mem("sim:i-1", ST_RUNNING, false, 45, 1, 1),
+		mem("sim:i-2", ST_RUNNING, false, 30, 1, 2),
+	};
+	struct elastic_load load = { .mean = 50, .records = 2, .forecast_known = true,
+		.forecast = 61 };
+	struct elastic_decision d;
+	size_t r[2];
+
+	(void)state;
+	g.predict = true;
+	/* Steady now, a peak above 60 % forecast: out ahead of it, and says so. */
+	elastic_decide(&g, m, 2, &load, NOW, &d, r);
+	assert_int_equal(d.verb, EL_OUT);
+	assert_string_equal(d.reason, "predicted-high");
+	assert_non_null(strstr(d.why, "forecast 61.0% in 900s"));
+	/* Forecast at exactly 1.2 x: nothing. */
+	load.forecast = 60;
+	elastic_decide(&g, m, 2, &load, NOW, &d, r);
+	assert_string_equal(d.reason, "steady");
+	/* Low now but not in 15 minutes: not scaled in. */
+	load.mean = 30;
+	load.forecast = 45;
+	elastic_decide(&g, m, 2, &load, NOW, &d, r);
+	assert_int_equal(d.verb, EL_HOLD);
+	assert_string_equal(d.reason, "predicted");
+	assert_int_equal(d.n_retire, 0);
+	/* Low now and then: scaled in as without --predict. */
+	load.forecast = 35;
+	elastic_decide(&g, m, 2, &load, NOW, &d, r);
+	assert_int_equal(d.verb, EL_IN);
+	/* The cooldown and max hold a predicted peak too. */
+	load.mean = 50;
+	load.forecast = 80;
+	g.last_scale_at = NOW - 10;
+	elastic_decide(&g, m, 2, &load, NOW, &d, r);
+	assert_int_equal(d.verb, EL_HOLD);
+	g.last_scale_at = 0;
+	g.max = 2;
+	elastic_decide(&g, m, 2, &load, NOW, &d, r);
+	assert_int_equal(d.verb, EL_HOLD);
+}
+
 int
 main(void)
 {
@@ -206,6 +292,8 @@ main(void)
 		cmocka_unit_test(test_bounds_and_cooldown),
 		cmocka_unit_test(test_floor_and_replacement),
 		cmocka_unit_test(test_least_useful),
+		cmocka_unit_test(test_forecast_synthetic),
+		cmocka_unit_test(test_predicted_decisions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
