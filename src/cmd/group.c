@@ -29,7 +29,7 @@ static const struct cmd_opt opts[] = {
 	{ "cooldown", 0, "DURATION", "create: at least this long between two scaling decisions (default 10m)", G_COOLDOWN, CPL_NONE, false },
 	{ "window", 0, "DURATION", "create: the mean utilisation is taken over this long (default 10m)", G_WINDOW, CPL_NONE, false },
 	{ "base", 0, "N", "create: with --burst interruptible, the first N members on-demand (default: --min)", G_BASE, CPL_NONE, false },
-	{ "burst", 0, "TYPE", "create: members above the base are interruptible (the only TYPE) or on-demand", G_BURST, CPL_NONE, false },
+	{ "burst", 0, "TYPE", "create: interruptible (members above the base) or on-demand (all, the default)", G_BURST, CPL_NONE, false },
 	{ "max-price", 0, "PRICE", "create: each member at most this many dollars per hour, all in", G_MAX_PRICE, CPL_NONE, false },
 	{ "env", 'e', "K=V", "create: an environment variable of every member (repeatable; stored in the state database as given)", G_ENV, CPL_NONE, true },
 	{ "predict", 0, NULL, "create: also scale out ahead of a peak forecast 15 minutes on from the group's daily pattern (Holt-Winters)", G_PREDICT, CPL_NONE, false },
@@ -383,7 +383,9 @@ const struct command cmd_group = {
 	    "decisions within --cooldown. Members below --min, or lost to preemption, are\n"
 	    "replaced. Members are the instances labelled group:NAME (ls --group NAME).\n"
 	    "With --burst interruptible, the first --base members are on-demand and the rest\n"
-	    "interruptible. rm forgets the group; its members run on.",
+	    "interruptible. With --predict, a Holt-Winters forecast of the group's daily\n"
+	    "pattern 15 minutes on also scales it out ahead of a peak. rm forgets the group;\n"
+	    "its members run on.",
 	.opts = opts,
 	.complete_args = CPL_GROUP_ARGS,
 	.run = group_run,

@@ -10,7 +10,7 @@ check "no groups yet: an empty table" '[ "$(g -o json group ls)" = "[]" ]'
 
 expect_ok g group create web --gpu A100 --count 2 --min 1 --max 4 --target-util 70 \
 	--cooldown 15m --window 5m --base 1 --burst interruptible --max-price 3.5 \
-	--env A=1 --env 'B=two words'
+	--env A=1 --env 'B=two words' --predict
 check "create prints the name: $OUT" '[ "$OUT" = web ]'
 expect_ok g group create batch --gpu RTX4090 --max 2 --target-util 60
 expect_ok g -o json group show web
@@ -18,12 +18,12 @@ check "show: what was asked, the defaults and the label: $OUT" \
 	'jq -e ".[0] | .name == \"web\" and .gpu == \"A100\" and .gpus == 2 and .min == 1 and
 	.max == 4 and .target_util == 70 and .cooldown_s == 900 and .window_s == 300 and
 	.base == 1 and .burst == \"interruptible\" and .max_price_hour == 3.5 and
-	.env == \"A=1,B=two words\" and .label == \"group:web\" and .members == 0 and
+	.env == \"A=1,B=two words\" and .predict == true and .label == \"group:web\" and .members == 0 and
 	.last_scale_at == null" <<<"$OUT" >/dev/null'
 expect_ok g -o json group show batch
 check "defaults: min 0, one GPU, 10m cooldown and window, all on-demand, no price bound" \
 	'jq -e ".[0] | .min == 0 and .gpus == 1 and .cooldown_s == 600 and .window_s == 600 and
-	.base == null and .burst == \"on-demand\" and .max_price_hour == null" <<<"$OUT" >/dev/null'
+	.base == null and .burst == \"on-demand\" and .max_price_hour == null and .predict == false" <<<"$OUT" >/dev/null'
 expect_ok g -o csv --fields name,max group ls
 check "ls, by name: $OUT" '[ "$OUT" = "$(printf "name,max\nbatch,2\nweb,4")" ]'
 expect_ok g group ls
@@ -60,6 +60,7 @@ check "the name is shown without its escape" '[[ $ERR != *$'"'"'\033'"'"'* ]]'
 expect_rc 2 g ls --group "$(printf 'a\033[2Jb')"
 check "ls --group too" '[[ $ERR != *$'"'"'\033'"'"'* ]]'
 usage "go with create" ls --max 3
+usage "go with create" show web --predict
 usage "takes one group name" show
 usage "takes one group name" rm a b
 usage "ls takes no arguments" ls web
