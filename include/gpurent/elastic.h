@@ -19,8 +19,8 @@
  * group and that time, so one decision never rents two instances.
  *
  * Every decision, and every hold that kept the load from being answered (cooldown, min,
- * max, budget), is an event whose message carries the numbers behind it; a hold is told
- * once until the reason changes.
+ * max, a forecast that keeps a member, the budget), is an event whose message carries the
+ * numbers behind it; a hold is told once until the reason changes.
  */
 #ifndef GPURENT_ELASTIC_H
 #define GPURENT_ELASTIC_H

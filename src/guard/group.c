@@ -493,7 +493,8 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 	if (d.verb == EL_HOLD && d.n_retire == 0) {
 		/* A hold that kept the load from being answered is told, once. */
 		bool blocking = strcmp(d.reason, "cooldown") == 0 || strcmp(d.reason,
-		    "at-max") == 0 || strcmp(d.reason, "at-min") == 0;
+		    "at-max") == 0 || strcmp(d.reason, "at-min") == 0 || strcmp(d.reason,
+		    "predicted") == 0;
 
 		if (hold_is_new(st, g->name, blocking ? d.reason : "none", dry_run) && blocking)
 			emitf(ops, ctx, EV_INFO, "group-hold", label, "", mean_util,
