@@ -5,23 +5,27 @@
 #include <string.h>
 
 #include "gpurent/columns.h"
+#include "gpurent/groups.h"
 #include "gpurent/idcache.h"
 #include "gpurent/output.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { I_LABEL = 1, I_STATE, I_ALL };
+enum { I_LABEL = 1, I_STATE, I_ALL, I_GROUP };
 
 static const struct cmd_opt opts[] = {
 	{ "label", 'l', "LABEL", "only instances with this label", I_LABEL, CPL_NONE, false },
 	{ "state", 's', "STATE", "only instances in this state (comma list)", I_STATE, CPL_STATE, false },
+	{ "group", 'G', "NAME", "only the members of this elastic group (labelled group:NAME)", I_GROUP, CPL_GROUP, false },
 	{ "all", 'a', NULL, "a cluster (slurm): every job of yours, not only those gpurent submitted", I_ALL, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 struct args {
 	const char *label;
+	const char *group;
+	char group_label[LABEL_MAX];
 	bool states[ST__COUNT];
 	bool any_state;
 	bool all;
@@ -40,6 +44,12 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		break;
 	case I_LABEL:
 		a->label = arg;
+		break;
+	case I_GROUP:
+		if (!group_name_valid(arg))
+			return cmd_usage_error(c, "'%s' is not a group name", text_sanitize(buf,
+			    sizeof(buf), arg));
+		a->group = arg;
 		break;
 	case I_STATE:
 		strlcpy_(buf, arg, sizeof(buf));
@@ -79,6 +89,18 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 		return rc;
 	if (n > 0)
 		return cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
+	if (a.group != NULL) {
+		struct group g;
+		struct state *st;
+
+		if (a.label != NULL)
+			return cmd_usage_error(c, "--group selects by the label group:NAME: give "
+			    "--group or --label");
+		if (session_state(c->s, &st, &err) != GR_OK || groups_get(st, a.group, &g,
+		    &err) != GR_OK)
+			return cmd_error(c, &err);
+		a.label = group_label(a.group_label, sizeof(a.group_label), a.group);
+	}
 	instance_list_init(&list);
 	if (a.all && session_backends(c->s, &err) != GR_OK)
 		return cmd_error(c, &err);

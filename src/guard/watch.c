@@ -12,6 +12,7 @@
 
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
+#include "gpurent/elastic.h"
 #include "gpurent/money.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote_job.h"
@@ -273,7 +274,8 @@ emit(struct watch *w, enum event_level level, const char *kind, const char *poli
 	if (level == EV_ALERT)
 		w->r->alerts++;
 	snprintf(shown, sizeof(shown), "%s%s %s%s%s: %s", w->o.dry_run ? "would: " : "",
-	    event_level_name(level), kind, iw ? " " : "", iw ? iw->id : "", ev.message);
+	    event_level_name(level), kind, iw && iw->id[0] ? " " : "", iw ? iw->id : "",
+	    ev.message);
 	if (w->o.out != NULL)
 		fprintf(w->o.out, "%s\n", text_sanitize(clean, sizeof(clean), shown));
 	if (w->o.dry_run)
@@ -697,7 +699,7 @@ budgets(struct watch *w, struct budget_target *t, size_t n, int64_t now)
 	}
 }
 
-/* ---------------------------------------------------------------- the pass */
+/* ---------------------------------------------------------------- groups */
 
 static struct backend *
 backend_of(struct watch *w, const char *provider)
@@ -711,6 +713,57 @@ backend_of(struct watch *w, const char *provider)
 	return NULL;
 }
 
+static void
+group_emit(void *ctx, enum event_level level, const char *kind, const char *label,
+    const char *instance_id, int util, const char *msg)
+{
+	struct watch *w = ctx;
+	struct inst_watch tag;
+
+	/* A group's event names the group's label, and the member when there is one. */
+	memset(&tag, 0, sizeof(tag));
+	strlcpy_(tag.id, instance_id, sizeof(tag.id));
+	strlcpy_(tag.label, label, sizeof(tag.label));
+	tag.util = util;
+	emit(w, level, kind, "group", &tag, session_now(w->s), "%s", msg);
+}
+
+static void
+group_retire(void *ctx, const char *instance_id, const char *why)
+{
+	struct watch *w = ctx;
+	struct gr_error err = { 0 };
+	char provider[PROVIDER_MAX];
+	struct inst_watch *iw = find(w, instance_id);
+	struct backend *b;
+
+	if (iw == NULL || iw->phase != PH_NONE ||
+	    !backend_split_id(instance_id, provider, sizeof(provider), NULL) ||
+	    (b = backend_of(w, provider)) == NULL)
+		return;
+	act(w, b, iw, WA_DESTROY, "group", cost_clock_now(&w->clk, provider), why);
+	save(w, iw, &err);
+}
+
+/* A listed instance as a group sees it, after the watcher observed it this pass. */
+static void
+as_member(const struct watch *w, const struct instance *in, const struct inst_watch *iw,
+    int64_t now, struct elastic_member *m)
+{
+	memset(m, 0, sizeof(*m));
+	strlcpy_(m->id, in->id, sizeof(m->id));
+	strlcpy_(m->label, in->label, sizeof(m->label));
+	m->state = in->state;
+	m->interruptible = in->type == OFFER_INTERRUPTIBLE;
+	m->in_flight = iw->phase != PH_NONE;
+	m->util = in->state == ST_RUNNING && !iw->unobserved && iw->sample_at > 0 &&
+	    iw->util >= 0 && now - iw->sample_at <= 3 * w->o.interval ? iw->util : -1;
+	m->price_hour = in->price_hour;
+	m->created_at = in->created_at;
+}
+
+/* ---------------------------------------------------------------- the pass */
+
 enum gr_err
 watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 {
@@ -718,7 +771,9 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 	struct instance_list l;
 	struct remote_job *jobs = NULL;
 	struct budget_target *targets;
-	size_t n_jobs = 0, n_targets = 0, i;
+	struct elastic_member *members;
+	struct elastic_ops gops = { group_emit, group_retire };
+	size_t n_jobs = 0, n_targets = 0, n_members = 0, grouped = 0, i;
 	bool failed[SESSION_MAX_PROVIDERS] = { false };
 	struct gr_error jerr = { 0 };
 	enum gr_err rc;
@@ -747,11 +802,13 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 	for (i = 0; i < w->n; i++)
 		w->v[i].seen = false;
 	targets = xcalloc(l.n + 1, sizeof(*targets));
+	members = xcalloc(l.n + 1, sizeof(*members));
 	for (i = 0; i < l.n; i++) {
 		const struct instance *in = &l.v[i];
 		struct backend *b = backend_of(w, in->provider);
 		struct inst_watch *iw;
 		int64_t now = cost_clock_now(&w->clk, in->provider);
+		bool in_flight;
 
 		if (b == NULL || in->state == ST_DESTROYED)
 			continue;
@@ -759,12 +816,16 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		iw = find_or_add(w, in->id);
 		iw->seen = true;
 		strlcpy_(iw->label, in->label, sizeof(iw->label));
-		if (iw->phase != PH_NONE) {
+		in_flight = iw->phase != PH_NONE;
+		if (in_flight) {
 			verify(w, b, iw, in, now);
 			iw->last_state = in->state;
+		} else
+			observe(w, b, in, iw, jobs, n_jobs, now);
+		if (strncmp(in->label, GROUP_LABEL_PREFIX, strlen(GROUP_LABEL_PREFIX)) == 0)
+			as_member(w, in, iw, now, &members[n_members++]);
+		if (in_flight)
 			continue;
-		}
-		observe(w, b, in, iw, jobs, n_jobs, now);
 		targets[n_targets].b = b;
 		targets[n_targets++].in = in;
 	}
@@ -796,7 +857,14 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		}
 		i++;
 	}
+	/* A group decides on what every provider listed: not while one could not answer. */
+	if (r->unlisted == 0 && elastic_pass(w->s, members, n_members, session_now(w->s),
+	    w->o.dry_run, &gops, w, &grouped, &jerr) != GR_OK)
+		emit(w, EV_ALERT, "group-error", "group", NULL, session_now(w->s), "groups not "
+		    "applied: %s", jerr.msg);
+	r->acted += grouped;
 	budgets(w, targets, n_targets, session_now(w->s));
+	free(members);
 	free(targets);
 	free(jobs);
 	instance_list_release(&l);

@@ -215,6 +215,17 @@ add_instances(struct cands *c, struct session *s)
 }
 
 /* Jobs recorded by `gpurent run`, newest first. */
+/* The elastic groups' names (groups.h). */
+static void
+add_groups(struct cands *c, struct session *s)
+{
+	struct state *st;
+
+	if (session_state(s, &st, NULL) != GR_OK)
+		return;
+	add_query(c, st, "SELECT name FROM groups ORDER BY name");
+}
+
 static void
 add_jobs(struct cands *c, struct session *s)
 {
@@ -464,6 +475,14 @@ add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *pa
 		break;
 	case CPL_JOB:
 		add_jobs(c, s);
+		break;
+	case CPL_GROUP_ARGS:
+		/* group's subcommands, then the names (which word comes next is the user's). */
+		add_list(c, "create, ls, show, rm");
+		add_groups(c, s);
+		break;
+	case CPL_GROUP:
+		add_groups(c, s);
 		break;
 	}
 	return true;

@@ -1,0 +1,322 @@
+/*
+ * Elastic groups' definitions (groups.h): one table of the state database.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/groups.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS groups("
+	"  name TEXT PRIMARY KEY, gpu TEXT NOT NULL, gpus INTEGER NOT NULL, min INTEGER NOT NULL, max INTEGER NOT NULL,"
+	"  target_util INTEGER NOT NULL, cooldown INTEGER NOT NULL, window INTEGER NOT NULL,"
+	"  base INTEGER NOT NULL, max_price INTEGER NOT NULL, env TEXT NOT NULL, predict INTEGER NOT NULL, created_at INTEGER NOT NULL,"
+	"  last_scale_at INTEGER NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS group_load("
+	"  name TEXT NOT NULL, at INTEGER NOT NULL, util REAL NOT NULL, members INTEGER NOT NULL,"
+	"  PRIMARY KEY (name, at)) WITHOUT ROWID;";
+
+static const char columns[] = "name, gpu, gpus, min, max, target_util, cooldown, window, base, "
+	"max_price, env, predict, created_at, last_scale_at";
+
+bool
+group_name_valid(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n >= GROUP_NAME_MAX || s[0] == '.' || s[0] == '-' || s[0] == '_')
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
+
+const char *
+group_label(char *buf, size_t n, const char *name)
+{
+	snprintf(buf, n, "%s%s", GROUP_LABEL_PREFIX, name);
+	return buf;
+}
+
+static enum gr_err
+ensure_table(struct state *st, struct gr_error *err)
+{
+	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot create the groups table");
+	return GR_OK;
+}
+
+static void
+read_row(sqlite3_stmt *q, struct group *g)
+{
+	const unsigned char *t;
+
+	memset(g, 0, sizeof(*g));
+	t = sqlite3_column_text(q, 0);
+	strlcpy_(g->name, t ? (const char *)t : "", sizeof(g->name));
+	t = sqlite3_column_text(q, 1);
+	strlcpy_(g->gpu, t ? (const char *)t : "", sizeof(g->gpu));
+	g->gpus = sqlite3_column_int(q, 2);
+	g->min = sqlite3_column_int(q, 3);
+	g->max = sqlite3_column_int(q, 4);
+	g->target_util = sqlite3_column_int(q, 5);
+	g->cooldown = sqlite3_column_int64(q, 6);
+	g->window = sqlite3_column_int64(q, 7);
+	g->base = sqlite3_column_int(q, 8);
+	g->max_price = sqlite3_column_int64(q, 9);
+	t = sqlite3_column_text(q, 10);
+	strlcpy_(g->env, t ? (const char *)t : "", sizeof(g->env));
+	g->predict = sqlite3_column_int(q, 11) != 0;
+	g->created_at = sqlite3_column_int64(q, 12);
+	g->last_scale_at = sqlite3_column_int64(q, 13);
+}
+
+enum gr_err
+groups_create(struct state *st, const struct group *g, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "INSERT OR IGNORE INTO groups(name, gpu, gpus, min, "
+	    "max, target_util, cooldown, window, base, max_price, env, predict, created_at, "
+	    "last_scale_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot write the groups table");
+	sqlite3_bind_text(q, 1, g->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, g->gpu, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 3, g->gpus);
+	sqlite3_bind_int(q, 4, g->min);
+	sqlite3_bind_int(q, 5, g->max);
+	sqlite3_bind_int(q, 6, g->target_util);
+	sqlite3_bind_int64(q, 7, g->cooldown);
+	sqlite3_bind_int64(q, 8, g->window);
+	sqlite3_bind_int(q, 9, g->base);
+	sqlite3_bind_int64(q, 10, g->max_price);
+	sqlite3_bind_text(q, 11, g->env, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 12, g->predict);
+	sqlite3_bind_int64(q, 13, g->created_at);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return state_fail(st, err, "cannot write the groups table");
+	if (sqlite3_changes(state_db(st)) == 0)
+		return gr_fail(err, GR_EUSAGE, "a group called '%s' exists already", g->name);
+	return GR_OK;
+}
+
+enum gr_err
+groups_load(struct state *st, struct group **out, size_t *n, struct gr_error *err)
+{
+	char sql[256];
+	sqlite3_stmt *q;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	snprintf(sql, sizeof(sql), "SELECT %s FROM groups ORDER BY name", columns);
+	if (sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the groups table");
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 8;
+			*out = xreallocarray(*out, cap, sizeof(**out));
+		}
+		read_row(q, &(*out)[(*n)++]);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return state_fail(st, err, "cannot read the groups table");
+	}
+	return GR_OK;
+}
+
+enum gr_err
+groups_get(struct state *st, const char *name, struct group *out, struct gr_error *err)
+{
+	char sql[256];
+	sqlite3_stmt *q;
+	int rc;
+
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	snprintf(sql, sizeof(sql), "SELECT %s FROM groups WHERE name = ?", columns);
+	if (sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the groups table");
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		read_row(q, out);
+	sqlite3_finalize(q);
+	if (rc == SQLITE_ROW)
+		return GR_OK;
+	if (rc != SQLITE_DONE)
+		return state_fail(st, err, "cannot read the groups table");
+	return gr_fail(err, GR_ENOTFOUND, "no group called '%s'", name);
+}
+
+/* Run sql with name (and at) bound; GR_ENOTFOUND when it changed no row. */
+static enum gr_err
+change(struct state *st, const char *sql, const char *name, int64_t at, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot write the groups table");
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_bind_parameter_count(q) > 1)
+		sqlite3_bind_int64(q, 2, at);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return state_fail(st, err, "cannot write the groups table");
+	if (sqlite3_changes(state_db(st)) == 0)
+		return gr_fail(err, GR_ENOTFOUND, "no group called '%s'", name);
+	return GR_OK;
+}
+
+enum gr_err
+groups_remove(struct state *st, const char *name, struct gr_error *err)
+{
+	enum gr_err rc = change(st, "DELETE FROM groups WHERE name = ?", name, 0, err);
+
+	if (rc == GR_OK)
+		change(st, "DELETE FROM group_load WHERE name = ?", name, 0, NULL);
+	return rc;
+}
+
+enum gr_err
+groups_scaled(struct state *st, const char *name, int64_t at, struct gr_error *err)
+{
+	return change(st, "UPDATE groups SET last_scale_at = ?2 WHERE name = ?1", name, at, err);
+}
+
+enum gr_err
+groups_load_add(struct state *st, const char *name, int64_t at, double util, int members,
+    struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (ensure_table(st, err) != GR_OK || state_begin(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "INSERT OR REPLACE INTO group_load(name, at, util, "
+	    "members) VALUES (?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, at);
+	sqlite3_bind_double(q, 3, util);
+	sqlite3_bind_int(q, 4, members);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE ||
+	    sqlite3_prepare_v2(state_db(st), "DELETE FROM group_load WHERE name = ? AND at < ?",
+	    -1, &q, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, at - GROUP_LOAD_KEEP);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		goto fail;
+	return state_commit(st, err);
+fail:
+	state_fail(st, err, "cannot write the group's load history");
+	state_rollback(st);
+	return err->code;
+}
+
+enum gr_err
+groups_load_mean(struct state *st, const char *name, int64_t since, int64_t until,
+    double *mean, int *n, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*n = 0;
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "SELECT avg(util), count(*) FROM group_load WHERE "
+	    "name = ? AND at > ? AND at <= ?", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the group's load history");
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, since);
+	sqlite3_bind_int64(q, 3, until);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW && sqlite3_column_int(q, 1) > 0) {
+		*mean = sqlite3_column_double(q, 0);
+		*n = sqlite3_column_int(q, 1);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW)
+		return state_fail(st, err, "cannot read the group's load history");
+	return GR_OK;
+}
+
+enum gr_err
+groups_load_series(struct state *st, const char *name, int64_t since, int step, size_t n,
+    double *out, int64_t *first, struct gr_error *err)
+{
+	double *sum = xcalloc(n + 1, sizeof(*sum));
+	int *cnt = xcalloc(n + 1, sizeof(*cnt));
+	sqlite3_stmt *q;
+	double last = -1;
+	size_t i;
+	int rc;
+
+	*first = 0;
+	if (ensure_table(st, err) != GR_OK)
+		goto fail;
+	if (sqlite3_prepare_v2(state_db(st), "SELECT at, util FROM group_load WHERE name = ? AND "
+	    "at >= ? AND at < ? ORDER BY at", -1, &q, NULL) != SQLITE_OK) {
+		state_fail(st, err, "cannot read the group's load history");
+		goto fail;
+	}
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, since);
+	sqlite3_bind_int64(q, 3, since + (int64_t)step * (int64_t)n);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t at = sqlite3_column_int64(q, 0);
+
+		i = (size_t)((at - since) / step);
+		sum[i] += sqlite3_column_double(q, 1);
+		cnt[i]++;
+		if (*first == 0)
+			*first = at;
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		state_fail(st, err, "cannot read the group's load history");
+		goto fail;
+	}
+	for (i = 0; i < n && last < 0; i++)
+		if (cnt[i] > 0)
+			last = sum[i] / cnt[i];
+	for (i = 0; i < n; i++) {
+		if (cnt[i] > 0)
+			last = sum[i] / cnt[i];
+		out[i] = last < 0 ? 0 : last;
+	}
+	free(sum);
+	free(cnt);
+	return GR_OK;
+fail:
+	free(sum);
+	free(cnt);
+	return err->code;
+}

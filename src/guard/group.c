@@ -1,0 +1,582 @@
+/*
+ * Elastic groups applied by the watcher (elastic.h): decide from the members and the load,
+ * launch by requirement, retire through the watcher, journal the numbers behind each.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/config.h"
+#include "gpurent/elastic.h"
+#include "gpurent/filter.h"
+#include "gpurent/launch_policy.h"
+#include "gpurent/money.h"
+#include "gpurent/requirement.h"
+#include "gpurent/session.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+/* Offers tried for one member before the decision gives up (requirement.h). */
+#define MEMBER_ATTEMPTS 5
+
+/* ---------------------------------------------------------------- forecasting */
+
+bool
+elastic_forecast(const double *y, size_t n, size_t season, double alpha, double beta,
+    double gamma, size_t ahead, double *out)
+{
+	double *seas, level = 0, trend = 0, second = 0, prev;
+	size_t i, t;
+
+	if (season == 0 || n < 2 * season)
+		return false;
+	for (i = 0; i < season; i++) {
+		level += y[i];
+		second += y[season + i];
+	}
+	level /= (double)season;
+	trend = (second / (double)season - level) / (double)season;
+	seas = xcalloc(season, sizeof(*seas));
+	for (i = 0; i < season; i++)
+		seas[i] = y[i] - level;
+	/* The first season only set the terms up: the level is its mean at its middle. */
+	level += trend * (double)(season - 1) / 2.0;
+	for (t = season; t < n; t++) {
+		prev = level;
+		level = alpha * (y[t] - seas[t % season]) + (1 - alpha) * (level + trend);
+		trend = beta * (level - prev) + (1 - beta) * trend;
+		seas[t % season] = gamma * (y[t] - level) + (1 - gamma) * seas[t % season];
+	}
+	*out = level + (double)ahead * trend + seas[(n - 1 + ahead) % season];
+	free(seas);
+	return true;
+}
+
+/* ---------------------------------------------------------------- deciding */
+
+static bool
+is_live(const struct elastic_member *m)
+{
+	return !m->in_flight && (m->state == ST_RUNNING || m->state == ST_PROVISIONING ||
+	    m->state == ST_STARTING);
+}
+
+static bool
+is_lost(const struct elastic_member *m)
+{
+	return !m->in_flight && m->interruptible && (m->state == ST_STOPPED ||
+	    m->state == ST_FAILED);
+}
+
+/*
+ * The least useful running member with a fresh reading (see elastic.h); n when none. With
+ * keep_base, on-demand members are taken only when no interruptible one can be.
+ */
+static size_t
+least_useful(const struct elastic_member *m, size_t n, bool keep_base)
+{
+	size_t i, best = n;
+	int pass;
+
+	for (pass = 0; pass < 2 && best == n; pass++)
+		for (i = 0; i < n; i++) {
+			const struct elastic_member *a = &m[i], *b = best < n ? &m[best] : NULL;
+
+			if (!is_live(a) || a->state != ST_RUNNING || a->util < 0)
+				continue;
+			if (pass == 0 && keep_base && !a->interruptible)
+				continue;
+			if (b == NULL || a->util < b->util || (a->util == b->util &&
+			    (a->price_hour > b->price_hour || (a->price_hour == b->price_hour &&
+			    (a->created_at > b->created_at || (a->created_at == b->created_at &&
+			    strcmp(a->id, b->id) > 0))))))
+				best = i;
+		}
+	return best;
+}
+
+static bool
+cooling(const struct group *g, int64_t now)
+{
+	return g->last_scale_at > 0 && now - g->last_scale_at < g->cooldown;
+}
+
+/* --predict: act on the forecast where the load now would not (elastic.h). */
+static void
+predict(const struct group *g, const struct elastic_load *load, int64_t now,
+    struct elastic_decision *d)
+{
+	if (load->forecast * 10 > g->target_util * 12 && (strcmp(d->reason, "steady") == 0 ||
+	    strcmp(d->reason, "load-low") == 0 || strcmp(d->reason, "at-min") == 0 ||
+	    strcmp(d->reason, "unobserved") == 0) && d->live < g->max && !cooling(g, now)) {
+		d->verb = EL_OUT;
+		d->reason = "predicted-high";
+		d->launch = 1;
+		d->n_retire = 0;
+	} else if (d->verb == EL_IN && load->forecast * 10 >= g->target_util * 8) {
+		d->verb = EL_HOLD;
+		d->reason = "predicted";
+		d->n_retire = 0;
+	}
+}
+
+void
+elastic_decide(const struct group *g, const struct elastic_member *m, size_t n,
+    const struct elastic_load *load, int64_t now, struct elastic_decision *d, size_t *retire)
+{
+	int on_demand = 0, want, high10 = g->target_util * 12, low10 = g->target_util * 8;
+	char numbers[160] = "";
+	size_t i, k;
+
+	memset(d, 0, sizeof(*d));
+	for (i = 0; i < n; i++) {
+		if (is_live(&m[i])) {
+			d->live++;
+			on_demand += !m[i].interruptible;
+		} else if (is_lost(&m[i]))
+			d->lost++;
+	}
+	if (load->records > 0)
+		snprintf(numbers, sizeof(numbers), "mean GPU utilisation %.1f%% over %llds (%d "
+		    "readings), target %d%% (out above %d.%d%%, in below %d.%d%%); ", load->mean,
+		    (long long)g->window, load->records, g->target_util, high10 / 10, high10 % 10,
+		    low10 / 10, low10 % 10);
+	want = d->live + d->lost;
+	if (want > g->max)
+		want = g->max;
+	if (want < g->min)
+		want = g->min;
+	if (want > d->live || d->lost > 0) {
+		d->verb = want > d->live ? EL_OUT : EL_HOLD;
+		d->reason = d->lost > 0 ? "replace" : "below-min";
+		d->launch = want - d->live;
+		for (i = 0; i < n; i++)
+			if (is_lost(&m[i]))
+				retire[d->n_retire++] = i;
+	} else if (load->records == 0) {
+		d->reason = "unobserved";
+	} else if (load->mean * 10 > high10) {
+		d->reason = d->live >= g->max ? "at-max" :
+		    cooling(g, now) ? "cooldown" : "load-high";
+		if (strcmp(d->reason, "load-high") == 0) {
+			d->verb = EL_OUT;
+			d->launch = 1;
+		}
+	} else if (load->mean * 10 < low10) {
+		d->reason = d->live <= g->min ? "at-min" :
+		    cooling(g, now) ? "cooldown" : "load-low";
+		if (strcmp(d->reason, "load-low") == 0) {
+			k = least_useful(m, n, g->base >= 0 && on_demand <= g->base);
+			if (k == n)
+				d->reason = "unobserved";
+			else {
+				d->verb = EL_IN;
+				retire[d->n_retire++] = k;
+			}
+		}
+	} else
+		d->reason = "steady";
+	if (load->forecast_known)
+		predict(g, load, now, d);
+	if (d->launch > 0) {
+		int need = g->base < 0 ? d->launch : g->base - on_demand;
+
+		d->launch_on_demand = need < 0 ? 0 : need > d->launch ? d->launch : need;
+	}
+	snprintf(d->why, sizeof(d->why), "%s%d live (min %d, max %d)", numbers, d->live,
+	    g->min, g->max);
+	if (d->lost) {
+		size_t len = strlen(d->why);
+
+		snprintf(d->why + len, sizeof(d->why) - len, ", %d lost to preemption", d->lost);
+	}
+	if (load->forecast_known) {
+		size_t len = strlen(d->why);
+
+		snprintf(d->why + len, sizeof(d->why) - len, "; forecast %.1f%% in %ds "
+		    "(Holt-Winters over the daily pattern)", load->forecast, ELASTIC_AHEAD);
+	}
+	if (strcmp(d->reason, "cooldown") == 0) {
+		size_t len = strlen(d->why);
+
+		snprintf(d->why + len, sizeof(d->why) - len, "; last scaled %llds ago, cooldown "
+		    "%llds", (long long)(now - g->last_scale_at), (long long)g->cooldown);
+	}
+}
+
+/* ---------------------------------------------------------------- launching */
+
+struct member_launch {
+	struct session *s;
+	struct state *st;
+	const struct launch_budget *budget;
+	const struct launch_req *base;	/* image, disk, label, token */
+	struct backend *b;
+	struct launch_req req;
+};
+
+static enum gr_err
+member_reread(void *ctx, const struct req_candidate *k, struct offer *now, struct gr_error *err)
+{
+	struct member_launch *ml = ctx;
+	struct offer_list l;
+	struct filter f;
+	struct backend *b;
+	bool pushed;
+	size_t i;
+	enum gr_err rc;
+
+	if (session_backend_for(ml->s, k->offer.id, &b, err) != GR_OK)
+		return err->code;
+	memset(&f, 0, sizeof(f));
+	offer_list_init(&l);
+	rc = b->ops->offers(b, &f, &l, &pushed, err);
+	if (rc == GR_OK) {
+		rc = gr_fail(err, GR_ECAPACITY, "offer '%s' is not on the market", k->offer.id);
+		for (i = 0; i < l.n; i++)
+			if (strcmp(l.v[i].id, k->offer.id) == 0) {
+				*now = l.v[i];
+				gr_error_clear(err);
+				rc = GR_OK;
+				break;
+			}
+	}
+	offer_list_release(&l);
+	return rc;
+}
+
+static void
+member_clock(void *ctx, struct cost_clock *out)
+{
+	session_clock(((struct member_launch *)ctx)->s, out);
+}
+
+static enum gr_err
+member_run(void *ctx, struct instance *out, struct gr_error *err)
+{
+	struct member_launch *ml = ctx;
+
+	return ml->b->ops->launch(ml->b, &ml->req, out, err);
+}
+
+static enum gr_err
+member_launch(void *ctx, const struct req_candidate *k, struct instance *out,
+    struct gr_error *err)
+{
+	struct member_launch *ml = ctx;
+	struct launch_ops ops = { member_clock, member_run };
+
+	if (session_backend_for(ml->s, k->offer.id, &ml->b, err) != GR_OK)
+		return err->code;
+	ml->req = *ml->base;
+	ml->req.offer_id = k->offer.id;
+	ml->req.interruptible = k->offer.type == OFFER_INTERRUPTIBLE;
+	ml->req.bid_hour = k->plan.bid_hour;
+	memset(out, 0, sizeof(*out));
+	return launch_admit(ml->st, ml->budget, ml->b->ops->name, k->plan.price_hour, &ops, ml,
+	    out, err);
+}
+
+/*
+ * Launch one member of g by requirement: its GPU and count, on-demand or interruptible,
+ * at most its max price. *tried says what each attempt did, for the journal.
+ */
+static enum gr_err
+launch_one(struct session *s, struct state *st, struct config *cfg, const struct group *g,
+    bool interruptible, const char *token, struct instance *out, char *tried, size_t tried_n,
+    struct gr_error *err)
+{
+	struct fanout_result res[SESSION_MAX_PROVIDERS];
+	struct req_attempt attempts[MEMBER_ATTEMPTS];
+	struct req_ops ops = { member_reread, member_launch };
+	struct req_candidate *cands = NULL;
+	struct req_pricing pricing;
+	struct launch_budget budget;
+	struct member_launch ml;
+	struct launch_req base;
+	struct offer_list list;
+	struct filter f;
+	char gpu[GROUP_GPU_MAX + 8], gpus[24], label[LABEL_MAX], currency[CURRENCY_MAX];
+	char *terms[3], envbuf[GROUP_ENV_MAX], *env[GROUP_ENV_MAX / 4 + 1], *save = NULL, *tok;
+	size_t n_env = 0;
+	size_t ncand = 0, skipped = 0, nat = 0, i, len;
+	enum gr_err rc;
+
+	tried[0] = '\0';
+	snprintf(gpu, sizeof(gpu), "gpu=%s", g->gpu);
+	snprintf(gpus, sizeof(gpus), "gpus=%d", g->gpus > 0 ? g->gpus : 1);
+	terms[0] = gpu;
+	terms[1] = gpus;
+	terms[2] = interruptible ? "type=interruptible" : "type=on-demand";
+	memset(&f, 0, sizeof(f));
+	if (filter_parse(&f, 3, terms, err) != GR_OK)
+		return err->code;
+	memset(res, 0, sizeof(res));
+	offer_list_init(&list);
+	rc = session_offers(s, &f, &list, res, err);
+	if (rc != GR_OK && rc != GR_EPARTIAL) {
+		offer_list_release(&list);
+		return rc;
+	}
+	filter_apply(&f, &list);
+	for (i = 1; i < list.n; i++)
+		if (!money_same_currency(list.v[i].currency, list.v[0].currency)) {
+			offer_list_release(&list);
+			return gr_fail(err, GR_EUSAGE, "the offers of %s are priced in %s and %s: "
+			    "select providers of one currency (-p)", g->gpu,
+			    money_currency(list.v[0].currency), money_currency(list.v[i].currency));
+		}
+	money_currency_set(currency, list.n > 0 ? list.v[0].currency : NULL);
+	memset(&pricing, 0, sizeof(pricing));
+	pricing.disk_gb = (int)config_get_int(cfg, "launch.disk", 0);
+	pricing.margin_pct = (int)config_get_int(cfg, "spot.bid_margin", 0);
+	pricing.max_all_in = g->max_price;
+	requirement_rank(&list, &pricing, &cands, &ncand, &skipped);
+	offer_list_release(&list);
+	if (ncand == 0) {
+		free(cands);
+		return gr_fail(err, GR_ECAPACITY, "no %s %s offer of %d GPU%s%s", g->gpu,
+		    interruptible ? "interruptible" : "on-demand", g->gpus, g->gpus == 1 ? "" : "s",
+		    skipped ? " at the price asked" : "");
+	}
+	launch_budget_from_config(&budget, cfg, currency, false);
+	memset(&base, 0, sizeof(base));
+	base.image = config_get(cfg, "launch.image");
+	base.disk_gb = pricing.disk_gb;
+	base.label = group_label(label, sizeof(label), g->name);
+	base.client_token = token;
+	strlcpy_(envbuf, g->env, sizeof(envbuf));
+	for (tok = strtok_r(envbuf, "\n", &save); tok != NULL && n_env + 1 < ARRAY_LEN(env);
+	    tok = strtok_r(NULL, "\n", &save))
+		env[n_env++] = tok;
+	env[n_env] = NULL;
+	base.env = n_env ? (const char *const *)env : NULL;
+	base.gpus_per_node = g->gpus;
+	memset(&ml, 0, sizeof(ml));
+	ml.s = s;
+	ml.st = st;
+	ml.budget = &budget;
+	ml.base = &base;
+	rc = requirement_launch(cands, ncand, &pricing, MEMBER_ATTEMPTS, &ops, &ml, out,
+	    attempts, &nat, err);
+	free(cands);
+	for (i = 0; i < nat; i++) {
+		const char *parts[] = { i ? ", " : "", attempts[i].offer_id, " ",
+		    req_outcome_name(attempts[i].outcome), attempts[i].why[0] ? ": " : "",
+		    attempts[i].why };
+		size_t p;
+
+		for (p = 0; p < ARRAY_LEN(parts); p++) {
+			len = strlen(tried);
+			strlcpy_(tried + len, parts[p], tried_n - len);
+		}
+	}
+	return rc;
+}
+
+/* ---------------------------------------------------------------- the pass */
+
+/*
+ * The client token of the i-th launch of the decision the group made at `at`: the same for
+ * a retry of that decision, so that a provider that saw the create finds it again.
+ */
+static void
+decision_token(char *buf, size_t n, const char *name, int64_t at, int i)
+{
+	uint64_t h = hash_mix((uint64_t)at, (uint64_t)i);
+	const char *p;
+
+	for (p = name; *p != '\0'; p++)
+		h = hash_mix(h, (unsigned char)*p);
+	snprintf(buf, n, "grp%016llx", (unsigned long long)h);
+}
+
+/* Tell a hold once until its reason changes (meta key group.NAME.held). */
+static bool
+hold_is_new(struct state *st, const char *name, const char *reason, bool dry_run)
+{
+	struct gr_error err = { 0 };
+	char key[GROUP_NAME_MAX + 16], was[32];
+
+	snprintf(key, sizeof(key), "group.%s.held", name);
+	if (state_meta_get(st, key, was, sizeof(was)) && strcmp(was, reason) == 0)
+		return false;
+	if (!dry_run)
+		state_meta_set(st, key, reason, &err);
+	return true;
+}
+
+static void
+emitf(const struct elastic_ops *ops, void *ctx, enum event_level level, const char *kind,
+    const char *label, const char *id, int util, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
+static void
+emitf(const struct elastic_ops *ops, void *ctx, enum event_level level, const char *kind,
+    const char *label, const char *id, int util, const char *fmt, ...)
+{
+	char msg[EVENT_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ops->emit(ctx, level, kind, label, id, util, msg);
+}
+
+/*
+ * --predict: the forecast of the group's load from its last ELASTIC_HISTORY seconds, once
+ * two days of it are recorded.
+ */
+static void
+forecast_load(struct state *st, const struct group *g, int64_t now, struct elastic_load *load)
+{
+	struct gr_error err = { 0 };
+	size_t n = ELASTIC_HISTORY / ELASTIC_STEP;
+	double *y = xcalloc(n, sizeof(*y));
+	int64_t since = now + 1 - (int64_t)n * ELASTIC_STEP, first;
+	size_t skip;
+
+	if (groups_load_series(st, g->name, since, ELASTIC_STEP, n, y, &first, &err) == GR_OK &&
+	    first > 0) {
+		/* The buckets before the first record carry nothing: leave them out. */
+		skip = (size_t)((first - since) / ELASTIC_STEP);
+		load->forecast_known = elastic_forecast(y + skip, n - skip, ELASTIC_SEASON,
+		    ELASTIC_ALPHA, ELASTIC_BETA, ELASTIC_GAMMA, 1, &load->forecast);
+	}
+	free(y);
+}
+
+/* One group: record the load, decide, act. Returns whether it acted. */
+static bool
+apply_group(struct session *s, struct state *st, struct config *cfg, struct group *g,
+    const struct elastic_member *all, size_t n_all, int64_t now, bool dry_run,
+    const struct elastic_ops *ops, void *ctx)
+{
+	struct gr_error err = { 0 };
+	struct elastic_member *m = xcalloc(n_all + 1, sizeof(*m));
+	size_t *retire = xcalloc(n_all + 1, sizeof(*retire));
+	struct elastic_decision d;
+	struct elastic_load load = { .records = 0 };
+	char label[LABEL_MAX], token[40], tried[EVENT_MSG_MAX];
+	double cur = 0, prev = 0;
+	int observed = 0, prev_n = 0, i, mean_util;
+	size_t n = 0, k;
+	bool acted = false;
+
+	group_label(label, sizeof(label), g->name);
+	for (k = 0; k < n_all; k++)
+		if (strcmp(all[k].label, label) == 0)
+			m[n++] = all[k];
+	for (k = 0; k < n; k++)
+		if (is_live(&m[k]) && m[k].state == ST_RUNNING && m[k].util >= 0) {
+			cur += m[k].util;
+			observed++;
+		}
+	if (groups_load_mean(st, g->name, now - g->window, now - 1, &prev, &prev_n, &err) != GR_OK)
+		prev_n = 0;
+	if (observed > 0) {
+		cur /= observed;
+		load.mean = (prev * prev_n + cur) / (prev_n + 1);
+		load.records = prev_n + 1;
+		if (!dry_run)
+			groups_load_add(st, g->name, now, cur, observed, &err);
+	} else if (prev_n > 0) {
+		load.mean = prev;
+		load.records = prev_n;
+	}
+	if (g->predict)
+		forecast_load(st, g, now, &load);
+	mean_util = load.records > 0 ? (int)(load.mean + 0.5) : -1;
+	elastic_decide(g, m, n, &load, now, &d, retire);
+	if (d.verb == EL_HOLD && d.n_retire == 0) {
+		/* A hold that kept the load from being answered is told, once. */
+		bool blocking = strcmp(d.reason, "cooldown") == 0 || strcmp(d.reason,
+		    "at-max") == 0 || strcmp(d.reason, "at-min") == 0 || strcmp(d.reason,
+		    "predicted") == 0;
+
+		if (hold_is_new(st, g->name, blocking ? d.reason : "none", dry_run) && blocking)
+			emitf(ops, ctx, EV_INFO, "group-hold", label, "", mean_util,
+			    "group %s holds (%s): %s", g->name, d.reason, d.why);
+		free(m);
+		free(retire);
+		return false;
+	}
+	hold_is_new(st, g->name, "none", dry_run);
+	/* Recorded before anything leaves: a watcher killed now does not decide again. */
+	if (!dry_run && groups_scaled(st, g->name, now, &err) != GR_OK) {
+		emitf(ops, ctx, EV_ALERT, "group-error", label, "", mean_util, "group %s: not "
+		    "scaled: %s", g->name, err.msg);
+		free(m);
+		free(retire);
+		return false;
+	}
+	if (d.verb == EL_OUT)
+		emitf(ops, ctx, EV_ACTION, "group-out", label, "", mean_util, "group %s scales out "
+		    "by %d (%s; %d on-demand, %d interruptible): %s", g->name, d.launch, d.reason,
+		    d.launch_on_demand, d.launch - d.launch_on_demand, d.why);
+	else if (d.verb == EL_IN)
+		emitf(ops, ctx, EV_ACTION, "group-in", label, m[retire[0]].id, m[retire[0]].util,
+		    "group %s scales in by 1 (%s): %s; the least used member is %s at %d%%",
+		    g->name, d.reason, d.why, m[retire[0]].id, m[retire[0]].util);
+	for (k = 0; k < d.n_retire; k++) {
+		char why[EVENT_MSG_MAX];
+
+		snprintf(why, sizeof(why), "group %s: %s", g->name, d.verb == EL_IN ?
+		    "scaled in: the least used member" : "lost to preemption, replaced");
+		/* The watcher's order says "dry run: nothing sent" itself. */
+		ops->retire(ctx, m[retire[k]].id, why);
+		acted = true;
+	}
+	for (i = 0; i < d.launch; i++) {
+		struct instance in;
+		bool interruptible = i >= d.launch_on_demand;
+
+		acted = true;
+		if (dry_run) {
+			emitf(ops, ctx, EV_ACTION, "group-launch", label, "", -1, "group %s: would "
+			    "launch a %s %s member (dry run: nothing rented)", g->name,
+			    interruptible ? "interruptible" : "on-demand", g->gpu);
+			continue;
+		}
+		decision_token(token, sizeof(token), g->name, now, i);
+		gr_error_clear(&err);
+		if (launch_one(s, st, cfg, g, interruptible, token, &in, tried, sizeof(tried),
+		    &err) == GR_OK)
+			emitf(ops, ctx, EV_ACTION, "group-launched", label, in.id, -1, "group %s: "
+			    "launched %s (%s %s) for %s; tried %s", g->name, in.id,
+			    interruptible ? "interruptible" : "on-demand", g->gpu, d.reason, tried);
+		else {
+			emitf(ops, ctx, err.code == GR_EBUDGET ? EV_WARN : EV_ALERT,
+			    err.code == GR_EBUDGET ? "group-budget" : "group-launch-failed", label,
+			    "", -1, "group %s: no member launched for %s: %s%s%s", g->name,
+			    d.reason, err.msg, tried[0] ? "; tried " : "", tried);
+			break;
+		}
+	}
+	free(m);
+	free(retire);
+	return acted;
+}
+
+enum gr_err
+elastic_pass(struct session *s, const struct elastic_member *m, size_t n, int64_t now,
+    bool dry_run, const struct elastic_ops *ops, void *ctx, size_t *acted,
+    struct gr_error *err)
+{
+	struct group *g = NULL;
+	struct config *cfg;
+	struct state *st;
+	size_t ng = 0, i;
+
+	*acted = 0;
+	if (session_config(s, &cfg, err) != GR_OK || session_state(s, &st, err) != GR_OK ||
+	    groups_load(st, &g, &ng, err) != GR_OK)
+		return err->code;
+	for (i = 0; i < ng; i++)
+		if (apply_group(s, st, cfg, &g[i], m, n, now, dry_run, ops, ctx))
+			(*acted)++;
+	free(g);
+	return GR_OK;
+}
