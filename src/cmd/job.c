@@ -27,6 +27,25 @@ job_exit_status(const struct remote_job *j)
 	}
 }
 
+void
+job_join_words(char *const *w, int n, char *out, size_t size)
+{
+	struct sb sb;
+	int i;
+
+	sb_init(&sb);
+	for (i = 0; i < n; i++) {
+		if (i)
+			sb_addc(&sb, ' ');
+		if (n == 1)
+			sb_adds(&sb, w[i]);
+		else
+			remote_shell_quote(&sb, w[i]);
+	}
+	strlcpy_(out, sb.buf, size);
+	sb_release(&sb);
+}
+
 static void
 account_add(struct remote_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -209,6 +228,12 @@ refresh_instance(struct cmd_ctx *c, struct state *st, const char *id)
 	if (remote_job_load(st, id, &v, &n, &err) != GR_OK) {
 		cmd_warn("%s", err.msg);
 		return false;
+	}
+	/* A batch job is its own instance: its scheduler says how it is. */
+	if (n == 1 && job_is_batch(&v[0])) {
+		reached = batch_refresh(c, st, &v[0]);
+		free(v);
+		return reached;
 	}
 	down = instance_down(c, id);
 	if (down == NULL && cmd_endpoint(c, id, &ep, &err) == GR_OK) {

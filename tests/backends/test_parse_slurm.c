@@ -302,7 +302,7 @@ test_submit_per_version(void **state)
 {
 	const char *env[] = { "A=1", "=bad", "B=x=y", NULL };
 	struct slurm_submit s = { "job", "gpu", "h100", 2, 1, 90, "/tmp", "#!/bin/sh\n",
-		"gpurent", env };
+		"gpurent", env, NULL };
 	char *doc;
 	cJSON *j, *job;
 
