@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/backend.h"
 #include "gpurent/config.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote_copy.h"
@@ -44,6 +45,40 @@ job_join_words(char *const *w, int n, char *out, size_t size)
 	}
 	strlcpy_(out, sb.buf, size);
 	sb_release(&sb);
+}
+
+/* The recorded state of a batch job from its provider: ended, killed, lost or running. */
+bool
+batch_refresh(struct cmd_ctx *c, struct state *st, struct remote_job *j)
+{
+	struct gr_error err = { 0 };
+	struct backend *b;
+	struct instance in;
+	enum gr_err e;
+
+	if (j->state != JOB_RUNNING)
+		return true;
+	if (session_backend_for(c->s, j->instance_id, &b, &err) != GR_OK) {
+		cmd_warn("cannot read %s: %s", j->id, err.msg);
+		return false;
+	}
+	memset(&in, 0, sizeof(in));
+	e = b->ops->get(b, j->instance_id, &in, &err);
+	if (e == GR_ENOTFOUND)
+		j->state = JOB_LOST;
+	else if (e != GR_OK) {
+		cmd_warn("cannot read %s: %s", j->id, err.msg);
+		return false;
+	} else if (in.state == ST_DESTROYED || in.state == ST_FAILED) {
+		j->state = strncmp(in.status_msg, "CANCELLED", 9) == 0 ? JOB_KILLED : JOB_EXITED;
+		j->exit_code = in.valid & IV_EXIT ? in.exit_code : -1;
+		if (j->state == JOB_EXITED && j->exit_code < 0)
+			j->state = JOB_LOST;
+	} else
+		return true;
+	if (remote_job_record(st, j, &err) != GR_OK)
+		cmd_warn("%s", err.msg);
+	return true;
 }
 
 static void

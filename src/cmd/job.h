@@ -50,7 +50,8 @@ job_is_batch(const struct remote_job *j)
  * and return its exit status.
  */
 int batch_submit(struct cmd_ctx *c, const struct batch_req *r, char *const *words, int n);
-/* Bring a running batch job's record up to date from its provider; false when unread. */
+/* Bring a running batch job's record up to date from its provider (job.c); false when
+   unread. */
 bool batch_refresh(struct cmd_ctx *c, struct state *st, struct remote_job *j);
 /*
  * Its output (the file j->dir, read where output_dir shares it): the last tail lines (< 0:

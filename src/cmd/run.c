@@ -340,7 +340,7 @@ run_run(struct cmd_ctx *c, int argc, char **argv)
 
 const struct command cmd_run_job = {
 	.name = "run",
-	.args = "ID [OPTIONS] -- COMMAND...",
+	.args = "ID|--provider P --gpu T [OPTIONS] -- COMMAND...",
 	.summary = "run a job on an instance that outlives the connection",
 	.help =
 	    "Starts COMMAND in a new directory ~/.gpurent/jobs/N/work on the instance, in its\n"
@@ -359,7 +359,14 @@ const struct command cmd_run_job = {
 	    "job ended and every fetch succeeded, never while another recorded job on it runs.\n"
 	    "For a detached job, whichever gpurent first sees it ended (jobs, logs --follow)\n"
 	    "does both, and 'gpurent jobs' shows what was done. A job that succeeded but\n"
-	    "whose fetch or --then failed exits 1. Exit status 255 when the connection failed.",
+	    "whose fetch or --then failed exits 1. Exit status 255 when the connection failed.\n"
+	    "--provider slurm --gpu TYPE (no ID) submits COMMAND to the cluster as a batch\n"
+	    "job of its own (--partition, --count GPUs per node, --nodes, --max-runtime),\n"
+	    "each word quoted into its script; it is recorded as slurm:JOBID/0 for jobs,\n"
+	    "logs (which read slurm.output_dir, shared with the nodes) and kill (scancel).\n"
+	    "With --nodes N > 1, srun runs COMMAND on each node with MASTER_ADDR (the first\n"
+	    "node), MASTER_PORT (29500), WORLD_SIZE (N) and NODE_RANK set, for torchrun.\n"
+	    "A priced job is checked against the budgets (exit 9; --force overrides).",
 	.opts = opts,
 	.complete_args = CPL_INSTANCE,
 	.run = run_run,
