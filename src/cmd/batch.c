@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "gpurent/backend.h"
 #include "gpurent/config.h"
 #include "gpurent/launch_policy.h"
 #include "gpurent/money.h"
+#include "gpurent/remote.h"
 #include "gpurent/util.h"
 #include "common.h"
 #include "job.h"
@@ -209,6 +209,68 @@ tail_start(FILE *fp, long tail)
 	return tail == 0 ? size : 0;
 }
 
+/*
+ * Read the output file from *off on over ssh to the job's first node (while it runs, the
+ * node is where ssh reaches it; the endpoint is kept for the last read after it ended).
+ * 0, or ssh's status with err set.
+ */
+static int
+copy_over_ssh(const struct remote_endpoint *ep, const char *path, long *off,
+    struct gr_error *err)
+{
+	struct sb out;
+	char from[32];
+	const char *words[] = { "tail", "-c", from, "--", path };
+	int rc;
+
+	snprintf(from, sizeof(from), "+%ld", *off + 1);
+	sb_init(&out);
+	rc = remote_capture(ep, words, ARRAY_LEN(words), &out, 64u << 20, err);
+	if (rc == 0 || out.len > 0) {
+		fwrite(out.buf, 1, out.len, stdout);
+		fflush(stdout);
+		*off += (long)out.len;
+	}
+	sb_release(&out);
+	return rc;
+}
+
+/* The output over ssh: all of it (tail is not kept for the remote file), to the end. */
+static int
+batch_log_ssh(struct cmd_ctx *c, struct state *st, struct remote_job *j, bool follow)
+{
+	struct gr_error err = { 0 };
+	struct remote_endpoint ep;
+	bool have_ep = false;
+	long off = 0;
+	int waits, rc = 0;
+
+	/* Half a second a round, a day at most; the next call picks up what is left. */
+	for (waits = 0; waits < 2 * 86400; waits++) {
+		if (!have_ep && cmd_endpoint(c, j->instance_id, &ep, &err) == GR_OK &&
+		    remote_connect(&ep, &err) == GR_OK)
+			have_ep = true;
+		if (have_ep)
+			rc = copy_over_ssh(&ep, j->dir, &off, &err);
+		if (!follow || !batch_refresh(c, st, j) || j->state != JOB_RUNNING)
+			break;
+		gr_error_clear(&err);
+		sleep_ms(500);
+	}
+	if (have_ep && follow && j->state != JOB_RUNNING)
+		rc = copy_over_ssh(&ep, j->dir, &off, &err);
+	if (!have_ep || (rc != 0 && off == 0)) {
+		if (err.msg[0] == '\0')
+			gr_fail(&err, GR_ENOTFOUND, "cannot reach the node of %s", j->id);
+		cmd_warn("cannot read %s on the job's node: %s (slurm.output_dir, a directory "
+		    "shared with the nodes, reads it after the job ended)", j->dir, err.msg);
+		return have_ep ? rc : gr_exit_code(err.code);
+	}
+	if (!follow)
+		return finish_output(c, 0);
+	return finish_output(c, j->state == JOB_RUNNING ? EXIT_TIMEOUT : job_exit_status(j));
+}
+
 int
 batch_log(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail, bool follow)
 {
@@ -218,8 +280,18 @@ batch_log(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail, 
 	long off = 0;
 	int waits;
 
+	char key[96];
+	const char *shared, *colon;
+
 	if (session_config(c->s, &cfg, &err) != GR_OK)
 		return cmd_error(c, &err);
+	/* Without a shared output_dir, the file is on the job's node. */
+	colon = strchr(j->instance_id, ':');
+	snprintf(key, sizeof(key), "%.*s.output_dir", colon != NULL ? (int)(colon -
+	    j->instance_id) : 0, j->instance_id);
+	shared = config_get(cfg, key);
+	if (shared == NULL || shared[0] == '\0')
+		return batch_log_ssh(c, st, j, follow);
 	/*
 	 * The output file is on a path this machine shares with the nodes (output_dir);
 	 * Slurm creates it when the job starts, so wait for it while the job waits. Each
