@@ -215,15 +215,18 @@ tail_start(FILE *fp, long tail)
  * 0, or ssh's status with err set.
  */
 static int
-copy_over_ssh(const struct remote_endpoint *ep, const char *path, long *off,
+copy_over_ssh(const struct remote_endpoint *ep, const char *path, long *off, long lines,
     struct gr_error *err)
 {
 	struct sb out;
 	char from[32];
-	const char *words[] = { "tail", "-c", from, "--", path };
+	const char *words[] = { "tail", lines >= 0 ? "-n" : "-c", from, "--", path };
 	int rc;
 
-	snprintf(from, sizeof(from), "+%ld", *off + 1);
+	if (lines >= 0)
+		snprintf(from, sizeof(from), "%ld", lines);
+	else
+		snprintf(from, sizeof(from), "+%ld", *off + 1);
 	sb_init(&out);
 	rc = remote_capture(ep, words, ARRAY_LEN(words), &out, 64u << 20, err);
 	if (rc == 0 || out.len > 0) {
@@ -235,9 +238,10 @@ copy_over_ssh(const struct remote_endpoint *ep, const char *path, long *off,
 	return rc;
 }
 
-/* The output over ssh: all of it (tail is not kept for the remote file), to the end. */
+/* The output over ssh: the last tail lines (< 0: all), or with follow all of it to the end. */
 static int
-batch_log_ssh(struct cmd_ctx *c, struct state *st, struct remote_job *j, bool follow)
+batch_log_ssh(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail,
+    bool follow)
 {
 	struct gr_error err = { 0 };
 	struct remote_endpoint ep;
@@ -251,14 +255,14 @@ batch_log_ssh(struct cmd_ctx *c, struct state *st, struct remote_job *j, bool fo
 		    remote_connect(&ep, &err) == GR_OK)
 			have_ep = true;
 		if (have_ep)
-			rc = copy_over_ssh(&ep, j->dir, &off, &err);
+			rc = copy_over_ssh(&ep, j->dir, &off, follow ? -1 : tail, &err);
 		if (!follow || !batch_refresh(c, st, j) || j->state != JOB_RUNNING)
 			break;
 		gr_error_clear(&err);
 		sleep_ms(500);
 	}
 	if (have_ep && follow && j->state != JOB_RUNNING)
-		rc = copy_over_ssh(&ep, j->dir, &off, &err);
+		rc = copy_over_ssh(&ep, j->dir, &off, -1, &err);
 	if (!have_ep || (rc != 0 && off == 0)) {
 		if (err.msg[0] == '\0')
 			gr_fail(&err, GR_ENOTFOUND, "cannot reach the node of %s", j->id);
@@ -291,7 +295,7 @@ batch_log(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail, 
 	    j->instance_id) : 0, j->instance_id);
 	shared = config_get(cfg, key);
 	if (shared == NULL || shared[0] == '\0')
-		return batch_log_ssh(c, st, j, follow);
+		return batch_log_ssh(c, st, j, tail, follow);
 	/*
 	 * The output file is on a path this machine shares with the nodes (output_dir);
 	 * Slurm creates it when the job starts, so wait for it while the job waits. Each

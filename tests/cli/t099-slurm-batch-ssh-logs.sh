@@ -11,16 +11,22 @@ start_sshd
 expect_ok g config set slurm.ssh_port "$SSHD_PORT"
 
 expect_ok g run --provider slurm --gpu h100 --detach -- \
-	sh -c 'echo first-line; sleep 3; echo "last-line $SLURM_JOB_ID"; exit 5'
+	sh -c 'echo zero; echo first-line; sleep 4; echo "last-line $SLURM_JOB_ID"; exit 5'
 J=$OUT
 JID=${J#slurm:}
 JID=${JID%/0}
 wait_job_state "$JID" RUNNING 40 || fail "the job never ran"
-for ((i = 0; i < 40; i++)); do [ -s "$WORK/gpurent-$JID.out" ] && break; sleep 0.25; done
+for ((i = 0; i < 40; i++)); do
+	[ "$(wc -l <"$WORK/gpurent-$JID.out" 2>/dev/null)" = 2 ] && break
+	sleep 0.25
+done
 expect_ok g logs "$J"
-check "logs over ssh while it runs" '[ "$OUT" = first-line ]'
+check "logs over ssh while it runs" '[ "$OUT" = "zero"$'"'"'\n'"'"'"first-line" ]'
+expect_ok g logs "$J" --tail 1
+check "--tail over ssh" '[ "$OUT" = first-line ]'
 expect_rc 5 g logs "$J" --follow
-check "--follow to its end over ssh" '[ "$OUT" = "first-line"$'"'"'\n'"'"'"last-line $JID" ]'
+check "--follow to its end over ssh" \
+	'[ "$OUT" = "zero"$'"'"'\n'"'"'"first-line"$'"'"'\n'"'"'"last-line $JID" ]'
 # Once it ended, ssh no longer reaches it (the file is here, but without slurm.output_dir
 # gpurent does not read it here): logs says to share the output directory.
 expect_rc 1 g logs "$J"
