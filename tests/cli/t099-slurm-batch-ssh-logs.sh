@@ -11,7 +11,7 @@ start_sshd
 expect_ok g config set slurm.ssh_port "$SSHD_PORT"
 
 expect_ok g run --provider slurm --gpu h100 --detach -- \
-	sh -c 'echo zero; echo first-line; sleep 4; echo "last-line $SLURM_JOB_ID"; exit 5'
+	sh -c 'echo zero; echo first-line; sleep 10; echo "last-line $SLURM_JOB_ID"; exit 5'
 J=$OUT
 JID=${J#slurm:}
 JID=${JID%/0}
@@ -27,6 +27,7 @@ check "--tail over ssh" '[ "$OUT" = first-line ]'
 expect_rc 5 g logs "$J" --follow
 check "--follow to its end over ssh" \
 	'[ "$OUT" = "zero"$'"'"'\n'"'"'"first-line"$'"'"'\n'"'"'"last-line $JID" ]'
+# (The job sleeps long enough for the reads above even under ASan.)
 # Once it ended, ssh no longer reaches it (the file is here, but without slurm.output_dir
 # gpurent does not read it here): logs says to share the output directory.
 expect_rc 1 g logs "$J"
