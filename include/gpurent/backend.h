@@ -35,6 +35,9 @@ enum {
 	CAP_COST = 1u << 5,		/* reports per-instance cost so far */
 	CAP_ALLOC = 1u << 6,		/* launch sizes an allocation: GPUs per node, nodes and a
 					   runtime limit (launch_req.gpus_per_node ...) */
+	CAP_BATCH = 1u << 7,		/* launch runs launch_req.script as a batch job that ends
+					   when the script does; get then reports its exit status
+					   (IV_EXIT) and cancel is destroy (gpurent run --provider) */
 };
 
 /* What the core hands a backend at init. Everything is borrowed and outlives the backend. */

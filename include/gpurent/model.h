@@ -132,6 +132,7 @@ enum {
 	IV_CREATED = 1u << 3,
 	IV_STORAGE = 1u << 4,
 	IV_UTIL = 1u << 5,
+	IV_EXIT = 1u << 6,
 };
 
 struct instance {
@@ -158,6 +159,8 @@ struct instance {
 	char ssh_user[32];
 	int util_pct;			/* mean GPU utilisation now (IV_UTIL) */
 	char status_msg[128];		/* provider's own words on the state, e.g. "outbid" */
+	int exit_code;			/* a batch job's exit status once it ended (IV_EXIT);
+					   128 + N when signal N ended it */
 	char currency[CURRENCY_MAX];	/* of every amount above; "": USD */
 	unsigned valid;
 };
@@ -266,6 +269,13 @@ struct launch_req {
 	int gpus_per_node;		/* default 1 */
 	int nodes;			/* default 1 */
 	int64_t max_runtime_s;		/* default: the partition's limit */
+	/*
+	 * A batch job (backends with CAP_BATCH): run this complete sh script as the job instead
+	 * of holding the allocation, its stdout and stderr to `output` ("%j": the job id;
+	 * NULL: the provider's default). The caller quotes every word it splices in.
+	 */
+	const char *script;
+	const char *output;
 };
 
 /* Account figures a provider may report. */

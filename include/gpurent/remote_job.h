@@ -61,7 +61,10 @@ struct remote_job {
 };
 
 const char *remote_job_state_name(enum remote_job_state s);
-/* "sim:i-000001/3" -> "sim:i-000001" and 3; false when it is no job id. */
+/*
+ * "sim:i-000001/3" -> "sim:i-000001" and 3; false when it is no job id. N is 0 for a batch
+ * job (gpurent run --provider): its "instance" is the scheduler's job, its dir its output.
+ */
 bool remote_job_split(const char *job_id, char *instance_id, size_t n, int *seq);
 /* j's working directory on the instance + "/" + path, or path when it is absolute. */
 void remote_job_path(const struct remote_job *j, const char *path, char *out, size_t n);

@@ -92,6 +92,8 @@ struct slurm_job {
 	int node_count;
 	long long submit_time, start_time, end_time;
 	long long time_limit_min;	/* -1: none */
+	int exit_code;			/* once ended: the script's status, 128 + N for signal
+					   N; -1 unknown */
 };
 
 /* GET /slurm/<v>/nodes: a malloc'd array in *out (free it), count in *n. */
@@ -137,7 +139,7 @@ void slurm_job_to_instance(const struct slurm_job *j, struct instance *out);
 /* Parameters of a holding or batch job; strings borrowed. */
 struct slurm_submit {
 	const char *name;
-	const char *partition;
+	const char *partition;		/* "" or NULL: the cluster's default */
 	const char *gres_type;		/* "" or NULL: untyped */
 	int gpus_per_node;
 	int nodes;
@@ -146,6 +148,7 @@ struct slurm_submit {
 	const char *script;
 	const char *comment;
 	const char *const *env;		/* "K=V", NULL-terminated; PATH is always added */
+	const char *output;		/* stdout and stderr ("%j": the job id); NULL: Slurm's */
 };
 /* The POST /slurm/<v>/job/submit body for an api index; malloc'd JSON. */
 char *slurm_build_submit(int api, const struct slurm_submit *s);

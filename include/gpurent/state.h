@@ -109,6 +109,16 @@ enum gr_err ledger_observe(struct state *st, const struct instance *in, int64_t 
     struct gr_error *err);
 
 /*
+ * An instance whose provider dates its own billing (a Slurm job: its start and end times)
+ * and bills in->price_hour (IV_PRICE; else nothing is done): one compute segment from
+ * start to end (0: still running). The ledger's first compute segment of it, opened later
+ * when gpurent first saw it running, starts at `start` instead; none, one is opened there
+ * (closing a reservation); a closed one stays as it is. Idempotent. One transaction.
+ */
+enum gr_err ledger_observe_span(struct state *st, const struct instance *in, int64_t start,
+    int64_t end, struct gr_error *err);
+
+/*
  * A launch was accepted: open seg (kind LEDGER_PROVISIONING) unless the ledger already has
  * a segment of the instance (it may have begun billing, or even ended, before this is
  * called). One transaction.

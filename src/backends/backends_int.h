@@ -47,6 +47,9 @@ enum gr_err bk_request(const struct bk_http *h, enum http_method m, const char *
 
 /* ledger_observe under a process-wide lock (backends run on fan-out threads). */
 void bk_observe(const struct backend *b, const struct instance *in);
+/* ledger_observe_span under the same lock: billed by the provider's own start and end. */
+void bk_observe_span(const struct backend *b, const struct instance *in, int64_t start,
+    int64_t end);
 /*
  * After a full, successful list of the account's instances (l->v[first..], asked for at
  * `asked`, wall clock): observe each, and close as gone the ledger rows of instances the

@@ -195,6 +195,18 @@ bk_observe(const struct backend *b, const struct instance *in)
 }
 
 void
+bk_observe_span(const struct backend *b, const struct instance *in, int64_t start, int64_t end)
+{
+	struct gr_error e = { 0 };
+
+	if (b->env.state == NULL || in->id[0] == '\0')
+		return;
+	pthread_mutex_lock(&ledger_lock);
+	(void)ledger_observe_span(b->env.state, in, start, end, &e);
+	pthread_mutex_unlock(&ledger_lock);
+}
+
+void
 bk_observe_listed(const struct backend *b, const struct instance_list *l, size_t first,
     int64_t asked)
 {

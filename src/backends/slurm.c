@@ -410,6 +410,21 @@ nodes_for(struct backend *b, const struct slurm_job *jobs, size_t nj, struct slu
 	http_response_release(&rs);
 }
 
+/*
+ * Into the ledger: a priced job that started bills its GPUs from Slurm's own start time to
+ * its end time (what the cluster accounts), not from when gpurent happened to look. Then
+ * the usual observation, which finds that segment and leaves it be.
+ */
+static void
+observe_job(struct backend *b, const struct slurm_job *j, const struct instance *in)
+{
+	bool ended = in->state == ST_DESTROYED || in->state == ST_FAILED;
+
+	if (j->start_time > 0 && (in->state == ST_RUNNING || in->state == ST_DESTROYING ||
+	    (ended && j->end_time >= j->start_time)))
+		bk_observe_span(b, in, j->start_time, ended ? j->end_time : 0);
+}
+
 /* This user's jobs (gpurent's only, unless all), onto instances. */
 static enum gr_err
 list_jobs(struct backend *b, bool all, struct instance_list *out, struct gr_error *err)
@@ -436,6 +451,9 @@ list_jobs(struct backend *b, bool all, struct instance_list *out, struct gr_erro
 			in = instance_list_add(out);
 			slurm_job_to_instance(&jobs[i], in);
 			finish_instance(b, &jobs[i], in, nodes, nn);
+			/* Only gpurent's own jobs go to the ledger: --all never bills others. */
+			if (strcmp(jobs[i].comment, SLURM_COMMENT) == 0)
+				observe_job(b, &jobs[i], in);
 		}
 	}
 	free(jobs);
@@ -510,6 +528,8 @@ get_job(struct backend *b, long long jid, struct instance *out, struct gr_error 
 		nodes_for(b, jobs, 1, &nodes, &nn);
 		slurm_job_to_instance(&jobs[0], out);
 		finish_instance(b, &jobs[0], out, nodes, nn);
+		if (strcmp(jobs[0].comment, SLURM_COMMENT) == 0)
+			observe_job(b, &jobs[0], out);
 	}
 	free(jobs);
 	free(nodes);
@@ -585,13 +605,14 @@ create_find(void *ctx, struct instance *out)
 	return bk_find_labelled(c->b, slurm_list, c->name, out);
 }
 
-/* "slurm:PART/TYPE" -> partition and GRES type ("gpu": untyped). */
+/* "slurm:PART/TYPE" -> partition ("": the cluster's default) and GRES type ("gpu":
+   untyped). */
 static bool
 offer_split(const char *local, char *part, size_t np, char *type, size_t nt)
 {
 	const char *slash = strchr(local, '/');
 
-	if (slash == NULL || slash == local || slash[1] == '\0' ||
+	if (slash == NULL || slash[1] == '\0' ||
 	    (size_t)(slash - local) >= np || strlen(slash + 1) >= nt)
 		return false;
 	memcpy(part, local, (size_t)(slash - local));
@@ -643,7 +664,8 @@ slurm_launch(struct backend *b, const struct launch_req *req, struct instance *o
 	sub.nodes = req->nodes > 0 ? req->nodes : 1;
 	sub.time_limit_min = req->max_runtime_s > 0 ? (req->max_runtime_s + 59) / 60 : 0;
 	sub.cwd = cwd != NULL && cwd[0] != '\0' ? cwd : "/tmp";
-	sub.script = HOLD_SCRIPT;
+	sub.script = req->script != NULL ? req->script : HOLD_SCRIPT;
+	sub.output = req->output;
 	sub.comment = SLURM_COMMENT;
 	sub.env = env;
 	if ((e = discover(s, err)) != GR_OK) {
@@ -717,7 +739,7 @@ const struct backend_ops backend_slurm = {
 	.name = "slurm",
 	.description = "a Slurm cluster through slurmrestd (JWT): partitions as offers, jobs "
 	    "as instances",
-	.caps = CAP_SSH | CAP_ALLOC,
+	.caps = CAP_SSH | CAP_ALLOC | CAP_BATCH,
 	.priv_size = sizeof(struct slurm),
 	.key_env = "SLURM_JWT",
 	.no_stop_why = "a Slurm job can only be cancelled (destroy)",

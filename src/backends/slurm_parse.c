@@ -73,6 +73,31 @@ str_at(const cJSON *o, const char *k, char *dst, size_t n)
 		dst[0] = '\0';
 }
 
+/*
+ * A finished job's exit status: v0.0.38 gives the wait status as a number (exit 3 is 768,
+ * signal 9 is 9); v0.0.39 on an object {"status": [...], "return_code": N, "signal":
+ * {"id": N}} with wrapped numbers. -1 when absent or out of range.
+ */
+static int
+exit_code_at(const cJSON *o)
+{
+	const cJSON *v = member(o, "exit_code"), *sig;
+	long long w;
+
+	if (member(v, "return_code") != NULL || member(v, "status") != NULL) {
+		sig = member(v, "signal");
+		if (cJSON_IsObject(sig) && (w = num_at(sig, "id", 0)) > 0 && w < 128)
+			return 128 + (int)w;
+		w = num_at(v, "return_code", -1);
+		return w >= 0 && w <= 255 ? (int)w : -1;
+	}
+	if (!slurm_num(v, &w) || w < 0 || w > 0xFFFF)
+		return -1;
+	if ((w & 0x7F) != 0)
+		return 128 + (int)(w & 0x7F);
+	return (int)((w >> 8) & 0xFF);
+}
+
 /* A state that is a string ("idle") or an array of words (["IDLE", "DRAIN"]), as words
    joined with '+' in lower case. */
 static void
@@ -490,6 +515,7 @@ job_from_json(const cJSON *it, struct slurm_job *j)
 	j->start_time = num_at(it, "start_time", 0);
 	j->end_time = num_at(it, "end_time", 0);
 	j->time_limit_min = num_at(it, "time_limit", -1);
+	j->exit_code = exit_code_at(it);
 	/* What the job asks per node; v0.0.38 says it in tres_per_node too. */
 	str_at(it, "tres_per_node", tres, sizeof(tres));
 	ng = slurm_gres_gpus(tres, g, SLURM_GRES_MAX);
@@ -729,6 +755,10 @@ slurm_job_to_instance(const struct slurm_job *j, struct instance *out)
 		    j->reason);
 	else
 		strlcpy_(out->status_msg, j->state, sizeof(out->status_msg));
+	if ((out->state == ST_DESTROYED || out->state == ST_FAILED) && j->exit_code >= 0) {
+		out->exit_code = j->exit_code;
+		out->valid |= IV_EXIT;
+	}
 }
 
 char *
@@ -743,7 +773,12 @@ slurm_build_submit(int api, const struct slurm_submit *s)
 	cJSON_AddStringToObject(o, "script", s->script);
 	job = cJSON_AddObjectToObject(o, "job");
 	cJSON_AddStringToObject(job, "name", s->name);
-	cJSON_AddStringToObject(job, "partition", s->partition);
+	if (s->partition != NULL && s->partition[0] != '\0')
+		cJSON_AddStringToObject(job, "partition", s->partition);
+	if (s->output != NULL) {
+		cJSON_AddStringToObject(job, "standard_output", s->output);
+		cJSON_AddStringToObject(job, "standard_error", s->output);
+	}
 	if (s->comment != NULL)
 		cJSON_AddStringToObject(job, "comment", s->comment);
 	if (s->gpus_per_node > 0) {

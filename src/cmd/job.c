@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/backend.h"
 #include "gpurent/config.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote_copy.h"
@@ -25,6 +26,59 @@ job_exit_status(const struct remote_job *j)
 	default:
 		return 1;
 	}
+}
+
+void
+job_join_words(char *const *w, int n, char *out, size_t size)
+{
+	struct sb sb;
+	int i;
+
+	sb_init(&sb);
+	for (i = 0; i < n; i++) {
+		if (i)
+			sb_addc(&sb, ' ');
+		if (n == 1)
+			sb_adds(&sb, w[i]);
+		else
+			remote_shell_quote(&sb, w[i]);
+	}
+	strlcpy_(out, sb.buf, size);
+	sb_release(&sb);
+}
+
+/* The recorded state of a batch job from its provider: ended, killed, lost or running. */
+bool
+batch_refresh(struct cmd_ctx *c, struct state *st, struct remote_job *j)
+{
+	struct gr_error err = { 0 };
+	struct backend *b;
+	struct instance in;
+	enum gr_err e;
+
+	if (j->state != JOB_RUNNING)
+		return true;
+	if (session_backend_for(c->s, j->instance_id, &b, &err) != GR_OK) {
+		cmd_warn("cannot read %s: %s", j->id, err.msg);
+		return false;
+	}
+	memset(&in, 0, sizeof(in));
+	e = b->ops->get(b, j->instance_id, &in, &err);
+	if (e == GR_ENOTFOUND)
+		j->state = JOB_LOST;
+	else if (e != GR_OK) {
+		cmd_warn("cannot read %s: %s", j->id, err.msg);
+		return false;
+	} else if (in.state == ST_DESTROYED || in.state == ST_FAILED) {
+		j->state = strncmp(in.status_msg, "CANCELLED", 9) == 0 ? JOB_KILLED : JOB_EXITED;
+		j->exit_code = in.valid & IV_EXIT ? in.exit_code : -1;
+		if (j->state == JOB_EXITED && j->exit_code < 0)
+			j->state = JOB_LOST;
+	} else
+		return true;
+	if (remote_job_record(st, j, &err) != GR_OK)
+		cmd_warn("%s", err.msg);
+	return true;
 }
 
 static void
@@ -209,6 +263,12 @@ refresh_instance(struct cmd_ctx *c, struct state *st, const char *id)
 	if (remote_job_load(st, id, &v, &n, &err) != GR_OK) {
 		cmd_warn("%s", err.msg);
 		return false;
+	}
+	/* A batch job is its own instance: its scheduler says how it is. */
+	if (n == 1 && job_is_batch(&v[0])) {
+		reached = batch_refresh(c, st, &v[0]);
+		free(v);
+		return reached;
 	}
 	down = instance_down(c, id);
 	if (down == NULL && cmd_endpoint(c, id, &ep, &err) == GR_OK) {

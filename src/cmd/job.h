@@ -22,4 +22,45 @@ bool jobs_refresh(struct cmd_ctx *c, struct state *st, const char *instance_id);
 /* The exit status that stands for a job's end: its own, 143 when killed, 1 when lost. */
 int job_exit_status(const struct remote_job *j);
 
+/* The command words joined as a shell would show them (one word: as it is). */
+void job_join_words(char *const *w, int n, char *out, size_t size);
+
+/* A batch job to submit (run --provider): the provider's scheduler runs it, no ssh. */
+struct batch_req {
+	const char *provider;		/* a backend with CAP_BATCH */
+	const char *partition;		/* NULL: the cluster's default */
+	const char *gpu;		/* the GRES type, "h100" */
+	int gpus_per_node, nodes;
+	int64_t max_runtime_s;		/* 0: the partition's limit */
+	const char *name;
+	const char *const *env;		/* "K=V", NULL-terminated */
+	bool detach, force;
+};
+
+/* A recorded job that the provider's scheduler runs (run --provider): seq 0. */
+static inline bool
+job_is_batch(const struct remote_job *j)
+{
+	return j->seq == 0;
+}
+
+/*
+ * Submit words as a batch job (batch.c), checked against the budgets like a launch, and
+ * record it as PROVIDER:JOBID/0. Detached, print its id; else follow its output to its end
+ * and return its exit status.
+ */
+int batch_submit(struct cmd_ctx *c, const struct batch_req *r, char *const *words, int n);
+/* Bring a running batch job's record up to date from its provider (job.c); false when
+   unread. */
+bool batch_refresh(struct cmd_ctx *c, struct state *st, struct remote_job *j);
+/*
+ * Its output (the file j->dir, read where output_dir shares it): the last tail lines (< 0:
+ * all); with follow, then what it writes until it ends, exiting with its status.
+ */
+int batch_log(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail,
+    bool follow);
+/* Cancel it through its provider; GR_ECONFLICT when it no longer runs. */
+enum gr_err batch_kill(struct cmd_ctx *c, struct state *st, struct remote_job *j,
+    struct gr_error *err);
+
 #endif

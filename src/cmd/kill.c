@@ -2,6 +2,7 @@
  * gpurent kill: end jobs (TERM to the job's process group, KILL after a grace period).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/util.h"
@@ -27,6 +28,31 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	return 0;
 }
 
+/* Cancel a batch job through its scheduler: 0, or the error's status (said). */
+static int
+kill_batch(struct cmd_ctx *c, struct state *st, const char *job_id, const char *inst)
+{
+	struct gr_error err = { 0 };
+	struct remote_job *v = NULL;
+	size_t n, i;
+	int rc = 0;
+
+	if (remote_job_load(st, inst, &v, &n, &err) != GR_OK)
+		return cmd_error(c, &err);
+	for (i = 0; i < n && strcmp(v[i].id, job_id) != 0; i++)
+		;
+	if (i == n)
+		gr_fail(&err, GR_ENOTFOUND, "no job '%s' is recorded", job_id);
+	else if (batch_kill(c, st, &v[i], &err) == GR_OK) {
+		fprintf(c->out, "%s\n", job_id);
+		batch_refresh(c, st, &v[i]);
+	}
+	if (err.code != GR_OK)
+		rc = cmd_error(c, &err);
+	free(v);
+	return rc;
+}
+
 static int
 kill_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -49,7 +75,9 @@ kill_run(struct cmd_ctx *c, int argc, char **argv)
 	for (i = 0; i < npos; i++) {
 		err = (struct gr_error){ 0 };
 		remote_job_split(argv[i], inst, sizeof(inst), &seq);
-		if (cmd_endpoint(c, inst, &ep, &err) != GR_OK)
+		if (seq == 0)
+			rc = kill_batch(c, st, argv[i], inst);
+		else if (cmd_endpoint(c, inst, &ep, &err) != GR_OK)
 			rc = cmd_error(c, &err);
 		else if ((rc = remote_job_kill(&ep, seq, grace, &err)) == 3) {
 			gr_fail(&err, GR_ECONFLICT, "job %s is not running", argv[i]);

@@ -38,6 +38,31 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	return 0;
 }
 
+/* A batch job's output, from its recorded output file. */
+static int
+logs_batch(struct cmd_ctx *c, struct state *st, const char *job_id, const char *inst,
+    const struct logs_args *a)
+{
+	struct gr_error err = { 0 };
+	struct remote_job *v = NULL;
+	size_t n, i;
+	int rc;
+
+	if (remote_job_load(st, inst, &v, &n, &err) != GR_OK)
+		return cmd_error(c, &err);
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i].id, job_id) == 0)
+			break;
+	if (i == n) {
+		free(v);
+		gr_fail(&err, GR_ENOTFOUND, "no job '%s' is recorded", job_id);
+		return cmd_error(c, &err);
+	}
+	rc = batch_log(c, st, &v[i], a->tail, a->follow);
+	free(v);
+	return rc;
+}
+
 static int
 logs_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -58,7 +83,11 @@ logs_run(struct cmd_ctx *c, int argc, char **argv)
 	if (!remote_job_split(argv[0], inst, sizeof(inst), &seq))
 		return cmd_usage_error(c, "'%s' is not a job id (ID/N, from 'gpurent jobs')",
 		    argv[0]);
-	if (session_state(c->s, &st, &err) != GR_OK || cmd_endpoint(c, inst, &ep, &err) != GR_OK)
+	if (session_state(c->s, &st, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (seq == 0)
+		return logs_batch(c, st, argv[0], inst, &a);
+	if (cmd_endpoint(c, inst, &ep, &err) != GR_OK)
 		return cmd_error(c, &err);
 	rc = remote_job_log(&ep, seq, a.tail, a.follow, &err);
 	fflush(stdout);

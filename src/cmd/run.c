@@ -14,7 +14,8 @@
 
 #define RUN_MAX_LIST 64
 
-enum { R_SYNC = 1, R_EXCLUDE, R_ENV, R_NAME, R_DETACH, R_FETCH, R_THEN };
+enum { R_SYNC = 1, R_EXCLUDE, R_ENV, R_NAME, R_DETACH, R_FETCH, R_THEN, R_PROVIDER, R_GPU,
+    R_PARTITION, R_COUNT, R_NODES, R_MAX_RUNTIME, R_FORCE };
 
 static const struct cmd_opt opts[] = {
 	{ "sync", 0, "DIR", "copy DIR into the job's working directory first", R_SYNC, CPL_FILE, false },
@@ -24,10 +25,20 @@ static const struct cmd_opt opts[] = {
 	{ "detach", 'd', NULL, "start the job, print its id and return", R_DETACH, CPL_NONE, false },
 	{ "fetch", 0, "PATH[:DIR]", "copy PATH back into DIR (default .) when the job ends (repeatable)", R_FETCH, CPL_NONE, true },
 	{ "then", 0, "ACTION", "stop or destroy the instance once the job ended and its fetches succeeded", R_THEN, CPL_NONE, false },
+	{ "provider", 0, "NAME", "submit a batch job to this cluster (slurm) instead of an instance", R_PROVIDER, CPL_PROVIDER, false },
+	{ "gpu", 0, "TYPE", "with --provider: the GPU (GRES) type, such as h100", R_GPU, CPL_NONE, false },
+	{ "partition", 0, "NAME", "with --provider: the partition (default: the cluster's)", R_PARTITION, CPL_NONE, false },
+	{ "count", 0, "N", "with --provider: GPUs per node (default 1)", R_COUNT, CPL_NONE, false },
+	{ "nodes", 0, "N", "with --provider: nodes, CMD once on each (default 1)", R_NODES, CPL_NONE, false },
+	{ "max-runtime", 0, "DURATION", "with --provider: the job's time limit, such as 90m", R_MAX_RUNTIME, CPL_NONE, false },
+	{ "force", 'f', NULL, "with --provider: submit even when a budget would be exceeded", R_FORCE, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 struct run_args {
+	const char *provider, *gpu, *partition;
+	long long count, nodes, max_runtime;
+	bool force;
 	const char *sync, *name, *then;
 	bool detach;
 	const char *excludes[RUN_MAX_LIST], *env[RUN_MAX_LIST], *fetch[RUN_MAX_LIST];
@@ -79,6 +90,21 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		if (arg[0] == '\0' || arg[0] == ':')
 			return cmd_usage_error(c, "--fetch wants REMOTE_PATH[:LOCAL_DIR]");
 		return add_item(c, a->fetch, &a->n_fetch, arg, "--fetch paths");
+	case R_PROVIDER: a->provider = arg; break;
+	case R_GPU: a->gpu = arg; break;
+	case R_PARTITION: a->partition = arg; break;
+	case R_FORCE: a->force = true; break;
+	case R_COUNT:
+	case R_NODES:
+		if (!parse_int(arg, 1, 4096, id == R_COUNT ? &a->count : &a->nodes))
+			return cmd_usage_error(c, "--%s wants a number from 1 to 4096, not '%s'",
+			    id == R_COUNT ? "count" : "nodes", arg);
+		break;
+	case R_MAX_RUNTIME:
+		if ((a->max_runtime = parse_duration(arg)) <= 0)
+			return cmd_usage_error(c, "--max-runtime needs a duration such as 3600, 90m "
+			    "or 4h, not '%s'", arg);
+		break;
 	case R_THEN:
 		if (strcmp(arg, "stop") != 0 && strcmp(arg, "destroy") != 0)
 			return cmd_usage_error(c, "--then takes stop or destroy, not '%s'", arg);
@@ -149,26 +175,6 @@ fetch_list(const struct run_args *a, struct remote_job *j, struct gr_error *err)
 	return GR_OK;
 }
 
-/* The command words joined as a shell would show them. */
-static void
-join_words(char **w, int n, char *out, size_t size)
-{
-	struct sb sb;
-	int i;
-
-	sb_init(&sb);
-	for (i = 0; i < n; i++) {
-		if (i)
-			sb_addc(&sb, ' ');
-		if (n == 1)
-			sb_adds(&sb, w[i]);
-		else
-			remote_shell_quote(&sb, w[i]);
-	}
-	strlcpy_(out, sb.buf, size);
-	sb_release(&sb);
-}
-
 /* Copy DIR's contents into the job's working directory. */
 static int
 sync_dir(struct cmd_ctx *c, const struct remote_endpoint *ep, struct run_args *a,
@@ -232,6 +238,39 @@ attach(struct cmd_ctx *c, struct state *st, const struct remote_endpoint *ep,
 	return rc;
 }
 
+/* run --provider P -- COMMAND: a batch job of the cluster's scheduler. */
+static int
+run_batch(struct cmd_ctx *c, struct run_args *a, char **argv, int n)
+{
+	struct batch_req r;
+	const char *env[RUN_MAX_LIST + 1];
+	size_t i;
+
+	if (n < 1)
+		return cmd_usage_error(c, "which command? run --provider %s -- COMMAND...",
+		    a->provider);
+	if (a->gpu == NULL)
+		return cmd_usage_error(c, "a batch job wants --gpu TYPE (such as h100)");
+	if (a->sync || a->n_fetch || a->then)
+		return cmd_usage_error(c, "--sync, --fetch and --then are for a job on an "
+		    "instance; a batch job runs in the cluster's slurm.workdir");
+	for (i = 0; i < a->n_env; i++)
+		env[i] = a->env[i];
+	env[a->n_env] = NULL;
+	memset(&r, 0, sizeof(r));
+	r.provider = a->provider;
+	r.partition = a->partition;
+	r.gpu = a->gpu;
+	r.gpus_per_node = a->count > 0 ? (int)a->count : 1;
+	r.nodes = a->nodes > 0 ? (int)a->nodes : 1;
+	r.max_runtime_s = a->max_runtime;
+	r.name = a->name;
+	r.env = env;
+	r.detach = a->detach;
+	r.force = a->force;
+	return batch_submit(c, &r, argv, n);
+}
+
 static int
 run_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -247,6 +286,11 @@ run_run(struct cmd_ctx *c, int argc, char **argv)
 	rc = cmd_parse(c, argc, argv, handle, &a, &n);
 	if (rc != 0 || n < 0)
 		return rc;
+	if (a.provider != NULL)
+		return run_batch(c, &a, argv, n);
+	if (a.gpu || a.partition || a.count || a.nodes || a.max_runtime || a.force)
+		return cmd_usage_error(c, "--gpu, --partition, --count, --nodes, --max-runtime and "
+		    "--force belong to --provider (a batch job)");
 	if (n < 2)
 		return cmd_usage_error(c, "give an instance and the command: run ID -- COMMAND...");
 	if (a.n_excludes > 0 && a.sync == NULL)
@@ -272,7 +316,7 @@ run_run(struct cmd_ctx *c, int argc, char **argv)
 	strlcpy_(j.instance_id, ep.name, sizeof(j.instance_id));
 	snprintf(j.id, sizeof(j.id), "%s/%d", ep.name, j.seq);
 	strlcpy_(j.name, a.name ? a.name : "", sizeof(j.name));
-	join_words(argv + 1, n - 1, j.command, sizeof(j.command));
+	job_join_words(argv + 1, n - 1, j.command, sizeof(j.command));
 	strlcpy_(j.then_action, a.then ? a.then : "", sizeof(j.then_action));
 	j.after = a.n_fetch > 0 || a.then != NULL ? JOB_AFTER_PENDING : JOB_AFTER_NONE;
 	j.state = JOB_RUNNING;
@@ -296,7 +340,7 @@ run_run(struct cmd_ctx *c, int argc, char **argv)
 
 const struct command cmd_run_job = {
 	.name = "run",
-	.args = "ID [OPTIONS] -- COMMAND...",
+	.args = "ID|--provider P --gpu T [OPTIONS] -- COMMAND...",
 	.summary = "run a job on an instance that outlives the connection",
 	.help =
 	    "Starts COMMAND in a new directory ~/.gpurent/jobs/N/work on the instance, in its\n"
@@ -315,7 +359,14 @@ const struct command cmd_run_job = {
 	    "job ended and every fetch succeeded, never while another recorded job on it runs.\n"
 	    "For a detached job, whichever gpurent first sees it ended (jobs, logs --follow)\n"
 	    "does both, and 'gpurent jobs' shows what was done. A job that succeeded but\n"
-	    "whose fetch or --then failed exits 1. Exit status 255 when the connection failed.",
+	    "whose fetch or --then failed exits 1. Exit status 255 when the connection failed.\n"
+	    "--provider slurm --gpu TYPE (no ID) submits COMMAND to the cluster as a batch\n"
+	    "job of its own (--partition, --count GPUs per node, --nodes, --max-runtime),\n"
+	    "each word quoted into its script; it is recorded as slurm:JOBID/0 for jobs,\n"
+	    "logs (which read slurm.output_dir, shared with the nodes) and kill (scancel).\n"
+	    "With --nodes N > 1, srun runs COMMAND on each node with MASTER_ADDR (the first\n"
+	    "node), MASTER_PORT (29500), WORLD_SIZE (N) and NODE_RANK set, for torchrun.\n"
+	    "A priced job is checked against the budgets (exit 9; --force overrides).",
 	.opts = opts,
 	.complete_args = CPL_INSTANCE,
 	.run = run_run,

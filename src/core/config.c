@@ -52,6 +52,7 @@ static const struct config_key keys[] = {
 	{ "runtime.max", CK_DURATION, NULL, "longest an instance may run before the watcher acts (unset: no limit)" },
 	{ "slurm.cluster", CK_STRING, NULL, "a name for the Slurm cluster, shown as the location of its offers" },
 	{ "slurm.currency", CK_STRING, "USD", "currency of the slurm.price.* charge-back rates" },
+	{ "slurm.output_dir", CK_STRING, NULL, "where batch jobs write their output, a directory this machine shares with the nodes (unset: slurm.workdir)" },
 	{ "slurm.price.*", CK_MONEY, NULL, "charge-back rate per GPU-hour of a GRES type (slurm.price.h100 = 2.10); without one a Slurm offer has no price" },
 	{ "slurm.ssh_host", CK_STRING, NULL, "how ssh reaches a job's first node: a host name with %n for the node's name (unset: the node's hostname)" },
 	{ "slurm.ssh_port", CK_INT, "22", "ssh port on the cluster's nodes" },

@@ -259,6 +259,62 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 	return ledger_begin(st, &seg, err);
 }
 
+/* The state of the instance's first compute segment: -1 none, 0 open, 1 closed. */
+static int
+first_compute(struct state *st, const char *instance_id, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+	int found = -1;
+
+	if (sqlite3_prepare_v2(state_db(st), "SELECT end_ts FROM ledger WHERE instance_id = ? "
+	    "AND kind = ? ORDER BY id LIMIT 1", -1, &s, NULL) != SQLITE_OK) {
+		state_fail(st, err, "cannot read the ledger");
+		return -2;
+	}
+	sqlite3_bind_text(s, 1, instance_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, LEDGER_COMPUTE);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		found = sqlite3_column_int64(s, 0) == 0 ? 0 : 1;
+	sqlite3_finalize(s);
+	return found;
+}
+
+static enum gr_err
+observe_span(struct state *st, const struct instance *in, int64_t start, int64_t end,
+    struct gr_error *err)
+{
+	struct ledger_seg seg;
+	int first = first_compute(st, in->id, err);
+
+	if (first == -2 || first == 1)
+		return first == 1 ? GR_OK : err->code;
+	if (first == -1) {
+		seg_of(&seg, in, LEDGER_COMPUTE, in->price_hour, start);
+		if (ledger_begin(st, &seg, err) != GR_OK)
+			return err->code;
+	} else if (exec_bound(st, "UPDATE ledger SET start_ts = ?1 WHERE instance_id = ?2 AND "
+	    "end_ts = 0 AND kind = 0", "cannot update the ledger", err, in->id, start) != GR_OK ||
+	    exec_bound(st, "UPDATE ledger SET end_ts = max(?1, start_ts) WHERE instance_id = ?2 "
+	    "AND end_ts = 0 AND kind = 2", "cannot update the ledger", err, in->id, start) != GR_OK)
+		return err->code;
+	return end > 0 ? ledger_end(st, in->id, end, err) : GR_OK;
+}
+
+enum gr_err
+ledger_observe_span(struct state *st, const struct instance *in, int64_t start, int64_t end,
+    struct gr_error *err)
+{
+	if (!(in->valid & IV_PRICE) || start <= 0)
+		return GR_OK;
+	if (state_begin(st, err) != GR_OK)
+		return err->code;
+	if (observe_span(st, in, start, end, err) != GR_OK) {
+		state_rollback(st);
+		return err->code;
+	}
+	return state_commit(st, err);
+}
+
 enum gr_err
 ledger_reserve(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
 {

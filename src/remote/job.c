@@ -122,7 +122,7 @@ remote_job_split(const char *job_id, char *instance_id, size_t n, int *seq)
 	long long v;
 
 	if (slash == NULL || slash == job_id || (size_t)(slash - job_id) >= n ||
-	    !parse_int(slash + 1, 1, 1000000000, &v))
+	    !parse_int(slash + 1, 0, 1000000000, &v))
 		return false;
 	snprintf(instance_id, n, "%.*s", (int)(slash - job_id), job_id);
 	*seq = (int)v;

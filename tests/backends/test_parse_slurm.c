@@ -297,12 +297,50 @@ test_hostlist(void **state)
 	assert_string_equal(b, "");
 }
 
+/* A finished job's exit status in either form; hostile values are unknown (-1). */
+static void
+test_exit_codes(void **state)
+{
+	static const struct {
+		const char *exit_code;
+		int want;
+	} cases[] = {
+		{ "0", 0 }, { "768", 3 }, { "9", 137 }, { "15", 143 }, { "-1", -1 },
+		{ "70000", -1 }, { "\"768\"", -1 }, { "null", -1 }, { "1e300", -1 },
+		{ "{\"set\":true,\"infinite\":false,\"number\":512}", 2 },
+		{ "{\"status\":[\"EXITED\"],\"return_code\":{\"set\":true,\"number\":5}}", 5 },
+		{ "{\"status\":[\"SIGNALED\"],\"return_code\":0,\"signal\":{\"id\":9}}", 137 },
+		{ "{\"status\":[\"EXITED\"],\"return_code\":9999}", -1 },
+		{ "{\"status\":[\"PENDING\"]}", -1 },
+	};
+	struct gr_error err = { 0 };
+	struct slurm_job *jobs = NULL;
+	struct instance in;
+	char body[512];
+	size_t n, i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(body, sizeof(body), "{\"jobs\":[{\"job_id\":7,\"job_state\":"
+		    "\"FAILED\",\"exit_code\":%s}]}", cases[i].exit_code);
+		assert_int_equal(slurm_parse_jobs(body, strlen(body), &jobs, &n, &err), GR_OK);
+		assert_int_equal(n, 1);
+		assert_int_equal(jobs[0].exit_code, cases[i].want);
+		slurm_job_to_instance(&jobs[0], &in);
+		assert_int_equal(!!(in.valid & IV_EXIT), cases[i].want >= 0);
+		if (cases[i].want >= 0)
+			assert_int_equal(in.exit_code, cases[i].want);
+		free(jobs);
+		jobs = NULL;
+	}
+}
+
 static void
 test_submit_per_version(void **state)
 {
 	const char *env[] = { "A=1", "=bad", "B=x=y", NULL };
 	struct slurm_submit s = { "job", "gpu", "h100", 2, 1, 90, "/tmp", "#!/bin/sh\n",
-		"gpurent", env };
+		"gpurent", env, NULL };
 	char *doc;
 	cJSON *j, *job;
 
@@ -401,6 +439,7 @@ main(void)
 		cmocka_unit_test(test_openapi),
 		cmocka_unit_test(test_gres),
 		cmocka_unit_test(test_hostlist),
+		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_submit_per_version),
 		cmocka_unit_test(test_jwt),
 		cmocka_unit_test(test_malformed),

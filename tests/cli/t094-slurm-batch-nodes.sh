@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# A two-node batch job: srun starts the command once on each node with what distributed
+# training reads (MASTER_ADDR the first node, MASTER_PORT, WORLD_SIZE, NODE_RANK).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/slurm.sh"
+start_slurm
+OUTDIR=$TMP/slurm/jobs
+expect_ok g config set slurm.workdir "$OUTDIR"
+expect_ok g config set slurm.output_dir "$OUTDIR"
+
+expect_ok g run --provider slurm --gpu h100 --count 4 --nodes 2 --max-runtime 10m -- \
+	sh -c 'echo "rank=$NODE_RANK of=$WORLD_SIZE master=$MASTER_ADDR:$MASTER_PORT on=$SLURMD_NODENAME"'
+check "one line per node" '[ "$(grep -c "^rank=" <<<"$OUT")" = 2 ]'
+check "rank 0 on n1" 'grep -qx "rank=0 of=2 master=n1:29500 on=n1" <<<"$OUT"'
+check "rank 1 on n2, the same master" 'grep -qx "rank=1 of=2 master=n1:29500 on=n2" <<<"$OUT"'
+expect_ok g jobs -o json
+J=$(jq -r '.[0].id' <<<"$OUT")
+JID=${J#slurm:}
+JID=${JID%/0}
+check "Slurm ran it on both nodes" '[ "$(sl scontrol show job "$JID" | grep -o " NodeList=[^ ]*")" = " NodeList=n[1-2]" ]'
+check "with the time limit asked" 'sl scontrol show job "$JID" | grep -q "TimeLimit=00:10:00"'
+
+# --env MASTER_PORT moves the port; a failing rank fails the job.
+expect_rc 7 g run --provider slurm --gpu h100 --nodes 2 --env MASTER_PORT=12345 -- \
+	sh -c 'echo "port=$MASTER_PORT"; [ "$NODE_RANK" = 0 ] || exit 7'
+check "the port from --env" '[ "$(grep -c "^port=12345$" <<<"$OUT")" -ge 1 ]'
+pass
