@@ -1245,6 +1245,17 @@ span_cmp(const void *a, const void *b)
 	return (x->gpu > y->gpu) - (x->gpu < y->gpu);
 }
 
+static bool
+spans_sorted(const struct spans *l)
+{
+	size_t i;
+
+	for (i = 1; i < l->n; i++)
+		if (span_cmp(&l->v[i - 1], &l->v[i]) > 0)
+			return false;
+	return true;
+}
+
 /* The columns the minute statement of a summary reads after the minute (minute_spans). */
 #define MINUTE_SPAN_COLS ", secs, util_mean, util_max, power_mean, n"
 
@@ -1609,8 +1620,13 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 		}
 		if (rc != SQLITE_DONE)
 			break;
-		/* Spans side by side in time: one instant is every GPU's span at one time. */
-		qsort(sp.v, sp.n, sizeof(*sp.v), span_cmp);
+		/*
+		 * Spans side by side in time: one instant is every GPU's span at one time. One
+		 * GPU's come in order already (the cut hours' minutes, then the raw samples of
+		 * the last day): checked in a pass, sorted only when not.
+		 */
+		if (!spans_sorted(&sp))
+			qsort(sp.v, sp.n, sizeof(*sp.v), span_cmp);
 		memset(f, 0, sizeof(*f));
 		for (k = 0; k < sp.n; k++)
 			fold_add(f, &sp.v[k]);
