@@ -1580,7 +1580,7 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 		return err->code;
 	if (until <= 0)
 		until = INT64_MAX;
-	idle_pct = idle_pct < 0 ? -1 : idle_pct > 100 ? 100 : idle_pct;
+	idle_pct = idle_pct < 0 ? 0 : idle_pct > 100 ? 100 : idle_pct;	/* samples.h: 0..100 */
 	/*
 	 * The whole hours of the range come from samples_hour, [hlo, hhi); minute rows only
 	 * at its two ends, [since, hlo) and [hhi, until), where the range cuts an hour; raw
