@@ -6,8 +6,13 @@
 # 10-40 s for the last 23 hours with gaps longer than SAMPLES_GAP_MAX, unknown fields, and
 # samples straddling bucket edges. Compares `metrics ID --since 30d` at several steps (raw,
 # 1m, 7m, 30m, 1h, 1d) and with --until, and `audit --since 30d --offline -o json`
-# (its utilisation, p95, idle and energy figures), byte for byte. Each build runs on its
-# own copy of the database.
+# (its utilisation, p95, idle and energy figures), byte for byte, but for one documented
+# difference (samples.h, samples_summary): when NEW reads the hourly roll-up, audit's p95
+# is the whole part of OLD's, so a p95 pair passes when NEW is a whole number with
+# NEW <= OLD <= NEW + 1 (OLD is printed to one decimal, so 93.96 shows as 94.0). Each build
+# runs on its own copy of the database; the minute rows are written behind gpurent's back,
+# so the roll-up is dropped and the first command of each build fills it again, as for a
+# database made before samples_hour.
 set -eu
 old=${1:?usage: bench/history-equiv.sh OLD_GPURENT NEW_GPURENT}
 new=${2:?usage: bench/history-equiv.sh OLD_GPURENT NEW_GPURENT}
@@ -58,6 +63,7 @@ SELECT s.id, r.t + s.gpu, abs(random()) % 2,
        40 + abs(random()) % 40, 81559, 700, 1 << (abs(random()) % 5)
 FROM r, sample_series s;
 COMMIT;
+DROP TABLE IF EXISTS samples_hour;
 PRAGMA wal_checkpoint(TRUNCATE);
 SQL
 echo "history: $(sqlite3 "$db" 'SELECT count(*) FROM sample_series') GPUs," \
@@ -87,10 +93,28 @@ for b in old new; do
 		"$g" audit --since 30d --offline -o json | jq -c "$hist"
 	} >"$tmp/$b.out" 2>&1
 done
-if cmp -s "$tmp/old.out" "$tmp/new.out"; then
-	echo "identical: $(wc -l <"$tmp/new.out") lines, $(wc -c <"$tmp/new.out") bytes"
-else
-	diff "$tmp/old.out" "$tmp/new.out" | head -40
+# The p95 figures apart: the rest must be identical, the p95 pairs within their bound.
+# The history's "vendor" key (null here: no probe wrote these rows) is left out, since an
+# OLD build from before it lacks it.
+rest='s/"util_p95_pct":[-0-9.e]*/"util_p95_pct":P/; s/,"vendor":null//'
+for b in old new; do
+	sed "$rest" "$tmp/$b.out" >"$tmp/$b.rest"
+	grep -o '"util_p95_pct":[-0-9.e]*' "$tmp/$b.out" | cut -d: -f2 >"$tmp/$b.p95" || true
+done
+if ! cmp -s "$tmp/old.rest" "$tmp/new.rest"; then
+	# diff would take long over half a gigabyte: the first line that differs.
+	line=$(cmp "$tmp/old.rest" "$tmp/new.rest" | sed -n 's/.* line \([0-9]*\).*/\1/p')
+	echo "first difference, line ${line:-?}:"
+	sed -n "${line:-1}p" "$tmp/old.rest" | cut -c1-600
+	sed -n "${line:-1}p" "$tmp/new.rest" | cut -c1-600
 	echo "DIFFERENT" >&2
 	exit 1
 fi
+if ! paste "$tmp/old.p95" "$tmp/new.p95" | awk '
+	NF != 2 || $2 != int($2) || $1 < $2 || $1 > $2 + 1 { print "p95 out of bound: old " $1 ", new " $2; bad = 1 }
+	$1 == $2 { same++ }
+	END { printf "p95: %d pairs, %d the same, the rest old - new in (0, 1]\n", NR, same; exit bad }'; then
+	echo "DIFFERENT" >&2
+	exit 1
+fi
+echo "identical but p95: $(wc -l <"$tmp/new.out") lines, $(wc -c <"$tmp/new.out") bytes"

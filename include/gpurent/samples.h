@@ -5,15 +5,26 @@
  * the exporter, audit, the watcher) reads samples from here, never the network.
  *
  * Storage (tables created on first use in the state database):
- *   sample_series   one row per (instance_id, gpu index) with the GPU's uuid, name, driver
- *                   and `seen`, the OR of the validity bits of every sample stored (a
- *                   bucketed query aggregates only the fields some sample knew)
+ *   sample_series   one row per (instance_id, gpu index) with the GPU's uuid, name, driver,
+ *                   vendor (the probe vendor whose tool last reported it over ssh, NULL
+ *                   if only an API ever did) and `seen`, the OR of the validity bits of
+ *                   every sample stored (a bucketed query aggregates only the fields some
+ *                   sample knew); history rows carry their series' strings
  *   samples         raw samples, every field of struct gpu_sample, NULL where unknown,
  *                   keyed (series, at): kept SAMPLES_RAW_KEEP seconds (24 h)
  *   samples_minute  one-minute aggregates keyed (series, minute): min/mean/max of the
  *                   figures that vary (enum sample_stat), max or min of the rest (see
  *                   samples.c), the number of samples and the seconds they cover; kept
  *                   SAMPLES_MINUTE_KEEP seconds (30 days)
+ *   samples_hour    the hourly roll-up that samples_summary reads: one row per (instance_id,
+ *                   hour) folding exactly the minute rows of that hour of the instance's
+ *                   GPUs: first and last time, samples, GPUs seen, utilisation seconds and
+ *                   utilisation x seconds, energy, and two histograms (blobs): utilisation
+ *                   seconds by whole percent, and each minute's seconds by the highest
+ *                   utilisation of any GPU in it (unknown apart). Kept by samples_compact
+ *                   (the hours that gained minutes and the hour retention cut are made
+ *                   again) and filled once from the minute rows when a database made
+ *                   before it is first opened. Raw samples are never in it.
  * Both sample tables are clustered on (series, time) with a second index on time, so a
  * range of one instance reads only its rows, and compaction deletes by time.
  *
@@ -104,7 +115,20 @@ enum gr_err samples_latest(struct state *st, const char *instance_id, struct sam
 /*
  * A cheap summary of each instance over since <= t < until, from raw samples and minute
  * aggregates (a minute row counts with its mean utilisation and power over its covered
- * seconds; it is idle when its highest utilisation is below the threshold).
+ * seconds; it is idle when its highest utilisation is below the threshold). The whole
+ * hours of the range are read from samples_hour, the minutes of the hours the range cuts
+ * (at since and at until) from samples_minute, raw samples from samples: the figures are
+ * those of the minute rows and raw samples themselves, with two bounded differences:
+ * - util_p95 is a whole percent: the whole part of the exact time-weighted 95th percentile
+ *   (exact when that is a whole number, as any raw sample's figure is; at most 1 below);
+ *   figures outside 0..100 count as 0 or 100 in it;
+ * - util_mean and energy_wh are the same sums added hour by hour, so they may differ from
+ *   a sum in time order in the last of their 15-16 significant digits.
+ * One case is not seen: a raw sample stored after its minute was compacted (dropped at
+ * the next compaction) at exactly the time of a minute row inside a whole hour counts as
+ * an instant of its own, not merged with that minute's. idle_pct is 0..100 (utilisation
+ * below it is idle; values outside are taken as the nearer end); idle_s is exact for
+ * every threshold, instants of several GPUs included.
  */
 struct sample_summary {
 	char instance_id[ID_MAX];

@@ -86,7 +86,7 @@ enum hist_col {
 	/* not in tables: the rest of what a sample holds */
 	HCOL_MEM_FREE, HCOL_MEM_UTIL, HCOL_TEMP_MEM, HCOL_POWER_LIMIT, HCOL_CLK_SM, HCOL_CLK_MEM,
 	HCOL_FAN, HCOL_ENC, HCOL_DEC, HCOL_PCIE_GEN, HCOL_PCIE_WIDTH, HCOL_ECC, HCOL_XID,
-	HCOL_THROTTLE, HCOL_UUID, HCOL_NAME,
+	HCOL_THROTTLE, HCOL_UUID, HCOL_NAME, HCOL_VENDOR,
 	HCOL__COUNT,
 };
 
@@ -124,6 +124,8 @@ static const struct column hist_columns[HCOL__COUNT] = {
 	[HCOL_THROTTLE] = { "throttle_reasons", "THROTTLE", true, true, 3, 0 },
 	[HCOL_UUID] = { "uuid", "UUID", false, true, 3, 0 },
 	[HCOL_NAME] = { "name", "NAME", false, true, 3, 0 },
+	/* as the live metrics show it (named in --fields); last, so csv columns keep places */
+	[HCOL_VENDOR] = { "vendor", "VENDOR", false, true, 4, 0 },
 };
 
 /* A mean with one decimal; a min or max is a figure a sample had, a whole number. */
@@ -182,6 +184,7 @@ hist_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case HCOL_POWER: set_stat(c, r, SS_POWER, r->mean); break;
 	case HCOL_POWER_MAX: set_stat(c, r, SS_POWER, r->max); break;
 	case HCOL_SOURCE: set_text(c, g->source == SAMPLE_SSH ? "ssh" : "api"); break;
+	case HCOL_VENDOR: set_text(c, g->vendor); break;
 	case HCOL_MEM_FREE: set_stat(c, r, SS_MEM_FREE, r->mean); break;
 	case HCOL_MEM_UTIL: set_stat(c, r, SS_MEM_UTIL, r->mean); break;
 	case HCOL_TEMP_MEM: set_stat(c, r, SS_TEMP_MEM, r->mean); break;

@@ -60,6 +60,17 @@ static const struct field fields[] = {
 #undef F
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
+#define HOUR 3600
+
+/* Whole hours: floor for times before 1970 too. */
+static int64_t
+hour_floor(int64_t t)
+{
+	return t >= 0 ? t / HOUR * HOUR : -((-t + HOUR - 1) / HOUR) * HOUR;
+}
+
+static bool rollup_hours(struct state *st, int64_t h0, int64_t h1);
+
 static const uint32_t stat_bits[SS__COUNT] = {
 	[SS_UTIL] = MV_UTIL, [SS_MEM_USED] = MV_MEM, [SS_MEM_FREE] = MV_MEM_FREE,
 	[SS_MEM_UTIL] = MV_MEM_UTIL, [SS_TEMP] = MV_TEMP, [SS_TEMP_MEM] = MV_TEMP_MEM,
@@ -118,29 +129,35 @@ bit_or_final(sqlite3_context *ctx)
 }
 
 /*
- * sample_series.seen came after the table: add it to one made before. Two processes may
- * race to add it; the loser finds it there.
+ * Columns that came after sample_series (seen, vendor): add one to a table made before.
+ * Two processes may race to add it; the loser finds it there.
  */
 static bool
-add_seen(sqlite3 *db, char **msg)
+add_column(sqlite3 *db, const char *col, const char *decl, char **msg)
 {
-	static const char probe[] = "SELECT seen FROM sample_series LIMIT 0";
+	struct sql q = { .len = 0 };
 	sqlite3_stmt *s;
 
-	if (sqlite3_prepare_v2(db, probe, -1, &s, NULL) == SQLITE_OK) {
+	sql_add(&q, "SELECT %s FROM sample_series LIMIT 0", col);
+	if (sqlite3_prepare_v2(db, q.buf, -1, &s, NULL) == SQLITE_OK) {
 		sqlite3_finalize(s);
 		return true;
 	}
-	if (sqlite3_exec(db, "ALTER TABLE sample_series ADD COLUMN seen INTEGER NOT NULL "
-	    "DEFAULT -1", NULL, NULL, msg) == SQLITE_OK)
+	q.len = 0;
+	sql_add(&q, "ALTER TABLE sample_series ADD COLUMN %s %s", col, decl);
+	if (sqlite3_exec(db, q.buf, NULL, NULL, msg) == SQLITE_OK)
 		return true;
-	if (sqlite3_prepare_v2(db, probe, -1, &s, NULL) != SQLITE_OK)
+	q.len = 0;
+	sql_add(&q, "SELECT %s FROM sample_series LIMIT 0", col);
+	if (sqlite3_prepare_v2(db, q.buf, -1, &s, NULL) != SQLITE_OK)
 		return false;
 	sqlite3_finalize(s);
 	sqlite3_free(*msg);
 	*msg = NULL;
 	return true;
 }
+
+static enum gr_err rollup_ensure(struct state *st, struct gr_error *err);
 
 /* The tables, indexes and the bit_or function, made on first use by this connection. */
 static enum gr_err
@@ -156,7 +173,7 @@ ensure(struct state *st, struct gr_error *err)
 		return state_fail(st, err, "cannot prepare the sample history");
 	sql_add(&q, "CREATE TABLE IF NOT EXISTS sample_series("
 	    "id INTEGER PRIMARY KEY, instance_id TEXT NOT NULL, gpu INTEGER NOT NULL,"
-	    "uuid TEXT, name TEXT, driver TEXT, seen INTEGER NOT NULL DEFAULT 0,"
+	    "uuid TEXT, name TEXT, driver TEXT, seen INTEGER NOT NULL DEFAULT 0, vendor TEXT,"
 	    "UNIQUE(instance_id, gpu));"
 	    "CREATE TABLE IF NOT EXISTS samples(series INTEGER NOT NULL, at INTEGER NOT NULL,"
 	    "source INTEGER NOT NULL");
@@ -176,13 +193,15 @@ ensure(struct state *st, struct gr_error *err)
 	}
 	sql_add(&q, ", PRIMARY KEY(series, minute)) WITHOUT ROWID;"
 	    "CREATE INDEX IF NOT EXISTS samples_minute_at ON samples_minute(minute);");
-	if (sqlite3_exec(db, q.buf, NULL, NULL, &msg) != SQLITE_OK || !add_seen(db, &msg)) {
+	if (sqlite3_exec(db, q.buf, NULL, NULL, &msg) != SQLITE_OK ||
+	    !add_column(db, "seen", "INTEGER NOT NULL DEFAULT -1", &msg) ||
+	    !add_column(db, "vendor", "TEXT", &msg)) {
 		gr_fail(err, GR_ESTATE, "cannot make the sample history tables: %s (%s)",
 		    msg ? msg : sqlite3_errmsg(db), state_path(st));
 		sqlite3_free(msg);
 		return GR_ESTATE;
 	}
-	return GR_OK;
+	return rollup_ensure(st, err);
 }
 
 static int64_t
@@ -239,10 +258,10 @@ samples_store(struct state *st, const struct gpu_sample *v, size_t n, struct gr_
 		sql_add(&q, ", ?");
 	sql_add(&q, ")");
 	if (sqlite3_prepare_v2(db, "INSERT INTO sample_series(instance_id, gpu, uuid, name, driver, "
-	    "seen) VALUES(?, ?, ?, ?, ?, ?) ON CONFLICT(instance_id, gpu) DO UPDATE SET "
+	    "seen, vendor) VALUES(?, ?, ?, ?, ?, ?, ?) ON CONFLICT(instance_id, gpu) DO UPDATE SET "
 	    "uuid = coalesce(excluded.uuid, uuid), name = coalesce(excluded.name, name), "
-	    "driver = coalesce(excluded.driver, driver), seen = seen | excluded.seen "
-	    "RETURNING id", -1, &ser, NULL) != SQLITE_OK ||
+	    "driver = coalesce(excluded.driver, driver), seen = seen | excluded.seen, "
+	    "vendor = coalesce(excluded.vendor, vendor) RETURNING id", -1, &ser, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, q.buf, -1, &ins, NULL) != SQLITE_OK) {
 		rc = state_fail(st, err, "cannot store samples");
 		goto out;
@@ -262,6 +281,7 @@ samples_store(struct state *st, const struct gpu_sample *v, size_t n, struct gr_
 		bind_text_or_null(ser, 4, g->name);
 		bind_text_or_null(ser, 5, g->driver);
 		sqlite3_bind_int64(ser, 6, g->valid);
+		bind_text_or_null(ser, 7, g->vendor);
 		if (sqlite3_step(ser) != SQLITE_ROW)
 			goto fail;
 		series = sqlite3_column_int64(ser, 0);
@@ -331,7 +351,8 @@ samples_compact(struct state *st, int64_t now, struct gr_error *err)
 {
 	sqlite3 *db = state_db(st);
 	int64_t cutoff = (now - SAMPLES_RAW_KEEP) / 60 * 60;
-	int64_t drop = now - SAMPLES_MINUTE_KEEP;
+	int64_t drop = now - SAMPLES_MINUTE_KEEP, drop_hour = hour_floor(drop);
+	int64_t oldest = INT64_MAX;
 	struct sql q = { .len = 0 };
 	sqlite3_stmt *s = NULL;
 	char window[64];
@@ -374,6 +395,15 @@ samples_compact(struct state *st, int64_t now, struct gr_error *err)
 
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
+	/* The oldest raw sample to fold: its hour is the first that gains minutes. */
+	if (sqlite3_prepare_v2(db, "SELECT min(at) FROM samples WHERE at < ?1", -1, &s,
+	    NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(s, 1, cutoff);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+		oldest = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	s = NULL;
 	{
 		const char *tail = q.buf;
 
@@ -393,6 +423,21 @@ samples_compact(struct state *st, int64_t now, struct gr_error *err)
 				goto fail;
 		}
 	}
+	/*
+	 * The hourly roll-up follows the minutes: the hours that gained minute rows, and the
+	 * hour that retention cut, are made again; the hours before it are gone.
+	 */
+	if (sqlite3_prepare_v2(db, "DELETE FROM samples_hour WHERE hour < ?1", -1, &s,
+	    NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(s, 1, drop_hour);
+	step = sqlite3_step(s);
+	sqlite3_finalize(s);
+	s = NULL;
+	if (step != SQLITE_DONE || !rollup_hours(st, drop_hour, drop_hour + HOUR) ||
+	    (oldest != INT64_MAX && !rollup_hours(st, hour_floor(oldest),
+	    hour_floor(cutoff - 1) + HOUR)))
+		goto fail;
 	return state_commit(st, err);
 fail:
 	{
@@ -438,8 +483,8 @@ column_text(sqlite3_stmt *s, int i, char *buf, size_t n)
 }
 
 /*
- * The columns every history row starts with: instance_id, gpu, uuid, name, driver, time,
- * n, secs, source. Returns the index of the first field column.
+ * The columns every history row starts with: instance_id, gpu, uuid, name, driver, vendor,
+ * time, n, secs, source. Returns the index of the first field column.
  */
 static int
 read_head(sqlite3_stmt *s, struct sample_row *r)
@@ -449,11 +494,12 @@ read_head(sqlite3_stmt *s, struct sample_row *r)
 	column_text(s, 2, r->s.uuid, sizeof(r->s.uuid));
 	column_text(s, 3, r->s.name, sizeof(r->s.name));
 	column_text(s, 4, r->s.driver, sizeof(r->s.driver));
-	r->s.at = sqlite3_column_int64(s, 5);
-	r->n = sqlite3_column_int(s, 6);
-	r->secs = sqlite3_column_int(s, 7);
-	r->s.source = sqlite3_column_int(s, 8) == SAMPLE_SSH ? SAMPLE_SSH : SAMPLE_API;
-	return 9;
+	column_text(s, 5, r->s.vendor, sizeof(r->s.vendor));
+	r->s.at = sqlite3_column_int64(s, 6);
+	r->n = sqlite3_column_int(s, 7);
+	r->secs = sqlite3_column_int(s, 8);
+	r->s.source = sqlite3_column_int(s, 9) == SAMPLE_SSH ? SAMPLE_SSH : SAMPLE_API;
+	return 10;
 }
 
 /* The validity bits any sample of the instance's (or every) GPU ever had. */
@@ -479,7 +525,7 @@ series_seen(struct state *st, const char *instance_id)
 /* The series of one instance (or all), ordered by instance and GPU. */
 struct series_list {
 	int64_t *id;
-	struct gpu_sample *head;	/* instance_id, index, uuid, name, driver */
+	struct gpu_sample *head;	/* instance_id, index, uuid, name, driver, vendor */
 	size_t n;
 };
 
@@ -505,9 +551,9 @@ series_list_read(struct state *st, const char *instance_id, struct series_list *
 	 * sqlite_autoindex_sample_series_1 for all: the UNIQUE index gives the order.
 	 */
 	if (sqlite3_prepare_v2(state_db(st), instance_id != NULL ?
-	    "SELECT id, instance_id, gpu, uuid, name, driver FROM sample_series "
+	    "SELECT id, instance_id, gpu, uuid, name, driver, vendor FROM sample_series "
 	    "WHERE instance_id = ?1 ORDER BY gpu" :
-	    "SELECT id, instance_id, gpu, uuid, name, driver FROM sample_series "
+	    "SELECT id, instance_id, gpu, uuid, name, driver, vendor FROM sample_series "
 	    "ORDER BY instance_id, gpu", -1, &s, NULL) != SQLITE_OK)
 		return false;
 	if (instance_id != NULL)
@@ -528,6 +574,7 @@ series_list_read(struct state *st, const char *instance_id, struct series_list *
 		column_text(s, 3, h->uuid, sizeof(h->uuid));
 		column_text(s, 4, h->name, sizeof(h->name));
 		column_text(s, 5, h->driver, sizeof(h->driver));
+		column_text(s, 6, h->vendor, sizeof(h->vendor));
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
@@ -759,6 +806,7 @@ bucket_row(struct sample_rows *out, const struct gpu_sample *head, int step,
 	memcpy(r->s.uuid, head->uuid, sizeof(r->s.uuid));
 	memcpy(r->s.name, head->name, sizeof(r->s.name));
 	memcpy(r->s.driver, head->driver, sizeof(r->s.driver));
+	memcpy(r->s.vendor, head->vendor, sizeof(r->s.vendor));
 	r->s.at = p[0]->t;
 	r->step = step;
 	r->s.source = SAMPLE_API;
@@ -984,8 +1032,8 @@ samples_latest(struct state *st, const char *instance_id, struct sample_list *ou
 
 	if (ensure(st, err) != GR_OK)
 		return err->code;
-	sql_add(&q, "SELECT ss.instance_id, ss.gpu, ss.uuid, ss.name, ss.driver, r.at, 1, 0, "
-	    "r.source");
+	sql_add(&q, "SELECT ss.instance_id, ss.gpu, ss.uuid, ss.name, ss.driver, ss.vendor, r.at, "
+	    "1, 0, r.source");
 	for (k = 0; k < NFIELDS; k++)
 		sql_add(&q, ", r.%s", fields[k].col);
 	/*
@@ -1019,99 +1067,19 @@ samples_latest(struct state *st, const char *instance_id, struct sample_list *ou
 	return GR_OK;
 }
 
-/* A utilisation figure with the seconds it stands for, for the percentile. */
-struct weighted {
-	double v, w;
-};
+/* ---------------------------------------------------------------- summaries and roll-up */
 
 /*
- * The value at which the weights, taken in order of value, first reach `want`: the
- * smallest v with W(<= v) >= want, which is what a sort and a running sum find, but in
- * linear time (a quickselect that keeps the weights of what it sets aside). The weights
- * are whole seconds, so the sums are exact in any order. Reorders u.
- */
-static double
-weighted_select(struct weighted *u, size_t n, double want)
-{
-	size_t lo = 0, hi = n;	/* the answer is among u[lo..hi) */
-	double below = 0;	/* the weight of the values set aside under u[lo..hi) */
-
-	while (hi - lo > 1) {
-		double p = u[lo + (hi - lo) / 2].v, wl = 0, we = 0;
-		size_t lt = lo, i = lo, gt = hi;
-
-		/* three-way partition: [lo, lt) < p, [lt, gt) == p, [gt, hi) > p */
-		while (i < gt) {
-			struct weighted t = u[i];
-
-			if (t.v < p) {
-				u[i++] = u[lt];
-				u[lt++] = t;
-				wl += t.w;
-			} else if (t.v > p) {
-				u[i] = u[--gt];
-				u[gt] = t;
-			} else {
-				i++;
-				we += t.w;
-			}
-		}
-		if (below + wl >= want)
-			hi = lt;
-		else if (below + wl + we >= want)
-			return p;
-		else {
-			below += wl + we;
-			lo = gt;
-		}
-	}
-	return u[lo].v;	/* one value left: W(< it) < want <= W(<= it) */
-}
-
-/* What is being summed for the current instance. */
-struct acc {
-	struct sample_summary *sum;
-	uint64_t gpus_lo;		/* GPU indices 0..63 seen */
-	int gpus_hi;			/* 1 when any index above was seen (counted as one GPU) */
-	double util_w, util_sum, energy_j;
-	struct weighted *u;
-	size_t nu, capu;
-	/* the current instant: its covered seconds, and whether all GPUs were idle */
-	int64_t t;
-	double t_secs;
-	bool t_idle, t_open;
-};
-
-static void
-acc_close_instant(struct acc *a)
-{
-	if (!a->t_open)
-		return;
-	a->sum->covered_s += (int64_t)a->t_secs;
-	if (a->t_idle)
-		a->sum->idle_s += (int64_t)a->t_secs;
-	a->t_open = false;
-}
-
-static void
-acc_finish(struct acc *a)
-{
-	struct sample_summary *m = a->sum;
-
-	acc_close_instant(a);
-	m->gpus = __builtin_popcountll(a->gpus_lo) + a->gpus_hi;
-	if (a->util_w > 0 && a->nu > 0) {
-		m->util_known = true;
-		m->util_mean = a->util_sum / a->util_w;
-		m->util_p95 = weighted_select(a->u, a->nu, a->util_w * 0.95);
-	}
-	m->energy_wh = a->energy_j / 3600.0;
-	a->nu = 0;
-}
-
-/*
- * One GPU's figures over some seconds at time t: util (util_known), its idle test
- * (idle_util, the highest utilisation in the span), power (power_known), n samples.
+ * What audit asks of the history (samples_summary) is a fold of spans: one GPU's figures
+ * over some seconds at a time t (a minute row, or a raw sample with the seconds it covers).
+ * The fold keeps its utilisation as seconds per whole percent and its instants (the spans
+ * of an instance's GPUs at one time) as seconds per highest utilisation, so that a fold
+ * can be stored per hour (samples_hour) and hours added together: p95 and the idle seconds
+ * at any whole-percent threshold are read off the bins. See samples.h for what that keeps
+ * exact and what not.
+ *
+ * A span: util (util_known), its idle test (idle_util, the highest utilisation in the
+ * span), power (power_known), n samples.
  */
 struct span {
 	int64_t t;
@@ -1121,46 +1089,134 @@ struct span {
 	bool util_known, power_known;
 };
 
-static void
-acc_add(struct acc *a, const struct span *p, int idle_pct)
-{
-	struct sample_summary *m = a->sum;
+/* Utilisation seconds by whole percent, 0..100; a figure outside counts at the nearest end. */
+#define UTIL_BINS 101
+/*
+ * An instant's seconds by the highest utilisation of its GPUs: bin 0 below 0 %, 1 + k for
+ * [k, k + 1) %, 101 for 100 % and above, INSTANT_UNKNOWN when some GPU's is unknown. An
+ * instant is idle at threshold p (0..100: utilisation below p) exactly when its bin <= p.
+ */
+#define INSTANT_UNKNOWN 102
+#define INSTANT_BINS 103
 
-	if (!a->t_open || p->t != a->t) {
-		acc_close_instant(a);
-		a->t = p->t;
-		a->t_open = true;
-		a->t_secs = 0;
-		a->t_idle = true;
+static int
+util_bin(double v)
+{
+	if (!(v > 0))
+		return 0;
+	return v >= 100 ? 100 : (int)v;
+}
+
+static int
+instant_bin(const struct span *p)
+{
+	if (!p->util_known)
+		return INSTANT_UNKNOWN;
+	if (p->idle_util < 0)
+		return 0;
+	return p->idle_util >= 100 ? 101 : 1 + (int)p->idle_util;
+}
+
+struct fold {
+	bool any;
+	int64_t first, last, samples;
+	uint64_t gpus_lo;		/* GPU indices 0..63 seen */
+	bool gpus_hi;			/* some index above (counted as one GPU) */
+	double util_w, util_sum;	/* seconds with utilisation known; utilisation x seconds */
+	bool energy_known;
+	double energy_j;
+	double util_secs[UTIL_BINS];
+	double instant_secs[INSTANT_BINS];
+	/* the instant being folded: its time, its covered seconds (the longest span's), bin */
+	bool t_open;
+	int64_t t;
+	double t_secs;
+	int t_bin;
+};
+
+static void
+fold_close(struct fold *f)
+{
+	if (!f->t_open)
+		return;
+	f->instant_secs[f->t_bin] += f->t_secs;
+	f->t_open = false;
+}
+
+/* One span; spans of one time follow each other (the caller sorts several GPUs'). */
+static void
+fold_add(struct fold *f, const struct span *p)
+{
+	int bin = instant_bin(p);
+
+	if (!f->t_open || p->t != f->t) {
+		fold_close(f);
+		f->t_open = true;
+		f->t = p->t;
+		f->t_secs = 0;
+		f->t_bin = 0;
 	}
-	if (p->secs > a->t_secs)
-		a->t_secs = p->secs;
-	/* A GPU whose utilisation is unknown keeps the instant from counting as idle. */
-	if (!p->util_known || p->idle_util >= idle_pct)
-		a->t_idle = false;
+	if (p->secs > f->t_secs)
+		f->t_secs = p->secs;
+	if (bin > f->t_bin)
+		f->t_bin = bin;
 	if (p->gpu >= 0 && p->gpu < 64)
-		a->gpus_lo |= 1ull << p->gpu;
+		f->gpus_lo |= 1ull << p->gpu;
 	else
-		a->gpus_hi = 1;
-	if (m->samples == 0 || p->t < m->first)
-		m->first = p->t;
-	if (p->t > m->last)
-		m->last = p->t;
-	m->samples += p->n;
+		f->gpus_hi = true;
+	if (!f->any || p->t < f->first)
+		f->first = p->t;
+	if (!f->any || p->t > f->last)
+		f->last = p->t;
+	f->any = true;
+	f->samples += p->n;
 	if (p->util_known && p->secs > 0) {
-		a->util_w += p->secs;
-		a->util_sum += p->util * p->secs;
-		if (a->nu == a->capu) {
-			a->capu = a->capu ? a->capu * 2 : 256;
-			a->u = xreallocarray(a->u, a->capu, sizeof(*a->u));
-		}
-		a->u[a->nu].v = p->util;
-		a->u[a->nu++].w = p->secs;
+		f->util_w += p->secs;
+		f->util_sum += p->util * p->secs;
+		f->util_secs[util_bin(p->util)] += p->secs;
 	}
 	if (p->power_known) {
-		m->energy_known = true;
-		a->energy_j += p->power * p->secs;
+		f->energy_known = true;
+		f->energy_j += p->power * p->secs;
 	}
+}
+
+/*
+ * The summary of a fold at threshold idle_pct. p95 is the lowest whole percent at which
+ * the utilisation seconds reach 95 %: the whole part of the exact time-weighted percentile
+ * (the smallest value v with W(<= v) >= 0.95 W), since every value in bin b is below b + 1.
+ */
+static void
+fold_summary(struct fold *f, int idle_pct, struct sample_summary *m)
+{
+	double covered = 0, idle = 0, cum = 0, want;
+	int b;
+
+	fold_close(f);
+	m->gpus = __builtin_popcountll(f->gpus_lo) + (f->gpus_hi ? 1 : 0);
+	m->first = f->first;
+	m->last = f->last;
+	m->samples = f->samples;
+	for (b = 0; b < INSTANT_BINS; b++) {
+		covered += f->instant_secs[b];
+		if (b <= idle_pct)
+			idle += f->instant_secs[b];
+	}
+	m->covered_s = (int64_t)covered;
+	m->idle_s = (int64_t)idle;
+	if (f->util_w > 0) {
+		m->util_known = true;
+		m->util_mean = f->util_sum / f->util_w;
+		want = f->util_w * 0.95;
+		for (b = 0; b < UTIL_BINS - 1; b++) {
+			cum += f->util_secs[b];
+			if (cum >= want)
+				break;
+		}
+		m->util_p95 = b;
+	}
+	m->energy_known = f->energy_known;
+	m->energy_wh = f->energy_j / 3600.0;
 }
 
 struct spans {
@@ -1189,14 +1245,24 @@ span_cmp(const void *a, const void *b)
 	return (x->gpu > y->gpu) - (x->gpu < y->gpu);
 }
 
-/*
- * The spans of one series: its minute rows (minute, secs, util_mean, util_max, power_mean,
- * n), then its raw samples (at, util, power) with the seconds each covers.
- */
-static int
-summary_series(sqlite3_stmt *minute, sqlite3_stmt *raw, int gpu, struct spans *out)
+static bool
+spans_sorted(const struct spans *l)
 {
-	size_t first, i;
+	size_t i;
+
+	for (i = 1; i < l->n; i++)
+		if (span_cmp(&l->v[i - 1], &l->v[i]) > 0)
+			return false;
+	return true;
+}
+
+/* The columns the minute statement of a summary reads after the minute (minute_spans). */
+#define MINUTE_SPAN_COLS ", secs, util_mean, util_max, power_mean, n"
+
+/* One series' minute rows as spans: (minute, secs, util_mean, util_max, power_mean, n). */
+static int
+minute_spans(sqlite3_stmt *minute, int gpu, struct spans *out)
+{
 	int rc;
 
 	while ((rc = sqlite3_step(minute)) == SQLITE_ROW) {
@@ -1212,9 +1278,16 @@ summary_series(sqlite3_stmt *minute, sqlite3_stmt *raw, int gpu, struct spans *o
 		p->power = sqlite3_column_double(minute, 4);
 		p->n = sqlite3_column_int(minute, 5);
 	}
-	if (rc != SQLITE_DONE)
-		return rc;
-	first = out->n;
+	return rc;
+}
+
+/* One series' raw samples (at, util, power) as spans with the seconds each covers. */
+static int
+raw_spans(sqlite3_stmt *raw, int gpu, struct spans *out)
+{
+	size_t first = out->n, i;
+	int rc;
+
 	while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
 		struct span *p = spans_add(out);
 
@@ -1232,21 +1305,258 @@ summary_series(sqlite3_stmt *minute, sqlite3_stmt *raw, int gpu, struct spans *o
 	return rc;
 }
 
-/* The summary of one instance from its spans (one series' or several, in time order). */
-static void
-summarise(struct acc *a, struct sample_summary *sum, const struct spans *l, int idle_pct)
+/* A histogram as a blob: for each bin with seconds, its index and the seconds (LEB128). */
+static size_t
+hist_encode(const double *h, int bins, unsigned char *buf)
 {
-	size_t i;
+	size_t n = 0;
+	int b;
 
-	memset(sum, 0, sizeof(*sum));
-	a->sum = sum;
-	a->gpus_lo = 0;
-	a->gpus_hi = 0;
-	a->util_w = a->util_sum = a->energy_j = 0;
-	a->t_open = false;
-	for (i = 0; i < l->n; i++)
-		acc_add(a, &l->v[i], idle_pct);
-	acc_finish(a);
+	for (b = 0; b < bins; b++) {
+		uint64_t v;
+
+		if (!(h[b] > 0))
+			continue;
+		v = (uint64_t)llround(h[b]);
+		buf[n++] = (unsigned char)b;
+		do {
+			buf[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+			v >>= 7;
+		} while (v != 0);
+	}
+	return n;
+}
+
+/* Adds a blob of hist_encode to h; what does not decode (a damaged row) is skipped. */
+static void
+hist_decode(const unsigned char *p, int len, double *h, int bins)
+{
+	int i = 0;
+
+	while (i < len) {
+		int b = p[i++], shift = 0;
+		uint64_t v = 0;
+
+		while (i < len && shift < 64) {
+			unsigned c = p[i++];
+
+			v |= (uint64_t)(c & 0x7f) << shift;
+			shift += 7;
+			if (!(c & 0x80))
+				break;
+		}
+		if (b < bins)
+			h[b] += (double)v;
+	}
+}
+
+/* samples_hour: one row per instance and hour (samples.h). */
+static const char sql_hour_table[] =
+    "CREATE TABLE samples_hour(instance_id TEXT NOT NULL, hour INTEGER NOT NULL,"
+    "first INTEGER NOT NULL, last INTEGER NOT NULL, samples INTEGER NOT NULL,"
+    "gpus INTEGER NOT NULL, gpus_hi INTEGER NOT NULL, util_w REAL NOT NULL,"
+    "util_sum REAL NOT NULL, energy_j REAL, util_secs BLOB, instant_secs BLOB,"
+    "PRIMARY KEY(instance_id, hour)) WITHOUT ROWID;"
+    "CREATE INDEX samples_hour_at ON samples_hour(hour);";
+
+static bool
+hour_write(sqlite3_stmt *ins, const char *instance_id, int64_t hour, const struct fold *f)
+{
+	unsigned char util[UTIL_BINS * 11], inst[INSTANT_BINS * 11];
+	size_t nu = hist_encode(f->util_secs, UTIL_BINS, util);
+	size_t ni = hist_encode(f->instant_secs, INSTANT_BINS, inst);
+
+	sqlite3_reset(ins);
+	sqlite3_bind_text(ins, 1, instance_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(ins, 2, hour);
+	sqlite3_bind_int64(ins, 3, f->first);
+	sqlite3_bind_int64(ins, 4, f->last);
+	sqlite3_bind_int64(ins, 5, f->samples);
+	sqlite3_bind_int64(ins, 6, (int64_t)f->gpus_lo);
+	sqlite3_bind_int(ins, 7, f->gpus_hi);
+	sqlite3_bind_double(ins, 8, f->util_w);
+	sqlite3_bind_double(ins, 9, f->util_sum);
+	if (f->energy_known)
+		sqlite3_bind_double(ins, 10, f->energy_j);
+	else
+		sqlite3_bind_null(ins, 10);
+	sqlite3_bind_blob(ins, 11, util, (int)nu, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(ins, 12, inst, (int)ni, SQLITE_TRANSIENT);
+	return sqlite3_step(ins) == SQLITE_DONE;
+}
+
+/* One samples_hour row (the columns of sql_hour_read) added to a fold. */
+static void
+fold_add_hour(struct fold *f, sqlite3_stmt *s)
+{
+	int64_t first = sqlite3_column_int64(s, 0), last = sqlite3_column_int64(s, 1);
+
+	fold_close(f);
+	if (!f->any || first < f->first)
+		f->first = first;
+	if (!f->any || last > f->last)
+		f->last = last;
+	f->any = true;
+	f->samples += sqlite3_column_int64(s, 2);
+	f->gpus_lo |= (uint64_t)sqlite3_column_int64(s, 3);
+	f->gpus_hi |= sqlite3_column_int(s, 4) != 0;
+	f->util_w += sqlite3_column_double(s, 5);
+	f->util_sum += sqlite3_column_double(s, 6);
+	if (sqlite3_column_type(s, 7) != SQLITE_NULL) {
+		f->energy_known = true;
+		f->energy_j += sqlite3_column_double(s, 7);
+	}
+	hist_decode(sqlite3_column_blob(s, 8), sqlite3_column_bytes(s, 8), f->util_secs,
+	    UTIL_BINS);
+	hist_decode(sqlite3_column_blob(s, 9), sqlite3_column_bytes(s, 9), f->instant_secs,
+	    INSTANT_BINS);
+}
+
+/*
+ * Plan: SEARCH samples_hour USING PRIMARY KEY (instance_id=? AND hour>? AND hour<?): one
+ * instance's hours in key order, about 720 rows of some 300 bytes for a month.
+ */
+static const char sql_hour_read[] =
+    "SELECT first, last, samples, gpus, gpus_hi, util_w, util_sum, energy_j, util_secs, "
+    "instant_secs FROM samples_hour WHERE instance_id = ?1 AND hour >= ?2 AND hour < ?3";
+
+/* The series of one instance: l->head[i..j), j returned. */
+static size_t
+instance_end(const struct series_list *l, size_t i)
+{
+	size_t j = i;
+
+	while (j < l->n && strcmp(l->head[j].instance_id, l->head[i].instance_id) == 0)
+		j++;
+	return j;
+}
+
+/*
+ * Makes samples_hour's rows for hours [h0, h1) again from the minute rows of those hours:
+ * a row is always the fold of exactly its hour's minute rows, whatever the order in which
+ * compactions added them or retention removed them. Inside the caller's transaction.
+ */
+static bool
+rollup_hours(struct state *st, int64_t h0, int64_t h1)
+{
+	sqlite3 *db = state_db(st);
+	sqlite3_stmt *minute = NULL, *del = NULL, *ins = NULL;
+	struct spans sp = { 0 };
+	struct series_list l;
+	struct fold *f = xcalloc(1, sizeof(*f));
+	bool ok = false;
+	size_t i, j, k;
+	int rc = SQLITE_DONE;
+
+	if (h0 >= h1) {
+		free(f);
+		return true;
+	}
+	if (!series_list_read(st, NULL, &l)) {
+		free(f);
+		return false;
+	}
+	/* The delete: SEARCH samples_hour USING COVERING INDEX samples_hour_at (hour>? AND hour<?). */
+	if (!prepare_range(db, "samples_minute", "minute", MINUTE_SPAN_COLS, &minute) ||
+	    sqlite3_prepare_v2(db, "DELETE FROM samples_hour WHERE hour >= ?1 AND hour < ?2", -1,
+	    &del, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO samples_hour(instance_id, hour, first, last, "
+	    "samples, gpus, gpus_hi, util_w, util_sum, energy_j, util_secs, instant_secs) "
+	    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(del, 1, h0);
+	sqlite3_bind_int64(del, 2, h1);
+	if (sqlite3_step(del) != SQLITE_DONE)
+		goto out;
+	for (i = 0; i < l.n && rc == SQLITE_DONE; i = j) {
+		j = instance_end(&l, i);
+		sp.n = 0;
+		for (k = i; k < j && rc == SQLITE_DONE; k++) {
+			bind_range(minute, l.id[k], h0, h1);
+			rc = minute_spans(minute, l.head[k].index, &sp);
+		}
+		if (rc != SQLITE_DONE)
+			break;
+		/* Several GPUs: their minutes side by side, each minute one instant. */
+		if (j - i > 1)
+			qsort(sp.v, sp.n, sizeof(*sp.v), span_cmp);
+		for (k = 0; k < sp.n;) {
+			int64_t hour = sp.v[k].t / HOUR * HOUR;
+
+			memset(f, 0, sizeof(*f));
+			for (; k < sp.n && sp.v[k].t / HOUR * HOUR == hour; k++)
+				fold_add(f, &sp.v[k]);
+			fold_close(f);
+			if (!hour_write(ins, l.head[i].instance_id, hour, f)) {
+				rc = SQLITE_ERROR;
+				break;
+			}
+		}
+	}
+	ok = rc == SQLITE_DONE;
+out:
+	sqlite3_finalize(minute);
+	sqlite3_finalize(del);
+	sqlite3_finalize(ins);
+	series_list_release(&l);
+	free(sp.v);
+	free(f);
+	return ok;
+}
+
+/*
+ * samples_hour came after the minute table: a database without it gets it here, filled
+ * once from every minute row it holds (a month of 50 GPUs: some seconds, once). Another
+ * process may be doing the same: the check is repeated under the write lock.
+ */
+static bool
+hour_table_exists(sqlite3 *db)
+{
+	sqlite3_stmt *s;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+	    "name = 'samples_hour'", -1, &s, NULL) != SQLITE_OK)
+		return false;
+	yes = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
+
+static enum gr_err
+rollup_ensure(struct state *st, struct gr_error *err)
+{
+	sqlite3 *db = state_db(st);
+	sqlite3_stmt *s = NULL;
+	int64_t lo = 0, hi = -1;
+
+	if (hour_table_exists(db))
+		return GR_OK;
+	if (state_begin(st, err) != GR_OK)
+		return err->code;
+	if (hour_table_exists(db))
+		return state_commit(st, err);
+	if (sqlite3_exec(db, sql_hour_table, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT min(minute), max(minute) FROM samples_minute", -1, &s,
+	    NULL) != SQLITE_OK)
+		goto fail;
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+		lo = sqlite3_column_int64(s, 0) / HOUR * HOUR;
+		hi = sqlite3_column_int64(s, 1) / HOUR * HOUR + HOUR;
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (!rollup_hours(st, lo, hi))
+		goto fail;
+	return state_commit(st, err);
+fail:
+	{
+		enum gr_err rc = state_fail(st, err, "cannot make the hourly sample history");
+
+		sqlite3_finalize(s);
+		state_rollback(st);
+		return rc;
+	}
 }
 
 enum gr_err
@@ -1254,13 +1564,14 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
     int idle_pct, struct sample_summary **out, size_t *n, struct gr_error *err)
 {
 	sqlite3 *db = state_db(st);
-	sqlite3_stmt *minute = NULL, *raw = NULL;
+	sqlite3_stmt *minute = NULL, *raw = NULL, *hour = NULL;
 	struct sample_summary *v = NULL;
 	struct spans sp = { 0 };
 	struct series_list l;
-	size_t nv = 0, i, j;
+	struct fold *f = NULL;
+	size_t nv = 0, i, j, k;
 	enum gr_err ret = GR_OK;
-	struct acc a;
+	int64_t hlo, hhi;
 	int rc = SQLITE_DONE;
 
 	*out = NULL;
@@ -1269,40 +1580,73 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 		return err->code;
 	if (until <= 0)
 		until = INT64_MAX;
+	idle_pct = idle_pct < 0 ? 0 : idle_pct > 100 ? 100 : idle_pct;	/* samples.h: 0..100 */
+	/*
+	 * The whole hours of the range come from samples_hour, [hlo, hhi); minute rows only
+	 * at its two ends, [since, hlo) and [hhi, until), where the range cuts an hour; raw
+	 * samples (never in samples_hour) over the whole range. With no whole hour inside,
+	 * the minute rows of the whole range.
+	 */
+	hlo = hour_floor(since) == since ? since : hour_floor(since) + HOUR;
+	hhi = hour_floor(until);
+	if (hhi <= hlo)
+		hlo = hhi = until;
 	if (!series_list_read(st, instance_id, &l))
 		return state_fail(st, err, "cannot summarise the sample history");
-	/*
-	 * Each series' rows in key order (see prepare_range), minutes and raw samples being
-	 * disjoint in time: no sort in SQLite, and none in C for a one-GPU instance.
-	 */
-	if (!prepare_range(db, "samples_minute", "minute", ", secs, util_mean, util_max, "
-	    "power_mean, n", &minute) ||
-	    !prepare_range(db, "samples", "at", ", util, power", &raw)) {
+	/* Each series' rows in key order (see prepare_range): no sort in SQLite. */
+	if (!prepare_range(db, "samples_minute", "minute", MINUTE_SPAN_COLS, &minute) ||
+	    !prepare_range(db, "samples", "at", ", util, power", &raw) ||
+	    sqlite3_prepare_v2(db, sql_hour_read, -1, &hour, NULL) != SQLITE_OK) {
 		ret = state_fail(st, err, "cannot summarise the sample history");
 		goto out;
 	}
-	memset(&a, 0, sizeof(a));
+	f = xcalloc(1, sizeof(*f));
 	if (l.n > 0)
 		v = xreallocarray(NULL, l.n, sizeof(*v));
 	for (i = 0; i < l.n && rc == SQLITE_DONE; i = j) {
-		/* the series of one instance: l.head[i..j) */
+		j = instance_end(&l, i);
 		sp.n = 0;
-		for (j = i; j < l.n && strcmp(l.head[j].instance_id, l.head[i].instance_id) == 0 &&
-		    rc == SQLITE_DONE; j++) {
-			bind_range(minute, l.id[j], since, until);
-			bind_range(raw, l.id[j], since, until);
-			rc = summary_series(minute, raw, l.head[j].index, &sp);
+		for (k = i; k < j && rc == SQLITE_DONE; k++) {
+			bind_range(minute, l.id[k], since, hlo);
+			if ((rc = minute_spans(minute, l.head[k].index, &sp)) != SQLITE_DONE)
+				break;
+			if (hhi < until) {
+				bind_range(minute, l.id[k], hhi, until);
+				if ((rc = minute_spans(minute, l.head[k].index, &sp)) != SQLITE_DONE)
+					break;
+			}
+			bind_range(raw, l.id[k], since, until);
+			rc = raw_spans(raw, l.head[k].index, &sp);
 		}
-		if (rc != SQLITE_DONE || sp.n == 0)
-			continue;
-		/* Several GPUs: their spans side by side in time, for the idle instants. */
-		if (j - i > 1)
+		if (rc != SQLITE_DONE)
+			break;
+		/*
+		 * Spans side by side in time: one instant is every GPU's span at one time. One
+		 * GPU's come in order already (the cut hours' minutes, then the raw samples of
+		 * the last day): checked in a pass, sorted only when not.
+		 */
+		if (!spans_sorted(&sp))
 			qsort(sp.v, sp.n, sizeof(*sp.v), span_cmp);
-		summarise(&a, &v[nv], &sp, idle_pct);
+		memset(f, 0, sizeof(*f));
+		for (k = 0; k < sp.n; k++)
+			fold_add(f, &sp.v[k]);
+		if (hlo < hhi) {
+			sqlite3_reset(hour);
+			sqlite3_bind_text(hour, 1, l.head[i].instance_id, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(hour, 2, hlo);
+			sqlite3_bind_int64(hour, 3, hhi);
+			while ((rc = sqlite3_step(hour)) == SQLITE_ROW)
+				fold_add_hour(f, hour);
+			if (rc != SQLITE_DONE)
+				break;
+		}
+		if (!f->any)
+			continue;
+		memset(&v[nv], 0, sizeof(v[nv]));
+		fold_summary(f, idle_pct, &v[nv]);
 		strlcpy_(v[nv].instance_id, l.head[i].instance_id, sizeof(v[nv].instance_id));
 		nv++;
 	}
-	free(a.u);
 	if (rc != SQLITE_DONE) {
 		ret = state_fail(st, err, "cannot summarise the sample history");
 		free(v);
@@ -1317,7 +1661,9 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 out:
 	sqlite3_finalize(minute);
 	sqlite3_finalize(raw);
+	sqlite3_finalize(hour);
 	series_list_release(&l);
 	free(sp.v);
+	free(f);
 	return ret;
 }

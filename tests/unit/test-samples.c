@@ -1,7 +1,10 @@
 /*
  * The sample history: every field stored and read back (unknown stays unknown), raw
  * retention folding into minute aggregates on the caller's clock, the month limit, buckets
- * that span both tables, and the summary that audit reads (idle time, p95, energy).
+ * that span both tables, and the summary that audit reads (idle time, p95, energy), from
+ * the hourly roll-up for whole hours and minute rows at the range's cut hours; the roll-up
+ * kept by compaction and retention and filled once on a database made before it; the
+ * probe vendor kept with each GPU's series.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -77,6 +80,7 @@ full_sample(struct gpu_sample *out, const char *id, int gpu, int64_t at)
 	strlcpy_(g.uuid, "GPU-6f1c0b5e-1d2e-4c8a-9b1f-000000000001", sizeof(g.uuid));
 	strlcpy_(g.name, "NVIDIA H100 80GB HBM3", sizeof(g.name));
 	strlcpy_(g.driver, "550.54.15", sizeof(g.driver));
+	strlcpy_(g.vendor, "nvidia", sizeof(g.vendor));
 	g.mem_util_pct = 45;
 	g.mem_free_mib = 41559;
 	g.temp_mem_c = 80;
@@ -115,7 +119,7 @@ every_field_round_trips(void **state)
 	/* GPU 1 knows only utilisation: the rest must come back unknown, not zero. */
 	in[1].valid = MV_UTIL;
 	in[1].source = SAMPLE_API;
-	in[1].uuid[0] = in[1].name[0] = in[1].driver[0] = '\0';
+	in[1].uuid[0] = in[1].name[0] = in[1].driver[0] = in[1].vendor[0] = '\0';
 	OK(samples_store(st, in, 2, &err));
 
 	sample_rows_init(&rows);
@@ -128,7 +132,14 @@ every_field_round_trips(void **state)
 	assert_int_equal(rows.v[1].s.util_pct, 87);
 	assert_int_equal(rows.v[1].s.source, SAMPLE_API);
 	assert_string_equal(rows.v[1].s.uuid, "");
+	assert_string_equal(rows.v[1].s.vendor, "");
 	assert_true(rows.v[0].mean[SS_POWER] == 612 && rows.v[0].max[SS_TEMP] == 71);
+	sample_rows_release(&rows);
+	/* Buckets carry the vendor of their series too. */
+	OK(samples_history(st, "sim:i-000001", T0 - 60, 0, 60, &rows, &err));
+	assert_int_equal(rows.n, 2);
+	assert_string_equal(rows.v[0].s.vendor, "nvidia");
+	assert_string_equal(rows.v[1].s.vendor, "");
 	sample_rows_release(&rows);
 
 	/* A later sample replaces nothing but is the latest; another instance is apart. */
@@ -143,6 +154,7 @@ every_field_round_trips(void **state)
 	assert_int_equal(latest.v[0].at, T0 + 10);
 	assert_int_equal(latest.v[0].util_pct, 12);
 	assert_string_equal(latest.v[0].uuid, "GPU-6f1c0b5e-1d2e-4c8a-9b1f-000000000001");
+	assert_string_equal(latest.v[0].vendor, "nvidia");
 	assert_int_equal(latest.v[1].at, T0);
 	sample_list_release(&latest);
 	sample_list_init(&latest);
@@ -444,6 +456,203 @@ bucket_across_the_boundary(void **state)
 	state_close(st);
 }
 
+
+/*
+ * Three hours at 10 s of two GPUs from T0, compacted into minutes: in minute m (0..179)
+ * GPU 0 reads m % 60 and m % 60 + 1 by turns (mean m % 60 + 0.5, highest m % 60 + 1) at
+ * 200 W, GPU 1 reads 2 % at 100 W. Each minute row: 6 samples covering 60 s.
+ */
+static void
+store_three_hours(struct state *st)
+{
+	struct gr_error err = { 0 };
+	struct gpu_sample v[2];
+	int64_t t;
+	int g;
+
+	for (t = T0; t < T0 + 3 * 3600; t += 10) {
+		for (g = 0; g < 2; g++) {
+			memset(&v[g], 0, sizeof(v[g]));
+			strlcpy_(v[g].instance_id, "sim:i-000013", sizeof(v[g].instance_id));
+			v[g].index = g;
+			v[g].at = t;
+			v[g].util_pct = g == 1 ? 2 : (int)((t - T0) / 60 % 60 + (t - T0) / 10 % 2);
+			v[g].power_w = g == 1 ? 100 : 200;
+			v[g].valid = MV_UTIL | MV_POWER;
+		}
+		OK(samples_store(st, v, 2, &err));
+	}
+}
+
+/* store_three_hours, all of it compacted into minutes (and so into samples_hour). */
+static void
+store_three_hours_compacted(struct state *st)
+{
+	struct gr_error err = { 0 };
+
+	store_three_hours(st);
+	OK(samples_compact(st, T0 + 86400 + 3 * 3600, &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples"), 0);
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_minute"), 2 * 180);
+}
+
+/*
+ * The summary from the hourly roll-up for the whole hour inside the range and from minute
+ * rows where the range cuts an hour, hand-computed. Range T0+30m .. T0+2h15m: minutes
+ * 30..59 (cut hour), 60..119 (the whole hour, one samples_hour row), 120..134 (cut hour).
+ */
+static void
+rollup_summary_across_whole_and_cut_hours(void **state)
+{
+	struct state *st = open_db("rollup");
+	struct gr_error err = { 0 };
+	struct sample_summary *sum;
+	size_t n;
+
+	(void)state;
+	store_three_hours_compacted(st);
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_hour"), 3);
+	assert_int_equal(count(st, "SELECT samples FROM samples_hour WHERE hour = 1796122800"),
+	    2 * 60 * 6);
+	OK(samples_summary(st, NULL, T0 + 1800, T0 + 2 * 3600 + 900, 5, &sum, &n, &err));
+	assert_int_equal(n, 1);
+	assert_int_equal(sum[0].gpus, 2);
+	assert_int_equal(sum[0].first, T0 + 1800);
+	assert_int_equal(sum[0].last, T0 + 2 * 3600 + 14 * 60);
+	/* 105 minutes of 2 GPUs x 6 samples; 105 instants of 60 s */
+	assert_int_equal(sum[0].samples, 1260);
+	assert_int_equal(sum[0].covered_s, 6300);
+	/*
+	 * Idle below 5 %: a minute whose GPU 0 peaks under 5 (m % 60 < 4) and GPU 1 at 2:
+	 * minutes 60..63 and 120..123, 8 x 60 s. Below 3 %: m % 60 < 2, 4 minutes. Below 2 %:
+	 * never, GPU 1 is at 2 %, although GPU 0 alone would be idle in 4 minutes.
+	 */
+	assert_int_equal(sum[0].idle_s, 480);
+	free(sum);
+	OK(samples_summary(st, NULL, T0 + 1800, T0 + 2 * 3600 + 900, 3, &sum, &n, &err));
+	assert_int_equal(sum[0].idle_s, 240);
+	free(sum);
+	OK(samples_summary(st, NULL, T0 + 1800, T0 + 2 * 3600 + 900, 2, &sum, &n, &err));
+	assert_int_equal(sum[0].idle_s, 0);
+	free(sum);
+	OK(samples_summary(st, NULL, T0 + 1800, T0 + 2 * 3600 + 900, 100, &sum, &n, &err));
+	assert_int_equal(sum[0].idle_s, 6300);
+	/*
+	 * 210 GPU-minutes: GPU 0 means 30.5..59.5, 0.5..59.5, 0.5..14.5 (sum 3262.5), GPU 1 105
+	 * x 2: mean 3472.5 / 210. p95: 199.5 of 210 minutes; the top ten are 59.5, 58.5, 57.5,
+	 * 56.5, 55.5 twice each, so the exact percentile is 54.5 and the summary says 54.
+	 * Energy: 300 W x 6300 s.
+	 */
+	assert_true(sum[0].util_known);
+	assert_true(sum[0].util_mean > 3472.5 / 210 - 1e-9 && sum[0].util_mean < 3472.5 / 210 + 1e-9);
+	assert_true(sum[0].util_p95 == 54);
+	assert_true(sum[0].energy_known && sum[0].energy_wh > 525 - 1e-9 &&
+	    sum[0].energy_wh < 525 + 1e-9);
+	free(sum);
+
+	/*
+	 * A range that starts 20 s into minute 30 leaves that minute out (a row is in a range
+	 * when its minute starts in it), as before the roll-up.
+	 */
+	OK(samples_summary(st, NULL, T0 + 1820, T0 + 2 * 3600 + 900, 5, &sum, &n, &err));
+	assert_int_equal(sum[0].samples, 1248);
+	assert_int_equal(sum[0].covered_s, 6240);
+	assert_int_equal(sum[0].first, T0 + 1860);
+	free(sum);
+	/* Whole hours only (T0+1h .. T0+3h): minutes 60..179, idle 4 + 4 minutes. */
+	OK(samples_summary(st, NULL, T0 + 3600, T0 + 3 * 3600, 5, &sum, &n, &err));
+	assert_int_equal(sum[0].samples, 2 * 120 * 6);
+	assert_int_equal(sum[0].covered_s, 7200);
+	assert_int_equal(sum[0].idle_s, 480);
+	/* 240 GPU-minutes, want 228: the top 12 are 59.5..54.5 twice; the 13th is 53.5 */
+	assert_true(sum[0].util_p95 == 53);
+	free(sum);
+	/* No whole hour inside (T0+10m .. T0+50m): minute rows only, minutes 10..49. */
+	OK(samples_summary(st, NULL, T0 + 600, T0 + 3000, 5, &sum, &n, &err));
+	assert_int_equal(sum[0].samples, 2 * 40 * 6);
+	assert_int_equal(sum[0].idle_s, 0);
+	/* 80 GPU-minutes, want 76: above 45.5 are 46.5..49.5, four */
+	assert_true(sum[0].util_p95 == 45);
+	free(sum);
+	state_close(st);
+}
+
+/*
+ * samples_hour follows the minutes: an hour that compaction fills in two steps is made
+ * again each time, and retention cutting an hour leaves the row of what is left of it.
+ */
+static void
+rollup_follows_compaction_and_retention(void **state)
+{
+	struct state *st = open_db("rollup-keep");
+	struct gr_error err = { 0 };
+	struct sample_summary *sum;
+	size_t n;
+
+	(void)state;
+	store_three_hours(st);
+	/* Raw samples before T0+1h30m become minutes: hour T0+1h has its first 30. */
+	OK(samples_compact(st, T0 + 86400 + 5400, &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_hour"), 2);
+	assert_int_equal(count(st, "SELECT samples FROM samples_hour WHERE hour = 1796122800"),
+	    2 * 30 * 6);
+	OK(samples_compact(st, T0 + 86400 + 3 * 3600, &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_hour"), 3);
+	assert_int_equal(count(st, "SELECT samples FROM samples_hour WHERE hour = 1796122800"),
+	    2 * 60 * 6);
+	/* The whole hour T0+1h: minutes 60..119, idle below 5 % in 60..63. */
+	OK(samples_summary(st, NULL, T0 + 3600, T0 + 7200, 5, &sum, &n, &err));
+	assert_int_equal(n, 1);
+	assert_int_equal(sum[0].samples, 720);
+	assert_int_equal(sum[0].covered_s, 3600);
+	assert_int_equal(sum[0].idle_s, 240);
+	free(sum);
+
+	/* Thirty days after T0+1h30m: hour T0 is gone, hour T0+1h keeps minutes 90..119. */
+	OK(samples_compact(st, T0 + 30 * 86400 + 5400, &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_hour"), 2);
+	assert_int_equal(count(st, "SELECT min(hour) FROM samples_hour"), T0 + 3600);
+	assert_int_equal(count(st, "SELECT samples FROM samples_hour WHERE hour = 1796122800"),
+	    2 * 30 * 6);
+	OK(samples_summary(st, NULL, T0, T0 + 3 * 3600, 5, &sum, &n, &err));
+	assert_int_equal(n, 1);
+	assert_int_equal(sum[0].samples, 2 * 90 * 6);
+	assert_int_equal(sum[0].first, T0 + 5400);
+	/* idle: minutes 120..123 only (90..119 peak at 31 % and more) */
+	assert_int_equal(sum[0].idle_s, 240);
+	free(sum);
+	state_close(st);
+}
+
+/*
+ * A database made before samples_hour (the table dropped, as the old schema had none) gets
+ * it filled from its minute rows when it is next used, with the same figures.
+ */
+static void
+rollup_filled_once_on_upgrade(void **state)
+{
+	struct state *st = open_db("rollup-upgrade");
+	struct gr_error err = { 0 };
+	struct sample_summary *sum;
+	size_t n;
+
+	(void)state;
+	store_three_hours_compacted(st);
+	assert_int_equal(sqlite3_exec(state_db(st), "DROP TABLE samples_hour", NULL, NULL, NULL),
+	    SQLITE_OK);
+	state_close(st);
+	st = open_db("rollup-upgrade");
+	OK(samples_summary(st, NULL, T0 + 3600, T0 + 3 * 3600, 5, &sum, &n, &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_hour"), 3);
+	assert_int_equal(n, 1);
+	assert_int_equal(sum[0].samples, 2 * 120 * 6);
+	assert_int_equal(sum[0].covered_s, 7200);
+	assert_int_equal(sum[0].idle_s, 480);
+	assert_true(sum[0].util_p95 == 53);
+	free(sum);
+	state_close(st);
+}
+
 int
 main(void)
 {
@@ -453,6 +662,9 @@ main(void)
 		cmocka_unit_test(summary_counts_idle_energy_and_gaps),
 		cmocka_unit_test(summary_p95_and_idle_across_the_boundary),
 		cmocka_unit_test(bucket_across_the_boundary),
+		cmocka_unit_test(rollup_summary_across_whole_and_cut_hours),
+		cmocka_unit_test(rollup_follows_compaction_and_retention),
+		cmocka_unit_test(rollup_filled_once_on_upgrade),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

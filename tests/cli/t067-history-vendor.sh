@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The sample history keeps the probe's vendor with each GPU: an AMD machine sampled over ssh
+# (rocm-smi, the stand-in of tests/probes/bin) has "amd" on every history row, raw and
+# bucketed, in JSON, csv and the table with --fields vendor, as the live metrics show it;
+# a later API sample of the same GPUs does not erase it; an instance only ever sampled
+# through the API has none.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sshd.sh"
+. "$(dirname "$0")/probes.sh"
+export GPURENT_SIM_SPEED=200
+start_sshd
+
+mi300x8() { g offers type=on-demand gpu=MI300X-192GB gpus=8 -o ids -n 1; }
+id=$(g launch "$(mi300x8)" --disk 1 --wait --timeout 60)
+check "launched" '[[ $id == sim:i-* ]]'
+vendor_double rocm-smi
+expect_ok g metrics "$id" --source ssh -o json
+check "the live sample: eight AMD GPUs" \
+	'jq -e "length == 8 and all(.[]; .vendor == \"amd\")" <<<"$OUT" >/dev/null'
+
+expect_ok g metrics "$id" --since 1h --step raw -o json
+check "raw history: the vendor on every row" \
+	'jq -e "length == 8 and all(.[]; .vendor == \"amd\" and .source == \"ssh\")" <<<"$OUT" >/dev/null'
+expect_ok g metrics "$id" --source api -o json
+check "the API's sample names no vendor" 'jq -e "all(.[]; .vendor == null)" <<<"$OUT" >/dev/null'
+expect_ok g metrics "$id" --since 1h --step 1h -o json
+check "buckets: the vendor of the GPU's series, kept after the API's sample" \
+	'jq -e "length == 8 and all(.[]; .vendor == \"amd\")" <<<"$OUT" >/dev/null'
+expect_ok g metrics "$id" --since 1h --step 1h -o csv
+check "csv: vendor the last column, amd" \
+	'[[ $(head -1 <<<"$OUT") == *,vendor ]] && [ "$(sed -n 2p <<<"$OUT" | awk -F, "{ print \$NF }")" = amd ]'
+COLUMNS=100 expect_ok g metrics "$id" --since 1h --step 1h --fields gpu,vendor,util_pct
+check "the table with --fields vendor" '[[ $OUT == *VENDOR* && $OUT == *amd* ]]'
+expect_ok g metrics "$id" --since 1h --step 1h
+check "the default table leaves it out, as live metrics do" '[[ $OUT != *VENDOR* ]]'
+check "stored with the series" \
+	'[ "$(sqlite3 "$GPURENT_HOME/state.db" "SELECT DISTINCT vendor FROM sample_series WHERE instance_id = '"'$id'"'")" = amd ]'
+
+# Another instance, sampled only through the API: no vendor in its history.
+other=$(g launch "$(mi300x8)" --disk 1 --wait --timeout 60)
+expect_ok g metrics "$other" --source api -o json
+expect_ok g metrics "$other" --since 1h --step raw -o json
+check "an API-only history: vendor null" \
+	'jq -e "length > 0 and all(.[]; .vendor == null)" <<<"$OUT" >/dev/null'
+pass
