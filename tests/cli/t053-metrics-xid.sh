@@ -17,21 +17,33 @@ id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
 nvidia_double h100x8-pci.txt
 
-# dmesg on the instance: the kernel log as it stood at the Nth nvidia-smi query (kmsg.N,
-# else the latest before it), so each sample of a follow sees its own log.
+# dmesg on the instance: the kernel log as the Qth sample of the Lth sampler loop sees it
+# (L counts nvidia-smi --help-query-gpu, asked once per loop; Q the queries since), from
+# kmsg.L.Q, else the latest file before it, so each sample of each loop sees its own log.
 cat >"$BIN/dmesg" <<DOUBLE
 #!/bin/sh
-n=\$(cat '$BIN/nvidia-smi.count' 2>/dev/null || echo 0)
-while [ "\$n" -gt 0 ] && [ ! -f "$BIN/kmsg.\$n" ]; do n=\$((n - 1)); done
-cat "$BIN/kmsg.\$n" 2>/dev/null
+log='$BIN/nvidia-smi.log'
+l=\$(grep -c -- --help-query-gpu "\$log" 2>/dev/null)
+q=\$(awk '/--help-query-gpu/ { q = 0 } /^--query-gpu/ { q++ } END { print q + 0 }' "\$log" 2>/dev/null)
+while [ "\${l:-0}" -gt 0 ]; do
+	while [ "\$q" -gt 0 ]; do
+		[ -f "$BIN/kmsg.\$l.\$q" ] && exec cat "$BIN/kmsg.\$l.\$q"
+		q=\$((q - 1))
+	done
+	l=\$((l - 1))
+	q=99
+done
 exit 0
 DOUBLE
 chmod +x "$BIN/dmesg"
-# The chia-gigahorse log moved to GPU 2's bus (3a:00): at the first sample only its Xid 31,
-# by the second the 62 and eight 45s after it.
+# The chia-gigahorse log moved to GPU 2's bus (3a:00): the first loop sees only its Xid 31
+# at its first sample, the 62 and eight 45s after it by the second. A second loop (after a
+# reconnection) sees that log at its start, and two more Xids by its second sample.
 sed 's/0000:0a:00/0000:3a:00/' "$KERNEL/dmesg-chia-gigahorse-301.txt" >"$TMP/chia"
-head -n 2 "$TMP/chia" >"$BIN/kmsg.1"
-cp "$TMP/chia" "$BIN/kmsg.2"
+head -n 2 "$TMP/chia" >"$BIN/kmsg.1.1"
+cp "$TMP/chia" "$BIN/kmsg.1.2"
+cp "$TMP/chia" "$BIN/kmsg.2.1"
+{ cat "$TMP/chia"; sed -n '3,4{s/^\[1437/[1447/;p}' "$TMP/chia"; } >"$BIN/kmsg.2.2"
 
 conns0=$(sshd_connections)
 expect_ok g metrics "$id" --source ssh --follow --interval 1 --count 2 -o json
@@ -45,11 +57,35 @@ check "the other GPUs: 0, not null (the log was read and holds none of theirs)" 
 	'jq -e -s "[.[] | select(.gpu != 2)] | length == 14 and all(.xid == 0 and .xid_count == 0)" <<<"$OUT" >/dev/null'
 check "one connection for both samples" '[ $(( $(sshd_connections) - conns0 )) = 1 ]'
 
+# A connection killed mid-follow: the new loop on the instance counts from its own start,
+# and the sampler adds what the loops before it counted: 9, then two more Xids, 11.
+nvidia_double h100x8-pci.txt
+close_masters
+"$GPURENT" metrics "$id" --source ssh --follow --interval 1 --count 4 -o json >"$TMP/follow.json" 2>"$TMP/follow.err" &
+follower=$!
+CLEANUP_HOOKS+=("kill $follower 2>/dev/null")
+for ((i = 0; i < 100; i++)); do
+	[ "$(wc -l <"$TMP/follow.json")" -ge 16 ] && break
+	sleep 0.1
+done
+check "two samples before the kill" '[ "$(wc -l <"$TMP/follow.json")" -ge 16 ]'
+for p in $(pgrep -P "$SSHD_PID"); do kill "$p"; done
+for ((i = 0; i < 300; i++)); do
+	kill -0 "$follower" 2>/dev/null || break
+	sleep 0.1
+done
+check "the follow ended by itself" '! kill -0 "$follower" 2>/dev/null'
+wait "$follower"
+OUT=$(cat "$TMP/follow.json")
+check "a gap: the connection was re-established" 'jq -e -s "map(select(.gap)) | length == 1" <<<"$OUT" >/dev/null'
+check "the count since the sampler began runs on over the reconnection: 11" \
+	'jq -e -s "[.[] | select(.gpu == 2)] | length == 4 and .[3].xid == 45 and .[3].xid_count == 11" <<<"$OUT" >/dev/null'
+
 expect_ok g metrics "$id" --source ssh --fields gpu,pci_bus_id,xid,xid_count
 check "the table: bus, last Xid and count columns" \
 	'[[ $(head -1 <<<"$OUT") == *"PCI BUS"*XID*XIDS* ]] && grep -q "^ *2  *00000000:3A:00.0  *45  *0$" <<<"$OUT"'
 
-expect_ok g metrics "$id" --since 1h -o json
+expect_ok g metrics "$id" --since 1d -o json
 check "the history keeps the last Xid" \
 	'jq -e "[.[] | select(.gpu == 2 and .xid == 45)] | length >= 1" <<<"$OUT" >/dev/null'
 
