@@ -422,9 +422,11 @@ const struct command cmd_exporter = {
 	    "gpurent_instance_up, gpurent_instance_price_dollars_per_hour,\n"
 	    "gpurent_spend_dollars_total, gpurent_burn_rate_dollars_per_hour,\n"
 	    "gpurent_sample_age_seconds and gpurent_provider_up. A figure the provider or probe\n"
-	    "does not report is left out, never 0. A scrape is answered from the last round at\n"
-	    "once, however slow a provider is. Listens on loopback unless --listen says\n"
-	    "otherwise; --auth requires a bearer token (store it with 'gpurent login exporter').\n"
+	    "does not report is left out, never 0. Each provider is sampled in a lane of its\n"
+	    "own, so one that hangs does not hold the others; a scrape is answered from the\n"
+	    "last snapshot at once, however slow a provider is. Listens on loopback unless\n"
+	    "--listen says otherwise; --auth requires a bearer token (store it with 'gpurent\n"
+	    "login exporter').\n"
 	    "Runs until interrupted (Ctrl-C or SIGTERM, status 0).",
 	.opts = opts,
 	.flags = CMD_NOT_IN_SHELL,
