@@ -59,6 +59,27 @@ void exporter_snapshot_release(struct exporter_snapshot *s);
 /* Append the exposition of s at time `now` (same clock as s->taken) to out. */
 void exporter_render(const struct exporter_snapshot *s, int64_t now, struct sb *out);
 
+/*
+ * A snapshot rendered once, when it is published, so that a scrape copies text instead of
+ * formatting it: every series but the sample ages (their values depend on the scrape's
+ * clock; their series names and labels are rendered here too). exporter_render is
+ * exporter_page_build then exporter_page_render, byte for byte.
+ */
+struct exporter_age;
+struct exporter_page {
+	struct sb head;			/* every family before gpurent_sample_age_seconds */
+	struct sb ages_text;		/* the age series, name and labels, one after another */
+	struct exporter_age *ages;
+	size_t n_ages;
+	struct sb tail;			/* the families after the ages */
+};
+void exporter_page_init(struct exporter_page *p);
+void exporter_page_release(struct exporter_page *p);
+/* Render s into p (initialised, empty); s is no longer needed after. */
+void exporter_page_build(const struct exporter_snapshot *s, struct exporter_page *p);
+/* Append the page with the sample ages at `now` to out. */
+void exporter_page_render(const struct exporter_page *p, int64_t now, struct sb *out);
+
 struct exporter;
 
 /*

@@ -201,7 +201,8 @@ enum {
 	MV_THROTTLE = 1u << 19,		/* clocks_event_reasons bitmask */
 	MV_COMPUTE_MODE = 1u << 20,
 	MV_MIG = 1u << 21,
-	MV_XID = 1u << 22,		/* last Xid error seen (0: none since boot) */
+	MV_XID = 1u << 22,		/* last Xid error in the kernel log (0: none there) */
+	MV_XID_COUNT = 1u << 23,	/* Xid errors logged since the sampler's loop began */
 };
 
 /* Where a sample's figures came from (JSON "source"). */
@@ -241,6 +242,8 @@ struct gpu_sample {
 	int compute_mode;	/* 0 default, 1 exclusive thread, 2 prohibited, 3 exclusive process */
 	int mig;		/* 1 MIG enabled, 0 disabled */
 	int xid;
+	int xid_count;
+	char pci_bus_id[20];	/* nvidia-smi's pci.bus_id ("00000000:3B:00.0"), "" unknown */
 	uint32_t valid;
 };
 

@@ -10,7 +10,10 @@
  *
  * When the connection drops, the sampler reconnects with a bounded backoff (1, 2, 4, … 30 s)
  * and the first frame after it carries the gap (gap_from, gap_to), so that output can show
- * where samples are missing instead of joining across the hole.
+ * where samples are missing instead of joining across the hole. A GPU's Xid count (the
+ * Xids its loop saw logged since the loop began) is carried over a reconnection, so it
+ * stays the count since the sampler started; Xids logged while it was down and before the
+ * new loop began are in the last Xid, not in the count.
  *
  * Everything here is non-blocking except a (re)connection, which is bounded by the
  * endpoint's connect timeout. Only the sampler's own ssh processes are ever signalled.

@@ -1,8 +1,15 @@
 /*
  * gpurent exporter: sample every running instance on a schedule and serve the figures to
- * Prometheus (src/exporter/). Sampling happens here, in this thread; the HTTP face answers
- * every scrape from the last snapshot, so a slow or hung provider never holds a scrape.
+ * Prometheus (src/exporter/).
+ *
+ * Each provider has its own lane: a thread with its own session (its backend, its database
+ * connection) that lists the provider's instances and samples each running one into the
+ * history, every --interval. A provider that hangs holds only its own lane: the others keep
+ * sampling. This thread never touches the network: every interval it gathers the lanes'
+ * last listings, the newest samples from the history and the ledger's figures into a
+ * snapshot and publishes it; the HTTP face answers every scrape from the last snapshot.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,49 +57,158 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	return 0;
 }
 
+/* One provider's lane: its thread samples; what it found is read under lock. */
+struct lane {
+	struct session s;		/* the lane's own: one backend, one database connection */
+	char name[PROVIDER_MAX];
+	long long interval;
+	pthread_t th;
+	bool started;
+	pthread_mutex_t lock;		/* guards what follows */
+	pthread_cond_t wake;
+	bool stop;
+	bool done;			/* the thread has ended */
+	bool listed;			/* at least one listing came back */
+	bool sampled;			/* at least one round (listing and samples) ended */
+	bool up;			/* the last one succeeded */
+	struct instance_list instances;	/* from the last successful listing */
+};
+
+/* Sleep up to s seconds, or until the lane is told to stop. */
+static void
+lane_pause(struct lane *l, long long s)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)s;
+	pthread_mutex_lock(&l->lock);
+	while (!l->stop && pthread_cond_timedwait(&l->wake, &l->lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&l->lock);
+}
+
+static bool
+lane_stopping(struct lane *l)
+{
+	bool stop;
+
+	pthread_mutex_lock(&l->lock);
+	stop = l->stop;
+	pthread_mutex_unlock(&l->lock);
+	return stop;
+}
+
 /*
- * One round: list the instances, take a sample of each running one (kept in the history),
- * then read the newest sample of each GPU from the history (which also holds what other
- * gpurent processes sampled) and the ledger's figures.
+ * A lane's rounds: list the provider's instances (published at once), then take a sample
+ * of each running one into the history. A failure shows as the instance's samples growing
+ * old, never as an exit.
+ */
+static void *
+lane_run(void *arg)
+{
+	struct lane *l = arg;
+
+	while (!lane_stopping(l)) {
+		struct fanout_result res[SESSION_MAX_PROVIDERS];
+		struct instance_list found;
+		struct gr_error err = { 0 };
+		enum gr_err code;
+		size_t i;
+
+		memset(res, 0, sizeof(res));
+		instance_list_init(&found);
+		code = session_instances(&l->s, &found, res, &err);
+		if (code != GR_OK && l->s.verbose)
+			cmd_warn("%s: %s", l->name, err.msg);
+		pthread_mutex_lock(&l->lock);
+		l->listed = true;
+		l->up = code == GR_OK;
+		if (code == GR_OK) {
+			struct instance_list old = l->instances;
+
+			l->instances = found;
+			found = old;
+		}
+		pthread_mutex_unlock(&l->lock);
+		instance_list_release(&found);
+
+		/* The lane alone reads its own list: no lock needed for that. */
+		for (i = 0; code == GR_OK && i < l->instances.n && !lane_stopping(l); i++) {
+			struct sample_list taken;
+			struct gr_error why = { 0 };
+			char id[ID_MAX];
+
+			pthread_mutex_lock(&l->lock);
+			if (l->instances.v[i].state != ST_RUNNING) {
+				pthread_mutex_unlock(&l->lock);
+				continue;
+			}
+			strlcpy_(id, l->instances.v[i].id, sizeof(id));
+			pthread_mutex_unlock(&l->lock);
+			sample_list_init(&taken);
+			if (history_sample(&l->s, id, METRICS_AUTO, &taken, &why, NULL) != GR_OK &&
+			    l->s.verbose)
+				cmd_warn("%s: %s", id, why.msg);
+			sample_list_release(&taken);
+		}
+		pthread_mutex_lock(&l->lock);
+		l->sampled = true;
+		pthread_mutex_unlock(&l->lock);
+		lane_pause(l, l->interval);
+	}
+	pthread_mutex_lock(&l->lock);
+	l->done = true;
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+/*
+ * Whether any lane has ended a round yet: until then there is nothing worth serving (a
+ * hanging provider's lane does not hold the others' first snapshot).
+ */
+static bool
+any_sampled(struct lane *lanes, size_t n)
+{
+	bool yes = false;
+	size_t i;
+
+	for (i = 0; i < n && !yes; i++) {
+		pthread_mutex_lock(&lanes[i].lock);
+		yes = lanes[i].sampled;
+		pthread_mutex_unlock(&lanes[i].lock);
+	}
+	return yes;
+}
+
+/*
+ * One snapshot: every lane's last listing, then the newest sample of each GPU from the
+ * history (what the lanes and other gpurent processes sampled) and the ledger's figures.
+ * Reads memory and the local database only.
  */
 static void
-sample_round(struct cmd_ctx *c, struct exporter_snapshot *snap)
+gather(struct cmd_ctx *c, struct lane *lanes, size_t n_lanes, struct exporter_snapshot *snap)
 {
-	struct fanout_result res[SESSION_MAX_PROVIDERS];
 	struct gr_error err = { 0 };
-	struct sample_list latest, taken;
+	struct sample_list latest;
 	struct cost_summary sum;
 	struct cost_clock clk;
 	struct state *st;
 	size_t i, k;
 
-	memset(res, 0, sizeof(res));
-	session_instances(c->s, &snap->instances, res, &err);
-	for (i = 0; i < c->s->n_backends && i < EXPORTER_MAX_PROVIDERS; i++) {
-		strlcpy_(snap->providers[i].name, c->s->backends[i]->ops->name,
-		    sizeof(snap->providers[i].name));
-		snap->providers[i].up = res[i].code == GR_OK;
-		if (res[i].code != GR_OK && c->s->verbose)
-			cmd_warn("%s: %s", c->s->backends[i]->ops->name, res[i].err.msg);
+	for (i = 0; i < n_lanes && i < EXPORTER_MAX_PROVIDERS; i++) {
+		struct lane *l = &lanes[i];
+
+		pthread_mutex_lock(&l->lock);
+		strlcpy_(snap->providers[i].name, l->name, sizeof(snap->providers[i].name));
+		snap->providers[i].up = l->listed && l->up;
+		for (k = 0; k < l->instances.n; k++)
+			*instance_list_add(&snap->instances) = l->instances.v[k];
+		pthread_mutex_unlock(&l->lock);
 	}
 	snap->n_providers = i;
 
-	for (i = 0; i < snap->instances.n; i++) {
-		struct instance *in = &snap->instances.v[i];
-
-		if (in->state != ST_RUNNING)
-			continue;
-		struct gr_error why = { 0 };
-
-		sample_list_init(&taken);
-		/* A failure shows as the instance's samples growing old, not as an exit. */
-		if (history_sample(c->s, in->id, METRICS_AUTO, &taken, &why, NULL) != GR_OK && c->s->verbose)
-			cmd_warn("%s: %s", in->id, why.msg);
-		sample_list_release(&taken);
-	}
-
 	snap->taken = session_now(c->s);
-	memset(&err, 0, sizeof(err));
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return;
 	sample_list_init(&latest);
@@ -125,14 +241,104 @@ sample_round(struct cmd_ctx *c, struct exporter_snapshot *snap)
 		cmd_warn("costs: %s", err.msg);
 }
 
-/* Sleep in small steps so Ctrl-C or SIGTERM ends the wait at once. */
+/*
+ * A lane per selected provider, each with a session of its own for that provider alone.
+ * The sessions are made here, one after another, so that anything their backends ask for
+ * (a passphrase for the credential store) is asked on this thread, before any lane runs.
+ */
+static enum gr_err
+lanes_start(struct cmd_ctx *c, long long interval, struct lane **out, size_t *n_out,
+    struct gr_error *err)
+{
+	struct lane *lanes;
+	size_t i, n = c->s->n_backends;
+
+	lanes = xcalloc(n + 1, sizeof(*lanes));
+	for (i = 0; i < n; i++) {
+		struct lane *l = &lanes[i];
+
+		session_init(&l->s);
+		l->s.profile = c->s->profile;
+		l->s.debug = c->s->debug;
+		l->s.verbose = c->s->verbose;
+		strlcpy_(l->name, c->s->backends[i]->env.name, sizeof(l->name));
+		l->s.providers[0] = l->name;
+		l->s.n_providers = 1;
+		l->interval = interval;
+		pthread_mutex_init(&l->lock, NULL);
+		pthread_cond_init(&l->wake, NULL);
+		instance_list_init(&l->instances);
+		if (session_backends(&l->s, err) != GR_OK)
+			break;
+	}
+	for (size_t k = 0; i == n && k < n; k++)
+		lanes[k].started = pthread_create(&lanes[k].th, NULL, lane_run, &lanes[k]) == 0;
+	*out = lanes;
+	*n_out = i == n ? n : i + 1;	/* those set up, for lanes_stop */
+	return i == n ? GR_OK : err->code;
+}
+
+/*
+ * Stop the lanes. A lane stuck in a request to a hanging provider may take as long as the
+ * request's timeout to notice: each lane gets a few seconds to end, and one still stuck is
+ * left running, its memory with it, as the process is about to exit.
+ */
 static void
-pause_seconds(long long s)
+lanes_stop(struct lane *lanes, size_t n)
+{
+	struct timespec step = { 0, 100000000L };
+	bool left = false;
+	size_t i;
+	int t;
+
+	for (i = 0; i < n; i++) {
+		pthread_mutex_lock(&lanes[i].lock);
+		lanes[i].stop = true;
+		pthread_cond_signal(&lanes[i].wake);
+		pthread_mutex_unlock(&lanes[i].lock);
+	}
+	for (t = 0; t < 50; t++) {
+		bool all = true;
+
+		for (i = 0; i < n; i++) {
+			pthread_mutex_lock(&lanes[i].lock);
+			all = all && (!lanes[i].started || lanes[i].done);
+			pthread_mutex_unlock(&lanes[i].lock);
+		}
+		if (all)
+			break;
+		nanosleep(&step, NULL);
+	}
+	for (i = 0; i < n; i++) {
+		bool done;
+
+		pthread_mutex_lock(&lanes[i].lock);
+		done = !lanes[i].started || lanes[i].done;
+		pthread_mutex_unlock(&lanes[i].lock);
+		if (!done) {
+			pthread_detach(lanes[i].th);
+			left = true;
+			continue;
+		}
+		if (lanes[i].started)
+			pthread_join(lanes[i].th, NULL);
+		instance_list_release(&lanes[i].instances);
+		session_release(&lanes[i].s);
+		pthread_cond_destroy(&lanes[i].wake);
+		pthread_mutex_destroy(&lanes[i].lock);
+	}
+	if (!left)
+		free(lanes);
+}
+
+/* Sleep n tenths of a second in small steps so Ctrl-C or SIGTERM ends the wait at once. */
+static void
+pause_tenths(long long n)
 {
 	struct timespec step = { 0, 100000000L };
 	long long i;
 
-	for (i = 0; i < s * 10 && !cmd_interrupted; i++)
+	for (i = 0; i < n && !cmd_interrupted; i++)
 		nanosleep(&step, NULL);
 }
 
@@ -159,6 +365,8 @@ exporter_run(struct cmd_ctx *c, int argc, char **argv)
 	struct gr_error err = { 0 };
 	struct exporter_snapshot snap;
 	struct exporter *e;
+	struct lane *lanes = NULL;
+	size_t n_lanes = 0;
 	char *token = NULL;
 	int n, rc;
 
@@ -179,14 +387,24 @@ exporter_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_error(c, &err);
 	}
 	/* The one line a supervisor or a test waits for: where to scrape. */
+	if (lanes_start(c, a.interval, &lanes, &n_lanes, &err) != GR_OK) {
+		lanes_stop(lanes, n_lanes);
+		exporter_stop(e);
+		return cmd_error(c, &err);
+	}
+	/* The one line a supervisor or a test waits for: where to scrape. */
 	fprintf(stderr, "gpurent exporter: serving http://%s/metrics\n", exporter_address(e));
 	fflush(stderr);
+	/* Nothing to serve until a lane has ended a round; then every interval. */
+	while (!cmd_interrupted && !any_sampled(lanes, n_lanes))
+		pause_tenths(1);
 	while (!cmd_interrupted) {
 		exporter_snapshot_init(&snap);
-		sample_round(c, &snap);
+		gather(c, lanes, n_lanes, &snap);
 		exporter_publish(e, &snap);
-		pause_seconds(a.interval);
+		pause_tenths(a.interval * 10);
 	}
+	lanes_stop(lanes, n_lanes);
 	exporter_stop(e);
 	return 0;
 }
@@ -204,9 +422,11 @@ const struct command cmd_exporter = {
 	    "gpurent_instance_up, gpurent_instance_price_dollars_per_hour,\n"
 	    "gpurent_spend_dollars_total, gpurent_burn_rate_dollars_per_hour,\n"
 	    "gpurent_sample_age_seconds and gpurent_provider_up. A figure the provider or probe\n"
-	    "does not report is left out, never 0. A scrape is answered from the last round at\n"
-	    "once, however slow a provider is. Listens on loopback unless --listen says\n"
-	    "otherwise; --auth requires a bearer token (store it with 'gpurent login exporter').\n"
+	    "does not report is left out, never 0. Each provider is sampled in a lane of its\n"
+	    "own, so one that hangs does not hold the others; a scrape is answered from the\n"
+	    "last snapshot at once, however slow a provider is. Listens on loopback unless\n"
+	    "--listen says otherwise; --auth requires a bearer token (store it with 'gpurent\n"
+	    "login exporter').\n"
 	    "Runs until interrupted (Ctrl-C or SIGTERM, status 0).",
 	.opts = opts,
 	.flags = CMD_NOT_IN_SHELL,

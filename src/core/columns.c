@@ -3,6 +3,7 @@
 
 #include "gpurent/catalogue.h"
 #include "gpurent/columns.h"
+#include "gpurent/i18n.h"
 #include "gpurent/model.h"
 #include "gpurent/money.h"
 
@@ -292,7 +293,9 @@ const struct column sample_columns[SCOL__COUNT] = {
 	[SCOL_THROTTLE] = { "clock_event_reasons", "REASONS", false, true, 4, 0 },
 	[SCOL_COMPUTE_MODE] = { "compute_mode", "MODE", false, true, 6, 0 },
 	[SCOL_MIG] = { "mig", "MIG", false, true, 6, 0 },
+	[SCOL_PCI_BUS] = { "pci_bus_id", N_("PCI BUS"), false, true, 7, 0 },
 	[SCOL_XID] = { "xid", "XID", true, true, 4, 0 },
+	[SCOL_XID_COUNT] = { "xid_count", N_("XIDS"), true, true, 4, 0 },
 };
 
 static const char *const source_names[] = { [SAMPLE_API] = "api", [SAMPLE_SSH] = "ssh" };
@@ -374,7 +377,9 @@ sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		} else
 			c->kind = CELL_NULL;
 		break;
+	case SCOL_PCI_BUS: set_str(c, g->pci_bus_id); break;
 	case SCOL_XID: set_int(c, g->xid, g->valid & MV_XID); break;
+	case SCOL_XID_COUNT: set_int(c, g->xid_count, g->valid & MV_XID_COUNT); break;
 	default: c->kind = CELL_NULL; break;
 	}
 }

@@ -208,10 +208,36 @@ find_instance(const struct exporter_snapshot *s, const char *id, size_t *at)
 	return NULL;
 }
 
+/* One instance's age series: its labels rendered, the newest sample's time. */
+struct exporter_age {
+	size_t at, len;		/* of "gpurent_sample_age_seconds{...}" in page->ages_text */
+	int64_t newest;
+};
+
 void
-exporter_render(const struct exporter_snapshot *s, int64_t now, struct sb *out)
+exporter_page_init(struct exporter_page *p)
+{
+	memset(p, 0, sizeof(*p));
+	sb_init(&p->head);
+	sb_init(&p->ages_text);
+	sb_init(&p->tail);
+}
+
+void
+exporter_page_release(struct exporter_page *p)
+{
+	sb_release(&p->head);
+	sb_release(&p->ages_text);
+	sb_release(&p->tail);
+	free(p->ages);
+	exporter_page_init(p);
+}
+
+void
+exporter_page_build(const struct exporter_snapshot *s, struct exporter_page *p)
 {
 	const struct instance **owner;
+	struct sb *out = &p->head;
 	size_t i, k;
 	int64_t v;
 
@@ -266,6 +292,8 @@ exporter_render(const struct exporter_snapshot *s, int64_t now, struct sb *out)
 	}
 	add_family(out, "gpurent_sample_age_seconds", "gauge",
 	    "Seconds since the newest GPU sample of the instance was taken.");
+	/* The ages depend on the scrape's clock: their series now, their values per scrape. */
+	p->ages = xcalloc(s->instances.n + 1, sizeof(*p->ages));
 	for (i = 0; i < s->instances.n; i++) {
 		const struct instance *in = &s->instances.v[i];
 		int64_t newest = -1;
@@ -275,10 +303,13 @@ exporter_render(const struct exporter_snapshot *s, int64_t now, struct sb *out)
 				newest = s->samples.v[k].at;
 		if (newest < 0)
 			continue;
-		sb_adds(out, "gpurent_sample_age_seconds");
-		instance_labels(out, in);
-		sb_addf(out, " %lld\n", (long long)(now > newest ? now - newest : 0));
+		p->ages[p->n_ages].at = p->ages_text.len;
+		sb_adds(&p->ages_text, "gpurent_sample_age_seconds");
+		instance_labels(&p->ages_text, in);
+		p->ages[p->n_ages].len = p->ages_text.len - p->ages[p->n_ages].at;
+		p->ages[p->n_ages++].newest = newest;
 	}
+	out = &p->tail;
 	add_family(out, "gpurent_provider_up", "gauge",
 	    "Whether the provider's last listing of instances succeeded (1) or not (0).");
 	for (i = 0; i < s->n_providers; i++) {
@@ -287,4 +318,32 @@ exporter_render(const struct exporter_snapshot *s, int64_t now, struct sb *out)
 		sb_addf(out, "} %d\n", s->providers[i].up);
 	}
 	free(owner);
+}
+
+void
+exporter_page_render(const struct exporter_page *p, int64_t now, struct sb *out)
+{
+	size_t i;
+
+	/* One allocation: the fixed parts, and each age's series with up to 20 digits. */
+	sb_grow(out, p->head.len + p->ages_text.len + p->n_ages * 24 + p->tail.len);
+	sb_add(out, p->head.buf, p->head.len);
+	for (i = 0; i < p->n_ages; i++) {
+		int64_t age = now > p->ages[i].newest ? now - p->ages[i].newest : 0;
+
+		sb_add(out, p->ages_text.buf + p->ages[i].at, p->ages[i].len);
+		sb_addf(out, " %lld\n", (long long)age);
+	}
+	sb_add(out, p->tail.buf, p->tail.len);
+}
+
+void
+exporter_render(const struct exporter_snapshot *s, int64_t now, struct sb *out)
+{
+	struct exporter_page p;
+
+	exporter_page_init(&p);
+	exporter_page_build(s, &p);
+	exporter_page_render(&p, now, out);
+	exporter_page_release(&p);
 }

@@ -17,8 +17,9 @@ struct exporter {
 	struct MHD_Daemon *d;
 	char address[80];
 	char *token;			/* NULL: no authentication */
-	pthread_mutex_t lock;		/* guards snap, have, published */
-	struct exporter_snapshot snap;
+	pthread_mutex_t lock;		/* guards page, taken, have, published */
+	struct exporter_page page;	/* the last snapshot, rendered when it was published */
+	int64_t taken;			/* its clock */
 	bool have;
 	struct timespec published;	/* CLOCK_MONOTONIC at exporter_publish */
 };
@@ -106,8 +107,8 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 		    "no sample taken yet; try again in a moment\n");
 	}
-	now = e->snap.taken + (int64_t)(mono.tv_sec - e->published.tv_sec);
-	exporter_render(&e->snap, now, &out);
+	now = e->taken + (int64_t)(mono.tv_sec - e->published.tv_sec);
+	exporter_page_render(&e->page, now, &out);
 	pthread_mutex_unlock(&e->lock);
 	{
 		size_t len = out.len;
@@ -177,7 +178,7 @@ exporter_start(struct exporter **out, const char *listen, const char *token,
 		return gr_fail(err, GR_EFAIL, "%s", libmhd_why());
 	e = xcalloc(1, sizeof(*e));
 	pthread_mutex_init(&e->lock, NULL);
-	exporter_snapshot_init(&e->snap);
+	exporter_page_init(&e->page);
 	if (token != NULL)
 		e->token = xstrdup(token);
 	/* One polling thread: a scrape is a render from memory, well under a millisecond. */
@@ -210,19 +211,23 @@ exporter_address(const struct exporter *e)
 void
 exporter_publish(struct exporter *e, struct exporter_snapshot *s)
 {
-	struct exporter_snapshot old;
+	struct exporter_page page, old;
 	struct timespec mono;
 
+	/* Rendered here, in the publisher's thread: a scrape only copies the text. */
+	exporter_page_init(&page);
+	exporter_page_build(s, &page);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	pthread_mutex_lock(&e->lock);
-	old = e->snap;
-	e->snap = *s;
+	old = e->page;
+	e->page = page;
+	e->taken = s->taken;
 	e->have = true;
 	e->published = mono;
 	pthread_mutex_unlock(&e->lock);
-	exporter_snapshot_init(s);
-	/* Freed outside the lock: a scrape waits for a pointer swap, nothing more. */
-	exporter_snapshot_release(&old);
+	exporter_snapshot_release(s);
+	/* Freed outside the lock: a scrape waits for a swap, nothing more. */
+	exporter_page_release(&old);
 }
 
 void
@@ -232,7 +237,7 @@ exporter_stop(struct exporter *e)
 		return;
 	if (e->d != NULL)
 		MHD_stop_daemon(e->d);
-	exporter_snapshot_release(&e->snap);
+	exporter_page_release(&e->page);
 	pthread_mutex_destroy(&e->lock);
 	if (e->token != NULL)
 		explicit_bzero(e->token, strlen(e->token));

@@ -20,6 +20,8 @@
 /* A frame larger than this is no tool's output: the buffer is cut, the frame lost. */
 #define FRAME_MAX (4u << 20)
 #define TOKEN_LEN 16
+/* GPUs whose Xid count is carried over a reconnection (by index). */
+#define XID_GPUS 64
 
 struct sampler {
 	struct remote_endpoint ep;
@@ -34,6 +36,13 @@ struct sampler {
 	int64_t gap_from;	/* set on a reconnection, carried by the next frame */
 	int backoff;		/* seconds before the next attempt */
 	int64_t retry_at;	/* monotonic seconds of the next attempt, 0 up */
+	/*
+	 * Each loop on the instance counts the Xids logged since it began (probe.h); a
+	 * reconnection starts a new loop, so the counts of the loops before it are carried
+	 * here and added, and a count stays one "since the sampler started".
+	 */
+	int xid_carry[XID_GPUS];
+	int xid_loop[XID_GPUS];	/* the current loop's last count */
 };
 
 void
@@ -283,6 +292,15 @@ find(const char *hay, size_t len, const char *needle, size_t n)
 	return NULL;
 }
 
+static void
+carry_xids(struct sampler *s, struct gpu_sample *g)
+{
+	if (!(g->valid & MV_XID_COUNT) || g->index < 0 || g->index >= XID_GPUS)
+		return;
+	s->xid_loop[g->index] = g->xid_count;
+	g->xid_count += s->xid_carry[g->index];
+}
+
 /* The first whole frame in the buffer into out; false when there is none yet. */
 static bool
 take_frame(struct sampler *s, struct probe_snapshot *out)
@@ -318,6 +336,7 @@ take_frame(struct sampler *s, struct probe_snapshot *out)
 		out->gpus.v[i].at = out->at;
 		out->gpus.v[i].source = SAMPLE_SSH;
 		strlcpy_(out->gpus.v[i].vendor, out->vendor, sizeof(out->gpus.v[i].vendor));
+		carry_xids(s, &out->gpus.v[i]);
 	}
 	out->host.at = out->at;
 	s->last_frame = out->at;
@@ -374,6 +393,10 @@ sampler_poll(struct sampler *s, struct probe_snapshot *out, struct gr_error *err
 	if (s->once)
 		return SAMPLER_ENDED;
 	s->gap_from = s->last_frame != 0 ? s->last_frame : (int64_t)time(NULL);
+	for (int i = 0; i < XID_GPUS; i++) {
+		s->xid_carry[i] += s->xid_loop[i];
+		s->xid_loop[i] = 0;
+	}
 	s->retry_at = mono_now() + s->backoff;
 	gr_fail(err, GR_EUNAVAIL, "the connection to %s dropped; reconnecting in %d s", s->ep.name,
 	    s->backoff);

@@ -43,7 +43,7 @@ COLUMNS=80 expect_ok g metrics "$id" --source ssh
 check "units in the headers" '[[ $OUT == *"UTIL %"*"MEM MiB"*"W"* ]]'
 check "no wider than 80" '[ "$(awk "{ print length }" <<<"$OUT" | sort -n | tail -1)" -le 80 ]'
 expect_ok g metrics "$id" --source ssh --fields all -o csv
-check "--fields all: every field" '[[ $(head -1 <<<"$OUT") == *source*cuda*clock_sm_mhz*pcie_gen*xid ]]'
+check "--fields all: every field" '[[ $(head -1 <<<"$OUT") == *source*cuda*clock_sm_mhz*pcie_gen*pci_bus_id*xid*xid_count ]]'
 
 # An old driver: no clocks_event_reasons, no MIG; asking for them would fail the query.
 nvidia_double old-driver-440.txt

@@ -14,8 +14,23 @@
  * Without a "# fields=" line the rows are read in the order of the full list below.
  * Columns are separated by ", " (comma and space), so a decimal comma ("69,05") stays
  * inside its value.
+ *
+ * After the rows come the driver's Xid errors from the kernel log, read where the user may
+ * (`dmesg`, else `journalctl -k`, whichever answers without root; chosen on the first
+ * sample), the newest NV_XID_LINES of them, each with the log's monotonic time:
+ *
+ *	# klog=dmesg
+ *	# xid_since=14328.198504
+ *	# xid [14370.688139] NVRM: Xid (PCI:0000:0a:00): 45, pid='<unknown>', name=<unknown>, ...
+ *
+ * "# klog=none" (or no klog line) leaves the Xid figures unknown, never 0. Each Xid is
+ * matched to its GPU by the PCI bus (pci.bus_id "00000000:0A:00.0" against the log's
+ * "0000:0a:00"): xid is the code of the GPU's newest Xid (0 when the log has none) and
+ * xid_count the number logged after xid_since, the time of the newest Xid when the sampler's
+ * loop began (0 when there was none), so the count is of Xids since the sampler started.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/probe.h"
@@ -27,7 +42,7 @@ enum nv_field {
 	NF_INDEX, NF_UUID, NF_NAME, NF_DRIVER, NF_UTIL, NF_MEM_UTIL, NF_MEM_TOTAL, NF_MEM_USED,
 	NF_MEM_FREE, NF_TEMP, NF_TEMP_MEM, NF_POWER, NF_POWER_LIMIT, NF_POWER_ENFORCED, NF_CLK_SM,
 	NF_CLK_MEM, NF_CLK_SM_MAX, NF_FAN, NF_PSTATE, NF_PCIE_GEN, NF_PCIE_WIDTH, NF_ENC, NF_DEC,
-	NF_ECC_UNCORR, NF_EVENT_REASONS, NF_THROTTLE_REASONS, NF_COMPUTE_MODE, NF_MIG,
+	NF_ECC_UNCORR, NF_EVENT_REASONS, NF_THROTTLE_REASONS, NF_COMPUTE_MODE, NF_MIG, NF_PCI_BUS,
 	NF__COUNT,
 	NF_IGNORED = NF__COUNT,	/* a column whose name we do not read */
 };
@@ -61,6 +76,7 @@ static const char *const nv_field_names[NF__COUNT] = {
 	[NF_THROTTLE_REASONS] = "clocks_throttle_reasons.active",	/* drivers before 535 */
 	[NF_COMPUTE_MODE] = "compute_mode",
 	[NF_MIG] = "mig.mode.current",
+	[NF_PCI_BUS] = "pci.bus_id",
 };
 
 /* Fields every driver since the CSV query began knows: asked when --help-query-gpu fails. */
@@ -72,7 +88,11 @@ static const char *const nv_field_names[NF__COUNT] = {
 	"power.limit enforced.power.limit clocks.sm clocks.mem clocks.max.sm fan.speed pstate " \
 	"pcie.link.gen.current pcie.link.width.current utilization.encoder utilization.decoder " \
 	"ecc.errors.uncorrected.volatile.total clocks_event_reasons.active " \
-	"clocks_throttle_reasons.active compute_mode mig.mode.current"
+	"clocks_throttle_reasons.active compute_mode mig.mode.current pci.bus_id"
+
+/* The newest Xid lines a sample carries: more in one interval are an Xid storm, and the
+ * newest say what the GPU is doing now. */
+#define NV_XID_LINES "64"
 
 /*
  * Run inside the sampler's loop: gr_nv_fields and gr_nv_cuda are asked for on the first
@@ -89,7 +109,22 @@ static const char nv_command[] =
 	"| head -n 1); "
 	"fi; "
 	"echo \"# fields=$gr_nv_fields\"; echo \"# cuda=$gr_nv_cuda\"; "
-	"nvidia-smi --query-gpu=\"$gr_nv_fields\" --format=csv,noheader,nounits 2>&1";
+	"nvidia-smi --query-gpu=\"$gr_nv_fields\" --format=csv,noheader,nounits 2>&1; "
+	/* The kernel log: dmesg where kernel.dmesg_restrict allows it, else the journal when
+	 * this user may read it (journalctl answers nothing, not an error, when it may not). */
+	"if [ -z \"$gr_kl\" ]; then "
+	"if dmesg >/dev/null 2>&1; then gr_kl=dmesg; "
+	"elif [ -n \"$(journalctl -k -q --no-pager -n 1 2>/dev/null)\" ]; then gr_kl=journal; "
+	"else gr_kl=none; fi; fi; "
+	"gr_xids() { case $gr_kl in "
+	"dmesg) dmesg 2>/dev/null;; "
+	"journal) journalctl -k -q --no-pager -o short-monotonic 2>/dev/null;; "
+	"esac | grep -F 'NVRM: Xid' | tail -n " NV_XID_LINES "; }; "
+	"if [ -z \"$gr_xid_since\" ]; then "
+	"gr_xid_since=$(gr_xids | tail -n 1 | sed -n 's/^\\[ *\\([0-9]*\\.[0-9]*\\)\\].*/\\1/p'); "
+	": \"${gr_xid_since:=0}\"; fi; "
+	"echo \"# klog=$gr_kl\"; echo \"# xid_since=$gr_xid_since\"; "
+	"gr_xids | sed 's/^/# xid /'";
 
 #define NV_MAX_COLS 64
 #define NV_LINE_MAX 4096
@@ -182,6 +217,195 @@ read_hex(const char *v, uint64_t *out)
 	return true;
 }
 
+/* A PCI address: nvidia-smi's "00000000:3B:00.0", the kernel log's "0000:3b:00". */
+struct pci_addr {
+	uint32_t domain;
+	unsigned bus, dev;
+};
+
+/* Up to max hex digits at *p into *out (at least one); advances *p. */
+static bool
+read_hex_digits(const char **p, int max, uint32_t *out)
+{
+	uint32_t x = 0;
+	int n = 0;
+
+	for (; n < max; n++, (*p)++) {
+		char c = **p;
+
+		if (c >= '0' && c <= '9')
+			x = x << 4 | (uint32_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			x = x << 4 | (uint32_t)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			x = x << 4 | (uint32_t)(c - 'A' + 10);
+		else
+			break;
+	}
+	*out = x;
+	return n > 0;
+}
+
+/* DOMAIN:BUS:DEVICE with an optional .FUNCTION at *p; advances *p past it. */
+static bool
+read_pci(const char **p, struct pci_addr *a)
+{
+	uint32_t bus, dev, fn;
+
+	if (!read_hex_digits(p, 8, &a->domain) || **p != ':')
+		return false;
+	(*p)++;
+	if (!read_hex_digits(p, 2, &bus) || **p != ':')
+		return false;
+	(*p)++;
+	if (!read_hex_digits(p, 2, &dev) || dev > 0x1f)
+		return false;
+	if (**p == '.') {
+		(*p)++;
+		if (!read_hex_digits(p, 1, &fn) || fn > 7)
+			return false;
+	}
+	a->bus = bus;
+	a->dev = dev;
+	return true;
+}
+
+/* Xid lines kept from one sample: the command sends NV_XID_LINES, a hostile one more. */
+#define NV_XID_KEEP 256
+
+struct nv_xid {
+	int64_t at_us;		/* the log's monotonic time; -1 when the line has none */
+	struct pci_addr pci;
+	int code;
+};
+
+/* What a sample says of the kernel log. */
+struct nv_klog {
+	bool readable;		/* "# klog=dmesg" or "# klog=journal" */
+	int64_t since_us;	/* "# xid_since=": -1 unknown */
+	struct nv_xid v[NV_XID_KEEP];	/* a ring of the newest */
+	size_t total;		/* lines read; the newest is v[(total - 1) % NV_XID_KEEP] */
+};
+
+/* "12345.678901" (seconds, up to six decimals) at *p into microseconds; advances *p. */
+static bool
+read_seconds(const char **p, int64_t *us)
+{
+	int64_t sec = 0, frac = 0;
+	int n = 0, d = 0;
+
+	for (; **p >= '0' && **p <= '9'; (*p)++, n++) {
+		if (n == 12)
+			return false;
+		sec = sec * 10 + (**p - '0');
+	}
+	if (n == 0)
+		return false;
+	if (**p == '.')
+		for ((*p)++; **p >= '0' && **p <= '9'; (*p)++, d++)
+			if (d < 6)
+				frac = frac * 10 + (**p - '0');
+	for (int k = d; k < 6; k++)
+		frac *= 10;
+	*us = sec * 1000000 + frac;
+	return true;
+}
+
+/*
+ * One kernel log line: "[ 14370.688139] NVRM: Xid (PCI:0000:0a:00): 45, ..." (dmesg), the
+ * same with "host kernel: " before NVRM (journalctl -o short-monotonic), or an older
+ * driver's "NVRM: Xid (0000:03:00): 14, Channel 00000001". False for anything else.
+ */
+static bool
+read_xid_line(const char *s, struct nv_xid *x)
+{
+	static const char mark[] = "NVRM: Xid (";
+	const char *p = s, *m;
+	int64_t code = 0;
+	int n;
+
+	x->at_us = -1;
+	if (*p == '[') {
+		for (p++; *p == ' '; p++)
+			;
+		if (!read_seconds(&p, &x->at_us) || *p != ']')
+			x->at_us = -1;
+	}
+	if ((m = strstr(s, mark)) == NULL)
+		return false;
+	p = m + strlen(mark);
+	if (strncmp(p, "PCI:", 4) == 0)
+		p += 4;
+	if (!read_pci(&p, &x->pci) || p[0] != ')' || p[1] != ':' || p[2] != ' ')
+		return false;
+	for (p += 3, n = 0; *p >= '0' && *p <= '9'; p++, n++) {
+		if (n == 4)
+			return false;
+		code = code * 10 + (*p - '0');
+	}
+	if (n == 0 || code == 0 || (*p != ',' && *p != '\0' && *p != ' '))
+		return false;
+	x->code = (int)code;
+	return true;
+}
+
+/* A "# ..." line of the kernel log part into k; false when it is none of them. */
+static bool
+read_klog_line(const char *line, struct nv_klog *k)
+{
+	struct nv_xid x;
+	const char *p;
+
+	if (strncmp(line, "# klog=", 7) == 0) {
+		k->readable = strcmp(line + 7, "dmesg") == 0 || strcmp(line + 7, "journal") == 0;
+		return true;
+	}
+	if (strncmp(line, "# xid_since=", 12) == 0) {
+		p = line + 12;
+		if (!read_seconds(&p, &k->since_us) || *p != '\0')
+			k->since_us = -1;
+		return true;
+	}
+	if (strncmp(line, "# xid ", 6) == 0) {
+		if (read_xid_line(line + 6, &x))
+			k->v[k->total++ % NV_XID_KEEP] = x;
+		return true;
+	}
+	return false;
+}
+
+/* Each GPU's newest Xid and the count since the loop began, by its PCI bus. */
+static void
+apply_xids(const struct nv_klog *k, struct gpu_sample *g, size_t n)
+{
+	size_t kept = k->total < NV_XID_KEEP ? k->total : NV_XID_KEEP;
+	size_t first = k->total - kept, i, j;
+
+	if (!k->readable)
+		return;
+	for (i = 0; i < n; i++) {
+		struct pci_addr a;
+		const char *p = g[i].pci_bus_id;
+
+		if (!read_pci(&p, &a))
+			continue;	/* no bus id: which Xid is whose is unknown */
+		g[i].xid = 0;
+		g[i].xid_count = 0;
+		for (j = first; j < k->total; j++) {
+			const struct nv_xid *x = &k->v[j % NV_XID_KEEP];
+
+			if (x->pci.domain != a.domain || x->pci.bus != a.bus || x->pci.dev != a.dev)
+				continue;
+			g[i].xid = x->code;
+			if (k->since_us >= 0 && x->at_us > k->since_us)
+				g[i].xid_count++;
+		}
+		g[i].valid |= MV_XID;
+		if (k->since_us >= 0)
+			g[i].valid |= MV_XID_COUNT;
+	}
+}
+
 static void
 set_str(char *dst, size_t n, const char *v)
 {
@@ -257,6 +481,14 @@ set_field(struct gpu_sample *g, enum nv_field f, const char *v)
 			g->valid |= MV_MIG;
 		}
 		break;
+	case NF_PCI_BUS: {
+		struct pci_addr a;
+		const char *q = v;
+
+		if (read_pci(&q, &a) && *q == '\0')
+			set_str(g->pci_bus_id, sizeof(g->pci_bus_id), v);
+		break;
+	}
 	case NF_IGNORED:
 		break;
 	}
@@ -330,6 +562,9 @@ nv_parse(const char *text, size_t len, struct sample_list *out, struct gr_error 
 	enum nv_field cols[NV_MAX_COLS];
 	char line[NV_LINE_MAX], cuda[16] = "", first[61] = "";
 	size_t ncols, pos = 0, devices = 0, start = out->n;
+	struct nv_klog *klog = xcalloc(1, sizeof(*klog));
+
+	klog->since_us = -1;
 
 	for (ncols = 0; ncols < NF__COUNT; ncols++)
 		cols[ncols] = (enum nv_field)ncols;
@@ -353,6 +588,8 @@ nv_parse(const char *text, size_t len, struct sample_list *out, struct gr_error 
 			strlcpy_(cuda, line + 7, sizeof(cuda));
 			continue;
 		}
+		if (read_klog_line(line, klog))
+			continue;
 		if (read_row(line, cols, ncols, devices, cuda, out)) {
 			devices++;
 			continue;
@@ -366,6 +603,9 @@ not_a_row:
 			text_sanitize(first, sizeof(first), raw);
 		}
 	}
+	if (devices > 0)
+		apply_xids(klog, out->v + start, devices);
+	free(klog);
 	if (devices > 0)
 		return GR_OK;
 	out->n = start;
