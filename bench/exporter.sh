@@ -65,7 +65,9 @@ fi
 echo
 echo "== 2. end to end: 64 running instances, vast hanging =="
 mkdir -p "$GPURENT_HOME"
-for o in $("$G" offers type=on-demand -o ids -n 64); do "$G" launch "$o" >/dev/null; done
+# An offer the simulated market rents away between the listing and the launch is skipped
+# (a slow, loaded machine gives it the time); the count of running instances is printed.
+for o in $("$G" offers type=on-demand -o ids -n 64); do "$G" launch "$o" >/dev/null || true; done
 "$G" sim advance 2m >/dev/null
 running=$("$G" ls -o json | jq '[.[] | select(.state == "running")] | length')
 python3 -c '
