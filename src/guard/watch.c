@@ -16,6 +16,7 @@
 #include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/paths.h"
+#include "gpurent/sampler.h"
 #include "gpurent/remote_job.h"
 #include "gpurent/session.h"
 #include "gpurent/state.h"
@@ -290,6 +291,34 @@ emit(struct watch *w, enum event_level level, const char *kind, const char *poli
 /* ---------------------------------------------------------------- observing */
 
 /*
+ * A provider with no metrics of its own (a Slurm job, whose node is the cluster's): the
+ * machine's GPU tool over ssh, read as `gpurent metrics --source ssh` reads it. A machine
+ * that does not answer, or has no GPU tool, leaves the utilisation unknown.
+ */
+static bool
+ssh_sample(struct watch *w, const struct instance *in, int64_t now, int *util, int64_t *at)
+{
+	struct probe_snapshot snap;
+	struct gr_error err = { 0 };
+	long sum = 0;
+	size_t i, k = 0;
+
+	probe_snapshot_init(&snap);
+	if (session_snapshot(w->s, in->id, METRICS_SSH, &snap, &err) == GR_OK)
+		for (i = 0; i < snap.gpus.n; i++)
+			if (snap.gpus.v[i].valid & MV_UTIL) {
+				sum += snap.gpus.v[i].util_pct;
+				k++;
+			}
+	probe_snapshot_release(&snap);
+	if (k == 0)
+		return false;
+	*util = (int)(sum / (long)k);
+	*at = now;
+	return true;
+}
+
+/*
  * The newest utilisation of a running instance: what its listing carries, else its
  * provider's metrics. The one place samples come from, so that a sample store can take
  * its place. Returns false when none could be had (unknown, or the provider failed).
@@ -304,14 +333,13 @@ take_sample(struct watch *w, struct backend *b, const struct instance *in, int64
 	long sum = 0;
 	size_t i, k = 0;
 
-	(void)w;
 	if (in->valid & IV_UTIL) {
 		*util = in->util_pct;
 		*at = now;
 		return true;
 	}
 	if (!(b->ops->caps & CAP_METRICS) || b->ops->metrics == NULL)
-		return false;
+		return (b->ops->caps & CAP_SSH) && ssh_sample(w, in, now, util, at);
 	sample_list_init(&l);
 	if (b->ops->metrics(b, in->id, &l, &err) == GR_OK)
 		for (i = 0; i < l.n; i++)
@@ -434,6 +462,18 @@ act(struct watch *w, struct backend *b, struct inst_watch *iw, enum watch_action
 		return;
 	}
 	emit(w, EV_INFO, policy, policy, iw, now, "%s", why);
+	/*
+	 * A cluster's allocation (a Slurm job) cannot be stopped, and cancelling it is what
+	 * stopping is elsewhere: the charge ends, and nothing is lost but the allocation (the
+	 * job's files are on the cluster). A cloud instance that cannot stop is not destroyed
+	 * for a stop: that would lose its disk.
+	 */
+	if (a == WA_STOP && !(b->ops->caps & CAP_STOP) && (b->ops->caps & CAP_ALLOC)) {
+		emit(w, EV_INFO, "stop-as-cancel", policy, iw, now, _("%s: stopping it means "
+		    "cancelling it (destroy)"), b->ops->no_stop_why ? b->ops->no_stop_why :
+		    _("it cannot be stopped"));
+		a = WA_DESTROY;
+	}
 	if (a == WA_STOP && !(b->ops->caps & CAP_STOP)) {
 		backend_require(b->ops, CAP_STOP, NULL, &err);
 		if (!(iw->notified & note))
@@ -461,9 +501,10 @@ verify(struct watch *w, struct backend *b, struct inst_watch *iw, const struct i
 	fmt_dur(took, sizeof(took), now - iw->ordered_at);
 	if (order_done(iw->action, in)) {
 		snprintf(kind, sizeof(kind), "%s-verified", verb);
-		emit(w, EV_ACTION, kind, iw->policy, iw, now, "the provider reports it %s "
-		    "(%s after order %d)", in ? inst_state_name(in->state) : "gone", took,
-		    iw->tries);
+		emit(w, EV_ACTION, kind, iw->policy, iw, now, "the provider reports it %s%s%s "
+		    "(%s after order %d)", in ? inst_state_name(in->state) : "gone",
+		    in && in->state == ST_DESTROYED && in->status_msg[0] ? ": " : "",
+		    in && in->state == ST_DESTROYED ? in->status_msg : "", took, iw->tries);
 		iw->action = WA_NONE;
 		iw->phase = PH_NONE;
 		iw->policy[0] = '\0';
@@ -490,6 +531,26 @@ verify(struct watch *w, struct backend *b, struct inst_watch *iw, const struct i
 	    "still bill: check it at the provider", inst_state_name(in->state), took, iw->tries);
 	iw->phase = PH_FAILED;
 	save(w, iw, &err);
+}
+
+/*
+ * An instance with an order in flight that its provider no longer lists: read it back by
+ * id (a cancelled Slurm job says CANCELLED), gone when the provider does not know it; an
+ * answer of neither is verified at a later pass.
+ */
+static void
+reread(struct watch *w, struct backend *b, struct inst_watch *iw, int64_t now)
+{
+	struct instance in;
+	struct gr_error err = { 0 };
+	enum gr_err rc;
+
+	memset(&in, 0, sizeof(in));
+	rc = b->ops->get(b, iw->id, &in, &err);
+	if (rc == GR_OK)
+		verify(w, b, iw, &in, now);
+	else if (rc == GR_ENOTFOUND)
+		verify(w, b, iw, NULL, now);
 }
 
 /* ---------------------------------------------------------------- one instance */
@@ -887,8 +948,19 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		int64_t now = cost_clock_now(&w->clk, in->provider);
 		bool in_flight;
 
-		if (b == NULL || in->state == ST_DESTROYED)
+		if (b == NULL)
 			continue;
+		if (in->state == ST_DESTROYED) {
+			/* Still listed once gone (a cancelled Slurm job): verify against it. */
+			iw = find(w, in->id);
+			if (iw != NULL && iw->phase != PH_NONE) {
+				iw->seen = true;
+				verify(w, b, iw, in, now);
+				if (iw->phase == PH_NONE)
+					forget(w, iw, &jerr);
+			}
+			continue;
+		}
 		r->instances++;
 		iw = find_or_add(w, in->id);
 		iw->seen = true;
@@ -927,7 +999,7 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 			continue;
 		}
 		if (iw->phase != PH_NONE)
-			verify(w, b, iw, NULL, cost_clock_now(&w->clk, provider));
+			reread(w, b, iw, cost_clock_now(&w->clk, provider));
 		if (iw->phase == PH_NONE) {
 			forget(w, iw, err);
 			continue;
