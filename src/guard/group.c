@@ -205,6 +205,72 @@ elastic_decide(const struct group *g, const struct elastic_member *m, size_t n,
 	}
 }
 
+/* ---------------------------------------------------------------- replaying */
+
+/* The utilisation of k members carrying demand (utilisation x members), spread evenly. */
+static double
+share(double demand, int k)
+{
+	if (k <= 0)
+		return demand > 0 ? 100 : 0;
+	return demand / k > 100 ? 100 : demand / k;
+}
+
+void
+elastic_replay(const struct group *g, const struct group_load_rec *v, size_t n,
+    struct elastic_tally *as_run, struct elastic_tally *reactive)
+{
+	struct group r = *g;
+	struct elastic_member *m = xcalloc((size_t)(g->max > 0 ? g->max : 1) + 1, sizeof(*m));
+	size_t *retire = xcalloc((size_t)(g->max > 0 ? g->max : 1) + 1, sizeof(*retire));
+	double *seen = xcalloc(n + 1, sizeof(*seen));
+	struct elastic_decision d;
+	int live, k;
+	size_t i, j;
+
+	memset(as_run, 0, sizeof(*as_run));
+	memset(reactive, 0, sizeof(*reactive));
+	r.predict = false;
+	r.last_scale_at = 0;
+	live = n > 0 ? v[0].members : g->min;
+	live = live > g->max ? g->max : live < g->min ? g->min : live;
+	for (i = 0; i < n; i++) {
+		double demand = v[i].util * v[i].members, sum = 0;
+		int64_t dt = i + 1 < n ? v[i + 1].at - v[i].at : 0;
+		struct elastic_load load = { .records = 0 };
+
+		as_run->member_s += (int64_t)v[i].members * dt;
+		if (v[i].util > g->target_util)
+			as_run->above_s += dt;
+		/* The replay's own readings, over the window as the watcher takes it. */
+		seen[i] = share(demand, live);
+		for (j = 0; j <= i; j++)
+			if (v[j].at > v[i].at - g->window) {
+				sum += seen[j];
+				load.records++;
+			}
+		load.mean = sum / load.records;
+		memset(m, 0, sizeof(*m) * (size_t)(live > 0 ? live : 1));
+		for (k = 0; k < live; k++) {
+			snprintf(m[k].id, sizeof(m[k].id), "replay:%d", k);
+			m[k].state = ST_RUNNING;
+			m[k].util = (int)(seen[i] + 0.5);
+		}
+		elastic_decide(&r, m, (size_t)live, &load, v[i].at, &d, retire);
+		if (d.verb == EL_OUT || d.verb == EL_IN) {
+			live += d.verb == EL_OUT ? d.launch : -1;
+			r.last_scale_at = v[i].at;
+			reactive->decisions++;
+		}
+		reactive->member_s += (int64_t)live * dt;
+		if (share(demand, live) > g->target_util)
+			reactive->above_s += dt;
+	}
+	free(seen);
+	free(retire);
+	free(m);
+}
+
 /* ---------------------------------------------------------------- launching */
 
 struct member_launch {
