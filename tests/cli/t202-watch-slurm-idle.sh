@@ -63,7 +63,12 @@ expect_ok g watch --once --interval 1m
 check "idle for idle.after: $OUT" '[[ $OUT == *"info idle $J: GPU utilisation 0% <= 5% for"*"(idle.after 30m00s)"* ]]'
 check "stop means cancel: $OUT" '[[ $OUT == *"info stop-as-cancel $J:"* && $OUT == *"action destroy-ordered $J: order 1 of 3 accepted"* ]]'
 check "no stop-unsupported alert" '[[ $OUT != *stop-unsupported* ]]'
-state=$(sl scontrol show job "$JID" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+# Slurm passes through COMPLETING while the job's processes end.
+for ((i = 0; i < 60; i++)); do
+	state=$(sl scontrol show job "$JID" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+	[ "$state" = CANCELLED ] && break
+	sleep 0.5
+done
 check "Slurm cancelled it ($state)" '[ "$state" = CANCELLED ]'
 expect_ok g watch --once --interval 1m
 check "verified by reading the job back: $OUT" \
