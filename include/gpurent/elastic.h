@@ -125,4 +125,22 @@ enum gr_err elastic_pass(struct session *s, const struct elastic_member *m, size
     int64_t now, bool dry_run, const struct elastic_ops *ops, void *ctx, size_t *acted,
     struct gr_error *err);
 
+/*
+ * What --predict saved or cost against the reactive policy (`gpurent audit`): over a
+ * group's recorded load (group_load records, oldest first), the group as it ran and the
+ * reactive policy replayed through elastic_decide on the same demand. The demand at a
+ * record is its utilisation x its members (the GPU work they did); k members carry it at
+ * min(100, demand / k) each, the load spread evenly. The replay starts with the members of
+ * the first record, decides at every record with the group's window, thresholds, min, max
+ * and cooldown and no forecast, and a decision takes effect at once. Each record covers the
+ * time to the next one; the last covers none.
+ */
+struct elastic_tally {
+	int64_t member_s;		/* members x seconds */
+	int64_t above_s;		/* seconds with the members' mean utilisation > target */
+	int decisions;			/* scale-outs and scale-ins (the replay only) */
+};
+void elastic_replay(const struct group *g, const struct group_load_rec *v, size_t n,
+    struct elastic_tally *as_run, struct elastic_tally *reactive);
+
 #endif

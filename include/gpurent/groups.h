@@ -85,4 +85,14 @@ enum gr_err groups_load_series(struct state *st, const char *name, int64_t since
 enum gr_err groups_load_mean(struct state *st, const char *name, int64_t since, int64_t until,
     double *mean, int *n, struct gr_error *err);
 
+/* One pass's record of the group's load: the members' mean utilisation, and how many. */
+struct group_load_rec {
+	int64_t at;
+	double util;
+	int members;
+};
+/* The records with since <= at < until, oldest first; caller frees *out. */
+enum gr_err groups_load_records(struct state *st, const char *name, int64_t since,
+    int64_t until, struct group_load_rec **out, size_t *n, struct gr_error *err);
+
 #endif

@@ -61,6 +61,15 @@ enum gr_err session_backends(struct session *s, struct gr_error *err);
 enum gr_err session_backend_for(struct session *s, const char *id, struct backend **out,
     struct gr_error *err);
 
+/*
+ * One offer as its provider has it now, by id ("vast:123"), through the provider's own
+ * search (no provider lists a single offer). GR_ECAPACITY when it is not on the market:
+ * rented by someone else, or gone. Launch and the groups' launches re-read an offer with it
+ * just before renting it.
+ */
+enum gr_err session_offer_find(struct session *s, const char *offer_id, struct offer *out,
+    struct gr_error *err);
+
 /* Per-provider result of a fan-out. */
 struct fanout_result {
 	struct backend *b;

@@ -31,6 +31,7 @@
 
 #include "error.h"
 #include "events.h"
+#include "money.h"
 
 struct session;
 struct config;
@@ -47,9 +48,20 @@ struct watch_policy {
 	bool jobs_active;
 };
 
-/* What a budget overrun does, and when to warn. */
+/*
+ * What a budget overrun does, and when to warn. Each budget is in its own currency
+ * ("300 CNY"; bare: USD) and counts the spend in that currency; spend in another counts
+ * only through a rate the user configured (fx.CODE), and then every message about it says
+ * "converted at your configured rate". Spend with no rate is not counted, and the watcher
+ * says so once a period (event budget-uncounted), never converting it silently. A budget
+ * acts only on the instances whose spend it counts: those billing in its currency, or in
+ * one with a configured rate.
+ */
 struct watch_budget {
-	int64_t day, month;		/* micro-dollars, -1: unset */
+	int64_t day, month;		/* micro-units of their currencies, -1: unset */
+	char day_currency[CURRENCY_MAX];
+	char month_currency[CURRENCY_MAX];
+	struct fx_rates fx;		/* the fx.CODE keys */
 	int warn_pct;
 	enum watch_action action;
 };

@@ -10,7 +10,10 @@
 #include "gpurent/columns.h"
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
+#include "gpurent/elastic.h"
 #include "gpurent/filter.h"
+#include "gpurent/groups.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
@@ -217,6 +220,155 @@ ask_providers(struct cmd_ctx *c, struct instance_list *live, struct offer_list *
 		    err.msg);
 }
 
+/* ---------------------------------------------------------------- --predict against reactive */
+
+/* One group created with --predict: as it ran, and the reactive policy replayed. */
+struct predict_row {
+	char group[GROUP_NAME_MAX];
+	size_t records;
+	struct elastic_tally as_run, reactive;
+	int64_t spend_run, spend_reactive;	/* USD micro-units; -1: no rate known */
+};
+
+/*
+ * Every group created with --predict over the audit's window (on the clock the watcher
+ * records the load on), priced at what its members cost per member-hour in the ledger.
+ */
+static enum gr_err
+predict_rows(struct state *st, const struct audit_opts *base, struct predict_row **out,
+    size_t *n, struct gr_error *err)
+{
+	struct group *g = NULL;
+	struct audit_opts o = *base;
+	struct audit_report byl;
+	size_t ng = 0, i, k;
+	int64_t now = base->clock->sim_shown ? base->clock->sim : base->clock->wall;
+	bool priced = false;
+
+	*out = NULL;
+	*n = 0;
+	memset(&byl, 0, sizeof(byl));
+	if (groups_load(st, &g, &ng, err) != GR_OK)
+		return err->code;
+	for (i = 0; i < ng; i++) {
+		struct group_load_rec *v = NULL;
+		struct predict_row *r;
+		char label[LABEL_MAX];
+		int64_t spend = 0, billed = 0;
+		size_t nv = 0;
+
+		if (!g[i].predict)
+			continue;
+		if (groups_load_records(st, g[i].name, now - base->span_s, now, &v, &nv, err) !=
+		    GR_OK)
+			break;
+		*out = xreallocarray(*out, *n + 1, sizeof(**out));
+		r = &(*out)[(*n)++];
+		memset(r, 0, sizeof(*r));
+		strlcpy_(r->group, g[i].name, sizeof(r->group));
+		r->records = nv;
+		elastic_replay(&g[i], v, nv, &r->as_run, &r->reactive);
+		free(v);
+		/* What a member-hour of this group cost: its members' spend over their hours. */
+		if (!priced) {
+			o.by = AG_LABEL;
+			if (audit_compute(st, &o, &byl, err) != GR_OK)
+				break;
+			priced = true;
+		}
+		group_label(label, sizeof(label), g[i].name);
+		for (k = 0; k < byl.n; k++)
+			if (strcmp(byl.rows[k].key, label) == 0) {
+				spend += byl.rows[k].compute_spend;
+				billed += byl.rows[k].billed_s;
+			}
+		r->spend_run = billed > 0 ? money_scale(spend, r->as_run.member_s, billed) : -1;
+		r->spend_reactive = billed > 0 ? money_scale(spend, r->reactive.member_s, billed) :
+		    -1;
+	}
+	if (priced)
+		audit_report_release(&byl);
+	free(g);
+	if (err->code != GR_OK) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return err->code;
+	}
+	return GR_OK;
+}
+
+static void
+json_tally(FILE *f, const struct elastic_tally *t, int64_t spend, bool replayed)
+{
+	char m[32];
+
+	fprintf(f, "{\"member_hours\":%.4f,\"spend\":%s,\"above_target_hours\":%.4f,"
+	    "\"decisions\":", (double)t->member_s / 3600, spend >= 0 ? money_format(m,
+	    sizeof(m), spend, 6, false) : "null", (double)t->above_s / 3600);
+	if (replayed)
+		fprintf(f, "%d}", t->decisions);
+	else
+		fputs("null}", f);
+}
+
+static void
+print_predict_json(FILE *f, const struct predict_row *v, size_t n)
+{
+	char m[32];
+	size_t i;
+
+	fputs(",\"predict\":[", f);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s{\"group\":", i ? "," : "");
+		json_write_str(f, v[i].group);
+		fprintf(f, ",\"records\":%zu,\"predictive\":", v[i].records);
+		json_tally(f, &v[i].as_run, v[i].spend_run, false);
+		fputs(",\"reactive\":", f);
+		json_tally(f, &v[i].reactive, v[i].spend_reactive, true);
+		fprintf(f, ",\"saved\":%s,\"member_hours_saved\":%.4f,\"above_target_hours_more\":"
+		    "%.4f}", v[i].spend_run >= 0 ? money_format(m, sizeof(m), v[i].spend_reactive -
+		    v[i].spend_run, 6, false) : "null", (double)(v[i].reactive.member_s -
+		    v[i].as_run.member_s) / 3600, (double)(v[i].as_run.above_s -
+		    v[i].reactive.above_s) / 3600);
+	}
+	fputc(']', f);
+}
+
+static void
+print_predict_table(FILE *f, const struct predict_row *v, size_t n)
+{
+	char a[32], b[32], d[32], clean[GROUP_NAME_MAX];
+	size_t i;
+
+	if (n == 0)
+		return;
+	fprintf(f, "\n%s\n", _("--predict against the reactive policy (replayed over the same "
+	    "recorded load):"));
+	fprintf(f, "%-16s %-10s %12s %12s %14s\n", _("GROUP"), _("POLICY"), _("MEMBER-H"),
+	    _("SPEND"), _("ABOVE TARGET H"));
+	for (i = 0; i < n; i++) {
+		text_sanitize(clean, sizeof(clean), v[i].group);
+		fprintf(f, "%-16s %-10s %12.2f %12s %14.2f\n", clean, _("predictive"),
+		    (double)v[i].as_run.member_s / 3600, v[i].spend_run >= 0 ? money_format(a,
+		    sizeof(a), v[i].spend_run, 2, true) : "-", (double)v[i].as_run.above_s / 3600);
+		fprintf(f, "%-16s %-10s %12.2f %12s %14.2f\n", clean, _("reactive"),
+		    (double)v[i].reactive.member_s / 3600, v[i].spend_reactive >= 0 ?
+		    money_format(b, sizeof(b), v[i].spend_reactive, 2, true) : "-",
+		    (double)v[i].reactive.above_s / 3600);
+		if (v[i].spend_run >= 0) {
+			int64_t saved = v[i].spend_reactive - v[i].spend_run;
+
+			fprintf(f, _("%s: --predict %s %s, with %.2f h %s above target\n"), clean,
+			    saved >= 0 ? _("saved") : _("cost"), money_format(d, sizeof(d),
+			    saved >= 0 ? saved : -saved, 2, true), (double)(v[i].as_run.above_s >
+			    v[i].reactive.above_s ? v[i].as_run.above_s - v[i].reactive.above_s :
+			    v[i].reactive.above_s - v[i].as_run.above_s) / 3600,
+			    v[i].as_run.above_s > v[i].reactive.above_s ? _("more") : _("less"));
+		}
+	}
+}
+
 static int
 audit_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -231,7 +383,8 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 	struct cost_clock clk;
 	struct config *cfg;
 	struct state *st;
-	size_t ncheaper = 0, i;
+	struct predict_row *pred = NULL;
+	size_t ncheaper = 0, npred = 0, i;
 	int n, rc, target;
 	enum gr_err prc = GR_OK;
 
@@ -268,6 +421,10 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 	o.live = live;
 	o.n_live = a.offline ? 0 : insts.n;
 	rc = audit_compute(st, &o, &rep, &err) == GR_OK ? 0 : cmd_error(c, &err);
+	if (rc == 0 && predict_rows(st, &o, &pred, &npred, &err) != GR_OK) {
+		audit_report_release(&rep);
+		rc = cmd_error(c, &err);
+	}
 	free(live);
 	instance_list_release(&insts);
 	offer_list_release(&offers);
@@ -294,8 +451,10 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 				    cheaper, ncheaper, sizeof(*cheaper), cheaper_cell, NULL, false,
 				    &err);
 		}
-		if (prc == GR_OK)
+		if (prc == GR_OK) {
+			print_predict_json(c->out, pred, npred);
 			fputs("}\n", c->out);
+		}
 	} else {
 		/* The total is the last row of a table and of CSV (its key is "total"). */
 		rep.rows = xreallocarray(rep.rows, rep.n + 1, sizeof(*rep.rows));
@@ -308,8 +467,11 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 			    CC_INSTANCE, cheaper, ncheaper, sizeof(*cheaper), cheaper_cell, NULL,
 			    &err);
 		}
+		if (prc == GR_OK && out_global.format == OUT_TABLE)
+			print_predict_table(c->out, pred, npred);
 	}
 	audit_report_release(&rep);
+	free(pred);
 	free(cheaper);
 	if (prc != GR_OK)
 		return cmd_usage_error(c, "%s", err.msg);
@@ -332,7 +494,9 @@ const struct command cmd_audit = {
 	    "scaled by utilisation, marked estimated) and kg CO2e from the region's grid\n"
 	    "intensity (a shipped table, audit.grid overrides). Then, for each running\n"
 	    "instance, the cheapest offer now of the same or an equivalent GPU on any\n"
-	    "selected provider and the saving per hour and per month (730 h).",
+	    "selected provider and the saving per hour and per month (730 h). For each group\n"
+	    "created with --predict: what prediction saved or cost against the reactive policy\n"
+	    "replayed over the same recorded load (member-hours, spend, hours above target).",
 	.opts = opts,
 	.complete_args = CPL_NONE,
 	.run = audit_run,

@@ -167,38 +167,6 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	return 0;
 }
 
-/* Find the offer through the provider's own search. */
-static enum gr_err
-find_offer(struct backend *b, const char *id, struct offer *out, struct gr_error *err)
-{
-	struct offer_list l;
-	struct filter f;
-	bool pushed;
-	size_t i;
-	enum gr_err rc;
-
-	memset(&f, 0, sizeof(f));
-	offer_list_init(&l);
-	rc = b->ops->offers(b, &f, &l, &pushed, err);
-	if (rc == GR_OK) {
-		/*
-		 * No provider tells a rented offer from one that never was: either way it is
-		 * not on the market, the race a parallel launch loses (exit 7, search again).
-		 */
-		rc = gr_fail(err, GR_ECAPACITY, "offer '%s' is not on the market (rented by "
-		    "someone else, or gone); search again", id);
-		for (i = 0; i < l.n; i++)
-			if (strcmp(l.v[i].id, id) == 0) {
-				*out = l.v[i];
-				gr_error_clear(err);
-				rc = GR_OK;
-				break;
-			}
-	}
-	offer_list_release(&l);
-	return rc;
-}
-
 /* A random token that lets the provider (and we) recognise a retried launch. */
 static void
 make_token(char *buf, size_t n)
@@ -447,11 +415,8 @@ requiring_reread(void *ctx, const struct req_candidate *k, struct offer *now,
     struct gr_error *err)
 {
 	struct requiring *r = ctx;
-	struct backend *b;
 
-	if (session_backend_for(r->c->s, k->offer.id, &b, err) != GR_OK)
-		return err->code;
-	return find_offer(b, k->offer.id, now, err);
+	return session_offer_find(r->c->s, k->offer.id, now, err);
 }
 
 static enum gr_err
@@ -741,7 +706,7 @@ launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
 	if ((a.count || a.nodes || a.max_runtime) &&
 	    backend_require(b->ops, CAP_ALLOC, NULL, &err) != GR_OK)
 		return cmd_error(c, &err);
-	if (find_offer(b, argv[0], &o, &err) != GR_OK)
+	if (session_offer_find(c->s, argv[0], &o, &err) != GR_OK)
 		return cmd_error(c, &err);
 	if (a.image == NULL)
 		a.image = config_get(cfg, "launch.image");

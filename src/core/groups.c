@@ -320,3 +320,40 @@ fail:
 	free(cnt);
 	return err->code;
 }
+
+enum gr_err
+groups_load_records(struct state *st, const char *name, int64_t since, int64_t until,
+    struct group_load_rec **out, size_t *n, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "SELECT at, util, members FROM group_load WHERE "
+	    "name = ? AND at >= ? AND at < ? ORDER BY at", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the group's load history");
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, since);
+	sqlite3_bind_int64(q, 3, until);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			*out = xreallocarray(*out, cap, sizeof(**out));
+		}
+		(*out)[*n].at = sqlite3_column_int64(q, 0);
+		(*out)[*n].util = sqlite3_column_double(q, 1);
+		(*out)[(*n)++].members = sqlite3_column_int(q, 2);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return state_fail(st, err, "cannot read the group's load history");
+	}
+	return GR_OK;
+}

@@ -205,6 +205,72 @@ elastic_decide(const struct group *g, const struct elastic_member *m, size_t n,
 	}
 }
 
+/* ---------------------------------------------------------------- replaying */
+
+/* The utilisation of k members carrying demand (utilisation x members), spread evenly. */
+static double
+share(double demand, int k)
+{
+	if (k <= 0)
+		return demand > 0 ? 100 : 0;
+	return demand / k > 100 ? 100 : demand / k;
+}
+
+void
+elastic_replay(const struct group *g, const struct group_load_rec *v, size_t n,
+    struct elastic_tally *as_run, struct elastic_tally *reactive)
+{
+	struct group r = *g;
+	struct elastic_member *m = xcalloc((size_t)(g->max > 0 ? g->max : 1) + 1, sizeof(*m));
+	size_t *retire = xcalloc((size_t)(g->max > 0 ? g->max : 1) + 1, sizeof(*retire));
+	double *seen = xcalloc(n + 1, sizeof(*seen));
+	struct elastic_decision d;
+	int live, k;
+	size_t i, j;
+
+	memset(as_run, 0, sizeof(*as_run));
+	memset(reactive, 0, sizeof(*reactive));
+	r.predict = false;
+	r.last_scale_at = 0;
+	live = n > 0 ? v[0].members : g->min;
+	live = live > g->max ? g->max : live < g->min ? g->min : live;
+	for (i = 0; i < n; i++) {
+		double demand = v[i].util * v[i].members, sum = 0;
+		int64_t dt = i + 1 < n ? v[i + 1].at - v[i].at : 0;
+		struct elastic_load load = { .records = 0 };
+
+		as_run->member_s += (int64_t)v[i].members * dt;
+		if (v[i].util > g->target_util)
+			as_run->above_s += dt;
+		/* The replay's own readings, over the window as the watcher takes it. */
+		seen[i] = share(demand, live);
+		for (j = 0; j <= i; j++)
+			if (v[j].at > v[i].at - g->window) {
+				sum += seen[j];
+				load.records++;
+			}
+		load.mean = sum / load.records;
+		memset(m, 0, sizeof(*m) * (size_t)(live > 0 ? live : 1));
+		for (k = 0; k < live; k++) {
+			snprintf(m[k].id, sizeof(m[k].id), "replay:%d", k);
+			m[k].state = ST_RUNNING;
+			m[k].util = (int)(seen[i] + 0.5);
+		}
+		elastic_decide(&r, m, (size_t)live, &load, v[i].at, &d, retire);
+		if (d.verb == EL_OUT || d.verb == EL_IN) {
+			live += d.verb == EL_OUT ? d.launch : -1;
+			r.last_scale_at = v[i].at;
+			reactive->decisions++;
+		}
+		reactive->member_s += (int64_t)live * dt;
+		if (share(demand, live) > g->target_util)
+			reactive->above_s += dt;
+	}
+	free(seen);
+	free(retire);
+	free(m);
+}
+
 /* ---------------------------------------------------------------- launching */
 
 struct member_launch {
@@ -219,31 +285,7 @@ struct member_launch {
 static enum gr_err
 member_reread(void *ctx, const struct req_candidate *k, struct offer *now, struct gr_error *err)
 {
-	struct member_launch *ml = ctx;
-	struct offer_list l;
-	struct filter f;
-	struct backend *b;
-	bool pushed;
-	size_t i;
-	enum gr_err rc;
-
-	if (session_backend_for(ml->s, k->offer.id, &b, err) != GR_OK)
-		return err->code;
-	memset(&f, 0, sizeof(f));
-	offer_list_init(&l);
-	rc = b->ops->offers(b, &f, &l, &pushed, err);
-	if (rc == GR_OK) {
-		rc = gr_fail(err, GR_ECAPACITY, "offer '%s' is not on the market", k->offer.id);
-		for (i = 0; i < l.n; i++)
-			if (strcmp(l.v[i].id, k->offer.id) == 0) {
-				*now = l.v[i];
-				gr_error_clear(err);
-				rc = GR_OK;
-				break;
-			}
-	}
-	offer_list_release(&l);
-	return rc;
+	return session_offer_find(((struct member_launch *)ctx)->s, k->offer.id, now, err);
 }
 
 static void
@@ -407,6 +449,34 @@ hold_is_new(struct state *st, const char *name, const char *reason, bool dry_run
 	return true;
 }
 
+/*
+ * A scale-out the budget refused, by its reason (meta key group.NAME.refused, "" none):
+ * the floor is not held by the cooldown, so a budget that keeps refusing it would be told
+ * every pass. The same refusal again is tried but not told; told again once its reason
+ * changes, or after a launch went through. A dry run reads it and writes nothing.
+ */
+static bool
+refusal_repeats(struct state *st, const char *name, const char *reason)
+{
+	char key[GROUP_NAME_MAX + 16], was[32];
+
+	snprintf(key, sizeof(key), "group.%s.refused", name);
+	return state_meta_get(st, key, was, sizeof(was)) && strcmp(was, reason) == 0;
+}
+
+static void
+refusal_note(struct state *st, const char *name, const char *reason, bool dry_run)
+{
+	struct gr_error err = { 0 };
+	char key[GROUP_NAME_MAX + 16], was[32];
+
+	snprintf(key, sizeof(key), "group.%s.refused", name);
+	if (dry_run || (state_meta_get(st, key, was, sizeof(was)) && strcmp(was, reason) == 0) ||
+	    (reason[0] == '\0' && !state_meta_get(st, key, was, sizeof(was))))
+		return;
+	state_meta_set(st, key, reason, &err);
+}
+
 static void
 emitf(const struct elastic_ops *ops, void *ctx, enum event_level level, const char *kind,
     const char *label, const char *id, int util, const char *fmt, ...)
@@ -448,6 +518,15 @@ forecast_load(struct state *st, const struct group *g, int64_t now, struct elast
 	free(y);
 }
 
+static void
+say_out(const struct elastic_ops *ops, void *ctx, const struct group *g, const char *label,
+    int mean_util, const struct elastic_decision *d)
+{
+	emitf(ops, ctx, EV_ACTION, "group-out", label, "", mean_util, "group %s scales out by %d "
+	    "(%s; %d on-demand, %d interruptible): %s", g->name, d->launch, d->reason,
+	    d->launch_on_demand, d->launch - d->launch_on_demand, d->why);
+}
+
 /* One group: record the load, decide, act. Returns whether it acted. */
 static bool
 apply_group(struct session *s, struct state *st, struct config *cfg, struct group *g,
@@ -463,7 +542,7 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 	double cur = 0, prev = 0;
 	int observed = 0, prev_n = 0, i, mean_util;
 	size_t n = 0, k;
-	bool acted = false;
+	bool acted = false, quiet;
 
 	group_label(label, sizeof(label), g->name);
 	for (k = 0; k < n_all; k++)
@@ -490,6 +569,9 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 		forecast_load(st, g, now, &load);
 	mean_util = load.records > 0 ? (int)(load.mean + 0.5) : -1;
 	elastic_decide(g, m, n, &load, now, &d, retire);
+	quiet = !dry_run && d.verb == EL_OUT && refusal_repeats(st, g->name, d.reason);
+	if (d.verb != EL_OUT)
+		refusal_note(st, g->name, "", dry_run);
 	if (d.verb == EL_HOLD && d.n_retire == 0) {
 		/* A hold that kept the load from being answered is told, once. */
 		bool blocking = strcmp(d.reason, "cooldown") == 0 || strcmp(d.reason,
@@ -512,10 +594,8 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 		free(retire);
 		return false;
 	}
-	if (d.verb == EL_OUT)
-		emitf(ops, ctx, EV_ACTION, "group-out", label, "", mean_util, "group %s scales out "
-		    "by %d (%s; %d on-demand, %d interruptible): %s", g->name, d.launch, d.reason,
-		    d.launch_on_demand, d.launch - d.launch_on_demand, d.why);
+	if (d.verb == EL_OUT && !quiet)
+		say_out(ops, ctx, g, label, mean_util, &d);
 	else if (d.verb == EL_IN)
 		emitf(ops, ctx, EV_ACTION, "group-in", label, m[retire[0]].id, m[retire[0]].util,
 		    "group %s scales in by 1 (%s): %s; the least used member is %s at %d%%",
@@ -532,6 +612,7 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 	for (i = 0; i < d.launch; i++) {
 		struct instance in;
 		bool interruptible = i >= d.launch_on_demand;
+		enum gr_err rc;
 
 		acted = true;
 		if (dry_run) {
@@ -542,8 +623,16 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 		}
 		decision_token(token, sizeof(token), g->name, now, i);
 		gr_error_clear(&err);
-		if (launch_one(s, st, cfg, g, interruptible, token, &in, tried, sizeof(tried),
-		    &err) == GR_OK)
+		rc = launch_one(s, st, cfg, g, interruptible, token, &in, tried, sizeof(tried),
+		    &err);
+		/* The same budget refusal as last pass: tried, not told again. */
+		if (rc == GR_EBUDGET && quiet)
+			break;
+		if (quiet)
+			say_out(ops, ctx, g, label, mean_util, &d);
+		quiet = false;
+		refusal_note(st, g->name, rc == GR_EBUDGET ? d.reason : "", dry_run);
+		if (rc == GR_OK)
 			emitf(ops, ctx, EV_ACTION, "group-launched", label, in.id, -1, "group %s: "
 			    "launched %s (%s %s) for %s; tried %s", g->name, in.id,
 			    interruptible ? "interruptible" : "on-demand", g->gpu, d.reason, tried);

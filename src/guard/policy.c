@@ -94,8 +94,10 @@ watch_policy_for(const struct config *cfg, const char *label, struct watch_polic
 void
 watch_budget_for(const struct config *cfg, struct watch_budget *out)
 {
-	out->day = config_get_money(cfg, "budget.day");
-	out->month = config_get_money(cfg, "budget.month");
+	memset(out, 0, sizeof(*out));
+	out->day = config_get_money_in(cfg, "budget.day", out->day_currency);
+	out->month = config_get_money_in(cfg, "budget.month", out->month_currency);
+	config_fx(cfg, &out->fx);
 	out->warn_pct = (int)config_get_int(cfg, "budget.warn", 80);
 	out->action = action_parse(config_get(cfg, "budget.action"));
 }

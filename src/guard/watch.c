@@ -13,8 +13,10 @@
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
 #include "gpurent/elastic.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/paths.h"
+#include "gpurent/sampler.h"
 #include "gpurent/remote_job.h"
 #include "gpurent/session.h"
 #include "gpurent/state.h"
@@ -289,6 +291,34 @@ emit(struct watch *w, enum event_level level, const char *kind, const char *poli
 /* ---------------------------------------------------------------- observing */
 
 /*
+ * A provider with no metrics of its own (a Slurm job, whose node is the cluster's): the
+ * machine's GPU tool over ssh, read as `gpurent metrics --source ssh` reads it. A machine
+ * that does not answer, or has no GPU tool, leaves the utilisation unknown.
+ */
+static bool
+ssh_sample(struct watch *w, const struct instance *in, int64_t now, int *util, int64_t *at)
+{
+	struct probe_snapshot snap;
+	struct gr_error err = { 0 };
+	long sum = 0;
+	size_t i, k = 0;
+
+	probe_snapshot_init(&snap);
+	if (session_snapshot(w->s, in->id, METRICS_SSH, &snap, &err) == GR_OK)
+		for (i = 0; i < snap.gpus.n; i++)
+			if (snap.gpus.v[i].valid & MV_UTIL) {
+				sum += snap.gpus.v[i].util_pct;
+				k++;
+			}
+	probe_snapshot_release(&snap);
+	if (k == 0)
+		return false;
+	*util = (int)(sum / (long)k);
+	*at = now;
+	return true;
+}
+
+/*
  * The newest utilisation of a running instance: what its listing carries, else its
  * provider's metrics. The one place samples come from, so that a sample store can take
  * its place. Returns false when none could be had (unknown, or the provider failed).
@@ -303,14 +333,13 @@ take_sample(struct watch *w, struct backend *b, const struct instance *in, int64
 	long sum = 0;
 	size_t i, k = 0;
 
-	(void)w;
 	if (in->valid & IV_UTIL) {
 		*util = in->util_pct;
 		*at = now;
 		return true;
 	}
 	if (!(b->ops->caps & CAP_METRICS) || b->ops->metrics == NULL)
-		return false;
+		return (b->ops->caps & CAP_SSH) && ssh_sample(w, in, now, util, at);
 	sample_list_init(&l);
 	if (b->ops->metrics(b, in->id, &l, &err) == GR_OK)
 		for (i = 0; i < l.n; i++)
@@ -433,6 +462,18 @@ act(struct watch *w, struct backend *b, struct inst_watch *iw, enum watch_action
 		return;
 	}
 	emit(w, EV_INFO, policy, policy, iw, now, "%s", why);
+	/*
+	 * A cluster's allocation (a Slurm job) cannot be stopped, and cancelling it is what
+	 * stopping is elsewhere: the charge ends, and nothing is lost but the allocation (the
+	 * job's files are on the cluster). A cloud instance that cannot stop is not destroyed
+	 * for a stop: that would lose its disk.
+	 */
+	if (a == WA_STOP && !(b->ops->caps & CAP_STOP) && (b->ops->caps & CAP_ALLOC)) {
+		emit(w, EV_INFO, "stop-as-cancel", policy, iw, now, _("%s: stopping it means "
+		    "cancelling it (destroy)"), b->ops->no_stop_why ? b->ops->no_stop_why :
+		    _("it cannot be stopped"));
+		a = WA_DESTROY;
+	}
 	if (a == WA_STOP && !(b->ops->caps & CAP_STOP)) {
 		backend_require(b->ops, CAP_STOP, NULL, &err);
 		if (!(iw->notified & note))
@@ -460,9 +501,10 @@ verify(struct watch *w, struct backend *b, struct inst_watch *iw, const struct i
 	fmt_dur(took, sizeof(took), now - iw->ordered_at);
 	if (order_done(iw->action, in)) {
 		snprintf(kind, sizeof(kind), "%s-verified", verb);
-		emit(w, EV_ACTION, kind, iw->policy, iw, now, "the provider reports it %s "
-		    "(%s after order %d)", in ? inst_state_name(in->state) : "gone", took,
-		    iw->tries);
+		emit(w, EV_ACTION, kind, iw->policy, iw, now, "the provider reports it %s%s%s "
+		    "(%s after order %d)", in ? inst_state_name(in->state) : "gone",
+		    in && in->state == ST_DESTROYED && in->status_msg[0] ? ": " : "",
+		    in && in->state == ST_DESTROYED ? in->status_msg : "", took, iw->tries);
 		iw->action = WA_NONE;
 		iw->phase = PH_NONE;
 		iw->policy[0] = '\0';
@@ -489,6 +531,26 @@ verify(struct watch *w, struct backend *b, struct inst_watch *iw, const struct i
 	    "still bill: check it at the provider", inst_state_name(in->state), took, iw->tries);
 	iw->phase = PH_FAILED;
 	save(w, iw, &err);
+}
+
+/*
+ * An instance with an order in flight that its provider no longer lists: read it back by
+ * id (a cancelled Slurm job says CANCELLED), gone when the provider does not know it; an
+ * answer of neither is verified at a later pass.
+ */
+static void
+reread(struct watch *w, struct backend *b, struct inst_watch *iw, int64_t now)
+{
+	struct instance in;
+	struct gr_error err = { 0 };
+	enum gr_err rc;
+
+	memset(&in, 0, sizeof(in));
+	rc = b->ops->get(b, iw->id, &in, &err);
+	if (rc == GR_OK)
+		verify(w, b, iw, &in, now);
+	else if (rc == GR_ENOTFOUND)
+		verify(w, b, iw, NULL, now);
 }
 
 /* ---------------------------------------------------------------- one instance */
@@ -628,75 +690,151 @@ once_per(struct watch *w, const char *key, int64_t period)
 	return true;
 }
 
+/* Whether a budget in `cur` counts spend in `code`: the same currency, or both rated. */
+static bool
+counted_in(const struct fx_rates *fx, const char *code, const char *cur)
+{
+	int64_t unused;
+
+	return money_convert(fx, MICROS_PER_DOLLAR, code, cur, &unused);
+}
+
+/*
+ * Spend the ledger has in currencies a budget cannot count (no configured rate): said
+ * once a period, with the fx key that would count it, and never converted silently.
+ */
+static void
+say_uncounted(struct watch *w, const struct watch_budget *bud, const char *name,
+    const char *cur, int64_t limit, int64_t period, int64_t now)
+{
+	char codes[8][CURRENCY_MAX], list[64] = "", keys[96] = "", key[64], b[32];
+	size_t got = ledger_currencies(w->st, &w->clk, 0, codes, ARRAY_LEN(codes)), i;
+	int64_t unused;
+
+	for (i = 0; i < got; i++) {
+		if (counted_in(&bud->fx, codes[i], cur))
+			continue;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+		    list[0] ? ", " : "", codes[i]);
+		/* The rate that is missing: the spend's currency's, or the budget's own. */
+		snprintf(key, sizeof(key), "fx.%s", strcmp(codes[i], "USD") == 0 ||
+		    fx_rate(&bud->fx, codes[i], &unused) ? cur : codes[i]);
+		if (strstr(keys, key) == NULL)
+			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s",
+			    keys[0] ? ", " : "", key);
+	}
+	snprintf(key, sizeof(key), "watch.%s.uncounted", name);
+	if (list[0] != '\0' && once_per(w, key, period))
+		emit(w, EV_WARN, "budget-uncounted", name, NULL, now, _("spend in %s is not "
+		    "counted against %s (%s): no rate is configured to convert it (set %s, US "
+		    "dollars per unit)"), list, name, money_format_in(b, sizeof(b), limit, 2, cur),
+		    keys);
+}
+
+/*
+ * One budget in its own currency: warn at budget.warn percent, once a period; when it is
+ * spent, say so once a period and return true with the reason in why.
+ */
+static bool
+budget_spent(struct watch *w, const struct watch_budget *bud, const char *name, int64_t limit,
+    const char *cur, bool day, int64_t now, int64_t *period, char *why, size_t why_n)
+{
+	struct cost_summary sum;
+	struct gr_error err = { 0 };
+	char a[32], b[32], key[64];
+	const char *rate;
+	int64_t spent;
+	size_t unconverted;
+
+	memset(&sum, 0, sizeof(sum));
+	if (costs_compute_in(w->st, &w->clk, 0, CG_NONE, cur, &bud->fx, &sum, &err) != GR_OK) {
+		emit(w, EV_ALERT, "budget-unknown", name, NULL, now, _("cannot read the ledger: "
+		    "%s"), err.msg);
+		return false;
+	}
+	spent = day ? sum.spent_today : sum.spent_month;
+	*period = day ? day_start(sum.now) : month_start(sum.now);
+	rate = sum.converted ? _(", converted at your configured rate") : "";
+	unconverted = sum.unconverted;
+	cost_summary_release(&sum);
+	if (unconverted > 0)
+		say_uncounted(w, bud, name, cur, limit, *period, now);
+	money_format_in(a, sizeof(a), spent, 2, cur);
+	money_format_in(b, sizeof(b), limit, 2, cur);
+	if (spent < limit) {
+		snprintf(key, sizeof(key), "watch.%s.warned", name);
+		if (spent * 100 >= limit * bud->warn_pct && once_per(w, key, *period))
+			emit(w, EV_WARN, "budget-warn", name, NULL, now, _("%s of %s spent%s (%d%% "
+			    "or more of %s)"), a, b, rate, bud->warn_pct, name);
+		return false;
+	}
+	snprintf(why, why_n, _("%s of %s spent%s: %s is used up"), a, b, rate, name);
+	return true;
+}
+
 static void
 budgets(struct watch *w, struct budget_target *t, size_t n, int64_t now)
 {
 	struct watch_budget bud;
-	struct cost_summary sum;
 	struct gr_error err = { 0 };
-	char a[32], b[32], why[EVENT_MSG_MAX];
-	const char *over = NULL;
-	int64_t spent = 0, limit = 0, period = 0;
-	size_t i;
+	char why[EVENT_MSG_MAX], key[64], cur[CURRENCY_MAX], others[64];
+	int64_t period;
+	bool *done;
+	size_t i, k, outside;
 
 	watch_budget_for(w->cfg, &bud);
 	if (bud.day < 0 && bud.month < 0)
 		return;
-	memset(&sum, 0, sizeof(sum));
-	if (costs_compute(w->st, &w->clk, 0, CG_NONE, &sum, &err) != GR_OK) {
-		emit(w, EV_ALERT, "budget-unknown", "", NULL, now, "cannot read the ledger: %s",
-		    err.msg);
-		return;
-	}
-	struct { const char *name; int64_t limit, spent, period; } chk[] = {
-		{ "budget.day", bud.day, sum.spent_today, day_start(sum.now) },
-		{ "budget.month", bud.month, sum.spent_month, month_start(sum.now) },
+	struct { const char *name; int64_t limit; const char *cur; bool day; } chk[] = {
+		{ "budget.day", bud.day, bud.day_currency, true },
+		{ "budget.month", bud.month, bud.month_currency, false },
 	};
-	for (i = 0; i < ARRAY_LEN(chk); i++) {
-		char key[64];
-
-		if (chk[i].limit < 0)
+	qsort(t, n, sizeof(*t), newest_first);
+	done = xcalloc(n + 1, sizeof(*done));
+	for (k = 0; k < ARRAY_LEN(chk); k++) {
+		if (chk[k].limit < 0)
 			continue;
-		if (chk[i].spent >= chk[i].limit) {
-			if (over == NULL) {
-				over = chk[i].name;
-				spent = chk[i].spent;
-				limit = chk[i].limit;
-				period = chk[i].period;
+		money_currency_set(cur, chk[k].cur);
+		if (!budget_spent(w, &bud, chk[k].name, chk[k].limit, cur, chk[k].day, now,
+		    &period, why, sizeof(why)))
+			continue;
+		/* A budget acts on what it counts: instances billing in a currency it converts. */
+		others[0] = '\0';
+		for (i = outside = 0; i < n; i++)
+			if (t[i].in->state == ST_RUNNING && !counted_in(&bud.fx,
+			    money_currency(t[i].in->currency), cur)) {
+				outside++;
+				if (strstr(others, money_currency(t[i].in->currency)) == NULL)
+					snprintf(others + strlen(others), sizeof(others) -
+					    strlen(others), "%s%s", others[0] ? ", " : "",
+					    money_currency(t[i].in->currency));
 			}
-		} else if (chk[i].spent * 100 >= chk[i].limit * bud.warn_pct) {
-			snprintf(key, sizeof(key), "watch.%s.warned", chk[i].name);
-			if (once_per(w, key, chk[i].period))
-				emit(w, EV_WARN, "budget-warn", chk[i].name, NULL, now, "%s of %s "
-				    "spent (%d%% or more of %s)", money_format(a, sizeof(a),
-				    chk[i].spent, 2, true), money_format(b, sizeof(b), chk[i].limit,
-				    2, true), bud.warn_pct, chk[i].name);
+		snprintf(key, sizeof(key), "watch.%s.exceeded", chk[k].name);
+		if (once_per(w, key, period)) {
+			char scope[EVENT_MSG_MAX / 2] = "";
+
+			if (outside > 0)
+				snprintf(scope, sizeof(scope), _(" (not the %zu billing in %s, "
+				    "which it does not count)"), outside, others);
+			emit(w, EV_WARN, "budget-exceeded", chk[k].name, NULL, now, _("%s; %s the "
+			    "running instances, newest first%s"), why, bud.action == WA_NOTIFY ?
+			    _("reporting") : bud.action == WA_STOP ? _("stopping") :
+			    _("destroying"), scope);
+		}
+		for (i = 0; i < n; i++) {
+			struct inst_watch *iw = find(w, t[i].in->id);
+
+			if (done[i] || iw == NULL || iw->phase != PH_NONE ||
+			    t[i].in->state != ST_RUNNING ||
+			    !counted_in(&bud.fx, money_currency(t[i].in->currency), cur))
+				continue;
+			done[i] = true;
+			act(w, t[i].b, iw, bud.action, chk[k].name,
+			    cost_clock_now(&w->clk, t[i].in->provider), why);
+			save(w, iw, &err);
 		}
 	}
-	cost_summary_release(&sum);
-	if (over == NULL)
-		return;
-	snprintf(why, sizeof(why), "%s of %s spent: %s is used up", money_format(a, sizeof(a),
-	    spent, 2, true), money_format(b, sizeof(b), limit, 2, true), over);
-	{
-		char key[64];
-
-		snprintf(key, sizeof(key), "watch.%s.exceeded", over);
-		if (once_per(w, key, period))
-			emit(w, EV_WARN, "budget-exceeded", over, NULL, now, "%s; %s the running "
-			    "instances, newest first", why, bud.action == WA_NOTIFY ? "reporting" :
-			    bud.action == WA_STOP ? "stopping" : "destroying");
-	}
-	qsort(t, n, sizeof(*t), newest_first);
-	for (i = 0; i < n; i++) {
-		struct inst_watch *iw = find(w, t[i].in->id);
-
-		if (iw == NULL || iw->phase != PH_NONE || t[i].in->state != ST_RUNNING)
-			continue;
-		act(w, t[i].b, iw, bud.action, over, cost_clock_now(&w->clk, t[i].in->provider),
-		    why);
-		save(w, iw, &err);
-	}
+	free(done);
 }
 
 /* ---------------------------------------------------------------- groups */
@@ -810,8 +948,19 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		int64_t now = cost_clock_now(&w->clk, in->provider);
 		bool in_flight;
 
-		if (b == NULL || in->state == ST_DESTROYED)
+		if (b == NULL)
 			continue;
+		if (in->state == ST_DESTROYED) {
+			/* Still listed once gone (a cancelled Slurm job): verify against it. */
+			iw = find(w, in->id);
+			if (iw != NULL && iw->phase != PH_NONE) {
+				iw->seen = true;
+				verify(w, b, iw, in, now);
+				if (iw->phase == PH_NONE)
+					forget(w, iw, &jerr);
+			}
+			continue;
+		}
 		r->instances++;
 		iw = find_or_add(w, in->id);
 		iw->seen = true;
@@ -850,7 +999,7 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 			continue;
 		}
 		if (iw->phase != PH_NONE)
-			verify(w, b, iw, NULL, cost_clock_now(&w->clk, provider));
+			reread(w, b, iw, cost_clock_now(&w->clk, provider));
 		if (iw->phase == PH_NONE) {
 			forget(w, iw, err);
 			continue;

@@ -252,6 +252,41 @@ session_backend_for(struct session *s, const char *id, struct backend **out,
 	return gr_fail(err, GR_ENOTFOUND, "no provider '%s'", provider);
 }
 
+enum gr_err
+session_offer_find(struct session *s, const char *offer_id, struct offer *out,
+    struct gr_error *err)
+{
+	struct offer_list l;
+	struct filter f;
+	struct backend *b;
+	bool pushed;
+	size_t i;
+	enum gr_err rc;
+
+	if (session_backend_for(s, offer_id, &b, err) != GR_OK)
+		return err->code;
+	memset(&f, 0, sizeof(f));
+	offer_list_init(&l);
+	rc = b->ops->offers(b, &f, &l, &pushed, err);
+	if (rc == GR_OK) {
+		/*
+		 * No provider tells a rented offer from one that never was: either way it is
+		 * not on the market, the race a parallel launch loses (exit 7, search again).
+		 */
+		rc = gr_fail(err, GR_ECAPACITY, "offer '%s' is not on the market (rented by "
+		    "someone else, or gone); search again", offer_id);
+		for (i = 0; i < l.n; i++)
+			if (strcmp(l.v[i].id, offer_id) == 0) {
+				*out = l.v[i];
+				gr_error_clear(err);
+				rc = GR_OK;
+				break;
+			}
+	}
+	offer_list_release(&l);
+	return rc;
+}
+
 struct job {
 	struct backend *b;
 	const struct filter *f;
