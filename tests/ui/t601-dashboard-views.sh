@@ -3,7 +3,10 @@
 # is too small), q and SIGTERM both give the terminal back.
 . "$(dirname "$0")/lib.sh"
 
-offer=$("$G" -o ids offers --limit 1 2>/dev/null)
+# On demand: the cheapest offer is often interruptible, and on the clock that runs here (60x)
+# a slow run (ASan, a loaded machine) let the market outbid it, so it was stopped before the
+# instances view was looked at.
+offer=$("$G" -o ids offers type=on-demand --limit 1 2>/dev/null)
 inst=$("$G" -o ids launch --wait --timeout 120 "$offer" 2>/dev/null)
 case $inst in sim:i-*) ;; *) echo "launch failed" >&2; exit 1 ;; esac
 
