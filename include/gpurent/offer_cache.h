@@ -9,7 +9,10 @@
  * fingerprint differs from the caller's is dropped with every other entry of that provider,
  * so a changed config never answers from the old one's prices. Bounded: at most
  * OFFER_CACHE_QUERIES entries per provider (the oldest go first), and an answer of more than
- * OFFER_CACHE_MAX_BYTES is not kept. Writes are plain WAL commits (synchronous=NORMAL): a
+ * OFFER_CACHE_MAX_BYTES is not kept. Entries hold raw records, so each carries the schema
+ * identity of the build that wrote it (the digest of the headers defining struct offer, its
+ * compiled layout and the GPU catalogue's order); an entry of another identity is never read
+ * and is dropped at the next get or put. Writes are plain WAL commits (synchronous=NORMAL): a
  * cache lost in a crash costs one fetch, so nothing here syncs the disk.
  */
 #ifndef GPURENT_OFFER_CACHE_H
@@ -53,7 +56,7 @@ bool offer_cache_get(struct state *st, const char *provider, const char *config,
 void offer_cache_each_id(struct state *st, const char *prefix, size_t max,
     void (*fn)(const char *id, void *ctx), void *ctx);
 
-/* When the newest entry of any provider was fetched; 0 when the cache is empty. */
+/* When the newest readable entry of any provider was fetched; 0 when there is none. */
 int64_t offer_cache_newest(struct state *st);
 
 #endif

@@ -115,7 +115,8 @@ int remote_capture(const struct remote_endpoint *ep, const char *const *words, s
 
 /*
  * Run a local argv and wait for it. SIGINT, SIGTERM and SIGHUP that reach gpurent meanwhile
- * are passed on to the child (so rsync keeps its partial file). stdout_fd >= 0 replaces the
+ * are passed on to the child (so rsync keeps its partial file), and once it has ended are
+ * raised again for the handlers gpurent had before (cmd_interrupted). stdout_fd >= 0 replaces the
  * child's stdout. Returns its exit status, 128+N when it died of signal N (or failed after
  * gpurent passed signal N on to it), 127 when it
  * could not be started (err says why).

@@ -3,9 +3,10 @@
  *
  * An entry's offers are stored as the records themselves (struct offer, its gpu pointer
  * replaced by the model's catalogue index in a second array), so that reading 10,000 cached
- * offers is one memcpy, not a parse. The layout tag below changes whenever struct offer's
- * size or the place of its members does, and an entry of another layout is never read: a
- * newer binary ignores an older one's cache instead of misreading it.
+ * offers is one memcpy, not a parse. Each entry is tagged with the schema identity of the
+ * build that wrote it (schema() below), and an entry of another identity is dropped, never
+ * read: a build whose struct offer or catalogue differs ignores an older one's cache instead
+ * of misreading it.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -18,22 +19,52 @@
 #include "gpurent/offer_cache.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "src/core/offer_schema.h"
 
 /* Bump when the encoding itself changes. */
 #define OFFER_CACHE_FORMAT 1
 
+/* The column layout holds the writing build's schema identity. */
 static const char table[] =
 	"CREATE TABLE IF NOT EXISTS offer_cache("
 	"provider TEXT NOT NULL, query TEXT NOT NULL, config TEXT NOT NULL,"
 	"layout INTEGER NOT NULL, fetched_at INTEGER NOT NULL, n INTEGER NOT NULL,"
 	"offers BLOB NOT NULL, PRIMARY KEY(provider, query))";
 
-static int64_t
-layout(void)
+static uint64_t
+fnv1a(uint64_t h, const void *p, size_t n)
 {
-	return (int64_t)OFFER_CACHE_FORMAT << 48 | (int64_t)sizeof(struct offer) << 32 |
-	    (int64_t)offsetof(struct offer, price_hour) << 24 |
-	    (int64_t)offsetof(struct offer, valid) << 12 | (int64_t)offsetof(struct offer, fetched_at);
+	const unsigned char *b = p;
+
+	while (n-- > 0)
+		h = (h ^ *b++) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * What a stored record means to this build: the digest of the headers that define struct
+ * offer (OFFER_SCHEMA_SOURCE, made by scripts/offer-schema at build time: any edit to the
+ * struct, its array sizes or its enums changes it), the compiler's layout of it (another ABI
+ * on the same home), and the catalogue's order, since a record names its GPU model by index.
+ */
+static int64_t
+schema(void)
+{
+	const uint64_t parts[] = {
+		OFFER_CACHE_FORMAT, OFFER_SCHEMA_SOURCE, sizeof(struct offer),
+		offsetof(struct offer, gpu), offsetof(struct offer, price_hour),
+		offsetof(struct offer, currency), offsetof(struct offer, valid),
+		offsetof(struct offer, fetched_at),
+	};
+	const struct gpu_model *cat;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t ncat, i;
+
+	h = fnv1a(h, parts, sizeof(parts));
+	cat = catalogue_all(&ncat);
+	for (i = 0; i < ncat; i++)
+		h = fnv1a(h, cat[i].id, strlen(cat[i].id) + 1);
+	return (int64_t)(h >> 1);	/* an SQLite INTEGER, never negative */
 }
 
 static bool
@@ -64,6 +95,22 @@ drop_other_configs(sqlite3 *db, const char *provider, const char *config)
 {
 	return exec_provider(db, "DELETE FROM offer_cache WHERE provider = ?1 AND config != ?2",
 	    provider, config);
+}
+
+/* Forget every entry written under another schema identity: no build of today can read it. */
+static int
+drop_other_schemas(sqlite3 *db)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "DELETE FROM offer_cache WHERE layout != ?1", -1, &q, NULL)
+	    != SQLITE_OK)
+		return SQLITE_ERROR;
+	sqlite3_bind_int64(q, 1, schema());
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 enum gr_err
@@ -98,6 +145,8 @@ offer_cache_put(struct state *st, const char *provider, const char *config, cons
 	}
 	rc = drop_other_configs(db, provider, config);
 	if (rc == SQLITE_OK)
+		rc = drop_other_schemas(db);
+	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO offer_cache(provider, query, "
 		    "config, layout, fetched_at, n, offers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1,
 		    &q, NULL);
@@ -105,7 +154,7 @@ offer_cache_put(struct state *st, const char *provider, const char *config, cons
 		sqlite3_bind_text(q, 1, provider, -1, SQLITE_STATIC);
 		sqlite3_bind_text(q, 2, query, -1, SQLITE_STATIC);
 		sqlite3_bind_text(q, 3, config, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(q, 4, layout());
+		sqlite3_bind_int64(q, 4, schema());
 		sqlite3_bind_int64(q, 5, fetched_at);
 		sqlite3_bind_int64(q, 6, (sqlite3_int64)n);
 		sqlite3_bind_blob(q, 7, blob, (int)bytes, SQLITE_STATIC);
@@ -164,7 +213,7 @@ offer_cache_get(struct state *st, const char *provider, const char *config, cons
 {
 	sqlite3 *db = state_db(st);
 	sqlite3_stmt *q;
-	bool hit = false, stale_config = false;
+	bool hit = false, stale_config = false, stale_schema = false;
 	size_t n0 = out->n;
 
 	if (sqlite3_prepare_v2(db, "SELECT config, layout, fetched_at, n, offers FROM offer_cache "
@@ -178,7 +227,9 @@ offer_cache_get(struct state *st, const char *provider, const char *config, cons
 
 		if (cfg == NULL || strcmp(cfg, config) != 0)
 			stale_config = true;
-		else if (sqlite3_column_int64(q, 1) == layout() && at <= now &&
+		else if (sqlite3_column_int64(q, 1) != schema())
+			stale_schema = true;
+		else if (at <= now &&
 		    (max_age_s < 0 || now - at <= max_age_s)) {
 			hit = decode(sqlite3_column_blob(q, 4), (size_t)sqlite3_column_bytes(q, 4),
 			    sqlite3_column_int64(q, 3), at, out);
@@ -191,6 +242,8 @@ offer_cache_get(struct state *st, const char *provider, const char *config, cons
 	sqlite3_finalize(q);
 	if (stale_config)
 		drop_other_configs(db, provider, config);
+	if (stale_schema)
+		drop_other_schemas(db);
 	return hit;
 }
 
@@ -207,7 +260,7 @@ offer_cache_each_id(struct state *st, const char *prefix, size_t max,
 	while (done < max && sqlite3_step(q) == SQLITE_ROW) {
 		struct offer_list l;
 
-		if (sqlite3_column_int64(q, 0) != layout())
+		if (sqlite3_column_int64(q, 0) != schema())
 			continue;
 		offer_list_init(&l);
 		if (decode(sqlite3_column_blob(q, 3), (size_t)sqlite3_column_bytes(q, 3),
@@ -228,9 +281,10 @@ offer_cache_newest(struct state *st)
 	sqlite3_stmt *q;
 	int64_t at = 0;
 
-	if (sqlite3_prepare_v2(state_db(st), "SELECT max(fetched_at) FROM offer_cache", -1, &q,
-	    NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(state_db(st), "SELECT max(fetched_at) FROM offer_cache WHERE "
+	    "layout = ?1", -1, &q, NULL) != SQLITE_OK)
 		return 0;
+	sqlite3_bind_int64(q, 1, schema());
 	if (sqlite3_step(q) == SQLITE_ROW)
 		at = sqlite3_column_int64(q, 0);
 	sqlite3_finalize(q);

@@ -436,6 +436,12 @@ remote_wait(int pid)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
+	/*
+	 * The signal was gpurent's too: hand it to the handlers it had, or a loop that spawns
+	 * ssh (the exporter, a follow) never learns it was asked to stop.
+	 */
+	if (passed_on != 0)
+		raise(passed_on);
 	if (r < 0)
 		return 127;
 	if (WIFSIGNALED(status))

@@ -8,7 +8,7 @@ export GPURENT_SIM_SPEED=200
 start_sshd
 PY=$(command -v /usr/bin/python3 || command -v python3)
 
-id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --wait --timeout 60)
+id=$(launch_fresh type=on-demand -- --wait --timeout 60)
 mkdir -p "$TMP/www"
 echo "through the tunnel" >"$TMP/www/hello.txt"
 # The model server on the instance: loopback only, as a real one would be.
@@ -19,10 +19,12 @@ done
 (cd "$TMP/www" && exec "$PY" -m http.server --bind 127.0.0.1 "$rport") >/dev/null 2>&1 &
 http_pid=$!
 CLEANUP_HOOKS+=("kill $http_pid 2>/dev/null; wait $http_pid 2>/dev/null")
-for ((i = 0; i < 100; i++)); do
+# Up when it answers: a loaded machine starts Python slowly (bounded, 60 s).
+for ((i = 0; i < 600; i++)); do
 	curl -sf "http://127.0.0.1:$rport/hello.txt" >/dev/null && break
 	sleep 0.1
 done
+check "the remote HTTP server answers" 'curl -sf "http://127.0.0.1:$rport/hello.txt" >/dev/null'
 
 # Foreground, LOCAL_PORT 0: a free port, its URL on stdout, Ctrl-C ends it with 0.
 "$GPURENT" forward "$id" "$rport:0" >"$TMP/fg.out" 2>"$TMP/fg.err" &

@@ -10,7 +10,7 @@ export GPURENT_SIM_SPEED=200
 start_sshd
 pwn="\$(touch $TMP/pwned)"
 launch() {
-	g launch "$(g offers type=on-demand -o ids -n 1)" --label "$pwn" --wait --timeout 60
+	launch_fresh type=on-demand -- --label "$pwn" --wait --timeout 60
 }
 state_of() {
 	g show "$1" -o json | jq -r 'if type == "array" then .[0].state else .state end'
@@ -63,7 +63,8 @@ opid=$(cat "$HOME/.gpurent/jobs/${other##*/}/pid")
 CLEANUP_HOOKS+=("kill -- -$opid 2>/dev/null")
 expect_ok g run "$id" --detach --fetch "r.txt:$TMP/late" --then stop -- 'echo late >r.txt'
 job=$OUT
-for ((i = 0; i < 50; i++)); do
+# Until the detached job has ended (bounded, 60 s: a loaded machine is slow to run it).
+for ((i = 0; i < 600; i++)); do
 	[ -e "$HOME/.gpurent/jobs/${job##*/}/status" ] && break
 	sleep 0.1
 done

@@ -8,8 +8,8 @@
 export GPURENT_SIM_SPEED=200
 start_sshd
 
-id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --label fleet --wait --timeout 60)
-id2=$(g launch "$(g offers type=on-demand -o ids -n 1)" --label fleet --wait --timeout 60)
+id=$(launch_fresh type=on-demand -- --label fleet --wait --timeout 60)
+id2=$(launch_fresh type=on-demand -- --label fleet --wait --timeout 60)
 check "launched two" '[[ $id == sim:i-* && $id2 == sim:i-* ]]'
 
 # Busy from the second sample on.
@@ -43,14 +43,15 @@ conns0=$(sshd_connections)
 "$GPURENT" metrics "$id" --source ssh --follow --interval 1 --count 5 -o json >"$TMP/follow.json" 2>"$TMP/follow.err" &
 follower=$!
 CLEANUP_HOOKS+=("kill $follower 2>/dev/null")
-for ((i = 0; i < 100; i++)); do
+# Bounded waits on what the follower wrote, long enough for a loaded machine (60 s, 120 s).
+for ((i = 0; i < 600; i++)); do
 	[ "$(wc -l <"$TMP/follow.json")" -ge 8 ] && break
 	sleep 0.1
 done
 check "a first sample before the kill" '[ "$(wc -l <"$TMP/follow.json")" -ge 8 ]'
 # The connection's server side: sshd's children, started by this test's sshd.
 for p in $(pgrep -P "$SSHD_PID"); do kill "$p"; done
-for ((i = 0; i < 300; i++)); do
+for ((i = 0; i < 1200; i++)); do
 	kill -0 "$follower" 2>/dev/null || break
 	sleep 0.1
 done
@@ -65,19 +66,27 @@ check "the gap sits between samples" 'jq -e -s "(map(.gap != null) | index(true)
 check "the drop and the reconnection on stderr" '[[ $ERR == *"dropped"* && $ERR == *"reconnected"* ]]'
 check "a second connection, not one per sample" '[ $(( $(sshd_connections) - conns0 )) = 2 ]'
 
-# The table marks the gap on its own line.
-"$GPURENT" metrics "$id" --source ssh --follow --interval 1 --count 3 >"$TMP/follow.txt" 2>/dev/null &
+# The table marks the gap on its own line. The follower runs until the test has seen the
+# gap and then stops it: with a fixed --count, a loaded machine let it print all its samples
+# before the kill below landed, and there was no gap to mark.
+"$GPURENT" metrics "$id" --source ssh --follow --interval 1 >"$TMP/follow.txt" 2>/dev/null &
 follower=$!
-for ((i = 0; i < 100; i++)); do
+CLEANUP_HOOKS+=("kill $follower 2>/dev/null")
+for ((i = 0; i < 600; i++)); do
 	[ "$(grep -c "^$id" "$TMP/follow.txt")" -ge 8 ] && break
 	sleep 0.1
 done
+check "a first table sample before the kill" '[ "$(grep -c "^$id" "$TMP/follow.txt")" -ge 8 ]'
 for p in $(pgrep -P "$SSHD_PID"); do kill "$p"; done
-for ((i = 0; i < 300; i++)); do
-	kill -0 "$follower" 2>/dev/null || break
+for ((i = 0; i < 1200; i++)); do
+	grep -q "(connection lost) --$" "$TMP/follow.txt" && [ "$(grep -c "^$id" "$TMP/follow.txt")" -ge 16 ] &&
+		break
 	sleep 0.1
 done
+kill -INT "$follower"
 wait "$follower"
 OUT=$(cat "$TMP/follow.txt")
 check "the table says where samples are missing" '[[ $OUT == *"-- $id: no samples from "*" (connection lost) --"* ]]'
+rows_after_gap() { awk '/connection lost/ { f = 1; next } f' "$TMP/follow.txt" | grep -c "^$id"; }
+check "and goes on after it" '[ "$(rows_after_gap)" -ge 8 ]'
 pass

@@ -5,13 +5,35 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshd.sh"
 . "$(dirname "$0")/probes.sh"
-export GPURENT_SIM_SPEED=200
+# The market holds still, so the offer listed is still there when the launch asks for it
+# (on a running clock a loaded machine let it go in between); it moves only by the advance
+# below, once the instance exists.
+export GPURENT_SIM_TIME=1790000000
 start_sshd
 
 # An offer is rented once: ask for a fresh one each launch.
 h100x8() { g offers type=on-demand gpu=H100-SXM-80GB gpus=8 -o ids -n 1; }
+
+# launch ARGS...: gpurent launch, with the clock moved on past the boot once the new
+# instance is listed, so that a --wait sees it run. Bounded; stdout, stderr and the status
+# are the launch's.
+launch() {
+	local n0 i advancer rc
+	n0=$(g instances -o ids | wc -l)
+	(for ((i = 0; i < 600; i++)); do
+		if [ "$("$GPURENT" instances -o ids | wc -l)" -gt "$n0" ]; then
+			exec "$GPURENT" sim advance 5m >/dev/null
+		fi
+		sleep 0.1
+	done) &
+	advancer=$!
+	g launch "$@"
+	rc=$?
+	wait "$advancer"
+	return "$rc"
+}
 # 1 GB of disk: the home filesystem of this machine has more.
-id=$(g launch "$(h100x8)" --disk 1 --wait --timeout 60)
+id=$(launch "$(h100x8)" --disk 1 --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
 
 nvidia_double h100x8.txt
@@ -49,7 +71,7 @@ check "less memory is a mismatch" 'jq -e "(.[] | select(.check == \"memory_per_g
 # A disk larger than this machine's home filesystem.
 nvidia_double h100x8.txt
 big=$(( $(df -Pk "$HOME" | awk 'NR == 2 { print $2 }') / 1000000 * 2 + 10 ))
-id2=$(g launch "$(h100x8)" --disk "$big" --wait --timeout 60)
+id2=$(launch "$(h100x8)" --disk "$big" --wait --timeout 60)
 check "launched with a big disk" '[[ $id2 == sim:i-* ]]'
 expect_rc 14 g verify "$id2" -o json
 check "the disk is short" 'jq -e "(map(select(.result == \"mismatch\")) | map(.check)) == [\"disk\"]" <<<"$OUT" >/dev/null'
@@ -61,11 +83,11 @@ check "no tool named" '[[ $ERR == *"no GPU tool"* ]]'
 
 # launch --wait --verify: the id on stdout as ever, the report on stderr, 14 on a mismatch.
 nvidia_double h100x8.txt
-expect_ok g launch "$(h100x8)" --disk 1 --wait --verify --timeout 60
+expect_ok launch "$(h100x8)" --disk 1 --wait --verify --timeout 60
 check "verified launch: the id alone on stdout" '[[ $OUT == sim:i-* ]] && [ "$(wc -l <<<"$OUT")" = 1 ]'
 check "the report on stderr" '[[ $ERR == *gpu_model*ok* ]]'
 nvidia_double a100-mig.txt
-expect_rc 14 g launch "$(h100x8)" --disk 1 --wait --verify --timeout 60
+expect_rc 14 launch "$(h100x8)" --disk 1 --wait --verify --timeout 60
 check "a launch that is not what was rented: 14, the instance left running" '[[ $OUT == sim:i-* ]] &&
 	[ "$(g show "$OUT" -o json | jq -r .state)" = running ]'
 expect_rc 2 g launch "$(h100x8)" --verify

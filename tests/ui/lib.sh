@@ -9,6 +9,7 @@
 #   keys KEY...                tmux send-keys to the pane
 #   wait_for REGEX [TENTHS]    until the screen matches (default 5 s)
 #   wait_gone REGEX [TENTHS]   until it no longer does
+#   wait_until CMD [TENTHS]    until the shell command CMD succeeds (default 5 s)
 #   row N                      line N of the screen (0-based)
 #   ok MSG / fail MSG / finish
 set -u
@@ -53,6 +54,15 @@ wait_gone() {
 	local n=0
 	while [ $n -lt "${2:-50}" ]; do
 		screen | grep -E -q -- "$1" || return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+wait_until() {
+	local n=0
+	while [ $n -lt "${2:-50}" ]; do
+		eval "$1" && return 0
 		sleep 0.1
 		n=$((n + 1))
 	done

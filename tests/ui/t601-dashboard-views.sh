@@ -3,7 +3,10 @@
 # is too small), q and SIGTERM both give the terminal back.
 . "$(dirname "$0")/lib.sh"
 
-offer=$("$G" -o ids offers --limit 1 2>/dev/null)
+# On demand: the cheapest offer is often interruptible, and on the clock that runs here (60x)
+# a slow run (ASan, a loaded machine) let the market outbid it, so it was stopped before the
+# instances view was looked at.
+offer=$("$G" -o ids offers type=on-demand --limit 1 2>/dev/null)
 inst=$("$G" -o ids launch --wait --timeout 120 "$offer" 2>/dev/null)
 case $inst in sim:i-*) ;; *) echo "launch failed" >&2; exit 1 ;; esac
 
@@ -41,9 +44,13 @@ keys Escape 1 '?'
 wait_for '^ +L +launch the offer' 20 && ok "? lists the keys" || fail "help: $(screen)"
 keys q
 
-# Resize: the layout follows, down to 80x24; below, a message.
+# Resize: the layout follows, down to 80x24; below, a message. tmux keeps the old screen's
+# rows (cut, or moved up) until the dashboard redraws, so each check waits for the redrawn
+# layout itself (header on the first row, key hints on the new last one), never for a fixed
+# time: a slow (sanitized, loaded) redraw only takes longer.
+redrawn() { row 0 | grep -q burn && row 1 | grep -q '^ 1 Offers' && row "$1" | grep -q 'q quit'; }
 tm resize-window -t ui -x 80 -y 24
-wait_for '^  sim:o-' 20 && sleep 0.3
+wait_until 'redrawn 23' 50
 [ "$(row 23 | grep -c 'q quit')" = 1 ] && row 0 | grep -q 'burn' && row 1 | grep -q '1 Offers' &&
     ok "80x24 keeps header, tabs and keys" || fail "80x24: $(screen)"
 row 2 | grep -q ' GPU ' && ! row 2 | grep -q PROVIDER &&
@@ -54,8 +61,8 @@ while IFS= read -r l; do [ ${#l} -le 80 ] || wide=$((wide + 1)); done < <(screen
 tm resize-window -t ui -x 70 -y 20
 wait_for 'terminal too small: 70x20.*80x24' 30 && ok "too small says so" || fail "small: $(screen)"
 tm resize-window -t ui -x 120 -y 40
-wait_for '^ 1 Offers' 30 && row 39 | grep -q 'q quit' && ok "back to full size" ||
-    fail "regrow: $(screen)"
+wait_until 'redrawn 39' 50 &&
+    ok "back to full size" || fail "regrow: $(screen)"
 
 keys q
 wait_for 'DASH-EXIT-0' 50 && ok "q quits with status 0" || fail "quit: $(screen)"

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -195,6 +196,50 @@ jupyter(void **state)
 	assert_false(remote_jupyter_parse("{\"port\": 0}\n{\"port\": \"8888\"}\n[]", &j));
 }
 
+static volatile sig_atomic_t got_term;
+
+static void
+on_term(int sig)
+{
+	got_term = sig;
+}
+
+/*
+ * A SIGTERM that arrives while a child runs ends the child and then reaches the handler the
+ * caller had: before, remote_wait kept it, and the exporter's loop never stopped.
+ */
+static void
+signal_reaches_caller(void **state)
+{
+	char *argv[] = { "sleep", "30", NULL };
+	struct gr_error err = { 0 };
+	struct sigaction sa, old;
+	pid_t killer;
+	int child, status;
+
+	(void)state;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, &old);
+	got_term = 0;
+	child = remote_spawn(argv, -1, -1, -1, false, &err);
+	assert_true(child > 0);
+	/* SIGTERM to this process once it waits (the child sleeps far longer). */
+	killer = fork();
+	assert_true(killer >= 0);
+	if (killer == 0) {
+		usleep(500 * 1000);
+		kill(getppid(), SIGTERM);
+		_exit(0);
+	}
+	status = remote_wait(child);
+	waitpid(killer, NULL, 0);
+	sigaction(SIGTERM, &old, NULL);
+	assert_int_equal(status, 128 + SIGTERM);
+	assert_int_equal(got_term, SIGTERM);
+}
+
 int
 main(void)
 {
@@ -204,6 +249,7 @@ main(void)
 		cmocka_unit_test(argv_shape),
 		cmocka_unit_test(socket_path),
 		cmocka_unit_test(jupyter),
+		cmocka_unit_test(signal_reaches_caller),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,43 +14,12 @@
  *     "clock": {"gfx_0": {"clk": ...}, "mem_0": {"clk": ...}}}]
  * It names no product (that is amd-smi static), so such samples carry figures only.
  */
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "gpurent/probe.h"
 
 #include "fields.h"
-
-/*
- * The figure at obj.a.b (obj.a when b is NULL) as text, from {"value": x, "unit": u} (u must be unit when present),
- * a bare number or a string; an empty span when absent or in another unit.
- */
-static struct pf_span
-figure(const cJSON *obj, const char *a, const char *b, const char *unit, char *buf, size_t n)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, a);
-
-	if (b != NULL)
-		v = cJSON_GetObjectItemCaseSensitive(v, b);
-
-	if (cJSON_IsObject(v)) {
-		const cJSON *u = cJSON_GetObjectItemCaseSensitive(v, "unit");
-
-		if (u != NULL && !(cJSON_IsString(u) && strcmp(u->valuestring, unit) == 0))
-			return pf_span("", 0);
-		v = cJSON_GetObjectItemCaseSensitive(v, "value");
-	}
-	if (cJSON_IsString(v) && v->valuestring != NULL)
-		return pf_span(v->valuestring, strlen(v->valuestring));
-	if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && fabs(v->valuedouble) < 1e15) {
-		snprintf(buf, n, "%.3f", v->valuedouble);
-		return pf_span(buf, strlen(buf));
-	}
-	return pf_span("", 0);
-}
 
 static void
 amdsmi_gpu(const cJSON *g, struct sample_list *out, size_t first)
@@ -60,28 +29,29 @@ amdsmi_gpu(const cJSON *g, struct sample_list *out, size_t first)
 	char buf[64];
 	int64_t index;
 
-	if (!pf_int(figure(g, "gpu", NULL, "", buf, sizeof(buf)), "", 0, 1023, &index))
+	if (!pf_int(pf_json_figure(g, "gpu", NULL, "", buf, sizeof(buf)), "", 0, 1023, &index))
 		return;
 	if ((s = pf_device(out, first, (int)index)) == NULL)
 		return;
-	pf_set_util(s, figure(g, "usage", "gfx_activity", "%", buf, sizeof(buf)));
-	pf_set_mem_util(s, figure(g, "usage", "umc_activity", "%", buf, sizeof(buf)));
-	pf_set_temp(s, figure(g, "temperature", "edge", "C", buf, sizeof(buf)));
+	pf_set_util(s, pf_json_figure(g, "usage", "gfx_activity", "%", buf, sizeof(buf)));
+	pf_set_mem_util(s, pf_json_figure(g, "usage", "umc_activity", "%", buf, sizeof(buf)));
+	pf_set_temp(s, pf_json_figure(g, "temperature", "edge", "C", buf, sizeof(buf)));
 	if (!(s->valid & MV_TEMP))
 		/* MI300 has no edge sensor, only the junction (hotspot). */
-		pf_set_temp(s, figure(g, "temperature", "hotspot", "C", buf, sizeof(buf)));
-	pf_set_temp_mem(s, figure(g, "temperature", "mem", "C", buf, sizeof(buf)));
-	pf_set_power(s, figure(g, "power", "socket_power", "W", buf, sizeof(buf)));
+		pf_set_temp(s, pf_json_figure(g, "temperature", "hotspot", "C", buf, sizeof(buf)));
+	pf_set_temp_mem(s, pf_json_figure(g, "temperature", "mem", "C", buf, sizeof(buf)));
+	pf_set_power(s, pf_json_figure(g, "power", "socket_power", "W", buf, sizeof(buf)));
 	if (!(s->valid & MV_POWER))
 		/* MI200 reports the average, MI300 the current socket power. */
-		pf_set_power(s, figure(g, "power", "average_socket_power", "W", buf, sizeof(buf)));
-	pf_set_clk_sm(s, figure(clock, "gfx_0", "clk", "MHz", buf, sizeof(buf)));
-	pf_set_clk_mem(s, figure(clock, "mem_0", "clk", "MHz", buf, sizeof(buf)));
+		pf_set_power(s, pf_json_figure(g, "power", "average_socket_power", "W", buf,
+		    sizeof(buf)));
+	pf_set_clk_sm(s, pf_json_figure(clock, "gfx_0", "clk", "MHz", buf, sizeof(buf)));
+	pf_set_clk_mem(s, pf_json_figure(clock, "mem_0", "clk", "MHz", buf, sizeof(buf)));
 	{
 		/* amd-smi's MB are MiB: an MI300X's 192 GiB is "196592". */
-		int64_t used = pf_mib(figure(g, "mem_usage", "used_vram", "MB", buf, sizeof(buf)),
-		    "");
-		int64_t total = pf_mib(figure(g, "mem_usage", "total_vram", "MB", buf,
+		int64_t used = pf_mib(pf_json_figure(g, "mem_usage", "used_vram", "MB", buf,
+		    sizeof(buf)), "");
+		int64_t total = pf_mib(pf_json_figure(g, "mem_usage", "total_vram", "MB", buf,
 		    sizeof(buf)), "");
 
 		pf_set_mem(s, used, total);

@@ -11,8 +11,6 @@
  * Power has no documented key; "Power": {"Usage": W} is read where present (an inference,
  * accelerators.md [INF]), and otherwise power stays unknown.
  */
-#include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -21,23 +19,6 @@
 
 #include "fields.h"
 
-/* A member as text, a number or a string ("45", "45 C"); an empty span when absent. */
-static struct pf_span
-value(const cJSON *obj, const char *a, const char *b, char *buf, size_t n)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, a);
-
-	if (b != NULL)
-		v = cJSON_GetObjectItemCaseSensitive(v, b);
-	if (cJSON_IsString(v) && v->valuestring != NULL)
-		return pf_span(v->valuestring, strlen(v->valuestring));
-	if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && fabs(v->valuedouble) < 1e15) {
-		snprintf(buf, n, "%.3f", v->valuedouble);
-		return pf_span(buf, strlen(buf));
-	}
-	return pf_span("", 0);
-}
-
 static void
 card(const cJSON *c, struct sample_list *out, size_t first)
 {
@@ -45,19 +26,20 @@ card(const cJSON *c, struct sample_list *out, size_t first)
 	char buf[64];
 	int64_t index;
 
-	if (!pf_int(value(c, "CardNum", NULL, buf, sizeof(buf)), "", 0, 1023, &index) ||
-	    (s = pf_device(out, first, (int)index)) == NULL)
+	if (!pf_int(pf_json_figure(c, "CardNum", NULL, NULL, buf, sizeof(buf)), "", 0, 1023,
+	    &index) || (s = pf_device(out, first, (int)index)) == NULL)
 		return;
-	pf_text(s->name, sizeof(s->name), value(c, "ProductName", NULL, buf, sizeof(buf)));
-	pf_text(s->uuid, sizeof(s->uuid), value(c, "UUID", NULL, buf, sizeof(buf)));
-	pf_set_util(s, value(c, "Utilization", "MLUAverage", buf, sizeof(buf)));
-	pf_set_temp(s, value(c, "Temperature", "Chip", buf, sizeof(buf)));
-	pf_set_power(s, value(c, "Power", "Usage", buf, sizeof(buf)));
+	pf_text(s->name, sizeof(s->name),
+	    pf_json_figure(c, "ProductName", NULL, NULL, buf, sizeof(buf)));
+	pf_text(s->uuid, sizeof(s->uuid), pf_json_figure(c, "UUID", NULL, NULL, buf, sizeof(buf)));
+	pf_set_util(s, pf_json_figure(c, "Utilization", "MLUAverage", NULL, buf, sizeof(buf)));
+	pf_set_temp(s, pf_json_figure(c, "Temperature", "Chip", NULL, buf, sizeof(buf)));
+	pf_set_power(s, pf_json_figure(c, "Power", "Usage", NULL, buf, sizeof(buf)));
 	{
-		int64_t used = pf_mib(value(c, "PhysicalMemUsage", "Used", buf, sizeof(buf)),
-		    "MiB MB");
-		int64_t total = pf_mib(value(c, "PhysicalMemUsage", "Total", buf, sizeof(buf)),
-		    "MiB MB");
+		int64_t used = pf_mib(pf_json_figure(c, "PhysicalMemUsage", "Used", NULL, buf,
+		    sizeof(buf)), "MiB MB");
+		int64_t total = pf_mib(pf_json_figure(c, "PhysicalMemUsage", "Total", NULL, buf,
+		    sizeof(buf)), "MiB MB");
 
 		pf_set_mem(s, used, total);
 	}

@@ -1,8 +1,12 @@
 /*
  * fields.c - reading what the vendor tools print (fields.h).
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "gpurent/util.h"
 
@@ -595,4 +599,28 @@ pf_cards(struct pf_span t, pf_member_fn fn, void *ctx)
 		i = members(t, j, card, fn, ctx);
 	}
 	return cards;
+}
+
+struct pf_span
+pf_json_figure(const cJSON *obj, const char *a, const char *b, const char *unit, char *buf,
+    size_t n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, a);
+
+	if (b != NULL)
+		v = cJSON_GetObjectItemCaseSensitive(v, b);
+	if (unit != NULL && cJSON_IsObject(v)) {
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(v, "unit");
+
+		if (u != NULL && !(cJSON_IsString(u) && strcmp(u->valuestring, unit) == 0))
+			return pf_span("", 0);
+		v = cJSON_GetObjectItemCaseSensitive(v, "value");
+	}
+	if (cJSON_IsString(v) && v->valuestring != NULL)
+		return pf_span(v->valuestring, strlen(v->valuestring));
+	if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && fabs(v->valuedouble) < 1e15) {
+		snprintf(buf, n, "%.3f", v->valuedouble);
+		return pf_span(buf, strlen(buf));
+	}
+	return pf_span("", 0);
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct cJSON;
+
 #include "gpurent/error.h"
 #include "gpurent/model.h"
 
@@ -72,6 +74,15 @@ bool pf_word(struct pf_span *rest, struct pf_span *w);
  * their count, or 0 when line is not such a row or has more than max cells.
  */
 size_t pf_cells(struct pf_span line, struct pf_span *c, size_t max);
+
+/*
+ * The JSON member obj.a (obj.a.b when b is not NULL) as text: a string as it is, a finite
+ * number printed into buf[n]; with unit not NULL, also an object {"value": x, "unit": u}
+ * (amd-smi), whose u must be unit when present. An empty span when absent, of another kind
+ * or in another unit.
+ */
+struct pf_span pf_json_figure(const struct cJSON *obj, const char *a, const char *b,
+    const char *unit, char *buf, size_t n);
 
 /* Whether v is a tool's word for "no value": N/A, [N/A], [Not Supported], -, "", ... */
 bool pf_unknown(struct pf_span v);
