@@ -128,6 +128,17 @@ void slurm_build_offers(const struct slurm_node *nodes, size_t n_nodes,
     struct offer_list *out);
 
 /*
+ * The cluster view (struct cluster_state): per partition x GPU type over all its nodes, the
+ * GPUs in total and allocated (what sinfo's GRES and GRES_USED say), those free on nodes
+ * that can take jobs in a partition that is up, and the pending jobs asking for the type;
+ * then user's jobs that squeue shows by default (pending, running, completing ...), with
+ * Slurm's state and reason ("None" becomes "").
+ */
+void slurm_build_cluster(const struct slurm_node *nodes, size_t n_nodes,
+    const struct slurm_partition *parts, size_t n_parts, const struct slurm_job *jobs,
+    size_t n_jobs, const char *user, struct cluster_state *out);
+
+/*
  * A job onto the common instance: id "slurm:ID", state from job_state (PENDING and
  * CONFIGURING provisioning, RUNNING running, COMPLETING destroying, SUSPENDED stopped,
  * COMPLETED, CANCELLED, TIMEOUT, DEADLINE and PREEMPTED destroyed; FAILED, NODE_FAIL,

@@ -299,22 +299,30 @@ rate_currency(const struct slurm *s)
 	return c != NULL && money_currency_valid(c) ? c : "USD";
 }
 
-static enum gr_err
-slurm_offers(struct backend *b, const struct filter *f, struct offer_list *out,
-    bool *pushed_all, struct gr_error *err)
-{
-	struct slurm *s = priv(b);
-	struct http_response rn, rp, rj;
-	struct slurm_node *nodes = NULL;
-	struct slurm_partition *parts = NULL;
-	struct slurm_job *jobs = NULL;
-	size_t nn = 0, np = 0, nj = 0;
-	const char *cluster;
-	enum gr_err e;
-	size_t first = out->n, i;
+/* What the cluster looks like now: its nodes, partitions and jobs, parsed. */
+struct snapshot {
+	struct slurm_node *nodes;
+	struct slurm_partition *parts;
+	struct slurm_job *jobs;
+	size_t nn, np, nj;
+};
 
-	(void)f;
-	*pushed_all = f == NULL || f->n == 0;
+static void
+snapshot_release(struct snapshot *c)
+{
+	free(c->nodes);
+	free(c->parts);
+	free(c->jobs);
+	memset(c, 0, sizeof(*c));
+}
+
+static enum gr_err
+snapshot_fetch(struct backend *b, struct snapshot *c, struct gr_error *err)
+{
+	struct http_response rn, rp, rj;
+	enum gr_err e;
+
+	memset(c, 0, sizeof(*c));
 	http_response_init(&rn);
 	http_response_init(&rp);
 	http_response_init(&rj);
@@ -324,25 +332,53 @@ slurm_offers(struct backend *b, const struct filter *f, struct offer_list *out,
 	if (e == GR_OK)
 		e = api_req(b, HTTP_GET, "/jobs", NULL, true, &rj, err);
 	if (e == GR_OK)
-		e = slurm_parse_nodes(rn.body, rn.len, &nodes, &nn, err);
+		e = slurm_parse_nodes(rn.body, rn.len, &c->nodes, &c->nn, err);
 	if (e == GR_OK)
-		e = slurm_parse_partitions(rp.body, rp.len, &parts, &np, err);
+		e = slurm_parse_partitions(rp.body, rp.len, &c->parts, &c->np, err);
 	if (e == GR_OK)
-		e = slurm_parse_jobs(rj.body, rj.len, &jobs, &nj, err);
-	if (e == GR_OK) {
-		cluster = s->config != NULL ? config_get(s->config, "slurm.cluster") : NULL;
-		slurm_build_offers(nodes, nn, parts, np, jobs, nj, cluster, price_of,
-		    (void *)s->config, out);
-		for (i = first; i < out->n; i++)
-			money_currency_set(out->v[i].currency, rate_currency(s));
-	}
-	free(nodes);
-	free(parts);
-	free(jobs);
+		e = slurm_parse_jobs(rj.body, rj.len, &c->jobs, &c->nj, err);
 	http_response_release(&rn);
 	http_response_release(&rp);
 	http_response_release(&rj);
+	if (e != GR_OK)
+		snapshot_release(c);
 	return e;
+}
+
+static enum gr_err
+slurm_offers(struct backend *b, const struct filter *f, struct offer_list *out,
+    bool *pushed_all, struct gr_error *err)
+{
+	struct slurm *s = priv(b);
+	struct snapshot c;
+	const char *cluster;
+	size_t first = out->n, i;
+	enum gr_err e;
+
+	*pushed_all = f == NULL || f->n == 0;
+	if ((e = snapshot_fetch(b, &c, err)) != GR_OK)
+		return e;
+	cluster = s->config != NULL ? config_get(s->config, "slurm.cluster") : NULL;
+	slurm_build_offers(c.nodes, c.nn, c.parts, c.np, c.jobs, c.nj, cluster, price_of,
+	    (void *)s->config, out);
+	for (i = first; i < out->n; i++)
+		money_currency_set(out->v[i].currency, rate_currency(s));
+	snapshot_release(&c);
+	return GR_OK;
+}
+
+/* The dashboard's cluster view: every partition's GPUs and all of this user's jobs. */
+static enum gr_err
+slurm_cluster(struct backend *b, struct cluster_state *out, struct gr_error *err)
+{
+	struct snapshot c;
+	enum gr_err e;
+
+	if ((e = snapshot_fetch(b, &c, err)) != GR_OK)
+		return e;
+	slurm_build_cluster(c.nodes, c.nn, c.parts, c.np, c.jobs, c.nj, priv(b)->user, out);
+	snapshot_release(&c);
+	return GR_OK;
 }
 
 /* Price while running from the configured rate, and where ssh reaches the job. */
@@ -739,7 +775,7 @@ const struct backend_ops backend_slurm = {
 	.name = "slurm",
 	.description = "a Slurm cluster through slurmrestd (JWT): partitions as offers, jobs "
 	    "as instances",
-	.caps = CAP_SSH | CAP_ALLOC | CAP_BATCH,
+	.caps = CAP_SSH | CAP_ALLOC | CAP_BATCH | CAP_CLUSTER,
 	.priv_size = sizeof(struct slurm),
 	.key_env = "SLURM_JWT",
 	.no_stop_why = "a Slurm job can only be cancelled (destroy)",
@@ -754,4 +790,5 @@ const struct backend_ops backend_slurm = {
 	.destroy = slurm_destroy,
 	.metrics = NULL,
 	.account = NULL,
+	.cluster = slurm_cluster,
 };

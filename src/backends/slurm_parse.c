@@ -761,6 +761,105 @@ slurm_job_to_instance(const struct slurm_job *j, struct instance *out)
 	}
 }
 
+/* A state squeue shows by default: the job still waits, runs or is being cleaned up. */
+static bool
+job_live(const char *state)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(job_states); i++)
+		if (strcmp(job_states[i].slurm, state) == 0)
+			return job_states[i].st != ST_DESTROYED && job_states[i].st != ST_FAILED;
+	return false;
+}
+
+static bool
+pool_matches(const struct cluster_pool *p, const char *part, const char *type)
+{
+	return strcmp(p->partition, part) == 0 && strcmp(p->gpu_raw, type[0] ? type : "gpu") == 0;
+}
+
+void
+slurm_build_cluster(const struct slurm_node *nodes, size_t n_nodes,
+    const struct slurm_partition *parts, size_t n_parts, const struct slurm_job *jobs,
+    size_t n_jobs, const char *user, struct cluster_state *out)
+{
+	size_t p, i, g, k, first;
+
+	for (p = 0; p < n_parts; p++) {
+		const struct slurm_partition *pt = &parts[p];
+
+		first = out->n_pools;
+		for (i = 0; i < n_nodes; i++) {
+			const struct slurm_node *nd = &nodes[i];
+
+			if (!in_partition(nd, pt->name))
+				continue;
+			for (g = 0; g < nd->n_gres; g++) {
+				const char *type = nd->gres[g].type;
+				struct cluster_pool *cp = NULL;
+				int have = gres_count_of(nd->gres, nd->n_gres, type);
+				int used = gres_count_of(nd->used, nd->n_used, type);
+
+				if (gres_count_of(nd->gres, g, type) > 0 || have <= 0)
+					continue;	/* a type listed twice on one node: counted */
+				for (k = first; k < out->n_pools && cp == NULL; k++)
+					if (pool_matches(&out->pools[k], pt->name, type))
+						cp = &out->pools[k];
+				if (cp == NULL) {
+					cp = cluster_pool_add(out);
+					strlcpy_(cp->partition, pt->name, sizeof(cp->partition));
+					strlcpy_(cp->gpu_raw, type[0] ? type : "gpu",
+					    sizeof(cp->gpu_raw));
+				}
+				if (used > have)
+					used = have;
+				if (used < 0)
+					used = 0;
+				cp->nodes++;
+				cp->total += have;
+				cp->used += used;
+				if (nd->usable && pt->up)
+					cp->free += have - used;
+			}
+		}
+		for (k = first; k < out->n_pools; k++) {
+			struct cluster_pool *cp = &out->pools[k];
+			const char *type = strcmp(cp->gpu_raw, "gpu") == 0 ? "" : cp->gpu_raw;
+
+			for (i = 0; i < n_jobs; i++)
+				if (strcmp(jobs[i].state, "PENDING") == 0 &&
+				    jobs[i].gpus.count > 0 && job_in_partition(&jobs[i], pt->name) &&
+				    (jobs[i].gpus.type[0] == '\0' ||
+				    strcmp(jobs[i].gpus.type, type) == 0))
+					cp->pending++;
+		}
+	}
+	for (i = 0; i < n_jobs; i++) {
+		const struct slurm_job *j = &jobs[i];
+		struct cluster_job *cj;
+
+		if (user == NULL || strcmp(j->user, user) != 0 || !job_live(j->state))
+			continue;
+		cj = cluster_job_add(out);
+		snprintf(cj->id, sizeof(cj->id), "slurm:%lld", j->id);
+		strlcpy_(cj->name, j->name, sizeof(cj->name));
+		strlcpy_(cj->state, j->state, sizeof(cj->state));
+		if (strcmp(j->reason, "None") != 0)
+			strlcpy_(cj->reason, j->reason, sizeof(cj->reason));
+		strlcpy_(cj->partition, j->partition, sizeof(cj->partition));
+		cj->nodes = j->node_count > 0 ? j->node_count : 1;
+		if (j->gpus.count > 0) {
+			strlcpy_(cj->gpu_raw, j->gpus.type[0] ? j->gpus.type : "gpu",
+			    sizeof(cj->gpu_raw));
+			cj->gpus = j->gpus.count * cj->nodes;
+		}
+		strlcpy_(cj->node_list, j->nodes, sizeof(cj->node_list));
+		cj->since = strcmp(j->state, "PENDING") == 0 || j->start_time <= 0 ?
+		    j->submit_time : j->start_time;
+	}
+}
+
 char *
 slurm_build_submit(int api, const struct slurm_submit *s)
 {

@@ -100,6 +100,7 @@ ui_result_free(struct ui_result *r)
 	cost_summary_release(&r->by_label);
 	free(r->events);
 	free(r->jobs);
+	cluster_state_release(&r->cluster);
 	free(r);
 }
 
@@ -393,6 +394,20 @@ do_jupyter(struct session *s, struct ui_result *r)
 	return GR_OK;
 }
 
+/* The lane's one provider, when it is a cluster (the view asks only those). */
+static enum gr_err
+do_cluster(struct session *s, struct ui_result *r)
+{
+	struct backend *b;
+
+	if (session_backends(s, &r->err) != GR_OK)
+		return r->err.code;
+	b = s->backends[0];
+	if (backend_require(b->ops, CAP_CLUSTER, NULL, &r->err) != GR_OK)
+		return r->err.code;
+	return b->ops->cluster(b, &r->cluster, &r->err);
+}
+
 /*
  * Returns true when the result came from the offer cache: the lane then asks the provider
  * at once, so the view shows the kept offers while the fresh ones are on their way.
@@ -428,6 +443,9 @@ run_job(struct session *s, struct lane *l, struct ui_result *r)
 		break;
 	case UJ_JUPYTER:
 		r->code = do_jupyter(s, r);
+		break;
+	case UJ_CLUSTER:
+		r->code = do_cluster(s, r);
 		break;
 	default:
 		r->code = do_costs(s, r);
