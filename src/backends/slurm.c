@@ -27,7 +27,6 @@
 #include "gpurent/config.h"
 #include "gpurent/filter.h"
 #include "gpurent/http.h"
-#include "gpurent/money.h"
 #include "gpurent/slurm_parse.h"
 #include "gpurent/util.h"
 
@@ -276,27 +275,11 @@ api_req(struct backend *b, enum http_method m, const char *path, const char *jso
 	return e;
 }
 
+/* slurm.price.TYPE: the configured charge-back rate (config.h, shared with run --provider). */
 static bool
 price_of(void *ctx, const char *type, int64_t *per_gpu_hour)
 {
-	const struct config *c = ctx;
-	char key[96];
-	const char *v;
-
-	if (c == NULL)
-		return false;
-	snprintf(key, sizeof(key), "slurm.price.%s", type);
-	v = config_get(c, key);
-	return v != NULL && money_parse(v, per_gpu_hour);
-}
-
-/* The currency of the configured rates (slurm.currency, default USD). */
-static const char *
-rate_currency(const struct slurm *s)
-{
-	const char *c = s->config != NULL ? config_get(s->config, "slurm.currency") : NULL;
-
-	return c != NULL && money_currency_valid(c) ? c : "USD";
+	return config_gpu_rate(ctx, "slurm", type, per_gpu_hour, NULL);
 }
 
 /* What the cluster looks like now: its nodes, partitions and jobs, parsed. */
@@ -353,6 +336,7 @@ slurm_offers(struct backend *b, const struct filter *f, struct offer_list *out,
 	struct snapshot c;
 	const char *cluster;
 	size_t first = out->n, i;
+	int64_t rate;
 	enum gr_err e;
 
 	*pushed_all = f == NULL || f->n == 0;
@@ -362,7 +346,8 @@ slurm_offers(struct backend *b, const struct filter *f, struct offer_list *out,
 	slurm_build_offers(c.nodes, c.nn, c.parts, c.np, c.jobs, c.nj, cluster, price_of,
 	    (void *)s->config, out);
 	for (i = first; i < out->n; i++)
-		money_currency_set(out->v[i].currency, rate_currency(s));
+		(void)config_gpu_rate(s->config, "slurm", out->v[i].gpu_raw, &rate,
+		    out->v[i].currency);
 	snapshot_release(&c);
 	return GR_OK;
 }
@@ -391,10 +376,10 @@ finish_instance(struct backend *b, const struct slurm_job *j, struct instance *i
 	int64_t rate;
 	size_t i, k;
 
-	if (in->gpu_count > 0 && price_of((void *)s->config, in->gpu_raw, &rate)) {
+	if (in->gpu_count > 0 && config_gpu_rate(s->config, "slurm", in->gpu_raw, &rate,
+	    in->currency)) {
 		in->price_hour = rate * in->gpu_count;
 		in->valid |= IV_PRICE;
-		money_currency_set(in->currency, rate_currency(s));
 	}
 	if (in->state != ST_RUNNING || j->first_node[0] == '\0')
 		return;
@@ -684,7 +669,7 @@ slurm_launch(struct backend *b, const struct launch_req *req, struct instance *o
 	else
 		snprintf(name, sizeof(name), "gpurent-%.48s",
 		    req->client_token != NULL ? req->client_token : "launch");
-	cwd = s->config != NULL ? config_get(s->config, "slurm.workdir") : NULL;
+	cwd = config_job_workdir(s->config, "slurm");
 	for (i = 0; req->env != NULL && req->env[i] != NULL && ne < 64; i++)
 		env[ne++] = req->env[i];
 	if (req->onstart != NULL && req->onstart[0] != '\0') {
@@ -699,7 +684,7 @@ slurm_launch(struct backend *b, const struct launch_req *req, struct instance *o
 	sub.gpus_per_node = req->gpus_per_node > 0 ? req->gpus_per_node : 1;
 	sub.nodes = req->nodes > 0 ? req->nodes : 1;
 	sub.time_limit_min = req->max_runtime_s > 0 ? (req->max_runtime_s + 59) / 60 : 0;
-	sub.cwd = cwd != NULL && cwd[0] != '\0' ? cwd : "/tmp";
+	sub.cwd = cwd;
 	sub.script = req->script != NULL ? req->script : HOLD_SCRIPT;
 	sub.output = req->output;
 	sub.comment = SLURM_COMMENT;

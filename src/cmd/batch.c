@@ -12,7 +12,6 @@
 #include "gpurent/backend.h"
 #include "gpurent/config.h"
 #include "gpurent/launch_policy.h"
-#include "gpurent/money.h"
 #include "gpurent/remote.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -73,21 +72,14 @@ submitting_run(void *ctx, struct instance *out, struct gr_error *err)
 	return s->b->ops->launch(s->b, s->req, out, err);
 }
 
-/* PROVIDER.price.TYPE per GPU-hour x GPUs, in PROVIDER.currency; 0 when none is set. */
+/* The cluster's rate (config_gpu_rate, as its backend prices jobs) x GPUs; 0 when none. */
 static int64_t
-batch_price(const struct config *cfg, const struct batch_req *r, char *currency, size_t n)
+batch_price(const struct config *cfg, const struct batch_req *r, char *currency)
 {
-	char key[128];
-	const char *v;
 	int64_t rate;
 
-	snprintf(key, sizeof(key), "%s.price.%s", r->provider, r->gpu);
-	v = config_get(cfg, key);
-	if (v == NULL || !money_parse(v, &rate))
+	if (!config_gpu_rate(cfg, r->provider, r->gpu, &rate, currency))
 		return 0;
-	snprintf(key, sizeof(key), "%s.currency", r->provider);
-	v = config_get(cfg, key);
-	strlcpy_(currency, v != NULL && money_currency_valid(v) ? v : "USD", n);
 	return rate * r->gpus_per_node * (r->nodes > 0 ? r->nodes : 1);
 }
 
@@ -118,10 +110,9 @@ batch_submit(struct cmd_ctx *c, const struct batch_req *r, char *const *words, i
 		return cmd_error(c, &err);
 	/* Where the job writes: the shared output_dir, else its working directory. */
 	snprintf(key, sizeof(key), "%s.output_dir", r->provider);
-	if ((dir = config_get(cfg, key)) == NULL || dir[0] == '\0') {
+	if ((dir = config_job_output_dir(cfg, r->provider)) == NULL) {
 		snprintf(key, sizeof(key), "%s.workdir", r->provider);
-		if ((dir = config_get(cfg, key)) == NULL || dir[0] == '\0')
-			dir = "/tmp";
+		dir = config_job_workdir(cfg, r->provider);
 	}
 	if (dir[0] != '/')
 		return cmd_usage_error(c, "%s must be an absolute path, not '%s'", key, dir);
@@ -136,7 +127,7 @@ batch_submit(struct cmd_ctx *c, const struct batch_req *r, char *const *words, i
 	req.max_runtime_s = r->max_runtime_s;
 	req.script = script;
 	req.output = output;
-	price = batch_price(cfg, r, currency, sizeof(currency));
+	price = batch_price(cfg, r, currency);
 	launch_budget_from_config(&budget, cfg, currency, r->force);
 	ctx = (struct submitting){ c, b, &req };
 	memset(&in, 0, sizeof(in));
@@ -284,17 +275,14 @@ batch_log(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail, 
 	long off = 0;
 	int waits;
 
-	char key[96];
-	const char *shared, *colon;
+	char provider[64];
 
 	if (session_config(c->s, &cfg, &err) != GR_OK)
 		return cmd_error(c, &err);
 	/* Without a shared output_dir, the file is on the job's node. */
-	colon = strchr(j->instance_id, ':');
-	snprintf(key, sizeof(key), "%.*s.output_dir", colon != NULL ? (int)(colon -
-	    j->instance_id) : 0, j->instance_id);
-	shared = config_get(cfg, key);
-	if (shared == NULL || shared[0] == '\0')
+	snprintf(provider, sizeof(provider), "%.*s", (int)strcspn(j->instance_id, ":"),
+	    j->instance_id);
+	if (config_job_output_dir(cfg, provider) == NULL)
 		return batch_log_ssh(c, st, j, tail, follow);
 	/*
 	 * The output file is on a path this machine shares with the nodes (output_dir);
