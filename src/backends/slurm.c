@@ -183,6 +183,18 @@ slurm_cleanup(struct backend *b)
 	}
 }
 
+/* The transport's failure in this backend's words: a daemon that does not answer is named. */
+static enum gr_err
+transport_error(const struct slurm *s, enum gr_err e, const struct gr_error *why,
+    struct gr_error *err)
+{
+	if (e == GR_EUNAVAIL)
+		gr_fail(err, e, "slurmrestd at %s does not answer (%s)", s->where, why->msg);
+	else if (e != GR_OK)
+		gr_fail(err, e, "%s", why->msg);
+	return e;
+}
+
 /* One request to a path under the server (not under the API version). */
 static enum gr_err
 raw_req(struct slurm *s, enum http_method m, const char *path, const char *json,
@@ -200,11 +212,7 @@ raw_req(struct slurm *s, enum http_method m, const char *path, const char *json,
 	else
 		e = http_send_json(s->http, m, url, s->hdrs, json, idempotent, rs, &why);
 	free(url);
-	if (e == GR_EUNAVAIL)
-		gr_fail(err, e, "slurmrestd at %s does not answer (%s)", s->where, why.msg);
-	else if (e != GR_OK)
-		gr_fail(err, e, "%s", why.msg);
-	return e;
+	return transport_error(s, e, &why, err);
 }
 
 /* Which OpenAPI version to speak: /openapi/v3 lists them; else try each, newest first. */
@@ -299,28 +307,90 @@ snapshot_release(struct snapshot *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* /nodes read as it arrives (see http.h): a node parsed as soon as its bytes are in. */
+struct nodes_reader {
+	struct slurm_node_stream *parse;
+	long status;
+	bool refused;			/* the parser stopped the transfer: a malformed body */
+};
+
+static bool
+nodes_begin(void *ctx, long status, const char *content_type)
+{
+	struct nodes_reader *r = ctx;
+
+	(void)content_type;
+	/* A retried attempt: forget what the cut-off one delivered. */
+	slurm_node_stream_free(r->parse);
+	r->parse = slurm_node_stream_new();
+	r->status = status;
+	r->refused = false;
+	return true;
+}
+
+static bool
+nodes_data(void *ctx, const char *p, size_t n)
+{
+	struct nodes_reader *r = ctx;
+
+	if (!slurm_node_stream_feed(r->parse, p, n))
+		r->refused = true;
+	return !r->refused;
+}
+
+static enum gr_err
+nodes_fetch(struct backend *b, struct slurm_node **out, size_t *n, struct gr_error *err)
+{
+	struct slurm *s = priv(b);
+	struct nodes_reader r = { NULL, 0, false };
+	struct http_stream stream = { nodes_begin, nodes_data, &r };
+	struct http_request rq = { 0 };
+	struct http_response rs;
+	struct gr_error why = { 0 };
+	char path[64], *url;
+	enum gr_err e;
+
+	if ((e = discover(s, err)) != GR_OK)
+		return e;
+	snprintf(path, sizeof(path), "/slurm/%s/nodes", slurm_api_versions[s->api]);
+	url = http_url(s->base, s->base, path);
+	rq.method = HTTP_GET;
+	rq.url = url;
+	rq.headers = s->hdrs;
+	rq.idempotent = true;
+	rq.read = true;
+	rq.stream = &stream;
+	e = http_do(s->http, &rq, &rs, &why);
+	free(url);
+	if (rs.streamed && (e == GR_OK || r.refused))
+		/* The parser's verdict when it stopped the transfer or the transfer ended well. */
+		e = slurm_node_stream_finish(r.parse, r.status, out, n, err);
+	else if (transport_error(s, e, &why, err) == GR_OK &&
+	    (e = slurm_parse_errors(rs.status, rs.body, rs.len, err)) == GR_OK)
+		e = slurm_parse_nodes(rs.body, rs.len, out, n, err);
+	slurm_node_stream_free(r.parse);
+	http_response_release(&rs);
+	return e;
+}
+
 static enum gr_err
 snapshot_fetch(struct backend *b, struct snapshot *c, struct gr_error *err)
 {
-	struct http_response rn, rp, rj;
+	struct http_response rp, rj;
 	enum gr_err e;
 
 	memset(c, 0, sizeof(*c));
-	http_response_init(&rn);
 	http_response_init(&rp);
 	http_response_init(&rj);
-	e = api_req(b, HTTP_GET, "/nodes", NULL, true, &rn, err);
+	e = nodes_fetch(b, &c->nodes, &c->nn, err);
 	if (e == GR_OK)
 		e = api_req(b, HTTP_GET, "/partitions", NULL, true, &rp, err);
 	if (e == GR_OK)
 		e = api_req(b, HTTP_GET, "/jobs", NULL, true, &rj, err);
 	if (e == GR_OK)
-		e = slurm_parse_nodes(rn.body, rn.len, &c->nodes, &c->nn, err);
-	if (e == GR_OK)
 		e = slurm_parse_partitions(rp.body, rp.len, &c->parts, &c->np, err);
 	if (e == GR_OK)
 		e = slurm_parse_jobs(rj.body, rj.len, &c->jobs, &c->nj, err);
-	http_response_release(&rn);
 	http_response_release(&rp);
 	http_response_release(&rj);
 	if (e != GR_OK)

@@ -355,68 +355,149 @@ node_usable(const char *state)
 	return base;
 }
 
+/* One element of /nodes onto nd; false when it is no node (not an object, no name). */
+static bool
+node_from_json(const cJSON *it, struct slurm_node *nd)
+{
+	const cJSON *parts, *p, *flags;
+	char gres[512], flagstr[256];
+
+	memset(nd, 0, sizeof(*nd));
+	if (!cJSON_IsObject(it))
+		return false;
+	str_at(it, "name", nd->name, sizeof(nd->name));
+	if (nd->name[0] == '\0')
+		return false;
+	str_at(it, "hostname", nd->hostname, sizeof(nd->hostname));
+	state_at(it, "state", nd->state, sizeof(nd->state));
+	/* v0.0.38 keeps DRAIN, NOT_RESPONDING ... apart from the state. */
+	state_at(it, "state_flags", flagstr, sizeof(flagstr));
+	flags = member(it, "state_flags");
+	if (flagstr[0] != '\0' && cJSON_IsArray(flags) &&
+	    strlen(nd->state) + strlen(flagstr) + 2 < sizeof(nd->state)) {
+		strcat(nd->state, "+");
+		strcat(nd->state, flagstr);
+	}
+	nd->usable = node_usable(nd->state);
+	nd->partitions[0] = ',';
+	nd->partitions[1] = '\0';
+	parts = member(it, "partitions");
+	cJSON_ArrayForEach(p, (cJSON_IsArray(parts) ? parts : NULL)) {
+		char pn[64];
+
+		if (!cJSON_IsString(p) || p->valuestring == NULL)
+			continue;
+		text_sanitize(pn, sizeof(pn), p->valuestring);
+		if (strlen(nd->partitions) + strlen(pn) + 2 < sizeof(nd->partitions)) {
+			strcat(nd->partitions, pn);
+			strcat(nd->partitions, ",");
+		}
+	}
+	str_at(it, "gres", gres, sizeof(gres));
+	nd->n_gres = slurm_gres_gpus(gres, nd->gres, SLURM_GRES_MAX);
+	str_at(it, "gres_used", gres, sizeof(gres));
+	nd->n_used = slurm_gres_gpus(gres, nd->used, SLURM_GRES_MAX);
+	nd->cpus = (int)num_at(it, "cpus", 0);
+	nd->memory_mb = num_at(it, "real_memory", 0);
+	return true;
+}
+
+struct slurm_node_stream {
+	struct jscan *scan;
+	struct slurm_node *v;
+	size_t n, cap;
+};
+
+static bool
+take_node(const cJSON *it, void *ctx)
+{
+	struct slurm_node_stream *s = ctx;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->v = xreallocarray(s->v, s->cap, sizeof(*s->v));
+	}
+	if (node_from_json(it, &s->v[s->n]))
+		s->n++;
+	return true;
+}
+
+struct slurm_node_stream *
+slurm_node_stream_new(void)
+{
+	struct slurm_node_stream *s = xcalloc(1, sizeof(*s));
+
+	s->scan = jscan_new("nodes", take_node, s);
+	return s;
+}
+
+bool
+slurm_node_stream_feed(struct slurm_node_stream *s, const char *p, size_t n)
+{
+	return jscan_feed(s->scan, p, n);
+}
+
+enum gr_err
+slurm_node_stream_finish(struct slurm_node_stream *s, long status, struct slurm_node **out,
+    size_t *n, struct gr_error *err)
+{
+	cJSON *skeleton = NULL;
+	enum gr_err e = GR_OK;
+	char *text;
+
+	*out = NULL;
+	*n = 0;
+	switch (jscan_finish(s->scan, &skeleton)) {
+	case JSCAN_OK:
+		break;
+	case JSCAN_EMPTY:
+		e = gr_fail(err, GR_EUNAVAIL, "empty reply from %s", P);
+		break;
+	case JSCAN_MALFORMED:
+		e = gr_fail(err, GR_EUNAVAIL, "malformed reply from %s (not JSON)", P);
+		break;
+	case JSCAN_NO_ARRAY:
+		e = gr_fail(err, GR_EUNAVAIL, "malformed reply from slurm (no nodes list)");
+		break;
+	}
+	/* Slurm's errors array sits in the skeleton, beside the emptied list: a few bytes. */
+	if (skeleton != NULL) {
+		text = cJSON_PrintUnformatted(skeleton);
+		if (e == GR_OK && text != NULL)
+			e = slurm_parse_errors(status, text, strlen(text), err);
+		cJSON_free(text);
+	}
+	cJSON_Delete(skeleton);
+	if (e != GR_OK)
+		return e;
+	*out = s->v != NULL ? s->v : xcalloc(1, sizeof(*s->v));
+	*n = s->n;
+	s->v = NULL;
+	s->n = s->cap = 0;
+	return GR_OK;
+}
+
+void
+slurm_node_stream_free(struct slurm_node_stream *s)
+{
+	if (s == NULL)
+		return;
+	jscan_free(s->scan);
+	free(s->v);
+	free(s);
+}
+
 enum gr_err
 slurm_parse_nodes(const char *body, size_t len, struct slurm_node **out, size_t *n,
     struct gr_error *err)
 {
-	cJSON *root;
-	const cJSON *arr, *it, *parts, *p, *flags;
-	struct slurm_node *v;
-	char gres[512], flagstr[256];
-	size_t k = 0, cap;
+	struct slurm_node_stream *s = slurm_node_stream_new();
 	enum gr_err e;
 
-	*out = NULL;
-	*n = 0;
-	if ((e = parse_list(body, len, "nodes", &root, &arr, err)) != GR_OK)
-		return e;
-	cap = (size_t)cJSON_GetArraySize(arr);
-	v = xcalloc(cap ? cap : 1, sizeof(*v));
-	cJSON_ArrayForEach(it, arr) {
-		struct slurm_node *nd = &v[k];
-
-		if (!cJSON_IsObject(it) || k == cap)
-			continue;
-		str_at(it, "name", nd->name, sizeof(nd->name));
-		if (nd->name[0] == '\0')
-			continue;
-		str_at(it, "hostname", nd->hostname, sizeof(nd->hostname));
-		state_at(it, "state", nd->state, sizeof(nd->state));
-		/* v0.0.38 keeps DRAIN, NOT_RESPONDING ... apart from the state. */
-		state_at(it, "state_flags", flagstr, sizeof(flagstr));
-		flags = member(it, "state_flags");
-		if (flagstr[0] != '\0' && cJSON_IsArray(flags) &&
-		    strlen(nd->state) + strlen(flagstr) + 2 < sizeof(nd->state)) {
-			strcat(nd->state, "+");
-			strcat(nd->state, flagstr);
-		}
-		nd->usable = node_usable(nd->state);
-		nd->partitions[0] = ',';
-		nd->partitions[1] = '\0';
-		parts = member(it, "partitions");
-		cJSON_ArrayForEach(p, (cJSON_IsArray(parts) ? parts : NULL)) {
-			char pn[64];
-
-			if (!cJSON_IsString(p) || p->valuestring == NULL)
-				continue;
-			text_sanitize(pn, sizeof(pn), p->valuestring);
-			if (strlen(nd->partitions) + strlen(pn) + 2 < sizeof(nd->partitions)) {
-				strcat(nd->partitions, pn);
-				strcat(nd->partitions, ",");
-			}
-		}
-		str_at(it, "gres", gres, sizeof(gres));
-		nd->n_gres = slurm_gres_gpus(gres, nd->gres, SLURM_GRES_MAX);
-		str_at(it, "gres_used", gres, sizeof(gres));
-		nd->n_used = slurm_gres_gpus(gres, nd->used, SLURM_GRES_MAX);
-		nd->cpus = (int)num_at(it, "cpus", 0);
-		nd->memory_mb = num_at(it, "real_memory", 0);
-		k++;
-	}
-	cJSON_Delete(root);
-	*out = v;
-	*n = k;
-	return GR_OK;
+	slurm_node_stream_feed(s, body, len);
+	e = slurm_node_stream_finish(s, 200, out, n, err);
+	slurm_node_stream_free(s);
+	return e;
 }
 
 enum gr_err

@@ -94,6 +94,7 @@ session_batch_tail(struct session *s, const struct remote_job *j, long lines, st
 	{
 		struct gr_error why = *err;
 
+		gr_error_clear(err);
 		return gr_fail(err, why.code != GR_OK ? why.code : GR_EFAIL, "cannot read %s on the "
 		    "job's node: %s (slurm.output_dir, a directory shared with the nodes, reads "
 		    "it after the job ended)", j->dir, why.msg[0] ? why.msg : "tail failed");

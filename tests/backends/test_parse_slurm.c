@@ -265,6 +265,73 @@ test_cluster_view(void **state)
 	free(bj);
 }
 
+/* /nodes fed in two chunks cut at k (len: whole); *n nodes into *out. */
+static enum gr_err
+nodes_cut(const char *b, size_t len, size_t k, long status, struct slurm_node **out, size_t *n,
+    struct gr_error *err)
+{
+	struct slurm_node_stream *s = slurm_node_stream_new();
+	enum gr_err e;
+
+	slurm_node_stream_feed(s, b, k);
+	slurm_node_stream_feed(s, b + k, len - k);
+	e = slurm_node_stream_finish(s, status, out, n, err);
+	slurm_node_stream_free(s);
+	return e;
+}
+
+/* The streamed /nodes: cut at every byte boundary, the nodes of the whole body, both
+   versions' shapes; malformed and erroring bodies refused at every cut, nothing returned. */
+static void
+test_nodes_stream_cuts(void **state)
+{
+	static const char *const files[] = { "slurm/nodes.json", "slurm/nodes-v0040.json" };
+	static const char *const bad[] = {
+		"{\"nodes\": [{\"name\": \"n1\"}",			/* truncated */
+		"{\"nodes\": {\"name\": \"n1\"}}",			/* no list */
+		"{\"nodes\": [{\"name\": \"n1\"},]}",			/* not JSON */
+		"{\"errors\": [{\"error\": \"\\u001b[2Jboom\"}], \"nodes\": []}",
+		"",
+	};
+	struct slurm_node *whole, *part;
+	struct gr_error err = { 0 };
+	size_t i, k, len, nw, np;
+	char *b;
+
+	(void)state;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		b = tdata(files[i], &len);
+		assert_int_equal(slurm_parse_nodes(b, len, &whole, &nw, &err), GR_OK);
+		assert_true(nw >= 2);
+		for (k = 0; k <= len; k++) {
+			assert_int_equal(nodes_cut(b, len, k, 200, &part, &np, &err), GR_OK);
+			if (np != nw)
+				fail_msg("%s cut at %zu: %zu nodes, not %zu", files[i], k, np, nw);
+			assert_memory_equal(part, whole, nw * sizeof(*whole));
+			free(part);
+		}
+		free(whole);
+		free(b);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		len = strlen(bad[i]);
+		for (k = 0; k <= len; k++) {
+			part = (struct slurm_node *)&err;
+			gr_error_clear(&err);
+			assert_int_not_equal(nodes_cut(bad[i], len, k, 200, &part, &np, &err), GR_OK);
+			assert_null(part);
+			assert_int_equal(np, 0);
+			assert_null(strchr(err.msg, '\033'));
+		}
+	}
+	/* The errors array reaches the message, stripped; a 500 with an empty one fails too. */
+	len = strlen(bad[3]);
+	gr_error_clear(&err);
+	assert_int_not_equal(nodes_cut(bad[3], len, 5, 200, &part, &np, &err), GR_OK);
+	assert_non_null(strstr(err.msg, "boom"));
+	assert_int_not_equal(nodes_cut("{\"nodes\": []}", 14, 3, 500, &part, &np, &err), GR_OK);
+}
+
 static void
 test_errors(void **state)
 {
@@ -519,6 +586,7 @@ main(void)
 		cmocka_unit_test(test_jobs_recorded),
 		cmocka_unit_test(test_v0040_shapes),
 		cmocka_unit_test(test_cluster_view),
+		cmocka_unit_test(test_nodes_stream_cuts),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_errors_hostile),
 		cmocka_unit_test(test_openapi),
