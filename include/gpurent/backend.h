@@ -38,6 +38,8 @@ enum {
 	CAP_BATCH = 1u << 7,		/* launch runs launch_req.script as a batch job that ends
 					   when the script does; get then reports its exit status
 					   (IV_EXIT) and cancel is destroy (gpurent run --provider) */
+	CAP_CLUSTER = 1u << 8,		/* a shared cluster: cluster reports its partitions' GPUs
+					   and the user's jobs (the dashboard's cluster view) */
 };
 
 /* What the core hands a backend at init. Everything is borrowed and outlives the backend. */
@@ -99,6 +101,10 @@ struct backend_ops {
 
 	/* Balance and spend (CAP_ACCOUNT). */
 	enum gr_err (*account)(struct backend *b, struct account *out, struct gr_error *err);
+
+	/* The cluster as its users see it (CAP_CLUSTER): appended to out, which the caller
+	   initialised. Read-only: it observes nothing into the ledger. */
+	enum gr_err (*cluster)(struct backend *b, struct cluster_state *out, struct gr_error *err);
 };
 
 struct backend {

@@ -69,6 +69,21 @@ struct fx_rates;
 void config_fx(const struct config *c, struct fx_rates *out);
 bool config_get_bool(const struct config *c, const char *key, bool def);
 
+/*
+ * A cluster's own settings, read in one place for its backend and for the commands that
+ * submit to it (run --provider). c may be NULL (nothing set).
+ *   config_gpu_rate: PROVIDER.price.TYPE, the charge-back rate per GPU-hour; false when
+ *     unset or not an amount. currency (CURRENCY_MAX bytes, may be NULL) gets the rates'
+ *     PROVIDER.currency either way, USD when unset or not a currency code.
+ *   config_job_workdir: PROVIDER.workdir, where jobs start; "/tmp" when unset.
+ *   config_job_output_dir: PROVIDER.output_dir, a directory this machine shares with the
+ *     nodes; NULL when unset.
+ */
+bool config_gpu_rate(const struct config *c, const char *provider, const char *gpu_type,
+    int64_t *per_gpu_hour, char *currency);
+const char *config_job_workdir(const struct config *c, const char *provider);
+const char *config_job_output_dir(const struct config *c, const char *provider);
+
 /* Validate and set a key in a section (NULL: top level), then rewrite the file atomically. */
 enum gr_err config_set(struct config *c, const char *profile, const char *key, const char *value,
     struct gr_error *err);

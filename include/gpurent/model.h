@@ -174,6 +174,48 @@ void instance_list_release(struct instance_list *l);
 struct instance *instance_list_add(struct instance_list *l);
 
 /*
+ * A scheduled cluster as its users see it (backend op cluster, CAP_CLUSTER; the dashboard's
+ * cluster view): GPUs per partition and type, and the user's own jobs with the scheduler's
+ * words for their state. Strings are stripped of control characters by the backend.
+ */
+struct cluster_pool {
+	char partition[64];
+	char gpu_raw[32];		/* the scheduler's GPU type; "gpu" when untyped */
+	int total;			/* GPUs of the type on the partition's nodes */
+	int used;			/* allocated to jobs now */
+	int free;			/* not allocated, on nodes that can take jobs (what a
+					   job can get now; total - used - free are on nodes
+					   down or drained) */
+	int nodes;			/* nodes with the type */
+	int pending;			/* pending jobs of the partition asking for the type */
+};
+
+struct cluster_job {
+	char id[ID_MAX];		/* as the provider's instances: "slurm:123" */
+	char name[LABEL_MAX];
+	char state[32];			/* the scheduler's word: PENDING, RUNNING ... */
+	char reason[64];		/* why it is in that state (Resources, Priority ...);
+					   "" when none */
+	char partition[64];
+	char gpu_raw[32];		/* "" when the job asks for no GPU */
+	int gpus;			/* in total, over its nodes */
+	int nodes;
+	char node_list[128];		/* where it runs; "" while pending */
+	int64_t since;			/* UTC seconds: submitted while pending, else started */
+};
+
+struct cluster_state {
+	struct cluster_pool *pools;
+	size_t n_pools, cap_pools;
+	struct cluster_job *jobs;
+	size_t n_jobs, cap_jobs;
+};
+void cluster_state_init(struct cluster_state *c);
+void cluster_state_release(struct cluster_state *c);
+struct cluster_pool *cluster_pool_add(struct cluster_state *c);
+struct cluster_job *cluster_job_add(struct cluster_state *c);
+
+/*
  * Validity bits of struct gpu_sample: a field whose bit is clear is unknown (N/A, JSON null),
  * never zero. The probes of src/remote/probes/ fill as many as their tool reports; a
  * provider's API usually only the first five.

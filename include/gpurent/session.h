@@ -135,6 +135,23 @@ enum gr_err session_endpoint(struct session *s, const char *id, struct remote_en
 enum gr_err session_snapshot(struct session *s, const char *id, enum metrics_source src,
     struct probe_snapshot *out, struct gr_error *err);
 
+/*
+ * Batch jobs (gpurent run --provider), recorded with seq 0 and their output file as dir.
+ * session_batch_refresh: the job's state from its scheduler (the backend's get): exited with
+ *   its status, killed, lost, or still running; a change is recorded. false (err set) when
+ *   the provider could not be asked.
+ * session_batch_tail: the last lines of its output (lines < 0: all of it), at most max
+ *   bytes, as `logs` reads it: from PROVIDER.output_dir when this machine shares it with
+ *   the nodes, else over ssh to the job's first node while the job runs. Raw bytes: the
+ *   caller strips them before a terminal.
+ */
+struct remote_job;
+struct sb;
+bool session_batch_refresh(struct session *s, struct state *st, struct remote_job *j,
+    struct gr_error *err);
+enum gr_err session_batch_tail(struct session *s, const struct remote_job *j, long lines,
+    struct sb *out, size_t max, struct gr_error *err);
+
 /* A following sampler on instance id (src ssh or auto), a frame every interval seconds. */
 struct sampler *session_sampler(struct session *s, const char *id, enum metrics_source src,
     int interval, struct gr_error *err);

@@ -99,6 +99,19 @@ struct slurm_job {
 /* GET /slurm/<v>/nodes: a malloc'd array in *out (free it), count in *n. */
 enum gr_err slurm_parse_nodes(const char *body, size_t len, struct slurm_node **out, size_t *n,
     struct gr_error *err);
+/*
+ * The same reply read as it arrives (a 1,000-node cluster's is over a megabyte): each node
+ * is parsed on its own as its bytes complete (jscan, backends_parse.h), so memory holds one
+ * node's JSON, never the body. A body is accepted exactly when slurm_parse_nodes accepts
+ * it whole; finish also checks the reply's errors array, as slurm_parse_errors(status)
+ * does. feed returns false once the body is known to be malformed.
+ */
+struct slurm_node_stream;
+struct slurm_node_stream *slurm_node_stream_new(void);
+bool slurm_node_stream_feed(struct slurm_node_stream *s, const char *p, size_t n);
+enum gr_err slurm_node_stream_finish(struct slurm_node_stream *s, long status,
+    struct slurm_node **out, size_t *n, struct gr_error *err);
+void slurm_node_stream_free(struct slurm_node_stream *s);
 enum gr_err slurm_parse_partitions(const char *body, size_t len, struct slurm_partition **out,
     size_t *n, struct gr_error *err);
 enum gr_err slurm_parse_jobs(const char *body, size_t len, struct slurm_job **out, size_t *n,
@@ -126,6 +139,17 @@ void slurm_build_offers(const struct slurm_node *nodes, size_t n_nodes,
     const struct slurm_partition *parts, size_t n_parts, const struct slurm_job *jobs,
     size_t n_jobs, const char *cluster, slurm_price_fn price, void *ctx,
     struct offer_list *out);
+
+/*
+ * The cluster view (struct cluster_state): per partition x GPU type over all its nodes, the
+ * GPUs in total and allocated (what sinfo's GRES and GRES_USED say), those free on nodes
+ * that can take jobs in a partition that is up, and the pending jobs asking for the type;
+ * then user's jobs that squeue shows by default (pending, running, completing ...), with
+ * Slurm's state and reason ("None" becomes "").
+ */
+void slurm_build_cluster(const struct slurm_node *nodes, size_t n_nodes,
+    const struct slurm_partition *parts, size_t n_parts, const struct slurm_job *jobs,
+    size_t n_jobs, const char *user, struct cluster_state *out);
 
 /*
  * A job onto the common instance: id "slurm:ID", state from job_state (PENDING and

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -77,5 +78,11 @@ bool parse_int(const char *s, long long min, long long max, long long *out);
  * Parse a duration: "90", "90s", "15m", "2h", "1d". Returns seconds or -1.
  */
 long long parse_duration(const char *s);
+
+/*
+ * Where the last `lines` lines (at least one) of an open file start; lines < 0: the whole
+ * file. A newline that ends the file does not count as a line. For `logs --tail`.
+ */
+long file_tail_start(FILE *fp, long lines);
 
 #endif

@@ -93,6 +93,7 @@ static const struct {
 	{ CAP_SSH, "report an ssh endpoint" },
 	{ CAP_COST, "report per-instance cost" },
 	{ CAP_ALLOC, "size an allocation (--count, --nodes, --max-runtime)" },
+	{ CAP_CLUSTER, "show a cluster's partitions and jobs (it is not a cluster)" },
 };
 
 enum gr_err

@@ -27,7 +27,6 @@
 #include "gpurent/config.h"
 #include "gpurent/filter.h"
 #include "gpurent/http.h"
-#include "gpurent/money.h"
 #include "gpurent/slurm_parse.h"
 #include "gpurent/util.h"
 
@@ -184,6 +183,18 @@ slurm_cleanup(struct backend *b)
 	}
 }
 
+/* The transport's failure in this backend's words: a daemon that does not answer is named. */
+static enum gr_err
+transport_error(const struct slurm *s, enum gr_err e, const struct gr_error *why,
+    struct gr_error *err)
+{
+	if (e == GR_EUNAVAIL)
+		gr_fail(err, e, "slurmrestd at %s does not answer (%s)", s->where, why->msg);
+	else if (e != GR_OK)
+		gr_fail(err, e, "%s", why->msg);
+	return e;
+}
+
 /* One request to a path under the server (not under the API version). */
 static enum gr_err
 raw_req(struct slurm *s, enum http_method m, const char *path, const char *json,
@@ -201,11 +212,7 @@ raw_req(struct slurm *s, enum http_method m, const char *path, const char *json,
 	else
 		e = http_send_json(s->http, m, url, s->hdrs, json, idempotent, rs, &why);
 	free(url);
-	if (e == GR_EUNAVAIL)
-		gr_fail(err, e, "slurmrestd at %s does not answer (%s)", s->where, why.msg);
-	else if (e != GR_OK)
-		gr_fail(err, e, "%s", why.msg);
-	return e;
+	return transport_error(s, e, &why, err);
 }
 
 /* Which OpenAPI version to speak: /openapi/v3 lists them; else try each, newest first. */
@@ -276,27 +283,119 @@ api_req(struct backend *b, enum http_method m, const char *path, const char *jso
 	return e;
 }
 
+/* slurm.price.TYPE: the configured charge-back rate (config.h, shared with run --provider). */
 static bool
 price_of(void *ctx, const char *type, int64_t *per_gpu_hour)
 {
-	const struct config *c = ctx;
-	char key[96];
-	const char *v;
-
-	if (c == NULL)
-		return false;
-	snprintf(key, sizeof(key), "slurm.price.%s", type);
-	v = config_get(c, key);
-	return v != NULL && money_parse(v, per_gpu_hour);
+	return config_gpu_rate(ctx, "slurm", type, per_gpu_hour, NULL);
 }
 
-/* The currency of the configured rates (slurm.currency, default USD). */
-static const char *
-rate_currency(const struct slurm *s)
-{
-	const char *c = s->config != NULL ? config_get(s->config, "slurm.currency") : NULL;
+/* What the cluster looks like now: its nodes, partitions and jobs, parsed. */
+struct snapshot {
+	struct slurm_node *nodes;
+	struct slurm_partition *parts;
+	struct slurm_job *jobs;
+	size_t nn, np, nj;
+};
 
-	return c != NULL && money_currency_valid(c) ? c : "USD";
+static void
+snapshot_release(struct snapshot *c)
+{
+	free(c->nodes);
+	free(c->parts);
+	free(c->jobs);
+	memset(c, 0, sizeof(*c));
+}
+
+/* /nodes read as it arrives (see http.h): a node parsed as soon as its bytes are in. */
+struct nodes_reader {
+	struct slurm_node_stream *parse;
+	long status;
+	bool refused;			/* the parser stopped the transfer: a malformed body */
+};
+
+static bool
+nodes_begin(void *ctx, long status, const char *content_type)
+{
+	struct nodes_reader *r = ctx;
+
+	(void)content_type;
+	/* A retried attempt: forget what the cut-off one delivered. */
+	slurm_node_stream_free(r->parse);
+	r->parse = slurm_node_stream_new();
+	r->status = status;
+	r->refused = false;
+	return true;
+}
+
+static bool
+nodes_data(void *ctx, const char *p, size_t n)
+{
+	struct nodes_reader *r = ctx;
+
+	if (!slurm_node_stream_feed(r->parse, p, n))
+		r->refused = true;
+	return !r->refused;
+}
+
+static enum gr_err
+nodes_fetch(struct backend *b, struct slurm_node **out, size_t *n, struct gr_error *err)
+{
+	struct slurm *s = priv(b);
+	struct nodes_reader r = { NULL, 0, false };
+	struct http_stream stream = { nodes_begin, nodes_data, &r };
+	struct http_request rq = { 0 };
+	struct http_response rs;
+	struct gr_error why = { 0 };
+	char path[64], *url;
+	enum gr_err e;
+
+	if ((e = discover(s, err)) != GR_OK)
+		return e;
+	snprintf(path, sizeof(path), "/slurm/%s/nodes", slurm_api_versions[s->api]);
+	url = http_url(s->base, s->base, path);
+	rq.method = HTTP_GET;
+	rq.url = url;
+	rq.headers = s->hdrs;
+	rq.idempotent = true;
+	rq.read = true;
+	rq.stream = &stream;
+	e = http_do(s->http, &rq, &rs, &why);
+	free(url);
+	if (rs.streamed && (e == GR_OK || r.refused))
+		/* The parser's verdict when it stopped the transfer or the transfer ended well. */
+		e = slurm_node_stream_finish(r.parse, r.status, out, n, err);
+	else if (transport_error(s, e, &why, err) == GR_OK &&
+	    (e = slurm_parse_errors(rs.status, rs.body, rs.len, err)) == GR_OK)
+		e = slurm_parse_nodes(rs.body, rs.len, out, n, err);
+	slurm_node_stream_free(r.parse);
+	http_response_release(&rs);
+	return e;
+}
+
+static enum gr_err
+snapshot_fetch(struct backend *b, struct snapshot *c, struct gr_error *err)
+{
+	struct http_response rp, rj;
+	enum gr_err e;
+
+	memset(c, 0, sizeof(*c));
+	http_response_init(&rp);
+	http_response_init(&rj);
+	e = nodes_fetch(b, &c->nodes, &c->nn, err);
+	if (e == GR_OK)
+		e = api_req(b, HTTP_GET, "/partitions", NULL, true, &rp, err);
+	if (e == GR_OK)
+		e = api_req(b, HTTP_GET, "/jobs", NULL, true, &rj, err);
+	if (e == GR_OK)
+		e = slurm_parse_partitions(rp.body, rp.len, &c->parts, &c->np, err);
+	if (e == GR_OK)
+		e = slurm_parse_jobs(rj.body, rj.len, &c->jobs, &c->nj, err);
+	http_response_release(&rp);
+	http_response_release(&rj);
+	if (e != GR_OK)
+		snapshot_release(c);
+	return e;
 }
 
 static enum gr_err
@@ -304,45 +403,37 @@ slurm_offers(struct backend *b, const struct filter *f, struct offer_list *out,
     bool *pushed_all, struct gr_error *err)
 {
 	struct slurm *s = priv(b);
-	struct http_response rn, rp, rj;
-	struct slurm_node *nodes = NULL;
-	struct slurm_partition *parts = NULL;
-	struct slurm_job *jobs = NULL;
-	size_t nn = 0, np = 0, nj = 0;
+	struct snapshot c;
 	const char *cluster;
-	enum gr_err e;
 	size_t first = out->n, i;
+	int64_t rate;
+	enum gr_err e;
 
-	(void)f;
 	*pushed_all = f == NULL || f->n == 0;
-	http_response_init(&rn);
-	http_response_init(&rp);
-	http_response_init(&rj);
-	e = api_req(b, HTTP_GET, "/nodes", NULL, true, &rn, err);
-	if (e == GR_OK)
-		e = api_req(b, HTTP_GET, "/partitions", NULL, true, &rp, err);
-	if (e == GR_OK)
-		e = api_req(b, HTTP_GET, "/jobs", NULL, true, &rj, err);
-	if (e == GR_OK)
-		e = slurm_parse_nodes(rn.body, rn.len, &nodes, &nn, err);
-	if (e == GR_OK)
-		e = slurm_parse_partitions(rp.body, rp.len, &parts, &np, err);
-	if (e == GR_OK)
-		e = slurm_parse_jobs(rj.body, rj.len, &jobs, &nj, err);
-	if (e == GR_OK) {
-		cluster = s->config != NULL ? config_get(s->config, "slurm.cluster") : NULL;
-		slurm_build_offers(nodes, nn, parts, np, jobs, nj, cluster, price_of,
-		    (void *)s->config, out);
-		for (i = first; i < out->n; i++)
-			money_currency_set(out->v[i].currency, rate_currency(s));
-	}
-	free(nodes);
-	free(parts);
-	free(jobs);
-	http_response_release(&rn);
-	http_response_release(&rp);
-	http_response_release(&rj);
-	return e;
+	if ((e = snapshot_fetch(b, &c, err)) != GR_OK)
+		return e;
+	cluster = s->config != NULL ? config_get(s->config, "slurm.cluster") : NULL;
+	slurm_build_offers(c.nodes, c.nn, c.parts, c.np, c.jobs, c.nj, cluster, price_of,
+	    (void *)s->config, out);
+	for (i = first; i < out->n; i++)
+		(void)config_gpu_rate(s->config, "slurm", out->v[i].gpu_raw, &rate,
+		    out->v[i].currency);
+	snapshot_release(&c);
+	return GR_OK;
+}
+
+/* The dashboard's cluster view: every partition's GPUs and all of this user's jobs. */
+static enum gr_err
+slurm_cluster(struct backend *b, struct cluster_state *out, struct gr_error *err)
+{
+	struct snapshot c;
+	enum gr_err e;
+
+	if ((e = snapshot_fetch(b, &c, err)) != GR_OK)
+		return e;
+	slurm_build_cluster(c.nodes, c.nn, c.parts, c.np, c.jobs, c.nj, priv(b)->user, out);
+	snapshot_release(&c);
+	return GR_OK;
 }
 
 /* Price while running from the configured rate, and where ssh reaches the job. */
@@ -355,10 +446,10 @@ finish_instance(struct backend *b, const struct slurm_job *j, struct instance *i
 	int64_t rate;
 	size_t i, k;
 
-	if (in->gpu_count > 0 && price_of((void *)s->config, in->gpu_raw, &rate)) {
+	if (in->gpu_count > 0 && config_gpu_rate(s->config, "slurm", in->gpu_raw, &rate,
+	    in->currency)) {
 		in->price_hour = rate * in->gpu_count;
 		in->valid |= IV_PRICE;
-		money_currency_set(in->currency, rate_currency(s));
 	}
 	if (in->state != ST_RUNNING || j->first_node[0] == '\0')
 		return;
@@ -648,7 +739,7 @@ slurm_launch(struct backend *b, const struct launch_req *req, struct instance *o
 	else
 		snprintf(name, sizeof(name), "gpurent-%.48s",
 		    req->client_token != NULL ? req->client_token : "launch");
-	cwd = s->config != NULL ? config_get(s->config, "slurm.workdir") : NULL;
+	cwd = config_job_workdir(s->config, "slurm");
 	for (i = 0; req->env != NULL && req->env[i] != NULL && ne < 64; i++)
 		env[ne++] = req->env[i];
 	if (req->onstart != NULL && req->onstart[0] != '\0') {
@@ -663,7 +754,7 @@ slurm_launch(struct backend *b, const struct launch_req *req, struct instance *o
 	sub.gpus_per_node = req->gpus_per_node > 0 ? req->gpus_per_node : 1;
 	sub.nodes = req->nodes > 0 ? req->nodes : 1;
 	sub.time_limit_min = req->max_runtime_s > 0 ? (req->max_runtime_s + 59) / 60 : 0;
-	sub.cwd = cwd != NULL && cwd[0] != '\0' ? cwd : "/tmp";
+	sub.cwd = cwd;
 	sub.script = req->script != NULL ? req->script : HOLD_SCRIPT;
 	sub.output = req->output;
 	sub.comment = SLURM_COMMENT;
@@ -739,7 +830,7 @@ const struct backend_ops backend_slurm = {
 	.name = "slurm",
 	.description = "a Slurm cluster through slurmrestd (JWT): partitions as offers, jobs "
 	    "as instances",
-	.caps = CAP_SSH | CAP_ALLOC | CAP_BATCH,
+	.caps = CAP_SSH | CAP_ALLOC | CAP_BATCH | CAP_CLUSTER,
 	.priv_size = sizeof(struct slurm),
 	.key_env = "SLURM_JWT",
 	.no_stop_why = "a Slurm job can only be cancelled (destroy)",
@@ -754,4 +845,5 @@ const struct backend_ops backend_slurm = {
 	.destroy = slurm_destroy,
 	.metrics = NULL,
 	.account = NULL,
+	.cluster = slurm_cluster,
 };

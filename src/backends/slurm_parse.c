@@ -355,68 +355,149 @@ node_usable(const char *state)
 	return base;
 }
 
+/* One element of /nodes onto nd; false when it is no node (not an object, no name). */
+static bool
+node_from_json(const cJSON *it, struct slurm_node *nd)
+{
+	const cJSON *parts, *p, *flags;
+	char gres[512], flagstr[256];
+
+	memset(nd, 0, sizeof(*nd));
+	if (!cJSON_IsObject(it))
+		return false;
+	str_at(it, "name", nd->name, sizeof(nd->name));
+	if (nd->name[0] == '\0')
+		return false;
+	str_at(it, "hostname", nd->hostname, sizeof(nd->hostname));
+	state_at(it, "state", nd->state, sizeof(nd->state));
+	/* v0.0.38 keeps DRAIN, NOT_RESPONDING ... apart from the state. */
+	state_at(it, "state_flags", flagstr, sizeof(flagstr));
+	flags = member(it, "state_flags");
+	if (flagstr[0] != '\0' && cJSON_IsArray(flags) &&
+	    strlen(nd->state) + strlen(flagstr) + 2 < sizeof(nd->state)) {
+		strcat(nd->state, "+");
+		strcat(nd->state, flagstr);
+	}
+	nd->usable = node_usable(nd->state);
+	nd->partitions[0] = ',';
+	nd->partitions[1] = '\0';
+	parts = member(it, "partitions");
+	cJSON_ArrayForEach(p, (cJSON_IsArray(parts) ? parts : NULL)) {
+		char pn[64];
+
+		if (!cJSON_IsString(p) || p->valuestring == NULL)
+			continue;
+		text_sanitize(pn, sizeof(pn), p->valuestring);
+		if (strlen(nd->partitions) + strlen(pn) + 2 < sizeof(nd->partitions)) {
+			strcat(nd->partitions, pn);
+			strcat(nd->partitions, ",");
+		}
+	}
+	str_at(it, "gres", gres, sizeof(gres));
+	nd->n_gres = slurm_gres_gpus(gres, nd->gres, SLURM_GRES_MAX);
+	str_at(it, "gres_used", gres, sizeof(gres));
+	nd->n_used = slurm_gres_gpus(gres, nd->used, SLURM_GRES_MAX);
+	nd->cpus = (int)num_at(it, "cpus", 0);
+	nd->memory_mb = num_at(it, "real_memory", 0);
+	return true;
+}
+
+struct slurm_node_stream {
+	struct jscan *scan;
+	struct slurm_node *v;
+	size_t n, cap;
+};
+
+static bool
+take_node(const cJSON *it, void *ctx)
+{
+	struct slurm_node_stream *s = ctx;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->v = xreallocarray(s->v, s->cap, sizeof(*s->v));
+	}
+	if (node_from_json(it, &s->v[s->n]))
+		s->n++;
+	return true;
+}
+
+struct slurm_node_stream *
+slurm_node_stream_new(void)
+{
+	struct slurm_node_stream *s = xcalloc(1, sizeof(*s));
+
+	s->scan = jscan_new("nodes", take_node, s);
+	return s;
+}
+
+bool
+slurm_node_stream_feed(struct slurm_node_stream *s, const char *p, size_t n)
+{
+	return jscan_feed(s->scan, p, n);
+}
+
+enum gr_err
+slurm_node_stream_finish(struct slurm_node_stream *s, long status, struct slurm_node **out,
+    size_t *n, struct gr_error *err)
+{
+	cJSON *skeleton = NULL;
+	enum gr_err e = GR_OK;
+	char *text;
+
+	*out = NULL;
+	*n = 0;
+	switch (jscan_finish(s->scan, &skeleton)) {
+	case JSCAN_OK:
+		break;
+	case JSCAN_EMPTY:
+		e = gr_fail(err, GR_EUNAVAIL, "empty reply from %s", P);
+		break;
+	case JSCAN_MALFORMED:
+		e = gr_fail(err, GR_EUNAVAIL, "malformed reply from %s (not JSON)", P);
+		break;
+	case JSCAN_NO_ARRAY:
+		e = gr_fail(err, GR_EUNAVAIL, "malformed reply from slurm (no nodes list)");
+		break;
+	}
+	/* Slurm's errors array sits in the skeleton, beside the emptied list: a few bytes. */
+	if (skeleton != NULL) {
+		text = cJSON_PrintUnformatted(skeleton);
+		if (e == GR_OK && text != NULL)
+			e = slurm_parse_errors(status, text, strlen(text), err);
+		cJSON_free(text);
+	}
+	cJSON_Delete(skeleton);
+	if (e != GR_OK)
+		return e;
+	*out = s->v != NULL ? s->v : xcalloc(1, sizeof(*s->v));
+	*n = s->n;
+	s->v = NULL;
+	s->n = s->cap = 0;
+	return GR_OK;
+}
+
+void
+slurm_node_stream_free(struct slurm_node_stream *s)
+{
+	if (s == NULL)
+		return;
+	jscan_free(s->scan);
+	free(s->v);
+	free(s);
+}
+
 enum gr_err
 slurm_parse_nodes(const char *body, size_t len, struct slurm_node **out, size_t *n,
     struct gr_error *err)
 {
-	cJSON *root;
-	const cJSON *arr, *it, *parts, *p, *flags;
-	struct slurm_node *v;
-	char gres[512], flagstr[256];
-	size_t k = 0, cap;
+	struct slurm_node_stream *s = slurm_node_stream_new();
 	enum gr_err e;
 
-	*out = NULL;
-	*n = 0;
-	if ((e = parse_list(body, len, "nodes", &root, &arr, err)) != GR_OK)
-		return e;
-	cap = (size_t)cJSON_GetArraySize(arr);
-	v = xcalloc(cap ? cap : 1, sizeof(*v));
-	cJSON_ArrayForEach(it, arr) {
-		struct slurm_node *nd = &v[k];
-
-		if (!cJSON_IsObject(it) || k == cap)
-			continue;
-		str_at(it, "name", nd->name, sizeof(nd->name));
-		if (nd->name[0] == '\0')
-			continue;
-		str_at(it, "hostname", nd->hostname, sizeof(nd->hostname));
-		state_at(it, "state", nd->state, sizeof(nd->state));
-		/* v0.0.38 keeps DRAIN, NOT_RESPONDING ... apart from the state. */
-		state_at(it, "state_flags", flagstr, sizeof(flagstr));
-		flags = member(it, "state_flags");
-		if (flagstr[0] != '\0' && cJSON_IsArray(flags) &&
-		    strlen(nd->state) + strlen(flagstr) + 2 < sizeof(nd->state)) {
-			strcat(nd->state, "+");
-			strcat(nd->state, flagstr);
-		}
-		nd->usable = node_usable(nd->state);
-		nd->partitions[0] = ',';
-		nd->partitions[1] = '\0';
-		parts = member(it, "partitions");
-		cJSON_ArrayForEach(p, (cJSON_IsArray(parts) ? parts : NULL)) {
-			char pn[64];
-
-			if (!cJSON_IsString(p) || p->valuestring == NULL)
-				continue;
-			text_sanitize(pn, sizeof(pn), p->valuestring);
-			if (strlen(nd->partitions) + strlen(pn) + 2 < sizeof(nd->partitions)) {
-				strcat(nd->partitions, pn);
-				strcat(nd->partitions, ",");
-			}
-		}
-		str_at(it, "gres", gres, sizeof(gres));
-		nd->n_gres = slurm_gres_gpus(gres, nd->gres, SLURM_GRES_MAX);
-		str_at(it, "gres_used", gres, sizeof(gres));
-		nd->n_used = slurm_gres_gpus(gres, nd->used, SLURM_GRES_MAX);
-		nd->cpus = (int)num_at(it, "cpus", 0);
-		nd->memory_mb = num_at(it, "real_memory", 0);
-		k++;
-	}
-	cJSON_Delete(root);
-	*out = v;
-	*n = k;
-	return GR_OK;
+	slurm_node_stream_feed(s, body, len);
+	e = slurm_node_stream_finish(s, 200, out, n, err);
+	slurm_node_stream_free(s);
+	return e;
 }
 
 enum gr_err
@@ -758,6 +839,105 @@ slurm_job_to_instance(const struct slurm_job *j, struct instance *out)
 	if ((out->state == ST_DESTROYED || out->state == ST_FAILED) && j->exit_code >= 0) {
 		out->exit_code = j->exit_code;
 		out->valid |= IV_EXIT;
+	}
+}
+
+/* A state squeue shows by default: the job still waits, runs or is being cleaned up. */
+static bool
+job_live(const char *state)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(job_states); i++)
+		if (strcmp(job_states[i].slurm, state) == 0)
+			return job_states[i].st != ST_DESTROYED && job_states[i].st != ST_FAILED;
+	return false;
+}
+
+static bool
+pool_matches(const struct cluster_pool *p, const char *part, const char *type)
+{
+	return strcmp(p->partition, part) == 0 && strcmp(p->gpu_raw, type[0] ? type : "gpu") == 0;
+}
+
+void
+slurm_build_cluster(const struct slurm_node *nodes, size_t n_nodes,
+    const struct slurm_partition *parts, size_t n_parts, const struct slurm_job *jobs,
+    size_t n_jobs, const char *user, struct cluster_state *out)
+{
+	size_t p, i, g, k, first;
+
+	for (p = 0; p < n_parts; p++) {
+		const struct slurm_partition *pt = &parts[p];
+
+		first = out->n_pools;
+		for (i = 0; i < n_nodes; i++) {
+			const struct slurm_node *nd = &nodes[i];
+
+			if (!in_partition(nd, pt->name))
+				continue;
+			for (g = 0; g < nd->n_gres; g++) {
+				const char *type = nd->gres[g].type;
+				struct cluster_pool *cp = NULL;
+				int have = gres_count_of(nd->gres, nd->n_gres, type);
+				int used = gres_count_of(nd->used, nd->n_used, type);
+
+				if (gres_count_of(nd->gres, g, type) > 0 || have <= 0)
+					continue;	/* a type listed twice on one node: counted */
+				for (k = first; k < out->n_pools && cp == NULL; k++)
+					if (pool_matches(&out->pools[k], pt->name, type))
+						cp = &out->pools[k];
+				if (cp == NULL) {
+					cp = cluster_pool_add(out);
+					strlcpy_(cp->partition, pt->name, sizeof(cp->partition));
+					strlcpy_(cp->gpu_raw, type[0] ? type : "gpu",
+					    sizeof(cp->gpu_raw));
+				}
+				if (used > have)
+					used = have;
+				if (used < 0)
+					used = 0;
+				cp->nodes++;
+				cp->total += have;
+				cp->used += used;
+				if (nd->usable && pt->up)
+					cp->free += have - used;
+			}
+		}
+		for (k = first; k < out->n_pools; k++) {
+			struct cluster_pool *cp = &out->pools[k];
+			const char *type = strcmp(cp->gpu_raw, "gpu") == 0 ? "" : cp->gpu_raw;
+
+			for (i = 0; i < n_jobs; i++)
+				if (strcmp(jobs[i].state, "PENDING") == 0 &&
+				    jobs[i].gpus.count > 0 && job_in_partition(&jobs[i], pt->name) &&
+				    (jobs[i].gpus.type[0] == '\0' ||
+				    strcmp(jobs[i].gpus.type, type) == 0))
+					cp->pending++;
+		}
+	}
+	for (i = 0; i < n_jobs; i++) {
+		const struct slurm_job *j = &jobs[i];
+		struct cluster_job *cj;
+
+		if (user == NULL || strcmp(j->user, user) != 0 || !job_live(j->state))
+			continue;
+		cj = cluster_job_add(out);
+		snprintf(cj->id, sizeof(cj->id), "slurm:%lld", j->id);
+		strlcpy_(cj->name, j->name, sizeof(cj->name));
+		strlcpy_(cj->state, j->state, sizeof(cj->state));
+		if (strcmp(j->reason, "None") != 0)
+			strlcpy_(cj->reason, j->reason, sizeof(cj->reason));
+		strlcpy_(cj->partition, j->partition, sizeof(cj->partition));
+		cj->nodes = j->node_count > 0 ? j->node_count : 1;
+		if (j->gpus.count > 0) {
+			strlcpy_(cj->gpu_raw, j->gpus.type[0] ? j->gpus.type : "gpu",
+			    sizeof(cj->gpu_raw));
+			cj->gpus = j->gpus.count * cj->nodes;
+		}
+		strlcpy_(cj->node_list, j->nodes, sizeof(cj->node_list));
+		cj->since = strcmp(j->state, "PENDING") == 0 || j->start_time <= 0 ?
+		    j->submit_time : j->start_time;
 	}
 }
 

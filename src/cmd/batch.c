@@ -12,7 +12,6 @@
 #include "gpurent/backend.h"
 #include "gpurent/config.h"
 #include "gpurent/launch_policy.h"
-#include "gpurent/money.h"
 #include "gpurent/remote.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -73,21 +72,14 @@ submitting_run(void *ctx, struct instance *out, struct gr_error *err)
 	return s->b->ops->launch(s->b, s->req, out, err);
 }
 
-/* PROVIDER.price.TYPE per GPU-hour x GPUs, in PROVIDER.currency; 0 when none is set. */
+/* The cluster's rate (config_gpu_rate, as its backend prices jobs) x GPUs; 0 when none. */
 static int64_t
-batch_price(const struct config *cfg, const struct batch_req *r, char *currency, size_t n)
+batch_price(const struct config *cfg, const struct batch_req *r, char *currency)
 {
-	char key[128];
-	const char *v;
 	int64_t rate;
 
-	snprintf(key, sizeof(key), "%s.price.%s", r->provider, r->gpu);
-	v = config_get(cfg, key);
-	if (v == NULL || !money_parse(v, &rate))
+	if (!config_gpu_rate(cfg, r->provider, r->gpu, &rate, currency))
 		return 0;
-	snprintf(key, sizeof(key), "%s.currency", r->provider);
-	v = config_get(cfg, key);
-	strlcpy_(currency, v != NULL && money_currency_valid(v) ? v : "USD", n);
 	return rate * r->gpus_per_node * (r->nodes > 0 ? r->nodes : 1);
 }
 
@@ -118,10 +110,9 @@ batch_submit(struct cmd_ctx *c, const struct batch_req *r, char *const *words, i
 		return cmd_error(c, &err);
 	/* Where the job writes: the shared output_dir, else its working directory. */
 	snprintf(key, sizeof(key), "%s.output_dir", r->provider);
-	if ((dir = config_get(cfg, key)) == NULL || dir[0] == '\0') {
+	if ((dir = config_job_output_dir(cfg, r->provider)) == NULL) {
 		snprintf(key, sizeof(key), "%s.workdir", r->provider);
-		if ((dir = config_get(cfg, key)) == NULL || dir[0] == '\0')
-			dir = "/tmp";
+		dir = config_job_workdir(cfg, r->provider);
 	}
 	if (dir[0] != '/')
 		return cmd_usage_error(c, "%s must be an absolute path, not '%s'", key, dir);
@@ -136,7 +127,7 @@ batch_submit(struct cmd_ctx *c, const struct batch_req *r, char *const *words, i
 	req.max_runtime_s = r->max_runtime_s;
 	req.script = script;
 	req.output = output;
-	price = batch_price(cfg, r, currency, sizeof(currency));
+	price = batch_price(cfg, r, currency);
 	launch_budget_from_config(&budget, cfg, currency, r->force);
 	ctx = (struct submitting){ c, b, &req };
 	memset(&in, 0, sizeof(in));
@@ -190,43 +181,21 @@ copy_from(FILE *fp, long *off)
 	fflush(stdout);
 }
 
-/* Where to start for the last `tail` lines of fp (tail < 0: all). */
-static long
-tail_start(FILE *fp, long tail)
-{
-	long size, pos, lines = 0;
-	int ch;
-
-	if (tail < 0 || fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) <= 0)
-		return 0;
-	for (pos = size - 1; pos >= 0; pos--) {
-		if (fseek(fp, pos, SEEK_SET) != 0 || (ch = fgetc(fp)) == EOF)
-			return 0;
-		/* The newline that ends the last line does not count. */
-		if (ch == '\n' && pos != size - 1 && ++lines > tail - 1 + (tail == 0))
-			return pos + 1;
-	}
-	return tail == 0 ? size : 0;
-}
-
 /*
  * Read the output file from *off on over ssh to the job's first node (while it runs, the
  * node is where ssh reaches it; the endpoint is kept for the last read after it ended).
  * 0, or ssh's status with err set.
  */
 static int
-copy_over_ssh(const struct remote_endpoint *ep, const char *path, long *off, long lines,
+copy_over_ssh(const struct remote_endpoint *ep, const char *path, long *off,
     struct gr_error *err)
 {
 	struct sb out;
 	char from[32];
-	const char *words[] = { "tail", lines >= 0 ? "-n" : "-c", from, "--", path };
+	const char *words[] = { "tail", "-c", from, "--", path };
 	int rc;
 
-	if (lines >= 0)
-		snprintf(from, sizeof(from), "%ld", lines);
-	else
-		snprintf(from, sizeof(from), "+%ld", *off + 1);
+	snprintf(from, sizeof(from), "+%ld", *off + 1);
 	sb_init(&out);
 	rc = remote_capture(ep, words, ARRAY_LEN(words), &out, 64u << 20, err);
 	if (rc == 0 || out.len > 0) {
@@ -238,10 +207,9 @@ copy_over_ssh(const struct remote_endpoint *ep, const char *path, long *off, lon
 	return rc;
 }
 
-/* The output over ssh: the last tail lines (< 0: all), or with follow all of it to the end. */
+/* The output over ssh, all of it, following it to the job's end. */
 static int
-batch_log_ssh(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail,
-    bool follow)
+batch_follow_ssh(struct cmd_ctx *c, struct state *st, struct remote_job *j)
 {
 	struct gr_error err = { 0 };
 	struct remote_endpoint ep;
@@ -255,14 +223,14 @@ batch_log_ssh(struct cmd_ctx *c, struct state *st, struct remote_job *j, long ta
 		    remote_connect(&ep, &err) == GR_OK)
 			have_ep = true;
 		if (have_ep)
-			rc = copy_over_ssh(&ep, j->dir, &off, follow ? -1 : tail, &err);
-		if (!follow || !batch_refresh(c, st, j) || j->state != JOB_RUNNING)
+			rc = copy_over_ssh(&ep, j->dir, &off, &err);
+		if (!batch_refresh(c, st, j) || j->state != JOB_RUNNING)
 			break;
 		gr_error_clear(&err);
 		sleep_ms(500);
 	}
-	if (have_ep && follow && j->state != JOB_RUNNING)
-		rc = copy_over_ssh(&ep, j->dir, &off, -1, &err);
+	if (have_ep && j->state != JOB_RUNNING)
+		rc = copy_over_ssh(&ep, j->dir, &off, &err);
 	if (!have_ep || (rc != 0 && off == 0)) {
 		if (err.msg[0] == '\0')
 			gr_fail(&err, GR_ENOTFOUND, "cannot reach the node of %s", j->id);
@@ -270,9 +238,25 @@ batch_log_ssh(struct cmd_ctx *c, struct state *st, struct remote_job *j, long ta
 		    "shared with the nodes, reads it after the job ended)", j->dir, err.msg);
 		return have_ep ? rc : gr_exit_code(err.code);
 	}
-	if (!follow)
-		return finish_output(c, 0);
 	return finish_output(c, j->state == JOB_RUNNING ? EXIT_TIMEOUT : job_exit_status(j));
+}
+
+/* The last tail lines (< 0: all), read where the dashboard reads them too. */
+static int
+batch_tail(struct cmd_ctx *c, const struct remote_job *j, long tail)
+{
+	struct gr_error err = { 0 };
+	struct sb out;
+	enum gr_err e;
+
+	sb_init(&out);
+	e = session_batch_tail(c->s, j, tail, &out, 64u << 20, &err);
+	fwrite(out.buf, 1, out.len, stdout);
+	fflush(stdout);
+	sb_release(&out);
+	if (e != GR_OK)
+		return cmd_error(c, &err);
+	return finish_output(c, 0);
 }
 
 int
@@ -284,18 +268,17 @@ batch_log(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail, 
 	long off = 0;
 	int waits;
 
-	char key[96];
-	const char *shared, *colon;
+	char provider[64];
 
+	if (!follow)
+		return batch_tail(c, j, tail);
 	if (session_config(c->s, &cfg, &err) != GR_OK)
 		return cmd_error(c, &err);
 	/* Without a shared output_dir, the file is on the job's node. */
-	colon = strchr(j->instance_id, ':');
-	snprintf(key, sizeof(key), "%.*s.output_dir", colon != NULL ? (int)(colon -
-	    j->instance_id) : 0, j->instance_id);
-	shared = config_get(cfg, key);
-	if (shared == NULL || shared[0] == '\0')
-		return batch_log_ssh(c, st, j, tail, follow);
+	snprintf(provider, sizeof(provider), "%.*s", (int)strcspn(j->instance_id, ":"),
+	    j->instance_id);
+	if (config_job_output_dir(cfg, provider) == NULL)
+		return batch_follow_ssh(c, st, j);
 	/*
 	 * The output file is on a path this machine shares with the nodes (output_dir);
 	 * Slurm creates it when the job starts, so wait for it while the job waits. Each
@@ -303,11 +286,9 @@ batch_log(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail, 
 	 */
 	for (waits = 0; waits < 2 * 86400; waits++) {
 		if (fp == NULL && (fp = fopen(j->dir, "r")) != NULL)
-			off = tail_start(fp, tail);
+			off = file_tail_start(fp, tail);
 		if (fp != NULL)
 			copy_from(fp, &off);
-		if (!follow)
-			break;
 		if (!batch_refresh(c, st, j))
 			break;
 		if (j->state != JOB_RUNNING) {
@@ -319,7 +300,7 @@ batch_log(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail, 
 		}
 		sleep_ms(500);
 	}
-	if (fp == NULL && (!follow || j->state == JOB_RUNNING)) {
+	if (fp == NULL && j->state == JOB_RUNNING) {
 		gr_fail(&err, GR_ENOTFOUND, "no output of %s at %s yet (it is read there: set "
 		    "slurm.output_dir to a directory this machine shares with the nodes)", j->id,
 		    j->dir);
@@ -327,8 +308,6 @@ batch_log(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail, 
 	}
 	if (fp != NULL)
 		fclose(fp);
-	if (!follow)
-		return finish_output(c, 0);
 	return finish_output(c, j->state == JOB_RUNNING ? EXIT_TIMEOUT : job_exit_status(j));
 }
 

@@ -52,33 +52,11 @@ bool
 batch_refresh(struct cmd_ctx *c, struct state *st, struct remote_job *j)
 {
 	struct gr_error err = { 0 };
-	struct backend *b;
-	struct instance in;
-	enum gr_err e;
 
-	if (j->state != JOB_RUNNING)
+	if (session_batch_refresh(c->s, st, j, &err))
 		return true;
-	if (session_backend_for(c->s, j->instance_id, &b, &err) != GR_OK) {
-		cmd_warn("cannot read %s: %s", j->id, err.msg);
-		return false;
-	}
-	memset(&in, 0, sizeof(in));
-	e = b->ops->get(b, j->instance_id, &in, &err);
-	if (e == GR_ENOTFOUND)
-		j->state = JOB_LOST;
-	else if (e != GR_OK) {
-		cmd_warn("cannot read %s: %s", j->id, err.msg);
-		return false;
-	} else if (in.state == ST_DESTROYED || in.state == ST_FAILED) {
-		j->state = strncmp(in.status_msg, "CANCELLED", 9) == 0 ? JOB_KILLED : JOB_EXITED;
-		j->exit_code = in.valid & IV_EXIT ? in.exit_code : -1;
-		if (j->state == JOB_EXITED && j->exit_code < 0)
-			j->state = JOB_LOST;
-	} else
-		return true;
-	if (remote_job_record(st, j, &err) != GR_OK)
-		cmd_warn("%s", err.msg);
-	return true;
+	cmd_warn("cannot read %s: %s", j->id, err.msg);
+	return false;
 }
 
 static void

@@ -508,6 +508,50 @@ config_get_money_in(const struct config *c, const char *key, char *code)
 	return v != NULL && money_parse_in(v, &m, code) ? m : -1;
 }
 
+/* A provider's own key: "slurm" + "workdir" -> the value of slurm.workdir. */
+static const char *
+provider_get(const struct config *c, const char *provider, const char *what)
+{
+	char key[160];
+	const char *v;
+
+	if (c == NULL)
+		return NULL;
+	snprintf(key, sizeof(key), "%s.%s", provider, what);
+	v = config_get(c, key);
+	return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+bool
+config_gpu_rate(const struct config *c, const char *provider, const char *gpu_type,
+    int64_t *per_gpu_hour, char *currency)
+{
+	char what[96];
+	const char *v;
+
+	if (currency != NULL) {
+		v = provider_get(c, provider, "currency");
+		money_currency_set(currency, v != NULL && money_currency_valid(v) ? v : "USD");
+	}
+	snprintf(what, sizeof(what), "price.%s", gpu_type);
+	v = provider_get(c, provider, what);
+	return v != NULL && money_parse(v, per_gpu_hour);
+}
+
+const char *
+config_job_workdir(const struct config *c, const char *provider)
+{
+	const char *v = provider_get(c, provider, "workdir");
+
+	return v != NULL ? v : "/tmp";
+}
+
+const char *
+config_job_output_dir(const struct config *c, const char *provider)
+{
+	return provider_get(c, provider, "output_dir");
+}
+
 struct fx_walk {
 	const struct config *c;
 	struct fx_rates *fx;

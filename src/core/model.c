@@ -189,6 +189,42 @@ instance_list_add(struct instance_list *l)
 }
 
 void
+cluster_state_init(struct cluster_state *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void
+cluster_state_release(struct cluster_state *c)
+{
+	free(c->pools);
+	free(c->jobs);
+	cluster_state_init(c);
+}
+
+struct cluster_pool *
+cluster_pool_add(struct cluster_state *c)
+{
+	if (c->n_pools == c->cap_pools) {
+		c->cap_pools = c->cap_pools ? c->cap_pools * 2 : 8;
+		c->pools = xreallocarray(c->pools, c->cap_pools, sizeof(*c->pools));
+	}
+	memset(&c->pools[c->n_pools], 0, sizeof(*c->pools));
+	return &c->pools[c->n_pools++];
+}
+
+struct cluster_job *
+cluster_job_add(struct cluster_state *c)
+{
+	if (c->n_jobs == c->cap_jobs) {
+		c->cap_jobs = c->cap_jobs ? c->cap_jobs * 2 : 8;
+		c->jobs = xreallocarray(c->jobs, c->cap_jobs, sizeof(*c->jobs));
+	}
+	memset(&c->jobs[c->n_jobs], 0, sizeof(*c->jobs));
+	return &c->jobs[c->n_jobs++];
+}
+
+void
 sample_list_init(struct sample_list *l)
 {
 	memset(l, 0, sizeof(*l));

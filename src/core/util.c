@@ -403,3 +403,21 @@ parse_duration(const char *s)
 		return -1;
 	return v * mult;
 }
+
+long
+file_tail_start(FILE *fp, long lines)
+{
+	long size, pos, seen = 0;
+	int ch;
+
+	if (lines < 0 || fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) <= 0)
+		return 0;
+	for (pos = size - 1; pos >= 0; pos--) {
+		if (fseek(fp, pos, SEEK_SET) != 0 || (ch = fgetc(fp)) == EOF)
+			return 0;
+		/* The newline that ends the last line does not count. */
+		if (ch == '\n' && pos != size - 1 && ++seen > lines - 1 + (lines == 0))
+			return pos + 1;
+	}
+	return lines == 0 ? size : 0;
+}

@@ -128,6 +128,17 @@ apply_result(struct ui *u, struct ui_result *r)
 			ui_message(u, UC_BAD, "%s", u->jup_text);
 		ui_instances_details_update(u);
 		break;
+	case UJ_CLUSTER:
+		/* Its error is the view's to show; the data it had stays on screen. */
+		text_sanitize(p->err[UJ_CLUSTER], sizeof(p->err[UJ_CLUSTER]),
+		    r->code == GR_OK ? "" : r->err.msg);
+		if (r->code != GR_OK)
+			break;
+		cluster_state_release(&p->cluster);
+		p->cluster = r->cluster;
+		cluster_state_init(&r->cluster);
+		p->have_cluster = true;
+		break;
 	case UJ_COSTS:
 		if (r->code != GR_OK) {
 			ui_message(u, UC_BAD, "costs: %s", r->err.msg);
@@ -160,16 +171,18 @@ apply_result(struct ui *u, struct ui_result *r)
 static int
 schedule(struct ui *u)
 {
-	static const enum ui_job jobs[] = { UJ_OFFERS, UJ_INSTANCES, UJ_METRICS, UJ_COSTS };
+	static const enum ui_job jobs[] = { UJ_OFFERS, UJ_INSTANCES, UJ_METRICS, UJ_COSTS,
+		UJ_CLUSTER };
 	double now = ui_clock(), next = 60, left;
 	size_t i;
 
 	for (i = 0; i < ARRAY_LEN(jobs); i++) {
 		enum ui_job j = jobs[i];
 
-		/* Offers only while they are on screen; metrics only while one is watched. */
+		/* Offers and the cluster only while they are on screen; metrics only while one
+		   is watched. */
 		if ((j == UJ_OFFERS && u->view != UV_OFFERS) || (j == UJ_METRICS &&
-		    u->watch[0] == '\0'))
+		    u->watch[0] == '\0') || (j == UJ_CLUSTER && u->view != UV_CLUSTER))
 			continue;
 		left = u->last_req[j] + u->interval[j] - now;
 		if (left <= 0) {
@@ -235,6 +248,8 @@ init_ui(struct ui *u, struct session *s, const struct ui_opts *o, struct config 
 	u->n_prov = s->n_backends;
 	for (i = 0; i < u->n_prov; i++) {
 		u->prov[i].name = s->backends[i]->ops->name;
+		u->prov[i].is_cluster = (s->backends[i]->ops->caps & CAP_CLUSTER) != 0;
+		cluster_state_init(&u->prov[i].cluster);
 		offer_list_init(&u->prov[i].offers);
 		instance_list_init(&u->prov[i].insts);
 	}
@@ -258,6 +273,7 @@ init_ui(struct ui *u, struct session *s, const struct ui_opts *o, struct config 
 	if (o->refresh > 0 && iv > o->refresh)
 		u->interval[UJ_OFFERS] = iv;
 	u->interval[UJ_COSTS] = u->interval[UJ_INSTANCES];
+	u->interval[UJ_CLUSTER] = u->interval[UJ_INSTANCES];
 	u->idle_minutes = (int)config_get_int(cfg, "dashboard.idle_minutes", 10);
 	u->budget_month = config_get_money(cfg, "budget.month");
 	u->bid_margin = (int)config_get_int(cfg, "spot.bid_margin", 0);
@@ -274,6 +290,7 @@ release_ui(struct ui *u)
 	for (i = 0; i < u->n_prov; i++) {
 		offer_list_release(&u->prov[i].offers);
 		instance_list_release(&u->prov[i].insts);
+		cluster_state_release(&u->prov[i].cluster);
 	}
 	offer_list_release(&u->offers);
 	instance_list_release(&u->insts);

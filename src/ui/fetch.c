@@ -100,6 +100,7 @@ ui_result_free(struct ui_result *r)
 	cost_summary_release(&r->by_label);
 	free(r->events);
 	free(r->jobs);
+	cluster_state_release(&r->cluster);
 	free(r);
 }
 
@@ -286,6 +287,32 @@ do_metrics(struct session *s, struct ui_result *r)
 }
 
 /*
+ * A batch job (run --provider: seq 0, the scheduler's job is its "instance"): its state from
+ * the scheduler and its output where `logs` reads it (session_batch_tail), never the ssh
+ * jobs' ~/.gpurent/jobs/N of a machine.
+ */
+static enum gr_err
+do_batchlog(struct session *s, struct state *st, struct ui_result *r)
+{
+	struct ui_job_log *lg = &r->logs[r->n_logs++];
+	struct gr_error err = { 0 };
+	struct sb text;
+
+	/* A scheduler that does not answer leaves the recorded state; the log may still come. */
+	(void)session_batch_refresh(s, st, &r->jobs[0], &err);
+	strlcpy_(lg->job_id, r->jobs[0].id, sizeof(lg->job_id));
+	sb_init(&text);
+	gr_error_clear(&err);
+	if (session_batch_tail(s, &r->jobs[0], UI_LOG_LINES, &text, sizeof(lg->text) - 1,
+	    &err) == GR_OK)
+		strlcpy_(lg->text, text.buf, sizeof(lg->text));
+	else
+		strlcpy_(lg->err, err.msg[0] ? err.msg : "cannot read the output", sizeof(lg->err));
+	sb_release(&text);
+	return GR_OK;
+}
+
+/*
  * The instance's recorded jobs, the states of those recorded running read from the instance,
  * and the last lines of the newest ones' logs. The records come back even when ssh fails.
  */
@@ -303,6 +330,8 @@ do_joblogs(struct session *s, struct ui_result *r)
 		return r->err.code;
 	if (r->n_jobs == 0)
 		return GR_OK;
+	if (r->n_jobs == 1 && r->jobs[0].seq == 0)
+		return do_batchlog(s, st, r);
 	if (session_endpoint(s, r->req.id, &ep, &r->err) != GR_OK)
 		return r->err.code;
 	ep.batch = true;		/* nothing may prompt under curses */
@@ -393,6 +422,20 @@ do_jupyter(struct session *s, struct ui_result *r)
 	return GR_OK;
 }
 
+/* The lane's one provider, when it is a cluster (the view asks only those). */
+static enum gr_err
+do_cluster(struct session *s, struct ui_result *r)
+{
+	struct backend *b;
+
+	if (session_backends(s, &r->err) != GR_OK)
+		return r->err.code;
+	b = s->backends[0];
+	if (backend_require(b->ops, CAP_CLUSTER, NULL, &r->err) != GR_OK)
+		return r->err.code;
+	return b->ops->cluster(b, &r->cluster, &r->err);
+}
+
 /*
  * Returns true when the result came from the offer cache: the lane then asks the provider
  * at once, so the view shows the kept offers while the fresh ones are on their way.
@@ -428,6 +471,9 @@ run_job(struct session *s, struct lane *l, struct ui_result *r)
 		break;
 	case UJ_JUPYTER:
 		r->code = do_jupyter(s, r);
+		break;
+	case UJ_CLUSTER:
+		r->code = do_cluster(s, r);
 		break;
 	default:
 		r->code = do_costs(s, r);

@@ -35,6 +35,7 @@ enum ui_job {
 				   and the watcher's newest events */
 	UJ_JOBLOGS,		/* one instance's recorded jobs and their last log lines (ssh) */
 	UJ_JUPYTER,		/* one instance's Jupyter, forwarded in the background (ssh) */
+	UJ_CLUSTER,		/* a cluster's partitions and the user's jobs (CAP_CLUSTER) */
 	UJ__COUNT,
 };
 
@@ -88,6 +89,7 @@ struct ui_result {
 	struct ui_job_log logs[UI_JOB_LOGS];	/* UJ_JOBLOGS: the newest jobs' */
 	size_t n_logs;
 	char url[700];			/* UJ_JUPYTER: with its token, stripped */
+	struct cluster_state cluster;	/* UJ_CLUSTER */
 };
 
 struct ui_fetch;

@@ -72,6 +72,11 @@ ui_request(struct ui *u, enum ui_job job)
 	case UJ_COSTS:
 		ui_fetch_request(u->fetch, job, -1, &req);
 		break;
+	case UJ_CLUSTER:
+		for (i = 0; i < u->n_prov; i++)
+			if (u->prov[i].is_cluster)
+				ui_fetch_request(u->fetch, job, (int)i, &req);
+		break;
 	case UJ_JOBLOGS:
 		if (u->detail_id[0] == '\0' || (p = ui_provider_of(u, u->detail_id)) < 0)
 			break;

@@ -17,7 +17,10 @@
 static const char help_text[] =
     "Views\n"
     "  1 2 3 4, Tab, Shift-Tab   offers, instances, metrics, costs\n"
-    "  :offers :instances :metrics :costs   the same by name (a prefix will do)\n"
+    "  5 6                       events; cluster (a Slurm cluster's partitions, GPUs used\n"
+    "                            and free, and your jobs with Slurm's reason)\n"
+    "  :offers :instances :metrics :costs :events :cluster   the same by name (a prefix\n"
+    "                            will do)\n"
     "  :quit, q                  quit; Ctrl-C and SIGTERM quit too\n"
     "\n"
     "Moving\n"
@@ -69,6 +72,8 @@ set_view(struct ui *u, enum ui_view v)
 	/* Data for the new view may be stale: fetch it now if it is due. */
 	if (v == UV_OFFERS && ui_clock() - u->last_req[UJ_OFFERS] > u->interval[UJ_OFFERS])
 		ui_request(u, UJ_OFFERS);
+	if (v == UV_CLUSTER && ui_clock() - u->last_req[UJ_CLUSTER] > u->interval[UJ_CLUSTER])
+		ui_request(u, UJ_CLUSTER);
 	if (v == UV_METRICS && u->watch[0] == '\0') {
 		const struct instance *in = ui_grid_selected(&u->ig);
 
@@ -107,7 +112,8 @@ run_command(struct ui *u, const char *line)
 		return;
 	}
 	snprintf(u->input_err, sizeof(u->input_err), v == -2 ? "'%s' is ambiguous" :
-	    "unknown command '%s' (offers, instances, metrics, costs, help, quit)", word);
+	    "unknown command '%s' (offers, instances, metrics, costs, events, cluster, help, "
+	    "quit)", word);
 }
 
 /* Parse the filter as it is typed; the table follows every valid state. */
@@ -293,6 +299,8 @@ ui_handle_key(struct ui *u, int key)
 			ui_request(u, UJ_OFFERS);
 		if (u->view == UV_METRICS)
 			ui_request(u, UJ_METRICS);
+		if (u->view == UV_CLUSTER)
+			ui_request(u, UJ_CLUSTER);
 		ui_message(u, UC_DIM, "refreshing");
 		return;
 	}

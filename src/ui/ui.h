@@ -22,7 +22,7 @@
 #include "grid.h"
 #include "layout.h"
 
-enum ui_view { UV_OFFERS, UV_INSTANCES, UV_METRICS, UV_COSTS, UV_EVENTS, UV__COUNT };
+enum ui_view { UV_OFFERS, UV_INSTANCES, UV_METRICS, UV_COSTS, UV_EVENTS, UV_CLUSTER, UV__COUNT };
 
 /* Semantic colours (htop's ColorElements); attributes come from the palette. */
 enum ui_color {
@@ -42,6 +42,9 @@ struct ui_prov {
 	struct offer_list offers;
 	struct instance_list insts;
 	bool have_offers, have_insts;
+	bool is_cluster;		/* CAP_CLUSTER: the cluster view asks it */
+	struct cluster_state cluster;	/* its last answer (have_cluster) */
+	bool have_cluster;
 	char err[UJ__COUNT][200];	/* the last failure of each job, "" when it worked */
 };
 
@@ -145,6 +148,9 @@ struct ui {
 	size_t n_events;
 	size_t ev_top;			/* first shown, counted from the newest */
 
+	/* The cluster view: its first line shown, and how many it had when last drawn. */
+	size_t cl_top, cl_lines;
+
 	/* The status line: a message for a while, else provider errors. */
 	char msg[256];
 	int msg_color;
@@ -185,7 +191,7 @@ struct ui_view_ops {
 	const char *keys;			/* the key hints of the bottom line */
 };
 extern const struct ui_view_ops ui_view_offers, ui_view_instances, ui_view_metrics, ui_view_costs,
-    ui_view_events;
+    ui_view_events, ui_view_cluster;
 
 /* tableview.c: what the views made of a table share. */
 void ui_table_draw(struct ui *u, struct ui_grid *g, const struct ui_rect *r, const char *empty,

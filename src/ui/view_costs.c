@@ -119,5 +119,5 @@ const struct ui_view_ops ui_view_costs = {
 	.name = "costs",
 	.title = "Costs",
 	.draw = draw_costs,
-	.keys = "r refresh  1-5 views",
+	.keys = "r refresh  1-6 views",
 };

@@ -12,6 +12,7 @@ static const struct ui_view_ops *const views[UV__COUNT] = {
 	[UV_METRICS] = &ui_view_metrics,
 	[UV_COSTS] = &ui_view_costs,
 	[UV_EVENTS] = &ui_view_events,
+	[UV_CLUSTER] = &ui_view_cluster,
 };
 
 void

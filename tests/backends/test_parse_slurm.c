@@ -181,6 +181,157 @@ test_v0040_shapes(void **state)
 	free(bj);
 }
 
+static const struct cluster_pool *
+find_pool(const struct cluster_state *c, const char *part, const char *type)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_pools; i++)
+		if (strcmp(c->pools[i].partition, part) == 0 && strcmp(c->pools[i].gpu_raw, type) == 0)
+			return &c->pools[i];
+	return NULL;
+}
+
+/* The cluster view: GPUs in total, used and free per partition and type, counting nodes
+   down or drained in the total only; the user's live jobs with state and reason. */
+static void
+test_cluster_view(void **state)
+{
+	size_t ln, lp, lj, nn, np, nj;
+	char *bn = tdata("slurm/nodes-v0040.json", &ln), *bp = tdata("slurm/partitions-v0040.json",
+	    &lp), *bj = tdata("slurm/jobs-v0040.json", &lj);
+	struct slurm_node *nodes;
+	struct slurm_partition *parts;
+	struct slurm_job *jobs;
+	struct gr_error err = { 0 };
+	struct cluster_state c;
+	const struct cluster_pool *p;
+
+	(void)state;
+	assert_int_equal(slurm_parse_nodes(bn, ln, &nodes, &nn, &err), GR_OK);
+	assert_int_equal(slurm_parse_partitions(bp, lp, &parts, &np, &err), GR_OK);
+	assert_int_equal(slurm_parse_jobs(bj, lj, &jobs, &nj, &err), GR_OK);
+	cluster_state_init(&c);
+	slurm_build_cluster(nodes, nn, parts, np, jobs, nj, "ada", &c);
+	p = find_pool(&c, "batch", "a100");
+	assert_non_null(p);
+	assert_int_equal(p->total, 16);		/* gpu001-004, the drained and down ones too */
+	assert_int_equal(p->used, 1);
+	assert_int_equal(p->free, 3 + 4);	/* gpu001 and gpu003 only */
+	assert_int_equal(p->nodes, 4);
+	assert_int_equal(p->pending, 1);
+	p = find_pool(&c, "batch", "h100_sxm");
+	assert_non_null(p);
+	assert_int_equal(p->total, 4);
+	assert_int_equal(p->used, 4);
+	assert_int_equal(p->free, 0);
+	p = find_pool(&c, "long", "a100");
+	assert_non_null(p);
+	assert_int_equal(p->total, 4);
+	assert_int_equal(p->free, 3);
+	assert_int_equal(p->pending, 1);
+	assert_null(find_pool(&c, "closed", "a100"));
+	assert_null(find_pool(&c, "batch", "shard"));
+	/* ada's jobs that squeue shows: 101 running, 102 pending; 104 ended, 103 is bob's. */
+	assert_int_equal(c.n_jobs, 2);
+	assert_string_equal(c.jobs[0].id, "slurm:101");
+	assert_string_equal(c.jobs[0].state, "RUNNING");
+	assert_string_equal(c.jobs[0].reason, "");
+	assert_int_equal(c.jobs[0].gpus, 4);
+	assert_int_equal(c.jobs[0].nodes, 2);
+	assert_string_equal(c.jobs[0].node_list, "gpu[001,003]");
+	assert_string_equal(c.jobs[0].gpu_raw, "a100");
+	assert_int_equal(c.jobs[0].since, 1796000100);
+	assert_string_equal(c.jobs[1].state, "PENDING");
+	assert_string_equal(c.jobs[1].reason, "QOSMaxGRESPerUser");
+	assert_string_equal(c.jobs[1].partition, "batch,long");
+	cluster_state_release(&c);
+
+	/* A partition that is down has GPUs but none free. */
+	parts[0].up = false;
+	cluster_state_init(&c);
+	slurm_build_cluster(nodes, nn, parts, np, jobs, nj, "nobody", &c);
+	p = find_pool(&c, "batch", "a100");
+	assert_non_null(p);
+	assert_int_equal(p->total, 16);
+	assert_int_equal(p->free, 0);
+	assert_int_equal(c.n_jobs, 0);
+	cluster_state_release(&c);
+	free(nodes);
+	free(parts);
+	free(jobs);
+	free(bn);
+	free(bp);
+	free(bj);
+}
+
+/* /nodes fed in two chunks cut at k (len: whole); *n nodes into *out. */
+static enum gr_err
+nodes_cut(const char *b, size_t len, size_t k, long status, struct slurm_node **out, size_t *n,
+    struct gr_error *err)
+{
+	struct slurm_node_stream *s = slurm_node_stream_new();
+	enum gr_err e;
+
+	slurm_node_stream_feed(s, b, k);
+	slurm_node_stream_feed(s, b + k, len - k);
+	e = slurm_node_stream_finish(s, status, out, n, err);
+	slurm_node_stream_free(s);
+	return e;
+}
+
+/* The streamed /nodes: cut at every byte boundary, the nodes of the whole body, both
+   versions' shapes; malformed and erroring bodies refused at every cut, nothing returned. */
+static void
+test_nodes_stream_cuts(void **state)
+{
+	static const char *const files[] = { "slurm/nodes.json", "slurm/nodes-v0040.json" };
+	static const char *const bad[] = {
+		"{\"nodes\": [{\"name\": \"n1\"}",			/* truncated */
+		"{\"nodes\": {\"name\": \"n1\"}}",			/* no list */
+		"{\"nodes\": [{\"name\": \"n1\"},]}",			/* not JSON */
+		"{\"errors\": [{\"error\": \"\\u001b[2Jboom\"}], \"nodes\": []}",
+		"",
+	};
+	struct slurm_node *whole, *part;
+	struct gr_error err = { 0 };
+	size_t i, k, len, nw, np;
+	char *b;
+
+	(void)state;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		b = tdata(files[i], &len);
+		assert_int_equal(slurm_parse_nodes(b, len, &whole, &nw, &err), GR_OK);
+		assert_true(nw >= 2);
+		for (k = 0; k <= len; k++) {
+			assert_int_equal(nodes_cut(b, len, k, 200, &part, &np, &err), GR_OK);
+			if (np != nw)
+				fail_msg("%s cut at %zu: %zu nodes, not %zu", files[i], k, np, nw);
+			assert_memory_equal(part, whole, nw * sizeof(*whole));
+			free(part);
+		}
+		free(whole);
+		free(b);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		len = strlen(bad[i]);
+		for (k = 0; k <= len; k++) {
+			part = (struct slurm_node *)&err;
+			gr_error_clear(&err);
+			assert_int_not_equal(nodes_cut(bad[i], len, k, 200, &part, &np, &err), GR_OK);
+			assert_null(part);
+			assert_int_equal(np, 0);
+			assert_null(strchr(err.msg, '\033'));
+		}
+	}
+	/* The errors array reaches the message, stripped; a 500 with an empty one fails too. */
+	len = strlen(bad[3]);
+	gr_error_clear(&err);
+	assert_int_not_equal(nodes_cut(bad[3], len, 5, 200, &part, &np, &err), GR_OK);
+	assert_non_null(strstr(err.msg, "boom"));
+	assert_int_not_equal(nodes_cut("{\"nodes\": []}", 14, 3, 500, &part, &np, &err), GR_OK);
+}
+
 static void
 test_errors(void **state)
 {
@@ -434,6 +585,8 @@ main(void)
 		cmocka_unit_test(test_offers_recorded),
 		cmocka_unit_test(test_jobs_recorded),
 		cmocka_unit_test(test_v0040_shapes),
+		cmocka_unit_test(test_cluster_view),
+		cmocka_unit_test(test_nodes_stream_cuts),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_errors_hostile),
 		cmocka_unit_test(test_openapi),

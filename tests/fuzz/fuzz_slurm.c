@@ -18,6 +18,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct slurm_gres g[SLURM_GRES_MAX];
 	struct gr_error err = { 0 };
 	struct offer_list ol;
+	struct cluster_state cs;
 	struct instance in;
 	size_t nn = 0, np = 0, nj = 0, i;
 	long long id;
@@ -31,6 +32,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	offer_list_init(&ol);
 	slurm_build_offers(nodes, nn, parts, np, jobs, nj, "c", NULL, NULL, &ol);
 	offer_list_release(&ol);
+	cluster_state_init(&cs);
+	slurm_build_cluster(nodes, nn, parts, np, jobs, nj, "root", &cs);
+	cluster_state_release(&cs);
 	for (i = 0; i < nj; i++)
 		slurm_job_to_instance(&jobs[i], &in);
 	free(nodes);

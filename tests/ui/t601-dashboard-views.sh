@@ -35,6 +35,9 @@ wait_for '^  sim +\$[0-9.]+ +\$0\.[0-9]+' 20 && ok "costs by provider" || fail "
 keys Tab
 wait_for '^ TIME +LEVEL +EVENT' 20 && ok "Tab moves on to events" || fail "tab: $(screen)"
 keys Tab
+wait_for 'no cluster among the providers shown' 20 && ok "Tab moves on to cluster" ||
+    fail "tab: $(screen)"
+keys Tab
 wait_for '^  sim:o-' 20 && ok "Tab wraps to offers" || fail "tab: $(screen)"
 keys : c o s t s Enter
 wait_for '^  Burn rate' 20 && ok ":costs switches view" || fail ":costs: $(screen)"

@@ -165,6 +165,42 @@ label_policies(void **state)
 	unlink(paths_config_file());
 }
 
+/* A cluster's own keys, read in one place for its backend and for run --provider. */
+static void
+cluster_keys(void **state)
+{
+	struct config *c;
+	struct gr_error err = { 0 };
+	char cur[CURRENCY_MAX] = "";
+	int64_t rate = 0;
+
+	(void)state;
+	assert_false(config_gpu_rate(NULL, "slurm", "h100", &rate, cur));
+	assert_string_equal(cur, "USD");
+	assert_string_equal(config_job_workdir(NULL, "slurm"), "/tmp");
+	assert_null(config_job_output_dir(NULL, "slurm"));
+	write_file("slurm.price.h100 = 2.10\nslurm.currency = EUR\nslurm.workdir = /w\n"
+	    "slurm.output_dir = /shared\n[profile p]\nslurm.price.h100 = 3\n"
+	    "slurm.currency = nope\n");
+	assert_int_equal(config_load(&c, paths_config_file(), &err), GR_OK);
+	assert_true(config_gpu_rate(c, "slurm", "h100", &rate, cur));
+	assert_int_equal(rate, 2100000);
+	assert_string_equal(cur, "EUR");
+	/* No rate for a type: false, the currency still said. */
+	cur[0] = '\0';
+	assert_false(config_gpu_rate(c, "slurm", "a100", &rate, cur));
+	assert_string_equal(cur, "EUR");
+	assert_string_equal(config_job_workdir(c, "slurm"), "/w");
+	assert_string_equal(config_job_output_dir(c, "slurm"), "/shared");
+	/* The profile's win; a currency that is none is USD. */
+	assert_int_equal(config_select_profile(c, "p", &err), GR_OK);
+	assert_true(config_gpu_rate(c, "slurm", "h100", &rate, cur));
+	assert_int_equal(rate, 3000000);
+	assert_string_equal(cur, "USD");
+	config_free(c);
+	unlink(paths_config_file());
+}
+
 int
 main(void)
 {
@@ -173,6 +209,7 @@ main(void)
 		cmocka_unit_test(set_keeps_comments),
 		cmocka_unit_test(syntax_errors),
 		cmocka_unit_test(label_policies),
+		cmocka_unit_test(cluster_keys),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
