@@ -9,6 +9,7 @@
 
 #include "gpurent/catalogue.h"
 #include "gpurent/columns.h"
+#include "gpurent/i18n.h"
 #include "gpurent/launch_policy.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
@@ -164,7 +165,8 @@ offers_draw(struct ui *u, const struct ui_rect *r)
 
 	for (i = 0; i < u->n_prov; i++)
 		any |= u->prov[i].have_offers;
-	ui_table_draw(u, &u->og, r, !any ? "fetching offers ..." : u->filter.n ?
+	ui_table_draw(u, &u->og, r, !any ? "fetching offers ..." : u->og.busy ?
+	    _("sorting offers ...") : u->filter.n ?
 	    "no offer matches the filter (/ changes it)" : "no offers", NULL);
 }
 
