@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpurent/config.h"
@@ -284,6 +285,17 @@ release_ui(struct ui *u)
 	free(u->djobs);
 }
 
+/* CPU seconds of the calling thread: on a loaded machine the wall clock also counts the
+ * waits for a core, which say nothing of what a key costs. */
+static double
+thread_cpu(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -312,20 +324,23 @@ static void
 bench(struct ui *u, char *report, size_t n)
 {
 	static const int keys[] = { '>', 'j', 'i', ' ', '<', 'G', 'i', 'g' };
-	double *frame, *result, t0, t1, worst = 0;
+	double *frame, *cpu, *result, t0, t1, c0, worst = 0;
 	size_t n_frame = 0, n_result = 0;
 	long i;
 
 	frame = xcalloc((size_t)u->opts.bench_frames, sizeof(*frame));
+	cpu = xcalloc((size_t)u->opts.bench_frames, sizeof(*cpu));
 	result = xcalloc((size_t)u->opts.bench_frames, sizeof(*result));
 	ui_grid_wait(&u->og, 600000);
 	u->need_clear = false;
 	ui_draw(u);
 	for (i = 0; i < u->opts.bench_frames; i++) {
 		t0 = ui_clock();
+		c0 = thread_cpu();
 		ui_handle_key(u, keys[i % (long)ARRAY_LEN(keys)]);
 		ui_draw(u);
 		t1 = ui_clock();
+		cpu[n_frame] = (thread_cpu() - c0) * 1000;
 		frame[n_frame++] = (t1 - t0) * 1000;
 		if (t1 - t0 > worst)
 			worst = t1 - t0;
@@ -335,23 +350,30 @@ bench(struct ui *u, char *report, size_t n)
 		}
 	}
 	snprintf(report, n, "dashboard: %ld keys over %zu of %zu offers (%dx%d): frame median "
-	    "%.3f ms, worst %.3f ms; sort result median %.1f ms (%zu sorts)\n",
-	    u->opts.bench_frames, u->og.n_order, u->og.n, COLS, LINES, median(frame, n_frame),
-	    worst * 1000, median(result, n_result), n_result);
+	    "%.3f ms (UI thread CPU %.3f ms), worst %.3f ms; sort result median %.1f ms (%zu "
+	    "sorts)\n", u->opts.bench_frames, u->og.n_order, u->og.n, COLS, LINES,
+	    median(frame, n_frame), median(cpu, n_frame), worst * 1000, median(result, n_result),
+	    n_result);
 	free(frame);
+	free(cpu);
 	free(result);
 }
 
-/* GPURENT_UI_TRACE=FILE: a line per key ("key MS": from reading it to the end of the frame
- * that shows it), per drawn frame ("frame MS") and per swapped-in sort ("swap MS": from the
- * submission). bench/dashboard.sh reads it. */
+/* GPURENT_UI_TRACE=FILE: a line per key ("key MS CPU_MS": from reading it to the end of the
+ * frame that shows it, and the UI thread's CPU time in that span), per drawn frame ("frame
+ * MS CPU_MS") and per swapped-in sort ("swap MS": from the submission). bench/dashboard.sh
+ * reads it. */
 static void
-trace_line(FILE *fp, const char *what, double since)
+trace_line(FILE *fp, const char *what, double since, double cpu_since)
 {
-	if (fp != NULL) {
+	if (fp == NULL)
+		return;
+	if (cpu_since >= 0)
+		fprintf(fp, "%s %.3f %.3f\n", what, (ui_clock() - since) * 1000,
+		    (thread_cpu() - cpu_since) * 1000);
+	else
 		fprintf(fp, "%s %.3f\n", what, (ui_clock() - since) * 1000);
-		fflush(fp);
-	}
+	fflush(fp);
 }
 
 static enum gr_err
@@ -363,7 +385,7 @@ loop(struct ui *u)
 	struct ui_result *r, *next;
 	const char *trace_path = getenv("GPURENT_UI_TRACE");
 	FILE *tr = trace_path != NULL && *trace_path ? fopen(trace_path, "we") : NULL;
-	double key_at = 0, t;
+	double key_at = 0, key_cpu = 0, t, c;
 
 	pfd[0].fd = STDIN_FILENO;
 	pfd[0].events = POLLIN;
@@ -381,25 +403,28 @@ loop(struct ui *u)
 		t = u->og.submitted;
 		if (ui_offers_collect(u)) {
 			u->dirty = true;
-			trace_line(tr, "swap", t);
+			trace_line(tr, "swap", t, -1);
 		}
 		if (u->opts.bench_frames > 0 && u->prov[0].have_offers)
 			break;
 		timeout = schedule(u);
 		if (u->dirty) {
 			t = ui_clock();
+			c = thread_cpu();
 			ui_draw(u);
-			trace_line(tr, "frame", t);
+			trace_line(tr, "frame", t, c);
 		}
 		if (key_at > 0)
-			trace_line(tr, "key", key_at);
+			trace_line(tr, "key", key_at, key_cpu);
 		key_at = 0;
 		/* Sleep until a key, a result, a signal (SIGWINCH, SIGTERM) or the next job. */
 		if (poll(pfd, 3, timeout) < 0 && errno != EINTR)
 			break;
 		while ((rc = get_wch(&wc)) != ERR) {
-			if (key_at == 0)
+			if (key_at == 0) {
 				key_at = ui_clock();
+				key_cpu = thread_cpu();
+			}
 			ui_handle_key(u, rc == KEY_CODE_YES ? UI_FKEY((int)wc) : (int)wc);
 		}
 	}
