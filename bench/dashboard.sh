@@ -115,7 +115,7 @@ rm -rf "$GPURENT_HOME" && mkdir -p "$GPURENT_HOME"
 rows=$("$gr" -o ids offers | wc -l)
 tm new-session -d -s b -x 200 -y 60 \
     "\"$gr\" dashboard --bench-frames $frames; sleep 30"
-wait_screen 'ms per frame'
+wait_screen 'sort result median'
 frame=$(tm capture-pane -p -t b | sed -n 's/^dashboard: \(.*\)/\1/p')
 tm kill-session -t b
 # Idle with that market on the offers view (issue 17 part 5: 100,000 offers, BENCH_OFFERS=110000).
