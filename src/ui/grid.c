@@ -527,11 +527,16 @@ ui_grid_collect(struct ui_grid *g)
 	pthread_mutex_lock(&w->mu);
 	while (read(w->pipe[0], buf, sizeof(buf)) > 0)
 		;
-	j = w->done != NULL && w->done->gen == w->gen ? w->done : NULL;
+	j = w->done;
 	w->done = NULL;
 	pthread_mutex_unlock(&w->mu);
 	if (j == NULL)
 		return false;
+	if (j->gen != w->gen) {
+		/* Finished just before a newer submission: never shown. */
+		job_free(j);
+		return false;
+	}
 	apply_job(g, j);
 	job_free(j);
 	g->busy = false;
