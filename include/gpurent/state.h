@@ -92,8 +92,21 @@ enum gr_err ledger_end(struct state *st, const char *instance_id, int64_t end,
  */
 int64_t ledger_spent(struct state *st, const char *provider, const char *instance_id,
     int64_t now, int64_t *burn_hour);
+/*
+ * The rate of a provider's open billing segments (provisioning excluded) that started by
+ * `now` (its clock) and are in `currency`: the burn costs_compute gives that provider's
+ * line, from the open rows alone.
+ */
+int64_t ledger_burn(struct state *st, const char *provider, int64_t now, const char *currency);
+/* The currency of each distinct kind among the segments open or ending after `since`
+ * ("" for USD as written), handed to fn. */
+enum gr_err ledger_each_currency(struct state *st, int64_t since,
+    void (*fn)(const char *currency, void *ctx), void *ctx, struct gr_error *err);
 /* ledger_load's rows, in its order, handed to fn one at a time (seg is reused). */
 enum gr_err ledger_each(struct state *st, int64_t since, int64_t until,
+    void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx, struct gr_error *err);
+/* The same rows in no particular order: for sums, which need no sort. */
+enum gr_err ledger_each_unordered(struct state *st, int64_t since, int64_t until,
     void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx, struct gr_error *err);
 enum gr_err ledger_load(struct state *st, int64_t since, int64_t until, struct ledger_seg **out,
     size_t *n, struct gr_error *err);

@@ -185,13 +185,10 @@ static size_t
 reconcile(struct cmd_ctx *c, struct state *st, const struct cost_clock *clk,
     struct reported *out)
 {
-	struct cost_summary byp;
 	struct gr_error err = { 0 };
-	size_t i, k, n = 0;
+	size_t i, n = 0;
 	char a[32], b[32];
 
-	if (costs_compute(st, clk, 0, CG_PROVIDER, &byp, &err) != GR_OK)
-		return 0;
 	for (i = 0; i < c->s->n_backends; i++) {
 		struct backend *be = c->s->backends[i];
 		struct reported *r = &out[n];
@@ -205,9 +202,9 @@ reconcile(struct cmd_ctx *c, struct state *st, const struct cost_clock *clk,
 			continue;
 		}
 		r->provider = be->ops->name;
-		for (k = 0; k < byp.n_lines; k++)
-			if (strcmp(byp.lines[k].key, r->provider) == 0)
-				r->ledger_burn = byp.lines[k].burn_hour;
+		/* The provider line's burn in costs_compute's dollars, from the open rows. */
+		r->ledger_burn = ledger_burn(st, r->provider, cost_clock_now(clk, r->provider),
+		    "USD");
 		if ((r->acct.valid & AV_SPEND) && llabs(r->acct.spend_hour - r->ledger_burn) >
 		    (r->ledger_burn / 100 > 10000 ? r->ledger_burn / 100 : 10000))
 			cmd_warn("%s reports a burn rate of %s/h where the local ledger has %s/h: "
@@ -216,7 +213,6 @@ reconcile(struct cmd_ctx *c, struct state *st, const struct cost_clock *clk,
 			    true), money_format(b, sizeof(b), r->ledger_burn, 3, true));
 		n++;
 	}
-	cost_summary_release(&byp);
 	return n;
 }
 

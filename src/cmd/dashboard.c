@@ -15,7 +15,7 @@ static const struct cmd_opt opts[] = {
 	{ "readonly", 'r', NULL, "look only: no launch, stop, start or destroy", D_READONLY, CPL_NONE, false },
 	{ "refresh", 0, "SECONDS", "refresh instances, metrics and costs this often (default: the dashboard.* config keys)", D_REFRESH, CPL_NONE, false },
 	{ "view", 0, "NAME", "open on offers, instances, metrics, costs, events or cluster", D_VIEW, CPL_NONE, false },
-	{ "bench-frames", 0, "N", "draw N full frames of the offers view, print the time per frame and quit", D_BENCH, CPL_NONE, false },
+	{ "bench-frames", 0, "N", "answer N keys on the offers view (sort, scroll), print the time per frame and per sort, and quit", D_BENCH, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 

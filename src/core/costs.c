@@ -279,10 +279,10 @@ struct code_set {
 };
 
 static void
-add_code(const struct ledger_seg *g, void *ctx)
+add_code(const char *currency, void *ctx)
 {
 	struct code_set *cs = ctx;
-	const char *c = money_currency(g->currency);
+	const char *c = money_currency(currency);
 	size_t k;
 
 	for (k = 0; k < cs->got && strcmp(cs->codes[k], c) != 0; k++)
@@ -298,7 +298,7 @@ ledger_currencies(struct state *st, const struct cost_clock *clk, int64_t since,
 	struct code_set cs = { codes, 0, max };
 	struct gr_error err = { 0 };
 
-	if (ledger_each(st, window_start(clk, since), 0, add_code, &cs, &err) != GR_OK)
+	if (ledger_each_currency(st, window_start(clk, since), add_code, &cs, &err) != GR_OK)
 		return 0;
 	qsort(codes, cs.got, CURRENCY_MAX, cmp_codes);
 	return cs.got;
@@ -330,8 +330,11 @@ costs_compute_in(struct state *st, const struct cost_clock *clk, int64_t since,
 	cc.by = by;
 	cc.out = out;
 	cc.lines.s = out;
-	/* Row by row as SQLite reads them: the window's rows are never all in memory. */
-	e = ledger_each(st, window_start(clk, since), 0, add_row, &cc, err);
+	/* Row by row as SQLite reads them: the window's rows are never all in memory. Only
+	 * the lines by instance need the rows oldest first (the last says how it ended); every
+	 * other figure is a sum of integers, the same in any order, and skips SQLite's sort. */
+	e = (by == CG_INSTANCE ? ledger_each : ledger_each_unordered)(st,
+	    window_start(clk, since), 0, add_row, &cc, err);
 	free(cc.lines.slot);
 	if (e != GR_OK) {
 		cost_summary_release(out);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpurent/config.h"
@@ -43,10 +44,7 @@ apply_result(struct ui *u, struct ui_result *r)
 		p->offers = r->offers;
 		offer_list_init(&r->offers);
 		p->have_offers = true;
-		u->offers.n = 0;
-		for (i = 0; i < u->n_prov; i++)
-			offer_list_append(&u->offers, &u->prov[i].offers);
-		ui_offers_rebuild(u);
+		ui_offers_merge(u);
 		break;
 	case UJ_INSTANCES:
 		if (r->code != GR_OK)
@@ -292,7 +290,7 @@ release_ui(struct ui *u)
 		instance_list_release(&u->prov[i].insts);
 		cluster_state_release(&u->prov[i].cluster);
 	}
-	offer_list_release(&u->offers);
+	/* u->offers belonged to the offers grid, released with the views. */
 	instance_list_release(&u->insts);
 	cost_summary_release(&u->total);
 	cost_summary_release(&u->by_provider);
@@ -304,37 +302,114 @@ release_ui(struct ui *u)
 	free(u->djobs);
 }
 
-/* Draw bench_frames full frames (filter, sort and format every row, then draw). */
+/* CPU seconds of the calling thread: on a loaded machine the wall clock also counts the
+ * waits for a core, which say nothing of what a key costs. */
+static double
+thread_cpu(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n-1] (sorted in place); 0 when empty. */
+static double
+median(double *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * Answer bench_frames keys on the offers view as a user would press them: sort to the next
+ * column, reverse, scroll a row, a page, to the end and back. A key's frame is the key's
+ * handling and the drawing after it, on the UI thread; a sort's result is the time until
+ * the worker's order was swapped in and drawn.
+ */
 static void
 bench(struct ui *u, char *report, size_t n)
 {
-	double t0, t1;
+	static const int keys[] = { '>', 'j', 'i', ' ', '<', 'G', 'i', 'g' };
+	double *frame, *cpu, *result, t0, t1, c0, worst = 0;
+	size_t n_frame = 0, n_result = 0;
 	long i;
 
-	t0 = ui_clock();
+	frame = xcalloc((size_t)u->opts.bench_frames, sizeof(*frame));
+	cpu = xcalloc((size_t)u->opts.bench_frames, sizeof(*cpu));
+	result = xcalloc((size_t)u->opts.bench_frames, sizeof(*result));
+	ui_grid_wait(&u->og, 600000);
+	u->need_clear = false;
+	ui_draw(u);
 	for (i = 0; i < u->opts.bench_frames; i++) {
-		ui_offers_rebuild(u);
-		u->need_clear = false;
+		t0 = ui_clock();
+		c0 = thread_cpu();
+		ui_handle_key(u, keys[i % (long)ARRAY_LEN(keys)]);
 		ui_draw(u);
+		t1 = ui_clock();
+		cpu[n_frame] = (thread_cpu() - c0) * 1000;
+		frame[n_frame++] = (t1 - t0) * 1000;
+		if (t1 - t0 > worst)
+			worst = t1 - t0;
+		if (u->og.busy && ui_grid_wait(&u->og, 600000)) {
+			ui_draw(u);
+			result[n_result++] = (ui_clock() - t0) * 1000;
+		}
 	}
-	t1 = ui_clock();
-	snprintf(report, n, "dashboard: %ld frames of %zu rows (%dx%d): %.3f ms per frame\n",
-	    u->opts.bench_frames, u->og.n_order, COLS, LINES,
-	    (t1 - t0) * 1000 / (double)u->opts.bench_frames);
+	snprintf(report, n, "dashboard: %ld keys over %zu of %zu offers (%dx%d): frame median "
+	    "%.3f ms (UI thread CPU %.3f ms), worst %.3f ms; sort result median %.1f ms (%zu "
+	    "sorts)\n", u->opts.bench_frames, u->og.n_order, u->og.n, COLS, LINES,
+	    median(frame, n_frame), median(cpu, n_frame), worst * 1000, median(result, n_result),
+	    n_result);
+	free(frame);
+	free(cpu);
+	free(result);
+}
+
+/* GPURENT_UI_TRACE=FILE: a line per key ("key MS CPU_MS": from reading it to the end of the
+ * frame that shows it, and the UI thread's CPU time in that span), per drawn frame ("frame
+ * MS CPU_MS") and per swapped-in sort ("swap MS": from the submission). bench/dashboard.sh
+ * reads it. */
+static void
+trace_line(FILE *fp, const char *what, double since, double cpu_since)
+{
+	if (fp == NULL)
+		return;
+	if (cpu_since >= 0)
+		fprintf(fp, "%s %.3f %.3f\n", what, (ui_clock() - since) * 1000,
+		    (thread_cpu() - cpu_since) * 1000);
+	else
+		fprintf(fp, "%s %.3f\n", what, (ui_clock() - since) * 1000);
+	fflush(fp);
 }
 
 static enum gr_err
 loop(struct ui *u)
 {
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	wint_t wc;
 	int rc, timeout;
 	struct ui_result *r, *next;
+	const char *trace_path = getenv("GPURENT_UI_TRACE");
+	FILE *tr = trace_path != NULL && *trace_path ? fopen(trace_path, "we") : NULL;
+	double key_at = 0, key_cpu = 0, t, c;
 
 	pfd[0].fd = STDIN_FILENO;
 	pfd[0].events = POLLIN;
 	pfd[1].fd = ui_fetch_fd(u->fetch);
 	pfd[1].events = POLLIN;
+	pfd[2].fd = ui_offers_fd(u);	/* -1 (ignored) when the grid sorts in place */
+	pfd[2].events = POLLIN;
 	u->dirty = true;
 	while (!u->quit && !*u->opts.stop) {
 		for (r = ui_fetch_take(u->fetch); r != NULL; r = next) {
@@ -342,17 +417,36 @@ loop(struct ui *u)
 			apply_result(u, r);
 			ui_result_free(r);
 		}
+		t = u->og.submitted;
+		if (ui_offers_collect(u)) {
+			u->dirty = true;
+			trace_line(tr, "swap", t, -1);
+		}
 		if (u->opts.bench_frames > 0 && u->prov[0].have_offers)
-			return GR_OK;
-		timeout = schedule(u);
-		if (u->dirty)
-			ui_draw(u);
-		/* Sleep until a key, a result, a signal (SIGWINCH, SIGTERM) or the next job. */
-		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
 			break;
-		while ((rc = get_wch(&wc)) != ERR)
+		timeout = schedule(u);
+		if (u->dirty) {
+			t = ui_clock();
+			c = thread_cpu();
+			ui_draw(u);
+			trace_line(tr, "frame", t, c);
+		}
+		if (key_at > 0)
+			trace_line(tr, "key", key_at, key_cpu);
+		key_at = 0;
+		/* Sleep until a key, a result, a signal (SIGWINCH, SIGTERM) or the next job. */
+		if (poll(pfd, 3, timeout) < 0 && errno != EINTR)
+			break;
+		while ((rc = get_wch(&wc)) != ERR) {
+			if (key_at == 0) {
+				key_at = ui_clock();
+				key_cpu = thread_cpu();
+			}
 			ui_handle_key(u, rc == KEY_CODE_YES ? UI_FKEY((int)wc) : (int)wc);
+		}
 	}
+	if (tr != NULL)
+		fclose(tr);
 	return *u->opts.stop ? GR_EINTERRUPTED : GR_OK;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/util.h"
 #include "ui.h"
 
@@ -28,6 +29,13 @@ ui_table_draw(struct ui *u, struct ui_grid *g, const struct ui_rect *r, const ch
 		    g->sort == (int)k ? (g->desc ? down : up) : "");
 		ui_put(r->y, x, width[k], head, ui_attr(UC_COLHEAD), g->cols[g->show[k]].right);
 		x += width[k] + 2;
+	}
+	/* A filter or sort under way (the worker's): the rows below are the previous order. */
+	if (g->busy) {
+		snprintf(head, sizeof(head), " %s%s ", _("sorting"), u->utf8 ? "\xe2\x80\xa6" :
+		    "...");
+		x = text_width(head);
+		ui_put(r->y, r->w - x, x, head, ui_attr(UC_ACCENT), false);
 	}
 	if (g->n_order == 0) {
 		ui_put(r->y + 2, 2, r->w - 4, empty, ui_attr(UC_DIM), false);

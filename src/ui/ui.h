@@ -101,7 +101,8 @@ struct ui {
 	bool dirty, need_clear, quit;
 
 	/* Offers. */
-	struct offer_list offers;	/* every provider's, merged */
+	struct offer_list offers;	/* every provider's, merged: owned by the grid's rows
+					   (ui_offers_merge), not freed here */
 	struct ui_grid og;
 	struct filter filter;
 	char filter_text[256];
@@ -211,6 +212,11 @@ bool ui_view_key(struct ui *u, int key);
 const char *ui_view_keys(const struct ui *u);
 /* view_offers.c, view_instances.c: rebuild the table after new data or a new filter. */
 void ui_offers_rebuild(struct ui *u);
+/* view_offers.c: the providers' offers merged into a new u->offers, filtered and sorted
+ * off the UI thread; the descriptor to poll for the result, and taking it (true: it came). */
+void ui_offers_merge(struct ui *u);
+int ui_offers_fd(const struct ui *u);
+bool ui_offers_collect(struct ui *u);
 void ui_instances_rebuild(struct ui *u);
 /* view_instances.c: write the detail pane again when its data changed (it is open). */
 void ui_instances_details_update(struct ui *u);

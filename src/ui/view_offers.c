@@ -4,10 +4,12 @@
  */
 #include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/catalogue.h"
 #include "gpurent/columns.h"
+#include "gpurent/i18n.h"
 #include "gpurent/launch_policy.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
@@ -22,8 +24,13 @@ static const size_t offer_show[] = {
 static void
 offers_init(struct ui *u)
 {
+	const char *delay = getenv("GPURENT_UI_SORT_DELAY_MS");
+
 	ui_grid_init(&u->og, offer_columns, offer_show, ARRAY_LEN(offer_show), offer_cell, NULL);
 	u->og.sort = 5;		/* $/H, cheapest first, as `gpurent offers` */
+	/* Sorting and filtering 100,000 offers takes longer than a frame: off the UI thread.
+	 * Without the thread the grid still works, in place. */
+	ui_grid_async(&u->og, delay != NULL ? atol(delay) : 0);
 }
 
 static void
@@ -38,12 +45,46 @@ keep_offer(const void *row, void *ctx)
 	return filter_match(ctx, row);
 }
 
+static void
+free_offers(void *v)
+{
+	free(v);
+}
+
 void
 ui_offers_rebuild(struct ui *u)
 {
-	ui_grid_rebuild(&u->og, u->offers.v, u->offers.n, sizeof(*u->offers.v), keep_offer,
-	    &u->filter);
+	ui_grid_submit(&u->og, NULL, keep_offer, &u->filter, sizeof(u->filter));
 	u->dirty = true;
+}
+
+void
+ui_offers_merge(struct ui *u)
+{
+	struct offer_list all;
+	size_t i;
+
+	/* A new array each time: a sort still running reads the previous one, which the
+	 * grid frees when nothing needs it any more. u->offers is a view of the newest. */
+	offer_list_init(&all);
+	for (i = 0; i < u->n_prov; i++)
+		offer_list_append(&all, &u->prov[i].offers);
+	u->offers = all;
+	ui_grid_submit(&u->og, ui_rows_new(all.v, all.n, sizeof(*all.v), free_offers),
+	    keep_offer, &u->filter, sizeof(u->filter));
+	u->dirty = true;
+}
+
+int
+ui_offers_fd(const struct ui *u)
+{
+	return ui_grid_fd(&u->og);
+}
+
+bool
+ui_offers_collect(struct ui *u)
+{
+	return ui_grid_collect(&u->og);
 }
 
 static void
@@ -124,7 +165,8 @@ offers_draw(struct ui *u, const struct ui_rect *r)
 
 	for (i = 0; i < u->n_prov; i++)
 		any |= u->prov[i].have_offers;
-	ui_table_draw(u, &u->og, r, !any ? "fetching offers ..." : u->filter.n ?
+	ui_table_draw(u, &u->og, r, !any ? "fetching offers ..." : u->og.busy ?
+	    _("sorting offers ...") : u->filter.n ?
 	    "no offer matches the filter (/ changes it)" : "no offers", NULL);
 }
 

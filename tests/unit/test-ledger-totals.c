@@ -16,6 +16,7 @@
 
 #include <sqlite3.h>
 
+#include "gpurent/costs.h"
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
@@ -165,12 +166,60 @@ test_filled_for_an_older_database(void **state)
 	state_close(st);
 }
 
+/*
+ * The account check's burn from the open rows alone (ledger_burn) is the provider line's
+ * burn of costs_compute, which reads the month: open compute and storage rows in dollars
+ * that started by now; not provisioning, not another currency, not a later start, not a
+ * closed row, not another provider.
+ */
+static void
+test_burn_from_open_rows(void **state)
+{
+	struct state *st = open_db("burn");
+	struct cost_clock clk = { 0 };
+	struct cost_summary s;
+	struct gr_error err = { 0 };
+	struct ledger_seg g;
+	int64_t now = 1790000000, want = -1;
+	size_t i;
+
+	(void)state;
+	begin(st, "sim:i-1", "sim", LEDGER_COMPUTE, 1200000, now - 7200, 0);
+	begin(st, "sim:i-2", "sim", LEDGER_STORAGE, 34567, now - 100, 0);
+	begin(st, "sim:i-3", "sim", LEDGER_PROVISIONING, 5000000, now - 50, 0);
+	begin(st, "sim:i-4", "sim", LEDGER_COMPUTE, 7000000, now + 60, 0);
+	begin(st, "sim:i-5", "sim", LEDGER_COMPUTE, 9000000, now - 9000, now - 10);
+	begin(st, "vast:6", "vast", LEDGER_COMPUTE, 2000000, now - 300, 0);
+	memset(&g, 0, sizeof(g));
+	strlcpy_(g.instance_id, "sim:i-7", sizeof(g.instance_id));
+	strlcpy_(g.provider, "sim", sizeof(g.provider));
+	g.rate_hour = 3000000;
+	g.start = now - 400;
+	money_currency_set(g.currency, "EUR");
+	assert_int_equal(ledger_begin(st, &g, &err), GR_OK);
+
+	/* By hand: sim:i-1 and sim:i-2. */
+	assert_int_equal(ledger_burn(st, "sim", now, "USD"), 1200000 + 34567);
+	assert_int_equal(ledger_burn(st, "sim", now, "EUR"), 3000000);
+	assert_int_equal(ledger_burn(st, "vast", now, "USD"), 2000000);
+	assert_int_equal(ledger_burn(st, "none", now, "USD"), 0);
+	clk.wall = clk.sim = now;
+	assert_int_equal(costs_compute(st, &clk, 0, CG_PROVIDER, &s, &err), GR_OK);
+	for (i = 0; i < s.n_lines; i++)
+		if (strcmp(s.lines[i].key, "sim") == 0)
+			want = s.lines[i].burn_hour;
+	assert_int_equal(want, ledger_burn(st, "sim", now, "USD"));
+	cost_summary_release(&s);
+	state_close(st);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kept_as_segments_close),
 		cmocka_unit_test(test_filled_for_an_older_database),
+		cmocka_unit_test(test_burn_from_open_rows),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
