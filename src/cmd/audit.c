@@ -11,6 +11,7 @@
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
 #include "gpurent/filter.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
@@ -19,9 +20,9 @@
 enum { A_SINCE = 1, A_BY, A_OFFLINE };
 
 static const struct cmd_opt opts[] = {
-	{ "since", 's', "DURATION", "audit this far back from now (default 7d)", A_SINCE, CPL_NONE, false },
-	{ "by", 'b', "GROUP", "one row per instance (default), label, provider or gpu", A_BY, CPL_NONE, false },
-	{ "offline", 0, NULL, "ask no provider: no cheaper offers, and GPU counts and regions only from the history", A_OFFLINE, CPL_NONE, false },
+	{ "since", 's', "DURATION", N_("audit this far back from now (default 7d)"), A_SINCE, CPL_NONE, false },
+	{ "by", 'b', "GROUP", N_("one row per instance (default), label, provider or gpu"), A_BY, CPL_NONE, false },
+	{ "offline", 0, NULL, N_("ask no provider: no cheaper offers, and GPU counts and regions only from the history"), A_OFFLINE, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -303,7 +304,7 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 		prc = out_print(c->out, &out_global, audit_columns, AC__COUNT, AC_KEY, rep.rows,
 		    rep.n + 1, sizeof(*rep.rows), audit_cell, &target, &err);
 		if (prc == GR_OK && ncheaper > 0 && out_global.format == OUT_TABLE) {
-			fputs("\ncheaper now (same or equivalent GPU, as many, same type):\n", c->out);
+			fputs(_("\ncheaper now (same or equivalent GPU, as many, same type):\n"), c->out);
 			prc = out_print(c->out, &out_global, cheaper_columns, CC__COUNT,
 			    CC_INSTANCE, cheaper, ncheaper, sizeof(*cheaper), cheaper_cell, NULL,
 			    &err);
@@ -320,9 +321,9 @@ const struct command cmd_audit = {
 	.name = "audit",
 	.alias = NULL,
 	.args = "",
-	.summary = "where the money went: spend against GPU use, waste, energy, cheaper offers",
+	.summary = N_("where the money went: spend against GPU use, waste, energy, cheaper offers"),
 	.help =
-	    "Per instance (or --by label, provider or gpu) and in total, over the last --since\n"
+	    N_("Per instance (or --by label, provider or gpu) and in total, over the last --since\n"
 	    "(default 7d) on each provider's clock: billed hours, spend (from the ledger),\n"
 	    "mean and p95 GPU utilisation (from the sample history: metrics, the dashboard and\n"
 	    "the watcher record it), that mean against audit.target (default 85%), the share of\n"
@@ -332,7 +333,7 @@ const struct command cmd_audit = {
 	    "scaled by utilisation, marked estimated) and kg CO2e from the region's grid\n"
 	    "intensity (a shipped table, audit.grid overrides). Then, for each running\n"
 	    "instance, the cheapest offer now of the same or an equivalent GPU on any\n"
-	    "selected provider and the saving per hour and per month (730 h).",
+	    "selected provider and the saving per hour and per month (730 h)."),
 	.opts = opts,
 	.complete_args = CPL_NONE,
 	.run = audit_run,

@@ -8,6 +8,7 @@
 
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/output.h"
 #include "gpurent/state.h"
@@ -17,8 +18,8 @@
 enum { C_SINCE = 1, C_BY };
 
 static const struct cmd_opt opts[] = {
-	{ "since", 's', "DATE", "count spend from DATE (YYYY-MM-DD, UTC; default: start of this month)", C_SINCE, CPL_NONE, false },
-	{ "by", 'b', "GROUP", "group spend by instance, label, provider, gpu or day", C_BY, CPL_NONE, false },
+	{ "since", 's', "DATE", N_("count spend from DATE (YYYY-MM-DD, UTC; default: start of this month)"), C_SINCE, CPL_NONE, false },
+	{ "by", 'b', "GROUP", N_("group spend by instance, label, provider, gpu or day"), C_BY, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -453,11 +454,11 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		rc = out_print(c->out, &out_global, summary_cols, ARRAY_LEN(summary_cols), 0, rows,
 		    n_rows, sizeof(rows[0]), summary_cell, NULL, &err);
 		if (rc == GR_OK && out_global.format == OUT_TABLE && all.has_total)
-			fputs("the USD row adds every currency, converted at your configured rate "
-			    "(fx.*)\n", c->out);
+			fputs(_("the USD row adds every currency, converted at your configured rate "
+			    "(fx.*)\n"), c->out);
 		else if (rc == GR_OK && out_global.format == OUT_TABLE)
-			fputs("currencies are not added up: set fx.CODE (US dollars per unit) "
-			    "for a converted total\n", c->out);
+			fputs(_("currencies are not added up: set fx.CODE (US dollars per unit) "
+			    "for a converted total\n"), c->out);
 	}
 	if (rc == GR_OK && out_global.format == OUT_TABLE && a.by == CG_NONE)
 		for (i = 0; i < n_rep; i++) {
@@ -478,9 +479,9 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_costs = {
 	.name = "costs",
 	.args = NULL,
-	.summary = "burn rate, spend so far and projections",
+	.summary = N_("burn rate, spend so far and projections"),
 	.help =
-	    "Burn rate is what every billing instance costs per hour now; provisioning is what\n"
+	    N_("Burn rate is what every billing instance costs per hour now; provisioning is what\n"
 	    "launched instances will cost once they run. Spent counts from --since (default:\n"
 	    "the first of this month, UTC). The projections add both rates until midnight and\n"
 	    "until the end of the month. Money comes from a local ledger of billed seconds, so\n"
@@ -490,7 +491,7 @@ const struct command cmd_costs = {
 	    "\n"
 	    "Each currency (USD, CNY for ppio) is totalled on its own and shown side by side;\n"
 	    "a total of all of them, in US dollars, only when fx.CODE rates are configured for\n"
-	    "every currency, and then it says 'converted at your configured rate'.",
+	    "every currency, and then it says 'converted at your configured rate'."),
 	.opts = opts,
 	.run = costs_run,
 };

@@ -12,6 +12,7 @@
 #include "gpurent/costs.h"
 #include "gpurent/exporter.h"
 #include "gpurent/history.h"
+#include "gpurent/i18n.h"
 #include "gpurent/samples.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
@@ -22,9 +23,9 @@
 enum { E_LISTEN = 1, E_INTERVAL, E_AUTH };
 
 static const struct cmd_opt opts[] = {
-	{ "listen", 'l', "HOST:PORT", "address to serve /metrics on (default 127.0.0.1:9400; port 0: any free one)", E_LISTEN, CPL_NONE, false },
-	{ "interval", 'i', "SECONDS", "seconds between sampling rounds (default 10)", E_INTERVAL, CPL_NONE, false },
-	{ "auth", 0, NULL, "require 'Authorization: Bearer TOKEN' with the token stored by 'gpurent login exporter'", E_AUTH, CPL_NONE, false },
+	{ "listen", 'l', "HOST:PORT", N_("address to serve /metrics on (default 127.0.0.1:9400; port 0: any free one)"), E_LISTEN, CPL_NONE, false },
+	{ "interval", 'i', "SECONDS", N_("seconds between sampling rounds (default 10)"), E_INTERVAL, CPL_NONE, false },
+	{ "auth", 0, NULL, N_("require 'Authorization: Bearer TOKEN' with the token stored by 'gpurent login exporter'"), E_AUTH, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -179,7 +180,7 @@ exporter_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_error(c, &err);
 	}
 	/* The one line a supervisor or a test waits for: where to scrape. */
-	fprintf(stderr, "gpurent exporter: serving http://%s/metrics\n", exporter_address(e));
+	fprintf(stderr, _("gpurent exporter: serving http://%s/metrics\n"), exporter_address(e));
 	fflush(stderr);
 	while (!cmd_interrupted) {
 		exporter_snapshot_init(&snap);
@@ -194,9 +195,9 @@ exporter_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_exporter = {
 	.name = "exporter",
 	.args = "",
-	.summary = "serve GPU metrics, spend and instance state to Prometheus",
+	.summary = N_("serve GPU metrics, spend and instance state to Prometheus"),
 	.help =
-	    "Samples every running instance of the selected providers every --interval seconds\n"
+	    N_("Samples every running instance of the selected providers every --interval seconds\n"
 	    "(each sample is kept in the history, as with 'gpurent metrics') and serves\n"
 	    "/metrics in the Prometheus text format: GPU figures under dcgm-exporter's names\n"
 	    "(DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED, DCGM_FI_DEV_POWER_USAGE, ...) with its\n"
@@ -207,7 +208,7 @@ const struct command cmd_exporter = {
 	    "does not report is left out, never 0. A scrape is answered from the last round at\n"
 	    "once, however slow a provider is. Listens on loopback unless --listen says\n"
 	    "otherwise; --auth requires a bearer token (store it with 'gpurent login exporter').\n"
-	    "Runs until interrupted (Ctrl-C or SIGTERM, status 0).",
+	    "Runs until interrupted (Ctrl-C or SIGTERM, status 0)."),
 	.opts = opts,
 	.flags = CMD_NOT_IN_SHELL,
 	.run = exporter_run,

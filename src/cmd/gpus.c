@@ -9,6 +9,7 @@
 #include "gpurent/catalogue.h"
 #include "gpurent/filter.h"
 #include "gpurent/gpunames.h"
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
@@ -17,7 +18,7 @@
 enum { O_UNKNOWN = 1 };
 
 static const struct cmd_opt opts[] = {
-	{ "unknown", 0, NULL, "list the GPU names providers were seen selling that the catalogue lacks", O_UNKNOWN, CPL_NONE, false },
+	{ "unknown", 0, NULL, N_("list the GPU names providers were seen selling that the catalogue lacks"), O_UNKNOWN, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -173,15 +174,15 @@ gpus_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_gpus = {
 	.name = "gpus",
 	.args = "[FILTER...]",
-	.summary = "list the GPU catalogue and the names filters accept",
+	.summary = N_("list the GPU catalogue and the names filters accept"),
 	.help =
-	    "Each GPU model's canonical id, family, vendor, memory, bandwidth, dense BF16 and\n"
+	    N_("Each GPU model's canonical id, family, vendor, memory, bandwidth, dense BF16 and\n"
 	    "FP16 TFLOPS and TDP (- where the vendor publishes no figure our sources hold).\n"
 	    "Filter terms select models: gpu, vendor, vram and tflops (per GPU), as in 'offers'.\n\n"
 	    "examples:\n"
 	    "  gpurent gpus vendor=amd\n"
 	    "  gpurent gpus vendor=huawei,hygon -o json\n"
-	    "  gpurent gpus --unknown",
+	    "  gpurent gpus --unknown"),
 	.opts = opts,
 	.complete_args = CPL_FILTER,
 	.run = gpus_run,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -106,14 +107,14 @@ jobs_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_jobs = {
 	.name = "jobs",
 	.args = "[ID|JOB]",
-	.summary = "list the jobs started with 'gpurent run'",
+	.summary = N_("list the jobs started with 'gpurent run'"),
 	.help =
-	    "Lists the recorded jobs (all, an instance's, or one), each with its state read\n"
+	    N_("Lists the recorded jobs (all, an instance's, or one), each with its state read\n"
 	    "from its instance: running, exited (with its status), killed, or lost (its\n"
 	    "instance stopped, or it vanished without a status). A job that ended with\n"
 	    "--fetch or --then still to do gets them done now; AFTER says what was done.\n"
 	    "Exit status 255 when an instance could not be reached (its jobs show the state\n"
-	    "recorded last).",
+	    "recorded last)."),
 	.complete_args = CPL_JOB,
 	.run = jobs_run,
 };

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -135,10 +136,10 @@ providers_run(struct cmd_ctx *c, int argc, char **argv)
 
 const struct command cmd_providers = {
 	.name = "providers",
-	.summary = "list providers, their capabilities and whether they answer",
+	.summary = N_("list providers, their capabilities and whether they answer"),
 	.help =
-	    "The providers in use come from --provider, else the 'providers' config key, else\n"
+	    N_("The providers in use come from --provider, else the 'providers' config key, else\n"
 	    "the built-in simulator 'sim'. Each one in use is asked for its account (or its\n"
-	    "instances) to show that the address and the key work.",
+	    "instances) to show that the address and the key work."),
 	.run = providers_run,
 };

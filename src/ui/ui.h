@@ -65,7 +65,8 @@ struct ui;
  * view calls back up into the dashboard (host.c fills it in).
  */
 struct ui_view_ctx {
-	/* Show a message on the status line for a while (provider text is stripped). */
+	/* Show a message on the status line for a while (provider text is stripped); fmt is
+	 * translated by the host, so views pass the English literal. */
 	void (*message)(struct ui *u, int color, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 	/* Ask the lanes for a job now (metrics: the watched instance's provider). */
