@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/util.h"
 #include "grid.h"
 #include "layout.h"
@@ -87,7 +88,7 @@ ui_grid_rebuild(struct ui_grid *g, const void *rows, size_t n, size_t size,
 	if (g->sort >= 0 && (size_t)g->sort < g->nshow)
 		ui_sort_index(g->order, g->n_order, cmp_rows, g);
 	for (k = 0; k < g->nshow; k++) {
-		g->want[k] = text_width(g->cols[g->show[k]].header) + (g->sort == (int)k ? 1 : 0);
+		g->want[k] = text_width(_(g->cols[g->show[k]].header)) + (g->sort == (int)k ? 1 : 0);
 	}
 	for (i = 0; i < g->n_order; i++)
 		for (k = 0; k < g->nshow; k++) {

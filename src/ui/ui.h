@@ -91,6 +91,13 @@ struct ui {
 	double last_req[UJ__COUNT];	/* monotonic seconds of the last request */
 	int idle_minutes;
 	int64_t budget_month;		/* -1: none */
+	/* budget.day and budget.month as configured, each in its own currency (the bars). */
+	struct ui_budget {
+		bool day;
+		int64_t amount;
+		char currency[CURRENCY_MAX];
+	} budgets[2];
+	size_t n_budgets;
 	int bid_margin;			/* spot.bid_margin, percent */
 	bool utf8;
 
@@ -137,6 +144,8 @@ struct ui {
 
 	/* Costs. */
 	struct cost_summary total, by_provider, by_label;
+	struct cost_summary per_currency[UI_MAX_CURRENCIES];
+	size_t n_currencies;
 	struct audit_row audit;		/* the last 7 days in total (audit.h) */
 	int audit_target;
 	bool have_costs;
