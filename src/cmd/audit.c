@@ -63,20 +63,20 @@ enum { AC_KEY, AC_INSTANCES, AC_BILLED, AC_SPEND, AC_UTIL, AC_P95, AC_TARGET, AC
 	AC_WASTE, AC_GPU_HOURS, AC_EFF, AC_KWH, AC_ESTIMATED, AC_CO2, AC__COUNT };
 
 static const struct column audit_columns[AC__COUNT] = {
-	[AC_KEY] = { "key", "KEY", false, false, 0, 12 },
-	[AC_INSTANCES] = { "instances", "N", true, true, 6, 0 },
-	[AC_BILLED] = { "billed_hours", "BILLED H", true, false, 1, 0 },
-	[AC_SPEND] = { "spend", "SPEND", true, false, 0, 0 },
-	[AC_UTIL] = { "util_mean_pct", "UTIL %", true, false, 0, 0 },
-	[AC_P95] = { "util_p95_pct", "P95 %", true, false, 3, 0 },
-	[AC_TARGET] = { "util_of_target_pct", "OF TARGET %", true, false, 4, 0 },
-	[AC_IDLE] = { "idle_pct", "IDLE %", true, false, 0, 0 },
-	[AC_WASTE] = { "waste", "WASTE", true, false, 0, 0 },
-	[AC_GPU_HOURS] = { "gpu_hours", "GPU-H", true, false, 3, 0 },
-	[AC_EFF] = { "per_effective_gpu_hour", "$/EFF GPU-H", true, false, 2, 0 },
-	[AC_KWH] = { "energy_kwh", "KWH", true, false, 4, 0 },
-	[AC_ESTIMATED] = { "energy_estimated", "EST", false, false, 5, 0 },
-	[AC_CO2] = { "co2e_kg", "KG CO2E", true, false, 4, 0 },
+	[AC_KEY] = { "key", N_("KEY"), false, false, 0, 12 },
+	[AC_INSTANCES] = { "instances", N_("N"), true, true, 6, 0 },
+	[AC_BILLED] = { "billed_hours", N_("BILLED H"), true, false, 1, 0 },
+	[AC_SPEND] = { "spend", N_("SPEND"), true, false, 0, 0 },
+	[AC_UTIL] = { "util_mean_pct", N_("UTIL %"), true, false, 0, 0 },
+	[AC_P95] = { "util_p95_pct", N_("P95 %"), true, false, 3, 0 },
+	[AC_TARGET] = { "util_of_target_pct", N_("OF TARGET %"), true, false, 4, 0 },
+	[AC_IDLE] = { "idle_pct", N_("IDLE %"), true, false, 0, 0 },
+	[AC_WASTE] = { "waste", N_("WASTE"), true, false, 0, 0 },
+	[AC_GPU_HOURS] = { "gpu_hours", N_("GPU-H"), true, false, 3, 0 },
+	[AC_EFF] = { "per_effective_gpu_hour", N_("$/EFF GPU-H"), true, false, 2, 0 },
+	[AC_KWH] = { "energy_kwh", N_("KWH"), true, false, 4, 0 },
+	[AC_ESTIMATED] = { "energy_estimated", N_("EST"), false, false, 5, 0 },
+	[AC_CO2] = { "co2e_kg", N_("KG CO2E"), true, false, 4, 0 },
 };
 
 static void
@@ -141,13 +141,13 @@ enum { CC_INSTANCE, CC_PRICE, CC_OFFER, CC_GPU, CC_OFFER_PRICE, CC_SAVING_HOUR,
 	CC_SAVING_MONTH, CC__COUNT };
 
 static const struct column cheaper_columns[CC__COUNT] = {
-	[CC_INSTANCE] = { "instance_id", "INSTANCE", false, false, 0, 0 },
-	[CC_PRICE] = { "price_hour", "$/H NOW", true, false, 0, 0 },
-	[CC_OFFER] = { "offer_id", "CHEAPER OFFER", false, false, 0, 0 },
-	[CC_GPU] = { "offer_gpu", "GPU", false, false, 2, 9 },
-	[CC_OFFER_PRICE] = { "offer_price_hour", "ITS $/H", true, false, 0, 0 },
-	[CC_SAVING_HOUR] = { "saving_hour", "SAVES $/H", true, false, 0, 0 },
-	[CC_SAVING_MONTH] = { "saving_month", "SAVES $/MO", true, false, 1, 0 },
+	[CC_INSTANCE] = { "instance_id", N_("INSTANCE"), false, false, 0, 0 },
+	[CC_PRICE] = { "price_hour", N_("$/H NOW"), true, false, 0, 0 },
+	[CC_OFFER] = { "offer_id", N_("CHEAPER OFFER"), false, false, 0, 0 },
+	[CC_GPU] = { "offer_gpu", N_("GPU"), false, false, 2, 9 },
+	[CC_OFFER_PRICE] = { "offer_price_hour", N_("ITS $/H"), true, false, 0, 0 },
+	[CC_SAVING_HOUR] = { "saving_hour", N_("SAVES $/H"), true, false, 0, 0 },
+	[CC_SAVING_MONTH] = { "saving_month", N_("SAVES $/MO"), true, false, 1, 0 },
 };
 
 static void

@@ -43,10 +43,10 @@ struct kv {
 };
 
 static const struct column cols[] = {
-	{ "key", "KEY", false, false, 0, 0 },
-	{ "value", "VALUE", false, false, 0, 10 },
-	{ "profile", "PROFILE", false, false, 0, 0 },
-	{ "help", "DESCRIPTION", false, true, 1, 10 },
+	{ "key", N_("KEY"), false, false, 0, 0 },
+	{ "value", N_("VALUE"), false, false, 0, 10 },
+	{ "profile", N_("PROFILE"), false, false, 0, 0 },
+	{ "help", N_("DESCRIPTION"), false, true, 1, 10 },
 };
 
 static void

@@ -79,16 +79,16 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 }
 
 static const struct column summary_cols[] = {
-	{ "burn_hour", "BURN/H", true, false, 0, 0 },
-	{ "provisioning_hour", "PROVISIONING/H", true, false, 0, 0 },
-	{ "spent", "SPENT", true, false, 0, 0 },
-	{ "spent_today", "TODAY", true, false, 0, 0 },
-	{ "spent_month", "MONTH", true, false, 0, 0 },
-	{ "projected_day", "PROJ DAY", true, false, 0, 0 },
-	{ "projected_month", "PROJ MONTH", true, false, 0, 0 },
-	{ "since", "SINCE", false, false, 0, 0 },
-	{ "budget_month", "BUDGET", true, true, 0, 0 },
-	{ "currency", "CURRENCY", false, false, 0, 0 },
+	{ "burn_hour", N_("BURN/H"), true, false, 0, 0 },
+	{ "provisioning_hour", N_("PROVISIONING/H"), true, false, 0, 0 },
+	{ "spent", N_("SPENT"), true, false, 0, 0 },
+	{ "spent_today", N_("TODAY"), true, false, 0, 0 },
+	{ "spent_month", N_("MONTH"), true, false, 0, 0 },
+	{ "projected_day", N_("PROJ DAY"), true, false, 0, 0 },
+	{ "projected_month", N_("PROJ MONTH"), true, false, 0, 0 },
+	{ "since", N_("SINCE"), false, false, 0, 0 },
+	{ "budget_month", N_("BUDGET"), true, true, 0, 0 },
+	{ "currency", N_("CURRENCY"), false, false, 0, 0 },
 };
 
 struct summary_row {
@@ -126,11 +126,11 @@ summary_cell(const void *row, size_t col, struct cell *c, void *ctx)
 }
 
 static const struct column line_cols[] = {
-	{ "key", "KEY", false, false, 0, 12 },
-	{ "spent", "SPENT", true, false, 0, 0 },
-	{ "burn_hour", "BURN/H", true, false, 0, 0 },
-	{ "currency", "CURRENCY", false, true, 1, 0 },
-	{ "gone", "GONE", false, false, 1, 0 },
+	{ "key", N_("KEY"), false, false, 0, 12 },
+	{ "spent", N_("SPENT"), true, false, 0, 0 },
+	{ "burn_hour", N_("BURN/H"), true, false, 0, 0 },
+	{ "currency", N_("CURRENCY"), false, true, 1, 0 },
+	{ "gone", N_("GONE"), false, false, 1, 0 },
 };
 
 /* A group line and the currency of its summary. */

@@ -50,15 +50,15 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 enum { C_SEQ, C_AT, C_LEVEL, C_KIND, C_POLICY, C_INSTANCE, C_LABEL, C_UTIL, C_MESSAGE };
 
 static const struct column cols[] = {
-	[C_SEQ] = { "seq", "SEQ", true, true, 3, 0 },
-	[C_AT] = { "at", "TIME", false, false, 0, 0 },
-	[C_LEVEL] = { "level", "LEVEL", false, false, 0, 0 },
-	[C_KIND] = { "kind", "EVENT", false, false, 0, 0 },
-	[C_POLICY] = { "policy", "POLICY", false, false, 2, 0 },
-	[C_INSTANCE] = { "instance_id", "INSTANCE", false, false, 0, 0 },
-	[C_LABEL] = { "label", "LABEL", false, false, 2, 8 },
-	[C_UTIL] = { "util_pct", "UTIL%", true, false, 3, 0 },
-	[C_MESSAGE] = { "message", "MESSAGE", false, false, 1, 20 },
+	[C_SEQ] = { "seq", N_("SEQ"), true, true, 3, 0 },
+	[C_AT] = { "at", N_("TIME"), false, false, 0, 0 },
+	[C_LEVEL] = { "level", N_("LEVEL"), false, false, 0, 0 },
+	[C_KIND] = { "kind", N_("EVENT"), false, false, 0, 0 },
+	[C_POLICY] = { "policy", N_("POLICY"), false, false, 2, 0 },
+	[C_INSTANCE] = { "instance_id", N_("INSTANCE"), false, false, 0, 0 },
+	[C_LABEL] = { "label", N_("LABEL"), false, false, 2, 8 },
+	[C_UTIL] = { "util_pct", N_("UTIL%"), true, false, 3, 0 },
+	[C_MESSAGE] = { "message", N_("MESSAGE"), false, false, 1, 20 },
 };
 
 static void

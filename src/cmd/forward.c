@@ -44,12 +44,12 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 }
 
 static const struct column cols[] = {
-	{ "instance", "INSTANCE", false, false, 0, 0 },
-	{ "remote_port", "REMOTE", true, false, 0, 0 },
-	{ "local_port", "LOCAL", true, false, 0, 0 },
-	{ "url", "URL", false, false, 0, 0 },
-	{ "pid", "PID", true, true, 1, 0 },
-	{ "started", "STARTED", false, false, 1, 0 },
+	{ "instance", N_("INSTANCE"), false, false, 0, 0 },
+	{ "remote_port", N_("REMOTE"), true, false, 0, 0 },
+	{ "local_port", N_("LOCAL"), true, false, 0, 0 },
+	{ "url", N_("URL"), false, false, 0, 0 },
+	{ "pid", N_("PID"), true, true, 1, 0 },
+	{ "started", N_("STARTED"), false, false, 1, 0 },
 };
 
 static void

@@ -23,15 +23,15 @@ static const struct cmd_opt opts[] = {
 };
 
 static const struct column cols[] = {
-	{ "id", "ID", false, false, 0, 0 },
-	{ "family", "FAMILY", false, false, 0, 0 },
-	{ "vendor", "VENDOR", false, false, 0, 0 },
-	{ "vram_gb", "VRAM GB", true, false, 0, 0 },
-	{ "bandwidth_gbs", "BW GB/S", true, false, 0, 0 },
-	{ "bf16_tflops", "BF16 TFLOPS", true, false, 0, 0 },
-	{ "fp16_tflops", "FP16 TFLOPS", true, false, 1, 0 },
-	{ "tdp_w", "TDP W", true, false, 0, 0 },
-	{ "aliases", "ALIASES", false, false, 1, 10 },
+	{ "id", N_("ID"), false, false, 0, 0 },
+	{ "family", N_("FAMILY"), false, false, 0, 0 },
+	{ "vendor", N_("VENDOR"), false, false, 0, 0 },
+	{ "vram_gb", N_("VRAM GB"), true, false, 0, 0 },
+	{ "bandwidth_gbs", N_("BW GB/S"), true, false, 0, 0 },
+	{ "bf16_tflops", N_("BF16 TFLOPS"), true, false, 0, 0 },
+	{ "fp16_tflops", N_("FP16 TFLOPS"), true, false, 1, 0 },
+	{ "tdp_w", N_("TDP W"), true, false, 0, 0 },
+	{ "aliases", N_("ALIASES"), false, false, 1, 10 },
 };
 
 /* A catalogue figure: 0 is unknown, null in JSON and "-" in a table. */
@@ -63,11 +63,11 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 }
 
 static const struct column unknown_cols[] = {
-	{ "provider", "PROVIDER", false, false, 0, 0 },
-	{ "gpu_name", "GPU NAME", false, false, 0, 12 },
-	{ "vram_gb", "VRAM GB", true, false, 1, 0 },
-	{ "first_seen", "FIRST SEEN", false, false, 2, 0 },
-	{ "last_seen", "LAST SEEN", false, false, 2, 0 },
+	{ "provider", N_("PROVIDER"), false, false, 0, 0 },
+	{ "gpu_name", N_("GPU NAME"), false, false, 0, 12 },
+	{ "vram_gb", N_("VRAM GB"), true, false, 1, 0 },
+	{ "first_seen", N_("FIRST SEEN"), false, false, 2, 0 },
+	{ "last_seen", N_("LAST SEEN"), false, false, 2, 0 },
 };
 
 static void

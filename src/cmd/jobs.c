@@ -12,15 +12,15 @@
 #include "job.h"
 
 static const struct column cols[] = {
-	{ "id", "JOB", false, false, 0, 0 },
-	{ "name", "NAME", false, false, 2, 8 },
-	{ "instance", "INSTANCE", false, true, 3, 0 },
-	{ "state", "STATE", false, false, 0, 0 },
-	{ "exit_code", "EXIT", true, false, 0, 0 },
-	{ "started", "STARTED", false, false, 1, 0 },
-	{ "command", "COMMAND", false, false, 2, 12 },
-	{ "then", "THEN", false, true, 3, 0 },
-	{ "account", "AFTER", false, false, 3, 16 },
+	{ "id", N_("JOB"), false, false, 0, 0 },
+	{ "name", N_("NAME"), false, false, 2, 8 },
+	{ "instance", N_("INSTANCE"), false, true, 3, 0 },
+	{ "state", N_("STATE"), false, false, 0, 0 },
+	{ "exit_code", N_("EXIT"), true, false, 0, 0 },
+	{ "started", N_("STARTED"), false, false, 1, 0 },
+	{ "command", N_("COMMAND"), false, false, 2, 12 },
+	{ "then", N_("THEN"), false, true, 3, 0 },
+	{ "account", N_("AFTER"), false, false, 3, 16 },
 };
 
 static void

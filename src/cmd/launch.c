@@ -389,17 +389,17 @@ enum { RC_RANK, RC_ID, RC_GPU, RC_GPUS, RC_TYPE, RC_REGION, RC_RELIABILITY, RC_P
 	RC_STORAGE, RC_ALL_IN, RC__COUNT };
 
 static const struct column cand_columns[RC__COUNT] = {
-	[RC_RANK] = { "rank", "#", true, false, 0, 0 },
-	[RC_ID] = { "id", "OFFER", false, false, 0, 0 },
-	[RC_GPU] = { "gpu", "GPU", false, false, 0, 9 },
-	[RC_GPUS] = { "gpus", "N", true, false, 0, 0 },
-	[RC_TYPE] = { "type", "TYPE", false, false, 3, 0 },
-	[RC_REGION] = { "region", "REGION", false, false, 4, 0 },
-	[RC_RELIABILITY] = { "reliability", "REL", true, false, 3, 0 },
-	[RC_PRICE] = { "price_hour", "$/H", true, false, 2, 0 },
-	[RC_BID] = { "bid_hour", "BID $/H", true, false, 2, 0 },
-	[RC_STORAGE] = { "storage_hour", "DISK $/H", true, false, 2, 0 },
-	[RC_ALL_IN] = { "all_in_hour", "ALL-IN $/H", true, false, 0, 0 },
+	[RC_RANK] = { "rank", N_("#"), true, false, 0, 0 },
+	[RC_ID] = { "id", N_("OFFER"), false, false, 0, 0 },
+	[RC_GPU] = { "gpu", N_("GPU"), false, false, 0, 9 },
+	[RC_GPUS] = { "gpus", N_("N"), true, false, 0, 0 },
+	[RC_TYPE] = { "type", N_("TYPE"), false, false, 3, 0 },
+	[RC_REGION] = { "region", N_("REGION"), false, false, 4, 0 },
+	[RC_RELIABILITY] = { "reliability", N_("REL"), true, false, 3, 0 },
+	[RC_PRICE] = { "price_hour", N_("$/H"), true, false, 2, 0 },
+	[RC_BID] = { "bid_hour", N_("BID $/H"), true, false, 2, 0 },
+	[RC_STORAGE] = { "storage_hour", N_("DISK $/H"), true, false, 2, 0 },
+	[RC_ALL_IN] = { "all_in_hour", N_("ALL-IN $/H"), true, false, 0, 0 },
 };
 
 static void

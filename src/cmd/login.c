@@ -243,12 +243,12 @@ add_stored(const char *profile, const char *provider, int64_t stored, void *ctx)
 }
 
 static const struct column list_cols[] = {
-	{ "profile", "PROFILE", false, false, 0, 0 },
-	{ "provider", "PROVIDER", false, false, 0, 0 },
-	{ "source", "SOURCE", false, false, 0, 0 },
-	{ "variable", "VARIABLE", false, false, 1, 8 },
-	{ "stored", "STORED", false, false, 2, 8 },
-	{ "active", "ACTIVE", false, true, 0, 0 },
+	{ "profile", N_("PROFILE"), false, false, 0, 0 },
+	{ "provider", N_("PROVIDER"), false, false, 0, 0 },
+	{ "source", N_("SOURCE"), false, false, 0, 0 },
+	{ "variable", N_("VARIABLE"), false, false, 1, 8 },
+	{ "stored", N_("STORED"), false, false, 2, 8 },
+	{ "active", N_("ACTIVE"), false, true, 0, 0 },
 };
 
 static void

@@ -95,16 +95,16 @@ enum host_col {
 };
 
 static const struct column host_columns[HCOL__COUNT] = {
-	[HCOL_INSTANCE] = { "instance_id", "INSTANCE", false, false, 0, 12 },
-	[HCOL_TIME] = { "time", "TIME", false, true, 3, 0 },
-	[HCOL_CPU] = { "cpu_pct", "CPU %", true, false, 0, 0 },
-	[HCOL_LOAD] = { "load1", "LOAD", true, false, 1, 0 },
-	[HCOL_MEM_USED] = { "memory_used_mib", "MEM MiB", true, false, 1, 0 },
-	[HCOL_MEM_TOTAL] = { "memory_total_mib", "TOTAL MiB", true, false, 2, 0 },
-	[HCOL_DISK_USED] = { "disk_used_mib", "DISK MiB", true, false, 1, 0 },
-	[HCOL_DISK_TOTAL] = { "disk_total_mib", "DTOTAL MiB", true, false, 2, 0 },
-	[HCOL_NET_RX] = { "net_rx_bytes", "RX B", true, false, 3, 0 },
-	[HCOL_NET_TX] = { "net_tx_bytes", "TX B", true, false, 3, 0 },
+	[HCOL_INSTANCE] = { "instance_id", N_("INSTANCE"), false, false, 0, 12 },
+	[HCOL_TIME] = { "time", N_("TIME"), false, true, 3, 0 },
+	[HCOL_CPU] = { "cpu_pct", N_("CPU %"), true, false, 0, 0 },
+	[HCOL_LOAD] = { "load1", N_("LOAD"), true, false, 1, 0 },
+	[HCOL_MEM_USED] = { "memory_used_mib", N_("MEM MiB"), true, false, 1, 0 },
+	[HCOL_MEM_TOTAL] = { "memory_total_mib", N_("TOTAL MiB"), true, false, 2, 0 },
+	[HCOL_DISK_USED] = { "disk_used_mib", N_("DISK MiB"), true, false, 1, 0 },
+	[HCOL_DISK_TOTAL] = { "disk_total_mib", N_("DTOTAL MiB"), true, false, 2, 0 },
+	[HCOL_NET_RX] = { "net_rx_bytes", N_("RX B"), true, false, 3, 0 },
+	[HCOL_NET_TX] = { "net_tx_bytes", N_("TX B"), true, false, 3, 0 },
 };
 
 static void

@@ -19,13 +19,13 @@ struct prow {
 };
 
 static const struct column cols[] = {
-	{ "name", "NAME", false, false, 0, 0 },
-	{ "selected", "USED", false, false, 0, 0 },
-	{ "status", "STATUS", false, false, 0, 0 },
-	{ "capabilities", "CAN", false, false, 3, 8 },
-	{ "balance", "BALANCE", true, false, 0, 0 },
-	{ "detail", "DETAIL", false, false, 2, 10 },
-	{ "description", "DESCRIPTION", false, true, 4, 10 },
+	{ "name", N_("NAME"), false, false, 0, 0 },
+	{ "selected", N_("USED"), false, false, 0, 0 },
+	{ "status", N_("STATUS"), false, false, 0, 0 },
+	{ "capabilities", N_("CAN"), false, false, 3, 8 },
+	{ "balance", N_("BALANCE"), true, false, 0, 0 },
+	{ "detail", N_("DETAIL"), false, false, 2, 10 },
+	{ "description", N_("DESCRIPTION"), false, true, 4, 10 },
 };
 
 static void

@@ -27,11 +27,11 @@ struct vcheck {
 enum vcol { VCOL_INSTANCE, VCOL_CHECK, VCOL_PROMISED, VCOL_FOUND, VCOL_RESULT, VCOL__COUNT };
 
 static const struct column vcolumns[VCOL__COUNT] = {
-	[VCOL_INSTANCE] = { "instance_id", "INSTANCE", false, true, 3, 12 },
-	[VCOL_CHECK] = { "check", "CHECK", false, false, 0, 0 },
-	[VCOL_PROMISED] = { "promised", "PROMISED", false, false, 1, 10 },
-	[VCOL_FOUND] = { "found", "FOUND", false, false, 0, 16 },
-	[VCOL_RESULT] = { "result", "RESULT", false, false, 0, 0 },
+	[VCOL_INSTANCE] = { "instance_id", N_("INSTANCE"), false, true, 3, 12 },
+	[VCOL_CHECK] = { "check", N_("CHECK"), false, false, 0, 0 },
+	[VCOL_PROMISED] = { "promised", N_("PROMISED"), false, false, 1, 10 },
+	[VCOL_FOUND] = { "found", N_("FOUND"), false, false, 0, 16 },
+	[VCOL_RESULT] = { "result", N_("RESULT"), false, false, 0, 0 },
 };
 
 static void
