@@ -16,6 +16,7 @@
 #include "ui.h"
 
 static const char help_text[] =
+    /* xgettext:no-c-format */
     N_("Views\n"
     "  1 2 3 4, Tab, Shift-Tab   offers, instances, metrics, costs\n"
     "  :offers :instances :metrics :costs   the same by name (a prefix will do)\n"
