@@ -58,6 +58,9 @@ kv_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	(void)ctx;
 	c->kind = v[col] != NULL ? CELL_STR : CELL_NULL;
 	c->s = v[col];
+	/* The description is read in a table; JSON, CSV and TSV keep it as scripts know it. */
+	if (col == 3 && v[col] != NULL && out_global.format == OUT_TABLE)
+		c->s = _(v[col]);
 }
 
 struct collect {
