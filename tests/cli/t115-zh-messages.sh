@@ -35,8 +35,10 @@ check "not found in Chinese" '[[ $ERR == *"sim:i-999999"* ]] && [ "$RC" = 3 ]'
 # JSON, CSV and ids are the script contract: byte-identical whatever the language.
 id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
-for args in "-o json offers --limit 20" "-o json ls" "-o json gpus" "-o json costs" \
-	    "-o csv offers --limit 20" "-o json providers" "-o json show $id"; do
+# Offers carry fetched_at: both languages answer from the one kept answer (--max-age).
+g -o json offers --limit 20 >/dev/null 2>&1 || fail "offers"
+for args in "-o json offers --limit 20 --max-age 1h" "-o json ls" "-o json gpus" "-o json costs" \
+	    "-o csv offers --limit 20 --max-age 1h" "-o json providers" "-o json show $id"; do
 	# shellcheck disable=SC2086
 	g $args >"$TMP/c.out" 2>/dev/null
 	c_rc=$?
