@@ -3,10 +3,12 @@
  */
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/cmd.h"
 #include "gpurent/http.h"
+#include "gpurent/i18n.h"
 #include "gpurent/session.h"
 #include "gpurent/shell.h"
 
@@ -36,6 +38,14 @@ main(int argc, char **argv)
 		return fflush(stdout) == 0 ? 0 : 1;
 	}
 	setlocale(LC_ALL, "");
+	/* GPURENT_LOCALEDIR lets an uninstalled build (the tests) use the catalogues in build/po. */
+	{
+		const char *dir = getenv("GPURENT_LOCALEDIR");
+
+		bindtextdomain(GPURENT_TEXTDOMAIN, dir != NULL && dir[0] != '\0' ? dir :
+		    GPURENT_LOCALEDIR);
+		textdomain(GPURENT_TEXTDOMAIN);
+	}
 	cmd_shell_ops = &shell_ops;
 	session_init(&s);
 	cmd_install_signals();
@@ -71,13 +81,13 @@ main(int argc, char **argv)
 				}
 			}
 			if (o->name == NULL) {
-				fprintf(stderr, "gpurent: unknown option '%s'; see 'gpurent help'\n",
+				fprintf(stderr, _("gpurent: unknown option '%s'; see 'gpurent help'\n"),
 				    argv[i]);
 				return EXIT_USAGE;
 			}
 			if (o->arg != NULL && arg == NULL) {
 				if (i + 1 >= argc) {
-					fprintf(stderr, "gpurent: option '%s' needs %s\n", argv[i],
+					fprintf(stderr, _("gpurent: option '%s' needs %s\n"), argv[i],
 					    o->arg);
 					return EXIT_USAGE;
 				}
@@ -96,7 +106,7 @@ main(int argc, char **argv)
 	session_release(&s);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		if (rc == 0)
-			fputs("gpurent: write failure on standard output\n", stderr);
+			fputs(_("gpurent: write failure on standard output\n"), stderr);
 		return rc ? rc : 1;
 	}
 	return rc;

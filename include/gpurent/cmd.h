@@ -89,7 +89,11 @@ int cmd_global_option(struct session *s, int id, const char *arg);
 
 /* Report an error on stderr as "gpurent: <msg>" and return its exit status. */
 int cmd_error(struct cmd_ctx *c, const struct gr_error *e);
-/* Printf-style usage error: "gpurent COMMAND: msg" plus "see 'gpurent COMMAND --help'". */
+/*
+ * Printf-style usage error: "gpurent COMMAND: msg" plus "see 'gpurent COMMAND --help'".
+ * cmd_usage_error, cmd_warn and cmd_confirm translate fmt themselves, as gr_fail does
+ * (xgettext keywords cmd_usage_error:2, cmd_warn:1, cmd_confirm:1): pass the English literal.
+ */
 int cmd_usage_error(struct cmd_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Warnings and notes to stderr (progress, partial failures). */
 void cmd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -41,6 +41,9 @@ void gr_error_clear(struct gr_error *e);
 /*
  * Record a failure unless one is recorded already, and return code so callers can write
  * `return gr_fail(e, GR_ENOTFOUND, "no instance '%s'", id);`. e may be NULL.
+ * fmt is translated (gettext) before formatting, so call sites pass the English literal and
+ * xgettext finds it through the keyword gr_fail:3; a translation keeps the conversions in
+ * order (msgfmt -c checks).
  */
 enum gr_err gr_fail(struct gr_error *e, enum gr_err code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

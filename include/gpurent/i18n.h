@@ -12,6 +12,8 @@
 
 #include <libintl.h>
 
+#define GPURENT_TEXTDOMAIN "gpurent"
+
 #define _(s) gettext(s)
 #define N_(s) (s)
 

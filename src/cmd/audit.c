@@ -22,9 +22,9 @@
 enum { A_SINCE = 1, A_BY, A_OFFLINE };
 
 static const struct cmd_opt opts[] = {
-	{ "since", 's', "DURATION", "audit this far back from now (default 7d)", A_SINCE, CPL_NONE, false },
-	{ "by", 'b', "GROUP", "one row per instance (default), label, provider or gpu", A_BY, CPL_NONE, false },
-	{ "offline", 0, NULL, "ask no provider: no cheaper offers, and GPU counts and regions only from the history", A_OFFLINE, CPL_NONE, false },
+	{ "since", 's', "DURATION", N_("audit this far back from now (default 7d)"), A_SINCE, CPL_NONE, false },
+	{ "by", 'b', "GROUP", N_("one row per instance (default), label, provider or gpu"), A_BY, CPL_NONE, false },
+	{ "offline", 0, NULL, N_("ask no provider: no cheaper offers, and GPU counts and regions only from the history"), A_OFFLINE, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -65,20 +65,20 @@ enum { AC_KEY, AC_INSTANCES, AC_BILLED, AC_SPEND, AC_UTIL, AC_P95, AC_TARGET, AC
 	AC_WASTE, AC_GPU_HOURS, AC_EFF, AC_KWH, AC_ESTIMATED, AC_CO2, AC__COUNT };
 
 static const struct column audit_columns[AC__COUNT] = {
-	[AC_KEY] = { "key", "KEY", false, false, 0, 12 },
-	[AC_INSTANCES] = { "instances", "N", true, true, 6, 0 },
-	[AC_BILLED] = { "billed_hours", "BILLED H", true, false, 1, 0 },
-	[AC_SPEND] = { "spend", "SPEND", true, false, 0, 0 },
-	[AC_UTIL] = { "util_mean_pct", "UTIL %", true, false, 0, 0 },
-	[AC_P95] = { "util_p95_pct", "P95 %", true, false, 3, 0 },
-	[AC_TARGET] = { "util_of_target_pct", "OF TARGET %", true, false, 4, 0 },
-	[AC_IDLE] = { "idle_pct", "IDLE %", true, false, 0, 0 },
-	[AC_WASTE] = { "waste", "WASTE", true, false, 0, 0 },
-	[AC_GPU_HOURS] = { "gpu_hours", "GPU-H", true, false, 3, 0 },
-	[AC_EFF] = { "per_effective_gpu_hour", "$/EFF GPU-H", true, false, 2, 0 },
-	[AC_KWH] = { "energy_kwh", "KWH", true, false, 4, 0 },
-	[AC_ESTIMATED] = { "energy_estimated", "EST", false, false, 5, 0 },
-	[AC_CO2] = { "co2e_kg", "KG CO2E", true, false, 4, 0 },
+	[AC_KEY] = { "key", N_("KEY"), false, false, 0, 12 },
+	[AC_INSTANCES] = { "instances", N_("N"), true, true, 6, 0 },
+	[AC_BILLED] = { "billed_hours", N_("BILLED H"), true, false, 1, 0 },
+	[AC_SPEND] = { "spend", N_("SPEND"), true, false, 0, 0 },
+	[AC_UTIL] = { "util_mean_pct", N_("UTIL %"), true, false, 0, 0 },
+	[AC_P95] = { "util_p95_pct", N_("P95 %"), true, false, 3, 0 },
+	[AC_TARGET] = { "util_of_target_pct", N_("OF TARGET %"), true, false, 4, 0 },
+	[AC_IDLE] = { "idle_pct", N_("IDLE %"), true, false, 0, 0 },
+	[AC_WASTE] = { "waste", N_("WASTE"), true, false, 0, 0 },
+	[AC_GPU_HOURS] = { "gpu_hours", N_("GPU-H"), true, false, 3, 0 },
+	[AC_EFF] = { "per_effective_gpu_hour", N_("$/EFF GPU-H"), true, false, 2, 0 },
+	[AC_KWH] = { "energy_kwh", N_("KWH"), true, false, 4, 0 },
+	[AC_ESTIMATED] = { "energy_estimated", N_("EST"), false, false, 5, 0 },
+	[AC_CO2] = { "co2e_kg", N_("KG CO2E"), true, false, 4, 0 },
 };
 
 static void
@@ -143,13 +143,13 @@ enum { CC_INSTANCE, CC_PRICE, CC_OFFER, CC_GPU, CC_OFFER_PRICE, CC_SAVING_HOUR,
 	CC_SAVING_MONTH, CC__COUNT };
 
 static const struct column cheaper_columns[CC__COUNT] = {
-	[CC_INSTANCE] = { "instance_id", "INSTANCE", false, false, 0, 0 },
-	[CC_PRICE] = { "price_hour", "$/H NOW", true, false, 0, 0 },
-	[CC_OFFER] = { "offer_id", "CHEAPER OFFER", false, false, 0, 0 },
-	[CC_GPU] = { "offer_gpu", "GPU", false, false, 2, 9 },
-	[CC_OFFER_PRICE] = { "offer_price_hour", "ITS $/H", true, false, 0, 0 },
-	[CC_SAVING_HOUR] = { "saving_hour", "SAVES $/H", true, false, 0, 0 },
-	[CC_SAVING_MONTH] = { "saving_month", "SAVES $/MO", true, false, 1, 0 },
+	[CC_INSTANCE] = { "instance_id", N_("INSTANCE"), false, false, 0, 0 },
+	[CC_PRICE] = { "price_hour", N_("$/H NOW"), true, false, 0, 0 },
+	[CC_OFFER] = { "offer_id", N_("CHEAPER OFFER"), false, false, 0, 0 },
+	[CC_GPU] = { "offer_gpu", N_("GPU"), false, false, 2, 9 },
+	[CC_OFFER_PRICE] = { "offer_price_hour", N_("ITS $/H"), true, false, 0, 0 },
+	[CC_SAVING_HOUR] = { "saving_hour", N_("SAVES $/H"), true, false, 0, 0 },
+	[CC_SAVING_MONTH] = { "saving_month", N_("SAVES $/MO"), true, false, 1, 0 },
 };
 
 static void
@@ -462,7 +462,7 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 		prc = out_print(c->out, &out_global, audit_columns, AC__COUNT, AC_KEY, rep.rows,
 		    rep.n + 1, sizeof(*rep.rows), audit_cell, &target, &err);
 		if (prc == GR_OK && ncheaper > 0 && out_global.format == OUT_TABLE) {
-			fputs("\ncheaper now (same or equivalent GPU, as many, same type):\n", c->out);
+			fputs(_("\ncheaper now (same or equivalent GPU, as many, same type):\n"), c->out);
 			prc = out_print(c->out, &out_global, cheaper_columns, CC__COUNT,
 			    CC_INSTANCE, cheaper, ncheaper, sizeof(*cheaper), cheaper_cell, NULL,
 			    &err);
@@ -482,9 +482,9 @@ const struct command cmd_audit = {
 	.name = "audit",
 	.alias = NULL,
 	.args = "",
-	.summary = "where the money went: spend against GPU use, waste, energy, cheaper offers",
+	.summary = N_("where the money went: spend against GPU use, waste, energy, cheaper offers"),
 	.help =
-	    "Per instance (or --by label, provider or gpu) and in total, over the last --since\n"
+	    N_("Per instance (or --by label, provider or gpu) and in total, over the last --since\n"
 	    "(default 7d) on each provider's clock: billed hours, spend (from the ledger),\n"
 	    "mean and p95 GPU utilisation (from the sample history: metrics, the dashboard and\n"
 	    "the watcher record it), that mean against audit.target (default 85%), the share of\n"
@@ -496,7 +496,7 @@ const struct command cmd_audit = {
 	    "instance, the cheapest offer now of the same or an equivalent GPU on any\n"
 	    "selected provider and the saving per hour and per month (730 h). For each group\n"
 	    "created with --predict: what prediction saved or cost against the reactive policy\n"
-	    "replayed over the same recorded load (member-hours, spend, hours above target).",
+	    "replayed over the same recorded load (member-hours, spend, hours above target)."),
 	.opts = opts,
 	.complete_args = CPL_NONE,
 	.run = audit_run,

@@ -11,6 +11,7 @@
 
 #include "gpurent/cmd.h"
 #include "gpurent/config.h"
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 
@@ -23,16 +24,16 @@ enum {
 };
 
 const struct cmd_opt global_opts[] = {
-	{ "output", 'o', "FORMAT", "table, json, csv, tsv or ids", G_OUTPUT, CPL_FORMAT, false },
-	{ "fields", 0, "A,B,...", "columns to print, in this order", G_FIELDS, CPL_FIELD, false },
-	{ "no-header", 0, NULL, "omit the header line of tables, CSV and TSV", G_NO_HEADER, CPL_NONE, false },
-	{ "provider", 'p', "NAME", "use these providers, NAME[,NAME...] (repeatable)", G_PROVIDER, CPL_PROVIDER, true },
-	{ "profile", 0, "NAME", "use this config profile", G_PROFILE, CPL_PROFILE, false },
-	{ "verbose", 'v', NULL, "say more on stderr", G_VERBOSE, CPL_NONE, true },
-	{ "debug", 0, NULL, "trace provider requests on stderr (keys redacted)", G_DEBUG, CPL_NONE, false },
-	{ "color", 0, "WHEN", "auto, always or never", G_COLOR, CPL_NONE, false },
-	{ "help", 'h', NULL, "show help", G_HELP, CPL_NONE, false },
-	{ "version", 'V', NULL, "print the version and exit", G_VERSION, CPL_NONE, false },
+	{ "output", 'o', "FORMAT", N_("table, json, csv, tsv or ids"), G_OUTPUT, CPL_FORMAT, false },
+	{ "fields", 0, "A,B,...", N_("columns to print, in this order"), G_FIELDS, CPL_FIELD, false },
+	{ "no-header", 0, NULL, N_("omit the header line of tables, CSV and TSV"), G_NO_HEADER, CPL_NONE, false },
+	{ "provider", 'p', "NAME", N_("use these providers, NAME[,NAME...] (repeatable)"), G_PROVIDER, CPL_PROVIDER, true },
+	{ "profile", 0, "NAME", N_("use this config profile"), G_PROFILE, CPL_PROFILE, false },
+	{ "verbose", 'v', NULL, N_("say more on stderr"), G_VERBOSE, CPL_NONE, true },
+	{ "debug", 0, NULL, N_("trace provider requests on stderr (keys redacted)"), G_DEBUG, CPL_NONE, false },
+	{ "color", 0, "WHEN", N_("auto, always or never"), G_COLOR, CPL_NONE, false },
+	{ "help", 'h', NULL, N_("show help"), G_HELP, CPL_NONE, false },
+	{ "version", 'V', NULL, N_("print the version and exit"), G_VERSION, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -76,7 +77,7 @@ cmd_warn(const char *fmt, ...)
 	fflush(stdout);
 	fputs("gpurent: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(stderr, _(fmt), ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -102,9 +103,10 @@ cmd_usage_error(struct cmd_ctx *c, const char *fmt, ...)
 	fflush(stdout);
 	fprintf(stderr, "gpurent %s: ", c->cmd->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(stderr, _(fmt), ap);
 	va_end(ap);
-	fprintf(stderr, "\nsee 'gpurent %s --help'\n", c->cmd->name);
+	fputc('\n', stderr);
+	fprintf(stderr, _("see 'gpurent %s --help'\n"), c->cmd->name);
 	return EXIT_USAGE;
 }
 
@@ -120,25 +122,27 @@ print_opts(FILE *fp, const struct cmd_opt *opts)
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", opts->name,
 			    opts->arg ? " " : "", opts->arg ? opts->arg : "");
-		fprintf(fp, "  %-28s %s\n", left, opts->help);
+		fprintf(fp, "  %-28s %s\n", left, _(opts->help));
 	}
 }
 
 void
 cmd_print_help(FILE *fp, const struct command *cmd)
 {
-	fprintf(fp, "usage: gpurent %s%s%s%s\n\n%s\n", cmd->name,
+	/* TRANSLATORS: %s are the command, " [OPTIONS]", a space and its arguments. */
+	fprintf(fp, _("usage: gpurent %s%s%s%s\n"), cmd->name,
 	    cmd->opts && cmd->opts[0].name ? " [OPTIONS]" : "", cmd->args ? " " : "",
-	    cmd->args ? cmd->args : "", cmd->summary);
+	    cmd->args ? cmd->args : "");
+	fprintf(fp, "\n%s\n", _(cmd->summary));
 	if (cmd->alias != NULL)
-		fprintf(fp, "alias: %s\n", cmd->alias);
+		fprintf(fp, _("alias: %s\n"), cmd->alias);
 	if (cmd->help != NULL)
-		fprintf(fp, "\n%s\n", cmd->help);
+		fprintf(fp, "\n%s\n", _(cmd->help));
 	if (cmd->opts != NULL && cmd->opts[0].name != NULL) {
-		fputs("\noptions:\n", fp);
+		fputs(_("\noptions:\n"), fp);
 		print_opts(fp, cmd->opts);
 	}
-	fputs("\nglobal options:\n", fp);
+	fputs(_("\nglobal options:\n"), fp);
 	print_opts(fp, global_opts);
 }
 
@@ -147,15 +151,15 @@ cmd_print_overview(FILE *fp)
 {
 	size_t i;
 
-	fputs("usage: gpurent [GLOBAL OPTIONS] COMMAND [ARGS]\n\n"
-	    "Find, rent and watch GPUs across providers.\n\ncommands:\n", fp);
+	fputs(_("usage: gpurent [GLOBAL OPTIONS] COMMAND [ARGS]\n\n"
+	    "Find, rent and watch GPUs across providers.\n\ncommands:\n"), fp);
 	for (i = 0; commands[i] != NULL; i++)
 		if (!(commands[i]->flags & CMD_HIDDEN))
-			fprintf(fp, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
-	fputs("\nglobal options:\n", fp);
+			fprintf(fp, "  %-12s %s\n", commands[i]->name, _(commands[i]->summary));
+	fputs(_("\nglobal options:\n"), fp);
 	print_opts(fp, global_opts);
-	fputs("\n'gpurent help COMMAND' or 'gpurent COMMAND --help' tells more; "
-	    "man gpurent tells all.\n", fp);
+	fputs(_("\n'gpurent help COMMAND' or 'gpurent COMMAND --help' tells more; "
+	    "man gpurent tells all.\n"), fp);
 }
 
 int
@@ -164,8 +168,8 @@ cmd_global_option(struct session *s, int id, const char *arg)
 	switch (id) {
 	case G_OUTPUT:
 		if (!out_format_parse(arg, &out_global.format)) {
-			fprintf(stderr, "gpurent: unknown output format '%s' (table, json, csv, "
-			    "tsv, ids)\n", arg);
+			fprintf(stderr, _("gpurent: unknown output format '%s' (table, json, csv, "
+			    "tsv, ids)\n"), arg);
 			return EXIT_USAGE;
 		}
 		s->format_set = true;
@@ -184,15 +188,15 @@ cmd_global_option(struct session *s, int id, const char *arg)
 		for (tok = strtok_r(list, ",", &save); tok != NULL;
 		    tok = strtok_r(NULL, ",", &save)) {
 			if (s->n_providers == SESSION_MAX_PROVIDERS) {
-				fprintf(stderr, "gpurent: too many providers\n");
+				fprintf(stderr, _("gpurent: too many providers\n"));
 				return EXIT_USAGE;
 			}
 			s->providers[s->n_providers++] = tok;
 		}
 		/* An empty name must not quietly mean "the configured providers". */
 		if (s->n_providers == before) {
-			fprintf(stderr, "gpurent: --provider needs a provider name such as 'sim' "
-			    "(see 'gpurent providers')\n");
+			fprintf(stderr, _("gpurent: --provider needs a provider name such as 'sim' "
+			    "(see 'gpurent providers')\n"));
 			return EXIT_USAGE;
 		}
 		break;
@@ -215,7 +219,7 @@ cmd_global_option(struct session *s, int id, const char *arg)
 		else if (strcmp(arg, "auto") == 0)
 			out_global.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
 		else {
-			fprintf(stderr, "gpurent: --color is auto, always or never\n");
+			fprintf(stderr, _("gpurent: --color is auto, always or never\n"));
 			return EXIT_USAGE;
 		}
 		break;
@@ -399,9 +403,10 @@ cmd_confirm(const char *fmt, ...)
 		return false;
 	tty = stderr;
 	va_start(ap, fmt);
-	vfprintf(tty, fmt, ap);
+	vfprintf(tty, _(fmt), ap);
 	va_end(ap);
-	fputs(" [y/N] ", tty);
+	/* TRANSLATORS: the answer is read as y or Y whatever the language. */
+	fputs(_(" [y/N] "), tty);
 	fflush(tty);
 	if (fgets(line, sizeof(line), stdin) == NULL)
 		return false;
@@ -420,15 +425,15 @@ cmd_run(struct session *s, int argc, char **argv, bool in_shell)
 	cmd = cmd_find(argv[0]);
 	if (cmd == NULL) {
 		hint = cmd_suggest(argv[0]);
-		fprintf(stderr, "gpurent: '%s' is not a gpurent command", argv[0]);
+		fprintf(stderr, _("gpurent: '%s' is not a gpurent command"), argv[0]);
 		if (hint != NULL)
-			fprintf(stderr, "; did you mean '%s'?\n", hint);
+			fprintf(stderr, _("; did you mean '%s'?\n"), hint);
 		else
-			fputs("; see 'gpurent help'\n", stderr);
+			fputs(_("; see 'gpurent help'\n"), stderr);
 		return EXIT_USAGE;
 	}
 	if (in_shell && (cmd->flags & CMD_NOT_IN_SHELL)) {
-		fprintf(stderr, "gpurent: '%s' is not available inside the shell\n", cmd->name);
+		fprintf(stderr, _("gpurent: '%s' is not available inside the shell\n"), cmd->name);
 		return EXIT_USAGE;
 	}
 	memset(&c, 0, sizeof(c));

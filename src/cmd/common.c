@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/util.h"
 #include "common.h"
 
@@ -11,7 +12,7 @@ finish_output(struct cmd_ctx *c, int status)
 	if (fflush(c->out) != 0 || ferror(c->out)) {
 		/* A full disk or a closed pipe must not look like success. */
 		if (errno != EPIPE)
-			fprintf(stderr, "gpurent: write failure on standard output: %s\n",
+			fprintf(stderr, _("gpurent: write failure on standard output: %s\n"),
 			    strerror(errno));
 		clearerr(c->out);
 		return status ? status : EXIT_ERROR;

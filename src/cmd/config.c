@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gpurent/config.h"
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/paths.h"
 #include "gpurent/util.h"
@@ -14,8 +15,8 @@
 enum { CF_ALL = 1, CF_IN };
 
 static const struct cmd_opt opts[] = {
-	{ "all", 'a', NULL, "list: every known key with its default", CF_ALL, CPL_NONE, false },
-	{ "in", 0, "PROFILE", "set/unset in this profile's section", CF_IN, CPL_PROFILE, false },
+	{ "all", 'a', NULL, N_("list: every known key with its default"), CF_ALL, CPL_NONE, false },
+	{ "in", 0, "PROFILE", N_("set/unset in this profile's section"), CF_IN, CPL_PROFILE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -42,10 +43,10 @@ struct kv {
 };
 
 static const struct column cols[] = {
-	{ "key", "KEY", false, false, 0, 0 },
-	{ "value", "VALUE", false, false, 0, 10 },
-	{ "profile", "PROFILE", false, false, 0, 0 },
-	{ "help", "DESCRIPTION", false, true, 1, 10 },
+	{ "key", N_("KEY"), false, false, 0, 0 },
+	{ "value", N_("VALUE"), false, false, 0, 10 },
+	{ "profile", N_("PROFILE"), false, false, 0, 0 },
+	{ "help", N_("DESCRIPTION"), false, true, 1, 10 },
 };
 
 static void
@@ -57,6 +58,9 @@ kv_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	(void)ctx;
 	c->kind = v[col] != NULL ? CELL_STR : CELL_NULL;
 	c->s = v[col];
+	/* The description is read in a table; JSON, CSV and TSV keep it as scripts know it. */
+	if (col == 3 && v[col] != NULL && out_global.format == OUT_TABLE)
+		c->s = _(v[col]);
 }
 
 struct collect {
@@ -187,12 +191,12 @@ config_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_config = {
 	.name = "config",
 	.args = "get KEY | set KEY VALUE | unset KEY | list | path",
-	.summary = "read and change settings",
+	.summary = N_("read and change settings"),
 	.help =
-	    "The file is $XDG_CONFIG_HOME/gpurent/config (or $GPURENT_HOME/config): 'key = value'\n"
+	    N_("The file is $XDG_CONFIG_HOME/gpurent/config (or $GPURENT_HOME/config): 'key = value'\n"
 	    "lines, and '[profile NAME]' sections whose keys override the top level when\n"
 	    "--profile NAME or GPURENT_PROFILE selects them. 'set' checks the value and rewrites\n"
-	    "the file atomically, keeping comments. 'list --all' shows every key.",
+	    "the file atomically, keeping comments. 'list --all' shows every key."),
 	.opts = opts,
 	.complete_args = CPL_CONFIG_KEY,
 	.run = config_run,

@@ -8,6 +8,7 @@
 
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/output.h"
 #include "gpurent/state.h"
@@ -17,8 +18,8 @@
 enum { C_SINCE = 1, C_BY };
 
 static const struct cmd_opt opts[] = {
-	{ "since", 's', "DATE", "count spend from DATE (YYYY-MM-DD, UTC; default: start of this month)", C_SINCE, CPL_NONE, false },
-	{ "by", 'b', "GROUP", "group spend by instance, label, provider, gpu or day", C_BY, CPL_NONE, false },
+	{ "since", 's', "DATE", N_("count spend from DATE (YYYY-MM-DD, UTC; default: start of this month)"), C_SINCE, CPL_NONE, false },
+	{ "by", 'b', "GROUP", N_("group spend by instance, label, provider, gpu or day"), C_BY, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -78,16 +79,16 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 }
 
 static const struct column summary_cols[] = {
-	{ "burn_hour", "BURN/H", true, false, 0, 0 },
-	{ "provisioning_hour", "PROVISIONING/H", true, false, 0, 0 },
-	{ "spent", "SPENT", true, false, 0, 0 },
-	{ "spent_today", "TODAY", true, false, 0, 0 },
-	{ "spent_month", "MONTH", true, false, 0, 0 },
-	{ "projected_day", "PROJ DAY", true, false, 0, 0 },
-	{ "projected_month", "PROJ MONTH", true, false, 0, 0 },
-	{ "since", "SINCE", false, false, 0, 0 },
-	{ "budget_month", "BUDGET", true, true, 0, 0 },
-	{ "currency", "CURRENCY", false, false, 0, 0 },
+	{ "burn_hour", N_("BURN/H"), true, false, 0, 0 },
+	{ "provisioning_hour", N_("PROVISIONING/H"), true, false, 0, 0 },
+	{ "spent", N_("SPENT"), true, false, 0, 0 },
+	{ "spent_today", N_("TODAY"), true, false, 0, 0 },
+	{ "spent_month", N_("MONTH"), true, false, 0, 0 },
+	{ "projected_day", N_("PROJ DAY"), true, false, 0, 0 },
+	{ "projected_month", N_("PROJ MONTH"), true, false, 0, 0 },
+	{ "since", N_("SINCE"), false, false, 0, 0 },
+	{ "budget_month", N_("BUDGET"), true, true, 0, 0 },
+	{ "currency", N_("CURRENCY"), false, false, 0, 0 },
 };
 
 struct summary_row {
@@ -125,11 +126,11 @@ summary_cell(const void *row, size_t col, struct cell *c, void *ctx)
 }
 
 static const struct column line_cols[] = {
-	{ "key", "KEY", false, false, 0, 12 },
-	{ "spent", "SPENT", true, false, 0, 0 },
-	{ "burn_hour", "BURN/H", true, false, 0, 0 },
-	{ "currency", "CURRENCY", false, true, 1, 0 },
-	{ "gone", "GONE", false, false, 1, 0 },
+	{ "key", N_("KEY"), false, false, 0, 12 },
+	{ "spent", N_("SPENT"), true, false, 0, 0 },
+	{ "burn_hour", N_("BURN/H"), true, false, 0, 0 },
+	{ "currency", N_("CURRENCY"), false, true, 1, 0 },
+	{ "gone", N_("GONE"), false, false, 1, 0 },
 };
 
 /* A group line and the currency of its summary. */
@@ -449,11 +450,11 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		rc = out_print(c->out, &out_global, summary_cols, ARRAY_LEN(summary_cols), 0, rows,
 		    n_rows, sizeof(rows[0]), summary_cell, NULL, &err);
 		if (rc == GR_OK && out_global.format == OUT_TABLE && all.has_total)
-			fputs("the USD row adds every currency, converted at your configured rate "
-			    "(fx.*)\n", c->out);
+			fputs(_("the USD row adds every currency, converted at your configured rate "
+			    "(fx.*)\n"), c->out);
 		else if (rc == GR_OK && out_global.format == OUT_TABLE)
-			fputs("currencies are not added up: set fx.CODE (US dollars per unit) "
-			    "for a converted total\n", c->out);
+			fputs(_("currencies are not added up: set fx.CODE (US dollars per unit) "
+			    "for a converted total\n"), c->out);
 	}
 	if (rc == GR_OK && out_global.format == OUT_TABLE && a.by == CG_NONE)
 		for (i = 0; i < n_rep; i++) {
@@ -474,9 +475,9 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_costs = {
 	.name = "costs",
 	.args = NULL,
-	.summary = "burn rate, spend so far and projections",
+	.summary = N_("burn rate, spend so far and projections"),
 	.help =
-	    "Burn rate is what every billing instance costs per hour now; provisioning is what\n"
+	    N_("Burn rate is what every billing instance costs per hour now; provisioning is what\n"
 	    "launched instances will cost once they run. Spent counts from --since (default:\n"
 	    "the first of this month, UTC). The projections add both rates until midnight and\n"
 	    "until the end of the month. Money comes from a local ledger of billed seconds, so\n"
@@ -486,7 +487,7 @@ const struct command cmd_costs = {
 	    "\n"
 	    "Each currency (USD, CNY for ppio) is totalled on its own and shown side by side;\n"
 	    "a total of all of them, in US dollars, only when fx.CODE rates are configured for\n"
-	    "every currency, and then it says 'converted at your configured rate'.",
+	    "every currency, and then it says 'converted at your configured rate'."),
 	.opts = opts,
 	.run = costs_run,
 };

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "gpurent/config.h"
+#include "gpurent/i18n.h"
 #include "gpurent/remote_copy.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -14,10 +15,10 @@
 enum { C_RECURSIVE = 1, C_EXCLUDE, C_RESUME, C_BWLIMIT };
 
 static const struct cmd_opt opts[] = {
-	{ "recursive", 'r', NULL, "copy directories and what they hold", C_RECURSIVE, CPL_NONE, false },
-	{ "exclude", 0, "PATTERN", "leave out files matching PATTERN (repeatable)", C_EXCLUDE, CPL_NONE, true },
-	{ "resume", 0, NULL, "finish an interrupted copy, sending only what is missing", C_RESUME, CPL_NONE, false },
-	{ "bwlimit", 0, "RATE", "at most RATE per second (KiB, or with a K, M or G suffix)", C_BWLIMIT, CPL_NONE, false },
+	{ "recursive", 'r', NULL, N_("copy directories and what they hold"), C_RECURSIVE, CPL_NONE, false },
+	{ "exclude", 0, "PATTERN", N_("leave out files matching PATTERN (repeatable)"), C_EXCLUDE, CPL_NONE, true },
+	{ "resume", 0, NULL, N_("finish an interrupted copy, sending only what is missing"), C_RESUME, CPL_NONE, false },
+	{ "bwlimit", 0, "RATE", N_("at most RATE per second (KiB, or with a K, M or G suffix)"), C_BWLIMIT, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -170,9 +171,9 @@ out:
 const struct command cmd_cp = {
 	.name = "cp",
 	.args = "SRC... DST",
-	.summary = "copy files to, from or between instances (ID:PATH)",
+	.summary = N_("copy files to, from or between instances (ID:PATH)"),
 	.help =
-	    "Either side may be ID:PATH; a relative PATH is relative to the remote home.\n"
+	    N_("Either side may be ID:PATH; a relative PATH is relative to the remote home.\n"
 	    "Between this machine and an instance, rsync runs over the instance's shared ssh\n"
 	    "connection: modes, times and links are kept, names go inside rsync's protocol,\n"
 	    "files are sent whole, and an interrupted file waits in a .gpurent-partial\n"
@@ -182,7 +183,7 @@ const struct command cmd_cp = {
 	    "machine without a copy here. An instance without rsync gets scp (SFTP) instead,\n"
 	    "without --exclude or --resume. Progress shows on stderr on a terminal; -v adds\n"
 	    "rsync's statistics. Exit status: 0, 1 when the copy failed, 130 when\n"
-	    "interrupted, 255 when a connection failed.",
+	    "interrupted, 255 when a connection failed."),
 	.opts = opts,
 	.complete_args = CPL_FILE,
 	.run = cp_run,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gpurent/dashboard.h"
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -12,10 +13,10 @@
 enum { D_READONLY = 1, D_REFRESH, D_VIEW, D_BENCH };
 
 static const struct cmd_opt opts[] = {
-	{ "readonly", 'r', NULL, "look only: no launch, stop, start or destroy", D_READONLY, CPL_NONE, false },
-	{ "refresh", 0, "SECONDS", "refresh instances, metrics and costs this often (default: the dashboard.* config keys)", D_REFRESH, CPL_NONE, false },
-	{ "view", 0, "NAME", "open on offers, instances, metrics, costs, events or cluster", D_VIEW, CPL_NONE, false },
-	{ "bench-frames", 0, "N", "answer N keys on the offers view (sort, scroll), print the time per frame and per sort, and quit", D_BENCH, CPL_NONE, false },
+	{ "readonly", 'r', NULL, N_("look only: no launch, stop, start or destroy"), D_READONLY, CPL_NONE, false },
+	{ "refresh", 0, "SECONDS", N_("refresh instances, metrics and costs this often (default: the dashboard.* config keys)"), D_REFRESH, CPL_NONE, false },
+	{ "view", 0, "NAME", N_("open on offers, instances, metrics, costs, events or cluster"), D_VIEW, CPL_NONE, false },
+	{ "bench-frames", 0, "N", N_("answer N keys on the offers view (sort, scroll), print the time per frame and per sort, and quit"), D_BENCH, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -65,16 +66,16 @@ dashboard_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_dashboard = {
 	.name = "dashboard",
 	.alias = "top",
-	.summary = "watch offers, instances, metrics and costs live",
+	.summary = N_("watch offers, instances, metrics and costs live"),
 	.help =
-	    "A full-screen view of every selected provider at once: 1 offers, 2 instances,\n"
+	    N_("A full-screen view of every selected provider at once: 1 offers, 2 instances,\n"
 	    "3 metrics, 4 costs, 5 events (what gpurent watch did), 6 cluster (a Slurm cluster's\n"
 	    "partitions with GPUs used and free, and your jobs with Slurm's reason); ? lists\n"
 	    "every key. Data is fetched beside the screen, so a\n"
 	    "slow or failing provider is named on the status line and never freezes it.\n"
 	    "Refresh intervals come from dashboard.offers_interval, instances_interval and\n"
 	    "metrics_interval; instances idle for dashboard.idle_minutes are highlighted.\n"
-	    "Needs a terminal of at least 80x24.",
+	    "Needs a terminal of at least 80x24."),
 	.opts = opts,
 	.run = dashboard_run,
 };

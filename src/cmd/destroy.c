@@ -2,6 +2,7 @@
  * gpurent destroy
  */
 #include "gpurent/cmd.h"
+#include "gpurent/i18n.h"
 #include "lifecycle.h"
 
 static int
@@ -13,10 +14,10 @@ destroy_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_destroy = {
 	.name = "destroy",
 	.args = "ID...",
-	.summary = "destroy instances and their disks",
+	.summary = N_("destroy instances and their disks"),
 	.help =
-	    "On a terminal it says what will be lost and asks first. Without --yes it refuses\n"
-	    "when stdin is not a terminal. It has no alias, so that it is not run by accident.",
+	    N_("On a terminal it says what will be lost and asks first. Without --yes it refuses\n"
+	    "when stdin is not a terminal. It has no alias, so that it is not run by accident."),
 	.opts = destroy_opts,
 	.complete_args = CPL_INSTANCE,
 	.run = destroy_run,

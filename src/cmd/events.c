@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "gpurent/events.h"
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "gpurent/watch.h"
@@ -15,9 +16,9 @@
 enum { E_SINCE = 1, E_FOLLOW, E_LEVEL };
 
 static const struct cmd_opt opts[] = {
-	{ "since", 's', "DURATION", "only events of the last DURATION (such as 2h or 7d)", E_SINCE, CPL_NONE, false },
-	{ "follow", 'f', NULL, "keep printing events as the watcher writes them, until interrupted", E_FOLLOW, CPL_NONE, false },
-	{ "level", 'l', "LEVEL", "only events of this level or above: info, action, warn, alert", E_LEVEL, CPL_NONE, false },
+	{ "since", 's', "DURATION", N_("only events of the last DURATION (such as 2h or 7d)"), E_SINCE, CPL_NONE, false },
+	{ "follow", 'f', NULL, N_("keep printing events as the watcher writes them, until interrupted"), E_FOLLOW, CPL_NONE, false },
+	{ "level", 'l', "LEVEL", N_("only events of this level or above: info, action, warn, alert"), E_LEVEL, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -49,15 +50,15 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 enum { C_SEQ, C_AT, C_LEVEL, C_KIND, C_POLICY, C_INSTANCE, C_LABEL, C_UTIL, C_MESSAGE };
 
 static const struct column cols[] = {
-	[C_SEQ] = { "seq", "SEQ", true, true, 3, 0 },
-	[C_AT] = { "at", "TIME", false, false, 0, 0 },
-	[C_LEVEL] = { "level", "LEVEL", false, false, 0, 0 },
-	[C_KIND] = { "kind", "EVENT", false, false, 0, 0 },
-	[C_POLICY] = { "policy", "POLICY", false, false, 2, 0 },
-	[C_INSTANCE] = { "instance_id", "INSTANCE", false, false, 0, 0 },
-	[C_LABEL] = { "label", "LABEL", false, false, 2, 8 },
-	[C_UTIL] = { "util_pct", "UTIL%", true, false, 3, 0 },
-	[C_MESSAGE] = { "message", "MESSAGE", false, false, 1, 20 },
+	[C_SEQ] = { "seq", N_("SEQ"), true, true, 3, 0 },
+	[C_AT] = { "at", N_("TIME"), false, false, 0, 0 },
+	[C_LEVEL] = { "level", N_("LEVEL"), false, false, 0, 0 },
+	[C_KIND] = { "kind", N_("EVENT"), false, false, 0, 0 },
+	[C_POLICY] = { "policy", N_("POLICY"), false, false, 2, 0 },
+	[C_INSTANCE] = { "instance_id", N_("INSTANCE"), false, false, 0, 0 },
+	[C_LABEL] = { "label", N_("LABEL"), false, false, 2, 8 },
+	[C_UTIL] = { "util_pct", N_("UTIL%"), true, false, 3, 0 },
+	[C_MESSAGE] = { "message", N_("MESSAGE"), false, false, 1, 20 },
 };
 
 static void
@@ -172,12 +173,12 @@ events_run(struct cmd_ctx *c, int argc, char **argv)
 
 const struct command cmd_events = {
 	.name = "events",
-	.summary = "what the watcher saw and did: its event journal",
+	.summary = N_("what the watcher saw and did: its event journal"),
 	.help =
-	    "Every observation that led the watcher to act, every stop or destroy it ordered\n"
+	    N_("Every observation that led the watcher to act, every stop or destroy it ordered\n"
 	    "and verified, every retry and alert, oldest first. Times are on the clock of the\n"
 	    "instance's provider. With --follow, new events are printed as they are written\n"
-	    "(as one JSON object per line with -o json) until interrupted.",
+	    "(as one JSON object per line with -o json) until interrupted."),
 	.opts = opts,
 	.run = events_run,
 };

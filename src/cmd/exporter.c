@@ -19,6 +19,7 @@
 #include "gpurent/costs.h"
 #include "gpurent/exporter.h"
 #include "gpurent/history.h"
+#include "gpurent/i18n.h"
 #include "gpurent/samples.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
@@ -29,9 +30,9 @@
 enum { E_LISTEN = 1, E_INTERVAL, E_AUTH };
 
 static const struct cmd_opt opts[] = {
-	{ "listen", 'l', "HOST:PORT", "address to serve /metrics on (default 127.0.0.1:9400; port 0: any free one)", E_LISTEN, CPL_NONE, false },
-	{ "interval", 'i', "SECONDS", "seconds between sampling rounds (default 10)", E_INTERVAL, CPL_NONE, false },
-	{ "auth", 0, NULL, "require 'Authorization: Bearer TOKEN' with the token stored by 'gpurent login exporter'", E_AUTH, CPL_NONE, false },
+	{ "listen", 'l', "HOST:PORT", N_("address to serve /metrics on (default 127.0.0.1:9400; port 0: any free one)"), E_LISTEN, CPL_NONE, false },
+	{ "interval", 'i', "SECONDS", N_("seconds between sampling rounds (default 10)"), E_INTERVAL, CPL_NONE, false },
+	{ "auth", 0, NULL, N_("require 'Authorization: Bearer TOKEN' with the token stored by 'gpurent login exporter'"), E_AUTH, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -386,14 +387,13 @@ exporter_run(struct cmd_ctx *c, int argc, char **argv)
 		exporter_stop(e);
 		return cmd_error(c, &err);
 	}
-	/* The one line a supervisor or a test waits for: where to scrape. */
 	if (lanes_start(c, a.interval, &lanes, &n_lanes, &err) != GR_OK) {
 		lanes_stop(lanes, n_lanes);
 		exporter_stop(e);
 		return cmd_error(c, &err);
 	}
 	/* The one line a supervisor or a test waits for: where to scrape. */
-	fprintf(stderr, "gpurent exporter: serving http://%s/metrics\n", exporter_address(e));
+	fprintf(stderr, _("gpurent exporter: serving http://%s/metrics\n"), exporter_address(e));
 	fflush(stderr);
 	/* Nothing to serve until a lane has ended a round; then every interval. */
 	while (!cmd_interrupted && !any_sampled(lanes, n_lanes))
@@ -412,9 +412,9 @@ exporter_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_exporter = {
 	.name = "exporter",
 	.args = "",
-	.summary = "serve GPU metrics, spend and instance state to Prometheus",
+	.summary = N_("serve GPU metrics, spend and instance state to Prometheus"),
 	.help =
-	    "Samples every running instance of the selected providers every --interval seconds\n"
+	    N_("Samples every running instance of the selected providers every --interval seconds\n"
 	    "(each sample is kept in the history, as with 'gpurent metrics') and serves\n"
 	    "/metrics in the Prometheus text format: GPU figures under dcgm-exporter's names\n"
 	    "(DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED, DCGM_FI_DEV_POWER_USAGE, ...) with its\n"
@@ -427,7 +427,7 @@ const struct command cmd_exporter = {
 	    "last snapshot at once, however slow a provider is. Listens on loopback unless\n"
 	    "--listen says otherwise; --auth requires a bearer token (store it with 'gpurent\n"
 	    "login exporter').\n"
-	    "Runs until interrupted (Ctrl-C or SIGTERM, status 0).",
+	    "Runs until interrupted (Ctrl-C or SIGTERM, status 0)."),
 	.opts = opts,
 	.flags = CMD_NOT_IN_SHELL,
 	.run = exporter_run,

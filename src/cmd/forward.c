@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote_forward.h"
@@ -15,10 +16,10 @@
 enum { F_BACKGROUND = 1, F_LIST, F_STOP, F_JUPYTER };
 
 static const struct cmd_opt opts[] = {
-	{ "background", 0, NULL, "leave the forward running and return", F_BACKGROUND, CPL_NONE, false },
-	{ "list", 0, NULL, "show the background forwards that still run", F_LIST, CPL_NONE, false },
-	{ "jupyter", 0, NULL, "find the Jupyter server on the instance and forward it", F_JUPYTER, CPL_NONE, false },
-	{ "stop", 0, "ID|all", "end the background forwards of an instance, or all", F_STOP, CPL_INSTANCE, false },
+	{ "background", 0, NULL, N_("leave the forward running and return"), F_BACKGROUND, CPL_NONE, false },
+	{ "list", 0, NULL, N_("show the background forwards that still run"), F_LIST, CPL_NONE, false },
+	{ "jupyter", 0, NULL, N_("find the Jupyter server on the instance and forward it"), F_JUPYTER, CPL_NONE, false },
+	{ "stop", 0, "ID|all", N_("end the background forwards of an instance, or all"), F_STOP, CPL_INSTANCE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -43,12 +44,12 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 }
 
 static const struct column cols[] = {
-	{ "instance", "INSTANCE", false, false, 0, 0 },
-	{ "remote_port", "REMOTE", true, false, 0, 0 },
-	{ "local_port", "LOCAL", true, false, 0, 0 },
-	{ "url", "URL", false, false, 0, 0 },
-	{ "pid", "PID", true, true, 1, 0 },
-	{ "started", "STARTED", false, false, 1, 0 },
+	{ "instance", N_("INSTANCE"), false, false, 0, 0 },
+	{ "remote_port", N_("REMOTE"), true, false, 0, 0 },
+	{ "local_port", N_("LOCAL"), true, false, 0, 0 },
+	{ "url", N_("URL"), false, false, 0, 0 },
+	{ "pid", N_("PID"), true, true, 1, 0 },
+	{ "started", N_("STARTED"), false, false, 1, 0 },
 };
 
 static void
@@ -91,7 +92,7 @@ stale_reason(struct cmd_ctx *c, const struct remote_forward *f, char *buf, size_
 	}
 	if (in.state == ST_RUNNING)
 		return NULL;
-	snprintf(buf, n, "the instance is %s", inst_state_name(in.state));
+	snprintf(buf, n, _("the instance is %s"), inst_state_name(in.state));
 	return buf;
 }
 
@@ -285,9 +286,9 @@ fail:
 const struct command cmd_forward = {
 	.name = "forward",
 	.args = "ID PORT[:LOCAL_PORT]...",
-	.summary = "forward local ports to ports on an instance",
+	.summary = N_("forward local ports to ports on an instance"),
 	.help =
-	    "Forwards 127.0.0.1:LOCAL_PORT (default: the same number) to PORT on the\n"
+	    N_("Forwards 127.0.0.1:LOCAL_PORT (default: the same number) to PORT on the\n"
 	    "instance's loopback, over ssh, and prints http://127.0.0.1:LOCAL_PORT for each.\n"
 	    "A LOCAL_PORT of 0, or one that is taken, gets a free port (and a note saying\n"
 	    "which). It binds to loopback only. In the foreground Ctrl-C ends it (exit 0);\n"
@@ -298,7 +299,7 @@ const struct command cmd_forward = {
 	    "list), forwards its port and prints the URL with its token, or says how to\n"
 	    "start one when none runs (exit 3). Background forwards need a key\n"
 	    "that asks for no passphrase (or an ssh agent). Exit status 255 when the\n"
-	    "connection failed or broke.",
+	    "connection failed or broke."),
 	.opts = opts,
 	.complete_args = CPL_INSTANCE,
 	.run = forward_run,

@@ -9,6 +9,7 @@
 #include "gpurent/catalogue.h"
 #include "gpurent/filter.h"
 #include "gpurent/gpunames.h"
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
@@ -17,20 +18,20 @@
 enum { O_UNKNOWN = 1 };
 
 static const struct cmd_opt opts[] = {
-	{ "unknown", 0, NULL, "list the GPU names providers were seen selling that the catalogue lacks", O_UNKNOWN, CPL_NONE, false },
+	{ "unknown", 0, NULL, N_("list the GPU names providers were seen selling that the catalogue lacks"), O_UNKNOWN, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 static const struct column cols[] = {
-	{ "id", "ID", false, false, 0, 0 },
-	{ "family", "FAMILY", false, false, 0, 0 },
-	{ "vendor", "VENDOR", false, false, 0, 0 },
-	{ "vram_gb", "VRAM GB", true, false, 0, 0 },
-	{ "bandwidth_gbs", "BW GB/S", true, false, 0, 0 },
-	{ "bf16_tflops", "BF16 TFLOPS", true, false, 0, 0 },
-	{ "fp16_tflops", "FP16 TFLOPS", true, false, 1, 0 },
-	{ "tdp_w", "TDP W", true, false, 0, 0 },
-	{ "aliases", "ALIASES", false, false, 1, 10 },
+	{ "id", N_("ID"), false, false, 0, 0 },
+	{ "family", N_("FAMILY"), false, false, 0, 0 },
+	{ "vendor", N_("VENDOR"), false, false, 0, 0 },
+	{ "vram_gb", N_("VRAM GB"), true, false, 0, 0 },
+	{ "bandwidth_gbs", N_("BW GB/S"), true, false, 0, 0 },
+	{ "bf16_tflops", N_("BF16 TFLOPS"), true, false, 0, 0 },
+	{ "fp16_tflops", N_("FP16 TFLOPS"), true, false, 1, 0 },
+	{ "tdp_w", N_("TDP W"), true, false, 0, 0 },
+	{ "aliases", N_("ALIASES"), false, false, 1, 10 },
 };
 
 /* A catalogue figure: 0 is unknown, null in JSON and "-" in a table. */
@@ -62,11 +63,11 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 }
 
 static const struct column unknown_cols[] = {
-	{ "provider", "PROVIDER", false, false, 0, 0 },
-	{ "gpu_name", "GPU NAME", false, false, 0, 12 },
-	{ "vram_gb", "VRAM GB", true, false, 1, 0 },
-	{ "first_seen", "FIRST SEEN", false, false, 2, 0 },
-	{ "last_seen", "LAST SEEN", false, false, 2, 0 },
+	{ "provider", N_("PROVIDER"), false, false, 0, 0 },
+	{ "gpu_name", N_("GPU NAME"), false, false, 0, 12 },
+	{ "vram_gb", N_("VRAM GB"), true, false, 1, 0 },
+	{ "first_seen", N_("FIRST SEEN"), false, false, 2, 0 },
+	{ "last_seen", N_("LAST SEEN"), false, false, 2, 0 },
 };
 
 static void
@@ -173,15 +174,15 @@ gpus_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_gpus = {
 	.name = "gpus",
 	.args = "[FILTER...]",
-	.summary = "list the GPU catalogue and the names filters accept",
+	.summary = N_("list the GPU catalogue and the names filters accept"),
 	.help =
-	    "Each GPU model's canonical id, family, vendor, memory, bandwidth, dense BF16 and\n"
+	    N_("Each GPU model's canonical id, family, vendor, memory, bandwidth, dense BF16 and\n"
 	    "FP16 TFLOPS and TDP (- where the vendor publishes no figure our sources hold).\n"
 	    "Filter terms select models: gpu, vendor, vram and tflops (per GPU), as in 'offers'.\n\n"
 	    "examples:\n"
 	    "  gpurent gpus vendor=amd\n"
 	    "  gpurent gpus vendor=huawei,hygon -o json\n"
-	    "  gpurent gpus --unknown",
+	    "  gpurent gpus --unknown"),
 	.opts = opts,
 	.complete_args = CPL_FILTER,
 	.run = gpus_run,

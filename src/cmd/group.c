@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gpurent/groups.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/output.h"
 #include "gpurent/state.h"
@@ -21,18 +22,18 @@ enum { G_GPU = 1, G_COUNT, G_MIN, G_MAX, G_TARGET, G_COOLDOWN, G_WINDOW, G_BASE,
 #define GROUP_MEMBERS_MAX 1000
 
 static const struct cmd_opt opts[] = {
-	{ "gpu", 'g', "GPU", "create: the GPU of every member (a catalogue name, family or alias)", G_GPU, CPL_GPU, false },
-	{ "count", 'c', "N", "create: GPUs of each member (default 1)", G_COUNT, CPL_NONE, false },
-	{ "min", 0, "N", "create: at least N members (default 0)", G_MIN, CPL_NONE, false },
-	{ "max", 0, "M", "create: at most M members (required)", G_MAX, CPL_NONE, false },
-	{ "target-util", 0, "PCT", "create: the mean GPU utilisation to hold, 1-100 (required)", G_TARGET, CPL_NONE, false },
-	{ "cooldown", 0, "DURATION", "create: at least this long between two scaling decisions (default 10m)", G_COOLDOWN, CPL_NONE, false },
-	{ "window", 0, "DURATION", "create: the mean utilisation is taken over this long (default 10m)", G_WINDOW, CPL_NONE, false },
-	{ "base", 0, "N", "create: with --burst interruptible, the first N members on-demand (default: --min)", G_BASE, CPL_NONE, false },
-	{ "burst", 0, "TYPE", "create: interruptible (members above the base) or on-demand (all, the default)", G_BURST, CPL_NONE, false },
-	{ "max-price", 0, "PRICE", "create: each member at most this many dollars per hour, all in", G_MAX_PRICE, CPL_NONE, false },
-	{ "env", 'e', "K=V", "create: an environment variable of every member (repeatable; stored in the state database as given)", G_ENV, CPL_NONE, true },
-	{ "predict", 0, NULL, "create: also scale out ahead of a peak forecast 15 minutes on from the group's daily pattern (Holt-Winters)", G_PREDICT, CPL_NONE, false },
+	{ "gpu", 'g', "GPU", N_("create: the GPU of every member (a catalogue name, family or alias)"), G_GPU, CPL_GPU, false },
+	{ "count", 'c', "N", N_("create: GPUs of each member (default 1)"), G_COUNT, CPL_NONE, false },
+	{ "min", 0, "N", N_("create: at least N members (default 0)"), G_MIN, CPL_NONE, false },
+	{ "max", 0, "M", N_("create: at most M members (required)"), G_MAX, CPL_NONE, false },
+	{ "target-util", 0, "PCT", N_("create: the mean GPU utilisation to hold, 1-100 (required)"), G_TARGET, CPL_NONE, false },
+	{ "cooldown", 0, "DURATION", N_("create: at least this long between two scaling decisions (default 10m)"), G_COOLDOWN, CPL_NONE, false },
+	{ "window", 0, "DURATION", N_("create: the mean utilisation is taken over this long (default 10m)"), G_WINDOW, CPL_NONE, false },
+	{ "base", 0, "N", N_("create: with --burst interruptible, the first N members on-demand (default: --min)"), G_BASE, CPL_NONE, false },
+	{ "burst", 0, "TYPE", N_("create: interruptible (members above the base) or on-demand (all, the default)"), G_BURST, CPL_NONE, false },
+	{ "max-price", 0, "PRICE", N_("create: each member at most this many dollars per hour, all in"), G_MAX_PRICE, CPL_NONE, false },
+	{ "env", 'e', "K=V", N_("create: an environment variable of every member (repeatable; stored in the state database as given)"), G_ENV, CPL_NONE, true },
+	{ "predict", 0, NULL, N_("create: also scale out ahead of a peak forecast 15 minutes on from the group's daily pattern (Holt-Winters)"), G_PREDICT, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -127,24 +128,24 @@ enum { C_NAME, C_GPU, C_GPUS, C_MIN, C_MAX, C_TARGET, C_MEMBERS, C_COOLDOWN, C_W
 	C_BURST, C_MAX_PRICE, C_PREDICT, C_ENV, C_LABEL, C_LAST_SCALE, C_CREATED, C_MEMBER_IDS };
 
 static const struct column cols[] = {
-	[C_NAME] = { "name", "NAME", false, false, 0, 8 },
-	[C_GPU] = { "gpu", "GPU", false, false, 0, 0 },
-	[C_GPUS] = { "gpus", "N", true, false, 1, 0 },
-	[C_MIN] = { "min", "MIN", true, false, 0, 0 },
-	[C_MAX] = { "max", "MAX", true, false, 0, 0 },
-	[C_TARGET] = { "target_util", "TARGET%", true, false, 0, 0 },
-	[C_MEMBERS] = { "members", "MEMBERS", true, false, 0, 0 },
-	[C_COOLDOWN] = { "cooldown_s", "COOLDOWN", true, false, 1, 0 },
-	[C_WINDOW] = { "window_s", "WINDOW", true, false, 2, 0 },
-	[C_BASE] = { "base", "BASE", true, false, 2, 0 },
-	[C_BURST] = { "burst", "BURST", false, false, 2, 0 },
-	[C_MAX_PRICE] = { "max_price_hour", "MAX $/H", true, false, 2, 0 },
-	[C_PREDICT] = { "predict", "PREDICT", false, false, 3, 0 },
-	[C_ENV] = { "env", "ENV", false, true, 4, 0 },
-	[C_LABEL] = { "label", "LABEL", false, true, 3, 0 },
-	[C_LAST_SCALE] = { "last_scale_at", "LAST SCALED", false, false, 3, 0 },
-	[C_CREATED] = { "created_at", "CREATED", false, true, 3, 0 },
-	[C_MEMBER_IDS] = { "member_ids", "MEMBER IDS", false, true, 4, 12 },
+	[C_NAME] = { "name", N_("NAME"), false, false, 0, 8 },
+	[C_GPU] = { "gpu", N_("GPU"), false, false, 0, 0 },
+	[C_GPUS] = { "gpus", N_("N"), true, false, 1, 0 },
+	[C_MIN] = { "min", N_("MIN"), true, false, 0, 0 },
+	[C_MAX] = { "max", N_("MAX"), true, false, 0, 0 },
+	[C_TARGET] = { "target_util", N_("TARGET%"), true, false, 0, 0 },
+	[C_MEMBERS] = { "members", N_("MEMBERS"), true, false, 0, 0 },
+	[C_COOLDOWN] = { "cooldown_s", N_("COOLDOWN"), true, false, 1, 0 },
+	[C_WINDOW] = { "window_s", N_("WINDOW"), true, false, 2, 0 },
+	[C_BASE] = { "base", N_("BASE"), true, false, 2, 0 },
+	[C_BURST] = { "burst", N_("BURST"), false, false, 2, 0 },
+	[C_MAX_PRICE] = { "max_price_hour", N_("MAX $/H"), true, false, 2, 0 },
+	[C_PREDICT] = { "predict", N_("PREDICT"), false, false, 3, 0 },
+	[C_ENV] = { "env", N_("ENV"), false, true, 4, 0 },
+	[C_LABEL] = { "label", N_("LABEL"), false, true, 3, 0 },
+	[C_LAST_SCALE] = { "last_scale_at", N_("LAST SCALED"), false, false, 3, 0 },
+	[C_CREATED] = { "created_at", N_("CREATED"), false, true, 3, 0 },
+	[C_MEMBER_IDS] = { "member_ids", N_("MEMBER IDS"), false, true, 4, 12 },
 };
 
 /* A group with what the providers list of its members. */
@@ -289,8 +290,8 @@ group_create(struct cmd_ctx *c, struct state *st, struct args *a, const char *na
 	if (groups_create(st, &a->g, &err) != GR_OK)
 		return err.code == GR_EUSAGE ? cmd_usage_error(c, "%s", err.msg) : cmd_error(c, &err);
 	if (c->s->interactive && out_global.format == OUT_TABLE)
-		fprintf(stderr, "group %s: %d to %d %s, held near %d%% GPU utilisation by gpurent "
-		    "watch\n", name, a->g.min, a->g.max, a->g.gpu, a->g.target_util);
+		fprintf(stderr, _("group %s: %d to %d %s, held near %d%% GPU utilisation by gpurent "
+		    "watch\n"), name, a->g.min, a->g.max, a->g.gpu, a->g.target_util);
 	fprintf(c->out, "%s\n", name);
 	return finish_output(c, 0);
 }
@@ -342,7 +343,7 @@ group_run(struct cmd_ctx *c, int argc, char **argv)
 		if (groups_remove(st, argv[1], &err) != GR_OK)
 			return cmd_error(c, &err);
 		if (c->s->interactive && out_global.format == OUT_TABLE)
-			fprintf(stderr, "group %s removed; its members run on, labelled %s%s\n",
+			fprintf(stderr, _("group %s removed; its members run on, labelled %s%s\n"),
 			    argv[1], GROUP_LABEL_PREFIX, argv[1]);
 		return finish_output(c, 0);
 	}
@@ -373,9 +374,9 @@ group_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_group = {
 	.name = "group",
 	.args = "create NAME | ls | show NAME | rm NAME",
-	.summary = "elastic groups that gpurent watch scales with their load",
+	.summary = N_("elastic groups that gpurent watch scales with their load"),
 	.help =
-	    "A group is between --min and --max instances of one GPU, held near a target mean\n"
+	    N_("A group is between --min and --max instances of one GPU, held near a target mean\n"
 	    "GPU utilisation: each pass of gpurent watch launches one more member (by\n"
 	    "requirement, as launch --gpu does) when the group's mean utilisation over the\n"
 	    "window is above 1.2 x the target, and destroys the least used member when it is\n"
@@ -385,7 +386,7 @@ const struct command cmd_group = {
 	    "With --burst interruptible, the first --base members are on-demand and the rest\n"
 	    "interruptible. With --predict, a Holt-Winters forecast of the group's daily\n"
 	    "pattern 15 minutes on also scales it out ahead of a peak. rm forgets the group;\n"
-	    "its members run on.",
+	    "its members run on."),
 	.opts = opts,
 	.complete_args = CPL_GROUP_ARGS,
 	.run = group_run,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "gpurent/cmd.h"
+#include "gpurent/i18n.h"
 #include "common.h"
 
 static int
@@ -19,7 +20,7 @@ help_run(struct cmd_ctx *c, int argc, char **argv)
 	cmd = cmd_find(argv[1]);
 	if (cmd == NULL) {
 		hint = cmd_suggest(argv[1]);
-		fprintf(stderr, "gpurent: no command '%s'%s%s%s\n", argv[1],
+		fprintf(stderr, _("gpurent: no command '%s'%s%s%s\n"), argv[1],
 		    hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
 		return EXIT_USAGE;
 	}
@@ -30,7 +31,7 @@ help_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_help = {
 	.name = "help",
 	.args = "[COMMAND]",
-	.summary = "show help for gpurent or a command",
+	.summary = N_("show help for gpurent or a command"),
 	.complete_args = CPL_COMMAND,
 	.run = help_run,
 };

@@ -6,6 +6,7 @@
 
 #include "gpurent/columns.h"
 #include "gpurent/groups.h"
+#include "gpurent/i18n.h"
 #include "gpurent/idcache.h"
 #include "gpurent/output.h"
 #include "gpurent/state.h"
@@ -15,10 +16,10 @@
 enum { I_LABEL = 1, I_STATE, I_ALL, I_GROUP };
 
 static const struct cmd_opt opts[] = {
-	{ "label", 'l', "LABEL", "only instances with this label", I_LABEL, CPL_NONE, false },
-	{ "state", 's', "STATE", "only instances in this state (comma list)", I_STATE, CPL_STATE, false },
-	{ "group", 'G', "NAME", "only the members of this elastic group (labelled group:NAME)", I_GROUP, CPL_GROUP, false },
-	{ "all", 'a', NULL, "a cluster (slurm): every job of yours, not only those gpurent submitted", I_ALL, CPL_NONE, false },
+	{ "label", 'l', "LABEL", N_("only instances with this label"), I_LABEL, CPL_NONE, false },
+	{ "state", 's', "STATE", N_("only instances in this state (comma list)"), I_STATE, CPL_STATE, false },
+	{ "group", 'G', "NAME", N_("only the members of this elastic group (labelled group:NAME)"), I_GROUP, CPL_GROUP, false },
+	{ "all", 'a', NULL, N_("a cluster (slurm): every job of yours, not only those gpurent submitted"), I_ALL, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -152,12 +153,12 @@ const struct command cmd_ls = {
 	.name = "ls",
 	.alias = "instances",
 	.args = NULL,
-	.summary = "list instances",
+	.summary = N_("list instances"),
 	.help =
-	    "Lists the instances of every selected provider that are not destroyed. Providers\n"
+	    N_("Lists the instances of every selected provider that are not destroyed. Providers\n"
 	    "forget destroyed instances, so --state destroyed is refused; what they cost stays\n"
 	    "in 'gpurent costs --by instance'. On a cluster (slurm) it lists the jobs gpurent\n"
-	    "submitted; --all lists every job of yours.",
+	    "submitted; --all lists every job of yours."),
 	.opts = opts,
 	.run = ls_run,
 };

@@ -5,21 +5,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "common.h"
 #include "job.h"
 
 static const struct column cols[] = {
-	{ "id", "JOB", false, false, 0, 0 },
-	{ "name", "NAME", false, false, 2, 8 },
-	{ "instance", "INSTANCE", false, true, 3, 0 },
-	{ "state", "STATE", false, false, 0, 0 },
-	{ "exit_code", "EXIT", true, false, 0, 0 },
-	{ "started", "STARTED", false, false, 1, 0 },
-	{ "command", "COMMAND", false, false, 2, 12 },
-	{ "then", "THEN", false, true, 3, 0 },
-	{ "account", "AFTER", false, false, 3, 16 },
+	{ "id", N_("JOB"), false, false, 0, 0 },
+	{ "name", N_("NAME"), false, false, 2, 8 },
+	{ "instance", N_("INSTANCE"), false, true, 3, 0 },
+	{ "state", N_("STATE"), false, false, 0, 0 },
+	{ "exit_code", N_("EXIT"), true, false, 0, 0 },
+	{ "started", N_("STARTED"), false, false, 1, 0 },
+	{ "command", N_("COMMAND"), false, false, 2, 12 },
+	{ "then", N_("THEN"), false, true, 3, 0 },
+	{ "account", N_("AFTER"), false, false, 3, 16 },
 };
 
 static void
@@ -106,14 +107,14 @@ jobs_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_jobs = {
 	.name = "jobs",
 	.args = "[ID|JOB]",
-	.summary = "list the jobs started with 'gpurent run'",
+	.summary = N_("list the jobs started with 'gpurent run'"),
 	.help =
-	    "Lists the recorded jobs (all, an instance's, or one), each with its state read\n"
+	    N_("Lists the recorded jobs (all, an instance's, or one), each with its state read\n"
 	    "from its instance: running, exited (with its status), killed, or lost (its\n"
 	    "instance stopped, or it vanished without a status). A job that ended with\n"
 	    "--fetch or --then still to do gets them done now; AFTER says what was done.\n"
 	    "Exit status 255 when an instance could not be reached (its jobs show the state\n"
-	    "recorded last).",
+	    "recorded last)."),
 	.complete_args = CPL_JOB,
 	.run = jobs_run,
 };

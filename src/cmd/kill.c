@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/util.h"
 #include "common.h"
 #include "job.h"
@@ -12,7 +13,7 @@
 enum { K_GRACE = 1 };
 
 static const struct cmd_opt opts[] = {
-	{ "grace", 0, "SECONDS", "wait this long after TERM before KILL (default 10)", K_GRACE, CPL_NONE, false },
+	{ "grace", 0, "SECONDS", N_("wait this long after TERM before KILL (default 10)"), K_GRACE, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -103,14 +104,14 @@ kill_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_kill = {
 	.name = "kill",
 	.args = "JOB...",
-	.summary = "end jobs started with 'gpurent run'",
+	.summary = N_("end jobs started with 'gpurent run'"),
 	.help =
-	    "Sends TERM to each job's process group on its instance, then KILL to what is\n"
+	    N_("Sends TERM to each job's process group on its instance, then KILL to what is\n"
 	    "left after the grace period (--grace, default 10 seconds), and prints the ids of\n"
 	    "the jobs it ended. The job is then recorded as killed, and its --fetch and --then\n"
 	    "are carried out as for a job that ended. A job that no longer runs is refused\n"
 	    "(exit 13), one the instance does not have exit 3. Exit status 255 when the\n"
-	    "connection failed.",
+	    "connection failed."),
 	.opts = opts,
 	.complete_args = CPL_JOB,
 	.run = kill_run,

@@ -13,6 +13,7 @@
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
 #include "gpurent/filter.h"
+#include "gpurent/i18n.h"
 #include "gpurent/idcache.h"
 #include "gpurent/launch_policy.h"
 #include "gpurent/money.h"
@@ -34,27 +35,27 @@ enum { L_IMAGE = 1, L_DISK, L_LABEL, L_ENV, L_PORT, L_ONSTART, L_BID, L_DRY_RUN,
 #define MAX_ATTEMPTS 100
 
 static const struct cmd_opt opts[] = {
-	{ "image", 'i', "IMAGE", "container or OS image to run", L_IMAGE, CPL_NONE, false },
-	{ "disk", 'd', "GB", "disk size in GB (default: launch.disk, else the provider's default: 50 GB on sim)", L_DISK, CPL_NONE, false },
-	{ "label", 'l', "LABEL", "a name for the instance, used by ls --label and costs", L_LABEL, CPL_NONE, false },
-	{ "env", 'e', "K=V", "environment variable for the instance (repeatable)", L_ENV, CPL_NONE, true },
-	{ "port", 0, "PORT", "port to expose (repeatable)", L_PORT, CPL_NONE, true },
-	{ "onstart", 0, "CMD", "command to run when the instance starts", L_ONSTART, CPL_NONE, false },
-	{ "bid", 'b', "PRICE", "interruptible: bid per hour in the offer's currency (default: the price + spot.bid_margin)", L_BID, CPL_NONE, false },
-	{ "dry-run", 'n', NULL, "make every check of a launch and show what it costs; rent nothing", L_DRY_RUN, CPL_NONE, false },
-	{ "wait", 'w', NULL, "wait until the instance runs", L_WAIT, CPL_NONE, false },
-	{ "timeout", 't', "SECONDS", "with --wait: give up after this long (default 600)", L_TIMEOUT, CPL_NONE, false },
-	{ "verify", 0, NULL, "with --wait: check the machine against the offer (gpurent verify) once it runs", L_VERIFY, CPL_NONE, false },
-	{ "force", 'f', NULL, "launch even when a configured budget would be exceeded", L_FORCE, CPL_NONE, false },
-	{ "gpu", 'g', "GPU", "by requirement: this GPU (a catalogue name, family or alias; a comma list means any of)", L_GPU, CPL_GPU, false },
-	{ "count", 'c', "N", "exactly N GPUs (by requirement); on a cluster (slurm), GPUs per node to hold (default 1)", L_COUNT, CPL_NONE, false },
-	{ "max-price", 0, "PRICE", "by requirement: at most this many dollars per hour, all in (bid and disk storage included)", L_MAX_PRICE, CPL_NONE, false },
-	{ "region", 'r', "REGION", "by requirement: in this region (a prefix such as eu or eu-west, or a country code; a comma list means any of)", L_REGION, CPL_NONE, false },
-	{ "interruptible", 0, NULL, "by requirement: interruptible offers (default: on-demand ones)", L_INTERRUPTIBLE, CPL_NONE, false },
-	{ "min-reliability", 0, "R", "by requirement: reliability at least R (0 to 1)", L_MIN_REL, CPL_NONE, false },
-	{ "attempts", 0, "N", "by requirement: try at most N offers before giving up (default 5)", L_ATTEMPTS, CPL_NONE, false },
-	{ "nodes", 0, "N", "a cluster (slurm): nodes to hold (default 1)", L_NODES, CPL_NONE, false },
-	{ "max-runtime", 0, "DURATION", "a cluster (slurm): time limit of the job, such as 90m (default: the partition's)", L_MAX_RUNTIME, CPL_NONE, false },
+	{ "image", 'i', "IMAGE", N_("container or OS image to run"), L_IMAGE, CPL_NONE, false },
+	{ "disk", 'd', "GB", N_("disk size in GB (default: launch.disk, else the provider's default: 50 GB on sim)"), L_DISK, CPL_NONE, false },
+	{ "label", 'l', "LABEL", N_("a name for the instance, used by ls --label and costs"), L_LABEL, CPL_NONE, false },
+	{ "env", 'e', "K=V", N_("environment variable for the instance (repeatable)"), L_ENV, CPL_NONE, true },
+	{ "port", 0, "PORT", N_("port to expose (repeatable)"), L_PORT, CPL_NONE, true },
+	{ "onstart", 0, "CMD", N_("command to run when the instance starts"), L_ONSTART, CPL_NONE, false },
+	{ "bid", 'b', "PRICE", N_("interruptible: bid per hour in the offer's currency (default: the price + spot.bid_margin)"), L_BID, CPL_NONE, false },
+	{ "dry-run", 'n', NULL, N_("make every check of a launch and show what it costs; rent nothing"), L_DRY_RUN, CPL_NONE, false },
+	{ "wait", 'w', NULL, N_("wait until the instance runs"), L_WAIT, CPL_NONE, false },
+	{ "timeout", 't', "SECONDS", N_("with --wait: give up after this long (default 600)"), L_TIMEOUT, CPL_NONE, false },
+	{ "verify", 0, NULL, N_("with --wait: check the machine against the offer (gpurent verify) once it runs"), L_VERIFY, CPL_NONE, false },
+	{ "force", 'f', NULL, N_("launch even when a configured budget would be exceeded"), L_FORCE, CPL_NONE, false },
+	{ "gpu", 'g', "GPU", N_("by requirement: this GPU (a catalogue name, family or alias; a comma list means any of)"), L_GPU, CPL_GPU, false },
+	{ "count", 'c', "N", N_("exactly N GPUs (by requirement); on a cluster (slurm), GPUs per node to hold (default 1)"), L_COUNT, CPL_NONE, false },
+	{ "max-price", 0, "PRICE", N_("by requirement: at most this many dollars per hour, all in (bid and disk storage included)"), L_MAX_PRICE, CPL_NONE, false },
+	{ "region", 'r', "REGION", N_("by requirement: in this region (a prefix such as eu or eu-west, or a country code; a comma list means any of)"), L_REGION, CPL_NONE, false },
+	{ "interruptible", 0, NULL, N_("by requirement: interruptible offers (default: on-demand ones)"), L_INTERRUPTIBLE, CPL_NONE, false },
+	{ "min-reliability", 0, "R", N_("by requirement: reliability at least R (0 to 1)"), L_MIN_REL, CPL_NONE, false },
+	{ "attempts", 0, "N", N_("by requirement: try at most N offers before giving up (default 5)"), L_ATTEMPTS, CPL_NONE, false },
+	{ "nodes", 0, "N", N_("a cluster (slurm): nodes to hold (default 1)"), L_NODES, CPL_NONE, false },
+	{ "max-runtime", 0, "DURATION", N_("a cluster (slurm): time limit of the job, such as 90m (default: the partition's)"), L_MAX_RUNTIME, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -227,7 +228,7 @@ print_dry_run(struct cmd_ctx *c, const struct offer *o, const struct launch_plan
 		    money_format_in(h, sizeof(h), price, 3, o->currency),
 		    money_format_in(d, sizeof(d), price * 24, 2, o->currency),
 		    money_format_in(m, sizeof(m), price * 730, 2, o->currency));
-		fputs("nothing was rented (--dry-run)\n", c->out);
+		fputs(_("nothing was rented (--dry-run)\n"), c->out);
 	}
 	return finish_output(c, 0);
 }
@@ -356,17 +357,17 @@ enum { RC_RANK, RC_ID, RC_GPU, RC_GPUS, RC_TYPE, RC_REGION, RC_RELIABILITY, RC_P
 	RC_STORAGE, RC_ALL_IN, RC__COUNT };
 
 static const struct column cand_columns[RC__COUNT] = {
-	[RC_RANK] = { "rank", "#", true, false, 0, 0 },
-	[RC_ID] = { "id", "OFFER", false, false, 0, 0 },
-	[RC_GPU] = { "gpu", "GPU", false, false, 0, 9 },
-	[RC_GPUS] = { "gpus", "N", true, false, 0, 0 },
-	[RC_TYPE] = { "type", "TYPE", false, false, 3, 0 },
-	[RC_REGION] = { "region", "REGION", false, false, 4, 0 },
-	[RC_RELIABILITY] = { "reliability", "REL", true, false, 3, 0 },
-	[RC_PRICE] = { "price_hour", "$/H", true, false, 2, 0 },
-	[RC_BID] = { "bid_hour", "BID $/H", true, false, 2, 0 },
-	[RC_STORAGE] = { "storage_hour", "DISK $/H", true, false, 2, 0 },
-	[RC_ALL_IN] = { "all_in_hour", "ALL-IN $/H", true, false, 0, 0 },
+	[RC_RANK] = { "rank", N_("#"), true, false, 0, 0 },
+	[RC_ID] = { "id", N_("OFFER"), false, false, 0, 0 },
+	[RC_GPU] = { "gpu", N_("GPU"), false, false, 0, 9 },
+	[RC_GPUS] = { "gpus", N_("N"), true, false, 0, 0 },
+	[RC_TYPE] = { "type", N_("TYPE"), false, false, 3, 0 },
+	[RC_REGION] = { "region", N_("REGION"), false, false, 4, 0 },
+	[RC_RELIABILITY] = { "reliability", N_("REL"), true, false, 3, 0 },
+	[RC_PRICE] = { "price_hour", N_("$/H"), true, false, 2, 0 },
+	[RC_BID] = { "bid_hour", N_("BID $/H"), true, false, 2, 0 },
+	[RC_STORAGE] = { "storage_hour", N_("DISK $/H"), true, false, 2, 0 },
+	[RC_ALL_IN] = { "all_in_hour", N_("ALL-IN $/H"), true, false, 0, 0 },
 };
 
 static void
@@ -611,8 +612,8 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 		free(cands);
 		if (a->dry_run && ncand > 0 && out_global.format == OUT_TABLE &&
 		    isatty(STDERR_FILENO))
-			fprintf(stderr, "nothing was rented (--dry-run); the first that can be "
-			    "had would be, trying at most %lld\n", a->attempts);
+			fprintf(stderr, _("nothing was rented (--dry-run); the first that can be "
+			    "had would be, trying at most %lld\n"), a->attempts);
 		return finish_output(c, ncand == 0 ? EXIT_NOTFOUND : 0);
 	}
 	if (session_state(c->s, &st, &err) != GR_OK) {
@@ -640,7 +641,7 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 	}
 	idcache_put_instances(st, &in, 1, false, NULL);
 	if (c->s->interactive && out_global.format == OUT_TABLE)
-		fprintf(stderr, "launched %s at %s/hour\n", in.id,
+		fprintf(stderr, _("launched %s at %s/hour\n"), in.id,
 		    money_format_in(price, sizeof(price), in.price_hour, 3, in.currency));
 	if (a->wait) {
 		struct backend *b;
@@ -735,10 +736,10 @@ launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
 		return print_dry_run(c, &o, &plan);
 	idcache_put_instances(st, &in, 1, false, NULL);
 	if (c->s->interactive && out_global.format == OUT_TABLE && (in.valid & IV_PRICE))
-		fprintf(stderr, "launched %s at %s/hour\n", in.id,
+		fprintf(stderr, _("launched %s at %s/hour\n"), in.id,
 		    money_format_in(price, sizeof(price), in.price_hour, 3, in.currency));
 	else if (c->s->interactive && out_global.format == OUT_TABLE)
-		fprintf(stderr, "launched %s (no price known)\n", in.id);
+		fprintf(stderr, _("launched %s (no price known)\n"), in.id);
 	rc = a.wait ? wait_running(c, b, &in, a.timeout) : 0;
 	/* The report goes to stderr: stdout stays the id (or the JSON) that scripts read. */
 	if (rc == 0 && a.verify) {
@@ -785,9 +786,9 @@ const struct command cmd_launch = {
 	.name = "launch",
 	.alias = "rent",
 	.args = "OFFER_ID | FILTER...",
-	.summary = "rent an offer, or the best offer that meets a requirement",
+	.summary = N_("rent an offer, or the best offer that meets a requirement"),
 	.help =
-	    "Prints the new instance's id (with -o json, the whole instance). An interruptible\n"
+	    N_("Prints the new instance's id (with -o json, the whole instance). An interruptible\n"
 	    "offer is bid spot.bid_margin (default 20%) over its current price unless --bid\n"
 	    "names a bid, which may not be below that price; the bid is said on stderr, with a\n"
 	    "warning when a --bid is within the margin. An on-demand offer takes no bid. With\n"
@@ -814,7 +815,7 @@ const struct command cmd_launch = {
 	    "examples:\n"
 	    "  gpurent launch sim:o-000042 --wait\n"
 	    "  gpurent launch --gpu h100 --count 8 --max-price 25 --region eu --dry-run\n"
-	    "  gpurent launch -p vast -p runpod --gpu a100-80gb --interruptible reliability>=0.98",
+	    "  gpurent launch -p vast -p runpod --gpu a100-80gb --interruptible reliability>=0.98"),
 	.opts = opts,
 	.complete_args = CPL_OFFER,
 	.run = launch_run,

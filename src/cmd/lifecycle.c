@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gpurent/catalogue.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -16,22 +17,22 @@
 enum { LO_YES = 1, LO_WAIT, LO_NO_WAIT, LO_TIMEOUT };
 
 const struct cmd_opt stop_opts[] = {
-	{ "no-wait", 0, NULL, "return once the provider accepted, before the instance has stopped", LO_NO_WAIT, CPL_NONE, false },
-	{ "wait", 'w', NULL, "wait until every instance has stopped (the default)", LO_WAIT, CPL_NONE, false },
-	{ "timeout", 't', "SECONDS", "give up waiting after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
+	{ "no-wait", 0, NULL, N_("return once the provider accepted, before the instance has stopped"), LO_NO_WAIT, CPL_NONE, false },
+	{ "wait", 'w', NULL, N_("wait until every instance has stopped (the default)"), LO_WAIT, CPL_NONE, false },
+	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), LO_TIMEOUT, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 const struct cmd_opt start_opts[] = {
-	{ "wait", 'w', NULL, "wait until every instance runs", LO_WAIT, CPL_NONE, false },
-	{ "timeout", 't', "SECONDS", "give up waiting after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
+	{ "wait", 'w', NULL, N_("wait until every instance runs"), LO_WAIT, CPL_NONE, false },
+	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), LO_TIMEOUT, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 const struct cmd_opt destroy_opts[] = {
-	{ "yes", 'y', NULL, "do not ask; needed when stdin is not a terminal", LO_YES, CPL_NONE, false },
-	{ "wait", 'w', NULL, "wait until every instance is destroyed", LO_WAIT, CPL_NONE, false },
-	{ "timeout", 't', "SECONDS", "give up waiting after this long (default 300)", LO_TIMEOUT, CPL_NONE, false },
+	{ "yes", 'y', NULL, N_("do not ask; needed when stdin is not a terminal"), LO_YES, CPL_NONE, false },
+	{ "wait", 'w', NULL, N_("wait until every instance is destroyed"), LO_WAIT, CPL_NONE, false },
+	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), LO_TIMEOUT, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -256,14 +257,14 @@ confirm_destroy(struct cmd_ctx *c, int n, char **ids)
 			if (k < n_saves)
 				saves[k].hour += v;
 		} else
-			fprintf(stderr, "  %s  (not found)\n", ids[i]);
+			fprintf(stderr, _("  %s  (not found)\n"), ids[i]);
 	}
 	sb_init(&msg);
 	for (k = 0; k < n_saves || k == 0; k++)
 		sb_addf(&msg, "%s%s/hour", k ? " and " : "", money_format_in(buf, sizeof(buf),
 		    n_saves ? saves[k].hour : 0, 3, n_saves ? saves[k].currency : NULL));
-	fprintf(stderr, "Destroying deletes the disk and everything on it; it cannot be undone. "
-	    "It saves %s.\n", msg.buf);
+	fprintf(stderr, _("Destroying deletes the disk and everything on it; it cannot be undone. "
+	    "It saves %s.\n"), msg.buf);
 	sb_release(&msg);
 	return cmd_confirm("Destroy %d instance%s?", n, n == 1 ? "" : "s");
 }
@@ -282,12 +283,12 @@ lifecycle_run(struct cmd_ctx *c, int argc, char **argv, enum lifecycle_op op)
 		return cmd_usage_error(c, "which instance? give one or more IDs from 'gpurent ls'");
 	if (op == LC_DESTROY && !a.yes) {
 		if (!isatty(STDIN_FILENO)) {
-			fprintf(stderr, "gpurent destroy: refusing to destroy without --yes when "
-			    "stdin is not a terminal\n");
+			fprintf(stderr, _("gpurent destroy: refusing to destroy without --yes when "
+			    "stdin is not a terminal\n"));
 			return EXIT_USAGE;
 		}
 		if (!confirm_destroy(c, n, argv)) {
-			fputs("nothing destroyed\n", stderr);
+			fputs(_("nothing destroyed\n"), stderr);
 			return EXIT_ERROR;
 		}
 	}

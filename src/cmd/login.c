@@ -15,6 +15,7 @@
 #include "gpurent/backend.h"
 #include "gpurent/cmd.h"
 #include "gpurent/config.h"
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/session.h"
 #include "gpurent/util.h"
@@ -24,13 +25,13 @@
 enum { O_STDIN = 1, O_NO_VERIFY, O_LIST, O_REKEY };
 
 static const struct cmd_opt login_opts[] = {
-	{ "stdin", 0, NULL, "read the key from standard input, not the terminal",
+	{ "stdin", 0, NULL, N_("read the key from standard input, not the terminal"),
 	    O_STDIN, CPL_NONE, false },
-	{ "no-verify", 0, NULL, "store the key without checking it with the provider",
+	{ "no-verify", 0, NULL, N_("store the key without checking it with the provider"),
 	    O_NO_VERIFY, CPL_NONE, false },
-	{ "list", 'l', NULL, "list who has a key, per profile (never the keys)",
+	{ "list", 'l', NULL, N_("list who has a key, per profile (never the keys)"),
 	    O_LIST, CPL_NONE, false },
-	{ "rekey", 0, "MODE", "reseal the store: 'passphrase' (a new one) or 'keyfile'",
+	{ "rekey", 0, "MODE", N_("reseal the store: 'passphrase' (a new one) or 'keyfile'"),
 	    O_REKEY, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
@@ -242,12 +243,12 @@ add_stored(const char *profile, const char *provider, int64_t stored, void *ctx)
 }
 
 static const struct column list_cols[] = {
-	{ "profile", "PROFILE", false, false, 0, 0 },
-	{ "provider", "PROVIDER", false, false, 0, 0 },
-	{ "source", "SOURCE", false, false, 0, 0 },
-	{ "variable", "VARIABLE", false, false, 1, 8 },
-	{ "stored", "STORED", false, false, 2, 8 },
-	{ "active", "ACTIVE", false, true, 0, 0 },
+	{ "profile", N_("PROFILE"), false, false, 0, 0 },
+	{ "provider", N_("PROVIDER"), false, false, 0, 0 },
+	{ "source", N_("SOURCE"), false, false, 0, 0 },
+	{ "variable", N_("VARIABLE"), false, false, 1, 8 },
+	{ "stored", N_("STORED"), false, false, 2, 8 },
+	{ "active", N_("ACTIVE"), false, true, 0, 0 },
 };
 
 static void
@@ -440,9 +441,9 @@ const struct command cmd_login = {
 	.name = "login",
 	.alias = NULL,
 	.args = "PROVIDER",
-	.summary = "store a provider's API key in the sealed credential store",
+	.summary = N_("store a provider's API key in the sealed credential store"),
 	.help =
-	    "Reads the API key for PROVIDER without echo from the terminal (or the first line of\n"
+	    N_("Reads the API key for PROVIDER without echo from the terminal (or the first line of\n"
 	    "standard input with --stdin), checks it with one cheap authenticated request, and\n"
 	    "stores it sealed in the credential store for the selected profile (--profile,\n"
 	    "GPURENT_PROFILE; 'default' otherwise). A key is never taken from the command line.\n\n"
@@ -453,7 +454,7 @@ const struct command cmd_login = {
 	    "vault.passphrase_command answer unattended); an empty passphrase seals it with a key\n"
 	    "file instead.\n\n"
 	    "'gpurent login exporter' stores the bearer token that 'gpurent exporter --auth'\n"
-	    "requires of every scrape (Prometheus: authorization: credentials_file).",
+	    "requires of every scrape (Prometheus: authorization: credentials_file)."),
 	.opts = login_opts,
 	.complete_args = CPL_PROVIDER,
 	.flags = CMD_SENSITIVE,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpurent/cmd.h"
+#include "gpurent/i18n.h"
 #include "gpurent/session.h"
 #include "gpurent/util.h"
 #include "gpurent/vault.h"
@@ -15,7 +16,7 @@
 enum { O_ALL = 1 };
 
 static const struct cmd_opt logout_opts[] = {
-	{ "all", 'a', NULL, "forget every key of the selected profile", O_ALL, CPL_NONE, false },
+	{ "all", 'a', NULL, N_("forget every key of the selected profile"), O_ALL, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -117,12 +118,12 @@ const struct command cmd_logout = {
 	.name = "logout",
 	.alias = NULL,
 	.args = "PROVIDER...",
-	.summary = "forget stored API keys",
+	.summary = N_("forget stored API keys"),
 	.help =
-	    "Removes the stored API key of each PROVIDER from the selected profile (--profile,\n"
+	    N_("Removes the stored API key of each PROVIDER from the selected profile (--profile,\n"
 	    "GPURENT_PROFILE; 'default' otherwise), or every key of the profile with --all. Keys\n"
 	    "in the environment are not touched. Nothing is removed when one of the named\n"
-	    "providers has no stored key.",
+	    "providers has no stored key."),
 	.opts = logout_opts,
 	.complete_args = CPL_PROVIDER,
 	.flags = 0,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/util.h"
 #include "common.h"
 #include "job.h"
@@ -12,8 +13,8 @@
 enum { L_FOLLOW = 1, L_TAIL };
 
 static const struct cmd_opt opts[] = {
-	{ "follow", 'f', NULL, "keep printing what the job writes until it ends", L_FOLLOW, CPL_NONE, false },
-	{ "tail", 'n', "N", "start with the last N lines only", L_TAIL, CPL_NONE, false },
+	{ "follow", 'f', NULL, N_("keep printing what the job writes until it ends"), L_FOLLOW, CPL_NONE, false },
+	{ "tail", 'n', "N", N_("start with the last N lines only"), L_TAIL, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -115,14 +116,14 @@ logs_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_logs = {
 	.name = "logs",
 	.args = "JOB",
-	.summary = "print a job's output (stdout and stderr)",
+	.summary = N_("print a job's output (stdout and stderr)"),
 	.help =
-	    "Prints the log of JOB (ID/N, from 'gpurent run' or 'gpurent jobs'): all of it,\n"
+	    N_("Prints the log of JOB (ID/N, from 'gpurent run' or 'gpurent jobs'): all of it,\n"
 	    "or the last N lines with --tail N. --follow keeps printing what the job writes\n"
 	    "until it ends, then records its end, carries out its --fetch and --then, and\n"
 	    "exits with the job's status (143 when it was killed, 1 when lost); Ctrl-C stops\n"
 	    "following (exit 130), not the job. Exit status 3 when the instance has no such\n"
-	    "job, 255 when the connection failed.",
+	    "job, 255 when the connection failed."),
 	.opts = opts,
 	.complete_args = CPL_JOB,
 	.run = logs_run,

@@ -11,6 +11,7 @@
 
 #include "gpurent/columns.h"
 #include "gpurent/history.h"
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -19,15 +20,15 @@
 enum { M_FOLLOW = 1, M_INTERVAL, M_COUNT, M_SOURCE, M_LABEL, M_HOST, M_SINCE, M_UNTIL, M_STEP };
 
 static const struct cmd_opt opts[] = {
-	{ "follow", 'f', NULL, "keep printing samples until interrupted (over ssh: one connection per instance)", M_FOLLOW, CPL_NONE, false },
-	{ "interval", 'i', "SECONDS", "with --follow: seconds between samples (default 2)", M_INTERVAL, CPL_NONE, false },
-	{ "count", 'c', "N", "with --follow: stop after N samples of each instance", M_COUNT, CPL_NONE, false },
-	{ "source", 's', "auto|api|ssh", "where samples come from: the machine over ssh, the provider's API, or auto (ssh where it answers, else the API; the default)", M_SOURCE, CPL_NONE, false },
-	{ "label", 'l', "LABEL", "every running instance with this label", M_LABEL, CPL_NONE, false },
-	{ "host", 0, NULL, "the machine instead of its GPUs: CPU, load, memory, disk, network (ssh only)", M_HOST, CPL_NONE, false },
-	{ "since", 0, "WHEN", "print the history from WHEN: a duration ago (1h, 30d) or a UTC time (2026-12-01T10:00)", M_SINCE, CPL_NONE, false },
-	{ "until", 'u', "WHEN", "with --since: end of the history (default now)", M_UNTIL, CPL_NONE, false },
-	{ "step", 0, "STEP", "with --since: raw, auto (default) or a bucket of whole minutes (5m, 1h)", M_STEP, CPL_NONE, false },
+	{ "follow", 'f', NULL, N_("keep printing samples until interrupted (over ssh: one connection per instance)"), M_FOLLOW, CPL_NONE, false },
+	{ "interval", 'i', "SECONDS", N_("with --follow: seconds between samples (default 2)"), M_INTERVAL, CPL_NONE, false },
+	{ "count", 'c', "N", N_("with --follow: stop after N samples of each instance"), M_COUNT, CPL_NONE, false },
+	{ "source", 's', "auto|api|ssh", N_("where samples come from: the machine over ssh, the provider's API, or auto (ssh where it answers, else the API; the default)"), M_SOURCE, CPL_NONE, false },
+	{ "label", 'l', "LABEL", N_("every running instance with this label"), M_LABEL, CPL_NONE, false },
+	{ "host", 0, NULL, N_("the machine instead of its GPUs: CPU, load, memory, disk, network (ssh only)"), M_HOST, CPL_NONE, false },
+	{ "since", 0, "WHEN", N_("print the history from WHEN: a duration ago (1h, 30d) or a UTC time (2026-12-01T10:00)"), M_SINCE, CPL_NONE, false },
+	{ "until", 'u', "WHEN", N_("with --since: end of the history (default now)"), M_UNTIL, CPL_NONE, false },
+	{ "step", 0, "STEP", N_("with --since: raw, auto (default) or a bucket of whole minutes (5m, 1h)"), M_STEP, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -94,16 +95,16 @@ enum host_col {
 };
 
 static const struct column host_columns[HCOL__COUNT] = {
-	[HCOL_INSTANCE] = { "instance_id", "INSTANCE", false, false, 0, 12 },
-	[HCOL_TIME] = { "time", "TIME", false, true, 3, 0 },
-	[HCOL_CPU] = { "cpu_pct", "CPU %", true, false, 0, 0 },
-	[HCOL_LOAD] = { "load1", "LOAD", true, false, 1, 0 },
-	[HCOL_MEM_USED] = { "memory_used_mib", "MEM MiB", true, false, 1, 0 },
-	[HCOL_MEM_TOTAL] = { "memory_total_mib", "TOTAL MiB", true, false, 2, 0 },
-	[HCOL_DISK_USED] = { "disk_used_mib", "DISK MiB", true, false, 1, 0 },
-	[HCOL_DISK_TOTAL] = { "disk_total_mib", "DTOTAL MiB", true, false, 2, 0 },
-	[HCOL_NET_RX] = { "net_rx_bytes", "RX B", true, false, 3, 0 },
-	[HCOL_NET_TX] = { "net_tx_bytes", "TX B", true, false, 3, 0 },
+	[HCOL_INSTANCE] = { "instance_id", N_("INSTANCE"), false, false, 0, 12 },
+	[HCOL_TIME] = { "time", N_("TIME"), false, true, 3, 0 },
+	[HCOL_CPU] = { "cpu_pct", N_("CPU %"), true, false, 0, 0 },
+	[HCOL_LOAD] = { "load1", N_("LOAD"), true, false, 1, 0 },
+	[HCOL_MEM_USED] = { "memory_used_mib", N_("MEM MiB"), true, false, 1, 0 },
+	[HCOL_MEM_TOTAL] = { "memory_total_mib", N_("TOTAL MiB"), true, false, 2, 0 },
+	[HCOL_DISK_USED] = { "disk_used_mib", N_("DISK MiB"), true, false, 1, 0 },
+	[HCOL_DISK_TOTAL] = { "disk_total_mib", N_("DTOTAL MiB"), true, false, 2, 0 },
+	[HCOL_NET_RX] = { "net_rx_bytes", N_("RX B"), true, false, 3, 0 },
+	[HCOL_NET_TX] = { "net_tx_bytes", N_("TX B"), true, false, 3, 0 },
 };
 
 static void
@@ -577,9 +578,9 @@ metrics_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_metrics = {
 	.name = "metrics",
 	.args = "ID...",
-	.summary = "show GPU metrics of running instances",
+	.summary = N_("show GPU metrics of running instances"),
 	.help =
-	    "One sample per GPU: utilisation, memory used and total (MiB), temperature (C),\n"
+	    N_("One sample per GPU: utilisation, memory used and total (MiB), temperature (C),\n"
 	    "power draw and limit (W). Over ssh (--source ssh, or auto where the instance\n"
 	    "answers) gpurent runs the GPU vendor's own tool on the machine, the first found of\n"
 	    "nvidia-smi, hy-smi, rocm-smi or amd-smi, npu-smi, ixsmi, mthreads-gmi, cnmon and\n"
@@ -596,7 +597,7 @@ const struct command cmd_metrics = {
 	    "Every sample taken is kept in the state database: raw samples for 24 hours,\n"
 	    "one-minute aggregates (min, mean, max) for 30 days. --since prints that history\n"
 	    "(mean, min and max per row); within the last 24 hours raw samples, further back\n"
-	    "buckets of whole minutes sized to at most 1500 rows per GPU (--step chooses).",
+	    "buckets of whole minutes sized to at most 1500 rows per GPU (--step chooses)."),
 	.opts = opts,
 	.complete_args = CPL_INSTANCE,
 	.run = metrics_run,

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/samples.h"
 #include "gpurent/state.h"
@@ -92,40 +93,40 @@ enum hist_col {
 
 /* Means carry one decimal; a raw sample's mean is its value. */
 static const struct column hist_columns[HCOL__COUNT] = {
-	[HCOL_INSTANCE] = { "instance_id", "INSTANCE", false, false, 0, 12 },
-	[HCOL_GPU] = { "gpu", "GPU", true, false, 0, 0 },
-	[HCOL_TIME] = { "time", "TIME", false, false, 0, 0 },
-	[HCOL_STEP] = { "step_s", "STEP s", true, false, 3, 0 },
-	[HCOL_SAMPLES] = { "samples", "N", true, false, 3, 0 },
-	[HCOL_UTIL] = { "util_pct", "UTIL %", true, false, 0, 0 },
-	[HCOL_UTIL_MIN] = { "util_min_pct", "MIN %", true, false, 2, 0 },
-	[HCOL_UTIL_MAX] = { "util_max_pct", "MAX %", true, false, 1, 0 },
-	[HCOL_MEM_USED] = { "memory_used_mib", "MEM MiB", true, false, 1, 0 },
-	[HCOL_MEM_USED_MAX] = { "memory_used_max_mib", "MEM MAX MiB", true, false, 2, 0 },
-	[HCOL_MEM_TOTAL] = { "memory_total_mib", "TOTAL MiB", true, false, 3, 0 },
+	[HCOL_INSTANCE] = { "instance_id", N_("INSTANCE"), false, false, 0, 12 },
+	[HCOL_GPU] = { "gpu", N_("GPU"), true, false, 0, 0 },
+	[HCOL_TIME] = { "time", N_("TIME"), false, false, 0, 0 },
+	[HCOL_STEP] = { "step_s", N_("STEP s"), true, false, 3, 0 },
+	[HCOL_SAMPLES] = { "samples", N_("N"), true, false, 3, 0 },
+	[HCOL_UTIL] = { "util_pct", N_("UTIL %"), true, false, 0, 0 },
+	[HCOL_UTIL_MIN] = { "util_min_pct", N_("MIN %"), true, false, 2, 0 },
+	[HCOL_UTIL_MAX] = { "util_max_pct", N_("MAX %"), true, false, 1, 0 },
+	[HCOL_MEM_USED] = { "memory_used_mib", N_("MEM MiB"), true, false, 1, 0 },
+	[HCOL_MEM_USED_MAX] = { "memory_used_max_mib", N_("MEM MAX MiB"), true, false, 2, 0 },
+	[HCOL_MEM_TOTAL] = { "memory_total_mib", N_("TOTAL MiB"), true, false, 3, 0 },
 	[HCOL_TEMP] = { "temp_c", "TEMP \xc2\xb0" "C", true, false, 1, 0 },
 	[HCOL_TEMP_MAX] = { "temp_max_c", "MAX \xc2\xb0" "C", true, false, 2, 0 },
-	[HCOL_POWER] = { "power_w", "POWER W", true, false, 1, 0 },
-	[HCOL_POWER_MAX] = { "power_max_w", "MAX W", true, false, 2, 0 },
-	[HCOL_SOURCE] = { "source", "SOURCE", false, false, 3, 0 },
-	[HCOL_MEM_FREE] = { "memory_free_mib", "FREE MiB", true, true, 3, 0 },
-	[HCOL_MEM_UTIL] = { "memory_util_pct", "MEM BW %", true, true, 3, 0 },
+	[HCOL_POWER] = { "power_w", N_("POWER W"), true, false, 1, 0 },
+	[HCOL_POWER_MAX] = { "power_max_w", N_("MAX W"), true, false, 2, 0 },
+	[HCOL_SOURCE] = { "source", N_("SOURCE"), false, false, 3, 0 },
+	[HCOL_MEM_FREE] = { "memory_free_mib", N_("FREE MiB"), true, true, 3, 0 },
+	[HCOL_MEM_UTIL] = { "memory_util_pct", N_("MEM BW %"), true, true, 3, 0 },
 	[HCOL_TEMP_MEM] = { "temp_memory_c", "MEM \xc2\xb0" "C", true, true, 3, 0 },
-	[HCOL_POWER_LIMIT] = { "power_limit_w", "LIMIT W", true, true, 3, 0 },
-	[HCOL_CLK_SM] = { "clock_sm_mhz", "SM MHz", true, true, 3, 0 },
-	[HCOL_CLK_MEM] = { "clock_mem_mhz", "MEM MHz", true, true, 3, 0 },
-	[HCOL_FAN] = { "fan_pct", "FAN %", true, true, 3, 0 },
-	[HCOL_ENC] = { "encoder_pct", "ENC %", true, true, 3, 0 },
-	[HCOL_DEC] = { "decoder_pct", "DEC %", true, true, 3, 0 },
-	[HCOL_PCIE_GEN] = { "pcie_gen", "PCIE GEN", true, true, 3, 0 },
-	[HCOL_PCIE_WIDTH] = { "pcie_width", "PCIE WIDTH", true, true, 3, 0 },
-	[HCOL_ECC] = { "ecc_uncorrected", "ECC", true, true, 3, 0 },
-	[HCOL_XID] = { "xid", "XID", true, true, 3, 0 },
-	[HCOL_THROTTLE] = { "throttle_reasons", "THROTTLE", true, true, 3, 0 },
-	[HCOL_UUID] = { "uuid", "UUID", false, true, 3, 0 },
-	[HCOL_NAME] = { "name", "NAME", false, true, 3, 0 },
+	[HCOL_POWER_LIMIT] = { "power_limit_w", N_("LIMIT W"), true, true, 3, 0 },
+	[HCOL_CLK_SM] = { "clock_sm_mhz", N_("SM MHz"), true, true, 3, 0 },
+	[HCOL_CLK_MEM] = { "clock_mem_mhz", N_("MEM MHz"), true, true, 3, 0 },
+	[HCOL_FAN] = { "fan_pct", N_("FAN %"), true, true, 3, 0 },
+	[HCOL_ENC] = { "encoder_pct", N_("ENC %"), true, true, 3, 0 },
+	[HCOL_DEC] = { "decoder_pct", N_("DEC %"), true, true, 3, 0 },
+	[HCOL_PCIE_GEN] = { "pcie_gen", N_("PCIE GEN"), true, true, 3, 0 },
+	[HCOL_PCIE_WIDTH] = { "pcie_width", N_("PCIE WIDTH"), true, true, 3, 0 },
+	[HCOL_ECC] = { "ecc_uncorrected", N_("ECC"), true, true, 3, 0 },
+	[HCOL_XID] = { "xid", N_("XID"), true, true, 3, 0 },
+	[HCOL_THROTTLE] = { "throttle_reasons", N_("THROTTLE"), true, true, 3, 0 },
+	[HCOL_UUID] = { "uuid", N_("UUID"), false, true, 3, 0 },
+	[HCOL_NAME] = { "name", N_("NAME"), false, true, 3, 0 },
 	/* as the live metrics show it (named in --fields); last, so csv columns keep places */
-	[HCOL_VENDOR] = { "vendor", "VENDOR", false, true, 4, 0 },
+	[HCOL_VENDOR] = { "vendor", N_("VENDOR"), false, true, 4, 0 },
 };
 
 /* A mean with one decimal; a min or max is a figure a sample had, a whole number. */

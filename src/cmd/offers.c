@@ -11,6 +11,7 @@
 #include "gpurent/config.h"
 #include "gpurent/filter.h"
 #include "gpurent/gpunames.h"
+#include "gpurent/i18n.h"
 #include "gpurent/idcache.h"
 #include "gpurent/state.h"
 #include "gpurent/output.h"
@@ -20,10 +21,10 @@
 enum { O_SORT = 1, O_LIMIT, O_NO_DEFAULTS, O_MAX_AGE };
 
 static const struct cmd_opt opts[] = {
-	{ "sort", 's', "KEYS", "sort by these keys, 'price,reliability-' ('-' before or after a key: descending)", O_SORT, CPL_SORT, false },
-	{ "limit", 'n', "N", "print at most N offers (0: all)", O_LIMIT, CPL_NONE, false },
-	{ "no-defaults", 0, NULL, "ignore offers.filter from the config", O_NO_DEFAULTS, CPL_NONE, false },
-	{ "max-age", 0, "DURATION", "answer from offers fetched at most DURATION ago (30s, 5m) when kept; default: ask every provider", O_MAX_AGE, CPL_NONE, false },
+	{ "sort", 's', "KEYS", N_("sort by these keys, 'price,reliability-' ('-' before or after a key: descending)"), O_SORT, CPL_SORT, false },
+	{ "limit", 'n', "N", N_("print at most N offers (0: all)"), O_LIMIT, CPL_NONE, false },
+	{ "no-defaults", 0, NULL, N_("ignore offers.filter from the config"), O_NO_DEFAULTS, CPL_NONE, false },
+	{ "max-age", 0, "DURATION", N_("answer from offers fetched at most DURATION ago (30s, 5m) when kept; default: ask every provider"), O_MAX_AGE, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -100,7 +101,7 @@ say_cached(struct cmd_ctx *c, const struct fanout_result *res)
 	t = (time_t)oldest;
 	if (localtime_r(&t, &tm) == NULL || strftime(hms, sizeof(hms), "%H:%M:%S", &tm) == 0)
 		return;
-	fprintf(stderr, "prices as of %s (%lld s ago)\n", hms,
+	fprintf(stderr, _("prices as of %s (%lld s ago)\n"), hms,
 	    (long long)(now > oldest ? now - oldest : 0));
 }
 
@@ -217,9 +218,9 @@ offers_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_usage_error(c, "%s", err.msg);
 	}
 	if (out_global.format == OUT_TABLE && isatty(STDERR_FILENO) && list.n < total)
-		fprintf(stderr, "(%zu of %zu offers; --limit 0 shows all)\n", list.n, total);
+		fprintf(stderr, _("(%zu of %zu offers; --limit 0 shows all)\n"), list.n, total);
 	if (out_global.format == OUT_TABLE && isatty(STDERR_FILENO) && total == 0)
-		fputs("no offers match\n", stderr);
+		fputs(_("no offers match\n"), stderr);
 	if (out_global.format == OUT_TABLE)
 		say_cached(c, res);
 	offer_list_release(&list);
@@ -230,9 +231,9 @@ const struct command cmd_offers = {
 	.name = "offers",
 	.alias = "search",
 	.args = "[FILTER...]",
-	.summary = "search GPU offers across providers",
+	.summary = N_("search GPU offers across providers"),
 	.help =
-	    "A filter is 'field op value' terms, AND-ed; op is one of = != < <= > >=, and a\n"
+	    N_("A filter is 'field op value' terms, AND-ed; op is one of = != < <= > >=, and a\n"
 	    "comma list means any of (with != none of). Fields:\n"
 	    "  gpu, gpus, vram, total_vram, price, gpu_price, tflop_price, region, reliability,\n"
 	    "  interconnect, type, provider, cpu, ram, disk, net, tflops, vendor\n"
@@ -245,7 +246,7 @@ const struct command cmd_offers = {
 	    "Every offer carries fetched_at, when its provider answered (RFC 3339 in JSON).\n"
 	    "Answers are kept in the state database; with --max-age a provider whose answer\n"
 	    "to the same filter is recent enough is not asked again, and the table ends with\n"
-	    "'prices as of HH:MM:SS (N s ago)' on stderr.",
+	    "'prices as of HH:MM:SS (N s ago)' on stderr."),
 	.opts = opts,
 	.complete_args = CPL_FILTER,
 	.run = offers_run,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -18,13 +19,13 @@ struct prow {
 };
 
 static const struct column cols[] = {
-	{ "name", "NAME", false, false, 0, 0 },
-	{ "selected", "USED", false, false, 0, 0 },
-	{ "status", "STATUS", false, false, 0, 0 },
-	{ "capabilities", "CAN", false, false, 3, 8 },
-	{ "balance", "BALANCE", true, false, 0, 0 },
-	{ "detail", "DETAIL", false, false, 2, 10 },
-	{ "description", "DESCRIPTION", false, true, 4, 10 },
+	{ "name", N_("NAME"), false, false, 0, 0 },
+	{ "selected", N_("USED"), false, false, 0, 0 },
+	{ "status", N_("STATUS"), false, false, 0, 0 },
+	{ "capabilities", N_("CAN"), false, false, 3, 8 },
+	{ "balance", N_("BALANCE"), true, false, 0, 0 },
+	{ "detail", N_("DETAIL"), false, false, 2, 10 },
+	{ "description", N_("DESCRIPTION"), false, true, 4, 10 },
 };
 
 static void
@@ -135,10 +136,10 @@ providers_run(struct cmd_ctx *c, int argc, char **argv)
 
 const struct command cmd_providers = {
 	.name = "providers",
-	.summary = "list providers, their capabilities and whether they answer",
+	.summary = N_("list providers, their capabilities and whether they answer"),
 	.help =
-	    "The providers in use come from --provider, else the 'providers' config key, else\n"
+	    N_("The providers in use come from --provider, else the 'providers' config key, else\n"
 	    "the built-in simulator 'sim'. Each one in use is asked for its account (or its\n"
-	    "instances) to show that the address and the key work.",
+	    "instances) to show that the address and the key work."),
 	.run = providers_run,
 };

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "gpurent/config.h"
+#include "gpurent/i18n.h"
 #include "gpurent/remote_copy.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -18,20 +19,20 @@ enum { R_SYNC = 1, R_EXCLUDE, R_ENV, R_NAME, R_DETACH, R_FETCH, R_THEN, R_PROVID
     R_PARTITION, R_COUNT, R_NODES, R_MAX_RUNTIME, R_FORCE };
 
 static const struct cmd_opt opts[] = {
-	{ "sync", 0, "DIR", "copy DIR into the job's working directory first", R_SYNC, CPL_FILE, false },
-	{ "exclude", 0, "PATTERN", "leave out of --sync files matching PATTERN (repeatable)", R_EXCLUDE, CPL_NONE, true },
-	{ "env", 0, "K=V", "set K to V in the job's environment (repeatable)", R_ENV, CPL_NONE, true },
-	{ "name", 0, "NAME", "a name for the job (shown by 'gpurent jobs')", R_NAME, CPL_NONE, false },
-	{ "detach", 'd', NULL, "start the job, print its id and return", R_DETACH, CPL_NONE, false },
-	{ "fetch", 0, "PATH[:DIR]", "copy PATH back into DIR (default .) when the job ends (repeatable)", R_FETCH, CPL_NONE, true },
-	{ "then", 0, "ACTION", "stop or destroy the instance once the job ended and its fetches succeeded", R_THEN, CPL_NONE, false },
-	{ "provider", 0, "NAME", "submit a batch job to this cluster (slurm) instead of an instance", R_PROVIDER, CPL_PROVIDER, false },
-	{ "gpu", 0, "TYPE", "with --provider: the GPU (GRES) type, such as h100", R_GPU, CPL_NONE, false },
-	{ "partition", 0, "NAME", "with --provider: the partition (default: the cluster's)", R_PARTITION, CPL_NONE, false },
-	{ "count", 0, "N", "with --provider: GPUs per node (default 1)", R_COUNT, CPL_NONE, false },
-	{ "nodes", 0, "N", "with --provider: nodes, CMD once on each (default 1)", R_NODES, CPL_NONE, false },
-	{ "max-runtime", 0, "DURATION", "with --provider: the job's time limit, such as 90m", R_MAX_RUNTIME, CPL_NONE, false },
-	{ "force", 'f', NULL, "with --provider: submit even when a budget would be exceeded", R_FORCE, CPL_NONE, false },
+	{ "sync", 0, "DIR", N_("copy DIR into the job's working directory first"), R_SYNC, CPL_FILE, false },
+	{ "exclude", 0, "PATTERN", N_("leave out of --sync files matching PATTERN (repeatable)"), R_EXCLUDE, CPL_NONE, true },
+	{ "env", 0, "K=V", N_("set K to V in the job's environment (repeatable)"), R_ENV, CPL_NONE, true },
+	{ "name", 0, "NAME", N_("a name for the job (shown by 'gpurent jobs')"), R_NAME, CPL_NONE, false },
+	{ "detach", 'd', NULL, N_("start the job, print its id and return"), R_DETACH, CPL_NONE, false },
+	{ "fetch", 0, "PATH[:DIR]", N_("copy PATH back into DIR (default .) when the job ends (repeatable)"), R_FETCH, CPL_NONE, true },
+	{ "then", 0, "ACTION", N_("stop or destroy the instance once the job ended and its fetches succeeded"), R_THEN, CPL_NONE, false },
+	{ "provider", 0, "NAME", N_("submit a batch job to this cluster (slurm) instead of an instance"), R_PROVIDER, CPL_PROVIDER, false },
+	{ "gpu", 0, "TYPE", N_("with --provider: the GPU (GRES) type, such as h100"), R_GPU, CPL_NONE, false },
+	{ "partition", 0, "NAME", N_("with --provider: the partition (default: the cluster's)"), R_PARTITION, CPL_NONE, false },
+	{ "count", 0, "N", N_("with --provider: GPUs per node (default 1)"), R_COUNT, CPL_NONE, false },
+	{ "nodes", 0, "N", N_("with --provider: nodes, CMD once on each (default 1)"), R_NODES, CPL_NONE, false },
+	{ "max-runtime", 0, "DURATION", N_("with --provider: the job's time limit, such as 90m"), R_MAX_RUNTIME, CPL_NONE, false },
+	{ "force", 'f', NULL, N_("with --provider: submit even when a budget would be exceeded"), R_FORCE, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -341,9 +342,9 @@ run_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_run_job = {
 	.name = "run",
 	.args = "ID|--provider P --gpu T [OPTIONS] -- COMMAND...",
-	.summary = "run a job on an instance that outlives the connection",
+	.summary = N_("run a job on an instance that outlives the connection"),
 	.help =
-	    "Starts COMMAND in a new directory ~/.gpurent/jobs/N/work on the instance, in its\n"
+	    N_("Starts COMMAND in a new directory ~/.gpurent/jobs/N/work on the instance, in its\n"
 	    "own session and process group, stdout and stderr to ~/.gpurent/jobs/N/log, its\n"
 	    "exit status written to a file when it ends: a dropped connection, a closed laptop\n"
 	    "or a killed gpurent does not end it. One COMMAND word is a command line for the\n"
@@ -366,7 +367,7 @@ const struct command cmd_run_job = {
 	    "logs (which read slurm.output_dir, shared with the nodes) and kill (scancel).\n"
 	    "With --nodes N > 1, srun runs COMMAND on each node with MASTER_ADDR (the first\n"
 	    "node), MASTER_PORT (29500), WORLD_SIZE (N) and NODE_RANK set, for torchrun.\n"
-	    "A priced job is checked against the budgets (exit 9; --force overrides).",
+	    "A priced job is checked against the budgets (exit 9; --force overrides)."),
 	.opts = opts,
 	.complete_args = CPL_INSTANCE,
 	.run = run_run,

@@ -3,6 +3,7 @@
  * through cmd_shell_ops since it sits above the command table).
  */
 #include "gpurent/cmd.h"
+#include "gpurent/i18n.h"
 
 static int
 shell_opt(struct cmd_ctx *c, int id, const char *arg, void *data)
@@ -32,9 +33,9 @@ const struct command cmd_shell = {
 	.name = "shell",
 	.alias = NULL,
 	.args = NULL,
-	.summary = "an interactive prompt with completion and history",
+	.summary = N_("an interactive prompt with completion and history"),
 	.help =
-	    "Reads commands at a prompt and runs each through the same command table as the\n"
+	    N_("Reads commands at a prompt and runs each through the same command table as the\n"
 	    "command line, without the 'gpurent' in front: 'offers gpu=h100', 'ls', 'metrics\n"
 	    "sim:i-000001 --follow'. Tab completes commands, options, providers, GPU names,\n"
 	    "filter terms, and offer and instance ids from the local database. Ctrl-C stops the\n"
@@ -47,7 +48,7 @@ const struct command cmd_shell = {
 	    "Global options given on a line apply to that line only; 'gpurent --profile NAME\n"
 	    "shell' selects a profile for the whole session. With standard input not a terminal,\n"
 	    "commands are read one per line (a script) and the exit status is that of the last\n"
-	    "command that failed.",
+	    "command that failed."),
 	.opts = NULL,
 	.complete_args = CPL_NONE,
 	.flags = CMD_NOT_IN_SHELL,

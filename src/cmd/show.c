@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gpurent/columns.h"
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "common.h"
 
@@ -52,7 +53,7 @@ show_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_show = {
 	.name = "show",
 	.args = "ID...",
-	.summary = "show every field of instances",
+	.summary = N_("show every field of instances"),
 	.complete_args = CPL_INSTANCE,
 	.run = show_run,
 };

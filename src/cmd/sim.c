@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/output.h"
 #include "gpurent/sim.h"
@@ -82,14 +83,14 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_sim = {
 	.name = "sim",
 	.args = "advance DURATION | status | serve --dialect vast|runpod|lambda|ppio [OPTIONS]",
-	.summary = "steer the simulated marketplace",
+	.summary = N_("steer the simulated marketplace"),
 	.help =
-	    "'advance' moves the simulated clock forward for every gpurent process using this\n"
+	    N_("'advance' moves the simulated clock forward for every gpurent process using this\n"
 	    "state directory (at most 366d at a time): instances boot, stop, get outbid and\n"
 	    "bill as if the time had passed. 'status' shows the simulated time, seed, balance\n"
 	    "and burn rate. 'serve' serves the world over HTTP in a provider's protocol\n"
 	    "('gpurent sim serve --help'). Environment: GPURENT_SIM_SEED, GPURENT_SIM_TIME,\n"
 	    "GPURENT_SIM_SPEED, GPURENT_SIM_OFFERS; a value that is not a whole number in\n"
-	    "range is refused (status 2).",
+	    "range is refused (status 2)."),
 	.run = sim_run,
 };

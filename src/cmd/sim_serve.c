@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/serve.h"
 #include "gpurent/session.h"
 #include "gpurent/util.h"
@@ -164,7 +165,7 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 	o.stop = &cmd_interrupted;
 	o.ready = c->out;
 	if (log_path != NULL && (o.log = fopen(log_path, "a")) == NULL) {
-		fprintf(stderr, "gpurent: cannot open '%s' for the request log: %s\n", log_path,
+		fprintf(stderr, _("gpurent: cannot open '%s' for the request log: %s\n"), log_path,
 		    strerror(errno));
 		return EXIT_ERROR;
 	}

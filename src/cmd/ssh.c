@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/remote.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -11,7 +12,7 @@
 enum { S_PRINT = 1 };
 
 static const struct cmd_opt opts[] = {
-	{ "print", 0, NULL, "print the ssh command line instead of running it", S_PRINT, CPL_NONE, false },
+	{ "print", 0, NULL, N_("print the ssh command line instead of running it"), S_PRINT, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -79,9 +80,9 @@ ssh_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_ssh = {
 	.name = "ssh",
 	.args = "ID [-- COMMAND...]",
-	.summary = "open a shell on an instance, or run a command there",
+	.summary = N_("open a shell on an instance, or run a command there"),
 	.help =
-	    "Runs the system ssh with the host, port and user the provider reports, and\n"
+	    N_("Runs the system ssh with the host, port and user the provider reports, and\n"
 	    "'-i' from the ssh.identity config key, through one shared connection per\n"
 	    "instance (an OpenSSH master in the state directory that stays up a minute after\n"
 	    "its last use). Host keys go to a known_hosts file in the state directory.\n"
@@ -89,7 +90,7 @@ const struct command cmd_ssh = {
 	    "several are passed as they are, each quoted for the remote shell (-- echo 'a b; c'\n"
 	    "prints a b; c). BatchMode=yes only when there is no terminal to ask on. The exit\n"
 	    "status is the remote command's, or 255 when the connection failed.\n"
-	    "--print prints the command line, quoted for a POSIX shell.",
+	    "--print prints the command line, quoted for a POSIX shell."),
 	.opts = opts,
 	.complete_args = CPL_INSTANCE,
 	.run = ssh_run,

@@ -2,6 +2,7 @@
  * gpurent start
  */
 #include "gpurent/cmd.h"
+#include "gpurent/i18n.h"
 #include "lifecycle.h"
 
 static int
@@ -13,11 +14,11 @@ start_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_start = {
 	.name = "start",
 	.args = "ID...",
-	.summary = "start stopped instances",
+	.summary = N_("start stopped instances"),
 	.help =
-	    "An instance that is still stopping is waited for, then started; one that does\n"
+	    N_("An instance that is still stopping is waited for, then started; one that does\n"
 	    "not settle within --timeout is a state conflict (status 13). With --wait, waits\n"
-	    "until each runs (status 11 when --timeout passes first).",
+	    "until each runs (status 11 when --timeout passes first)."),
 	.opts = start_opts,
 	.complete_args = CPL_INSTANCE,
 	.run = start_run,

@@ -2,6 +2,7 @@
  * gpurent stop
  */
 #include "gpurent/cmd.h"
+#include "gpurent/i18n.h"
 #include "lifecycle.h"
 
 static int
@@ -13,13 +14,13 @@ stop_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_stop = {
 	.name = "stop",
 	.args = "ID...",
-	.summary = "stop instances, keeping their disks (billed for storage)",
+	.summary = N_("stop instances, keeping their disks (billed for storage)"),
 	.help =
-	    "Waits until each instance has stopped (--no-wait: only until the provider has\n"
+	    N_("Waits until each instance has stopped (--no-wait: only until the provider has\n"
 	    "accepted), so 'gpurent stop ID && gpurent start ID' works. An instance still\n"
 	    "provisioning or starting is waited for first; one that does not settle within\n"
 	    "--timeout is a state conflict (status 13). A provider that cannot stop instances\n"
-	    "(lambda) says so; use destroy there.",
+	    "(lambda) says so; use destroy there."),
 	.opts = stop_opts,
 	.complete_args = CPL_INSTANCE,
 	.run = stop_run,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gpurent/catalogue.h"
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -26,11 +27,11 @@ struct vcheck {
 enum vcol { VCOL_INSTANCE, VCOL_CHECK, VCOL_PROMISED, VCOL_FOUND, VCOL_RESULT, VCOL__COUNT };
 
 static const struct column vcolumns[VCOL__COUNT] = {
-	[VCOL_INSTANCE] = { "instance_id", "INSTANCE", false, true, 3, 12 },
-	[VCOL_CHECK] = { "check", "CHECK", false, false, 0, 0 },
-	[VCOL_PROMISED] = { "promised", "PROMISED", false, false, 1, 10 },
-	[VCOL_FOUND] = { "found", "FOUND", false, false, 0, 16 },
-	[VCOL_RESULT] = { "result", "RESULT", false, false, 0, 0 },
+	[VCOL_INSTANCE] = { "instance_id", N_("INSTANCE"), false, true, 3, 12 },
+	[VCOL_CHECK] = { "check", N_("CHECK"), false, false, 0, 0 },
+	[VCOL_PROMISED] = { "promised", N_("PROMISED"), false, false, 1, 10 },
+	[VCOL_FOUND] = { "found", N_("FOUND"), false, false, 0, 16 },
+	[VCOL_RESULT] = { "result", N_("RESULT"), false, false, 0, 0 },
 };
 
 static void
@@ -235,16 +236,16 @@ verify_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_verify = {
 	.name = "verify",
 	.args = "ID",
-	.summary = "check that an instance has the GPUs, memory and disk it was rented with",
+	.summary = N_("check that an instance has the GPUs, memory and disk it was rented with"),
 	.help =
-	    "Runs the GPU vendor's own tool on the machine over ssh (nvidia-smi, ...) and the\n"
+	    N_("Runs the GPU vendor's own tool on the machine over ssh (nvidia-smi, ...) and the\n"
 	    "host probe, and compares, line by line, what the machine has with what the\n"
 	    "instance's offer promised: the GPU model (the tool's name mapped through the\n"
 	    "catalogue), how many, the memory of each, and the disk. The PCIe link, the driver\n"
 	    "and the CUDA version are shown as found (no offer promises them); a figure the\n"
 	    "offer did not state is 'not promised', never a failure. Exit status 0 when\n"
 	    "everything promised is there, 14 when something is not (a wrong model, fewer\n"
-	    "GPUs, less memory or disk).",
+	    "GPUs, less memory or disk)."),
 	.opts = NULL,
 	.complete_args = CPL_INSTANCE,
 	.run = verify_run,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "gpurent/cmd.h"
+#include "gpurent/i18n.h"
 #include "common.h"
 
 static int
@@ -18,6 +19,6 @@ version_run(struct cmd_ctx *c, int argc, char **argv)
 
 const struct command cmd_version = {
 	.name = "version",
-	.summary = "print the version",
+	.summary = N_("print the version"),
 	.run = version_run,
 };

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "gpurent/config.h"
+#include "gpurent/i18n.h"
 #include "gpurent/util.h"
 #include "gpurent/watch.h"
 #include "common.h"
@@ -16,9 +17,9 @@
 enum { W_ONCE = 1, W_DRY_RUN, W_INTERVAL };
 
 static const struct cmd_opt opts[] = {
-	{ "once", 0, NULL, "make one pass and exit (for cron or a systemd timer)", W_ONCE, CPL_NONE, false },
-	{ "dry-run", 'n', NULL, "say what it would do; order nothing, write nothing", W_DRY_RUN, CPL_NONE, false },
-	{ "interval", 'i', "DURATION", "time between passes (default: watch.interval, 60s); a sample older than three is stale", W_INTERVAL, CPL_NONE, false },
+	{ "once", 0, NULL, N_("make one pass and exit (for cron or a systemd timer)"), W_ONCE, CPL_NONE, false },
+	{ "dry-run", 'n', NULL, N_("say what it would do; order nothing, write nothing"), W_DRY_RUN, CPL_NONE, false },
+	{ "interval", 'i', "DURATION", N_("time between passes (default: watch.interval, 60s); a sample older than three is stale"), W_INTERVAL, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
@@ -162,9 +163,9 @@ watch_run(struct cmd_ctx *c, int argc, char **argv)
 
 const struct command cmd_watch = {
 	.name = "watch",
-	.summary = "stop idle, overlong and over-budget instances, and verify each stop",
+	.summary = N_("stop idle, overlong and over-budget instances, and verify each stop"),
 	.help =
-	    "Runs in the foreground, one pass every --interval, until interrupted (--once: one\n"
+	    N_("Runs in the foreground, one pass every --interval, until interrupted (--once: one\n"
 	    "pass, for cron or contrib/systemd/gpurent-watch.timer). Each pass lists the\n"
 	    "instances and applies the policies of the config, globally, per profile and per\n"
 	    "label (label.PATTERN.KEY): idle.after, idle.threshold and idle.action; runtime.max\n"
@@ -177,7 +178,7 @@ const struct command cmd_watch = {
 	    "watch.verify_tries times, and an alert is raised when it is not. Every action and\n"
 	    "the observation behind it go to the event journal ('gpurent events') and, for\n"
 	    "actions and alerts, to notify.command. One watcher per state directory: a second\n"
-	    "one exits with status 15, naming the process that holds the lock.",
+	    "one exits with status 15, naming the process that holds the lock."),
 	.opts = opts,
 	.flags = CMD_NOT_IN_SHELL,
 	.run = watch_run,

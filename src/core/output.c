@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "gpurent/columns.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
@@ -458,7 +459,7 @@ print_table(FILE *fp, const struct out_opts *o, const struct column *cols, const
 	if (nsel > OUT_MAX_COLS)
 		nsel = OUT_MAX_COLS;
 	for (k = 0; k < nsel; k++) {
-		want[k] = header_width ? text_width(cols[sel[k]].header) : 1;
+		want[k] = header_width ? text_width(_(cols[sel[k]].header)) : 1;
 		if (o->keep != NULL && k < o->keep->n && o->keep->want[k] > want[k])
 			want[k] = o->keep->want[k];
 	}
@@ -493,7 +494,7 @@ print_table(FILE *fp, const struct out_opts *o, const struct column *cols, const
 			if (!first)
 				fputs("  ", fp);
 			first = false;
-			truncate_to(cut, sizeof(cut), cols[sel[k]].header, width[k]);
+			truncate_to(cut, sizeof(cut), _(cols[sel[k]].header), width[k]);
 			print_padded(fp, cut, width[k], cols[sel[k]].right, last_shown(width, k, nsel));
 		}
 		if (o->color)

@@ -21,6 +21,7 @@
 #include <readline/readline.h>
 
 #include "gpurent/cmd.h"
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/paths.h"
 #include "gpurent/session.h"
@@ -85,7 +86,7 @@ history_path(void)
 	struct gr_error err = { 0 };
 
 	if (paths_mkdir(paths_state_dir(), &err) != GR_OK) {
-		fprintf(stderr, "gpurent: %s; history is not kept\n", err.msg);
+		fprintf(stderr, _("gpurent: %s; history is not kept\n"), err.msg);
 		return NULL;
 	}
 	return xasprintf("%s/history", paths_state_dir());
@@ -145,10 +146,10 @@ print_help(int argc, char **argv)
 		return;
 	}
 	if (argc > 1)
-		fprintf(stderr, "gpurent: '%s' is not a gpurent command\n", argv[1]);
+		fprintf(stderr, _("gpurent: '%s' is not a gpurent command\n"), argv[1]);
 	cmd_print_overview(stdout);
-	fputs("\nin the shell: 'exit' or Ctrl-D leaves, Ctrl-C stops the running command, "
-	    "Tab completes, a line starting with a blank is not kept in history\n", stdout);
+	fputs(_("\nin the shell: 'exit' or Ctrl-D leaves, Ctrl-C stops the running command, "
+	    "Tab completes, a line starting with a blank is not kept in history\n"), stdout);
 }
 
 /* "--profile work offers gpu=h100" -> "offers --profile work gpu=h100" (cmd_parse takes
@@ -253,7 +254,7 @@ run_line(struct session *s, const char *line, bool *leave)
 	if (strcmp(argv[0], "exit") == 0 || strcmp(argv[0], "quit") == 0) {
 		status = 0;
 		if (argc > 1 && !parse_int(argv[1], 0, 255, &n)) {
-			fprintf(stderr, "gpurent: %s takes a status from 0 to 255\n", argv[0]);
+			fprintf(stderr, _("gpurent: %s takes a status from 0 to 255\n"), argv[0]);
 			shell_argv_free(argv);
 			return EXIT_USAGE;
 		}
@@ -270,7 +271,7 @@ run_line(struct session *s, const char *line, bool *leave)
 		return 0;
 	}
 	if (move_globals(argc, argv) == argc) {
-		fprintf(stderr, "gpurent: which command? ('help' lists them)\n");
+		fprintf(stderr, _("gpurent: which command? ('help' lists them)\n"));
 		shell_argv_free(argv);
 		return EXIT_USAGE;
 	}
@@ -417,8 +418,8 @@ shell_run(struct session *s)
 	rl_variable_bind("completion-ignore-case", "on");
 	hist = history_path();
 	history_open(hist);
-	fputs("gpurent shell: 'help' lists commands, Tab completes, 'exit' or Ctrl-D "
-	    "leaves\n", stderr);
+	fputs(_("gpurent shell: 'help' lists commands, Tab completes, 'exit' or Ctrl-D "
+	    "leaves\n"), stderr);
 
 	while (!leave) {
 		fd_set rfds;

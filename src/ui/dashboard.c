@@ -16,6 +16,7 @@
 
 #include "gpurent/config.h"
 #include "gpurent/dashboard.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 #include "ui.h"
@@ -94,8 +95,8 @@ apply_result(struct ui *u, struct ui_result *r)
 			    money_format_in(price, sizeof(price), r->launched.price_hour, 3,
 			    r->launched.currency));
 		else
-			ui_message(u, UC_GOOD, "%s: %s", r->req.id, r->req.action == UA_STOP ?
-			    "stopping" : r->req.action == UA_START ? "starting" : "destroying");
+			ui_message(u, UC_GOOD, r->req.action == UA_STOP ? "%s: stopping" :
+			    r->req.action == UA_START ? "%s: starting" : "%s: destroying", r->req.id);
 		ui_request(u, UJ_INSTANCES);
 		ui_request(u, UJ_COSTS);
 		break;
@@ -139,12 +140,17 @@ apply_result(struct ui *u, struct ui_result *r)
 		break;
 	case UJ_COSTS:
 		if (r->code != GR_OK) {
-			ui_message(u, UC_BAD, "costs: %s", r->err.msg);
+			ui_message(u, UC_BAD, _("costs: %s"), r->err.msg);
 			break;
 		}
 		cost_summary_release(&u->total);
 		cost_summary_release(&u->by_provider);
 		cost_summary_release(&u->by_label);
+		for (i = 0; i < u->n_currencies; i++)
+			cost_summary_release(&u->per_currency[i]);
+		memcpy(u->per_currency, r->per_currency, sizeof(u->per_currency));
+		u->n_currencies = r->n_currencies;
+		r->n_currencies = 0;
 		u->total = r->total;
 		u->by_provider = r->by_provider;
 		u->by_label = r->by_label;
@@ -274,6 +280,19 @@ init_ui(struct ui *u, struct session *s, const struct ui_opts *o, struct config 
 	u->interval[UJ_CLUSTER] = u->interval[UJ_INSTANCES];
 	u->idle_minutes = (int)config_get_int(cfg, "dashboard.idle_minutes", 10);
 	u->budget_month = config_get_money(cfg, "budget.month");
+	{
+		static const char *const keys[] = { "budget.day", "budget.month" };
+		size_t k;
+
+		for (k = 0; k < 2; k++) {
+			struct ui_budget *b = &u->budgets[u->n_budgets];
+
+			b->amount = config_get_money_in(cfg, keys[k], b->currency);
+			b->day = k == 0;
+			if (b->amount > 0)
+				u->n_budgets++;
+		}
+	}
 	u->bid_margin = (int)config_get_int(cfg, "spot.bid_margin", 0);
 	u->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	ui_views_init(u);
@@ -295,6 +314,8 @@ release_ui(struct ui *u)
 	cost_summary_release(&u->total);
 	cost_summary_release(&u->by_provider);
 	cost_summary_release(&u->by_label);
+	for (i = 0; i < u->n_currencies; i++)
+		cost_summary_release(&u->per_currency[i]);
 	sb_release(&u->dlg_text);
 	free(u->events);
 	free(u->idle);

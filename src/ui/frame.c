@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "gpurent/filter.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 #include "ui.h"
@@ -45,13 +46,13 @@ draw_header(struct ui *u)
 	for (i = 0; i < u->insts.n; i++)
 		running += u->insts.v[i].state == ST_RUNNING;
 	if (u->have_costs)
-		snprintf(left, sizeof(left), " burn %s/h | today %s | month %s, projected %s | "
-		    "%zu running", money_format(a, sizeof(a), u->total.burn_hour, 3,
+		snprintf(left, sizeof(left), _(" burn %s/h | today %s | month %s, projected %s | "
+		    "%zu running"), money_format(a, sizeof(a), u->total.burn_hour, 3,
 		    true), money_format(b, sizeof(b), u->total.spent_today, 2, true),
 		    money_format(c, sizeof(c), u->total.spent_month, 2, true),
 		    money_format(d, sizeof(d), u->total.projected_month, 2, true), running);
 	else
-		snprintf(left, sizeof(left), " burn ... | %zu running", running);
+		snprintf(left, sizeof(left), _(" burn ... | %zu running"), running);
 	right[0] = '\0';
 	if (u->now > 0) {
 		localtime_r(&t, &tm);
@@ -85,14 +86,14 @@ draw_tabs(struct ui *u)
 	info[0] = '\0';
 	switch (u->view) {
 	case UV_OFFERS:
-		snprintf(info, sizeof(info), "%zu of %zu offers", u->og.n_order, u->offers.n);
+		snprintf(info, sizeof(info), _("%zu of %zu offers"), u->og.n_order, u->offers.n);
 		break;
 	case UV_INSTANCES:
-		snprintf(info, sizeof(info), "%zu instance%s", u->ig.n_order,
-		    u->ig.n_order == 1 ? "" : "s");
+		snprintf(info, sizeof(info), ngettext("%zu instance", "%zu instances",
+		    u->ig.n_order), u->ig.n_order);
 		break;
 	case UV_METRICS:
-		snprintf(info, sizeof(info), "%s", u->watch[0] ? u->watch : "no instance");
+		snprintf(info, sizeof(info), "%s", u->watch[0] ? u->watch : _("no instance"));
 		break;
 	default:
 		break;
@@ -128,7 +129,7 @@ provider_trouble(struct ui *u, char *buf, size_t n)
 				worst = b;
 		}
 		if (worst >= 5) {
-			sb_addf(&sb, "%s%s: no answer for %.0fs", sb.len ? " | " : "",
+			sb_addf(&sb, _("%s%s: no answer for %.0fs"), sb.len ? " | " : "",
 			    u->prov[i].name, worst);
 			continue;
 		}
@@ -177,16 +178,16 @@ draw_keys(struct ui *u)
 	char buf[512];
 
 	if (u->dialog == UD_CONFIRM)
-		snprintf(buf, sizeof(buf), " y yes   n/Esc no");
+		snprintf(buf, sizeof(buf), _(" y yes   n/Esc no"));
 	else if (u->dialog == UD_PAGER)
-		snprintf(buf, sizeof(buf), " j/k scroll   q/Esc close");
+		snprintf(buf, sizeof(buf), _(" j/k scroll   q/Esc close"));
 	else if (u->input_kind == '/')
-		snprintf(buf, sizeof(buf), " Enter keep   Esc restore   Ctrl-U clear   fields: %s",
+		snprintf(buf, sizeof(buf), _(" Enter keep   Esc restore   Ctrl-U clear   fields: %s"),
 		    filter_fields_help());
 	else if (u->input_kind == ':')
-		snprintf(buf, sizeof(buf), " offers instances metrics costs help quit");
+		snprintf(buf, sizeof(buf), _(" offers instances metrics costs help quit"));
 	else
-		snprintf(buf, sizeof(buf), " %s  ? help  q quit%s", ui_view_keys(u),
+		snprintf(buf, sizeof(buf), _(" %s  ? help  q quit%s"), ui_view_keys(u),
 		    u->opts.readonly ? "  [read-only]" : "");
 	ui_put(r->y, 0, r->w, buf, ui_attr(UC_KEY), false);
 }
@@ -269,8 +270,8 @@ ui_draw(struct ui *u)
 	if (u->lay.too_small) {
 		char buf[160];
 
-		snprintf(buf, sizeof(buf), "terminal too small: %dx%d; the dashboard needs at "
-		    "least %dx%d (q quits)", u->lay.cols, u->lay.rows, UI_MIN_COLS, UI_MIN_ROWS);
+		snprintf(buf, sizeof(buf), _("terminal too small: %dx%d; the dashboard needs at "
+		    "least %dx%d (q quits)"), u->lay.cols, u->lay.rows, UI_MIN_COLS, UI_MIN_ROWS);
 		mvaddnstr(u->lay.rows / 2, 0, buf, u->lay.cols > 0 ? u->lay.cols : 0);
 	} else {
 		draw_header(u);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/util.h"
 #include "grid.h"
 #include "layout.h"
@@ -265,7 +266,7 @@ run_job(struct ui_grid_worker *w, struct grid_job *j)
 			j->order[j->n_order++] = i;
 	}
 	for (k = 0; k < g->nshow; k++)
-		j->want[k] = text_width(g->cols[g->show[k]].header) + (g->sort == (int)k ? 1 : 0);
+		j->want[k] = text_width(_(g->cols[g->show[k]].header)) + (g->sort == (int)k ? 1 : 0);
 	for (i = 0; i < j->n_order; i++)
 		for (k = 0; k < g->nshow; k++) {
 			if (width != NULL)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpurent/backend.h"
+#include "gpurent/i18n.h"
 #include "gpurent/util.h"
 #include "ui.h"
 
@@ -19,7 +20,8 @@ ui_message(struct ui *u, int color, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
+	/* Translated here, not at each call (xgettext keywords ui_message:3 and message:3). */
+	vsnprintf(raw, sizeof(raw), _(fmt), ap);
 	va_end(ap);
 	/* Messages quote providers: strip anything that could steer the terminal. */
 	text_sanitize(u->msg, sizeof(u->msg), raw);

@@ -11,11 +11,13 @@
 #include <wchar.h>
 
 #include "gpurent/filter.h"
+#include "gpurent/i18n.h"
 #include "gpurent/util.h"
 #include "ui.h"
 
 static const char help_text[] =
-    "Views\n"
+    /* xgettext:no-c-format */
+    N_("Views\n"
     "  1 2 3 4, Tab, Shift-Tab   offers, instances, metrics, costs\n"
     "  5 6                       events; cluster (a Slurm cluster's partitions, GPUs used\n"
     "                            and free, and your jobs with Slurm's reason)\n"
@@ -59,7 +61,7 @@ static const char help_text[] =
     "Dialogs\n"
     "  y                         yes; n, Esc or q: no\n"
     "\n"
-    "--readonly turns off L, s, S and D.";
+    "--readonly turns off L, s, S and D.");
 
 static void
 set_view(struct ui *u, enum ui_view v)
@@ -99,7 +101,7 @@ run_command(struct ui *u, const char *line)
 		return;
 	}
 	if (ui_name_lookup(extra + 1, 1, word) == 0) {
-		ui_pager(u, "Keys", help_text);
+		ui_pager(u, _("Keys"), _(help_text));
 		return;
 	}
 	if (strcmp(word, "ls") == 0) {
@@ -112,8 +114,8 @@ run_command(struct ui *u, const char *line)
 		return;
 	}
 	snprintf(u->input_err, sizeof(u->input_err), v == -2 ? "'%s' is ambiguous" :
-	    "unknown command '%s' (offers, instances, metrics, costs, events, cluster, help, "
-	    "quit)", word);
+	    _("unknown command '%s' (offers, instances, metrics, costs, events, cluster, help, "
+	    "quit)"), word);
 }
 
 /* Parse the filter as it is typed; the table follows every valid state. */
@@ -216,8 +218,8 @@ dialog_key(struct ui *u, int key)
 	if (u->dialog == UD_CONFIRM) {
 		if (key == 'y' || key == 'Y') {
 			ui_fetch_request(u->fetch, UJ_ACTION, u->dlg_provider, &u->dlg_req);
-			ui_message(u, UC_ACCENT, "%s %s ...", u->dlg_req.action == UA_LAUNCH ?
-			    "launching" : "destroying", u->dlg_req.id);
+			ui_message(u, UC_ACCENT, u->dlg_req.action == UA_LAUNCH ?
+			    "launching %s ..." : "destroying %s ...", u->dlg_req.id);
 			u->dialog = UD_NONE;
 		} else if (key == 'n' || key == 'N' || key == 'q' || key == 27) {
 			ui_message(u, UC_DIM, "cancelled; nothing changed");
@@ -283,7 +285,7 @@ ui_handle_key(struct ui *u, int key)
 		u->quit = true;
 		return;
 	case '?':
-		ui_pager(u, "Keys", help_text);
+		ui_pager(u, _("Keys"), _(help_text));
 		return;
 	case '\t':
 		set_view(u, (enum ui_view)((u->view + 1) % UV__COUNT));

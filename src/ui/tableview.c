@@ -25,7 +25,7 @@ ui_table_draw(struct ui *u, struct ui_grid *g, const struct ui_rect *r, const ch
 	for (k = 0, x = 2; k < g->nshow; k++) {
 		if (width[k] == 0)
 			continue;
-		snprintf(head, sizeof(head), "%s%s", g->cols[g->show[k]].header,
+		snprintf(head, sizeof(head), "%s%s", _(g->cols[g->show[k]].header),
 		    g->sort == (int)k ? (g->desc ? down : up) : "");
 		ui_put(r->y, x, width[k], head, ui_attr(UC_COLHEAD), g->cols[g->show[k]].right);
 		x += width[k] + 2;
@@ -66,7 +66,7 @@ void
 ui_table_details(struct ui *u, const char *title, const struct column *cols, size_t n,
     cell_fn get, const void *row, void *ctx)
 {
-	char val[256];
+	char val[256], head[64];
 	struct cell c;
 	struct sb sb;
 	size_t i;
@@ -75,7 +75,9 @@ ui_table_details(struct ui *u, const char *title, const struct column *cols, siz
 	for (i = 0; i < n; i++) {
 		memset(&c, 0, sizeof(c));
 		get(row, i, &c, ctx);
-		sb_addf(&sb, "%-14s %s\n", cols[i].header, cell_text(&c, val, sizeof(val), true));
+		/* Padded by display width: a translated header may be CJK. */
+		sb_addf(&sb, "%s %s\n", ui_text_fit(head, sizeof(head), _(cols[i].header), 14,
+		    false), cell_text(&c, val, sizeof(val), true));
 	}
 	if (sb.len > 0)
 		sb.buf[--sb.len] = '\0';
@@ -112,8 +114,8 @@ ui_table_key(struct ui *u, struct ui_grid *g, int key, void (*rebuild)(struct ui
 		return false;
 	}
 	rebuild(u);
-	u->ctx->message(u, UC_DIM, "sorted by %s, %s", g->cols[g->show[g->sort]].header,
-	    g->desc ? "descending" : "ascending");
+	u->ctx->message(u, UC_DIM, g->desc ? "sorted by %s, descending" :
+	    "sorted by %s, ascending", _(g->cols[g->show[g->sort]].header));
 	return true;
 }
 

@@ -68,7 +68,8 @@ struct ui;
  * view calls back up into the dashboard (host.c fills it in).
  */
 struct ui_view_ctx {
-	/* Show a message on the status line for a while (provider text is stripped). */
+	/* Show a message on the status line for a while (provider text is stripped); fmt is
+	 * translated by the host, so views pass the English literal. */
 	void (*message)(struct ui *u, int color, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 	/* Ask the lanes for a job now (metrics: the watched instance's provider). */
@@ -93,6 +94,13 @@ struct ui {
 	double last_req[UJ__COUNT];	/* monotonic seconds of the last request */
 	int idle_minutes;
 	int64_t budget_month;		/* -1: none */
+	/* budget.day and budget.month as configured, each in its own currency (the bars). */
+	struct ui_budget {
+		bool day;
+		int64_t amount;
+		char currency[CURRENCY_MAX];
+	} budgets[2];
+	size_t n_budgets;
 	int bid_margin;			/* spot.bid_margin, percent */
 	bool utf8;
 
@@ -140,6 +148,8 @@ struct ui {
 
 	/* Costs. */
 	struct cost_summary total, by_provider, by_label;
+	struct cost_summary per_currency[UI_MAX_CURRENCIES];
+	size_t n_currencies;
 	struct audit_row audit;		/* the last 7 days in total (audit.h) */
 	int audit_target;
 	bool have_costs;

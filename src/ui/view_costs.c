@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpurent/audit.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 #include "ui.h"
@@ -14,18 +15,20 @@
 static void
 draw_cost_lines(int y, int x, int w, int h, const char *title, const struct cost_summary *s)
 {
-	char line[256], a[32], b[32];
+	char line[256], a[32], b[32], head[3][64];
 	size_t i;
 
-	snprintf(line, sizeof(line), "%-*s %12s %11s", w - 26 > 4 ? w - 26 : 4, title, "SPENT",
-	    "$/H NOW");
+	/* Padded by display width, not bytes: the headers may be translated into CJK. */
+	snprintf(line, sizeof(line), "%s %s %s", ui_text_fit(head[0], sizeof(head[0]), title,
+	    w - 26 > 4 ? w - 26 : 4, false), ui_text_fit(head[1], sizeof(head[1]), _("SPENT"), 12,
+	    true), ui_text_fit(head[2], sizeof(head[2]), _("$/H NOW"), 11, true));
 	ui_put(y, x, w, line, ui_attr(UC_COLHEAD), false);
 	if (s->n_lines == 0)
-		ui_put(y + 1, x, w, "  nothing billed this month", ui_attr(UC_DIM), false);
+		ui_put(y + 1, x, w, _("  nothing billed this month"), ui_attr(UC_DIM), false);
 	for (i = 0; i < s->n_lines && (int)i < h - 1; i++) {
 		char key[64];
 
-		ui_text_fit(key, sizeof(key), s->lines[i].key[0] ? s->lines[i].key : "(no label)",
+		ui_text_fit(key, sizeof(key), s->lines[i].key[0] ? s->lines[i].key : _("(no label)"),
 		    w - 26 > 4 ? w - 26 : 4, false);
 		snprintf(line, sizeof(line), "%s %12s %11s", key,
 		    money_format(a, sizeof(a), s->lines[i].spent, 2, true),
@@ -43,81 +46,136 @@ draw_audit(const struct ui *u, int y, int w)
 	double idle = audit_idle_share(t);
 
 	if (t->billed_s <= 0) {
-		ui_put(y, 2, w, "Last 7 days    nothing billed", ui_attr(UC_DIM), false);
+		ui_put(y, 2, w, _("Last 7 days    nothing billed"), ui_attr(UC_DIM), false);
 		return;
 	}
 	if (t->util_known)
-		snprintf(util, sizeof(util), "GPU util %.0f%% (target %d%%)", t->util_mean,
+		snprintf(util, sizeof(util), _("GPU util %.0f%% (target %d%%)"), t->util_mean,
 		    u->audit_target);
 	else
-		snprintf(util, sizeof(util), "GPU util unknown (no samples)");
-	snprintf(line, sizeof(line), "Last 7 days    %s, idle %.0f%% of billed time, waste %s "
-	    "('gpurent audit')", util, idle * 100.0, money_format(a, sizeof(a), t->waste, 2,
+		snprintf(util, sizeof(util), _("GPU util unknown (no samples)"));
+	snprintf(line, sizeof(line), _("Last 7 days    %s, idle %.0f%% of billed time, waste %s "
+	    "('gpurent audit')"), util, idle * 100.0, money_format(a, sizeof(a), t->waste, 2,
 	    true));
 	ui_put(y, 2, w, line, ui_attr(t->waste > 0 || (t->util_known &&
 	    t->util_mean < u->audit_target) ? UC_WARN : UC_GOOD), false);
+}
+
+/* The spend in one currency, or NULL when the ledger has none in it this month. */
+static const struct cost_summary *
+spend_in(const struct ui *u, const char *currency)
+{
+	size_t i;
+
+	for (i = 0; i < u->n_currencies; i++)
+		if (money_same_currency(u->per_currency[i].currency, currency))
+			return &u->per_currency[i];
+	return NULL;
+}
+
+/*
+ * One budget as a bar: what was spent and what is projected against it, both in the
+ * budget's own currency; spend in other currencies is not converted into it here.
+ */
+static void
+draw_budget(const struct ui *u, const struct ui_budget *bg, int y, int w)
+{
+	const struct cost_summary *s = spend_in(u, bg->currency);
+	int64_t spent = s == NULL ? 0 : bg->day ? s->spent_today : s->spent_month;
+	int64_t projected = s == NULL ? 0 : bg->day ? s->projected_day : s->projected_month;
+	int gw = w - 4 - 15 - 34, fill, proj, i;
+	long long pct = projected * 100 / bg->amount;
+	enum ui_color col = pct >= 100 ? UC_BAD : pct >= 80 ? UC_WARN : UC_GOOD;
+	char bar[1024], line[256], amount[48];
+	size_t len = 0;
+
+	if (gw < 10)
+		gw = 10;
+	fill = ui_level(spent, bg->amount, gw + 1);
+	proj = ui_level(projected, bg->amount, gw + 1);
+	for (i = 0; i < gw && len + 4 < sizeof(bar); i++) {
+		const char *ch = i < fill ? (u->utf8 ? "\xe2\x96\x88" : "#") :
+		    i < proj ? (u->utf8 ? "\xe2\x96\x92" : "+") : (u->utf8 ? "\xc2\xb7" : ".");
+
+		memcpy(bar + len, ch, strlen(ch));
+		len += strlen(ch);
+	}
+	bar[len] = '\0';
+	ui_put(y, 2, 15, bg->day ? _("Budget/day") : _("Budget/month"), A_NORMAL, false);
+	ui_put(y, 17, gw, bar, ui_attr(col), false);
+	money_format_in(amount, sizeof(amount), bg->amount, 0, bg->currency);
+	snprintf(line, sizeof(line), _("%lld%% of %s projected"), pct, amount);
+	ui_put(y, 18 + gw, w - 20 - gw, line, ui_attr(col), false);
+}
+
+/* Names the currencies spent this month that no budget counts, so none hides silently. */
+static int
+draw_uncounted(const struct ui *u, int y, int w)
+{
+	char codes[64] = "", line[256];
+	size_t i, k;
+
+	if (u->n_budgets == 0)
+		return y;
+	for (i = 0; i < u->n_currencies; i++) {
+		bool counted = false;
+
+		for (k = 0; k < u->n_budgets; k++)
+			counted |= money_same_currency(u->budgets[k].currency,
+			    u->per_currency[i].currency);
+		if (counted || u->per_currency[i].spent_month + u->per_currency[i].burn_hour <= 0)
+			continue;
+		snprintf(codes + strlen(codes), sizeof(codes) - strlen(codes), "%s%s",
+		    codes[0] ? ", " : "", u->per_currency[i].currency);
+	}
+	if (codes[0] == '\0')
+		return y;
+	snprintf(line, sizeof(line), _("               spend in %s is not counted: each budget "
+	    "counts its own currency"), codes);
+	ui_put(y++, 2, w - 4, line, ui_attr(UC_DIM), false);
+	return y;
 }
 
 static void
 draw_costs(struct ui *u, const struct ui_rect *r)
 {
 	const struct cost_summary *t = &u->total;
-	char line[512], a[32], b[32], c[32];
+	char line[512], a[32], b[32];
 	int y = r->y + 1, half;
+	size_t i;
 
 	if (!u->have_costs) {
-		ui_put(y, 2, r->w - 4, "reading the ledger ...", ui_attr(UC_DIM), false);
+		ui_put(y, 2, r->w - 4, _("reading the ledger ..."), ui_attr(UC_DIM), false);
 		return;
 	}
-	snprintf(line, sizeof(line), "Burn rate      %s per hour, %s per day at this rate",
+	snprintf(line, sizeof(line), _("Burn rate      %s per hour, %s per day at this rate"),
 	    money_format(a, sizeof(a), t->burn_hour, 3, true),
 	    money_format(b, sizeof(b), t->burn_hour * 24, 2, true));
 	ui_put(y++, 2, r->w - 4, line, ui_attr(UC_ACCENT), false);
-	snprintf(line, sizeof(line), "Today          %s spent, %s projected by midnight (UTC)",
+	snprintf(line, sizeof(line), _("Today          %s spent, %s projected by midnight (UTC)"),
 	    money_format(a, sizeof(a), t->spent_today, 2, true),
 	    money_format(b, sizeof(b), t->projected_day, 2, true));
 	ui_put(y++, 2, r->w - 4, line, A_NORMAL, false);
-	snprintf(line, sizeof(line), "This month     %s spent, %s projected by the end of the "
-	    "month", money_format(a, sizeof(a), t->spent_month, 2, true),
+	snprintf(line, sizeof(line), _("This month     %s spent, %s projected by the end of the "
+	    "month"), money_format(a, sizeof(a), t->spent_month, 2, true),
 	    money_format(b, sizeof(b), t->projected_month, 2, true));
 	ui_put(y++, 2, r->w - 4, line, A_NORMAL, false);
 	draw_audit(u, y++, r->w - 4);
-	if (u->budget_month > 0) {
-		int gw = r->w - 4 - 15 - 34, fill, proj, i;
-		long long pct = t->projected_month * 100 / u->budget_month;
-		enum ui_color col = pct >= 100 ? UC_BAD : pct >= 80 ? UC_WARN : UC_GOOD;
-		char bar[1024];
-		size_t len = 0;
-
-		if (gw < 10)
-			gw = 10;
-		fill = ui_level(t->spent_month, u->budget_month, gw + 1);
-		proj = ui_level(t->projected_month, u->budget_month, gw + 1);
-		for (i = 0; i < gw && len + 4 < sizeof(bar); i++) {
-			const char *ch = i < fill ? (u->utf8 ? "\xe2\x96\x88" : "#") :
-			    i < proj ? (u->utf8 ? "\xe2\x96\x92" : "+") : (u->utf8 ? "\xc2\xb7" : ".");
-
-			memcpy(bar + len, ch, strlen(ch));
-			len += strlen(ch);
-		}
-		bar[len] = '\0';
-		ui_put(y, 2, 15, "Budget", A_NORMAL, false);
-		ui_put(y, 17, gw, bar, ui_attr(col), false);
-		snprintf(line, sizeof(line), "%lld%% of %s projected", pct,
-		    money_format(c, sizeof(c), u->budget_month, 0, true));
-		ui_put(y++, 18 + gw, r->w - 20 - gw, line, ui_attr(col), false);
-	} else
-		ui_put(y++, 2, r->w - 4, "Budget         none ('gpurent config set budget.month "
-		    "500' sets one)", ui_attr(UC_DIM), false);
+	if (u->n_budgets == 0)
+		ui_put(y++, 2, r->w - 4, _("Budget         none ('gpurent config set budget.month "
+		    "500' sets one)"), ui_attr(UC_DIM), false);
+	for (i = 0; i < u->n_budgets; i++)
+		draw_budget(u, &u->budgets[i], y++, r->w);
+	y = draw_uncounted(u, y, r->w);
 	y++;
 	half = (r->w - 6) / 2;
-	draw_cost_lines(y, 2, half, r->y + r->h - y, "BY PROVIDER", &u->by_provider);
-	draw_cost_lines(y, 4 + half, half, r->y + r->h - y, "BY LABEL", &u->by_label);
+	draw_cost_lines(y, 2, half, r->y + r->h - y, _("BY PROVIDER"), &u->by_provider);
+	draw_cost_lines(y, 4 + half, half, r->y + r->h - y, _("BY LABEL"), &u->by_label);
 }
 
 const struct ui_view_ops ui_view_costs = {
 	.name = "costs",
-	.title = "Costs",
+	.title = N_("Costs"),
 	.draw = draw_costs,
-	.keys = "r refresh  1-6 views",
+	.keys = N_("r refresh  1-6 views"),
 };

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "ui.h"
@@ -24,19 +25,24 @@ level_color(enum event_level l)
 static void
 draw_events(struct ui *u, const struct ui_rect *r)
 {
-	char line[1024], at[32], label[64], msg[EVENT_MSG_MAX];
+	char line[1024], at[32], label[64], msg[EVENT_MSG_MAX], head[5][64];
 	int y = r->y, rows = r->h - 1;
 	size_t i;
 
-	snprintf(line, sizeof(line), "%-16s %-6s %-16s %-14s %-12s %s", "TIME", "LEVEL", "EVENT",
-	    "INSTANCE", "LABEL", "MESSAGE");
+	/* Padded by display width, not bytes: the headers may be translated into CJK. */
+	snprintf(line, sizeof(line), "%s %s %s %s %s %s",
+	    ui_text_fit(head[0], sizeof(head[0]), _("TIME"), 16, false),
+	    ui_text_fit(head[1], sizeof(head[1]), _("LEVEL"), 6, false),
+	    ui_text_fit(head[2], sizeof(head[2]), _("EVENT"), 16, false),
+	    ui_text_fit(head[3], sizeof(head[3]), _("INSTANCE"), 14, false),
+	    ui_text_fit(head[4], sizeof(head[4]), _("LABEL"), 12, false), _("MESSAGE"));
 	ui_put(y++, 1, r->w - 2, line, ui_attr(UC_COLHEAD), false);
 	if (!u->have_costs) {
-		ui_put(y, 2, r->w - 4, "reading the journal ...", ui_attr(UC_DIM), false);
+		ui_put(y, 2, r->w - 4, _("reading the journal ..."), ui_attr(UC_DIM), false);
 		return;
 	}
 	if (u->n_events == 0) {
-		ui_put(y, 2, r->w - 4, "no events: 'gpurent watch' writes them when it acts",
+		ui_put(y, 2, r->w - 4, _("no events: 'gpurent watch' writes them when it acts"),
 		    ui_attr(UC_DIM), false);
 		return;
 	}
@@ -82,8 +88,8 @@ events_key(struct ui *u, int key)
 
 const struct ui_view_ops ui_view_events = {
 	.name = "events",
-	.title = "Events",
+	.title = N_("Events"),
 	.draw = draw_events,
 	.key = events_key,
-	.keys = "j/k scroll  g newest  r refresh",
+	.keys = N_("j/k scroll  g newest  r refresh"),
 };

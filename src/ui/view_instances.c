@@ -9,6 +9,7 @@
 
 #include "gpurent/catalogue.h"
 #include "gpurent/columns.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/remote_job.h"
 #include "gpurent/util.h"
@@ -51,7 +52,7 @@ static void
 instances_init(struct ui *u)
 {
 	memcpy(inst_cols, instance_columns, sizeof(instance_columns));
-	inst_cols[COL_JOBS] = (struct column){ "jobs", "JOBS", true, false, 1, 0 };
+	inst_cols[COL_JOBS] = (struct column){ "jobs", N_("JOBS"), true, false, 1, 0 };
 	ui_grid_init(&u->ig, inst_cols, inst_show, ARRAY_LEN(inst_show), inst_cell, u);
 }
 
@@ -121,13 +122,13 @@ show_jobs(struct ui *u, const struct instance *in)
 		    line);
 		text_sanitize(line, sizeof(line), v[i].account);
 		if (line[0])
-			sb_addf(&text, "    after: %s\n", line);
+			sb_addf(&text, _("    after: %s\n"), line);
 	}
 	if (n == 0)
-		sb_adds(&text, "no jobs recorded; start one with: gpurent run ID -- COMMAND\n");
+		sb_adds(&text, _("no jobs recorded; start one with: gpurent run ID -- COMMAND\n"));
 	else
 		sb_adds(&text, "\n'gpurent logs JOB --follow' shows a job's output.\n");
-	snprintf(title, sizeof(title), "Jobs on %s", in->id);
+	snprintf(title, sizeof(title), _("Jobs on %s"), in->id);
 	u->ctx->pager(u, title, text.buf);
 	sb_release(&text);
 	free(v);
@@ -164,23 +165,23 @@ add_log(struct sb *text, const struct ui_job_log *lg)
 static void
 details_text(struct ui *u, const struct instance *in, struct sb *text)
 {
-	char val[256], state[32], name[128], cmd[1024], age[32];
+	char val[256], state[32], name[128], cmd[1024], age[32], head[64];
 	struct cell c;
 	size_t i, k;
 
 	for (i = 0; i < ICOL__COUNT; i++) {
 		memset(&c, 0, sizeof(c));
 		instance_cell(in, i, &c, &u->now);
-		sb_addf(text, "%-14s %s\n", instance_columns[i].header,
-		    cell_text(&c, val, sizeof(val), true));
+		sb_addf(text, "%s %s\n", ui_text_fit(head, sizeof(head),
+		    _(instance_columns[i].header), 14, false), cell_text(&c, val, sizeof(val), true));
 	}
-	sb_adds(text, "\nJobs");
+	sb_adds(text, _("\nJobs"));
 	if (u->dlogs_pending)
-		sb_adds(text, "  (fetching their state and logs over ssh ...)");
+		sb_adds(text, _("  (fetching their state and logs over ssh ...)"));
 	sb_adds(text, "\n");
 	/* "None" only once the records came (or were never asked for). */
 	if (u->n_djobs == 0 && (u->dlogs_have || !u->dlogs_pending))
-		sb_adds(text, "  none recorded; start one with: gpurent run ID -- COMMAND\n");
+		sb_adds(text, _("  none recorded; start one with: gpurent run ID -- COMMAND\n"));
 	for (i = 0; i < u->n_djobs; i++) {
 		const struct remote_job *j = &u->djobs[i];
 
@@ -195,16 +196,16 @@ details_text(struct ui *u, const struct instance *in, struct sb *text)
 		    cmd);
 	}
 	if (u->dlogs_err[0] != '\0')
-		sb_addf(text, "  (no logs: %s)\n", u->dlogs_err);
+		sb_addf(text, _("  (no logs: %s)\n"), u->dlogs_err);
 	for (k = 0; k < u->n_dlogs; k++) {
-		sb_addf(text, "\nLast lines of %s\n", u->dlogs[k].job_id);
+		sb_addf(text, _("\nLast lines of %s\n"), u->dlogs[k].job_id);
 		add_log(text, &u->dlogs[k]);
 	}
-	sb_adds(text, "\nJupyter        ");
+	sb_adds(text, _("\nJupyter        "));
 	if (strcmp(u->jup_id, in->id) != 0)
-		sb_adds(text, "press u on the instance to forward its Jupyter server\n");
+		sb_adds(text, _("press u on the instance to forward its Jupyter server\n"));
 	else if (u->jup_pending)
-		sb_adds(text, "looking for the server over ssh ...\n");
+		sb_adds(text, _("looking for the server over ssh ...\n"));
 	else
 		sb_addf(text, "%s\n", u->jup_text);
 }
@@ -367,16 +368,16 @@ ask_destroy(struct ui *u, const struct instance *in)
 	int64_t saves = in->state == ST_RUNNING ? in->price_hour :
 	    in->state == ST_STOPPED && (in->valid & IV_STORAGE) ? in->storage_hour : 0;
 
-	snprintf(text, sizeof(text), "Destroy %s (%s, %s, %d x %s)?\nIts disk and everything on "
-	    "it are deleted; this cannot be undone.\nIt saves %s per hour (%s per day).", in->id,
-	    in->label[0] ? in->label : "no label", inst_state_name(in->state), in->gpu_count,
+	snprintf(text, sizeof(text), _("Destroy %s (%s, %s, %d x %s)?\nIts disk and everything on "
+	    "it are deleted; this cannot be undone.\nIt saves %s per hour (%s per day)."), in->id,
+	    in->label[0] ? in->label : _("no label"), inst_state_name(in->state), in->gpu_count,
 	    catalogue_display(in->gpu, in->gpu_raw, g, sizeof(g)),
 	    money_format(h, sizeof(h), saves, 3, true),
 	    money_format(d, sizeof(d), saves * 24, 2, true));
 	memset(&req, 0, sizeof(req));
 	req.action = UA_DESTROY;
 	strlcpy_(req.id, in->id, sizeof(req.id));
-	u->ctx->confirm(u, "Destroy?", text, &req, u->ctx->provider_of(u, in->id));
+	u->ctx->confirm(u, _("Destroy?"), text, &req, u->ctx->provider_of(u, in->id));
 }
 
 static void
@@ -448,16 +449,16 @@ instances_draw(struct ui *u, const struct ui_rect *r)
 
 	for (i = 0; i < u->n_prov; i++)
 		any |= u->prov[i].have_insts;
-	ui_table_draw(u, &u->ig, r, !any ? "fetching instances ..." :
-	    "no instances: pick an offer in Offers (1) and press L", marked_idle);
+	ui_table_draw(u, &u->ig, r, !any ? _("fetching instances ...") :
+	    _("no instances: pick an offer in Offers (1) and press L"), marked_idle);
 }
 
 const struct ui_view_ops ui_view_instances = {
 	.name = "instances",
-	.title = "Instances",
+	.title = N_("Instances"),
 	.init = instances_init,
 	.release = instances_release,
 	.draw = instances_draw,
 	.key = instances_key,
-	.keys = "Enter details  J jobs  u jupyter  m metrics  s stop  S start  D destroy  < > sort  * idle",
+	.keys = N_("Enter details  J jobs  u jupyter  m metrics  s stop  S start  D destroy  < > sort  * idle"),
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gpurent/catalogue.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 #include "ui.h"
@@ -179,7 +180,7 @@ draw_fields(struct ui *u, int y, int x, int w, int bottom)
 	size_t n, i;
 
 	n = field_lines(&u->last[u->gpu_top], u->now, lines, 32);
-	snprintf(title, sizeof(title), "GPU %zu, every field", u->gpu_top);
+	snprintf(title, sizeof(title), _("GPU %zu, every field"), u->gpu_top);
 	ui_put(y++, x, w, title, ui_attr(UC_COLHEAD), false);
 	for (i = 0; i < n && y < bottom; i++)
 		ui_put(y++, x, w, lines[i], ui_attr(strstr(lines[i], " N/A") ? UC_DIM :
@@ -194,8 +195,8 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 	int y = r->y, p, g, w;
 
 	if (u->watch[0] == '\0') {
-		ui_put(y + 1, 2, r->w - 4, "No instance chosen: select one in Instances (2) and "
-		    "press m.", ui_attr(UC_DIM), false);
+		ui_put(y + 1, 2, r->w - 4, _("No instance chosen: select one in Instances (2) and "
+		    "press m."), ui_attr(UC_DIM), false);
 		return;
 	}
 	if (in != NULL)
@@ -210,8 +211,8 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 	p = u->ctx->provider_of(u, u->watch);
 	if (u->n_gpus == 0) {
 		const char *why = p >= 0 && u->prov[p].err[UJ_METRICS][0] ? u->prov[p].err[UJ_METRICS] :
-		    in != NULL && in->state != ST_RUNNING ? "metrics come from running instances" :
-		    "waiting for the first sample";
+		    in != NULL && in->state != ST_RUNNING ? _("metrics come from running instances") :
+		    _("waiting for the first sample");
 
 		ui_put(y + 1, 2, r->w - 4, why, ui_attr(UC_DIM), false);
 		return;
@@ -229,7 +230,7 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 		enum ui_color tc = !(s->valid & MV_TEMP) ? UC_DIM : s->temp_c >= 85 ? UC_BAD :
 		    s->temp_c >= 75 ? UC_WARN : UC_GOOD;
 
-		snprintf(line, sizeof(line), "GPU %d", g);
+		snprintf(line, sizeof(line), _("GPU %d"), g);
 		ui_put(y++, 1, w - 2, line, ui_attr(UC_ACCENT), false);
 		snprintf(v, sizeof(v), s->valid & MV_UTIL ? "%d %%" : "N/A", s->util_pct);
 		draw_spark(u, y++, w, "util", &u->ring[g][UM_UTIL], 100, v,
@@ -256,7 +257,7 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 		}
 	}
 	if (g < u->n_gpus)
-		ui_put(r->y + r->h - 1, 2, r->w - 4, "more GPUs below (j)", ui_attr(UC_DIM), false);
+		ui_put(r->y + r->h - 1, 2, r->w - 4, _("more GPUs below (j)"), ui_attr(UC_DIM), false);
 }
 
 /* Watch the next or previous running instance in the instances table. */
@@ -307,8 +308,8 @@ metrics_key(struct ui *u, int key)
 
 const struct ui_view_ops ui_view_metrics = {
 	.name = "metrics",
-	.title = "Metrics",
+	.title = N_("Metrics"),
 	.draw = draw_metrics,
 	.key = metrics_key,
-	.keys = "j/k select GPU  n/p instance  r refresh",
+	.keys = N_("j/k select GPU  n/p instance  r refresh"),
 };

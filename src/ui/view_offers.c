@@ -108,20 +108,20 @@ ask_launch(struct ui *u, const struct offer *o)
 	}
 	price = plan.price_hour;
 	if (o->type == OFFER_INTERRUPTIBLE)
-		snprintf(spot, sizeof(spot), "\nInterruptible: it bids %d%% over the current %s "
-		    "(spot.bid_margin) and stops when outbid.", plan.margin_pct,
+		snprintf(spot, sizeof(spot), _("\nInterruptible: it bids %d%% over the current %s "
+		    "(spot.bid_margin) and stops when outbid."), plan.margin_pct,
 		    money_format_in(h, sizeof(h), plan.market_hour, 3, o->currency));
 	/* The dashboard's totals are in dollars: a projection only for a dollar offer. */
 	if (u->budget_month >= 0 && u->have_costs && money_same_currency(o->currency, "USD")) {
 		char p[32], b[32];
 
-		snprintf(month, sizeof(month), "\nThis month would then project to %s of the %s "
-		    "budget.", money_format(p, sizeof(p), u->total.projected_month +
+		snprintf(month, sizeof(month), _("\nThis month would then project to %s of the %s "
+		    "budget."), money_format(p, sizeof(p), u->total.projected_month +
 		    money_scale(price, month_end(u->total.now) - u->total.now, 3600), 2, true),
 		    money_format(b, sizeof(b), u->budget_month, 2, true));
 	}
-	snprintf(text, sizeof(text), "Rent %s: %d x %s, %s, %s.\nIt costs %s per hour, %s per "
-	    "day (%s per 730-hour month), billed per second while it runs.%s%s", o->id,
+	snprintf(text, sizeof(text), _("Rent %s: %d x %s, %s, %s.\nIt costs %s per hour, %s per "
+	    "day (%s per 730-hour month), billed per second while it runs.%s%s"), o->id,
 	    o->gpu_count, o->gpu ? o->gpu->name : catalogue_display(NULL, o->gpu_raw, g, sizeof(g)),
 	    offer_type_name(o->type),
 	    text_sanitize(loc, sizeof(loc), o->location),
@@ -134,7 +134,7 @@ ask_launch(struct ui *u, const struct offer *o)
 	req.interruptible = o->type == OFFER_INTERRUPTIBLE;
 	req.price_hour = plan.market_hour;
 	money_currency_set(req.currency, o->currency);
-	u->ctx->confirm(u, "Launch?", text, &req, u->ctx->provider_of(u, o->id));
+	u->ctx->confirm(u, _("Launch?"), text, &req, u->ctx->provider_of(u, o->id));
 }
 
 static bool
@@ -165,17 +165,17 @@ offers_draw(struct ui *u, const struct ui_rect *r)
 
 	for (i = 0; i < u->n_prov; i++)
 		any |= u->prov[i].have_offers;
-	ui_table_draw(u, &u->og, r, !any ? "fetching offers ..." : u->og.busy ?
+	ui_table_draw(u, &u->og, r, !any ? _("fetching offers ...") : u->og.busy ?
 	    _("sorting offers ...") : u->filter.n ?
-	    "no offer matches the filter (/ changes it)" : "no offers", NULL);
+	    _("no offer matches the filter (/ changes it)") : _("no offers"), NULL);
 }
 
 const struct ui_view_ops ui_view_offers = {
 	.name = "offers",
-	.title = "Offers",
+	.title = N_("Offers"),
 	.init = offers_init,
 	.release = offers_release,
 	.draw = offers_draw,
 	.key = offers_key,
-	.keys = "/ filter  < > sort  i reverse  Enter details  L launch",
+	.keys = N_("/ filter  < > sort  i reverse  Enter details  L launch"),
 };

@@ -4,6 +4,7 @@
  */
 #include <stddef.h>
 
+#include "gpurent/i18n.h"
 #include "ui.h"
 
 static const struct ui_view_ops *const views[UV__COUNT] = {
@@ -61,11 +62,11 @@ ui_view_find(const char *name)
 const char *
 ui_view_title(enum ui_view v)
 {
-	return views[v]->title;
+	return _(views[v]->title);
 }
 
 const char *
 ui_view_keys(const struct ui *u)
 {
-	return views[u->view]->keys;
+	return _(views[u->view]->keys);
 }

@@ -83,5 +83,6 @@ start_dash() {
 		    break
 		sleep 0.3
 	done
-	wait_for '^ burn ' 100 || { fail "the dashboard did not start: $(screen)"; finish; }
+	# DASH_READY: what the header starts with once drawn (another language says it otherwise).
+	wait_for "${DASH_READY:-^ burn }" 100 || { fail "the dashboard did not start: $(screen)"; finish; }
 }

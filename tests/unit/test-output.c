@@ -203,6 +203,64 @@ table_rounds_align(void **state)
 	free(buf);
 }
 
+/* Whether s is whole UTF-8: no character cut in the middle. */
+static bool
+valid_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p != '\0') {
+		size_t n = utf8_seq(p);
+
+		if (n == 0)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+/*
+ * Chinese cells cut to every width from 2 to 14: the table never splits a character, ends a
+ * cut cell in an ellipsis, keeps the next column at the same display column on every line
+ * and is never wider than asked.
+ */
+static void
+table_cuts_wide_characters(void **state)
+{
+	static const struct row wide[] = {
+		{ "\xe5\x8d\x8e\xe5\x8d\x97 cn-south-1, CN", 1000000, true },	/* 华南 ... */
+		{ "\xe8\xa5\xbf\xe5\x8c\x97\xe5\x9c\xb0\xe5\x8c\xba", 2000000, true },	/* 西北地区 */
+		{ "a\xe4\xb8\x8a\xe6\xb5\xb7" "b", 3000000, true },			/* a上海b */
+	};
+	int avail;
+
+	(void)state;
+	for (avail = 12; avail <= 24; avail++) {
+		struct out_opts o = { OUT_TABLE, false, false, avail, "name,price_hour", NULL };
+		struct gr_error err = { 0 };
+		char *buf = NULL, *line, *save = NULL;
+		size_t len = 0;
+		int end = -1;
+		FILE *fp = open_memstream(&buf, &len);
+
+		assert_int_equal(out_print(fp, &o, cols, 3, 0, wide, 3, sizeof(wide[0]), cell, NULL,
+		    &err), GR_OK);
+		fclose(fp);
+		assert_true(valid_utf8(buf));
+		/* The widest cell (18 columns) and $/H (5) do not fit in 24: something is cut. */
+		assert_non_null(strstr(buf, "\xe2\x80\xa6"));
+		for (line = strtok_r(buf, "\n", &save); line != NULL;
+		    line = strtok_r(NULL, "\n", &save)) {
+			/* $/H is right-aligned and last: every line ends at one display column. */
+			assert_true(text_width(line) <= avail);
+			if (end < 0)
+				end = text_width(line);
+			assert_int_equal(text_width(line), end);
+		}
+		free(buf);
+	}
+}
+
 static void
 csv_tsv_ids(void **state)
 {
@@ -258,6 +316,7 @@ main(void)
 		cmocka_unit_test(table),
 		cmocka_unit_test(fit_widths),
 		cmocka_unit_test(table_fits_width),
+		cmocka_unit_test(table_cuts_wide_characters),
 		cmocka_unit_test(table_rounds_align),
 		cmocka_unit_test(csv_tsv_ids),
 		cmocka_unit_test(bad_field),

@@ -1,0 +1,47 @@
+#!/bin/bash
+# t118: the costs view draws one bar per configured budget, each in its own currency
+# (budget.day = 300 CNY beside budget.month = 500), and never converts: US-dollar spend is not
+# counted against a yuan budget, and a line says which currencies no budget counts. In
+# Chinese too.
+. "$(dirname "$0")/lib.sh"
+
+offer=$("$G" -o ids offers type=on-demand --limit 1 2>/dev/null)
+inst=$("$G" -o ids launch --wait --timeout 120 "$offer" 2>/dev/null)
+case $inst in sim:i-*) ;; *) echo "launch failed" >&2; exit 1 ;; esac
+"$G" sim advance 2h >/dev/null || { echo "sim advance failed" >&2; exit 1; }
+"$G" config set budget.day '300 CNY' >/dev/null && "$G" config set budget.month 500 >/dev/null ||
+	{ echo "config set failed" >&2; exit 1; }
+# A configured rate does not turn the bar into a silent conversion either.
+"$G" config set fx.CNY 0.14 >/dev/null || { echo "config set fx failed" >&2; exit 1; }
+
+start_dash 120 40 --view costs
+wait_for '^  Burn rate' 50 && ok "costs view" || fail "costs: $(screen)"
+wait_for '^  Budget/day .* 0% of ¥300 projected' 30 && ok "the day's budget in yuan, none of the dollars counted" ||
+	fail "day: $(screen)"
+wait_for '^  Budget/month .* [0-9]+% of \$500 projected' 10 && ok "the month's budget in dollars" ||
+	fail "month: $(screen)"
+wait_for 'spend in USD is not counted' 10 && fail "USD is counted by the month's budget: $(screen)" ||
+	ok "no notice while every currency has its budget"
+keys q
+wait_for 'DASH-EXIT-0' 30 || fail "quit: $(screen)"
+tm kill-server 2>/dev/null
+
+# Only a yuan budget: the dollars are named as not counted, not converted into it.
+"$G" config unset budget.month >/dev/null || { echo "config unset failed" >&2; exit 1; }
+start_dash 120 40 --view costs
+wait_for '^  Budget/day .* 0% of ¥300 projected' 50 && ok "yuan budget alone" || fail "day: $(screen)"
+wait_for 'spend in USD is not counted: each budget counts its own currency' 10 &&
+	ok "US-dollar spend named as not counted" || fail "notice: $(screen)"
+! screen | grep -q 'Budget/month' && ok "no month bar without budget.month" || fail "month: $(screen)"
+keys q
+wait_for 'DASH-EXIT-0' 30 || fail "quit: $(screen)"
+tm kill-server 2>/dev/null
+
+# The same in Chinese.
+. "$(dirname "$0")/zh.sh"
+start_dash 120 40 --view costs
+wait_for '^  每日预算 .* 预计达到 ¥300 的 0%' 50 && ok "in Chinese: 每日预算 in yuan" || fail "zh: $(screen)"
+wait_for 'USD 的花费未计入' 10 && ok "in Chinese: the notice" || fail "zh notice: $(screen)"
+keys q
+wait_for 'DASH-EXIT-0' 30 || fail "quit: $(screen)"
+finish
