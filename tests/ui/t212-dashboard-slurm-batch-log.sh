@@ -50,10 +50,11 @@ screen | grep -qF '| evil[2J[31mRED]0;TITLEend' && ok "the hostile line shows in
 # (the instance itself leaves the list, so the pane is not closed and reopened).
 sl scancel "$jid"
 for ((i = 0; i < 40; i++)); do [ -z "$(sl squeue -h -j "$jid" 2>/dev/null)" ] && break; sleep 0.25; done
-wait_for "slurm:$jid/0 +killed" 300 && ok "killed, as Slurm says" || fail "after scancel: $(screen)"
-wait_for '\| step 7' 50 && ok "the output stays readable after the end" || fail "after: $(screen)"
-keys q
-wait_gone "Last lines of" 20 || fail "the pane did not close"
+# The dashboard closes the pane once the ended job leaves the instance list, which may come
+# first: either is right, a pane still saying "running" is not.
+wait_for "slurm:$jid/0 +killed|no instances" 300 && ok "killed as Slurm says, or gone from the list" ||
+	fail "after scancel: $(screen)"
+screen | grep -q "Last lines of" && keys q
 keys q
 wait_for 'DASH-EXIT-0' 50 || fail "quit: $(screen)"
 finish
