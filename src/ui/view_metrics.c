@@ -13,6 +13,9 @@
 #include "gpurent/util.h"
 #include "ui.h"
 
+/* One line of the field list: a label of 13 columns (up to 4 bytes each) and a value. */
+#define FIELD_LINE_MAX 128
+
 void
 ui_metrics_watch(struct ui *u, const char *id)
 {
@@ -123,50 +126,58 @@ draw_spark(struct ui *u, int y, int w, const char *label, const struct ui_ring *
 	ui_put(y, 10 + gw + 1, 23, value, ui_attr(UC_NORMAL), true);
 }
 
-/* Every field of one sample, "N/A" where it is unknown; returns the number of lines. */
+/*
+ * Every field of one sample, "N/A" where it is unknown; returns the number of lines. Labels
+ * are padded by display width, since a translated one may be CJK.
+ */
 static size_t
-field_lines(const struct gpu_sample *s, int64_t now, char lines[][64], size_t max)
+field_lines(const struct gpu_sample *s, int64_t now, char lines[][FIELD_LINE_MAX], size_t max)
 {
+	char lab[64];
 	size_t n = 0;
 
-#define LINE(...) do { if (n < max) snprintf(lines[n++], 64, __VA_ARGS__); } while (0)
+#define LINE(...) do { if (n < max) snprintf(lines[n++], FIELD_LINE_MAX, __VA_ARGS__); } while (0)
+#define LABEL(label) ui_text_fit(lab, sizeof(lab), _(label), 13, false)
 #define FIELD(bit, label, fmt, ...) do { \
 		if (s->valid & (bit)) \
-			LINE("%-13s " fmt, label, __VA_ARGS__); \
+			LINE("%s " fmt, LABEL(label), __VA_ARGS__); \
 		else \
-			LINE("%-13s N/A", label); \
+			LINE("%s N/A", LABEL(label)); \
 	} while (0)
-#define TEXT(label, str) LINE("%-13s %.49s", label, (str)[0] ? (str) : "N/A")
-	TEXT("name", s->name);
-	TEXT("uuid", s->uuid);
-	TEXT("driver", s->driver);
-	FIELD(MV_UTIL, "utilisation", "%d %%", s->util_pct);
-	FIELD(MV_MEM_UTIL, "memory bw", "%d %%", s->mem_util_pct);
-	FIELD(MV_MEM, "memory used", "%d MiB", s->mem_used_mib);
-	FIELD(MV_MEM, "memory total", "%d MiB", s->mem_total_mib);
-	FIELD(MV_MEM_FREE, "memory free", "%d MiB", s->mem_free_mib);
-	FIELD(MV_TEMP, "temperature", "%d C", s->temp_c);
-	FIELD(MV_TEMP_MEM, "memory temp", "%d C", s->temp_mem_c);
-	FIELD(MV_POWER, "power", "%d W", s->power_w);
-	FIELD(MV_POWER_LIMIT, "power limit", "%d W", s->power_limit_w);
-	FIELD(MV_POWER_ENFORCED, "enforced lim", "%d W", s->power_enforced_w);
-	FIELD(MV_CLK_SM, "SM clock", "%d MHz", s->clk_sm_mhz);
-	FIELD(MV_CLK_SM_MAX, "SM clock max", "%d MHz", s->clk_sm_max_mhz);
-	FIELD(MV_CLK_MEM, "mem clock", "%d MHz", s->clk_mem_mhz);
-	FIELD(MV_FAN, "fan", "%d %%", s->fan_pct);
-	FIELD(MV_PSTATE, "pstate", "P%d", s->pstate);
-	FIELD(MV_PCIE_GEN, "PCIe gen", "%d", s->pcie_gen);
-	FIELD(MV_PCIE_WIDTH, "PCIe width", "x%d", s->pcie_width);
-	FIELD(MV_ENC, "encoder", "%d %%", s->enc_pct);
-	FIELD(MV_DEC, "decoder", "%d %%", s->dec_pct);
-	FIELD(MV_ECC_UNCORR, "ECC uncorr", "%lld", (long long)s->ecc_uncorrected);
-	FIELD(MV_XID, "last Xid", "%d", s->xid);
-	FIELD(MV_THROTTLE, "throttle", "0x%llx", (unsigned long long)s->throttle);
-	FIELD(MV_COMPUTE_MODE, "compute mode", "%d", s->compute_mode);
-	FIELD(MV_MIG, "MIG", "%s", s->mig ? "on" : "off");
-	LINE("%-13s %s, %llds ago", "source", s->source == SAMPLE_SSH ? "ssh" : "api",
+#define TEXT(label, str) LINE("%s %.49s", LABEL(label), (str)[0] ? (str) : "N/A")
+	TEXT(N_("name"), s->name);
+	TEXT(N_("uuid"), s->uuid);
+	TEXT(N_("driver"), s->driver);
+	FIELD(MV_UTIL, N_("utilisation"), "%d %%", s->util_pct);
+	FIELD(MV_MEM_UTIL, N_("memory bw"), "%d %%", s->mem_util_pct);
+	FIELD(MV_MEM, N_("memory used"), "%d MiB", s->mem_used_mib);
+	FIELD(MV_MEM, N_("memory total"), "%d MiB", s->mem_total_mib);
+	FIELD(MV_MEM_FREE, N_("memory free"), "%d MiB", s->mem_free_mib);
+	FIELD(MV_TEMP, N_("temperature"), "%d C", s->temp_c);
+	FIELD(MV_TEMP_MEM, N_("memory temp"), "%d C", s->temp_mem_c);
+	FIELD(MV_POWER, N_("power"), "%d W", s->power_w);
+	FIELD(MV_POWER_LIMIT, N_("power limit"), "%d W", s->power_limit_w);
+	FIELD(MV_POWER_ENFORCED, N_("enforced lim"), "%d W", s->power_enforced_w);
+	FIELD(MV_CLK_SM, N_("SM clock"), "%d MHz", s->clk_sm_mhz);
+	FIELD(MV_CLK_SM_MAX, N_("SM clock max"), "%d MHz", s->clk_sm_max_mhz);
+	FIELD(MV_CLK_MEM, N_("mem clock"), "%d MHz", s->clk_mem_mhz);
+	FIELD(MV_FAN, N_("fan"), "%d %%", s->fan_pct);
+	FIELD(MV_PSTATE, N_("pstate"), "P%d", s->pstate);
+	FIELD(MV_PCIE_GEN, N_("PCIe gen"), "%d", s->pcie_gen);
+	FIELD(MV_PCIE_WIDTH, N_("PCIe width"), "x%d", s->pcie_width);
+	FIELD(MV_ENC, N_("encoder"), "%d %%", s->enc_pct);
+	FIELD(MV_DEC, N_("decoder"), "%d %%", s->dec_pct);
+	FIELD(MV_ECC_UNCORR, N_("ECC uncorr"), "%lld", (long long)s->ecc_uncorrected);
+	FIELD(MV_XID, N_("last Xid"), "%d", s->xid);
+	FIELD(MV_XID_COUNT, N_("Xid count"), "%d", s->xid_count);
+	TEXT(N_("PCI bus"), s->pci_bus_id);
+	FIELD(MV_THROTTLE, N_("throttle"), "0x%llx", (unsigned long long)s->throttle);
+	FIELD(MV_COMPUTE_MODE, N_("compute mode"), "%d", s->compute_mode);
+	FIELD(MV_MIG, N_("MIG"), "%s", s->mig ? "on" : "off");
+	LINE(_("%s %s, %llds ago"), LABEL(N_("source")), s->source == SAMPLE_SSH ? "ssh" : "api",
 	    (long long)(now > s->at ? now - s->at : 0));
 #undef TEXT
+#undef LABEL
 #undef FIELD
 #undef LINE
 	return n;
@@ -176,7 +187,7 @@ field_lines(const struct gpu_sample *s, int64_t now, char lines[][64], size_t ma
 static void
 draw_fields(struct ui *u, int y, int x, int w, int bottom)
 {
-	char lines[32][64], title[32];
+	char lines[32][FIELD_LINE_MAX], title[32];
 	size_t n, i;
 
 	n = field_lines(&u->last[u->gpu_top], u->now, lines, 32);
@@ -233,22 +244,22 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 		snprintf(line, sizeof(line), _("GPU %d"), g);
 		ui_put(y++, 1, w - 2, line, ui_attr(UC_ACCENT), false);
 		snprintf(v, sizeof(v), s->valid & MV_UTIL ? "%d %%" : "N/A", s->util_pct);
-		draw_spark(u, y++, w, "util", &u->ring[g][UM_UTIL], 100, v,
+		draw_spark(u, y++, w, _("util"), &u->ring[g][UM_UTIL], 100, v,
 		    (s->valid & MV_UTIL) && s->util_pct < 5 ? UC_IDLE : UC_GOOD);
 		if (s->valid & MV_MEM)
 			snprintf(v, sizeof(v), "%d / %d MiB", s->mem_used_mib, s->mem_total_mib);
 		else
 			snprintf(v, sizeof(v), "N/A");
-		draw_spark(u, y++, w, "memory", &u->ring[g][UM_MEM], 100, v, UC_ACCENT);
+		draw_spark(u, y++, w, _("memory"), &u->ring[g][UM_MEM], 100, v, UC_ACCENT);
 		snprintf(v, sizeof(v), s->valid & MV_TEMP ? "%d C" : "N/A", s->temp_c);
-		draw_spark(u, y++, w, "temp", &u->ring[g][UM_TEMP], 100, v, tc);
+		draw_spark(u, y++, w, _("temp"), &u->ring[g][UM_TEMP], 100, v, tc);
 		if ((s->valid & MV_POWER) && (s->valid & MV_POWER_LIMIT))
 			snprintf(v, sizeof(v), "%d / %d W", s->power_w, s->power_limit_w);
 		else if (s->valid & MV_POWER)
 			snprintf(v, sizeof(v), "%d W", s->power_w);
 		else
 			snprintf(v, sizeof(v), "N/A");
-		draw_spark(u, y++, w, "power", &u->ring[g][UM_POWER],
+		draw_spark(u, y++, w, _("power"), &u->ring[g][UM_POWER],
 		    s->valid & MV_POWER_LIMIT ? s->power_limit_w : 700, v, UC_WARN);
 		if (w == r->w && g == (int)u->gpu_top) {
 			draw_fields(u, y, 2, w - 4, r->y + r->h - 1);
