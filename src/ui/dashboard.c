@@ -279,7 +279,6 @@ init_ui(struct ui *u, struct session *s, const struct ui_opts *o, struct config 
 	u->interval[UJ_COSTS] = u->interval[UJ_INSTANCES];
 	u->interval[UJ_CLUSTER] = u->interval[UJ_INSTANCES];
 	u->idle_minutes = (int)config_get_int(cfg, "dashboard.idle_minutes", 10);
-	u->budget_month = config_get_money(cfg, "budget.month");
 	{
 		static const char *const keys[] = { "budget.day", "budget.month" };
 		size_t k;

@@ -93,7 +93,6 @@ struct ui {
 	double interval[UJ__COUNT];	/* seconds between refreshes */
 	double last_req[UJ__COUNT];	/* monotonic seconds of the last request */
 	int idle_minutes;
-	int64_t budget_month;		/* -1: none */
 	/* budget.day and budget.month as configured, each in its own currency (the bars). */
 	struct ui_budget {
 		bool day;

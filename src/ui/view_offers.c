@@ -93,8 +93,9 @@ ask_launch(struct ui *u, const struct offer *o)
 	struct ui_request req;
 	struct launch_plan plan;
 	struct gr_error err = { 0 };
-	char text[1024], h[32], d[32], m[32], loc[64], month[64] = "", spot[160] = "", g[64];
-	int64_t price;
+	char text[1024], h[32], d[32], m[32], loc[64], month[160] = "", spot[160] = "", g[64];
+	int64_t price, spent = 0;
+	size_t i, k;
 
 	if (!(o->valid & OV_PRICE)) {
 		u->ctx->message(u, UC_BAD, "%s has no known price; launch it with 'gpurent launch'",
@@ -111,14 +112,20 @@ ask_launch(struct ui *u, const struct offer *o)
 		snprintf(spot, sizeof(spot), _("\nInterruptible: it bids %d%% over the current %s "
 		    "(spot.bid_margin) and stops when outbid."), plan.margin_pct,
 		    money_format_in(h, sizeof(h), plan.market_hour, 3, o->currency));
-	/* The dashboard's totals are in dollars: a projection only for a dollar offer. */
-	if (u->budget_month >= 0 && u->have_costs && money_same_currency(o->currency, "USD")) {
+	/* Against the month budget in the offer's own currency, with that currency's spend. */
+	for (k = 0; k < u->n_budgets; k++) {
+		const struct ui_budget *bg = &u->budgets[k];
 		char p[32], b[32];
 
+		if (bg->day || !u->have_costs || !money_same_currency(bg->currency, o->currency))
+			continue;
+		for (i = 0; i < u->n_currencies; i++)
+			if (money_same_currency(u->per_currency[i].currency, o->currency))
+				spent = u->per_currency[i].projected_month;
 		snprintf(month, sizeof(month), _("\nThis month would then project to %s of the %s "
-		    "budget."), money_format(p, sizeof(p), u->total.projected_month +
-		    money_scale(price, month_end(u->total.now) - u->total.now, 3600), 2, true),
-		    money_format(b, sizeof(b), u->budget_month, 2, true));
+		    "budget."), money_format_in(p, sizeof(p), spent + money_scale(price,
+		    month_end(u->total.now) - u->total.now, 3600), 2, o->currency),
+		    money_format_in(b, sizeof(b), bg->amount, 2, bg->currency));
 	}
 	snprintf(text, sizeof(text), _("Rent %s: %d x %s, %s, %s.\nIt costs %s per hour, %s per "
 	    "day (%s per 730-hour month), billed per second while it runs.%s%s"), o->id,

@@ -1,8 +1,8 @@
 #!/bin/bash
 # t118: the costs view draws one bar per configured budget, each in its own currency
 # (budget.day = 300 CNY beside budget.month = 500), and never converts: US-dollar spend is not
-# counted against a yuan budget, and a line says which currencies no budget counts. In
-# Chinese too.
+# counted against a yuan budget, and a line says which currencies no budget counts. The
+# launch dialog projects a yuan offer against a yuan month budget. In Chinese too.
 . "$(dirname "$0")/lib.sh"
 
 offer=$("$G" -o ids offers type=on-demand --limit 1 2>/dev/null)
@@ -36,6 +36,34 @@ wait_for 'spend in USD is not counted: each budget counts its own currency' 10 &
 keys q
 wait_for 'DASH-EXIT-0' 30 || fail "quit: $(screen)"
 tm kill-server 2>/dev/null
+
+# The launch dialog projects the month against the budget in the offer's own currency: a
+# yuan offer against budget.month in yuan (the dashboard once compared only dollar offers).
+"$G" config set budget.month '2000 CNY' >/dev/null || { echo "config set failed" >&2; exit 1; }
+# Its own world: in the shared one the sim instance would show as a yuan instance too.
+mkdir -m 700 "$T/ppio-home"
+GPURENT_HOME="$T/ppio-home" "$G" sim serve --dialect ppio --port 0 --api-key k >"$T/ppio.out" \
+    2>"$T/ppio.err" &
+ppio_pid=$!
+for ((i = 0; i < 100; i++)); do
+	url=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$T/ppio.out")
+	[ -n "$url" ] && break
+	sleep 0.1
+done
+[ -n "$url" ] || { kill "$ppio_pid"; echo "sim serve ppio did not start" >&2; exit 1; }
+export GPURENT_PPIO_URL=$url GPURENT_PPIO_API_KEY=k
+start_dash 120 40 --provider ppio --view offers
+wait_for 'ppio:' 50 && ok "ppio offers" || fail "offers: $(screen)"
+keys L
+wait_for 'would then project to ¥[0-9.,]+ of the ¥2,?000(\.00)? budget' 20 &&
+	ok "a yuan offer projected against the yuan month budget" || fail "dialog: $(screen)"
+keys n q
+wait_for 'DASH-EXIT-0' 30 || fail "quit: $(screen)"
+tm kill-server 2>/dev/null
+kill "$ppio_pid" 2>/dev/null
+wait "$ppio_pid" 2>/dev/null
+unset GPURENT_PPIO_URL GPURENT_PPIO_API_KEY
+"$G" config unset budget.month >/dev/null || { echo "config unset failed" >&2; exit 1; }
 
 # The same in Chinese.
 . "$(dirname "$0")/zh.sh"
