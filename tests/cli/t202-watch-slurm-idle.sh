@@ -4,7 +4,8 @@
 # stands in for the node, named through slurm.ssh_host's %n, with an nvidia-smi double);
 # a job cannot be stopped, so idle.action = stop cancels it; the cancel is verified by
 # reading the job back (CANCELLED) and journaled; a dry run cancels nothing; a job busy on
-# its GPUs, or whose node does not answer, is never cancelled.
+# its GPUs, or whose node does not answer, is never cancelled. `metrics` reads the job's node
+# over the same path.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/slurm.sh"
 . "$(dirname "$0")/sshd.sh"
@@ -37,6 +38,10 @@ check "reached as gpu-n1" '[ "$(jq -r .ssh_host <<<"$OUT")" = gpu-n1 ]'
 expect_ok g watch --once --interval 1m
 check "busy: nothing to say or do: $OUT" '[[ $OUT != *idle* && $OUT != *unobserved* && $OUT != *ordered* ]]'
 check "sampled on the node over ssh" '[ "$(nvidia_queries)" -ge 1 ]'
+# `metrics` reads the job's node the same way (issue 15 part 5): a cluster has no metrics API.
+expect_ok g metrics "$J" -o json
+check "metrics of the job: eight GPUs at 90 % over ssh" \
+	'jq -e "length == 8 and all(.[]; .source == \"ssh\" and .util_pct == 90 and .instance_id == \"$J\")" <<<"$OUT" >/dev/null'
 
 # Idle from now: not before idle.after (the watcher's record of when the idle spell began
 # is moved back, as if the passes in between had run; the cluster runs on the wall clock).
