@@ -13,8 +13,8 @@
 #include "gpurent/util.h"
 #include "ui.h"
 
-static const char *const job_names[UJ__COUNT] = { "offers", "instances", "metrics", "action",
-	"costs", "job logs", "jupyter" };
+static const char *const job_names[UJ__COUNT] = { N_("offers"), N_("instances"), N_("metrics"),
+	N_("action"), N_("costs"), N_("job logs"), N_("jupyter"), N_("cluster") };
 
 /* Seconds a lane of job has waited for any provider, the longest; -1 when none. */
 double
@@ -136,7 +136,7 @@ provider_trouble(struct ui *u, char *buf, size_t n)
 		for (j = 0; j < UJ_ACTION; j++)
 			if (u->prov[i].err[j][0] != '\0') {
 				sb_addf(&sb, "%s%s: %s (%s)", sb.len ? " | " : "", u->prov[i].name,
-				    u->prov[i].err[j], job_names[j]);
+				    u->prov[i].err[j], _(job_names[j]));
 				break;
 			}
 	}
