@@ -57,7 +57,8 @@ for ((i = 0; i < 1200; i++)); do
 done
 check "the follow ended by itself after its samples" '! kill -0 "$follower" 2>/dev/null'
 wait "$follower"
-check "it exited 0" '[ $? = 0 ]'
+rc=$?
+check "it exited 0 ($rc)" '[ "$rc" = 0 ]'
 OUT=$(cat "$TMP/follow.json")
 ERR=$(cat "$TMP/follow.err")
 check "a gap record between the samples" 'jq -e -s "map(select(.gap)) | length == 1 and (.[0].gap.from <= .[0].gap.to)" <<<"$OUT" >/dev/null'

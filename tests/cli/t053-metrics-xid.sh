@@ -13,7 +13,7 @@ start_sshd
 KERNEL=$PROBE_DATA/kernel
 BIN=$TMP/remote-bin
 
-id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --wait --timeout 60)
+id=$(launch_fresh type=on-demand -- --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
 nvidia_double h100x8-pci.txt
 
@@ -61,10 +61,11 @@ check "one connection for both samples" '[ $(( $(sshd_connections) - conns0 )) =
 # and the sampler adds what the loops before it counted: 9, then two more Xids, 11.
 nvidia_double h100x8-pci.txt
 close_masters
-"$GPURENT" metrics "$id" --source ssh --follow --interval 1 --count 4 -o json >"$TMP/follow.json" 2>"$TMP/follow.err" &
+# Two seconds apart, so that the kill lands before the third sample on a loaded machine.
+"$GPURENT" metrics "$id" --source ssh --follow --interval 2 --count 4 -o json >"$TMP/follow.json" 2>"$TMP/follow.err" &
 follower=$!
 CLEANUP_HOOKS+=("kill $follower 2>/dev/null")
-for ((i = 0; i < 100; i++)); do
+for ((i = 0; i < 300; i++)); do
 	[ "$(wc -l <"$TMP/follow.json")" -ge 16 ] && break
 	sleep 0.1
 done

@@ -67,5 +67,6 @@ check "the age series is there" '[ -n "$(newest)" ]'
 
 kill "$EXPORTER_PID"
 wait "$EXPORTER_PID"
-check "SIGTERM ends it with status 0, vast's lane still hanging" '[ $? = 0 ]'
+rc=$?
+check "SIGTERM ends it with status 0, vast's lane still hanging ($rc)" '[ "$rc" = 0 ]'
 pass

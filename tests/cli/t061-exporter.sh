@@ -100,7 +100,8 @@ CODE=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$EXPORTER_URL")
 check "405 for POST" '[ "$CODE" = 405 ]'
 kill -TERM "$EXPORTER_PID"
 wait "$EXPORTER_PID"
-check "SIGTERM: status 0" '[ $? -eq 0 ]'
+rc=$?
+check "SIGTERM: status 0 ($rc)" '[ "$rc" -eq 0 ]'
 
 # Bearer token from the sealed store.
 export GPURENT_PASSPHRASE=exporter-test

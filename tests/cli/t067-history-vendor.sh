@@ -10,8 +10,7 @@
 export GPURENT_SIM_SPEED=200
 start_sshd
 
-mi300x8() { g offers type=on-demand gpu=MI300X-192GB gpus=8 -o ids -n 1; }
-id=$(g launch "$(mi300x8)" --disk 1 --wait --timeout 60)
+id=$(launch_fresh type=on-demand gpu=MI300X-192GB gpus=8 -- --disk 1 --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
 vendor_double rocm-smi
 expect_ok g metrics "$id" --source ssh -o json
@@ -37,7 +36,7 @@ check "stored with the series" \
 	'[ "$(sqlite3 "$GPURENT_HOME/state.db" "SELECT DISTINCT vendor FROM sample_series WHERE instance_id = '"'$id'"'")" = amd ]'
 
 # Another instance, sampled only through the API: no vendor in its history.
-other=$(g launch "$(mi300x8)" --disk 1 --wait --timeout 60)
+other=$(launch_fresh type=on-demand gpu=MI300X-192GB gpus=8 -- --disk 1 --wait --timeout 60)
 expect_ok g metrics "$other" --source api -o json
 expect_ok g metrics "$other" --since 1h --step raw -o json
 check "an API-only history: vendor null" \

@@ -40,5 +40,5 @@ live=$(g -o json ls --group spot | jq -c '[.[] | select(.state == "running" or .
 check "two live members again, the replacement among them: $live" \
 	'[ "$(jq length <<<"$live")" = 2 ] && jq -e --arg r "$replacement" "index(\$r) != null" <<<"$live" >/dev/null'
 check "the lost member is gone: $(state_of "$lost" 2>&1)" \
-	'! g -o json ls | jq -e --arg id "$lost" ".[] | select(.id == \$id and .state != \"destroyed\")" >/dev/null'
+	'g -o json ls | jq -e --arg id "$lost" "any(.[]; .id == \$id and .state != \"destroyed\") | not" >/dev/null'
 pass

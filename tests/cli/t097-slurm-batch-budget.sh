@@ -14,7 +14,7 @@ expect_rc 9 g run --provider slurm --gpu h100 --count 2 --detach -- true
 check "the batch job is refused by budget.day" '[[ "$ERR" == *budget.day* ]]'
 expect_rc 9 g launch slurm:gpu/h100 --count 4
 check "so is a holding job" '[[ "$ERR" == *budget.day* ]]'
-check "nothing reached Slurm" '[ -z "$(sl squeue -h -o %i)" ]'
+check "nothing reached Slurm" 'q=$(sl squeue -h -o %i) && [ -z "$q" ]'
 expect_ok g jobs -o json
 check "no job recorded" '[ "$(jq length <<<"$OUT")" = 0 ]'
 

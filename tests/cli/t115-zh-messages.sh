@@ -44,8 +44,8 @@ for args in "-o json offers --limit 20 --max-age 1h" "-o json ls" "-o json gpus"
 	c_rc=$?
 	# shellcheck disable=SC2086
 	zh $args >"$TMP/zh.out" 2>/dev/null
-	CHECKS=$((CHECKS + 1))
-	[ $? = $c_rc ] || fail "'$args': another status in Chinese"
+	zh_rc=$?
+	check "'$args': the same status in Chinese ($zh_rc, $c_rc)" '[ "$zh_rc" = "$c_rc" ]'
 	check "'$args': identical output in Chinese" 'cmp -s "$TMP/c.out" "$TMP/zh.out" && [ -s "$TMP/c.out" ]'
 done
 pass

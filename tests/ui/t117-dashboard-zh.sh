@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/zh.sh"
 
-offer=$("$G" -o ids offers --limit 1 2>/dev/null)
+offer=$("$G" -o ids offers type=on-demand --limit 1 2>/dev/null)
 inst=$("$G" -o ids launch --wait --timeout 120 "$offer" 2>/dev/null)
 case $inst in sim:i-*) ;; *) echo "launch failed" >&2; exit 1 ;; esac
 

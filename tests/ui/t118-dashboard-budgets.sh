@@ -45,6 +45,7 @@ mkdir -m 700 "$T/ppio-home"
 GPURENT_HOME="$T/ppio-home" "$G" sim serve --dialect ppio --port 0 --api-key k >"$T/ppio.out" \
     2>"$T/ppio.err" &
 ppio_pid=$!
+trap 'kill "$ppio_pid" 2>/dev/null; tm kill-server 2>/dev/null; rm -rf "$T"' EXIT INT TERM
 for ((i = 0; i < 100; i++)); do
 	url=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$T/ppio.out")
 	[ -n "$url" ] && break
