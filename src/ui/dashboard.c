@@ -64,6 +64,7 @@ apply_result(struct ui *u, struct ui_result *r)
 				*instance_list_add(&u->insts) = u->prov[i].insts.v[k];
 		}
 		ui_instances_rebuild(u);
+		ui_instances_details_update(u);
 		/* Opened on the metrics view (--view metrics): watch the first running one. */
 		if (u->view == UV_METRICS && u->watch[0] == '\0')
 			for (i = 0; i < u->ig.n_order; i++) {

@@ -250,9 +250,15 @@ ui_instances_details_update(struct ui *u)
 	size_t top = u->dlg_top;
 
 	if (u->dialog != UD_PAGER || u->detail_id[0] == '\0' ||
-	    strcmp(u->dlg_title, u->detail_id) != 0 ||
-	    (in = find_instance(u, u->detail_id)) == NULL)
+	    strcmp(u->dlg_title, u->detail_id) != 0)
 		return;
+	/* Gone from its provider's list (destroyed, or a job that ended): not shown as it was. */
+	if ((in = find_instance(u, u->detail_id)) == NULL) {
+		u->dialog = UD_NONE;
+		u->need_clear = true;
+		u->ctx->message(u, UC_DIM, "%s is no longer listed by its provider", u->detail_id);
+		return;
+	}
 	sb_init(&text);
 	details_text(u, in, &text);
 	u->ctx->pager(u, in->id, text.buf);

@@ -50,9 +50,10 @@ screen | grep -qF '| evil[2J[31mRED]0;TITLEend' && ok "the hostile line shows in
 # (the instance itself leaves the list, so the pane is not closed and reopened).
 sl scancel "$jid"
 for ((i = 0; i < 40; i++)); do [ -z "$(sl squeue -h -j "$jid" 2>/dev/null)" ] && break; sleep 0.25; done
-# The dashboard closes the pane once the ended job leaves the instance list, which may come
-# first: either is right, a pane still saying "running" is not.
-wait_for "slurm:$jid/0 +killed|no instances" 300 && ok "killed as Slurm says, or gone from the list" ||
+# The dashboard closes the pane, and says so, once the ended job leaves the instance list,
+# which may come first: either is right, a pane still saying "running" is not.
+wait_for "slurm:$jid/0 +killed|slurm:$jid is no longer listed by its provider" 300 &&
+	ok "killed as Slurm says, or gone from the list" ||
 	fail "after scancel: $(screen)"
 screen | grep -q "Last lines of" && keys q
 keys q
