@@ -80,8 +80,8 @@ bool parse_int(const char *s, long long min, long long max, long long *out);
 long long parse_duration(const char *s);
 
 /*
- * Where the last `lines` lines (at least one) of an open file start; lines < 0: the whole
- * file. A newline that ends the file does not count as a line. For `logs --tail`.
+ * Where the last `lines` lines of an open file start; 0: its end (nothing); lines < 0: the
+ * whole file. A newline that ends the file does not count as a line. For `logs --tail`.
  */
 long file_tail_start(FILE *fp, long lines);
 

@@ -407,17 +407,25 @@ parse_duration(const char *s)
 long
 file_tail_start(FILE *fp, long lines)
 {
-	long size, pos, seen = 0;
-	int ch;
+	char buf[65536];
+	long size, start, end, i;
+	long seen = 0;
+	size_t want;
 
 	if (lines < 0 || fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) <= 0)
 		return 0;
-	for (pos = size - 1; pos >= 0; pos--) {
-		if (fseek(fp, pos, SEEK_SET) != 0 || (ch = fgetc(fp)) == EOF)
+	if (lines == 0)
+		return size;
+	/* Back from the end a block at a time (a byte at a time threw stdio's buffer away). */
+	for (end = size; end > 0; end = start) {
+		start = end > (long)sizeof(buf) ? end - (long)sizeof(buf) : 0;
+		want = (size_t)(end - start);
+		if (fseek(fp, start, SEEK_SET) != 0 || fread(buf, 1, want, fp) != want)
 			return 0;
 		/* The newline that ends the last line does not count. */
-		if (ch == '\n' && pos != size - 1 && ++seen > lines - 1 + (lines == 0))
-			return pos + 1;
+		for (i = (long)want - 1; i >= 0; i--)
+			if (buf[i] == '\n' && start + i != size - 1 && ++seen == lines)
+				return start + i + 1;
 	}
-	return lines == 0 ? size : 0;
+	return 0;
 }

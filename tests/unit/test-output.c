@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "gpurent/output.h"
@@ -307,6 +308,40 @@ sanitize(void **state)
 	assert_int_equal(text_width("\xe6\x9d\xb1\xe4\xba\xac"), 4);	/* two wide characters */
 }
 
+/* The start of the last N lines, across the 64 KiB blocks it reads backwards. */
+static void
+tail_start(void **state)
+{
+	FILE *fp = tmpfile();
+	long i, off;
+
+	(void)state;
+	assert_non_null(fp);
+	assert_int_equal(file_tail_start(fp, 3), 0);	/* empty */
+	fputs("one\ntwo\nthree\n", fp);
+	assert_int_equal(file_tail_start(fp, 0), 14);	/* nothing: the end */
+	assert_int_equal(file_tail_start(fp, 1), 8);	/* "three\n" */
+	assert_int_equal(file_tail_start(fp, 2), 4);
+	assert_int_equal(file_tail_start(fp, 3), 0);
+	assert_int_equal(file_tail_start(fp, 9), 0);
+	assert_int_equal(file_tail_start(fp, -1), 0);
+	fputs("four", fp);				/* a last line without its newline */
+	assert_int_equal(file_tail_start(fp, 1), 14);
+	/* 200,000 lines of 9 bytes: far past one block; a line break on a block boundary. */
+	rewind(fp);
+	assert_int_equal(ftruncate(fileno(fp), 0), 0);
+	for (i = 0; i < 200000; i++)
+		fprintf(fp, "%08ld\n", i);
+	fflush(fp);
+	off = file_tail_start(fp, 150000);
+	assert_int_equal(off, 50000L * 9);
+	assert_int_equal(fseek(fp, off, SEEK_SET), 0);
+	assert_int_equal(fgetc(fp), '0');
+	assert_int_equal(file_tail_start(fp, 200000), 0);
+	assert_int_equal(file_tail_start(fp, 65536 / 9), 1800000 - (65536 / 9) * 9);
+	fclose(fp);
+}
+
 int
 main(void)
 {
@@ -321,6 +356,7 @@ main(void)
 		cmocka_unit_test(csv_tsv_ids),
 		cmocka_unit_test(bad_field),
 		cmocka_unit_test(sanitize),
+		cmocka_unit_test(tail_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
