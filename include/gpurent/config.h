@@ -72,9 +72,10 @@ bool config_get_bool(const struct config *c, const char *key, bool def);
 /*
  * A cluster's own settings, read in one place for its backend and for the commands that
  * submit to it (run --provider). c may be NULL (nothing set).
- *   config_gpu_rate: PROVIDER.price.TYPE, the charge-back rate per GPU-hour; false when
- *     unset or not an amount. currency (CURRENCY_MAX bytes, may be NULL) gets the rates'
- *     PROVIDER.currency either way, USD when unset or not a currency code.
+ *   config_gpu_rate: PROVIDER.price.TYPE, the charge-back rate per GPU-hour, a bare amount
+ *     or one naming the rates' currency ("15 CNY"); false when unset, not an amount, or in
+ *     another currency (never converted). currency (CURRENCY_MAX bytes, may be NULL) gets
+ *     the rates' PROVIDER.currency either way, USD when unset or not a currency code.
  *   config_job_workdir: PROVIDER.workdir, where jobs start; "/tmp" when unset.
  *   config_job_output_dir: PROVIDER.output_dir, a directory this machine shares with the
  *     nodes; NULL when unset.

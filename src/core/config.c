@@ -527,16 +527,20 @@ bool
 config_gpu_rate(const struct config *c, const char *provider, const char *gpu_type,
     int64_t *per_gpu_hour, char *currency)
 {
-	char what[96];
+	char what[96], cur[CURRENCY_MAX], named[CURRENCY_MAX];
 	const char *v;
 
-	if (currency != NULL) {
-		v = provider_get(c, provider, "currency");
-		money_currency_set(currency, v != NULL && money_currency_valid(v) ? v : "USD");
-	}
+	v = provider_get(c, provider, "currency");
+	money_currency_set(cur, v != NULL && money_currency_valid(v) ? v : "USD");
+	if (currency != NULL)
+		money_currency_set(currency, cur);
 	snprintf(what, sizeof(what), "price.%s", gpu_type);
-	v = provider_get(c, provider, what);
-	return v != NULL && money_parse(v, per_gpu_hour);
+	if ((v = provider_get(c, provider, what)) == NULL)
+		return false;
+	/* A bare amount is in the rates' currency; one that names another is never converted. */
+	if (money_parse(v, per_gpu_hour))
+		return true;
+	return money_parse_in(v, per_gpu_hour, named) && money_same_currency(named, cur);
 }
 
 const char *

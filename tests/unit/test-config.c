@@ -198,6 +198,17 @@ cluster_keys(void **state)
 	assert_int_equal(rate, 3000000);
 	assert_string_equal(cur, "USD");
 	config_free(c);
+	/* A rate may name the rates' currency, never another one. */
+	write_file("slurm.currency = CNY\nslurm.price.h100 = 15 CNY\nslurm.price.a100 = 2 USD\n"
+	    "slurm.price.l4 = 1.5\n");
+	assert_int_equal(config_load(&c, paths_config_file(), &err), GR_OK);
+	assert_true(config_gpu_rate(c, "slurm", "h100", &rate, cur));
+	assert_int_equal(rate, 15000000);
+	assert_string_equal(cur, "CNY");
+	assert_false(config_gpu_rate(c, "slurm", "a100", &rate, cur));
+	assert_true(config_gpu_rate(c, "slurm", "l4", &rate, cur));
+	assert_int_equal(rate, 1500000);
+	config_free(c);
 	unlink(paths_config_file());
 }
 
