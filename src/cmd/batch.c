@@ -116,6 +116,10 @@ batch_submit(struct cmd_ctx *c, const struct batch_req *r, char *const *words, i
 	}
 	if (dir[0] != '/')
 		return cmd_usage_error(c, "%s must be an absolute path, not '%s'", key, dir);
+	/* Slurm expands % in an output path, and a backslash turns all expansion off. */
+	if (strpbrk(dir, "%\\") != NULL)
+		return cmd_usage_error(c, "%s must not contain '%%' or '\\' (Slurm gives them a "
+		    "meaning in output paths): '%s'", key, dir);
 	snprintf(output, sizeof(output), "%s/gpurent-%%j.out", dir);
 	script = batch_script(words, n, r->nodes);
 	memset(&req, 0, sizeof(req));

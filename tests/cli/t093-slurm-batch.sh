@@ -48,4 +48,9 @@ expect_rc 2 g run --provider slurm --gpu h100 --then destroy -- true
 expect_rc 2 g run --provider slurm -- true
 check "--gpu is asked for" '[[ "$ERR" == *"--gpu"* ]]'
 expect_rc 2 g run sim:i-1 --nodes 2 -- true
+# Slurm would expand a % in the output directory, so logs could not find the file.
+expect_ok g config set slurm.output_dir "$OUTDIR/100%"
+expect_rc 2 g run --provider slurm --gpu h100 --detach -- true
+check "an output_dir with % is refused: $ERR" '[[ "$ERR" == *"slurm.output_dir must not contain"* ]]'
+check "and nothing reached Slurm" 'q=$(sl squeue -h -o %i) && [ -z "$q" ]'
 pass
