@@ -1478,7 +1478,7 @@ rollup_hours(struct state *st, int64_t h0, int64_t h1)
 		if (rc != SQLITE_DONE)
 			break;
 		/* Several GPUs: their minutes side by side, each minute one instant. */
-		if (j - i > 1)
+		if (j - i > 1 && sp.n > 1)
 			qsort(sp.v, sp.n, sizeof(*sp.v), span_cmp);
 		for (k = 0; k < sp.n;) {
 			int64_t hour = sp.v[k].t / HOUR * HOUR;

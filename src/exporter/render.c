@@ -230,7 +230,8 @@ exporter_page_release(struct exporter_page *p)
 	sb_release(&p->ages_text);
 	sb_release(&p->tail);
 	free(p->ages);
-	exporter_page_init(p);
+	/* Empty and holding nothing (init would allocate again): released twice is harmless. */
+	memset(p, 0, sizeof(*p));
 }
 
 void

@@ -424,7 +424,8 @@ audit_cheaper_now(const struct instance_list *l, const struct offer_list *offers
 		v[m].saving_month = v[m].saving_hour * 730;
 		m++;
 	}
-	qsort(v, m, sizeof(*v), by_saving);
+	if (m > 1)	/* v may be NULL when nothing was found: not for qsort */
+		qsort(v, m, sizeof(*v), by_saving);
 	*out = v;
 	*n = m;
 }

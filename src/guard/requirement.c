@@ -60,7 +60,8 @@ requirement_rank(const struct offer_list *l, const struct req_pricing *p,
 		if (requirement_price(&l->v[i], p, &v[k], &e) == GR_OK)
 			k++;
 	}
-	qsort(v, k, sizeof(*v), rank_cmp);
+	if (k > 1)	/* v may be NULL when no offer matched: not for qsort */
+		qsort(v, k, sizeof(*v), rank_cmp);
 	*out = v;
 	*n = k;
 	*skipped = l->n - k;

@@ -789,7 +789,8 @@ budgets(struct watch *w, struct budget_target *t, size_t n, int64_t now)
 		{ "budget.day", bud.day, bud.day_currency, true },
 		{ "budget.month", bud.month, bud.month_currency, false },
 	};
-	qsort(t, n, sizeof(*t), newest_first);
+	if (n > 1)	/* t may be NULL when nothing runs: not for qsort */
+		qsort(t, n, sizeof(*t), newest_first);
 	done = xcalloc(n + 1, sizeof(*done));
 	for (k = 0; k < ARRAY_LEN(chk); k++) {
 		if (chk[k].limit < 0)
