@@ -23,7 +23,9 @@
  * command line for sh -c, as for ssh jobs). With more than one node, srun starts the
  * command once per node with what distributed training reads: MASTER_ADDR (the first
  * node, where the script runs), MASTER_PORT (29500 unless --env gives one), WORLD_SIZE
- * (the number of nodes) and NODE_RANK (0 ... nodes-1).
+ * (the number of nodes) and NODE_RANK (0 ... nodes-1). When one rank fails, srun stops
+ * the others (--kill-on-bad-exit) with SIGTERM; a rank stopped so exits 0, so that the job
+ * ends with the failed rank's status (srun's is the highest of its tasks'), not 143.
  */
 static char *
 batch_script(char *const *words, int n, int nodes)
@@ -39,7 +41,8 @@ batch_script(char *const *words, int n, int nodes)
 	    "export MASTER_ADDR MASTER_PORT WORLD_SIZE NODE_RANK\n");
 	if (nodes > 1)
 		sb_adds(&sb, "exec srun --ntasks-per-node=1 --kill-on-bad-exit=1 sh -c "
-		    "'NODE_RANK=$SLURM_NODEID; export NODE_RANK; exec \"$@\"' sh");
+		    "'NODE_RANK=$SLURM_NODEID; export NODE_RANK; trap stopped=1 TERM; \"$@\"; "
+		    "rc=$?; [ -z \"$stopped\" ] || exit 0; exit $rc' sh");
 	else
 		sb_adds(&sb, "exec");
 	if (n == 1)
