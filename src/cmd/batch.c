@@ -26,6 +26,8 @@
  * (the number of nodes) and NODE_RANK (0 ... nodes-1). When one rank fails, srun stops
  * the others (--kill-on-bad-exit) with SIGTERM; a rank stopped so exits 0, so that the job
  * ends with the failed rank's status (srun's is the highest of its tasks'), not 143.
+ * Slurm signals a task's descendants before the task itself, so a command that died of a
+ * signal gives its rank's wrapper a moment (2 s) to receive that SIGTERM too.
  */
 static char *
 batch_script(char *const *words, int n, int nodes)
@@ -41,8 +43,8 @@ batch_script(char *const *words, int n, int nodes)
 	    "export MASTER_ADDR MASTER_PORT WORLD_SIZE NODE_RANK\n");
 	if (nodes > 1)
 		sb_adds(&sb, "exec srun --ntasks-per-node=1 --kill-on-bad-exit=1 sh -c "
-		    "'NODE_RANK=$SLURM_NODEID; export NODE_RANK; trap stopped=1 TERM; \"$@\"; "
-		    "rc=$?; [ -z \"$stopped\" ] || exit 0; exit $rc' sh");
+		    "'NODE_RANK=$SLURM_NODEID; export NODE_RANK; trap \"exit 0\" TERM; \"$@\"; "
+		    "rc=$?; [ $rc -le 128 ] || { sleep 2 & wait $!; }; exit $rc' sh");
 	else
 		sb_adds(&sb, "exec");
 	if (n == 1)
