@@ -9,7 +9,7 @@
 # HOME moves to $TMP so that neither ssh nor rsync read the user's ~/.ssh. The masters that
 # gpurent leaves running (ControlPersist) are closed by the cleanup, then sshd is killed.
 start_sshd() {
-	local sshd i
+	local sshd i attempt
 	sshd=$(command -v sshd || echo /usr/sbin/sshd)
 	if [ ! -x "$sshd" ] || ! command -v ssh-keygen >/dev/null; then
 		echo "not ok $TEST_NAME: no sshd (install openssh-server)" >&2
@@ -23,11 +23,15 @@ start_sshd() {
 	chmod 600 "$TMP/ssh/authorized_keys"
 	# Privilege separation needs its directory when sshd runs as root.
 	[ "$(id -u)" = 0 ] && mkdir -p /run/sshd
-	for ((i = 0; i < 20; i++)); do
-		SSHD_PORT=$((20000 + RANDOM % 20000))
-		(exec 3<>"/dev/tcp/127.0.0.1/$SSHD_PORT") 2>/dev/null || break
-	done
-	cat >"$TMP/ssh/sshd_config" <<CONF
+	# A free port can be taken between the probe and sshd's bind, and a loaded machine can
+	# take seconds to start sshd: try another port when sshd exits, and go on only once its
+	# log says it listens (a connect could reach another test's server on that port).
+	for ((attempt = 0; attempt < 5; attempt++)); do
+		for ((i = 0; i < 20; i++)); do
+			SSHD_PORT=$((20000 + RANDOM % 20000))
+			(exec 3<>"/dev/tcp/127.0.0.1/$SSHD_PORT") 2>/dev/null || break
+		done
+		cat >"$TMP/ssh/sshd_config" <<CONF
 ListenAddress 127.0.0.1
 Port $SSHD_PORT
 HostKey $TMP/ssh/host
@@ -50,13 +54,19 @@ UseDNS no
 LogLevel VERBOSE
 X11Forwarding no
 CONF
-	"$sshd" -D -e -f "$TMP/ssh/sshd_config" 2>"$TMP/ssh/sshd.log" &
-	SSHD_PID=$!
-	CLEANUP_HOOKS+=("close_masters; kill $SSHD_PID 2>/dev/null; wait $SSHD_PID 2>/dev/null")
-	for ((i = 0; i < 50; i++)); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$SSHD_PORT") 2>/dev/null && break
-		sleep 0.1
+		"$sshd" -D -e -f "$TMP/ssh/sshd_config" 2>"$TMP/ssh/sshd.log" &
+		SSHD_PID=$!
+		for ((i = 0; i < 300; i++)); do
+			grep -q "Server listening on 127.0.0.1 port $SSHD_PORT" "$TMP/ssh/sshd.log" && break 2
+			kill -0 "$SSHD_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill "$SSHD_PID" 2>/dev/null
+		wait "$SSHD_PID" 2>/dev/null
+		SSHD_PID=
 	done
+	[ -n "$SSHD_PID" ] || fail "sshd did not start: $(tail -3 "$TMP/ssh/sshd.log")"
+	CLEANUP_HOOKS+=("close_masters; kill $SSHD_PID 2>/dev/null; wait $SSHD_PID 2>/dev/null")
 	export GPURENT_SIM_SSH_HOST=127.0.0.1 GPURENT_SIM_SSH_PORT=$SSHD_PORT
 	GPURENT_SIM_SSH_USER=$(id -un)
 	export GPURENT_SIM_SSH_USER
