@@ -26,7 +26,7 @@ expect_rc 2 g launch
 expect_rc 2 g launch sim:o-000001 --disk huge
 
 # One good id and one bad: partial failure names the bad one.
-id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --wait --timeout 60)
+id=$(launch_fresh type=on-demand -- --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
 expect_rc 10 g stop --no-wait "$id" sim:i-999999
 check "partial failure names the failed id" '[[ $ERR == *sim:i-999999* && $ERR != *"$id:"* ]]'
@@ -34,11 +34,10 @@ check "the good id was stopped" '[[ $OUT == "$id" ]]'
 expect_rc 3 g stop sim:i-999998 sim:i-999999
 
 # A bid on an on-demand offer is refused rather than rented on demand.
-od=$(g offers type=on-demand -o ids -n 1)
-expect_rc 2 g launch "$od" --bid 0.10
+# (launch_fresh takes another offer while the one it found has left the market: exit 7.)
+expect_rc 2 launch_fresh type=on-demand -- --bid 0.10
 check "bid on on-demand refused" '[[ $ERR == *interruptible* ]]'
-spot=$(g offers type=interruptible -o ids -n 1)
-expect_rc 2 g launch "$spot" --bid 0.001
+expect_rc 2 launch_fresh type=interruptible -- --bid 0.001
 check "bid below the market refused" '[[ $ERR == *"below the current price"* ]]'
 
 # A malformed config is an error naming file and line; the world is still there after.

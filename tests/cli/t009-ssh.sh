@@ -7,7 +7,7 @@ export GPURENT_SIM_SPEED=200
 . "$(dirname "$0")/sshd.sh"
 start_sshd
 port=$SSHD_PORT
-id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --wait --timeout 60)
+id=$(launch_fresh type=on-demand -- --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
 expect_ok g ssh "$id" --print
 check "--print names host, port, user and key" \

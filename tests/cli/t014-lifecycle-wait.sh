@@ -18,7 +18,7 @@ advance_later() {
 	CLEANUP_HOOKS+=("kill $! 2>/dev/null")
 }
 
-id=$(g launch "$(g offers type=on-demand -o ids -n 1)")
+id=$(launch_fresh type=on-demand --)
 expect_ok g sim advance 5m
 check "running" '[ "$(state "$id")" = running ]'
 
@@ -72,7 +72,7 @@ check "both stopped and printed, the unknown id named" \
 
 # Nothing settles without an advance: the conflict is reported as such (13, nothing done),
 # while a stop that was accepted but has not finished is a timeout (11, still under way).
-id=$(g launch "$(g offers type=on-demand -o ids -n 1)")
+id=$(launch_fresh type=on-demand --)
 expect_rc 13 g stop "$id" --timeout 1
 check "the conflict says why" '[[ $ERR == *"$id"*provisioning*"only a running instance can stop"* ]]'
 expect_rc 13 g stop --no-wait "$id" --timeout 1

@@ -93,7 +93,7 @@ check "and one fewer is not" '[ "$OUT" != "$a" ]'
 disk=$(tr '\n' ' ' <"$man" | sed -n 's/.*provider.s default: \([0-9]*\) GB on sim.*/\1/p')
 expect_ok g launch --help
 check "--help gives the man page's disk default ($disk GB)" '[ -n "$disk" ] && [[ $OUT == *"$disk GB on sim"* ]]'
-expect_ok g launch "$(g offers type=on-demand -o ids -n 1)" --label disk
+expect_ok launch_fresh type=on-demand -- --label disk
 expect_ok g show "$OUT" -o json
 check "a launch without --disk gets it" '[ "$(jq .disk_gb <<<"$OUT")" = "$disk" ]'
 check "man page names the ellipsis the tables use" 'grep -q "u2026" "$man" && ! grep -q "ending in \\\\(lq\\\\&\\.\\.\\." "$man"'

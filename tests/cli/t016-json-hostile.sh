@@ -92,7 +92,7 @@ kill $spid 2>/dev/null
 
 # Labels: what a user may type (quotes, backslashes, 63 wide characters) comes back exactly.
 for label in 'q"uo\te\\' '\\' '"' '\u0041\n' "$(printf '東%.0s' {1..63})" '{"a":1}'; do
-	expect_ok g launch "$(g offers type=on-demand -o ids -n 1)" --label "$label"
+	expect_ok launch_fresh type=on-demand -- --label "$label"
 	id=$OUT
 	expect_ok g show "$id" -o json
 	check "label '$label' round-trips in show" '[ "$(jq -r .label <<<"$OUT")" = "$label" ]'

@@ -7,7 +7,7 @@
 export GPURENT_SIM_SPEED=200
 start_sshd
 
-id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --label '$(touch PWNED-label)' --wait --timeout 60)
+id=$(launch_fresh type=on-demand -- --label '$(touch PWNED-label)' --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
 
 expect_ok g ssh "$id" -- echo first

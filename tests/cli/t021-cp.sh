@@ -7,8 +7,8 @@ export GPURENT_SIM_SPEED=200
 command -v rsync >/dev/null || fail "rsync is not installed (scripts/install-deps)"
 start_sshd
 
-a=$(g launch "$(g offers type=on-demand -o ids -n 1)" --wait --timeout 60)
-b=$(g launch "$(g offers type=on-demand -o ids -n 1)" --wait --timeout 60)
+a=$(launch_fresh type=on-demand -- --wait --timeout 60)
+b=$(launch_fresh type=on-demand -- --wait --timeout 60)
 check "two instances" '[[ $a == sim:i-* && $b == sim:i-* && $a != "$b" ]]'
 
 # Every name a shell, ssh, rsync or tar could trip on.

@@ -7,7 +7,7 @@ export GPURENT_SIM_SPEED=200
 command -v rsync >/dev/null || fail "rsync is not installed (scripts/install-deps)"
 start_sshd
 
-id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --wait --timeout 60)
+id=$(launch_fresh type=on-demand -- --wait --timeout 60)
 size=$((200 * 1024 * 1024))
 head -c "$size" /dev/urandom >"$TMP/big.bin"
 remote=$TMP/remote

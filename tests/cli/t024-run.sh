@@ -8,7 +8,7 @@
 export GPURENT_SIM_SPEED=200
 start_sshd
 
-id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --wait --timeout 60)
+id=$(launch_fresh type=on-demand -- --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
 
 # Attached: the output streams here, and gpurent ends with the job's status.

@@ -8,7 +8,7 @@
 export GPURENT_SIM_SPEED=200
 start_sshd
 
-id=$(g launch "$(g offers type=on-demand gpus=1 -o ids -n 1)" --wait --timeout 60)
+id=$(launch_fresh type=on-demand gpus=1 -- --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
 
 # No GPU tool on the machine yet: auto is the API's figures, ssh says why it has none.

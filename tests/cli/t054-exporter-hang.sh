@@ -9,7 +9,7 @@
 . "$(dirname "$0")/exporter.sh"
 DB="$GPURENT_HOME/state.db"
 
-a=$(g launch "$(g offers type=on-demand 'gpus=1' -o ids -n 1)" --label lane) || fail "launch"
+a=$(launch_fresh type=on-demand 'gpus=1' -- --label lane) || fail "launch"
 expect_ok g sim advance 2m
 expect_ok g config set http.timeout 10m
 python3 -c '

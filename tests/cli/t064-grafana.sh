@@ -9,7 +9,7 @@ DB="$GPURENT_HOME/state.db"
 dash=$SRCDIR/contrib/grafana/gpurent.json
 check "the dashboard is JSON with panels" 'jq -e ".panels | length > 5" "$dash" >/dev/null'
 
-id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --label graf) || fail "launch"
+id=$(launch_fresh type=on-demand -- --label graf) || fail "launch"
 expect_ok g sim advance 2m
 g metrics "$id" >/dev/null || fail "first sample"
 series=$(sqlite3 -cmd ".timeout 10000" "$DB" "SELECT id FROM sample_series WHERE instance_id = '$id' AND gpu = 0")

@@ -10,7 +10,7 @@
 export GPURENT_SIM_SPEED=200
 start_sshd
 
-id=$(g launch "$(g offers type=on-demand gpu=H100-SXM-80GB gpus=8 -o ids -n 1)" --disk 1 --wait --timeout 60)
+id=$(launch_fresh type=on-demand gpu=H100-SXM-80GB gpus=8 -- --disk 1 --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
 
 vendor_double hy-smi

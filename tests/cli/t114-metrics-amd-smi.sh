@@ -8,7 +8,7 @@
 export GPURENT_SIM_SPEED=200
 start_sshd
 
-id=$(g launch "$(g offers type=on-demand gpu=MI300X-192GB -o ids -n 1)" --wait --timeout 60)
+id=$(launch_fresh type=on-demand gpu=MI300X-192GB -- --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
 
 vendor_double amd-smi

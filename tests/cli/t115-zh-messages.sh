@@ -33,7 +33,7 @@ run zh show sim:i-999999
 check "not found in Chinese" '[[ $ERR == *"sim:i-999999"* ]] && [ "$RC" = 3 ]'
 
 # JSON, CSV and ids are the script contract: byte-identical whatever the language.
-id=$(g launch "$(g offers type=on-demand -o ids -n 1)" --wait --timeout 60)
+id=$(launch_fresh type=on-demand -- --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
 # Offers carry fetched_at: both languages answer from the one kept answer (--max-age).
 g -o json offers --limit 20 >/dev/null 2>&1 || fail "offers"
