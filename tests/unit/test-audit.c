@@ -26,6 +26,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tmpdir.h"
+
 #include "gpurent/audit.h"
 #include "gpurent/catalogue.h"
 #include "gpurent/samples.h"
@@ -36,7 +38,8 @@
 #define T0 INT64_C(1789999200)	/* a whole minute */
 #define HOUR 3600
 
-static char dir[] = "/tmp/gpurent-test-audit.XXXXXX";
+/* The group's scratch directory, under $TMPDIR. */
+static char dir[256];
 static struct state *st;
 
 static void
@@ -94,7 +97,7 @@ setup(void **state)
 	struct gr_error err = { 0 };
 
 	(void)state;
-	if (mkdtemp(dir) == NULL)
+	if (test_tmpdir_make(dir, sizeof(dir), "audit") != 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/state.db", dir);
 	if (state_open(&st, path, &err) != GR_OK)
@@ -112,12 +115,9 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
 	state_close(st);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return test_tmpdir_remove(dir);
 }
 
 static const struct audit_live live[] = {
