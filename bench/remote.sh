@@ -55,6 +55,32 @@ median() {
 	printf '%s\n' "${ts[@]}" | sort -n | sed -n "$(((n + 1) / 2))p"
 }
 
+# paired N SETUP FLOOR-ARRAY GPURENT-ARRAY: run the floor and gpurent's command in turn, N
+# times each (SETUP before every run), so that a load that drifts during the run weighs on
+# both alike. Prints the floor's median ms, gpurent's median ms and the median of the N
+# per-pair ratios (gpurent / floor).
+paired() {
+	local n=$1 setup=$2 i t0 t1 a b
+	local -n floor_cmd=$3 gpurent_cmd=$4
+	local -a as=() bs=() rs=()
+	for ((i = 0; i < n; i++)); do
+		eval "$setup"
+		t0=$(date +%s%N)
+		"${floor_cmd[@]}" >/dev/null 2>&1 || fail "failed: ${floor_cmd[*]}"
+		t1=$(date +%s%N)
+		a=$(((t1 - t0) / 1000000))
+		eval "$setup"
+		t0=$(date +%s%N)
+		"${gpurent_cmd[@]}" >/dev/null 2>&1 || fail "failed: ${gpurent_cmd[*]}"
+		t1=$(date +%s%N)
+		b=$(((t1 - t0) / 1000000))
+		as+=("$a") bs+=("$b") rs+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b / a }')")
+	done
+	echo "$(printf '%s\n' "${as[@]}" | sort -n | sed -n "$(((n + 1) / 2))p")" \
+		"$(printf '%s\n' "${bs[@]}" | sort -n | sed -n "$(((n + 1) / 2))p")" \
+		"$(printf '%s\n' "${rs[@]}" | sort -g | sed -n "$(((n + 1) / 2))p")"
+}
+
 row() {
 	awk -v a="$2" -v b="$3" -v what="$1" \
 		'BEGIN { printf "| %s | %d ms | %d ms | %.2f |\n", what, a, b, b / a }'
@@ -76,8 +102,17 @@ rm -f "$TMP/big" "$TMP/remote/big"
 for ((i = 0; i < nfiles; i++)); do
 	printf 'file %d\n' "$i" >"$TMP/small/f$i"
 done
-a=$(median "$runs" 'rm -rf "$TMP/remote/small"' rsync -rlpt -e "${ssh_plain[*]}" "$TMP/small/" "$dest:$TMP/remote/small")
-b=$(median "$runs" 'rm -rf "$TMP/remote/small"' "$GPURENT" cp -r "$TMP/small/" "$id:$TMP/remote/small")
-row "cp -r of $nfiles small files (floor: rsync -rlpt over ssh)" "$a" "$b"
+# Floor and gpurent in turn (paired), and the median of the pairs' ratios: this figure is
+# mostly sshd and rsync work that a loaded machine stretches by 2x from one run to the next.
+# shellcheck disable=SC2034
+floor_small=(rsync -rlpt -e "${ssh_plain[*]}" "$TMP/small/" "$dest:$TMP/remote/small")
+# shellcheck disable=SC2034
+gpurent_small=("$GPURENT" cp -r "$TMP/small/" "$id:$TMP/remote/small")
+read -r a b ratio < <(paired "$runs" 'rm -rf "$TMP/remote/small"' floor_small gpurent_small)
+echo "| cp -r of $nfiles small files (floor: rsync -rlpt over ssh), runs paired | $a ms | $b ms | $ratio (median of the pairs' ratios) |"
+# Where gpurent's part of that goes: starting and finding the instance (show), and the
+# master's check before rsync starts.
+a=$(median "$runs" : "$GPURENT" show "$id")
+echo "| (gpurent's own part: \`show ID\`, start-up and finding the instance) | | $a ms | |"
 echo
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

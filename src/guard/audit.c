@@ -292,8 +292,15 @@ observe_clock(struct state *st, struct rows *r, bool sim, int64_t since, int64_t
 {
 	struct sample_summary *s = NULL;
 	size_t n = 0, i, k;
+	/*
+	 * idle.threshold is "at or below", as watch judges it (guard/watch.c) and the help and
+	 * gpurent-config(5) say; the history's summary counts "below". Utilisation comes in
+	 * whole percents (and watch takes the whole part of a mean), so at or below p is below
+	 * p + 1. The summary takes at most 100: at 100 a GPU at exactly 100 % is not counted.
+	 */
+	int below = idle_pct >= 100 ? 100 : idle_pct + 1;
 
-	if (samples_summary(st, NULL, since, now, idle_pct, &s, &n, err) != GR_OK)
+	if (samples_summary(st, NULL, since, now, below, &s, &n, err) != GR_OK)
 		return err->code;
 	for (i = 0; i < n; i++)
 		for (k = 0; k < r->n; k++)

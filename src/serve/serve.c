@@ -220,6 +220,38 @@ log_request(FILE *f, struct MHD_Connection *conn, const char *method, const char
 	cJSON_Delete(j);
 }
 
+/*
+ * Wait out --latency (ms) in steps of at most 50 ms, cut short once *stop is set: a request
+ * held by a long latency must not keep a server that was told to stop (SIGTERM) from
+ * stopping, since stopping waits for the request in hand. False when cut short.
+ */
+static bool
+latency_wait(long ms, volatile int *stop)
+{
+	struct timespec now, end, step;
+	long long left_ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ms / 1000;
+	end.tv_nsec += (ms % 1000) * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	for (;;) {
+		if (stop != NULL && *stop)
+			return false;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left_ns = (long long)(end.tv_sec - now.tv_sec) * 1000000000LL +
+		    (end.tv_nsec - now.tv_nsec);
+		if (left_ns <= 0)
+			return true;
+		step.tv_sec = 0;
+		step.tv_nsec = left_ns < 50000000LL ? (long)left_ns : 50000000L;
+		nanosleep(&step, NULL);
+	}
+}
+
 static MHD_Result_
 handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
     const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
@@ -253,12 +285,9 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		presented_key(conn, key, sizeof(key));
 		log_request(sv->o->log, conn, method, url, &up->body, key[0] != '\0');
 	}
-	if (sv->o->latency_ms > 0) {
-		struct timespec ts = { sv->o->latency_ms / 1000,
-			(sv->o->latency_ms % 1000) * 1000000L };
-
-		nanosleep(&ts, NULL);
-	}
+	/* Stopping: the held request is dropped (closed without a reply). */
+	if (sv->o->latency_ms > 0 && !latency_wait(sv->o->latency_ms, sv->o->stop))
+		return MHD_NO;
 	memset(&rp, 0, sizeof(rp));
 	sb_init(&rp.body);
 	rp.status = 500;

@@ -6,6 +6,7 @@
 #   expect_rc N CMD...    run and fail unless the status is N
 #   expect_ok CMD...      expect_rc 0
 #   check DESC EXPR       fail with DESC unless the bash expression is true
+#   wait_until N EXPR     poll until the bash expression is true, at most N tenths of a second
 #   pass / fail MSG       finish
 set -u
 GPURENT=${GPURENT:?set GPURENT to the binary}
@@ -79,6 +80,23 @@ wait_for_output() {
 	done
 	return 1
 }
+
+# Poll until the bash expression EXPR is true, at most N tenths of a second: the bounded
+# wait on a condition that a test synchronises on, never a bare sleep.
+wait_until() {
+	local n=$1 expr=$2 i
+	for ((i = 0; i < n; i++)); do
+		eval "$expr" && return 0
+		sleep 0.1
+	done
+	eval "$expr"
+}
+
+# A job's payload that waits for a gate the test opens: `sh -c "$GATE_WAIT" sh FILE` waits
+# until FILE exists, at most 10 minutes (so that a job whose test died still ends), and fails
+# if it never came. A test holds a job running this way for as long as its checks take.
+# shellcheck disable=SC2016
+GATE_WAIT='i=0; while [ ! -e "$1" ] && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done; [ -e "$1" ]'
 
 # launch_fresh FILTER... -- LAUNCH-OPTIONS...: launch the first offer FILTER finds, printing
 # the id. On a market that moves with the wall clock (GPURENT_SIM_SPEED), a loaded machine can

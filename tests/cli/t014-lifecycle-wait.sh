@@ -11,10 +11,23 @@ state() {
 	g show "$1" -o json | jq -r .state
 }
 
-# advance_later DURATION...: one `sim advance` per argument, two seconds apart, in the background.
-advance_later() {
-	local d
-	(for d in "$@"; do sleep 2; "$GPURENT" sim advance "$d" >/dev/null; done) &
+# advance_on ID STATE DURATION [STATE DURATION]...: in the background, for each pair, once
+# ID is in STATE, one `sim advance DURATION`. The command the test runs meanwhile has two
+# seconds' head start to be waiting when the first advance comes (what these checks are
+# about); on a loaded machine it may start later, and the advances still come in the order
+# of the states, so the checks hold either way. Each state is awaited for at most 30 s.
+advance_on() {
+	local id=$1 want
+	shift
+	(
+		sleep 2
+		while [ $# -ge 2 ]; do
+			want=$1
+			wait_until 300 '[ "$(state "$id")" = "$want" ]' || exit 1
+			"$GPURENT" sim advance "$2" >/dev/null
+			shift 2
+		done
+	) &
 	CLEANUP_HOOKS+=("kill $! 2>/dev/null")
 }
 
@@ -23,23 +36,23 @@ expect_ok g sim advance 5m
 check "running" '[ "$(state "$id")" = running ]'
 
 # stop returns once stopped, so the next command can start it (the README's line).
-advance_later 1m
+advance_on "$id" stopping 1m
 expect_ok g stop "$id" --timeout 30
 check "stop printed the id" '[ "$OUT" = "$id" ]'
 check "stopped when stop returned" '[ "$(state "$id")" = stopped ]'
-advance_later 5m
+advance_on "$id" starting 5m
 expect_ok g start "$id" --wait --timeout 30
 check "start --wait ends running" '[ "$(state "$id")" = running ]'
 
 # --no-wait returns while it is still stopping; start then waits for it and starts it.
 expect_ok g stop --no-wait "$id"
 check "still stopping after --no-wait" '[ "$(state "$id")" = stopping ]'
-advance_later 1m
+advance_on "$id" stopping 1m
 expect_ok g start "$id" --timeout 30
 check "start of a stopping instance waited, then started it" '[ "$(state "$id")" = starting ]'
 
 # stop of an instance that is still starting waits until it runs, then stops it.
-advance_later 5m 1m
+advance_on "$id" starting 5m stopping 1m
 expect_ok g stop "$id" --timeout 30
 check "stop of a starting instance ends stopped" '[ "$(state "$id")" = stopped ]'
 
@@ -48,7 +61,7 @@ check "stop of a starting instance ends stopped" '[ "$(state "$id")" = stopped ]
 expect_ok g start "$id"
 expect_ok g sim advance 5m
 expect_ok g stop --no-wait "$id"
-advance_later 1m 5m
+advance_on "$id" stopping 1m starting 5m
 expect_ok g start --wait "$id" --timeout 30
 check "start --wait of a stopping instance ends running" '[ "$(state "$id")" = running ]'
 expect_ok g stop --no-wait "$id"
@@ -65,7 +78,7 @@ check "destroy of a starting instance accepted" '[ "$OUT" = "$id" ]'
 a=$(g launch "$(g offers type=on-demand -o ids -n 2 | tail -1)")
 b=$(g launch "$(g offers type=on-demand -o ids -n 3 | tail -1)")
 expect_ok g sim advance 5m
-advance_later 1m
+advance_on "$b" stopping 1m
 expect_rc 10 g stop "$a" sim:i-999999 "$b" --timeout 15
 check "both stopped and printed, the unknown id named" \
 	'[ "$OUT" = "$a"$'"'"'\n'"'"'"$b" ] && [[ $ERR == *sim:i-999999* ]] && [ "$(state "$a")" = stopped ] && [ "$(state "$b")" = stopped ]'

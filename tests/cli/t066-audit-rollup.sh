@@ -31,15 +31,15 @@ expect_ok g sim advance 4h		# now T0+4h
 # The last three hours are whole hours: all from samples_hour. 180 minutes, each value
 # 0.5..59.5 three times: mean 30; p95: 171 of 180 minutes, above 56.5 are nine (57.5..59.5
 # x 3), so the exact percentile is 56.5 and audit says 56. 200 W x 3 h = 0.6 kWh. Idle
-# (below the default 5 %): the minutes peaking at 1..4 %, four an hour, 12 of 180: 6.7 %.
+# (at or below the default 5 %): the minutes peaking at 1..5 %, five an hour, 15 of 180: 8.3 %.
 expect_ok g audit --since 3h --offline -o json
 row=$(jq -c --arg id "$id" '.rows[] | select(.key == $id)' <<<"$OUT")
 check "the first command filled the roll-up: three hours" \
 	'[ "$(sqlite3 "$DB" "SELECT count(*), sum(samples) FROM samples_hour")" = "3|1080" ]'
 check "and added the vendor column, unknown for the old series" \
 	'[ "$(sqlite3 "$DB" "SELECT count(*) FROM sample_series WHERE vendor IS NULL")" = 1 ]'
-check "whole hours: mean 30, p95 56 (exact 56.5), 0.6 kWh, idle 12 of 180 minutes ($row)" \
-	'jq -e ".util_mean_pct == 30 and .util_p95_pct == 56 and (.energy_kwh - 0.6 | fabs) < 0.0001 and .idle_pct == 6.7" <<<"$row" >/dev/null'
+check "whole hours: mean 30, p95 56 (exact 56.5), 0.6 kWh, idle 15 of 180 minutes ($row)" \
+	'jq -e ".util_mean_pct == 30 and .util_p95_pct == 56 and (.energy_kwh - 0.6 | fabs) < 0.0001 and .idle_pct == 8.3" <<<"$row" >/dev/null'
 # From T0+1h30m: minutes 90..119 of a cut hour (30.5..59.5), then two whole hours: 150
 # minutes, mean 4950 / 150 = 33; p95: 142.5 of 150, above 57.5 are six, above 56.5 nine:
 # the exact percentile is 57.5, audit says 57. 200 W x 2.5 h = 0.5 kWh.

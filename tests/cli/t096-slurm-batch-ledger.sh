@@ -37,7 +37,9 @@ ledger() {
 expect_ok g run --provider slurm --gpu h100 --count 2 --detach -- sleep 3
 A=$(job_num "$OUT")
 wait_done "$A" || fail "job $A did not end"
-sleep 1.5
+# gpurent looks at least 2 s after the end, so that an end taken from its own clock differs.
+wait_until 100 '[ "$(date +%s)" -ge $(($(slurm_time "$A" EndTime) + 2)) ]' ||
+	fail "the clock did not pass job $A's end"
 expect_ok g jobs
 check "one compute segment" '[ "$(ledger "$A" "count(*)")" = 1 ]'
 check "from Slurm's start time" '[ "$(ledger "$A" start_ts)" = "$(slurm_time "$A" StartTime)" ]'
@@ -45,17 +47,22 @@ check "to Slurm's end time" '[ "$(ledger "$A" end_ts)" = "$(slurm_time "$A" EndT
 check "at the rate of two GPUs" '[ "$(ledger "$A" rate_hour)" = 7200000 ]'
 check "at least the 3 s it ran" '[ "$(ledger "$A" "end_ts - start_ts")" -ge 3 ]'
 
-# First seen running, late: the segment still starts when Slurm started it.
-expect_ok g run --provider slurm --gpu h100 --detach -- sleep 6
+# First seen running, late: the segment still starts when Slurm started it. The job runs
+# until the test opens its gate, however slowly a loaded machine gets to the checks.
+GATE_B=$TMP/gate-b
+expect_ok g run --provider slurm --gpu h100 --detach -- sh -c "$GATE_WAIT" sh "$GATE_B"
 B=$(job_num "$OUT")
 wait_job_state "$B" RUNNING 40 || fail "job $B never ran"
-sleep 2.5
+wait_until 100 '[ "$(date +%s)" -ge $(($(slurm_time "$B" StartTime) + 2)) ]' ||
+	fail "the clock did not pass job $B's start"
 expect_ok g jobs
 check "open while it runs" '[ "$(ledger "$B" end_ts)" = 0 ]'
 check "from Slurm's start, not from when gpurent looked" \
 	'[ "$(ledger "$B" start_ts)" = "$(slurm_time "$B" StartTime)" ]'
+touch "$GATE_B"
 wait_done "$B" || fail "job $B did not end"
-sleep 1.5
+wait_until 100 '[ "$(date +%s)" -ge $(($(slurm_time "$B" EndTime) + 2)) ]' ||
+	fail "the clock did not pass job $B's end"
 expect_ok g jobs
 check "closed at Slurm's end" '[ "$(ledger "$B" end_ts)" = "$(slurm_time "$B" EndTime)" ]'
 check "still one segment" '[ "$(ledger "$B" "count(*)")" = 1 ]'

@@ -34,8 +34,14 @@ expect_ok g -o json show "$id"
 check "running again" '[ "$(jq -r .state <<<"$OUT")" = running ]'
 # A start while still stopping is refused by the server (409): start waits, then starts.
 expect_ok g stop --no-wait "$id"
-(sleep 2; "$GPURENT" sim advance 1m >/dev/null) &
+# The advance comes once the stop is under way, with 2 s head start for start to be waiting.
+(
+	sleep 2
+	wait_until 300 '[ "$("$GPURENT" -o json show "$id" | jq -r .state)" = stopping ]' &&
+		"$GPURENT" sim advance 1m >/dev/null
+) &
 advance=$!
+CLEANUP_HOOKS+=("kill $advance 2>/dev/null")
 expect_ok g start "$id" --timeout 30
 wait $advance
 expect_ok g -o json show "$id"

@@ -26,6 +26,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tmpdir.h"
+
 #include "gpurent/audit.h"
 #include "gpurent/catalogue.h"
 #include "gpurent/samples.h"
@@ -36,7 +38,8 @@
 #define T0 INT64_C(1789999200)	/* a whole minute */
 #define HOUR 3600
 
-static char dir[] = "/tmp/gpurent-test-audit.XXXXXX";
+/* The group's scratch directory, under $TMPDIR. */
+static char dir[256];
 static struct state *st;
 
 static void
@@ -94,7 +97,7 @@ setup(void **state)
 	struct gr_error err = { 0 };
 
 	(void)state;
-	if (mkdtemp(dir) == NULL)
+	if (test_tmpdir_make(dir, sizeof(dir), "audit") != 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/state.db", dir);
 	if (state_open(&st, path, &err) != GR_OK)
@@ -112,12 +115,9 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
 	state_close(st);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return test_tmpdir_remove(dir);
 }
 
 static const struct audit_live live[] = {
@@ -126,7 +126,7 @@ static const struct audit_live live[] = {
 };
 
 static void
-run(enum audit_group by, const char *grid, struct audit_report *rep)
+run_at(enum audit_group by, const char *grid, int idle_pct, struct audit_report *rep)
 {
 	struct cost_clock clk = { T0 + HOUR, T0 + HOUR, true };
 	struct audit_opts o;
@@ -135,13 +135,19 @@ run(enum audit_group by, const char *grid, struct audit_report *rep)
 	memset(&o, 0, sizeof(o));
 	o.span_s = HOUR;
 	o.clock = &clk;
-	o.idle_pct = 5;
+	o.idle_pct = idle_pct;
 	o.target_pct = 85;
 	o.grid = grid;
 	o.by = by;
 	o.live = live;
 	o.n_live = ARRAY_LEN(live);
 	assert_int_equal(audit_compute(st, &o, rep, &err), GR_OK);
+}
+
+static void
+run(enum audit_group by, const char *grid, struct audit_report *rep)
+{
+	run_at(by, grid, 5, rep);
 }
 
 static const struct audit_row *
@@ -210,6 +216,34 @@ per_instance(void **state)
 	assert_int_equal(r.total.instances, 4);
 	assert_true(r.total.energy_estimated);
 	assert_true(r.total.energy_kwh > 0.6499 && r.total.energy_kwh < 0.6501);
+	audit_report_release(&r);
+}
+
+/*
+ * idle.threshold counts a GPU at the threshold as idle ("at or below", as watch does): a GPU
+ * at exactly the threshold is idle, one a percent above it is not.
+ */
+static void
+idle_at_the_threshold(void **state)
+{
+	struct audit_report r;
+
+	(void)state;
+	run_at(AG_INSTANCE, NULL, 50, &r);	/* sim:i-4 is at 50 % all hour */
+	assert_int_equal(find(&r, "sim:i-4")->idle_s, HOUR);
+	assert_int_equal(find(&r, "sim:i-4")->waste, USD(3.00));
+	audit_report_release(&r);
+	run_at(AG_INSTANCE, NULL, 49, &r);
+	assert_int_equal(find(&r, "sim:i-4")->idle_s, 0);
+	audit_report_release(&r);
+	run_at(AG_INSTANCE, NULL, 0, &r);	/* sim:i-1: 0 % for 30 min, then 80 % */
+	assert_int_equal(find(&r, "sim:i-1")->idle_s, 1800);
+	audit_report_release(&r);
+	run_at(AG_INSTANCE, NULL, 80, &r);
+	assert_int_equal(find(&r, "sim:i-1")->idle_s, HOUR);
+	audit_report_release(&r);
+	run_at(AG_INSTANCE, NULL, 79, &r);
+	assert_int_equal(find(&r, "sim:i-1")->idle_s, 1800);
 	audit_report_release(&r);
 }
 
@@ -318,6 +352,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(per_instance),
+		cmocka_unit_test(idle_at_the_threshold),
 		cmocka_unit_test(grouped_and_overridden),
 		cmocka_unit_test(grid_table),
 		cmocka_unit_test(cheaper_now),

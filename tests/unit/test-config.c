@@ -8,17 +8,20 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../tmpdir.h"
+
 #include "gpurent/config.h"
 #include "gpurent/paths.h"
 #include "gpurent/watch.h"
 
-static char dir[] = "/tmp/gpurent-test-config.XXXXXX";
+/* The group's scratch directory, under $TMPDIR. */
+static char dir[256];
 
 static int
 setup(void **state)
 {
 	(void)state;
-	if (mkdtemp(dir) == NULL)
+	if (test_tmpdir_make(dir, sizeof(dir), "config") != 0)
 		return -1;
 	setenv("GPURENT_HOME", dir, 1);
 	paths_reset();
@@ -28,11 +31,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
+	return test_tmpdir_remove(dir);
 }
 
 static void

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tmpdir.h"
+
 #include "gpurent/costs.h"
 #include "gpurent/launch_policy.h"
 #include "gpurent/money.h"
@@ -25,23 +27,21 @@
 /* 2026-09-21T14:13:20Z: 35200 s to midnight, 812800 s to 2026-10-01. */
 #define SIM INT64_C(1790000000)
 
-static char dir[] = "/tmp/gpurent-test-costs.XXXXXX";
+/* The group's scratch directory, under $TMPDIR. */
+static char dir[256];
 
 static int
 setup(void **state)
 {
 	(void)state;
-	return mkdtemp(dir) == NULL ? -1 : 0;
+	return test_tmpdir_make(dir, sizeof(dir), "costs");
 }
 
 static int
 teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
+	return test_tmpdir_remove(dir);
 }
 
 static struct state *
@@ -49,7 +49,7 @@ open_db(const char *name)
 {
 	struct state *st;
 	struct gr_error err = { 0 };
-	char path[256];
+	char path[sizeof(dir) + 64];
 
 	snprintf(path, sizeof(path), "%s/%s.db", dir, name);
 	assert_int_equal(state_open(&st, path, &err), GR_OK);

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tmpdir.h"
+
 #include <sqlite3.h>
 
 #include "gpurent/catalogue.h"
@@ -19,14 +21,15 @@
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 
-static char dir[] = "/tmp/gpurent-test-offer-cache.XXXXXX";
-static char db[256];
+/* The group's scratch directory, under $TMPDIR. */
+static char dir[256];
+static char db[sizeof(dir) + 16];
 
 static int
 setup(void **state)
 {
 	(void)state;
-	if (mkdtemp(dir) == NULL)
+	if (test_tmpdir_make(dir, sizeof(dir), "offer-cache") != 0)
 		return -1;
 	snprintf(db, sizeof(db), "%s/state.db", dir);
 	return 0;
@@ -35,11 +38,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
+	return test_tmpdir_remove(dir);
 }
 
 static void

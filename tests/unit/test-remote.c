@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../tmpdir.h"
+
 #include "gpurent/remote.h"
 #include "gpurent/remote_forward.h"
 
@@ -150,12 +152,21 @@ socket_path(void **state)
 {
 	struct remote_endpoint ep;
 	struct gr_error err = { 0 };
-	char path[4300], *dir;
+	char path[4300], dir[256], *outer_tmpdir;
 
 	(void)state;
-	dir = strdup("/tmp/gpurent-test-remote-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	/* The fallback directory goes under TMPDIR: this test's own. */
+	outer_tmpdir = getenv("TMPDIR") == NULL ? NULL : strdup(getenv("TMPDIR"));
+	assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "remote"), 0);
+	/*
+	 * The fallback directory goes under TMPDIR: this test's own. The code
+	 * ignores a TMPDIR over 40 bytes (its sockets would not fit), so under
+	 * a long TMPDIR the test's directory goes under /tmp instead.
+	 */
+	if (strlen(dir) > 40) {
+		assert_int_equal(test_tmpdir_remove(dir), 0);
+		unsetenv("TMPDIR");
+		assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "remote"), 0);
+	}
 	setenv("TMPDIR", dir, 1);
 	endpoint(&ep, "127.0.0.1", "root", 22);
 	snprintf(ep.state_dir, sizeof(ep.state_dir), "%s/%s", dir,
@@ -167,9 +178,12 @@ socket_path(void **state)
 	snprintf(ep.state_dir, sizeof(ep.state_dir), "%s", dir);
 	assert_int_equal(remote_control_path(&ep, path, sizeof(path), &err), GR_OK);
 	assert_ptr_equal(strstr(path, dir), path);
-	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-	assert_int_equal(system(path), 0);
-	free(dir);
+	assert_int_equal(test_tmpdir_remove(dir), 0);
+	if (outer_tmpdir != NULL)
+		setenv("TMPDIR", outer_tmpdir, 1);
+	else
+		unsetenv("TMPDIR");
+	free(outer_tmpdir);
 }
 
 static void

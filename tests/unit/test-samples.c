@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include "../tmpdir.h"
 #include <sqlite3.h>
 
 #include "gpurent/samples.h"
@@ -29,23 +31,21 @@
 		fail_msg("%s", err.msg); \
 } while (0)
 
-static char dir[] = "/tmp/gpurent-test-samples.XXXXXX";
+/* The group's scratch directory, under $TMPDIR. */
+static char dir[256];
 
 static int
 setup(void **state)
 {
 	(void)state;
-	return mkdtemp(dir) == NULL ? -1 : 0;
+	return test_tmpdir_make(dir, sizeof(dir), "samples");
 }
 
 static int
 teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
+	return test_tmpdir_remove(dir);
 }
 
 static struct state *
@@ -53,7 +53,7 @@ open_db(const char *name)
 {
 	struct state *st;
 	struct gr_error err = { 0 };
-	char path[256];
+	char path[sizeof(dir) + 64];
 
 	snprintf(path, sizeof(path), "%s/%s.db", dir, name);
 	assert_int_equal(state_open(&st, path, &err), GR_OK);

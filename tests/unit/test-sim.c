@@ -11,18 +11,21 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../tmpdir.h"
+
 #include "gpurent/costs.h"
 #include "gpurent/sim.h"
 #include "gpurent/state.h"
 
-static char dir[] = "/tmp/gpurent-test-sim.XXXXXX";
-static char db[256];
+/* The group's scratch directory, under $TMPDIR. */
+static char dir[256];
+static char db[sizeof(dir) + 16];
 
 static int
 setup(void **state)
 {
 	(void)state;
-	if (mkdtemp(dir) == NULL)
+	if (test_tmpdir_make(dir, sizeof(dir), "sim") != 0)
 		return -1;
 	snprintf(db, sizeof(db), "%s/state.db", dir);
 	setenv("GPURENT_SIM_TIME", "1790000000", 1);
@@ -33,11 +36,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
+	return test_tmpdir_remove(dir);
 }
 
 static const struct offer *

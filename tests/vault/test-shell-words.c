@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "../tmpdir.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,20 +160,15 @@ main(void)
 		cmocka_unit_test(test_private),
 		cmocka_unit_test(test_complete),
 	};
-	char home[] = "/tmp/gpurent-shellw-XXXXXX";
+	char home[256];
 	int rc;
 
-	if (mkdtemp(home) == NULL)
+	if (test_tmpdir_make(home, sizeof(home), "shell-words") != 0)
 		return 1;
 	setenv("GPURENT_HOME", home, 1);
 	paths_reset();
 	rc = cmocka_run_group_tests_name("shell-words", tests, NULL, NULL);
-	{
-		char cmd[128];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
-		if (system(cmd) != 0)
-			rc = rc ? rc : 1;
-	}
+	if (test_tmpdir_remove(home) != 0)
+		rc = rc ? rc : 1;
 	return rc;
 }

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "../tmpdir.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,22 +32,11 @@
 
 static char home[256];
 
-static void
-rm_rf(const char *dir)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
-}
-
 static int
 setup(void **state)
 {
 	(void)state;
-	snprintf(home, sizeof(home), "/tmp/gpurent-vault-XXXXXX");
-	if (mkdtemp(home) == NULL)
+	if (test_tmpdir_make(home, sizeof(home), "vault") != 0)
 		return -1;
 	setenv("GPURENT_HOME", home, 1);
 	unsetenv("GPURENT_PASSPHRASE");
@@ -62,8 +53,7 @@ teardown(void **state)
 	(void)state;
 	vault_forget();
 	chmod(home, 0700);
-	rm_rf(home);
-	return 0;
+	return test_tmpdir_remove(home);
 }
 
 static unsigned char *
