@@ -5,14 +5,15 @@
 # random figures, unknown utilisation now and then, ssh and API sources; raw samples every
 # 10-40 s for the last 23 hours with gaps longer than SAMPLES_GAP_MAX, unknown fields, and
 # samples straddling bucket edges. Compares `metrics ID --since 30d` at several steps (raw,
-# 1m, 7m, 30m, 1h, 1d) and with --until, and `audit --since 30d --offline -o json`
+# 1m, 7m, 30m, 1h, 3h, 1d), with --since and --until cutting hours (1h, 2h; NEW reads the
+# whole hours between from samples_gpu_hour), and `audit --since 30d --offline -o json`
 # (its utilisation, p95, idle and energy figures), byte for byte, but for one documented
 # difference (samples.h, samples_summary): when NEW reads the hourly roll-up, audit's p95
 # is the whole part of OLD's, so a p95 pair passes when NEW is a whole number with
 # NEW <= OLD <= NEW + 1 (OLD is printed to one decimal, so 93.96 shows as 94.0). Each build
 # runs on its own copy of the database; the minute rows are written behind gpurent's back,
-# so the roll-up is dropped and the first command of each build fills it again, as for a
-# database made before samples_hour.
+# so the roll-ups are dropped and the first command of each build fills them again, as for
+# a database made before samples_hour and samples_gpu_hour.
 set -eu
 old=${1:?usage: bench/history-equiv.sh OLD_GPURENT NEW_GPURENT}
 new=${2:?usage: bench/history-equiv.sh OLD_GPURENT NEW_GPURENT}
@@ -27,6 +28,7 @@ start=$(( now - 29 * 86400 ))
 raw_from=$(( now - 23 * 3600 + 17 ))
 # --until as a time, not a duration: the two builds run a minute apart.
 until=$(date -u -d "@$(( now - 2 * 86400 - 7 * 60 - 13 ))" +%Y-%m-%dT%H:%M)
+cut=$(date -u -d "@$(( start + 86400 + 17 * 60 + 13 ))" +%Y-%m-%dT%H:%M:%S)
 db=$tmp/base/state.db
 sqlite3 "$db" <<SQL
 BEGIN;
@@ -64,6 +66,7 @@ SELECT s.id, r.t + s.gpu, abs(random()) % 2,
 FROM r, sample_series s;
 COMMIT;
 DROP TABLE IF EXISTS samples_hour;
+DROP TABLE IF EXISTS samples_gpu_hour;
 PRAGMA wal_checkpoint(TRUNCATE);
 SQL
 echo "history: $(sqlite3 "$db" 'SELECT count(*) FROM sample_series') GPUs," \
@@ -75,12 +78,15 @@ for b in old new; do
 	export GPURENT_HOME=$tmp/$b
 	{
 		for k in 1 2 3 4 5 6; do
-			for step in raw 1m 7m 30m 1h 1d; do
+			for step in raw 1m 7m 30m 1h 3h 1d; do
 				echo "== vast:$k --step $step"
 				"$g" metrics "vast:$k" --since 30d --step "$step" -o json
 			done
-			echo "== vast:$k auto step, --until $until"
-			"$g" metrics "vast:$k" --since 30d --until "$until" -o json
+			# Hours cut at both ends (NEW: minute rows there, hourly rows between).
+			for step in 1h 2h; do
+				echo "== vast:$k --step $step, --since $cut, --until $until"
+				"$g" metrics "vast:$k" --since "$cut" --until "$until" --step "$step" -o json
+			done
 		done
 		# Billed hours and spend grow with the clock between the two runs: the history's
 		# figures are compared.
