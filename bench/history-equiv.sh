@@ -5,14 +5,18 @@
 # random figures, unknown utilisation now and then, ssh and API sources; raw samples every
 # 10-40 s for the last 23 hours with gaps longer than SAMPLES_GAP_MAX, unknown fields, and
 # samples straddling bucket edges. Compares `metrics ID --since 30d` at several steps (raw,
-# 1m, 7m, 30m, 1h, 1d) and with --until, and `audit --since 30d --offline -o json`
+# 1m, 7m, 30m, 1h), with --since and --until cutting hours (NEW reads the whole hours
+# between from samples_gpu_hour), and `audit --since 30d --offline -o json`
 # (its utilisation, p95, idle and energy figures), byte for byte, but for one documented
 # difference (samples.h, samples_summary): when NEW reads the hourly roll-up, audit's p95
 # is the whole part of OLD's, so a p95 pair passes when NEW is a whole number with
 # NEW <= OLD <= NEW + 1 (OLD is printed to one decimal, so 93.96 shows as 94.0). Each build
 # runs on its own copy of the database; the minute rows are written behind gpurent's back,
-# so the roll-up is dropped and the first command of each build fills it again, as for a
-# database made before samples_hour.
+# so the roll-ups are dropped and the first command of each build fills them again, as for
+# a database made before samples_hour and samples_gpu_hour. Steps of several hours (3h,
+# 1d, and 2h with cut hours) are compared apart, with their one documented difference
+# (samples.h, samples_history): a mean printed 0.1 apart where the exact mean is halfway
+# between two tenths; the number of such rows is printed.
 set -eu
 old=${1:?usage: bench/history-equiv.sh OLD_GPURENT NEW_GPURENT}
 new=${2:?usage: bench/history-equiv.sh OLD_GPURENT NEW_GPURENT}
@@ -27,6 +31,7 @@ start=$(( now - 29 * 86400 ))
 raw_from=$(( now - 23 * 3600 + 17 ))
 # --until as a time, not a duration: the two builds run a minute apart.
 until=$(date -u -d "@$(( now - 2 * 86400 - 7 * 60 - 13 ))" +%Y-%m-%dT%H:%M)
+cut=$(date -u -d "@$(( start + 86400 + 17 * 60 + 13 ))" +%Y-%m-%dT%H:%M:%S)
 db=$tmp/base/state.db
 sqlite3 "$db" <<SQL
 BEGIN;
@@ -64,6 +69,7 @@ SELECT s.id, r.t + s.gpu, abs(random()) % 2,
 FROM r, sample_series s;
 COMMIT;
 DROP TABLE IF EXISTS samples_hour;
+DROP TABLE IF EXISTS samples_gpu_hour;
 PRAGMA wal_checkpoint(TRUNCATE);
 SQL
 echo "history: $(sqlite3 "$db" 'SELECT count(*) FROM sample_series') GPUs," \
@@ -75,12 +81,22 @@ for b in old new; do
 	export GPURENT_HOME=$tmp/$b
 	{
 		for k in 1 2 3 4 5 6; do
-			for step in raw 1m 7m 30m 1h 1d; do
+			for step in raw 1m 7m 30m 1h; do
 				echo "== vast:$k --step $step"
 				"$g" metrics "vast:$k" --since 30d --step "$step" -o json
 			done
-			echo "== vast:$k auto step, --until $until"
-			"$g" metrics "vast:$k" --since 30d --until "$until" -o json
+			# Hours cut at both ends (NEW: minute rows there, hourly rows between).
+			echo "== vast:$k --step 1h, --since $cut, --until $until"
+			"$g" metrics "vast:$k" --since "$cut" --until "$until" --step 1h -o json
+		done
+		# Steps of several hours: compared apart (below).
+		for k in 1 2 3 4 5 6; do
+			for step in 3h 1d; do
+				echo "== vast:$k --step $step"
+				"$g" metrics "vast:$k" --since 30d --step "$step" -o json >>"$tmp/$b.multi"
+			done
+			echo "== vast:$k --step 2h, --since $cut, --until $until"
+			"$g" metrics "vast:$k" --since "$cut" --until "$until" --step 2h -o json >>"$tmp/$b.multi"
 		done
 		# Billed hours and spend grow with the clock between the two runs: the history's
 		# figures are compared.
@@ -114,6 +130,52 @@ if ! paste "$tmp/old.p95" "$tmp/new.p95" | awk '
 	NF != 2 || $2 != int($2) || $1 < $2 || $1 > $2 + 1 { print "p95 out of bound: old " $1 ", new " $2; bad = 1 }
 	$1 == $2 { same++ }
 	END { printf "p95: %d pairs, %d the same, the rest old - new in (0, 1]\n", NR, same; exit bad }'; then
+	echo "DIFFERENT" >&2
+	exit 1
+fi
+# Steps of several hours: NEW adds the hours' sums, OLD the minutes' in order, so a mean
+# may differ in its last bit, and where the exact mean is halfway between two tenths (402.45)
+# the printed one may differ by 0.1. Everything else must be identical.
+if ! python3 - "$tmp/old.multi" "$tmp/new.multi" <<'PY'
+import json, sys
+def rows(path):
+	out, buf = [], ""
+	for line in open(path):
+		if line.startswith("=="):
+			continue
+		buf += line
+	dec = json.JSONDecoder()
+	i = 0
+	while i < len(buf):
+		while i < len(buf) and buf[i].isspace():
+			i += 1
+		if i == len(buf):
+			break
+		v, i = dec.raw_decode(buf, i)
+		out.extend(v)
+	return out
+old, new = rows(sys.argv[1]), rows(sys.argv[2])
+means = ("util_pct", "memory_used_mib", "temp_c", "power_w", "memory_free_mib", "memory_util_pct",
+	"temp_memory_c", "clock_sm_mhz", "clock_mem_mhz", "fan_pct", "encoder_pct", "decoder_pct")
+bad = tenth = 0
+if len(old) != len(new):
+	print("multi-hour steps: %d rows, %d rows" % (len(old), len(new)))
+	sys.exit(1)
+for a, b in zip(old, new):
+	a.pop("vendor", None); b.pop("vendor", None)
+	for key in a:
+		if a[key] == b.get(key):
+			continue
+		if key in means and a[key] is not None and b.get(key) is not None and abs(a[key] - b[key]) <= 0.1 + 1e-9:
+			tenth += 1
+			continue
+		bad += 1
+		if bad <= 3:
+			print("multi-hour steps differ:", key, a[key], b.get(key), a["time"], a["step_s"])
+print("steps of several hours: %d rows, %d means 0.1 apart (halfway cases), the rest identical" % (len(new), tenth))
+sys.exit(1 if bad else 0)
+PY
+then
 	echo "DIFFERENT" >&2
 	exit 1
 fi

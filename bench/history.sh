@@ -13,7 +13,8 @@
 #    (curl's time_total), against the floor: bench/static_serve.c answering the same bytes
 #    from memory. Target: under 10 ms.
 #
-# usage: bench/history.sh [BUILD_DIR]   (default: build); RUNS=N (default 11)
+# usage: bench/history.sh [BUILD_DIR]   (default: build); RUNS=N (default 11); SKIP_EXPORTER=1
+# (part 1 only); PROFILE=1 (perf's top functions of part 1's command)
 set -eu
 build=${1:-build}
 G=$(cd "$build" && pwd)/gpurent
@@ -76,21 +77,39 @@ FROM m, sample_series s;
 WITH RECURSIVE r(t) AS (SELECT $T - 86400 UNION ALL SELECT t + 10 FROM r WHERE t + 10 < $T)
 INSERT INTO samples(series, at, source, util, mem_used, mem_total, temp, power, power_limit)
 SELECT s.id, r.t, 0, (r.t / 10) % 100, 35000, 81559, 65, 450, 700 FROM r, sample_series s;
+-- The minute rows were written behind gpurent's back: the roll-ups are made again from
+-- them by the first command, as for a database made before them.
+DROP TABLE IF EXISTS samples_hour; DROP TABLE IF EXISTS samples_gpu_hour;
 EOF
 sqlite3 "$db" "VACUUM"
 minutes=$(sqlite3 "$db" "SELECT count(*) FROM samples_minute")
 raw=$(sqlite3 "$db" "SELECT count(*) FROM samples")
 size=$(( $(stat -c %s "$db") / 1024 / 1024 ))
 # The first command applies retention at the simulator's now (2 minutes past the month).
+t0=$(date +%s%N)
 rows=$("$G" metrics sim:i-900001 --since 30d -o csv | tail -n +2 | wc -l)
-sql="SELECT minute / 1800, min(util_min), avg(util_mean), max(util_max) FROM samples_minute WHERE series = 1 GROUP BY 1"
-echo "database: $minutes minute rows, $raw raw rows, $size MiB after VACUUM; the answer: $rows rows (30-minute buckets)"
+first_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+step=$("$G" metrics sim:i-900001 --since 30d -o json | jq '.[0].step_s')
+sql="SELECT minute / $step, min(util_min), avg(util_mean), max(util_max) FROM samples_minute WHERE series = 1 GROUP BY 1"
+echo "database: $minutes minute rows, $raw raw rows, $size MiB after VACUUM; the answer: $rows rows ($step s buckets); the first command (retention, roll-ups filled): $first_ms ms"
 echo "| measure | median wall | median CPU | target |"
 echo "|---|---:|---:|---:|"
 echo "| \`metrics ID --since 30d -o json\` | $(median_ms "$G" metrics sim:i-900001 --since 30d -o json) ms | $(median_cpu_ms "$G" metrics sim:i-900001 --since 30d -o json) ms | < 100 ms |"
 echo "| \`metrics ID --since 30d\` (table) | $(median_ms "$G" metrics sim:i-900001 --since 30d) ms | $(median_cpu_ms "$G" metrics sim:i-900001 --since 30d) ms | |"
 echo "| floor: \`gpurent version\` (process start) | $(median_ms "$G" version) ms | $(median_cpu_ms "$G" version) ms | |"
-echo "| floor: sqlite3 shell, one instance's minutes in 30-minute buckets | $(median_ms sqlite3 "$db" "$sql") ms | $(median_cpu_ms sqlite3 "$db" "$sql") ms | |"
+echo "| floor: sqlite3 shell, one instance's minutes in $step s buckets | $(median_ms sqlite3 "$db" "$sql") ms | $(median_cpu_ms sqlite3 "$db" "$sql") ms | |"
+# PROFILE=1: where the CPU time of `--since 30d -o json` goes (perf, 20 runs).
+if [ -n "${PROFILE:-}" ]; then
+	for ((i = 0; i < 20; i++)); do
+		perf record -q -F 4999 -o "$TMP/perf.$i" -- "$G" metrics sim:i-900001 --since 30d -o json >/dev/null 2>&1
+	done
+	echo
+	echo "top functions (self, all samples of 20 runs):"
+	for ((i = 0; i < 20; i++)); do
+		perf report -q -i "$TMP/perf.$i" --stdio --no-children --sort symbol -F overhead,sym 2>/dev/null
+	done | awk '{ p = $1; sub(/%/, "", p); s[$2 " " $3] += p } END { for (k in s) printf "%6.1f%% %s\n", s[k] / 20, k }' |
+		sort -rn | head -12
+fi
 
 echo
 [ -n "${SKIP_EXPORTER:-}" ] && exit 0

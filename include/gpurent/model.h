@@ -244,7 +244,7 @@ enum {
 	MV_COMPUTE_MODE = 1u << 20,
 	MV_MIG = 1u << 21,
 	MV_XID = 1u << 22,		/* last Xid error in the kernel log (0: none there) */
-	MV_XID_COUNT = 1u << 23,	/* Xid errors logged since the sampler's loop began */
+	MV_XID_COUNT = 1u << 23,	/* Xid errors logged since the sampler began (nvidia.c) */
 };
 
 /* Where a sample's figures came from (JSON "source"). */

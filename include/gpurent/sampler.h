@@ -30,6 +30,8 @@
 #include "remote.h"
 
 /* One frame: every GPU the vendor tool reported, and the host. */
+#define SAMPLER_RESUME_MAX 64
+
 struct probe_snapshot {
 	int64_t at;			/* UTC seconds when the frame arrived */
 	char vendor[16];		/* the vendor whose tool answered; "" when none */
@@ -39,6 +41,12 @@ struct probe_snapshot {
 	struct host_sample host;
 	bool host_ok;
 	int64_t gap_from, gap_to;	/* non-zero: no frames between these (a reconnection) */
+	/*
+	 * Where the loop's vendor command has read the machine's logs up to (nvidia.c: the
+	 * boot and the time of the newest Xid counted), "" when it said none or something
+	 * other than [0-9A-Za-z.@-]: passed to the loop started after a reconnection.
+	 */
+	char resume[SAMPLER_RESUME_MAX];
 };
 void probe_snapshot_init(struct probe_snapshot *s);
 void probe_snapshot_release(struct probe_snapshot *s);

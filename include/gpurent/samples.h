@@ -25,6 +25,13 @@
  *                   (the hours that gained minutes and the hour retention cut are made
  *                   again) and filled once from the minute rows when a database made
  *                   before it is first opened. Raw samples are never in it.
+ *   samples_gpu_hour the hourly roll-up that samples_history reads for steps of whole
+ *                   hours: one row per (series, hour) folding exactly the minute rows of
+ *                   that hour of that GPU, as a history bucket of that hour folds them:
+ *                   samples, seconds, source, each stat's min, max, sum of mean x samples
+ *                   and its weight (the samples of the minutes that knew it; NULL when
+ *                   none did: unknown stays unknown), the other fields' aggregate. Kept
+ *                   and filled like samples_hour.
  * Both sample tables are clustered on (series, time) with a second index on time, so a
  * range of one instance reads only its rows, and compaction deletes by time.
  *
@@ -103,7 +110,11 @@ void sample_rows_release(struct sample_rows *r);
  * (until 0: no bound), ordered by instance, GPU, time. step 0: raw samples only (what is
  * left of the range within raw retention). step > 0, a multiple of 60: buckets of step
  * seconds aligned to the epoch, built from minute aggregates and raw samples alike, so
- * one query spans both retentions. Appends to *out.
+ * one query spans both retentions. A step of whole hours reads the whole hours of the
+ * range from samples_gpu_hour (a month: 720 rows a GPU, not 43200) and minute rows only
+ * in the hours the range cuts: a bucket of one hour has the very figures of its minute
+ * rows; in a bucket of several hours the hours' sums are added, so a mean may differ from
+ * a sum in minute order in its last bit. Appends to *out.
  */
 enum gr_err samples_history(struct state *st, const char *instance_id, int64_t since,
     int64_t until, int step, struct sample_rows *out, struct gr_error *err);

@@ -597,7 +597,8 @@ const struct command cmd_metrics = {
 	    "Every sample taken is kept in the state database: raw samples for 24 hours,\n"
 	    "one-minute aggregates (min, mean, max) for 30 days. --since prints that history\n"
 	    "(mean, min and max per row); within the last 24 hours raw samples, further back\n"
-	    "buckets of whole minutes sized to at most 1500 rows per GPU (--step chooses)."),
+	    "buckets of whole minutes sized to at most 1500 rows per GPU, of an hour or more\n"
+	    "for a range over two days (--step chooses)."),
 	.opts = opts,
 	.complete_args = CPL_INSTANCE,
 	.run = metrics_run,

@@ -17,6 +17,8 @@
 
 /* Most rows per GPU that an automatic step lets through. */
 #define AUTO_ROWS_MAX 1500
+/* A range longer than this is shown in buckets of an hour or more. */
+#define AUTO_HOURS_AFTER (2 * 86400)
 
 bool
 metrics_parse_when(const char *s, int64_t now, int64_t *out)
@@ -63,7 +65,9 @@ metrics_parse_when(const char *s, int64_t now, int64_t *out)
 
 /*
  * Raw samples while the whole range is within raw retention; beyond it, buckets of whole
- * minutes, as small as keeps each GPU under AUTO_ROWS_MAX rows.
+ * minutes, as small as keeps each GPU under AUTO_ROWS_MAX rows, and whole hours for a range
+ * longer than AUTO_HOURS_AFTER: those are read from the hourly roll-up (samples.h), a
+ * month in some 720 rows per GPU instead of 43200 minute rows.
  */
 int
 metrics_auto_step(int64_t since, int64_t until, int64_t now)
@@ -75,7 +79,7 @@ metrics_auto_step(int64_t since, int64_t until, int64_t now)
 	if (since >= now - SAMPLES_RAW_KEEP)
 		return 0;
 	for (i = 0; i < ARRAY_LEN(steps) - 1; i++)
-		if (span / steps[i] <= AUTO_ROWS_MAX)
+		if (span / steps[i] <= AUTO_ROWS_MAX && (span <= AUTO_HOURS_AFTER || steps[i] >= 3600))
 			break;
 	return steps[i];
 }

@@ -70,6 +70,7 @@ hour_floor(int64_t t)
 }
 
 static bool rollup_hours(struct state *st, int64_t h0, int64_t h1);
+static bool gpu_hours(struct state *st, int64_t h0, int64_t h1);
 
 static const uint32_t stat_bits[SS__COUNT] = {
 	[SS_UTIL] = MV_UTIL, [SS_MEM_USED] = MV_MEM, [SS_MEM_FREE] = MV_MEM_FREE,
@@ -424,7 +425,7 @@ samples_compact(struct state *st, int64_t now, struct gr_error *err)
 		}
 	}
 	/*
-	 * The hourly roll-up follows the minutes: the hours that gained minute rows, and the
+	 * The hourly roll-ups follow the minutes: the hours that gained minute rows, and the
 	 * hour that retention cut, are made again; the hours before it are gone.
 	 */
 	if (sqlite3_prepare_v2(db, "DELETE FROM samples_hour WHERE hour < ?1", -1, &s,
@@ -434,9 +435,19 @@ samples_compact(struct state *st, int64_t now, struct gr_error *err)
 	step = sqlite3_step(s);
 	sqlite3_finalize(s);
 	s = NULL;
+	if (step != SQLITE_DONE ||
+	    sqlite3_prepare_v2(db, "DELETE FROM samples_gpu_hour WHERE hour < ?1", -1, &s,
+	    NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(s, 1, drop_hour);
+	step = sqlite3_step(s);
+	sqlite3_finalize(s);
+	s = NULL;
 	if (step != SQLITE_DONE || !rollup_hours(st, drop_hour, drop_hour + HOUR) ||
-	    (oldest != INT64_MAX && !rollup_hours(st, hour_floor(oldest),
-	    hour_floor(cutoff - 1) + HOUR)))
+	    !gpu_hours(st, drop_hour, drop_hour + HOUR) ||
+	    (oldest != INT64_MAX && (!rollup_hours(st, hour_floor(oldest),
+	    hour_floor(cutoff - 1) + HOUR) || !gpu_hours(st, hour_floor(oldest),
+	    hour_floor(cutoff - 1) + HOUR))))
 		goto fail;
 	return state_commit(st, err);
 fail:
@@ -901,13 +912,78 @@ history_raw(sqlite3_stmt *raw, const struct gpu_sample *head, uint32_t seen,
 	return rc;
 }
 
+/* Minute rows (minute, then the columns of part_add_minute) into buckets of step seconds. */
+static int
+minute_parts(sqlite3_stmt *minute, uint32_t seen, int step, struct parts *pm)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(minute)) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(minute, 0);
+
+		part_add_minute(parts_at(pm, t / step * step), minute, seen);
+	}
+	return rc;
+}
+
 /*
- * The buckets of one series: its minute rows and raw samples bucketed apart (each read in
- * key order, so a bucket is complete when the next begins), then merged by time.
+ * One samples_gpu_hour row (columns after the hour: n, secs, source, then per field in
+ * `seen`: min, sum, weight, max of a stat, else the value) into its bucket: the hour's
+ * sums added as part_add_minute adds a minute's, so a bucket of one whole hour has the
+ * very figures its minutes give.
+ */
+static void
+part_add_hour(struct part *b, sqlite3_stmt *s, uint32_t seen)
+{
+	int col = 4, src = sqlite3_column_int(s, 3);
+	size_t k;
+
+	b->n += sqlite3_column_int64(s, 1);
+	b->secs += sqlite3_column_int64(s, 2);
+	if (src > b->source)
+		b->source = src;
+	for (k = 0; k < NFIELDS; k++) {
+		uint32_t bit = 1u << k;
+
+		if (!(seen & fields[k].bit))
+			continue;
+		if (fields[k].agg != A_STAT) {
+			if (sqlite3_column_type(s, col) != SQLITE_NULL)
+				part_value(b, k, sqlite3_column_int64(s, col));
+			col++;
+			continue;
+		}
+		if (sqlite3_column_type(s, col) != SQLITE_NULL) {
+			double lo = sqlite3_column_double(s, col);
+
+			if (!(b->has_min & bit) || lo < b->min[k])
+				b->min[k] = lo;
+			b->has_min |= bit;
+		}
+		if (sqlite3_column_type(s, col + 1) != SQLITE_NULL) {
+			b->wsum[k] += sqlite3_column_double(s, col + 1);
+			b->wn[k] += sqlite3_column_double(s, col + 2);
+			b->has_mean |= bit;
+		}
+		if (sqlite3_column_type(s, col + 3) != SQLITE_NULL) {
+			double hi = sqlite3_column_double(s, col + 3);
+
+			if (!(b->has_max & bit) || hi > b->max[k])
+				b->max[k] = hi;
+			b->has_max |= bit;
+		}
+		col += 4;
+	}
+}
+
+/*
+ * The buckets of one series: its aggregate rows (minute rows, and hour rows for the whole
+ * hours of a step of whole hours, already in pm) and raw samples bucketed apart (each read
+ * in key order, so a bucket is complete when the next begins), then merged by time.
  */
 static int
-history_buckets(sqlite3_stmt *minute, sqlite3_stmt *raw, const struct gpu_sample *head,
-    uint32_t seen, int step, struct parts *pm, struct parts *pr, struct sample_rows *out)
+history_buckets(sqlite3_stmt *raw, const struct gpu_sample *head, uint32_t seen, int step,
+    struct parts *pm, struct parts *pr, struct sample_rows *out)
 {
 	struct raw prev, cur;
 	int64_t before = -1;	/* the time of the sample before prev */
@@ -915,14 +991,7 @@ history_buckets(sqlite3_stmt *minute, sqlite3_stmt *raw, const struct gpu_sample
 	size_t i = 0, j = 0;
 	int rc;
 
-	pm->n = pr->n = 0;
-	while ((rc = sqlite3_step(minute)) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(minute, 0);
-
-		part_add_minute(parts_at(pm, t / step * step), minute, seen);
-	}
-	if (rc != SQLITE_DONE)
-		return rc;
+	pr->n = 0;
 	/* A raw sample's seconds need the next one's time: each is added one sample late. */
 	while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
 		raw_read(raw, seen, &cur);
@@ -957,17 +1026,167 @@ history_buckets(sqlite3_stmt *minute, sqlite3_stmt *raw, const struct gpu_sample
 	return SQLITE_DONE;
 }
 
+/* The columns of samples_minute after the minute, for the fields in `seen`. */
+static void
+sql_minute_cols(struct sql *q, uint32_t seen)
+{
+	size_t k;
+
+	sql_add(q, ", n, secs, source");
+	for (k = 0; k < NFIELDS; k++) {
+		if (!(seen & fields[k].bit))
+			continue;
+		if (fields[k].agg == A_STAT)
+			sql_add(q, ", %s_min, %s_mean, %s_max", fields[k].col, fields[k].col,
+			    fields[k].col);
+		else
+			sql_add(q, ", %s", fields[k].col);
+	}
+}
+
+/* The columns of samples_gpu_hour after the hour (part_add_hour), for the fields in `seen`. */
+static void
+sql_gpu_hour_cols(struct sql *q, uint32_t seen)
+{
+	size_t k;
+
+	sql_add(q, ", n, secs, source");
+	for (k = 0; k < NFIELDS; k++) {
+		if (!(seen & fields[k].bit))
+			continue;
+		if (fields[k].agg == A_STAT)
+			sql_add(q, ", %s_min, %s_sum, %s_weight, %s_max", fields[k].col,
+			    fields[k].col, fields[k].col, fields[k].col);
+		else
+			sql_add(q, ", %s", fields[k].col);
+	}
+}
+
+/* The statement that writes one samples_gpu_hour row, every field. */
+static bool
+prepare_gpu_hour_insert(sqlite3 *db, sqlite3_stmt **s)
+{
+	struct sql q = { .len = 0 };
+	size_t k;
+
+	sql_add(&q, "INSERT OR REPLACE INTO samples_gpu_hour(series, hour");
+	sql_gpu_hour_cols(&q, UINT32_MAX);
+	sql_add(&q, ") VALUES(?, ?, ?, ?, ?");
+	for (k = 0; k < NFIELDS; k++)
+		sql_add(&q, fields[k].agg == A_STAT ? ", ?, ?, ?, ?" : ", ?");
+	sql_add(&q, ")");
+	return sqlite3_prepare_v2(db, q.buf, -1, s, NULL) == SQLITE_OK;
+}
+
+/* One hour's part (the fold of its minute rows) as a samples_gpu_hour row. */
+static bool
+gpu_hour_write(sqlite3_stmt *ins, int64_t series, const struct part *b)
+{
+	int col = 6;
+	size_t k;
+
+	sqlite3_reset(ins);
+	sqlite3_bind_int64(ins, 1, series);
+	sqlite3_bind_int64(ins, 2, b->t);
+	sqlite3_bind_int64(ins, 3, b->n);
+	sqlite3_bind_int64(ins, 4, b->secs);
+	sqlite3_bind_int(ins, 5, b->source);
+	for (k = 0; k < NFIELDS; k++) {
+		uint32_t bit = 1u << k;
+
+		if (fields[k].agg != A_STAT) {
+			if (b->has_v & bit)
+				sqlite3_bind_int64(ins, col, b->v[k]);
+			else
+				sqlite3_bind_null(ins, col);
+			col++;
+			continue;
+		}
+		if (b->has_min & bit)
+			sqlite3_bind_double(ins, col, b->min[k]);
+		else
+			sqlite3_bind_null(ins, col);
+		if (b->has_mean & bit) {
+			sqlite3_bind_double(ins, col + 1, b->wsum[k]);
+			sqlite3_bind_double(ins, col + 2, b->wn[k]);
+		} else {
+			sqlite3_bind_null(ins, col + 1);
+			sqlite3_bind_null(ins, col + 2);
+		}
+		if (b->has_max & bit)
+			sqlite3_bind_double(ins, col + 3, b->max[k]);
+		else
+			sqlite3_bind_null(ins, col + 3);
+		col += 4;
+	}
+	return sqlite3_step(ins) == SQLITE_DONE;
+}
+
+/*
+ * Makes samples_gpu_hour's rows for hours [h0, h1) again from the minute rows of those
+ * hours, each hour folded by part_add_minute in minute order, as a history bucket of that
+ * hour would be. Inside the caller's transaction.
+ */
+static bool
+gpu_hours(struct state *st, int64_t h0, int64_t h1)
+{
+	sqlite3 *db = state_db(st);
+	struct sql cols = { .len = 0 };
+	sqlite3_stmt *minute = NULL, *del = NULL, *ins = NULL;
+	struct parts ph = { 0 };
+	struct series_list l;
+	bool ok = false;
+	size_t i, k;
+	int rc = SQLITE_DONE;
+
+	if (h0 >= h1)
+		return true;
+	if (!series_list_read(st, NULL, &l))
+		return false;
+	sql_minute_cols(&cols, UINT32_MAX);
+	/* The delete: SEARCH samples_gpu_hour USING COVERING INDEX samples_gpu_hour_at. */
+	if (!prepare_range(db, "samples_minute", "minute", cols.buf, &minute) ||
+	    sqlite3_prepare_v2(db, "DELETE FROM samples_gpu_hour WHERE hour >= ?1 AND hour < ?2",
+	    -1, &del, NULL) != SQLITE_OK || !prepare_gpu_hour_insert(db, &ins))
+		goto out;
+	sqlite3_bind_int64(del, 1, h0);
+	sqlite3_bind_int64(del, 2, h1);
+	if (sqlite3_step(del) != SQLITE_DONE)
+		goto out;
+	for (i = 0; i < l.n && rc == SQLITE_DONE; i++) {
+		ph.n = 0;
+		bind_range(minute, l.id[i], h0, h1);
+		if ((rc = minute_parts(minute, UINT32_MAX, HOUR, &ph)) != SQLITE_DONE)
+			break;
+		for (k = 0; k < ph.n; k++) {
+			if (!gpu_hour_write(ins, l.id[i], &ph.v[k])) {
+				rc = SQLITE_ERROR;
+				break;
+			}
+		}
+	}
+	ok = rc == SQLITE_DONE;
+out:
+	sqlite3_finalize(minute);
+	sqlite3_finalize(del);
+	sqlite3_finalize(ins);
+	series_list_release(&l);
+	free(ph.v);
+	return ok;
+}
+
 enum gr_err
 samples_history(struct state *st, const char *instance_id, int64_t since, int64_t until,
     int step, struct sample_rows *out, struct gr_error *err)
 {
 	sqlite3 *db = state_db(st);
-	struct sql mcols = { .len = 0 }, rcols = { .len = 0 };
-	sqlite3_stmt *minute = NULL, *raw = NULL;
+	struct sql mcols = { .len = 0 }, hcols = { .len = 0 }, rcols = { .len = 0 };
+	sqlite3_stmt *minute = NULL, *hour = NULL, *raw = NULL;
 	struct parts pm = { 0 }, pr = { 0 };
 	struct series_list l;
 	uint32_t seen = UINT32_MAX;
 	enum gr_err ret = GR_OK;
+	int64_t hlo = 0, hhi = 0;
 	size_t i, k;
 	int rc = SQLITE_DONE;
 
@@ -980,22 +1199,28 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 	/* Aggregate only the fields some sample of these GPUs knew: most APIs know five. */
 	if (step > 0 && (seen = series_seen(st, instance_id)) == 0)
 		return GR_OK;
-	sql_add(&mcols, ", n, secs, source");
+	sql_minute_cols(&mcols, seen);
+	sql_gpu_hour_cols(&hcols, seen);
 	sql_add(&rcols, ", source");
-	for (k = 0; k < NFIELDS; k++) {
-		if (!(seen & fields[k].bit))
-			continue;
-		sql_add(&rcols, ", %s", fields[k].col);
-		if (fields[k].agg == A_STAT)
-			sql_add(&mcols, ", %s_min, %s_mean, %s_max", fields[k].col, fields[k].col,
-			    fields[k].col);
-		else
-			sql_add(&mcols, ", %s", fields[k].col);
+	for (k = 0; k < NFIELDS; k++)
+		if (seen & fields[k].bit)
+			sql_add(&rcols, ", %s", fields[k].col);
+	/*
+	 * A step of whole hours reads the whole hours of the range, [hlo, hhi), from
+	 * samples_gpu_hour and minute rows only where the range cuts an hour; with no whole
+	 * hour inside, the minute rows of the whole range.
+	 */
+	if (step % HOUR == 0) {
+		hlo = hour_floor(since) == since ? since : hour_floor(since) + HOUR;
+		hhi = hour_floor(until);
+		if (hhi <= hlo)
+			hlo = hhi = until;
 	}
 	if (!series_list_read(st, instance_id, &l))
 		return state_fail(st, err, "cannot read the sample history");
 	if (!prepare_range(db, "samples", "at", rcols.buf, &raw) ||
-	    (step > 0 && !prepare_range(db, "samples_minute", "minute", mcols.buf, &minute))) {
+	    (step > 0 && !prepare_range(db, "samples_minute", "minute", mcols.buf, &minute)) ||
+	    (hlo < hhi && !prepare_range(db, "samples_gpu_hour", "hour", hcols.buf, &hour))) {
 		ret = state_fail(st, err, "cannot read the sample history");
 		goto out;
 	}
@@ -1006,13 +1231,34 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 			rc = history_raw(raw, &l.head[i], seen, out);
 			continue;
 		}
-		bind_range(minute, l.id[i], since, until);
-		rc = history_buckets(minute, raw, &l.head[i], seen, step, &pm, &pr, out);
+		pm.n = 0;
+		if (hlo < hhi) {
+			bind_range(minute, l.id[i], since, hlo);
+			rc = minute_parts(minute, seen, step, &pm);
+			if (rc == SQLITE_DONE) {
+				bind_range(hour, l.id[i], hlo, hhi);
+				while ((rc = sqlite3_step(hour)) == SQLITE_ROW) {
+					int64_t t = sqlite3_column_int64(hour, 0);
+
+					part_add_hour(parts_at(&pm, t / step * step), hour, seen);
+				}
+			}
+			if (rc == SQLITE_DONE) {
+				bind_range(minute, l.id[i], hhi, until);
+				rc = minute_parts(minute, seen, step, &pm);
+			}
+		} else {
+			bind_range(minute, l.id[i], since, until);
+			rc = minute_parts(minute, seen, step, &pm);
+		}
+		if (rc == SQLITE_DONE)
+			rc = history_buckets(raw, &l.head[i], seen, step, &pm, &pr, out);
 	}
 	if (rc != SQLITE_DONE)
 		ret = state_fail(st, err, "cannot read the sample history");
 out:
 	sqlite3_finalize(minute);
+	sqlite3_finalize(hour);
 	sqlite3_finalize(raw);
 	series_list_release(&l);
 	free(pm.v);
@@ -1505,22 +1751,45 @@ out:
 }
 
 /*
- * samples_hour came after the minute table: a database without it gets it here, filled
- * once from every minute row it holds (a month of 50 GPUs: some seconds, once). Another
- * process may be doing the same: the check is repeated under the write lock.
+ * The roll-ups came after the minute table (samples_hour, then samples_gpu_hour): a
+ * database without one gets it here, filled once from every minute row it holds (a month
+ * of 50 GPUs: some seconds, once). Another process may be doing the same: the check is
+ * repeated under the write lock.
  */
 static bool
-hour_table_exists(sqlite3 *db)
+table_exists(sqlite3 *db, const char *name)
 {
 	sqlite3_stmt *s;
 	bool yes = false;
 
 	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-	    "name = 'samples_hour'", -1, &s, NULL) != SQLITE_OK)
+	    "name = ?1", -1, &s, NULL) != SQLITE_OK)
 		return false;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 	yes = sqlite3_step(s) == SQLITE_ROW;
 	sqlite3_finalize(s);
 	return yes;
+}
+
+/* samples_gpu_hour: one row per series and hour (samples.h); made without the rows. */
+static bool
+gpu_hour_table(sqlite3 *db)
+{
+	struct sql q = { .len = 0 };
+	size_t k;
+
+	sql_add(&q, "CREATE TABLE samples_gpu_hour(series INTEGER NOT NULL, hour INTEGER NOT NULL,"
+	    "n INTEGER NOT NULL, secs INTEGER NOT NULL, source INTEGER NOT NULL");
+	for (k = 0; k < NFIELDS; k++) {
+		if (fields[k].agg == A_STAT)
+			sql_add(&q, ", %s_min INTEGER, %s_sum REAL, %s_weight INTEGER, %s_max INTEGER",
+			    fields[k].col, fields[k].col, fields[k].col, fields[k].col);
+		else
+			sql_add(&q, ", %s INTEGER", fields[k].col);
+	}
+	sql_add(&q, ", PRIMARY KEY(series, hour)) WITHOUT ROWID;"
+	    "CREATE INDEX samples_gpu_hour_at ON samples_gpu_hour(hour);");
+	return sqlite3_exec(db, q.buf, NULL, NULL, NULL) == SQLITE_OK;
 }
 
 static enum gr_err
@@ -1529,24 +1798,29 @@ rollup_ensure(struct state *st, struct gr_error *err)
 	sqlite3 *db = state_db(st);
 	sqlite3_stmt *s = NULL;
 	int64_t lo = 0, hi = -1;
+	bool instance_hours, gpu_hours_missing;
 
-	if (hour_table_exists(db))
+	if (table_exists(db, "samples_hour") && table_exists(db, "samples_gpu_hour"))
 		return GR_OK;
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
-	if (hour_table_exists(db))
+	instance_hours = !table_exists(db, "samples_hour");
+	gpu_hours_missing = !table_exists(db, "samples_gpu_hour");
+	if (!instance_hours && !gpu_hours_missing)
 		return state_commit(st, err);
-	if (sqlite3_exec(db, sql_hour_table, NULL, NULL, NULL) != SQLITE_OK ||
+	if ((instance_hours && sqlite3_exec(db, sql_hour_table, NULL, NULL, NULL) != SQLITE_OK) ||
+	    (gpu_hours_missing && !gpu_hour_table(db)) ||
 	    sqlite3_prepare_v2(db, "SELECT min(minute), max(minute) FROM samples_minute", -1, &s,
 	    NULL) != SQLITE_OK)
 		goto fail;
 	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
-		lo = sqlite3_column_int64(s, 0) / HOUR * HOUR;
-		hi = sqlite3_column_int64(s, 1) / HOUR * HOUR + HOUR;
+		lo = hour_floor(sqlite3_column_int64(s, 0));
+		hi = hour_floor(sqlite3_column_int64(s, 1)) + HOUR;
 	}
 	sqlite3_finalize(s);
 	s = NULL;
-	if (!rollup_hours(st, lo, hi))
+	if ((instance_hours && !rollup_hours(st, lo, hi)) ||
+	    (gpu_hours_missing && !gpu_hours(st, lo, hi)))
 		goto fail;
 	return state_commit(st, err);
 fail:

@@ -37,12 +37,17 @@ struct sampler {
 	int backoff;		/* seconds before the next attempt */
 	int64_t retry_at;	/* monotonic seconds of the next attempt, 0 up */
 	/*
-	 * Each loop on the instance counts the Xids logged since it began (probe.h); a
-	 * reconnection starts a new loop, so the counts of the loops before it are carried
-	 * here and added, and a count stays one "since the sampler started".
+	 * Each loop on the instance counts the Xids logged since it began (nvidia.c); a
+	 * reconnection starts a new loop, which counts from the resume point of the last
+	 * frame received (the Xids logged while down count once), so the counts of the loops
+	 * before it are carried here and added, and a count stays one "since the sampler
+	 * started". Within a loop a count never goes down (the highest one is kept), nor does
+	 * a GPU's last Xid go back to none when its lines leave the kernel's log.
 	 */
 	int xid_carry[XID_GPUS];
-	int xid_loop[XID_GPUS];	/* the current loop's last count */
+	int xid_loop[XID_GPUS];	/* the current loop's highest count */
+	int xid_last[XID_GPUS];	/* the last Xid code seen, 0 none */
+	char resume[SAMPLER_RESUME_MAX];	/* the last frame's resume point, "" none */
 };
 
 void
@@ -77,8 +82,12 @@ sampler_script(void)
 	size_t i;
 
 	sb_init(&sb);
-	/* $1 the token, $2 the interval, $3 1 for a single frame. */
-	sb_adds(&sb, "m=\"@@gpurent $1\"; iv=$2; once=$3; LC_ALL=C; export LC_ALL; ");
+	/*
+	 * $1 the token, $2 the interval, $3 1 for a single frame, $4 the resume point of the
+	 * last loop's last frame ("-": none), which a vendor command reads and updates in
+	 * gr_resume; each frame carries it after the vendor's part.
+	 */
+	sb_adds(&sb, "m=\"@@gpurent $1\"; iv=$2; once=$3; gr_resume=$4; LC_ALL=C; export LC_ALL; ");
 	/* A first reading of the CPU counters, so that the first frame has a CPU share. */
 	sb_addf(&sb, "{ %s; } >/dev/null 2>&1; ", probe_host_command);
 	sb_adds(&sb, "v=none; ");
@@ -99,7 +108,7 @@ sampler_script(void)
 	    "case $v in ");
 	for (i = 0; v[i] != NULL; i++)
 		sb_addf(&sb, "%s) { %s; } 2>&1 </dev/null;; ", v[i]->name, v[i]->command);
-	sb_adds(&sb, "esac; ");
+	sb_adds(&sb, "esac; printf '\\n%s resume %s\\n' \"$m\" \"$gr_resume\"; ");
 	sb_addf(&sb, "printf '\\n%%s host\\n' \"$m\"; { %s; } 2>/dev/null </dev/null; ",
 	    probe_host_command);
 	sb_adds(&sb, "printf '\\n%s end %s\\n' \"$m\" \"$seq\" || exit 0; "
@@ -117,6 +126,23 @@ is_marker(const char *s, size_t n, const char *tok, const char *word)
 	return n >= l && memcmp(s, pre, l) == 0 && (n == l || s[l] == ' ');
 }
 
+/* The value of a "resume" marker line (after its word): kept when it is a plain token. */
+static void
+read_resume(const char *s, size_t n, char *out)
+{
+	size_t i;
+
+	out[0] = '\0';
+	if (n == 0 || n >= SAMPLER_RESUME_MAX)
+		return;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '.' || s[i] == '@' || s[i] == '-'))
+			return;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
 void
 sampler_parse_frame(const char *frame, size_t len, const char *tok, struct probe_snapshot *out)
 {
@@ -129,6 +155,7 @@ sampler_parse_frame(const char *frame, size_t len, const char *tok, struct probe
 	out->gpu_code = GR_OK;
 	out->gpu_error[0] = '\0';
 	out->host_ok = false;
+	out->resume[0] = '\0';
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -146,8 +173,16 @@ sampler_parse_frame(const char *frame, size_t len, const char *tok, struct probe
 					strlcpy_(out->vendor, vendor->name, sizeof(out->vendor));
 			}
 			vstart = next;
+		} else if (is_marker(p, n, tok, "resume")) {
+			size_t l = strlen("@@gpurent ") + strlen(tok) + strlen(" resume ");
+
+			if (vend == NULL || vend < vstart)
+				vend = p;
+			if (n > l)
+				read_resume(p + l, n - l, out->resume);
 		} else if (is_marker(p, n, tok, "host")) {
-			vend = p;
+			if (vend == NULL || vend < vstart)
+				vend = p;
 			hstart = next;
 		}
 		p = next;
@@ -183,7 +218,7 @@ static enum gr_err
 start_child(struct sampler *s, struct gr_error *err)
 {
 	char *script = sampler_script(), interval[16];
-	const char *words[7];
+	const char *words[8];
 	struct remote_argv a;
 	int pipefd[2], null;
 
@@ -195,9 +230,10 @@ start_child(struct sampler *s, struct gr_error *err)
 	words[4] = s->tok;
 	words[5] = interval;
 	words[6] = s->once ? "1" : "0";
+	words[7] = s->resume[0] != '\0' ? s->resume : "-";
 	remote_argv_init(&a);
 	if (remote_connect(&s->ep, err) != GR_OK ||
-	    remote_ssh_argv(&s->ep, REMOTE_NO_TTY, words, 7, &a, err) != GR_OK) {
+	    remote_ssh_argv(&s->ep, REMOTE_NO_TTY, words, 8, &a, err) != GR_OK) {
 		free(script);
 		remote_argv_release(&a);
 		return err->code;
@@ -295,8 +331,18 @@ find(const char *hay, size_t len, const char *needle, size_t n)
 static void
 carry_xids(struct sampler *s, struct gpu_sample *g)
 {
-	if (!(g->valid & MV_XID_COUNT) || g->index < 0 || g->index >= XID_GPUS)
+	if (g->index < 0 || g->index >= XID_GPUS)
 		return;
+	if (g->valid & MV_XID) {
+		if (g->xid != 0)
+			s->xid_last[g->index] = g->xid;
+		else
+			g->xid = s->xid_last[g->index];
+	}
+	if (!(g->valid & MV_XID_COUNT))
+		return;
+	if (g->xid_count < s->xid_loop[g->index])
+		g->xid_count = s->xid_loop[g->index];
 	s->xid_loop[g->index] = g->xid_count;
 	g->xid_count += s->xid_carry[g->index];
 }
@@ -339,6 +385,8 @@ take_frame(struct sampler *s, struct probe_snapshot *out)
 		carry_xids(s, &out->gpus.v[i]);
 	}
 	out->host.at = out->at;
+	if (out->resume[0] != '\0')
+		memcpy(s->resume, out->resume, sizeof(s->resume));
 	s->last_frame = out->at;
 	s->got_frame = true;
 	/* Drop what the frame used. */

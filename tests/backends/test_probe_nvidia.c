@@ -440,6 +440,57 @@ test_frame(void **state)
 	free(b);
 }
 
+/*
+ * The resume point after the vendor's part (sampler.h): it ends the vendor's text and is
+ * kept only when it is a plain token; a forged one with another token is not read.
+ */
+static void
+test_frame_resume(void **state)
+{
+	static const struct {
+		const char *line, *want;
+	} cases[] = {
+		{ "da19ed01-4229-4b5b-bb94-63742ea958e6@14397.322674", "da19ed01-4229-4b5b-bb94-63742ea958e6@14397.322674" },
+		{ "@0", "@0" },
+		{ "x@1; rm -rf ~", "" },
+		{ "x@1'$(id)'", "" },
+		{ "x@\x1b[2J1", "" },
+		{ "", "" },
+		{ "0123456789012345678901234567890123456789012345678901234567890123", "" },
+	};
+	struct probe_snapshot s;
+	struct sb f;
+	size_t len, i;
+	char *b = tdata("probes/nvidia/h100x8.txt", &len);
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sb_init(&f);
+		sb_adds(&f, "@@gpurent 0123456789abcdef vendor nvidia\n");
+		sb_add(&f, b, len);
+		sb_addf(&f, "\n@@gpurent ffffffffffffffff resume forged@1\n"
+		    "\n@@gpurent 0123456789abcdef resume %s\n", cases[i].line);
+		sb_adds(&f, "\n@@gpurent 0123456789abcdef host\ncpu 12\n");
+		probe_snapshot_init(&s);
+		sampler_parse_frame(f.buf, f.len, "0123456789abcdef", &s);
+		assert_int_equal(s.gpu_code, GR_OK);
+		assert_int_equal(s.gpus.n, 8);
+		assert_true(s.host_ok);
+		assert_string_equal(s.resume, cases[i].want);
+		probe_snapshot_release(&s);
+		sb_release(&f);
+	}
+	/* The script hands $4 to the vendor commands and prints it after them. */
+	{
+		char *script = sampler_script();
+
+		assert_non_null(strstr(script, "gr_resume=$4;"));
+		assert_non_null(strstr(script, " resume %s"));
+		free(script);
+	}
+	free(b);
+}
+
 /* The script names every vendor of the table and keeps the frame markers. */
 static void
 test_script(void **state)
@@ -472,6 +523,7 @@ main(void)
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_frame),
+		cmocka_unit_test(test_frame_resume),
 		cmocka_unit_test(test_script),
 	};
 

@@ -653,6 +653,213 @@ rollup_filled_once_on_upgrade(void **state)
 	state_close(st);
 }
 
+/*
+ * One GPU of sim:i-000021 at 10 s, hand-made with gaps and unknown figures:
+ *   hour 0: minutes 0..19 utilisation m and m + 1 by turns (mean m + 0.5), 100 W, 60 C;
+ *           no samples in minutes 20..39 (a gap); minutes 40..59 utilisation unknown;
+ *   hour 1: utilisation unknown throughout, 200 W, 60 C;
+ *   hour 2: nothing;
+ *   hour 3: minutes 0..9 at 50 %, power unknown, 60 C.
+ */
+static void
+store_gappy_hours(struct state *st)
+{
+	struct gr_error err = { 0 };
+	struct gpu_sample v;
+	int64_t t;
+
+	for (t = T0; t < T0 + 3 * 3600 + 600; t += 10) {
+		int64_t m = (t - T0) / 60;
+
+		if ((m >= 20 && m < 40) || (m >= 120 && m < 180))
+			continue;
+		memset(&v, 0, sizeof(v));
+		strlcpy_(v.instance_id, "sim:i-000021", sizeof(v.instance_id));
+		v.at = t;
+		v.temp_c = 60;
+		v.valid = MV_TEMP;
+		if (m < 20) {
+			v.util_pct = (int)(m + (t - T0) / 10 % 2);
+			v.valid |= MV_UTIL;
+		}
+		if (m < 120) {
+			v.power_w = m < 60 ? 100 : 200;
+			v.valid |= MV_POWER;
+		} else {
+			v.util_pct = 50;
+			v.valid |= MV_UTIL;
+		}
+		OK(samples_store(st, &v, 1, &err));
+	}
+}
+
+/*
+ * The bucket [from, to) as the one-minute rows of the minute table make it: samples and
+ * seconds added, the lowest minimum, the highest maximum, the mean of the minutes' means
+ * weighted by their samples, each over the minutes that knew the figure.
+ */
+static bool
+bucket_from_minutes(const struct sample_rows *m, int64_t from, int64_t to,
+    struct sample_row *out)
+{
+	double num[SS__COUNT] = { 0 }, den[SS__COUNT] = { 0 };
+	bool any = false;
+	size_t i;
+	int k;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < m->n; i++) {
+		const struct sample_row *r = &m->v[i];
+
+		if (r->s.at < from || r->s.at >= to)
+			continue;
+		assert_int_equal(r->step, 60);
+		any = true;
+		out->n += r->n;
+		out->secs += r->secs;
+		for (k = 0; k < SS__COUNT; k++) {
+			uint32_t bit = sample_stat_bit((enum sample_stat)k);
+
+			if (!(r->s.valid & bit))
+				continue;
+			if (!(out->s.valid & bit) || r->min[k] < out->min[k])
+				out->min[k] = r->min[k];
+			if (!(out->s.valid & bit) || r->max[k] > out->max[k])
+				out->max[k] = r->max[k];
+			out->s.valid |= bit;
+			num[k] += r->mean[k] * r->n;
+			den[k] += r->n;
+		}
+	}
+	for (k = 0; k < SS__COUNT; k++)
+		if (den[k] > 0)
+			out->mean[k] = num[k] / den[k];
+	return any;
+}
+
+/* Each row of a history of whole-hour steps against the same hours of the minute rows. */
+static void
+assert_hours_match_minutes(const struct sample_rows *h, const struct sample_rows *m,
+    int64_t since, int64_t until)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < h->n; i++) {
+		const struct sample_row *r = &h->v[i];
+		int64_t from = r->s.at > since ? r->s.at : since;
+		int64_t to = r->s.at + r->step < until ? r->s.at + r->step : until;
+		struct sample_row want;
+
+		assert_true(bucket_from_minutes(m, from, to, &want));
+		assert_int_equal(r->n, want.n);
+		assert_int_equal(r->secs, want.secs);
+		for (k = 0; k < SS__COUNT; k++) {
+			uint32_t bit = sample_stat_bit((enum sample_stat)k);
+
+			assert_int_equal(r->s.valid & bit, want.s.valid & bit);
+			if (!(want.s.valid & bit))
+				continue;
+			assert_true(r->min[k] == want.min[k]);
+			assert_true(r->max[k] == want.max[k]);
+			assert_true(r->mean[k] == want.mean[k]);
+		}
+	}
+}
+
+/*
+ * History in steps of whole hours reads samples_gpu_hour for the whole hours of the range
+ * and minute rows where the range cuts an hour, and says what the minute rows say: the
+ * figures hand-computed, each row equal to its minutes' (gaps and unknown figures included:
+ * an hour whose utilisation no sample knew has it unknown, not 0), the roll-up made by
+ * compactions in two steps, and made again from the minute rows on a database without it.
+ */
+static void
+gpu_hours_answer_as_the_minutes_do(void **state)
+{
+	struct state *st = open_db("gpu-hours");
+	struct gr_error err = { 0 };
+	struct sample_rows m, h, again;
+
+	(void)state;
+	store_gappy_hours(st);
+	/* Half of hour 1 first, then the rest: the hour is made again from all its minutes. */
+	OK(samples_compact(st, T0 + 86400 + 5400, &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_gpu_hour"), 2);
+	assert_int_equal(count(st, "SELECT n FROM samples_gpu_hour WHERE hour = 1796122800"),
+	    180);
+	OK(samples_compact(st, T0 + 86400 + 4 * 3600, &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples"), 0);
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_gpu_hour"), 3);
+	assert_int_equal(count(st, "SELECT n FROM samples_gpu_hour WHERE hour = 1796122800"),
+	    360);
+
+	sample_rows_init(&m);
+	sample_rows_init(&h);
+	sample_rows_init(&again);
+	OK(samples_history(st, "sim:i-000021", T0, 0, 60, &m, &err));
+	assert_int_equal(m.n, 20 + 20 + 60 + 10);
+	OK(samples_history(st, "sim:i-000021", T0, 0, 3600, &h, &err));
+	assert_int_equal(h.n, 3);
+	/*
+	 * Hour 0: 240 samples; 119 x 10 s, the one before the gap 120 s (not 1210), 120 x 10 s.
+	 * Utilisation over minutes 0..19 only: mean 10 (0.5..19.5), 0..20; 100 W; 60 C.
+	 */
+	assert_int_equal(h.v[0].s.at, T0);
+	assert_int_equal(h.v[0].n, 240);
+	assert_int_equal(h.v[0].secs, 1190 + 120 + 1200);
+	assert_true(h.v[0].s.valid & MV_UTIL);
+	assert_true(h.v[0].mean[SS_UTIL] == 10 && h.v[0].min[SS_UTIL] == 0 &&
+	    h.v[0].max[SS_UTIL] == 20);
+	assert_true(h.v[0].mean[SS_POWER] == 100 && h.v[0].mean[SS_TEMP] == 60);
+	/* Hour 1: utilisation unknown, never 0; the last sample covers 120 s of the gap. */
+	assert_int_equal(h.v[1].s.at, T0 + 3600);
+	assert_int_equal(h.v[1].n, 360);
+	assert_int_equal(h.v[1].secs, 3590 + 120);
+	assert_false(h.v[1].s.valid & MV_UTIL);
+	assert_true(h.v[1].mean[SS_POWER] == 200 && h.v[1].max[SS_POWER] == 200);
+	/* Hour 2 has no row; hour 3: 60 samples at 50 %, power unknown. */
+	assert_int_equal(h.v[2].s.at, T0 + 3 * 3600);
+	assert_int_equal(h.v[2].n, 60);
+	assert_int_equal(h.v[2].secs, 600);
+	assert_true(h.v[2].mean[SS_UTIL] == 50);
+	assert_false(h.v[2].s.valid & MV_POWER);
+	assert_hours_match_minutes(&h, &m, T0, INT64_MAX);
+	sample_rows_release(&h);
+
+	/* Two-hour steps, and a range that cuts hours 0 and 3 (their minutes are read). */
+	OK(samples_history(st, "sim:i-000021", T0, 0, 7200, &h, &err));
+	assert_int_equal(h.n, 2);
+	assert_hours_match_minutes(&h, &m, T0, INT64_MAX);
+	sample_rows_release(&h);
+	OK(samples_history(st, "sim:i-000021", T0 + 610, T0 + 3 * 3600 + 300, 3600, &h, &err));
+	assert_int_equal(h.n, 3);
+	assert_int_equal(h.v[0].n, 9 * 6 + 120);
+	assert_int_equal(h.v[2].n, 30);
+	assert_hours_match_minutes(&h, &m, T0 + 610, T0 + 3 * 3600 + 300);
+
+	/* A database made before samples_gpu_hour: filled on first use, the same answers. */
+	assert_int_equal(sqlite3_exec(state_db(st), "DROP TABLE samples_gpu_hour", NULL, NULL,
+	    NULL), SQLITE_OK);
+	state_close(st);
+	st = open_db("gpu-hours");
+	OK(samples_history(st, "sim:i-000021", T0 + 610, T0 + 3 * 3600 + 300, 3600, &again,
+	    &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_gpu_hour"), 3);
+	assert_int_equal(again.n, h.n);
+	assert_memory_equal(again.v, h.v, h.n * sizeof(*h.v));
+	sample_rows_release(&again);
+	sample_rows_release(&h);
+	sample_rows_release(&m);
+
+	/* Retention drops the hours with their minutes, and makes the cut hour again. */
+	OK(samples_compact(st, T0 + 30 * 86400 + 1800, &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_gpu_hour"), 3);
+	assert_int_equal(count(st, "SELECT n FROM samples_gpu_hour WHERE hour = 1796119200"),
+	    120);
+	state_close(st);
+}
+
 int
 main(void)
 {
@@ -665,6 +872,7 @@ main(void)
 		cmocka_unit_test(rollup_summary_across_whole_and_cut_hours),
 		cmocka_unit_test(rollup_follows_compaction_and_retention),
 		cmocka_unit_test(rollup_filled_once_on_upgrade),
+		cmocka_unit_test(gpu_hours_answer_as_the_minutes_do),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -17,17 +17,22 @@
  *
  * After the rows come the driver's Xid errors from the kernel log, read where the user may
  * (`dmesg`, else `journalctl -k`, whichever answers without root; chosen on the first
- * sample), the newest NV_XID_LINES of them, each with the log's monotonic time:
+ * sample), counted per PCI bus on the instance (NV_XID_AWK) over the whole log, so that a
+ * storm on one GPU does not hide another's:
  *
  *	# klog=dmesg
- *	# xid_since=14328.198504
- *	# xid [14370.688139] NVRM: Xid (PCI:0000:0a:00): 45, pid='<unknown>', name=<unknown>, ...
+ *	# xid_mark=14397.322674
+ *	# xid_count 0000:0a:00 9
+ *	# xid [14397.322674] NVRM: Xid (PCI:0000:0a:00): 45, pid='<unknown>', name=<unknown>, ...
  *
- * "# klog=none" (or no klog line) leaves the Xid figures unknown, never 0. Each Xid is
- * matched to its GPU by the PCI bus (pci.bus_id "00000000:0A:00.0" against the log's
- * "0000:0a:00"): xid is the code of the GPU's newest Xid (0 when the log has none) and
- * xid_count the number logged after xid_since, the time of the newest Xid when the sampler's
- * loop began (0 when there was none), so the count is of Xids since the sampler started.
+ * "# klog=none" (or no klog line) leaves the Xid figures unknown, never 0. Each GPU is
+ * matched by its PCI bus (pci.bus_id "00000000:0A:00.0" against the log's "0000:0a:00"):
+ * xid is the code of its newest Xid line (0 when the log has none) and xid_count its
+ * "# xid_count", the Xids logged after the newest one there was when the sampler's loop
+ * began, or, in a loop the sampler resumed after a lost connection, after the newest one
+ * the last loop had counted (xid_mark, passed back through $gr_resume: see sampler.h), so
+ * that Xids logged while the connection was down count, once. Without a "# xid_mark=" the
+ * count is unknown.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -90,9 +95,42 @@ static const char *const nv_field_names[NF__COUNT] = {
 	"ecc.errors.uncorrected.volatile.total clocks_event_reasons.active " \
 	"clocks_throttle_reasons.active compute_mode mig.mode.current pci.bus_id"
 
-/* The newest Xid lines a sample carries: more in one interval are an Xid storm, and the
- * newest say what the GPU is doing now. */
-#define NV_XID_LINES "64"
+/*
+ * The Xid lines of the kernel log, counted per PCI bus on the instance, where every line
+ * is seen (a storm on one GPU cannot push another's out of what is sent). st, the state
+ * the loop keeps between samples: "MARK BUS COUNT BUS COUNT ...", MARK the log time of
+ * the newest Xid counted; empty on a loop's first sample (count nothing, start at the
+ * newest), or MARK alone on a loop resumed by the sampler (count what came after it: the
+ * Xids logged while the connection was down). A line counts when its time is after MARK;
+ * a line without a monotonic time (dmesg --ctime), or with more than 12 digits of seconds,
+ * never counts. Two Xids at the same microsecond as MARK, one logged after the sample
+ * that read the other, count as one. At most 64 buses. Prints
+ * "# xid_mark=MARK", "# xid_count BUS COUNT" per bus and each bus's newest line after
+ * "# xid ". POSIX awk (mawk, busybox): no interval expressions.
+ */
+#define NV_XID_AWK \
+	"BEGIN { n = split(st, e, \" \"); init = n == 0 || e[1] !~ /^[0-9]+(\\.[0-9]+)?$/; " \
+	"mark = init ? 0 : e[1]; newest = mark; nb = 0; " \
+	"for (i = 2; i + 1 <= n && nb < 64; i += 2) if (e[i] ~ /^[0-9a-f:.]+$/ && !(e[i] in cnt)) " \
+	"{ bus[++nb] = e[i]; cnt[e[i]] = e[i + 1] + 0 } } " \
+	"{ s = $0; t = \"\"; " \
+	"if (match(s, /^\\[ *[0-9]+\\.[0-9]+\\]/)) { t = substr(s, RSTART + 1, RLENGTH - 2); " \
+	"gsub(/ /, \"\", t) } " \
+	"i = index(s, \"NVRM: Xid (\"); if (i == 0) next; r = substr(s, i + 11); " \
+	"if (substr(r, 1, 4) == \"PCI:\") r = substr(r, 5); " \
+	"j = index(r, \"): \"); if (j < 2 || j > 17) next; b = tolower(substr(r, 1, j - 1)); " \
+	"if (b !~ /^[0-9a-f]+:[0-9a-f][0-9a-f]?:([0-9a-f]|[01][0-9a-f])(\\.[0-7])?$/ || " \
+	"index(b, \":\") > 9) next; " \
+	"c = substr(r, j + 3); if (!match(c, /^[0-9]+/) || RLENGTH > 4) next; " \
+	"x = substr(c, RLENGTH + 1, 1); c = substr(c, 1, RLENGTH) + 0; " \
+	"if (c == 0 || (x != \",\" && x != \" \" && x != \"\")) next; " \
+	"if (!(b in cnt)) { if (nb >= 64) next; bus[++nb] = b; cnt[b] = 0 } " \
+	"last[b] = s; " \
+	"if (t != \"\" && index(t, \".\") <= 13) { if (!init && t + 0 > mark + 0) cnt[b]++; " \
+	"if (t + 0 > newest + 0) newest = t } } " \
+	"END { print \"# xid_mark=\" newest; " \
+	"for (i = 1; i <= nb; i++) { print \"# xid_count \" bus[i] \" \" cnt[bus[i]]; " \
+	"if (bus[i] in last) print \"# xid \" last[bus[i]] } }"
 
 /*
  * Run inside the sampler's loop: gr_nv_fields and gr_nv_cuda are asked for on the first
@@ -115,16 +153,22 @@ static const char nv_command[] =
 	"if [ -z \"$gr_kl\" ]; then "
 	"if dmesg >/dev/null 2>&1; then gr_kl=dmesg; "
 	"elif [ -n \"$(journalctl -k -q --no-pager -n 1 2>/dev/null)\" ]; then gr_kl=journal; "
-	"else gr_kl=none; fi; fi; "
-	"gr_xids() { case $gr_kl in "
+	"else gr_kl=none; fi; "
+	/* The loop's first sample: where to count from (NV_XID_AWK). $gr_resume is what the
+	 * sampler passed from the last frame of the loop before this one, "BOOT@MARK". */
+	"gr_boot=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null); "
+	"case $gr_resume in \"$gr_boot\"@*) gr_xid_st=${gr_resume#*@};; *@*) gr_xid_st=0;; "
+	"*) gr_xid_st=;; esac; fi; "
+	"echo \"# klog=$gr_kl\"; "
+	"if [ \"$gr_kl\" != none ]; then "
+	"gr_xid_out=$(case $gr_kl in "
 	"dmesg) dmesg 2>/dev/null;; "
 	"journal) journalctl -k -q --no-pager -o short-monotonic 2>/dev/null;; "
-	"esac | grep -F 'NVRM: Xid' | tail -n " NV_XID_LINES "; }; "
-	"if [ -z \"$gr_xid_since\" ]; then "
-	"gr_xid_since=$(gr_xids | tail -n 1 | sed -n 's/^\\[ *\\([0-9]*\\.[0-9]*\\)\\].*/\\1/p'); "
-	": \"${gr_xid_since:=0}\"; fi; "
-	"echo \"# klog=$gr_kl\"; echo \"# xid_since=$gr_xid_since\"; "
-	"gr_xids | sed 's/^/# xid /'";
+	"esac | grep -F 'NVRM: Xid' | awk -v st=\"$gr_xid_st\" '" NV_XID_AWK "'); "
+	"printf '%s\\n' \"$gr_xid_out\"; "
+	"gr_xid_st=$(printf '%s\\n' \"$gr_xid_out\" | sed -n 's/^# xid_mark=//p; s/^# xid_count //p' "
+	"| tr '\\n' ' '); "
+	"gr_resume=\"$gr_boot@${gr_xid_st%% *}\"; fi";
 
 #define NV_MAX_COLS 64
 #define NV_LINE_MAX 4096
@@ -270,22 +314,36 @@ read_pci(const char **p, struct pci_addr *a)
 	return true;
 }
 
-/* Xid lines kept from one sample: the command sends NV_XID_LINES, a hostile one more. */
+/* Xid lines kept from one sample: the command sends one per bus, a hostile one more. */
 #define NV_XID_KEEP 256
+/* Counts kept from one sample: the command sends at most 64, a hostile one more. */
+#define NV_XID_BUSES 256
 
 struct nv_xid {
-	int64_t at_us;		/* the log's monotonic time; -1 when the line has none */
 	struct pci_addr pci;
 	int code;
+};
+
+struct nv_xid_count {
+	struct pci_addr pci;
+	int count;
 };
 
 /* What a sample says of the kernel log. */
 struct nv_klog {
 	bool readable;		/* "# klog=dmesg" or "# klog=journal" */
-	int64_t since_us;	/* "# xid_since=": -1 unknown */
+	bool counted;		/* "# xid_mark=" with a time: the counts are known */
 	struct nv_xid v[NV_XID_KEEP];	/* a ring of the newest */
 	size_t total;		/* lines read; the newest is v[(total - 1) % NV_XID_KEEP] */
+	struct nv_xid_count c[NV_XID_BUSES];
+	size_t nc;
 };
+
+static bool
+same_gpu(const struct pci_addr *a, const struct pci_addr *b)
+{
+	return a->domain == b->domain && a->bus == b->bus && a->dev == b->dev;
+}
 
 /* "12345.678901" (seconds, up to six decimals) at *p into microseconds; advances *p. */
 static bool
@@ -320,17 +378,10 @@ static bool
 read_xid_line(const char *s, struct nv_xid *x)
 {
 	static const char mark[] = "NVRM: Xid (";
-	const char *p = s, *m;
+	const char *p, *m;
 	int64_t code = 0;
 	int n;
 
-	x->at_us = -1;
-	if (*p == '[') {
-		for (p++; *p == ' '; p++)
-			;
-		if (!read_seconds(&p, &x->at_us) || *p != ']')
-			x->at_us = -1;
-	}
 	if ((m = strstr(s, mark)) == NULL)
 		return false;
 	p = m + strlen(mark);
@@ -349,21 +400,56 @@ read_xid_line(const char *s, struct nv_xid *x)
 	return true;
 }
 
+/* "# xid_count BUS N" (after "# xid_count "): a bus and its count, at most 9 digits. */
+static bool
+read_xid_count(const char *s, struct nv_xid_count *c)
+{
+	const char *p = s;
+	int64_t v = 0;
+	int n;
+
+	if (!read_pci(&p, &c->pci) || *p++ != ' ')
+		return false;
+	for (n = 0; *p >= '0' && *p <= '9'; p++, n++) {
+		if (n == 9)
+			return false;
+		v = v * 10 + (*p - '0');
+	}
+	if (n == 0 || *p != '\0')
+		return false;
+	c->count = (int)v;
+	return true;
+}
+
 /* A "# ..." line of the kernel log part into k; false when it is none of them. */
 static bool
 read_klog_line(const char *line, struct nv_klog *k)
 {
+	struct nv_xid_count c;
 	struct nv_xid x;
 	const char *p;
+	int64_t us;
+	size_t i;
 
 	if (strncmp(line, "# klog=", 7) == 0) {
 		k->readable = strcmp(line + 7, "dmesg") == 0 || strcmp(line + 7, "journal") == 0;
 		return true;
 	}
-	if (strncmp(line, "# xid_since=", 12) == 0) {
-		p = line + 12;
-		if (!read_seconds(&p, &k->since_us) || *p != '\0')
-			k->since_us = -1;
+	if (strncmp(line, "# xid_mark=", 11) == 0) {
+		p = line + 11;
+		k->counted = read_seconds(&p, &us) && *p == '\0';
+		return true;
+	}
+	if (strncmp(line, "# xid_count ", 12) == 0) {
+		if (!read_xid_count(line + 12, &c))
+			return true;
+		/* A bus named twice (no command of ours does it) keeps its higher count. */
+		for (i = 0; i < k->nc && !same_gpu(&k->c[i].pci, &c.pci); i++)
+			;
+		if (i < k->nc)
+			k->c[i].count = c.count > k->c[i].count ? c.count : k->c[i].count;
+		else if (k->nc < NV_XID_BUSES)
+			k->c[k->nc++] = c;
 		return true;
 	}
 	if (strncmp(line, "# xid ", 6) == 0) {
@@ -374,7 +460,7 @@ read_klog_line(const char *line, struct nv_klog *k)
 	return false;
 }
 
-/* Each GPU's newest Xid and the count since the loop began, by its PCI bus. */
+/* Each GPU's newest Xid and the count the instance made of its bus's Xids. */
 static void
 apply_xids(const struct nv_klog *k, struct gpu_sample *g, size_t n)
 {
@@ -391,17 +477,14 @@ apply_xids(const struct nv_klog *k, struct gpu_sample *g, size_t n)
 			continue;	/* no bus id: which Xid is whose is unknown */
 		g[i].xid = 0;
 		g[i].xid_count = 0;
-		for (j = first; j < k->total; j++) {
-			const struct nv_xid *x = &k->v[j % NV_XID_KEEP];
-
-			if (x->pci.domain != a.domain || x->pci.bus != a.bus || x->pci.dev != a.dev)
-				continue;
-			g[i].xid = x->code;
-			if (k->since_us >= 0 && x->at_us > k->since_us)
-				g[i].xid_count++;
-		}
+		for (j = first; j < k->total; j++)
+			if (same_gpu(&k->v[j % NV_XID_KEEP].pci, &a))
+				g[i].xid = k->v[j % NV_XID_KEEP].code;
+		for (j = 0; j < k->nc; j++)
+			if (same_gpu(&k->c[j].pci, &a))
+				g[i].xid_count = k->c[j].count;
 		g[i].valid |= MV_XID;
-		if (k->since_us >= 0)
+		if (k->counted)
 			g[i].valid |= MV_XID_COUNT;
 	}
 }
@@ -563,8 +646,6 @@ nv_parse(const char *text, size_t len, struct sample_list *out, struct gr_error 
 	char line[NV_LINE_MAX], cuda[16] = "", first[61] = "";
 	size_t ncols, pos = 0, devices = 0, start = out->n;
 	struct nv_klog *klog = xcalloc(1, sizeof(*klog));
-
-	klog->since_us = -1;
 
 	for (ncols = 0; ncols < NF__COUNT; ncols++)
 		cols[ncols] = (enum nv_field)ncols;
