@@ -112,6 +112,29 @@ enum gr_err ledger_load(struct state *st, int64_t since, int64_t until, struct l
     size_t *n, struct gr_error *err);
 
 /*
+ * The spend the database keeps per UTC day of the closed segments that started on it
+ * (state.c, ledger_day): one total per day, provider, label, GPU, kind and currency, always
+ * the fold of the rows (kept by triggers as rows are written, closed, edited or deleted).
+ */
+struct ledger_day_total {
+	int64_t day;		/* UTC midnight of the segments' start */
+	struct ledger_seg key;	/* provider, label, gpu, kind, currency; the rest unset */
+	int64_t n;		/* segments */
+	int64_t spent;		/* money_accrue(rate, end - start) of each, summed */
+	int64_t min_end, max_end;	/* the earliest and latest end among them */
+};
+/* The days' totals with a segment that ends after `since` (max_end > since), to fn. */
+enum gr_err ledger_each_day_total(struct state *st, int64_t since,
+    void (*fn)(const struct ledger_day_total *d, void *ctx), void *ctx, struct gr_error *err);
+/* The closed segments of `provider` that started in [from, to) and end after `since`. */
+enum gr_err ledger_each_closed_started(struct state *st, const char *provider, int64_t from,
+    int64_t to, int64_t since, void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx,
+    struct gr_error *err);
+/* Every open segment. */
+enum gr_err ledger_each_open(struct state *st, void (*fn)(const struct ledger_seg *seg,
+    void *ctx), void *ctx, struct gr_error *err);
+
+/*
  * Record what a real provider reports about an instance at time `now`: opens a compute
  * segment when it is billed and none is open at its price, a storage segment when stopped
  * with a storage price, and closes segments when it stops being billed. While the instance

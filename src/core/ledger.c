@@ -178,32 +178,17 @@ copy_col(char *dst, size_t n, sqlite3_stmt *s, int col)
 	strlcpy_(dst, t ? (const char *)t : "", n);
 }
 
+#define SEG_COLUMNS "instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts, " \
+	"gone, currency"
+
+/* Each row of a prepared, bound query of SEG_COLUMNS to fn; finalizes s. */
 static enum gr_err
-each_row(struct state *st, int64_t since, int64_t until, bool ordered,
-    void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx, struct gr_error *err)
+step_rows(struct state *st, sqlite3_stmt *s, void (*fn)(const struct ledger_seg *seg,
+    void *ctx), void *ctx, struct gr_error *err)
 {
-	sqlite3_stmt *s;
 	struct ledger_seg g;
 	int rc;
 
-	/*
-	 * Query plan (EXPLAIN QUERY PLAN, bench/scale.sh): MULTI-INDEX OR over ledger_end
-	 * (end_ts=? for the open rows, end_ts>? for those ending inside the window), then a temp
-	 * b-tree for ORDER BY. The '+' keeps the planner from walking ledger_time instead to
-	 * save that sort: that reads every row of the ledger's whole history (730,000 rows for
-	 * a year of 1,000 instances, 37 s on a loaded machine) to return this month's 29,000.
-	 * Unordered, the same MULTI-INDEX OR without the temp b-tree: the sort of the window's
-	 * rows, every column of them, was a third of `costs`.
-	 */
-	if (sqlite3_prepare_v2(state_db(st), ordered ? "SELECT instance_id, provider, label, gpu, "
-	    "kind, rate_hour, start_ts, end_ts, gone, currency FROM ledger WHERE (end_ts = 0 OR "
-	    "end_ts > ?1) AND (?2 = 0 OR start_ts < ?2) ORDER BY +start_ts, id" :
-	    "SELECT instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts, gone, "
-	    "currency FROM ledger WHERE (end_ts = 0 OR end_ts > ?1) AND (?2 = 0 OR start_ts < ?2)",
-	    -1, &s, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot read the ledger");
-	sqlite3_bind_int64(s, 1, since);
-	sqlite3_bind_int64(s, 2, until);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		memset(&g, 0, sizeof(g));
 		copy_col(g.instance_id, sizeof(g.instance_id), s, 0);
@@ -220,6 +205,102 @@ each_row(struct state *st, int64_t since, int64_t until, bool ordered,
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot read the ledger");
+}
+
+static enum gr_err
+each_row(struct state *st, int64_t since, int64_t until, bool ordered,
+    void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+
+	/*
+	 * Query plan (EXPLAIN QUERY PLAN, bench/scale.sh): MULTI-INDEX OR over ledger_end
+	 * (end_ts=? for the open rows, end_ts>? for those ending inside the window), then a temp
+	 * b-tree for ORDER BY. The '+' keeps the planner from walking ledger_time instead to
+	 * save that sort: that reads every row of the ledger's whole history (730,000 rows for
+	 * a year of 1,000 instances, 37 s on a loaded machine) to return this month's 29,000.
+	 * Unordered, the same MULTI-INDEX OR without the temp b-tree: the sort of the window's
+	 * rows, every column of them, was a third of `costs`.
+	 */
+	if (sqlite3_prepare_v2(state_db(st), ordered ? "SELECT " SEG_COLUMNS " FROM ledger WHERE "
+	    "(end_ts = 0 OR end_ts > ?1) AND (?2 = 0 OR start_ts < ?2) ORDER BY +start_ts, id" :
+	    "SELECT " SEG_COLUMNS " FROM ledger WHERE (end_ts = 0 OR end_ts > ?1) AND "
+	    "(?2 = 0 OR start_ts < ?2)", -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the ledger");
+	sqlite3_bind_int64(s, 1, since);
+	sqlite3_bind_int64(s, 2, until);
+	return step_rows(st, s, fn, ctx, err);
+}
+
+enum gr_err
+ledger_each_day_total(struct state *st, int64_t since,
+    void (*fn)(const struct ledger_day_total *d, void *ctx), void *ctx, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+	struct ledger_day_total d;
+	int rc;
+
+	/*
+	 * Plan: SEARCH ledger_day USING INDEX ledger_day_end (max_end>?): the days of the
+	 * window (and the few before it whose segments end inside it), about one row per day
+	 * and label; a month of the bench's 1,000 instances is 3,000 rows for 29,000 segments.
+	 */
+	if (sqlite3_prepare_v2(state_db(st), "SELECT day, provider, label, gpu, kind, currency, "
+	    "n, spent, min_end, max_end FROM ledger_day WHERE max_end > ?1", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return state_fail(st, err, "cannot read the ledger");
+	sqlite3_bind_int64(s, 1, since);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		memset(&d, 0, sizeof(d));
+		d.day = sqlite3_column_int64(s, 0);
+		copy_col(d.key.provider, sizeof(d.key.provider), s, 1);
+		copy_col(d.key.label, sizeof(d.key.label), s, 2);
+		copy_col(d.key.gpu, sizeof(d.key.gpu), s, 3);
+		d.key.kind = (enum ledger_kind)sqlite3_column_int(s, 4);
+		copy_col(d.key.currency, sizeof(d.key.currency), s, 5);
+		d.n = sqlite3_column_int64(s, 6);
+		d.spent = sqlite3_column_int64(s, 7);
+		d.min_end = sqlite3_column_int64(s, 8);
+		d.max_end = sqlite3_column_int64(s, 9);
+		fn(&d, ctx);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot read the ledger");
+}
+
+enum gr_err
+ledger_each_closed_started(struct state *st, const char *provider, int64_t from, int64_t to,
+    int64_t since, void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx,
+    struct gr_error *err)
+{
+	sqlite3_stmt *s;
+
+	/*
+	 * Plan: SEARCH ledger USING INDEX ledger_time (start_ts>? AND start_ts<?): one day's
+	 * rows. The '+'s keep the planner off ledger_end (end_ts>?), which is the whole window.
+	 */
+	if (sqlite3_prepare_v2(state_db(st), "SELECT " SEG_COLUMNS " FROM ledger WHERE "
+	    "start_ts >= ?1 AND start_ts < ?2 AND +provider = ?3 AND +end_ts != 0 AND "
+	    "+end_ts > ?4", -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the ledger");
+	sqlite3_bind_int64(s, 1, from);
+	sqlite3_bind_int64(s, 2, to);
+	sqlite3_bind_text(s, 3, provider, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, since);
+	return step_rows(st, s, fn, ctx, err);
+}
+
+enum gr_err
+ledger_each_open(struct state *st, void (*fn)(const struct ledger_seg *seg, void *ctx),
+    void *ctx, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+
+	/* Plan: SEARCH ledger USING INDEX ledger_end (end_ts=?): one row per running instance. */
+	if (sqlite3_prepare_v2(state_db(st), "SELECT " SEG_COLUMNS " FROM ledger WHERE "
+	    "end_ts = 0", -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the ledger");
+	return step_rows(st, s, fn, ctx, err);
 }
 
 enum gr_err
