@@ -93,6 +93,15 @@ enum gr_err ledger_end(struct state *st, const char *instance_id, int64_t end,
 int64_t ledger_spent(struct state *st, const char *provider, const char *instance_id,
     int64_t now, int64_t *burn_hour);
 /*
+ * ledger_spent (by instance) of every instance in the ledger at one `now`, read with two
+ * statements (a listing of 1,000 instances prepared two for each), then looked up by id:
+ * ledger_spent_of gives 0 for an id the ledger does not have.
+ */
+struct ledger_spent_all;
+struct ledger_spent_all *ledger_spent_all(struct state *st, int64_t now);
+int64_t ledger_spent_of(const struct ledger_spent_all *a, const char *instance_id);
+void ledger_spent_all_free(struct ledger_spent_all *a);
+/*
  * The rate of a provider's open billing segments (provisioning excluded) that started by
  * `now` (its clock) and are in `currency`: the burn costs_compute gives that provider's
  * line, from the open rows alone.

@@ -134,7 +134,7 @@ cost_clock_now(const struct cost_clock *c, const char *provider)
 
 /* Each row's window, on its own provider's clock. */
 struct row_clock {
-	int64_t now, today, month, since;
+	int64_t now, today, month, month_end, since;
 };
 
 static void
@@ -144,6 +144,7 @@ row_clock(const struct cost_clock *clk, const char *provider, int64_t since,
 	rc->now = cost_clock_now(clk, provider);
 	rc->today = day_start(rc->now);
 	rc->month = month_start(rc->now);
+	rc->month_end = month_end(rc->now);
 	rc->since = since ? since : rc->month;
 }
 
@@ -175,12 +176,20 @@ add_days(struct cost_summary *out, struct line_set *ls, const struct ledger_seg 
 /* What costs_compute carries from row to row. */
 struct compute {
 	const struct cost_clock *clk;
+	struct row_clock sim, wall;	/* the two clocks' windows, worked out once */
 	int64_t since;
 	enum cost_group by;
 	struct cost_summary *out;
 	const struct fx_rates *fx;
 	struct line_set lines;
 };
+
+static const struct row_clock *
+clock_of(const struct compute *cc, const char *provider)
+{
+	return strcmp(provider, COST_SIM_PROVIDER) == 0 ? &cc->sim : &cc->wall;
+}
+
 
 /* The line a row or a day's total goes on (NULL: none, or the days' own lines). */
 static const char *
@@ -203,7 +212,7 @@ add_row(const struct ledger_seg *g, void *ctx)
 {
 	struct compute *cc = ctx;
 	struct cost_summary *out = cc->out;
-	struct row_clock rc;
+	const struct row_clock *rc;
 	bool billed = g->kind != LEDGER_PROVISIONING;
 	bool open;
 	const char *key = line_key(cc->by, g);
@@ -221,16 +230,16 @@ add_row(const struct ledger_seg *g, void *ctx)
 		g = &conv;
 		out->converted = true;
 	}
-	row_clock(cc->clk, g->provider, cc->since, &rc);
+	rc = clock_of(cc, g->provider);
 	/* A reservation counts even when made a moment after this clock was read. */
-	open = g->end == 0 && (g->start <= rc.now || !billed);
-	rest_day = open ? money_accrue(g->rate_hour, rc.today + 86400 - rc.now) : 0;
-	rest_month = open ? money_accrue(g->rate_hour, month_end(rc.now) - rc.now) : 0;
+	open = g->end == 0 && (g->start <= rc->now || !billed);
+	rest_day = open ? money_accrue(g->rate_hour, rc->today + 86400 - rc->now) : 0;
+	rest_month = open ? money_accrue(g->rate_hour, rc->month_end - rc->now) : 0;
 	if (billed) {
-		int64_t today = seg_cost(g, rc.today, rc.now, rc.now);
-		int64_t month = seg_cost(g, rc.month, rc.now, rc.now);
+		int64_t today = seg_cost(g, rc->today, rc->now, rc->now);
+		int64_t month = seg_cost(g, rc->month, rc->now, rc->now);
 
-		spent = seg_cost(g, rc.since, rc.now, rc.now);
+		spent = seg_cost(g, rc->since, rc->now, rc->now);
 		out->spent += spent;
 		out->spent_today += today;
 		out->spent_month += month;
@@ -244,7 +253,7 @@ add_row(const struct ledger_seg *g, void *ctx)
 	out->projected_day += rest_day;
 	out->projected_month += rest_month;
 	if (cc->by == CG_DAY && billed)
-		add_days(out, &cc->lines, g, &rc, open);
+		add_days(out, &cc->lines, g, rc, open);
 	if (key != NULL) {
 		struct cost_line *l = line_for(&cc->lines, key);
 
@@ -270,6 +279,7 @@ add_row(const struct ledger_seg *g, void *ctx)
 struct day_run {
 	struct ledger_day_total *v;
 	size_t len, cap;
+	const struct ledger_day_total **by_day;	/* v by provider and day */
 };
 
 static void
@@ -287,7 +297,8 @@ keep_day(const struct ledger_day_total *d, void *ctx)
 static int
 cmp_day_totals(const void *pa, const void *pb)
 {
-	const struct ledger_day_total *a = pa, *b = pb;
+	const struct ledger_day_total *a = *(const struct ledger_day_total *const *)pa;
+	const struct ledger_day_total *b = *(const struct ledger_day_total *const *)pb;
 	int c = strcmp(a->key.provider, b->key.provider);
 
 	if (c != 0)
@@ -299,22 +310,21 @@ cmp_day_totals(const void *pa, const void *pb)
 static bool
 day_whole(const struct compute *cc, const struct ledger_day_total *d, int64_t window)
 {
-	struct row_clock rc;
+	const struct row_clock *rc;
 
 	if (d->min_end <= window)
 		return false;	/* some rows are not in the window at all */
 	if (!money_same_currency(d->key.currency, cc->out->currency))
 		return cc->fx == NULL;	/* only counted, unconverted */
-	row_clock(cc->clk, d->key.provider, cc->since, &rc);
-	return d->day >= rc.since && d->max_end <= rc.today &&
-	    (d->day >= rc.month || d->max_end <= rc.month);
+	rc = clock_of(cc, d->key.provider);
+	return d->day >= rc->since && d->max_end <= rc->today &&
+	    (d->day >= rc->month || d->max_end <= rc->month);
 }
 
 static void
 add_day_total(struct compute *cc, const struct ledger_day_total *d)
 {
 	struct cost_summary *out = cc->out;
-	struct row_clock rc;
 	const char *key;
 	int64_t spent = d->key.kind != LEDGER_PROVISIONING ? d->spent : 0;
 
@@ -322,9 +332,8 @@ add_day_total(struct compute *cc, const struct ledger_day_total *d)
 		out->unconverted += (size_t)d->n;
 		return;
 	}
-	row_clock(cc->clk, d->key.provider, cc->since, &rc);
 	out->spent += spent;
-	if (d->day >= rc.month) {
+	if (d->day >= clock_of(cc, d->key.provider)->month) {
 		out->spent_month += spent;
 		out->projected_month += spent;
 	}
@@ -336,30 +345,37 @@ add_day_total(struct compute *cc, const struct ledger_day_total *d)
 static enum gr_err
 compute_by_days(struct state *st, struct compute *cc, int64_t window, struct gr_error *err)
 {
-	struct day_run dr = { NULL, 0, 0 };
+	struct day_run dr = { NULL, 0, 0, NULL };
+	const struct ledger_day_total **v;
 	size_t i, j, k;
 	bool whole;
 
 	if (ledger_each_day_total(st, window, keep_day, &dr, err) != GR_OK)
 		goto fail;
+	/* Sorted by reference: a total is a few hundred bytes. */
+	v = dr.by_day = xreallocarray(NULL, dr.len + 1, sizeof(*dr.by_day));
+	for (i = 0; i < dr.len; i++)
+		v[i] = &dr.v[i];
 	if (dr.len > 0)
-		qsort(dr.v, dr.len, sizeof(*dr.v), cmp_day_totals);
+		qsort(v, dr.len, sizeof(*v), cmp_day_totals);
 	/* Runs of one provider's day: the whole run from its totals, or its rows. */
 	for (i = 0; i < dr.len; i = j) {
 		whole = true;
-		for (j = i; j < dr.len && dr.v[j].day == dr.v[i].day &&
-		    strcmp(dr.v[j].key.provider, dr.v[i].key.provider) == 0; j++)
-			whole &= day_whole(cc, &dr.v[j], window);
+		for (j = i; j < dr.len && v[j]->day == v[i]->day &&
+		    strcmp(v[j]->key.provider, v[i]->key.provider) == 0; j++)
+			whole &= day_whole(cc, v[j], window);
 		if (whole)
 			for (k = i; k < j; k++)
-				add_day_total(cc, &dr.v[k]);
-		else if (ledger_each_closed_started(st, dr.v[i].key.provider, dr.v[i].day,
-		    dr.v[i].day + 86400, window, add_row, cc, err) != GR_OK)
+				add_day_total(cc, v[k]);
+		else if (ledger_each_closed_started(st, v[i]->key.provider, v[i]->day,
+		    v[i]->day + 86400, window, add_row, cc, err) != GR_OK)
 			goto fail;
 	}
+	free(dr.by_day);
 	free(dr.v);
 	return ledger_each_open(st, add_row, cc, err);
 fail:
+	free(dr.by_day);
 	free(dr.v);
 	return err->code;
 }
@@ -439,6 +455,8 @@ compute(struct state *st, const struct cost_clock *clk, int64_t since, enum cost
 	out->now = clk->sim_shown ? clk->sim : clk->wall;
 	out->since = since ? since : month_start(out->now);
 	cc.clk = clk;
+	row_clock(clk, COST_SIM_PROVIDER, since, &cc.sim);
+	row_clock(clk, "", since, &cc.wall);
 	cc.fx = fx;
 	cc.since = since;
 	cc.by = by;

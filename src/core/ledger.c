@@ -118,6 +118,93 @@ ledger_spent(struct state *st, const char *provider, const char *instance_id, in
 	return total;
 }
 
+/* Every instance's ledger_spent at one `now`, sorted by id for ledger_spent_of. */
+struct ledger_spent_all {
+	struct spent_entry {
+		char id[ID_MAX];
+		int64_t total;
+	} *v;
+	size_t len, cap;
+};
+
+static void
+spent_add(struct ledger_spent_all *a, const unsigned char *id, int64_t amount)
+{
+	if (a->len == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 256;
+		a->v = xreallocarray(a->v, a->cap, sizeof(*a->v));
+	}
+	strlcpy_(a->v[a->len].id, id != NULL ? (const char *)id : "", sizeof(a->v[0].id));
+	a->v[a->len++].total = amount;
+}
+
+static int
+cmp_spent(const void *pa, const void *pb)
+{
+	return strcmp(((const struct spent_entry *)pa)->id, ((const struct spent_entry *)pb)->id);
+}
+
+struct ledger_spent_all *
+ledger_spent_all(struct state *st, int64_t now)
+{
+	struct ledger_spent_all *a = xcalloc(1, sizeof(*a));
+	sqlite3_stmt *q;
+	size_t i, j;
+
+	/*
+	 * The same two sums as ledger_spent's for one instance, for every instance at once:
+	 * SCAN ledger_closed (two rows an instance at most) and SEARCH ledger USING INDEX
+	 * ledger_end (end_ts=?), the open rows; then one sort. Two statements instead of two
+	 * per instance: preparing them 1,000 times was most of the simulator's listing.
+	 */
+	if (sqlite3_prepare_v2(state_db(st), "SELECT instance_id, spent FROM ledger_closed "
+	    "WHERE kind != ?1", -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_int(q, 1, LEDGER_PROVISIONING);
+		while (sqlite3_step(q) == SQLITE_ROW)
+			spent_add(a, sqlite3_column_text(q, 0), sqlite3_column_int64(q, 1));
+		sqlite3_finalize(q);
+	}
+	if (sqlite3_prepare_v2(state_db(st), "SELECT instance_id, rate_hour, start_ts FROM "
+	    "ledger WHERE end_ts = 0 AND kind != ?1", -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_int(q, 1, LEDGER_PROVISIONING);
+		while (sqlite3_step(q) == SQLITE_ROW)
+			spent_add(a, sqlite3_column_text(q, 0), money_accrue(
+			    sqlite3_column_int64(q, 1), now - sqlite3_column_int64(q, 2)));
+		sqlite3_finalize(q);
+	}
+	if (a->len > 0)
+		qsort(a->v, a->len, sizeof(*a->v), cmp_spent);
+	/* One entry an instance: the sums of its kinds and open rows. */
+	for (i = j = 0; i < a->len; i++) {
+		if (j > 0 && strcmp(a->v[j - 1].id, a->v[i].id) == 0)
+			a->v[j - 1].total += a->v[i].total;
+		else
+			a->v[j++] = a->v[i];
+	}
+	a->len = j;
+	return a;
+}
+
+int64_t
+ledger_spent_of(const struct ledger_spent_all *a, const char *instance_id)
+{
+	struct spent_entry key;
+	const struct spent_entry *e;
+
+	strlcpy_(key.id, instance_id, sizeof(key.id));
+	e = bsearch(&key, a->v, a->len, sizeof(*a->v), cmp_spent);
+	return e != NULL ? e->total : 0;
+}
+
+void
+ledger_spent_all_free(struct ledger_spent_all *a)
+{
+	if (a == NULL)
+		return;
+	free(a->v);
+	free(a);
+}
+
 int64_t
 ledger_burn(struct state *st, const char *provider, int64_t now, const char *currency)
 {
@@ -154,12 +241,14 @@ ledger_each_currency(struct state *st, int64_t since,
 	int rc;
 
 	/*
-	 * Plan: MULTI-INDEX OR over ledger_end (end_ts=?, end_ts>?), then a temp b-tree for
-	 * DISTINCT over one short column: the window's rows once, without ledger_each's copy of
-	 * every column and its sort by time.
+	 * The closed rows ending after `since` from their days' totals (every such row is in a
+	 * total with max_end > since, and every such total has one), the open rows themselves.
+	 * Plan: SEARCH ledger_day USING INDEX ledger_day_end (max_end>?), SEARCH ledger USING
+	 * INDEX ledger_end (end_ts=?), a temp b-tree for the UNION: a month of the bench's
+	 * 1,000 instances is 3,000 totals and 1,000 open rows instead of 29,000 rows.
 	 */
-	if (sqlite3_prepare_v2(state_db(st), "SELECT DISTINCT currency FROM ledger WHERE "
-	    "end_ts = 0 OR end_ts > ?1", -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(state_db(st), "SELECT currency FROM ledger_day WHERE max_end > ?1 "
+	    "UNION SELECT currency FROM ledger WHERE end_ts = 0", -1, &s, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the ledger");
 	sqlite3_bind_int64(s, 1, since);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
