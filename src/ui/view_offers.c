@@ -24,13 +24,11 @@ static const size_t offer_show[] = {
 static void
 offers_init(struct ui *u)
 {
-	const char *delay = getenv("GPURENT_UI_SORT_DELAY_MS");
-
 	ui_grid_init(&u->og, offer_columns, offer_show, ARRAY_LEN(offer_show), offer_cell, NULL);
 	u->og.sort = 5;		/* $/H, cheapest first, as `gpurent offers` */
 	/* Sorting and filtering 100,000 offers takes longer than a frame: off the UI thread.
 	 * Without the thread the grid still works, in place. */
-	ui_grid_async(&u->og, delay != NULL ? atol(delay) : 0);
+	ui_grid_async(&u->og, getenv("GPURENT_UI_SORT_GATE"));
 }
 
 static void
