@@ -3,8 +3,9 @@
 # offers grid's worker waits for a gate file (GPURENT_UI_SORT_GATE) that this test creates
 # when it has seen what it needs, so a sort stays running as long as the test looks at it,
 # however loaded the machine: the screen keeps answering with the previous order under a
-# "sorting" mark, a second key while a sort runs gives the second key's order (the first's
-# never shows), and Ctrl-C in the middle of a sort leaves the terminal as it was.
+# "sorting" mark (and its header counts that order's set, not a newer fetch waiting for its
+# sort), a second key while a sort runs gives the second key's order (the first's never
+# shows), and Ctrl-C in the middle of a sort leaves the terminal as it was.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/offers-grid.sh"
 export GPURENT_SIM_TIME=1780000000 GPURENT_SIM_OFFERS=30000 GPURENT_UI_SORT_GATE=$T/sort-gate
@@ -77,6 +78,13 @@ keys i / 'gpu=h100'
 wait_for '^/gpu=h100' 20 || fail "typed: $(row 29)"
 keys Enter
 want=$h100
+# The provider's answer to the filter is in (the offer cache keeps it) while the rows wait
+# at the gate: the header still counts the set on screen, not the newer fetch.
+wait_until "[ \"\$(sqlite3 '$GPURENT_HOME/state.db' 'SELECT count(*) FROM offer_cache WHERE n = $want')\" -gt 0 ]" 300 ||
+	fail "no answer to the filter"
+wait_for " of $want offers" 20 && fail "the header counts a fetch whose rows are not in: $(row 1)"
+row 1 | grep -q " $all of $all offers" && ok "the header counts the rows on screen: $(row 1)" ||
+	fail "header: $(row 1)"
 release
 # The filter also goes to the provider, whose rows come as one more job.
 wait_for " $want of [0-9]+ offers" 300 && drain "the filter" &&
