@@ -80,8 +80,9 @@ enum gr_err costs_compute_in(struct state *st, const struct cost_clock *clk, int
     struct cost_summary *out, struct gr_error *err);
 /*
  * The same from every row of the window, without the daily totals the database keeps
- * (state.h, ledger_day): the computation costs_compute_in must equal byte for byte, which
- * test-ledger-days and bench/scale.sh check it against.
+ * (state.h, ledger_day): the computation costs_compute_in must equal figure for figure,
+ * which test-ledger-days checks (bench/scale.sh OLD= compares whole outputs with another
+ * build's).
  */
 enum gr_err costs_compute_by_rows(struct state *st, const struct cost_clock *clk, int64_t since,
     enum cost_group by, const char *currency, const struct fx_rates *fx,
