@@ -190,7 +190,6 @@ clock_of(const struct compute *cc, const char *provider)
 	return strcmp(provider, COST_SIM_PROVIDER) == 0 ? &cc->sim : &cc->wall;
 }
 
-
 /* The line a row or a day's total goes on (NULL: none, or the days' own lines). */
 static const char *
 line_key(enum cost_group by, const struct ledger_seg *g)
