@@ -191,6 +191,8 @@ ledger_spent_of(const struct ledger_spent_all *a, const char *instance_id)
 	struct spent_entry key;
 	const struct spent_entry *e;
 
+	if (a->len == 0)
+		return 0;	/* and no bsearch of a NULL array */
 	strlcpy_(key.id, instance_id, sizeof(key.id));
 	e = bsearch(&key, a->v, a->len, sizeof(*a->v), cmp_spent);
 	return e != NULL ? e->total : 0;
