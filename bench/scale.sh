@@ -3,7 +3,9 @@
 # per-second billing history in the ledger (issue 17 part 5), as medians of several runs.
 #
 #   bench/scale.sh [BUILD_DIR]      (default: build; RUNS=N, default 9; SEGS_PER_DAY=N,
-#                                    default 2; SCALE_DIR=DIR keeps the state built)
+#                                    default 2; SCALE_DIR=DIR keeps the state built;
+#                                    OLD=BINARY compares the outputs with another gpurent's
+#                                    and times it beside this one)
 #
 # The state is built directly with sqlite3, the way gpurent itself would have written it:
 # one launch creates the simulated world, then 999 copies of that instance are added, all
@@ -79,6 +81,7 @@ median_ms() {
 }
 
 month=$(date -u -d "@$t" +%Y-%m-01)
+year=$(date -u -d "@$((t - 360 * 86400))" +%Y-%m-%d)
 mstart=$(date -u -d "$month" +%s)
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $runs runs each"
 echo "ledger rows: $(sqlite3 "$db" 'SELECT count(*) FROM ledger'), in this month's window:" \
@@ -93,6 +96,24 @@ echo "| gpurent ls -o json | $(median_ms "$gr" ls -o json) |"
 echo "| gpurent costs | $(median_ms "$gr" costs) |"
 echo "| gpurent costs --by label | $(median_ms "$gr" costs --by label) |"
 echo "| gpurent costs --by day | $(median_ms "$gr" costs --by day) |"
+echo "| gpurent costs --since (a year) --by label | $(median_ms "$gr" costs --since "$year" --by label) |"
+if [ -n "${OLD:-}" ]; then
+	for c in "ls -o json" costs "costs --by label" "costs --since $year --by label"; do
+		echo "| old: gpurent $c | $(median_ms "$OLD" $c) |"
+	done
+	# The kept daily totals must give what the rows give, byte for byte.
+	echo
+	for c in costs "costs -o json" "costs --by label" "costs --by label -o json" \
+	    "costs --by provider" "costs --by gpu -o json" "costs --by instance -o json" \
+	    "costs --by day" "costs --since ${month}T13:30:00" "costs --since $year --by label" \
+	    "costs --since $year -o json" "ls -o json" ls; do
+		if cmp -s <("$OLD" $c 2>&1) <("$gr" $c 2>&1); then
+			echo "identical to OLD: gpurent $c"
+		else
+			echo "DIFFERS from OLD: gpurent $c"
+		fi
+	done
+fi
 echo
 echo "query plan of the month's ledger rows:"
 sqlite3 "$db" "EXPLAIN QUERY PLAN SELECT instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts, gone FROM ledger WHERE (end_ts = 0 OR end_ts > $mstart) AND (0 = 0 OR start_ts < 0) ORDER BY +start_ts, id"

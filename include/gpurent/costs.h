@@ -79,6 +79,15 @@ enum gr_err costs_compute_in(struct state *st, const struct cost_clock *clk, int
     enum cost_group by, const char *currency, const struct fx_rates *fx,
     struct cost_summary *out, struct gr_error *err);
 /*
+ * The same from every row of the window, without the daily totals the database keeps
+ * (state.h, ledger_day): the computation costs_compute_in must equal figure for figure,
+ * which test-ledger-days checks (bench/scale.sh OLD= compares whole outputs with another
+ * build's).
+ */
+enum gr_err costs_compute_by_rows(struct state *st, const struct cost_clock *clk, int64_t since,
+    enum cost_group by, const char *currency, const struct fx_rates *fx,
+    struct cost_summary *out, struct gr_error *err);
+/*
  * The currencies of the ledger rows that overlap the window costs_compute would read
  * (since 0: this month), sorted, USD first; at most max. Returns how many.
  */

@@ -93,6 +93,15 @@ enum gr_err ledger_end(struct state *st, const char *instance_id, int64_t end,
 int64_t ledger_spent(struct state *st, const char *provider, const char *instance_id,
     int64_t now, int64_t *burn_hour);
 /*
+ * ledger_spent (by instance) of every instance in the ledger at one `now`, read with two
+ * statements (a listing of 1,000 instances prepared two for each), then looked up by id:
+ * ledger_spent_of gives 0 for an id the ledger does not have.
+ */
+struct ledger_spent_all;
+struct ledger_spent_all *ledger_spent_all(struct state *st, int64_t now);
+int64_t ledger_spent_of(const struct ledger_spent_all *a, const char *instance_id);
+void ledger_spent_all_free(struct ledger_spent_all *a);
+/*
  * The rate of a provider's open billing segments (provisioning excluded) that started by
  * `now` (its clock) and are in `currency`: the burn costs_compute gives that provider's
  * line, from the open rows alone.
@@ -110,6 +119,29 @@ enum gr_err ledger_each_unordered(struct state *st, int64_t since, int64_t until
     void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx, struct gr_error *err);
 enum gr_err ledger_load(struct state *st, int64_t since, int64_t until, struct ledger_seg **out,
     size_t *n, struct gr_error *err);
+
+/*
+ * The spend the database keeps per UTC day of the closed segments that started on it
+ * (state.c, ledger_day): one total per day, provider, label, GPU, kind and currency, always
+ * the fold of the rows (kept by triggers as rows are written, closed, edited or deleted).
+ */
+struct ledger_day_total {
+	int64_t day;		/* UTC midnight of the segments' start */
+	struct ledger_seg key;	/* provider, label, gpu, kind, currency; the rest unset */
+	int64_t n;		/* segments */
+	int64_t spent;		/* money_accrue(rate, end - start) of each, summed */
+	int64_t min_end, max_end;	/* the earliest and latest end among them */
+};
+/* The days' totals with a segment that ends after `since` (max_end > since), to fn. */
+enum gr_err ledger_each_day_total(struct state *st, int64_t since,
+    void (*fn)(const struct ledger_day_total *d, void *ctx), void *ctx, struct gr_error *err);
+/* The closed segments of `provider` that started in [from, to) and end after `since`. */
+enum gr_err ledger_each_closed_started(struct state *st, const char *provider, int64_t from,
+    int64_t to, int64_t since, void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx,
+    struct gr_error *err);
+/* Every open segment. */
+enum gr_err ledger_each_open(struct state *st, void (*fn)(const struct ledger_seg *seg,
+    void *ctx), void *ctx, struct gr_error *err);
 
 /*
  * Record what a real provider reports about an instance at time `now`: opens a compute

@@ -134,7 +134,7 @@ cost_clock_now(const struct cost_clock *c, const char *provider)
 
 /* Each row's window, on its own provider's clock. */
 struct row_clock {
-	int64_t now, today, month, since;
+	int64_t now, today, month, month_end, since;
 };
 
 static void
@@ -144,6 +144,7 @@ row_clock(const struct cost_clock *clk, const char *provider, int64_t since,
 	rc->now = cost_clock_now(clk, provider);
 	rc->today = day_start(rc->now);
 	rc->month = month_start(rc->now);
+	rc->month_end = month_end(rc->now);
 	rc->since = since ? since : rc->month;
 }
 
@@ -175,6 +176,7 @@ add_days(struct cost_summary *out, struct line_set *ls, const struct ledger_seg 
 /* What costs_compute carries from row to row. */
 struct compute {
 	const struct cost_clock *clk;
+	struct row_clock sim, wall;	/* the two clocks' windows, worked out once */
 	int64_t since;
 	enum cost_group by;
 	struct cost_summary *out;
@@ -182,16 +184,37 @@ struct compute {
 	struct line_set lines;
 };
 
+static const struct row_clock *
+clock_of(const struct compute *cc, const char *provider)
+{
+	return strcmp(provider, COST_SIM_PROVIDER) == 0 ? &cc->sim : &cc->wall;
+}
+
+/* The line a row or a day's total goes on (NULL: none, or the days' own lines). */
+static const char *
+line_key(enum cost_group by, const struct ledger_seg *g)
+{
+	switch (by) {
+	case CG_INSTANCE: return g->instance_id;
+	case CG_LABEL: return g->label;	/* "": unlabelled, null in JSON */
+	case CG_PROVIDER: return g->provider;
+	case CG_GPU: return g->gpu[0] ? g->gpu : "unknown";
+	case CG_DAY:
+	case CG_NONE: break;
+	}
+	return NULL;
+}
+
 /* One ledger row onto the summary (rows come oldest first). */
 static void
 add_row(const struct ledger_seg *g, void *ctx)
 {
 	struct compute *cc = ctx;
 	struct cost_summary *out = cc->out;
-	struct row_clock rc;
+	const struct row_clock *rc;
 	bool billed = g->kind != LEDGER_PROVISIONING;
 	bool open;
-	const char *key = NULL;
+	const char *key = line_key(cc->by, g);
 	int64_t spent = 0, rest_day, rest_month;
 	struct ledger_seg conv;
 
@@ -206,16 +229,16 @@ add_row(const struct ledger_seg *g, void *ctx)
 		g = &conv;
 		out->converted = true;
 	}
-	row_clock(cc->clk, g->provider, cc->since, &rc);
+	rc = clock_of(cc, g->provider);
 	/* A reservation counts even when made a moment after this clock was read. */
-	open = g->end == 0 && (g->start <= rc.now || !billed);
-	rest_day = open ? money_accrue(g->rate_hour, rc.today + 86400 - rc.now) : 0;
-	rest_month = open ? money_accrue(g->rate_hour, month_end(rc.now) - rc.now) : 0;
+	open = g->end == 0 && (g->start <= rc->now || !billed);
+	rest_day = open ? money_accrue(g->rate_hour, rc->today + 86400 - rc->now) : 0;
+	rest_month = open ? money_accrue(g->rate_hour, rc->month_end - rc->now) : 0;
 	if (billed) {
-		int64_t today = seg_cost(g, rc.today, rc.now, rc.now);
-		int64_t month = seg_cost(g, rc.month, rc.now, rc.now);
+		int64_t today = seg_cost(g, rc->today, rc->now, rc->now);
+		int64_t month = seg_cost(g, rc->month, rc->now, rc->now);
 
-		spent = seg_cost(g, rc.since, rc.now, rc.now);
+		spent = seg_cost(g, rc->since, rc->now, rc->now);
 		out->spent += spent;
 		out->spent_today += today;
 		out->spent_month += month;
@@ -228,17 +251,8 @@ add_row(const struct ledger_seg *g, void *ctx)
 	/* What bills or is about to, at its rate until midnight and the month's end. */
 	out->projected_day += rest_day;
 	out->projected_month += rest_month;
-	switch (cc->by) {
-	case CG_INSTANCE: key = g->instance_id; break;
-	case CG_LABEL: key = g->label; break;	/* "": unlabelled, null in JSON */
-	case CG_PROVIDER: key = g->provider; break;
-	case CG_GPU: key = g->gpu[0] ? g->gpu : "unknown"; break;
-	case CG_DAY:
-		if (billed)
-			add_days(out, &cc->lines, g, &rc, open);
-		break;
-	case CG_NONE: break;
-	}
+	if (cc->by == CG_DAY && billed)
+		add_days(out, &cc->lines, g, rc, open);
 	if (key != NULL) {
 		struct cost_line *l = line_for(&cc->lines, key);
 
@@ -248,6 +262,121 @@ add_row(const struct ledger_seg *g, void *ctx)
 		/* Rows come oldest first: the instance's last row says how it ended. */
 		l->gone = g->gone;
 	}
+}
+
+/*
+ * The kept daily totals (state.c, ledger_day) give the sums of the days whose closed
+ * segments lie wholly inside the window (from `since`, before today) and wholly on one side
+ * of the month's start, on their provider's clock: for such a segment add_row's figures are
+ * its whole cost in the spend, the month's spend and projection when it started this month,
+ * and nothing today or in the burn, so the day's total is exactly the sum of its rows'.
+ * Every other segment is read row by row through add_row: the open ones, and the closed
+ * ones of any day and provider that has a segment crossing today's midnight, the window's
+ * start or the month's, or in another currency that fx converts (the conversion rounds
+ * each row's rate). Rows in another currency with no rate are only counted.
+ */
+struct day_run {
+	struct ledger_day_total *v;
+	size_t len, cap;
+	const struct ledger_day_total **by_day;	/* v by provider and day */
+};
+
+static void
+keep_day(const struct ledger_day_total *d, void *ctx)
+{
+	struct day_run *dr = ctx;
+
+	if (dr->len == dr->cap) {
+		dr->cap = dr->cap ? dr->cap * 2 : 256;
+		dr->v = xreallocarray(dr->v, dr->cap, sizeof(*dr->v));
+	}
+	dr->v[dr->len++] = *d;
+}
+
+static int
+cmp_day_totals(const void *pa, const void *pb)
+{
+	const struct ledger_day_total *a = *(const struct ledger_day_total *const *)pa;
+	const struct ledger_day_total *b = *(const struct ledger_day_total *const *)pb;
+	int c = strcmp(a->key.provider, b->key.provider);
+
+	if (c != 0)
+		return c;
+	return a->day < b->day ? -1 : a->day > b->day;
+}
+
+/* Whether a day's total stands for its rows in this summary (see above). */
+static bool
+day_whole(const struct compute *cc, const struct ledger_day_total *d, int64_t window)
+{
+	const struct row_clock *rc;
+
+	if (d->min_end <= window)
+		return false;	/* some rows are not in the window at all */
+	if (!money_same_currency(d->key.currency, cc->out->currency))
+		return cc->fx == NULL;	/* only counted, unconverted */
+	rc = clock_of(cc, d->key.provider);
+	return d->day >= rc->since && d->max_end <= rc->today &&
+	    (d->day >= rc->month || d->max_end <= rc->month);
+}
+
+static void
+add_day_total(struct compute *cc, const struct ledger_day_total *d)
+{
+	struct cost_summary *out = cc->out;
+	const char *key;
+	int64_t spent = d->key.kind != LEDGER_PROVISIONING ? d->spent : 0;
+
+	if (!money_same_currency(d->key.currency, out->currency)) {
+		out->unconverted += (size_t)d->n;
+		return;
+	}
+	out->spent += spent;
+	if (d->day >= clock_of(cc, d->key.provider)->month) {
+		out->spent_month += spent;
+		out->projected_month += spent;
+	}
+	key = line_key(cc->by, &d->key);
+	if (key != NULL)
+		line_for(&cc->lines, key)->spent += spent;
+}
+
+static enum gr_err
+compute_by_days(struct state *st, struct compute *cc, int64_t window, struct gr_error *err)
+{
+	struct day_run dr = { NULL, 0, 0, NULL };
+	const struct ledger_day_total **v;
+	size_t i, j, k;
+	bool whole;
+
+	if (ledger_each_day_total(st, window, keep_day, &dr, err) != GR_OK)
+		goto fail;
+	/* Sorted by reference: a total is a few hundred bytes. */
+	v = dr.by_day = xreallocarray(NULL, dr.len + 1, sizeof(*dr.by_day));
+	for (i = 0; i < dr.len; i++)
+		v[i] = &dr.v[i];
+	if (dr.len > 0)
+		qsort(v, dr.len, sizeof(*v), cmp_day_totals);
+	/* Runs of one provider's day: the whole run from its totals, or its rows. */
+	for (i = 0; i < dr.len; i = j) {
+		whole = true;
+		for (j = i; j < dr.len && v[j]->day == v[i]->day &&
+		    strcmp(v[j]->key.provider, v[i]->key.provider) == 0; j++)
+			whole &= day_whole(cc, v[j], window);
+		if (whole)
+			for (k = i; k < j; k++)
+				add_day_total(cc, v[k]);
+		else if (ledger_each_closed_started(st, v[i]->key.provider, v[i]->day,
+		    v[i]->day + 86400, window, add_row, cc, err) != GR_OK)
+			goto fail;
+	}
+	free(dr.by_day);
+	free(dr.v);
+	return ledger_each_open(st, add_row, cc, err);
+fail:
+	free(dr.by_day);
+	free(dr.v);
+	return err->code;
 }
 
 /* The earliest start of any clock's window. */
@@ -311,10 +440,10 @@ costs_compute(struct state *st, const struct cost_clock *clk, int64_t since, enu
 	return costs_compute_in(st, clk, since, by, NULL, NULL, out, err);
 }
 
-enum gr_err
-costs_compute_in(struct state *st, const struct cost_clock *clk, int64_t since,
-    enum cost_group by, const char *currency, const struct fx_rates *fx,
-    struct cost_summary *out, struct gr_error *err)
+static enum gr_err
+compute(struct state *st, const struct cost_clock *clk, int64_t since, enum cost_group by,
+    const char *currency, const struct fx_rates *fx, bool by_days, struct cost_summary *out,
+    struct gr_error *err)
 {
 	struct compute cc;
 	enum gr_err e;
@@ -325,16 +454,26 @@ costs_compute_in(struct state *st, const struct cost_clock *clk, int64_t since,
 	out->now = clk->sim_shown ? clk->sim : clk->wall;
 	out->since = since ? since : month_start(out->now);
 	cc.clk = clk;
+	row_clock(clk, COST_SIM_PROVIDER, since, &cc.sim);
+	row_clock(clk, "", since, &cc.wall);
 	cc.fx = fx;
 	cc.since = since;
 	cc.by = by;
 	cc.out = out;
 	cc.lines.s = out;
-	/* Row by row as SQLite reads them: the window's rows are never all in memory. Only
-	 * the lines by instance need the rows oldest first (the last says how it ended); every
-	 * other figure is a sum of integers, the same in any order, and skips SQLite's sort. */
-	e = (by == CG_INSTANCE ? ledger_each : ledger_each_unordered)(st,
-	    window_start(clk, since), 0, add_row, &cc, err);
+	/*
+	 * From the kept daily totals where they stand for whole days; the lines by instance
+	 * (not kept per day) and by day (a segment's cost split at each midnight) from the
+	 * rows. Row by row as SQLite reads them: the window's rows are never all in memory.
+	 * Only the lines by instance need the rows oldest first (the last says how it ended);
+	 * every other figure is a sum of integers, the same in any order, and skips SQLite's
+	 * sort.
+	 */
+	if (by_days && by != CG_INSTANCE && by != CG_DAY)
+		e = compute_by_days(st, &cc, window_start(clk, since), err);
+	else
+		e = (by == CG_INSTANCE ? ledger_each : ledger_each_unordered)(st,
+		    window_start(clk, since), 0, add_row, &cc, err);
 	free(cc.lines.slot);
 	if (e != GR_OK) {
 		cost_summary_release(out);
@@ -344,6 +483,22 @@ costs_compute_in(struct state *st, const struct cost_clock *clk, int64_t since,
 		qsort(out->lines, out->n_lines, sizeof(*out->lines), by == CG_DAY ? cmp_days :
 		    cmp_lines);
 	return GR_OK;
+}
+
+enum gr_err
+costs_compute_in(struct state *st, const struct cost_clock *clk, int64_t since,
+    enum cost_group by, const char *currency, const struct fx_rates *fx,
+    struct cost_summary *out, struct gr_error *err)
+{
+	return compute(st, clk, since, by, currency, fx, true, out, err);
+}
+
+enum gr_err
+costs_compute_by_rows(struct state *st, const struct cost_clock *clk, int64_t since,
+    enum cost_group by, const char *currency, const struct fx_rates *fx,
+    struct cost_summary *out, struct gr_error *err)
+{
+	return compute(st, clk, since, by, currency, fx, false, out, err);
 }
 
 void

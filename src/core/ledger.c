@@ -118,6 +118,95 @@ ledger_spent(struct state *st, const char *provider, const char *instance_id, in
 	return total;
 }
 
+/* Every instance's ledger_spent at one `now`, sorted by id for ledger_spent_of. */
+struct ledger_spent_all {
+	struct spent_entry {
+		char id[ID_MAX];
+		int64_t total;
+	} *v;
+	size_t len, cap;
+};
+
+static void
+spent_add(struct ledger_spent_all *a, const unsigned char *id, int64_t amount)
+{
+	if (a->len == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 256;
+		a->v = xreallocarray(a->v, a->cap, sizeof(*a->v));
+	}
+	strlcpy_(a->v[a->len].id, id != NULL ? (const char *)id : "", sizeof(a->v[0].id));
+	a->v[a->len++].total = amount;
+}
+
+static int
+cmp_spent(const void *pa, const void *pb)
+{
+	return strcmp(((const struct spent_entry *)pa)->id, ((const struct spent_entry *)pb)->id);
+}
+
+struct ledger_spent_all *
+ledger_spent_all(struct state *st, int64_t now)
+{
+	struct ledger_spent_all *a = xcalloc(1, sizeof(*a));
+	sqlite3_stmt *q;
+	size_t i, j;
+
+	/*
+	 * The same two sums as ledger_spent's for one instance, for every instance at once:
+	 * SCAN ledger_closed (two rows an instance at most) and SEARCH ledger USING INDEX
+	 * ledger_end (end_ts=?), the open rows; then one sort. Two statements instead of two
+	 * per instance: preparing them 1,000 times was most of the simulator's listing.
+	 */
+	if (sqlite3_prepare_v2(state_db(st), "SELECT instance_id, spent FROM ledger_closed "
+	    "WHERE kind != ?1", -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_int(q, 1, LEDGER_PROVISIONING);
+		while (sqlite3_step(q) == SQLITE_ROW)
+			spent_add(a, sqlite3_column_text(q, 0), sqlite3_column_int64(q, 1));
+		sqlite3_finalize(q);
+	}
+	if (sqlite3_prepare_v2(state_db(st), "SELECT instance_id, rate_hour, start_ts FROM "
+	    "ledger WHERE end_ts = 0 AND kind != ?1", -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_int(q, 1, LEDGER_PROVISIONING);
+		while (sqlite3_step(q) == SQLITE_ROW)
+			spent_add(a, sqlite3_column_text(q, 0), money_accrue(
+			    sqlite3_column_int64(q, 1), now - sqlite3_column_int64(q, 2)));
+		sqlite3_finalize(q);
+	}
+	if (a->len > 0)
+		qsort(a->v, a->len, sizeof(*a->v), cmp_spent);
+	/* One entry an instance: the sums of its kinds and open rows. */
+	for (i = j = 0; i < a->len; i++) {
+		if (j > 0 && strcmp(a->v[j - 1].id, a->v[i].id) == 0)
+			a->v[j - 1].total += a->v[i].total;
+		else
+			a->v[j++] = a->v[i];
+	}
+	a->len = j;
+	return a;
+}
+
+int64_t
+ledger_spent_of(const struct ledger_spent_all *a, const char *instance_id)
+{
+	struct spent_entry key;
+	const struct spent_entry *e;
+
+	if (a->len == 0)
+		return 0;	/* and no bsearch of a NULL array */
+	strlcpy_(key.id, instance_id, sizeof(key.id));
+	e = bsearch(&key, a->v, a->len, sizeof(*a->v), cmp_spent);
+	return e != NULL ? e->total : 0;
+}
+
+void
+ledger_spent_all_free(struct ledger_spent_all *a)
+{
+	if (a == NULL)
+		return;
+	free(a->v);
+	free(a);
+}
+
 int64_t
 ledger_burn(struct state *st, const char *provider, int64_t now, const char *currency)
 {
@@ -154,12 +243,14 @@ ledger_each_currency(struct state *st, int64_t since,
 	int rc;
 
 	/*
-	 * Plan: MULTI-INDEX OR over ledger_end (end_ts=?, end_ts>?), then a temp b-tree for
-	 * DISTINCT over one short column: the window's rows once, without ledger_each's copy of
-	 * every column and its sort by time.
+	 * The closed rows ending after `since` from their days' totals (every such row is in a
+	 * total with max_end > since, and every such total has one), the open rows themselves.
+	 * Plan: SEARCH ledger_day USING INDEX ledger_day_end (max_end>?), SEARCH ledger USING
+	 * INDEX ledger_end (end_ts=?), a temp b-tree for the UNION: a month of the bench's
+	 * 1,000 instances is 3,000 totals and 1,000 open rows instead of 29,000 rows.
 	 */
-	if (sqlite3_prepare_v2(state_db(st), "SELECT DISTINCT currency FROM ledger WHERE "
-	    "end_ts = 0 OR end_ts > ?1", -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(state_db(st), "SELECT currency FROM ledger_day WHERE max_end > ?1 "
+	    "UNION SELECT currency FROM ledger WHERE end_ts = 0", -1, &s, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the ledger");
 	sqlite3_bind_int64(s, 1, since);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -178,32 +269,17 @@ copy_col(char *dst, size_t n, sqlite3_stmt *s, int col)
 	strlcpy_(dst, t ? (const char *)t : "", n);
 }
 
+#define SEG_COLUMNS "instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts, " \
+	"gone, currency"
+
+/* Each row of a prepared, bound query of SEG_COLUMNS to fn; finalizes s. */
 static enum gr_err
-each_row(struct state *st, int64_t since, int64_t until, bool ordered,
-    void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx, struct gr_error *err)
+step_rows(struct state *st, sqlite3_stmt *s, void (*fn)(const struct ledger_seg *seg,
+    void *ctx), void *ctx, struct gr_error *err)
 {
-	sqlite3_stmt *s;
 	struct ledger_seg g;
 	int rc;
 
-	/*
-	 * Query plan (EXPLAIN QUERY PLAN, bench/scale.sh): MULTI-INDEX OR over ledger_end
-	 * (end_ts=? for the open rows, end_ts>? for those ending inside the window), then a temp
-	 * b-tree for ORDER BY. The '+' keeps the planner from walking ledger_time instead to
-	 * save that sort: that reads every row of the ledger's whole history (730,000 rows for
-	 * a year of 1,000 instances, 37 s on a loaded machine) to return this month's 29,000.
-	 * Unordered, the same MULTI-INDEX OR without the temp b-tree: the sort of the window's
-	 * rows, every column of them, was a third of `costs`.
-	 */
-	if (sqlite3_prepare_v2(state_db(st), ordered ? "SELECT instance_id, provider, label, gpu, "
-	    "kind, rate_hour, start_ts, end_ts, gone, currency FROM ledger WHERE (end_ts = 0 OR "
-	    "end_ts > ?1) AND (?2 = 0 OR start_ts < ?2) ORDER BY +start_ts, id" :
-	    "SELECT instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts, gone, "
-	    "currency FROM ledger WHERE (end_ts = 0 OR end_ts > ?1) AND (?2 = 0 OR start_ts < ?2)",
-	    -1, &s, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot read the ledger");
-	sqlite3_bind_int64(s, 1, since);
-	sqlite3_bind_int64(s, 2, until);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		memset(&g, 0, sizeof(g));
 		copy_col(g.instance_id, sizeof(g.instance_id), s, 0);
@@ -220,6 +296,102 @@ each_row(struct state *st, int64_t since, int64_t until, bool ordered,
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot read the ledger");
+}
+
+static enum gr_err
+each_row(struct state *st, int64_t since, int64_t until, bool ordered,
+    void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+
+	/*
+	 * Query plan (EXPLAIN QUERY PLAN, bench/scale.sh): MULTI-INDEX OR over ledger_end
+	 * (end_ts=? for the open rows, end_ts>? for those ending inside the window), then a temp
+	 * b-tree for ORDER BY. The '+' keeps the planner from walking ledger_time instead to
+	 * save that sort: that reads every row of the ledger's whole history (730,000 rows for
+	 * a year of 1,000 instances, 37 s on a loaded machine) to return this month's 29,000.
+	 * Unordered, the same MULTI-INDEX OR without the temp b-tree: the sort of the window's
+	 * rows, every column of them, was a third of `costs`.
+	 */
+	if (sqlite3_prepare_v2(state_db(st), ordered ? "SELECT " SEG_COLUMNS " FROM ledger WHERE "
+	    "(end_ts = 0 OR end_ts > ?1) AND (?2 = 0 OR start_ts < ?2) ORDER BY +start_ts, id" :
+	    "SELECT " SEG_COLUMNS " FROM ledger WHERE (end_ts = 0 OR end_ts > ?1) AND "
+	    "(?2 = 0 OR start_ts < ?2)", -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the ledger");
+	sqlite3_bind_int64(s, 1, since);
+	sqlite3_bind_int64(s, 2, until);
+	return step_rows(st, s, fn, ctx, err);
+}
+
+enum gr_err
+ledger_each_day_total(struct state *st, int64_t since,
+    void (*fn)(const struct ledger_day_total *d, void *ctx), void *ctx, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+	struct ledger_day_total d;
+	int rc;
+
+	/*
+	 * Plan: SEARCH ledger_day USING INDEX ledger_day_end (max_end>?): the days of the
+	 * window (and the few before it whose segments end inside it), about one row per day
+	 * and label; a month of the bench's 1,000 instances is 3,000 rows for 29,000 segments.
+	 */
+	if (sqlite3_prepare_v2(state_db(st), "SELECT day, provider, label, gpu, kind, currency, "
+	    "n, spent, min_end, max_end FROM ledger_day WHERE max_end > ?1", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return state_fail(st, err, "cannot read the ledger");
+	sqlite3_bind_int64(s, 1, since);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		memset(&d, 0, sizeof(d));
+		d.day = sqlite3_column_int64(s, 0);
+		copy_col(d.key.provider, sizeof(d.key.provider), s, 1);
+		copy_col(d.key.label, sizeof(d.key.label), s, 2);
+		copy_col(d.key.gpu, sizeof(d.key.gpu), s, 3);
+		d.key.kind = (enum ledger_kind)sqlite3_column_int(s, 4);
+		copy_col(d.key.currency, sizeof(d.key.currency), s, 5);
+		d.n = sqlite3_column_int64(s, 6);
+		d.spent = sqlite3_column_int64(s, 7);
+		d.min_end = sqlite3_column_int64(s, 8);
+		d.max_end = sqlite3_column_int64(s, 9);
+		fn(&d, ctx);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot read the ledger");
+}
+
+enum gr_err
+ledger_each_closed_started(struct state *st, const char *provider, int64_t from, int64_t to,
+    int64_t since, void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx,
+    struct gr_error *err)
+{
+	sqlite3_stmt *s;
+
+	/*
+	 * Plan: SEARCH ledger USING INDEX ledger_time (start_ts>? AND start_ts<?): one day's
+	 * rows. The '+'s keep the planner off ledger_end (end_ts>?), which is the whole window.
+	 */
+	if (sqlite3_prepare_v2(state_db(st), "SELECT " SEG_COLUMNS " FROM ledger WHERE "
+	    "start_ts >= ?1 AND start_ts < ?2 AND +provider = ?3 AND +end_ts != 0 AND "
+	    "+end_ts > ?4", -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the ledger");
+	sqlite3_bind_int64(s, 1, from);
+	sqlite3_bind_int64(s, 2, to);
+	sqlite3_bind_text(s, 3, provider, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, since);
+	return step_rows(st, s, fn, ctx, err);
+}
+
+enum gr_err
+ledger_each_open(struct state *st, void (*fn)(const struct ledger_seg *seg, void *ctx),
+    void *ctx, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+
+	/* Plan: SEARCH ledger USING INDEX ledger_end (end_ts=?): one row per running instance. */
+	if (sqlite3_prepare_v2(state_db(st), "SELECT " SEG_COLUMNS " FROM ledger WHERE "
+	    "end_ts = 0", -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the ledger");
+	return step_rows(st, s, fn, ctx, err);
 }
 
 enum gr_err

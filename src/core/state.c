@@ -112,6 +112,56 @@ static const char ledger_totals[] =
 	SEG_COST("new") ") ON CONFLICT(instance_id, kind) DO UPDATE SET spent = spent + excluded.spent;"
 	"  END;";
 
+/*
+ * The spend of closed segments per UTC day of their start (ledger_day), for `costs` (issue
+ * 17 part 5): one row per day, provider, label, GPU, kind and currency with how many
+ * segments, the sum of their whole costs (SEG_COST, the figure costs_compute gives a
+ * segment that lies inside its window) and the earliest and latest end among them, so that
+ * costs can tell which days' rows lie wholly inside its window and its "this month" (read
+ * from here) and which cross one of its edges (read row by row; costs.c). Closing a segment
+ * (an insert of a closed row, or end_ts set on an open one) adds it; any other change to a
+ * closed row, or its deletion, makes the days it touches again from their rows, so the
+ * table is always the fold of the rows, whoever edits them. Made and filled once, like
+ * ledger_closed, for a database from before it.
+ */
+#define DAY_OF(x) "(" x " - ((" x " % 86400) + 86400) % 86400)"
+#define WHOLE_COST(r) "(CASE WHEN " r ".end_ts > " r ".start_ts THEN " SEG_COST(r) " ELSE 0 END)"
+#define DAY_KEY "day, provider, label, gpu, kind, currency"
+#define DAY_ADD(r) \
+	"INSERT INTO ledger_day VALUES(" DAY_OF(r ".start_ts") ", " r ".provider, " r ".label, " \
+	r ".gpu, " r ".kind, " r ".currency, 1, " WHOLE_COST(r) ", " r ".end_ts, " r ".end_ts) " \
+	"ON CONFLICT(" DAY_KEY ") DO UPDATE SET n = n + 1, spent = spent + excluded.spent, " \
+	"min_end = min(min_end, excluded.min_end), max_end = max(max_end, excluded.max_end);"
+#define DAY_FOLD "SELECT " DAY_OF("start_ts") ", provider, label, gpu, kind, currency, " \
+	"count(*), sum(" WHOLE_COST("ledger") "), min(end_ts), max(end_ts) FROM ledger "
+/* The day of row r made again from the rows (the '+' keeps it on ledger_time's range). */
+#define DAY_REDO(r) \
+	"DELETE FROM ledger_day WHERE day = " DAY_OF(r ".start_ts") " AND provider = " r \
+	".provider AND label = " r ".label AND gpu = " r ".gpu AND kind = " r ".kind AND " \
+	"currency = " r ".currency;" \
+	"INSERT INTO ledger_day " DAY_FOLD "WHERE start_ts >= " DAY_OF(r ".start_ts") " AND " \
+	"start_ts < " DAY_OF(r ".start_ts") " + 86400 AND +end_ts != 0 AND +provider = " r \
+	".provider AND label = " r ".label AND gpu = " r ".gpu AND kind = " r ".kind AND " \
+	"currency = " r ".currency GROUP BY provider, label, gpu, kind, currency;"
+static const char ledger_days[] =
+	"CREATE TABLE ledger_day("
+	"  day INTEGER NOT NULL, provider TEXT NOT NULL, label TEXT NOT NULL, gpu TEXT NOT NULL,"
+	"  kind INTEGER NOT NULL, currency TEXT NOT NULL, n INTEGER NOT NULL,"
+	"  spent INTEGER NOT NULL, min_end INTEGER NOT NULL, max_end INTEGER NOT NULL,"
+	"  PRIMARY KEY(" DAY_KEY "));"
+	"INSERT INTO ledger_day " DAY_FOLD "WHERE end_ts != 0 GROUP BY 1, provider, label, gpu, "
+	"  kind, currency;"
+	/* costs reads the days whose segments end inside its window: max_end > since. */
+	"CREATE INDEX ledger_day_end ON ledger_day(max_end);"
+	"CREATE TRIGGER ledger_day_insert AFTER INSERT ON ledger WHEN new.end_ts != 0 BEGIN "
+	DAY_ADD("new") " END;"
+	"CREATE TRIGGER ledger_day_close AFTER UPDATE ON ledger"
+	"  WHEN old.end_ts = 0 AND new.end_ts != 0 BEGIN " DAY_ADD("new") " END;"
+	"CREATE TRIGGER ledger_day_edit AFTER UPDATE ON ledger WHEN old.end_ts != 0 BEGIN "
+	DAY_REDO("old") DAY_REDO("new") " END;"
+	"CREATE TRIGGER ledger_day_delete AFTER DELETE ON ledger WHEN old.end_ts != 0 BEGIN "
+	DAY_REDO("old") " END;";
+
 static bool
 has_table(sqlite3 *db, const char *name)
 {
@@ -128,15 +178,14 @@ has_table(sqlite3 *db, const char *name)
 }
 
 static bool
-add_ledger_totals(sqlite3 *db, char **msg)
+add_kept_table(sqlite3 *db, const char *name, const char *sql, char **msg)
 {
-	if (has_table(db, "ledger_closed"))
+	if (has_table(db, name))
 		return true;
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, msg) != SQLITE_OK)
 		return false;
 	/* Another process may have made it while this one waited for the lock. */
-	if (!has_table(db, "ledger_closed") &&
-	    sqlite3_exec(db, ledger_totals, NULL, NULL, msg) != SQLITE_OK) {
+	if (!has_table(db, name) && sqlite3_exec(db, sql, NULL, NULL, msg) != SQLITE_OK) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		return false;
 	}
@@ -184,7 +233,9 @@ state_open(struct state **out, const char *path, struct gr_error *err)
 	if (sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 	    "PRAGMA foreign_keys=ON;", NULL, NULL, &msg) != SQLITE_OK ||
 	    sqlite3_exec(st->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
-	    !add_missing_columns(st->db, &msg) || !add_ledger_totals(st->db, &msg)) {
+	    !add_missing_columns(st->db, &msg) ||
+	    !add_kept_table(st->db, "ledger_closed", ledger_totals, &msg) ||
+	    !add_kept_table(st->db, "ledger_day", ledger_days, &msg)) {
 		gr_fail(err, GR_ESTATE, "cannot use database '%s': %s", path,
 		    msg ? msg : sqlite3_errmsg(st->db));
 		sqlite3_free(msg);

@@ -597,6 +597,7 @@ sim_instances(struct sim *s, bool with_destroyed, struct instance_list *out,
     struct gr_error *err)
 {
 	struct row *rows = NULL;
+	struct ledger_spent_all *spent;
 	size_t n, i;
 	int64_t now;
 
@@ -606,13 +607,15 @@ sim_instances(struct sim *s, bool with_destroyed, struct instance_list *out,
 	if (load_rows(s, with_destroyed ? "" : "WHERE state != 7", NULL, &rows, &n, err) !=
 	    GR_OK)
 		return err->code;
+	spent = ledger_spent_all(s->st, now);
 	for (i = 0; i < n; i++) {
 		struct instance *in = instance_list_add(out);
 
 		row_to_instance(s, &rows[i], now, in);
-		in->cost_so_far = instance_cost(s, in->id, now);
+		in->cost_so_far = ledger_spent_of(spent, in->id);
 		in->valid |= IV_COST;
 	}
+	ledger_spent_all_free(spent);
 	free(rows);
 	return GR_OK;
 }

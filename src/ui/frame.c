@@ -86,7 +86,8 @@ draw_tabs(struct ui *u)
 	info[0] = '\0';
 	switch (u->view) {
 	case UV_OFFERS:
-		snprintf(info, sizeof(info), _("%zu of %zu offers"), u->og.n_order, u->offers.n);
+		/* Both of the set on screen: a newer fetch counts once its rows are in. */
+		snprintf(info, sizeof(info), _("%zu of %zu offers"), u->og.n_order, u->og.n);
 		break;
 	case UV_INSTANCES:
 		snprintf(info, sizeof(info), ngettext("%zu instance", "%zu instances",

@@ -42,7 +42,7 @@ struct ui_grid_worker {
 	unsigned long gen;		/* of the newest submission (written under mu) */
 	struct grid_job *pending;	/* submitted, not started */
 	struct grid_job *done;		/* finished, not collected */
-	long delay_ms;
+	char *gate;			/* a job starts once this file exists (tests) */
 	struct ui_rows *latest;		/* the rows of the newest submission (UI thread) */
 };
 
@@ -135,6 +135,7 @@ worker_free(struct ui_grid_worker *w)
 	close(w->pipe[1]);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->mu);
+	free(w->gate);
 	free(w);
 }
 
@@ -384,12 +385,35 @@ ui_grid_rebuild(struct ui_grid *g, const void *rows, size_t n, size_t size,
 	job_free(j);
 }
 
+/*
+ * Hold job j until the gate file exists, then take it away (one file, one job): a test's
+ * window to see a sort running and press keys meanwhile, ended by the test, not a clock. A
+ * newer submission ends the wait without taking the file; at most 120 s. Called with mu.
+ */
+static void
+wait_gate(struct ui_grid_worker *w, const struct grid_job *j)
+{
+	struct timespec until;
+	int i;
+
+	for (i = 0; i < 6000 && !w->stop && w->gen == j->gen; i++) {
+		if (unlink(w->gate) == 0)
+			return;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 20000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&w->cond, &w->mu, &until);
+	}
+}
+
 static void *
 worker_main(void *arg)
 {
 	struct ui_grid_worker *w = arg;
 	struct grid_job *j;
-	struct timespec until;
 	bool ok, last;
 	char b = 1;
 
@@ -401,18 +425,8 @@ worker_main(void *arg)
 			break;
 		j = w->pending;
 		w->pending = NULL;
-		if (w->delay_ms > 0) {
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_sec += w->delay_ms / 1000;
-			until.tv_nsec += (w->delay_ms % 1000) * 1000000L;
-			if (until.tv_nsec >= 1000000000L) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
-			while (!w->stop && w->gen == j->gen &&
-			    pthread_cond_timedwait(&w->cond, &w->mu, &until) != ETIMEDOUT)
-				;
-		}
+		if (w->gate != NULL)
+			wait_gate(w, j);
 		pthread_mutex_unlock(&w->mu);
 		ok = run_job(w, j);
 		pthread_mutex_lock(&w->mu);
@@ -434,7 +448,7 @@ worker_main(void *arg)
 }
 
 bool
-ui_grid_async(struct ui_grid *g, long delay_ms)
+ui_grid_async(struct ui_grid *g, const char *gate)
 {
 	struct ui_grid_worker *w;
 	sigset_t all, old;
@@ -455,7 +469,7 @@ ui_grid_async(struct ui_grid *g, long delay_ms)
 	}
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cond, NULL);
-	w->delay_ms = delay_ms;
+	w->gate = gate != NULL ? xstrdup(gate) : NULL;
 	w->refs = 2;
 	/* Signals (SIGINT, SIGWINCH) stay with the UI thread, as with the lanes. */
 	sigfillset(&all);

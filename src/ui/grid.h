@@ -86,10 +86,11 @@ void ui_grid_rebuild(struct ui_grid *g, const void *rows, size_t n, size_t size,
 /*
  * Give g a worker thread; false when none could be started (the grid then works in
  * place). Its descriptor (ui_grid_fd) becomes readable when a result is waiting.
- * delay_ms > 0 holds every job back that long before it starts (a test's window to press
- * a second key while a sort runs; GPURENT_UI_SORT_DELAY_MS).
+ * gate (NULL: none) holds every job back until that file exists, and removes it: one file
+ * lets one job start (a test's window to press a second key while a sort runs, closed by
+ * the test; GPURENT_UI_SORT_GATE); a newer job ends the wait, 120 s at most.
  */
-bool ui_grid_async(struct ui_grid *g, long delay_ms);
+bool ui_grid_async(struct ui_grid *g, const char *gate);
 int ui_grid_fd(const struct ui_grid *g);
 
 /* Records for ui_grid_submit; the grid takes the reference returned. */

@@ -4,29 +4,12 @@
 # sorting and filtering must still show exactly the rows `gpurent offers` finds, in its
 # order. Ties may fall either way, so a page is compared by the values of the sort column.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/offers-grid.sh"
 # A still market, the same for the dashboard and the command line.
 export GPURENT_SIM_TIME=1780000000 GPURENT_SIM_OFFERS=110000
 
 all=$("$G" -o ids offers | wc -l)
 [ "$all" -ge 100000 ] && ok "$all offers in the market" || fail "market of $all offers"
-# Money column K (1: PRICE/H, 2: PER GPU-H) of the offer rows on screen; the same column
-# as `gpurent offers` prints it.
-col() { screen | grep '^  sim:o-' | awk -v k="$1" '{ n = 0; for (i = 1; i <= NF; i++)
-	if ($i ~ /^\$/ && ++n == k) print $i }'; }
-cli() { "$G" --no-header --fields "$1" offers "${@:2}" | tr -d " "; }
-# The id of the row drawn in reverse video.
-selected() { tm capture-pane -e -p -t ui | grep -E $'\e\\[(0;)?7m' | sed 's/\x1b\[[0-9;]*m//g' |
-	awk '/^  sim:o-/ { print $1 }'; }
-# The selection follows its record through a new order: g brings it back to the top.
-top() {
-	local i
-	keys g
-	for ((i = 0; i < 50; i++)); do
-		[ -n "$(selected)" ] && [ "$(selected)" = "$(row 3 | awk '{ print $1 }')" ] && return 0
-		sleep 0.1
-	done
-	fail "g: the selection is not on the first row"
-}
 # Until the worker's result is in: the "sorting" mark gone.
 settled() { wait_gone 'sorting' 600 || fail "still sorting: $(row 2)"; }
 

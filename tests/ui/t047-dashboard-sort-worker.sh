@@ -1,38 +1,43 @@
 #!/bin/bash
 # t047: sorting and filtering off the drawing path (issue 17 part 5). Every job of the
-# offers grid's worker is held back 6 s (GPURENT_UI_SORT_DELAY_MS), so a test can see one
-# running: the screen keeps answering with the previous order under a "sorting" mark, a
-# second key while a sort runs gives the second key's order (the first's never shows), and
-# Ctrl-C in the middle of a sort leaves the terminal as it was.
+# offers grid's worker waits for a gate file (GPURENT_UI_SORT_GATE) that this test creates
+# when it has seen what it needs, so a sort stays running as long as the test looks at it,
+# however loaded the machine: the screen keeps answering with the previous order under a
+# "sorting" mark (and its header counts that order's set, not a newer fetch waiting for its
+# sort), a second key while a sort runs gives the second key's order (the first's never
+# shows), and Ctrl-C in the middle of a sort leaves the terminal as it was.
 . "$(dirname "$0")/lib.sh"
-export GPURENT_SIM_TIME=1780000000 GPURENT_SIM_OFFERS=30000 GPURENT_UI_SORT_DELAY_MS=6000
+. "$(dirname "$0")/offers-grid.sh"
+export GPURENT_SIM_TIME=1780000000 GPURENT_SIM_OFFERS=30000 GPURENT_UI_SORT_GATE=$T/sort-gate
+# Let the job that waits start: the worker takes the file away as it does.
+release() {
+	: >"$GPURENT_UI_SORT_GATE"
+	wait_until '[ ! -e "$GPURENT_UI_SORT_GATE" ]' 300 || fail "no sort took the gate"
+}
+# Let every job start until none runs (a fetch's rows come as a job of their own).
+drain() {
+	local t
+	for ((t = 0; t < 300; t++)); do
+		screen | grep -q 'sorting' || { rm -f "$GPURENT_UI_SORT_GATE"; return 0; }
+		[ -e "$GPURENT_UI_SORT_GATE" ] || : >"$GPURENT_UI_SORT_GATE"
+		sleep 0.1
+	done
+	fail "$1: still sorting: $(row 2)"
+}
+# No refresh of the offers of its own while the test holds sorts at the gate.
+"$G" config set dashboard.offers_interval 1h >/dev/null || fail "config set"
 
 all=$("$G" -o ids offers | wc -l)
 h100=$("$G" -o ids offers gpu=h100 | wc -l)
-col() { screen | grep '^  sim:o-' | awk -v k="$1" '{ n = 0; for (i = 1; i <= NF; i++)
-	if ($i ~ /^\$/ && ++n == k) print $i }'; }
-cli() { "$G" --no-header --fields "$1" offers "${@:2}" | tr -d " "; }
-# The id of the row drawn in reverse video.
-selected() { tm capture-pane -e -p -t ui | grep -E $'\e\\[(0;)?7m' | sed 's/\x1b\[[0-9;]*m//g' |
-	awk '/^  sim:o-/ { print $1 }'; }
-# The selection follows its record through a new order: g brings it back to the top.
-top() {
-	local i
-	keys g
-	for ((i = 0; i < 50; i++)); do
-		[ -n "$(selected)" ] && [ "$(selected)" = "$(row 3 | awk '{ print $1 }')" ] && return 0
-		sleep 0.1
-	done
-	fail "g: the selection is not on the first row"
-}
 
 start_dash 160 30
 wait_for 'sorting offers' 300 && ok "the first rows wait for their sort, and say so" ||
 	fail "first sort: $(screen)"
+release
 wait_for " $all of $all offers" 300 || fail "offers: $(row 1)"
-wait_gone 'sorting' 300 || fail "the first sort never ended: $(row 2)"
+drain "the first sort"
 n=$(col 1 | wc -l)
-# What the command line finds, worked out before any key: a sort is held back 6 s only.
+# What the command line finds, worked out before any key.
 asc=$(cli price_hour --sort price | head -n "$n")
 desc1=$(cli price_hour --sort price- | head -n 1)
 per_gpu=$(cli price_per_gpu_hour --sort gpu_price | head -n "$n")
@@ -51,6 +56,8 @@ screen | grep -q 'sorting' && [ "$(selected)" = "$(row 4 | awk '{ print $1 }')" 
 # The second key supersedes the first's job, which has not started yet.
 keys '>'
 wait_for 'sorted by PER GPU-H, ascending' 20 || fail ">: $(row 29)"
+[ "$(col 1 | head -n 1)" != "$desc1" ] || fail "the first key's order was drawn"
+release
 seen_desc=0
 for ((t = 0; t < 300; t++)); do
 	screen | grep -q 'sorting' || break
@@ -71,7 +78,16 @@ keys i / 'gpu=h100'
 wait_for '^/gpu=h100' 20 || fail "typed: $(row 29)"
 keys Enter
 want=$h100
-wait_for " $want of [0-9]+ offers" 300 && wait_gone 'sorting' 300 &&
+# The provider's answer to the filter is in (the offer cache keeps it) while the rows wait
+# at the gate: the header still counts the set on screen, not the newer fetch.
+wait_until "[ \"\$(sqlite3 '$GPURENT_HOME/state.db' 'SELECT count(*) FROM offer_cache WHERE n = $want')\" -gt 0 ]" 300 ||
+	fail "no answer to the filter"
+wait_for " of $want offers" 20 && fail "the header counts a fetch whose rows are not in: $(row 1)"
+row 1 | grep -q " $all of $all offers" && ok "the header counts the rows on screen: $(row 1)" ||
+	fail "header: $(row 1)"
+release
+# The filter also goes to the provider, whose rows come as one more job.
+wait_for " $want of [0-9]+ offers" 300 && drain "the filter" &&
 	ok "filter after sort: $want H100 offers" || fail "filter: $(row 1), want $want"
 top
 bad=$(screen | grep -E '^  sim:o-' | grep -v -c 'H100')

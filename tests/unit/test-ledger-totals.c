@@ -1,5 +1,6 @@
 /*
- * The ledger's kept totals (issue 17 part 5): ledger_spent, read from the per-instance sums
+ * The ledger's kept totals (issue 17 part 5): ledger_spent (and ledger_spent_all for every
+ * instance at once), read from the per-instance sums
  * of closed segments that triggers keep, equals money_accrue summed over every row, for
  * segments closed by every path (insert closed, ledger_end, a later begin), odd rates
  * (rounding halves, large values) and a database made before the totals existed (filled
@@ -121,11 +122,16 @@ static void
 check_all(struct state *st, int64_t now)
 {
 	static const char *const ids[] = { "sim:i-1", "vast:2", "sim:i-3", "sim:i-4", "none" };
+	struct ledger_spent_all *all = ledger_spent_all(st, now);
 	size_t i;
 
-	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		assert_int_equal(ledger_spent(st, NULL, ids[i], now, NULL),
 		    by_rows(st, NULL, ids[i], now));
+		/* The same read for every instance at once (a listing). */
+		assert_int_equal(ledger_spent_of(all, ids[i]), by_rows(st, NULL, ids[i], now));
+	}
+	ledger_spent_all_free(all);
 	assert_int_equal(ledger_spent(st, "sim", NULL, now, NULL), by_rows(st, "sim", NULL, now));
 	assert_int_equal(ledger_spent(st, "vast", NULL, now, NULL),
 	    by_rows(st, "vast", NULL, now));
