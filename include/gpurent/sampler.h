@@ -39,6 +39,8 @@ struct probe_snapshot {
 	struct host_sample host;
 	bool host_ok;
 	int64_t gap_from, gap_to;	/* non-zero: no frames between these (a reconnection) */
+	char unanswered[256];		/* an instance of several machines: those that gave no
+					   sample and why ("n2: ...; n5: ..."), sanitized; "" */
 };
 void probe_snapshot_init(struct probe_snapshot *s);
 void probe_snapshot_release(struct probe_snapshot *s);

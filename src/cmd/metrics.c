@@ -188,6 +188,36 @@ print_snapshot(struct printer *p, const char *id, const struct probe_snapshot *s
 	return rc;
 }
 
+/*
+ * A table of samples from several machines of one instance (a multi-node Slurm job)
+ * names each GPU's node after the instance; JSON always carries it. Other tables, and
+ * any --fields, are as they were.
+ */
+static void
+show_nodes(struct out_opts *o, const struct sample_list *l, char *buf, size_t size)
+{
+	size_t i, k = 0;
+
+	if (o->fields != NULL || o->format == OUT_JSON)
+		return;
+	for (i = 0; i < l->n && l->v[i].node[0] == '\0'; i++)
+		;
+	if (i == l->n)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < SCOL__COUNT; i++) {
+		if (sample_columns[i].hidden)
+			continue;
+		k += (size_t)snprintf(buf + k, k < size ? size - k : 0, "%s%s", k > 0 ? "," : "",
+		    sample_columns[i].name);
+		if (i == SCOL_INSTANCE)
+			k += (size_t)snprintf(buf + k, k < size ? size - k : 0, ",%s",
+			    sample_columns[SCOL_NODE].name);
+	}
+	if (k < size)
+		o->fields = buf;
+}
+
 /* A reconnection's hole, in the stream where the samples are missing. */
 static void
 print_gap(struct printer *p, const char *id, int64_t from, int64_t to)
@@ -310,6 +340,8 @@ metrics_once(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n
 			failed++;
 			continue;
 		}
+		if (one.unanswered[0] != '\0')
+			cmd_warn("warning: %s: no sample from %s", t[i].id, one.unanswered);
 		if (one.gpus.n > 0 && history_record(c->s, one.gpus.v, one.gpus.n,
 		    session_now(c->s), &err) != GR_OK && !p->store_warned) {
 			cmd_warn("warning: the samples were not kept in the history: %s", err.msg);
@@ -332,9 +364,14 @@ metrics_once(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n
 	else if (a->host)
 		rc = out_print(c->out, &p->o, host_columns, HCOL__COUNT, HCOL_INSTANCE, hosts,
 		    nhosts, sizeof(*hosts), host_cell, NULL, &err);
-	else
-		rc = out_print(c->out, &p->o, sample_columns, SCOL__COUNT, SCOL_INSTANCE, all.gpus.v,
+	else {
+		char fields[512];
+		struct out_opts o = p->o;
+
+		show_nodes(&o, &all.gpus, fields, sizeof(fields));
+		rc = out_print(c->out, &o, sample_columns, SCOL__COUNT, SCOL_INSTANCE, all.gpus.v,
 		    all.gpus.n, sizeof(*all.gpus.v), sample_cell, NULL, &err);
+	}
 	probe_snapshot_release(&all);
 	probe_snapshot_release(&one);
 	free(hosts);

@@ -296,6 +296,8 @@ const struct column sample_columns[SCOL__COUNT] = {
 	[SCOL_PCI_BUS] = { "pci_bus_id", N_("PCI BUS"), false, true, 7, 0 },
 	[SCOL_XID] = { "xid", N_("XID"), true, true, 4, 0 },
 	[SCOL_XID_COUNT] = { "xid_count", N_("XIDS"), true, true, 4, 0 },
+	/* Tables show it by itself when some sample has a node (metrics.c). */
+	[SCOL_NODE] = { "node", N_("NODE"), false, true, 0, 12 },
 };
 
 static const char *const source_names[] = { [SAMPLE_API] = "api", [SAMPLE_SSH] = "ssh" };
@@ -312,7 +314,7 @@ sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	(void)ctx;
 	switch ((enum sample_col)col) {
 	case SCOL_INSTANCE: set_str(c, g->instance_id); break;
-	case SCOL_GPU: set_int(c, g->index, true); break;
+	case SCOL_GPU: set_int(c, g->index, g->index >= 0); break;
 	case SCOL_TIME: c->kind = CELL_TIME; c->i = g->at; break;
 	case SCOL_UTIL: set_int(c, g->util_pct, g->valid & MV_UTIL); break;
 	case SCOL_MEM_USED: set_int(c, g->mem_used_mib, g->valid & MV_MEM); break;
@@ -380,6 +382,7 @@ sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case SCOL_PCI_BUS: set_str(c, g->pci_bus_id); break;
 	case SCOL_XID: set_int(c, g->xid, g->valid & MV_XID); break;
 	case SCOL_XID_COUNT: set_int(c, g->xid_count, g->valid & MV_XID_COUNT); break;
+	case SCOL_NODE: set_str(c, g->node); break;
 	default: c->kind = CELL_NULL; break;
 	}
 }
