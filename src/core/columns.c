@@ -271,6 +271,9 @@ const struct column sample_columns[SCOL__COUNT] = {
 	[SCOL_POWER] = { "power_w", N_("POWER W"), true, false, 1, 0 },
 	[SCOL_POWER_LIMIT] = { "power_limit_w", N_("LIMIT W"), true, false, 3, 0 },
 	[SCOL_SOURCE] = { "source", N_("SOURCE"), false, true, 4, 0 },
+	/* Which machine of a multi-node job; tables show it when some sample has one
+	   (metrics.c). */
+	[SCOL_NODE] = { "node", N_("NODE"), false, true, 0, 12 },
 	[SCOL_VENDOR] = { "vendor", N_("VENDOR"), false, true, 4, 0 },
 	[SCOL_NAME] = { "name", N_("NAME"), false, true, 6, 12 },
 	[SCOL_UUID] = { "uuid", N_("UUID"), false, true, 7, 12 },
@@ -296,8 +299,6 @@ const struct column sample_columns[SCOL__COUNT] = {
 	[SCOL_PCI_BUS] = { "pci_bus_id", N_("PCI BUS"), false, true, 7, 0 },
 	[SCOL_XID] = { "xid", N_("XID"), true, true, 4, 0 },
 	[SCOL_XID_COUNT] = { "xid_count", N_("XIDS"), true, true, 4, 0 },
-	/* Tables show it by itself when some sample has a node (metrics.c). */
-	[SCOL_NODE] = { "node", N_("NODE"), false, true, 0, 12 },
 };
 
 static const char *const source_names[] = { [SAMPLE_API] = "api", [SAMPLE_SSH] = "ssh" };

@@ -19,7 +19,7 @@
 /* With auto, a machine that does not answer ssh quickly falls back to the API. */
 #define AUTO_CONNECT_TIMEOUT 5
 /* Most machines of one instance sampled at once (one ssh each, all in parallel). */
-#define NODES_MAX 64
+#define NODES_MAX SESSION_NODES_MAX
 
 static const char *const source_names[] = { "auto", "api", "ssh" };
 
@@ -323,20 +323,69 @@ session_snapshot(struct session *s, const char *id, enum metrics_source src,
 	return GR_OK;
 }
 
-struct sampler *
-session_sampler(struct session *s, const char *id, enum metrics_source src, int interval,
-    struct gr_error *err)
-{
+/* One machine's follower, connected on a thread of its own. */
+struct node_start {
 	struct remote_endpoint ep;
+	int interval;
+	struct sampler *sm;
+	struct gr_error err;
+	pthread_t thread;
+	bool threaded;
+};
 
-	if (src == METRICS_API) {
-		gr_fail(err, GR_EUSAGE, "no sampler for the API source");
-		return NULL;
-	}
+static void *
+node_start_run(void *arg)
+{
+	struct node_start *p = arg;
+
+	if (remote_endpoint_check(&p->ep, &p->err) == GR_OK)
+		p->sm = sampler_start(&p->ep, p->interval, false, &p->err);
+	return NULL;
+}
+
+enum gr_err
+session_node_samplers(struct session *s, const char *id, enum metrics_source src, int interval,
+    struct node_sampler **out, size_t *n, struct gr_error *err)
+{
+	struct remote_endpoint ep, *eps;
+	struct node_start *p;
+	size_t i;
+	bool more;
+
+	*out = NULL;
+	*n = 0;
+	if (src == METRICS_API)
+		return gr_fail(err, GR_EUSAGE, "no sampler for the API source");
 	if (session_endpoint(s, id, &ep, err) != GR_OK)
-		return NULL;
+		return err->code;
 	ep.batch = true;
 	if (src == METRICS_AUTO)
 		ep.connect_timeout = AUTO_CONNECT_TIMEOUT;
-	return sampler_start(&ep, interval, false, err);
+	if (!node_endpoints(s, id, &ep, &eps, n, &more)) {
+		eps = xcalloc(1, sizeof(*eps));
+		eps[0] = ep;
+		*n = 1;
+	}
+	p = xcalloc(*n, sizeof(*p));
+	for (i = 0; i < *n; i++) {
+		p[i].ep = eps[i];
+		p[i].interval = interval;
+		p[i].threaded = pthread_create(&p[i].thread, NULL, node_start_run, &p[i]) == 0;
+		if (!p[i].threaded)
+			node_start_run(&p[i]);
+	}
+	*out = xcalloc(*n, sizeof(**out));
+	for (i = 0; i < *n; i++) {
+		if (p[i].threaded)
+			pthread_join(p[i].thread, NULL);
+		(*out)[i].sm = p[i].sm;
+		strlcpy_((*out)[i].node, eps[i].node, sizeof((*out)[i].node));
+		(*out)[i].err = p[i].err;
+		if (p[i].sm == NULL && eps[i].node[0] != '\0')
+			snprintf((*out)[i].err.msg, sizeof((*out)[i].err.msg), "%s: %.440s",
+			    eps[i].node, p[i].err.msg);
+	}
+	free(p);
+	free(eps);
+	return GR_OK;
 }

@@ -71,6 +71,16 @@ series=$(sqlite3 "$GPURENT_HOME/state.db" \
 check "the history keeps each node's GPUs apart ($series)" \
 	'[ "$series" = "$J/n1|8 $J/n2|8 " ]'
 
+# --follow: one sampler per node, each sample saying its node.
+expect_ok g metrics "$J" --follow --count 1 --interval 1 -o json
+check "followed: eight samples of each node: $OUT" \
+	'[ "$(jq -s "[.[] | select(.node == \"n1\" and .util_pct == 90)] | length" <<<"$OUT")" = 8 ] &&
+	 [ "$(jq -s "[.[] | select(.node == \"n2\" and .util_pct == 40)] | length" <<<"$OUT")" = 8 ]'
+expect_ok g metrics "$J" --follow --count 1 --interval 1
+check "the followed table names the node: $OUT" \
+	'[[ $(head -1 <<<"$OUT") == *INSTANCE*NODE*GPU* ]] &&
+	 [ "$(grep -c " n1 " <<<"$OUT")" = 8 ] && [ "$(grep -c " n2 " <<<"$OUT")" = 8 ]'
+
 # n2 stops answering: its GPUs are unknown, n1's still come, a warning names n2.
 kill "$SSHD2_PID"
 wait "$SSHD2_PID" 2>/dev/null
@@ -83,6 +93,12 @@ check "n1's eight GPUs and one unknown row for n2: $OUT" \
 	 ([.[] | select(.node == \"n2\")] | length) == 1" <<<"$OUT" >/dev/null'
 check "a warning names the node that did not answer: $ERR" \
 	'[[ $ERR == *"warning: $J: no sample from n2: "* ]]'
+
+expect_rc 10 g metrics "$J" --follow --count 1 --interval 1 -o json
+check "followed with n2 down: n1's samples, a warning for n2, a partial result: $ERR" \
+	'[ "$(jq -s "[.[] | select(.node == \"n1\")] | length" <<<"$OUT")" = 8 ] &&
+	 [ "$(jq -s "[.[] | select(.node == \"n2\")] | length" <<<"$OUT")" = 0 ] &&
+	 [[ $ERR == *"n2: "* ]]'
 
 # The watcher: n1 idle, n2 unknown. The job is unobserved, never idle on half its nodes.
 echo "$PROBE_DATA/nvidia/h100x8.txt" >"$TMP/node-n1/nvidia-smi.seq"
