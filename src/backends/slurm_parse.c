@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "gpurent/backends_parse.h"
+#include "gpurent/i18n.h"
 #include "gpurent/catalogue.h"
 #include "gpurent/http.h"
 #include "gpurent/slurm_parse.h"
@@ -442,24 +443,13 @@ slurm_node_stream_finish(struct slurm_node_stream *s, long status, struct slurm_
     size_t *n, struct gr_error *err)
 {
 	cJSON *skeleton = NULL;
-	enum gr_err e = GR_OK;
+	enum gr_err e;
 	char *text;
 
 	*out = NULL;
 	*n = 0;
-	switch (jscan_finish(s->scan, &skeleton)) {
-	case JSCAN_OK:
-		break;
-	case JSCAN_EMPTY:
-		e = gr_fail(err, GR_EUNAVAIL, "empty reply from %s", P);
-		break;
-	case JSCAN_MALFORMED:
-		e = gr_fail(err, GR_EUNAVAIL, "malformed reply from %s (not JSON)", P);
-		break;
-	case JSCAN_NO_ARRAY:
-		e = gr_fail(err, GR_EUNAVAIL, "malformed reply from slurm (no nodes list)");
-		break;
-	}
+	e = jscan_end_error(jscan_finish(s->scan, &skeleton), P,
+	    N_("malformed reply from slurm (no nodes list)"), err);
 	/* Slurm's errors array sits in the skeleton, beside the emptied list: a few bytes. */
 	if (skeleton != NULL) {
 		text = cJSON_PrintUnformatted(skeleton);
