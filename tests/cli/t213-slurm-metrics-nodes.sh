@@ -10,6 +10,7 @@
 . "$(dirname "$0")/slurm.sh"
 . "$(dirname "$0")/sshd.sh"
 . "$(dirname "$0")/probes.sh"
+. "$(dirname "$0")/exporter.sh"
 start_slurm
 expect_ok g config set slurm.workdir "$TMP/slurm/jobs"
 start_sshd
@@ -70,6 +71,9 @@ series=$(sqlite3 "$GPURENT_HOME/state.db" \
 	"SELECT instance_id, count(*) FROM sample_series GROUP BY instance_id ORDER BY 1" | tr '\n' ' ')
 check "the history keeps each node's GPUs apart ($series)" \
 	'[ "$series" = "$J/n1|8 $J/n2|8 " ]'
+expect_ok g metrics "$J/n2" --since 1h -o json
+check "a node's history is asked for as ID/NODE: $OUT" \
+	'jq -e "([.[].gpu] | unique | length) == 8 and all(.[]; .instance_id == \"$J/n2\" and .util_pct == 40)" <<<"$OUT" >/dev/null'
 
 # --follow: one sampler per node, each sample saying its node.
 expect_ok g metrics "$J" --follow --count 1 --interval 1 -o json
@@ -80,6 +84,15 @@ expect_ok g metrics "$J" --follow --count 1 --interval 1
 check "the followed table names the node: $OUT" \
 	'[[ $(head -1 <<<"$OUT") == *INSTANCE*NODE*GPU* ]] &&
 	 [ "$(grep -c " n1 " <<<"$OUT")" = 8 ] && [ "$(grep -c " n2 " <<<"$OUT")" = 8 ]'
+
+# The exporter samples the same way: each node's GPUs under its own Hostname.
+start_exporter
+wait_scrape 'DCGM_FI_DEV_GPU_UTIL\{[^}]*Hostname="n2"'
+check "the exporter: eight series of each node, each with its node's figure" \
+	'[ "$(grep -c "^DCGM_FI_DEV_GPU_UTIL{.*Hostname=\"n1\".*instance_id=\"$J\".*} 90$" <<<"$OUT")" = 8 ] &&
+	 [ "$(grep -c "^DCGM_FI_DEV_GPU_UTIL{.*Hostname=\"n2\".*instance_id=\"$J\".*} 40$" <<<"$OUT")" = 8 ]'
+kill "$EXPORTER_PID"
+wait "$EXPORTER_PID" 2>/dev/null
 
 # n2 stops answering: its GPUs are unknown, n1's still come, a warning names n2.
 kill "$SSHD2_PID"
