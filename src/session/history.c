@@ -1,7 +1,6 @@
 /*
  * history.c - one snapshot of an instance, kept in the sample history (history.h).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +17,7 @@ history_record(struct session *s, const struct gpu_sample *v, size_t n, int64_t 
 	struct state *st;
 	struct gpu_sample *kept = NULL;
 	bool several = false, rekey = false;
-	size_t i, k = 0;
+	size_t i, k = 0, len;
 	enum gr_err e;
 
 	for (i = 0; i < n; i++) {
@@ -31,9 +30,12 @@ history_record(struct session *s, const struct gpu_sample *v, size_t n, int64_t 
 			if (v[i].index < 0)
 				continue;
 			kept[k] = v[i];
-			if (several)
-				snprintf(kept[k].instance_id, sizeof(kept[k].instance_id), "%s/%s",
-				    v[i].instance_id, v[i].node);
+			len = strlen(kept[k].instance_id);
+			if (several && len + 1 < sizeof(kept[k].instance_id)) {
+				kept[k].instance_id[len] = '/';
+				strlcpy_(kept[k].instance_id + len + 1, v[i].node,
+				    sizeof(kept[k].instance_id) - len - 1);
+			}
 			k++;
 		}
 		v = kept;

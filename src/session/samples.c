@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "gpurent/config.h"
+#include "gpurent/i18n.h"
 #include "gpurent/paths.h"
 #include "gpurent/session.h"
 #include "gpurent/util.h"
@@ -250,9 +251,9 @@ nodes_snapshot(struct session *s, const char *id, const struct remote_endpoint *
 		}
 	}
 	if (more) {
-		char why[64];
+		char why[128];
 
-		snprintf(why, sizeof(why), "the nodes past the first %d were not sampled",
+		snprintf(why, sizeof(why), _("the nodes past the first %d were not sampled"),
 		    NODES_MAX);
 		add_unanswered(unanswered, sizeof(unanswered), "...", why);
 	}
