@@ -107,6 +107,9 @@ check "n1's eight GPUs and one unknown row for n2: $OUT" \
 check "a warning names the node that did not answer: $ERR" \
 	'[[ $ERR == *"warning: $J: no sample from n2: "* ]]'
 
+expect_rc 5 g verify "$J"
+check "verify refuses a job whose node did not answer: $ERR" \
+	'[[ $ERR == *"$J cannot be verified: no sample from n2: "* ]]'
 expect_rc 10 g metrics "$J" --follow --count 1 --interval 1 -o json
 check "followed with n2 down: n1's samples, a warning for n2, a partial result: $ERR" \
 	'[ "$(jq -s "[.[] | select(.node == \"n1\")] | length" <<<"$OUT")" = 8 ] &&
