@@ -56,6 +56,12 @@ struct backend_env {
 
 struct backend;
 
+/* One machine of an instance that spans several (a Slurm job's node). */
+struct instance_node {
+	char name[64];		/* the provider's name for it ("n2"), sanitized */
+	char ssh_host[64];	/* where ssh reaches it */
+};
+
 struct backend_ops {
 	const char *name;		/* as typed on the command line and in config */
 	const char *description;
@@ -105,6 +111,14 @@ struct backend_ops {
 	/* The cluster as its users see it (CAP_CLUSTER): appended to out, which the caller
 	   initialised. Read-only: it observes nothing into the ledger. */
 	enum gr_err (*cluster)(struct backend *b, struct cluster_state *out, struct gr_error *err);
+
+	/*
+	 * The machines a running instance spans (CAP_SSH; optional, NULL where an instance is
+	 * one machine): in order, at most max, each with where ssh reaches it (port and user
+	 * are the instance's). *n is 0 while it runs nowhere.
+	 */
+	enum gr_err (*nodes)(struct backend *b, const char *id, struct instance_node *out,
+	    size_t max, size_t *n, struct gr_error *err);
 };
 
 struct backend {

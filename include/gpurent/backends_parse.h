@@ -83,6 +83,14 @@ struct jscan *jscan_new(const char *key, jscan_elem_fn fn, void *ctx);
 bool jscan_feed(struct jscan *s, const char *p, size_t n);
 /* After the last chunk. The caller frees *skeleton (cJSON_Delete), NULL unless set. */
 enum jscan_end jscan_finish(struct jscan *s, struct cJSON **skeleton);
+/*
+ * What a streamed parser says of a scan's end, the same for every provider: GR_OK for
+ * JSCAN_OK, else GR_EUNAVAIL with "empty reply from PROVIDER", "malformed reply from
+ * PROVIDER (not JSON)", or no_container (an N_() string, translated here) for a reply
+ * without its list.
+ */
+enum gr_err jscan_end_error(enum jscan_end end, const char *provider, const char *no_container,
+    struct gr_error *err);
 void jscan_free(struct jscan *s);
 
 /* "RunPod said ..." messages: the first non-empty of the listed string members. */

@@ -23,7 +23,12 @@
 enum gr_err history_sample(struct session *s, const char *id, enum metrics_source src,
     struct sample_list *out, struct gr_error *err, struct gr_error *store_err);
 
-/* Store samples taken elsewhere and apply retention at `now` (one transaction each). */
+/*
+ * Store samples taken elsewhere and apply retention at `now` (one transaction each). The
+ * samples of an instance that spans several machines (a multi-node Slurm job: samples
+ * with different nodes) are kept as "ID/NODE", each node's GPUs a series of their own;
+ * the row of a node that gave no sample (index -1) keeps nothing.
+ */
 enum gr_err history_record(struct session *s, const struct gpu_sample *v, size_t n,
     int64_t now, struct gr_error *err);
 

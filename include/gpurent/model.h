@@ -286,7 +286,9 @@ struct gpu_sample {
 	int xid;
 	int xid_count;
 	char pci_bus_id[20];	/* nvidia-smi's pci.bus_id ("00000000:3B:00.0"), "" unknown */
-	uint32_t valid;
+	char node[64];		/* the machine of an instance that spans several (a Slurm
+				   job's node), sanitized; "" for a one-machine instance */
+	uint32_t valid;		/* 0 with index -1: the node did not answer (all unknown) */
 };
 
 struct sample_list {

@@ -44,6 +44,8 @@ struct remote_endpoint {
 	int connect_timeout;	/* seconds; 0: 15 */
 	bool proxy_only;	/* a shell-only proxy (RunPod's): no copies or forwards */
 	bool batch;		/* never prompt, even with a terminal (samplers run unattended) */
+	char node[64];		/* which machine of an instance that spans several (a Slurm
+				   job's node): the samples say it; "" for a one-machine one */
 };
 
 /* A growable NULL-terminated argv that owns its strings. */

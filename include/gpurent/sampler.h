@@ -47,6 +47,8 @@ struct probe_snapshot {
 	 * other than [0-9A-Za-z.@-]: passed to the loop started after a reconnection.
 	 */
 	char resume[SAMPLER_RESUME_MAX];
+	char unanswered[256];		/* an instance of several machines: those that gave no
+					   sample and why ("n2: ...; n5: ..."), sanitized; "" */
 };
 void probe_snapshot_init(struct probe_snapshot *s);
 void probe_snapshot_release(struct probe_snapshot *s);

@@ -152,8 +152,20 @@ bool session_batch_refresh(struct session *s, struct state *st, struct remote_jo
 enum gr_err session_batch_tail(struct session *s, const struct remote_job *j, long lines,
     struct sb *out, size_t max, struct gr_error *err);
 
-/* A following sampler on instance id (src ssh or auto), a frame every interval seconds. */
-struct sampler *session_sampler(struct session *s, const char *id, enum metrics_source src,
-    int interval, struct gr_error *err);
+/*
+ * Following samplers on every machine instance id spans (a multi-node Slurm job: one per
+ * node, its samples saying their node; else the instance's one), connected in parallel:
+ * *n of them (at most SESSION_NODES_MAX) in the malloc'd *out; a machine that did not
+ * answer has a NULL sampler and err says why. Fails, nothing allocated, only when the
+ * instance itself has no ssh (session_endpoint's error).
+ */
+#define SESSION_NODES_MAX 64
+struct node_sampler {
+	struct sampler *sm;
+	char node[64];		/* "" for a one-machine instance */
+	struct gr_error err;
+};
+enum gr_err session_node_samplers(struct session *s, const char *id, enum metrics_source src,
+    int interval, struct node_sampler **out, size_t *n, struct gr_error *err);
 
 #endif

@@ -84,7 +84,7 @@ struct slurm_job {
 	char state[32];		/* the first word of job_state: "PENDING", "RUNNING" ... */
 	char reason[64];	/* state_reason, "None" when none */
 	char partition[64];
-	char nodes[128];	/* hostlist expression, "" while pending */
+	char nodes[512];	/* hostlist expression, "" while pending */
 	char first_node[64];	/* batch_host, else the first of nodes */
 	char user[64];
 	char comment[64];
@@ -122,6 +122,18 @@ enum gr_err slurm_parse_submit(const char *body, size_t len, long long *job_id,
 
 /* The first host of a hostlist expression: "n[3-4,7]" -> "n3", "a,b" -> "a". */
 void slurm_hostlist_first(const char *list, char *out, size_t n);
+
+/*
+ * The hosts of a hostlist expression, as Slurm writes a job's nodes: "n[1-2],gpu[01-03,07]"
+ * is n1 n2 gpu01 gpu02 gpu03 gpu07 (a range keeps its lower bound's zero padding; several
+ * bracket groups in one name multiply). At most max names go to out, in order: the count,
+ * or -1 when the expression is malformed (unbalanced brackets, an empty name, a range
+ * backwards or of more than nine digits, a name of SLURM_HOST_MAX bytes or more). A range
+ * is walked only until max names are out, so "n[0-999999999]" costs max names, not a
+ * billion. Names are raw (the caller strips them before a terminal).
+ */
+#define SLURM_HOST_MAX 64
+int slurm_hostlist_expand(const char *list, char (*out)[SLURM_HOST_MAX], int max);
 
 /* The catalogue model a GRES type names, when exactly one does ("h100" names three). */
 const struct gpu_model *slurm_gpu_model(const char *gres_type);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "gpurent/backends_parse.h"
+#include "gpurent/i18n.h"
 #include "gpurent/util.h"
 
 enum where {
@@ -442,4 +443,21 @@ jscan_finish(struct jscan *s, struct cJSON **skeleton)
 		return JSCAN_MALFORMED;
 	*skeleton = j;
 	return settle(s, j);
+}
+
+enum gr_err
+jscan_end_error(enum jscan_end end, const char *provider, const char *no_container,
+    struct gr_error *err)
+{
+	switch (end) {
+	case JSCAN_OK:
+		return GR_OK;
+	case JSCAN_EMPTY:
+		return gr_fail(err, GR_EUNAVAIL, "empty reply from %s", provider);
+	case JSCAN_NO_ARRAY:
+		return gr_fail(err, GR_EUNAVAIL, "%s", _(no_container));
+	case JSCAN_MALFORMED:
+		break;
+	}
+	return gr_fail(err, GR_EUNAVAIL, "malformed reply from %s (not JSON)", provider);
 }

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "gpurent/backends_parse.h"
+#include "gpurent/i18n.h"
 #include "gpurent/catalogue.h"
 #include "gpurent/http.h"
 #include "gpurent/util.h"
@@ -262,21 +263,10 @@ enum gr_err
 lambda_offer_stream_finish(struct lambda_offer_stream *s, struct gr_error *err)
 {
 	cJSON *skeleton;
-	enum gr_err e = GR_OK;
+	enum gr_err e;
 
-	switch (jscan_finish(s->scan, &skeleton)) {
-	case JSCAN_OK:
-		break;
-	case JSCAN_EMPTY:
-		e = gr_fail(err, GR_EUNAVAIL, "empty reply from %s", P);
-		break;
-	case JSCAN_MALFORMED:
-		e = gr_fail(err, GR_EUNAVAIL, "malformed reply from %s (not JSON)", P);
-		break;
-	case JSCAN_NO_ARRAY:
-		e = gr_fail(err, GR_EUNAVAIL, "malformed reply (no data object)");
-		break;
-	}
+	e = jscan_end_error(jscan_finish(s->scan, &skeleton), P,
+	    N_("malformed reply (no data object)"), err);
 	cJSON_Delete(skeleton);
 	if (e != GR_OK)
 		s->out->n = s->n0;

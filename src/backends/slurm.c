@@ -15,6 +15,7 @@
  *
  * The OpenAPI version is asked once per process, newest first (/openapi/v3 lists them).
  */
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -436,15 +437,46 @@ slurm_cluster(struct backend *b, struct cluster_state *out, struct gr_error *err
 	return GR_OK;
 }
 
+/*
+ * Where ssh reaches the node named node: slurm.ssh_host with %n for the node's name (%% a
+ * percent sign), else the node's NodeHostname from /nodes, else its name.
+ */
+static void
+node_ssh_host(const struct slurm *s, const char *node, const struct slurm_node *nodes,
+    size_t nn, char *out, size_t size)
+{
+	const char *tmpl = s->config != NULL ? config_get(s->config, "slurm.ssh_host") : NULL;
+	size_t i, k;
+
+	if (tmpl != NULL && tmpl[0] != '\0') {
+		for (i = 0, k = 0; tmpl[i] != '\0' && k + 1 < size; i++) {
+			if (tmpl[i] == '%' && tmpl[i + 1] == 'n') {
+				k += strlcpy_(out + k, node, size - k);
+				if (k >= size)
+					k = size - 1;
+				i++;
+			} else if (tmpl[i] == '%' && tmpl[i + 1] == '%') {
+				out[k++] = '%';
+				i++;
+			} else
+				out[k++] = tmpl[i];
+		}
+		out[k] = '\0';
+		return;
+	}
+	strlcpy_(out, node, size);
+	for (i = 0; i < nn; i++)
+		if (strcmp(nodes[i].name, node) == 0 && nodes[i].hostname[0])
+			strlcpy_(out, nodes[i].hostname, size);
+}
+
 /* Price while running from the configured rate, and where ssh reaches the job. */
 static void
 finish_instance(struct backend *b, const struct slurm_job *j, struct instance *in,
     const struct slurm_node *nodes, size_t nn)
 {
 	struct slurm *s = priv(b);
-	const char *tmpl = s->config != NULL ? config_get(s->config, "slurm.ssh_host") : NULL;
 	int64_t rate;
-	size_t i, k;
 
 	if (in->gpu_count > 0 && config_gpu_rate(s->config, "slurm", in->gpu_raw, &rate,
 	    in->currency)) {
@@ -453,27 +485,7 @@ finish_instance(struct backend *b, const struct slurm_job *j, struct instance *i
 	}
 	if (in->state != ST_RUNNING || j->first_node[0] == '\0')
 		return;
-	if (tmpl != NULL && tmpl[0] != '\0') {
-		/* %n: the node's name; %% a percent sign. */
-		for (i = 0, k = 0; tmpl[i] != '\0' && k + 1 < sizeof(in->ssh_host); i++) {
-			if (tmpl[i] == '%' && tmpl[i + 1] == 'n') {
-				k += strlcpy_(in->ssh_host + k, j->first_node, sizeof(in->ssh_host) - k);
-				if (k >= sizeof(in->ssh_host))
-					k = sizeof(in->ssh_host) - 1;
-				i++;
-			} else if (tmpl[i] == '%' && tmpl[i + 1] == '%') {
-				in->ssh_host[k++] = '%';
-				i++;
-			} else
-				in->ssh_host[k++] = tmpl[i];
-		}
-		in->ssh_host[k] = '\0';
-	} else {
-		strlcpy_(in->ssh_host, j->first_node, sizeof(in->ssh_host));
-		for (i = 0; i < nn; i++)
-			if (strcmp(nodes[i].name, j->first_node) == 0 && nodes[i].hostname[0])
-				strlcpy_(in->ssh_host, nodes[i].hostname, sizeof(in->ssh_host));
-	}
+	node_ssh_host(s, j->first_node, nodes, nn, in->ssh_host, sizeof(in->ssh_host));
 	in->ssh_port = (int)(s->config != NULL ? config_get_int(s->config, "slurm.ssh_port", 22) :
 	    22);
 	strlcpy_(in->ssh_user, s->user, sizeof(in->ssh_user));
@@ -593,16 +605,19 @@ job_id_of(struct backend *b, const char *id, long long *out, struct gr_error *er
 	return true;
 }
 
+/* One job's record and, when it runs, the nodes (for hostnames); both malloc'd. */
 static enum gr_err
-get_job(struct backend *b, long long jid, struct instance *out, struct gr_error *err)
+fetch_job(struct backend *b, long long jid, struct slurm_job **job, struct slurm_node **nodes,
+    size_t *nn, struct gr_error *err)
 {
 	struct http_response rs;
-	struct slurm_job *jobs = NULL;
-	struct slurm_node *nodes = NULL;
-	size_t nj = 0, nn = 0;
+	size_t nj = 0;
 	char path[64];
 	enum gr_err e;
 
+	*job = NULL;
+	*nodes = NULL;
+	*nn = 0;
 	snprintf(path, sizeof(path), "/job/%lld", jid);
 	e = api_req(b, HTTP_GET, path, NULL, true, &rs, err);
 	if (e == GR_ENOTFOUND) {
@@ -611,20 +626,79 @@ get_job(struct backend *b, long long jid, struct instance *out, struct gr_error 
 		    "long enough ago that Slurm forgot it)", jid);
 	}
 	if (e == GR_OK)
-		e = slurm_parse_jobs(rs.body, rs.len, &jobs, &nj, err);
+		e = slurm_parse_jobs(rs.body, rs.len, job, &nj, err);
 	http_response_release(&rs);
 	if (e == GR_OK && nj == 0)
 		e = gr_fail(err, GR_ENOTFOUND, "no instance 'slurm:%lld'", jid);
-	if (e == GR_OK) {
-		nodes_for(b, jobs, 1, &nodes, &nn);
-		slurm_job_to_instance(&jobs[0], out);
-		finish_instance(b, &jobs[0], out, nodes, nn);
-		if (strcmp(jobs[0].comment, SLURM_COMMENT) == 0)
-			observe_job(b, &jobs[0], out);
+	if (e == GR_OK)
+		nodes_for(b, *job, 1, nodes, nn);
+	else {
+		free(*job);
+		*job = NULL;
 	}
-	free(jobs);
+	return e;
+}
+
+static enum gr_err
+get_job(struct backend *b, long long jid, struct instance *out, struct gr_error *err)
+{
+	struct slurm_job *job;
+	struct slurm_node *nodes;
+	size_t nn;
+	enum gr_err e = fetch_job(b, jid, &job, &nodes, &nn, err);
+
+	if (e == GR_OK) {
+		slurm_job_to_instance(job, out);
+		finish_instance(b, job, out, nodes, nn);
+		if (strcmp(job->comment, SLURM_COMMENT) == 0)
+			observe_job(b, job, out);
+	}
+	free(job);
 	free(nodes);
 	return e;
+}
+
+/*
+ * Every node of a running job's allocation (its hostlist expanded), each reached as
+ * finish_instance reaches the first. A list that does not parse (Slurm truncated it, or it
+ * is hostile) is read as its first node only, as ssh has always reached it.
+ */
+static enum gr_err
+slurm_nodes(struct backend *b, const char *id, struct instance_node *out, size_t max,
+    size_t *n, struct gr_error *err)
+{
+	struct slurm *s = priv(b);
+	struct slurm_job *job;
+	struct slurm_node *nodes;
+	char (*names)[SLURM_HOST_MAX];
+	long long jid;
+	size_t nn, i;
+	int k;
+	enum gr_err e;
+
+	*n = 0;
+	if (!job_id_of(b, id, &jid, err))
+		return GR_ENOTFOUND;
+	if ((e = fetch_job(b, jid, &job, &nodes, &nn, err)) != GR_OK)
+		return e;
+	if (strcmp(job->state, "RUNNING") == 0 && max > 0) {
+		names = xcalloc(max, sizeof(*names));
+		k = slurm_hostlist_expand(job->nodes, names, max > INT_MAX ? INT_MAX : (int)max);
+		if (k <= 0 && job->first_node[0] != '\0') {
+			strlcpy_(names[0], job->first_node, sizeof(names[0]));
+			k = 1;
+		}
+		for (i = 0; i < (size_t)(k > 0 ? k : 0); i++) {
+			text_sanitize(out[i].name, sizeof(out[i].name), names[i]);
+			node_ssh_host(s, out[i].name, nodes, nn, out[i].ssh_host,
+			    sizeof(out[i].ssh_host));
+		}
+		*n = i;
+		free(names);
+	}
+	free(job);
+	free(nodes);
+	return GR_OK;
 }
 
 static enum gr_err
@@ -846,4 +920,5 @@ const struct backend_ops backend_slurm = {
 	.metrics = NULL,
 	.account = NULL,
 	.cluster = slurm_cluster,
+	.nodes = slurm_nodes,
 };

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "gpurent/backends_parse.h"
+#include "gpurent/i18n.h"
 #include "gpurent/catalogue.h"
 #include "gpurent/http.h"
 #include "gpurent/slurm_parse.h"
@@ -442,24 +443,13 @@ slurm_node_stream_finish(struct slurm_node_stream *s, long status, struct slurm_
     size_t *n, struct gr_error *err)
 {
 	cJSON *skeleton = NULL;
-	enum gr_err e = GR_OK;
+	enum gr_err e;
 	char *text;
 
 	*out = NULL;
 	*n = 0;
-	switch (jscan_finish(s->scan, &skeleton)) {
-	case JSCAN_OK:
-		break;
-	case JSCAN_EMPTY:
-		e = gr_fail(err, GR_EUNAVAIL, "empty reply from %s", P);
-		break;
-	case JSCAN_MALFORMED:
-		e = gr_fail(err, GR_EUNAVAIL, "malformed reply from %s (not JSON)", P);
-		break;
-	case JSCAN_NO_ARRAY:
-		e = gr_fail(err, GR_EUNAVAIL, "malformed reply from slurm (no nodes list)");
-		break;
-	}
+	e = jscan_end_error(jscan_finish(s->scan, &skeleton), P,
+	    N_("malformed reply from slurm (no nodes list)"), err);
 	/* Slurm's errors array sits in the skeleton, beside the emptied list: a few bytes. */
 	if (skeleton != NULL) {
 		text = cJSON_PrintUnformatted(skeleton);
@@ -564,6 +554,122 @@ slurm_hostlist_first(const char *list, char *out, size_t n)
 	}
 	raw[k] = '\0';
 	text_sanitize(out, n, raw);
+}
+
+/*
+ * The hostlist expander. A pattern is expanded into the names it stands for, left to right:
+ * its first bracket group's values, each spliced in and the rest of the pattern expanded
+ * in turn ("r[1-2]-n[1-2]" is four names). Nothing here grows with a range's width: a
+ * range is walked only until max names are out.
+ */
+struct hostlist_out {
+	char (*v)[SLURM_HOST_MAX];
+	int n, max;
+};
+
+/* Digits of s up to stop (at most 9, so an unsigned long holds them); false if none. */
+static bool
+hostlist_number(const char *s, const char *stop, unsigned long *out, int *digits)
+{
+	const char *p;
+
+	if (s >= stop || stop - s > 9)
+		return false;
+	*out = 0;
+	for (p = s; p < stop; p++) {
+		if (!isdigit((unsigned char)*p))
+			return false;
+		*out = *out * 10 + (unsigned long)(*p - '0');
+	}
+	*digits = (int)(stop - s);
+	return true;
+}
+
+static bool hostlist_pattern(struct hostlist_out *o, const char *done, const char *p,
+    const char *end);
+
+/* done's name with the value, zero-padded to width, in front of the rest [p, end). */
+static bool
+hostlist_value(struct hostlist_out *o, const char *done, unsigned long v, int width,
+    const char *p, const char *end)
+{
+	char next[SLURM_HOST_MAX];
+	int k = snprintf(next, sizeof(next), "%s%0*lu", done, width, v);
+
+	if (k < 0 || (size_t)k >= sizeof(next))
+		return false;
+	return hostlist_pattern(o, next, p, end);
+}
+
+/* The names of the pattern [p, end) after the fixed text done; false when malformed. */
+static bool
+hostlist_pattern(struct hostlist_out *o, const char *done, const char *p, const char *end)
+{
+	char name[SLURM_HOST_MAX];
+	const char *open, *close, *item, *stop, *dash;
+	size_t k = strlen(done);
+	unsigned long lo, hi, v;
+	int wl, wh;
+
+	memcpy(name, done, k + 1);
+	for (open = p; open < end && *open != '['; open++)
+		if (*open == ']' || k + 1 >= sizeof(name))
+			return false;
+		else
+			name[k++] = *open;
+	name[k] = '\0';
+	if (open == end) {
+		if (k == 0)
+			return false;
+		if (o->n < o->max)
+			strlcpy_(o->v[o->n++], name, sizeof(*o->v));
+		return true;
+	}
+	close = memchr(open, ']', (size_t)(end - open));
+	if (close == NULL)
+		return false;
+	for (item = open + 1; o->n < o->max; item = stop + 1) {
+		stop = memchr(item, ',', (size_t)(close - item));
+		if (stop == NULL)
+			stop = close;
+		dash = memchr(item, '-', (size_t)(stop - item));
+		if (!hostlist_number(item, dash != NULL ? dash : stop, &lo, &wl))
+			return false;
+		hi = lo;
+		if (dash != NULL && (!hostlist_number(dash + 1, stop, &hi, &wh) || hi < lo))
+			return false;
+		for (v = lo; v <= hi && o->n < o->max; v++)
+			if (!hostlist_value(o, name, v, wl, close + 1, end))
+				return false;
+		if (stop == close)
+			break;
+	}
+	return true;
+}
+
+int
+slurm_hostlist_expand(const char *list, char (*out)[SLURM_HOST_MAX], int max)
+{
+	struct hostlist_out o = { out, 0, max };
+	const char *p = list, *q;
+	int depth;
+
+	if (list == NULL || max <= 0)
+		return 0;
+	while (*p != '\0' && o.n < max) {
+		/* One pattern: up to a comma outside brackets. */
+		for (q = p, depth = 0; *q != '\0' && (*q != ',' || depth > 0); q++)
+			if (*q == '[')
+				depth++;
+			else if (*q == ']' && --depth < 0)
+				return -1;
+		if (depth != 0 || !hostlist_pattern(&o, "", p, q))
+			return -1;
+		p = *q == ',' ? q + 1 : q;
+		if (*q == ',' && *p == '\0')
+			return -1;
+	}
+	return o.n;
 }
 
 static void

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "gpurent/backends_parse.h"
+#include "gpurent/i18n.h"
 #include "gpurent/catalogue.h"
 #include "gpurent/http.h"
 #include "gpurent/util.h"
@@ -181,21 +182,9 @@ vast_offer_stream_finish(struct vast_offer_stream *s, long status, struct gr_err
 	/* A 200 that says success:false is an error whatever else it holds. */
 	e = error_of(status, skeleton, NULL, 0, err);
 	cJSON_Delete(skeleton);
-	if (e == GR_OK) {
-		switch (end) {
-		case JSCAN_OK:
-			return GR_OK;
-		case JSCAN_EMPTY:
-			e = gr_fail(err, GR_EUNAVAIL, "empty reply from %s", P);
-			break;
-		case JSCAN_NO_ARRAY:
-			e = gr_fail(err, GR_EUNAVAIL, "malformed reply (no offers array)");
-			break;
-		case JSCAN_MALFORMED:
-			e = gr_fail(err, GR_EUNAVAIL, "malformed reply from %s (not JSON)", P);
-			break;
-		}
-	}
+	if (e == GR_OK && (e = jscan_end_error(end, P, N_("malformed reply (no offers array)"),
+	    err)) == GR_OK)
+		return GR_OK;
 	s->out->n = s->n0;
 	return e;
 }

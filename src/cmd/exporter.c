@@ -215,12 +215,24 @@ gather(struct cmd_ctx *c, struct lane *lanes, size_t n_lanes, struct exporter_sn
 	sample_list_init(&latest);
 	if (samples_latest(st, NULL, &latest, &err) == GR_OK) {
 		for (k = 0; k < latest.n; k++) {
-			for (i = 0; i < snap->instances.n; i++)
+			const char *id = latest.v[k].instance_id;
+			size_t len = 0;
+
+			/* A multi-node job's node is kept as "ID/NODE" (history.h). */
+			for (i = 0; i < snap->instances.n; i++) {
+				len = strlen(snap->instances.v[i].id);
 				if (snap->instances.v[i].state == ST_RUNNING &&
-				    strcmp(snap->instances.v[i].id, latest.v[k].instance_id) == 0)
+				    strncmp(snap->instances.v[i].id, id, len) == 0 &&
+				    (id[len] == '\0' || id[len] == '/'))
 					break;
-			if (i < snap->instances.n)
-				*sample_list_add(&snap->samples) = latest.v[k];
+			}
+			if (i == snap->instances.n)
+				continue;
+			if (id[len] == '/') {
+				strlcpy_(latest.v[k].node, id + len + 1, sizeof(latest.v[k].node));
+				latest.v[k].instance_id[len] = '\0';
+			}
+			*sample_list_add(&snap->samples) = latest.v[k];
 		}
 	}
 	sample_list_release(&latest);

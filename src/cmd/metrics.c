@@ -1,6 +1,6 @@
 /*
  * gpurent metrics: per-GPU figures of one or more instances, from the provider's API or
- * from the machine itself over ssh (session_snapshot, session_sampler).
+ * from the machine itself over ssh (session_snapshot, session_node_samplers).
  * Every sample taken is also kept in the history; --since prints it (metrics_history.c).
  */
 #include <poll.h>
@@ -20,7 +20,7 @@
 enum { M_FOLLOW = 1, M_INTERVAL, M_COUNT, M_SOURCE, M_LABEL, M_HOST, M_SINCE, M_UNTIL, M_STEP };
 
 static const struct cmd_opt opts[] = {
-	{ "follow", 'f', NULL, N_("keep printing samples until interrupted (over ssh: one connection per instance)"), M_FOLLOW, CPL_NONE, false },
+	{ "follow", 'f', NULL, N_("keep printing samples until interrupted (over ssh: one connection per machine, each node of a multi-node job)"), M_FOLLOW, CPL_NONE, false },
 	{ "interval", 'i', "SECONDS", N_("with --follow: seconds between samples (default 2)"), M_INTERVAL, CPL_NONE, false },
 	{ "count", 'c', "N", N_("with --follow: stop after N samples of each instance"), M_COUNT, CPL_NONE, false },
 	{ "source", 's', "auto|api|ssh", N_("where samples come from: the machine over ssh, the provider's API, or auto (ssh where it answers, else the API; the default)"), M_SOURCE, CPL_NONE, false },
@@ -147,7 +147,12 @@ struct printer {
 	bool stream;		/* --follow: JSON lines, tables under one header */
 	bool host;
 	bool store_warned;	/* said once that the history could not keep samples */
+	bool nodes;		/* --follow of some multi-node job: tables name the node */
+	char node_fields[512];
 };
+
+static void show_nodes(struct out_opts *o, bool always, const struct sample_list *l, char *buf,
+    size_t size);
 
 /* Print the samples (or the host) of one snapshot. */
 static enum gr_err
@@ -180,12 +185,46 @@ print_snapshot(struct printer *p, const char *id, const struct probe_snapshot *s
 			rc = out_print_record(p->c->out, &p->o, sample_columns, SCOL__COUNT,
 			    &s->gpus.v[i], sample_cell, NULL, err);
 		return rc;
-	} else
-		rc = out_print(p->c->out, &p->o, sample_columns, SCOL__COUNT, SCOL_INSTANCE,
+	} else {
+		struct out_opts o = p->o;
+
+		show_nodes(&o, p->nodes, &s->gpus, p->node_fields, sizeof(p->node_fields));
+		rc = out_print(p->c->out, &o, sample_columns, SCOL__COUNT, SCOL_INSTANCE,
 		    s->gpus.v, s->gpus.n, sizeof(*s->gpus.v), sample_cell, NULL, err);
+	}
 	if (p->stream)
 		p->o.no_header = true;
 	return rc;
+}
+
+/*
+ * A table of samples from several machines of one instance (a multi-node Slurm job)
+ * names each GPU's node after the instance; JSON always carries it. Other tables, and
+ * any --fields, are as they were.
+ */
+static void
+show_nodes(struct out_opts *o, bool always, const struct sample_list *l, char *buf, size_t size)
+{
+	size_t i, k = 0;
+
+	if (o->fields != NULL || o->format == OUT_JSON)
+		return;
+	for (i = 0; i < l->n && l->v[i].node[0] == '\0'; i++)
+		;
+	if (i == l->n && !always)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < SCOL__COUNT; i++) {
+		if (sample_columns[i].hidden)
+			continue;
+		k += (size_t)snprintf(buf + k, k < size ? size - k : 0, "%s%s", k > 0 ? "," : "",
+		    sample_columns[i].name);
+		if (i == SCOL_INSTANCE)
+			k += (size_t)snprintf(buf + k, k < size ? size - k : 0, ",%s",
+			    sample_columns[SCOL_NODE].name);
+	}
+	if (k < size)
+		o->fields = buf;
 }
 
 /* A reconnection's hole, in the stream where the samples are missing. */
@@ -219,6 +258,7 @@ print_gap(struct printer *p, const char *id, int64_t from, int64_t to)
 
 struct target {
 	char id[ID_MAX];
+	char node[64];			/* one machine of a multi-node instance; "" */
 	enum metrics_source src;	/* METRICS_SSH with a sampler, else METRICS_API */
 	struct sampler *sm;
 	long long frames;
@@ -276,7 +316,10 @@ report(struct target *t, const struct gr_error *err)
 	if (strcmp(t->last_error, err->msg) == 0)
 		return;
 	strlcpy_(t->last_error, err->msg, sizeof(t->last_error));
-	cmd_warn("%s", err->msg);
+	if (t->node[0] != '\0')
+		cmd_warn("%s (node %s)", err->msg, t->node);
+	else
+		cmd_warn("%s", err->msg);
 }
 
 /* The exit status of a run where `failed` of n targets failed with last as the last error. */
@@ -310,6 +353,8 @@ metrics_once(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n
 			failed++;
 			continue;
 		}
+		if (one.unanswered[0] != '\0')
+			cmd_warn("warning: %s: no sample from %s", t[i].id, one.unanswered);
 		if (one.gpus.n > 0 && history_record(c->s, one.gpus.v, one.gpus.n,
 		    session_now(c->s), &err) != GR_OK && !p->store_warned) {
 			cmd_warn("warning: the samples were not kept in the history: %s", err.msg);
@@ -332,9 +377,14 @@ metrics_once(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n
 	else if (a->host)
 		rc = out_print(c->out, &p->o, host_columns, HCOL__COUNT, HCOL_INSTANCE, hosts,
 		    nhosts, sizeof(*hosts), host_cell, NULL, &err);
-	else
-		rc = out_print(c->out, &p->o, sample_columns, SCOL__COUNT, SCOL_INSTANCE, all.gpus.v,
+	else {
+		char fields[512];
+		struct out_opts o = p->o;
+
+		show_nodes(&o, false, &all.gpus, fields, sizeof(fields));
+		rc = out_print(c->out, &o, sample_columns, SCOL__COUNT, SCOL_INSTANCE, all.gpus.v,
 		    all.gpus.n, sizeof(*all.gpus.v), sample_cell, NULL, &err);
+	}
 	probe_snapshot_release(&all);
 	probe_snapshot_release(&one);
 	free(hosts);
@@ -449,34 +499,82 @@ ssh_round(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n, s
 	return 0;
 }
 
+/*
+ * The targets to follow: over ssh, one per machine of each instance (a multi-node Slurm
+ * job's nodes each have their sampler); an instance without ssh under auto falls to the
+ * API, as does a one-machine instance whose sampler did not start. Counts the failed.
+ */
+static struct target *
+start_followers(struct cmd_ctx *c, const struct args *a, const struct target *in, size_t nin,
+    size_t *n, size_t *failed, struct gr_error *last)
+{
+	struct target *t = xcalloc(nin + 1, sizeof(*t));
+	struct node_sampler *ns;
+	struct gr_error err;
+	size_t i, k, nn, cap = nin + 1;
+
+	*n = *failed = 0;
+	for (i = 0; i < nin; i++) {
+		ns = NULL;
+		nn = 0;
+		memset(&err, 0, sizeof(err));
+		if (a->source != METRICS_API && session_node_samplers(c->s, in[i].id, a->source,
+		    (int)a->interval, &ns, &nn, &err) != GR_OK)
+			nn = 0;
+		if (*n + (nn > 0 ? nn : 1) > cap) {
+			cap = (*n + nn + 1) * 2;
+			t = xrealloc(t, cap * sizeof(*t));
+		}
+		if (nn == 1 && ns[0].node[0] == '\0' && ns[0].sm == NULL) {
+			err = ns[0].err;	/* one machine: as a sampler that did not start */
+			nn = 0;
+		}
+		if (nn == 0) {
+			t[*n] = in[i];
+			t[*n].src = METRICS_API;
+			if (a->source == METRICS_SSH || a->host) {
+				cmd_warn("%s", err.msg);
+				*last = err;
+				t[*n].failed = true;
+				(*failed)++;
+			}
+			(*n)++;
+		}
+		for (k = 0; k < nn; k++, (*n)++) {
+			t[*n] = in[i];
+			strlcpy_(t[*n].node, ns[k].node, sizeof(t[*n].node));
+			t[*n].sm = ns[k].sm;
+			t[*n].src = METRICS_SSH;
+			if (ns[k].sm == NULL) {
+				cmd_warn("%s", ns[k].err.msg);
+				*last = ns[k].err;
+				t[*n].failed = true;
+				(*failed)++;
+			}
+		}
+		free(ns);
+	}
+	return t;
+}
+
 static int
 metrics_follow(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n,
     struct printer *p)
 {
 	struct probe_snapshot snap;
-	struct gr_error err = { 0 }, last = { 0 };
-	struct pollfd fds[64];
+	struct gr_error last = { 0 };
+	struct pollfd fds[SESSION_NODES_MAX * 4];
 	int64_t next_api = 0, now;
 	size_t i, k, failed = 0, done;
 	int rc = 0, wait;
 
-	for (i = 0; i < n; i++) {
-		t[i].src = METRICS_API;
-		if (a->source == METRICS_API)
-			continue;
-		memset(&err, 0, sizeof(err));
-		t[i].sm = session_sampler(c->s, t[i].id, a->source, (int)a->interval, &err);
-		if (t[i].sm != NULL)
-			t[i].src = METRICS_SSH;
-		else if (a->source == METRICS_SSH || a->host) {
-			cmd_warn("%s", err.msg);
-			last = err;
-			t[i].failed = true;
-			failed++;
-		}
-	}
-	if (failed == n)
+	t = start_followers(c, a, t, n, &n, &failed, &last);
+	if (failed == n) {
+		free(t);
 		return finish_output(c, status_of(failed, n, &last));
+	}
+	for (i = 0; i < n; i++)
+		p->nodes |= t[i].node[0] != '\0';
 	probe_snapshot_init(&snap);
 	while (!cmd_interrupted && rc == 0) {
 		now = mono_ms();
@@ -514,10 +612,11 @@ metrics_follow(struct cmd_ctx *c, const struct args *a, struct target *t, size_t
 	for (i = 0; i < n; i++)
 		sampler_free(t[i].sm);
 	probe_snapshot_release(&snap);
-	if (rc != 0)
-		return rc;
 	for (i = failed = 0; i < n; i++)
 		failed += t[i].failed;
+	free(t);
+	if (rc != 0)
+		return rc;
 	return finish_output(c, status_of(failed, n, &last));
 }
 

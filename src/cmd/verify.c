@@ -205,6 +205,13 @@ verify_instance(struct cmd_ctx *c, const char *id, FILE *fp, const struct out_op
 		probe_snapshot_release(&s);
 		return cmd_error(c, &err);
 	}
+	/* A job with a node that did not answer cannot be checked against what it holds. */
+	if (s.unanswered[0] != '\0') {
+		gr_fail(&err, GR_EUNAVAIL, "%s cannot be verified: no sample from %s", in.id,
+		    s.unanswered);
+		probe_snapshot_release(&s);
+		return cmd_error(c, &err);
+	}
 	n = compare(&in, &s, v);
 	probe_snapshot_release(&s);
 	for (i = 0; i < n; i++)

@@ -271,6 +271,9 @@ const struct column sample_columns[SCOL__COUNT] = {
 	[SCOL_POWER] = { "power_w", N_("POWER W"), true, false, 1, 0 },
 	[SCOL_POWER_LIMIT] = { "power_limit_w", N_("LIMIT W"), true, false, 3, 0 },
 	[SCOL_SOURCE] = { "source", N_("SOURCE"), false, true, 4, 0 },
+	/* Which machine of a multi-node job; tables show it when some sample has one
+	   (metrics.c). */
+	[SCOL_NODE] = { "node", N_("NODE"), false, true, 0, 12 },
 	[SCOL_VENDOR] = { "vendor", N_("VENDOR"), false, true, 4, 0 },
 	[SCOL_NAME] = { "name", N_("NAME"), false, true, 6, 12 },
 	[SCOL_UUID] = { "uuid", N_("UUID"), false, true, 7, 12 },
@@ -312,7 +315,7 @@ sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	(void)ctx;
 	switch ((enum sample_col)col) {
 	case SCOL_INSTANCE: set_str(c, g->instance_id); break;
-	case SCOL_GPU: set_int(c, g->index, true); break;
+	case SCOL_GPU: set_int(c, g->index, g->index >= 0); break;
 	case SCOL_TIME: c->kind = CELL_TIME; c->i = g->at; break;
 	case SCOL_UTIL: set_int(c, g->util_pct, g->valid & MV_UTIL); break;
 	case SCOL_MEM_USED: set_int(c, g->mem_used_mib, g->valid & MV_MEM); break;
@@ -380,6 +383,7 @@ sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case SCOL_PCI_BUS: set_str(c, g->pci_bus_id); break;
 	case SCOL_XID: set_int(c, g->xid, g->valid & MV_XID); break;
 	case SCOL_XID_COUNT: set_int(c, g->xid_count, g->valid & MV_XID_COUNT); break;
+	case SCOL_NODE: set_str(c, g->node); break;
 	default: c->kind = CELL_NULL; break;
 	}
 }

@@ -98,8 +98,9 @@ gpu_labels(struct sb *out, const struct gpu_sample *g, const struct instance *in
 	add_label(out, "gpu", idx, true);
 	add_label(out, "UUID", g->uuid, false);
 	add_label(out, "modelName", model_name(g, in), false);
-	add_label(out, "Hostname", in != NULL && (in->valid & IV_SSH) ? in->ssh_host :
-	    g->instance_id, false);
+	/* A multi-node job's GPU is on its node, as dcgm-exporter's Hostname says. */
+	add_label(out, "Hostname", g->node[0] != '\0' ? g->node : in != NULL &&
+	    (in->valid & IV_SSH) ? in->ssh_host : g->instance_id, false);
 	add_label(out, "instance_id", g->instance_id, false);
 	add_label(out, "provider", in != NULL ? in->provider : "", false);
 	add_label(out, "label", in != NULL ? in->label : "", false);

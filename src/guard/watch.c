@@ -304,7 +304,9 @@ ssh_sample(struct watch *w, const struct instance *in, int64_t now, int *util, i
 	size_t i, k = 0;
 
 	probe_snapshot_init(&snap);
-	if (session_snapshot(w->s, in->id, METRICS_SSH, &snap, &err) == GR_OK)
+	/* A job's node that did not answer may be the busy one: the job is unobserved. */
+	if (session_snapshot(w->s, in->id, METRICS_SSH, &snap, &err) == GR_OK &&
+	    snap.unanswered[0] == '\0')
 		for (i = 0; i < snap.gpus.n; i++)
 			if (snap.gpus.v[i].valid & MV_UTIL) {
 				sum += snap.gpus.v[i].util_pct;

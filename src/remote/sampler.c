@@ -379,6 +379,7 @@ take_frame(struct sampler *s, struct probe_snapshot *out)
 	}
 	for (size_t i = 0; i < out->gpus.n; i++) {
 		strlcpy_(out->gpus.v[i].instance_id, s->ep.name, sizeof(out->gpus.v[i].instance_id));
+		strlcpy_(out->gpus.v[i].node, s->ep.node, sizeof(out->gpus.v[i].node));
 		out->gpus.v[i].at = out->at;
 		out->gpus.v[i].source = SAMPLE_SSH;
 		strlcpy_(out->gpus.v[i].vendor, out->vendor, sizeof(out->gpus.v[i].vendor));

@@ -1,24 +1,54 @@
 /*
  * history.c - one snapshot of an instance, kept in the sample history (history.h).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/history.h"
 #include "gpurent/sampler.h"
 #include "gpurent/samples.h"
 #include "gpurent/state.h"
+#include "gpurent/util.h"
 
 enum gr_err
 history_record(struct session *s, const struct gpu_sample *v, size_t n, int64_t now,
     struct gr_error *err)
 {
 	struct state *st;
+	struct gpu_sample *kept = NULL;
+	bool several = false, rekey = false;
+	size_t i, k = 0, len;
+	enum gr_err e;
 
+	for (i = 0; i < n; i++) {
+		several |= strcmp(v[i].node, v[0].node) != 0;
+		rekey |= v[i].index < 0;
+	}
+	if (several || rekey) {
+		kept = xcalloc(n + 1, sizeof(*kept));
+		for (i = 0; i < n; i++) {
+			if (v[i].index < 0)
+				continue;
+			kept[k] = v[i];
+			len = strlen(kept[k].instance_id);
+			if (several && len + 1 < sizeof(kept[k].instance_id)) {
+				kept[k].instance_id[len] = '/';
+				strlcpy_(kept[k].instance_id + len + 1, v[i].node,
+				    sizeof(kept[k].instance_id) - len - 1);
+			}
+			k++;
+		}
+		v = kept;
+		n = k;
+	}
 	if (session_state(s, &st, err) != GR_OK ||
 	    samples_store(st, v, n, err) != GR_OK ||
 	    samples_compact(st, now, err) != GR_OK)
-		return err->code;
-	return GR_OK;
+		e = err->code;
+	else
+		e = GR_OK;
+	free(kept);
+	return e;
 }
 
 enum gr_err

@@ -4,10 +4,13 @@
  * these, so "auto" means the same everywhere.
  */
 #include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "gpurent/config.h"
+#include "gpurent/i18n.h"
 #include "gpurent/paths.h"
 #include "gpurent/session.h"
 #include "gpurent/util.h"
@@ -16,6 +19,8 @@
 #define SNAPSHOT_TIMEOUT_MS 60000
 /* With auto, a machine that does not answer ssh quickly falls back to the API. */
 #define AUTO_CONNECT_TIMEOUT 5
+/* Most machines of one instance sampled at once (one ssh each, all in parallel). */
+#define NODES_MAX SESSION_NODES_MAX
 
 static const char *const source_names[] = { "auto", "api", "ssh" };
 
@@ -128,6 +133,160 @@ ssh_snapshot(const struct remote_endpoint *ep, struct probe_snapshot *out, struc
 	return GR_OK;
 }
 
+/*
+ * The endpoint of every machine instance id spans where its provider knows them (a Slurm
+ * job's nodes): ep with each node's host and name, at most NODES_MAX (*more set when the
+ * instance has further ones), malloc'd in *eps. false, *eps NULL, where it is one machine
+ * or its nodes cannot be had: ep alone reaches it then, as it always has.
+ */
+static bool
+node_endpoints(struct session *s, const char *id, const struct remote_endpoint *ep,
+    struct remote_endpoint **eps, size_t *n, bool *more)
+{
+	struct gr_error quiet = { 0 };
+	struct instance_node *nodes;
+	struct backend *b;
+	size_t k = 0, i;
+
+	*eps = NULL;
+	*n = 0;
+	*more = false;
+	if (session_backend_for(s, id, &b, &quiet) != GR_OK || b->ops->nodes == NULL)
+		return false;
+	nodes = xcalloc(NODES_MAX + 1, sizeof(*nodes));
+	if (b->ops->nodes(b, id, nodes, NODES_MAX + 1, &k, &quiet) != GR_OK || k == 0) {
+		free(nodes);
+		return false;
+	}
+	*more = k > NODES_MAX;
+	*n = k > NODES_MAX ? NODES_MAX : k;
+	*eps = xcalloc(*n, sizeof(**eps));
+	for (i = 0; i < *n; i++) {
+		(*eps)[i] = *ep;
+		strlcpy_((*eps)[i].host, nodes[i].ssh_host, sizeof((*eps)[i].host));
+		strlcpy_((*eps)[i].node, nodes[i].name, sizeof((*eps)[i].node));
+	}
+	free(nodes);
+	return true;
+}
+
+/* One machine's sample, taken on a thread of its own. */
+struct node_probe {
+	struct remote_endpoint ep;
+	struct probe_snapshot snap;
+	struct gr_error err;
+	enum gr_err rc;
+	pthread_t thread;
+	bool threaded;
+};
+
+static void *
+node_probe_run(void *arg)
+{
+	struct node_probe *p = arg;
+
+	p->rc = ssh_snapshot(&p->ep, &p->snap, &p->err);
+	return NULL;
+}
+
+/* "; " and what was said of one machine onto the list of those that did not answer. */
+static void
+add_unanswered(char *list, size_t size, const char *node, const char *why)
+{
+	size_t k = strlen(list);
+
+	if (k + 1 < size)
+		snprintf(list + k, size - k, "%s%s: %s", k > 0 ? "; " : "", node, why);
+}
+
+/*
+ * Every machine at once, each bounded by ssh_snapshot's own limit, so the whole takes as
+ * long as the slowest, never the sum. Each sample says its node; a node that gave none
+ * is one row with index -1 and nothing valid (unknown, never zero), and is named in
+ * out->unanswered. Fails, with the first node's error, only when no node answered.
+ */
+static enum gr_err
+nodes_snapshot(struct session *s, const char *id, const struct remote_endpoint *eps, size_t n,
+    bool more, struct probe_snapshot *out, struct gr_error *err)
+{
+	struct node_probe *p = xcalloc(n, sizeof(*p));
+	struct gpu_sample *g;
+	char unanswered[sizeof(out->unanswered)] = "";
+	size_t i, k, answered = 0, first_failed = n;
+
+	for (i = 0; i < n; i++) {
+		p[i].ep = eps[i];
+		probe_snapshot_init(&p[i].snap);
+		if ((p[i].rc = remote_endpoint_check(&p[i].ep, &p[i].err)) != GR_OK)
+			continue;
+		p[i].threaded = pthread_create(&p[i].thread, NULL, node_probe_run, &p[i]) == 0;
+		if (!p[i].threaded)
+			node_probe_run(&p[i]);
+	}
+	for (i = 0; i < n; i++)
+		if (p[i].threaded)
+			pthread_join(p[i].thread, NULL);
+	out->gpus.n = 0;
+	for (i = 0; i < n; i++) {
+		if (p[i].rc == GR_OK) {
+			if (answered++ == 0) {
+				out->at = p[i].snap.at;
+				strlcpy_(out->vendor, p[i].snap.vendor, sizeof(out->vendor));
+				out->host = p[i].snap.host;
+				out->host_ok = p[i].snap.host_ok;
+			}
+			for (k = 0; k < p[i].snap.gpus.n; k++)
+				*sample_list_add(&out->gpus) = p[i].snap.gpus.v[k];
+		} else {
+			if (first_failed == n)
+				first_failed = i;
+			g = sample_list_add(&out->gpus);
+			memset(g, 0, sizeof(*g));
+			strlcpy_(g->instance_id, id, sizeof(g->instance_id));
+			strlcpy_(g->node, p[i].ep.node, sizeof(g->node));
+			g->index = -1;
+			g->at = session_now(s);
+			g->source = SAMPLE_SSH;
+			add_unanswered(unanswered, sizeof(unanswered), p[i].ep.node, p[i].err.msg);
+		}
+	}
+	if (more) {
+		char why[128];
+
+		snprintf(why, sizeof(why), _("the nodes past the first %d were not sampled"),
+		    NODES_MAX);
+		add_unanswered(unanswered, sizeof(unanswered), "...", why);
+	}
+	text_sanitize(out->unanswered, sizeof(out->unanswered), unanswered);
+	if (answered == 0) {
+		gr_fail(err, p[first_failed].rc, "%s: %s", p[first_failed].ep.node,
+		    p[first_failed].err.msg);
+		if (out->at == 0)
+			out->at = session_now(s);
+	}
+	for (i = 0; i < n; i++)
+		probe_snapshot_release(&p[i].snap);
+	free(p);
+	return answered > 0 ? GR_OK : err->code;
+}
+
+/* The instance's machine, or every one of its machines, over ssh. */
+static enum gr_err
+machines_snapshot(struct session *s, const char *id, const struct remote_endpoint *ep,
+    struct probe_snapshot *out, struct gr_error *err)
+{
+	struct remote_endpoint *eps;
+	size_t n;
+	bool more;
+	enum gr_err e;
+
+	if (!node_endpoints(s, id, ep, &eps, &n, &more))
+		return ssh_snapshot(ep, out, err);
+	e = nodes_snapshot(s, id, eps, n, more, out, err);
+	free(eps);
+	return e;
+}
+
 enum gr_err
 session_snapshot(struct session *s, const char *id, enum metrics_source src,
     struct probe_snapshot *out, struct gr_error *err)
@@ -145,7 +304,7 @@ session_snapshot(struct session *s, const char *id, enum metrics_source src,
 	ep.batch = true;
 	if (src == METRICS_AUTO)
 		ep.connect_timeout = AUTO_CONNECT_TIMEOUT;
-	if (ssh_snapshot(&ep, out, src == METRICS_SSH ? err : &ssh_err) == GR_OK)
+	if (machines_snapshot(s, id, &ep, out, src == METRICS_SSH ? err : &ssh_err) == GR_OK)
 		return GR_OK;
 	if (src == METRICS_SSH)
 		return err->code;
@@ -165,20 +324,69 @@ session_snapshot(struct session *s, const char *id, enum metrics_source src,
 	return GR_OK;
 }
 
-struct sampler *
-session_sampler(struct session *s, const char *id, enum metrics_source src, int interval,
-    struct gr_error *err)
-{
+/* One machine's follower, connected on a thread of its own. */
+struct node_start {
 	struct remote_endpoint ep;
+	int interval;
+	struct sampler *sm;
+	struct gr_error err;
+	pthread_t thread;
+	bool threaded;
+};
 
-	if (src == METRICS_API) {
-		gr_fail(err, GR_EUSAGE, "no sampler for the API source");
-		return NULL;
-	}
+static void *
+node_start_run(void *arg)
+{
+	struct node_start *p = arg;
+
+	if (remote_endpoint_check(&p->ep, &p->err) == GR_OK)
+		p->sm = sampler_start(&p->ep, p->interval, false, &p->err);
+	return NULL;
+}
+
+enum gr_err
+session_node_samplers(struct session *s, const char *id, enum metrics_source src, int interval,
+    struct node_sampler **out, size_t *n, struct gr_error *err)
+{
+	struct remote_endpoint ep, *eps;
+	struct node_start *p;
+	size_t i;
+	bool more;
+
+	*out = NULL;
+	*n = 0;
+	if (src == METRICS_API)
+		return gr_fail(err, GR_EUSAGE, "no sampler for the API source");
 	if (session_endpoint(s, id, &ep, err) != GR_OK)
-		return NULL;
+		return err->code;
 	ep.batch = true;
 	if (src == METRICS_AUTO)
 		ep.connect_timeout = AUTO_CONNECT_TIMEOUT;
-	return sampler_start(&ep, interval, false, err);
+	if (!node_endpoints(s, id, &ep, &eps, n, &more)) {
+		eps = xcalloc(1, sizeof(*eps));
+		eps[0] = ep;
+		*n = 1;
+	}
+	p = xcalloc(*n, sizeof(*p));
+	for (i = 0; i < *n; i++) {
+		p[i].ep = eps[i];
+		p[i].interval = interval;
+		p[i].threaded = pthread_create(&p[i].thread, NULL, node_start_run, &p[i]) == 0;
+		if (!p[i].threaded)
+			node_start_run(&p[i]);
+	}
+	*out = xcalloc(*n, sizeof(**out));
+	for (i = 0; i < *n; i++) {
+		if (p[i].threaded)
+			pthread_join(p[i].thread, NULL);
+		(*out)[i].sm = p[i].sm;
+		strlcpy_((*out)[i].node, eps[i].node, sizeof((*out)[i].node));
+		(*out)[i].err = p[i].err;
+		if (p[i].sm == NULL && eps[i].node[0] != '\0')
+			snprintf((*out)[i].err.msg, sizeof((*out)[i].err.msg), "%s: %.440s",
+			    eps[i].node, p[i].err.msg);
+	}
+	free(p);
+	free(eps);
+	return GR_OK;
 }

@@ -448,6 +448,64 @@ test_hostlist(void **state)
 	assert_string_equal(b, "");
 }
 
+/* Every host of a job's hostlist, in order, bounded; malformed lists are refused whole. */
+static void
+test_hostlist_expand(void **state)
+{
+	static const struct {
+		const char *list;
+		int want;
+		const char *names;	/* joined with spaces */
+	} cases[] = {
+		{ "n1", 1, "n1" },
+		{ "n[1-2]", 2, "n1 n2" },
+		{ "gpu[01-03,07]", 4, "gpu01 gpu02 gpu03 gpu07" },
+		{ "n[1-2],gpu[01-03,07]", 6, "n1 n2 gpu01 gpu02 gpu03 gpu07" },
+		{ "a,b,c", 3, "a b c" },
+		{ "r[1-2]-n[8-9]", 4, "r1-n8 r1-n9 r2-n8 r2-n9" },
+		{ "node[098-101]x", 4, "node098x node099x node100x node101x" },
+		{ "[1-2]", 2, "1 2" },
+		{ "", 0, "" },
+		/* Malformed: refused, not half-read. */
+		{ "n[1-2", -1, "" }, { "n1-2]", -1, "" }, { "n[]", -1, "" }, { "n[2-1]", -1, "" },
+		{ "n[a-b]", -1, "" }, { "n[1-]", -1, "" }, { "n[-1]", -1, "" }, { "a,,b", -1, "" },
+		{ "a,", -1, "" }, { ",a", -1, "" }, { "n[1234567890]", -1, "" }, { "n[[1]]", -1, "" },
+		{ "n[1,,2]", -1, "" }, { "n[1,]", -1, "" }, { "n[,1]", -1, "" },
+		{ "averyveryveryveryveryveryveryveryveryveryveryveryveryverylongname", -1, "" },
+	};
+	char names[8][SLURM_HOST_MAX], joined[512];
+	char (*many)[SLURM_HOST_MAX];
+	size_t i;
+	int n, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		n = slurm_hostlist_expand(cases[i].list, names, 8);
+		if (n != cases[i].want)
+			fail_msg("'%s': %d names, not %d", cases[i].list, n, cases[i].want);
+		joined[0] = '\0';
+		for (k = 0; k < n; k++)
+			snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s",
+			    k > 0 ? " " : "", names[k]);
+		assert_string_equal(joined, cases[i].names);
+	}
+	/* Bounded: a billion-wide range and a product of ranges stop at max. */
+	assert_int_equal(slurm_hostlist_expand("n[0-999999999]", names, 8), 8);
+	assert_string_equal(names[7], "n7");
+	assert_int_equal(slurm_hostlist_expand("a[0-999999999]b[0-999999999]c[0-99999]", names,
+	    8), 8);
+	assert_string_equal(names[7], "a0b0c7");
+	assert_int_equal(slurm_hostlist_expand("n[1-2]", names, 1), 1);
+	assert_int_equal(slurm_hostlist_expand("n[1-2]", names, 0), 0);
+	/* Many: a 1,000-node job in one expression. */
+	many = calloc(2000, sizeof(*many));
+	assert_non_null(many);
+	assert_int_equal(slurm_hostlist_expand("gpu[0001-1000],cpu[1-24]", many, 2000), 1024);
+	assert_string_equal(many[999], "gpu1000");
+	assert_string_equal(many[1023], "cpu24");
+	free(many);
+}
+
 /* A finished job's exit status in either form; hostile values are unknown (-1). */
 static void
 test_exit_codes(void **state)
@@ -592,6 +650,7 @@ main(void)
 		cmocka_unit_test(test_openapi),
 		cmocka_unit_test(test_gres),
 		cmocka_unit_test(test_hostlist),
+		cmocka_unit_test(test_hostlist_expand),
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_submit_per_version),
 		cmocka_unit_test(test_jwt),

@@ -23,7 +23,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t nn = 0, np = 0, nj = 0, i;
 	long long id;
 	int64_t exp;
-	char t[512], host[64];
+	char t[512], host[64], hosts[64][SLURM_HOST_MAX];
 
 	(void)slurm_parse_nodes(b, size, &nodes, &nn, &err);
 	(void)slurm_parse_partitions(b, size, &parts, &np, &err);
@@ -48,6 +48,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		t[size] = '\0';
 		(void)slurm_gres_gpus(t, g, SLURM_GRES_MAX);
 		slurm_hostlist_first(t, host, sizeof(host));
+		(void)slurm_hostlist_expand(t, hosts, sizeof(hosts) / sizeof(*hosts));
 		(void)slurm_jwt_expiry(t, &exp);
 		(void)slurm_gpu_model(t);
 	}

@@ -4,21 +4,8 @@
 # Slurm's reason, a running one its nodes, and a hostile job name reaches the screen
 # without its control characters. The cluster needs root; as anyone else the test fails.
 . "$(dirname "$0")/lib.sh"
-
-CLUSTER="$SRCDIR/tests/slurm/cluster"
-[ "$(id -u)" = 0 ] || { echo "not ok $TEST_NAME: the Slurm cluster needs root" >&2; exit 1; }
-trap 'tm kill-server 2>/dev/null; "$CLUSTER" stop "$T/slurm"; rm -rf "$T"' EXIT INT TERM
-"$CLUSTER" start "$T/slurm" >"$T/cluster.log" 2>&1 || {
-	cat "$T/cluster.log" >&2
-	fail "the Slurm cluster did not start"
-	finish
-}
-# shellcheck source=/dev/null
-. "$T/slurm/env"
-sl() { env -u SLURM_JWT "$@"; }
-SLURM_JWT=$(sl scontrol token username=root lifespan=3600) || { fail "no token"; finish; }
-export SLURM_JWT
-"$G" config set providers slurm >/dev/null || { fail "config set providers"; finish; }
+. "$(dirname "$0")/slurm.sh"
+start_slurm
 
 wait_state() {	# JOB STATE: at most 30 s
 	local i

@@ -3,21 +3,8 @@
 # its output the way `logs` reads it (slurm.output_dir here), and its state from Slurm,
 # never ~/.gpurent/jobs/0 over ssh; hostile output shows inert. Real cluster, as root.
 . "$(dirname "$0")/lib.sh"
-
-CLUSTER="$SRCDIR/tests/slurm/cluster"
-[ "$(id -u)" = 0 ] || { echo "not ok $TEST_NAME: the Slurm cluster needs root" >&2; exit 1; }
-trap 'tm kill-server 2>/dev/null; "$CLUSTER" stop "$T/slurm"; rm -rf "$T"' EXIT INT TERM
-"$CLUSTER" start "$T/slurm" >"$T/cluster.log" 2>&1 || {
-	cat "$T/cluster.log" >&2
-	fail "the Slurm cluster did not start"
-	finish
-}
-# shellcheck source=/dev/null
-. "$T/slurm/env"
-sl() { env -u SLURM_JWT "$@"; }
-SLURM_JWT=$(sl scontrol token username=root lifespan=3600) || { fail "no token"; finish; }
-export SLURM_JWT
-"$G" config set providers slurm >/dev/null || { fail "config set providers"; finish; }
+. "$(dirname "$0")/slurm.sh"
+start_slurm
 # The cluster's jobs directory is where the nodes write and this machine reads.
 "$G" config set slurm.output_dir "$T/slurm/jobs" >/dev/null || { fail "output_dir"; finish; }
 
