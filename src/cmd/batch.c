@@ -27,7 +27,9 @@
  * the others (--kill-on-bad-exit) with SIGTERM; a rank stopped so exits 0, so that the job
  * ends with the failed rank's status (srun's is the highest of its tasks'), not 143.
  * Slurm signals a task's descendants before the task itself, so a command that died of a
- * signal gives its rank's wrapper a moment (2 s) to receive that SIGTERM too.
+ * signal gives its rank's wrapper a moment (2 s) to receive that SIGTERM too. A SIGTERM from
+ * outside (the time limit, scancel, preemption) reaches the script as well, which then
+ * exits 143 itself: the ranks' 0 must not make a stopped job look successful.
  */
 static char *
 batch_script(char *const *words, int n, int nodes)
@@ -42,7 +44,8 @@ batch_script(char *const *words, int n, int nodes)
 	    "WORLD_SIZE=${SLURM_JOB_NUM_NODES:-1}\nNODE_RANK=0\n"
 	    "export MASTER_ADDR MASTER_PORT WORLD_SIZE NODE_RANK\n");
 	if (nodes > 1)
-		sb_adds(&sb, "exec srun --ntasks-per-node=1 --kill-on-bad-exit=1 sh -c "
+		sb_adds(&sb, "trap stopped=1 TERM\n"
+		    "srun --ntasks-per-node=1 --kill-on-bad-exit=1 sh -c "
 		    "'NODE_RANK=$SLURM_NODEID; export NODE_RANK; trap \"exit 0\" TERM; \"$@\"; "
 		    "rc=$?; [ $rc -le 128 ] || { sleep 2 & wait $!; }; exit $rc' sh");
 	else
@@ -53,6 +56,9 @@ batch_script(char *const *words, int n, int nodes)
 		sb_addc(&sb, ' ');
 		remote_shell_quote(&sb, words[i]);
 	}
+	if (nodes > 1)
+		sb_adds(&sb, " &\nwait $!\nrc=$?\n"
+		    "[ -z \"$stopped\" ] || { wait $!; exit 143; }\nexit $rc");
 	sb_addc(&sb, '\n');
 	return sb_detach(&sb);
 }

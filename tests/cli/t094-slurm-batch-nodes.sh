@@ -27,4 +27,18 @@ expect_rc 7 g run --provider slurm --gpu h100 --nodes 2 --env MASTER_PORT=12345 
 	sh -c 'echo "port=$MASTER_PORT"; [ "$NODE_RANK" = 0 ] || exit 7; sleep 20; echo rank0-finished'
 check "the port from --env" '[ "$(grep -c "^port=12345$" <<<"$OUT")" -ge 1 ]'
 check "srun stopped rank 0" '! grep -q rank0-finished <<<"$OUT"'
+
+# Stopped from outside (as the time limit or preemption stops it: SIGTERM to the script and
+# every rank), the job is not a success although each rank's wrapper exits 0 on SIGTERM.
+expect_ok g run --provider slurm --gpu h100 --nodes 2 --detach -- sh -c 'echo started; sleep 300'
+JID=${OUT#slurm:}
+JID=${JID%/0}
+wait_job_state "$JID" RUNNING 60 || fail "the job never ran"
+wait_until 600 '[ "$(grep -c "^started$" "$OUTDIR/gpurent-$JID.out" 2>/dev/null)" = 2 ]' ||
+	fail "the ranks never started"
+sl scancel --full --signal=TERM "$JID" || fail "scancel"
+wait_until 600 '[ -z "$(sl squeue -h -j "$JID" 2>/dev/null)" ]' || fail "the job did not end"
+expect_ok g jobs -o json
+check "a job stopped by SIGTERM exits 143, not 0" \
+	'jq -e ".[] | select(.id == \"slurm:$JID/0\") | .exit_code == 143" <<<"$OUT" >/dev/null'
 pass
