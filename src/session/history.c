@@ -16,22 +16,24 @@ history_record(struct session *s, const struct gpu_sample *v, size_t n, int64_t 
 {
 	struct state *st;
 	struct gpu_sample *kept = NULL;
-	bool several = false, rekey = false;
+	bool rekey = false;
 	size_t i, k = 0, len;
 	enum gr_err e;
 
-	for (i = 0; i < n; i++) {
-		several |= strcmp(v[i].node, v[0].node) != 0;
-		rekey |= v[i].index < 0;
-	}
-	if (several || rekey) {
+	/*
+	 * A GPU names its node only on an instance of several machines: its series is ID/NODE
+	 * however many nodes this batch holds (--follow records one node's frame at a time).
+	 */
+	for (i = 0; i < n; i++)
+		rekey |= v[i].index < 0 || v[i].node[0] != '\0';
+	if (rekey) {
 		kept = xcalloc(n + 1, sizeof(*kept));
 		for (i = 0; i < n; i++) {
 			if (v[i].index < 0)
 				continue;
 			kept[k] = v[i];
 			len = strlen(kept[k].instance_id);
-			if (several && len + 1 < sizeof(kept[k].instance_id)) {
+			if (v[i].node[0] != '\0' && len + 1 < sizeof(kept[k].instance_id)) {
 				kept[k].instance_id[len] = '/';
 				strlcpy_(kept[k].instance_id + len + 1, v[i].node,
 				    sizeof(kept[k].instance_id) - len - 1);

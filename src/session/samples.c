@@ -137,7 +137,8 @@ ssh_snapshot(const struct remote_endpoint *ep, struct probe_snapshot *out, struc
  * The endpoint of every machine instance id spans where its provider knows them (a Slurm
  * job's nodes): ep with each node's host and name, at most NODES_MAX (*more set when the
  * instance has further ones), malloc'd in *eps. false, *eps NULL, where it is one machine
- * or its nodes cannot be had: ep alone reaches it then, as it always has.
+ * (a job on one node too) or its nodes cannot be had: ep alone reaches it then, as it always
+ * has, and its samples name no node (the history keys by node only where there are several).
  */
 static bool
 node_endpoints(struct session *s, const char *id, const struct remote_endpoint *ep,
@@ -154,7 +155,7 @@ node_endpoints(struct session *s, const char *id, const struct remote_endpoint *
 	if (session_backend_for(s, id, &b, &quiet) != GR_OK || b->ops->nodes == NULL)
 		return false;
 	nodes = xcalloc(NODES_MAX + 1, sizeof(*nodes));
-	if (b->ops->nodes(b, id, nodes, NODES_MAX + 1, &k, &quiet) != GR_OK || k == 0) {
+	if (b->ops->nodes(b, id, nodes, NODES_MAX + 1, &k, &quiet) != GR_OK || k < 2) {
 		free(nodes);
 		return false;
 	}

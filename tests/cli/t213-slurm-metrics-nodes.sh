@@ -84,6 +84,10 @@ expect_ok g metrics "$J" --follow --count 1 --interval 1
 check "the followed table names the node: $OUT" \
 	'[[ $(head -1 <<<"$OUT") == *INSTANCE*NODE*GPU* ]] &&
 	 [ "$(grep -c " n1 " <<<"$OUT")" = 8 ] && [ "$(grep -c " n2 " <<<"$OUT")" = 8 ]'
+series=$(sqlite3 "$GPURENT_HOME/state.db" \
+	"SELECT instance_id, count(*) FROM sample_series GROUP BY instance_id ORDER BY 1" | tr '\n' ' ')
+check "followed, each node's GPUs still in a series of their own ($series)" \
+	'[ "$series" = "$J/n1|8 $J/n2|8 " ]'
 
 # The exporter samples the same way: each node's GPUs under its own Hostname.
 start_exporter
