@@ -27,6 +27,13 @@ const char *state_path(const struct state *st);
 enum gr_err state_begin(struct state *st, struct gr_error *err);
 enum gr_err state_commit(struct state *st, struct gr_error *err);
 void state_rollback(struct state *st);
+/*
+ * A read of several statements that must see one snapshot: BEGIN DEFERRED, *started set,
+ * unless a transaction is open already (then it is that one's). Nothing may be written
+ * before state_snapshot_end, which ends the read only where it started it.
+ */
+enum gr_err state_snapshot_begin(struct state *st, bool *started, struct gr_error *err);
+void state_snapshot_end(struct state *st, bool started);
 
 /*
  * The launch journal: a launch is recorded before its create request leaves the machine,

@@ -447,6 +447,7 @@ compute(struct state *st, const struct cost_clock *clk, int64_t since, enum cost
 {
 	struct compute cc;
 	enum gr_err e;
+	bool snapshot;
 
 	memset(out, 0, sizeof(*out));
 	memset(&cc, 0, sizeof(cc));
@@ -469,9 +470,16 @@ compute(struct state *st, const struct cost_clock *clk, int64_t since, enum cost
 	 * every other figure is a sum of integers, the same in any order, and skips SQLite's
 	 * sort.
 	 */
-	if (by_days && by != CG_INSTANCE && by != CG_DAY)
-		e = compute_by_days(st, &cc, window_start(clk, since), err);
-	else
+	if (by_days && by != CG_INSTANCE && by != CG_DAY) {
+		/*
+		 * The totals, a day's rows and the open rows in one snapshot: a segment closed
+		 * between two of those reads would be in neither.
+		 */
+		if ((e = state_snapshot_begin(st, &snapshot, err)) == GR_OK) {
+			e = compute_by_days(st, &cc, window_start(clk, since), err);
+			state_snapshot_end(st, snapshot);
+		}
+	} else
 		e = (by == CG_INSTANCE ? ledger_each : ledger_each_unordered)(st,
 		    window_start(clk, since), 0, add_row, &cc, err);
 	free(cc.lines.slot);

@@ -294,6 +294,26 @@ state_commit(struct state *st, struct gr_error *err)
 	return GR_OK;
 }
 
+enum gr_err
+state_snapshot_begin(struct state *st, bool *started, struct gr_error *err)
+{
+	*started = false;
+	if (st->depth > 0 || !sqlite3_get_autocommit(st->db))
+		return GR_OK;
+	if (sqlite3_exec(st->db, "BEGIN DEFERRED", NULL, NULL, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot start a read");
+	*started = true;
+	return GR_OK;
+}
+
+void
+state_snapshot_end(struct state *st, bool started)
+{
+	/* A read commits nothing: ending it cannot lose anything, only release the snapshot. */
+	if (started && sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
 void
 state_rollback(struct state *st)
 {
