@@ -21,7 +21,7 @@ runs=${RUNS:-3}
 work=$(mktemp -d)
 sock="gpurent-bench-refresh-$$"
 tm() { tmux -u -L "$sock" -f /dev/null "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$work"' EXIT
+trap 'tm kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 export GPURENT_SIM_SEED=1 NO_COLOR=1 LC_ALL=C.UTF-8 GPURENT_SIM_OFFERS=${BENCH_OFFERS:-110000}
 unset GPURENT_SIM_TIME GPURENT_SIM_SPEED GPURENT_PROFILE XDG_CONFIG_HOME XDG_STATE_HOME
 hz=$(getconf CLK_TCK)
