@@ -460,16 +460,18 @@ sim_offers(struct sim *s, struct offer_list *out, struct gr_error *err)
 {
 	const struct offer *market;
 	int *counts;
-	int64_t i;
+	int64_t now, i;
 	enum gr_err rc;
 
 	if (sim_tick(s, err) != GR_OK)
 		return err->code;
+	now = sim_now(s);
 	counts = xcalloc((size_t)s->n_offers, sizeof(*counts));
 	rc = rented_counts(s, counts, s->n_offers, err);
-	/* The market before rentals, built again only when the clock left its ten minutes;
-	 * rentals change between any two calls, so they are read every time. */
-	market = rc == GR_OK ? market_all(&s->market, s->seed, s->n_offers, sim_now(s)) : NULL;
+	/* From the second ask on, the market before rentals is kept and built again only when
+	 * the clock leaves its ten minutes; rentals change between any two asks, so they are
+	 * read every time. */
+	market = rc == GR_OK ? market_kept(&s->market, s->seed, s->n_offers, now) : NULL;
 	for (i = 0; rc == GR_OK && i < s->n_offers; i++) {
 		struct offer *o;
 
@@ -478,7 +480,10 @@ sim_offers(struct sim *s, struct offer_list *out, struct gr_error *err)
 			out->v = xreallocarray(out->v, out->cap, sizeof(*out->v));
 		}
 		o = &out->v[out->n];
-		*o = market[i];
+		if (market != NULL)
+			*o = market[i];
+		else
+			market_offer(s->seed, i, now, o);
 		o->available -= counts[i];
 		if (o->available > 0)
 			out->n++;

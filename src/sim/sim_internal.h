@@ -28,6 +28,7 @@ struct market_cache {
 	uint64_t seed;
 	int64_t n;
 	int64_t period;		/* now / MARKET_AVAIL_PERIOD of the build */
+	int asks;		/* up to 2: whether this world was asked more than once */
 	unsigned builds;	/* how many times it was built: tests see it reused */
 };
 
@@ -35,8 +36,11 @@ struct market_cache {
  * Offers 0 to n-1 at time now, each exactly as market_offer makes it: from c when its build
  * had the same seed, count and availability period (the only parts of now an offer reads),
  * else built again into c. The array belongs to c, valid until its next call or release.
+ * NULL on the first ask of c: the caller makes each offer with market_offer, because a
+ * command that asks once (`gpurent offers`) would pay for a copy it never reuses.
  */
-const struct offer *market_all(struct market_cache *c, uint64_t seed, int64_t n, int64_t now);
+const struct offer *market_kept(struct market_cache *c, uint64_t seed, int64_t n,
+    int64_t now);
 void market_cache_release(struct market_cache *c);
 /* "sim:o-000123" or "sim:o-000123i" -> 123 and its type. */
 bool market_parse_offer_id(const char *id, int64_t *idx, enum offer_type *type);

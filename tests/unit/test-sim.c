@@ -154,7 +154,8 @@ assert_market_fresh(const struct offer *v, int64_t n, int64_t now)
 	}
 }
 
-/* The kept market: reused inside one availability period, built again past it. */
+/* The kept market: from the second ask, reused inside one availability period, built
+ * again past it. */
 static void
 market_kept_within_period(void **state)
 {
@@ -163,22 +164,28 @@ market_kept_within_period(void **state)
 	int64_t period_start = 1790000000 / MARKET_AVAIL_PERIOD * MARKET_AVAIL_PERIOD;
 
 	(void)state;
-	v = market_all(&c, 3, 500, period_start);
+	/* The first ask is left to the caller: one ask alone is not worth keeping. */
+	assert_null(market_kept(&c, 3, 500, period_start));
+	assert_int_equal(c.builds, 0);
+	v = market_kept(&c, 3, 500, period_start);
+	assert_int_equal(c.builds, 1);
+	assert_market_fresh(v, 500, period_start);
+	v = market_kept(&c, 3, 500, period_start);
 	assert_int_equal(c.builds, 1);
 	assert_market_fresh(v, 500, period_start);
 	/* The last second of the period: the same build serves it exactly. */
-	v = market_all(&c, 3, 500, period_start + MARKET_AVAIL_PERIOD - 1);
+	v = market_kept(&c, 3, 500, period_start + MARKET_AVAIL_PERIOD - 1);
 	assert_int_equal(c.builds, 1);
 	assert_market_fresh(v, 500, period_start + MARKET_AVAIL_PERIOD - 1);
 	/* The next period (machines come and go), the next hour (prices move), another
 	 * count: each built again. */
-	v = market_all(&c, 3, 500, period_start + MARKET_AVAIL_PERIOD);
+	v = market_kept(&c, 3, 500, period_start + MARKET_AVAIL_PERIOD);
 	assert_int_equal(c.builds, 2);
 	assert_market_fresh(v, 500, period_start + MARKET_AVAIL_PERIOD);
-	v = market_all(&c, 3, 500, period_start + MARKET_PRICE_PERIOD);
+	v = market_kept(&c, 3, 500, period_start + MARKET_PRICE_PERIOD);
 	assert_int_equal(c.builds, 3);
 	assert_market_fresh(v, 500, period_start + MARKET_PRICE_PERIOD);
-	v = market_all(&c, 3, 400, period_start + MARKET_PRICE_PERIOD);
+	v = market_kept(&c, 3, 400, period_start + MARKET_PRICE_PERIOD);
 	assert_int_equal(c.builds, 4);
 	assert_market_fresh(v, 400, period_start + MARKET_PRICE_PERIOD);
 	market_cache_release(&c);
