@@ -6,18 +6,20 @@
 #
 #   bench/dashboard-refresh.sh BUILD_DIR [OLD_BUILD_DIR]
 #       BENCH_OFFERS (default 110000: about 100,000 listed), IDLE_SECONDS (default 60),
-#       RUNS (default 3: the median is reported)
+#       RUNS (default 3: the median is reported), SETTLE_SECONDS (default 45)
 #
 # Each run starts every dashboard at once, each in a tmux session of its own on the offers
 # view against the simulator (its clock at real speed: the market does not move within a
-# minute); after all of them have their first rows sorted and 15 s more, the CPU time of
-# each whole process (every thread, /proc/PID/stat) over the same IDLE_SECONDS, which hold
-# two refreshes. The same window means the same machine load for all of them. The tables
+# minute); after all of them have their first rows sorted and SETTLE_SECONDS more (by then
+# each has asked twice, so the simulator keeps its market: the steady state), the CPU time
+# of each whole process (every thread, /proc/PID/stat) over the same IDLE_SECONDS, which
+# hold two refreshes. The same window means the same machine load for all of them. The tables
 # swapped in and what each offers answer cost the UI thread come from GPURENT_UI_TRACE.
 set -eu
 command -v tmux >/dev/null || { echo "bench/dashboard-refresh.sh: needs tmux" >&2; exit 2; }
 idle=${IDLE_SECONDS:-60}
 runs=${RUNS:-3}
+settle_s=${SETTLE_SECONDS:-45}
 work=$(mktemp -d)
 sock="gpurent-bench-refresh-$$"
 tm() { tmux -u -L "$sock" -f /dev/null "$@"; }
@@ -74,7 +76,7 @@ echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 0; r < runs; r++)); do
 	for i in "${!names[@]}"; do start "${names[$i]}" "${bins[$i]}" "${ivs[$i]}"; done
 	for n in "${names[@]}"; do settle "$n"; done
-	sleep 15
+	sleep "$settle_s"
 	declare -A t0 s0
 	for n in "${names[@]}"; do
 		t0[$n]=$(cpu "$n")
