@@ -28,6 +28,7 @@ struct sim {
 	int64_t epoch;		/* when this world was created, for GPURENT_SIM_SPEED */
 	int ssh_port;		/* GPURENT_SIM_SSH_PORT */
 	int tide_ratio;		/* GPURENT_SIM_TIDE: daily peak over trough of the load */
+	struct market_cache market;	/* the last market sim_offers built */
 };
 
 static const char schema[] =
@@ -110,6 +111,9 @@ bad_env:
 void
 sim_close(struct sim *s)
 {
+	if (s == NULL)
+		return;
+	market_cache_release(&s->market);
 	free(s);
 }
 
@@ -454,6 +458,7 @@ rented_counts(struct sim *s, int *counts, int64_t n, struct gr_error *err)
 enum gr_err
 sim_offers(struct sim *s, struct offer_list *out, struct gr_error *err)
 {
+	const struct offer *market;
 	int *counts;
 	int64_t now, i;
 	enum gr_err rc;
@@ -463,6 +468,10 @@ sim_offers(struct sim *s, struct offer_list *out, struct gr_error *err)
 	now = sim_now(s);
 	counts = xcalloc((size_t)s->n_offers, sizeof(*counts));
 	rc = rented_counts(s, counts, s->n_offers, err);
+	/* From the second ask on, the market before rentals is kept and built again only when
+	 * the clock leaves its ten minutes; rentals change between any two asks, so they are
+	 * read every time. */
+	market = rc == GR_OK ? market_kept(&s->market, s->seed, s->n_offers, now) : NULL;
 	for (i = 0; rc == GR_OK && i < s->n_offers; i++) {
 		struct offer *o;
 
@@ -471,7 +480,10 @@ sim_offers(struct sim *s, struct offer_list *out, struct gr_error *err)
 			out->v = xreallocarray(out->v, out->cap, sizeof(*out->v));
 		}
 		o = &out->v[out->n];
-		market_offer(s->seed, i, now, o);
+		if (market != NULL)
+			*o = market[i];
+		else
+			market_offer(s->seed, i, now, o);
 		o->available -= counts[i];
 		if (o->available > 0)
 			out->n++;

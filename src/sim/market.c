@@ -3,6 +3,7 @@
  * rebuilt from its index alone and 10,000 of them cost no storage.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/money.h"
@@ -86,7 +87,7 @@ total_weight(void)
 int64_t
 market_spot_price(uint64_t seed, int64_t idx, int64_t floor_hour, int64_t t)
 {
-	int64_t hour = t / 3600;
+	int64_t hour = t / MARKET_PRICE_PERIOD;
 	/* Demand moves by the hour: from the floor up to 45% above it, in tenths of a cent. */
 	uint64_t wave = draw(seed, idx, UINT64_C(0x5107) + (uint64_t)hour, 46);
 
@@ -197,11 +198,51 @@ market_offer(uint64_t seed, int64_t idx, int64_t now, struct offer *o)
 		    IC_NVLINK : IC_PCIE;
 	o->storage_gb_month = 100000 + 10000 * (int64_t)draw(seed, idx, 15, 11);
 	/* Machines come and go every ten minutes; about one in ten is taken at any time. */
-	base_avail = (int)draw(seed, idx, UINT64_C(0xa7a1) + (uint64_t)(now / 600), 12) - 1;
+	base_avail = (int)draw(seed, idx, UINT64_C(0xa7a1) + (uint64_t)(now / MARKET_AVAIL_PERIOD),
+	    12) - 1;
 	o->available = base_avail < 0 ? 0 : 1 + base_avail / 3;
 	o->valid = OV_PRICE | OV_RELIABILITY | OV_CPU | OV_RAM | OV_DISK | OV_NET |
 	    OV_AVAILABLE | OV_STORAGE | OV_VRAM;
 	return true;
+}
+
+/*
+ * Offer idx reads the clock only through now / MARKET_AVAIL_PERIOD and now /
+ * MARKET_PRICE_PERIOD, and the second is the first divided by a whole number (truncating
+ * divisions compose), so one build serves every moment with the same first quotient.
+ */
+_Static_assert(MARKET_PRICE_PERIOD % MARKET_AVAIL_PERIOD == 0,
+    "a market build is kept for one availability period: prices must not move inside it");
+
+const struct offer *
+market_kept(struct market_cache *c, uint64_t seed, int64_t n, int64_t now)
+{
+	int64_t period = now / MARKET_AVAIL_PERIOD, i;
+
+	if (c->asks < 2)
+		c->asks++;
+	if (c->asks < 2)
+		return NULL;
+	if (c->v != NULL && c->seed == seed && c->n == n && c->period == period)
+		return c->v;
+	if (c->v == NULL || c->n != n) {
+		free(c->v);
+		c->v = xreallocarray(NULL, (size_t)n, sizeof(*c->v));
+	}
+	for (i = 0; i < n; i++)
+		market_offer(seed, i, now, &c->v[i]);
+	c->seed = seed;
+	c->n = n;
+	c->period = period;
+	c->builds++;
+	return c->v;
+}
+
+void
+market_cache_release(struct market_cache *c)
+{
+	free(c->v);
+	memset(c, 0, sizeof(*c));
 }
 
 bool

@@ -9,12 +9,39 @@
 
 #include "gpurent/model.h"
 
+/* Machines come and go every ten minutes; interruptible prices move by the hour. */
+#define MARKET_AVAIL_PERIOD 600
+#define MARKET_PRICE_PERIOD 3600
+
 /* Build offer idx of the market at time now (availability not yet reduced by rentals). */
 bool market_offer(uint64_t seed, int64_t idx, int64_t now, struct offer *o);
 /* The interruptible clearing price at time t for an offer whose floor is floor_hour. */
 int64_t market_spot_price(uint64_t seed, int64_t idx, int64_t floor_hour, int64_t t);
 /* The lowest interruptible price of offer idx: the market never clears below it. */
 int64_t market_spot_floor(uint64_t seed, int64_t idx);
+/*
+ * The whole market of the last build (offers 0 to n-1, before rentals), kept because
+ * making 100,000 offers costs a third of a second and the dashboard asks every 30 s.
+ */
+struct market_cache {
+	struct offer *v;	/* NULL: nothing built yet */
+	uint64_t seed;
+	int64_t n;
+	int64_t period;		/* now / MARKET_AVAIL_PERIOD of the build */
+	int asks;		/* up to 2: whether this world was asked more than once */
+	unsigned builds;	/* how many times it was built: tests see it reused */
+};
+
+/*
+ * Offers 0 to n-1 at time now, each exactly as market_offer makes it: from c when its build
+ * had the same seed, count and availability period (the only parts of now an offer reads),
+ * else built again into c. The array belongs to c, valid until its next call or release.
+ * NULL on the first ask of c: the caller makes each offer with market_offer, because a
+ * command that asks once (`gpurent offers`) would pay for a copy it never reuses.
+ */
+const struct offer *market_kept(struct market_cache *c, uint64_t seed, int64_t n,
+    int64_t now);
+void market_cache_release(struct market_cache *c);
 /* "sim:o-000123" or "sim:o-000123i" -> 123 and its type. */
 bool market_parse_offer_id(const char *id, int64_t *idx, enum offer_type *type);
 

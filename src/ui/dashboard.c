@@ -399,8 +399,9 @@ bench(struct ui *u, char *report, size_t n)
 
 /* GPURENT_UI_TRACE=FILE: a line per key ("key MS CPU_MS": from reading it to the end of the
  * frame that shows it, and the UI thread's CPU time in that span), per drawn frame ("frame
- * MS CPU_MS") and per swapped-in sort ("swap MS": from the submission). bench/dashboard.sh
- * reads it. */
+ * MS CPU_MS"), per swapped-in sort ("swap MS": from the submission) and per offers answer
+ * taken in ("same", "taken" or "copied" MS CPU_MS: see ui_offers_merge).
+ * bench/dashboard.sh and bench/dashboard-refresh.sh read it. */
 static void
 trace_line(FILE *fp, const char *what, double since, double cpu_since)
 {
@@ -434,9 +435,15 @@ loop(struct ui *u)
 	u->dirty = true;
 	while (!u->quit && !*u->opts.stop) {
 		for (r = ui_fetch_take(u->fetch); r != NULL; r = next) {
+			bool offers = r->job == UJ_OFFERS && r->code == GR_OK;
+
 			next = r->next;
+			t = ui_clock();
+			c = thread_cpu();
 			apply_result(u, r);
 			ui_result_free(r);
+			if (offers)
+				trace_line(tr, u->merged, t, c);
 		}
 		t = u->og.submitted;
 		if (ui_offers_collect(u)) {

@@ -1,6 +1,7 @@
 /*
- * The simulator on its own: lifecycle timing, exact billing, metrics consistency and
- * concurrency between two connections to one database.
+ * The simulator on its own: lifecycle timing, exact billing, metrics consistency,
+ * concurrency between two connections to one database, and the market it keeps between
+ * two asks equal to one made afresh.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,8 @@
 #include "gpurent/costs.h"
 #include "gpurent/sim.h"
 #include "gpurent/state.h"
+#include "gpurent/util.h"
+#include "../../src/sim/sim_internal.h"
 
 /* The group's scratch directory, under $TMPDIR. */
 static char dir[256];
@@ -138,11 +141,140 @@ lifecycle_and_billing(void **state)
 	state_close(st);
 }
 
+/* Every offer of c's build at now is the one market_offer makes afresh, byte for byte. */
+static void
+assert_market_fresh(const struct offer *v, int64_t n, int64_t now)
+{
+	struct offer fresh;
+	int64_t i;
+
+	for (i = 0; i < n; i++) {
+		market_offer(3, i, now, &fresh);
+		assert_memory_equal(&v[i], &fresh, sizeof(fresh));
+	}
+}
+
+/* The kept market: from the second ask, reused inside one availability period, built
+ * again past it. */
+static void
+market_kept_within_period(void **state)
+{
+	struct market_cache c = { 0 };
+	const struct offer *v;
+	int64_t period_start = 1790000000 / MARKET_AVAIL_PERIOD * MARKET_AVAIL_PERIOD;
+
+	(void)state;
+	/* The first ask is left to the caller: one ask alone is not worth keeping. */
+	assert_null(market_kept(&c, 3, 500, period_start));
+	assert_int_equal(c.builds, 0);
+	v = market_kept(&c, 3, 500, period_start);
+	assert_int_equal(c.builds, 1);
+	assert_market_fresh(v, 500, period_start);
+	v = market_kept(&c, 3, 500, period_start);
+	assert_int_equal(c.builds, 1);
+	assert_market_fresh(v, 500, period_start);
+	/* The last second of the period: the same build serves it exactly. */
+	v = market_kept(&c, 3, 500, period_start + MARKET_AVAIL_PERIOD - 1);
+	assert_int_equal(c.builds, 1);
+	assert_market_fresh(v, 500, period_start + MARKET_AVAIL_PERIOD - 1);
+	/* The next period (machines come and go), the next hour (prices move), another
+	 * count: each built again. */
+	v = market_kept(&c, 3, 500, period_start + MARKET_AVAIL_PERIOD);
+	assert_int_equal(c.builds, 2);
+	assert_market_fresh(v, 500, period_start + MARKET_AVAIL_PERIOD);
+	v = market_kept(&c, 3, 500, period_start + MARKET_PRICE_PERIOD);
+	assert_int_equal(c.builds, 3);
+	assert_market_fresh(v, 500, period_start + MARKET_PRICE_PERIOD);
+	v = market_kept(&c, 3, 400, period_start + MARKET_PRICE_PERIOD);
+	assert_int_equal(c.builds, 4);
+	assert_market_fresh(v, 400, period_start + MARKET_PRICE_PERIOD);
+	market_cache_release(&c);
+}
+
+/* sim_offers from a world that kept its market equals one from a world opened afresh. */
+static void
+assert_offers_fresh(struct sim *kept, struct state *st)
+{
+	struct gr_error err = { 0 };
+	struct offer_list a, b;
+	struct sim *fresh;
+	size_t i;
+
+	offer_list_init(&a);
+	offer_list_init(&b);
+	assert_int_equal(sim_offers(kept, &a, &err), GR_OK);
+	assert_int_equal(sim_open(&fresh, st, &err), GR_OK);
+	assert_int_equal(sim_offers(fresh, &b, &err), GR_OK);
+	assert_int_equal(a.n, b.n);
+	for (i = 0; i < a.n; i++)
+		assert_memory_equal(&a.v[i], &b.v[i], sizeof(a.v[i]));
+	sim_close(fresh);
+	offer_list_release(&a);
+	offer_list_release(&b);
+}
+
+static void
+offers_after_changes(void **state)
+{
+	struct state *st;
+	struct sim *s;
+	struct gr_error err = { 0 };
+	struct offer_list l;
+	struct launch_req req;
+	struct instance in;
+	const struct offer *o;
+	char id[sizeof(o->id)];
+	int avail;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(state_open(&st, db, &err), GR_OK);
+	assert_int_equal(sim_open(&s, st, &err), GR_OK);
+	assert_offers_fresh(s, st);
+	assert_offers_fresh(s, st);	/* the second ask, from the kept market */
+	/* A launch takes a machine of an offer: the kept market shows it at once. */
+	offer_list_init(&l);
+	assert_int_equal(sim_offers(s, &l, &err), GR_OK);
+	o = first_of(&l, OFFER_ON_DEMAND);
+	assert_non_null(o);
+	strlcpy_(id, o->id, sizeof(id));
+	avail = o->available;
+	memset(&req, 0, sizeof(req));
+	req.offer_id = id;
+	req.label = "cache";
+	req.client_token = "tok-cache";
+	assert_int_equal(sim_launch(s, &req, &in, &err), GR_OK);
+	offer_list_release(&l);
+	offer_list_init(&l);
+	assert_int_equal(sim_offers(s, &l, &err), GR_OK);
+	for (i = 0; i < l.n && strcmp(l.v[i].id, id) != 0; i++)
+		;
+	if (avail == 1)
+		assert_true(i == l.n);
+	else {
+		assert_true(i < l.n);
+		assert_int_equal(l.v[i].available, avail - 1);
+	}
+	offer_list_release(&l);
+	assert_offers_fresh(s, st);
+	/* The clock: a minute (same period), ten minutes, six hours. */
+	assert_int_equal(sim_advance(s, 60, &err), GR_OK);
+	assert_offers_fresh(s, st);
+	assert_int_equal(sim_advance(s, MARKET_AVAIL_PERIOD, &err), GR_OK);
+	assert_offers_fresh(s, st);
+	assert_int_equal(sim_advance(s, 6 * 3600, &err), GR_OK);
+	assert_offers_fresh(s, st);
+	sim_close(s);
+	state_close(st);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lifecycle_and_billing),
+		cmocka_unit_test(market_kept_within_period),
+		cmocka_unit_test(offers_after_changes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
