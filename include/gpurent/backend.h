@@ -49,8 +49,8 @@ struct backend_env {
 	const char *api_key;		/* NULL when none is configured; never logged */
 	const struct config *config;	/* the whole config, for provider-specific keys */
 	struct state *state;		/* the local database (journal, ledger, simulator);
-					   NULL: opened from state_path on first need */
-	const char *state_path;		/* with state NULL: where backend_state opens it (a
+					   NULL: opened from db_path on first need */
+	const char *db_path;		/* with state NULL: where backend_state opens it (a
 					   command that never needs it, like offers, never
 					   pays for a second connection) */
 	int debug;			/* trace requests to stderr (keys redacted) */
@@ -134,7 +134,7 @@ struct backend {
 					   cluster lists every job of the user, not only the
 					   ones gpurent submitted */
 	struct gr_error init_err;	/* why init failed, when it did */
-	struct backend_db *db;		/* the connection opened from env.state_path, once
+	struct backend_db *db;		/* the connection opened from env.db_path, once
 					   backend_state has opened it; closed with b */
 };
 
@@ -147,7 +147,7 @@ struct backend *backend_create(const struct backend_ops *ops, const struct backe
 void backend_destroy(struct backend *b);
 /*
  * The backend's database: env.state when the caller gave one, else its own connection,
- * opened from env.state_path on the first call (each backend its own, so fan-out threads
+ * opened from env.db_path on the first call (each backend its own, so fan-out threads
  * never share one). NULL, with err set (err may be NULL), when it cannot be opened; a
  * later call tries again.
  */

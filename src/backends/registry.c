@@ -60,11 +60,11 @@ backend_create(const struct backend_ops *ops, const struct backend_env *env)
 	b->env = *env;
 	if (b->env.name == NULL)
 		b->env.name = ops->name;
-	if (env->state == NULL && env->state_path != NULL) {
+	if (env->state == NULL && env->db_path != NULL) {
 		b->db = xcalloc(1, sizeof(*b->db));
 		pthread_mutex_init(&b->db->lock, NULL);
-		b->db->path = xstrdup(env->state_path);
-		b->env.state_path = b->db->path;
+		b->db->path = xstrdup(env->db_path);
+		b->env.db_path = b->db->path;
 	}
 	b->priv = ops->priv_size ? xcalloc(1, ops->priv_size) : NULL;
 	if (ops->init == NULL || ops->init(b, &b->init_err) == GR_OK)

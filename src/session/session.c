@@ -153,7 +153,7 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 	env.timeout_ms = config_get_int(s->config, "http.timeout", 30) * 1000;
 	env.connect_timeout_ms = config_get_int(s->config, "http.connect_timeout", 10) * 1000;
 	/* Each backend opens its own connection when it first needs one (backend_state). */
-	env.state_path = paths_state_db();
+	env.db_path = paths_state_db();
 	/* The environment wins; the sealed store is opened only when it has to be. */
 	s->vault_keys[s->n_backends] = NULL;
 	if (env.api_key == NULL && strcmp(ops->name, "sim") != 0) {
