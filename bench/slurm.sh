@@ -65,12 +65,15 @@ for n in "${SIZES[@]}"; do
 	url="http://127.0.0.1:$(sed -n 's/^port //p' "$TMP/serve-$n.out")"
 	export GPURENT_HOME=$TMP/home-$n GPURENT_SLURM_URL=$url SLURM_JWT=bench-token
 	"$G" --provider slurm -o json offers >/dev/null	# creates the database
+	# A floor that fails measures nothing (before 2026-12-02 it POSTed and got no body).
+	"$TMP/floor" "$url/slurm/v0.0.38/nodes" GET >/dev/null ||
+		{ echo "bench: the floor could not fetch and parse /nodes" >&2; exit 1; }
 	a=$(median_ms curl -s "$url/slurm/v0.0.38/nodes" -o /dev/null)
-	b=$(median_ms "$TMP/floor" "$url/slurm/v0.0.38/nodes")
+	b=$(median_ms "$TMP/floor" "$url/slurm/v0.0.38/nodes" GET)
 	c=$(median_ms "$G" --provider slurm -o json offers)
-	cb=$(median_cpu_ms "$TMP/floor" "$url/slurm/v0.0.38/nodes")
+	cb=$(median_cpu_ms "$TMP/floor" "$url/slurm/v0.0.38/nodes" GET)
 	cc=$(median_cpu_ms "$G" --provider slurm -o json offers)
-	tb=$(median_task_ms "$TMP/floor" "$url/slurm/v0.0.38/nodes")
+	tb=$(median_task_ms "$TMP/floor" "$url/slurm/v0.0.38/nodes" GET)
 	tc=$(median_task_ms "$G" --provider slurm -o json offers)
 	echo "| $n | $(($(stat -c %s "$TMP/$n/nodes.json") / 1024)) KiB | $a ms | $b ms | $c ms |" \
 		"$(awk -v b="$b" -v c="$c" 'BEGIN { printf "%.2f", c / b }') | $cb ms | $cc ms |" \
