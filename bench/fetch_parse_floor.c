@@ -3,7 +3,10 @@
  * with libcurl, keeps the whole body, parses it once with cJSON_ParseWithLength and frees
  * it. Everything gpurent must do at least, with nothing else (no model, no output).
  *
- *   fetch_parse_floor URL
+ *   fetch_parse_floor URL [GET]
+ *
+ * With GET (slurmrestd's /nodes, bench/slurm.sh) it GETs instead; a POST to a server that
+ * answers before reading the upload gets nothing back, and exit status 1 says so.
  */
 #include <curl/curl.h>
 #include <stdio.h>
@@ -40,12 +43,13 @@ main(int argc, char **argv)
 	CURL *h;
 	cJSON *j;
 
-	if (argc != 2)
+	if (argc != 2 && !(argc == 3 && strcmp(argv[2], "GET") == 0))
 		return 2;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	h = curl_easy_init();
 	curl_easy_setopt(h, CURLOPT_URL, argv[1]);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, "{}");
+	if (argc == 2)
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, "{}");
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, keep);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
 	if (curl_easy_perform(h) != CURLE_OK)

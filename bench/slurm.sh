@@ -43,9 +43,19 @@ median_cpu_ms() {
 		awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f", m }'
 }
 
+# Median task-clock in ms from perf stat (CPU time to the microsecond, where /usr/bin/time
+# counts 10 ms ticks); "-" without perf.
+median_task_ms() {
+	local i
+	command -v perf >/dev/null || { echo -; return; }
+	for ((i = 0; i < RUNS; i++)); do
+		perf stat -x, -e task-clock "$@" 2>&1 >/dev/null | awk -F, '$3 == "task-clock" { print $1 }'
+	done | sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f", m }'
+}
+
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $RUNS runs each"
-echo "| nodes | /nodes body | (a) curl | (b) curl + cJSON | gpurent offers | gpurent / (b) | CPU (b) | CPU gpurent | CPU / (b) |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| nodes | /nodes body | (a) curl | (b) curl + cJSON | gpurent offers | gpurent / (b) | CPU (b) | CPU gpurent | CPU / (b) | task-clock (b) | task-clock gpurent | / (b) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in "${SIZES[@]}"; do
 	mkdir -p "$TMP/$n" "$TMP/home-$n"
 	python3 "$HERE/slurm-gen.py" "$n" "$TMP/$n"
@@ -55,14 +65,20 @@ for n in "${SIZES[@]}"; do
 	url="http://127.0.0.1:$(sed -n 's/^port //p' "$TMP/serve-$n.out")"
 	export GPURENT_HOME=$TMP/home-$n GPURENT_SLURM_URL=$url SLURM_JWT=bench-token
 	"$G" --provider slurm -o json offers >/dev/null	# creates the database
+	# A floor that fails measures nothing (before 2026-12-02 it POSTed and got no body).
+	"$TMP/floor" "$url/slurm/v0.0.38/nodes" GET >/dev/null ||
+		{ echo "bench: the floor could not fetch and parse /nodes" >&2; exit 1; }
 	a=$(median_ms curl -s "$url/slurm/v0.0.38/nodes" -o /dev/null)
-	b=$(median_ms "$TMP/floor" "$url/slurm/v0.0.38/nodes")
+	b=$(median_ms "$TMP/floor" "$url/slurm/v0.0.38/nodes" GET)
 	c=$(median_ms "$G" --provider slurm -o json offers)
-	cb=$(median_cpu_ms "$TMP/floor" "$url/slurm/v0.0.38/nodes")
+	cb=$(median_cpu_ms "$TMP/floor" "$url/slurm/v0.0.38/nodes" GET)
 	cc=$(median_cpu_ms "$G" --provider slurm -o json offers)
+	tb=$(median_task_ms "$TMP/floor" "$url/slurm/v0.0.38/nodes" GET)
+	tc=$(median_task_ms "$G" --provider slurm -o json offers)
 	echo "| $n | $(($(stat -c %s "$TMP/$n/nodes.json") / 1024)) KiB | $a ms | $b ms | $c ms |" \
 		"$(awk -v b="$b" -v c="$c" 'BEGIN { printf "%.2f", c / b }') | $cb ms | $cc ms |" \
-		"$(awk -v b="$cb" -v c="$cc" 'BEGIN { printf "%.2f", c / b }') |"
+		"$(awk -v b="$cb" -v c="$cc" 'BEGIN { printf "%.2f", c / b }') |" \
+		"$tb ms | $tc ms | $(awk -v b="$tb" -v c="$tc" 'BEGIN { if (b + 0 > 0) printf "%.2f", c / b; else printf "-" }') |"
 	kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
 	unset 'PIDS[-1]'
 done

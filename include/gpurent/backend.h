@@ -48,7 +48,11 @@ struct backend_env {
 	const char *base_url;		/* NULL: the provider's public address */
 	const char *api_key;		/* NULL when none is configured; never logged */
 	const struct config *config;	/* the whole config, for provider-specific keys */
-	struct state *state;		/* the local database (journal, ledger, simulator) */
+	struct state *state;		/* the local database (journal, ledger, simulator);
+					   NULL: opened from db_path on first need */
+	const char *db_path;		/* with state NULL: where backend_state opens it (a
+					   command that never needs it, like offers, never
+					   pays for a second connection) */
 	int debug;			/* trace requests to stderr (keys redacted) */
 	long timeout_ms;		/* per request, total */
 	long connect_timeout_ms;
@@ -130,6 +134,8 @@ struct backend {
 					   cluster lists every job of the user, not only the
 					   ones gpurent submitted */
 	struct gr_error init_err;	/* why init failed, when it did */
+	struct backend_db *db;		/* the connection opened from env.db_path, once
+					   backend_state has opened it; closed with b */
 };
 
 /* The registry: every provider compiled in. */
@@ -139,6 +145,13 @@ const struct backend_ops *backend_find_ops(const char *name);
 /* Create a backend (allocating priv) and run its init; init failures stay in b->init_err. */
 struct backend *backend_create(const struct backend_ops *ops, const struct backend_env *env);
 void backend_destroy(struct backend *b);
+/*
+ * The backend's database: env.state when the caller gave one, else its own connection,
+ * opened from env.db_path on the first call (each backend its own, so fan-out threads
+ * never share one). NULL, with err set (err may be NULL), when it cannot be opened; a
+ * later call tries again.
+ */
+struct state *backend_state(const struct backend *b, struct gr_error *err);
 
 /* "vast:123" -> "vast"; false when the id has no provider prefix. */
 bool backend_split_id(const char *id, char *provider, size_t n, const char **rest);

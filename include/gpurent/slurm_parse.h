@@ -100,20 +100,26 @@ struct slurm_job {
 enum gr_err slurm_parse_nodes(const char *body, size_t len, struct slurm_node **out, size_t *n,
     struct gr_error *err);
 /*
- * The same reply read as it arrives (a 1,000-node cluster's is over a megabyte): each node
- * is parsed on its own as its bytes complete (jscan, backends_parse.h), so memory holds one
- * node's JSON, never the body. A body is accepted exactly when slurm_parse_nodes accepts
- * it whole; finish also checks the reply's errors array, as slurm_parse_errors(status)
- * does. feed returns false once the body is known to be malformed.
+ * A list reply read as it arrives (a 1,000-node cluster's /nodes is over a megabyte, its
+ * /jobs a third of that): each element is parsed on its own as its bytes complete (jscan,
+ * backends_parse.h), so memory holds one element's JSON, never the body. A body is accepted
+ * exactly when slurm_parse_nodes / slurm_parse_jobs accept it whole; the finishing call
+ * (slurm_stream_nodes for a SLURM_NODES stream, slurm_stream_jobs for SLURM_JOBS) also
+ * checks the reply's errors array, as slurm_parse_errors(status) does, and hands over the
+ * records. feed returns false once the body is known to be malformed.
  */
-struct slurm_node_stream;
-struct slurm_node_stream *slurm_node_stream_new(void);
-bool slurm_node_stream_feed(struct slurm_node_stream *s, const char *p, size_t n);
-enum gr_err slurm_node_stream_finish(struct slurm_node_stream *s, long status,
-    struct slurm_node **out, size_t *n, struct gr_error *err);
-void slurm_node_stream_free(struct slurm_node_stream *s);
+enum slurm_list { SLURM_NODES, SLURM_JOBS };
+struct slurm_stream;
+struct slurm_stream *slurm_stream_new(enum slurm_list what);
+bool slurm_stream_feed(struct slurm_stream *s, const char *p, size_t n);
+enum gr_err slurm_stream_nodes(struct slurm_stream *s, long status, struct slurm_node **out,
+    size_t *n, struct gr_error *err);
+enum gr_err slurm_stream_jobs(struct slurm_stream *s, long status, struct slurm_job **out,
+    size_t *n, struct gr_error *err);
+void slurm_stream_free(struct slurm_stream *s);
 enum gr_err slurm_parse_partitions(const char *body, size_t len, struct slurm_partition **out,
     size_t *n, struct gr_error *err);
+/* GET /slurm/<v>/jobs (or /job/ID): the same as a slurm_stream fed the whole body. */
 enum gr_err slurm_parse_jobs(const char *body, size_t len, struct slurm_job **out, size_t *n,
     struct gr_error *err);
 /* POST /slurm/<v>/job/submit: the new job's id. */

@@ -185,12 +185,13 @@ void
 bk_observe(const struct backend *b, const struct instance *in)
 {
 	struct gr_error e = { 0 };
+	struct state *st;
 
-	if (b->env.state == NULL || in->id[0] == '\0')
+	if (in->id[0] == '\0' || (st = backend_state(b, NULL)) == NULL)
 		return;
 	pthread_mutex_lock(&ledger_lock);
 	/* The ledger is a convenience: a failure here must not fail the provider call. */
-	(void)ledger_observe(b->env.state, in, bk_now(), &e);
+	(void)ledger_observe(st, in, bk_now(), &e);
 	pthread_mutex_unlock(&ledger_lock);
 }
 
@@ -198,11 +199,12 @@ void
 bk_observe_span(const struct backend *b, const struct instance *in, int64_t start, int64_t end)
 {
 	struct gr_error e = { 0 };
+	struct state *st;
 
-	if (b->env.state == NULL || in->id[0] == '\0')
+	if (in->id[0] == '\0' || (st = backend_state(b, NULL)) == NULL)
 		return;
 	pthread_mutex_lock(&ledger_lock);
-	(void)ledger_observe_span(b->env.state, in, start, end, &e);
+	(void)ledger_observe_span(st, in, start, end, &e);
 	pthread_mutex_unlock(&ledger_lock);
 }
 
@@ -212,17 +214,18 @@ bk_observe_listed(const struct backend *b, const struct instance_list *l, size_t
 {
 	struct gr_error e = { 0 };
 	const char **ids;
+	struct state *st;
 	size_t i;
 
 	for (i = first; i < l->n; i++)
 		bk_observe(b, &l->v[i]);
-	if (b->env.state == NULL)
+	if ((st = backend_state(b, NULL)) == NULL)
 		return;
 	ids = xcalloc(l->n - first + 1, sizeof(*ids));
 	for (i = first; i < l->n; i++)
 		ids[i - first] = l->v[i].id;
 	pthread_mutex_lock(&ledger_lock);
-	(void)ledger_close_unlisted(b->env.state, b->ops->name, ids, l->n - first, asked,
+	(void)ledger_close_unlisted(st, b->ops->name, ids, l->n - first, asked,
 	    bk_now(), &e);
 	pthread_mutex_unlock(&ledger_lock);
 	free(ids);
@@ -233,13 +236,14 @@ bk_remember_created(const struct backend *b, const char *id, int64_t when)
 {
 	struct gr_error e = { 0 };
 	char key[ID_MAX + 16], val[32];
+	struct state *st;
 
-	if (b->env.state == NULL)
+	if ((st = backend_state(b, NULL)) == NULL)
 		return;
 	snprintf(key, sizeof(key), "created:%s", id);
 	snprintf(val, sizeof(val), "%lld", (long long)when);
 	pthread_mutex_lock(&ledger_lock);
-	(void)state_meta_set(b->env.state, key, val, &e);
+	(void)state_meta_set(st, key, val, &e);
 	pthread_mutex_unlock(&ledger_lock);
 }
 
@@ -248,13 +252,14 @@ bk_recall_created(const struct backend *b, const char *id, int64_t *when)
 {
 	char key[ID_MAX + 16], val[32];
 	long long v;
+	struct state *st;
 	bool ok;
 
-	if (b->env.state == NULL)
+	if ((st = backend_state(b, NULL)) == NULL)
 		return false;
 	snprintf(key, sizeof(key), "created:%s", id);
 	pthread_mutex_lock(&ledger_lock);
-	ok = state_meta_get(b->env.state, key, val, sizeof(val));
+	ok = state_meta_get(st, key, val, sizeof(val));
 	pthread_mutex_unlock(&ledger_lock);
 	if (!ok || !parse_int(val, 1, INT64_MAX, &v))
 		return false;

@@ -2,10 +2,12 @@
  * The providers compiled in: an explicit array, so nothing depends on the linker keeping
  * self-registering objects alive in a static library.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/backend.h"
+#include "gpurent/state.h"
 #include "gpurent/util.h"
 
 extern const struct backend_ops backend_sim;
@@ -42,6 +44,13 @@ backend_find_ops(const char *name)
 	return NULL;
 }
 
+/* A backend's own database connection, opened when first needed. */
+struct backend_db {
+	pthread_mutex_t lock;
+	char *path;
+	struct state *st;
+};
+
 struct backend *
 backend_create(const struct backend_ops *ops, const struct backend_env *env)
 {
@@ -51,6 +60,12 @@ backend_create(const struct backend_ops *ops, const struct backend_env *env)
 	b->env = *env;
 	if (b->env.name == NULL)
 		b->env.name = ops->name;
+	if (env->state == NULL && env->db_path != NULL) {
+		b->db = xcalloc(1, sizeof(*b->db));
+		pthread_mutex_init(&b->db->lock, NULL);
+		b->db->path = xstrdup(env->db_path);
+		b->env.db_path = b->db->path;
+	}
 	b->priv = ops->priv_size ? xcalloc(1, ops->priv_size) : NULL;
 	if (ops->init == NULL || ops->init(b, &b->init_err) == GR_OK)
 		b->ready = true;
@@ -65,7 +80,34 @@ backend_destroy(struct backend *b)
 	if (b->ops->cleanup != NULL)
 		b->ops->cleanup(b);
 	free(b->priv);
+	if (b->db != NULL) {
+		state_close(b->db->st);
+		free(b->db->path);
+		pthread_mutex_destroy(&b->db->lock);
+		free(b->db);
+	}
 	free(b);
+}
+
+struct state *
+backend_state(const struct backend *b, struct gr_error *err)
+{
+	struct gr_error quiet = { 0 };
+	struct state *st;
+
+	if (b->env.state != NULL)
+		return b->env.state;
+	if (b->db == NULL) {
+		if (err != NULL)
+			gr_fail(err, GR_ESTATE, "no state database");
+		return NULL;
+	}
+	pthread_mutex_lock(&b->db->lock);
+	if (b->db->st == NULL && state_open(&b->db->st, b->db->path, err ? err : &quiet) != GR_OK)
+		b->db->st = NULL;
+	st = b->db->st;
+	pthread_mutex_unlock(&b->db->lock);
+	return st;
 }
 
 bool

@@ -22,10 +22,11 @@ static enum gr_err
 simb_init(struct backend *b, struct gr_error *err)
 {
 	struct sim_priv *p = b->priv;
+	struct state *st = backend_state(b, err);
 
-	if (b->env.state == NULL)
-		return gr_fail(err, GR_ESTATE, "the simulator needs the state database");
-	return sim_open(&p->sim, b->env.state, err);
+	if (st == NULL)
+		return err->code;
+	return sim_open(&p->sim, st, err);
 }
 
 static void

@@ -308,43 +308,58 @@ snapshot_release(struct snapshot *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* /nodes read as it arrives (see http.h): a node parsed as soon as its bytes are in. */
-struct nodes_reader {
-	struct slurm_node_stream *parse;
+/* /nodes or /jobs read as it arrives (see http.h): a record parsed as soon as its bytes are in. */
+struct list_reader {
+	enum slurm_list what;
+	struct slurm_stream *parse;
 	long status;
 	bool refused;			/* the parser stopped the transfer: a malformed body */
 };
 
 static bool
-nodes_begin(void *ctx, long status, const char *content_type)
+list_begin(void *ctx, long status, const char *content_type)
 {
-	struct nodes_reader *r = ctx;
+	struct list_reader *r = ctx;
 
 	(void)content_type;
 	/* A retried attempt: forget what the cut-off one delivered. */
-	slurm_node_stream_free(r->parse);
-	r->parse = slurm_node_stream_new();
+	slurm_stream_free(r->parse);
+	r->parse = slurm_stream_new(r->what);
 	r->status = status;
 	r->refused = false;
 	return true;
 }
 
 static bool
-nodes_data(void *ctx, const char *p, size_t n)
+list_data(void *ctx, const char *p, size_t n)
 {
-	struct nodes_reader *r = ctx;
+	struct list_reader *r = ctx;
 
-	if (!slurm_node_stream_feed(r->parse, p, n))
+	if (!slurm_stream_feed(r->parse, p, n))
 		r->refused = true;
 	return !r->refused;
 }
 
+/* The parsed records of a finished stream: nodes or jobs, whichever r reads. */
 static enum gr_err
-nodes_fetch(struct backend *b, struct slurm_node **out, size_t *n, struct gr_error *err)
+list_finish(struct list_reader *r, struct slurm_node **nodes, struct slurm_job **jobs,
+    size_t *n, struct gr_error *err)
+{
+	return r->what == SLURM_NODES ? slurm_stream_nodes(r->parse, r->status, nodes, n, err) :
+	    slurm_stream_jobs(r->parse, r->status, jobs, n, err);
+}
+
+/*
+ * GET /slurm/<v>/nodes (nodes set) or /jobs (jobs set), streamed: the body is never held
+ * whole unless the transport kept it (an error status, a retried 5xx).
+ */
+static enum gr_err
+list_fetch(struct backend *b, struct slurm_node **nodes, struct slurm_job **jobs, size_t *n,
+    struct gr_error *err)
 {
 	struct slurm *s = priv(b);
-	struct nodes_reader r = { NULL, 0, false };
-	struct http_stream stream = { nodes_begin, nodes_data, &r };
+	struct list_reader r = { nodes != NULL ? SLURM_NODES : SLURM_JOBS, NULL, 0, false };
+	struct http_stream stream = { list_begin, list_data, &r };
 	struct http_request rq = { 0 };
 	struct http_response rs;
 	struct gr_error why = { 0 };
@@ -353,7 +368,8 @@ nodes_fetch(struct backend *b, struct slurm_node **out, size_t *n, struct gr_err
 
 	if ((e = discover(s, err)) != GR_OK)
 		return e;
-	snprintf(path, sizeof(path), "/slurm/%s/nodes", slurm_api_versions[s->api]);
+	snprintf(path, sizeof(path), "/slurm/%s/%s", slurm_api_versions[s->api],
+	    r.what == SLURM_NODES ? "nodes" : "jobs");
 	url = http_url(s->base, s->base, path);
 	rq.method = HTTP_GET;
 	rq.url = url;
@@ -365,11 +381,14 @@ nodes_fetch(struct backend *b, struct slurm_node **out, size_t *n, struct gr_err
 	free(url);
 	if (rs.streamed && (e == GR_OK || r.refused))
 		/* The parser's verdict when it stopped the transfer or the transfer ended well. */
-		e = slurm_node_stream_finish(r.parse, r.status, out, n, err);
+		e = list_finish(&r, nodes, jobs, n, err);
 	else if (transport_error(s, e, &why, err) == GR_OK &&
-	    (e = slurm_parse_errors(rs.status, rs.body, rs.len, err)) == GR_OK)
-		e = slurm_parse_nodes(rs.body, rs.len, out, n, err);
-	slurm_node_stream_free(r.parse);
+	    (e = slurm_parse_errors(rs.status, rs.body, rs.len, err)) == GR_OK) {
+		list_begin(&r, rs.status, NULL);
+		(void)slurm_stream_feed(r.parse, rs.body, rs.len);
+		e = list_finish(&r, nodes, jobs, n, err);
+	}
+	slurm_stream_free(r.parse);
 	http_response_release(&rs);
 	return e;
 }
@@ -377,23 +396,19 @@ nodes_fetch(struct backend *b, struct slurm_node **out, size_t *n, struct gr_err
 static enum gr_err
 snapshot_fetch(struct backend *b, struct snapshot *c, struct gr_error *err)
 {
-	struct http_response rp, rj;
+	struct http_response rp;
 	enum gr_err e;
 
 	memset(c, 0, sizeof(*c));
 	http_response_init(&rp);
-	http_response_init(&rj);
-	e = nodes_fetch(b, &c->nodes, &c->nn, err);
+	e = list_fetch(b, &c->nodes, NULL, &c->nn, err);
 	if (e == GR_OK)
 		e = api_req(b, HTTP_GET, "/partitions", NULL, true, &rp, err);
 	if (e == GR_OK)
-		e = api_req(b, HTTP_GET, "/jobs", NULL, true, &rj, err);
-	if (e == GR_OK)
 		e = slurm_parse_partitions(rp.body, rp.len, &c->parts, &c->np, err);
 	if (e == GR_OK)
-		e = slurm_parse_jobs(rj.body, rj.len, &c->jobs, &c->nj, err);
+		e = list_fetch(b, NULL, &c->jobs, &c->nj, err);
 	http_response_release(&rp);
-	http_response_release(&rj);
 	if (e != GR_OK)
 		snapshot_release(c);
 	return e;
@@ -497,7 +512,6 @@ static void
 nodes_for(struct backend *b, const struct slurm_job *jobs, size_t nj, struct slurm_node **nodes,
     size_t *nn)
 {
-	struct http_response rs;
 	struct gr_error quiet = { 0 };
 	size_t i;
 
@@ -508,9 +522,7 @@ nodes_for(struct backend *b, const struct slurm_job *jobs, size_t nj, struct slu
 			break;
 	if (i == nj)
 		return;
-	if (api_req(b, HTTP_GET, "/nodes", NULL, true, &rs, &quiet) == GR_OK)
-		(void)slurm_parse_nodes(rs.body, rs.len, nodes, nn, &quiet);
-	http_response_release(&rs);
+	(void)list_fetch(b, nodes, NULL, nn, &quiet);
 }
 
 /*
@@ -533,16 +545,12 @@ static enum gr_err
 list_jobs(struct backend *b, bool all, struct instance_list *out, struct gr_error *err)
 {
 	struct slurm *s = priv(b);
-	struct http_response rs;
 	struct slurm_job *jobs = NULL;
 	struct slurm_node *nodes = NULL;
 	size_t nj = 0, nn = 0, i;
 	enum gr_err e;
 
-	e = api_req(b, HTTP_GET, "/jobs", NULL, true, &rs, err);
-	if (e == GR_OK)
-		e = slurm_parse_jobs(rs.body, rs.len, &jobs, &nj, err);
-	http_response_release(&rs);
+	e = list_fetch(b, NULL, &jobs, &nj, err);
 	if (e == GR_OK) {
 		nodes_for(b, jobs, nj, &nodes, &nn);
 		for (i = 0; i < nj; i++) {

@@ -403,44 +403,58 @@ node_from_json(const cJSON *it, struct slurm_node *nd)
 	return true;
 }
 
-struct slurm_node_stream {
+/*
+ * A list reply read as it arrives: each element of its list ("nodes" or "jobs") parsed on
+ * its own by jscan and converted into v, elements that are no record skipped.
+ */
+struct slurm_stream {
+	enum slurm_list what;
 	struct jscan *scan;
-	struct slurm_node *v;
-	size_t n, cap;
+	void *v;
+	size_t n, cap, size;
 };
 
+static bool job_from_json(const cJSON *it, struct slurm_job *j);
+
 static bool
-take_node(const cJSON *it, void *ctx)
+take_elem(const cJSON *it, void *ctx)
 {
-	struct slurm_node_stream *s = ctx;
+	struct slurm_stream *s = ctx;
+	void *slot;
+	bool kept;
 
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 64;
-		s->v = xreallocarray(s->v, s->cap, sizeof(*s->v));
+		s->v = xreallocarray(s->v, s->cap, s->size);
 	}
-	if (node_from_json(it, &s->v[s->n]))
+	slot = (char *)s->v + s->n * s->size;
+	kept = s->what == SLURM_NODES ? node_from_json(it, slot) : job_from_json(it, slot);
+	if (kept)
 		s->n++;
 	return true;
 }
 
-struct slurm_node_stream *
-slurm_node_stream_new(void)
+struct slurm_stream *
+slurm_stream_new(enum slurm_list what)
 {
-	struct slurm_node_stream *s = xcalloc(1, sizeof(*s));
+	struct slurm_stream *s = xcalloc(1, sizeof(*s));
 
-	s->scan = jscan_new("nodes", take_node, s);
+	s->what = what;
+	s->size = what == SLURM_NODES ? sizeof(struct slurm_node) : sizeof(struct slurm_job);
+	s->scan = jscan_new(what == SLURM_NODES ? "nodes" : "jobs", take_elem, s);
 	return s;
 }
 
 bool
-slurm_node_stream_feed(struct slurm_node_stream *s, const char *p, size_t n)
+slurm_stream_feed(struct slurm_stream *s, const char *p, size_t n)
 {
 	return jscan_feed(s->scan, p, n);
 }
 
-enum gr_err
-slurm_node_stream_finish(struct slurm_node_stream *s, long status, struct slurm_node **out,
-    size_t *n, struct gr_error *err)
+/* The scan's verdict, then the errors array; the array (ownership passes) in *out. */
+static enum gr_err
+stream_finish(struct slurm_stream *s, long status, void **out, size_t *n,
+    struct gr_error *err)
 {
 	cJSON *skeleton = NULL;
 	enum gr_err e;
@@ -448,8 +462,9 @@ slurm_node_stream_finish(struct slurm_node_stream *s, long status, struct slurm_
 
 	*out = NULL;
 	*n = 0;
-	e = jscan_end_error(jscan_finish(s->scan, &skeleton), P,
-	    N_("malformed reply from slurm (no nodes list)"), err);
+	e = jscan_end_error(jscan_finish(s->scan, &skeleton), P, s->what == SLURM_NODES ?
+	    N_("malformed reply from slurm (no nodes list)") :
+	    N_("malformed reply from slurm (no jobs list)"), err);
 	/* Slurm's errors array sits in the skeleton, beside the emptied list: a few bytes. */
 	if (skeleton != NULL) {
 		text = cJSON_PrintUnformatted(skeleton);
@@ -460,15 +475,37 @@ slurm_node_stream_finish(struct slurm_node_stream *s, long status, struct slurm_
 	cJSON_Delete(skeleton);
 	if (e != GR_OK)
 		return e;
-	*out = s->v != NULL ? s->v : xcalloc(1, sizeof(*s->v));
+	*out = s->v != NULL ? s->v : xcalloc(1, s->size);
 	*n = s->n;
 	s->v = NULL;
 	s->n = s->cap = 0;
 	return GR_OK;
 }
 
+enum gr_err
+slurm_stream_nodes(struct slurm_stream *s, long status, struct slurm_node **out, size_t *n,
+    struct gr_error *err)
+{
+	void *v;
+	enum gr_err e = stream_finish(s, status, &v, n, err);
+
+	*out = v;
+	return e;
+}
+
+enum gr_err
+slurm_stream_jobs(struct slurm_stream *s, long status, struct slurm_job **out, size_t *n,
+    struct gr_error *err)
+{
+	void *v;
+	enum gr_err e = stream_finish(s, status, &v, n, err);
+
+	*out = v;
+	return e;
+}
+
 void
-slurm_node_stream_free(struct slurm_node_stream *s)
+slurm_stream_free(struct slurm_stream *s)
 {
 	if (s == NULL)
 		return;
@@ -481,12 +518,12 @@ enum gr_err
 slurm_parse_nodes(const char *body, size_t len, struct slurm_node **out, size_t *n,
     struct gr_error *err)
 {
-	struct slurm_node_stream *s = slurm_node_stream_new();
+	struct slurm_stream *s = slurm_stream_new(SLURM_NODES);
 	enum gr_err e;
 
-	slurm_node_stream_feed(s, body, len);
-	e = slurm_node_stream_finish(s, 200, out, n, err);
-	slurm_node_stream_free(s);
+	slurm_stream_feed(s, body, len);
+	e = slurm_stream_nodes(s, 200, out, n, err);
+	slurm_stream_free(s);
 	return e;
 }
 
@@ -672,7 +709,8 @@ slurm_hostlist_expand(const char *list, char (*out)[SLURM_HOST_MAX], int max)
 	return o.n;
 }
 
-static void
+/* One element of /jobs onto j; false when it is no job (not an object, no job_id). */
+static bool
 job_from_json(const cJSON *it, struct slurm_job *j)
 {
 	char tres[256], st[64], *plus;
@@ -681,7 +719,11 @@ job_from_json(const cJSON *it, struct slurm_job *j)
 	const cJSON *detail;
 
 	memset(j, 0, sizeof(*j));
+	if (!cJSON_IsObject(it))
+		return false;
 	j->id = num_at(it, "job_id", -1);
+	if (j->id < 0)
+		return false;
 	str_at(it, "name", j->name, sizeof(j->name));
 	state_at(it, "job_state", st, sizeof(st));
 	if ((plus = strchr(st, '+')) != NULL)
@@ -716,35 +758,20 @@ job_from_json(const cJSON *it, struct slurm_job *j)
 	}
 	if (ng > 0)
 		j->gpus = g[0];
+	return true;
 }
 
 enum gr_err
 slurm_parse_jobs(const char *body, size_t len, struct slurm_job **out, size_t *n,
     struct gr_error *err)
 {
-	cJSON *root;
-	const cJSON *arr, *it;
-	struct slurm_job *v;
-	size_t k = 0, cap;
+	struct slurm_stream *s = slurm_stream_new(SLURM_JOBS);
 	enum gr_err e;
 
-	*out = NULL;
-	*n = 0;
-	if ((e = parse_list(body, len, "jobs", &root, &arr, err)) != GR_OK)
-		return e;
-	cap = (size_t)cJSON_GetArraySize(arr);
-	v = xcalloc(cap ? cap : 1, sizeof(*v));
-	cJSON_ArrayForEach(it, arr) {
-		if (!cJSON_IsObject(it) || k == cap)
-			continue;
-		job_from_json(it, &v[k]);
-		if (v[k].id >= 0)
-			k++;
-	}
-	cJSON_Delete(root);
-	*out = v;
-	*n = k;
-	return GR_OK;
+	slurm_stream_feed(s, body, len);
+	e = slurm_stream_jobs(s, 200, out, n, err);
+	slurm_stream_free(s);
+	return e;
 }
 
 enum gr_err

@@ -62,24 +62,24 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	return 0;
 }
 
-/* Remember the GPU names the catalogue lacks (gpus --unknown); never fails the search. */
+/*
+ * Remember the GPU names the catalogue lacks (gpus --unknown, over every offer found) and
+ * the ids of the first shown ones for completion, in one transaction; a failure here must
+ * not fail the search.
+ */
 static void
-remember_gpu_names(struct cmd_ctx *c, const struct offer_list *l)
+remember(struct cmd_ctx *c, const struct offer_list *l, size_t shown)
 {
 	struct state *st;
+	bool tx;
 
-	if (session_state(c->s, &st, NULL) == GR_OK)
-		gpunames_record(st, l->v, l->n, (int64_t)time(NULL), NULL);
-}
-
-/* Keep the ids for completion; a failure here must not fail the search. */
-static void
-remember(struct cmd_ctx *c, const struct offer_list *l)
-{
-	struct state *st;
-
-	if (session_state(c->s, &st, NULL) == GR_OK)
-		idcache_put_offers(st, l->v, l->n, NULL);
+	if (session_state(c->s, &st, NULL) != GR_OK)
+		return;
+	tx = state_begin(st, NULL) == GR_OK;
+	gpunames_record(st, l->v, l->n, (int64_t)time(NULL), NULL);
+	idcache_put_offers(st, l->v, shown, NULL);
+	if (tx)
+		(void)state_commit(st, NULL);
 }
 
 /* A table from the cache says how old its prices are (the oldest answer used). */
@@ -189,7 +189,6 @@ offers_run(struct cmd_ctx *c, int argc, char **argv)
 			cmd_warn("%s: some filters were applied after fetching every offer",
 			    res[i].b->ops->name);
 	warn_unpriced(c, &list, &f, a.sort != NULL ? &sort : NULL);
-	remember_gpu_names(c, &list);
 	/* Prices in several currencies are compared only at the user's rates (money.h). */
 	config_fx(cfg, &fx);
 	if (offers_money_check(&list, &f, &sort, a.sort != NULL, &fx, &money, &err) != GR_OK) {
@@ -209,9 +208,9 @@ offers_run(struct cmd_ctx *c, int argc, char **argv)
 	total = list.n;
 	if (!a.limit_set && out_global.format == OUT_TABLE && isatty(STDOUT_FILENO))
 		a.limit = 40;
+	remember(c, &list, a.limit > 0 && (size_t)a.limit < list.n ? (size_t)a.limit : list.n);
 	if (a.limit > 0 && (size_t)a.limit < list.n)
 		list.n = (size_t)a.limit;
-	remember(c, &list);
 	if (out_print(c->out, &out_global, offer_columns, OCOL__COUNT, OCOL_ID, list.v, list.n,
 	    sizeof(*list.v), offer_cell, NULL, &err) != GR_OK) {
 		offer_list_release(&list);

@@ -50,10 +50,7 @@ session_drop_backends(struct session *s)
 	size_t i;
 
 	for (i = 0; i < s->n_backends; i++) {
-		struct state *st = s->backends[i]->env.state;
-
 		backend_destroy(s->backends[i]);
-		state_close(st);
 		vault_key_free(s->vault_keys[i]);
 		s->vault_keys[i] = NULL;
 	}
@@ -155,18 +152,15 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 	env.debug = s->debug;
 	env.timeout_ms = config_get_int(s->config, "http.timeout", 30) * 1000;
 	env.connect_timeout_ms = config_get_int(s->config, "http.connect_timeout", 10) * 1000;
-	/* Each backend has its own connection, so fan-out threads never share one. */
-	if (state_open(&env.state, paths_state_db(), err) != GR_OK)
-		return err->code;
+	/* Each backend opens its own connection when it first needs one (backend_state). */
+	env.db_path = paths_state_db();
 	/* The environment wins; the sealed store is opened only when it has to be. */
 	s->vault_keys[s->n_backends] = NULL;
 	if (env.api_key == NULL && strcmp(ops->name, "sim") != 0) {
 		char *k = NULL;
 
-		if (vault_lookup_cfg(s->config, s->profile, ops->name, &k, err) != GR_OK) {
-			state_close(env.state);
+		if (vault_lookup_cfg(s->config, s->profile, ops->name, &k, err) != GR_OK)
 			return err->code;
-		}
 		env.api_key = k;
 		s->vault_keys[s->n_backends] = k;
 	}

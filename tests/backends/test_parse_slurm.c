@@ -270,13 +270,13 @@ static enum gr_err
 nodes_cut(const char *b, size_t len, size_t k, long status, struct slurm_node **out, size_t *n,
     struct gr_error *err)
 {
-	struct slurm_node_stream *s = slurm_node_stream_new();
+	struct slurm_stream *s = slurm_stream_new(SLURM_NODES);
 	enum gr_err e;
 
-	slurm_node_stream_feed(s, b, k);
-	slurm_node_stream_feed(s, b + k, len - k);
-	e = slurm_node_stream_finish(s, status, out, n, err);
-	slurm_node_stream_free(s);
+	slurm_stream_feed(s, b, k);
+	slurm_stream_feed(s, b + k, len - k);
+	e = slurm_stream_nodes(s, status, out, n, err);
+	slurm_stream_free(s);
 	return e;
 }
 
@@ -330,6 +330,90 @@ test_nodes_stream_cuts(void **state)
 	assert_int_not_equal(nodes_cut(bad[3], len, 5, 200, &part, &np, &err), GR_OK);
 	assert_non_null(strstr(err.msg, "boom"));
 	assert_int_not_equal(nodes_cut("{\"nodes\": []}", 14, 3, 500, &part, &np, &err), GR_OK);
+}
+
+/* /jobs fed in two chunks cut at k (len: whole); *n jobs into *out. */
+static enum gr_err
+jobs_cut(const char *b, size_t len, size_t k, long status, struct slurm_job **out, size_t *n,
+    struct gr_error *err)
+{
+	struct slurm_stream *s = slurm_stream_new(SLURM_JOBS);
+	enum gr_err e;
+
+	slurm_stream_feed(s, b, k);
+	slurm_stream_feed(s, b + k, len - k);
+	e = slurm_stream_jobs(s, status, out, n, err);
+	slurm_stream_free(s);
+	return e;
+}
+
+/* The streamed /jobs: cut at every byte boundary, the jobs of the whole body (both versions'
+   shapes, elements that are no job skipped); malformed, truncated and erroring bodies
+   refused at every cut with the message the whole body gets, nothing returned. */
+static void
+test_jobs_stream_cuts(void **state)
+{
+	static const char *const files[] = { "slurm/jobs.json", "slurm/jobs-v0040.json" };
+	static const struct {
+		const char *body, *msg;
+	} bad[] = {
+		{ "{\"jobs\": [{\"job_id\": 1}", "malformed reply from slurm (not JSON)" },
+		{ "{\"jobs\": {\"job_id\": 1}}", "malformed reply from slurm (no jobs list)" },
+		{ "{\"jobs\": [{\"job_id\": 1},]}", "malformed reply from slurm (not JSON)" },
+		{ "{\"job\": [{\"job_id\": 1}]}", "malformed reply from slurm (no jobs list)" },
+		{ "{\"errors\": [{\"error\": \"\\u001b[2Jboom\"}], \"jobs\": []}", "boom" },
+		{ "[{\"jobs\": []}]", "malformed reply from slurm (no jobs list)" },
+		{ "", "empty reply from slurm" },
+	};
+	static const char mixed[] = "{\"jobs\": [1, \"x\", null, {\"job_id\": -1}, "
+	    "{\"job_id\": 7, \"name\": \"a\\u001b]0;pwn\\u0007b\", \"job_state\": \"PENDING\"}, "
+	    "[{\"job_id\": 8}], {\"job_id\": {\"set\": true, \"number\": 9}}], \"errors\": []}";
+	struct slurm_job *whole, *part;
+	struct gr_error err = { 0 };
+	size_t i, k, len, nw, np;
+	char *b;
+
+	(void)state;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		b = tdata(files[i], &len);
+		assert_int_equal(slurm_parse_jobs(b, len, &whole, &nw, &err), GR_OK);
+		assert_true(nw >= 2);
+		for (k = 0; k <= len; k++) {
+			assert_int_equal(jobs_cut(b, len, k, 200, &part, &np, &err), GR_OK);
+			if (np != nw)
+				fail_msg("%s cut at %zu: %zu jobs, not %zu", files[i], k, np, nw);
+			assert_memory_equal(part, whole, nw * sizeof(*whole));
+			free(part);
+		}
+		free(whole);
+		free(b);
+	}
+	len = strlen(mixed);
+	for (k = 0; k <= len; k++) {
+		assert_int_equal(jobs_cut(mixed, len, k, 200, &part, &np, &err), GR_OK);
+		assert_int_equal(np, 2);
+		assert_int_equal(part[0].id, 7);
+		assert_string_equal(part[0].name, "a]0;pwnb");
+		assert_string_equal(part[0].state, "PENDING");
+		assert_int_equal(part[1].id, 9);
+		free(part);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		len = strlen(bad[i].body);
+		for (k = 0; k <= len; k++) {
+			part = (struct slurm_job *)&err;
+			gr_error_clear(&err);
+			assert_int_not_equal(jobs_cut(bad[i].body, len, k, 200, &part, &np, &err),
+			    GR_OK);
+			assert_null(part);
+			assert_int_equal(np, 0);
+			assert_null(strchr(err.msg, '\033'));
+			if (strstr(err.msg, bad[i].msg) == NULL)
+				fail_msg("body %zu cut at %zu: \"%s\"", i, k, err.msg);
+		}
+	}
+	/* A 500 with an empty errors array fails too. */
+	assert_int_not_equal(jobs_cut("{\"jobs\": []}", 13, 3, 500, &part, &np, &err), GR_OK);
 }
 
 static void
@@ -645,6 +729,7 @@ main(void)
 		cmocka_unit_test(test_v0040_shapes),
 		cmocka_unit_test(test_cluster_view),
 		cmocka_unit_test(test_nodes_stream_cuts),
+		cmocka_unit_test(test_jobs_stream_cuts),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_errors_hostile),
 		cmocka_unit_test(test_openapi),

@@ -8,6 +8,27 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A list stream fed in two chunks, cut where the first two bytes say. */
+static void
+stream_cut(enum slurm_list what, const uint8_t *data, size_t size)
+{
+	struct slurm_stream *s = slurm_stream_new(what);
+	struct slurm_node *nodes = NULL;
+	struct slurm_job *jobs = NULL;
+	struct gr_error err = { 0 };
+	size_t cut = size >= 2 ? ((size_t)data[0] << 8 | data[1]) % (size + 1) : 0, n;
+
+	slurm_stream_feed(s, (const char *)data, cut);
+	slurm_stream_feed(s, (const char *)data + cut, size - cut);
+	if (what == SLURM_NODES)
+		(void)slurm_stream_nodes(s, 200, &nodes, &n, &err);
+	else
+		(void)slurm_stream_jobs(s, 200, &jobs, &n, &err);
+	slurm_stream_free(s);
+	free(nodes);
+	free(jobs);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,6 +49,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)slurm_parse_nodes(b, size, &nodes, &nn, &err);
 	(void)slurm_parse_partitions(b, size, &parts, &np, &err);
 	(void)slurm_parse_jobs(b, size, &jobs, &nj, &err);
+	stream_cut(SLURM_NODES, data, size);
+	stream_cut(SLURM_JOBS, data, size);
 	/* One reply as all three lists: a node, partition and job list in one body. */
 	offer_list_init(&ol);
 	slurm_build_offers(nodes, nn, parts, np, jobs, nj, "c", NULL, NULL, &ol);
