@@ -70,16 +70,18 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 static void
 remember(struct cmd_ctx *c, const struct offer_list *l, size_t shown)
 {
+	/* Best effort: what is not remembered is asked for again; the failures read err. */
+	struct gr_error ignored = { 0 };
 	struct state *st;
 	bool tx;
 
-	if (session_state(c->s, &st, NULL) != GR_OK)
+	if (session_state(c->s, &st, &ignored) != GR_OK)
 		return;
-	tx = state_begin(st, NULL) == GR_OK;
-	gpunames_record(st, l->v, l->n, (int64_t)time(NULL), NULL);
-	idcache_put_offers(st, l->v, shown, NULL);
+	tx = state_begin(st, &ignored) == GR_OK;
+	gpunames_record(st, l->v, l->n, (int64_t)time(NULL), &ignored);
+	idcache_put_offers(st, l->v, shown, &ignored);
 	if (tx)
-		(void)state_commit(st, NULL);
+		(void)state_commit(st, &ignored);
 }
 
 /* A table from the cache says how old its prices are (the oldest answer used). */
