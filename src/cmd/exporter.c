@@ -38,7 +38,7 @@ enum { E_LISTEN = 1, E_INTERVAL, E_AUTH, E_SSH_RETRY };
 static const struct cmd_opt opts[] = {
 	{ "listen", 'l', "HOST:PORT", N_("address to serve /metrics on (default 127.0.0.1:9400; port 0: any free one)"), E_LISTEN, CPL_NONE, false },
 	{ "interval", 'i', "SECONDS", N_("seconds between sampling rounds (default 10)"), E_INTERVAL, CPL_NONE, false },
-	{ "ssh-retry", 0, "SECONDS", N_("sample an instance whose ssh failed by its provider's API this long before trying ssh again, twice as long after each further failure (default 60; 0: try ssh every round)"), E_SSH_RETRY, CPL_NONE, false },
+	{ "ssh-retry", 0, "SECONDS", N_("sample an instance whose ssh failed by its API this long before trying ssh again; doubles after each further failure (default 60; 0: every round)"), E_SSH_RETRY, CPL_NONE, false },
 	{ "auth", 0, NULL, N_("require 'Authorization: Bearer TOKEN' with the token stored by 'gpurent login exporter'"), E_AUTH, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
@@ -494,7 +494,10 @@ const struct command cmd_exporter = {
 	.summary = N_("serve GPU metrics, spend and instance state to Prometheus"),
 	.help =
 	    N_("Samples every running instance of the selected providers every --interval seconds\n"
-	    "(each sample is kept in the history, as with 'gpurent metrics') and serves\n"
+	    "(each sample is kept in the history, as with 'gpurent metrics'): over ssh where\n"
+	    "the machine answers, eight at a time, else from the provider's API; one whose ssh\n"
+	    "failed is sampled from the API alone for --ssh-retry seconds, twice as long after\n"
+	    "each further failure, before ssh is tried again. It serves\n"
 	    "/metrics in the Prometheus text format: GPU figures under dcgm-exporter's names\n"
 	    "(DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED, DCGM_FI_DEV_POWER_USAGE, ...) with its\n"
 	    "labels (gpu, UUID, modelName, Hostname) plus instance_id, provider and label; and\n"
