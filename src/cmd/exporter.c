@@ -142,8 +142,10 @@ lane_lists(const char *id, void *data)
  * One sample of each running instance of the lane's last listing into the history. With
  * auto, ssh is tried where the lane's memory lets it (ssh_retry.h): an instance whose ssh
  * failed is sampled by the API alone until its retry time, so a round does not pay a
- * failed attempt for it again. The attempts of a round run side by side, LANE_SSH_WIDTH at
- * a time. The lane alone changes its own list: reading it here needs no lock.
+ * failed attempt for it again; a provider whose API has no metrics (Lambda, PPIO, Slurm) has
+ * nothing to fall back on, and its instances are tried over ssh every round. The attempts
+ * of a round run side by side, LANE_SSH_WIDTH at a time. The lane alone changes its own
+ * list: reading it here needs no lock.
  */
 static void
 lane_sample(struct lane *l)
@@ -151,6 +153,7 @@ lane_sample(struct lane *l)
 	struct snapshot_job *jobs = xcalloc(l->instances.n + 1, sizeof(*jobs));
 	struct probe_snapshot *snaps = xcalloc(l->instances.n + 1, sizeof(*snaps));
 	int64_t now = monotonic_ms();
+	bool api_metrics = l->s.n_backends > 0 && (l->s.backends[0]->ops->caps & CAP_METRICS);
 	size_t i, n = 0;
 
 	ssh_retry_prune(&l->retry, lane_lists, l);
@@ -159,8 +162,8 @@ lane_sample(struct lane *l)
 			continue;
 		probe_snapshot_init(&snaps[n]);
 		jobs[n].id = l->instances.v[i].id;
-		jobs[n].src = ssh_retry_due(&l->retry, jobs[n].id, now) ? METRICS_AUTO :
-		    METRICS_API;
+		jobs[n].src = !api_metrics || ssh_retry_due(&l->retry, jobs[n].id, now) ?
+		    METRICS_AUTO : METRICS_API;
 		jobs[n].out = &snaps[n];
 		n++;
 	}
@@ -169,7 +172,7 @@ lane_sample(struct lane *l)
 	for (i = 0; i < n; i++) {
 		struct gr_error why = { 0 };
 
-		if (jobs[i].src == METRICS_AUTO)
+		if (api_metrics && jobs[i].src == METRICS_AUTO)
 			ssh_retry_note(&l->retry, jobs[i].id, jobs[i].by_ssh, now);
 		if (jobs[i].rc != GR_OK) {
 			if (l->s.verbose)

@@ -320,10 +320,11 @@ attempt_pool_drain(struct attempt_pool *p, size_t width)
 	if (width > p->n)
 		width = p->n;
 	pthread_mutex_init(&p->lock, NULL);
-	for (k = 0; width > 1 && k < width; k++)
+	/* The caller's thread is one of the width. */
+	for (k = 1; k < width; k++)
 		if (pthread_create(&th[started], NULL, attempt_pool_run, p) == 0)
 			started++;
-	attempt_pool_run(p);	/* whatever no thread has taken (all of it when none started) */
+	attempt_pool_run(p);
 	for (k = 0; k < started; k++)
 		pthread_join(th[k], NULL);
 	pthread_mutex_destroy(&p->lock);
