@@ -125,6 +125,13 @@ int remote_capture(const struct remote_endpoint *ep, const char *const *words, s
  */
 int remote_spawn_wait(char *const argv[], int stdout_fd, struct gr_error *err);
 
+/*
+ * pipe(2) for a child's stdin, stdout or stderr, both ends close-on-exec from the start as
+ * far as remote_spawn is concerned: no remote_spawn on another thread hands them to its
+ * child. 0, or -1 with errno.
+ */
+int remote_pipe(int fds[2]);
+
 /* Start argv with the given stdin/stdout (-1: inherit); returns its pid or -1 (err set). */
 int remote_spawn(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd,
     bool new_session, struct gr_error *err);

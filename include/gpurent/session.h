@@ -136,6 +136,27 @@ enum gr_err session_snapshot(struct session *s, const char *id, enum metrics_sou
     struct probe_snapshot *out, struct gr_error *err);
 
 /*
+ * session_snapshot of n instances at once, for a sampler that takes many every round (the
+ * exporter's lanes). Their ssh attempts run side by side, at most width at a time (and at
+ * most SESSION_SSH_WIDTH_MAX): a round of instances that refuse ssh costs the slowest few
+ * attempts, not the sum of them all. Everything that asks the provider (endpoints, nodes,
+ * the API's figures) stays on the caller's thread, one instance after another, as a
+ * session's backend is not shared between threads. Each job's out is initialised by the
+ * caller; rc and err say how it went, by_ssh whether the figures came over ssh (auto: false
+ * when ssh failed and the API answered, or nothing did).
+ */
+#define SESSION_SSH_WIDTH_MAX 32
+struct snapshot_job {
+	const char *id;			/* in */
+	enum metrics_source src;	/* in */
+	struct probe_snapshot *out;	/* in: initialised; out: the figures */
+	enum gr_err rc;			/* out */
+	struct gr_error err;		/* out: why, when rc is not GR_OK */
+	bool by_ssh;			/* out */
+};
+void session_snapshots(struct session *s, struct snapshot_job *jobs, size_t n, size_t width);
+
+/*
  * Batch jobs (gpurent run --provider), recorded with seq 0 and their output file as dir.
  * session_batch_refresh: the job's state from its scheduler (the backend's get): exited with
  *   its status, killed, lost, or still running; a change is recorded. false (err set) when

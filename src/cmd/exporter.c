@@ -21,17 +21,24 @@
 #include "gpurent/history.h"
 #include "gpurent/i18n.h"
 #include "gpurent/samples.h"
+#include "gpurent/ssh_retry.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "gpurent/vault.h"
 #include "common.h"
 #include "login-int.h"
 
-enum { E_LISTEN = 1, E_INTERVAL, E_AUTH };
+/* Instances whose ssh is tried at once in a lane's round. */
+#define LANE_SSH_WIDTH 8
+/* How long an instance whose ssh failed is sampled by the API alone, at first (--ssh-retry). */
+#define SSH_RETRY_DEFAULT 60
+
+enum { E_LISTEN = 1, E_INTERVAL, E_AUTH, E_SSH_RETRY };
 
 static const struct cmd_opt opts[] = {
 	{ "listen", 'l', "HOST:PORT", N_("address to serve /metrics on (default 127.0.0.1:9400; port 0: any free one)"), E_LISTEN, CPL_NONE, false },
 	{ "interval", 'i', "SECONDS", N_("seconds between sampling rounds (default 10)"), E_INTERVAL, CPL_NONE, false },
+	{ "ssh-retry", 0, "SECONDS", N_("sample an instance whose ssh failed by its API this long before trying ssh again; doubles after each further failure (default 60; 0: every round)"), E_SSH_RETRY, CPL_NONE, false },
 	{ "auth", 0, NULL, N_("require 'Authorization: Bearer TOKEN' with the token stored by 'gpurent login exporter'"), E_AUTH, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
@@ -39,6 +46,7 @@ static const struct cmd_opt opts[] = {
 struct args {
 	const char *listen;
 	long long interval;
+	long long ssh_retry;
 	bool auth;
 };
 
@@ -53,6 +61,13 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		if ((a->interval = parse_duration(arg)) <= 0)
 			return cmd_usage_error(c, "--interval needs a number of seconds");
 		break;
+	case E_SSH_RETRY:
+		/* A day at most: the longest wait (16 times it) stays far inside int64 ms. */
+		a->ssh_retry = parse_duration(arg);
+		if (a->ssh_retry < 0 || a->ssh_retry > 86400)
+			return cmd_usage_error(c, "--ssh-retry needs a number of seconds, at "
+			    "most a day");
+		break;
 	case E_AUTH: a->auth = true; break;
 	}
 	return 0;
@@ -63,6 +78,7 @@ struct lane {
 	struct session s;		/* the lane's own: one backend, one database connection */
 	char name[PROVIDER_MAX];
 	long long interval;
+	struct ssh_retry retry;		/* the lane's alone: instances whose ssh failed */
 	pthread_t th;
 	bool started;
 	pthread_mutex_t lock;		/* guards what follows */
@@ -100,6 +116,77 @@ lane_stopping(struct lane *l)
 	return stop;
 }
 
+static int64_t
+monotonic_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Whether instance id is still in the lane's listing (ssh_retry_prune's keep). */
+static bool
+lane_lists(const char *id, void *data)
+{
+	const struct lane *l = data;
+	size_t i;
+
+	for (i = 0; i < l->instances.n; i++)
+		if (strcmp(l->instances.v[i].id, id) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * One sample of each running instance of the lane's last listing into the history. With
+ * auto, ssh is tried where the lane's memory lets it (ssh_retry.h): an instance whose ssh
+ * failed is sampled by the API alone until its retry time, so a round does not pay a
+ * failed attempt for it again; a provider whose API has no metrics (Lambda, PPIO, Slurm) has
+ * nothing to fall back on, and its instances are tried over ssh every round. The attempts
+ * of a round run side by side, LANE_SSH_WIDTH at a time. The lane alone changes its own
+ * list: reading it here needs no lock.
+ */
+static void
+lane_sample(struct lane *l)
+{
+	struct snapshot_job *jobs = xcalloc(l->instances.n + 1, sizeof(*jobs));
+	struct probe_snapshot *snaps = xcalloc(l->instances.n + 1, sizeof(*snaps));
+	int64_t now = monotonic_ms();
+	bool api_metrics = l->s.n_backends > 0 && (l->s.backends[0]->ops->caps & CAP_METRICS);
+	size_t i, n = 0;
+
+	ssh_retry_prune(&l->retry, lane_lists, l);
+	for (i = 0; i < l->instances.n; i++) {
+		if (l->instances.v[i].state != ST_RUNNING)
+			continue;
+		probe_snapshot_init(&snaps[n]);
+		jobs[n].id = l->instances.v[i].id;
+		jobs[n].src = !api_metrics || ssh_retry_due(&l->retry, jobs[n].id, now) ?
+		    METRICS_AUTO : METRICS_API;
+		jobs[n].out = &snaps[n];
+		n++;
+	}
+	session_snapshots(&l->s, jobs, n, LANE_SSH_WIDTH);
+	now = monotonic_ms();
+	for (i = 0; i < n; i++) {
+		struct gr_error why = { 0 };
+
+		if (api_metrics && jobs[i].src == METRICS_AUTO)
+			ssh_retry_note(&l->retry, jobs[i].id, jobs[i].by_ssh, now);
+		if (jobs[i].rc != GR_OK) {
+			if (l->s.verbose)
+				cmd_warn("%s: %s", jobs[i].id, jobs[i].err.msg);
+		} else if (!lane_stopping(l) && history_record(&l->s, snaps[i].gpus.v,
+		    snaps[i].gpus.n, session_now(&l->s), &why) != GR_OK && l->s.verbose) {
+			cmd_warn("%s: %s", jobs[i].id, why.msg);
+		}
+		probe_snapshot_release(&snaps[i]);
+	}
+	free(snaps);
+	free(jobs);
+}
+
 /*
  * A lane's rounds: list the provider's instances (published at once), then take a sample
  * of each running one into the history. A failure shows as the instance's samples growing
@@ -115,7 +202,6 @@ lane_run(void *arg)
 		struct instance_list found;
 		struct gr_error err = { 0 };
 		enum gr_err code;
-		size_t i;
 
 		memset(res, 0, sizeof(res));
 		instance_list_init(&found);
@@ -133,26 +219,8 @@ lane_run(void *arg)
 		}
 		pthread_mutex_unlock(&l->lock);
 		instance_list_release(&found);
-
-		/* The lane alone reads its own list: no lock needed for that. */
-		for (i = 0; code == GR_OK && i < l->instances.n && !lane_stopping(l); i++) {
-			struct sample_list taken;
-			struct gr_error why = { 0 };
-			char id[ID_MAX];
-
-			pthread_mutex_lock(&l->lock);
-			if (l->instances.v[i].state != ST_RUNNING) {
-				pthread_mutex_unlock(&l->lock);
-				continue;
-			}
-			strlcpy_(id, l->instances.v[i].id, sizeof(id));
-			pthread_mutex_unlock(&l->lock);
-			sample_list_init(&taken);
-			if (history_sample(&l->s, id, METRICS_AUTO, &taken, &why, NULL) != GR_OK &&
-			    l->s.verbose)
-				cmd_warn("%s: %s", id, why.msg);
-			sample_list_release(&taken);
-		}
+		if (code == GR_OK && !lane_stopping(l))
+			lane_sample(l);
 		pthread_mutex_lock(&l->lock);
 		l->sampled = true;
 		pthread_mutex_unlock(&l->lock);
@@ -260,7 +328,7 @@ gather(struct cmd_ctx *c, struct lane *lanes, size_t n_lanes, struct exporter_sn
  * (a passphrase for the credential store) is asked on this thread, before any lane runs.
  */
 static enum gr_err
-lanes_start(struct cmd_ctx *c, long long interval, struct lane **out, size_t *n_out,
+lanes_start(struct cmd_ctx *c, const struct args *a, struct lane **out, size_t *n_out,
     struct gr_error *err)
 {
 	struct lane *lanes;
@@ -277,7 +345,8 @@ lanes_start(struct cmd_ctx *c, long long interval, struct lane **out, size_t *n_
 		strlcpy_(l->name, c->s->backends[i]->env.name, sizeof(l->name));
 		l->s.providers[0] = l->name;
 		l->s.n_providers = 1;
-		l->interval = interval;
+		l->interval = a->interval;
+		ssh_retry_init(&l->retry, a->ssh_retry * 1000);
 		pthread_mutex_init(&l->lock, NULL);
 		pthread_cond_init(&l->wake, NULL);
 		instance_list_init(&l->instances);
@@ -336,6 +405,7 @@ lanes_stop(struct lane *lanes, size_t n)
 		if (lanes[i].started)
 			pthread_join(lanes[i].th, NULL);
 		instance_list_release(&lanes[i].instances);
+		ssh_retry_release(&lanes[i].retry);
 		session_release(&lanes[i].s);
 		pthread_cond_destroy(&lanes[i].wake);
 		pthread_mutex_destroy(&lanes[i].lock);
@@ -374,7 +444,7 @@ stored_token(struct cmd_ctx *c, struct gr_error *err)
 static int
 exporter_run(struct cmd_ctx *c, int argc, char **argv)
 {
-	struct args a = { "127.0.0.1:9400", 10, false };
+	struct args a = { "127.0.0.1:9400", 10, SSH_RETRY_DEFAULT, false };
 	struct gr_error err = { 0 };
 	struct exporter_snapshot snap;
 	struct exporter *e;
@@ -399,7 +469,7 @@ exporter_run(struct cmd_ctx *c, int argc, char **argv)
 		exporter_stop(e);
 		return cmd_error(c, &err);
 	}
-	if (lanes_start(c, a.interval, &lanes, &n_lanes, &err) != GR_OK) {
+	if (lanes_start(c, &a, &lanes, &n_lanes, &err) != GR_OK) {
 		lanes_stop(lanes, n_lanes);
 		exporter_stop(e);
 		return cmd_error(c, &err);
@@ -427,7 +497,10 @@ const struct command cmd_exporter = {
 	.summary = N_("serve GPU metrics, spend and instance state to Prometheus"),
 	.help =
 	    N_("Samples every running instance of the selected providers every --interval seconds\n"
-	    "(each sample is kept in the history, as with 'gpurent metrics') and serves\n"
+	    "(each sample is kept in the history, as with 'gpurent metrics'): over ssh where\n"
+	    "the machine answers, eight at a time, else from the provider's API; one whose ssh\n"
+	    "failed is sampled from the API alone for --ssh-retry seconds, twice as long after\n"
+	    "each further failure, before ssh is tried again. It serves\n"
 	    "/metrics in the Prometheus text format: GPU figures under dcgm-exporter's names\n"
 	    "(DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED, DCGM_FI_DEV_POWER_USAGE, ...) with its\n"
 	    "labels (gpu, UUID, modelName, Hostname) plus instance_id, provider and label; and\n"

@@ -313,12 +313,10 @@ stream_pair(const struct remote_place *src, const struct remote_place *dst,
 	if (remote_ssh_argv(dst->ep, REMOTE_NO_TTY, (const char *const *)words.v, words.n,
 	    &unpack, err) != GR_OK)
 		goto out;
-	if (pipe(pipefd) != 0) {
+	if (remote_pipe(pipefd) != 0) {
 		gr_fail(err, GR_EFAIL, "pipe: %s", strerror(errno));
 		goto out;
 	}
-	fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
-	fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
 	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	/* The bytes pass through this machine in the pipe, never into a file here. */
 	pa = remote_spawn(pack.v, null, pipefd[1], -1, false, err);

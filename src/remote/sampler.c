@@ -239,12 +239,10 @@ start_child(struct sampler *s, struct gr_error *err)
 		return err->code;
 	}
 	free(script);
-	if (pipe(pipefd) != 0) {
+	if (remote_pipe(pipefd) != 0) {
 		remote_argv_release(&a);
 		return gr_fail(err, GR_EFAIL, "pipe: %s", strerror(errno));
 	}
-	fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
-	fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
 	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	/* Its own session: a Ctrl-C meant for gpurent does not end the loop under it. */

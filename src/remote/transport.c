@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -339,6 +340,30 @@ remote_rsync_quote(struct sb *sb, const char *s)
 
 static volatile sig_atomic_t child_pid, passed_on;
 
+/*
+ * pipe() and the FD_CLOEXEC that follows are two steps: a thread that forks between them
+ * (the exporter and multi-node samples start ssh from several threads at once) hands its
+ * child the pipe, and an ssh master that child becomes holds it open for as long as it
+ * persists, so the reader waits that long for its end of file. Pipes for children are
+ * made under this lock, which remote_spawn holds across its fork.
+ */
+static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int
+remote_pipe(int fds[2])
+{
+	int rc;
+
+	pthread_mutex_lock(&spawn_lock);
+	rc = pipe(fds);
+	if (rc == 0) {
+		fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+		fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	}
+	pthread_mutex_unlock(&spawn_lock);
+	return rc;
+}
+
 static void
 pass_on(int sig)
 {
@@ -356,11 +381,17 @@ remote_spawn(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, boo
 	ssize_t r;
 
 	/* A close-on-exec pipe tells the parent whether execvp worked. */
-	if (pipe(probe) != 0)
+	pthread_mutex_lock(&spawn_lock);
+	if (pipe(probe) != 0) {
+		pthread_mutex_unlock(&spawn_lock);
 		return gr_fail(err, GR_EFAIL, "pipe: %s", strerror(errno)), -1;
+	}
+	fcntl(probe[0], F_SETFD, FD_CLOEXEC);
 	fcntl(probe[1], F_SETFD, FD_CLOEXEC);
 	fflush(NULL);
 	pid = fork();
+	if (pid != 0)
+		pthread_mutex_unlock(&spawn_lock);
 	if (pid < 0) {
 		close(probe[0]);
 		close(probe[1]);
@@ -579,12 +610,10 @@ remote_connect(const struct remote_endpoint *ep, struct gr_error *err)
 	remote_argv_add(&a, "-N");
 	remote_argv_add(&a, "-f");
 	remote_add_destination(&a, ep);
-	if (pipe(pipefd) != 0) {
+	if (remote_pipe(pipefd) != 0) {
 		remote_argv_release(&a);
 		return gr_fail(err, GR_EFAIL, "pipe: %s", strerror(errno));
 	}
-	fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
-	fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	pid = remote_spawn(a.v, null, null, pipefd[1], false, err);
 	close(pipefd[1]);
@@ -642,13 +671,11 @@ remote_capture(const struct remote_endpoint *ep, const char *const *words, size_
 		remote_argv_release(&a);
 		return REMOTE_EXIT_CONN;
 	}
-	if (pipe(pipefd) != 0) {
+	if (remote_pipe(pipefd) != 0) {
 		remote_argv_release(&a);
 		gr_fail(err, GR_EFAIL, "pipe: %s", strerror(errno));
 		return REMOTE_EXIT_CONN;
 	}
-	fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
-	fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
 	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	pid = remote_spawn(a.v, null, pipefd[1], -1, false, err);
 	close(pipefd[1]);

@@ -271,58 +271,165 @@ nodes_snapshot(struct session *s, const char *id, const struct remote_endpoint *
 	return answered > 0 ? GR_OK : err->code;
 }
 
-/* The instance's machine, or every one of its machines, over ssh. */
-static enum gr_err
-machines_snapshot(struct session *s, const char *id, const struct remote_endpoint *ep,
-    struct probe_snapshot *out, struct gr_error *err)
-{
-	struct remote_endpoint *eps;
-	size_t n;
+/* One instance's ssh attempt: prepared on the caller's thread, run on a worker's. */
+struct ssh_attempt {
+	struct snapshot_job *job;
+	struct remote_endpoint ep;
+	bool reached;			/* an endpoint was had: ssh was tried */
+	struct remote_endpoint *eps;	/* a multi-machine instance's nodes, else NULL */
+	size_t n_eps;
 	bool more;
-	enum gr_err e;
+	enum gr_err rc;			/* the attempt's outcome; ssh_err says why */
+	struct gr_error ssh_err;
+};
 
-	if (!node_endpoints(s, id, ep, &eps, &n, &more))
-		return ssh_snapshot(ep, out, err);
-	e = nodes_snapshot(s, id, eps, n, more, out, err);
-	free(eps);
-	return e;
+/* The single-machine attempts of a batch, taken in turn by a few workers. */
+struct attempt_pool {
+	struct ssh_attempt **v;
+	size_t n, next;
+	pthread_mutex_t lock;
+};
+
+static void *
+attempt_pool_run(void *arg)
+{
+	struct attempt_pool *p = arg;
+	struct ssh_attempt *a;
+
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		a = p->next < p->n ? p->v[p->next++] : NULL;
+		pthread_mutex_unlock(&p->lock);
+		if (a == NULL)
+			return NULL;
+		a->rc = ssh_snapshot(&a->ep, a->job->out, &a->ssh_err);
+	}
+}
+
+/*
+ * The pool's attempts on at most width threads at once (the caller's thread alone when
+ * width or the pool is 1: no thread is started for a single instance).
+ */
+static void
+attempt_pool_drain(struct attempt_pool *p, size_t width)
+{
+	pthread_t th[SESSION_SSH_WIDTH_MAX];
+	size_t k, started = 0;
+
+	if (width > SESSION_SSH_WIDTH_MAX)
+		width = SESSION_SSH_WIDTH_MAX;
+	if (width > p->n)
+		width = p->n;
+	pthread_mutex_init(&p->lock, NULL);
+	/* The caller's thread is one of the width. */
+	for (k = 1; k < width; k++)
+		if (pthread_create(&th[started], NULL, attempt_pool_run, p) == 0)
+			started++;
+	attempt_pool_run(p);
+	for (k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	pthread_mutex_destroy(&p->lock);
+}
+
+/* The ssh part of a job: its endpoint (and nodes) from the backend, on this thread. */
+static void
+attempt_prepare(struct session *s, struct ssh_attempt *a)
+{
+	const struct snapshot_job *j = a->job;
+
+	if (session_endpoint(s, j->id, &a->ep, &a->ssh_err) != GR_OK) {
+		a->rc = a->ssh_err.code;
+		return;
+	}
+	a->reached = true;
+	a->ep.batch = true;
+	if (j->src == METRICS_AUTO)
+		a->ep.connect_timeout = AUTO_CONNECT_TIMEOUT;
+	if (!node_endpoints(s, j->id, &a->ep, &a->eps, &a->n_eps, &a->more))
+		a->eps = NULL;
+}
+
+/* A job's outcome from its attempt: ssh's figures, its error, or auto's API fallback. */
+static void
+job_finish(struct session *s, struct snapshot_job *j, const struct ssh_attempt *a)
+{
+	if (a->rc == GR_OK) {
+		j->by_ssh = true;
+		return;
+	}
+	if (j->src == METRICS_SSH) {
+		j->err = a->ssh_err;
+		j->rc = a->ssh_err.code;
+		return;
+	}
+	/* auto: no endpoint yet, or the machine did not answer or has no tool; the provider
+	   may still know. */
+	if (!a->reached) {
+		j->rc = api_snapshot(s, j->id, j->out, &j->err);
+		return;
+	}
+	{
+		struct host_sample host = j->out->host;
+		bool host_ok = j->out->host_ok;
+
+		if (api_snapshot(s, j->id, j->out, &j->err) != GR_OK) {
+			if (j->err.code == GR_EUNSUPPORTED)	/* no API metrics: say why ssh failed */
+				j->err = a->ssh_err;
+			j->rc = j->err.code;
+			return;
+		}
+		j->out->host = host;
+		j->out->host_ok = host_ok;
+	}
+}
+
+void
+session_snapshots(struct session *s, struct snapshot_job *jobs, size_t n, size_t width)
+{
+	struct ssh_attempt *a = xcalloc(n + 1, sizeof(*a));
+	struct attempt_pool pool = { 0 };
+	size_t i;
+
+	pool.v = xcalloc(n + 1, sizeof(*pool.v));
+	for (i = 0; i < n; i++) {
+		memset(&jobs[i].err, 0, sizeof(jobs[i].err));
+		jobs[i].rc = GR_OK;
+		jobs[i].by_ssh = false;
+		a[i].job = &jobs[i];
+		if (jobs[i].src == METRICS_API)
+			continue;
+		attempt_prepare(s, &a[i]);
+		if (a[i].reached && a[i].eps == NULL)
+			pool.v[pool.n++] = &a[i];
+	}
+	attempt_pool_drain(&pool, width);
+	/* A multi-machine instance samples its machines side by side already. */
+	for (i = 0; i < n; i++)
+		if (a[i].eps != NULL) {
+			a[i].rc = nodes_snapshot(s, jobs[i].id, a[i].eps, a[i].n_eps, a[i].more,
+			    jobs[i].out, &a[i].ssh_err);
+			free(a[i].eps);
+		}
+	for (i = 0; i < n; i++) {
+		if (jobs[i].src == METRICS_API)
+			jobs[i].rc = api_snapshot(s, jobs[i].id, jobs[i].out, &jobs[i].err);
+		else
+			job_finish(s, &jobs[i], &a[i]);
+	}
+	free(pool.v);
+	free(a);
 }
 
 enum gr_err
 session_snapshot(struct session *s, const char *id, enum metrics_source src,
     struct probe_snapshot *out, struct gr_error *err)
 {
-	struct remote_endpoint ep;
-	struct gr_error ssh_err = { 0 };
+	struct snapshot_job job = { .id = id, .src = src, .out = out };
 
-	if (src == METRICS_API)
-		return api_snapshot(s, id, out, err);
-	if (session_endpoint(s, id, &ep, src == METRICS_SSH ? err : &ssh_err) != GR_OK) {
-		if (src == METRICS_SSH)
-			return err->code;
-		return api_snapshot(s, id, out, err);
-	}
-	ep.batch = true;
-	if (src == METRICS_AUTO)
-		ep.connect_timeout = AUTO_CONNECT_TIMEOUT;
-	if (machines_snapshot(s, id, &ep, out, src == METRICS_SSH ? err : &ssh_err) == GR_OK)
-		return GR_OK;
-	if (src == METRICS_SSH)
-		return err->code;
-	/* auto: the machine did not answer or has no tool; the provider may still know. */
-	{
-		struct host_sample host = out->host;
-		bool host_ok = out->host_ok;
-
-		if (api_snapshot(s, id, out, err) != GR_OK) {
-			if (err->code == GR_EUNSUPPORTED)	/* no API metrics: say why ssh failed */
-				*err = ssh_err;
-			return err->code;
-		}
-		out->host = host;
-		out->host_ok = host_ok;
-	}
-	return GR_OK;
+	session_snapshots(s, &job, 1, 1);
+	if (job.rc != GR_OK)
+		*err = job.err;
+	return job.rc;
 }
 
 /* One machine's follower, connected on a thread of its own. */
