@@ -52,6 +52,7 @@ void session_release(struct session *s);
 void session_drop_backends(struct session *s);
 
 enum gr_err session_config(struct session *s, struct config **out, struct gr_error *err);
+/* err may be NULL where a caller goes on without the database. */
 enum gr_err session_state(struct session *s, struct state **out, struct gr_error *err);
 
 /* The selected backends: --provider, else the profile's or top-level `providers`, else sim. */

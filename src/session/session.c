@@ -87,6 +87,10 @@ session_config(struct session *s, struct config **out, struct gr_error *err)
 enum gr_err
 session_state(struct session *s, struct state **out, struct gr_error *err)
 {
+	struct gr_error ignored = { 0 };
+
+	if (err == NULL)
+		err = &ignored;
 	if (s->state == NULL && state_open(&s->state, paths_state_db(), err) != GR_OK)
 		return err->code;
 	*out = s->state;
