@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "../tmpdir.h"
+
 #include "gpurent/probe.h"
 #include "gpurent/util.h"
 
@@ -51,7 +53,8 @@ load(const char *rel)
  * resume is the loop's $gr_resume: "BOOT@MARK" with BOOT this machine's boot when it is
  * "this@MARK", or NULL for a loop's first sample (no resume: count from the newest Xid).
  */
-static char bindir[] = "/tmp/gpurent-test-xid.XXXXXX";
+/* Short enough that every path made from it below fits its buffer. */
+static char bindir[160];
 
 static void
 write_script(const char *name, const char *text)
@@ -71,7 +74,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	if (mkdtemp(bindir) == NULL)
+	if (test_tmpdir_make(bindir, sizeof(bindir), "xid") != 0)
 		return -1;
 	write_script("dmesg", "#!/bin/sh\n[ \"$GR_TEST_KLOG\" = dmesg ] || exit 1\n"
 	    "cat \"$GR_TEST_KMSG\"\n");
@@ -84,11 +87,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", bindir);
-	return system(cmd);
+	return test_tmpdir_remove(bindir);
 }
 
 static void
