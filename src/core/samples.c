@@ -1122,6 +1122,24 @@ gpu_hour_write(sqlite3_stmt *ins, int64_t series, const struct part *b)
 	return sqlite3_step(ins) == SQLITE_DONE;
 }
 
+/* Deletes a roll-up table's rows for hours [h0, h1). */
+static bool
+delete_hours(sqlite3 *db, const char *table, int64_t h0, int64_t h1)
+{
+	sqlite3_stmt *del;
+	char sql[96];
+	bool ok;
+
+	snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE hour >= ?1 AND hour < ?2", table);
+	if (sqlite3_prepare_v2(db, sql, -1, &del, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_int64(del, 1, h0);
+	sqlite3_bind_int64(del, 2, h1);
+	ok = sqlite3_step(del) == SQLITE_DONE;
+	sqlite3_finalize(del);
+	return ok;
+}
+
 /*
  * Makes samples_gpu_hour's rows for hours [h0, h1) again from the minute rows of those
  * hours, each hour folded by part_add_minute in minute order, as a history bucket of that
@@ -1132,7 +1150,7 @@ gpu_hours(struct state *st, int64_t h0, int64_t h1)
 {
 	sqlite3 *db = state_db(st);
 	struct sql cols = { .len = 0 };
-	sqlite3_stmt *minute = NULL, *del = NULL, *ins = NULL;
+	sqlite3_stmt *minute = NULL, *ins = NULL;
 	struct parts ph = { 0 };
 	struct series_list l;
 	bool ok = false;
@@ -1146,12 +1164,8 @@ gpu_hours(struct state *st, int64_t h0, int64_t h1)
 	sql_minute_cols(&cols, UINT32_MAX);
 	/* The delete: SEARCH samples_gpu_hour USING COVERING INDEX samples_gpu_hour_at. */
 	if (!prepare_range(db, "samples_minute", "minute", cols.buf, &minute) ||
-	    sqlite3_prepare_v2(db, "DELETE FROM samples_gpu_hour WHERE hour >= ?1 AND hour < ?2",
-	    -1, &del, NULL) != SQLITE_OK || !prepare_gpu_hour_insert(db, &ins))
-		goto out;
-	sqlite3_bind_int64(del, 1, h0);
-	sqlite3_bind_int64(del, 2, h1);
-	if (sqlite3_step(del) != SQLITE_DONE)
+	    !prepare_gpu_hour_insert(db, &ins) ||
+	    !delete_hours(db, "samples_gpu_hour", h0, h1))
 		goto out;
 	for (i = 0; i < l.n && rc == SQLITE_DONE; i++) {
 		ph.n = 0;
@@ -1168,7 +1182,6 @@ gpu_hours(struct state *st, int64_t h0, int64_t h1)
 	ok = rc == SQLITE_DONE;
 out:
 	sqlite3_finalize(minute);
-	sqlite3_finalize(del);
 	sqlite3_finalize(ins);
 	series_list_release(&l);
 	free(ph.v);
@@ -1686,7 +1699,7 @@ static bool
 rollup_hours(struct state *st, int64_t h0, int64_t h1)
 {
 	sqlite3 *db = state_db(st);
-	sqlite3_stmt *minute = NULL, *del = NULL, *ins = NULL;
+	sqlite3_stmt *minute = NULL, *ins = NULL;
 	struct spans sp = { 0 };
 	struct series_list l;
 	struct fold *f = xcalloc(1, sizeof(*f));
@@ -1704,15 +1717,10 @@ rollup_hours(struct state *st, int64_t h0, int64_t h1)
 	}
 	/* The delete: SEARCH samples_hour USING COVERING INDEX samples_hour_at (hour>? AND hour<?). */
 	if (!prepare_range(db, "samples_minute", "minute", MINUTE_SPAN_COLS, &minute) ||
-	    sqlite3_prepare_v2(db, "DELETE FROM samples_hour WHERE hour >= ?1 AND hour < ?2", -1,
-	    &del, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO samples_hour(instance_id, hour, first, last, "
 	    "samples, gpus, gpus_hi, util_w, util_sum, energy_j, util_secs, instant_secs) "
-	    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK)
-		goto out;
-	sqlite3_bind_int64(del, 1, h0);
-	sqlite3_bind_int64(del, 2, h1);
-	if (sqlite3_step(del) != SQLITE_DONE)
+	    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK ||
+	    !delete_hours(db, "samples_hour", h0, h1))
 		goto out;
 	for (i = 0; i < l.n && rc == SQLITE_DONE; i = j) {
 		j = instance_end(&l, i);
@@ -1742,7 +1750,6 @@ rollup_hours(struct state *st, int64_t h0, int64_t h1)
 	ok = rc == SQLITE_DONE;
 out:
 	sqlite3_finalize(minute);
-	sqlite3_finalize(del);
 	sqlite3_finalize(ins);
 	series_list_release(&l);
 	free(sp.v);
