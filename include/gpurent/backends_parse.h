@@ -93,6 +93,31 @@ enum gr_err jscan_end_error(enum jscan_end end, const char *provider, const char
     struct gr_error *err);
 void jscan_free(struct jscan *s);
 
+/*
+ * Members picked by name (src/backends/jpick.c): one JSON value p[0..n), then nothing but
+ * whitespace, accepted exactly when cJSON_ParseWithLengthOpts would accept it with nothing
+ * but whitespace after; NULL when not. An object comes back holding only its members named
+ * in k (the first member of each name, as cJSON_GetObjectItemCaseSensitive finds it, in the
+ * order they stood), the rest checked but never built; any other value comes back whole.
+ * Names: NULL-terminated, at most JPICK_MAX, the strings outliving k (they are the picked
+ * members' keys).
+ */
+enum { JPICK_MAX = 64 };
+struct jpick;
+struct jpick *jpick_new(const char *const *names);
+void jpick_free(struct jpick *k);
+struct cJSON *jpick_parse(const struct jpick *k, const char *p, size_t n);
+/* The same picking on an object already parsed: its other members (and later members of a
+   picked name) are deleted. Anything but an object is left as it is. */
+void jpick_filter(const struct jpick *k, struct cJSON *obj);
+/*
+ * Elements of the scanned array parsed with jpick_parse: an object element reaches the
+ * callback with only the members k names (one handed over from the skeleton, the array
+ * under a name spelled with escapes, picked with jpick_filter). k must outlive s. Not for
+ * members mode.
+ */
+void jscan_pick(struct jscan *s, const struct jpick *k);
+
 /* "RunPod said ..." messages: the first non-empty of the listed string members. */
 const char *bj_first_str(const struct cJSON *obj, const char *const *keys);
 
@@ -133,6 +158,9 @@ void vast_offer_stream_free(struct vast_offer_stream *s);
 /* The same on a whole body: appends offers of the given type. */
 enum gr_err vast_parse_offers(const char *body, size_t len, enum offer_type type,
     struct offer_list *out, struct gr_error *err);
+/* One element of the offers array onto the model, as the stream maps each (a whole element,
+   or one parsed with only the members the stream picks). */
+void vast_offer_from_json(const struct cJSON *o, enum offer_type type, struct offer *out);
 /* One instance row (as in lists and get) onto the common model. */
 void vast_instance_from_json(const struct cJSON *row, struct instance *out);
 /* GET /api/v1/instances/ page: appends instances; next_token gets the cursor or "". */

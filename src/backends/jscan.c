@@ -34,6 +34,7 @@ struct jscan {
 	bool members;		/* the container is an object: its members are the elements */
 	jscan_elem_fn fn;
 	void *ctx;
+	const struct jpick *pick;	/* set: elements parsed with jpick_parse */
 
 	enum where where;
 	int depth;		/* containers open, the top-level one included */
@@ -98,6 +99,12 @@ jscan_new(const char *key, jscan_elem_fn fn, void *ctx)
 }
 
 void
+jscan_pick(struct jscan *s, const struct jpick *k)
+{
+	s->pick = k;
+}
+
+void
 jscan_free(struct jscan *s)
 {
 	if (s == NULL)
@@ -158,6 +165,17 @@ elem_done(struct jscan *s, const char *p, size_t n)
 
 	if (s->members)
 		return member_done(s, p, n);
+	if (s->pick != NULL) {
+		if ((j = jpick_parse(s->pick, p, n)) == NULL)
+			return false;
+		ok = s->fn(j, s->ctx);
+		cJSON_Delete(j);
+		return ok;
+	}
+	/* cJSON skips a byte order mark at the start of what it is given; inside an array
+	   a whole-body parse refuses one. */
+	if (n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+		return false;
 	j = cJSON_ParseWithLengthOpts(p, n, &end, false);
 	if (j == NULL)
 		return false;
@@ -422,9 +440,12 @@ settle(struct jscan *s, cJSON *skeleton)
 		return JSCAN_NO_ARRAY;
 	if (s->streamed)
 		return JSCAN_OK;
-	cJSON_ArrayForEach(e, node)
+	cJSON_ArrayForEach(e, node) {
+		if (s->pick != NULL)
+			jpick_filter(s->pick, e);
 		if (!s->fn(e, s->ctx))
 			return JSCAN_MALFORMED;
+	}
 	return JSCAN_OK;
 }
 

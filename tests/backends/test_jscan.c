@@ -147,6 +147,133 @@ test_streams_early(void **state)
 	}
 }
 
+/*
+ * Cut once at every byte boundary, members picked (jscan_pick), body of any bytes; twice:
+ * with "a" picked (its value then goes to cJSON too) and with nothing of the bodies picked,
+ * so that the picker alone judges every value.
+ */
+static void
+picks_everywhere(const char *b, size_t len)
+{
+	static const char *const names[][5] = {
+		{ "id", "gpu_name", "a", "", NULL }, { "none", NULL },
+	};
+	size_t k, i;
+
+	for (i = 0; i < 2; i++)
+		for (k = 0; k <= len; k++)
+			if (!jscan_agrees_picking(offers_path, false, names[i], b, len, &k, 1))
+				fail_msg("picking %s: cut at %zu of %zu disagrees: %.*s",
+				    names[i][0], k, len, (int)len, b);
+}
+
+/* The picker's own nesting limit, for callers other than the scanner (which stops first). */
+static void
+test_pick_depth(void **state)
+{
+	static const char *const names[] = { "a", NULL };
+	size_t depths[] = { CJSON_NESTING_LIMIT - 1, CJSON_NESTING_LIMIT,
+		CJSON_NESTING_LIMIT + 1 };
+	struct jpick *k = jpick_new(names);
+	size_t i, d;
+
+	(void)state;
+	for (i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
+		struct sb b;
+		cJSON *whole, *picked;
+
+		sb_init(&b);
+		for (d = 0; d < depths[i]; d++)
+			sb_adds(&b, d % 2 ? "[" : "{\"b\":");
+		sb_adds(&b, "1");
+		for (d = depths[i]; d-- > 0;)
+			sb_adds(&b, d % 2 ? "]" : "}");
+		whole = cJSON_ParseWithLength(b.buf, b.len);
+		picked = jpick_parse(k, b.buf, b.len);
+		if ((whole == NULL) != (picked == NULL))
+			fail_msg("depth %zu: cJSON %s, the picker %s", depths[i],
+			    whole ? "accepts" : "refuses", picked ? "accepts" : "refuses");
+		cJSON_Delete(whole);
+		cJSON_Delete(picked);
+		sb_release(&b);
+	}
+	jpick_free(k);
+}
+
+/*
+ * Members picked by name (jpick.c): every shape above, and the corners of cJSON's grammar
+ * that the picker judges without cJSON (numbers as strtod takes them, string escapes,
+ * whitespace, a byte order mark inside the array), accepted or refused exactly as a
+ * whole-body parse, the picked members the first of each name.
+ */
+static void
+test_pick(void **state)
+{
+	static const char *const bodies[] = {
+		"{\"offers\":[{\"id\":1,\"x\":[1,{\"id\":9}],\"id\":2,\"gpu_name\":\"A\"}]}",
+		"{\"offers\":[{\"g\\u0070u_name\":\"esc\",\"gpu_name\":\"plain\"}]}",
+		"{\"offers\":[{\"\":0,\"a\":{\"b\":[true,false,null]}},[1],\"s\",3]}",
+		"{\"offers\":[{}, { } ,{\"z\":1}]}", "{\"offers\":[{\"a\":1,}]}",
+		"{\"offers\":[{\"a\" 1}]}", "{\"offers\":[{\"a\":}]}", "{\"offers\":[{a:1}]}",
+		"{\"offers\":[{\"a\":1 \"b\":2}]}", "{\"offers\":[{\"a\":[1,]}]}",
+		"{\"offers\":[{\"a\":[,1]}]}", "{\"offers\":[{\"a\":[1 2]}]}",
+		"{\"offers\":[{\"a\":tru}]}", "{\"offers\":[{\"a\":nulll}]}",
+		"{\"offers\":[{\"a\":falsey}]}", "{\"offers\":[{\"a\":falsy}]}",
+		"{\"offers\":[{\"a\":trux}]}", "{\"offers\":[{\"a\":nulx}]}", "{\"offers\":[{\"id\":1}x]}",
+		/* numbers: what strtod takes of a run of [0-9+-eE.] (older cJSON: of its first 63
+		   bytes, which the 64-byte numbers below tell apart) */
+		"{\"offers\":[{\"a\":1.}]}", "{\"offers\":[{\"a\":-.5}]}",
+		"{\"offers\":[{\"a\":1.e5}]}", "{\"offers\":[{\"a\":1e}]}",
+		"{\"offers\":[{\"a\":1e+}]}", "{\"offers\":[{\"a\":1E-7}]}",
+		"{\"offers\":[{\"a\":-}]}", "{\"offers\":[{\"a\":--1}]}",
+		"{\"offers\":[{\"a\":-+1}]}", "{\"offers\":[{\"a\":01}]}",
+		"{\"offers\":[{\"a\":1.2.3}]}", "{\"offers\":[{\"a\":.5}]}",
+		"{\"offers\":[{\"a\":+1}]}", "{\"offers\":[{\"a\":-0}]}", "{\"offers\":[{\"a\":1-2}]}",
+		"{\"offers\":[{\"a\":-.}]}", "{\"offers\":[{\"a\":1e99999}]}",
+		"{\"offers\":[{\"a\":0x1F}]}", "{\"offers\":[{\"a\":1ee5}]}",
+		"{\"offers\":[{\"a\":"
+		"123456789012345678901234567890123456789012345678901234567890123}]}",
+		"{\"offers\":[{\"a\":"
+		"1234567890123456789012345678901234567890123456789012345678901234}]}",
+		"{\"offers\":[{\"a\":"
+		"1.23456789012345678901234567890123456789012345678901234567890123}]}",
+		"{\"offers\":[{\"a\":1, \"b\":"
+		"12345678901234567890123456789012345678901234567890123456789012e}]}",
+		/* strings: cJSON's escapes, including what it lets through */
+		"{\"offers\":[{\"a\":\"\\u12\"}]}", "{\"offers\":[{\"a\":\"\\uZZZZ\"}]}",
+		"{\"offers\":[{\"a\":\"\\uD800\"}]}", "{\"offers\":[{\"a\":\"\\uD83D\\uDE00\"}]}",
+		"{\"offers\":[{\"a\":\"\\uD800\\u0041\"}]}", "{\"offers\":[{\"a\":\"\\uDC00\"}]}",
+		"{\"offers\":[{\"a\":\"\\uD800\\uZZZZ\"}]}", "{\"offers\":[{\"a\":\"\\uD800x\"}]}",
+		"{\"offers\":[{\"a\":\"\\x\"}]}", "{\"offers\":[{\"a\":\"\\/\\b\\f\\n\\r\\t\"}]}",
+		"{\"offers\":[{\"a\":\"\\u\\\\\\\\\"}]}", "{\"offers\":[{\"a\":\"x\\\"}]}",
+		"{\"offers\":[{\"a\":\"\\uD800\\\\uDC00\"}]}", "{\"offers\":[{\"id\":\"\\u0000x\"}]}",
+		/* whitespace is any byte up to ' '; a byte order mark is not */
+		"{\"offers\":[\x01{\"a\"\x1f:\x02 1\x7f}]}", "{\"offers\":[\t{\"a\":1}\n]}",
+		"{\"offers\":[{\"a\"\x1f:\x02 1\x01,\x03\"b\":[\x04]\x05}]}",
+		"{\"offers\":[\xef\xbb\xbf{\"a\":1}]}", "{\"offers\":[1,\xef\xbb\xbf{\"a\":12}]}",
+		"{\"offers\":[{\"a\":\"\xef\xbb\xbf\xe4\xb8\xad\"}]}",
+		/* the array under an escaped name comes from the skeleton, picked all the same */
+		"{\"off\\u0065rs\":[{\"id\":1,\"b\":2,\"id\":3}]}",
+	};
+	/* NULs inside: whitespace between tokens to cJSON, the end of a decoded name */
+	static const char nul_ws[] = "{\"offers\":[{\"a\":1\0,\"id\":2}]}";
+	static const char nul_name[] = "{\"offers\":[{\"id\\u0000x\":1,\"id\0y\":2,\"id\":3}]}";
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++)
+		picks_everywhere(bodies[i], strlen(bodies[i]));
+	picks_everywhere(nul_ws, sizeof(nul_ws) - 1);
+	picks_everywhere(nul_name, sizeof(nul_name) - 1);
+	/* the shapes of the plain scanner, picked */
+	for (k = 0; k < 2; k++) {
+		const char *b = k == 0 ? "{\"offers\":[1,{\"a\":1}],\"offers\":[2]}" :
+		    "{\"offers\":[{\"a\":\"],}\\\"[{\"}, \"x\\\\\"]}";
+
+		picks_everywhere(b, strlen(b));
+	}
+}
+
 /* Nesting: cJSON's limit (CJSON_NESTING_LIMIT containers) holds for the whole reply. */
 static void
 test_depth(void **state)
@@ -419,6 +546,8 @@ main(void)
 		cmocka_unit_test(test_nested_path),
 		cmocka_unit_test(test_members),
 		cmocka_unit_test(test_streams_early),
+		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_pick_depth),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_vast_stream_cuts),

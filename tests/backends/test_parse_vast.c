@@ -5,9 +5,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "gpurent/backends_parse.h"
 #include "gpurent/filter.h"
@@ -93,6 +95,64 @@ test_offers_sim(void **state)
 	}
 	offer_list_release(&l);
 	free(b);
+}
+
+/*
+ * The stream parses each offer with only the members vast_offer_from_json reads (jpick): the
+ * same offers as mapping each element of a whole parse, on replies with every field a real
+ * offer has. A member read but not picked would go missing here.
+ */
+static void
+test_offers_picked(void **state)
+{
+	static const char *const files[] = {
+		"vast/offers-full.json", "vast/offers.json", "vast/offers-sim.json",
+		"vast/offers-names.json", NULL,
+	};
+	/* no dph_total: the price from min_bid or dph_base and storage_total_cost */
+	static const char composed[] = "{\"offers\":[{\"id\":7,\"num_gpus\":1,\"gpu_name\":"
+	    "\"RTX 4090\",\"min_bid\":0.2,\"dph_base\":0.3,\"storage_total_cost\":0.01}]}";
+	static const enum offer_type types[] = { OFFER_ON_DEMAND, OFFER_INTERRUPTIBLE };
+	size_t f, t, i, len;
+
+	(void)state;
+	for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		char *b = files[f] != NULL ? tdata(files[f], &len) : strdup(composed);
+
+		if (files[f] == NULL)
+			len = strlen(b);
+		cJSON *whole = cJSON_ParseWithLength(b, len), *e;
+
+		assert_non_null(whole);
+		for (t = 0; t < 2; t++) {
+			struct offer_list l;
+			struct gr_error err = { 0 };
+
+			offer_list_init(&l);
+			assert_int_equal(vast_parse_offers(b, len, types[t], &l, &err), GR_OK);
+			i = 0;
+			cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(whole, "offers")) {
+				struct offer want;
+
+				if (!cJSON_IsObject(e))
+					continue;
+				memset(&want, 0, sizeof(want));
+				vast_offer_from_json(e, types[t], &want);
+				if (want.id[0] == '\0' || want.gpu_count <= 0)
+					continue;
+				assert_true(i < l.n);
+				if (memcmp(&want, &l.v[i], sizeof(want)) != 0)
+					fail_msg("%s: offer %s maps otherwise when picked",
+					    files[f] != NULL ? files[f] : "composed", want.id);
+				i++;
+			}
+			assert_int_equal(i, l.n);
+			assert_true(l.n > 0);
+			offer_list_release(&l);
+		}
+		cJSON_Delete(whole);
+		free(b);
+	}
 }
 
 static void
@@ -297,6 +357,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_offers),
 		cmocka_unit_test(test_offers_sim),
+		cmocka_unit_test(test_offers_picked),
 		cmocka_unit_test(test_offers_malformed),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_create_and_user),

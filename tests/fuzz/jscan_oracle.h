@@ -6,6 +6,7 @@
  * given offsets and checks that the scanner accepts exactly what cJSON accepts whole, finds
  * the container exactly when cJSON does, and hands over the same elements (for an object's
  * members, the same names too) in the same order. jscan_agrees is the array "offers".
+ * jscan_agrees_picking does the same with members picked by name (jscan_pick, jpick.c).
  */
 #ifndef GPURENT_TESTS_JSCAN_ORACLE_H
 #define GPURENT_TESTS_JSCAN_ORACLE_H
@@ -83,18 +84,52 @@ oracle_follow(cJSON *j, const char *const *path, bool *dups)
 	return j;
 }
 
+/*
+ * What jscan_pick promises of an element, built without jpick: an object keeps the first
+ * member of each of the names, in their order; anything else comes as it is.
+ */
+static cJSON *
+oracle_picked(const cJSON *e, const char *const *names)
+{
+	const cJSON *m, *q;
+	cJSON *o;
+
+	if (!cJSON_IsObject(e))
+		return cJSON_Duplicate(e, true);
+	o = cJSON_CreateObject();
+	cJSON_ArrayForEach(m, e) {
+		bool named = false, earlier = false;
+		size_t i;
+
+		for (i = 0; names[i] != NULL; i++)
+			named = named || strcmp(names[i], m->string) == 0;
+		for (q = e->child; q != m; q = q->next)
+			earlier = earlier || strcmp(q->string, m->string) == 0;
+		if (named && !earlier)
+			cJSON_AddItemToObject(o, m->string, cJSON_Duplicate(m, true));
+	}
+	return o;
+}
+
+/*
+ * The scanner against the whole-body parse; names, when not NULL, are picked (jscan_pick)
+ * and each element is compared with what oracle_picked keeps of it.
+ */
 static bool
-jscan_agrees_at(const char *const *path, bool members, const char *b, size_t len,
-    const size_t *cuts, size_t ncuts)
+jscan_agrees_picking(const char *const *path, bool members, const char *const *names,
+    const char *b, size_t len, const size_t *cuts, size_t ncuts)
 {
 	struct oracle_got got = { 0 };
 	struct jscan *s = jscan_new_path(path, members, oracle_collect, &got);
+	struct jpick *k = names != NULL ? jpick_new(names) : NULL;
 	cJSON *whole = len > 0 ? cJSON_ParseWithLength(b, len) : NULL;
 	cJSON *skel = NULL, *arr, *e;
 	enum jscan_end end, want;
 	size_t i, from = 0;
 	bool ok = true, dups;
 
+	if (k != NULL)
+		jscan_pick(s, k);
 	for (i = 0; i <= ncuts; i++) {
 		size_t to = i < ncuts ? cuts[i] : len;
 
@@ -120,10 +155,12 @@ jscan_agrees_at(const char *const *path, bool members, const char *b, size_t len
 	if (ok && end == JSCAN_OK && !dups) {
 		i = 0;
 		cJSON_ArrayForEach(e, arr) {
-			char *t = oracle_print(e);
+			cJSON *want_e = names != NULL ? oracle_picked(e, names) : NULL;
+			char *t = oracle_print(want_e != NULL ? want_e : e);
 
 			ok = ok && i < got.n && strcmp(t, got.v[i]) == 0;
 			free(t);
+			cJSON_Delete(want_e);
 			i++;
 		}
 		ok = ok && i == got.n;
@@ -134,7 +171,15 @@ jscan_agrees_at(const char *const *path, bool members, const char *b, size_t len
 	cJSON_Delete(skel);
 	cJSON_Delete(whole);
 	jscan_free(s);
+	jpick_free(k);
 	return ok;
+}
+
+static bool
+jscan_agrees_at(const char *const *path, bool members, const char *b, size_t len,
+    const size_t *cuts, size_t ncuts)
+{
+	return jscan_agrees_picking(path, members, NULL, b, len, cuts, ncuts);
 }
 
 static bool
