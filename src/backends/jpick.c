@@ -28,14 +28,12 @@ struct jpick {
 	unsigned char slot[PICK_SLOTS];	/* name index + 1, 0: empty */
 };
 
+/* Most member names are looked up and not found: a hash of the length and the first and
+   last bytes rejects them without reading the rest. */
 static uint32_t
 name_hash(const unsigned char *p, size_t n)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
-
-	while (n-- > 0)
-		h = (h ^ *p++) * 16777619u;
-	return h;
+	return n == 0 ? 0 : (uint32_t)n * 31u + p[0] * 7u + p[n - 1];
 }
 
 struct jpick *
@@ -156,6 +154,9 @@ escapes_ok(const unsigned char *p, size_t from, size_t to)
 	return true;
 }
 
+/* The bytes a string's first pass stops at. */
+static const bool in_string_special[256] = { ['"'] = true, ['\\'] = true, ['\0'] = true };
+
 /*
  * A string at p[i] == '"': its content is p[*from..*to), and *plain is set when it holds
  * neither an escape nor a NUL (then the content is its value as it stands).
@@ -166,13 +167,17 @@ string(struct walk *w, size_t *from, size_t *to, bool *plain)
 	size_t e = w->i + 1;
 	bool esc = false, nul = false;
 
-	while (e < w->n && w->p[e] != '"') {
+	for (;;) {
+		while (e < w->n && !in_string_special[w->p[e]])
+			e++;
+		if (e >= w->n || w->p[e] == '"')
+			break;
 		if (w->p[e] == '\\') {
 			if (e + 1 >= w->n)
 				return false;
 			esc = true;
 			e++;
-		} else if (w->p[e] == '\0') {
+		} else {
 			nul = true;
 		}
 		e++;
@@ -194,38 +199,33 @@ is_digit(unsigned char c)
 	return c >= '0' && c <= '9';
 }
 
-/* What strtod takes of the number at p[0..avail), as cJSON gives it (the run of
-   [0-9+-eE.] there); 0 when nothing. */
+/* What strtod takes of the number at p[0..avail): cJSON hands it the run of [0-9+-eE.] there,
+   and what strtod leaves of that run is the next token's, as here; 0 when nothing. */
 static size_t
 number_len(const unsigned char *p, size_t avail)
 {
-	size_t run = 0, i = 0, j, int_digits, frac_digits = 0;
+	size_t i = 0, j, digits;
 
-	while (run < avail &&
-	    (is_digit(p[run]) || p[run] == '+' || p[run] == '-' || p[run] == 'e' ||
-	    p[run] == 'E' || p[run] == '.'))
-		run++;
-	if (i < run && (p[i] == '+' || p[i] == '-'))
+	if (p[0] == '-')	/* a value starts with '-' or a digit */
 		i++;
-	for (j = i; j < run && is_digit(p[j]); j++)
+	for (j = i; j < avail && is_digit(p[j]); j++)
 		;
-	int_digits = j - i;
+	digits = j - i;
 	i = j;
-	if (i < run && p[i] == '.') {
-		for (j = i + 1; j < run && is_digit(p[j]); j++)
+	if (i < avail && p[i] == '.') {
+		for (j = i + 1; j < avail && is_digit(p[j]); j++)
 			;
-		frac_digits = j - i - 1;
-		if (int_digits + frac_digits > 0)
-			i = j;
+		digits += j - i - 1;
+		i = j;
 	}
-	if (int_digits + frac_digits == 0)
+	if (digits == 0)
 		return 0;
-	if (i < run && (p[i] == 'e' || p[i] == 'E')) {
+	if (i < avail && (p[i] == 'e' || p[i] == 'E')) {
 		j = i + 1;
-		if (j < run && (p[j] == '+' || p[j] == '-'))
+		if (j < avail && (p[j] == '+' || p[j] == '-'))
 			j++;
-		if (j < run && is_digit(p[j])) {
-			while (j < run && is_digit(p[j]))
+		if (j < avail && is_digit(p[j])) {
+			while (j < avail && is_digit(p[j]))
 				j++;
 			i = j;
 		}
