@@ -15,7 +15,8 @@
 # the reply holds about N offers); that reply is saved and from then on served by
 # bench/static_serve.c (libmicrohttpd, the body answered from memory without a copy), so
 # the server costs nothing per request. Three clients fetch it, one after another, RUNS
-# times each; reported are the median wall time and the largest peak RSS:
+# times each; reported are the median wall time, the median CPU time (perf stat's
+# task-clock, all threads) and the largest peak RSS:
 #   (a) curl -s URL -o /dev/null                 the fetch alone, libcurl start-up included
 #   (b) bench/fetch_parse_floor.c                libcurl into memory + one cJSON parse
 #   gpurent --provider vast -o json offers type=on-demand  > /dev/null
@@ -69,6 +70,16 @@ median_ms() {
 		t1=$(date +%s%N)
 		echo $(((t1 - t0) / 1000))
 	done | sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f", m / 1000 }'
+}
+
+# Median CPU time in ms (every thread, user and system: perf's task-clock) of RUNS runs. The
+# machine is shared: CPU time is far less disturbed by the load than wall time.
+median_cpu_ms() {
+	local i
+	for ((i = 0; i < RUNS; i++)); do
+		perf stat -x, -e task-clock -o "$TMP/perf.out" -- "$@" >/dev/null 2>&1
+		sed -n 's/^\([0-9.]*\),msec,task-clock.*/\1/p' "$TMP/perf.out"
+	done | sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f", m }'
 }
 
 # Largest peak RSS in KiB over 3 runs.
@@ -150,8 +161,8 @@ lambda)
 esac
 
 echo "dialect $DIALECT; machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $RUNS runs each"
-printf '| offers | body | client | median wall | peak RSS |%s\n' "${CALLGRIND:+ instructions |}"
-printf '|---:|---:|---|---:|---:|%s\n' "${CALLGRIND:+---:|}"
+printf '| offers | body | client | median wall | median CPU | peak RSS |%s\n' "${CALLGRIND:+ instructions |}"
+printf '|---:|---:|---|---:|---:|---:|%s\n' "${CALLGRIND:+---:|}"
 for n in "${SIZES[@]}"; do
 	mkdir -p "$TMP/sim-$n" "$TMP/client-$n"
 	record_$DIALECT "$n"
@@ -164,7 +175,7 @@ for n in "${SIZES[@]}"; do
 	$GCMD >/dev/null	# creates the database
 	while read -r name cmd; do
 		# shellcheck disable=SC2086  # cmd is a word list
-		row="| $n | $body | $name | $(median_ms $cmd) ms | $(peak_kib $cmd) KiB |"
+		row="| $n | $body | $name | $(median_ms $cmd) ms | $(median_cpu_ms $cmd) ms | $(peak_kib $cmd) KiB |"
 		if [ -n "${CALLGRIND:-}" ]; then
 			# shellcheck disable=SC2086
 			row="$row $(instructions $cmd) |"
