@@ -289,6 +289,18 @@ bool ppio_scaled(const struct cJSON *n, long long precision, int64_t *micros);
  */
 enum gr_err ppio_parse_products(const char *body, size_t len, const char *currency,
     struct offer_list *out, struct gr_error *err);
+/*
+ * The same as the body arrives (jscan): each product is mapped as soon as its element is
+ * complete. Feed chunks (false: malformed, stop), then finish: GR_OK, or the error (empty,
+ * not JSON, no data array) with nothing appended. Errors in the provider's own shape come
+ * with a non-2xx status, which is never streamed (ppio_parse_error reads that body).
+ */
+struct ppio_product_stream;
+struct ppio_product_stream *ppio_product_stream_new(const char *currency,
+    struct offer_list *out);
+bool ppio_product_stream_feed(struct ppio_product_stream *s, const char *p, size_t n);
+enum gr_err ppio_product_stream_finish(struct ppio_product_stream *s, struct gr_error *err);
+void ppio_product_stream_free(struct ppio_product_stream *s);
 /* Offer ids: "ppio:<product>@<region>:<count>[s]" (s: spot); the region may be absent. */
 void ppio_offer_id(char *dst, size_t n, const char *product, const char *region, int count,
     bool spot);

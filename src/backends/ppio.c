@@ -91,17 +91,77 @@ ppio_req(struct backend *b, enum http_method m, const char *path, const char *js
 	return bk_request(&priv(b)->h, m, path, json, idempotent, rs, err);
 }
 
+/* The product list read as it arrives (see http.h): offers are mapped product by product. */
+struct products_reader {
+	const char *currency;
+	struct offer_list *out;
+	bool refused;			/* the parser stopped the transfer: a malformed body */
+	size_t n0;			/* offers in out before this list */
+	struct ppio_product_stream *parse;
+};
+
+static bool
+products_begin(void *ctx, long status, const char *content_type)
+{
+	struct products_reader *r = ctx;
+
+	(void)status;
+	(void)content_type;
+	/* A retried attempt: forget what the cut-off one delivered. */
+	ppio_product_stream_free(r->parse);
+	r->out->n = r->n0;
+	r->refused = false;
+	r->parse = ppio_product_stream_new(r->currency, r->out);
+	return true;
+}
+
+static bool
+products_data(void *ctx, const char *p, size_t n)
+{
+	struct products_reader *r = ctx;
+
+	if (!ppio_product_stream_feed(r->parse, p, n))
+		r->refused = true;
+	return !r->refused;
+}
+
 static enum gr_err
 fetch_products(struct backend *b, struct offer_list *out, struct gr_error *err)
 {
+	struct ppio *pp = priv(b);
 	struct http_response rs;
+	struct http_request rq = { 0 };
+	struct products_reader r = { pp->currency, out, false, out->n, NULL };
+	struct http_stream stream = { products_begin, products_data, &r };
+	struct gr_error herr = { 0 };
 	enum gr_err e;
 
 	/* Both parameters are required (§4.1): instances of GPUs. */
-	e = check(ppio_req(b, HTTP_GET, "/gpus/v2/products?type=gpu&category=instance", NULL,
-	    true, &rs, err), &rs, err);
-	if (e == GR_OK)
-		e = ppio_parse_products(rs.body, rs.len, priv(b)->currency, out, err);
+	rq.method = HTTP_GET;
+	rq.url = bk_url(&pp->h, "/gpus/v2/products?type=gpu&category=instance");
+	rq.headers = pp->h.hdrs;
+	rq.idempotent = true;
+	rq.read = true;
+	rq.stream = &stream;
+	e = http_do(pp->h.http, &rq, &rs, &herr);
+	free((char *)rq.url);
+	if (rs.streamed) {
+		/* The parser's verdict when it stopped the transfer or the transfer ended well;
+		   a transfer cut off keeps the transport's message, as a kept body would. */
+		if (e == GR_OK || r.refused)
+			e = ppio_product_stream_finish(r.parse, err);
+		else
+			gr_fail(err, e, "%s", herr.msg);
+	} else {
+		if (e != GR_OK)
+			gr_fail(err, e, "%s", herr.msg);
+		e = check(e, &rs, err);
+		if (e == GR_OK)
+			e = ppio_parse_products(rs.body, rs.len, pp->currency, out, err);
+	}
+	if (e != GR_OK)
+		out->n = r.n0;
+	ppio_product_stream_free(r.parse);
 	http_response_release(&rs);
 	return e;
 }

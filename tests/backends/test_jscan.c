@@ -1,6 +1,6 @@
 /*
  * test_jscan.c - the streaming scanner of provider replies (src/backends/jscan.c) and the
- * offers streams of vast, RunPod and Lambda built on it: the same answer as one whole-body
+ * offers streams of vast, RunPod, Lambda and PPIO built on it: the same answer as one whole-body
  * cJSON parse for every way of cutting a body into chunks.
  */
 #include <setjmp.h>
@@ -409,6 +409,13 @@ stream_cut(const char *provider, const char *b, size_t len, size_t k, bool spot,
 		runpod_offer_stream_feed(s, b + k, len - k);
 		e = runpod_offer_stream_finish(s, 200, err);
 		runpod_offer_stream_free(s);
+	} else if (strcmp(provider, "ppio") == 0) {
+		struct ppio_product_stream *s = ppio_product_stream_new("CNY", out);
+
+		ppio_product_stream_feed(s, b, k);
+		ppio_product_stream_feed(s, b + k, len - k);
+		e = ppio_product_stream_finish(s, err);
+		ppio_product_stream_free(s);
 	} else {
 		struct lambda_offer_stream *s = lambda_offer_stream_new(out);
 
@@ -420,11 +427,11 @@ stream_cut(const char *provider, const char *b, size_t len, size_t k, bool spot,
 	return e;
 }
 
-/* RunPod's and Lambda's offers streams (RunPod's with bids: 4 on-demand, 2 spot offers in
-   the recording): a body split at every byte boundary gives the same
-   offers as the whole body fed at once. */
+/* RunPod's, Lambda's and PPIO's offers streams (RunPod's with bids: 4 on-demand, 2 spot
+   offers in the recording): a body split at every byte boundary gives the same offers as
+   the whole body fed at once. */
 static void
-test_runpod_lambda_stream_cuts(void **state)
+test_runpod_lambda_ppio_stream_cuts(void **state)
 {
 	static const struct {
 		const char *provider, *file;
@@ -432,7 +439,7 @@ test_runpod_lambda_stream_cuts(void **state)
 	} cases[] = {
 		{ "runpod", "runpod/gpu-types.json", 6 }, { "lambda", "lambda/instance-types.json", 6 },
 		{ "runpod", "runpod/gpu-types-sim.json", 0 },
-		{ "lambda", "lambda/instance-types-sim.json", 0 },
+		{ "lambda", "lambda/instance-types-sim.json", 0 }, { "ppio", "ppio/products.json", 0 },
 	};
 	struct offer_list whole, part;
 	struct gr_error err = { 0 };
@@ -466,7 +473,7 @@ test_runpod_lambda_stream_cuts(void **state)
 /* Malformed, truncated and hostile bodies: the errors the whole-body path gave, nothing
    appended, at every cut. */
 static void
-test_runpod_lambda_stream_errors(void **state)
+test_runpod_lambda_ppio_stream_errors(void **state)
 {
 	static const struct {
 		const char *provider, *body, *msg;
@@ -492,6 +499,13 @@ test_runpod_lambda_stream_errors(void **state)
 		{ "lambda", "[{\"data\":{}}]", "malformed reply (no data object)", GR_EUNAVAIL },
 		{ "lambda", "{\"data\":{\"a\":{},}}", "malformed reply from lambda (not JSON)",
 		    GR_EUNAVAIL },
+		{ "ppio", "", "empty reply from ppio", GR_EUNAVAIL },
+		{ "ppio", "<html>", "malformed reply from ppio (not JSON)", GR_EUNAVAIL },
+		{ "ppio", "{\"data\":[{\"id\":\"p\",\"gpu\":{}}", "malformed reply from ppio (not JSON)",
+		    GR_EUNAVAIL },
+		{ "ppio", "{\"data\":{}}", "ppio: the product list has no data array", GR_EUNAVAIL },
+		{ "ppio", "[{\"data\":[]}]", "ppio: the product list has no data array", GR_EUNAVAIL },
+		{ "ppio", "{\"data\":[1,]}", "malformed reply from ppio (not JSON)", GR_EUNAVAIL },
 	};
 	size_t i, k, len;
 
@@ -552,8 +566,8 @@ main(void)
 		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_vast_stream_cuts),
 		cmocka_unit_test(test_vast_stream_errors),
-		cmocka_unit_test(test_runpod_lambda_stream_cuts),
-		cmocka_unit_test(test_runpod_lambda_stream_errors),
+		cmocka_unit_test(test_runpod_lambda_ppio_stream_cuts),
+		cmocka_unit_test(test_runpod_lambda_ppio_stream_errors),
 		cmocka_unit_test(test_runpod_deep),
 	};
 
