@@ -592,10 +592,15 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 	/* Ranking compares all-in prices as numbers: only within one currency. */
 	for (size_t i = 1; i < list.n; i++)
 		if (!money_same_currency(list.v[i].currency, list.v[0].currency)) {
+			char a0[CURRENCY_MAX], ai[CURRENCY_MAX];
+
+			/* The codes live in the list: copied before it is released. */
+			money_currency_set(a0, list.v[0].currency);
+			money_currency_set(ai, list.v[i].currency);
 			offer_list_release(&list);
 			return cmd_usage_error(c, "the matching offers are priced in %s and %s; a "
 			    "launch by requirement ranks prices of one currency: choose providers with "
-			    "-p", money_currency(list.v[0].currency), money_currency(list.v[i].currency));
+			    "-p", money_currency(a0), money_currency(ai));
 		}
 	money_currency_set(currency, list.n > 0 ? list.v[0].currency : NULL);
 	requirement_rank(&list, &pricing, &cands, &ncand, &skipped);

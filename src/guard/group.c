@@ -364,10 +364,15 @@ launch_one(struct session *s, struct state *st, struct config *cfg, const struct
 	filter_apply(&f, &list);
 	for (i = 1; i < list.n; i++)
 		if (!money_same_currency(list.v[i].currency, list.v[0].currency)) {
+			char a0[CURRENCY_MAX], ai[CURRENCY_MAX];
+
+			/* The codes live in the list: copied before it is released. */
+			money_currency_set(a0, list.v[0].currency);
+			money_currency_set(ai, list.v[i].currency);
 			offer_list_release(&list);
 			return gr_fail(err, GR_EUSAGE, "the offers of %s are priced in %s and %s: "
-			    "select providers of one currency (-p)", g->gpu,
-			    money_currency(list.v[0].currency), money_currency(list.v[i].currency));
+			    "select providers of one currency (-p)", g->gpu, money_currency(a0),
+			    money_currency(ai));
 		}
 	money_currency_set(currency, list.n > 0 ? list.v[0].currency : NULL);
 	memset(&pricing, 0, sizeof(pricing));
