@@ -22,6 +22,55 @@ check "H100s in both currencies" \
 run g launch --gpu H100 --count 1 --dry-run
 check "launch --dry-run did not crash (rc $RC): $ERR" '[ "$RC" -ne 139 ] && [ "$RC" -lt 128 ]'
 
+check "without a rate: refused, naming fx.CNY" \
+    '[ "$RC" = 2 ] && grep -q "ranks them by price only at a rate" <<<"$ERR" && grep -q "fx.CNY" <<<"$ERR"'
+expect_rc 2 g -p ppio launch --gpu H100 --count 1 --max-price 100 --dry-run
+check "a dollar --max-price against yuan offers: refused, naming fx.CNY" \
+    'grep -q "\-\-max-price is in USD and some offers are priced in CNY" <<<"$ERR"'
+expect_rc 2 g launch --gpu H100 --count 1 --max-price "2 yuan" --dry-run
+check "a currency it does not know: usage" 'grep -q "90 CNY" <<<"$ERR"'
+
+# One currency needs no rate; --max-price in yuan holds yuan offers; the cells are in yuan.
+expect_ok g -p ppio -o json launch --gpu H100 --count 1 --dry-run
+cny_min=$(jq '[.[].all_in_hour] | min' <<<"$OUT")
+cny_max=$(jq '[.[].all_in_hour] | max' <<<"$OUT")
+check "yuan offers of two prices (¥$cny_min, ¥$cny_max)" '[ "$cny_min" != "$cny_max" ]'
+expect_ok g -p ppio launch --gpu H100 --count 1 --max-price "$cny_min CNY" --dry-run
+check "yuan cells, no dollar sign: $OUT" \
+    '[[ $(sed -n 2p <<<"$OUT") == *"¥"*"¥"*"¥"* ]] && [[ $OUT != *\$* ]]'
+check "held to ¥$cny_min: the ¥$cny_max ones left out" \
+    '[[ $OUT == *"¥$(printf %.3f "$cny_min")"* ]] && [[ $OUT != *"¥$(printf %.3f "$cny_max")"* ]]'
+check "no conversion said" '[[ $ERR != *"converted"* ]]'
+
+# With fx.CNY = 0.14: ranked in dollars at the rate, --max-price in either currency held
+# at the rate, and said.
+expect_ok g config set fx.CNY 0.14
+expect_ok g -o json launch --gpu H100 --count 1 --dry-run
+check "said: converted at your configured rate" 'grep -q "converted at your configured rate (fx.CNY)" <<<"$ERR"'
+check "ranked at the rate, each in its own currency" \
+    'jq -e "[.[] | if .currency == \"CNY\" then .all_in_hour * 0.14 else .all_in_hour end] as \$p |
+      (\$p == (\$p | sort)) and ([.[].currency] | unique == [\"CNY\", \"USD\"])" <<<"$OUT" >/dev/null'
+check "a yuan candidate's all-in is in yuan" \
+    '[ "$(jq "[.[] | select(.currency == \"CNY\") | .all_in_hour] | min" <<<"$OUT")" = "$cny_min" ]'
+usd_min=$(jq '[.[] | select(.currency == "USD") | .all_in_hour] | min' <<<"$OUT")
+# A dollar bound just above the cheapest yuan offer at the rate, below the dearest.
+usd_bound=$(awk "BEGIN { printf \"%.4f\", $cny_min * 0.14 + 0.0001 }")
+expect_ok g -p ppio -o json launch --gpu H100 --count 1 --max-price "$usd_bound" --dry-run
+check "a dollar --max-price (\$$usd_bound) holds yuan offers at the rate" \
+    '[ "$(jq "[.[].all_in_hour] | unique | join(\",\")" <<<"$OUT")" = "\"$cny_min\"" ]'
+cny_bound=$(awk "BEGIN { printf \"%.2f\", $usd_min / 0.14 + 0.005 }")
+expect_ok g -o json launch --gpu H100 --count 1 --max-price "$cny_bound CNY" --dry-run
+check "a yuan --max-price (¥$cny_bound) holds dollar offers at the rate (\$$usd_min in)" \
+    'jq -e "any(.[]; .currency == \"USD\" and .all_in_hour == $usd_min) and
+      all(.[]; (if .currency == \"USD\" then .all_in_hour / 0.14 else .all_in_hour end) <= $cny_bound)" \
+      <<<"$OUT" >/dev/null'
+# The launch itself: the cheapest at the rate, and the attempt said in its currency.
+expect_ok g -p ppio launch --gpu H100 --count 1 --max-price "$usd_bound"
+check "rented a yuan offer: $OUT" '[[ $OUT == ppio:* ]]'
+check "the attempt said in yuan: $ERR" 'grep -q "rented ppio:.*(¥$(printf %.3f "$cny_min")/h all in)" <<<"$ERR"'
+expect_ok g -p ppio destroy --yes "$OUT"
+expect_ok g config unset fx.CNY
+
 # A group of a GPU sold in both currencies: the watcher's pass answers (it once crashed).
 expect_ok g group create both --gpu H100 --min 1 --max 2 --target-util 50
 run g watch --once --interval 1h
