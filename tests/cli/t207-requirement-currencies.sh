@@ -71,8 +71,50 @@ check "the attempt said in yuan: $ERR" 'grep -q "rented ppio:.*(¥$(printf %.3f 
 expect_ok g -p ppio destroy --yes "$OUT"
 expect_ok g config unset fx.CNY
 
-# A group of a GPU sold in both currencies: the watcher's pass answers (it once crashed).
+# A group of a GPU sold in both currencies: the watcher's pass answers (it once crashed) and,
+# without a rate, launches nothing and says which rate to set.
 expect_ok g group create both --gpu H100 --min 1 --max 2 --target-util 50
 run g watch --once --interval 1h
 check "watch --once did not crash (rc $RC): $ERR" '[ "$RC" -ne 139 ] && [ "$RC" -lt 128 ]'
+check "without a rate: no member, and the alert names fx.CNY: $OUT" \
+    '[[ $OUT == *"group-launch-failed: group both: "*"ranks them by price only at a rate"*"fx.CNY"* ]]'
+check "nothing rented" '[ "$(g -o json ls --group both | jq length)" = 0 ]'
+
+# With the rate, the member is the cheapest at it, and the event says so.
+expect_ok g config set fx.CNY 0.14
+expect_ok g watch --once --interval 1h
+check "launched, saying the rate: $OUT" \
+    '[[ $OUT == *"group-launched"*"converted at your configured rate fx.CNY"* ]]'
+check "one member" '[ "$(g -o json ls --group both | jq length)" = 1 ]'
+expect_ok g group rm both
+
+# A group kept on one provider (-p) with a max price in yuan: stored, shown, obeyed.
+expect_ok g -p ppio group create yuan --gpu H100 --min 1 --max 2 --target-util 50 \
+    --max-price "$cny_min CNY"
+expect_ok g -o json group show yuan
+check "stored with its currency and provider" \
+    '[ "$(jq -c ".[0] | [.max_price_hour, .currency, .providers]" <<<"$OUT")" = "[$cny_min,\"CNY\",\"ppio\"]" ]'
+expect_ok g group ls
+check "the table shows yuan: $OUT" '[[ $OUT == *"¥$(printf %.2f "$cny_min")"*"ppio"* ]]'
+expect_ok g config unset fx.CNY	# one currency: no rate needed
+expect_ok g watch --once --interval 1h
+check "a PPIO member at most ¥$cny_min: $OUT" \
+    '[ "$(g -o json ls --group yuan | jq -c "[.[] | .currency, (.price_hour <= $cny_min), (.id | startswith(\"ppio:\"))]")" = "[\"CNY\",true,true]" ]'
+expect_rc 2 g -p nosuch group create other --gpu H100 --max 1 --target-util 50
+expect_rc 2 g group create other --gpu H100 --max 1 --target-util 50 --max-price "2 yuan"
+
+# A groups table made before currencies and providers: its max prices are dollars.
+export GPURENT_HOME=$TMP/old-home
+mkdir -p "$GPURENT_HOME"
+expect_ok g group ls	# makes the state database
+sqlite3 "$GPURENT_HOME/state.db" "DROP TABLE groups; CREATE TABLE groups(name TEXT PRIMARY KEY,
+    gpu TEXT NOT NULL, gpus INTEGER NOT NULL, min INTEGER NOT NULL, max INTEGER NOT NULL,
+    target_util INTEGER NOT NULL, cooldown INTEGER NOT NULL, window INTEGER NOT NULL,
+    base INTEGER NOT NULL, max_price INTEGER NOT NULL, env TEXT NOT NULL,
+    predict INTEGER NOT NULL, created_at INTEGER NOT NULL, last_scale_at INTEGER NOT NULL);
+    INSERT INTO groups VALUES('old', 'A100', 1, 0, 2, 50, 600, 600, -1, 2500000, '', 0, 0, 0)" ||
+    fail "sqlite3"
+expect_ok g -o json group show old
+check "an old group: dollars, any provider" \
+    '[ "$(jq -c ".[0] | [.max_price_hour, .currency, .providers]" <<<"$OUT")" = "[2.5,\"USD\",null]" ]'
 pass
