@@ -32,7 +32,7 @@ static const struct cmd_opt opts[] = {
 	{ "window", 0, "DURATION", N_("create: the mean utilisation is taken over this long (default 10m)"), G_WINDOW, CPL_NONE, false },
 	{ "base", 0, "N", N_("create: with --burst interruptible, the first N members on-demand (default: --min)"), G_BASE, CPL_NONE, false },
 	{ "burst", 0, "TYPE", N_("create: interruptible (members above the base) or on-demand (all, the default)"), G_BURST, CPL_NONE, false },
-	{ "max-price", 0, "PRICE", N_("create: each member at most this much per hour, all in: 2.5 is US dollars, '90 CNY' or ¥90 yuan; offers in another currency are compared at your fx rates"), G_MAX_PRICE, CPL_NONE, false },
+	{ "max-price", 0, "PRICE", N_("create: each member at most this much per hour, all in: 2.5 is US dollars, '90 CNY' yuan"), G_MAX_PRICE, CPL_NONE, false },
 	{ "env", 'e', "K=V", N_("create: an environment variable of every member (repeatable; stored in the state database as given)"), G_ENV, CPL_NONE, true },
 	{ "predict", 0, NULL, N_("create: also scale out ahead of a peak forecast 15 minutes on from the group's daily pattern (Holt-Winters)"), G_PREDICT, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
@@ -420,7 +420,9 @@ const struct command cmd_group = {
 	    "With --burst interruptible, the first --base members are on-demand and the rest\n"
 	    "interruptible. With --predict, a Holt-Winters forecast of the group's daily\n"
 	    "pattern 15 minutes on also scales it out ahead of a peak. rm forgets the group;\n"
-	    "its members run on."),
+	    "its members run on. 'gpurent -p ppio group create ...' keeps the group's members\n"
+	    "on the providers given; offers of several currencies are compared only at your\n"
+	    "fx.CODE rates."),
 	.opts = opts,
 	.complete_args = CPL_GROUP_ARGS,
 	.run = group_run,

@@ -49,7 +49,7 @@ static const struct cmd_opt opts[] = {
 	{ "force", 'f', NULL, N_("launch even when a configured budget would be exceeded"), L_FORCE, CPL_NONE, false },
 	{ "gpu", 'g', "GPU", N_("by requirement: this GPU (a catalogue name, family or alias; a comma list means any of)"), L_GPU, CPL_GPU, false },
 	{ "count", 'c', "N", N_("exactly N GPUs (by requirement); on a cluster (slurm), GPUs per node to hold (default 1)"), L_COUNT, CPL_NONE, false },
-	{ "max-price", 0, "PRICE", N_("by requirement: at most this much per hour, all in (bid and disk storage included): 2.5 is US dollars, '90 CNY' or ¥90 yuan; offers in another currency are compared at your fx rates"), L_MAX_PRICE, CPL_NONE, false },
+	{ "max-price", 0, "PRICE", N_("by requirement: at most this much per hour, all in (bid and disk storage included): 2.5 is US dollars, '90 CNY' yuan"), L_MAX_PRICE, CPL_NONE, false },
 	{ "region", 'r', "REGION", N_("by requirement: in this region (a prefix such as eu or eu-west, or a country code; a comma list means any of)"), L_REGION, CPL_NONE, false },
 	{ "interruptible", 0, NULL, N_("by requirement: interruptible offers (default: on-demand ones)"), L_INTERRUPTIBLE, CPL_NONE, false },
 	{ "min-reliability", 0, "R", N_("by requirement: reliability at least R (0 to 1)"), L_MIN_REL, CPL_NONE, false },
@@ -833,7 +833,10 @@ const struct command cmd_launch = {
 	    "attempt and why it failed is said on stderr (with -o json, {\"instance\",\n"
 	    "\"attempts\"} on stdout). Any other failure stops at once, so one request never\n"
 	    "rents two instances. Exit status 3 when no offer matches, 7 when none could be\n"
-	    "rented. --dry-run lists the candidates in the order they would be tried.\n\n"
+	    "rented. --dry-run lists the candidates in the order they would be tried.\n"
+	    "Offers in several currencies are ranked, and --max-price ('90 CNY'; bare: US\n"
+	    "dollars) meets another currency, only at your fx.CODE rates: without one the\n"
+	    "request is refused (status 2).\n\n"
 	    "examples:\n"
 	    "  gpurent launch sim:o-000042 --wait\n"
 	    "  gpurent launch --gpu h100 --count 8 --max-price 25 --region eu --dry-run\n"
