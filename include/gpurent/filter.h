@@ -87,6 +87,8 @@ enum gr_err filter_parse(struct filter *f, int argc, char *const argv[], struct 
 enum gr_err filter_parse_str(struct filter *f, const char *s, struct gr_error *err);
 
 bool filter_match(const struct filter *f, const struct offer *o);
+/* filter_match with prices compared through fx's rates (NULL: dollars only). */
+bool filter_match_fx(const struct filter *f, const struct offer *o, const struct fx_rates *fx);
 
 /* Keep only the offers that match, in place; _fx compares prices through fx's rates. */
 void filter_apply(const struct filter *f, struct offer_list *l);

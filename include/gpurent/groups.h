@@ -3,7 +3,7 @@
  *
  * `gpurent group create` stores a group here; the watcher (src/guard/group.c) reads every
  * group each pass and scales it. A group is a number of instances of one requirement (a
- * GPU, optionally a price bound) between min and max, held near a target GPU utilisation.
+ * GPU, optionally a price bound and providers) between min and max, held near a target GPU utilisation.
  *
  * Members are the instances whose label is the group's member label, "group:NAME" (see
  * group_label): a label the watcher gives each instance it launches for the group, and
@@ -28,6 +28,7 @@ struct state;
 #define GROUP_NAME_MAX 48
 #define GROUP_GPU_MAX 64
 #define GROUP_ENV_MAX 1024
+#define GROUP_PROVIDERS_MAX 256
 /* "group:" and the name. */
 #define GROUP_LABEL_PREFIX "group:"
 
@@ -42,6 +43,10 @@ struct group {
 	int base;			/* -1: every member on-demand; else this many on-demand
 					   members, the rest (the burst) interruptible */
 	int64_t max_price;		/* per hour per member, all in; -1 no bound */
+	char max_currency[CURRENCY_MAX];	/* of max_price; offers in another currency
+					   meet it only at the configured fx rates */
+	char providers[GROUP_PROVIDERS_MAX];	/* members only from these, "a,b"; "": any
+					   provider the watcher uses */
 	char env[GROUP_ENV_MAX];	/* each member's environment: K=V lines */
 	bool predict;			/* scale ahead of a forecast peak (elastic.h) */
 	int64_t created_at;

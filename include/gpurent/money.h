@@ -39,6 +39,8 @@ bool money_currency_valid(const char *code);
 bool money_same_currency(const char *a, const char *b);
 /* Copy a code into a record's field (NULL or "" become "USD"). */
 void money_currency_set(char dst[CURRENCY_MAX], const char *code);
+/* The order of currencies where amounts cannot be compared: USD first, then by code. */
+int money_currency_order(const char *a, const char *b);
 
 /*
  * money_format with the currency's sign: "$1.85", "¥12.60" (CNY), "€3.00", "£2.00",

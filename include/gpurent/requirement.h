@@ -29,6 +29,15 @@
 #include "launch_policy.h"
 #include "model.h"
 
+/*
+ * Currencies: every candidate is priced in its offer's currency. --max-price carries its own
+ * (max_currency: "2.5" is dollars, "90 CNY" yuan) and meets an offer of another currency
+ * only through the user's configured rates (fx); candidates of several currencies are
+ * ranked by their all-in prices in US dollars at those rates. Nothing is converted without
+ * a rate: requirement_money_check says beforehand whether the offers need one that is
+ * missing, for the command to refuse, naming it.
+ */
+
 /* How a request prices an offer (the launch options that change what it bills). */
 struct req_pricing {
 	int disk_gb;		/* 0: the provider's default, whose storage is not counted */
@@ -36,6 +45,8 @@ struct req_pricing {
 	bool has_bid;		/* --bid: the bid for every interruptible candidate */
 	int64_t bid;
 	int64_t max_all_in;	/* --max-price: the most per hour, all in; -1 no bound */
+	char max_currency[CURRENCY_MAX];	/* of max_all_in ("": USD) */
+	const struct fx_rates *fx;	/* the configured rates; NULL: none */
 };
 
 /* One offer that meets the requirement, priced as it would be rented. */
@@ -43,8 +54,25 @@ struct req_candidate {
 	struct offer offer;
 	struct launch_plan plan;
 	int64_t storage_hour;	/* the disk's storage per hour (0 when unknown or no disk) */
-	int64_t all_in_hour;	/* plan.price_hour + storage_hour, USD micro-units */
+	int64_t all_in_hour;	/* plan.price_hour + storage_hour, in offer.currency */
+	int64_t rank_hour;	/* what ranking compares: all_in_hour when every candidate is
+				   in one currency, else it in US dollars at the rate (-1: no
+				   rate; ranked after the others, each currency together) */
 };
+
+/* What requirement_money_check found. */
+struct req_money {
+	bool converted;			/* --max-price or the ranking compares through a rate */
+	char rated[CURRENCY_MAX];	/* a currency converted at its rate ("" none) */
+};
+
+/*
+ * Whether the priced offers of l can be held to p's --max-price and ranked without a
+ * missing rate. GR_EUSAGE naming the rate to set when --max-price is in one currency and
+ * an offer in another, or the offers are in several, and no rate converts them.
+ */
+enum gr_err requirement_money_check(const struct offer_list *l, const struct req_pricing *p,
+    struct req_money *out, struct gr_error *err);
 
 /*
  * Price offer o as p says. GR_OK with c filled; GR_ECAPACITY when no machine of it is free,
@@ -55,9 +83,8 @@ enum gr_err requirement_price(const struct offer *o, const struct req_pricing *p
 
 /*
  * The offers of l that can be rented as p says, ranked (all-in price, then reliability,
- * then id). Caller frees *out; *skipped counts the offers left out. Every price compared
- * here is USD micro-units (the one currency offers carry today): when offers gain a
- * currency, ranking must compare only amounts of one currency, and this is the one place.
+ * then id). Caller frees *out; *skipped counts the offers left out. Amounts of different
+ * currencies are compared only in US dollars at p->fx's rates (rank_hour above).
  */
 void requirement_rank(const struct offer_list *l, const struct req_pricing *p,
     struct req_candidate **out, size_t *n, size_t *skipped);
@@ -77,7 +104,8 @@ const char *req_outcome_name(enum req_outcome o);
 
 struct req_attempt {
 	char offer_id[ID_MAX];
-	int64_t ranked_hour;	/* all-in price it was ranked at */
+	int64_t ranked_hour;	/* all-in price it was ranked at, in currency */
+	char currency[CURRENCY_MAX];	/* of the offer's prices */
 	int64_t now_hour;	/* all-in price when read again; -1 not read */
 	enum req_outcome outcome;
 	enum gr_err code;	/* GR_OK when rented */

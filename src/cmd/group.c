@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/filter.h"
 #include "gpurent/groups.h"
 #include "gpurent/i18n.h"
 #include "gpurent/money.h"
@@ -31,7 +32,7 @@ static const struct cmd_opt opts[] = {
 	{ "window", 0, "DURATION", N_("create: the mean utilisation is taken over this long (default 10m)"), G_WINDOW, CPL_NONE, false },
 	{ "base", 0, "N", N_("create: with --burst interruptible, the first N members on-demand (default: --min)"), G_BASE, CPL_NONE, false },
 	{ "burst", 0, "TYPE", N_("create: interruptible (members above the base) or on-demand (all, the default)"), G_BURST, CPL_NONE, false },
-	{ "max-price", 0, "PRICE", N_("create: each member at most this many dollars per hour, all in"), G_MAX_PRICE, CPL_NONE, false },
+	{ "max-price", 0, "PRICE", N_("create: each member at most this much per hour, all in: 2.5 is US dollars, '90 CNY' yuan"), G_MAX_PRICE, CPL_NONE, false },
 	{ "env", 'e', "K=V", N_("create: an environment variable of every member (repeatable; stored in the state database as given)"), G_ENV, CPL_NONE, true },
 	{ "predict", 0, NULL, N_("create: also scale out ahead of a peak forecast 15 minutes on from the group's daily pattern (Holt-Winters)"), G_PREDICT, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
@@ -117,15 +118,18 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		a->g.predict = true;
 		break;
 	case G_MAX_PRICE:
-		if (!money_parse(arg, &a->g.max_price) || a->g.max_price <= 0)
-			return cmd_usage_error(c, "--max-price needs a price per hour such as 2.50");
+		if (!money_parse_in(arg, &a->g.max_price, a->g.max_currency) ||
+		    a->g.max_price <= 0)
+			return cmd_usage_error(c, "--max-price needs a price per hour such as 2.5 "
+			    "(US dollars) or '90 CNY'");
 		break;
 	}
 	return 0;
 }
 
 enum { C_NAME, C_GPU, C_GPUS, C_MIN, C_MAX, C_TARGET, C_MEMBERS, C_COOLDOWN, C_WINDOW, C_BASE,
-	C_BURST, C_MAX_PRICE, C_PREDICT, C_ENV, C_LABEL, C_LAST_SCALE, C_CREATED, C_MEMBER_IDS };
+	C_BURST, C_MAX_PRICE, C_CURRENCY, C_PROVIDERS, C_PREDICT, C_ENV, C_LABEL, C_LAST_SCALE,
+	C_CREATED, C_MEMBER_IDS };
 
 static const struct column cols[] = {
 	[C_NAME] = { "name", N_("NAME"), false, false, 0, 8 },
@@ -139,7 +143,9 @@ static const struct column cols[] = {
 	[C_WINDOW] = { "window_s", N_("WINDOW"), true, false, 2, 0 },
 	[C_BASE] = { "base", N_("BASE"), true, false, 2, 0 },
 	[C_BURST] = { "burst", N_("BURST"), false, false, 2, 0 },
-	[C_MAX_PRICE] = { "max_price_hour", N_("MAX $/H"), true, false, 2, 0 },
+	[C_MAX_PRICE] = { "max_price_hour", N_("MAX/H"), true, false, 2, 0 },
+	[C_CURRENCY] = { "currency", N_("CURRENCY"), false, true, 6, 0 },	/* the sign says it */
+	[C_PROVIDERS] = { "providers", N_("PROVIDERS"), false, false, 3, 0 },
 	[C_PREDICT] = { "predict", N_("PREDICT"), false, false, 3, 0 },
 	[C_ENV] = { "env", N_("ENV"), false, true, 4, 0 },
 	[C_LABEL] = { "label", N_("LABEL"), false, true, 3, 0 },
@@ -194,8 +200,15 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 			out->kind = CELL_NULL;
 		else {
 			out->kind = CELL_MONEY;
+			out->s = money_currency(g->max_currency);
 			out->i = g->max_price;
 		}
+		break;
+	case C_CURRENCY: out->kind = CELL_STR; out->s = money_currency(g->max_currency); break;
+	case C_PROVIDERS:
+		/* "": every provider the watcher uses. */
+		out->kind = g->providers[0] ? CELL_STR : CELL_NULL;
+		out->s = g->providers;
 		break;
 	case C_PREDICT: out->kind = CELL_BOOL; out->i = g->predict; break;
 	case C_ENV: out->kind = CELL_STR; out->s = r->env; break;
@@ -268,6 +281,7 @@ static int
 group_create(struct cmd_ctx *c, struct state *st, struct args *a, const char *name)
 {
 	struct gr_error err = { 0 };
+	size_t i;
 
 	if (a->g.gpu[0] == '\0')
 		return cmd_usage_error(c, "create needs --gpu: the GPU of every member");
@@ -285,6 +299,26 @@ group_create(struct cmd_ctx *c, struct state *st, struct args *a, const char *na
 		a->g.base = a->g.min;
 	else if (a->g.base > a->g.max)
 		return cmd_usage_error(c, "--base %d is more than --max %d", a->g.base, a->g.max);
+	/* -p keeps the group on those providers (checked now, not at the watcher's pass). */
+	for (i = 0; i < c->s->n_providers; i++) {
+		size_t len = strlen(a->g.providers);
+
+		if (len + strlen(c->s->providers[i]) + 2 > sizeof(a->g.providers))
+			return cmd_usage_error(c, "too many providers for a group");
+		snprintf(a->g.providers + len, sizeof(a->g.providers) - len, "%s%s",
+		    len ? "," : "", c->s->providers[i]);
+	}
+	if (a->g.providers[0]) {
+		char *term = xasprintf("provider=%s", a->g.providers);
+		struct filter f;
+		enum gr_err rc;
+
+		memset(&f, 0, sizeof(f));
+		rc = filter_parse(&f, 1, &term, &err);
+		free(term);
+		if (rc != GR_OK)
+			return cmd_usage_error(c, "-p: %s", err.msg);
+	}
 	strlcpy_(a->g.name, name, sizeof(a->g.name));
 	a->g.created_at = session_now(c->s);
 	if (groups_create(st, &a->g, &err) != GR_OK)
@@ -386,7 +420,9 @@ const struct command cmd_group = {
 	    "With --burst interruptible, the first --base members are on-demand and the rest\n"
 	    "interruptible. With --predict, a Holt-Winters forecast of the group's daily\n"
 	    "pattern 15 minutes on also scales it out ahead of a peak. rm forgets the group;\n"
-	    "its members run on."),
+	    "its members run on. 'gpurent -p ppio group create ...' keeps the group's members\n"
+	    "on the providers given; offers of several currencies are compared only at your\n"
+	    "fx.CODE rates."),
 	.opts = opts,
 	.complete_args = CPL_GROUP_ARGS,
 	.run = group_run,

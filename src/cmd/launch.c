@@ -49,7 +49,7 @@ static const struct cmd_opt opts[] = {
 	{ "force", 'f', NULL, N_("launch even when a configured budget would be exceeded"), L_FORCE, CPL_NONE, false },
 	{ "gpu", 'g', "GPU", N_("by requirement: this GPU (a catalogue name, family or alias; a comma list means any of)"), L_GPU, CPL_GPU, false },
 	{ "count", 'c', "N", N_("exactly N GPUs (by requirement); on a cluster (slurm), GPUs per node to hold (default 1)"), L_COUNT, CPL_NONE, false },
-	{ "max-price", 0, "PRICE", N_("by requirement: at most this many dollars per hour, all in (bid and disk storage included)"), L_MAX_PRICE, CPL_NONE, false },
+	{ "max-price", 0, "PRICE", N_("by requirement: at most this much per hour, all in (bid and disk storage included): 2.5 is US dollars, '90 CNY' yuan"), L_MAX_PRICE, CPL_NONE, false },
 	{ "region", 'r', "REGION", N_("by requirement: in this region (a prefix such as eu or eu-west, or a country code; a comma list means any of)"), L_REGION, CPL_NONE, false },
 	{ "interruptible", 0, NULL, N_("by requirement: interruptible offers (default: on-demand ones)"), L_INTERRUPTIBLE, CPL_NONE, false },
 	{ "min-reliability", 0, "R", N_("by requirement: reliability at least R (0 to 1)"), L_MIN_REL, CPL_NONE, false },
@@ -75,6 +75,7 @@ struct args {
 	size_t n_terms;
 	bool has_type;		/* --interruptible */
 	int64_t max_price;	/* -1 none */
+	char max_currency[CURRENCY_MAX];
 	long long attempts;
 };
 
@@ -150,10 +151,11 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 			return cmd_usage_error(c, "--count needs a number of GPUs from 1 to 1024");
 		break;
 	case L_MAX_PRICE:
-		if (!money_parse(arg, &a->max_price) || a->max_price <= 0)
-			return cmd_usage_error(c, "--max-price needs dollars per hour such as 2.5");
-		/* The offer's own price is never above its all-in price: a safe push-down. */
-		return add_term(c, a, "price", "<=", arg);
+		/* Not a price term: those are in dollars, and this one may be in yuan. */
+		if (!money_parse_in(arg, &a->max_price, a->max_currency) || a->max_price <= 0)
+			return cmd_usage_error(c, "--max-price needs a price per hour such as 2.5 "
+			    "(US dollars) or '90 CNY'");
+		break;
 	case L_REGION: return add_term(c, a, "region", "=", arg);
 	case L_INTERRUPTIBLE:
 		a->has_type = true;
@@ -354,7 +356,7 @@ wait_running(struct cmd_ctx *c, struct backend *b, struct instance *in, long lon
 
 /* The columns of a by-requirement --dry-run: the candidates in the order they would be tried. */
 enum { RC_RANK, RC_ID, RC_GPU, RC_GPUS, RC_TYPE, RC_REGION, RC_RELIABILITY, RC_PRICE, RC_BID,
-	RC_STORAGE, RC_ALL_IN, RC__COUNT };
+	RC_STORAGE, RC_ALL_IN, RC_CURRENCY, RC__COUNT };
 
 static const struct column cand_columns[RC__COUNT] = {
 	[RC_RANK] = { "rank", N_("#"), true, false, 0, 0 },
@@ -364,10 +366,11 @@ static const struct column cand_columns[RC__COUNT] = {
 	[RC_TYPE] = { "type", N_("TYPE"), false, false, 3, 0 },
 	[RC_REGION] = { "region", N_("REGION"), false, false, 4, 0 },
 	[RC_RELIABILITY] = { "reliability", N_("REL"), true, false, 3, 0 },
-	[RC_PRICE] = { "price_hour", N_("$/H"), true, false, 2, 0 },
-	[RC_BID] = { "bid_hour", N_("BID $/H"), true, false, 2, 0 },
-	[RC_STORAGE] = { "storage_hour", N_("DISK $/H"), true, false, 2, 0 },
-	[RC_ALL_IN] = { "all_in_hour", N_("ALL-IN $/H"), true, false, 0, 0 },
+	[RC_PRICE] = { "price_hour", N_("PRICE/H"), true, false, 2, 0 },
+	[RC_BID] = { "bid_hour", N_("BID/H"), true, false, 2, 0 },
+	[RC_STORAGE] = { "storage_hour", N_("DISK/H"), true, false, 2, 0 },
+	[RC_ALL_IN] = { "all_in_hour", N_("ALL-IN/H"), true, false, 0, 0 },
+	[RC_CURRENCY] = { "currency", N_("CURRENCY"), false, true, 6, 0 },	/* the sign says it */
 };
 
 static void
@@ -378,6 +381,7 @@ cand_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		[RC_ID] = OCOL_ID, [RC_GPU] = OCOL_GPU, [RC_GPUS] = OCOL_GPUS,
 		[RC_TYPE] = OCOL_TYPE, [RC_REGION] = OCOL_REGION,
 		[RC_RELIABILITY] = OCOL_RELIABILITY, [RC_PRICE] = OCOL_PRICE,
+		[RC_CURRENCY] = OCOL_CURRENCY,
 	};
 
 	memset(c, 0, sizeof(*c));
@@ -388,12 +392,14 @@ cand_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		break;
 	case RC_BID:
 		c->kind = k->offer.type == OFFER_INTERRUPTIBLE ? CELL_MONEY : CELL_NULL;
+		c->s = money_currency(k->offer.currency);
 		c->i = k->plan.bid_hour;
 		c->decimals = 3;
 		break;
 	case RC_STORAGE:
 	case RC_ALL_IN:
 		c->kind = CELL_MONEY;
+		c->s = money_currency(k->offer.currency);
 		c->i = col == RC_STORAGE ? k->storage_hour : k->all_in_hour;
 		c->decimals = 3;
 		break;
@@ -428,6 +434,7 @@ requiring_launch(void *ctx, const struct req_candidate *k, struct instance *out,
 	struct launch_ops ops = { launching_clock, launching_run };
 	struct launching l;
 	struct launch_req req;
+	struct launch_budget budget = *r->budget;
 	struct backend *b;
 
 	if (session_backend_for(r->c->s, k->offer.id, &b, err) != GR_OK)
@@ -436,8 +443,10 @@ requiring_launch(void *ctx, const struct req_candidate *k, struct instance *out,
 	l.c = r->c;
 	l.b = b;
 	l.req = &req;
+	/* Candidates may differ in currency: each is checked against the budgets in its own. */
+	money_currency_set(budget.price_currency, k->offer.currency);
 	memset(out, 0, sizeof(*out));
-	return launch_admit(r->st, r->budget, b->ops->name, k->plan.price_hour, &ops, &l, out,
+	return launch_admit(r->st, &budget, b->ops->name, k->plan.price_hour, &ops, &l, out,
 	    err);
 }
 
@@ -449,7 +458,7 @@ report_attempts(const struct req_attempt *v, size_t n, const struct instance *in
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		money_format(p, sizeof(p), v[i].ranked_hour, 3, true);
+		money_format_in(p, sizeof(p), v[i].ranked_hour, 3, v[i].currency);
 		if (v[i].outcome == REQ_RENTED)
 			cmd_warn("attempt %zu: rented %s (%s/h all in) as %s", i + 1, v[i].offer_id,
 			    p, in->id);
@@ -497,6 +506,7 @@ print_attempts_json(struct cmd_ctx *c, const struct req_attempt *v, size_t n, si
 		fputs(",\"outcome\":", c->out);
 		json_write_str(c->out, req_outcome_name(v[i].outcome));
 		mc.kind = CELL_MONEY;
+		mc.s = v[i].currency;
 		mc.i = v[i].ranked_hour;
 		fputs(",\"ranked_all_in_hour\":", c->out);
 		json_write_cell(c->out, &mc);
@@ -504,6 +514,8 @@ print_attempts_json(struct cmd_ctx *c, const struct req_attempt *v, size_t n, si
 		mc.i = v[i].now_hour;
 		fputs(",\"all_in_hour\":", c->out);
 		json_write_cell(c->out, &mc);
+		fputs(",\"currency\":", c->out);
+		json_write_str(c->out, v[i].currency);
 		fputs(",\"error\":", c->out);
 		if (v[i].outcome == REQ_RENTED)
 			fputs("null,\"reason\":null}", c->out);
@@ -530,6 +542,9 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 	struct req_attempt attempts[MAX_ATTEMPTS];
 	struct req_candidate *cands = NULL;
 	struct req_pricing pricing;
+	struct req_money money;
+	struct offers_money terms_money;
+	struct fx_rates fx;
 	struct launch_budget budget;
 	struct requiring r;
 	struct req_ops ops = { requiring_reread, requiring_launch };
@@ -539,7 +554,7 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 	struct filter f;
 	struct state *st;
 	size_t ncand = 0, skipped = 0, nat = 0;
-	char token[32] = "", price[32], currency[CURRENCY_MAX];
+	char token[32] = "", price[32];
 	enum gr_err frc, rc;
 	int status = 0;
 
@@ -577,6 +592,9 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 	pricing.has_bid = a->has_bid;
 	pricing.bid = a->bid;
 	pricing.max_all_in = a->max_price;
+	money_currency_set(pricing.max_currency, a->max_currency);
+	config_fx(cfg, &fx);
+	pricing.fx = &fx;
 	offer_list_init(&list);
 	frc = session_offers(c->s, &f, &list, res, &err);
 	report_timing(c, res, c->s->n_backends);
@@ -588,16 +606,20 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 	}
 	if (frc == GR_EPARTIAL)
 		report_fanout(c, res, c->s->n_backends);
-	filter_apply(&f, &list);
-	/* Ranking compares all-in prices as numbers: only within one currency. */
-	for (size_t i = 1; i < list.n; i++)
-		if (!money_same_currency(list.v[i].currency, list.v[0].currency)) {
-			offer_list_release(&list);
-			return cmd_usage_error(c, "the matching offers are priced in %s and %s; a "
-			    "launch by requirement ranks prices of one currency: choose providers with "
-			    "-p", money_currency(list.v[0].currency), money_currency(list.v[i].currency));
-		}
-	money_currency_set(currency, list.n > 0 ? list.v[0].currency : NULL);
+	/* Price terms given as FILTER are in dollars, as with offers: at a rate or refused. */
+	if (offers_money_check(&list, &f, NULL, false, &fx, &terms_money, &err) != GR_OK) {
+		offer_list_release(&list);
+		return cmd_usage_error(c, "%s", err.msg);
+	}
+	filter_apply_fx(&f, &list, &fx);
+	if (requirement_money_check(&list, &pricing, &money, &err) != GR_OK) {
+		offer_list_release(&list);
+		return cmd_usage_error(c, "%s", err.msg);
+	}
+	if (money.converted || terms_money.converted)
+		cmd_warn("prices in %s compared in US dollars, converted at your configured rate "
+		    "(fx.%s)", money.converted ? money.rated : terms_money.rated,
+		    money.converted ? money.rated : terms_money.rated);
 	requirement_rank(&list, &pricing, &cands, &ncand, &skipped);
 	offer_list_release(&list);
 	if (a->dry_run || ncand == 0) {
@@ -620,7 +642,7 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 		free(cands);
 		return cmd_error(c, &err);
 	}
-	launch_budget_from_config(&budget, cfg, currency, a->force);
+	launch_budget_from_config(&budget, cfg, NULL, a->force);
 	/* One token for every attempt: a provider that saw an earlier create finds it again. */
 	make_token(token, sizeof(token));
 	r.c = c;
@@ -811,7 +833,10 @@ const struct command cmd_launch = {
 	    "attempt and why it failed is said on stderr (with -o json, {\"instance\",\n"
 	    "\"attempts\"} on stdout). Any other failure stops at once, so one request never\n"
 	    "rents two instances. Exit status 3 when no offer matches, 7 when none could be\n"
-	    "rented. --dry-run lists the candidates in the order they would be tried.\n\n"
+	    "rented. --dry-run lists the candidates in the order they would be tried.\n"
+	    "Offers in several currencies are ranked, and --max-price ('90 CNY'; bare: US\n"
+	    "dollars) meets another currency, only at your fx.CODE rates: without one the\n"
+	    "request is refused (status 2).\n\n"
 	    "examples:\n"
 	    "  gpurent launch sim:o-000042 --wait\n"
 	    "  gpurent launch --gpu h100 --count 8 --max-price 25 --region eu --dry-run\n"

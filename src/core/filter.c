@@ -467,6 +467,18 @@ filter_match(const struct filter *f, const struct offer *o)
 	return true;
 }
 
+bool
+filter_match_fx(const struct filter *f, const struct offer *o, const struct fx_rates *fx)
+{
+	const struct fx_rates *was = cur_fx;
+	bool r;
+
+	cur_fx = fx;
+	r = filter_match(f, o);
+	cur_fx = was;
+	return r;
+}
+
 void
 filter_apply(const struct filter *f, struct offer_list *l)
 {
@@ -622,19 +634,6 @@ sort_num(const struct offer *o, enum sort_key k, int64_t *v)
 
 static _Thread_local const struct sort_spec *cur_sort;
 
-/* USD first, then the other codes in order. */
-static int
-cmp_currency(const char *a, const char *b)
-{
-	a = money_currency(a);
-	b = money_currency(b);
-	if (strcmp(a, b) == 0)
-		return 0;
-	if (strcmp(a, "USD") == 0 || strcmp(b, "USD") == 0)
-		return strcmp(a, "USD") == 0 ? -1 : 1;
-	return strcmp(a, b);
-}
-
 static int
 cmp_offers(const void *pa, const void *pb)
 {
@@ -662,7 +661,7 @@ cmp_offers(const void *pa, const void *pb)
 		    (!money_convert(cur_fx, a->price_hour, a->currency, "USD", &pa_usd) ||
 		    !money_convert(cur_fx, b->price_hour, b->currency, "USD", &pb_usd))) {
 			/* No rate: never compare the numbers; one currency after the other. */
-			c = cmp_currency(a->currency, b->currency);
+			c = money_currency_order(a->currency, b->currency);
 			if (c != 0)
 				return c;
 			continue;

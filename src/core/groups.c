@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpurent/groups.h"
+#include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 
@@ -15,13 +16,14 @@ static const char schema[] =
 	"  name TEXT PRIMARY KEY, gpu TEXT NOT NULL, gpus INTEGER NOT NULL, min INTEGER NOT NULL, max INTEGER NOT NULL,"
 	"  target_util INTEGER NOT NULL, cooldown INTEGER NOT NULL, window INTEGER NOT NULL,"
 	"  base INTEGER NOT NULL, max_price INTEGER NOT NULL, env TEXT NOT NULL, predict INTEGER NOT NULL, created_at INTEGER NOT NULL,"
-	"  last_scale_at INTEGER NOT NULL);"
+	"  last_scale_at INTEGER NOT NULL, max_currency TEXT NOT NULL DEFAULT 'USD',"
+	"  providers TEXT NOT NULL DEFAULT '');"
 	"CREATE TABLE IF NOT EXISTS group_load("
 	"  name TEXT NOT NULL, at INTEGER NOT NULL, util REAL NOT NULL, members INTEGER NOT NULL,"
 	"  PRIMARY KEY (name, at)) WITHOUT ROWID;";
 
 static const char columns[] = "name, gpu, gpus, min, max, target_util, cooldown, window, base, "
-	"max_price, env, predict, created_at, last_scale_at";
+	"max_price, env, predict, created_at, last_scale_at, max_currency, providers";
 
 bool
 group_name_valid(const char *s)
@@ -44,10 +46,37 @@ group_label(char *buf, size_t n, const char *name)
 	return buf;
 }
 
+/*
+ * A column that came after the groups table: add it to one made before (max prices there
+ * were in dollars; groups used every provider). Two processes may race; the loser finds it.
+ */
+static bool
+add_column(sqlite3 *db, const char *probe, const char *alter)
+{
+	sqlite3_stmt *s;
+
+	if (sqlite3_prepare_v2(db, probe, -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_finalize(s);
+		return true;
+	}
+	if (sqlite3_exec(db, alter, NULL, NULL, NULL) == SQLITE_OK)
+		return true;
+	if (sqlite3_prepare_v2(db, probe, -1, &s, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_finalize(s);
+	return true;
+}
+
 static enum gr_err
 ensure_table(struct state *st, struct gr_error *err)
 {
-	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK)
+	sqlite3 *db = state_db(st);
+
+	if (sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK ||
+	    !add_column(db, "SELECT max_currency FROM groups LIMIT 0", "ALTER TABLE groups ADD "
+	    "COLUMN max_currency TEXT NOT NULL DEFAULT 'USD'") ||
+	    !add_column(db, "SELECT providers FROM groups LIMIT 0", "ALTER TABLE groups ADD "
+	    "COLUMN providers TEXT NOT NULL DEFAULT ''"))
 		return state_fail(st, err, "cannot create the groups table");
 	return GR_OK;
 }
@@ -75,6 +104,10 @@ read_row(sqlite3_stmt *q, struct group *g)
 	g->predict = sqlite3_column_int(q, 11) != 0;
 	g->created_at = sqlite3_column_int64(q, 12);
 	g->last_scale_at = sqlite3_column_int64(q, 13);
+	t = sqlite3_column_text(q, 14);
+	money_currency_set(g->max_currency, t ? (const char *)t : NULL);
+	t = sqlite3_column_text(q, 15);
+	strlcpy_(g->providers, t ? (const char *)t : "", sizeof(g->providers));
 }
 
 enum gr_err
@@ -87,7 +120,8 @@ groups_create(struct state *st, const struct group *g, struct gr_error *err)
 		return err->code;
 	if (sqlite3_prepare_v2(state_db(st), "INSERT OR IGNORE INTO groups(name, gpu, gpus, min, "
 	    "max, target_util, cooldown, window, base, max_price, env, predict, created_at, "
-	    "last_scale_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)", -1, &q, NULL) != SQLITE_OK)
+	    "last_scale_at, max_currency, providers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	    "?, 0, ?, ?)", -1, &q, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot write the groups table");
 	sqlite3_bind_text(q, 1, g->name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 2, g->gpu, -1, SQLITE_STATIC);
@@ -102,6 +136,8 @@ groups_create(struct state *st, const struct group *g, struct gr_error *err)
 	sqlite3_bind_text(q, 11, g->env, -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 12, g->predict);
 	sqlite3_bind_int64(q, 13, g->created_at);
+	sqlite3_bind_text(q, 14, money_currency(g->max_currency), -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 15, g->providers, -1, SQLITE_STATIC);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)

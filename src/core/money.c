@@ -130,6 +130,18 @@ money_currency_set(char dst[CURRENCY_MAX], const char *code)
 	memcpy(dst, code, CURRENCY_MAX);
 }
 
+int
+money_currency_order(const char *a, const char *b)
+{
+	a = money_currency(a);
+	b = money_currency(b);
+	if (strcmp(a, b) == 0)
+		return 0;
+	if (strcmp(a, "USD") == 0 || strcmp(b, "USD") == 0)
+		return strcmp(a, "USD") == 0 ? -1 : 1;
+	return strcmp(a, b);
+}
+
 /* Signs users know; JPY is "JP¥" so that a yen is never read as a yuan. */
 static const struct {
 	const char *code, *sign;

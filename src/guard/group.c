@@ -10,6 +10,7 @@
 #include "gpurent/config.h"
 #include "gpurent/elastic.h"
 #include "gpurent/filter.h"
+#include "gpurent/i18n.h"
 #include "gpurent/launch_policy.h"
 #include "gpurent/money.h"
 #include "gpurent/requirement.h"
@@ -308,7 +309,10 @@ member_launch(void *ctx, const struct req_candidate *k, struct instance *out,
 {
 	struct member_launch *ml = ctx;
 	struct launch_ops ops = { member_clock, member_run };
+	struct launch_budget budget = *ml->budget;
 
+	/* Candidates may differ in currency: each is checked against the budgets in its own. */
+	money_currency_set(budget.price_currency, k->offer.currency);
 	if (session_backend_for(ml->s, k->offer.id, &ml->b, err) != GR_OK)
 		return err->code;
 	ml->req = *ml->base;
@@ -316,7 +320,7 @@ member_launch(void *ctx, const struct req_candidate *k, struct instance *out,
 	ml->req.interruptible = k->offer.type == OFFER_INTERRUPTIBLE;
 	ml->req.bid_hour = k->plan.bid_hour;
 	memset(out, 0, sizeof(*out));
-	return launch_admit(ml->st, ml->budget, ml->b->ops->name, k->plan.price_hour, &ops, ml,
+	return launch_admit(ml->st, &budget, ml->b->ops->name, k->plan.price_hour, &ops, ml,
 	    out, err);
 }
 
@@ -339,8 +343,12 @@ launch_one(struct session *s, struct state *st, struct config *cfg, const struct
 	struct launch_req base;
 	struct offer_list list;
 	struct filter f;
-	char gpu[GROUP_GPU_MAX + 8], gpus[24], label[LABEL_MAX], currency[CURRENCY_MAX];
-	char *terms[3], envbuf[GROUP_ENV_MAX], *env[GROUP_ENV_MAX / 4 + 1], *save = NULL, *tok;
+	char gpu[GROUP_GPU_MAX + 8], gpus[24], label[LABEL_MAX];
+	char providers[GROUP_PROVIDERS_MAX + 16];
+	struct fx_rates fx;
+	struct req_money money;
+	int nterms = 3;
+	char *terms[4], envbuf[GROUP_ENV_MAX], *env[GROUP_ENV_MAX / 4 + 1], *save = NULL, *tok;
 	size_t n_env = 0;
 	size_t ncand = 0, skipped = 0, nat = 0, i, len;
 	enum gr_err rc;
@@ -351,8 +359,13 @@ launch_one(struct session *s, struct state *st, struct config *cfg, const struct
 	terms[0] = gpu;
 	terms[1] = gpus;
 	terms[2] = interruptible ? "type=interruptible" : "type=on-demand";
+	/* A group kept on some providers (group create -p) takes members from those only. */
+	if (g->providers[0]) {
+		snprintf(providers, sizeof(providers), "provider=%s", g->providers);
+		terms[nterms++] = providers;
+	}
 	memset(&f, 0, sizeof(f));
-	if (filter_parse(&f, 3, terms, err) != GR_OK)
+	if (filter_parse(&f, nterms, terms, err) != GR_OK)
 		return err->code;
 	memset(res, 0, sizeof(res));
 	offer_list_init(&list);
@@ -361,19 +374,19 @@ launch_one(struct session *s, struct state *st, struct config *cfg, const struct
 		offer_list_release(&list);
 		return rc;
 	}
-	filter_apply(&f, &list);
-	for (i = 1; i < list.n; i++)
-		if (!money_same_currency(list.v[i].currency, list.v[0].currency)) {
-			offer_list_release(&list);
-			return gr_fail(err, GR_EUSAGE, "the offers of %s are priced in %s and %s: "
-			    "select providers of one currency (-p)", g->gpu,
-			    money_currency(list.v[0].currency), money_currency(list.v[i].currency));
-		}
-	money_currency_set(currency, list.n > 0 ? list.v[0].currency : NULL);
 	memset(&pricing, 0, sizeof(pricing));
 	pricing.disk_gb = (int)config_get_int(cfg, "launch.disk", 0);
 	pricing.margin_pct = (int)config_get_int(cfg, "spot.bid_margin", 0);
 	pricing.max_all_in = g->max_price;
+	money_currency_set(pricing.max_currency, g->max_currency);
+	config_fx(cfg, &fx);
+	pricing.fx = &fx;
+	filter_apply_fx(&f, &list, &fx);
+	/* Offers of several currencies, or of another than the max price's: only at a rate. */
+	if (requirement_money_check(&list, &pricing, &money, err) != GR_OK) {
+		offer_list_release(&list);
+		return err->code;
+	}
 	requirement_rank(&list, &pricing, &cands, &ncand, &skipped);
 	offer_list_release(&list);
 	if (ncand == 0) {
@@ -382,7 +395,7 @@ launch_one(struct session *s, struct state *st, struct config *cfg, const struct
 		    interruptible ? "interruptible" : "on-demand", g->gpus, g->gpus == 1 ? "" : "s",
 		    skipped ? " at the price asked" : "");
 	}
-	launch_budget_from_config(&budget, cfg, currency, false);
+	launch_budget_from_config(&budget, cfg, NULL, false);
 	memset(&base, 0, sizeof(base));
 	base.image = config_get(cfg, "launch.image");
 	base.disk_gb = pricing.disk_gb;
@@ -413,6 +426,11 @@ launch_one(struct session *s, struct state *st, struct config *cfg, const struct
 			len = strlen(tried);
 			strlcpy_(tried + len, parts[p], tried_n - len);
 		}
+	}
+	if (money.converted) {
+		len = strlen(tried);
+		snprintf(tried + len, tried_n - len, _(" (prices in %s compared in US dollars, "
+		    "converted at your configured rate fx.%s)"), money.rated, money.rated);
 	}
 	return rc;
 }

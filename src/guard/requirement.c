@@ -14,6 +14,7 @@ requirement_price(const struct offer *o, const struct req_pricing *p, struct req
 {
 	char a[32], b[32];
 	bool has_bid = p->has_bid && o->type == OFFER_INTERRUPTIBLE;
+	int64_t in_max;
 
 	memset(c, 0, sizeof(*c));
 	c->offer = *o;
@@ -23,10 +24,72 @@ requirement_price(const struct offer *o, const struct req_pricing *p, struct req
 	if (p->disk_gb > 0 && (o->valid & OV_STORAGE))
 		c->storage_hour = money_scale(o->storage_gb_month, p->disk_gb, 730);
 	c->all_in_hour = c->plan.price_hour + c->storage_hour;
-	if (p->max_all_in >= 0 && c->all_in_hour > p->max_all_in)
+	c->rank_hour = c->all_in_hour;
+	if (p->max_all_in < 0)
+		return GR_OK;
+	/* In --max-price's currency: the same, or at the configured rate, or not at all. */
+	if (!money_convert(p->fx, c->all_in_hour, o->currency, money_currency(p->max_currency),
+	    &in_max))
+		return gr_fail(err, GR_EUSAGE, "offer '%s' is priced in %s and --max-price is in "
+		    "%s, with no rate configured to compare them", o->id,
+		    money_currency(o->currency), money_currency(p->max_currency));
+	if (in_max > p->max_all_in)
 		return gr_fail(err, GR_EUSAGE, "offer '%s' costs %s/h all in, more than the "
-		    "--max-price %s/h", o->id, money_format(a, sizeof(a), c->all_in_hour, 3, true),
-		    money_format(b, sizeof(b), p->max_all_in, 3, true));
+		    "--max-price %s/h", o->id, money_format_in(a, sizeof(a), c->all_in_hour, 3,
+		    o->currency), money_format_in(b, sizeof(b), p->max_all_in, 3, p->max_currency));
+	return GR_OK;
+}
+
+/* The first non-USD of two currencies that fx has no rate for; NULL when fx has both. */
+static const char *
+missing_rate(const struct fx_rates *fx, const char *a, const char *b)
+{
+	int64_t r;
+
+	if (strcmp(a, "USD") != 0 && !fx_rate(fx, a, &r))
+		return a;
+	if (strcmp(b, "USD") != 0 && !fx_rate(fx, b, &r))
+		return b;
+	return NULL;
+}
+
+enum gr_err
+requirement_money_check(const struct offer_list *l, const struct req_pricing *p,
+    struct req_money *out, struct gr_error *err)
+{
+	const char *first = NULL, *max = money_currency(p->max_currency), *miss;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < l->n; i++) {
+		const char *c = money_currency(l->v[i].currency);
+
+		if (!(l->v[i].valid & OV_PRICE))
+			continue;
+		if (p->max_all_in >= 0 && strcmp(c, max) != 0) {
+			if ((miss = missing_rate(p->fx, c, max)) != NULL)
+				return gr_fail(err, GR_EUSAGE, "--max-price is in %s and some offers "
+				    "are priced in %s, with no rate configured to compare them: set "
+				    "one with 'gpurent config set fx.%s RATE' (US dollars per %s), give "
+				    "--max-price in %s, or choose providers with -p", max, c, miss,
+				    miss, c);
+			out->converted = true;
+			money_currency_set(out->rated, strcmp(c, "USD") != 0 ? c : max);
+		}
+		if (first == NULL)
+			first = c;
+		else if (strcmp(first, c) != 0) {
+			if ((miss = missing_rate(p->fx, first, c)) != NULL)
+				return gr_fail(err, GR_EUSAGE, "the matching offers are priced in %s "
+				    "and %s, and a launch by requirement ranks them by price only at a "
+				    "rate you configure: set one with 'gpurent config set fx.%s RATE' "
+				    "(US dollars per %s), or choose providers with -p", first, c, miss,
+				    miss);
+			out->converted = true;
+			if (out->rated[0] == '\0')
+				money_currency_set(out->rated, strcmp(c, "USD") != 0 ? c : first);
+		}
+	}
 	return GR_OK;
 }
 
@@ -37,6 +100,16 @@ rank_cmp(const void *x, const void *y)
 	int ra = (a->offer.valid & OV_RELIABILITY) ? a->offer.reliability_bp : -1;
 	int rb = (b->offer.valid & OV_RELIABILITY) ? b->offer.reliability_bp : -1;
 
+	int cur;
+
+	/* Those without a rate after the rest, each currency together, then by amount. */
+	if ((a->rank_hour < 0) != (b->rank_hour < 0))
+		return a->rank_hour < 0 ? 1 : -1;
+	if (a->rank_hour < 0 && (cur = strcmp(money_currency(a->offer.currency),
+	    money_currency(b->offer.currency))) != 0)
+		return cur;
+	if (a->rank_hour != b->rank_hour)
+		return a->rank_hour < b->rank_hour ? -1 : 1;
 	if (a->all_in_hour != b->all_in_hour)
 		return a->all_in_hour < b->all_in_hour ? -1 : 1;
 	if (ra != rb)
@@ -49,7 +122,7 @@ requirement_rank(const struct offer_list *l, const struct req_pricing *p,
     struct req_candidate **out, size_t *n, size_t *skipped)
 {
 	struct req_candidate *v = xcalloc(l->n ? l->n : 1, sizeof(*v));
-	size_t i, k = 0;
+	size_t i, j, k = 0;
 
 	for (i = 0; i < l->n; i++) {
 		struct gr_error e = { 0 };
@@ -60,6 +133,14 @@ requirement_rank(const struct offer_list *l, const struct req_pricing *p,
 		if (requirement_price(&l->v[i], p, &v[k], &e) == GR_OK)
 			k++;
 	}
+	for (i = 1; i < k; i++)
+		if (!money_same_currency(v[i].offer.currency, v[0].offer.currency))
+			break;
+	/* Several currencies: ranked in US dollars at the configured rates. */
+	for (j = 0; i < k && j < k; j++)
+		if (!money_convert(p->fx, v[j].all_in_hour, v[j].offer.currency, "USD",
+		    &v[j].rank_hour))
+			v[j].rank_hour = -1;
 	if (k > 1)	/* v may be NULL when no offer matched: not for qsort */
 		qsort(v, k, sizeof(*v), rank_cmp);
 	*out = v;
@@ -86,6 +167,7 @@ note(struct req_attempt *v, size_t *n, const struct req_candidate *c, enum req_o
 	memset(a, 0, sizeof(*a));
 	strlcpy_(a->offer_id, c->offer.id, sizeof(a->offer_id));
 	a->ranked_hour = c->all_in_hour;
+	money_currency_set(a->currency, c->offer.currency);
 	a->now_hour = -1;
 	a->outcome = o;
 	a->code = e != NULL ? e->code : GR_OK;
@@ -133,8 +215,9 @@ requirement_launch(const struct req_candidate *cands, size_t n, const struct req
 			char was[32], is[32];
 
 			gr_fail(&e, GR_ECAPACITY, "its price rose from %s/h to %s/h all in since "
-			    "it was ranked", money_format(was, sizeof(was), c->all_in_hour, 3, true),
-			    money_format(is, sizeof(is), now.all_in_hour, 3, true));
+			    "it was ranked", money_format_in(was, sizeof(was), c->all_in_hour, 3,
+			    c->offer.currency), money_format_in(is, sizeof(is), now.all_in_hour, 3,
+			    c->offer.currency));
 			note(attempts, n_attempts, c, REQ_PRICE_CHANGED, &e)->now_hour =
 			    now.all_in_hour;
 			continue;

@@ -294,6 +294,7 @@ init_ui(struct ui *u, struct session *s, const struct ui_opts *o, struct config 
 		}
 	}
 	u->bid_margin = (int)config_get_int(cfg, "spot.bid_margin", 0);
+	config_fx(cfg, &u->fx);
 	u->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	ui_views_init(u);
 }

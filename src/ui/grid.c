@@ -48,9 +48,10 @@ struct ui_grid_worker {
 
 /* The sort key of one row: the cell's value, read once per row instead of per comparison. */
 struct sort_key {
-	const char *s;
+	const char *s;		/* the text; of money, its currency */
 	int64_t i;
-	bool null, str;
+	int64_t usd;		/* money: i in US dollars at the grid's rates, when has_usd */
+	bool null, str, money, has_usd;
 };
 
 struct sort_ctx {
@@ -195,7 +196,12 @@ cmp_keys(size_t a, size_t b, void *ctx)
 
 	if (ka->null || kb->null)
 		return ka->null - kb->null;
-	if (ka->str && kb->str)
+	if (ka->money && kb->money && !money_same_currency(ka->s, kb->s)) {
+		/* No rate: never the numbers; one currency after the other, as offers does. */
+		if (!ka->has_usd || !kb->has_usd)
+			return money_currency_order(ka->s, kb->s);
+		r = ka->usd < kb->usd ? -1 : ka->usd > kb->usd;
+	} else if (ka->str && kb->str)
 		r = strcmp(ka->s ? ka->s : "", kb->s ? kb->s : "");
 	else
 		r = ka->i < kb->i ? -1 : ka->i > kb->i;
@@ -291,8 +297,11 @@ run_job(struct ui_grid_worker *w, struct grid_job *j)
 			g->get(row_at(g, r), g->show[g->sort], &c, g->ctx);
 			keys[r].null = c.kind == CELL_NULL;
 			keys[r].str = c.kind == CELL_STR;
+			keys[r].money = c.kind == CELL_MONEY;
 			keys[r].s = c.s;
 			keys[r].i = c.i;
+			keys[r].has_usd = keys[r].money && money_convert(&g->fx, c.i, c.s, "USD",
+			    &keys[r].usd);
 		}
 		sc.keys = keys;
 		sc.desc = g->desc;

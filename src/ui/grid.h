@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "gpurent/model.h"
+#include "gpurent/money.h"
 #include "gpurent/output.h"
 
 #define UI_GRID_MAX_COLS 16
@@ -64,6 +65,12 @@ struct ui_grid {
 	size_t sel, top;
 	int sort;			/* index into show, -1: as fetched */
 	bool desc;
+	/*
+	 * Money cells of different currencies sort as `gpurent offers` sorts them: in US
+	 * dollars at these rates (config_fx), else never by their numbers but one currency
+	 * after the other, US dollars first, whichever the direction. Empty: no rates.
+	 */
+	struct fx_rates fx;
 	char sel_id[ID_MAX];		/* the selected row's id, kept across rebuilds */
 
 	struct ui_grid_worker *worker;	/* NULL: filtered and sorted in place */

@@ -123,11 +123,17 @@ static void
 live_filter(struct ui *u)
 {
 	struct gr_error err = { 0 };
+	struct offers_money money;
 	struct filter f;
 
 	/* filter_parse_str adds to what f holds: start from nothing. */
 	memset(&f, 0, sizeof(f));
 	if (filter_parse_str(&f, u->input, &err) != GR_OK) {
+		text_sanitize(u->input_err, sizeof(u->input_err), err.msg);
+		return;
+	}
+	/* As offers: a price term meets another currency only at a rate, else it is refused. */
+	if (offers_money_check(&u->offers, &f, NULL, false, &u->fx, &money, &err) != GR_OK) {
 		text_sanitize(u->input_err, sizeof(u->input_err), err.msg);
 		return;
 	}

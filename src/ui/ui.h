@@ -101,6 +101,7 @@ struct ui {
 	} budgets[2];
 	size_t n_budgets;
 	int bid_margin;			/* spot.bid_margin, percent */
+	struct fx_rates fx;		/* fx.CODE: prices of several currencies compared */
 	bool utf8;
 
 	enum ui_view view;

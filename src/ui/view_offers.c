@@ -27,6 +27,7 @@ offers_init(struct ui *u)
 {
 	ui_grid_init(&u->og, offer_columns, offer_show, ARRAY_LEN(offer_show), offer_cell, NULL);
 	u->og.sort = 5;		/* $/H, cheapest first, as `gpurent offers` */
+	u->og.fx = u->fx;	/* and across currencies as it does (grid.h) */
 	/* Sorting and filtering 100,000 offers takes longer than a frame: off the UI thread.
 	 * Without the thread the grid still works, in place. */
 	ui_grid_async(&u->og, getenv("GPURENT_UI_SORT_GATE"));
@@ -38,10 +39,30 @@ offers_release(struct ui *u)
 	ui_grid_release(&u->og);
 }
 
+/* What the grid filters with: its own copy of the filter and the rates. */
+struct offers_keep {
+	struct filter f;
+	struct fx_rates fx;
+};
+
 static bool
 keep_offer(const void *row, void *ctx)
 {
-	return filter_match(ctx, row);
+	const struct offers_keep *k = ctx;
+
+	/* Price terms are in dollars; other currencies meet them at the rates, as in offers. */
+	return filter_match_fx(&k->f, row, &k->fx);
+}
+
+/* Filter and sort rows (NULL: the grid's own) off the UI thread. */
+static void
+submit(struct ui *u, struct ui_rows *rows)
+{
+	struct offers_keep k;
+
+	k.f = u->filter;
+	k.fx = u->fx;
+	ui_grid_submit(&u->og, rows, keep_offer, &k, sizeof(k));
 }
 
 static void
@@ -53,7 +74,7 @@ free_offers(void *v)
 void
 ui_offers_rebuild(struct ui *u)
 {
-	ui_grid_submit(&u->og, NULL, keep_offer, &u->filter, sizeof(u->filter));
+	submit(u, NULL);
 	u->dirty = true;
 }
 
@@ -118,8 +139,7 @@ ui_offers_merge(struct ui *u)
 		u->merged = "copied";
 	}
 	u->offers = all;
-	ui_grid_submit(&u->og, ui_rows_new(all.v, all.n, sizeof(*all.v), free_offers),
-	    keep_offer, &u->filter, sizeof(u->filter));
+	submit(u, ui_rows_new(all.v, all.n, sizeof(*all.v), free_offers));
 	u->dirty = true;
 }
 

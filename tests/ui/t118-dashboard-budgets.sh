@@ -2,7 +2,8 @@
 # t118: the costs view draws one bar per configured budget, each in its own currency
 # (budget.day = 300 CNY beside budget.month = 500), and never converts: US-dollar spend is not
 # counted against a yuan budget, and a line says which currencies no budget counts. The
-# launch dialog projects a yuan offer against a yuan month budget. In Chinese too.
+# launch dialog projects a yuan offer against a yuan month budget. The offers grid sorts and
+# filters dollars and yuan only through fx.CNY. In Chinese too.
 . "$(dirname "$0")/lib.sh"
 
 offer=$("$G" -o ids offers type=on-demand --limit 1 2>/dev/null)
@@ -59,6 +60,48 @@ keys L
 wait_for 'would then project to ¥[0-9.,]+ of the ¥2,?000(\.00)? budget' 20 &&
 	ok "a yuan offer projected against the yuan month budget" || fail "dialog: $(screen)"
 keys n q
+wait_for 'DASH-EXIT-0' 30 || fail "quit: $(screen)"
+tm kill-server 2>/dev/null
+
+# The offers grid over dollars and yuan sorts as `gpurent offers` does: without a rate each
+# currency together (dollars first), at fx.CNY in dollars; a dollar price filter meets yuan
+# offers only at the rate, and without one it is refused on the filter line.
+# The first money cell of each offer row (PRICE/H), in screen order.
+prices() { screen | grep -E '^ *(sim|ppio):' | sed -nE 's/^[^$¥]*([$¥][0-9.,]+).*/\1/p' | tr -d ,; }
+signs() { prices | sed -E 's/[0-9.]+$//'; }
+in_dollars() { prices | sed -e 's/^\$//' -e 's/^¥\(.*\)/\1 0.14/' | awk 'NF == 2 { $1 *= $2 } { print $1 }'; }
+h100() {
+	keys / C-u "gpu=H100 gpus=1 type=on-demand$1"
+	wait_for "^/gpu=H100 gpus=1 type=on-demand$1" 20 || fail "typed: $(screen)"
+	keys Enter
+}
+"$G" config unset fx.CNY >/dev/null || { echo "config unset failed" >&2; exit 1; }
+start_dash 200 60 --provider sim,ppio --view offers
+wait_for '^ *sim:' 50 || fail "offers: $(screen)"
+h100 ""
+wait_until '[ "$(signs | uniq | tr -d "\n")" = "\$¥" ]' 100 &&
+	ok "no rate: dollars, then yuan" || fail "grouped: $(prices | tr '\n' ' ')"
+wait_until 'prices | grep "^\\$" | tr -d "\$" | sort -n -c 2>/dev/null' 10 &&
+	ok "each currency by price" || fail "dollars sorted: $(prices | tr '\n' ' ')"
+keys / C-u 'price<1.75'
+wait_for 'price filters are in US dollars' 20 && ok "a price filter without a rate: refused" ||
+	fail "refusal: $(screen)"
+keys Escape q
+wait_for 'DASH-EXIT-0' 30 || fail "quit: $(screen)"
+tm kill-server 2>/dev/null
+"$G" config set fx.CNY 0.14 >/dev/null || { echo "config set fx failed" >&2; exit 1; }
+start_dash 200 60 --provider sim,ppio --view offers
+wait_for '^ *sim:' 50 || fail "offers: $(screen)"
+h100 ""
+wait_until '[ "$(signs | uniq | wc -l)" -gt 2 ] && in_dollars | sort -g -c 2>/dev/null' 100 &&
+	ok "fx.CNY: one order, in dollars at the rate" || fail "converted: $(prices | tr '\n' ' ')"
+# A bound just over the third cheapest in dollars: every row under it, at the rate.
+bound=$(in_dollars | sort -g | sed -n 3p | awk '{ printf "%.4f", $1 + 0.00005 }')
+h100 " price<=$bound"
+wait_until '[ -n "$(prices)" ] && [ "$(in_dollars | awk "\$1 > $bound" | wc -l)" = 0 ]' 100 &&
+	ok "price<=$bound at the rate: $(prices | sort -u | tr '\n' ' ')" ||
+	fail "filtered: $(prices | tr '\n' ' ')"
+keys q
 wait_for 'DASH-EXIT-0' 30 || fail "quit: $(screen)"
 tm kill-server 2>/dev/null
 kill "$ppio_pid" 2>/dev/null

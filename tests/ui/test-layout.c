@@ -14,6 +14,7 @@
 
 #include "gpurent/catalogue.h"
 #include "gpurent/columns.h"
+#include "gpurent/filter.h"
 #include "gpurent/util.h"
 #include "../../src/ui/grid.h"
 #include "../../src/ui/layout.h"
@@ -325,6 +326,73 @@ test_grid(void **state)
 	ui_grid_release(&g);
 }
 
+/*
+ * The offers grid sorts prices of two currencies as `gpurent offers` does: in US dollars at
+ * the configured rate, and without one never by their numbers but dollars first, then
+ * yuan, in either direction. And its filter meets yuan prices only at the rate.
+ */
+static bool
+keep_under_one_dollar_fx(const void *row, void *ctx)
+{
+	struct filter f;
+	char *term[] = { "price<1", NULL };
+	struct gr_error err = { 0 };
+
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(filter_parse(&f, 1, term, &err), GR_OK);
+	return filter_match_fx(&f, row, ctx);
+}
+
+static void
+test_grid_currencies(void **state)
+{
+	static const size_t show[] = { OCOL_ID, OCOL_PRICE };
+	struct offer o[4];
+	struct ui_grid g;
+	struct fx_rates fx;
+
+	(void)state;
+	make_offer(&o[0], "sim:o-1", 1500000, "Paris, FR");		/* $1.50 */
+	make_offer(&o[1], "ppio:a", 8000000, "Beijing, CN");		/* ¥8: $1.12 */
+	make_offer(&o[2], "sim:o-2", 1000000, "Oslo, NO");		/* $1.00 */
+	make_offer(&o[3], "ppio:b", 12000000, "Shanghai, CN");	/* ¥12: $1.68 */
+	strlcpy_(o[1].currency, "CNY", sizeof(o[1].currency));
+	strlcpy_(o[3].currency, "CNY", sizeof(o[3].currency));
+	ui_grid_init(&g, offer_columns, show, 2, offer_cell, NULL);
+	g.sort = 1;
+	/* No rate: dollars first, then yuan, each by price; reversed within each only. */
+	ui_grid_rebuild(&g, o, 4, sizeof(*o), NULL, NULL);
+	assert_string_equal(ui_grid_text(&g, 0, 0), "sim:o-2");
+	assert_string_equal(ui_grid_text(&g, 1, 0), "sim:o-1");
+	assert_string_equal(ui_grid_text(&g, 2, 0), "ppio:a");
+	assert_string_equal(ui_grid_text(&g, 3, 0), "ppio:b");
+	assert_string_equal(ui_grid_text(&g, 3, 1), "\xc2\xa5" "12.000");
+	g.desc = true;
+	ui_grid_rebuild(&g, o, 4, sizeof(*o), NULL, NULL);
+	assert_string_equal(ui_grid_text(&g, 0, 0), "sim:o-1");
+	assert_string_equal(ui_grid_text(&g, 2, 0), "ppio:b");
+	/* fx.CNY = 0.14: one order, in dollars. */
+	memset(&fx, 0, sizeof(fx));
+	assert_true(fx_set(&fx, "CNY", 140000));
+	g.fx = fx;
+	g.desc = false;
+	ui_grid_rebuild(&g, o, 4, sizeof(*o), NULL, NULL);
+	assert_string_equal(ui_grid_text(&g, 0, 0), "sim:o-2");
+	assert_string_equal(ui_grid_text(&g, 1, 0), "ppio:a");
+	assert_string_equal(ui_grid_text(&g, 2, 0), "sim:o-1");
+	assert_string_equal(ui_grid_text(&g, 3, 0), "ppio:b");
+	/* price<1 in dollars: ¥8 ($1.12) is out at the rate, and without one. */
+	ui_grid_rebuild(&g, o, 4, sizeof(*o), keep_under_one_dollar_fx, &fx);
+	assert_int_equal(g.n_order, 0);
+	assert_true(fx_set(&fx, "CNY", 120000));	/* ¥8 = $0.96 */
+	ui_grid_rebuild(&g, o, 4, sizeof(*o), keep_under_one_dollar_fx, &fx);
+	assert_int_equal(g.n_order, 1);
+	assert_string_equal(ui_grid_text(&g, 0, 0), "ppio:a");
+	ui_grid_rebuild(&g, o, 4, sizeof(*o), keep_under_one_dollar_fx, NULL);
+	assert_int_equal(g.n_order, 0);
+	ui_grid_release(&g);
+}
+
 int
 main(void)
 {
@@ -339,6 +407,7 @@ main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_stable_sort),
 		cmocka_unit_test(test_grid),
+		cmocka_unit_test(test_grid_currencies),
 	};
 
 	/* Widths and the ellipsis assume UTF-8, as on any modern terminal. */

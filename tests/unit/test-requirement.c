@@ -35,7 +35,7 @@ mk(const char *id, double price, int rel_bp, enum offer_type t)
 	return o;
 }
 
-static const struct req_pricing plain = { 100, 20, false, 0, -1 };
+static const struct req_pricing plain = { .disk_gb = 100, .margin_pct = 20, .max_all_in = -1 };
 
 static void
 ranks_by_all_in_then_reliability(void **state)
@@ -73,6 +73,70 @@ ranks_by_all_in_then_reliability(void **state)
 	requirement_rank(&l, &p, &c, &n, &skipped);
 	assert_int_equal(n, 2);
 	free(c);
+	offer_list_release(&l);
+}
+
+/*
+ * Offers in dollars and yuan: without a rate the check refuses, naming fx.CNY; with
+ * fx.CNY = 0.14 they are ranked in dollars, and a --max-price in yuan holds the dollar
+ * offers at the rate. The cells keep each offer's own currency.
+ */
+static void
+ranks_across_currencies_only_at_a_rate(void **state)
+{
+	struct offer_list l;
+	struct req_candidate *c;
+	struct req_pricing p = plain;
+	struct req_money m;
+	struct gr_error err = { 0 };
+	struct fx_rates fx;
+	size_t n, skipped;
+
+	(void)state;
+	offer_list_init(&l);
+	*offer_list_add(&l) = mk("t:a", 2.00, 9800, OFFER_ON_DEMAND);	/* $2.01 all in */
+	*offer_list_add(&l) = mk("t:b", 12.00, 9900, OFFER_ON_DEMAND);	/* ¥12.01: $1.6814 */
+	*offer_list_add(&l) = mk("t:c", 16.00, 9900, OFFER_ON_DEMAND);	/* ¥16.01: $2.2414 */
+	strlcpy_(l.v[1].currency, "CNY", sizeof(l.v[1].currency));
+	strlcpy_(l.v[2].currency, "CNY", sizeof(l.v[2].currency));
+	memset(&fx, 0, sizeof(fx));
+	p.fx = &fx;
+	assert_int_equal(requirement_money_check(&l, &p, &m, &err), GR_EUSAGE);
+	assert_non_null(strstr(err.msg, "fx.CNY"));
+	/* Unconvertible candidates are never compared with the others' numbers. */
+	requirement_rank(&l, &p, &c, &n, &skipped);
+	assert_int_equal(n, 3);
+	assert_string_equal(c[0].offer.id, "t:a");
+	assert_int_equal(c[1].rank_hour, -1);
+	free(c);
+
+	assert_true(fx_set(&fx, "CNY", USD(0.14)));
+	assert_int_equal(requirement_money_check(&l, &p, &m, &err), GR_OK);
+	assert_true(m.converted);
+	assert_string_equal(m.rated, "CNY");
+	requirement_rank(&l, &p, &c, &n, &skipped);
+	assert_int_equal(n, 3);
+	assert_string_equal(c[0].offer.id, "t:b");
+	assert_string_equal(c[0].offer.currency, "CNY");
+	assert_int_equal(c[0].all_in_hour, USD(12.01));
+	assert_int_equal(c[0].rank_hour, USD(1.6814));
+	assert_string_equal(c[1].offer.id, "t:a");
+	assert_string_equal(c[2].offer.id, "t:c");
+	free(c);
+
+	/* --max-price 15 CNY: ¥16.01 is over; $2.01 is ¥14.357 at the rate, under. */
+	p.max_all_in = USD(15);
+	strlcpy_(p.max_currency, "CNY", sizeof(p.max_currency));
+	requirement_rank(&l, &p, &c, &n, &skipped);
+	assert_int_equal(n, 2);
+	assert_int_equal(skipped, 1);
+	assert_string_equal(c[1].offer.id, "t:a");
+	free(c);
+	/* ... and without the rate the dollar offer cannot be held to it. */
+	memset(&fx, 0, sizeof(fx));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(requirement_money_check(&l, &p, &m, &err), GR_EUSAGE);
+	assert_non_null(strstr(err.msg, "--max-price is in CNY"));
 	offer_list_release(&l);
 }
 
@@ -232,6 +296,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ranks_by_all_in_then_reliability),
+		cmocka_unit_test(ranks_across_currencies_only_at_a_rate),
 		cmocka_unit_test(fails_over_to_the_first_that_can_be_had),
 		cmocka_unit_test(stops_where_a_second_instance_could_follow),
 		cmocka_unit_test(attempts_are_bounded),
