@@ -23,7 +23,7 @@ enum { A_SINCE = 1, A_BY, A_OFFLINE };
 
 static const struct cmd_opt opts[] = {
 	{ "since", 's', "DURATION", N_("audit this far back from now (default 7d)"), A_SINCE, CPL_NONE, false },
-	{ "by", 'b', "GROUP", N_("one row per instance (default), label, provider or gpu"), A_BY, CPL_NONE, false },
+	{ "by", 'b', "GROUP", N_("one row per instance (default), label, provider or gpu"), A_BY, CPL_AUDIT_BY, false },
 	{ "offline", 0, NULL, N_("ask no provider: no cheaper offers, and GPU counts and regions only from the history"), A_OFFLINE, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
