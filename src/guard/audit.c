@@ -356,7 +356,7 @@ price_total(struct audit_row *t, const struct audit_row *per, size_t n,
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		if (fx == NULL || !money_convert(fx, per[i].spend, per[i].currency, "USD", &v))
+		if (!money_convert(fx, per[i].spend, per[i].currency, "USD", &v))
 			break;
 		spend += v;
 		money_convert(fx, per[i].compute_spend, per[i].currency, "USD", &v);
