@@ -4,7 +4,8 @@
  *
  * Figures, over [since, now) on each ledger row's own clock (costs.h):
  *   billed_s      seconds of compute billing (ledger compute segments)
- *   spend         what compute and storage cost (USD micro-units, money_accrue per segment)
+ *   spend         what compute and storage cost (micro-units of the row's currency,
+ *                 money_accrue per segment)
  *   idle_s        billed seconds in which every GPU was at or below the idle threshold, as
  *                 the sample history saw them (samples.h); time without samples is never
  *                 idle, so idle_s is a floor
@@ -18,6 +19,12 @@
  *   co2_kg        energy_kwh x the grid intensity of the instance's region (audit_grid)
  * A figure that cannot be known (no samples, unknown GPU, unknown region) is marked so,
  * never zero.
+ *
+ * Currencies (issue 18): every row is in one currency, the one its ledger segments were
+ * billed in. A group (--by) whose instances bill in several currencies is one row per
+ * currency, as in `costs`; the totals are one per currency, and money of different
+ * currencies is added up only through the rates the user configured (fx.CODE), into US
+ * dollars, and then the row says so (converted). Nothing is converted silently.
  */
 #ifndef GPURENT_AUDIT_H
 #define GPURENT_AUDIT_H
@@ -29,6 +36,7 @@
 #include "costs.h"
 #include "error.h"
 #include "model.h"
+#include "money.h"
 
 struct state;
 struct instance_list;
@@ -52,16 +60,20 @@ struct audit_opts {
 	enum audit_group by;
 	const struct audit_live *live;	/* instances listed now, for GPU count and region */
 	size_t n_live;
+	const struct fx_rates *fx;	/* the user's rates (NULL: none): only for the total */
 };
 
 struct audit_row {
 	char key[LABEL_MAX];		/* instance id, label ("" none), provider or GPU */
 	int instances;
 	int64_t billed_s;
-	int64_t spend;			/* USD micro-units */
+	int64_t spend;			/* micro-units of currency */
 	int64_t compute_spend;
 	int64_t idle_s;
-	int64_t waste;			/* USD micro-units */
+	int64_t waste;			/* micro-units of currency */
+	char currency[CURRENCY_MAX];	/* of every amount of the row */
+	bool converted;			/* amounts of other currencies added at the user's rates */
+	bool unpriced;			/* several currencies no rate joins: no amount is known */
 	int64_t covered_s;		/* seconds with samples */
 	bool util_known;
 	double util_mean, util_p95;	/* percent */
@@ -76,14 +88,21 @@ struct audit_row {
 	char provider[PROVIDER_MAX], label[LABEL_MAX], gpu[32];
 };
 
-/* $/utilised GPU-hour of a row in USD micro-units; -1 when unknown. */
+/* Cost of a utilised GPU-hour in micro-units of the row's currency; -1 when unknown. */
 int64_t audit_eff_gpu_hour(const struct audit_row *r);
 /* Share of billed time idle, 0..1; -1 when nothing was billed. */
 double audit_idle_share(const struct audit_row *r);
 
 struct audit_report {
-	struct audit_row *rows;		/* grouped, largest spend first */
+	struct audit_row *rows;		/* grouped; by currency (USD first), then largest spend */
 	size_t n;
+	struct audit_row *totals;	/* one per currency, in the same order */
+	size_t n_totals;
+	/*
+	 * Every instance: hours, use, energy and carbon over all of them; its amounts are the
+	 * one currency's, or with several the US-dollar sum at the user's rates (converted),
+	 * or unknown (unpriced) when a currency has no rate.
+	 */
 	struct audit_row total;
 };
 void audit_report_release(struct audit_report *r);
@@ -108,12 +127,18 @@ bool audit_grid(const char *region, const char *overrides, int *g_per_kwh, const
  */
 struct audit_cheaper {
 	char instance_id[ID_MAX];
-	int64_t price_hour;		/* what the instance costs, USD micro-units */
-	struct offer offer;
+	int64_t price_hour;		/* what the instance costs, in currency */
+	char currency[CURRENCY_MAX];	/* of price_hour and the savings */
+	struct offer offer;		/* its price in offer.currency */
 	int64_t saving_hour;
 	int64_t saving_month;		/* x 730 hours */
+	bool converted;			/* the offer's price came through the user's rates */
 };
+/*
+ * Prices are compared within a currency; an offer in another currency only through the
+ * rates in fx (NULL: none), and then the saving is in the instance's currency, converted.
+ */
 void audit_cheaper_now(const struct instance_list *l, const struct offer_list *offers,
-    struct audit_cheaper **out, size_t *n);
+    const struct fx_rates *fx, struct audit_cheaper **out, size_t *n);
 
 #endif

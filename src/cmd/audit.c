@@ -23,7 +23,7 @@ enum { A_SINCE = 1, A_BY, A_OFFLINE };
 
 static const struct cmd_opt opts[] = {
 	{ "since", 's', "DURATION", N_("audit this far back from now (default 7d)"), A_SINCE, CPL_NONE, false },
-	{ "by", 'b', "GROUP", N_("one row per instance (default), label, provider or gpu"), A_BY, CPL_NONE, false },
+	{ "by", 'b', "GROUP", N_("one row per instance (default), label, provider or gpu"), A_BY, CPL_AUDIT_BY, false },
 	{ "offline", 0, NULL, N_("ask no provider: no cheaper offers, and GPU counts and regions only from the history"), A_OFFLINE, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
@@ -62,7 +62,8 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 }
 
 enum { AC_KEY, AC_INSTANCES, AC_BILLED, AC_SPEND, AC_UTIL, AC_P95, AC_TARGET, AC_IDLE,
-	AC_WASTE, AC_GPU_HOURS, AC_EFF, AC_KWH, AC_ESTIMATED, AC_CO2, AC__COUNT };
+	AC_WASTE, AC_GPU_HOURS, AC_EFF, AC_KWH, AC_ESTIMATED, AC_CO2, AC_CURRENCY, AC_CONVERTED,
+	AC__COUNT };
 
 static const struct column audit_columns[AC__COUNT] = {
 	[AC_KEY] = { "key", N_("KEY"), false, false, 0, 12 },
@@ -75,10 +76,20 @@ static const struct column audit_columns[AC__COUNT] = {
 	[AC_IDLE] = { "idle_pct", N_("IDLE %"), true, false, 0, 0 },
 	[AC_WASTE] = { "waste", N_("WASTE"), true, false, 0, 0 },
 	[AC_GPU_HOURS] = { "gpu_hours", N_("GPU-H"), true, false, 3, 0 },
-	[AC_EFF] = { "per_effective_gpu_hour", N_("$/EFF GPU-H"), true, false, 2, 0 },
+	[AC_EFF] = { "per_effective_gpu_hour", N_("PRICE/EFF GPU-H"), true, false, 2, 0 },
 	[AC_KWH] = { "energy_kwh", N_("KWH"), true, false, 4, 0 },
 	[AC_ESTIMATED] = { "energy_estimated", N_("EST"), false, false, 5, 0 },
 	[AC_CO2] = { "co2e_kg", N_("KG CO2E"), true, false, 4, 0 },
+	/* The money cells carry their currency's sign; the column is shown when it tells
+	   rows apart (audit_run). */
+	[AC_CURRENCY] = { "currency", N_("CURRENCY"), false, true, 1, 0 },
+	[AC_CONVERTED] = { "converted", N_("CONVERTED"), false, true, 5, 0 },
+};
+
+/* What audit_cell needs besides the row. */
+struct audit_view {
+	int target;
+	bool table;
 };
 
 static void
@@ -95,7 +106,8 @@ static void
 audit_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct audit_row *r = row;
-	const int *target = ctx;
+	const struct audit_view *v = ctx;
+	const int *target = &v->target;
 	double idle = audit_idle_share(r);
 	int64_t eff;
 
@@ -107,7 +119,12 @@ audit_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		break;
 	case AC_INSTANCES: c->kind = CELL_INT; c->i = r->instances; break;
 	case AC_BILLED: set_fixed(c, true, (double)r->billed_s / 3600.0, 2); break;
-	case AC_SPEND: c->kind = CELL_MONEY; c->i = r->spend; c->decimals = 2; break;
+	case AC_SPEND:
+		c->kind = r->unpriced ? CELL_NULL : CELL_MONEY;
+		c->i = r->spend;
+		c->decimals = 2;
+		c->s = r->currency;
+		break;
 	case AC_UTIL: set_fixed(c, r->util_known, r->util_mean, 1); break;
 	case AC_P95: set_fixed(c, r->util_known, r->util_p95, 1); break;
 	case AC_TARGET:
@@ -117,9 +134,10 @@ audit_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		break;
 	case AC_IDLE: set_fixed(c, idle >= 0, idle * 100.0, 1); break;
 	case AC_WASTE:
-		c->kind = CELL_MONEY;
+		c->kind = r->unpriced ? CELL_NULL : CELL_MONEY;
 		c->i = r->waste;
 		c->decimals = 2;
+		c->s = r->currency;
 		if (r->waste > 0)
 			c->color = OC_WARN;
 		break;
@@ -129,6 +147,7 @@ audit_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		c->kind = eff >= 0 ? CELL_MONEY : CELL_NULL;
 		c->i = eff;
 		c->decimals = 3;
+		c->s = r->currency;
 		break;
 	case AC_KWH: set_fixed(c, r->energy_known, r->energy_kwh, 3); break;
 	case AC_ESTIMATED:
@@ -136,20 +155,30 @@ audit_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		c->i = r->energy_estimated;
 		break;
 	case AC_CO2: set_fixed(c, r->co2_known, r->co2_kg, 3); break;
+	case AC_CURRENCY:
+		c->kind = r->unpriced ? CELL_NULL : CELL_STR;
+		c->s = r->converted && v->table ? _("USD (converted at your configured rate)") :
+		    r->currency;
+		break;
+	case AC_CONVERTED: c->kind = CELL_BOOL; c->i = r->converted; break;
 	}
 }
 
-enum { CC_INSTANCE, CC_PRICE, CC_OFFER, CC_GPU, CC_OFFER_PRICE, CC_SAVING_HOUR,
-	CC_SAVING_MONTH, CC__COUNT };
+enum { CC_INSTANCE, CC_PRICE, CC_CURRENCY, CC_OFFER, CC_GPU, CC_OFFER_PRICE,
+	CC_OFFER_CURRENCY, CC_SAVING_HOUR, CC_SAVING_MONTH, CC_CONVERTED, CC__COUNT };
 
+/* The price now and the savings are in the instance's currency, the offer's in its own. */
 static const struct column cheaper_columns[CC__COUNT] = {
 	[CC_INSTANCE] = { "instance_id", N_("INSTANCE"), false, false, 0, 0 },
-	[CC_PRICE] = { "price_hour", N_("$/H NOW"), true, false, 0, 0 },
+	[CC_PRICE] = { "price_hour", N_("PRICE/H NOW"), true, false, 0, 0 },
+	[CC_CURRENCY] = { "currency", N_("CURRENCY"), false, true, 1, 0 },
 	[CC_OFFER] = { "offer_id", N_("CHEAPER OFFER"), false, false, 0, 0 },
 	[CC_GPU] = { "offer_gpu", N_("GPU"), false, false, 2, 9 },
-	[CC_OFFER_PRICE] = { "offer_price_hour", N_("ITS $/H"), true, false, 0, 0 },
-	[CC_SAVING_HOUR] = { "saving_hour", N_("SAVES $/H"), true, false, 0, 0 },
-	[CC_SAVING_MONTH] = { "saving_month", N_("SAVES $/MO"), true, false, 1, 0 },
+	[CC_OFFER_PRICE] = { "offer_price_hour", N_("ITS PRICE/H"), true, false, 0, 0 },
+	[CC_OFFER_CURRENCY] = { "offer_currency", N_("ITS CURRENCY"), false, true, 1, 0 },
+	[CC_SAVING_HOUR] = { "saving_hour", N_("SAVES/H"), true, false, 0, 0 },
+	[CC_SAVING_MONTH] = { "saving_month", N_("SAVES/MO"), true, false, 1, 0 },
+	[CC_CONVERTED] = { "converted", N_("CONVERTED"), false, true, 1, 0 },
 };
 
 static void
@@ -161,14 +190,21 @@ cheaper_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	memset(c, 0, sizeof(*c));
 	c->kind = CELL_MONEY;
 	c->decimals = 3;
+	c->s = k->currency;
 	switch (col) {
 	case CC_INSTANCE: c->kind = CELL_STR; c->s = k->instance_id; break;
 	case CC_PRICE: c->i = k->price_hour; break;
+	case CC_CURRENCY: c->kind = CELL_STR; break;
 	case CC_OFFER: offer_cell(&k->offer, OCOL_ID, c, NULL); break;
 	case CC_GPU: offer_cell(&k->offer, OCOL_GPU, c, NULL); break;
-	case CC_OFFER_PRICE: c->i = k->offer.price_hour; break;
+	case CC_OFFER_PRICE: c->i = k->offer.price_hour; c->s = k->offer.currency; break;
+	case CC_OFFER_CURRENCY:
+		c->kind = CELL_STR;
+		c->s = money_currency(k->offer.currency);
+		break;
 	case CC_SAVING_HOUR: c->i = k->saving_hour; break;
 	case CC_SAVING_MONTH: c->i = k->saving_month; c->decimals = 2; break;
+	case CC_CONVERTED: c->kind = CELL_BOOL; c->i = k->converted; break;
 	}
 }
 
@@ -227,8 +263,48 @@ struct predict_row {
 	char group[GROUP_NAME_MAX];
 	size_t records;
 	struct elastic_tally as_run, reactive;
-	int64_t spend_run, spend_reactive;	/* USD micro-units; -1: no rate known */
+	int64_t spend_run, spend_reactive;	/* in currency; -1: no rate known */
+	char currency[CURRENCY_MAX];	/* "": members billed in currencies no rate joins */
+	bool converted;			/* members in several currencies, in USD at the rates */
 };
+
+/*
+ * What the members of label cost and how long they billed, from the audit by label: in
+ * their one currency, or in US dollars at the user's rates when they billed in several
+ * (then converted); false when a currency has no rate.
+ */
+static bool
+member_spend(const struct audit_report *byl, const char *label, const struct fx_rates *fx,
+    struct predict_row *r, int64_t *spend, int64_t *billed)
+{
+	size_t k;
+	int64_t v;
+
+	*spend = *billed = 0;
+	for (k = 0; k < byl->n; k++)
+		if (strcmp(byl->rows[k].key, label) == 0) {
+			if (r->currency[0] == '\0')
+				money_currency_set(r->currency, byl->rows[k].currency);
+			else if (!money_same_currency(r->currency, byl->rows[k].currency))
+				r->converted = true;
+		}
+	if (r->currency[0] == '\0')
+		money_currency_set(r->currency, NULL);
+	if (r->converted)
+		money_currency_set(r->currency, "USD");
+	for (k = 0; k < byl->n; k++)
+		if (strcmp(byl->rows[k].key, label) == 0) {
+			if (!money_convert(fx, byl->rows[k].compute_spend, byl->rows[k].currency,
+			    r->currency, &v)) {
+				r->currency[0] = '\0';
+				r->converted = false;
+				return false;
+			}
+			*spend += v;
+			*billed += byl->rows[k].billed_s;
+		}
+	return true;
+}
 
 /*
  * Every group created with --predict over the audit's window (on the clock the watcher
@@ -241,7 +317,7 @@ predict_rows(struct state *st, const struct audit_opts *base, struct predict_row
 	struct group *g = NULL;
 	struct audit_opts o = *base;
 	struct audit_report byl;
-	size_t ng = 0, i, k;
+	size_t ng = 0, i;
 	int64_t now = base->clock->sim_shown ? base->clock->sim : base->clock->wall;
 	bool priced = false;
 
@@ -256,6 +332,7 @@ predict_rows(struct state *st, const struct audit_opts *base, struct predict_row
 		char label[LABEL_MAX];
 		int64_t spend = 0, billed = 0;
 		size_t nv = 0;
+		bool known;
 
 		if (!g[i].predict)
 			continue;
@@ -277,14 +354,9 @@ predict_rows(struct state *st, const struct audit_opts *base, struct predict_row
 			priced = true;
 		}
 		group_label(label, sizeof(label), g[i].name);
-		for (k = 0; k < byl.n; k++)
-			if (strcmp(byl.rows[k].key, label) == 0) {
-				spend += byl.rows[k].compute_spend;
-				billed += byl.rows[k].billed_s;
-			}
-		r->spend_run = billed > 0 ? money_scale(spend, r->as_run.member_s, billed) : -1;
-		r->spend_reactive = billed > 0 ? money_scale(spend, r->reactive.member_s, billed) :
-		    -1;
+		known = member_spend(&byl, label, base->fx, r, &spend, &billed) && billed > 0;
+		r->spend_run = known ? money_scale(spend, r->as_run.member_s, billed) : -1;
+		r->spend_reactive = known ? money_scale(spend, r->reactive.member_s, billed) : -1;
 	}
 	if (priced)
 		audit_report_release(&byl);
@@ -298,14 +370,27 @@ predict_rows(struct state *st, const struct audit_opts *base, struct predict_row
 	return GR_OK;
 }
 
+/* A currency code, or null for "" (no currency: the amounts beside it are null). */
 static void
-json_tally(FILE *f, const struct elastic_tally *t, int64_t spend, bool replayed)
+json_currency(FILE *f, const char *code)
+{
+	if (code[0] == '\0')
+		fputs("null", f);
+	else
+		json_write_str(f, code);
+}
+
+static void
+json_tally(FILE *f, const struct elastic_tally *t, int64_t spend, const char *currency,
+    bool replayed)
 {
 	char m[32];
 
-	fprintf(f, "{\"member_hours\":%.4f,\"spend\":%s,\"above_target_hours\":%.4f,"
-	    "\"decisions\":", (double)t->member_s / 3600, spend >= 0 ? money_format(m,
-	    sizeof(m), spend, 6, false) : "null", (double)t->above_s / 3600);
+	fprintf(f, "{\"member_hours\":%.4f,\"spend\":%s,\"currency\":",
+	    (double)t->member_s / 3600, spend >= 0 ? money_format(m, sizeof(m), spend, 6, false) :
+	    "null");
+	json_currency(f, currency);
+	fprintf(f, ",\"above_target_hours\":%.4f,\"decisions\":", (double)t->above_s / 3600);
 	if (replayed)
 		fprintf(f, "%d}", t->decisions);
 	else
@@ -322,10 +407,13 @@ print_predict_json(FILE *f, const struct predict_row *v, size_t n)
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s{\"group\":", i ? "," : "");
 		json_write_str(f, v[i].group);
-		fprintf(f, ",\"records\":%zu,\"predictive\":", v[i].records);
-		json_tally(f, &v[i].as_run, v[i].spend_run, false);
+		fprintf(f, ",\"records\":%zu,\"currency\":", v[i].records);
+		json_currency(f, v[i].currency);
+		fprintf(f, ",\"converted\":%s,\"predictive\":", v[i].converted ? "true" :
+		    "false");
+		json_tally(f, &v[i].as_run, v[i].spend_run, v[i].currency, false);
 		fputs(",\"reactive\":", f);
-		json_tally(f, &v[i].reactive, v[i].spend_reactive, true);
+		json_tally(f, &v[i].reactive, v[i].spend_reactive, v[i].currency, true);
 		fprintf(f, ",\"saved\":%s,\"member_hours_saved\":%.4f,\"above_target_hours_more\":"
 		    "%.4f}", v[i].spend_run >= 0 ? money_format(m, sizeof(m), v[i].spend_reactive -
 		    v[i].spend_run, 6, false) : "null", (double)(v[i].reactive.member_s -
@@ -350,23 +438,75 @@ print_predict_table(FILE *f, const struct predict_row *v, size_t n)
 	for (i = 0; i < n; i++) {
 		text_sanitize(clean, sizeof(clean), v[i].group);
 		fprintf(f, "%-16s %-10s %12.2f %12s %14.2f\n", clean, _("predictive"),
-		    (double)v[i].as_run.member_s / 3600, v[i].spend_run >= 0 ? money_format(a,
-		    sizeof(a), v[i].spend_run, 2, true) : "-", (double)v[i].as_run.above_s / 3600);
+		    (double)v[i].as_run.member_s / 3600, v[i].spend_run >= 0 ? money_format_in(a,
+		    sizeof(a), v[i].spend_run, 2, v[i].currency) : "-",
+		    (double)v[i].as_run.above_s / 3600);
 		fprintf(f, "%-16s %-10s %12.2f %12s %14.2f\n", clean, _("reactive"),
 		    (double)v[i].reactive.member_s / 3600, v[i].spend_reactive >= 0 ?
-		    money_format(b, sizeof(b), v[i].spend_reactive, 2, true) : "-",
+		    money_format_in(b, sizeof(b), v[i].spend_reactive, 2, v[i].currency) : "-",
 		    (double)v[i].reactive.above_s / 3600);
 		if (v[i].spend_run >= 0) {
 			int64_t saved = v[i].spend_reactive - v[i].spend_run;
 
 			fprintf(f, _("%s: --predict %s %s, with %.2f h %s above target\n"), clean,
-			    saved >= 0 ? _("saved") : _("cost"), money_format(d, sizeof(d),
-			    saved >= 0 ? saved : -saved, 2, true), (double)(v[i].as_run.above_s >
+			    saved >= 0 ? _("saved") : _("cost"), money_format_in(d, sizeof(d),
+			    saved >= 0 ? saved : -saved, 2, v[i].currency), (double)(v[i].as_run.above_s >
 			    v[i].reactive.above_s ? v[i].as_run.above_s - v[i].reactive.above_s :
 			    v[i].reactive.above_s - v[i].as_run.above_s) / 3600,
 			    v[i].as_run.above_s > v[i].reactive.above_s ? _("more") : _("less"));
+			if (v[i].converted)
+				fprintf(f, _("%s: its members billed in several currencies, added "
+				    "in US dollars at your configured rate (fx.*)\n"), clean);
+		} else if (v[i].currency[0] == '\0') {
+			fprintf(f, _("%s: no spend: its members billed in several currencies and "
+			    "fx.CODE (US dollars per unit) is not set for each\n"), clean);
 		}
 	}
+}
+
+/*
+ * Table and CSV: the rows, then the total of each currency when there are several, then the
+ * total of every instance last (its key is "total"); in a table, what the totals add up and
+ * the cheaper offers.
+ */
+static enum gr_err
+print_table(FILE *fp, struct audit_report *rep, struct audit_view *view,
+    const struct audit_cheaper *cheaper, size_t ncheaper, struct gr_error *err)
+{
+	struct column cols[AC__COUNT], ccols[CC__COUNT];
+	size_t n = rep->n, i;
+	bool several = rep->n_totals > 1, converted = false;
+	enum gr_err rc;
+
+	memcpy(cols, audit_columns, sizeof(cols));
+	cols[AC_CURRENCY].hidden = !several;
+	rep->rows = xreallocarray(rep->rows, rep->n + rep->n_totals + 1, sizeof(*rep->rows));
+	for (i = 0; several && i < rep->n_totals; i++)
+		rep->rows[n++] = rep->totals[i];
+	rep->rows[n++] = rep->total;
+	rc = out_print(fp, &out_global, cols, AC__COUNT, AC_KEY, rep->rows, n, sizeof(*rep->rows),
+	    audit_cell, view, err);
+	if (rc != GR_OK || out_global.format != OUT_TABLE)
+		return rc;
+	if (rep->total.converted)
+		fputs(_("the last total adds every currency, converted at your configured rate "
+		    "(fx.*)\n"), fp);
+	else if (rep->total.unpriced)
+		fputs(_("currencies are not added up: set fx.CODE (US dollars per unit) for a "
+		    "converted total\n"), fp);
+	if (ncheaper == 0)
+		return GR_OK;
+	for (i = 0; i < ncheaper; i++)
+		converted |= cheaper[i].converted;
+	memcpy(ccols, cheaper_columns, sizeof(ccols));
+	ccols[CC_CONVERTED].hidden = !converted;
+	fputs(_("\ncheaper now (same or equivalent GPU, as many, same type):\n"), fp);
+	rc = out_print(fp, &out_global, ccols, CC__COUNT, CC_INSTANCE, cheaper, ncheaper,
+	    sizeof(*cheaper), cheaper_cell, NULL, err);
+	if (rc == GR_OK && converted)
+		fputs(_("an offer in another currency is compared at your configured rate (fx.*), "
+		    "and its saving is converted into the instance's currency\n"), fp);
+	return rc;
 }
 
 static int
@@ -384,6 +524,8 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 	struct config *cfg;
 	struct state *st;
 	struct predict_row *pred = NULL;
+	struct fx_rates fx;
+	struct audit_view view;
 	size_t ncheaper = 0, npred = 0, i;
 	int n, rc, target;
 	enum gr_err prc = GR_OK;
@@ -396,6 +538,9 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 	if (session_config(c->s, &cfg, &err) != GR_OK || session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	target = (int)config_get_int(cfg, "audit.target", 85);
+	view.target = target;
+	view.table = out_global.format == OUT_TABLE;
+	config_fx(cfg, &fx);
 	instance_list_init(&insts);
 	offer_list_init(&offers);
 	if (!a.offline) {
@@ -408,7 +553,7 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 			strlcpy_(live[i].region, insts.v[i].region, sizeof(live[i].region));
 			live[i].gpus = insts.v[i].gpu_count;
 		}
-		audit_cheaper_now(&insts, &offers, &cheaper, &ncheaper);
+		audit_cheaper_now(&insts, &offers, &fx, &cheaper, &ncheaper);
 	}
 	session_clock(c->s, &clk);
 	memset(&o, 0, sizeof(o));
@@ -420,6 +565,7 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 	o.by = a.by;
 	o.live = live;
 	o.n_live = a.offline ? 0 : insts.n;
+	o.fx = &fx;
 	rc = audit_compute(st, &o, &rep, &err) == GR_OK ? 0 : cmd_error(c, &err);
 	if (rc == 0 && predict_rows(st, &o, &pred, &npred, &err) != GR_OK) {
 		audit_report_release(&rep);
@@ -436,11 +582,16 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 		fprintf(c->out, "{\"by\":\"%s\",\"since_s\":%lld,\"target_pct\":%d,\"rows\":",
 		    groups[a.by], (long long)a.span, target);
 		prc = print_nested(c->out, audit_columns, AC__COUNT, AC_KEY, rep.rows, rep.n,
-		    sizeof(*rep.rows), audit_cell, &target, false, &err);
+		    sizeof(*rep.rows), audit_cell, &view, false, &err);
 		if (prc == GR_OK) {
 			fputs(",\"total\":", c->out);
 			prc = print_nested(c->out, audit_columns, AC__COUNT, AC_KEY, &rep.total, 1,
-			    sizeof(rep.total), audit_cell, &target, true, &err);
+			    sizeof(rep.total), audit_cell, &view, true, &err);
+		}
+		if (prc == GR_OK) {
+			fputs(",\"totals\":", c->out);
+			prc = print_nested(c->out, audit_columns, AC__COUNT, AC_KEY, rep.totals,
+			    rep.n_totals, sizeof(*rep.totals), audit_cell, &view, false, &err);
 		}
 		if (prc == GR_OK) {
 			fputs(",\"cheaper_now\":", c->out);
@@ -456,17 +607,7 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 			fputs("}\n", c->out);
 		}
 	} else {
-		/* The total is the last row of a table and of CSV (its key is "total"). */
-		rep.rows = xreallocarray(rep.rows, rep.n + 1, sizeof(*rep.rows));
-		rep.rows[rep.n] = rep.total;
-		prc = out_print(c->out, &out_global, audit_columns, AC__COUNT, AC_KEY, rep.rows,
-		    rep.n + 1, sizeof(*rep.rows), audit_cell, &target, &err);
-		if (prc == GR_OK && ncheaper > 0 && out_global.format == OUT_TABLE) {
-			fputs(_("\ncheaper now (same or equivalent GPU, as many, same type):\n"), c->out);
-			prc = out_print(c->out, &out_global, cheaper_columns, CC__COUNT,
-			    CC_INSTANCE, cheaper, ncheaper, sizeof(*cheaper), cheaper_cell, NULL,
-			    &err);
-		}
+		prc = print_table(c->out, &rep, &view, cheaper, ncheaper, &err);
 		if (prc == GR_OK && out_global.format == OUT_TABLE)
 			print_predict_table(c->out, pred, npred);
 	}
@@ -496,7 +637,13 @@ const struct command cmd_audit = {
 	    "instance, the cheapest offer now of the same or an equivalent GPU on any\n"
 	    "selected provider and the saving per hour and per month (730 h). For each group\n"
 	    "created with --predict: what prediction saved or cost against the reactive policy\n"
-	    "replayed over the same recorded load (member-hours, spend, hours above target)."),
+	    "replayed over the same recorded load (member-hours, spend, hours above target).\n"
+	    "\n"
+	    "Money stays in the currency it was billed in (USD, CNY for ppio): a group whose\n"
+	    "instances bill in several is one row per currency, and there is a total per\n"
+	    "currency; all of them are added up, in US dollars, only when fx.CODE rates are\n"
+	    "configured for each, and that total says 'converted at your configured rate'.\n"
+	    "A cheaper offer is one in the instance's currency, or in another at those rates."),
 	.opts = opts,
 	.complete_args = CPL_NONE,
 	.run = audit_run,

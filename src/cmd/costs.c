@@ -19,7 +19,7 @@ enum { C_SINCE = 1, C_BY };
 
 static const struct cmd_opt opts[] = {
 	{ "since", 's', "DATE", N_("count spend from DATE (YYYY-MM-DD, UTC; default: start of this month)"), C_SINCE, CPL_NONE, false },
-	{ "by", 'b', "GROUP", N_("group spend by instance, label, provider, gpu or day"), C_BY, CPL_NONE, false },
+	{ "by", 'b', "GROUP", N_("group spend by instance, label, provider, gpu or day"), C_BY, CPL_COSTS_BY, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 

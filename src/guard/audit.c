@@ -1,9 +1,10 @@
 /*
  * audit.c - spend against use, from the ledger and the sample history (audit.h).
  *
- * Money is added and scaled only here and only in USD micro-units (money_accrue,
- * money_scale), the one currency the ledger holds today; when the ledger gains currencies,
- * a row must be split by currency here and nowhere else.
+ * Money is added and scaled only here (money_accrue, money_scale), and only within one
+ * currency: an instance's row is keyed by its id and the currency of its ledger segments,
+ * a group's by its key and that currency, and amounts of different currencies meet only in
+ * the total, through the user's rates (money_convert) or not at all.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,7 @@ audit_grid(const char *region, const char *overrides, int *g_per_kwh, const char
 int64_t
 audit_eff_gpu_hour(const struct audit_row *r)
 {
-	if (!r->util_known || !r->gpus_known || r->util_gpu_hours <= 0)
+	if (r->unpriced || !r->util_known || !r->gpus_known || r->util_gpu_hours <= 0)
 		return -1;
 	return (int64_t)((double)r->spend / r->util_gpu_hours + 0.5);
 }
@@ -116,8 +117,10 @@ void
 audit_report_release(struct audit_report *r)
 {
 	free(r->rows);
+	free(r->totals);
 	r->rows = NULL;
-	r->n = 0;
+	r->totals = NULL;
+	r->n = r->n_totals = 0;
 }
 
 /* The working row of one instance, made on first sight. */
@@ -128,12 +131,13 @@ struct rows {
 };
 
 static struct audit_row *
-row_of(struct rows *r, const char *key)
+row_of(struct rows *r, const char *key, const char *currency)
 {
 	size_t i;
 
 	for (i = r->n; i > 0; i--)
-		if (strcmp(r->v[i - 1].key, key) == 0)
+		if (strcmp(r->v[i - 1].key, key) == 0 &&
+		    strcmp(r->v[i - 1].currency, currency) == 0)
 			return &r->v[i - 1];
 	if (r->n == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 64;
@@ -143,6 +147,7 @@ row_of(struct rows *r, const char *key)
 	memset(&r->v[r->n], 0, sizeof(r->v[r->n]));
 	r->util_w[r->n] = 0;
 	strlcpy_(r->v[r->n].key, key, sizeof(r->v[r->n].key));
+	money_currency_set(r->v[r->n].currency, currency);
 	return &r->v[r->n++];
 }
 
@@ -168,7 +173,7 @@ bill(struct rows *r, const struct ledger_seg *g, int64_t since, int64_t now)
 
 	if (g->kind == LEDGER_PROVISIONING || to <= from)
 		return;
-	w = row_of(r, g->instance_id);
+	w = row_of(r, g->instance_id, money_currency(g->currency));
 	w->instances = 1;
 	strlcpy_(w->provider, g->provider, sizeof(w->provider));
 	strlcpy_(w->label, g->label, sizeof(w->label));
@@ -264,11 +269,34 @@ merge(struct audit_row *t, double *tw, const struct audit_row *w)
 	}
 }
 
+/* USD first, then the other codes in order (as costs lists them). */
+static int
+by_currency(const char *a, const char *b)
+{
+	if (strcmp(a, b) == 0)
+		return 0;
+	if (strcmp(a, "USD") == 0 || strcmp(b, "USD") == 0)
+		return strcmp(a, "USD") == 0 ? -1 : 1;
+	return strcmp(a, b);
+}
+
+static int
+by_total(const void *a, const void *b)
+{
+	const struct audit_row *x = a, *y = b;
+
+	return by_currency(x->currency, y->currency);
+}
+
+/* Spends are compared only within a currency: the currencies come first. */
 static int
 by_spend(const void *a, const void *b)
 {
 	const struct audit_row *x = a, *y = b;
+	int c = by_currency(x->currency, y->currency);
 
+	if (c != 0)
+		return c;
 	if (x->spend != y->spend)
 		return x->spend > y->spend ? -1 : 1;
 	return strcmp(x->key, y->key);
@@ -311,6 +339,44 @@ observe_clock(struct state *st, struct rows *r, bool sim, int64_t since, int64_t
 	return GR_OK;
 }
 
+/*
+ * The amounts of the total over every instance, from the totals per currency: the one
+ * currency's; with several, their US-dollar sum when the user's rates cover each, saying
+ * so; else none.
+ */
+static void
+price_total(struct audit_row *t, const struct audit_row *per, size_t n,
+    const struct fx_rates *fx)
+{
+	int64_t spend = 0, compute = 0, waste = 0, v;
+	size_t i;
+
+	if (n <= 1) {
+		money_currency_set(t->currency, n == 1 ? per[0].currency : NULL);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (!money_convert(fx, per[i].spend, per[i].currency, "USD", &v))
+			break;
+		spend += v;
+		money_convert(fx, per[i].compute_spend, per[i].currency, "USD", &v);
+		compute += v;
+		money_convert(fx, per[i].waste, per[i].currency, "USD", &v);
+		waste += v;
+	}
+	t->spend = spend;
+	t->compute_spend = compute;
+	t->waste = waste;
+	if (i == n) {
+		money_currency_set(t->currency, "USD");
+		t->converted = true;
+		return;
+	}
+	t->currency[0] = '\0';
+	t->spend = t->compute_spend = t->waste = 0;
+	t->unpriced = true;
+}
+
 enum gr_err
 audit_compute(struct state *st, const struct audit_opts *o, struct audit_report *out,
     struct gr_error *err)
@@ -319,7 +385,7 @@ audit_compute(struct state *st, const struct audit_opts *o, struct audit_report 
 	int64_t now_wall = o->clock->wall;
 	int64_t from = (now_sim < now_wall ? now_sim : now_wall) - o->span_s;
 	struct ledger_seg *segs = NULL;
-	struct rows inst = { 0 }, grp = { 0 };
+	struct rows inst = { 0 }, grp = { 0 }, tot = { 0 };
 	double total_w = 0;
 	size_t n = 0, i;
 	bool on_sim = false, on_wall = false;
@@ -354,17 +420,26 @@ audit_compute(struct state *st, const struct audit_opts *o, struct audit_report 
 		return rc;
 	}
 	for (i = 0; i < inst.n; i++) {
+		struct audit_row *t;
+
 		derive(&inst.v[i], o);
 		merge(&out->total, &total_w, &inst.v[i]);
+		t = row_of(&tot, "total", inst.v[i].currency);
+		merge(t, &tot.util_w[t - tot.v], &inst.v[i]);
 		if (o->by != AG_INSTANCE) {
-			size_t k;
-			struct audit_row *g = row_of(&grp, group_key(&inst.v[i], o->by));
+			struct audit_row *g = row_of(&grp, group_key(&inst.v[i], o->by),
+			    inst.v[i].currency);
 
-			k = (size_t)(g - grp.v);
-			merge(g, &grp.util_w[k], &inst.v[i]);
+			merge(g, &grp.util_w[g - grp.v], &inst.v[i]);
 		}
 	}
+	free(tot.util_w);
+	if (tot.n > 1)
+		qsort(tot.v, tot.n, sizeof(*tot.v), by_total);
 	strlcpy_(out->total.key, "total", sizeof(out->total.key));
+	price_total(&out->total, tot.v, tot.n, o->fx);
+	out->totals = tot.v;
+	out->n_totals = tot.n;
 	if (o->by == AG_INSTANCE) {
 		free(grp.v);
 		grp = inst;
@@ -388,46 +463,68 @@ equivalent(const struct gpu_model *m, const struct gpu_model *o)
 	    o->vram_gb >= m->vram_gb);
 }
 
+/* Savings are compared only within a currency: the currencies come first. */
 static int
 by_saving(const void *a, const void *b)
 {
 	const struct audit_cheaper *x = a, *y = b;
+	int c = by_currency(x->currency, y->currency);
 
+	if (c != 0)
+		return c;
 	if (x->saving_hour != y->saving_hour)
 		return x->saving_hour > y->saving_hour ? -1 : 1;
 	return strcmp(x->instance_id, y->instance_id);
 }
 
+/*
+ * What offer o costs per hour in the instance's currency: its price when the currencies are
+ * the same, else through the user's rates; false when no rate joins them.
+ */
+static bool
+price_in(const struct offer *o, const char *currency, const struct fx_rates *fx,
+    int64_t *out)
+{
+	return money_convert(fx, o->price_hour, money_currency(o->currency), currency, out);
+}
+
 void
 audit_cheaper_now(const struct instance_list *l, const struct offer_list *offers,
-    struct audit_cheaper **out, size_t *n)
+    const struct fx_rates *fx, struct audit_cheaper **out, size_t *n)
 {
 	struct audit_cheaper *v = xcalloc(l->n ? l->n : 1, sizeof(*v));
 	size_t i, k, m = 0;
 
 	for (i = 0; i < l->n; i++) {
 		const struct instance *in = &l->v[i];
+		const char *cur = money_currency(in->currency);
 		const struct offer *best = NULL;
+		int64_t best_price = 0, p;
 
 		if (in->state != ST_RUNNING || in->gpu == NULL || !(in->valid & IV_PRICE))
 			continue;
 		for (k = 0; k < offers->n; k++) {
 			const struct offer *o = &offers->v[k];
 
-			if (!(o->valid & OV_PRICE) || o->price_hour >= in->price_hour ||
-			    o->gpu_count != in->gpu_count || o->type != in->type ||
+			if (!(o->valid & OV_PRICE) || !price_in(o, cur, fx, &p) ||
+			    p >= in->price_hour || o->gpu_count != in->gpu_count ||
+			    o->type != in->type ||
 			    ((o->valid & OV_AVAILABLE) && o->available <= 0) ||
 			    !equivalent(in->gpu, o->gpu))
 				continue;
-			if (best == NULL || o->price_hour < best->price_hour)
+			if (best == NULL || p < best_price) {
 				best = o;
+				best_price = p;
+			}
 		}
 		if (best == NULL)
 			continue;
 		strlcpy_(v[m].instance_id, in->id, sizeof(v[m].instance_id));
 		v[m].price_hour = in->price_hour;
+		money_currency_set(v[m].currency, cur);
 		v[m].offer = *best;
-		v[m].saving_hour = in->price_hour - best->price_hour;
+		v[m].converted = !money_same_currency(best->currency, cur);
+		v[m].saving_hour = in->price_hour - best_price;
 		v[m].saving_month = v[m].saving_hour * 730;
 		m++;
 	}

@@ -484,6 +484,16 @@ add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *pa
 	case CPL_GROUP:
 		add_groups(c, s);
 		break;
+	/* The values the commands' option handlers accept (audit.c, costs.c, group.c). */
+	case CPL_AUDIT_BY:
+		add_list(c, "instance, label, provider, gpu");
+		break;
+	case CPL_COSTS_BY:
+		add_list(c, "instance, label, provider, gpu, day");
+		break;
+	case CPL_BURST:
+		add_list(c, "interruptible, on-demand");
+		break;
 	}
 	return true;
 }

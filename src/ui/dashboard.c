@@ -156,6 +156,8 @@ apply_result(struct ui *u, struct ui_result *r)
 		u->by_provider = r->by_provider;
 		u->by_label = r->by_label;
 		u->audit = r->audit;
+		memcpy(u->audit_per, r->audit_per, sizeof(u->audit_per));
+		u->n_audit_per = r->n_audit_per;
 		u->audit_target = r->audit_target;
 		memset(&r->total, 0, sizeof(r->total));
 		memset(&r->by_provider, 0, sizeof(r->by_provider));

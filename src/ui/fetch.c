@@ -225,6 +225,7 @@ audit_summary(struct session *s, struct state *st, const struct cost_clock *clk,
 	struct audit_opts o;
 	struct audit_report rep;
 	struct config *cfg;
+	struct fx_rates fx;
 
 	if (session_config(s, &cfg, &r->err) != GR_OK)
 		return r->err.code;
@@ -235,9 +236,14 @@ audit_summary(struct session *s, struct state *st, const struct cost_clock *clk,
 	o.target_pct = r->audit_target = (int)config_get_int(cfg, "audit.target", 85);
 	o.grid = config_get(cfg, "audit.grid");
 	o.by = AG_PROVIDER;
+	config_fx(cfg, &fx);
+	o.fx = &fx;
 	if (audit_compute(st, &o, &rep, &r->err) != GR_OK)
 		return r->err.code;
 	r->audit = rep.total;
+	for (r->n_audit_per = 0; r->n_audit_per < rep.n_totals &&
+	    r->n_audit_per < UI_MAX_CURRENCIES; r->n_audit_per++)
+		r->audit_per[r->n_audit_per] = rep.totals[r->n_audit_per];
 	audit_report_release(&rep);
 	return GR_OK;
 }

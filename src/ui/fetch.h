@@ -87,6 +87,8 @@ struct ui_result {
 	struct event *events;		/* UJ_COSTS: the watcher's newest, oldest first */
 	size_t n_events;
 	struct audit_row audit;		/* UJ_COSTS: the audit of the last 7 days, in total */
+	struct audit_row audit_per[UI_MAX_CURRENCIES];	/* UJ_COSTS: and per currency */
+	size_t n_audit_per;
 	int audit_target;		/* audit.target */
 	struct remote_job *jobs;	/* UJ_JOBLOGS: recorded, oldest first; states read live */
 	size_t n_jobs;

@@ -153,6 +153,8 @@ struct ui {
 	struct cost_summary per_currency[UI_MAX_CURRENCIES];
 	size_t n_currencies;
 	struct audit_row audit;		/* the last 7 days in total (audit.h) */
+	struct audit_row audit_per[UI_MAX_CURRENCIES];	/* and per currency */
+	size_t n_audit_per;
 	int audit_target;
 	bool have_costs;
 

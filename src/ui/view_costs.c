@@ -37,13 +37,39 @@ draw_cost_lines(int y, int x, int w, int h, const char *title, const struct cost
 	}
 }
 
+/*
+ * The waste of the audit's totals, each in its own currency side by side, and their sum in
+ * US dollars only when the user's rates gave one (saying so).
+ */
+static void
+audit_waste(const struct ui *u, char *buf, size_t n)
+{
+	char a[32], list[160] = "";
+	size_t i, len = 0;
+
+	for (i = 0; i < u->n_audit_per && len + 1 < sizeof(list); i++) {
+		snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", money_format_in(a,
+		    sizeof(a), u->audit_per[i].waste, 2, u->audit_per[i].currency));
+		len = strlen(list);
+	}
+	if (u->n_audit_per == 0)
+		money_format_in(list, sizeof(list), 0, 2, NULL);
+	if (u->audit.converted)
+		snprintf(buf, n, _("%s (%s converted at your configured rate)"), list,
+		    money_format_in(a, sizeof(a), u->audit.waste, 2, u->audit.currency));
+	else
+		snprintf(buf, n, "%s", list);
+}
+
 /* One line of `gpurent audit` over the last 7 days: use against the target, and waste. */
 static void
 draw_audit(const struct ui *u, int y, int w)
 {
 	const struct audit_row *t = &u->audit;
-	char line[256], util[48], a[32];
+	char line[384], util[48], waste[224];
 	double idle = audit_idle_share(t);
+	bool wasted = false;
+	size_t i;
 
 	if (t->billed_s <= 0) {
 		ui_put(y, 2, w, _("Last 7 days    nothing billed"), ui_attr(UC_DIM), false);
@@ -54,10 +80,12 @@ draw_audit(const struct ui *u, int y, int w)
 		    u->audit_target);
 	else
 		snprintf(util, sizeof(util), _("GPU util unknown (no samples)"));
+	audit_waste(u, waste, sizeof(waste));
+	for (i = 0; i < u->n_audit_per; i++)
+		wasted |= u->audit_per[i].waste > 0;
 	snprintf(line, sizeof(line), _("Last 7 days    %s, idle %.0f%% of billed time, waste %s "
-	    "('gpurent audit')"), util, idle * 100.0, money_format(a, sizeof(a), t->waste, 2,
-	    true));
-	ui_put(y, 2, w, line, ui_attr(t->waste > 0 || (t->util_known &&
+	    "('gpurent audit')"), util, idle * 100.0, waste);
+	ui_put(y, 2, w, line, ui_attr(wasted || (t->util_known &&
 	    t->util_mean < u->audit_target) ? UC_WARN : UC_GOOD), false);
 }
 

@@ -50,6 +50,8 @@ check "reactive replay: 3.5 member-hours, \$7.00, 0.5 h above target, 2 decision
 		and .decisions == 2" <<<"$P" >/dev/null'
 check "saved \$1.00 and half a member-hour, half an hour more above target: $P" \
 	'jq -e ".[0] | .saved == 1 and .member_hours_saved == 0.5 and .above_target_hours_more == 0.5" <<<"$P" >/dev/null'
+check "in the members' currency: $P" \
+	'jq -e ".[0] | .currency == \"USD\" and .converted == false and .predictive.currency == \"USD\" and .reactive.currency == \"USD\"" <<<"$P" >/dev/null'
 
 expect_ok g audit --offline
 check "the table says it: $OUT" \
@@ -62,6 +64,26 @@ check "the table says it: $OUT" \
 expect_ok g -o json audit --offline --since 30m
 check "no records in the window" \
 	'jq -e ".predict[0] | .records == 0 and .predictive.member_hours == 0 and .reactive.member_hours == 0" <<<"$OUT" >/dev/null'
+# A member billed in yuan as well (28.00 for its 2 h): the spend is known only at a rate.
+sqlite3 "$GPURENT_HOME/state.db" \
+	"INSERT INTO ledger(instance_id, provider, label, kind, rate_hour, start_ts, end_ts, currency)
+	 VALUES('sim:i-009002', 'sim', 'group:tide', 0, 14000000, $((now - 10800)), $((now - 3600)), 'CNY')" ||
+	fail "sqlite3 insert"
+expect_ok g -o json audit --offline
+check "dollars and yuan are not added up without a rate: $(jq -c .predict <<<"$OUT")" \
+	'jq -e ".predict[0] | .currency == null and .predictive.spend == null and .reactive.spend == null and .saved == null" <<<"$OUT" >/dev/null'
+expect_ok g audit --offline
+check "and the table says why" 'grep -q "^tide: no spend: its members billed in several currencies" <<<"$OUT"'
+# At fx.CNY = 0.14: (4.00 + 28.00 x 0.14) / 4 h = 1.98 a member-hour: 3.0 h 5.94, 3.5 h 6.93.
+expect_ok g config set fx.CNY 0.14
+expect_ok g -o json audit --offline
+check "at the rate, in dollars, marked converted: $(jq -c .predict <<<"$OUT")" \
+	'jq -e ".predict[0] | .currency == \"USD\" and .converted == true and .predictive.spend == 5.94 and .reactive.spend == 6.93 and (.saved - 0.99 | fabs) < 0.000001" <<<"$OUT" >/dev/null'
+expect_ok g audit --offline
+check "and the table says so" \
+	'[[ $OUT == *"tide: --predict saved \$0.99"* ]] && grep -q "^tide: its members billed in several currencies, added in US dollars at your configured rate" <<<"$OUT"'
+expect_ok g config unset fx.CNY
+
 # Without a ledger row for its members the spend is unknown, never 0.
 sqlite3 "$GPURENT_HOME/state.db" "DELETE FROM ledger" || fail "sqlite3 delete"
 expect_ok g -o json audit --offline

@@ -120,6 +120,14 @@ for n in $codes; do
 	grep -qxF ".B $n" <<<"$status_text" || fail "exit status $n is not under EXIT STATUS"
 done
 
+# Every real provider's GPURENT_NAME_URL is listed under ENVIRONMENT (the simulator has none).
+env_text=$(section "$man1" ENVIRONMENT)
+while read -r p; do
+	[ "$p" = sim ] && continue
+	v=GPURENT_$(tr '[:lower:]' '[:upper:]' <<<"$p")_URL
+	grep -qE "^\.[BR]+ (\( )?$v( |$)" <<<"$env_text" || fail "$v is not listed under ENVIRONMENT in gpurent.1"
+done < <("$gr" __complete optarg __none --provider "")
+
 # ---------------------------------------------------------------- JSON schema
 schema_text=$(section "$man1" "JSON SCHEMA")
 # An unknown --fields name makes gpurent list the valid ones.
@@ -164,6 +172,17 @@ while read -r k; do
 		fail "gpurent-config.5 documents '$k', but 'config list --all' does not know it"
 done < <(awk '/^\.TP/ { tp = 1; next } tp && /^\.B [a-z]/ { print $2 } { tp = 0 }' <<<"$keys_text")
 
+# The grid carbon intensities the audit ships (src/guard/audit.c) are listed, with their
+# sources, under audit.grid.
+grid_text=$(awk '/^\.B audit\.grid /,/^\.B audit\.target /' <<<"$keys_text" | sed 's/\\-/-/g; s/\\(em/-/g')
+n=0
+while IFS=$'\t' read -r prefix grams source; do
+	n=$((n + 1))
+	grep -qxF -- ".BR $prefix" <<<"$grid_text" && grep -qxF -- "$grams - $source" <<<"$grid_text" ||
+		fail "the grid intensity of '$prefix' ($grams, $source) is not under audit.grid in gpurent-config.5"
+done < <(sed -n 's/^\t{ "\([a-z-]*\)", \([0-9]*\), "\([^"]*\)" },$/\1\t\2\t\3/p' "$src/src/guard/audit.c")
+[ "$n" -gt 10 ] || fail "could not read the grid table of src/guard/audit.c"
+
 # ---------------------------------------------------------------- completions
 # Offers listed last are the ones remembered for completion.
 offer=$("$gr" offers --limit 3 -o ids | head -n 1)
@@ -192,6 +211,22 @@ if [ -n "$id" ]; then
 fi
 bash_complete launch "${offer%%:*}" : "$(cut -c1-3 <<<"${offer#*:}")" | grep -qxF -- "${offer#*:}" ||
 	fail "bash: 'launch ${offer:0:7}' does not give $offer"
+# Options with a closed set of values complete to them, and their command takes each one.
+for w in instance label provider gpu; do
+	bash_complete audit --by "" | grep -qxF -- "$w" || fail "bash: 'audit --by' does not give $w"
+done
+bash_complete group create g --burst int | grep -qx interruptible ||
+	fail "bash: 'group create --burst int' does not give interruptible"
+while read -r w; do
+	"$gr" audit --offline --by "$w" >/dev/null 2>&1 || fail "audit refuses --by $w, which completion gives"
+done < <("$gr" __complete optarg audit --by "")
+while read -r w; do
+	"$gr" costs --by "$w" >/dev/null 2>&1 || fail "costs refuses --by $w, which completion gives"
+done < <("$gr" __complete optarg costs --by "")
+while read -r w; do
+	"$gr" group create "docs-$w" --gpu H100 --max 2 --target-util 50 --burst "$w" >/dev/null 2>&1 ||
+		fail "group create refuses --burst $w, which completion gives"
+done < <("$gr" __complete optarg group --burst "")
 
 # zsh: the script parses, and its words come from the same calls.
 if have zsh "zsh completion"; then

@@ -1,7 +1,8 @@
 #!/bin/bash
 # t082: the costs view shows the audit of the last 7 days (gpurent audit's total): GPU
 # utilisation against audit.target, the idle share of billed time and its waste; and says
-# so when there are no samples yet.
+# so when there are no samples yet. Waste in yuan and in dollars is shown side by side, and
+# added up only at the configured fx rate, saying so.
 . "$(dirname "$0")/lib.sh"
 
 inst=$("$G" -o ids launch --gpu h100 --count 1 --wait --timeout 120 2>/dev/null)
@@ -26,6 +27,28 @@ start_dash 120 40
 keys 4
 wait_for "^  Last 7 days +GPU util $util% \\(target 99%\\), idle [0-9]+% of billed time, waste \\\$[0-9.]+" 50 &&
     ok "the audit's utilisation ($util %) against audit.target" || fail "audit line: $(screen)"
+keys q
+wait_for 'DASH-EXIT-0' 50 || fail "quit: $(screen)"
+tm kill-session -t ui
+
+# An hour billed in yuan (a ppio row, on the wall clock, as the ledger writes it).
+now=$(date +%s)
+sqlite3 "$GPURENT_HOME/state.db" \
+    "INSERT INTO ledger(instance_id, provider, kind, rate_hour, start_ts, end_ts, currency)
+     VALUES('ppio:abc', 'ppio', 0, 12600000, $((now - 7200)), $((now - 3600)), 'CNY')" ||
+    fail "sqlite3 insert"
+start_dash 170 40
+keys 4
+wait_for "waste \\\$[0-9.]+, ¥0\\.00 \\('gpurent audit'\\)" 50 &&
+    ok "waste per currency, side by side" || fail "two currencies: $(screen)"
+keys q
+wait_for 'DASH-EXIT-0' 50 || fail "quit: $(screen)"
+tm kill-session -t ui
+"$G" config set fx.CNY 0.14 >/dev/null
+start_dash 170 40
+keys 4
+wait_for "waste \\\$[0-9.]+, ¥0\\.00 \\(\\\$[0-9.]+ converted at your configured rate\\)" 50 &&
+    ok "added up only at the configured rate, saying so" || fail "fx.CNY: $(screen)"
 keys q
 wait_for 'DASH-EXIT-0' 50 || fail "quit: $(screen)"
 finish

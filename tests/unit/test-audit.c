@@ -16,6 +16,17 @@
  *            no power -> energy estimated: 700 W TDP x 1 GPU x 1 h x 50 % = 0.35 kWh.
  *   total    billed 2.5 h, spend $5.60, idle 1800 s, waste $1.00.
  * A segment before the window (T0 - 2 h to T0 - 1 h) must count for nothing.
+ *
+ * Two currencies, the hour [T0 + 2 h, T0 + 3 h) audited at now = T0 + 3 h:
+ *   sim:i-2  still open, $1.00/h -> billed 1 h, $1.00, 2 GPU-hours (listed), util unknown.
+ *   sim:u-1  label train, H100-SXM-80GB, $2.00/h; util 50 % every minute -> $2.00, no
+ *            waste.
+ *   sim:c-1  label train, H100-SXM-80GB, billed in yuan at 12.60/h; util 0 % for 30 min,
+ *            then 80 % -> billed 1 h, CNY 12.60, idle 1800 s, waste CNY 6.30, util mean
+ *            40 %, 1 GPU-hour, CNY 31.50 per utilised GPU-hour.
+ *   totals   USD: 2 instances, 2 h, $3.00, waste $0.00; CNY: 1 instance, 1 h, CNY 12.60,
+ *            waste CNY 6.30; over all three 3 h and no amount, unless fx.CNY = 0.14:
+ *            $3.00 + 12.60 x 0.14 = $4.764 spent, 6.30 x 0.14 = $0.882 wasted, converted.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +41,7 @@
 
 #include "gpurent/audit.h"
 #include "gpurent/catalogue.h"
+#include "gpurent/money.h"
 #include "gpurent/samples.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
@@ -43,8 +55,8 @@ static char dir[256];
 static struct state *st;
 
 static void
-seg(const char *id, const char *label, const char *gpu, enum ledger_kind k, double rate,
-    int64_t start, int64_t end)
+seg_in(const char *id, const char *label, const char *gpu, enum ledger_kind k, double rate,
+    int64_t start, int64_t end, const char *currency)
 {
 	struct ledger_seg g;
 	struct gr_error err = { 0 };
@@ -57,14 +69,23 @@ seg(const char *id, const char *label, const char *gpu, enum ledger_kind k, doub
 	g.kind = k;
 	g.rate_hour = USD(rate);
 	g.start = start;
+	money_currency_set(g.currency, currency);
 	assert_int_equal(ledger_begin(st, &g, &err), GR_OK);
 	if (end != 0)
 		assert_int_equal(ledger_end(st, id, end, &err), GR_OK);
 }
 
-/* One sample a minute of GPU 0 over the hour: util(minute), power(minute) (< 0: unknown). */
 static void
-samples(const char *id, int (*util)(int), int (*power)(int))
+seg(const char *id, const char *label, const char *gpu, enum ledger_kind k, double rate,
+    int64_t start, int64_t end)
+{
+	seg_in(id, label, gpu, k, rate, start, end, "USD");
+}
+
+/* One sample a minute of GPU 0 over the hour from t0: util(minute), power(minute) (< 0:
+   unknown). */
+static void
+samples_from(const char *id, int64_t t0, int (*util)(int), int (*power)(int))
 {
 	struct gpu_sample v[60];
 	struct gr_error err = { 0 };
@@ -73,7 +94,7 @@ samples(const char *id, int (*util)(int), int (*power)(int))
 	memset(v, 0, sizeof(v));
 	for (m = 0; m < 60; m++) {
 		strlcpy_(v[m].instance_id, id, sizeof(v[m].instance_id));
-		v[m].at = T0 + m * 60;
+		v[m].at = t0 + m * 60;
 		v[m].source = SAMPLE_API;
 		v[m].util_pct = util(m);
 		v[m].valid = MV_UTIL;
@@ -83,6 +104,12 @@ samples(const char *id, int (*util)(int), int (*power)(int))
 		}
 	}
 	assert_int_equal(samples_store(st, v, 60, &err), GR_OK);
+}
+
+static void
+samples(const char *id, int (*util)(int), int (*power)(int))
+{
+	samples_from(id, T0, util, power);
 }
 
 static int half_idle_util(int m) { return m < 30 ? 0 : 80; }
@@ -109,6 +136,12 @@ setup(void **state)
 	seg("sim:i-9", "old", "H100-SXM-80GB", LEDGER_COMPUTE, 9.00, T0 - 2 * HOUR, T0 - HOUR);
 	samples("sim:i-1", half_idle_util, half_idle_power);
 	samples("sim:i-4", steady_util, no_power);
+	seg("sim:u-1", "train", "H100-SXM-80GB", LEDGER_COMPUTE, 2.00, T0 + 2 * HOUR,
+	    T0 + 3 * HOUR);
+	seg_in("sim:c-1", "train", "H100-SXM-80GB", LEDGER_COMPUTE, 12.60, T0 + 2 * HOUR,
+	    T0 + 3 * HOUR, "CNY");
+	samples_from("sim:u-1", T0 + 2 * HOUR, steady_util, no_power);
+	samples_from("sim:c-1", T0 + 2 * HOUR, half_idle_util, no_power);
 	return 0;
 }
 
@@ -126,9 +159,10 @@ static const struct audit_live live[] = {
 };
 
 static void
-run_at(enum audit_group by, const char *grid, int idle_pct, struct audit_report *rep)
+run_when(int64_t now, enum audit_group by, const char *grid, int idle_pct,
+    const struct fx_rates *fx, struct audit_report *rep)
 {
-	struct cost_clock clk = { T0 + HOUR, T0 + HOUR, true };
+	struct cost_clock clk = { now, now, true };
 	struct audit_opts o;
 	struct gr_error err = { 0 };
 
@@ -141,7 +175,14 @@ run_at(enum audit_group by, const char *grid, int idle_pct, struct audit_report 
 	o.by = by;
 	o.live = live;
 	o.n_live = ARRAY_LEN(live);
+	o.fx = fx;
 	assert_int_equal(audit_compute(st, &o, rep, &err), GR_OK);
+}
+
+static void
+run_at(enum audit_group by, const char *grid, int idle_pct, struct audit_report *rep)
+{
+	run_when(T0 + HOUR, by, grid, idle_pct, NULL, rep);
 }
 
 static void
@@ -159,6 +200,18 @@ find(const struct audit_report *r, const char *key)
 		if (strcmp(r->rows[i].key, key) == 0)
 			return &r->rows[i];
 	fail_msg("no row '%s'", key);
+	return NULL;
+}
+
+static const struct audit_row *
+find_in(const struct audit_report *r, const char *key, const char *currency)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (strcmp(r->rows[i].key, key) == 0 && strcmp(r->rows[i].currency, currency) == 0)
+			return &r->rows[i];
+	fail_msg("no row '%s' in %s", key, currency);
 	return NULL;
 }
 
@@ -216,6 +269,74 @@ per_instance(void **state)
 	assert_int_equal(r.total.instances, 4);
 	assert_true(r.total.energy_estimated);
 	assert_true(r.total.energy_kwh > 0.6499 && r.total.energy_kwh < 0.6501);
+	assert_string_equal(r.total.currency, "USD");	/* one currency: its own total */
+	assert_false(r.total.converted || r.total.unpriced);
+	assert_int_equal(r.n_totals, 1);
+	assert_int_equal(r.totals[0].spend, USD(5.60));
+	audit_report_release(&r);
+}
+
+/* Yuan and dollars are never added as one: a row and a total per currency (see the top). */
+static void
+currencies_apart(void **state)
+{
+	struct audit_report r;
+	const struct audit_row *w;
+	struct fx_rates fx;
+
+	(void)state;
+	run_when(T0 + 3 * HOUR, AG_INSTANCE, NULL, 5, NULL, &r);
+	assert_int_equal(r.n, 3);
+	/* dollars first, each currency by spend */
+	assert_string_equal(r.rows[0].key, "sim:u-1");
+	assert_string_equal(r.rows[1].key, "sim:i-2");
+	assert_string_equal(r.rows[2].key, "sim:c-1");
+	assert_string_equal(r.rows[1].currency, "USD");
+	assert_int_equal(r.rows[1].spend, USD(1.00));
+	w = find(&r, "sim:c-1");
+	assert_string_equal(w->currency, "CNY");
+	assert_int_equal(w->billed_s, HOUR);
+	assert_int_equal(w->spend, USD(12.60));		/* micro-yuan */
+	assert_int_equal(w->idle_s, 1800);
+	assert_int_equal(w->waste, USD(6.30));
+	assert_int_equal(audit_eff_gpu_hour(w), USD(31.50));
+	assert_int_equal(r.n_totals, 2);
+	assert_string_equal(r.totals[0].currency, "USD");
+	assert_int_equal(r.totals[0].instances, 2);
+	assert_int_equal(r.totals[0].billed_s, 2 * HOUR);
+	assert_int_equal(r.totals[0].spend, USD(3.00));
+	assert_int_equal(r.totals[0].waste, 0);
+	assert_string_equal(r.totals[1].currency, "CNY");
+	assert_int_equal(r.totals[1].instances, 1);
+	assert_int_equal(r.totals[1].spend, USD(12.60));
+	assert_int_equal(r.totals[1].waste, USD(6.30));
+	/* over all three: hours, but no amount without a rate */
+	assert_int_equal(r.total.instances, 3);
+	assert_int_equal(r.total.billed_s, 3 * HOUR);
+	assert_true(r.total.unpriced && !r.total.converted);
+	assert_string_equal(r.total.currency, "");
+	assert_int_equal(audit_eff_gpu_hour(&r.total), -1);
+	audit_report_release(&r);
+
+	/* a group of both currencies is a row per currency */
+	run_when(T0 + 3 * HOUR, AG_LABEL, NULL, 5, NULL, &r);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(find_in(&r, "train", "USD")->spend, USD(3.00));
+	assert_int_equal(find_in(&r, "train", "USD")->instances, 2);
+	assert_int_equal(find_in(&r, "train", "CNY")->spend, USD(12.60));
+	assert_int_equal(find_in(&r, "train", "CNY")->waste, USD(6.30));
+	audit_report_release(&r);
+
+	/* with fx.CNY = 0.14 the total adds them, in dollars, and says it converted */
+	memset(&fx, 0, sizeof(fx));
+	assert_true(fx_set(&fx, "CNY", 140000));
+	run_when(T0 + 3 * HOUR, AG_INSTANCE, NULL, 5, &fx, &r);
+	assert_true(r.total.converted && !r.total.unpriced);
+	assert_string_equal(r.total.currency, "USD");
+	assert_int_equal(r.total.spend, USD(4.764));
+	assert_int_equal(r.total.waste, USD(0.882));
+	assert_int_equal(r.totals[1].spend, USD(12.60));	/* the rows stay in yuan */
+	assert_int_equal(find(&r, "sim:c-1")->spend, USD(12.60));
 	audit_report_release(&r);
 }
 
@@ -333,15 +454,78 @@ cheaper_now(void **state)
 	strlcpy_(f->id, "vast:4", sizeof(f->id));
 	f->gpu = catalogue_by_id("A100-SXM-80GB");
 	f->price_hour = USD(1.00);
-	audit_cheaper_now(&l, &o, &c, &n);
+	audit_cheaper_now(&l, &o, NULL, &c, &n);
 	assert_int_equal(n, 1);
 	assert_string_equal(c[0].offer.id, "vast:1");
 	assert_int_equal(c[0].saving_hour, USD(0.50));
 	assert_int_equal(c[0].saving_month, USD(365.00));
 	free(c);
 	l.v[0].state = ST_STOPPED;	/* only running instances */
-	audit_cheaper_now(&l, &o, &c, &n);
+	audit_cheaper_now(&l, &o, NULL, &c, &n);
 	assert_int_equal(n, 0);
+	free(c);
+	instance_list_release(&l);
+	offer_list_release(&o);
+}
+
+/* A yuan price is compared with dollar offers only at the user's rate, never as numbers. */
+static void
+cheaper_across_currencies(void **state)
+{
+	struct instance_list l;
+	struct offer_list o;
+	struct audit_cheaper *c;
+	struct instance *in;
+	struct offer *f;
+	struct fx_rates fx;
+	size_t n;
+
+	(void)state;
+	instance_list_init(&l);
+	offer_list_init(&o);
+	in = instance_list_add(&l);
+	strlcpy_(in->id, "ppio:i-1", sizeof(in->id));
+	in->gpu = catalogue_by_id("H100-PCIE-80GB");
+	in->gpu_count = 1;
+	in->state = ST_RUNNING;
+	in->price_hour = USD(12.60);	/* micro-yuan */
+	money_currency_set(in->currency, "CNY");
+	in->valid = IV_PRICE;
+	f = offer_list_add(&o);		/* $2.00: fewer units than 12.60, but dearer at 0.14 */
+	strlcpy_(f->id, "vast:1", sizeof(f->id));
+	f->gpu = catalogue_by_id("H100-SXM-80GB");
+	f->gpu_count = 1;
+	f->price_hour = USD(2.00);
+	f->valid = OV_PRICE;
+	audit_cheaper_now(&l, &o, NULL, &c, &n);
+	assert_int_equal(n, 0);		/* no rate: not compared */
+	free(c);
+	memset(&fx, 0, sizeof(fx));
+	assert_true(fx_set(&fx, "CNY", 140000));
+	audit_cheaper_now(&l, &o, &fx, &c, &n);
+	assert_int_equal(n, 0);		/* 12.60 x 0.14 = $1.764 < $2.00 */
+	free(c);
+	f = offer_list_add(&o);		/* $1.40 = CNY 10.00 at the rate */
+	*f = o.v[0];
+	strlcpy_(f->id, "vast:2", sizeof(f->id));
+	f->price_hour = USD(1.40);
+	f = offer_list_add(&o);		/* CNY 11.00: cheaper, but not the cheapest */
+	*f = o.v[0];
+	strlcpy_(f->id, "ppio:2", sizeof(f->id));
+	f->price_hour = USD(11.00);
+	money_currency_set(f->currency, "CNY");
+	audit_cheaper_now(&l, &o, &fx, &c, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(c[0].offer.id, "vast:2");
+	assert_string_equal(c[0].currency, "CNY");
+	assert_true(c[0].converted);
+	assert_int_equal(c[0].saving_hour, USD(2.60));	/* in yuan */
+	free(c);
+	audit_cheaper_now(&l, &o, NULL, &c, &n);	/* without the rate: yuan offers only */
+	assert_int_equal(n, 1);
+	assert_string_equal(c[0].offer.id, "ppio:2");
+	assert_false(c[0].converted);
+	assert_int_equal(c[0].saving_hour, USD(1.60));
 	free(c);
 	instance_list_release(&l);
 	offer_list_release(&o);
@@ -356,6 +540,8 @@ main(void)
 		cmocka_unit_test(grouped_and_overridden),
 		cmocka_unit_test(grid_table),
 		cmocka_unit_test(cheaper_now),
+		cmocka_unit_test(currencies_apart),
+		cmocka_unit_test(cheaper_across_currencies),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
