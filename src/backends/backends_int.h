@@ -45,6 +45,27 @@ char *bk_url(const struct bk_http *h, const char *path);
 enum gr_err bk_request(const struct bk_http *h, enum http_method m, const char *path,
     const char *json, bool idempotent, struct http_response *rs, struct gr_error *err);
 
+/*
+ * An offers list read as it arrives (http.h's stream): the provider's parser is opened at
+ * the first body byte of each 2xx attempt (a retried attempt forgets what a cut-off one
+ * appended), fed every chunk and finished at the end; its verdict is the error when it
+ * stopped the transfer or the transfer ended well, while a transfer cut off for good keeps
+ * the transport's message, as a kept body would. A reply not streamed (an error status)
+ * goes to whole(), which checks it and parses what was kept. On any error nothing stays
+ * appended to out. rq: the request, its stream set here.
+ */
+struct bk_offers_parser {
+	void *(*open)(void *arg, struct offer_list *out);
+	bool (*feed)(void *parse, const char *p, size_t n);
+	enum gr_err (*finish)(void *parse, long status, struct gr_error *err);
+	void (*close)(void *parse);
+	enum gr_err (*whole)(void *arg, enum gr_err e, const struct http_response *rs,
+	    struct offer_list *out, struct gr_error *err);
+};
+enum gr_err bk_offers_read(const struct bk_http *h, struct http_request *rq,
+    const struct bk_offers_parser *parser, void *arg, struct offer_list *out,
+    struct gr_error *err);
+
 /* ledger_observe under a process-wide lock (backends run on fan-out threads). */
 void bk_observe(const struct backend *b, const struct instance *in);
 /* ledger_observe_span under the same lock: billed by the provider's own start and end. */

@@ -179,6 +179,71 @@ bk_request(const struct bk_http *h, enum http_method m, const char *path, const 
 	return e;
 }
 
+struct offers_reader {
+	const struct bk_offers_parser *parser;
+	void *arg;
+	struct offer_list *out;
+	size_t n0;			/* offers in out before this list */
+	bool refused;			/* the parser stopped the transfer: a malformed body */
+	void *parse;
+};
+
+static bool
+offers_begin(void *ctx, long status, const char *content_type)
+{
+	struct offers_reader *r = ctx;
+
+	(void)status;
+	(void)content_type;
+	if (r->parse != NULL)
+		r->parser->close(r->parse);
+	r->out->n = r->n0;
+	r->refused = false;
+	r->parse = r->parser->open(r->arg, r->out);
+	return true;
+}
+
+static bool
+offers_data(void *ctx, const char *p, size_t n)
+{
+	struct offers_reader *r = ctx;
+
+	if (!r->parser->feed(r->parse, p, n))
+		r->refused = true;
+	return !r->refused;
+}
+
+enum gr_err
+bk_offers_read(const struct bk_http *h, struct http_request *rq,
+    const struct bk_offers_parser *parser, void *arg, struct offer_list *out,
+    struct gr_error *err)
+{
+	struct offers_reader r = { parser, arg, out, out->n, false, NULL };
+	struct http_stream stream = { offers_begin, offers_data, &r };
+	struct http_response rs;
+	struct gr_error herr = { 0 };
+	enum gr_err e;
+
+	rq->stream = &stream;
+	e = http_do(h->http, rq, &rs, &herr);
+	if (rs.streamed) {
+		if (e == GR_OK || r.refused)
+			e = parser->finish(r.parse, rs.status, err);
+		else
+			gr_fail(err, e, "%s", herr.msg);
+	} else {
+		if (e != GR_OK)
+			gr_fail(err, e, "%s", herr.msg);
+		e = parser->whole(arg, e, &rs, out, err);
+	}
+	if (e != GR_OK)
+		out->n = r.n0;
+	if (r.parse != NULL)
+		parser->close(r.parse);
+	http_response_release(&rs);
+	return e;
+}
+
 static pthread_mutex_t ledger_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void

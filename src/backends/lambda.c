@@ -68,50 +68,53 @@ lambda_req(struct backend *b, enum http_method m, const char *path, const char *
 	return bk_request(&priv(b)->h, m, path, json, idempotent, rs, err);
 }
 
-/* An instance-types reply read as it arrives (see http.h): offers mapped type by type. */
-struct types_reader {
-	struct offer_list *out;
-	bool refused;			/* the parser stopped the transfer: a malformed body */
-	size_t n0;			/* offers in out before this request */
-	struct lambda_offer_stream *parse;
-};
+/* The instance-types reply read as it arrives (bk_offers_read): offers mapped type by type. */
+static void *
+types_open(void *arg, struct offer_list *out)
+{
+	(void)arg;
+	return lambda_offer_stream_new(out);
+}
 
 static bool
-types_begin(void *ctx, long status, const char *content_type)
+types_feed(void *parse, const char *p, size_t n)
 {
-	struct types_reader *r = ctx;
+	return lambda_offer_stream_feed(parse, p, n);
+}
 
+static enum gr_err
+types_finish(void *parse, long status, struct gr_error *err)
+{
 	(void)status;
-	(void)content_type;
-	/* A retried attempt: forget what the cut-off one delivered. */
-	lambda_offer_stream_free(r->parse);
-	r->out->n = r->n0;
-	r->refused = false;
-	r->parse = lambda_offer_stream_new(r->out);
-	return true;
+	return lambda_offer_stream_finish(parse, err);
 }
 
-static bool
-types_data(void *ctx, const char *p, size_t n)
+static void
+types_close(void *parse)
 {
-	struct types_reader *r = ctx;
-
-	if (!lambda_offer_stream_feed(r->parse, p, n))
-		r->refused = true;
-	return !r->refused;
+	lambda_offer_stream_free(parse);
 }
+
+static enum gr_err
+types_whole(void *arg, enum gr_err e, const struct http_response *rs, struct offer_list *out,
+    struct gr_error *err)
+{
+	(void)arg;
+	e = check(e, rs, err);
+	return e == GR_OK ? lambda_parse_instance_types(rs->body, rs->len, out, err) : e;
+}
+
+static const struct bk_offers_parser types_parser = {
+	types_open, types_feed, types_finish, types_close, types_whole,
+};
 
 static enum gr_err
 lambda_offers(struct backend *b, const struct filter *f, struct offer_list *out,
     bool *pushed_all, struct gr_error *err)
 {
 	struct lambda *l = priv(b);
-	struct http_response rs;
 	struct http_request rq = { 0 };
-	struct types_reader r = { out, false, out->n, NULL };
-	struct http_stream stream = { types_begin, types_data, &r };
-	struct gr_error herr = { 0 };
-	char *url;
+	char *url = bk_url(&l->h, "/api/v1/instance-types");
 	size_t i;
 	enum gr_err e;
 
@@ -120,36 +123,12 @@ lambda_offers(struct backend *b, const struct filter *f, struct offer_list *out,
 	for (i = 0; f != NULL && i < f->n; i++)
 		if (f->t[i].field != FF_PROVIDER && f->t[i].field != FF_TYPE)
 			*pushed_all = false;
-	url = bk_url(&l->h, "/api/v1/instance-types");
 	rq.method = HTTP_GET;
 	rq.url = url;
 	rq.headers = l->h.hdrs;
-	rq.idempotent = true;
 	rq.read = true;
-	rq.stream = &stream;
-	e = http_do(l->h.http, &rq, &rs, &herr);
+	e = bk_offers_read(&l->h, &rq, &types_parser, NULL, out, err);
 	free(url);
-	if (rs.streamed) {
-		/*
-		 * The parser's verdict when it stopped the transfer or the transfer ended well;
-		 * a transfer cut off (its retries spent) keeps the transport's message, as a
-		 * kept body would.
-		 */
-		if (e == GR_OK || r.refused)
-			e = lambda_offer_stream_finish(r.parse, err);
-		else
-			gr_fail(err, e, "%s", herr.msg);
-	} else {
-		if (e != GR_OK)
-			gr_fail(err, e, "%s", herr.msg);
-		e = check(e, &rs, err);
-		if (e == GR_OK)
-			e = lambda_parse_instance_types(rs.body, rs.len, out, err);
-	}
-	if (e != GR_OK)
-		out->n = r.n0;
-	lambda_offer_stream_free(r.parse);
-	http_response_release(&rs);
 	return e;
 }
 

@@ -91,78 +91,59 @@ ppio_req(struct backend *b, enum http_method m, const char *path, const char *js
 	return bk_request(&priv(b)->h, m, path, json, idempotent, rs, err);
 }
 
-/* The product list read as it arrives (see http.h): offers are mapped product by product. */
-struct products_reader {
-	const char *currency;
-	struct offer_list *out;
-	bool refused;			/* the parser stopped the transfer: a malformed body */
-	size_t n0;			/* offers in out before this list */
-	struct ppio_product_stream *parse;
-};
+/* The product list read as it arrives (bk_offers_read): offers mapped product by product. */
+static void *
+products_open(void *currency, struct offer_list *out)
+{
+	return ppio_product_stream_new(currency, out);
+}
 
 static bool
-products_begin(void *ctx, long status, const char *content_type)
+products_feed(void *parse, const char *p, size_t n)
 {
-	struct products_reader *r = ctx;
+	return ppio_product_stream_feed(parse, p, n);
+}
 
+static enum gr_err
+products_finish(void *parse, long status, struct gr_error *err)
+{
 	(void)status;
-	(void)content_type;
-	/* A retried attempt: forget what the cut-off one delivered. */
-	ppio_product_stream_free(r->parse);
-	r->out->n = r->n0;
-	r->refused = false;
-	r->parse = ppio_product_stream_new(r->currency, r->out);
-	return true;
+	return ppio_product_stream_finish(parse, err);
 }
 
-static bool
-products_data(void *ctx, const char *p, size_t n)
+static void
+products_close(void *parse)
 {
-	struct products_reader *r = ctx;
-
-	if (!ppio_product_stream_feed(r->parse, p, n))
-		r->refused = true;
-	return !r->refused;
+	ppio_product_stream_free(parse);
 }
+
+static enum gr_err
+products_whole(void *currency, enum gr_err e, const struct http_response *rs,
+    struct offer_list *out, struct gr_error *err)
+{
+	e = check(e, rs, err);
+	return e == GR_OK ? ppio_parse_products(rs->body, rs->len, currency, out, err) : e;
+}
+
+static const struct bk_offers_parser products_parser = {
+	products_open, products_feed, products_finish, products_close, products_whole,
+};
 
 static enum gr_err
 fetch_products(struct backend *b, struct offer_list *out, struct gr_error *err)
 {
 	struct ppio *pp = priv(b);
-	struct http_response rs;
 	struct http_request rq = { 0 };
-	struct products_reader r = { pp->currency, out, false, out->n, NULL };
-	struct http_stream stream = { products_begin, products_data, &r };
-	struct gr_error herr = { 0 };
+	char *url = bk_url(&pp->h, "/gpus/v2/products?type=gpu&category=instance");
 	enum gr_err e;
 
 	/* Both parameters are required (§4.1): instances of GPUs. */
 	rq.method = HTTP_GET;
-	rq.url = bk_url(&pp->h, "/gpus/v2/products?type=gpu&category=instance");
+	rq.url = url;
 	rq.headers = pp->h.hdrs;
-	rq.idempotent = true;
 	rq.read = true;
-	rq.stream = &stream;
-	e = http_do(pp->h.http, &rq, &rs, &herr);
-	free((char *)rq.url);
-	if (rs.streamed) {
-		/* The parser's verdict when it stopped the transfer or the transfer ended well;
-		   a transfer cut off keeps the transport's message, as a kept body would. */
-		if (e == GR_OK || r.refused)
-			e = ppio_product_stream_finish(r.parse, err);
-		else
-			gr_fail(err, e, "%s", herr.msg);
-	} else {
-		if (e != GR_OK)
-			gr_fail(err, e, "%s", herr.msg);
-		e = check(e, &rs, err);
-		if (e == GR_OK)
-			e = ppio_parse_products(rs.body, rs.len, pp->currency, out, err);
-	}
-	if (e != GR_OK)
-		out->n = r.n0;
-	ppio_product_stream_free(r.parse);
-	http_response_release(&rs);
+	e = bk_offers_read(&pp->h, &rq, &products_parser, pp->currency, out, err);
+	free(url);
 	return e;
 }
 

@@ -211,92 +211,71 @@ doc1(const char *query, const char *var, const char *val)
 	return s;
 }
 
-/* A gpuTypes reply read as it arrives (see http.h): offers are mapped element by element. */
-struct offers_reader {
-	bool spot;
-	struct offer_list *out;
-	bool refused;			/* the parser stopped the transfer: a malformed body */
-	size_t n0;			/* offers in out before this query */
-	struct runpod_offer_stream *parse;
+/* The gpuTypes reply read as it arrives (bk_offers_read): offers mapped type by type. */
+static void *
+types_open(void *spot, struct offer_list *out)
+{
+	return runpod_offer_stream_new(*(bool *)spot, out);
+}
+
+static bool
+types_feed(void *parse, const char *p, size_t n)
+{
+	return runpod_offer_stream_feed(parse, p, n);
+}
+
+static enum gr_err
+types_finish(void *parse, long status, struct gr_error *err)
+{
+	return runpod_offer_stream_finish(parse, status, err);
+}
+
+static void
+types_close(void *parse)
+{
+	runpod_offer_stream_free(parse);
+}
+
+static enum gr_err
+types_whole(void *spot, enum gr_err e, const struct http_response *rs, struct offer_list *out,
+    struct gr_error *err)
+{
+	if (e == GR_OK)
+		e = runpod_parse_error(rs->status, rs->body, rs->len, err);
+	if (e == GR_OK)
+		e = runpod_parse_gpu_types(rs->body, rs->len, *(bool *)spot, out, err);
+	return e;
+}
+
+static const struct bk_offers_parser types_parser = {
+	types_open, types_feed, types_finish, types_close, types_whole,
 };
-
-static bool
-offers_begin(void *ctx, long status, const char *content_type)
-{
-	struct offers_reader *r = ctx;
-
-	(void)status;
-	(void)content_type;
-	/* A retried attempt: forget what the cut-off one delivered. */
-	runpod_offer_stream_free(r->parse);
-	r->out->n = r->n0;
-	r->refused = false;
-	r->parse = runpod_offer_stream_new(r->spot, r->out);
-	return true;
-}
-
-static bool
-offers_data(void *ctx, const char *p, size_t n)
-{
-	struct offers_reader *r = ctx;
-
-	if (!runpod_offer_stream_feed(r->parse, p, n))
-		r->refused = true;
-	return !r->refused;
-}
 
 static enum gr_err
 runpod_offers(struct backend *b, const struct filter *f, struct offer_list *out,
     bool *pushed_all, struct gr_error *err)
 {
 	struct runpod *rp = priv(b);
-	struct http_response rs;
 	struct http_request rq = { 0 };
+	char *url = bk_url(&rp->h, "/graphql");
 	const struct filter_term *t = f != NULL ? filter_find(f, FF_TYPE) : NULL;
-	struct offers_reader r = { false, out, false, out->n, NULL };
-	struct http_stream stream = { offers_begin, offers_data, &r };
-	struct gr_error herr = { 0 };
-	char *q, *url;
+	bool spot = false;
+	char *q;
 	size_t i;
 	enum gr_err e;
 
 	for (i = 0; t != NULL && i < t->n; i++)
 		if (t->op == FOP_EQ && t->num[i] == OFFER_INTERRUPTIBLE)
-			r.spot = true;
+			spot = true;
 	q = runpod_build_offers_query(f, pushed_all);
-	url = bk_url(&rp->h, "/graphql");
 	rq.method = HTTP_POST;
 	rq.url = url;
 	rq.headers = rp->h.hdrs;
 	rq.body = q;
-	rq.idempotent = true;	/* a query changes nothing */
-	rq.read = true;
-	rq.stream = &stream;
-	e = http_do(rp->h.http, &rq, &rs, &herr);
+	rq.read = true;	/* a query changes nothing */
+	e = bk_offers_read(&rp->h, &rq, &types_parser, &spot, out, err);
 	free(url);
 	free(q);
-	if (rs.streamed) {
-		/*
-		 * The parser's verdict when it stopped the transfer or the transfer ended well;
-		 * a transfer cut off (its retries spent) keeps the transport's message, as a
-		 * kept body would.
-		 */
-		if (e == GR_OK || r.refused)
-			e = runpod_offer_stream_finish(r.parse, rs.status, err);
-		else
-			gr_fail(err, e, "%s", herr.msg);
-	} else {
-		if (e != GR_OK)
-			gr_fail(err, e, "%s", herr.msg);
-		else
-			e = runpod_parse_error(rs.status, rs.body, rs.len, err);
-		if (e == GR_OK)
-			e = runpod_parse_gpu_types(rs.body, rs.len, r.spot, out, err);
-	}
-	if (e != GR_OK)
-		out->n = r.n0;
-	runpod_offer_stream_free(r.parse);
-	http_response_release(&rs);
 	return e;
 }
 
