@@ -8,7 +8,7 @@
 #   (b) bench/fetch_parse_floor.c: /nodes fetched and parsed once with cJSON
 #   gpurent --provider slurm -o json offers (openapi, nodes, partitions and jobs fetched,
 #       parsed, mapped, filtered, sorted and printed)
-# The issue's bar: gpurent within 1.3x of (b).
+# The issue's bar: gpurent within 1.3x of (b). CALLGRIND=1 adds each client's instructions.
 set -eu
 BUILD=${1:?usage: bench/slurm.sh BUILD [NODES...]}
 shift
@@ -53,6 +53,13 @@ median_task_ms() {
 	done | sort -n | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f", m }'
 }
 
+# Instructions of one run under callgrind (all threads): the figure a loaded machine leaves
+# alone. Only with CALLGRIND=1.
+instructions() {
+	valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" "$@" >/dev/null 2>"$TMP/cg.err"
+	sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$TMP/cg.err"
+}
+
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $RUNS runs each"
 echo "| nodes | /nodes body | (a) curl | (b) curl + cJSON | gpurent offers | gpurent / (b) | CPU (b) | CPU gpurent | CPU / (b) | task-clock (b) | task-clock gpurent | / (b) |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -79,6 +86,12 @@ for n in "${SIZES[@]}"; do
 		"$(awk -v b="$b" -v c="$c" 'BEGIN { printf "%.2f", c / b }') | $cb ms | $cc ms |" \
 		"$(awk -v b="$cb" -v c="$cc" 'BEGIN { printf "%.2f", c / b }') |" \
 		"$tb ms | $tc ms | $(awk -v b="$tb" -v c="$tc" 'BEGIN { if (b + 0 > 0) printf "%.2f", c / b; else printf "-" }') |"
+	if [ -n "${CALLGRIND:-}" ]; then
+		ib=$(instructions "$TMP/floor" "$url/slurm/v0.0.38/nodes" GET)
+		ic=$(instructions "$G" --provider slurm -o json offers)
+		echo "instructions (callgrind): (b) $ib, gpurent $ic," \
+		    "$(awk -v b="$ib" -v c="$ic" 'BEGIN { printf "%.2f", c / b }')x"
+	fi
 	kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true
 	unset 'PIDS[-1]'
 done

@@ -96,6 +96,10 @@ struct slurm_job {
 					   N; -1 unknown */
 };
 
+/* One element of /nodes onto a node (a whole element, or one parsed with only the members
+   the stream picks); false when it is no node (not an object, no name). */
+struct cJSON;
+bool slurm_node_from_json(const struct cJSON *it, struct slurm_node *nd);
 /* GET /slurm/<v>/nodes: a malloc'd array in *out (free it), count in *n. */
 enum gr_err slurm_parse_nodes(const char *body, size_t len, struct slurm_node **out, size_t *n,
     struct gr_error *err);

@@ -357,8 +357,17 @@ node_usable(const char *state)
 }
 
 /* One element of /nodes onto nd; false when it is no node (not an object, no name). */
-static bool
-node_from_json(const cJSON *it, struct slurm_node *nd)
+/*
+ * Every member of a node that slurm_node_from_json reads: a /nodes reply is parsed for these
+ * only (jpick; a node has about sixty). test_parse_slurm maps the recorded nodes both ways.
+ */
+static const char *const node_members[] = {
+	"name", "hostname", "state", "state_flags", "partitions", "gres", "gres_used", "cpus",
+	"real_memory", NULL,
+};
+
+bool
+slurm_node_from_json(const cJSON *it, struct slurm_node *nd)
 {
 	const cJSON *parts, *p, *flags;
 	char gres[512], flagstr[256];
@@ -410,6 +419,7 @@ node_from_json(const cJSON *it, struct slurm_node *nd)
 struct slurm_stream {
 	enum slurm_list what;
 	struct jscan *scan;
+	struct jpick *pick;	/* nodes: node_members */
 	void *v;
 	size_t n, cap, size;
 };
@@ -428,7 +438,8 @@ take_elem(const cJSON *it, void *ctx)
 		s->v = xreallocarray(s->v, s->cap, s->size);
 	}
 	slot = (char *)s->v + s->n * s->size;
-	kept = s->what == SLURM_NODES ? node_from_json(it, slot) : job_from_json(it, slot);
+	kept = s->what == SLURM_NODES ? slurm_node_from_json(it, slot) :
+	    job_from_json(it, slot);
 	if (kept)
 		s->n++;
 	return true;
@@ -442,6 +453,10 @@ slurm_stream_new(enum slurm_list what)
 	s->what = what;
 	s->size = what == SLURM_NODES ? sizeof(struct slurm_node) : sizeof(struct slurm_job);
 	s->scan = jscan_new(what == SLURM_NODES ? "nodes" : "jobs", take_elem, s);
+	if (what == SLURM_NODES) {
+		s->pick = jpick_new(node_members);
+		jscan_pick(s->scan, s->pick);
+	}
 	return s;
 }
 
@@ -510,6 +525,7 @@ slurm_stream_free(struct slurm_stream *s)
 	if (s == NULL)
 		return;
 	jscan_free(s->scan);
+	jpick_free(s->pick);
 	free(s->v);
 	free(s);
 }
