@@ -11,10 +11,10 @@ case $inst in sim:i-*) ;; *) echo "launch failed" >&2; exit 1 ;; esac
 
 start_dash 120 40
 keys 4
-wait_for '^  Last 7 days +GPU util unknown \(no samples\), idle 0% of billed time, waste \$0\.00' 50 &&
+wait_for '^  Last 7 days +GPU util unknown \(no samples\), idle 0% of billed time, waste \$0\.00' 300 &&
     ok "no samples: utilisation unknown, nothing counted idle" || fail "no samples: $(screen)"
 keys q
-wait_for 'DASH-EXIT-0' 50 || fail "quit: $(screen)"
+wait_for 'DASH-EXIT-0' 150 || fail "quit: $(screen)"
 tm kill-session -t ui
 
 "$G" config set audit.target 99 >/dev/null
@@ -25,10 +25,10 @@ audit=$("$G" audit --offline -o json)
 util=$(jq -r '.total.util_mean_pct | round' <<<"$audit")
 start_dash 120 40
 keys 4
-wait_for "^  Last 7 days +GPU util $util% \\(target 99%\\), idle [0-9]+% of billed time, waste \\\$[0-9.]+" 50 &&
+wait_for "^  Last 7 days +GPU util $util% \\(target 99%\\), idle [0-9]+% of billed time, waste \\\$[0-9.]+" 300 &&
     ok "the audit's utilisation ($util %) against audit.target" || fail "audit line: $(screen)"
 keys q
-wait_for 'DASH-EXIT-0' 50 || fail "quit: $(screen)"
+wait_for 'DASH-EXIT-0' 150 || fail "quit: $(screen)"
 tm kill-session -t ui
 
 # An hour billed in yuan (a ppio row, on the wall clock, as the ledger writes it).
@@ -39,16 +39,16 @@ sqlite3 "$GPURENT_HOME/state.db" \
     fail "sqlite3 insert"
 start_dash 170 40
 keys 4
-wait_for "waste \\\$[0-9.]+, ¥0\\.00 \\('gpurent audit'\\)" 50 &&
+wait_for "waste \\\$[0-9.]+, ¥0\\.00 \\('gpurent audit'\\)" 300 &&
     ok "waste per currency, side by side" || fail "two currencies: $(screen)"
 keys q
-wait_for 'DASH-EXIT-0' 50 || fail "quit: $(screen)"
+wait_for 'DASH-EXIT-0' 150 || fail "quit: $(screen)"
 tm kill-session -t ui
 "$G" config set fx.CNY 0.14 >/dev/null
 start_dash 170 40
 keys 4
-wait_for "waste \\\$[0-9.]+, ¥0\\.00 \\(\\\$[0-9.]+ converted at your configured rate\\)" 50 &&
+wait_for "waste \\\$[0-9.]+, ¥0\\.00 \\(\\\$[0-9.]+ converted at your configured rate\\)" 300 &&
     ok "added up only at the configured rate, saying so" || fail "fx.CNY: $(screen)"
 keys q
-wait_for 'DASH-EXIT-0' 50 || fail "quit: $(screen)"
+wait_for 'DASH-EXIT-0' 150 || fail "quit: $(screen)"
 finish
