@@ -107,6 +107,14 @@ struct jpick;
 struct jpick *jpick_new(const char *const *names);
 void jpick_free(struct jpick *k);
 struct cJSON *jpick_parse(const struct jpick *k, const char *p, size_t n);
+/*
+ * An object at p[0] picked as jpick_parse picks it, when it ends within p[0..n) (whatever
+ * follows it): *used is its length. limit: the containers it may open (cJSON's limit less
+ * those around it). NULL when p holds no whole object there: malformed or cut short, which
+ * the caller tells apart with the bytes that follow (jscan does, with jpick_parse).
+ */
+struct cJSON *jpick_object_prefix(const struct jpick *k, const char *p, size_t n, size_t limit,
+    size_t *used);
 /* The same picking on an object already parsed: its other members (and later members of a
    picked name) are deleted. Anything but an object is left as it is. */
 void jpick_filter(const struct jpick *k, struct cJSON *obj);

@@ -80,7 +80,8 @@ name_index(const struct jpick *k, const unsigned char *p, size_t n)
 struct walk {
 	const unsigned char *p;
 	size_t n, i;
-	size_t depth;
+	size_t depth;		/* containers open */
+	size_t limit;		/* at most this many (cJSON's limit, less those around p) */
 };
 
 static void
@@ -244,7 +245,7 @@ static bool value(struct walk *w, struct picked *pick);
 static bool
 array(struct walk *w)
 {
-	if (w->depth >= CJSON_NESTING_LIMIT)
+	if (w->depth >= w->limit)
 		return false;
 	w->depth++;
 	w->i++;
@@ -304,7 +305,7 @@ pick_member(struct picked *pick, int idx, const unsigned char *v, size_t n)
 static bool
 object(struct walk *w, struct picked *pick)
 {
-	if (w->depth >= CJSON_NESTING_LIMIT)
+	if (w->depth >= w->limit)
 		return false;
 	w->depth++;
 	w->i++;
@@ -412,9 +413,26 @@ jpick_filter(const struct jpick *k, cJSON *obj)
 }
 
 cJSON *
+jpick_object_prefix(const struct jpick *k, const char *p, size_t n, size_t limit, size_t *used)
+{
+	struct walk w = { (const unsigned char *)p, n, 0, 0, limit };
+	struct picked pick = { k, NULL, 0 };
+
+	if (n == 0 || p[0] != '{')
+		return NULL;
+	pick.obj = cJSON_CreateObject();
+	if (!object(&w, &pick)) {
+		cJSON_Delete(pick.obj);
+		return NULL;
+	}
+	*used = w.i;
+	return pick.obj;
+}
+
+cJSON *
 jpick_parse(const struct jpick *k, const char *p, size_t n)
 {
-	struct walk w = { (const unsigned char *)p, n, 0, 0 };
+	struct walk w = { (const unsigned char *)p, n, 0, 0, CJSON_NESTING_LIMIT };
 	struct picked pick = { k, NULL, 0 };
 	bool is_object;
 

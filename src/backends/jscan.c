@@ -60,6 +60,8 @@ struct jscan {
 	/* Array state. */
 	int array_depth;	/* depth inside the array (the array itself counts) */
 	bool elem_empty;	/* only whitespace so far in the current element */
+	bool elem_taken;	/* the current element was picked whole from one chunk: only
+				   whitespace may follow it before the comma or the end */
 	bool had_comma;
 
 	struct sb skel;		/* the reply without the array's elements */
@@ -349,6 +351,30 @@ feed(struct jscan *s, const char *p, size_t n)
 			}
 			if ((unsigned char)c <= ' ')
 				break;
+			if (s->elem_taken && !(s->array_depth == 0 && (c == ',' || c == closer)))
+				return false;
+			if (c == '{' && s->pick != NULL && s->elem_empty && s->elem_len == 0) {
+				/*
+				 * An object that ends within this chunk is picked where it lies, in
+				 * one pass; one cut off by the chunk's end, or not well formed, is
+				 * scanned as any element (and then judged whole).
+				 */
+				size_t used;
+				cJSON *j = jpick_object_prefix(s->pick, p + i, n - i,
+				    (size_t)(CJSON_NESTING_LIMIT - s->depth), &used);
+
+				if (j != NULL) {
+					bool ok = s->fn(j, s->ctx);
+
+					cJSON_Delete(j);
+					if (!ok)
+						return false;
+					s->elem_empty = false;
+					s->elem_taken = true;
+					i += used - 1;
+					break;
+				}
+			}
 			if (!s->elem_empty && !structural[(unsigned char)c]) {
 				/* Inside a number, literal or between tokens of an element. */
 				while (i + 1 < n && !structural[(unsigned char)p[i + 1]])
@@ -360,6 +386,8 @@ feed(struct jscan *s, const char *p, size_t n)
 					/* "[,", "[1,,", "[1,]": not JSON; "[]" is. */
 					if (c == ',' || s->had_comma)
 						return false;
+				} else if (s->elem_taken) {
+					s->elem_taken = false;
 				} else if (!elem_end(s, p, start, i)) {
 					return false;
 				}
@@ -392,7 +420,7 @@ feed(struct jscan *s, const char *p, size_t n)
 		}
 	}
 	if (s->where == W_ARRAY) {
-		if (!s->elem_empty || s->elem_len > 0)
+		if (!s->elem_taken && (!s->elem_empty || s->elem_len > 0))
 			elem_add(s, p + start, n - start);
 	} else if (s->where != W_AFTER && skel_from < n) {
 		sb_add(&s->skel, p + skel_from, n - skel_from);

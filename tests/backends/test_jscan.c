@@ -252,6 +252,11 @@ test_pick(void **state)
 		"{\"offers\":[{\"a\"\x1f:\x02 1\x01,\x03\"b\":[\x04]\x05}]}",
 		"{\"offers\":[\xef\xbb\xbf{\"a\":1}]}", "{\"offers\":[1,\xef\xbb\xbf{\"a\":12}]}",
 		"{\"offers\":[{\"a\":\"\xef\xbb\xbf\xe4\xb8\xad\"}]}",
+		/* an object picked where it lies in a chunk: what may follow it */
+		"{\"offers\":[{\"a\":1} x,{\"a\":2}]}", "{\"offers\":[{\"a\":1}{\"b\":2}]}",
+		"{\"offers\":[{\"a\":1} , {\"a\":2} ]}", "{\"offers\":[{\"a\":1}1]}",
+		"{\"offers\":[{\"a\":1}\"s\"]}", "{\"offers\":[{\"a\":1}]]}", "{\"offers\":[{\"a\":1}}]}",
+		"{\"offers\":[{\"a\":{\"b\":[1,{}]}},2,{}]}", "{\"offers\":[{},]}",
 		/* the array under an escaped name comes from the skeleton, picked all the same */
 		"{\"off\\u0065rs\":[{\"id\":1,\"b\":2,\"id\":3}]}",
 	};
