@@ -49,7 +49,7 @@ static const struct cmd_opt opts[] = {
 	{ "force", 'f', NULL, N_("launch even when a configured budget would be exceeded"), L_FORCE, CPL_NONE, false },
 	{ "gpu", 'g', "GPU", N_("by requirement: this GPU (a catalogue name, family or alias; a comma list means any of)"), L_GPU, CPL_GPU, false },
 	{ "count", 'c', "N", N_("exactly N GPUs (by requirement); on a cluster (slurm), GPUs per node to hold (default 1)"), L_COUNT, CPL_NONE, false },
-	{ "max-price", 0, "PRICE", N_("by requirement: at most this much per hour, all in (bid and disk storage included): 2.5 is US dollars, '90 CNY' yuan"), L_MAX_PRICE, CPL_NONE, false },
+	{ "max-price", 0, "PRICE", N_("at most this much per hour, all in (bid and disk storage included): 2.5 is US dollars, '90 CNY' yuan; with an OFFER_ID, that offer only at this price or less"), L_MAX_PRICE, CPL_NONE, false },
 	{ "region", 'r', "REGION", N_("by requirement: in this region (a prefix such as eu or eu-west, or a country code; a comma list means any of)"), L_REGION, CPL_NONE, false },
 	{ "interruptible", 0, NULL, N_("by requirement: interruptible offers (default: on-demand ones)"), L_INTERRUPTIBLE, CPL_NONE, false },
 	{ "min-reliability", 0, "R", N_("by requirement: reliability at least R (0 to 1)"), L_MIN_REL, CPL_NONE, false },
@@ -530,6 +530,23 @@ print_attempts_json(struct cmd_ctx *c, const struct req_attempt *v, size_t n, si
 	return GR_OK;
 }
 
+/* How the options price an offer: disk, bid, --max-price in its currency, the fx rates
+   (fx is filled, and pointed to). */
+static void
+pricing_of(const struct args *a, const struct config *cfg, struct fx_rates *fx,
+    struct req_pricing *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->disk_gb = (int)a->disk;
+	p->margin_pct = (int)config_get_int(cfg, "spot.bid_margin", 0);
+	p->has_bid = a->has_bid;
+	p->bid = a->bid;
+	p->max_all_in = a->max_price;
+	money_currency_set(p->max_currency, a->max_currency);
+	config_fx(cfg, fx);
+	p->fx = fx;
+}
+
 /*
  * launch by requirement: search every selected provider with the requirement's filter, rank
  * what matches (requirement.h), and rent the best, failing over to the next candidates.
@@ -586,15 +603,7 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 		a->image = config_get(cfg, "launch.image");
 	if (a->disk == 0)
 		a->disk = config_get_int(cfg, "launch.disk", 0);
-	memset(&pricing, 0, sizeof(pricing));
-	pricing.disk_gb = (int)a->disk;
-	pricing.margin_pct = (int)config_get_int(cfg, "spot.bid_margin", 0);
-	pricing.has_bid = a->has_bid;
-	pricing.bid = a->bid;
-	pricing.max_all_in = a->max_price;
-	money_currency_set(pricing.max_currency, a->max_currency);
-	config_fx(cfg, &fx);
-	pricing.fx = &fx;
+	pricing_of(a, cfg, &fx, &pricing);
 	offer_list_init(&list);
 	frc = session_offers(c->s, &f, &list, res, &err);
 	report_timing(c, res, c->s->n_backends);
@@ -739,6 +748,17 @@ launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
 	if (launch_plan_make(&o, a.has_bid, a.bid, (int)a.disk, (int)config_get_int(cfg,
 	    "spot.bid_margin", 0), &plan, &err) != GR_OK)
 		return cmd_error(c, &err);
+	/* --max-price with an offer: rented only at that all-in price or less, in its currency
+	   or at the configured rate (the price may have risen since it was looked at). */
+	if (a.max_price >= 0) {
+		struct req_pricing pricing;
+		struct req_candidate cand;
+		struct fx_rates fx;
+
+		pricing_of(&a, cfg, &fx, &pricing);
+		if (requirement_price(&o, &pricing, &cand, &err) != GR_OK)
+			return cmd_error(c, &err);
+	}
 	explain_bid(&o, &plan);
 	launch_budget_from_config(&budget, cfg, o.currency, a.force);
 	if (session_state(c->s, &st, &err) != GR_OK)
@@ -794,7 +814,7 @@ launch_run(struct cmd_ctx *c, int argc, char **argv)
 	a.max_price = -1;
 	a.attempts = 5;
 	rc = cmd_parse(c, argc, argv, handle, &a, &n);
-	if (rc == 0 && n >= 0 && (a.n_terms > 0 || (n == 0 && a.count > 0) ||
+	if (rc == 0 && n >= 0 && (a.n_terms > 0 || (n == 0 && (a.count > 0 || a.max_price >= 0)) ||
 	    (n > 0 && is_filter_term(argv[0]))))
 		rc = launch_by_requirement(c, &a, n, argv);
 	else if (rc == 0 && n >= 0)

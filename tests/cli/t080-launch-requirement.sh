@@ -74,4 +74,17 @@ expect_rc 3 g -p vast launch gpu=h100 gpus=8 price'<='0.5 --dry-run -o json
 check "an empty list" '[ "$(jq length <<<"$OUT")" = 0 ]'
 expect_rc 2 g launch --gpu h100 --count 0
 expect_rc 2 g launch --gpu h100 --attempts 0
+
+# --max-price alone is a requirement; with an offer id it bounds that offer's price (it was
+# ignored there, renting at any price).
+expect_ok g -p vast launch --max-price 1000 --dry-run -o json
+check "--max-price alone ranks candidates" '[ "$(jq length <<<"$OUT")" -gt 0 ]'
+off=$(jq -r '.[0].id' <<<"$OUT")
+before=$(sqlite3 "$DB" "SELECT count(*) FROM launch_journal")
+expect_rc 2 g launch "$off" --max-price 0.01
+check "an offer above --max-price is refused, saying its price" \
+	'grep -q "more than the --max-price" <<<"$ERR"'
+check "and nothing was asked of the provider" \
+	'[ "$(sqlite3 "$DB" "SELECT count(*) FROM launch_journal")" = "$before" ]'
+expect_ok g launch "$off" --max-price 1000 --dry-run
 pass
