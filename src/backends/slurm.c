@@ -28,6 +28,7 @@
 #include "gpurent/config.h"
 #include "gpurent/filter.h"
 #include "gpurent/http.h"
+#include "gpurent/i18n.h"
 #include "gpurent/slurm_parse.h"
 #include "gpurent/util.h"
 
@@ -915,7 +916,7 @@ const struct backend_ops backend_slurm = {
 	.caps = CAP_SSH | CAP_ALLOC | CAP_BATCH | CAP_CLUSTER,
 	.priv_size = sizeof(struct slurm),
 	.key_env = "SLURM_JWT",
-	.no_stop_why = "a Slurm job can only be cancelled (destroy)",
+	.no_stop_why = N_("a Slurm job can only be cancelled (destroy)"),
 	.init = slurm_init,
 	.cleanup = slurm_cleanup,
 	.offers = slurm_offers,

@@ -221,10 +221,10 @@ print_dry_run(struct cmd_ctx *c, const struct offer *o, const struct launch_plan
 	else {
 		char loc[64];
 
-		fprintf(c->out, "would rent %s: %d x %s, %s, %s\n", o->id, o->gpu_count,
+		fprintf(c->out, _("would rent %s: %d x %s, %s, %s\n"), o->id, o->gpu_count,
 		    o->gpu ? o->gpu->name : catalogue_display(NULL, o->gpu_raw, g, sizeof(g)),
 		    offer_type_name(o->type), text_sanitize(loc, sizeof(loc), o->location));
-		fprintf(c->out, "cost: %s/hour, %s/day, %s/month (730 h)\n",
+		fprintf(c->out, _("cost: %s/hour, %s/day, %s/month (730 h)\n"),
 		    money_format_in(h, sizeof(h), price, 3, o->currency),
 		    money_format_in(d, sizeof(d), price * 24, 2, o->currency),
 		    money_format_in(m, sizeof(m), price * 730, 2, o->currency));
@@ -602,8 +602,8 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 	offer_list_release(&list);
 	if (a->dry_run || ncand == 0) {
 		if (ncand == 0)
-			cmd_warn("no offer meets the requirement%s", skipped ? " at the price, disk "
-			    "or bid asked" : "");
+			cmd_warn("no offer meets the requirement%s", skipped ? _(" at the price, disk "
+			    "or bid asked") : "");
 		if (a->dry_run && out_print(c->out, &out_global, cand_columns, RC__COUNT, RC_ID,
 		    cands, ncand, sizeof(*cands), cand_cell, cands, &err) != GR_OK) {
 			free(cands);

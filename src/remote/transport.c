@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote.h"
 
@@ -430,7 +431,7 @@ remote_spawn(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, boo
 	if (r == (ssize_t)sizeof(e)) {
 		waitpid(pid, NULL, 0);
 		gr_fail(err, GR_EFAIL, "cannot run %s: %s%s", argv[0], strerror(e),
-		    e == ENOENT ? " (is it installed?)" : "");
+		    e == ENOENT ? _(" (is it installed?)") : "");
 		return -1;
 	}
 	return (int)pid;

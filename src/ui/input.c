@@ -113,7 +113,7 @@ run_command(struct ui *u, const char *line)
 		set_view(u, (enum ui_view)v);
 		return;
 	}
-	snprintf(u->input_err, sizeof(u->input_err), v == -2 ? "'%s' is ambiguous" :
+	snprintf(u->input_err, sizeof(u->input_err), v == -2 ? _("'%s' is ambiguous") :
 	    _("unknown command '%s' (offers, instances, metrics, costs, events, cluster, help, "
 	    "quit)"), word);
 }

@@ -147,7 +147,7 @@ add_log(struct sb *text, const struct ui_job_log *lg)
 		return;
 	}
 	if (*p == '\0')
-		sb_adds(text, "  (nothing written yet)\n");
+		sb_adds(text, _("  (nothing written yet)\n"));
 	for (; *p != '\0'; p = *end ? end + 1 : end) {
 		char raw[512];
 		size_t len;
