@@ -694,9 +694,10 @@ launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
 	int rc;
 
 	if (n != 1)
-		return cmd_usage_error(c, n == 0 ? "which offer? give an OFFER_ID from 'gpurent "
-		    "offers', or a requirement such as --gpu h100 --count 8" : "one offer at a "
-		    "time (or a requirement: filter terms such as gpu=h100 gpus=8)");
+		return cmd_usage_error(c, n == 0 ? N_("which offer? give an OFFER_ID from "
+		    "'gpurent offers', or a requirement such as --gpu h100 --count 8") :
+		    N_("one offer at a time (or a requirement: filter terms such as gpu=h100 "
+		    "gpus=8)"));
 	if (a.verify && !a.wait)
 		return cmd_usage_error(c, "--verify needs --wait: a machine is checked once it runs");
 	if (session_config(c->s, &cfg, &err) != GR_OK ||
