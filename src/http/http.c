@@ -706,7 +706,7 @@ http_do(struct http_client *c, const struct http_request *rq, struct http_respon
 			    BODY_MAX >> 20);
 		if (rc == CURLE_OPERATION_TIMEDOUT)
 			return gr_fail(err, GR_EUNAVAIL, "request timed out%s",
-			    rs->attempts > 1 ? " (after retries)" : "");
+			    rs->attempts > 1 ? _(" (after retries)") : "");
 		return gr_fail(err, GR_EUNAVAIL, "%s%s%s",
 		    c->errbuf[0] != '\0' ? c->errbuf : curl_easy_strerror(rc),
 		    rs->attempts > 1 ? _(" (after retries)") : "",

@@ -531,7 +531,7 @@ connect_failure(const struct remote_endpoint *ep, const char *said, int status,
 		return gr_fail(err, GR_EUNAVAIL, "the ssh host of %s (%s) does not resolve",
 		    ep->name, where);
 	return gr_fail(err, GR_EUNAVAIL, "cannot connect to %s (%s): %s", ep->name, where,
-	    line[0] ? line : "ssh failed");
+	    line[0] ? line : _("ssh failed"));
 }
 
 /* Read fd to the end into sb (at most max bytes kept), waiting at most deadline_ms. */

@@ -484,7 +484,7 @@ get_passphrase(const struct vault_opts *o, bool new_pass, bool allow_empty, char
 		vault_key_free(*out);
 		*out = NULL;
 		return gr_fail(err, rc == GR_EUSAGE ? GR_EAUTH : rc, "%s",
-		    rc == GR_EUSAGE ? "the passphrases do not match" : e2.msg);
+		    rc == GR_EUSAGE ? _("the passphrases do not match") : e2.msg);
 	}
 	if (strlen(*out) != strlen(again) || sodium_memcmp(*out, again, strlen(again)) != 0) {
 		vault_key_free(*out);
