@@ -166,11 +166,14 @@ gone 0 && ok "Ctrl-D leaves" || fail "Ctrl-D: $(screen)"
 # Chinese; command words, completion and ids stay as they are.
 if locale -a 2> /dev/null | grep -qix 'zh_CN\.utf-\?8' &&
     [ -f "$LOCALEDIR/zh_CN/LC_MESSAGES/gpurent.mo" ]; then
-	tm kill-session -t t520 2> /dev/null
-	tm new-session -d -s t520 -x 160 -y 45 \
+	# Started beside the last run's session, then named as the helpers look for it: killing
+	# the server's only session first would race its exit against the new session.
+	tm new-session -d -s t520zh -x 160 -y 45 \
 	    "env -u LC_ALL -u LANGUAGE LANG=zh_CN.UTF-8 GPURENT_LOCALEDIR='$LOCALEDIR' \
 	    GPURENT_HOME='$GPURENT_HOME' NO_COLOR=1 TERM=xterm '$G' shell; echo SHELL-EXIT-\$?; \
 	    sleep 30"
+	tm kill-session -t t520 2> /dev/null
+	tm rename-session -t t520zh t520
 	wait_prompt 100 || fail "no prompt in Chinese: $(screen)"
 	wait_for "gpurent shell：'help' 列出命令，Tab 补全" 20 && ok "the greeting in Chinese" ||
 	    fail "greeting: $(screen)"
