@@ -34,8 +34,11 @@ run zh show sim:i-999999
 check "not found in Chinese" '[[ $ERR == *"sim:i-999999"* ]] && [ "$RC" = 3 ]'
 
 # JSON, CSV and ids are the script contract: byte-identical whatever the language.
-id=$(launch_fresh type=on-demand -- --wait --timeout 60)
+# The simulated clock stands still (GPURENT_SIM_TIME): it boots when the clock is moved.
+id=$(launch_fresh type=on-demand --)
 check "launched" '[[ $id == sim:i-* ]]'
+expect_ok g sim advance 2m
+check "running" '[ "$(g -o json show "$id" | jq -r .state)" = running ]'
 # Offers carry fetched_at: both languages answer from the one kept answer (--max-age).
 g -o json offers --limit 20 >/dev/null 2>&1 || fail "offers"
 for args in "-o json offers --limit 20 --max-age 1h" "-o json ls" "-o json gpus" "-o json costs" \
