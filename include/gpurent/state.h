@@ -50,7 +50,10 @@ enum gr_err state_journal_launch(struct state *st, const char *provider, int64_t
 enum gr_err state_journal_settle(struct state *st, int64_t row, const char *instance_id,
     struct gr_error *err);
 
-/* A failed sqlite call as an error with the database's own message. */
+/*
+ * A failed sqlite call as an error with the database's own message. `what` is translated
+ * here, as gr_fail translates its format (po/meson.build names it to xgettext).
+ */
 enum gr_err state_fail(struct state *st, struct gr_error *err, const char *what);
 
 /* Small key/value table. get returns false when the key is absent. */

@@ -21,6 +21,7 @@
 #include "gpurent/config.h"
 #include "gpurent/filter.h"
 #include "gpurent/http.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 
@@ -454,7 +455,7 @@ ppio_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 		return gr_fail(err, GR_ENOTFOUND, "no offer '%s'", req->offer_id);
 	if (spot != req->interruptible)
 		return gr_fail(err, GR_EUSAGE, "offer '%s' is %s", req->offer_id,
-		    spot ? "interruptible (spot)" : "on demand");
+		    spot ? _("interruptible (spot)") : _("on demand"));
 	image = req->image != NULL ? req->image : p->image[0] != '\0' ? p->image : NULL;
 	if (image == NULL)
 		return gr_fail(err, GR_EUSAGE, "PPIO launches need an image: give --image or "

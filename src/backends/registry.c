@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpurent/backend.h"
+#include "gpurent/i18n.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 
@@ -128,14 +129,14 @@ static const struct {
 	unsigned cap;
 	const char *need;
 } cap_words[] = {
-	{ CAP_STOP, "stop or start an instance (only destroy it)" },
-	{ CAP_METRICS, "report GPU metrics" },
-	{ CAP_INTERRUPTIBLE, "rent interruptible instances" },
-	{ CAP_ACCOUNT, "report the account balance" },
-	{ CAP_SSH, "report an ssh endpoint" },
-	{ CAP_COST, "report per-instance cost" },
-	{ CAP_ALLOC, "size an allocation (--count, --nodes, --max-runtime)" },
-	{ CAP_CLUSTER, "show a cluster's partitions and jobs (it is not a cluster)" },
+	{ CAP_STOP, N_("stop or start an instance (only destroy it)") },
+	{ CAP_METRICS, N_("report GPU metrics") },
+	{ CAP_INTERRUPTIBLE, N_("rent interruptible instances") },
+	{ CAP_ACCOUNT, N_("report the account balance") },
+	{ CAP_SSH, N_("report an ssh endpoint") },
+	{ CAP_COST, N_("report per-instance cost") },
+	{ CAP_ALLOC, N_("size an allocation (--count, --nodes, --max-runtime)") },
+	{ CAP_CLUSTER, N_("show a cluster's partitions and jobs (it is not a cluster)") },
 };
 
 enum gr_err
@@ -148,10 +149,10 @@ backend_require(const struct backend_ops *ops, unsigned cap, const char *what,
 		return GR_OK;
 	if ((cap & CAP_STOP) && !(ops->caps & CAP_STOP) && ops->no_stop_why != NULL)
 		return gr_fail(err, GR_EUNSUPPORTED, "'%s' cannot stop or start an instance: %s%s%s",
-		    ops->name, ops->no_stop_why, what ? ": " : "", what ? what : "");
+		    ops->name, _(ops->no_stop_why), what ? ": " : "", what ? what : "");
 	for (i = 0; i < ARRAY_LEN(cap_words); i++)
 		if (cap & cap_words[i].cap)
 			return gr_fail(err, GR_EUNSUPPORTED, "'%s' cannot %s%s%s", ops->name,
-			    cap_words[i].need, what ? ": " : "", what ? what : "");
+			    _(cap_words[i].need), what ? ": " : "", what ? what : "");
 	return gr_fail(err, GR_EUNSUPPORTED, "'%s' cannot do that", ops->name);
 }

@@ -12,6 +12,7 @@
 #include "gpurent/backends_parse.h"
 #include "gpurent/catalogue.h"
 #include "gpurent/http.h"
+#include "gpurent/i18n.h"
 #include "gpurent/util.h"
 
 #include "backends_int.h"
@@ -573,9 +574,9 @@ error_of(long status, const cJSON *j, const char *body, size_t len, struct gr_er
 	if (strstr(msg, "balance") != NULL || strstr(msg, "insufficient funds") != NULL)
 		return gr_fail(err, GR_EFUNDS, "%s", msg);
 	if (terminate || strstr(msg, "not found") != NULL || strstr(msg, "does not exist") != NULL)
-		return gr_fail(err, GR_ENOTFOUND, "%s", msg[0] ? msg : "no such pod");
+		return gr_fail(err, GR_ENOTFOUND, "%s", msg[0] ? msg : _("no such pod"));
 	if (status >= 200 && status < 300)
-		return gr_fail(err, GR_EFAIL, "%s", msg[0] ? msg : "request failed");
+		return gr_fail(err, GR_EFAIL, "%s", msg[0] ? msg : _("request failed"));
 	return http_fail_status(err, P, status, msg[0] ? msg : NULL);
 auth:
 	return gr_fail(err, GR_EAUTH, "API key rejected%s%s (HTTP %ld)",

@@ -28,6 +28,7 @@
 #include "gpurent/config.h"
 #include "gpurent/filter.h"
 #include "gpurent/http.h"
+#include "gpurent/i18n.h"
 #include "gpurent/slurm_parse.h"
 #include "gpurent/util.h"
 
@@ -70,8 +71,8 @@ clean_token(const char *t)
 	return xasprintf("%.*s", (int)n, t);
 }
 
-static const char NEW_TOKEN[] = "get a new one with 'scontrol token lifespan=SECONDS' on "
-    "the cluster and export it as SLURM_JWT, or store it with 'gpurent login slurm'";
+static const char NEW_TOKEN[] = N_("get a new one with 'scontrol token lifespan=SECONDS' on "
+    "the cluster and export it as SLURM_JWT, or store it with 'gpurent login slurm'");
 
 static enum gr_err
 slurm_init(struct backend *b, struct gr_error *err)
@@ -119,7 +120,7 @@ slurm_init(struct backend *b, struct gr_error *err)
 	if (t == NULL || t[0] == '\0')
 		t = getenv("SLURM_JWT");
 	if (t == NULL || t[0] == '\0')
-		return gr_fail(err, GR_EAUTH, "no token: %s", NEW_TOKEN);
+		return gr_fail(err, GR_EAUTH, "no token: %s", _(NEW_TOKEN));
 	token = clean_token(t);
 	if (token[0] == '\0' || strpbrk(token, "\r\n") != NULL) {
 		free(token);
@@ -135,7 +136,7 @@ slurm_init(struct backend *b, struct gr_error *err)
 		memset(token, 0, strlen(token));
 		free(token);
 		return gr_fail(err, GR_EAUTH, "the token expired at %s: %s", when,
-		    NEW_TOKEN);
+		    _(NEW_TOKEN));
 	}
 	u = s->config != NULL ? config_get(s->config, "slurm.user") : NULL;
 	if (u == NULL || u[0] == '\0') {
@@ -859,9 +860,9 @@ slurm_launch(struct backend *b, const struct launch_req *req, struct instance *o
 		size_t len = strlen(err->msg);
 
 		snprintf(id, sizeof(id), "slurm:%lld", c.jid);
-		snprintf(err->msg + len, sizeof(err->msg) - len, "; Slurm queued it as job "
-		    "%lld anyway, %s", c.jid, slurm_destroy(b, id, &(struct gr_error){ 0 }) ==
-		    GR_OK ? "cancelled" : "which could not be cancelled: cancel it yourself");
+		snprintf(err->msg + len, sizeof(err->msg) - len, _("; Slurm queued it as job "
+		    "%lld anyway, %s"), c.jid, slurm_destroy(b, id, &(struct gr_error){ 0 }) ==
+		    GR_OK ? _("cancelled") : _("which could not be cancelled: cancel it yourself"));
 	}
 	if (e != GR_OK)
 		return e;
@@ -915,7 +916,7 @@ const struct backend_ops backend_slurm = {
 	.caps = CAP_SSH | CAP_ALLOC | CAP_BATCH | CAP_CLUSTER,
 	.priv_size = sizeof(struct slurm),
 	.key_env = "SLURM_JWT",
-	.no_stop_why = "a Slurm job can only be cancelled (destroy)",
+	.no_stop_why = N_("a Slurm job can only be cancelled (destroy)"),
 	.init = slurm_init,
 	.cleanup = slurm_cleanup,
 	.offers = slurm_offers,

@@ -233,8 +233,8 @@ slurm_parse_errors(long status, const char *body, size_t len, struct gr_error *e
 		if (code == GR_EAUTH)
 			gr_fail(err, code, "the cluster refused the token: %s%s (get a new "
 			    "one with 'scontrol token' and export it as SLURM_JWT, or 'gpurent "
-			    "login slurm')", sb.len ? sb.buf : one[0] ? one : "authentication failure",
-			    unspecified ? ": expired, or not this user's" : "");
+			    "login slurm')", sb.len ? sb.buf : one[0] ? one : _("authentication failure"),
+			    unspecified ? _(": expired, or not this user's") : "");
 		else
 			gr_fail(err, code, "%s (HTTP %ld)", sb.len ? sb.buf :
 			    one[0] ? one : "error", status);

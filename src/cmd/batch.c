@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "gpurent/backend.h"
+#include "gpurent/i18n.h"
 #include "gpurent/config.h"
 #include "gpurent/launch_policy.h"
 #include "gpurent/remote.h"
@@ -116,7 +117,7 @@ batch_submit(struct cmd_ctx *c, const struct batch_req *r, char *const *words, i
 	    "", r->gpu);
 	if (session_config(c->s, &cfg, &err) != GR_OK ||
 	    session_backend_for(c->s, offer, &b, &err) != GR_OK ||
-	    backend_require(b->ops, CAP_BATCH, "run a batch job", &err) != GR_OK ||
+	    backend_require(b->ops, CAP_BATCH, _("run a batch job"), &err) != GR_OK ||
 	    session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	/* Where the job writes: the shared output_dir, else its working directory. */

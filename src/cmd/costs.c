@@ -460,11 +460,12 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		for (i = 0; i < n_rep; i++) {
 			char bal[32], burn[32];
 
-			fprintf(c->out, "%s says: balance %s, burn %s/h\n", rep[i].provider,
+			/* TRANSLATORS: PROVIDER says: balance MONEY, burn MONEY/h (the account's). */
+			fprintf(c->out, _("%s says: balance %s, burn %s/h\n"), rep[i].provider,
 			    rep[i].acct.valid & AV_BALANCE ? money_format_in(bal, sizeof(bal),
-			    rep[i].acct.balance, 2, rep[i].acct.currency) : "unknown",
+			    rep[i].acct.balance, 2, rep[i].acct.currency) : _("unknown"),
 			    rep[i].acct.valid & AV_SPEND ? money_format_in(burn, sizeof(burn),
-			    rep[i].acct.spend_hour, 3, rep[i].acct.currency) : "unknown");
+			    rep[i].acct.spend_hour, 3, rep[i].acct.currency) : _("unknown"));
 		}
 	summaries_release(&all);
 	if (rc != GR_OK)

@@ -82,13 +82,13 @@ stale_reason(struct cmd_ctx *c, const struct remote_forward *f, char *buf, size_
 	struct instance in;
 
 	if (!remote_forward_alive(f))
-		return "its ssh is gone";
+		return _("its ssh is gone");
 	if (session_backend_for(c->s, f->instance_id, &b, &err) != GR_OK)
 		return NULL;
 	if (b->ops->get(b, f->instance_id, &in, &err) != GR_OK) {
 		if (err.code != GR_ENOTFOUND)
 			return NULL;	/* the provider did not answer: keep it, say nothing */
-		return "the instance is gone";
+		return _("the instance is gone");
 	}
 	if (in.state == ST_RUNNING)
 		return NULL;

@@ -360,8 +360,8 @@ group_run(struct cmd_ctx *c, int argc, char **argv)
 	    a.has_base || a.burst || a.g.max_price >= 0 || a.g.min))
 		return cmd_usage_error(c, "the options of a group's definition go with create");
 	if (strcmp(sub, "ls") == 0 ? npos != 1 : npos != 2)
-		return cmd_usage_error(c, strcmp(sub, "ls") == 0 ? "ls takes no arguments" :
-		    "%s takes one group name", sub);
+		return cmd_usage_error(c, strcmp(sub, "ls") == 0 ? N_("ls takes no arguments") :
+		    N_("%s takes one group name"), sub);
 	if (npos == 2 && !group_name_valid(argv[1])) {
 		char shown[64];
 

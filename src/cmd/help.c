@@ -21,7 +21,7 @@ help_run(struct cmd_ctx *c, int argc, char **argv)
 	if (cmd == NULL) {
 		hint = cmd_suggest(argv[1]);
 		fprintf(stderr, _("gpurent: no command '%s'%s%s%s\n"), argv[1],
-		    hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+		    hint ? _("; did you mean '") : "", hint ? hint : "", hint ? _("'?") : "");
 		return EXIT_USAGE;
 	}
 	cmd_print_help(c->out, cmd);

@@ -9,6 +9,7 @@
 
 #include "gpurent/backend.h"
 #include "gpurent/config.h"
+#include "gpurent/i18n.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote_copy.h"
 #include "gpurent/util.h"
@@ -106,11 +107,11 @@ fetch_all(struct cmd_ctx *c, const struct remote_endpoint *ep, struct remote_job
 		rc = paths_mkdir(local, &err) == GR_OK ? remote_copy_rsync(&src, 1, &dst, &o, &err)
 		    : 1;
 		if (rc != 0) {
-			account_add(j, "fetching %s to %s failed: %s", p, local,
-			    err.msg[0] ? err.msg : "the copy failed");
+			account_add(j, _("fetching %s to %s failed: %s"), p, local,
+			    err.msg[0] ? err.msg : _("the copy failed"));
 			return false;
 		}
-		account_add(j, "fetched %s to %s", p, local);
+		account_add(j, _("fetched %s to %s"), p, local);
 		p = local + strlen(local) + 1;
 	}
 	return true;
@@ -127,10 +128,10 @@ then_act(struct cmd_ctx *c, struct remote_job *j)
 	if (session_backend_for(c->s, j->instance_id, &b, &err) == GR_OK &&
 	    (stop ? b->ops->stop(b, j->instance_id, &err) :
 	    b->ops->destroy(b, j->instance_id, &err)) == GR_OK) {
-		account_add(j, "%s %s", stop ? "stopped" : "destroyed", j->instance_id);
+		account_add(j, stop ? _("stopped %s") : _("destroyed %s"), j->instance_id);
 		return true;
 	}
-	account_add(j, "--then %s failed: %s", j->then_action, err.msg);
+	account_add(j, _("--then %s failed: %s"), j->then_action, err.msg);
 	return false;
 }
 
@@ -181,25 +182,25 @@ settle(struct cmd_ctx *c, struct state *st, const struct remote_endpoint *ep,
 			continue;	/* another gpurent is at it */
 		j->after = JOB_AFTER_BUSY;
 		if (ep == NULL) {
-			account_add(j, "%s is %s: nothing fetched%s%s%s", j->instance_id, down,
+			account_add(j, _("%s is %s: nothing fetched%s%s%s"), j->instance_id, down,
 			    j->then_action[0] ? ", --then " : "", j->then_action,
-			    j->then_action[0] ? " not done" : "");
+			    j->then_action[0] ? _(" not done") : "");
 			j->after = JOB_AFTER_FAILED;
 		} else if (from == JOB_AFTER_PENDING && j->fetch_len > 0 && !fetch_all(c, ep, j)) {
 			if (j->then_action[0])
-				account_add(j, "--then %s not done", j->then_action);
+				account_add(j, _("--then %s not done"), j->then_action);
 			j->after = JOB_AFTER_FAILED;
 		}
 		if (j->after == JOB_AFTER_BUSY && j->then_action[0] == '\0')
 			j->after = JOB_AFTER_DONE;
 		if (j->after == JOB_AFTER_BUSY) {
 			if (acted != NULL) {
-				account_add(j, "--then %s: %s was %s already", j->then_action,
+				account_add(j, _("--then %s: %s was %s already"), j->then_action,
 				    j->instance_id, acted);
 				j->after = JOB_AFTER_DONE;
 			} else if ((busy = other_running(v, n, j)) != NULL) {
 				if (from != JOB_AFTER_WAITING)
-					account_add(j, "--then %s waits for %s, which still runs",
+					account_add(j, _("--then %s waits for %s, which still runs"),
 					    j->then_action, busy->id);
 				j->after = JOB_AFTER_WAITING;
 			} else if (then_act(c, j)) {
@@ -275,7 +276,7 @@ refresh_instance(struct cmd_ctx *c, struct state *st, const char *id)
 			}
 	} else if (!reached)
 		cmd_warn("cannot read the jobs of %s: %s", id, err.msg[0] ? err.msg :
-		    "no answer");
+		    _("no answer"));
 	settle(c, st, reached ? &ep : NULL, down, v, n);
 	free(v);
 	return reached || down != NULL;

@@ -223,10 +223,10 @@ print_dry_run(struct cmd_ctx *c, const struct offer *o, const struct launch_plan
 	else {
 		char loc[64];
 
-		fprintf(c->out, "would rent %s: %d x %s, %s, %s\n", o->id, o->gpu_count,
+		fprintf(c->out, _("would rent %s: %d x %s, %s, %s\n"), o->id, o->gpu_count,
 		    o->gpu ? o->gpu->name : catalogue_display(NULL, o->gpu_raw, g, sizeof(g)),
 		    offer_type_name(o->type), text_sanitize(loc, sizeof(loc), o->location));
-		fprintf(c->out, "cost: %s/hour, %s/day, %s/month (730 h)\n",
+		fprintf(c->out, _("cost: %s/hour, %s/day, %s/month (730 h)\n"),
 		    money_format_in(h, sizeof(h), price, 3, o->currency),
 		    money_format_in(d, sizeof(d), price * 24, 2, o->currency),
 		    money_format_in(m, sizeof(m), price * 730, 2, o->currency));
@@ -633,8 +633,8 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 	offer_list_release(&list);
 	if (a->dry_run || ncand == 0) {
 		if (ncand == 0)
-			cmd_warn("no offer meets the requirement%s", skipped ? " at the price, disk "
-			    "or bid asked" : "");
+			cmd_warn("no offer meets the requirement%s", skipped ? _(" at the price, disk "
+			    "or bid asked") : "");
 		if (a->dry_run && out_print(c->out, &out_global, cand_columns, RC__COUNT, RC_ID,
 		    cands, ncand, sizeof(*cands), cand_cell, cands, &err) != GR_OK) {
 			free(cands);
@@ -725,9 +725,10 @@ launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
 	int rc;
 
 	if (n != 1)
-		return cmd_usage_error(c, n == 0 ? "which offer? give an OFFER_ID from 'gpurent "
-		    "offers', or a requirement such as --gpu h100 --count 8" : "one offer at a "
-		    "time (or a requirement: filter terms such as gpu=h100 gpus=8)");
+		return cmd_usage_error(c, n == 0 ? N_("which offer? give an OFFER_ID from "
+		    "'gpurent offers', or a requirement such as --gpu h100 --count 8") :
+		    N_("one offer at a time (or a requirement: filter terms such as gpu=h100 "
+		    "gpus=8)"));
 	if (a.verify && !a.wait)
 		return cmd_usage_error(c, "--verify needs --wait: a machine is checked once it runs");
 	if (session_config(c->s, &cfg, &err) != GR_OK ||

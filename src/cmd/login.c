@@ -387,9 +387,9 @@ login_run(struct cmd_ctx *c, int argc, char **argv)
 		return a.list ? login_list(c) : login_rekey(c, a.rekey);
 	}
 	if (npos != 1)
-		return cmd_usage_error(c, npos == 0 ? "which provider? ('gpurent login vast')" :
-		    "an API key is never taken from the command line, where 'ps' and the shell's "
-		    "history see it: type it at the prompt, or pipe it in with --stdin");
+		return cmd_usage_error(c, npos == 0 ? N_("which provider? ('gpurent login vast')") :
+		    N_("an API key is never taken from the command line, where 'ps' and the shell's "
+		    "history see it: type it at the prompt, or pipe it in with --stdin"));
 	provider = LOGIN_POS(argv, 0);
 	/* Not a provider: the token `gpurent exporter --auth` asks scrapers for. */
 	if (strcmp(provider, LOGIN_EXPORTER) == 0)
@@ -405,8 +405,8 @@ login_run(struct cmd_ctx *c, int argc, char **argv)
 	if (login_open_store(c->s, true, &v, &err) != GR_OK)
 		return cmd_error(c, &err);
 
-	snprintf(prompt, sizeof(prompt), ops != NULL ? "API key for %s (input is hidden): " :
-	    "Bearer token for the %s (input is hidden): ", name);
+	snprintf(prompt, sizeof(prompt), ops != NULL ? _("API key for %s (input is hidden): ") :
+	    _("Bearer token for the %s (input is hidden): "), name);
 	if (vault_read_secret(prompt, a.from_stdin, &key, &err) != GR_OK)
 		return cmd_error(c, &err);
 
@@ -427,7 +427,7 @@ login_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_error(c, &err);
 	}
 	cmd_warn("stored the key for '%s' in profile '%s'%s", name, profile_name(c->s),
-	    a.no_verify && ops != NULL && strcmp(ops->name, "sim") != 0 ? " (not checked)" : "");
+	    a.no_verify && ops != NULL && strcmp(ops->name, "sim") != 0 ? _(" (not checked)") : "");
 	if (created && vault_get_mode(v) == VAULT_KEYFILE)
 		cmd_warn("the credential store is sealed with the key file '%s': anyone who can "
 		    "read both files can read the keys (see 'Credentials' in gpurent(1))",

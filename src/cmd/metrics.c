@@ -249,7 +249,7 @@ print_gap(struct printer *p, const char *id, int64_t from, int64_t to)
 		cell_text(&c, a, sizeof(a), true);
 		c.i = to;
 		cell_text(&c, b, sizeof(b), true);
-		fprintf(p->c->out, "-- %s: no samples from %s to %s (connection lost) --\n", id, a,
+		fprintf(p->c->out, _("-- %s: no samples from %s to %s (connection lost) --\n"), id, a,
 		    b);
 	}
 }
@@ -638,8 +638,8 @@ metrics_run(struct cmd_ctx *c, int argc, char **argv)
 		int64_t now, since, until = 0;
 
 		if (n != 1)
-			return cmd_usage_error(c, n == 0 ? "which instance? give an ID from "
-			    "'gpurent ls'" : "--since: one instance at a time");
+			return cmd_usage_error(c, n == 0 ? N_("which instance? give an ID from "
+			    "'gpurent ls'") : N_("--since: one instance at a time"));
 
 		if (a.since == NULL)
 			return cmd_usage_error(c, "--until and --step go with --since");

@@ -66,7 +66,7 @@ static int
 add_item(struct cmd_ctx *c, const char **list, size_t *n, const char *arg, const char *what)
 {
 	if (*n == RUN_MAX_LIST)
-		return cmd_usage_error(c, "at most %d %s", RUN_MAX_LIST, what);
+		return cmd_usage_error(c, "at most %d %s", RUN_MAX_LIST, _(what));
 	list[(*n)++] = arg;
 	return 0;
 }
@@ -81,16 +81,16 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	case R_NAME: a->name = arg; break;
 	case R_DETACH: a->detach = true; break;
 	case R_EXCLUDE:
-		return add_item(c, a->excludes, &a->n_excludes, arg, "--exclude patterns");
+		return add_item(c, a->excludes, &a->n_excludes, arg, N_("--exclude patterns"));
 	case R_ENV:
 		if (!env_name_ok(arg))
 			return cmd_usage_error(c, "--env wants NAME=VALUE with a NAME of letters, "
 			    "digits and _, not '%s'", arg);
-		return add_item(c, a->env, &a->n_env, arg, "--env assignments");
+		return add_item(c, a->env, &a->n_env, arg, N_("--env assignments"));
 	case R_FETCH:
 		if (arg[0] == '\0' || arg[0] == ':')
 			return cmd_usage_error(c, "--fetch wants REMOTE_PATH[:LOCAL_DIR]");
-		return add_item(c, a->fetch, &a->n_fetch, arg, "--fetch paths");
+		return add_item(c, a->fetch, &a->n_fetch, arg, N_("--fetch paths"));
 	case R_PROVIDER: a->provider = arg; break;
 	case R_GPU: a->gpu = arg; break;
 	case R_PARTITION: a->partition = arg; break;
@@ -137,7 +137,8 @@ read_ignore(struct cmd_ctx *c, struct run_args *a, char lines[][512], size_t max
 			break;
 		}
 		strlcpy_(lines[used], line, sizeof(lines[used]));
-		rc = add_item(c, a->excludes, &a->n_excludes, lines[used++], "--exclude patterns");
+		rc = add_item(c, a->excludes, &a->n_excludes, lines[used++],
+		    N_("--exclude patterns"));
 	}
 	fclose(fp);
 	return rc;

@@ -111,7 +111,7 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 		}
 		if ((v = optval(argc, argv, &i, "--fail-match")) != NULL) {
 			if (*v == '\0')
-				return usage("%s", "--fail-match needs some text");
+				return usage("%s", _("--fail-match needs some text"));
 			o.fail_match = v;
 			continue;
 		}
@@ -121,7 +121,7 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 		}
 		if ((v = optval(argc, argv, &i, "--log-requests")) != NULL) {
 			if (*v == '\0')
-				return usage("%s", "--log-requests needs a file name");
+				return usage("%s", _("--log-requests needs a file name"));
 			log_path = v;
 			continue;
 		}
@@ -131,29 +131,29 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 		}
 		if ((v = optval(argc, argv, &i, "--latency")) != NULL) {
 			if (!parse_int(v, 0, 600000, &n))
-				return usage("bad --latency '%s' (milliseconds)", v);
+				return usage(_("bad --latency '%s' (milliseconds)"), v);
 			o.latency_ms = (long)n;
 			continue;
 		}
 		if ((v = optval(argc, argv, &i, "--fault-seed")) != NULL) {
 			if (!parse_int(v, 0, INT64_MAX, &n))
-				return usage("bad --fault-seed '%s'", v);
+				return usage(_("bad --fault-seed '%s'"), v);
 			o.seed = (uint64_t)n;
 			continue;
 		}
 		for (k = 0; k < ARRAY_LEN(nums); k++) {
 			if ((v = optval(argc, argv, &i, nums[k].name)) != NULL) {
 				if (!parse_int(v, nums[k].min, nums[k].max, &n))
-					return usage("bad value '%s'", v);
+					return usage(_("bad value '%s'"), v);
 				*(int *)((char *)&o + nums[k].off) = (int)n;
 				break;
 			}
 		}
 		if (k == ARRAY_LEN(nums))
-			return usage("unknown option '%s'", argv[i]);
+			return usage(_("unknown option '%s'"), argv[i]);
 	}
 	if (o.dialect == NULL)
-		return usage("%s", "--dialect is required (vast, runpod, lambda or ppio)");
+		return usage("%s", _("--dialect is required (vast, runpod, lambda or ppio)"));
 	if (session_state(c->s, &st, &err) != GR_OK) {
 		fprintf(stderr, "gpurent: %s\n", err.msg);
 		return gr_exit_code(err.code);

@@ -234,8 +234,8 @@ verify_run(struct cmd_ctx *c, int argc, char **argv)
 	if (rc != 0 || n < 0)
 		return rc;
 	if (n != 1)
-		return cmd_usage_error(c, n == 0 ? "which instance? give an ID from 'gpurent ls'" :
-		    "one instance at a time");
+		return cmd_usage_error(c, n == 0 ? N_("which instance? give an ID from 'gpurent ls'") :
+		    N_("one instance at a time"));
 	rc = verify_instance(c, argv[0], c->out, &out_global);
 	return finish_output(c, rc);
 }

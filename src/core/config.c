@@ -677,7 +677,7 @@ config_unset(struct config *c, const char *profile, const char *key, struct gr_e
 	}
 	if (!found)
 		return gr_fail(err, GR_ENOTFOUND, "'%s' is not set%s%s", key,
-		    profile ? " in profile " : "", profile ? profile : "");
+		    profile ? _(" in profile ") : "", profile ? profile : "");
 	return config_save(c, err);
 }
 

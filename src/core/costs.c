@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "gpurent/costs.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
@@ -522,7 +523,7 @@ costs_check_budget(const struct cost_summary *s, int64_t now, int64_t extra_hour
     int64_t budget_day, int64_t budget_month, struct gr_error *err)
 {
 	char a[32], b[32];
-	const char *rate = s->converted ? ", converted at your configured rate" : "";
+	const char *rate = s->converted ? _(", converted at your configured rate") : "";
 	int64_t day = s->projected_day + money_accrue(extra_hour, day_start(now) + 86400 - now);
 	int64_t month = s->projected_month + money_accrue(extra_hour, month_end(now) - now);
 

@@ -6,6 +6,7 @@
 
 #include "gpurent/catalogue.h"
 #include "gpurent/filter.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 
@@ -20,24 +21,24 @@ static const struct field_def {
 	int decimals;		/* VK_FIXED */
 	const char *help;
 } fields[FF__COUNT] = {
-	[FF_GPU] = { "gpu", "model", VK_GPU, 0, "GPU model, family or alias (h100, a100-80gb), or a provider's name" },
-	[FF_GPUS] = { "gpus", "num_gpus", VK_INT, 0, "number of GPUs" },
-	[FF_VRAM] = { "vram", "gpu_ram", VK_INT, 0, "GB of memory per GPU" },
-	[FF_TOTAL_VRAM] = { "total_vram", NULL, VK_INT, 0, "GB of GPU memory in all" },
-	[FF_PRICE] = { "price", "dph", VK_MONEY, 0, "$/hour for the whole offer" },
-	[FF_GPU_PRICE] = { "gpu_price", "price_per_gpu", VK_MONEY, 0, "$/GPU-hour" },
-	[FF_TFLOP_PRICE] = { "tflop_price", NULL, VK_MONEY, 0, "$/dense-BF16-TFLOP-hour" },
-	[FF_REGION] = { "region", "country", VK_TEXT, 0, "region prefix (eu, na-east, cn-south), country code, cn, or a place named in Chinese (华南)" },
-	[FF_RELIABILITY] = { "reliability", "rel", VK_FIXED, 4, "0 to 1" },
-	[FF_INTERCONNECT] = { "interconnect", "ic", VK_IC, 0, "pcie, nvlink, infiniband" },
-	[FF_TYPE] = { "type", NULL, VK_TYPE, 0, "on-demand or interruptible" },
-	[FF_PROVIDER] = { "provider", NULL, VK_PROVIDER, 0, "backend name" },
-	[FF_CPU] = { "cpu", "cpus", VK_INT, 0, "CPU cores" },
-	[FF_RAM] = { "ram", NULL, VK_INT, 0, "GB of system memory" },
-	[FF_DISK] = { "disk", NULL, VK_INT, 0, "GB of disk" },
-	[FF_NET] = { "net", "inet_down", VK_INT, 0, "download Mb/s" },
-	[FF_TFLOPS] = { "tflops", NULL, VK_INT, 0, "dense BF16 TFLOPS of the whole offer" },
-	[FF_VENDOR] = { "vendor", NULL, VK_VENDOR, 0, "GPU vendor (nvidia, amd, huawei)" },
+	[FF_GPU] = { "gpu", "model", VK_GPU, 0, N_("GPU model, family or alias (h100, a100-80gb), or a provider's name") },
+	[FF_GPUS] = { "gpus", "num_gpus", VK_INT, 0, N_("number of GPUs") },
+	[FF_VRAM] = { "vram", "gpu_ram", VK_INT, 0, N_("GB of memory per GPU") },
+	[FF_TOTAL_VRAM] = { "total_vram", NULL, VK_INT, 0, N_("GB of GPU memory in all") },
+	[FF_PRICE] = { "price", "dph", VK_MONEY, 0, N_("$/hour for the whole offer") },
+	[FF_GPU_PRICE] = { "gpu_price", "price_per_gpu", VK_MONEY, 0, N_("$/GPU-hour") },
+	[FF_TFLOP_PRICE] = { "tflop_price", NULL, VK_MONEY, 0, N_("$/dense-BF16-TFLOP-hour") },
+	[FF_REGION] = { "region", "country", VK_TEXT, 0, N_("region prefix (eu, na-east, cn-south), country code, cn, or a place named in Chinese (华南)") },
+	[FF_RELIABILITY] = { "reliability", "rel", VK_FIXED, 4, N_("0 to 1") },
+	[FF_INTERCONNECT] = { "interconnect", "ic", VK_IC, 0, N_("pcie, nvlink, infiniband") },
+	[FF_TYPE] = { "type", NULL, VK_TYPE, 0, N_("on-demand or interruptible") },
+	[FF_PROVIDER] = { "provider", NULL, VK_PROVIDER, 0, N_("backend name") },
+	[FF_CPU] = { "cpu", "cpus", VK_INT, 0, N_("CPU cores") },
+	[FF_RAM] = { "ram", NULL, VK_INT, 0, N_("GB of system memory") },
+	[FF_DISK] = { "disk", NULL, VK_INT, 0, N_("GB of disk") },
+	[FF_NET] = { "net", "inet_down", VK_INT, 0, N_("download Mb/s") },
+	[FF_TFLOPS] = { "tflops", NULL, VK_INT, 0, N_("dense BF16 TFLOPS of the whole offer") },
+	[FF_VENDOR] = { "vendor", NULL, VK_VENDOR, 0, N_("GPU vendor (nvidia, amd, huawei)") },
 };
 
 static bool (*provider_known)(const char *name);
@@ -115,7 +116,7 @@ parse_value(struct filter_term *t, const char *v, struct gr_error *err)
 	case VK_INT:
 		if (!parse_fixed(v, 0, &t->num[i]))
 			return gr_fail(err, GR_EUSAGE, "bad value '%s' for '%s': expected a whole "
-			    "number (%s)", v, d->name, d->help);
+			    "number (%s)", v, d->name, _(d->help));
 		break;
 	case VK_FIXED:
 		if (!parse_fixed(v, d->decimals, &t->num[i]) || t->num[i] > 10000)

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
@@ -27,7 +28,7 @@ ledger_end(struct state *st, const char *instance_id, int64_t end, struct gr_err
 {
 	/* A segment never ends before it starts, whatever clock the caller has. */
 	return exec_bound(st, "UPDATE ledger SET end_ts = max(?1, start_ts) "
-	    "WHERE instance_id = ?2 AND end_ts = 0", "cannot update the ledger", err,
+	    "WHERE instance_id = ?2 AND end_ts = 0", N_("cannot update the ledger"), err,
 	    instance_id, end);
 }
 
@@ -535,9 +536,9 @@ observe_span(struct state *st, const struct instance *in, int64_t start, int64_t
 		if (ledger_begin(st, &seg, err) != GR_OK)
 			return err->code;
 	} else if (exec_bound(st, "UPDATE ledger SET start_ts = ?1 WHERE instance_id = ?2 AND "
-	    "end_ts = 0 AND kind = 0", "cannot update the ledger", err, in->id, start) != GR_OK ||
+	    "end_ts = 0 AND kind = 0", N_("cannot update the ledger"), err, in->id, start) != GR_OK ||
 	    exec_bound(st, "UPDATE ledger SET end_ts = max(?1, start_ts) WHERE instance_id = ?2 "
-	    "AND end_ts = 0 AND kind = 2", "cannot update the ledger", err, in->id, start) != GR_OK)
+	    "AND end_ts = 0 AND kind = 2", N_("cannot update the ledger"), err, in->id, start) != GR_OK)
 		return err->code;
 	return end > 0 ? ledger_end(st, in->id, end, err) : GR_OK;
 }

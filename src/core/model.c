@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "gpurent/catalogue.h"
+#include "gpurent/i18n.h"
 #include "gpurent/model.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
@@ -256,21 +257,21 @@ label_check(const char *s, char *why, size_t n)
 			    *p == '\t' ? "tab" : NULL;
 
 			if (name != NULL)
-				snprintf(why, n, "a label cannot hold a control character (%s, "
-				    "character %zu)", name, chars);
+				snprintf(why, n, _("a label cannot hold a control character (%s, "
+				    "character %zu)"), name, chars);
 			else
-				snprintf(why, n, "a label cannot hold a control character (0x%02x, "
-				    "character %zu)", *p, chars);
+				snprintf(why, n, _("a label cannot hold a control character (0x%02x, "
+				    "character %zu)"), *p, chars);
 			return false;
 		}
 		if ((len = utf8_seq(p)) == 0) {
-			snprintf(why, n, "a label must be printable UTF-8 (byte 0x%02x at character "
-			    "%zu is not)", *p, chars);
+			snprintf(why, n, _("a label must be printable UTF-8 (byte 0x%02x at character "
+			    "%zu is not)"), *p, chars);
 			return false;
 		}
 	}
 	if (chars > LABEL_MAX_CHARS) {
-		snprintf(why, n, "a label has at most %d characters, this one has %zu",
+		snprintf(why, n, _("a label has at most %d characters, this one has %zu"),
 		    LABEL_MAX_CHARS, chars);
 		return false;
 	}

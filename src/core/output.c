@@ -651,6 +651,19 @@ out_print(FILE *fp, const struct out_opts *o, const struct column *cols, size_t 
 	return GR_OK;
 }
 
+/*
+ * A record's label for a column. In English it is the column's key (what -o json and
+ * --columns call it); where the language's catalogue translates the column's header, it is
+ * that translation, since a key means nothing to a reader of another language.
+ */
+static const char *
+record_label(const struct column *col)
+{
+	const char *t = _(col->header);
+
+	return t != col->header ? t : col->name;
+}
+
 enum gr_err
 out_print_record(FILE *fp, const struct out_opts *o, const struct column *cols, size_t ncols,
     const void *row, cell_fn get, void *ctx, struct gr_error *err)
@@ -679,12 +692,16 @@ out_print_record(FILE *fp, const struct out_opts *o, const struct column *cols, 
 		return err->code;
 	}
 	for (k = 0; k < nsel; k++)
-		if ((int)strlen(cols[sel[k]].name) > w)
-			w = (int)strlen(cols[sel[k]].name);
+		if (text_width(record_label(&cols[sel[k]])) > w)
+			w = text_width(record_label(&cols[sel[k]]));
 	for (k = 0; k < nsel; k++) {
+		const char *label = record_label(&cols[sel[k]]);
+
 		memset(&c, 0, sizeof(c));
 		get(row, sel[k], &c, ctx);
-		fprintf(fp, "%-*s  %s\n", w, cols[sel[k]].name, cell_text(&c, buf, sizeof(buf), true));
+		/* Padded by display width: a Chinese label is two columns a character. */
+		fprintf(fp, "%s%*s  %s\n", label, w - text_width(label), "",
+		    cell_text(&c, buf, sizeof(buf), true));
 	}
 	free(sel);
 	return GR_OK;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "gpurent/paths.h"
+#include "gpurent/i18n.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 
@@ -75,8 +76,8 @@ state_fail(struct state *st, struct gr_error *err, const char *what)
 
 	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
 		return gr_fail(err, GR_ESTATE, "%s: the database '%s' is busy (another gpurent "
-		    "is writing); try again", what, st->path);
-	return gr_fail(err, GR_ESTATE, "%s: %s (%s)", what, sqlite3_errmsg(st->db), st->path);
+		    "is writing); try again", _(what), st->path);
+	return gr_fail(err, GR_ESTATE, "%s: %s (%s)", _(what), sqlite3_errmsg(st->db), st->path);
 }
 
 /*

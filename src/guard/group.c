@@ -139,8 +139,8 @@ elastic_decide(const struct group *g, const struct elastic_member *m, size_t n,
 			d->lost++;
 	}
 	if (load->records > 0)
-		snprintf(numbers, sizeof(numbers), "mean GPU utilisation %.1f%% over %llds (%d "
-		    "readings), target %d%% (out above %d.%d%%, in below %d.%d%%); ", load->mean,
+		snprintf(numbers, sizeof(numbers), _("mean GPU utilisation %.1f%% over %llds "
+		    "(%d readings), target %d%% (out above %d.%d%%, in below %d.%d%%); "), load->mean,
 		    (long long)g->window, load->records, g->target_util, high10 / 10, high10 % 10,
 		    low10 / 10, low10 % 10);
 	want = d->live + d->lost;
@@ -185,24 +185,25 @@ elastic_decide(const struct group *g, const struct elastic_member *m, size_t n,
 
 		d->launch_on_demand = need < 0 ? 0 : need > d->launch ? d->launch : need;
 	}
-	snprintf(d->why, sizeof(d->why), "%s%d live (min %d, max %d)", numbers, d->live,
+	snprintf(d->why, sizeof(d->why), _("%s%d live (min %d, max %d)"), numbers, d->live,
 	    g->min, g->max);
 	if (d->lost) {
 		size_t len = strlen(d->why);
 
-		snprintf(d->why + len, sizeof(d->why) - len, ", %d lost to preemption", d->lost);
+		snprintf(d->why + len, sizeof(d->why) - len, _(", %d lost to preemption"),
+		    d->lost);
 	}
 	if (load->forecast_known) {
 		size_t len = strlen(d->why);
 
-		snprintf(d->why + len, sizeof(d->why) - len, "; forecast %.1f%% in %ds "
-		    "(Holt-Winters over the daily pattern)", load->forecast, ELASTIC_AHEAD);
+		snprintf(d->why + len, sizeof(d->why) - len, _("; forecast %.1f%% in %ds "
+		    "(Holt-Winters over the daily pattern)"), load->forecast, ELASTIC_AHEAD);
 	}
 	if (strcmp(d->reason, "cooldown") == 0) {
 		size_t len = strlen(d->why);
 
-		snprintf(d->why + len, sizeof(d->why) - len, "; last scaled %llds ago, cooldown "
-		    "%llds", (long long)(now - g->last_scale_at), (long long)g->cooldown);
+		snprintf(d->why + len, sizeof(d->why) - len, _("; last scaled %llds ago, "
+		    "cooldown %llds"), (long long)(now - g->last_scale_at), (long long)g->cooldown);
 	}
 }
 
@@ -392,8 +393,8 @@ launch_one(struct session *s, struct state *st, struct config *cfg, const struct
 	if (ncand == 0) {
 		free(cands);
 		return gr_fail(err, GR_ECAPACITY, "no %s %s offer of %d GPU%s%s", g->gpu,
-		    interruptible ? "interruptible" : "on-demand", g->gpus, g->gpus == 1 ? "" : "s",
-		    skipped ? " at the price asked" : "");
+		    interruptible ? _("interruptible") : _("on-demand"), g->gpus,
+		    g->gpus == 1 ? "" : "s", skipped ? _(" at the price asked") : "");
 	}
 	launch_budget_from_config(&budget, cfg, NULL, false);
 	memset(&base, 0, sizeof(base));
@@ -540,8 +541,9 @@ static void
 say_out(const struct elastic_ops *ops, void *ctx, const struct group *g, const char *label,
     int mean_util, const struct elastic_decision *d)
 {
-	emitf(ops, ctx, EV_ACTION, "group-out", label, "", mean_util, "group %s scales out by %d "
-	    "(%s; %d on-demand, %d interruptible): %s", g->name, d->launch, d->reason,
+	emitf(ops, ctx, EV_ACTION, "group-out", label, "", mean_util,
+	    /* TRANSLATORS: the second %s is a reason word (load-high, replace ...): keep it. */
+	    _("group %s scales out by %d (%s; %d on-demand, %d interruptible): %s"), g->name, d->launch, d->reason,
 	    d->launch_on_demand, d->launch - d->launch_on_demand, d->why);
 }
 
@@ -598,7 +600,7 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 
 		if (hold_is_new(st, g->name, blocking ? d.reason : "none", dry_run) && blocking)
 			emitf(ops, ctx, EV_INFO, "group-hold", label, "", mean_util,
-			    "group %s holds (%s): %s", g->name, d.reason, d.why);
+			    _("group %s holds (%s): %s"), g->name, d.reason, d.why);
 		free(m);
 		free(retire);
 		return false;
@@ -606,8 +608,8 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 	hold_is_new(st, g->name, "none", dry_run);
 	/* Recorded before anything leaves: a watcher killed now does not decide again. */
 	if (!dry_run && groups_scaled(st, g->name, now, &err) != GR_OK) {
-		emitf(ops, ctx, EV_ALERT, "group-error", label, "", mean_util, "group %s: not "
-		    "scaled: %s", g->name, err.msg);
+		emitf(ops, ctx, EV_ALERT, "group-error", label, "", mean_util,
+		    _("group %s: not scaled: %s"), g->name, err.msg);
 		free(m);
 		free(retire);
 		return false;
@@ -616,13 +618,13 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 		say_out(ops, ctx, g, label, mean_util, &d);
 	else if (d.verb == EL_IN)
 		emitf(ops, ctx, EV_ACTION, "group-in", label, m[retire[0]].id, m[retire[0]].util,
-		    "group %s scales in by 1 (%s): %s; the least used member is %s at %d%%",
+		    _("group %s scales in by 1 (%s): %s; the least used member is %s at %d%%"),
 		    g->name, d.reason, d.why, m[retire[0]].id, m[retire[0]].util);
 	for (k = 0; k < d.n_retire; k++) {
 		char why[EVENT_MSG_MAX];
 
-		snprintf(why, sizeof(why), "group %s: %s", g->name, d.verb == EL_IN ?
-		    "scaled in: the least used member" : "lost to preemption, replaced");
+		snprintf(why, sizeof(why), _("group %s: %s"), g->name, d.verb == EL_IN ?
+		    _("scaled in: the least used member") : _("lost to preemption, replaced"));
 		/* The watcher's order says "dry run: nothing sent" itself. */
 		ops->retire(ctx, m[retire[k]].id, why);
 		acted = true;
@@ -634,9 +636,9 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 
 		acted = true;
 		if (dry_run) {
-			emitf(ops, ctx, EV_ACTION, "group-launch", label, "", -1, "group %s: would "
-			    "launch a %s %s member (dry run: nothing rented)", g->name,
-			    interruptible ? "interruptible" : "on-demand", g->gpu);
+			emitf(ops, ctx, EV_ACTION, "group-launch", label, "", -1,
+			    _("group %s: would launch a %s %s member (dry run: nothing rented)"),
+			    g->name, interruptible ? _("interruptible") : _("on-demand"), g->gpu);
 			continue;
 		}
 		decision_token(token, sizeof(token), g->name, now, i);
@@ -651,14 +653,14 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 		quiet = false;
 		refusal_note(st, g->name, rc == GR_EBUDGET ? d.reason : "", dry_run);
 		if (rc == GR_OK)
-			emitf(ops, ctx, EV_ACTION, "group-launched", label, in.id, -1, "group %s: "
-			    "launched %s (%s %s) for %s; tried %s", g->name, in.id,
-			    interruptible ? "interruptible" : "on-demand", g->gpu, d.reason, tried);
+			emitf(ops, ctx, EV_ACTION, "group-launched", label, in.id, -1,
+			    _("group %s: launched %s (%s %s) for %s; tried %s"), g->name, in.id,
+			    interruptible ? _("interruptible") : _("on-demand"), g->gpu, d.reason, tried);
 		else {
 			emitf(ops, ctx, err.code == GR_EBUDGET ? EV_WARN : EV_ALERT,
 			    err.code == GR_EBUDGET ? "group-budget" : "group-launch-failed", label,
-			    "", -1, "group %s: no member launched for %s: %s%s%s", g->name,
-			    d.reason, err.msg, tried[0] ? "; tried " : "", tried);
+			    "", -1, _("group %s: no member launched for %s: %s%s%s"), g->name,
+			    d.reason, err.msg, tried[0] ? _("; tried ") : "", tried);
 			break;
 		}
 	}

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "gpurent/watch.h"
@@ -102,7 +103,7 @@ watch_notify_run(char *const *argv, const struct event *ev, int timeout_s,
 		setenv("GPURENT_EVENT_UTIL", ev->util_pct >= 0 ? util : "", 1);
 		setenv("GPURENT_EVENT_MESSAGE", ev->message, 1);
 		execvp(argv[0], argv);
-		fprintf(stderr, "gpurent watch: cannot run notify.command '%s': %s\n", argv[0],
+		fprintf(stderr, _("gpurent watch: cannot run notify.command '%s': %s\n"), argv[0],
 		    strerror(errno));
 		_exit(127);
 	}

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/requirement.h"
 #include "gpurent/util.h"
@@ -237,5 +238,5 @@ requirement_launch(const struct req_candidate *cands, size_t n, const struct req
 	if (*n_attempts == 0)
 		return gr_fail(err, GR_ECAPACITY, "no offer meets the requirement");
 	return gr_fail(err, GR_ECAPACITY, "none of the %zu offers tried could be rented%s",
-	    *n_attempts, i < n ? " (the attempts ran out; --attempts allows more)" : "");
+	    *n_attempts, i < n ? _(" (the attempts ran out; --attempts allows more)") : "");
 }

@@ -1,5 +1,11 @@
 /*
  * The watcher's pass (watch.h): observe, decide on fresh evidence, act, verify, journal.
+ *
+ * An event's message is written in the watcher's language (gettext at emit time) and kept
+ * as written in the journal, so `events`, the dashboard and notify.command show what the
+ * watcher said. Scripts match on what stays English: the level, kind and policy, the ids
+ * and util_pct. (Storing the msgid and its arguments to translate on display would need
+ * every argument kept typed, for a journal whose readers are mostly the watcher's user.)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -75,7 +81,9 @@ static const char schema[] =
 /* Bits of inst_watch.notified: a notify-only policy (or a refusal) says so once a spell. */
 enum { NOTE_IDLE = 1u << 0, NOTE_RUNTIME = 1u << 1, NOTE_BUDGET = 1u << 2 };
 
-static const char *const phase_names[] = { "none", "perhaps sent", "accepted", "alerted" };
+static const char *const phase_names[] = {
+	N_("none"), N_("perhaps sent"), N_("accepted"), N_("alerted"),
+};
 
 /* ---------------------------------------------------------------- the lock */
 
@@ -275,7 +283,7 @@ emit(struct watch *w, enum event_level level, const char *kind, const char *poli
 	va_end(ap);
 	if (level == EV_ALERT)
 		w->r->alerts++;
-	snprintf(shown, sizeof(shown), "%s%s %s%s%s: %s", w->o.dry_run ? "would: " : "",
+	snprintf(shown, sizeof(shown), "%s%s %s%s%s: %s", w->o.dry_run ? _("would: ") : "",
 	    event_level_name(level), kind, iw && iw->id[0] ? " " : "", iw ? iw->id : "",
 	    ev.message);
 	if (w->o.out != NULL)
@@ -420,7 +428,8 @@ order(struct watch *w, struct backend *b, struct inst_watch *iw, int64_t now)
 	w->r->acted++;
 	if (w->o.dry_run) {
 		emit(w, EV_ACTION, iw->action == WA_STOP ? "stop-ordered" : "destroy-ordered",
-		    iw->policy, iw, now, "%s (dry run: nothing sent)", verb);
+		    iw->policy, iw, now, "%s", iw->action == WA_STOP ?
+		    _("stop (dry run: nothing sent)") : _("destroy (dry run: nothing sent)"));
 		iw->phase = PH_NONE;
 		iw->action = WA_NONE;
 		iw->tries = 0;
@@ -428,7 +437,7 @@ order(struct watch *w, struct backend *b, struct inst_watch *iw, int64_t now)
 	}
 	if (save(w, iw, &err) != GR_OK) {
 		/* Without the record a crash could lose it: do not send. */
-		emit(w, EV_ALERT, "state-error", iw->policy, iw, now, "not ordered: %s", err.msg);
+		emit(w, EV_ALERT, "state-error", iw->policy, iw, now, _("not ordered: %s"), err.msg);
 		iw->phase = PH_NONE;
 		iw->action = WA_NONE;
 		return;
@@ -439,12 +448,12 @@ order(struct watch *w, struct backend *b, struct inst_watch *iw, int64_t now)
 	save(w, iw, &serr);
 	if (rc != GR_OK) {
 		snprintf(kind, sizeof(kind), "%s-refused", verb);
-		emit(w, EV_WARN, kind, iw->policy, iw, now, "order %d of %d: %s", iw->tries,
+		emit(w, EV_WARN, kind, iw->policy, iw, now, _("order %d of %d: %s"), iw->tries,
 		    w->verify_tries, err.msg);
 	} else {
 		snprintf(kind, sizeof(kind), "%s-ordered", verb);
-		emit(w, EV_ACTION, kind, iw->policy, iw, now, "order %d of %d accepted by the "
-		    "provider; verifying", iw->tries, w->verify_tries);
+		emit(w, EV_ACTION, kind, iw->policy, iw, now, _("order %d of %d accepted by the "
+		    "provider; verifying"), iw->tries, w->verify_tries);
 	}
 }
 
@@ -459,7 +468,7 @@ act(struct watch *w, struct backend *b, struct inst_watch *iw, enum watch_action
 
 	if (a == WA_NOTIFY) {
 		if (!(iw->notified & note))
-			emit(w, EV_WARN, policy, policy, iw, now, "%s (notify only)", why);
+			emit(w, EV_WARN, policy, policy, iw, now, _("%s (notify only)"), why);
 		iw->notified |= note;
 		return;
 	}
@@ -472,15 +481,17 @@ act(struct watch *w, struct backend *b, struct inst_watch *iw, enum watch_action
 	 */
 	if (a == WA_STOP && !(b->ops->caps & CAP_STOP) && (b->ops->caps & CAP_ALLOC)) {
 		emit(w, EV_INFO, "stop-as-cancel", policy, iw, now, _("%s: stopping it means "
-		    "cancelling it (destroy)"), b->ops->no_stop_why ? b->ops->no_stop_why :
+		    "cancelling it (destroy)"), b->ops->no_stop_why ? _(b->ops->no_stop_why) :
 		    _("it cannot be stopped"));
 		a = WA_DESTROY;
 	}
 	if (a == WA_STOP && !(b->ops->caps & CAP_STOP)) {
 		backend_require(b->ops, CAP_STOP, NULL, &err);
 		if (!(iw->notified & note))
-			emit(w, EV_ALERT, "stop-unsupported", policy, iw, now, "%s; set "
-			    "%s.action = destroy or notify", err.msg, strcmp(policy, "idle") == 0 ?
+			emit(w, EV_ALERT, "stop-unsupported", policy, iw, now,
+			    /* TRANSLATORS: the second %s is a config key prefix (idle, budget or
+			       runtime); "action = destroy or notify" is config and stays. */
+			    _("%s; set %s.action = destroy or notify"), err.msg, strcmp(policy, "idle") == 0 ?
 			    "idle" : strncmp(policy, "budget", 6) == 0 ? "budget" : "runtime");
 		iw->notified |= note;
 		return;
@@ -503,10 +514,16 @@ verify(struct watch *w, struct backend *b, struct inst_watch *iw, const struct i
 	fmt_dur(took, sizeof(took), now - iw->ordered_at);
 	if (order_done(iw->action, in)) {
 		snprintf(kind, sizeof(kind), "%s-verified", verb);
-		emit(w, EV_ACTION, kind, iw->policy, iw, now, "the provider reports it %s%s%s "
-		    "(%s after order %d)", in ? inst_state_name(in->state) : "gone",
-		    in && in->state == ST_DESTROYED && in->status_msg[0] ? ": " : "",
-		    in && in->state == ST_DESTROYED ? in->status_msg : "", took, iw->tries);
+		if (in == NULL)
+			emit(w, EV_ACTION, kind, iw->policy, iw, now, _("the provider reports it "
+			    "gone (%s after order %d)"), took, iw->tries);
+		else
+			emit(w, EV_ACTION, kind, iw->policy, iw, now,
+			    /* TRANSLATORS: the first %s is a state (running, stopped ...). */
+			    _("the provider reports it %s%s%s (%s after order %d)"),
+			    inst_state_name(in->state),
+			    in->state == ST_DESTROYED && in->status_msg[0] ? ": " : "",
+			    in->state == ST_DESTROYED ? in->status_msg : "", took, iw->tries);
 		iw->action = WA_NONE;
 		iw->phase = PH_NONE;
 		iw->policy[0] = '\0';
@@ -523,14 +540,17 @@ verify(struct watch *w, struct backend *b, struct inst_watch *iw, const struct i
 		return;
 	if (iw->tries < w->verify_tries) {
 		snprintf(kind, sizeof(kind), "%s-retry", verb);
-		emit(w, EV_WARN, kind, iw->policy, iw, now, "still %s %s after order %d; "
-		    "ordering again", inst_state_name(in->state), took, iw->tries);
+		emit(w, EV_WARN, kind, iw->policy, iw, now,
+		    /* TRANSLATORS: still STATE DURATION after order N. */
+		    _("still %s %s after order %d; ordering again"), inst_state_name(in->state), took, iw->tries);
 		order(w, b, iw, now);
 		return;
 	}
 	snprintf(kind, sizeof(kind), "%s-unverified", verb);
-	emit(w, EV_ALERT, kind, iw->policy, iw, now, "still %s %s after %d orders; it may "
-	    "still bill: check it at the provider", inst_state_name(in->state), took, iw->tries);
+	emit(w, EV_ALERT, kind, iw->policy, iw, now,
+	    /* TRANSLATORS: still STATE DURATION after N orders. */
+	    _("still %s %s after %d orders; it may still bill: check it at the provider"),
+	    inst_state_name(in->state), took, iw->tries);
 	iw->phase = PH_FAILED;
 	save(w, iw, &err);
 }
@@ -594,7 +614,7 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 	    taken_back_msg(in->status_msg))) && in->state != ST_RUNNING &&
 	    in->type == OFFER_INTERRUPTIBLE && iw->phase == PH_NONE &&
 	    (in->state == ST_STOPPED || in->state == ST_DESTROYED || in->state == ST_FAILED))
-		emit(w, EV_WARN, "preempted", "", iw, now, "the provider took it back (%s%s%s)",
+		emit(w, EV_WARN, "preempted", "", iw, now, _("the provider took it back (%s%s%s)"),
 		    inst_state_name(in->state), in->status_msg[0] ? ": " : "", in->status_msg);
 	iw->last_state = in->state;
 	if (in->state != ST_RUNNING) {
@@ -612,13 +632,13 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 		w->r->unobserved++;
 		if (!iw->unobserved) {
 			if (iw->sample_at == 0 || iw->util < 0)
-				snprintf(why, sizeof(why), "GPU utilisation unknown: not counted "
-				    "as idle");
+				snprintf(why, sizeof(why), "%s",
+				    _("GPU utilisation unknown: not counted as idle"));
 			else {
 				fmt_dur(d1, sizeof(d1), now - iw->sample_at);
 				fmt_dur(d2, sizeof(d2), 3 * w->o.interval);
-				snprintf(why, sizeof(why), "newest sample %s old (over %s): not "
-				    "counted as idle", d1, d2);
+				snprintf(why, sizeof(why), _("newest sample %s old (over "
+				    "%s): not counted as idle"), d1, d2);
 			}
 			emit(w, EV_INFO, "unobserved", "", iw, now, "%s", why);
 		}
@@ -637,8 +657,8 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 		if (now - iw->idle_since >= pol.idle_after) {
 			fmt_dur(d1, sizeof(d1), now - iw->idle_since);
 			fmt_dur(d2, sizeof(d2), pol.idle_after);
-			snprintf(why, sizeof(why), "GPU utilisation %d%% <= %d%% for %s "
-			    "(idle.after %s)", iw->util, pol.idle_threshold, d1, d2);
+			snprintf(why, sizeof(why), _("GPU utilisation %d%% <= %d%% "
+			    "for %s (idle.after %s)"), iw->util, pol.idle_threshold, d1, d2);
 			act(w, b, iw, pol.idle_action, "idle", now, why);
 			save(w, iw, &err);
 			return;
@@ -652,7 +672,7 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 	if (pol.runtime_max > 0 && started > 0 && now - started >= pol.runtime_max) {
 		fmt_dur(d1, sizeof(d1), now - started);
 		fmt_dur(d2, sizeof(d2), pol.runtime_max);
-		snprintf(why, sizeof(why), "running for %s (runtime.max %s)", d1, d2);
+		snprintf(why, sizeof(why), _("running for %s (runtime.max %s)"), d1, d2);
 		act(w, b, iw, pol.runtime_action, "runtime", now, why);
 	}
 	save(w, iw, &err);
@@ -934,8 +954,8 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		if (res[i].code != GR_OK) {
 			failed[i] = true;
 			r->unlisted++;
-			fprintf(stderr, "gpurent watch: %s: %s (its instances are not watched "
-			    "this pass)\n", w->s->backends[i]->env.name, res[i].err.msg);
+			fprintf(stderr, _("gpurent watch: %s: %s (its instances are not "
+			    "watched this pass)\n"), w->s->backends[i]->env.name, res[i].err.msg);
 		}
 	session_clock(w->s, &w->clk);
 	if (remote_job_load(w->st, NULL, &jobs, &n_jobs, &jerr) != GR_OK)
@@ -1012,8 +1032,8 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 	/* A group decides on what every provider listed: not while one could not answer. */
 	if (r->unlisted == 0 && elastic_pass(w->s, members, n_members, session_now(w->s),
 	    w->o.dry_run, &gops, w, &grouped, &jerr) != GR_OK)
-		emit(w, EV_ALERT, "group-error", "group", NULL, session_now(w->s), "groups not "
-		    "applied: %s", jerr.msg);
+		emit(w, EV_ALERT, "group-error", "group", NULL, session_now(w->s),
+		    _("groups not applied: %s"), jerr.msg);
 	r->acted += grouped;
 	budgets(w, targets, n_targets, session_now(w->s));
 	free(members);
@@ -1057,14 +1077,17 @@ watch_open(struct watch **out, struct session *s, const struct watch_opts *o, lo
 	memset(&r, 0, sizeof(r));
 	died = state_meta_get(w->st, "watch.running", mark, sizeof(mark)) && mark[0] != '\0';
 	if (died && !o->dry_run)
-		emit(w, EV_WARN, "watcher-died", "", NULL, session_now(s), "the watcher of pid "
-		    "%s ended without closing; carrying on with what it left", mark);
+		emit(w, EV_WARN, "watcher-died", "", NULL, session_now(s),
+		    _("the watcher of pid %s ended without closing; carrying on with what it "
+		    "left"), mark);
 	for (i = 0; i < w->n && !o->dry_run; i++)
 		if (w->v[i].phase == PH_ORDERING || (died && w->v[i].phase == PH_ORDERED))
 			emit(w, EV_INFO, "resumed", w->v[i].policy, &w->v[i], session_now(s),
-			    "%s by pid %ld (order %d, %s) was in flight; verifying it",
-			    watch_action_name(w->v[i].action), w->v[i].pid, w->v[i].tries,
-			    phase_names[w->v[i].phase]);
+			    w->v[i].action == WA_STOP ?
+			    _("stop by pid %ld (order %d, %s) was in flight; verifying it") :
+			    _("destroy by pid %ld (order %d, %s) was in flight; verifying it"),
+			    w->v[i].pid, w->v[i].tries,
+			    _(phase_names[w->v[i].phase]));
 	if (!o->dry_run) {
 		snprintf(mark, sizeof(mark), "%ld", (long)getpid());
 		if (state_meta_set(w->st, "watch.running", mark, err) != GR_OK)

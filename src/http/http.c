@@ -16,6 +16,7 @@
 #include "libcurl.h"
 
 #include "gpurent/http.h"
+#include "gpurent/i18n.h"
 #include "gpurent/util.h"
 
 #define BODY_MAX	((size_t)512 << 20)	/* refuse replies larger than this */
@@ -705,11 +706,11 @@ http_do(struct http_client *c, const struct http_request *rq, struct http_respon
 			    BODY_MAX >> 20);
 		if (rc == CURLE_OPERATION_TIMEDOUT)
 			return gr_fail(err, GR_EUNAVAIL, "request timed out%s",
-			    rs->attempts > 1 ? " (after retries)" : "");
+			    rs->attempts > 1 ? _(" (after retries)") : "");
 		return gr_fail(err, GR_EUNAVAIL, "%s%s%s",
 		    c->errbuf[0] != '\0' ? c->errbuf : curl_easy_strerror(rc),
-		    rs->attempts > 1 ? " (after retries)" : "",
-		    rc == CURLE_PEER_FAILED_VERIFICATION ? " (TLS verification is always on)" : "");
+		    rs->attempts > 1 ? _(" (after retries)") : "",
+		    rc == CURLE_PEER_FAILED_VERIFICATION ? _(" (TLS verification is always on)") : "");
 	}
 	return GR_OK;
 }

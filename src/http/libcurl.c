@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "gpurent/i18n.h"
 #include "libcurl.h"
 
 struct libcurl libcurl;
@@ -37,13 +38,13 @@ load(void)
 	for (i = 0; i < sizeof(names) / sizeof(names[0]) && h == NULL; i++)
 		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
 	if (h == NULL) {
-		snprintf(why, sizeof(why), "cannot load libcurl (install libcurl4): %s",
+		snprintf(why, sizeof(why), _("cannot load libcurl (install libcurl4): %s"),
 		    dlerror());
 		return;
 	}
 	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
 		if ((f = dlsym(h, syms[i].name)) == NULL) {
-			snprintf(why, sizeof(why), "libcurl has no %s: it is older than 7.62",
+			snprintf(why, sizeof(why), _("libcurl has no %s: it is older than 7.62"),
 			    syms[i].name);
 			return;
 		}

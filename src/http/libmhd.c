@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "gpurent/i18n.h"
 #include "libmhd.h"
 
 struct libmhd libmhd;
@@ -34,13 +35,13 @@ load(void)
 
 	h = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
 	if (h == NULL) {
-		snprintf(why, sizeof(why), "cannot load libmicrohttpd (install libmicrohttpd12): "
-		    "%s", dlerror());
+		snprintf(why, sizeof(why), _("cannot load libmicrohttpd (install libmicrohttpd12): "
+		    "%s"), dlerror());
 		return;
 	}
 	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
 		if ((f = dlsym(h, syms[i].name)) == NULL) {
-			snprintf(why, sizeof(why), "libmicrohttpd has no %s", syms[i].name);
+			snprintf(why, sizeof(why), _("libmicrohttpd has no %s"), syms[i].name);
 			return;
 		}
 		/* POSIX guarantees a function pointer survives the trip through void *. */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/remote.h"
 #include "gpurent/remote_copy.h"
 
@@ -89,7 +90,7 @@ copy_scp(const struct remote_place *src, size_t n, const struct remote_place *ds
 	if (o->n_excludes > 0 || o->resume)
 		return gr_fail(err, GR_EUNSUPPORTED, "%s has no rsync: --exclude and --resume "
 		    "need it there (install rsync on the instance)", ep->name), 1;
-	fprintf(stderr, "gpurent: %s has no rsync; copying with scp\n", ep->name);
+	fprintf(stderr, _("gpurent: %s has no rsync; copying with scp\n"), ep->name);
 	remote_argv_init(&ssh);
 	if (remote_ssh_options(ep, 0, &ssh, err) != GR_OK) {
 		remote_argv_release(&ssh);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/remote_forward.h"
 
 static const char schema[] =
@@ -133,7 +134,7 @@ remote_forward_start(const struct remote_endpoint *ep, struct remote_forward *f,
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			last_line(log_path, said, sizeof(said));
 			return gr_fail(err, GR_EUNAVAIL, "the forward to %s ended at once: %s",
-			    ep->name, said[0] ? said : "ssh exited");
+			    ep->name, said[0] ? said : _("ssh exited"));
 		}
 		for (bound = 0, i = 0; i < n; i++) {
 			int fd = bind_loopback(f[i].local_port);

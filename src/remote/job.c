@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/remote_job.h"
 
 /* Under $HOME, which is the login directory but for a test server that moves it. */
@@ -218,7 +219,7 @@ remote_job_start(const struct remote_endpoint *ep, int seq, const char *const *e
 	remote_argv_release(&a);
 	if (rc != 0 && rc != REMOTE_EXIT_CONN)
 		gr_fail(err, GR_EFAIL, "the job did not start on %s (exit %d%s)", ep->name, rc,
-		    rc == 93 ? ": an --env name the shell refuses" : "");
+		    rc == 93 ? _(": an --env name the shell refuses") : "");
 	return conn_failed(ep, rc, err);
 }
 

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpurent/i18n.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote.h"
 
@@ -430,7 +431,7 @@ remote_spawn(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, boo
 	if (r == (ssize_t)sizeof(e)) {
 		waitpid(pid, NULL, 0);
 		gr_fail(err, GR_EFAIL, "cannot run %s: %s%s", argv[0], strerror(e),
-		    e == ENOENT ? " (is it installed?)" : "");
+		    e == ENOENT ? _(" (is it installed?)") : "");
 		return -1;
 	}
 	return (int)pid;
@@ -530,7 +531,7 @@ connect_failure(const struct remote_endpoint *ep, const char *said, int status,
 		return gr_fail(err, GR_EUNAVAIL, "the ssh host of %s (%s) does not resolve",
 		    ep->name, where);
 	return gr_fail(err, GR_EUNAVAIL, "cannot connect to %s (%s): %s", ep->name, where,
-	    line[0] ? line : "ssh failed");
+	    line[0] ? line : _("ssh failed"));
 }
 
 /* Read fd to the end into sb (at most max bytes kept), waiting at most deadline_ms. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpurent/config.h"
+#include "gpurent/i18n.h"
 #include "gpurent/remote.h"
 #include "gpurent/remote_job.h"
 #include "gpurent/session.h"
@@ -97,6 +98,6 @@ session_batch_tail(struct session *s, const struct remote_job *j, long lines, st
 		gr_error_clear(err);
 		return gr_fail(err, why.code != GR_OK ? why.code : GR_EFAIL, "cannot read %s on the "
 		    "job's node: %s (slurm.output_dir, a directory shared with the nodes, reads "
-		    "it after the job ended)", j->dir, why.msg[0] ? why.msg : "tail failed");
+		    "it after the job ended)", j->dir, why.msg[0] ? why.msg : _("tail failed"));
 	}
 }

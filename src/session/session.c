@@ -10,6 +10,7 @@
 #include "gpurent/costs.h"
 #include "gpurent/filter.h"
 #include "gpurent/gpunames.h"
+#include "gpurent/i18n.h"
 #include "gpurent/offer_cache.h"
 #include "gpurent/paths.h"
 #include "gpurent/session.h"
@@ -182,8 +183,8 @@ sim_notice(struct session *s)
 	s->sim_notice_done = true;
 	if (s->state == NULL || state_meta_get(s->state, "notice.sim_default", buf, sizeof(buf)))
 		return;
-	fputs("gpurent: no provider configured; using the built-in simulated marketplace "
-	    "'sim' (see 'gpurent help providers')\n", stderr);
+	fputs(_("gpurent: no provider configured; using the built-in simulated marketplace "
+	    "'sim' (see 'gpurent help providers')\n"), stderr);
 	state_meta_set(s->state, "notice.sim_default", "1", NULL);
 }
 

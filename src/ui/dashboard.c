@@ -96,8 +96,9 @@ apply_result(struct ui *u, struct ui_result *r)
 			    money_format_in(price, sizeof(price), r->launched.price_hour, 3,
 			    r->launched.currency));
 		else
-			ui_message(u, UC_GOOD, r->req.action == UA_STOP ? "%s: stopping" :
-			    r->req.action == UA_START ? "%s: starting" : "%s: destroying", r->req.id);
+			ui_message(u, UC_GOOD, r->req.action == UA_STOP ? N_("%s: stopping") :
+			    r->req.action == UA_START ? N_("%s: starting") : N_("%s: destroying"),
+			    r->req.id);
 		ui_request(u, UJ_INSTANCES);
 		ui_request(u, UJ_COSTS);
 		break;

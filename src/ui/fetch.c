@@ -15,6 +15,7 @@
 #include "gpurent/audit.h"
 #include "gpurent/config.h"
 #include "gpurent/history.h"
+#include "gpurent/i18n.h"
 #include "gpurent/idcache.h"
 #include "gpurent/launch_policy.h"
 #include "gpurent/paths.h"
@@ -327,7 +328,7 @@ do_batchlog(struct session *s, struct state *st, struct ui_result *r)
 	    &err) == GR_OK)
 		strlcpy_(lg->text, text.buf, sizeof(lg->text));
 	else
-		strlcpy_(lg->err, err.msg[0] ? err.msg : "cannot read the output", sizeof(lg->err));
+		strlcpy_(lg->err, err.msg[0] ? err.msg : _("cannot read the output"), sizeof(lg->err));
 	sb_release(&text);
 	return GR_OK;
 }
@@ -381,7 +382,7 @@ do_joblogs(struct session *s, struct ui_result *r)
 		rc = remote_job_tail(&ep, r->jobs[i].seq, UI_LOG_LINES, &text, sizeof(lg->text) - 1,
 		    &err);
 		if (rc != 0) {
-			strlcpy_(lg->err, err.msg[0] ? err.msg : "cannot read the log",
+			strlcpy_(lg->err, err.msg[0] ? err.msg : _("cannot read the log"),
 			    sizeof(lg->err));
 			if (rc == REMOTE_EXIT_CONN)
 				break;

@@ -189,7 +189,7 @@ draw_keys(struct ui *u)
 		snprintf(buf, sizeof(buf), _(" offers instances metrics costs help quit"));
 	else
 		snprintf(buf, sizeof(buf), _(" %s  ? help  q quit%s"), ui_view_keys(u),
-		    u->opts.readonly ? "  [read-only]" : "");
+		    u->opts.readonly ? _("  [read-only]") : "");
 	ui_put(r->y, 0, r->w, buf, ui_attr(UC_KEY), false);
 }
 
@@ -233,7 +233,7 @@ draw_dialog(struct ui *u)
 			snprintf(line, sizeof(line), "%.*s", (int)len[i], u->dlg_text.buf + start[i]);
 			ui_put(b.y + 1 + (int)i, b.x + 2, b.w - 4, line, ui_attr(UC_DIALOG), false);
 		}
-		ui_put(b.y + b.h - 2, b.x + 2, b.w - 4, "[y] yes    [n] no", ui_attr(UC_DIALOG) |
+		ui_put(b.y + b.h - 2, b.x + 2, b.w - 4, _("[y] yes    [n] no"), ui_attr(UC_DIALOG) |
 		    A_BOLD, false);
 		return;
 	}

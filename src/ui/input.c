@@ -113,7 +113,7 @@ run_command(struct ui *u, const char *line)
 		set_view(u, (enum ui_view)v);
 		return;
 	}
-	snprintf(u->input_err, sizeof(u->input_err), v == -2 ? "'%s' is ambiguous" :
+	snprintf(u->input_err, sizeof(u->input_err), v == -2 ? _("'%s' is ambiguous") :
 	    _("unknown command '%s' (offers, instances, metrics, costs, events, cluster, help, "
 	    "quit)"), word);
 }
@@ -225,7 +225,7 @@ dialog_key(struct ui *u, int key)
 		if (key == 'y' || key == 'Y') {
 			ui_fetch_request(u->fetch, UJ_ACTION, u->dlg_provider, &u->dlg_req);
 			ui_message(u, UC_ACCENT, u->dlg_req.action == UA_LAUNCH ?
-			    "launching %s ..." : "destroying %s ...", u->dlg_req.id);
+			    N_("launching %s ...") : N_("destroying %s ..."), u->dlg_req.id);
 			u->dialog = UD_NONE;
 		} else if (key == 'n' || key == 'N' || key == 'q' || key == 27) {
 			ui_message(u, UC_DIM, "cancelled; nothing changed");

@@ -114,8 +114,8 @@ ui_table_key(struct ui *u, struct ui_grid *g, int key, void (*rebuild)(struct ui
 		return false;
 	}
 	rebuild(u);
-	u->ctx->message(u, UC_DIM, g->desc ? "sorted by %s, descending" :
-	    "sorted by %s, ascending", _(g->cols[g->show[g->sort]].header));
+	u->ctx->message(u, UC_DIM, g->desc ? N_("sorted by %s, descending") :
+	    N_("sorted by %s, ascending"), _(g->cols[g->show[g->sort]].header));
 	return true;
 }
 

@@ -147,7 +147,7 @@ add_log(struct sb *text, const struct ui_job_log *lg)
 		return;
 	}
 	if (*p == '\0')
-		sb_adds(text, "  (nothing written yet)\n");
+		sb_adds(text, _("  (nothing written yet)\n"));
 	for (; *p != '\0'; p = *end ? end + 1 : end) {
 		char raw[512];
 		size_t len;
@@ -394,9 +394,10 @@ lifecycle(struct ui *u, const struct instance *in, enum ui_action a)
 
 	if ((a == UA_STOP && in->state != ST_RUNNING) ||
 	    (a == UA_START && in->state != ST_STOPPED)) {
-		u->ctx->message(u, UC_WARN, "%s is %s; only a %s instance can be %s", in->id,
-		    inst_state_name(in->state), a == UA_STOP ? "running" : "stopped",
-		    a == UA_STOP ? "stopped" : "started");
+		u->ctx->message(u, UC_WARN, a == UA_STOP ?
+		    N_("%s is %s; only a running instance can be stopped") :
+		    N_("%s is %s; only a stopped instance can be started"), in->id,
+		    inst_state_name(in->state));
 		return;
 	}
 	memset(&req, 0, sizeof(req));
@@ -407,8 +408,8 @@ lifecycle(struct ui *u, const struct instance *in, enum ui_action a)
 		u->ctx->message(u, UC_ACCENT, "stopping %s; its disk still bills %s/hour", in->id,
 		    money_format(buf, sizeof(buf), in->storage_hour, 4, true));
 	else
-		u->ctx->message(u, UC_ACCENT, "%s %s ...", a == UA_STOP ? "stopping" : "starting",
-		    in->id);
+		u->ctx->message(u, UC_ACCENT, a == UA_STOP ? N_("stopping %s ...") :
+		    N_("starting %s ..."), in->id);
 }
 
 static bool

@@ -37,6 +37,7 @@
 
 #include "gpurent/config.h"
 #include "gpurent/atomic.h"
+#include "gpurent/i18n.h"
 #include "gpurent/paths.h"
 #include "gpurent/util.h"
 #include "gpurent/vault.h"
@@ -469,21 +470,21 @@ get_passphrase(const struct vault_opts *o, bool new_pass, bool allow_empty, char
 		    "set vault.passphrase_command in the config, or run on a terminal");
 	*prompted = true;
 	rc = vault_read_secret(new_pass ? (allow_empty ?
-	    "New passphrase for the gpurent credential store (empty: use a key file): " :
-	    "New passphrase for the gpurent credential store: ") :
-	    "Passphrase for the gpurent credential store: ", false, out, &e2);
+	    _("New passphrase for the gpurent credential store (empty: use a key file): ") :
+	    _("New passphrase for the gpurent credential store: ")) :
+	    _("Passphrase for the gpurent credential store: "), false, out, &e2);
 	if (rc == GR_EUSAGE && allow_empty && new_pass && strcmp(e2.msg, "empty secret") == 0)
 		return GR_OK;
 	if (rc != GR_OK)
 		return gr_fail(err, rc, "%s", e2.msg);
 	if (!new_pass)
 		return GR_OK;
-	rc = vault_read_secret("Repeat the passphrase: ", false, &again, &e2);
+	rc = vault_read_secret(_("Repeat the passphrase: "), false, &again, &e2);
 	if (rc != GR_OK) {
 		vault_key_free(*out);
 		*out = NULL;
 		return gr_fail(err, rc == GR_EUSAGE ? GR_EAUTH : rc, "%s",
-		    rc == GR_EUSAGE ? "the passphrases do not match" : e2.msg);
+		    rc == GR_EUSAGE ? _("the passphrases do not match") : e2.msg);
 	}
 	if (strlen(*out) != strlen(again) || sodium_memcmp(*out, again, strlen(again)) != 0) {
 		vault_key_free(*out);
@@ -575,7 +576,7 @@ unseal(struct vault *v, const unsigned char *file, size_t n, const struct vault_
 			key_check(key, check);
 			if (sodium_memcmp(check, file + 48, CHECK_LEN) != 0 && prompted &&
 			    tries < 3) {
-				fputs("gpurent: wrong passphrase, try again\n", stderr);
+				fputs(_("gpurent: wrong passphrase, try again\n"), stderr);
 				continue;
 			}
 		}

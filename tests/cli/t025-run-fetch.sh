@@ -2,8 +2,9 @@
 # gpurent run --sync, --fetch and --then against a real sshd: the synced directory honours
 # --exclude and .gpurentignore; --then destroy happens only after every fetch succeeded
 # (never after a failed one) and never while another job on the instance runs; a detached
-# job's --fetch and --then are done by the next 'gpurent jobs'; labels, names, paths and env
-# values carrying $(touch ...) run nothing; gpurent's own API keys do not cross over.
+# job's --fetch and --then are done by the next 'gpurent jobs', or by the watcher's next pass;
+# labels, names, paths and env values carrying $(touch ...) run nothing; gpurent's own API
+# keys do not cross over.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshd.sh"
 export GPURENT_SIM_SPEED=200
@@ -83,4 +84,20 @@ check "the instance stopped" '[ "$(state_of "$id")" = stopped ]'
 expect_ok g jobs -o json
 check "every account is kept" '[ "$(jq -r "[.[] | select(.account != null)] | length" <<<"$OUT")" -ge 3 ]'
 check "still nothing ran from the hostile strings" '[ ! -e "$TMP/pwned" ]'
+
+# A detached job that ends while nobody looks: the watcher's next pass carries out its
+# --fetch and --then (the laptop that started it may be closed).
+id=$(launch)
+expect_ok g run "$id" --detach --fetch "w.txt:$TMP/watched" --then destroy -- 'echo seen >w.txt'
+job=$OUT
+for ((i = 0; i < 600; i++)); do
+	[ -e "$HOME/.gpurent/jobs/${job##*/}/status" ] && break
+	sleep 0.1
+done
+check "not done before the watcher looks" '[ "$(state_of "$id")" = running ]'
+expect_ok g watch --once
+check "the watcher fetched its result" '[ "$(cat "$TMP/watched/w.txt")" = seen ]'
+check "and destroyed the instance: $ERR" '[[ $(state_of "$id") == destroy* ]]'
+expect_ok g jobs "$job" -o json
+check "the job's account says who did it" '[[ $(jq -r ".[-1].account" <<<"$OUT") == *"destroyed $id"* ]]'
 pass

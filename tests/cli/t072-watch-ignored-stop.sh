@@ -1,11 +1,13 @@
 #!/bin/bash
 # A stop that the provider acknowledges and ignores (sim serve --ignore-stop): the watcher
 # re-reads the instance, orders the stop again within watch.verify_tries, then raises an
-# alert (and runs notify.command for it); it never reports the stop done. Against the vast
-# dialect over HTTP, so the whole path is the real backend's.
+# alert (and runs notify.command for it; the alert in the watcher's language, here Chinese);
+# it never reports the stop done. Against the vast dialect over HTTP, so the whole path is
+# the real backend's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve.sh"
 . "$(dirname "$0")/watch.sh"
+. "$(dirname "$0")/zh.sh"
 
 # The served world's clock stands three hours behind the wall clock that a real provider's
 # instances follow: an instance launched there has run for three hours here.
@@ -34,9 +36,10 @@ check "still running: ordered again: $OUT" \
 	'[[ $OUT == *"stop-retry $inst: still running"*"after order 1; ordering again"* && $OUT == *"order 2 of 3"* ]]'
 expect_ok g watch --once --interval 1m
 check "order 3: $OUT" '[[ $OUT == *"order 3 of 3"* ]]'
-expect_ok g watch --once --interval 1m
-check "then an alert: $OUT" \
-	'[[ $OUT == *"alert stop-unverified $inst: still running"*"after 3 orders"* ]]'
+# The alert in the watcher's language: a renter in Chinese reads that it may still bill.
+expect_ok zh watch --once --interval 1m
+check "then an alert, in Chinese: $OUT" \
+	'[[ $OUT == *"alert stop-unverified $inst: 3 次指令后 "*" 仍为 running；它可能仍在计费：请到平台上检查"* ]]'
 expect_ok g watch --once --interval 1m
 check "no fourth order and no second alert: $OUT" '[[ $OUT != *ordered* && $OUT != *alert* ]]'
 check "never reported done" '[ "$(count_events stop-verified)" -eq 0 ]'

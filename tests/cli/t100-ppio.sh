@@ -1,7 +1,7 @@
 #!/bin/bash
 # PPIO backend end to end against `gpurent sim serve --dialect ppio`: offers in yuan decoded
-# exactly from the scaled integers, the lifecycle (launch, stop, start, destroy), and the
-# provider's errors as gpurent's exit statuses.
+# exactly from the scaled integers, the lifecycle (launch, stop, start, destroy), the
+# provider's errors as gpurent's exit statuses, and the endpoint from ppio.url.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve.sh"
 
@@ -81,4 +81,17 @@ expect_ok g login ppio --stdin <<<test-key-ppio
 expect_ok g --provider ppio ls
 check "the stored key works" '[ "$RC" = 0 ]'
 PPIO_API_KEY=wrong expect_rc 4 g --provider ppio ls
+
+# The endpoint from the config (ppio.url) when GPURENT_PPIO_URL is not set; the environment
+# wins over it. Port 1 on loopback refuses, so a request sent there fails at once.
+expect_ok g config set ppio.url http://127.0.0.1:1
+expect_ok g --provider ppio -o json offers gpus=1
+check "GPURENT_PPIO_URL wins over ppio.url" '[ "$(jq -r ".[0].provider" <<<"$OUT")" = ppio ]'
+unset GPURENT_PPIO_URL
+run g --provider ppio -o json offers gpus=1
+check "without it, ppio.url is where requests go (refused: rc $RC)" '[ "$RC" != 0 ] && [[ $ERR == *127.0.0.1:1* || $ERR == *refused* || $ERR == *connect* ]]'
+expect_ok g config set ppio.url "$SERVE_URL"
+expect_ok g --provider ppio -o json offers gpus=1
+check "ppio.url pointed at the server: its offers, in yuan" \
+	'[ "$(jq -r "[.[].provider] | unique | join(\",\")" <<<"$OUT")" = ppio ] && [ "$(jq -r ".[0].currency" <<<"$OUT")" = CNY ]'
 pass

@@ -1,6 +1,7 @@
 #!/bin/bash
 # t115: under LANG=zh_CN.UTF-8 help, errors and usage messages are in Chinese, with the same
-# exit statuses as under C, and -o json is byte for byte what C prints (the script contract).
+# exit statuses as under C, and -o json is byte for byte what C prints (the script contract);
+# so are a launch's dry run, the costs view, and the watcher's output and journal.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/zh.sh"
 export GPURENT_SIM_TIME=1780000000
@@ -33,8 +34,11 @@ run zh show sim:i-999999
 check "not found in Chinese" '[[ $ERR == *"sim:i-999999"* ]] && [ "$RC" = 3 ]'
 
 # JSON, CSV and ids are the script contract: byte-identical whatever the language.
-id=$(launch_fresh type=on-demand -- --wait --timeout 60)
+# The simulated clock stands still (GPURENT_SIM_TIME): it boots when the clock is moved.
+id=$(launch_fresh type=on-demand --)
 check "launched" '[[ $id == sim:i-* ]]'
+expect_ok g sim advance 2m
+check "running" '[ "$(g -o json show "$id" | jq -r .state)" = running ]'
 # Offers carry fetched_at: both languages answer from the one kept answer (--max-age).
 g -o json offers --limit 20 >/dev/null 2>&1 || fail "offers"
 for args in "-o json offers --limit 20 --max-age 1h" "-o json ls" "-o json gpus" "-o json costs" \
@@ -48,4 +52,26 @@ for args in "-o json offers --limit 20 --max-age 1h" "-o json ls" "-o json gpus"
 	check "'$args': the same status in Chinese ($zh_rc, $c_rc)" '[ "$zh_rc" = "$c_rc" ]'
 	check "'$args': identical output in Chinese" 'cmp -s "$TMP/c.out" "$TMP/zh.out" && [ -s "$TMP/c.out" ]'
 done
+
+# What a renter reads besides help and errors: a launch's dry run, the costs of one
+# currency, and the watcher's output and journal.
+offer=$(g -o ids offers gpus=1 type=on-demand --max-age 1h | head -n 1)
+expect_ok zh launch "$offer" --dry-run
+check "launch --dry-run in Chinese: $OUT" \
+	'[[ $OUT == "将租用 $offer：1 卡 "* && $OUT == *"费用：每小时 \$"*"，每月 \$"*"（按 730 小时计）"* ]]'
+expect_ok zh costs
+check "costs labelled in Chinese, not by JSON keys: $OUT" \
+	'[[ $OUT == *"已花费 "*"本月预计 "* && $OUT != *burn_hour* && $OUT != *projected_month* ]]'
+check "the provider's own figures in Chinese: $OUT" '[[ $OUT == *"sim 显示：余额 \$"*"，每小时消耗 \$"* ]]'
+blind=$(g launch "$offer" --env SIM_WORKLOAD=unreported --label blind) || fail "launch"
+expect_ok g sim advance 2m
+expect_ok zh watch --once --interval 1m
+check "the watcher in Chinese: $OUT" \
+	'[[ $OUT == *"info unobserved $blind: GPU 利用率未知：不算作空闲"* ]]'
+expect_ok zh events
+check "the journal in Chinese, kinds in English: $OUT" \
+	'[[ $OUT == *"事件"*"消息"* && $OUT == *"unobserved"*"$blind"*"GPU 利用率未知：不算作空闲"* ]]'
+expect_ok g -o json events
+check "the JSON journal keeps its keys and kind" \
+	'jq -e --arg i "$blind" "[.[] | select(.kind == \"unobserved\" and .instance_id == \$i)] | length == 1" <<<"$OUT" >/dev/null'
 pass

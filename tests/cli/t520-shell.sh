@@ -1,7 +1,8 @@
 #!/bin/sh
 # t520-shell.sh - `gpurent shell` driven through tmux: completion of a command and of an
 # instance id, a failing command, Ctrl-C during `metrics --follow`, login at the prompt
-# (no echo, no history), history kept across two runs, exit and Ctrl-D.
+# (no echo, no history), history kept across two runs, exit and Ctrl-D; and the same shell
+# in Chinese (LANG=zh_CN.UTF-8).
 #
 # usage: t520-shell.sh [PATH-TO-GPURENT]   (or GPURENT=...; default build/gpurent)
 # Needs tmux; skips (exit 77) without it. Every wait is bounded.
@@ -10,6 +11,8 @@ set -u
 G=${1:-${GPURENT:-build/gpurent}}
 case $G in /*) ;; *) G=$(pwd)/$G ;; esac
 [ -x "$G" ] || { echo "t520: no gpurent binary at $G" >&2; exit 1; }
+# The message catalogues built beside the binary (meson sets GPURENT_LOCALEDIR).
+LOCALEDIR=${GPURENT_LOCALEDIR:-$(dirname "$G")/po}
 command -v tmux > /dev/null || { echo "t520: skip, no tmux"; exit 77; }
 
 T=$(mktemp -d /tmp/gpurent-t520-XXXXXX)
@@ -158,6 +161,43 @@ wait_for '^gpurent> ls$' 20 && ok "history across runs" || fail "Up: $(last_line
 clear_line
 tm send-keys -t t520 C-d
 gone 0 && ok "Ctrl-D leaves" || fail "Ctrl-D: $(screen)"
+
+# --- in Chinese (LANG=zh_CN.UTF-8): the shell, its errors and a command's prompt speak
+# Chinese; command words, completion and ids stay as they are.
+if locale -a 2> /dev/null | grep -qix 'zh_CN\.utf-\?8' &&
+    [ -f "$LOCALEDIR/zh_CN/LC_MESSAGES/gpurent.mo" ]; then
+	# Started beside the last run's session, then named as the helpers look for it: killing
+	# the server's only session first would race its exit against the new session.
+	tm new-session -d -s t520zh -x 160 -y 45 \
+	    "env -u LC_ALL -u LANGUAGE LANG=zh_CN.UTF-8 GPURENT_LOCALEDIR='$LOCALEDIR' \
+	    GPURENT_HOME='$GPURENT_HOME' NO_COLOR=1 TERM=xterm '$G' shell; echo SHELL-EXIT-\$?; \
+	    sleep 30"
+	tm kill-session -t t520 2> /dev/null
+	tm rename-session -t t520zh t520
+	wait_prompt 100 || fail "no prompt in Chinese: $(screen)"
+	wait_for "gpurent shell：'help' 列出命令，Tab 补全" 20 && ok "the greeting in Chinese" ||
+	    fail "greeting: $(screen)"
+	tm send-keys -t t520 "offe" Tab
+	wait_for '^gpurent> offers ?$' 20 && ok "Tab completes in Chinese" ||
+	    fail "zh command: $(last_line)"
+	clear_line
+	tm send-keys -t t520 "bogus-command" Enter
+	wait_for "gpurent：'bogus-command' 不是 gpurent 命令" 30 &&
+	    ok "an unknown command in Chinese" || fail "zh unknown command: $(screen)"
+	wait_prompt || fail "no prompt after a Chinese error"
+	tm send-keys -t t520 "login sim" Enter
+	wait_for "sim 的 API 密钥（输入不显示）" 50 && ok "login asks in Chinese" ||
+	    fail "zh login: $(screen)"
+	tm send-keys -t t520 "$KEY" Enter
+	wait_for "已在配置档 '[a-z]*' 中保存 'sim' 的密钥" 100 && ok "login says it in Chinese" ||
+	    fail "zh store: $(screen)"
+	wait_prompt || fail "no prompt after a Chinese login"
+	tm send-keys -t t520 C-d
+	gone 0 && ok "Ctrl-D leaves in Chinese" || fail "zh Ctrl-D: $(screen)"
+	tm kill-session -t t520 2> /dev/null
+else
+	fail "no zh_CN.UTF-8 locale or no catalogue under $LOCALEDIR (scripts/install-deps, ninja)"
+fi
 
 if [ $fails -ne 0 ]; then
 	echo "t520: $fails failure(s)" >&2
