@@ -80,7 +80,7 @@ close_masters
 "$GPURENT" metrics "$id" --source ssh --follow --interval 2 --count 5 -o json >"$TMP/follow.json" 2>"$TMP/follow.err" &
 follower=$!
 CLEANUP_HOOKS+=("kill $follower 2>/dev/null")
-for ((i = 0; i < 300; i++)); do
+for ((i = 0; i < 600; i++)); do
 	[ "$(wc -l <"$TMP/follow.json")" -ge 16 ] && break
 	sleep 0.1
 done
