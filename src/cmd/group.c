@@ -127,9 +127,10 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	return 0;
 }
 
+/* CSV columns are positional: a new one goes at the end. */
 enum { C_NAME, C_GPU, C_GPUS, C_MIN, C_MAX, C_TARGET, C_MEMBERS, C_COOLDOWN, C_WINDOW, C_BASE,
-	C_BURST, C_MAX_PRICE, C_CURRENCY, C_PROVIDERS, C_PREDICT, C_ENV, C_LABEL, C_LAST_SCALE,
-	C_CREATED, C_MEMBER_IDS };
+	C_BURST, C_MAX_PRICE, C_PREDICT, C_ENV, C_LABEL, C_LAST_SCALE, C_CREATED, C_MEMBER_IDS,
+	C_CURRENCY, C_PROVIDERS };
 
 static const struct column cols[] = {
 	[C_NAME] = { "name", N_("NAME"), false, false, 0, 8 },
@@ -144,14 +145,14 @@ static const struct column cols[] = {
 	[C_BASE] = { "base", N_("BASE"), true, false, 2, 0 },
 	[C_BURST] = { "burst", N_("BURST"), false, false, 2, 0 },
 	[C_MAX_PRICE] = { "max_price_hour", N_("MAX/H"), true, false, 2, 0 },
-	[C_CURRENCY] = { "currency", N_("CURRENCY"), false, true, 6, 0 },	/* the sign says it */
-	[C_PROVIDERS] = { "providers", N_("PROVIDERS"), false, false, 3, 0 },
 	[C_PREDICT] = { "predict", N_("PREDICT"), false, false, 3, 0 },
 	[C_ENV] = { "env", N_("ENV"), false, true, 4, 0 },
 	[C_LABEL] = { "label", N_("LABEL"), false, true, 3, 0 },
 	[C_LAST_SCALE] = { "last_scale_at", N_("LAST SCALED"), false, false, 3, 0 },
 	[C_CREATED] = { "created_at", N_("CREATED"), false, true, 3, 0 },
 	[C_MEMBER_IDS] = { "member_ids", N_("MEMBER IDS"), false, true, 4, 12 },
+	[C_CURRENCY] = { "currency", N_("CURRENCY"), false, true, 6, 0 },	/* the sign says it */
+	[C_PROVIDERS] = { "providers", N_("PROVIDERS"), false, false, 3, 0 },
 };
 
 /* A group with what the providers list of its members. */
