@@ -26,6 +26,9 @@ check "defaults: min 0, one GPU, 10m cooldown and window, all on-demand, no pric
 	.base == null and .burst == \"on-demand\" and .max_price_hour == null and .predict == false" <<<"$OUT" >/dev/null'
 expect_ok g -o csv --fields name,max group ls
 check "ls, by name: $OUT" '[ "$OUT" = "$(printf "name,max\nbatch,2\nweb,4")" ]'
+expect_ok g -o csv group ls
+check "CSV columns keep their places; new ones come last: $OUT" \
+	'[[ $(head -1 <<<"$OUT") == name,gpu,gpus,min,max,target_util,members,cooldown_s,window_s,base,burst,max_price_hour,predict,env,label,last_scale_at,created_at,member_ids,* ]]'
 expect_ok g group ls
 check "the table has a header and both: $OUT" \
 	'[[ $OUT == NAME*TARGET%*MEMBERS* ]] && [[ $OUT == *batch*web* ]]'
