@@ -187,12 +187,19 @@ bill(struct rows *r, const struct ledger_seg *g, int64_t since, int64_t now)
 	}
 }
 
-/* Fold an instance's samples into its row. */
+/*
+ * Fold an instance's samples into one of its rows. An instance billed in two currencies
+ * (its provider's currency changed) has a row for each: each gets the share of the covered
+ * and idle time and of the energy that its billed time is of the instance's, so that the
+ * totals count them once.
+ */
 static void
-observe(struct audit_row *w, const struct sample_summary *s)
+observe(struct audit_row *w, const struct sample_summary *s, double share)
 {
-	w->covered_s = s->covered_s;
-	w->idle_s = s->idle_s < w->billed_s ? s->idle_s : w->billed_s;
+	int64_t idle = (int64_t)((double)s->idle_s * share);
+
+	w->covered_s = (int64_t)((double)s->covered_s * share);
+	w->idle_s = idle < w->billed_s ? idle : w->billed_s;
 	if (s->gpus > 0) {
 		w->gpus_known = true;
 		w->gpu_hours = (double)w->billed_s / 3600.0 * s->gpus;
@@ -202,7 +209,7 @@ observe(struct audit_row *w, const struct sample_summary *s)
 	w->util_p95 = s->util_p95;
 	if (s->energy_known) {
 		w->energy_known = true;
-		w->energy_kwh = s->energy_wh / 1000.0;
+		w->energy_kwh = s->energy_wh * share / 1000.0;
 	}
 }
 
@@ -313,6 +320,14 @@ group_key(const struct audit_row *w, enum audit_group by)
 	}
 }
 
+/* Whether row w is (one currency's part of) the instance summary s is of, on this clock. */
+static bool
+row_has(const struct audit_row *w, const struct sample_summary *s, bool sim)
+{
+	return strcmp(w->key, s->instance_id) == 0 &&
+	    (strcmp(w->provider, COST_SIM_PROVIDER) == 0) == sim;
+}
+
 /* Samples of one clock's window, folded into the rows of the providers on that clock. */
 static enum gr_err
 observe_clock(struct state *st, struct rows *r, bool sim, int64_t since, int64_t now,
@@ -330,11 +345,20 @@ observe_clock(struct state *st, struct rows *r, bool sim, int64_t since, int64_t
 
 	if (samples_summary(st, NULL, since, now, below, &s, &n, err) != GR_OK)
 		return err->code;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		int64_t billed = 0;
+		size_t rows = 0;
+
 		for (k = 0; k < r->n; k++)
-			if (strcmp(r->v[k].key, s[i].instance_id) == 0 &&
-			    (strcmp(r->v[k].provider, COST_SIM_PROVIDER) == 0) == sim)
-				observe(&r->v[k], &s[i]);
+			if (row_has(&r->v[k], &s[i], sim)) {
+				billed += r->v[k].billed_s;
+				rows++;
+			}
+		for (k = 0; k < r->n; k++)
+			if (row_has(&r->v[k], &s[i], sim))
+				observe(&r->v[k], &s[i], billed > 0 ?
+				    (double)r->v[k].billed_s / (double)billed : 1.0 / (double)rows);
+	}
 	free(s);
 	return GR_OK;
 }
@@ -387,7 +411,7 @@ audit_compute(struct state *st, const struct audit_opts *o, struct audit_report 
 	struct ledger_seg *segs = NULL;
 	struct rows inst = { 0 }, grp = { 0 }, tot = { 0 };
 	double total_w = 0;
-	size_t n = 0, i;
+	size_t n = 0, i, k;
 	bool on_sim = false, on_wall = false;
 	enum gr_err rc;
 
@@ -433,6 +457,13 @@ audit_compute(struct state *st, const struct audit_opts *o, struct audit_report 
 			merge(g, &grp.util_w[g - grp.v], &inst.v[i]);
 		}
 	}
+	/* An instance billed in two currencies is a row in each, and one instance. */
+	for (i = 0; i < inst.n; i++)
+		for (k = 0; k < i; k++)
+			if (strcmp(inst.v[k].key, inst.v[i].key) == 0) {
+				out->total.instances--;
+				break;
+			}
 	free(tot.util_w);
 	if (tot.n > 1)
 		qsort(tot.v, tot.n, sizeof(*tot.v), by_total);

@@ -27,6 +27,13 @@
  *   totals   USD: 2 instances, 2 h, $3.00, waste $0.00; CNY: 1 instance, 1 h, CNY 12.60,
  *            waste CNY 6.30; over all three 3 h and no amount, unless fx.CNY = 0.14:
  *            $3.00 + 12.60 x 0.14 = $4.764 spent, 6.30 x 0.14 = $0.882 wasted, converted.
+ *
+ * One instance in two currencies (its provider's currency changed), the hour
+ * [T0 + 5 h, T0 + 6 h) audited at now = T0 + 6 h:
+ *   sim:x-1  $2.00/h for the first half hour, then CNY 12.60/h; util 0 % at 100 W for 30
+ *            minutes, then 80 % at 500 W -> a USD row and a CNY row, each billed 1800 s
+ *            and given half of the instance's idle time (900 s) and energy (0.15 kWh);
+ *            one instance in the total (with sim:i-2, still open: 2), not two.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -142,6 +149,11 @@ setup(void **state)
 	    T0 + 3 * HOUR, "CNY");
 	samples_from("sim:u-1", T0 + 2 * HOUR, steady_util, no_power);
 	samples_from("sim:c-1", T0 + 2 * HOUR, half_idle_util, no_power);
+	seg("sim:x-1", "", "H100-SXM-80GB", LEDGER_COMPUTE, 2.00, T0 + 5 * HOUR,
+	    T0 + 5 * HOUR + HOUR / 2);
+	seg_in("sim:x-1", "", "H100-SXM-80GB", LEDGER_COMPUTE, 12.60, T0 + 5 * HOUR + HOUR / 2,
+	    T0 + 6 * HOUR, "CNY");
+	samples_from("sim:x-1", T0 + 5 * HOUR, half_idle_util, half_idle_power);
 	return 0;
 }
 
@@ -337,6 +349,32 @@ currencies_apart(void **state)
 	assert_int_equal(r.total.waste, USD(0.882));
 	assert_int_equal(r.totals[1].spend, USD(12.60));	/* the rows stay in yuan */
 	assert_int_equal(find(&r, "sim:c-1")->spend, USD(12.60));
+	audit_report_release(&r);
+}
+
+/* An instance billed in two currencies is a row in each and one instance; its samples are
+   shared between the rows by billed time, not counted in both. */
+static void
+one_instance_two_currencies(void **state)
+{
+	struct audit_report r;
+	const struct audit_row *usd, *cny;
+
+	(void)state;
+	run_when(T0 + 6 * HOUR, AG_INSTANCE, NULL, 5, NULL, &r);
+	usd = find_in(&r, "sim:x-1", "USD");
+	cny = find_in(&r, "sim:x-1", "CNY");
+	assert_non_null(usd);
+	assert_non_null(cny);
+	assert_int_equal(usd->billed_s, HOUR / 2);
+	assert_int_equal(cny->billed_s, HOUR / 2);
+	assert_int_equal(usd->idle_s + cny->idle_s, 1800);
+	assert_int_equal(usd->idle_s, 900);
+	assert_true(usd->energy_known && cny->energy_known);
+	assert_true(usd->energy_kwh + cny->energy_kwh > 0.2999 &&
+	    usd->energy_kwh + cny->energy_kwh < 0.3001);
+	assert_int_equal(r.total.instances, 2);		/* sim:x-1 once, and sim:i-2 */
+	assert_true(r.total.energy_kwh > 0.2999 && r.total.energy_kwh < 0.3001);
 	audit_report_release(&r);
 }
 
@@ -542,6 +580,7 @@ main(void)
 		cmocka_unit_test(cheaper_now),
 		cmocka_unit_test(currencies_apart),
 		cmocka_unit_test(cheaper_across_currencies),
+		cmocka_unit_test(one_instance_two_currencies),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
