@@ -658,14 +658,24 @@ cmp_offers(const void *pa, const void *pb)
 		case SK_ID: sa = a->id; sb = b->id; break;
 		default: break;
 		}
-		if (is_money_key(k) && !money_same_currency(a->currency, b->currency) &&
-		    (!money_convert(cur_fx, a->price_hour, a->currency, "USD", &pa_usd) ||
-		    !money_convert(cur_fx, b->price_hour, b->currency, "USD", &pb_usd))) {
-			/* No rate: never compare the numbers; one currency after the other. */
-			c = money_currency_order(a->currency, b->currency);
-			if (c != 0)
-				return c;
-			continue;
+		/*
+		 * Two currencies. The order must be one order over the whole list (qsort needs a
+		 * strict weak ordering), so money sorts by (convertible at a configured rate
+		 * first; those without a rate one currency after the other; the amount in
+		 * dollars; then the currency): never by the numbers of two currencies as they
+		 * stand. One currency compares its own numbers, which gives the same order.
+		 */
+		bool cur_tie = false;
+
+		if (is_money_key(k) && !same) {
+			bool ra = money_convert(cur_fx, a->price_hour, a->currency, "USD", &pa_usd);
+			bool rb = money_convert(cur_fx, b->price_hour, b->currency, "USD", &pb_usd);
+
+			if (ra != rb)
+				return ra ? -1 : 1;
+			if (!ra)
+				return money_currency_order(a->currency, b->currency);
+			cur_tie = true;
 		}
 		if (sa != NULL) {
 			c = strcmp(sa, sb);
@@ -710,6 +720,8 @@ cmp_offers(const void *pa, const void *pb)
 		}
 		if (c != 0)
 			return cur_sort->desc[i] ? -c : c;
+		if (cur_tie)	/* the same in dollars: one currency before the other */
+			return money_currency_order(a->currency, b->currency);
 	}
 	return strcmp(a->id, b->id);
 }

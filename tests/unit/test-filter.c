@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "gpurent/filter.h"
+#include "gpurent/money.h"
 #include "gpurent/util.h"
 
 static struct offer
@@ -161,6 +162,50 @@ sorting(void **state)
 	offer_list_release(&l);
 }
 
+/*
+ * Prices in several currencies sort by one order over the whole list, whatever order they
+ * come in (qsort needs a strict weak ordering): those convertible at a rate first, by
+ * dollars, a tie in dollars one currency before the other; a currency without a rate after
+ * them, by its own numbers. EUR 1.00 at $1.00, JPY 150 at $0.0067 ($1.005, as much as USD 1.005),
+ * CNY without a rate, USD 1.005 and 3.00.
+ */
+static void
+sorting_across_currencies(void **state)
+{
+	static const struct { const char *id, *cur; int64_t price; } in[] = {
+		{ "eur", "EUR", 1000000 }, { "cny", "CNY", 500000 }, { "usd", "USD", 3000000 },
+		{ "jpy", "JPY", 150000000 }, { "usd1", "USD", 1005000 }, { "cny2", "CNY", 100000 },
+	};
+	static const char *const want[] = { "eur", "usd1", "jpy", "usd", "cny2", "cny" };
+	struct fx_rates fx;
+	struct sort_spec s;
+	struct gr_error err = { 0 };
+	size_t perm, i, n = sizeof(in) / sizeof(in[0]);
+
+	(void)state;
+	memset(&fx, 0, sizeof(fx));
+	assert_true(fx_set(&fx, "EUR", 1000000));
+	assert_true(fx_set(&fx, "JPY", 6700));
+	assert_int_equal(sort_parse(&s, "price", &err), GR_OK);
+	for (perm = 0; perm < n; perm++) {
+		struct offer_list l;
+
+		offer_list_init(&l);
+		for (i = 0; i < n; i++) {
+			size_t j = (i * 5 + perm) % n;	/* each rotation, every other order */
+			struct offer *o = offer_list_add(&l);
+
+			*o = make(in[j].id, "L4-24GB", 1, in[j].price, "eu", 9900, IC_PCIE, 0);
+			money_currency_set(o->currency, in[j].cur);
+		}
+		sort_offers_fx(&l, &s, &fx);
+		for (i = 0; i < n; i++)
+			if (strcmp(l.v[i].id, want[i]) != 0)
+				fail_msg("order %zu: %zu is %s, not %s", perm, i, l.v[i].id, want[i]);
+		offer_list_release(&l);
+	}
+}
+
 /* The names seen selling (the state database's, above core/): one here. */
 static bool
 seen(void *ctx, const char *name)
@@ -225,6 +270,7 @@ main(void)
 		cmocka_unit_test(errors),
 		cmocka_unit_test(argv_form),
 		cmocka_unit_test(sorting),
+		cmocka_unit_test(sorting_across_currencies),
 		cmocka_unit_test(provider_names_and_vendors),
 	};
 
