@@ -124,8 +124,8 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		break;
 	case L_BID:
 		if (!money_parse(arg, &a->bid) || a->bid == 0)
-			return cmd_usage_error(c, "--bid needs a price in dollars per hour such "
-			    "as 1.25");
+			return cmd_usage_error(c, "--bid needs a price per hour in the offer's "
+			    "currency, such as 1.25");
 		a->has_bid = true;
 		break;
 	case L_DRY_RUN: a->dry_run = true; break;
