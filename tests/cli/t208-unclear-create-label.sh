@@ -2,19 +2,15 @@
 # A labelled create whose outcome is unclear (answered 500 after the provider acted) is
 # looked up by its label, and the label is not unique to it: an earlier live instance with
 # the same label must never be taken for the new one (that reported the old instance, exit
-# 0, and left the new one billing unreported). Only an instance that was not there before
-# the create was sent counts; when what was there could not be listed, the outcome is
-# unknown and nothing is adopted.
+# 0, and left the new one billing unreported), on ppio, runpod, lambda or vast. Only an
+# instance that was not there before the create was sent counts; when what was there could
+# not be listed, the outcome is unknown and nothing is adopted.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve.sh"
 
 export GPURENT_SIM_TIME=1780000000
-# The servers of a provider keep a simulated world of their own (the same one for all of
-# them), apart from the client's home and from the other providers'.
-serve() {
-	mkdir -p "$TMP/serve-home-$1"
-	GPURENT_HOME=$TMP/serve-home-$1 start_serve "$@"
-}
+# (start_serve gives the servers of a provider one world of their own, apart from the
+# client's home and from the other providers'.)
 
 # live_labelled PROVIDER LABEL: the ids of the live instances labelled LABEL at the provider,
 # asked of the fault-free server ($CLEAN_URL), one a line.
@@ -60,14 +56,14 @@ launchable() {
 # then B with --label cn through one that answers its create 500 after acting.
 same_label() {
 	local p=$1 offers a b rows
-	serve "$p" --api-key k
+	start_serve "$p" --api-key k
 	CLEAN_URL=$SERVE_URL
 	use_provider "$p" k
 	mapfile -t offers < <(launchable "$p")
 	check "$p: two offers to launch" '[ ${#offers[@]} = 2 ]'
 	expect_ok g launch "${offers[0]}" --image img --label cn
 	a=$OUT
-	serve "$p" --api-key k --fail-first-acted 1 --fail-match "$2"
+	start_serve "$p" --api-key k --fail-first-acted 1 --fail-match "$2"
 	use_provider "$p" k
 	run g launch "${offers[1]}" --image img --label cn
 	b=$OUT
@@ -87,15 +83,16 @@ same_label lambda instance-operations/launch
 same_label vast /asks/
 
 # What already wore the label cannot be listed before the create (the list's five attempts
-# all answer 500: the same path as the create's), and the create is answered 500 after acting: the outcome is unknown, nothing
-# is adopted, and the new instance is there to be found with `gpurent ls`.
-serve ppio --api-key k
+# all answer 500: the same path as the create's), and the create is answered 500 after
+# acting: the outcome is unknown, nothing is adopted, and the new instance is there to be
+# found with `gpurent ls`.
+start_serve ppio --api-key k
 CLEAN_URL=$SERVE_URL
 use_provider ppio k
 mapfile -t offers < <(launchable ppio)
 expect_ok g launch "${offers[0]}" --image img --label zq7
 c=$OUT
-serve ppio --api-key k --fail-first 5 --fail-first-acted 1 --fail-match /gpus/v2/instances \
+start_serve ppio --api-key k --fail-first 5 --fail-first-acted 1 --fail-match /gpus/v2/instances \
     --log-requests "$TMP/requests.jsonl"
 use_provider ppio k
 run g launch "${offers[1]}" --image img --label zq7

@@ -69,7 +69,7 @@ check "one pod labelled t308c, the one the first deploy made" \
 	'[ "$(jq "[.[] | select(.label == \"t308c\")] | length" <<<"$OUT")" = 1 ]'
 
 # A stop answered 500 is not repeated: the provider may have acted half way.
-expect_ok g sim advance 10m
+expect_ok serve_g runpod sim advance 10m
 start_serve runpod --api-key k --fail-first 1 --fail-match 'mutation Stop'
 use_provider runpod k
 "$GPURENT" --debug stop "$id" >"$TMP/stop.out" 2>"$TMP/stop.err"
