@@ -1,6 +1,6 @@
 /*
- * backends_int.h - helpers shared by the HTTP backends (vast, runpod, lambda); internal to
- * src/backends/.
+ * backends_int.h - helpers shared by the HTTP backends (vast, runpod, lambda, ppio, slurm);
+ * internal to src/backends/.
  */
 #ifndef GPURENT_BACKENDS_INT_H
 #define GPURENT_BACKENDS_INT_H
@@ -88,26 +88,33 @@ const char *bk_local_id(const struct backend *b, const char *id, struct gr_error
 /*
  * The one launch protocol of every HTTP backend (a double launch costs money): send the
  * create; a 429 was not acted on, so wait and send again; after an unclear outcome (timeout,
- * reset, 5xx) look for the instance by name up to three times, and send again only once the
- * provider has answered that it does not exist. Never resends after Ctrl-C.
+ * reset, 5xx, a 2xx that cannot be read) look for the instance by name up to three times, and
+ * send again only once the provider has answered that it does not exist. Never resends after
+ * Ctrl-C.
+ *
+ * What "the instance" is after an unclear outcome: a live one (not ST_DESTROYED) whose label
+ * is exactly `name` and that did not exist before the create was first sent. A name made for
+ * this request alone (name_unique: "gpurent-<client token>") needs no more; any other name
+ * (the user's --label, a group's "group:NAME") may already be worn by earlier instances, so
+ * the ids wearing it are listed once before the first send and none of them is ever taken
+ * for the new one. The outcome stays unknown (GR_EUNAVAIL, "run 'gpurent ls'"), and nothing
+ * is adopted, when that list could not be had, when a look-up fails, or when more than one
+ * new instance wears the name. Another client launching under the same label in the same
+ * moment is not told apart: its instance would count as new.
  */
 struct bk_launch {
 	const char *name;	/* the name or label the instance is found by */
+	bool name_unique;	/* name made for this request alone: no list before the send */
 	long backoff_ms;	/* first wait before sending again; doubles each attempt */
 	void *ctx;
 	/* Send the create once, as http_do does. */
 	enum gr_err (*send)(void *ctx, struct http_response *rs, struct gr_error *err);
 	/* A clear reply: the provider's error, or success (the backend notes the new id). */
 	enum gr_err (*accept)(void *ctx, const struct http_response *rs, struct gr_error *err);
-	/* Look for the instance by name: 1 found (out filled), 0 surely absent, -1 unknown. */
-	int (*find)(void *ctx, struct instance *out);
+	/* Append the account's instances, at least every one labelled name (others are passed
+	   over): GR_OK only for a full list. */
+	enum gr_err (*list)(void *ctx, struct instance_list *out, struct gr_error *err);
 };
-/*
- * A bk_launch find slot for providers that list everything at once: the live instance
- * labelled name among list()'s. 1 found (out filled), 0 not, -1 the list failed.
- */
-int bk_find_labelled(struct backend *b, enum gr_err (*list)(struct backend *,
-    struct instance_list *, struct gr_error *), const char *name, struct instance *out);
 /* GR_OK when accepted (*found false) or found by name after an unclear outcome (*found). */
 enum gr_err bk_launch_run(const struct bk_launch *l, struct instance *out, bool *found,
     struct gr_error *err);

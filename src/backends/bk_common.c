@@ -370,16 +370,88 @@ bk_sleep_ms(long ms)
 		;
 }
 
+/* The ids labelled l->name before the first send: none of them is the new instance. */
+struct before {
+	bool taken;		/* listed in full (always for a unique name: nothing to list) */
+	char (*ids)[ID_MAX];
+	size_t n;
+};
+
+static void
+before_take(const struct bk_launch *l, struct before *bf)
+{
+	struct instance_list il;
+	size_t i;
+
+	memset(bf, 0, sizeof(*bf));
+	if (l->name_unique) {
+		bf->taken = true;
+		return;
+	}
+	instance_list_init(&il);
+	if (l->list(l->ctx, &il, &(struct gr_error){ 0 }) == GR_OK) {
+		bf->taken = true;
+		bf->ids = xreallocarray(NULL, il.n + 1, sizeof(*bf->ids));
+		for (i = 0; i < il.n; i++)
+			if (strcmp(il.v[i].label, l->name) == 0)
+				strlcpy_(bf->ids[bf->n++], il.v[i].id, sizeof(bf->ids[0]));
+	}
+	instance_list_release(&il);
+}
+
+static bool
+before_has(const struct before *bf, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < bf->n; i++)
+		if (strcmp(bf->ids[i], id) == 0)
+			return true;
+	return false;
+}
+
+/* Look once for the instance the create made: 1 found (out filled), 0 surely none, -1 the
+   list failed, -2 several new ones wear the name. */
+static int
+find_new(const struct bk_launch *l, const struct before *bf, struct instance *out)
+{
+	struct instance_list il;
+	int found = 0;
+	size_t i;
+
+	instance_list_init(&il);
+	if (l->list(l->ctx, &il, &(struct gr_error){ 0 }) != GR_OK) {
+		instance_list_release(&il);
+		return -1;
+	}
+	for (i = 0; i < il.n && found >= 0; i++) {
+		if (strcmp(il.v[i].label, l->name) != 0 || il.v[i].state == ST_DESTROYED ||
+		    before_has(bf, il.v[i].id))
+			continue;
+		if (found == 1)
+			found = -2;
+		else {
+			*out = il.v[i];
+			found = 1;
+		}
+	}
+	instance_list_release(&il);
+	return found;
+}
+
 enum gr_err
 bk_launch_run(const struct bk_launch *l, struct instance *out, bool *found_out,
     struct gr_error *err)
 {
 	struct http_response rs;
+	struct before bf;
 	int attempt, look, found;
 	enum gr_err e = GR_OK;
 	bool unclear, interrupted;
+	const char *why;
 
 	*found_out = false;
+	before_take(l, &bf);
 	for (attempt = 1; attempt <= 4; attempt++) {
 		struct gr_error terr = { 0 };
 
@@ -397,7 +469,7 @@ bk_launch_run(const struct bk_launch *l, struct instance *out, bool *found_out,
 			if (e != GR_OK) {
 				e = gr_fail(err, terr.code, "%s", terr.msg);
 				http_response_release(&rs);
-				return e;
+				break;
 			}
 			e = l->accept(l->ctx, &rs, &terr);
 			/* A success status whose reply cannot be read (malformed, cut short:
@@ -408,50 +480,36 @@ bk_launch_run(const struct bk_launch *l, struct instance *out, bool *found_out,
 				if (e != GR_OK)
 					e = gr_fail(err, terr.code, "%s", terr.msg);
 				http_response_release(&rs);
-				return e;
+				break;
 			}
 		}
 		http_response_release(&rs);
-		/* Unclear: did it happen? Look before doing anything else. */
+		/* Unclear: did it happen? Look before doing anything else, unless what existed
+		   before is unknown: then an instance wearing the name may be an older one. */
 		found = -1;
-		for (look = 0; look < 3 && found != 1; look++) {
+		for (look = 0; look < 3 && bf.taken && found != 1 && found != -2; look++) {
 			if (look > 0)
 				bk_sleep_ms(1000);
-			found = l->find(l->ctx, out);
+			found = find_new(l, &bf, out);
 		}
 		if (found == 1) {
 			*found_out = true;
-			return GR_OK;
+			e = GR_OK;
+			break;
 		}
-		if (found < 0 || attempt == 4 || interrupted)
-			return gr_fail(err, interrupted ? GR_EINTERRUPTED : GR_EUNAVAIL,
-			    "launch outcome unknown (%s) and the instance list could not confirm "
-			    "it; run 'gpurent ls' before launching again (name '%s')",
-			    terr.msg[0] ? terr.msg : "server error", l->name);
+		if (found < 0 || attempt == 4 || interrupted) {
+			why = !bf.taken ? "the instances already named so could not be listed "
+			    "before it was sent" : found == -2 ? "more than one new instance "
+			    "carries its name" : "the instance list could not confirm it";
+			e = gr_fail(err, interrupted ? GR_EINTERRUPTED : GR_EUNAVAIL,
+			    "launch outcome unknown (%s) and %s; run 'gpurent ls' before launching "
+			    "again (name '%s')", terr.msg[0] ? terr.msg : "server error", why,
+			    l->name);
+			break;
+		}
 		/* Confirmed absent: the create did not happen, so sending it again is safe. */
 		bk_sleep_ms(l->backoff_ms << attempt);
 	}
+	free(bf.ids);
 	return e;
-}
-
-int
-bk_find_labelled(struct backend *b, enum gr_err (*list)(struct backend *,
-    struct instance_list *, struct gr_error *), const char *name, struct instance *out)
-{
-	struct instance_list l;
-	int found = 0;
-	size_t i;
-
-	instance_list_init(&l);
-	if (list(b, &l, &(struct gr_error){ 0 }) != GR_OK) {
-		instance_list_release(&l);
-		return -1;
-	}
-	for (i = 0; i < l.n && !found; i++)
-		if (strcmp(l.v[i].label, name) == 0 && l.v[i].state != ST_DESTROYED) {
-			*out = l.v[i];
-			found = 1;
-		}
-	instance_list_release(&l);
-	return found;
 }

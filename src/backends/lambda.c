@@ -287,12 +287,12 @@ create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
 	    e;
 }
 
-static int
-create_find(void *ctx, struct instance *out)
+static enum gr_err
+create_list(void *ctx, struct instance_list *out, struct gr_error *err)
 {
 	struct create *c = ctx;
 
-	return bk_find_labelled(c->b, lambda_list, c->name, out);
+	return lambda_list(c->b, out, err);
 }
 
 static enum gr_err
@@ -304,7 +304,7 @@ lambda_launch(struct backend *b, const struct launch_req *req, struct instance *
 	cJSON *o;
 	struct create lc = { 0 };
 	enum gr_err e;
-	bool found;
+	bool found, labelled;
 
 	if (req->interruptible)
 		return gr_fail(err, GR_EUNSUPPORTED, "Lambda has no interruptible "
@@ -325,7 +325,8 @@ lambda_launch(struct backend *b, const struct launch_req *req, struct instance *
 	/* The disk is fixed by the instance type (specs.storage_gib); a size asked is ignored. */
 	if ((e = pick_ssh_key(b, key, sizeof(key), err)) != GR_OK)
 		return e;
-	if (req->label != NULL && req->label[0] != '\0')
+	labelled = req->label != NULL && req->label[0] != '\0';
+	if (labelled)
 		text_sanitize(name, sizeof(name), req->label);
 	else
 		snprintf(name, sizeof(name), "gpurent-%.48s",
@@ -346,8 +347,9 @@ lambda_launch(struct backend *b, const struct launch_req *req, struct instance *
 	lc.b = b;
 	lc.doc = doc;
 	lc.name = name;
-	e = bk_launch_run(&(struct bk_launch){ name, 1000, &lc, create_send, create_accept,
-	    create_find }, out, &found, err);
+	e = bk_launch_run(&(struct bk_launch){ .name = name,
+	    .name_unique = !labelled && req->client_token != NULL, .backoff_ms = 1000, .ctx = &lc,
+	    .send = create_send, .accept = create_accept, .list = create_list }, out, &found, err);
 	if (e == GR_OK && found)
 		strlcpy_(lc.lid, out->id + 7, sizeof(lc.lid));
 	free(doc);

@@ -358,27 +358,13 @@ create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
 	    e;
 }
 
-/* The live instance named exactly c->name (the server's name filter is fuzzy, §5.2). */
-static int
-create_find(void *ctx, struct instance *out)
+/* The instances the server's fuzzy name filter (§5.2) gives for c->name. */
+static enum gr_err
+create_list(void *ctx, struct instance_list *out, struct gr_error *err)
 {
 	struct create *c = ctx;
-	struct instance_list l;
-	int found = 0;
-	size_t i;
 
-	instance_list_init(&l);
-	if (list_pages(c->b, c->name, &l, &(struct gr_error){ 0 }) != GR_OK) {
-		instance_list_release(&l);
-		return -1;
-	}
-	for (i = 0; i < l.n && !found; i++)
-		if (strcmp(l.v[i].label, c->name) == 0 && l.v[i].state != ST_DESTROYED) {
-			*out = l.v[i];
-			found = 1;
-		}
-	instance_list_release(&l);
-	return found;
+	return list_pages(c->b, c->name, out, err);
 }
 
 static char *
@@ -445,7 +431,7 @@ ppio_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 	const char *l, *image;
 	struct create pc = { 0 };
 	int count;
-	bool spot, found;
+	bool spot, found, labelled;
 	enum gr_err e;
 
 	if ((l = bk_local_id(b, req->offer_id, err)) == NULL)
@@ -461,7 +447,8 @@ ppio_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 		return gr_fail(err, GR_EUSAGE, "PPIO launches need an image: give --image or "
 		    "set ppio.image (or launch.image)");
 	/* The name is required (§5.1) and is how a launch is found after an unclear failure. */
-	if (req->label != NULL && req->label[0] != '\0')
+	labelled = req->label != NULL && req->label[0] != '\0';
+	if (labelled)
 		text_sanitize(name, sizeof(name), req->label);
 	else
 		snprintf(name, sizeof(name), "gpurent-%.48s",
@@ -471,8 +458,9 @@ ppio_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 	pc.b = b;
 	pc.doc = doc;
 	pc.name = name;
-	e = bk_launch_run(&(struct bk_launch){ name, 1000, &pc, create_send, create_accept,
-	    create_find }, out, &found, err);
+	e = bk_launch_run(&(struct bk_launch){ .name = name,
+	    .name_unique = !labelled && req->client_token != NULL, .backoff_ms = 1000, .ctx = &pc,
+	    .send = create_send, .accept = create_accept, .list = create_list }, out, &found, err);
 	if (e == GR_OK && found)
 		strlcpy_(pc.lid, out->id + 5, sizeof(pc.lid));
 	free(doc);

@@ -445,12 +445,12 @@ create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
 	return e == GR_OK ? runpod_parse_mutation(rs->body, rs->len, NULL, c->out, err) : e;
 }
 
-static int
-create_find(void *ctx, struct instance *out)
+static enum gr_err
+create_list(void *ctx, struct instance_list *out, struct gr_error *err)
 {
 	struct create *c = ctx;
 
-	return bk_find_labelled(c->b, runpod_list, c->name, out);
+	return runpod_list(c->b, out, err);
 }
 
 static enum gr_err
@@ -463,7 +463,7 @@ runpod_launch(struct backend *b, const struct launch_req *req, struct instance *
 	bool secure, spot;
 	int count;
 	enum gr_err e = GR_OK;
-	bool found;
+	bool found, labelled;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
@@ -473,7 +473,8 @@ runpod_launch(struct backend *b, const struct launch_req *req, struct instance *
 	if (req->interruptible && req->bid_hour <= 0)
 		return gr_fail(err, GR_EUSAGE, "an interruptible launch needs a bid");
 	/* The name carries the client token, so an unclear outcome can be looked up. */
-	if (req->label != NULL && req->label[0] != '\0')
+	labelled = req->label != NULL && req->label[0] != '\0';
+	if (labelled)
 		text_sanitize(name, sizeof(name), req->label);
 	else
 		snprintf(name, sizeof(name), "gpurent-%s",
@@ -485,8 +486,9 @@ runpod_launch(struct backend *b, const struct launch_req *req, struct instance *
 	rc.doc = doc;
 	rc.name = name;
 	rc.out = out;
-	e = bk_launch_run(&(struct bk_launch){ name, 500, &rc, create_send, create_accept,
-	    create_find }, out, &found, err);
+	e = bk_launch_run(&(struct bk_launch){ .name = name,
+	    .name_unique = !labelled && req->client_token != NULL, .backoff_ms = 500, .ctx = &rc,
+	    .send = create_send, .accept = create_accept, .list = create_list }, out, &found, err);
 	free(url);
 	free(doc);
 	if (e != GR_OK)

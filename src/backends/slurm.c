@@ -771,12 +771,12 @@ create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
 	return e;
 }
 
-static int
-create_find(void *ctx, struct instance *out)
+static enum gr_err
+create_list(void *ctx, struct instance_list *out, struct gr_error *err)
 {
 	struct create *c = ctx;
 
-	return bk_find_labelled(c->b, slurm_list, c->name, out);
+	return slurm_list(c->b, out, err);
 }
 
 /* "slurm:PART/TYPE" -> partition ("": the cluster's default) and GRES type ("gpu":
@@ -807,7 +807,7 @@ slurm_launch(struct backend *b, const struct launch_req *req, struct instance *o
 	char *onstart = NULL;
 	size_t ne = 0, i;
 	enum gr_err e;
-	bool found;
+	bool found, labelled;
 
 	if (req->interruptible)
 		return gr_fail(err, GR_EUNSUPPORTED, "a Slurm job has no bid; launch it without "
@@ -817,7 +817,8 @@ slurm_launch(struct backend *b, const struct launch_req *req, struct instance *o
 	if (!offer_split(local, part, sizeof(part), type, sizeof(type)))
 		return gr_fail(err, GR_ENOTFOUND, "no offer '%s' (a Slurm offer is "
 		    "slurm:PARTITION/GPU)", req->offer_id);
-	if (req->label != NULL && req->label[0] != '\0')
+	labelled = req->label != NULL && req->label[0] != '\0';
+	if (labelled)
 		strlcpy_(name, req->label, sizeof(name));
 	else
 		snprintf(name, sizeof(name), "gpurent-%.48s",
@@ -850,8 +851,9 @@ slurm_launch(struct backend *b, const struct launch_req *req, struct instance *o
 	c.name = name;
 	c.doc = slurm_build_submit(s->api, &sub);
 	free(onstart);
-	e = bk_launch_run(&(struct bk_launch){ name, 1000, &c, create_send, create_accept,
-	    create_find }, out, &found, err);
+	e = bk_launch_run(&(struct bk_launch){ .name = name,
+	    .name_unique = !labelled && req->client_token != NULL, .backoff_ms = 1000, .ctx = &c,
+	    .send = create_send, .accept = create_accept, .list = create_list }, out, &found, err);
 	free((char *)c.doc);
 	if (e != GR_OK && c.jid > 0) {
 		/* An error with a job: the job would wait for what Slurm just said it cannot

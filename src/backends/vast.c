@@ -4,7 +4,7 @@
  * Offers: POST /api/v0/bundles/ with the filter pushed into vast's query language.
  * Instances: GET /api/v1/instances/ (keyset pages), GET /api/v0/instances/{id}/.
  * Launch: PUT /api/v0/asks/{offer}/, never blindly retried: after an unclear outcome the
- * instance is looked up by its label and client token first.
+ * instance is looked up by its label first (bk_launch_run).
  */
 #include <ctype.h>
 #include <pthread.h>
@@ -639,38 +639,6 @@ vast_instances(struct backend *b, struct instance_list *out, struct gr_error *er
 	return e;
 }
 
-/*
- * Look for an instance this launch may have created: same label, and the client token in
- * its environment when vast reports it, else created since `since`. 1 found, 0 not, -1
- * the look-up itself failed.
- */
-static int
-vast_find_launched(struct backend *b, const char *label, const char *token, int64_t since,
-    struct instance *out)
-{
-	struct instance_list l;
-	struct gr_error e = { 0 };
-	int found = 0;
-	size_t i;
-
-	instance_list_init(&l);
-	if (vast_list(b, label, &l, &e) != GR_OK) {
-		instance_list_release(&l);
-		return -1;
-	}
-	for (i = 0; i < l.n; i++) {
-		if (strcmp(l.v[i].label, label) != 0)
-			continue;
-		if (token == NULL && (l.v[i].valid & IV_CREATED) && l.v[i].created_at < since - 120)
-			continue;
-		*out = l.v[i];
-		found = 1;
-		break;
-	}
-	instance_list_release(&l);
-	return found;
-}
-
 static char *
 create_body(const struct vast *v, const struct launch_req *req, const char *label)
 {
@@ -717,8 +685,6 @@ struct create {
 	struct backend *b;
 	const struct http_request *rq;
 	const char *label;
-	const char *token;
-	int64_t since;
 	long long contract;	/* the new instance's id, once accepted */
 };
 
@@ -739,12 +705,12 @@ create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
 	return e == GR_OK ? vast_parse_create(rs->body, rs->len, &c->contract, err) : e;
 }
 
-static int
-create_find(void *ctx, struct instance *out)
+static enum gr_err
+create_list(void *ctx, struct instance_list *out, struct gr_error *err)
 {
 	struct create *c = ctx;
 
-	return vast_find_launched(c->b, c->label, c->token, c->since, out);
+	return vast_list(c->b, c->label, out, err);
 }
 
 static enum gr_err
@@ -757,7 +723,7 @@ vast_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 	const char *ask;
 	struct create vc = { 0 };
 	enum gr_err e = GR_OK;
-	bool found;
+	bool found, labelled;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
@@ -765,7 +731,8 @@ vast_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 		return GR_ENOTFOUND;
 	if (req->interruptible && req->bid_hour <= 0)
 		return gr_fail(err, GR_EUSAGE, "an interruptible launch needs a bid");
-	if (req->label != NULL && req->label[0] != '\0')
+	labelled = req->label != NULL && req->label[0] != '\0';
+	if (labelled)
 		text_sanitize(label, sizeof(label), req->label);
 	else
 		snprintf(label, sizeof(label), "gpurent-%s",
@@ -782,10 +749,9 @@ vast_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 	vc.b = b;
 	vc.rq = &rq;
 	vc.label = label;
-	vc.token = req->client_token;
-	vc.since = bk_now();
-	e = bk_launch_run(&(struct bk_launch){ label, 500, &vc, create_send, create_accept,
-	    create_find }, out, &found, err);
+	e = bk_launch_run(&(struct bk_launch){ .name = label,
+	    .name_unique = !labelled && req->client_token != NULL, .backoff_ms = 500, .ctx = &vc,
+	    .send = create_send, .accept = create_accept, .list = create_list }, out, &found, err);
 	if (e == GR_OK && found) {
 		snprintf(idbuf, sizeof(idbuf), "%s", out->id + 5);
 		parse_int(idbuf, 1, INT64_MAX, &vc.contract);

@@ -1,18 +1,44 @@
 # serve.sh - start `gpurent sim serve` for the t3xx provider tests: source after lib.sh.
 #
-#   start_serve DIALECT [OPTIONS...]   start a server on a free port; sets SERVE_URL and
-#                                      SERVE_PID
+#   start_serve DIALECT [OPTIONS...]   start a server on a free port; sets SERVE_URL,
+#                                      SERVE_PID and SERVE_HOME (its world's home)
 #   use_provider NAME KEY              point GPURENT_<NAME>_URL/_API_KEY at it
+#   serve_home DIALECT                 the home of that dialect's servers' world
+#   serve_g DIALECT ARGS...            run gpurent in that home (`serve_g vast sim advance 5m`
+#                                      moves the provider's clock)
+#
+# A server keeps its simulated world in a home apart from the client's: sharing one, the
+# client's own sim provider would list every instance the server made a second time (and bill
+# it in dollars). All servers of one dialect in a test share one world (a fault-free server
+# beside a faulty one, a restart with other faults), as one provider's API would; servers of
+# different dialects do not see each other's instances. A caller that sets GPURENT_HOME to
+# another directory than the client's gets that one.
 SERVE_COUNT=0
-start_serve() {
-	local dialect=$1 i pid log
+serve_home() {
+	printf '%s\n' "$TMP/serve-$1-home"
+}
+
+serve_g() {
+	local home
+	home=$(serve_home "$1")
 	shift
+	GPURENT_HOME=$home "$GPURENT" "$@"
+}
+
+start_serve() {
+	local dialect=$1 i pid log home=$GPURENT_HOME
+	shift
+	[ "$home" = "$TMP/home" ] && home=$(serve_home "$dialect")
+	mkdir -p "$home"
 	# One log pair per server: two servers of one dialect must not share (and truncate) a file.
 	SERVE_COUNT=$((SERVE_COUNT + 1))
 	log="$TMP/serve-$dialect-$SERVE_COUNT"
-	"$GPURENT" sim serve --dialect "$dialect" --port 0 "$@" >"$log.out" 2>"$log.err" &
+	: >"$log.out"
+	GPURENT_HOME=$home "$GPURENT" sim serve --dialect "$dialect" --port 0 "$@" \
+	    >"$log.out" 2>"$log.err" &
 	pid=$!
 	SERVE_PID=$pid
+	SERVE_HOME=$home
 	CLEANUP_HOOKS+=("kill $pid 2>/dev/null; wait $pid 2>/dev/null")
 	for ((i = 0; i < 100; i++)); do
 		SERVE_URL=$(sed -n 's/^listening on \(http[^ ]*\).*/\1/p' "$log.out")

@@ -11,6 +11,8 @@ export GPURENT_SIM_TIME=1780000000
 start_serve ppio --api-key k
 use_provider ppio k
 g config set providers sim,ppio >/dev/null || fail "config set providers"
+# The client's state database, made by its first listing (the server keeps its own).
+expect_ok g -p sim ls
 
 # A ledger with a yuan and a dollar row (written as the ledger writes them), an hour each.
 now=$(date +%s)
@@ -70,7 +72,7 @@ for off in $(g --provider ppio -o json offers gpu=H100-PCIE-80GB gpus=1 type=on-
 	esac
 done
 check "a yuan H100 PCIe launched" '[[ $id =~ ^ppio: ]]'
-expect_ok g sim advance 10m
+expect_ok serve_g ppio sim advance 10m
 expect_ok g audit -o json
 c=$(jq -c --arg id "$id" '.cheaper_now[] | select(.instance_id == $id)' <<<"$OUT")
 check "no rate: compared with yuan offers only, the saving in yuan ($c)" \

@@ -25,7 +25,7 @@ expect_ok g config set notify.command "$TMP/notify.sh"
 
 offer=$(g -o ids offers gpus=1 type=on-demand | head -1)
 inst=$(g launch "$offer" --label long-run) || fail "launch"
-expect_ok g sim advance 2m
+expect_ok serve_g vast sim advance 2m
 check "running" '[ "$(state_of "$inst")" = running ]'
 
 expect_ok g watch --once --interval 1m
@@ -51,7 +51,7 @@ check "notify.command got the orders and the alert" \
 # The provider stops it after all (a stop by hand, the fault used up): the alert's
 # instance is verified by the next pass.
 expect_ok g stop "$inst" --no-wait
-expect_ok g sim advance 1m
+expect_ok serve_g vast sim advance 1m
 expect_ok g watch --once --interval 1m
 check "verified once the provider reports it stopped: $OUT" '[[ $OUT == *"stop-verified $inst"* ]]'
 pass

@@ -46,15 +46,15 @@ expect_ok g -o json show "$id"
 check "provisioning, with its label" \
     '[ "$(jq -r ".state + \" \" + .label" <<<"$OUT")" = "provisioning t100-ppio" ]'
 check "priced in CNY" '[ "$(jq -r .currency <<<"$OUT")" = CNY ] && [ "$(jq -r .price_hour <<<"$OUT")" != null ]'
-expect_ok g sim advance 10m
+expect_ok serve_g ppio sim advance 10m
 expect_ok g -o json show "$id"
 check "running, with ssh" '[ "$(jq -r ".state + \" \" + (.ssh_port|tostring)" <<<"$OUT")" = "running 22" ]'
 expect_ok g stop --no-wait "$id"
-expect_ok g sim advance 10m
+expect_ok serve_g ppio sim advance 10m
 expect_ok g -o json show "$id"
 check "stopped" '[ "$(jq -r .state <<<"$OUT")" = stopped ]'
 expect_ok g start "$id"
-expect_ok g sim advance 10m
+expect_ok serve_g ppio sim advance 10m
 expect_ok g -o json show "$id"
 check "running again" '[ "$(jq -r .state <<<"$OUT")" = running ]'
 expect_ok g --provider ppio ls

@@ -21,15 +21,15 @@ id=$OUT
 check "vast instance id" '[[ $id == vast:[0-9]* ]]'
 expect_ok g --provider vast -o json ls
 check "listed" '[ "$(jq -r ".[] | select(.id == \"$id\") | .label" <<<"$OUT")" = t301 ]'
-expect_ok g sim advance 10m
+expect_ok serve_g vast sim advance 10m
 expect_ok g -o json show "$id"
 check "running" '[ "$(jq -r .state <<<"$OUT")" = running ]'
 expect_ok g stop --no-wait "$id"
-expect_ok g sim advance 5m
+expect_ok serve_g vast sim advance 5m
 expect_ok g -o json show "$id"
 check "stopped" '[ "$(jq -r .state <<<"$OUT")" = stopped ]'
 expect_ok g start "$id"
-expect_ok g sim advance 5m
+expect_ok serve_g vast sim advance 5m
 expect_ok g -o json show "$id"
 check "running again" '[ "$(jq -r .state <<<"$OUT")" = running ]'
 # A start while still stopping is refused by the server (409): start waits, then starts.
@@ -38,7 +38,7 @@ expect_ok g stop --no-wait "$id"
 (
 	sleep 2
 	wait_until 300 '[ "$("$GPURENT" -o json show "$id" | jq -r .state)" = stopping ]' &&
-		"$GPURENT" sim advance 1m >/dev/null
+		serve_g vast sim advance 1m >/dev/null
 ) &
 advance=$!
 CLEANUP_HOOKS+=("kill $advance 2>/dev/null")

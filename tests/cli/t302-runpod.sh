@@ -16,18 +16,18 @@ check "offer id" '[[ $offer == runpod:[sc]2-* ]]'
 expect_ok g launch "$offer" --label t302
 id=$OUT
 check "pod id" '[[ $id == runpod:* ]]'
-expect_ok g sim advance 10m
+expect_ok serve_g runpod sim advance 10m
 expect_ok g -o json show "$id"
 check "running" '[ "$(jq -r .state <<<"$OUT")" = running ]'
 expect_ok g --provider runpod -o json ls
 check "listed" '[ "$(jq -r ".[] | select(.id == \"$id\") | .label" <<<"$OUT")" = t302 ]'
 expect_ok g stop --no-wait "$id"
-expect_ok g sim advance 5m
+expect_ok serve_g runpod sim advance 5m
 expect_ok g -o json show "$id"
 check "stopped" '[ "$(jq -r .state <<<"$OUT")" = stopped ]'
 expect_ok g start "$id"
 check "start names the pod" '[ "$OUT" = "$id" ]'
-expect_ok g sim advance 5m
+expect_ok serve_g runpod sim advance 5m
 expect_ok g -o json show "$id"
 check "running again" '[ "$(jq -r .state <<<"$OUT")" = running ]'
 expect_ok g -o json metrics "$id"

@@ -17,7 +17,7 @@ id=$OUT
 check "lambda id" '[[ $id =~ ^lambda:[0-9a-f]{32}$ ]]'
 expect_ok g -o json show "$id"
 check "created time recorded at launch" '[ "$(jq -r .created_at <<<"$OUT")" != null ]'
-expect_ok g sim advance 10m
+expect_ok serve_g lambda sim advance 10m
 expect_ok g -o json show "$id"
 check "running" '[ "$(jq -r .state <<<"$OUT")" = running ]'
 # Lambda cannot stop: said clearly, nothing faked.

@@ -60,7 +60,7 @@ run_ops() {
 			fi ;;
 		3 | 5)	if [ ${#ids[@]} -gt 0 ]; then run g show "${ids[$((i % ${#ids[@]}))]}";
 			else run g --provider "$p" ls; fi ;;
-		6)	run g sim advance 3m ;;
+		6)	run serve_g "$p" sim advance 3m ;;
 		7)	if [ ${#ids[@]} -gt 1 ]; then run g destroy --yes "${ids[0]}"; ids=("${ids[@]:1}");
 			else run g --provider "$p" ls; fi ;;
 		esac

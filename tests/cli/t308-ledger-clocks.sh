@@ -18,6 +18,12 @@ expect_ok g -p vast offers type=on-demand -o ids -n 1
 expect_ok g launch "$OUT" --label clocks
 id=$OUT
 check "a vast instance" '[[ $id == vast:* ]]'
+expect_ok g -p sim offers type=on-demand -o ids -n 1
+expect_ok g launch "$OUT" --label clocks-sim
+sim_id=$OUT
+check "and a simulated one" '[[ $sim_id == sim:i-* ]]'
+# Ten minutes on both sides: the server's world (vast's) and the client's simulator.
+expect_ok serve_g vast sim advance 10m
 expect_ok g sim advance 10m
 expect_ok g -p vast ls -o json
 check "running" '[ "$(jq -r ".[] | select(.id == \"$id\") | .state" <<<"$OUT")" = running ]'
@@ -26,7 +32,7 @@ expect_ok g costs --by provider -o json
 read -r vast1 burn <<<"$(line vast)"
 read -r sim1 simburn <<<"$(line sim)"
 check "vast bills ($burn micro-dollars/h)" '[ "${burn:-0}" -gt 0 ]'
-check "so does the simulator's side of it ($simburn)" '[ "${simburn:-0}" -gt 0 ]'
+check "so does the simulator ($simburn)" '[ "${simburn:-0}" -gt 0 ]'
 
 # One simulated hour: the simulator's rows bill an hour more, vast's only the seconds that passed.
 expect_ok g sim advance 1h
@@ -51,10 +57,13 @@ most=$(((burn * (t2 - t1 + 2) + 3599) / 3600))
 check "vast with -p sim,vast ($both) and -p vast ($alone) agree to the seconds between" \
 	'[ $((alone - both)) -ge 0 ] && [ $((alone - both)) -le "$most" ] && [ "$burn_alone" = "$burn" ]'
 
-# Destroyed behind gpurent's back (through the simulator's side), vast stops listing it.
-expect_ok g -p sim ls -o ids
-sim_id=$OUT
-check "one simulated instance behind it" '[[ $sim_id == sim:i-* ]]'
+# Destroyed behind gpurent's back (through the simulator's side of the server's world), vast
+# stops listing it; the client's simulated instance is destroyed through gpurent.
+expect_ok serve_g vast -p sim ls -o ids
+behind=$OUT
+check "one simulated instance behind it" '[[ $behind == sim:i-* ]]'
+expect_ok serve_g vast -p sim destroy --yes "$behind"
+expect_ok serve_g vast sim advance 1m
 expect_ok g -p sim destroy --yes "$sim_id"
 expect_ok g sim advance 1m
 expect_ok g -p sim costs --by instance -o json

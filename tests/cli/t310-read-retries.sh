@@ -46,8 +46,9 @@ use_provider runpod k
 "$GPURENT" --debug launch "$offer" --label t308b >"$TMP/launch.out" 2>"$TMP/launch.err"
 rc=$?
 check "the second launch succeeded (status $rc)" '[ $rc = 0 ]'
+# (The first look, before the first send, notes the pods that already wore the label.)
 check "sent twice, with a look at the pods between" \
-	'[ "$(grep -E "^runpod: >> .*(mutation Deploy|query Pods)" "$TMP/launch.err" | sed -E "s/.*(mutation Deploy|query Pods).*/\1/" | uniq | tr "\n" ,)" = "mutation Deploy,query Pods,mutation Deploy," ]'
+	'[ "$(grep -E "^runpod: >> .*(mutation Deploy|query Pods)" "$TMP/launch.err" | sed -E "s/.*(mutation Deploy|query Pods).*/\1/" | uniq | tr "\n" ,)" = "query Pods,mutation Deploy,query Pods,mutation Deploy," ]'
 expect_ok g --provider runpod -o json ls
 check "one pod labelled t308b" '[ "$(jq "[.[] | select(.label == \"t308b\")] | length" <<<"$OUT")" = 1 ]'
 
@@ -68,7 +69,7 @@ check "one pod labelled t308c, the one the first deploy made" \
 	'[ "$(jq "[.[] | select(.label == \"t308c\")] | length" <<<"$OUT")" = 1 ]'
 
 # A stop answered 500 is not repeated: the provider may have acted half way.
-expect_ok g sim advance 10m
+expect_ok serve_g runpod sim advance 10m
 start_serve runpod --api-key k --fail-first 1 --fail-match 'mutation Stop'
 use_provider runpod k
 "$GPURENT" --debug stop "$id" >"$TMP/stop.out" 2>"$TMP/stop.err"

@@ -5,7 +5,8 @@
 # `sim serve --log-requests` writes them ({"method","path","query","body","key"}), plus the
 # lines the recording script added between the client's commands:
 #   {"command": "show instances"}   the client command whose requests follow
-#   {"advance": "10m"}              the simulated clock moved (`gpurent sim advance`)
+#   {"advance": "10m"}              the simulated clock moved (`gpurent sim advance`, run
+#                                   on the world of the last server started, $SERVE_HOME)
 #
 #   replay_recording FILE   replay every request in order against $SERVE_URL; for each one
 #                           set METHOD, RPATH, COMMAND, STATUS, CTYPE, RETRY_AFTER and the
@@ -54,7 +55,8 @@ replay_recording() {
 			continue
 		fi
 		if jq -e 'has("advance")' <<<"$line" >/dev/null; then
-			"$GPURENT" sim advance "$(jq -r .advance <<<"$line")" >/dev/null ||
+			GPURENT_HOME=$SERVE_HOME "$GPURENT" sim advance "$(jq -r .advance <<<"$line")" \
+			    >/dev/null ||
 			    fail "sim advance failed"
 			continue
 		fi

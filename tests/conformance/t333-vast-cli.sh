@@ -57,7 +57,7 @@ vast() {
 
 advance() {
 	note advance "$1"
-	expect_ok g sim advance "$1"
+	expect_ok serve_g vast sim advance "$1"
 }
 
 vast search offers 'num_gpus=1 reliability>0.9' -o dph_total --limit 5

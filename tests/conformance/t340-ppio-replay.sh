@@ -92,8 +92,9 @@ replay_recording "$SRCDIR/tests/data/ppio-api/requests.jsonl"
 STATUS=$(curl -s -o "$TMP/reply" -w '%{http_code}' "$SERVE_URL/gpus/v2/instances")
 check "no key is 401 (got $STATUS)" '[ "$STATUS" = 401 ]'
 check "with UNAUTHORIZED" 'jq -e ".reason == \"UNAUTHORIZED\" and .code == 401" "$TMP/reply" >/dev/null'
-# Prices are the simulator's at 7.2 yuan a dollar, to the yuan's thousandth.
-usd=$(g --provider sim -o json offers gpu=rtx3090 gpus=1 type=on-demand 2>/dev/null |
+# Prices are the simulator's at 7.2 yuan a dollar, to the yuan's thousandth (the simulator of
+# the server's world, where the replay rented machines).
+usd=$(serve_g ppio --provider sim -o json offers gpu=rtx3090 gpus=1 type=on-demand 2>/dev/null |
     jq '[.[].price_hour] | min')
 cny=$(curl -s -H "Authorization: Bearer $REPLAY_KEY" \
     "$SERVE_URL/gpus/v2/products?type=gpu&category=instance" |
