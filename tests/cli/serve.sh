@@ -55,3 +55,11 @@ use_provider() {
 	up=$(printf '%s' "$1" | tr '[:lower:]' '[:upper:]')
 	export "GPURENT_${up}_URL=$SERVE_URL" "GPURENT_${up}_API_KEY=$2"
 }
+
+# The simulator's PPIO dialect (prices in yuan) beside the sim provider (in dollars): the
+# shape of every test of money in two currencies.
+ppio_beside_sim() {
+	start_serve ppio --api-key k
+	use_provider ppio k
+	g config set providers sim,ppio >/dev/null || fail "config set providers"
+}

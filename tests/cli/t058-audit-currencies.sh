@@ -8,9 +8,7 @@
 . "$(dirname "$0")/serve.sh"
 
 export GPURENT_SIM_TIME=1780000000
-start_serve ppio --api-key k
-use_provider ppio k
-g config set providers sim,ppio >/dev/null || fail "config set providers"
+ppio_beside_sim
 # The client's state database, made by its first listing (the server keeps its own).
 expect_ok g -p sim ls
 

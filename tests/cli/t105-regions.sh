@@ -7,9 +7,7 @@
 . "$(dirname "$0")/serve.sh"
 
 export GPURENT_SIM_TIME=1780000000
-start_serve ppio --api-key k
-use_provider ppio k
-g config set providers sim,ppio >/dev/null || fail "config set providers"
+ppio_beside_sim
 
 expect_ok g -o json offers gpus=1 --limit 0
 all=$OUT
