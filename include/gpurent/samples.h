@@ -128,6 +128,9 @@ void sample_rows_release(struct sample_rows *r);
 enum gr_err samples_history(struct state *st, const char *instance_id, int64_t since,
     int64_t until, int step, struct sample_rows *out, struct gr_error *err);
 
+/* A row of a node's series: its instance_id "ID/NODE" made ID, its node NODE. */
+void sample_node_split(struct gpu_sample *g);
+
 /*
  * The latest raw sample of each GPU of one instance, every node's (or all: NULL). Appends
  * to *out.

@@ -522,6 +522,17 @@ read_head(sqlite3_stmt *s, struct sample_row *r)
 #define SQL_OF_INSTANCE "(instance_id = ?1 OR (instance_id >= ?1 || '/' AND " \
 	"instance_id < ?1 || '0'))"
 
+void
+sample_node_split(struct gpu_sample *g)
+{
+	char *slash = strchr(g->instance_id, '/');
+
+	if (slash == NULL)
+		return;
+	strlcpy_(g->node, slash + 1, sizeof(g->node));
+	*slash = '\0';
+}
+
 /* The validity bits any sample of the instance's (or every) GPU ever had. */
 static uint32_t
 series_seen(struct state *st, const char *instance_id)
