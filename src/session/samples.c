@@ -454,15 +454,15 @@ node_start_run(void *arg)
 
 enum gr_err
 session_node_samplers(struct session *s, const char *id, enum metrics_source src, int interval,
-    struct node_sampler **out, size_t *n, struct gr_error *err)
+    struct node_sampler **out, size_t *n, bool *more, struct gr_error *err)
 {
 	struct remote_endpoint ep, *eps;
 	struct node_start *p;
 	size_t i;
-	bool more;
 
 	*out = NULL;
 	*n = 0;
+	*more = false;
 	if (src == METRICS_API)
 		return gr_fail(err, GR_EUSAGE, "no sampler for the API source");
 	if (session_endpoint(s, id, &ep, err) != GR_OK)
@@ -470,7 +470,7 @@ session_node_samplers(struct session *s, const char *id, enum metrics_source src
 	ep.batch = true;
 	if (src == METRICS_AUTO)
 		ep.connect_timeout = AUTO_CONNECT_TIMEOUT;
-	if (!node_endpoints(s, id, &ep, &eps, n, &more)) {
+	if (!node_endpoints(s, id, &ep, &eps, n, more)) {
 		eps = xcalloc(1, sizeof(*eps));
 		eps[0] = ep;
 		*n = 1;
