@@ -515,9 +515,8 @@ read_head(sqlite3_stmt *s, struct sample_row *r)
 
 /*
  * The series of instance ?1: its own and, for an instance of several machines (a
- * multi-node Slurm job, history.h), its nodes' "?1/NODE". Two ranges of
- * UNIQUE(instance_id, gpu), and the nodes sort together right after the instance: '0'
- * follows '/'.
+ * multi-node Slurm job, history.h), its nodes' "?1/NODE": two searches of
+ * UNIQUE(instance_id, gpu), the nodes a range ('0' follows '/').
  */
 #define SQL_OF_INSTANCE "(instance_id = ?1 OR (instance_id >= ?1 || '/' AND " \
 	"instance_id < ?1 || '0'))"
@@ -580,10 +579,11 @@ series_list_read(struct state *st, const char *instance_id, struct series_list *
 
 	memset(l, 0, sizeof(*l));
 	/*
-	 * One instance: its series and its nodes' (SQL_OF_INSTANCE), through the UNIQUE index.
-	 * All: each instance's series with its nodes' after them (instance_end), so the order
-	 * is by the instance the node's id starts with, then the id: "J", "J/a", "J-2" (not
-	 * the index's "J", "J-2", "J/a"), a sort of the series table, one row per GPU.
+	 * One instance: its series and its nodes' (SQL_OF_INSTANCE: MULTI-INDEX OR, two
+	 * searches of the UNIQUE index), its few rows sorted. All: each instance's series with
+	 * its nodes' after them (instance_end), so the order is by the instance the node's id
+	 * starts with, then the id: "J", "J/a", "J-2" (not the index's "J", "J-2", "J/a"), a
+	 * sort of the series table, one row per GPU.
 	 */
 	if (sqlite3_prepare_v2(state_db(st), instance_id != NULL ?
 	    "SELECT id, instance_id, gpu, uuid, name, driver, vendor FROM sample_series "
