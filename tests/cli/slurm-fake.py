@@ -8,7 +8,8 @@ import sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 JOB = {"job_id": 5, "name": "wide", "job_state": "RUNNING", "nodes": sys.argv[2],
-       "user_name": "root", "partition": "gpu", "tres_per_node": "gres/gpu:h100:1",
+       "user_name": "root", "comment": "gpurent", "partition": "gpu",
+       "tres_per_node": "gres/gpu:h100:1",
        "submit_time": 1, "start_time": 1, "time_limit": 60}
 
 
