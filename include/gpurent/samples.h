@@ -171,7 +171,8 @@ struct sample_summary {
 };
 /*
  * One entry per instance with samples in the range (a multi-node job's nodes in one entry
- * under its ID: an instant is idle when every GPU of every node is); caller frees *out.
+ * under its ID: an instant is idle when every GPU of every node is); instance_id is an
+ * instance's ID or NULL, never a node's ID/NODE. Caller frees *out.
  */
 enum gr_err samples_summary(struct state *st, const char *instance_id, int64_t since,
     int64_t until, int idle_pct, struct sample_summary **out, size_t *n, struct gr_error *err);
