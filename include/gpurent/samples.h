@@ -18,7 +18,8 @@
  *                   SAMPLES_MINUTE_KEEP seconds (30 days)
  *   samples_hour    the hourly roll-up that samples_summary reads: one row per (instance_id,
  *                   hour) folding exactly the minute rows of that hour of the instance's
- *                   GPUs: first and last time, samples, GPUs seen, utilisation seconds and
+ *                   GPUs, every node's of a multi-node job (below): first and last time,
+ *                   samples, utilisation seconds and
  *                   utilisation x seconds, energy, and two histograms (blobs): utilisation
  *                   seconds by whole percent, and each minute's seconds by the highest
  *                   utilisation of any GPU in it (unknown apart). Kept by samples_compact
@@ -45,6 +46,13 @@
  * Time covered: a raw sample covers the time until the next sample of its GPU, at most
  * SAMPLES_GAP_MAX seconds (the last one covers as much as the gap before it). A longer gap
  * is missing data: it is never counted as idle, nor as energy.
+ *
+ * A multi-node instance (a Slurm job over several machines) keeps each node's GPUs as
+ * series of their own, instance_id "ID/NODE" (history.h). Asked for by ID, the history
+ * and the summary take in every node: samples_history and samples_latest return the
+ * nodes' rows under their "ID/NODE", samples_summary sums them up as one instance ID, each
+ * GPU of each node a GPU of its own (the id up to a "/" names the instance: no provider
+ * gpurent knows has one in its ids).
  *
  * Unknown stays unknown: a field whose validity bit (MV_*) is clear is stored as NULL and
  * read back with its bit clear; an aggregate of only unknown values is unknown.
@@ -106,7 +114,8 @@ void sample_rows_init(struct sample_rows *r);
 void sample_rows_release(struct sample_rows *r);
 
 /*
- * History of one instance (instance_id) or all (NULL), samples with since <= at < until
+ * History of one instance (instance_id, its nodes' series with it) or all (NULL), samples
+ * with since <= at < until
  * (until 0: no bound), ordered by instance, GPU, time. step 0: raw samples only (what is
  * left of the range within raw retention). step > 0, a multiple of 60: buckets of step
  * seconds aligned to the epoch, built from minute aggregates and raw samples alike, so
@@ -119,7 +128,13 @@ void sample_rows_release(struct sample_rows *r);
 enum gr_err samples_history(struct state *st, const char *instance_id, int64_t since,
     int64_t until, int step, struct sample_rows *out, struct gr_error *err);
 
-/* The latest raw sample of each GPU of one instance (or all: NULL). Appends to *out. */
+/* A row of a node's series: its instance_id "ID/NODE" made ID, its node NODE. */
+void sample_node_split(struct gpu_sample *g);
+
+/*
+ * The latest raw sample of each GPU of one instance, every node's (or all: NULL). Appends
+ * to *out.
+ */
 enum gr_err samples_latest(struct state *st, const char *instance_id, struct sample_list *out,
     struct gr_error *err);
 
@@ -143,7 +158,7 @@ enum gr_err samples_latest(struct state *st, const char *instance_id, struct sam
  */
 struct sample_summary {
 	char instance_id[ID_MAX];
-	int gpus;			/* distinct GPUs seen */
+	int gpus;			/* distinct GPUs seen (each node's its own) */
 	int64_t first, last;		/* times of the first and last sample */
 	int64_t samples;		/* GPU samples (raw, or counted in minute rows) */
 	int64_t covered_s;		/* seconds covered by samples (see above) */
@@ -154,7 +169,11 @@ struct sample_summary {
 	bool energy_known;
 	double energy_wh;		/* sum over GPUs of power x covered time */
 };
-/* One entry per instance with samples in the range; caller frees *out. */
+/*
+ * One entry per instance with samples in the range (a multi-node job's nodes in one entry
+ * under its ID: an instant is idle when every GPU of every node is); instance_id is an
+ * instance's ID or NULL, never a node's ID/NODE. Caller frees *out.
+ */
 enum gr_err samples_summary(struct state *st, const char *instance_id, int64_t since,
     int64_t until, int idle_pct, struct sample_summary **out, size_t *n, struct gr_error *err);
 

@@ -178,8 +178,10 @@ enum gr_err session_batch_tail(struct session *s, const struct remote_job *j, lo
  * Following samplers on every machine instance id spans (a multi-node Slurm job: one per
  * node, its samples saying their node; else the instance's one), connected in parallel:
  * *n of them (at most SESSION_NODES_MAX) in the malloc'd *out; a machine that did not
- * answer has a NULL sampler and err says why. Fails, nothing allocated, only when the
- * instance itself has no ssh (session_endpoint's error).
+ * answer has a NULL sampler and err says why. note says what is not followed (sanitized,
+ * "" when nothing): the nodes past SESSION_NODES_MAX, or nodes that are all reached at one
+ * host, followed as one machine. Fails, nothing allocated, only when the instance itself
+ * has no ssh (session_endpoint's error).
  */
 #define SESSION_NODES_MAX 64
 struct node_sampler {
@@ -188,6 +190,7 @@ struct node_sampler {
 	struct gr_error err;
 };
 enum gr_err session_node_samplers(struct session *s, const char *id, enum metrics_source src,
-    int interval, struct node_sampler **out, size_t *n, struct gr_error *err);
+    int interval, struct node_sampler **out, size_t *n, char *note, size_t note_size,
+    struct gr_error *err);
 
 #endif

@@ -84,7 +84,8 @@ struct slurm_job {
 	char state[32];		/* the first word of job_state: "PENDING", "RUNNING" ... */
 	char reason[64];	/* state_reason, "None" when none */
 	char partition[64];
-	char nodes[512];	/* hostlist expression, "" while pending */
+	char *nodes;		/* hostlist expression, whole however long (malloc'd, see
+				   slurm_jobs_free); NULL while pending */
 	char first_node[64];	/* batch_host, else the first of nodes */
 	char user[64];
 	char comment[64];
@@ -124,6 +125,8 @@ void slurm_stream_free(struct slurm_stream *s);
 enum gr_err slurm_parse_partitions(const char *body, size_t len, struct slurm_partition **out,
     size_t *n, struct gr_error *err);
 /* GET /slurm/<v>/jobs (or /job/ID): the same as a slurm_stream fed the whole body. */
+/* n jobs of a list and the list itself (NULL is none). */
+void slurm_jobs_free(struct slurm_job *v, size_t n);
 enum gr_err slurm_parse_jobs(const char *body, size_t len, struct slurm_job **out, size_t *n,
     struct gr_error *err);
 /* POST /slurm/<v>/job/submit: the new job's id. */

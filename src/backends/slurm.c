@@ -305,7 +305,7 @@ snapshot_release(struct snapshot *c)
 {
 	free(c->nodes);
 	free(c->parts);
-	free(c->jobs);
+	slurm_jobs_free(c->jobs, c->nj);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -568,7 +568,7 @@ list_jobs(struct backend *b, bool all, struct instance_list *out, struct gr_erro
 				observe_job(b, &jobs[i], in);
 		}
 	}
-	free(jobs);
+	slurm_jobs_free(jobs, nj);
 	free(nodes);
 	return e;
 }
@@ -614,13 +614,16 @@ job_id_of(struct backend *b, const char *id, long long *out, struct gr_error *er
 	return true;
 }
 
-/* One job's record and, when it runs, the nodes (for hostnames); both malloc'd. */
+/*
+ * One job's record and, when it runs, the nodes (for hostnames); both malloc'd, the job
+ * freed with slurm_jobs_free(job, 1).
+ */
 static enum gr_err
 fetch_job(struct backend *b, long long jid, struct slurm_job **job, struct slurm_node **nodes,
     size_t *nn, struct gr_error *err)
 {
 	struct http_response rs;
-	size_t nj = 0;
+	size_t nj = 0, i;
 	char path[64];
 	enum gr_err e;
 
@@ -639,10 +642,15 @@ fetch_job(struct backend *b, long long jid, struct slurm_job **job, struct slurm
 	http_response_release(&rs);
 	if (e == GR_OK && nj == 0)
 		e = gr_fail(err, GR_ENOTFOUND, "no instance 'slurm:%lld'", jid);
-	if (e == GR_OK)
+	if (e == GR_OK) {
+		/* The first is the job asked for; the rest are let go (slurm_jobs_free). */
+		for (i = 1; i < nj; i++) {
+			free((*job)[i].nodes);
+			(*job)[i].nodes = NULL;
+		}
 		nodes_for(b, *job, 1, nodes, nn);
-	else {
-		free(*job);
+	} else {
+		slurm_jobs_free(*job, nj);
 		*job = NULL;
 	}
 	return e;
@@ -662,15 +670,15 @@ get_job(struct backend *b, long long jid, struct instance *out, struct gr_error 
 		if (strcmp(job->comment, SLURM_COMMENT) == 0)
 			observe_job(b, job, out);
 	}
-	free(job);
+	slurm_jobs_free(job, 1);
 	free(nodes);
 	return e;
 }
 
 /*
- * Every node of a running job's allocation (its hostlist expanded), each reached as
- * finish_instance reaches the first. A list that does not parse (Slurm truncated it, or it
- * is hostile) is read as its first node only, as ssh has always reached it.
+ * Every node of a running job's allocation (its hostlist expanded, held whole however
+ * long), each reached as finish_instance reaches the first. A list that does not parse
+ * (hostile) is read as its first node only, as ssh has always reached it.
  */
 static enum gr_err
 slurm_nodes(struct backend *b, const char *id, struct instance_node *out, size_t max,
@@ -705,7 +713,7 @@ slurm_nodes(struct backend *b, const char *id, struct instance_node *out, size_t
 		*n = i;
 		free(names);
 	}
-	free(job);
+	slurm_jobs_free(job, 1);
 	free(nodes);
 	return GR_OK;
 }

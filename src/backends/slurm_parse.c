@@ -526,8 +526,21 @@ slurm_stream_free(struct slurm_stream *s)
 		return;
 	jscan_free(s->scan);
 	jpick_free(s->pick);
-	free(s->v);
+	if (s->what == SLURM_JOBS)
+		slurm_jobs_free(s->v, s->n);
+	else
+		free(s->v);
 	free(s);
+}
+
+void
+slurm_jobs_free(struct slurm_job *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++)
+		free(v[i].nodes);
+	free(v);
 }
 
 enum gr_err
@@ -732,7 +745,7 @@ job_from_json(const cJSON *it, struct slurm_job *j)
 	char tres[256], st[64], *plus;
 	struct slurm_gres g[SLURM_GRES_MAX];
 	size_t ng;
-	const cJSON *detail;
+	const cJSON *detail, *v;
 
 	memset(j, 0, sizeof(*j));
 	if (!cJSON_IsObject(it))
@@ -749,9 +762,15 @@ job_from_json(const cJSON *it, struct slurm_job *j)
 	strlcpy_(j->state, st, sizeof(j->state));
 	str_at(it, "state_reason", j->reason, sizeof(j->reason));
 	str_at(it, "partition", j->partition, sizeof(j->partition));
-	str_at(it, "nodes", j->nodes, sizeof(j->nodes));
+	/* Whole: a list of a thousand nodes Slurm cannot fold into ranges is kilobytes. */
+	v = member(it, "nodes");
+	if (cJSON_IsString(v) && v->valuestring != NULL && v->valuestring[0] != '\0') {
+		size_t n = strlen(v->valuestring) + 1;
+
+		j->nodes = text_sanitize(xmalloc(n), n, v->valuestring);
+	}
 	str_at(it, "batch_host", j->first_node, sizeof(j->first_node));
-	if (j->first_node[0] == '\0' && j->nodes[0] != '\0')
+	if (j->first_node[0] == '\0' && j->nodes != NULL)
 		slurm_hostlist_first(j->nodes, j->first_node, sizeof(j->first_node));
 	str_at(it, "user_name", j->user, sizeof(j->user));
 	str_at(it, "comment", j->comment, sizeof(j->comment));
@@ -1084,7 +1103,7 @@ slurm_build_cluster(const struct slurm_node *nodes, size_t n_nodes,
 			    sizeof(cj->gpu_raw));
 			cj->gpus = j->gpus.count * cj->nodes;
 		}
-		strlcpy_(cj->node_list, j->nodes, sizeof(cj->node_list));
+		strlcpy_(cj->node_list, j->nodes != NULL ? j->nodes : "", sizeof(cj->node_list));
 		cj->since = strcmp(j->state, "PENDING") == 0 || j->start_time <= 0 ?
 		    j->submit_time : j->start_time;
 	}

@@ -512,15 +512,20 @@ start_followers(struct cmd_ctx *c, const struct args *a, const struct target *in
 	struct node_sampler *ns;
 	struct gr_error err;
 	size_t i, k, nn, cap = nin + 1;
+	char note[256];
 
 	*n = *failed = 0;
 	for (i = 0; i < nin; i++) {
 		ns = NULL;
 		nn = 0;
 		memset(&err, 0, sizeof(err));
+		note[0] = '\0';
 		if (a->source != METRICS_API && session_node_samplers(c->s, in[i].id, a->source,
-		    (int)a->interval, &ns, &nn, &err) != GR_OK)
+		    (int)a->interval, &ns, &nn, note, sizeof(note), &err) != GR_OK)
 			nn = 0;
+		/* Not a failure: the nodes followed are; what is left out is said. */
+		if (note[0] != '\0')
+			cmd_warn("warning: %s: not followed: %s", in[i].id, note);
 		if (*n + (nn > 0 ? nn : 1) > cap) {
 			cap = (*n + nn + 1) * 2;
 			t = xrealloc(t, cap * sizeof(*t));

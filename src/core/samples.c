@@ -513,6 +513,25 @@ read_head(sqlite3_stmt *s, struct sample_row *r)
 	return 10;
 }
 
+/*
+ * The series of instance ?1: its own and, for an instance of several machines (a
+ * multi-node Slurm job, history.h), its nodes' "?1/NODE": two searches of
+ * UNIQUE(instance_id, gpu), the nodes a range ('0' follows '/').
+ */
+#define SQL_OF_INSTANCE "(instance_id = ?1 OR (instance_id >= ?1 || '/' AND " \
+	"instance_id < ?1 || '0'))"
+
+void
+sample_node_split(struct gpu_sample *g)
+{
+	char *slash = strchr(g->instance_id, '/');
+
+	if (slash == NULL)
+		return;
+	strlcpy_(g->node, slash + 1, sizeof(g->node));
+	*slash = '\0';
+}
+
 /* The validity bits any sample of the instance's (or every) GPU ever had. */
 static uint32_t
 series_seen(struct state *st, const char *instance_id)
@@ -522,7 +541,7 @@ series_seen(struct state *st, const char *instance_id)
 
 	/* Two statements, so that the one for an instance searches UNIQUE(instance_id, gpu). */
 	if (sqlite3_prepare_v2(state_db(st), instance_id != NULL ?
-	    "SELECT gr_bit_or(seen) FROM sample_series WHERE instance_id = ?1" :
+	    "SELECT gr_bit_or(seen) FROM sample_series WHERE " SQL_OF_INSTANCE :
 	    "SELECT gr_bit_or(seen) FROM sample_series", -1, &s, NULL) != SQLITE_OK)
 		return UINT32_MAX;	/* aggregate everything rather than lose a field */
 	if (instance_id != NULL)
@@ -533,7 +552,10 @@ series_seen(struct state *st, const char *instance_id)
 	return seen;
 }
 
-/* The series of one instance (or all), ordered by instance and GPU. */
+/*
+ * The series of one instance (or all), ordered by instance and GPU, a multi-node
+ * instance's nodes' series ("ID/NODE") right after its own (series_list_read).
+ */
 struct series_list {
 	int64_t *id;
 	struct gpu_sample *head;	/* instance_id, index, uuid, name, driver, vendor */
@@ -557,15 +579,18 @@ series_list_read(struct state *st, const char *instance_id, struct series_list *
 
 	memset(l, 0, sizeof(*l));
 	/*
-	 * Plans: SEARCH sample_series USING INDEX sqlite_autoindex_sample_series_1
-	 * (instance_id=?) for one instance, SCAN sample_series USING INDEX
-	 * sqlite_autoindex_sample_series_1 for all: the UNIQUE index gives the order.
+	 * One instance: its series and its nodes' (SQL_OF_INSTANCE: MULTI-INDEX OR, two
+	 * searches of the UNIQUE index), its few rows sorted. All: each instance's series with
+	 * its nodes' after them (instance_end), so the order is by the instance the node's id
+	 * starts with, then the id: "J", "J/a", "J-2" (not the index's "J", "J-2", "J/a"), a
+	 * sort of the series table, one row per GPU.
 	 */
 	if (sqlite3_prepare_v2(state_db(st), instance_id != NULL ?
 	    "SELECT id, instance_id, gpu, uuid, name, driver, vendor FROM sample_series "
-	    "WHERE instance_id = ?1 ORDER BY gpu" :
+	    "WHERE " SQL_OF_INSTANCE " ORDER BY instance_id, gpu" :
 	    "SELECT id, instance_id, gpu, uuid, name, driver, vendor FROM sample_series "
-	    "ORDER BY instance_id, gpu", -1, &s, NULL) != SQLITE_OK)
+	    "ORDER BY substr(instance_id, 1, instr(instance_id || '/', '/') - 1), instance_id, "
+	    "gpu", -1, &s, NULL) != SQLITE_OK)
 		return false;
 	if (instance_id != NULL)
 		sqlite3_bind_text(s, 1, instance_id, -1, SQLITE_STATIC);
@@ -1301,7 +1326,7 @@ samples_latest(struct state *st, const char *instance_id, struct sample_list *ou
 	 */
 	sql_add(&q, " FROM sample_series ss JOIN samples r ON r.series = ss.id AND r.at = "
 	    "(SELECT max(at) FROM samples WHERE series = ss.id)%s ORDER BY ss.instance_id, "
-	    "ss.gpu", instance_id != NULL ? " WHERE ss.instance_id = ?1" : "");
+	    "ss.gpu", instance_id != NULL ? " WHERE " SQL_OF_INSTANCE : "");
 	if (sqlite3_prepare_v2(db, q.buf, -1, &s, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the latest samples");
 	if (instance_id != NULL)
@@ -1338,7 +1363,8 @@ samples_latest(struct state *st, const char *instance_id, struct sample_list *ou
  * exact and what not.
  *
  * A span: util (util_known), its idle test (idle_util, the highest utilisation in the
- * span), power (power_known), n samples.
+ * span), power (power_known), n samples; gpu tells the instance's GPUs apart (its place in
+ * the instance's series, so that each node of a multi-node job has GPUs of its own).
  */
 struct span {
 	int64_t t;
@@ -1379,8 +1405,6 @@ instant_bin(const struct span *p)
 struct fold {
 	bool any;
 	int64_t first, last, samples;
-	uint64_t gpus_lo;		/* GPU indices 0..63 seen */
-	bool gpus_hi;			/* some index above (counted as one GPU) */
 	double util_w, util_sum;	/* seconds with utilisation known; utilisation x seconds */
 	bool energy_known;
 	double energy_j;
@@ -1419,10 +1443,6 @@ fold_add(struct fold *f, const struct span *p)
 		f->t_secs = p->secs;
 	if (bin > f->t_bin)
 		f->t_bin = bin;
-	if (p->gpu >= 0 && p->gpu < 64)
-		f->gpus_lo |= 1ull << p->gpu;
-	else
-		f->gpus_hi = true;
 	if (!f->any || p->t < f->first)
 		f->first = p->t;
 	if (!f->any || p->t > f->last)
@@ -1452,7 +1472,6 @@ fold_summary(struct fold *f, int idle_pct, struct sample_summary *m)
 	int b;
 
 	fold_close(f);
-	m->gpus = __builtin_popcountll(f->gpus_lo) + (f->gpus_hi ? 1 : 0);
 	m->first = f->first;
 	m->last = f->last;
 	m->samples = f->samples;
@@ -1631,8 +1650,9 @@ hour_write(sqlite3_stmt *ins, const char *instance_id, int64_t hour, const struc
 	sqlite3_bind_int64(ins, 3, f->first);
 	sqlite3_bind_int64(ins, 4, f->last);
 	sqlite3_bind_int64(ins, 5, f->samples);
-	sqlite3_bind_int64(ins, 6, (int64_t)f->gpus_lo);
-	sqlite3_bind_int(ins, 7, f->gpus_hi);
+	/* gpus, gpus_hi: no longer read (samples_summary counts an instance's series). */
+	sqlite3_bind_int64(ins, 6, 0);
+	sqlite3_bind_int(ins, 7, 0);
 	sqlite3_bind_double(ins, 8, f->util_w);
 	sqlite3_bind_double(ins, 9, f->util_sum);
 	if (f->energy_known)
@@ -1657,17 +1677,15 @@ fold_add_hour(struct fold *f, sqlite3_stmt *s)
 		f->last = last;
 	f->any = true;
 	f->samples += sqlite3_column_int64(s, 2);
-	f->gpus_lo |= (uint64_t)sqlite3_column_int64(s, 3);
-	f->gpus_hi |= sqlite3_column_int(s, 4) != 0;
-	f->util_w += sqlite3_column_double(s, 5);
-	f->util_sum += sqlite3_column_double(s, 6);
-	if (sqlite3_column_type(s, 7) != SQLITE_NULL) {
+	f->util_w += sqlite3_column_double(s, 3);
+	f->util_sum += sqlite3_column_double(s, 4);
+	if (sqlite3_column_type(s, 5) != SQLITE_NULL) {
 		f->energy_known = true;
-		f->energy_j += sqlite3_column_double(s, 7);
+		f->energy_j += sqlite3_column_double(s, 5);
 	}
-	hist_decode(sqlite3_column_blob(s, 8), sqlite3_column_bytes(s, 8), f->util_secs,
+	hist_decode(sqlite3_column_blob(s, 6), sqlite3_column_bytes(s, 6), f->util_secs,
 	    UTIL_BINS);
-	hist_decode(sqlite3_column_blob(s, 9), sqlite3_column_bytes(s, 9), f->instant_secs,
+	hist_decode(sqlite3_column_blob(s, 7), sqlite3_column_bytes(s, 7), f->instant_secs,
 	    INSTANT_BINS);
 }
 
@@ -1676,18 +1694,33 @@ fold_add_hour(struct fold *f, sqlite3_stmt *s)
  * instance's hours in key order, about 720 rows of some 300 bytes for a month.
  */
 static const char sql_hour_read[] =
-    "SELECT first, last, samples, gpus, gpus_hi, util_w, util_sum, energy_j, util_secs, "
+    "SELECT first, last, samples, util_w, util_sum, energy_j, util_secs, "
     "instant_secs FROM samples_hour WHERE instance_id = ?1 AND hour >= ?2 AND hour < ?3";
 
-/* The series of one instance: l->head[i..j), j returned. */
+/*
+ * The series of one instance, its nodes' ("ID/NODE") with them: l->head[i..j), j returned.
+ * The instance is the id up to a '/'.
+ */
 static size_t
 instance_end(const struct series_list *l, size_t i)
 {
-	size_t j = i;
+	const char *id = l->head[i].instance_id;
+	size_t j = i, len = strcspn(id, "/");
 
-	while (j < l->n && strcmp(l->head[j].instance_id, l->head[i].instance_id) == 0)
+	while (j < l->n && strncmp(l->head[j].instance_id, id, len) == 0 &&
+	    (l->head[j].instance_id[len] == '\0' || l->head[j].instance_id[len] == '/'))
 		j++;
 	return j;
+}
+
+/* The instance a series belongs to: its id up to a '/' (a multi-node job's node). */
+static void
+instance_of(const char *series_id, char out[ID_MAX])
+{
+	size_t len = strcspn(series_id, "/");
+
+	memcpy(out, series_id, len);
+	out[len] = '\0';
 }
 
 /*
@@ -1723,11 +1756,14 @@ rollup_hours(struct state *st, int64_t h0, int64_t h1)
 	    !delete_hours(db, "samples_hour", h0, h1))
 		goto out;
 	for (i = 0; i < l.n && rc == SQLITE_DONE; i = j) {
+		char base[ID_MAX];
+
 		j = instance_end(&l, i);
+		instance_of(l.head[i].instance_id, base);
 		sp.n = 0;
 		for (k = i; k < j && rc == SQLITE_DONE; k++) {
 			bind_range(minute, l.id[k], h0, h1);
-			rc = minute_spans(minute, l.head[k].index, &sp);
+			rc = minute_spans(minute, (int)(k - i), &sp);
 		}
 		if (rc != SQLITE_DONE)
 			break;
@@ -1741,7 +1777,7 @@ rollup_hours(struct state *st, int64_t h0, int64_t h1)
 			for (; k < sp.n && sp.v[k].t / HOUR * HOUR == hour; k++)
 				fold_add(f, &sp.v[k]);
 			fold_close(f);
-			if (!hour_write(ins, l.head[i].instance_id, hour, f)) {
+			if (!hour_write(ins, base, hour, f)) {
 				rc = SQLITE_ERROR;
 				break;
 			}
@@ -1845,7 +1881,7 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
     int idle_pct, struct sample_summary **out, size_t *n, struct gr_error *err)
 {
 	sqlite3 *db = state_db(st);
-	sqlite3_stmt *minute = NULL, *raw = NULL, *hour = NULL;
+	sqlite3_stmt *minute = NULL, *raw = NULL, *hour = NULL, *any_minute = NULL;
 	struct sample_summary *v = NULL;
 	struct spans sp = { 0 };
 	struct series_list l;
@@ -1877,7 +1913,9 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 	/* Each series' rows in key order (see prepare_range): no sort in SQLite. */
 	if (!prepare_range(db, "samples_minute", "minute", MINUTE_SPAN_COLS, &minute) ||
 	    !prepare_range(db, "samples", "at", ", util, power", &raw) ||
-	    sqlite3_prepare_v2(db, sql_hour_read, -1, &hour, NULL) != SQLITE_OK) {
+	    sqlite3_prepare_v2(db, sql_hour_read, -1, &hour, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT 1 FROM samples_minute WHERE series = ?1 AND "
+	    "minute >= ?2 AND minute < ?3 LIMIT 1", -1, &any_minute, NULL) != SQLITE_OK) {
 		ret = state_fail(st, err, "cannot summarise the sample history");
 		goto out;
 	}
@@ -1885,19 +1923,38 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 	if (l.n > 0)
 		v = xreallocarray(NULL, l.n, sizeof(*v));
 	for (i = 0; i < l.n && rc == SQLITE_DONE; i = j) {
+		char base[ID_MAX];
+		int gpus = 0;
+
 		j = instance_end(&l, i);
+		instance_of(l.head[i].instance_id, base);
 		sp.n = 0;
+		/* Each GPU of each node its own (gpu: its place in the instance's series). */
 		for (k = i; k < j && rc == SQLITE_DONE; k++) {
+			size_t before = sp.n;
+			bool seen;
+
 			bind_range(minute, l.id[k], since, hlo);
-			if ((rc = minute_spans(minute, l.head[k].index, &sp)) != SQLITE_DONE)
+			if ((rc = minute_spans(minute, (int)(k - i), &sp)) != SQLITE_DONE)
 				break;
 			if (hhi < until) {
 				bind_range(minute, l.id[k], hhi, until);
-				if ((rc = minute_spans(minute, l.head[k].index, &sp)) != SQLITE_DONE)
+				if ((rc = minute_spans(minute, (int)(k - i), &sp)) != SQLITE_DONE)
 					break;
 			}
 			bind_range(raw, l.id[k], since, until);
-			rc = raw_spans(raw, l.head[k].index, &sp);
+			if ((rc = raw_spans(raw, (int)(k - i), &sp)) != SQLITE_DONE)
+				break;
+			/* A GPU seen in the range: a span, or a minute row of its whole hours. */
+			seen = sp.n > before;
+			if (!seen && hlo < hhi) {
+				bind_range(any_minute, l.id[k], hlo, hhi);
+				if ((rc = sqlite3_step(any_minute)) == SQLITE_ROW) {
+					seen = true;
+					rc = SQLITE_DONE;
+				}
+			}
+			gpus += seen;
 		}
 		if (rc != SQLITE_DONE)
 			break;
@@ -1913,7 +1970,7 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 			fold_add(f, &sp.v[k]);
 		if (hlo < hhi) {
 			sqlite3_reset(hour);
-			sqlite3_bind_text(hour, 1, l.head[i].instance_id, -1, SQLITE_STATIC);
+			sqlite3_bind_text(hour, 1, base, -1, SQLITE_STATIC);
 			sqlite3_bind_int64(hour, 2, hlo);
 			sqlite3_bind_int64(hour, 3, hhi);
 			while ((rc = sqlite3_step(hour)) == SQLITE_ROW)
@@ -1925,7 +1982,8 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 			continue;
 		memset(&v[nv], 0, sizeof(v[nv]));
 		fold_summary(f, idle_pct, &v[nv]);
-		strlcpy_(v[nv].instance_id, l.head[i].instance_id, sizeof(v[nv].instance_id));
+		v[nv].gpus = gpus;
+		strlcpy_(v[nv].instance_id, base, sizeof(v[nv].instance_id));
 		nv++;
 	}
 	if (rc != SQLITE_DONE) {
@@ -1943,6 +2001,7 @@ out:
 	sqlite3_finalize(minute);
 	sqlite3_finalize(raw);
 	sqlite3_finalize(hour);
+	sqlite3_finalize(any_minute);
 	series_list_release(&l);
 	free(sp.v);
 	free(f);

@@ -135,23 +135,27 @@ ssh_snapshot(const struct remote_endpoint *ep, struct probe_snapshot *out, struc
 
 /*
  * The endpoint of every machine instance id spans where its provider knows them (a Slurm
- * job's nodes): ep with each node's host and name, at most NODES_MAX (*more set when the
- * instance has further ones), malloc'd in *eps. false, *eps NULL, where it is one machine
- * (a job on one node too) or its nodes cannot be had: ep alone reaches it then, as it always
- * has, and its samples name no node (the history keys by node only where there are several).
+ * job's nodes): ep with each node's host and name, at most NODES_MAX, malloc'd in *eps.
+ * false, *eps NULL, where it is one machine (a job on one node too) or its nodes cannot be
+ * had: ep alone reaches it then, as it always has, and its samples name no node (the
+ * history keys by node only where there are several). Nodes that are all reached at one
+ * host (slurm.ssh_host without %n) are that one machine too: sampled once, never once per
+ * node as if each were its own. What is left out, those nodes or the ones past NODES_MAX,
+ * is said in note (sanitized; "" when nothing).
  */
 static bool
 node_endpoints(struct session *s, const char *id, const struct remote_endpoint *ep,
-    struct remote_endpoint **eps, size_t *n, bool *more)
+    struct remote_endpoint **eps, size_t *n, char *note, size_t note_size)
 {
 	struct gr_error quiet = { 0 };
 	struct instance_node *nodes;
 	struct backend *b;
 	size_t k = 0, i;
+	char raw[256];
 
 	*eps = NULL;
 	*n = 0;
-	*more = false;
+	note[0] = '\0';
 	if (session_backend_for(s, id, &b, &quiet) != GR_OK || b->ops->nodes == NULL)
 		return false;
 	nodes = xcalloc(NODES_MAX + 1, sizeof(*nodes));
@@ -159,7 +163,20 @@ node_endpoints(struct session *s, const char *id, const struct remote_endpoint *
 		free(nodes);
 		return false;
 	}
-	*more = k > NODES_MAX;
+	for (i = 1; i < k && strcmp(nodes[i].ssh_host, nodes[0].ssh_host) == 0; i++)
+		;
+	if (i == k) {
+		snprintf(raw, sizeof(raw), _("its nodes are all reached at %s, so it was taken "
+		    "as one machine (slurm.ssh_host without %%n?)"), nodes[0].ssh_host);
+		text_sanitize(note, note_size, raw);
+		free(nodes);
+		return false;
+	}
+	if (k > NODES_MAX) {
+		snprintf(raw, sizeof(raw), _("the nodes past the first %d are left out"),
+		    NODES_MAX);
+		text_sanitize(note, note_size, raw);
+	}
 	*n = k > NODES_MAX ? NODES_MAX : k;
 	*eps = xcalloc(*n, sizeof(**eps));
 	for (i = 0; i < *n; i++) {
@@ -208,7 +225,7 @@ add_unanswered(char *list, size_t size, const char *node, const char *why)
  */
 static enum gr_err
 nodes_snapshot(struct session *s, const char *id, const struct remote_endpoint *eps, size_t n,
-    bool more, struct probe_snapshot *out, struct gr_error *err)
+    const char *note, struct probe_snapshot *out, struct gr_error *err)
 {
 	struct node_probe *p = xcalloc(n, sizeof(*p));
 	struct gpu_sample *g;
@@ -251,13 +268,8 @@ nodes_snapshot(struct session *s, const char *id, const struct remote_endpoint *
 			add_unanswered(unanswered, sizeof(unanswered), p[i].ep.node, p[i].err.msg);
 		}
 	}
-	if (more) {
-		char why[128];
-
-		snprintf(why, sizeof(why), _("the nodes past the first %d were not sampled"),
-		    NODES_MAX);
-		add_unanswered(unanswered, sizeof(unanswered), "...", why);
-	}
+	if (note[0] != '\0')
+		add_unanswered(unanswered, sizeof(unanswered), "...", note);
 	text_sanitize(out->unanswered, sizeof(out->unanswered), unanswered);
 	if (answered == 0) {
 		gr_fail(err, p[first_failed].rc, "%s: %s", p[first_failed].ep.node,
@@ -278,7 +290,7 @@ struct ssh_attempt {
 	bool reached;			/* an endpoint was had: ssh was tried */
 	struct remote_endpoint *eps;	/* a multi-machine instance's nodes, else NULL */
 	size_t n_eps;
-	bool more;
+	char note[256];			/* what node_endpoints left out */
 	enum gr_err rc;			/* the attempt's outcome; ssh_err says why */
 	struct gr_error ssh_err;
 };
@@ -345,7 +357,7 @@ attempt_prepare(struct session *s, struct ssh_attempt *a)
 	a->ep.batch = true;
 	if (j->src == METRICS_AUTO)
 		a->ep.connect_timeout = AUTO_CONNECT_TIMEOUT;
-	if (!node_endpoints(s, j->id, &a->ep, &a->eps, &a->n_eps, &a->more))
+	if (!node_endpoints(s, j->id, &a->ep, &a->eps, &a->n_eps, a->note, sizeof(a->note)))
 		a->eps = NULL;
 }
 
@@ -355,6 +367,9 @@ job_finish(struct session *s, struct snapshot_job *j, const struct ssh_attempt *
 {
 	if (a->rc == GR_OK) {
 		j->by_ssh = true;
+		/* Nodes taken as one machine: what is left out is said, as a node's silence is. */
+		if (a->n_eps == 0 && a->note[0] != '\0')
+			snprintf(j->out->unanswered, sizeof(j->out->unanswered), "...: %s", a->note);
 		return;
 	}
 	if (j->src == METRICS_SSH) {
@@ -406,7 +421,7 @@ session_snapshots(struct session *s, struct snapshot_job *jobs, size_t n, size_t
 	/* A multi-machine instance samples its machines side by side already. */
 	for (i = 0; i < n; i++)
 		if (a[i].eps != NULL) {
-			a[i].rc = nodes_snapshot(s, jobs[i].id, a[i].eps, a[i].n_eps, a[i].more,
+			a[i].rc = nodes_snapshot(s, jobs[i].id, a[i].eps, a[i].n_eps, a[i].note,
 			    jobs[i].out, &a[i].ssh_err);
 			free(a[i].eps);
 		}
@@ -454,15 +469,15 @@ node_start_run(void *arg)
 
 enum gr_err
 session_node_samplers(struct session *s, const char *id, enum metrics_source src, int interval,
-    struct node_sampler **out, size_t *n, struct gr_error *err)
+    struct node_sampler **out, size_t *n, char *note, size_t note_size, struct gr_error *err)
 {
 	struct remote_endpoint ep, *eps;
 	struct node_start *p;
 	size_t i;
-	bool more;
 
 	*out = NULL;
 	*n = 0;
+	note[0] = '\0';
 	if (src == METRICS_API)
 		return gr_fail(err, GR_EUSAGE, "no sampler for the API source");
 	if (session_endpoint(s, id, &ep, err) != GR_OK)
@@ -470,7 +485,7 @@ session_node_samplers(struct session *s, const char *id, enum metrics_source src
 	ep.batch = true;
 	if (src == METRICS_AUTO)
 		ep.connect_timeout = AUTO_CONNECT_TIMEOUT;
-	if (!node_endpoints(s, id, &ep, &eps, n, &more)) {
+	if (!node_endpoints(s, id, &ep, &eps, n, note, note_size)) {
 		eps = xcalloc(1, sizeof(*eps));
 		eps[0] = ep;
 		*n = 1;

@@ -78,7 +78,10 @@ apply_result(struct ui *u, struct ui_result *r)
 			}
 		break;
 	case UJ_METRICS:
-		if (r->code == GR_OK && strcmp(r->req.id, u->watch) == 0) {
+		if (strcmp(r->req.id, u->watch) != 0)
+			break;
+		/* The history comes even when the sample did not (fetch.c). */
+		if (r->code == GR_OK || (r->req.history && r->history.n > 0)) {
 			if (r->req.history) {
 				u->want_history = false;
 				ui_metrics_fill(u, &r->history, &r->samples);

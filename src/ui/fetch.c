@@ -292,19 +292,25 @@ do_metrics(struct session *s, struct ui_result *r)
 	struct state *st;
 	size_t i;
 
-	if (history_sample(s, r->req.id, METRICS_API, &r->samples, &r->err, NULL) != GR_OK)
-		return r->err.code;
+	enum gr_err rc = history_sample(s, r->req.id, METRICS_API, &r->samples, &r->err, NULL);
+
 	r->now = session_now(s);
 	if (!r->req.history || session_state(s, &st, &ignored) != GR_OK)
-		return GR_OK;
+		return rc;
 	sample_rows_init(&rows);
-	/* Without the history the view still works: it starts from this sample. */
+	/*
+	 * Without the history the view still works: it starts from this sample. Without a
+	 * sample (a provider with no API metrics, such as Slurm) it still has the history
+	 * that metrics, watch or the exporter took over ssh, every node's of a multi-node job.
+	 */
 	if (samples_history(st, r->req.id, r->now - HISTORY_SPAN, 0, 0, &rows, &ignored) ==
 	    GR_OK)
-		for (i = 0; i < rows.n; i++)
+		for (i = 0; i < rows.n; i++) {
+			sample_node_split(&rows.v[i].s);
 			*sample_list_add(&r->history) = rows.v[i].s;
+		}
 	sample_rows_release(&rows);
-	return GR_OK;
+	return rc;
 }
 
 /*

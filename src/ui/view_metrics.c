@@ -30,15 +30,40 @@ ui_metrics_watch(struct ui *u, const char *id)
 	u->ctx->request(u, UJ_METRICS);
 }
 
+/*
+ * The place of a GPU on the view: by its index on one machine, by its node and index on
+ * an instance of several (a multi-node Slurm job, each node's GPU 0 its own), in the
+ * order first seen; -1 past UI_MAX_GPUS or for a node's no-sample row (index -1).
+ */
+static int
+gpu_slot(struct ui *u, const struct gpu_sample *g)
+{
+	int k;
+
+	if (g->index < 0)
+		return -1;
+	if (g->node[0] == '\0')
+		return g->index < UI_MAX_GPUS && (g->index >= u->n_gpus ||
+		    u->last[g->index].node[0] == '\0') ? g->index : -1;
+	for (k = 0; k < u->n_gpus; k++)
+		if (u->last[k].index == g->index && strcmp(u->last[k].node, g->node) == 0)
+			return k;
+	return u->n_gpus < UI_MAX_GPUS ? u->n_gpus : -1;
+}
+
 /* The newest sample of each GPU, without a point on the sparklines. */
 static void
 push_samples_last(struct ui *u, const struct sample_list *l)
 {
 	size_t i;
+	int k;
 
 	for (i = 0; i < l->n; i++)
-		if (l->v[i].index >= 0 && l->v[i].index < UI_MAX_GPUS)
-			u->last[l->v[i].index] = l->v[i];
+		if ((k = gpu_slot(u, &l->v[i])) >= 0) {
+			u->last[k] = l->v[i];
+			if (k + 1 > u->n_gpus)
+				u->n_gpus = k + 1;
+		}
 }
 
 static void
@@ -48,9 +73,9 @@ push_samples(struct ui *u, const struct sample_list *l)
 
 	for (i = 0; i < l->n; i++) {
 		const struct gpu_sample *g = &l->v[i];
-		int k = g->index;
+		int k = gpu_slot(u, g);
 
-		if (k < 0 || k >= UI_MAX_GPUS)
+		if (k < 0)
 			continue;
 		ui_ring_push(&u->ring[k][UM_UTIL], g->valid & MV_UTIL ? g->util_pct : -1);
 		ui_ring_push(&u->ring[k][UM_MEM], (g->valid & MV_MEM) && g->mem_total_mib > 0 ?
@@ -187,11 +212,16 @@ field_lines(const struct gpu_sample *s, int64_t now, char lines[][FIELD_LINE_MAX
 static void
 draw_fields(struct ui *u, int y, int x, int w, int bottom)
 {
-	char lines[32][FIELD_LINE_MAX], title[32];
+	const struct gpu_sample *s = &u->last[u->gpu_top];
+	char lines[32][FIELD_LINE_MAX], title[128], node[64];
 	size_t n, i;
 
-	n = field_lines(&u->last[u->gpu_top], u->now, lines, 32);
-	snprintf(title, sizeof(title), _("GPU %zu, every field"), u->gpu_top);
+	n = field_lines(s, u->now, lines, 32);
+	if (s->node[0] != '\0') {
+		text_sanitize(node, sizeof(node), s->node);
+		snprintf(title, sizeof(title), _("%s GPU %d, every field"), node, s->index);
+	} else
+		snprintf(title, sizeof(title), _("GPU %zu, every field"), u->gpu_top);
 	ui_put(y++, x, w, title, ui_attr(UC_COLHEAD), false);
 	for (i = 0; i < n && y < bottom; i++)
 		ui_put(y++, x, w, lines[i], ui_attr(strstr(lines[i], " N/A") ? UC_DIM :
@@ -241,7 +271,11 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 		enum ui_color tc = !(s->valid & MV_TEMP) ? UC_DIM : s->temp_c >= 85 ? UC_BAD :
 		    s->temp_c >= 75 ? UC_WARN : UC_GOOD;
 
-		snprintf(line, sizeof(line), _("GPU %d"), g);
+		if (s->node[0] != '\0') {
+			text_sanitize(gname, sizeof(gname), s->node);
+			snprintf(line, sizeof(line), _("%s GPU %d"), gname, s->index);
+		} else
+			snprintf(line, sizeof(line), _("GPU %d"), g);
 		ui_put(y++, 1, w - 2, line, ui_attr(UC_ACCENT), false);
 		snprintf(v, sizeof(v), s->valid & MV_UTIL ? "%d %%" : "N/A", s->util_pct);
 		draw_spark(u, y++, w, _("util"), &u->ring[g][UM_UTIL], 100, v,

@@ -82,7 +82,7 @@ test_offers_recorded(void **state)
 	offer_list_release(&l);
 	free(nodes);
 	free(parts);
-	free(jobs);
+	slurm_jobs_free(jobs, nj);
 	free(bn);
 	free(bp);
 	free(bj);
@@ -112,7 +112,7 @@ test_jobs_recorded(void **state)
 	assert_int_equal(in.gpu_count, 8);	/* 4 per node on 2 nodes */
 	slurm_job_to_instance(&jobs[2], &in);
 	assert_string_equal(in.status_msg, "PENDING (Priority)");
-	free(jobs);
+	slurm_jobs_free(jobs, n);
 	free(b);
 }
 
@@ -175,7 +175,7 @@ test_v0040_shapes(void **state)
 	assert_string_equal(in.gpu_raw, "gpu");
 	free(nodes);
 	free(parts);
-	free(jobs);
+	slurm_jobs_free(jobs, nj);
 	free(bn);
 	free(bp);
 	free(bj);
@@ -259,7 +259,7 @@ test_cluster_view(void **state)
 	cluster_state_release(&c);
 	free(nodes);
 	free(parts);
-	free(jobs);
+	slurm_jobs_free(jobs, nj);
 	free(bn);
 	free(bp);
 	free(bj);
@@ -369,6 +369,24 @@ test_nodes_stream_cuts(void **state)
 	assert_int_not_equal(nodes_cut("{\"nodes\": []}", 14, 3, 500, &part, &np, &err), GR_OK);
 }
 
+/* n jobs alike: every field, the node list (held apart) by its text. */
+static void
+assert_jobs_equal(const struct slurm_job *a, const struct slurm_job *b, size_t n)
+{
+	struct slurm_job x, y;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		assert_true((a[i].nodes == NULL) == (b[i].nodes == NULL));
+		if (a[i].nodes != NULL)
+			assert_string_equal(a[i].nodes, b[i].nodes);
+		memcpy(&x, &a[i], sizeof(x));
+		memcpy(&y, &b[i], sizeof(y));
+		x.nodes = y.nodes = NULL;
+		assert_memory_equal(&x, &y, sizeof(x));
+	}
+}
+
 /* /jobs fed in two chunks cut at k (len: whole); *n jobs into *out. */
 static enum gr_err
 jobs_cut(const char *b, size_t len, size_t k, long status, struct slurm_job **out, size_t *n,
@@ -419,10 +437,10 @@ test_jobs_stream_cuts(void **state)
 			assert_int_equal(jobs_cut(b, len, k, 200, &part, &np, &err), GR_OK);
 			if (np != nw)
 				fail_msg("%s cut at %zu: %zu jobs, not %zu", files[i], k, np, nw);
-			assert_memory_equal(part, whole, nw * sizeof(*whole));
-			free(part);
+			assert_jobs_equal(part, whole, nw);
+			slurm_jobs_free(part, np);
 		}
-		free(whole);
+		slurm_jobs_free(whole, nw);
 		free(b);
 	}
 	len = strlen(mixed);
@@ -433,7 +451,7 @@ test_jobs_stream_cuts(void **state)
 		assert_string_equal(part[0].name, "a]0;pwnb");
 		assert_string_equal(part[0].state, "PENDING");
 		assert_int_equal(part[1].id, 9);
-		free(part);
+		slurm_jobs_free(part, np);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		len = strlen(bad[i].body);
@@ -627,6 +645,39 @@ test_hostlist_expand(void **state)
 	free(many);
 }
 
+/*
+ * A job's node list is held whole: 100 nodes Slurm cannot fold into ranges ("rack1-a,
+ * rack2-b, ..."), some 900 bytes, every one of them expanded, none dropped at a buffer's end.
+ */
+static void
+test_job_nodes_whole(void **state)
+{
+	char (*names)[SLURM_HOST_MAX], list[2048], body[4096], want[16];
+	struct slurm_job *jobs;
+	struct gr_error err = { 0 };
+	size_t n, len = 0;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 100; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%srack%d-%c",
+		    i ? "," : "", i, 'a' + i % 26);
+	assert_true(len > 800);
+	snprintf(body, sizeof(body), "{\"jobs\": [{\"job_id\": 5, \"job_state\": \"RUNNING\", "
+	    "\"nodes\": \"%s\", \"node_count\": 100}], \"errors\": []}", list);
+	assert_int_equal(slurm_parse_jobs(body, strlen(body), &jobs, &n, &err), GR_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(jobs[0].nodes, list);
+	assert_string_equal(jobs[0].first_node, "rack0-a");
+	names = calloc(128, sizeof(*names));
+	assert_non_null(names);
+	assert_int_equal(slurm_hostlist_expand(jobs[0].nodes, names, 128), 100);
+	snprintf(want, sizeof(want), "rack99-%c", 'a' + 99 % 26);
+	assert_string_equal(names[99], want);
+	free(names);
+	slurm_jobs_free(jobs, n);
+}
+
 /* A finished job's exit status in either form; hostile values are unknown (-1). */
 static void
 test_exit_codes(void **state)
@@ -660,7 +711,7 @@ test_exit_codes(void **state)
 		assert_int_equal(!!(in.valid & IV_EXIT), cases[i].want >= 0);
 		if (cases[i].want >= 0)
 			assert_int_equal(in.exit_code, cases[i].want);
-		free(jobs);
+		slurm_jobs_free(jobs, n);
 		jobs = NULL;
 	}
 }
@@ -751,7 +802,7 @@ test_malformed(void **state)
 		free(parts);
 		if (slurm_parse_jobs(bodies[i], len, &jobs, &n, &err) == GR_OK && i == 7)
 			assert_int_equal(n, 0);
-		free(jobs);
+		slurm_jobs_free(jobs, n);
 		assert_int_not_equal(slurm_parse_submit(bodies[i], len, &id, &err), GR_OK);
 		gr_error_clear(&err);
 	}
@@ -778,6 +829,7 @@ main(void)
 		cmocka_unit_test(test_submit_per_version),
 		cmocka_unit_test(test_jwt),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_job_nodes_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,8 @@
 # and an nvidia-smi double that answers with each node's own recording). Each GPU says its
 # node, in JSON and in the table; the history keeps the nodes apart; a node that does not
 # answer is one unknown row and a warning, the other node's GPUs still come, and the
-# watcher calls the job unobserved rather than idle.
+# watcher judges the job on every node: busy while one is, unobserved rather than idle
+# while one does not answer.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/slurm.sh"
 . "$(dirname "$0")/sshd.sh"
@@ -28,6 +29,7 @@ printf 'Host gpu-n1\n\tHostName 127.0.0.1\nHost gpu-n2\n\tHostName 127.0.0.2\n' 
 expect_ok g config set ssh.config "$TMP/ssh/nodes.conf"
 expect_ok g config set slurm.ssh_host 'gpu-%n'
 expect_ok g config set slurm.ssh_port "$SSHD_PORT"
+expect_ok g config set slurm.price.h100 2.50
 
 # Each node's nvidia-smi: n1 busy (every GPU at 90 %), n2 at 40 %, told apart by the
 # address the session came in on (sshd's SSH_CONNECTION: client, port, server, port).
@@ -75,6 +77,13 @@ expect_ok g metrics "$J/n2" --since 1h -o json
 check "a node's history is asked for as ID/NODE: $OUT" \
 	'jq -e "([.[].gpu] | unique | length) == 8 and all(.[]; .instance_id == \"$J/n2\" and .util_pct == 40)" <<<"$OUT" >/dev/null'
 
+# audit: the job is one instance with every node's GPUs, its utilisation between the two
+# nodes' (n1 alone is 90 %, n2 alone 40 %), never idle.
+expect_ok g metrics "$J" --follow --count 2 --interval 1 -o json
+expect_ok g audit -o json
+check "audit sees both nodes: $OUT" \
+	'jq -e ".rows | length == 1 and (.[0] | .key == \"$J\" and .util_mean_pct > 40 and
+	 .util_mean_pct < 90 and .util_p95_pct == 90 and .idle_pct == 0)" <<<"$OUT" >/dev/null'
 # --follow: one sampler per node, each sample saying its node.
 expect_ok g metrics "$J" --follow --count 1 --interval 1 -o json
 check "followed: eight samples of each node: $OUT" \
@@ -97,6 +106,21 @@ check "the exporter: eight series of each node, each with its node's figure" \
 	 [ "$(grep -c "^DCGM_FI_DEV_GPU_UTIL{.*Hostname=\"n2\".*instance_id=\"$J\".*} 40$" <<<"$OUT")" = 8 ]'
 kill "$EXPORTER_PID"
 wait "$EXPORTER_PID" 2>/dev/null
+
+# The watcher reads every node: n1 idle (the recording's 0-2 %), n2 at 40 %. Judged on n1
+# alone the job would start an idle spell; on both it is busy.
+echo "$PROBE_DATA/nvidia/h100x8.txt" >"$TMP/node-n1/nvidia-smi.seq"
+rm -f "$TMP/node-n1/nvidia-smi.count" "$TMP/node-n2/nvidia-smi.count"
+expect_ok g config set idle.threshold 5
+expect_ok g watch --once --interval 1m
+state=$(sqlite3 "$GPURENT_HOME/state.db" "SELECT util, idle_since FROM watch_state WHERE instance_id = '$J'")
+check "n1 idle and n2 busy: the job is busy ($state): $OUT" \
+	'[ "${state#*|}" = 0 ] && [ "${state%|*}" -ge 20 ] && [[ $OUT != *idle* && $OUT != *unobserved* ]]'
+check "the watcher asked both nodes" \
+	'[ "$(cat "$TMP/node-n1/nvidia-smi.count")" -ge 1 ] && [ "$(cat "$TMP/node-n2/nvidia-smi.count")" -ge 1 ]'
+echo "$TMP/node-n1/rec.txt" >"$TMP/node-n1/nvidia-smi.seq"
+# The watcher below meets the job afresh.
+sqlite3 "$GPURENT_HOME/state.db" "DELETE FROM watch_state WHERE instance_id = '$J'" || fail "sqlite3"
 
 # n2 stops answering: its GPUs are unknown, n1's still come, a warning names n2.
 kill "$SSHD2_PID"

@@ -16,7 +16,7 @@ stream_cut(enum slurm_list what, const uint8_t *data, size_t size)
 	struct slurm_node *nodes = NULL;
 	struct slurm_job *jobs = NULL;
 	struct gr_error err = { 0 };
-	size_t cut = size >= 2 ? ((size_t)data[0] << 8 | data[1]) % (size + 1) : 0, n;
+	size_t cut = size >= 2 ? ((size_t)data[0] << 8 | data[1]) % (size + 1) : 0, n = 0;
 
 	slurm_stream_feed(s, (const char *)data, cut);
 	slurm_stream_feed(s, (const char *)data + cut, size - cut);
@@ -26,7 +26,7 @@ stream_cut(enum slurm_list what, const uint8_t *data, size_t size)
 		(void)slurm_stream_jobs(s, 200, &jobs, &n, &err);
 	slurm_stream_free(s);
 	free(nodes);
-	free(jobs);
+	slurm_jobs_free(jobs, what == SLURM_JOBS ? n : 0);
 }
 
 int
@@ -62,7 +62,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		slurm_job_to_instance(&jobs[i], &in);
 	free(nodes);
 	free(parts);
-	free(jobs);
+	slurm_jobs_free(jobs, nj);
 	(void)slurm_parse_submit(b, size, &id, &err);
 	(void)slurm_parse_openapi(b, size, &err);
 	(void)slurm_parse_errors(size % 2 ? 500 : 200, b, size, &err);

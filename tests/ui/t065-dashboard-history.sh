@@ -2,7 +2,8 @@
 # t065: the metrics view starts its sparklines from the sample history (an hour of stored
 # samples fills them at once), shows every field of the selected GPU with N/A for what the
 # provider does not report, in a right-hand column when wide and under the graphs when
-# narrow, and j moves the selection to the next GPU.
+# narrow, and j moves the selection to the next GPU. A node's series (ID/NODE, a multi-node
+# job's) is in the instance's history too, a GPU of its own named by its node.
 . "$(dirname "$0")/lib.sh"
 export GPURENT_SIM_SPEED=1
 DB="$GPURENT_HOME/state.db"
@@ -16,6 +17,14 @@ now=$("$G" metrics "$inst" -o json | jq -r '.[0].time | fromdateiso8601')
 # low bars that a live sample of the simulator's busy workload never draws.
 series=$(sqlite3 -cmd ".timeout 10000" "$DB" "SELECT id FROM sample_series WHERE instance_id = '$inst' AND gpu = 0")
 values=$(for k in $(seq 1 60); do printf '(%d, %d, 0, %d),' "$series" $((now - 10 * k)) $(((k % 2) * 100)); done)
+sqlite3 -cmd ".timeout 10000" "$DB" "INSERT INTO samples(series, at, source, util) VALUES ${values%,}" ||
+    { echo "insert failed" >&2; exit 1; }
+# A second machine's GPU 0 of the same instance, kept as ID/NODE as a multi-node Slurm
+# job's nodes are (history.h): the history brings it as a GPU of its own, named by its node.
+gpus=$("$G" metrics "$inst" -o json | jq length)
+sqlite3 -cmd ".timeout 10000" "$DB" "INSERT INTO sample_series(instance_id, gpu) VALUES ('$inst/nb', 0)"
+series=$(sqlite3 -cmd ".timeout 10000" "$DB" "SELECT id FROM sample_series WHERE instance_id = '$inst/nb'")
+values=$(for k in $(seq 1 60); do printf '(%d, %d, 1, 7),' "$series" $((now - 10 * k)); done)
 sqlite3 -cmd ".timeout 10000" "$DB" "INSERT INTO samples(series, at, source, util) VALUES ${values%,}" ||
     { echo "insert failed" >&2; exit 1; }
 
@@ -47,6 +56,11 @@ line=$(screen | grep -n 'GPU 0, every field' | cut -d: -f1)
 pline=$(screen | grep -n '^  power ' | head -1 | cut -d: -f1)
 [ "$col" -lt 10 ] && [ "$line" -gt "$pline" ] && ok "narrow: under the graphs" ||
     fail "narrow layout: col $col line $line power $pline"
+for ((k = 0; k < gpus; k++)); do keys j; done
+wait_for 'nb GPU 0, every field' 30 && ok "the node's GPU after the instance's $gpus" ||
+    fail "node GPU: $(screen)"
+screen | grep -q -E '^ nb GPU 0' && screen | grep -q -E 'utilisation +7 %' &&
+    ok "its history: 7 %" || fail "node GPU history: $(screen)"
 keys q
 wait_for 'DASH-EXIT-0' 50 && ok "q quits" || fail "quit: $(screen)"
 finish

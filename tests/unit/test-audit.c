@@ -569,6 +569,41 @@ cheaper_across_currencies(void **state)
 	offer_list_release(&o);
 }
 
+static int quarter_idle_util(int m) { return m < 15 ? 0 : 60; }
+static int flat_power(int m) { (void)m; return 100; }
+
+/*
+ * A two-node job (each node's GPUs kept as ID/NODE, history.h) is one instance to audit:
+ * sim:j-5 at $4.00/h over [T0 + 5 h, T0 + 6 h), GPU 0 on n1 as sim:i-1's (0 % for 30 min,
+ * then 80 %; 100 W, then 500 W), GPU 0 on n2 at 0 % for 15 min, then 60 % (100 W). Idle
+ * only while both nodes are: 900 s, a quarter, $1.00 wasted; 2 GPU-hours, utilisation
+ * (40 + 45) / 2 = 42.5 %, 0.3 + 0.1 kWh.
+ */
+static void
+multi_node_job(void **state)
+{
+	struct audit_report r;
+	const struct audit_row *w;
+
+	(void)state;
+	seg("sim:j-5", "", "H100-SXM-80GB", LEDGER_COMPUTE, 4.00, T0 + 5 * HOUR, T0 + 6 * HOUR);
+	samples_from("sim:j-5/n1", T0 + 5 * HOUR, half_idle_util, half_idle_power);
+	samples_from("sim:j-5/n2", T0 + 5 * HOUR, quarter_idle_util, flat_power);
+	run_when(T0 + 6 * HOUR, AG_INSTANCE, NULL, 5, NULL, &r);
+	assert_int_equal(r.n, 2);	/* and sim:i-2, still open */
+	w = find(&r, "sim:j-5");
+	assert_int_equal(w->billed_s, HOUR);
+	assert_int_equal(w->spend, USD(4.00));
+	assert_true(w->util_known);
+	assert_int_equal(w->idle_s, 900);
+	assert_int_equal(w->waste, USD(1.00));
+	assert_true(w->util_mean > 42.49 && w->util_mean < 42.51);
+	assert_true(w->gpus_known && w->gpu_hours > 1.999 && w->gpu_hours < 2.001);
+	assert_true(w->energy_known && !w->energy_estimated);
+	assert_true(w->energy_kwh > 0.3999 && w->energy_kwh < 0.4001);
+	audit_report_release(&r);
+}
+
 int
 main(void)
 {
@@ -581,6 +616,7 @@ main(void)
 		cmocka_unit_test(currencies_apart),
 		cmocka_unit_test(cheaper_across_currencies),
 		cmocka_unit_test(one_instance_two_currencies),
+		cmocka_unit_test(multi_node_job),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -6,6 +6,7 @@
  * kept by compaction and retention and filled once on a database made before it; the
  * probe vendor kept with each GPU's series.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -860,6 +861,123 @@ gpu_hours_answer_as_the_minutes_do(void **state)
 	state_close(st);
 }
 
+/*
+ * Two hours at 10 s of a two-node Slurm job (history.h: each node's GPUs kept as ID/NODE),
+ * GPU 0 on each node, and a job whose id sorts between the job's and its nodes' ("-" is
+ * before "/"). By ten-minute blocks b = 0..11: n1 at 2 % (200 W) in blocks 0..5, 80 %
+ * after; n2 at 1 % (100 W) in blocks 0..2 and 6..8, 60 % in the others; the neighbour at
+ * 90 % (50 W) throughout.
+ */
+static void
+store_two_nodes(struct state *st)
+{
+	static const char *const ids[] = { "slurm:77/n1", "slurm:77/n2", "slurm:77-b" };
+	struct gr_error err = { 0 };
+	struct gpu_sample v[3];
+	int64_t t;
+	int k, b;
+
+	for (t = T0; t < T0 + 7200; t += 10) {
+		b = (int)((t - T0) / 600);
+		for (k = 0; k < 3; k++) {
+			memset(&v[k], 0, sizeof(v[k]));
+			strlcpy_(v[k].instance_id, ids[k], sizeof(v[k].instance_id));
+			v[k].at = t;
+			v[k].util_pct = k == 0 ? (b < 6 ? 2 : 80) :
+			    k == 1 ? (b % 6 < 3 ? 1 : 60) : 90;
+			v[k].power_w = k == 0 ? 200 : k == 1 ? 100 : 50;
+			v[k].valid = MV_UTIL | MV_POWER;
+		}
+		OK(samples_store(st, v, 3, &err));
+	}
+}
+
+/* The summary of store_two_nodes' job over [T0, T0 + 2 h): both nodes, hand-computed. */
+static void
+assert_two_nodes(const struct sample_summary *sum, size_t n)
+{
+	assert_int_equal(n, 2);
+	assert_string_equal(sum[0].instance_id, "slurm:77");
+	assert_string_equal(sum[1].instance_id, "slurm:77-b");
+	/* GPU 0 of n1 and GPU 0 of n2: two GPUs, not one index */
+	assert_int_equal(sum[0].gpus, 2);
+	assert_int_equal(sum[0].samples, 2 * 720);
+	assert_int_equal(sum[0].covered_s, 7200);
+	/* idle below 5 % only while both nodes are: blocks 0..2 (n2 idles in 6..8 alone) */
+	assert_int_equal(sum[0].idle_s, 1800);
+	/* n1: (3600 x 2 + 3600 x 80) / 7200 = 41, n2: (3600 x 1 + 3600 x 60) / 7200 = 30.5 */
+	assert_true(sum[0].util_known && fabs(sum[0].util_mean - 35.75) < 1e-9);
+	assert_true(sum[0].util_p95 == 80);
+	/* (200 W + 100 W) x 2 h */
+	assert_true(sum[0].energy_known && fabs(sum[0].energy_wh - 600) < 1e-9);
+	assert_int_equal(sum[1].gpus, 1);
+	assert_int_equal(sum[1].idle_s, 0);
+	assert_true(fabs(sum[1].energy_wh - 100) < 1e-9);
+}
+
+/*
+ * A multi-node job is one instance to a summary (audit) and to its history (the
+ * dashboard): every node's GPUs, each GPU its own, an instant idle only when every GPU
+ * of every node is. From raw samples, then from the hourly roll-up and cut hours' minutes.
+ */
+static void
+summary_and_history_span_every_node(void **state)
+{
+	struct state *st = open_db("nodes");
+	struct gr_error err = { 0 };
+	struct sample_summary *sum;
+	struct sample_rows rows;
+	size_t n, i, n1 = 0, n2 = 0;
+
+	(void)state;
+	store_two_nodes(st);
+	OK(samples_summary(st, NULL, T0, T0 + 7200, 5, &sum, &n, &err));
+	assert_two_nodes(sum, n);
+	free(sum);
+	OK(samples_summary(st, "slurm:77", T0, T0 + 7200, 5, &sum, &n, &err));
+	assert_int_equal(n, 1);
+	assert_int_equal(sum[0].idle_s, 1800);
+	assert_int_equal(sum[0].gpus, 2);
+	free(sum);
+
+	/* The job's history: each node's rows under its ID/NODE, the neighbour's not. */
+	sample_rows_init(&rows);
+	OK(samples_history(st, "slurm:77", T0, 0, 0, &rows, &err));
+	for (i = 0; i < rows.n; i++) {
+		n1 += strcmp(rows.v[i].s.instance_id, "slurm:77/n1") == 0;
+		n2 += strcmp(rows.v[i].s.instance_id, "slurm:77/n2") == 0;
+	}
+	assert_int_equal(rows.n, 2 * 720);
+	assert_int_equal(n1, 720);
+	assert_int_equal(n2, 720);
+	sample_rows_release(&rows);
+
+	/* Compacted: the job's hours are rolled up as one instance's. */
+	OK(samples_compact(st, T0 + 86400 + 7200, &err));
+	assert_int_equal(count(st, "SELECT count(*) FROM samples"), 0);
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_hour WHERE instance_id = "
+	    "'slurm:77'"), 2);
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_hour WHERE instance_id LIKE "
+	    "'%/%'"), 0);
+	OK(samples_summary(st, NULL, T0, T0 + 7200, 5, &sum, &n, &err));
+	assert_two_nodes(sum, n);
+	free(sum);
+	/* The first hour's last half from minute rows, the second hour whole: no instant idle. */
+	OK(samples_summary(st, NULL, T0 + 1800, T0 + 7200, 5, &sum, &n, &err));
+	assert_int_equal(n, 2);
+	assert_int_equal(sum[0].gpus, 2);
+	assert_int_equal(sum[0].covered_s, 5400);
+	assert_int_equal(sum[0].idle_s, 0);
+	free(sum);
+	/* Only the whole second hour: both GPUs are still counted. */
+	OK(samples_summary(st, "slurm:77", T0 + 3600, T0 + 7200, 5, &sum, &n, &err));
+	assert_int_equal(n, 1);
+	assert_int_equal(sum[0].gpus, 2);
+	assert_int_equal(sum[0].idle_s, 0);
+	free(sum);
+	state_close(st);
+}
+
 int
 main(void)
 {
@@ -873,6 +991,7 @@ main(void)
 		cmocka_unit_test(rollup_follows_compaction_and_retention),
 		cmocka_unit_test(rollup_filled_once_on_upgrade),
 		cmocka_unit_test(gpu_hours_answer_as_the_minutes_do),
+		cmocka_unit_test(summary_and_history_span_every_node),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
