@@ -29,7 +29,7 @@
  *            $3.00 + 12.60 x 0.14 = $4.764 spent, 6.30 x 0.14 = $0.882 wasted, converted.
  *
  * One instance in two currencies (its provider's currency changed), the hour
- * [T0 + 5 h, T0 + 6 h) audited at now = T0 + 6 h:
+ * [T0 + 8 h, T0 + 9 h) audited at now = T0 + 9 h:
  *   sim:x-1  $2.00/h for the first half hour, then CNY 12.60/h; util 0 % at 100 W for 30
  *            minutes, then 80 % at 500 W -> a USD row and a CNY row, each billed 1800 s
  *            and given half of the instance's idle time (900 s) and energy (0.15 kWh);
@@ -149,11 +149,11 @@ setup(void **state)
 	    T0 + 3 * HOUR, "CNY");
 	samples_from("sim:u-1", T0 + 2 * HOUR, steady_util, no_power);
 	samples_from("sim:c-1", T0 + 2 * HOUR, half_idle_util, no_power);
-	seg("sim:x-1", "", "H100-SXM-80GB", LEDGER_COMPUTE, 2.00, T0 + 5 * HOUR,
-	    T0 + 5 * HOUR + HOUR / 2);
-	seg_in("sim:x-1", "", "H100-SXM-80GB", LEDGER_COMPUTE, 12.60, T0 + 5 * HOUR + HOUR / 2,
-	    T0 + 6 * HOUR, "CNY");
-	samples_from("sim:x-1", T0 + 5 * HOUR, half_idle_util, half_idle_power);
+	seg("sim:x-1", "", "H100-SXM-80GB", LEDGER_COMPUTE, 2.00, T0 + 8 * HOUR,
+	    T0 + 8 * HOUR + HOUR / 2);
+	seg_in("sim:x-1", "", "H100-SXM-80GB", LEDGER_COMPUTE, 12.60, T0 + 8 * HOUR + HOUR / 2,
+	    T0 + 9 * HOUR, "CNY");
+	samples_from("sim:x-1", T0 + 8 * HOUR, half_idle_util, half_idle_power);
 	return 0;
 }
 
@@ -361,7 +361,7 @@ one_instance_two_currencies(void **state)
 	const struct audit_row *usd, *cny;
 
 	(void)state;
-	run_when(T0 + 6 * HOUR, AG_INSTANCE, NULL, 5, NULL, &r);
+	run_when(T0 + 9 * HOUR, AG_INSTANCE, NULL, 5, NULL, &r);
 	usd = find_in(&r, "sim:x-1", "USD");
 	cny = find_in(&r, "sim:x-1", "CNY");
 	assert_non_null(usd);
