@@ -79,7 +79,9 @@ check "a node's history is asked for as ID/NODE: $OUT" \
 
 # audit: the job is one instance with every node's GPUs, its utilisation between the two
 # nodes' (n1 alone is 90 %, n2 alone 40 %), never idle.
-expect_ok g metrics "$J" --follow --count 2 --interval 1 -o json
+# Three samples a second apart: the audit, run in the second of the last one, which its
+# window leaves out, still has two before it (with two, a second boundary decided the test).
+expect_ok g metrics "$J" --follow --count 3 --interval 1 -o json
 expect_ok g audit -o json
 check "audit sees both nodes: $OUT" \
 	'jq -e ".rows | length == 1 and (.[0] | .key == \"$J\" and .util_mean_pct > 40 and
