@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "gpurent/config.h"
+#include "gpurent/i18n.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 
@@ -498,12 +499,12 @@ bk_launch_run(const struct bk_launch *l, struct instance *out, bool *found_out,
 			break;
 		}
 		if (found < 0 || attempt == 4 || interrupted) {
-			why = !bf.taken ? "the instances already named so could not be listed "
-			    "before it was sent" : found == -2 ? "more than one new instance "
-			    "carries its name" : "the instance list could not confirm it";
+			why = !bf.taken ? _("the instances already named so could not be listed "
+			    "before it was sent") : found == -2 ? _("more than one new instance "
+			    "carries its name") : _("the instance list could not confirm it");
 			e = gr_fail(err, interrupted ? GR_EINTERRUPTED : GR_EUNAVAIL,
 			    "launch outcome unknown (%s) and %s; run 'gpurent ls' before launching "
-			    "again (name '%s')", terr.msg[0] ? terr.msg : "server error", why,
+			    "again (name '%s')", terr.msg[0] ? terr.msg : _("server error"), why,
 			    l->name);
 			break;
 		}
