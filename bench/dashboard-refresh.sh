@@ -14,7 +14,8 @@
 # each has asked twice, so the simulator keeps its market: the steady state), the CPU time
 # of each whole process (every thread, /proc/PID/stat) over the same IDLE_SECONDS, which
 # hold two refreshes. The same window means the same machine load for all of them. The tables
-# swapped in and what each offers answer cost the UI thread come from GPURENT_UI_TRACE.
+# swapped in and what each offers answer cost the UI thread come from GPURENT_UI_TRACE
+# ("unasked": the market's stamp said unchanged, nothing fetched).
 set -eu
 command -v tmux >/dev/null || { echo "bench/dashboard-refresh.sh: needs tmux" >&2; exit 2; }
 idle=${IDLE_SECONDS:-60}
@@ -89,7 +90,8 @@ for ((r = 0; r < runs; r++)); do
 		echo "$n $d $(($(swaps "$n") - s0[$n])) $(cat "$work/$n/rows")" >>"$work/results"
 		# What each offers answer of the window cost the UI thread (merge lines).
 		tail -n +"$(($(cat "$work/$n/trace-from") + 1))" "$work/$n/trace" |
-		    awk -v n="$n" '$1 == "same" || $1 == "taken" || $1 == "copied" {
+		    awk -v n="$n" '$1 == "same" || $1 == "taken" || $1 == "copied" ||
+		    $1 == "unasked" {
 		    print n, $1, $3 }' >>"$work/merges"
 		tm kill-session -t "$n"
 	done

@@ -18,6 +18,7 @@
 #define GPURENT_BACKEND_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 #include "model.h"
@@ -88,6 +89,20 @@ struct backend_ops {
 	 */
 	enum gr_err (*offers)(struct backend *b, const struct filter *f, struct offer_list *out,
 	    bool *pushed_all, struct gr_error *err);
+
+	/*
+	 * Optional: a stamp of the market offers would answer now, so that a caller that
+	 * holds an answer can skip asking again. The contract: two stamps from one backend
+	 * that are equal mean that offers answers the same filter with the same list, byte
+	 * for byte up to fetched_at, at any moment between the two readings. It is a
+	 * version, not a digest: once the market moves on, its stamp never comes back to an
+	 * earlier value, so the stamp read just before an offers call may be kept as the
+	 * stamp of that call's answer (a change during the call only costs one more ask). A
+	 * different stamp says nothing: the market may be the same. A backend with NULL here,
+	 * or one that fails, leaves the caller to ask as before.
+	 */
+	enum gr_err (*offers_stamp)(struct backend *b, const struct filter *f, uint64_t *stamp,
+	    struct gr_error *err);
 
 	/* Append every instance not yet destroyed (and recently destroyed ones, if known). */
 	enum gr_err (*instances)(struct backend *b, struct instance_list *out, struct gr_error *err);

@@ -101,6 +101,13 @@ enum gr_err session_offers_aged(struct session *s, const struct filter *f, long 
     struct offer_list *out, struct fanout_result *results, struct gr_error *err);
 enum gr_err session_instances(struct session *s, struct instance_list *out,
     struct fanout_result *results, struct gr_error *err);
+/*
+ * The stamp of the market session_offers would answer f with now, over every selected
+ * provider (backend.h offers_stamp: equal stamps from one session, an equal answer up to
+ * fetched_at, also for an answer fetched just after the first stamp was read). false when
+ * any provider cannot say (no such operation, not ready, or it failed): only asking tells.
+ */
+bool session_offers_stamp(struct session *s, const struct filter *f, uint64_t *out);
 
 /* Current UTC time as the session sees it (the simulator's clock when only sim is used). */
 int64_t session_now(struct session *s);

@@ -38,6 +38,15 @@ enum gr_err sim_tick(struct sim *s, struct gr_error *err);
 
 /* The whole market now, availability included. */
 enum gr_err sim_offers(struct sim *s, struct offer_list *out, struct gr_error *err);
+/*
+ * A stamp of what sim_offers answers now (backend.h offers_stamp), mixed into 64 bits from
+ * everything that answer reads: the seed, the market's size, the ten minutes of the
+ * simulated clock, and a count of the changes to the instances that every launch and state
+ * change bumps in the database (so it sees other processes' too). None of them ever goes
+ * back (the clock only moves forward, a step back of the system clock aside), so an equal
+ * stamp later means an unchanged market since.
+ */
+enum gr_err sim_offers_stamp(struct sim *s, uint64_t *out, struct gr_error *err);
 /* One offer by full id. */
 enum gr_err sim_offer(struct sim *s, const char *id, struct offer *out, struct gr_error *err);
 

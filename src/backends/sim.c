@@ -60,6 +60,15 @@ simb_offers(struct backend *b, const struct filter *f, struct offer_list *out, b
 	return GR_OK;
 }
 
+/* The filter is applied here to the whole market, so the market's stamp is its answer's. */
+static enum gr_err
+simb_offers_stamp(struct backend *b, const struct filter *f, uint64_t *stamp,
+    struct gr_error *err)
+{
+	(void)f;
+	return sim_offers_stamp(sim_of(b), stamp, err);
+}
+
 static enum gr_err
 simb_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
 {
@@ -117,6 +126,7 @@ const struct backend_ops backend_sim = {
 	.init = simb_init,
 	.cleanup = simb_cleanup,
 	.offers = simb_offers,
+	.offers_stamp = simb_offers_stamp,
 	.instances = simb_instances,
 	.get = simb_get,
 	.launch = simb_launch,

@@ -510,6 +510,27 @@ session_instances(struct session *s, struct instance_list *out, struct fanout_re
 	return fanout(s, NULL, false, -1, NULL, out, results, err);
 }
 
+bool
+session_offers_stamp(struct session *s, const struct filter *f, uint64_t *out)
+{
+	struct gr_error err = { 0 };
+	uint64_t h = 0, one;
+	size_t i;
+
+	if (session_backends(s, &err) != GR_OK)
+		return false;
+	for (i = 0; i < s->n_backends; i++) {
+		struct backend *b = s->backends[i];
+
+		if (!b->ready || b->ops->offers_stamp == NULL ||
+		    b->ops->offers_stamp(b, f, &one, &err) != GR_OK)
+			return false;
+		h = hash_mix(h, one);
+	}
+	*out = h;
+	return true;
+}
+
 int64_t
 session_now(struct session *s)
 {

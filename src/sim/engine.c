@@ -123,31 +123,68 @@ sim_seed(const struct sim *s)
 	return s->seed;
 }
 
+/*
+ * A count of the changes to sim_instances that can change the offers' availability (a
+ * launch, any change of an instance's state), bumped in the transaction that makes each:
+ * the part of sim_offers_stamp that the rentals are.
+ */
+#define RENTALS_KEY "sim.rentals"
+
+/* A number kept in meta: 0 when absent or not a number, as meta_int reads it. */
+static enum gr_err
+meta_read(struct sim *s, const char *key, int64_t *out, struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	long long n;
+	int rc;
+
+	*out = 0;
+	if (sqlite3_prepare_v2(state_db(s->st), "SELECT value FROM meta WHERE key = ?", -1, &q,
+	    NULL) != SQLITE_OK)
+		return state_fail(s->st, err, "cannot read meta");
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW && sqlite3_column_text(q, 0) != NULL &&
+	    parse_int((const char *)sqlite3_column_text(q, 0), INT64_MIN / 2, INT64_MAX / 2, &n))
+		*out = n;
+	sqlite3_finalize(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? GR_OK : state_fail(s->st, err,
+	    "cannot read meta");
+}
+
 static int64_t
 meta_int(struct sim *s, const char *key)
 {
-	char buf[32];
-	long long n;
+	int64_t n;
 
-	if (state_meta_get(s->st, key, buf, sizeof(buf)) && parse_int(buf, INT64_MIN / 2,
-	    INT64_MAX / 2, &n))
-		return n;
-	return 0;
+	return meta_read(s, key, &n, NULL) == GR_OK ? n : 0;
+}
+
+/* The simulated clock before the offset that `sim advance` stored. */
+static int64_t
+clock_base(const struct sim *s)
+{
+	int64_t real;
+
+	if (s->fixed_time != 0)
+		return s->fixed_time;
+	real = (int64_t)time(NULL);
+	return s->epoch + (real - s->epoch) * s->speed;
 }
 
 int64_t
 sim_now(struct sim *s)
 {
-	int64_t base;
+	return clock_base(s) + meta_int(s, "sim.offset");
+}
 
-	if (s->fixed_time != 0)
-		base = s->fixed_time;
-	else {
-		int64_t real = (int64_t)time(NULL);
+static enum gr_err
+rentals_changed(struct sim *s, struct gr_error *err)
+{
+	char buf[32];
 
-		base = s->epoch + (real - s->epoch) * s->speed;
-	}
-	return base + meta_int(s, "sim.offset");
+	snprintf(buf, sizeof(buf), "%lld", (long long)(meta_int(s, RENTALS_KEY) + 1));
+	return state_meta_set(s->st, RENTALS_KEY, buf, err);
 }
 
 enum gr_err
@@ -297,6 +334,8 @@ transition(struct sim *s, struct row *r, enum inst_state to, int64_t at, struct 
 {
 	struct ledger_seg seg;
 
+	if (rentals_changed(s, err) != GR_OK)
+		return err->code;
 	r->state = to;
 	r->state_since = at;
 	r->next_at = 0;
@@ -490,6 +529,22 @@ sim_offers(struct sim *s, struct offer_list *out, struct gr_error *err)
 	}
 	free(counts);
 	return rc;
+}
+
+enum gr_err
+sim_offers_stamp(struct sim *s, uint64_t *out, struct gr_error *err)
+{
+	int64_t offset, rentals;
+
+	/* Instances whose delays ended by now change state first, as in sim_offers. An offer
+	 * reads the clock only through its ten minutes (market.c: prices by the hour are
+	 * whole multiples of them). */
+	if (sim_tick(s, err) != GR_OK || meta_read(s, "sim.offset", &offset, err) != GR_OK ||
+	    meta_read(s, RENTALS_KEY, &rentals, err) != GR_OK)
+		return err->code;
+	*out = hash_mix(hash_mix(hash_mix(s->seed, (uint64_t)s->n_offers),
+	    (uint64_t)((clock_base(s) + offset) / MARKET_AVAIL_PERIOD)), (uint64_t)rentals);
+	return GR_OK;
 }
 
 enum gr_err
@@ -835,7 +890,9 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
 		return state_fail(s->st, err, "cannot record the instance");
-	if (load_rows(s, "WHERE id = ?", r.id, &rows, &n, err) != GR_OK)
+	/* Not before the row's seq was read: the meta row would be the last one inserted. */
+	if (rentals_changed(s, err) != GR_OK ||
+	    load_rows(s, "WHERE id = ?", r.id, &rows, &n, err) != GR_OK)
 		return err->code;
 	if (n > 0)
 		row_to_instance(s, &rows[0], now, out);

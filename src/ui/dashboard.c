@@ -41,6 +41,10 @@ apply_result(struct ui *u, struct ui_result *r)
 	case UJ_OFFERS:
 		if (r->code != GR_OK)
 			break;
+		if (r->unasked) {	/* what the view has is the provider's market still */
+			u->merged = "unasked";
+			break;
+		}
 		offer_list_release(&p->offers);
 		p->offers = r->offers;
 		offer_list_init(&r->offers);
@@ -407,7 +411,8 @@ bench(struct ui *u, char *report, size_t n)
 /* GPURENT_UI_TRACE=FILE: a line per key ("key MS CPU_MS": from reading it to the end of the
  * frame that shows it, and the UI thread's CPU time in that span), per drawn frame ("frame
  * MS CPU_MS"), per swapped-in sort ("swap MS": from the submission) and per offers answer
- * taken in ("same", "taken" or "copied" MS CPU_MS: see ui_offers_merge).
+ * taken in ("same", "taken" or "copied" MS CPU_MS: see ui_offers_merge; "unasked" when the
+ * provider's market stamp said nothing changed, so nothing was fetched: fetch.c).
  * bench/dashboard.sh and bench/dashboard-refresh.sh read it. */
 static void
 trace_line(FILE *fp, const char *what, double since, double cpu_since)

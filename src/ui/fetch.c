@@ -36,6 +36,11 @@ struct lane {
 	bool busy;
 	struct timespec since;
 	bool cache_tried;		/* UJ_OFFERS: the first answer may come from the cache */
+	/* UJ_OFFERS: the market stamp of the answer the view holds (every answer that
+	 * succeeds is taken in), and the filter it was asked with */
+	bool held_stamped;
+	uint64_t held_stamp;
+	struct filter held_filter;
 };
 
 struct ui_fetch {
@@ -464,6 +469,35 @@ do_cluster(struct session *s, struct ui_result *r)
 }
 
 /*
+ * The first answer from the cache, whatever its age; then always fresh, unless the
+ * provider's market stamp (session_offers_stamp, read before asking) is that of the answer
+ * the view holds, for the same filter: then nothing is fetched and the result says so
+ * (unasked). 100,000 simulated offers cost a copy of 34 MB per ask, every 30 s.
+ */
+static void
+do_offers(struct session *s, struct lane *l, struct ui_result *r, struct fanout_result *res)
+{
+	uint64_t stamp = 0;
+	bool stamped = l->cache_tried && session_offers_stamp(s, &r->req.filter, &stamp);
+
+	if (stamped && l->held_stamped && stamp == l->held_stamp &&
+	    memcmp(&r->req.filter, &l->held_filter, sizeof(l->held_filter)) == 0) {
+		r->code = GR_OK;
+		r->unasked = true;
+		return;
+	}
+	r->code = session_offers_aged(s, &r->req.filter, l->cache_tried ? -1 : LLONG_MAX,
+	    &r->offers, res, &r->err);
+	l->cache_tried = true;
+	/* A failed ask leaves the view with the answer it held, and the lane its stamp. */
+	if (r->code == GR_OK) {
+		l->held_stamped = stamped;	/* never one from the cache: its market is gone */
+		l->held_stamp = stamp;
+		l->held_filter = r->req.filter;
+	}
+}
+
+/*
  * Returns true when the result came from the offer cache: the lane then asks the provider
  * at once, so the view shows the kept offers while the fresh ones are on their way.
  */
@@ -476,12 +510,9 @@ run_job(struct session *s, struct lane *l, struct ui_result *r)
 	memset(res, 0, sizeof(res));
 	switch (l->job) {
 	case UJ_OFFERS:
-		/* The first answer from the cache, whatever its age; then always fresh. */
-		r->code = session_offers_aged(s, &r->req.filter, l->cache_tried ? -1 : LLONG_MAX,
-		    &r->offers, res, &r->err);
-		cached = !l->cache_tried && r->code == GR_OK && s->n_backends == 1 &&
-		    res[0].from_cache;
-		l->cache_tried = true;
+		cached = !l->cache_tried;
+		do_offers(s, l, r, res);
+		cached = cached && r->code == GR_OK && s->n_backends == 1 && res[0].from_cache;
 		break;
 	case UJ_INSTANCES:
 		r->code = session_instances(s, &r->instances, res, &r->err);

@@ -76,6 +76,9 @@ struct ui_result {
 	struct gr_error err;
 	int64_t now;			/* the provider's clock when the job ended */
 	struct offer_list offers;
+	bool unasked;			/* UJ_OFFERS: the market's stamp says the answer the
+					   view holds is still the provider's: nothing was
+					   fetched, offers is empty */
 	struct instance_list instances;
 	struct sample_list samples;
 	struct sample_list history;	/* UJ_METRICS with req.history: raw samples, oldest

@@ -112,7 +112,8 @@ struct ui {
 	struct offer_list offers;	/* every provider's, merged: owned by the grid's rows
 					   (ui_offers_merge), not freed here */
 	const char *merged;		/* what the last merge did, for GPURENT_UI_TRACE:
-					   "same", "taken" or "copied" */
+					   "same", "taken" or "copied"; "unasked": no
+					   answer to merge (fetch.h) */
 	struct ui_grid og;
 	struct filter filter;
 	char filter_text[256];

@@ -1,7 +1,7 @@
 /*
  * The simulator on its own: lifecycle timing, exact billing, metrics consistency,
- * concurrency between two connections to one database, and the market it keeps between
- * two asks equal to one made afresh.
+ * concurrency between two connections to one database, the market it keeps between
+ * two asks equal to one made afresh, and the market's stamp changing with its answer.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -268,6 +268,141 @@ offers_after_changes(void **state)
 	state_close(st);
 }
 
+/* What sim_offers answered, and the stamp read just before it. */
+struct seen {
+	uint64_t stamp;
+	struct offer_list l;
+};
+
+static void
+look(struct sim *s, struct seen *out)
+{
+	struct gr_error err = { 0 };
+
+	assert_int_equal(sim_offers_stamp(s, &out->stamp, &err), GR_OK);
+	offer_list_init(&out->l);
+	assert_int_equal(sim_offers(s, &out->l, &err), GR_OK);
+}
+
+static bool
+same_answer(const struct offer_list *a, const struct offer_list *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (memcmp(&a->v[i], &b->v[i], offsetof(struct offer, fetched_at)) != 0)
+			return false;
+	return true;
+}
+
+/* Look again: whether the answer and the stamp changed since *prev, as expected; an equal
+ * stamp must always mean an equal answer. */
+static void
+step(struct sim *s, struct seen *prev, bool answer_changed, bool stamp_changed)
+{
+	struct seen now;
+
+	look(s, &now);
+	assert_true(now.stamp != prev->stamp || same_answer(&prev->l, &now.l));
+	assert_int_equal(!same_answer(&prev->l, &now.l), answer_changed);
+	assert_int_equal(now.stamp != prev->stamp, stamp_changed);
+	offer_list_release(&prev->l);
+	*prev = now;
+}
+
+/* The clock moved by seconds, as real time moves it: nobody has ticked the world since. */
+static void
+time_passes(struct state *st, int64_t seconds)
+{
+	struct gr_error err = { 0 };
+	char buf[32];
+	long long off = 0;
+
+	if (state_meta_get(st, "sim.offset", buf, sizeof(buf)))
+		off = atoll(buf);
+	snprintf(buf, sizeof(buf), "%lld", off + (long long)seconds);
+	assert_int_equal(state_meta_set(st, "sim.offset", buf, &err), GR_OK);
+}
+
+/*
+ * The market's stamp (sim_offers_stamp) against sim_offers itself, in a world of its own:
+ * launches and state changes made through a second connection (another process), the clock
+ * within and across ten minutes, and another seed or market size.
+ */
+static void
+offers_stamp_follows_market(void **state)
+{
+	struct state *st, *st2;
+	struct sim *s, *s2, *other;
+	struct gr_error err = { 0 };
+	struct launch_req req;
+	struct instance in;
+	struct seen a;
+	const struct offer *o;
+	char path[sizeof(dir) + 16], id[sizeof(o->id)];
+	uint64_t stamp;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/stamp.db", dir);
+	assert_int_equal(state_open(&st, path, &err), GR_OK);
+	assert_int_equal(state_open(&st2, path, &err), GR_OK);
+	assert_int_equal(sim_open(&s, st, &err), GR_OK);
+	assert_int_equal(sim_open(&s2, st2, &err), GR_OK);
+	/* GPURENT_SIM_TIME is 200 s into a ten-minute period. */
+	assert_int_equal(1790000000 % MARKET_AVAIL_PERIOD, 200);
+	look(s, &a);
+	step(s, &a, false, false);	/* the kept market, from the second ask */
+	assert_int_equal(sim_offers_stamp(s2, &stamp, &err), GR_OK);
+	assert_true(stamp == a.stamp);	/* another process reads the same stamp */
+	assert_int_equal(sim_advance(s2, 60, &err), GR_OK);
+	step(s, &a, false, false);	/* a minute on, the same ten minutes */
+
+	/* Another process rents a machine: the answer changes, so does the stamp. */
+	o = first_of(&a.l, OFFER_ON_DEMAND);
+	assert_non_null(o);
+	strlcpy_(id, o->id, sizeof(id));
+	memset(&req, 0, sizeof(req));
+	req.offer_id = id;
+	req.client_token = "tok-stamp";
+	assert_int_equal(sim_launch(s2, &req, &in, &err), GR_OK);
+	step(s, &a, true, true);
+	/* It boots (a state change, the same machines rented); then it is destroyed: it
+	 * holds its machine until the destruction ends, seconds later, which nobody asks
+	 * for: the stamp's own look at the world sees the machine come back. */
+	time_passes(st2, 100);
+	step(s, &a, false, true);
+	assert_int_equal(sim_destroy(s2, in.id, &err), GR_OK);
+	step(s, &a, false, true);
+	time_passes(st2, 10);
+	step(s, &a, true, true);
+	step(s, &a, false, false);
+	/* Past the ten minutes (360 + 10 + 300 s): machines come and go. */
+	assert_int_equal(sim_advance(s2, 300, &err), GR_OK);
+	step(s, &a, true, true);
+
+	/* Another market size, another seed: another stamp. */
+	setenv("GPURENT_SIM_OFFERS", "401", 1);
+	assert_int_equal(sim_open(&other, st, &err), GR_OK);
+	assert_int_equal(sim_offers_stamp(other, &stamp, &err), GR_OK);
+	assert_true(stamp != a.stamp);
+	sim_close(other);
+	unsetenv("GPURENT_SIM_OFFERS");
+	setenv("GPURENT_SIM_SEED", "4", 1);
+	assert_int_equal(sim_open(&other, st, &err), GR_OK);
+	assert_int_equal(sim_offers_stamp(other, &stamp, &err), GR_OK);
+	assert_true(stamp != a.stamp);
+	sim_close(other);
+	setenv("GPURENT_SIM_SEED", "3", 1);
+	step(s, &a, false, false);
+	offer_list_release(&a.l);
+	sim_close(s);
+	sim_close(s2);
+	state_close(st);
+	state_close(st2);
+}
+
 int
 main(void)
 {
@@ -275,6 +410,7 @@ main(void)
 		cmocka_unit_test(lifecycle_and_billing),
 		cmocka_unit_test(market_kept_within_period),
 		cmocka_unit_test(offers_after_changes),
+		cmocka_unit_test(offers_stamp_follows_market),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
