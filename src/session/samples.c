@@ -369,7 +369,8 @@ job_finish(struct session *s, struct snapshot_job *j, const struct ssh_attempt *
 		j->by_ssh = true;
 		/* Nodes taken as one machine: what is left out is said, as a node's silence is. */
 		if (a->n_eps == 0 && a->note[0] != '\0')
-			snprintf(j->out->unanswered, sizeof(j->out->unanswered), "...: %s", a->note);
+			snprintf(j->out->unanswered, sizeof(j->out->unanswered), "...: %.*s",
+			    (int)sizeof(j->out->unanswered) - 6, a->note);
 		return;
 	}
 	if (j->src == METRICS_SSH) {

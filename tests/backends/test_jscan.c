@@ -56,7 +56,7 @@ test_shapes(void **state)
 		"{}{\"offers\":[1]}", "{\"offers\":[1]", "{\"offers\":[{\"a\":1}", "{\"offers\":[\"ab",
 		"{\"offers\":[1]}}", "{\"off\\u0065rs\":[1,2]}", "{\"off\\u0065rs\":5,\"offers\":[1]}",
 		"{\"offers\":[1],\"offers\":[2]}", "{\"offers\":[1],\"success\":false}",
-		"\xef\xbb\xbf{\"offers\":[1]}", "{\"offers\":[\xef\xbb\xbf" "12]}", "{\"offers\":[tru]}", "{\"offers\":[nul, 1]}",
+		"\xef\xbb\xbf{\"offers\":[1]}", ("{\"offers\":[\xef\xbb\xbf" "12]}"), "{\"offers\":[tru]}", "{\"offers\":[nul, 1]}",
 		"[\"offers\":[1]]", "{\"offers\":[1]:2}", "{\"offers\":[\"\\u00e9\",\"\\ud83d\\ude00\"]}",
 	};
 	size_t i;
