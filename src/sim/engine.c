@@ -182,8 +182,12 @@ static enum gr_err
 rentals_changed(struct sim *s, struct gr_error *err)
 {
 	char buf[32];
+	int64_t n;
 
-	snprintf(buf, sizeof(buf), "%lld", (long long)(meta_int(s, RENTALS_KEY) + 1));
+	/* A count that could not be read is not taken as 0: the stamp would go back. */
+	if (meta_read(s, RENTALS_KEY, &n, err) != GR_OK)
+		return err->code;
+	snprintf(buf, sizeof(buf), "%lld", (long long)(n + 1));
 	return state_meta_set(s->st, RENTALS_KEY, buf, err);
 }
 
