@@ -87,7 +87,9 @@ apply_result(struct ui *u, struct ui_result *r)
 		/* The history comes even when the sample did not (fetch.c). */
 		if (r->code == GR_OK || (r->req.history && r->history.n > 0)) {
 			if (r->req.history) {
-				u->want_history = false;
+				/* With no live sample (Slurm has none) the history is all there
+				   is: asked again at each refresh, for what ssh recorded since. */
+				u->want_history = r->code != GR_OK;
 				ui_metrics_fill(u, &r->history, &r->samples);
 			} else
 				ui_metrics_add(u, &r->samples);

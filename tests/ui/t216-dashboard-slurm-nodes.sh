@@ -33,6 +33,14 @@ wait_for 'f1 GPU 0, every field' 20 && screen | grep -q -E 'utilisation +7 %' &&
 util=$(screen | grep -m2 '^  util ' | tail -1)
 [ "$(grep -o '[▁▂▃▄▅▆▇█]' <<<"$util" | wc -l)" -ge 60 ] && grep -q '93 %' <<<"$util" &&
     ok "f2's sparkline from its 60 samples at 93 %" || fail "f2 sparkline: $util"
+# A sample recorded after the view was filled (as watch or --follow would) is shown at a
+# later refresh: with no live sample, the view reads the history again.
+series=$(sqlite3 -cmd ".timeout 10000" "$DB" "SELECT id FROM sample_series WHERE instance_id = 'slurm:5/f1'")
+sqlite3 -cmd ".timeout 10000" "$DB" \
+    "INSERT INTO samples(series, at, source, util) VALUES ($series, $(date +%s), 1, 55)" ||
+    fail "insert failed"
+wait_for 'utilisation +55 %' 150 && ok "a sample recorded later is shown at a refresh" ||
+    fail "refresh: $(screen)"
 keys q
 wait_for 'DASH-EXIT-0' 50 && ok "q quits" || fail "quit: $(screen)"
 finish
