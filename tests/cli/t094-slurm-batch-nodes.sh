@@ -22,9 +22,11 @@ check "with the time limit asked" 'sl scontrol show job "$JID" | grep -q "TimeLi
 
 # --env MASTER_PORT moves the port. A failing rank fails the job with its own status:
 # srun stops the rank still running (here rank 0, busy for 20 s), and that rank's SIGTERM
-# is not the job's exit status (it was 143 whenever rank 0 was still running).
+# is not the job's exit status (it was 143 whenever rank 0 was still running). Slurm signals
+# a task's descendants before the task: the sleep dies first, so "finished" is said only
+# if the sleep ran out (&&), not by the shell in the moment before its own signal.
 expect_rc 7 g run --provider slurm --gpu h100 --nodes 2 --env MASTER_PORT=12345 -- \
-	sh -c 'echo "port=$MASTER_PORT"; [ "$NODE_RANK" = 0 ] || exit 7; sleep 20; echo rank0-finished'
+	sh -c 'echo "port=$MASTER_PORT"; [ "$NODE_RANK" = 0 ] || exit 7; sleep 20 && echo rank0-finished'
 check "the port from --env" '[ "$(grep -c "^port=12345$" <<<"$OUT")" -ge 1 ]'
 check "srun stopped rank 0" '! grep -q rank0-finished <<<"$OUT"'
 
