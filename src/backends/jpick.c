@@ -242,37 +242,6 @@ struct picked {
 
 static bool value(struct walk *w, struct picked *pick);
 
-static bool
-array(struct walk *w)
-{
-	if (w->depth >= w->limit)
-		return false;
-	w->depth++;
-	w->i++;
-	skip_ws(w);
-	if (w->i < w->n && w->p[w->i] == ']') {
-		w->i++;
-		w->depth--;
-		return true;
-	}
-	for (;;) {
-		skip_ws(w);
-		if (!value(w, NULL))
-			return false;
-		skip_ws(w);
-		if (w->i < w->n && w->p[w->i] == ',') {
-			w->i++;
-			continue;
-		}
-		break;
-	}
-	if (w->i >= w->n || w->p[w->i] != ']')
-		return false;
-	w->i++;
-	w->depth--;
-	return true;
-}
-
 /* A member's name, decoded as cJSON decodes it, when it has escapes or a NUL. */
 static int
 escaped_name_index(const struct jpick *k, const unsigned char *quoted, size_t n)
@@ -302,36 +271,49 @@ pick_member(struct picked *pick, int idx, const unsigned char *v, size_t n)
 	return true;
 }
 
+/* A member's name and its colon; *idx which picked name it is (-1: none, or no pick). */
 static bool
-object(struct walk *w, struct picked *pick)
+member_name(struct walk *w, const struct picked *pick, int *idx)
 {
+	size_t from, to;
+	bool plain;
+
+	if (w->i >= w->n || w->p[w->i] != '"' || !string(w, &from, &to, &plain))
+		return false;
+	if (pick != NULL)
+		*idx = plain ? name_index(pick->k, w->p + from, to - from) :
+		    escaped_name_index(pick->k, w->p + from - 1, to - from + 2);
+	skip_ws(w);
+	if (w->i >= w->n || w->p[w->i] != ':')
+		return false;
+	w->i++;
+	return true;
+}
+
+/* An array, or with members an object, at p[i]; pick, when set, collects the object's
+   members. */
+static bool
+container(struct walk *w, bool members, struct picked *pick)
+{
+	unsigned char closer = members ? '}' : ']';
+
 	if (w->depth >= w->limit)
 		return false;
 	w->depth++;
 	w->i++;
 	skip_ws(w);
-	if (w->i < w->n && w->p[w->i] == '}') {
+	if (w->i < w->n && w->p[w->i] == closer) {
 		w->i++;
 		w->depth--;
 		return true;
 	}
 	for (;;) {
-		size_t from, to, v0;
-		bool plain;
+		size_t v0;
 		int idx = -1;
 
 		skip_ws(w);
-		if (w->i >= w->n || w->p[w->i] != '"')
+		if (members && !member_name(w, pick, &idx))
 			return false;
-		if (!string(w, &from, &to, &plain))
-			return false;
-		if (pick != NULL)
-			idx = plain ? name_index(pick->k, w->p + from, to - from) :
-			    escaped_name_index(pick->k, w->p + from - 1, to - from + 2);
-		skip_ws(w);
-		if (w->i >= w->n || w->p[w->i] != ':')
-			return false;
-		w->i++;
 		skip_ws(w);
 		v0 = w->i;
 		if (!value(w, NULL))
@@ -345,7 +327,7 @@ object(struct walk *w, struct picked *pick)
 		}
 		break;
 	}
-	if (w->i >= w->n || w->p[w->i] != '}')
+	if (w->i >= w->n || w->p[w->i] != closer)
 		return false;
 	w->i++;
 	w->depth--;
@@ -378,9 +360,9 @@ value(struct walk *w, struct picked *pick)
 	case '"':
 		return string(w, &from, &to, &plain);
 	case '[':
-		return array(w);
+		return container(w, false, NULL);
 	case '{':
-		return object(w, pick);
+		return container(w, true, pick);
 	default:
 		if (*c != '-' && !is_digit(*c))
 			return false;
@@ -421,7 +403,7 @@ jpick_object_prefix(const struct jpick *k, const char *p, size_t n, size_t limit
 	if (n == 0 || p[0] != '{')
 		return NULL;
 	pick.obj = cJSON_CreateObject();
-	if (!object(&w, &pick)) {
+	if (!container(&w, true, &pick)) {
 		cJSON_Delete(pick.obj);
 		return NULL;
 	}
