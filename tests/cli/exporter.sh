@@ -54,3 +54,28 @@ promtool_metrics_ok() {
 	fi
 	return 0
 }
+
+# A socket on 127.0.0.1 that accepts every connection and never answers (a hung provider or
+# ssh), stopped at the end; its port in $port, a line "accepted" a connection in $TMP/hang.out.
+start_hanging_socket() {
+	local i
+	python3 -c '
+import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(64)
+print(s.getsockname()[1], flush=True)
+held = []
+while True:
+    held.append(s.accept())
+    print("accepted", flush=True)
+' >"$TMP/hang.out" &
+	HANG_PID=$!
+	CLEANUP_HOOKS+=("kill $HANG_PID 2>/dev/null; wait $HANG_PID 2>/dev/null")
+	for ((i = 0; i < 100; i++)); do
+		port=$(head -n 1 "$TMP/hang.out")
+		[ -n "$port" ] && break
+		sleep 0.1
+	done
+	[ -n "$port" ] || fail "the hanging socket did not start"
+}

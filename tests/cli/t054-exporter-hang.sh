@@ -12,25 +12,7 @@ DB="$GPURENT_HOME/state.db"
 a=$(launch_fresh type=on-demand 'gpus=1' -- --label lane) || fail "launch"
 expect_ok g sim advance 2m
 expect_ok g config set http.timeout 10m
-python3 -c '
-import socket, sys
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(64)
-print(s.getsockname()[1], flush=True)
-held = []
-while True:
-    held.append(s.accept())
-    print("accepted", flush=True)
-' >"$TMP/hang.out" &
-HANG_PID=$!
-CLEANUP_HOOKS+=("kill $HANG_PID 2>/dev/null; wait $HANG_PID 2>/dev/null")
-for ((i = 0; i < 100; i++)); do
-	port=$(head -n 1 "$TMP/hang.out")
-	[ -n "$port" ] && break
-	sleep 0.1
-done
-[ -n "$port" ] || fail "the hanging socket did not start"
+start_hanging_socket
 export GPURENT_VAST_URL=http://127.0.0.1:$port GPURENT_VAST_API_KEY=k
 
 start_exporter --provider sim --provider vast

@@ -8,25 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/exporter.sh"
 DB="$GPURENT_HOME/state.db"
-python3 -c '
-import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(64)
-print(s.getsockname()[1], flush=True)
-held = []
-while True:
-    held.append(s.accept())
-    print("accepted", flush=True)
-' >"$TMP/hang.out" &
-HANG_PID=$!
-CLEANUP_HOOKS+=("kill $HANG_PID 2>/dev/null; wait $HANG_PID 2>/dev/null")
-for ((i = 0; i < 100; i++)); do
-	port=$(head -n 1 "$TMP/hang.out")
-	[ -n "$port" ] && break
-	sleep 0.1
-done
-[ -n "$port" ] || fail "the hanging socket did not start"
+start_hanging_socket
 export GPURENT_SIM_SSH_HOST=127.0.0.1 GPURENT_SIM_SSH_PORT=$port
 for o in $(g offers type=on-demand -o ids -n 12); do
 	g launch "$o" >/dev/null || fail "launch $o"
