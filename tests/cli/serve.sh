@@ -63,3 +63,15 @@ ppio_beside_sim() {
 	use_provider ppio k
 	g config set providers sim,ppio >/dev/null || fail "config set providers"
 }
+
+# A closed hour of ledger in yuan (ppio:abc, 12.60/h) and one in dollars (vast:1, 2.00/h),
+# two hours ago to one, written as the ledger writes them.
+ledger_yuan_and_dollar_hours() {
+	local now
+	now=$(date +%s)
+	sqlite3 "$GPURENT_HOME/state.db" \
+	    "INSERT INTO ledger(instance_id, provider, kind, rate_hour, start_ts, end_ts, currency)
+	     VALUES('ppio:abc', 'ppio', 0, 12600000, $((now - 7200)), $((now - 3600)), 'CNY'),
+	           ('vast:1', 'vast', 0, 2000000, $((now - 7200)), $((now - 3600)), 'USD')" ||
+	    fail "sqlite3 insert"
+}

@@ -13,12 +13,7 @@ ppio_beside_sim
 expect_ok g -p sim ls
 
 # A ledger with a yuan and a dollar row (written as the ledger writes them), an hour each.
-now=$(date +%s)
-sqlite3 "$GPURENT_HOME/state.db" \
-    "INSERT INTO ledger(instance_id, provider, kind, rate_hour, start_ts, end_ts, currency)
-     VALUES('ppio:abc', 'ppio', 0, 12600000, $((now - 7200)), $((now - 3600)), 'CNY'),
-           ('vast:1', 'vast', 0, 2000000, $((now - 7200)), $((now - 3600)), 'USD')" ||
-    fail "sqlite3 insert"
+ledger_yuan_and_dollar_hours
 
 expect_ok g audit --offline -o json
 a=$OUT

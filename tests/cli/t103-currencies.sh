@@ -36,12 +36,7 @@ expect_rc 2 g config set fx.USD 2
 expect_ok g config unset fx.CNY
 
 # Costs: a ledger with a dollar and a yuan row (written as the ledger writes them).
-now=$(date +%s)
-sqlite3 "$GPURENT_HOME/state.db" \
-    "INSERT INTO ledger(instance_id, provider, kind, rate_hour, start_ts, end_ts, currency)
-     VALUES('ppio:abc', 'ppio', 0, 12600000, $((now - 7200)), $((now - 3600)), 'CNY'),
-           ('vast:1', 'vast', 0, 2000000, $((now - 7200)), $((now - 3600)), 'USD')" ||
-    fail "sqlite3 insert"
+ledger_yuan_and_dollar_hours
 expect_ok g -o json costs
 check "one summary per currency" '[ "$(jq -r "[.currencies[].currency] | join(\",\")" <<<"$OUT")" = "USD,CNY" ]'
 check "12.60 yuan spent, in yuan" '[ "$(jq -r ".currencies[] | select(.currency == \"CNY\") | .spent" <<<"$OUT")" = 12.6 ]'
