@@ -50,15 +50,19 @@ mkfifo "$T/fifo"
 exec 3<> "$T/fifo"
 setsid -w "$G" --debug login sim --stdin <&3 > "$T/out" 2> "$T/err" &
 pid=$!
+# Read until both are seen: in the moment of an exec /proc/PID/environ reads empty.
 i=0
-while [ $i -lt 100 ] && ! tr '\0' ' ' < /proc/$pid/cmdline 2>/dev/null | grep -q login; do
+while [ $i -lt 100 ]; do
+	: > "$T/cmdline"
+	: > "$T/environ"
+	# setsid -w forks: look at its child too
+	kids=$(cat /proc/$pid/task/*/children 2>/dev/null)
+	for p in $pid $kids; do
+		[ -r /proc/$p/cmdline ] && tr '\0' '\n' < /proc/$p/cmdline >> "$T/cmdline"
+		[ -r /proc/$p/environ ] && tr '\0' '\n' < /proc/$p/environ >> "$T/environ"
+	done
+	grep -q login "$T/cmdline" && [ -s "$T/environ" ] && break
 	sleep 0.05; i=$((i + 1))
-done
-# setsid -w forks: look at its child too
-kids=$(cat /proc/$pid/task/*/children 2>/dev/null)
-for p in $pid $kids; do
-	[ -r /proc/$p/cmdline ] && tr '\0' '\n' < /proc/$p/cmdline >> "$T/cmdline"
-	[ -r /proc/$p/environ ] && tr '\0' '\n' < /proc/$p/environ >> "$T/environ"
 done
 printf '%s\n' "$KEY" >&3
 wait $pid
