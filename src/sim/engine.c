@@ -841,7 +841,8 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 		    "hour of this offer", money_format(a, sizeof(a), SIM_START_CREDIT - spent, 2,
 		    true));
 	}
-	storage = money_scale(o.storage_gb_month, req->disk_gb > 0 ? req->disk_gb : 50, 730);
+	storage = money_scale(o.storage_gb_month, req->disk_gb > 0 ? req->disk_gb :
+	    SIM_DEFAULT_DISK_GB, 730);
 	env = join_env(req->env);
 	ports = join_ports(req->ports, req->n_ports);
 	if (sqlite3_prepare_v2(state_db(s->st), "INSERT INTO sim_instances(id, offer_idx, type, "
@@ -869,7 +870,7 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	sqlite3_bind_text(q, 9, req->label ? req->label : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 10, req->image ? req->image :
 	    "nvidia/cuda:12.4.1-runtime-ubuntu22.04", -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 11, req->disk_gb > 0 ? req->disk_gb : 50);
+	sqlite3_bind_int(q, 11, req->disk_gb > 0 ? req->disk_gb : SIM_DEFAULT_DISK_GB);
 	sqlite3_bind_text(q, 12, env, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 13, ports, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 14, req->onstart ? req->onstart : "", -1, SQLITE_STATIC);
