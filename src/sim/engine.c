@@ -328,7 +328,7 @@ ledger_seg_for(struct sim *s, const struct row *r, enum ledger_kind kind, int64_
 	strlcpy_(seg->label, r->label, sizeof(seg->label));
 	strlcpy_(seg->gpu, o.gpu ? o.gpu->id : "", sizeof(seg->gpu));
 	seg->kind = kind;
-	seg->rate_hour = kind == LEDGER_COMPUTE ? r->price_hour : r->storage_hour;
+	seg->rate_hour = kind == LEDGER_STORAGE ? r->storage_hour : r->price_hour;
 	seg->start = at;
 }
 
@@ -359,8 +359,10 @@ transition(struct sim *s, struct row *r, enum inst_state to, int64_t at, struct 
 		r->next_at = at + delay(s, r->id, ST_STOPPED, at);
 		return ledger_end(s->st, r->id, at, err);
 	case ST_STARTING:
+		/* Not billing yet, but about to at its price: budgets and projections count it. */
 		r->next_at = at + delay(s, r->id, ST_RUNNING, at);
-		return ledger_end(s->st, r->id, at, err);
+		ledger_seg_for(s, r, LEDGER_PROVISIONING, at, &seg);
+		return ledger_begin(s->st, &seg, err);
 	case ST_DESTROYING:
 		r->next_at = at + delay(s, r->id, ST_DESTROYED, at);
 		return ledger_end(s->st, r->id, at, err);
