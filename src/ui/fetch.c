@@ -211,8 +211,9 @@ do_action(struct session *s, struct ui_result *r)
 	case UA_START:
 		if (backend_require(b->ops, CAP_STOP, NULL, err) != GR_OK)
 			return err->code;
+		/* A start bills again: admitted as a launch is, budgets and all. */
 		return r->req.action == UA_STOP ? b->ops->stop(b, r->req.id, err) :
-		    b->ops->start(b, r->req.id, err);
+		    session_start(s, b, r->req.id, false, err);
 	case UA_DESTROY:
 		return b->ops->destroy(b, r->req.id, err);
 	}
