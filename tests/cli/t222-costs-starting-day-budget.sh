@@ -2,8 +2,10 @@
 # costs between states and with a day budget (issue 24, item 5): an instance starting again
 # after a stop is about to bill at its price, so it counts as provisioning in the
 # projections (it counted as nothing); budget.day is shown beside budget.month, in the
-# table, the JSON and, as a last column, the CSV.
+# table, the JSON and, as a last column, the CSV. The same for a real provider (PPIO's
+# dialect of sim serve) from what its listing says.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/serve.sh"
 export GPURENT_SIM_TIME=1790000000	# 2026-09-21T14:13:20Z; the clock stands still
 # By hand from that time, after the 4 minutes the test moves it: to midnight and to
 # 2026-10-01T00:00:00Z.
@@ -47,4 +49,21 @@ check "CSV: the new column last, the old ones in their places" \
 	'[ "$(head -1 <<<"$OUT")" = "burn_hour,provisioning_hour,spent,spent_today,spent_month,projected_day,projected_month,since,budget_month,currency,budget_day" ]'
 check "CSV: the yuan month budget is not the dollars', the day's is" \
 	'[[ $(sed -n 2p <<<"$OUT") == *",,USD,5" ]]'
+expect_ok g config unset budget.month
+expect_ok g config unset budget.day
+
+# A real provider: its listing says "starting", and the ledger reserves its price in yuan.
+ppio_beside_sim
+expect_ok g -p ppio launch --gpu h100 --count 1 --image x
+yid=$OUT
+expect_ok serve_g ppio sim advance 2m
+expect_ok g -p ppio stop --no-wait "$yid"
+expect_ok serve_g ppio sim advance 2m
+expect_ok g -p ppio start "$yid"
+expect_ok g -p ppio show "$yid" -o json
+check "$yid is starting" '[ "$(jq -r .state <<<"$OUT")" = starting ]'
+y=$(micros .price_hour)
+expect_ok g -p ppio costs -o json
+check "ppio: nothing burns, it provisions at ¥$y micro-yuan/h" \
+	'[ "$(jq -c ".currencies[] | select(.currency == \"CNY\") | [.burn_hour, .provisioning_hour * 1000000 | round]" <<<"$OUT")" = "[0,$y]" ]'
 pass
