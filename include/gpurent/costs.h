@@ -95,6 +95,30 @@ size_t ledger_currencies(struct state *st, const struct cost_clock *clk, int64_t
     char (*codes)[CURRENCY_MAX], size_t max);
 void cost_summary_release(struct cost_summary *s);
 
+/* The most currencies a cost_set sums on their own. */
+#define COSTS_MAX_CURRENCIES 8
+
+/*
+ * What `costs` shows: one summary per currency in the ledger (ledger_currencies; USD alone
+ * when it is empty), and their total in US dollars at the user's rates when fx has one for
+ * every currency and there are several (money.h: never added up otherwise).
+ */
+struct cost_set {
+	struct cost_summary per[COSTS_MAX_CURRENCIES];
+	size_t n;
+	struct cost_summary total;	/* converted; valid with has_total */
+	bool has_total;
+};
+
+enum gr_err costs_compute_set(struct state *st, const struct cost_clock *clk, int64_t since,
+    enum cost_group by, const struct fx_rates *fx, struct cost_set *out,
+    struct gr_error *err);
+/* The figures to show first: the converted total, else the first currency's. */
+const struct cost_summary *cost_set_main(const struct cost_set *s);
+/* The summary in `currency`, or NULL when the ledger has none in it. */
+const struct cost_summary *cost_set_in(const struct cost_set *s, const char *currency);
+void cost_set_release(struct cost_set *s);
+
 /* UTC midnight of the day / first of the month containing t, and the next ones. */
 int64_t day_start(int64_t t);
 int64_t month_start(int64_t t);

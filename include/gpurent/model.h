@@ -94,6 +94,9 @@ struct offer {
 	int cpu_cores;			/* OV_CPU */
 	int ram_gb;			/* OV_RAM */
 	int disk_gb;			/* OV_DISK */
+	int disk_default_gb;		/* the disk a launch that names none gets, when its
+					   storage (OV_STORAGE) bills on top of price_hour;
+					   0: none, or already in price_hour */
 	int net_down_mbps;		/* OV_NET */
 	int net_up_mbps;
 	enum interconnect interconnect;

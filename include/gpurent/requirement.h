@@ -40,7 +40,7 @@
 
 /* How a request prices an offer (the launch options that change what it bills). */
 struct req_pricing {
-	int disk_gb;		/* 0: the provider's default, whose storage is not counted */
+	int disk_gb;		/* 0: the provider's default (offer.disk_default_gb) */
 	int margin_pct;		/* spot.bid_margin */
 	bool has_bid;		/* --bid: the bid for every interruptible candidate */
 	int64_t bid;

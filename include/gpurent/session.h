@@ -63,6 +63,15 @@ enum gr_err session_backend_for(struct session *s, const char *id, struct backen
     struct gr_error *err);
 
 /*
+ * Start instance `id` of b. A stopped (or stopping) instance resumes billing at its price, so
+ * it is admitted exactly as a launch is (launch_policy.h, launch_admit: budget.day and
+ * budget.month, GR_EBUDGET unless force, under the launch lock); one in any other state is
+ * asked as it is, for its provider to answer.
+ */
+enum gr_err session_start(struct session *s, struct backend *b, const char *id, bool force,
+    struct gr_error *err);
+
+/*
  * One offer as its provider has it now, by id ("vast:123"), through the provider's own
  * search (no provider lists a single offer). GR_ECAPACITY when it is not on the market:
  * rented by someone else, or gone. Launch and the groups' launches re-read an offer with it

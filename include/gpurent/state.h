@@ -158,7 +158,8 @@ enum gr_err ledger_each_open(struct state *st, void (*fn)(const struct ledger_se
  * segment when it is billed and none is open at its price, a storage segment when stopped
  * with a storage price, and closes segments when it stops being billed. While the instance
  * is provisioning, its provisioning segment stays open, and one is made (ledger_reserve)
- * for an instance the ledger has never seen (launched elsewhere). Idempotent.
+ * for an instance the ledger has never seen (launched elsewhere); while it is starting again
+ * after a stop, a provisioning segment at its price is open. Idempotent.
  */
 enum gr_err ledger_observe(struct state *st, const struct instance *in, int64_t now,
     struct gr_error *err);

@@ -89,11 +89,16 @@ static const struct column summary_cols[] = {
 	{ "since", N_("SINCE"), false, false, 0, 0 },
 	{ "budget_month", N_("BUDGET"), true, true, 0, 0 },
 	{ "currency", N_("CURRENCY"), false, false, 0, 0 },
+	{ "budget_day", N_("BUDGET/DAY"), true, true, 0, 0 },	/* last: CSV columns keep
+								   their places */
 };
+/* The columns summary_cell gives by index beyond the amounts. */
+enum { SC_SINCE = 7, SC_BUDGET_MONTH, SC_CURRENCY, SC_BUDGET_DAY };
 
 struct summary_row {
 	const struct cost_summary *s;
-	int64_t budget;		/* in s->currency, -1 none */
+	int64_t budget;		/* budget.month in s->currency, -1 none */
+	int64_t budget_day;	/* budget.day likewise */
 };
 
 static void
@@ -111,18 +116,28 @@ summary_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		c->i = v[col];
 		if (col <= 1)
 			c->decimals = 3;
-		if (col == 6 && r->budget >= 0 && v[col] > r->budget)
+		if ((col == 6 && r->budget >= 0 && v[col] > r->budget) ||
+		    (col == 5 && r->budget_day >= 0 && v[col] > r->budget_day))
 			c->color = OC_BAD;
-	} else if (col == 7) {
+	} else if (col == SC_SINCE) {
 		c->kind = CELL_TIME;
 		c->i = r->s->since;
-	} else if (col == 9) {
+	} else if (col == SC_CURRENCY) {
 		c->kind = CELL_STR;
 		c->s = r->s->converted ? "USD (converted at your configured rate)" : r->s->currency;
 	} else {
-		c->kind = r->budget >= 0 ? CELL_MONEY : CELL_NULL;
-		c->i = r->budget;
+		int64_t b = col == SC_BUDGET_DAY ? r->budget_day : r->budget;
+
+		c->kind = b >= 0 ? CELL_MONEY : CELL_NULL;
+		c->i = b;
 	}
+}
+
+/* One currency as a record: every column but the currency, which the amounts carry. */
+static void
+record_cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	summary_cell(row, col < SC_CURRENCY ? col : col + 1, c, ctx);
 }
 
 static const struct column line_cols[] = {
@@ -244,57 +259,25 @@ json_reported(FILE *fp, const struct reported *r, size_t n)
 	fputs("],", fp);
 }
 
-/* One summary per currency in the ledger, and the total at the user's rates when they cover
-   every currency (money.h: never added up otherwise). */
-#define MAX_CURRENCIES 8
-struct summaries {
-	struct cost_summary per[MAX_CURRENCIES];
-	size_t n;
-	struct cost_summary total;	/* in USD, converted; valid with has_total */
-	bool has_total;
+/* A budget's amount when it is in the summary's currency, else null. */
+static void
+json_budget(FILE *fp, const char *key, const struct cost_summary *s, int64_t budget,
+    const char *budget_cur)
+{
+	if (budget >= 0 && money_same_currency(budget_cur, s->currency))
+		json_money(fp, key, budget, true);
+	else
+		fprintf(fp, "\"%s\":null,", key);
+}
+
+/* budget.month and budget.day, each with its currency. */
+struct budgets {
+	int64_t month, day;	/* -1 unset */
+	char month_cur[CURRENCY_MAX], day_cur[CURRENCY_MAX];
 };
 
-static enum gr_err
-compute_all(struct state *st, const struct cost_clock *clk, const struct args *a,
-    const struct fx_rates *fx, struct summaries *out, struct gr_error *err)
-{
-	char codes[MAX_CURRENCIES][CURRENCY_MAX];
-	size_t i, n = ledger_currencies(st, clk, a->since, codes, MAX_CURRENCIES);
-	bool all_rated = true;
-	int64_t r;
-
-	memset(out, 0, sizeof(*out));
-	if (n == 0)
-		money_currency_set(codes[n++], NULL);
-	for (i = 0; i < n; i++) {
-		if (costs_compute_in(st, clk, a->since, a->by, codes[i], NULL, &out->per[i],
-		    err) != GR_OK)
-			return err->code;
-		out->n++;
-		all_rated &= fx_rate(fx, codes[i], &r);
-	}
-	if (n > 1 && all_rated) {
-		if (costs_compute_in(st, clk, a->since, a->by, "USD", fx, &out->total, err) !=
-		    GR_OK)
-			return err->code;
-		out->has_total = true;
-	}
-	return GR_OK;
-}
-
 static void
-summaries_release(struct summaries *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		cost_summary_release(&s->per[i]);
-	if (s->has_total)
-		cost_summary_release(&s->total);
-}
-
-static void
-json_summary(FILE *fp, const struct cost_summary *s, int64_t budget, const char *budget_cur)
+json_summary(FILE *fp, const struct cost_summary *s, const struct budgets *bg)
 {
 	fputs("{\"currency\":", fp);
 	json_write_str(fp, s->currency);
@@ -306,10 +289,8 @@ json_summary(FILE *fp, const struct cost_summary *s, int64_t budget, const char 
 	json_money(fp, "spent_month", s->spent_month, true);
 	json_money(fp, "projected_day", s->projected_day, true);
 	json_money(fp, "projected_month", s->projected_month, true);
-	if (budget >= 0 && money_same_currency(budget_cur, s->currency))
-		json_money(fp, "budget_month", budget, true);
-	else
-		fputs("\"budget_month\":null,", fp);
+	json_budget(fp, "budget_month", s, bg->month, bg->month_cur);
+	json_budget(fp, "budget_day", s, bg->day, bg->day_cur);
 	fprintf(fp, "\"converted\":%s}", s->converted ? "true" : "false");
 }
 
@@ -343,18 +324,17 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		"day" };
 	struct args a = { 0, CG_NONE };
 	struct gr_error err = { 0 };
-	struct summaries all;
+	struct cost_set all;
 	const struct cost_summary *sum;
 	struct cost_clock clk;
-	struct summary_row rows[MAX_CURRENCIES + 1];
+	struct summary_row rows[COSTS_MAX_CURRENCIES + 1];
 	struct config *cfg;
 	struct state *st;
 	struct instance_list l;
 	struct fanout_result res[SESSION_MAX_PROVIDERS];
 	struct reported rep[SESSION_MAX_PROVIDERS];
 	struct fx_rates fx;
-	char budget_cur[CURRENCY_MAX];
-	int64_t budget;
+	struct budgets bg;
 	int n, rc;
 	size_t i, k, n_rep, n_rows;
 
@@ -373,20 +353,24 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	session_clock(c->s, &clk);
 	config_fx(cfg, &fx);
 	if (session_state(c->s, &st, &err) != GR_OK ||
-	    compute_all(st, &clk, &a, &fx, &all, &err) != GR_OK)
+	    costs_compute_set(st, &clk, a.since, a.by, &fx, &all, &err) != GR_OK)
 		return cmd_error(c, &err);
 	n_rep = reconcile(c, st, &clk, rep);
-	budget = config_get_money_in(cfg, "budget.month", budget_cur);
+	bg.month = config_get_money_in(cfg, "budget.month", bg.month_cur);
+	bg.day = config_get_money_in(cfg, "budget.day", bg.day_cur);
 	/* The main figures: the one currency, else the converted total, else the first. */
-	sum = all.has_total ? &all.total : &all.per[0];
+	sum = cost_set_main(&all);
 	for (n_rows = 0; n_rows < all.n; n_rows++) {
 		rows[n_rows].s = &all.per[n_rows];
-		rows[n_rows].budget = money_same_currency(budget_cur, all.per[n_rows].currency) ?
-		    budget : -1;
+		rows[n_rows].budget = money_same_currency(bg.month_cur,
+		    all.per[n_rows].currency) ? bg.month : -1;
+		rows[n_rows].budget_day = money_same_currency(bg.day_cur,
+		    all.per[n_rows].currency) ? bg.day : -1;
 	}
 	if (all.has_total) {
 		rows[n_rows].s = &all.total;
-		rows[n_rows++].budget = money_same_currency(budget_cur, "USD") ? budget : -1;
+		rows[n_rows].budget = money_same_currency(bg.month_cur, "USD") ? bg.month : -1;
+		rows[n_rows++].budget_day = money_same_currency(bg.day_cur, "USD") ? bg.day : -1;
 	}
 	if (out_global.format == OUT_JSON) {
 		struct cell t = { .kind = CELL_TIME, .i = sum->since };
@@ -405,10 +389,8 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		json_money(c->out, "spent_month", sum->spent_month, true);
 		json_money(c->out, "projected_day", sum->projected_day, true);
 		json_money(c->out, "projected_month", sum->projected_month, true);
-		if (budget >= 0 && money_same_currency(budget_cur, sum->currency))
-			json_money(c->out, "budget_month", budget, true);
-		else
-			fputs("\"budget_month\":null,", c->out);
+		json_budget(c->out, "budget_month", sum, bg.month, bg.month_cur);
+		json_budget(c->out, "budget_day", sum, bg.day, bg.day_cur);
 		fputs("\"since\":", c->out);
 		json_write_cell(c->out, &t);
 		fprintf(c->out, ",\"by\":%s%s%s,", a.by ? "\"" : "",
@@ -417,7 +399,7 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		for (i = 0; i < all.n; i++) {
 			if (i)
 				fputc(',', c->out);
-			json_summary(c->out, &all.per[i], budget, budget_cur);
+			json_summary(c->out, &all.per[i], &bg);
 		}
 		fputs("],", c->out);
 		json_reported(c->out, rep, n_rep);
@@ -443,8 +425,13 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		    &err);
 		free(lines);
 	} else if (out_global.format == OUT_TABLE && n_rows == 1) {
-		rc = out_print_record(c->out, &out_global, summary_cols, ARRAY_LEN(summary_cols) - 1,
-		    &rows[0], summary_cell, NULL, &err);
+		struct column rec[ARRAY_LEN(summary_cols) - 1];
+
+		for (i = 0, k = 0; i < ARRAY_LEN(summary_cols); i++)
+			if (i != SC_CURRENCY)
+				rec[k++] = summary_cols[i];
+		rc = out_print_record(c->out, &out_global, rec, ARRAY_LEN(rec), &rows[0],
+		    record_cell, NULL, &err);
 	} else {
 		/* Several currencies: one row each, side by side, and the converted total. */
 		rc = out_print(c->out, &out_global, summary_cols, ARRAY_LEN(summary_cols), 0, rows,
@@ -467,7 +454,7 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 			    rep[i].acct.valid & AV_SPEND ? money_format_in(burn, sizeof(burn),
 			    rep[i].acct.spend_hour, 3, rep[i].acct.currency) : _("unknown"));
 		}
-	summaries_release(&all);
+	cost_set_release(&all);
 	if (rc != GR_OK)
 		return cmd_usage_error(c, "%s", err.msg);
 	return finish_output(c, 0);

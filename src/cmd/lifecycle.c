@@ -14,7 +14,7 @@
 #include "common.h"
 #include "lifecycle.h"
 
-enum { LO_YES = 1, LO_WAIT, LO_NO_WAIT, LO_TIMEOUT };
+enum { LO_YES = 1, LO_WAIT, LO_NO_WAIT, LO_TIMEOUT, LO_FORCE };
 
 const struct cmd_opt stop_opts[] = {
 	{ "no-wait", 0, NULL, N_("return once the provider accepted, before the instance has stopped"), LO_NO_WAIT, CPL_NONE, false },
@@ -25,6 +25,7 @@ const struct cmd_opt stop_opts[] = {
 
 const struct cmd_opt start_opts[] = {
 	{ "wait", 'w', NULL, N_("wait until every instance runs"), LO_WAIT, CPL_NONE, false },
+	{ "force", 0, NULL, N_("start even when budget.day or budget.month would refuse it"), LO_FORCE, CPL_NONE, false },
 	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), LO_TIMEOUT, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
@@ -38,7 +39,7 @@ const struct cmd_opt destroy_opts[] = {
 
 struct args {
 	enum lifecycle_op op;
-	bool yes, wait;
+	bool yes, wait, force;
 	long long timeout;
 	struct timespec t0;	/* when the first request went out: --timeout counts from here */
 	char **accepted;	/* with wait: the ids the providers accepted, to wait for */
@@ -53,6 +54,7 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	switch (id) {
 	case LO_YES: a->yes = true; break;
 	case LO_WAIT: a->wait = true; break;
+	case LO_FORCE: a->force = true; break;
 	case LO_NO_WAIT: a->wait = false; break;
 	case LO_TIMEOUT:
 		if ((a->timeout = parse_duration(arg)) <= 0)
@@ -122,14 +124,16 @@ wait_for(struct backend *b, const char *id, enum inst_state want, const struct t
 }
 
 static enum gr_err
-request(struct backend *b, enum lifecycle_op op, const char *id, struct gr_error *err)
+request(struct cmd_ctx *c, struct backend *b, const struct args *a, const char *id,
+    struct gr_error *err)
 {
-	switch (op) {
+	switch (a->op) {
 	case LC_STOP:
 		/* lifecycle_run has already set aside the ids of providers that cannot stop. */
 		return b->ops->stop(b, id, err);
 	case LC_START:
-		return b->ops->start(b, id, err);
+		/* It bills again: admitted as a launch is. */
+		return session_start(c->s, b, id, a->force, err);
 	default:
 		return b->ops->destroy(b, id, err);
 	}
@@ -143,8 +147,8 @@ request(struct backend *b, enum lifecycle_op op, const char *id, struct gr_error
  * nothing was done, unlike GR_ETIMEOUT, where the provider accepted and is still at it.
  */
 static enum gr_err
-request_settled(struct backend *b, enum lifecycle_op op, const char *id,
-    const struct timespec *t0, long long timeout, struct gr_error *err)
+request_settled(struct cmd_ctx *c, struct backend *b, const struct args *a, const char *id,
+    struct gr_error *err)
 {
 	struct gr_error conflict, werr;
 	struct instance in;
@@ -152,13 +156,13 @@ request_settled(struct backend *b, enum lifecycle_op op, const char *id,
 
 	for (;;) {
 		conflict = (struct gr_error){ 0 };
-		rc = request(b, op, id, &conflict);
+		rc = request(c, b, a, id, &conflict);
 		if (rc != GR_ECONFLICT)
 			return rc == GR_OK ? GR_OK : gr_fail(err, rc, "%s", conflict.msg);
 		werr = (struct gr_error){ 0 };
 		if (b->ops->get(b, id, &in, &werr) != GR_OK || !in_transition(in.state))
 			return gr_fail(err, GR_ECONFLICT, "%s", conflict.msg);
-		rc = wait_for(b, id, ST_UNKNOWN, t0, timeout, &werr);
+		rc = wait_for(b, id, ST_UNKNOWN, &a->t0, a->timeout, &werr);
 		if (rc == GR_ETIMEOUT)
 			return gr_fail(err, GR_ECONFLICT, "%s (%s)", conflict.msg, werr.msg);
 		/* A failed instance is settled too: asking again gets the provider's answer. */
@@ -173,7 +177,7 @@ apply_request(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_er
     void *data)
 {
 	struct args *a = data;
-	enum gr_err rc = request_settled(b, a->op, id, &a->t0, a->timeout, err);
+	enum gr_err rc = request_settled(c, b, a, id, err);
 
 	if (rc != GR_OK)
 		return rc;
@@ -273,7 +277,7 @@ int
 lifecycle_run(struct cmd_ctx *c, int argc, char **argv, enum lifecycle_op op)
 {
 	/* stop waits unless told not to: the next step (start, a snapshot) needs it stopped. */
-	struct args a = { op, false, op == LC_STOP, 300, { 0, 0 }, NULL, 0 };
+	struct args a = { op, false, op == LC_STOP, false, 300, { 0, 0 }, NULL, 0 };
 	int n, rc;
 
 	rc = cmd_parse(c, argc, argv, handle, &a, &n);

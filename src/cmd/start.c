@@ -18,7 +18,9 @@ const struct command cmd_start = {
 	.help =
 	    N_("An instance that is still stopping is waited for, then started; one that does\n"
 	    "not settle within --timeout is a state conflict (status 13). With --wait, waits\n"
-	    "until each runs (status 11 when --timeout passes first)."),
+	    "until each runs (status 11 when --timeout passes first). A stopped instance bills\n"
+	    "again once started, so budget.day and budget.month admit it as they admit a\n"
+	    "launch, at its price per hour (status 9 when they refuse; --force overrides)."),
 	.opts = start_opts,
 	.complete_args = CPL_INSTANCE,
 	.run = start_run,

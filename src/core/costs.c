@@ -519,6 +519,67 @@ cost_summary_release(struct cost_summary *s)
 }
 
 enum gr_err
+costs_compute_set(struct state *st, const struct cost_clock *clk, int64_t since,
+    enum cost_group by, const struct fx_rates *fx, struct cost_set *out, struct gr_error *err)
+{
+	char codes[COSTS_MAX_CURRENCIES][CURRENCY_MAX];
+	size_t i, n = ledger_currencies(st, clk, since, codes, COSTS_MAX_CURRENCIES);
+	bool all_rated = true;
+	int64_t r;
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		money_currency_set(codes[n++], NULL);
+	for (i = 0; i < n; i++) {
+		if (costs_compute_in(st, clk, since, by, codes[i], NULL, &out->per[i], err) !=
+		    GR_OK) {
+			cost_set_release(out);
+			return err->code;
+		}
+		out->n++;
+		all_rated &= fx_rate(fx, codes[i], &r);
+	}
+	if (n > 1 && all_rated) {
+		if (costs_compute_in(st, clk, since, by, "USD", fx, &out->total, err) != GR_OK) {
+			cost_set_release(out);
+			return err->code;
+		}
+		out->has_total = true;
+	}
+	return GR_OK;
+}
+
+const struct cost_summary *
+cost_set_main(const struct cost_set *s)
+{
+	return s->has_total ? &s->total : &s->per[0];
+}
+
+const struct cost_summary *
+cost_set_in(const struct cost_set *s, const char *currency)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (money_same_currency(s->per[i].currency, currency))
+			return &s->per[i];
+	return NULL;
+}
+
+void
+cost_set_release(struct cost_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		cost_summary_release(&s->per[i]);
+	s->n = 0;
+	if (s->has_total)
+		cost_summary_release(&s->total);
+	s->has_total = false;
+}
+
+enum gr_err
 costs_check_budget(const struct cost_summary *s, int64_t now, int64_t extra_hour,
     int64_t budget_day, int64_t budget_month, struct gr_error *err)
 {

@@ -472,6 +472,10 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 	} else if (in->state == ST_STOPPED && (in->valid & IV_STORAGE)) {
 		kind = LEDGER_STORAGE;
 		rate = in->storage_hour;
+	} else if (in->state == ST_STARTING && (in->valid & IV_PRICE)) {
+		/* Starting again: about to bill at its price, a reservation as at launch. */
+		kind = LEDGER_PROVISIONING;
+		rate = in->price_hour;
 	}
 	/*
 	 * Still provisioning: billing stops, and a reservation stands, the one made at launch

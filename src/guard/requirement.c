@@ -16,14 +16,17 @@ requirement_price(const struct offer *o, const struct req_pricing *p, struct req
 	char a[32], b[32];
 	bool has_bid = p->has_bid && o->type == OFFER_INTERRUPTIBLE;
 	int64_t in_max;
+	int disk;
 
 	memset(c, 0, sizeof(*c));
 	c->offer = *o;
 	if (launch_plan_make(o, has_bid, p->bid, p->disk_gb, p->margin_pct, &c->plan, err) !=
 	    GR_OK)
 		return err->code;
-	if (p->disk_gb > 0 && (o->valid & OV_STORAGE))
-		c->storage_hour = money_scale(o->storage_gb_month, p->disk_gb, 730);
+	/* The provider's default disk is rented too when none is asked for. */
+	disk = p->disk_gb > 0 ? p->disk_gb : o->disk_default_gb;
+	if (disk > 0 && (o->valid & OV_STORAGE))
+		c->storage_hour = money_scale(o->storage_gb_month, disk, 730);
 	c->all_in_hour = c->plan.price_hour + c->storage_hour;
 	c->rank_hour = c->all_in_hour;
 	if (p->max_all_in < 0)

@@ -328,7 +328,7 @@ ledger_seg_for(struct sim *s, const struct row *r, enum ledger_kind kind, int64_
 	strlcpy_(seg->label, r->label, sizeof(seg->label));
 	strlcpy_(seg->gpu, o.gpu ? o.gpu->id : "", sizeof(seg->gpu));
 	seg->kind = kind;
-	seg->rate_hour = kind == LEDGER_COMPUTE ? r->price_hour : r->storage_hour;
+	seg->rate_hour = kind == LEDGER_STORAGE ? r->storage_hour : r->price_hour;
 	seg->start = at;
 }
 
@@ -359,8 +359,10 @@ transition(struct sim *s, struct row *r, enum inst_state to, int64_t at, struct 
 		r->next_at = at + delay(s, r->id, ST_STOPPED, at);
 		return ledger_end(s->st, r->id, at, err);
 	case ST_STARTING:
+		/* Not billing yet, but about to at its price: budgets and projections count it. */
 		r->next_at = at + delay(s, r->id, ST_RUNNING, at);
-		return ledger_end(s->st, r->id, at, err);
+		ledger_seg_for(s, r, LEDGER_PROVISIONING, at, &seg);
+		return ledger_begin(s->st, &seg, err);
 	case ST_DESTROYING:
 		r->next_at = at + delay(s, r->id, ST_DESTROYED, at);
 		return ledger_end(s->st, r->id, at, err);
@@ -841,7 +843,8 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 		    "hour of this offer", money_format(a, sizeof(a), SIM_START_CREDIT - spent, 2,
 		    true));
 	}
-	storage = money_scale(o.storage_gb_month, req->disk_gb > 0 ? req->disk_gb : 50, 730);
+	storage = money_scale(o.storage_gb_month, req->disk_gb > 0 ? req->disk_gb :
+	    SIM_DEFAULT_DISK_GB, 730);
 	env = join_env(req->env);
 	ports = join_ports(req->ports, req->n_ports);
 	if (sqlite3_prepare_v2(state_db(s->st), "INSERT INTO sim_instances(id, offer_idx, type, "
@@ -869,7 +872,7 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	sqlite3_bind_text(q, 9, req->label ? req->label : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 10, req->image ? req->image :
 	    "nvidia/cuda:12.4.1-runtime-ubuntu22.04", -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 11, req->disk_gb > 0 ? req->disk_gb : 50);
+	sqlite3_bind_int(q, 11, req->disk_gb > 0 ? req->disk_gb : SIM_DEFAULT_DISK_GB);
 	sqlite3_bind_text(q, 12, env, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 13, ports, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 14, req->onstart ? req->onstart : "", -1, SQLITE_STATIC);

@@ -187,6 +187,7 @@ market_offer(uint64_t seed, int64_t idx, int64_t now, struct offer *o)
 	o->cpu_cores = o->gpu_count * (8 << draw(seed, idx, 9, 3));
 	o->ram_gb = o->gpu_count * (32 << draw(seed, idx, 10, 3));
 	o->disk_gb = 100 * (1 + (int)draw(seed, idx, 11, 40));
+	o->disk_default_gb = SIM_DEFAULT_DISK_GB;
 	o->net_down_mbps = 100 * (1 + (int)draw(seed, idx, 12, 100));
 	o->net_up_mbps = o->net_down_mbps / (1 + (int)draw(seed, idx, 13, 4));
 	if (!g->datacentre || strstr(g->id, "PCIE") != NULL || o->gpu_count == 1)

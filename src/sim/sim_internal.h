@@ -9,6 +9,9 @@
 
 #include "gpurent/model.h"
 
+/* The disk of a launch that asks for none, billed at the offer's storage price. */
+#define SIM_DEFAULT_DISK_GB 50
+
 /* Machines come and go every ten minutes; interruptible prices move by the hour. */
 #define MARKET_AVAIL_PERIOD 600
 #define MARKET_PRICE_PERIOD 3600

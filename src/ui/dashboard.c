@@ -154,22 +154,17 @@ apply_result(struct ui *u, struct ui_result *r)
 			ui_message(u, UC_BAD, _("costs: %s"), r->err.msg);
 			break;
 		}
-		cost_summary_release(&u->total);
-		cost_summary_release(&u->by_provider);
-		cost_summary_release(&u->by_label);
-		for (i = 0; i < u->n_currencies; i++)
-			cost_summary_release(&u->per_currency[i]);
-		memcpy(u->per_currency, r->per_currency, sizeof(u->per_currency));
-		u->n_currencies = r->n_currencies;
-		r->n_currencies = 0;
-		u->total = r->total;
+		cost_set_release(&u->costs);
+		cost_set_release(&u->by_provider);
+		cost_set_release(&u->by_label);
+		u->costs = r->costs;
 		u->by_provider = r->by_provider;
 		u->by_label = r->by_label;
 		u->audit = r->audit;
 		memcpy(u->audit_per, r->audit_per, sizeof(u->audit_per));
 		u->n_audit_per = r->n_audit_per;
 		u->audit_target = r->audit_target;
-		memset(&r->total, 0, sizeof(r->total));
+		memset(&r->costs, 0, sizeof(r->costs));
 		memset(&r->by_provider, 0, sizeof(r->by_provider));
 		memset(&r->by_label, 0, sizeof(r->by_label));
 		u->have_costs = true;
@@ -324,11 +319,9 @@ release_ui(struct ui *u)
 	}
 	/* u->offers belonged to the offers grid, released with the views. */
 	instance_list_release(&u->insts);
-	cost_summary_release(&u->total);
-	cost_summary_release(&u->by_provider);
-	cost_summary_release(&u->by_label);
-	for (i = 0; i < u->n_currencies; i++)
-		cost_summary_release(&u->per_currency[i]);
+	cost_set_release(&u->costs);
+	cost_set_release(&u->by_provider);
+	cost_set_release(&u->by_label);
 	sb_release(&u->dlg_text);
 	free(u->events);
 	free(u->idle);

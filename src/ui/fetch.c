@@ -95,19 +95,15 @@ free_shared(struct ui_fetch *f)
 void
 ui_result_free(struct ui_result *r)
 {
-	size_t i;
-
 	if (r == NULL)
 		return;
 	offer_list_release(&r->offers);
 	instance_list_release(&r->instances);
 	sample_list_release(&r->samples);
 	sample_list_release(&r->history);
-	cost_summary_release(&r->total);
-	cost_summary_release(&r->by_provider);
-	cost_summary_release(&r->by_label);
-	for (i = 0; i < r->n_currencies; i++)
-		cost_summary_release(&r->per_currency[i]);
+	cost_set_release(&r->costs);
+	cost_set_release(&r->by_provider);
+	cost_set_release(&r->by_label);
 	free(r->events);
 	free(r->jobs);
 	cluster_state_release(&r->cluster);
@@ -215,8 +211,9 @@ do_action(struct session *s, struct ui_result *r)
 	case UA_START:
 		if (backend_require(b->ops, CAP_STOP, NULL, err) != GR_OK)
 			return err->code;
+		/* A start bills again: admitted as a launch is, budgets and all. */
 		return r->req.action == UA_STOP ? b->ops->stop(b, r->req.id, err) :
-		    b->ops->start(b, r->req.id, err);
+		    session_start(s, b, r->req.id, false, err);
 	case UA_DESTROY:
 		return b->ops->destroy(b, r->req.id, err);
 	}
@@ -257,26 +254,20 @@ audit_summary(struct session *s, struct state *st, const struct cost_clock *clk,
 static enum gr_err
 do_costs(struct session *s, struct ui_result *r)
 {
-	char codes[UI_MAX_CURRENCIES][CURRENCY_MAX];
 	struct cost_clock clk;
+	struct config *cfg;
+	struct fx_rates fx;
 	struct state *st;
-	size_t i, n;
 
-	if (session_state(s, &st, &r->err) != GR_OK)
+	if (session_state(s, &st, &r->err) != GR_OK || session_config(s, &cfg, &r->err) != GR_OK)
 		return r->err.code;
 	session_clock(s, &clk);
 	r->now = clk.sim_shown ? clk.sim : clk.wall;
-	/* Each budget is drawn against the spend in its own currency, never a converted sum. */
-	n = ledger_currencies(st, &clk, 0, codes, UI_MAX_CURRENCIES);
-	for (i = 0; i < n; i++) {
-		if (costs_compute_in(st, &clk, 0, CG_NONE, codes[i], NULL, &r->per_currency[i],
-		    &r->err) != GR_OK)
-			return r->err.code;
-		r->n_currencies = i + 1;
-	}
-	if (costs_compute(st, &clk, 0, CG_NONE, &r->total, &r->err) != GR_OK ||
-	    costs_compute(st, &clk, 0, CG_PROVIDER, &r->by_provider, &r->err) != GR_OK ||
-	    costs_compute(st, &clk, 0, CG_LABEL, &r->by_label, &r->err) != GR_OK ||
+	/* What `gpurent costs` shows: each currency on its own, converted only at the rates. */
+	config_fx(cfg, &fx);
+	if (costs_compute_set(st, &clk, 0, CG_NONE, &fx, &r->costs, &r->err) != GR_OK ||
+	    costs_compute_set(st, &clk, 0, CG_PROVIDER, &fx, &r->by_provider, &r->err) != GR_OK ||
+	    costs_compute_set(st, &clk, 0, CG_LABEL, &fx, &r->by_label, &r->err) != GR_OK ||
 	    events_load(st, 0, 0, UI_MAX_EVENTS, &r->events, &r->n_events, &r->err) != GR_OK)
 		return r->err.code;
 	return audit_summary(s, st, &clk, r);

@@ -64,7 +64,7 @@ struct ui_request {
 
 /* The most events the events view holds. */
 #define UI_MAX_EVENTS 500
-/* The costs job sums the ledger once per currency (for the budget bars), at most this many. */
+/* The audit line's currencies, at most this many. */
 #define UI_MAX_CURRENCIES 8
 
 struct ui_result {
@@ -84,9 +84,7 @@ struct ui_result {
 	struct sample_list history;	/* UJ_METRICS with req.history: raw samples, oldest
 					   first, the new ones included */
 	struct instance launched;	/* UA_LAUNCH */
-	struct cost_summary total, by_provider, by_label;
-	struct cost_summary per_currency[UI_MAX_CURRENCIES];	/* UJ_COSTS: each in its own */
-	size_t n_currencies;
+	struct cost_set costs, by_provider, by_label;	/* UJ_COSTS: as `gpurent costs` */
 	struct event *events;		/* UJ_COSTS: the watcher's newest, oldest first */
 	size_t n_events;
 	struct audit_row audit;		/* UJ_COSTS: the audit of the last 7 days, in total */

@@ -3,6 +3,7 @@
  * status line, key hints), the dialog over it, then one doupdate.
  */
 #include <curses.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -38,20 +39,25 @@ static void
 draw_header(struct ui *u)
 {
 	const struct ui_rect *r = &u->lay.header;
-	char left[256], right[96], a[32], b[32], c[32], d[32];
+	char left[512], right[96], a[96], b[96], c[96], d[96];
 	size_t i, running = 0;
 	struct tm tm;
 	time_t t = (time_t)u->now;
 
 	for (i = 0; i < u->insts.n; i++)
 		running += u->insts.v[i].state == ST_RUNNING;
-	if (u->have_costs)
+	if (u->have_costs) {
+		ui_cost_list(a, sizeof(a), &u->costs, offsetof(struct cost_summary, burn_hour), 1,
+		    3);
+		ui_cost_list(b, sizeof(b), &u->costs, offsetof(struct cost_summary, spent_today),
+		    1, 2);
+		ui_cost_list(c, sizeof(c), &u->costs, offsetof(struct cost_summary, spent_month),
+		    1, 2);
+		ui_cost_list(d, sizeof(d), &u->costs, offsetof(struct cost_summary,
+		    projected_month), 1, 2);
 		snprintf(left, sizeof(left), _(" burn %s/h | today %s | month %s, projected %s | "
-		    "%zu running"), money_format(a, sizeof(a), u->total.burn_hour, 3,
-		    true), money_format(b, sizeof(b), u->total.spent_today, 2, true),
-		    money_format(c, sizeof(c), u->total.spent_month, 2, true),
-		    money_format(d, sizeof(d), u->total.projected_month, 2, true), running);
-	else
+		    "%zu running"), a, b, c, d, running);
+	} else
 		snprintf(left, sizeof(left), _(" burn ... | %zu running"), running);
 	right[0] = '\0';
 	if (u->now > 0) {

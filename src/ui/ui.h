@@ -150,9 +150,7 @@ struct ui {
 	bool want_history;		/* the next metrics request also reads the history */
 
 	/* Costs. */
-	struct cost_summary total, by_provider, by_label;
-	struct cost_summary per_currency[UI_MAX_CURRENCIES];
-	size_t n_currencies;
+	struct cost_set costs, by_provider, by_label;	/* each currency, and converted */
 	struct audit_row audit;		/* the last 7 days in total (audit.h) */
 	struct audit_row audit_per[UI_MAX_CURRENCIES];	/* and per currency */
 	size_t n_audit_per;
@@ -210,6 +208,12 @@ extern const struct ui_view_ops ui_view_offers, ui_view_instances, ui_view_metri
     ui_view_events, ui_view_cluster;
 
 /* tableview.c: what the views made of a table share. */
+/*
+ * One figure (the int64_t at offset `field` of struct cost_summary, times `times`) of each
+ * currency of s, side by side in its own money: "$0.300, ¥2.160".
+ */
+void ui_cost_list(char *buf, size_t n, const struct cost_set *s, size_t field, int times,
+    int decimals);
 void ui_table_draw(struct ui *u, struct ui_grid *g, const struct ui_rect *r, const char *empty,
     bool (*marked)(struct ui *, const void *));
 bool ui_table_key(struct ui *u, struct ui_grid *g, int key, void (*rebuild)(struct ui *u));

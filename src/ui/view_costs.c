@@ -3,6 +3,7 @@
  * monthly budget as a bar, and the spend by provider and by label.
  */
 #include <curses.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,29 +13,53 @@
 #include "gpurent/util.h"
 #include "ui.h"
 
-static void
-draw_cost_lines(int y, int x, int w, int h, const char *title, const struct cost_summary *s)
+void
+ui_cost_list(char *buf, size_t n, const struct cost_set *s, size_t field, int times,
+    int decimals)
 {
-	char line[256], a[32], b[32], head[3][64];
-	size_t i;
+	char a[32];
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->n && len + 1 < n; i++) {
+		const int64_t *v = (const int64_t *)(const void *)((const char *)&s->per[i] + field);
+
+		snprintf(buf + len, n - len, "%s%s", i ? ", " : "", money_format_in(a, sizeof(a),
+		    *v * times, decimals, s->per[i].currency));
+		len = strlen(buf);
+	}
+}
+
+/* A set's lines, each currency's in its own money, the largest spend of each first. */
+static void
+draw_cost_lines(int y, int x, int w, int h, const char *title, const struct cost_set *set)
+{
+	char line[256], a[32], b[32], fa[48], fb[48], head[3][64];
+	size_t i, k, shown = 0;
 
 	/* Padded by display width, not bytes: the headers may be translated into CJK. */
 	snprintf(line, sizeof(line), "%s %s %s", ui_text_fit(head[0], sizeof(head[0]), title,
 	    w - 26 > 4 ? w - 26 : 4, false), ui_text_fit(head[1], sizeof(head[1]), _("SPENT"), 12,
-	    true), ui_text_fit(head[2], sizeof(head[2]), _("$/H NOW"), 11, true));
+	    true), ui_text_fit(head[2], sizeof(head[2]), _("BURN/H"), 11, true));
 	ui_put(y, x, w, line, ui_attr(UC_COLHEAD), false);
-	if (s->n_lines == 0)
-		ui_put(y + 1, x, w, _("  nothing billed this month"), ui_attr(UC_DIM), false);
-	for (i = 0; i < s->n_lines && (int)i < h - 1; i++) {
-		char key[64];
+	for (k = 0; k < set->n; k++) {
+		const struct cost_summary *s = &set->per[k];
 
-		ui_text_fit(key, sizeof(key), s->lines[i].key[0] ? s->lines[i].key : _("(no label)"),
-		    w - 26 > 4 ? w - 26 : 4, false);
-		snprintf(line, sizeof(line), "%s %12s %11s", key,
-		    money_format(a, sizeof(a), s->lines[i].spent, 2, true),
-		    money_format(b, sizeof(b), s->lines[i].burn_hour, 3, true));
-		ui_put(y + 1 + (int)i, x, w, line, A_NORMAL, false);
+		for (i = 0; i < s->n_lines && (int)shown < h - 1; i++, shown++) {
+			char key[64];
+
+			ui_text_fit(key, sizeof(key), s->lines[i].key[0] ? s->lines[i].key :
+			    _("(no label)"), w - 26 > 4 ? w - 26 : 4, false);
+			/* By display width: a yuan sign is one cell, two bytes. */
+			money_format_in(a, sizeof(a), s->lines[i].spent, 2, s->currency);
+			money_format_in(b, sizeof(b), s->lines[i].burn_hour, 3, s->currency);
+			snprintf(line, sizeof(line), "%s %s %s", key, ui_text_fit(fa, sizeof(fa),
+			    a, 12, true), ui_text_fit(fb, sizeof(fb), b, 11, true));
+			ui_put(y + 1 + (int)shown, x, w, line, A_NORMAL, false);
+		}
 	}
+	if (shown == 0)
+		ui_put(y + 1, x, w, _("  nothing billed this month"), ui_attr(UC_DIM), false);
 }
 
 /*
@@ -89,18 +114,6 @@ draw_audit(const struct ui *u, int y, int w)
 	    t->util_mean < u->audit_target) ? UC_WARN : UC_GOOD), false);
 }
 
-/* The spend in one currency, or NULL when the ledger has none in it this month. */
-static const struct cost_summary *
-spend_in(const struct ui *u, const char *currency)
-{
-	size_t i;
-
-	for (i = 0; i < u->n_currencies; i++)
-		if (money_same_currency(u->per_currency[i].currency, currency))
-			return &u->per_currency[i];
-	return NULL;
-}
-
 /*
  * One budget as a bar: what was spent and what is projected against it, both in the
  * budget's own currency; spend in other currencies is not converted into it here.
@@ -108,7 +121,7 @@ spend_in(const struct ui *u, const char *currency)
 static void
 draw_budget(const struct ui *u, const struct ui_budget *bg, int y, int w)
 {
-	const struct cost_summary *s = spend_in(u, bg->currency);
+	const struct cost_summary *s = cost_set_in(&u->costs, bg->currency);
 	int64_t spent = s == NULL ? 0 : bg->day ? s->spent_today : s->spent_month;
 	int64_t projected = s == NULL ? 0 : bg->day ? s->projected_day : s->projected_month;
 	int gw = w - 4 - 15 - 34, fill, proj, i;
@@ -145,16 +158,16 @@ draw_uncounted(const struct ui *u, int y, int w)
 
 	if (u->n_budgets == 0)
 		return y;
-	for (i = 0; i < u->n_currencies; i++) {
+	for (i = 0; i < u->costs.n; i++) {
+		const struct cost_summary *s = &u->costs.per[i];
 		bool counted = false;
 
 		for (k = 0; k < u->n_budgets; k++)
-			counted |= money_same_currency(u->budgets[k].currency,
-			    u->per_currency[i].currency);
-		if (counted || u->per_currency[i].spent_month + u->per_currency[i].burn_hour <= 0)
+			counted |= money_same_currency(u->budgets[k].currency, s->currency);
+		if (counted || s->spent_month + s->burn_hour <= 0)
 			continue;
 		snprintf(codes + strlen(codes), sizeof(codes) - strlen(codes), "%s%s",
-		    codes[0] ? ", " : "", u->per_currency[i].currency);
+		    codes[0] ? ", " : "", s->currency);
 	}
 	if (codes[0] == '\0')
 		return y;
@@ -167,8 +180,9 @@ draw_uncounted(const struct ui *u, int y, int w)
 static void
 draw_costs(struct ui *u, const struct ui_rect *r)
 {
-	const struct cost_summary *t = &u->total;
-	char line[512], a[32], b[32];
+	const struct cost_set *cs = &u->costs;
+	const struct cost_summary *t = &cs->total;
+	char line[512], a[160], b[160], c[32];
 	int y = r->y + 1, half;
 	size_t i;
 
@@ -176,18 +190,31 @@ draw_costs(struct ui *u, const struct ui_rect *r)
 		ui_put(y, 2, r->w - 4, _("reading the ledger ..."), ui_attr(UC_DIM), false);
 		return;
 	}
+	/* Each currency side by side, as `gpurent costs` shows them, never added up here. */
+	ui_cost_list(a, sizeof(a), cs, offsetof(struct cost_summary, burn_hour), 1, 3);
+	ui_cost_list(b, sizeof(b), cs, offsetof(struct cost_summary, burn_hour), 24, 2);
 	snprintf(line, sizeof(line), _("Burn rate      %s per hour, %s per day at this rate"),
-	    money_format(a, sizeof(a), t->burn_hour, 3, true),
-	    money_format(b, sizeof(b), t->burn_hour * 24, 2, true));
+	    a, b);
 	ui_put(y++, 2, r->w - 4, line, ui_attr(UC_ACCENT), false);
+	ui_cost_list(a, sizeof(a), cs, offsetof(struct cost_summary, spent_today), 1, 2);
+	ui_cost_list(b, sizeof(b), cs, offsetof(struct cost_summary, projected_day), 1, 2);
 	snprintf(line, sizeof(line), _("Today          %s spent, %s projected by midnight (UTC)"),
-	    money_format(a, sizeof(a), t->spent_today, 2, true),
-	    money_format(b, sizeof(b), t->projected_day, 2, true));
+	    a, b);
 	ui_put(y++, 2, r->w - 4, line, A_NORMAL, false);
+	ui_cost_list(a, sizeof(a), cs, offsetof(struct cost_summary, spent_month), 1, 2);
+	ui_cost_list(b, sizeof(b), cs, offsetof(struct cost_summary, projected_month), 1, 2);
 	snprintf(line, sizeof(line), _("This month     %s spent, %s projected by the end of the "
-	    "month"), money_format(a, sizeof(a), t->spent_month, 2, true),
-	    money_format(b, sizeof(b), t->projected_month, 2, true));
+	    "month"), a, b);
 	ui_put(y++, 2, r->w - 4, line, A_NORMAL, false);
+	/* The sum of them all only where the user's rates give one, and saying so. */
+	if (cs->has_total) {
+		snprintf(line, sizeof(line), _("In all         %s per hour, %s projected today, %s "
+		    "this month, converted at your configured rate (fx.*)"),
+		    money_format_in(a, sizeof(a), t->burn_hour, 3, t->currency),
+		    money_format_in(b, sizeof(b), t->projected_day, 2, t->currency),
+		    money_format_in(c, sizeof(c), t->projected_month, 2, t->currency));
+		ui_put(y++, 2, r->w - 4, line, A_NORMAL, false);
+	}
 	draw_audit(u, y++, r->w - 4);
 	if (u->n_budgets == 0)
 		ui_put(y++, 2, r->w - 4, _("Budget         none ('gpurent config set budget.month "

@@ -162,8 +162,9 @@ ask_launch(struct ui *u, const struct offer *o)
 	struct launch_plan plan;
 	struct gr_error err = { 0 };
 	char text[1024], h[32], d[32], m[32], loc[64], month[160] = "", spot[160] = "", g[64];
-	int64_t price, spent = 0;
-	size_t i, k;
+	const struct cost_summary *in;
+	int64_t price, spent = 0, now;
+	size_t k;
 
 	if (!(o->valid & OV_PRICE)) {
 		u->ctx->message(u, UC_BAD, "%s has no known price; launch it with 'gpurent launch'",
@@ -187,12 +188,12 @@ ask_launch(struct ui *u, const struct offer *o)
 
 		if (bg->day || !u->have_costs || !money_same_currency(bg->currency, o->currency))
 			continue;
-		for (i = 0; i < u->n_currencies; i++)
-			if (money_same_currency(u->per_currency[i].currency, o->currency))
-				spent = u->per_currency[i].projected_month;
+		if ((in = cost_set_in(&u->costs, o->currency)) != NULL)
+			spent = in->projected_month;
+		now = cost_set_main(&u->costs)->now;
 		snprintf(month, sizeof(month), _("\nThis month would then project to %s of the %s "
 		    "budget."), money_format_in(p, sizeof(p), spent + money_scale(price,
-		    month_end(u->total.now) - u->total.now, 3600), 2, o->currency),
+		    month_end(now) - now, 3600), 2, o->currency),
 		    money_format_in(b, sizeof(b), bg->amount, 2, bg->currency));
 	}
 	snprintf(text, sizeof(text), _("Rent %s: %d x %s, %s, %s.\nIt costs %s per hour, %s per "

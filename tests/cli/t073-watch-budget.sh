@@ -47,9 +47,10 @@ events_json
 check "the orders carry the budget as their policy" \
 	'jq -e "[.[] | select(.kind == \"stop-ordered\") | .policy] == [\"budget.day\", \"budget.day\", \"budget.day\"]" <<<"$EV" >/dev/null'
 
-# Started again by hand past the budget (launch --force is the user's call): the next pass
-# stops it again; budget.action = notify only reports.
-expect_ok g start "$a"
+# Started again by hand past the budget (start --force is the user's call; a plain start is
+# refused as a launch is): the next pass stops it again; budget.action = notify only reports.
+expect_rc 9 g start "$a"
+expect_ok g start --force "$a"
 expect_ok g config set budget.action notify
 expect_ok g sim advance 2m
 expect_ok g watch --once --interval 1m
