@@ -18,7 +18,8 @@ DB="$GPURENT_HOME/state.db"
 #   T + 0       launched, provisioning (a reservation, no spend)
 #   T + 60      running                compute  3600 s x 1.89/h           = 1.89
 #   T + 3660    stop; stopped at T + 3670, storage 7190 s x 0.013014/h     = 0.025992
-#   T + 10860   start; running at T + 10936 (09-30 17:15:36)                 (0.02599185)
+#                                                          (0.02599185, rounded)
+#   T + 10860   start; running at T + 10936 (09-30 17:15:36)
 #   NOW         running since T + 10936: compute 132264 s x 1.89/h = 36.74 h = 69.4386
 #   since launch: compute 3600 + 132264 = 135864 s = 37.74 h, 71.3286;
 #   spend 71.3286 + 0.025992 = 71.354592
