@@ -32,6 +32,9 @@ expect_ok g costs -o json
 # figure: storage-while-stopped
 check "stopped: it burns its storage, 0.013014/h; spent 1.89 + 0.013014 x 110 s = 1.890398" \
 	'jq -e ".burn_hour == 0.013014 and .spent == 1.890398" <<<"$OUT" >/dev/null'
+# figure: provider-balance figure: reconciled-burn
+check "the simulator's account: 500 - 1.890398 = 498.109602, burning the storage" \
+	'jq -e ".providers[0] | .provider == \"sim\" and .balance == 498.109602 and .reported_burn_hour == 0.013014 and .ledger_burn_hour == 0.013014" <<<"$OUT" >/dev/null'
 expect_ok g sim advance 118m		# T + 10860
 expect_ok g start "$id"
 expect_ok g sim advance $((NOW - T - 10860))
