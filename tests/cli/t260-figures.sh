@@ -80,7 +80,7 @@ expect_ok g costs
 check "the table, a row per currency" \
 	'grep -q "^\$1\.890 *\$0\.000 *\$56\.70 *\$11\.34 *\$56\.70 *\$45\.36 *\$1406\.16 " <<<"$OUT" &&
 	 grep -q "^¥0\.000 *¥0\.000 *¥12\.60 *¥0\.00 *¥12\.60 *¥0\.00 *¥12\.60 " <<<"$OUT"'
-# figure: spent-since
+# figure: spent-since figure: spent-by-day
 expect_ok g costs --since 2026-09-30 --by day -o json
 check "since its launch day: 71.354592, and by day 14.654592 (1.89 + 0.025992 + 24264 s
 	from 17:15:36: 12.7386), 45.36, 11.34 ($(jq -c .groups <<<"$OUT"))" \
