@@ -28,7 +28,7 @@ fi
 "$root/scripts/mutants" --all "${names[@]+"${names[@]}"}" | tee mutants-all.txt
 rc=${PIPESTATUS[0]}
 # The rows of scripts/mutants' table ("NAME RESULT TIME BY..." then "    (what)") as markdown.
-awk '/^MUTANT / { on = 1; next } on && /^[a-z0-9]/ {
+awk '/^MUTANT / { on = 1; next } on && /^[a-z]/ {
 		name = $1; res = $2; from = 4
 		if (res == "NOT" || res == "NO") { res = res " " $3; from = 5 }
 		by = ""
