@@ -13,6 +13,7 @@
 
 #include "gpurent/catalogue.h"
 #include "gpurent/exporter.h"
+#include "gpurent/money.h"
 
 void
 exporter_snapshot_init(struct exporter_snapshot *s)
@@ -269,7 +270,9 @@ exporter_page_build(const struct exporter_snapshot *s, struct exporter_page *p)
 	add_family(out, "gpurent_instance_price_dollars_per_hour", "gauge",
 	    "What the instance costs per hour while running.");
 	for (i = 0; i < s->instances.n; i++) {
-		if (!(s->instances.v[i].valid & IV_PRICE))
+		/* Dollars only: a price in another currency is not a dollar figure (money.h). */
+		if (!(s->instances.v[i].valid & IV_PRICE) ||
+		    !money_same_currency(s->instances.v[i].currency, "USD"))
 			continue;
 		sb_adds(out, "gpurent_instance_price_dollars_per_hour");
 		instance_labels(out, &s->instances.v[i]);

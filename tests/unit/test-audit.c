@@ -604,6 +604,75 @@ multi_node_job(void **state)
 	audit_report_release(&r);
 }
 
+static int fifth_idle_util(int m) { return m < 20 ? 0 : 90; }
+static int fifth_idle_power(int m) { return m < 20 ? 150 : 600; }
+
+/*
+ * Issue 33: an instance that ran, stopped and ran again, sampled for part of its billed time
+ * only, so that idle, covered and billed time all differ, and so do its spend and its
+ * compute spend. sim:r-1, label fig, H100-SXM-80GB, listed in na-east (370 g/kWh), over
+ * [T0 + 10 h, T0 + 15 h) audited at now = T0 + 15 h:
+ *   compute  $2.40/h  T0 + 10 h .. 11 h        3600 s   $2.40
+ *   storage  $0.12/h  T0 + 11 h .. 13 h        (stopped) $0.24, no billed time
+ *   compute  $2.40/h  T0 + 13 h .. 14 h 30 m   5400 s   $3.60
+ *   samples  one a minute from T0 + 13 h for an hour: 0 % at 150 W for 20 minutes, then
+ *            90 % at 600 W for 40.
+ *   billed 9000 s (2.5 h), covered 3600 s, idle 1200 s; spend $6.24, compute spend $6.00
+ *   idle share   1200 / 9000                          = 13.33 %
+ *   waste        6.00 x 1200 / 9000                   = $0.80 (not 6.24 x ..., 0.832;
+ *                                                       not 6.00 x 1200 / 3600, 2.00)
+ *   GPU-hours    9000 s x 1 GPU                       = 2.5
+ *   util mean    (20 x 0 + 40 x 90) / 60              = 60 %
+ *   $/util GPU-h 6.24 / (2.5 x 60 %)                  = $4.16
+ *   energy       (1200 s x 150 W + 2400 s x 600 W) / 3.6e6 = 0.45 kWh (measured)
+ *   CO2e         0.45 kWh x 370 g/kWh                 = 0.1665 kg
+ */
+static void
+ran_stopped_ran_again(void **state)
+{
+	static const struct audit_live here[] = { { "sim:r-1", "na-east", 1 } };
+	const int64_t t = T0 + 10 * HOUR;
+	struct cost_clock clk = { t + 5 * HOUR, t + 5 * HOUR, true };
+	struct audit_opts o;
+	struct audit_report r;
+	struct gr_error err = { 0 };
+	const struct audit_row *w;
+
+	(void)state;
+	seg("sim:r-1", "fig", "H100-SXM-80GB", LEDGER_COMPUTE, 2.40, t, t + HOUR);
+	seg("sim:r-1", "fig", "H100-SXM-80GB", LEDGER_STORAGE, 0.12, t + HOUR, t + 3 * HOUR);
+	seg("sim:r-1", "fig", "H100-SXM-80GB", LEDGER_COMPUTE, 2.40, t + 3 * HOUR,
+	    t + 4 * HOUR + HOUR / 2);
+	samples_from("sim:r-1", t + 3 * HOUR, fifth_idle_util, fifth_idle_power);
+	memset(&o, 0, sizeof(o));
+	o.span_s = 5 * HOUR;
+	o.clock = &clk;
+	o.idle_pct = 5;
+	o.target_pct = 85;
+	o.by = AG_INSTANCE;
+	o.live = here;
+	o.n_live = ARRAY_LEN(here);
+	assert_int_equal(audit_compute(st, &o, &r, &err), GR_OK);
+	w = find(&r, "sim:r-1");
+	assert_int_equal(w->billed_s, 9000);		/* figure: audit-billed-hours */
+	assert_int_equal(w->spend, USD(6.24));		/* figure: audit-spend */
+	assert_int_equal(w->compute_spend, USD(6.00));
+	assert_int_equal(w->covered_s, 3600);
+	assert_int_equal(w->idle_s, 1200);
+	/* figure: audit-idle-share */
+	assert_true(audit_idle_share(w) > 0.13333 && audit_idle_share(w) < 0.13334);
+	assert_int_equal(w->waste, USD(0.80));		/* figure: audit-waste */
+	assert_true(w->gpu_hours > 2.4999 && w->gpu_hours < 2.5001);	/* figure: audit-gpu-hours */
+	assert_true(w->util_mean > 59.99 && w->util_mean < 60.01);
+	assert_int_equal(audit_eff_gpu_hour(w), USD(4.16));	/* figure: audit-per-util-gpu-hour */
+	assert_true(w->energy_known && !w->energy_estimated);
+	/* figure: audit-kwh */
+	assert_true(w->energy_kwh > 0.44999 && w->energy_kwh < 0.45001);
+	/* figure: audit-co2 */
+	assert_true(w->co2_known && w->co2_kg > 0.16649 && w->co2_kg < 0.16651);
+	audit_report_release(&r);
+}
+
 int
 main(void)
 {
@@ -617,6 +686,7 @@ main(void)
 		cmocka_unit_test(cheaper_across_currencies),
 		cmocka_unit_test(one_instance_two_currencies),
 		cmocka_unit_test(multi_node_job),
+		cmocka_unit_test(ran_stopped_ran_again),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

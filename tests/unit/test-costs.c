@@ -250,6 +250,83 @@ provisioning_until_billing(void **state)
 	state_close(st);
 }
 
+/* An instance as a provider's listing shows it at one moment, for ledger_observe. */
+static void
+seen(struct state *st, const char *id, enum inst_state state, int64_t price, int64_t storage,
+    int64_t at)
+{
+	struct instance in;
+	struct gr_error err = { 0 };
+
+	memset(&in, 0, sizeof(in));
+	strlcpy_(in.id, id, sizeof(in.id));
+	strlcpy_(in.provider, "vast", sizeof(in.provider));
+	in.state = state;
+	in.price_hour = price;
+	in.storage_hour = storage;
+	in.valid = IV_PRICE | IV_STORAGE;
+	assert_int_equal(ledger_observe(st, &in, at, &err), GR_OK);
+}
+
+/*
+ * Issue 33: what a provider's instance bills as the ledger sees it run, stop and run again,
+ * and one stopped since yesterday (the 8 x H100 with a large disk that people forget), on
+ * the wall clock at now = 2026-12-10T10:00:00Z (14 h to midnight, 518 h to the month's
+ * end):
+ *   vast:7  $2.00/h running 07:00-08:00, stopped 08:00-09:00 at $0.05/h of storage,
+ *           running again from 09:00: 2.00 + 0.05 + 2.00 = 4.05, all of it today.
+ *   vast:8  stopped since 2026-12-09T08:00 at $0.40/h: 26 h = 10.40 this month, of which
+ *           10 h = 4.00 today.
+ *   spent (from the month's start)  4.05 + 10.40                  = 14.45
+ *   spent today                     4.05 + 4.00                   = 8.05
+ *   burn                            2.00 + 0.40                   = 2.40
+ *   projected day                   8.05 + 2.40 x 14 h            = 41.65
+ *   projected month                 14.45 + 2.40 x 518 h          = 1257.65
+ *   spent since 08:00               0.05 + 2.00 + 0.40 x 2 h      = 2.85
+ */
+static void
+storage_while_stopped(void **state)
+{
+	const int64_t now = WALL + 9 * 86400;	/* 2026-12-10T10:00:00Z */
+	struct state *st = open_db("stopped");
+	struct cost_clock clk = { now, SIM, false };
+	struct cost_summary s;
+	struct gr_error err = { 0 };
+
+	(void)state;
+	seen(st, "vast:8", ST_STOPPED, USD(16.00), USD(0.40), now - 26 * 3600);
+	seen(st, "vast:7", ST_RUNNING, USD(2.00), USD(0.05), now - 3 * 3600);
+	seen(st, "vast:7", ST_STOPPED, USD(2.00), USD(0.05), now - 2 * 3600);
+	/* stopped, then its storage alone: figure: storage-while-stopped */
+	assert_int_equal(costs_compute(st, &clk, 0, CG_INSTANCE, &s, &err), GR_OK);
+	assert_int_equal(line(&s, "vast:7")->burn_hour, USD(0.05));
+	cost_summary_release(&s);
+	seen(st, "vast:7", ST_RUNNING, USD(2.00), USD(0.05), now - 3600);
+
+	assert_int_equal(costs_compute(st, &clk, 0, CG_INSTANCE, &s, &err), GR_OK);
+	assert_int_equal(line(&s, "vast:7")->spent, USD(4.05));
+	assert_int_equal(line(&s, "vast:8")->spent, USD(10.40));
+	assert_int_equal(s.spent, USD(14.45));
+	assert_int_equal(s.spent_today, USD(8.05));	/* figure: spent-today */
+	assert_int_equal(s.spent_month, USD(14.45));	/* figure: spent-month */
+	assert_int_equal(s.burn_hour, USD(2.40));	/* figure: burn */
+	assert_int_equal(s.projected_day, USD(41.65));	/* figure: projected-day */
+	assert_int_equal(s.projected_month, USD(1257.65));	/* figure: projected-month */
+	cost_summary_release(&s);
+	/* The same from the kept daily totals (no grouping) as from the rows. */
+	assert_int_equal(costs_compute(st, &clk, 0, CG_NONE, &s, &err), GR_OK);
+	assert_int_equal(s.spent, USD(14.45));
+	assert_int_equal(s.spent_today, USD(8.05));
+	assert_int_equal(s.projected_month, USD(1257.65));
+	cost_summary_release(&s);
+	/* figure: spent-since */
+	assert_int_equal(costs_compute(st, &clk, now - 2 * 3600, CG_NONE, &s, &err), GR_OK);
+	assert_int_equal(s.spent, USD(2.85));
+	assert_int_equal(s.spent_month, USD(14.45));
+	cost_summary_release(&s);
+	state_close(st);
+}
+
 static void
 bids_and_offer_checks(void **state)
 {
@@ -451,6 +528,7 @@ main(void)
 		cmocka_unit_test(clocks_provisioning_and_gone),
 		cmocka_unit_test(unlisted_only_when_confirmed),
 		cmocka_unit_test(provisioning_until_billing),
+		cmocka_unit_test(storage_while_stopped),
 		cmocka_unit_test(bids_and_offer_checks),
 		cmocka_unit_test(admit_counts_provisioning),
 		cmocka_unit_test(two_currencies),
