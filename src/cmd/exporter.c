@@ -58,8 +58,9 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	switch (id) {
 	case E_LISTEN: a->listen = arg; break;
 	case E_INTERVAL:
-		if ((a->interval = parse_duration(arg)) <= 0)
-			return cmd_usage_error(c, "--interval needs a number of seconds");
+		if ((a->interval = parse_interval(arg)) < 0)
+			return cmd_usage_error(c, "%s needs a duration from 1s to 1d (such as 30s or "
+			    "5m), not '%s'", "--interval", arg);
 		break;
 	case E_SSH_RETRY:
 		/* A day at most: the longest wait (16 times it) stays far inside int64 ms. */

@@ -49,8 +49,9 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	switch (id) {
 	case M_FOLLOW: a->follow = true; break;
 	case M_INTERVAL:
-		if ((a->interval = parse_duration(arg)) <= 0)
-			return cmd_usage_error(c, "--interval needs a number of seconds");
+		if ((a->interval = parse_interval(arg)) < 0)
+			return cmd_usage_error(c, "%s needs a duration from 1s to 1d (such as 30s or "
+			    "5m), not '%s'", "--interval", arg);
 		break;
 	case M_COUNT:
 		if (!parse_int(arg, 1, 1000000000, &a->count))
