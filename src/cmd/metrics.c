@@ -471,6 +471,7 @@ ssh_round(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n, s
 				t[i].failed = true;
 				break;
 			}
+			session_stamp_frame(c->s, t[i].id, snap);
 			if (a->source == METRICS_AUTO && (snap->vendor[0] == '\0' ||
 			    snap->gpu_code != GR_OK) && !a->host) {
 				/* Nothing to read there: the provider's figures, as auto says. */
