@@ -624,6 +624,7 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 		return;
 	}
 	if (take_sample(w, b, in, now, &util, &at)) {
+		iw->util = util;
 		/*
 		 * Idle time accrues only between samples no further apart than the freshness:
 		 * across a longer gap (passes not run, a laptop asleep) nobody saw the GPU, so
@@ -638,7 +639,6 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 			emit(w, EV_INFO, "gap", "", iw, now, _("no sample for %s (over %s): "
 			    "idle time counts again from this sample"), d1, d2);
 		}
-		iw->util = util;
 		iw->sample_at = at;
 	}
 	fresh = iw->sample_at > 0 && iw->util >= 0 && now - iw->sample_at <= 3 * w->o.interval;
