@@ -278,7 +278,9 @@ gather(struct cmd_ctx *c, struct lane *lanes, size_t n_lanes, struct exporter_sn
 	}
 	snap->n_providers = i;
 
-	snap->taken = session_now(c->s);
+	/* The snapshot's clock, session_now's: the simulator's when sim is among the providers. */
+	session_clock(c->s, &clk);
+	snap->taken = clk.sim_shown ? clk.sim : clk.wall;
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return;
 	sample_list_init(&latest);
@@ -301,13 +303,18 @@ gather(struct cmd_ctx *c, struct lane *lanes, size_t n_lanes, struct exporter_sn
 				strlcpy_(latest.v[k].node, id + len + 1, sizeof(latest.v[k].node));
 				latest.v[k].instance_id[len] = '\0';
 			}
+			/*
+			 * A sample is on its instance's clock; its age is counted on the snapshot's:
+			 * a real provider's sample beside the simulator's is moved onto it.
+			 */
+			latest.v[k].at += snap->taken - cost_clock_now(&clk,
+			    snap->instances.v[i].provider);
 			*sample_list_add(&snap->samples) = latest.v[k];
 		}
 	}
 	sample_list_release(&latest);
 
 	/* Spend since launch: the ledger from its first row, grouped by instance. */
-	session_clock(c->s, &clk);
 	if (costs_compute(st, &clk, 1, CG_INSTANCE, &sum, &err) == GR_OK) {
 		snap->burn_known = true;
 		snap->burn_hour = sum.burn_hour;
