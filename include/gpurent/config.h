@@ -21,7 +21,8 @@
 #include "error.h"
 
 /* CK_MONEY: an amount with an optional currency ("300 CNY", bare: USD); CK_RATE: fx.CODE. */
-enum config_kind { CK_STRING, CK_INT, CK_MONEY, CK_BOOL, CK_LIST, CK_DURATION, CK_RATE };
+/* CK_INTERVAL: a duration that is an interval, checked as every interval is (parse_interval). */
+enum config_kind { CK_STRING, CK_INT, CK_MONEY, CK_BOOL, CK_LIST, CK_DURATION, CK_INTERVAL, CK_RATE };
 
 struct config_key {
 	const char *name;

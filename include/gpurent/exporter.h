@@ -45,7 +45,7 @@ struct exporter_provider {
 struct exporter_snapshot {
 	int64_t taken;				/* session clock (UTC seconds) when taken */
 	struct instance_list instances;		/* every instance listed */
-	struct sample_list samples;		/* newest sample of each GPU of those running */
+	struct sample_list samples;		/* newest of each running GPU, on taken's clock */
 	struct exporter_provider providers[EXPORTER_MAX_PROVIDERS];
 	size_t n_providers;
 	int64_t *spent;				/* per instance (same index), micro-dollars,

@@ -128,6 +128,13 @@ int64_t session_now(struct session *s);
  */
 void session_clock(struct session *s, struct cost_clock *out);
 
+/*
+ * Now on the clock of instance id's provider (cost_clock_now): the simulator's for a sim
+ * instance, the wall clock for every other. Each sample of an instance is stamped on it,
+ * whatever its source, so that its history has one clock and its newest sample is newest.
+ */
+int64_t session_now_of(struct session *s, const char *id);
+
 /* Where GPU samples come from (metrics --source). */
 enum metrics_source {
 	METRICS_AUTO,	/* ssh where the instance answers and has a GPU tool, else the API */
@@ -172,6 +179,13 @@ struct snapshot_job {
 	bool by_ssh;			/* out */
 };
 void session_snapshots(struct session *s, struct snapshot_job *jobs, size_t n, size_t width);
+
+/*
+ * A frame of instance id's sampler (sampler.h: stamped on this machine's clock when it
+ * arrived) moved onto the instance's clock (session_now_of), its gap with it. The samples of
+ * session_snapshot are moved already; a follower's frames are moved by its reader.
+ */
+void session_stamp_frame(struct session *s, const char *id, struct probe_snapshot *snap);
 
 /*
  * Batch jobs (gpurent run --provider), recorded with seq 0 and their output file as dir.

@@ -80,6 +80,18 @@ bool parse_int(const char *s, long long min, long long max, long long *out);
 long long parse_duration(const char *s);
 
 /*
+ * Every interval (watch, metrics --follow, the exporter, the dashboard's refresh, and the
+ * config keys that hold one) is a duration from a second to a day: the one check for all.
+ */
+#define INTERVAL_MIN 1
+#define INTERVAL_MAX 86400
+/*
+ * Parse an interval (parse_duration) within [INTERVAL_MIN, INTERVAL_MAX]: seconds, or -1.
+ * The messages that refuse one say "from 1s to 1d".
+ */
+long long parse_interval(const char *s);
+
+/*
  * Where the last `lines` lines of an open file start; 0: its end (nothing); lines < 0: the
  * whole file. A newline that ends the file does not count as a line. For `logs --tail`.
  */

@@ -29,8 +29,9 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	switch (id) {
 	case D_READONLY: o->readonly = true; break;
 	case D_REFRESH:
-		if ((n = parse_duration(arg)) <= 0)
-			return cmd_usage_error(c, "--refresh needs a duration such as 2 or 10s");
+		if ((n = parse_interval(arg)) < 0)
+			return cmd_usage_error(c, "%s needs a duration from 1s to 1d (such as 30s or "
+			    "5m), not '%s'", "--refresh", arg);
 		o->refresh = (double)n;
 		break;
 	case D_VIEW: o->view = arg; break;

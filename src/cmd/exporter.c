@@ -58,8 +58,9 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	switch (id) {
 	case E_LISTEN: a->listen = arg; break;
 	case E_INTERVAL:
-		if ((a->interval = parse_duration(arg)) <= 0)
-			return cmd_usage_error(c, "--interval needs a number of seconds");
+		if ((a->interval = parse_interval(arg)) < 0)
+			return cmd_usage_error(c, "%s needs a duration from 1s to 1d (such as 30s or "
+			    "5m), not '%s'", "--interval", arg);
 		break;
 	case E_SSH_RETRY:
 		/* A day at most: the longest wait (16 times it) stays far inside int64 ms. */
@@ -277,7 +278,9 @@ gather(struct cmd_ctx *c, struct lane *lanes, size_t n_lanes, struct exporter_sn
 	}
 	snap->n_providers = i;
 
-	snap->taken = session_now(c->s);
+	/* The snapshot's clock, session_now's: the simulator's when sim is among the providers. */
+	session_clock(c->s, &clk);
+	snap->taken = clk.sim_shown ? clk.sim : clk.wall;
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return;
 	sample_list_init(&latest);
@@ -300,13 +303,18 @@ gather(struct cmd_ctx *c, struct lane *lanes, size_t n_lanes, struct exporter_sn
 				strlcpy_(latest.v[k].node, id + len + 1, sizeof(latest.v[k].node));
 				latest.v[k].instance_id[len] = '\0';
 			}
+			/*
+			 * A sample is on its instance's clock; its age is counted on the snapshot's:
+			 * a real provider's sample beside the simulator's is moved onto it.
+			 */
+			latest.v[k].at += snap->taken - cost_clock_now(&clk,
+			    snap->instances.v[i].provider);
 			*sample_list_add(&snap->samples) = latest.v[k];
 		}
 	}
 	sample_list_release(&latest);
 
 	/* Spend since launch: the ledger from its first row, grouped by instance. */
-	session_clock(c->s, &clk);
 	if (costs_compute(st, &clk, 1, CG_INSTANCE, &sum, &err) == GR_OK) {
 		snap->burn_known = true;
 		snap->burn_hour = sum.burn_hour;

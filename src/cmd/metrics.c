@@ -49,8 +49,9 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	switch (id) {
 	case M_FOLLOW: a->follow = true; break;
 	case M_INTERVAL:
-		if ((a->interval = parse_duration(arg)) <= 0)
-			return cmd_usage_error(c, "--interval needs a number of seconds");
+		if ((a->interval = parse_interval(arg)) < 0)
+			return cmd_usage_error(c, "%s needs a duration from 1s to 1d (such as 30s or "
+			    "5m), not '%s'", "--interval", arg);
 		break;
 	case M_COUNT:
 		if (!parse_int(arg, 1, 1000000000, &a->count))
@@ -470,6 +471,7 @@ ssh_round(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n, s
 				t[i].failed = true;
 				break;
 			}
+			session_stamp_frame(c->s, t[i].id, snap);
 			if (a->source == METRICS_AUTO && (snap->vendor[0] == '\0' ||
 			    snap->gpu_code != GR_OK) && !a->host) {
 				/* Nothing to read there: the provider's figures, as auto says. */

@@ -37,8 +37,9 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	case W_ONCE: a->once = true; break;
 	case W_DRY_RUN: a->dry_run = true; break;
 	case W_INTERVAL:
-		if ((a->interval = parse_duration(arg)) <= 0)
-			return cmd_usage_error(c, "--interval needs a duration such as 30s or 5m");
+		if ((a->interval = parse_interval(arg)) < 0)
+			return cmd_usage_error(c, "%s needs a duration from 1s to 1d (such as 30s or "
+			    "5m), not '%s'", "--interval", arg);
 		break;
 	}
 	return 0;

@@ -23,9 +23,9 @@ static const struct config_key keys[] = {
 	{ "budget.warn", CK_INT, "80", N_("percent of a budget spent at which the watcher warns") },
 	{ "color", CK_STRING, "auto", N_("auto, always or never") },
 	{ "dashboard.idle_minutes", CK_INT, "10", N_("highlight instances idle this long") },
-	{ "dashboard.instances_interval", CK_DURATION, "5s", N_("refresh interval of the instances view") },
-	{ "dashboard.metrics_interval", CK_DURATION, "2s", N_("refresh interval of the metrics view") },
-	{ "dashboard.offers_interval", CK_DURATION, "30s", N_("refresh interval of the offers view") },
+	{ "dashboard.instances_interval", CK_INTERVAL, "5s", N_("refresh interval of the instances view") },
+	{ "dashboard.metrics_interval", CK_INTERVAL, "2s", N_("refresh interval of the metrics view") },
+	{ "dashboard.offers_interval", CK_INTERVAL, "30s", N_("refresh interval of the offers view") },
 	{ "fx.CODE", CK_RATE, NULL, N_("US dollars one unit of currency CODE is worth (fx.CNY = 0.14); the only way amounts in different currencies are combined") },
 	{ "http.connect_timeout", CK_DURATION, "10s", N_("connect timeout per request") },
 	{ "http.timeout", CK_DURATION, "30s", N_("total timeout per request") },
@@ -64,7 +64,7 @@ static const struct config_key keys[] = {
 	{ "ssh.config", CK_STRING, NULL, N_("ssh_config file passed to ssh -F instead of ~/.ssh/config") },
 	{ "ssh.identity", CK_STRING, NULL, N_("private key file passed to ssh -i") },
 	{ "ssh.rsync_path", CK_STRING, NULL, N_("rsync on the instances, when not 'rsync' in PATH") },
-	{ "watch.interval", CK_DURATION, "60s", N_("time between two passes of gpurent watch") },
+	{ "watch.interval", CK_INTERVAL, "60s", N_("time between two passes of gpurent watch") },
 	{ "watch.jobs_active", CK_BOOL, "true", N_("a running gpurent job keeps its instance from counting as idle") },
 	{ "watch.verify_timeout", CK_DURATION, "5m", N_("how long a stop or destroy may take before the watcher orders it again") },
 	{ "watch.verify_tries", CK_INT, "3", N_("orders of one stop or destroy before the watcher raises an alert") },
@@ -281,6 +281,11 @@ config_check(const char *key, const char *value, struct gr_error *err)
 			return gr_fail(err, GR_EUSAGE, "'%s' needs a duration such as 30s, 5m "
 			    "or 1h, not '%s'", key, value);
 		break;
+	case CK_INTERVAL:
+		if (parse_interval(value) < 0)
+			return gr_fail(err, GR_EUSAGE, "'%s' needs a duration from 1s to 1d (such "
+			    "as 30s or 5m), not '%s'", key, value);
+		break;
 	case CK_LIST:
 	case CK_STRING:
 		break;
@@ -485,7 +490,7 @@ config_get_int(const struct config *c, const char *key, long long def)
 
 	if (v == NULL)
 		return def;
-	if (k != NULL && k->kind == CK_DURATION)
+	if (k != NULL && (k->kind == CK_DURATION || k->kind == CK_INTERVAL))
 		return parse_duration(v);
 	return parse_int(v, LLONG_MIN, LLONG_MAX, &n) ? n : def;
 }

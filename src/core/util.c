@@ -404,6 +404,14 @@ parse_duration(const char *s)
 	return v * mult;
 }
 
+long long
+parse_interval(const char *s)
+{
+	long long v = parse_duration(s);
+
+	return v >= INTERVAL_MIN && v <= INTERVAL_MAX ? v : -1;
+}
+
 long
 file_tail_start(FILE *fp, long lines)
 {

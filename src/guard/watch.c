@@ -625,6 +625,20 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 	}
 	if (take_sample(w, b, in, now, &util, &at)) {
 		iw->util = util;
+		/*
+		 * Idle time accrues only between samples no further apart than the freshness:
+		 * across a longer gap (passes not run, a laptop asleep) nobody saw the GPU, so
+		 * an idle spell begins again at this sample.
+		 */
+		if (iw->idle_since != 0 && iw->sample_at > 0 &&
+		    at - iw->sample_at > 3 * w->o.interval) {
+			fmt_dur(d1, sizeof(d1), at - iw->sample_at);
+			fmt_dur(d2, sizeof(d2), 3 * w->o.interval);
+			iw->idle_since = 0;
+			iw->notified &= ~(unsigned)NOTE_IDLE;
+			emit(w, EV_INFO, "gap", "", iw, now, _("no sample for %s (over %s): "
+			    "idle time counts again from this sample"), d1, d2);
+		}
 		iw->sample_at = at;
 	}
 	fresh = iw->sample_at > 0 && iw->util >= 0 && now - iw->sample_at <= 3 * w->o.interval;

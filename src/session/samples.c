@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "gpurent/config.h"
+#include "gpurent/costs.h"
 #include "gpurent/i18n.h"
 #include "gpurent/paths.h"
 #include "gpurent/session.h"
@@ -88,7 +89,7 @@ api_snapshot(struct session *s, const char *id, struct probe_snapshot *out, stru
 		return err->code;
 	for (i = 0; i < out->gpus.n; i++)
 		out->gpus.v[i].source = SAMPLE_API;
-	out->at = out->gpus.n > 0 ? out->gpus.v[0].at : session_now(s);
+	out->at = out->gpus.n > 0 ? out->gpus.v[0].at : session_now_of(s, id);
 	out->vendor[0] = '\0';
 	return GR_OK;
 }
@@ -224,7 +225,7 @@ add_unanswered(char *list, size_t size, const char *node, const char *why)
  * out->unanswered. Fails, with the first node's error, only when no node answered.
  */
 static enum gr_err
-nodes_snapshot(struct session *s, const char *id, const struct remote_endpoint *eps, size_t n,
+nodes_snapshot(const char *id, const struct remote_endpoint *eps, size_t n,
     const char *note, struct probe_snapshot *out, struct gr_error *err)
 {
 	struct node_probe *p = xcalloc(n, sizeof(*p));
@@ -263,7 +264,7 @@ nodes_snapshot(struct session *s, const char *id, const struct remote_endpoint *
 			strlcpy_(g->instance_id, id, sizeof(g->instance_id));
 			strlcpy_(g->node, p[i].ep.node, sizeof(g->node));
 			g->index = -1;
-			g->at = session_now(s);
+			g->at = (int64_t)time(NULL);	/* as the frames are, until stamped */
 			g->source = SAMPLE_SSH;
 			add_unanswered(unanswered, sizeof(unanswered), p[i].ep.node, p[i].err.msg);
 		}
@@ -275,12 +276,36 @@ nodes_snapshot(struct session *s, const char *id, const struct remote_endpoint *
 		gr_fail(err, p[first_failed].rc, "%s: %s", p[first_failed].ep.node,
 		    p[first_failed].err.msg);
 		if (out->at == 0)
-			out->at = session_now(s);
+			out->at = (int64_t)time(NULL);
 	}
 	for (i = 0; i < n; i++)
 		probe_snapshot_release(&p[i].snap);
 	free(p);
 	return answered > 0 ? GR_OK : err->code;
+}
+
+void
+session_stamp_frame(struct session *s, const char *id, struct probe_snapshot *snap)
+{
+	struct cost_clock clk;
+	char provider[PROVIDER_MAX];
+	int64_t shift;
+	size_t i;
+
+	session_clock(s, &clk);
+	if (!backend_split_id(id, provider, sizeof(provider), NULL))
+		return;
+	shift = cost_clock_now(&clk, provider) - clk.wall;
+	if (shift == 0)
+		return;
+	snap->at += shift;
+	snap->host.at += shift;
+	if (snap->gap_from != 0) {
+		snap->gap_from += shift;
+		snap->gap_to += shift;
+	}
+	for (i = 0; i < snap->gpus.n; i++)
+		snap->gpus.v[i].at += shift;
 }
 
 /* One instance's ssh attempt: prepared on the caller's thread, run on a worker's. */
@@ -422,15 +447,19 @@ session_snapshots(struct session *s, struct snapshot_job *jobs, size_t n, size_t
 	/* A multi-machine instance samples its machines side by side already. */
 	for (i = 0; i < n; i++)
 		if (a[i].eps != NULL) {
-			a[i].rc = nodes_snapshot(s, jobs[i].id, a[i].eps, a[i].n_eps, a[i].note,
+			a[i].rc = nodes_snapshot(jobs[i].id, a[i].eps, a[i].n_eps, a[i].note,
 			    jobs[i].out, &a[i].ssh_err);
 			free(a[i].eps);
 		}
 	for (i = 0; i < n; i++) {
-		if (jobs[i].src == METRICS_API)
+		if (jobs[i].src == METRICS_API) {
 			jobs[i].rc = api_snapshot(s, jobs[i].id, jobs[i].out, &jobs[i].err);
-		else
-			job_finish(s, &jobs[i], &a[i]);
+			continue;
+		}
+		/* Before auto's fallback, which keeps the host's figures and has the API's time. */
+		if (a[i].reached)
+			session_stamp_frame(s, jobs[i].id, jobs[i].out);
+		job_finish(s, &jobs[i], &a[i]);
 	}
 	free(pool.v);
 	free(a);

@@ -552,6 +552,18 @@ session_now(struct session *s)
 	return now;
 }
 
+int64_t
+session_now_of(struct session *s, const char *id)
+{
+	struct cost_clock clk;
+	char provider[PROVIDER_MAX];
+
+	session_clock(s, &clk);
+	if (!backend_split_id(id, provider, sizeof(provider), NULL))
+		return clk.wall;
+	return cost_clock_now(&clk, provider);
+}
+
 void
 session_clock(struct session *s, struct cost_clock *out)
 {

@@ -17,18 +17,18 @@ expect_ok g config set label.keep-*.idle.after 1d
 expect_ok g sim advance 2m	# every one has booted (boot takes 20 to 90 s)
 
 # First pass: the idle instance's first idle sample; nothing is done.
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 check "no order on the first idle sample" '[[ $OUT != *ordered* ]]'
 
 # 599 s later: one second short of idle.after.
 expect_ok g sim advance 599
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 check "nothing ordered a second before idle.after: $OUT" '[[ $OUT != *ordered* ]]'
 check "still running" '[ "$(state_of "$idle")" = running ]'
 
 # The second it is due: the observation and the order, for the idle one only.
 expect_ok g sim advance 1
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 check "stop ordered at idle.after: $OUT" '[[ $OUT == *"stop-ordered $idle"* ]]'
 check "only the idle one: $OUT" '[ "$(grep -c ordered <<<"$OUT")" -eq 1 ]'
 check "the observation says why" \
@@ -38,7 +38,7 @@ check "not reported done before the provider says so" '[ "$(count_events stop-ve
 
 # A pass after the provider finished: verified.
 expect_ok g sim advance 30
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 check "stop verified: $OUT" '[[ $OUT == *"stop-verified $idle: the provider reports it stopped"* ]]'
 check "stopped" '[ "$(state_of "$idle")" = stopped ]'
 events_json

@@ -52,24 +52,24 @@ busy=$(g launch "$(ids_of 3 | tail -1)" --env SIM_WORKLOAD=idle --label with-job
 expect_ok g sim advance 2m
 expect_ok g run "$busy" --detach -- sleep 300
 job=$OUT
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 expect_ok g sim advance 11m
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 check "a running job keeps it: $OUT" '[[ $OUT != *"$busy"* ]] && [ "$(state_of "$busy")" = running ]'
 # With watch.jobs_active false for its label, the job does not count (a dry run, so that
 # nothing is done).
 expect_ok g config set label.with-job.watch.jobs_active false
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 expect_ok g sim advance 10m
-expect_ok g watch --dry-run --once --interval 1m
+expect_ok g watch --dry-run --once --interval 5m
 check "unless jobs do not count: $OUT" '[[ $OUT == *"would: action stop-ordered $busy"* ]]'
 expect_ok g config unset label.with-job.watch.jobs_active
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 check "the job counts again: $OUT" '[[ $OUT != *"$busy"* ]]'
 expect_ok g kill "$job"
 expect_ok g watch --once --interval 1m
 check "the job ended: the first idle sample, nothing yet: $OUT" '[[ $OUT != *"ordered $busy"* ]]'
 expect_ok g sim advance 10m
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 check "then idle.after later it is stopped: $OUT" '[[ $OUT == *"stop-ordered $busy"* ]]'
 pass

@@ -31,21 +31,21 @@ w1rc=$?
 check "the first ended cleanly on SIGTERM (status $w1rc)" '[ "$w1rc" -eq 0 ]'
 
 # --once: one pass, then exit; the first idle sample (the killed watcher had one too).
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 expect_ok g sim advance 10m
 before=$(g -o json events | jq length)
 
 # --dry-run at the moment it is due: says it, does nothing.
-expect_ok g watch --dry-run --once --interval 1m
+expect_ok g watch --dry-run --once --interval 5m
 check "would stop: $OUT" '[[ $OUT == *"would: action stop-ordered $inst: stop (dry run: nothing sent)"* ]]'
 check "would: and the observation behind it" '[[ $OUT == *"would: info idle $inst: GPU utilisation"* ]]'
 check "still running" '[ "$(state_of "$inst")" = running ]'
 check "no event written" '[ "$(g -o json events | jq length)" -eq "$before" ]'
-expect_ok g watch --dry-run --once --interval 1m
+expect_ok g watch --dry-run --once --interval 5m
 check "a dry run again says the same (it recorded no order): $OUT" '[[ $OUT == *"would: action stop-ordered $inst"* ]]'
 
 # The real one does it.
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 check "ordered: $OUT" '[[ $OUT == *"action stop-ordered $inst"* && $OUT != *would* ]]'
 check "stopping" '[ "$(state_of "$inst")" = stopping ]'
 pass

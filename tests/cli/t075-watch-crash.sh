@@ -18,10 +18,10 @@ SH
 chmod +x "$TMP/killer.sh"
 expect_ok g config set notify.command "$TMP/killer.sh"
 expect_ok g sim advance 2m
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 check "a clean end leaves nothing to resume" '[ "$(count_events resumed)" -eq 0 ] && [ "$(count_events watcher-died)" -eq 0 ]'
 expect_ok g sim advance 10m
-run g watch --once --interval 1m
+run g watch --once --interval 5m
 check "killed by SIGKILL (status $RC)" '[ "$RC" -eq 137 ]'
 check "the order had gone out" '[ "$(state_of "$inst")" = stopping ]'
 check "the order is in the journal" '[ "$(count_events stop-ordered "$inst")" -eq 1 ]'

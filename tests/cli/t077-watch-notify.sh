@@ -27,9 +27,9 @@ mkdir -p "$NOTIFY_DIR"
 expect_ok g config set notify.command "'$TMP/my tools/notify' --title \"gpurent: it's idle\" plain"
 expect_ok g config set idle.after 10m
 expect_ok g sim advance 2m
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 expect_ok g sim advance 10m
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 check "stop ordered: $OUT" '[[ $OUT == *"stop-ordered $inst"* ]]'
 seq=$(g -o json events | jq -r '[.[] | select(.kind == "stop-ordered")][0].seq')
 f="$NOTIFY_DIR/$seq"

@@ -29,14 +29,14 @@ mapfile -t offers < <(ids_of 2)
 idle=$(g launch "${offers[0]}" --env SIM_WORKLOAD=idle --label idle-one) || fail "launch"
 long=$(g launch "${offers[1]}" --env SIM_WORKLOAD=training --label train-long) || fail "launch"
 expect_ok g sim advance 2m
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 
 # Follow from another process while the watcher writes.
 "$GPURENT" -o json events --follow >"$TMP/follow" 2>"$TMP/follow.err" &
 follower=$!
 CLEANUP_HOOKS+=("kill $follower 2>/dev/null; wait $follower 2>/dev/null")
 expect_ok g sim advance 10m
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 for ((i = 0; i < 100; i++)); do
 	[ "$(grep -c stop-ordered "$TMP/follow")" -ge 1 ] && break
 	sleep 0.1

@@ -13,11 +13,11 @@ expect_ok g config set idle.after 10m
 expect_ok g config set label.scratch-*.idle.action destroy
 expect_ok g config set label.dev-*.idle.action notify
 expect_ok g sim advance 2m	# both have booted
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 check "nothing ordered on the first idle sample" '[[ $OUT != *ordered* ]]'
 
 expect_ok g sim advance 10m
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 check "destroy ordered for the destroy label: $OUT" '[[ $OUT == *"action destroy-ordered $gone:"* ]]'
 check "no stop for it: $OUT" '[[ $OUT != *"stop-ordered $gone"* ]]'
 check "notify only for the notify label: $OUT" \
@@ -25,14 +25,14 @@ check "notify only for the notify label: $OUT" \
 check "nothing ordered for it: $OUT" '[[ $OUT != *"ordered $told"* ]]'
 
 expect_ok g sim advance 30
-expect_ok g watch --once --interval 1m
+expect_ok g watch --once --interval 5m
 check "the destroy verified: $OUT" '[[ $OUT == *"action destroy-verified $gone: the provider reports it"* ]]'
 check "it is destroyed, not stopped" '[ "$(state_of "$gone")" = destroyed ]'
 
 # The notify-only instance idles on: told once for the spell, never ordered.
 for ((i = 0; i < 6; i++)); do
 	expect_ok g sim advance 10m
-	expect_ok g watch --once --interval 1m
+	expect_ok g watch --once --interval 5m
 done
 check "the notify-only instance still runs" '[ "$(state_of "$told")" = running ]'
 events_json
