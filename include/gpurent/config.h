@@ -45,8 +45,17 @@ const char *config_label_key(const char *name, char *pattern, size_t n);
 
 struct config;
 
-/* Load a config file; a missing file is an empty config. Syntax errors name file:line. */
+/*
+ * Load a config file; a missing file is an empty config. A line that cannot be read (not
+ * 'key = value' or '[profile NAME]', an unknown key, a value its key refuses) is kept as it
+ * was written: config_get and config_each never read it (nor the keys under a header that
+ * cannot be read), set and unset of its key replace or remove it, and config_problem names
+ * it. Fails only when the file cannot be read.
+ */
 enum gr_err config_load(struct config **out, const char *path, struct gr_error *err);
+/* The first line config_load could not read, as GR_EUSAGE: FILE:LINE, what is wrong and how
+ * to mend it. GR_OK when every line can be read. */
+enum gr_err config_problem(const struct config *c, struct gr_error *err);
 struct config *config_new_empty(void);
 void config_free(struct config *c);
 

@@ -144,6 +144,7 @@ struct config_line {
 	char *key;		/* NULL: not a key line */
 	char *value;
 	bool header;		/* a [profile NAME] line */
+	char *problem;		/* why the line cannot be read, NULL: it can (see config_load) */
 };
 
 struct config {
@@ -173,6 +174,7 @@ add_line(struct config *c, const char *text, const char *section, const char *ke
 	l->key = key ? xstrdup(key) : NULL;
 	l->value = value ? xstrdup(value) : NULL;
 	l->header = header;
+	l->problem = NULL;
 	c->n++;
 }
 
@@ -183,6 +185,7 @@ free_line(struct config_line *l)
 	free(l->section);
 	free(l->key);
 	free(l->value);
+	free(l->problem);
 }
 
 struct config *
@@ -325,15 +328,48 @@ config_check(const char *key, const char *value, struct gr_error *err)
 	return GR_OK;
 }
 
+/* The command that mends a refused KEY line in section: set for a known key (its value was
+ * refused), unset for an unknown one; NULL when no command can name the line (or a shell
+ * would read the key, as a pattern's '*'). */
+static char *
+mend_command(const char *section, const char *key)
+{
+	static const char word[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-";
+	bool known = config_key_find(key) != NULL ||
+	    config_label_key(key, NULL, LABEL_PATTERN_MAX) != NULL;
+
+	if (*key == '\0' || key[strspn(key, word)] != '\0' || (section != NULL && *section == '\0'))
+		return NULL;
+	return xasprintf("gpurent config %s%s%s %s%s", known ? "set" : "unset",
+	    section ? " --in " : "", section ? section : "", key, known ? " VALUE" : "");
+}
+
+/* Keep the line config_load just read as it was written, with why it cannot be read and how
+ * to mend it: fix is the command that would, NULL when only an edit of the file can. */
+static void
+keep_unreadable(struct config *c, const char *raw, const char *why, const char *fix)
+{
+	struct config_line *l = &c->lines[c->n - 1];
+	struct gr_error e = { 0 };
+
+	free(l->text);
+	l->text = xstrdup(raw);
+	if (fix != NULL)
+		gr_fail(&e, GR_EUSAGE, "%s; mend it with '%s', or edit the file", why, fix);
+	else
+		gr_fail(&e, GR_EUSAGE, "%s; edit or remove that line", why);
+	l->problem = xstrdup(e.msg);
+}
+
 enum gr_err
 config_load(struct config **out, const char *path, struct gr_error *err)
 {
 	struct config *c = xcalloc(1, sizeof(*c));
 	struct gr_error sub = { 0 };
-	char *line = NULL, *p, *eq, *section = NULL;
+	char *line = NULL, *raw, *p, *eq, *section = NULL, *fix;
 	size_t cap = 0;
 	ssize_t len;
-	unsigned lineno = 0;
 	FILE *fp;
 
 	c->path = xstrdup(path);
@@ -348,59 +384,71 @@ config_load(struct config **out, const char *path, struct gr_error *err)
 		return GR_ESTATE;
 	}
 	while ((len = getline(&line, &cap, fp)) >= 0) {
-		lineno++;
 		if (len > 0 && line[len - 1] == '\n')
 			line[--len] = '\0';
+		raw = xstrdup(line);
 		p = trim(line);
 		if (*p == '\0' || *p == '#' || *p == ';') {
 			add_line(c, line, section, NULL, NULL, false, SIZE_MAX);
-			continue;
-		}
-		if (*p == '[') {
-			char *end = strchr(p, ']'), *name;
+		} else if (*p == '[') {
+			char *end = strchr(p, ']'), *name = NULL;
 
-			if (end == NULL || end[1] != '\0' || strncmp(p, "[profile ", 9) != 0)
-				goto syntax;
-			*end = '\0';
-			name = trim(p + 9);
-			if (!valid_profile_name(name))
-				goto syntax;
-			free(section);
-			section = xstrdup(name);
-			snprintf(line, cap, "[profile %s]", section);
-			add_line(c, line, section, NULL, NULL, true, SIZE_MAX);
-			continue;
-		}
-		eq = strchr(p, '=');
-		if (eq == NULL)
-			goto syntax;
-		*eq = '\0';
-		{
-			char *key = trim(p), *value = trim(eq + 1), *text;
-
-			if (config_check(key, value, &sub) != GR_OK) {
-				gr_fail(err, GR_EUSAGE, "%s:%u: %s", path, lineno, sub.msg);
-				goto fail;
+			if (end != NULL && end[1] == '\0' && strncmp(p, "[profile ", 9) == 0) {
+				*end = '\0';
+				name = trim(p + 9);
 			}
+			free(section);
+			if (name == NULL || !valid_profile_name(name)) {
+				/* Its keys belong to no profile one could select. */
+				section = xstrdup("");
+				add_line(c, raw, section, NULL, NULL, true, SIZE_MAX);
+				keep_unreadable(c, raw, _("expected '[profile NAME]', a NAME "
+				    "of letters, digits, '-', '_' or '.'"), NULL);
+			} else {
+				section = xstrdup(name);
+				snprintf(line, cap, "[profile %s]", section);
+				add_line(c, line, section, NULL, NULL, true, SIZE_MAX);
+			}
+		} else if ((eq = strchr(p, '=')) == NULL) {
+			add_line(c, raw, section, NULL, NULL, false, SIZE_MAX);
+			keep_unreadable(c, raw, _("expected 'key = value' or "
+			    "'[profile NAME]'"), NULL);
+		} else {
+			char *key, *value, *text;
+
+			*eq = '\0';
+			key = trim(p);
+			value = trim(eq + 1);
 			text = xasprintf("%s = %s", key, value);
 			add_line(c, text, section, key, value, false, SIZE_MAX);
 			free(text);
+			gr_error_clear(&sub);
+			if (config_check(key, value, &sub) != GR_OK) {
+				fix = mend_command(section, key);
+				keep_unreadable(c, raw, sub.msg, fix);
+				free(fix);
+			}
 		}
+		free(raw);
 	}
 	free(line);
 	free(section);
 	fclose(fp);
 	*out = c;
 	return GR_OK;
-syntax:
-	gr_fail(err, GR_EUSAGE, "%s:%u: expected 'key = value' or '[profile NAME]'", path,
-	    lineno);
-fail:
-	free(line);
-	free(section);
-	fclose(fp);
-	config_free(c);
-	return GR_EUSAGE;
+}
+
+enum gr_err
+config_problem(const struct config *c, struct gr_error *err)
+{
+	size_t i;
+
+	/* One line kept per line of the file, so its number is its place. */
+	for (i = 0; i < c->n; i++)
+		if (c->lines[i].problem != NULL)
+			return gr_fail(err, GR_EUSAGE, "%s:%zu: %s", c->path, i + 1,
+			    c->lines[i].problem);
+	return GR_OK;
 }
 
 static bool
@@ -418,8 +466,8 @@ lookup(const struct config *c, const char *section, const char *key)
 	const char *v = NULL;
 
 	for (i = 0; i < c->n; i++)
-		if (c->lines[i].key != NULL && same_section(c->lines[i].section, section) &&
-		    strcmp(c->lines[i].key, key) == 0)
+		if (c->lines[i].key != NULL && c->lines[i].problem == NULL &&
+		    same_section(c->lines[i].section, section) && strcmp(c->lines[i].key, key) == 0)
 			v = c->lines[i].value;
 	return v;
 }
@@ -430,7 +478,7 @@ config_profiles(const struct config *c, const char **out, size_t max)
 	size_t i, n = 0;
 
 	for (i = 0; i < c->n; i++)
-		if (c->lines[i].header && n < max)
+		if (c->lines[i].header && c->lines[i].problem == NULL && n < max)
 			out[n++] = c->lines[i].section;
 	return n;
 }
@@ -604,8 +652,31 @@ config_each(const struct config *c, void (*fn)(const char *, const char *, const
 	size_t i;
 
 	for (i = 0; i < c->n; i++)
-		if (c->lines[i].key != NULL)
+		if (c->lines[i].key != NULL && c->lines[i].problem == NULL)
 			fn(c->lines[i].section, c->lines[i].key, c->lines[i].value, ctx);
+}
+
+/* Remove the lines of key in profile's section from line from on; whether there were any. */
+static bool
+drop_key(struct config *c, size_t from, const char *profile, const char *key)
+{
+	size_t i;
+	bool found = false;
+
+	for (i = from; i < c->n;) {
+		struct config_line *l = &c->lines[i];
+
+		if (l->key != NULL && same_section(l->section, profile) &&
+		    strcmp(l->key, key) == 0) {
+			free_line(l);
+			memmove(l, l + 1, (c->n - i - 1) * sizeof(*l));
+			c->n--;
+			found = true;
+			continue;
+		}
+		i++;
+	}
+	return found;
 }
 
 enum gr_err
@@ -634,8 +705,12 @@ config_set(struct config *c, const char *profile, const char *key, const char *v
 		if (l->key != NULL && strcmp(l->key, key) == 0) {
 			free(l->text);
 			free(l->value);
+			free(l->problem);
 			l->text = text;
 			l->value = xstrdup(value);
+			l->problem = NULL;
+			/* One line per key: a later one would win over this, or stay unread. */
+			drop_key(c, i + 1, profile, key);
 			return config_save(c, err);
 		}
 	}
@@ -659,23 +734,7 @@ config_set(struct config *c, const char *profile, const char *key, const char *v
 enum gr_err
 config_unset(struct config *c, const char *profile, const char *key, struct gr_error *err)
 {
-	size_t i;
-	bool found = false;
-
-	for (i = 0; i < c->n;) {
-		struct config_line *l = &c->lines[i];
-
-		if (l->key != NULL && same_section(l->section, profile) &&
-		    strcmp(l->key, key) == 0) {
-			free_line(l);
-			memmove(l, l + 1, (c->n - i - 1) * sizeof(*l));
-			c->n--;
-			found = true;
-			continue;
-		}
-		i++;
-	}
-	if (!found)
+	if (!drop_key(c, 0, profile, key))
 		return gr_fail(err, GR_ENOTFOUND, "'%s' is not set%s%s", key,
 		    profile ? _(" in profile ") : "", profile ? profile : "");
 	return config_save(c, err);
