@@ -20,8 +20,10 @@
 
 #include "error.h"
 
-/* CK_MONEY: an amount with an optional currency ("300 CNY", bare: USD); CK_RATE: fx.CODE. */
-enum config_kind { CK_STRING, CK_INT, CK_MONEY, CK_BOOL, CK_LIST, CK_DURATION, CK_RATE };
+/* CK_MONEY: an amount with an optional currency ("300 CNY", bare: USD); CK_RATE: fx.CODE;
+ * CK_CURRENCY: an ISO 4217 code (money_currency_parse). */
+enum config_kind { CK_STRING, CK_INT, CK_MONEY, CK_BOOL, CK_LIST, CK_DURATION, CK_RATE,
+	CK_CURRENCY };
 
 struct config_key {
 	const char *name;
@@ -73,6 +75,9 @@ long long config_get_int(const struct config *c, const char *key, long long def)
  */
 int64_t config_get_money(const struct config *c, const char *key);
 int64_t config_get_money_in(const struct config *c, const char *key, char *code);
+/* A CK_CURRENCY key's code (CURRENCY_MAX bytes, capitals); false when unset (c may be NULL).
+ * The key's default counts as set. */
+bool config_get_currency(const struct config *c, const char *key, char *code);
 /* The exchange rates the user configured (fx.CODE keys; the profile's win). */
 struct fx_rates;
 void config_fx(const struct config *c, struct fx_rates *out);

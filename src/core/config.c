@@ -41,7 +41,7 @@ static const struct config_key keys[] = {
 	{ "offers.limit", CK_INT, NULL, N_("default --limit of offers") },
 	{ "offers.sort", CK_STRING, "price", N_("default sort keys of offers") },
 	{ "output", CK_STRING, NULL, N_("default output format: table, json, csv, tsv, ids") },
-	{ "ppio.currency", CK_STRING, "CNY", N_("currency of PPIO's prices (ISO 4217; USD for the same API at api.novita.ai)") },
+	{ "ppio.currency", CK_CURRENCY, "CNY", N_("currency of PPIO's prices (ISO 4217; USD for the same API at api.novita.ai)") },
 	{ "ppio.disk", CK_INT, NULL, N_("PPIO root disk in GB when launch gives none") },
 	{ "ppio.image", CK_STRING, NULL, N_("PPIO image when launch gives none") },
 	{ "ppio.url", CK_STRING, NULL, N_("PPIO GPU API v2 address (scheme, host, port)") },
@@ -52,7 +52,7 @@ static const struct config_key keys[] = {
 	{ "runtime.action", CK_STRING, "stop", N_("what the watcher does past runtime.max: stop, destroy or notify") },
 	{ "runtime.max", CK_DURATION, NULL, N_("longest an instance may run before the watcher acts (unset: no limit)") },
 	{ "slurm.cluster", CK_STRING, NULL, N_("a name for the Slurm cluster, shown as the location of its offers") },
-	{ "slurm.currency", CK_STRING, "USD", N_("currency of the slurm.price.* charge-back rates") },
+	{ "slurm.currency", CK_CURRENCY, "USD", N_("currency of the slurm.price.* charge-back rates") },
 	{ "slurm.output_dir", CK_STRING, NULL, N_("where batch jobs write their output, a directory this machine shares with the nodes (unset: slurm.workdir)") },
 	{ "slurm.price.*", CK_MONEY, NULL, N_("charge-back rate per GPU-hour of a GRES type (slurm.price.h100 = 2.10); without one a Slurm offer has no price") },
 	{ "slurm.ssh_host", CK_STRING, NULL, N_("how ssh reaches a job's first node: a host name with %n for the node's name (unset: the node's hostname)") },
@@ -89,7 +89,7 @@ config_key_find(const char *name)
 	size_t i;
 
 	/* fx.CNY, fx.EUR, ...: one key per currency, all described by fx.CODE. */
-	if (strncmp(name, "fx.", 3) == 0 && money_currency_valid(name + 3))
+	if (strncmp(name, "fx.", 3) == 0 && money_currency_parse(name + 3, strlen(name + 3), NULL))
 		name = "fx.CODE";
 	else if (strcmp(name, "fx.CODE") == 0)
 		return NULL;	/* a description, not a key one can set */
@@ -135,6 +135,18 @@ config_label_key(const char *name, char *pattern, size_t n)
 		}
 	}
 	return NULL;
+}
+
+/* A key as the file keeps it: fx.cny is fx.CNY (a currency in any case), in buf. */
+static const char *
+canonical_key(const char *key, char *buf, size_t n)
+{
+	char code[CURRENCY_MAX];
+
+	if (strncmp(key, "fx.", 3) != 0 || !money_currency_parse(key + 3, strlen(key + 3), code))
+		return key;
+	snprintf(buf, n, "fx.%s", code);
+	return buf;
 }
 
 /* The file is kept line by line so that `config set` preserves comments and order. */
@@ -267,6 +279,11 @@ config_check(const char *key, const char *value, struct gr_error *err)
 			return gr_fail(err, GR_EUSAGE, "'%s' needs an amount such as 250, 99.50 "
 			    "(US dollars) or 300 CNY, not '%s'", key, value);
 		break;
+	case CK_CURRENCY:
+		if (!money_currency_parse(value, strlen(value), NULL))
+			return gr_fail(err, GR_EUSAGE, "'%s' needs the ISO 4217 code of a currency, "
+			    "such as USD or CNY, not '%s'", key, value);
+		break;
 	case CK_RATE:
 		if (strcmp(key, "fx.USD") == 0)
 			return gr_fail(err, GR_EUSAGE, "'fx.USD' is always 1: rates are US "
@@ -367,7 +384,7 @@ config_load(struct config **out, const char *path, struct gr_error *err)
 {
 	struct config *c = xcalloc(1, sizeof(*c));
 	struct gr_error sub = { 0 };
-	char *line = NULL, *raw, *p, *eq, *section = NULL, *fix;
+	char *line = NULL, *raw, *p, *eq, *section = NULL, *fix, canon[16];
 	size_t cap = 0;
 	ssize_t len;
 	FILE *fp;
@@ -417,7 +434,7 @@ config_load(struct config **out, const char *path, struct gr_error *err)
 			char *key, *value, *text;
 
 			*eq = '\0';
-			key = trim(p);
+			key = (char *)canonical_key(trim(p), canon, sizeof(canon));
 			value = trim(eq + 1);
 			text = xasprintf("%s = %s", key, value);
 			add_line(c, text, section, key, value, false, SIZE_MAX);
@@ -514,7 +531,9 @@ config_get(const struct config *c, const char *key)
 {
 	const struct config_key *k;
 	const char *v = NULL;
+	char canon[16];
 
+	key = canonical_key(key, canon, sizeof(canon));
 	if (c != NULL && c->profile != NULL)
 		v = lookup(c, c->profile, key);
 	if (v == NULL && c != NULL)
@@ -572,14 +591,23 @@ provider_get(const struct config *c, const char *provider, const char *what)
 }
 
 bool
+config_get_currency(const struct config *c, const char *key, char *code)
+{
+	const char *v = config_get(c, key);
+
+	return v != NULL && money_currency_parse(v, strlen(v), code);
+}
+
+bool
 config_gpu_rate(const struct config *c, const char *provider, const char *gpu_type,
     int64_t *per_gpu_hour, char *currency)
 {
 	char what[96], cur[CURRENCY_MAX], named[CURRENCY_MAX];
 	const char *v;
 
-	v = provider_get(c, provider, "currency");
-	money_currency_set(cur, v != NULL && money_currency_valid(v) ? v : "USD");
+	snprintf(what, sizeof(what), "%s.currency", provider);
+	if (!config_get_currency(c, what, cur))
+		money_currency_set(cur, "USD");
 	if (currency != NULL)
 		money_currency_set(currency, cur);
 	snprintf(what, sizeof(what), "price.%s", gpu_type);
@@ -685,8 +713,9 @@ config_set(struct config *c, const char *profile, const char *key, const char *v
 {
 	size_t i, last = SIZE_MAX;
 	bool have_section = profile == NULL;
-	char *text;
+	char *text, canon[16];
 
+	key = canonical_key(key, canon, sizeof(canon));
 	if (profile != NULL && !valid_profile_name(profile))
 		return gr_fail(err, GR_EUSAGE, "bad profile name '%s'", profile);
 	if (strchr(value, '\n') != NULL)
@@ -734,6 +763,9 @@ config_set(struct config *c, const char *profile, const char *key, const char *v
 enum gr_err
 config_unset(struct config *c, const char *profile, const char *key, struct gr_error *err)
 {
+	char canon[16];
+
+	key = canonical_key(key, canon, sizeof(canon));
 	if (!drop_key(c, 0, profile, key))
 		return gr_fail(err, GR_ENOTFOUND, "'%s' is not set%s%s", key,
 		    profile ? _(" in profile ") : "", profile ? profile : "");
