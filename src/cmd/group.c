@@ -309,8 +309,14 @@ group_create(struct cmd_ctx *c, struct state *st, struct args *a, const char *na
 	 * every pass. */
 	if (check_term(c, NULL, "gpu", a->g.gpu) != 0)
 		return EXIT_USAGE;
-	if (!a->has_max || !a->has_target)
-		return cmd_usage_error(c, "create needs --max and --target-util");
+	if (!a->has_max && !a->has_target)
+		return cmd_usage_error(c, "create needs --max and --target-util: the most members "
+		    "and the mean GPU utilisation to hold");
+	if (!a->has_max)
+		return cmd_usage_error(c, "create needs --max too: the most members");
+	if (!a->has_target)
+		return cmd_usage_error(c, "create needs --target-util too: the mean GPU "
+		    "utilisation to hold, 1-100");
 	if (a->g.max < 1 || a->g.min > a->g.max)
 		return cmd_usage_error(c, "--min %d and --max %d: needs 0 <= min <= max and max >= 1",
 		    a->g.min, a->g.max);
