@@ -32,7 +32,7 @@ struct args {
 	int64_t span;		/* seconds back from now */
 	enum audit_group by;
 	bool offline;
-	const char *since;	/* --since as given, resolved into span once the clock is known */
+	const char *since;	/* --since as given, made a span once the clock is known */
 };
 
 static const char *const groups[] = { "instance", "label", "provider", "gpu" };

@@ -310,8 +310,8 @@ group_create(struct cmd_ctx *c, struct state *st, struct args *a, const char *na
 	if (check_term(c, NULL, "gpu", a->g.gpu) != 0)
 		return EXIT_USAGE;
 	if (!a->has_max && !a->has_target)
-		return cmd_usage_error(c, "create needs --max and --target-util: the most members "
-		    "and the mean GPU utilisation to hold");
+		return cmd_usage_error(c, "create needs --max and --target-util: the most "
+		    "members and the mean GPU utilisation to hold");
 	if (!a->has_max)
 		return cmd_usage_error(c, "create needs --max too: the most members");
 	if (!a->has_target)

@@ -89,7 +89,8 @@ config_key_find(const char *name)
 	size_t i;
 
 	/* fx.CNY, fx.EUR, ...: one key per currency, all described by fx.CODE. */
-	if (strncmp(name, "fx.", 3) == 0 && money_currency_parse(name + 3, strlen(name + 3), NULL))
+	if (strncmp(name, "fx.", 3) == 0 &&
+	    money_currency_parse(name + 3, strlen(name + 3), NULL))
 		name = "fx.CODE";
 	else if (strcmp(name, "fx.CODE") == 0)
 		return NULL;	/* a description, not a key one can set */
@@ -281,8 +282,8 @@ config_check(const char *key, const char *value, struct gr_error *err)
 		break;
 	case CK_CURRENCY:
 		if (!money_currency_parse(value, strlen(value), NULL))
-			return gr_fail(err, GR_EUSAGE, "'%s' needs the ISO 4217 code of a currency, "
-			    "such as USD or CNY, not '%s'", key, value);
+			return gr_fail(err, GR_EUSAGE, "'%s' needs the ISO 4217 code of a "
+			    "currency, such as USD or CNY, not '%s'", key, value);
 		break;
 	case CK_RATE:
 		if (strcmp(key, "fx.USD") == 0)
@@ -356,7 +357,8 @@ mend_command(const char *section, const char *key)
 	bool known = config_key_find(key) != NULL ||
 	    config_label_key(key, NULL, LABEL_PATTERN_MAX) != NULL;
 
-	if (*key == '\0' || key[strspn(key, word)] != '\0' || (section != NULL && *section == '\0'))
+	if (*key == '\0' || key[strspn(key, word)] != '\0' ||
+	    (section != NULL && *section == '\0'))
 		return NULL;
 	return xasprintf("gpurent config %s%s%s %s%s", known ? "set" : "unset",
 	    section ? " --in " : "", section ? section : "", key, known ? " VALUE" : "");
@@ -431,10 +433,11 @@ config_load(struct config **out, const char *path, struct gr_error *err)
 			keep_unreadable(c, raw, _("expected 'key = value' or "
 			    "'[profile NAME]'"), NULL);
 		} else {
-			char *key, *value, *text;
+			const char *key;
+			char *value, *text;
 
 			*eq = '\0';
-			key = (char *)canonical_key(trim(p), canon, sizeof(canon));
+			key = canonical_key(trim(p), canon, sizeof(canon));
 			value = trim(eq + 1);
 			text = xasprintf("%s = %s", key, value);
 			add_line(c, text, section, key, value, false, SIZE_MAX);
@@ -484,7 +487,8 @@ lookup(const struct config *c, const char *section, const char *key)
 
 	for (i = 0; i < c->n; i++)
 		if (c->lines[i].key != NULL && c->lines[i].problem == NULL &&
-		    same_section(c->lines[i].section, section) && strcmp(c->lines[i].key, key) == 0)
+		    same_section(c->lines[i].section, section) &&
+		    strcmp(c->lines[i].key, key) == 0)
 			v = c->lines[i].value;
 	return v;
 }

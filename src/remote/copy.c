@@ -166,6 +166,9 @@ make_dest_dir(const struct remote_place *dst, struct gr_error *err)
 		sb_init(&out);
 		rc = remote_capture(dst->ep, words, ARRAY_LEN(words), &out, 0, err);
 		sb_release(&out);
+		if (rc != 0 && rc != DEST_NO_DIR && rc != DEST_NOT_DIR && err->code == GR_OK)
+			gr_fail(err, GR_EFAIL, "cannot make the directory '%s' on %s", path,
+			    dst->ep->name);
 	} else if (stat(path, &st) == 0) {
 		rc = S_ISDIR(st.st_mode) ? 0 : DEST_NOT_DIR;
 	} else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
