@@ -37,6 +37,7 @@ enum {
 	CMD_SENSITIVE = 1u << 0,	/* never written to shell history */
 	CMD_NOT_IN_SHELL = 1u << 1,	/* makes no sense inside `gpurent shell` */
 	CMD_HIDDEN = 1u << 2,		/* not listed in help (internal helpers) */
+	CMD_ANY_CONFIG = 1u << 3,	/* runs with a config line it cannot read (to mend it) */
 };
 
 struct cmd_ctx;

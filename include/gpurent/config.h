@@ -20,9 +20,11 @@
 
 #include "error.h"
 
-/* CK_MONEY: an amount with an optional currency ("300 CNY", bare: USD); CK_RATE: fx.CODE. */
+/* CK_MONEY: an amount with an optional currency ("300 CNY", bare: USD); CK_RATE: fx.CODE;
+ * CK_CURRENCY: an ISO 4217 code (money_currency_parse). */
 /* CK_INTERVAL: a duration that is an interval, checked as every interval is (parse_interval). */
-enum config_kind { CK_STRING, CK_INT, CK_MONEY, CK_BOOL, CK_LIST, CK_DURATION, CK_INTERVAL, CK_RATE };
+enum config_kind { CK_STRING, CK_INT, CK_MONEY, CK_BOOL, CK_LIST, CK_DURATION, CK_INTERVAL, CK_RATE,
+	CK_CURRENCY };
 
 struct config_key {
 	const char *name;
@@ -46,8 +48,17 @@ const char *config_label_key(const char *name, char *pattern, size_t n);
 
 struct config;
 
-/* Load a config file; a missing file is an empty config. Syntax errors name file:line. */
+/*
+ * Load a config file; a missing file is an empty config. A line that cannot be read (not
+ * 'key = value' or '[profile NAME]', an unknown key, a value its key refuses) is kept as it
+ * was written: config_get and config_each never read it (nor the keys under a header that
+ * cannot be read), set and unset of its key replace or remove it, and config_problem names
+ * it. Fails only when the file cannot be read.
+ */
 enum gr_err config_load(struct config **out, const char *path, struct gr_error *err);
+/* The first line config_load could not read, as GR_EUSAGE: FILE:LINE, what is wrong and how
+ * to mend it. GR_OK when every line can be read. */
+enum gr_err config_problem(const struct config *c, struct gr_error *err);
 struct config *config_new_empty(void);
 void config_free(struct config *c);
 
@@ -65,6 +76,9 @@ long long config_get_int(const struct config *c, const char *key, long long def)
  */
 int64_t config_get_money(const struct config *c, const char *key);
 int64_t config_get_money_in(const struct config *c, const char *key, char *code);
+/* A CK_CURRENCY key's code (CURRENCY_MAX bytes, capitals); false when unset (c may be NULL).
+ * The key's default counts as set. */
+bool config_get_currency(const struct config *c, const char *key, char *code);
 /* The exchange rates the user configured (fx.CODE keys; the profile's win). */
 struct fx_rates;
 void config_fx(const struct config *c, struct fx_rates *out);

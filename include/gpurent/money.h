@@ -33,7 +33,14 @@
 
 /* The code of a record's currency: code itself, or "USD" for NULL or "". */
 const char *money_currency(const char *code);
-/* Three ASCII capital letters. */
+/*
+ * The one door through which a currency that a user or a provider wrote is read: the n bytes
+ * at s are an ISO 4217 code of a currency in use (a table of them, not any three letters),
+ * in any case ("usd", "Cny"). code (CURRENCY_MAX bytes, may be NULL; may be s) gets it in
+ * capitals.
+ */
+bool money_currency_parse(const char *s, size_t n, char *code);
+/* A code as gpurent keeps it: what money_currency_parse gives, capitals. */
 bool money_currency_valid(const char *code);
 /* Whether two records' currencies are the same ("" and "USD" are). */
 bool money_same_currency(const char *a, const char *b);
@@ -50,7 +57,8 @@ char *money_format_in(char *buf, size_t n, int64_t micros, int decimals, const c
 
 /*
  * A user's amount with an optional currency: "300" and "$300" are USD, "¥300" is CNY,
- * "300 CNY", "300CNY" and "CNY 300" name theirs. code (CURRENCY_MAX bytes) gets the code.
+ * "300 CNY", "300CNY", "300 cny" and "CNY 300" name theirs (money_currency_parse). code
+ * (CURRENCY_MAX bytes) gets the code.
  * false on anything money_parse refuses or on a malformed code.
  */
 bool money_parse_in(const char *s, int64_t *out, char *code);

@@ -31,6 +31,9 @@ struct remote_copy_opts {
 	size_t n_excludes;
 	const char *bwlimit;		/* rsync --bwlimit value, NULL: none */
 	const char *rsync_path;		/* rsync on the instance (config ssh.rsync_path) */
+	bool dst_dir;			/* the destination is a directory (it ends in '/', or
+					 * several sources go there): made when missing, its
+					 * last name only, as rsync makes it */
 };
 
 /* One side of a copy: a local path (ep NULL) or a path on an instance (relative: to home). */

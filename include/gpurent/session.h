@@ -51,7 +51,10 @@ void session_release(struct session *s);
 /* Forget the backends (the shell does after a command with its own --provider). */
 void session_drop_backends(struct session *s);
 
+/* The config, refused with config_problem's words when it has a line it cannot read. */
 enum gr_err session_config(struct session *s, struct config **out, struct gr_error *err);
+/* The config even then, for the one command that mends it (config). */
+enum gr_err session_config_any(struct session *s, struct config **out, struct gr_error *err);
 /* err may be NULL where a caller goes on without the database. */
 enum gr_err session_state(struct session *s, struct state **out, struct gr_error *err);
 

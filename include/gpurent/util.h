@@ -92,6 +92,15 @@ long long parse_duration(const char *s);
 long long parse_interval(const char *s);
 
 /*
+ * Parse a point in time, the one parser of every option that takes one (--since, --until):
+ * a duration back from now ("7d", "36h", parse_duration), or a date and time in UTC
+ * ("2026-12-01", "2026-12-01T10:00", "2026-12-01 10:00:30"), or RFC 3339 with its offset
+ * or Z ("2026-12-01T10:00:00+08:00", "2026-12-01T02:00:00.5Z", the fraction dropped).
+ * false when it is none of these or names a day or time that does not exist.
+ */
+bool parse_when(const char *s, int64_t now, int64_t *out);
+
+/*
  * Where the last `lines` lines of an open file start; 0: its end (nothing); lines < 0: the
  * whole file. A newline that ends the file does not count as a line. For `logs --tail`.
  */

@@ -57,9 +57,7 @@ ppio_init(struct backend *b, struct gr_error *err)
 	offer_list_init(&p->products);
 	money_currency_set(p->currency, "CNY");
 	if (b->env.config != NULL) {
-		if ((s = config_get(b->env.config, "ppio.currency")) != NULL &&
-		    money_currency_valid(s))
-			money_currency_set(p->currency, s);
+		config_get_currency(b->env.config, "ppio.currency", p->currency);
 		if ((s = config_get(b->env.config, "ppio.image")) != NULL)
 			strlcpy_(p->image, s, sizeof(p->image));
 		p->disk_gb = (int)config_get_int(b->env.config, "ppio.disk", 0);

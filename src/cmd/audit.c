@@ -22,16 +22,17 @@
 enum { A_SINCE = 1, A_BY, A_OFFLINE };
 
 static const struct cmd_opt opts[] = {
-	{ "since", 's', "DURATION", N_("audit this far back from now (default 7d)"), A_SINCE, CPL_NONE, false },
+	{ "since", 's', "WHEN", N_("audit from WHEN: a duration back (default 7d) or a UTC date or time (2026-12-01, RFC 3339)"), A_SINCE, CPL_NONE, false },
 	{ "by", 'b', "GROUP", N_("one row per instance (default), label, provider or gpu"), A_BY, CPL_AUDIT_BY, false },
 	{ "offline", 0, NULL, N_("ask no provider: no cheaper offers, and GPU counts and regions only from the history"), A_OFFLINE, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 struct args {
-	int64_t span;
+	int64_t span;		/* seconds back from now */
 	enum audit_group by;
 	bool offline;
+	const char *since;	/* --since as given, made a span once the clock is known */
 };
 
 static const char *const groups[] = { "instance", "label", "provider", "gpu" };
@@ -44,9 +45,9 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 
 	switch (id) {
 	case A_SINCE:
-		if ((a->span = parse_duration(arg)) <= 0)
-			return cmd_usage_error(c, "--since needs a duration such as 7d, 36h or 30d, "
-			    "not '%s'", arg);
+		if (cmd_when(c, "--since", arg, 0, &a->span) != 0)
+			return EXIT_USAGE;
+		a->since = arg;
 		break;
 	case A_BY:
 		for (i = 0; i < ARRAY_LEN(groups); i++)
@@ -512,7 +513,7 @@ print_table(FILE *fp, struct audit_report *rep, struct audit_view *view,
 static int
 audit_run(struct cmd_ctx *c, int argc, char **argv)
 {
-	struct args a = { 7 * 86400, AG_INSTANCE, false };
+	struct args a = { 7 * 86400, AG_INSTANCE, false, NULL };
 	struct gr_error err = { 0 };
 	struct audit_opts o;
 	struct audit_report rep;
@@ -556,6 +557,14 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 		audit_cheaper_now(&insts, &offers, &fx, &cheaper, &ncheaper);
 	}
 	session_clock(c->s, &clk);
+	if (a.since != NULL) {
+		int64_t now = session_now(c->s), from;
+
+		parse_when(a.since, now, &from);
+		if (from >= now)
+			return cmd_usage_error(c, "--since %s is not in the past", a.since);
+		a.span = now - from;
+	}
 	memset(&o, 0, sizeof(o));
 	o.span_s = a.span;
 	o.clock = &clk;

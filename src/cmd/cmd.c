@@ -255,7 +255,8 @@ apply_defaults(struct cmd_ctx *c)
 	struct config *cfg;
 	const char *v;
 
-	if (session_config(c->s, &cfg, &err) != GR_OK)
+	if (((c->cmd->flags & CMD_ANY_CONFIG) ? session_config_any(c->s, &cfg, &err) :
+	    session_config(c->s, &cfg, &err)) != GR_OK)
 		return cmd_error(c, &err);
 	if (!c->s->format_set && (v = config_get(cfg, "output")) != NULL)
 		out_format_parse(v, &out_global.format);

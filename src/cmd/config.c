@@ -115,28 +115,16 @@ check_providers(const char *value, struct gr_error *err)
 	return GR_OK;
 }
 
+/* The subcommands but path, once the file is loaded (with lines it cannot read, if any). */
 static int
-config_run(struct cmd_ctx *c, int argc, char **argv)
+config_run_on(struct cmd_ctx *c, const struct args *a, struct config *cfg, int n, char **argv)
 {
-	struct args a = { false, NULL };
 	struct gr_error err = { 0 };
-	struct config *cfg;
 	struct collect cl = { NULL, 0, 0 };
 	const char *v;
-	int n, rc;
 	size_t i;
+	int rc;
 
-	rc = cmd_parse(c, argc, argv, handle, &a, &n);
-	if (rc != 0 || n < 0)
-		return rc;
-	if (n == 0)
-		return cmd_usage_error(c, "say get, set, unset, list or path");
-	if (strcmp(argv[0], "path") == 0) {
-		fprintf(c->out, "%s\n", paths_config_file());
-		return finish_output(c, 0);
-	}
-	if (session_config(c->s, &cfg, &err) != GR_OK)
-		return cmd_error(c, &err);
 	if (strcmp(argv[0], "get") == 0) {
 		if (n != 2)
 			return cmd_usage_error(c, "usage: gpurent config get KEY");
@@ -156,21 +144,21 @@ config_run(struct cmd_ctx *c, int argc, char **argv)
 		if (n != 3)
 			return cmd_usage_error(c, "usage: gpurent config set KEY VALUE");
 		if ((strcmp(argv[1], "providers") == 0 && check_providers(argv[2], &err) !=
-		    GR_OK) || config_set(cfg, a.in, argv[1], argv[2], &err) != GR_OK)
+		    GR_OK) || config_set(cfg, a->in, argv[1], argv[2], &err) != GR_OK)
 			return cmd_error(c, &err);
 		return finish_output(c, 0);
 	}
 	if (strcmp(argv[0], "unset") == 0) {
 		if (n != 2)
 			return cmd_usage_error(c, "usage: gpurent config unset KEY");
-		if (config_unset(cfg, a.in, argv[1], &err) != GR_OK)
+		if (config_unset(cfg, a->in, argv[1], &err) != GR_OK)
 			return cmd_error(c, &err);
 		return finish_output(c, 0);
 	}
 	if (strcmp(argv[0], "list") != 0)
 		return cmd_usage_error(c, "unknown subcommand '%s' (get, set, unset, list, path)",
 		    argv[0]);
-	if (a.all) {
+	if (a->all) {
 		const struct config_key *keys = config_keys(&i);
 		size_t k, nk = i;
 
@@ -188,6 +176,32 @@ config_run(struct cmd_ctx *c, int argc, char **argv)
 	return finish_output(c, 0);
 }
 
+static int
+config_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct args a = { false, NULL };
+	struct gr_error err = { 0 };
+	struct config *cfg;
+	int n, rc;
+
+	rc = cmd_parse(c, argc, argv, handle, &a, &n);
+	if (rc != 0 || n < 0)
+		return rc;
+	if (n == 0)
+		return cmd_usage_error(c, "say get, set, unset, list or path");
+	if (strcmp(argv[0], "path") == 0) {
+		fprintf(c->out, "%s\n", paths_config_file());
+		return finish_output(c, 0);
+	}
+	if (session_config_any(c->s, &cfg, &err) != GR_OK)
+		return cmd_error(c, &err);
+	rc = config_run_on(c, &a, cfg, n, argv);
+	/* Said after what the command did: a set or unset may just have mended it. */
+	if (config_problem(cfg, &err) != GR_OK)
+		cmd_warn("%s", err.msg);
+	return rc;
+}
+
 const struct command cmd_config = {
 	.name = "config",
 	.args = "get KEY | set KEY VALUE | unset KEY | list | path",
@@ -199,5 +213,6 @@ const struct command cmd_config = {
 	    "the file atomically, keeping comments. 'list --all' shows every key."),
 	.opts = opts,
 	.complete_args = CPL_CONFIG_KEY,
+	.flags = CMD_ANY_CONFIG,
 	.run = config_run,
 };

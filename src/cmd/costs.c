@@ -18,40 +18,16 @@
 enum { C_SINCE = 1, C_BY };
 
 static const struct cmd_opt opts[] = {
-	{ "since", 's', "DATE", N_("count spend from DATE (YYYY-MM-DD, UTC; default: start of this month)"), C_SINCE, CPL_NONE, false },
+	{ "since", 's', "WHEN", N_("count spend from WHEN: a duration back (7d) or a UTC date or time (2026-12-01, RFC 3339); default: start of this month"), C_SINCE, CPL_NONE, false },
 	{ "by", 'b', "GROUP", N_("group spend by instance, label, provider, gpu or day"), C_BY, CPL_COSTS_BY, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 struct args {
-	int64_t since;
+	int64_t since;		/* 0: the start of this month */
 	enum cost_group by;
+	const char *since_arg;	/* --since as given, resolved once the clock is known */
 };
-
-static bool
-parse_date(const char *s, int64_t *out)
-{
-	struct tm tm, want, back;
-	char *end;
-	time_t t;
-
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(s, "%Y-%m-%d", &tm);
-	if (end == NULL || (*end != '\0' && *end != 'T'))
-		return false;
-	if (*end == 'T' && ((end = strptime(end, "T%H:%M:%S", &tm)) == NULL || *end != '\0'))
-		return false;
-	want = tm;
-	t = timegm(&tm);
-	/* strptime takes 2026-02-30; timegm would quietly make it March 2. */
-	if (gmtime_r(&t, &back) == NULL || back.tm_year != want.tm_year ||
-	    back.tm_mon != want.tm_mon || back.tm_mday != want.tm_mday ||
-	    back.tm_hour != want.tm_hour || back.tm_min != want.tm_min ||
-	    back.tm_sec != want.tm_sec)
-		return false;
-	*out = (int64_t)t;
-	return true;
-}
 
 static int
 handle(struct cmd_ctx *c, int id, const char *arg, void *data)
@@ -62,9 +38,9 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 
 	switch (id) {
 	case C_SINCE:
-		if (!parse_date(arg, &a->since))
-			return cmd_usage_error(c, "--since needs a date that exists, such as "
-			    "2026-11-01 or 2026-11-01T09:30:00, not '%s'", arg);
+		if (cmd_when(c, "--since", arg, 0, &a->since) != 0)
+			return EXIT_USAGE;
+		a->since_arg = arg;
 		break;
 	case C_BY:
 		for (i = 1; i < ARRAY_LEN(groups); i++)
@@ -322,7 +298,7 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 {
 	static const char *const group_names[] = { "", "instance", "label", "provider", "gpu",
 		"day" };
-	struct args a = { 0, CG_NONE };
+	struct args a = { 0, CG_NONE, NULL };
 	struct gr_error err = { 0 };
 	struct cost_set all;
 	const struct cost_summary *sum;
@@ -351,6 +327,8 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		report_fanout(c, res, c->s->n_backends);
 	instance_list_release(&l);
 	session_clock(c->s, &clk);
+	if (a.since_arg != NULL)
+		parse_when(a.since_arg, session_now(c->s), &a.since);
 	config_fx(cfg, &fx);
 	if (session_state(c->s, &st, &err) != GR_OK ||
 	    costs_compute_set(st, &clk, a.since, a.by, &fx, &all, &err) != GR_OK)

@@ -142,6 +142,9 @@ cp_run(struct cmd_ctx *c, int argc, char **argv)
 	}
 	a.o.rsync_path = config_get(cfg, "ssh.rsync_path");
 	a.o.stats = c->s->verbose > 0;
+	/* As rsync reads a destination: a directory when it ends in '/' or takes several. */
+	a.o.dst_dir = nsrc > 1 || (sides[nsrc].place.path[0] != '\0' &&
+	    sides[nsrc].place.path[strlen(sides[nsrc].place.path) - 1] == '/');
 	/* Runs of sources that one rsync can take (all local, or all on one instance and the
 	 * destination here) go together; a source on an instance bound for an instance is
 	 * streamed on its own. */
@@ -178,12 +181,13 @@ const struct command cmd_cp = {
 	    "connection: modes, times and links are kept, names go inside rsync's protocol,\n"
 	    "files are sent whole, and an interrupted file waits in a .gpurent-partial\n"
 	    "directory; --resume then sends only what the destination lacks. As with rsync,\n"
-	    "a source directory ending in '/' copies what it holds. Files that already match\n"
-	    "in size and time are skipped. Between two instances, tar streams through this\n"
-	    "machine without a copy here. An instance without rsync gets scp (SFTP) instead,\n"
-	    "without --exclude or --resume. Progress shows on stderr on a terminal; -v adds\n"
-	    "rsync's statistics. Exit status: 0, 1 when the copy failed, 130 when\n"
-	    "interrupted, 255 when a connection failed."),
+	    "a source directory ending in '/' copies what it holds, and a destination ending\n"
+	    "in '/' (or taking several sources) is a directory, made when missing (its last\n"
+	    "name only). Files that already match in size and time are skipped. Between two\n"
+	    "instances, tar streams through this machine without a copy here. An instance\n"
+	    "without rsync gets scp (SFTP) instead, without --exclude or --resume. Progress\n"
+	    "shows on stderr on a terminal; -v adds rsync's statistics. Exit status: 0, 1\n"
+	    "when the copy failed, 130 when interrupted, 255 when a connection failed."),
 	.opts = opts,
 	.complete_args = CPL_FILE,
 	.run = cp_run,

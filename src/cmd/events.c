@@ -16,14 +16,14 @@
 enum { E_SINCE = 1, E_FOLLOW, E_LEVEL };
 
 static const struct cmd_opt opts[] = {
-	{ "since", 's', "DURATION", N_("only events of the last DURATION (such as 2h or 7d)"), E_SINCE, CPL_NONE, false },
+	{ "since", 's', "WHEN", N_("only events from WHEN: a duration back (2h, 7d) or a UTC date or time (2026-12-01, RFC 3339)"), E_SINCE, CPL_NONE, false },
 	{ "follow", 'f', NULL, N_("keep printing events as the watcher writes them, until interrupted"), E_FOLLOW, CPL_NONE, false },
 	{ "level", 'l', "LEVEL", N_("only events of this level or above: info, action, warn, alert"), E_LEVEL, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
 struct args {
-	long long since;	/* seconds back, 0: all */
+	const char *since;	/* --since as given, NULL: all */
 	bool follow;
 	enum event_level level;
 };
@@ -34,10 +34,14 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	struct args *a = data;
 
 	switch (id) {
-	case E_SINCE:
-		if ((a->since = parse_duration(arg)) <= 0)
-			return cmd_usage_error(c, "--since needs a duration such as 2h or 7d");
+	case E_SINCE: {
+		int64_t ignored;
+
+		if (cmd_when(c, "--since", arg, 0, &ignored) != 0)
+			return EXIT_USAGE;
+		a->since = arg;
 		break;
+	}
 	case E_FOLLOW: a->follow = true; break;
 	case E_LEVEL:
 		if (!event_level_parse(arg, &a->level))
@@ -110,7 +114,7 @@ keep_level(struct event *v, size_t n, enum event_level level)
 static int
 events_run(struct cmd_ctx *c, int argc, char **argv)
 {
-	struct args a = { 0, false, EV_INFO };
+	struct args a = { NULL, false, EV_INFO };
 	struct gr_error err = { 0 };
 	struct out_widths keep;
 	struct out_opts o = out_global;
@@ -128,8 +132,8 @@ events_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_usage_error(c, "takes no arguments");
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
-	if (a.since > 0)
-		since = session_now(c->s) - a.since;
+	if (a.since != NULL)
+		parse_when(a.since, session_now(c->s), &since);
 	memset(&keep, 0, sizeof(keep));
 	if (a.follow)
 		o.keep = &keep;

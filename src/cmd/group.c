@@ -278,6 +278,25 @@ print_rows(struct cmd_ctx *c, struct group_row *rows, size_t n)
 	return finish_output(c, 0);
 }
 
+/* Whether the filter term FIELD=VALUE parses, as the watcher will parse it; a usage error
+ * in the filter's words when not, after "OPTION: " unless option is NULL. */
+static int
+check_term(struct cmd_ctx *c, const char *option, const char *field, const char *value)
+{
+	struct gr_error err = { 0 };
+	char *term = xasprintf("%s=%s", field, value);
+	struct filter f;
+	enum gr_err rc;
+
+	memset(&f, 0, sizeof(f));
+	rc = filter_parse(&f, 1, &term, &err);
+	free(term);
+	if (rc == GR_OK)
+		return 0;
+	return option != NULL ? cmd_usage_error(c, "%s: %s", option, err.msg) :
+	    cmd_usage_error(c, "%s", err.msg);
+}
+
 static int
 group_create(struct cmd_ctx *c, struct state *st, struct args *a, const char *name)
 {
@@ -286,8 +305,18 @@ group_create(struct cmd_ctx *c, struct state *st, struct args *a, const char *na
 
 	if (a->g.gpu[0] == '\0')
 		return cmd_usage_error(c, "create needs --gpu: the GPU of every member");
-	if (!a->has_max || !a->has_target)
-		return cmd_usage_error(c, "create needs --max and --target-util");
+	/* The watcher asks for gpu=GPU: refused now as launch --gpu refuses it, not at its
+	 * every pass. */
+	if (check_term(c, NULL, "gpu", a->g.gpu) != 0)
+		return EXIT_USAGE;
+	if (!a->has_max && !a->has_target)
+		return cmd_usage_error(c, "create needs --max and --target-util: the most "
+		    "members and the mean GPU utilisation to hold");
+	if (!a->has_max)
+		return cmd_usage_error(c, "create needs --max too: the most members");
+	if (!a->has_target)
+		return cmd_usage_error(c, "create needs --target-util too: the mean GPU "
+		    "utilisation to hold, 1-100");
 	if (a->g.max < 1 || a->g.min > a->g.max)
 		return cmd_usage_error(c, "--min %d and --max %d: needs 0 <= min <= max and max >= 1",
 		    a->g.min, a->g.max);
@@ -309,17 +338,8 @@ group_create(struct cmd_ctx *c, struct state *st, struct args *a, const char *na
 		snprintf(a->g.providers + len, sizeof(a->g.providers) - len, "%s%s",
 		    len ? "," : "", c->s->providers[i]);
 	}
-	if (a->g.providers[0]) {
-		char *term = xasprintf("provider=%s", a->g.providers);
-		struct filter f;
-		enum gr_err rc;
-
-		memset(&f, 0, sizeof(f));
-		rc = filter_parse(&f, 1, &term, &err);
-		free(term);
-		if (rc != GR_OK)
-			return cmd_usage_error(c, "-p: %s", err.msg);
-	}
+	if (a->g.providers[0] && check_term(c, "-p", "provider", a->g.providers) != 0)
+		return EXIT_USAGE;
 	strlcpy_(a->g.name, name, sizeof(a->g.name));
 	a->g.created_at = session_now(c->s);
 	if (groups_create(st, &a->g, &err) != GR_OK)

@@ -26,7 +26,7 @@ static const struct cmd_opt opts[] = {
 	{ "source", 's', "auto|api|ssh", N_("where samples come from: the machine over ssh, the provider's API, or auto (ssh where it answers, else the API; the default)"), M_SOURCE, CPL_NONE, false },
 	{ "label", 'l', "LABEL", N_("every running instance with this label"), M_LABEL, CPL_NONE, false },
 	{ "host", 0, NULL, N_("the machine instead of its GPUs: CPU, load, memory, disk, network (ssh only)"), M_HOST, CPL_NONE, false },
-	{ "since", 0, "WHEN", N_("print the history from WHEN: a duration ago (1h, 30d) or a UTC time (2026-12-01T10:00)"), M_SINCE, CPL_NONE, false },
+	{ "since", 0, "WHEN", N_("print the history from WHEN: a duration back (1h, 30d) or a UTC date or time (2026-12-01T10:00, RFC 3339)"), M_SINCE, CPL_NONE, false },
 	{ "until", 'u', "WHEN", N_("with --since: end of the history (default now)"), M_UNTIL, CPL_NONE, false },
 	{ "step", 0, "STEP", N_("with --since: raw, auto (default) or a bucket of whole minutes (5m, 1h)"), M_STEP, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
@@ -657,12 +657,9 @@ metrics_run(struct cmd_ctx *c, int argc, char **argv)
 		if (session_backend_for(c->s, argv[0], &b, &err) != GR_OK)
 			return cmd_error(c, &err);
 		now = session_now(c->s);
-		if (!metrics_parse_when(a.since, now, &since))
-			return cmd_usage_error(c, "--since needs a duration (1h, 30d) or a UTC time "
-			    "(2026-12-01T10:00), not '%s'", a.since);
-		if (a.until != NULL && !metrics_parse_when(a.until, now, &until))
-			return cmd_usage_error(c, "--until needs a duration (1h, 30d) or a UTC time "
-			    "(2026-12-01T10:00), not '%s'", a.until);
+		if (cmd_when(c, "--since", a.since, now, &since) != 0 ||
+		    (a.until != NULL && cmd_when(c, "--until", a.until, now, &until) != 0))
+			return EXIT_USAGE;
 		return metrics_history(c, argv[0], since, until, a.step);
 	}
 	if (a.host && a.source == METRICS_API)

@@ -20,49 +20,6 @@
 /* A range longer than this is shown in buckets of an hour or more. */
 #define AUTO_HOURS_AFTER (2 * 86400)
 
-bool
-metrics_parse_when(const char *s, int64_t now, int64_t *out)
-{
-	static const char *const forms[] = {
-		"%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M",
-		"%Y-%m-%d",
-	};
-	long long ago = parse_duration(s);
-	struct tm tm, want, back;
-	size_t i, len;
-	char buf[32];
-	char *end;
-	time_t t;
-
-	if (ago >= 0) {
-		*out = now - ago;
-		return true;
-	}
-	/* A trailing Z says what a bare time means anyway: UTC. */
-	len = strlcpy_(buf, s, sizeof(buf));
-	if (len >= sizeof(buf))
-		return false;
-	if (len > 0 && buf[len - 1] == 'Z')
-		buf[len - 1] = '\0';
-	for (i = 0; i < ARRAY_LEN(forms); i++) {
-		memset(&tm, 0, sizeof(tm));
-		end = strptime(buf, forms[i], &tm);
-		if (end != NULL && *end == '\0')
-			break;
-	}
-	if (i == ARRAY_LEN(forms))
-		return false;
-	want = tm;
-	t = timegm(&tm);
-	/* strptime takes 2026-02-30; timegm would quietly make it March 2. */
-	if (gmtime_r(&t, &back) == NULL || back.tm_year != want.tm_year ||
-	    back.tm_mon != want.tm_mon || back.tm_mday != want.tm_mday ||
-	    back.tm_hour != want.tm_hour || back.tm_min != want.tm_min)
-		return false;
-	*out = (int64_t)t;
-	return true;
-}
-
 /*
  * Raw samples while the whole range is within raw retention; beyond it, buckets of whole
  * minutes, as small as keeps each GPU under AUTO_ROWS_MAX rows, and whole hours for a range

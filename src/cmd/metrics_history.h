@@ -9,13 +9,6 @@
 
 #include "gpurent/cmd.h"
 
-/*
- * A point in time for --since/--until: a duration back from now ("1h", "30d", "90m") or
- * a UTC date and time ("2026-12-01T10:00", "2026-12-01 10:00:30", "2026-12-01", an
- * optional trailing Z). False when it is neither or names a day that does not exist.
- */
-bool metrics_parse_when(const char *s, int64_t now, int64_t *out);
-
 /* The step that --step auto picks for a range (0: raw samples). */
 int metrics_auto_step(int64_t since, int64_t until, int64_t now);
 

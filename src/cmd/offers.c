@@ -186,7 +186,8 @@ offers_run(struct cmd_ctx *c, int argc, char **argv)
 		report_fanout(c, res, c->s->n_backends);
 		status = EXIT_PARTIAL;
 	}
-	for (i = 0; i < c->s->n_backends; i++)
+	/* The whole filter is applied here again: the result is the same, so only -v says. */
+	for (i = 0; i < c->s->n_backends && c->s->verbose > 0; i++)
 		if (res[i].code == GR_OK && !res[i].pushed_all && f.n > 0)
 			cmd_warn("%s: some filters were applied after fetching every offer",
 			    res[i].b->ops->name);

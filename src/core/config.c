@@ -41,7 +41,7 @@ static const struct config_key keys[] = {
 	{ "offers.limit", CK_INT, NULL, N_("default --limit of offers") },
 	{ "offers.sort", CK_STRING, "price", N_("default sort keys of offers") },
 	{ "output", CK_STRING, NULL, N_("default output format: table, json, csv, tsv, ids") },
-	{ "ppio.currency", CK_STRING, "CNY", N_("currency of PPIO's prices (ISO 4217; USD for the same API at api.novita.ai)") },
+	{ "ppio.currency", CK_CURRENCY, "CNY", N_("currency of PPIO's prices (ISO 4217; USD for the same API at api.novita.ai)") },
 	{ "ppio.disk", CK_INT, NULL, N_("PPIO root disk in GB when launch gives none") },
 	{ "ppio.image", CK_STRING, NULL, N_("PPIO image when launch gives none") },
 	{ "ppio.url", CK_STRING, NULL, N_("PPIO GPU API v2 address (scheme, host, port)") },
@@ -52,7 +52,7 @@ static const struct config_key keys[] = {
 	{ "runtime.action", CK_STRING, "stop", N_("what the watcher does past runtime.max: stop, destroy or notify") },
 	{ "runtime.max", CK_DURATION, NULL, N_("longest an instance may run before the watcher acts (unset: no limit)") },
 	{ "slurm.cluster", CK_STRING, NULL, N_("a name for the Slurm cluster, shown as the location of its offers") },
-	{ "slurm.currency", CK_STRING, "USD", N_("currency of the slurm.price.* charge-back rates") },
+	{ "slurm.currency", CK_CURRENCY, "USD", N_("currency of the slurm.price.* charge-back rates") },
 	{ "slurm.output_dir", CK_STRING, NULL, N_("where batch jobs write their output, a directory this machine shares with the nodes (unset: slurm.workdir)") },
 	{ "slurm.price.*", CK_MONEY, NULL, N_("charge-back rate per GPU-hour of a GRES type (slurm.price.h100 = 2.10); without one a Slurm offer has no price") },
 	{ "slurm.ssh_host", CK_STRING, NULL, N_("how ssh reaches a job's first node: a host name with %n for the node's name (unset: the node's hostname)") },
@@ -89,7 +89,8 @@ config_key_find(const char *name)
 	size_t i;
 
 	/* fx.CNY, fx.EUR, ...: one key per currency, all described by fx.CODE. */
-	if (strncmp(name, "fx.", 3) == 0 && money_currency_valid(name + 3))
+	if (strncmp(name, "fx.", 3) == 0 &&
+	    money_currency_parse(name + 3, strlen(name + 3), NULL))
 		name = "fx.CODE";
 	else if (strcmp(name, "fx.CODE") == 0)
 		return NULL;	/* a description, not a key one can set */
@@ -137,6 +138,18 @@ config_label_key(const char *name, char *pattern, size_t n)
 	return NULL;
 }
 
+/* A key as the file keeps it: fx.cny is fx.CNY (a currency in any case), in buf. */
+static const char *
+canonical_key(const char *key, char *buf, size_t n)
+{
+	char code[CURRENCY_MAX];
+
+	if (strncmp(key, "fx.", 3) != 0 || !money_currency_parse(key + 3, strlen(key + 3), code))
+		return key;
+	snprintf(buf, n, "fx.%s", code);
+	return buf;
+}
+
 /* The file is kept line by line so that `config set` preserves comments and order. */
 struct config_line {
 	char *text;
@@ -144,6 +157,7 @@ struct config_line {
 	char *key;		/* NULL: not a key line */
 	char *value;
 	bool header;		/* a [profile NAME] line */
+	char *problem;		/* why the line cannot be read, NULL: it can (see config_load) */
 };
 
 struct config {
@@ -173,6 +187,7 @@ add_line(struct config *c, const char *text, const char *section, const char *ke
 	l->key = key ? xstrdup(key) : NULL;
 	l->value = value ? xstrdup(value) : NULL;
 	l->header = header;
+	l->problem = NULL;
 	c->n++;
 }
 
@@ -183,6 +198,7 @@ free_line(struct config_line *l)
 	free(l->section);
 	free(l->key);
 	free(l->value);
+	free(l->problem);
 }
 
 struct config *
@@ -264,6 +280,11 @@ config_check(const char *key, const char *value, struct gr_error *err)
 			return gr_fail(err, GR_EUSAGE, "'%s' needs an amount such as 250, 99.50 "
 			    "(US dollars) or 300 CNY, not '%s'", key, value);
 		break;
+	case CK_CURRENCY:
+		if (!money_currency_parse(value, strlen(value), NULL))
+			return gr_fail(err, GR_EUSAGE, "'%s' needs the ISO 4217 code of a "
+			    "currency, such as USD or CNY, not '%s'", key, value);
+		break;
 	case CK_RATE:
 		if (strcmp(key, "fx.USD") == 0)
 			return gr_fail(err, GR_EUSAGE, "'fx.USD' is always 1: rates are US "
@@ -330,15 +351,49 @@ config_check(const char *key, const char *value, struct gr_error *err)
 	return GR_OK;
 }
 
+/* The command that mends a refused KEY line in section: set for a known key (its value was
+ * refused), unset for an unknown one; NULL when no command can name the line (or a shell
+ * would read the key, as a pattern's '*'). */
+static char *
+mend_command(const char *section, const char *key)
+{
+	static const char word[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-";
+	bool known = config_key_find(key) != NULL ||
+	    config_label_key(key, NULL, LABEL_PATTERN_MAX) != NULL;
+
+	if (*key == '\0' || key[strspn(key, word)] != '\0' ||
+	    (section != NULL && *section == '\0'))
+		return NULL;
+	return xasprintf("gpurent config %s%s%s %s%s", known ? "set" : "unset",
+	    section ? " --in " : "", section ? section : "", key, known ? " VALUE" : "");
+}
+
+/* Keep the line config_load just read as it was written, with why it cannot be read and how
+ * to mend it: fix is the command that would, NULL when only an edit of the file can. */
+static void
+keep_unreadable(struct config *c, const char *raw, const char *why, const char *fix)
+{
+	struct config_line *l = &c->lines[c->n - 1];
+	struct gr_error e = { 0 };
+
+	free(l->text);
+	l->text = xstrdup(raw);
+	if (fix != NULL)
+		gr_fail(&e, GR_EUSAGE, "%s; mend it with '%s', or edit the file", why, fix);
+	else
+		gr_fail(&e, GR_EUSAGE, "%s; edit or remove that line", why);
+	l->problem = xstrdup(e.msg);
+}
+
 enum gr_err
 config_load(struct config **out, const char *path, struct gr_error *err)
 {
 	struct config *c = xcalloc(1, sizeof(*c));
 	struct gr_error sub = { 0 };
-	char *line = NULL, *p, *eq, *section = NULL;
+	char *line = NULL, *raw, *p, *eq, *section = NULL, *fix, canon[16];
 	size_t cap = 0;
 	ssize_t len;
-	unsigned lineno = 0;
 	FILE *fp;
 
 	c->path = xstrdup(path);
@@ -353,59 +408,72 @@ config_load(struct config **out, const char *path, struct gr_error *err)
 		return GR_ESTATE;
 	}
 	while ((len = getline(&line, &cap, fp)) >= 0) {
-		lineno++;
 		if (len > 0 && line[len - 1] == '\n')
 			line[--len] = '\0';
+		raw = xstrdup(line);
 		p = trim(line);
 		if (*p == '\0' || *p == '#' || *p == ';') {
 			add_line(c, line, section, NULL, NULL, false, SIZE_MAX);
-			continue;
-		}
-		if (*p == '[') {
-			char *end = strchr(p, ']'), *name;
+		} else if (*p == '[') {
+			char *end = strchr(p, ']'), *name = NULL;
 
-			if (end == NULL || end[1] != '\0' || strncmp(p, "[profile ", 9) != 0)
-				goto syntax;
-			*end = '\0';
-			name = trim(p + 9);
-			if (!valid_profile_name(name))
-				goto syntax;
-			free(section);
-			section = xstrdup(name);
-			snprintf(line, cap, "[profile %s]", section);
-			add_line(c, line, section, NULL, NULL, true, SIZE_MAX);
-			continue;
-		}
-		eq = strchr(p, '=');
-		if (eq == NULL)
-			goto syntax;
-		*eq = '\0';
-		{
-			char *key = trim(p), *value = trim(eq + 1), *text;
-
-			if (config_check(key, value, &sub) != GR_OK) {
-				gr_fail(err, GR_EUSAGE, "%s:%u: %s", path, lineno, sub.msg);
-				goto fail;
+			if (end != NULL && end[1] == '\0' && strncmp(p, "[profile ", 9) == 0) {
+				*end = '\0';
+				name = trim(p + 9);
 			}
+			free(section);
+			if (name == NULL || !valid_profile_name(name)) {
+				/* Its keys belong to no profile one could select. */
+				section = xstrdup("");
+				add_line(c, raw, section, NULL, NULL, true, SIZE_MAX);
+				keep_unreadable(c, raw, _("expected '[profile NAME]', a NAME "
+				    "of letters, digits, '-', '_' or '.'"), NULL);
+			} else {
+				section = xstrdup(name);
+				snprintf(line, cap, "[profile %s]", section);
+				add_line(c, line, section, NULL, NULL, true, SIZE_MAX);
+			}
+		} else if ((eq = strchr(p, '=')) == NULL) {
+			add_line(c, raw, section, NULL, NULL, false, SIZE_MAX);
+			keep_unreadable(c, raw, _("expected 'key = value' or "
+			    "'[profile NAME]'"), NULL);
+		} else {
+			const char *key;
+			char *value, *text;
+
+			*eq = '\0';
+			key = canonical_key(trim(p), canon, sizeof(canon));
+			value = trim(eq + 1);
 			text = xasprintf("%s = %s", key, value);
 			add_line(c, text, section, key, value, false, SIZE_MAX);
 			free(text);
+			gr_error_clear(&sub);
+			if (config_check(key, value, &sub) != GR_OK) {
+				fix = mend_command(section, key);
+				keep_unreadable(c, raw, sub.msg, fix);
+				free(fix);
+			}
 		}
+		free(raw);
 	}
 	free(line);
 	free(section);
 	fclose(fp);
 	*out = c;
 	return GR_OK;
-syntax:
-	gr_fail(err, GR_EUSAGE, "%s:%u: expected 'key = value' or '[profile NAME]'", path,
-	    lineno);
-fail:
-	free(line);
-	free(section);
-	fclose(fp);
-	config_free(c);
-	return GR_EUSAGE;
+}
+
+enum gr_err
+config_problem(const struct config *c, struct gr_error *err)
+{
+	size_t i;
+
+	/* One line kept per line of the file, so its number is its place. */
+	for (i = 0; i < c->n; i++)
+		if (c->lines[i].problem != NULL)
+			return gr_fail(err, GR_EUSAGE, "%s:%zu: %s", c->path, i + 1,
+			    c->lines[i].problem);
+	return GR_OK;
 }
 
 static bool
@@ -423,7 +491,8 @@ lookup(const struct config *c, const char *section, const char *key)
 	const char *v = NULL;
 
 	for (i = 0; i < c->n; i++)
-		if (c->lines[i].key != NULL && same_section(c->lines[i].section, section) &&
+		if (c->lines[i].key != NULL && c->lines[i].problem == NULL &&
+		    same_section(c->lines[i].section, section) &&
 		    strcmp(c->lines[i].key, key) == 0)
 			v = c->lines[i].value;
 	return v;
@@ -435,7 +504,7 @@ config_profiles(const struct config *c, const char **out, size_t max)
 	size_t i, n = 0;
 
 	for (i = 0; i < c->n; i++)
-		if (c->lines[i].header && n < max)
+		if (c->lines[i].header && c->lines[i].problem == NULL && n < max)
 			out[n++] = c->lines[i].section;
 	return n;
 }
@@ -471,7 +540,9 @@ config_get(const struct config *c, const char *key)
 {
 	const struct config_key *k;
 	const char *v = NULL;
+	char canon[16];
 
+	key = canonical_key(key, canon, sizeof(canon));
 	if (c != NULL && c->profile != NULL)
 		v = lookup(c, c->profile, key);
 	if (v == NULL && c != NULL)
@@ -529,14 +600,23 @@ provider_get(const struct config *c, const char *provider, const char *what)
 }
 
 bool
+config_get_currency(const struct config *c, const char *key, char *code)
+{
+	const char *v = config_get(c, key);
+
+	return v != NULL && money_currency_parse(v, strlen(v), code);
+}
+
+bool
 config_gpu_rate(const struct config *c, const char *provider, const char *gpu_type,
     int64_t *per_gpu_hour, char *currency)
 {
 	char what[96], cur[CURRENCY_MAX], named[CURRENCY_MAX];
 	const char *v;
 
-	v = provider_get(c, provider, "currency");
-	money_currency_set(cur, v != NULL && money_currency_valid(v) ? v : "USD");
+	snprintf(what, sizeof(what), "%s.currency", provider);
+	if (!config_get_currency(c, what, cur))
+		money_currency_set(cur, "USD");
 	if (currency != NULL)
 		money_currency_set(currency, cur);
 	snprintf(what, sizeof(what), "price.%s", gpu_type);
@@ -609,8 +689,31 @@ config_each(const struct config *c, void (*fn)(const char *, const char *, const
 	size_t i;
 
 	for (i = 0; i < c->n; i++)
-		if (c->lines[i].key != NULL)
+		if (c->lines[i].key != NULL && c->lines[i].problem == NULL)
 			fn(c->lines[i].section, c->lines[i].key, c->lines[i].value, ctx);
+}
+
+/* Remove the lines of key in profile's section from line from on; whether there were any. */
+static bool
+drop_key(struct config *c, size_t from, const char *profile, const char *key)
+{
+	size_t i;
+	bool found = false;
+
+	for (i = from; i < c->n;) {
+		struct config_line *l = &c->lines[i];
+
+		if (l->key != NULL && same_section(l->section, profile) &&
+		    strcmp(l->key, key) == 0) {
+			free_line(l);
+			memmove(l, l + 1, (c->n - i - 1) * sizeof(*l));
+			c->n--;
+			found = true;
+			continue;
+		}
+		i++;
+	}
+	return found;
 }
 
 enum gr_err
@@ -619,8 +722,9 @@ config_set(struct config *c, const char *profile, const char *key, const char *v
 {
 	size_t i, last = SIZE_MAX;
 	bool have_section = profile == NULL;
-	char *text;
+	char *text, canon[16];
 
+	key = canonical_key(key, canon, sizeof(canon));
 	if (profile != NULL && !valid_profile_name(profile))
 		return gr_fail(err, GR_EUSAGE, "bad profile name '%s'", profile);
 	if (strchr(value, '\n') != NULL)
@@ -639,8 +743,12 @@ config_set(struct config *c, const char *profile, const char *key, const char *v
 		if (l->key != NULL && strcmp(l->key, key) == 0) {
 			free(l->text);
 			free(l->value);
+			free(l->problem);
 			l->text = text;
 			l->value = xstrdup(value);
+			l->problem = NULL;
+			/* One line per key: a later one would win over this, or stay unread. */
+			drop_key(c, i + 1, profile, key);
 			return config_save(c, err);
 		}
 	}
@@ -664,23 +772,10 @@ config_set(struct config *c, const char *profile, const char *key, const char *v
 enum gr_err
 config_unset(struct config *c, const char *profile, const char *key, struct gr_error *err)
 {
-	size_t i;
-	bool found = false;
+	char canon[16];
 
-	for (i = 0; i < c->n;) {
-		struct config_line *l = &c->lines[i];
-
-		if (l->key != NULL && same_section(l->section, profile) &&
-		    strcmp(l->key, key) == 0) {
-			free_line(l);
-			memmove(l, l + 1, (c->n - i - 1) * sizeof(*l));
-			c->n--;
-			found = true;
-			continue;
-		}
-		i++;
-	}
-	if (!found)
+	key = canonical_key(key, canon, sizeof(canon));
+	if (!drop_key(c, 0, profile, key))
 		return gr_fail(err, GR_ENOTFOUND, "'%s' is not set%s%s", key,
 		    profile ? _(" in profile ") : "", profile ? profile : "");
 	return config_save(c, err);

@@ -1,7 +1,9 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/money.h"
+#include "gpurent/util.h"
 
 bool
 money_parse(const char *s, int64_t *out)
@@ -102,17 +104,67 @@ money_currency(const char *code)
 	return code == NULL || *code == '\0' ? CURRENCY_DEFAULT : code;
 }
 
+/*
+ * ISO 4217's codes in use (List One): Debian's iso-codes 4.15 with the amendments since (ZWG
+ * 2024, XCG 2025 added; HRK, ZWL and ANG withdrawn), without XTS and XXX, the codes for
+ * testing and for no currency (XXX marks a record whose currency is unknown). Sorted, for
+ * bsearch.
+ */
+static const char iso4217[][CURRENCY_MAX] = {
+	"AED", "AFN", "ALL", "AMD", "AOA", "ARS", "AUD", "AWG", "AZN", "BAM", "BBD", "BDT",
+	"BGN", "BHD", "BIF", "BMD", "BND", "BOB", "BOV", "BRL", "BSD", "BTN", "BWP", "BYN",
+	"BZD", "CAD", "CDF", "CHE", "CHF", "CHW", "CLF", "CLP", "CNY", "COP", "COU", "CRC",
+	"CUC", "CUP", "CVE", "CZK", "DJF", "DKK", "DOP", "DZD", "EGP", "ERN", "ETB", "EUR",
+	"FJD", "FKP", "GBP", "GEL", "GHS", "GIP", "GMD", "GNF", "GTQ", "GYD", "HKD", "HNL",
+	"HTG", "HUF", "IDR", "ILS", "INR", "IQD", "IRR", "ISK", "JMD", "JOD", "JPY", "KES",
+	"KGS", "KHR", "KMF", "KPW", "KRW", "KWD", "KYD", "KZT", "LAK", "LBP", "LKR", "LRD",
+	"LSL", "LYD", "MAD", "MDL", "MGA", "MKD", "MMK", "MNT", "MOP", "MRU", "MUR", "MVR",
+	"MWK", "MXN", "MXV", "MYR", "MZN", "NAD", "NGN", "NIO", "NOK", "NPR", "NZD", "OMR",
+	"PAB", "PEN", "PGK", "PHP", "PKR", "PLN", "PYG", "QAR", "RON", "RSD", "RUB", "RWF",
+	"SAR", "SBD", "SCR", "SDG", "SEK", "SGD", "SHP", "SLE", "SLL", "SOS", "SRD", "SSP",
+	"STN", "SVC", "SYP", "SZL", "THB", "TJS", "TMT", "TND", "TOP", "TRY", "TTD", "TWD",
+	"TZS", "UAH", "UGX", "USD", "USN", "UYI", "UYU", "UYW", "UZS", "VED", "VES", "VND",
+	"VUV", "WST", "XAF", "XAG", "XAU", "XBA", "XBB", "XBC", "XBD", "XCD", "XCG", "XDR",
+	"XOF", "XPD", "XPF", "XPT", "XSU", "XUA", "YER", "ZAR", "ZMW", "ZWG",
+};
+
+static int
+code_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, 3);
+}
+
+bool
+money_currency_parse(const char *s, size_t n, char *code)
+{
+	char up[CURRENCY_MAX];
+	size_t i;
+
+	if (s == NULL || n != 3)
+		return false;
+	for (i = 0; i < 3; i++) {
+		if (s[i] >= 'a' && s[i] <= 'z')
+			up[i] = (char)(s[i] - 'a' + 'A');
+		else if (s[i] >= 'A' && s[i] <= 'Z')
+			up[i] = s[i];
+		else
+			return false;
+	}
+	up[3] = '\0';
+	if (bsearch(up, iso4217, ARRAY_LEN(iso4217), sizeof(iso4217[0]), code_cmp) == NULL)
+		return false;
+	if (code != NULL)
+		memcpy(code, up, CURRENCY_MAX);
+	return true;
+}
+
 bool
 money_currency_valid(const char *code)
 {
-	int i;
+	char parsed[CURRENCY_MAX];
 
-	if (code == NULL)
-		return false;
-	for (i = 0; i < 3; i++)
-		if (code[i] < 'A' || code[i] > 'Z')
-			return false;
-	return code[3] == '\0';
+	return code != NULL && strlen(code) == 3 && money_currency_parse(code, 3, parsed) &&
+	    strcmp(parsed, code) == 0;
 }
 
 bool
@@ -189,8 +241,9 @@ money_parse_in(const char *s, int64_t *out, char *code)
 	} else if (strncmp(s, "\xc2\xa5", 2) == 0) {
 		strcpy(cur, "CNY");
 		s += 2;
-	} else if (s[0] >= 'A' && s[0] <= 'Z') {	/* "CNY 300" */
-		for (len = 0; len < 3 && s[len] >= 'A' && s[len] <= 'Z'; len++)
+	} else if ((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')) { /* "CNY 300" */
+		for (len = 0; len < 3 && ((s[len] >= 'A' && s[len] <= 'Z') ||
+		    (s[len] >= 'a' && s[len] <= 'z')); len++)
 			cur[len] = s[len];
 		cur[len] = '\0';
 		s += len;
@@ -215,7 +268,7 @@ money_parse_in(const char *s, int64_t *out, char *code)
 	}
 	if (cur[0] == '\0')
 		strcpy(cur, CURRENCY_DEFAULT);
-	if (!money_currency_valid(cur) || !money_parse(num, out))
+	if (!money_currency_parse(cur, strlen(cur), cur) || !money_parse(num, out))
 		return false;
 	memcpy(code, cur, CURRENCY_MAX);
 	return true;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <wchar.h>
 
 #include "gpurent/util.h"
@@ -410,6 +411,95 @@ parse_interval(const char *s)
 	long long v = parse_duration(s);
 
 	return v >= INTERVAL_MIN && v <= INTERVAL_MAX ? v : -1;
+}
+
+/* n decimal digits at *p into *out, *p moved past them. */
+static bool
+take_digits(const char **p, int n, int *out)
+{
+	int i, v = 0;
+
+	for (i = 0; i < n; i++) {
+		if ((*p)[i] < '0' || (*p)[i] > '9')
+			return false;
+		v = v * 10 + ((*p)[i] - '0');
+	}
+	*p += n;
+	*out = v;
+	return true;
+}
+
+/* Whether *p is ch, *p moved past it when it is. */
+static bool
+take_char(const char **p, char ch)
+{
+	if (**p != ch)
+		return false;
+	(*p)++;
+	return true;
+}
+
+bool
+parse_when(const char *s, int64_t now, int64_t *out)
+{
+	long long ago = parse_duration(s);
+	int year, mon, day, hour = 0, min = 0, sec = 0, oh, om;
+	int64_t offset = 0;
+	bool zoned = false;
+	const char *p = s;
+	struct tm tm, back;
+	time_t t;
+
+	if (ago >= 0) {
+		*out = now - ago;
+		return true;
+	}
+	if (s == NULL || !take_digits(&p, 4, &year) || !take_char(&p, '-') ||
+	    !take_digits(&p, 2, &mon) || !take_char(&p, '-') || !take_digits(&p, 2, &day))
+		return false;
+	if (take_char(&p, 'T') || take_char(&p, 't') || take_char(&p, ' ')) {
+		if (!take_digits(&p, 2, &hour) || !take_char(&p, ':') || !take_digits(&p, 2, &min))
+			return false;
+		if (take_char(&p, ':')) {
+			if (!take_digits(&p, 2, &sec))
+				return false;
+			if (take_char(&p, '.')) {
+				if (*p < '0' || *p > '9')
+					return false;
+				while (*p >= '0' && *p <= '9')
+					p++;
+			}
+		}
+		if (*p == '+' || *p == '-') {
+			bool east = *p++ == '+';
+
+			if (!take_digits(&p, 2, &oh) || !take_char(&p, ':') ||
+			    !take_digits(&p, 2, &om) || oh > 23 || om > 59)
+				return false;
+			offset = (int64_t)(oh * 3600 + om * 60) * (east ? 1 : -1);
+			zoned = true;
+		}
+	}
+	/* Z says what a bare date or time means anyway: UTC. */
+	if (!zoned && (*p == 'Z' || *p == 'z'))
+		p++;
+	if (*p != '\0')
+		return false;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = year - 1900;
+	tm.tm_mon = mon - 1;
+	tm.tm_mday = day;
+	tm.tm_hour = hour;
+	tm.tm_min = min;
+	tm.tm_sec = sec;
+	t = timegm(&tm);
+	/* timegm quietly makes 2026-02-30 March 2, and 25:00 the next day. */
+	if (gmtime_r(&t, &back) == NULL || back.tm_year != year - 1900 ||
+	    back.tm_mon != mon - 1 || back.tm_mday != day || back.tm_hour != hour ||
+	    back.tm_min != min || back.tm_sec != sec)
+		return false;
+	*out = (int64_t)t - offset;
+	return true;
 }
 
 long

@@ -176,6 +176,9 @@ exporter_start(struct exporter **out, const char *listen, const char *token,
 		    "(127.0.0.1:9400, [::1]:9400), not '%s'", listen);
 	if (!libmhd_load())
 		return gr_fail(err, GR_EFAIL, "%s", libmhd_why());
+	if (libmhd_can_listen((struct sockaddr *)&ss, v6 ? sizeof(struct sockaddr_in6) :
+	    sizeof(struct sockaddr_in), listen, err) != GR_OK)
+		return err->code;
 	e = xcalloc(1, sizeof(*e));
 	pthread_mutex_init(&e->lock, NULL);
 	exporter_page_init(&e->page);
@@ -189,7 +192,7 @@ exporter_start(struct exporter **out, const char *listen, const char *token,
 	    MHD_OPTION_END);
 	if (e->d == NULL) {
 		exporter_stop(e);
-		return gr_fail(err, GR_EUNAVAIL, "cannot listen on %s (in use?)", listen);
+		return gr_fail(err, GR_EFAIL, "cannot listen on %s", listen);
 	}
 	info = MHD_get_daemon_info(e->d, MHD_DAEMON_INFO_BIND_PORT);
 	port = info != NULL ? (int)info->port : 0;

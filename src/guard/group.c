@@ -636,9 +636,11 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 
 		acted = true;
 		if (dry_run) {
-			emitf(ops, ctx, EV_ACTION, "group-launch", label, "", -1,
-			    _("group %s: would launch a %s %s member (dry run: nothing rented)"),
-			    g->name, interruptible ? _("interruptible") : _("on-demand"), g->gpu);
+			/* Whole sentences: the article goes with the word. */
+			emitf(ops, ctx, EV_ACTION, "group-launch", label, "", -1, interruptible ?
+			    _("group %s: would launch an interruptible %s member (dry run: nothing "
+			    "rented)") : _("group %s: would launch an on-demand %s member (dry "
+			    "run: nothing rented)"), g->name, g->gpu);
 			continue;
 		}
 		decision_token(token, sizeof(token), g->name, now, i);

@@ -2,9 +2,12 @@
  * Loading libmicrohttpd at run time (see libmhd.h for why).
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "gpurent/i18n.h"
 #include "libmhd.h"
@@ -61,4 +64,25 @@ const char *
 libmhd_why(void)
 {
 	return why;
+}
+
+enum gr_err
+libmhd_can_listen(const struct sockaddr *sa, socklen_t len, const char *shown,
+    struct gr_error *err)
+{
+	int fd, one = 1, e = 0;
+
+	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* As libmicrohttpd binds: a port left in TIME_WAIT is free. */
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    bind(fd, sa, len) != 0)
+		e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (e == 0)
+		return GR_OK;
+	if (e == EADDRNOTAVAIL)
+		return gr_fail(err, GR_EFAIL, "cannot listen on %s: no interface of this machine "
+		    "has that address", shown);
+	return gr_fail(err, GR_EFAIL, "cannot listen on %s: %s", shown, strerror(e));
 }

@@ -14,6 +14,8 @@
 
 #include <microhttpd.h>
 
+#include "gpurent/error.h"
+
 struct libmhd {
 	struct MHD_Daemon *(*start_daemon)(unsigned int flags, uint16_t port,
 	    MHD_AcceptPolicyCallback apc, void *apc_cls, MHD_AccessHandlerCallback dh,
@@ -43,6 +45,14 @@ extern struct libmhd libmhd;
 /* Load libmicrohttpd once; false when it cannot be, with the reason in libmhd_why(). */
 bool libmhd_load(void);
 const char *libmhd_why(void);
+
+/*
+ * Whether a daemon can listen on sa (len bytes), asked of the kernel before the daemon
+ * starts: libmicrohttpd would say only "Failed to bind to port 0" on stderr. GR_OK, or
+ * GR_EFAIL (a local failure, exit 1) with err naming the address as shown and the reason.
+ */
+enum gr_err libmhd_can_listen(const struct sockaddr *sa, socklen_t len, const char *shown,
+    struct gr_error *err);
 
 #define MHD_start_daemon libmhd.start_daemon
 #define MHD_stop_daemon libmhd.stop_daemon

@@ -74,6 +74,118 @@ rsync_on(const struct remote_endpoint *ep, const struct remote_copy_opts *o)
 	return rc != 1 && rc != 127;
 }
 
+/* Exit statuses of DEST_SCRIPT (written as numbers there). */
+enum { DEST_NO_DIR = 90, DEST_NOT_DIR = 91 };
+
+/*
+ * Run first where the copy lands, with $1 the destination, $2 the directory it is in and $3
+ * "d" when the destination must be a directory: makes that directory when missing (its last
+ * name only, as rsync does), exits DEST_NO_DIR when the directory that should hold the
+ * destination is not there, DEST_NOT_DIR when the destination must be a directory and is
+ * something else.
+ */
+#define DEST_SCRIPT \
+    "if [ \"$3\" = d ] && [ ! -d \"$1\" ]; then [ -e \"$1\" ] && exit 91; " \
+    "[ -d \"$2\" ] || exit 90; mkdir -- \"$1\" || exit 1; fi; " \
+    "[ -d \"$1\" ] || [ -d \"$2\" ] || exit 90; "
+
+/* "a/b/c/" -> dir "a/b", base "c"; "c" -> ".", "c"; "/c" -> "/", "c"; "" -> ".", ".". */
+static void
+split_path(const char *path, char **dir, char **base)
+{
+	char *p = xstrdup(path), *slash;
+	size_t len = strlen(p);
+
+	while (len > 1 && p[len - 1] == '/')
+		p[--len] = '\0';
+	slash = strrchr(p, '/');
+	if (len == 0 || strcmp(p, "/") == 0) {
+		*dir = xstrdup(len ? "/" : ".");
+		*base = xstrdup(".");
+	} else if (slash == NULL) {
+		*dir = xstrdup(".");
+		*base = xstrdup(p);
+	} else {
+		*base = xstrdup(slash + 1);
+		*dir = slash == p ? xstrdup("/") : xasprintf("%.*s", (int)(slash - p), p);
+	}
+	free(p);
+}
+
+/* split_path's halves joined again: the path without its trailing slashes. */
+static char *
+join_path(const char *dir, const char *base)
+{
+	if (strcmp(base, ".") == 0)
+		return xstrdup(dir);
+	if (strcmp(dir, ".") == 0)
+		return xstrdup(base);
+	return xasprintf("%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", base);
+}
+
+/* DEST_SCRIPT's statuses (and a local check's) in gpurent's words; other statuses pass. */
+static int
+dest_status(int rc, const struct remote_place *dst, struct gr_error *err)
+{
+	char *dir, *base, *path;
+
+	if (rc != DEST_NO_DIR && rc != DEST_NOT_DIR)
+		return rc;
+	split_path(dst->path, &dir, &base);
+	path = join_path(dir, base);
+	if (rc == DEST_NO_DIR && dst->ep != NULL)
+		gr_fail(err, GR_EFAIL, "no directory '%s' on %s", dir, dst->ep->name);
+	else if (rc == DEST_NO_DIR)
+		gr_fail(err, GR_EFAIL, "no directory '%s' here", dir);
+	else if (dst->ep != NULL)
+		gr_fail(err, GR_EFAIL, "'%s' on %s is not a directory", path, dst->ep->name);
+	else
+		gr_fail(err, GR_EFAIL, "'%s' is not a directory", path);
+	free(dir);
+	free(base);
+	free(path);
+	return 1;
+}
+
+/* What DEST_SCRIPT does, for scp, which makes no directory itself: here, or on dst's
+ * instance. Returns 0 or an exit status (err set). */
+static int
+make_dest_dir(const struct remote_place *dst, struct gr_error *err)
+{
+	const char *words[] = { "sh", "-c", DEST_SCRIPT "exit 0", "sh", NULL, NULL, "d" };
+	char *dir, *base, *path;
+	struct stat st;
+	struct sb out;
+	int rc;
+
+	split_path(dst->path, &dir, &base);
+	path = join_path(dir, base);
+	if (dst->ep != NULL) {
+		words[4] = path;
+		words[5] = dir;
+		sb_init(&out);
+		rc = remote_capture(dst->ep, words, ARRAY_LEN(words), &out, 0, err);
+		sb_release(&out);
+		if (rc != 0 && rc != DEST_NO_DIR && rc != DEST_NOT_DIR && err->code == GR_OK)
+			gr_fail(err, GR_EFAIL, "cannot make the directory '%s' on %s", path,
+			    dst->ep->name);
+	} else if (stat(path, &st) == 0) {
+		rc = S_ISDIR(st.st_mode) ? 0 : DEST_NOT_DIR;
+	} else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		rc = DEST_NO_DIR;
+	} else if (mkdir(path, 0777) != 0) {
+		gr_fail(err, GR_EFAIL, "cannot make the directory '%s': %s", path,
+		    strerror(errno));
+		rc = 1;
+	} else {
+		rc = 0;
+	}
+	free(dir);
+	free(base);
+	free(path);
+	return dest_status(rc, dst, err);
+}
+
 /*
  * The fallback for an instance without rsync: scp in its SFTP mode (-s), so names never
  * pass through the remote shell. It cannot exclude or resume, and copies whole files.
@@ -91,6 +203,8 @@ copy_scp(const struct remote_place *src, size_t n, const struct remote_place *ds
 		return gr_fail(err, GR_EUNSUPPORTED, "%s has no rsync: --exclude and --resume "
 		    "need it there (install rsync on the instance)", ep->name), 1;
 	fprintf(stderr, _("gpurent: %s has no rsync; copying with scp\n"), ep->name);
+	if (o->dst_dir && (rc = make_dest_dir(dst, err)) != 0)
+		return rc;
 	remote_argv_init(&ssh);
 	if (remote_ssh_options(ep, 0, &ssh, err) != GR_OK) {
 		remote_argv_release(&ssh);
@@ -230,51 +344,30 @@ remote_copy_rsync(const struct remote_place *src, size_t n, const struct remote_
 	return rsync_status(rc, err);
 }
 
-/* "a/b/c/" -> dir "a/b", base "c"; "c" -> ".", "c"; "/c" -> "/", "c"; "" -> ".", ".". */
-static void
-split_path(const char *path, char **dir, char **base)
-{
-	char *p = xstrdup(path), *slash;
-	size_t len = strlen(p);
-
-	while (len > 1 && p[len - 1] == '/')
-		p[--len] = '\0';
-	slash = strrchr(p, '/');
-	if (len == 0 || strcmp(p, "/") == 0) {
-		*dir = xstrdup(len ? "/" : ".");
-		*base = xstrdup(".");
-	} else if (slash == NULL) {
-		*dir = xstrdup(".");
-		*base = xstrdup(p);
-	} else {
-		*base = xstrdup(slash + 1);
-		*dir = slash == p ? xstrdup("/") : xasprintf("%.*s", (int)(slash - p), p);
-	}
-	free(p);
-}
-
 /* Fixed scripts, run by sh -c on each side; every path arrives as a positional parameter. */
 static const char pack_script[] =
     "cd -- \"$1\" || exit 1; n=$2; r=$3; shift 3; "
     "if [ -d \"$n\" ] && [ \"$r\" != r ]; then "
     "echo 'gpurent: a source is a directory (use -r)' >&2; exit 1; fi; "
     "exec tar -cf - \"$@\" -- \"$n\"";
-/* As rsync: into an existing directory; else a file takes the name DST, a directory is put
- * inside a new directory DST, and a source ending in '/' (base ".") becomes DST. */
+/* As rsync: into an existing directory (made first when DST must be one); else a file takes
+ * the name DST, a directory is put inside a new directory DST, and a source ending in '/'
+ * (base ".") becomes DST. $4 is DST's base name, $5 the source's. */
 static const char unpack_script[] =
+    DEST_SCRIPT
     "if [ -d \"$1\" ]; then cd -- \"$1\" && exec tar -xpf -; fi; "
     "cd -- \"$2\" || exit 1; t=$(mktemp -d ./.gpurent-cp.XXXXXX) || exit 1; "
     "if ! tar -C \"$t\" -xpf -; then rm -rf -- \"$t\"; exit 1; fi; "
-    "if [ \"$4\" = . ]; then mv -- \"$t\" \"$3\"; exit $?; fi; "
-    "if [ -d \"$t/$4\" ]; then mkdir -- \"$3\" && mv -- \"$t/$4\" \"$3/\"; "
-    "else mv -f -- \"$t/$4\" \"$3\"; fi; s=$?; rm -rf -- \"$t\"; exit $s";
+    "if [ \"$5\" = . ]; then mv -- \"$t\" \"$4\"; exit $?; fi; "
+    "if [ -d \"$t/$5\" ]; then mkdir -- \"$4\" && mv -- \"$t/$5\" \"$4/\"; "
+    "else mv -f -- \"$t/$5\" \"$4\"; fi; s=$?; rm -rf -- \"$t\"; exit $s";
 
 static int
 stream_pair(const struct remote_place *src, const struct remote_place *dst,
     const struct remote_copy_opts *o, struct gr_error *err)
 {
 	struct remote_argv pack, unpack, words;
-	char *sdir, *sbase, *ddir, *dbase;
+	char *sdir, *sbase, *ddir, *dbase, *dpath;
 	int pipefd[2], null, pa = -1, pb = -1, ra, rb;
 	size_t i;
 
@@ -286,6 +379,7 @@ stream_pair(const struct remote_place *src, const struct remote_place *dst,
 		split_path(src->path, &sdir, &sbase);
 	}
 	split_path(dst->path, &ddir, &dbase);
+	dpath = join_path(ddir, dbase);
 	remote_argv_init(&pack);
 	remote_argv_init(&unpack);
 	remote_argv_init(&words);
@@ -307,8 +401,9 @@ stream_pair(const struct remote_place *src, const struct remote_place *dst,
 	remote_argv_add(&words, "-c");
 	remote_argv_add(&words, unpack_script);
 	remote_argv_add(&words, "sh");
-	remote_argv_add(&words, dst->path[0] ? dst->path : ".");
+	remote_argv_add(&words, dpath);
 	remote_argv_add(&words, ddir);
+	remote_argv_add(&words, o->dst_dir ? "d" : "-");
 	remote_argv_add(&words, dbase);
 	remote_argv_add(&words, sbase);
 	if (remote_ssh_argv(dst->ep, REMOTE_NO_TTY, (const char *const *)words.v, words.n,
@@ -332,6 +427,7 @@ out:
 	free(sbase);
 	free(ddir);
 	free(dbase);
+	free(dpath);
 	remote_argv_release(&words);
 	remote_argv_release(&pack);
 	remote_argv_release(&unpack);
@@ -342,6 +438,9 @@ out:
 		return 127;
 	}
 	rb = remote_wait(pb);
+	/* Refused before reading: the source side then only saw its pipe close. */
+	if (rb == DEST_NO_DIR || rb == DEST_NOT_DIR)
+		return dest_status(rb, dst, err);
 	if (ra == REMOTE_EXIT_CONN || rb == REMOTE_EXIT_CONN) {
 		gr_fail(err, GR_EUNAVAIL, "the connection to %s broke during the copy",
 		    ra == REMOTE_EXIT_CONN ? src->ep->name : dst->ep->name);

@@ -385,6 +385,7 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 	struct server sv;
 	struct MHD_Daemon *d;
 	struct sockaddr_in sin;
+	char shown[64];
 	const union MHD_DaemonInfo *info;
 	struct timespec ts = { 0, 50 * 1000000L };
 	enum gr_err e;
@@ -420,6 +421,9 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 		    o->bind);
 	if (!libmhd_load())
 		return gr_fail(err, GR_EFAIL, "%s", libmhd_why());
+	snprintf(shown, sizeof(shown), "%s:%d", o->bind != NULL ? o->bind : "127.0.0.1", o->port);
+	if ((e = libmhd_can_listen((struct sockaddr *)&sin, sizeof(sin), shown, err)) != GR_OK)
+		return e;
 	if ((e = sim_open(&sv.ctx.sim, st, err)) != GR_OK)
 		return e;
 	/* One internal thread: the simulator's database handle is used by one thread only. */
@@ -431,8 +435,7 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 	    MHD_OPTION_END);
 	if (d == NULL) {
 		sim_close(sv.ctx.sim);
-		return gr_fail(err, GR_EUNAVAIL, "cannot listen on %s:%d (in use?)",
-		    o->bind != NULL ? o->bind : "127.0.0.1", o->port);
+		return gr_fail(err, GR_EFAIL, "cannot listen on %s", shown);
 	}
 	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	port = info != NULL ? (int)info->port : o->port;

@@ -71,19 +71,31 @@ session_release(struct session *s)
 }
 
 enum gr_err
-session_config(struct session *s, struct config **out, struct gr_error *err)
+session_config_any(struct session *s, struct config **out, struct gr_error *err)
 {
+	enum gr_err rc;
+
 	if (s->config == NULL) {
-		if (config_load(&s->config, paths_config_file(), err) != GR_OK)
-			return err->code;
-		if (config_select_profile(s->config, s->profile, err) != GR_OK) {
+		if ((rc = config_load(&s->config, paths_config_file(), err)) != GR_OK)
+			return rc;
+		if ((rc = config_select_profile(s->config, s->profile, err)) != GR_OK) {
 			config_free(s->config);
 			s->config = NULL;
-			return err->code;
+			return rc;
 		}
 	}
 	*out = s->config;
 	return GR_OK;
+}
+
+enum gr_err
+session_config(struct session *s, struct config **out, struct gr_error *err)
+{
+	enum gr_err rc;
+
+	if ((rc = session_config_any(s, out, err)) != GR_OK)
+		return rc;
+	return config_problem(*out, err);
 }
 
 enum gr_err

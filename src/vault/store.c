@@ -997,6 +997,10 @@ vault_lookup(const char *profile, const char *provider, char **key_out, struct g
 	/* The config names the passphrase command; load it only when the store is opened. */
 	if (cached == NULL && (rc = config_load(&cfg, paths_config_file(), err)) != GR_OK)
 		return rc;
+	if (cfg != NULL && (rc = config_problem(cfg, err)) != GR_OK) {
+		config_free(cfg);
+		return rc;
+	}
 	rc = vault_lookup_cfg(cfg, profile, provider, key_out, err);
 	config_free(cfg);
 	return rc;

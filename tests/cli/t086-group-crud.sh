@@ -42,8 +42,8 @@ usage() {
 }
 usage "exists already" create web --gpu A100 --max 2 --target-util 50
 usage "needs --gpu" create x --max 2 --target-util 50
-usage "needs --max and --target-util" create x --gpu A100 --target-util 50
-usage "needs --max and --target-util" create x --gpu A100 --max 2
+usage "needs --max too" create x --gpu A100 --target-util 50
+usage "needs --target-util too" create x --gpu A100 --max 2
 usage "min <= max" create x --gpu A100 --min 3 --max 2 --target-util 50
 usage "max >= 1" create x --gpu A100 --max 0 --target-util 50
 usage "from 1 to 100" create x --gpu A100 --max 2 --target-util 0

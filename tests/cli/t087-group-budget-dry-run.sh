@@ -14,7 +14,7 @@ expect_ok g group create inf --gpu A100 --min 1 --max 3 --target-util 50 --coold
 expect_ok g watch --once --dry-run --interval 1h
 check "dry run says the decision: $OUT" \
 	'[[ $OUT == *"would: action group-out: group inf scales out by 1 (below-min"* ]] &&
-	[[ $OUT == *"would: action group-launch: group inf: would launch a on-demand A100 member (dry run: nothing rented)"* ]]'
+	[[ $OUT == *"would: action group-launch: group inf: would launch an on-demand A100 member (dry run: nothing rented)"* ]]'
 check "nothing rented" '[ "$(g -o json ls | jq length)" = 0 ]'
 check "nothing journaled" '[ "$(g -o json events | jq length)" = 0 ]'
 check "no decision recorded" '[ "$(g -o json group show inf | jq .[0].last_scale_at)" = null ]'

@@ -8,7 +8,9 @@ use_provider lambda test-key-lambda
 
 expect_ok g --provider lambda -o json offers gpus=1
 check "lambda offers" '[ "$(jq -r ".[0].provider" <<<"$OUT")" = lambda ]'
-check "a note: nothing pushed down" 'grep -q "applied after" <<<"$ERR"'
+check "no note without -v (the result is the same)" '! grep -q "applied after" <<<"$ERR"'
+expect_ok g --provider lambda -v -o json offers gpus=1
+check "with -v a note: nothing pushed down" 'grep -q "applied after" <<<"$ERR"'
 offer=$(jq -r '[.[] | select(.id | contains("@"))][0].id' <<<"$OUT")
 check "type@region id" '[[ $offer == lambda:gpu_1x_*@* ]]'
 

@@ -112,6 +112,20 @@ for f in "$src"/man/fragments/*.roff; do
 	done < <(sed -n 's/^\.SH "\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$f")
 done
 
+# Every dialect of `sim serve` (from its own usage line) is in the synopsis and under
+# --dialect in gpurent.1.
+sim_block=$(command_block sim)
+dialects=$("$gr" sim serve --help 2>&1 | sed -n 's/^usage: .*--dialect \([a-z|]*\) .*/\1/p')
+[ -n "$dialects" ] || fail "'sim serve --help' names no dialects"
+synopsis=$(grep -A1 -F '.B gpurent sim serve \-\-dialect' <<<"$sim_block" | tail -1)
+dialect_opt=$(grep -F "$(roff_opt --dialect)" <<<"$sim_block")
+for d in ${dialects//|/ }; do
+	grep -qE "(^\.BR |\| )$d( |$)" <<<"$synopsis" ||
+		fail "the synopsis of 'sim serve' in gpurent.1 lacks the dialect $d"
+	grep -qF "\\fB$d\\fR" <<<"$dialect_opt" ||
+		fail "--dialect of 'sim serve' in gpurent.1 lacks $d"
+done
+
 # ---------------------------------------------------------------- exit status
 status_text=$(section "$man1" "EXIT STATUS")
 codes=$(sed -n 's/^[[:space:]]*EXIT_[A-Z_]* = \([0-9]*\),.*/\1/p' "$src/include/gpurent/error.h")

@@ -101,11 +101,15 @@ syntax_errors(void **state)
 	size_t i;
 
 	(void)state;
+	/* Each is kept, unread, and named with its line. */
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		write_file(bad[i]);
 		gr_error_clear(&err);
-		assert_int_equal(config_load(&c, paths_config_file(), &err), GR_EUSAGE);
+		assert_int_equal(config_load(&c, paths_config_file(), &err), GR_OK);
+		assert_int_equal(config_problem(c, &err), GR_EUSAGE);
 		assert_non_null(strstr(err.msg, ":1:"));
+		assert_null(config_get(c, "launch.disk"));
+		config_free(c);
 	}
 	unlink(paths_config_file());
 	assert_int_equal(config_load(&c, paths_config_file(), &err), GR_OK);	/* absent: empty */
@@ -161,7 +165,9 @@ label_policies(void **state)
 	config_free(c);
 	write_file("label.x.idle.action = explode\n");
 	gr_error_clear(&err);
-	assert_int_equal(config_load(&c, paths_config_file(), &err), GR_EUSAGE);
+	assert_int_equal(config_load(&c, paths_config_file(), &err), GR_OK);
+	assert_int_equal(config_problem(c, &err), GR_EUSAGE);
+	config_free(c);
 	unlink(paths_config_file());
 }
 
@@ -192,11 +198,14 @@ cluster_keys(void **state)
 	assert_string_equal(cur, "EUR");
 	assert_string_equal(config_job_workdir(c, "slurm"), "/w");
 	assert_string_equal(config_job_output_dir(c, "slurm"), "/shared");
-	/* The profile's win; a currency that is none is USD. */
+	/* The profile's win; a currency that is none is a line config cannot read (commands
+	 * refuse to run), never read as one. */
 	assert_int_equal(config_select_profile(c, "p", &err), GR_OK);
 	assert_true(config_gpu_rate(c, "slurm", "h100", &rate, cur));
 	assert_int_equal(rate, 3000000);
-	assert_string_equal(cur, "USD");
+	assert_string_equal(cur, "EUR");
+	assert_int_equal(config_problem(c, &err), GR_EUSAGE);
+	assert_non_null(strstr(err.msg, ":7:"));
 	config_free(c);
 	/* A rate may name the rates' currency, never another one. */
 	write_file("slurm.currency = CNY\nslurm.price.h100 = 15 CNY\nslurm.price.a100 = 2 USD\n"

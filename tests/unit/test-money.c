@@ -112,7 +112,28 @@ currencies(void **state)
 	assert_string_equal(code, "CNY");
 	assert_true(money_parse_in("$2.49", &m, code));
 	assert_string_equal(code, "USD");
-	assert_false(money_parse_in("300 cny", &m, code));
+	/* An ISO 4217 code in any case, kept in capitals; three letters that are none, or the
+	 * codes for testing and for no currency, are refused. */
+	assert_true(money_parse_in("300 cny", &m, code));
+	assert_string_equal(code, "CNY");
+	assert_true(money_parse_in("usd 300", &m, code));
+	assert_string_equal(code, "USD");
+	assert_true(money_parse_in("300Eur", &m, code));
+	assert_string_equal(code, "EUR");
+	assert_false(money_parse_in("300 XYZ", &m, code));
+	assert_false(money_parse_in("300 abc", &m, code));
+	assert_false(money_parse_in("300 XXX", &m, code));
+	assert_false(money_parse_in("300 XTS", &m, code));
+	assert_false(money_parse_in("300 HRK", &m, code));	/* withdrawn in 2023 */
+	assert_true(money_parse_in("300 ZWG", &m, code));	/* added in 2024 */
+	assert_true(money_currency_parse("jpy", 3, code));
+	assert_string_equal(code, "JPY");
+	assert_false(money_currency_parse("JPYX", 4, code));
+	assert_false(money_currency_parse("J1Y", 3, code));
+	assert_true(money_currency_valid("AED"));	/* the table's ends */
+	assert_true(money_currency_valid("ZWG"));
+	assert_false(money_currency_valid("jpy"));	/* kept in capitals */
+	assert_false(money_currency_valid("XYZ"));
 	assert_false(money_parse_in("300 CNYY", &m, code));
 	assert_false(money_parse_in("$300 CNY", &m, code));
 	assert_false(money_parse_in("CNY", &m, code));
