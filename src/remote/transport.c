@@ -439,12 +439,12 @@ remote_spawn(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, boo
 
 /*
  * Copy what the child writes into relay to out until it has ended (EOF, or it exited and
- * nothing more is readable: a process it left behind may hold the pipe), dropping what
- * comes once a signal was passed on to it: a child's complaint about the Ctrl-C it was
- * given ("rsync error: unexplained error") is gpurent's to say, in its words.
+ * nothing more is readable: a process it left behind may hold the pipe); with drop, none
+ * of what comes once a signal was passed on to it: a child's complaint about the Ctrl-C it
+ * was given ("rsync error: unexplained error") is gpurent's to say, in its words.
  */
 static void
-relay_until_exit(int relay, int out, pid_t pid, int *status, bool *reaped)
+relay_until_exit(int relay, int out, pid_t pid, bool drop, int *status, bool *reaped)
 {
 	struct pollfd p = { .fd = relay, .events = POLLIN };
 	char buf[4096];
@@ -461,7 +461,7 @@ relay_until_exit(int relay, int out, pid_t pid, int *status, bool *reaped)
 				continue;
 			if (r <= 0)
 				break;
-			for (w = 0; passed_on == 0 && w < r; ) {
+			for (w = 0; !(drop && passed_on != 0) && w < r; ) {
 				ssize_t k = write(out, buf + w, (size_t)(r - w));
 
 				if (k < 0 && errno != EINTR)
@@ -489,7 +489,7 @@ wait_relaying(int pid, int relay, int out)
 	/* Dispositions are the whole process's: only its main thread may swap them. */
 	if ((pid_t)syscall(SYS_gettid) != getpid()) {
 		if (relay >= 0)
-			relay_until_exit(relay, out, pid, &status, &reaped);
+			relay_until_exit(relay, out, pid, false, &status, &reaped);
 		while (!reaped && (r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 			;
 		if (r < 0)
@@ -505,7 +505,7 @@ wait_relaying(int pid, int relay, int out)
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 	if (relay >= 0)
-		relay_until_exit(relay, out, pid, &status, &reaped);
+		relay_until_exit(relay, out, pid, true, &status, &reaped);
 	while (!reaped && (r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
 	child_pid = 0;
