@@ -156,7 +156,7 @@ def rows(path):
 	return out
 old, new = rows(sys.argv[1]), rows(sys.argv[2])
 means = ("util_pct", "memory_used_mib", "temp_c", "power_w", "memory_free_mib", "memory_util_pct",
-	"temp_memory_c", "clock_sm_mhz", "clock_mem_mhz", "fan_pct", "encoder_pct", "decoder_pct")
+	"memory_temp_c", "clock_sm_mhz", "clock_mem_mhz", "fan_pct", "encoder_pct", "decoder_pct")
 bad = tenth = 0
 if len(old) != len(new):
 	print("multi-hour steps: %d rows, %d rows" % (len(old), len(new)))

@@ -98,9 +98,10 @@ main(int argc, char **argv)
 				return rc;
 		}
 	}
+	/* No command is a usage error, as any other: the overview on stderr, status 2. */
 	if (i >= argc) {
-		cmd_print_overview(stdout);
-		return fflush(stdout) == 0 ? 0 : 1;
+		cmd_print_overview(stderr);
+		return EXIT_USAGE;
 	}
 	rc = cmd_run(&s, argc - i, argv + i, false);
 	session_release(&s);

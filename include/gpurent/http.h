@@ -181,7 +181,10 @@ bool http_url_allowed(const char *url);
  */
 size_t http_redact(char *out, size_t n, const char *text, size_t len, const char *secret);
 
-/* A small, cJSON-free message from a body that is not JSON: the first line, sanitized. */
+/*
+ * A small, cJSON-free message from a body that is not JSON: the first line, sanitized; of
+ * an HTML page only its title ("" without one), so the caller says the status instead.
+ */
 void http_body_snippet(char *out, size_t n, const char *body, size_t len);
 
 #endif

@@ -168,6 +168,14 @@ struct instance {
 	unsigned valid;
 };
 
+/*
+ * What destroying the instance saves per hour, in its currency: what it bills in its state
+ * or the one it is heading for: its price while running, provisioning or starting, its
+ * disk's storage while stopped or stopping (0 where the provider gives none), else 0.
+ * The CLI's destroy and the dashboard's say this one figure.
+ */
+int64_t instance_saving_hour(const struct instance *in);
+
 struct instance_list {
 	struct instance *v;
 	size_t n, cap;

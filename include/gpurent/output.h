@@ -31,6 +31,8 @@ enum cell_kind {
 	CELL_TIME,	/* UTC seconds: local time in a table, RFC 3339 in JSON/CSV */
 	CELL_FIXED,	/* int scaled by 10^decimals: reliability 9850 with decimals 4 -> 0.985 */
 	CELL_DURATION,	/* seconds: "2h 05m" in a table, a number elsewhere */
+	CELL_LIST,	/* s: items one a line; a JSON array of strings, "a,b" elsewhere */
+	CELL_MAP,	/* s: K=V lines; a JSON object of strings, "K=V,K2=V2" elsewhere */
 };
 
 struct cell {

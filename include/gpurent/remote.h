@@ -126,6 +126,13 @@ int remote_capture(const struct remote_endpoint *ep, const char *const *words, s
 int remote_spawn_wait(char *const argv[], int stdout_fd, struct gr_error *err);
 
 /*
+ * As remote_spawn_wait with the child's stdout and stderr relayed to gpurent's stderr
+ * until a signal is passed on to it; what it says after that (its complaint about the
+ * signal) is dropped, for the caller to say it was interrupted.
+ */
+int remote_spawn_relay(char *const argv[], struct gr_error *err);
+
+/*
  * pipe(2) for a child's stdin, stdout or stderr, both ends close-on-exec from the start as
  * far as remote_spawn is concerned: no remote_spawn on another thread hands them to its
  * child. 0, or -1 with errno.

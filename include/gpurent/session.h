@@ -36,6 +36,7 @@ struct session {
 	bool interactive;		/* stdin and stderr are terminals */
 	bool format_set;		/* -o given: the config's 'output' does not apply */
 	bool color_set;			/* --color given */
+	bool say_waits;			/* fan-outs name on stderr the providers they wait for */
 
 	struct config *config;		/* lazily loaded */
 	struct state *state;		/* lazily opened */

@@ -79,7 +79,8 @@ static const struct column audit_columns[AC__COUNT] = {
 	[AC_GPU_HOURS] = { "gpu_hours", N_("GPU-H"), true, false, 3, 0 },
 	[AC_EFF] = { "per_effective_gpu_hour", N_("PRICE/EFF GPU-H"), true, false, 2, 0 },
 	[AC_KWH] = { "energy_kwh", N_("KWH"), true, false, 4, 0 },
-	[AC_ESTIMATED] = { "energy_estimated", N_("EST"), false, false, 5, 0 },
+	/* a table says where the kWh came from: "samples" (power samples) or "TDP" */
+	[AC_ESTIMATED] = { "energy_estimated", N_("KWH FROM"), false, false, 5, 0 },
 	[AC_CO2] = { "co2e_kg", N_("KG CO2E"), true, false, 4, 0 },
 	/* The money cells carry their currency's sign; the column is shown when it tells
 	   rows apart (audit_run). */
@@ -154,6 +155,10 @@ audit_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case AC_ESTIMATED:
 		c->kind = r->energy_known ? CELL_BOOL : CELL_NULL;
 		c->i = r->energy_estimated;
+		if (v->table && r->energy_known) {
+			c->kind = CELL_STR;
+			c->s = r->energy_estimated ? _("TDP") : _("samples");
+		}
 		break;
 	case AC_CO2: set_fixed(c, r->co2_known, r->co2_kg, 3); break;
 	case AC_CURRENCY:
@@ -456,10 +461,10 @@ print_predict_table(FILE *f, const struct predict_row *v, size_t n)
 			    v[i].reactive.above_s - v[i].as_run.above_s) / 3600,
 			    v[i].as_run.above_s > v[i].reactive.above_s ? _("more") : _("less"));
 			if (v[i].converted)
-				fprintf(f, _("%s: its members billed in several currencies, added "
+				fprintf(f, _("%s: its members billed in several currencies, added\n"
 				    "in US dollars at your configured rate (fx.*)\n"), clean);
 		} else if (v[i].currency[0] == '\0') {
-			fprintf(f, _("%s: no spend: its members billed in several currencies and "
+			fprintf(f, _("%s: no spend: its members billed in several currencies and\n"
 			    "fx.CODE (US dollars per unit) is not set for each\n"), clean);
 		}
 	}
@@ -493,7 +498,7 @@ print_table(FILE *fp, struct audit_report *rep, struct audit_view *view,
 		fputs(_("the last total adds every currency, converted at your configured rate "
 		    "(fx.*)\n"), fp);
 	else if (rep->total.unpriced)
-		fputs(_("currencies are not added up: set fx.CODE (US dollars per unit) for a "
+		fputs(_("currencies are not added up: set fx.CODE (US dollars per unit) for a\n"
 		    "converted total\n"), fp);
 	if (ncheaper == 0)
 		return GR_OK;
@@ -505,7 +510,7 @@ print_table(FILE *fp, struct audit_report *rep, struct audit_view *view,
 	rc = out_print(fp, &out_global, ccols, CC__COUNT, CC_INSTANCE, cheaper, ncheaper,
 	    sizeof(*cheaper), cheaper_cell, NULL, err);
 	if (rc == GR_OK && converted)
-		fputs(_("an offer in another currency is compared at your configured rate (fx.*), "
+		fputs(_("an offer in another currency is compared at your configured rate (fx.*),\n"
 		    "and its saving is converted into the instance's currency\n"), fp);
 	return rc;
 }

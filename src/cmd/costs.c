@@ -381,7 +381,7 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		}
 		fputs("],", c->out);
 		json_reported(c->out, rep, n_rep);
-		fputs("\"groups\":[", c->out);
+		fputs("\"rows\":[", c->out);
 		for (i = 0; i < all.n; i++)
 			json_groups(c->out, &all.per[i], a.by, &first);
 		fputs("]}\n", c->out);
@@ -418,8 +418,8 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 			fputs(_("the USD row adds every currency, converted at your configured rate "
 			    "(fx.*)\n"), c->out);
 		else if (rc == GR_OK && out_global.format == OUT_TABLE)
-			fputs(_("currencies are not added up: set fx.CODE (US dollars per unit) "
-			    "for a converted total\n"), c->out);
+			fputs(_("currencies are not added up: set fx.CODE (US dollars per unit) for a\n"
+			    "converted total\n"), c->out);
 	}
 	if (rc == GR_OK && out_global.format == OUT_TABLE && a.by == CG_NONE)
 		for (i = 0; i < n_rep; i++) {

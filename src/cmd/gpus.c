@@ -22,16 +22,21 @@ static const struct cmd_opt opts[] = {
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
 
+/*
+ * On a narrow terminal, as offers and ls: the names a filter takes (the id, its aliases cut
+ * to fit) and the figures one compares GPUs by stay; what the id says again (family,
+ * vendor) and the rarer figures go first.
+ */
 static const struct column cols[] = {
 	{ "id", N_("ID"), false, false, 0, 0 },
-	{ "family", N_("FAMILY"), false, false, 0, 0 },
-	{ "vendor", N_("VENDOR"), false, false, 0, 0 },
+	{ "family", N_("FAMILY"), false, false, 4, 0 },
+	{ "vendor", N_("VENDOR"), false, false, 3, 0 },
 	{ "vram_gb", N_("VRAM GB"), true, false, 0, 0 },
-	{ "bandwidth_gbs", N_("BW GB/S"), true, false, 0, 0 },
-	{ "bf16_tflops", N_("BF16 TFLOPS"), true, false, 0, 0 },
-	{ "fp16_tflops", N_("FP16 TFLOPS"), true, false, 1, 0 },
-	{ "tdp_w", N_("TDP W"), true, false, 0, 0 },
-	{ "aliases", N_("ALIASES"), false, false, 1, 10 },
+	{ "bandwidth_gbs", N_("BW GB/S"), true, false, 2, 0 },
+	{ "bf16_tflops", N_("BF16 TFLOPS"), true, false, 1, 0 },
+	{ "fp16_tflops", N_("FP16 TFLOPS"), true, false, 5, 0 },
+	{ "tdp_w", N_("TDP W"), true, false, 2, 0 },
+	{ "aliases", N_("ALIASES"), false, false, 0, 10 },
 };
 
 /* A catalogue figure: 0 is unknown, null in JSON and "-" in a table. */

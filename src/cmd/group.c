@@ -159,9 +159,9 @@ static const struct column cols[] = {
 struct group_row {
 	struct group g;
 	char label[LABEL_MAX];
-	char env[GROUP_ENV_MAX];	/* the K=V lines, comma separated */
+	char env[GROUP_ENV_MAX];	/* the K=V lines */
 	int members;			/* -1: unknown (the listing failed) */
-	char member_ids[1024];
+	char member_ids[1024];		/* one a line */
 };
 
 static void
@@ -212,14 +212,18 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 		out->s = g->providers;
 		break;
 	case C_PREDICT: out->kind = CELL_BOOL; out->i = g->predict; break;
-	case C_ENV: out->kind = CELL_STR; out->s = r->env; break;
+	case C_ENV: out->kind = CELL_MAP; out->s = r->env; break;
 	case C_LABEL: out->kind = CELL_STR; out->s = r->label; break;
 	case C_LAST_SCALE:
 		out->kind = g->last_scale_at ? CELL_TIME : CELL_NULL;
 		out->i = g->last_scale_at;
 		break;
 	case C_CREATED: out->kind = CELL_TIME; out->i = g->created_at; break;
-	default: out->kind = CELL_STR; out->s = r->member_ids; break;
+	default:
+		/* unknown, as their count, when the listing failed */
+		out->kind = r->members < 0 ? CELL_NULL : CELL_LIST;
+		out->s = r->member_ids;
+		break;
 	}
 }
 
@@ -260,7 +264,7 @@ count_members(struct cmd_ctx *c, struct group_row *rows, size_t n)
 				continue;
 			rows[i].members++;
 			snprintf(rows[i].member_ids + len, sizeof(rows[i].member_ids) - len, "%s%s",
-			    len ? "," : "", l.v[k].id);
+			    len ? "\n" : "", l.v[k].id);
 		}
 	}
 	instance_list_release(&l);
@@ -413,12 +417,8 @@ group_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_error(c, &err);
 	rows = xcalloc(n + 1, sizeof(*rows));
 	for (i = 0; i < n; i++) {
-		char *p;
-
 		rows[i].g = v[i];
 		strlcpy_(rows[i].env, v[i].env, sizeof(rows[i].env));
-		for (p = rows[i].env; (p = strchr(p, '\n')) != NULL; )
-			*p = ',';
 	}
 	free(v);
 	rc = print_rows(c, rows, n);

@@ -308,6 +308,23 @@ sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * On a terminal, where the wait stands: the state (with a cluster's reason: Slurm's
+ * "PENDING (Priority)") and the seconds waited, redrawn in place at each poll, and kept as
+ * a line of its own when the state changes. Nothing without a terminal: scripts read
+ * stdout and the status.
+ */
+static void
+show_wait(const struct instance *in, long long waited, bool changed)
+{
+	if (changed)
+		fputc('\n', stderr);
+	fputs("\r\033[K", stderr);
+	fprintf(stderr, _("%s: %s%s%s%s, %llds"), in->id, inst_state_name(in->state),
+	    in->status_msg[0] ? " (" : "", in->status_msg, in->status_msg[0] ? ")" : "", waited);
+	fflush(stderr);
+}
+
 /* Poll until running. Returns 0, EXIT_TIMEOUT, EXIT_INTERRUPTED or an error status. */
 static int
 wait_running(struct cmd_ctx *c, struct backend *b, struct instance *in, long long timeout)
@@ -316,41 +333,60 @@ wait_running(struct cmd_ctx *c, struct backend *b, struct instance *in, long lon
 	struct gr_error err = { 0 };
 	enum inst_state last = in->state;
 	char last_msg[sizeof(in->status_msg)];
+	bool shown = false;
+	int rc;
 
 	strlcpy_(last_msg, in->status_msg, sizeof(last_msg));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (c->s->interactive) {
+			show_wait(in, (long long)(t.tv_sec - t0.tv_sec), shown &&
+			    (in->state != last || strcmp(in->status_msg, last_msg) != 0));
+			shown = true;
+		}
+		last = in->state;
+		strlcpy_(last_msg, in->status_msg, sizeof(last_msg));
+		rc = -1;
 		if (in->state == ST_RUNNING)
+			rc = 0;
+		else if (in->state == ST_FAILED || in->state == ST_DESTROYED ||
+		    in->state == ST_STOPPED)
+			rc = EXIT_ERROR;
+		else if (t.tv_sec - t0.tv_sec >= timeout)
+			rc = EXIT_TIMEOUT;
+		else {
+			sleep_ms(500);
+			if (cmd_interrupted)
+				rc = EXIT_INTERRUPTED;
+		}
+		if (rc >= 0 && shown)
+			fputc('\n', stderr);
+		switch (rc) {
+		case 0:
 			return 0;
-		if (in->state == ST_FAILED || in->state == ST_DESTROYED || in->state == ST_STOPPED) {
+		case EXIT_ERROR:
 			cmd_warn("%s is %s%s%s", in->id, inst_state_name(in->state),
 			    in->status_msg[0] ? ": " : "", in->status_msg);
 			return EXIT_ERROR;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec >= timeout) {
+		case EXIT_TIMEOUT:
 			cmd_warn("%s is still %s%s%s%s after %llds; it keeps running and billing "
 			    "('gpurent destroy %s' ends it)", in->id, inst_state_name(in->state),
 			    in->status_msg[0] ? " (" : "", in->status_msg,
 			    in->status_msg[0] ? ")" : "", timeout, in->id);
 			return EXIT_TIMEOUT;
-		}
-		sleep_ms(500);
-		if (cmd_interrupted) {
+		case EXIT_INTERRUPTED:
 			cmd_warn("interrupted; %s is %s and was not destroyed", in->id,
 			    inst_state_name(in->state));
 			return EXIT_INTERRUPTED;
+		default:
+			break;
 		}
-		if (b->ops->get(b, in->id, in, &err) != GR_OK)
+		if (b->ops->get(b, in->id, in, &err) != GR_OK) {
+			if (shown)
+				fputc('\n', stderr);
 			return cmd_error(c, &err);
-		/* A cluster's queue says why a job waits (Slurm: "PENDING (Priority)"). */
-		if ((in->state != last || strcmp(in->status_msg, last_msg) != 0) &&
-		    c->s->interactive)
-			fprintf(stderr, "%s: %s%s%s%s\n", in->id, inst_state_name(in->state),
-			    in->status_msg[0] ? " (" : "", in->status_msg,
-			    in->status_msg[0] ? ")" : "");
-		last = in->state;
-		strlcpy_(last_msg, in->status_msg, sizeof(last_msg));
+		}
 	}
 }
 

@@ -249,8 +249,7 @@ confirm_destroy(struct cmd_ctx *c, int n, char **ids)
 			fprintf(stderr, "  %s  %s  %s  %s\n", in.id, in.label[0] ? in.label : "-",
 			    inst_state_name(in.state), catalogue_display(in.gpu, in.gpu_raw, g,
 			    sizeof(g)));
-			v = in.state == ST_RUNNING ? in.price_hour :
-			    in.state == ST_STOPPED ? in.storage_hour : 0;
+			v = instance_saving_hour(&in);
 			for (k = 0; k < n_saves && !money_same_currency(saves[k].currency,
 			    in.currency); k++)
 				;

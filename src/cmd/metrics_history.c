@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpurent/columns.h"
 #include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/samples.h"
@@ -49,46 +50,90 @@ enum hist_col {
 	HCOL_MEM_FREE, HCOL_MEM_UTIL, HCOL_TEMP_MEM, HCOL_POWER_LIMIT, HCOL_CLK_SM, HCOL_CLK_MEM,
 	HCOL_FAN, HCOL_ENC, HCOL_DEC, HCOL_PCIE_GEN, HCOL_PCIE_WIDTH, HCOL_ECC, HCOL_XID,
 	HCOL_THROTTLE, HCOL_UUID, HCOL_NAME, HCOL_VENDOR,
+	/* the rest of the live schema, last so that csv columns keep their places: what the
+	   history keeps, then what it does not (null) */
+	HCOL_MEM_PCT, HCOL_POWER_ENFORCED, HCOL_CLK_SM_MAX, HCOL_PSTATE, HCOL_COMPUTE_MODE,
+	HCOL_MIG, HCOL_NODE, HCOL_DRIVER, HCOL_CUDA, HCOL_PCI_BUS, HCOL_XID_COUNT,
 	HCOL__COUNT,
 };
 
-/* Means carry one decimal; a raw sample's mean is its value. */
-static const struct column hist_columns[HCOL__COUNT] = {
-	[HCOL_INSTANCE] = { "instance_id", N_("INSTANCE"), false, false, 0, 12 },
-	[HCOL_GPU] = { "gpu", N_("GPU"), true, false, 0, 0 },
-	[HCOL_TIME] = { "time", N_("TIME"), false, false, 0, 0 },
+/*
+ * One schema for every sample: a figure that live samples have keeps their name, header
+ * and form (sample_columns, sample_cell); the history adds its step, its sample count and
+ * the minima and maxima. hist_live is that figure's live column + 1 (0: the history's own).
+ */
+static const unsigned char hist_live[HCOL__COUNT] = {
+	[HCOL_INSTANCE] = SCOL_INSTANCE + 1, [HCOL_GPU] = SCOL_GPU + 1,
+	[HCOL_TIME] = SCOL_TIME + 1, [HCOL_UTIL] = SCOL_UTIL + 1,
+	[HCOL_MEM_USED] = SCOL_MEM_USED + 1, [HCOL_MEM_TOTAL] = SCOL_MEM_TOTAL + 1,
+	[HCOL_TEMP] = SCOL_TEMP + 1, [HCOL_POWER] = SCOL_POWER + 1,
+	[HCOL_SOURCE] = SCOL_SOURCE + 1, [HCOL_MEM_FREE] = SCOL_MEM_FREE + 1,
+	[HCOL_MEM_UTIL] = SCOL_MEM_UTIL + 1, [HCOL_TEMP_MEM] = SCOL_TEMP_MEM + 1,
+	[HCOL_POWER_LIMIT] = SCOL_POWER_LIMIT + 1, [HCOL_CLK_SM] = SCOL_CLK_SM + 1,
+	[HCOL_CLK_MEM] = SCOL_CLK_MEM + 1, [HCOL_FAN] = SCOL_FAN + 1, [HCOL_ENC] = SCOL_ENC + 1,
+	[HCOL_DEC] = SCOL_DEC + 1, [HCOL_PCIE_GEN] = SCOL_PCIE_GEN + 1,
+	[HCOL_PCIE_WIDTH] = SCOL_PCIE_WIDTH + 1, [HCOL_ECC] = SCOL_ECC + 1,
+	[HCOL_XID] = SCOL_XID + 1, [HCOL_THROTTLE] = SCOL_THROTTLE + 1,
+	[HCOL_UUID] = SCOL_UUID + 1, [HCOL_NAME] = SCOL_NAME + 1, [HCOL_VENDOR] = SCOL_VENDOR + 1,
+	[HCOL_MEM_PCT] = SCOL_MEM_PCT + 1, [HCOL_POWER_ENFORCED] = SCOL_POWER_ENFORCED + 1,
+	[HCOL_CLK_SM_MAX] = SCOL_CLK_SM_MAX + 1, [HCOL_PSTATE] = SCOL_PSTATE + 1,
+	[HCOL_COMPUTE_MODE] = SCOL_COMPUTE_MODE + 1, [HCOL_MIG] = SCOL_MIG + 1,
+	[HCOL_NODE] = SCOL_NODE + 1, [HCOL_DRIVER] = SCOL_DRIVER + 1,
+	[HCOL_CUDA] = SCOL_CUDA + 1, [HCOL_PCI_BUS] = SCOL_PCI_BUS + 1,
+	[HCOL_XID_COUNT] = SCOL_XID_COUNT + 1,
+};
+
+/*
+ * The history's own columns whole; of the others only where tables show them (hidden,
+ * prio, min): hist_columns_init takes the rest from the live column. Means carry one
+ * decimal; a raw sample's mean is its value.
+ */
+static struct column hist_columns[HCOL__COUNT] = {
+	[HCOL_INSTANCE] = { NULL, NULL, false, false, 0, 12 },
+	[HCOL_GPU] = { NULL, NULL, false, false, 0, 0 },
+	[HCOL_TIME] = { NULL, NULL, false, false, 0, 0 },
 	[HCOL_STEP] = { "step_s", N_("STEP s"), true, false, 3, 0 },
 	[HCOL_SAMPLES] = { "samples", N_("N"), true, false, 3, 0 },
-	[HCOL_UTIL] = { "util_pct", N_("UTIL %"), true, false, 0, 0 },
+	[HCOL_UTIL] = { NULL, NULL, false, false, 0, 0 },
 	[HCOL_UTIL_MIN] = { "util_min_pct", N_("MIN %"), true, false, 2, 0 },
 	[HCOL_UTIL_MAX] = { "util_max_pct", N_("MAX %"), true, false, 1, 0 },
-	[HCOL_MEM_USED] = { "memory_used_mib", N_("MEM MiB"), true, false, 1, 0 },
+	[HCOL_MEM_USED] = { NULL, NULL, false, false, 1, 0 },
 	[HCOL_MEM_USED_MAX] = { "memory_used_max_mib", N_("MEM MAX MiB"), true, false, 2, 0 },
-	[HCOL_MEM_TOTAL] = { "memory_total_mib", N_("TOTAL MiB"), true, false, 3, 0 },
-	[HCOL_TEMP] = { "temp_c", "TEMP \xc2\xb0" "C", true, false, 1, 0 },
+	[HCOL_MEM_TOTAL] = { NULL, NULL, false, false, 3, 0 },
+	[HCOL_TEMP] = { NULL, NULL, false, false, 1, 0 },
 	[HCOL_TEMP_MAX] = { "temp_max_c", "MAX \xc2\xb0" "C", true, false, 2, 0 },
-	[HCOL_POWER] = { "power_w", N_("POWER W"), true, false, 1, 0 },
+	[HCOL_POWER] = { NULL, NULL, false, false, 1, 0 },
 	[HCOL_POWER_MAX] = { "power_max_w", N_("MAX W"), true, false, 2, 0 },
-	[HCOL_SOURCE] = { "source", N_("SOURCE"), false, false, 3, 0 },
-	[HCOL_MEM_FREE] = { "memory_free_mib", N_("FREE MiB"), true, true, 3, 0 },
-	[HCOL_MEM_UTIL] = { "memory_util_pct", N_("MEM BW %"), true, true, 3, 0 },
-	[HCOL_TEMP_MEM] = { "temp_memory_c", "MEM \xc2\xb0" "C", true, true, 3, 0 },
-	[HCOL_POWER_LIMIT] = { "power_limit_w", N_("LIMIT W"), true, true, 3, 0 },
-	[HCOL_CLK_SM] = { "clock_sm_mhz", N_("SM MHz"), true, true, 3, 0 },
-	[HCOL_CLK_MEM] = { "clock_mem_mhz", N_("MEM MHz"), true, true, 3, 0 },
-	[HCOL_FAN] = { "fan_pct", N_("FAN %"), true, true, 3, 0 },
-	[HCOL_ENC] = { "encoder_pct", N_("ENC %"), true, true, 3, 0 },
-	[HCOL_DEC] = { "decoder_pct", N_("DEC %"), true, true, 3, 0 },
-	[HCOL_PCIE_GEN] = { "pcie_gen", N_("PCIE GEN"), true, true, 3, 0 },
-	[HCOL_PCIE_WIDTH] = { "pcie_width", N_("PCIE WIDTH"), true, true, 3, 0 },
-	[HCOL_ECC] = { "ecc_uncorrected", N_("ECC"), true, true, 3, 0 },
-	[HCOL_XID] = { "xid", N_("XID"), true, true, 3, 0 },
-	[HCOL_THROTTLE] = { "throttle_reasons", N_("THROTTLE"), true, true, 3, 0 },
-	[HCOL_UUID] = { "uuid", N_("UUID"), false, true, 3, 0 },
-	[HCOL_NAME] = { "name", N_("NAME"), false, true, 3, 0 },
-	/* as the live metrics show it (named in --fields); last, so csv columns keep places */
-	[HCOL_VENDOR] = { "vendor", N_("VENDOR"), false, true, 4, 0 },
+	[HCOL_SOURCE] = { NULL, NULL, false, false, 3, 0 },
+	/* the rest are hidden (hist_columns_init), of priority 3, or as the live ones */
+	[HCOL_VENDOR] = { NULL, NULL, false, true, 4, 0 },
+	[HCOL_NODE] = { NULL, NULL, false, true, 4, 12 },
+	[HCOL_UUID] = { NULL, NULL, false, true, 2, 12 },
+	[HCOL_NAME] = { NULL, NULL, false, true, 2, 12 },
 };
+
+static void
+hist_columns_init(void)
+{
+	size_t i;
+
+	if (hist_columns[HCOL_INSTANCE].name != NULL)
+		return;
+	for (i = 0; i < HCOL__COUNT; i++) {
+		const struct column *live;
+
+		if (hist_live[i] == 0)
+			continue;
+		live = &sample_columns[hist_live[i] - 1];
+		hist_columns[i].name = live->name;
+		hist_columns[i].header = live->header;
+		hist_columns[i].right = live->right;
+		if (i > HCOL_SOURCE && hist_columns[i].prio == 0) {
+			hist_columns[i].hidden = true;
+			hist_columns[i].prio = 3;
+		}
+	}
+}
 
 /* A mean with one decimal; a min or max is a figure a sample had, a whole number. */
 static void
@@ -116,13 +161,6 @@ set_known(struct cell *c, int64_t v, bool known)
 }
 
 static void
-set_text(struct cell *c, const char *s)
-{
-	c->kind = s[0] ? CELL_STR : CELL_NULL;
-	c->s = s;
-}
-
-static void
 hist_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct sample_row *r = row;
@@ -130,9 +168,6 @@ hist_cell(const void *row, size_t col, struct cell *c, void *ctx)
 
 	(void)ctx;
 	switch ((enum hist_col)col) {
-	case HCOL_INSTANCE: set_text(c, g->instance_id); break;
-	case HCOL_GPU: set_known(c, g->index, true); break;
-	case HCOL_TIME: c->kind = CELL_TIME; c->i = g->at; break;
 	case HCOL_STEP: set_known(c, r->step, true); break;
 	case HCOL_SAMPLES: set_known(c, r->n, true); break;
 	case HCOL_UTIL: set_stat(c, r, SS_UTIL, r->mean); break;
@@ -140,30 +175,26 @@ hist_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case HCOL_UTIL_MAX: set_stat(c, r, SS_UTIL, r->max); break;
 	case HCOL_MEM_USED: set_stat(c, r, SS_MEM_USED, r->mean); break;
 	case HCOL_MEM_USED_MAX: set_stat(c, r, SS_MEM_USED, r->max); break;
-	case HCOL_MEM_TOTAL: set_known(c, g->mem_total_mib, g->valid & MV_MEM); break;
 	case HCOL_TEMP: set_stat(c, r, SS_TEMP, r->mean); break;
 	case HCOL_TEMP_MAX: set_stat(c, r, SS_TEMP, r->max); break;
 	case HCOL_POWER: set_stat(c, r, SS_POWER, r->mean); break;
 	case HCOL_POWER_MAX: set_stat(c, r, SS_POWER, r->max); break;
-	case HCOL_SOURCE: set_text(c, g->source == SAMPLE_SSH ? "ssh" : "api"); break;
-	case HCOL_VENDOR: set_text(c, g->vendor); break;
 	case HCOL_MEM_FREE: set_stat(c, r, SS_MEM_FREE, r->mean); break;
 	case HCOL_MEM_UTIL: set_stat(c, r, SS_MEM_UTIL, r->mean); break;
 	case HCOL_TEMP_MEM: set_stat(c, r, SS_TEMP_MEM, r->mean); break;
-	case HCOL_POWER_LIMIT: set_known(c, g->power_limit_w, g->valid & MV_POWER_LIMIT); break;
 	case HCOL_CLK_SM: set_stat(c, r, SS_CLK_SM, r->mean); break;
 	case HCOL_CLK_MEM: set_stat(c, r, SS_CLK_MEM, r->mean); break;
 	case HCOL_FAN: set_stat(c, r, SS_FAN, r->mean); break;
 	case HCOL_ENC: set_stat(c, r, SS_ENC, r->mean); break;
 	case HCOL_DEC: set_stat(c, r, SS_DEC, r->mean); break;
-	case HCOL_PCIE_GEN: set_known(c, g->pcie_gen, g->valid & MV_PCIE_GEN); break;
-	case HCOL_PCIE_WIDTH: set_known(c, g->pcie_width, g->valid & MV_PCIE_WIDTH); break;
-	case HCOL_ECC: set_known(c, g->ecc_uncorrected, g->valid & MV_ECC_UNCORR); break;
-	case HCOL_XID: set_known(c, g->xid, g->valid & MV_XID); break;
-	case HCOL_THROTTLE: set_known(c, (int64_t)g->throttle, g->valid & MV_THROTTLE); break;
-	case HCOL_UUID: set_text(c, g->uuid); break;
-	case HCOL_NAME: set_text(c, g->name); break;
-	default: c->kind = CELL_NULL; break;
+	default:
+		/* one figure, as a live sample gives it */
+		if (col < HCOL__COUNT && hist_live[col] != 0) {
+			c->color = 0;
+			sample_cell(g, hist_live[col] - 1, c, NULL);
+		} else
+			c->kind = CELL_NULL;
+		break;
 	}
 }
 
@@ -178,6 +209,7 @@ metrics_history(struct cmd_ctx *c, const char *id, int64_t since, int64_t until,
 
 	if (until > 0 && until <= since)
 		return cmd_usage_error(c, "--until must be later than --since");
+	hist_columns_init();
 	if (step < 0)
 		step = metrics_auto_step(since, until, now);
 	if (session_state(c->s, &st, &err) != GR_OK)

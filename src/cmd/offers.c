@@ -174,7 +174,10 @@ offers_run(struct cmd_ctx *c, int argc, char **argv)
 		a.limit_set = true;
 	}
 	offer_list_init(&list);
+	/* On a terminal, a provider that is slow to answer is named while it is waited for. */
+	c->s->say_waits = c->s->interactive;
 	frc = session_offers_aged(c->s, &f, a.max_age, &list, res, &err);
+	c->s->say_waits = false;
 	report_timing(c, res, c->s->n_backends);
 	if (frc != GR_OK && frc != GR_EPARTIAL) {
 		offer_list_release(&list);

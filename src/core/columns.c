@@ -275,8 +275,8 @@ const struct column sample_columns[SCOL__COUNT] = {
 	   (metrics.c). */
 	[SCOL_NODE] = { "node", N_("NODE"), false, true, 0, 12 },
 	[SCOL_VENDOR] = { "vendor", N_("VENDOR"), false, true, 4, 0 },
-	[SCOL_NAME] = { "name", N_("NAME"), false, true, 6, 12 },
-	[SCOL_UUID] = { "uuid", N_("UUID"), false, true, 7, 12 },
+	[SCOL_NAME] = { "name", N_("NAME"), false, true, 2, 12 },
+	[SCOL_UUID] = { "uuid", N_("UUID"), false, true, 2, 12 },
 	[SCOL_DRIVER] = { "driver", N_("DRIVER"), false, true, 5, 0 },
 	[SCOL_CUDA] = { "cuda", N_("CUDA"), false, true, 5, 0 },
 	[SCOL_MEM_UTIL] = { "memory_util_pct", N_("MEMBW %"), true, true, 4, 0 },

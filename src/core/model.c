@@ -81,6 +81,22 @@ inst_state_name(enum inst_state s)
 	return (size_t)s < ARRAY_LEN(state_names) ? state_names[s] : "unknown";
 }
 
+int64_t
+instance_saving_hour(const struct instance *in)
+{
+	switch (in->state) {
+	case ST_RUNNING:
+	case ST_PROVISIONING:
+	case ST_STARTING:
+		return in->valid & IV_PRICE ? in->price_hour : 0;
+	case ST_STOPPED:
+	case ST_STOPPING:
+		return in->valid & IV_STORAGE ? in->storage_hour : 0;
+	default:
+		return 0;
+	}
+}
+
 bool
 inst_state_parse(const char *s, enum inst_state *out)
 {

@@ -142,6 +142,30 @@ format_fixed(char *buf, size_t n, int64_t v, int decimals)
 		    decimals, (unsigned long long)(a % (uint64_t)scale));
 }
 
+/* The lines of s, each sanitized, joined with commas into buf. */
+static void
+join_lines(char *buf, size_t n, const char *s)
+{
+	char line[1024];
+	size_t len, o = 0;
+
+	buf[0] = '\0';
+	while (*s != '\0' && o + 1 < n) {
+		len = strcspn(s, "\n");
+		if (len >= sizeof(line))
+			len = sizeof(line) - 1;
+		memcpy(line, s, len);
+		line[len] = '\0';
+		text_sanitize(buf + o, n - o, line);
+		o += strlen(buf + o);
+		s += strcspn(s, "\n");
+		if (*s == '\n' && *++s != '\0' && o + 1 < n) {
+			buf[o++] = ',';
+			buf[o] = '\0';
+		}
+	}
+}
+
 const char *
 cell_text(const struct cell *c, char *buf, size_t n, bool for_table)
 {
@@ -195,6 +219,13 @@ cell_text(const struct cell *c, char *buf, size_t n, bool for_table)
 		if (!for_table)
 			trim_zeros(buf);
 		break;
+	case CELL_LIST:
+	case CELL_MAP:
+		if (c->s == NULL || c->s[0] == '\0')
+			strlcpy_(buf, for_table ? "-" : "", n);
+		else
+			join_lines(buf, n, c->s);
+		break;
 	}
 	return buf;
 }
@@ -221,6 +252,37 @@ json_add_str(struct sb *sb, const char *s)
 		free(clean);
 }
 
+/* Lines as a JSON array of strings, or K=V lines as an object (a line without '=': K ""). */
+static void
+json_add_lines(struct sb *sb, const char *s, bool map)
+{
+	size_t len, k, i = 0;
+	char *line;
+
+	sb_addc(sb, map ? '{' : '[');
+	while (*s != '\0') {
+		len = strcspn(s, "\n");
+		line = xcalloc(len + 1, 1);
+		memcpy(line, s, len);
+		if (i++ > 0)
+			sb_addc(sb, ',');
+		if (map) {
+			k = strcspn(line, "=");
+			if (line[k] == '=')
+				line[k++] = '\0';
+			json_add_str(sb, line);
+			sb_addc(sb, ':');
+			json_add_str(sb, line + k);
+		} else
+			json_add_str(sb, line);
+		free(line);
+		s += len;
+		if (*s == '\n')
+			s++;
+	}
+	sb_addc(sb, map ? '}' : ']');
+}
+
 static void
 json_add_cell(struct sb *sb, const struct cell *c)
 {
@@ -237,6 +299,10 @@ json_add_cell(struct sb *sb, const struct cell *c)
 		sb_addc(sb, '"');
 		sb_adds(sb, cell_text(c, buf, sizeof(buf), false));
 		sb_addc(sb, '"');
+		break;
+	case CELL_LIST:
+	case CELL_MAP:
+		json_add_lines(sb, c->s ? c->s : "", c->kind == CELL_MAP);
 		break;
 	default:
 		sb_adds(sb, cell_text(c, buf, sizeof(buf), false));

@@ -977,6 +977,35 @@ http_redact(char *out, size_t n, const char *text, size_t len, const char *secre
 	return b.len;
 }
 
+/*
+ * A page of HTML (a proxy's or a load balancer's "502 Bad Gateway"): its <title>, spaces
+ * collapsed, as the reason; none when it has no title. Never the markup.
+ */
+static void
+html_title(char *line, size_t n, const char *body, size_t len)
+{
+	size_t i, j = 0;
+	bool space = false;
+
+	line[0] = '\0';
+	for (i = 0; i + 7 <= len && strncasecmp(body + i, "<title>", 7) != 0; i++)
+		;
+	if (i + 7 > len)
+		return;
+	for (i += 7; i < len && body[i] != '<' && j + 1 < n; i++) {
+		if (isspace((unsigned char)body[i])) {
+			space = j > 0;
+			continue;
+		}
+		if (space)
+			line[j++] = ' ';
+		space = false;
+		if (j + 1 < n)
+			line[j++] = body[i];
+	}
+	line[j] = '\0';
+}
+
 void
 http_body_snippet(char *out, size_t n, const char *body, size_t len)
 {
@@ -986,6 +1015,11 @@ http_body_snippet(char *out, size_t n, const char *body, size_t len)
 	/* Skip leading white space, then take the first line, at most sizeof(line)-1 bytes. */
 	for (i = 0; i < len && isspace((unsigned char)body[i]); i++)
 		;
+	if (i < len && body[i] == '<') {
+		html_title(line, sizeof(line), body + i, len - i);
+		text_sanitize(out, n, line);
+		return;
+	}
 	for (; i < len && body[i] != '\n' && body[i] != '\r' && j + 1 < sizeof(line); i++)
 		line[j++] = body[i];
 	line[j] = '\0';

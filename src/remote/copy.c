@@ -335,7 +335,7 @@ remote_copy_rsync(const struct remote_place *src, size_t n, const struct remote_
 		add_place(&a, &src[i]);
 	add_place(&a, dst);
 	/* rsync's stdout carries only progress and statistics: they belong on stderr. */
-	rc = remote_spawn_wait(a.v, STDERR_FILENO, err);
+	rc = remote_spawn_relay(a.v, err);
 	remote_argv_release(&a);
 	if (err->code != GR_OK)
 		return 127;

@@ -437,18 +437,61 @@ remote_spawn(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, boo
 	return (int)pid;
 }
 
-int
-remote_wait(int pid)
+/*
+ * Copy what the child writes into relay to out until it has ended (EOF, or it exited and
+ * nothing more is readable: a process it left behind may hold the pipe); with drop, none
+ * of what comes once a signal was passed on to it: a child's complaint about the Ctrl-C it
+ * was given ("rsync error: unexplained error") is gpurent's to say, in its words.
+ */
+static void
+relay_until_exit(int relay, int out, pid_t pid, bool drop, int *status, bool *reaped)
+{
+	struct pollfd p = { .fd = relay, .events = POLLIN };
+	char buf[4096];
+	ssize_t r, w;
+	int n;
+
+	for (;;) {
+		n = poll(&p, 1, *reaped ? 0 : 100);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0) {
+			r = read(relay, buf, sizeof(buf));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			for (w = 0; !(drop && passed_on != 0) && w < r; ) {
+				ssize_t k = write(out, buf + w, (size_t)(r - w));
+
+				if (k < 0 && errno != EINTR)
+					break;
+				w += k > 0 ? k : 0;
+			}
+			continue;
+		}
+		if (*reaped)
+			break;
+		if (n == 0 && waitpid(pid, status, WNOHANG) == pid)
+			*reaped = true;
+	}
+}
+
+/* remote_wait, relaying the child's output from relay (-1: none) as relay_until_exit. */
+static int
+wait_relaying(int pid, int relay, int out)
 {
 	struct sigaction sa, old_int, old_term, old_hup;
 	int status = 0;
-	pid_t r;
+	bool reaped = false;
+	pid_t r = pid;
 
 	/* Dispositions are the whole process's: only its main thread may swap them. */
 	if ((pid_t)syscall(SYS_gettid) != getpid()) {
-		do
-			r = waitpid(pid, &status, 0);
-		while (r < 0 && errno == EINTR);
+		if (relay >= 0)
+			relay_until_exit(relay, out, pid, false, &status, &reaped);
+		while (!reaped && (r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+			;
 		if (r < 0)
 			return 127;
 		return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
@@ -461,9 +504,10 @@ remote_wait(int pid)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
-	do
-		r = waitpid(pid, &status, 0);
-	while (r < 0 && errno == EINTR);
+	if (relay >= 0)
+		relay_until_exit(relay, out, pid, true, &status, &reaped);
+	while (!reaped && (r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
 	child_pid = 0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -485,11 +529,31 @@ remote_wait(int pid)
 }
 
 int
+remote_wait(int pid)
+{
+	return wait_relaying(pid, -1, -1);
+}
+
+int
 remote_spawn_wait(char *const argv[], int stdout_fd, struct gr_error *err)
 {
 	int pid = remote_spawn(argv, -1, stdout_fd, -1, false, err);
 
 	return pid < 0 ? 127 : remote_wait(pid);
+}
+
+int
+remote_spawn_relay(char *const argv[], struct gr_error *err)
+{
+	int fds[2], pid, rc;
+
+	if (remote_pipe(fds) != 0)
+		return gr_fail(err, GR_EFAIL, "pipe: %s", strerror(errno)), 127;
+	pid = remote_spawn(argv, -1, fds[1], fds[1], false, err);
+	close(fds[1]);
+	rc = pid < 0 ? 127 : wait_relaying(pid, fds[0], STDERR_FILENO);
+	close(fds[0]);
+	return rc;
 }
 
 /* ---------------------------------------------------------------- the master */

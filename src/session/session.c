@@ -299,6 +299,13 @@ session_offer_find(struct session *s, const char *offer_id, struct offer *out,
 	return rc;
 }
 
+/* The jobs of one fan-out still running, for the note that says who is waited for. */
+struct fan_wait {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t left;
+};
+
 struct job {
 	struct backend *b;
 	const struct filter *f;
@@ -306,6 +313,8 @@ struct job {
 	struct offer_list offers;
 	struct instance_list instances;
 	struct fanout_result *res;
+	struct fan_wait *wait;	/* NULL: nobody is told */
+	bool done;		/* under wait->mu */
 };
 
 /* The query a backend is asked, as the offer cache keys it: every term of the filter. */
@@ -399,7 +408,68 @@ run_job(void *arg)
 		gr_fail(&j->res->err, j->res->code, "%s", gr_err_name(j->res->code));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	j->res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (j->wait != NULL) {
+		pthread_mutex_lock(&j->wait->mu);
+		j->done = true;
+		j->wait->left--;
+		pthread_cond_broadcast(&j->wait->cv);
+		pthread_mutex_unlock(&j->wait->mu);
+	}
 	return NULL;
+}
+
+/* After this long a fan-out says on stderr which providers it still waits for. */
+#define WAIT_NOTE_AFTER_S 2
+
+/*
+ * Wait for the started jobs; from WAIT_NOTE_AFTER_S on, a line on stderr, redrawn each
+ * second, names the providers not yet answered (and those that have), cleared once all
+ * have: a provider that hangs no longer looks like gpurent hanging.
+ */
+static void
+wait_noting(struct job *jobs, const bool *started, size_t n, struct fan_wait *w)
+{
+	struct timespec t0, t, until;
+	bool drawn = false;
+	size_t i;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pthread_mutex_lock(&w->mu);
+	while (w->left > 0) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&w->cv, &w->mu, &until);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (w->left == 0 || t.tv_sec - t0.tv_sec < WAIT_NOTE_AFTER_S)
+			continue;
+		{
+			struct sb waiting, answered;
+
+			sb_init(&waiting);
+			sb_init(&answered);
+			for (i = 0; i < n; i++) {
+				struct sb *to = !started[i] || jobs[i].done ? &answered : &waiting;
+
+				sb_addf(to, "%s%s", to->len ? ", " : "", jobs[i].b->ops->name);
+			}
+			fputs("\r\033[K", stderr);
+			if (answered.len > 0)
+				fprintf(stderr, _("gpurent: waiting for %s (%llds; %s answered)"),
+				    waiting.buf, (long long)(t.tv_sec - t0.tv_sec), answered.buf);
+			else
+				fprintf(stderr, _("gpurent: waiting for %s (%llds)"), waiting.buf,
+				    (long long)(t.tv_sec - t0.tv_sec));
+			fflush(stderr);
+			drawn = true;
+			sb_release(&waiting);
+			sb_release(&answered);
+		}
+	}
+	pthread_mutex_unlock(&w->mu);
+	if (drawn) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
 }
 
 /*
@@ -416,6 +486,7 @@ fanout(struct session *s, const struct filter *f, bool offers, long long max_age
 	bool started[SESSION_MAX_PROVIDERS], asked[SESSION_MAX_PROVIDERS];
 	char configs[SESSION_MAX_PROVIDERS][20];
 	struct state *st = NULL;
+	struct fan_wait wait = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
 	struct sb query;
 	size_t i, ok = 0;
 	enum gr_err first = GR_OK;
@@ -453,16 +524,37 @@ fanout(struct session *s, const struct filter *f, bool offers, long long max_age
 			}
 		}
 	}
-	/* One provider needs no thread; several run at once, so the slowest sets the pace. */
-	for (i = 0; i < s->n_backends; i++)
-		started[i] = asked[i] && s->n_backends > 1 &&
-		    pthread_create(&th[i], NULL, run_job, &jobs[i]) == 0;
+	/*
+	 * One provider needs no thread unless a wait is to be told; several run at once, so
+	 * the slowest sets the pace.
+	 */
+	for (i = 0; i < s->n_backends; i++) {
+		started[i] = false;
+		if (!asked[i] || (s->n_backends == 1 && !s->say_waits))
+			continue;
+		pthread_mutex_lock(&wait.mu);
+		wait.left++;
+		pthread_mutex_unlock(&wait.mu);
+		jobs[i].wait = &wait;
+		started[i] = pthread_create(&th[i], NULL, run_job, &jobs[i]) == 0;
+		if (!started[i]) {
+			/* run below, on this thread, as if alone */
+			jobs[i].wait = NULL;
+			pthread_mutex_lock(&wait.mu);
+			wait.left--;
+			pthread_mutex_unlock(&wait.mu);
+		}
+	}
+	if (s->say_waits)
+		wait_noting(jobs, started, s->n_backends, &wait);
 	for (i = 0; i < s->n_backends; i++) {
 		if (started[i])
 			pthread_join(th[i], NULL);
 		else if (asked[i])
 			run_job(&jobs[i]);
 	}
+	pthread_cond_destroy(&wait.cv);
+	pthread_mutex_destroy(&wait.mu);
 	/* Fresh answers are kept for the next `--max-age`, completion and the dashboard. */
 	for (i = 0; st != NULL && i < s->n_backends; i++)
 		if (asked[i] && results[i].code == GR_OK)

@@ -49,10 +49,11 @@ static const char help_text[] =
     "                            (as 'gpurent forward --jupyter --background') and show\n"
     "                            its URL; 'gpurent forward --stop ID' ends it\n"
     "  m                         metrics of the instance\n"
-    "  s / S                     stop / start the instance\n"
+    "  s / S                     stop (asks first) / start the instance\n"
     "  D                         destroy the instance (asks first)\n"
     "  < > i                     sort, as in offers\n"
-    "  Rows of instances idle (under 5% GPU) for dashboard.idle_minutes are highlighted.\n"
+    "  * idle                    rows marked * (and highlighted): running under 5% GPU\n"
+    "                            for dashboard.idle_minutes (default 10)\n"
     "\n"
     "Metrics\n"
     "  Up/Down, k/j              scroll through the GPUs\n"
@@ -225,7 +226,8 @@ dialog_key(struct ui *u, int key)
 		if (key == 'y' || key == 'Y') {
 			ui_fetch_request(u->fetch, UJ_ACTION, u->dlg_provider, &u->dlg_req);
 			ui_message(u, UC_ACCENT, u->dlg_req.action == UA_LAUNCH ?
-			    N_("launching %s ...") : N_("destroying %s ..."), u->dlg_req.id);
+			    N_("launching %s ...") : u->dlg_req.action == UA_STOP ?
+			    N_("stopping %s ...") : N_("destroying %s ..."), u->dlg_req.id);
 			u->dialog = UD_NONE;
 		} else if (key == 'n' || key == 'N' || key == 'q' || key == 27) {
 			ui_message(u, UC_DIM, "cancelled; nothing changed");

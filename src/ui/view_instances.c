@@ -371,26 +371,53 @@ ask_destroy(struct ui *u, const struct instance *in)
 {
 	struct ui_request req;
 	char text[1024], h[32], d[32], g[64];
-	int64_t saves = in->state == ST_RUNNING ? in->price_hour :
-	    in->state == ST_STOPPED && (in->valid & IV_STORAGE) ? in->storage_hour : 0;
+	int64_t saves = instance_saving_hour(in);
 
 	snprintf(text, sizeof(text), _("Destroy %s (%s, %s, %d x %s)?\nIts disk and everything on "
 	    "it are deleted; this cannot be undone.\nIt saves %s per hour (%s per day)."), in->id,
 	    in->label[0] ? in->label : _("no label"), inst_state_name(in->state), in->gpu_count,
 	    catalogue_display(in->gpu, in->gpu_raw, g, sizeof(g)),
-	    money_format(h, sizeof(h), saves, 3, true),
-	    money_format(d, sizeof(d), saves * 24, 2, true));
+	    money_format_in(h, sizeof(h), saves, 3, in->currency),
+	    money_format_in(d, sizeof(d), saves * 24, 2, in->currency));
 	memset(&req, 0, sizeof(req));
 	req.action = UA_DESTROY;
 	strlcpy_(req.id, in->id, sizeof(req.id));
 	u->ctx->confirm(u, _("Destroy?"), text, &req, u->ctx->provider_of(u, in->id));
 }
 
+/*
+ * Stop asks first, as launch and destroy do: a stopped machine loses what runs on it. The
+ * dialog says what stopping saves and what the disk still bills.
+ */
+static void
+ask_stop(struct ui *u, const struct instance *in)
+{
+	struct ui_request req;
+	char text[1024], h[32], d[32], g[64];
+
+	if (in->valid & IV_STORAGE)
+		snprintf(text, sizeof(text), _("Stop %s (%s, %d x %s)?\nWhat runs on it ends; its "
+		    "disk is kept.\nIts GPUs stop billing %s per hour;\nits disk still bills %s per "
+		    "hour."), in->id, in->label[0] ? in->label : _("no label"), in->gpu_count,
+		    catalogue_display(in->gpu, in->gpu_raw, g, sizeof(g)),
+		    money_format_in(h, sizeof(h), in->price_hour, 3, in->currency),
+		    money_format_in(d, sizeof(d), in->storage_hour, 4, in->currency));
+	else
+		snprintf(text, sizeof(text), _("Stop %s (%s, %d x %s)?\nWhat runs on it ends; its "
+		    "disk is kept.\nIts GPUs stop billing %s per hour."), in->id,
+		    in->label[0] ? in->label : _("no label"), in->gpu_count,
+		    catalogue_display(in->gpu, in->gpu_raw, g, sizeof(g)),
+		    money_format_in(h, sizeof(h), in->price_hour, 3, in->currency));
+	memset(&req, 0, sizeof(req));
+	req.action = UA_STOP;
+	strlcpy_(req.id, in->id, sizeof(req.id));
+	u->ctx->confirm(u, _("Stop?"), text, &req, u->ctx->provider_of(u, in->id));
+}
+
 static void
 lifecycle(struct ui *u, const struct instance *in, enum ui_action a)
 {
 	struct ui_request req;
-	char buf[32];
 
 	if ((a == UA_STOP && in->state != ST_RUNNING) ||
 	    (a == UA_START && in->state != ST_STOPPED)) {
@@ -400,16 +427,15 @@ lifecycle(struct ui *u, const struct instance *in, enum ui_action a)
 		    inst_state_name(in->state));
 		return;
 	}
+	if (a == UA_STOP) {
+		ask_stop(u, in);
+		return;
+	}
 	memset(&req, 0, sizeof(req));
 	req.action = a;
 	strlcpy_(req.id, in->id, sizeof(req.id));
 	ui_fetch_request(u->fetch, UJ_ACTION, u->ctx->provider_of(u, in->id), &req);
-	if (a == UA_STOP && (in->valid & IV_STORAGE))
-		u->ctx->message(u, UC_ACCENT, "stopping %s; its disk still bills %s/hour", in->id,
-		    money_format(buf, sizeof(buf), in->storage_hour, 4, true));
-	else
-		u->ctx->message(u, UC_ACCENT, a == UA_STOP ? N_("stopping %s ...") :
-		    N_("starting %s ..."), in->id);
+	u->ctx->message(u, UC_ACCENT, N_("starting %s ..."), in->id);
 }
 
 static bool

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gpurent/catalogue.h"
+#include "gpurent/columns.h"
 #include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
@@ -119,9 +120,10 @@ watched(struct ui *u)
 }
 
 /* One graph row: label, the last samples as bars, the value now. */
+/* old: the figures are an instance's last before it stopped: graph and value dimmed. */
 static void
 draw_spark(struct ui *u, int y, int w, const char *label, const struct ui_ring *r, int max,
-    const char *value, enum ui_color color)
+    const char *value, enum ui_color color, bool old)
 {
 	static const char *const bars[] = { "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83",
 		"\xe2\x96\x84", "\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88" };
@@ -147,8 +149,8 @@ draw_spark(struct ui *u, int y, int w, const char *label, const struct ui_ring *
 			line[len++] = ascii[lvl];
 	}
 	line[len] = '\0';
-	ui_put(y, 10, gw, line, ui_attr(color), false);
-	ui_put(y, 10 + gw + 1, 23, value, ui_attr(UC_NORMAL), true);
+	ui_put(y, 10, gw, line, ui_attr(old ? UC_DIM : color), false);
+	ui_put(y, 10 + gw + 1, 23, value, ui_attr(old ? UC_DIM : UC_NORMAL), true);
 }
 
 /*
@@ -270,23 +272,36 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 		const struct gpu_sample *s = &u->last[g];
 		enum ui_color tc = !(s->valid & MV_TEMP) ? UC_DIM : s->temp_c >= 85 ? UC_BAD :
 		    s->temp_c >= 75 ? UC_WARN : UC_GOOD;
+		/* An instance that no longer runs sends no samples: its last ones are old. */
+		bool old = in == NULL || in->state != ST_RUNNING;
 
 		if (s->node[0] != '\0') {
 			text_sanitize(gname, sizeof(gname), s->node);
 			snprintf(line, sizeof(line), _("%s GPU %d"), gname, s->index);
 		} else
 			snprintf(line, sizeof(line), _("GPU %d"), g);
-		ui_put(y++, 1, w - 2, line, ui_attr(UC_ACCENT), false);
+		ui_put(y, 1, w - 2, line, ui_attr(UC_ACCENT), false);
+		if (old) {
+			char age[32], note[128];
+
+			format_uptime(age, sizeof(age), (long long)(u->now > s->at ? u->now - s->at :
+			    0));
+			snprintf(note, sizeof(note), _("last sample %s ago, before the instance was %s"),
+			    age, in != NULL ? inst_state_name(in->state) : _("gone"));
+			ui_put(y, 3 + text_width(line), w - 4 - text_width(line), note,
+			    ui_attr(UC_DIM), false);
+		}
+		y++;
 		snprintf(v, sizeof(v), s->valid & MV_UTIL ? "%d %%" : "N/A", s->util_pct);
 		draw_spark(u, y++, w, _("util"), &u->ring[g][UM_UTIL], 100, v,
-		    (s->valid & MV_UTIL) && s->util_pct < 5 ? UC_IDLE : UC_GOOD);
+		    (s->valid & MV_UTIL) && s->util_pct < 5 ? UC_IDLE : UC_GOOD, old);
 		if (s->valid & MV_MEM)
 			snprintf(v, sizeof(v), "%d / %d MiB", s->mem_used_mib, s->mem_total_mib);
 		else
 			snprintf(v, sizeof(v), "N/A");
-		draw_spark(u, y++, w, _("memory"), &u->ring[g][UM_MEM], 100, v, UC_ACCENT);
+		draw_spark(u, y++, w, _("memory"), &u->ring[g][UM_MEM], 100, v, UC_ACCENT, old);
 		snprintf(v, sizeof(v), s->valid & MV_TEMP ? "%d C" : "N/A", s->temp_c);
-		draw_spark(u, y++, w, _("temp"), &u->ring[g][UM_TEMP], 100, v, tc);
+		draw_spark(u, y++, w, _("temp"), &u->ring[g][UM_TEMP], 100, v, tc, old);
 		if ((s->valid & MV_POWER) && (s->valid & MV_POWER_LIMIT))
 			snprintf(v, sizeof(v), "%d / %d W", s->power_w, s->power_limit_w);
 		else if (s->valid & MV_POWER)
@@ -294,7 +309,7 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 		else
 			snprintf(v, sizeof(v), "N/A");
 		draw_spark(u, y++, w, _("power"), &u->ring[g][UM_POWER],
-		    s->valid & MV_POWER_LIMIT ? s->power_limit_w : 700, v, UC_WARN);
+		    s->valid & MV_POWER_LIMIT ? s->power_limit_w : 700, v, UC_WARN, old);
 		if (w == r->w && g == (int)u->gpu_top) {
 			draw_fields(u, y, 2, w - 4, r->y + r->h - 1);
 			g++;

@@ -464,9 +464,9 @@ check_record(const char *kind, const cJSON *obj, int *seen, int *records)
 static void
 check_costs(const cJSON *doc, int *seen)
 {
-	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(doc, "groups"), *g, *key;
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows"), *g, *key;
 
-	cJSON_ArrayForEach(g, groups) {
+	cJSON_ArrayForEach(g, rows) {
 		key = cJSON_GetObjectItemCaseSensitive(g, "key");
 		if (cJSON_IsNull(key))
 			continue;
@@ -530,7 +530,7 @@ read_all(FILE *fp, size_t *n)
 
 /*
  * KIND: offers or instances (an array, or JSON lines of objects, each record checked field
- * by field), costs (the groups' keys), providers (vast's detail), any (valid JSON only).
+ * by field), costs (the keys of its rows), providers (vast's detail), any (valid JSON only).
  * Prints "N records, M hostile values round-tripped"; exits 1 on any failure.
  */
 static int

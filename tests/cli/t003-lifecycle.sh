@@ -55,7 +55,7 @@ check "destroyed instances leave ls" '[ "$OUT" = "[]" ]'
 expect_ok g costs -o json
 check "spend recorded" 'jq -e ".spent > 0 and .burn_hour == 0" <<<"$OUT" >/dev/null'
 expect_ok g costs --by instance -o json
-check "spend by instance" 'jq -e ".groups[0].key == \"$id\" and .groups[0].spent > 0" <<<"$OUT" >/dev/null'
+check "spend by instance" 'jq -e ".rows[0].key == \"$id\" and .rows[0].spent > 0" <<<"$OUT" >/dev/null'
 expect_ok g costs --by label -o json
-check "spend by label" 'jq -e ".groups[0].key == \"e2e\"" <<<"$OUT" >/dev/null'
+check "spend by label" 'jq -e ".rows[0].key == \"e2e\"" <<<"$OUT" >/dev/null'
 pass

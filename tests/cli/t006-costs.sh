@@ -67,5 +67,5 @@ check "outbid is explained" '[[ "$(jq -r .status <<<"$OUT")" == outbid* ]]'
 expect_ok g sim advance 1d
 expect_ok g costs --by day -o json
 check "costs by day: two days, adding up to the total" \
-	'jq -e "(.groups | length >= 2) and (([.groups[].spent] | add) - .spent | fabs < 0.00001)" <<<"$OUT" >/dev/null'
+	'jq -e "(.rows | length >= 2) and (([.rows[].spent] | add) - .spent | fabs < 0.00001)" <<<"$OUT" >/dev/null'
 pass

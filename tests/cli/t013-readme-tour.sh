@@ -57,7 +57,7 @@ done
 # What the tour did is visible afterwards.
 check "the tour launched an instance (${id:-none})" '[[ ${id:-} == sim:i-* ]]'
 expect_ok g costs --by label -o json
-check "its spend is under its label" 'jq -e "[.groups[] | select(.key == \"train\" and .spent > 0)] | length == 1" <<<"$OUT" >/dev/null'
+check "its spend is under its label" 'jq -e "[.rows[] | select(.key == \"train\" and .spent > 0)] | length == 1" <<<"$OUT" >/dev/null'
 expect_ok g sim advance 1m
 expect_ok g ls -o ids
 check "and it is gone" '[ -z "$OUT" ]'

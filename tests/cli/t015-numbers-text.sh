@@ -73,7 +73,7 @@ expect_ok g launch "$offer"
 expect_ok g sim advance 10m
 expect_ok g costs --by label -o json
 check "unlabelled is null, '(none)' is a label of its own" \
-	'jq -e "[.groups[].key] | (map(select(. == null)) | length) == 1 and (map(select(. == \"(none)\")) | length) == 1" <<<"$OUT" >/dev/null'
+	'jq -e "[.rows[].key] | (map(select(. == null)) | length) == 1 and (map(select(. == \"(none)\")) | length) == 1" <<<"$OUT" >/dev/null'
 expect_ok g costs --by label -o csv
 check "csv: unlabelled is empty, '(none)' itself" 'grep -q "^,[0-9]" <<<"$OUT" && grep -q "^(none)," <<<"$OUT"'
 expect_ok g costs --by label

@@ -100,7 +100,7 @@ for label in 'q"uo\te\\' '\\' '"' '\u0041\n' "$(printf '東%.0s' {1..63})" '{"a"
 	check "label '$label' round-trips in ls" 'jq -e --arg l "$label" "any(.[]; .label == \$l)" <<<"$OUT" >/dev/null'
 	expect_ok g sim advance 5m
 	expect_ok g costs --by label -o json
-	check "label '$label' round-trips in costs" 'jq -e --arg l "$label" "any(.groups[]; .key == \$l)" <<<"$OUT" >/dev/null'
+	check "label '$label' round-trips in costs" 'jq -e --arg l "$label" "any(.rows[]; .key == \$l)" <<<"$OUT" >/dev/null'
 	"$H" check any 0 <<<"$OUT" >/dev/null 2>"$TMP/check.err" || fail "costs: $(cat "$TMP/check.err")"
 	g destroy "$id" --yes >/dev/null 2>&1
 done

@@ -29,6 +29,9 @@ check "the table: yuan as yuan, dollars as dollars, side by side" \
      grep -q "^total .*¥12\.60.* CNY" <<<"$OUT" && grep -q "^total .*\$2\.00.* USD" <<<"$OUT"'
 check "never \$12.60 nor \$14.60" '! grep -q "\$1[24]\.60" <<<"$OUT"'
 check "and says they are not added up" 'grep -q "currencies are not added up: set fx.CODE" <<<"$OUT"'
+COLUMNS=80 expect_ok g audit --offline
+check "at 80 columns no line wraps, the table's nor the note's: $OUT" \
+    '[ "$(wc -L <<<"$OUT")" -le 80 ] && grep -q "^converted total$" <<<"$OUT"'
 expect_ok g audit --offline -o csv
 check "CSV: a currency column beside the amounts" \
     '[ "$(head -n 1 <<<"$OUT" | cut -d, -f15,16)" = currency,converted ] &&
@@ -82,6 +85,7 @@ c=$(jq -c --arg id "$id" '.cheaper_now[] | select(.instance_id == $id)' <<<"$OUT
 check "a dollar offer through the rate, the saving in yuan, marked converted ($c)" \
     'jq -e ".currency == \"CNY\" and .offer_currency == \"USD\" and .converted == true and
       (.saving_hour - (.price_hour - .offer_price_hour / 0.15) | fabs) < 0.00001" <<<"$c" >/dev/null'
-expect_ok g audit
+COLUMNS=80 expect_ok g audit
 check "and the table says so" 'grep -q "compared at your configured rate" <<<"$OUT"'
+check "at 80 columns no line wraps: $OUT" '[ "$(wc -L <<<"$OUT")" -le 80 ]'
 pass

@@ -65,7 +65,7 @@ costs=$OUT
 scrape
 check "price per hour as listed" \
 	'grep -q "^gpurent_instance_price_dollars_per_hour{instance_id=\"$a\",provider=\"sim\",label=\"fleet\"} $(printf %.6f "$price")$" <<<"$OUT"'
-spent_a=$(jq -r --arg id "$a" '.groups[] | select(.key == $id) | .spent' <<<"$costs")
+spent_a=$(jq -r --arg id "$a" '.rows[] | select(.key == $id) | .spent' <<<"$costs")
 check "spend of an instance from the ledger" \
 	'[ -n "$spent_a" ] && grep -q "^gpurent_spend_dollars_total{instance_id=\"$a\",provider=\"sim\",label=\"fleet\"} $(printf %.6f "$spent_a")$" <<<"$OUT"'
 check "burn rate of everything billing" \

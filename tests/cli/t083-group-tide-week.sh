@@ -68,7 +68,7 @@ check "a scale-in names the least used member and its utilisation" \
 # One instance per launch decision: 1 + 7 x 2 scale-outs, 15 instances, no more.
 outs=$(jq '[.[] | select(.kind == "group-out")] | length' <<<"$EV")
 launched=$(jq '[.[] | select(.kind == "group-launched")] | length' <<<"$EV")
-rented=$(g -o json costs --by instance | jq '[.groups[] | select(.key | startswith("sim:i-"))] |
+rented=$(g -o json costs --by instance | jq '[.rows[] | select(.key | startswith("sim:i-"))] |
 	length')
 check "$outs scale-outs, $launched launched, $rented instances ever rented: all 15" \
 	'[ "$outs" = 15 ] && [ "$launched" = 15 ] && [ "$rented" = 15 ]'

@@ -18,7 +18,7 @@ check "show: what was asked, the defaults and the label: $OUT" \
 	'jq -e ".[0] | .name == \"web\" and .gpu == \"A100\" and .gpus == 2 and .min == 1 and
 	.max == 4 and .target_util == 70 and .cooldown_s == 900 and .window_s == 300 and
 	.base == 1 and .burst == \"interruptible\" and .max_price_hour == 3.5 and
-	.env == \"A=1,B=two words\" and .predict == true and .label == \"group:web\" and .members == 0 and
+	.env == {A: \"1\", B: \"two words\"} and .predict == true and .label == \"group:web\" and .members == 0 and
 	.last_scale_at == null" <<<"$OUT" >/dev/null'
 expect_ok g -o json group show batch
 check "defaults: min 0, one GPU, 10m cooldown and window, all on-demand, no price bound" \
@@ -86,7 +86,7 @@ expect_ok g -o ids ls --group web
 check "ls --group web: the two members, not $other: $OUT" \
 	'[ "$(sort <<<"$OUT" | tr "\n" " ")" = "$(printf "%s\n" "$m1" "$m2" | sort | tr "\n" " ")" ]'
 check "group show counts and names them" \
-	'[ "$(g -o json group show web | jq -r ".[0] | \"\(.members) \(.member_ids | split(\",\") | sort | join(\",\"))\"")" = "2 $(printf "%s\n" "$m1" "$m2" | sort | paste -sd,)" ]'
+	'[ "$(g -o json group show web | jq -r ".[0] | \"\(.members) \(.member_ids | sort | join(\",\"))\"")" = "2 $(printf "%s\n" "$m1" "$m2" | sort | paste -sd,)" ]'
 
 expect_ok g sim advance 5m
 check "completion: the subcommands and the names" \

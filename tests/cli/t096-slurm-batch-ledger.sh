@@ -73,7 +73,7 @@ check "looking again changes nothing" '[ "$(ledger "$B" end_ts)" = "$(slurm_time
 SECS_A=$(ledger "$A" "end_ts - start_ts")
 SECS_B=$(ledger "$B" "end_ts - start_ts")
 expect_ok g costs --by provider -o json
-SPENT=$(jq -r '.groups[] | select(.key == "slurm") | .spent * 1000000 | round' <<<"$OUT")
+SPENT=$(jq -r '.rows[] | select(.key == "slurm") | .spent * 1000000 | round' <<<"$OUT")
 WANT=$(((SECS_A * 7200000 + SECS_B * 3600000 + 1800) / 3600))
 check "costs --by provider: the GPU-seconds times the rate ($WANT micro, got $SPENT)" \
 	'[ "$SPENT" -ge $((WANT - 1)) ] && [ "$SPENT" -le $((WANT + 1)) ]'

@@ -53,7 +53,7 @@ expect_ok g costs
 check "and says so" 'grep -q "converted at your configured rate" <<<"$OUT"'
 expect_ok g -o json costs --by provider
 check "groups carry their currency" \
-    '[ "$(jq -r ".groups[] | select(.key == \"ppio\") | .currency" <<<"$OUT")" = CNY ]'
+    '[ "$(jq -r ".rows[] | select(.key == \"ppio\") | .currency" <<<"$OUT")" = CNY ]'
 
 # A budget in yuan: a dollar launch is counted only at the rate.
 expect_ok g config unset fx.CNY

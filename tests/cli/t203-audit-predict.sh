@@ -81,7 +81,7 @@ check "at the rate, in dollars, marked converted: $(jq -c .predict <<<"$OUT")" \
 	'jq -e ".predict[0] | .currency == \"USD\" and .converted == true and .predictive.spend == 5.94 and .reactive.spend == 6.93 and (.saved - 0.99 | fabs) < 0.000001" <<<"$OUT" >/dev/null'
 expect_ok g audit --offline
 check "and the table says so" \
-	'[[ $OUT == *"tide: --predict saved \$0.99"* ]] && grep -q "^tide: its members billed in several currencies, added in US dollars at your configured rate" <<<"$OUT"'
+	'[[ $OUT == *"tide: --predict saved \$0.99"* ]] && grep -q "^tide: its members billed in several currencies, added$" <<<"$OUT" && grep -q "^in US dollars at your configured rate" <<<"$OUT"'
 expect_ok g config unset fx.CNY
 
 # Without a ledger row for its members the spend is unknown, never 0.

@@ -11,7 +11,7 @@ expect_ok g config set providers sim,vast
 
 # A line of `costs --by GROUP -o json` as "spent burn_hour", in micro-dollars.
 line() {
-	jq -r ".groups[] | select(.key == \"$1\") | \"\(.spent * 1000000 | round) \(.burn_hour * 1000000 | round)\"" <<<"$OUT"
+	jq -r ".rows[] | select(.key == \"$1\") | \"\(.spent * 1000000 | round) \(.burn_hour * 1000000 | round)\"" <<<"$OUT"
 }
 
 expect_ok g -p vast offers type=on-demand -o ids -n 1
@@ -72,8 +72,8 @@ sleep 1	# the listing must be asked for after the row began, to the second
 expect_ok g -p vast ls -o ids
 check "vast lists nothing" '[ -z "$OUT" ]'
 expect_ok g costs --by instance -o json
-check "marked gone" 'jq -e ".groups[] | select(.key == \"$id\") | .gone == true and .burn_hour == 0" <<<"$OUT" >/dev/null'
-check "the simulator's own instance is not gone" 'jq -e ".groups[] | select(.key == \"$sim_id\") | .gone == false" <<<"$OUT" >/dev/null'
+check "marked gone" 'jq -e ".rows[] | select(.key == \"$id\") | .gone == true and .burn_hour == 0" <<<"$OUT" >/dev/null'
+check "the simulator's own instance is not gone" 'jq -e ".rows[] | select(.key == \"$sim_id\") | .gone == false" <<<"$OUT" >/dev/null'
 read -r gone1 _ <<<"$(line "$id")"
 expect_ok g costs -o json
 check "nothing burns" 'jq -e ".burn_hour == 0" <<<"$OUT" >/dev/null'
