@@ -53,22 +53,30 @@ expect_ok g ls -o ids
 check "instance survived the bad config" '[ "$OUT" = "$id" ]'
 
 # An unwritable state directory is a clear error. Root may write anywhere, so as root the
-# command runs as nobody (setpriv); without a way to drop privileges this check is skipped,
-# and the test says so at the end instead of passing.
+# command runs as nobody (setpriv), from a copy in $TMP: the checkout may be where nobody
+# cannot reach (/root is 700). Without a way to drop privileges this check is skipped, and
+# the test says so at the end instead of passing.
 unwritable_skipped=
 mkdir "$TMP/ro"
 chmod 555 "$TMP/ro"
 as_user=()
+unwritable_bin=$GPURENT
 if [ "$(id -u)" = 0 ]; then
 	if command -v setpriv >/dev/null; then
 		as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 		chmod 711 "$TMP"
+		mkdir -m 711 "$TMP/bin"
+		unwritable_bin=$TMP/bin/gpurent
+		cp "$GPURENT" "$unwritable_bin"
+		chmod 755 "$unwritable_bin"
+		"${as_user[@]}" test -x "$unwritable_bin" ||
+			fail "nobody cannot run $unwritable_bin: a directory above $TMP shuts it out"
 	else
 		unwritable_skipped="running as root and setpriv is missing"
 	fi
 fi
 if [ -z "$unwritable_skipped" ]; then
-	expect_rc 1 "${as_user[@]+"${as_user[@]}"}" env GPURENT_HOME="$TMP/ro/sub" "$GPURENT" ls
+	expect_rc 1 "${as_user[@]+"${as_user[@]}"}" env GPURENT_HOME="$TMP/ro/sub" "$unwritable_bin" ls
 	check "unwritable state dir named" '[[ $ERR == *"$TMP/ro/sub"* ]]'
 fi
 echo x >"$TMP/file"

@@ -1,12 +1,12 @@
 #!/bin/bash
 # The simulator's Lambda dialect is faithful enough for a third-party client, used unmodified:
-# lambda-cloud-node-api (installed by .ci/run into tests/clients/node_modules).
+# lambda-cloud-node-api (scripts/install-deps installs it into tests/clients/node_modules).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve.sh"
 
 CLIENTS=$SRCDIR/tests/clients
 if ! command -v node >/dev/null || [ ! -d "$CLIENTS/node_modules/lambda-cloud-node-api" ]; then
-	echo "# SKIP $TEST_NAME: node or lambda-cloud-node-api not installed (.ci/run installs them)"
+	echo "# SKIP $TEST_NAME: node or lambda-cloud-node-api not installed (scripts/install-deps installs them)"
 	exit 77
 fi
 start_serve lambda --api-key client-key
