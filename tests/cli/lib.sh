@@ -22,10 +22,35 @@ unset VAST_API_KEY RUNPOD_API_KEY LAMBDA_API_KEY GPURENT_VAST_API_KEY GPURENT_RU
 CLEANUP_HOOKS=()
 CHECKS=0
 
+# The processes whose command line names $TMP, as "PID ARGS" lines: after the cleanup hooks,
+# what the test left running (an ssh master, a daemon, a helper it forgot).
+processes_naming_tmp() {
+	local pid args
+	ps -eo pid=,args= -ww | while read -r pid args; do
+		[ "$pid" != $$ ] && [[ $args == *"$TMP"* ]] && echo "$pid $args"
+	done
+}
+
+# After the hooks: a test that leaves a process behind fails with its ps lines, once it is
+# killed. A process ending by itself in the moment (a master whose watchdog closes it once a
+# second) gets three seconds.
 cleanup() {
-	local h
+	local rc=$? h left i
 	for h in "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"; do eval "$h" || true; done
+	for ((i = 0; i < 30; i++)); do
+		left=$(processes_naming_tmp)
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	if [ -n "$left" ]; then
+		echo "FAIL $TEST_NAME: left these processes running:" >&2
+		printf '%s\n' "$left" >&2
+		# shellcheck disable=SC2046
+		kill -9 $(cut -d ' ' -f 1 <<<"$left") 2>/dev/null
+		rc=1
+	fi
 	rm -rf "$TMP"
+	exit "$rc"
 }
 trap cleanup EXIT
 
