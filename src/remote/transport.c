@@ -1037,6 +1037,7 @@ remote_connect(const struct remote_endpoint *ep, struct gr_error *err)
 {
 	char ctl[CONTROL_PATH_MAX];
 	struct remote_argv a;
+	struct stat st;
 	int start;
 
 	remote_argv_init(&a);
@@ -1049,8 +1050,8 @@ remote_connect(const struct remote_endpoint *ep, struct gr_error *err)
 	}
 	if (master_check(&a, ep) != 0) {
 		start = lock_beside(ctl, ".start", LOCK_EX, err);
-		/* Another gpurent may have started it while this one waited. */
-		if (start >= 0 && master_check(&a, ep) != 0) {
+		/* Another gpurent may have started it while this one waited (no socket: none). */
+		if (start >= 0 && (lstat(ctl, &st) != 0 || master_check(&a, ep) != 0)) {
 			/* Nothing answers there: a killed master's socket would stop the bind. */
 			unlink(ctl);
 			master_start(ep, ctl, err);
