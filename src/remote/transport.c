@@ -779,8 +779,7 @@ static volatile sig_atomic_t watchdog_stopping;
 static void
 watchdog_stop(int sig)
 {
-	(void)sig;
-	watchdog_stopping = 1;
+	watchdog_stopping = sig;
 }
 
 static long
@@ -845,7 +844,11 @@ end_master(pid_t m)
 	}
 }
 
-/* The watchdog process: only async-signal-safe calls, as it is the fork of a threaded one. */
+/*
+ * The watchdog process: only async-signal-safe calls, as it is the fork of a threaded one.
+ * While ssh logs in it stays in its parent's process group, so that a Ctrl-C there ends the
+ * attempt (the master, in a session of its own, is ended by it); then it leaves.
+ */
 static void __attribute__((noreturn))
 watchdog(struct watchdog *w)
 {
@@ -860,7 +863,6 @@ watchdog(struct watchdog *w)
 	ssize_t r;
 	pid_t m;
 
-	setsid();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = watchdog_stop;
 	sigemptyset(&sa.sa_mask);
@@ -883,6 +885,8 @@ watchdog(struct watchdog *w)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
+		/* Like ssh -f's master: no signal of the terminal reaches it. */
+		setsid();
 		dup2(w->log, STDERR_FILENO);
 		execvp(w->argv[0], w->argv);
 		e = errno;
@@ -914,7 +918,8 @@ watchdog(struct watchdog *w)
 			break;
 		if (watchdog_stopping || ms_since(&t0) > w->timeout_ms) {
 			end_master(m);
-			rep = (struct master_report){ MASTER_TIMED_OUT, 0 };
+			rep = watchdog_stopping ? (struct master_report){ MASTER_EXITED,
+			    128 + watchdog_stopping } : (struct master_report){ MASTER_TIMED_OUT, 0 };
 			r = write(w->report, &rep, sizeof(rep));
 			_exit(0);
 		}
@@ -925,6 +930,8 @@ watchdog(struct watchdog *w)
 	r = write(w->report, &rep, sizeof(rep));
 	(void)r;
 	close(w->report);
+	/* Out of its parent's process group only now: a Ctrl-C while ssh logs in reaches it. */
+	setsid();
 	/* Running: until it ends by itself, its socket goes, or no gpurent holds it. */
 	for (;;) {
 		pause_ms(WATCH_RUNNING_MS);
