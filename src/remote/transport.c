@@ -627,13 +627,14 @@ master_check(struct remote_argv *opts, const struct remote_endpoint *ep)
  * ControlPersist, whose clock starts at its last client: a master whose socket was deleted,
  * or one still holding a session, would live on with nothing to reach or end it. Instead it
  * runs in the foreground (ControlPersist=no) as the only child of a watchdog, a fork of the
- * gpurent that started it in a session of its own. Once a second the watchdog ends the
- * master when its socket is gone or replaced (its directory removed), or when it can take
- * CTL.users exclusively: no gpurent uses it any more. A gpurent that ends normally closes at
- * once (ssh -O exit) the masters it was the last user of, and every gpurent first closes
- * those that nobody holds and whose watchdog was killed too (remote_sweep_masters). Starts
- * are serialised by CTL.start: two masters started for one socket (two exporter lanes on
- * two instances behind one address) would leave the loser running with no socket at all.
+ * gpurent that started it (in a session of its own once the master listens). Once a second
+ * the watchdog ends the master when its socket is gone or replaced (its directory removed),
+ * or when it can take CTL.users exclusively: no gpurent uses it any more. A gpurent that
+ * ends normally closes at once (ssh -O exit) the masters it was the last user of, and every
+ * gpurent first closes those that nobody holds and whose watchdog was killed too
+ * (remote_sweep_masters). Starts are serialised by CTL.start: two masters started for one
+ * socket (two exporter lanes on two instances behind one address) would leave the loser
+ * running with no socket at all.
  */
 
 /* The masters this process uses: their sockets and the descriptions holding CTL.users. */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The ssh master of a gpurent killed with -9 does not outlive it (issue 34): after
-# `kill -9` of an exporter sampling over ssh, and any gpurent command on the same state
-# directory, the master is gone and sshd holds no connection. Even with the master's
-# watchdog killed too, the next gpurent command closes the master that nobody holds.
+# `kill -9` of an exporter sampling over ssh the master is gone (its watchdog ends it), and
+# stays gone after a gpurent command on the same state directory; sshd holds no connection.
+# With the master's watchdog killed too, the next gpurent command closes the master that
+# nobody holds.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshd.sh"
 . "$(dirname "$0")/probes.sh"
@@ -19,9 +20,11 @@ master=$(ssh_masters)
 check "the exporter samples through a master" '[ -n "$master" ]'
 kill -9 "$EXPORTER_PID"
 wait "$EXPORTER_PID" 2>/dev/null
-expect_ok g ls -o ids
+# Its watchdog ends it before any other gpurent runs.
 check "no master of the killed exporter is left" 'wait_until 30 "[ -z \"\$(ssh_masters)\" ]"'
 check "and sshd holds no connection" 'wait_until 30 "[ \"\$(sshd_sessions)\" = 0 ]"'
+expect_ok g ls -o ids
+check "nor after a gpurent command" '[ -z "$(ssh_masters)" ] && [ "$(sshd_sessions)" = 0 ]'
 
 # 2. The exporter and the master's watchdog (its parent, a gpurent), killed.
 start_exporter
