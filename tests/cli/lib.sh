@@ -21,34 +21,14 @@ unset VAST_API_KEY RUNPOD_API_KEY LAMBDA_API_KEY GPURENT_VAST_API_KEY GPURENT_RU
 	PPIO_API_KEY GPURENT_PPIO_API_KEY GPURENT_PPIO_URL
 CLEANUP_HOOKS=()
 CHECKS=0
+LEFTOVERS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/leftovers.sh
 
-# The processes whose command line names $TMP, as "PID ARGS" lines: after the cleanup hooks,
-# what the test left running (an ssh master, a daemon, a helper it forgot).
-processes_naming_tmp() {
-	local pid args
-	ps -eo pid=,args= -ww | while read -r pid args; do
-		[ "$pid" != $$ ] && [[ $args == *"$TMP"* ]] && echo "$pid $args"
-	done
-}
-
-# After the hooks: a test that leaves a process behind fails with its ps lines, once it is
-# killed. A process ending by itself in the moment (a master whose watchdog closes it once a
-# second) gets three seconds.
+# After the hooks: a test that leaves a process behind (one whose command line names $TMP:
+# an ssh master, a daemon, a helper it forgot) fails with its ps lines, once it is killed.
 cleanup() {
-	local rc=$? h left i
+	local rc=$? h
 	for h in "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"; do eval "$h" || true; done
-	for ((i = 0; i < 30; i++)); do
-		left=$(processes_naming_tmp)
-		[ -z "$left" ] && break
-		sleep 0.1
-	done
-	if [ -n "$left" ]; then
-		echo "FAIL $TEST_NAME: left these processes running:" >&2
-		printf '%s\n' "$left" >&2
-		# shellcheck disable=SC2046
-		kill -9 $(cut -d ' ' -f 1 <<<"$left") 2>/dev/null
-		rc=1
-	fi
+	LEFTOVERS_DIR=$TMP "$LEFTOVERS" "$TEST_NAME" || rc=1
 	rm -rf "$TMP"
 	exit "$rc"
 }
