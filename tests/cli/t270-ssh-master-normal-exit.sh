@@ -18,10 +18,11 @@ check "no master is left once gpurent ssh has ended" 'wait_until 20 "[ -z \"\$(s
 check "and sshd holds no connection" 'wait_until 20 "[ \"\$(sshd_sessions)\" = 0 ]"'
 
 # Two users of one master: the first to end leaves it to the other.
-"$GPURENT" ssh "$id" -- sh -c "$GATE_WAIT" sh "$TMP/gate" >/dev/null 2>&1 &
+"$GPURENT" ssh "$id" -- sh -c "touch $TMP/started; $GATE_WAIT" sh "$TMP/gate" >/dev/null 2>&1 &
 holder=$!
 CLEANUP_HOOKS+=("touch $TMP/gate; wait $holder 2>/dev/null")
-check "the holder's master runs" 'wait_until 300 "[ -n \"\$(ssh_masters)\" ]"'
+check "the holder's command runs through a master" \
+	'wait_until 300 "[ -e $TMP/started ] && [ -n \"\$(ssh_masters)\" ]"'
 master=$(ssh_masters)
 expect_ok g ssh "$id" -- true
 check "a gpurent that shared the master leaves it to the one still using it" \

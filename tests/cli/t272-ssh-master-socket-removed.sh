@@ -8,11 +8,11 @@ export GPURENT_SIM_SPEED=200
 start_sshd
 id=$(launch_fresh type=on-demand gpus=1 -- --wait --timeout 60) || fail "launch"
 
-"$GPURENT" ssh "$id" -- sh -c "$GATE_WAIT" sh "$TMP/gate" >/dev/null 2>&1 &
+"$GPURENT" ssh "$id" -- sh -c "touch $TMP/started; $GATE_WAIT" sh "$TMP/gate" >/dev/null 2>&1 &
 holder=$!
 CLEANUP_HOOKS+=("touch $TMP/gate; wait $holder 2>/dev/null")
-check "a command holds a session through the master" \
-	'wait_until 300 "[ -n \"\$(ssh_masters)\" ] && [ \"\$(sshd_sessions)\" = 1 ]"'
+check "a command holds a session through the master" 'wait_until 300 "[ -e $TMP/started ] &&
+	[ -n \"\$(ssh_masters)\" ] && [ \"\$(sshd_sessions)\" = 1 ]"'
 rm -rf "$GPURENT_HOME/cm"
 check "the master ends with its socket" 'wait_until 30 "[ -z \"\$(ssh_masters)\" ]"'
 check "and sshd holds no connection" 'wait_until 30 "[ \"\$(sshd_sessions)\" = 0 ]"'
