@@ -39,7 +39,8 @@ id=$("$GPURENT" launch "$("$GPURENT" offers type=on-demand -o ids -n 1)" --wait 
 "$GPURENT" ssh "$id" -- sh -c 'while [ ! -e "$1" ]; do sleep 0.1; done' sh "$TMP/gate" \
 	>/dev/null 2>&1 &
 holder=$!
-CLEANUP_HOOKS+=("touch $TMP/gate; wait $holder 2>/dev/null")
+# Ended before sshd: the command on the "instance" outlives its session otherwise.
+CLEANUP_HOOKS=("touch $TMP/gate; wait $holder 2>/dev/null" "${CLEANUP_HOOKS[@]}")
 for ((i = 0; i < 300; i++)); do
 	sock=$(find "$GPURENT_HOME/cm" -type s 2>/dev/null | head -1)
 	[ -n "$sock" ] && break
