@@ -815,6 +815,8 @@ watchdog_own_fds(struct watchdog *w)
 	for (i = 0; i < ARRAY_LEN(keep); i++) {
 		dup2(*keep[i], 3 + (int)i);
 		*keep[i] = 3 + (int)i;
+		/* Not the master's: the report pipe would stay open in it. */
+		fcntl(*keep[i], F_SETFD, FD_CLOEXEC);
 	}
 	dup2(w->null, STDIN_FILENO);
 	dup2(w->null, STDOUT_FILENO);

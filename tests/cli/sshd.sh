@@ -6,7 +6,7 @@
 #                       Commands on the "instance" find $TMP/remote-bin first in PATH, for
 #                       stand-ins of the tools a rented machine has (jupyter).
 #
-#   stop_sshd PID       stop an sshd listener and its connections (each a child of its own)
+#   stop_sshd PID       stop an sshd listener and its connections (children of the listener)
 #   ssh_masters         the pids of the ssh masters on this state directory's sockets
 #   sshd_sessions       how many connections the sshd of start_sshd holds open now
 #
