@@ -34,8 +34,19 @@ export GPURENT_HOME=$TMP/home GPURENT_SIM_SEED=1 GPURENT_SIM_SPEED=200 NO_COLOR=
 start_sshd
 
 id=$("$GPURENT" launch "$("$GPURENT" offers type=on-demand -o ids -n 1)" --wait --timeout 60)
-"$GPURENT" ssh "$id" -- true
-sock=$(find "$GPURENT_HOME/cm" -type s | head -1)
+# A gpurent still running holds the master open, as a dashboard or an exporter would: the
+# commands measured share it (a master ends with its last gpurent).
+"$GPURENT" ssh "$id" -- sh -c 'while [ ! -e "$1" ]; do sleep 0.1; done' sh "$TMP/gate" \
+	>/dev/null 2>&1 &
+holder=$!
+# Ended before sshd: the command on the "instance" outlives its session otherwise.
+CLEANUP_HOOKS=("touch $TMP/gate; wait $holder 2>/dev/null" "${CLEANUP_HOOKS[@]}")
+for ((i = 0; i < 300; i++)); do
+	sock=$(find "$GPURENT_HOME/cm" -type s 2>/dev/null | head -1)
+	[ -n "$sock" ] && break
+	sleep 0.1
+done
+[ -n "$sock" ] || fail "no master came up"
 ssh_plain=(ssh -F /dev/null -p "$SSHD_PORT" -i "$TMP/ssh/user" -o IdentitiesOnly=yes
 	-o UserKnownHostsFile="$GPURENT_HOME/known_hosts" -o BatchMode=yes)
 dest=$(id -un)@127.0.0.1

@@ -9,6 +9,8 @@
 #include "gpurent/cmd.h"
 #include "gpurent/http.h"
 #include "gpurent/i18n.h"
+#include "gpurent/paths.h"
+#include "gpurent/remote.h"
 #include "gpurent/session.h"
 #include "gpurent/shell.h"
 
@@ -103,6 +105,7 @@ main(int argc, char **argv)
 		cmd_print_overview(stderr);
 		return EXIT_USAGE;
 	}
+	remote_sweep_masters(paths_state_dir());
 	rc = cmd_run(&s, argc - i, argv + i, false);
 	session_release(&s);
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -3,9 +3,11 @@
  *
  * The caller (a command) asks its backend where ssh listens and hands this layer an endpoint;
  * this layer never includes backends or the session. Every connection to one endpoint goes
- * through one shared OpenSSH master (ControlMaster=auto, a short ControlPersist, the socket
- * in the state directory under a short hash-based name so that it fits the 104-byte unix
- * socket limit), with host keys in <state>/known_hosts and StrictHostKeyChecking=accept-new.
+ * through one shared OpenSSH master (the socket in the state directory under a short
+ * hash-based name so that it fits the 104-byte unix socket limit), with host keys in
+ * <state>/known_hosts and StrictHostKeyChecking=accept-new. A master lives while a gpurent
+ * uses it: a watchdog ends it when the last user has gone, however that one ended, or when
+ * its socket was removed (transport.c says how).
  *
  * Safety contract:
  * - ssh, rsync and tar run from argv vectors (fork + execvp), never through a local shell;
@@ -99,11 +101,17 @@ void remote_shell_quote(struct sb *sb, const char *word);
 void remote_rsync_quote(struct sb *sb, const char *word);
 
 /*
- * Make sure a master runs for ep: reuse a live one, else open one (ssh -N -f) and classify
- * a failure from ssh's own words: key refused, host key changed, connection refused,
- * timed out, unknown host. Returns GR_OK or an error whose message says which.
+ * Make sure a master runs for ep and hold it as this process's until it ends: reuse a live
+ * one, else open one (ssh -N under a watchdog) and classify a failure from ssh's own words:
+ * key refused, host key changed, connection refused, timed out, unknown host. Returns GR_OK
+ * or an error whose message says which. A normal end of the process closes the masters it
+ * was the last user of.
  */
 enum gr_err remote_connect(const struct remote_endpoint *ep, struct gr_error *err);
+
+/* Close the masters of state_dir that no gpurent holds any more and whose watchdog is gone
+ * too (killed with its owner): every command does this first. */
+void remote_sweep_masters(const char *state_dir);
 
 /* Run the n words on ep through its master with stdin, stdout and stderr inherited.
  * Returns the remote status (see the top of this file); err is set on 255. */

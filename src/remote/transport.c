@@ -2,6 +2,7 @@
  * The ssh transport: one OpenSSH master per endpoint, argv-only command lines, quoting for
  * the remote shell and for rsync's -e, and local child processes that get our signals.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -21,9 +24,8 @@
 #include "gpurent/paths.h"
 #include "gpurent/remote.h"
 
-/* How long an idle master stays up after its last user: long enough for a script's next
- * command, short enough not to hold a connection to a machine nobody uses. */
-#define CONTROL_PERSIST "60"
+/* A control socket's path, and the files beside it (".users", ".start", ".log"). */
+#define CONTROL_PATH_MAX 4300
 /* ssh binds the master socket under a temporary name: path + ".%016llx" (17 bytes). */
 #define CONTROL_SUFFIX 17
 /* The portable unix socket path limit (macOS and the BSDs; Linux allows 108). */
@@ -127,6 +129,17 @@ short_socket_dir(char *out, size_t n, struct gr_error *err)
 	return GR_OK;
 }
 
+/* The directory of the control sockets for a state directory (created when create is set;
+ * the short one in /tmp always is, and checked). */
+static enum gr_err
+control_dir(const char *state_dir, bool create, char *out, size_t n, struct gr_error *err)
+{
+	snprintf(out, n, "%s/cm", state_dir);
+	if (strlen(out) + 1 + 16 + CONTROL_SUFFIX >= SUN_PATH_PORTABLE)
+		return short_socket_dir(out, n, err);
+	return create ? paths_mkdir(out, err) : GR_OK;
+}
+
 enum gr_err
 remote_control_path(const struct remote_endpoint *ep, char *out, size_t n, struct gr_error *err)
 {
@@ -136,13 +149,8 @@ remote_control_path(const struct remote_endpoint *ep, char *out, size_t n, struc
 	/* One master per place and key: two instances behind one address share it. */
 	snprintf(key, sizeof(key), "%s@%s:%d %s", ep->user, ep->host, ep->port, ep->identity);
 	h = hash_str(key);
-	snprintf(dir, sizeof(dir), "%s/cm", ep->state_dir);
-	if (strlen(dir) + 1 + 16 + CONTROL_SUFFIX >= SUN_PATH_PORTABLE) {
-		if (short_socket_dir(dir, sizeof(dir), err) != GR_OK)
-			return err->code;
-	} else if (paths_mkdir(dir, err) != GR_OK) {
+	if (control_dir(ep->state_dir, true, dir, sizeof(dir), err) != GR_OK)
 		return err->code;
-	}
 	if ((size_t)snprintf(out, n, "%s/%016llx", dir, (unsigned long long)h) >= n)
 		return gr_fail(err, GR_ESTATE, "control socket path too long");
 	return GR_OK;
@@ -200,11 +208,12 @@ have_terminal(void)
 	return true;
 }
 
-enum gr_err
-remote_ssh_options(const struct remote_endpoint *ep, unsigned flags, struct remote_argv *out,
-    struct gr_error *err)
+/* The options of remote_ssh_options, for a client of the master or for the master itself. */
+static enum gr_err
+ssh_options(const struct remote_endpoint *ep, unsigned flags, bool master,
+    struct remote_argv *out, struct gr_error *err)
 {
-	char known[4200], ctl[4300];
+	char known[4200], ctl[CONTROL_PATH_MAX];
 
 	if (remote_endpoint_check(ep, err) != GR_OK)
 		return err->code;
@@ -259,14 +268,28 @@ remote_ssh_options(const struct remote_endpoint *ep, unsigned flags, struct remo
 	} else {
 		if (remote_control_path(ep, ctl, sizeof(ctl), err) != GR_OK)
 			return err->code;
+		/*
+		 * Only remote_connect starts a master, in the foreground under its watchdog (see
+		 * "the master" below); a client that finds none connects on its own rather than
+		 * become a master that nobody watches.
+		 */
 		remote_argv_add(out, "-o");
-		remote_argv_add(out, "ControlMaster=auto");
+		remote_argv_add(out, master ? "ControlMaster=yes" : "ControlMaster=no");
 		remote_argv_add(out, "-o");
 		ssh_option_path(out, "ControlPath", ctl);
-		remote_argv_add(out, "-o");
-		remote_argv_add(out, "ControlPersist=" CONTROL_PERSIST);
+		if (master) {
+			remote_argv_add(out, "-o");
+			remote_argv_add(out, "ControlPersist=no");
+		}
 	}
 	return GR_OK;
+}
+
+enum gr_err
+remote_ssh_options(const struct remote_endpoint *ep, unsigned flags, struct remote_argv *out,
+    struct gr_error *err)
+{
+	return ssh_options(ep, flags, false, out, err);
 }
 
 void
@@ -365,6 +388,14 @@ remote_pipe(int fds[2])
 	return rc;
 }
 
+/* What execvp's errno e means to the user who asked for program. */
+static enum gr_err
+exec_failure(const char *program, int e, struct gr_error *err)
+{
+	return gr_fail(err, GR_EFAIL, "cannot run %s: %s%s", program, strerror(e),
+	    e == ENOENT ? _(" (is it installed?)") : "");
+}
+
 static void
 pass_on(int sig)
 {
@@ -430,8 +461,7 @@ remote_spawn(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, boo
 	close(probe[0]);
 	if (r == (ssize_t)sizeof(e)) {
 		waitpid(pid, NULL, 0);
-		gr_fail(err, GR_EFAIL, "cannot run %s: %s%s", argv[0], strerror(e),
-		    e == ENOENT ? _(" (is it installed?)") : "");
+		exec_failure(argv[0], e, err);
 		return -1;
 	}
 	return (int)pid;
@@ -653,54 +683,490 @@ master_check(struct remote_argv *opts, const struct remote_endpoint *ep)
 	return rc;
 }
 
-enum gr_err
-remote_connect(const struct remote_endpoint *ep, struct gr_error *err)
+/*
+ * A master lives as long as some gpurent uses it, and never longer than its socket.
+ *
+ * Every gpurent that uses the master at CTL holds a shared flock on CTL.users until it ends;
+ * the kernel drops it however the process ends, kill -9 included. The master is not left to
+ * ControlPersist, whose clock starts at its last client: a master whose socket was deleted,
+ * or one still holding a session, would live on with nothing to reach or end it. Instead it
+ * runs in the foreground (ControlPersist=no) as the only child of a watchdog, a fork of the
+ * gpurent that started it (in a session of its own once the master listens). Once a second
+ * the watchdog ends the master when its socket is gone or replaced (its directory removed),
+ * or when it can take CTL.users exclusively: no gpurent uses it any more. A gpurent that
+ * ends normally closes at once (ssh -O exit) the masters it was the last user of, and every
+ * gpurent first closes those that nobody holds and whose watchdog was killed too
+ * (remote_sweep_masters). Starts are serialised by CTL.start: two masters started for one
+ * socket (two exporter lanes on two instances behind one address) would leave the loser
+ * running with no socket at all.
+ */
+
+/* The masters this process uses: their sockets and the descriptions holding CTL.users. */
+struct used_master {
+	char ctl[CONTROL_PATH_MAX];
+	int users_fd;
+};
+static struct used_master *used;
+static size_t n_used, cap_used;
+static pid_t used_by;
+static pthread_mutex_t used_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* How often the watchdog looks, while the master connects and once it runs. */
+#define WATCH_CONNECTING_MS 50
+#define WATCH_RUNNING_MS 1000
+
+/* Open (creating) CTL<suffix> and take how on it, waiting; the descriptor or -1 (err set). */
+static int
+lock_beside(const char *ctl, const char *suffix, int how, struct gr_error *err)
+{
+	char path[CONTROL_PATH_MAX + 16];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s%s", ctl, suffix);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return gr_fail(err, GR_ESTATE, "cannot open '%s': %s", path, strerror(errno)), -1;
+	while (flock(fd, how) != 0) {
+		if (errno != EINTR) {
+			gr_fail(err, GR_ESTATE, "cannot open '%s': %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+/* ssh -O exit on the master at ctl (ssh talks to the socket only: no host, no config). */
+static int
+master_exit(const char *ctl)
 {
 	struct remote_argv a;
-	struct sb said;
-	int pipefd[2], null, pid, rc, timeout;
-	bool done;
+	struct gr_error e = { 0 };
+	int null, pid, status = 0;
 
 	remote_argv_init(&a);
-	if (remote_ssh_options(ep, 0, &a, err) != GR_OK ||
-	    paths_mkdir(ep->state_dir, err) != GR_OK) {
-		remote_argv_release(&a);
-		return err->code;
-	}
-	if (master_check(&a, ep) == 0) {
-		remote_argv_release(&a);
-		return GR_OK;
-	}
-	/* -N -f: authenticate, then leave the master in the background (ControlPersist). */
-	remote_argv_add(&a, "-N");
-	remote_argv_add(&a, "-f");
-	remote_add_destination(&a, ep);
-	if (remote_pipe(pipefd) != 0) {
-		remote_argv_release(&a);
-		return gr_fail(err, GR_EFAIL, "pipe: %s", strerror(errno));
-	}
+	remote_argv_add(&a, "ssh");
+	remote_argv_add(&a, "-F");
+	remote_argv_add(&a, "/dev/null");
+	remote_argv_add(&a, "-o");
+	ssh_option_path(&a, "ControlPath", ctl);
+	remote_argv_add(&a, "-O");
+	remote_argv_add(&a, "exit");
+	remote_argv_add(&a, "gpurent-master");
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	pid = remote_spawn(a.v, null, null, pipefd[1], false, err);
-	close(pipefd[1]);
+	pid = remote_spawn(a.v, null, null, null, false, &e);
 	if (null >= 0)
 		close(null);
 	remote_argv_release(&a);
-	if (pid < 0) {
-		close(pipefd[0]);
+	if (pid < 0)
+		return 127;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* At a normal end: let go of every master, closing those that no other gpurent uses. */
+static void
+close_used_masters(void)
+{
+	struct stat st;
+	size_t i;
+
+	/* A forked child that calls exit() owns nothing. */
+	if (getpid() != used_by)
+		return;
+	pthread_mutex_lock(&used_lock);
+	for (i = 0; i < n_used; i++) {
+		/* The shared lock turns exclusive only when nobody else holds one. */
+		if (flock(used[i].users_fd, LOCK_EX | LOCK_NB) == 0 &&
+		    lstat(used[i].ctl, &st) == 0 && S_ISSOCK(st.st_mode))
+			master_exit(used[i].ctl);
+		close(used[i].users_fd);
+	}
+	free(used);
+	used = NULL;
+	n_used = cap_used = 0;
+	pthread_mutex_unlock(&used_lock);
+}
+
+/* Hold ctl's master as this process's, until it ends. */
+static enum gr_err
+master_use(const char *ctl, struct gr_error *err)
+{
+	size_t i;
+	int fd;
+
+	pthread_mutex_lock(&used_lock);
+	for (i = 0; i < n_used; i++) {
+		if (strcmp(used[i].ctl, ctl) == 0) {
+			pthread_mutex_unlock(&used_lock);
+			return GR_OK;
+		}
+	}
+	fd = lock_beside(ctl, ".users", LOCK_SH, err);
+	if (fd < 0) {
+		pthread_mutex_unlock(&used_lock);
 		return err->code;
 	}
-	sb_init(&said);
+	if (used_by != getpid()) {
+		if (used_by == 0)
+			atexit(close_used_masters);
+		used_by = getpid();
+	}
+	if (n_used == cap_used) {
+		cap_used = cap_used ? cap_used * 2 : 4;
+		used = xreallocarray(used, cap_used, sizeof(*used));
+	}
+	strlcpy_(used[n_used].ctl, ctl, sizeof(used[n_used].ctl));
+	used[n_used++].users_fd = fd;
+	pthread_mutex_unlock(&used_lock);
+	return GR_OK;
+}
+
+/* What the watchdog tells remote_connect about the master it started. */
+struct master_report {
+	enum { MASTER_READY, MASTER_EXITED, MASTER_TIMED_OUT, MASTER_NOT_RUN } what;
+	int value;	/* MASTER_EXITED: ssh's status; MASTER_NOT_RUN: execvp's errno */
+};
+
+/* What the watchdog works with: made before the fork, as it may only make system calls. */
+struct watchdog {
+	char *const *argv;	/* the master's ssh command line */
+	const char *ctl;
+	int report, log, null, users;	/* users: a description of its own, never shared */
+	int timeout_ms;
+	long max_fd;
+};
+
+static volatile sig_atomic_t watchdog_stopping;
+
+static void
+watchdog_stop(int sig)
+{
+	watchdog_stopping = sig;
+}
+
+static long
+ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+static void
+pause_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&t, NULL);
+}
+
+/* The watchdog's descriptors at 3, 4, 5, 6 and nothing else of its parent's (sockets it
+ * listens on, other masters' locks), so that nothing outlives the parent in it. */
+static void
+watchdog_own_fds(struct watchdog *w)
+{
+	int *keep[] = { &w->report, &w->log, &w->null, &w->users };
+	size_t i;
+	long fd;
+
+	/* Above every descriptor it may clobber first, then down to 3.. in order. */
+	for (i = 0; i < ARRAY_LEN(keep); i++)
+		*keep[i] = fcntl(*keep[i], F_DUPFD, 16);
+	for (i = 0; i < ARRAY_LEN(keep); i++) {
+		dup2(*keep[i], 3 + (int)i);
+		*keep[i] = 3 + (int)i;
+		/* Not the master's: the report pipe would stay open in it. */
+		fcntl(*keep[i], F_SETFD, FD_CLOEXEC);
+	}
+	dup2(w->null, STDIN_FILENO);
+	dup2(w->null, STDOUT_FILENO);
+	dup2(w->null, STDERR_FILENO);
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3u + ARRAY_LEN(keep), ~0u, 0u) == 0)
+		return;
+#endif
+	for (fd = 3 + (long)ARRAY_LEN(keep); fd < w->max_fd; fd++)
+		close((int)fd);
+}
+
+/* End the master (the watchdog's child): SIGTERM, which removes its socket, then SIGKILL. */
+static void
+end_master(pid_t m)
+{
+	struct timespec t0;
+
+	kill(m, SIGTERM);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (waitpid(m, NULL, WNOHANG) == 0) {
+		if (ms_since(&t0) > 5000) {
+			kill(m, SIGKILL);
+			waitpid(m, NULL, 0);
+			return;
+		}
+		pause_ms(WATCH_CONNECTING_MS);
+	}
+}
+
+/*
+ * The watchdog process: only async-signal-safe calls, as it is the fork of a threaded one.
+ * While ssh logs in it stays in its parent's process group, so that a Ctrl-C there ends the
+ * attempt (the master, in a session of its own, is ended by it); then it leaves.
+ */
+static void __attribute__((noreturn))
+watchdog(struct watchdog *w)
+{
+	struct master_report rep = { MASTER_READY, 0 };
+	struct sigaction sa;
+	struct timespec t0;
+	struct stat st;
+	sigset_t none;
+	int probe[2], e = 0, status = 0;
+	dev_t dev;
+	ino_t ino;
+	ssize_t r;
+	pid_t m;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = watchdog_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	watchdog_own_fds(w);
+	if (pipe(probe) != 0)
+		_exit(1);
+	fcntl(probe[0], F_SETFD, FD_CLOEXEC);
+	fcntl(probe[1], F_SETFD, FD_CLOEXEC);
+	m = fork();
+	if (m < 0)
+		_exit(1);
+	if (m == 0) {
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		/* Like ssh -f's master: no signal of the terminal reaches it. */
+		setsid();
+		dup2(w->log, STDERR_FILENO);
+		execvp(w->argv[0], w->argv);
+		e = errno;
+		r = write(probe[1], &e, sizeof(e));
+		(void)r;
+		_exit(127);
+	}
+	close(probe[1]);
+	do
+		r = read(probe[0], &e, sizeof(e));
+	while (r < 0 && errno == EINTR);
+	close(probe[0]);
+	if (r == (ssize_t)sizeof(e)) {
+		waitpid(m, NULL, 0);
+		rep = (struct master_report){ MASTER_NOT_RUN, e };
+		r = write(w->report, &rep, sizeof(rep));
+		_exit(0);
+	}
+	/* Connecting: the socket appears once ssh has logged in and listens on it. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if (waitpid(m, &status, WNOHANG) == m) {
+			rep = (struct master_report){ MASTER_EXITED, WIFEXITED(status) ?
+			    WEXITSTATUS(status) : 128 + WTERMSIG(status) };
+			r = write(w->report, &rep, sizeof(rep));
+			_exit(0);
+		}
+		if (lstat(w->ctl, &st) == 0 && S_ISSOCK(st.st_mode))
+			break;
+		if (watchdog_stopping || ms_since(&t0) > w->timeout_ms) {
+			end_master(m);
+			rep = watchdog_stopping ? (struct master_report){ MASTER_EXITED,
+			    128 + watchdog_stopping } : (struct master_report){ MASTER_TIMED_OUT, 0 };
+			r = write(w->report, &rep, sizeof(rep));
+			_exit(0);
+		}
+		pause_ms(WATCH_CONNECTING_MS);
+	}
+	dev = st.st_dev;
+	ino = st.st_ino;
+	r = write(w->report, &rep, sizeof(rep));
+	(void)r;
+	close(w->report);
+	/* Out of its parent's process group only now: a Ctrl-C while ssh logs in reaches it. */
+	setsid();
+	/* Running: until it ends by itself, its socket goes, or no gpurent holds it. */
+	for (;;) {
+		pause_ms(WATCH_RUNNING_MS);
+		if (waitpid(m, NULL, WNOHANG) == m)
+			_exit(0);
+		if (watchdog_stopping || lstat(w->ctl, &st) != 0 || st.st_dev != dev ||
+		    st.st_ino != ino || flock(w->users, LOCK_EX | LOCK_NB) == 0)
+			break;
+	}
+	/* Holding CTL.users, if it was that: a new user waits until the master is gone. */
+	end_master(m);
+	_exit(0);
+}
+
+/* Start the master for ep at ctl under its watchdog, and wait until it listens or failed. */
+static enum gr_err
+master_start(const struct remote_endpoint *ep, const char *ctl, struct gr_error *err)
+{
+	char path[CONTROL_PATH_MAX + 16], said[8192];
+	struct master_report rep;
+	struct watchdog w;
+	struct remote_argv a;
+	struct rlimit rl;
+	struct sb got;
+	int report[2], timeout;
+	ssize_t r;
+	pid_t pid;
+
+	remote_argv_init(&a);
+	if (ssh_options(ep, 0, true, &a, err) != GR_OK) {
+		remote_argv_release(&a);
+		return err->code;
+	}
+	remote_argv_add(&a, "-N");
+	remote_add_destination(&a, ep);
 	/* ConnectTimeout bounds the connection, not a server that stalls after it. */
 	timeout = (ep->connect_timeout > 0 ? ep->connect_timeout : 15) * 2 + 10;
-	done = read_all(pipefd[0], &said, 8192, timeout * 1000);
-	close(pipefd[0]);
-	if (!done)
-		kill(pid, SIGTERM);
-	rc = remote_wait(pid);
-	if (!done || rc != 0)
-		connect_failure(ep, said.buf ? said.buf : "", done ? rc : -2, err);
-	sb_release(&said);
-	return err->code != GR_OK ? err->code : GR_OK;
+	memset(&w, 0, sizeof(w));
+	w.argv = a.v;
+	w.ctl = ctl;
+	w.timeout_ms = timeout * 1000;
+	w.max_fd = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < 65536 ? (long)rl.rlim_cur : 65536;
+	w.users = w.null = -1;
+	/* ssh's words for a failure go to CTL.log, and so do a running master's. */
+	snprintf(path, sizeof(path), "%s.log", ctl);
+	w.log = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (w.log >= 0) {
+		snprintf(path, sizeof(path), "%s.users", ctl);
+		w.users = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	}
+	if (w.log < 0 || w.users < 0) {
+		gr_fail(err, GR_ESTATE, "cannot open '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	w.null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (w.null < 0 || remote_pipe(report) != 0) {
+		gr_fail(err, GR_EFAIL, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	w.report = report[1];
+	/* Twice forked, so that the watchdog is nobody's zombie; the spawn lock as in
+	 * remote_spawn. */
+	pthread_mutex_lock(&spawn_lock);
+	fflush(NULL);
+	pid = fork();
+	if (pid != 0)
+		pthread_mutex_unlock(&spawn_lock);
+	if (pid == 0) {
+		if (fork() == 0)
+			watchdog(&w);
+		_exit(0);
+	}
+	close(report[1]);
+	if (pid < 0) {
+		close(report[0]);
+		gr_fail(err, GR_EFAIL, "fork: %s", strerror(errno));
+		goto out;
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	sb_init(&got);
+	read_all(report[0], &got, sizeof(rep), (timeout + 10) * 1000);
+	close(report[0]);
+	if (got.len == sizeof(rep))
+		memcpy(&rep, got.buf, sizeof(rep));
+	else
+		rep = (struct master_report){ MASTER_TIMED_OUT, 0 };
+	sb_release(&got);
+	if (rep.what == MASTER_NOT_RUN) {
+		exec_failure(a.v[0], rep.value, err);
+	} else if (rep.what != MASTER_READY) {
+		r = pread(w.log, said, sizeof(said) - 1, 0);
+		said[r > 0 ? r : 0] = '\0';
+		connect_failure(ep, said, rep.what == MASTER_TIMED_OUT ? -2 : rep.value, err);
+	}
+out:
+	if (w.log >= 0)
+		close(w.log);
+	if (w.users >= 0)
+		close(w.users);
+	if (w.null >= 0)
+		close(w.null);
+	remote_argv_release(&a);
+	return err->code;
+}
+
+enum gr_err
+remote_connect(const struct remote_endpoint *ep, struct gr_error *err)
+{
+	char ctl[CONTROL_PATH_MAX];
+	struct remote_argv a;
+	struct stat st;
+	int start;
+
+	remote_argv_init(&a);
+	if (remote_ssh_options(ep, 0, &a, err) != GR_OK ||
+	    paths_mkdir(ep->state_dir, err) != GR_OK ||
+	    remote_control_path(ep, ctl, sizeof(ctl), err) != GR_OK ||
+	    master_use(ctl, err) != GR_OK) {
+		remote_argv_release(&a);
+		return err->code;
+	}
+	if (master_check(&a, ep) != 0) {
+		start = lock_beside(ctl, ".start", LOCK_EX, err);
+		/* Another gpurent may have started it while this one waited (no socket: none). */
+		if (start >= 0 && (lstat(ctl, &st) != 0 || master_check(&a, ep) != 0)) {
+			/* Nothing answers there: a killed master's socket would stop the bind. */
+			unlink(ctl);
+			master_start(ep, ctl, err);
+		}
+		if (start >= 0)
+			close(start);
+	}
+	remote_argv_release(&a);
+	return err->code;
+}
+
+void
+remote_sweep_masters(const char *state_dir)
+{
+	char dir[4200], path[4500];
+	struct gr_error e = { 0 };
+	struct dirent *de;
+	struct stat st;
+	size_t len;
+	DIR *d;
+	int fd;
+
+	if (control_dir(state_dir, false, dir, sizeof(dir), &e) != GR_OK ||
+	    (d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (len <= 6 || strcmp(de->d_name + len - 6, ".users") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		/* Held by nobody, yet its socket is there: its owners and its watchdog died. */
+		path[strlen(path) - 6] = '\0';
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0 && lstat(path, &st) == 0 &&
+		    S_ISSOCK(st.st_mode) && master_exit(path) != 0)
+			unlink(path);
+		close(fd);
+	}
+	closedir(d);
 }
 
 int

@@ -21,11 +21,16 @@ unset VAST_API_KEY RUNPOD_API_KEY LAMBDA_API_KEY GPURENT_VAST_API_KEY GPURENT_RU
 	PPIO_API_KEY GPURENT_PPIO_API_KEY GPURENT_PPIO_URL
 CLEANUP_HOOKS=()
 CHECKS=0
+LEFTOVERS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/leftovers.sh
 
+# After the hooks: a test that leaves a process behind (one whose command line names $TMP:
+# an ssh master, a daemon, a helper it forgot) fails with its ps lines, once it is killed.
 cleanup() {
-	local h
+	local rc=$? h
 	for h in "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"; do eval "$h" || true; done
+	LEFTOVERS_DIR=$TMP "$LEFTOVERS" "$TEST_NAME" || rc=1
 	rm -rf "$TMP"
+	exit "$rc"
 }
 trap cleanup EXIT
 

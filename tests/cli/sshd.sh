@@ -6,8 +6,13 @@
 #                       Commands on the "instance" find $TMP/remote-bin first in PATH, for
 #                       stand-ins of the tools a rented machine has (jupyter).
 #
-# HOME moves to $TMP so that neither ssh nor rsync read the user's ~/.ssh. The masters that
-# gpurent leaves running (ControlPersist) are closed by the cleanup, then sshd is killed.
+#   stop_sshd PID       stop an sshd listener and its connections (children of the listener)
+#   ssh_masters         the pids of the ssh masters on this state directory's sockets
+#   sshd_sessions       how many connections the sshd of start_sshd holds open now
+#
+# HOME moves to $TMP so that neither ssh nor rsync read the user's ~/.ssh. The cleanup stops
+# sshd with its connections: a listener's end leaves them running, and an ssh master at the
+# other end of one with them.
 start_sshd() {
 	local sshd i attempt
 	sshd=$(command -v sshd || echo /usr/sbin/sshd)
@@ -66,7 +71,7 @@ CONF
 		SSHD_PID=
 	done
 	[ -n "$SSHD_PID" ] || fail "sshd did not start: $(tail -3 "$TMP/ssh/sshd.log")"
-	CLEANUP_HOOKS+=("close_masters; kill $SSHD_PID 2>/dev/null; wait $SSHD_PID 2>/dev/null")
+	CLEANUP_HOOKS+=("stop_sshd $SSHD_PID")
 	export GPURENT_SIM_SSH_HOST=127.0.0.1 GPURENT_SIM_SSH_PORT=$SSHD_PORT
 	GPURENT_SIM_SSH_USER=$(id -un)
 	export GPURENT_SIM_SSH_USER
@@ -75,7 +80,38 @@ CONF
 	"$GPURENT" config set ssh.config /dev/null >/dev/null || fail "config set ssh.config"
 }
 
-# Ask every master gpurent left in this test's state directory to exit.
+stop_sshd() {
+	local pid=$1 conns c i
+	# Frozen, it accepts no connection between the listing of its children and its end.
+	kill -STOP "$pid" 2>/dev/null || return 0
+	conns=$(ps -o pid= --ppid "$pid")
+	# shellcheck disable=SC2086
+	kill "$pid" $conns 2>/dev/null
+	kill -CONT "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	for c in $conns; do
+		for ((i = 0; i < 50; i++)); do
+			kill -0 "$c" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$c" 2>/dev/null && kill -9 "$c"
+	done
+	return 0
+}
+
+ssh_masters() {
+	local pid args
+	ps -eo pid=,args= -ww | while read -r pid args; do
+		[[ $args == "ssh "* && $args == *" -N "* && $args == *"ControlPath=$GPURENT_HOME/cm/"* ]] &&
+			echo "$pid"
+	done
+}
+
+sshd_sessions() {
+	ps -o pid= --ppid "$SSHD_PID" | wc -l
+}
+
+# Ask every master gpurent runs in this test's state directory to exit.
 close_masters() {
 	local s
 	for s in "$GPURENT_HOME"/cm/*; do

@@ -10,6 +10,11 @@ start_sshd
 id=$(launch_fresh type=on-demand -- --label '$(touch PWNED-label)' --wait --timeout 60)
 check "launched" '[[ $id == sim:i-* ]]'
 
+# A command that is still running holds the master: the commands meanwhile share it.
+"$GPURENT" ssh "$id" -- sh -c "$GATE_WAIT" sh "$TMP/gate" >/dev/null 2>&1 &
+holder=$!
+CLEANUP_HOOKS+=("touch $TMP/gate; wait $holder 2>/dev/null")
+wait_until 300 '[ -n "$(find "$GPURENT_HOME/cm" -type s 2>/dev/null)" ]'
 expect_ok g ssh "$id" -- echo first
 check "the command ran" '[ "$OUT" = first ]'
 sock=$(find "$GPURENT_HOME/cm" -type s | head -1)
@@ -21,6 +26,8 @@ expect_ok g ssh "$id" -- echo second
 expect_ok g ssh "$id" -- true
 check "later commands reuse the master: no new login" \
 	'[ "$(grep -c "Accepted publickey" "$TMP/ssh/sshd.log")" = "$logins" ]'
+touch "$TMP/gate"
+wait "$holder"
 check "a label with \$(...) ran nothing" '[ ! -e PWNED-label ] && [ ! -e "$HOME/PWNED-label" ] && [ ! -e /root/PWNED-label ]'
 
 expect_rc 7 g ssh "$id" -- 'exit 7'
@@ -71,11 +78,11 @@ cp "$GPURENT_HOME"/state.db "$GPURENT_HOME"/state.db-wal "$odd/"
 cp "$TMP/ssh/user" "$odd/key %d 'k'"
 GPURENT_HOME=$odd g config set ssh.identity "$odd/key %d 'k'" >/dev/null
 GPURENT_HOME=$odd expect_ok g ssh "$id" -- echo odd
-check "ssh with an odd state directory and key path" '[ "$OUT" = odd ] && [ -s "$odd/known_hosts" ] && [ -n "$(find "$odd/cm" -type s)" ]'
+check "ssh with an odd state directory and key path (its master's files there)" \
+	'[ "$OUT" = odd ] && [ -s "$odd/known_hosts" ] && [ -n "$(find "$odd/cm" -name "*.users")" ]'
 echo payload >"$TMP/payload"
 GPURENT_HOME=$odd expect_ok g cp "$TMP/payload" "$id:$TMP/payload-copy"
 check "rsync -e carries the odd paths" 'cmp -s "$TMP/payload" "$TMP/payload-copy"'
-for s in "$odd"/cm/*; do ssh -o ControlPath="$s" -O exit x 2>/dev/null; done
 
 expect_ok g stop "$id" --wait --timeout 60
 expect_rc 1 g ssh "$id" -- true

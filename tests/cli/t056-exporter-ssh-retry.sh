@@ -17,14 +17,13 @@ a=$(launch_fresh type=on-demand gpus=1 -- --wait --timeout 60) || fail "launch a
 b=$(launch_fresh type=on-demand gpus=1 -- --wait --timeout 60) || fail "launch b"
 
 # The instances' sshd goes away: their address refuses connections.
-kill "$SSHD_PID"
-wait "$SSHD_PID" 2>/dev/null
+stop_sshd "$SSHD_PID"
 restart_sshd() {
 	local i
 	: >"$TMP/ssh/sshd2.log"
 	"$(command -v sshd || echo /usr/sbin/sshd)" -D -e -f "$TMP/ssh/sshd_config" 2>"$TMP/ssh/sshd2.log" &
 	SSHD_PID=$!
-	CLEANUP_HOOKS+=("close_masters; kill $SSHD_PID 2>/dev/null; wait $SSHD_PID 2>/dev/null")
+	CLEANUP_HOOKS+=("stop_sshd $SSHD_PID")
 	for ((i = 0; i < 300; i++)); do
 		grep -q "Server listening on 127.0.0.1 port $SSHD_PORT" "$TMP/ssh/sshd2.log" && return 0
 		kill -0 "$SSHD_PID" 2>/dev/null || break

@@ -20,7 +20,7 @@ sed -e 's/^ListenAddress .*/ListenAddress 127.0.0.2/' -e "s|^PidFile .*|PidFile 
 	"$TMP/ssh/sshd_config" >"$TMP/ssh/sshd2_config"
 "$(command -v sshd || echo /usr/sbin/sshd)" -D -e -f "$TMP/ssh/sshd2_config" 2>"$TMP/ssh/sshd2.log" &
 SSHD2_PID=$!
-CLEANUP_HOOKS+=("kill $SSHD2_PID 2>/dev/null; wait $SSHD2_PID 2>/dev/null")
+CLEANUP_HOOKS+=("stop_sshd $SSHD2_PID")
 for ((i = 0; i < 50; i++)); do
 	(exec 3<>"/dev/tcp/127.0.0.2/$SSHD_PORT") 2>/dev/null && break
 	sleep 0.1
@@ -125,9 +125,7 @@ echo "$TMP/node-n1/rec.txt" >"$TMP/node-n1/nvidia-smi.seq"
 sqlite3 "$GPURENT_HOME/state.db" "DELETE FROM watch_state WHERE instance_id = '$J'" || fail "sqlite3"
 
 # n2 stops answering: its GPUs are unknown, n1's still come, a warning names n2.
-kill "$SSHD2_PID"
-wait "$SSHD2_PID" 2>/dev/null
-close_masters
+stop_sshd "$SSHD2_PID"
 expect_ok g metrics "$J" -o json
 check "n1's eight GPUs and one unknown row for n2: $OUT" \
 	'jq -e "length == 9 and ([.[] | select(.node == \"n1\" and .util_pct == 90)] | length) == 8 and
