@@ -90,8 +90,13 @@ struct audit_row {
 
 /* Cost of a utilised GPU-hour in micro-units of the row's currency; -1 when unknown. */
 int64_t audit_eff_gpu_hour(const struct audit_row *r);
-/* Share of billed time idle, 0..1; -1 when nothing was billed. */
+/*
+ * Share of billed time idle, 0..1; -1 when nothing was billed or no sample covers any of it
+ * (unknown, never 0: an unobserved instance may have idled all along).
+ */
 double audit_idle_share(const struct audit_row *r);
+/* Whether the row's waste is known: its amounts are, and some sample covers its time. */
+bool audit_waste_known(const struct audit_row *r);
 
 struct audit_report {
 	struct audit_row *rows;		/* grouped; by currency (USD first), then largest spend */

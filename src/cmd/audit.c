@@ -136,7 +136,7 @@ audit_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		break;
 	case AC_IDLE: set_fixed(c, idle >= 0, idle * 100.0, 1); break;
 	case AC_WASTE:
-		c->kind = r->unpriced ? CELL_NULL : CELL_MONEY;
+		c->kind = audit_waste_known(r) ? CELL_MONEY : CELL_NULL;
 		c->i = r->waste;
 		c->decimals = 2;
 		c->s = r->currency;

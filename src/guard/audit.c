@@ -110,7 +110,13 @@ audit_eff_gpu_hour(const struct audit_row *r)
 double
 audit_idle_share(const struct audit_row *r)
 {
-	return r->billed_s > 0 ? (double)r->idle_s / (double)r->billed_s : -1;
+	return r->billed_s > 0 && r->covered_s > 0 ? (double)r->idle_s / (double)r->billed_s : -1;
+}
+
+bool
+audit_waste_known(const struct audit_row *r)
+{
+	return !r->unpriced && r->covered_s > 0;
 }
 
 void

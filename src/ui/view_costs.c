@@ -100,6 +100,12 @@ draw_audit(const struct ui *u, int y, int w)
 		ui_put(y, 2, w, _("Last 7 days    nothing billed"), ui_attr(UC_DIM), false);
 		return;
 	}
+	if (idle < 0) {
+		/* Nothing observed: idle time and waste are unknown, not none. */
+		ui_put(y, 2, w, _("Last 7 days    no samples: GPU use, idle time and waste "
+		    "unknown ('gpurent audit')"), ui_attr(UC_WARN), false);
+		return;
+	}
 	if (t->util_known)
 		snprintf(util, sizeof(util), _("GPU util %.0f%% (target %d%%)"), t->util_mean,
 		    u->audit_target);
