@@ -83,11 +83,11 @@ check "the table, a row per currency" \
 # figure: spent-since figure: spent-by-day
 expect_ok g costs --since 2026-09-30 --by day -o json
 check "since its launch day: 71.354592, and by day 14.654592 (1.89 + 0.025992 + 24264 s
-	from 17:15:36: 12.7386), 45.36, 11.34 ($(jq -c .groups <<<"$OUT"))" \
-	'jq -e ".spent == 71.354592 and ([.groups[] | select(.currency == \"USD\") | [.key, .spent]] == [[\"2026-09-30\", 14.654592], [\"2026-10-01\", 45.36], [\"2026-10-02\", 11.34]])" <<<"$OUT" >/dev/null'
+	from 17:15:36: 12.7386), 45.36, 11.34 ($(jq -c .rows <<<"$OUT"))" \
+	'jq -e ".spent == 71.354592 and ([.rows[] | select(.currency == \"USD\") | [.key, .spent]] == [[\"2026-09-30\", 14.654592], [\"2026-10-01\", 45.36], [\"2026-10-02\", 11.34]])" <<<"$OUT" >/dev/null'
 expect_ok g costs --by instance -o json
 check "by instance: this month's spend and the burn" \
-	'jq -e ".groups[] | select(.key == \"$id\") | .spent == 56.7 and .burn_hour == 1.89" <<<"$OUT" >/dev/null'
+	'jq -e ".rows[] | select(.key == \"$id\") | .spent == 56.7 and .burn_hour == 1.89" <<<"$OUT" >/dev/null'
 
 # audit over the default 7 days, listing the instance (its region, as-east: 540 g/kWh):
 #   billed 135864 s = 37.74 h; spend 71.354592, compute spend 71.3286
@@ -114,15 +114,15 @@ check "37.74 GPU-hours, 3.151148 per utilised GPU-hour" \
 check "0.45 kWh measured, 0.243 kg CO2e" \
 	'jq -e ".energy_kwh == 0.45 and .energy_estimated == false and .co2e_kg == 0.243" <<<"$row" >/dev/null'
 check "the yuan row and the totals per currency" \
-	'jq -e "(.rows[] | select(.key == \"sim:c-1\") | .currency == \"CNY\" and .spend == 12.6 and .billed_hours == 1 and .waste == 0 and .energy_kwh == null) and (.totals | map([.currency, .spend, .waste, .billed_hours]) == [[\"USD\", 71.354592, 0.63, 37.74], [\"CNY\", 12.6, 0, 1]])" <<<"$a" >/dev/null'
+	'jq -e "(.rows[] | select(.key == \"sim:c-1\") | .currency == \"CNY\" and .spend == 12.6 and .billed_hours == 1 and .waste == null and .idle_pct == null and .energy_kwh == null) and (.totals | map([.currency, .spend, .waste, .billed_hours]) == [[\"USD\", 71.354592, 0.63, 37.74], [\"CNY\", 12.6, null, 1]])" <<<"$a" >/dev/null'
 check "the total: 38.74 h, 0.9 % idle (1200 / 139464 s), no amount without a rate" \
 	'jq -e ".total | .billed_hours == 38.74 and .idle_pct == 0.9 and .spend == null and .waste == null and .energy_kwh == 0.45 and .co2e_kg == 0.243" <<<"$a" >/dev/null'
 expect_ok g audit
 check "the table's row" \
-	'grep -q "^$id *37\.74 *\$71\.35 *60\.0 *90\.0 *71 *0\.9 *\$0\.63 *37\.74 *\$3\.151 *0\.450 *false *0\.243 *USD$" <<<"$OUT"'
+	'grep -q "^$id *37\.74 *\$71\.35 *60\.0 *90\.0 *71 *0\.9 *\$0\.63 *37\.74 *\$3\.151 *0\.450 *samples *0\.243 *USD$" <<<"$OUT"'
 expect_ok g audit --by label -o json
 check "by label: fig in dollars and in yuan" \
-	'jq -e "[.rows[] | [.key, .currency, .spend, .waste, .idle_pct]] == [[\"fig\", \"USD\", 71.354592, 0.63, 0.9], [\"fig\", \"CNY\", 12.6, 0, 0]]" <<<"$OUT" >/dev/null'
+	'jq -e "[.rows[] | [.key, .currency, .spend, .waste, .idle_pct]] == [[\"fig\", \"USD\", 71.354592, 0.63, 0.9], [\"fig\", \"CNY\", 12.6, null, null]]" <<<"$OUT" >/dev/null'
 
 # At fx.CNY = 0.14 the totals add up in dollars: costs 56.70 + 12.60 x 0.14 = 58.464; audit
 # 71.354592 + 1.764 = 73.118592, waste 0.63.

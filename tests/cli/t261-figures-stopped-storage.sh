@@ -35,7 +35,7 @@ check "costs burns the storage rate while stopped ($(jq -c .burn_hour <<<"$OUT")
 	'[ "$(jq ".burn_hour * 1000000 | round" <<<"$OUT")" = "$storage" ]'
 expect_ok g costs --by instance -o json
 check "and so does the instance's line" \
-	'[ "$(jq --arg id "$id" ".groups[] | select(.key == \$id) | .burn_hour * 1000000 | round" <<<"$OUT")" = "$storage" ]'
+	'[ "$(jq --arg id "$id" ".rows[] | select(.key == \$id) | .burn_hour * 1000000 | round" <<<"$OUT")" = "$storage" ]'
 
 # An hour stopped: the open storage segment moved an hour back, as if seen then. Its spend is
 # an hour of storage and the seconds since, at most the few around the reading.
@@ -47,7 +47,7 @@ compute=$(sqlite3 "$GPURENT_HOME/state.db" "SELECT coalesce(sum(spent), 0) FROM 
 	instance_id = '$id' AND kind != 2")
 expect_ok g costs --by instance -o json
 after=$(date +%s)
-spent=$(jq --arg id "$id" '.groups[] | select(.key == $id) | .spent * 1000000 | round' <<<"$OUT")
+spent=$(jq --arg id "$id" '.rows[] | select(.key == $id) | .spent * 1000000 | round' <<<"$OUT")
 least=$((compute + storage))
 most=$((compute + (storage * (3600 + after - before + 120) + 3599) / 3600))
 check "an hour stopped costs an hour of storage: $spent in [$least, $most]" \
