@@ -103,20 +103,5 @@ wait_until() {
 # shellcheck disable=SC2016
 GATE_WAIT='i=0; while [ ! -e "$1" ] && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done; [ -e "$1" ]'
 
-# launch_fresh FILTER... -- LAUNCH-OPTIONS...: launch the first offer FILTER finds, printing
-# the id. On a market that moves with the wall clock (GPURENT_SIM_SPEED), a loaded machine can
-# let the offer go between the search and the launch: launch then exits 7 and says to search
-# again, which this does, at most 5 times.
-launch_fresh() {
-	local filter=() i rc=7
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		filter+=("$1")
-		shift
-	done
-	shift
-	for ((i = 0; i < 5 && rc == 7; i++)); do
-		"$GPURENT" launch "$("$GPURENT" offers "${filter[@]}" -o ids -n 1)" "$@"
-		rc=$?
-	done
-	return "$rc"
-}
+# launch_fresh FILTER... -- LAUNCH-OPTIONS... (tests/launch-fresh.sh)
+. "$(dirname "${BASH_SOURCE[0]}")/../launch-fresh.sh"

@@ -16,6 +16,9 @@ set -u
 G=${GPURENT:-build/gpurent}
 case $G in /*) ;; *) G=$(pwd)/$G ;; esac
 [ -x "$G" ] || { echo "no gpurent binary at $G" >&2; exit 1; }
+GPURENT=$G
+# launch_fresh FILTER... -- LAUNCH-OPTIONS...: a launch that searches again when the offer went.
+. "$(dirname "${BASH_SOURCE[0]}")/../launch-fresh.sh"
 command -v tmux >/dev/null || { echo "skip: no tmux"; exit 77; }
 
 TEST_NAME=$(basename "$0" .sh)

@@ -6,8 +6,7 @@
 # On demand: the cheapest offer is often interruptible, and on the clock that runs here (60x)
 # a slow run (ASan, a loaded machine) let the market outbid it, so it was stopped before the
 # instances view was looked at.
-offer=$("$G" -o ids offers type=on-demand --limit 1 2>/dev/null)
-inst=$("$G" -o ids launch --wait --timeout 120 "$offer" 2>/dev/null)
+inst=$(launch_fresh type=on-demand -- -o ids --wait --timeout 120 2>/dev/null)
 case $inst in sim:i-*) ;; *) echo "launch failed" >&2; exit 1 ;; esac
 
 start_dash 120 40
