@@ -404,13 +404,43 @@ pass_on(int sig)
 		kill((pid_t)child_pid, sig);
 }
 
+/*
+ * The child's half of a close-on-exec probe pipe: exec argv, or tell the parent why not.
+ * Only system calls, so a fork of a threaded process (the watchdog's) may call it.
+ */
+static void
+exec_or_report(char *const argv[], int probe_w)
+{
+	int e;
+	ssize_t r;
+
+	execvp(argv[0], argv);
+	e = errno;
+	r = write(probe_w, &e, sizeof(e));
+	(void)r;
+	_exit(127);
+}
+
+/* The parent's half: 0 once the child has exec'd, else the errno its exec failed with. */
+static int
+exec_outcome(int probe_r)
+{
+	int e = 0;
+	ssize_t r;
+
+	do
+		r = read(probe_r, &e, sizeof(e));
+	while (r < 0 && errno == EINTR);
+	close(probe_r);
+	return r == (ssize_t)sizeof(e) ? e : 0;
+}
+
 int
 remote_spawn(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, bool new_session,
     struct gr_error *err)
 {
-	int probe[2], e = 0;
+	int probe[2], e;
 	pid_t pid;
-	ssize_t r;
 
 	/* A close-on-exec pipe tells the parent whether execvp worked. */
 	pthread_mutex_lock(&spawn_lock);
@@ -448,18 +478,10 @@ remote_spawn(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, boo
 			_exit(127);
 		if (stderr_fd >= 0 && dup2(stderr_fd, STDERR_FILENO) < 0)
 			_exit(127);
-		execvp(argv[0], argv);
-		e = errno;
-		r = write(probe[1], &e, sizeof(e));
-		(void)r;
-		_exit(127);
+		exec_or_report(argv, probe[1]);
 	}
 	close(probe[1]);
-	do
-		r = read(probe[0], &e, sizeof(e));
-	while (r < 0 && errno == EINTR);
-	close(probe[0]);
-	if (r == (ssize_t)sizeof(e)) {
+	if ((e = exec_outcome(probe[0])) != 0) {
 		waitpid(pid, NULL, 0);
 		exec_failure(argv[0], e, err);
 		return -1;
@@ -955,18 +977,10 @@ watchdog(struct watchdog *w)
 		/* Like ssh -f's master: no signal of the terminal reaches it. */
 		setsid();
 		dup2(w->log, STDERR_FILENO);
-		execvp(w->argv[0], w->argv);
-		e = errno;
-		r = write(probe[1], &e, sizeof(e));
-		(void)r;
-		_exit(127);
+		exec_or_report(w->argv, probe[1]);
 	}
 	close(probe[1]);
-	do
-		r = read(probe[0], &e, sizeof(e));
-	while (r < 0 && errno == EINTR);
-	close(probe[0]);
-	if (r == (ssize_t)sizeof(e)) {
+	if ((e = exec_outcome(probe[0])) != 0) {
 		waitpid(m, NULL, 0);
 		rep = (struct master_report){ MASTER_NOT_RUN, e };
 		r = write(w->report, &rep, sizeof(rep));
