@@ -11,6 +11,7 @@
  *  - Output lists and records belong to the caller; strings are copied into them,
  *    sanitized (text_sanitize) and truncated to fit.
  *  - Ids passed in and out are full ids with the provider prefix ("vast:123").
+ *  - Writes nothing to the ledger: the caller observes what came back (observed.h).
  *  - Optional slots may be NULL: the core checks the slot or capability bit first and reports
  *    "'lambda' cannot stop an instance" itself, so no backend stubs them out.
  */
@@ -76,6 +77,11 @@ struct backend_ops {
 					   the credential store ("SLURM_JWT"); NULL: none */
 	const char *no_stop_why;	/* without CAP_STOP: why, in the provider's own terms
 					   ("a Slurm job can only be cancelled"); NULL: generic */
+	bool own_ledger;		/* bills its instances into the ledger itself (the
+					   simulator): the session observes nothing of it */
+	bool lists_ended;		/* instances also appends the ended jobs the provider
+					   still keeps (Slurm, for MinJobAge), so that their end
+					   is observed; the session drops them from the list */
 
 	/* Called once before any operation. Optional. */
 	enum gr_err (*init)(struct backend *b, struct gr_error *err);
@@ -104,7 +110,8 @@ struct backend_ops {
 	enum gr_err (*offers_stamp)(struct backend *b, const struct filter *f, uint64_t *stamp,
 	    struct gr_error *err);
 
-	/* Append every instance not yet destroyed (and recently destroyed ones, if known). */
+	/* Append every instance not yet destroyed (and recently destroyed ones, if known).
+	   With list_all (a cluster), also jobs gpurent did not submit. */
 	enum gr_err (*instances)(struct backend *b, struct instance_list *out, struct gr_error *err);
 
 	/* Fill one instance by id; GR_ENOTFOUND if it does not exist. */

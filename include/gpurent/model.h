@@ -136,6 +136,7 @@ enum {
 	IV_STORAGE = 1u << 4,
 	IV_UTIL = 1u << 5,
 	IV_EXIT = 1u << 6,
+	IV_BILLED = 1u << 7,
 };
 
 struct instance {
@@ -165,6 +166,9 @@ struct instance {
 	int exit_code;			/* a batch job's exit status once it ended (IV_EXIT);
 					   128 + N when signal N ended it */
 	char currency[CURRENCY_MAX];	/* of every amount above; "": USD */
+	int64_t billed_from;		/* the provider dates its own billing (a Slurm job gpurent
+					   submitted): from here (IV_BILLED) ... */
+	int64_t billed_until;		/* ... to here, 0 while it runs */
 	unsigned valid;
 };
 

@@ -66,18 +66,6 @@ enum gr_err bk_offers_read(const struct bk_http *h, struct http_request *rq,
     const struct bk_offers_parser *parser, void *arg, struct offer_list *out,
     struct gr_error *err);
 
-/* ledger_observe under a process-wide lock (backends run on fan-out threads). */
-void bk_observe(const struct backend *b, const struct instance *in);
-/* ledger_observe_span under the same lock: billed by the provider's own start and end. */
-void bk_observe_span(const struct backend *b, const struct instance *in, int64_t start,
-    int64_t end);
-/*
- * After a full, successful list of the account's instances (l->v[first..], asked for at
- * `asked`, wall clock): observe each, and close as gone the ledger rows of instances the
- * provider no longer lists (ledger_close_unlisted).
- */
-void bk_observe_listed(const struct backend *b, const struct instance_list *l, size_t first,
-    int64_t asked);
 /* Record/read the launch time of an instance the provider does not date (Lambda). */
 void bk_remember_created(const struct backend *b, const char *id, int64_t when);
 bool bk_recall_created(const struct backend *b, const char *id, int64_t *when);

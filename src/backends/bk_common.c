@@ -1,5 +1,5 @@
 /*
- * bk_common.c - what the HTTP backends share: base URL and key resolution, the ledger lock,
+ * bk_common.c - what the HTTP backends share: base URL and key resolution, the launch-date memory,
  * country codes and regions.
  */
 #include <ctype.h>
@@ -245,57 +245,8 @@ bk_offers_read(const struct bk_http *h, struct http_request *rq,
 	return e;
 }
 
-static pthread_mutex_t ledger_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void
-bk_observe(const struct backend *b, const struct instance *in)
-{
-	struct gr_error e = { 0 };
-	struct state *st;
-
-	if (in->id[0] == '\0' || (st = backend_state(b, NULL)) == NULL)
-		return;
-	pthread_mutex_lock(&ledger_lock);
-	/* The ledger is a convenience: a failure here must not fail the provider call. */
-	(void)ledger_observe(st, in, bk_now(), &e);
-	pthread_mutex_unlock(&ledger_lock);
-}
-
-void
-bk_observe_span(const struct backend *b, const struct instance *in, int64_t start, int64_t end)
-{
-	struct gr_error e = { 0 };
-	struct state *st;
-
-	if (in->id[0] == '\0' || (st = backend_state(b, NULL)) == NULL)
-		return;
-	pthread_mutex_lock(&ledger_lock);
-	(void)ledger_observe_span(st, in, start, end, &e);
-	pthread_mutex_unlock(&ledger_lock);
-}
-
-void
-bk_observe_listed(const struct backend *b, const struct instance_list *l, size_t first,
-    int64_t asked)
-{
-	struct gr_error e = { 0 };
-	const char **ids;
-	struct state *st;
-	size_t i;
-
-	for (i = first; i < l->n; i++)
-		bk_observe(b, &l->v[i]);
-	if ((st = backend_state(b, NULL)) == NULL)
-		return;
-	ids = xcalloc(l->n - first + 1, sizeof(*ids));
-	for (i = first; i < l->n; i++)
-		ids[i - first] = l->v[i].id;
-	pthread_mutex_lock(&ledger_lock);
-	(void)ledger_close_unlisted(st, b->ops->name, ids, l->n - first, asked,
-	    bk_now(), &e);
-	pthread_mutex_unlock(&ledger_lock);
-	free(ids);
-}
+/* Backends run on fan-out threads, each with its own connection to one database. */
+static pthread_mutex_t meta_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void
 bk_remember_created(const struct backend *b, const char *id, int64_t when)
@@ -308,9 +259,9 @@ bk_remember_created(const struct backend *b, const char *id, int64_t when)
 		return;
 	snprintf(key, sizeof(key), "created:%s", id);
 	snprintf(val, sizeof(val), "%lld", (long long)when);
-	pthread_mutex_lock(&ledger_lock);
+	pthread_mutex_lock(&meta_lock);
 	(void)state_meta_set(st, key, val, &e);
-	pthread_mutex_unlock(&ledger_lock);
+	pthread_mutex_unlock(&meta_lock);
 }
 
 bool
@@ -324,9 +275,9 @@ bk_recall_created(const struct backend *b, const char *id, int64_t *when)
 	if ((st = backend_state(b, NULL)) == NULL)
 		return false;
 	snprintf(key, sizeof(key), "created:%s", id);
-	pthread_mutex_lock(&ledger_lock);
+	pthread_mutex_lock(&meta_lock);
 	ok = state_meta_get(st, key, val, sizeof(val));
-	pthread_mutex_unlock(&ledger_lock);
+	pthread_mutex_unlock(&meta_lock);
 	if (!ok || !parse_int(val, 1, INT64_MAX, &v))
 		return false;
 	*when = v;

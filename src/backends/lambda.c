@@ -184,13 +184,10 @@ static enum gr_err
 lambda_get(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
 {
 	const char *l;
-	enum gr_err e;
 
 	if ((l = local_hex(b, id, err)) == NULL)
 		return GR_ENOTFOUND;
-	if ((e = lambda_get_local(b, l, out, err)) == GR_OK)
-		bk_observe(b, out);
-	return e;
+	return lambda_get_local(b, l, out, err);
 }
 
 static enum gr_err
@@ -210,14 +207,11 @@ static enum gr_err
 lambda_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
 {
 	size_t first = out->n, i;
-	int64_t asked = bk_now();
 	enum gr_err e;
 
 	e = lambda_list(b, out, err);
 	for (i = first; e == GR_OK && i < out->n; i++)
 		add_created(b, &out->v[i]);
-	if (e == GR_OK)
-		bk_observe_listed(b, out, first, asked);
 	return e;
 }
 
@@ -373,7 +367,6 @@ lambda_launch(struct backend *b, const struct launch_req *req, struct instance *
 		out->valid |= IV_CREATED;
 	}
 	strlcpy_(out->offer_id, req->offer_id, sizeof(out->offer_id));
-	bk_observe(b, out);
 	return GR_OK;
 }
 
@@ -381,7 +374,6 @@ static enum gr_err
 lambda_destroy(struct backend *b, const char *id, struct gr_error *err)
 {
 	struct http_response rs;
-	struct instance in;
 	const char *l;
 	char *doc;
 	cJSON *o;
@@ -404,14 +396,7 @@ lambda_destroy(struct backend *b, const char *id, struct gr_error *err)
 		e = check(e, &rs, err);
 	}
 	http_response_release(&rs);
-	if (e != GR_OK)
-		return e;
-	memset(&in, 0, sizeof(in));
-	strlcpy_(in.id, id, sizeof(in.id));
-	strlcpy_(in.provider, "lambda", sizeof(in.provider));
-	in.state = ST_DESTROYED;
-	bk_observe(b, &in);
-	return GR_OK;
+	return e;
 }
 
 const struct backend_ops backend_lambda = {

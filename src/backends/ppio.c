@@ -251,13 +251,10 @@ static enum gr_err
 ppio_get(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
 {
 	const char *l;
-	enum gr_err e;
 
 	if ((l = local_id(b, id, err)) == NULL)
 		return GR_ENOTFOUND;
-	if ((e = get_local(b, l, out, err)) == GR_OK)
-		bk_observe(b, out);
-	return e;
+	return get_local(b, l, out, err);
 }
 
 /* Every page of the list (name: the server's fuzzy name filter, NULL none). */
@@ -314,19 +311,6 @@ static enum gr_err
 ppio_list(struct backend *b, struct instance_list *out, struct gr_error *err)
 {
 	return list_pages(b, NULL, out, err);
-}
-
-static enum gr_err
-ppio_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
-{
-	size_t first = out->n;
-	int64_t asked = bk_now();
-	enum gr_err e;
-
-	e = ppio_list(b, out, err);
-	if (e == GR_OK)
-		bk_observe_listed(b, out, first, asked);
-	return e;
 }
 
 /* One create request and how to recognise its instance (for bk_launch_run). */
@@ -476,7 +460,6 @@ ppio_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 		out->state = ST_PROVISIONING;
 		add_rate(b, out);
 	}
-	bk_observe(b, out);
 	return GR_OK;
 }
 
@@ -509,8 +492,6 @@ transition(struct backend *b, const char *id, const char *verb, enum inst_state 
 	else if (e != GR_OK)
 		e = gr_fail(err, e, "%s", sub.msg);
 	http_response_release(&rs);
-	if (e == GR_OK && get_local(b, l, &in, &(struct gr_error){ 0 }) == GR_OK)
-		bk_observe(b, &in);
 	return e;
 }
 
@@ -531,7 +512,6 @@ ppio_destroy(struct backend *b, const char *id, struct gr_error *err)
 {
 	struct http_response rs;
 	struct gr_error sub = { 0 };
-	struct instance in;
 	char path[128];
 	const char *l;
 	enum gr_err e;
@@ -552,14 +532,7 @@ ppio_destroy(struct backend *b, const char *id, struct gr_error *err)
 			e = gr_fail(err, e, "%s", sub.msg);
 	}
 	http_response_release(&rs);
-	if (e != GR_OK)
-		return e;
-	memset(&in, 0, sizeof(in));
-	strlcpy_(in.id, id, sizeof(in.id));
-	strlcpy_(in.provider, "ppio", sizeof(in.provider));
-	in.state = ST_DESTROYED;
-	bk_observe(b, &in);
-	return GR_OK;
+	return e;
 }
 
 const struct backend_ops backend_ppio = {
@@ -570,7 +543,7 @@ const struct backend_ops backend_ppio = {
 	.init = ppio_init,
 	.cleanup = ppio_cleanup,
 	.offers = ppio_offers,
-	.instances = ppio_instances,
+	.instances = ppio_list,
 	.get = ppio_get,
 	.launch = ppio_launch,
 	.stop = ppio_stop,

@@ -316,9 +316,7 @@ runpod_get(struct backend *b, const char *id, struct instance *out, struct gr_er
 		return e;
 	if ((l = bk_local_id(b, id, err)) == NULL)
 		return GR_ENOTFOUND;
-	if ((e = runpod_get_local(b, l, out, err)) == GR_OK)
-		bk_observe(b, out);
-	return e;
+	return runpod_get_local(b, l, out, err);
 }
 
 static enum gr_err
@@ -341,7 +339,7 @@ static enum gr_err
 runpod_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
 {
 	size_t first = out->n, i;
-	int64_t created, asked = bk_now();
+	int64_t created;
 	enum gr_err e;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
@@ -352,8 +350,6 @@ runpod_instances(struct backend *b, struct instance_list *out, struct gr_error *
 			out->v[i].created_at = created;
 			out->v[i].valid |= IV_CREATED;
 		}
-	if (e == GR_OK)
-		bk_observe_listed(b, out, first, asked);
 	return e;
 }
 
@@ -497,7 +493,6 @@ runpod_launch(struct backend *b, const struct launch_req *req, struct instance *
 	out->created_at = bk_now();
 	out->valid |= IV_CREATED;
 	bk_remember_created(b, out->id, out->created_at);
-	bk_observe(b, out);
 	return GR_OK;
 }
 
@@ -508,7 +503,6 @@ runpod_mutate(struct backend *b, const char *id, const char *doc_text, bool term
 {
 	struct http_response rs;
 	struct gr_error e2 = { 0 };
-	struct instance in;
 	const char *l;
 	char *doc;
 	enum gr_err e;
@@ -528,17 +522,7 @@ runpod_mutate(struct backend *b, const char *id, const char *doc_text, bool term
 	else if (e != GR_OK)
 		e = gr_fail(err, e, "%s", e2.msg);
 	http_response_release(&rs);
-	if (e != GR_OK)
-		return e;
-	if (terminate) {
-		memset(&in, 0, sizeof(in));
-		strlcpy_(in.id, id, sizeof(in.id));
-		strlcpy_(in.provider, "runpod", sizeof(in.provider));
-		in.state = ST_DESTROYED;
-		bk_observe(b, &in);
-	} else if (runpod_get_local(b, l, &in, &(struct gr_error){ 0 }) == GR_OK)
-		bk_observe(b, &in);
-	return GR_OK;
+	return e;
 }
 
 static enum gr_err

@@ -122,6 +122,7 @@ const struct backend_ops backend_sim = {
 	.name = "sim",
 	.description = "built-in simulated marketplace (no account needed)",
 	.caps = CAP_STOP | CAP_METRICS | CAP_INTERRUPTIBLE | CAP_ACCOUNT | CAP_SSH | CAP_COST,
+	.own_ledger = true,
 	.priv_size = sizeof(struct sim_priv),
 	.init = simb_init,
 	.cleanup = simb_cleanup,

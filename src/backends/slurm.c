@@ -527,18 +527,22 @@ nodes_for(struct backend *b, const struct slurm_job *jobs, size_t nj, struct slu
 }
 
 /*
- * Into the ledger: a priced job that started bills its GPUs from Slurm's own start time to
- * its end time (what the cluster accounts), not from when gpurent happened to look. Then
- * the usual observation, which finds that segment and leaves it be.
+ * A job gpurent submitted bills its GPUs from Slurm's own start time to its end time (what
+ * the cluster accounts), not from when gpurent happened to look: say so for the ledger.
  */
 static void
-observe_job(struct backend *b, const struct slurm_job *j, const struct instance *in)
+date_billing(const struct slurm_job *j, struct instance *in)
 {
 	bool ended = in->state == ST_DESTROYED || in->state == ST_FAILED;
 
-	if (j->start_time > 0 && (in->state == ST_RUNNING || in->state == ST_DESTROYING ||
-	    (ended && j->end_time >= j->start_time)))
-		bk_observe_span(b, in, j->start_time, ended ? j->end_time : 0);
+	if (strcmp(j->comment, SLURM_COMMENT) != 0 || j->start_time <= 0)
+		return;
+	if (in->state == ST_RUNNING || in->state == ST_DESTROYING ||
+	    (ended && j->end_time >= j->start_time)) {
+		in->billed_from = j->start_time;
+		in->billed_until = ended ? j->end_time : 0;
+		in->valid |= IV_BILLED;
+	}
 }
 
 /* This user's jobs (gpurent's only, unless all), onto instances. */
@@ -563,9 +567,7 @@ list_jobs(struct backend *b, bool all, struct instance_list *out, struct gr_erro
 			in = instance_list_add(out);
 			slurm_job_to_instance(&jobs[i], in);
 			finish_instance(b, &jobs[i], in, nodes, nn);
-			/* Only gpurent's own jobs go to the ledger: --all never bills others. */
-			if (strcmp(jobs[i].comment, SLURM_COMMENT) == 0)
-				observe_job(b, &jobs[i], in);
+			date_billing(&jobs[i], in);
 		}
 	}
 	slurm_jobs_free(jobs, nj);
@@ -579,24 +581,11 @@ slurm_list(struct backend *b, struct instance_list *out, struct gr_error *err)
 	return list_jobs(b, false, out, err);
 }
 
+/* Ended jobs stay in the list (lists_ended): the session observes their end, then drops them. */
 static enum gr_err
 slurm_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
 {
-	size_t first = out->n, i, k;
-	int64_t asked = bk_now();
-	enum gr_err e = list_jobs(b, b->list_all, out, err);
-
-	if (e != GR_OK)
-		return e;
-	/* Only gpurent's own jobs go to the ledger: --all shows the others, never bills them. */
-	if (!b->list_all)
-		bk_observe_listed(b, out, first, asked);
-	/* Finished jobs linger in Slurm for MinJobAge: ls shows live ones only. */
-	for (i = first, k = first; i < out->n; i++)
-		if (out->v[i].state != ST_DESTROYED)
-			out->v[k++] = out->v[i];
-	out->n = k;
-	return GR_OK;
+	return list_jobs(b, b->list_all, out, err);
 }
 
 /* "slurm:123" -> 123; GR_ENOTFOUND for anything that is no job id. */
@@ -667,8 +656,7 @@ get_job(struct backend *b, long long jid, struct instance *out, struct gr_error 
 	if (e == GR_OK) {
 		slurm_job_to_instance(job, out);
 		finish_instance(b, job, out, nodes, nn);
-		if (strcmp(job->comment, SLURM_COMMENT) == 0)
-			observe_job(b, job, out);
+		date_billing(job, out);
 	}
 	slurm_jobs_free(job, 1);
 	free(nodes);
@@ -722,13 +710,10 @@ static enum gr_err
 slurm_get(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
 {
 	long long jid;
-	enum gr_err e;
 
 	if (!job_id_of(b, id, &jid, err))
 		return GR_ENOTFOUND;
-	if ((e = get_job(b, jid, out, err)) == GR_OK)
-		bk_observe(b, out);
-	return e;
+	return get_job(b, jid, out, err);
 }
 
 /*
@@ -886,7 +871,6 @@ slurm_launch(struct backend *b, const struct launch_req *req, struct instance *o
 		}
 	}
 	strlcpy_(out->offer_id, req->offer_id, sizeof(out->offer_id));
-	bk_observe(b, out);
 	return GR_OK;
 }
 
@@ -894,7 +878,6 @@ static enum gr_err
 slurm_destroy(struct backend *b, const char *id, struct gr_error *err)
 {
 	struct http_response rs;
-	struct instance in;
 	long long jid;
 	char path[64];
 	enum gr_err e;
@@ -909,14 +892,7 @@ slurm_destroy(struct backend *b, const char *id, struct gr_error *err)
 		gr_error_clear(err);
 		return gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
 	}
-	if (e != GR_OK)
-		return e;
-	memset(&in, 0, sizeof(in));
-	strlcpy_(in.id, id, sizeof(in.id));
-	strlcpy_(in.provider, "slurm", sizeof(in.provider));
-	in.state = ST_DESTROYED;
-	bk_observe(b, &in);
-	return GR_OK;
+	return e;
 }
 
 const struct backend_ops backend_slurm = {
@@ -924,6 +900,7 @@ const struct backend_ops backend_slurm = {
 	.description = "a Slurm cluster through slurmrestd (JWT): partitions as offers, jobs "
 	    "as instances",
 	.caps = CAP_SSH | CAP_ALLOC | CAP_BATCH | CAP_CLUSTER,
+	.lists_ended = true,
 	.priv_size = sizeof(struct slurm),
 	.key_env = "SLURM_JWT",
 	.no_stop_why = N_("a Slurm job can only be cancelled (destroy)"),

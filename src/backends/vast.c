@@ -574,9 +574,7 @@ vast_get(struct backend *b, const char *id, struct instance *out, struct gr_erro
 		return e;
 	if ((l = local_numeric(b, id, "instance", err)) == NULL)
 		return GR_ENOTFOUND;
-	if ((e = vast_get_local(b, l, out, err)) == GR_OK)
-		bk_observe(b, out);
-	return e;
+	return vast_get_local(b, l, out, err);
 }
 
 /* One or all pages of the instance list, optionally filtered by label. */
@@ -627,16 +625,11 @@ vast_list(struct backend *b, const char *label, struct instance_list *out, struc
 static enum gr_err
 vast_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
 {
-	size_t first = out->n;
-	int64_t asked = bk_now();
 	enum gr_err e;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
-	e = vast_list(b, NULL, out, err);
-	if (e == GR_OK)
-		bk_observe_listed(b, out, first, asked);
-	return e;
+	return vast_list(b, NULL, out, err);
 }
 
 static char *
@@ -770,7 +763,6 @@ vast_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 		out->type = req->interruptible ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
 	}
 	strlcpy_(out->offer_id, req->offer_id, sizeof(out->offer_id));
-	bk_observe(b, out);
 	return GR_OK;
 }
 
@@ -784,7 +776,6 @@ vast_action(struct backend *b, const char *id, enum http_method m, const char *j
 	char path[96], *url;
 	const char *l;
 	enum gr_err e;
-	struct instance in;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
@@ -805,18 +796,7 @@ vast_action(struct backend *b, const char *id, enum http_method m, const char *j
 		e = check(e, &rs, err);
 		http_response_release(&rs);
 	}
-	if (e != GR_OK)
-		return e;
-	if (m == HTTP_DELETE) {
-		memset(&in, 0, sizeof(in));
-		strlcpy_(in.id, id, sizeof(in.id));
-		strlcpy_(in.provider, "vast", sizeof(in.provider));
-		in.state = ST_DESTROYED;
-		bk_observe(b, &in);
-	} else if (vast_get_local(b, l, &in, &(struct gr_error){ 0 }) == GR_OK) {
-		bk_observe(b, &in);
-	}
-	return GR_OK;
+	return e;
 }
 
 static enum gr_err

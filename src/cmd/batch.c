@@ -13,6 +13,7 @@
 #include "gpurent/i18n.h"
 #include "gpurent/config.h"
 #include "gpurent/launch_policy.h"
+#include "gpurent/observed.h"
 #include "gpurent/remote.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -81,7 +82,7 @@ submitting_run(void *ctx, struct instance *out, struct gr_error *err)
 {
 	struct submitting *s = ctx;
 
-	return s->b->ops->launch(s->b, s->req, out, err);
+	return observed_launch(s->b, s->req, out, err);
 }
 
 /* The cluster's rate (config_gpu_rate, as its backend prices jobs) x GPUs; 0 when none. */
@@ -336,5 +337,5 @@ batch_kill(struct cmd_ctx *c, struct state *st, struct remote_job *j, struct gr_
 		return err->code;
 	if (!batch_refresh(c, st, j) || j->state != JOB_RUNNING)
 		return gr_fail(err, GR_ECONFLICT, "job %s is not running", j->id);
-	return b->ops->destroy(b, j->instance_id, err);
+	return observed_destroy(b, j->instance_id, err);
 }

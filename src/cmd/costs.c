@@ -9,6 +9,7 @@
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
 #include "gpurent/i18n.h"
+#include "gpurent/ledger.h"
 #include "gpurent/money.h"
 #include "gpurent/output.h"
 #include "gpurent/state.h"

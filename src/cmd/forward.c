@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "gpurent/i18n.h"
+#include "gpurent/observed.h"
 #include "gpurent/output.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote_forward.h"
@@ -85,7 +86,7 @@ stale_reason(struct cmd_ctx *c, const struct remote_forward *f, char *buf, size_
 		return _("its ssh is gone");
 	if (session_backend_for(c->s, f->instance_id, &b, &err) != GR_OK)
 		return NULL;
-	if (b->ops->get(b, f->instance_id, &in, &err) != GR_OK) {
+	if (observed_get(b, f->instance_id, &in, &err) != GR_OK) {
 		if (err.code != GR_ENOTFOUND)
 			return NULL;	/* the provider did not answer: keep it, say nothing */
 		return _("the instance is gone");

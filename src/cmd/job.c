@@ -10,6 +10,7 @@
 #include "gpurent/backend.h"
 #include "gpurent/config.h"
 #include "gpurent/i18n.h"
+#include "gpurent/observed.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote_copy.h"
 #include "gpurent/util.h"
@@ -126,8 +127,8 @@ then_act(struct cmd_ctx *c, struct remote_job *j)
 	bool stop = strcmp(j->then_action, "stop") == 0;
 
 	if (session_backend_for(c->s, j->instance_id, &b, &err) == GR_OK &&
-	    (stop ? b->ops->stop(b, j->instance_id, &err) :
-	    b->ops->destroy(b, j->instance_id, &err)) == GR_OK) {
+	    (stop ? observed_stop(b, j->instance_id, &err) :
+	    observed_destroy(b, j->instance_id, &err)) == GR_OK) {
 		account_add(j, stop ? _("stopped %s") : _("destroyed %s"), j->instance_id);
 		return true;
 	}
@@ -223,7 +224,7 @@ instance_down(struct cmd_ctx *c, const char *id)
 
 	if (session_backend_for(c->s, id, &b, &err) != GR_OK)
 		return NULL;
-	if (b->ops->get(b, id, &in, &err) != GR_OK)
+	if (observed_get(b, id, &in, &err) != GR_OK)
 		return err.code == GR_ENOTFOUND ? "gone" : NULL;
 	return in.state == ST_RUNNING ? NULL : inst_state_name(in.state);
 }

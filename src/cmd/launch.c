@@ -17,6 +17,7 @@
 #include "gpurent/idcache.h"
 #include "gpurent/launch_policy.h"
 #include "gpurent/money.h"
+#include "gpurent/observed.h"
 #include "gpurent/output.h"
 #include "gpurent/requirement.h"
 #include "gpurent/state.h"
@@ -297,7 +298,7 @@ launching_run(void *ctx, struct instance *out, struct gr_error *err)
 {
 	struct launching *l = ctx;
 
-	return l->b->ops->launch(l->b, l->req, out, err);
+	return observed_launch(l->b, l->req, out, err);
 }
 
 static void
@@ -382,7 +383,7 @@ wait_running(struct cmd_ctx *c, struct backend *b, struct instance *in, long lon
 		default:
 			break;
 		}
-		if (b->ops->get(b, in->id, in, &err) != GR_OK) {
+		if (observed_get(b, in->id, in, &err) != GR_OK) {
 			if (shown)
 				fputc('\n', stderr);
 			return cmd_error(c, &err);

@@ -10,6 +10,7 @@
 #include "gpurent/catalogue.h"
 #include "gpurent/i18n.h"
 #include "gpurent/money.h"
+#include "gpurent/observed.h"
 #include "gpurent/util.h"
 #include "common.h"
 #include "lifecycle.h"
@@ -100,7 +101,7 @@ wait_for(struct backend *b, const char *id, enum inst_state want, const struct t
 	struct instance in;
 
 	for (;;) {
-		enum gr_err rc = b->ops->get(b, id, &in, err);
+		enum gr_err rc = observed_get(b, id, &in, err);
 
 		if (want == ST_DESTROYED && rc == GR_ENOTFOUND) {
 			gr_error_clear(err);
@@ -130,12 +131,12 @@ request(struct cmd_ctx *c, struct backend *b, const struct args *a, const char *
 	switch (a->op) {
 	case LC_STOP:
 		/* lifecycle_run has already set aside the ids of providers that cannot stop. */
-		return b->ops->stop(b, id, err);
+		return observed_stop(b, id, err);
 	case LC_START:
 		/* It bills again: admitted as a launch is. */
 		return session_start(c->s, b, id, a->force, err);
 	default:
-		return b->ops->destroy(b, id, err);
+		return observed_destroy(b, id, err);
 	}
 }
 
@@ -160,7 +161,7 @@ request_settled(struct cmd_ctx *c, struct backend *b, const struct args *a, cons
 		if (rc != GR_ECONFLICT)
 			return rc == GR_OK ? GR_OK : gr_fail(err, rc, "%s", conflict.msg);
 		werr = (struct gr_error){ 0 };
-		if (b->ops->get(b, id, &in, &werr) != GR_OK || !in_transition(in.state))
+		if (observed_get(b, id, &in, &werr) != GR_OK || !in_transition(in.state))
 			return gr_fail(err, GR_ECONFLICT, "%s", conflict.msg);
 		rc = wait_for(b, id, ST_UNKNOWN, &a->t0, a->timeout, &werr);
 		if (rc == GR_ETIMEOUT)
@@ -245,7 +246,7 @@ confirm_destroy(struct cmd_ctx *c, int n, char **ids)
 		int64_t v;
 
 		if (session_backend_for(c->s, ids[i], &b, &err) == GR_OK &&
-		    b->ops->get(b, ids[i], &in, &err) == GR_OK) {
+		    observed_get(b, ids[i], &in, &err) == GR_OK) {
 			fprintf(stderr, "  %s  %s  %s  %s\n", in.id, in.label[0] ? in.label : "-",
 			    inst_state_name(in.state), catalogue_display(in.gpu, in.gpu_raw, g,
 			    sizeof(g)));

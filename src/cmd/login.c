@@ -16,6 +16,7 @@
 #include "gpurent/cmd.h"
 #include "gpurent/config.h"
 #include "gpurent/i18n.h"
+#include "gpurent/observed.h"
 #include "gpurent/output.h"
 #include "gpurent/session.h"
 #include "gpurent/util.h"
@@ -190,7 +191,7 @@ verify_key(struct session *s, const struct backend_ops *ops, const char *key,
 		struct instance_list list;
 
 		instance_list_init(&list);
-		rc = ops->instances(b, &list, &e);
+		rc = observed_instances(b, &list, &e);
 		instance_list_release(&list);
 	} else
 		rc = GR_OK;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gpurent/i18n.h"
+#include "gpurent/observed.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -118,7 +119,7 @@ providers_run(struct cmd_ctx *c, int argc, char **argv)
 				struct instance_list l;
 
 				instance_list_init(&l);
-				r = b->ops->instances(b, &l, &e);
+				r = observed_instances(b, &l, &e);
 				instance_list_release(&l);
 			}
 			p->status = r == GR_OK ? "ok" : gr_err_name(r);

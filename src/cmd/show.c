@@ -6,6 +6,7 @@
 
 #include "gpurent/columns.h"
 #include "gpurent/i18n.h"
+#include "gpurent/observed.h"
 #include "gpurent/output.h"
 #include "common.h"
 
@@ -22,7 +23,7 @@ show_one(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *
 	struct instance in;
 
 	memset(&in, 0, sizeof(in));
-	if (b->ops->get(b, id, &in, err) != GR_OK)
+	if (observed_get(b, id, &in, err) != GR_OK)
 		return err->code;
 	if (!ss->first && out_global.format == OUT_TABLE)
 		fputc('\n', c->out);

@@ -7,6 +7,7 @@
 
 #include "gpurent/catalogue.h"
 #include "gpurent/i18n.h"
+#include "gpurent/observed.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -197,7 +198,7 @@ verify_instance(struct cmd_ctx *c, const char *id, FILE *fp, const struct out_op
 	size_t n, i;
 	bool mismatch = false;
 
-	if (session_backend_for(c->s, id, &b, &err) != GR_OK || b->ops->get(b, id, &in, &err) !=
+	if (session_backend_for(c->s, id, &b, &err) != GR_OK || observed_get(b, id, &in, &err) !=
 	    GR_OK)
 		return cmd_error(c, &err);
 	probe_snapshot_init(&s);

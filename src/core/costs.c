@@ -5,6 +5,7 @@
 
 #include "gpurent/costs.h"
 #include "gpurent/i18n.h"
+#include "gpurent/ledger.h"
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"

@@ -8,6 +8,7 @@
 
 #include "gpurent/config.h"
 #include "gpurent/launch_policy.h"
+#include "gpurent/ledger.h"
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "gpurent/i18n.h"
+#include "gpurent/ledger.h"
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"

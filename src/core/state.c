@@ -8,6 +8,7 @@
 
 #include "gpurent/paths.h"
 #include "gpurent/i18n.h"
+#include "gpurent/ledger.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 

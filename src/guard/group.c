@@ -13,6 +13,7 @@
 #include "gpurent/i18n.h"
 #include "gpurent/launch_policy.h"
 #include "gpurent/money.h"
+#include "gpurent/observed.h"
 #include "gpurent/requirement.h"
 #include "gpurent/session.h"
 #include "gpurent/state.h"
@@ -301,7 +302,7 @@ member_run(void *ctx, struct instance *out, struct gr_error *err)
 {
 	struct member_launch *ml = ctx;
 
-	return ml->b->ops->launch(ml->b, &ml->req, out, err);
+	return observed_launch(ml->b, &ml->req, out, err);
 }
 
 static enum gr_err

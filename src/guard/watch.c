@@ -21,6 +21,7 @@
 #include "gpurent/elastic.h"
 #include "gpurent/i18n.h"
 #include "gpurent/money.h"
+#include "gpurent/observed.h"
 #include "gpurent/paths.h"
 #include "gpurent/sampler.h"
 #include "gpurent/remote_job.h"
@@ -396,8 +397,8 @@ static enum gr_err
 send_order(struct backend *b, enum watch_action a, const char *id, struct gr_error *err)
 {
 	if (a == WA_STOP)
-		return b->ops->stop(b, id, err);
-	return b->ops->destroy(b, id, err);
+		return observed_stop(b, id, err);
+	return observed_destroy(b, id, err);
 }
 
 /* Whether the instance as listed (NULL: not listed) shows the order done. */
@@ -568,7 +569,7 @@ reread(struct watch *w, struct backend *b, struct inst_watch *iw, int64_t now)
 	enum gr_err rc;
 
 	memset(&in, 0, sizeof(in));
-	rc = b->ops->get(b, iw->id, &in, &err);
+	rc = observed_get(b, iw->id, &in, &err);
 	if (rc == GR_OK)
 		verify(w, b, iw, &in, now);
 	else if (rc == GR_ENOTFOUND)

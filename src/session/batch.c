@@ -8,6 +8,7 @@
 
 #include "gpurent/config.h"
 #include "gpurent/i18n.h"
+#include "gpurent/observed.h"
 #include "gpurent/remote.h"
 #include "gpurent/remote_job.h"
 #include "gpurent/session.h"
@@ -26,7 +27,7 @@ session_batch_refresh(struct session *s, struct state *st, struct remote_job *j,
 	if (session_backend_for(s, j->instance_id, &b, err) != GR_OK)
 		return false;
 	memset(&in, 0, sizeof(in));
-	e = b->ops->get(b, j->instance_id, &in, err);
+	e = observed_get(b, j->instance_id, &in, err);
 	if (e == GR_ENOTFOUND) {
 		gr_error_clear(err);
 		j->state = JOB_LOST;

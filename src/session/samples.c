@@ -12,6 +12,7 @@
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
 #include "gpurent/i18n.h"
+#include "gpurent/observed.h"
 #include "gpurent/paths.h"
 #include "gpurent/session.h"
 #include "gpurent/util.h"
@@ -51,7 +52,7 @@ session_endpoint(struct session *s, const char *id, struct remote_endpoint *ep,
 	if (session_config(s, &cfg, err) != GR_OK ||
 	    session_backend_for(s, id, &b, err) != GR_OK ||
 	    backend_require(b->ops, CAP_SSH, NULL, err) != GR_OK ||
-	    b->ops->get(b, id, &in, err) != GR_OK)
+	    observed_get(b, id, &in, err) != GR_OK)
 		return err->code;
 	strlcpy_(ep->name, in.id, sizeof(ep->name));
 	if (in.state != ST_RUNNING)

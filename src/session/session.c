@@ -12,6 +12,7 @@
 #include "gpurent/gpunames.h"
 #include "gpurent/i18n.h"
 #include "gpurent/launch_policy.h"
+#include "gpurent/observed.h"
 #include "gpurent/offer_cache.h"
 #include "gpurent/paths.h"
 #include "gpurent/session.h"
@@ -396,7 +397,7 @@ run_job(void *arg)
 		j->res->code = j->b->ops->offers(j->b, j->f, &j->offers, &j->res->pushed_all,
 		    &j->res->err);
 	else
-		j->res->code = j->b->ops->instances(j->b, &j->instances, &j->res->err);
+		j->res->code = observed_instances(j->b, &j->instances, &j->res->err);
 	if (j->want_offers && j->res->code == GR_OK) {
 		size_t i;
 
@@ -710,7 +711,7 @@ starting_run(void *ctx, struct instance *out, struct gr_error *err)
 	struct starting *st = ctx;
 
 	*out = *st->in;
-	return st->b->ops->start(st->b, st->in->id, err);
+	return observed_start(st->b, st->in->id, err);
 }
 
 enum gr_err
@@ -724,10 +725,10 @@ session_start(struct session *s, struct backend *b, const char *id, bool force,
 	struct config *cfg;
 	struct state *st;
 
-	if (b->ops->get(b, id, &in, err) != GR_OK)
+	if (observed_get(b, id, &in, err) != GR_OK)
 		return err->code;
 	if ((in.state != ST_STOPPED && in.state != ST_STOPPING) || !(in.valid & IV_PRICE))
-		return b->ops->start(b, id, err);
+		return observed_start(b, id, err);
 	if (session_config(s, &cfg, err) != GR_OK || session_state(s, &st, err) != GR_OK)
 		return err->code;
 	launch_budget_from_config(&budget, cfg, in.currency, force);

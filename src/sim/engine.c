@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpurent/ledger.h"
 #include "gpurent/money.h"
 #include "gpurent/sim.h"
 #include "gpurent/state.h"

@@ -18,6 +18,7 @@
 #include "gpurent/i18n.h"
 #include "gpurent/idcache.h"
 #include "gpurent/launch_policy.h"
+#include "gpurent/observed.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote_forward.h"
 #include "gpurent/samples.h"
@@ -148,7 +149,7 @@ launching_run(void *ctx, struct instance *out, struct gr_error *err)
 {
 	struct launching *l = ctx;
 
-	return l->b->ops->launch(l->b, l->req, out, err);
+	return observed_launch(l->b, l->req, out, err);
 }
 
 /* The checks, bid and budget of `gpurent launch` (launch_policy.h), from what the view saw. */
@@ -212,10 +213,10 @@ do_action(struct session *s, struct ui_result *r)
 		if (backend_require(b->ops, CAP_STOP, NULL, err) != GR_OK)
 			return err->code;
 		/* A start bills again: admitted as a launch is, budgets and all. */
-		return r->req.action == UA_STOP ? b->ops->stop(b, r->req.id, err) :
+		return r->req.action == UA_STOP ? observed_stop(b, r->req.id, err) :
 		    session_start(s, b, r->req.id, false, err);
 	case UA_DESTROY:
-		return b->ops->destroy(b, r->req.id, err);
+		return observed_destroy(b, r->req.id, err);
 	}
 	return gr_fail(err, GR_EUSAGE, "unknown action");
 }

@@ -48,6 +48,7 @@
 
 #include "gpurent/audit.h"
 #include "gpurent/catalogue.h"
+#include "gpurent/ledger.h"
 #include "gpurent/money.h"
 #include "gpurent/samples.h"
 #include "gpurent/state.h"

@@ -16,6 +16,7 @@
 
 #include "gpurent/costs.h"
 #include "gpurent/launch_policy.h"
+#include "gpurent/ledger.h"
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"

@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "gpurent/costs.h"
+#include "gpurent/ledger.h"
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"

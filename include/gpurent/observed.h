@@ -1,0 +1,33 @@
+/*
+ * observed.h - the calls that ask a provider about its instances or change one, each writing
+ * what came back into the cost ledger (ledger.h). Backends report and write nothing; every
+ * caller goes through these, so the ledger follows whatever gpurent saw.
+ */
+#ifndef GPURENT_OBSERVED_H
+#define GPURENT_OBSERVED_H
+
+#include "backend.h"
+#include "error.h"
+#include "model.h"
+
+/* ops->get; the instance is observed. */
+enum gr_err observed_get(struct backend *b, const char *id, struct instance *out,
+    struct gr_error *err);
+/*
+ * ops->instances; after a full list, each instance is observed and the ledger's open rows
+ * of instances no longer listed are closed as gone (a cluster listing others' jobs
+ * with list_all observes only the billing its own jobs date). The ended jobs of a backend
+ * with lists_ended are dropped from the list once observed.
+ */
+enum gr_err observed_instances(struct backend *b, struct instance_list *out,
+    struct gr_error *err);
+/* ops->launch; the new instance is observed. */
+enum gr_err observed_launch(struct backend *b, const struct launch_req *req,
+    struct instance *out, struct gr_error *err);
+/* ops->stop, ops->start: once accepted, the instance is read again and observed. */
+enum gr_err observed_stop(struct backend *b, const char *id, struct gr_error *err);
+enum gr_err observed_start(struct backend *b, const char *id, struct gr_error *err);
+/* ops->destroy: once accepted, the instance is observed destroyed. */
+enum gr_err observed_destroy(struct backend *b, const char *id, struct gr_error *err);
+
+#endif

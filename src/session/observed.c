@@ -1,0 +1,152 @@
+/*
+ * observed.c - provider calls whose answers go into the cost ledger (observed.h): the one
+ * place that writes what backends report, under one lock for the fan-out's threads.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpurent/ledger.h"
+#include "gpurent/observed.h"
+#include "gpurent/state.h"
+#include "gpurent/util.h"
+
+/* The fan-out runs backends on threads, each with its own connection to one database. */
+static pthread_mutex_t ledger_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct state *
+ledger_of(const struct backend *b)
+{
+	return b->ops->own_ledger ? NULL : backend_state(b, NULL);
+}
+
+/* The ledger is a convenience: a failure to write it never fails the provider call. */
+static void
+observe(struct state *st, const struct instance *in, bool plain)
+{
+	struct gr_error e = { 0 };
+
+	if (in->id[0] == '\0')
+		return;
+	pthread_mutex_lock(&ledger_lock);
+	if (in->valid & IV_BILLED)
+		(void)ledger_observe_span(st, in, in->billed_from, in->billed_until, &e);
+	if (plain)
+		(void)ledger_observe(st, in, (int64_t)time(NULL), &e);
+	pthread_mutex_unlock(&ledger_lock);
+}
+
+enum gr_err
+observed_get(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
+{
+	enum gr_err e = b->ops->get(b, id, out, err);
+	struct state *st;
+
+	if (e == GR_OK && (st = ledger_of(b)) != NULL)
+		observe(st, out, true);
+	return e;
+}
+
+static void
+observe_listed(struct state *st, const struct backend *b, const struct instance_list *l,
+    size_t first, int64_t asked)
+{
+	struct gr_error e = { 0 };
+	const char **ids;
+	size_t i;
+
+	for (i = first; i < l->n; i++)
+		observe(st, &l->v[i], true);
+	ids = xcalloc(l->n - first + 1, sizeof(*ids));
+	for (i = first; i < l->n; i++)
+		ids[i - first] = l->v[i].id;
+	pthread_mutex_lock(&ledger_lock);
+	(void)ledger_close_unlisted(st, b->ops->name, ids, l->n - first, asked,
+	    (int64_t)time(NULL), &e);
+	pthread_mutex_unlock(&ledger_lock);
+	free(ids);
+}
+
+enum gr_err
+observed_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
+{
+	size_t first = out->n, i, k;
+	int64_t asked = (int64_t)time(NULL);
+	enum gr_err e = b->ops->instances(b, out, err);
+	struct state *st;
+
+	if (e != GR_OK)
+		return e;
+	if ((st = ledger_of(b)) != NULL) {
+		/* Only gpurent's own jobs go to the ledger: --all shows the others, never
+		   bills them. */
+		if (b->list_all && (b->ops->caps & CAP_CLUSTER))
+			for (i = first; i < out->n; i++)
+				observe(st, &out->v[i], false);
+		else
+			observe_listed(st, b, out, first, asked);
+	}
+	/* Finished jobs linger in Slurm for MinJobAge: ls shows live ones only. */
+	if (b->ops->lists_ended) {
+		for (i = first, k = first; i < out->n; i++)
+			if (out->v[i].state != ST_DESTROYED)
+				out->v[k++] = out->v[i];
+		out->n = k;
+	}
+	return GR_OK;
+}
+
+enum gr_err
+observed_launch(struct backend *b, const struct launch_req *req, struct instance *out,
+    struct gr_error *err)
+{
+	enum gr_err e = b->ops->launch(b, req, out, err);
+	struct state *st;
+
+	if (e == GR_OK && (st = ledger_of(b)) != NULL)
+		observe(st, out, true);
+	return e;
+}
+
+/* After an accepted stop or start: where the instance is now, when the provider says. */
+static enum gr_err
+observe_again(struct backend *b, const char *id, enum gr_err e)
+{
+	struct instance in;
+	struct state *st;
+
+	if (e == GR_OK && (st = ledger_of(b)) != NULL &&
+	    b->ops->get(b, id, &in, &(struct gr_error){ 0 }) == GR_OK)
+		observe(st, &in, true);
+	return e;
+}
+
+enum gr_err
+observed_stop(struct backend *b, const char *id, struct gr_error *err)
+{
+	return observe_again(b, id, b->ops->stop(b, id, err));
+}
+
+enum gr_err
+observed_start(struct backend *b, const char *id, struct gr_error *err)
+{
+	return observe_again(b, id, b->ops->start(b, id, err));
+}
+
+enum gr_err
+observed_destroy(struct backend *b, const char *id, struct gr_error *err)
+{
+	enum gr_err e = b->ops->destroy(b, id, err);
+	struct instance in;
+	struct state *st;
+
+	if (e == GR_OK && (st = ledger_of(b)) != NULL) {
+		memset(&in, 0, sizeof(in));
+		strlcpy_(in.id, id, sizeof(in.id));
+		strlcpy_(in.provider, b->ops->name, sizeof(in.provider));
+		in.state = ST_DESTROYED;
+		observe(st, &in, true);
+	}
+	return e;
+}
