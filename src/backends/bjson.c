@@ -7,7 +7,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "gpurent/backends_parse.h"
+#include "backends_parse.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpurent/backends_parse.h"
+#include "backends_parse.h"
 #include "gpurent/util.h"
 
 enum { PICK_SLOTS = 2 * JPICK_MAX };	/* a power of two, at most half full */

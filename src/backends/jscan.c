@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpurent/backends_parse.h"
+#include "backends_parse.h"
 #include "gpurent/i18n.h"
 #include "gpurent/util.h"
 

@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "gpurent/backends_parse.h"
+#include "backends_parse.h"
 #include "gpurent/i18n.h"
 #include "gpurent/catalogue.h"
 #include "gpurent/http.h"

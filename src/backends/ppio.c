@@ -17,7 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "gpurent/backend.h"
-#include "gpurent/backends_parse.h"
+#include "backends_parse.h"
 #include "gpurent/config.h"
 #include "gpurent/filter.h"
 #include "gpurent/http.h"

@@ -29,7 +29,7 @@
 #include "gpurent/filter.h"
 #include "gpurent/http.h"
 #include "gpurent/i18n.h"
-#include "gpurent/slurm_parse.h"
+#include "slurm_parse.h"
 #include "gpurent/util.h"
 
 #include "backends_int.h"

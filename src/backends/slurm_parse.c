@@ -1,5 +1,5 @@
 /*
- * slurm_parse.c - slurmrestd replies onto the model (see include/gpurent/slurm_parse.h).
+ * slurm_parse.c - slurmrestd replies onto the model (see slurm_parse.h).
  *
  * Pure functions: the transport is in slurm.c. Nothing here trusts a reply: every member may
  * be missing, of another type, huge or full of escape sequences.
@@ -11,11 +11,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "gpurent/backends_parse.h"
+#include "backends_parse.h"
 #include "gpurent/i18n.h"
 #include "gpurent/catalogue.h"
 #include "gpurent/http.h"
-#include "gpurent/slurm_parse.h"
+#include "slurm_parse.h"
 #include "gpurent/util.h"
 
 #define P "slurm"

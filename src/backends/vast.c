@@ -16,7 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "gpurent/backend.h"
-#include "gpurent/backends_parse.h"
+#include "backends_parse.h"
 #include "gpurent/catalogue.h"
 #include "gpurent/config.h"
 #include "gpurent/filter.h"

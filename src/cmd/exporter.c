@@ -26,7 +26,7 @@
 #include "gpurent/util.h"
 #include "gpurent/vault.h"
 #include "common.h"
-#include "login-int.h"
+#include "login_int.h"
 
 /* Instances whose ssh is tried at once in a lane's round. */
 #define LANE_SSH_WIDTH 8

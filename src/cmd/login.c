@@ -21,7 +21,7 @@
 #include "gpurent/session.h"
 #include "gpurent/util.h"
 #include "gpurent/vault.h"
-#include "login-int.h"
+#include "login_int.h"
 
 enum { O_STDIN = 1, O_NO_VERIFY, O_LIST, O_REKEY };
 

@@ -11,7 +11,7 @@
 #include "gpurent/session.h"
 #include "gpurent/util.h"
 #include "gpurent/vault.h"
-#include "login-int.h"
+#include "login_int.h"
 
 enum { O_ALL = 1 };
 

@@ -9,10 +9,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "gpurent/backends_parse.h"
 #include "gpurent/sim.h"
 #include "gpurent/util.h"
 
+#include "../backends/backends_parse.h"
 #include "serve_int.h"
 
 #define SIM_KEY_NAME "sim-key"

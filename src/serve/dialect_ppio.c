@@ -17,11 +17,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "gpurent/backends_parse.h"
 #include "gpurent/money.h"
 #include "gpurent/sim.h"
 #include "gpurent/util.h"
 
+#include "../backends/backends_parse.h"
 #include "serve_int.h"
 
 #define SIM_CNY_PER_USD_X10 72

@@ -16,10 +16,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "gpurent/backends_parse.h"
 #include "gpurent/sim.h"
 #include "gpurent/util.h"
 
+#include "../backends/backends_parse.h"
 #include "serve_int.h"
 
 /* Secure cloud in the simulated world: the datacentre-grade machines. */

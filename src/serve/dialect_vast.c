@@ -12,10 +12,10 @@
 #include <cjson/cJSON.h>
 
 #include "gpurent/catalogue.h"
-#include "gpurent/backends_parse.h"
 #include "gpurent/sim.h"
 #include "gpurent/util.h"
 
+#include "../backends/backends_parse.h"
 #include "serve_int.h"
 
 static void

@@ -13,7 +13,7 @@
 #include "gpurent/sim.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
-#include "sim_internal.h"
+#include "sim_int.h"
 
 #define SIM_DEFAULT_OFFERS 400
 #define SIM_MAX_OFFERS 1000000

@@ -8,7 +8,7 @@
 
 #include "gpurent/money.h"
 #include "gpurent/util.h"
-#include "sim_internal.h"
+#include "sim_int.h"
 
 struct gpu_mix {
 	const char *id;

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "gpurent/util.h"
-#include "sim_internal.h"
+#include "sim_int.h"
 
 enum workload { WL_TRAINING, WL_INFERENCE, WL_IDLE, WL_JOB, WL_UNREPORTED, WL_DARK };
 

@@ -10,7 +10,7 @@
 #include <sodium.h>
 
 #include "gpurent/vault.h"
-#include "vault-int.h"
+#include "vault_int.h"
 
 enum gr_err
 vault_init(struct gr_error *err)

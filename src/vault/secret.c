@@ -16,7 +16,7 @@
 #include <sodium.h>
 
 #include "gpurent/vault.h"
-#include "vault-int.h"
+#include "vault_int.h"
 
 #define SECRET_MAX 8192
 

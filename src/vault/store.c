@@ -41,7 +41,7 @@
 #include "gpurent/paths.h"
 #include "gpurent/util.h"
 #include "gpurent/vault.h"
-#include "vault-int.h"
+#include "vault_int.h"
 
 #define MAGIC		"gpurentV"
 #define VERSION		1

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "../fuzz/jscan_oracle.h"
-#include "gpurent/backends_parse.h"
+#include "backends_parse.h"
 #include "gpurent/util.h"
 #include "tdata.h"
 

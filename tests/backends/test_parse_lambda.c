@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "gpurent/backends_parse.h"
+#include "backends_parse.h"
 #include "tdata.h"
 
 static void

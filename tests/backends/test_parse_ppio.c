@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "gpurent/backends_parse.h"
+#include "backends_parse.h"
 #include "tdata.h"
 
 static void

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "gpurent/slurm_parse.h"
+#include "slurm_parse.h"
 #include "tdata.h"
 
 static bool

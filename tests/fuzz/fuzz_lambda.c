@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gpurent/backends_parse.h"
+#include "backends_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

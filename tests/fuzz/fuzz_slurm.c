@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpurent/slurm_parse.h"
+#include "slurm_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpurent/backends_parse.h"
+#include "backends_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

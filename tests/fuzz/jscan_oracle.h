@@ -17,7 +17,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "gpurent/backends_parse.h"
+#include "backends_parse.h"
 
 struct oracle_got {
 	char **v;

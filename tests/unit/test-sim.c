@@ -18,7 +18,7 @@
 #include "gpurent/sim.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
-#include "../../src/sim/sim_internal.h"
+#include "../../src/sim/sim_int.h"
 
 /* The group's scratch directory, under $TMPDIR. */
 static char dir[256];

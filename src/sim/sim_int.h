@@ -1,8 +1,8 @@
 /*
- * sim_internal.h - pieces of the simulator shared between its files.
+ * sim_int.h - pieces of the simulator shared between its files.
  */
-#ifndef GPURENT_SIM_INTERNAL_H
-#define GPURENT_SIM_INTERNAL_H
+#ifndef GPURENT_SIM_INT_H
+#define GPURENT_SIM_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>

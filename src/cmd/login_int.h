@@ -1,5 +1,5 @@
 /*
- * login-int.h - what login.c and logout.c share.
+ * login_int.h - what login.c and logout.c share.
  */
 #ifndef GPURENT_LOGIN_INT_H
 #define GPURENT_LOGIN_INT_H

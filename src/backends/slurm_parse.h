@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "model.h"
+#include "gpurent/error.h"
+#include "gpurent/model.h"
 
 struct cJSON;
 

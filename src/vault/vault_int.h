@@ -1,5 +1,5 @@
 /*
- * vault-int.h - what the files of src/vault share with each other and nobody else.
+ * vault_int.h - what the files of src/vault share with each other and nobody else.
  */
 #ifndef GPURENT_VAULT_INT_H
 #define GPURENT_VAULT_INT_H
