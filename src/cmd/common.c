@@ -1,3 +1,7 @@
+/*
+ * common.c - what every command shares: finishing its output, reporting a fan-out's failures
+ * and timings, running an operation on each id, parsing a time option (--since).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,6 @@
+/*
+ * atomic.c - writing a file whole or not at all (a temporary file renamed over it).
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>

@@ -1,3 +1,7 @@
+/*
+ * columns.c - the columns of offers and instances as cells (the table model output.c
+ * prints and the dashboard draws).
+ */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,3 +1,7 @@
+/*
+ * config.c - the configuration file: its keys, reading, editing in place and writing
+ * back, keeping the user's comments and order.
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>

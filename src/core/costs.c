@@ -1,3 +1,7 @@
+/*
+ * costs.c - what the ledger says, summed: spend, burn rate and projections per line, on
+ * each provider's clock and in each currency (costs.h).
+ */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,6 @@
+/*
+ * error.c - errors with a reason: the first writer's message, exit codes and names.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

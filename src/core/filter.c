@@ -1,3 +1,7 @@
+/*
+ * filter.c - the filter language of offers (gpu=H100 price<2 ...): parsing, matching,
+ * sorting.
+ */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

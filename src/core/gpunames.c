@@ -1,3 +1,7 @@
+/*
+ * gpunames.c - the GPU names providers were seen selling that the catalogue lacks, kept
+ * in the database for filters and completion.
+ */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,7 @@
+/*
+ * idcache.c - the ids of offers and instances last seen, kept in the database for
+ * completion and short ids.
+ */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,7 @@
+/*
+ * launch_policy.c - budget admission of a launch: the plan, the lock that serialises
+ * launches, the budget checks and the provisioning reservation in the ledger.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,3 +1,7 @@
+/*
+ * ledger.c - the cost ledger in the database: billed segments, their sums, and what a
+ * provider's report of an instance means for them (ledger.h).
+ */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,7 @@
+/*
+ * model.c - the domain model's names and rules: offer types, interconnects, instance
+ * states, what an instance bills.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

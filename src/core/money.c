@@ -1,3 +1,7 @@
+/*
+ * money.c - money as int64 micro-units of a currency: parsing, formatting, scaling,
+ * accrual and currency codes.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,6 @@
+/*
+ * output.c - printing tables, JSON, CSV and plain text to the terminal or a pipe.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>

@@ -1,3 +1,6 @@
+/*
+ * paths.c - where gpurent keeps its configuration and state (XDG directories).
+ */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

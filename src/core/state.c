@@ -1,3 +1,7 @@
+/*
+ * state.c - the local SQLite database: opening and migrating it, transactions, the
+ * launch journal and the meta table (state.h).
+ */
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>

@@ -1,3 +1,7 @@
+/*
+ * util.c - small helpers every layer uses: allocation that never fails, string
+ * builders, text sanitizing and parsing of numbers.
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>

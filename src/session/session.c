@@ -1,3 +1,7 @@
+/*
+ * session.c - the session a command or the dashboard works in: config, database,
+ * backends, the fan-out to every provider, the clocks and starting an instance.
+ */
 #include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
