@@ -33,20 +33,21 @@ amdsmi_gpu(const cJSON *g, struct sample_list *out, size_t first)
 		return;
 	if ((s = pf_device(out, first, (int)index)) == NULL)
 		return;
-	pf_set_util(s, pf_json_figure(g, "usage", "gfx_activity", "%", buf, sizeof(buf)));
-	pf_set_mem_util(s, pf_json_figure(g, "usage", "umc_activity", "%", buf, sizeof(buf)));
-	pf_set_temp(s, pf_json_figure(g, "temperature", "edge", "C", buf, sizeof(buf)));
+	pf_set(s, PF_UTIL, pf_json_figure(g, "usage", "gfx_activity", "%", buf, sizeof(buf)));
+	pf_set(s, PF_MEM_UTIL, pf_json_figure(g, "usage", "umc_activity", "%", buf, sizeof(buf)));
+	pf_set(s, PF_TEMP, pf_json_figure(g, "temperature", "edge", "C", buf, sizeof(buf)));
 	if (!(s->valid & MV_TEMP))
 		/* MI300 has no edge sensor, only the junction (hotspot). */
-		pf_set_temp(s, pf_json_figure(g, "temperature", "hotspot", "C", buf, sizeof(buf)));
-	pf_set_temp_mem(s, pf_json_figure(g, "temperature", "mem", "C", buf, sizeof(buf)));
-	pf_set_power(s, pf_json_figure(g, "power", "socket_power", "W", buf, sizeof(buf)));
+		pf_set(s, PF_TEMP, pf_json_figure(g, "temperature", "hotspot", "C", buf,
+		    sizeof(buf)));
+	pf_set(s, PF_TEMP_MEM, pf_json_figure(g, "temperature", "mem", "C", buf, sizeof(buf)));
+	pf_set(s, PF_POWER, pf_json_figure(g, "power", "socket_power", "W", buf, sizeof(buf)));
 	if (!(s->valid & MV_POWER))
 		/* MI200 reports the average, MI300 the current socket power. */
-		pf_set_power(s, pf_json_figure(g, "power", "average_socket_power", "W", buf,
+		pf_set(s, PF_POWER, pf_json_figure(g, "power", "average_socket_power", "W", buf,
 		    sizeof(buf)));
-	pf_set_clk_sm(s, pf_json_figure(clock, "gfx_0", "clk", "MHz", buf, sizeof(buf)));
-	pf_set_clk_mem(s, pf_json_figure(clock, "mem_0", "clk", "MHz", buf, sizeof(buf)));
+	pf_set(s, PF_CLK_SM, pf_json_figure(clock, "gfx_0", "clk", "MHz", buf, sizeof(buf)));
+	pf_set(s, PF_CLK_MEM, pf_json_figure(clock, "mem_0", "clk", "MHz", buf, sizeof(buf)));
 	{
 		/* amd-smi's MB are MiB: an MI300X's 192 GiB is "196592". */
 		int64_t used = pf_mib(pf_json_figure(g, "mem_usage", "used_vram", "MB", buf,

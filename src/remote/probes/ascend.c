@@ -114,14 +114,14 @@ npu_value(struct ascend *a, struct gpu_sample *s, struct pf_span key, struct pf_
 
 	if (key_in(key, util_npu)) {
 		/* The whole NPU's figure (newer CANN) rather than the AI cores'. */
-		pf_set_util(s, val);
+		pf_set(s, PF_UTIL, val);
 		if (s->valid & MV_UTIL)
 			a->util_rank[pos] = 2;
 	} else if (key_in(key, util_aicore)) {
 		if (a->util_rank[pos] < 2)
-			pf_set_util(s, val);
+			pf_set(s, PF_UTIL, val);
 	} else if (key_is(key, "HBM Bandwidth Usage Rate(%)")) {
-		pf_set_mem_util(s, val);
+		pf_set(s, PF_MEM_UTIL, val);
 	} else if (key_is(key, "HBM Capacity(MB)")) {
 		/* npu-smi's MB are MiB: a 64 GiB 910B says 65536. */
 		a->hbm_mib[pos] = pf_mib(val, "MB");
@@ -134,11 +134,11 @@ npu_value(struct ascend *a, struct gpu_sample *s, struct pf_span key, struct pf_
 		if (!pf_int(val, "%", 0, 100, &a->ddr_pct[pos]))
 			a->ddr_pct[pos] = -1;
 	} else if (key_in(key, power_keys)) {
-		pf_set_power(s, val);
+		pf_set(s, PF_POWER, val);
 	} else if (key_in(key, temp_keys)) {
-		pf_set_temp(s, val);
+		pf_set(s, PF_TEMP, val);
 	} else if (key_is(key, "HBM Temperature(C)")) {
-		pf_set_temp_mem(s, val);
+		pf_set(s, PF_TEMP_MEM, val);
 	} else if (key_is(key, "Software Version")) {
 		pf_text(s->driver, sizeof(s->driver), val);
 	} else if (key_is(key, "PCIe Bus Info")) {
@@ -272,9 +272,9 @@ table(struct ascend *a, struct pf_span text, struct gr_error *err)
 			pf_text(s->name, sizeof(s->name), r);
 			r = c[2];
 			if (pf_word(&r, &w))
-				pf_set_power(s, w);
+				pf_set(s, PF_POWER, w);
 			if (pf_word(&r, &w))
-				pf_set_temp(s, w);
+				pf_set(s, PF_TEMP, w);
 			continue;
 		}
 		/* Its second row: chip [device], bus id, AI core %, DDR and HBM. */
@@ -285,7 +285,7 @@ table(struct ascend *a, struct pf_span text, struct gr_error *err)
 		pf_text(s->uuid, sizeof(s->uuid), c[1]);
 		r = c[2];
 		if (pf_word(&r, &w))
-			pf_set_util(s, w);
+			pf_set(s, PF_UTIL, w);
 		used_total(&r, &du, &dt);
 		used_total(&r, &hu, &ht);
 		if (ht > 0)

@@ -32,9 +32,9 @@ card(const cJSON *c, struct sample_list *out, size_t first)
 	pf_text(s->name, sizeof(s->name),
 	    pf_json_figure(c, "ProductName", NULL, NULL, buf, sizeof(buf)));
 	pf_text(s->uuid, sizeof(s->uuid), pf_json_figure(c, "UUID", NULL, NULL, buf, sizeof(buf)));
-	pf_set_util(s, pf_json_figure(c, "Utilization", "MLUAverage", NULL, buf, sizeof(buf)));
-	pf_set_temp(s, pf_json_figure(c, "Temperature", "Chip", NULL, buf, sizeof(buf)));
-	pf_set_power(s, pf_json_figure(c, "Power", "Usage", NULL, buf, sizeof(buf)));
+	pf_set(s, PF_UTIL, pf_json_figure(c, "Utilization", "MLUAverage", NULL, buf, sizeof(buf)));
+	pf_set(s, PF_TEMP, pf_json_figure(c, "Temperature", "Chip", NULL, buf, sizeof(buf)));
+	pf_set(s, PF_POWER, pf_json_figure(c, "Power", "Usage", NULL, buf, sizeof(buf)));
 	{
 		int64_t used = pf_mib(pf_json_figure(c, "PhysicalMemUsage", "Used", NULL, buf,
 		    sizeof(buf)), "MiB MB");

@@ -2,6 +2,7 @@
  * fields.c - reading what the vendor tools print (fields.h).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,75 +273,38 @@ pf_int(struct pf_span v, const char *units, int64_t min, int64_t max, int64_t *o
 	return true;
 }
 
-/* Set *field and bit in s->valid when v is in [min, max]. */
-static void
-set_int(struct gpu_sample *s, int *field, uint32_t bit, struct pf_span v, const char *units,
-    int64_t min, int64_t max)
-{
-	int64_t x;
-
-	if (pf_int(v, units, min, max, &x)) {
-		*field = (int)x;
-		s->valid |= bit;
-	}
-}
-
-void
-pf_set_util(struct gpu_sample *s, struct pf_span v)
-{
-	set_int(s, &s->util_pct, MV_UTIL, v, "%", 0, 100);
-}
-
-void
-pf_set_mem_util(struct gpu_sample *s, struct pf_span v)
-{
-	set_int(s, &s->mem_util_pct, MV_MEM_UTIL, v, "%", 0, 100);
-}
-
 /*
  * A GPU at 0 °C is a sensor the tool could not read (npu-smi and hy-smi print 0 for one),
  * not a reading: temperatures start at 1.
  */
+const struct pf_figure_def pf_figures[] = {
+	[PF_UTIL] = { offsetof(struct gpu_sample, util_pct), MV_UTIL, "%", 0, 100 },
+	[PF_MEM_UTIL] = { offsetof(struct gpu_sample, mem_util_pct), MV_MEM_UTIL, "%", 0, 100 },
+	[PF_TEMP] = { offsetof(struct gpu_sample, temp_c), MV_TEMP, "C °C", 1, 150 },
+	[PF_TEMP_MEM] = { offsetof(struct gpu_sample, temp_mem_c), MV_TEMP_MEM, "C °C", 1, 150 },
+	[PF_POWER] = { offsetof(struct gpu_sample, power_w), MV_POWER, "W", 0, 5000 },
+	[PF_POWER_LIMIT] = { offsetof(struct gpu_sample, power_limit_w), MV_POWER_LIMIT, "W", 1,
+	    5000 },
+	[PF_CLK_SM] = { offsetof(struct gpu_sample, clk_sm_mhz), MV_CLK_SM, "MHz", 1, 10000 },
+	[PF_CLK_MEM] = { offsetof(struct gpu_sample, clk_mem_mhz), MV_CLK_MEM, "MHz", 1, 50000 },
+	[PF_FAN] = { offsetof(struct gpu_sample, fan_pct), MV_FAN, "%", 0, 100 },
+};
+
 void
-pf_set_temp(struct gpu_sample *s, struct pf_span v)
+pf_set_def(struct gpu_sample *s, const struct pf_figure_def *d, struct pf_span v)
 {
-	set_int(s, &s->temp_c, MV_TEMP, v, "C °C", 1, 150);
+	int64_t x;
+
+	if (pf_int(v, d->units, d->min, d->max, &x)) {
+		*(int *)(void *)((char *)s + d->member) = (int)x;
+		s->valid |= d->bit;
+	}
 }
 
 void
-pf_set_temp_mem(struct gpu_sample *s, struct pf_span v)
+pf_set(struct gpu_sample *s, enum pf_figure f, struct pf_span v)
 {
-	set_int(s, &s->temp_mem_c, MV_TEMP_MEM, v, "C °C", 1, 150);
-}
-
-void
-pf_set_power(struct gpu_sample *s, struct pf_span v)
-{
-	set_int(s, &s->power_w, MV_POWER, v, "W", 0, 5000);
-}
-
-void
-pf_set_power_limit(struct gpu_sample *s, struct pf_span v)
-{
-	set_int(s, &s->power_limit_w, MV_POWER_LIMIT, v, "W", 1, 5000);
-}
-
-void
-pf_set_clk_sm(struct gpu_sample *s, struct pf_span v)
-{
-	set_int(s, &s->clk_sm_mhz, MV_CLK_SM, v, "MHz", 1, 10000);
-}
-
-void
-pf_set_clk_mem(struct gpu_sample *s, struct pf_span v)
-{
-	set_int(s, &s->clk_mem_mhz, MV_CLK_MEM, v, "MHz", 1, 50000);
-}
-
-void
-pf_set_fan(struct gpu_sample *s, struct pf_span v)
-{
-	set_int(s, &s->fan_pct, MV_FAN, v, "%", 0, 100);
+	pf_set_def(s, &pf_figures[f], v);
 }
 
 /* 16 TiB per device: far above any card, far below int overflow. */

@@ -96,18 +96,32 @@ bool pf_unknown(struct pf_span v);
 bool pf_int(struct pf_span v, const char *units, int64_t min, int64_t max, int64_t *out);
 
 /*
- * The fields every vendor fills, with their ranges kept in one place. Each sets the field
- * and its MV_ bit only for a value in range, and leaves both alone otherwise.
+ * The figures every vendor fills, each one row of pf_figures (after nvtop's table of
+ * fields): where it goes in struct gpu_sample, its MV_ bit, the units its value may carry and
+ * its range, kept in one place.
  */
-void pf_set_util(struct gpu_sample *s, struct pf_span v);	/* 0..100 % */
-void pf_set_mem_util(struct gpu_sample *s, struct pf_span v);	/* 0..100 % */
-void pf_set_temp(struct gpu_sample *s, struct pf_span v);	/* 1..150 C */
-void pf_set_temp_mem(struct gpu_sample *s, struct pf_span v);	/* 1..150 C */
-void pf_set_power(struct gpu_sample *s, struct pf_span v);	/* 0..5000 W */
-void pf_set_power_limit(struct gpu_sample *s, struct pf_span v);	/* 1..5000 W */
-void pf_set_clk_sm(struct gpu_sample *s, struct pf_span v);	/* 1..10000 MHz */
-void pf_set_clk_mem(struct gpu_sample *s, struct pf_span v);	/* 1..50000 MHz */
-void pf_set_fan(struct gpu_sample *s, struct pf_span v);	/* 0..100 % */
+enum pf_figure {
+	PF_UTIL,		/* 0..100 % */
+	PF_MEM_UTIL,		/* 0..100 % */
+	PF_TEMP,		/* 1..150 C */
+	PF_TEMP_MEM,		/* 1..150 C */
+	PF_POWER,		/* 0..5000 W */
+	PF_POWER_LIMIT,		/* 1..5000 W */
+	PF_CLK_SM,		/* 1..10000 MHz */
+	PF_CLK_MEM,		/* 1..50000 MHz */
+	PF_FAN,			/* 0..100 % */
+};
+struct pf_figure_def {
+	size_t member;		/* offsetof an int of struct gpu_sample */
+	uint32_t bit;		/* its MV_ bit */
+	const char *units;	/* the units pf_int accepts after the number */
+	int64_t min, max;
+};
+extern const struct pf_figure_def pf_figures[];
+/* Set figure f and its MV_ bit only for a value in range; leave both alone otherwise. */
+void pf_set(struct gpu_sample *s, enum pf_figure f, struct pf_span v);
+/* The same by a row of a vendor's own table (nvidia.c's columns). */
+void pf_set_def(struct gpu_sample *s, const struct pf_figure_def *d, struct pf_span v);
 
 /* Memory in MiB (or in bytes with pf_set_mem_bytes); both must be known, used <= total. */
 void pf_set_mem(struct gpu_sample *s, int64_t used_mib, int64_t total_mib);

@@ -42,11 +42,11 @@ thermal(struct gpu_sample *s, struct pf_span r)
 	int64_t p;
 
 	if (pf_word(&r, &w))
-		pf_set_temp(s, w);
+		pf_set(s, PF_TEMP, w);
 	if (pf_word(&r, &w))
-		pf_set_power(s, w);
+		pf_set(s, PF_POWER, w);
 	if (pf_word(&r, &w) && pf_eq(w, "/") && pf_word(&r, &w))
-		pf_set_power_limit(s, w);
+		pf_set(s, PF_POWER_LIMIT, w);
 	if (pf_word(&r, &w) && w.n >= 2 && (w.p[0] == 'P' || w.p[0] == 'p') &&
 	    pf_int(pf_span(w.p + 1, w.n - 1), "", 0, 15, &p)) {
 		s->pstate = (int)p;
@@ -99,7 +99,7 @@ metax_parse(const char *text, size_t len, struct sample_list *out, struct gr_err
 			pf_text(s->uuid, sizeof(s->uuid), c[1]);
 			r = c[2];
 			if (pf_word(&r, &w))
-				pf_set_util(s, w);
+				pf_set(s, PF_UTIL, w);
 			continue;
 		}
 		thermal(s, c[0]);

@@ -53,15 +53,15 @@ gmi_value(struct gmi *g, struct gpu_sample *s, struct pf_span section, struct pf
 			g->used[pos] = pf_mib(val, "MiB");
 	} else if (pf_eq(section, "Utilization")) {
 		if (pf_eq(key, "Gpu"))
-			pf_set_util(s, val);
+			pf_set(s, PF_UTIL, val);
 		else if (pf_eq(key, "Memory"))
-			pf_set_mem_util(s, val);
+			pf_set(s, PF_MEM_UTIL, val);
 	} else if (pf_eq(key, "GPU Current Temp")) {
-		pf_set_temp(s, val);
+		pf_set(s, PF_TEMP, val);
 	} else if (pf_eq(key, "Power Draw")) {
-		pf_set_power(s, val);
+		pf_set(s, PF_POWER, val);
 	} else if (pf_eq(key, "Power Limit") || pf_eq(key, "Current Power Limit")) {
-		pf_set_power_limit(s, val);
+		pf_set(s, PF_POWER_LIMIT, val);
 	}
 }
 

@@ -34,6 +34,7 @@
  * that Xids logged while the connection was down count, once. Without a "# xid_mark=" the
  * count is unknown.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,36 +53,50 @@ enum nv_field {
 	NF_IGNORED = NF__COUNT,	/* a column whose name we do not read */
 };
 
-static const char *const nv_field_names[NF__COUNT] = {
-	[NF_INDEX] = "index",
-	[NF_UUID] = "uuid",
-	[NF_NAME] = "name",
-	[NF_DRIVER] = "driver_version",
-	[NF_UTIL] = "utilization.gpu",
-	[NF_MEM_UTIL] = "utilization.memory",
-	[NF_MEM_TOTAL] = "memory.total",
-	[NF_MEM_USED] = "memory.used",
-	[NF_MEM_FREE] = "memory.free",
-	[NF_TEMP] = "temperature.gpu",
-	[NF_TEMP_MEM] = "temperature.memory",
-	[NF_POWER] = "power.draw",
-	[NF_POWER_LIMIT] = "power.limit",
-	[NF_POWER_ENFORCED] = "enforced.power.limit",
-	[NF_CLK_SM] = "clocks.sm",
-	[NF_CLK_MEM] = "clocks.mem",
-	[NF_CLK_SM_MAX] = "clocks.max.sm",
-	[NF_FAN] = "fan.speed",
-	[NF_PSTATE] = "pstate",
-	[NF_PCIE_GEN] = "pcie.link.gen.current",
-	[NF_PCIE_WIDTH] = "pcie.link.width.current",
-	[NF_ENC] = "utilization.encoder",
-	[NF_DEC] = "utilization.decoder",
-	[NF_ECC_UNCORR] = "ecc.errors.uncorrected.volatile.total",
-	[NF_EVENT_REASONS] = "clocks_event_reasons.active",
-	[NF_THROTTLE_REASONS] = "clocks_throttle_reasons.active",	/* drivers before 535 */
-	[NF_COMPUTE_MODE] = "compute_mode",
-	[NF_MIG] = "mig.mode.current",
-	[NF_PCI_BUS] = "pci.bus_id",
+/* With nounits nvidia-smi prints bare numbers; a unit it may still print is one of these. */
+#define NV_UNITS "W MiB MHz %"
+#define FIG(m, bit, lo, hi) { offsetof(struct gpu_sample, m), bit, NV_UNITS, lo, hi }
+
+/*
+ * Each column: its name in --query-gpu, and for a plain figure where it goes and its range
+ * (fields.h's table row; bit 0: read by set_field's own case). MV_MEM needs both used and
+ * total: the caller clears it when one is missing.
+ */
+static const struct nv_column {
+	const char *name;
+	struct pf_figure_def fig;
+} nv_columns[NF__COUNT] = {
+	[NF_INDEX] = { "index", { 0 } },
+	[NF_UUID] = { "uuid", { 0 } },
+	[NF_NAME] = { "name", { 0 } },
+	[NF_DRIVER] = { "driver_version", { 0 } },
+	[NF_UTIL] = { "utilization.gpu", FIG(util_pct, MV_UTIL, 0, 100) },
+	[NF_MEM_UTIL] = { "utilization.memory", FIG(mem_util_pct, MV_MEM_UTIL, 0, 100) },
+	[NF_MEM_TOTAL] = { "memory.total", FIG(mem_total_mib, MV_MEM, 1, 1 << 30) },
+	[NF_MEM_USED] = { "memory.used", { 0 } },
+	[NF_MEM_FREE] = { "memory.free", FIG(mem_free_mib, MV_MEM_FREE, 0, 1 << 30) },
+	[NF_TEMP] = { "temperature.gpu", FIG(temp_c, MV_TEMP, -60, 200) },
+	[NF_TEMP_MEM] = { "temperature.memory", FIG(temp_mem_c, MV_TEMP_MEM, -60, 200) },
+	[NF_POWER] = { "power.draw", FIG(power_w, MV_POWER, 0, 100000) },
+	[NF_POWER_LIMIT] = { "power.limit", FIG(power_limit_w, MV_POWER_LIMIT, 1, 100000) },
+	[NF_POWER_ENFORCED] = { "enforced.power.limit",
+	    FIG(power_enforced_w, MV_POWER_ENFORCED, 1, 100000) },
+	[NF_CLK_SM] = { "clocks.sm", FIG(clk_sm_mhz, MV_CLK_SM, 0, 100000) },
+	[NF_CLK_MEM] = { "clocks.mem", FIG(clk_mem_mhz, MV_CLK_MEM, 0, 100000) },
+	[NF_CLK_SM_MAX] = { "clocks.max.sm", FIG(clk_sm_max_mhz, MV_CLK_SM_MAX, 1, 100000) },
+	[NF_FAN] = { "fan.speed", FIG(fan_pct, MV_FAN, 0, 100) },
+	[NF_PSTATE] = { "pstate", { 0 } },
+	[NF_PCIE_GEN] = { "pcie.link.gen.current", FIG(pcie_gen, MV_PCIE_GEN, 1, 9) },
+	[NF_PCIE_WIDTH] = { "pcie.link.width.current", FIG(pcie_width, MV_PCIE_WIDTH, 1, 64) },
+	[NF_ENC] = { "utilization.encoder", FIG(enc_pct, MV_ENC, 0, 100) },
+	[NF_DEC] = { "utilization.decoder", FIG(dec_pct, MV_DEC, 0, 100) },
+	[NF_ECC_UNCORR] = { "ecc.errors.uncorrected.volatile.total", { 0 } },
+	[NF_EVENT_REASONS] = { "clocks_event_reasons.active", { 0 } },
+	/* drivers before 535 */
+	[NF_THROTTLE_REASONS] = { "clocks_throttle_reasons.active", { 0 } },
+	[NF_COMPUTE_MODE] = { "compute_mode", { 0 } },
+	[NF_MIG] = { "mig.mode.current", { 0 } },
+	[NF_PCI_BUS] = { "pci.bus_id", { 0 } },
 };
 
 /* Fields every driver since the CSV query began knows: asked when --help-query-gpu fails. */
@@ -193,7 +208,7 @@ read_fields(const char *s, size_t n, enum nv_field *cols)
 			start++;
 		cols[ncols] = NF_IGNORED;
 		for (k = 0; k < NF__COUNT; k++)
-			if (name_is(s + start, i - start, nv_field_names[k]))
+			if (name_is(s + start, i - start, nv_columns[k].name))
 				cols[ncols] = (enum nv_field)k;
 		/* The other names nvidia-smi accepts for the same fields. */
 		if (name_is(s + start, i - start, "gpu_uuid"))
@@ -216,7 +231,7 @@ read_number(const char *v, int64_t lo, int64_t hi, int64_t *out)
 {
 	struct pf_span s = pf_span(v, strlen(v));
 
-	return !pf_unknown(s) && pf_int(s, "W MiB MHz %", lo, hi, out);
+	return !pf_unknown(s) && pf_int(s, NV_UNITS, lo, hi, out);
 }
 
 /* A number in lo..hi into *out, setting bit in *valid; anything else leaves both alone. */
@@ -499,40 +514,26 @@ set_str(char *dst, size_t n, const char *v)
 static void
 set_field(struct gpu_sample *g, enum nv_field f, const char *v)
 {
+	struct pf_span sv = pf_span(v, strlen(v));
 	uint32_t *ok = &g->valid;
 	int64_t x;
 	uint64_t h;
 
+	if (f < NF__COUNT && nv_columns[f].fig.bit != 0) {
+		if (!pf_unknown(sv))
+			pf_set_def(g, &nv_columns[f].fig, sv);
+		return;
+	}
 	switch (f) {
 	case NF_INDEX: break;	/* read by the caller */
 	case NF_UUID: set_str(g->uuid, sizeof(g->uuid), v); break;
 	case NF_NAME: set_str(g->name, sizeof(g->name), v); break;
 	case NF_DRIVER: set_str(g->driver, sizeof(g->driver), v); break;
-	case NF_UTIL: set_int(v, 0, 100, &g->util_pct, ok, MV_UTIL); break;
-	case NF_MEM_UTIL: set_int(v, 0, 100, &g->mem_util_pct, ok, MV_MEM_UTIL); break;
-	/* MV_MEM needs both used and total: the caller clears it when one is missing. */
-	case NF_MEM_TOTAL: set_int(v, 1, 1 << 30, &g->mem_total_mib, ok, MV_MEM); break;
 	case NF_MEM_USED: break;	/* read by the caller, with its own validity */
-	case NF_MEM_FREE: set_int(v, 0, 1 << 30, &g->mem_free_mib, ok, MV_MEM_FREE); break;
-	case NF_TEMP: set_int(v, -60, 200, &g->temp_c, ok, MV_TEMP); break;
-	case NF_TEMP_MEM: set_int(v, -60, 200, &g->temp_mem_c, ok, MV_TEMP_MEM); break;
-	case NF_POWER: set_int(v, 0, 100000, &g->power_w, ok, MV_POWER); break;
-	case NF_POWER_LIMIT: set_int(v, 1, 100000, &g->power_limit_w, ok, MV_POWER_LIMIT); break;
-	case NF_POWER_ENFORCED:
-		set_int(v, 1, 100000, &g->power_enforced_w, ok, MV_POWER_ENFORCED);
-		break;
-	case NF_CLK_SM: set_int(v, 0, 100000, &g->clk_sm_mhz, ok, MV_CLK_SM); break;
-	case NF_CLK_MEM: set_int(v, 0, 100000, &g->clk_mem_mhz, ok, MV_CLK_MEM); break;
-	case NF_CLK_SM_MAX: set_int(v, 1, 100000, &g->clk_sm_max_mhz, ok, MV_CLK_SM_MAX); break;
-	case NF_FAN: set_int(v, 0, 100, &g->fan_pct, ok, MV_FAN); break;
 	case NF_PSTATE:
 		if (v[0] == 'P')
 			set_int(v + 1, 0, 15, &g->pstate, ok, MV_PSTATE);
 		break;
-	case NF_PCIE_GEN: set_int(v, 1, 9, &g->pcie_gen, ok, MV_PCIE_GEN); break;
-	case NF_PCIE_WIDTH: set_int(v, 1, 64, &g->pcie_width, ok, MV_PCIE_WIDTH); break;
-	case NF_ENC: set_int(v, 0, 100, &g->enc_pct, ok, MV_ENC); break;
-	case NF_DEC: set_int(v, 0, 100, &g->dec_pct, ok, MV_DEC); break;
 	case NF_ECC_UNCORR:
 		if (read_number(v, 0, INT64_C(999999999999999), &x)) {
 			g->ecc_uncorrected = x;
@@ -572,7 +573,7 @@ set_field(struct gpu_sample *g, enum nv_field f, const char *v)
 			set_str(g->pci_bus_id, sizeof(g->pci_bus_id), v);
 		break;
 	}
-	case NF_IGNORED:
+	default:
 		break;
 	}
 }

@@ -39,15 +39,15 @@ unparen(struct pf_span v)
 
 /* Set the temperature or power from a source of this rank unless a better one did. */
 static void
-ranked(struct gpu_sample *s, unsigned char *rank, unsigned char r, uint32_t bit,
-    void (*set)(struct gpu_sample *, struct pf_span), struct pf_span v)
+ranked(struct gpu_sample *s, unsigned char *rank, unsigned char r, enum pf_figure f,
+    struct pf_span v)
 {
-	uint32_t had = s->valid & bit;
+	uint32_t bit = pf_figures[f].bit, had = s->valid & bit;
 
 	if (had && *rank > r)
 		return;
 	s->valid &= ~bit;
-	set(s, v);
+	pf_set(s, f, v);
 	if (s->valid & bit)
 		*rank = r;
 	else
@@ -70,11 +70,11 @@ member(int card, struct pf_span key, struct pf_span val, void *arg)
 		return;
 	pos = (size_t)(s - c->out->v) - c->first;
 	if (pf_eq(key, "GPU use (%)") || pf_eq(key, "DCU use (%)") || pf_eq(key, "HCU use (%)"))
-		pf_set_util(s, val);
+		pf_set(s, PF_UTIL, val);
 	else if (pf_eq(key, "GPU memory use (%)") ||
 	    pf_eq(key, "GPU Memory Read/Write Activity (%)"))
 		/* Both are the memory controller's busy share (sysfs mem_busy_percent). */
-		pf_set_mem_util(s, val);
+		pf_set(s, PF_MEM_UTIL, val);
 	else if (pf_eq(key, "VRAM Total Memory (B)"))
 		c->total[pos] = pf_bytes_to_mib(val);
 	else if (pf_eq(key, "VRAM Total Used Memory (B)"))
@@ -84,28 +84,28 @@ member(int card, struct pf_span key, struct pf_span val, void *arg)
 	else if (pf_eq(key, "vram Total Used Memory (MiB)"))
 		c->used[pos] = pf_mib(val, "MiB");
 	else if (pf_eq(key, "Temperature (Sensor edge) (C)"))
-		ranked(s, &c->temp_rank[pos], 3, MV_TEMP, pf_set_temp, val);
+		ranked(s, &c->temp_rank[pos], 3, PF_TEMP, val);
 	else if (pf_eq(key, "Temperature (Sensor junction) (C)"))
 		/* MI300 reports no edge sensor, only the junction (hotspot). */
-		ranked(s, &c->temp_rank[pos], 2, MV_TEMP, pf_set_temp, val);
+		ranked(s, &c->temp_rank[pos], 2, PF_TEMP, val);
 	else if (pf_eq(key, "Temperature (Sensor core) (C)"))
-		ranked(s, &c->temp_rank[pos], 1, MV_TEMP, pf_set_temp, val);
+		ranked(s, &c->temp_rank[pos], 1, PF_TEMP, val);
 	else if (pf_eq(key, "Temperature (Sensor memory) (C)") ||
 	    pf_eq(key, "Temperature (Sensor mem) (C)"))
-		pf_set_temp_mem(s, val);
+		pf_set(s, PF_TEMP_MEM, val);
 	else if (pf_eq(key, "Current Socket Graphics Package Power (W)"))
-		ranked(s, &c->power_rank[pos], 2, MV_POWER, pf_set_power, val);
+		ranked(s, &c->power_rank[pos], 2, PF_POWER, val);
 	else if (pf_eq(key, "Average Graphics Package Power (W)"))
 		/* "N/A (Secondary die)" on the second die of an MI250: unknown, not 0. */
-		ranked(s, &c->power_rank[pos], 1, MV_POWER, pf_set_power, val);
+		ranked(s, &c->power_rank[pos], 1, PF_POWER, val);
 	else if (pf_eq(key, "Max Graphics Package Power (W)"))
-		pf_set_power_limit(s, val);
+		pf_set(s, PF_POWER_LIMIT, val);
 	else if (pf_eq(key, "sclk clock speed:"))
-		pf_set_clk_sm(s, unparen(val));
+		pf_set(s, PF_CLK_SM, unparen(val));
 	else if (pf_eq(key, "mclk clock speed:"))
-		pf_set_clk_mem(s, unparen(val));
+		pf_set(s, PF_CLK_MEM, unparen(val));
 	else if (pf_eq(key, "Fan speed (%)"))
-		pf_set_fan(s, val);
+		pf_set(s, PF_FAN, val);
 	else if ((pf_eq(key, "Card Series") || pf_eq(key, "Device Name")) && s->name[0] == '\0')
 		pf_text(s->name, sizeof(s->name), val);
 	else if (pf_eq(key, "Unique ID") || (pf_eq(key, "PCI Bus") && s->uuid[0] == '\0'))

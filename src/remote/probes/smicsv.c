@@ -90,16 +90,16 @@ device_line(struct pf_span line, const enum col *cols, size_t ncols, struct samp
 			used = pf_mib(f[i], "MiB");
 			break;
 		case C_UTIL:
-			pf_set_util(s, f[i]);
+			pf_set(s, PF_UTIL, f[i]);
 			break;
 		case C_TEMP:
-			pf_set_temp(s, f[i]);
+			pf_set(s, PF_TEMP, f[i]);
 			break;
 		case C_POWER:
-			pf_set_power(s, f[i]);
+			pf_set(s, PF_POWER, f[i]);
 			break;
 		case C_POWER_LIMIT:
-			pf_set_power_limit(s, f[i]);
+			pf_set(s, PF_POWER_LIMIT, f[i]);
 			break;
 		case C_INDEX:
 		case C_SKIP:
