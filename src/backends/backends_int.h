@@ -21,21 +21,27 @@ const char *bk_region_of_cc(const char *cc);
 /* Country codes of a region prefix ("eu", "na-east" -> its continent); NULL when unknown. */
 const char *const *bk_ccs_of_region(const char *region);
 
+/* The provider's verdict on a reply (its status and body): its error, or GR_OK. */
+typedef enum gr_err (*bk_error_fn)(long status, const char *body, size_t len,
+    struct gr_error *err);
+
 /* What every HTTP backend keeps. */
 struct bk_http {
 	struct http_client *http;
 	char *base;			/* scheme://host[:port], no trailing '/' */
 	char *auth;			/* "Authorization: Bearer <key>" or NULL; wiped at free */
 	const char *hdrs[3];		/* auth header, NULL-terminated */
+	bk_error_fn parse_error;	/* how the provider says a request failed */
 };
 
 /*
  * Resolve the base URL (env->base_url, else GPURENT_<P>_URL, else config "<p>.url", else
  * def) and the key (env->api_key, else GPURENT_<P>_API_KEY, else <P>_API_KEY), and create the
- * HTTP client. need_key: fail with GR_EAUTH when no key is found.
+ * HTTP client. need_key: fail with GR_EAUTH when no key is found. parse_error reads the
+ * provider's errors (bk_check).
  */
 enum gr_err bk_http_init(struct bk_http *h, const struct backend *b, const char *def_url,
-    bool need_key, struct gr_error *err);
+    bool need_key, bk_error_fn parse_error, struct gr_error *err);
 void bk_http_free(struct bk_http *h);
 /* GR_EAUTH, saying how to give one, when the backend has no key. */
 enum gr_err bk_need_key(const struct bk_http *h, const char *provider, struct gr_error *err);
@@ -44,26 +50,33 @@ char *bk_url(const struct bk_http *h, const char *path);
 /* GET path, or send json to it with method m (idempotent: may be retried), into rs. */
 enum gr_err bk_request(const struct bk_http *h, enum http_method m, const char *path,
     const char *json, bool idempotent, struct http_response *rs, struct gr_error *err);
+/* A transport error e stays; after a reply, the provider's verdict on it (h->parse_error). */
+enum gr_err bk_check(const struct bk_http *h, enum gr_err e, const struct http_response *rs,
+    struct gr_error *err);
+/* bk_request, then bk_check: rs holds a reply the provider calls a success, on GR_OK. */
+enum gr_err bk_call(const struct bk_http *h, enum http_method m, const char *path,
+    const char *json, bool idempotent, struct http_response *rs, struct gr_error *err);
 
 /*
- * An offers list read as it arrives (http.h's stream): the provider's parser is opened at
- * the first body byte of each 2xx attempt (a retried attempt forgets what a cut-off one
- * appended), fed every chunk and finished at the end; its verdict is the error when it
- * stopped the transfer or the transfer ended well, while a transfer cut off for good keeps
- * the transport's message, as a kept body would. A reply not streamed (an error status)
- * goes to whole(), which checks it and parses what was kept. On any error nothing stays
- * appended to out. rq: the request, its stream set here.
+ * An offers list read as it arrives (http.h's stream), asked with method m at path (body:
+ * JSON or NULL; a read, which may be retried): the provider's parser is opened at the first
+ * body byte of each 2xx attempt (a retried attempt forgets what a cut-off one appended), fed
+ * every chunk and finished at the end; its verdict is the error when it stopped the transfer
+ * or the transfer ended well, while a transfer cut off for good keeps the transport's
+ * message, as a kept body would. A reply not streamed (an error status) is checked
+ * (bk_check) and, when good, what was kept goes to parse(). On any error nothing stays
+ * appended to out.
  */
 struct bk_offers_parser {
 	void *(*open)(void *arg, struct offer_list *out);
 	bool (*feed)(void *parse, const char *p, size_t n);
 	enum gr_err (*finish)(void *parse, long status, struct gr_error *err);
 	void (*close)(void *parse);
-	enum gr_err (*whole)(void *arg, enum gr_err e, const struct http_response *rs,
-	    struct offer_list *out, struct gr_error *err);
+	enum gr_err (*parse)(void *arg, const char *body, size_t len, struct offer_list *out,
+	    struct gr_error *err);
 };
-enum gr_err bk_offers_read(const struct bk_http *h, struct http_request *rq,
-    const struct bk_offers_parser *parser, void *arg, struct offer_list *out,
+enum gr_err bk_offers_read(const struct bk_http *h, enum http_method m, const char *path,
+    const char *body, const struct bk_offers_parser *parser, void *arg, struct offer_list *out,
     struct gr_error *err);
 
 /* Record/read the launch time of an instance the provider does not date (Lambda). */

@@ -94,7 +94,7 @@ bk_need_key(const struct bk_http *h, const char *provider, struct gr_error *err)
 
 enum gr_err
 bk_http_init(struct bk_http *h, const struct backend *b, const char *def_url, bool need_key,
-    struct gr_error *err)
+    bk_error_fn parse_error, struct gr_error *err)
 {
 	const char *name = b->ops->name, *url, *key;
 	struct http_opts o;
@@ -102,6 +102,7 @@ bk_http_init(struct bk_http *h, const struct backend *b, const char *def_url, bo
 	size_t n;
 
 	memset(h, 0, sizeof(*h));
+	h->parse_error = parse_error;
 	url = b->env.base_url;
 	if (url == NULL || url[0] == '\0')
 		url = env_for(name, "GPURENT_", "_URL", ename, sizeof(ename));
@@ -180,6 +181,22 @@ bk_request(const struct bk_http *h, enum http_method m, const char *path, const 
 	return e;
 }
 
+enum gr_err
+bk_check(const struct bk_http *h, enum gr_err e, const struct http_response *rs,
+    struct gr_error *err)
+{
+	if (e != GR_OK)
+		return e;
+	return h->parse_error(rs->status, rs->body, rs->len, err);
+}
+
+enum gr_err
+bk_call(const struct bk_http *h, enum http_method m, const char *path, const char *json,
+    bool idempotent, struct http_response *rs, struct gr_error *err)
+{
+	return bk_check(h, bk_request(h, m, path, json, idempotent, rs, err), rs, err);
+}
+
 struct offers_reader {
 	const struct bk_offers_parser *parser;
 	void *arg;
@@ -215,18 +232,26 @@ offers_data(void *ctx, const char *p, size_t n)
 }
 
 enum gr_err
-bk_offers_read(const struct bk_http *h, struct http_request *rq,
-    const struct bk_offers_parser *parser, void *arg, struct offer_list *out,
+bk_offers_read(const struct bk_http *h, enum http_method m, const char *path,
+    const char *body, const struct bk_offers_parser *parser, void *arg, struct offer_list *out,
     struct gr_error *err)
 {
 	struct offers_reader r = { parser, arg, out, out->n, false, NULL };
 	struct http_stream stream = { offers_begin, offers_data, &r };
+	struct http_request rq = { 0 };
 	struct http_response rs;
 	struct gr_error herr = { 0 };
+	char *url = bk_url(h, path);
 	enum gr_err e;
 
-	rq->stream = &stream;
-	e = http_do(h->http, rq, &rs, &herr);
+	rq.method = m;
+	rq.url = url;
+	rq.headers = h->hdrs;
+	rq.body = body;
+	rq.read = true;
+	rq.stream = &stream;
+	e = http_do(h->http, &rq, &rs, &herr);
+	free(url);
 	if (rs.streamed) {
 		if (e == GR_OK || r.refused)
 			e = parser->finish(r.parse, rs.status, err);
@@ -235,7 +260,9 @@ bk_offers_read(const struct bk_http *h, struct http_request *rq,
 	} else {
 		if (e != GR_OK)
 			gr_fail(err, e, "%s", herr.msg);
-		e = parser->whole(arg, e, &rs, out, err);
+		e = bk_check(h, e, &rs, err);
+		if (e == GR_OK)
+			e = parser->parse(arg, rs.body, rs.len, out, err);
 	}
 	if (e != GR_OK)
 		out->n = r.n0;

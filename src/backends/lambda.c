@@ -43,7 +43,7 @@ lambda_init(struct backend *b, struct gr_error *err)
 	/* Every Lambda endpoint needs the key, offers included. */
 	if (b->env.config != NULL && (s = config_get(b->env.config, "lambda.ssh_key")) != NULL)
 		strlcpy_(l->ssh_key, s, sizeof(l->ssh_key));
-	return bk_http_init(&l->h, b, LAMBDA_URL, true, err);
+	return bk_http_init(&l->h, b, LAMBDA_URL, true, lambda_parse_error, err);
 }
 
 static void
@@ -51,21 +51,6 @@ lambda_cleanup(struct backend *b)
 {
 	if (b->priv != NULL)
 		bk_http_free(&priv(b)->h);
-}
-
-static enum gr_err
-check(enum gr_err e, const struct http_response *rs, struct gr_error *err)
-{
-	if (e != GR_OK)
-		return e;
-	return lambda_parse_error(rs->status, rs->body, rs->len, err);
-}
-
-static enum gr_err
-lambda_req(struct backend *b, enum http_method m, const char *path, const char *json,
-    bool idempotent, struct http_response *rs, struct gr_error *err)
-{
-	return bk_request(&priv(b)->h, m, path, json, idempotent, rs, err);
 }
 
 /* The instance-types reply read as it arrives (bk_offers_read): offers mapped type by type. */
@@ -96,40 +81,30 @@ types_close(void *parse)
 }
 
 static enum gr_err
-types_whole(void *arg, enum gr_err e, const struct http_response *rs, struct offer_list *out,
+types_parse(void *arg, const char *body, size_t len, struct offer_list *out,
     struct gr_error *err)
 {
 	(void)arg;
-	e = check(e, rs, err);
-	return e == GR_OK ? lambda_parse_instance_types(rs->body, rs->len, out, err) : e;
+	return lambda_parse_instance_types(body, len, out, err);
 }
 
 static const struct bk_offers_parser types_parser = {
-	types_open, types_feed, types_finish, types_close, types_whole,
+	types_open, types_feed, types_finish, types_close, types_parse,
 };
 
 static enum gr_err
 lambda_offers(struct backend *b, const struct filter *f, struct offer_list *out,
     bool *pushed_all, struct gr_error *err)
 {
-	struct lambda *l = priv(b);
-	struct http_request rq = { 0 };
-	char *url = bk_url(&l->h, "/api/v1/instance-types");
 	size_t i;
-	enum gr_err e;
 
 	/* One small price list: nothing to push down, the core filters it all. */
 	*pushed_all = true;
 	for (i = 0; f != NULL && i < f->n; i++)
 		if (f->t[i].field != FF_PROVIDER && f->t[i].field != FF_TYPE)
 			*pushed_all = false;
-	rq.method = HTTP_GET;
-	rq.url = url;
-	rq.headers = l->h.hdrs;
-	rq.read = true;
-	e = bk_offers_read(&l->h, &rq, &types_parser, NULL, out, err);
-	free(url);
-	return e;
+	return bk_offers_read(&priv(b)->h, HTTP_GET, "/api/v1/instance-types", NULL,
+	    &types_parser, NULL, out, err);
 }
 
 static void
@@ -151,10 +126,10 @@ lambda_get_local(struct backend *b, const char *lid, struct instance *out, struc
 	enum gr_err e;
 
 	snprintf(path, sizeof(path), "/api/v1/instances/%s", lid);
-	e = lambda_req(b, HTTP_GET, path, NULL, true, &rs, err);
+	e = bk_request(&priv(b)->h, HTTP_GET, path, NULL, true, &rs, err);
 	if (e == GR_OK && rs.status == 404)
 		e = gr_fail(err, GR_ENOTFOUND, "no instance 'lambda:%s'", lid);
-	e = check(e, &rs, err);
+	e = bk_check(&priv(b)->h, e, &rs, err);
 	if (e == GR_OK)
 		e = lambda_parse_instance(rs.body, rs.len, out, err);
 	http_response_release(&rs);
@@ -196,7 +171,7 @@ lambda_list(struct backend *b, struct instance_list *out, struct gr_error *err)
 	struct http_response rs;
 	enum gr_err e;
 
-	e = check(lambda_req(b, HTTP_GET, "/api/v1/instances", NULL, true, &rs, err), &rs, err);
+	e = bk_call(&priv(b)->h, HTTP_GET, "/api/v1/instances", NULL, true, &rs, err);
 	if (e == GR_OK)
 		e = lambda_parse_instances(rs.body, rs.len, out, err);
 	http_response_release(&rs);
@@ -230,7 +205,7 @@ pick_ssh_key(struct backend *b, char *out, size_t n, struct gr_error *err)
 		strlcpy_(out, l->ssh_key, n);
 		return GR_OK;
 	}
-	e = check(lambda_req(b, HTTP_GET, "/api/v1/ssh-keys", NULL, true, &rs, err), &rs, err);
+	e = bk_call(&priv(b)->h, HTTP_GET, "/api/v1/ssh-keys", NULL, true, &rs, err);
 	if (e == GR_OK)
 		e = lambda_parse_ssh_keys(rs.body, rs.len, names, ARRAY_LEN(names), &count, err);
 	http_response_release(&rs);
@@ -267,8 +242,8 @@ create_send(void *ctx, struct http_response *rs, struct gr_error *err)
 {
 	struct create *c = ctx;
 
-	return lambda_req(c->b, HTTP_POST, "/api/v1/instance-operations/launch", c->doc, false,
-	    rs, err);
+	return bk_request(&priv(c->b)->h, HTTP_POST, "/api/v1/instance-operations/launch",
+	    c->doc, false, rs, err);
 }
 
 static enum gr_err
@@ -386,14 +361,15 @@ lambda_destroy(struct backend *b, const char *id, struct gr_error *err)
 	doc = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	/* Terminating twice has the effect of once, so the HTTP layer may retry it. */
-	e = lambda_req(b, HTTP_POST, "/api/v1/instance-operations/terminate", doc, true, &rs, err);
+	e = bk_request(&priv(b)->h, HTTP_POST, "/api/v1/instance-operations/terminate", doc,
+	    true, &rs, err);
 	free(doc);
 	if (e == GR_OK && rs.status == 404 && rs.attempts > 1) {
 		e = GR_OK;	/* an earlier attempt went through */
 	} else {
 		if (e == GR_OK && rs.status == 404)
 			e = gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
-		e = check(e, &rs, err);
+		e = bk_check(&priv(b)->h, e, &rs, err);
 	}
 	http_response_release(&rs);
 	return e;

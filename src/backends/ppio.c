@@ -63,7 +63,7 @@ ppio_init(struct backend *b, struct gr_error *err)
 		p->disk_gb = (int)config_get_int(b->env.config, "ppio.disk", 0);
 	}
 	/* Every v2 operation needs the key, the product list included (§2). */
-	return bk_http_init(&p->h, b, PPIO_URL, true, err);
+	return bk_http_init(&p->h, b, PPIO_URL, true, ppio_parse_error, err);
 }
 
 static void
@@ -73,21 +73,6 @@ ppio_cleanup(struct backend *b)
 		return;
 	bk_http_free(&priv(b)->h);
 	offer_list_release(&priv(b)->products);
-}
-
-static enum gr_err
-check(enum gr_err e, const struct http_response *rs, struct gr_error *err)
-{
-	if (e != GR_OK)
-		return e;
-	return ppio_parse_error(rs->status, rs->body, rs->len, err);
-}
-
-static enum gr_err
-ppio_req(struct backend *b, enum http_method m, const char *path, const char *json,
-    bool idempotent, struct http_response *rs, struct gr_error *err)
-{
-	return bk_request(&priv(b)->h, m, path, json, idempotent, rs, err);
 }
 
 /* The product list read as it arrives (bk_offers_read): offers mapped product by product. */
@@ -117,33 +102,24 @@ products_close(void *parse)
 }
 
 static enum gr_err
-products_whole(void *currency, enum gr_err e, const struct http_response *rs,
-    struct offer_list *out, struct gr_error *err)
+products_parse(void *currency, const char *body, size_t len, struct offer_list *out,
+    struct gr_error *err)
 {
-	e = check(e, rs, err);
-	return e == GR_OK ? ppio_parse_products(rs->body, rs->len, currency, out, err) : e;
+	return ppio_parse_products(body, len, currency, out, err);
 }
 
 static const struct bk_offers_parser products_parser = {
-	products_open, products_feed, products_finish, products_close, products_whole,
+	products_open, products_feed, products_finish, products_close, products_parse,
 };
 
 static enum gr_err
 fetch_products(struct backend *b, struct offer_list *out, struct gr_error *err)
 {
 	struct ppio *pp = priv(b);
-	struct http_request rq = { 0 };
-	char *url = bk_url(&pp->h, "/gpus/v2/products?type=gpu&category=instance");
-	enum gr_err e;
 
 	/* Both parameters are required (§4.1): instances of GPUs. */
-	rq.method = HTTP_GET;
-	rq.url = url;
-	rq.headers = pp->h.hdrs;
-	rq.read = true;
-	e = bk_offers_read(&pp->h, &rq, &products_parser, pp->currency, out, err);
-	free(url);
-	return e;
+	return bk_offers_read(&pp->h, HTTP_GET, "/gpus/v2/products?type=gpu&category=instance",
+	    NULL, &products_parser, pp->currency, out, err);
 }
 
 static enum gr_err
@@ -230,7 +206,7 @@ get_local(struct backend *b, const char *lid, struct instance *out, struct gr_er
 	enum gr_err e;
 
 	snprintf(path, sizeof(path), "/gpus/v2/instances/%s", lid);
-	e = ppio_req(b, HTTP_GET, path, NULL, true, &rs, err);
+	e = bk_request(&priv(b)->h, HTTP_GET, path, NULL, true, &rs, err);
 	if (e == GR_OK && rs.status == 404)
 		e = gr_fail(err, GR_ENOTFOUND, "no instance 'ppio:%s'", lid);
 	/* RESOURCE_NOT_FOUND comes as HTTP 400 (§5.3); it says "no such instance" too. */
@@ -238,7 +214,7 @@ get_local(struct backend *b, const char *lid, struct instance *out, struct gr_er
 	    &(struct gr_error){ 0 })) == GR_ENOTFOUND)
 		e = gr_fail(err, GR_ENOTFOUND, "no instance 'ppio:%s'", lid);
 	else if (e != GR_OK)
-		e = check(GR_OK, &rs, err);
+		e = bk_check(&priv(b)->h, GR_OK, &rs, err);
 	if (e == GR_OK)
 		e = ppio_parse_instance(rs.body, rs.len, out, err);
 	http_response_release(&rs);
@@ -290,7 +266,7 @@ list_pages(struct backend *b, const char *name, struct instance_list *out, struc
 			sb_addf(&path, "&name=%s", n);
 			free(n);
 		}
-		e = check(ppio_req(b, HTTP_GET, path.buf, NULL, true, &rs, err), &rs, err);
+		e = bk_call(&priv(b)->h, HTTP_GET, path.buf, NULL, true, &rs, err);
 		sb_release(&path);
 		if (e == GR_OK)
 			e = ppio_parse_instances(rs.body, rs.len, out, next, CURSOR_MAX, &more, err);
@@ -327,7 +303,7 @@ create_send(void *ctx, struct http_response *rs, struct gr_error *err)
 	struct create *c = ctx;
 
 	/* Never retried by the HTTP layer: there is no idempotency key (§5.1). */
-	return ppio_req(c->b, HTTP_POST, "/gpus/v2/instances", c->doc, false, rs, err);
+	return bk_request(&priv(c->b)->h, HTTP_POST, "/gpus/v2/instances", c->doc, false, rs, err);
 }
 
 static enum gr_err
@@ -482,7 +458,7 @@ transition(struct backend *b, const char *id, const char *verb, enum inst_state 
 	if ((l = local_id(b, id, err)) == NULL)
 		return GR_ENOTFOUND;
 	snprintf(path, sizeof(path), "/gpus/v2/instances/%s/%s", l, verb);
-	e = ppio_req(b, HTTP_PUT, path, NULL, true, &rs, err);
+	e = bk_request(&priv(b)->h, HTTP_PUT, path, NULL, true, &rs, err);
 	if (e == GR_OK && rs.status == 404)
 		e = gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
 	else if (e == GR_OK && (e = ppio_parse_error(rs.status, rs.body, rs.len, &sub)) != GR_OK &&
@@ -520,7 +496,7 @@ ppio_destroy(struct backend *b, const char *id, struct gr_error *err)
 		return GR_ENOTFOUND;
 	snprintf(path, sizeof(path), "/gpus/v2/instances/%s", l);
 	/* Releasing twice has the effect of once, so the HTTP layer may retry it. */
-	e = ppio_req(b, HTTP_DELETE, path, NULL, true, &rs, err);
+	e = bk_request(&priv(b)->h, HTTP_DELETE, path, NULL, true, &rs, err);
 	if (e == GR_OK) {
 		e = rs.status == 404 ? GR_ENOTFOUND : ppio_parse_error(rs.status, rs.body, rs.len,
 		    &sub);

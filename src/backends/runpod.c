@@ -68,7 +68,7 @@ runpod_init(struct backend *b, struct gr_error *err)
 	const char *s;
 	enum gr_err e;
 
-	if ((e = bk_http_init(&r->h, b, RUNPOD_URL, false, err)) != GR_OK)
+	if ((e = bk_http_init(&r->h, b, RUNPOD_URL, false, runpod_parse_error, err)) != GR_OK)
 		return e;
 	strlcpy_(r->image, RUNPOD_DEFAULT_IMAGE, sizeof(r->image));
 	r->disk_gb = RUNPOD_DEFAULT_DISK;
@@ -190,9 +190,7 @@ gql(struct backend *b, const char *json, bool query, struct http_response *rs,
 	e = query ? http_read_json(r->h.http, HTTP_POST, url, r->h.hdrs, json, rs, err) :
 	    http_send_json(r->h.http, HTTP_POST, url, r->h.hdrs, json, true, rs, err);
 	free(url);
-	if (e != GR_OK)
-		return e;
-	return runpod_parse_error(rs->status, rs->body, rs->len, err);
+	return bk_check(&r->h, e, rs, err);
 }
 
 /* A document with one string variable. */
@@ -237,27 +235,20 @@ types_close(void *parse)
 }
 
 static enum gr_err
-types_whole(void *spot, enum gr_err e, const struct http_response *rs, struct offer_list *out,
+types_parse(void *spot, const char *body, size_t len, struct offer_list *out,
     struct gr_error *err)
 {
-	if (e == GR_OK)
-		e = runpod_parse_error(rs->status, rs->body, rs->len, err);
-	if (e == GR_OK)
-		e = runpod_parse_gpu_types(rs->body, rs->len, *(bool *)spot, out, err);
-	return e;
+	return runpod_parse_gpu_types(body, len, *(bool *)spot, out, err);
 }
 
 static const struct bk_offers_parser types_parser = {
-	types_open, types_feed, types_finish, types_close, types_whole,
+	types_open, types_feed, types_finish, types_close, types_parse,
 };
 
 static enum gr_err
 runpod_offers(struct backend *b, const struct filter *f, struct offer_list *out,
     bool *pushed_all, struct gr_error *err)
 {
-	struct runpod *rp = priv(b);
-	struct http_request rq = { 0 };
-	char *url = bk_url(&rp->h, "/graphql");
 	const struct filter_term *t = f != NULL ? filter_find(f, FF_TYPE) : NULL;
 	bool spot = false;
 	char *q;
@@ -268,13 +259,8 @@ runpod_offers(struct backend *b, const struct filter *f, struct offer_list *out,
 		if (t->op == FOP_EQ && t->num[i] == OFFER_INTERRUPTIBLE)
 			spot = true;
 	q = runpod_build_offers_query(f, pushed_all);
-	rq.method = HTTP_POST;
-	rq.url = url;
-	rq.headers = rp->h.hdrs;
-	rq.body = q;
-	rq.read = true;	/* a query changes nothing */
-	e = bk_offers_read(&rp->h, &rq, &types_parser, &spot, out, err);
-	free(url);
+	/* A query changes nothing: a read. */
+	e = bk_offers_read(&priv(b)->h, HTTP_POST, "/graphql", q, &types_parser, &spot, out, err);
 	free(q);
 	return e;
 }

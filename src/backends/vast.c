@@ -67,8 +67,8 @@ vast_init(struct backend *b, struct gr_error *err)
 	enum gr_err e;
 
 	/* Search works without a key; everything else asks for one when it runs. */
-	if ((e = bk_http_init(&v->h, b, VAST_URL, false, err)) != GR_OK ||
-	    (e = bk_http_init(&v->h_bid, b, VAST_URL, false, err)) != GR_OK)
+	if ((e = bk_http_init(&v->h, b, VAST_URL, false, vast_parse_error, err)) != GR_OK ||
+	    (e = bk_http_init(&v->h_bid, b, VAST_URL, false, vast_parse_error, err)) != GR_OK)
 		return e;
 	v->disk_gb = VAST_DEFAULT_DISK;
 	v->limit = VAST_SEARCH_LIMIT;
@@ -363,15 +363,6 @@ vast_build_query(const struct filter *f, enum offer_type type, int disk_gb, int 
 	return s;
 }
 
-/* Check a reply: a transport error stays, a non-2xx or success:false body becomes one. */
-static enum gr_err
-check(enum gr_err e, const struct http_response *rs, struct gr_error *err)
-{
-	if (e != GR_OK)
-		return e;
-	return vast_parse_error(rs->status, rs->body, rs->len, err);
-}
-
 /* A search reply read as it arrives (see http.h): offers are mapped element by element. */
 struct search_reader {
 	enum offer_type type;
@@ -442,7 +433,7 @@ vast_search(struct backend *b, struct bk_http *h, const struct filter *f, enum o
 	} else {
 		if (e != GR_OK)
 			gr_fail(err, e, "%s", herr.msg);
-		e = check(e, &rs, err);
+		e = bk_check(h, e, &rs, err);
 		if (e == GR_OK && strncmp(rs.content_type, "application/json", 16) != 0)
 			e = gr_fail(err, GR_EUNAVAIL, "unexpected reply type '%s'", rs.content_type);
 		else if (e == GR_OK)
@@ -541,16 +532,14 @@ vast_get_local(struct backend *b, const char *l, struct instance *out, struct gr
 {
 	struct vast *v = priv(b);
 	struct http_response rs;
-	char path[96], *url;
+	char path[96];
 	enum gr_err e;
 
 	snprintf(path, sizeof(path), "/api/v0/instances/%s/?owner=me", l);
-	url = bk_url(&v->h, path);
-	e = http_get(v->h.http, url, v->h.hdrs, &rs, err);
-	free(url);
+	e = bk_request(&v->h, HTTP_GET, path, NULL, true, &rs, err);
 	if (e == GR_OK && rs.status == 404)
 		e = gr_fail(err, GR_ENOTFOUND, "no instance 'vast:%s'", l);
-	e = check(e, &rs, err);
+	e = bk_check(&v->h, e, &rs, err);
 	if (e == GR_OK) {
 		e = vast_parse_instance(rs.body, rs.len, out, err);
 		if (e == GR_ENOTFOUND) {
@@ -583,7 +572,7 @@ vast_list(struct backend *b, const char *label, struct instance_list *out, struc
 {
 	struct vast *v = priv(b);
 	struct http_response rs;
-	char tok[512] = "", *url, *esc, *fesc = NULL, *filt = NULL;
+	char tok[512] = "", *esc, *fesc = NULL, *filt = NULL;
 	struct sb path;
 	int page;
 	enum gr_err e = GR_OK;
@@ -607,9 +596,7 @@ vast_list(struct backend *b, const char *label, struct instance_list *out, struc
 			sb_addf(&path, "&after_token=%s", esc);
 			free(esc);
 		}
-		url = bk_url(&v->h, path.buf);
-		e = check(http_get(v->h.http, url, v->h.hdrs, &rs, err), &rs, err);
-		free(url);
+		e = bk_call(&v->h, HTTP_GET, path.buf, NULL, true, &rs, err);
 		if (e == GR_OK)
 			e = vast_parse_instances(rs.body, rs.len, out, tok, sizeof(tok), err);
 		http_response_release(&rs);
@@ -773,7 +760,7 @@ vast_action(struct backend *b, const char *id, enum http_method m, const char *j
 {
 	struct vast *v = priv(b);
 	struct http_response rs;
-	char path[96], *url;
+	char path[96];
 	const char *l;
 	enum gr_err e;
 
@@ -782,10 +769,8 @@ vast_action(struct backend *b, const char *id, enum http_method m, const char *j
 	if ((l = local_numeric(b, id, "instance", err)) == NULL)
 		return GR_ENOTFOUND;
 	snprintf(path, sizeof(path), "/api/v0/instances/%s/", l);
-	url = bk_url(&v->h, path);
 	/* Setting a state or deleting is idempotent: a repeat has the same effect. */
-	e = http_send_json(v->h.http, m, url, v->h.hdrs, json, true, &rs, err);
-	free(url);
+	e = bk_request(&v->h, m, path, json, true, &rs, err);
 	if (e == GR_OK && rs.status == 404 && m == HTTP_DELETE && rs.attempts > 1) {
 		/* An earlier attempt of this delete went through. */
 		http_response_release(&rs);
@@ -793,7 +778,7 @@ vast_action(struct backend *b, const char *id, enum http_method m, const char *j
 	} else {
 		if (e == GR_OK && rs.status == 404)
 			e = gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
-		e = check(e, &rs, err);
+		e = bk_check(&v->h, e, &rs, err);
 		http_response_release(&rs);
 	}
 	return e;
@@ -822,7 +807,7 @@ vast_metrics(struct backend *b, const char *id, struct sample_list *out, struct 
 {
 	struct vast *v = priv(b);
 	struct http_response rs;
-	char path[96], *url;
+	char path[96];
 	const char *l;
 	enum gr_err e;
 	size_t from = out->n;
@@ -832,12 +817,10 @@ vast_metrics(struct backend *b, const char *id, struct sample_list *out, struct 
 	if ((l = local_numeric(b, id, "instance", err)) == NULL)
 		return GR_ENOTFOUND;
 	snprintf(path, sizeof(path), "/api/v0/instances/%s/?owner=me", l);
-	url = bk_url(&v->h, path);
-	e = http_get(v->h.http, url, v->h.hdrs, &rs, err);
-	free(url);
+	e = bk_request(&v->h, HTTP_GET, path, NULL, true, &rs, err);
 	if (e == GR_OK && rs.status == 404)
 		e = gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
-	e = check(e, &rs, err);
+	e = bk_check(&v->h, e, &rs, err);
 	if (e == GR_OK)
 		e = vast_parse_metrics(rs.body, rs.len, out, err);
 	http_response_release(&rs);
@@ -849,16 +832,12 @@ vast_metrics(struct backend *b, const char *id, struct sample_list *out, struct 
 static enum gr_err
 vast_account(struct backend *b, struct account *out, struct gr_error *err)
 {
-	struct vast *v = priv(b);
 	struct http_response rs;
-	char *url;
 	enum gr_err e;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
-	url = bk_url(&v->h, "/api/v0/users/current/");
-	e = check(http_get(v->h.http, url, v->h.hdrs, &rs, err), &rs, err);
-	free(url);
+	e = bk_call(&priv(b)->h, HTTP_GET, "/api/v0/users/current/", NULL, true, &rs, err);
 	if (e == GR_OK)
 		e = vast_parse_user(rs.body, rs.len, out, err);
 	http_response_release(&rs);
