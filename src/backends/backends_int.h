@@ -53,6 +53,10 @@ enum gr_err bk_request(const struct bk_http *h, enum http_method m, const char *
 /* A transport error e stays; after a reply, the provider's verdict on it (h->parse_error). */
 enum gr_err bk_check(const struct bk_http *h, enum gr_err e, const struct http_response *rs,
     struct gr_error *err);
+/* A reply not streamed (http_do's, with its transport error herr): bk_check's verdict, the
+   transport's message kept in err. */
+enum gr_err bk_kept(const struct bk_http *h, enum gr_err e, const struct http_response *rs,
+    const struct gr_error *herr, struct gr_error *err);
 /* bk_request, then bk_check: rs holds a reply the provider calls a success, on GR_OK. */
 enum gr_err bk_call(const struct bk_http *h, enum http_method m, const char *path,
     const char *json, bool idempotent, struct http_response *rs, struct gr_error *err);

@@ -191,6 +191,15 @@ bk_check(const struct bk_http *h, enum gr_err e, const struct http_response *rs,
 }
 
 enum gr_err
+bk_kept(const struct bk_http *h, enum gr_err e, const struct http_response *rs,
+    const struct gr_error *herr, struct gr_error *err)
+{
+	if (e != GR_OK)
+		gr_fail(err, e, "%s", herr->msg);
+	return bk_check(h, e, rs, err);
+}
+
+enum gr_err
 bk_call(const struct bk_http *h, enum http_method m, const char *path, const char *json,
     bool idempotent, struct http_response *rs, struct gr_error *err)
 {
@@ -238,18 +247,13 @@ bk_offers_read(const struct bk_http *h, enum http_method m, const char *path,
 {
 	struct offers_reader r = { parser, arg, out, out->n, false, NULL };
 	struct http_stream stream = { offers_begin, offers_data, &r };
-	struct http_request rq = { 0 };
+	char *url = bk_url(h, path);
+	struct http_request rq = { .method = m, .url = url, .headers = h->hdrs, .body = body,
+	    .read = true, .stream = &stream };
 	struct http_response rs;
 	struct gr_error herr = { 0 };
-	char *url = bk_url(h, path);
 	enum gr_err e;
 
-	rq.method = m;
-	rq.url = url;
-	rq.headers = h->hdrs;
-	rq.body = body;
-	rq.read = true;
-	rq.stream = &stream;
 	e = http_do(h->http, &rq, &rs, &herr);
 	free(url);
 	if (rs.streamed) {
@@ -257,12 +261,8 @@ bk_offers_read(const struct bk_http *h, enum http_method m, const char *path,
 			e = parser->finish(r.parse, rs.status, err);
 		else
 			gr_fail(err, e, "%s", herr.msg);
-	} else {
-		if (e != GR_OK)
-			gr_fail(err, e, "%s", herr.msg);
-		e = bk_check(h, e, &rs, err);
-		if (e == GR_OK)
-			e = parser->parse(arg, rs.body, rs.len, out, err);
+	} else if ((e = bk_kept(h, e, &rs, &herr, err)) == GR_OK) {
+		e = parser->parse(arg, rs.body, rs.len, out, err);
 	}
 	if (e != GR_OK)
 		out->n = r.n0;

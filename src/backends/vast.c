@@ -431,9 +431,7 @@ vast_search(struct backend *b, struct bk_http *h, const struct filter *f, enum o
 		else
 			gr_fail(err, e, "%s", herr.msg);
 	} else {
-		if (e != GR_OK)
-			gr_fail(err, e, "%s", herr.msg);
-		e = bk_check(h, e, &rs, err);
+		e = bk_kept(h, e, &rs, &herr, err);
 		if (e == GR_OK && strncmp(rs.content_type, "application/json", 16) != 0)
 			e = gr_fail(err, GR_EUNAVAIL, "unexpected reply type '%s'", rs.content_type);
 		else if (e == GR_OK)
