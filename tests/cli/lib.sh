@@ -7,12 +7,15 @@
 #   expect_ok CMD...      expect_rc 0
 #   check DESC EXPR       fail with DESC unless the bash expression is true
 #   wait_until N EXPR     poll until the bash expression is true, at most N tenths of a second
+#   offer_cache_rows P    how many answers the offer cache keeps for provider P
 #   pass / fail MSG       finish
+# $DB is the test's state database (made by the first command that needs it).
 set -u
 GPURENT=${GPURENT:?set GPURENT to the binary}
 TEST_NAME=$(basename "$0" .sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpurent-$TEST_NAME.XXXXXX")
 export GPURENT_HOME="$TMP/home"
+DB="$GPURENT_HOME/state.db"
 export GPURENT_SIM_SEED=42
 export NO_COLOR=1 LC_ALL=C.UTF-8
 unset GPURENT_PROFILE GPURENT_SIM_TIME GPURENT_SIM_SPEED GPURENT_SIM_OFFERS COLUMNS
@@ -95,6 +98,10 @@ wait_until() {
 		sleep 0.1
 	done
 	eval "$expr"
+}
+
+offer_cache_rows() {
+	sqlite3 "$DB" "SELECT count(*) FROM offer_cache WHERE provider = '$1'"
 }
 
 # A job's payload that waits for a gate the test opens: `sh -c "$GATE_WAIT" sh FILE` waits

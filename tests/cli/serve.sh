@@ -6,6 +6,7 @@
 #   serve_home DIALECT                 the home of that dialect's servers' world
 #   serve_g DIALECT ARGS...            run gpurent in that home (`serve_g vast sim advance 5m`
 #                                      moves the provider's clock)
+#   stop_serve                         stop the last server started (the provider is gone)
 #
 # A server keeps its simulated world in a home apart from the client's: sharing one, the
 # client's own sim provider would list every instance the server made a second time (and bill
@@ -48,6 +49,11 @@ start_serve() {
 	done
 	cat "$log.err" >&2
 	fail "sim serve --dialect $dialect did not start"
+}
+
+stop_serve() {
+	kill "$SERVE_PID"
+	wait "$SERVE_PID" 2>/dev/null
 }
 
 use_provider() {

@@ -63,7 +63,7 @@ check "the launch journal was written before the create request" '[ -n "$last_wa
 check "the WAL was synced after its last write and before the create request" \
     '[ -n "$last_sync" ] && [ "$last_sync" -gt "$last_wal" ]'
 launched=$(cat "$TMP/out")
-journal=$(sqlite3 "$GPURENT_HOME/state.db" \
+journal=$(sqlite3 "$DB" \
     "SELECT provider, settled, instance_id FROM launch_journal ORDER BY id DESC LIMIT 1")
 check "the journal holds the launch, settled with its id: $journal" \
     '[ "$journal" = "vast|1|$launched" ]'

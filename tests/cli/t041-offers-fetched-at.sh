@@ -27,8 +27,7 @@ ids=$(jq -r '.[].id' <<<"$json")
 sleep 1.1
 
 # With the provider gone, the CLI still asks it by default ...
-kill "$SERVE_PID"
-wait "$SERVE_PID" 2>/dev/null
+stop_serve
 expect_rc 5 g --provider vast offers gpus=1
 # ... and --max-age answers from what it kept.
 expect_ok g --provider vast offers gpus=1 --max-age 1h

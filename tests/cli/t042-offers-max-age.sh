@@ -15,10 +15,9 @@ for n in 1 2 4 8 3 6; do
 	echo "$OUT" >"$TMP/ids-$n"
 	sleep 1.1	# distinct fetch times, so "the oldest" is well defined
 done
-rows=$(sqlite3 "$GPURENT_HOME/state.db" "SELECT count(*) FROM offer_cache WHERE provider = 'vast'")
+rows=$(offer_cache_rows vast)
 check "at most 4 answers are kept for a provider ($rows)" '[ "$rows" -eq 4 ]'
-kill "$SERVE_PID"
-wait "$SERVE_PID" 2>/dev/null
+stop_serve
 
 for n in 4 8 3 6; do
 	expect_ok g --provider vast -o ids offers gpus=$n --max-age 1h

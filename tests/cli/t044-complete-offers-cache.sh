@@ -6,7 +6,7 @@
 . "$(dirname "$0")/serve.sh"
 
 refresher() {
-	sqlite3 "$GPURENT_HOME/state.db" \
+	sqlite3 "$DB" \
 	    "SELECT value FROM meta WHERE key = 'offer_cache.refresh'" 2>/dev/null | cut -d' ' -f2
 }
 # Wait (bounded) for a refresher to end; kill it if it outlives the wait.
@@ -39,8 +39,7 @@ start_serve vast --api-key k
 use_provider vast k
 expect_ok g --provider vast -o ids offers gpus=1 --limit 1
 check "one offer printed" '[ "$(wc -l <<<"$OUT")" -eq 1 ]'
-kill "$SERVE_PID"
-wait "$SERVE_PID" 2>/dev/null
+stop_serve
 expect_ok g --provider vast __complete args launch vast:
 check "completion lists vast's kept offers, not only the printed one ($(wc -l <<<"$OUT"))" \
     '[ "$(wc -l <<<"$OUT")" -gt 1 ]'

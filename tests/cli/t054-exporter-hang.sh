@@ -7,7 +7,6 @@
 # SIGTERM still ends the exporter with status 0.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/exporter.sh"
-DB="$GPURENT_HOME/state.db"
 
 a=$(launch_fresh type=on-demand 'gpus=1' -- --label lane) || fail "launch"
 expect_ok g sim advance 2m

@@ -10,7 +10,6 @@
 . "$(dirname "$0")/probes.sh"
 . "$(dirname "$0")/exporter.sh"
 export GPURENT_SIM_SPEED=200
-DB="$GPURENT_HOME/state.db"
 start_sshd
 nvidia_double single-rtx4000.txt
 a=$(launch_fresh type=on-demand gpus=1 -- --wait --timeout 60) || fail "launch a"

@@ -7,7 +7,6 @@
 # has running whenever it starts one.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/exporter.sh"
-DB="$GPURENT_HOME/state.db"
 start_hanging_socket
 export GPURENT_SIM_SSH_HOST=127.0.0.1 GPURENT_SIM_SSH_PORT=$port
 for o in $(g offers type=on-demand -o ids -n 12); do

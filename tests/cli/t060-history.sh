@@ -4,7 +4,6 @@
 # they replace; after 30 days they are gone. --since/--until/--step and their errors.
 . "$(dirname "$0")/lib.sh"
 export GPURENT_SIM_TIME=1796119200	# 2026-12-01T10:00:00Z
-DB="$GPURENT_HOME/state.db"
 
 id=$(g launch sim:o-000075 --label hist)
 expect_ok g sim advance 2m		# booted: running from 10:01:00

@@ -7,7 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/exporter.sh"
 export GPURENT_SIM_TIME=1796119200	# 2026-12-01T10:00:00Z
-DB="$GPURENT_HOME/state.db"
 
 four=$(g offers type=on-demand 'gpus>=4' -o ids -n 1)
 one=$(g offers type=on-demand 'gpus=1' -o ids -n 2 | tail -1)

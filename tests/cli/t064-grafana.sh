@@ -5,7 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/exporter.sh"
 export GPURENT_SIM_TIME=1796119200
-DB="$GPURENT_HOME/state.db"
 dash=$SRCDIR/contrib/grafana/gpurent.json
 check "the dashboard is JSON with panels" 'jq -e ".panels | length > 5" "$dash" >/dev/null'
 

@@ -7,7 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 export GPURENT_SIM_TIME=1796119200	# 2026-12-01T10:00:00Z, T0
 T0=1796119200
-DB="$GPURENT_HOME/state.db"
 
 id=$(g launch sim:o-000075 --label rollup)
 check "launched" '[[ $id == sim:i-* ]]'

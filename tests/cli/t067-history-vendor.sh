@@ -36,7 +36,7 @@ check "the table with --fields vendor" '[[ $OUT == *VENDOR* && $OUT == *amd* ]]'
 expect_ok g metrics "$id" --since 1d --step 1h
 check "the default table leaves it out, as live metrics do" '[[ $OUT != *VENDOR* ]]'
 check "stored with the series" \
-	'[ "$(sqlite3 "$GPURENT_HOME/state.db" "SELECT DISTINCT vendor FROM sample_series WHERE instance_id = '"'$id'"'")" = amd ]'
+	'[ "$(sqlite3 "$DB" "SELECT DISTINCT vendor FROM sample_series WHERE instance_id = '"'$id'"'")" = amd ]'
 
 # Another instance, sampled only through the API: no vendor in its history.
 other=$(launch_fresh type=on-demand gpu=MI300X-192GB gpus=8 -- --disk 1 --wait --timeout 60)

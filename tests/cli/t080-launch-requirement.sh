@@ -10,7 +10,6 @@ export GPURENT_SIM_TIME=1790000000
 
 start_serve vast --api-key test-key-vast --fail-launch gone,gone,capacity
 use_provider vast test-key-vast
-DB="$GPURENT_HOME/state.db"
 
 # --dry-run: the candidates in the order they would be tried, nothing rented.
 expect_ok g -p vast launch --gpu h100 --count 8 --dry-run -o json

@@ -9,7 +9,6 @@ OUTDIR=$TMP/slurm/jobs
 expect_ok g config set slurm.workdir "$OUTDIR"
 expect_ok g config set slurm.output_dir "$OUTDIR"
 expect_ok g config set slurm.price.h100 3.60
-DB=$GPURENT_HOME/state.db
 
 # Slurm's StartTime or EndTime of a job, in UTC seconds.
 slurm_time() {

@@ -5,7 +5,7 @@
 
 mkdir -p "$GPURENT_HOME"
 now=$(date +%s)
-sqlite3 "$GPURENT_HOME/state.db" "
+sqlite3 "$DB" "
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE ledger(id INTEGER PRIMARY KEY, instance_id TEXT NOT NULL, provider TEXT NOT NULL,
   label TEXT NOT NULL DEFAULT '', gpu TEXT NOT NULL DEFAULT '', kind INTEGER NOT NULL,
@@ -17,5 +17,5 @@ expect_ok g -o json costs
 check "old rows are dollars" '[ "$(jq -r ".currency + \" \" + (.spent|tostring)" <<<"$OUT")" = "USD 2" ]'
 check "one currency" '[ "$(jq ".currencies | length" <<<"$OUT")" = 1 ]'
 check "the column was added with USD" \
-    '[ "$(sqlite3 "$GPURENT_HOME/state.db" "SELECT currency FROM ledger")" = USD ]'
+    '[ "$(sqlite3 "$DB" "SELECT currency FROM ledger")" = USD ]'
 pass

@@ -42,7 +42,7 @@ check "both running" '[ "$(state_of "$ppio") $(state_of "$sim")" = "running runn
 # ¥310 spent by an earlier PPIO instance in the last minute (PPIO bills on the wall clock),
 # written as the ledger writes a closed row: ¥18,600/h for 60 s.
 now=$(date +%s)
-sqlite3 "$GPURENT_HOME/state.db" \
+sqlite3 "$DB" \
     "INSERT INTO ledger(instance_id, provider, kind, rate_hour, start_ts, end_ts, currency)
      VALUES('ppio:0000000old', 'ppio', 0, 18600000000, $((now - 61)), $((now - 1)), 'CNY')" ||
     fail "sqlite3 insert"

@@ -48,13 +48,13 @@ check "metrics of the job: eight GPUs at 90 % over ssh" \
 nvidia_double h100x8.txt
 expect_ok g watch --once --interval 1m
 check "idle, not for long enough yet: $OUT" '[[ $OUT != *ordered* ]]'
-since=$(sqlite3 "$GPURENT_HOME/state.db" "SELECT idle_since FROM watch_state WHERE instance_id = '$J'")
+since=$(sqlite3 "$DB" "SELECT idle_since FROM watch_state WHERE instance_id = '$J'")
 check "the idle spell is recorded ($since)" '[ "${since:-0}" -gt 0 ]'
-sqlite3 "$GPURENT_HOME/state.db" \
+sqlite3 "$DB" \
 	"UPDATE watch_state SET idle_since = idle_since - 1500 WHERE instance_id = '$J'" || fail "sqlite3"
 expect_ok g watch --once --interval 1m
 check "25 minutes and the passes' time: still not: $OUT" '[[ $OUT != *ordered* ]]'
-sqlite3 "$GPURENT_HOME/state.db" \
+sqlite3 "$DB" \
 	"UPDATE watch_state SET idle_since = idle_since - 400 WHERE instance_id = '$J'" || fail "sqlite3"
 
 # The dry run says it would cancel, and cancels nothing.

@@ -34,7 +34,7 @@ for r in "$((now - 10800)) 90 1" "$((now - 9000)) 80 2" "$((now - 7200)) 40 2" \
 	set -- $r
 	rows+="${rows:+,}('tide', $1, $2, $3), ('plain', $1, $2, $3)"
 done
-sqlite3 "$GPURENT_HOME/state.db" "INSERT INTO group_load(name, at, util, members) VALUES $rows;
+sqlite3 "$DB" "INSERT INTO group_load(name, at, util, members) VALUES $rows;
 	INSERT INTO ledger(instance_id, provider, label, kind, rate_hour, start_ts, end_ts, currency)
 	VALUES('sim:i-009001', 'sim', 'group:tide', 0, 2000000, $((now - 10800)), $((now - 3600)), 'USD')" ||
 	fail "sqlite3 insert"
@@ -65,7 +65,7 @@ expect_ok g -o json audit --offline --since 30m
 check "no records in the window" \
 	'jq -e ".predict[0] | .records == 0 and .predictive.member_hours == 0 and .reactive.member_hours == 0" <<<"$OUT" >/dev/null'
 # A member billed in yuan as well (28.00 for its 2 h): the spend is known only at a rate.
-sqlite3 "$GPURENT_HOME/state.db" \
+sqlite3 "$DB" \
 	"INSERT INTO ledger(instance_id, provider, label, kind, rate_hour, start_ts, end_ts, currency)
 	 VALUES('sim:i-009002', 'sim', 'group:tide', 0, 14000000, $((now - 10800)), $((now - 3600)), 'CNY')" ||
 	fail "sqlite3 insert"
@@ -85,7 +85,7 @@ check "and the table says so" \
 expect_ok g config unset fx.CNY
 
 # Without a ledger row for its members the spend is unknown, never 0.
-sqlite3 "$GPURENT_HOME/state.db" "DELETE FROM ledger" || fail "sqlite3 delete"
+sqlite3 "$DB" "DELETE FROM ledger" || fail "sqlite3 delete"
 expect_ok g -o json audit --offline
 check "spend unknown without a price: $(jq -c .predict <<<"$OUT")" \
 	'jq -e ".predict[0] | .predictive.spend == null and .reactive.spend == null and .saved == null" <<<"$OUT" >/dev/null'

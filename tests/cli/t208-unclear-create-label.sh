@@ -25,7 +25,7 @@ live_labelled() {
 
 # journal_of ID: the launch journal row settled with ID ("" when none).
 journal_of() {
-	sqlite3 "$GPURENT_HOME/state.db" \
+	sqlite3 "$DB" \
 		"SELECT id FROM launch_journal WHERE settled = 1 AND instance_id = '$1'"
 }
 

@@ -69,7 +69,7 @@ expect_ok g metrics "$J"
 check "the table names the node: $OUT" \
 	'[[ $(head -1 <<<"$OUT") == *INSTANCE*NODE*GPU* ]] &&
 	 [ "$(grep -c " n1 " <<<"$OUT")" = 8 ] && [ "$(grep -c " n2 " <<<"$OUT")" = 8 ]'
-series=$(sqlite3 "$GPURENT_HOME/state.db" \
+series=$(sqlite3 "$DB" \
 	"SELECT instance_id, count(*) FROM sample_series GROUP BY instance_id ORDER BY 1" | tr '\n' ' ')
 check "the history keeps each node's GPUs apart ($series)" \
 	'[ "$series" = "$J/n1|8 $J/n2|8 " ]'
@@ -95,7 +95,7 @@ expect_ok g metrics "$J" --follow --count 1 --interval 1
 check "the followed table names the node: $OUT" \
 	'[[ $(head -1 <<<"$OUT") == *INSTANCE*NODE*GPU* ]] &&
 	 [ "$(grep -c " n1 " <<<"$OUT")" = 8 ] && [ "$(grep -c " n2 " <<<"$OUT")" = 8 ]'
-series=$(sqlite3 "$GPURENT_HOME/state.db" \
+series=$(sqlite3 "$DB" \
 	"SELECT instance_id, count(*) FROM sample_series GROUP BY instance_id ORDER BY 1" | tr '\n' ' ')
 check "followed, each node's GPUs still in a series of their own ($series)" \
 	'[ "$series" = "$J/n1|8 $J/n2|8 " ]'
@@ -115,14 +115,14 @@ echo "$PROBE_DATA/nvidia/h100x8.txt" >"$TMP/node-n1/nvidia-smi.seq"
 rm -f "$TMP/node-n1/nvidia-smi.count" "$TMP/node-n2/nvidia-smi.count"
 expect_ok g config set idle.threshold 5
 expect_ok g watch --once --interval 1m
-state=$(sqlite3 "$GPURENT_HOME/state.db" "SELECT util, idle_since FROM watch_state WHERE instance_id = '$J'")
+state=$(sqlite3 "$DB" "SELECT util, idle_since FROM watch_state WHERE instance_id = '$J'")
 check "n1 idle and n2 busy: the job is busy ($state): $OUT" \
 	'[ "${state#*|}" = 0 ] && [ "${state%|*}" -ge 20 ] && [[ $OUT != *idle* && $OUT != *unobserved* ]]'
 check "the watcher asked both nodes" \
 	'[ "$(cat "$TMP/node-n1/nvidia-smi.count")" -ge 1 ] && [ "$(cat "$TMP/node-n2/nvidia-smi.count")" -ge 1 ]'
 echo "$TMP/node-n1/rec.txt" >"$TMP/node-n1/nvidia-smi.seq"
 # The watcher below meets the job afresh.
-sqlite3 "$GPURENT_HOME/state.db" "DELETE FROM watch_state WHERE instance_id = '$J'" || fail "sqlite3"
+sqlite3 "$DB" "DELETE FROM watch_state WHERE instance_id = '$J'" || fail "sqlite3"
 
 # n2 stops answering: its GPUs are unknown, n1's still come, a warning names n2.
 stop_sshd "$SSHD2_PID"

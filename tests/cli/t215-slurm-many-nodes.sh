@@ -37,7 +37,7 @@ check "one machine's eight GPUs, under no node: $OUT" \
 check "sampled once: $(nvidia_queries)" '[ "$(nvidia_queries)" = 1 ]'
 check "a warning says the nodes were taken as one machine: $ERR" \
 	'[[ $ERR == *"warning: slurm:5: no sample from ...: its nodes are all reached at 127.0.0.1, so it was taken as one machine (slurm.ssh_host without %n?)"* ]]'
-series=$(sqlite3 "$GPURENT_HOME/state.db" "SELECT instance_id, count(*) FROM sample_series GROUP BY 1")
+series=$(sqlite3 "$DB" "SELECT instance_id, count(*) FROM sample_series GROUP BY 1")
 check "the history keeps one machine's GPUs, no node's ($series)" '[ "$series" = "slurm:5|8" ]'
 expect_ok g metrics slurm:5 --source ssh --follow --count 1 --interval 1 -o json
 check "followed: eight samples, under no node: $OUT" \

@@ -5,7 +5,6 @@
 # metrics --fields all keeps the GPU's name and UUID in a table narrower than every field.
 . "$(dirname "$0")/lib.sh"
 export GPURENT_SIM_TIME=1796119200	# 2026-12-01T10:00:00Z
-DB="$GPURENT_HOME/state.db"
 
 # group ls: arrays and objects, not comma-joined strings.
 expect_ok g group create web --gpu A100 --max 2 --target-util 70 --env A=1 --env 'B=x,y=z'

@@ -10,7 +10,6 @@
 export GPURENT_SIM_TIME=1790777600	# 2026-09-30T14:13:20Z, T below
 T=1790777600
 NOW=1790920800				# 2026-10-02T06:00:00Z
-DB="$GPURENT_HOME/state.db"
 
 # Seed 42: sim:o-000075 is one H100-SXM-80GB in as-east at $1.89/h on demand, $0.013014/h
 # of storage while stopped. Launched at T, the simulator takes 60 s to boot it, 10 s to stop

@@ -39,11 +39,11 @@ check "and so does the instance's line" \
 
 # An hour stopped: the open storage segment moved an hour back, as if seen then. Its spend is
 # an hour of storage and the seconds since, at most the few around the reading.
-sqlite3 "$GPURENT_HOME/state.db" "UPDATE ledger SET start_ts = start_ts - 3600 WHERE
+sqlite3 "$DB" "UPDATE ledger SET start_ts = start_ts - 3600 WHERE
 	instance_id = '$id' AND end_ts = 0" || fail "sqlite3 update"
 before=$(date +%s)
 # What it ran for before (its closed compute segments; a reservation, kind 2, bills nothing).
-compute=$(sqlite3 "$GPURENT_HOME/state.db" "SELECT coalesce(sum(spent), 0) FROM ledger_closed WHERE
+compute=$(sqlite3 "$DB" "SELECT coalesce(sum(spent), 0) FROM ledger_closed WHERE
 	instance_id = '$id' AND kind != 2")
 expect_ok g costs --by instance -o json
 after=$(date +%s)

@@ -10,7 +10,7 @@ export GPURENT_SIM_TIME=1790920800	# 2026-10-02T06:00:00Z
 NOW=1790920800
 
 expect_ok g costs			# makes the state database
-sqlite3 "$GPURENT_HOME/state.db" "INSERT INTO ledger(instance_id, provider, label, kind, rate_hour,
+sqlite3 "$DB" "INSERT INTO ledger(instance_id, provider, label, kind, rate_hour,
 	start_ts, end_ts, currency) VALUES
 	('sim:y-1', 'sim', 'old', 0, 5000000, $((NOW - 20 * 3600)), $((NOW - 10 * 3600)), 'USD'),
 	('sim:t-1', 'sim', 'new', 0, 2000000, $((NOW - 6 * 3600)), 0, 'USD')" || fail "sqlite3 insert"

@@ -13,12 +13,10 @@ case $G in /*) ;; *) G=$(pwd)/$G ;; esac
 [ -x "$G" ] || { echo "t520: no gpurent binary at $G" >&2; exit 1; }
 # The message catalogues built beside the binary (meson sets GPURENT_LOCALEDIR).
 LOCALEDIR=${GPURENT_LOCALEDIR:-$(dirname "$G")/po}
-command -v tmux > /dev/null || { echo "t520: skip, no tmux"; exit 77; }
-
 T=$(mktemp -d /tmp/gpurent-t520-XXXXXX)
-SOCK="gpurent-t520-$$"
-tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+# The server, its trap, screen and wait_for (tests/tmux.sh).
+PANE=t520
+. "$(dirname "$0")/../tmux.sh"
 unset GPURENT_PASSPHRASE GPURENT_PROFILE XDG_CONFIG_HOME XDG_STATE_HOME
 for v in $(env | sed -n 's/^\([A-Za-z0-9_]*_API_KEY\)=.*/\1/p'); do unset "$v"; done
 export GPURENT_HOME="$T/home" GPURENT_SIM_SPEED=60 NO_COLOR=1
@@ -27,17 +25,6 @@ mkdir -m 700 "$GPURENT_HOME"
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 ok() { echo "ok - $*"; }
-screen() { tm capture-pane -p -t t520 2>/dev/null; }
-# wait_for REGEX [TENTHS]: until the screen matches, at most TENTHS/10 seconds
-wait_for() {
-	n=0
-	while [ $n -lt "${2:-50}" ]; do
-		screen | grep -E -q -- "$1" && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
 # the last non-empty line of the screen
 last_line() { screen | grep -v '^ *$' | tail -n 1; }
 wait_prompt() {

@@ -11,6 +11,7 @@
 #   wait_gone REGEX [TENTHS]   until it no longer does
 #   wait_until CMD [TENTHS]    until the shell command CMD succeeds (default 5 s)
 #   row N                      line N of the screen (0-based)
+#   $DB                        the test's state database
 #   ok MSG / fail MSG / finish
 set -u
 G=${GPURENT:-build/gpurent}
@@ -19,19 +20,19 @@ case $G in /*) ;; *) G=$(pwd)/$G ;; esac
 GPURENT=$G
 # launch_fresh FILTER... -- LAUNCH-OPTIONS...: a launch that searches again when the offer went.
 . "$(dirname "${BASH_SOURCE[0]}")/../launch-fresh.sh"
-command -v tmux >/dev/null || { echo "skip: no tmux"; exit 77; }
 
 TEST_NAME=$(basename "$0" .sh)
 T=$(mktemp -d "${TMPDIR:-/tmp}/gpurent-$TEST_NAME.XXXXXX")
-SOCK="gpurent-test-$$"
-tm() { tmux -u -L "$SOCK" -f /dev/null "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+# The server, its trap, screen, keys, wait_for and wait_gone (tests/tmux.sh).
+PANE=ui
+. "$(dirname "${BASH_SOURCE[0]}")/../tmux.sh"
 unset GPURENT_PROFILE GPURENT_SIM_TIME GPURENT_SIM_OFFERS COLUMNS LINES XDG_CONFIG_HOME \
 	XDG_STATE_HOME
 for v in $(env | sed -n 's/^\([A-Za-z0-9_]*_\(API_KEY\|URL\)\)=.*/\1/p'); do unset "$v"; done
 export GPURENT_HOME="$T/home" GPURENT_SIM_SEED=42 GPURENT_SIM_SPEED=60 NO_COLOR=1 \
 	LC_ALL=C.UTF-8
 mkdir -m 700 "$GPURENT_HOME"
+DB="$GPURENT_HOME/state.db"
 
 fails=0
 ok() { echo "ok - $*"; }
@@ -41,27 +42,7 @@ finish() {
 	echo "FAIL $TEST_NAME: $fails failed" >&2
 	exit 1
 }
-screen() { tm capture-pane -p -t ui 2>/dev/null; }
 row() { screen | sed -n "$(($1 + 1))p"; }
-keys() { tm send-keys -t ui "$@"; }
-wait_for() {
-	local n=0
-	while [ $n -lt "${2:-50}" ]; do
-		screen | grep -E -q -- "$1" && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
-wait_gone() {
-	local n=0
-	while [ $n -lt "${2:-50}" ]; do
-		screen | grep -E -q -- "$1" || return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
 wait_until() {
 	local n=0
 	while [ $n -lt "${2:-50}" ]; do

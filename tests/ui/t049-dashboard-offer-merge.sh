@@ -13,7 +13,7 @@ export GPURENT_SIM_TIME=1780000000 GPURENT_UI_TRACE=$T/trace
 all=$("$G" -o ids offers | wc -l)
 merges() { grep -c "^$1 " "$GPURENT_UI_TRACE" 2>/dev/null; }
 # When the provider last answered (the offer cache keeps each answer with its time).
-fetched() { sqlite3 "$GPURENT_HOME/state.db" 'SELECT coalesce(max(fetched_at), 0) FROM offer_cache'; }
+fetched() { sqlite3 "$DB" 'SELECT coalesce(max(fetched_at), 0) FROM offer_cache'; }
 
 start_dash 160 30
 wait_for " $all of $all offers" 100 || fail "offers: $(row 1)"

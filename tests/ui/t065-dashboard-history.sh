@@ -6,7 +6,6 @@
 # job's) is in the instance's history too, a GPU of its own named by its node.
 . "$(dirname "$0")/lib.sh"
 export GPURENT_SIM_SPEED=1
-DB="$GPURENT_HOME/state.db"
 
 offer=$("$G" -o ids offers type=on-demand 'gpus>=2' --limit 1 2>/dev/null)
 inst=$("$G" -o ids launch --wait --timeout 120 "$offer" 2>/dev/null)

@@ -33,7 +33,7 @@ tm kill-session -t ui
 
 # An hour billed in yuan (a ppio row, on the wall clock, as the ledger writes it).
 now=$(date +%s)
-sqlite3 "$GPURENT_HOME/state.db" \
+sqlite3 "$DB" \
     "INSERT INTO ledger(instance_id, provider, kind, rate_hour, start_ts, end_ts, currency)
      VALUES('ppio:abc', 'ppio', 0, 12600000, $((now - 7200)), $((now - 3600)), 'CNY')" ||
     fail "sqlite3 insert"

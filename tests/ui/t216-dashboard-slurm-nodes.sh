@@ -12,7 +12,6 @@ export GPURENT_SLURM_URL="http://127.0.0.1:$(cat "$T/port")" SLURM_JWT=test-toke
 unset GPURENT_SIM_SPEED
 "$G" config set providers slurm >/dev/null && "$G" config set slurm.user root >/dev/null ||
     { fail "config"; finish; }
-DB="$GPURENT_HOME/state.db"
 "$G" metrics slurm:5 --since 1h >/dev/null || { fail "no history tables"; finish; }
 # Ten minutes of GPU 0 on each node, as ssh sampled them: f1 at 7 %, f2 at 93 %.
 now=$(date +%s)

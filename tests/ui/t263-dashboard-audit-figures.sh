@@ -16,7 +16,7 @@ case $id in sim:i-*) ;; *) echo "launch failed" >&2; exit 1 ;; esac
 	"$G" sim advance 120m >/dev/null && "$G" start "$id" >/dev/null &&
 	"$G" sim advance $((NOW - T0 - 10860)) >/dev/null || { echo "the fixture" >&2; exit 1; }
 "$G" audit --offline -o json >/dev/null || { echo "audit" >&2; exit 1; }
-sqlite3 "$GPURENT_HOME/state.db" "INSERT INTO sample_series(instance_id, gpu) VALUES('$id', 0);
+sqlite3 "$DB" "INSERT INTO sample_series(instance_id, gpu) VALUES('$id', 0);
 	WITH RECURSIVE m(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM m WHERE k < 59)
 	INSERT INTO samples(series, at, source, util, power)
 	SELECT (SELECT id FROM sample_series WHERE instance_id = '$id'), $((T0 + 11536)) + k * 60, 0,

@@ -9,7 +9,7 @@
 "$G" config set fx.CNY 0.14 >/dev/null || { echo "config set fx failed" >&2; exit 1; }
 "$G" costs >/dev/null || { echo "costs failed" >&2; exit 1; }
 now=$(date +%s)
-sqlite3 "$GPURENT_HOME/state.db" \
+sqlite3 "$DB" \
     "INSERT INTO ledger(instance_id, provider, label, kind, rate_hour, start_ts, end_ts, currency)
      VALUES('vast:1', 'vast', 'us', 0, 300000, $now, 0, 'USD'),
            ('ppio:abc', 'ppio', 'cn', 0, 2160000, $now, 0, 'CNY')" ||
