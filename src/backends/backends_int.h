@@ -63,25 +63,18 @@ enum gr_err bk_call(const struct bk_http *h, enum http_method m, const char *pat
 
 /*
  * An offers list read as it arrives (http.h's stream), asked with method m at path (body:
- * JSON or NULL; a read, which may be retried): the provider's parser is opened at the first
- * body byte of each 2xx attempt (a retried attempt forgets what a cut-off one appended), fed
- * every chunk and finished at the end; its verdict is the error when it stopped the transfer
- * or the transfer ended well, while a transfer cut off for good keeps the transport's
- * message, as a kept body would. A reply not streamed (an error status) is checked
- * (bk_check) and, when good, what was kept goes to parse(). On any error nothing stays
- * appended to out.
+ * JSON or NULL; a read, which may be retried): an offer_stream of kind k (arg: its own) is
+ * opened at the first body byte of each 2xx attempt (a retried attempt forgets what a
+ * cut-off one appended), fed every chunk and finished at the end; its verdict is the error
+ * when it stopped the transfer or the transfer ended well, while a transfer cut off for good
+ * keeps the transport's message, as a kept body would. A reply not streamed (an error status)
+ * is checked (bk_kept) and, when good, what was kept is parsed the same way. On any error
+ * nothing stays appended to out.
  */
-struct bk_offers_parser {
-	void *(*open)(void *arg, struct offer_list *out);
-	bool (*feed)(void *parse, const char *p, size_t n);
-	enum gr_err (*finish)(void *parse, long status, struct gr_error *err);
-	void (*close)(void *parse);
-	enum gr_err (*parse)(void *arg, const char *body, size_t len, struct offer_list *out,
-	    struct gr_error *err);
-};
+struct offer_stream_kind;
 enum gr_err bk_offers_read(const struct bk_http *h, enum http_method m, const char *path,
-    const char *body, const struct bk_offers_parser *parser, void *arg, struct offer_list *out,
-    struct gr_error *err);
+    const char *body, const struct offer_stream_kind *k, const void *arg,
+    struct offer_list *out, struct gr_error *err);
 
 /* Record/read the launch time of an instance the provider does not date (Lambda). */
 void bk_remember_created(const struct backend *b, const char *id, int64_t when);

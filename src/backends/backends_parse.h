@@ -126,6 +126,33 @@ void jpick_filter(const struct jpick *k, struct cJSON *obj);
  */
 void jscan_pick(struct jscan *s, const struct jpick *k);
 
+/*
+ * An offers reply read as it arrives, the same for every provider (jscan.c): a jscan over
+ * the reply (kind's path, each element picked to kind's members when pick is set) whose
+ * elements kind's map appends to out as offers; at the end kind's verdict on the scan's end,
+ * the skeleton and the HTTP status. On an error nothing stays appended to out. arg is the
+ * provider's own (the offer type, spot wanted, the currency), borrowed for the stream's life.
+ */
+struct offer_stream_kind {
+	const char *const *path;	/* jscan_new_path's path and members */
+	bool members;
+	const char *const *pick;	/* jpick_new's names, or NULL: elements whole */
+	void (*map)(const struct cJSON *elem, const void *arg, struct offer_list *out);
+	/* The verdict on the end; NULL: jscan_end_error's with provider and no_container. */
+	enum gr_err (*end)(enum jscan_end end, const struct cJSON *skeleton, long status,
+	    struct gr_error *err);
+	const char *provider, *no_container;
+};
+struct offer_stream;
+struct offer_stream *offer_stream_new(const struct offer_stream_kind *k, const void *arg,
+    struct offer_list *out);
+bool offer_stream_feed(struct offer_stream *s, const char *p, size_t n);
+enum gr_err offer_stream_finish(struct offer_stream *s, long status, struct gr_error *err);
+void offer_stream_free(struct offer_stream *s);
+/* A whole body, as a 200 reply: the same stream fed once. */
+enum gr_err offer_stream_parse(const struct offer_stream_kind *k, const void *arg,
+    const char *body, size_t len, struct offer_list *out, struct gr_error *err);
+
 /* "RunPod said ..." messages: the first non-empty of the listed string members. */
 const char *bj_first_str(const struct cJSON *obj, const char *const *keys);
 
@@ -152,17 +179,11 @@ void vast_types_wanted(const struct filter *f, bool *on_demand, bool *interrupti
 /*
  * POST /api/v0/bundles/ reply {"offers": [...]}, parsed as it arrives: each offer is mapped
  * onto the model as soon as its element is complete, so memory never holds the body or its
- * whole tree. Feed the body in chunks (false: malformed, stop), then finish, which appends
- * nothing more and returns GR_OK or the error (the one the reply states, else empty, not
- * JSON, no offers array).
+ * whole tree (an offer_stream of this kind; arg: the enum offer_type asked). Its verdict:
+ * GR_OK or the error (the one the reply states, for the reply's status: a 2xx with
+ * success:false is one; else empty, not JSON, no offers array).
  */
-struct vast_offer_stream;
-struct vast_offer_stream *vast_offer_stream_new(enum offer_type type, struct offer_list *out);
-bool vast_offer_stream_feed(struct vast_offer_stream *s, const char *p, size_t n);
-/* status: the reply's, for its error (a 2xx with success:false is one). */
-enum gr_err vast_offer_stream_finish(struct vast_offer_stream *s, long status,
-    struct gr_error *err);
-void vast_offer_stream_free(struct vast_offer_stream *s);
+extern const struct offer_stream_kind vast_offer_kind;
 /* The same on a whole body: appends offers of the given type. */
 enum gr_err vast_parse_offers(const char *body, size_t len, enum offer_type type,
     struct offer_list *out, struct gr_error *err);
@@ -199,19 +220,13 @@ enum gr_err vast_parse_error(long status, const char *body, size_t len, struct g
  * A gpuTypes reply {"data": {"gpuTypes": [...]}} whose lowestPrice aliases are named s<N>
  * (secure cloud) and c<N> (community) for N GPUs: one offer per (type, cloud, N) in stock.
  * With want_spot, an offer with a minimumBidPrice also gives an OFFER_INTERRUPTIBLE offer.
- * Parsed as it arrives, like vast's (each element of gpuTypes mapped as soon as it is
- * complete): feed the 2xx body in chunks (false: malformed, stop), then finish, which
- * returns GR_OK or the error, as runpod_parse_error gives it for the reply's errors[] (the
+ * Parsed as it arrives, like vast's (an offer_stream of this kind; arg: the bool want_spot):
+ * its verdict is GR_OK or the error, as runpod_parse_error gives it for the reply's errors[] (the
  * skeleton holds them whatever their place), else "malformed reply (not JSON)" for an
  * empty, truncated or non-object body, "malformed reply (no gpuTypes)"; on an error the
  * offers appended by this reply are taken back.
  */
-struct runpod_offer_stream;
-struct runpod_offer_stream *runpod_offer_stream_new(bool want_spot, struct offer_list *out);
-bool runpod_offer_stream_feed(struct runpod_offer_stream *s, const char *p, size_t n);
-enum gr_err runpod_offer_stream_finish(struct runpod_offer_stream *s, long status,
-    struct gr_error *err);
-void runpod_offer_stream_free(struct runpod_offer_stream *s);
+extern const struct offer_stream_kind runpod_offer_kind;
 /* The same on a whole body (a 200). */
 enum gr_err runpod_parse_gpu_types(const char *body, size_t len, bool want_spot,
     struct offer_list *out, struct gr_error *err);
@@ -252,17 +267,13 @@ bool runpod_offer_id_parse(const char *id, bool *secure, int *count, bool *spot,
 /*
  * GET /instance-types {"data": {"<type name>": {instance_type, regions_with_capacity_available},
  * ...}}: one offer per (type, region with capacity); a type with no capacity anywhere gives
- * one offer with available 0 and no region. Parsed as it arrives: each member of data is
- * mapped as soon as it is complete. Feed the 2xx body in chunks (false: malformed, stop),
- * then finish: GR_OK, or "empty reply from lambda", "malformed reply from lambda (not
+ * one offer with available 0 and no region. Parsed as it arrives (an offer_stream of this
+ * kind; no arg): each member of data is mapped as soon as it is complete. Its verdict: GR_OK,
+ * or "empty reply from lambda", "malformed reply from lambda (not
  * JSON)" (truncated too), "malformed reply (no data object)"; on an error the offers
  * appended by this reply are taken back.
  */
-struct lambda_offer_stream;
-struct lambda_offer_stream *lambda_offer_stream_new(struct offer_list *out);
-bool lambda_offer_stream_feed(struct lambda_offer_stream *s, const char *p, size_t n);
-enum gr_err lambda_offer_stream_finish(struct lambda_offer_stream *s, struct gr_error *err);
-void lambda_offer_stream_free(struct lambda_offer_stream *s);
+extern const struct offer_stream_kind lambda_offer_kind;
 /* The same on a whole body. */
 enum gr_err lambda_parse_instance_types(const char *body, size_t len, struct offer_list *out,
     struct gr_error *err);
@@ -298,17 +309,12 @@ bool ppio_scaled(const struct cJSON *n, long long precision, int64_t *micros);
 enum gr_err ppio_parse_products(const char *body, size_t len, const char *currency,
     struct offer_list *out, struct gr_error *err);
 /*
- * The same as the body arrives (jscan): each product is mapped as soon as its element is
- * complete. Feed chunks (false: malformed, stop), then finish: GR_OK, or the error (empty,
- * not JSON, no data array) with nothing appended. Errors in the provider's own shape come
+ * The same as the body arrives (an offer_stream of this kind; arg: the currency): each
+ * product is mapped as soon as its element is complete. Its verdict: GR_OK, or the error
+ * (empty, not JSON, no data array) with nothing appended. Errors in the provider's own shape come
  * with a non-2xx status, which is never streamed (ppio_parse_error reads that body).
  */
-struct ppio_product_stream;
-struct ppio_product_stream *ppio_product_stream_new(const char *currency,
-    struct offer_list *out);
-bool ppio_product_stream_feed(struct ppio_product_stream *s, const char *p, size_t n);
-enum gr_err ppio_product_stream_finish(struct ppio_product_stream *s, struct gr_error *err);
-void ppio_product_stream_free(struct ppio_product_stream *s);
+extern const struct offer_stream_kind ppio_product_kind;
 /* Offer ids: "ppio:<product>@<region>:<count>[s]" (s: spot); the region may be absent. */
 void ppio_offer_id(char *dst, size_t n, const char *product, const char *region, int count,
     bool spot);

@@ -17,6 +17,7 @@
 #include "gpurent/util.h"
 
 #include "backends_int.h"
+#include "backends_parse.h"
 
 static const char *const cc_eu[] = { "AT", "BE", "BG", "CH", "CY", "CZ", "DE", "DK", "EE",
 	"ES", "FI", "FR", "GB", "GR", "HR", "HU", "IE", "IS", "IT", "LT", "LU", "LV", "MT", "NL",
@@ -207,12 +208,12 @@ bk_call(const struct bk_http *h, enum http_method m, const char *path, const cha
 }
 
 struct offers_reader {
-	const struct bk_offers_parser *parser;
-	void *arg;
+	const struct offer_stream_kind *kind;
+	const void *arg;
 	struct offer_list *out;
 	size_t n0;			/* offers in out before this list */
-	bool refused;			/* the parser stopped the transfer: a malformed body */
-	void *parse;
+	bool refused;			/* the stream stopped the transfer: a malformed body */
+	struct offer_stream *parse;
 };
 
 static bool
@@ -222,11 +223,10 @@ offers_begin(void *ctx, long status, const char *content_type)
 
 	(void)status;
 	(void)content_type;
-	if (r->parse != NULL)
-		r->parser->close(r->parse);
+	offer_stream_free(r->parse);
 	r->out->n = r->n0;
 	r->refused = false;
-	r->parse = r->parser->open(r->arg, r->out);
+	r->parse = offer_stream_new(r->kind, r->arg, r->out);
 	return true;
 }
 
@@ -235,17 +235,17 @@ offers_data(void *ctx, const char *p, size_t n)
 {
 	struct offers_reader *r = ctx;
 
-	if (!r->parser->feed(r->parse, p, n))
+	if (!offer_stream_feed(r->parse, p, n))
 		r->refused = true;
 	return !r->refused;
 }
 
 enum gr_err
 bk_offers_read(const struct bk_http *h, enum http_method m, const char *path,
-    const char *body, const struct bk_offers_parser *parser, void *arg, struct offer_list *out,
-    struct gr_error *err)
+    const char *body, const struct offer_stream_kind *k, const void *arg,
+    struct offer_list *out, struct gr_error *err)
 {
-	struct offers_reader r = { parser, arg, out, out->n, false, NULL };
+	struct offers_reader r = { k, arg, out, out->n, false, NULL };
 	struct http_stream stream = { offers_begin, offers_data, &r };
 	char *url = bk_url(h, path);
 	struct http_request rq = { .method = m, .url = url, .headers = h->hdrs, .body = body,
@@ -258,16 +258,15 @@ bk_offers_read(const struct bk_http *h, enum http_method m, const char *path,
 	free(url);
 	if (rs.streamed) {
 		if (e == GR_OK || r.refused)
-			e = parser->finish(r.parse, rs.status, err);
+			e = offer_stream_finish(r.parse, rs.status, err);
 		else
 			gr_fail(err, e, "%s", herr.msg);
 	} else if ((e = bk_kept(h, e, &rs, &herr, err)) == GR_OK) {
-		e = parser->parse(arg, rs.body, rs.len, out, err);
+		e = offer_stream_parse(k, arg, rs.body, rs.len, out, err);
 	}
 	if (e != GR_OK)
 		out->n = r.n0;
-	if (r.parse != NULL)
-		parser->close(r.parse);
+	offer_stream_free(r.parse);
 	http_response_release(&rs);
 	return e;
 }

@@ -510,3 +510,81 @@ jscan_end_error(enum jscan_end end, const char *provider, const char *no_contain
 	}
 	return gr_fail(err, GR_EUNAVAIL, "malformed reply from %s (not JSON)", provider);
 }
+
+struct offer_stream {
+	const struct offer_stream_kind *kind;
+	const void *arg;
+	struct jscan *scan;
+	struct jpick *pick;
+	struct offer_list *out;
+	size_t n0;		/* offers in out before this reply: an error appends none */
+};
+
+static bool
+offer_elem(const cJSON *elem, void *ctx)
+{
+	struct offer_stream *s = ctx;
+
+	s->kind->map(elem, s->arg, s->out);
+	return true;
+}
+
+struct offer_stream *
+offer_stream_new(const struct offer_stream_kind *k, const void *arg, struct offer_list *out)
+{
+	struct offer_stream *s = xcalloc(1, sizeof(*s));
+
+	s->kind = k;
+	s->arg = arg;
+	s->out = out;
+	s->n0 = out->n;
+	s->scan = jscan_new_path(k->path, k->members, offer_elem, s);
+	if (k->pick != NULL) {
+		s->pick = jpick_new(k->pick);
+		jscan_pick(s->scan, s->pick);
+	}
+	return s;
+}
+
+bool
+offer_stream_feed(struct offer_stream *s, const char *p, size_t n)
+{
+	return jscan_feed(s->scan, p, n);
+}
+
+enum gr_err
+offer_stream_finish(struct offer_stream *s, long status, struct gr_error *err)
+{
+	cJSON *skeleton;
+	enum jscan_end end = jscan_finish(s->scan, &skeleton);
+	enum gr_err e = s->kind->end != NULL ? s->kind->end(end, skeleton, status, err) :
+	    jscan_end_error(end, s->kind->provider, s->kind->no_container, err);
+
+	cJSON_Delete(skeleton);
+	if (e != GR_OK)
+		s->out->n = s->n0;
+	return e;
+}
+
+void
+offer_stream_free(struct offer_stream *s)
+{
+	if (s == NULL)
+		return;
+	jscan_free(s->scan);
+	jpick_free(s->pick);
+	free(s);
+}
+
+enum gr_err
+offer_stream_parse(const struct offer_stream_kind *k, const void *arg, const char *body,
+    size_t len, struct offer_list *out, struct gr_error *err)
+{
+	struct offer_stream *s = offer_stream_new(k, arg, out);
+	enum gr_err e;
+
+	offer_stream_feed(s, body, len);
+	e = offer_stream_finish(s, 200, err);
+	offer_stream_free(s);
+	return e;
+}

@@ -53,45 +53,6 @@ lambda_cleanup(struct backend *b)
 		bk_http_free(&priv(b)->h);
 }
 
-/* The instance-types reply read as it arrives (bk_offers_read): offers mapped type by type. */
-static void *
-types_open(void *arg, struct offer_list *out)
-{
-	(void)arg;
-	return lambda_offer_stream_new(out);
-}
-
-static bool
-types_feed(void *parse, const char *p, size_t n)
-{
-	return lambda_offer_stream_feed(parse, p, n);
-}
-
-static enum gr_err
-types_finish(void *parse, long status, struct gr_error *err)
-{
-	(void)status;
-	return lambda_offer_stream_finish(parse, err);
-}
-
-static void
-types_close(void *parse)
-{
-	lambda_offer_stream_free(parse);
-}
-
-static enum gr_err
-types_parse(void *arg, const char *body, size_t len, struct offer_list *out,
-    struct gr_error *err)
-{
-	(void)arg;
-	return lambda_parse_instance_types(body, len, out, err);
-}
-
-static const struct bk_offers_parser types_parser = {
-	types_open, types_feed, types_finish, types_close, types_parse,
-};
-
 static enum gr_err
 lambda_offers(struct backend *b, const struct filter *f, struct offer_list *out,
     bool *pushed_all, struct gr_error *err)
@@ -104,7 +65,7 @@ lambda_offers(struct backend *b, const struct filter *f, struct offer_list *out,
 		if (f->t[i].field != FF_PROVIDER && f->t[i].field != FF_TYPE)
 			*pushed_all = false;
 	return bk_offers_read(&priv(b)->h, HTTP_GET, "/api/v1/instance-types", NULL,
-	    &types_parser, NULL, out, err);
+	    &lambda_offer_kind, NULL, out, err);
 }
 
 static void

@@ -191,18 +191,11 @@ offer_from_type(const cJSON *it, struct offer *o)
 	return true;
 }
 
-struct lambda_offer_stream {
-	struct jscan *scan;
-	struct offer_list *out;
-	size_t n0;		/* offers in out before this reply: an error appends none */
-};
-
 /* One member of data (keyed by type name): an offer per region with capacity, or one
    without a region when it has none. */
-static bool
-map_instance_type(const cJSON *ent, void *ctx)
+static void
+map_instance_type(const cJSON *ent, const void *arg, struct offer_list *out)
 {
-	struct lambda_offer_stream *s = ctx;
 	const cJSON *it, *regions, *r;
 	struct offer base, *o;
 	char rname[32], rdesc[48];
@@ -210,15 +203,15 @@ map_instance_type(const cJSON *ent, void *ctx)
 
 	it = cJSON_GetObjectItemCaseSensitive(ent, "instance_type");
 	if (!cJSON_IsObject(it))
-		return true;
+		return;
 	memset(&base, 0, sizeof(base));
 	if (!offer_from_type(it, &base))
-		return true;
+		return;
 	regions = cJSON_GetObjectItemCaseSensitive(ent, "regions_with_capacity_available");
 	cJSON_ArrayForEach(r, (cJSON_IsArray(regions) ? regions : NULL)) {
 		if (!bj_str(r, "name", rname, sizeof(rname)) || rname[0] == '\0')
 			continue;
-		o = offer_list_add(s->out);
+		o = offer_list_add(out);
 		*o = base;
 		snprintf(o->id, sizeof(o->id), "lambda:%.32s@%.23s", base.gpu_raw, rname);
 		strlcpy_(o->region, continent_of_lambda_region(rname), sizeof(o->region));
@@ -232,67 +225,25 @@ map_instance_type(const cJSON *ent, void *ctx)
 	}
 	if (nreg == 0) {
 		/* Listed with its price, but no stock anywhere now. */
-		o = offer_list_add(s->out);
+		o = offer_list_add(out);
 		*o = base;
 		snprintf(o->id, sizeof(o->id), "lambda:%.56s", base.gpu_raw);
 		o->available = 0;
 		o->valid |= OV_AVAILABLE;
 	}
-	return true;
 }
 
-struct lambda_offer_stream *
-lambda_offer_stream_new(struct offer_list *out)
-{
-	static const char *const path[] = { "data", NULL };
-	struct lambda_offer_stream *s = xcalloc(1, sizeof(*s));
+static const char *const types_path[] = { "data", NULL };
 
-	s->out = out;
-	s->n0 = out->n;
-	s->scan = jscan_new_path(path, true, map_instance_type, s);
-	return s;
-}
-
-bool
-lambda_offer_stream_feed(struct lambda_offer_stream *s, const char *p, size_t n)
-{
-	return jscan_feed(s->scan, p, n);
-}
-
-enum gr_err
-lambda_offer_stream_finish(struct lambda_offer_stream *s, struct gr_error *err)
-{
-	cJSON *skeleton;
-	enum gr_err e;
-
-	e = jscan_end_error(jscan_finish(s->scan, &skeleton), P,
-	    N_("malformed reply (no data object)"), err);
-	cJSON_Delete(skeleton);
-	if (e != GR_OK)
-		s->out->n = s->n0;
-	return e;
-}
-
-void
-lambda_offer_stream_free(struct lambda_offer_stream *s)
-{
-	if (s == NULL)
-		return;
-	jscan_free(s->scan);
-	free(s);
-}
+const struct offer_stream_kind lambda_offer_kind = {
+	types_path, true, NULL, map_instance_type, NULL, P, N_("malformed reply (no data object)"),
+};
 
 enum gr_err
 lambda_parse_instance_types(const char *body, size_t len, struct offer_list *out,
     struct gr_error *err)
 {
-	struct lambda_offer_stream *s = lambda_offer_stream_new(out);
-	enum gr_err e;
-
-	lambda_offer_stream_feed(s, body, len);
-	e = lambda_offer_stream_finish(s, err);
-	lambda_offer_stream_free(s);
-	return e;
+	return offer_stream_parse(&lambda_offer_kind, NULL, body, len, out, err);
 }
 
 static enum inst_state

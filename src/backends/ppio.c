@@ -75,43 +75,6 @@ ppio_cleanup(struct backend *b)
 	offer_list_release(&priv(b)->products);
 }
 
-/* The product list read as it arrives (bk_offers_read): offers mapped product by product. */
-static void *
-products_open(void *currency, struct offer_list *out)
-{
-	return ppio_product_stream_new(currency, out);
-}
-
-static bool
-products_feed(void *parse, const char *p, size_t n)
-{
-	return ppio_product_stream_feed(parse, p, n);
-}
-
-static enum gr_err
-products_finish(void *parse, long status, struct gr_error *err)
-{
-	(void)status;
-	return ppio_product_stream_finish(parse, err);
-}
-
-static void
-products_close(void *parse)
-{
-	ppio_product_stream_free(parse);
-}
-
-static enum gr_err
-products_parse(void *currency, const char *body, size_t len, struct offer_list *out,
-    struct gr_error *err)
-{
-	return ppio_parse_products(body, len, currency, out, err);
-}
-
-static const struct bk_offers_parser products_parser = {
-	products_open, products_feed, products_finish, products_close, products_parse,
-};
-
 static enum gr_err
 fetch_products(struct backend *b, struct offer_list *out, struct gr_error *err)
 {
@@ -119,7 +82,7 @@ fetch_products(struct backend *b, struct offer_list *out, struct gr_error *err)
 
 	/* Both parameters are required (§4.1): instances of GPUs. */
 	return bk_offers_read(&pp->h, HTTP_GET, "/gpus/v2/products?type=gpu&category=instance",
-	    NULL, &products_parser, pp->currency, out, err);
+	    NULL, &ppio_product_kind, pp->currency, out, err);
 }
 
 static enum gr_err

@@ -333,75 +333,26 @@ product_offers(const cJSON *prod, const char *currency, struct offer_list *out)
 	}
 }
 
-struct ppio_product_stream {
-	struct jscan *scan;
-	char currency[CURRENCY_MAX];
-	struct offer_list *out;
-	size_t n0;		/* offers in out before this reply: an error appends none */
-};
-
 /* One element of data: its offers; anything but a product object is skipped. */
-static bool
-map_product(const cJSON *prod, void *ctx)
+static void
+map_product(const cJSON *prod, const void *currency, struct offer_list *out)
 {
-	struct ppio_product_stream *s = ctx;
-
 	if (cJSON_IsObject(prod))
-		product_offers(prod, s->currency, s->out);
-	return true;
+		product_offers(prod, currency, out);
 }
 
-struct ppio_product_stream *
-ppio_product_stream_new(const char *currency, struct offer_list *out)
-{
-	struct ppio_product_stream *s = xcalloc(1, sizeof(*s));
+static const char *const products_path[] = { "data", NULL };
 
-	strlcpy_(s->currency, currency, sizeof(s->currency));
-	s->out = out;
-	s->n0 = out->n;
-	s->scan = jscan_new("data", map_product, s);
-	return s;
-}
-
-bool
-ppio_product_stream_feed(struct ppio_product_stream *s, const char *p, size_t n)
-{
-	return jscan_feed(s->scan, p, n);
-}
-
-enum gr_err
-ppio_product_stream_finish(struct ppio_product_stream *s, struct gr_error *err)
-{
-	cJSON *skeleton;
-	enum gr_err e = jscan_end_error(jscan_finish(s->scan, &skeleton), P,
-	    N_("ppio: the product list has no data array"), err);
-
-	cJSON_Delete(skeleton);
-	if (e != GR_OK)
-		s->out->n = s->n0;
-	return e;
-}
-
-void
-ppio_product_stream_free(struct ppio_product_stream *s)
-{
-	if (s == NULL)
-		return;
-	jscan_free(s->scan);
-	free(s);
-}
+const struct offer_stream_kind ppio_product_kind = {
+	products_path, false, NULL, map_product, NULL, P,
+	N_("ppio: the product list has no data array"),
+};
 
 enum gr_err
 ppio_parse_products(const char *body, size_t len, const char *currency,
     struct offer_list *out, struct gr_error *err)
 {
-	struct ppio_product_stream *s = ppio_product_stream_new(currency, out);
-	enum gr_err e;
-
-	ppio_product_stream_feed(s, body, len);
-	e = ppio_product_stream_finish(s, err);
-	ppio_product_stream_free(s);
-	return e;
+	return offer_stream_parse(&ppio_product_kind, currency, body, len, out, err);
 }
 
 enum inst_state

@@ -209,42 +209,6 @@ doc1(const char *query, const char *var, const char *val)
 	return s;
 }
 
-/* The gpuTypes reply read as it arrives (bk_offers_read): offers mapped type by type. */
-static void *
-types_open(void *spot, struct offer_list *out)
-{
-	return runpod_offer_stream_new(*(bool *)spot, out);
-}
-
-static bool
-types_feed(void *parse, const char *p, size_t n)
-{
-	return runpod_offer_stream_feed(parse, p, n);
-}
-
-static enum gr_err
-types_finish(void *parse, long status, struct gr_error *err)
-{
-	return runpod_offer_stream_finish(parse, status, err);
-}
-
-static void
-types_close(void *parse)
-{
-	runpod_offer_stream_free(parse);
-}
-
-static enum gr_err
-types_parse(void *spot, const char *body, size_t len, struct offer_list *out,
-    struct gr_error *err)
-{
-	return runpod_parse_gpu_types(body, len, *(bool *)spot, out, err);
-}
-
-static const struct bk_offers_parser types_parser = {
-	types_open, types_feed, types_finish, types_close, types_parse,
-};
-
 static enum gr_err
 runpod_offers(struct backend *b, const struct filter *f, struct offer_list *out,
     bool *pushed_all, struct gr_error *err)
@@ -260,7 +224,8 @@ runpod_offers(struct backend *b, const struct filter *f, struct offer_list *out,
 			spot = true;
 	q = runpod_build_offers_query(f, pushed_all);
 	/* A query changes nothing: a read. */
-	e = bk_offers_read(&priv(b)->h, HTTP_POST, "/graphql", q, &types_parser, &spot, out, err);
+	e = bk_offers_read(&priv(b)->h, HTTP_POST, "/graphql", q, &runpod_offer_kind, &spot, out,
+	    err);
 	free(q);
 	return e;
 }

@@ -171,23 +171,15 @@ offer_add(struct offer_list *out, const cJSON *gt, const cJSON *lp, bool secure,
 	o->valid |= OV_AVAILABLE;
 }
 
-struct runpod_offer_stream {
-	struct jscan *scan;
-	bool want_spot;
-	struct offer_list *out;
-	size_t n0;		/* offers in out before this reply: an error appends none */
-};
-
 /* One element of data.gpuTypes: an offer per alias s<N> and c<N> (lowestPrice for N GPUs
    on the secure and the community cloud) in stock. */
-static bool
-map_gpu_type(const cJSON *gt, void *ctx)
+static void
+map_gpu_type(const cJSON *gt, const void *want_spot, struct offer_list *out)
 {
-	struct runpod_offer_stream *s = ctx;
 	const cJSON *m;
 
 	if (!cJSON_IsObject(gt))
-		return true;
+		return;
 	for (m = gt->child; m != NULL; m = m->next) {
 		const char *k = m->string;
 		long long n;
@@ -195,72 +187,38 @@ map_gpu_type(const cJSON *gt, void *ctx)
 		if (k == NULL || (k[0] != 's' && k[0] != 'c') || !cJSON_IsObject(m) ||
 		    !parse_int(k + 1, 1, 64, &n))
 			continue;
-		offer_add(s->out, gt, m, k[0] == 's', (int)n, false);
-		if (s->want_spot)
-			offer_add(s->out, gt, m, k[0] == 's', (int)n, true);
+		offer_add(out, gt, m, k[0] == 's', (int)n, false);
+		if (*(const bool *)want_spot)
+			offer_add(out, gt, m, k[0] == 's', (int)n, true);
 	}
-	return true;
-}
-
-struct runpod_offer_stream *
-runpod_offer_stream_new(bool want_spot, struct offer_list *out)
-{
-	static const char *const path[] = { "data", "gpuTypes", NULL };
-	struct runpod_offer_stream *s = xcalloc(1, sizeof(*s));
-
-	s->want_spot = want_spot;
-	s->out = out;
-	s->n0 = out->n;
-	s->scan = jscan_new_path(path, false, map_gpu_type, s);
-	return s;
-}
-
-bool
-runpod_offer_stream_feed(struct runpod_offer_stream *s, const char *p, size_t n)
-{
-	return jscan_feed(s->scan, p, n);
 }
 
 static enum gr_err error_of(long status, const cJSON *j, const char *body, size_t len,
     struct gr_error *err);
 
-enum gr_err
-runpod_offer_stream_finish(struct runpod_offer_stream *s, long status, struct gr_error *err)
+static enum gr_err
+gpu_types_end(enum jscan_end end, const cJSON *skeleton, long status, struct gr_error *err)
 {
-	cJSON *skeleton;
-	enum jscan_end end = jscan_finish(s->scan, &skeleton);
 	enum gr_err e;
 
 	if (end == JSCAN_EMPTY || end == JSCAN_MALFORMED)
 		e = gr_fail(err, GR_EUNAVAIL, "malformed reply (not JSON)");
 	else if ((e = error_of(status, skeleton, NULL, 0, err)) == GR_OK && end == JSCAN_NO_ARRAY)
 		e = gr_fail(err, GR_EUNAVAIL, "malformed reply (no gpuTypes)");
-	cJSON_Delete(skeleton);
-	if (e != GR_OK)
-		s->out->n = s->n0;
 	return e;
 }
 
-void
-runpod_offer_stream_free(struct runpod_offer_stream *s)
-{
-	if (s == NULL)
-		return;
-	jscan_free(s->scan);
-	free(s);
-}
+static const char *const gpu_types_path[] = { "data", "gpuTypes", NULL };
+
+const struct offer_stream_kind runpod_offer_kind = {
+	gpu_types_path, false, NULL, map_gpu_type, gpu_types_end, P, NULL,
+};
 
 enum gr_err
 runpod_parse_gpu_types(const char *body, size_t len, bool want_spot, struct offer_list *out,
     struct gr_error *err)
 {
-	struct runpod_offer_stream *s = runpod_offer_stream_new(want_spot, out);
-	enum gr_err e;
-
-	runpod_offer_stream_feed(s, body, len);
-	e = runpod_offer_stream_finish(s, 200, err);
-	runpod_offer_stream_free(s);
-	return e;
+	return offer_stream_parse(&runpod_offer_kind, &want_spot, body, len, out, err);
 }
 
 static enum inst_state

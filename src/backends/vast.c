@@ -368,7 +368,7 @@ struct search_reader {
 	enum offer_type type;
 	struct offer_list *out;
 	size_t n0;			/* offers in out before this search */
-	struct vast_offer_stream *parse;
+	struct offer_stream *parse;
 };
 
 static bool
@@ -380,9 +380,9 @@ search_begin(void *ctx, long status, const char *content_type)
 	if (strncmp(content_type, "application/json", 16) != 0)
 		return false;	/* kept, and refused below with its type */
 	/* A retried attempt: forget what the cut-off one delivered. */
-	vast_offer_stream_free(r->parse);
+	offer_stream_free(r->parse);
 	r->out->n = r->n0;
-	r->parse = vast_offer_stream_new(r->type, r->out);
+	r->parse = offer_stream_new(&vast_offer_kind, &r->type, r->out);
 	return true;
 }
 
@@ -391,7 +391,7 @@ search_data(void *ctx, const char *p, size_t n)
 {
 	struct search_reader *r = ctx;
 
-	return vast_offer_stream_feed(r->parse, p, n);
+	return offer_stream_feed(r->parse, p, n);
 }
 
 static enum gr_err
@@ -424,7 +424,7 @@ vast_search(struct backend *b, struct bk_http *h, const struct filter *f, enum o
 	free(q);
 	if (rs.streamed) {
 		/* The reader's own verdict is the better message, even when it stopped the transfer. */
-		enum gr_err pe = vast_offer_stream_finish(r.parse, rs.status, err);
+		enum gr_err pe = offer_stream_finish(r.parse, rs.status, err);
 
 		if (pe != GR_OK || e == GR_OK)
 			e = pe;
@@ -439,7 +439,7 @@ vast_search(struct backend *b, struct bk_http *h, const struct filter *f, enum o
 	}
 	if (e != GR_OK)
 		out->n = r.n0;
-	vast_offer_stream_free(r.parse);
+	offer_stream_free(r.parse);
 	http_response_release(&rs);
 	return e;
 }

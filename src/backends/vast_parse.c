@@ -143,88 +143,41 @@ vast_offer_from_json(const cJSON *o, enum offer_type type, struct offer *out)
 	}
 }
 
-struct vast_offer_stream {
-	struct jscan *scan;
-	struct jpick *pick;		/* offer_members */
-	enum offer_type type;
-	struct offer_list *out;
-	size_t n0;		/* offers in out before this reply: an error appends none */
-};
-
 /* One element of the offers array onto the model; non-offers are skipped, as vast's are. */
-static bool
-map_offer(const cJSON *o, void *ctx)
+static void
+map_offer(const cJSON *o, const void *type, struct offer_list *out)
 {
-	struct vast_offer_stream *s = ctx;
 	struct offer tmp;
 
 	if (!cJSON_IsObject(o))
-		return true;
-	memset(&tmp, 0, sizeof(tmp));
-	vast_offer_from_json(o, s->type, &tmp);
-	if (tmp.id[0] != '\0' && tmp.gpu_count > 0)	/* else not an offer we could rent */
-		*offer_list_add(s->out) = tmp;
-	return true;
-}
-
-struct vast_offer_stream *
-vast_offer_stream_new(enum offer_type type, struct offer_list *out)
-{
-	struct vast_offer_stream *s = xcalloc(1, sizeof(*s));
-
-	s->type = type;
-	s->out = out;
-	s->n0 = out->n;
-	s->scan = jscan_new("offers", map_offer, s);
-	s->pick = jpick_new(offer_members);
-	jscan_pick(s->scan, s->pick);
-	return s;
-}
-
-bool
-vast_offer_stream_feed(struct vast_offer_stream *s, const char *p, size_t n)
-{
-	return jscan_feed(s->scan, p, n);
-}
-
-enum gr_err
-vast_offer_stream_finish(struct vast_offer_stream *s, long status, struct gr_error *err)
-{
-	cJSON *skeleton;
-	enum jscan_end end = jscan_finish(s->scan, &skeleton);
-	enum gr_err e;
-
-	/* A 200 that says success:false is an error whatever else it holds. */
-	e = error_of(status, skeleton, NULL, 0, err);
-	cJSON_Delete(skeleton);
-	if (e == GR_OK && (e = jscan_end_error(end, P, N_("malformed reply (no offers array)"),
-	    err)) == GR_OK)
-		return GR_OK;
-	s->out->n = s->n0;
-	return e;
-}
-
-void
-vast_offer_stream_free(struct vast_offer_stream *s)
-{
-	if (s == NULL)
 		return;
-	jscan_free(s->scan);
-	jpick_free(s->pick);
-	free(s);
+	memset(&tmp, 0, sizeof(tmp));
+	vast_offer_from_json(o, *(const enum offer_type *)type, &tmp);
+	if (tmp.id[0] != '\0' && tmp.gpu_count > 0)	/* else not an offer we could rent */
+		*offer_list_add(out) = tmp;
 }
+
+/* A 200 that says success:false is an error whatever else it holds. */
+static enum gr_err
+offers_end(enum jscan_end end, const cJSON *skeleton, long status, struct gr_error *err)
+{
+	enum gr_err e = error_of(status, skeleton, NULL, 0, err);
+
+	return e != GR_OK ? e : jscan_end_error(end, P, N_("malformed reply (no offers array)"),
+	    err);
+}
+
+static const char *const offers_path[] = { "offers", NULL };
+
+const struct offer_stream_kind vast_offer_kind = {
+	offers_path, false, offer_members, map_offer, offers_end, P, NULL,
+};
 
 enum gr_err
 vast_parse_offers(const char *body, size_t len, enum offer_type type, struct offer_list *out,
     struct gr_error *err)
 {
-	struct vast_offer_stream *s = vast_offer_stream_new(type, out);
-	enum gr_err e;
-
-	vast_offer_stream_feed(s, body, len);
-	e = vast_offer_stream_finish(s, 200, err);
-	vast_offer_stream_free(s);
-	return e;
+	return offer_stream_parse(&vast_offer_kind, &type, body, len, out, err);
 }
 
 /* vast's actual/intended status pair onto the common lifecycle (vast.md section 8). */

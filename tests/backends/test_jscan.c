@@ -349,14 +349,15 @@ test_vast_stream_cuts(void **state)
 	assert_int_equal(vast_parse_offers(b, len, OFFER_ON_DEMAND, &whole, &err), GR_OK);
 	assert_true(whole.n > 1);
 	for (k = 0; k <= len; k += 1) {
-		struct vast_offer_stream *s;
+		enum offer_type type = OFFER_ON_DEMAND;
+		struct offer_stream *s;
 
 		offer_list_init(&part);
-		s = vast_offer_stream_new(OFFER_ON_DEMAND, &part);
-		assert_true(vast_offer_stream_feed(s, b, k));
-		assert_true(vast_offer_stream_feed(s, b + k, len - k));
-		assert_int_equal(vast_offer_stream_finish(s, 200, &err), GR_OK);
-		vast_offer_stream_free(s);
+		s = offer_stream_new(&vast_offer_kind, &type, &part);
+		assert_true(offer_stream_feed(s, b, k));
+		assert_true(offer_stream_feed(s, b + k, len - k));
+		assert_int_equal(offer_stream_finish(s, 200, &err), GR_OK);
+		offer_stream_free(s);
 		assert_int_equal(part.n, whole.n);
 		assert_memory_equal(part.v, whole.v, whole.n * sizeof(*whole.v));
 		offer_list_release(&part);
@@ -386,13 +387,14 @@ test_vast_stream_errors(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct offer_list l;
 		struct gr_error err = { 0 };
-		struct vast_offer_stream *s;
+		enum offer_type type = OFFER_ON_DEMAND;
+		struct offer_stream *s;
 
 		offer_list_init(&l);
-		s = vast_offer_stream_new(OFFER_ON_DEMAND, &l);
-		vast_offer_stream_feed(s, cases[i].body, strlen(cases[i].body));
-		assert_int_not_equal(vast_offer_stream_finish(s, cases[i].status, &err), GR_OK);
-		vast_offer_stream_free(s);
+		s = offer_stream_new(&vast_offer_kind, &type, &l);
+		offer_stream_feed(s, cases[i].body, strlen(cases[i].body));
+		assert_int_not_equal(offer_stream_finish(s, cases[i].status, &err), GR_OK);
+		offer_stream_free(s);
 		if (strstr(err.msg, cases[i].msg) == NULL)
 			fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, cases[i].msg);
 		assert_int_equal(l.n, 0);
@@ -405,30 +407,23 @@ static enum gr_err
 stream_cut(const char *provider, const char *b, size_t len, size_t k, bool spot,
     struct offer_list *out, struct gr_error *err)
 {
+	const struct offer_stream_kind *kind = &lambda_offer_kind;
+	const void *arg = NULL;
+	struct offer_stream *s;
 	enum gr_err e;
 
 	if (strcmp(provider, "runpod") == 0) {
-		struct runpod_offer_stream *s = runpod_offer_stream_new(spot, out);
-
-		runpod_offer_stream_feed(s, b, k);
-		runpod_offer_stream_feed(s, b + k, len - k);
-		e = runpod_offer_stream_finish(s, 200, err);
-		runpod_offer_stream_free(s);
+		kind = &runpod_offer_kind;
+		arg = &spot;
 	} else if (strcmp(provider, "ppio") == 0) {
-		struct ppio_product_stream *s = ppio_product_stream_new("CNY", out);
-
-		ppio_product_stream_feed(s, b, k);
-		ppio_product_stream_feed(s, b + k, len - k);
-		e = ppio_product_stream_finish(s, err);
-		ppio_product_stream_free(s);
-	} else {
-		struct lambda_offer_stream *s = lambda_offer_stream_new(out);
-
-		lambda_offer_stream_feed(s, b, k);
-		lambda_offer_stream_feed(s, b + k, len - k);
-		e = lambda_offer_stream_finish(s, err);
-		lambda_offer_stream_free(s);
+		kind = &ppio_product_kind;
+		arg = "CNY";
 	}
+	s = offer_stream_new(kind, arg, out);
+	offer_stream_feed(s, b, k);
+	offer_stream_feed(s, b + k, len - k);
+	e = offer_stream_finish(s, 200, err);
+	offer_stream_free(s);
 	return e;
 }
 
