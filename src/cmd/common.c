@@ -1,3 +1,7 @@
+/*
+ * What the command files share: ending output, reporting a fan-out's failures, running an
+ * operation on each id, reading WHEN options (common.h says what each does).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
