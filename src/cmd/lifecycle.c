@@ -14,6 +14,8 @@
 #include "common.h"
 #include "lifecycle.h"
 
+enum lifecycle_op { LC_STOP, LC_START, LC_DESTROY };
+
 enum { LO_YES = 1, LO_WAIT, LO_NO_WAIT, LO_TIMEOUT, LO_FORCE };
 
 const struct cmd_opt stop_opts[] = {
@@ -273,8 +275,10 @@ confirm_destroy(struct cmd_ctx *c, int n, char **ids)
 }
 
 int
-lifecycle_run(struct cmd_ctx *c, int argc, char **argv, enum lifecycle_op op)
+lifecycle_run(struct cmd_ctx *c, int argc, char **argv)
 {
+	enum lifecycle_op op = c->cmd == &cmd_stop ? LC_STOP : c->cmd == &cmd_start ? LC_START :
+	    LC_DESTROY;
 	/* stop waits unless told not to: the next step (start, a snapshot) needs it stopped. */
 	struct args a = { op, false, op == LC_STOP, false, 300, { 0, 0 }, NULL, 0 };
 	int n, rc;
