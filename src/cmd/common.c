@@ -99,3 +99,13 @@ cmd_noopt(struct cmd_ctx *c, int id, const char *arg, void *data)
 	(void)data;
 	return 0;
 }
+
+int
+cmd_flag(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	(void)c;
+	(void)id;
+	(void)arg;
+	*(bool *)data = true;
+	return 0;
+}

@@ -36,6 +36,8 @@ int cmd_when(struct cmd_ctx *c, const char *option, const char *arg, int64_t now
 
 /* An option handler for commands that have only the global options. */
 int cmd_noopt(struct cmd_ctx *c, int id, const char *arg, void *data);
+/* An option handler for commands whose one option is a flag: sets the bool data points to. */
+int cmd_flag(struct cmd_ctx *c, int id, const char *arg, void *data);
 
 /*
  * Where ssh listens on instance id, with the identity from config and the state directory:

@@ -91,16 +91,6 @@ unknown_cell(const void *row, size_t col, struct cell *c, void *ctx)
 }
 
 static int
-handle(struct cmd_ctx *c, int id, const char *arg, void *data)
-{
-	(void)c;
-	(void)arg;
-	if (id == O_UNKNOWN)
-		*(bool *)data = true;
-	return 0;
-}
-
-static int
 list_unknown(struct cmd_ctx *c)
 {
 	struct gr_error err = { 0 };
@@ -144,7 +134,7 @@ gpus_run(struct cmd_ctx *c, int argc, char **argv)
 	size_t n, i, shown = 0;
 	int npos, rc;
 
-	rc = cmd_parse(c, argc, argv, handle, &unknown, &npos);
+	rc = cmd_parse(c, argc, argv, cmd_flag, &unknown, &npos);
 	if (rc != 0 || npos < 0)
 		return rc;
 	if (unknown) {
