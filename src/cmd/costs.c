@@ -138,7 +138,7 @@ line_cell(const void *row, size_t col, struct cell *c, void *ctx)
 
 	(void)ctx;
 	switch (col) {
-	case 0: c->kind = l->key[0] ? CELL_STR : CELL_NULL; c->s = l->key; break;
+	case 0: cell_str(c, l->key); break;
 	case 1: c->kind = CELL_MONEY; c->i = l->spent; c->decimals = 2; c->s = r->currency; break;
 	case 2:
 		c->kind = CELL_MONEY;

@@ -63,7 +63,7 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case 5: figure(c, m->bf16_tflops_x10, 1); break;
 	case 6: figure(c, m->fp16_tflops_x10, 1); break;
 	case 7: figure(c, m->tdp_w, 0); break;
-	default: c->kind = m->aliases[0] ? CELL_STR : CELL_NULL; c->s = m->aliases; break;
+	default: cell_str(c, m->aliases); break;
 	}
 }
 

@@ -208,8 +208,7 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 	case C_CURRENCY: out->kind = CELL_STR; out->s = money_currency(g->max_currency); break;
 	case C_PROVIDERS:
 		/* "": every provider the watcher uses. */
-		out->kind = g->providers[0] ? CELL_STR : CELL_NULL;
-		out->s = g->providers;
+		cell_str(out, g->providers);
 		break;
 	case C_PREDICT: out->kind = CELL_BOOL; out->i = g->predict; break;
 	case C_ENV: out->kind = CELL_MAP; out->s = r->env; break;

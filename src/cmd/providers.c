@@ -72,7 +72,7 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 		c->kind = p->acct.valid & AV_BALANCE ? CELL_MONEY : CELL_NULL;
 		c->i = p->acct.balance;
 		break;
-	case 5: c->kind = p->detail[0] ? CELL_STR : CELL_NULL; c->s = p->detail; break;
+	case 5: cell_str(c, p->detail); break;
 	default: c->kind = CELL_STR; c->s = p->ops->description; break;
 	}
 }
