@@ -91,6 +91,19 @@ cmd_when(struct cmd_ctx *c, const char *option, const char *arg, int64_t now, in
 }
 
 int
+cmd_choice(struct cmd_ctx *c, const char *arg, const char *const *names, size_t n,
+    const char *what_may_be)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(arg, names[i]) == 0)
+			return (int)i;
+	cmd_usage_error(c, "%s", _(what_may_be));
+	return -1;
+}
+
+int
 cmd_noopt(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	(void)c;

@@ -34,6 +34,13 @@ int for_each_id(struct cmd_ctx *c, int argc, char **argv, id_op op, void *data);
  */
 int cmd_when(struct cmd_ctx *c, const char *option, const char *arg, int64_t now, int64_t *out);
 
+/*
+ * The index of an option's arg among n names, or -1 after a usage error that says what
+ * the option may be (what_may_be: an N_() literal, translated here).
+ */
+int cmd_choice(struct cmd_ctx *c, const char *arg, const char *const *names, size_t n,
+    const char *what_may_be);
+
 /* An option handler for commands that have only the global options. */
 int cmd_noopt(struct cmd_ctx *c, int id, const char *arg, void *data);
 /* An option handler for commands whose one option is a flag: sets the bool data points to. */
