@@ -268,12 +268,7 @@ list_cell(const void *row, size_t col, struct cell *out, void *ctx)
 	(void)ctx;
 	memset(out, 0, sizeof(*out));
 	switch (col) {
-	case 0:
-		if (r->profile[0] != '\0') {
-			out->kind = CELL_STR;
-			out->s = r->profile;
-		}
-		break;
+	case 0: cell_str(out, r->profile); break;
 	case 1:
 		out->kind = CELL_STR;
 		out->s = r->provider;
@@ -283,12 +278,7 @@ list_cell(const void *row, size_t col, struct cell *out, void *ctx)
 		out->s = r->source;
 		out->color = r->active ? OC_GOOD : OC_DIM;
 		break;
-	case 3:
-		if (r->variable[0] != '\0') {
-			out->kind = CELL_STR;
-			out->s = r->variable;
-		}
-		break;
+	case 3: cell_str(out, r->variable); break;
 	case 4:
 		if (r->stored > 0) {
 			out->kind = CELL_TIME;
