@@ -24,6 +24,18 @@ finish_output(struct cmd_ctx *c, int status)
 	return status;
 }
 
+int
+cmd_print(struct cmd_ctx *c, const struct column *cols, size_t ncols, size_t id_col,
+    const void *rows, size_t n, size_t size, cell_fn get, void *ctx, int status)
+{
+	struct gr_error err = { 0 };
+
+	if (out_print(c->out, &out_global, cols, ncols, id_col, rows, n, size, get, ctx,
+	    &err) != GR_OK)
+		return cmd_usage_error(c, "%s", err.msg);
+	return finish_output(c, status);
+}
+
 size_t
 report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n)
 {

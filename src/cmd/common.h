@@ -6,11 +6,18 @@
 
 #include "gpurent/backend.h"
 #include "gpurent/cmd.h"
+#include "gpurent/output.h"
 #include "gpurent/remote.h"
 #include "gpurent/session.h"
 
 /* Print the output or report the write error; returns the exit status to use. */
 int finish_output(struct cmd_ctx *c, int status);
+/*
+ * Print rows with the global output options (out_print's arguments) and finish_output
+ * with status; an unknown --fields name is a usage error.
+ */
+int cmd_print(struct cmd_ctx *c, const struct column *cols, size_t ncols, size_t id_col,
+    const void *rows, size_t n, size_t size, cell_fn get, void *ctx, int status);
 
 /* Name each failed provider of a fan-out on stderr; returns how many failed. */
 size_t report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n);

@@ -97,16 +97,14 @@ list_unknown(struct cmd_ctx *c)
 	struct gpu_name_seen *v;
 	struct state *st;
 	size_t n;
+	int rc;
 
 	if (session_state(c->s, &st, &err) != GR_OK || gpunames_load(st, &v, &n, &err) != GR_OK)
 		return cmd_error(c, &err);
-	if (out_print(c->out, &out_global, unknown_cols, ARRAY_LEN(unknown_cols), 1, v, n,
-	    sizeof(*v), unknown_cell, NULL, &err) != GR_OK) {
-		free(v);
-		return cmd_usage_error(c, "%s", err.msg);
-	}
+	rc = cmd_print(c, unknown_cols, ARRAY_LEN(unknown_cols), 1, v, n, sizeof(*v),
+	    unknown_cell, NULL, 0);
 	free(v);
-	return finish_output(c, 0);
+	return rc;
 }
 
 /* The catalogue as offers of one GPU, so that the offers' filter language selects it. */
@@ -157,13 +155,9 @@ gpus_run(struct cmd_ctx *c, int argc, char **argv)
 	for (i = 0; i < n; i++)
 		if (model_matches(&f, &all[i]))
 			rows[shown++] = &all[i];
-	if (out_print(c->out, &out_global, cols, ARRAY_LEN(cols), 0, rows, shown, sizeof(*rows),
-	    cell, NULL, &err) != GR_OK) {
-		free(rows);
-		return cmd_usage_error(c, "%s", err.msg);
-	}
+	rc = cmd_print(c, cols, ARRAY_LEN(cols), 0, rows, shown, sizeof(*rows), cell, NULL, 0);
 	free(rows);
-	return finish_output(c, 0);
+	return rc;
 }
 
 const struct command cmd_gpus = {
