@@ -9,6 +9,7 @@
 
 #include "gpurent/catalogue.h"
 #include "gpurent/i18n.h"
+#include "gpurent/launch.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -135,7 +136,7 @@ request(struct cmd_ctx *c, struct backend *b, const struct args *a, const char *
 		return b->ops->stop(b, id, err);
 	case LC_START:
 		/* It bills again: admitted as a launch is. */
-		return session_start(c->s, b, id, a->force, err);
+		return guard_start(c->s, b, id, a->force, err);
 	default:
 		return b->ops->destroy(b, id, err);
 	}
