@@ -1,5 +1,5 @@
 /*
- * samples.c - GPU sample history: raw samples for a day, minute aggregates for a month.
+ * history.c - the stored history of GPU samples: raw samples for a day, minute aggregates for a month.
  *
  * The SQL is generated from one table of fields (fields[] below), so a field added to
  * struct gpu_sample is stored, aggregated and read back by adding one line.

@@ -19,7 +19,7 @@
 #include "gpurent/offer_cache.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
-#include "src/core/offer_schema.h"
+#include "src/store/offer_schema.h"
 
 /* Bump when the encoding itself changes. */
 #define OFFER_CACHE_FORMAT 1
