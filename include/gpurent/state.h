@@ -15,13 +15,11 @@
 #include "error.h"
 #include "model.h"
 
-struct sqlite3;
 struct state;
 
 /* Open (creating and migrating) the database at path. */
 enum gr_err state_open(struct state **out, const char *path, struct gr_error *err);
 void state_close(struct state *st);
-struct sqlite3 *state_db(struct state *st);
 const char *state_path(const struct state *st);
 
 enum gr_err state_begin(struct state *st, struct gr_error *err);
@@ -149,6 +147,9 @@ enum gr_err ledger_each_day_total(struct state *st, int64_t since,
 enum gr_err ledger_each_closed_started(struct state *st, const char *provider, int64_t from,
     int64_t to, int64_t since, void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx,
     struct gr_error *err);
+/* The instances with a segment open or ending after `since`, at most max, to fn. */
+void ledger_each_instance_id(struct state *st, int64_t since, size_t max,
+    void (*fn)(const char *id, void *ctx), void *ctx);
 /* Every open segment. */
 enum gr_err ledger_each_open(struct state *st, void (*fn)(const struct ledger_seg *seg,
     void *ctx), void *ctx, struct gr_error *err);

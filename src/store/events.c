@@ -1,13 +1,13 @@
 /*
  * The event journal (events.h): one table of the state database.
  */
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/events.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "store_int.h"
 
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS events("
@@ -79,14 +79,6 @@ events_add(struct state *st, struct event *ev, struct gr_error *err)
 	return state_commit(st, err);
 }
 
-static void
-col_text(char *dst, size_t n, sqlite3_stmt *q, int c)
-{
-	const unsigned char *t = sqlite3_column_text(q, c);
-
-	strlcpy_(dst, t ? (const char *)t : "", n);
-}
-
 enum gr_err
 events_load(struct state *st, int64_t since, int64_t after_seq, size_t max,
     struct event **out, size_t *n, struct gr_error *err)
@@ -118,12 +110,12 @@ events_load(struct state *st, int64_t since, int64_t after_seq, size_t max,
 		e->seq = sqlite3_column_int64(q, 0);
 		e->at = sqlite3_column_int64(q, 1);
 		e->level = (enum event_level)sqlite3_column_int(q, 2);
-		col_text(e->kind, sizeof(e->kind), q, 3);
-		col_text(e->policy, sizeof(e->policy), q, 4);
-		col_text(e->instance_id, sizeof(e->instance_id), q, 5);
-		col_text(e->label, sizeof(e->label), q, 6);
+		store_col_text(q, 3, e->kind, sizeof(e->kind));
+		store_col_text(q, 4, e->policy, sizeof(e->policy));
+		store_col_text(q, 5, e->instance_id, sizeof(e->instance_id));
+		store_col_text(q, 6, e->label, sizeof(e->label));
 		e->util_pct = sqlite3_column_int(q, 7);
-		col_text(e->message, sizeof(e->message), q, 8);
+		store_col_text(q, 8, e->message, sizeof(e->message));
 	}
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE) {

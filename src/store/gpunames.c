@@ -1,4 +1,3 @@
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,6 +5,7 @@
 #include "gpurent/gpunames.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "store_int.h"
 
 /* A name seen again is recorded again at most this often (seconds). */
 #define REFRESH_S 3600

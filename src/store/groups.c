@@ -1,7 +1,6 @@
 /*
  * Elastic groups' definitions (groups.h): one table of the state database.
  */
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "store_int.h"
 
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS groups("

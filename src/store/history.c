@@ -6,7 +6,6 @@
  */
 #include <math.h>
 #include <stdarg.h>
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "gpurent/samples.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "store_int.h"
 
 enum field_kind { FK_INT, FK_I64, FK_U64 };
 /* How a minute aggregates a field: min/mean/max, or one figure. */

@@ -1,4 +1,3 @@
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,6 +6,7 @@
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "store_int.h"
 
 #define OFFER_CACHE_MAX 1000
 

@@ -13,13 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "gpurent/catalogue.h"
 #include "gpurent/offer_cache.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "src/store/offer_schema.h"
+#include "store_int.h"
 
 /* Bump when the encoding itself changes. */
 #define OFFER_CACHE_FORMAT 1

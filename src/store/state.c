@@ -1,5 +1,4 @@
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "gpurent/i18n.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "store_int.h"
 
 struct state {
 	sqlite3 *db;
@@ -257,10 +257,38 @@ state_close(struct state *st)
 	free(st);
 }
 
-struct sqlite3 *
+sqlite3 *
 state_db(struct state *st)
 {
 	return st->db;
+}
+
+void
+store_col_text(sqlite3_stmt *q, int c, char *dst, size_t n)
+{
+	const unsigned char *t = sqlite3_column_text(q, c);
+
+	strlcpy_(dst, t ? (const char *)t : "", n);
+}
+
+void
+store_each_text(struct state *st, const char *sql, const int64_t *arg, size_t max,
+    void (*fn)(const char *text, void *ctx), void *ctx)
+{
+	sqlite3_stmt *q;
+	size_t rows = 0;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
+		return;
+	if (arg != NULL)
+		sqlite3_bind_int64(q, 1, *arg);
+	while (rows++ < max && sqlite3_step(q) == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(q, 0);
+
+		if (t != NULL)
+			fn((const char *)t, ctx);
+	}
+	sqlite3_finalize(q);
 }
 
 const char *

@@ -25,6 +25,7 @@
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "../../src/store/store_int.h"	/* the tests read the tables themselves */
 
 static char dir[4096];
 

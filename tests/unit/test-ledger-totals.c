@@ -23,6 +23,7 @@
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "../../src/store/store_int.h"	/* the tests read the tables themselves */
 
 /* The group's scratch directory, under $TMPDIR. */
 static char dir[256];

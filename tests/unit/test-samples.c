@@ -22,6 +22,7 @@
 #include "gpurent/samples.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "../../src/store/store_int.h"	/* the tests read the tables themselves */
 
 /* 2026-12-01T10:00:00Z, a whole hour */
 #define T0 INT64_C(1796119200)

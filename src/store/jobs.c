@@ -1,0 +1,138 @@
+/*
+ * The records of jobs on instances (jobs.h): table jobs of the state database.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/jobs.h"
+#include "gpurent/util.h"
+#include "store_int.h"
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS jobs("
+	"  id TEXT PRIMARY KEY, instance_id TEXT NOT NULL, seq INTEGER NOT NULL,"
+	"  dir TEXT NOT NULL, name TEXT NOT NULL, command TEXT NOT NULL, started_at INTEGER NOT NULL,"
+	"  state INTEGER NOT NULL, exit_code INTEGER NOT NULL, then_action TEXT NOT NULL,"
+	"  after INTEGER NOT NULL, fetch BLOB, account TEXT NOT NULL)";
+
+static enum gr_err
+ensure_table(struct state *st, struct gr_error *err)
+{
+	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot create the jobs table");
+	return GR_OK;
+}
+
+enum gr_err
+remote_job_record(struct state *st, const struct remote_job *j, struct gr_error *err)
+{
+	sqlite3_stmt *q = NULL;
+	int rc;
+
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "INSERT OR REPLACE INTO jobs(id, instance_id, seq, "
+	    "name, command, started_at, state, exit_code, then_action, after, fetch, account, "
+	    "dir) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot record the job");
+	sqlite3_bind_text(q, 1, j->id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 2, j->instance_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(q, 3, j->seq);
+	sqlite3_bind_text(q, 4, j->name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 5, j->command, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(q, 6, j->started_at);
+	sqlite3_bind_int(q, 7, (int)j->state);
+	sqlite3_bind_int(q, 8, j->exit_code);
+	sqlite3_bind_text(q, 9, j->then_action, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(q, 10, (int)j->after);
+	sqlite3_bind_blob(q, 11, j->fetch, (int)j->fetch_len, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 12, j->account, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 13, j->dir, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot record the job");
+}
+
+enum gr_err
+remote_job_load(struct state *st, const char *instance_id, struct remote_job **out, size_t *n,
+    struct gr_error *err)
+{
+	struct remote_job *v = NULL;
+	sqlite3_stmt *q = NULL;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (ensure_table(st, err) != GR_OK)
+		return err->code;
+	if (sqlite3_prepare_v2(state_db(st), "SELECT id, instance_id, seq, name, command, "
+	    "started_at, state, exit_code, then_action, after, fetch, account, dir FROM jobs "
+	    "WHERE ?1 IS NULL OR instance_id = ?1 ORDER BY started_at, instance_id, seq", -1, &q,
+	    NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the jobs");
+	if (instance_id != NULL)
+		sqlite3_bind_text(q, 1, instance_id, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct remote_job *j;
+		int len = sqlite3_column_bytes(q, 10);
+		const void *blob = sqlite3_column_blob(q, 10);
+
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 8;
+			v = xreallocarray(v, cap, sizeof(*v));
+		}
+		j = &v[(*n)++];
+		memset(j, 0, sizeof(*j));
+		store_col_text(q, 0, j->id, sizeof(j->id));
+		store_col_text(q, 1, j->instance_id, sizeof(j->instance_id));
+		j->seq = sqlite3_column_int(q, 2);
+		store_col_text(q, 3, j->name, sizeof(j->name));
+		store_col_text(q, 4, j->command, sizeof(j->command));
+		j->started_at = sqlite3_column_int64(q, 5);
+		j->state = (enum remote_job_state)sqlite3_column_int(q, 6);
+		j->exit_code = sqlite3_column_int(q, 7);
+		store_col_text(q, 8, j->then_action, sizeof(j->then_action));
+		j->after = (enum remote_job_after)sqlite3_column_int(q, 9);
+		if (blob != NULL && len > 0 && (size_t)len <= sizeof(j->fetch)) {
+			memcpy(j->fetch, blob, (size_t)len);
+			j->fetch_len = (size_t)len;
+		}
+		store_col_text(q, 11, j->account, sizeof(j->account));
+		store_col_text(q, 12, j->dir, sizeof(j->dir));
+	}
+	sqlite3_finalize(q);
+	*out = v;
+	if (rc != SQLITE_DONE) {
+		free(v);
+		*out = NULL;
+		*n = 0;
+		return state_fail(st, err, "cannot read the jobs");
+	}
+	return GR_OK;
+}
+
+bool
+remote_job_claim(struct state *st, const char *job_id, enum remote_job_after from,
+    enum remote_job_after to)
+{
+	sqlite3_stmt *q = NULL;
+	bool ok;
+
+	if (sqlite3_prepare_v2(state_db(st), "UPDATE jobs SET after = ? WHERE id = ? AND "
+	    "after = ?", -1, &q, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_int(q, 1, (int)to);
+	sqlite3_bind_text(q, 2, job_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(q, 3, (int)from);
+	ok = sqlite3_step(q) == SQLITE_DONE && sqlite3_changes(state_db(st)) == 1;
+	sqlite3_finalize(q);
+	return ok;
+}
+
+void
+remote_job_each_id(struct state *st, size_t max, void (*fn)(const char *id, void *ctx),
+    void *ctx)
+{
+	store_each_text(st, "SELECT id FROM jobs ORDER BY started_at DESC", NULL, max, fn, ctx);
+}
