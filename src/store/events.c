@@ -9,13 +9,6 @@
 #include "gpurent/util.h"
 #include "store_int.h"
 
-static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS events("
-	"  seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, level INTEGER NOT NULL,"
-	"  kind TEXT NOT NULL, policy TEXT NOT NULL, instance_id TEXT NOT NULL,"
-	"  label TEXT NOT NULL, util INTEGER NOT NULL, message TEXT NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS events_at ON events(at);";
-
 static const char *const level_names[] = { "info", "action", "warn", "alert" };
 
 const char *
@@ -37,21 +30,13 @@ event_level_parse(const char *s, enum event_level *out)
 	return false;
 }
 
-static enum gr_err
-ensure_table(struct state *st, struct gr_error *err)
-{
-	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot create the event journal");
-	return GR_OK;
-}
-
 enum gr_err
 events_add(struct state *st, struct event *ev, struct gr_error *err)
 {
 	sqlite3_stmt *q;
 	int rc;
 
-	if (ensure_table(st, err) != GR_OK || state_begin(st, err) != GR_OK)
+	if (state_begin(st, err) != GR_OK)
 		return err->code;
 	if (sqlite3_prepare_v2(state_db(st), "INSERT INTO events(at, level, kind, policy, "
 	    "instance_id, label, util, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1, &q,
@@ -90,8 +75,6 @@ events_load(struct state *st, int64_t since, int64_t after_seq, size_t max,
 
 	*out = NULL;
 	*n = 0;
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
 	/* The newest max, read newest first and turned round below. */
 	if (sqlite3_prepare_v2(state_db(st), "SELECT seq, at, level, kind, policy, instance_id, "
 	    "label, util, message FROM events WHERE at >= ? AND seq > ? ORDER BY seq DESC "

@@ -8,27 +8,12 @@
 #include "gpurent/util.h"
 #include "store_int.h"
 
-static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS forwards("
-	"  local_port INTEGER PRIMARY KEY, instance_id TEXT NOT NULL,"
-	"  remote_port INTEGER NOT NULL, pid INTEGER NOT NULL, started_at INTEGER NOT NULL)";
-
-static enum gr_err
-ensure_table(struct state *st, struct gr_error *err)
-{
-	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot create the forwards table");
-	return GR_OK;
-}
-
 enum gr_err
 remote_forward_record(struct state *st, const struct remote_forward *f, struct gr_error *err)
 {
 	sqlite3_stmt *q = NULL;
 	int rc;
 
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
 	if (sqlite3_prepare_v2(state_db(st), "INSERT OR REPLACE INTO forwards(local_port, "
 	    "instance_id, remote_port, pid, started_at) VALUES(?, ?, ?, ?, ?)", -1, &q, NULL)
 	    != SQLITE_OK)
@@ -54,8 +39,6 @@ remote_forward_load(struct state *st, struct remote_forward **out, size_t *n,
 
 	*out = NULL;
 	*n = 0;
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
 	if (sqlite3_prepare_v2(state_db(st), "SELECT local_port, instance_id, remote_port, pid, "
 	    "started_at FROM forwards ORDER BY local_port", -1, &q, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the forwards");
@@ -91,8 +74,6 @@ remote_forward_forget(struct state *st, int local_port, struct gr_error *err)
 	sqlite3_stmt *q = NULL;
 	int rc;
 
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
 	if (sqlite3_prepare_v2(state_db(st), "DELETE FROM forwards WHERE local_port = ?", -1, &q,
 	    NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot forget the forward");

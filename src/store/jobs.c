@@ -8,29 +8,12 @@
 #include "gpurent/util.h"
 #include "store_int.h"
 
-static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS jobs("
-	"  id TEXT PRIMARY KEY, instance_id TEXT NOT NULL, seq INTEGER NOT NULL,"
-	"  dir TEXT NOT NULL, name TEXT NOT NULL, command TEXT NOT NULL, started_at INTEGER NOT NULL,"
-	"  state INTEGER NOT NULL, exit_code INTEGER NOT NULL, then_action TEXT NOT NULL,"
-	"  after INTEGER NOT NULL, fetch BLOB, account TEXT NOT NULL)";
-
-static enum gr_err
-ensure_table(struct state *st, struct gr_error *err)
-{
-	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot create the jobs table");
-	return GR_OK;
-}
-
 enum gr_err
 remote_job_record(struct state *st, const struct remote_job *j, struct gr_error *err)
 {
 	sqlite3_stmt *q = NULL;
 	int rc;
 
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
 	if (sqlite3_prepare_v2(state_db(st), "INSERT OR REPLACE INTO jobs(id, instance_id, seq, "
 	    "name, command, started_at, state, exit_code, then_action, after, fetch, account, "
 	    "dir) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK)
@@ -64,8 +47,6 @@ remote_job_load(struct state *st, const char *instance_id, struct remote_job **o
 
 	*out = NULL;
 	*n = 0;
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
 	if (sqlite3_prepare_v2(state_db(st), "SELECT id, instance_id, seq, name, command, "
 	    "started_at, state, exit_code, then_action, after, fetch, account, dir FROM jobs "
 	    "WHERE ?1 IS NULL OR instance_id = ?1 ORDER BY started_at, instance_id, seq", -1, &q,

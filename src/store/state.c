@@ -1,3 +1,8 @@
+/*
+ * state.c - the state database's connection (state.h): the file and its handle,
+ * transactions and snapshots, the helpers the store's files share (store_int.h), the meta
+ * table and the launch journal. state_open, which adds the schema, is schema.c's.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,58 +22,6 @@ struct state {
 	int depth;	/* nested state_begin calls; only the outermost starts a transaction */
 };
 
-static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS meta("
-	"  key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS ledger("
-	"  id INTEGER PRIMARY KEY,"
-	"  instance_id TEXT NOT NULL, provider TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',"
-	"  gpu TEXT NOT NULL DEFAULT '', kind INTEGER NOT NULL, rate_hour INTEGER NOT NULL,"
-	"  start_ts INTEGER NOT NULL, end_ts INTEGER NOT NULL DEFAULT 0,"
-	"  gone INTEGER NOT NULL DEFAULT 0, currency TEXT NOT NULL DEFAULT 'USD');"
-	"CREATE INDEX IF NOT EXISTS ledger_open ON ledger(instance_id, end_ts);"
-	"CREATE INDEX IF NOT EXISTS ledger_time ON ledger(start_ts);"
-	/* The rows still billing in a window (ledger_load): end_ts = 0 OR end_ts > since. */
-	"CREATE INDEX IF NOT EXISTS ledger_end ON ledger(end_ts);"
-	"CREATE TABLE IF NOT EXISTS launch_journal("
-	"  id INTEGER PRIMARY KEY, provider TEXT NOT NULL, price_hour INTEGER NOT NULL,"
-	"  asked_ts INTEGER NOT NULL, instance_id TEXT NOT NULL DEFAULT '',"
-	"  settled INTEGER NOT NULL DEFAULT 0);";
-
-/*
- * Columns added after a table was first created: a database made by an older gpurent gets
- * them here. Two processes may race to add one; the loser finds it there.
- */
-static bool
-add_column(sqlite3 *db, const char *probe, const char *alter, char **msg)
-{
-	sqlite3_stmt *s;
-
-	if (sqlite3_prepare_v2(db, probe, -1, &s, NULL) == SQLITE_OK) {
-		sqlite3_finalize(s);
-		return true;
-	}
-	if (sqlite3_exec(db, alter, NULL, NULL, msg) == SQLITE_OK)
-		return true;
-	if (sqlite3_prepare_v2(db, probe, -1, &s, NULL) == SQLITE_OK) {
-		sqlite3_finalize(s);
-		sqlite3_free(*msg);
-		*msg = NULL;
-		return true;
-	}
-	return false;
-}
-
-static bool
-add_missing_columns(sqlite3 *db, char **msg)
-{
-	/* Rows written before currencies were all in dollars. */
-	return add_column(db, "SELECT gone FROM ledger LIMIT 0",
-	    "ALTER TABLE ledger ADD COLUMN gone INTEGER NOT NULL DEFAULT 0", msg) &&
-	    add_column(db, "SELECT currency FROM ledger LIMIT 0",
-	    "ALTER TABLE ledger ADD COLUMN currency TEXT NOT NULL DEFAULT 'USD'", msg);
-}
-
 enum gr_err
 state_fail(struct state *st, struct gr_error *err, const char *what)
 {
@@ -80,124 +33,11 @@ state_fail(struct state *st, struct gr_error *err, const char *what)
 	return gr_fail(err, GR_ESTATE, "%s: %s (%s)", _(what), sqlite3_errmsg(st->db), st->path);
 }
 
-/*
- * The spend of every closed billing segment, summed per instance and kind (ledger_closed),
- * kept by triggers as segments close, so that an instance's cost and an account's total
- * read a few rows instead of the whole history: with 1,000 instances and a year of
- * segments, the simulator's `ls` and `costs` read 730,000 ledger rows for them (issue 17
- * part 5). A closed segment never changes, so the sum is exact; a segment's cost is
- * money_accrue(rate_hour, end_ts - start_ts) written in SQL integer arithmetic (round half
- * away from zero, the product split so that it cannot overflow). Made, and filled from the
- * rows already there, once: inside one transaction, so that no segment closing meanwhile
- * is counted twice or missed.
- */
-#define SEG_COST(r) \
-	"(" r ".rate_hour / 3600) * (" r ".end_ts - " r ".start_ts) + ((" r ".rate_hour % 3600) * " \
-	"(" r ".end_ts - " r ".start_ts) + CASE WHEN " r ".rate_hour < 0 THEN -1800 ELSE 1800 " \
-	"END) / 3600"
-static const char ledger_totals[] =
-	"CREATE TABLE ledger_closed("
-	"  instance_id TEXT NOT NULL, kind INTEGER NOT NULL, provider TEXT NOT NULL,"
-	"  spent INTEGER NOT NULL, PRIMARY KEY(instance_id, kind));"
-	"INSERT INTO ledger_closed SELECT instance_id, kind, max(provider), sum(" SEG_COST("ledger")
-	"  ) FROM ledger WHERE end_ts > start_ts GROUP BY instance_id, kind;"
-	"CREATE INDEX ledger_closed_provider ON ledger_closed(provider);"
-	"CREATE TRIGGER ledger_closed_insert AFTER INSERT ON ledger"
-	"  WHEN new.end_ts > new.start_ts BEGIN"
-	"  INSERT INTO ledger_closed VALUES(new.instance_id, new.kind, new.provider, "
-	SEG_COST("new") ") ON CONFLICT(instance_id, kind) DO UPDATE SET spent = spent + excluded.spent;"
-	"  END;"
-	"CREATE TRIGGER ledger_closed_update AFTER UPDATE OF end_ts ON ledger"
-	"  WHEN old.end_ts = 0 AND new.end_ts > new.start_ts BEGIN"
-	"  INSERT INTO ledger_closed VALUES(new.instance_id, new.kind, new.provider, "
-	SEG_COST("new") ") ON CONFLICT(instance_id, kind) DO UPDATE SET spent = spent + excluded.spent;"
-	"  END;";
-
-/*
- * The spend of closed segments per UTC day of their start (ledger_day), for `costs` (issue
- * 17 part 5): one row per day, provider, label, GPU, kind and currency with how many
- * segments, the sum of their whole costs (SEG_COST, the figure costs_compute gives a
- * segment that lies inside its window) and the earliest and latest end among them, so that
- * costs can tell which days' rows lie wholly inside its window and its "this month" (read
- * from here) and which cross one of its edges (read row by row; costs.c). Closing a segment
- * (an insert of a closed row, or end_ts set on an open one) adds it; any other change to a
- * closed row, or its deletion, makes the days it touches again from their rows, so the
- * table is always the fold of the rows, whoever edits them. Made and filled once, like
- * ledger_closed, for a database from before it.
- */
-#define DAY_OF(x) "(" x " - ((" x " % 86400) + 86400) % 86400)"
-#define WHOLE_COST(r) "(CASE WHEN " r ".end_ts > " r ".start_ts THEN " SEG_COST(r) " ELSE 0 END)"
-#define DAY_KEY "day, provider, label, gpu, kind, currency"
-#define DAY_ADD(r) \
-	"INSERT INTO ledger_day VALUES(" DAY_OF(r ".start_ts") ", " r ".provider, " r ".label, " \
-	r ".gpu, " r ".kind, " r ".currency, 1, " WHOLE_COST(r) ", " r ".end_ts, " r ".end_ts) " \
-	"ON CONFLICT(" DAY_KEY ") DO UPDATE SET n = n + 1, spent = spent + excluded.spent, " \
-	"min_end = min(min_end, excluded.min_end), max_end = max(max_end, excluded.max_end);"
-#define DAY_FOLD "SELECT " DAY_OF("start_ts") ", provider, label, gpu, kind, currency, " \
-	"count(*), sum(" WHOLE_COST("ledger") "), min(end_ts), max(end_ts) FROM ledger "
-/* The day of row r made again from the rows (the '+' keeps it on ledger_time's range). */
-#define DAY_REDO(r) \
-	"DELETE FROM ledger_day WHERE day = " DAY_OF(r ".start_ts") " AND provider = " r \
-	".provider AND label = " r ".label AND gpu = " r ".gpu AND kind = " r ".kind AND " \
-	"currency = " r ".currency;" \
-	"INSERT INTO ledger_day " DAY_FOLD "WHERE start_ts >= " DAY_OF(r ".start_ts") " AND " \
-	"start_ts < " DAY_OF(r ".start_ts") " + 86400 AND +end_ts != 0 AND +provider = " r \
-	".provider AND label = " r ".label AND gpu = " r ".gpu AND kind = " r ".kind AND " \
-	"currency = " r ".currency GROUP BY provider, label, gpu, kind, currency;"
-static const char ledger_days[] =
-	"CREATE TABLE ledger_day("
-	"  day INTEGER NOT NULL, provider TEXT NOT NULL, label TEXT NOT NULL, gpu TEXT NOT NULL,"
-	"  kind INTEGER NOT NULL, currency TEXT NOT NULL, n INTEGER NOT NULL,"
-	"  spent INTEGER NOT NULL, min_end INTEGER NOT NULL, max_end INTEGER NOT NULL,"
-	"  PRIMARY KEY(" DAY_KEY "));"
-	"INSERT INTO ledger_day " DAY_FOLD "WHERE end_ts != 0 GROUP BY 1, provider, label, gpu, "
-	"  kind, currency;"
-	/* costs reads the days whose segments end inside its window: max_end > since. */
-	"CREATE INDEX ledger_day_end ON ledger_day(max_end);"
-	"CREATE TRIGGER ledger_day_insert AFTER INSERT ON ledger WHEN new.end_ts != 0 BEGIN "
-	DAY_ADD("new") " END;"
-	"CREATE TRIGGER ledger_day_close AFTER UPDATE ON ledger"
-	"  WHEN old.end_ts = 0 AND new.end_ts != 0 BEGIN " DAY_ADD("new") " END;"
-	"CREATE TRIGGER ledger_day_edit AFTER UPDATE ON ledger WHEN old.end_ts != 0 BEGIN "
-	DAY_REDO("old") DAY_REDO("new") " END;"
-	"CREATE TRIGGER ledger_day_delete AFTER DELETE ON ledger WHEN old.end_ts != 0 BEGIN "
-	DAY_REDO("old") " END;";
-
-static bool
-has_table(sqlite3 *db, const char *name)
-{
-	sqlite3_stmt *s;
-	bool found = false;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-	    -1, &s, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	found = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return found;
-}
-
-static bool
-add_kept_table(sqlite3 *db, const char *name, const char *sql, char **msg)
-{
-	if (has_table(db, name))
-		return true;
-	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, msg) != SQLITE_OK)
-		return false;
-	/* Another process may have made it while this one waited for the lock. */
-	if (!has_table(db, name) && sqlite3_exec(db, sql, NULL, NULL, msg) != SQLITE_OK) {
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		return false;
-	}
-	return sqlite3_exec(db, "COMMIT", NULL, NULL, msg) == SQLITE_OK;
-}
-
 enum gr_err
-state_open(struct state **out, const char *path, struct gr_error *err)
+state_connect(struct state **out, const char *path, struct gr_error *err)
 {
 	struct state *st;
-	char dir[4096], *slash, *msg = NULL;
+	char dir[4096], *slash;
 	int rc;
 
 	strlcpy_(dir, path, sizeof(dir));
@@ -231,18 +71,6 @@ state_open(struct state **out, const char *path, struct gr_error *err)
 	 * survive a power cut are committed with state_commit_durable.
 	 */
 	sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-	if (sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-	    "PRAGMA foreign_keys=ON;", NULL, NULL, &msg) != SQLITE_OK ||
-	    sqlite3_exec(st->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
-	    !add_missing_columns(st->db, &msg) ||
-	    !add_kept_table(st->db, "ledger_closed", ledger_totals, &msg) ||
-	    !add_kept_table(st->db, "ledger_day", ledger_days, &msg)) {
-		gr_fail(err, GR_ESTATE, "cannot use database '%s': %s", path,
-		    msg ? msg : sqlite3_errmsg(st->db));
-		sqlite3_free(msg);
-		state_close(st);
-		return GR_ESTATE;
-	}
 	*out = st;
 	return GR_OK;
 }
@@ -289,6 +117,50 @@ store_each_text(struct state *st, const char *sql, const int64_t *arg, size_t ma
 			fn((const char *)t, ctx);
 	}
 	sqlite3_finalize(q);
+}
+
+bool
+store_has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *s;
+	bool found;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+	    -1, &s, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return found;
+}
+
+static bool
+has_column(sqlite3 *db, const char *table, const char *column)
+{
+	char sql[256];
+	sqlite3_stmt *s;
+
+	snprintf(sql, sizeof(sql), "SELECT %s FROM %s LIMIT 0", column, table);
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_finalize(s);
+	return true;
+}
+
+bool
+store_add_columns(sqlite3 *db, const struct store_column *c)
+{
+	char sql[256];
+
+	for (; c != NULL && c->table != NULL; c++) {
+		if (has_column(db, c->table, c->name))
+			continue;
+		snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD COLUMN %s %s", c->table, c->name,
+		    c->decl);
+		if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+			return false;
+	}
+	return true;
 }
 
 const char *

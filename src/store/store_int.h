@@ -28,4 +28,21 @@ void store_col_text(sqlite3_stmt *q, int c, char *dst, size_t n);
 void store_each_text(struct state *st, const char *sql, const int64_t *arg, size_t max,
     void (*fn)(const char *text, void *ctx), void *ctx);
 
+/* A column that came after its table: added where the table lacks it. */
+struct store_column {
+	const char *table, *name, *decl;
+};
+/* Each of c (up to one with a NULL table) added where missing; false on an SQL error. */
+bool store_add_columns(sqlite3 *db, const struct store_column *c);
+bool store_has_table(sqlite3 *db, const char *name);
+
+/* The file opened, without the schema: state_open's first half (schema.c the second). */
+enum gr_err state_connect(struct state **out, const char *path, struct gr_error *err);
+
+/* The sample history's part of the schema (history.c): its tables, made from the fields
+ * of a sample, and their roll-ups filled from the minute rows where missing. */
+bool history_schema(struct state *st);
+/* The SQL functions the history's statements use, made on each connection. */
+bool history_functions(sqlite3 *db);
+
 #endif

@@ -6,14 +6,6 @@
 #include "gpurent/watch_state.h"
 #include "store_int.h"
 
-static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS watch_state("
-	"  instance_id TEXT PRIMARY KEY, label TEXT NOT NULL, last_state INTEGER NOT NULL,"
-	"  util INTEGER NOT NULL, sample_at INTEGER NOT NULL, idle_since INTEGER NOT NULL,"
-	"  unobserved INTEGER NOT NULL, notified INTEGER NOT NULL, action INTEGER NOT NULL,"
-	"  policy TEXT NOT NULL, phase INTEGER NOT NULL, ordered_at INTEGER NOT NULL,"
-	"  tries INTEGER NOT NULL, pid INTEGER NOT NULL);";
-
 enum gr_err
 watch_state_each(struct state *st, void (*fn)(const struct watch_record *r, void *ctx),
     void *ctx, struct gr_error *err)
@@ -22,8 +14,6 @@ watch_state_each(struct state *st, void (*fn)(const struct watch_record *r, void
 	sqlite3_stmt *q;
 	int rc;
 
-	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot create the watcher's table");
 	if (sqlite3_prepare_v2(state_db(st), "SELECT instance_id, label, last_state, util, "
 	    "sample_at, idle_since, unobserved, notified, action, policy, phase, ordered_at, "
 	    "tries, pid FROM watch_state", -1, &q, NULL) != SQLITE_OK)
