@@ -228,12 +228,17 @@ user_version(sqlite3 *db)
 	return v;
 }
 
+/* The version v (-1: unreadable) is one this gpurent can open: not a newer gpurent's. */
 static enum gr_err
-newer(struct state *st, int v, struct gr_error *err)
+known(struct state *st, int v, struct gr_error *err)
 {
-	return gr_fail(err, GR_ESTATE, "the database '%s' has schema version %d, newer than this "
-	    "gpurent's %d: a newer gpurent wrote it; use that one (it is left as it is)",
-	    state_path(st), v, (int)ARRAY_LEN(steps));
+	if (v < 0)
+		return state_fail(st, err, "cannot read the schema version");
+	if (v > (int)ARRAY_LEN(steps))
+		return gr_fail(err, GR_ESTATE, "the database '%s' has schema version %d, newer than "
+		    "this gpurent's %d: a newer gpurent wrote it; use that one (it is left as it is)",
+		    state_path(st), v, (int)ARRAY_LEN(steps));
+	return GR_OK;
 }
 
 static enum gr_err
@@ -250,10 +255,9 @@ migrate(struct state *st, struct gr_error *err)
 		return err->code;
 	/* Another process may have migrated it while this one waited for the lock. */
 	v = user_version(db);
-	if (v < 0 || v > (int)ARRAY_LEN(steps)) {
+	if (known(st, v, err) != GR_OK) {
 		state_rollback(st);
-		return v < 0 ? state_fail(st, err, "cannot read the schema version") :
-		    newer(st, v, err);
+		return err->code;
 	}
 	for (i = (size_t)v; i < ARRAY_LEN(steps); i++) {
 		const struct step *s = &steps[i];
@@ -262,21 +266,17 @@ migrate(struct state *st, struct gr_error *err)
 		    !store_add_columns(db, s->columns) ||
 		    (s->kept_table != NULL && !store_has_table(db, s->kept_table) &&
 		    sqlite3_exec(db, s->kept_sql, NULL, NULL, NULL) != SQLITE_OK) ||
-		    (s->run != NULL && !s->run(st))) {
-			enum gr_err rc = state_fail(st, err, "cannot upgrade the database");
-
-			state_rollback(st);
-			return rc;
-		}
+		    (s->run != NULL && !s->run(st)))
+			goto fail;
 	}
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %zu", ARRAY_LEN(steps));
-	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-		enum gr_err rc = state_fail(st, err, "cannot upgrade the database");
-
-		state_rollback(st);
-		return rc;
-	}
+	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
 	return state_commit(st, err);
+fail:
+	state_fail(st, err, "cannot upgrade the database");
+	state_rollback(st);
+	return err->code;
 }
 
 enum gr_err
@@ -284,19 +284,13 @@ state_open(struct state **out, const char *path, struct gr_error *err)
 {
 	struct state *st;
 	char *msg = NULL;
-	int v;
 
 	if (state_connect(&st, path, err) != GR_OK)
 		return err->code;
 	/* A newer gpurent's database is refused before anything is written to it. */
-	v = user_version(state_db(st));
-	if (v < 0 || v > (int)ARRAY_LEN(steps)) {
-		if (v < 0)
-			state_fail(st, err, "cannot read the schema version");
-		else
-			newer(st, v, err);
+	if (known(st, user_version(state_db(st)), err) != GR_OK) {
 		state_close(st);
-		return GR_ESTATE;
+		return err->code;
 	}
 	if (sqlite3_exec(state_db(st), "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 	    "PRAGMA foreign_keys=ON;", NULL, NULL, &msg) != SQLITE_OK ||
