@@ -33,29 +33,11 @@ event_level_parse(const char *s, enum event_level *out)
 enum gr_err
 events_add(struct state *st, struct event *ev, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc;
-
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "INSERT INTO events(at, level, kind, policy, "
-	    "instance_id, label, util, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1, &q,
-	    NULL) != SQLITE_OK) {
-		state_fail(st, err, "cannot write the event journal");
-		state_rollback(st);
-		return err->code;
-	}
-	sqlite3_bind_int64(q, 1, ev->at);
-	sqlite3_bind_int(q, 2, ev->level);
-	sqlite3_bind_text(q, 3, ev->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 4, ev->policy, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 5, ev->instance_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 6, ev->label, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 7, ev->util_pct);
-	sqlite3_bind_text(q, 8, ev->message, -1, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE) {
+	if (!store_run(st, "INSERT INTO events(at, level, kind, policy, instance_id, label, util, "
+	    "message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "Iittttit", ev->at, (int)ev->level,
+	    ev->kind, ev->policy, ev->instance_id, ev->label, ev->util_pct, ev->message)) {
 		state_fail(st, err, "cannot write the event journal");
 		state_rollback(st);
 		return err->code;

@@ -11,21 +11,11 @@
 enum gr_err
 remote_forward_record(struct state *st, const struct remote_forward *f, struct gr_error *err)
 {
-	sqlite3_stmt *q = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(state_db(st), "INSERT OR REPLACE INTO forwards(local_port, "
-	    "instance_id, remote_port, pid, started_at) VALUES(?, ?, ?, ?, ?)", -1, &q, NULL)
-	    != SQLITE_OK)
+	if (!store_run(st, "INSERT OR REPLACE INTO forwards(local_port, instance_id, remote_port, "
+	    "pid, started_at) VALUES(?, ?, ?, ?, ?)", "itiiI", f->local_port, f->instance_id,
+	    f->remote_port, f->pid, f->started_at))
 		return state_fail(st, err, "cannot record the forward");
-	sqlite3_bind_int(q, 1, f->local_port);
-	sqlite3_bind_text(q, 2, f->instance_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(q, 3, f->remote_port);
-	sqlite3_bind_int(q, 4, f->pid);
-	sqlite3_bind_int64(q, 5, f->started_at);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot record the forward");
+	return GR_OK;
 }
 
 enum gr_err
@@ -71,14 +61,7 @@ remote_forward_load(struct state *st, struct remote_forward **out, size_t *n,
 enum gr_err
 remote_forward_forget(struct state *st, int local_port, struct gr_error *err)
 {
-	sqlite3_stmt *q = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(state_db(st), "DELETE FROM forwards WHERE local_port = ?", -1, &q,
-	    NULL) != SQLITE_OK)
+	if (!store_run(st, "DELETE FROM forwards WHERE local_port = ?", "i", local_port))
 		return state_fail(st, err, "cannot forget the forward");
-	sqlite3_bind_int(q, 1, local_port);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot forget the forward");
+	return GR_OK;
 }

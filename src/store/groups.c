@@ -63,32 +63,12 @@ read_row(sqlite3_stmt *q, struct group *g)
 enum gr_err
 groups_create(struct state *st, const struct group *g, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc;
-
-	if (sqlite3_prepare_v2(state_db(st), "INSERT OR IGNORE INTO groups(name, gpu, gpus, min, "
-	    "max, target_util, cooldown, window, base, max_price, env, predict, created_at, "
-	    "last_scale_at, max_currency, providers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, 0, ?, ?)", -1, &q, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot write the groups table");
-	sqlite3_bind_text(q, 1, g->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, g->gpu, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 3, g->gpus);
-	sqlite3_bind_int(q, 4, g->min);
-	sqlite3_bind_int(q, 5, g->max);
-	sqlite3_bind_int(q, 6, g->target_util);
-	sqlite3_bind_int64(q, 7, g->cooldown);
-	sqlite3_bind_int64(q, 8, g->window);
-	sqlite3_bind_int(q, 9, g->base);
-	sqlite3_bind_int64(q, 10, g->max_price);
-	sqlite3_bind_text(q, 11, g->env, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 12, g->predict);
-	sqlite3_bind_int64(q, 13, g->created_at);
-	sqlite3_bind_text(q, 14, money_currency(g->max_currency), -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 15, g->providers, -1, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
+	if (!store_run(st, "INSERT OR IGNORE INTO groups(name, gpu, gpus, min, max, target_util, "
+	    "cooldown, window, base, max_price, env, predict, created_at, last_scale_at, "
+	    "max_currency, providers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
+	    "ttiiiiIIiItiItt", g->name, g->gpu, g->gpus, g->min, g->max, g->target_util,
+	    g->cooldown, g->window, g->base, g->max_price, g->env, (int)g->predict, g->created_at,
+	    money_currency(g->max_currency), g->providers))
 		return state_fail(st, err, "cannot write the groups table");
 	if (sqlite3_changes(state_db(st)) == 0)
 		return gr_fail(err, GR_EUSAGE, "a group called '%s' exists already", g->name);
@@ -151,17 +131,9 @@ groups_get(struct state *st, const char *name, struct group *out, struct gr_erro
 static enum gr_err
 change(struct state *st, const char *sql, const char *name, int64_t at, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc;
+	bool with_at = strstr(sql, "?2") != NULL;
 
-	if (sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot write the groups table");
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	if (sqlite3_bind_parameter_count(q) > 1)
-		sqlite3_bind_int64(q, 2, at);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
+	if (!(with_at ? store_run(st, sql, "tI", name, at) : store_run(st, sql, "t", name)))
 		return state_fail(st, err, "cannot write the groups table");
 	if (sqlite3_changes(state_db(st)) == 0)
 		return gr_fail(err, GR_ENOTFOUND, "no group called '%s'", name);
@@ -188,35 +160,17 @@ enum gr_err
 groups_load_add(struct state *st, const char *name, int64_t at, double util, int members,
     struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc;
-
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "INSERT OR REPLACE INTO group_load(name, at, util, "
-	    "members) VALUES (?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, at);
-	sqlite3_bind_double(q, 3, util);
-	sqlite3_bind_int(q, 4, members);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE ||
-	    sqlite3_prepare_v2(state_db(st), "DELETE FROM group_load WHERE name = ? AND at < ?",
-	    -1, &q, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, at - GROUP_LOAD_KEEP);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
-		goto fail;
+	if (!store_run(st, "INSERT OR REPLACE INTO group_load(name, at, util, members) VALUES "
+	    "(?, ?, ?, ?)", "tIdi", name, at, util, members) ||
+	    !store_run(st, "DELETE FROM group_load WHERE name = ? AND at < ?", "tI", name,
+	    at - GROUP_LOAD_KEEP)) {
+		state_fail(st, err, "cannot write the group's load history");
+		state_rollback(st);
+		return err->code;
+	}
 	return state_commit(st, err);
-fail:
-	state_fail(st, err, "cannot write the group's load history");
-	state_rollback(st);
-	return err->code;
 }
 
 enum gr_err
@@ -227,12 +181,10 @@ groups_load_mean(struct state *st, const char *name, int64_t since, int64_t unti
 	int rc;
 
 	*n = 0;
-	if (sqlite3_prepare_v2(state_db(st), "SELECT avg(util), count(*) FROM group_load WHERE "
-	    "name = ? AND at > ? AND at <= ?", -1, &q, NULL) != SQLITE_OK)
+	q = store_prepare(st, "SELECT avg(util), count(*) FROM group_load WHERE name = ? AND "
+	    "at > ? AND at <= ?", "tII", name, since, until);
+	if (q == NULL)
 		return state_fail(st, err, "cannot read the group's load history");
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, since);
-	sqlite3_bind_int64(q, 3, until);
 	rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW && sqlite3_column_int(q, 1) > 0) {
 		*mean = sqlite3_column_double(q, 0);
@@ -305,12 +257,10 @@ groups_load_records(struct state *st, const char *name, int64_t since, int64_t u
 
 	*out = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(state_db(st), "SELECT at, util, members FROM group_load WHERE "
-	    "name = ? AND at >= ? AND at < ? ORDER BY at", -1, &q, NULL) != SQLITE_OK)
+	q = store_prepare(st, "SELECT at, util, members FROM group_load WHERE name = ? AND "
+	    "at >= ? AND at < ? ORDER BY at", "tII", name, since, until);
+	if (q == NULL)
 		return state_fail(st, err, "cannot read the group's load history");
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, since);
-	sqlite3_bind_int64(q, 3, until);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 64;

@@ -11,29 +11,13 @@
 enum gr_err
 remote_job_record(struct state *st, const struct remote_job *j, struct gr_error *err)
 {
-	sqlite3_stmt *q = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(state_db(st), "INSERT OR REPLACE INTO jobs(id, instance_id, seq, "
-	    "name, command, started_at, state, exit_code, then_action, after, fetch, account, "
-	    "dir) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK)
+	if (!store_run(st, "INSERT OR REPLACE INTO jobs(id, instance_id, seq, name, command, "
+	    "started_at, state, exit_code, then_action, after, fetch, account, dir) "
+	    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ttittIiitibtt", j->id, j->instance_id,
+	    j->seq, j->name, j->command, j->started_at, (int)j->state, j->exit_code,
+	    j->then_action, (int)j->after, (const void *)j->fetch, j->fetch_len, j->account, j->dir))
 		return state_fail(st, err, "cannot record the job");
-	sqlite3_bind_text(q, 1, j->id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 2, j->instance_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(q, 3, j->seq);
-	sqlite3_bind_text(q, 4, j->name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 5, j->command, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(q, 6, j->started_at);
-	sqlite3_bind_int(q, 7, (int)j->state);
-	sqlite3_bind_int(q, 8, j->exit_code);
-	sqlite3_bind_text(q, 9, j->then_action, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(q, 10, (int)j->after);
-	sqlite3_bind_blob(q, 11, j->fetch, (int)j->fetch_len, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 12, j->account, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 13, j->dir, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot record the job");
+	return GR_OK;
 }
 
 enum gr_err
@@ -97,18 +81,8 @@ bool
 remote_job_claim(struct state *st, const char *job_id, enum remote_job_after from,
     enum remote_job_after to)
 {
-	sqlite3_stmt *q = NULL;
-	bool ok;
-
-	if (sqlite3_prepare_v2(state_db(st), "UPDATE jobs SET after = ? WHERE id = ? AND "
-	    "after = ?", -1, &q, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_int(q, 1, (int)to);
-	sqlite3_bind_text(q, 2, job_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(q, 3, (int)from);
-	ok = sqlite3_step(q) == SQLITE_DONE && sqlite3_changes(state_db(st)) == 1;
-	sqlite3_finalize(q);
-	return ok;
+	return store_run(st, "UPDATE jobs SET after = ? WHERE id = ? AND after = ?", "iti",
+	    (int)to, job_id, (int)from) && sqlite3_changes(state_db(st)) == 1;
 }
 
 void

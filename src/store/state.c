@@ -4,6 +4,7 @@
  * table and the launch journal. state_open, which adds the schema, is schema.c's.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,70 @@ store_col_text(sqlite3_stmt *q, int c, char *dst, size_t n)
 	const unsigned char *t = sqlite3_column_text(q, c);
 
 	strlcpy_(dst, t ? (const char *)t : "", n);
+}
+
+static sqlite3_stmt *
+vprepare(struct state *st, const char *sql, const char *types, va_list ap)
+{
+	sqlite3_stmt *q;
+	int k;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
+		return NULL;
+	for (k = 1; *types != '\0'; types++, k++) {
+		switch (*types) {
+		case 't':
+			sqlite3_bind_text(q, k, va_arg(ap, const char *), -1, SQLITE_TRANSIENT);
+			break;
+		case 'i':
+			sqlite3_bind_int(q, k, va_arg(ap, int));
+			break;
+		case 'I':
+			sqlite3_bind_int64(q, k, va_arg(ap, int64_t));
+			break;
+		case 'd':
+			sqlite3_bind_double(q, k, va_arg(ap, double));
+			break;
+		case 'b': {
+			const void *p = va_arg(ap, const void *);
+
+			sqlite3_bind_blob(q, k, p, (int)va_arg(ap, size_t), SQLITE_TRANSIENT);
+			break;
+		}
+		default:
+			abort();	/* a type letter the caller wrote wrong: a bug */
+		}
+	}
+	return q;
+}
+
+sqlite3_stmt *
+store_prepare(struct state *st, const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *q;
+	va_list ap;
+
+	va_start(ap, types);
+	q = vprepare(st, sql, types, ap);
+	va_end(ap);
+	return q;
+}
+
+bool
+store_run(struct state *st, const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *q;
+	va_list ap;
+	int rc;
+
+	va_start(ap, types);
+	q = vprepare(st, sql, types, ap);
+	va_end(ap);
+	if (q == NULL)
+		return false;
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE;
 }
 
 void
@@ -245,17 +310,8 @@ state_meta_get(struct state *st, const char *key, char *buf, size_t n)
 enum gr_err
 state_meta_set(struct state *st, const char *key, const char *value, struct gr_error *err)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	if (sqlite3_prepare_v2(st->db, "INSERT INTO meta(key, value) VALUES(?, ?) "
-	    "ON CONFLICT(key) DO UPDATE SET value = excluded.value", -1, &s, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot write meta");
-	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, value, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
+	if (!store_run(st, "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE "
+	    "SET value = excluded.value", "tt", key, value))
 		return state_fail(st, err, "cannot write meta");
 	return GR_OK;
 }
@@ -291,17 +347,8 @@ enum gr_err
 state_journal_settle(struct state *st, int64_t row, const char *instance_id,
     struct gr_error *err)
 {
-	sqlite3_stmt *s;
-	int rc;
-
-	if (sqlite3_prepare_v2(st->db, "UPDATE launch_journal SET settled = 1, instance_id = ? "
-	    "WHERE id = ?", -1, &s, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot settle the launch journal");
-	sqlite3_bind_text(s, 1, instance_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, row);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
+	if (!store_run(st, "UPDATE launch_journal SET settled = 1, instance_id = ? WHERE id = ?",
+	    "tI", instance_id, row))
 		return state_fail(st, err, "cannot settle the launch journal");
 	return GR_OK;
 }

@@ -22,6 +22,15 @@ sqlite3 *state_db(struct state *st);
 void store_col_text(sqlite3_stmt *q, int c, char *dst, size_t n);
 
 /*
+ * sql prepared, with its parameters bound from the arguments, one per letter of types:
+ * 't' text (const char *, NULL binds NULL), 'i' int, 'I' int64_t, 'd' double, 'b' blob
+ * (const void *, size_t). NULL when sql does not prepare (state_fail says why).
+ */
+sqlite3_stmt *store_prepare(struct state *st, const char *sql, const char *types, ...);
+/* store_prepare, one step and finalize: true when the statement ran to its end. */
+bool store_run(struct state *st, const char *sql, const char *types, ...);
+
+/*
  * The first column of each of sql's rows (at most max), as text, to fn; arg, when not NULL,
  * is bound to ?1. A missing table or a failed read just ends the list: for completion.
  */

@@ -43,44 +43,20 @@ watch_state_each(struct state *st, void (*fn)(const struct watch_record *r, void
 enum gr_err
 watch_state_put(struct state *st, const struct watch_record *r, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc;
-
-	if (sqlite3_prepare_v2(state_db(st), "INSERT OR REPLACE INTO watch_state(instance_id, "
-	    "label, last_state, util, sample_at, idle_since, unobserved, notified, action, "
-	    "policy, phase, ordered_at, tries, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?)", -1, &q, NULL) != SQLITE_OK)
+	if (!store_run(st, "INSERT OR REPLACE INTO watch_state(instance_id, label, last_state, "
+	    "util, sample_at, idle_since, unobserved, notified, action, policy, phase, ordered_at, "
+	    "tries, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ttiiIIiiitiIiI",
+	    r->id, r->label, (int)r->last_state, r->util, r->sample_at, r->idle_since,
+	    (int)r->unobserved, (int)r->notified, r->action, r->policy, r->phase, r->ordered_at,
+	    r->tries, (int64_t)r->pid))
 		return state_fail(st, err, "cannot write the watcher's state");
-	sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, r->label, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 3, r->last_state);
-	sqlite3_bind_int(q, 4, r->util);
-	sqlite3_bind_int64(q, 5, r->sample_at);
-	sqlite3_bind_int64(q, 6, r->idle_since);
-	sqlite3_bind_int(q, 7, r->unobserved);
-	sqlite3_bind_int(q, 8, (int)r->notified);
-	sqlite3_bind_int(q, 9, r->action);
-	sqlite3_bind_text(q, 10, r->policy, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 11, r->phase);
-	sqlite3_bind_int64(q, 12, r->ordered_at);
-	sqlite3_bind_int(q, 13, r->tries);
-	sqlite3_bind_int64(q, 14, r->pid);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot write the watcher's state");
+	return GR_OK;
 }
 
 enum gr_err
 watch_state_forget(struct state *st, const char *instance_id, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc;
-
-	if (sqlite3_prepare_v2(state_db(st), "DELETE FROM watch_state WHERE instance_id = ?", -1,
-	    &q, NULL) != SQLITE_OK)
+	if (!store_run(st, "DELETE FROM watch_state WHERE instance_id = ?", "t", instance_id))
 		return state_fail(st, err, "cannot write the watcher's state");
-	sqlite3_bind_text(q, 1, instance_id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot write the watcher's state");
+	return GR_OK;
 }
