@@ -18,43 +18,29 @@ remote_forward_record(struct state *st, const struct remote_forward *f, struct g
 	return GR_OK;
 }
 
+static void
+read_forward(sqlite3_stmt *q, void *row)
+{
+	struct remote_forward *f = row;
+
+	f->local_port = sqlite3_column_int(q, 0);
+	store_col_text(q, 1, f->instance_id, sizeof(f->instance_id));
+	f->remote_port = sqlite3_column_int(q, 2);
+	f->pid = sqlite3_column_int(q, 3);
+	f->started_at = sqlite3_column_int64(q, 4);
+}
+
 enum gr_err
 remote_forward_load(struct state *st, struct remote_forward **out, size_t *n,
     struct gr_error *err)
 {
-	struct remote_forward *v = NULL;
-	sqlite3_stmt *q = NULL;
-	size_t cap = 0;
-	int rc;
+	sqlite3_stmt *q = store_prepare(st, "SELECT local_port, instance_id, remote_port, pid, "
+	    "started_at FROM forwards ORDER BY local_port", "");
 
 	*out = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(state_db(st), "SELECT local_port, instance_id, remote_port, pid, "
-	    "started_at FROM forwards ORDER BY local_port", -1, &q, NULL) != SQLITE_OK)
+	if (q == NULL || !store_rows(q, (void **)out, n, sizeof(**out), read_forward))
 		return state_fail(st, err, "cannot read the forwards");
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct remote_forward *f;
-
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			v = xreallocarray(v, cap, sizeof(*v));
-		}
-		f = &v[(*n)++];
-		memset(f, 0, sizeof(*f));
-		f->local_port = sqlite3_column_int(q, 0);
-		store_col_text(q, 1, f->instance_id, sizeof(f->instance_id));
-		f->remote_port = sqlite3_column_int(q, 2);
-		f->pid = sqlite3_column_int(q, 3);
-		f->started_at = sqlite3_column_int64(q, 4);
-	}
-	sqlite3_finalize(q);
-	*out = v;
-	if (rc != SQLITE_DONE) {
-		free(v);
-		*out = NULL;
-		*n = 0;
-		return state_fail(st, err, "cannot read the forwards");
-	}
 	return GR_OK;
 }
 

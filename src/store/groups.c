@@ -36,8 +36,9 @@ group_label(char *buf, size_t n, const char *name)
 }
 
 static void
-read_row(sqlite3_stmt *q, struct group *g)
+read_row(sqlite3_stmt *q, void *row)
 {
+	struct group *g = row;
 	const unsigned char *t;
 
 	memset(g, 0, sizeof(*g));
@@ -80,28 +81,13 @@ groups_load(struct state *st, struct group **out, size_t *n, struct gr_error *er
 {
 	char sql[256];
 	sqlite3_stmt *q;
-	size_t cap = 0;
-	int rc;
 
 	*out = NULL;
 	*n = 0;
 	snprintf(sql, sizeof(sql), "SELECT %s FROM groups ORDER BY name", columns);
-	if (sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL) != SQLITE_OK)
+	q = store_prepare(st, sql, "");
+	if (q == NULL || !store_rows(q, (void **)out, n, sizeof(**out), read_row))
 		return state_fail(st, err, "cannot read the groups table");
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			*out = xreallocarray(*out, cap, sizeof(**out));
-		}
-		read_row(q, &(*out)[(*n)++]);
-	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE) {
-		free(*out);
-		*out = NULL;
-		*n = 0;
-		return state_fail(st, err, "cannot read the groups table");
-	}
 	return GR_OK;
 }
 

@@ -453,14 +453,6 @@ sample_rows_add(struct sample_rows *r)
 	return &r->v[r->n++];
 }
 
-static void
-column_text(sqlite3_stmt *s, int i, char *buf, size_t n)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
-
-	strlcpy_(buf, t ? (const char *)t : "", n);
-}
-
 /*
  * The columns every history row starts with: instance_id, gpu, uuid, name, driver, vendor,
  * time, n, secs, source. Returns the index of the first field column.
@@ -468,12 +460,12 @@ column_text(sqlite3_stmt *s, int i, char *buf, size_t n)
 static int
 read_head(sqlite3_stmt *s, struct sample_row *r)
 {
-	column_text(s, 0, r->s.instance_id, sizeof(r->s.instance_id));
+	store_col_text(s, 0, r->s.instance_id, sizeof(r->s.instance_id));
 	r->s.index = sqlite3_column_int(s, 1);
-	column_text(s, 2, r->s.uuid, sizeof(r->s.uuid));
-	column_text(s, 3, r->s.name, sizeof(r->s.name));
-	column_text(s, 4, r->s.driver, sizeof(r->s.driver));
-	column_text(s, 5, r->s.vendor, sizeof(r->s.vendor));
+	store_col_text(s, 2, r->s.uuid, sizeof(r->s.uuid));
+	store_col_text(s, 3, r->s.name, sizeof(r->s.name));
+	store_col_text(s, 4, r->s.driver, sizeof(r->s.driver));
+	store_col_text(s, 5, r->s.vendor, sizeof(r->s.vendor));
 	r->s.at = sqlite3_column_int64(s, 6);
 	r->n = sqlite3_column_int(s, 7);
 	r->secs = sqlite3_column_int(s, 8);
@@ -573,12 +565,12 @@ series_list_read(struct state *st, const char *instance_id, struct series_list *
 		l->id[l->n] = sqlite3_column_int64(s, 0);
 		h = &l->head[l->n++];
 		memset(h, 0, sizeof(*h));
-		column_text(s, 1, h->instance_id, sizeof(h->instance_id));
+		store_col_text(s, 1, h->instance_id, sizeof(h->instance_id));
 		h->index = sqlite3_column_int(s, 2);
-		column_text(s, 3, h->uuid, sizeof(h->uuid));
-		column_text(s, 4, h->name, sizeof(h->name));
-		column_text(s, 5, h->driver, sizeof(h->driver));
-		column_text(s, 6, h->vendor, sizeof(h->vendor));
+		store_col_text(s, 3, h->uuid, sizeof(h->uuid));
+		store_col_text(s, 4, h->name, sizeof(h->name));
+		store_col_text(s, 5, h->driver, sizeof(h->driver));
+		store_col_text(s, 6, h->vendor, sizeof(h->vendor));
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)

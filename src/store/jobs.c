@@ -20,60 +20,44 @@ remote_job_record(struct state *st, const struct remote_job *j, struct gr_error 
 	return GR_OK;
 }
 
+static void
+read_job(sqlite3_stmt *q, void *row)
+{
+	struct remote_job *j = row;
+	int len = sqlite3_column_bytes(q, 10);
+	const void *blob = sqlite3_column_blob(q, 10);
+
+	store_col_text(q, 0, j->id, sizeof(j->id));
+	store_col_text(q, 1, j->instance_id, sizeof(j->instance_id));
+	j->seq = sqlite3_column_int(q, 2);
+	store_col_text(q, 3, j->name, sizeof(j->name));
+	store_col_text(q, 4, j->command, sizeof(j->command));
+	j->started_at = sqlite3_column_int64(q, 5);
+	j->state = (enum remote_job_state)sqlite3_column_int(q, 6);
+	j->exit_code = sqlite3_column_int(q, 7);
+	store_col_text(q, 8, j->then_action, sizeof(j->then_action));
+	j->after = (enum remote_job_after)sqlite3_column_int(q, 9);
+	if (blob != NULL && len > 0 && (size_t)len <= sizeof(j->fetch)) {
+		memcpy(j->fetch, blob, (size_t)len);
+		j->fetch_len = (size_t)len;
+	}
+	store_col_text(q, 11, j->account, sizeof(j->account));
+	store_col_text(q, 12, j->dir, sizeof(j->dir));
+}
+
 enum gr_err
 remote_job_load(struct state *st, const char *instance_id, struct remote_job **out, size_t *n,
     struct gr_error *err)
 {
-	struct remote_job *v = NULL;
-	sqlite3_stmt *q = NULL;
-	size_t cap = 0;
-	int rc;
+	sqlite3_stmt *q = store_prepare(st, "SELECT id, instance_id, seq, name, command, "
+	    "started_at, state, exit_code, then_action, after, fetch, account, dir FROM jobs "
+	    "WHERE ?1 IS NULL OR instance_id = ?1 ORDER BY started_at, instance_id, seq", "t",
+	    instance_id);
 
 	*out = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(state_db(st), "SELECT id, instance_id, seq, name, command, "
-	    "started_at, state, exit_code, then_action, after, fetch, account, dir FROM jobs "
-	    "WHERE ?1 IS NULL OR instance_id = ?1 ORDER BY started_at, instance_id, seq", -1, &q,
-	    NULL) != SQLITE_OK)
+	if (q == NULL || !store_rows(q, (void **)out, n, sizeof(**out), read_job))
 		return state_fail(st, err, "cannot read the jobs");
-	if (instance_id != NULL)
-		sqlite3_bind_text(q, 1, instance_id, -1, SQLITE_TRANSIENT);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct remote_job *j;
-		int len = sqlite3_column_bytes(q, 10);
-		const void *blob = sqlite3_column_blob(q, 10);
-
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			v = xreallocarray(v, cap, sizeof(*v));
-		}
-		j = &v[(*n)++];
-		memset(j, 0, sizeof(*j));
-		store_col_text(q, 0, j->id, sizeof(j->id));
-		store_col_text(q, 1, j->instance_id, sizeof(j->instance_id));
-		j->seq = sqlite3_column_int(q, 2);
-		store_col_text(q, 3, j->name, sizeof(j->name));
-		store_col_text(q, 4, j->command, sizeof(j->command));
-		j->started_at = sqlite3_column_int64(q, 5);
-		j->state = (enum remote_job_state)sqlite3_column_int(q, 6);
-		j->exit_code = sqlite3_column_int(q, 7);
-		store_col_text(q, 8, j->then_action, sizeof(j->then_action));
-		j->after = (enum remote_job_after)sqlite3_column_int(q, 9);
-		if (blob != NULL && len > 0 && (size_t)len <= sizeof(j->fetch)) {
-			memcpy(j->fetch, blob, (size_t)len);
-			j->fetch_len = (size_t)len;
-		}
-		store_col_text(q, 11, j->account, sizeof(j->account));
-		store_col_text(q, 12, j->dir, sizeof(j->dir));
-	}
-	sqlite3_finalize(q);
-	*out = v;
-	if (rc != SQLITE_DONE) {
-		free(v);
-		*out = NULL;
-		*n = 0;
-		return state_fail(st, err, "cannot read the jobs");
-	}
 	return GR_OK;
 }
 

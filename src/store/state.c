@@ -164,6 +164,33 @@ store_run(struct state *st, const char *sql, const char *types, ...)
 	return rc == SQLITE_DONE;
 }
 
+bool
+store_rows(sqlite3_stmt *q, void **out, size_t *n, size_t size,
+    void (*read_row)(sqlite3_stmt *q, void *row))
+{
+	char *v = NULL;
+	size_t cap = 0;
+	int rc;
+
+	*n = 0;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 8;
+			v = xreallocarray(v, cap, size);
+		}
+		memset(v + *n * size, 0, size);
+		read_row(q, v + (*n)++ * size);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		v = NULL;
+		*n = 0;
+	}
+	*out = v;
+	return rc == SQLITE_DONE;
+}
+
 void
 store_each_text(struct state *st, const char *sql, const int64_t *arg, size_t max,
     void (*fn)(const char *text, void *ctx), void *ctx)

@@ -31,6 +31,14 @@ sqlite3_stmt *store_prepare(struct state *st, const char *sql, const char *types
 bool store_run(struct state *st, const char *sql, const char *types, ...);
 
 /*
+ * Each row of q (prepared and bound) read by read_row into a new zeroed element of *out
+ * (size bytes each), *n of them; q is finalized. False on an SQL error, with *out freed
+ * and NULL, *n 0.
+ */
+bool store_rows(sqlite3_stmt *q, void **out, size_t *n, size_t size,
+    void (*read_row)(sqlite3_stmt *q, void *row));
+
+/*
  * The first column of each of sql's rows (at most max), as text, to fn; arg, when not NULL,
  * is bound to ?1. A missing table or a failed read just ends the list: for completion.
  */
