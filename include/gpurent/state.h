@@ -1,5 +1,9 @@
 /*
- * state.h - the local SQLite database: simulator world, instance journal, cost ledger.
+ * state.h - the state database (src/store/): the connection, the launch journal, the cost
+ * ledger; each other family of tables has a header of its own (events.h, groups.h,
+ * samples.h, jobs.h, forwards.h, watch_state.h, idcache.h, offer_cache.h, gpunames.h).
+ * Callers hold a struct state * and call functions: no SQL and no SQLite type crosses
+ * these headers (scripts/check-layers), so another database could sit behind them.
  *
  * One file in WAL mode with a busy timeout, so the CLI, the dashboard and several
  * gpurent processes can use it at once. Writers wrap their read-modify-write in
@@ -95,7 +99,7 @@ enum gr_err ledger_end(struct state *st, const char *instance_id, int64_t end,
 /*
  * Spend of the closed segments (all history, provisioning excluded) of one instance, or of
  * every instance of a provider when instance_id is NULL, from the totals the database keeps
- * as segments close (state.c, ledger_closed); plus, with now > 0, the open segments' spend
+ * as segments close (schema.c, ledger_closed); plus, with now > 0, the open segments' spend
  * up to now. The same sum as money_accrue over every row, without reading every row.
  */
 int64_t ledger_spent(struct state *st, const char *provider, const char *instance_id,
@@ -130,7 +134,7 @@ enum gr_err ledger_load(struct state *st, int64_t since, int64_t until, struct l
 
 /*
  * The spend the database keeps per UTC day of the closed segments that started on it
- * (state.c, ledger_day): one total per day, provider, label, GPU, kind and currency, always
+ * (schema.c, ledger_day): one total per day, provider, label, GPU, kind and currency, always
  * the fold of the rows (kept by triggers as rows are written, closed, edited or deleted).
  */
 struct ledger_day_total {
