@@ -18,7 +18,6 @@
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
 #include "gpurent/exporter.h"
-#include "gpurent/history.h"
 #include "gpurent/i18n.h"
 #include "gpurent/samples.h"
 #include "gpurent/ssh_retry.h"
@@ -168,20 +167,15 @@ lane_sample(struct lane *l)
 		jobs[n].out = &snaps[n];
 		n++;
 	}
-	session_snapshots(&l->s, jobs, n, LANE_SSH_WIDTH);
+	session_samples(&l->s, jobs, n, LANE_SSH_WIDTH);
 	now = monotonic_ms();
 	for (i = 0; i < n; i++) {
-		struct gr_error why = { 0 };
-
 		if (api_metrics && jobs[i].src == METRICS_AUTO)
 			ssh_retry_note(&l->retry, jobs[i].id, jobs[i].by_ssh, now);
-		if (jobs[i].rc != GR_OK) {
-			if (l->s.verbose)
-				cmd_warn("%s: %s", jobs[i].id, jobs[i].err.msg);
-		} else if (!lane_stopping(l) && history_record(&l->s, snaps[i].gpus.v,
-		    snaps[i].gpus.n, session_now(&l->s), &why) != GR_OK && l->s.verbose) {
-			cmd_warn("%s: %s", jobs[i].id, why.msg);
-		}
+		if (jobs[i].rc != GR_OK && l->s.verbose)
+			cmd_warn("%s: %s", jobs[i].id, jobs[i].err.msg);
+		else if (jobs[i].store_err.code != GR_OK && l->s.verbose)
+			cmd_warn("%s: %s", jobs[i].id, jobs[i].store_err.msg);
 		probe_snapshot_release(&snaps[i]);
 	}
 	free(snaps);
@@ -289,7 +283,7 @@ gather(struct cmd_ctx *c, struct lane *lanes, size_t n_lanes, struct exporter_sn
 			const char *id = latest.v[k].instance_id;
 			size_t len = 0;
 
-			/* A multi-node job's node is kept as "ID/NODE" (history.h). */
+			/* A multi-node job's node is kept as "ID/NODE" (session_record). */
 			for (i = 0; i < snap->instances.n; i++) {
 				len = strlen(snap->instances.v[i].id);
 				if (snap->instances.v[i].state == ST_RUNNING &&
