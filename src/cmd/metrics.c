@@ -406,15 +406,6 @@ pause_ms(long long ms)
 		nanosleep(&step, NULL);
 }
 
-static int64_t
-mono_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* One round of the API targets. */
 static int
 api_round(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n, struct printer *p,
@@ -586,7 +577,7 @@ metrics_follow(struct cmd_ctx *c, const struct args *a, struct target *t, size_t
 		p->nodes |= t[i].node[0] != '\0';
 	probe_snapshot_init(&snap);
 	while (!cmd_interrupted && rc == 0) {
-		now = mono_ms();
+		now = monotonic_ms();
 		if (now >= next_api) {
 			rc = api_round(c, a, t, n, p, &snap);
 			next_api = now + a->interval * 1000;
@@ -608,7 +599,7 @@ metrics_follow(struct cmd_ctx *c, const struct args *a, struct target *t, size_t
 				fds[k++].events = POLLIN;
 			}
 		/* Wake for the next API round, a reconnection due, or Ctrl-C (checked often). */
-		wait = (int)(next_api - mono_ms());
+		wait = (int)(next_api - monotonic_ms());
 		if (wait > 200)
 			wait = 200;
 		if (wait < 0)

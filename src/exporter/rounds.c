@@ -72,15 +72,6 @@ lane_stopping(struct lane *l)
 	return stop;
 }
 
-static int64_t
-monotonic_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* Whether instance id is still in the lane's listing (ssh_retry_prune's keep). */
 static bool
 lane_lists(const char *id, void *data)
