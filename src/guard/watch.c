@@ -326,35 +326,43 @@ mean_util(const struct gpu_sample *v, size_t n, int64_t from, int *util, int64_t
 
 /*
  * The newest utilisation of a running instance, from the sample history: a sample taken
- * through the session's door (session_sample: the provider's metrics, or for a provider
+ * through the session's door (session_samples: the provider's metrics, or for a provider
  * with none, such as Slurm, the machine's GPU tool over ssh as `gpurent metrics --source
- * ssh` reads it), kept in the history and read back from it, where audit finds it too. What
- * the listing carries stands in when no sample could be had. Returns false when nothing
- * could be had (unknown, or the provider failed).
+ * ssh` reads it), kept in the history and read back from it, where audit finds it too. A
+ * dry run writes nothing, its samples neither: it reads them as taken. What the listing
+ * carries stands in when no sample could be had. Returns false when nothing could be had
+ * (unknown, or the provider failed).
  */
 static bool
 take_sample(struct watch *w, struct backend *b, const struct instance *in, int64_t now,
     int *util, int64_t *at)
 {
 	struct probe_snapshot snap;
+	struct snapshot_job job = { .id = in->id, .out = &snap };
 	struct sample_list kept;
-	struct gr_error err = { 0 }, store_err = { 0 };
-	enum metrics_source src = (b->ops->caps & CAP_METRICS) ? METRICS_API : METRICS_SSH;
+	struct gr_error err = { 0 };
 	int64_t from = INT64_MAX;
 	bool seen = false;
 	size_t i;
 
+	job.src = (b->ops->caps & CAP_METRICS) ? METRICS_API : METRICS_SSH;
 	probe_snapshot_init(&snap);
 	sample_list_init(&kept);
+	if (b->ops->caps & (CAP_METRICS | CAP_SSH)) {
+		if (w->o.dry_run)
+			session_snapshots(w->s, &job, 1, 1);
+		else
+			session_samples(w->s, &job, 1, 1);
+	} else
+		job.rc = GR_EUNSUPPORTED;
 	/* A job's node that did not answer may be the busy one: the job is unobserved. */
-	if ((b->ops->caps & (CAP_METRICS | CAP_SSH)) &&
-	    session_sample(w->s, in->id, src, &snap, &err, &store_err) == GR_OK &&
-	    snap.unanswered[0] == '\0') {
+	if (job.rc == GR_OK && snap.unanswered[0] == '\0') {
 		for (i = 0; i < snap.gpus.n; i++)
 			if (snap.gpus.v[i].at < from)
 				from = snap.gpus.v[i].at;
-		/* The history when it kept them; what was taken when it could not. */
-		if (store_err.code == GR_OK && samples_latest(w->st, in->id, &kept, &err) == GR_OK)
+		/* The history when it kept them; what was taken when it did not. */
+		if (!w->o.dry_run && job.store_err.code == GR_OK &&
+		    samples_latest(w->st, in->id, &kept, &err) == GR_OK)
 			seen = mean_util(kept.v, kept.n, from, util, at);
 		else
 			seen = mean_util(snap.gpus.v, snap.gpus.n, from, util, at);

@@ -51,4 +51,10 @@ for id in "$busy1" "$busy2"; do
 done
 check "never observed: spend known, idle share, waste, utilisation and energy null" \
 	'row "$unseen" ".spend > 0 and .idle_pct == null and .waste == null and .util_mean_pct == null and .energy_kwh == null and .co2e_kg == null"'
+
+# A dry run writes nothing: it samples, and keeps none of it.
+kept() { g metrics "$busy1" --since 1d -o json | jq length; }
+before=$(kept)
+expect_ok g watch --once --dry-run
+check "a dry run's samples are not kept ($before, then $(kept))" '[ "$(kept)" = "$before" ]'
 pass
