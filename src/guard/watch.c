@@ -23,6 +23,7 @@
 #include "gpurent/paths.h"
 #include "gpurent/sampler.h"
 #include "gpurent/remote_job.h"
+#include "gpurent/samples.h"
 #include "gpurent/session.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
@@ -252,72 +253,81 @@ emit(struct watch *w, enum event_level level, const char *kind, const char *poli
 /* ---------------------------------------------------------------- observing */
 
 /*
- * A provider with no metrics of its own (a Slurm job, whose node is the cluster's): the
- * machine's GPU tool over ssh, read as `gpurent metrics --source ssh` reads it. A machine
- * that does not answer, or has no GPU tool, leaves the utilisation unknown.
+ * The mean utilisation of the GPUs in v[0..n) sampled at `from` or later, and when the
+ * newest of them was taken. false when none of them knew its utilisation.
  */
 static bool
-ssh_sample(struct watch *w, const struct instance *in, int64_t now, int *util, int64_t *at)
+mean_util(const struct gpu_sample *v, size_t n, int64_t from, int *util, int64_t *at)
 {
-	struct probe_snapshot snap;
-	struct gr_error err = { 0 };
+	int64_t newest = 0;
 	long sum = 0;
 	size_t i, k = 0;
 
-	probe_snapshot_init(&snap);
-	/* A job's node that did not answer may be the busy one: the job is unobserved. */
-	if (session_snapshot(w->s, in->id, METRICS_SSH, &snap, &err) == GR_OK &&
-	    snap.unanswered[0] == '\0')
-		for (i = 0; i < snap.gpus.n; i++)
-			if (snap.gpus.v[i].valid & MV_UTIL) {
-				sum += snap.gpus.v[i].util_pct;
-				k++;
-			}
-	probe_snapshot_release(&snap);
+	for (i = 0; i < n; i++)
+		if (v[i].at >= from && (v[i].valid & MV_UTIL)) {
+			sum += v[i].util_pct;
+			k++;
+			if (v[i].at > newest)
+				newest = v[i].at;
+		}
 	if (k == 0)
 		return false;
 	*util = (int)(sum / (long)k);
-	*at = now;
+	*at = newest;
 	return true;
 }
 
 /*
- * The newest utilisation of a running instance: what its listing carries, else its
- * provider's metrics. The one place samples come from, so that a sample store can take
- * its place. Returns false when none could be had (unknown, or the provider failed).
+ * The newest utilisation of a running instance, from the sample history: a sample taken
+ * through the session's door (session_samples: the provider's metrics, or for a provider
+ * with none, such as Slurm, the machine's GPU tool over ssh as `gpurent metrics --source
+ * ssh` reads it), kept in the history and read back from it, where audit finds it too. A
+ * dry run writes nothing, its samples neither: it reads them as taken. What the listing
+ * carries stands in when no sample could be had. Returns false when nothing could be had
+ * (unknown, or the provider failed).
  */
 static bool
 take_sample(struct watch *w, struct backend *b, const struct instance *in, int64_t now,
     int *util, int64_t *at)
 {
-	struct sample_list l;
+	struct probe_snapshot snap;
+	struct snapshot_job job = { .id = in->id, .out = &snap };
+	struct sample_list kept;
 	struct gr_error err = { 0 };
-	int64_t newest = 0;
-	long sum = 0;
-	size_t i, k = 0;
+	int64_t from = INT64_MAX;
+	bool seen = false;
+	size_t i;
 
-	if (in->valid & IV_UTIL) {
+	job.src = (b->ops->caps & CAP_METRICS) ? METRICS_API : METRICS_SSH;
+	probe_snapshot_init(&snap);
+	sample_list_init(&kept);
+	if (b->ops->caps & (CAP_METRICS | CAP_SSH)) {
+		if (w->o.dry_run)
+			session_snapshots(w->s, &job, 1, 1);
+		else
+			session_samples(w->s, &job, 1, 1);
+	} else
+		job.rc = GR_EUNSUPPORTED;
+	/* A job's node that did not answer may be the busy one: the job is unobserved. */
+	if (job.rc == GR_OK && snap.unanswered[0] == '\0') {
+		for (i = 0; i < snap.gpus.n; i++)
+			if (snap.gpus.v[i].at < from)
+				from = snap.gpus.v[i].at;
+		/* The history when it kept them; what was taken when it did not. */
+		if (!w->o.dry_run && job.store_err.code == GR_OK &&
+		    samples_latest(w->st, in->id, &kept, &err) == GR_OK)
+			seen = mean_util(kept.v, kept.n, from, util, at);
+		else
+			seen = mean_util(snap.gpus.v, snap.gpus.n, from, util, at);
+	}
+	sample_list_release(&kept);
+	probe_snapshot_release(&snap);
+	if (!seen && (in->valid & IV_UTIL)) {
 		*util = in->util_pct;
 		*at = now;
-		return true;
+		seen = true;
 	}
-	if (!(b->ops->caps & CAP_METRICS) || b->ops->metrics == NULL)
-		return (b->ops->caps & CAP_SSH) && ssh_sample(w, in, now, util, at);
-	sample_list_init(&l);
-	if (b->ops->metrics(b, in->id, &l, &err) == GR_OK)
-		for (i = 0; i < l.n; i++)
-			if (l.v[i].valid & MV_UTIL) {
-				sum += l.v[i].util_pct;
-				k++;
-				if (l.v[i].at > newest)
-					newest = l.v[i].at;
-			}
-	sample_list_release(&l);
-	if (k == 0)
-		return false;
-	*util = (int)(sum / (long)k);
-	*at = newest ? newest : now;
-	return true;
+	return seen;
 }
 
 static bool

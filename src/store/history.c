@@ -475,7 +475,7 @@ read_head(sqlite3_stmt *s, struct sample_row *r)
 
 /*
  * The series of instance ?1: its own and, for an instance of several machines (a
- * multi-node Slurm job, history.h), its nodes' "?1/NODE": two searches of
+ * multi-node Slurm job, recorded by session/sample.c), its nodes' "?1/NODE": two searches of
  * UNIQUE(instance_id, gpu), the nodes a range ('0' follows '/').
  */
 #define SQL_OF_INSTANCE "(instance_id = ?1 OR (instance_id >= ?1 || '/' AND " \

@@ -14,7 +14,6 @@
 
 #include "gpurent/audit.h"
 #include "gpurent/config.h"
-#include "gpurent/history.h"
 #include "gpurent/i18n.h"
 #include "gpurent/idcache.h"
 #include "gpurent/launch.h"
@@ -232,12 +231,17 @@ static enum gr_err
 do_metrics(struct session *s, struct ui_result *r)
 {
 	struct gr_error ignored = { 0 };
+	struct probe_snapshot snap;
 	struct sample_rows rows;
 	struct state *st;
 	size_t i;
+	enum gr_err rc;
 
-	enum gr_err rc = history_sample(s, r->req.id, METRICS_API, &r->samples, &r->err, NULL);
-
+	probe_snapshot_init(&snap);
+	rc = session_sample(s, r->req.id, METRICS_API, &snap, &r->err, NULL);
+	for (i = 0; rc == GR_OK && i < snap.gpus.n; i++)
+		*sample_list_add(&r->samples) = snap.gpus.v[i];
+	probe_snapshot_release(&snap);
 	r->now = session_now(s);
 	if (!r->req.history || session_state(s, &st, &ignored) != GR_OK)
 		return rc;

@@ -864,7 +864,7 @@ gpu_hours_answer_as_the_minutes_do(void **state)
 }
 
 /*
- * Two hours at 10 s of a two-node Slurm job (history.h: each node's GPUs kept as ID/NODE),
+ * Two hours at 10 s of a two-node Slurm job (session.h, session_record: each node's GPUs kept as ID/NODE),
  * GPU 0 on each node, and a job whose id sorts between the job's and its nodes' ("-" is
  * before "/"). By ten-minute blocks b = 0..11: n1 at 2 % (200 W) in blocks 0..5, 80 %
  * after; n2 at 1 % (100 W) in blocks 0..2 and 6..8, 60 % in the others; the neighbour at
