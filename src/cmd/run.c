@@ -11,7 +11,7 @@
 #include "gpurent/remote_copy.h"
 #include "gpurent/util.h"
 #include "common.h"
-#include "job.h"
+#include "batch.h"
 
 #define RUN_MAX_LIST 64
 
@@ -224,7 +224,7 @@ attach(struct cmd_ctx *c, struct state *st, const struct remote_endpoint *ep,
 		cmd_warn("%s may still run: 'gpurent logs %s --follow' reattaches", j->id, j->id);
 		return rc == REMOTE_EXIT_CONN ? REMOTE_EXIT_CONN : rc;
 	}
-	if (!jobs_refresh(c, st, j->instance_id))
+	if (!jobs_refresh(c->s, st, j->instance_id))
 		return REMOTE_EXIT_CONN;
 	if (remote_job_load(st, j->instance_id, &v, &n, &err) != GR_OK)
 		return cmd_error(c, &err);

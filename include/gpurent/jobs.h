@@ -1,0 +1,45 @@
+/*
+ * jobs.h - the job engine (src/session/jobs.c) that run, jobs, logs, kill and the watcher
+ * share: bringing recorded jobs up to date from their instances, and carrying out what a
+ * job asked for once it ended (--fetch, --then).
+ */
+#ifndef GPURENT_JOBS_H
+#define GPURENT_JOBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gpurent/remote_job.h"
+
+struct session;
+struct state;
+
+/*
+ * Read the state of the recorded running jobs (of one instance, or all with instance_id
+ * NULL) from their instances and record it: a job whose instance is no longer running (or
+ * gone) is lost. Then, for every job that ended with work left (--fetch, --then), whoever
+ * gets here first does it: fetches, then --then only when every fetch succeeded and no
+ * other recorded job on the instance still runs (it then waits for them). What was done
+ * is recorded (the job's account) and said on stderr. Instances that cannot be reached
+ * are named on stderr and left as they were. Returns false when one of them could not.
+ */
+bool jobs_refresh(struct session *s, struct state *st, const char *instance_id);
+
+/* The exit status that stands for a job's end: its own, 143 when killed, 1 when lost. */
+int job_exit_status(const struct remote_job *j);
+
+/* The command words joined as a shell would show them (one word: as it is). */
+void job_join_words(char *const *w, int n, char *out, size_t size);
+
+/* A recorded job that the provider's scheduler runs (run --provider): seq 0. */
+static inline bool
+job_is_batch(const struct remote_job *j)
+{
+	return j->seq == 0;
+}
+
+/* Bring a running batch job's record up to date from its provider; false (said on stderr)
+   when unread. */
+bool batch_refresh(struct session *s, struct state *st, struct remote_job *j);
+
+#endif
