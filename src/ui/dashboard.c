@@ -160,10 +160,7 @@ apply_result(struct ui *u, struct ui_result *r)
 		u->costs = r->costs;
 		u->by_provider = r->by_provider;
 		u->by_label = r->by_label;
-		u->audit = r->audit;
-		memcpy(u->audit_per, r->audit_per, sizeof(u->audit_per));
-		u->n_audit_per = r->n_audit_per;
-		u->audit_target = r->audit_target;
+		u->audit = *r->audit;
 		memset(&r->costs, 0, sizeof(r->costs));
 		memset(&r->by_provider, 0, sizeof(r->by_provider));
 		memset(&r->by_label, 0, sizeof(r->by_label));
@@ -435,20 +432,20 @@ loop(struct ui *u)
 
 	pfd[0].fd = STDIN_FILENO;
 	pfd[0].events = POLLIN;
-	pfd[1].fd = ui_fetch_fd(u->fetch);
+	pfd[1].fd = lanes_fd(u->fetch);
 	pfd[1].events = POLLIN;
 	pfd[2].fd = ui_offers_fd(u);	/* -1 (ignored) when the grid sorts in place */
 	pfd[2].events = POLLIN;
 	u->dirty = true;
 	while (!u->quit && !*u->opts.stop) {
-		for (r = ui_fetch_take(u->fetch); r != NULL; r = next) {
+		for (r = lanes_take(u->fetch); r != NULL; r = next) {
 			bool offers = r->job == UJ_OFFERS && r->code == GR_OK;
 
 			next = r->next;
 			t = ui_clock();
 			c = thread_cpu();
 			apply_result(u, r);
-			ui_result_free(r);
+			lanes_result_free(r);
 			if (offers)
 				trace_line(tr, u->merged, t, c);
 		}
@@ -546,7 +543,7 @@ ui_dashboard_run(struct session *s, const struct ui_opts *o, struct gr_error *er
 	u->view = (enum ui_view)v;
 	for (i = 0; i < u->n_prov; i++)
 		names[i] = u->prov[i].name;
-	u->fetch = ui_fetch_new(names, u->n_prov, s->profile);
+	u->fetch = lanes_new(names, u->n_prov, s->profile, &ui_lane_ops);
 	if (u->fetch == NULL) {
 		release_ui(u);
 		free(u);
@@ -560,7 +557,7 @@ ui_dashboard_run(struct session *s, const struct ui_opts *o, struct gr_error *er
 	scr = newterm(NULL, stdout, stdin);
 	if (scr == NULL) {
 		restore_stderr(captured);
-		ui_fetch_free(u->fetch);
+		lanes_free(u->fetch);
 		release_ui(u);
 		free(u);
 		return gr_fail(err, GR_EUSAGE, "cannot drive this terminal (TERM=%s)",
@@ -593,7 +590,7 @@ ui_dashboard_run(struct session *s, const struct ui_opts *o, struct gr_error *er
 	for (i = 0; i < ARRAY_LEN(fatal); i++)
 		sigaction(fatal[i], &old[i], NULL);
 	restore_stderr(captured);
-	ui_fetch_free(u->fetch);
+	lanes_free(u->fetch);
 	release_ui(u);
 	free(u);
 	if (report[0] != '\0')

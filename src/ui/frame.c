@@ -25,7 +25,7 @@ ui_busy_for(struct ui *u, enum ui_job job, size_t *who)
 	size_t i;
 
 	for (i = 0; i < u->n_prov; i++) {
-		b = ui_fetch_busy(u->fetch, job, (int)i);
+		b = lanes_busy(u->fetch, job, (int)i);
 		if (b > worst) {
 			worst = b;
 			if (who != NULL)
@@ -105,7 +105,7 @@ draw_tabs(struct ui *u)
 	default:
 		break;
 	}
-	busy = view_job[u->view] == UJ_COSTS ? ui_fetch_busy(u->fetch, UJ_COSTS, -1) :
+	busy = view_job[u->view] == UJ_COSTS ? lanes_busy(u->fetch, UJ_COSTS, -1) :
 	    ui_busy_for(u, view_job[u->view], NULL);
 	if (busy >= 0)
 		strlcpy_(info + strlen(info), u->utf8 ? "  \xe2\x9f\xb3 " : "  * ",
@@ -131,7 +131,7 @@ provider_trouble(struct ui *u, char *buf, size_t n)
 		double worst = -1;
 
 		for (j = 0; j < UJ_COSTS; j++) {
-			b = ui_fetch_busy(u->fetch, (enum ui_job)j, (int)i);
+			b = lanes_busy(u->fetch, (enum ui_job)j, (int)i);
 			if (b > worst)
 				worst = b;
 		}

@@ -224,7 +224,7 @@ dialog_key(struct ui *u, int key)
 	u->dirty = true;
 	if (u->dialog == UD_CONFIRM) {
 		if (key == 'y' || key == 'Y') {
-			ui_fetch_request(u->fetch, UJ_ACTION, u->dlg_provider, &u->dlg_req);
+			lanes_request(u->fetch, UJ_ACTION, u->dlg_provider, &u->dlg_req);
 			ui_message(u, UC_ACCENT, u->dlg_req.action == UA_LAUNCH ?
 			    N_("launching %s ...") : u->dlg_req.action == UA_STOP ?
 			    N_("stopping %s ...") : N_("destroying %s ..."), u->dlg_req.id);

@@ -2,7 +2,7 @@
  * ui.h - the dashboard's shared state (not a public contract; src/ui only).
  *
  * One struct ui holds what the screen shows: the data last received from the lanes
- * (fetch.h), the tables built from it (grid.h), and the interaction state. Drawing reads
+ * (gpurent/lanes.h), the tables built from it (grid.h), and the interaction state. Drawing reads
  * it; key handlers and arriving results change it and set `dirty`; the loop draws once
  * per wake-up when dirty is set (htop's and tmux's redraw flags).
  */
@@ -76,7 +76,7 @@ struct ui_view_ctx {
 	void (*request)(struct ui *u, enum ui_job job);
 	/* Ask y/N over the body; yes sends req to the provider's action lane. */
 	void (*confirm)(struct ui *u, const char *title, const char *text,
-	    const struct ui_request *req, int provider);
+	    const struct lane_request *req, int provider);
 	/* Show text in the pager over the body. */
 	void (*pager)(struct ui *u, const char *title, const char *text);
 	/* The index of an id's provider among u->prov, -1 when not shown. */
@@ -86,7 +86,7 @@ struct ui_view_ctx {
 struct ui {
 	const struct ui_view_ctx *ctx;
 	struct session *s;
-	struct ui_fetch *fetch;
+	struct lanes *fetch;
 	struct ui_opts opts;
 	struct ui_prov prov[SESSION_MAX_PROVIDERS];
 	size_t n_prov;
@@ -113,7 +113,7 @@ struct ui {
 					   (ui_offers_merge), not freed here */
 	const char *merged;		/* what the last merge did, for GPURENT_UI_TRACE:
 					   "same", "taken" or "copied"; "unasked": no
-					   answer to merge (fetch.h) */
+					   answer to merge (lanes.h) */
 	struct ui_grid og;
 	struct filter filter;
 	char filter_text[256];
@@ -151,10 +151,7 @@ struct ui {
 
 	/* Costs. */
 	struct cost_set costs, by_provider, by_label;	/* each currency, and converted */
-	struct audit_row audit;		/* the last 7 days in total (audit.h) */
-	struct audit_row audit_per[UI_MAX_CURRENCIES];	/* and per currency */
-	size_t n_audit_per;
-	int audit_target;
+	struct ui_audit audit;		/* the last 7 days (fetch.h) */
 	bool have_costs;
 
 	/* The watcher's newest events (with the costs: the same lane reads the database). */
@@ -181,7 +178,7 @@ struct ui {
 	char dlg_title[96];
 	struct sb dlg_text;		/* confirmation text, or pager lines */
 	size_t dlg_top;
-	struct ui_request dlg_req;	/* what yes does */
+	struct lane_request dlg_req;	/* what yes does */
 	int dlg_provider;
 };
 
@@ -264,7 +261,7 @@ void ui_message(struct ui *u, int color, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void ui_request(struct ui *u, enum ui_job job);
 int ui_provider_of(const struct ui *u, const char *id);
-void ui_confirm(struct ui *u, const char *title, const char *text, const struct ui_request *req,
+void ui_confirm(struct ui *u, const char *title, const char *text, const struct lane_request *req,
     int provider);
 void ui_pager(struct ui *u, const char *title, const char *text);
 

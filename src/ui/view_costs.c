@@ -72,16 +72,17 @@ audit_waste(const struct ui *u, char *buf, size_t n)
 	char a[32], list[160] = "";
 	size_t i, len = 0;
 
-	for (i = 0; i < u->n_audit_per && len + 1 < sizeof(list); i++) {
+	for (i = 0; i < u->audit.n_per && len + 1 < sizeof(list); i++) {
 		snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", money_format_in(a,
-		    sizeof(a), u->audit_per[i].waste, 2, u->audit_per[i].currency));
+		    sizeof(a), u->audit.per[i].waste, 2, u->audit.per[i].currency));
 		len = strlen(list);
 	}
-	if (u->n_audit_per == 0)
+	if (u->audit.n_per == 0)
 		money_format_in(list, sizeof(list), 0, 2, NULL);
-	if (u->audit.converted)
+	if (u->audit.total.converted)
 		snprintf(buf, n, _("%s (%s converted at your configured rate)"), list,
-		    money_format_in(a, sizeof(a), u->audit.waste, 2, u->audit.currency));
+		    money_format_in(a, sizeof(a), u->audit.total.waste, 2,
+		    u->audit.total.currency));
 	else
 		snprintf(buf, n, "%s", list);
 }
@@ -90,7 +91,7 @@ audit_waste(const struct ui *u, char *buf, size_t n)
 static void
 draw_audit(const struct ui *u, int y, int w)
 {
-	const struct audit_row *t = &u->audit;
+	const struct audit_row *t = &u->audit.total;
 	char line[384], util[48], waste[224];
 	double idle = audit_idle_share(t);
 	bool wasted = false;
@@ -108,16 +109,16 @@ draw_audit(const struct ui *u, int y, int w)
 	}
 	if (t->util_known)
 		snprintf(util, sizeof(util), _("GPU util %.0f%% (target %d%%)"), t->util_mean,
-		    u->audit_target);
+		    u->audit.target);
 	else
 		snprintf(util, sizeof(util), _("GPU util unknown (no samples)"));
 	audit_waste(u, waste, sizeof(waste));
-	for (i = 0; i < u->n_audit_per; i++)
-		wasted |= u->audit_per[i].waste > 0;
+	for (i = 0; i < u->audit.n_per; i++)
+		wasted |= u->audit.per[i].waste > 0;
 	snprintf(line, sizeof(line), _("Last 7 days    %s, idle %.0f%% of billed time, waste %s "
 	    "('gpurent audit')"), util, idle * 100.0, waste);
 	ui_put(y, 2, w, line, ui_attr(wasted || (t->util_known &&
-	    t->util_mean < u->audit_target) ? UC_WARN : UC_GOOD), false);
+	    t->util_mean < u->audit.target) ? UC_WARN : UC_GOOD), false);
 }
 
 /*

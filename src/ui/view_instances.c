@@ -272,7 +272,7 @@ ask_jupyter(struct ui *u, const struct instance *in)
 {
 	if (in == NULL)
 		return;
-	struct ui_request req;
+	struct lane_request req;
 
 	if (in->state != ST_RUNNING) {
 		u->ctx->message(u, UC_WARN, "%s is %s; Jupyter needs a running instance", in->id,
@@ -281,7 +281,7 @@ ask_jupyter(struct ui *u, const struct instance *in)
 	}
 	memset(&req, 0, sizeof(req));
 	strlcpy_(req.id, in->id, sizeof(req.id));
-	ui_fetch_request(u->fetch, UJ_JUPYTER, u->ctx->provider_of(u, in->id), &req);
+	lanes_request(u->fetch, UJ_JUPYTER, u->ctx->provider_of(u, in->id), &req);
 	strlcpy_(u->jup_id, in->id, sizeof(u->jup_id));
 	u->jup_pending = true;
 	u->jup_text[0] = '\0';
@@ -369,7 +369,7 @@ marked_idle(struct ui *u, const void *row)
 static void
 ask_destroy(struct ui *u, const struct instance *in)
 {
-	struct ui_request req;
+	struct lane_request req;
 	char text[1024], h[32], d[32], g[64];
 	int64_t saves = instance_saving_hour(in);
 
@@ -392,7 +392,7 @@ ask_destroy(struct ui *u, const struct instance *in)
 static void
 ask_stop(struct ui *u, const struct instance *in)
 {
-	struct ui_request req;
+	struct lane_request req;
 	char text[1024], h[32], d[32], g[64];
 
 	if (in->valid & IV_STORAGE)
@@ -417,7 +417,7 @@ ask_stop(struct ui *u, const struct instance *in)
 static void
 lifecycle(struct ui *u, const struct instance *in, enum ui_action a)
 {
-	struct ui_request req;
+	struct lane_request req;
 
 	if ((a == UA_STOP && in->state != ST_RUNNING) ||
 	    (a == UA_START && in->state != ST_STOPPED)) {
@@ -434,7 +434,7 @@ lifecycle(struct ui *u, const struct instance *in, enum ui_action a)
 	memset(&req, 0, sizeof(req));
 	req.action = a;
 	strlcpy_(req.id, in->id, sizeof(req.id));
-	ui_fetch_request(u->fetch, UJ_ACTION, u->ctx->provider_of(u, in->id), &req);
+	lanes_request(u->fetch, UJ_ACTION, u->ctx->provider_of(u, in->id), &req);
 	u->ctx->message(u, UC_ACCENT, N_("starting %s ..."), in->id);
 }
 

@@ -158,7 +158,7 @@ ui_offers_collect(struct ui *u)
 static void
 ask_launch(struct ui *u, const struct offer *o)
 {
-	struct ui_request req;
+	struct lane_request req;
 	struct launch_plan plan;
 	struct gr_error err = { 0 };
 	char text[1024], h[32], d[32], m[32], loc[64], month[160] = "", spot[160] = "", g[64];
