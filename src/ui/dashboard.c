@@ -42,7 +42,7 @@ apply_result(struct ui *u, struct ui_result *r)
 		if (r->code != GR_OK)
 			break;
 		if (r->unasked) {	/* what the view has is the provider's market still */
-			u->merged = "unasked";
+			u->ov.merged = "unasked";
 			break;
 		}
 		offer_list_release(&p->offers);
@@ -70,10 +70,10 @@ apply_result(struct ui *u, struct ui_result *r)
 		ui_instances_rebuild(u);
 		ui_instances_details_update(u);
 		/* Opened on the metrics view (--view metrics): watch the first running one. */
-		if (u->view == UV_METRICS && u->watch[0] == '\0')
-			for (i = 0; i < u->ig.n_order; i++) {
-				const struct instance *in = (const void *)(u->ig.rows +
-				    u->ig.order[i] * u->ig.size);
+		if (u->view == UV_METRICS && u->mv.watch[0] == '\0')
+			for (i = 0; i < u->iv.grid.n_order; i++) {
+				const struct instance *in = (const void *)(u->iv.grid.rows +
+				    u->iv.grid.order[i] * u->iv.grid.size);
 
 				if (in->state == ST_RUNNING) {
 					ui_metrics_watch(u, in->id);
@@ -82,14 +82,14 @@ apply_result(struct ui *u, struct ui_result *r)
 			}
 		break;
 	case UJ_METRICS:
-		if (strcmp(r->req.id, u->watch) != 0)
+		if (strcmp(r->req.id, u->mv.watch) != 0)
 			break;
 		/* The history comes even when the sample did not (fetch.c). */
 		if (r->code == GR_OK || (r->req.history && r->history.n > 0)) {
 			if (r->req.history) {
 				/* With no live sample (Slurm has none) the history is all there
 				   is: asked again at each refresh, for what ssh recorded since. */
-				u->want_history = r->code != GR_OK;
+				u->mv.want_history = r->code != GR_OK;
 				ui_metrics_fill(u, &r->history, &r->samples);
 			} else
 				ui_metrics_add(u, &r->samples);
@@ -113,29 +113,30 @@ apply_result(struct ui *u, struct ui_result *r)
 		break;
 	case UJ_JOBLOGS:
 		/* An answer for a pane closed since, or for another instance, is dropped. */
-		if (strcmp(r->req.id, u->detail_id) != 0)
+		if (strcmp(r->req.id, u->iv.detail_id) != 0)
 			break;
-		free(u->djobs);
-		u->djobs = r->jobs;
-		u->n_djobs = r->n_jobs;
+		free(u->iv.djobs);
+		u->iv.djobs = r->jobs;
+		u->iv.n_djobs = r->n_jobs;
 		r->jobs = NULL;
-		memcpy(u->dlogs, r->logs, sizeof(u->dlogs));
-		u->n_dlogs = r->n_logs;
-		text_sanitize(u->dlogs_err, sizeof(u->dlogs_err), r->code == GR_OK ? "" :
+		memcpy(u->iv.dlogs, r->logs, sizeof(u->iv.dlogs));
+		u->iv.n_dlogs = r->n_logs;
+		text_sanitize(u->iv.dlogs_err, sizeof(u->iv.dlogs_err), r->code == GR_OK ? "" :
 		    r->err.msg);
-		u->dlogs_pending = false;
-		u->dlogs_have = true;
+		u->iv.dlogs_pending = false;
+		u->iv.dlogs_have = true;
 		ui_instances_details_update(u);
 		break;
 	case UJ_JUPYTER:
-		strlcpy_(u->jup_id, r->req.id, sizeof(u->jup_id));
-		u->jup_pending = false;
-		u->jup_ok = r->code == GR_OK;
-		text_sanitize(u->jup_text, sizeof(u->jup_text), u->jup_ok ? r->url : r->err.msg);
-		if (u->jup_ok)
-			ui_message(u, UC_GOOD, "Jupyter on %s: %s", r->req.id, u->jup_text);
+		strlcpy_(u->iv.jup_id, r->req.id, sizeof(u->iv.jup_id));
+		u->iv.jup_pending = false;
+		u->iv.jup_ok = r->code == GR_OK;
+		text_sanitize(u->iv.jup_text, sizeof(u->iv.jup_text), u->iv.jup_ok ? r->url :
+		    r->err.msg);
+		if (u->iv.jup_ok)
+			ui_message(u, UC_GOOD, "Jupyter on %s: %s", r->req.id, u->iv.jup_text);
 		else
-			ui_message(u, UC_BAD, "%s", u->jup_text);
+			ui_message(u, UC_BAD, "%s", u->iv.jup_text);
 		ui_instances_details_update(u);
 		break;
 	case UJ_CLUSTER:
@@ -155,19 +156,19 @@ apply_result(struct ui *u, struct ui_result *r)
 			break;
 		}
 		cost_set_release(&u->costs);
-		cost_set_release(&u->by_provider);
-		cost_set_release(&u->by_label);
+		cost_set_release(&u->cv.by_provider);
+		cost_set_release(&u->cv.by_label);
 		u->costs = r->costs;
-		u->by_provider = r->by_provider;
-		u->by_label = r->by_label;
-		u->audit = *r->audit;
+		u->cv.by_provider = r->by_provider;
+		u->cv.by_label = r->by_label;
+		u->cv.audit = *r->audit;
 		memset(&r->costs, 0, sizeof(r->costs));
 		memset(&r->by_provider, 0, sizeof(r->by_provider));
 		memset(&r->by_label, 0, sizeof(r->by_label));
 		u->have_costs = true;
-		free(u->events);
-		u->events = r->events;
-		u->n_events = r->n_events;
+		free(u->ev.events);
+		u->ev.events = r->events;
+		u->ev.n_events = r->n_events;
 		r->events = NULL;
 		r->n_events = 0;
 		break;
@@ -191,7 +192,7 @@ schedule(struct ui *u)
 		/* Offers and the cluster only while they are on screen; metrics only while one
 		   is watched. */
 		if ((j == UJ_OFFERS && u->view != UV_OFFERS) || (j == UJ_METRICS &&
-		    u->watch[0] == '\0') || (j == UJ_CLUSTER && u->view != UV_CLUSTER))
+		    u->mv.watch[0] == '\0') || (j == UJ_CLUSTER && u->view != UV_CLUSTER))
 			continue;
 		left = u->last_req[j] + u->interval[j] - now;
 		if (left <= 0) {
@@ -202,8 +203,8 @@ schedule(struct ui *u)
 			next = left;
 	}
 	/* The open detail pane follows its instance's jobs at the pace of the instances. */
-	if (u->dialog == UD_PAGER && u->detail_id[0] != '\0' &&
-	    strcmp(u->dlg_title, u->detail_id) == 0) {
+	if (u->dialog == UD_PAGER && u->iv.detail_id[0] != '\0' &&
+	    strcmp(u->dlg_title, u->iv.detail_id) == 0) {
 		left = u->last_req[UJ_JOBLOGS] + u->interval[UJ_INSTANCES] - now;
 		if (left <= 0) {
 			ui_request(u, UJ_JOBLOGS);
@@ -262,7 +263,7 @@ init_ui(struct ui *u, struct session *s, const struct ui_opts *o, struct config 
 		offer_list_init(&u->prov[i].offers);
 		instance_list_init(&u->prov[i].insts);
 	}
-	offer_list_init(&u->offers);
+	offer_list_init(&u->ov.offers);
 	instance_list_init(&u->insts);
 	u->interval[UJ_OFFERS] = (double)parse_duration(config_get(cfg,
 	    "dashboard.offers_interval"));
@@ -314,16 +315,10 @@ release_ui(struct ui *u)
 		instance_list_release(&u->prov[i].insts);
 		cluster_state_release(&u->prov[i].cluster);
 	}
-	/* u->offers belonged to the offers grid, released with the views. */
+	/* u->ov.offers belonged to the offers grid, released with the views. */
 	instance_list_release(&u->insts);
 	cost_set_release(&u->costs);
-	cost_set_release(&u->by_provider);
-	cost_set_release(&u->by_label);
 	sb_release(&u->dlg_text);
-	free(u->events);
-	free(u->idle);
-	free(u->jobs);
-	free(u->djobs);
 }
 
 /* CPU seconds of the calling thread: on a loaded machine the wall clock also counts the
@@ -372,7 +367,7 @@ bench(struct ui *u, char *report, size_t n)
 	frame = xcalloc((size_t)u->opts.bench_frames, sizeof(*frame));
 	cpu = xcalloc((size_t)u->opts.bench_frames, sizeof(*cpu));
 	result = xcalloc((size_t)u->opts.bench_frames, sizeof(*result));
-	ui_grid_wait(&u->og, 600000);
+	ui_grid_wait(&u->ov.grid, 600000);
 	u->need_clear = false;
 	ui_draw(u);
 	for (i = 0; i < u->opts.bench_frames; i++) {
@@ -385,14 +380,14 @@ bench(struct ui *u, char *report, size_t n)
 		frame[n_frame++] = (t1 - t0) * 1000;
 		if (t1 - t0 > worst)
 			worst = t1 - t0;
-		if (u->og.busy && ui_grid_wait(&u->og, 600000)) {
+		if (u->ov.grid.busy && ui_grid_wait(&u->ov.grid, 600000)) {
 			ui_draw(u);
 			result[n_result++] = (ui_clock() - t0) * 1000;
 		}
 	}
 	snprintf(report, n, "dashboard: %ld keys over %zu of %zu offers (%dx%d): frame median "
 	    "%.3f ms (UI thread CPU %.3f ms), worst %.3f ms; sort result median %.1f ms (%zu "
-	    "sorts)\n", u->opts.bench_frames, u->og.n_order, u->og.n, COLS, LINES,
+	    "sorts)\n", u->opts.bench_frames, u->ov.grid.n_order, u->ov.grid.n, COLS, LINES,
 	    median(frame, n_frame), median(cpu, n_frame), worst * 1000, median(result, n_result),
 	    n_result);
 	free(frame);
@@ -447,9 +442,9 @@ loop(struct ui *u)
 			apply_result(u, r);
 			lanes_result_free(r);
 			if (offers)
-				trace_line(tr, u->merged, t, c);
+				trace_line(tr, u->ov.merged, t, c);
 		}
-		t = u->og.submitted;
+		t = u->ov.grid.submitted;
 		if (ui_offers_collect(u)) {
 			u->dirty = true;
 			trace_line(tr, "swap", t, -1);

@@ -93,14 +93,15 @@ draw_tabs(struct ui *u)
 	switch (u->view) {
 	case UV_OFFERS:
 		/* Both of the set on screen: a newer fetch counts once its rows are in. */
-		snprintf(info, sizeof(info), _("%zu of %zu offers"), u->og.n_order, u->og.n);
+		snprintf(info, sizeof(info), _("%zu of %zu offers"), u->ov.grid.n_order,
+		    u->ov.grid.n);
 		break;
 	case UV_INSTANCES:
 		snprintf(info, sizeof(info), ngettext("%zu instance", "%zu instances",
-		    u->ig.n_order), u->ig.n_order);
+		    u->iv.grid.n_order), u->iv.grid.n_order);
 		break;
 	case UV_METRICS:
-		snprintf(info, sizeof(info), "%s", u->watch[0] ? u->watch : _("no instance"));
+		snprintf(info, sizeof(info), "%s", u->mv.watch[0] ? u->mv.watch : _("no instance"));
 		break;
 	default:
 		break;

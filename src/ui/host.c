@@ -56,7 +56,7 @@ ui_request(struct ui *u, enum ui_job job)
 	u->last_req[job] = ui_clock();
 	switch (job) {
 	case UJ_OFFERS:
-		req.filter = u->filter;
+		req.filter = u->ov.filter;
 		for (i = 0; i < u->n_prov; i++)
 			lanes_request(u->fetch, job, (int)i, &req);
 		break;
@@ -65,10 +65,10 @@ ui_request(struct ui *u, enum ui_job job)
 			lanes_request(u->fetch, job, (int)i, &req);
 		break;
 	case UJ_METRICS:
-		if (u->watch[0] == '\0' || (p = ui_provider_of(u, u->watch)) < 0)
+		if (u->mv.watch[0] == '\0' || (p = ui_provider_of(u, u->mv.watch)) < 0)
 			break;
-		strlcpy_(req.id, u->watch, sizeof(req.id));
-		req.history = u->want_history;
+		strlcpy_(req.id, u->mv.watch, sizeof(req.id));
+		req.history = u->mv.want_history;
 		lanes_request(u->fetch, job, p, &req);
 		break;
 	case UJ_COSTS:
@@ -80,10 +80,10 @@ ui_request(struct ui *u, enum ui_job job)
 				lanes_request(u->fetch, job, (int)i, &req);
 		break;
 	case UJ_JOBLOGS:
-		if (u->detail_id[0] == '\0' || (p = ui_provider_of(u, u->detail_id)) < 0)
+		if (u->iv.detail_id[0] == '\0' || (p = ui_provider_of(u, u->iv.detail_id)) < 0)
 			break;
-		strlcpy_(req.id, u->detail_id, sizeof(req.id));
-		u->dlogs_pending = true;
+		strlcpy_(req.id, u->iv.detail_id, sizeof(req.id));
+		u->iv.dlogs_pending = true;
 		lanes_request(u->fetch, job, p, &req);
 		break;
 	default:

@@ -1,10 +1,11 @@
 /*
  * ui.h - the dashboard's shared state (not a public contract; src/ui only).
  *
- * One struct ui holds what the screen shows: the data last received from the lanes
- * (gpurent/lanes.h), the tables built from it (grid.h), and the interaction state. Drawing reads
- * it; key handlers and arriving results change it and set `dirty`; the loop draws once
- * per wake-up when dirty is set (htop's and tmux's redraw flags).
+ * One struct ui holds what the screen shows: each view's own state (struct offers_view,
+ * ...: the data last received from the lanes, gpurent/lanes.h, and the tables built from
+ * it, grid.h), what the views share, and the interaction state. Drawing reads it; key
+ * handlers and arriving results change it and set `dirty`; the loop draws once per
+ * wake-up when dirty is set (htop's and tmux's redraw flags).
  */
 #ifndef GPURENT_UI_UI_H
 #define GPURENT_UI_UI_H
@@ -83,6 +84,75 @@ struct ui_view_ctx {
 	int (*provider_of)(const struct ui *u, const char *id);
 };
 
+/*
+ * Each view's own state, in struct ui. The view (view_*.c) sets it up and frees it; the
+ * dashboard writes what the lanes bring into it.
+ */
+
+/* The offers view (view_offers.c). */
+struct offers_view {
+	struct offer_list offers;	/* every provider's, merged: owned by the grid's rows
+					   (ui_offers_merge), not freed here */
+	const char *merged;		/* what the last merge did, for GPURENT_UI_TRACE:
+					   "same", "taken" or "copied"; "unasked": no
+					   answer to merge (lanes.h) */
+	struct ui_grid grid;
+	struct filter filter;
+	char filter_text[256];
+};
+
+/* The instances view (view_instances.c). */
+struct instances_view {
+	struct ui_grid grid;
+	struct ui_idle *idle;
+	size_t n_idle;
+	struct ui_jobs_count *jobs;
+	size_t n_jobs;
+	/* The detail pane of one instance (Enter): its jobs and their logs, from UJ_JOBLOGS. */
+	char detail_id[ID_MAX];		/* the instance whose pane is or was open */
+	struct remote_job *djobs;
+	size_t n_djobs;
+	struct ui_job_log dlogs[UI_JOB_LOGS];
+	size_t n_dlogs;
+	bool dlogs_pending;		/* asked, no answer yet */
+	bool dlogs_have;		/* an answer came for detail_id */
+	char dlogs_err[200];		/* why the instance could not be asked, stripped */
+	/* The Jupyter key: the last answer, for jup_id. */
+	char jup_id[ID_MAX];
+	char jup_text[700];		/* the URL, or why there is none (stripped) */
+	bool jup_ok, jup_pending;
+};
+
+/* The metrics view (view_metrics.c): one instance's. */
+struct metrics_view {
+	char watch[ID_MAX];
+	struct ui_ring ring[UI_MAX_GPUS][UM__COUNT];
+	struct gpu_sample last[UI_MAX_GPUS];
+	int n_gpus;
+	size_t gpu_top;			/* the selected GPU: shown first, with every field */
+	bool want_history;		/* the next metrics request also reads the history */
+};
+
+/* The costs view (view_costs.c). */
+struct costs_view {
+	struct cost_set by_provider, by_label;	/* each currency, and converted */
+	struct ui_audit audit;		/* the last 7 days (fetch.h) */
+};
+
+/* The events view (view_events.c): the watcher's newest (they come with the costs: the
+   same lane reads the database). */
+struct events_view {
+	struct event *events;
+	size_t n_events;
+	size_t top;			/* first shown, counted from the newest */
+};
+
+/* The cluster view (view_cluster.c): its first line shown, and how many it had when last
+   drawn. */
+struct cluster_view {
+	size_t top, lines;
+};
+
 struct ui {
 	const struct ui_view_ctx *ctx;
 	struct session *s;
@@ -108,59 +178,17 @@ struct ui {
 	struct ui_layout lay;
 	bool dirty, need_clear, quit;
 
-	/* Offers. */
-	struct offer_list offers;	/* every provider's, merged: owned by the grid's rows
-					   (ui_offers_merge), not freed here */
-	const char *merged;		/* what the last merge did, for GPURENT_UI_TRACE:
-					   "same", "taken" or "copied"; "unasked": no
-					   answer to merge (lanes.h) */
-	struct ui_grid og;
-	struct filter filter;
-	char filter_text[256];
-
-	/* Instances. */
-	struct instance_list insts;
-	struct ui_grid ig;
+	/* Each view's own state (its view_*.c sets it up and frees it), and what they share. */
+	struct offers_view ov;
+	struct instances_view iv;
+	struct metrics_view mv;
+	struct costs_view cv;
+	struct events_view ev;
+	struct cluster_view clv;
+	struct instance_list insts;	/* every provider's, for the instances and metrics */
 	int64_t now;			/* provider clock of the last instance list */
-	struct ui_idle *idle;
-	size_t n_idle;
-	struct ui_jobs_count *jobs;
-	size_t n_jobs;
-
-	/* The detail pane of one instance (Enter): its jobs and their logs, from UJ_JOBLOGS. */
-	char detail_id[ID_MAX];		/* the instance whose pane is or was open */
-	struct remote_job *djobs;
-	size_t n_djobs;
-	struct ui_job_log dlogs[UI_JOB_LOGS];
-	size_t n_dlogs;
-	bool dlogs_pending;		/* asked, no answer yet */
-	bool dlogs_have;		/* an answer came for detail_id */
-	char dlogs_err[200];		/* why the instance could not be asked, stripped */
-	/* The Jupyter key: the last answer, for jup_id. */
-	char jup_id[ID_MAX];
-	char jup_text[700];		/* the URL, or why there is none (stripped) */
-	bool jup_ok, jup_pending;
-
-	/* Metrics of one instance. */
-	char watch[ID_MAX];
-	struct ui_ring ring[UI_MAX_GPUS][UM__COUNT];
-	struct gpu_sample last[UI_MAX_GPUS];
-	int n_gpus;
-	size_t gpu_top;			/* the selected GPU: shown first, with every field */
-	bool want_history;		/* the next metrics request also reads the history */
-
-	/* Costs. */
-	struct cost_set costs, by_provider, by_label;	/* each currency, and converted */
-	struct ui_audit audit;		/* the last 7 days (fetch.h) */
+	struct cost_set costs;		/* spent so far, each currency, and converted */
 	bool have_costs;
-
-	/* The watcher's newest events (with the costs: the same lane reads the database). */
-	struct event *events;
-	size_t n_events;
-	size_t ev_top;			/* first shown, counted from the newest */
-
-	/* The cluster view: its first line shown, and how many it had when last drawn. */
-	size_t cl_top, cl_lines;
 
 	/* The status line: a message for a while, else provider errors. */
 	char msg[256];
@@ -228,7 +256,7 @@ bool ui_view_key(struct ui *u, int key);
 const char *ui_view_keys(const struct ui *u);
 /* view_offers.c, view_instances.c: rebuild the table after new data or a new filter. */
 void ui_offers_rebuild(struct ui *u);
-/* view_offers.c: the providers' offers merged into a new u->offers, filtered and sorted
+/* view_offers.c: the providers' offers merged into a new u->ov.offers, filtered and sorted
  * off the UI thread; the descriptor to poll for the result, and taking it (true: it came). */
 void ui_offers_merge(struct ui *u);
 int ui_offers_fd(const struct ui *u);
