@@ -81,20 +81,6 @@ apply_result(struct ui *u, struct ui_result *r)
 				}
 			}
 		break;
-	case UJ_METRICS:
-		if (strcmp(r->req.id, u->mv.watch) != 0)
-			break;
-		/* The history comes even when the sample did not (fetch.c). */
-		if (r->code == GR_OK || (r->req.history && r->history.n > 0)) {
-			if (r->req.history) {
-				/* With no live sample (Slurm has none) the history is all there
-				   is: asked again at each refresh, for what ssh recorded since. */
-				u->mv.want_history = r->code != GR_OK;
-				ui_metrics_fill(u, &r->history, &r->samples);
-			} else
-				ui_metrics_add(u, &r->samples);
-		}
-		break;
 	case UJ_ACTION:
 		if (r->code != GR_OK) {
 			ui_message(u, UC_BAD, "%s: %s", r->req.id, r->err.msg);
@@ -110,34 +96,6 @@ apply_result(struct ui *u, struct ui_result *r)
 			    r->req.id);
 		ui_request(u, UJ_INSTANCES);
 		ui_request(u, UJ_COSTS);
-		break;
-	case UJ_JOBLOGS:
-		/* An answer for a pane closed since, or for another instance, is dropped. */
-		if (strcmp(r->req.id, u->iv.detail_id) != 0)
-			break;
-		free(u->iv.djobs);
-		u->iv.djobs = r->jobs;
-		u->iv.n_djobs = r->n_jobs;
-		r->jobs = NULL;
-		memcpy(u->iv.dlogs, r->logs, sizeof(u->iv.dlogs));
-		u->iv.n_dlogs = r->n_logs;
-		text_sanitize(u->iv.dlogs_err, sizeof(u->iv.dlogs_err), r->code == GR_OK ? "" :
-		    r->err.msg);
-		u->iv.dlogs_pending = false;
-		u->iv.dlogs_have = true;
-		ui_instances_details_update(u);
-		break;
-	case UJ_JUPYTER:
-		strlcpy_(u->iv.jup_id, r->req.id, sizeof(u->iv.jup_id));
-		u->iv.jup_pending = false;
-		u->iv.jup_ok = r->code == GR_OK;
-		text_sanitize(u->iv.jup_text, sizeof(u->iv.jup_text), u->iv.jup_ok ? r->url :
-		    r->err.msg);
-		if (u->iv.jup_ok)
-			ui_message(u, UC_GOOD, "Jupyter on %s: %s", r->req.id, u->iv.jup_text);
-		else
-			ui_message(u, UC_BAD, "%s", u->iv.jup_text);
-		ui_instances_details_update(u);
 		break;
 	case UJ_CLUSTER:
 		/* Its error is the view's to show; the data it had stays on screen. */
@@ -156,25 +114,15 @@ apply_result(struct ui *u, struct ui_result *r)
 			break;
 		}
 		cost_set_release(&u->costs);
-		cost_set_release(&u->cv.by_provider);
-		cost_set_release(&u->cv.by_label);
 		u->costs = r->costs;
-		u->cv.by_provider = r->by_provider;
-		u->cv.by_label = r->by_label;
-		u->cv.audit = *r->audit;
 		memset(&r->costs, 0, sizeof(r->costs));
-		memset(&r->by_provider, 0, sizeof(r->by_provider));
-		memset(&r->by_label, 0, sizeof(r->by_label));
 		u->have_costs = true;
-		free(u->ev.events);
-		u->ev.events = r->events;
-		u->ev.n_events = r->n_events;
-		r->events = NULL;
-		r->n_events = 0;
 		break;
 	default:
 		break;
 	}
+	/* What only a view keeps (metrics, an instance's jobs, the costs' lines, events). */
+	ui_views_take(u, r);
 }
 
 /* Request what is due; returns milliseconds until the next job falls due. */

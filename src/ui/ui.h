@@ -225,6 +225,9 @@ struct ui_view_ops {
 	const char *title;			/* on its tab */
 	void (*init)(struct ui *u);		/* NULL: nothing to set up */
 	void (*release)(struct ui *u);		/* NULL: nothing to free */
+	/* A lane's result, for what the view keeps of it in its own state (NULL: nothing);
+	   what it takes it leaves empty in r. */
+	void (*take)(struct ui *u, struct ui_result *r);
 	void (*draw)(struct ui *u, const struct ui_rect *body);
 	bool (*key)(struct ui *u, int key);	/* true: used; NULL: no keys of its own */
 	const char *keys;			/* the key hints of the bottom line */
@@ -251,6 +254,7 @@ int ui_view_find(const char *name);	/* a name or unique prefix: the view, -1, -2
 const char *ui_view_title(enum ui_view v);
 void ui_views_init(struct ui *u);
 void ui_views_release(struct ui *u);
+void ui_views_take(struct ui *u, struct ui_result *r);
 void ui_view_draw(struct ui *u);
 bool ui_view_key(struct ui *u, int key);
 const char *ui_view_keys(const struct ui *u);
@@ -266,11 +270,8 @@ void ui_instances_rebuild(struct ui *u);
 void ui_instances_details_update(struct ui *u);
 /* A key in the detail pane that is its own (u: Jupyter); true when used. */
 bool ui_instances_details_key(struct ui *u, int key);
-/* view_metrics.c: follow an instance's samples; add the samples that arrived. */
+/* view_metrics.c: follow an instance's samples. */
 void ui_metrics_watch(struct ui *u, const char *id);
-void ui_metrics_add(struct ui *u, const struct sample_list *l);
-/* Start the sparklines over from the history (oldest first), then l is the newest. */
-void ui_metrics_fill(struct ui *u, const struct sample_list *history, const struct sample_list *l);
 
 /* input.c: one key, from the loop. */
 void ui_handle_key(struct ui *u, int key);

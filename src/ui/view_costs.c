@@ -235,6 +235,21 @@ draw_costs(struct ui *u, const struct ui_rect *r)
 	draw_cost_lines(y, 4 + half, half, r->y + r->h - y, _("BY LABEL"), &u->cv.by_label);
 }
 
+/* The lines by provider and by label, and the audit line (the totals are the frame's). */
+static void
+costs_take(struct ui *u, struct ui_result *r)
+{
+	if (r->job != UJ_COSTS || r->code != GR_OK)
+		return;
+	cost_set_release(&u->cv.by_provider);
+	cost_set_release(&u->cv.by_label);
+	u->cv.by_provider = r->by_provider;
+	u->cv.by_label = r->by_label;
+	u->cv.audit = *r->audit;
+	memset(&r->by_provider, 0, sizeof(r->by_provider));
+	memset(&r->by_label, 0, sizeof(r->by_label));
+}
+
 static void
 costs_release(struct ui *u)
 {
@@ -246,6 +261,7 @@ const struct ui_view_ops ui_view_costs = {
 	.name = "costs",
 	.title = N_("Costs"),
 	.release = costs_release,
+	.take = costs_take,
 	.draw = draw_costs,
 	.keys = N_("r refresh  1-6 views"),
 };

@@ -87,6 +87,19 @@ events_key(struct ui *u, int key)
 	return true;
 }
 
+/* The watcher's newest events, read with the costs. */
+static void
+events_take(struct ui *u, struct ui_result *r)
+{
+	if (r->job != UJ_COSTS || r->code != GR_OK)
+		return;
+	free(u->ev.events);
+	u->ev.events = r->events;
+	u->ev.n_events = r->n_events;
+	r->events = NULL;
+	r->n_events = 0;
+}
+
 static void
 events_release(struct ui *u)
 {
@@ -97,6 +110,7 @@ const struct ui_view_ops ui_view_events = {
 	.name = "events",
 	.title = N_("Events"),
 	.release = events_release,
+	.take = events_take,
 	.draw = draw_events,
 	.key = events_key,
 	.keys = N_("j/k scroll  g newest  r refresh"),

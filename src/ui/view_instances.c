@@ -493,11 +493,50 @@ instances_draw(struct ui *u, const struct ui_rect *r)
 	    _("no instances: pick an offer in Offers (1) and press L"), marked_idle);
 }
 
+/* The open detail pane's jobs and logs, and the Jupyter key's answer. */
+static void
+instances_take(struct ui *u, struct ui_result *r)
+{
+	switch (r->job) {
+	case UJ_JOBLOGS:
+		/* An answer for a pane closed since, or for another instance, is dropped. */
+		if (strcmp(r->req.id, u->iv.detail_id) != 0)
+			break;
+		free(u->iv.djobs);
+		u->iv.djobs = r->jobs;
+		u->iv.n_djobs = r->n_jobs;
+		r->jobs = NULL;
+		memcpy(u->iv.dlogs, r->logs, sizeof(u->iv.dlogs));
+		u->iv.n_dlogs = r->n_logs;
+		text_sanitize(u->iv.dlogs_err, sizeof(u->iv.dlogs_err), r->code == GR_OK ? "" :
+		    r->err.msg);
+		u->iv.dlogs_pending = false;
+		u->iv.dlogs_have = true;
+		ui_instances_details_update(u);
+		break;
+	case UJ_JUPYTER:
+		strlcpy_(u->iv.jup_id, r->req.id, sizeof(u->iv.jup_id));
+		u->iv.jup_pending = false;
+		u->iv.jup_ok = r->code == GR_OK;
+		text_sanitize(u->iv.jup_text, sizeof(u->iv.jup_text), u->iv.jup_ok ? r->url :
+		    r->err.msg);
+		if (u->iv.jup_ok)
+			u->ctx->message(u, UC_GOOD, "Jupyter on %s: %s", r->req.id, u->iv.jup_text);
+		else
+			u->ctx->message(u, UC_BAD, "%s", u->iv.jup_text);
+		ui_instances_details_update(u);
+		break;
+	default:
+		break;
+	}
+}
+
 const struct ui_view_ops ui_view_instances = {
 	.name = "instances",
 	.title = N_("Instances"),
 	.init = instances_init,
 	.release = instances_release,
+	.take = instances_take,
 	.draw = instances_draw,
 	.key = instances_key,
 	.keys = N_("Enter details  J jobs  u jupyter  m metrics  s stop  S start  D destroy  < > sort  * idle"),

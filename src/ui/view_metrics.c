@@ -89,22 +89,31 @@ push_samples(struct ui *u, const struct sample_list *l)
 	}
 }
 
-void
-ui_metrics_add(struct ui *u, const struct sample_list *l)
+/*
+ * The watched instance's newest samples; asked with the history (the first request for an
+ * instance), the history with them, from which the sparklines start over.
+ */
+static void
+metrics_take(struct ui *u, struct ui_result *r)
 {
-	push_samples(u, l);
-	u->dirty = true;
-}
-
-void
-ui_metrics_fill(struct ui *u, const struct sample_list *history, const struct sample_list *l)
-{
+	if (r->job != UJ_METRICS || strcmp(r->req.id, u->mv.watch) != 0)
+		return;
+	/* The history comes even when the sample did not (lanes.c). */
+	if (r->code != GR_OK && !(r->req.history && r->history.n > 0))
+		return;
+	if (!r->req.history) {
+		push_samples(u, &r->samples);
+		return;
+	}
+	/* With no live sample (Slurm has none) the history is all there is: asked again at
+	   each refresh, for what ssh recorded since. */
+	u->mv.want_history = r->code != GR_OK;
 	memset(u->mv.ring, 0, sizeof(u->mv.ring));
-	/* The history holds l already (it was stored first); l names the newest figures. */
-	push_samples(u, history->n > 0 ? history : l);
-	if (history->n > 0)
-		push_samples_last(u, l);
-	u->dirty = true;
+	/* The history holds the sample already (it was stored first); the sample names the
+	   newest figures. */
+	push_samples(u, r->history.n > 0 ? &r->history : &r->samples);
+	if (r->history.n > 0)
+		push_samples_last(u, &r->samples);
 }
 
 /* The instance being watched, from the last instance list. */
@@ -371,6 +380,7 @@ metrics_key(struct ui *u, int key)
 const struct ui_view_ops ui_view_metrics = {
 	.name = "metrics",
 	.title = N_("Metrics"),
+	.take = metrics_take,
 	.draw = draw_metrics,
 	.key = metrics_key,
 	.keys = N_("j/k select GPU  n/p instance  r refresh"),
