@@ -9,10 +9,31 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gpurent/remote_copy.h"
 #include "gpurent/remote_job.h"
 
 struct session;
 struct state;
+
+/* A job to start on an instance (run ID -- COMMAND). */
+struct job_start {
+	const char *sync;		/* a local directory whose contents go into the job's
+					   working directory first; NULL: none */
+	struct remote_copy_opts sync_opts;	/* its excludes and progress */
+	const char *const *env;		/* "K=V" for the job */
+	size_t n_env;
+	char *const *words;		/* the command */
+	int n_words;
+};
+
+/*
+ * Start a job on the instance at ep: make its directory (j->seq), sync, then start the
+ * command there, detached, and record j (its name, fetches, then_action and after as the
+ * caller set them; its ids, command, state and start from here). 0, or the exit status
+ * that stands for what failed (REMOTE_EXIT_CONN: the connection), with err saying why.
+ */
+int jobs_start(struct session *s, struct state *st, const struct remote_endpoint *ep,
+    struct remote_job *j, const struct job_start *js, struct gr_error *err);
 
 /*
  * Read the state of the recorded running jobs (of one instance, or all with instance_id

@@ -65,6 +65,51 @@ job_join_words(char *const *w, int n, char *out, size_t size)
 	sb_release(&sb);
 }
 
+/* Copy what dir holds (the trailing slash) into j's working directory. */
+static int
+sync_into(struct session *s, const struct remote_endpoint *ep, const char *dir,
+    const struct remote_copy_opts *opts, const struct remote_job *j, struct gr_error *err)
+{
+	struct remote_copy_opts o = *opts;
+	struct remote_place src, dst;
+	struct config *cfg;
+	char from[4200], to[4200];
+
+	o.recursive = true;
+	if (session_config(s, &cfg, NULL) == GR_OK)
+		o.rsync_path = config_get(cfg, "ssh.rsync_path");
+	snprintf(from, sizeof(from), "%s/", dir);
+	remote_job_path(j, "", to, sizeof(to));
+	src = (struct remote_place){ NULL, from };
+	dst = (struct remote_place){ ep, to };
+	return remote_copy_rsync(&src, 1, &dst, &o, err);
+}
+
+int
+jobs_start(struct session *s, struct state *st, const struct remote_endpoint *ep,
+    struct remote_job *j, const struct job_start *js, struct gr_error *err)
+{
+	int rc = 0;
+
+	if (remote_connect(ep, err) != GR_OK || (rc = remote_job_create(ep, j, err)) != 0)
+		return rc != 0 ? rc : REMOTE_EXIT_CONN;
+	if (js->sync != NULL && (rc = sync_into(s, ep, js->sync, &js->sync_opts, j, err)) != 0)
+		return rc;
+	strlcpy_(j->instance_id, ep->name, sizeof(j->instance_id));
+	snprintf(j->id, sizeof(j->id), "%s/%d", ep->name, j->seq);
+	job_join_words(js->words, js->n_words, j->command, sizeof(j->command));
+	j->state = JOB_RUNNING;
+	j->exit_code = -1;
+	j->started_at = session_now(s);
+	rc = remote_job_start(ep, j->seq, js->env, js->n_env, (const char *const *)js->words,
+	    (size_t)js->n_words, err);
+	if (rc != 0)
+		return rc;
+	if (remote_job_record(st, j, err) != GR_OK)
+		return gr_exit_code(err->code);
+	return 0;
+}
+
 /* The recorded state of a batch job from its provider: ended, killed, lost or running. */
 bool
 batch_refresh(struct session *s, struct state *st, struct remote_job *j)
