@@ -46,6 +46,14 @@ int jobs_start(struct session *s, struct state *st, const struct remote_endpoint
  */
 bool jobs_refresh(struct session *s, struct state *st, const char *instance_id);
 
+/*
+ * Read the states of the running jobs among v (all of ep's instance) from it into v; with
+ * ended, ended[i] says that v[i] was running and is not now. 0, or remote_job_poll's
+ * status (v unchanged). Nothing is recorded.
+ */
+int jobs_poll(const struct remote_endpoint *ep, struct remote_job *v, size_t n, bool *ended,
+    struct gr_error *err);
+
 /* The exit status that stands for a job's end: its own, 143 when killed, 1 when lost. */
 int job_exit_status(const struct remote_job *j);
 

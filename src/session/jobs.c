@@ -290,16 +290,40 @@ instance_down(struct session *s, const char *id)
 	return in.state == ST_RUNNING ? NULL : inst_state_name(in.state);
 }
 
+int
+jobs_poll(const struct remote_endpoint *ep, struct remote_job *v, size_t n, bool *ended,
+    struct gr_error *err)
+{
+	struct remote_job *run = xcalloc(n + 1, sizeof(*run));
+	size_t nrun = 0, i, k;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		if (v[i].state == JOB_RUNNING)
+			run[nrun++] = v[i];
+	rc = remote_job_poll(ep, run, nrun, err);
+	if (rc == 0)
+		for (i = 0, k = 0; i < n; i++)
+			if (v[i].state == JOB_RUNNING) {
+				v[i].state = run[k].state;
+				v[i].exit_code = run[k++].exit_code;
+				if (ended != NULL)
+					ended[i] = v[i].state != JOB_RUNNING;
+			}
+	free(run);
+	return rc;
+}
+
 /* One instance: its running jobs read from it, then settled. */
 static bool
 refresh_instance(struct session *s, struct state *st, const char *id)
 {
 	struct gr_error err = { 0 };
 	struct remote_endpoint ep;
-	struct remote_job *v = NULL, *run;
-	size_t n, nrun = 0, i, k;
+	struct remote_job *v = NULL;
+	size_t n, i;
 	const char *down;
-	bool reached = false;
+	bool reached = false, *ended;
 
 	if (remote_job_load(st, id, &v, &n, &err) != GR_OK) {
 		warn("%s", err.msg);
@@ -313,21 +337,14 @@ refresh_instance(struct session *s, struct state *st, const char *id)
 	}
 	down = instance_down(s, id);
 	if (down == NULL && session_endpoint(s, id, &ep, &err) == GR_OK) {
-		run = xcalloc(n + 1, sizeof(*run));
-		for (i = 0; i < n; i++)
-			if (v[i].state == JOB_RUNNING)
-				run[nrun++] = v[i];
-		if (remote_job_poll(&ep, run, nrun, &err) == 0) {
+		ended = xcalloc(n + 1, sizeof(*ended));
+		if (jobs_poll(&ep, v, n, ended, &err) == 0) {
 			reached = true;
-			for (i = 0, k = 0; i < n; i++)
-				if (v[i].state == JOB_RUNNING) {
-					v[i].state = run[k].state;
-					v[i].exit_code = run[k++].exit_code;
-					if (v[i].state != JOB_RUNNING)
-						save(st, &v[i]);
-				}
+			for (i = 0; i < n; i++)
+				if (ended[i])
+					save(st, &v[i]);
 		}
-		free(run);
+		free(ended);
 	}
 	if (down != NULL) {
 		/* Its processes ended with the machine. */

@@ -15,6 +15,7 @@
 #include "gpurent/config.h"
 #include "gpurent/history.h"
 #include "gpurent/i18n.h"
+#include "gpurent/jobs.h"
 #include "gpurent/lanes.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote_forward.h"
@@ -201,10 +202,9 @@ static enum gr_err
 do_joblogs(struct session *s, struct ui_result *r)
 {
 	struct remote_endpoint ep;
-	struct remote_job *run;
 	struct state *st;
 	struct sb text;
-	size_t i, k, n_run = 0;
+	size_t i;
 
 	if (session_state(s, &st, &r->err) != GR_OK ||
 	    remote_job_load(st, r->req.id, &r->jobs, &r->n_jobs, &r->err) != GR_OK)
@@ -216,21 +216,8 @@ do_joblogs(struct session *s, struct ui_result *r)
 	if (session_endpoint(s, r->req.id, &ep, &r->err) != GR_OK)
 		return r->err.code;
 	ep.batch = true;		/* nothing may prompt under curses */
-	run = xcalloc(r->n_jobs, sizeof(*run));
-	for (i = 0; i < r->n_jobs; i++)
-		if (r->jobs[i].state == JOB_RUNNING)
-			run[n_run++] = r->jobs[i];
-	if (remote_job_poll(&ep, run, n_run, &r->err) != 0) {
-		free(run);
+	if (jobs_poll(&ep, r->jobs, r->n_jobs, NULL, &r->err) != 0)
 		return r->err.code != GR_OK ? r->err.code : GR_EFAIL;
-	}
-	for (i = 0, k = 0; i < r->n_jobs && k < n_run; i++)
-		if (strcmp(r->jobs[i].id, run[k].id) == 0) {
-			r->jobs[i].state = run[k].state;
-			r->jobs[i].exit_code = run[k].exit_code;
-			k++;
-		}
-	free(run);
 	sb_init(&text);
 	for (i = r->n_jobs > UI_JOB_LOGS ? r->n_jobs - UI_JOB_LOGS : 0; i < r->n_jobs; i++) {
 		struct ui_job_log *lg = &r->logs[r->n_logs++];
