@@ -347,7 +347,7 @@ bench(struct ui *u, char *report, size_t n)
  * frame that shows it, and the UI thread's CPU time in that span), per drawn frame ("frame
  * MS CPU_MS"), per swapped-in sort ("swap MS": from the submission) and per offers answer
  * taken in ("same", "taken" or "copied" MS CPU_MS: see ui_offers_merge; "unasked" when the
- * provider's market stamp said nothing changed, so nothing was fetched: fetch.c).
+ * provider's market stamp said nothing changed, so nothing was fetched: session/lanes.c).
  * bench/dashboard.sh and bench/dashboard-refresh.sh read it. */
 static void
 trace_line(FILE *fp, const char *what, double since, double cpu_since)
