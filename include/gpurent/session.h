@@ -67,13 +67,14 @@ enum gr_err session_backend_for(struct session *s, const char *id, struct backen
     struct gr_error *err);
 
 /*
- * Start instance `id` of b. A stopped (or stopping) instance resumes billing at its price, so
- * it is admitted exactly as a launch is (launch_policy.h, launch_admit: budget.day and
- * budget.month, GR_EBUDGET unless force, under the launch lock); one in any other state is
- * asked as it is, for its provider to answer.
+ * The provider's create of req on b, and its start of instance `id`: the only calls of a
+ * backend's launch and start ops (scripts/check-layers). Neither is admitted here: launches
+ * and starts go through the guard's doors (launch.h: guard_launch, guard_start), which check
+ * the budgets and call these.
  */
-enum gr_err session_start(struct session *s, struct backend *b, const char *id, bool force,
-    struct gr_error *err);
+enum gr_err session_launch(struct backend *b, const struct launch_req *req,
+    struct instance *out, struct gr_error *err);
+enum gr_err session_start(struct backend *b, const char *id, struct gr_error *err);
 
 /*
  * One offer as its provider has it now, by id ("vast:123"), through the provider's own

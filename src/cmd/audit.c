@@ -41,7 +41,7 @@ static int
 handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	struct args *a = data;
-	size_t i;
+	int by;
 
 	switch (id) {
 	case A_SINCE:
@@ -50,12 +50,10 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		a->since = arg;
 		break;
 	case A_BY:
-		for (i = 0; i < ARRAY_LEN(groups); i++)
-			if (strcmp(arg, groups[i]) == 0)
-				break;
-		if (i == ARRAY_LEN(groups))
-			return cmd_usage_error(c, "--by is instance, label, provider or gpu");
-		a->by = (enum audit_group)i;
+		if ((by = cmd_choice(c, arg, groups, ARRAY_LEN(groups),
+		    N_("--by is instance, label, provider or gpu"))) < 0)
+			return EXIT_USAGE;
+		a->by = (enum audit_group)by;
 		break;
 	case A_OFFLINE: a->offline = true; break;
 	}

@@ -12,7 +12,7 @@
 #include "gpurent/backend.h"
 #include "gpurent/i18n.h"
 #include "gpurent/config.h"
-#include "gpurent/launch_policy.h"
+#include "gpurent/launch.h"
 #include "gpurent/remote.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -64,26 +64,6 @@ batch_script(char *const *words, int n, int nodes)
 	return sb_detach(&sb);
 }
 
-struct submitting {
-	struct cmd_ctx *c;
-	struct backend *b;
-	const struct launch_req *req;
-};
-
-static void
-submitting_clock(void *ctx, struct cost_clock *out)
-{
-	session_clock(((struct submitting *)ctx)->c->s, out);
-}
-
-static enum gr_err
-submitting_run(void *ctx, struct instance *out, struct gr_error *err)
-{
-	struct submitting *s = ctx;
-
-	return s->b->ops->launch(s->b, s->req, out, err);
-}
-
 /* The cluster's rate (config_gpu_rate, as its backend prices jobs) x GPUs; 0 when none. */
 static int64_t
 batch_price(const struct config *cfg, const struct batch_req *r, char *currency)
@@ -99,10 +79,7 @@ int
 batch_submit(struct cmd_ctx *c, const struct batch_req *r, char *const *words, int n)
 {
 	struct gr_error err = { 0 };
-	struct launch_budget budget;
 	struct launch_req req;
-	struct submitting ctx;
-	struct launch_ops ops = { submitting_clock, submitting_run };
 	struct instance in;
 	struct remote_job j;
 	struct backend *b;
@@ -144,10 +121,7 @@ batch_submit(struct cmd_ctx *c, const struct batch_req *r, char *const *words, i
 	req.script = script;
 	req.output = output;
 	price = batch_price(cfg, r, currency);
-	launch_budget_from_config(&budget, cfg, currency, r->force);
-	ctx = (struct submitting){ c, b, &req };
-	memset(&in, 0, sizeof(in));
-	e = launch_admit(st, &budget, b->ops->name, price, &ops, &ctx, &in, &err);
+	e = guard_launch(c->s, b, &req, price, currency, r->force ? GUARD_FORCE : 0, &in, &err);
 	free(script);
 	if (e != GR_OK)
 		return cmd_error(c, &err);

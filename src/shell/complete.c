@@ -498,24 +498,6 @@ add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *pa
 	return true;
 }
 
-static const struct cmd_opt *
-find_long(const struct cmd_opt *opts, const char *name, size_t len)
-{
-	for (; opts != NULL && opts->name != NULL; opts++)
-		if (strlen(opts->name) == len && strncmp(opts->name, name, len) == 0)
-			return opts;
-	return NULL;
-}
-
-static const struct cmd_opt *
-find_short(const struct cmd_opt *opts, char ch)
-{
-	for (; opts != NULL && opts->name != NULL; opts++)
-		if (opts->short_name == ch)
-			return opts;
-	return NULL;
-}
-
 /* The option a word names ("--output", "-o"), in the command's options or the global ones. */
 static const struct cmd_opt *
 word_opt(const struct command *cmd, const char *w)
@@ -529,13 +511,9 @@ word_opt(const struct command *cmd, const char *w)
 
 		if (w[2 + len] == '=')
 			return NULL;	/* the value is in the word itself */
-		o = find_long(cmd != NULL ? cmd->opts : NULL, w + 2, len);
-		if (o == NULL)
-			o = find_long(global_opts, w + 2, len);
+		o = cmd_opt_long(cmd, w + 2, len, NULL);
 	} else if (w[2] == '\0') {
-		o = find_short(cmd != NULL ? cmd->opts : NULL, w[1]);
-		if (o == NULL)
-			o = find_short(global_opts, w[1]);
+		o = cmd_opt_short(cmd, w[1], NULL);
 	}
 	return o;
 }

@@ -2,74 +2,25 @@
  * The dashboard's lane jobs that need the guard (lanes.h, struct lane_ops): the launch and
  * the other actions, admitted as the CLI's are, and the costs view's audit line.
  */
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "gpurent/audit.h"
 #include "gpurent/config.h"
 #include "gpurent/idcache.h"
-#include "gpurent/launch_policy.h"
+#include "gpurent/launch.h"
 #include "gpurent/util.h"
 #include "fetch.h"
 
-/* A token the provider keeps with the instance, so a retried launch is recognised. */
-static void
-make_token(char *buf, size_t n)
-{
-	unsigned char raw[12];
-	size_t i;
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || read(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw)) {
-		uint64_t h = hash_mix((uint64_t)time(NULL), (uint64_t)getpid());
-
-		memset(raw, 0, sizeof(raw));
-		memcpy(raw, &h, sizeof(h));
-	}
-	if (fd >= 0)
-		close(fd);
-	for (i = 0; i < sizeof(raw) && 2 * i + 2 < n; i++)
-		snprintf(buf + 2 * i, 3, "%02x", raw[i]);
-}
-
-/* What launch_admit calls back. */
-struct launching {
-	struct session *s;
-	struct backend *b;
-	const struct launch_req *req;
-};
-
-static void
-launching_clock(void *ctx, struct cost_clock *out)
-{
-	session_clock(((struct launching *)ctx)->s, out);
-}
-
-static enum gr_err
-launching_run(void *ctx, struct instance *out, struct gr_error *err)
-{
-	struct launching *l = ctx;
-
-	return l->b->ops->launch(l->b, l->req, out, err);
-}
-
-/* The checks, bid and budget of `gpurent launch` (launch_policy.h), from what the view saw. */
+/* The checks, bid and budget of `gpurent launch` (launch.h), from what the view saw. */
 static enum gr_err
 do_launch(struct session *s, struct backend *b, const struct lane_request *req,
     struct instance *out, struct gr_error *err)
 {
-	static const struct launch_ops ops = { launching_clock, launching_run };
 	struct launch_req lr;
 	struct launch_plan plan;
-	struct launch_budget budget;
-	struct launching ctx;
 	struct offer o;
 	struct config *cfg;
 	struct state *st;
-	char token[32] = "";
 
 	if (session_config(s, &cfg, err) != GR_OK || session_state(s, &st, err) != GR_OK)
 		return err->code;
@@ -82,20 +33,13 @@ do_launch(struct session *s, struct backend *b, const struct lane_request *req,
 	if (launch_plan_make(&o, false, 0, 0, (int)config_get_int(cfg, "spot.bid_margin",
 	    0), &plan, err) != GR_OK)
 		return err->code;
-	launch_budget_from_config(&budget, cfg, req->currency, false);
-	make_token(token, sizeof(token));
 	memset(&lr, 0, sizeof(lr));
 	lr.offer_id = req->id;
 	lr.image = config_get(cfg, "launch.image");
 	lr.disk_gb = (int)config_get_int(cfg, "launch.disk", 50);
 	lr.interruptible = req->interruptible;
 	lr.bid_hour = plan.bid_hour;
-	lr.client_token = token;
-	ctx.s = s;
-	ctx.b = b;
-	ctx.req = &lr;
-	if (launch_admit(st, &budget, b->ops->name, plan.price_hour, &ops, &ctx, out, err) !=
-	    GR_OK)
+	if (guard_launch(s, b, &lr, plan.price_hour, req->currency, 0, out, err) != GR_OK)
 		return err->code;
 	idcache_put_instances(st, out, 1, false, NULL);
 	return GR_OK;
@@ -118,7 +62,7 @@ do_action(struct session *s, struct ui_result *r)
 			return err->code;
 		/* A start bills again: admitted as a launch is, budgets and all. */
 		return r->req.action == UA_STOP ? b->ops->stop(b, r->req.id, err) :
-		    session_start(s, b, r->req.id, false, err);
+		    guard_start(s, b, r->req.id, false, err);
 	case UA_DESTROY:
 		return b->ops->destroy(b, r->req.id, err);
 	}

@@ -11,7 +11,7 @@
 #include "gpurent/catalogue.h"
 #include "gpurent/columns.h"
 #include "gpurent/i18n.h"
-#include "gpurent/launch_policy.h"
+#include "gpurent/launch.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 #include "ui.h"
