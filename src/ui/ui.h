@@ -248,6 +248,8 @@ bool ui_table_key(struct ui *u, struct ui_grid *g, int key, void (*rebuild)(stru
 void ui_table_details(struct ui *u, const char *title, const struct column *cols, size_t n,
     cell_fn get, const void *row, void *ctx);
 bool ui_refuse_readonly(struct ui *u);
+/* The instance of the last list (u->insts) with this id, NULL when it is not there. */
+const struct instance *ui_instance_find(const struct ui *u, const char *id);
 
 /* views.c: the view on screen draws its body and answers its keys (true: used). */
 int ui_view_find(const char *name);	/* a name or unique prefix: the view, -1, -2 ambiguous */

@@ -212,17 +212,6 @@ details_text(struct ui *u, const struct instance *in, struct sb *text)
 		sb_addf(text, "%s\n", u->iv.jup_text);
 }
 
-static const struct instance *
-find_instance(const struct ui *u, const char *id)
-{
-	size_t i;
-
-	for (i = 0; i < u->insts.n; i++)
-		if (strcmp(u->insts.v[i].id, id) == 0)
-			return &u->insts.v[i];
-	return NULL;
-}
-
 /* Open the pane on in, and ask for its jobs' logs in the background. */
 static void
 open_details(struct ui *u, const struct instance *in)
@@ -255,7 +244,7 @@ ui_instances_details_update(struct ui *u)
 	    strcmp(u->dlg_title, u->iv.detail_id) != 0)
 		return;
 	/* Gone from its provider's list (destroyed, or a job that ended): not shown as it was. */
-	if ((in = find_instance(u, u->iv.detail_id)) == NULL) {
+	if ((in = ui_instance_find(u, u->iv.detail_id)) == NULL) {
 		u->dialog = UD_NONE;
 		u->need_clear = true;
 		u->ctx->message(u, UC_DIM, "%s is no longer listed by its provider",
@@ -297,7 +286,7 @@ ui_instances_details_key(struct ui *u, int key)
 	if (key != 'u' || u->dialog != UD_PAGER || u->iv.detail_id[0] == '\0' ||
 	    strcmp(u->dlg_title, u->iv.detail_id) != 0)
 		return false;
-	ask_jupyter(u, find_instance(u, u->iv.detail_id));
+	ask_jupyter(u, ui_instance_find(u, u->iv.detail_id));
 	ui_instances_details_update(u);
 	return true;
 }

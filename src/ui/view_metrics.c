@@ -116,18 +116,6 @@ metrics_take(struct ui *u, struct ui_result *r)
 		push_samples_last(u, &r->samples);
 }
 
-/* The instance being watched, from the last instance list. */
-static const struct instance *
-watched(struct ui *u)
-{
-	size_t i;
-
-	for (i = 0; i < u->insts.n; i++)
-		if (strcmp(u->insts.v[i].id, u->mv.watch) == 0)
-			return &u->insts.v[i];
-	return NULL;
-}
-
 /* One graph row: label, the last samples as bars, the value now. */
 /* old: the figures are an instance's last before it stopped: graph and value dimmed. */
 static void
@@ -242,7 +230,7 @@ draw_fields(struct ui *u, int y, int x, int w, int bottom)
 static void
 draw_metrics(struct ui *u, const struct ui_rect *r)
 {
-	const struct instance *in = watched(u);
+	const struct instance *in = ui_instance_find(u, u->mv.watch);
 	char line[512], v[64], price[32], gname[64];
 	int y = r->y, p, g, w;
 
