@@ -1,13 +1,13 @@
 /*
  * batch.h - batch jobs as the commands show them (batch.c): submitted by run --provider,
  * followed by logs, cancelled by kill. Their records are kept up to date by the job
- * engine (gpurent/jobs.h).
+ * engine (gpurent/job_engine.h).
  */
 #ifndef GPURENT_CMD_BATCH_H
 #define GPURENT_CMD_BATCH_H
 
 #include "gpurent/cmd.h"
-#include "gpurent/jobs.h"
+#include "gpurent/job_engine.h"
 
 /* A batch job to submit (run --provider): the provider's scheduler runs it, no ssh. */
 struct batch_req {

@@ -20,7 +20,7 @@
 #include "gpurent/costs.h"
 #include "gpurent/elastic.h"
 #include "gpurent/i18n.h"
-#include "gpurent/jobs.h"
+#include "gpurent/job_engine.h"
 #include "gpurent/money.h"
 #include "gpurent/paths.h"
 #include "gpurent/sampler.h"

@@ -15,7 +15,7 @@
 #include "gpurent/config.h"
 #include "gpurent/history.h"
 #include "gpurent/i18n.h"
-#include "gpurent/jobs.h"
+#include "gpurent/job_engine.h"
 #include "gpurent/lanes.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote_forward.h"

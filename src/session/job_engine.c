@@ -1,7 +1,7 @@
 /*
- * The job engine of run, jobs, logs, kill and the watcher (jobs.h): recorded jobs brought
- * up to date from their instances, and their --fetch and --then carried out by whichever
- * gpurent first sees them ended.
+ * The job engine of run, jobs, logs, kill and the watcher (job_engine.h): jobs started,
+ * recorded jobs brought up to date from their instances, and their --fetch and --then
+ * carried out by whichever gpurent first sees them ended.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include "gpurent/backend.h"
 #include "gpurent/config.h"
 #include "gpurent/i18n.h"
-#include "gpurent/jobs.h"
+#include "gpurent/job_engine.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote_copy.h"
 #include "gpurent/session.h"

@@ -1,10 +1,10 @@
 /*
- * jobs.h - the job engine (src/session/jobs.c) that run, jobs, logs, kill and the watcher
- * share: bringing recorded jobs up to date from their instances, and carrying out what a
- * job asked for once it ended (--fetch, --then).
+ * job_engine.h - the job engine (src/session/job_engine.c) that run, jobs, logs, kill and
+ * the watcher share: starting jobs, bringing recorded jobs up to date from their instances,
+ * and carrying out what a job asked for once it ended (--fetch, --then).
  */
-#ifndef GPURENT_JOBS_H
-#define GPURENT_JOBS_H
+#ifndef GPURENT_JOB_ENGINE_H
+#define GPURENT_JOB_ENGINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
