@@ -14,7 +14,7 @@
  *                   keyed (series, at): kept SAMPLES_RAW_KEEP seconds (24 h)
  *   samples_minute  one-minute aggregates keyed (series, minute): min/mean/max of the
  *                   figures that vary (enum sample_stat), max or min of the rest (see
- *                   samples.c), the number of samples and the seconds they cover; kept
+ *                   store/history.c), the number of samples and the seconds they cover; kept
  *                   SAMPLES_MINUTE_KEEP seconds (30 days)
  *   samples_hour    the hourly roll-up that samples_summary reads: one row per (instance_id,
  *                   hour) folding exactly the minute rows of that hour of the instance's

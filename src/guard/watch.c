@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "gpurent/watch.h"
+#include "gpurent/watch_state.h"
 
 /* Where an ordered stop or destroy stands. */
 enum phase {
@@ -70,14 +70,6 @@ struct watch {
 	int verify_tries;
 	int64_t verify_timeout;
 };
-
-static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS watch_state("
-	"  instance_id TEXT PRIMARY KEY, label TEXT NOT NULL, last_state INTEGER NOT NULL,"
-	"  util INTEGER NOT NULL, sample_at INTEGER NOT NULL, idle_since INTEGER NOT NULL,"
-	"  unobserved INTEGER NOT NULL, notified INTEGER NOT NULL, action INTEGER NOT NULL,"
-	"  policy TEXT NOT NULL, phase INTEGER NOT NULL, ordered_at INTEGER NOT NULL,"
-	"  tries INTEGER NOT NULL, pid INTEGER NOT NULL);";
 
 /* Bits of inst_watch.notified: a notify-only policy (or a refusal) says so once a spell. */
 enum { NOTE_IDLE = 1u << 0, NOTE_RUNTIME = 1u << 1, NOTE_BUDGET = 1u << 2 };
@@ -157,99 +149,60 @@ find_or_add(struct watch *w, const char *id)
 }
 
 static void
-col_text(char *dst, size_t n, sqlite3_stmt *q, int c)
+load_one(const struct watch_record *r, void *ctx)
 {
-	const unsigned char *t = sqlite3_column_text(q, c);
+	struct inst_watch *iw = find_or_add(ctx, r->id);
 
-	strlcpy_(dst, t ? (const char *)t : "", n);
+	strlcpy_(iw->label, r->label, sizeof(iw->label));
+	iw->last_state = r->last_state;
+	iw->util = r->util;
+	iw->sample_at = r->sample_at;
+	iw->idle_since = r->idle_since;
+	iw->unobserved = r->unobserved;
+	iw->notified = r->notified;
+	iw->action = (enum watch_action)r->action;
+	strlcpy_(iw->policy, r->policy, sizeof(iw->policy));
+	iw->phase = (enum phase)r->phase;
+	iw->ordered_at = r->ordered_at;
+	iw->tries = r->tries;
+	iw->pid = r->pid;
 }
 
 static enum gr_err
 load_state(struct watch *w, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc;
-
-	if (sqlite3_exec(state_db(w->st), schema, NULL, NULL, NULL) != SQLITE_OK)
-		return state_fail(w->st, err, "cannot create the watcher's table");
-	if (sqlite3_prepare_v2(state_db(w->st), "SELECT instance_id, label, last_state, util, "
-	    "sample_at, idle_since, unobserved, notified, action, policy, phase, ordered_at, "
-	    "tries, pid FROM watch_state", -1, &q, NULL) != SQLITE_OK)
-		return state_fail(w->st, err, "cannot read the watcher's state");
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct inst_watch *iw = find_or_add(w, (const char *)sqlite3_column_text(q, 0));
-
-		col_text(iw->label, sizeof(iw->label), q, 1);
-		iw->last_state = (enum inst_state)sqlite3_column_int(q, 2);
-		iw->util = sqlite3_column_int(q, 3);
-		iw->sample_at = sqlite3_column_int64(q, 4);
-		iw->idle_since = sqlite3_column_int64(q, 5);
-		iw->unobserved = sqlite3_column_int(q, 6) != 0;
-		iw->notified = (unsigned)sqlite3_column_int(q, 7);
-		iw->action = (enum watch_action)sqlite3_column_int(q, 8);
-		col_text(iw->policy, sizeof(iw->policy), q, 9);
-		iw->phase = (enum phase)sqlite3_column_int(q, 10);
-		iw->ordered_at = sqlite3_column_int64(q, 11);
-		iw->tries = sqlite3_column_int(q, 12);
-		iw->pid = (long)sqlite3_column_int64(q, 13);
-	}
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(w->st, err,
-	    "cannot read the watcher's state");
+	return watch_state_each(w->st, load_one, w, err);
 }
 
 /* Write one instance's state; a dry run keeps it in memory only. */
 static enum gr_err
 save(struct watch *w, const struct inst_watch *iw, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc;
+	struct watch_record r = {
+		.last_state = iw->last_state, .util = iw->util, .sample_at = iw->sample_at,
+		.idle_since = iw->idle_since, .unobserved = iw->unobserved,
+		.notified = iw->notified, .action = iw->action, .phase = iw->phase,
+		.ordered_at = iw->ordered_at, .tries = iw->tries, .pid = iw->pid,
+	};
 
 	if (w->o.dry_run)
 		return GR_OK;
-	if (sqlite3_prepare_v2(state_db(w->st), "INSERT OR REPLACE INTO watch_state(instance_id, "
-	    "label, last_state, util, sample_at, idle_since, unobserved, notified, action, "
-	    "policy, phase, ordered_at, tries, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?)", -1, &q, NULL) != SQLITE_OK)
-		return state_fail(w->st, err, "cannot write the watcher's state");
-	sqlite3_bind_text(q, 1, iw->id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, iw->label, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 3, iw->last_state);
-	sqlite3_bind_int(q, 4, iw->util);
-	sqlite3_bind_int64(q, 5, iw->sample_at);
-	sqlite3_bind_int64(q, 6, iw->idle_since);
-	sqlite3_bind_int(q, 7, iw->unobserved);
-	sqlite3_bind_int(q, 8, (int)iw->notified);
-	sqlite3_bind_int(q, 9, iw->action);
-	sqlite3_bind_text(q, 10, iw->policy, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 11, iw->phase);
-	sqlite3_bind_int64(q, 12, iw->ordered_at);
-	sqlite3_bind_int(q, 13, iw->tries);
-	sqlite3_bind_int64(q, 14, iw->pid);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(w->st, err,
-	    "cannot write the watcher's state");
+	strlcpy_(r.id, iw->id, sizeof(r.id));
+	strlcpy_(r.label, iw->label, sizeof(r.label));
+	strlcpy_(r.policy, iw->policy, sizeof(r.policy));
+	return watch_state_put(w->st, &r, err);
 }
 
 /* Forget instances that are gone and have nothing in flight. */
 static enum gr_err
 forget(struct watch *w, struct inst_watch *iw, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc = SQLITE_DONE;
+	enum gr_err rc = GR_OK;
 
-	if (!w->o.dry_run) {
-		if (sqlite3_prepare_v2(state_db(w->st), "DELETE FROM watch_state WHERE "
-		    "instance_id = ?", -1, &q, NULL) != SQLITE_OK)
-			return state_fail(w->st, err, "cannot write the watcher's state");
-		sqlite3_bind_text(q, 1, iw->id, -1, SQLITE_STATIC);
-		rc = sqlite3_step(q);
-		sqlite3_finalize(q);
-	}
+	if (!w->o.dry_run)
+		rc = watch_state_forget(w->st, iw->id, err);
 	*iw = w->v[--w->n];
-	return rc == SQLITE_DONE ? GR_OK : state_fail(w->st, err,
-	    "cannot write the watcher's state");
+	return rc;
 }
 
 /* ---------------------------------------------------------------- events */
