@@ -16,7 +16,7 @@
 #include "gpurent/remote.h"
 #include "gpurent/util.h"
 #include "common.h"
-#include "job.h"
+#include "batch.h"
 
 /*
  * The job's script. The command words are quoted here, each one, by remote_shell_quote:
@@ -214,7 +214,7 @@ batch_follow_ssh(struct cmd_ctx *c, struct state *st, struct remote_job *j)
 			have_ep = true;
 		if (have_ep)
 			rc = copy_over_ssh(&ep, j->dir, &off, &err);
-		if (!batch_refresh(c, st, j) || j->state != JOB_RUNNING)
+		if (!batch_refresh(c->s, st, j) || j->state != JOB_RUNNING)
 			break;
 		gr_error_clear(&err);
 		sleep_ms(500);
@@ -279,7 +279,7 @@ batch_log(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail, 
 			off = file_tail_start(fp, tail);
 		if (fp != NULL)
 			copy_from(fp, &off);
-		if (!batch_refresh(c, st, j))
+		if (!batch_refresh(c->s, st, j))
 			break;
 		if (j->state != JOB_RUNNING) {
 			if (fp == NULL)
@@ -308,7 +308,7 @@ batch_kill(struct cmd_ctx *c, struct state *st, struct remote_job *j, struct gr_
 
 	if (session_backend_for(c->s, j->instance_id, &b, err) != GR_OK)
 		return err->code;
-	if (!batch_refresh(c, st, j) || j->state != JOB_RUNNING)
+	if (!batch_refresh(c->s, st, j) || j->state != JOB_RUNNING)
 		return gr_fail(err, GR_ECONFLICT, "job %s is not running", j->id);
 	return b->ops->destroy(b, j->instance_id, err);
 }

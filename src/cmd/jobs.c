@@ -9,7 +9,7 @@
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "common.h"
-#include "job.h"
+#include "batch.h"
 
 static const struct column cols[] = {
 	{ "id", N_("JOB"), false, false, 0, 0 },
@@ -72,7 +72,7 @@ jobs_run(struct cmd_ctx *c, int argc, char **argv)
 	}
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
-	reached = jobs_refresh(c, st, want_inst);
+	reached = jobs_refresh(c->s, st, want_inst);
 	if (remote_job_load(st, want_inst, &v, &n, &err) != GR_OK)
 		return cmd_error(c, &err);
 	for (i = k = 0; i < n; i++)

@@ -19,6 +19,7 @@
 #include "gpurent/costs.h"
 #include "gpurent/elastic.h"
 #include "gpurent/i18n.h"
+#include "gpurent/job_engine.h"
 #include "gpurent/money.h"
 #include "gpurent/paths.h"
 #include "gpurent/sampler.h"
@@ -916,6 +917,9 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 	struct gr_error jerr = { 0 };
 	enum gr_err rc;
 
+	/* Jobs first: their ends settled (--fetch, --then), the running ones keep theirs busy. */
+	if (!w->o.dry_run)
+		jobs_refresh(w->s, w->st, NULL);
 	memset(r, 0, sizeof(*r));
 	w->r = r;
 	if (session_backends(w->s, err) != GR_OK)
