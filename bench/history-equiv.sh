@@ -70,6 +70,8 @@ FROM r, sample_series s;
 COMMIT;
 DROP TABLE IF EXISTS samples_hour;
 DROP TABLE IF EXISTS samples_gpu_hour;
+-- As a gpurent before the roll-ups left it: no schema version (store/schema.c).
+PRAGMA user_version = 0;
 PRAGMA wal_checkpoint(TRUNCATE);
 SQL
 echo "history: $(sqlite3 "$db" 'SELECT count(*) FROM sample_series') GPUs," \

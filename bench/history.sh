@@ -3,7 +3,7 @@
 #
 # 1. `gpurent metrics ID --since 30d` over a month of 10 s history of 16 instances (one GPU
 #    each): 29 days of one-minute aggregates and 24 hours of raw samples per instance,
-#    written straight into the tables (the layout samples.c makes; see include/gpurent/
+#    written straight into the tables (the layout store/history.c makes; see include/gpurent/
 #    samples.h), so that building the month takes seconds. Floors in the same run: the
 #    process start (`gpurent version`) and the sqlite3 shell running the bucket query of
 #    one instance's minutes alone. Target: under 100 ms. Also the database's size.
@@ -80,6 +80,8 @@ SELECT s.id, r.t, 0, (r.t / 10) % 100, 35000, 81559, 65, 450, 700 FROM r, sample
 -- The minute rows were written behind gpurent's back: the roll-ups are made again from
 -- them by the first command, as for a database made before them.
 DROP TABLE IF EXISTS samples_hour; DROP TABLE IF EXISTS samples_gpu_hour;
+-- As a gpurent before the roll-ups left it: no schema version (store/schema.c).
+PRAGMA user_version = 0;
 EOF
 sqlite3 "$db" "VACUUM"
 minutes=$(sqlite3 "$db" "SELECT count(*) FROM samples_minute")

@@ -17,6 +17,8 @@
  *   energy_kwh    from power samples where there are any; else catalogue TDP x GPUs x
  *                 billed hours x mean utilisation, and energy_estimated is set
  *   co2_kg        energy_kwh x the grid intensity of the instance's region (audit_grid)
+ *   observed, covered_s  the instances some sample covers, and the seconds covered
+ *                 (per instance, added up over a group's)
  * A figure that cannot be known (no samples, unknown GPU, unknown region) is marked so,
  * never zero.
  *
@@ -75,6 +77,7 @@ struct audit_row {
 	bool converted;			/* amounts of other currencies added at the user's rates */
 	bool unpriced;			/* several currencies no rate joins: no amount is known */
 	int64_t covered_s;		/* seconds with samples */
+	int observed;			/* of the instances, those some sample covers */
 	bool util_known;
 	double util_mean, util_p95;	/* percent */
 	bool gpus_known;		/* gpu_hours is meaningful */

@@ -73,6 +73,15 @@ const char *cmd_suggest(const char *name);
 extern const struct cmd_opt global_opts[];
 
 /*
+ * The option a command-line word names, by the first len bytes of name (a long option)
+ * or by its letter: cmd's own first (cmd may be NULL), then the global ones; NULL when
+ * neither has it. *global (unless NULL) says it is a global one.
+ */
+const struct cmd_opt *cmd_opt_long(const struct command *cmd, const char *name, size_t len,
+    bool *global);
+const struct cmd_opt *cmd_opt_short(const struct command *cmd, char ch, bool *global);
+
+/*
  * Parse argv (argv[0] is the command name) against the command's options and the global
  * ones. For each command option, handle(c, id, arg, data) is called; it returns 0 or an exit
  * status. Positionals are moved to the front of argv; *npos receives their count.

@@ -14,9 +14,9 @@
  *     min, never twice within the cooldown, and nothing on no fresh observation.
  * Members launched for the group are on-demand up to its base, interruptible above it
  * (or all on-demand without a burst), with the group's label, by requirement (requirement.h)
- * through launch_admit, so that budgets refuse them like any launch. The decision time is
- * recorded before a launch leaves, and the launch carries a client token made from the
- * group and that time, so one decision never rents two instances.
+ * through the launch door (launch.h), so that budgets refuse them like any launch. The
+ * decision time is recorded before a launch leaves, and the launch carries a client token
+ * made from the group and that time, so one decision never rents two instances.
  *
  * Every decision, and every hold that kept the load from being answered (cooldown, min,
  * max, a forecast that keeps a member, the budget), is an event whose message carries the

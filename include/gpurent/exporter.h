@@ -1,12 +1,16 @@
 /*
- * exporter.h - the Prometheus face: /metrics in the text exposition format (0.0.4).
+ * exporter.h - the Prometheus face (src/exporter/): sampling rounds (rounds.c) that take a
+ * sample of every running instance on a schedule, and /metrics in the text exposition
+ * format 0.0.4 (render.c, server.c).
  *
- * The exporter never samples and never touches the network or the database: whoever
- * samples (src/cmd/exporter.c, on its own schedule) hands it a snapshot with
- * exporter_publish, and every scrape is answered from the last snapshot, so a scrape never
- * waits on a provider, however slow. Figures that depend on "now" (the age of a sample)
- * are computed at scrape time from the snapshot's clock plus the monotonic time since it
- * was published, so a sampler that hangs shows as samples growing old.
+ * exporter_serve runs the rounds: a lane per provider samples through the session's door
+ * (session_samples: snapshot, then history); every interval the rounds gather the lanes'
+ * listings, the newest samples from the history and the ledger's figures into a snapshot and
+ * hand it to the face with exporter_publish. The face never samples and never touches the
+ * network or the database: every scrape is answered from the last snapshot, so a scrape
+ * never waits on a provider, however slow. Figures that depend on "now" (the age of a
+ * sample) are computed at scrape time from the snapshot's clock plus the monotonic time
+ * since it was published, so a sampler that hangs shows as samples growing old.
  *
  * Series (labels in braces):
  *   DCGM_FI_DEV_* (dcgm-exporter's names and units, see render.c) per GPU of each running
@@ -96,5 +100,26 @@ const char *exporter_address(const struct exporter *e);
 /* Replace the served snapshot with *s (taken over: *s is left empty). Never blocks on I/O. */
 void exporter_publish(struct exporter *e, struct exporter_snapshot *s);
 void exporter_stop(struct exporter *e);
+
+/*
+ * The rounds, until *interrupted is set (by a signal handler): /metrics on listen (token as
+ * exporter_start's), a lane per provider of s, each with a session of its own, sampling
+ * every running instance every interval seconds; with auto, an instance whose ssh failed is
+ * sampled by its API alone for ssh_retry seconds, doubled after each further failure
+ * (ssh_retry.h). warn says what a lane could not do, when s is verbose. Prints the address
+ * to scrape on stderr once serving. Fails only when it cannot start.
+ */
+struct session;
+typedef void exporter_warn_fn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct exporter_rounds {
+	const char *listen;
+	const char *token;		/* NULL: no token asked for */
+	long long interval;		/* seconds */
+	long long ssh_retry;		/* seconds */
+	const volatile int *interrupted;
+	exporter_warn_fn *warn;
+};
+enum gr_err exporter_serve(struct session *s, const struct exporter_rounds *o,
+    struct gr_error *err);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * groups.h - elastic groups: their definitions in the state database (src/core/groups.c).
+ * groups.h - elastic groups: their definitions in the state database (src/store/groups.c).
  *
  * `gpurent group create` stores a group here; the watcher (src/guard/group.c) reads every
  * group each pass and scales it. A group is a number of instances of one requirement (a

@@ -50,7 +50,7 @@ enum gr_err ledger_end(struct state *st, const char *instance_id, int64_t end,
 /*
  * Spend of the closed segments (all history, provisioning excluded) of one instance, or of
  * every instance of a provider when instance_id is NULL, from the totals the database keeps
- * as segments close (state.c, ledger_closed); plus, with now > 0, the open segments' spend
+ * as segments close (schema.c, ledger_closed); plus, with now > 0, the open segments' spend
  * up to now. The same sum as money_accrue over every row, without reading every row.
  */
 int64_t ledger_spent(struct state *st, const char *provider, const char *instance_id,
@@ -85,7 +85,7 @@ enum gr_err ledger_load(struct state *st, int64_t since, int64_t until, struct l
 
 /*
  * The spend the database keeps per UTC day of the closed segments that started on it
- * (state.c, ledger_day): one total per day, provider, label, GPU, kind and currency, always
+ * (schema.c, ledger_day): one total per day, provider, label, GPU, kind and currency, always
  * the fold of the rows (kept by triggers as rows are written, closed, edited or deleted).
  */
 struct ledger_day_total {
@@ -102,6 +102,9 @@ enum gr_err ledger_each_day_total(struct state *st, int64_t since,
 enum gr_err ledger_each_closed_started(struct state *st, const char *provider, int64_t from,
     int64_t to, int64_t since, void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx,
     struct gr_error *err);
+/* The instances with a segment open or ending after `since`, at most max, to fn. */
+void ledger_each_instance_id(struct state *st, int64_t since, size_t max,
+    void (*fn)(const char *id, void *ctx), void *ctx);
 /* Every open segment. */
 enum gr_err ledger_each_open(struct state *st, void (*fn)(const struct ledger_seg *seg,
     void *ctx), void *ctx, struct gr_error *err);

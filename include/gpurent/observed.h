@@ -21,7 +21,8 @@ enum gr_err observed_get(struct backend *b, const char *id, struct instance *out
  */
 enum gr_err observed_instances(struct backend *b, struct instance_list *out,
     struct gr_error *err);
-/* ops->launch; the new instance is observed. */
+/* ops->launch; the new instance is observed. Only session_launch calls it, and
+   session_start observed_start (session.h: the doors' provider calls). */
 enum gr_err observed_launch(struct backend *b, const struct launch_req *req,
     struct instance *out, struct gr_error *err);
 /* ops->stop, ops->start: once accepted, the instance is read again and observed. */

@@ -90,6 +90,14 @@ bool out_format_parse(const char *s, enum out_format *f);
 /* Fill a cell for row r, column c. */
 typedef void (*cell_fn)(const void *row, size_t c, struct cell *out, void *ctx);
 
+/* A text cell, or unknown when s is NULL or empty (a record's "" says it has none). */
+static inline void
+cell_str(struct cell *c, const char *s)
+{
+	c->kind = s != NULL && *s != '\0' ? CELL_STR : CELL_NULL;
+	c->s = s;
+}
+
 /*
  * Print rows (an array of n items of `size` bytes) with the given columns to fp.
  * id_col is the column printed by -o ids. Fails (GR_EUSAGE) on an unknown --fields name.

@@ -4,7 +4,7 @@
  * A forward is an ssh -N -L process of its own (not the shared master, whose lifetime is
  * not the forward's), bound to 127.0.0.1 only, with ExitOnForwardFailure so that a port it
  * cannot bind is an error and not a silent half-forward. Background forwards are recorded
- * in the state database (table forwards, made here) by local port, with the ssh pid; a
+ * in the state database (forwards.h) by local port, with the ssh pid; a
  * record counts as live only while that pid still runs ssh with that very -L argument.
  */
 #ifndef GPURENT_REMOTE_FORWARD_H
@@ -15,17 +15,9 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "forwards.h"
 #include "model.h"
 #include "remote.h"
-#include "state.h"
-
-struct remote_forward {
-	char instance_id[ID_MAX];
-	int remote_port;
-	int local_port;
-	int pid;		/* the ssh process */
-	int64_t started_at;	/* UTC seconds */
-};
 
 /* want when 127.0.0.1:want can be bound now, else a free port the system picks (want 0:
  * always that); -1 when none can be had. */
@@ -44,13 +36,6 @@ enum gr_err remote_forward_start(const struct remote_endpoint *ep, struct remote
 bool remote_forward_alive(const struct remote_forward *f);
 /* End the forward's ssh (TERM, then KILL after a moment); a dead one is left alone. */
 void remote_forward_end(const struct remote_forward *f);
-
-enum gr_err remote_forward_record(struct state *st, const struct remote_forward *f,
-    struct gr_error *err);
-/* Every recorded forward, by local port. Caller frees *out. */
-enum gr_err remote_forward_load(struct state *st, struct remote_forward **out, size_t *n,
-    struct gr_error *err);
-enum gr_err remote_forward_forget(struct state *st, int local_port, struct gr_error *err);
 
 /* A Jupyter server found on an instance. */
 struct remote_jupyter {

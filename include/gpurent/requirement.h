@@ -16,7 +16,8 @@
  * other failure of a create stops the request at once: a budget refusal, missing funds, a
  * bad key, and above all an outcome the provider left unclear, since the instance may exist
  * and a second one for the same request must never be rented. Each create goes through
- * launch_admit (launch_policy.h), so budgets apply and the launch journal records it.
+ * the launch door (launch.h, guard_launch), so budgets apply and the launch journal records
+ * it; requirement_rent is that failover over the session's providers.
  */
 #ifndef GPURENT_REQUIREMENT_H
 #define GPURENT_REQUIREMENT_H
@@ -26,7 +27,7 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "launch_policy.h"
+#include "launch.h"
 #include "model.h"
 
 /*
@@ -117,8 +118,8 @@ struct req_ops {
 	/* The offer as its provider lists it now; GR_ECAPACITY or GR_ENOTFOUND when not listed. */
 	enum gr_err (*reread)(void *ctx, const struct req_candidate *c, struct offer *now,
 	    struct gr_error *err);
-	/* Rent c (priced on the offer as it is now) through launch_admit. */
-	enum gr_err (*launch)(void *ctx, const struct req_candidate *c, struct instance *out,
+	/* Rent c (priced on the offer as it is now) through the launch door. */
+	enum gr_err (*rent)(void *ctx, const struct req_candidate *c, struct instance *out,
 	    struct gr_error *err);
 };
 
@@ -131,6 +132,21 @@ struct req_ops {
 enum gr_err requirement_launch(const struct req_candidate *cands, size_t n,
     const struct req_pricing *p, size_t max_attempts, const struct req_ops *ops, void *ctx,
     struct instance *out, struct req_attempt *attempts, size_t *n_attempts,
+    struct gr_error *err);
+
+struct session;
+struct launch_req;
+
+/*
+ * requirement_launch over the session's providers: each candidate read again from its
+ * provider (session_offer_find) and rented through guard_launch as base asks (image, disk,
+ * label, env...; offer, type and bid are the candidate's), budgets checked in the
+ * candidate's own currency unless force. A base without a client token gets one, the same
+ * for every attempt, so that a provider that saw an earlier create finds it again.
+ */
+enum gr_err requirement_rent(struct session *s, const struct req_candidate *cands, size_t n,
+    const struct req_pricing *p, size_t max_attempts, const struct launch_req *base,
+    bool force, struct instance *out, struct req_attempt *attempts, size_t *n_attempts,
     struct gr_error *err);
 
 #endif

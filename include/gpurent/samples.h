@@ -14,7 +14,7 @@
  *                   keyed (series, at): kept SAMPLES_RAW_KEEP seconds (24 h)
  *   samples_minute  one-minute aggregates keyed (series, minute): min/mean/max of the
  *                   figures that vary (enum sample_stat), max or min of the rest (see
- *                   samples.c), the number of samples and the seconds they cover; kept
+ *                   store/history.c), the number of samples and the seconds they cover; kept
  *                   SAMPLES_MINUTE_KEEP seconds (30 days)
  *   samples_hour    the hourly roll-up that samples_summary reads: one row per (instance_id,
  *                   hour) folding exactly the minute rows of that hour of the instance's
@@ -48,7 +48,7 @@
  * is missing data: it is never counted as idle, nor as energy.
  *
  * A multi-node instance (a Slurm job over several machines) keeps each node's GPUs as
- * series of their own, instance_id "ID/NODE" (history.h). Asked for by ID, the history
+ * series of their own, instance_id "ID/NODE" (session.h: session_record). Asked for by ID, the history
  * and the summary take in every node: samples_history and samples_latest return the
  * nodes' rows under their "ID/NODE", samples_summary sums them up as one instance ID, each
  * GPU of each node a GPU of its own (the id up to a "/" names the instance: no provider

@@ -67,13 +67,15 @@ enum gr_err session_backend_for(struct session *s, const char *id, struct backen
     struct gr_error *err);
 
 /*
- * Start instance `id` of b. A stopped (or stopping) instance resumes billing at its price, so
- * it is admitted exactly as a launch is (launch_policy.h, launch_admit: budget.day and
- * budget.month, GR_EBUDGET unless force, under the launch lock); one in any other state is
- * asked as it is, for its provider to answer.
+ * The provider's create of req on b, and its start of instance `id`, observed into the ledger:
+ * the only calls of observed_launch and observed_start (observed.h), the only callers of a
+ * backend's launch and start ops (scripts/check-layers). Neither is admitted here: launches
+ * and starts go through the guard's doors (launch.h: guard_launch, guard_start), which check
+ * the budgets and call these.
  */
-enum gr_err session_start(struct session *s, struct backend *b, const char *id, bool force,
-    struct gr_error *err);
+enum gr_err session_launch(struct backend *b, const struct launch_req *req,
+    struct instance *out, struct gr_error *err);
+enum gr_err session_start(struct backend *b, const char *id, struct gr_error *err);
 
 /*
  * One offer as its provider has it now, by id ("vast:123"), through the provider's own
@@ -156,22 +158,19 @@ enum gr_err session_endpoint(struct session *s, const char *id, struct remote_en
     struct gr_error *err);
 
 /*
- * One sample of every GPU of instance id (and, over ssh, its host) from src into out (which
- * the caller initialised). With auto, ssh is tried with a short connect timeout and the API
- * answers when the machine does not, or has no GPU tool; each sample says which it was.
- */
-enum gr_err session_snapshot(struct session *s, const char *id, enum metrics_source src,
-    struct probe_snapshot *out, struct gr_error *err);
-
-/*
- * session_snapshot of n instances at once, for a sampler that takes many every round (the
- * exporter's lanes). Their ssh attempts run side by side, at most width at a time (and at
- * most SESSION_SSH_WIDTH_MAX): a round of instances that refuse ssh costs the slowest few
- * attempts, not the sum of them all. Everything that asks the provider (endpoints, nodes,
- * the API's figures) stays on the caller's thread, one instance after another, as a
- * session's backend is not shared between threads. Each job's out is initialised by the
- * caller; rc and err say how it went, by_ssh whether the figures came over ssh (auto: false
- * when ssh failed and the API answered, or nothing did).
+ * A snapshot: one sample of every GPU of an instance (and, over ssh, its host) from src
+ * (src/session/snapshot.c). With auto, ssh is tried with a short connect timeout and the
+ * API answers when the machine does not, or has no GPU tool; each sample says which it was.
+ *
+ * session_snapshots takes the snapshots of n jobs at once, for a sampler that takes many
+ * every round (the exporter's lanes). Their ssh attempts run side by side, at most width
+ * at a time (and at most SESSION_SSH_WIDTH_MAX): a round of instances that refuse ssh costs
+ * the slowest few attempts, not the sum of them all. Everything that asks the provider
+ * (endpoints, nodes, the API's figures) stays on the caller's thread, one instance after
+ * another, as a session's backend is not shared between threads. Each job's out is
+ * initialised by the caller; rc and err say how it went, by_ssh whether the figures came
+ * over ssh (auto: false when ssh failed and the API answered, or nothing did). What it
+ * takes is not kept: samplers go through the door below.
  */
 #define SESSION_SSH_WIDTH_MAX 32
 struct snapshot_job {
@@ -181,13 +180,40 @@ struct snapshot_job {
 	enum gr_err rc;			/* out */
 	struct gr_error err;		/* out: why, when rc is not GR_OK */
 	bool by_ssh;			/* out */
+	struct gr_error store_err;	/* out (session_samples): why the figures were not
+					   kept in the history; code GR_OK when they were */
 };
 void session_snapshots(struct session *s, struct snapshot_job *jobs, size_t n, size_t width);
 
 /*
+ * The door for a sample of the record (src/session/sample.c): the snapshot of instance id
+ * from src into out (initialised by the caller), kept in the sample history (samples.h)
+ * with the history's retention applied on the session's clock (session_now). The watcher,
+ * the exporter, the dashboard, `metrics` and `verify` sample here, and whatever decides
+ * (watch, audit, groups, the exporter) reads the history. Returns the sampling error; a
+ * failure to record (a busy or unwritable database) does not lose the snapshot: it is said
+ * in *store_err (when not NULL; code GR_OK when the samples were kept).
+ * session_samples: the same for n jobs at once (session_snapshots), each job's recording
+ * in its store_err.
+ */
+enum gr_err session_sample(struct session *s, const char *id, enum metrics_source src,
+    struct probe_snapshot *out, struct gr_error *err, struct gr_error *store_err);
+void session_samples(struct session *s, struct snapshot_job *jobs, size_t n, size_t width);
+
+/*
+ * Keep samples that a follower took (a sampler's frames, session_node_samplers) in the
+ * history, as the door keeps its own, and apply retention (one transaction each). The
+ * samples of an instance that spans several machines (a multi-node Slurm job: samples with
+ * different nodes) are kept as "ID/NODE", each node's GPUs a series of their own; the row
+ * of a node that gave no sample (index -1) keeps nothing.
+ */
+enum gr_err session_record(struct session *s, const struct gpu_sample *v, size_t n,
+    struct gr_error *err);
+
+/*
  * A frame of instance id's sampler (sampler.h: stamped on this machine's clock when it
  * arrived) moved onto the instance's clock (session_now_of), its gap with it. The samples of
- * session_snapshot are moved already; a follower's frames are moved by its reader.
+ * session_snapshots are moved already; a follower's frames are moved by its reader.
  */
 void session_stamp_frame(struct session *s, const char *id, struct probe_snapshot *snap);
 

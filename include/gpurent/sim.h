@@ -16,6 +16,7 @@
 #define GPURENT_SIM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -25,6 +26,10 @@ struct state;
 struct sim;
 
 enum gr_err sim_open(struct sim **out, struct state *st, struct gr_error *err);
+/* The live instances' ids, newest first, at most max, to fn; none where no world was made
+ * (it is not made here): for completion. */
+void sim_each_live_id(struct state *st, size_t max, void (*fn)(const char *id, void *ctx),
+    void *ctx);
 void sim_close(struct sim *s);
 
 int64_t sim_now(struct sim *s);

@@ -1,6 +1,9 @@
 /*
- * state.h - the local SQLite database: simulator world, instance journal, meta; the cost
- * ledger is ledger.h.
+ * state.h - the state database (src/store/): the connection, the launch journal, meta; the
+ * cost ledger is ledger.h, and each other family of tables has a header of its own (events.h,
+ * groups.h, samples.h, jobs.h, forwards.h, watch_state.h, idcache.h, offer_cache.h,
+ * gpunames.h). Callers hold a struct state * and call functions: no SQL and no SQLite type
+ * crosses these headers (scripts/check-layers), so another database could sit behind them.
  *
  * One file in WAL mode with a busy timeout, so the CLI, the dashboard and several
  * gpurent processes can use it at once. Writers wrap their read-modify-write in
@@ -16,13 +19,11 @@
 #include "error.h"
 #include "model.h"
 
-struct sqlite3;
 struct state;
 
 /* Open (creating and migrating) the database at path. */
 enum gr_err state_open(struct state **out, const char *path, struct gr_error *err);
 void state_close(struct state *st);
-struct sqlite3 *state_db(struct state *st);
 const char *state_path(const struct state *st);
 
 enum gr_err state_begin(struct state *st, struct gr_error *err);

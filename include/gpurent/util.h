@@ -100,6 +100,9 @@ long long parse_interval(const char *s);
  */
 bool parse_when(const char *s, int64_t now, int64_t *out);
 
+/* Milliseconds on the monotonic clock: for spans and deadlines, never for dates. */
+int64_t monotonic_ms(void);
+
 /*
  * Where the last `lines` lines of an open file start; 0: its end (nothing); lines < 0: the
  * whole file. A newline that ends the file does not count as a line. For `logs --tail`.

@@ -41,7 +41,7 @@ static int
 handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	struct args *a = data;
-	size_t i;
+	int by;
 
 	switch (id) {
 	case A_SINCE:
@@ -50,12 +50,10 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		a->since = arg;
 		break;
 	case A_BY:
-		for (i = 0; i < ARRAY_LEN(groups); i++)
-			if (strcmp(arg, groups[i]) == 0)
-				break;
-		if (i == ARRAY_LEN(groups))
-			return cmd_usage_error(c, "--by is instance, label, provider or gpu");
-		a->by = (enum audit_group)i;
+		if ((by = cmd_choice(c, arg, groups, ARRAY_LEN(groups),
+		    N_("--by is instance, label, provider or gpu"))) < 0)
+			return EXIT_USAGE;
+		a->by = (enum audit_group)by;
 		break;
 	case A_OFFLINE: a->offline = true; break;
 	}
@@ -64,7 +62,7 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 
 enum { AC_KEY, AC_INSTANCES, AC_BILLED, AC_SPEND, AC_UTIL, AC_P95, AC_TARGET, AC_IDLE,
 	AC_WASTE, AC_GPU_HOURS, AC_EFF, AC_KWH, AC_ESTIMATED, AC_CO2, AC_CURRENCY, AC_CONVERTED,
-	AC__COUNT };
+	AC_OBSERVED, AC_OBSERVED_HOURS, AC__COUNT };
 
 static const struct column audit_columns[AC__COUNT] = {
 	[AC_KEY] = { "key", N_("KEY"), false, false, 0, 12 },
@@ -86,6 +84,9 @@ static const struct column audit_columns[AC__COUNT] = {
 	   rows apart (audit_run). */
 	[AC_CURRENCY] = { "currency", N_("CURRENCY"), false, true, 1, 0 },
 	[AC_CONVERTED] = { "converted", N_("CONVERTED"), false, true, 5, 0 },
+	/* JSON's alone: a table says them of the total in a line after it (print_table). */
+	[AC_OBSERVED] = { "observed", NULL, true, true, 5, 0 },
+	[AC_OBSERVED_HOURS] = { "observed_hours", NULL, true, true, 5, 0 },
 };
 
 /* What audit_cell needs besides the row. */
@@ -167,6 +168,8 @@ audit_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		    r->currency;
 		break;
 	case AC_CONVERTED: c->kind = CELL_BOOL; c->i = r->converted; break;
+	case AC_OBSERVED: c->kind = CELL_INT; c->i = r->observed; break;
+	case AC_OBSERVED_HOURS: set_fixed(c, true, (double)r->covered_s / 3600.0, 2); break;
 	}
 }
 
@@ -490,10 +493,13 @@ print_table(FILE *fp, struct audit_report *rep, struct audit_view *view,
 	for (i = 0; several && i < rep->n_totals; i++)
 		rep->rows[n++] = rep->totals[i];
 	rep->rows[n++] = rep->total;
-	rc = out_print(fp, &out_global, cols, AC__COUNT, AC_KEY, rep->rows, n, sizeof(*rep->rows),
+	/* The observed columns are JSON's: a table says them of the total in a line. */
+	rc = out_print(fp, &out_global, cols, AC_OBSERVED, AC_KEY, rep->rows, n, sizeof(*rep->rows),
 	    audit_cell, view, err);
 	if (rc != GR_OK || out_global.format != OUT_TABLE)
 		return rc;
+	fprintf(fp, _("samples cover %d of the %d instances, %.2f hours in all\n"),
+	    rep->total.observed, rep->total.instances, (double)rep->total.covered_s / 3600.0);
 	if (rep->total.converted)
 		fputs(_("the last total adds every currency, converted at your configured rate "
 		    "(fx.*)\n"), fp);

@@ -12,12 +12,12 @@
 #include "gpurent/backend.h"
 #include "gpurent/i18n.h"
 #include "gpurent/config.h"
-#include "gpurent/launch_policy.h"
+#include "gpurent/launch.h"
 #include "gpurent/observed.h"
 #include "gpurent/remote.h"
 #include "gpurent/util.h"
 #include "common.h"
-#include "job.h"
+#include "batch.h"
 
 /*
  * The job's script. The command words are quoted here, each one, by remote_shell_quote:
@@ -65,26 +65,6 @@ batch_script(char *const *words, int n, int nodes)
 	return sb_detach(&sb);
 }
 
-struct submitting {
-	struct cmd_ctx *c;
-	struct backend *b;
-	const struct launch_req *req;
-};
-
-static void
-submitting_clock(void *ctx, struct cost_clock *out)
-{
-	session_clock(((struct submitting *)ctx)->c->s, out);
-}
-
-static enum gr_err
-submitting_run(void *ctx, struct instance *out, struct gr_error *err)
-{
-	struct submitting *s = ctx;
-
-	return observed_launch(s->b, s->req, out, err);
-}
-
 /* The cluster's rate (config_gpu_rate, as its backend prices jobs) x GPUs; 0 when none. */
 static int64_t
 batch_price(const struct config *cfg, const struct batch_req *r, char *currency)
@@ -100,10 +80,7 @@ int
 batch_submit(struct cmd_ctx *c, const struct batch_req *r, char *const *words, int n)
 {
 	struct gr_error err = { 0 };
-	struct launch_budget budget;
 	struct launch_req req;
-	struct submitting ctx;
-	struct launch_ops ops = { submitting_clock, submitting_run };
 	struct instance in;
 	struct remote_job j;
 	struct backend *b;
@@ -145,10 +122,7 @@ batch_submit(struct cmd_ctx *c, const struct batch_req *r, char *const *words, i
 	req.script = script;
 	req.output = output;
 	price = batch_price(cfg, r, currency);
-	launch_budget_from_config(&budget, cfg, currency, r->force);
-	ctx = (struct submitting){ c, b, &req };
-	memset(&in, 0, sizeof(in));
-	e = launch_admit(st, &budget, b->ops->name, price, &ops, &ctx, &in, &err);
+	e = guard_launch(c->s, b, &req, price, currency, r->force ? GUARD_FORCE : 0, &in, &err);
 	free(script);
 	if (e != GR_OK)
 		return cmd_error(c, &err);
@@ -241,7 +215,7 @@ batch_follow_ssh(struct cmd_ctx *c, struct state *st, struct remote_job *j)
 			have_ep = true;
 		if (have_ep)
 			rc = copy_over_ssh(&ep, j->dir, &off, &err);
-		if (!batch_refresh(c, st, j) || j->state != JOB_RUNNING)
+		if (!batch_refresh(c->s, st, j) || j->state != JOB_RUNNING)
 			break;
 		gr_error_clear(&err);
 		sleep_ms(500);
@@ -306,7 +280,7 @@ batch_log(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail, 
 			off = file_tail_start(fp, tail);
 		if (fp != NULL)
 			copy_from(fp, &off);
-		if (!batch_refresh(c, st, j))
+		if (!batch_refresh(c->s, st, j))
 			break;
 		if (j->state != JOB_RUNNING) {
 			if (fp == NULL)
@@ -335,7 +309,7 @@ batch_kill(struct cmd_ctx *c, struct state *st, struct remote_job *j, struct gr_
 
 	if (session_backend_for(c->s, j->instance_id, &b, err) != GR_OK)
 		return err->code;
-	if (!batch_refresh(c, st, j) || j->state != JOB_RUNNING)
+	if (!batch_refresh(c->s, st, j) || j->state != JOB_RUNNING)
 		return gr_fail(err, GR_ECONFLICT, "job %s is not running", j->id);
 	return observed_destroy(b, j->instance_id, err);
 }

@@ -247,6 +247,26 @@ match_short(const struct cmd_opt *opts, char ch)
 	return NULL;
 }
 
+const struct cmd_opt *
+cmd_opt_long(const struct command *cmd, const char *name, size_t len, bool *global)
+{
+	const struct cmd_opt *o = match_long(cmd != NULL ? cmd->opts : NULL, name, len);
+
+	if (global != NULL)
+		*global = o == NULL;
+	return o != NULL ? o : match_long(global_opts, name, len);
+}
+
+const struct cmd_opt *
+cmd_opt_short(const struct command *cmd, char ch, bool *global)
+{
+	const struct cmd_opt *o = match_short(cmd != NULL ? cmd->opts : NULL, ch);
+
+	if (global != NULL)
+		*global = o == NULL;
+	return o != NULL ? o : match_short(global_opts, ch);
+}
+
 /* The config's output and color keys, unless flags said otherwise; table width. */
 static int
 apply_defaults(struct cmd_ctx *c)
@@ -296,12 +316,8 @@ cmd_parse(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *da
 		}
 		if (a[1] == '-') {
 			eq = strchr(a + 2, '=');
-			o = match_long(c->cmd->opts, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
-			if (o == NULL) {
-				o = match_long(global_opts, a + 2, eq ? (size_t)(eq - a - 2) :
-				    strlen(a + 2));
-				global = o != NULL;
-			}
+			o = cmd_opt_long(c->cmd, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2),
+			    &global);
 			if (o == NULL) {
 				rc = cmd_usage_error(c, "unknown option '%s'", a);
 				break;
@@ -320,16 +336,7 @@ cmd_parse(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *da
 				break;
 			}
 		} else {
-			if (a[2] != '\0' && match_short(c->cmd->opts, a[1]) == NULL &&
-			    match_short(global_opts, a[1]) == NULL) {
-				rc = cmd_usage_error(c, "unknown option '%s'", a);
-				break;
-			}
-			o = match_short(c->cmd->opts, a[1]);
-			if (o == NULL) {
-				o = match_short(global_opts, a[1]);
-				global = o != NULL;
-			}
+			o = cmd_opt_short(c->cmd, a[1], &global);
 			if (o == NULL) {
 				rc = cmd_usage_error(c, "unknown option '%s'", a);
 				break;

@@ -1,6 +1,6 @@
 /*
- * common.c - what every command shares: finishing its output, reporting a fan-out's failures
- * and timings, running an operation on each id, parsing a time option (--since).
+ * common.c - what the command files share: ending output, reporting a fan-out's failures,
+ * running an operation on each id, reading WHEN options (common.h says what each does).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +22,18 @@ finish_output(struct cmd_ctx *c, int status)
 		return status ? status : EXIT_ERROR;
 	}
 	return status;
+}
+
+int
+cmd_print(struct cmd_ctx *c, const struct column *cols, size_t ncols, size_t id_col,
+    const void *rows, size_t n, size_t size, cell_fn get, void *ctx, int status)
+{
+	struct gr_error err = { 0 };
+
+	if (out_print(c->out, &out_global, cols, ncols, id_col, rows, n, size, get, ctx,
+	    &err) != GR_OK)
+		return cmd_usage_error(c, "%s", err.msg);
+	return finish_output(c, status);
 }
 
 size_t
@@ -91,11 +103,34 @@ cmd_when(struct cmd_ctx *c, const char *option, const char *arg, int64_t now, in
 }
 
 int
+cmd_choice(struct cmd_ctx *c, const char *arg, const char *const *names, size_t n,
+    const char *what_may_be)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(arg, names[i]) == 0)
+			return (int)i;
+	cmd_usage_error(c, "%s", _(what_may_be));
+	return -1;
+}
+
+int
 cmd_noopt(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	(void)c;
 	(void)id;
 	(void)arg;
 	(void)data;
+	return 0;
+}
+
+int
+cmd_flag(struct cmd_ctx *c, int id, const char *arg, void *data)
+{
+	(void)c;
+	(void)id;
+	(void)arg;
+	*(bool *)data = true;
 	return 0;
 }

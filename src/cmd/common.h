@@ -6,11 +6,18 @@
 
 #include "gpurent/backend.h"
 #include "gpurent/cmd.h"
+#include "gpurent/output.h"
 #include "gpurent/remote.h"
 #include "gpurent/session.h"
 
 /* Print the output or report the write error; returns the exit status to use. */
 int finish_output(struct cmd_ctx *c, int status);
+/*
+ * Print rows with the global output options (out_print's arguments) and finish_output
+ * with status; an unknown --fields name is a usage error.
+ */
+int cmd_print(struct cmd_ctx *c, const struct column *cols, size_t ncols, size_t id_col,
+    const void *rows, size_t n, size_t size, cell_fn get, void *ctx, int status);
 
 /* Name each failed provider of a fan-out on stderr; returns how many failed. */
 size_t report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n);
@@ -34,8 +41,17 @@ int for_each_id(struct cmd_ctx *c, int argc, char **argv, id_op op, void *data);
  */
 int cmd_when(struct cmd_ctx *c, const char *option, const char *arg, int64_t now, int64_t *out);
 
+/*
+ * The index of an option's arg among n names, or -1 after a usage error that says what
+ * the option may be (what_may_be: an N_() literal, translated here).
+ */
+int cmd_choice(struct cmd_ctx *c, const char *arg, const char *const *names, size_t n,
+    const char *what_may_be);
+
 /* An option handler for commands that have only the global options. */
 int cmd_noopt(struct cmd_ctx *c, int id, const char *arg, void *data);
+/* An option handler for commands whose one option is a flag: sets the bool data points to. */
+int cmd_flag(struct cmd_ctx *c, int id, const char *arg, void *data);
 
 /*
  * Where ssh listens on instance id, with the identity from config and the state directory:

@@ -24,21 +24,18 @@ print_completions(struct cmd_ctx *c, char **words, int nwords, const char *parti
 	cmd_shell_ops->words_free(cands);
 }
 
+/* The option "--name", "-n", "name" or "n" names, as cmd_parse finds it. */
 static const struct cmd_opt *
 find_opt(const struct command *cmd, const char *name)
 {
-	const struct cmd_opt *tables[2] = { cmd ? cmd->opts : NULL, global_opts };
 	const struct cmd_opt *o;
-	size_t t;
 
 	while (*name == '-')
 		name++;
-	for (t = 0; t < 2; t++)
-		for (o = tables[t]; o != NULL && o->name != NULL; o++)
-			if (strcmp(o->name, name) == 0 || (o->short_name && name[0] ==
-			    o->short_name && name[1] == '\0'))
-				return o;
-	return NULL;
+	o = cmd_opt_long(cmd, name, strlen(name), NULL);
+	if (o == NULL && name[0] != '\0' && name[1] == '\0')
+		o = cmd_opt_short(cmd, name[0], NULL);
+	return o;
 }
 
 static int

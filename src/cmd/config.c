@@ -168,12 +168,9 @@ config_run_on(struct cmd_ctx *c, const struct args *a, struct config *cfg, int n
 		}
 	} else
 		config_each(cfg, collect_one, &cl);
-	rc = out_print(c->out, &out_global, cols, ARRAY_LEN(cols), 0, cl.v, cl.n, sizeof(*cl.v),
-	    kv_cell, NULL, &err);
+	rc = cmd_print(c, cols, ARRAY_LEN(cols), 0, cl.v, cl.n, sizeof(*cl.v), kv_cell, NULL, 0);
 	free(cl.v);
-	if (rc != GR_OK)
-		return cmd_usage_error(c, "%s", err.msg);
-	return finish_output(c, 0);
+	return rc;
 }
 
 static int

@@ -33,9 +33,10 @@ struct args {
 static int
 handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
-	static const char *const groups[] = { "", "instance", "label", "provider", "gpu", "day" };
+	/* In enum cost_group's order, after CG_NONE. */
+	static const char *const groups[] = { "instance", "label", "provider", "gpu", "day" };
 	struct args *a = data;
-	size_t i;
+	int by;
 
 	switch (id) {
 	case C_SINCE:
@@ -44,12 +45,10 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		a->since_arg = arg;
 		break;
 	case C_BY:
-		for (i = 1; i < ARRAY_LEN(groups); i++)
-			if (strcmp(arg, groups[i]) == 0)
-				break;
-		if (i == ARRAY_LEN(groups))
-			return cmd_usage_error(c, "--by is instance, label, provider, gpu or day");
-		a->by = (enum cost_group)i;
+		if ((by = cmd_choice(c, arg, groups, ARRAY_LEN(groups),
+		    N_("--by is instance, label, provider, gpu or day"))) < 0)
+			return EXIT_USAGE;
+		a->by = (enum cost_group)(by + 1);
 		break;
 	}
 	return 0;
@@ -139,7 +138,7 @@ line_cell(const void *row, size_t col, struct cell *c, void *ctx)
 
 	(void)ctx;
 	switch (col) {
-	case 0: c->kind = l->key[0] ? CELL_STR : CELL_NULL; c->s = l->key; break;
+	case 0: cell_str(c, l->key); break;
 	case 1: c->kind = CELL_MONEY; c->i = l->spent; c->decimals = 2; c->s = r->currency; break;
 	case 2:
 		c->kind = CELL_MONEY;

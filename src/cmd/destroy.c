@@ -1,15 +1,9 @@
 /*
- * gpurent destroy
+ * gpurent destroy: its entry in the command table; lifecycle.c does the work.
  */
 #include "gpurent/cmd.h"
 #include "gpurent/i18n.h"
 #include "lifecycle.h"
-
-static int
-destroy_run(struct cmd_ctx *c, int argc, char **argv)
-{
-	return lifecycle_run(c, argc, argv, LC_DESTROY);
-}
 
 const struct command cmd_destroy = {
 	.name = "destroy",
@@ -20,5 +14,5 @@ const struct command cmd_destroy = {
 	    "when stdin is not a terminal. It has no alias, so that it is not run by accident."),
 	.opts = destroy_opts,
 	.complete_args = CPL_INSTANCE,
-	.run = destroy_run,
+	.run = lifecycle_run,
 };

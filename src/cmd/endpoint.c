@@ -4,7 +4,7 @@
  */
 #include "common.h"
 
-/* The session's (samples.c), which the sampler needs below the commands too. */
+/* The session's (snapshot.c), which the sampler needs below the commands too. */
 enum gr_err
 cmd_endpoint(struct cmd_ctx *c, const char *id, struct remote_endpoint *ep, struct gr_error *err)
 {

@@ -63,7 +63,7 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case 5: figure(c, m->bf16_tflops_x10, 1); break;
 	case 6: figure(c, m->fp16_tflops_x10, 1); break;
 	case 7: figure(c, m->tdp_w, 0); break;
-	default: c->kind = m->aliases[0] ? CELL_STR : CELL_NULL; c->s = m->aliases; break;
+	default: cell_str(c, m->aliases); break;
 	}
 }
 
@@ -91,32 +91,20 @@ unknown_cell(const void *row, size_t col, struct cell *c, void *ctx)
 }
 
 static int
-handle(struct cmd_ctx *c, int id, const char *arg, void *data)
-{
-	(void)c;
-	(void)arg;
-	if (id == O_UNKNOWN)
-		*(bool *)data = true;
-	return 0;
-}
-
-static int
 list_unknown(struct cmd_ctx *c)
 {
 	struct gr_error err = { 0 };
 	struct gpu_name_seen *v;
 	struct state *st;
 	size_t n;
+	int rc;
 
 	if (session_state(c->s, &st, &err) != GR_OK || gpunames_load(st, &v, &n, &err) != GR_OK)
 		return cmd_error(c, &err);
-	if (out_print(c->out, &out_global, unknown_cols, ARRAY_LEN(unknown_cols), 1, v, n,
-	    sizeof(*v), unknown_cell, NULL, &err) != GR_OK) {
-		free(v);
-		return cmd_usage_error(c, "%s", err.msg);
-	}
+	rc = cmd_print(c, unknown_cols, ARRAY_LEN(unknown_cols), 1, v, n, sizeof(*v),
+	    unknown_cell, NULL, 0);
 	free(v);
-	return finish_output(c, 0);
+	return rc;
 }
 
 /* The catalogue as offers of one GPU, so that the offers' filter language selects it. */
@@ -144,7 +132,7 @@ gpus_run(struct cmd_ctx *c, int argc, char **argv)
 	size_t n, i, shown = 0;
 	int npos, rc;
 
-	rc = cmd_parse(c, argc, argv, handle, &unknown, &npos);
+	rc = cmd_parse(c, argc, argv, cmd_flag, &unknown, &npos);
 	if (rc != 0 || npos < 0)
 		return rc;
 	if (unknown) {
@@ -167,13 +155,9 @@ gpus_run(struct cmd_ctx *c, int argc, char **argv)
 	for (i = 0; i < n; i++)
 		if (model_matches(&f, &all[i]))
 			rows[shown++] = &all[i];
-	if (out_print(c->out, &out_global, cols, ARRAY_LEN(cols), 0, rows, shown, sizeof(*rows),
-	    cell, NULL, &err) != GR_OK) {
-		free(rows);
-		return cmd_usage_error(c, "%s", err.msg);
-	}
+	rc = cmd_print(c, cols, ARRAY_LEN(cols), 0, rows, shown, sizeof(*rows), cell, NULL, 0);
 	free(rows);
-	return finish_output(c, 0);
+	return rc;
 }
 
 const struct command cmd_gpus = {

@@ -208,8 +208,7 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 	case C_CURRENCY: out->kind = CELL_STR; out->s = money_currency(g->max_currency); break;
 	case C_PROVIDERS:
 		/* "": every provider the watcher uses. */
-		out->kind = g->providers[0] ? CELL_STR : CELL_NULL;
-		out->s = g->providers;
+		cell_str(out, g->providers);
 		break;
 	case C_PREDICT: out->kind = CELL_BOOL; out->i = g->predict; break;
 	case C_ENV: out->kind = CELL_MAP; out->s = r->env; break;
@@ -273,13 +272,8 @@ count_members(struct cmd_ctx *c, struct group_row *rows, size_t n)
 static int
 print_rows(struct cmd_ctx *c, struct group_row *rows, size_t n)
 {
-	struct gr_error err = { 0 };
-
 	count_members(c, rows, n);
-	if (out_print(c->out, &out_global, cols, ARRAY_LEN(cols), C_NAME, rows, n, sizeof(*rows),
-	    cell, NULL, &err) != GR_OK)
-		return cmd_usage_error(c, "%s", err.msg);
-	return finish_output(c, 0);
+	return cmd_print(c, cols, ARRAY_LEN(cols), C_NAME, rows, n, sizeof(*rows), cell, NULL, 0);
 }
 
 /* Whether the filter term FIELD=VALUE parses, as the watcher will parse it; a usage error

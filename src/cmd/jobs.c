@@ -9,7 +9,7 @@
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "common.h"
-#include "job.h"
+#include "batch.h"
 
 static const struct column cols[] = {
 	{ "id", N_("JOB"), false, false, 0, 0 },
@@ -32,11 +32,7 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 	c->kind = CELL_STR;
 	switch (col) {
 	case 0: c->s = j->id; break;
-	case 1:
-		c->s = j->name;
-		if (j->name[0] == '\0')
-			c->kind = CELL_NULL;
-		break;
+	case 1: cell_str(c, j->name); break;
 	case 2: c->s = j->instance_id; break;
 	case 3: c->s = remote_job_state_name(j->state); break;
 	case 4:
@@ -45,16 +41,8 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 		break;
 	case 5: c->kind = CELL_TIME; c->i = j->started_at; break;
 	case 6: c->s = j->command; break;
-	case 7:
-		c->s = j->then_action;
-		if (j->then_action[0] == '\0')
-			c->kind = CELL_NULL;
-		break;
-	default:
-		c->s = j->account;
-		if (j->account[0] == '\0')
-			c->kind = CELL_NULL;
-		break;
+	case 7: cell_str(c, j->then_action); break;
+	default: cell_str(c, j->account); break;
 	}
 }
 
@@ -84,7 +72,7 @@ jobs_run(struct cmd_ctx *c, int argc, char **argv)
 	}
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
-	reached = jobs_refresh(c, st, want_inst);
+	reached = jobs_refresh(c->s, st, want_inst);
 	if (remote_job_load(st, want_inst, &v, &n, &err) != GR_OK)
 		return cmd_error(c, &err);
 	for (i = k = 0; i < n; i++)

@@ -8,7 +8,7 @@
 #include "gpurent/i18n.h"
 #include "gpurent/util.h"
 #include "common.h"
-#include "job.h"
+#include "batch.h"
 
 enum { K_GRACE = 1 };
 
@@ -46,7 +46,7 @@ kill_batch(struct cmd_ctx *c, struct state *st, const char *job_id, const char *
 		gr_fail(&err, GR_ENOTFOUND, "no job '%s' is recorded", job_id);
 	else if (batch_kill(c, st, &v[i], &err) == GR_OK) {
 		fprintf(c->out, "%s\n", job_id);
-		batch_refresh(c, st, &v[i]);
+		batch_refresh(c->s, st, &v[i]);
 	}
 	if (err.code != GR_OK)
 		rc = cmd_error(c, &err);
@@ -89,7 +89,7 @@ kill_run(struct cmd_ctx *c, int argc, char **argv)
 				rc = gr_exit_code(err.code);
 		} else {
 			fprintf(c->out, "%s\n", argv[i]);
-			jobs_refresh(c, st, inst);
+			jobs_refresh(c->s, st, inst);
 		}
 		if (rc != 0) {
 			failed++;

@@ -1,7 +1,6 @@
 /*
  * gpurent launch: rent an offer, optionally wait until it runs.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,7 @@
 #include "gpurent/filter.h"
 #include "gpurent/i18n.h"
 #include "gpurent/idcache.h"
-#include "gpurent/launch_policy.h"
+#include "gpurent/launch.h"
 #include "gpurent/money.h"
 #include "gpurent/observed.h"
 #include "gpurent/output.h"
@@ -171,26 +170,6 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	return 0;
 }
 
-/* A random token that lets the provider (and we) recognise a retried launch. */
-static void
-make_token(char *buf, size_t n)
-{
-	unsigned char raw[12];
-	size_t i;
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || read(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw)) {
-		uint64_t h = hash_mix((uint64_t)time(NULL), (uint64_t)getpid());
-
-		memcpy(raw, &h, sizeof(h));
-		memset(raw + sizeof(h), 0, sizeof(raw) - sizeof(h));
-	}
-	if (fd >= 0)
-		close(fd);
-	for (i = 0; i < sizeof(raw) && 2 * i + 2 < n; i++)
-		snprintf(buf + 2 * i, 3, "%02x", raw[i]);
-}
-
 static int
 print_dry_run(struct cmd_ctx *c, const struct offer *o, const struct launch_plan *p)
 {
@@ -257,14 +236,11 @@ explain_bid(const struct offer *o, const struct launch_plan *p)
 		    p->margin_pct, market, o->id, bid);
 }
 
-/* The budgets a launch is checked against (launch_policy.h). */
-/* The create request for offer o as planned (image, disk, env and the rest from a). */
+/* The create request as the options ask (the offer, its type and bid are the caller's). */
 static void
-fill_request(struct launch_req *req, const struct args *a, const struct offer *o,
-    const struct launch_plan *plan, const char *token)
+fill_request(struct launch_req *req, const struct args *a)
 {
 	memset(req, 0, sizeof(*req));
-	req->offer_id = o->id;
 	req->image = a->image;
 	req->disk_gb = (int)a->disk;
 	req->label = a->label;
@@ -272,33 +248,9 @@ fill_request(struct launch_req *req, const struct args *a, const struct offer *o
 	req->ports = a->ports;
 	req->n_ports = a->n_ports;
 	req->onstart = a->onstart;
-	req->interruptible = o->type == OFFER_INTERRUPTIBLE;
-	req->bid_hour = plan->bid_hour;
-	req->client_token = token;
 	req->gpus_per_node = (int)a->count;
 	req->nodes = (int)a->nodes;
 	req->max_runtime_s = a->max_runtime;
-}
-
-/* What launch_admit calls back. */
-struct launching {
-	struct cmd_ctx *c;
-	struct backend *b;
-	const struct launch_req *req;
-};
-
-static void
-launching_clock(void *ctx, struct cost_clock *out)
-{
-	session_clock(((struct launching *)ctx)->c->s, out);
-}
-
-static enum gr_err
-launching_run(void *ctx, struct instance *out, struct gr_error *err)
-{
-	struct launching *l = ctx;
-
-	return observed_launch(l->b, l->req, out, err);
 }
 
 static void
@@ -445,48 +397,6 @@ cand_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	}
 }
 
-/* What the failover calls back. */
-struct requiring {
-	struct cmd_ctx *c;
-	const struct args *a;
-	struct state *st;
-	const struct launch_budget *budget;
-	const char *token;
-};
-
-static enum gr_err
-requiring_reread(void *ctx, const struct req_candidate *k, struct offer *now,
-    struct gr_error *err)
-{
-	struct requiring *r = ctx;
-
-	return session_offer_find(r->c->s, k->offer.id, now, err);
-}
-
-static enum gr_err
-requiring_launch(void *ctx, const struct req_candidate *k, struct instance *out,
-    struct gr_error *err)
-{
-	struct requiring *r = ctx;
-	struct launch_ops ops = { launching_clock, launching_run };
-	struct launching l;
-	struct launch_req req;
-	struct launch_budget budget = *r->budget;
-	struct backend *b;
-
-	if (session_backend_for(r->c->s, k->offer.id, &b, err) != GR_OK)
-		return err->code;
-	fill_request(&req, r->a, &k->offer, &k->plan, r->token);
-	l.c = r->c;
-	l.b = b;
-	l.req = &req;
-	/* Candidates may differ in currency: each is checked against the budgets in its own. */
-	money_currency_set(budget.price_currency, k->offer.currency);
-	memset(out, 0, sizeof(*out));
-	return launch_admit(r->st, &budget, b->ops->name, k->plan.price_hour, &ops, &l, out,
-	    err);
-}
-
 /* Say on stderr what each attempt did, and why it failed. */
 static void
 report_attempts(const struct req_attempt *v, size_t n, const struct instance *in)
@@ -599,16 +509,14 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 	struct req_money money;
 	struct offers_money terms_money;
 	struct fx_rates fx;
-	struct launch_budget budget;
-	struct requiring r;
-	struct req_ops ops = { requiring_reread, requiring_launch };
+	struct launch_req base;
 	struct offer_list list;
 	struct instance in;
 	struct config *cfg;
 	struct filter f;
 	struct state *st;
 	size_t ncand = 0, skipped = 0, nat = 0;
-	char token[32] = "", price[32];
+	char price[32];
 	enum gr_err frc, rc;
 	int status = 0;
 
@@ -688,17 +596,9 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 		free(cands);
 		return cmd_error(c, &err);
 	}
-	launch_budget_from_config(&budget, cfg, NULL, a->force);
-	/* One token for every attempt: a provider that saw an earlier create finds it again. */
-	make_token(token, sizeof(token));
-	r.c = c;
-	r.a = a;
-	r.st = st;
-	r.budget = &budget;
-	r.token = token;
-	memset(&in, 0, sizeof(in));
-	rc = requirement_launch(cands, ncand, &pricing, (size_t)a->attempts, &ops, &r, &in,
-	    attempts, &nat, &err);
+	fill_request(&base, a);
+	rc = requirement_rent(c->s, cands, ncand, &pricing, (size_t)a->attempts, &base, a->force,
+	    &in, attempts, &nat, &err);
 	free(cands);
 	report_attempts(attempts, nat, &in);
 	if (rc != GR_OK) {
@@ -750,15 +650,12 @@ launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
 	struct gr_error err = { 0 };
 	struct launch_req req;
 	struct launch_plan plan;
-	struct launch_budget budget;
-	struct launching ctx;
-	struct launch_ops ops = { launching_clock, launching_run };
 	struct instance in;
 	struct offer o;
 	struct backend *b;
 	struct config *cfg;
 	struct state *st;
-	char token[32] = "", price[32];
+	char price[32];
 	int rc;
 
 	if (n != 1)
@@ -798,19 +695,14 @@ launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
 			return cmd_error(c, &err);
 	}
 	explain_bid(&o, &plan);
-	launch_budget_from_config(&budget, cfg, o.currency, a.force);
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
-	make_token(token, sizeof(token));
-	fill_request(&req, &a, &o, &plan, token);
-	ctx.c = c;
-	ctx.b = b;
-	ctx.req = &req;
-	if (a.dry_run)
-		ops.launch = NULL;
-	memset(&in, 0, sizeof(in));
-	if (launch_admit(st, &budget, b->ops->name, plan.price_hour, &ops, &ctx, &in, &err) !=
-	    GR_OK)
+	fill_request(&req, &a);
+	req.offer_id = o.id;
+	req.interruptible = o.type == OFFER_INTERRUPTIBLE;
+	req.bid_hour = plan.bid_hour;
+	if (guard_launch(c->s, b, &req, plan.price_hour, o.currency, (a.force ? GUARD_FORCE : 0) |
+	    (a.dry_run ? GUARD_DRY_RUN : 0), &in, &err) != GR_OK)
 		return cmd_error(c, &err);
 	if (a.dry_run)
 		return print_dry_run(c, &o, &plan);

@@ -9,11 +9,14 @@
 
 #include "gpurent/catalogue.h"
 #include "gpurent/i18n.h"
+#include "gpurent/launch.h"
 #include "gpurent/money.h"
 #include "gpurent/observed.h"
 #include "gpurent/util.h"
 #include "common.h"
 #include "lifecycle.h"
+
+enum lifecycle_op { LC_STOP, LC_START, LC_DESTROY };
 
 enum { LO_YES = 1, LO_WAIT, LO_NO_WAIT, LO_TIMEOUT, LO_FORCE };
 
@@ -134,7 +137,7 @@ request(struct cmd_ctx *c, struct backend *b, const struct args *a, const char *
 		return observed_stop(b, id, err);
 	case LC_START:
 		/* It bills again: admitted as a launch is. */
-		return session_start(c->s, b, id, a->force, err);
+		return guard_start(c->s, b, id, a->force, err);
 	default:
 		return observed_destroy(b, id, err);
 	}
@@ -274,8 +277,10 @@ confirm_destroy(struct cmd_ctx *c, int n, char **ids)
 }
 
 int
-lifecycle_run(struct cmd_ctx *c, int argc, char **argv, enum lifecycle_op op)
+lifecycle_run(struct cmd_ctx *c, int argc, char **argv)
 {
+	enum lifecycle_op op = c->cmd == &cmd_stop ? LC_STOP : c->cmd == &cmd_start ? LC_START :
+	    LC_DESTROY;
 	/* stop waits unless told not to: the next step (start, a snapshot) needs it stopped. */
 	struct args a = { op, false, op == LC_STOP, false, 300, { 0, 0 }, NULL, 0 };
 	int n, rc;

@@ -6,10 +6,13 @@
 
 #include "gpurent/cmd.h"
 
-enum lifecycle_op { LC_STOP, LC_START, LC_DESTROY };
+/*
+ * The run of stop, start and destroy: parse the command line and apply the command's
+ * operation to every id. stop.c, start.c and destroy.c hold each one's table entry.
+ */
+int lifecycle_run(struct cmd_ctx *c, int argc, char **argv);
 
-/* Parse the command line and apply op to every id; used by stop.c, start.c, destroy.c. */
-int lifecycle_run(struct cmd_ctx *c, int argc, char **argv, enum lifecycle_op op);
+extern const struct command cmd_stop, cmd_start, cmd_destroy;
 
 extern const struct cmd_opt stop_opts[];
 extern const struct cmd_opt start_opts[];

@@ -101,31 +101,40 @@ login_env_key(const char *provider)
 	return NULL;
 }
 
-enum gr_err
-login_open_store(struct session *s, bool may_prompt, struct vault **out, struct gr_error *err)
+/* How the store is opened and sealed: the session's config, asking on a terminal or not. */
+static enum gr_err
+store_opts(struct session *s, bool may_prompt, struct vault_opts *o, struct gr_error *err)
 {
-	struct vault_opts o = { 0 };
 	struct config *cfg = NULL;
 	enum gr_err rc;
 
+	memset(o, 0, sizeof(*o));
 	if ((rc = session_config(s, &cfg, err)) != GR_OK)
 		return rc;
-	o.config = cfg;
-	o.may_prompt = may_prompt;
+	o->config = cfg;
+	o->may_prompt = may_prompt;
+	return GR_OK;
+}
+
+enum gr_err
+login_open_store(struct session *s, bool may_prompt, struct vault **out, struct gr_error *err)
+{
+	struct vault_opts o;
+	enum gr_err rc;
+
+	if ((rc = store_opts(s, may_prompt, &o, err)) != GR_OK)
+		return rc;
 	return vault_shared(&o, out, err);
 }
 
 enum gr_err
 login_save_store(struct session *s, struct vault *v, struct gr_error *err)
 {
-	struct vault_opts o = { 0 };
-	struct config *cfg = NULL;
+	struct vault_opts o;
 	enum gr_err rc;
 
-	if ((rc = session_config(s, &cfg, err)) != GR_OK)
+	if ((rc = store_opts(s, true, &o, err)) != GR_OK)
 		return rc;
-	o.config = cfg;
-	o.may_prompt = true;
 	if ((rc = vault_save(v, &o, err)) != GR_OK)
 		vault_forget();	/* memory no longer matches the file */
 	return rc;
@@ -260,12 +269,7 @@ list_cell(const void *row, size_t col, struct cell *out, void *ctx)
 	(void)ctx;
 	memset(out, 0, sizeof(*out));
 	switch (col) {
-	case 0:
-		if (r->profile[0] != '\0') {
-			out->kind = CELL_STR;
-			out->s = r->profile;
-		}
-		break;
+	case 0: cell_str(out, r->profile); break;
 	case 1:
 		out->kind = CELL_STR;
 		out->s = r->provider;
@@ -275,12 +279,7 @@ list_cell(const void *row, size_t col, struct cell *out, void *ctx)
 		out->s = r->source;
 		out->color = r->active ? OC_GOOD : OC_DIM;
 		break;
-	case 3:
-		if (r->variable[0] != '\0') {
-			out->kind = CELL_STR;
-			out->s = r->variable;
-		}
-		break;
+	case 3: cell_str(out, r->variable); break;
 	case 4:
 		if (r->stored > 0) {
 			out->kind = CELL_TIME;
@@ -339,8 +338,7 @@ login_list(struct cmd_ctx *c)
 static int
 login_rekey(struct cmd_ctx *c, const char *mode)
 {
-	struct vault_opts o = { 0 };
-	struct config *cfg = NULL;
+	struct vault_opts o;
 	struct gr_error err = { 0 };
 	struct vault *v;
 
@@ -349,10 +347,8 @@ login_rekey(struct cmd_ctx *c, const char *mode)
 		    "'gpurent login PROVIDER' creates one");
 	if (login_open_store(c->s, true, &v, &err) != GR_OK)
 		return cmd_error(c, &err);
-	if (session_config(c->s, &cfg, &err) != GR_OK)
+	if (store_opts(c->s, true, &o, &err) != GR_OK)
 		return cmd_error(c, &err);
-	o.config = cfg;
-	o.may_prompt = true;
 	if (vault_rekey(v, &o, strcmp(mode, "keyfile") == 0 ? VAULT_KEYFILE : VAULT_PASSPHRASE,
 	    &err) != GR_OK) {
 		vault_forget();

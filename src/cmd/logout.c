@@ -11,6 +11,7 @@
 #include "gpurent/session.h"
 #include "gpurent/util.h"
 #include "gpurent/vault.h"
+#include "common.h"
 #include "login_int.h"
 
 enum { O_ALL = 1 };
@@ -19,16 +20,6 @@ static const struct cmd_opt logout_opts[] = {
 	{ "all", 'a', NULL, N_("forget every key of the selected profile"), O_ALL, CPL_NONE, false },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
 };
-
-static int
-logout_opt(struct cmd_ctx *c, int id, const char *arg, void *data)
-{
-	(void)c;
-	(void)arg;
-	if (id == O_ALL)
-		*(bool *)data = true;
-	return 0;
-}
 
 struct collect {
 	const char *profile;
@@ -59,7 +50,7 @@ logout_run(struct cmd_ctx *c, int argc, char **argv)
 	size_t removed = 0;
 	int npos = 0, rc, i;
 
-	if ((rc = cmd_parse(c, argc, argv, logout_opt, &all, &npos)) != 0)
+	if ((rc = cmd_parse(c, argc, argv, cmd_flag, &all, &npos)) != 0)
 		return rc;
 	if (npos < 0)
 		return 0;

@@ -8,7 +8,7 @@
 #include "gpurent/i18n.h"
 #include "gpurent/util.h"
 #include "common.h"
-#include "job.h"
+#include "batch.h"
 
 enum { L_FOLLOW = 1, L_TAIL };
 
@@ -101,7 +101,7 @@ logs_run(struct cmd_ctx *c, int argc, char **argv)
 	if (!a.follow)
 		return finish_output(c, 0);
 	/* It ended: record how, do what it asked for, and end as it did. */
-	if (!jobs_refresh(c, st, inst))
+	if (!jobs_refresh(c->s, st, inst))
 		return REMOTE_EXIT_CONN;
 	if (remote_job_load(st, inst, &v, &n, &err) != GR_OK)
 		return cmd_error(c, &err);

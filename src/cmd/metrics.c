@@ -1,6 +1,6 @@
 /*
  * gpurent metrics: per-GPU figures of one or more instances, from the provider's API or
- * from the machine itself over ssh (session_snapshot, session_node_samplers).
+ * from the machine itself over ssh (session_sample, session_node_samplers).
  * Every sample taken is also kept in the history; --since prints it (metrics_history.c).
  */
 #include <poll.h>
@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "gpurent/columns.h"
-#include "gpurent/history.h"
 #include "gpurent/i18n.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
@@ -155,21 +154,25 @@ struct printer {
 static void show_nodes(struct out_opts *o, bool always, const struct sample_list *l, char *buf,
     size_t size);
 
+/* Say once that samples were not kept in the history (a busy or unwritable database). */
+static void
+warn_unkept(struct printer *p, const struct gr_error *store_err)
+{
+	if (store_err->code == GR_OK || p->store_warned)
+		return;
+	cmd_warn("warning: the samples were not kept in the history: %s", store_err->msg);
+	p->store_warned = true;
+}
+
 /* Print the samples (or the host) of one snapshot. */
 static enum gr_err
 print_snapshot(struct printer *p, const char *id, const struct probe_snapshot *s,
     struct gr_error *err)
 {
 	struct host_row hr;
-	struct gr_error store_err = { 0 };
 	enum gr_err rc = GR_OK;
 	size_t i;
 
-	if (s->gpus.n > 0 && history_record(p->c->s, s->gpus.v, s->gpus.n, session_now(p->c->s),
-	    &store_err) != GR_OK && !p->store_warned) {
-		cmd_warn("warning: the samples were not kept in the history: %s", store_err.msg);
-		p->store_warned = true;
-	}
 	if (p->host) {
 		if (!s->host_ok)
 			return GR_OK;
@@ -339,7 +342,7 @@ metrics_once(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n
     struct printer *p)
 {
 	struct probe_snapshot all, one;
-	struct gr_error err = { 0 }, last = { 0 };
+	struct gr_error err = { 0 }, last = { 0 }, store_err = { 0 };
 	struct host_row *hosts = xcalloc(n + 1, sizeof(*hosts));
 	size_t i, k, failed = 0, nhosts = 0;
 	enum gr_err rc;
@@ -348,7 +351,7 @@ metrics_once(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n
 	probe_snapshot_init(&one);
 	for (i = 0; i < n && !cmd_interrupted; i++) {
 		memset(&err, 0, sizeof(err));
-		if (session_snapshot(c->s, t[i].id, a->source, &one, &err) != GR_OK) {
+		if (session_sample(c->s, t[i].id, a->source, &one, &err, &store_err) != GR_OK) {
 			cmd_warn("%s", err.msg);
 			last = err;
 			failed++;
@@ -356,11 +359,7 @@ metrics_once(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n
 		}
 		if (one.unanswered[0] != '\0')
 			cmd_warn("warning: %s: no sample from %s", t[i].id, one.unanswered);
-		if (one.gpus.n > 0 && history_record(c->s, one.gpus.v, one.gpus.n,
-		    session_now(c->s), &err) != GR_OK && !p->store_warned) {
-			cmd_warn("warning: the samples were not kept in the history: %s", err.msg);
-			p->store_warned = true;
-		}
+		warn_unkept(p, &store_err);
 		for (k = 0; k < one.gpus.n; k++)
 			*sample_list_add(&all.gpus) = one.gpus.v[k];
 		if (one.host_ok) {
@@ -407,21 +406,12 @@ pause_ms(long long ms)
 		nanosleep(&step, NULL);
 }
 
-static int64_t
-mono_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* One round of the API targets. */
 static int
 api_round(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n, struct printer *p,
     struct probe_snapshot *snap)
 {
-	struct gr_error err = { 0 };
+	struct gr_error err = { 0 }, store_err = { 0 };
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -429,10 +419,11 @@ api_round(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n, s
 		    (a->count > 0 && t[i].frames >= a->count))
 			continue;
 		memset(&err, 0, sizeof(err));
-		if (session_snapshot(c->s, t[i].id, METRICS_API, snap, &err) != GR_OK) {
+		if (session_sample(c->s, t[i].id, METRICS_API, snap, &err, &store_err) != GR_OK) {
 			report(&t[i], &err);
 			continue;
 		}
+		warn_unkept(p, &store_err);
 		t[i].last_error[0] = '\0';
 		t[i].frames++;
 		if (print_snapshot(p, t[i].id, snap, &err) != GR_OK)
@@ -446,7 +437,7 @@ static int
 ssh_round(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n, struct printer *p,
     struct probe_snapshot *snap)
 {
-	struct gr_error err = { 0 };
+	struct gr_error err = { 0 }, store_err = { 0 };
 	enum sampler_event ev;
 	size_t i;
 
@@ -494,6 +485,8 @@ ssh_round(struct cmd_ctx *c, const struct args *a, struct target *t, size_t n, s
 				continue;
 			}
 			t[i].frames++;
+			session_record(c->s, snap->gpus.v, snap->gpus.n, &store_err);
+			warn_unkept(p, &store_err);
 			if (print_snapshot(p, t[i].id, snap, &err) != GR_OK)
 				return cmd_usage_error(c, "%s", err.msg);
 		}
@@ -584,7 +577,7 @@ metrics_follow(struct cmd_ctx *c, const struct args *a, struct target *t, size_t
 		p->nodes |= t[i].node[0] != '\0';
 	probe_snapshot_init(&snap);
 	while (!cmd_interrupted && rc == 0) {
-		now = mono_ms();
+		now = monotonic_ms();
 		if (now >= next_api) {
 			rc = api_round(c, a, t, n, p, &snap);
 			next_api = now + a->interval * 1000;
@@ -606,7 +599,7 @@ metrics_follow(struct cmd_ctx *c, const struct args *a, struct target *t, size_t
 				fds[k++].events = POLLIN;
 			}
 		/* Wake for the next API round, a reconnection due, or Ctrl-C (checked often). */
-		wait = (int)(next_api - mono_ms());
+		wait = (int)(next_api - monotonic_ms());
 		if (wait > 200)
 			wait = 200;
 		if (wait < 0)

@@ -73,7 +73,7 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 		c->kind = p->acct.valid & AV_BALANCE ? CELL_MONEY : CELL_NULL;
 		c->i = p->acct.balance;
 		break;
-	case 5: c->kind = p->detail[0] ? CELL_STR : CELL_NULL; c->s = p->detail; break;
+	case 5: cell_str(c, p->detail); break;
 	default: c->kind = CELL_STR; c->s = p->ops->description; break;
 	}
 }
@@ -129,10 +129,7 @@ providers_run(struct cmd_ctx *c, int argc, char **argv)
 				strlcpy_(p->detail, b->env.base_url, sizeof(p->detail));
 		}
 	}
-	if (out_print(c->out, &out_global, cols, ARRAY_LEN(cols), 0, rows, i, sizeof(rows[0]),
-	    cell, NULL, &err) != GR_OK)
-		return cmd_usage_error(c, "%s", err.msg);
-	return finish_output(c, 0);
+	return cmd_print(c, cols, ARRAY_LEN(cols), 0, rows, i, sizeof(rows[0]), cell, NULL, 0);
 }
 
 const struct command cmd_providers = {

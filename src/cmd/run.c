@@ -6,12 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpurent/config.h"
 #include "gpurent/i18n.h"
-#include "gpurent/remote_copy.h"
 #include "gpurent/util.h"
 #include "common.h"
-#include "job.h"
+#include "batch.h"
 
 #define RUN_MAX_LIST 64
 
@@ -177,31 +175,6 @@ fetch_list(const struct run_args *a, struct remote_job *j, struct gr_error *err)
 	return GR_OK;
 }
 
-/* Copy DIR's contents into the job's working directory. */
-static int
-sync_dir(struct cmd_ctx *c, const struct remote_endpoint *ep, struct run_args *a,
-    const struct remote_job *j, struct gr_error *err)
-{
-	struct remote_copy_opts o;
-	struct remote_place src, dst;
-	struct config *cfg;
-	char from[4200], to[4200];
-
-	memset(&o, 0, sizeof(o));
-	o.recursive = true;
-	o.excludes = a->excludes;
-	o.n_excludes = a->n_excludes;
-	o.progress = isatty(STDERR_FILENO) && !c->in_shell;
-	if (session_config(c->s, &cfg, NULL) == GR_OK)
-		o.rsync_path = config_get(cfg, "ssh.rsync_path");
-	/* The trailing slash copies what DIR holds, not DIR itself. */
-	snprintf(from, sizeof(from), "%s/", a->sync);
-	remote_job_path(j, "", to, sizeof(to));
-	src = (struct remote_place){ NULL, from };
-	dst = (struct remote_place){ ep, to };
-	return remote_copy_rsync(&src, 1, &dst, &o, err);
-}
-
 /* Follow the job's log to its end, then its state, fetches and --then. */
 static int
 attach(struct cmd_ctx *c, struct state *st, const struct remote_endpoint *ep,
@@ -224,7 +197,7 @@ attach(struct cmd_ctx *c, struct state *st, const struct remote_endpoint *ep,
 		cmd_warn("%s may still run: 'gpurent logs %s --follow' reattaches", j->id, j->id);
 		return rc == REMOTE_EXIT_CONN ? REMOTE_EXIT_CONN : rc;
 	}
-	if (!jobs_refresh(c, st, j->instance_id))
+	if (!jobs_refresh(c->s, st, j->instance_id))
 		return REMOTE_EXIT_CONN;
 	if (remote_job_load(st, j->instance_id, &v, &n, &err) != GR_OK)
 		return cmd_error(c, &err);
@@ -279,6 +252,7 @@ run_run(struct cmd_ctx *c, int argc, char **argv)
 	struct gr_error err = { 0 };
 	struct remote_endpoint ep;
 	struct remote_job j;
+	struct job_start js;
 	struct run_args a;
 	struct state *st;
 	static char ignore[RUN_MAX_LIST][512];
@@ -306,32 +280,22 @@ run_run(struct cmd_ctx *c, int argc, char **argv)
 	    cmd_endpoint(c, argv[0], &ep, &err) != GR_OK ||
 	    ((a.sync != NULL || a.n_fetch > 0) && cmd_endpoint_full(&ep, &err) != GR_OK))
 		return cmd_error(c, &err);
-	if (remote_connect(&ep, &err) != GR_OK ||
-	    (rc = remote_job_create(&ep, &j, &err)) != 0) {
-		cmd_error(c, &err);
-		return rc != 0 ? rc : REMOTE_EXIT_CONN;
-	}
-	if (a.sync != NULL && (rc = sync_dir(c, &ep, &a, &j, &err)) != 0) {
-		cmd_error(c, &err);
-		return rc;
-	}
-	strlcpy_(j.instance_id, ep.name, sizeof(j.instance_id));
-	snprintf(j.id, sizeof(j.id), "%s/%d", ep.name, j.seq);
 	strlcpy_(j.name, a.name ? a.name : "", sizeof(j.name));
-	job_join_words(argv + 1, n - 1, j.command, sizeof(j.command));
 	strlcpy_(j.then_action, a.then ? a.then : "", sizeof(j.then_action));
 	j.after = a.n_fetch > 0 || a.then != NULL ? JOB_AFTER_PENDING : JOB_AFTER_NONE;
-	j.state = JOB_RUNNING;
-	j.exit_code = -1;
-	j.started_at = session_now(c->s);
-	rc = remote_job_start(&ep, j.seq, a.env, a.n_env, (const char *const *)argv + 1,
-	    (size_t)n - 1, &err);
-	if (rc != 0) {
+	memset(&js, 0, sizeof(js));
+	js.sync = a.sync;
+	js.sync_opts.excludes = a.excludes;
+	js.sync_opts.n_excludes = a.n_excludes;
+	js.sync_opts.progress = isatty(STDERR_FILENO) && !c->in_shell;
+	js.env = a.env;
+	js.n_env = a.n_env;
+	js.words = argv + 1;
+	js.n_words = n - 1;
+	if ((rc = jobs_start(c->s, st, &ep, &j, &js, &err)) != 0) {
 		cmd_error(c, &err);
 		return rc;
 	}
-	if (remote_job_record(st, &j, &err) != GR_OK)
-		return cmd_error(c, &err);
 	if (a.detach) {
 		fprintf(c->out, "%s\n", j.id);
 		return finish_output(c, 0);

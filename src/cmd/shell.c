@@ -4,23 +4,14 @@
  */
 #include "gpurent/cmd.h"
 #include "gpurent/i18n.h"
-
-static int
-shell_opt(struct cmd_ctx *c, int id, const char *arg, void *data)
-{
-	(void)c;
-	(void)id;
-	(void)arg;
-	(void)data;
-	return 0;
-}
+#include "common.h"
 
 static int
 shell_cmd_run(struct cmd_ctx *c, int argc, char **argv)
 {
 	int npos = 0, rc;
 
-	if ((rc = cmd_parse(c, argc, argv, shell_opt, NULL, &npos)) != 0)
+	if ((rc = cmd_parse(c, argc, argv, cmd_noopt, NULL, &npos)) != 0)
 		return rc;
 	if (npos < 0)
 		return 0;

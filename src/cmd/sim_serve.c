@@ -69,6 +69,18 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 {
 	static const struct {
 		const char *name;
+		size_t off;		/* of a const char * in struct serve_opts */
+		const char *if_empty;	/* the usage error for an empty value; NULL: allowed */
+	} strs[] = {
+		{ "--dialect", offsetof(struct serve_opts, dialect), NULL },
+		{ "--api-key", offsetof(struct serve_opts, api_key), NULL },
+		{ "--fail-match", offsetof(struct serve_opts, fail_match),
+		    N_("--fail-match needs some text") },
+		{ "--fail-launch", offsetof(struct serve_opts, fail_launch), NULL },
+		{ "--bind", offsetof(struct serve_opts, bind), NULL },
+	};
+	static const struct {
+		const char *name;
 		size_t off;
 		long long min, max;
 	} nums[] = {
@@ -101,32 +113,19 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 			fputs(cmd_sim_serve_usage, c->out);
 			return 0;
 		}
-		if ((v = optval(argc, argv, &i, "--dialect")) != NULL) {
-			o.dialect = v;
-			continue;
-		}
-		if ((v = optval(argc, argv, &i, "--api-key")) != NULL) {
-			o.api_key = v;
-			continue;
-		}
-		if ((v = optval(argc, argv, &i, "--fail-match")) != NULL) {
-			if (*v == '\0')
-				return usage("%s", _("--fail-match needs some text"));
-			o.fail_match = v;
-			continue;
-		}
-		if ((v = optval(argc, argv, &i, "--fail-launch")) != NULL) {
-			o.fail_launch = v;
+		for (k = 0; k < ARRAY_LEN(strs); k++)
+			if ((v = optval(argc, argv, &i, strs[k].name)) != NULL)
+				break;
+		if (k < ARRAY_LEN(strs)) {
+			if (*v == '\0' && strs[k].if_empty != NULL)
+				return usage("%s", _(strs[k].if_empty));
+			*(const char **)((char *)&o + strs[k].off) = v;
 			continue;
 		}
 		if ((v = optval(argc, argv, &i, "--log-requests")) != NULL) {
 			if (*v == '\0')
 				return usage("%s", _("--log-requests needs a file name"));
 			log_path = v;
-			continue;
-		}
-		if ((v = optval(argc, argv, &i, "--bind")) != NULL) {
-			o.bind = v;
 			continue;
 		}
 		if ((v = optval(argc, argv, &i, "--latency")) != NULL) {

@@ -1,15 +1,9 @@
 /*
- * gpurent start
+ * gpurent start: its entry in the command table; lifecycle.c does the work.
  */
 #include "gpurent/cmd.h"
 #include "gpurent/i18n.h"
 #include "lifecycle.h"
-
-static int
-start_run(struct cmd_ctx *c, int argc, char **argv)
-{
-	return lifecycle_run(c, argc, argv, LC_START);
-}
 
 const struct command cmd_start = {
 	.name = "start",
@@ -23,5 +17,5 @@ const struct command cmd_start = {
 	    "launch, at its price per hour (status 9 when they refuse; --force overrides)."),
 	.opts = start_opts,
 	.complete_args = CPL_INSTANCE,
-	.run = start_run,
+	.run = lifecycle_run,
 };

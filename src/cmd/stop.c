@@ -1,15 +1,9 @@
 /*
- * gpurent stop
+ * gpurent stop: its entry in the command table; lifecycle.c does the work.
  */
 #include "gpurent/cmd.h"
 #include "gpurent/i18n.h"
 #include "lifecycle.h"
-
-static int
-stop_run(struct cmd_ctx *c, int argc, char **argv)
-{
-	return lifecycle_run(c, argc, argv, LC_STOP);
-}
 
 const struct command cmd_stop = {
 	.name = "stop",
@@ -23,5 +17,5 @@ const struct command cmd_stop = {
 	    "(lambda) says so; use destroy there."),
 	.opts = stop_opts,
 	.complete_args = CPL_INSTANCE,
-	.run = stop_run,
+	.run = lifecycle_run,
 };

@@ -202,7 +202,7 @@ verify_instance(struct cmd_ctx *c, const char *id, FILE *fp, const struct out_op
 	    GR_OK)
 		return cmd_error(c, &err);
 	probe_snapshot_init(&s);
-	if (session_snapshot(c->s, in.id, METRICS_SSH, &s, &err) != GR_OK) {
+	if (session_sample(c->s, in.id, METRICS_SSH, &s, &err, NULL) != GR_OK) {
 		probe_snapshot_release(&s);
 		return cmd_error(c, &err);
 	}

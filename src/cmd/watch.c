@@ -12,7 +12,6 @@
 #include "gpurent/util.h"
 #include "gpurent/watch.h"
 #include "common.h"
-#include "job.h"
 
 enum { W_ONCE = 1, W_DRY_RUN, W_INTERVAL };
 
@@ -72,25 +71,6 @@ pause_seconds(long long s)
 		;
 }
 
-/* Whether a recorded job still runs or has work left, so that it is worth asking. */
-static bool
-jobs_pending(struct state *st)
-{
-	struct remote_job *jobs = NULL;
-	struct gr_error err = { 0 };
-	size_t n = 0, i;
-	bool any = false;
-
-	if (remote_job_load(st, NULL, &jobs, &n, &err) != GR_OK)
-		return false;
-	for (i = 0; i < n; i++)
-		if (jobs[i].state == JOB_RUNNING || jobs[i].after == JOB_AFTER_PENDING ||
-		    jobs[i].after == JOB_AFTER_WAITING)
-			any = true;
-	free(jobs);
-	return any;
-}
-
 static int
 watch_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -100,7 +80,6 @@ watch_run(struct cmd_ctx *c, int argc, char **argv)
 	struct watch_opts o;
 	struct watch_report r;
 	struct config *cfg;
-	struct state *st;
 	struct watch *w;
 	const char *cmd;
 	long holder;
@@ -112,7 +91,7 @@ watch_run(struct cmd_ctx *c, int argc, char **argv)
 		return rc;
 	if (n > 0)
 		return cmd_usage_error(c, "takes no arguments");
-	if (session_config(c->s, &cfg, &err) != GR_OK || session_state(c->s, &st, &err) != GR_OK)
+	if (session_config(c->s, &cfg, &err) != GR_OK)
 		return cmd_error(c, &err);
 	if (a.interval == 0)
 		a.interval = config_get_int(cfg, "watch.interval", 60);
@@ -138,8 +117,6 @@ watch_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_error(c, &err);
 	}
 	for (;;) {
-		if (!a.dry_run && jobs_pending(st))
-			jobs_refresh(c, st, NULL);
 		err = (struct gr_error){ 0 };
 		prc = watch_pass(w, &r, &err);
 		if (prc != GR_OK && prc != GR_EPARTIAL)

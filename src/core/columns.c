@@ -62,18 +62,11 @@ set_money(struct cell *c, int64_t v, bool known, int decimals, const char *curre
 	c->decimals = decimals;
 }
 
-static void
-set_str(struct cell *c, const char *s)
-{
-	c->kind = s != NULL && *s != '\0' ? CELL_STR : CELL_NULL;
-	c->s = s;
-}
-
 /* A model the catalogue knows is its id; one it lacks is the provider's own name. */
 static void
 set_gpu(struct cell *c, const struct gpu_model *m, const char *raw)
 {
-	set_str(c, m != NULL ? m->id : raw);
+	cell_str(c, m != NULL ? m->id : raw);
 }
 
 void
@@ -84,8 +77,8 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 
 	(void)ctx;
 	switch ((enum offer_col)col) {
-	case OCOL_ID: set_str(c, o->id); break;
-	case OCOL_PROVIDER: set_str(c, o->provider); break;
+	case OCOL_ID: cell_str(c, o->id); break;
+	case OCOL_PROVIDER: cell_str(c, o->provider); break;
 	case OCOL_GPU: set_gpu(c, o->gpu, o->gpu_raw); break;
 	case OCOL_GPUS: set_int(c, o->gpu_count, o->gpu_count > 0); break;
 	case OCOL_VRAM: set_int(c, o->vram_gb, o->valid & OV_VRAM); break;
@@ -99,12 +92,12 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		set_money(c, v, v >= 0, 5, o->currency);
 		break;
 	case OCOL_TYPE:
-		set_str(c, offer_type_name(o->type));
+		cell_str(c, offer_type_name(o->type));
 		if (o->type == OFFER_INTERRUPTIBLE)
 			c->color = OC_WARN;
 		break;
-	case OCOL_REGION: set_str(c, o->region); break;
-	case OCOL_LOCATION: set_str(c, o->location); break;
+	case OCOL_REGION: cell_str(c, o->region); break;
+	case OCOL_LOCATION: cell_str(c, o->location); break;
 	case OCOL_RELIABILITY:
 		c->kind = o->valid & OV_RELIABILITY ? CELL_FIXED : CELL_NULL;
 		c->i = o->reliability_bp;	/* the 4 decimals that filters and sorts use */
@@ -116,7 +109,7 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		if (o->interconnect == IC_UNKNOWN)
 			c->kind = CELL_NULL;
 		else
-			set_str(c, interconnect_name(o->interconnect));
+			cell_str(c, interconnect_name(o->interconnect));
 		break;
 	case OCOL_CPU: set_int(c, o->cpu_cores, o->valid & OV_CPU); break;
 	case OCOL_RAM: set_int(c, o->ram_gb, o->valid & OV_RAM); break;
@@ -124,7 +117,7 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case OCOL_NET_DOWN: set_int(c, o->net_down_mbps, o->valid & OV_NET); break;
 	case OCOL_NET_UP: set_int(c, o->net_up_mbps, o->valid & OV_NET); break;
 	case OCOL_AVAILABLE: set_int(c, o->available, o->valid & OV_AVAILABLE); break;
-	case OCOL_GPU_RAW: set_str(c, o->gpu_raw); break;
+	case OCOL_GPU_RAW: cell_str(c, o->gpu_raw); break;
 	case OCOL_TFLOPS:
 		c->kind = catalogue_tensor_tflops_x10(o->gpu) > 0 ? CELL_FIXED : CELL_NULL;
 		c->i = (int64_t)catalogue_tensor_tflops_x10(o->gpu) * o->gpu_count;
@@ -134,12 +127,12 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		set_money(c, o->storage_gb_month, o->valid & OV_STORAGE, 3, o->currency);
 		break;
 	case OCOL_GPU_KNOWN: c->kind = CELL_BOOL; c->i = o->gpu != NULL; break;
-	case OCOL_VENDOR: set_str(c, o->gpu ? o->gpu->vendor : NULL); break;
+	case OCOL_VENDOR: cell_str(c, o->gpu ? o->gpu->vendor : NULL); break;
 	case OCOL_FETCHED_AT:
 		c->kind = o->fetched_at > 0 ? CELL_TIME : CELL_NULL;
 		c->i = o->fetched_at;
 		break;
-	case OCOL_CURRENCY: set_str(c, money_currency(o->currency)); break;
+	case OCOL_CURRENCY: cell_str(c, money_currency(o->currency)); break;
 	case OCOL_NODES: set_int(c, o->nodes, o->valid & OV_NODES); break;
 	case OCOL_TIME_LIMIT: set_int(c, o->time_limit_s, o->valid & OV_TIME_LIMIT); break;
 	case OCOL_QUEUE: set_int(c, o->queued, o->valid & OV_QUEUE); break;
@@ -209,11 +202,11 @@ instance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	int64_t now = ctx ? *(const int64_t *)ctx : 0;
 
 	switch ((enum instance_col)col) {
-	case ICOL_ID: set_str(c, in->id); break;
-	case ICOL_PROVIDER: set_str(c, in->provider); break;
-	case ICOL_LABEL: set_str(c, in->label); break;
+	case ICOL_ID: cell_str(c, in->id); break;
+	case ICOL_PROVIDER: cell_str(c, in->provider); break;
+	case ICOL_LABEL: cell_str(c, in->label); break;
 	case ICOL_STATE:
-		set_str(c, inst_state_name(in->state));
+		cell_str(c, inst_state_name(in->state));
 		c->color = state_color(in->state);
 		break;
 	case ICOL_GPU: set_gpu(c, in->gpu, in->gpu_raw); break;
@@ -232,9 +225,9 @@ instance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		if (c->kind == CELL_INT)
 			c->kind = CELL_DURATION;
 		break;
-	case ICOL_TYPE: set_str(c, offer_type_name(in->type)); break;
-	case ICOL_REGION: set_str(c, in->region); break;
-	case ICOL_IMAGE: set_str(c, in->image); break;
+	case ICOL_TYPE: cell_str(c, offer_type_name(in->type)); break;
+	case ICOL_REGION: cell_str(c, in->region); break;
+	case ICOL_IMAGE: cell_str(c, in->image); break;
 	case ICOL_CREATED:
 		c->kind = in->valid & IV_CREATED ? CELL_TIME : CELL_NULL;
 		c->i = in->created_at;
@@ -243,21 +236,21 @@ instance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		c->kind = in->state_since > 0 ? CELL_TIME : CELL_NULL;
 		c->i = in->state_since;
 		break;
-	case ICOL_OFFER: set_str(c, in->offer_id); break;
+	case ICOL_OFFER: cell_str(c, in->offer_id); break;
 	case ICOL_BID:
 		set_money(c, in->bid_hour, in->type == OFFER_INTERRUPTIBLE && in->bid_hour > 0, 3,
 		    in->currency);
 		break;
 	case ICOL_STORAGE: set_money(c, in->storage_hour, in->valid & IV_STORAGE, 4, in->currency); break;
 	case ICOL_DISK: set_int(c, in->disk_gb, in->disk_gb > 0); break;
-	case ICOL_SSH_HOST: set_str(c, in->valid & IV_SSH ? in->ssh_host : NULL); break;
+	case ICOL_SSH_HOST: cell_str(c, in->valid & IV_SSH ? in->ssh_host : NULL); break;
 	case ICOL_SSH_PORT: set_int(c, in->ssh_port, in->valid & IV_SSH); break;
-	case ICOL_SSH_USER: set_str(c, in->valid & IV_SSH ? in->ssh_user : NULL); break;
-	case ICOL_STATUS: set_str(c, in->status_msg); break;
-	case ICOL_GPU_RAW: set_str(c, in->gpu_raw); break;
+	case ICOL_SSH_USER: cell_str(c, in->valid & IV_SSH ? in->ssh_user : NULL); break;
+	case ICOL_STATUS: cell_str(c, in->status_msg); break;
+	case ICOL_GPU_RAW: cell_str(c, in->gpu_raw); break;
 	case ICOL_GPU_KNOWN: c->kind = CELL_BOOL; c->i = in->gpu != NULL; break;
-	case ICOL_VENDOR: set_str(c, in->gpu ? in->gpu->vendor : NULL); break;
-	case ICOL_CURRENCY: set_str(c, money_currency(in->currency)); break;
+	case ICOL_VENDOR: cell_str(c, in->gpu ? in->gpu->vendor : NULL); break;
+	case ICOL_CURRENCY: cell_str(c, money_currency(in->currency)); break;
 	default: c->kind = CELL_NULL; break;
 	}
 }
@@ -318,7 +311,7 @@ sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
 
 	(void)ctx;
 	switch ((enum sample_col)col) {
-	case SCOL_INSTANCE: set_str(c, g->instance_id); break;
+	case SCOL_INSTANCE: cell_str(c, g->instance_id); break;
 	case SCOL_GPU: set_int(c, g->index, g->index >= 0); break;
 	case SCOL_TIME: c->kind = CELL_TIME; c->i = g->at; break;
 	case SCOL_UTIL: set_int(c, g->util_pct, g->valid & MV_UTIL); break;
@@ -336,13 +329,13 @@ sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case SCOL_POWER: set_int(c, g->power_w, g->valid & MV_POWER); break;
 	case SCOL_POWER_LIMIT: set_int(c, g->power_limit_w, g->valid & MV_POWER_LIMIT); break;
 	case SCOL_SOURCE:
-		set_str(c, (unsigned)g->source < 2 ? source_names[g->source] : NULL);
+		cell_str(c, (unsigned)g->source < 2 ? source_names[g->source] : NULL);
 		break;
-	case SCOL_VENDOR: set_str(c, g->vendor); break;
-	case SCOL_NAME: set_str(c, g->name); break;
-	case SCOL_UUID: set_str(c, g->uuid); break;
-	case SCOL_DRIVER: set_str(c, g->driver); break;
-	case SCOL_CUDA: set_str(c, g->cuda); break;
+	case SCOL_VENDOR: cell_str(c, g->vendor); break;
+	case SCOL_NAME: cell_str(c, g->name); break;
+	case SCOL_UUID: cell_str(c, g->uuid); break;
+	case SCOL_DRIVER: cell_str(c, g->driver); break;
+	case SCOL_CUDA: cell_str(c, g->cuda); break;
 	case SCOL_MEM_UTIL: set_int(c, g->mem_util_pct, g->valid & MV_MEM_UTIL); break;
 	case SCOL_MEM_FREE: set_int(c, g->mem_free_mib, g->valid & MV_MEM_FREE); break;
 	case SCOL_TEMP_MEM: set_int(c, g->temp_mem_c, g->valid & MV_TEMP_MEM); break;
@@ -356,7 +349,7 @@ sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case SCOL_PSTATE:
 		if (g->valid & MV_PSTATE) {
 			snprintf(pstate, sizeof(pstate), "P%d", g->pstate);
-			set_str(c, pstate);
+			cell_str(c, pstate);
 		} else
 			c->kind = CELL_NULL;
 		break;
@@ -369,12 +362,12 @@ sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		if (g->valid & MV_THROTTLE) {
 			snprintf(reasons, sizeof(reasons), "0x%016llx",
 			    (unsigned long long)g->throttle);
-			set_str(c, reasons);
+			cell_str(c, reasons);
 		} else
 			c->kind = CELL_NULL;
 		break;
 	case SCOL_COMPUTE_MODE:
-		set_str(c, (g->valid & MV_COMPUTE_MODE) && g->compute_mode >= 0 &&
+		cell_str(c, (g->valid & MV_COMPUTE_MODE) && g->compute_mode >= 0 &&
 		    g->compute_mode < 4 ? compute_modes[g->compute_mode] : NULL);
 		break;
 	case SCOL_MIG:
@@ -384,10 +377,10 @@ sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		} else
 			c->kind = CELL_NULL;
 		break;
-	case SCOL_PCI_BUS: set_str(c, g->pci_bus_id); break;
+	case SCOL_PCI_BUS: cell_str(c, g->pci_bus_id); break;
 	case SCOL_XID: set_int(c, g->xid, g->valid & MV_XID); break;
 	case SCOL_XID_COUNT: set_int(c, g->xid_count, g->valid & MV_XID_COUNT); break;
-	case SCOL_NODE: set_str(c, g->node); break;
+	case SCOL_NODE: cell_str(c, g->node); break;
 	default: c->kind = CELL_NULL; break;
 	}
 }

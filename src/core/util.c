@@ -531,3 +531,12 @@ file_tail_start(FILE *fp, long lines)
 	}
 	return 0;
 }
+
+int64_t
+monotonic_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}

@@ -206,6 +206,7 @@ observe(struct audit_row *w, const struct sample_summary *s, double share)
 	int64_t idle = (int64_t)((double)s->idle_s * share);
 
 	w->covered_s = (int64_t)((double)s->covered_s * share);
+	w->observed = w->covered_s > 0;
 	w->idle_s = idle < w->billed_s ? idle : w->billed_s;
 	if (s->gpus > 0) {
 		w->gpus_known = true;
@@ -260,6 +261,7 @@ merge(struct audit_row *t, double *tw, const struct audit_row *w)
 	t->idle_s += w->idle_s;
 	t->waste += w->waste;
 	t->covered_s += w->covered_s;
+	t->observed += w->observed;
 	if (w->gpus_known) {
 		t->gpus_known = true;
 		t->gpu_hours += w->gpu_hours;
@@ -469,6 +471,8 @@ audit_compute(struct state *st, const struct audit_opts *o, struct audit_report 
 		for (k = 0; k < i; k++)
 			if (strcmp(inst.v[k].key, inst.v[i].key) == 0) {
 				out->total.instances--;
+				if (inst.v[k].observed && inst.v[i].observed)
+					out->total.observed--;
 				break;
 			}
 	free(tot.util_w);

@@ -11,9 +11,7 @@
 #include "gpurent/elastic.h"
 #include "gpurent/filter.h"
 #include "gpurent/i18n.h"
-#include "gpurent/launch_policy.h"
 #include "gpurent/money.h"
-#include "gpurent/observed.h"
 #include "gpurent/requirement.h"
 #include "gpurent/session.h"
 #include "gpurent/state.h"
@@ -276,72 +274,19 @@ elastic_replay(const struct group *g, const struct group_load_rec *v, size_t n,
 
 /* ---------------------------------------------------------------- launching */
 
-struct member_launch {
-	struct session *s;
-	struct state *st;
-	const struct launch_budget *budget;
-	const struct launch_req *base;	/* image, disk, label, token */
-	struct backend *b;
-	struct launch_req req;
-};
-
-static enum gr_err
-member_reread(void *ctx, const struct req_candidate *k, struct offer *now, struct gr_error *err)
-{
-	return session_offer_find(((struct member_launch *)ctx)->s, k->offer.id, now, err);
-}
-
-static void
-member_clock(void *ctx, struct cost_clock *out)
-{
-	session_clock(((struct member_launch *)ctx)->s, out);
-}
-
-static enum gr_err
-member_run(void *ctx, struct instance *out, struct gr_error *err)
-{
-	struct member_launch *ml = ctx;
-
-	return observed_launch(ml->b, &ml->req, out, err);
-}
-
-static enum gr_err
-member_launch(void *ctx, const struct req_candidate *k, struct instance *out,
-    struct gr_error *err)
-{
-	struct member_launch *ml = ctx;
-	struct launch_ops ops = { member_clock, member_run };
-	struct launch_budget budget = *ml->budget;
-
-	/* Candidates may differ in currency: each is checked against the budgets in its own. */
-	money_currency_set(budget.price_currency, k->offer.currency);
-	if (session_backend_for(ml->s, k->offer.id, &ml->b, err) != GR_OK)
-		return err->code;
-	ml->req = *ml->base;
-	ml->req.offer_id = k->offer.id;
-	ml->req.interruptible = k->offer.type == OFFER_INTERRUPTIBLE;
-	ml->req.bid_hour = k->plan.bid_hour;
-	memset(out, 0, sizeof(*out));
-	return launch_admit(ml->st, &budget, ml->b->ops->name, k->plan.price_hour, &ops, ml,
-	    out, err);
-}
-
 /*
  * Launch one member of g by requirement: its GPU and count, on-demand or interruptible,
  * at most its max price. *tried says what each attempt did, for the journal.
  */
 static enum gr_err
-launch_one(struct session *s, struct state *st, struct config *cfg, const struct group *g,
+launch_one(struct session *s, struct config *cfg, const struct group *g,
     bool interruptible, const char *token, struct instance *out, char *tried, size_t tried_n,
     struct gr_error *err)
 {
 	struct fanout_result res[SESSION_MAX_PROVIDERS];
 	struct req_attempt attempts[MEMBER_ATTEMPTS];
-	struct req_ops ops = { member_reread, member_launch };
 	struct req_candidate *cands = NULL;
 	struct req_pricing pricing;
-	struct launch_budget budget;
-	struct member_launch ml;
 	struct launch_req base;
 	struct offer_list list;
 	struct filter f;
@@ -397,7 +342,6 @@ launch_one(struct session *s, struct state *st, struct config *cfg, const struct
 		    interruptible ? _("interruptible") : _("on-demand"), g->gpus,
 		    g->gpus == 1 ? "" : "s", skipped ? _(" at the price asked") : "");
 	}
-	launch_budget_from_config(&budget, cfg, NULL, false);
 	memset(&base, 0, sizeof(base));
 	base.image = config_get(cfg, "launch.image");
 	base.disk_gb = pricing.disk_gb;
@@ -410,12 +354,7 @@ launch_one(struct session *s, struct state *st, struct config *cfg, const struct
 	env[n_env] = NULL;
 	base.env = n_env ? (const char *const *)env : NULL;
 	base.gpus_per_node = g->gpus;
-	memset(&ml, 0, sizeof(ml));
-	ml.s = s;
-	ml.st = st;
-	ml.budget = &budget;
-	ml.base = &base;
-	rc = requirement_launch(cands, ncand, &pricing, MEMBER_ATTEMPTS, &ops, &ml, out,
+	rc = requirement_rent(s, cands, ncand, &pricing, MEMBER_ATTEMPTS, &base, false, out,
 	    attempts, &nat, err);
 	free(cands);
 	for (i = 0; i < nat; i++) {
@@ -646,7 +585,7 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 		}
 		decision_token(token, sizeof(token), g->name, now, i);
 		gr_error_clear(&err);
-		rc = launch_one(s, st, cfg, g, interruptible, token, &in, tried, sizeof(tried),
+		rc = launch_one(s, cfg, g, interruptible, token, &in, tried, sizeof(tried),
 		    &err);
 		/* The same budget refusal as last pass: tried, not told again. */
 		if (rc == GR_EBUDGET && quiet)

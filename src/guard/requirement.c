@@ -7,6 +7,7 @@
 #include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/requirement.h"
+#include "gpurent/session.h"
 #include "gpurent/util.h"
 
 enum gr_err
@@ -226,7 +227,7 @@ requirement_launch(const struct req_candidate *cands, size_t n, const struct req
 			    now.all_in_hour;
 			continue;
 		}
-		rc = ops->launch(ctx, &now, out, &e);
+		rc = ops->rent(ctx, &now, out, &e);
 		if (rc == GR_OK) {
 			note(attempts, n_attempts, c, REQ_RENTED, NULL)->now_hour = now.all_in_hour;
 			return GR_OK;
@@ -242,4 +243,56 @@ requirement_launch(const struct req_candidate *cands, size_t n, const struct req
 		return gr_fail(err, GR_ECAPACITY, "no offer meets the requirement");
 	return gr_fail(err, GR_ECAPACITY, "none of the %zu offers tried could be rented%s",
 	    *n_attempts, i < n ? _(" (the attempts ran out; --attempts allows more)") : "");
+}
+
+/* What requirement_launch calls back for requirement_rent. */
+struct renting {
+	struct session *s;
+	const struct launch_req *base;
+	bool force;
+};
+
+static enum gr_err
+renting_reread(void *ctx, const struct req_candidate *k, struct offer *now,
+    struct gr_error *err)
+{
+	return session_offer_find(((struct renting *)ctx)->s, k->offer.id, now, err);
+}
+
+static enum gr_err
+renting_rent(void *ctx, const struct req_candidate *k, struct instance *out,
+    struct gr_error *err)
+{
+	struct renting *r = ctx;
+	struct launch_req req = *r->base;
+	struct backend *b;
+
+	if (session_backend_for(r->s, k->offer.id, &b, err) != GR_OK)
+		return err->code;
+	req.offer_id = k->offer.id;
+	req.interruptible = k->offer.type == OFFER_INTERRUPTIBLE;
+	req.bid_hour = k->plan.bid_hour;
+	/* Candidates may differ in currency: each is checked against the budgets in its own. */
+	return guard_launch(r->s, b, &req, k->plan.price_hour, k->offer.currency,
+	    r->force ? GUARD_FORCE : 0, out, err);
+}
+
+enum gr_err
+requirement_rent(struct session *s, const struct req_candidate *cands, size_t n,
+    const struct req_pricing *p, size_t max_attempts, const struct launch_req *base,
+    bool force, struct instance *out, struct req_attempt *attempts, size_t *n_attempts,
+    struct gr_error *err)
+{
+	const struct req_ops ops = { renting_reread, renting_rent };
+	struct launch_req req = *base;
+	struct renting r = { s, &req, force };
+	char token[GUARD_TOKEN_MAX];
+
+	if (req.client_token == NULL) {
+		guard_client_token(token, sizeof(token));
+		req.client_token = token;
+	}
+	memset(out, 0, sizeof(*out));
+	return requirement_launch(cands, n, p, max_attempts, &ops, &r, out, attempts, n_attempts,
+	    err);
 }

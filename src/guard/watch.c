@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +19,18 @@
 #include "gpurent/costs.h"
 #include "gpurent/elastic.h"
 #include "gpurent/i18n.h"
+#include "gpurent/job_engine.h"
 #include "gpurent/money.h"
 #include "gpurent/observed.h"
 #include "gpurent/paths.h"
 #include "gpurent/sampler.h"
 #include "gpurent/remote_job.h"
+#include "gpurent/samples.h"
 #include "gpurent/session.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "gpurent/watch.h"
+#include "gpurent/watch_state.h"
 
 /* Where an ordered stop or destroy stands. */
 enum phase {
@@ -70,14 +72,6 @@ struct watch {
 	int verify_tries;
 	int64_t verify_timeout;
 };
-
-static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS watch_state("
-	"  instance_id TEXT PRIMARY KEY, label TEXT NOT NULL, last_state INTEGER NOT NULL,"
-	"  util INTEGER NOT NULL, sample_at INTEGER NOT NULL, idle_since INTEGER NOT NULL,"
-	"  unobserved INTEGER NOT NULL, notified INTEGER NOT NULL, action INTEGER NOT NULL,"
-	"  policy TEXT NOT NULL, phase INTEGER NOT NULL, ordered_at INTEGER NOT NULL,"
-	"  tries INTEGER NOT NULL, pid INTEGER NOT NULL);";
 
 /* Bits of inst_watch.notified: a notify-only policy (or a refusal) says so once a spell. */
 enum { NOTE_IDLE = 1u << 0, NOTE_RUNTIME = 1u << 1, NOTE_BUDGET = 1u << 2 };
@@ -157,99 +151,60 @@ find_or_add(struct watch *w, const char *id)
 }
 
 static void
-col_text(char *dst, size_t n, sqlite3_stmt *q, int c)
+load_one(const struct watch_record *r, void *ctx)
 {
-	const unsigned char *t = sqlite3_column_text(q, c);
+	struct inst_watch *iw = find_or_add(ctx, r->id);
 
-	strlcpy_(dst, t ? (const char *)t : "", n);
+	strlcpy_(iw->label, r->label, sizeof(iw->label));
+	iw->last_state = r->last_state;
+	iw->util = r->util;
+	iw->sample_at = r->sample_at;
+	iw->idle_since = r->idle_since;
+	iw->unobserved = r->unobserved;
+	iw->notified = r->notified;
+	iw->action = (enum watch_action)r->action;
+	strlcpy_(iw->policy, r->policy, sizeof(iw->policy));
+	iw->phase = (enum phase)r->phase;
+	iw->ordered_at = r->ordered_at;
+	iw->tries = r->tries;
+	iw->pid = r->pid;
 }
 
 static enum gr_err
 load_state(struct watch *w, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc;
-
-	if (sqlite3_exec(state_db(w->st), schema, NULL, NULL, NULL) != SQLITE_OK)
-		return state_fail(w->st, err, "cannot create the watcher's table");
-	if (sqlite3_prepare_v2(state_db(w->st), "SELECT instance_id, label, last_state, util, "
-	    "sample_at, idle_since, unobserved, notified, action, policy, phase, ordered_at, "
-	    "tries, pid FROM watch_state", -1, &q, NULL) != SQLITE_OK)
-		return state_fail(w->st, err, "cannot read the watcher's state");
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct inst_watch *iw = find_or_add(w, (const char *)sqlite3_column_text(q, 0));
-
-		col_text(iw->label, sizeof(iw->label), q, 1);
-		iw->last_state = (enum inst_state)sqlite3_column_int(q, 2);
-		iw->util = sqlite3_column_int(q, 3);
-		iw->sample_at = sqlite3_column_int64(q, 4);
-		iw->idle_since = sqlite3_column_int64(q, 5);
-		iw->unobserved = sqlite3_column_int(q, 6) != 0;
-		iw->notified = (unsigned)sqlite3_column_int(q, 7);
-		iw->action = (enum watch_action)sqlite3_column_int(q, 8);
-		col_text(iw->policy, sizeof(iw->policy), q, 9);
-		iw->phase = (enum phase)sqlite3_column_int(q, 10);
-		iw->ordered_at = sqlite3_column_int64(q, 11);
-		iw->tries = sqlite3_column_int(q, 12);
-		iw->pid = (long)sqlite3_column_int64(q, 13);
-	}
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(w->st, err,
-	    "cannot read the watcher's state");
+	return watch_state_each(w->st, load_one, w, err);
 }
 
 /* Write one instance's state; a dry run keeps it in memory only. */
 static enum gr_err
 save(struct watch *w, const struct inst_watch *iw, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc;
+	struct watch_record r = {
+		.last_state = iw->last_state, .util = iw->util, .sample_at = iw->sample_at,
+		.idle_since = iw->idle_since, .unobserved = iw->unobserved,
+		.notified = iw->notified, .action = iw->action, .phase = iw->phase,
+		.ordered_at = iw->ordered_at, .tries = iw->tries, .pid = iw->pid,
+	};
 
 	if (w->o.dry_run)
 		return GR_OK;
-	if (sqlite3_prepare_v2(state_db(w->st), "INSERT OR REPLACE INTO watch_state(instance_id, "
-	    "label, last_state, util, sample_at, idle_since, unobserved, notified, action, "
-	    "policy, phase, ordered_at, tries, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?)", -1, &q, NULL) != SQLITE_OK)
-		return state_fail(w->st, err, "cannot write the watcher's state");
-	sqlite3_bind_text(q, 1, iw->id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, iw->label, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 3, iw->last_state);
-	sqlite3_bind_int(q, 4, iw->util);
-	sqlite3_bind_int64(q, 5, iw->sample_at);
-	sqlite3_bind_int64(q, 6, iw->idle_since);
-	sqlite3_bind_int(q, 7, iw->unobserved);
-	sqlite3_bind_int(q, 8, (int)iw->notified);
-	sqlite3_bind_int(q, 9, iw->action);
-	sqlite3_bind_text(q, 10, iw->policy, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 11, iw->phase);
-	sqlite3_bind_int64(q, 12, iw->ordered_at);
-	sqlite3_bind_int(q, 13, iw->tries);
-	sqlite3_bind_int64(q, 14, iw->pid);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(w->st, err,
-	    "cannot write the watcher's state");
+	strlcpy_(r.id, iw->id, sizeof(r.id));
+	strlcpy_(r.label, iw->label, sizeof(r.label));
+	strlcpy_(r.policy, iw->policy, sizeof(r.policy));
+	return watch_state_put(w->st, &r, err);
 }
 
 /* Forget instances that are gone and have nothing in flight. */
 static enum gr_err
 forget(struct watch *w, struct inst_watch *iw, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc = SQLITE_DONE;
+	enum gr_err rc = GR_OK;
 
-	if (!w->o.dry_run) {
-		if (sqlite3_prepare_v2(state_db(w->st), "DELETE FROM watch_state WHERE "
-		    "instance_id = ?", -1, &q, NULL) != SQLITE_OK)
-			return state_fail(w->st, err, "cannot write the watcher's state");
-		sqlite3_bind_text(q, 1, iw->id, -1, SQLITE_STATIC);
-		rc = sqlite3_step(q);
-		sqlite3_finalize(q);
-	}
+	if (!w->o.dry_run)
+		rc = watch_state_forget(w->st, iw->id, err);
 	*iw = w->v[--w->n];
-	return rc == SQLITE_DONE ? GR_OK : state_fail(w->st, err,
-	    "cannot write the watcher's state");
+	return rc;
 }
 
 /* ---------------------------------------------------------------- events */
@@ -300,72 +255,81 @@ emit(struct watch *w, enum event_level level, const char *kind, const char *poli
 /* ---------------------------------------------------------------- observing */
 
 /*
- * A provider with no metrics of its own (a Slurm job, whose node is the cluster's): the
- * machine's GPU tool over ssh, read as `gpurent metrics --source ssh` reads it. A machine
- * that does not answer, or has no GPU tool, leaves the utilisation unknown.
+ * The mean utilisation of the GPUs in v[0..n) sampled at `from` or later, and when the
+ * newest of them was taken. false when none of them knew its utilisation.
  */
 static bool
-ssh_sample(struct watch *w, const struct instance *in, int64_t now, int *util, int64_t *at)
+mean_util(const struct gpu_sample *v, size_t n, int64_t from, int *util, int64_t *at)
 {
-	struct probe_snapshot snap;
-	struct gr_error err = { 0 };
+	int64_t newest = 0;
 	long sum = 0;
 	size_t i, k = 0;
 
-	probe_snapshot_init(&snap);
-	/* A job's node that did not answer may be the busy one: the job is unobserved. */
-	if (session_snapshot(w->s, in->id, METRICS_SSH, &snap, &err) == GR_OK &&
-	    snap.unanswered[0] == '\0')
-		for (i = 0; i < snap.gpus.n; i++)
-			if (snap.gpus.v[i].valid & MV_UTIL) {
-				sum += snap.gpus.v[i].util_pct;
-				k++;
-			}
-	probe_snapshot_release(&snap);
+	for (i = 0; i < n; i++)
+		if (v[i].at >= from && (v[i].valid & MV_UTIL)) {
+			sum += v[i].util_pct;
+			k++;
+			if (v[i].at > newest)
+				newest = v[i].at;
+		}
 	if (k == 0)
 		return false;
 	*util = (int)(sum / (long)k);
-	*at = now;
+	*at = newest;
 	return true;
 }
 
 /*
- * The newest utilisation of a running instance: what its listing carries, else its
- * provider's metrics. The one place samples come from, so that a sample store can take
- * its place. Returns false when none could be had (unknown, or the provider failed).
+ * The newest utilisation of a running instance, from the sample history: a sample taken
+ * through the session's door (session_samples: the provider's metrics, or for a provider
+ * with none, such as Slurm, the machine's GPU tool over ssh as `gpurent metrics --source
+ * ssh` reads it), kept in the history and read back from it, where audit finds it too. A
+ * dry run writes nothing, its samples neither: it reads them as taken. What the listing
+ * carries stands in when no sample could be had. Returns false when nothing could be had
+ * (unknown, or the provider failed).
  */
 static bool
 take_sample(struct watch *w, struct backend *b, const struct instance *in, int64_t now,
     int *util, int64_t *at)
 {
-	struct sample_list l;
+	struct probe_snapshot snap;
+	struct snapshot_job job = { .id = in->id, .out = &snap };
+	struct sample_list kept;
 	struct gr_error err = { 0 };
-	int64_t newest = 0;
-	long sum = 0;
-	size_t i, k = 0;
+	int64_t from = INT64_MAX;
+	bool seen = false;
+	size_t i;
 
-	if (in->valid & IV_UTIL) {
+	job.src = (b->ops->caps & CAP_METRICS) ? METRICS_API : METRICS_SSH;
+	probe_snapshot_init(&snap);
+	sample_list_init(&kept);
+	if (b->ops->caps & (CAP_METRICS | CAP_SSH)) {
+		if (w->o.dry_run)
+			session_snapshots(w->s, &job, 1, 1);
+		else
+			session_samples(w->s, &job, 1, 1);
+	} else
+		job.rc = GR_EUNSUPPORTED;
+	/* A job's node that did not answer may be the busy one: the job is unobserved. */
+	if (job.rc == GR_OK && snap.unanswered[0] == '\0') {
+		for (i = 0; i < snap.gpus.n; i++)
+			if (snap.gpus.v[i].at < from)
+				from = snap.gpus.v[i].at;
+		/* The history when it kept them; what was taken when it did not. */
+		if (!w->o.dry_run && job.store_err.code == GR_OK &&
+		    samples_latest(w->st, in->id, &kept, &err) == GR_OK)
+			seen = mean_util(kept.v, kept.n, from, util, at);
+		else
+			seen = mean_util(snap.gpus.v, snap.gpus.n, from, util, at);
+	}
+	sample_list_release(&kept);
+	probe_snapshot_release(&snap);
+	if (!seen && (in->valid & IV_UTIL)) {
 		*util = in->util_pct;
 		*at = now;
-		return true;
+		seen = true;
 	}
-	if (!(b->ops->caps & CAP_METRICS) || b->ops->metrics == NULL)
-		return (b->ops->caps & CAP_SSH) && ssh_sample(w, in, now, util, at);
-	sample_list_init(&l);
-	if (b->ops->metrics(b, in->id, &l, &err) == GR_OK)
-		for (i = 0; i < l.n; i++)
-			if (l.v[i].valid & MV_UTIL) {
-				sum += l.v[i].util_pct;
-				k++;
-				if (l.v[i].at > newest)
-					newest = l.v[i].at;
-			}
-	sample_list_release(&l);
-	if (k == 0)
-		return false;
-	*util = (int)(sum / (long)k);
-	*at = newest ? newest : now;
-	return true;
+	return seen;
 }
 
 static bool
@@ -954,6 +918,9 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 	struct gr_error jerr = { 0 };
 	enum gr_err rc;
 
+	/* Jobs first: their ends settled (--fetch, --then), the running ones keep theirs busy. */
+	if (!w->o.dry_run)
+		jobs_refresh(w->s, w->st, NULL);
 	memset(r, 0, sizeof(*r));
 	w->r = r;
 	if (session_backends(w->s, err) != GR_OK)

@@ -84,15 +84,6 @@ cancelled(void)
 	return cancel_flag != NULL && *cancel_flag != 0;
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* xorshift64*: jitter needs no cryptographic quality, only independence between clients. */
 static uint64_t
 rng_next(uint64_t *s)
@@ -623,7 +614,7 @@ http_do(struct http_client *c, const struct http_request *rq, struct http_respon
 	struct curl_slist *hdrs;
 	struct sink sk;
 	CURLcode rc = CURLE_OK;
-	int64_t t0 = now_ms(), elapsed;
+	int64_t t0 = monotonic_ms(), elapsed;
 	int attempt;
 	long wait;
 	char *ct;
@@ -679,7 +670,7 @@ http_do(struct http_client *c, const struct http_request *rq, struct http_respon
 		if (attempt > c->max_retries)
 			break;
 		wait = backoff_ms(c, attempt, rc == CURLE_OK ? rs->retry_after_s : -1);
-		elapsed = now_ms() - t0;
+		elapsed = monotonic_ms() - t0;
 		if (elapsed + wait > c->retry_budget_ms)
 			break;
 		if (c->debug)
@@ -693,7 +684,7 @@ http_do(struct http_client *c, const struct http_request *rq, struct http_respon
 		}
 	}
 	curl_slist_free_all(hdrs);
-	rs->seconds = (double)(now_ms() - t0) / 1000.0;
+	rs->seconds = (double)(monotonic_ms() - t0) / 1000.0;
 	rs->maybe_sent = maybe_sent;
 
 	if (ret == GR_EINTERRUPTED)

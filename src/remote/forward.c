@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +16,6 @@
 
 #include "gpurent/i18n.h"
 #include "gpurent/remote_forward.h"
-
-static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS forwards("
-	"  local_port INTEGER PRIMARY KEY, instance_id TEXT NOT NULL,"
-	"  remote_port INTEGER NOT NULL, pid INTEGER NOT NULL, started_at INTEGER NOT NULL)";
 
 /* Bind 127.0.0.1:port; the socket, or -1 with errno set. */
 static int
@@ -200,94 +194,4 @@ remote_forward_end(const struct remote_forward *f)
 	}
 	if (kill(f->pid, 0) == 0)
 		kill(f->pid, SIGKILL);
-}
-
-static enum gr_err
-ensure_table(struct state *st, struct gr_error *err)
-{
-	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot create the forwards table");
-	return GR_OK;
-}
-
-enum gr_err
-remote_forward_record(struct state *st, const struct remote_forward *f, struct gr_error *err)
-{
-	sqlite3_stmt *q = NULL;
-	int rc;
-
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "INSERT OR REPLACE INTO forwards(local_port, "
-	    "instance_id, remote_port, pid, started_at) VALUES(?, ?, ?, ?, ?)", -1, &q, NULL)
-	    != SQLITE_OK)
-		return state_fail(st, err, "cannot record the forward");
-	sqlite3_bind_int(q, 1, f->local_port);
-	sqlite3_bind_text(q, 2, f->instance_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(q, 3, f->remote_port);
-	sqlite3_bind_int(q, 4, f->pid);
-	sqlite3_bind_int64(q, 5, f->started_at);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot record the forward");
-}
-
-enum gr_err
-remote_forward_load(struct state *st, struct remote_forward **out, size_t *n,
-    struct gr_error *err)
-{
-	struct remote_forward *v = NULL;
-	sqlite3_stmt *q = NULL;
-	size_t cap = 0;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "SELECT local_port, instance_id, remote_port, pid, "
-	    "started_at FROM forwards ORDER BY local_port", -1, &q, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot read the forwards");
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct remote_forward *f;
-		const unsigned char *id = sqlite3_column_text(q, 1);
-
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			v = xreallocarray(v, cap, sizeof(*v));
-		}
-		f = &v[(*n)++];
-		memset(f, 0, sizeof(*f));
-		f->local_port = sqlite3_column_int(q, 0);
-		strlcpy_(f->instance_id, id ? (const char *)id : "", sizeof(f->instance_id));
-		f->remote_port = sqlite3_column_int(q, 2);
-		f->pid = sqlite3_column_int(q, 3);
-		f->started_at = sqlite3_column_int64(q, 4);
-	}
-	sqlite3_finalize(q);
-	*out = v;
-	if (rc != SQLITE_DONE) {
-		free(v);
-		*out = NULL;
-		*n = 0;
-		return state_fail(st, err, "cannot read the forwards");
-	}
-	return GR_OK;
-}
-
-enum gr_err
-remote_forward_forget(struct state *st, int local_port, struct gr_error *err)
-{
-	sqlite3_stmt *q = NULL;
-	int rc;
-
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "DELETE FROM forwards WHERE local_port = ?", -1, &q,
-	    NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot forget the forward");
-	sqlite3_bind_int(q, 1, local_port);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot forget the forward");
 }

@@ -1,7 +1,6 @@
 /*
  * Jobs on an instance: fixed sh scripts run through the transport, and their records.
  */
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +10,6 @@
 
 /* Under $HOME, which is the login directory but for a test server that moves it. */
 #define JOBS_DIR "\"$HOME/.gpurent/jobs\""
-
-static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS jobs("
-	"  id TEXT PRIMARY KEY, instance_id TEXT NOT NULL, seq INTEGER NOT NULL,"
-	"  dir TEXT NOT NULL, name TEXT NOT NULL, command TEXT NOT NULL, started_at INTEGER NOT NULL,"
-	"  state INTEGER NOT NULL, exit_code INTEGER NOT NULL, then_action TEXT NOT NULL,"
-	"  after INTEGER NOT NULL, fetch BLOB, account TEXT NOT NULL)";
 
 /* Take the next free N by mkdir (atomic on the instance); print it. */
 static const char create_script[] =
@@ -325,129 +317,4 @@ remote_job_kill(const struct remote_endpoint *ep, int seq, int grace, struct gr_
 	if (rc == 92)
 		gr_fail(err, GR_ENOTFOUND, "%s has no job %d", ep->name, seq);
 	return conn_failed(ep, rc, err);
-}
-
-/* ---------------------------------------------------------------- records */
-
-static enum gr_err
-ensure_table(struct state *st, struct gr_error *err)
-{
-	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot create the jobs table");
-	return GR_OK;
-}
-
-enum gr_err
-remote_job_record(struct state *st, const struct remote_job *j, struct gr_error *err)
-{
-	sqlite3_stmt *q = NULL;
-	int rc;
-
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "INSERT OR REPLACE INTO jobs(id, instance_id, seq, "
-	    "name, command, started_at, state, exit_code, then_action, after, fetch, account, "
-	    "dir) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot record the job");
-	sqlite3_bind_text(q, 1, j->id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 2, j->instance_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(q, 3, j->seq);
-	sqlite3_bind_text(q, 4, j->name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 5, j->command, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(q, 6, j->started_at);
-	sqlite3_bind_int(q, 7, (int)j->state);
-	sqlite3_bind_int(q, 8, j->exit_code);
-	sqlite3_bind_text(q, 9, j->then_action, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(q, 10, (int)j->after);
-	sqlite3_bind_blob(q, 11, j->fetch, (int)j->fetch_len, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 12, j->account, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 13, j->dir, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot record the job");
-}
-
-static void
-column_text(sqlite3_stmt *q, int col, char *out, size_t n)
-{
-	const unsigned char *s = sqlite3_column_text(q, col);
-
-	strlcpy_(out, s ? (const char *)s : "", n);
-}
-
-enum gr_err
-remote_job_load(struct state *st, const char *instance_id, struct remote_job **out, size_t *n,
-    struct gr_error *err)
-{
-	struct remote_job *v = NULL;
-	sqlite3_stmt *q = NULL;
-	size_t cap = 0;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "SELECT id, instance_id, seq, name, command, "
-	    "started_at, state, exit_code, then_action, after, fetch, account, dir FROM jobs "
-	    "WHERE ?1 IS NULL OR instance_id = ?1 ORDER BY started_at, instance_id, seq", -1, &q,
-	    NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot read the jobs");
-	if (instance_id != NULL)
-		sqlite3_bind_text(q, 1, instance_id, -1, SQLITE_TRANSIENT);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct remote_job *j;
-		int len = sqlite3_column_bytes(q, 10);
-		const void *blob = sqlite3_column_blob(q, 10);
-
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			v = xreallocarray(v, cap, sizeof(*v));
-		}
-		j = &v[(*n)++];
-		memset(j, 0, sizeof(*j));
-		column_text(q, 0, j->id, sizeof(j->id));
-		column_text(q, 1, j->instance_id, sizeof(j->instance_id));
-		j->seq = sqlite3_column_int(q, 2);
-		column_text(q, 3, j->name, sizeof(j->name));
-		column_text(q, 4, j->command, sizeof(j->command));
-		j->started_at = sqlite3_column_int64(q, 5);
-		j->state = (enum remote_job_state)sqlite3_column_int(q, 6);
-		j->exit_code = sqlite3_column_int(q, 7);
-		column_text(q, 8, j->then_action, sizeof(j->then_action));
-		j->after = (enum remote_job_after)sqlite3_column_int(q, 9);
-		if (blob != NULL && len > 0 && (size_t)len <= sizeof(j->fetch)) {
-			memcpy(j->fetch, blob, (size_t)len);
-			j->fetch_len = (size_t)len;
-		}
-		column_text(q, 11, j->account, sizeof(j->account));
-		column_text(q, 12, j->dir, sizeof(j->dir));
-	}
-	sqlite3_finalize(q);
-	*out = v;
-	if (rc != SQLITE_DONE) {
-		free(v);
-		*out = NULL;
-		*n = 0;
-		return state_fail(st, err, "cannot read the jobs");
-	}
-	return GR_OK;
-}
-
-bool
-remote_job_claim(struct state *st, const char *job_id, enum remote_job_after from,
-    enum remote_job_after to)
-{
-	sqlite3_stmt *q = NULL;
-	bool ok;
-
-	if (sqlite3_prepare_v2(state_db(st), "UPDATE jobs SET after = ? WHERE id = ? AND "
-	    "after = ?", -1, &q, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_int(q, 1, (int)to);
-	sqlite3_bind_text(q, 2, job_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(q, 3, (int)from);
-	ok = sqlite3_step(q) == SQLITE_DONE && sqlite3_changes(state_db(st)) == 1;
-	sqlite3_finalize(q);
-	return ok;
 }

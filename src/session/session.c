@@ -15,7 +15,6 @@
 #include "gpurent/filter.h"
 #include "gpurent/gpunames.h"
 #include "gpurent/i18n.h"
-#include "gpurent/launch_policy.h"
 #include "gpurent/observed.h"
 #include "gpurent/offer_cache.h"
 #include "gpurent/paths.h"
@@ -696,48 +695,15 @@ session_clock(struct session *s, struct cost_clock *out)
 	}
 }
 
-/* What launch_admit calls back for a start: the session's clocks, and the start itself. */
-struct starting {
-	struct session *s;
-	struct backend *b;
-	const struct instance *in;
-};
-
-static void
-starting_clock(void *ctx, struct cost_clock *out)
+enum gr_err
+session_launch(struct backend *b, const struct launch_req *req, struct instance *out,
+    struct gr_error *err)
 {
-	session_clock(((struct starting *)ctx)->s, out);
-}
-
-static enum gr_err
-starting_run(void *ctx, struct instance *out, struct gr_error *err)
-{
-	struct starting *st = ctx;
-
-	*out = *st->in;
-	return observed_start(st->b, st->in->id, err);
+	return observed_launch(b, req, out, err);
 }
 
 enum gr_err
-session_start(struct session *s, struct backend *b, const char *id, bool force,
-    struct gr_error *err)
+session_start(struct backend *b, const char *id, struct gr_error *err)
 {
-	static const struct launch_ops ops = { starting_clock, starting_run };
-	struct launch_budget budget;
-	struct starting ctx;
-	struct instance in, out;
-	struct config *cfg;
-	struct state *st;
-
-	if (observed_get(b, id, &in, err) != GR_OK)
-		return err->code;
-	if ((in.state != ST_STOPPED && in.state != ST_STOPPING) || !(in.valid & IV_PRICE))
-		return observed_start(b, id, err);
-	if (session_config(s, &cfg, err) != GR_OK || session_state(s, &st, err) != GR_OK)
-		return err->code;
-	launch_budget_from_config(&budget, cfg, in.currency, force);
-	ctx.s = s;
-	ctx.b = b;
-	ctx.in = &in;
-	return launch_admit(st, &budget, b->ops->name, in.price_hour, &ops, &ctx, &out, err);
+	return observed_start(b, id, err);
 }

@@ -11,19 +11,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "gpurent/backend.h"
 #include "gpurent/catalogue.h"
 #include "gpurent/cmd.h"
 #include "gpurent/columns.h"
 #include "gpurent/config.h"
 #include "gpurent/filter.h"
+#include "gpurent/groups.h"
 #include "gpurent/idcache.h"
+#include "gpurent/jobs.h"
+#include "gpurent/ledger.h"
 #include "gpurent/model.h"
 #include "gpurent/offer_cache.h"
 #include "gpurent/session.h"
 #include "gpurent/shell.h"
+#include "gpurent/sim.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 
@@ -168,22 +170,10 @@ add_fields(struct cands *c)
 		cand_add(c, instance_columns[i].name);
 }
 
-/* Run a one-column query and add each row; a missing table just adds nothing. */
 static void
-add_query(struct cands *c, struct state *st, const char *sql)
+add_word(const char *word, void *ctx)
 {
-	sqlite3_stmt *q;
-	int rows = 0;
-
-	if (sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL) != SQLITE_OK)
-		return;
-	while (rows++ < IDS_MAX && sqlite3_step(q) == SQLITE_ROW) {
-		const unsigned char *id = sqlite3_column_text(q, 0);
-
-		if (id != NULL)
-			cand_add(c, (const char *)id);
-	}
-	sqlite3_finalize(q);
+	cand_add(ctx, word);
 }
 
 static void
@@ -201,17 +191,12 @@ static void
 add_instances(struct cands *c, struct session *s)
 {
 	struct state *st;
-	char sql[256];
 
 	if (session_state(s, &st, NULL) != GR_OK)
 		return;
 	idcache_each(st, IDC_INSTANCE, c->prefix, add_cached, c, NULL);
-	snprintf(sql, sizeof(sql), "SELECT id FROM sim_instances WHERE state NOT IN (%d, %d) "
-	    "ORDER BY seq DESC", ST_DESTROYED, ST_FAILED);
-	add_query(c, st, sql);
-	snprintf(sql, sizeof(sql), "SELECT DISTINCT instance_id FROM ledger WHERE end_ts = 0 "
-	    "OR end_ts > %lld", (long long)time(NULL) - 30 * 86400);
-	add_query(c, st, sql);
+	sim_each_live_id(st, IDS_MAX, add_word, c);
+	ledger_each_instance_id(st, (int64_t)time(NULL) - 30 * 86400, IDS_MAX, add_word, c);
 }
 
 /* Jobs recorded by `gpurent run`, newest first. */
@@ -220,10 +205,14 @@ static void
 add_groups(struct cands *c, struct session *s)
 {
 	struct state *st;
+	struct group *g;
+	size_t n, i;
 
-	if (session_state(s, &st, NULL) != GR_OK)
+	if (session_state(s, &st, NULL) != GR_OK || groups_load(st, &g, &n, NULL) != GR_OK)
 		return;
-	add_query(c, st, "SELECT name FROM groups ORDER BY name");
+	for (i = 0; i < n; i++)
+		cand_add(c, g[i].name);
+	free(g);
 }
 
 static void
@@ -233,7 +222,7 @@ add_jobs(struct cands *c, struct session *s)
 
 	if (session_state(s, &st, NULL) != GR_OK)
 		return;
-	add_query(c, st, "SELECT id FROM jobs ORDER BY started_at DESC");
+	remote_job_each_id(st, IDS_MAX, add_word, c);
 }
 
 /* Cached answers older than this are refreshed in the background when completion reads them. */
@@ -498,24 +487,6 @@ add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *pa
 	return true;
 }
 
-static const struct cmd_opt *
-find_long(const struct cmd_opt *opts, const char *name, size_t len)
-{
-	for (; opts != NULL && opts->name != NULL; opts++)
-		if (strlen(opts->name) == len && strncmp(opts->name, name, len) == 0)
-			return opts;
-	return NULL;
-}
-
-static const struct cmd_opt *
-find_short(const struct cmd_opt *opts, char ch)
-{
-	for (; opts != NULL && opts->name != NULL; opts++)
-		if (opts->short_name == ch)
-			return opts;
-	return NULL;
-}
-
 /* The option a word names ("--output", "-o"), in the command's options or the global ones. */
 static const struct cmd_opt *
 word_opt(const struct command *cmd, const char *w)
@@ -529,13 +500,9 @@ word_opt(const struct command *cmd, const char *w)
 
 		if (w[2 + len] == '=')
 			return NULL;	/* the value is in the word itself */
-		o = find_long(cmd != NULL ? cmd->opts : NULL, w + 2, len);
-		if (o == NULL)
-			o = find_long(global_opts, w + 2, len);
+		o = cmd_opt_long(cmd, w + 2, len, NULL);
 	} else if (w[2] == '\0') {
-		o = find_short(cmd != NULL ? cmd->opts : NULL, w[1]);
-		if (o == NULL)
-			o = find_short(global_opts, w[1]);
+		o = cmd_opt_short(cmd, w[1], NULL);
 	}
 	return o;
 }

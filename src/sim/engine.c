@@ -2,7 +2,6 @@
  * The simulator's world: instances and their lifecycle, billing into the ledger, and the
  * clock. See sim.h for the contract.
  */
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "sim_int.h"
+#include "../store/store_int.h"
 
 #define SIM_DEFAULT_OFFERS 400
 #define SIM_MAX_OFFERS 1000000
@@ -60,6 +60,16 @@ env_ll(const char *name, long long min, long long max, long long def, long long 
 		return gr_fail(err, GR_EUSAGE, "%s='%s' is not a whole number from %lld to %lld",
 		    name, text_sanitize(shown, sizeof(shown), v), min, max);
 	return GR_OK;
+}
+
+void
+sim_each_live_id(struct state *st, size_t max, void (*fn)(const char *id, void *ctx), void *ctx)
+{
+	char sql[128];
+
+	snprintf(sql, sizeof(sql), "SELECT id FROM sim_instances WHERE state NOT IN (%d, %d) "
+	    "ORDER BY seq DESC", ST_DESTROYED, ST_FAILED);
+	store_each_text(st, sql, NULL, max, fn, ctx);
 }
 
 enum gr_err

@@ -42,7 +42,7 @@ apply_result(struct ui *u, struct ui_result *r)
 		if (r->code != GR_OK)
 			break;
 		if (r->unasked) {	/* what the view has is the provider's market still */
-			u->merged = "unasked";
+			u->ov.merged = "unasked";
 			break;
 		}
 		offer_list_release(&p->offers);
@@ -70,30 +70,16 @@ apply_result(struct ui *u, struct ui_result *r)
 		ui_instances_rebuild(u);
 		ui_instances_details_update(u);
 		/* Opened on the metrics view (--view metrics): watch the first running one. */
-		if (u->view == UV_METRICS && u->watch[0] == '\0')
-			for (i = 0; i < u->ig.n_order; i++) {
-				const struct instance *in = (const void *)(u->ig.rows +
-				    u->ig.order[i] * u->ig.size);
+		if (u->view == UV_METRICS && u->mv.watch[0] == '\0')
+			for (i = 0; i < u->iv.grid.n_order; i++) {
+				const struct instance *in = (const void *)(u->iv.grid.rows +
+				    u->iv.grid.order[i] * u->iv.grid.size);
 
 				if (in->state == ST_RUNNING) {
 					ui_metrics_watch(u, in->id);
 					break;
 				}
 			}
-		break;
-	case UJ_METRICS:
-		if (strcmp(r->req.id, u->watch) != 0)
-			break;
-		/* The history comes even when the sample did not (fetch.c). */
-		if (r->code == GR_OK || (r->req.history && r->history.n > 0)) {
-			if (r->req.history) {
-				/* With no live sample (Slurm has none) the history is all there
-				   is: asked again at each refresh, for what ssh recorded since. */
-				u->want_history = r->code != GR_OK;
-				ui_metrics_fill(u, &r->history, &r->samples);
-			} else
-				ui_metrics_add(u, &r->samples);
-		}
 		break;
 	case UJ_ACTION:
 		if (r->code != GR_OK) {
@@ -110,33 +96,6 @@ apply_result(struct ui *u, struct ui_result *r)
 			    r->req.id);
 		ui_request(u, UJ_INSTANCES);
 		ui_request(u, UJ_COSTS);
-		break;
-	case UJ_JOBLOGS:
-		/* An answer for a pane closed since, or for another instance, is dropped. */
-		if (strcmp(r->req.id, u->detail_id) != 0)
-			break;
-		free(u->djobs);
-		u->djobs = r->jobs;
-		u->n_djobs = r->n_jobs;
-		r->jobs = NULL;
-		memcpy(u->dlogs, r->logs, sizeof(u->dlogs));
-		u->n_dlogs = r->n_logs;
-		text_sanitize(u->dlogs_err, sizeof(u->dlogs_err), r->code == GR_OK ? "" :
-		    r->err.msg);
-		u->dlogs_pending = false;
-		u->dlogs_have = true;
-		ui_instances_details_update(u);
-		break;
-	case UJ_JUPYTER:
-		strlcpy_(u->jup_id, r->req.id, sizeof(u->jup_id));
-		u->jup_pending = false;
-		u->jup_ok = r->code == GR_OK;
-		text_sanitize(u->jup_text, sizeof(u->jup_text), u->jup_ok ? r->url : r->err.msg);
-		if (u->jup_ok)
-			ui_message(u, UC_GOOD, "Jupyter on %s: %s", r->req.id, u->jup_text);
-		else
-			ui_message(u, UC_BAD, "%s", u->jup_text);
-		ui_instances_details_update(u);
 		break;
 	case UJ_CLUSTER:
 		/* Its error is the view's to show; the data it had stays on screen. */
@@ -155,28 +114,15 @@ apply_result(struct ui *u, struct ui_result *r)
 			break;
 		}
 		cost_set_release(&u->costs);
-		cost_set_release(&u->by_provider);
-		cost_set_release(&u->by_label);
 		u->costs = r->costs;
-		u->by_provider = r->by_provider;
-		u->by_label = r->by_label;
-		u->audit = r->audit;
-		memcpy(u->audit_per, r->audit_per, sizeof(u->audit_per));
-		u->n_audit_per = r->n_audit_per;
-		u->audit_target = r->audit_target;
 		memset(&r->costs, 0, sizeof(r->costs));
-		memset(&r->by_provider, 0, sizeof(r->by_provider));
-		memset(&r->by_label, 0, sizeof(r->by_label));
 		u->have_costs = true;
-		free(u->events);
-		u->events = r->events;
-		u->n_events = r->n_events;
-		r->events = NULL;
-		r->n_events = 0;
 		break;
 	default:
 		break;
 	}
+	/* What only a view keeps (metrics, an instance's jobs, the costs' lines, events). */
+	ui_views_take(u, r);
 }
 
 /* Request what is due; returns milliseconds until the next job falls due. */
@@ -194,7 +140,7 @@ schedule(struct ui *u)
 		/* Offers and the cluster only while they are on screen; metrics only while one
 		   is watched. */
 		if ((j == UJ_OFFERS && u->view != UV_OFFERS) || (j == UJ_METRICS &&
-		    u->watch[0] == '\0') || (j == UJ_CLUSTER && u->view != UV_CLUSTER))
+		    u->mv.watch[0] == '\0') || (j == UJ_CLUSTER && u->view != UV_CLUSTER))
 			continue;
 		left = u->last_req[j] + u->interval[j] - now;
 		if (left <= 0) {
@@ -205,8 +151,8 @@ schedule(struct ui *u)
 			next = left;
 	}
 	/* The open detail pane follows its instance's jobs at the pace of the instances. */
-	if (u->dialog == UD_PAGER && u->detail_id[0] != '\0' &&
-	    strcmp(u->dlg_title, u->detail_id) == 0) {
+	if (u->dialog == UD_PAGER && u->iv.detail_id[0] != '\0' &&
+	    strcmp(u->dlg_title, u->iv.detail_id) == 0) {
 		left = u->last_req[UJ_JOBLOGS] + u->interval[UJ_INSTANCES] - now;
 		if (left <= 0) {
 			ui_request(u, UJ_JOBLOGS);
@@ -265,7 +211,7 @@ init_ui(struct ui *u, struct session *s, const struct ui_opts *o, struct config 
 		offer_list_init(&u->prov[i].offers);
 		instance_list_init(&u->prov[i].insts);
 	}
-	offer_list_init(&u->offers);
+	offer_list_init(&u->ov.offers);
 	instance_list_init(&u->insts);
 	u->interval[UJ_OFFERS] = (double)parse_duration(config_get(cfg,
 	    "dashboard.offers_interval"));
@@ -317,16 +263,10 @@ release_ui(struct ui *u)
 		instance_list_release(&u->prov[i].insts);
 		cluster_state_release(&u->prov[i].cluster);
 	}
-	/* u->offers belonged to the offers grid, released with the views. */
+	/* u->ov.offers belonged to the offers grid, released with the views. */
 	instance_list_release(&u->insts);
 	cost_set_release(&u->costs);
-	cost_set_release(&u->by_provider);
-	cost_set_release(&u->by_label);
 	sb_release(&u->dlg_text);
-	free(u->events);
-	free(u->idle);
-	free(u->jobs);
-	free(u->djobs);
 }
 
 /* CPU seconds of the calling thread: on a loaded machine the wall clock also counts the
@@ -375,7 +315,7 @@ bench(struct ui *u, char *report, size_t n)
 	frame = xcalloc((size_t)u->opts.bench_frames, sizeof(*frame));
 	cpu = xcalloc((size_t)u->opts.bench_frames, sizeof(*cpu));
 	result = xcalloc((size_t)u->opts.bench_frames, sizeof(*result));
-	ui_grid_wait(&u->og, 600000);
+	ui_grid_wait(&u->ov.grid, 600000);
 	u->need_clear = false;
 	ui_draw(u);
 	for (i = 0; i < u->opts.bench_frames; i++) {
@@ -388,14 +328,14 @@ bench(struct ui *u, char *report, size_t n)
 		frame[n_frame++] = (t1 - t0) * 1000;
 		if (t1 - t0 > worst)
 			worst = t1 - t0;
-		if (u->og.busy && ui_grid_wait(&u->og, 600000)) {
+		if (u->ov.grid.busy && ui_grid_wait(&u->ov.grid, 600000)) {
 			ui_draw(u);
 			result[n_result++] = (ui_clock() - t0) * 1000;
 		}
 	}
 	snprintf(report, n, "dashboard: %ld keys over %zu of %zu offers (%dx%d): frame median "
 	    "%.3f ms (UI thread CPU %.3f ms), worst %.3f ms; sort result median %.1f ms (%zu "
-	    "sorts)\n", u->opts.bench_frames, u->og.n_order, u->og.n, COLS, LINES,
+	    "sorts)\n", u->opts.bench_frames, u->ov.grid.n_order, u->ov.grid.n, COLS, LINES,
 	    median(frame, n_frame), median(cpu, n_frame), worst * 1000, median(result, n_result),
 	    n_result);
 	free(frame);
@@ -407,7 +347,7 @@ bench(struct ui *u, char *report, size_t n)
  * frame that shows it, and the UI thread's CPU time in that span), per drawn frame ("frame
  * MS CPU_MS"), per swapped-in sort ("swap MS": from the submission) and per offers answer
  * taken in ("same", "taken" or "copied" MS CPU_MS: see ui_offers_merge; "unasked" when the
- * provider's market stamp said nothing changed, so nothing was fetched: fetch.c).
+ * provider's market stamp said nothing changed, so nothing was fetched: session/lanes.c).
  * bench/dashboard.sh and bench/dashboard-refresh.sh read it. */
 static void
 trace_line(FILE *fp, const char *what, double since, double cpu_since)
@@ -435,24 +375,24 @@ loop(struct ui *u)
 
 	pfd[0].fd = STDIN_FILENO;
 	pfd[0].events = POLLIN;
-	pfd[1].fd = ui_fetch_fd(u->fetch);
+	pfd[1].fd = lanes_fd(u->fetch);
 	pfd[1].events = POLLIN;
 	pfd[2].fd = ui_offers_fd(u);	/* -1 (ignored) when the grid sorts in place */
 	pfd[2].events = POLLIN;
 	u->dirty = true;
 	while (!u->quit && !*u->opts.stop) {
-		for (r = ui_fetch_take(u->fetch); r != NULL; r = next) {
+		for (r = lanes_take(u->fetch); r != NULL; r = next) {
 			bool offers = r->job == UJ_OFFERS && r->code == GR_OK;
 
 			next = r->next;
 			t = ui_clock();
 			c = thread_cpu();
 			apply_result(u, r);
-			ui_result_free(r);
+			lanes_result_free(r);
 			if (offers)
-				trace_line(tr, u->merged, t, c);
+				trace_line(tr, u->ov.merged, t, c);
 		}
-		t = u->og.submitted;
+		t = u->ov.grid.submitted;
 		if (ui_offers_collect(u)) {
 			u->dirty = true;
 			trace_line(tr, "swap", t, -1);
@@ -546,7 +486,7 @@ ui_dashboard_run(struct session *s, const struct ui_opts *o, struct gr_error *er
 	u->view = (enum ui_view)v;
 	for (i = 0; i < u->n_prov; i++)
 		names[i] = u->prov[i].name;
-	u->fetch = ui_fetch_new(names, u->n_prov, s->profile);
+	u->fetch = lanes_new(names, u->n_prov, s->profile, &ui_lane_ops);
 	if (u->fetch == NULL) {
 		release_ui(u);
 		free(u);
@@ -560,7 +500,7 @@ ui_dashboard_run(struct session *s, const struct ui_opts *o, struct gr_error *er
 	scr = newterm(NULL, stdout, stdin);
 	if (scr == NULL) {
 		restore_stderr(captured);
-		ui_fetch_free(u->fetch);
+		lanes_free(u->fetch);
 		release_ui(u);
 		free(u);
 		return gr_fail(err, GR_EUSAGE, "cannot drive this terminal (TERM=%s)",
@@ -593,7 +533,7 @@ ui_dashboard_run(struct session *s, const struct ui_opts *o, struct gr_error *er
 	for (i = 0; i < ARRAY_LEN(fatal); i++)
 		sigaction(fatal[i], &old[i], NULL);
 	restore_stderr(captured);
-	ui_fetch_free(u->fetch);
+	lanes_free(u->fetch);
 	release_ui(u);
 	free(u);
 	if (report[0] != '\0')

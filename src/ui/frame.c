@@ -25,7 +25,7 @@ ui_busy_for(struct ui *u, enum ui_job job, size_t *who)
 	size_t i;
 
 	for (i = 0; i < u->n_prov; i++) {
-		b = ui_fetch_busy(u->fetch, job, (int)i);
+		b = lanes_busy(u->fetch, job, (int)i);
 		if (b > worst) {
 			worst = b;
 			if (who != NULL)
@@ -93,19 +93,20 @@ draw_tabs(struct ui *u)
 	switch (u->view) {
 	case UV_OFFERS:
 		/* Both of the set on screen: a newer fetch counts once its rows are in. */
-		snprintf(info, sizeof(info), _("%zu of %zu offers"), u->og.n_order, u->og.n);
+		snprintf(info, sizeof(info), _("%zu of %zu offers"), u->ov.grid.n_order,
+		    u->ov.grid.n);
 		break;
 	case UV_INSTANCES:
 		snprintf(info, sizeof(info), ngettext("%zu instance", "%zu instances",
-		    u->ig.n_order), u->ig.n_order);
+		    u->iv.grid.n_order), u->iv.grid.n_order);
 		break;
 	case UV_METRICS:
-		snprintf(info, sizeof(info), "%s", u->watch[0] ? u->watch : _("no instance"));
+		snprintf(info, sizeof(info), "%s", u->mv.watch[0] ? u->mv.watch : _("no instance"));
 		break;
 	default:
 		break;
 	}
-	busy = view_job[u->view] == UJ_COSTS ? ui_fetch_busy(u->fetch, UJ_COSTS, -1) :
+	busy = view_job[u->view] == UJ_COSTS ? lanes_busy(u->fetch, UJ_COSTS, -1) :
 	    ui_busy_for(u, view_job[u->view], NULL);
 	if (busy >= 0)
 		strlcpy_(info + strlen(info), u->utf8 ? "  \xe2\x9f\xb3 " : "  * ",
@@ -131,7 +132,7 @@ provider_trouble(struct ui *u, char *buf, size_t n)
 		double worst = -1;
 
 		for (j = 0; j < UJ_COSTS; j++) {
-			b = ui_fetch_busy(u->fetch, (enum ui_job)j, (int)i);
+			b = lanes_busy(u->fetch, (enum ui_job)j, (int)i);
 			if (b > worst)
 				worst = b;
 		}

@@ -48,7 +48,7 @@ ui_provider_of(const struct ui *u, const char *id)
 void
 ui_request(struct ui *u, enum ui_job job)
 {
-	struct ui_request req;
+	struct lane_request req;
 	size_t i;
 	int p;
 
@@ -56,35 +56,35 @@ ui_request(struct ui *u, enum ui_job job)
 	u->last_req[job] = ui_clock();
 	switch (job) {
 	case UJ_OFFERS:
-		req.filter = u->filter;
+		req.filter = u->ov.filter;
 		for (i = 0; i < u->n_prov; i++)
-			ui_fetch_request(u->fetch, job, (int)i, &req);
+			lanes_request(u->fetch, job, (int)i, &req);
 		break;
 	case UJ_INSTANCES:
 		for (i = 0; i < u->n_prov; i++)
-			ui_fetch_request(u->fetch, job, (int)i, &req);
+			lanes_request(u->fetch, job, (int)i, &req);
 		break;
 	case UJ_METRICS:
-		if (u->watch[0] == '\0' || (p = ui_provider_of(u, u->watch)) < 0)
+		if (u->mv.watch[0] == '\0' || (p = ui_provider_of(u, u->mv.watch)) < 0)
 			break;
-		strlcpy_(req.id, u->watch, sizeof(req.id));
-		req.history = u->want_history;
-		ui_fetch_request(u->fetch, job, p, &req);
+		strlcpy_(req.id, u->mv.watch, sizeof(req.id));
+		req.history = u->mv.want_history;
+		lanes_request(u->fetch, job, p, &req);
 		break;
 	case UJ_COSTS:
-		ui_fetch_request(u->fetch, job, -1, &req);
+		lanes_request(u->fetch, job, -1, &req);
 		break;
 	case UJ_CLUSTER:
 		for (i = 0; i < u->n_prov; i++)
 			if (u->prov[i].is_cluster)
-				ui_fetch_request(u->fetch, job, (int)i, &req);
+				lanes_request(u->fetch, job, (int)i, &req);
 		break;
 	case UJ_JOBLOGS:
-		if (u->detail_id[0] == '\0' || (p = ui_provider_of(u, u->detail_id)) < 0)
+		if (u->iv.detail_id[0] == '\0' || (p = ui_provider_of(u, u->iv.detail_id)) < 0)
 			break;
-		strlcpy_(req.id, u->detail_id, sizeof(req.id));
-		u->dlogs_pending = true;
-		ui_fetch_request(u->fetch, job, p, &req);
+		strlcpy_(req.id, u->iv.detail_id, sizeof(req.id));
+		u->iv.dlogs_pending = true;
+		lanes_request(u->fetch, job, p, &req);
 		break;
 	default:
 		break;
@@ -92,7 +92,7 @@ ui_request(struct ui *u, enum ui_job job)
 }
 
 void
-ui_confirm(struct ui *u, const char *title, const char *text, const struct ui_request *req,
+ui_confirm(struct ui *u, const char *title, const char *text, const struct lane_request *req,
     int provider)
 {
 	u->dialog = UD_CONFIRM;

@@ -77,8 +77,8 @@ set_view(struct ui *u, enum ui_view v)
 		ui_request(u, UJ_OFFERS);
 	if (v == UV_CLUSTER && ui_clock() - u->last_req[UJ_CLUSTER] > u->interval[UJ_CLUSTER])
 		ui_request(u, UJ_CLUSTER);
-	if (v == UV_METRICS && u->watch[0] == '\0') {
-		const struct instance *in = ui_grid_selected(&u->ig);
+	if (v == UV_METRICS && u->mv.watch[0] == '\0') {
+		const struct instance *in = ui_grid_selected(&u->iv.grid);
 
 		if (in != NULL)
 			ui_metrics_watch(u, in->id);
@@ -134,13 +134,13 @@ live_filter(struct ui *u)
 		return;
 	}
 	/* As offers: a price term meets another currency only at a rate, else it is refused. */
-	if (offers_money_check(&u->offers, &f, NULL, false, &u->fx, &money, &err) != GR_OK) {
+	if (offers_money_check(&u->ov.offers, &f, NULL, false, &u->fx, &money, &err) != GR_OK) {
 		text_sanitize(u->input_err, sizeof(u->input_err), err.msg);
 		return;
 	}
 	u->input_err[0] = '\0';
-	u->filter = f;
-	strlcpy_(u->filter_text, u->input, sizeof(u->filter_text));
+	u->ov.filter = f;
+	strlcpy_(u->ov.filter_text, u->input, sizeof(u->ov.filter_text));
 	ui_offers_rebuild(u);
 }
 
@@ -224,7 +224,7 @@ dialog_key(struct ui *u, int key)
 	u->dirty = true;
 	if (u->dialog == UD_CONFIRM) {
 		if (key == 'y' || key == 'Y') {
-			ui_fetch_request(u->fetch, UJ_ACTION, u->dlg_provider, &u->dlg_req);
+			lanes_request(u->fetch, UJ_ACTION, u->dlg_provider, &u->dlg_req);
 			ui_message(u, UC_ACCENT, u->dlg_req.action == UA_LAUNCH ?
 			    N_("launching %s ...") : u->dlg_req.action == UA_STOP ?
 			    N_("stopping %s ...") : N_("destroying %s ..."), u->dlg_req.id);
@@ -324,8 +324,8 @@ ui_handle_key(struct ui *u, int key)
 	}
 	if (key == '/' && u->view == UV_OFFERS) {
 		u->input_kind = '/';
-		strlcpy_(u->input, u->filter_text, sizeof(u->input));
-		strlcpy_(u->saved_filter, u->filter_text, sizeof(u->saved_filter));
+		strlcpy_(u->input, u->ov.filter_text, sizeof(u->input));
+		strlcpy_(u->saved_filter, u->ov.filter_text, sizeof(u->saved_filter));
 		u->input_err[0] = '\0';
 		return;
 	}

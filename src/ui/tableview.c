@@ -119,6 +119,17 @@ ui_table_key(struct ui *u, struct ui_grid *g, int key, void (*rebuild)(struct ui
 	return true;
 }
 
+const struct instance *
+ui_instance_find(const struct ui *u, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < u->insts.n; i++)
+		if (strcmp(u->insts.v[i].id, id) == 0)
+			return &u->insts.v[i];
+	return NULL;
+}
+
 /* Whether --readonly forbids actions; says so when it does. */
 bool
 ui_refuse_readonly(struct ui *u)

@@ -1,10 +1,11 @@
 /*
  * ui.h - the dashboard's shared state (not a public contract; src/ui only).
  *
- * One struct ui holds what the screen shows: the data last received from the lanes
- * (fetch.h), the tables built from it (grid.h), and the interaction state. Drawing reads
- * it; key handlers and arriving results change it and set `dirty`; the loop draws once
- * per wake-up when dirty is set (htop's and tmux's redraw flags).
+ * One struct ui holds what the screen shows: each view's own state (struct offers_view,
+ * ...: the data last received from the lanes, gpurent/lanes.h, and the tables built from
+ * it, grid.h), what the views share, and the interaction state. Drawing reads it; key
+ * handlers and arriving results change it and set `dirty`; the loop draws once per
+ * wake-up when dirty is set (htop's and tmux's redraw flags).
  */
 #ifndef GPURENT_UI_UI_H
 #define GPURENT_UI_UI_H
@@ -76,17 +77,86 @@ struct ui_view_ctx {
 	void (*request)(struct ui *u, enum ui_job job);
 	/* Ask y/N over the body; yes sends req to the provider's action lane. */
 	void (*confirm)(struct ui *u, const char *title, const char *text,
-	    const struct ui_request *req, int provider);
+	    const struct lane_request *req, int provider);
 	/* Show text in the pager over the body. */
 	void (*pager)(struct ui *u, const char *title, const char *text);
 	/* The index of an id's provider among u->prov, -1 when not shown. */
 	int (*provider_of)(const struct ui *u, const char *id);
 };
 
+/*
+ * Each view's own state, in struct ui. The view (view_*.c) sets it up and frees it; the
+ * dashboard writes what the lanes bring into it.
+ */
+
+/* The offers view (view_offers.c). */
+struct offers_view {
+	struct offer_list offers;	/* every provider's, merged: owned by the grid's rows
+					   (ui_offers_merge), not freed here */
+	const char *merged;		/* what the last merge did, for GPURENT_UI_TRACE:
+					   "same", "taken" or "copied"; "unasked": no
+					   answer to merge (lanes.h) */
+	struct ui_grid grid;
+	struct filter filter;
+	char filter_text[256];
+};
+
+/* The instances view (view_instances.c). */
+struct instances_view {
+	struct ui_grid grid;
+	struct ui_idle *idle;
+	size_t n_idle;
+	struct ui_jobs_count *jobs;
+	size_t n_jobs;
+	/* The detail pane of one instance (Enter): its jobs and their logs, from UJ_JOBLOGS. */
+	char detail_id[ID_MAX];		/* the instance whose pane is or was open */
+	struct remote_job *djobs;
+	size_t n_djobs;
+	struct ui_job_log dlogs[UI_JOB_LOGS];
+	size_t n_dlogs;
+	bool dlogs_pending;		/* asked, no answer yet */
+	bool dlogs_have;		/* an answer came for detail_id */
+	char dlogs_err[200];		/* why the instance could not be asked, stripped */
+	/* The Jupyter key: the last answer, for jup_id. */
+	char jup_id[ID_MAX];
+	char jup_text[700];		/* the URL, or why there is none (stripped) */
+	bool jup_ok, jup_pending;
+};
+
+/* The metrics view (view_metrics.c): one instance's. */
+struct metrics_view {
+	char watch[ID_MAX];
+	struct ui_ring ring[UI_MAX_GPUS][UM__COUNT];
+	struct gpu_sample last[UI_MAX_GPUS];
+	int n_gpus;
+	size_t gpu_top;			/* the selected GPU: shown first, with every field */
+	bool want_history;		/* the next metrics request also reads the history */
+};
+
+/* The costs view (view_costs.c). */
+struct costs_view {
+	struct cost_set by_provider, by_label;	/* each currency, and converted */
+	struct ui_audit audit;		/* the last 7 days (fetch.h) */
+};
+
+/* The events view (view_events.c): the watcher's newest (they come with the costs: the
+   same lane reads the database). */
+struct events_view {
+	struct event *events;
+	size_t n_events;
+	size_t top;			/* first shown, counted from the newest */
+};
+
+/* The cluster view (view_cluster.c): its first line shown, and how many it had when last
+   drawn. */
+struct cluster_view {
+	size_t top, lines;
+};
+
 struct ui {
 	const struct ui_view_ctx *ctx;
 	struct session *s;
-	struct ui_fetch *fetch;
+	struct lanes *fetch;
 	struct ui_opts opts;
 	struct ui_prov prov[SESSION_MAX_PROVIDERS];
 	size_t n_prov;
@@ -108,62 +178,17 @@ struct ui {
 	struct ui_layout lay;
 	bool dirty, need_clear, quit;
 
-	/* Offers. */
-	struct offer_list offers;	/* every provider's, merged: owned by the grid's rows
-					   (ui_offers_merge), not freed here */
-	const char *merged;		/* what the last merge did, for GPURENT_UI_TRACE:
-					   "same", "taken" or "copied"; "unasked": no
-					   answer to merge (fetch.h) */
-	struct ui_grid og;
-	struct filter filter;
-	char filter_text[256];
-
-	/* Instances. */
-	struct instance_list insts;
-	struct ui_grid ig;
+	/* Each view's own state (its view_*.c sets it up and frees it), and what they share. */
+	struct offers_view ov;
+	struct instances_view iv;
+	struct metrics_view mv;
+	struct costs_view cv;
+	struct events_view ev;
+	struct cluster_view clv;
+	struct instance_list insts;	/* every provider's, for the instances and metrics */
 	int64_t now;			/* provider clock of the last instance list */
-	struct ui_idle *idle;
-	size_t n_idle;
-	struct ui_jobs_count *jobs;
-	size_t n_jobs;
-
-	/* The detail pane of one instance (Enter): its jobs and their logs, from UJ_JOBLOGS. */
-	char detail_id[ID_MAX];		/* the instance whose pane is or was open */
-	struct remote_job *djobs;
-	size_t n_djobs;
-	struct ui_job_log dlogs[UI_JOB_LOGS];
-	size_t n_dlogs;
-	bool dlogs_pending;		/* asked, no answer yet */
-	bool dlogs_have;		/* an answer came for detail_id */
-	char dlogs_err[200];		/* why the instance could not be asked, stripped */
-	/* The Jupyter key: the last answer, for jup_id. */
-	char jup_id[ID_MAX];
-	char jup_text[700];		/* the URL, or why there is none (stripped) */
-	bool jup_ok, jup_pending;
-
-	/* Metrics of one instance. */
-	char watch[ID_MAX];
-	struct ui_ring ring[UI_MAX_GPUS][UM__COUNT];
-	struct gpu_sample last[UI_MAX_GPUS];
-	int n_gpus;
-	size_t gpu_top;			/* the selected GPU: shown first, with every field */
-	bool want_history;		/* the next metrics request also reads the history */
-
-	/* Costs. */
-	struct cost_set costs, by_provider, by_label;	/* each currency, and converted */
-	struct audit_row audit;		/* the last 7 days in total (audit.h) */
-	struct audit_row audit_per[UI_MAX_CURRENCIES];	/* and per currency */
-	size_t n_audit_per;
-	int audit_target;
+	struct cost_set costs;		/* spent so far, each currency, and converted */
 	bool have_costs;
-
-	/* The watcher's newest events (with the costs: the same lane reads the database). */
-	struct event *events;
-	size_t n_events;
-	size_t ev_top;			/* first shown, counted from the newest */
-
-	/* The cluster view: its first line shown, and how many it had when last drawn. */
-	size_t cl_top, cl_lines;
 
 	/* The status line: a message for a while, else provider errors. */
 	char msg[256];
@@ -181,7 +206,7 @@ struct ui {
 	char dlg_title[96];
 	struct sb dlg_text;		/* confirmation text, or pager lines */
 	size_t dlg_top;
-	struct ui_request dlg_req;	/* what yes does */
+	struct lane_request dlg_req;	/* what yes does */
 	int dlg_provider;
 };
 
@@ -200,6 +225,9 @@ struct ui_view_ops {
 	const char *title;			/* on its tab */
 	void (*init)(struct ui *u);		/* NULL: nothing to set up */
 	void (*release)(struct ui *u);		/* NULL: nothing to free */
+	/* A lane's result, for what the view keeps of it in its own state (NULL: nothing);
+	   what it takes it leaves empty in r. */
+	void (*take)(struct ui *u, struct ui_result *r);
 	void (*draw)(struct ui *u, const struct ui_rect *body);
 	bool (*key)(struct ui *u, int key);	/* true: used; NULL: no keys of its own */
 	const char *keys;			/* the key hints of the bottom line */
@@ -220,18 +248,21 @@ bool ui_table_key(struct ui *u, struct ui_grid *g, int key, void (*rebuild)(stru
 void ui_table_details(struct ui *u, const char *title, const struct column *cols, size_t n,
     cell_fn get, const void *row, void *ctx);
 bool ui_refuse_readonly(struct ui *u);
+/* The instance of the last list (u->insts) with this id, NULL when it is not there. */
+const struct instance *ui_instance_find(const struct ui *u, const char *id);
 
 /* views.c: the view on screen draws its body and answers its keys (true: used). */
 int ui_view_find(const char *name);	/* a name or unique prefix: the view, -1, -2 ambiguous */
 const char *ui_view_title(enum ui_view v);
 void ui_views_init(struct ui *u);
 void ui_views_release(struct ui *u);
+void ui_views_take(struct ui *u, struct ui_result *r);
 void ui_view_draw(struct ui *u);
 bool ui_view_key(struct ui *u, int key);
 const char *ui_view_keys(const struct ui *u);
 /* view_offers.c, view_instances.c: rebuild the table after new data or a new filter. */
 void ui_offers_rebuild(struct ui *u);
-/* view_offers.c: the providers' offers merged into a new u->offers, filtered and sorted
+/* view_offers.c: the providers' offers merged into a new u->ov.offers, filtered and sorted
  * off the UI thread; the descriptor to poll for the result, and taking it (true: it came). */
 void ui_offers_merge(struct ui *u);
 int ui_offers_fd(const struct ui *u);
@@ -241,11 +272,8 @@ void ui_instances_rebuild(struct ui *u);
 void ui_instances_details_update(struct ui *u);
 /* A key in the detail pane that is its own (u: Jupyter); true when used. */
 bool ui_instances_details_key(struct ui *u, int key);
-/* view_metrics.c: follow an instance's samples; add the samples that arrived. */
+/* view_metrics.c: follow an instance's samples. */
 void ui_metrics_watch(struct ui *u, const char *id);
-void ui_metrics_add(struct ui *u, const struct sample_list *l);
-/* Start the sparklines over from the history (oldest first), then l is the newest. */
-void ui_metrics_fill(struct ui *u, const struct sample_list *history, const struct sample_list *l);
 
 /* input.c: one key, from the loop. */
 void ui_handle_key(struct ui *u, int key);
@@ -264,7 +292,7 @@ void ui_message(struct ui *u, int color, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void ui_request(struct ui *u, enum ui_job job);
 int ui_provider_of(const struct ui *u, const char *id);
-void ui_confirm(struct ui *u, const char *title, const char *text, const struct ui_request *req,
+void ui_confirm(struct ui *u, const char *title, const char *text, const struct lane_request *req,
     int provider);
 void ui_pager(struct ui *u, const char *title, const char *text);
 

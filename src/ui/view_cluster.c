@@ -128,7 +128,7 @@ draw_jobs(struct ui *u, struct lines *l, const struct cluster_state *c, int64_t 
 static void
 draw_cluster(struct ui *u, const struct ui_rect *r)
 {
-	struct lines l = { r, u->cl_top, 0 };
+	struct lines l = { r, u->clv.top, 0 };
 	char line[512], clean[256];
 	int64_t now = (int64_t)time(NULL);
 	size_t i, shown = 0;
@@ -159,27 +159,27 @@ draw_cluster(struct ui *u, const struct ui_rect *r)
 	if (shown == 0)
 		emit(&l, _("  no cluster among the providers shown (a Slurm cluster is one: "
 		    "--provider slurm)"), ui_attr(UC_DIM));
-	u->cl_lines = l.n;
+	u->clv.lines = l.n;
 }
 
 static bool
 cluster_key(struct ui *u, int key)
 {
 	size_t page = (size_t)(u->lay.body.h > 2 ? u->lay.body.h - 2 : 1);
-	size_t last = u->cl_lines > 0 ? u->cl_lines - 1 : 0;
+	size_t last = u->clv.lines > 0 ? u->clv.lines - 1 : 0;
 
 	if (key == UI_FKEY(KEY_DOWN) || key == 'j') {
-		if (u->cl_top < last)
-			u->cl_top++;
+		if (u->clv.top < last)
+			u->clv.top++;
 	} else if (key == UI_FKEY(KEY_UP) || key == 'k') {
-		if (u->cl_top > 0)
-			u->cl_top--;
+		if (u->clv.top > 0)
+			u->clv.top--;
 	} else if (key == UI_FKEY(KEY_NPAGE)) {
-		u->cl_top = u->cl_top + page <= last ? u->cl_top + page : last;
+		u->clv.top = u->clv.top + page <= last ? u->clv.top + page : last;
 	} else if (key == UI_FKEY(KEY_PPAGE)) {
-		u->cl_top = u->cl_top > page ? u->cl_top - page : 0;
+		u->clv.top = u->clv.top > page ? u->clv.top - page : 0;
 	} else if (key == UI_FKEY(KEY_HOME) || key == 'g') {
-		u->cl_top = 0;
+		u->clv.top = 0;
 	} else
 		return false;
 	u->dirty = true;

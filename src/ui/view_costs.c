@@ -72,16 +72,17 @@ audit_waste(const struct ui *u, char *buf, size_t n)
 	char a[32], list[160] = "";
 	size_t i, len = 0;
 
-	for (i = 0; i < u->n_audit_per && len + 1 < sizeof(list); i++) {
+	for (i = 0; i < u->cv.audit.n_per && len + 1 < sizeof(list); i++) {
 		snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", money_format_in(a,
-		    sizeof(a), u->audit_per[i].waste, 2, u->audit_per[i].currency));
+		    sizeof(a), u->cv.audit.per[i].waste, 2, u->cv.audit.per[i].currency));
 		len = strlen(list);
 	}
-	if (u->n_audit_per == 0)
+	if (u->cv.audit.n_per == 0)
 		money_format_in(list, sizeof(list), 0, 2, NULL);
-	if (u->audit.converted)
+	if (u->cv.audit.total.converted)
 		snprintf(buf, n, _("%s (%s converted at your configured rate)"), list,
-		    money_format_in(a, sizeof(a), u->audit.waste, 2, u->audit.currency));
+		    money_format_in(a, sizeof(a), u->cv.audit.total.waste, 2,
+		    u->cv.audit.total.currency));
 	else
 		snprintf(buf, n, "%s", list);
 }
@@ -90,7 +91,7 @@ audit_waste(const struct ui *u, char *buf, size_t n)
 static void
 draw_audit(const struct ui *u, int y, int w)
 {
-	const struct audit_row *t = &u->audit;
+	const struct audit_row *t = &u->cv.audit.total;
 	char line[384], util[48], waste[224];
 	double idle = audit_idle_share(t);
 	bool wasted = false;
@@ -108,16 +109,16 @@ draw_audit(const struct ui *u, int y, int w)
 	}
 	if (t->util_known)
 		snprintf(util, sizeof(util), _("GPU util %.0f%% (target %d%%)"), t->util_mean,
-		    u->audit_target);
+		    u->cv.audit.target);
 	else
 		snprintf(util, sizeof(util), _("GPU util unknown (no samples)"));
 	audit_waste(u, waste, sizeof(waste));
-	for (i = 0; i < u->n_audit_per; i++)
-		wasted |= u->audit_per[i].waste > 0;
+	for (i = 0; i < u->cv.audit.n_per; i++)
+		wasted |= u->cv.audit.per[i].waste > 0;
 	snprintf(line, sizeof(line), _("Last 7 days    %s, idle %.0f%% of billed time, waste %s "
 	    "('gpurent audit')"), util, idle * 100.0, waste);
 	ui_put(y, 2, w, line, ui_attr(wasted || (t->util_known &&
-	    t->util_mean < u->audit_target) ? UC_WARN : UC_GOOD), false);
+	    t->util_mean < u->cv.audit.target) ? UC_WARN : UC_GOOD), false);
 }
 
 /*
@@ -230,13 +231,37 @@ draw_costs(struct ui *u, const struct ui_rect *r)
 	y = draw_uncounted(u, y, r->w);
 	y++;
 	half = (r->w - 6) / 2;
-	draw_cost_lines(y, 2, half, r->y + r->h - y, _("BY PROVIDER"), &u->by_provider);
-	draw_cost_lines(y, 4 + half, half, r->y + r->h - y, _("BY LABEL"), &u->by_label);
+	draw_cost_lines(y, 2, half, r->y + r->h - y, _("BY PROVIDER"), &u->cv.by_provider);
+	draw_cost_lines(y, 4 + half, half, r->y + r->h - y, _("BY LABEL"), &u->cv.by_label);
+}
+
+/* The lines by provider and by label, and the audit line (the totals are the frame's). */
+static void
+costs_take(struct ui *u, struct ui_result *r)
+{
+	if (r->job != UJ_COSTS || r->code != GR_OK)
+		return;
+	cost_set_release(&u->cv.by_provider);
+	cost_set_release(&u->cv.by_label);
+	u->cv.by_provider = r->by_provider;
+	u->cv.by_label = r->by_label;
+	u->cv.audit = *r->audit;
+	memset(&r->by_provider, 0, sizeof(r->by_provider));
+	memset(&r->by_label, 0, sizeof(r->by_label));
+}
+
+static void
+costs_release(struct ui *u)
+{
+	cost_set_release(&u->cv.by_provider);
+	cost_set_release(&u->cv.by_label);
 }
 
 const struct ui_view_ops ui_view_costs = {
 	.name = "costs",
 	.title = N_("Costs"),
+	.release = costs_release,
+	.take = costs_take,
 	.draw = draw_costs,
 	.keys = N_("r refresh  1-6 views"),
 };

@@ -4,6 +4,7 @@
  */
 #include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/i18n.h"
@@ -41,15 +42,15 @@ draw_events(struct ui *u, const struct ui_rect *r)
 		ui_put(y, 2, r->w - 4, _("reading the journal ..."), ui_attr(UC_DIM), false);
 		return;
 	}
-	if (u->n_events == 0) {
+	if (u->ev.n_events == 0) {
 		ui_put(y, 2, r->w - 4, _("no events: 'gpurent watch' writes them when it acts"),
 		    ui_attr(UC_DIM), false);
 		return;
 	}
-	if (u->ev_top >= u->n_events)
-		u->ev_top = u->n_events - 1;
-	for (i = u->ev_top; i < u->n_events && (int)(i - u->ev_top) < rows; i++) {
-		const struct event *e = &u->events[u->n_events - 1 - i];
+	if (u->ev.top >= u->ev.n_events)
+		u->ev.top = u->ev.n_events - 1;
+	for (i = u->ev.top; i < u->ev.n_events && (int)(i - u->ev.top) < rows; i++) {
+		const struct event *e = &u->ev.events[u->ev.n_events - 1 - i];
 		struct cell c = { CELL_TIME, NULL, e->at, 0, 0 };
 
 		cell_text(&c, at, sizeof(at), true);
@@ -69,26 +70,47 @@ events_key(struct ui *u, int key)
 	size_t page = (size_t)(u->lay.body.h > 2 ? u->lay.body.h - 2 : 1);
 
 	if (key == UI_FKEY(KEY_DOWN) || key == 'j') {
-		if (u->ev_top + 1 < u->n_events)
-			u->ev_top++;
+		if (u->ev.top + 1 < u->ev.n_events)
+			u->ev.top++;
 	} else if (key == UI_FKEY(KEY_UP) || key == 'k') {
-		if (u->ev_top > 0)
-			u->ev_top--;
+		if (u->ev.top > 0)
+			u->ev.top--;
 	} else if (key == UI_FKEY(KEY_NPAGE)) {
-		u->ev_top = u->ev_top + page < u->n_events ? u->ev_top + page : u->ev_top;
+		u->ev.top = u->ev.top + page < u->ev.n_events ? u->ev.top + page : u->ev.top;
 	} else if (key == UI_FKEY(KEY_PPAGE)) {
-		u->ev_top = u->ev_top > page ? u->ev_top - page : 0;
+		u->ev.top = u->ev.top > page ? u->ev.top - page : 0;
 	} else if (key == UI_FKEY(KEY_HOME) || key == 'g') {
-		u->ev_top = 0;
+		u->ev.top = 0;
 	} else
 		return false;
 	u->dirty = true;
 	return true;
 }
 
+/* The watcher's newest events, read with the costs. */
+static void
+events_take(struct ui *u, struct ui_result *r)
+{
+	if (r->job != UJ_COSTS || r->code != GR_OK)
+		return;
+	free(u->ev.events);
+	u->ev.events = r->events;
+	u->ev.n_events = r->n_events;
+	r->events = NULL;
+	r->n_events = 0;
+}
+
+static void
+events_release(struct ui *u)
+{
+	free(u->ev.events);
+}
+
 const struct ui_view_ops ui_view_events = {
 	.name = "events",
 	.title = N_("Events"),
+	.release = events_release,
+	.take = events_take,
 	.draw = draw_events,
 	.key = events_key,
 	.keys = N_("j/k scroll  g newest  r refresh"),

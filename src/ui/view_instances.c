@@ -29,9 +29,9 @@ running_jobs(const struct ui *u, const char *id)
 {
 	size_t i;
 
-	for (i = 0; i < u->n_jobs; i++)
-		if (strcmp(u->jobs[i].id, id) == 0)
-			return u->jobs[i].running;
+	for (i = 0; i < u->iv.n_jobs; i++)
+		if (strcmp(u->iv.jobs[i].id, id) == 0)
+			return u->iv.jobs[i].running;
 	return 0;
 }
 
@@ -53,7 +53,7 @@ instances_init(struct ui *u)
 {
 	memcpy(inst_cols, instance_columns, sizeof(instance_columns));
 	inst_cols[COL_JOBS] = (struct column){ "jobs", N_("JOBS"), true, false, 1, 0 };
-	ui_grid_init(&u->ig, inst_cols, inst_show, ARRAY_LEN(inst_show), inst_cell, u);
+	ui_grid_init(&u->iv.grid, inst_cols, inst_show, ARRAY_LEN(inst_show), inst_cell, u);
 }
 
 /* Count the recorded running jobs per instance: a read of the state database only (the
@@ -65,22 +65,24 @@ count_jobs(struct ui *u)
 	struct state *st;
 	size_t n = 0, i, k;
 
-	u->n_jobs = 0;
+	u->iv.n_jobs = 0;
 	if (session_state(u->s, &st, NULL) != GR_OK || remote_job_load(st, NULL, &v, &n, NULL)
 	    != GR_OK)
 		return;
 	for (i = 0; i < n; i++) {
 		if (v[i].state != JOB_RUNNING)
 			continue;
-		for (k = 0; k < u->n_jobs && strcmp(u->jobs[k].id, v[i].instance_id) != 0; k++)
+		for (k = 0; k < u->iv.n_jobs && strcmp(u->iv.jobs[k].id, v[i].instance_id) != 0;
+		    k++)
 			;
-		if (k == u->n_jobs) {
-			u->jobs = xreallocarray(u->jobs, u->n_jobs + 1, sizeof(*u->jobs));
-			strlcpy_(u->jobs[k].id, v[i].instance_id, sizeof(u->jobs[k].id));
-			u->jobs[k].running = 0;
-			u->n_jobs++;
+		if (k == u->iv.n_jobs) {
+			u->iv.jobs = xreallocarray(u->iv.jobs, u->iv.n_jobs + 1,
+			    sizeof(*u->iv.jobs));
+			strlcpy_(u->iv.jobs[k].id, v[i].instance_id, sizeof(u->iv.jobs[k].id));
+			u->iv.jobs[k].running = 0;
+			u->iv.n_jobs++;
 		}
-		u->jobs[k].running++;
+		u->iv.jobs[k].running++;
 	}
 	free(v);
 }
@@ -176,14 +178,14 @@ details_text(struct ui *u, const struct instance *in, struct sb *text)
 		    _(instance_columns[i].header), 14, false), cell_text(&c, val, sizeof(val), true));
 	}
 	sb_adds(text, _("\nJobs"));
-	if (u->dlogs_pending)
+	if (u->iv.dlogs_pending)
 		sb_adds(text, _("  (fetching their state and logs over ssh ...)"));
 	sb_adds(text, "\n");
 	/* "None" only once the records came (or were never asked for). */
-	if (u->n_djobs == 0 && (u->dlogs_have || !u->dlogs_pending))
+	if (u->iv.n_djobs == 0 && (u->iv.dlogs_have || !u->iv.dlogs_pending))
 		sb_adds(text, _("  none recorded; start one with: gpurent run ID -- COMMAND\n"));
-	for (i = 0; i < u->n_djobs; i++) {
-		const struct remote_job *j = &u->djobs[i];
+	for (i = 0; i < u->iv.n_djobs; i++) {
+		const struct remote_job *j = &u->iv.djobs[i];
 
 		job_state(j, state, sizeof(state));
 		memset(&c, 0, sizeof(c));
@@ -195,30 +197,19 @@ details_text(struct ui *u, const struct instance *in, struct sb *text)
 		sb_addf(text, "  %s  %-10s  %8s ago  %s\n      %s\n", j->id, state, age, name,
 		    cmd);
 	}
-	if (u->dlogs_err[0] != '\0')
-		sb_addf(text, _("  (no logs: %s)\n"), u->dlogs_err);
-	for (k = 0; k < u->n_dlogs; k++) {
-		sb_addf(text, _("\nLast lines of %s\n"), u->dlogs[k].job_id);
-		add_log(text, &u->dlogs[k]);
+	if (u->iv.dlogs_err[0] != '\0')
+		sb_addf(text, _("  (no logs: %s)\n"), u->iv.dlogs_err);
+	for (k = 0; k < u->iv.n_dlogs; k++) {
+		sb_addf(text, _("\nLast lines of %s\n"), u->iv.dlogs[k].job_id);
+		add_log(text, &u->iv.dlogs[k]);
 	}
 	sb_adds(text, _("\nJupyter        "));
-	if (strcmp(u->jup_id, in->id) != 0)
+	if (strcmp(u->iv.jup_id, in->id) != 0)
 		sb_adds(text, _("press u on the instance to forward its Jupyter server\n"));
-	else if (u->jup_pending)
+	else if (u->iv.jup_pending)
 		sb_adds(text, _("looking for the server over ssh ...\n"));
 	else
-		sb_addf(text, "%s\n", u->jup_text);
-}
-
-static const struct instance *
-find_instance(const struct ui *u, const char *id)
-{
-	size_t i;
-
-	for (i = 0; i < u->insts.n; i++)
-		if (strcmp(u->insts.v[i].id, id) == 0)
-			return &u->insts.v[i];
-	return NULL;
+		sb_addf(text, "%s\n", u->iv.jup_text);
 }
 
 /* Open the pane on in, and ask for its jobs' logs in the background. */
@@ -227,13 +218,13 @@ open_details(struct ui *u, const struct instance *in)
 {
 	struct sb text;
 
-	if (strcmp(u->detail_id, in->id) != 0) {
-		strlcpy_(u->detail_id, in->id, sizeof(u->detail_id));
-		free(u->djobs);
-		u->djobs = NULL;
-		u->n_djobs = u->n_dlogs = 0;
-		u->dlogs_have = false;
-		u->dlogs_err[0] = '\0';
+	if (strcmp(u->iv.detail_id, in->id) != 0) {
+		strlcpy_(u->iv.detail_id, in->id, sizeof(u->iv.detail_id));
+		free(u->iv.djobs);
+		u->iv.djobs = NULL;
+		u->iv.n_djobs = u->iv.n_dlogs = 0;
+		u->iv.dlogs_have = false;
+		u->iv.dlogs_err[0] = '\0';
 	}
 	u->ctx->request(u, UJ_JOBLOGS);
 	sb_init(&text);
@@ -249,14 +240,15 @@ ui_instances_details_update(struct ui *u)
 	struct sb text;
 	size_t top = u->dlg_top;
 
-	if (u->dialog != UD_PAGER || u->detail_id[0] == '\0' ||
-	    strcmp(u->dlg_title, u->detail_id) != 0)
+	if (u->dialog != UD_PAGER || u->iv.detail_id[0] == '\0' ||
+	    strcmp(u->dlg_title, u->iv.detail_id) != 0)
 		return;
 	/* Gone from its provider's list (destroyed, or a job that ended): not shown as it was. */
-	if ((in = find_instance(u, u->detail_id)) == NULL) {
+	if ((in = ui_instance_find(u, u->iv.detail_id)) == NULL) {
 		u->dialog = UD_NONE;
 		u->need_clear = true;
-		u->ctx->message(u, UC_DIM, "%s is no longer listed by its provider", u->detail_id);
+		u->ctx->message(u, UC_DIM, "%s is no longer listed by its provider",
+		    u->iv.detail_id);
 		return;
 	}
 	sb_init(&text);
@@ -272,7 +264,7 @@ ask_jupyter(struct ui *u, const struct instance *in)
 {
 	if (in == NULL)
 		return;
-	struct ui_request req;
+	struct lane_request req;
 
 	if (in->state != ST_RUNNING) {
 		u->ctx->message(u, UC_WARN, "%s is %s; Jupyter needs a running instance", in->id,
@@ -281,20 +273,20 @@ ask_jupyter(struct ui *u, const struct instance *in)
 	}
 	memset(&req, 0, sizeof(req));
 	strlcpy_(req.id, in->id, sizeof(req.id));
-	ui_fetch_request(u->fetch, UJ_JUPYTER, u->ctx->provider_of(u, in->id), &req);
-	strlcpy_(u->jup_id, in->id, sizeof(u->jup_id));
-	u->jup_pending = true;
-	u->jup_text[0] = '\0';
+	lanes_request(u->fetch, UJ_JUPYTER, u->ctx->provider_of(u, in->id), &req);
+	strlcpy_(u->iv.jup_id, in->id, sizeof(u->iv.jup_id));
+	u->iv.jup_pending = true;
+	u->iv.jup_text[0] = '\0';
 	u->ctx->message(u, UC_ACCENT, "looking for Jupyter on %s ...", in->id);
 }
 
 bool
 ui_instances_details_key(struct ui *u, int key)
 {
-	if (key != 'u' || u->dialog != UD_PAGER || u->detail_id[0] == '\0' ||
-	    strcmp(u->dlg_title, u->detail_id) != 0)
+	if (key != 'u' || u->dialog != UD_PAGER || u->iv.detail_id[0] == '\0' ||
+	    strcmp(u->dlg_title, u->iv.detail_id) != 0)
 		return false;
-	ask_jupyter(u, find_instance(u, u->detail_id));
+	ask_jupyter(u, ui_instance_find(u, u->iv.detail_id));
 	ui_instances_details_update(u);
 	return true;
 }
@@ -302,7 +294,10 @@ ui_instances_details_key(struct ui *u, int key)
 static void
 instances_release(struct ui *u)
 {
-	ui_grid_release(&u->ig);
+	ui_grid_release(&u->iv.grid);
+	free(u->iv.idle);
+	free(u->iv.jobs);
+	free(u->iv.djobs);
 }
 
 static struct ui_idle *
@@ -310,9 +305,9 @@ idle_find(struct ui *u, const char *id)
 {
 	size_t i;
 
-	for (i = 0; i < u->n_idle; i++)
-		if (strcmp(u->idle[i].id, id) == 0)
-			return &u->idle[i];
+	for (i = 0; i < u->iv.n_idle; i++)
+		if (strcmp(u->iv.idle[i].id, id) == 0)
+			return &u->iv.idle[i];
 	return NULL;
 }
 
@@ -338,25 +333,26 @@ ui_instances_rebuild(struct ui *u)
 
 		e = idle_find(u, in->id);
 		if (low && e == NULL) {
-			u->idle = xreallocarray(u->idle, u->n_idle + 1, sizeof(*u->idle));
-			e = &u->idle[u->n_idle++];
+			u->iv.idle = xreallocarray(u->iv.idle, u->iv.n_idle + 1,
+			    sizeof(*u->iv.idle));
+			e = &u->iv.idle[u->iv.n_idle++];
 			strlcpy_(e->id, in->id, sizeof(e->id));
 			e->since = u->now;
 		} else if (!low && e != NULL)
-			*e = u->idle[--u->n_idle];
+			*e = u->iv.idle[--u->iv.n_idle];
 	}
 	/* Forget instances that are gone. */
-	for (k = 0; k < u->n_idle;) {
+	for (k = 0; k < u->iv.n_idle;) {
 		for (i = 0; i < u->insts.n; i++)
-			if (strcmp(u->insts.v[i].id, u->idle[k].id) == 0)
+			if (strcmp(u->insts.v[i].id, u->iv.idle[k].id) == 0)
 				break;
 		if (i == u->insts.n)
-			u->idle[k] = u->idle[--u->n_idle];
+			u->iv.idle[k] = u->iv.idle[--u->iv.n_idle];
 		else
 			k++;
 	}
 	count_jobs(u);
-	ui_grid_rebuild(&u->ig, u->insts.v, u->insts.n, sizeof(*u->insts.v), NULL, NULL);
+	ui_grid_rebuild(&u->iv.grid, u->insts.v, u->insts.n, sizeof(*u->insts.v), NULL, NULL);
 	u->dirty = true;
 }
 
@@ -369,7 +365,7 @@ marked_idle(struct ui *u, const void *row)
 static void
 ask_destroy(struct ui *u, const struct instance *in)
 {
-	struct ui_request req;
+	struct lane_request req;
 	char text[1024], h[32], d[32], g[64];
 	int64_t saves = instance_saving_hour(in);
 
@@ -392,7 +388,7 @@ ask_destroy(struct ui *u, const struct instance *in)
 static void
 ask_stop(struct ui *u, const struct instance *in)
 {
-	struct ui_request req;
+	struct lane_request req;
 	char text[1024], h[32], d[32], g[64];
 
 	if (in->valid & IV_STORAGE)
@@ -417,7 +413,7 @@ ask_stop(struct ui *u, const struct instance *in)
 static void
 lifecycle(struct ui *u, const struct instance *in, enum ui_action a)
 {
-	struct ui_request req;
+	struct lane_request req;
 
 	if ((a == UA_STOP && in->state != ST_RUNNING) ||
 	    (a == UA_START && in->state != ST_STOPPED)) {
@@ -434,16 +430,16 @@ lifecycle(struct ui *u, const struct instance *in, enum ui_action a)
 	memset(&req, 0, sizeof(req));
 	req.action = a;
 	strlcpy_(req.id, in->id, sizeof(req.id));
-	ui_fetch_request(u->fetch, UJ_ACTION, u->ctx->provider_of(u, in->id), &req);
+	lanes_request(u->fetch, UJ_ACTION, u->ctx->provider_of(u, in->id), &req);
 	u->ctx->message(u, UC_ACCENT, N_("starting %s ..."), in->id);
 }
 
 static bool
 instances_key(struct ui *u, int key)
 {
-	const struct instance *in = ui_grid_selected(&u->ig);
+	const struct instance *in = ui_grid_selected(&u->iv.grid);
 
-	if (ui_table_key(u, &u->ig, key, ui_instances_rebuild))
+	if (ui_table_key(u, &u->iv.grid, key, ui_instances_rebuild))
 		return true;
 	if (in == NULL)
 		return false;
@@ -482,8 +478,46 @@ instances_draw(struct ui *u, const struct ui_rect *r)
 
 	for (i = 0; i < u->n_prov; i++)
 		any |= u->prov[i].have_insts;
-	ui_table_draw(u, &u->ig, r, !any ? _("fetching instances ...") :
+	ui_table_draw(u, &u->iv.grid, r, !any ? _("fetching instances ...") :
 	    _("no instances: pick an offer in Offers (1) and press L"), marked_idle);
+}
+
+/* The open detail pane's jobs and logs, and the Jupyter key's answer. */
+static void
+instances_take(struct ui *u, struct ui_result *r)
+{
+	switch (r->job) {
+	case UJ_JOBLOGS:
+		/* An answer for a pane closed since, or for another instance, is dropped. */
+		if (strcmp(r->req.id, u->iv.detail_id) != 0)
+			break;
+		free(u->iv.djobs);
+		u->iv.djobs = r->jobs;
+		u->iv.n_djobs = r->n_jobs;
+		r->jobs = NULL;
+		memcpy(u->iv.dlogs, r->logs, sizeof(u->iv.dlogs));
+		u->iv.n_dlogs = r->n_logs;
+		text_sanitize(u->iv.dlogs_err, sizeof(u->iv.dlogs_err), r->code == GR_OK ? "" :
+		    r->err.msg);
+		u->iv.dlogs_pending = false;
+		u->iv.dlogs_have = true;
+		ui_instances_details_update(u);
+		break;
+	case UJ_JUPYTER:
+		strlcpy_(u->iv.jup_id, r->req.id, sizeof(u->iv.jup_id));
+		u->iv.jup_pending = false;
+		u->iv.jup_ok = r->code == GR_OK;
+		text_sanitize(u->iv.jup_text, sizeof(u->iv.jup_text), u->iv.jup_ok ? r->url :
+		    r->err.msg);
+		if (u->iv.jup_ok)
+			u->ctx->message(u, UC_GOOD, "Jupyter on %s: %s", r->req.id, u->iv.jup_text);
+		else
+			u->ctx->message(u, UC_BAD, "%s", u->iv.jup_text);
+		ui_instances_details_update(u);
+		break;
+	default:
+		break;
+	}
 }
 
 const struct ui_view_ops ui_view_instances = {
@@ -491,6 +525,7 @@ const struct ui_view_ops ui_view_instances = {
 	.title = N_("Instances"),
 	.init = instances_init,
 	.release = instances_release,
+	.take = instances_take,
 	.draw = instances_draw,
 	.key = instances_key,
 	.keys = N_("Enter details  J jobs  u jupyter  m metrics  s stop  S start  D destroy  < > sort  * idle"),

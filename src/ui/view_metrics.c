@@ -20,14 +20,14 @@
 void
 ui_metrics_watch(struct ui *u, const char *id)
 {
-	if (strcmp(u->watch, id) == 0)
+	if (strcmp(u->mv.watch, id) == 0)
 		return;
-	strlcpy_(u->watch, id, sizeof(u->watch));
-	memset(u->ring, 0, sizeof(u->ring));
-	memset(u->last, 0, sizeof(u->last));
-	u->n_gpus = 0;
-	u->gpu_top = 0;
-	u->want_history = true;
+	strlcpy_(u->mv.watch, id, sizeof(u->mv.watch));
+	memset(u->mv.ring, 0, sizeof(u->mv.ring));
+	memset(u->mv.last, 0, sizeof(u->mv.last));
+	u->mv.n_gpus = 0;
+	u->mv.gpu_top = 0;
+	u->mv.want_history = true;
 	u->ctx->request(u, UJ_METRICS);
 }
 
@@ -44,12 +44,12 @@ gpu_slot(struct ui *u, const struct gpu_sample *g)
 	if (g->index < 0)
 		return -1;
 	if (g->node[0] == '\0')
-		return g->index < UI_MAX_GPUS && (g->index >= u->n_gpus ||
-		    u->last[g->index].node[0] == '\0') ? g->index : -1;
-	for (k = 0; k < u->n_gpus; k++)
-		if (u->last[k].index == g->index && strcmp(u->last[k].node, g->node) == 0)
+		return g->index < UI_MAX_GPUS && (g->index >= u->mv.n_gpus ||
+		    u->mv.last[g->index].node[0] == '\0') ? g->index : -1;
+	for (k = 0; k < u->mv.n_gpus; k++)
+		if (u->mv.last[k].index == g->index && strcmp(u->mv.last[k].node, g->node) == 0)
 			return k;
-	return u->n_gpus < UI_MAX_GPUS ? u->n_gpus : -1;
+	return u->mv.n_gpus < UI_MAX_GPUS ? u->mv.n_gpus : -1;
 }
 
 /* The newest sample of each GPU, without a point on the sparklines. */
@@ -61,9 +61,9 @@ push_samples_last(struct ui *u, const struct sample_list *l)
 
 	for (i = 0; i < l->n; i++)
 		if ((k = gpu_slot(u, &l->v[i])) >= 0) {
-			u->last[k] = l->v[i];
-			if (k + 1 > u->n_gpus)
-				u->n_gpus = k + 1;
+			u->mv.last[k] = l->v[i];
+			if (k + 1 > u->mv.n_gpus)
+				u->mv.n_gpus = k + 1;
 		}
 }
 
@@ -78,45 +78,42 @@ push_samples(struct ui *u, const struct sample_list *l)
 
 		if (k < 0)
 			continue;
-		ui_ring_push(&u->ring[k][UM_UTIL], g->valid & MV_UTIL ? g->util_pct : -1);
-		ui_ring_push(&u->ring[k][UM_MEM], (g->valid & MV_MEM) && g->mem_total_mib > 0 ?
+		ui_ring_push(&u->mv.ring[k][UM_UTIL], g->valid & MV_UTIL ? g->util_pct : -1);
+		ui_ring_push(&u->mv.ring[k][UM_MEM], (g->valid & MV_MEM) && g->mem_total_mib > 0 ?
 		    (int)((int64_t)g->mem_used_mib * 100 / g->mem_total_mib) : -1);
-		ui_ring_push(&u->ring[k][UM_TEMP], g->valid & MV_TEMP ? g->temp_c : -1);
-		ui_ring_push(&u->ring[k][UM_POWER], g->valid & MV_POWER ? g->power_w : -1);
-		u->last[k] = *g;
-		if (k + 1 > u->n_gpus)
-			u->n_gpus = k + 1;
+		ui_ring_push(&u->mv.ring[k][UM_TEMP], g->valid & MV_TEMP ? g->temp_c : -1);
+		ui_ring_push(&u->mv.ring[k][UM_POWER], g->valid & MV_POWER ? g->power_w : -1);
+		u->mv.last[k] = *g;
+		if (k + 1 > u->mv.n_gpus)
+			u->mv.n_gpus = k + 1;
 	}
 }
 
-void
-ui_metrics_add(struct ui *u, const struct sample_list *l)
+/*
+ * The watched instance's newest samples; asked with the history (the first request for an
+ * instance), the history with them, from which the sparklines start over.
+ */
+static void
+metrics_take(struct ui *u, struct ui_result *r)
 {
-	push_samples(u, l);
-	u->dirty = true;
-}
-
-void
-ui_metrics_fill(struct ui *u, const struct sample_list *history, const struct sample_list *l)
-{
-	memset(u->ring, 0, sizeof(u->ring));
-	/* The history holds l already (it was stored first); l names the newest figures. */
-	push_samples(u, history->n > 0 ? history : l);
-	if (history->n > 0)
-		push_samples_last(u, l);
-	u->dirty = true;
-}
-
-/* The instance being watched, from the last instance list. */
-static const struct instance *
-watched(struct ui *u)
-{
-	size_t i;
-
-	for (i = 0; i < u->insts.n; i++)
-		if (strcmp(u->insts.v[i].id, u->watch) == 0)
-			return &u->insts.v[i];
-	return NULL;
+	if (r->job != UJ_METRICS || strcmp(r->req.id, u->mv.watch) != 0)
+		return;
+	/* The history comes even when the sample did not (lanes.c). */
+	if (r->code != GR_OK && !(r->req.history && r->history.n > 0))
+		return;
+	if (!r->req.history) {
+		push_samples(u, &r->samples);
+		return;
+	}
+	/* With no live sample (Slurm has none) the history is all there is: asked again at
+	   each refresh, for what ssh recorded since. */
+	u->mv.want_history = r->code != GR_OK;
+	memset(u->mv.ring, 0, sizeof(u->mv.ring));
+	/* The history holds the sample already (it was stored first); the sample names the
+	   newest figures. */
+	push_samples(u, r->history.n > 0 ? &r->history : &r->samples);
+	if (r->history.n > 0)
+		push_samples_last(u, &r->samples);
 }
 
 /* One graph row: label, the last samples as bars, the value now. */
@@ -214,7 +211,7 @@ field_lines(const struct gpu_sample *s, int64_t now, char lines[][FIELD_LINE_MAX
 static void
 draw_fields(struct ui *u, int y, int x, int w, int bottom)
 {
-	const struct gpu_sample *s = &u->last[u->gpu_top];
+	const struct gpu_sample *s = &u->mv.last[u->mv.gpu_top];
 	char lines[32][FIELD_LINE_MAX], title[128], node[64];
 	size_t n, i;
 
@@ -223,7 +220,7 @@ draw_fields(struct ui *u, int y, int x, int w, int bottom)
 		text_sanitize(node, sizeof(node), s->node);
 		snprintf(title, sizeof(title), _("%s GPU %d, every field"), node, s->index);
 	} else
-		snprintf(title, sizeof(title), _("GPU %zu, every field"), u->gpu_top);
+		snprintf(title, sizeof(title), _("GPU %zu, every field"), u->mv.gpu_top);
 	ui_put(y++, x, w, title, ui_attr(UC_COLHEAD), false);
 	for (i = 0; i < n && y < bottom; i++)
 		ui_put(y++, x, w, lines[i], ui_attr(strstr(lines[i], " N/A") ? UC_DIM :
@@ -233,11 +230,11 @@ draw_fields(struct ui *u, int y, int x, int w, int bottom)
 static void
 draw_metrics(struct ui *u, const struct ui_rect *r)
 {
-	const struct instance *in = watched(u);
+	const struct instance *in = ui_instance_find(u, u->mv.watch);
 	char line[512], v[64], price[32], gname[64];
 	int y = r->y, p, g, w;
 
-	if (u->watch[0] == '\0') {
+	if (u->mv.watch[0] == '\0') {
 		ui_put(y + 1, 2, r->w - 4, _("No instance chosen: select one in Instances (2) and "
 		    "press m."), ui_attr(UC_DIM), false);
 		return;
@@ -249,10 +246,10 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 		    money_format_in(price, sizeof(price), in->price_hour, 3, in->currency),
 		    in->label[0] ? in->label : "");
 	else
-		snprintf(line, sizeof(line), "%s", u->watch);
+		snprintf(line, sizeof(line), "%s", u->mv.watch);
 	ui_put(y++, 0, r->w, line, ui_attr(UC_COLHEAD), false);
-	p = u->ctx->provider_of(u, u->watch);
-	if (u->n_gpus == 0) {
+	p = u->ctx->provider_of(u, u->mv.watch);
+	if (u->mv.n_gpus == 0) {
 		const char *why = p >= 0 && u->prov[p].err[UJ_METRICS][0] ? u->prov[p].err[UJ_METRICS] :
 		    in != NULL && in->state != ST_RUNNING ? _("metrics come from running instances") :
 		    _("waiting for the first sample");
@@ -260,16 +257,16 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 		ui_put(y + 1, 2, r->w - 4, why, ui_attr(UC_DIM), false);
 		return;
 	}
-	if (u->gpu_top >= (size_t)u->n_gpus)
-		u->gpu_top = (size_t)u->n_gpus - 1;
+	if (u->mv.gpu_top >= (size_t)u->mv.n_gpus)
+		u->mv.gpu_top = (size_t)u->mv.n_gpus - 1;
 	/* Wide: the selected GPU's fields in a column on the right; narrow: under its graphs. */
 	if (r->w >= 100) {
 		draw_fields(u, y, r->w - 34, 34, r->y + r->h);
 		w = r->w - 36;
 	} else
 		w = r->w;
-	for (g = (int)u->gpu_top; g < u->n_gpus && y + 5 <= r->y + r->h; g++) {
-		const struct gpu_sample *s = &u->last[g];
+	for (g = (int)u->mv.gpu_top; g < u->mv.n_gpus && y + 5 <= r->y + r->h; g++) {
+		const struct gpu_sample *s = &u->mv.last[g];
 		enum ui_color tc = !(s->valid & MV_TEMP) ? UC_DIM : s->temp_c >= 85 ? UC_BAD :
 		    s->temp_c >= 75 ? UC_WARN : UC_GOOD;
 		/* An instance that no longer runs sends no samples: its last ones are old. */
@@ -293,30 +290,30 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 		}
 		y++;
 		snprintf(v, sizeof(v), s->valid & MV_UTIL ? "%d %%" : "N/A", s->util_pct);
-		draw_spark(u, y++, w, _("util"), &u->ring[g][UM_UTIL], 100, v,
+		draw_spark(u, y++, w, _("util"), &u->mv.ring[g][UM_UTIL], 100, v,
 		    (s->valid & MV_UTIL) && s->util_pct < 5 ? UC_IDLE : UC_GOOD, old);
 		if (s->valid & MV_MEM)
 			snprintf(v, sizeof(v), "%d / %d MiB", s->mem_used_mib, s->mem_total_mib);
 		else
 			snprintf(v, sizeof(v), "N/A");
-		draw_spark(u, y++, w, _("memory"), &u->ring[g][UM_MEM], 100, v, UC_ACCENT, old);
+		draw_spark(u, y++, w, _("memory"), &u->mv.ring[g][UM_MEM], 100, v, UC_ACCENT, old);
 		snprintf(v, sizeof(v), s->valid & MV_TEMP ? "%d C" : "N/A", s->temp_c);
-		draw_spark(u, y++, w, _("temp"), &u->ring[g][UM_TEMP], 100, v, tc, old);
+		draw_spark(u, y++, w, _("temp"), &u->mv.ring[g][UM_TEMP], 100, v, tc, old);
 		if ((s->valid & MV_POWER) && (s->valid & MV_POWER_LIMIT))
 			snprintf(v, sizeof(v), "%d / %d W", s->power_w, s->power_limit_w);
 		else if (s->valid & MV_POWER)
 			snprintf(v, sizeof(v), "%d W", s->power_w);
 		else
 			snprintf(v, sizeof(v), "N/A");
-		draw_spark(u, y++, w, _("power"), &u->ring[g][UM_POWER],
+		draw_spark(u, y++, w, _("power"), &u->mv.ring[g][UM_POWER],
 		    s->valid & MV_POWER_LIMIT ? s->power_limit_w : 700, v, UC_WARN, old);
-		if (w == r->w && g == (int)u->gpu_top) {
+		if (w == r->w && g == (int)u->mv.gpu_top) {
 			draw_fields(u, y, 2, w - 4, r->y + r->h - 1);
 			g++;
 			break;
 		}
 	}
-	if (g < u->n_gpus)
+	if (g < u->mv.n_gpus)
 		ui_put(r->y + r->h - 1, 2, r->w - 4, _("more GPUs below (j)"), ui_attr(UC_DIM), false);
 }
 
@@ -324,17 +321,19 @@ draw_metrics(struct ui *u, const struct ui_rect *r)
 static void
 cycle_watch(struct ui *u, int dir)
 {
-	size_t i, n = u->ig.n_order, cur = n, k;
+	size_t i, n = u->iv.grid.n_order, cur = n, k;
 
 	for (i = 0; i < n; i++) {
-		const struct instance *in = (const void *)(u->ig.rows + u->ig.order[i] * u->ig.size);
+		const struct instance *in = (const void *)(u->iv.grid.rows +
+		    u->iv.grid.order[i] * u->iv.grid.size);
 
-		if (strcmp(in->id, u->watch) == 0)
+		if (strcmp(in->id, u->mv.watch) == 0)
 			cur = i;
 	}
 	for (k = 1; k <= n; k++) {
 		size_t j = cur == n ? (dir > 0 ? k - 1 : n - k) : (cur + n + (size_t)dir * k) % n;
-		const struct instance *in = (const void *)(u->ig.rows + u->ig.order[j] * u->ig.size);
+		const struct instance *in = (const void *)(u->iv.grid.rows +
+		    u->iv.grid.order[j] * u->iv.grid.size);
 
 		if (in->state == ST_RUNNING) {
 			ui_metrics_watch(u, in->id);
@@ -349,12 +348,12 @@ metrics_key(struct ui *u, int key)
 {
 	switch (key) {
 	case 'j': case UI_FKEY(KEY_DOWN):
-		if (u->gpu_top + 1 < (size_t)u->n_gpus)
-			u->gpu_top++;
+		if (u->mv.gpu_top + 1 < (size_t)u->mv.n_gpus)
+			u->mv.gpu_top++;
 		return true;
 	case 'k': case UI_FKEY(KEY_UP):
-		if (u->gpu_top > 0)
-			u->gpu_top--;
+		if (u->mv.gpu_top > 0)
+			u->mv.gpu_top--;
 		return true;
 	case 'n':
 		cycle_watch(u, 1);
@@ -369,6 +368,7 @@ metrics_key(struct ui *u, int key)
 const struct ui_view_ops ui_view_metrics = {
 	.name = "metrics",
 	.title = N_("Metrics"),
+	.take = metrics_take,
 	.draw = draw_metrics,
 	.key = metrics_key,
 	.keys = N_("j/k select GPU  n/p instance  r refresh"),

@@ -11,7 +11,7 @@
 #include "gpurent/catalogue.h"
 #include "gpurent/columns.h"
 #include "gpurent/i18n.h"
-#include "gpurent/launch_policy.h"
+#include "gpurent/launch.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 #include "ui.h"
@@ -25,18 +25,19 @@ static const size_t offer_show[] = {
 static void
 offers_init(struct ui *u)
 {
-	ui_grid_init(&u->og, offer_columns, offer_show, ARRAY_LEN(offer_show), offer_cell, NULL);
-	u->og.sort = 5;		/* $/H, cheapest first, as `gpurent offers` */
-	u->og.fx = u->fx;	/* and across currencies as it does (grid.h) */
+	ui_grid_init(&u->ov.grid, offer_columns, offer_show, ARRAY_LEN(offer_show), offer_cell,
+	    NULL);
+	u->ov.grid.sort = 5;		/* $/H, cheapest first, as `gpurent offers` */
+	u->ov.grid.fx = u->fx;	/* and across currencies as it does (grid.h) */
 	/* Sorting and filtering 100,000 offers takes longer than a frame: off the UI thread.
 	 * Without the thread the grid still works, in place. */
-	ui_grid_async(&u->og, getenv("GPURENT_UI_SORT_GATE"));
+	ui_grid_async(&u->ov.grid, getenv("GPURENT_UI_SORT_GATE"));
 }
 
 static void
 offers_release(struct ui *u)
 {
-	ui_grid_release(&u->og);
+	ui_grid_release(&u->ov.grid);
 }
 
 /* What the grid filters with: its own copy of the filter and the rates. */
@@ -60,9 +61,9 @@ submit(struct ui *u, struct ui_rows *rows)
 {
 	struct offers_keep k;
 
-	k.f = u->filter;
+	k.f = u->ov.filter;
 	k.fx = u->fx;
-	ui_grid_submit(&u->og, rows, keep_offer, &k, sizeof(k));
+	ui_grid_submit(&u->ov.grid, rows, keep_offer, &k, sizeof(k));
 }
 
 static void
@@ -88,7 +89,7 @@ ui_offers_rebuild(struct ui *u)
 static bool
 same_offers(const struct ui *u)
 {
-	const struct offer_list *have = &u->offers;
+	const struct offer_list *have = &u->ov.offers;
 	size_t i, k, at = 0;
 
 	if (have->v == NULL)
@@ -119,26 +120,26 @@ ui_offers_merge(struct ui *u)
 	 * second of CPU each time (bench/README.md).
 	 */
 	if (same_offers(u)) {
-		u->merged = "same";
+		u->ov.merged = "same";
 		if (u->n_prov == 1)	/* nothing else will merge it again: its memory goes */
 			offer_list_release(&u->prov[0].offers);
 		return;
 	}
 	/* A new array each time: a sort still running reads the previous one, which the
-	 * grid frees when nothing needs it any more. u->offers is a view of the newest. */
+	 * grid frees when nothing needs it any more. u->ov.offers is a view of the newest. */
 	if (u->n_prov == 1) {
 		/* One provider's answer is the whole set: the grid takes its array, no copy of
 		 * 31 MB for 100,000 offers. Only the next answer merges again, alone. */
 		all = u->prov[0].offers;
 		offer_list_init(&u->prov[0].offers);
-		u->merged = "taken";
+		u->ov.merged = "taken";
 	} else {
 		offer_list_init(&all);
 		for (i = 0; i < u->n_prov; i++)
 			offer_list_append(&all, &u->prov[i].offers);
-		u->merged = "copied";
+		u->ov.merged = "copied";
 	}
-	u->offers = all;
+	u->ov.offers = all;
 	submit(u, ui_rows_new(all.v, all.n, sizeof(*all.v), free_offers));
 	u->dirty = true;
 }
@@ -146,19 +147,19 @@ ui_offers_merge(struct ui *u)
 int
 ui_offers_fd(const struct ui *u)
 {
-	return ui_grid_fd(&u->og);
+	return ui_grid_fd(&u->ov.grid);
 }
 
 bool
 ui_offers_collect(struct ui *u)
 {
-	return ui_grid_collect(&u->og);
+	return ui_grid_collect(&u->ov.grid);
 }
 
 static void
 ask_launch(struct ui *u, const struct offer *o)
 {
-	struct ui_request req;
+	struct lane_request req;
 	struct launch_plan plan;
 	struct gr_error err = { 0 };
 	char text[1024], h[32], d[32], m[32], loc[64], month[160] = "", spot[160] = "", g[64];
@@ -216,9 +217,9 @@ ask_launch(struct ui *u, const struct offer *o)
 static bool
 offers_key(struct ui *u, int key)
 {
-	const struct offer *o = ui_grid_selected(&u->og);
+	const struct offer *o = ui_grid_selected(&u->ov.grid);
 
-	if (ui_table_key(u, &u->og, key, ui_offers_rebuild))
+	if (ui_table_key(u, &u->ov.grid, key, ui_offers_rebuild))
 		return true;
 	if (o == NULL)
 		return false;
@@ -241,8 +242,8 @@ offers_draw(struct ui *u, const struct ui_rect *r)
 
 	for (i = 0; i < u->n_prov; i++)
 		any |= u->prov[i].have_offers;
-	ui_table_draw(u, &u->og, r, !any ? _("fetching offers ...") : u->og.busy ?
-	    _("sorting offers ...") : u->filter.n ?
+	ui_table_draw(u, &u->ov.grid, r, !any ? _("fetching offers ...") : u->ov.grid.busy ?
+	    _("sorting offers ...") : u->ov.filter.n ?
 	    _("no offer matches the filter (/ changes it)") : _("no offers"), NULL);
 }
 

@@ -1,6 +1,7 @@
 /*
- * The views, one file each (view_*.c), and what the dashboard asks of the one on screen:
- * draw its body, answer its keys, name its keys. A new view is a file and a line here.
+ * The views, one file each (view_*.c), and what the dashboard asks of them: of each, to
+ * take what the lanes brought for its own state; of the one on screen, to draw its body,
+ * answer its keys, name its keys. A new view is a file and a line here.
  */
 #include <stddef.h>
 
@@ -34,6 +35,16 @@ ui_views_release(struct ui *u)
 	for (i = 0; i < UV__COUNT; i++)
 		if (views[i]->release != NULL)
 			views[i]->release(u);
+}
+
+void
+ui_views_take(struct ui *u, struct ui_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < UV__COUNT; i++)
+		if (views[i]->take != NULL)
+			views[i]->take(u, r);
 }
 
 void

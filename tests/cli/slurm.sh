@@ -5,6 +5,8 @@
 #                       30 min)), stopped by the cleanup; exports SLURM_CONF and
 #                       GPURENT_SLURM_URL, a one-hour token in SLURM_JWT, and makes slurm
 #                       the only provider
+#   start_slurm_jobs    start_slurm, with batch jobs working and writing in OUTDIR
+#                       ($TMP/slurm/jobs: slurm.workdir and slurm.output_dir)
 #   sl CMD ARGS...      a Slurm client command (squeue, sinfo, scontrol ...) as root through
 #                       munge: without SLURM_JWT, which the clients would otherwise use
 #   wait_job_state ID STATE N   poll squeue until job ID is in STATE, at most N half-seconds
@@ -25,6 +27,13 @@ start_slurm() {
 	SLURM_JWT=$(sl scontrol token username=root lifespan=3600) || fail "no token"
 	export SLURM_JWT
 	g config set providers slurm >/dev/null || fail "config set providers"
+}
+
+start_slurm_jobs() {
+	start_slurm
+	OUTDIR=$TMP/slurm/jobs
+	expect_ok g config set slurm.workdir "$OUTDIR"
+	expect_ok g config set slurm.output_dir "$OUTDIR"
 }
 
 sl() {

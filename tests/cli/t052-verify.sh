@@ -43,6 +43,10 @@ check "a line per check, all there" '[[ $OUT == *gpu_model*H100-SXM-80GB*"H100-S
 	[[ $OUT == *disk*"1 GB"*ok* ]]'
 check "link, driver and CUDA as found, not promised" '[[ $OUT == *pcie_link*"gen 5 x16"*"not promised"* ]] &&
 	[[ $OUT == *driver*550.90.07*"not promised"* ]] && [[ $OUT == *cuda*12.4*"not promised"* ]]'
+# What verify saw is kept in the history, as every sample taken through the session's door.
+expect_ok g metrics "$id" --since 1h -o json
+check "the history holds verify's sample: eight GPUs, over ssh" \
+	'jq -e "length == 8 and all(.[]; .source == \"ssh\" and .uuid != null)" <<<"$OUT" >/dev/null'
 expect_ok g verify "$id" -o json
 check "JSON: one object per check" 'jq -e "length == 7 and (map(select(.result == \"mismatch\")) | length) == 0
 	and (.[] | select(.check == \"gpu_count\") | .promised == \"8\" and .found == \"8\")

@@ -13,7 +13,7 @@ id=$(g launch sim:o-000075 --label hourly)
 check "launched" '[[ $id == sim:i-* ]]'
 sqlite3 "$DB" "DROP TABLE IF EXISTS sample_series; DROP TABLE IF EXISTS samples;
 	DROP TABLE IF EXISTS samples_minute; DROP TABLE IF EXISTS samples_hour;
-	DROP TABLE IF EXISTS samples_gpu_hour;" || fail "drop the new tables"
+	DROP TABLE IF EXISTS samples_gpu_hour; PRAGMA user_version = 0;" || fail "drop the new tables"
 sqlite3 "$DB" <"$SRCDIR/tests/data/history/schema-c494bf8.sql" || fail "old schema"
 # Minute rows of one GPU (utilisation, temperature, power known to some sample: seen 13):
 #   T0+1h: minutes 0..29 at m..m+1 % (mean m + 0.5), 200 W; minutes 30..59 missing;

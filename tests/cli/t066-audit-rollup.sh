@@ -13,7 +13,8 @@ check "launched" '[[ $id == sim:i-* ]]'
 # The old schema's sample tables, and three hours of minute rows T0+1h..T0+4h written
 # into them: in minute m, mean m % 60 + 0.5, highest m % 60 + 1, 6 samples over 60 s, 200 W.
 sqlite3 "$DB" "DROP TABLE IF EXISTS sample_series; DROP TABLE IF EXISTS samples;
-	DROP TABLE IF EXISTS samples_minute; DROP TABLE IF EXISTS samples_hour;" ||
+	DROP TABLE IF EXISTS samples_minute; DROP TABLE IF EXISTS samples_hour;
+	DROP TABLE IF EXISTS samples_gpu_hour; PRAGMA user_version = 0;" ||
 	fail "drop the new tables"
 sqlite3 "$DB" <"$SRCDIR/tests/data/history/schema-c494bf8.sql" || fail "old schema"
 sqlite3 "$DB" "INSERT INTO sample_series(id, instance_id, gpu, seen) VALUES(1, '$id', 0, 129);

@@ -4,10 +4,7 @@
 # nodes), attached runs follow it to its end, and the job's exit status is gpurent's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/slurm.sh"
-start_slurm
-OUTDIR=$TMP/slurm/jobs
-expect_ok g config set slurm.workdir "$OUTDIR"
-expect_ok g config set slurm.output_dir "$OUTDIR"
+start_slurm_jobs
 
 # Detached: the job id, a Slurm batch job that runs the command (not a holding script).
 expect_ok g run --provider slurm --gpu h100 --count 2 --name hello --detach -- \

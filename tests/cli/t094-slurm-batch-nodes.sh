@@ -3,10 +3,7 @@
 # training reads (MASTER_ADDR the first node, MASTER_PORT, WORLD_SIZE, NODE_RANK).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/slurm.sh"
-start_slurm
-OUTDIR=$TMP/slurm/jobs
-expect_ok g config set slurm.workdir "$OUTDIR"
-expect_ok g config set slurm.output_dir "$OUTDIR"
+start_slurm_jobs
 
 expect_ok g run --provider slurm --gpu h100 --count 4 --nodes 2 --max-runtime 10m -- \
 	sh -c 'echo "rank=$NODE_RANK of=$WORLD_SIZE master=$MASTER_ADDR:$MASTER_PORT on=$SLURMD_NODENAME"'

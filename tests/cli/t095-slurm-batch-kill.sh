@@ -3,10 +3,7 @@
 # ends, and a second kill is refused.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/slurm.sh"
-start_slurm
-OUTDIR=$TMP/slurm/jobs
-expect_ok g config set slurm.workdir "$OUTDIR"
-expect_ok g config set slurm.output_dir "$OUTDIR"
+start_slurm_jobs
 
 expect_ok g run --provider slurm --gpu h100 --detach -- sh -c 'echo started; exec sleep 600'
 J=$OUT

@@ -4,10 +4,7 @@
 # job ended), and costs --by provider counts it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/slurm.sh"
-start_slurm
-OUTDIR=$TMP/slurm/jobs
-expect_ok g config set slurm.workdir "$OUTDIR"
-expect_ok g config set slurm.output_dir "$OUTDIR"
+start_slurm_jobs
 expect_ok g config set slurm.price.h100 3.60
 
 # Slurm's StartTime or EndTime of a job, in UTC seconds.

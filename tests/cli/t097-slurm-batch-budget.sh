@@ -3,10 +3,7 @@
 # nothing reaches the cluster; --force submits all the same.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/slurm.sh"
-start_slurm
-OUTDIR=$TMP/slurm/jobs
-expect_ok g config set slurm.workdir "$OUTDIR"
-expect_ok g config set slurm.output_dir "$OUTDIR"
+start_slurm_jobs
 expect_ok g config set slurm.price.h100 3.60
 expect_ok g config set budget.day 1
 

@@ -4,10 +4,7 @@
 # and what Slurm reports back reaches no terminal with control characters.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/slurm.sh"
-start_slurm
-OUTDIR=$TMP/slurm/jobs
-expect_ok g config set slurm.workdir "$OUTDIR"
-expect_ok g config set slurm.output_dir "$OUTDIR"
+start_slurm_jobs
 cd "$OUTDIR" || fail "cd"
 
 WORDS=('$(touch PWNED1)' '`touch PWNED2`' '; touch PWNED3' "it's" '"$HOME"' '*'

@@ -112,7 +112,8 @@ sqlite3 "$GPURENT_HOME/state.db" "DROP TABLE groups; CREATE TABLE groups(name TE
     target_util INTEGER NOT NULL, cooldown INTEGER NOT NULL, window INTEGER NOT NULL,
     base INTEGER NOT NULL, max_price INTEGER NOT NULL, env TEXT NOT NULL,
     predict INTEGER NOT NULL, created_at INTEGER NOT NULL, last_scale_at INTEGER NOT NULL);
-    INSERT INTO groups VALUES('old', 'A100', 1, 0, 2, 50, 600, 600, -1, 2500000, '', 0, 0, 0)" ||
+    INSERT INTO groups VALUES('old', 'A100', 1, 0, 2, 50, 600, 600, -1, 2500000, '', 0, 0, 0);
+    PRAGMA user_version = 0" ||
     fail "sqlite3"
 expect_ok g -o json group show old
 check "an old group: dollars, any provider" \

@@ -19,7 +19,7 @@ values=$(for k in $(seq 1 60); do printf '(%d, %d, 0, %d),' "$series" $((now - 1
 sqlite3 -cmd ".timeout 10000" "$DB" "INSERT INTO samples(series, at, source, util) VALUES ${values%,}" ||
     { echo "insert failed" >&2; exit 1; }
 # A second machine's GPU 0 of the same instance, kept as ID/NODE as a multi-node Slurm
-# job's nodes are (history.h): the history brings it as a GPU of its own, named by its node.
+# job's nodes are (session.h: session_record): the history brings it as a GPU of its own, named by its node.
 gpus=$("$G" metrics "$inst" -o json | jq length)
 sqlite3 -cmd ".timeout 10000" "$DB" "INSERT INTO sample_series(instance_id, gpu) VALUES ('$inst/nb', 0)"
 series=$(sqlite3 -cmd ".timeout 10000" "$DB" "SELECT id FROM sample_series WHERE instance_id = '$inst/nb'")

@@ -574,7 +574,7 @@ static int quarter_idle_util(int m) { return m < 15 ? 0 : 60; }
 static int flat_power(int m) { (void)m; return 100; }
 
 /*
- * A two-node job (each node's GPUs kept as ID/NODE, history.h) is one instance to audit:
+ * A two-node job (each node's GPUs kept as ID/NODE, session.h: session_record) is one instance to audit:
  * sim:j-5 at $4.00/h over [T0 + 5 h, T0 + 6 h), GPU 0 on n1 as sim:i-1's (0 % for 30 min,
  * then 80 %; 100 W, then 500 W), GPU 0 on n2 at 0 % for 15 min, then 60 % (100 W). Idle
  * only while both nodes are: 900 s, a quarter, $1.00 wasted; 2 GPU-hours, utilisation

@@ -15,7 +15,7 @@
 #include "../tmpdir.h"
 
 #include "gpurent/costs.h"
-#include "gpurent/launch_policy.h"
+#include "gpurent/launch.h"
 #include "gpurent/ledger.h"
 #include "gpurent/money.h"
 #include "gpurent/state.h"

@@ -26,6 +26,7 @@
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "../../src/store/store_int.h"	/* the tests read the tables themselves */
 
 static char dir[4096];
 
@@ -318,7 +319,8 @@ test_filled_for_an_older_database(void **state)
 
 	(void)state;
 	exec(st, "DROP TRIGGER ledger_day_insert; DROP TRIGGER ledger_day_close; "
-	    "DROP TRIGGER ledger_day_edit; DROP TRIGGER ledger_day_delete; DROP TABLE ledger_day");
+	    "DROP TRIGGER ledger_day_edit; DROP TRIGGER ledger_day_delete; DROP TABLE ledger_day; "
+	    "PRAGMA user_version = 0");
 	make_ledger(st, 25);
 	assert_int_equal(count(st, "SELECT count(*) FROM sqlite_master WHERE name = "
 	    "'ledger_day'"), 0);

@@ -20,6 +20,7 @@
 #include "gpurent/offer_cache.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "../../src/store/store_int.h"	/* the tests read the tables themselves */
 
 /* The group's scratch directory, under $TMPDIR. */
 static char dir[256];

@@ -2,7 +2,6 @@
  * idcache.c - the ids of offers and instances last seen, kept in the database for
  * completion and short ids.
  */
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,18 +10,9 @@
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "store_int.h"
 
 #define OFFER_CACHE_MAX 1000
-
-static enum gr_err
-ensure_table(struct state *st, struct gr_error *err)
-{
-	if (sqlite3_exec(state_db(st), "CREATE TABLE IF NOT EXISTS idcache("
-	    "id TEXT PRIMARY KEY, kind INTEGER NOT NULL, provider TEXT NOT NULL, "
-	    "descr TEXT NOT NULL)", NULL, NULL, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot create the id cache");
-	return GR_OK;
-}
 
 static enum gr_err
 put(struct state *st, sqlite3_stmt *q, const char *id, enum idcache_kind kind,
@@ -47,7 +37,7 @@ idcache_put_offers(struct state *st, const struct offer *v, size_t n, struct gr_
 	char descr[384], price[32], g[64];
 	size_t i;
 
-	if (ensure_table(st, err) != GR_OK || state_begin(st, err) != GR_OK)
+	if (state_begin(st, err) != GR_OK)
 		return err->code;
 	if (sqlite3_exec(state_db(st), "DELETE FROM idcache WHERE kind = 0", NULL, NULL, NULL) !=
 	    SQLITE_OK || sqlite3_prepare_v2(state_db(st), PUT_SQL, -1, &q, NULL) != SQLITE_OK) {
@@ -77,7 +67,7 @@ idcache_put_instances(struct state *st, const struct instance *v, size_t n, bool
 	char descr[384], g[64];
 	size_t i;
 
-	if (ensure_table(st, err) != GR_OK || state_begin(st, err) != GR_OK)
+	if (state_begin(st, err) != GR_OK)
 		return err->code;
 	if (sqlite3_prepare_v2(state_db(st), PUT_SQL, -1, &q, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(state_db(st), "DELETE FROM idcache WHERE kind = 1 AND "
@@ -116,8 +106,6 @@ idcache_each(struct state *st, enum idcache_kind kind, const char *prefix,
 	sqlite3_stmt *q;
 	size_t plen = strlen(prefix);
 
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
 	if (sqlite3_prepare_v2(state_db(st), "SELECT id, descr FROM idcache WHERE kind = ? AND "
 	    "substr(id, 1, ?) = ? ORDER BY rowid", -1, &q, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the id cache");

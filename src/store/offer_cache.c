@@ -13,23 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "gpurent/catalogue.h"
 #include "gpurent/offer_cache.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
-#include "src/core/offer_schema.h"
+#include "src/store/offer_schema.h"
+#include "store_int.h"
 
 /* Bump when the encoding itself changes. */
 #define OFFER_CACHE_FORMAT 1
-
-/* The column layout holds the writing build's schema identity. */
-static const char table[] =
-	"CREATE TABLE IF NOT EXISTS offer_cache("
-	"provider TEXT NOT NULL, query TEXT NOT NULL, config TEXT NOT NULL,"
-	"layout INTEGER NOT NULL, fetched_at INTEGER NOT NULL, n INTEGER NOT NULL,"
-	"offers BLOB NOT NULL, PRIMARY KEY(provider, query))";
 
 static uint64_t
 fnv1a(uint64_t h, const void *p, size_t n)
@@ -65,12 +57,6 @@ schema(void)
 	for (i = 0; i < ncat; i++)
 		h = fnv1a(h, cat[i].id, strlen(cat[i].id) + 1);
 	return (int64_t)(h >> 1);	/* an SQLite INTEGER, never negative */
-}
-
-static bool
-ensure_table(sqlite3 *db)
-{
-	return sqlite3_exec(db, table, NULL, NULL, NULL) == SQLITE_OK;
 }
 
 static int
@@ -139,7 +125,7 @@ offer_cache_put(struct state *st, const char *provider, const char *config, cons
 		models[i] = v[i].gpu != NULL && v[i].gpu >= cat && v[i].gpu < cat + ncat ?
 		    (int32_t)(v[i].gpu - cat) : -1;
 	}
-	if (!ensure_table(db) || state_begin(st, err) != GR_OK) {
+	if (state_begin(st, err) != GR_OK) {
 		free(blob);
 		return state_fail(st, err, "cannot keep offers");
 	}

@@ -1,6 +1,6 @@
 /*
- * launch_policy.c - budget admission of a launch: the plan, the lock that serialises
- * launches, the budget checks and the provisioning reservation in the ledger.
+ * launch.c - the launch door (launch.h): a launch's plan and bid, its admission by the
+ * budgets under the launch lock, its journal and client token, and the launch or start itself.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include "gpurent/config.h"
-#include "gpurent/launch_policy.h"
+#include "gpurent/launch.h"
 #include "gpurent/ledger.h"
 #include "gpurent/money.h"
+#include "gpurent/observed.h"
+#include "gpurent/session.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 
@@ -123,8 +125,10 @@ record_provisioning(struct state *st, const struct cost_clock *clk, const char *
 	(void)ledger_reserve(st, &seg, &e);
 }
 
-void
-launch_budget_from_config(struct launch_budget *b, const struct config *cfg,
+/* budget.day, budget.month (with their currencies) and fx.* from the config; the price in
+   price_currency; force from --force. */
+static void
+budget_from_config(struct launch_budget *b, const struct config *cfg,
     const char *price_currency, bool force)
 {
 	memset(b, 0, sizeof(*b));
@@ -180,7 +184,7 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 	int fd = -1;
 	enum gr_err rc = GR_OK;
 
-	if (budgeted && ops->launch != NULL && (fd = lock_launches(st, err)) < 0)
+	if (budgeted && ops->run != NULL && (fd = lock_launches(st, err)) < 0)
 		return err->code;
 	if (budgeted && !b->force) {
 		ops->clock(ctx, &clk);
@@ -188,14 +192,14 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 		if (rc == GR_OK)
 			rc = check_budget(st, &clk, b, provider, price_hour, false, err);
 	}
-	if (rc == GR_OK && ops->launch != NULL) {
+	if (rc == GR_OK && ops->run != NULL) {
 		int64_t row = 0;
 
 		ops->clock(ctx, &clk);
 		rc = state_journal_launch(st, provider, price_hour, cost_clock_now(&clk, provider),
 		    &row, err);
 		if (rc == GR_OK)
-			rc = ops->launch(ctx, out, err);
+			rc = ops->run(ctx, out, err);
 		if (row != 0)
 			(void)state_journal_settle(st, row, rc == GR_OK ? out->id : "", NULL);
 		if (rc == GR_OK) {
@@ -208,4 +212,99 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 	if (fd >= 0)
 		close(fd);	/* releases the lock */
 	return rc;
+}
+
+void
+guard_client_token(char *buf, size_t n)
+{
+	unsigned char raw[12];
+	size_t i;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || read(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw)) {
+		uint64_t h = hash_mix((uint64_t)time(NULL), (uint64_t)getpid());
+
+		memset(raw, 0, sizeof(raw));
+		memcpy(raw, &h, sizeof(h));
+	}
+	if (fd >= 0)
+		close(fd);
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(raw) && 2 * i + 2 < n; i++)
+		snprintf(buf + 2 * i, 3, "%02x", raw[i]);
+}
+
+/* What launch_admit calls back for the doors: the session's clocks, and the create or start. */
+struct admitted {
+	struct session *s;
+	struct backend *b;
+	const struct launch_req *req;	/* a launch; NULL: a start of `stopped` */
+	const struct instance *stopped;
+};
+
+static void
+admitted_clock(void *ctx, struct cost_clock *out)
+{
+	session_clock(((struct admitted *)ctx)->s, out);
+}
+
+static enum gr_err
+admitted_run(void *ctx, struct instance *out, struct gr_error *err)
+{
+	struct admitted *a = ctx;
+
+	if (a->req != NULL)
+		return session_launch(a->b, a->req, out, err);
+	*out = *a->stopped;
+	return session_start(a->b, a->stopped->id, err);
+}
+
+/* Admit what ctx holds at price_hour in currency, with the session's budgets. */
+static enum gr_err
+admit(struct admitted *ctx, int64_t price_hour, const char *currency, bool force, bool dry_run,
+    struct instance *out, struct gr_error *err)
+{
+	const struct launch_ops ops = { admitted_clock, dry_run ? NULL : admitted_run };
+	struct launch_budget budget;
+	struct config *cfg;
+	struct state *st;
+
+	if (session_config(ctx->s, &cfg, err) != GR_OK ||
+	    session_state(ctx->s, &st, err) != GR_OK)
+		return err->code;
+	budget_from_config(&budget, cfg, currency, force);
+	return launch_admit(st, &budget, ctx->b->ops->name, price_hour, &ops, ctx, out, err);
+}
+
+enum gr_err
+guard_launch(struct session *s, struct backend *b, const struct launch_req *req,
+    int64_t price_hour, const char *currency, unsigned flags, struct instance *out,
+    struct gr_error *err)
+{
+	struct launch_req r = *req;
+	struct admitted ctx = { s, b, &r, NULL };
+	char token[GUARD_TOKEN_MAX];
+
+	if (r.client_token == NULL) {
+		guard_client_token(token, sizeof(token));
+		r.client_token = token;
+	}
+	memset(out, 0, sizeof(*out));
+	return admit(&ctx, price_hour, currency, flags & GUARD_FORCE, flags & GUARD_DRY_RUN, out,
+	    err);
+}
+
+enum gr_err
+guard_start(struct session *s, struct backend *b, const char *id, bool force,
+    struct gr_error *err)
+{
+	struct admitted ctx = { s, b, NULL, NULL };
+	struct instance in, out;
+
+	if (observed_get(b, id, &in, err) != GR_OK)
+		return err->code;
+	if ((in.state != ST_STOPPED && in.state != ST_STOPPING) || !(in.valid & IV_PRICE))
+		return session_start(b, id, err);
+	ctx.stopped = &in;
+	return admit(&ctx, in.price_hour, in.currency, force, false, &out, err);
 }

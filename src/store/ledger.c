@@ -2,7 +2,6 @@
  * ledger.c - the cost ledger in the database: billed segments, their sums, and what a
  * provider's report of an instance means for them (ledger.h).
  */
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +10,7 @@
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "store_int.h"
 
 static enum gr_err
 exec_bound(struct state *st, const char *sql, const char *what, struct gr_error *err,
@@ -647,4 +647,12 @@ ledger_close_unlisted(struct state *st, const char *provider, const char *const 
 		return err->code;
 	}
 	return state_commit(st, err);
+}
+
+void
+ledger_each_instance_id(struct state *st, int64_t since, size_t max,
+    void (*fn)(const char *id, void *ctx), void *ctx)
+{
+	store_each_text(st, "SELECT DISTINCT instance_id FROM ledger WHERE end_ts = 0 OR "
+	    "end_ts > ?1", &since, max, fn, ctx);
 }

@@ -1,7 +1,8 @@
 /*
- * samples.c - GPU samples of an instance from where they can be had: the provider's API or
- * the sampler over ssh (sampler.h). The CLI, and later the exporter and the watcher, share
- * these, so "auto" means the same everywhere.
+ * snapshot.c - GPU samples of an instance from where they can be had: the provider's API or
+ * the sampler over ssh (sampler.h). What is taken here is not kept: sample.c is the door
+ * that takes a snapshot and keeps it in the history, and every sampler goes through it, so
+ * "auto" means the same everywhere.
  */
 #include <poll.h>
 #include <pthread.h>
@@ -464,18 +465,6 @@ session_snapshots(struct session *s, struct snapshot_job *jobs, size_t n, size_t
 	}
 	free(pool.v);
 	free(a);
-}
-
-enum gr_err
-session_snapshot(struct session *s, const char *id, enum metrics_source src,
-    struct probe_snapshot *out, struct gr_error *err)
-{
-	struct snapshot_job job = { .id = id, .src = src, .out = out };
-
-	session_snapshots(s, &job, 1, 1);
-	if (job.rc != GR_OK)
-		*err = job.err;
-	return job.rc;
 }
 
 /* One machine's follower, connected on a thread of its own. */

@@ -140,13 +140,10 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 	}
 	list.n = o;
 	now = session_now(c->s);
-	if (out_print(c->out, &out_global, instance_columns, ICOL__COUNT, ICOL_ID, list.v, list.n,
-	    sizeof(*list.v), instance_cell, &now, &err) != GR_OK) {
-		instance_list_release(&list);
-		return cmd_usage_error(c, "%s", err.msg);
-	}
+	rc = cmd_print(c, instance_columns, ICOL__COUNT, ICOL_ID, list.v, list.n, sizeof(*list.v),
+	    instance_cell, &now, status);
 	instance_list_release(&list);
-	return finish_output(c, status);
+	return rc;
 }
 
 const struct command cmd_ls = {

@@ -1,20 +1,13 @@
 /*
  * The event journal (events.h): one table of the state database.
  */
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/events.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
-
-static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS events("
-	"  seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, level INTEGER NOT NULL,"
-	"  kind TEXT NOT NULL, policy TEXT NOT NULL, instance_id TEXT NOT NULL,"
-	"  label TEXT NOT NULL, util INTEGER NOT NULL, message TEXT NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS events_at ON events(at);";
+#include "store_int.h"
 
 static const char *const level_names[] = { "info", "action", "warn", "alert" };
 
@@ -37,54 +30,20 @@ event_level_parse(const char *s, enum event_level *out)
 	return false;
 }
 
-static enum gr_err
-ensure_table(struct state *st, struct gr_error *err)
-{
-	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot create the event journal");
-	return GR_OK;
-}
-
 enum gr_err
 events_add(struct state *st, struct event *ev, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc;
-
-	if (ensure_table(st, err) != GR_OK || state_begin(st, err) != GR_OK)
+	if (state_begin(st, err) != GR_OK)
 		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "INSERT INTO events(at, level, kind, policy, "
-	    "instance_id, label, util, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1, &q,
-	    NULL) != SQLITE_OK) {
-		state_fail(st, err, "cannot write the event journal");
-		state_rollback(st);
-		return err->code;
-	}
-	sqlite3_bind_int64(q, 1, ev->at);
-	sqlite3_bind_int(q, 2, ev->level);
-	sqlite3_bind_text(q, 3, ev->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 4, ev->policy, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 5, ev->instance_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 6, ev->label, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 7, ev->util_pct);
-	sqlite3_bind_text(q, 8, ev->message, -1, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE) {
+	if (!store_run(st, "INSERT INTO events(at, level, kind, policy, instance_id, label, util, "
+	    "message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "Iittttit", ev->at, (int)ev->level,
+	    ev->kind, ev->policy, ev->instance_id, ev->label, ev->util_pct, ev->message)) {
 		state_fail(st, err, "cannot write the event journal");
 		state_rollback(st);
 		return err->code;
 	}
 	ev->seq = sqlite3_last_insert_rowid(state_db(st));
 	return state_commit(st, err);
-}
-
-static void
-col_text(char *dst, size_t n, sqlite3_stmt *q, int c)
-{
-	const unsigned char *t = sqlite3_column_text(q, c);
-
-	strlcpy_(dst, t ? (const char *)t : "", n);
 }
 
 enum gr_err
@@ -98,8 +57,6 @@ events_load(struct state *st, int64_t since, int64_t after_seq, size_t max,
 
 	*out = NULL;
 	*n = 0;
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
 	/* The newest max, read newest first and turned round below. */
 	if (sqlite3_prepare_v2(state_db(st), "SELECT seq, at, level, kind, policy, instance_id, "
 	    "label, util, message FROM events WHERE at >= ? AND seq > ? ORDER BY seq DESC "
@@ -118,12 +75,12 @@ events_load(struct state *st, int64_t since, int64_t after_seq, size_t max,
 		e->seq = sqlite3_column_int64(q, 0);
 		e->at = sqlite3_column_int64(q, 1);
 		e->level = (enum event_level)sqlite3_column_int(q, 2);
-		col_text(e->kind, sizeof(e->kind), q, 3);
-		col_text(e->policy, sizeof(e->policy), q, 4);
-		col_text(e->instance_id, sizeof(e->instance_id), q, 5);
-		col_text(e->label, sizeof(e->label), q, 6);
+		store_col_text(q, 3, e->kind, sizeof(e->kind));
+		store_col_text(q, 4, e->policy, sizeof(e->policy));
+		store_col_text(q, 5, e->instance_id, sizeof(e->instance_id));
+		store_col_text(q, 6, e->label, sizeof(e->label));
 		e->util_pct = sqlite3_column_int(q, 7);
-		col_text(e->message, sizeof(e->message), q, 8);
+		store_col_text(q, 8, e->message, sizeof(e->message));
 	}
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE) {

@@ -271,7 +271,7 @@ add_row(const struct ledger_seg *g, void *ctx)
 }
 
 /*
- * The kept daily totals (state.c, ledger_day) give the sums of the days whose closed
+ * The kept daily totals (schema.c, ledger_day) give the sums of the days whose closed
  * segments lie wholly inside the window (from `since`, before today) and wholly on one side
  * of the month's start, on their provider's clock: for such a segment add_row's figures are
  * its whole cost in the spend, the month's spend and projection when it started this month,

@@ -1,12 +1,11 @@
 /*
- * samples.c - GPU sample history: raw samples for a day, minute aggregates for a month.
+ * history.c - the stored history of GPU samples: raw samples for a day, minute aggregates for a month.
  *
  * The SQL is generated from one table of fields (fields[] below), so a field added to
  * struct gpu_sample is stored, aggregated and read back by adding one line.
  */
 #include <math.h>
 #include <stdarg.h>
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "gpurent/samples.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "store_int.h"
 
 enum field_kind { FK_INT, FK_I64, FK_U64 };
 /* How a minute aggregates a field: min/mean/max, or one figure. */
@@ -129,49 +129,28 @@ bit_or_final(sqlite3_context *ctx)
 		sqlite3_result_int64(ctx, acc[0]);
 }
 
-/*
- * Columns that came after sample_series (seen, vendor): add one to a table made before.
- * Two processes may race to add it; the loser finds it there.
- */
-static bool
-add_column(sqlite3 *db, const char *col, const char *decl, char **msg)
+bool
+history_functions(sqlite3 *db)
 {
-	struct sql q = { .len = 0 };
-	sqlite3_stmt *s;
-
-	sql_add(&q, "SELECT %s FROM sample_series LIMIT 0", col);
-	if (sqlite3_prepare_v2(db, q.buf, -1, &s, NULL) == SQLITE_OK) {
-		sqlite3_finalize(s);
-		return true;
-	}
-	q.len = 0;
-	sql_add(&q, "ALTER TABLE sample_series ADD COLUMN %s %s", col, decl);
-	if (sqlite3_exec(db, q.buf, NULL, NULL, msg) == SQLITE_OK)
-		return true;
-	q.len = 0;
-	sql_add(&q, "SELECT %s FROM sample_series LIMIT 0", col);
-	if (sqlite3_prepare_v2(db, q.buf, -1, &s, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_finalize(s);
-	sqlite3_free(*msg);
-	*msg = NULL;
-	return true;
+	return sqlite3_create_function(db, "gr_bit_or", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+	    NULL, NULL, bit_or_step, bit_or_final) == SQLITE_OK;
 }
 
-static enum gr_err rollup_ensure(struct state *st, struct gr_error *err);
+/* Columns that came after sample_series; a series made before them saw nothing known. */
+static const struct store_column series_columns[] = {
+	{ "sample_series", "seen", "INTEGER NOT NULL DEFAULT -1" },
+	{ "sample_series", "vendor", "TEXT" },
+	{ NULL, NULL, NULL },
+};
 
-/* The tables, indexes and the bit_or function, made on first use by this connection. */
-static enum gr_err
-ensure(struct state *st, struct gr_error *err)
+static bool rollups_fill(struct state *st);
+
+bool
+history_schema(struct state *st)
 {
-	sqlite3 *db = state_db(st);
 	struct sql q = { .len = 0 };
-	char *msg = NULL;
 	size_t i;
 
-	if (sqlite3_create_function(db, "gr_bit_or", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-	    NULL, bit_or_step, bit_or_final) != SQLITE_OK)
-		return state_fail(st, err, "cannot prepare the sample history");
 	sql_add(&q, "CREATE TABLE IF NOT EXISTS sample_series("
 	    "id INTEGER PRIMARY KEY, instance_id TEXT NOT NULL, gpu INTEGER NOT NULL,"
 	    "uuid TEXT, name TEXT, driver TEXT, seen INTEGER NOT NULL DEFAULT 0, vendor TEXT,"
@@ -194,15 +173,8 @@ ensure(struct state *st, struct gr_error *err)
 	}
 	sql_add(&q, ", PRIMARY KEY(series, minute)) WITHOUT ROWID;"
 	    "CREATE INDEX IF NOT EXISTS samples_minute_at ON samples_minute(minute);");
-	if (sqlite3_exec(db, q.buf, NULL, NULL, &msg) != SQLITE_OK ||
-	    !add_column(db, "seen", "INTEGER NOT NULL DEFAULT -1", &msg) ||
-	    !add_column(db, "vendor", "TEXT", &msg)) {
-		gr_fail(err, GR_ESTATE, "cannot make the sample history tables: %s (%s)",
-		    msg ? msg : sqlite3_errmsg(db), state_path(st));
-		sqlite3_free(msg);
-		return GR_ESTATE;
-	}
-	return rollup_ensure(st, err);
+	return sqlite3_exec(state_db(st), q.buf, NULL, NULL, NULL) == SQLITE_OK &&
+	    store_add_columns(state_db(st), series_columns) && rollups_fill(st);
 }
 
 static int64_t
@@ -249,8 +221,6 @@ samples_store(struct state *st, const struct gpu_sample *v, size_t n, struct gr_
 
 	if (n == 0)
 		return GR_OK;
-	if (ensure(st, err) != GR_OK)
-		return err->code;
 	sql_add(&q, "INSERT OR REPLACE INTO samples(series, at, source");
 	for (k = 0; k < NFIELDS; k++)
 		sql_add(&q, ", %s", fields[k].col);
@@ -361,8 +331,6 @@ samples_compact(struct state *st, int64_t now, struct gr_error *err)
 	size_t k;
 	int step;
 
-	if (ensure(st, err) != GR_OK)
-		return err->code;
 	if (sqlite3_prepare_v2(db, "SELECT EXISTS(SELECT 1 FROM samples WHERE at < ?1) OR "
 	    "EXISTS(SELECT 1 FROM samples_minute WHERE minute < ?2)", -1, &s, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot compact the sample history");
@@ -485,14 +453,6 @@ sample_rows_add(struct sample_rows *r)
 	return &r->v[r->n++];
 }
 
-static void
-column_text(sqlite3_stmt *s, int i, char *buf, size_t n)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
-
-	strlcpy_(buf, t ? (const char *)t : "", n);
-}
-
 /*
  * The columns every history row starts with: instance_id, gpu, uuid, name, driver, vendor,
  * time, n, secs, source. Returns the index of the first field column.
@@ -500,12 +460,12 @@ column_text(sqlite3_stmt *s, int i, char *buf, size_t n)
 static int
 read_head(sqlite3_stmt *s, struct sample_row *r)
 {
-	column_text(s, 0, r->s.instance_id, sizeof(r->s.instance_id));
+	store_col_text(s, 0, r->s.instance_id, sizeof(r->s.instance_id));
 	r->s.index = sqlite3_column_int(s, 1);
-	column_text(s, 2, r->s.uuid, sizeof(r->s.uuid));
-	column_text(s, 3, r->s.name, sizeof(r->s.name));
-	column_text(s, 4, r->s.driver, sizeof(r->s.driver));
-	column_text(s, 5, r->s.vendor, sizeof(r->s.vendor));
+	store_col_text(s, 2, r->s.uuid, sizeof(r->s.uuid));
+	store_col_text(s, 3, r->s.name, sizeof(r->s.name));
+	store_col_text(s, 4, r->s.driver, sizeof(r->s.driver));
+	store_col_text(s, 5, r->s.vendor, sizeof(r->s.vendor));
 	r->s.at = sqlite3_column_int64(s, 6);
 	r->n = sqlite3_column_int(s, 7);
 	r->secs = sqlite3_column_int(s, 8);
@@ -515,7 +475,7 @@ read_head(sqlite3_stmt *s, struct sample_row *r)
 
 /*
  * The series of instance ?1: its own and, for an instance of several machines (a
- * multi-node Slurm job, history.h), its nodes' "?1/NODE": two searches of
+ * multi-node Slurm job, recorded by session/sample.c), its nodes' "?1/NODE": two searches of
  * UNIQUE(instance_id, gpu), the nodes a range ('0' follows '/').
  */
 #define SQL_OF_INSTANCE "(instance_id = ?1 OR (instance_id >= ?1 || '/' AND " \
@@ -605,12 +565,12 @@ series_list_read(struct state *st, const char *instance_id, struct series_list *
 		l->id[l->n] = sqlite3_column_int64(s, 0);
 		h = &l->head[l->n++];
 		memset(h, 0, sizeof(*h));
-		column_text(s, 1, h->instance_id, sizeof(h->instance_id));
+		store_col_text(s, 1, h->instance_id, sizeof(h->instance_id));
 		h->index = sqlite3_column_int(s, 2);
-		column_text(s, 3, h->uuid, sizeof(h->uuid));
-		column_text(s, 4, h->name, sizeof(h->name));
-		column_text(s, 5, h->driver, sizeof(h->driver));
-		column_text(s, 6, h->vendor, sizeof(h->vendor));
+		store_col_text(s, 3, h->uuid, sizeof(h->uuid));
+		store_col_text(s, 4, h->name, sizeof(h->name));
+		store_col_text(s, 5, h->driver, sizeof(h->driver));
+		store_col_text(s, 6, h->vendor, sizeof(h->vendor));
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
@@ -1230,8 +1190,6 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 
 	if (step < 0 || step % 60 != 0)
 		return gr_fail(err, GR_EUSAGE, "a history step is a whole number of minutes");
-	if (ensure(st, err) != GR_OK)
-		return err->code;
 	if (until <= 0)
 		until = INT64_MAX;
 	/* Aggregate only the fields some sample of these GPUs knew: most APIs know five. */
@@ -1314,8 +1272,6 @@ samples_latest(struct state *st, const char *instance_id, struct sample_list *ou
 	size_t k;
 	int rc;
 
-	if (ensure(st, err) != GR_OK)
-		return err->code;
 	sql_add(&q, "SELECT ss.instance_id, ss.gpu, ss.uuid, ss.name, ss.driver, ss.vendor, r.at, "
 	    "1, 0, r.source");
 	for (k = 0; k < NFIELDS; k++)
@@ -1796,24 +1752,8 @@ out:
 /*
  * The roll-ups came after the minute table (samples_hour, then samples_gpu_hour): a
  * database without one gets it here, filled once from every minute row it holds (a month
- * of 50 GPUs: some seconds, once). Another process may be doing the same: the check is
- * repeated under the write lock.
+ * of 50 GPUs: some seconds, once), inside the schema's transaction.
  */
-static bool
-table_exists(sqlite3 *db, const char *name)
-{
-	sqlite3_stmt *s;
-	bool yes = false;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-	    "name = ?1", -1, &s, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	yes = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return yes;
-}
-
 /* samples_gpu_hour: one row per series and hour (samples.h); made without the rows. */
 static bool
 gpu_hour_table(sqlite3 *db)
@@ -1835,45 +1775,29 @@ gpu_hour_table(sqlite3 *db)
 	return sqlite3_exec(db, q.buf, NULL, NULL, NULL) == SQLITE_OK;
 }
 
-static enum gr_err
-rollup_ensure(struct state *st, struct gr_error *err)
+static bool
+rollups_fill(struct state *st)
 {
 	sqlite3 *db = state_db(st);
 	sqlite3_stmt *s = NULL;
 	int64_t lo = 0, hi = -1;
-	bool instance_hours, gpu_hours_missing;
+	bool instance_hours = !store_has_table(db, "samples_hour");
+	bool gpu_hours_missing = !store_has_table(db, "samples_gpu_hour");
 
-	if (table_exists(db, "samples_hour") && table_exists(db, "samples_gpu_hour"))
-		return GR_OK;
-	if (state_begin(st, err) != GR_OK)
-		return err->code;
-	instance_hours = !table_exists(db, "samples_hour");
-	gpu_hours_missing = !table_exists(db, "samples_gpu_hour");
 	if (!instance_hours && !gpu_hours_missing)
-		return state_commit(st, err);
+		return true;
 	if ((instance_hours && sqlite3_exec(db, sql_hour_table, NULL, NULL, NULL) != SQLITE_OK) ||
 	    (gpu_hours_missing && !gpu_hour_table(db)) ||
 	    sqlite3_prepare_v2(db, "SELECT min(minute), max(minute) FROM samples_minute", -1, &s,
 	    NULL) != SQLITE_OK)
-		goto fail;
+		return false;
 	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
 		lo = hour_floor(sqlite3_column_int64(s, 0));
 		hi = hour_floor(sqlite3_column_int64(s, 1)) + HOUR;
 	}
 	sqlite3_finalize(s);
-	s = NULL;
-	if ((instance_hours && !rollup_hours(st, lo, hi)) ||
-	    (gpu_hours_missing && !gpu_hours(st, lo, hi)))
-		goto fail;
-	return state_commit(st, err);
-fail:
-	{
-		enum gr_err rc = state_fail(st, err, "cannot make the hourly sample history");
-
-		sqlite3_finalize(s);
-		state_rollback(st);
-		return rc;
-	}
+	return (!instance_hours || rollup_hours(st, lo, hi)) &&
+	    (!gpu_hours_missing || gpu_hours(st, lo, hi));
 }
 
 enum gr_err
@@ -1893,8 +1817,6 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 
 	*out = NULL;
 	*n = 0;
-	if (ensure(st, err) != GR_OK)
-		return err->code;
 	if (until <= 0)
 		until = INT64_MAX;
 	idle_pct = idle_pct < 0 ? 0 : idle_pct > 100 ? 100 : idle_pct;	/* samples.h: 0..100 */

@@ -1,7 +1,6 @@
 /*
  * Elastic groups' definitions (groups.h): one table of the state database.
  */
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,17 +9,7 @@
 #include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
-
-static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS groups("
-	"  name TEXT PRIMARY KEY, gpu TEXT NOT NULL, gpus INTEGER NOT NULL, min INTEGER NOT NULL, max INTEGER NOT NULL,"
-	"  target_util INTEGER NOT NULL, cooldown INTEGER NOT NULL, window INTEGER NOT NULL,"
-	"  base INTEGER NOT NULL, max_price INTEGER NOT NULL, env TEXT NOT NULL, predict INTEGER NOT NULL, created_at INTEGER NOT NULL,"
-	"  last_scale_at INTEGER NOT NULL, max_currency TEXT NOT NULL DEFAULT 'USD',"
-	"  providers TEXT NOT NULL DEFAULT '');"
-	"CREATE TABLE IF NOT EXISTS group_load("
-	"  name TEXT NOT NULL, at INTEGER NOT NULL, util REAL NOT NULL, members INTEGER NOT NULL,"
-	"  PRIMARY KEY (name, at)) WITHOUT ROWID;";
+#include "store_int.h"
 
 static const char columns[] = "name, gpu, gpus, min, max, target_util, cooldown, window, base, "
 	"max_price, env, predict, created_at, last_scale_at, max_currency, providers";
@@ -46,51 +35,15 @@ group_label(char *buf, size_t n, const char *name)
 	return buf;
 }
 
-/*
- * A column that came after the groups table: add it to one made before (max prices there
- * were in dollars; groups used every provider). Two processes may race; the loser finds it.
- */
-static bool
-add_column(sqlite3 *db, const char *probe, const char *alter)
-{
-	sqlite3_stmt *s;
-
-	if (sqlite3_prepare_v2(db, probe, -1, &s, NULL) == SQLITE_OK) {
-		sqlite3_finalize(s);
-		return true;
-	}
-	if (sqlite3_exec(db, alter, NULL, NULL, NULL) == SQLITE_OK)
-		return true;
-	if (sqlite3_prepare_v2(db, probe, -1, &s, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_finalize(s);
-	return true;
-}
-
-static enum gr_err
-ensure_table(struct state *st, struct gr_error *err)
-{
-	sqlite3 *db = state_db(st);
-
-	if (sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK ||
-	    !add_column(db, "SELECT max_currency FROM groups LIMIT 0", "ALTER TABLE groups ADD "
-	    "COLUMN max_currency TEXT NOT NULL DEFAULT 'USD'") ||
-	    !add_column(db, "SELECT providers FROM groups LIMIT 0", "ALTER TABLE groups ADD "
-	    "COLUMN providers TEXT NOT NULL DEFAULT ''"))
-		return state_fail(st, err, "cannot create the groups table");
-	return GR_OK;
-}
-
 static void
-read_row(sqlite3_stmt *q, struct group *g)
+read_row(sqlite3_stmt *q, void *row)
 {
+	struct group *g = row;
 	const unsigned char *t;
 
 	memset(g, 0, sizeof(*g));
-	t = sqlite3_column_text(q, 0);
-	strlcpy_(g->name, t ? (const char *)t : "", sizeof(g->name));
-	t = sqlite3_column_text(q, 1);
-	strlcpy_(g->gpu, t ? (const char *)t : "", sizeof(g->gpu));
+	store_col_text(q, 0, g->name, sizeof(g->name));
+	store_col_text(q, 1, g->gpu, sizeof(g->gpu));
 	g->gpus = sqlite3_column_int(q, 2);
 	g->min = sqlite3_column_int(q, 3);
 	g->max = sqlite3_column_int(q, 4);
@@ -99,48 +52,24 @@ read_row(sqlite3_stmt *q, struct group *g)
 	g->window = sqlite3_column_int64(q, 7);
 	g->base = sqlite3_column_int(q, 8);
 	g->max_price = sqlite3_column_int64(q, 9);
-	t = sqlite3_column_text(q, 10);
-	strlcpy_(g->env, t ? (const char *)t : "", sizeof(g->env));
+	store_col_text(q, 10, g->env, sizeof(g->env));
 	g->predict = sqlite3_column_int(q, 11) != 0;
 	g->created_at = sqlite3_column_int64(q, 12);
 	g->last_scale_at = sqlite3_column_int64(q, 13);
 	t = sqlite3_column_text(q, 14);
 	money_currency_set(g->max_currency, t ? (const char *)t : NULL);
-	t = sqlite3_column_text(q, 15);
-	strlcpy_(g->providers, t ? (const char *)t : "", sizeof(g->providers));
+	store_col_text(q, 15, g->providers, sizeof(g->providers));
 }
 
 enum gr_err
 groups_create(struct state *st, const struct group *g, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc;
-
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "INSERT OR IGNORE INTO groups(name, gpu, gpus, min, "
-	    "max, target_util, cooldown, window, base, max_price, env, predict, created_at, "
-	    "last_scale_at, max_currency, providers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, 0, ?, ?)", -1, &q, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot write the groups table");
-	sqlite3_bind_text(q, 1, g->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, g->gpu, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 3, g->gpus);
-	sqlite3_bind_int(q, 4, g->min);
-	sqlite3_bind_int(q, 5, g->max);
-	sqlite3_bind_int(q, 6, g->target_util);
-	sqlite3_bind_int64(q, 7, g->cooldown);
-	sqlite3_bind_int64(q, 8, g->window);
-	sqlite3_bind_int(q, 9, g->base);
-	sqlite3_bind_int64(q, 10, g->max_price);
-	sqlite3_bind_text(q, 11, g->env, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 12, g->predict);
-	sqlite3_bind_int64(q, 13, g->created_at);
-	sqlite3_bind_text(q, 14, money_currency(g->max_currency), -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 15, g->providers, -1, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
+	if (!store_run(st, "INSERT OR IGNORE INTO groups(name, gpu, gpus, min, max, target_util, "
+	    "cooldown, window, base, max_price, env, predict, created_at, last_scale_at, "
+	    "max_currency, providers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
+	    "ttiiiiIIiItiItt", g->name, g->gpu, g->gpus, g->min, g->max, g->target_util,
+	    g->cooldown, g->window, g->base, g->max_price, g->env, (int)g->predict, g->created_at,
+	    money_currency(g->max_currency), g->providers))
 		return state_fail(st, err, "cannot write the groups table");
 	if (sqlite3_changes(state_db(st)) == 0)
 		return gr_fail(err, GR_EUSAGE, "a group called '%s' exists already", g->name);
@@ -152,30 +81,13 @@ groups_load(struct state *st, struct group **out, size_t *n, struct gr_error *er
 {
 	char sql[256];
 	sqlite3_stmt *q;
-	size_t cap = 0;
-	int rc;
 
 	*out = NULL;
 	*n = 0;
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
 	snprintf(sql, sizeof(sql), "SELECT %s FROM groups ORDER BY name", columns);
-	if (sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL) != SQLITE_OK)
+	q = store_prepare(st, sql, "");
+	if (q == NULL || !store_rows(q, (void **)out, n, sizeof(**out), read_row))
 		return state_fail(st, err, "cannot read the groups table");
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			*out = xreallocarray(*out, cap, sizeof(**out));
-		}
-		read_row(q, &(*out)[(*n)++]);
-	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE) {
-		free(*out);
-		*out = NULL;
-		*n = 0;
-		return state_fail(st, err, "cannot read the groups table");
-	}
 	return GR_OK;
 }
 
@@ -186,8 +98,6 @@ groups_get(struct state *st, const char *name, struct group *out, struct gr_erro
 	sqlite3_stmt *q;
 	int rc;
 
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
 	snprintf(sql, sizeof(sql), "SELECT %s FROM groups WHERE name = ?", columns);
 	if (sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the groups table");
@@ -207,19 +117,9 @@ groups_get(struct state *st, const char *name, struct group *out, struct gr_erro
 static enum gr_err
 change(struct state *st, const char *sql, const char *name, int64_t at, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc;
+	bool with_at = strstr(sql, "?2") != NULL;
 
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot write the groups table");
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	if (sqlite3_bind_parameter_count(q) > 1)
-		sqlite3_bind_int64(q, 2, at);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
+	if (!(with_at ? store_run(st, sql, "tI", name, at) : store_run(st, sql, "t", name)))
 		return state_fail(st, err, "cannot write the groups table");
 	if (sqlite3_changes(state_db(st)) == 0)
 		return gr_fail(err, GR_ENOTFOUND, "no group called '%s'", name);
@@ -246,35 +146,17 @@ enum gr_err
 groups_load_add(struct state *st, const char *name, int64_t at, double util, int members,
     struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	int rc;
-
-	if (ensure_table(st, err) != GR_OK || state_begin(st, err) != GR_OK)
+	if (state_begin(st, err) != GR_OK)
 		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "INSERT OR REPLACE INTO group_load(name, at, util, "
-	    "members) VALUES (?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, at);
-	sqlite3_bind_double(q, 3, util);
-	sqlite3_bind_int(q, 4, members);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE ||
-	    sqlite3_prepare_v2(state_db(st), "DELETE FROM group_load WHERE name = ? AND at < ?",
-	    -1, &q, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, at - GROUP_LOAD_KEEP);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
-		goto fail;
+	if (!store_run(st, "INSERT OR REPLACE INTO group_load(name, at, util, members) VALUES "
+	    "(?, ?, ?, ?)", "tIdi", name, at, util, members) ||
+	    !store_run(st, "DELETE FROM group_load WHERE name = ? AND at < ?", "tI", name,
+	    at - GROUP_LOAD_KEEP)) {
+		state_fail(st, err, "cannot write the group's load history");
+		state_rollback(st);
+		return err->code;
+	}
 	return state_commit(st, err);
-fail:
-	state_fail(st, err, "cannot write the group's load history");
-	state_rollback(st);
-	return err->code;
 }
 
 enum gr_err
@@ -285,14 +167,10 @@ groups_load_mean(struct state *st, const char *name, int64_t since, int64_t unti
 	int rc;
 
 	*n = 0;
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "SELECT avg(util), count(*) FROM group_load WHERE "
-	    "name = ? AND at > ? AND at <= ?", -1, &q, NULL) != SQLITE_OK)
+	q = store_prepare(st, "SELECT avg(util), count(*) FROM group_load WHERE name = ? AND "
+	    "at > ? AND at <= ?", "tII", name, since, until);
+	if (q == NULL)
 		return state_fail(st, err, "cannot read the group's load history");
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, since);
-	sqlite3_bind_int64(q, 3, until);
 	rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW && sqlite3_column_int(q, 1) > 0) {
 		*mean = sqlite3_column_double(q, 0);
@@ -316,8 +194,6 @@ groups_load_series(struct state *st, const char *name, int64_t since, int step, 
 	int rc;
 
 	*first = 0;
-	if (ensure_table(st, err) != GR_OK)
-		goto fail;
 	if (sqlite3_prepare_v2(state_db(st), "SELECT at, util FROM group_load WHERE name = ? AND "
 	    "at >= ? AND at < ? ORDER BY at", -1, &q, NULL) != SQLITE_OK) {
 		state_fail(st, err, "cannot read the group's load history");
@@ -367,14 +243,10 @@ groups_load_records(struct state *st, const char *name, int64_t since, int64_t u
 
 	*out = NULL;
 	*n = 0;
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "SELECT at, util, members FROM group_load WHERE "
-	    "name = ? AND at >= ? AND at < ? ORDER BY at", -1, &q, NULL) != SQLITE_OK)
+	q = store_prepare(st, "SELECT at, util, members FROM group_load WHERE name = ? AND "
+	    "at >= ? AND at < ? ORDER BY at", "tII", name, since, until);
+	if (q == NULL)
 		return state_fail(st, err, "cannot read the group's load history");
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, since);
-	sqlite3_bind_int64(q, 3, until);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 64;

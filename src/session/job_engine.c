@@ -1,5 +1,6 @@
 /*
- * Recorded jobs brought up to date from their instances, and their --fetch and --then
+ * The job engine of run, jobs, logs, kill and the watcher (job_engine.h): jobs started,
+ * recorded jobs brought up to date from their instances, and their --fetch and --then
  * carried out by whichever gpurent first sees them ended.
  */
 #include <stdarg.h>
@@ -10,12 +11,28 @@
 #include "gpurent/backend.h"
 #include "gpurent/config.h"
 #include "gpurent/i18n.h"
+#include "gpurent/job_engine.h"
 #include "gpurent/observed.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote_copy.h"
+#include "gpurent/session.h"
 #include "gpurent/util.h"
-#include "common.h"
-#include "job.h"
+
+static void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* What the engine says goes to stderr, as the commands' warnings do (cmd_warn). */
+static void
+warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("gpurent: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 int
 job_exit_status(const struct remote_job *j)
@@ -49,15 +66,60 @@ job_join_words(char *const *w, int n, char *out, size_t size)
 	sb_release(&sb);
 }
 
+/* Copy what dir holds (the trailing slash) into j's working directory. */
+static int
+sync_into(struct session *s, const struct remote_endpoint *ep, const char *dir,
+    const struct remote_copy_opts *opts, const struct remote_job *j, struct gr_error *err)
+{
+	struct remote_copy_opts o = *opts;
+	struct remote_place src, dst;
+	struct config *cfg;
+	char from[4200], to[4200];
+
+	o.recursive = true;
+	if (session_config(s, &cfg, NULL) == GR_OK)
+		o.rsync_path = config_get(cfg, "ssh.rsync_path");
+	snprintf(from, sizeof(from), "%s/", dir);
+	remote_job_path(j, "", to, sizeof(to));
+	src = (struct remote_place){ NULL, from };
+	dst = (struct remote_place){ ep, to };
+	return remote_copy_rsync(&src, 1, &dst, &o, err);
+}
+
+int
+jobs_start(struct session *s, struct state *st, const struct remote_endpoint *ep,
+    struct remote_job *j, const struct job_start *js, struct gr_error *err)
+{
+	int rc = 0;
+
+	if (remote_connect(ep, err) != GR_OK || (rc = remote_job_create(ep, j, err)) != 0)
+		return rc != 0 ? rc : REMOTE_EXIT_CONN;
+	if (js->sync != NULL && (rc = sync_into(s, ep, js->sync, &js->sync_opts, j, err)) != 0)
+		return rc;
+	strlcpy_(j->instance_id, ep->name, sizeof(j->instance_id));
+	snprintf(j->id, sizeof(j->id), "%s/%d", ep->name, j->seq);
+	job_join_words(js->words, js->n_words, j->command, sizeof(j->command));
+	j->state = JOB_RUNNING;
+	j->exit_code = -1;
+	j->started_at = session_now(s);
+	rc = remote_job_start(ep, j->seq, js->env, js->n_env, (const char *const *)js->words,
+	    (size_t)js->n_words, err);
+	if (rc != 0)
+		return rc;
+	if (remote_job_record(st, j, err) != GR_OK)
+		return gr_exit_code(err->code);
+	return 0;
+}
+
 /* The recorded state of a batch job from its provider: ended, killed, lost or running. */
 bool
-batch_refresh(struct cmd_ctx *c, struct state *st, struct remote_job *j)
+batch_refresh(struct session *s, struct state *st, struct remote_job *j)
 {
 	struct gr_error err = { 0 };
 
-	if (session_batch_refresh(c->s, st, j, &err))
+	if (session_batch_refresh(s, st, j, &err))
 		return true;
-	cmd_warn("cannot read %s: %s", j->id, err.msg);
+	warn(_("cannot read %s: %s"), j->id, err.msg);
 	return false;
 }
 
@@ -77,12 +139,12 @@ account_add(struct remote_job *j, const char *fmt, ...)
 	va_end(ap);
 	text_sanitize(clean, sizeof(clean), line);
 	snprintf(j->account + len, sizeof(j->account) - len, "%s%s", len ? "; " : "", clean);
-	cmd_warn("%s: %s", j->id, clean);
+	warn("%s: %s", j->id, clean);
 }
 
 /* Every fetch of j, in order; false (with the account saying which) at the first failure. */
 static bool
-fetch_all(struct cmd_ctx *c, const struct remote_endpoint *ep, struct remote_job *j)
+fetch_all(struct session *s, const struct remote_endpoint *ep, struct remote_job *j)
 {
 	struct remote_copy_opts o;
 	struct remote_place src, dst;
@@ -94,7 +156,7 @@ fetch_all(struct cmd_ctx *c, const struct remote_endpoint *ep, struct remote_job
 
 	memset(&o, 0, sizeof(o));
 	o.recursive = true;
-	if (session_config(c->s, &cfg, NULL) == GR_OK)
+	if (session_config(s, &cfg, NULL) == GR_OK)
 		o.rsync_path = config_get(cfg, "ssh.rsync_path");
 	while (p < end) {
 		local = p + strlen(p) + 1;
@@ -120,13 +182,13 @@ fetch_all(struct cmd_ctx *c, const struct remote_endpoint *ep, struct remote_job
 
 /* Stop or destroy the instance; false (accounted) when the provider refused. */
 static bool
-then_act(struct cmd_ctx *c, struct remote_job *j)
+then_act(struct session *s, struct remote_job *j)
 {
 	struct gr_error err = { 0 };
 	struct backend *b;
 	bool stop = strcmp(j->then_action, "stop") == 0;
 
-	if (session_backend_for(c->s, j->instance_id, &b, &err) == GR_OK &&
+	if (session_backend_for(s, j->instance_id, &b, &err) == GR_OK &&
 	    (stop ? observed_stop(b, j->instance_id, &err) :
 	    observed_destroy(b, j->instance_id, &err)) == GR_OK) {
 		account_add(j, stop ? _("stopped %s") : _("destroyed %s"), j->instance_id);
@@ -154,7 +216,7 @@ save(struct state *st, const struct remote_job *j)
 	struct gr_error err = { 0 };
 
 	if (remote_job_record(st, j, &err) != GR_OK)
-		cmd_warn("%s", err.msg);
+		warn("%s", err.msg);
 }
 
 /*
@@ -163,7 +225,7 @@ save(struct state *st, const struct remote_job *j)
  * be done and is accounted as failed; without, it waits for a later look.
  */
 static void
-settle(struct cmd_ctx *c, struct state *st, const struct remote_endpoint *ep,
+settle(struct session *s, struct state *st, const struct remote_endpoint *ep,
     const char *down, struct remote_job *v, size_t n)
 {
 	const struct remote_job *busy;
@@ -187,7 +249,7 @@ settle(struct cmd_ctx *c, struct state *st, const struct remote_endpoint *ep,
 			    j->then_action[0] ? ", --then " : "", j->then_action,
 			    j->then_action[0] ? _(" not done") : "");
 			j->after = JOB_AFTER_FAILED;
-		} else if (from == JOB_AFTER_PENDING && j->fetch_len > 0 && !fetch_all(c, ep, j)) {
+		} else if (from == JOB_AFTER_PENDING && j->fetch_len > 0 && !fetch_all(s, ep, j)) {
 			if (j->then_action[0])
 				account_add(j, _("--then %s not done"), j->then_action);
 			j->after = JOB_AFTER_FAILED;
@@ -204,7 +266,7 @@ settle(struct cmd_ctx *c, struct state *st, const struct remote_endpoint *ep,
 					account_add(j, _("--then %s waits for %s, which still runs"),
 					    j->then_action, busy->id);
 				j->after = JOB_AFTER_WAITING;
-			} else if (then_act(c, j)) {
+			} else if (then_act(s, j)) {
 				acted = strcmp(j->then_action, "stop") == 0 ? "stopped" : "destroyed";
 				j->after = JOB_AFTER_DONE;
 			} else
@@ -216,57 +278,74 @@ settle(struct cmd_ctx *c, struct state *st, const struct remote_endpoint *ep,
 
 /* NULL while the instance runs (or its provider does not answer), else what it is. */
 static const char *
-instance_down(struct cmd_ctx *c, const char *id)
+instance_down(struct session *s, const char *id)
 {
 	struct gr_error err = { 0 };
 	struct backend *b;
 	struct instance in;
 
-	if (session_backend_for(c->s, id, &b, &err) != GR_OK)
+	if (session_backend_for(s, id, &b, &err) != GR_OK)
 		return NULL;
 	if (observed_get(b, id, &in, &err) != GR_OK)
 		return err.code == GR_ENOTFOUND ? "gone" : NULL;
 	return in.state == ST_RUNNING ? NULL : inst_state_name(in.state);
 }
 
+int
+jobs_poll(const struct remote_endpoint *ep, struct remote_job *v, size_t n, bool *ended,
+    struct gr_error *err)
+{
+	struct remote_job *run = xcalloc(n + 1, sizeof(*run));
+	size_t nrun = 0, i, k;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		if (v[i].state == JOB_RUNNING)
+			run[nrun++] = v[i];
+	rc = remote_job_poll(ep, run, nrun, err);
+	if (rc == 0)
+		for (i = 0, k = 0; i < n; i++)
+			if (v[i].state == JOB_RUNNING) {
+				v[i].state = run[k].state;
+				v[i].exit_code = run[k++].exit_code;
+				if (ended != NULL)
+					ended[i] = v[i].state != JOB_RUNNING;
+			}
+	free(run);
+	return rc;
+}
+
 /* One instance: its running jobs read from it, then settled. */
 static bool
-refresh_instance(struct cmd_ctx *c, struct state *st, const char *id)
+refresh_instance(struct session *s, struct state *st, const char *id)
 {
 	struct gr_error err = { 0 };
 	struct remote_endpoint ep;
-	struct remote_job *v = NULL, *run;
-	size_t n, nrun = 0, i, k;
+	struct remote_job *v = NULL;
+	size_t n, i;
 	const char *down;
-	bool reached = false;
+	bool reached = false, *ended;
 
 	if (remote_job_load(st, id, &v, &n, &err) != GR_OK) {
-		cmd_warn("%s", err.msg);
+		warn("%s", err.msg);
 		return false;
 	}
 	/* A batch job is its own instance: its scheduler says how it is. */
 	if (n == 1 && job_is_batch(&v[0])) {
-		reached = batch_refresh(c, st, &v[0]);
+		reached = batch_refresh(s, st, &v[0]);
 		free(v);
 		return reached;
 	}
-	down = instance_down(c, id);
-	if (down == NULL && cmd_endpoint(c, id, &ep, &err) == GR_OK) {
-		run = xcalloc(n + 1, sizeof(*run));
-		for (i = 0; i < n; i++)
-			if (v[i].state == JOB_RUNNING)
-				run[nrun++] = v[i];
-		if (remote_job_poll(&ep, run, nrun, &err) == 0) {
+	down = instance_down(s, id);
+	if (down == NULL && session_endpoint(s, id, &ep, &err) == GR_OK) {
+		ended = xcalloc(n + 1, sizeof(*ended));
+		if (jobs_poll(&ep, v, n, ended, &err) == 0) {
 			reached = true;
-			for (i = 0, k = 0; i < n; i++)
-				if (v[i].state == JOB_RUNNING) {
-					v[i].state = run[k].state;
-					v[i].exit_code = run[k++].exit_code;
-					if (v[i].state != JOB_RUNNING)
-						save(st, &v[i]);
-				}
+			for (i = 0; i < n; i++)
+				if (ended[i])
+					save(st, &v[i]);
 		}
-		free(run);
+		free(ended);
 	}
 	if (down != NULL) {
 		/* Its processes ended with the machine. */
@@ -276,15 +355,15 @@ refresh_instance(struct cmd_ctx *c, struct state *st, const char *id)
 				save(st, &v[i]);
 			}
 	} else if (!reached)
-		cmd_warn("cannot read the jobs of %s: %s", id, err.msg[0] ? err.msg :
+		warn(_("cannot read the jobs of %s: %s"), id, err.msg[0] ? err.msg :
 		    _("no answer"));
-	settle(c, st, reached ? &ep : NULL, down, v, n);
+	settle(s, st, reached ? &ep : NULL, down, v, n);
 	free(v);
 	return reached || down != NULL;
 }
 
 bool
-jobs_refresh(struct cmd_ctx *c, struct state *st, const char *instance_id)
+jobs_refresh(struct session *s, struct state *st, const char *instance_id)
 {
 	struct gr_error err = { 0 };
 	struct remote_job *v = NULL;
@@ -292,9 +371,9 @@ jobs_refresh(struct cmd_ctx *c, struct state *st, const char *instance_id)
 	bool ok = true;
 
 	if (instance_id != NULL)
-		return refresh_instance(c, st, instance_id);
+		return refresh_instance(s, st, instance_id);
 	if (remote_job_load(st, NULL, &v, &n, &err) != GR_OK) {
-		cmd_warn("%s", err.msg);
+		warn("%s", err.msg);
 		return false;
 	}
 	for (i = 0; i < n; i++) {
@@ -307,7 +386,7 @@ jobs_refresh(struct cmd_ctx *c, struct state *st, const char *instance_id)
 			    (v[k].state == JOB_RUNNING || v[k].after == JOB_AFTER_PENDING ||
 			    v[k].after == JOB_AFTER_WAITING))
 				break;
-		if (k == i && !refresh_instance(c, st, v[i].instance_id))
+		if (k == i && !refresh_instance(s, st, v[i].instance_id))
 			ok = false;
 	}
 	free(v);

@@ -2,7 +2,6 @@
  * gpunames.c - the GPU names providers were seen selling that the catalogue lacks, kept
  * in the database for filters and completion.
  */
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,22 +9,12 @@
 #include "gpurent/gpunames.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
+#include "store_int.h"
 
 /* A name seen again is recorded again at most this often (seconds). */
 #define REFRESH_S 3600
 /* At most this many distinct names are looked at per search (each is one query). */
 #define NAMES_PER_SEARCH 256
-
-static enum gr_err
-ensure_table(struct state *st, struct gr_error *err)
-{
-	if (sqlite3_exec(state_db(st), "CREATE TABLE IF NOT EXISTS gpu_names_seen("
-	    "provider TEXT NOT NULL, name TEXT NOT NULL, vram_gb INTEGER NOT NULL, "
-	    "first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, "
-	    "PRIMARY KEY(provider, name))", NULL, NULL, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot create the table of GPU names seen");
-	return GR_OK;
-}
 
 /* Whether (provider, name) needs writing: new, or last recorded REFRESH_S ago. */
 static bool
@@ -67,8 +56,6 @@ gpunames_record(struct state *st, const struct offer *v, size_t n, int64_t now,
 			break;
 	if (i == n)
 		return GR_OK;	/* every GPU known: nothing to read or write */
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
 	if (sqlite3_prepare_v2(state_db(st), "SELECT last_seen FROM gpu_names_seen WHERE "
 	    "provider = ? AND name = ?", -1, &get, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the GPU names seen");
@@ -121,8 +108,6 @@ gpunames_load(struct state *st, struct gpu_name_seen **out, size_t *n, struct gr
 
 	*out = NULL;
 	*n = 0;
-	if (ensure_table(st, err) != GR_OK)
-		return err->code;
 	if (sqlite3_prepare_v2(state_db(st), "SELECT provider, name, vram_gb, first_seen, "
 	    "last_seen FROM gpu_names_seen ORDER BY provider, name", -1, &q, NULL) != SQLITE_OK)
 		return state_fail(st, err, "cannot read the GPU names seen");

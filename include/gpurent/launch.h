@@ -1,0 +1,126 @@
+/*
+ * launch.h - the launch door (src/guard/launch.c): what a launch bids, whether it may go
+ * ahead, and the launch itself.
+ *
+ * Every launch passes through here: `gpurent launch` and its --dry-run, launch by
+ * requirement (requirement.h), batch jobs, the groups' members and the dashboard's launch;
+ * and every start of a stopped instance, which bills again. A dry run refuses exactly what
+ * a real launch would:
+ *
+ *   launch_plan_make  checks the request against the offer (a bid only on an interruptible
+ *                     offer and never below its current price, the disk within the offer's,
+ *                     a machine free) and chooses the bid: without one, the current price
+ *                     plus spot.bid_margin percent (rounded up to a tenth of a cent), so
+ *                     that the next repricing does not outbid the instance at once.
+ *   guard_launch      the door: checks budget.day and budget.month, counting what bills now,
+ *                     what is still provisioning and this launch, under a lock that makes
+ *                     concurrent launches (of any gpurent process) take turns; journals the
+ *                     launch with its client token; runs it (session_launch); and records
+ *                     the new instance as provisioning before letting the next launch look.
+ *   guard_start       the same admission for a start (session_start).
+ */
+#ifndef GPURENT_LAUNCH_H
+#define GPURENT_LAUNCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "costs.h"
+#include "error.h"
+#include "model.h"
+
+struct state;
+
+struct launch_plan {
+	int64_t market_hour;	/* the offer's price now */
+	int64_t bid_hour;	/* interruptible: the bid; 0 for on-demand */
+	int64_t price_hour;	/* what it bills per hour: the bid, or the on-demand price */
+	int margin_pct;		/* spot.bid_margin */
+	bool bid_given;		/* --bid named the bid; else the margin chose it */
+	bool thin_bid;		/* a given bid below the one the margin would choose */
+};
+
+/*
+ * Check a launch of offer o (has_bid/bid: --bid; disk_gb 0: the provider's default) and
+ * choose its bid. GR_EUSAGE for a bid on an on-demand offer, a bid below the current price
+ * or more disk than the offer has; GR_ECAPACITY when no machine of it is free.
+ */
+enum gr_err launch_plan_make(const struct offer *o, bool has_bid, int64_t bid, int disk_gb,
+    int margin_pct, struct launch_plan *out, struct gr_error *err);
+
+struct launch_budget {
+	int64_t day;		/* budget.day, -1 unset */
+	int64_t month;		/* budget.month, -1 unset */
+	bool force;		/* --force: check nothing, but still take turns and record */
+	/*
+	 * Currencies ("": USD): of each budget and of the launch's price. A budget counts
+	 * spend and the launch in its own currency; anything in another is converted at the
+	 * rates in fx, and when a rate is missing the launch is refused (GR_EBUDGET) rather
+	 * than counted as if it were the same money. guard_launch fills them all from the
+	 * config.
+	 */
+	char day_currency[CURRENCY_MAX];
+	char month_currency[CURRENCY_MAX];
+	char price_currency[CURRENCY_MAX];
+	struct fx_rates fx;
+};
+
+/*
+ * The door's engine, called by guard_launch and guard_start only (scripts/check-layers
+ * fails on any other caller); the unit tests drive it with their own clock and launch.
+ */
+struct launch_ops {
+	/* The clocks now (read once the lock is held, so that other launches are seen). */
+	void (*clock)(void *ctx, struct cost_clock *out);
+	/* Run the launch itself; fill out (its id at least) or fail. NULL: a dry run. */
+	enum gr_err (*run)(void *ctx, struct instance *out, struct gr_error *err);
+};
+
+/*
+ * Admit a launch of `price_hour` on `provider` and run it. When a budget is set, the launch
+ * lock (a file beside the database) is held from the budget check until the new instance
+ * is recorded; waiting for it is bounded (GR_ESTATE after two minutes). A dry run makes the
+ * same check and launches and records nothing. The launched instance gets a provisioning
+ * ledger segment (state.h) at its own price when it reports one.
+ */
+enum gr_err launch_admit(struct state *st, const struct launch_budget *b, const char *provider,
+    int64_t price_hour, const struct launch_ops *ops, void *ctx, struct instance *out,
+    struct gr_error *err);
+
+struct session;
+struct backend;
+struct launch_req;
+
+/* How guard_launch admits. */
+#define GUARD_FORCE 1u		/* --force: check no budget, but still take turns and record */
+#define GUARD_DRY_RUN 2u	/* check only: lock, journal, launch and record nothing */
+
+/* A client token: hex, at most GUARD_TOKEN_MAX - 1 characters. */
+#define GUARD_TOKEN_MAX 32
+
+/*
+ * THE launch door: admit the create req on b, billing price_hour in `currency` ("": USD),
+ * against the session's budgets (budget.day, budget.month, in their currencies, fx.* rates)
+ * and run it through session_launch, as launch_admit says. A req without a client_token is
+ * given a new one, which the journal and the provider keep, so that a retried create is
+ * recognised. flags: GUARD_FORCE, GUARD_DRY_RUN. GR_EBUDGET when a budget refuses.
+ */
+enum gr_err guard_launch(struct session *s, struct backend *b, const struct launch_req *req,
+    int64_t price_hour, const char *currency, unsigned flags, struct instance *out,
+    struct gr_error *err);
+
+/*
+ * Start instance `id` of b. A stopped (or stopping) instance resumes billing at its price, so
+ * it is admitted exactly as a launch is (budget.day and budget.month, GR_EBUDGET unless
+ * force, under the launch lock); one in any other state is asked as it is, for its provider
+ * to answer.
+ */
+enum gr_err guard_start(struct session *s, struct backend *b, const char *id, bool force,
+    struct gr_error *err);
+
+/* A new random client token in buf (GUARD_TOKEN_MAX), for requests that try several creates
+   under one (launch by requirement). */
+void guard_client_token(char *buf, size_t n);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * The records of background port forwards (forwards.h): table forwards of the state database.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/forwards.h"
+#include "gpurent/util.h"
+#include "store_int.h"
+
+enum gr_err
+remote_forward_record(struct state *st, const struct remote_forward *f, struct gr_error *err)
+{
+	if (!store_run(st, "INSERT OR REPLACE INTO forwards(local_port, instance_id, remote_port, "
+	    "pid, started_at) VALUES(?, ?, ?, ?, ?)", "itiiI", f->local_port, f->instance_id,
+	    f->remote_port, f->pid, f->started_at))
+		return state_fail(st, err, "cannot record the forward");
+	return GR_OK;
+}
+
+static void
+read_forward(sqlite3_stmt *q, void *row)
+{
+	struct remote_forward *f = row;
+
+	f->local_port = sqlite3_column_int(q, 0);
+	store_col_text(q, 1, f->instance_id, sizeof(f->instance_id));
+	f->remote_port = sqlite3_column_int(q, 2);
+	f->pid = sqlite3_column_int(q, 3);
+	f->started_at = sqlite3_column_int64(q, 4);
+}
+
+enum gr_err
+remote_forward_load(struct state *st, struct remote_forward **out, size_t *n,
+    struct gr_error *err)
+{
+	sqlite3_stmt *q = store_prepare(st, "SELECT local_port, instance_id, remote_port, pid, "
+	    "started_at FROM forwards ORDER BY local_port", "");
+
+	*out = NULL;
+	*n = 0;
+	if (q == NULL || !store_rows(q, (void **)out, n, sizeof(**out), read_forward))
+		return state_fail(st, err, "cannot read the forwards");
+	return GR_OK;
+}
+
+enum gr_err
+remote_forward_forget(struct state *st, int local_port, struct gr_error *err)
+{
+	if (!store_run(st, "DELETE FROM forwards WHERE local_port = ?", "i", local_port))
+		return state_fail(st, err, "cannot forget the forward");
+	return GR_OK;
+}

@@ -1,0 +1,310 @@
+/*
+ * schema.c - the state database's schema: one numbered list of steps (PRAGMA user_version
+ * says how many a database has had), run by state_open in one write transaction.
+ *
+ * gpurent kept no schema version before this list (user_version 0), and each of its
+ * releases made its tables on first use, so a database from one may hold any subset of the
+ * tables and columns below. Steps 1 to STEPS_UNVERSIONED are therefore each written to
+ * make only what is missing (IF NOT EXISTS, a column when absent, a kept table filled from
+ * the rows once); a step after them runs exactly once, in order, and may be plain DDL.
+ * A database with a higher user_version than this list knows was written by a newer
+ * gpurent: it is refused, untouched.
+ *
+ * A change to the schema is a new step at the end, never an edit of one above.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/i18n.h"
+#include "gpurent/util.h"
+#include "store_int.h"
+
+static const char state_tables[] =
+	"CREATE TABLE IF NOT EXISTS meta("
+	"  key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS ledger("
+	"  id INTEGER PRIMARY KEY,"
+	"  instance_id TEXT NOT NULL, provider TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',"
+	"  gpu TEXT NOT NULL DEFAULT '', kind INTEGER NOT NULL, rate_hour INTEGER NOT NULL,"
+	"  start_ts INTEGER NOT NULL, end_ts INTEGER NOT NULL DEFAULT 0,"
+	"  gone INTEGER NOT NULL DEFAULT 0, currency TEXT NOT NULL DEFAULT 'USD');"
+	"CREATE INDEX IF NOT EXISTS ledger_open ON ledger(instance_id, end_ts);"
+	"CREATE INDEX IF NOT EXISTS ledger_time ON ledger(start_ts);"
+	/* The rows still billing in a window (ledger_load): end_ts = 0 OR end_ts > since. */
+	"CREATE INDEX IF NOT EXISTS ledger_end ON ledger(end_ts);"
+	"CREATE TABLE IF NOT EXISTS launch_journal("
+	"  id INTEGER PRIMARY KEY, provider TEXT NOT NULL, price_hour INTEGER NOT NULL,"
+	"  asked_ts INTEGER NOT NULL, instance_id TEXT NOT NULL DEFAULT '',"
+	"  settled INTEGER NOT NULL DEFAULT 0);";
+
+/* Columns that came after the ledger: rows written before currencies were all dollars. */
+static const struct store_column ledger_columns[] = {
+	{ "ledger", "gone", "INTEGER NOT NULL DEFAULT 0" },
+	{ "ledger", "currency", "TEXT NOT NULL DEFAULT 'USD'" },
+	{ NULL, NULL, NULL },
+};
+
+/*
+ * The spend of every closed billing segment, summed per instance and kind (ledger_closed),
+ * kept by triggers as segments close, so that an instance's cost and an account's total
+ * read a few rows instead of the whole history: with 1,000 instances and a year of
+ * segments, the simulator's `ls` and `costs` read 730,000 ledger rows for them (issue 17
+ * part 5). A closed segment never changes, so the sum is exact; a segment's cost is
+ * money_accrue(rate_hour, end_ts - start_ts) written in SQL integer arithmetic (round half
+ * away from zero, the product split so that it cannot overflow). Made, and filled from the
+ * rows already there, once: inside one transaction, so that no segment closing meanwhile
+ * is counted twice or missed.
+ */
+#define SEG_COST(r) \
+	"(" r ".rate_hour / 3600) * (" r ".end_ts - " r ".start_ts) + ((" r ".rate_hour % 3600) * " \
+	"(" r ".end_ts - " r ".start_ts) + CASE WHEN " r ".rate_hour < 0 THEN -1800 ELSE 1800 " \
+	"END) / 3600"
+static const char ledger_totals[] =
+	"CREATE TABLE ledger_closed("
+	"  instance_id TEXT NOT NULL, kind INTEGER NOT NULL, provider TEXT NOT NULL,"
+	"  spent INTEGER NOT NULL, PRIMARY KEY(instance_id, kind));"
+	"INSERT INTO ledger_closed SELECT instance_id, kind, max(provider), sum(" SEG_COST("ledger")
+	"  ) FROM ledger WHERE end_ts > start_ts GROUP BY instance_id, kind;"
+	"CREATE INDEX ledger_closed_provider ON ledger_closed(provider);"
+	"CREATE TRIGGER ledger_closed_insert AFTER INSERT ON ledger"
+	"  WHEN new.end_ts > new.start_ts BEGIN"
+	"  INSERT INTO ledger_closed VALUES(new.instance_id, new.kind, new.provider, "
+	SEG_COST("new") ") ON CONFLICT(instance_id, kind) DO UPDATE SET spent = spent + excluded.spent;"
+	"  END;"
+	"CREATE TRIGGER ledger_closed_update AFTER UPDATE OF end_ts ON ledger"
+	"  WHEN old.end_ts = 0 AND new.end_ts > new.start_ts BEGIN"
+	"  INSERT INTO ledger_closed VALUES(new.instance_id, new.kind, new.provider, "
+	SEG_COST("new") ") ON CONFLICT(instance_id, kind) DO UPDATE SET spent = spent + excluded.spent;"
+	"  END;";
+
+/*
+ * The spend of closed segments per UTC day of their start (ledger_day), for `costs` (issue
+ * 17 part 5): one row per day, provider, label, GPU, kind and currency with how many
+ * segments, the sum of their whole costs (SEG_COST, the figure costs_compute gives a
+ * segment that lies inside its window) and the earliest and latest end among them, so that
+ * costs can tell which days' rows lie wholly inside its window and its "this month" (read
+ * from here) and which cross one of its edges (read row by row; costs.c). Closing a segment
+ * (an insert of a closed row, or end_ts set on an open one) adds it; any other change to a
+ * closed row, or its deletion, makes the days it touches again from their rows, so the
+ * table is always the fold of the rows, whoever edits them. Made and filled once, like
+ * ledger_closed, for a database from before it.
+ */
+#define DAY_OF(x) "(" x " - ((" x " % 86400) + 86400) % 86400)"
+#define WHOLE_COST(r) "(CASE WHEN " r ".end_ts > " r ".start_ts THEN " SEG_COST(r) " ELSE 0 END)"
+#define DAY_KEY "day, provider, label, gpu, kind, currency"
+#define DAY_ADD(r) \
+	"INSERT INTO ledger_day VALUES(" DAY_OF(r ".start_ts") ", " r ".provider, " r ".label, " \
+	r ".gpu, " r ".kind, " r ".currency, 1, " WHOLE_COST(r) ", " r ".end_ts, " r ".end_ts) " \
+	"ON CONFLICT(" DAY_KEY ") DO UPDATE SET n = n + 1, spent = spent + excluded.spent, " \
+	"min_end = min(min_end, excluded.min_end), max_end = max(max_end, excluded.max_end);"
+#define DAY_FOLD "SELECT " DAY_OF("start_ts") ", provider, label, gpu, kind, currency, " \
+	"count(*), sum(" WHOLE_COST("ledger") "), min(end_ts), max(end_ts) FROM ledger "
+/* The day of row r made again from the rows (the '+' keeps it on ledger_time's range). */
+#define DAY_REDO(r) \
+	"DELETE FROM ledger_day WHERE day = " DAY_OF(r ".start_ts") " AND provider = " r \
+	".provider AND label = " r ".label AND gpu = " r ".gpu AND kind = " r ".kind AND " \
+	"currency = " r ".currency;" \
+	"INSERT INTO ledger_day " DAY_FOLD "WHERE start_ts >= " DAY_OF(r ".start_ts") " AND " \
+	"start_ts < " DAY_OF(r ".start_ts") " + 86400 AND +end_ts != 0 AND +provider = " r \
+	".provider AND label = " r ".label AND gpu = " r ".gpu AND kind = " r ".kind AND " \
+	"currency = " r ".currency GROUP BY provider, label, gpu, kind, currency;"
+static const char ledger_days[] =
+	"CREATE TABLE ledger_day("
+	"  day INTEGER NOT NULL, provider TEXT NOT NULL, label TEXT NOT NULL, gpu TEXT NOT NULL,"
+	"  kind INTEGER NOT NULL, currency TEXT NOT NULL, n INTEGER NOT NULL,"
+	"  spent INTEGER NOT NULL, min_end INTEGER NOT NULL, max_end INTEGER NOT NULL,"
+	"  PRIMARY KEY(" DAY_KEY "));"
+	"INSERT INTO ledger_day " DAY_FOLD "WHERE end_ts != 0 GROUP BY 1, provider, label, gpu, "
+	"  kind, currency;"
+	/* costs reads the days whose segments end inside its window: max_end > since. */
+	"CREATE INDEX ledger_day_end ON ledger_day(max_end);"
+	"CREATE TRIGGER ledger_day_insert AFTER INSERT ON ledger WHEN new.end_ts != 0 BEGIN "
+	DAY_ADD("new") " END;"
+	"CREATE TRIGGER ledger_day_close AFTER UPDATE ON ledger"
+	"  WHEN old.end_ts = 0 AND new.end_ts != 0 BEGIN " DAY_ADD("new") " END;"
+	"CREATE TRIGGER ledger_day_edit AFTER UPDATE ON ledger WHEN old.end_ts != 0 BEGIN "
+	DAY_REDO("old") DAY_REDO("new") " END;"
+	"CREATE TRIGGER ledger_day_delete AFTER DELETE ON ledger WHEN old.end_ts != 0 BEGIN "
+	DAY_REDO("old") " END;";
+
+/* The caches: ids for completion, providers' offer answers, the GPU names seen. */
+static const char cache_tables[] =
+	"CREATE TABLE IF NOT EXISTS idcache("
+	"  id TEXT PRIMARY KEY, kind INTEGER NOT NULL, provider TEXT NOT NULL,"
+	"  descr TEXT NOT NULL);"
+	/* layout: the writing build's schema identity (offer_cache.c). */
+	"CREATE TABLE IF NOT EXISTS offer_cache("
+	"  provider TEXT NOT NULL, query TEXT NOT NULL, config TEXT NOT NULL,"
+	"  layout INTEGER NOT NULL, fetched_at INTEGER NOT NULL, n INTEGER NOT NULL,"
+	"  offers BLOB NOT NULL, PRIMARY KEY(provider, query));"
+	"CREATE TABLE IF NOT EXISTS gpu_names_seen("
+	"  provider TEXT NOT NULL, name TEXT NOT NULL, vram_gb INTEGER NOT NULL,"
+	"  first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,"
+	"  PRIMARY KEY(provider, name));";
+
+/* What runs and what was done: jobs, forwards, the event journal, the watcher's state. */
+static const char record_tables[] =
+	"CREATE TABLE IF NOT EXISTS jobs("
+	"  id TEXT PRIMARY KEY, instance_id TEXT NOT NULL, seq INTEGER NOT NULL,"
+	"  dir TEXT NOT NULL, name TEXT NOT NULL, command TEXT NOT NULL, started_at INTEGER NOT NULL,"
+	"  state INTEGER NOT NULL, exit_code INTEGER NOT NULL, then_action TEXT NOT NULL,"
+	"  after INTEGER NOT NULL, fetch BLOB, account TEXT NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS forwards("
+	"  local_port INTEGER PRIMARY KEY, instance_id TEXT NOT NULL,"
+	"  remote_port INTEGER NOT NULL, pid INTEGER NOT NULL, started_at INTEGER NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS events("
+	"  seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, level INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL, policy TEXT NOT NULL, instance_id TEXT NOT NULL,"
+	"  label TEXT NOT NULL, util INTEGER NOT NULL, message TEXT NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS events_at ON events(at);"
+	"CREATE TABLE IF NOT EXISTS watch_state("
+	"  instance_id TEXT PRIMARY KEY, label TEXT NOT NULL, last_state INTEGER NOT NULL,"
+	"  util INTEGER NOT NULL, sample_at INTEGER NOT NULL, idle_since INTEGER NOT NULL,"
+	"  unobserved INTEGER NOT NULL, notified INTEGER NOT NULL, action INTEGER NOT NULL,"
+	"  policy TEXT NOT NULL, phase INTEGER NOT NULL, ordered_at INTEGER NOT NULL,"
+	"  tries INTEGER NOT NULL, pid INTEGER NOT NULL);";
+
+/* Elastic groups and their load. */
+static const char group_tables[] =
+	"CREATE TABLE IF NOT EXISTS groups("
+	"  name TEXT PRIMARY KEY, gpu TEXT NOT NULL, gpus INTEGER NOT NULL, min INTEGER NOT NULL,"
+	"  max INTEGER NOT NULL, target_util INTEGER NOT NULL, cooldown INTEGER NOT NULL,"
+	"  window INTEGER NOT NULL, base INTEGER NOT NULL, max_price INTEGER NOT NULL,"
+	"  env TEXT NOT NULL, predict INTEGER NOT NULL, created_at INTEGER NOT NULL,"
+	"  last_scale_at INTEGER NOT NULL, max_currency TEXT NOT NULL DEFAULT 'USD',"
+	"  providers TEXT NOT NULL DEFAULT '');"
+	"CREATE TABLE IF NOT EXISTS group_load("
+	"  name TEXT NOT NULL, at INTEGER NOT NULL, util REAL NOT NULL, members INTEGER NOT NULL,"
+	"  PRIMARY KEY (name, at)) WITHOUT ROWID;";
+
+/*
+ * Columns that came after the groups table: a group was of one-GPU instances with no
+ * environment and no prediction (before ed7000e, which added them without adding them to
+ * an older table, so that gpurent could not read such a database), max prices were
+ * dollars, groups used every provider.
+ */
+static const struct store_column group_columns[] = {
+	{ "groups", "gpus", "INTEGER NOT NULL DEFAULT 1" },
+	{ "groups", "env", "TEXT NOT NULL DEFAULT ''" },
+	{ "groups", "predict", "INTEGER NOT NULL DEFAULT 0" },
+	{ "groups", "max_currency", "TEXT NOT NULL DEFAULT 'USD'" },
+	{ "groups", "providers", "TEXT NOT NULL DEFAULT ''" },
+	{ NULL, NULL, NULL },
+};
+
+/* One step: its SQL, then the columns to add where missing, then a kept table (made and
+ * filled from the rows where missing), then a function for what SQL text cannot say. */
+struct step {
+	const char *sql;
+	const struct store_column *columns;
+	const char *kept_table, *kept_sql;
+	bool (*run)(struct state *st);
+};
+
+static const struct step steps[] = {
+	/* 1 */ { .sql = state_tables, .columns = ledger_columns },
+	/* 2 */ { .kept_table = "ledger_closed", .kept_sql = ledger_totals },
+	/* 3 */ { .kept_table = "ledger_day", .kept_sql = ledger_days },
+	/* 4 */ { .sql = cache_tables },
+	/* 5 */ { .sql = record_tables },
+	/* 6 */ { .sql = group_tables, .columns = group_columns },
+	/* 7: generated from the fields of a sample, with its roll-ups (history.c). */
+	{ .run = history_schema },
+};
+#define STEPS_UNVERSIONED 7
+_Static_assert(ARRAY_LEN(steps) >= STEPS_UNVERSIONED, "the steps before numbering");
+
+static int
+user_version(sqlite3 *db)
+{
+	sqlite3_stmt *s;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* The version v (-1: unreadable) is one this gpurent can open: not a newer gpurent's. */
+static enum gr_err
+known(struct state *st, int v, struct gr_error *err)
+{
+	if (v < 0)
+		return state_fail(st, err, "cannot read the schema version");
+	if (v > (int)ARRAY_LEN(steps))
+		return gr_fail(err, GR_ESTATE, "the database '%s' has schema version %d, newer than "
+		    "this gpurent's %d: a newer gpurent wrote it; use that one (it is left as it is)",
+		    state_path(st), v, (int)ARRAY_LEN(steps));
+	return GR_OK;
+}
+
+static enum gr_err
+migrate(struct state *st, struct gr_error *err)
+{
+	sqlite3 *db = state_db(st);
+	char sql[64];
+	size_t i;
+	int v = user_version(db);
+
+	if (v == (int)ARRAY_LEN(steps))
+		return GR_OK;
+	if (state_begin(st, err) != GR_OK)
+		return err->code;
+	/* Another process may have migrated it while this one waited for the lock. */
+	v = user_version(db);
+	if (known(st, v, err) != GR_OK) {
+		state_rollback(st);
+		return err->code;
+	}
+	for (i = (size_t)v; i < ARRAY_LEN(steps); i++) {
+		const struct step *s = &steps[i];
+
+		if ((s->sql != NULL && sqlite3_exec(db, s->sql, NULL, NULL, NULL) != SQLITE_OK) ||
+		    !store_add_columns(db, s->columns) ||
+		    (s->kept_table != NULL && !store_has_table(db, s->kept_table) &&
+		    sqlite3_exec(db, s->kept_sql, NULL, NULL, NULL) != SQLITE_OK) ||
+		    (s->run != NULL && !s->run(st)))
+			goto fail;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %zu", ARRAY_LEN(steps));
+	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	return state_commit(st, err);
+fail:
+	state_fail(st, err, "cannot upgrade the database");
+	state_rollback(st);
+	return err->code;
+}
+
+enum gr_err
+state_open(struct state **out, const char *path, struct gr_error *err)
+{
+	struct state *st;
+	char *msg = NULL;
+
+	if (state_connect(&st, path, err) != GR_OK)
+		return err->code;
+	/* A newer gpurent's database is refused before anything is written to it. */
+	if (known(st, user_version(state_db(st)), err) != GR_OK) {
+		state_close(st);
+		return err->code;
+	}
+	if (sqlite3_exec(state_db(st), "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+	    "PRAGMA foreign_keys=ON;", NULL, NULL, &msg) != SQLITE_OK ||
+	    !history_functions(state_db(st))) {
+		gr_fail(err, GR_ESTATE, "cannot use database '%s': %s", path,
+		    msg ? msg : sqlite3_errmsg(state_db(st)));
+		sqlite3_free(msg);
+		state_close(st);
+		return GR_ESTATE;
+	}
+	if (migrate(st, err) != GR_OK) {
+		state_close(st);
+		return err->code;
+	}
+	*out = st;
+	return GR_OK;
+}

@@ -1,0 +1,65 @@
+/*
+ * store_int.h - the store's own face: the SQLite handle and the helpers its files share.
+ *
+ * Only src/store/ (and the simulator's world in src/sim/, whose tables are its own) include
+ * this; every other file holds a struct state * and calls the functions of the public
+ * headers (scripts/check-layers enforces it), so a second driver could sit behind them.
+ */
+#ifndef GPURENT_STORE_INT_H
+#define GPURENT_STORE_INT_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpurent/error.h"
+#include "gpurent/state.h"
+
+sqlite3 *state_db(struct state *st);
+
+/* Column c of q's row as text into dst (n bytes); NULL reads as "". */
+void store_col_text(sqlite3_stmt *q, int c, char *dst, size_t n);
+
+/*
+ * sql prepared, with its parameters bound from the arguments, one per letter of types:
+ * 't' text (const char *, NULL binds NULL), 'i' int, 'I' int64_t, 'd' double, 'b' blob
+ * (const void *, size_t). NULL when sql does not prepare (state_fail says why).
+ */
+sqlite3_stmt *store_prepare(struct state *st, const char *sql, const char *types, ...);
+/* store_prepare, one step and finalize: true when the statement ran to its end. */
+bool store_run(struct state *st, const char *sql, const char *types, ...);
+
+/*
+ * Each row of q (prepared and bound) read by read_row into a new zeroed element of *out
+ * (size bytes each), *n of them; q is finalized. False on an SQL error, with *out freed
+ * and NULL, *n 0.
+ */
+bool store_rows(sqlite3_stmt *q, void **out, size_t *n, size_t size,
+    void (*read_row)(sqlite3_stmt *q, void *row));
+
+/*
+ * The first column of each of sql's rows (at most max), as text, to fn; arg, when not NULL,
+ * is bound to ?1. A missing table or a failed read just ends the list: for completion.
+ */
+void store_each_text(struct state *st, const char *sql, const int64_t *arg, size_t max,
+    void (*fn)(const char *text, void *ctx), void *ctx);
+
+/* A column that came after its table: added where the table lacks it. */
+struct store_column {
+	const char *table, *name, *decl;
+};
+/* Each of c (up to one with a NULL table) added where missing; false on an SQL error. */
+bool store_add_columns(sqlite3 *db, const struct store_column *c);
+bool store_has_table(sqlite3 *db, const char *name);
+
+/* The file opened, without the schema: state_open's first half (schema.c the second). */
+enum gr_err state_connect(struct state **out, const char *path, struct gr_error *err);
+
+/* The sample history's part of the schema (history.c): its tables, made from the fields
+ * of a sample, and their roll-ups filled from the minute rows where missing. */
+bool history_schema(struct state *st);
+/* The SQL functions the history's statements use, made on each connection. */
+bool history_functions(sqlite3 *db);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * The watcher's remembered state (watch_state.h): table watch_state of the state database.
+ */
+#include <string.h>
+
+#include "gpurent/watch_state.h"
+#include "store_int.h"
+
+enum gr_err
+watch_state_each(struct state *st, void (*fn)(const struct watch_record *r, void *ctx),
+    void *ctx, struct gr_error *err)
+{
+	struct watch_record r;
+	sqlite3_stmt *q;
+	int rc;
+
+	if (sqlite3_prepare_v2(state_db(st), "SELECT instance_id, label, last_state, util, "
+	    "sample_at, idle_since, unobserved, notified, action, policy, phase, ordered_at, "
+	    "tries, pid FROM watch_state", -1, &q, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the watcher's state");
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		memset(&r, 0, sizeof(r));
+		store_col_text(q, 0, r.id, sizeof(r.id));
+		store_col_text(q, 1, r.label, sizeof(r.label));
+		r.last_state = (enum inst_state)sqlite3_column_int(q, 2);
+		r.util = sqlite3_column_int(q, 3);
+		r.sample_at = sqlite3_column_int64(q, 4);
+		r.idle_since = sqlite3_column_int64(q, 5);
+		r.unobserved = sqlite3_column_int(q, 6) != 0;
+		r.notified = (unsigned)sqlite3_column_int(q, 7);
+		r.action = sqlite3_column_int(q, 8);
+		store_col_text(q, 9, r.policy, sizeof(r.policy));
+		r.phase = sqlite3_column_int(q, 10);
+		r.ordered_at = sqlite3_column_int64(q, 11);
+		r.tries = sqlite3_column_int(q, 12);
+		r.pid = (long)sqlite3_column_int64(q, 13);
+		fn(&r, ctx);
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot read the watcher's state");
+}
+
+enum gr_err
+watch_state_put(struct state *st, const struct watch_record *r, struct gr_error *err)
+{
+	if (!store_run(st, "INSERT OR REPLACE INTO watch_state(instance_id, label, last_state, "
+	    "util, sample_at, idle_since, unobserved, notified, action, policy, phase, ordered_at, "
+	    "tries, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ttiiIIiiitiIiI",
+	    r->id, r->label, (int)r->last_state, r->util, r->sample_at, r->idle_since,
+	    (int)r->unobserved, (int)r->notified, r->action, r->policy, r->phase, r->ordered_at,
+	    r->tries, (int64_t)r->pid))
+		return state_fail(st, err, "cannot write the watcher's state");
+	return GR_OK;
+}
+
+enum gr_err
+watch_state_forget(struct state *st, const char *instance_id, struct gr_error *err)
+{
+	if (!store_run(st, "DELETE FROM watch_state WHERE instance_id = ?", "t", instance_id))
+		return state_fail(st, err, "cannot write the watcher's state");
+	return GR_OK;
+}

@@ -1,0 +1,37 @@
+-- A state database written by gpurent 7b1f338 (tests/data/state/make-fixture.sh; its offer_cache rows,
+-- raw records of that build, left out): sqlite3 .dump, read by t701-state-upgrade.sh.
+PRAGMA foreign_keys=OFF;
+BEGIN TRANSACTION;
+CREATE TABLE meta(  key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES('sim.epoch','1796497081');
+INSERT INTO meta VALUES('sim.offset','10800');
+INSERT INTO meta VALUES('watch.running','');
+CREATE TABLE ledger(  id INTEGER PRIMARY KEY,  instance_id TEXT NOT NULL, provider TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',  gpu TEXT NOT NULL DEFAULT '', kind INTEGER NOT NULL, rate_hour INTEGER NOT NULL,  start_ts INTEGER NOT NULL, end_ts INTEGER NOT NULL DEFAULT 0,  gone INTEGER NOT NULL DEFAULT 0);
+INSERT INTO ledger VALUES(1,'sim:i-000001','sim','fix-a','H100-SXM-80GB',2,1890000,1796119200,1796119260,0);
+INSERT INTO ledger VALUES(2,'sim:i-000002','sim','fix-b','A100-SXM-40GB',2,650000,1796119200,1796119242,0);
+INSERT INTO ledger VALUES(3,'sim:i-000001','sim','fix-a','H100-SXM-80GB',0,1890000,1796119260,0,0);
+INSERT INTO ledger VALUES(4,'sim:i-000002','sim','fix-b','A100-SXM-40GB',0,650000,1796119242,1796130000,0);
+CREATE TABLE launch_journal(  id INTEGER PRIMARY KEY, provider TEXT NOT NULL, price_hour INTEGER NOT NULL,  asked_ts INTEGER NOT NULL, instance_id TEXT NOT NULL DEFAULT '',  settled INTEGER NOT NULL DEFAULT 0);
+INSERT INTO launch_journal VALUES(1,'sim',1890000,1796119200,'sim:i-000001',1);
+INSERT INTO launch_journal VALUES(2,'sim',650000,1796119200,'sim:i-000002',1);
+CREATE TABLE sim_instances(  seq INTEGER PRIMARY KEY AUTOINCREMENT,  id TEXT UNIQUE NOT NULL, offer_idx INTEGER NOT NULL, type INTEGER NOT NULL,  state INTEGER NOT NULL, state_since INTEGER NOT NULL, next_at INTEGER NOT NULL,  run_since INTEGER NOT NULL DEFAULT 0, checked_until INTEGER NOT NULL DEFAULT 0,  price_hour INTEGER NOT NULL, bid_hour INTEGER NOT NULL, storage_hour INTEGER NOT NULL,  label TEXT NOT NULL, image TEXT NOT NULL, disk_gb INTEGER NOT NULL,  env TEXT NOT NULL, ports TEXT NOT NULL, onstart TEXT NOT NULL,  client_token TEXT NOT NULL, created_at INTEGER NOT NULL,  status_msg TEXT NOT NULL DEFAULT '');
+INSERT INTO sim_instances VALUES(1,'sim:i-000001',75,0,2,1796119260,0,1796119260,1796119260,1890000,0,13014,'fix-a','nvidia/cuda:12.4.1-runtime-ubuntu22.04',50,'','','','f3588a3479f4529593136d8b',1796119200,'');
+INSERT INTO sim_instances VALUES(2,'sim:i-000002',25,0,6,1796130000,1796130007,1796119242,1796119242,650000,0,13699,'fix-b','nvidia/cuda:12.4.1-runtime-ubuntu22.04',50,'','','','620886b360389fc453b28a94',1796119200,'');
+CREATE TABLE idcache(id TEXT PRIMARY KEY, kind INTEGER NOT NULL, provider TEXT NOT NULL, descr TEXT NOT NULL);
+INSERT INTO idcache VALUES('sim:i-000001',1,'sim','provisioning 1x H100-SXM-80GB fix-a');
+INSERT INTO idcache VALUES('sim:o-000025',0,'sim','1x A100-SXM-40GB $0.65/h na-west');
+INSERT INTO idcache VALUES('sim:i-000002',1,'sim','provisioning 1x A100-SXM-40GB fix-b');
+CREATE TABLE watch_state(  instance_id TEXT PRIMARY KEY, label TEXT NOT NULL, last_state INTEGER NOT NULL,  util INTEGER NOT NULL, sample_at INTEGER NOT NULL, idle_since INTEGER NOT NULL,  unobserved INTEGER NOT NULL, notified INTEGER NOT NULL, action INTEGER NOT NULL,  policy TEXT NOT NULL, phase INTEGER NOT NULL, ordered_at INTEGER NOT NULL,  tries INTEGER NOT NULL, pid INTEGER NOT NULL);
+INSERT INTO watch_state VALUES('sim:i-000001','fix-a',2,88,1796130000,0,0,1,0,'',0,0,0,0);
+INSERT INTO watch_state VALUES('sim:i-000002','fix-b',6,-1,0,0,0,0,0,'',0,0,0,0);
+CREATE TABLE jobs(  id TEXT PRIMARY KEY, instance_id TEXT NOT NULL, seq INTEGER NOT NULL,  dir TEXT NOT NULL, name TEXT NOT NULL, command TEXT NOT NULL, started_at INTEGER NOT NULL,  state INTEGER NOT NULL, exit_code INTEGER NOT NULL, then_action TEXT NOT NULL,  after INTEGER NOT NULL, fetch BLOB, account TEXT NOT NULL);
+CREATE TABLE events(  seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, level INTEGER NOT NULL,  kind TEXT NOT NULL, policy TEXT NOT NULL, instance_id TEXT NOT NULL,  label TEXT NOT NULL, util INTEGER NOT NULL, message TEXT NOT NULL);
+INSERT INTO events VALUES(1,1796130000,2,'runtime','runtime','sim:i-000001','fix-a',88,'running for 2h59m00s (runtime.max 1h00m00s) (notify only)');
+DELETE FROM sqlite_sequence;
+INSERT INTO sqlite_sequence VALUES('sim_instances',2);
+INSERT INTO sqlite_sequence VALUES('events',1);
+CREATE INDEX ledger_open ON ledger(instance_id, end_ts);
+CREATE INDEX ledger_time ON ledger(start_ts);
+CREATE INDEX sim_instances_next ON sim_instances(next_at);
+CREATE INDEX events_at ON events(at);
+COMMIT;
