@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/history-equiv.sh OLD_GPURENT NEW_GPURENT - the same answers from two builds over a
-# varied history (the check behind a speed change to src/core/samples.c):
+# varied history (the check behind a speed change to src/store/history.c):
 # 6 instances of 1 to 4 GPUs on vast's (wall) clock; minute rows for days 29..1 with
 # random figures, unknown utilisation now and then, ssh and API sources; raw samples every
 # 10-40 s for the last 23 hours with gaps longer than SAMPLES_GAP_MAX, unknown fields, and
