@@ -36,10 +36,18 @@ struct cost_clock {
 	int64_t wall;		/* UTC seconds now */
 	int64_t sim;		/* the simulator's now (the wall clock when there is no world) */
 	bool sim_shown;		/* the summary's now and default since are the simulator's */
+	int64_t sim_speed;	/* the simulator's seconds per real second (GPURENT_SIM_SPEED);
+				   0 or 1: its clock runs at the wall's pace */
 };
 
 /* Now on the clock that `provider`'s ledger rows follow. */
 int64_t cost_clock_now(const struct cost_clock *c, const char *provider);
+
+/*
+ * Seconds that pass on `provider`'s clock while one real second passes: what a wait of the
+ * wall clock (a watcher's interval) spans on the clock its samples are stamped with.
+ */
+int64_t cost_clock_rate(const struct cost_clock *c, const char *provider);
 
 enum cost_group { CG_NONE, CG_INSTANCE, CG_LABEL, CG_PROVIDER, CG_GPU, CG_DAY };
 

@@ -332,6 +332,17 @@ take_sample(struct watch *w, struct backend *b, const struct instance *in, int64
 	return seen;
 }
 
+/*
+ * How long a sample stays fresh: three intervals, as they pass on the clock the instance's
+ * samples are stamped with (a simulator run faster than the wall spans more of its own
+ * seconds while the watcher sleeps one interval).
+ */
+static int64_t
+fresh_span(const struct watch *w, const char *provider)
+{
+	return 3 * w->o.interval * cost_clock_rate(&w->clk, provider);
+}
+
 static bool
 has_running_job(const struct remote_job *jobs, size_t n, const char *id)
 {
@@ -596,9 +607,9 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 		 * an idle spell begins again at this sample.
 		 */
 		if (iw->idle_since != 0 && iw->sample_at > 0 &&
-		    at - iw->sample_at > 3 * w->o.interval) {
+		    at - iw->sample_at > fresh_span(w, in->provider)) {
 			fmt_dur(d1, sizeof(d1), at - iw->sample_at);
-			fmt_dur(d2, sizeof(d2), 3 * w->o.interval);
+			fmt_dur(d2, sizeof(d2), fresh_span(w, in->provider));
 			iw->idle_since = 0;
 			iw->notified &= ~(unsigned)NOTE_IDLE;
 			emit(w, EV_INFO, "gap", "", iw, now, _("no sample for %s (over %s): "
@@ -606,7 +617,8 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 		}
 		iw->sample_at = at;
 	}
-	fresh = iw->sample_at > 0 && iw->util >= 0 && now - iw->sample_at <= 3 * w->o.interval;
+	fresh = iw->sample_at > 0 && iw->util >= 0 &&
+	    now - iw->sample_at <= fresh_span(w, in->provider);
 	if (!fresh) {
 		w->r->unobserved++;
 		if (!iw->unobserved) {
@@ -615,7 +627,7 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 				    _("GPU utilisation unknown: not counted as idle"));
 			else {
 				fmt_dur(d1, sizeof(d1), now - iw->sample_at);
-				fmt_dur(d2, sizeof(d2), 3 * w->o.interval);
+				fmt_dur(d2, sizeof(d2), fresh_span(w, in->provider));
 				snprintf(why, sizeof(why), _("newest sample %s old (over "
 				    "%s): not counted as idle"), d1, d2);
 			}
@@ -897,7 +909,7 @@ as_member(const struct watch *w, const struct instance *in, const struct inst_wa
 	m->interruptible = in->type == OFFER_INTERRUPTIBLE;
 	m->in_flight = iw->phase != PH_NONE;
 	m->util = in->state == ST_RUNNING && !iw->unobserved && iw->sample_at > 0 &&
-	    iw->util >= 0 && now - iw->sample_at <= 3 * w->o.interval ? iw->util : -1;
+	    iw->util >= 0 && now - iw->sample_at <= fresh_span(w, in->provider) ? iw->util : -1;
 	m->price_hour = in->price_hour;
 	m->created_at = in->created_at;
 }

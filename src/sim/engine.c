@@ -184,6 +184,12 @@ clock_base(const struct sim *s)
 }
 
 int64_t
+sim_speed(const struct sim *s)
+{
+	return s->speed;
+}
+
+int64_t
 sim_now(struct sim *s)
 {
 	return clock_base(s) + meta_int(s, "sim.offset");

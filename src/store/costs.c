@@ -138,6 +138,12 @@ cost_clock_now(const struct cost_clock *c, const char *provider)
 	return strcmp(provider, COST_SIM_PROVIDER) == 0 ? c->sim : c->wall;
 }
 
+int64_t
+cost_clock_rate(const struct cost_clock *c, const char *provider)
+{
+	return strcmp(provider, COST_SIM_PROVIDER) == 0 && c->sim_speed > 1 ? c->sim_speed : 1;
+}
+
 /* Each row's window, on its own provider's clock. */
 struct row_clock {
 	int64_t now, today, month, month_end, since;

@@ -175,7 +175,7 @@ static void
 run_when(int64_t now, enum audit_group by, const char *grid, int idle_pct,
     const struct fx_rates *fx, struct audit_report *rep)
 {
-	struct cost_clock clk = { now, now, true };
+	struct cost_clock clk = { now, now, true, 1 };
 	struct audit_opts o;
 	struct gr_error err = { 0 };
 
@@ -633,7 +633,7 @@ ran_stopped_ran_again(void **state)
 {
 	static const struct audit_live here[] = { { "sim:r-1", "na-east", 1 } };
 	const int64_t t = T0 + 10 * HOUR;
-	struct cost_clock clk = { t + 5 * HOUR, t + 5 * HOUR, true };
+	struct cost_clock clk = { t + 5 * HOUR, t + 5 * HOUR, true, 1 };
 	struct audit_opts o;
 	struct audit_report r;
 	struct gr_error err = { 0 };

@@ -91,7 +91,7 @@ static void
 clocks_provisioning_and_gone(void **state)
 {
 	struct state *st = open_db("clocks");
-	struct cost_clock clk = { WALL, SIM, false };
+	struct cost_clock clk = { WALL, SIM, false, 1 };
 	struct cost_summary s;
 	struct gr_error err = { 0 };
 	const char *listed[] = { "vast:1", "vast:2" };
@@ -290,7 +290,7 @@ storage_while_stopped(void **state)
 {
 	const int64_t now = WALL + 9 * 86400;	/* 2026-12-10T10:00:00Z */
 	struct state *st = open_db("stopped");
-	struct cost_clock clk = { now, SIM, false };
+	struct cost_clock clk = { now, SIM, false, 1 };
 	struct cost_summary s;
 	struct gr_error err = { 0 };
 
@@ -410,7 +410,7 @@ admit_counts_provisioning(void **state)
 	struct fake f = { 0 };
 	struct instance in;
 	struct cost_summary s;
-	struct cost_clock clk = { WALL, SIM, false };
+	struct cost_clock clk = { WALL, SIM, false, 1 };
 	struct gr_error err = { 0 };
 
 	(void)state;
@@ -464,7 +464,7 @@ two_currencies(void **state)
 	struct instance in;
 	struct ledger_seg g;
 	struct cost_summary s;
-	struct cost_clock clk = { WALL, SIM, false };
+	struct cost_clock clk = { WALL, SIM, false, 1 };
 	struct gr_error err = { 0 };
 	struct fx_rates fx = { 0 };
 	char codes[4][CURRENCY_MAX];

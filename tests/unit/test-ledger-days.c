@@ -212,7 +212,7 @@ check_costs(struct state *st, size_t clocks)
 	exec(st, "BEGIN");	/* one read lock for the lot */
 	for (w = 0; w < clocks; w++)
 	for (m = 0; m < sizeof(sims) / sizeof(sims[0]); m++) {
-		struct cost_clock clk = { walls[w], sims[m], m == 1 };
+		struct cost_clock clk = { walls[w], sims[m], m == 1, 1 };
 		const int64_t sinces[] = { 0, MONTH - 10 * DAY, MONTH + 2 * DAY + 5000,
 			MONTH - 35 * DAY + 123, walls[w] - DAY, MONTH };
 
