@@ -23,14 +23,31 @@ enum opt_complete {
 	CPL_JOB, CPL_GROUP, CPL_GROUP_ARGS, CPL_AUDIT_BY, CPL_COSTS_BY, CPL_BURST,
 };
 
+/*
+ * How an option is taken (struct cmd_opt's how, OR-ed). An option that only stores its
+ * value (OPT_TRUE, OPT_FALSE, OPT_STR, OPT_INTERVAL) is stored by cmd_parse itself at
+ * offset id of the args struct the command passed as data (OPT_AT), as git's OPT_BOOL
+ * does; any other is handed to the command's handler, which validates (with its own
+ * messages) and stores.
+ */
+enum {
+	OPT_REPEAT = 1u << 0,	/* may be given more than once */
+	OPT_TRUE = 1u << 1,	/* a flag: sets the bool at id */
+	OPT_FALSE = 1u << 2,	/* a flag: clears the bool at id (--no-wait) */
+	OPT_STR = 1u << 3,	/* stores its argument (a const char *) at id */
+	OPT_INTERVAL = 1u << 4,	/* stores parse_interval's seconds (a long long) at id */
+};
+/* The id of an option that cmd_parse stores: where in the command's args struct. */
+#define OPT_AT(type, member) ((int)offsetof(type, member))
+
 struct cmd_opt {
 	const char *name;	/* long name without dashes */
 	char short_name;	/* 0: none */
 	const char *arg;	/* argument placeholder; NULL: a flag */
 	const char *help;
-	int id;			/* handed to the command's option handler */
+	int id;			/* handed to the command's option handler, or OPT_AT */
 	enum opt_complete complete;
-	bool repeat;		/* may be given more than once */
+	unsigned how;		/* OPT_*; 0: once, by the handler */
 };
 
 enum {
@@ -83,8 +100,10 @@ const struct cmd_opt *cmd_opt_short(const struct command *cmd, char ch, bool *gl
 
 /*
  * Parse argv (argv[0] is the command name) against the command's options and the global
- * ones. For each command option, handle(c, id, arg, data) is called; it returns 0 or an exit
- * status. Positionals are moved to the front of argv; *npos receives their count.
+ * ones. A command option that stores (OPT_TRUE, OPT_FALSE, OPT_STR, OPT_INTERVAL) is
+ * stored into data; for each other, handle(c, id, arg, data) is called (handle may be
+ * NULL when there is none); it returns 0 or an exit status. Positionals are moved to the
+ * front of argv; *npos receives their count.
  * "--" ends options. "--help" prints the command's help and returns -1 via *npos.
  * argv is rewritten in place (option words dropped, argv[*npos] = NULL): a caller that owns
  * the strings must keep its own copy of the pointers to free them.

@@ -22,10 +22,10 @@
 enum { A_SINCE = 1, A_BY, A_OFFLINE };
 
 static const struct cmd_opt opts[] = {
-	{ "since", 's', "WHEN", N_("audit from WHEN: a duration back (default 7d) or a UTC date or time (2026-12-01, RFC 3339)"), A_SINCE, CPL_NONE, false },
-	{ "by", 'b', "GROUP", N_("one row per instance (default), label, provider or gpu"), A_BY, CPL_AUDIT_BY, false },
-	{ "offline", 0, NULL, N_("ask no provider: no cheaper offers, and GPU counts and regions only from the history"), A_OFFLINE, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "since", 's', "WHEN", N_("audit from WHEN: a duration back (default 7d) or a UTC date or time (2026-12-01, RFC 3339)"), A_SINCE, CPL_NONE, 0 },
+	{ "by", 'b', "GROUP", N_("one row per instance (default), label, provider or gpu"), A_BY, CPL_AUDIT_BY, 0 },
+	{ "offline", 0, NULL, N_("ask no provider: no cheaper offers, and GPU counts and regions only from the history"), A_OFFLINE, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 struct args {

@@ -18,9 +18,9 @@
 enum { C_SINCE = 1, C_BY };
 
 static const struct cmd_opt opts[] = {
-	{ "since", 's', "WHEN", N_("count spend from WHEN: a duration back (7d) or a UTC date or time (2026-12-01, RFC 3339); default: start of this month"), C_SINCE, CPL_NONE, false },
-	{ "by", 'b', "GROUP", N_("group spend by instance, label, provider, gpu or day"), C_BY, CPL_COSTS_BY, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "since", 's', "WHEN", N_("count spend from WHEN: a duration back (7d) or a UTC date or time (2026-12-01, RFC 3339); default: start of this month"), C_SINCE, CPL_NONE, 0 },
+	{ "by", 'b', "GROUP", N_("group spend by instance, label, provider, gpu or day"), C_BY, CPL_COSTS_BY, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 struct args {

@@ -15,11 +15,11 @@
 enum { C_RECURSIVE = 1, C_EXCLUDE, C_RESUME, C_BWLIMIT };
 
 static const struct cmd_opt opts[] = {
-	{ "recursive", 'r', NULL, N_("copy directories and what they hold"), C_RECURSIVE, CPL_NONE, false },
-	{ "exclude", 0, "PATTERN", N_("leave out files matching PATTERN (repeatable)"), C_EXCLUDE, CPL_NONE, true },
-	{ "resume", 0, NULL, N_("finish an interrupted copy, sending only what is missing"), C_RESUME, CPL_NONE, false },
-	{ "bwlimit", 0, "RATE", N_("at most RATE per second (KiB, or with a K, M or G suffix)"), C_BWLIMIT, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "recursive", 'r', NULL, N_("copy directories and what they hold"), C_RECURSIVE, CPL_NONE, 0 },
+	{ "exclude", 0, "PATTERN", N_("leave out files matching PATTERN (repeatable)"), C_EXCLUDE, CPL_NONE, OPT_REPEAT },
+	{ "resume", 0, NULL, N_("finish an interrupted copy, sending only what is missing"), C_RESUME, CPL_NONE, 0 },
+	{ "bwlimit", 0, "RATE", N_("at most RATE per second (KiB, or with a K, M or G suffix)"), C_BWLIMIT, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 struct cp_args {

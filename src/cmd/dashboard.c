@@ -13,11 +13,11 @@
 enum { D_READONLY = 1, D_REFRESH, D_VIEW, D_BENCH };
 
 static const struct cmd_opt opts[] = {
-	{ "readonly", 'r', NULL, N_("look only: no launch, stop, start or destroy"), D_READONLY, CPL_NONE, false },
-	{ "refresh", 0, "SECONDS", N_("refresh instances, metrics and costs this often (default: the dashboard.* config keys)"), D_REFRESH, CPL_NONE, false },
-	{ "view", 0, "NAME", N_("open on offers, instances, metrics, costs, events or cluster"), D_VIEW, CPL_NONE, false },
-	{ "bench-frames", 0, "N", N_("answer N keys on the offers view (sort, scroll), print the time per frame and per sort, and quit"), D_BENCH, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "readonly", 'r', NULL, N_("look only: no launch, stop, start or destroy"), D_READONLY, CPL_NONE, 0 },
+	{ "refresh", 0, "SECONDS", N_("refresh instances, metrics and costs this often (default: the dashboard.* config keys)"), D_REFRESH, CPL_NONE, 0 },
+	{ "view", 0, "NAME", N_("open on offers, instances, metrics, costs, events or cluster"), D_VIEW, CPL_NONE, 0 },
+	{ "bench-frames", 0, "N", N_("answer N keys on the offers view (sort, scroll), print the time per frame and per sort, and quit"), D_BENCH, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 static int

@@ -16,10 +16,10 @@
 enum { E_SINCE = 1, E_FOLLOW, E_LEVEL };
 
 static const struct cmd_opt opts[] = {
-	{ "since", 's', "WHEN", N_("only events from WHEN: a duration back (2h, 7d) or a UTC date or time (2026-12-01, RFC 3339)"), E_SINCE, CPL_NONE, false },
-	{ "follow", 'f', NULL, N_("keep printing events as the watcher writes them, until interrupted"), E_FOLLOW, CPL_NONE, false },
-	{ "level", 'l', "LEVEL", N_("only events of this level or above: info, action, warn, alert"), E_LEVEL, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "since", 's', "WHEN", N_("only events from WHEN: a duration back (2h, 7d) or a UTC date or time (2026-12-01, RFC 3339)"), E_SINCE, CPL_NONE, 0 },
+	{ "follow", 'f', NULL, N_("keep printing events as the watcher writes them, until interrupted"), E_FOLLOW, CPL_NONE, 0 },
+	{ "level", 'l', "LEVEL", N_("only events of this level or above: info, action, warn, alert"), E_LEVEL, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 struct args {

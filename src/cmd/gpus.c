@@ -18,8 +18,8 @@
 enum { O_UNKNOWN = 1 };
 
 static const struct cmd_opt opts[] = {
-	{ "unknown", 0, NULL, N_("list the GPU names providers were seen selling that the catalogue lacks"), O_UNKNOWN, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "unknown", 0, NULL, N_("list the GPU names providers were seen selling that the catalogue lacks"), O_UNKNOWN, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 /*

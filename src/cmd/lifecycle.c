@@ -20,24 +20,24 @@ enum lifecycle_op { LC_STOP, LC_START, LC_DESTROY };
 enum { LO_YES = 1, LO_WAIT, LO_NO_WAIT, LO_TIMEOUT, LO_FORCE };
 
 const struct cmd_opt stop_opts[] = {
-	{ "no-wait", 0, NULL, N_("return once the provider accepted, before the instance has stopped"), LO_NO_WAIT, CPL_NONE, false },
-	{ "wait", 'w', NULL, N_("wait until every instance has stopped (the default)"), LO_WAIT, CPL_NONE, false },
-	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), LO_TIMEOUT, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "no-wait", 0, NULL, N_("return once the provider accepted, before the instance has stopped"), LO_NO_WAIT, CPL_NONE, 0 },
+	{ "wait", 'w', NULL, N_("wait until every instance has stopped (the default)"), LO_WAIT, CPL_NONE, 0 },
+	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), LO_TIMEOUT, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 const struct cmd_opt start_opts[] = {
-	{ "wait", 'w', NULL, N_("wait until every instance runs"), LO_WAIT, CPL_NONE, false },
-	{ "force", 0, NULL, N_("start even when budget.day or budget.month would refuse it"), LO_FORCE, CPL_NONE, false },
-	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), LO_TIMEOUT, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "wait", 'w', NULL, N_("wait until every instance runs"), LO_WAIT, CPL_NONE, 0 },
+	{ "force", 0, NULL, N_("start even when budget.day or budget.month would refuse it"), LO_FORCE, CPL_NONE, 0 },
+	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), LO_TIMEOUT, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 const struct cmd_opt destroy_opts[] = {
-	{ "yes", 'y', NULL, N_("do not ask; needed when stdin is not a terminal"), LO_YES, CPL_NONE, false },
-	{ "wait", 'w', NULL, N_("wait until every instance is destroyed"), LO_WAIT, CPL_NONE, false },
-	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), LO_TIMEOUT, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "yes", 'y', NULL, N_("do not ask; needed when stdin is not a terminal"), LO_YES, CPL_NONE, 0 },
+	{ "wait", 'w', NULL, N_("wait until every instance is destroyed"), LO_WAIT, CPL_NONE, 0 },
+	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), LO_TIMEOUT, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 struct args {

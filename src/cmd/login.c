@@ -26,14 +26,14 @@ enum { O_STDIN = 1, O_NO_VERIFY, O_LIST, O_REKEY };
 
 static const struct cmd_opt login_opts[] = {
 	{ "stdin", 0, NULL, N_("read the key from standard input, not the terminal"),
-	    O_STDIN, CPL_NONE, false },
+	    O_STDIN, CPL_NONE, 0 },
 	{ "no-verify", 0, NULL, N_("store the key without checking it with the provider"),
-	    O_NO_VERIFY, CPL_NONE, false },
+	    O_NO_VERIFY, CPL_NONE, 0 },
 	{ "list", 'l', NULL, N_("list who has a key, per profile (never the keys)"),
-	    O_LIST, CPL_NONE, false },
+	    O_LIST, CPL_NONE, 0 },
 	{ "rekey", 0, "MODE", N_("reseal the store: 'passphrase' (a new one) or 'keyfile'"),
-	    O_REKEY, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	    O_REKEY, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 struct login_args {

@@ -13,9 +13,9 @@
 enum { L_FOLLOW = 1, L_TAIL };
 
 static const struct cmd_opt opts[] = {
-	{ "follow", 'f', NULL, N_("keep printing what the job writes until it ends"), L_FOLLOW, CPL_NONE, false },
-	{ "tail", 'n', "N", N_("start with the last N lines only"), L_TAIL, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "follow", 'f', NULL, N_("keep printing what the job writes until it ends"), L_FOLLOW, CPL_NONE, 0 },
+	{ "tail", 'n', "N", N_("start with the last N lines only"), L_TAIL, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 struct logs_args {

@@ -16,11 +16,11 @@
 enum { I_LABEL = 1, I_STATE, I_ALL, I_GROUP };
 
 static const struct cmd_opt opts[] = {
-	{ "label", 'l', "LABEL", N_("only instances with this label"), I_LABEL, CPL_NONE, false },
-	{ "state", 's', "STATE", N_("only instances in this state (comma list)"), I_STATE, CPL_STATE, false },
-	{ "group", 'G', "NAME", N_("only the members of this elastic group (labelled group:NAME)"), I_GROUP, CPL_GROUP, false },
-	{ "all", 'a', NULL, N_("a cluster (slurm): every job of yours, not only those gpurent submitted"), I_ALL, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "label", 'l', "LABEL", N_("only instances with this label"), I_LABEL, CPL_NONE, 0 },
+	{ "state", 's', "STATE", N_("only instances in this state (comma list)"), I_STATE, CPL_STATE, 0 },
+	{ "group", 'G', "NAME", N_("only the members of this elastic group (labelled group:NAME)"), I_GROUP, CPL_GROUP, 0 },
+	{ "all", 'a', NULL, N_("a cluster (slurm): every job of yours, not only those gpurent submitted"), I_ALL, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 struct args {

@@ -19,16 +19,16 @@
 enum { M_FOLLOW = 1, M_INTERVAL, M_COUNT, M_SOURCE, M_LABEL, M_HOST, M_SINCE, M_UNTIL, M_STEP };
 
 static const struct cmd_opt opts[] = {
-	{ "follow", 'f', NULL, N_("keep printing samples until interrupted (over ssh: one connection per machine, each node of a multi-node job)"), M_FOLLOW, CPL_NONE, false },
-	{ "interval", 'i', "SECONDS", N_("with --follow: seconds between samples (default 2)"), M_INTERVAL, CPL_NONE, false },
-	{ "count", 'c', "N", N_("with --follow: stop after N samples of each instance"), M_COUNT, CPL_NONE, false },
-	{ "source", 's', "auto|api|ssh", N_("where samples come from: the machine over ssh, the provider's API, or auto (ssh where it answers, else the API; the default)"), M_SOURCE, CPL_NONE, false },
-	{ "label", 'l', "LABEL", N_("every running instance with this label"), M_LABEL, CPL_NONE, false },
-	{ "host", 0, NULL, N_("the machine instead of its GPUs: CPU, load, memory, disk, network (ssh only)"), M_HOST, CPL_NONE, false },
-	{ "since", 0, "WHEN", N_("print the history from WHEN: a duration back (1h, 30d) or a UTC date or time (2026-12-01T10:00, RFC 3339)"), M_SINCE, CPL_NONE, false },
-	{ "until", 'u', "WHEN", N_("with --since: end of the history (default now)"), M_UNTIL, CPL_NONE, false },
-	{ "step", 0, "STEP", N_("with --since: raw, auto (default) or a bucket of whole minutes (5m, 1h)"), M_STEP, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "follow", 'f', NULL, N_("keep printing samples until interrupted (over ssh: one connection per machine, each node of a multi-node job)"), M_FOLLOW, CPL_NONE, 0 },
+	{ "interval", 'i', "SECONDS", N_("with --follow: seconds between samples (default 2)"), M_INTERVAL, CPL_NONE, 0 },
+	{ "count", 'c', "N", N_("with --follow: stop after N samples of each instance"), M_COUNT, CPL_NONE, 0 },
+	{ "source", 's', "auto|api|ssh", N_("where samples come from: the machine over ssh, the provider's API, or auto (ssh where it answers, else the API; the default)"), M_SOURCE, CPL_NONE, 0 },
+	{ "label", 'l', "LABEL", N_("every running instance with this label"), M_LABEL, CPL_NONE, 0 },
+	{ "host", 0, NULL, N_("the machine instead of its GPUs: CPU, load, memory, disk, network (ssh only)"), M_HOST, CPL_NONE, 0 },
+	{ "since", 0, "WHEN", N_("print the history from WHEN: a duration back (1h, 30d) or a UTC date or time (2026-12-01T10:00, RFC 3339)"), M_SINCE, CPL_NONE, 0 },
+	{ "until", 'u', "WHEN", N_("with --since: end of the history (default now)"), M_UNTIL, CPL_NONE, 0 },
+	{ "step", 0, "STEP", N_("with --since: raw, auto (default) or a bucket of whole minutes (5m, 1h)"), M_STEP, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 struct args {

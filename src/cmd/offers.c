@@ -21,11 +21,11 @@
 enum { O_SORT = 1, O_LIMIT, O_NO_DEFAULTS, O_MAX_AGE };
 
 static const struct cmd_opt opts[] = {
-	{ "sort", 's', "KEYS", N_("sort by these keys, 'price,reliability-' ('-' before or after a key: descending)"), O_SORT, CPL_SORT, false },
-	{ "limit", 'n', "N", N_("print at most N offers (0: all)"), O_LIMIT, CPL_NONE, false },
-	{ "no-defaults", 0, NULL, N_("ignore offers.filter from the config"), O_NO_DEFAULTS, CPL_NONE, false },
-	{ "max-age", 0, "DURATION", N_("answer from offers fetched at most DURATION ago (30s, 5m) when kept; default: ask every provider"), O_MAX_AGE, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "sort", 's', "KEYS", N_("sort by these keys, 'price,reliability-' ('-' before or after a key: descending)"), O_SORT, CPL_SORT, 0 },
+	{ "limit", 'n', "N", N_("print at most N offers (0: all)"), O_LIMIT, CPL_NONE, 0 },
+	{ "no-defaults", 0, NULL, N_("ignore offers.filter from the config"), O_NO_DEFAULTS, CPL_NONE, 0 },
+	{ "max-age", 0, "DURATION", N_("answer from offers fetched at most DURATION ago (30s, 5m) when kept; default: ask every provider"), O_MAX_AGE, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 struct args {

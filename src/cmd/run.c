@@ -17,21 +17,21 @@ enum { R_SYNC = 1, R_EXCLUDE, R_ENV, R_NAME, R_DETACH, R_FETCH, R_THEN, R_PROVID
     R_PARTITION, R_COUNT, R_NODES, R_MAX_RUNTIME, R_FORCE };
 
 static const struct cmd_opt opts[] = {
-	{ "sync", 0, "DIR", N_("copy DIR into the job's working directory first"), R_SYNC, CPL_FILE, false },
-	{ "exclude", 0, "PATTERN", N_("leave out of --sync files matching PATTERN (repeatable)"), R_EXCLUDE, CPL_NONE, true },
-	{ "env", 0, "K=V", N_("set K to V in the job's environment (repeatable)"), R_ENV, CPL_NONE, true },
-	{ "name", 0, "NAME", N_("a name for the job (shown by 'gpurent jobs')"), R_NAME, CPL_NONE, false },
-	{ "detach", 'd', NULL, N_("start the job, print its id and return"), R_DETACH, CPL_NONE, false },
-	{ "fetch", 0, "PATH[:DIR]", N_("copy PATH back into DIR (default .) when the job ends (repeatable)"), R_FETCH, CPL_NONE, true },
-	{ "then", 0, "ACTION", N_("stop or destroy the instance once the job ended and its fetches succeeded"), R_THEN, CPL_NONE, false },
-	{ "provider", 0, "NAME", N_("submit a batch job to this cluster (slurm) instead of an instance"), R_PROVIDER, CPL_PROVIDER, false },
-	{ "gpu", 0, "TYPE", N_("with --provider: the GPU (GRES) type, such as h100"), R_GPU, CPL_NONE, false },
-	{ "partition", 0, "NAME", N_("with --provider: the partition (default: the cluster's)"), R_PARTITION, CPL_NONE, false },
-	{ "count", 0, "N", N_("with --provider: GPUs per node (default 1)"), R_COUNT, CPL_NONE, false },
-	{ "nodes", 0, "N", N_("with --provider: nodes, CMD once on each (default 1)"), R_NODES, CPL_NONE, false },
-	{ "max-runtime", 0, "DURATION", N_("with --provider: the job's time limit, such as 90m"), R_MAX_RUNTIME, CPL_NONE, false },
-	{ "force", 'f', NULL, N_("with --provider: submit even when a budget would be exceeded"), R_FORCE, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "sync", 0, "DIR", N_("copy DIR into the job's working directory first"), R_SYNC, CPL_FILE, 0 },
+	{ "exclude", 0, "PATTERN", N_("leave out of --sync files matching PATTERN (repeatable)"), R_EXCLUDE, CPL_NONE, OPT_REPEAT },
+	{ "env", 0, "K=V", N_("set K to V in the job's environment (repeatable)"), R_ENV, CPL_NONE, OPT_REPEAT },
+	{ "name", 0, "NAME", N_("a name for the job (shown by 'gpurent jobs')"), R_NAME, CPL_NONE, 0 },
+	{ "detach", 'd', NULL, N_("start the job, print its id and return"), R_DETACH, CPL_NONE, 0 },
+	{ "fetch", 0, "PATH[:DIR]", N_("copy PATH back into DIR (default .) when the job ends (repeatable)"), R_FETCH, CPL_NONE, OPT_REPEAT },
+	{ "then", 0, "ACTION", N_("stop or destroy the instance once the job ended and its fetches succeeded"), R_THEN, CPL_NONE, 0 },
+	{ "provider", 0, "NAME", N_("submit a batch job to this cluster (slurm) instead of an instance"), R_PROVIDER, CPL_PROVIDER, 0 },
+	{ "gpu", 0, "TYPE", N_("with --provider: the GPU (GRES) type, such as h100"), R_GPU, CPL_NONE, 0 },
+	{ "partition", 0, "NAME", N_("with --provider: the partition (default: the cluster's)"), R_PARTITION, CPL_NONE, 0 },
+	{ "count", 0, "N", N_("with --provider: GPUs per node (default 1)"), R_COUNT, CPL_NONE, 0 },
+	{ "nodes", 0, "N", N_("with --provider: nodes, CMD once on each (default 1)"), R_NODES, CPL_NONE, 0 },
+	{ "max-runtime", 0, "DURATION", N_("with --provider: the job's time limit, such as 90m"), R_MAX_RUNTIME, CPL_NONE, 0 },
+	{ "force", 'f', NULL, N_("with --provider: submit even when a budget would be exceeded"), R_FORCE, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 struct run_args {
