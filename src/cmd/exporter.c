@@ -22,12 +22,10 @@ struct args {
 	bool auth;
 };
 
-enum { E_SSH_RETRY = 1 };
-
 static const struct cmd_opt opts[] = {
 	{ "listen", 'l', "HOST:PORT", N_("address to serve /metrics on (default 127.0.0.1:9400; port 0: any free one)"), OPT_AT(struct args, listen), CPL_NONE, OPT_STR },
 	{ "interval", 'i', "SECONDS", N_("seconds between sampling rounds (default 10)"), OPT_AT(struct args, interval), CPL_NONE, OPT_INTERVAL },
-	{ "ssh-retry", 0, "SECONDS", N_("sample an instance whose ssh failed by its API this long before trying ssh again; doubles after each further failure (default 60; 0: every round)"), E_SSH_RETRY, CPL_NONE, 0 },
+	{ "ssh-retry", 0, "SECONDS", N_("sample an instance whose ssh failed by its API this long before trying ssh again; doubles after each further failure (default 60; 0: every round)"), 0, CPL_NONE, 0 },
 	{ "auth", 0, NULL, N_("require 'Authorization: Bearer TOKEN' with the token stored by 'gpurent login exporter'"), OPT_AT(struct args, auth), CPL_NONE, OPT_TRUE },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
@@ -37,8 +35,8 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	struct args *a = data;
 
-	/* --ssh-retry, the one option stored here: a day at most, so that the longest wait
-	 * (16 times it) stays far inside int64 ms. */
+	/* --ssh-retry, the one option cmd_parse does not store: a day at most, so that the
+	 * longest wait (16 times it) stays far inside int64 ms. */
 	(void)id;
 	a->ssh_retry = parse_duration(arg);
 	if (a->ssh_retry < 0 || a->ssh_retry > 86400)
