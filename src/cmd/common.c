@@ -116,16 +116,6 @@ cmd_choice(struct cmd_ctx *c, const char *arg, const char *const *names, size_t 
 }
 
 int
-cmd_noopt(struct cmd_ctx *c, int id, const char *arg, void *data)
-{
-	(void)c;
-	(void)id;
-	(void)arg;
-	(void)data;
-	return 0;
-}
-
-int
 cmd_flag(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	(void)c;

@@ -48,8 +48,6 @@ int cmd_when(struct cmd_ctx *c, const char *option, const char *arg, int64_t now
 int cmd_choice(struct cmd_ctx *c, const char *arg, const char *const *names, size_t n,
     const char *what_may_be);
 
-/* An option handler for commands that have only the global options. */
-int cmd_noopt(struct cmd_ctx *c, int id, const char *arg, void *data);
 /* An option handler for commands whose one option is a flag: sets the bool data points to. */
 int cmd_flag(struct cmd_ctx *c, int id, const char *arg, void *data);
 

@@ -14,7 +14,12 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { G_GPU = 1, G_COUNT, G_MIN, G_MAX, G_TARGET, G_COOLDOWN, G_WINDOW, G_BASE, G_BURST, G_MAX_PRICE, G_ENV, G_PREDICT };
+struct args {
+	struct group g;
+	bool has_env, has_count, has_max, has_target, has_base, burst;
+};
+
+enum { G_GPU = 1, G_COUNT, G_MIN, G_MAX, G_TARGET, G_COOLDOWN, G_WINDOW, G_BASE, G_BURST, G_MAX_PRICE, G_ENV };
 
 /* Defaults of a group's timing: a decision at most every 10 minutes, on 10 minutes of load. */
 #define GROUP_COOLDOWN_DEFAULT 600
@@ -34,13 +39,8 @@ static const struct cmd_opt opts[] = {
 	{ "burst", 0, "TYPE", N_("create: interruptible (members above the base) or on-demand (all, the default)"), G_BURST, CPL_BURST, 0 },
 	{ "max-price", 0, "PRICE", N_("create: each member at most this much per hour, all in: 2.5 is US dollars, '90 CNY' yuan"), G_MAX_PRICE, CPL_NONE, 0 },
 	{ "env", 'e', "K=V", N_("create: an environment variable of every member (repeatable; stored in the state database as given)"), G_ENV, CPL_NONE, OPT_REPEAT },
-	{ "predict", 0, NULL, N_("create: also scale out ahead of a peak forecast 15 minutes on from the group's daily pattern (Holt-Winters)"), G_PREDICT, CPL_NONE, 0 },
+	{ "predict", 0, NULL, N_("create: also scale out ahead of a peak forecast 15 minutes on from the group's daily pattern (Holt-Winters)"), OPT_AT(struct args, g.predict), CPL_NONE, OPT_TRUE },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
-};
-
-struct args {
-	struct group g;
-	bool has_env, has_count, has_max, has_target, has_base, burst;
 };
 
 static int
@@ -114,9 +114,6 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		a->has_env = true;
 		break;
 	}
-	case G_PREDICT:
-		a->g.predict = true;
-		break;
 	case G_MAX_PRICE:
 		if (!money_parse_in(arg, &a->g.max_price, a->g.max_currency) ||
 		    a->g.max_price <= 0)
