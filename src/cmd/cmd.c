@@ -293,6 +293,16 @@ apply_defaults(struct cmd_ctx *c)
 	return 0;
 }
 
+int
+cmd_when(struct cmd_ctx *c, const char *option, const char *arg, int64_t now, int64_t *out)
+{
+	if (parse_when(arg, now, out))
+		return 0;
+	return cmd_usage_error(c, "%s needs a duration back from now (7d, 36h) or a UTC date or "
+	    "time (2026-12-01, 2026-12-01T10:00, RFC 3339 with Z or an offset), not '%s'",
+	    option, arg);
+}
+
 /* Store a command option that only stores, or hand it to the command's handler. */
 static int
 take(struct cmd_ctx *c, const struct cmd_opt *o, const char *arg, opt_handler handle,
@@ -304,11 +314,17 @@ take(struct cmd_ctx *c, const struct cmd_opt *o, const char *arg, opt_handler ha
 		*(bool *)at = (o->how & OPT_TRUE) != 0;
 	else if (o->how & OPT_STR)
 		*(const char **)at = arg;
-	else if (o->how & OPT_INTERVAL) {
+	else if (o->how & (OPT_INTERVAL | OPT_WHEN)) {
 		char option[64];
+		int64_t ignored;
 
 		snprintf(option, sizeof(option), "--%s", o->name);
-		if ((*(long long *)at = parse_interval(arg)) < 0)
+		if (o->how & OPT_WHEN) {
+			/* Only checked here: the command resolves it once its clock is known. */
+			if (cmd_when(c, option, arg, 0, &ignored) != 0)
+				return EXIT_USAGE;
+			*(const char **)at = arg;
+		} else if ((*(long long *)at = parse_interval(arg)) < 0)
 			return cmd_usage_error(c, "%s needs a duration from 1s to 1d (such as 30s or "
 			    "5m), not '%s'", option, arg);
 	} else
