@@ -23,14 +23,33 @@ enum opt_complete {
 	CPL_JOB, CPL_GROUP, CPL_GROUP_ARGS, CPL_AUDIT_BY, CPL_COSTS_BY, CPL_BURST,
 };
 
+/*
+ * How an option is taken (struct cmd_opt's how, OR-ed). An option that only stores its
+ * value (OPT_TRUE, OPT_FALSE, OPT_STR, OPT_INTERVAL, OPT_WHEN) is stored by cmd_parse
+ * itself at offset id of the args struct the command passed as data (OPT_AT), as git's
+ * OPT_BOOL does; any other is handed to the command's handler, which validates (with its
+ * own messages) and stores.
+ */
+enum {
+	OPT_REPEAT = 1u << 0,	/* may be given more than once */
+	OPT_TRUE = 1u << 1,	/* a flag: sets the bool at id */
+	OPT_FALSE = 1u << 2,	/* a flag: clears the bool at id (--no-wait) */
+	OPT_STR = 1u << 3,	/* stores its argument (a const char *) at id */
+	OPT_INTERVAL = 1u << 4,	/* stores parse_interval's seconds (a long long) at id */
+	OPT_WHEN = 1u << 5,	/* checks a WHEN (cmd_when) and stores it as given (a const
+				   char *) at id, for the command to resolve on its clock */
+};
+/* The id of an option that cmd_parse stores: where in the command's args struct. */
+#define OPT_AT(type, member) ((int)offsetof(type, member))
+
 struct cmd_opt {
 	const char *name;	/* long name without dashes */
 	char short_name;	/* 0: none */
 	const char *arg;	/* argument placeholder; NULL: a flag */
 	const char *help;
-	int id;			/* handed to the command's option handler */
+	int id;			/* handed to the command's option handler, or OPT_AT */
 	enum opt_complete complete;
-	bool repeat;		/* may be given more than once */
+	unsigned how;		/* OPT_*; 0: once, by the handler */
 };
 
 enum {
@@ -83,8 +102,10 @@ const struct cmd_opt *cmd_opt_short(const struct command *cmd, char ch, bool *gl
 
 /*
  * Parse argv (argv[0] is the command name) against the command's options and the global
- * ones. For each command option, handle(c, id, arg, data) is called; it returns 0 or an exit
- * status. Positionals are moved to the front of argv; *npos receives their count.
+ * ones. A command option that stores (OPT_TRUE ... OPT_WHEN) is stored into data; for
+ * each other, handle(c, id, arg, data) is called (handle may be NULL when there is none);
+ * it returns 0 or an exit status. Positionals are moved to the front of argv; *npos
+ * receives their count.
  * "--" ends options. "--help" prints the command's help and returns -1 via *npos.
  * argv is rewritten in place (option words dropped, argv[*npos] = NULL): a caller that owns
  * the strings must keep its own copy of the pointers to free them.
@@ -93,6 +114,13 @@ const struct cmd_opt *cmd_opt_short(const struct command *cmd, char ch, bool *gl
 typedef int (*opt_handler)(struct cmd_ctx *c, int id, const char *arg, void *data);
 int cmd_parse(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *data,
     int *npos);
+
+/*
+ * Parse an option's WHEN (parse_when: a duration back from now, a UTC date or time,
+ * RFC 3339) into *out; 0, or a usage error that says what WHEN may be. With now 0 it only checks WHEN,
+ * for an option handler that runs before the command knows its clock.
+ */
+int cmd_when(struct cmd_ctx *c, const char *option, const char *arg, int64_t now, int64_t *out);
 
 /* Apply one global option (shared with main, which parses them before the command). */
 int cmd_global_option(struct session *s, int id, const char *arg);

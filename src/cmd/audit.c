@@ -19,20 +19,18 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { A_SINCE = 1, A_BY, A_OFFLINE };
-
-static const struct cmd_opt opts[] = {
-	{ "since", 's', "WHEN", N_("audit from WHEN: a duration back (default 7d) or a UTC date or time (2026-12-01, RFC 3339)"), A_SINCE, CPL_NONE, false },
-	{ "by", 'b', "GROUP", N_("one row per instance (default), label, provider or gpu"), A_BY, CPL_AUDIT_BY, false },
-	{ "offline", 0, NULL, N_("ask no provider: no cheaper offers, and GPU counts and regions only from the history"), A_OFFLINE, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct args {
 	int64_t span;		/* seconds back from now */
 	enum audit_group by;
 	bool offline;
 	const char *since;	/* --since as given, made a span once the clock is known */
+};
+
+static const struct cmd_opt opts[] = {
+	{ "since", 's', "WHEN", N_("audit from WHEN: a duration back (default 7d) or a UTC date or time (2026-12-01, RFC 3339)"), OPT_AT(struct args, since), CPL_NONE, OPT_WHEN },
+	{ "by", 'b', "GROUP", N_("one row per instance (default), label, provider or gpu"), 0, CPL_AUDIT_BY, 0 },
+	{ "offline", 0, NULL, N_("ask no provider: no cheaper offers, and GPU counts and regions only from the history"), OPT_AT(struct args, offline), CPL_NONE, OPT_TRUE },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 static const char *const groups[] = { "instance", "label", "provider", "gpu" };
@@ -43,20 +41,11 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	struct args *a = data;
 	int by;
 
-	switch (id) {
-	case A_SINCE:
-		if (cmd_when(c, "--since", arg, 0, &a->span) != 0)
-			return EXIT_USAGE;
-		a->since = arg;
-		break;
-	case A_BY:
-		if ((by = cmd_choice(c, arg, groups, ARRAY_LEN(groups),
-		    N_("--by is instance, label, provider or gpu"))) < 0)
-			return EXIT_USAGE;
-		a->by = (enum audit_group)by;
-		break;
-	case A_OFFLINE: a->offline = true; break;
-	}
+	(void)id;	/* --by, the one option cmd_parse does not store */
+	if ((by = cmd_choice(c, arg, groups, ARRAY_LEN(groups),
+	    N_("--by is instance, label, provider or gpu"))) < 0)
+		return EXIT_USAGE;
+	a->by = (enum audit_group)by;
 	return 0;
 }
 

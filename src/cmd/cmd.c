@@ -24,17 +24,17 @@ enum {
 };
 
 const struct cmd_opt global_opts[] = {
-	{ "output", 'o', "FORMAT", N_("table, json, csv, tsv or ids"), G_OUTPUT, CPL_FORMAT, false },
-	{ "fields", 0, "A,B,...", N_("columns to print, in this order"), G_FIELDS, CPL_FIELD, false },
-	{ "no-header", 0, NULL, N_("omit the header line of tables, CSV and TSV"), G_NO_HEADER, CPL_NONE, false },
-	{ "provider", 'p', "NAME", N_("use these providers, NAME[,NAME...] (repeatable)"), G_PROVIDER, CPL_PROVIDER, true },
-	{ "profile", 0, "NAME", N_("use this config profile"), G_PROFILE, CPL_PROFILE, false },
-	{ "verbose", 'v', NULL, N_("say more on stderr"), G_VERBOSE, CPL_NONE, true },
-	{ "debug", 0, NULL, N_("trace provider requests on stderr (keys redacted)"), G_DEBUG, CPL_NONE, false },
-	{ "color", 0, "WHEN", N_("auto, always or never"), G_COLOR, CPL_NONE, false },
-	{ "help", 'h', NULL, N_("show help"), G_HELP, CPL_NONE, false },
-	{ "version", 'V', NULL, N_("print the version and exit"), G_VERSION, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "output", 'o', "FORMAT", N_("table, json, csv, tsv or ids"), G_OUTPUT, CPL_FORMAT, 0 },
+	{ "fields", 0, "A,B,...", N_("columns to print, in this order"), G_FIELDS, CPL_FIELD, 0 },
+	{ "no-header", 0, NULL, N_("omit the header line of tables, CSV and TSV"), G_NO_HEADER, CPL_NONE, 0 },
+	{ "provider", 'p', "NAME", N_("use these providers, NAME[,NAME...] (repeatable)"), G_PROVIDER, CPL_PROVIDER, OPT_REPEAT },
+	{ "profile", 0, "NAME", N_("use this config profile"), G_PROFILE, CPL_PROFILE, 0 },
+	{ "verbose", 'v', NULL, N_("say more on stderr"), G_VERBOSE, CPL_NONE, OPT_REPEAT },
+	{ "debug", 0, NULL, N_("trace provider requests on stderr (keys redacted)"), G_DEBUG, CPL_NONE, 0 },
+	{ "color", 0, "WHEN", N_("auto, always or never"), G_COLOR, CPL_NONE, 0 },
+	{ "help", 'h', NULL, N_("show help"), G_HELP, CPL_NONE, 0 },
+	{ "version", 'V', NULL, N_("print the version and exit"), G_VERSION, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 const struct command *
@@ -294,6 +294,45 @@ apply_defaults(struct cmd_ctx *c)
 }
 
 int
+cmd_when(struct cmd_ctx *c, const char *option, const char *arg, int64_t now, int64_t *out)
+{
+	if (parse_when(arg, now, out))
+		return 0;
+	return cmd_usage_error(c, "%s needs a duration back from now (7d, 36h) or a UTC date or "
+	    "time (2026-12-01, 2026-12-01T10:00, RFC 3339 with Z or an offset), not '%s'",
+	    option, arg);
+}
+
+/* Store a command option that only stores, or hand it to the command's handler. */
+static int
+take(struct cmd_ctx *c, const struct cmd_opt *o, const char *arg, opt_handler handle,
+    void *data)
+{
+	char *at = (char *)data + o->id;
+
+	if (o->how & (OPT_TRUE | OPT_FALSE))
+		*(bool *)at = (o->how & OPT_TRUE) != 0;
+	else if (o->how & OPT_STR)
+		*(const char **)at = arg;
+	else if (o->how & (OPT_INTERVAL | OPT_WHEN)) {
+		char option[64];
+		int64_t ignored;
+
+		snprintf(option, sizeof(option), "--%s", o->name);
+		if (o->how & OPT_WHEN) {
+			/* Only checked here: the command resolves it once its clock is known. */
+			if (cmd_when(c, option, arg, 0, &ignored) != 0)
+				return EXIT_USAGE;
+			*(const char **)at = arg;
+		} else if ((*(long long *)at = parse_interval(arg)) < 0)
+			return cmd_usage_error(c, "%s needs a duration from 1s to 1d (such as 30s or "
+			    "5m), not '%s'", option, arg);
+	} else
+		return handle(c, o->id, arg, data);
+	return 0;
+}
+
+int
 cmd_parse(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *data, int *npos)
 {
 	char **pos = xcalloc((size_t)argc + 1, sizeof(*pos));
@@ -368,7 +407,7 @@ cmd_parse(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *da
 			*npos = -1;
 			return 0;
 		}
-		rc = global ? cmd_global_option(c->s, o->id, arg) : handle(c, o->id, arg, data);
+		rc = global ? cmd_global_option(c->s, o->id, arg) : take(c, o, arg, handle, data);
 	}
 	for (i = 0; i < n; i++)
 		argv[i] = pos[i];

@@ -93,16 +93,6 @@ for_each_id(struct cmd_ctx *c, int argc, char **argv, id_op op, void *data)
 }
 
 int
-cmd_when(struct cmd_ctx *c, const char *option, const char *arg, int64_t now, int64_t *out)
-{
-	if (parse_when(arg, now, out))
-		return 0;
-	return cmd_usage_error(c, "%s needs a duration back from now (7d, 36h) or a UTC date or "
-	    "time (2026-12-01, 2026-12-01T10:00, RFC 3339 with Z or an offset), not '%s'",
-	    option, arg);
-}
-
-int
 cmd_choice(struct cmd_ctx *c, const char *arg, const char *const *names, size_t n,
     const char *what_may_be)
 {
@@ -113,16 +103,6 @@ cmd_choice(struct cmd_ctx *c, const char *arg, const char *const *names, size_t 
 			return (int)i;
 	cmd_usage_error(c, "%s", _(what_may_be));
 	return -1;
-}
-
-int
-cmd_noopt(struct cmd_ctx *c, int id, const char *arg, void *data)
-{
-	(void)c;
-	(void)id;
-	(void)arg;
-	(void)data;
-	return 0;
 }
 
 int

@@ -33,14 +33,6 @@ typedef enum gr_err (*id_op)(struct cmd_ctx *c, struct backend *b, const char *i
     struct gr_error *err, void *data);
 int for_each_id(struct cmd_ctx *c, int argc, char **argv, id_op op, void *data);
 
-
-/*
- * option's WHEN (parse_when: a duration back from now, a UTC date or time, RFC 3339) into
- * *out; 0, or a usage error that says what WHEN may be. With now 0 it only checks WHEN,
- * for an option handler that runs before the command knows its clock.
- */
-int cmd_when(struct cmd_ctx *c, const char *option, const char *arg, int64_t now, int64_t *out);
-
 /*
  * The index of an option's arg among n names, or -1 after a usage error that says what
  * the option may be (what_may_be: an N_() literal, translated here).
@@ -48,8 +40,6 @@ int cmd_when(struct cmd_ctx *c, const char *option, const char *arg, int64_t now
 int cmd_choice(struct cmd_ctx *c, const char *arg, const char *const *names, size_t n,
     const char *what_may_be);
 
-/* An option handler for commands that have only the global options. */
-int cmd_noopt(struct cmd_ctx *c, int id, const char *arg, void *data);
 /* An option handler for commands whose one option is a flag: sets the bool data points to. */
 int cmd_flag(struct cmd_ctx *c, int id, const char *arg, void *data);
 

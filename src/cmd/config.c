@@ -12,31 +12,16 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { CF_ALL = 1, CF_IN };
-
-static const struct cmd_opt opts[] = {
-	{ "all", 'a', NULL, N_("list: every known key with its default"), CF_ALL, CPL_NONE, false },
-	{ "in", 0, "PROFILE", N_("set/unset in this profile's section"), CF_IN, CPL_PROFILE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct args {
 	bool all;
 	const char *in;
 };
 
-static int
-handle(struct cmd_ctx *c, int id, const char *arg, void *data)
-{
-	struct args *a = data;
-
-	(void)c;
-	if (id == CF_ALL)
-		a->all = true;
-	else
-		a->in = arg;
-	return 0;
-}
+static const struct cmd_opt opts[] = {
+	{ "all", 'a', NULL, N_("list: every known key with its default"), OPT_AT(struct args, all), CPL_NONE, OPT_TRUE },
+	{ "in", 0, "PROFILE", N_("set/unset in this profile's section"), OPT_AT(struct args, in), CPL_PROFILE, OPT_STR },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
+};
 
 struct kv {
 	const char *profile, *key, *value, *help;
@@ -181,7 +166,7 @@ config_run(struct cmd_ctx *c, int argc, char **argv)
 	struct config *cfg;
 	int n, rc;
 
-	rc = cmd_parse(c, argc, argv, handle, &a, &n);
+	rc = cmd_parse(c, argc, argv, NULL, &a, &n);
 	if (rc != 0 || n < 0)
 		return rc;
 	if (n == 0)

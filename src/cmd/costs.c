@@ -16,18 +16,16 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { C_SINCE = 1, C_BY };
-
-static const struct cmd_opt opts[] = {
-	{ "since", 's', "WHEN", N_("count spend from WHEN: a duration back (7d) or a UTC date or time (2026-12-01, RFC 3339); default: start of this month"), C_SINCE, CPL_NONE, false },
-	{ "by", 'b', "GROUP", N_("group spend by instance, label, provider, gpu or day"), C_BY, CPL_COSTS_BY, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct args {
 	int64_t since;		/* 0: the start of this month */
 	enum cost_group by;
 	const char *since_arg;	/* --since as given, resolved once the clock is known */
+};
+
+static const struct cmd_opt opts[] = {
+	{ "since", 's', "WHEN", N_("count spend from WHEN: a duration back (7d) or a UTC date or time (2026-12-01, RFC 3339); default: start of this month"), OPT_AT(struct args, since_arg), CPL_NONE, OPT_WHEN },
+	{ "by", 'b', "GROUP", N_("group spend by instance, label, provider, gpu or day"), 0, CPL_COSTS_BY, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 static int
@@ -38,19 +36,11 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	struct args *a = data;
 	int by;
 
-	switch (id) {
-	case C_SINCE:
-		if (cmd_when(c, "--since", arg, 0, &a->since) != 0)
-			return EXIT_USAGE;
-		a->since_arg = arg;
-		break;
-	case C_BY:
-		if ((by = cmd_choice(c, arg, groups, ARRAY_LEN(groups),
-		    N_("--by is instance, label, provider, gpu or day"))) < 0)
-			return EXIT_USAGE;
-		a->by = (enum cost_group)(by + 1);
-		break;
-	}
+	(void)id;	/* --by, the one option cmd_parse does not store */
+	if ((by = cmd_choice(c, arg, groups, ARRAY_LEN(groups),
+	    N_("--by is instance, label, provider, gpu or day"))) < 0)
+		return EXIT_USAGE;
+	a->by = (enum cost_group)(by + 1);
 	return 0;
 }
 

@@ -12,19 +12,19 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { C_RECURSIVE = 1, C_EXCLUDE, C_RESUME, C_BWLIMIT };
-
-static const struct cmd_opt opts[] = {
-	{ "recursive", 'r', NULL, N_("copy directories and what they hold"), C_RECURSIVE, CPL_NONE, false },
-	{ "exclude", 0, "PATTERN", N_("leave out files matching PATTERN (repeatable)"), C_EXCLUDE, CPL_NONE, true },
-	{ "resume", 0, NULL, N_("finish an interrupted copy, sending only what is missing"), C_RESUME, CPL_NONE, false },
-	{ "bwlimit", 0, "RATE", N_("at most RATE per second (KiB, or with a K, M or G suffix)"), C_BWLIMIT, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct cp_args {
 	struct remote_copy_opts o;
 	const char *excludes[64];
+};
+
+enum { C_EXCLUDE = 1, C_BWLIMIT };
+
+static const struct cmd_opt opts[] = {
+	{ "recursive", 'r', NULL, N_("copy directories and what they hold"), OPT_AT(struct cp_args, o.recursive), CPL_NONE, OPT_TRUE },
+	{ "exclude", 0, "PATTERN", N_("leave out files matching PATTERN (repeatable)"), C_EXCLUDE, CPL_NONE, OPT_REPEAT },
+	{ "resume", 0, NULL, N_("finish an interrupted copy, sending only what is missing"), OPT_AT(struct cp_args, o.resume), CPL_NONE, OPT_TRUE },
+	{ "bwlimit", 0, "RATE", N_("at most RATE per second (KiB, or with a K, M or G suffix)"), C_BWLIMIT, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 static int
@@ -34,12 +34,6 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	size_t i;
 
 	switch (id) {
-	case C_RECURSIVE:
-		a->o.recursive = true;
-		break;
-	case C_RESUME:
-		a->o.resume = true;
-		break;
 	case C_EXCLUDE:
 		if (a->o.n_excludes == ARRAY_LEN(a->excludes))
 			return cmd_usage_error(c, "too many --exclude patterns");

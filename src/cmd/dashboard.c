@@ -10,14 +10,14 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { D_READONLY = 1, D_REFRESH, D_VIEW, D_BENCH };
+enum { D_REFRESH = 1, D_BENCH };
 
 static const struct cmd_opt opts[] = {
-	{ "readonly", 'r', NULL, N_("look only: no launch, stop, start or destroy"), D_READONLY, CPL_NONE, false },
-	{ "refresh", 0, "SECONDS", N_("refresh instances, metrics and costs this often (default: the dashboard.* config keys)"), D_REFRESH, CPL_NONE, false },
-	{ "view", 0, "NAME", N_("open on offers, instances, metrics, costs, events or cluster"), D_VIEW, CPL_NONE, false },
-	{ "bench-frames", 0, "N", N_("answer N keys on the offers view (sort, scroll), print the time per frame and per sort, and quit"), D_BENCH, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "readonly", 'r', NULL, N_("look only: no launch, stop, start or destroy"), OPT_AT(struct ui_opts, readonly), CPL_NONE, OPT_TRUE },
+	{ "refresh", 0, "SECONDS", N_("refresh instances, metrics and costs this often (default: the dashboard.* config keys)"), D_REFRESH, CPL_NONE, 0 },
+	{ "view", 0, "NAME", N_("open on offers, instances, metrics, costs, events or cluster"), OPT_AT(struct ui_opts, view), CPL_NONE, OPT_STR },
+	{ "bench-frames", 0, "N", N_("answer N keys on the offers view (sort, scroll), print the time per frame and per sort, and quit"), D_BENCH, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 static int
@@ -27,14 +27,12 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	long long n;
 
 	switch (id) {
-	case D_READONLY: o->readonly = true; break;
 	case D_REFRESH:
 		if ((n = parse_interval(arg)) < 0)
 			return cmd_usage_error(c, "%s needs a duration from 1s to 1d (such as 30s or "
 			    "5m), not '%s'", "--refresh", arg);
 		o->refresh = (double)n;
 		break;
-	case D_VIEW: o->view = arg; break;
 	case D_BENCH:
 		if (!parse_int(arg, 1, 1000000, &n))
 			return cmd_usage_error(c, "--bench-frames needs a number from 1 to 1000000");

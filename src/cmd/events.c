@@ -13,19 +13,17 @@
 #include "gpurent/watch.h"
 #include "common.h"
 
-enum { E_SINCE = 1, E_FOLLOW, E_LEVEL };
-
-static const struct cmd_opt opts[] = {
-	{ "since", 's', "WHEN", N_("only events from WHEN: a duration back (2h, 7d) or a UTC date or time (2026-12-01, RFC 3339)"), E_SINCE, CPL_NONE, false },
-	{ "follow", 'f', NULL, N_("keep printing events as the watcher writes them, until interrupted"), E_FOLLOW, CPL_NONE, false },
-	{ "level", 'l', "LEVEL", N_("only events of this level or above: info, action, warn, alert"), E_LEVEL, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct args {
 	const char *since;	/* --since as given, NULL: all */
 	bool follow;
 	enum event_level level;
+};
+
+static const struct cmd_opt opts[] = {
+	{ "since", 's', "WHEN", N_("only events from WHEN: a duration back (2h, 7d) or a UTC date or time (2026-12-01, RFC 3339)"), OPT_AT(struct args, since), CPL_NONE, OPT_WHEN },
+	{ "follow", 'f', NULL, N_("keep printing events as the watcher writes them, until interrupted"), OPT_AT(struct args, follow), CPL_NONE, OPT_TRUE },
+	{ "level", 'l', "LEVEL", N_("only events of this level or above: info, action, warn, alert"), 0, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 static int
@@ -33,21 +31,9 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	struct args *a = data;
 
-	switch (id) {
-	case E_SINCE: {
-		int64_t ignored;
-
-		if (cmd_when(c, "--since", arg, 0, &ignored) != 0)
-			return EXIT_USAGE;
-		a->since = arg;
-		break;
-	}
-	case E_FOLLOW: a->follow = true; break;
-	case E_LEVEL:
-		if (!event_level_parse(arg, &a->level))
-			return cmd_usage_error(c, "--level is info, action, warn or alert");
-		break;
-	}
+	(void)id;	/* --level, the one option cmd_parse does not store */
+	if (!event_level_parse(arg, &a->level))
+		return cmd_usage_error(c, "--level is info, action, warn or alert");
 	return 0;
 }
 

@@ -15,16 +15,6 @@
 /* How long an instance whose ssh failed is sampled by the API alone, at first (--ssh-retry). */
 #define SSH_RETRY_DEFAULT 60
 
-enum { E_LISTEN = 1, E_INTERVAL, E_AUTH, E_SSH_RETRY };
-
-static const struct cmd_opt opts[] = {
-	{ "listen", 'l', "HOST:PORT", N_("address to serve /metrics on (default 127.0.0.1:9400; port 0: any free one)"), E_LISTEN, CPL_NONE, false },
-	{ "interval", 'i', "SECONDS", N_("seconds between sampling rounds (default 10)"), E_INTERVAL, CPL_NONE, false },
-	{ "ssh-retry", 0, "SECONDS", N_("sample an instance whose ssh failed by its API this long before trying ssh again; doubles after each further failure (default 60; 0: every round)"), E_SSH_RETRY, CPL_NONE, false },
-	{ "auth", 0, NULL, N_("require 'Authorization: Bearer TOKEN' with the token stored by 'gpurent login exporter'"), E_AUTH, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct args {
 	const char *listen;
 	long long interval;
@@ -32,27 +22,25 @@ struct args {
 	bool auth;
 };
 
+static const struct cmd_opt opts[] = {
+	{ "listen", 'l', "HOST:PORT", N_("address to serve /metrics on (default 127.0.0.1:9400; port 0: any free one)"), OPT_AT(struct args, listen), CPL_NONE, OPT_STR },
+	{ "interval", 'i', "SECONDS", N_("seconds between sampling rounds (default 10)"), OPT_AT(struct args, interval), CPL_NONE, OPT_INTERVAL },
+	{ "ssh-retry", 0, "SECONDS", N_("sample an instance whose ssh failed by its API this long before trying ssh again; doubles after each further failure (default 60; 0: every round)"), 0, CPL_NONE, 0 },
+	{ "auth", 0, NULL, N_("require 'Authorization: Bearer TOKEN' with the token stored by 'gpurent login exporter'"), OPT_AT(struct args, auth), CPL_NONE, OPT_TRUE },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
+};
+
 static int
 handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	struct args *a = data;
 
-	switch (id) {
-	case E_LISTEN: a->listen = arg; break;
-	case E_INTERVAL:
-		if ((a->interval = parse_interval(arg)) < 0)
-			return cmd_usage_error(c, "%s needs a duration from 1s to 1d (such as 30s or "
-			    "5m), not '%s'", "--interval", arg);
-		break;
-	case E_SSH_RETRY:
-		/* A day at most: the longest wait (16 times it) stays far inside int64 ms. */
-		a->ssh_retry = parse_duration(arg);
-		if (a->ssh_retry < 0 || a->ssh_retry > 86400)
-			return cmd_usage_error(c, "--ssh-retry needs a number of seconds, at "
-			    "most a day");
-		break;
-	case E_AUTH: a->auth = true; break;
-	}
+	/* --ssh-retry, the one option cmd_parse does not store: a day at most, so that the
+	 * longest wait (16 times it) stays far inside int64 ms. */
+	(void)id;
+	a->ssh_retry = parse_duration(arg);
+	if (a->ssh_retry < 0 || a->ssh_retry > 86400)
+		return cmd_usage_error(c, "--ssh-retry needs a number of seconds, at most a day");
 	return 0;
 }
 

@@ -14,35 +14,18 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { F_BACKGROUND = 1, F_LIST, F_STOP, F_JUPYTER };
-
-static const struct cmd_opt opts[] = {
-	{ "background", 0, NULL, N_("leave the forward running and return"), F_BACKGROUND, CPL_NONE, false },
-	{ "list", 0, NULL, N_("show the background forwards that still run"), F_LIST, CPL_NONE, false },
-	{ "jupyter", 0, NULL, N_("find the Jupyter server on the instance and forward it"), F_JUPYTER, CPL_NONE, false },
-	{ "stop", 0, "ID|all", N_("end the background forwards of an instance, or all"), F_STOP, CPL_INSTANCE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct fwd_args {
 	bool background, list, jupyter;
 	const char *stop;
 };
 
-static int
-handle(struct cmd_ctx *c, int id, const char *arg, void *data)
-{
-	struct fwd_args *a = data;
-
-	(void)c;
-	switch (id) {
-	case F_BACKGROUND: a->background = true; break;
-	case F_LIST: a->list = true; break;
-	case F_STOP: a->stop = arg; break;
-	case F_JUPYTER: a->jupyter = true; break;
-	}
-	return 0;
-}
+static const struct cmd_opt opts[] = {
+	{ "background", 0, NULL, N_("leave the forward running and return"), OPT_AT(struct fwd_args, background), CPL_NONE, OPT_TRUE },
+	{ "list", 0, NULL, N_("show the background forwards that still run"), OPT_AT(struct fwd_args, list), CPL_NONE, OPT_TRUE },
+	{ "jupyter", 0, NULL, N_("find the Jupyter server on the instance and forward it"), OPT_AT(struct fwd_args, jupyter), CPL_NONE, OPT_TRUE },
+	{ "stop", 0, "ID|all", N_("end the background forwards of an instance, or all"), OPT_AT(struct fwd_args, stop), CPL_INSTANCE, OPT_STR },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
+};
 
 static const struct column cols[] = {
 	{ "instance", N_("INSTANCE"), false, false, 0, 0 },
@@ -190,7 +173,7 @@ forward_run(struct cmd_ctx *c, int argc, char **argv)
 	size_t nf, i;
 	int n, rc, want;
 
-	rc = cmd_parse(c, argc, argv, handle, &a, &n);
+	rc = cmd_parse(c, argc, argv, NULL, &a, &n);
 	if (rc != 0 || n < 0)
 		return rc;
 	if (a.list || a.stop != NULL) {

@@ -15,11 +15,9 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { O_UNKNOWN = 1 };
-
 static const struct cmd_opt opts[] = {
-	{ "unknown", 0, NULL, N_("list the GPU names providers were seen selling that the catalogue lacks"), O_UNKNOWN, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "unknown", 0, NULL, N_("list the GPU names providers were seen selling that the catalogue lacks"), 0, CPL_NONE, OPT_TRUE },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 /*
@@ -132,7 +130,7 @@ gpus_run(struct cmd_ctx *c, int argc, char **argv)
 	size_t n, i, shown = 0;
 	int npos, rc;
 
-	rc = cmd_parse(c, argc, argv, cmd_flag, &unknown, &npos);
+	rc = cmd_parse(c, argc, argv, NULL, &unknown, &npos);
 	if (rc != 0 || npos < 0)
 		return rc;
 	if (unknown) {

@@ -14,7 +14,12 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { G_GPU = 1, G_COUNT, G_MIN, G_MAX, G_TARGET, G_COOLDOWN, G_WINDOW, G_BASE, G_BURST, G_MAX_PRICE, G_ENV, G_PREDICT };
+struct args {
+	struct group g;
+	bool has_env, has_count, has_max, has_target, has_base, burst;
+};
+
+enum { G_GPU = 1, G_COUNT, G_MIN, G_MAX, G_TARGET, G_COOLDOWN, G_WINDOW, G_BASE, G_BURST, G_MAX_PRICE, G_ENV };
 
 /* Defaults of a group's timing: a decision at most every 10 minutes, on 10 minutes of load. */
 #define GROUP_COOLDOWN_DEFAULT 600
@@ -23,24 +28,19 @@ enum { G_GPU = 1, G_COUNT, G_MIN, G_MAX, G_TARGET, G_COOLDOWN, G_WINDOW, G_BASE,
 #define GROUP_MEMBERS_MAX 1000
 
 static const struct cmd_opt opts[] = {
-	{ "gpu", 'g', "GPU", N_("create: the GPU of every member (a catalogue name, family or alias)"), G_GPU, CPL_GPU, false },
-	{ "count", 'c', "N", N_("create: GPUs of each member (default 1)"), G_COUNT, CPL_NONE, false },
-	{ "min", 0, "N", N_("create: at least N members (default 0)"), G_MIN, CPL_NONE, false },
-	{ "max", 0, "M", N_("create: at most M members (required)"), G_MAX, CPL_NONE, false },
-	{ "target-util", 0, "PCT", N_("create: the mean GPU utilisation to hold, 1-100 (required)"), G_TARGET, CPL_NONE, false },
-	{ "cooldown", 0, "DURATION", N_("create: at least this long between two scaling decisions (default 10m)"), G_COOLDOWN, CPL_NONE, false },
-	{ "window", 0, "DURATION", N_("create: the mean utilisation is taken over this long (default 10m)"), G_WINDOW, CPL_NONE, false },
-	{ "base", 0, "N", N_("create: with --burst interruptible, the first N members on-demand (default: --min)"), G_BASE, CPL_NONE, false },
-	{ "burst", 0, "TYPE", N_("create: interruptible (members above the base) or on-demand (all, the default)"), G_BURST, CPL_BURST, false },
-	{ "max-price", 0, "PRICE", N_("create: each member at most this much per hour, all in: 2.5 is US dollars, '90 CNY' yuan"), G_MAX_PRICE, CPL_NONE, false },
-	{ "env", 'e', "K=V", N_("create: an environment variable of every member (repeatable; stored in the state database as given)"), G_ENV, CPL_NONE, true },
-	{ "predict", 0, NULL, N_("create: also scale out ahead of a peak forecast 15 minutes on from the group's daily pattern (Holt-Winters)"), G_PREDICT, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
-struct args {
-	struct group g;
-	bool has_env, has_count, has_max, has_target, has_base, burst;
+	{ "gpu", 'g', "GPU", N_("create: the GPU of every member (a catalogue name, family or alias)"), G_GPU, CPL_GPU, 0 },
+	{ "count", 'c', "N", N_("create: GPUs of each member (default 1)"), G_COUNT, CPL_NONE, 0 },
+	{ "min", 0, "N", N_("create: at least N members (default 0)"), G_MIN, CPL_NONE, 0 },
+	{ "max", 0, "M", N_("create: at most M members (required)"), G_MAX, CPL_NONE, 0 },
+	{ "target-util", 0, "PCT", N_("create: the mean GPU utilisation to hold, 1-100 (required)"), G_TARGET, CPL_NONE, 0 },
+	{ "cooldown", 0, "DURATION", N_("create: at least this long between two scaling decisions (default 10m)"), G_COOLDOWN, CPL_NONE, 0 },
+	{ "window", 0, "DURATION", N_("create: the mean utilisation is taken over this long (default 10m)"), G_WINDOW, CPL_NONE, 0 },
+	{ "base", 0, "N", N_("create: with --burst interruptible, the first N members on-demand (default: --min)"), G_BASE, CPL_NONE, 0 },
+	{ "burst", 0, "TYPE", N_("create: interruptible (members above the base) or on-demand (all, the default)"), G_BURST, CPL_BURST, 0 },
+	{ "max-price", 0, "PRICE", N_("create: each member at most this much per hour, all in: 2.5 is US dollars, '90 CNY' yuan"), G_MAX_PRICE, CPL_NONE, 0 },
+	{ "env", 'e', "K=V", N_("create: an environment variable of every member (repeatable; stored in the state database as given)"), G_ENV, CPL_NONE, OPT_REPEAT },
+	{ "predict", 0, NULL, N_("create: also scale out ahead of a peak forecast 15 minutes on from the group's daily pattern (Holt-Winters)"), OPT_AT(struct args, g.predict), CPL_NONE, OPT_TRUE },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 static int
@@ -114,9 +114,6 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		a->has_env = true;
 		break;
 	}
-	case G_PREDICT:
-		a->g.predict = true;
-		break;
 	case G_MAX_PRICE:
 		if (!money_parse_in(arg, &a->g.max_price, a->g.max_currency) ||
 		    a->g.max_price <= 0)

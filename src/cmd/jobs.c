@@ -58,7 +58,7 @@ jobs_run(struct cmd_ctx *c, int argc, char **argv)
 	int npos, rc, seq;
 	bool reached;
 
-	rc = cmd_parse(c, argc, argv, cmd_noopt, NULL, &npos);
+	rc = cmd_parse(c, argc, argv, NULL, NULL, &npos);
 	if (rc != 0 || npos < 0)
 		return rc;
 	if (npos > 1)

@@ -13,8 +13,8 @@
 enum { K_GRACE = 1 };
 
 static const struct cmd_opt opts[] = {
-	{ "grace", 0, "SECONDS", N_("wait this long after TERM before KILL (default 10)"), K_GRACE, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "grace", 0, "SECONDS", N_("wait this long after TERM before KILL (default 10)"), K_GRACE, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 static int

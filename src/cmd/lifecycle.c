@@ -18,29 +18,6 @@
 
 enum lifecycle_op { LC_STOP, LC_START, LC_DESTROY };
 
-enum { LO_YES = 1, LO_WAIT, LO_NO_WAIT, LO_TIMEOUT, LO_FORCE };
-
-const struct cmd_opt stop_opts[] = {
-	{ "no-wait", 0, NULL, N_("return once the provider accepted, before the instance has stopped"), LO_NO_WAIT, CPL_NONE, false },
-	{ "wait", 'w', NULL, N_("wait until every instance has stopped (the default)"), LO_WAIT, CPL_NONE, false },
-	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), LO_TIMEOUT, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
-const struct cmd_opt start_opts[] = {
-	{ "wait", 'w', NULL, N_("wait until every instance runs"), LO_WAIT, CPL_NONE, false },
-	{ "force", 0, NULL, N_("start even when budget.day or budget.month would refuse it"), LO_FORCE, CPL_NONE, false },
-	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), LO_TIMEOUT, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
-const struct cmd_opt destroy_opts[] = {
-	{ "yes", 'y', NULL, N_("do not ask; needed when stdin is not a terminal"), LO_YES, CPL_NONE, false },
-	{ "wait", 'w', NULL, N_("wait until every instance is destroyed"), LO_WAIT, CPL_NONE, false },
-	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), LO_TIMEOUT, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct args {
 	enum lifecycle_op op;
 	bool yes, wait, force;
@@ -50,21 +27,35 @@ struct args {
 	int n_accepted;
 };
 
+const struct cmd_opt stop_opts[] = {
+	{ "no-wait", 0, NULL, N_("return once the provider accepted, before the instance has stopped"), OPT_AT(struct args, wait), CPL_NONE, OPT_FALSE },
+	{ "wait", 'w', NULL, N_("wait until every instance has stopped (the default)"), OPT_AT(struct args, wait), CPL_NONE, OPT_TRUE },
+	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), 0, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
+};
+
+const struct cmd_opt start_opts[] = {
+	{ "wait", 'w', NULL, N_("wait until every instance runs"), OPT_AT(struct args, wait), CPL_NONE, OPT_TRUE },
+	{ "force", 0, NULL, N_("start even when budget.day or budget.month would refuse it"), OPT_AT(struct args, force), CPL_NONE, OPT_TRUE },
+	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), 0, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
+};
+
+const struct cmd_opt destroy_opts[] = {
+	{ "yes", 'y', NULL, N_("do not ask; needed when stdin is not a terminal"), OPT_AT(struct args, yes), CPL_NONE, OPT_TRUE },
+	{ "wait", 'w', NULL, N_("wait until every instance is destroyed"), OPT_AT(struct args, wait), CPL_NONE, OPT_TRUE },
+	{ "timeout", 't', "SECONDS", N_("give up waiting after this long (default 300)"), 0, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
+};
+
 static int
 handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	struct args *a = data;
 
-	switch (id) {
-	case LO_YES: a->yes = true; break;
-	case LO_WAIT: a->wait = true; break;
-	case LO_FORCE: a->force = true; break;
-	case LO_NO_WAIT: a->wait = false; break;
-	case LO_TIMEOUT:
-		if ((a->timeout = parse_duration(arg)) <= 0)
-			return cmd_usage_error(c, "--timeout needs a duration such as 300 or 5m");
-		break;
-	}
+	(void)id;	/* --timeout, the one option cmd_parse does not store */
+	if ((a->timeout = parse_duration(arg)) <= 0)
+		return cmd_usage_error(c, "--timeout needs a duration such as 300 or 5m");
 	return 0;
 }
 

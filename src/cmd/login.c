@@ -23,20 +23,6 @@
 #include "gpurent/vault.h"
 #include "login_int.h"
 
-enum { O_STDIN = 1, O_NO_VERIFY, O_LIST, O_REKEY };
-
-static const struct cmd_opt login_opts[] = {
-	{ "stdin", 0, NULL, N_("read the key from standard input, not the terminal"),
-	    O_STDIN, CPL_NONE, false },
-	{ "no-verify", 0, NULL, N_("store the key without checking it with the provider"),
-	    O_NO_VERIFY, CPL_NONE, false },
-	{ "list", 'l', NULL, N_("list who has a key, per profile (never the keys)"),
-	    O_LIST, CPL_NONE, false },
-	{ "rekey", 0, "MODE", N_("reseal the store: 'passphrase' (a new one) or 'keyfile'"),
-	    O_REKEY, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct login_args {
 	bool from_stdin;
 	bool no_verify;
@@ -44,28 +30,27 @@ struct login_args {
 	const char *rekey;
 };
 
+static const struct cmd_opt login_opts[] = {
+	{ "stdin", 0, NULL, N_("read the key from standard input, not the terminal"),
+	    OPT_AT(struct login_args, from_stdin), CPL_NONE, OPT_TRUE },
+	{ "no-verify", 0, NULL, N_("store the key without checking it with the provider"),
+	    OPT_AT(struct login_args, no_verify), CPL_NONE, OPT_TRUE },
+	{ "list", 'l', NULL, N_("list who has a key, per profile (never the keys)"),
+	    OPT_AT(struct login_args, list), CPL_NONE, OPT_TRUE },
+	{ "rekey", 0, "MODE", N_("reseal the store: 'passphrase' (a new one) or 'keyfile'"),
+	    0, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
+};
+
 static int
 login_opt(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	struct login_args *a = data;
 
-	switch (id) {
-	case O_STDIN:
-		a->from_stdin = true;
-		break;
-	case O_NO_VERIFY:
-		a->no_verify = true;
-		break;
-	case O_LIST:
-		a->list = true;
-		break;
-	case O_REKEY:
-		if (strcmp(arg, "passphrase") != 0 && strcmp(arg, "keyfile") != 0)
-			return cmd_usage_error(c, "--rekey takes 'passphrase' or 'keyfile', not '%s'",
-			    arg);
-		a->rekey = arg;
-		break;
-	}
+	(void)id;	/* --rekey, the one option cmd_parse does not store */
+	if (strcmp(arg, "passphrase") != 0 && strcmp(arg, "keyfile") != 0)
+		return cmd_usage_error(c, "--rekey takes 'passphrase' or 'keyfile', not '%s'", arg);
+	a->rekey = arg;
 	return 0;
 }
 

@@ -10,17 +10,15 @@
 #include "common.h"
 #include "batch.h"
 
-enum { L_FOLLOW = 1, L_TAIL };
-
-static const struct cmd_opt opts[] = {
-	{ "follow", 'f', NULL, N_("keep printing what the job writes until it ends"), L_FOLLOW, CPL_NONE, false },
-	{ "tail", 'n', "N", N_("start with the last N lines only"), L_TAIL, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct logs_args {
 	bool follow;
 	long tail;
+};
+
+static const struct cmd_opt opts[] = {
+	{ "follow", 'f', NULL, N_("keep printing what the job writes until it ends"), OPT_AT(struct logs_args, follow), CPL_NONE, OPT_TRUE },
+	{ "tail", 'n', "N", N_("start with the last N lines only"), 0, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 static int
@@ -29,10 +27,7 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	struct logs_args *a = data;
 	long long v;
 
-	if (id == L_FOLLOW) {
-		a->follow = true;
-		return 0;
-	}
+	(void)id;	/* --tail, the one option cmd_parse does not store */
 	if (!parse_int(arg, 0, 100000000, &v))
 		return cmd_usage_error(c, "--tail wants a number of lines, not '%s'", arg);
 	a->tail = (long)v;

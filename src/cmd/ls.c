@@ -13,16 +13,6 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { I_LABEL = 1, I_STATE, I_ALL, I_GROUP };
-
-static const struct cmd_opt opts[] = {
-	{ "label", 'l', "LABEL", N_("only instances with this label"), I_LABEL, CPL_NONE, false },
-	{ "state", 's', "STATE", N_("only instances in this state (comma list)"), I_STATE, CPL_STATE, false },
-	{ "group", 'G', "NAME", N_("only the members of this elastic group (labelled group:NAME)"), I_GROUP, CPL_GROUP, false },
-	{ "all", 'a', NULL, N_("a cluster (slurm): every job of yours, not only those gpurent submitted"), I_ALL, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct args {
 	const char *label;
 	const char *group;
@@ -30,6 +20,16 @@ struct args {
 	bool states[ST__COUNT];
 	bool any_state;
 	bool all;
+};
+
+enum { I_STATE = 1, I_GROUP };
+
+static const struct cmd_opt opts[] = {
+	{ "label", 'l', "LABEL", N_("only instances with this label"), OPT_AT(struct args, label), CPL_NONE, OPT_STR },
+	{ "state", 's', "STATE", N_("only instances in this state (comma list)"), I_STATE, CPL_STATE, 0 },
+	{ "group", 'G', "NAME", N_("only the members of this elastic group (labelled group:NAME)"), I_GROUP, CPL_GROUP, 0 },
+	{ "all", 'a', NULL, N_("a cluster (slurm): every job of yours, not only those gpurent submitted"), OPT_AT(struct args, all), CPL_NONE, OPT_TRUE },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 static int
@@ -40,12 +40,6 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	enum inst_state st;
 
 	switch (id) {
-	case I_ALL:
-		a->all = true;
-		break;
-	case I_LABEL:
-		a->label = arg;
-		break;
 	case I_GROUP:
 		if (!group_name_valid(arg))
 			return cmd_usage_error(c, "'%s' is not a group name", text_sanitize(buf,

@@ -16,21 +16,6 @@
 #include "common.h"
 #include "metrics_history.h"
 
-enum { M_FOLLOW = 1, M_INTERVAL, M_COUNT, M_SOURCE, M_LABEL, M_HOST, M_SINCE, M_UNTIL, M_STEP };
-
-static const struct cmd_opt opts[] = {
-	{ "follow", 'f', NULL, N_("keep printing samples until interrupted (over ssh: one connection per machine, each node of a multi-node job)"), M_FOLLOW, CPL_NONE, false },
-	{ "interval", 'i', "SECONDS", N_("with --follow: seconds between samples (default 2)"), M_INTERVAL, CPL_NONE, false },
-	{ "count", 'c', "N", N_("with --follow: stop after N samples of each instance"), M_COUNT, CPL_NONE, false },
-	{ "source", 's', "auto|api|ssh", N_("where samples come from: the machine over ssh, the provider's API, or auto (ssh where it answers, else the API; the default)"), M_SOURCE, CPL_NONE, false },
-	{ "label", 'l', "LABEL", N_("every running instance with this label"), M_LABEL, CPL_NONE, false },
-	{ "host", 0, NULL, N_("the machine instead of its GPUs: CPU, load, memory, disk, network (ssh only)"), M_HOST, CPL_NONE, false },
-	{ "since", 0, "WHEN", N_("print the history from WHEN: a duration back (1h, 30d) or a UTC date or time (2026-12-01T10:00, RFC 3339)"), M_SINCE, CPL_NONE, false },
-	{ "until", 'u', "WHEN", N_("with --since: end of the history (default now)"), M_UNTIL, CPL_NONE, false },
-	{ "step", 0, "STEP", N_("with --since: raw, auto (default) or a bucket of whole minutes (5m, 1h)"), M_STEP, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct args {
 	bool follow, host;
 	long long interval, count;
@@ -40,18 +25,27 @@ struct args {
 	int step;			/* -1: auto */
 };
 
+enum { M_COUNT = 1, M_SOURCE, M_STEP };
+
+static const struct cmd_opt opts[] = {
+	{ "follow", 'f', NULL, N_("keep printing samples until interrupted (over ssh: one connection per machine, each node of a multi-node job)"), OPT_AT(struct args, follow), CPL_NONE, OPT_TRUE },
+	{ "interval", 'i', "SECONDS", N_("with --follow: seconds between samples (default 2)"), OPT_AT(struct args, interval), CPL_NONE, OPT_INTERVAL },
+	{ "count", 'c', "N", N_("with --follow: stop after N samples of each instance"), M_COUNT, CPL_NONE, 0 },
+	{ "source", 's', "auto|api|ssh", N_("where samples come from: the machine over ssh, the provider's API, or auto (ssh where it answers, else the API; the default)"), M_SOURCE, CPL_NONE, 0 },
+	{ "label", 'l', "LABEL", N_("every running instance with this label"), OPT_AT(struct args, label), CPL_NONE, OPT_STR },
+	{ "host", 0, NULL, N_("the machine instead of its GPUs: CPU, load, memory, disk, network (ssh only)"), OPT_AT(struct args, host), CPL_NONE, OPT_TRUE },
+	{ "since", 0, "WHEN", N_("print the history from WHEN: a duration back (1h, 30d) or a UTC date or time (2026-12-01T10:00, RFC 3339)"), OPT_AT(struct args, since), CPL_NONE, OPT_STR },
+	{ "until", 'u', "WHEN", N_("with --since: end of the history (default now)"), OPT_AT(struct args, until), CPL_NONE, OPT_STR },
+	{ "step", 0, "STEP", N_("with --since: raw, auto (default) or a bucket of whole minutes (5m, 1h)"), M_STEP, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
+};
+
 static int
 handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	struct args *a = data;
 
 	switch (id) {
-	case M_FOLLOW: a->follow = true; break;
-	case M_INTERVAL:
-		if ((a->interval = parse_interval(arg)) < 0)
-			return cmd_usage_error(c, "%s needs a duration from 1s to 1d (such as 30s or "
-			    "5m), not '%s'", "--interval", arg);
-		break;
 	case M_COUNT:
 		if (!parse_int(arg, 1, 1000000000, &a->count))
 			return cmd_usage_error(c, "--count needs a positive number");
@@ -60,10 +54,6 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		if (!metrics_source_parse(arg, &a->source))
 			return cmd_usage_error(c, "--source is auto, api or ssh, not '%s'", arg);
 		break;
-	case M_LABEL: a->label = arg; break;
-	case M_HOST: a->host = true; break;
-	case M_SINCE: a->since = arg; break;
-	case M_UNTIL: a->until = arg; break;
 	case M_STEP: {
 		long long d;
 

@@ -18,16 +18,6 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { O_SORT = 1, O_LIMIT, O_NO_DEFAULTS, O_MAX_AGE };
-
-static const struct cmd_opt opts[] = {
-	{ "sort", 's', "KEYS", N_("sort by these keys, 'price,reliability-' ('-' before or after a key: descending)"), O_SORT, CPL_SORT, false },
-	{ "limit", 'n', "N", N_("print at most N offers (0: all)"), O_LIMIT, CPL_NONE, false },
-	{ "no-defaults", 0, NULL, N_("ignore offers.filter from the config"), O_NO_DEFAULTS, CPL_NONE, false },
-	{ "max-age", 0, "DURATION", N_("answer from offers fetched at most DURATION ago (30s, 5m) when kept; default: ask every provider"), O_MAX_AGE, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct args {
 	const char *sort;
 	long long limit;
@@ -36,22 +26,26 @@ struct args {
 	long long max_age;	/* seconds; -1: always ask the providers */
 };
 
+enum { O_LIMIT = 1, O_MAX_AGE };
+
+static const struct cmd_opt opts[] = {
+	{ "sort", 's', "KEYS", N_("sort by these keys, 'price,reliability-' ('-' before or after a key: descending)"), OPT_AT(struct args, sort), CPL_SORT, OPT_STR },
+	{ "limit", 'n', "N", N_("print at most N offers (0: all)"), O_LIMIT, CPL_NONE, 0 },
+	{ "no-defaults", 0, NULL, N_("ignore offers.filter from the config"), OPT_AT(struct args, no_defaults), CPL_NONE, OPT_TRUE },
+	{ "max-age", 0, "DURATION", N_("answer from offers fetched at most DURATION ago (30s, 5m) when kept; default: ask every provider"), O_MAX_AGE, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
+};
+
 static int
 handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	struct args *a = data;
 
 	switch (id) {
-	case O_SORT:
-		a->sort = arg;
-		break;
 	case O_LIMIT:
 		if (!parse_int(arg, 0, 100000000, &a->limit))
 			return cmd_usage_error(c, "--limit needs a whole number, not '%s'", arg);
 		a->limit_set = true;
-		break;
-	case O_NO_DEFAULTS:
-		a->no_defaults = true;
 		break;
 	case O_MAX_AGE:
 		if ((a->max_age = parse_duration(arg)) < 0)

@@ -87,7 +87,7 @@ providers_run(struct cmd_ctx *c, int argc, char **argv)
 	size_t n_all, i, k;
 	int n, rc;
 
-	rc = cmd_parse(c, argc, argv, cmd_noopt, NULL, &n);
+	rc = cmd_parse(c, argc, argv, NULL, NULL, &n);
 	if (rc != 0 || n < 0)
 		return rc;
 	if (session_backends(c->s, &err) != GR_OK)

@@ -13,27 +13,6 @@
 
 #define RUN_MAX_LIST 64
 
-enum { R_SYNC = 1, R_EXCLUDE, R_ENV, R_NAME, R_DETACH, R_FETCH, R_THEN, R_PROVIDER, R_GPU,
-    R_PARTITION, R_COUNT, R_NODES, R_MAX_RUNTIME, R_FORCE };
-
-static const struct cmd_opt opts[] = {
-	{ "sync", 0, "DIR", N_("copy DIR into the job's working directory first"), R_SYNC, CPL_FILE, false },
-	{ "exclude", 0, "PATTERN", N_("leave out of --sync files matching PATTERN (repeatable)"), R_EXCLUDE, CPL_NONE, true },
-	{ "env", 0, "K=V", N_("set K to V in the job's environment (repeatable)"), R_ENV, CPL_NONE, true },
-	{ "name", 0, "NAME", N_("a name for the job (shown by 'gpurent jobs')"), R_NAME, CPL_NONE, false },
-	{ "detach", 'd', NULL, N_("start the job, print its id and return"), R_DETACH, CPL_NONE, false },
-	{ "fetch", 0, "PATH[:DIR]", N_("copy PATH back into DIR (default .) when the job ends (repeatable)"), R_FETCH, CPL_NONE, true },
-	{ "then", 0, "ACTION", N_("stop or destroy the instance once the job ended and its fetches succeeded"), R_THEN, CPL_NONE, false },
-	{ "provider", 0, "NAME", N_("submit a batch job to this cluster (slurm) instead of an instance"), R_PROVIDER, CPL_PROVIDER, false },
-	{ "gpu", 0, "TYPE", N_("with --provider: the GPU (GRES) type, such as h100"), R_GPU, CPL_NONE, false },
-	{ "partition", 0, "NAME", N_("with --provider: the partition (default: the cluster's)"), R_PARTITION, CPL_NONE, false },
-	{ "count", 0, "N", N_("with --provider: GPUs per node (default 1)"), R_COUNT, CPL_NONE, false },
-	{ "nodes", 0, "N", N_("with --provider: nodes, CMD once on each (default 1)"), R_NODES, CPL_NONE, false },
-	{ "max-runtime", 0, "DURATION", N_("with --provider: the job's time limit, such as 90m"), R_MAX_RUNTIME, CPL_NONE, false },
-	{ "force", 'f', NULL, N_("with --provider: submit even when a budget would be exceeded"), R_FORCE, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct run_args {
 	const char *provider, *gpu, *partition;
 	long long count, nodes, max_runtime;
@@ -42,6 +21,26 @@ struct run_args {
 	bool detach;
 	const char *excludes[RUN_MAX_LIST], *env[RUN_MAX_LIST], *fetch[RUN_MAX_LIST];
 	size_t n_excludes, n_env, n_fetch;
+};
+
+enum { R_EXCLUDE = 1, R_ENV, R_FETCH, R_THEN, R_COUNT, R_NODES, R_MAX_RUNTIME };
+
+static const struct cmd_opt opts[] = {
+	{ "sync", 0, "DIR", N_("copy DIR into the job's working directory first"), OPT_AT(struct run_args, sync), CPL_FILE, OPT_STR },
+	{ "exclude", 0, "PATTERN", N_("leave out of --sync files matching PATTERN (repeatable)"), R_EXCLUDE, CPL_NONE, OPT_REPEAT },
+	{ "env", 0, "K=V", N_("set K to V in the job's environment (repeatable)"), R_ENV, CPL_NONE, OPT_REPEAT },
+	{ "name", 0, "NAME", N_("a name for the job (shown by 'gpurent jobs')"), OPT_AT(struct run_args, name), CPL_NONE, OPT_STR },
+	{ "detach", 'd', NULL, N_("start the job, print its id and return"), OPT_AT(struct run_args, detach), CPL_NONE, OPT_TRUE },
+	{ "fetch", 0, "PATH[:DIR]", N_("copy PATH back into DIR (default .) when the job ends (repeatable)"), R_FETCH, CPL_NONE, OPT_REPEAT },
+	{ "then", 0, "ACTION", N_("stop or destroy the instance once the job ended and its fetches succeeded"), R_THEN, CPL_NONE, 0 },
+	{ "provider", 0, "NAME", N_("submit a batch job to this cluster (slurm) instead of an instance"), OPT_AT(struct run_args, provider), CPL_PROVIDER, OPT_STR },
+	{ "gpu", 0, "TYPE", N_("with --provider: the GPU (GRES) type, such as h100"), OPT_AT(struct run_args, gpu), CPL_NONE, OPT_STR },
+	{ "partition", 0, "NAME", N_("with --provider: the partition (default: the cluster's)"), OPT_AT(struct run_args, partition), CPL_NONE, OPT_STR },
+	{ "count", 0, "N", N_("with --provider: GPUs per node (default 1)"), R_COUNT, CPL_NONE, 0 },
+	{ "nodes", 0, "N", N_("with --provider: nodes, CMD once on each (default 1)"), R_NODES, CPL_NONE, 0 },
+	{ "max-runtime", 0, "DURATION", N_("with --provider: the job's time limit, such as 90m"), R_MAX_RUNTIME, CPL_NONE, 0 },
+	{ "force", 'f', NULL, N_("with --provider: submit even when a budget would be exceeded"), OPT_AT(struct run_args, force), CPL_NONE, OPT_TRUE },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 /* A name the remote shell takes as a variable: [A-Za-z_][A-Za-z0-9_]*. */
@@ -75,9 +74,6 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	struct run_args *a = data;
 
 	switch (id) {
-	case R_SYNC: a->sync = arg; break;
-	case R_NAME: a->name = arg; break;
-	case R_DETACH: a->detach = true; break;
 	case R_EXCLUDE:
 		return add_item(c, a->excludes, &a->n_excludes, arg, N_("--exclude patterns"));
 	case R_ENV:
@@ -89,10 +85,6 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		if (arg[0] == '\0' || arg[0] == ':')
 			return cmd_usage_error(c, "--fetch wants REMOTE_PATH[:LOCAL_DIR]");
 		return add_item(c, a->fetch, &a->n_fetch, arg, N_("--fetch paths"));
-	case R_PROVIDER: a->provider = arg; break;
-	case R_GPU: a->gpu = arg; break;
-	case R_PARTITION: a->partition = arg; break;
-	case R_FORCE: a->force = true; break;
 	case R_COUNT:
 	case R_NODES:
 		if (!parse_int(arg, 1, 4096, id == R_COUNT ? &a->count : &a->nodes))

@@ -11,7 +11,7 @@ shell_cmd_run(struct cmd_ctx *c, int argc, char **argv)
 {
 	int npos = 0, rc;
 
-	if ((rc = cmd_parse(c, argc, argv, cmd_noopt, NULL, &npos)) != 0)
+	if ((rc = cmd_parse(c, argc, argv, NULL, NULL, &npos)) != 0)
 		return rc;
 	if (npos < 0)
 		return 0;

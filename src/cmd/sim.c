@@ -30,7 +30,7 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 	/* serve has options of its own, parsed by its own file. */
 	if (argc >= 2 && strcmp(argv[1], "serve") == 0)
 		return cmd_sim_serve(c, argc - 1, argv + 1);
-	rc = cmd_parse(c, argc, argv, cmd_noopt, NULL, &n);
+	rc = cmd_parse(c, argc, argv, NULL, NULL, &n);
 	if (rc != 0 || n < 0)
 		return rc;
 	if (n == 0)

@@ -9,20 +9,10 @@
 #include "gpurent/util.h"
 #include "common.h"
 
-enum { S_PRINT = 1 };
-
 static const struct cmd_opt opts[] = {
-	{ "print", 0, NULL, N_("print the ssh command line instead of running it"), S_PRINT, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "print", 0, NULL, N_("print the ssh command line instead of running it"), 0, CPL_NONE, OPT_TRUE },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
-
-static int
-handle(struct cmd_ctx *c, int id, const char *arg, void *data)
-{
-	(void)c; (void)id; (void)arg;
-	*(bool *)data = true;
-	return 0;
-}
 
 /*
  * One COMMAND word is a command line for the remote shell (pipes work); several are an
@@ -45,7 +35,7 @@ ssh_run(struct cmd_ctx *c, int argc, char **argv)
 	size_t i;
 	int n, rc;
 
-	rc = cmd_parse(c, argc, argv, handle, &print, &n);
+	rc = cmd_parse(c, argc, argv, NULL, &print, &n);
 	if (rc != 0 || n < 0)
 		return rc;
 	if (n == 0)

@@ -231,7 +231,7 @@ verify_run(struct cmd_ctx *c, int argc, char **argv)
 {
 	int n, rc;
 
-	rc = cmd_parse(c, argc, argv, cmd_noopt, NULL, &n);
+	rc = cmd_parse(c, argc, argv, NULL, NULL, &n);
 	if (rc != 0 || n < 0)
 		return rc;
 	if (n != 1)

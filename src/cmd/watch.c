@@ -13,36 +13,17 @@
 #include "gpurent/watch.h"
 #include "common.h"
 
-enum { W_ONCE = 1, W_DRY_RUN, W_INTERVAL };
-
-static const struct cmd_opt opts[] = {
-	{ "once", 0, NULL, N_("make one pass and exit (for cron or a systemd timer)"), W_ONCE, CPL_NONE, false },
-	{ "dry-run", 'n', NULL, N_("say what it would do; order nothing, write nothing"), W_DRY_RUN, CPL_NONE, false },
-	{ "interval", 'i', "DURATION", N_("time between passes (default: watch.interval, 60s); a sample older than three is stale"), W_INTERVAL, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
-};
-
 struct args {
 	bool once, dry_run;
 	long long interval;
 };
 
-static int
-handle(struct cmd_ctx *c, int id, const char *arg, void *data)
-{
-	struct args *a = data;
-
-	switch (id) {
-	case W_ONCE: a->once = true; break;
-	case W_DRY_RUN: a->dry_run = true; break;
-	case W_INTERVAL:
-		if ((a->interval = parse_interval(arg)) < 0)
-			return cmd_usage_error(c, "%s needs a duration from 1s to 1d (such as 30s or "
-			    "5m), not '%s'", "--interval", arg);
-		break;
-	}
-	return 0;
-}
+static const struct cmd_opt opts[] = {
+	{ "once", 0, NULL, N_("make one pass and exit (for cron or a systemd timer)"), OPT_AT(struct args, once), CPL_NONE, OPT_TRUE },
+	{ "dry-run", 'n', NULL, N_("say what it would do; order nothing, write nothing"), OPT_AT(struct args, dry_run), CPL_NONE, OPT_TRUE },
+	{ "interval", 'i', "DURATION", N_("time between passes (default: watch.interval, 60s); a sample older than three is stale"), OPT_AT(struct args, interval), CPL_NONE, OPT_INTERVAL },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
+};
 
 struct notifier {
 	char **argv;
@@ -86,7 +67,7 @@ watch_run(struct cmd_ctx *c, int argc, char **argv)
 	int n, rc, nargs = 0;
 	enum gr_err prc;
 
-	rc = cmd_parse(c, argc, argv, handle, &a, &n);
+	rc = cmd_parse(c, argc, argv, NULL, &a, &n);
 	if (rc != 0 || n < 0)
 		return rc;
 	if (n > 0)

@@ -513,7 +513,7 @@ opt_used(const struct command *cmd, const struct cmd_opt *o, char **words, int n
 {
 	size_t len = strlen(o->name);
 
-	if (o->repeat)
+	if (o->how & OPT_REPEAT)
 		return false;
 	for (int i = 1; i < nwords; i++) {
 		if (word_opt(cmd, words[i]) == o)
