@@ -36,7 +36,7 @@ struct cost_clock {
 	int64_t wall;		/* UTC seconds now */
 	int64_t sim;		/* the simulator's now (the wall clock when there is no world) */
 	bool sim_shown;		/* the summary's now and default since are the simulator's */
-	int64_t sim_speed;	/* the simulator's seconds per real second (GPURENT_SIM_SPEED);
+	int64_t sim_rate;	/* the simulator's seconds per real second (GPURENT_SIM_SPEED);
 				   0 or 1: its clock runs at the wall's pace */
 };
 

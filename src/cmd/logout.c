@@ -17,8 +17,8 @@
 enum { O_ALL = 1 };
 
 static const struct cmd_opt logout_opts[] = {
-	{ "all", 'a', NULL, N_("forget every key of the selected profile"), O_ALL, CPL_NONE, false },
-	{ NULL, 0, NULL, NULL, 0, CPL_NONE, false },
+	{ "all", 'a', NULL, N_("forget every key of the selected profile"), O_ALL, CPL_NONE, 0 },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
 struct collect {

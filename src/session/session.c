@@ -682,7 +682,7 @@ session_clock(struct session *s, struct cost_clock *out)
 
 	out->wall = (int64_t)time(NULL);
 	out->sim = out->wall;
-	out->sim_speed = 1;
+	out->sim_rate = 1;
 	out->sim_shown = s->n_backends == 0;
 	for (i = 0; i < s->n_backends; i++)
 		if (strcmp(s->backends[i]->ops->name, COST_SIM_PROVIDER) == 0)
@@ -692,7 +692,7 @@ session_clock(struct session *s, struct cost_clock *out)
 	    state_meta_get(st, "sim.epoch", buf, sizeof(buf)) &&
 	    sim_open(&sim, st, NULL) == GR_OK) {
 		out->sim = sim_now(sim);
-		out->sim_speed = sim_speed(sim);
+		out->sim_rate = sim_speed(sim);
 		sim_close(sim);
 	}
 }

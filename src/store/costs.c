@@ -141,7 +141,7 @@ cost_clock_now(const struct cost_clock *c, const char *provider)
 int64_t
 cost_clock_rate(const struct cost_clock *c, const char *provider)
 {
-	return strcmp(provider, COST_SIM_PROVIDER) == 0 && c->sim_speed > 1 ? c->sim_speed : 1;
+	return strcmp(provider, COST_SIM_PROVIDER) == 0 && c->sim_rate > 1 ? c->sim_rate : 1;
 }
 
 /* Each row's window, on its own provider's clock. */
