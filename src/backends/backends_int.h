@@ -77,8 +77,6 @@ enum gr_err bk_offers_read(const struct bk_http *h, enum http_method m, const ch
     struct offer_list *out, struct gr_error *err);
 
 /* Record/read the launch time of an instance the provider does not date (Lambda). */
-void bk_remember_created(const struct backend *b, const char *id, int64_t when);
-bool bk_recall_created(const struct backend *b, const char *id, int64_t *when);
 
 /* The id part after "<provider>:"; NULL (with GR_ENOTFOUND in err) for another provider's id. */
 const char *bk_local_id(const struct backend *b, const char *id, struct gr_error *err);

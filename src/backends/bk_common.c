@@ -271,45 +271,6 @@ bk_offers_read(const struct bk_http *h, enum http_method m, const char *path,
 	return e;
 }
 
-/* Backends run on fan-out threads, each with its own connection to one database. */
-static pthread_mutex_t meta_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void
-bk_remember_created(const struct backend *b, const char *id, int64_t when)
-{
-	struct gr_error e = { 0 };
-	char key[ID_MAX + 16], val[32];
-	struct state *st;
-
-	if ((st = backend_state(b, NULL)) == NULL)
-		return;
-	snprintf(key, sizeof(key), "created:%s", id);
-	snprintf(val, sizeof(val), "%lld", (long long)when);
-	pthread_mutex_lock(&meta_lock);
-	(void)state_meta_set(st, key, val, &e);
-	pthread_mutex_unlock(&meta_lock);
-}
-
-bool
-bk_recall_created(const struct backend *b, const char *id, int64_t *when)
-{
-	char key[ID_MAX + 16], val[32];
-	long long v;
-	struct state *st;
-	bool ok;
-
-	if ((st = backend_state(b, NULL)) == NULL)
-		return false;
-	snprintf(key, sizeof(key), "created:%s", id);
-	pthread_mutex_lock(&meta_lock);
-	ok = state_meta_get(st, key, val, sizeof(val));
-	pthread_mutex_unlock(&meta_lock);
-	if (!ok || !parse_int(val, 1, INT64_MAX, &v))
-		return false;
-	*when = v;
-	return true;
-}
-
 const char *
 bk_local_id(const struct backend *b, const char *id, struct gr_error *err)
 {

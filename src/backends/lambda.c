@@ -68,17 +68,6 @@ lambda_offers(struct backend *b, const struct filter *f, struct offer_list *out,
 	    &lambda_offer_kind, NULL, out, err);
 }
 
-static void
-add_created(struct backend *b, struct instance *in)
-{
-	int64_t t;
-
-	if (bk_recall_created(b, in->id, &t)) {
-		in->created_at = t;
-		in->valid |= IV_CREATED;
-	}
-}
-
 static enum gr_err
 lambda_get_local(struct backend *b, const char *lid, struct instance *out, struct gr_error *err)
 {
@@ -94,8 +83,6 @@ lambda_get_local(struct backend *b, const char *lid, struct instance *out, struc
 	if (e == GR_OK)
 		e = lambda_parse_instance(rs.body, rs.len, out, err);
 	http_response_release(&rs);
-	if (e == GR_OK)
-		add_created(b, out);
 	return e;
 }
 
@@ -136,18 +123,6 @@ lambda_list(struct backend *b, struct instance_list *out, struct gr_error *err)
 	if (e == GR_OK)
 		e = lambda_parse_instances(rs.body, rs.len, out, err);
 	http_response_release(&rs);
-	return e;
-}
-
-static enum gr_err
-lambda_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
-{
-	size_t first = out->n, i;
-	enum gr_err e;
-
-	e = lambda_list(b, out, err);
-	for (i = first; e == GR_OK && i < out->n; i++)
-		add_created(b, &out->v[i]);
 	return e;
 }
 
@@ -291,7 +266,6 @@ lambda_launch(struct backend *b, const struct launch_req *req, struct instance *
 		int64_t now = bk_now();
 
 		snprintf(full, sizeof(full), "lambda:%.56s", lc.lid);
-		bk_remember_created(b, full, now);
 		if (lambda_get_local(b, lc.lid, out, &(struct gr_error){ 0 }) != GR_OK) {
 			memset(out, 0, sizeof(*out));
 			strlcpy_(out->id, full, sizeof(out->id));
@@ -344,7 +318,7 @@ const struct backend_ops backend_lambda = {
 	.init = lambda_init,
 	.cleanup = lambda_cleanup,
 	.offers = lambda_offers,
-	.instances = lambda_instances,
+	.instances = lambda_list,
 	.get = lambda_get,
 	.launch = lambda_launch,
 	.stop = NULL,		/* Lambda can only terminate */

@@ -236,7 +236,6 @@ runpod_get_local(struct backend *b, const char *pod, struct instance *out, struc
 	struct http_response rs;
 	char *q;
 	enum gr_err e;
-	int64_t created;
 
 	q = doc1("query Pod($podId: String!) { pod(input: {podId: $podId}) { " POD_FIELDS " } }",
 	    "podId", pod);
@@ -250,10 +249,6 @@ runpod_get_local(struct backend *b, const char *pod, struct instance *out, struc
 			e = runpod_parse_pod(rs.body, rs.len, out, err);
 	}
 	http_response_release(&rs);
-	if (e == GR_OK && bk_recall_created(b, out->id, &created)) {
-		out->created_at = created;
-		out->valid |= IV_CREATED;
-	}
 	return e;
 }
 
@@ -289,19 +284,11 @@ runpod_list(struct backend *b, struct instance_list *out, struct gr_error *err)
 static enum gr_err
 runpod_instances(struct backend *b, struct instance_list *out, struct gr_error *err)
 {
-	size_t first = out->n, i;
-	int64_t created;
 	enum gr_err e;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
-	e = runpod_list(b, out, err);
-	for (i = first; e == GR_OK && i < out->n; i++)
-		if (bk_recall_created(b, out->v[i].id, &created)) {
-			out->v[i].created_at = created;
-			out->v[i].valid |= IV_CREATED;
-		}
-	return e;
+	return runpod_list(b, out, err);
 }
 
 static char *
@@ -443,7 +430,6 @@ runpod_launch(struct backend *b, const struct launch_req *req, struct instance *
 	strlcpy_(out->offer_id, req->offer_id, sizeof(out->offer_id));
 	out->created_at = bk_now();
 	out->valid |= IV_CREATED;
-	bk_remember_created(b, out->id, out->created_at);
 	return GR_OK;
 }
 

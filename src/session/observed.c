@@ -37,12 +37,55 @@ observe(struct state *st, const struct instance *in, bool plain)
 	pthread_mutex_unlock(&ledger_lock);
 }
 
+/*
+ * When an instance was created, for a provider that says so only in the answer to its
+ * launch (RunPod) or never (Lambda: the launch's time): kept in the state when the
+ * launch is answered, and lent to every later answer that lacks it.
+ */
+static void
+created_keep(const struct backend *b, const struct instance *in)
+{
+	struct gr_error e = { 0 };
+	char key[ID_MAX + 16], val[32];
+	struct state *st;
+
+	if (!(in->valid & IV_CREATED) || in->id[0] == '\0' || (st = ledger_of(b)) == NULL)
+		return;
+	snprintf(key, sizeof(key), "created:%s", in->id);
+	snprintf(val, sizeof(val), "%lld", (long long)in->created_at);
+	pthread_mutex_lock(&ledger_lock);
+	(void)state_meta_set(st, key, val, &e);
+	pthread_mutex_unlock(&ledger_lock);
+}
+
+static void
+created_lend(const struct backend *b, struct instance *in)
+{
+	char key[ID_MAX + 16], val[32];
+	struct state *st;
+	long long v;
+	bool kept;
+
+	if ((in->valid & IV_CREATED) || (st = ledger_of(b)) == NULL)
+		return;
+	snprintf(key, sizeof(key), "created:%s", in->id);
+	pthread_mutex_lock(&ledger_lock);
+	kept = state_meta_get(st, key, val, sizeof(val));
+	pthread_mutex_unlock(&ledger_lock);
+	if (kept && parse_int(val, 1, INT64_MAX, &v)) {
+		in->created_at = v;
+		in->valid |= IV_CREATED;
+	}
+}
+
 enum gr_err
 observed_get(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
 {
 	enum gr_err e = b->ops->get(b, id, out, err);
 	struct state *st;
 
+	if (e == GR_OK)
+		created_lend(b, out);
 	if (e == GR_OK && (st = ledger_of(b)) != NULL)
 		observe(st, out, true);
 	return e;
@@ -78,6 +121,8 @@ observed_instances(struct backend *b, struct instance_list *out, struct gr_error
 
 	if (e != GR_OK)
 		return e;
+	for (i = first; i < out->n; i++)
+		created_lend(b, &out->v[i]);
 	if ((st = ledger_of(b)) != NULL) {
 		/* Only gpurent's own jobs go to the ledger: --all shows the others, never
 		   bills them. */
@@ -104,6 +149,8 @@ observed_launch(struct backend *b, const struct launch_req *req, struct instance
 	enum gr_err e = b->ops->launch(b, req, out, err);
 	struct state *st;
 
+	if (e == GR_OK)
+		created_keep(b, out);
 	if (e == GR_OK && (st = ledger_of(b)) != NULL)
 		observe(st, out, true);
 	return e;
@@ -117,8 +164,10 @@ observe_again(struct backend *b, const char *id, enum gr_err e)
 	struct state *st;
 
 	if (e == GR_OK && (st = ledger_of(b)) != NULL &&
-	    b->ops->get(b, id, &in, &(struct gr_error){ 0 }) == GR_OK)
+	    b->ops->get(b, id, &in, &(struct gr_error){ 0 }) == GR_OK) {
+		created_lend(b, &in);
 		observe(st, &in, true);
+	}
 	return e;
 }
 
