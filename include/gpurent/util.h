@@ -17,6 +17,11 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t n);
 void *xrealloc(void *p, size_t n);
 void *xreallocarray(void *p, size_t nmemb, size_t n);
+/*
+ * Room for element n of an array p of *cap elements of size bytes: when full, *cap doubles
+ * (first when 0) and p moves. Element n is zeroed; returns p.
+ */
+void *xgrow(void *p, size_t n, size_t *cap, size_t size, size_t first);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -144,16 +144,6 @@ offer_vram_total(const struct offer *o)
 	return o->vram_gb * o->gpu_count;
 }
 
-#define LIST_ADD(l, type)						\
-	do {								\
-		if ((l)->n == (l)->cap) {				\
-			(l)->cap = (l)->cap ? (l)->cap * 2 : 64;	\
-			(l)->v = xreallocarray((l)->v, (l)->cap, sizeof(type)); \
-		}							\
-		memset(&(l)->v[(l)->n], 0, sizeof(type));		\
-		return &(l)->v[(l)->n++];				\
-	} while (0)
-
 void
 offer_list_init(struct offer_list *l)
 {
@@ -170,7 +160,8 @@ offer_list_release(struct offer_list *l)
 struct offer *
 offer_list_add(struct offer_list *l)
 {
-	LIST_ADD(l, struct offer);
+	l->v = xgrow(l->v, l->n, &l->cap, sizeof(*l->v), 64);
+	return &l->v[l->n++];
 }
 
 void
@@ -202,7 +193,8 @@ instance_list_release(struct instance_list *l)
 struct instance *
 instance_list_add(struct instance_list *l)
 {
-	LIST_ADD(l, struct instance);
+	l->v = xgrow(l->v, l->n, &l->cap, sizeof(*l->v), 64);
+	return &l->v[l->n++];
 }
 
 void
@@ -257,7 +249,8 @@ sample_list_release(struct sample_list *l)
 struct gpu_sample *
 sample_list_add(struct sample_list *l)
 {
-	LIST_ADD(l, struct gpu_sample);
+	l->v = xgrow(l->v, l->n, &l->cap, sizeof(*l->v), 64);
+	return &l->v[l->n++];
 }
 
 bool

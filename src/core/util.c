@@ -53,6 +53,17 @@ xreallocarray(void *p, size_t nmemb, size_t n)
 	return xrealloc(p, nmemb * n);
 }
 
+void *
+xgrow(void *p, size_t n, size_t *cap, size_t size, size_t first)
+{
+	if (n == *cap) {
+		*cap = *cap ? *cap * 2 : first;
+		p = xreallocarray(p, *cap, size);
+	}
+	memset((char *)p + n * size, 0, size);
+	return p;
+}
+
 char *
 xstrdup(const char *s)
 {

@@ -457,10 +457,7 @@ tick_locked(struct sim *s, int64_t now, struct gr_error *err)
 	sqlite3_bind_int(q, 2, ST_RUNNING);
 	sqlite3_bind_int(q, 3, OFFER_INTERRUPTIBLE);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			rows = xreallocarray(rows, cap, sizeof(*rows));
-		}
+		rows = xgrow(rows, n, &cap, sizeof(*rows), 16);
 		read_row(q, &rows[n++]);
 	}
 	sqlite3_finalize(q);
@@ -530,10 +527,7 @@ sim_offers(struct sim *s, struct offer_list *out, struct gr_error *err)
 	for (i = 0; rc == GR_OK && i < s->n_offers; i++) {
 		struct offer *o;
 
-		if (out->n == out->cap) {
-			out->cap = out->cap ? out->cap * 2 : (size_t)s->n_offers;
-			out->v = xreallocarray(out->v, out->cap, sizeof(*out->v));
-		}
+		out->v = xgrow(out->v, out->n, &out->cap, sizeof(*out->v), (size_t)s->n_offers);
 		o = &out->v[out->n];
 		if (market != NULL)
 			*o = market[i];
@@ -660,10 +654,7 @@ load_rows(struct sim *s, const char *where, const char *arg, struct row **out, s
 	if (arg != NULL)
 		sqlite3_bind_text(q, 1, arg, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			rows = xreallocarray(rows, cap, sizeof(*rows));
-		}
+		rows = xgrow(rows, *n, &cap, sizeof(*rows), 16);
 		read_row(q, &rows[(*n)++]);
 	}
 	sqlite3_finalize(q);

@@ -101,11 +101,7 @@ line_for(struct line_set *ls, const char *key)
 	for (j = key_hash(key) & mask; ls->slot[j] != 0; j = (j + 1) & mask)
 		if (strcmp(s->lines[ls->slot[j] - 1].key, key) == 0)
 			return &s->lines[ls->slot[j] - 1];
-	if (s->n_lines == ls->cap) {
-		ls->cap = ls->cap ? ls->cap * 2 : 16;
-		s->lines = xreallocarray(s->lines, ls->cap, sizeof(*s->lines));
-	}
-	memset(&s->lines[s->n_lines], 0, sizeof(*s->lines));
+	s->lines = xgrow(s->lines, s->n_lines, &ls->cap, sizeof(*s->lines), 16);
 	strlcpy_(s->lines[s->n_lines].key, key, sizeof(s->lines[0].key));
 	ls->slot[j] = ++s->n_lines;
 	return &s->lines[s->n_lines - 1];
@@ -287,10 +283,7 @@ keep_day(const struct ledger_day_total *d, void *ctx)
 {
 	struct day_run *dr = ctx;
 
-	if (dr->len == dr->cap) {
-		dr->cap = dr->cap ? dr->cap * 2 : 256;
-		dr->v = xreallocarray(dr->v, dr->cap, sizeof(*dr->v));
-	}
+	dr->v = xgrow(dr->v, dr->len, &dr->cap, sizeof(*dr->v), 256);
 	dr->v[dr->len++] = *d;
 }
 

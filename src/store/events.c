@@ -66,12 +66,8 @@ events_load(struct state *st, int64_t since, int64_t after_seq, size_t max,
 	sqlite3_bind_int64(q, 2, after_seq);
 	sqlite3_bind_int64(q, 3, max == 0 ? -1 : (int64_t)max);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			v = xreallocarray(v, cap, sizeof(*v));
-		}
+		v = xgrow(v, *n, &cap, sizeof(*v), 16);
 		e = &v[(*n)++];
-		memset(e, 0, sizeof(*e));
 		e->seq = sqlite3_column_int64(q, 0);
 		e->at = sqlite3_column_int64(q, 1);
 		e->level = (enum event_level)sqlite3_column_int(q, 2);

@@ -445,11 +445,7 @@ sample_rows_release(struct sample_rows *r)
 static struct sample_row *
 sample_rows_add(struct sample_rows *r)
 {
-	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 64;
-		r->v = xreallocarray(r->v, r->cap, sizeof(*r->v));
-	}
-	memset(&r->v[r->n], 0, sizeof(r->v[r->n]));
+	r->v = xgrow(r->v, r->n, &r->cap, sizeof(*r->v), 64);
 	return &r->v[r->n++];
 }
 
@@ -641,12 +637,8 @@ parts_add(struct parts *p, int64_t t)
 {
 	struct part *b;
 
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 64;
-		p->v = xreallocarray(p->v, p->cap, sizeof(*p->v));
-	}
+	p->v = xgrow(p->v, p->n, &p->cap, sizeof(*p->v), 64);
 	b = &p->v[p->n++];
-	memset(b, 0, sizeof(*b));
 	b->t = t;
 	return b;
 }
@@ -1461,11 +1453,7 @@ struct spans {
 static struct span *
 spans_add(struct spans *l)
 {
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 1024;
-		l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
-	}
-	memset(&l->v[l->n], 0, sizeof(l->v[l->n]));
+	l->v = xgrow(l->v, l->n, &l->cap, sizeof(*l->v), 1024);
 	return &l->v[l->n++];
 }
 

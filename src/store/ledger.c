@@ -131,10 +131,7 @@ struct ledger_spent_all {
 static void
 spent_add(struct ledger_spent_all *a, const unsigned char *id, int64_t amount)
 {
-	if (a->len == a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 256;
-		a->v = xreallocarray(a->v, a->cap, sizeof(*a->v));
-	}
+	a->v = xgrow(a->v, a->len, &a->cap, sizeof(*a->v), 256);
 	strlcpy_(a->v[a->len].id, id != NULL ? (const char *)id : "", sizeof(a->v[0].id));
 	a->v[a->len++].total = amount;
 }
@@ -419,10 +416,7 @@ seg_keep(const struct ledger_seg *g, void *ctx)
 {
 	struct seg_vec *sv = ctx;
 
-	if (sv->len == sv->cap) {
-		sv->cap = sv->cap ? sv->cap * 2 : 64;
-		sv->v = xreallocarray(sv->v, sv->cap, sizeof(*sv->v));
-	}
+	sv->v = xgrow(sv->v, sv->len, &sv->cap, sizeof(*sv->v), 64);
 	sv->v[sv->len++] = *g;
 }
 
