@@ -15,8 +15,9 @@ day_start(int64_t t)
 	return t - ((t % 86400) + 86400) % 86400;
 }
 
-int64_t
-month_start(int64_t t)
+/* The first second of the month months after t's (UTC); timegm carries a month past December. */
+static int64_t
+month_from(int64_t t, int months)
 {
 	time_t tt = (time_t)t;
 	struct tm tm;
@@ -24,20 +25,20 @@ month_start(int64_t t)
 	gmtime_r(&tt, &tm);
 	tm.tm_mday = 1;
 	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+	tm.tm_mon += months;
 	return (int64_t)timegm(&tm);
+}
+
+int64_t
+month_start(int64_t t)
+{
+	return month_from(t, 0);
 }
 
 int64_t
 month_end(int64_t t)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	gmtime_r(&tt, &tm);
-	tm.tm_mday = 1;
-	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-	tm.tm_mon++;
-	return (int64_t)timegm(&tm);
+	return month_from(t, 1);
 }
 
 /* The cost of a segment inside [from, to). */
