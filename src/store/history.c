@@ -680,14 +680,17 @@ part_value(struct part *b, size_t k, int64_t v)
 }
 
 /*
- * One minute row (columns after the minute: n, secs, source, then per field in `seen`:
- * min, mean, max of a stat, else the value) into its bucket.
+ * One aggregate row into its bucket. A minute row (columns after the minute: n, secs,
+ * source, then per field in `seen`: min, mean, max of a stat, else the value); with hour,
+ * a samples_gpu_hour row (the same, but min, sum, weight, max of a stat), its sums added
+ * as a minute's mean is, so a bucket of one whole hour has the very figures its minutes
+ * give.
  */
 static void
-part_add_minute(struct part *b, sqlite3_stmt *s, uint32_t seen)
+part_add_row(struct part *b, sqlite3_stmt *s, uint32_t seen, bool hour)
 {
 	int64_t n = sqlite3_column_int64(s, 1);
-	int col = 4, src = sqlite3_column_int(s, 3);
+	int col = 4, src = sqlite3_column_int(s, 3), max_at = hour ? 3 : 2;
 	size_t k;
 
 	b->n += n;
@@ -695,6 +698,8 @@ part_add_minute(struct part *b, sqlite3_stmt *s, uint32_t seen)
 	if (src > b->source)
 		b->source = src;
 	for (k = 0; k < NFIELDS; k++) {
+		uint32_t bit = 1u << k;
+
 		if (!(seen & fields[k].bit))
 			continue;
 		if (fields[k].agg != A_STAT) {
@@ -706,23 +711,28 @@ part_add_minute(struct part *b, sqlite3_stmt *s, uint32_t seen)
 		if (sqlite3_column_type(s, col) != SQLITE_NULL) {
 			double lo = sqlite3_column_double(s, col);
 
-			if (!(b->has_min & (1u << k)) || lo < b->min[k])
+			if (!(b->has_min & bit) || lo < b->min[k])
 				b->min[k] = lo;
-			b->has_min |= 1u << k;
-		}
-		if (sqlite3_column_type(s, col + 2) != SQLITE_NULL) {
-			double hi = sqlite3_column_double(s, col + 2);
-
-			if (!(b->has_max & (1u << k)) || hi > b->max[k])
-				b->max[k] = hi;
-			b->has_max |= 1u << k;
+			b->has_min |= bit;
 		}
 		if (sqlite3_column_type(s, col + 1) != SQLITE_NULL) {
-			b->wsum[k] += sqlite3_column_double(s, col + 1) * (double)n;
-			b->wn[k] += (double)n;
-			b->has_mean |= 1u << k;
+			if (hour) {
+				b->wsum[k] += sqlite3_column_double(s, col + 1);
+				b->wn[k] += sqlite3_column_double(s, col + 2);
+			} else {
+				b->wsum[k] += sqlite3_column_double(s, col + 1) * (double)n;
+				b->wn[k] += (double)n;
+			}
+			b->has_mean |= bit;
 		}
-		col += 3;
+		if (sqlite3_column_type(s, col + max_at) != SQLITE_NULL) {
+			double hi = sqlite3_column_double(s, col + max_at);
+
+			if (!(b->has_max & bit) || hi > b->max[k])
+				b->max[k] = hi;
+			b->has_max |= bit;
+		}
+		col += max_at + 1;
 	}
 }
 
@@ -889,7 +899,7 @@ history_raw(sqlite3_stmt *raw, const struct gpu_sample *head, uint32_t seen,
 	return rc;
 }
 
-/* Minute rows (minute, then the columns of part_add_minute) into buckets of step seconds. */
+/* Minute rows (minute, then the columns of part_add_row) into buckets of step seconds. */
 static int
 minute_parts(sqlite3_stmt *minute, uint32_t seen, int step, struct parts *pm)
 {
@@ -898,59 +908,9 @@ minute_parts(sqlite3_stmt *minute, uint32_t seen, int step, struct parts *pm)
 	while ((rc = sqlite3_step(minute)) == SQLITE_ROW) {
 		int64_t t = sqlite3_column_int64(minute, 0);
 
-		part_add_minute(parts_at(pm, t / step * step), minute, seen);
+		part_add_row(parts_at(pm, t / step * step), minute, seen, false);
 	}
 	return rc;
-}
-
-/*
- * One samples_gpu_hour row (columns after the hour: n, secs, source, then per field in
- * `seen`: min, sum, weight, max of a stat, else the value) into its bucket: the hour's
- * sums added as part_add_minute adds a minute's, so a bucket of one whole hour has the
- * very figures its minutes give.
- */
-static void
-part_add_hour(struct part *b, sqlite3_stmt *s, uint32_t seen)
-{
-	int col = 4, src = sqlite3_column_int(s, 3);
-	size_t k;
-
-	b->n += sqlite3_column_int64(s, 1);
-	b->secs += sqlite3_column_int64(s, 2);
-	if (src > b->source)
-		b->source = src;
-	for (k = 0; k < NFIELDS; k++) {
-		uint32_t bit = 1u << k;
-
-		if (!(seen & fields[k].bit))
-			continue;
-		if (fields[k].agg != A_STAT) {
-			if (sqlite3_column_type(s, col) != SQLITE_NULL)
-				part_value(b, k, sqlite3_column_int64(s, col));
-			col++;
-			continue;
-		}
-		if (sqlite3_column_type(s, col) != SQLITE_NULL) {
-			double lo = sqlite3_column_double(s, col);
-
-			if (!(b->has_min & bit) || lo < b->min[k])
-				b->min[k] = lo;
-			b->has_min |= bit;
-		}
-		if (sqlite3_column_type(s, col + 1) != SQLITE_NULL) {
-			b->wsum[k] += sqlite3_column_double(s, col + 1);
-			b->wn[k] += sqlite3_column_double(s, col + 2);
-			b->has_mean |= bit;
-		}
-		if (sqlite3_column_type(s, col + 3) != SQLITE_NULL) {
-			double hi = sqlite3_column_double(s, col + 3);
-
-			if (!(b->has_max & bit) || hi > b->max[k])
-				b->max[k] = hi;
-			b->has_max |= bit;
-		}
-		col += 4;
-	}
 }
 
 /*
@@ -1021,7 +981,7 @@ sql_minute_cols(struct sql *q, uint32_t seen)
 	}
 }
 
-/* The columns of samples_gpu_hour after the hour (part_add_hour), for the fields in `seen`. */
+/* The columns of samples_gpu_hour after the hour (part_add_row), for the fields in `seen`. */
 static void
 sql_gpu_hour_cols(struct sql *q, uint32_t seen)
 {
@@ -1119,7 +1079,7 @@ delete_hours(sqlite3 *db, const char *table, int64_t h0, int64_t h1)
 
 /*
  * Makes samples_gpu_hour's rows for hours [h0, h1) again from the minute rows of those
- * hours, each hour folded by part_add_minute in minute order, as a history bucket of that
+ * hours, each hour folded by part_add_row in minute order, as a history bucket of that
  * hour would be. Inside the caller's transaction.
  */
 static bool
@@ -1228,7 +1188,7 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 				while ((rc = sqlite3_step(hour)) == SQLITE_ROW) {
 					int64_t t = sqlite3_column_int64(hour, 0);
 
-					part_add_hour(parts_at(&pm, t / step * step), hour, seen);
+					part_add_row(parts_at(&pm, t / step * step), hour, seen, true);
 				}
 			}
 			if (rc == SQLITE_DONE) {
