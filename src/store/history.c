@@ -963,39 +963,27 @@ history_buckets(sqlite3_stmt *raw, const struct gpu_sample *head, uint32_t seen,
 	return SQLITE_DONE;
 }
 
-/* The columns of samples_minute after the minute, for the fields in `seen`. */
+/*
+ * The columns after the minute of samples_minute, or with hour after the hour of
+ * samples_gpu_hour, that part_add_row reads, for the fields in `seen`.
+ */
 static void
-sql_minute_cols(struct sql *q, uint32_t seen)
+sql_row_cols(struct sql *q, uint32_t seen, bool hour)
 {
-	size_t k;
+	static const char *const minute_stat[] = { "min", "mean", "max", NULL };
+	static const char *const hour_stat[] = { "min", "sum", "weight", "max", NULL };
+	const char *const *stat = hour ? hour_stat : minute_stat;
+	size_t k, j;
 
 	sql_add(q, ", n, secs, source");
 	for (k = 0; k < NFIELDS; k++) {
 		if (!(seen & fields[k].bit))
 			continue;
-		if (fields[k].agg == A_STAT)
-			sql_add(q, ", %s_min, %s_mean, %s_max", fields[k].col, fields[k].col,
-			    fields[k].col);
-		else
+		if (fields[k].agg != A_STAT)
 			sql_add(q, ", %s", fields[k].col);
-	}
-}
-
-/* The columns of samples_gpu_hour after the hour (part_add_row), for the fields in `seen`. */
-static void
-sql_gpu_hour_cols(struct sql *q, uint32_t seen)
-{
-	size_t k;
-
-	sql_add(q, ", n, secs, source");
-	for (k = 0; k < NFIELDS; k++) {
-		if (!(seen & fields[k].bit))
-			continue;
-		if (fields[k].agg == A_STAT)
-			sql_add(q, ", %s_min, %s_sum, %s_weight, %s_max", fields[k].col,
-			    fields[k].col, fields[k].col, fields[k].col);
 		else
-			sql_add(q, ", %s", fields[k].col);
+			for (j = 0; stat[j] != NULL; j++)
+				sql_add(q, ", %s_%s", fields[k].col, stat[j]);
 	}
 }
 
@@ -1007,7 +995,7 @@ prepare_gpu_hour_insert(sqlite3 *db, sqlite3_stmt **s)
 	size_t k;
 
 	sql_add(&q, "INSERT OR REPLACE INTO samples_gpu_hour(series, hour");
-	sql_gpu_hour_cols(&q, UINT32_MAX);
+	sql_row_cols(&q, UINT32_MAX, true);
 	sql_add(&q, ") VALUES(?, ?, ?, ?, ?");
 	for (k = 0; k < NFIELDS; k++)
 		sql_add(&q, fields[k].agg == A_STAT ? ", ?, ?, ?, ?" : ", ?");
@@ -1098,7 +1086,7 @@ gpu_hours(struct state *st, int64_t h0, int64_t h1)
 		return true;
 	if (!series_list_read(st, NULL, &l))
 		return false;
-	sql_minute_cols(&cols, UINT32_MAX);
+	sql_row_cols(&cols, UINT32_MAX, false);
 	/* The delete: SEARCH samples_gpu_hour USING COVERING INDEX samples_gpu_hour_at. */
 	if (!prepare_range(db, "samples_minute", "minute", cols.buf, &minute) ||
 	    !prepare_gpu_hour_insert(db, &ins) ||
@@ -1147,8 +1135,8 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 	/* Aggregate only the fields some sample of these GPUs knew: most APIs know five. */
 	if (step > 0 && (seen = series_seen(st, instance_id)) == 0)
 		return GR_OK;
-	sql_minute_cols(&mcols, seen);
-	sql_gpu_hour_cols(&hcols, seen);
+	sql_row_cols(&mcols, seen, false);
+	sql_row_cols(&hcols, seen, true);
 	sql_add(&rcols, ", source");
 	for (k = 0; k < NFIELDS; k++)
 		if (seen & fields[k].bit)
