@@ -24,6 +24,7 @@ void *xreallocarray(void *p, size_t nmemb, size_t n);
 void *xgrow(void *p, size_t n, size_t *cap, size_t size, size_t first);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /*
  * A growable, always NUL-terminated buffer. buf is never NULL after sb_init.

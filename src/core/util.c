@@ -75,16 +75,25 @@ xstrdup(const char *s)
 }
 
 char *
-xasprintf(const char *fmt, ...)
+xvasprintf(const char *fmt, va_list ap)
 {
 	struct sb sb;
-	va_list ap;
 
 	sb_init(&sb);
-	va_start(ap, fmt);
 	sb_vaddf(&sb, fmt, ap);
-	va_end(ap);
 	return sb_detach(&sb);
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
 }
 
 void
