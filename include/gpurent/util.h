@@ -69,6 +69,8 @@ int text_width(const char *s);
 /* Case-insensitive ASCII compare, and "s starts with prefix" ignoring case. */
 bool streq_ci(const char *a, const char *b);
 bool prefix_ci(const char *s, const char *prefix);
+/* The index of s among the n names (ignoring ASCII case when fold), or -1: an enum's parser. */
+int names_index(const char *const *names, size_t n, const char *s, bool fold);
 
 /* FNV-1a over a string: a stable hash for deterministic simulation. */
 uint64_t hash_str(const char *s);

@@ -61,13 +61,13 @@ interconnect_name(enum interconnect ic)
 bool
 interconnect_parse(const char *s, enum interconnect *out)
 {
-	size_t i;
+	/* From 1: "unknown" is shown for IC_UNKNOWN but never read as a value. */
+	int i = names_index(ic_names + 1, ARRAY_LEN(ic_names) - 1, s, true);
 
-	for (i = 1; i < ARRAY_LEN(ic_names); i++)
-		if (streq_ci(s, ic_names[i])) {
-			*out = (enum interconnect)i;
-			return true;
-		}
+	if (i >= 0) {
+		*out = (enum interconnect)(i + 1);
+		return true;
+	}
 	if (streq_ci(s, "ib")) {
 		*out = IC_INFINIBAND;
 		return true;
@@ -100,14 +100,12 @@ instance_saving_hour(const struct instance *in)
 bool
 inst_state_parse(const char *s, enum inst_state *out)
 {
-	size_t i;
+	int i = names_index(state_names, ARRAY_LEN(state_names), s, true);
 
-	for (i = 0; i < ARRAY_LEN(state_names); i++)
-		if (streq_ci(s, state_names[i])) {
-			*out = (enum inst_state)i;
-			return true;
-		}
-	return false;
+	if (i < 0)
+		return false;
+	*out = (enum inst_state)i;
+	return true;
 }
 
 bool

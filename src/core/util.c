@@ -318,6 +318,17 @@ streq_ci(const char *a, const char *b)
 	return tolower((unsigned char)*a) == tolower((unsigned char)*b);
 }
 
+int
+names_index(const char *const *names, size_t n, const char *s, bool fold)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fold ? streq_ci(s, names[i]) : strcmp(s, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
 bool
 prefix_ci(const char *s, const char *prefix)
 {

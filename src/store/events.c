@@ -20,14 +20,12 @@ event_level_name(enum event_level l)
 bool
 event_level_parse(const char *s, enum event_level *out)
 {
-	size_t i;
+	int i = names_index(level_names, ARRAY_LEN(level_names), s, false);
 
-	for (i = 0; i < ARRAY_LEN(level_names); i++)
-		if (strcmp(s, level_names[i]) == 0) {
-			*out = (enum event_level)i;
-			return true;
-		}
-	return false;
+	if (i < 0)
+		return false;
+	*out = (enum event_level)i;
+	return true;
 }
 
 enum gr_err
