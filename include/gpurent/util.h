@@ -72,6 +72,10 @@ bool prefix_ci(const char *s, const char *prefix);
 /* The index of s among the n names (ignoring ASCII case when fold), or -1: an enum's parser. */
 int names_index(const char *const *names, size_t n, const char *s, bool fold);
 
+/* All n bytes of buf to fd, across short writes and EINTR; false when a write fails
+ * (errno says why) or writes nothing. */
+bool write_all(int fd, const void *buf, size_t n);
+
 /* FNV-1a over a string: a stable hash for deterministic simulation. */
 uint64_t hash_str(const char *s);
 uint64_t hash_mix(uint64_t a, uint64_t b);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "gpurent/util.h"
@@ -327,6 +328,24 @@ names_index(const char *const *names, size_t n, const char *s, bool fold)
 		if (fold ? streq_ci(s, names[i]) : strcmp(s, names[i]) == 0)
 			return (int)i;
 	return -1;
+}
+
+bool
+write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
 }
 
 bool
