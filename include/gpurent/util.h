@@ -17,8 +17,14 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t n);
 void *xrealloc(void *p, size_t n);
 void *xreallocarray(void *p, size_t nmemb, size_t n);
+/*
+ * Room for element n of an array p of *cap elements of size bytes: when full, *cap doubles
+ * (first when 0) and p moves. Element n is zeroed; returns p.
+ */
+void *xgrow(void *p, size_t n, size_t *cap, size_t size, size_t first);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /*
  * A growable, always NUL-terminated buffer. buf is never NULL after sb_init.
@@ -63,6 +69,12 @@ int text_width(const char *s);
 /* Case-insensitive ASCII compare, and "s starts with prefix" ignoring case. */
 bool streq_ci(const char *a, const char *b);
 bool prefix_ci(const char *s, const char *prefix);
+/* The index of s among the n names (ignoring ASCII case when fold), or -1: an enum's parser. */
+int names_index(const char *const *names, size_t n, const char *s, bool fold);
+
+/* All n bytes of buf to fd, across short writes and EINTR; false when a write fails
+ * (errno says why) or writes nothing. */
+bool write_all(int fd, const void *buf, size_t n);
 
 /* FNV-1a over a string: a stable hash for deterministic simulation. */
 uint64_t hash_str(const char *s);

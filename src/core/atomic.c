@@ -20,9 +20,6 @@ enum gr_err
 atomic_write(const char *path, const void *data, size_t len, mode_t mode, struct gr_error *err)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
-	const char *p = data;
-	size_t off = 0;
-	ssize_t w;
 	int fd, dfd;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
@@ -34,15 +31,7 @@ atomic_write(const char *path, const void *data, size_t len, mode_t mode, struct
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	if (fchmod(fd, mode) != 0)
 		goto fail;
-	while (off < len) {
-		w = write(fd, p + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto fail;
-		off += (size_t)w;
-	}
-	if (fsync(fd) != 0)
+	if (!write_all(fd, data, len) || fsync(fd) != 0)
 		goto fail;
 	if (close(fd) != 0) {
 		fd = -1;

@@ -177,10 +177,7 @@ add_line(struct config *c, const char *text, const char *section, const char *ke
 {
 	struct config_line *l;
 
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 16;
-		c->lines = xreallocarray(c->lines, c->cap, sizeof(*c->lines));
-	}
+	c->lines = xgrow(c->lines, c->n, &c->cap, sizeof(*c->lines), 16);
 	if (at < c->n)
 		memmove(&c->lines[at + 1], &c->lines[at], (c->n - at) * sizeof(*c->lines));
 	else

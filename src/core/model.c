@@ -65,13 +65,13 @@ interconnect_name(enum interconnect ic)
 bool
 interconnect_parse(const char *s, enum interconnect *out)
 {
-	size_t i;
+	/* From 1: "unknown" is shown for IC_UNKNOWN but never read as a value. */
+	int i = names_index(ic_names + 1, ARRAY_LEN(ic_names) - 1, s, true);
 
-	for (i = 1; i < ARRAY_LEN(ic_names); i++)
-		if (streq_ci(s, ic_names[i])) {
-			*out = (enum interconnect)i;
-			return true;
-		}
+	if (i >= 0) {
+		*out = (enum interconnect)(i + 1);
+		return true;
+	}
 	if (streq_ci(s, "ib")) {
 		*out = IC_INFINIBAND;
 		return true;
@@ -104,14 +104,12 @@ instance_saving_hour(const struct instance *in)
 bool
 inst_state_parse(const char *s, enum inst_state *out)
 {
-	size_t i;
+	int i = names_index(state_names, ARRAY_LEN(state_names), s, true);
 
-	for (i = 0; i < ARRAY_LEN(state_names); i++)
-		if (streq_ci(s, state_names[i])) {
-			*out = (enum inst_state)i;
-			return true;
-		}
-	return false;
+	if (i < 0)
+		return false;
+	*out = (enum inst_state)i;
+	return true;
 }
 
 bool
@@ -148,16 +146,6 @@ offer_vram_total(const struct offer *o)
 	return o->vram_gb * o->gpu_count;
 }
 
-#define LIST_ADD(l, type)						\
-	do {								\
-		if ((l)->n == (l)->cap) {				\
-			(l)->cap = (l)->cap ? (l)->cap * 2 : 64;	\
-			(l)->v = xreallocarray((l)->v, (l)->cap, sizeof(type)); \
-		}							\
-		memset(&(l)->v[(l)->n], 0, sizeof(type));		\
-		return &(l)->v[(l)->n++];				\
-	} while (0)
-
 void
 offer_list_init(struct offer_list *l)
 {
@@ -174,7 +162,8 @@ offer_list_release(struct offer_list *l)
 struct offer *
 offer_list_add(struct offer_list *l)
 {
-	LIST_ADD(l, struct offer);
+	l->v = xgrow(l->v, l->n, &l->cap, sizeof(*l->v), 64);
+	return &l->v[l->n++];
 }
 
 void
@@ -206,7 +195,8 @@ instance_list_release(struct instance_list *l)
 struct instance *
 instance_list_add(struct instance_list *l)
 {
-	LIST_ADD(l, struct instance);
+	l->v = xgrow(l->v, l->n, &l->cap, sizeof(*l->v), 64);
+	return &l->v[l->n++];
 }
 
 void
@@ -261,7 +251,8 @@ sample_list_release(struct sample_list *l)
 struct gpu_sample *
 sample_list_add(struct sample_list *l)
 {
-	LIST_ADD(l, struct gpu_sample);
+	l->v = xgrow(l->v, l->n, &l->cap, sizeof(*l->v), 64);
+	return &l->v[l->n++];
 }
 
 bool

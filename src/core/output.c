@@ -19,14 +19,12 @@ bool
 out_format_parse(const char *s, enum out_format *f)
 {
 	static const char *const names[] = { "table", "json", "csv", "tsv", "ids" };
-	size_t i;
+	int i = names_index(names, ARRAY_LEN(names), s, false);
 
-	for (i = 0; i < ARRAY_LEN(names); i++)
-		if (strcmp(s, names[i]) == 0) {
-			*f = (enum out_format)i;
-			return true;
-		}
-	return false;
+	if (i < 0)
+		return false;
+	*f = (enum out_format)i;
+	return true;
 }
 
 int

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "gpurent/util.h"
@@ -57,6 +58,17 @@ xreallocarray(void *p, size_t nmemb, size_t n)
 	return xrealloc(p, nmemb * n);
 }
 
+void *
+xgrow(void *p, size_t n, size_t *cap, size_t size, size_t first)
+{
+	if (n == *cap) {
+		*cap = *cap ? *cap * 2 : first;
+		p = xreallocarray(p, *cap, size);
+	}
+	memset((char *)p + n * size, 0, size);
+	return p;
+}
+
 char *
 xstrdup(const char *s)
 {
@@ -68,16 +80,25 @@ xstrdup(const char *s)
 }
 
 char *
-xasprintf(const char *fmt, ...)
+xvasprintf(const char *fmt, va_list ap)
 {
 	struct sb sb;
-	va_list ap;
 
 	sb_init(&sb);
-	va_start(ap, fmt);
 	sb_vaddf(&sb, fmt, ap);
-	va_end(ap);
 	return sb_detach(&sb);
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
 }
 
 void
@@ -300,6 +321,35 @@ streq_ci(const char *a, const char *b)
 		b++;
 	}
 	return tolower((unsigned char)*a) == tolower((unsigned char)*b);
+}
+
+int
+names_index(const char *const *names, size_t n, const char *s, bool fold)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fold ? streq_ci(s, names[i]) : strcmp(s, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+bool
+write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
 }
 
 bool

@@ -44,23 +44,6 @@ watch_event_json(const struct event *ev)
 	return s;
 }
 
-/* Write all of buf; a reader that went away is no error (the program need not read). */
-static void
-write_all(int fd, const char *buf, size_t n)
-{
-	ssize_t w;
-
-	while (n > 0) {
-		w = write(fd, buf, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		buf += w;
-		n -= (size_t)w;
-	}
-}
-
 enum gr_err
 watch_notify_run(char *const *argv, const struct event *ev, int timeout_s,
     struct gr_error *err)
@@ -112,6 +95,7 @@ watch_notify_run(char *const *argv, const struct event *ev, int timeout_s,
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &ign, &old);
+	/* A reader that went away is no error: the program need not read. */
 	write_all(pfd[1], json, strlen(json));
 	write_all(pfd[1], "\n", 1);
 	close(pfd[1]);

@@ -139,12 +139,8 @@ find_or_add(struct watch *w, const char *id)
 
 	if (iw != NULL)
 		return iw;
-	if (w->n == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 32;
-		w->v = xreallocarray(w->v, w->cap, sizeof(*w->v));
-	}
+	w->v = xgrow(w->v, w->n, &w->cap, sizeof(*w->v), 32);
 	iw = &w->v[w->n++];
-	memset(iw, 0, sizeof(*iw));
 	strlcpy_(iw->id, id, sizeof(iw->id));
 	iw->util = -1;
 	return iw;

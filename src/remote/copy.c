@@ -240,6 +240,17 @@ copy_scp(const struct remote_place *src, size_t n, const struct remote_place *ds
 	return gr_fail(err, GR_EFAIL, "scp failed (exit %d)", rc), 1;
 }
 
+/* words made anew: sh -c script sh, the script's own arguments ($1, ...) to follow. */
+static void
+script_words(struct remote_argv *words, const char *script)
+{
+	remote_argv_init(words);
+	remote_argv_add(words, "sh");
+	remote_argv_add(words, "-c");
+	remote_argv_add(words, script);
+	remote_argv_add(words, "sh");
+}
+
 /* rsync only warns about a directory it skips; a copy that leaves one out has failed. */
 static int
 refuse_directories(const struct remote_place *src, size_t n, struct gr_error *err)
@@ -258,11 +269,7 @@ refuse_directories(const struct remote_place *src, size_t n, struct gr_error *er
 				    src[i].path), 1;
 		return 0;
 	}
-	remote_argv_init(&words);
-	remote_argv_add(&words, "sh");
-	remote_argv_add(&words, "-c");
-	remote_argv_add(&words, any_dir);
-	remote_argv_add(&words, "sh");
+	script_words(&words, any_dir);
 	for (i = 0; i < n; i++)
 		remote_argv_add(&words, src[i].path[0] ? src[i].path : ".");
 	sb_init(&out);
@@ -382,11 +389,7 @@ stream_pair(const struct remote_place *src, const struct remote_place *dst,
 	dpath = join_path(ddir, dbase);
 	remote_argv_init(&pack);
 	remote_argv_init(&unpack);
-	remote_argv_init(&words);
-	remote_argv_add(&words, "sh");
-	remote_argv_add(&words, "-c");
-	remote_argv_add(&words, pack_script);
-	remote_argv_add(&words, "sh");
+	script_words(&words, pack_script);
 	remote_argv_add(&words, sdir);
 	remote_argv_add(&words, sbase);
 	remote_argv_add(&words, o->recursive ? "r" : "-");
@@ -396,11 +399,7 @@ stream_pair(const struct remote_place *src, const struct remote_place *dst,
 	    err) != GR_OK)
 		goto out;
 	remote_argv_release(&words);
-	remote_argv_init(&words);
-	remote_argv_add(&words, "sh");
-	remote_argv_add(&words, "-c");
-	remote_argv_add(&words, unpack_script);
-	remote_argv_add(&words, "sh");
+	script_words(&words, unpack_script);
 	remote_argv_add(&words, dpath);
 	remote_argv_add(&words, ddir);
 	remote_argv_add(&words, o->dst_dir ? "d" : "-");

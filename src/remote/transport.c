@@ -51,29 +51,32 @@ remote_argv_release(struct remote_argv *a)
 	a->n = a->cap = 0;
 }
 
-void
-remote_argv_add(struct remote_argv *a, const char *word)
+/* word, which a now owns, at the end of a, before its NULL. */
+static void
+argv_push(struct remote_argv *a, char *word)
 {
 	if (a->n + 2 > a->cap) {
 		a->cap *= 2;
 		a->v = xreallocarray(a->v, a->cap, sizeof(*a->v));
 	}
-	a->v[a->n++] = xstrdup(word);
+	a->v[a->n++] = word;
 	a->v[a->n] = NULL;
+}
+
+void
+remote_argv_add(struct remote_argv *a, const char *word)
+{
+	argv_push(a, xstrdup(word));
 }
 
 void
 remote_argv_addf(struct remote_argv *a, const char *fmt, ...)
 {
-	struct sb sb;
 	va_list ap;
 
-	sb_init(&sb);
 	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
+	argv_push(a, xvasprintf(fmt, ap));
 	va_end(ap);
-	remote_argv_add(a, sb.buf ? sb.buf : "");
-	sb_release(&sb);
 }
 
 static bool

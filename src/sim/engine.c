@@ -261,14 +261,6 @@ struct row {
 	"checked_until, price_hour, bid_hour, storage_hour, label, image, disk_gb, created_at, " \
 	"status_msg, env"
 
-static void
-col_text(char *dst, size_t n, sqlite3_stmt *q, int c)
-{
-	const unsigned char *t = sqlite3_column_text(q, c);
-
-	strlcpy_(dst, t ? (const char *)t : "", n);
-}
-
 /* The value of SIM_WORKLOAD in an instance's launch environment (lines of K=V). */
 static void
 workload_of(const unsigned char *env, char *dst, size_t n)
@@ -285,12 +277,14 @@ workload_of(const unsigned char *env, char *dst, size_t n)
 	}
 }
 
+/* One row of ROW_COLS into a zeroed struct row (store_rows' reader). */
 static void
-read_row(sqlite3_stmt *q, struct row *r)
+read_row(sqlite3_stmt *q, void *row)
 {
-	memset(r, 0, sizeof(*r));
+	struct row *r = row;
+
 	r->seq = sqlite3_column_int64(q, 0);
-	col_text(r->id, sizeof(r->id), q, 1);
+	store_col_text(q, 1, r->id, sizeof(r->id));
 	r->offer_idx = sqlite3_column_int64(q, 2);
 	r->type = (enum offer_type)sqlite3_column_int(q, 3);
 	r->state = (enum inst_state)sqlite3_column_int(q, 4);
@@ -301,11 +295,11 @@ read_row(sqlite3_stmt *q, struct row *r)
 	r->price_hour = sqlite3_column_int64(q, 9);
 	r->bid_hour = sqlite3_column_int64(q, 10);
 	r->storage_hour = sqlite3_column_int64(q, 11);
-	col_text(r->label, sizeof(r->label), q, 12);
-	col_text(r->image, sizeof(r->image), q, 13);
+	store_col_text(q, 12, r->label, sizeof(r->label));
+	store_col_text(q, 13, r->image, sizeof(r->image));
 	r->disk_gb = sqlite3_column_int(q, 14);
 	r->created_at = sqlite3_column_int64(q, 15);
-	col_text(r->status_msg, sizeof(r->status_msg), q, 16);
+	store_col_text(q, 16, r->status_msg, sizeof(r->status_msg));
 	workload_of(sqlite3_column_text(q, 17), r->workload, sizeof(r->workload));
 }
 
@@ -450,31 +444,15 @@ advance_row(struct sim *s, struct row *r, int64_t now, struct gr_error *err)
 static enum gr_err
 tick_locked(struct sim *s, int64_t now, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	struct row *rows = NULL;
-	size_t n = 0, cap = 0, i;
-	int rc;
-
 	/* Rows with a due event, and running interruptible rows (they can be outbid). */
-	if (sqlite3_prepare_v2(state_db(s->st), "SELECT " ROW_COLS " FROM sim_instances WHERE "
+	sqlite3_stmt *q = store_prepare(s->st, "SELECT " ROW_COLS " FROM sim_instances WHERE "
 	    "(next_at > 0 AND next_at <= ?1) OR (state = ?2 AND type = ?3 AND "
-	    "checked_until < ?1)", -1, &q, NULL) != SQLITE_OK)
+	    "checked_until < ?1)", "Iii", now, (int)ST_RUNNING, (int)OFFER_INTERRUPTIBLE);
+	struct row *rows;
+	size_t n, i;
+
+	if (q == NULL || !store_rows(q, (void **)&rows, &n, sizeof(*rows), read_row))
 		return state_fail(s->st, err, "cannot read instances");
-	sqlite3_bind_int64(q, 1, now);
-	sqlite3_bind_int(q, 2, ST_RUNNING);
-	sqlite3_bind_int(q, 3, OFFER_INTERRUPTIBLE);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			rows = xreallocarray(rows, cap, sizeof(*rows));
-		}
-		read_row(q, &rows[n++]);
-	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE) {
-		free(rows);
-		return state_fail(s->st, err, "cannot read instances");
-	}
 	for (i = 0; i < n; i++)
 		if (advance_row(s, &rows[i], now, err) != GR_OK)
 			break;
@@ -537,10 +515,7 @@ sim_offers(struct sim *s, struct offer_list *out, struct gr_error *err)
 	for (i = 0; rc == GR_OK && i < s->n_offers; i++) {
 		struct offer *o;
 
-		if (out->n == out->cap) {
-			out->cap = out->cap ? out->cap * 2 : (size_t)s->n_offers;
-			out->v = xreallocarray(out->v, out->cap, sizeof(*out->v));
-		}
+		out->v = xgrow(out->v, out->n, &out->cap, sizeof(*out->v), (size_t)s->n_offers);
 		o = &out->v[out->n];
 		if (market != NULL)
 			*o = market[i];
@@ -656,29 +631,12 @@ load_rows(struct sim *s, const char *where, const char *arg, struct row **out, s
 {
 	char sql[512];
 	sqlite3_stmt *q;
-	struct row *rows = NULL;
-	size_t cap = 0;
-	int rc;
 
 	*n = 0;
 	snprintf(sql, sizeof(sql), "SELECT " ROW_COLS " FROM sim_instances %s ORDER BY seq", where);
-	if (sqlite3_prepare_v2(state_db(s->st), sql, -1, &q, NULL) != SQLITE_OK)
+	q = store_prepare(s->st, sql, arg != NULL ? "t" : "", arg);
+	if (q == NULL || !store_rows(q, (void **)out, n, sizeof(**out), read_row))
 		return state_fail(s->st, err, "cannot read instances");
-	if (arg != NULL)
-		sqlite3_bind_text(q, 1, arg, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			rows = xreallocarray(rows, cap, sizeof(*rows));
-		}
-		read_row(q, &rows[(*n)++]);
-	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE) {
-		free(rows);
-		return state_fail(s->st, err, "cannot read instances");
-	}
-	*out = rows;
 	return GR_OK;
 }
 
@@ -817,7 +775,7 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 		if (rc == SQLITE_ROW) {
 			char id[ID_MAX];
 
-			col_text(id, sizeof(id), q, 0);
+			store_col_text(q, 0, id, sizeof(id));
 			sqlite3_finalize(q);
 			if (load_rows(s, "WHERE id = ?", id, &rows, &n, err) != GR_OK)
 				return err->code;

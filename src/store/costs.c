@@ -20,8 +20,9 @@ day_start(int64_t t)
 	return t - ((t % 86400) + 86400) % 86400;
 }
 
-int64_t
-month_start(int64_t t)
+/* The first second of the month months after t's (UTC); timegm carries a month past December. */
+static int64_t
+month_from(int64_t t, int months)
 {
 	time_t tt = (time_t)t;
 	struct tm tm;
@@ -29,20 +30,20 @@ month_start(int64_t t)
 	gmtime_r(&tt, &tm);
 	tm.tm_mday = 1;
 	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+	tm.tm_mon += months;
 	return (int64_t)timegm(&tm);
+}
+
+int64_t
+month_start(int64_t t)
+{
+	return month_from(t, 0);
 }
 
 int64_t
 month_end(int64_t t)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	gmtime_r(&tt, &tm);
-	tm.tm_mday = 1;
-	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-	tm.tm_mon++;
-	return (int64_t)timegm(&tm);
+	return month_from(t, 1);
 }
 
 /* The cost of a segment inside [from, to). */
@@ -106,11 +107,7 @@ line_for(struct line_set *ls, const char *key)
 	for (j = key_hash(key) & mask; ls->slot[j] != 0; j = (j + 1) & mask)
 		if (strcmp(s->lines[ls->slot[j] - 1].key, key) == 0)
 			return &s->lines[ls->slot[j] - 1];
-	if (s->n_lines == ls->cap) {
-		ls->cap = ls->cap ? ls->cap * 2 : 16;
-		s->lines = xreallocarray(s->lines, ls->cap, sizeof(*s->lines));
-	}
-	memset(&s->lines[s->n_lines], 0, sizeof(*s->lines));
+	s->lines = xgrow(s->lines, s->n_lines, &ls->cap, sizeof(*s->lines), 16);
 	strlcpy_(s->lines[s->n_lines].key, key, sizeof(s->lines[0].key));
 	ls->slot[j] = ++s->n_lines;
 	return &s->lines[s->n_lines - 1];
@@ -298,10 +295,7 @@ keep_day(const struct ledger_day_total *d, void *ctx)
 {
 	struct day_run *dr = ctx;
 
-	if (dr->len == dr->cap) {
-		dr->cap = dr->cap ? dr->cap * 2 : 256;
-		dr->v = xreallocarray(dr->v, dr->cap, sizeof(*dr->v));
-	}
+	dr->v = xgrow(dr->v, dr->len, &dr->cap, sizeof(*dr->v), 256);
 	dr->v[dr->len++] = *d;
 }
 

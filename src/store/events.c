@@ -20,14 +20,12 @@ event_level_name(enum event_level l)
 bool
 event_level_parse(const char *s, enum event_level *out)
 {
-	size_t i;
+	int i = names_index(level_names, ARRAY_LEN(level_names), s, false);
 
-	for (i = 0; i < ARRAY_LEN(level_names); i++)
-		if (strcmp(s, level_names[i]) == 0) {
-			*out = (enum event_level)i;
-			return true;
-		}
-	return false;
+	if (i < 0)
+		return false;
+	*out = (enum event_level)i;
+	return true;
 }
 
 enum gr_err
@@ -46,48 +44,36 @@ events_add(struct state *st, struct event *ev, struct gr_error *err)
 	return state_commit(st, err);
 }
 
+static void
+read_event(sqlite3_stmt *q, void *row)
+{
+	struct event *e = row;
+
+	e->seq = sqlite3_column_int64(q, 0);
+	e->at = sqlite3_column_int64(q, 1);
+	e->level = (enum event_level)sqlite3_column_int(q, 2);
+	store_col_text(q, 3, e->kind, sizeof(e->kind));
+	store_col_text(q, 4, e->policy, sizeof(e->policy));
+	store_col_text(q, 5, e->instance_id, sizeof(e->instance_id));
+	store_col_text(q, 6, e->label, sizeof(e->label));
+	e->util_pct = sqlite3_column_int(q, 7);
+	store_col_text(q, 8, e->message, sizeof(e->message));
+}
+
 enum gr_err
 events_load(struct state *st, int64_t since, int64_t after_seq, size_t max,
     struct event **out, size_t *n, struct gr_error *err)
 {
-	struct event *v = NULL, *e;
-	size_t cap = 0;
-	sqlite3_stmt *q;
-	int rc;
+	/* The newest max, read newest first and turned round below. */
+	sqlite3_stmt *q = store_prepare(st, "SELECT seq, at, level, kind, policy, instance_id, "
+	    "label, util, message FROM events WHERE at >= ? AND seq > ? ORDER BY seq DESC "
+	    "LIMIT ?", "III", since, after_seq, max == 0 ? (int64_t)-1 : (int64_t)max);
+	struct event *v;
 
 	*out = NULL;
 	*n = 0;
-	/* The newest max, read newest first and turned round below. */
-	if (sqlite3_prepare_v2(state_db(st), "SELECT seq, at, level, kind, policy, instance_id, "
-	    "label, util, message FROM events WHERE at >= ? AND seq > ? ORDER BY seq DESC "
-	    "LIMIT ?", -1, &q, NULL) != SQLITE_OK)
+	if (q == NULL || !store_rows(q, (void **)&v, n, sizeof(*v), read_event))
 		return state_fail(st, err, "cannot read the event journal");
-	sqlite3_bind_int64(q, 1, since);
-	sqlite3_bind_int64(q, 2, after_seq);
-	sqlite3_bind_int64(q, 3, max == 0 ? -1 : (int64_t)max);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			v = xreallocarray(v, cap, sizeof(*v));
-		}
-		e = &v[(*n)++];
-		memset(e, 0, sizeof(*e));
-		e->seq = sqlite3_column_int64(q, 0);
-		e->at = sqlite3_column_int64(q, 1);
-		e->level = (enum event_level)sqlite3_column_int(q, 2);
-		store_col_text(q, 3, e->kind, sizeof(e->kind));
-		store_col_text(q, 4, e->policy, sizeof(e->policy));
-		store_col_text(q, 5, e->instance_id, sizeof(e->instance_id));
-		store_col_text(q, 6, e->label, sizeof(e->label));
-		e->util_pct = sqlite3_column_int(q, 7);
-		store_col_text(q, 8, e->message, sizeof(e->message));
-	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE) {
-		free(v);
-		*n = 0;
-		return state_fail(st, err, "cannot read the event journal");
-	}
 	for (size_t i = 0; i < *n / 2; i++) {
 		struct event t = v[i];
 

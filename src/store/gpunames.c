@@ -56,8 +56,9 @@ gpunames_record(struct state *st, const struct offer *v, size_t n, int64_t now,
 			break;
 	if (i == n)
 		return GR_OK;	/* every GPU known: nothing to read or write */
-	if (sqlite3_prepare_v2(state_db(st), "SELECT last_seen FROM gpu_names_seen WHERE "
-	    "provider = ? AND name = ?", -1, &get, NULL) != SQLITE_OK)
+	get = store_prepare(st, "SELECT last_seen FROM gpu_names_seen WHERE provider = ? AND "
+	    "name = ?", "");
+	if (get == NULL)
 		return state_fail(st, err, "cannot read the GPU names seen");
 	for (; i < n && ndistinct < NAMES_PER_SEARCH; i++) {
 		if (v[i].gpu != NULL || v[i].gpu_raw[0] == '\0' ||
@@ -102,14 +103,14 @@ fail:
 enum gr_err
 gpunames_load(struct state *st, struct gpu_name_seen **out, size_t *n, struct gr_error *err)
 {
-	sqlite3_stmt *q;
+	sqlite3_stmt *q = store_prepare(st, "SELECT provider, name, vram_gb, first_seen, "
+	    "last_seen FROM gpu_names_seen ORDER BY provider, name", "");
 	struct gpu_name_seen *v = NULL, *r;
-	size_t cnt = 0;
+	size_t cnt = 0, cap = 0;
 
 	*out = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(state_db(st), "SELECT provider, name, vram_gb, first_seen, "
-	    "last_seen FROM gpu_names_seen ORDER BY provider, name", -1, &q, NULL) != SQLITE_OK)
+	if (q == NULL)
 		return state_fail(st, err, "cannot read the GPU names seen");
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		const char *p = (const char *)sqlite3_column_text(q, 0);
@@ -119,9 +120,8 @@ gpunames_load(struct state *st, struct gpu_name_seen **out, size_t *n, struct gr
 		/* A name the catalogue has learnt since is no longer unknown. */
 		if (p == NULL || name == NULL || catalogue_resolve(p, name, vram) != NULL)
 			continue;
-		v = xreallocarray(v, cnt + 1, sizeof(*v));
+		v = xgrow(v, cnt, &cap, sizeof(*v), 16);
 		r = &v[cnt++];
-		memset(r, 0, sizeof(*r));
 		strlcpy_(r->provider, p, sizeof(r->provider));
 		strlcpy_(r->name, name, sizeof(r->name));
 		r->vram_gb = vram;

@@ -248,10 +248,7 @@ groups_load_records(struct state *st, const char *name, int64_t since, int64_t u
 	if (q == NULL)
 		return state_fail(st, err, "cannot read the group's load history");
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			*out = xreallocarray(*out, cap, sizeof(**out));
-		}
+		*out = xgrow(*out, *n, &cap, sizeof(**out), 64);
 		(*out)[*n].at = sqlite3_column_int64(q, 0);
 		(*out)[*n].util = sqlite3_column_double(q, 1);
 		(*out)[(*n)++].members = sqlite3_column_int(q, 2);

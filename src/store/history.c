@@ -445,11 +445,7 @@ sample_rows_release(struct sample_rows *r)
 static struct sample_row *
 sample_rows_add(struct sample_rows *r)
 {
-	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 64;
-		r->v = xreallocarray(r->v, r->cap, sizeof(*r->v));
-	}
-	memset(&r->v[r->n], 0, sizeof(r->v[r->n]));
+	r->v = xgrow(r->v, r->n, &r->cap, sizeof(*r->v), 64);
 	return &r->v[r->n++];
 }
 
@@ -641,12 +637,8 @@ parts_add(struct parts *p, int64_t t)
 {
 	struct part *b;
 
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 64;
-		p->v = xreallocarray(p->v, p->cap, sizeof(*p->v));
-	}
+	p->v = xgrow(p->v, p->n, &p->cap, sizeof(*p->v), 64);
 	b = &p->v[p->n++];
-	memset(b, 0, sizeof(*b));
 	b->t = t;
 	return b;
 }
@@ -688,14 +680,17 @@ part_value(struct part *b, size_t k, int64_t v)
 }
 
 /*
- * One minute row (columns after the minute: n, secs, source, then per field in `seen`:
- * min, mean, max of a stat, else the value) into its bucket.
+ * One aggregate row into its bucket. A minute row (columns after the minute: n, secs,
+ * source, then per field in `seen`: min, mean, max of a stat, else the value); with hour,
+ * a samples_gpu_hour row (the same, but min, sum, weight, max of a stat), its sums added
+ * as a minute's mean is, so a bucket of one whole hour has the very figures its minutes
+ * give.
  */
 static void
-part_add_minute(struct part *b, sqlite3_stmt *s, uint32_t seen)
+part_add_row(struct part *b, sqlite3_stmt *s, uint32_t seen, bool hour)
 {
 	int64_t n = sqlite3_column_int64(s, 1);
-	int col = 4, src = sqlite3_column_int(s, 3);
+	int col = 4, src = sqlite3_column_int(s, 3), max_at = hour ? 3 : 2;
 	size_t k;
 
 	b->n += n;
@@ -703,6 +698,8 @@ part_add_minute(struct part *b, sqlite3_stmt *s, uint32_t seen)
 	if (src > b->source)
 		b->source = src;
 	for (k = 0; k < NFIELDS; k++) {
+		uint32_t bit = 1u << k;
+
 		if (!(seen & fields[k].bit))
 			continue;
 		if (fields[k].agg != A_STAT) {
@@ -714,23 +711,28 @@ part_add_minute(struct part *b, sqlite3_stmt *s, uint32_t seen)
 		if (sqlite3_column_type(s, col) != SQLITE_NULL) {
 			double lo = sqlite3_column_double(s, col);
 
-			if (!(b->has_min & (1u << k)) || lo < b->min[k])
+			if (!(b->has_min & bit) || lo < b->min[k])
 				b->min[k] = lo;
-			b->has_min |= 1u << k;
-		}
-		if (sqlite3_column_type(s, col + 2) != SQLITE_NULL) {
-			double hi = sqlite3_column_double(s, col + 2);
-
-			if (!(b->has_max & (1u << k)) || hi > b->max[k])
-				b->max[k] = hi;
-			b->has_max |= 1u << k;
+			b->has_min |= bit;
 		}
 		if (sqlite3_column_type(s, col + 1) != SQLITE_NULL) {
-			b->wsum[k] += sqlite3_column_double(s, col + 1) * (double)n;
-			b->wn[k] += (double)n;
-			b->has_mean |= 1u << k;
+			if (hour) {
+				b->wsum[k] += sqlite3_column_double(s, col + 1);
+				b->wn[k] += sqlite3_column_double(s, col + 2);
+			} else {
+				b->wsum[k] += sqlite3_column_double(s, col + 1) * (double)n;
+				b->wn[k] += (double)n;
+			}
+			b->has_mean |= bit;
 		}
-		col += 3;
+		if (sqlite3_column_type(s, col + max_at) != SQLITE_NULL) {
+			double hi = sqlite3_column_double(s, col + max_at);
+
+			if (!(b->has_max & bit) || hi > b->max[k])
+				b->max[k] = hi;
+			b->has_max |= bit;
+		}
+		col += max_at + 1;
 	}
 }
 
@@ -897,7 +899,7 @@ history_raw(sqlite3_stmt *raw, const struct gpu_sample *head, uint32_t seen,
 	return rc;
 }
 
-/* Minute rows (minute, then the columns of part_add_minute) into buckets of step seconds. */
+/* Minute rows (minute, then the columns of part_add_row) into buckets of step seconds. */
 static int
 minute_parts(sqlite3_stmt *minute, uint32_t seen, int step, struct parts *pm)
 {
@@ -906,59 +908,9 @@ minute_parts(sqlite3_stmt *minute, uint32_t seen, int step, struct parts *pm)
 	while ((rc = sqlite3_step(minute)) == SQLITE_ROW) {
 		int64_t t = sqlite3_column_int64(minute, 0);
 
-		part_add_minute(parts_at(pm, t / step * step), minute, seen);
+		part_add_row(parts_at(pm, t / step * step), minute, seen, false);
 	}
 	return rc;
-}
-
-/*
- * One samples_gpu_hour row (columns after the hour: n, secs, source, then per field in
- * `seen`: min, sum, weight, max of a stat, else the value) into its bucket: the hour's
- * sums added as part_add_minute adds a minute's, so a bucket of one whole hour has the
- * very figures its minutes give.
- */
-static void
-part_add_hour(struct part *b, sqlite3_stmt *s, uint32_t seen)
-{
-	int col = 4, src = sqlite3_column_int(s, 3);
-	size_t k;
-
-	b->n += sqlite3_column_int64(s, 1);
-	b->secs += sqlite3_column_int64(s, 2);
-	if (src > b->source)
-		b->source = src;
-	for (k = 0; k < NFIELDS; k++) {
-		uint32_t bit = 1u << k;
-
-		if (!(seen & fields[k].bit))
-			continue;
-		if (fields[k].agg != A_STAT) {
-			if (sqlite3_column_type(s, col) != SQLITE_NULL)
-				part_value(b, k, sqlite3_column_int64(s, col));
-			col++;
-			continue;
-		}
-		if (sqlite3_column_type(s, col) != SQLITE_NULL) {
-			double lo = sqlite3_column_double(s, col);
-
-			if (!(b->has_min & bit) || lo < b->min[k])
-				b->min[k] = lo;
-			b->has_min |= bit;
-		}
-		if (sqlite3_column_type(s, col + 1) != SQLITE_NULL) {
-			b->wsum[k] += sqlite3_column_double(s, col + 1);
-			b->wn[k] += sqlite3_column_double(s, col + 2);
-			b->has_mean |= bit;
-		}
-		if (sqlite3_column_type(s, col + 3) != SQLITE_NULL) {
-			double hi = sqlite3_column_double(s, col + 3);
-
-			if (!(b->has_max & bit) || hi > b->max[k])
-				b->max[k] = hi;
-			b->has_max |= bit;
-		}
-		col += 4;
-	}
 }
 
 /*
@@ -1011,39 +963,27 @@ history_buckets(sqlite3_stmt *raw, const struct gpu_sample *head, uint32_t seen,
 	return SQLITE_DONE;
 }
 
-/* The columns of samples_minute after the minute, for the fields in `seen`. */
+/*
+ * The columns after the minute of samples_minute, or with hour after the hour of
+ * samples_gpu_hour, that part_add_row reads, for the fields in `seen`.
+ */
 static void
-sql_minute_cols(struct sql *q, uint32_t seen)
+sql_row_cols(struct sql *q, uint32_t seen, bool hour)
 {
-	size_t k;
+	static const char *const minute_stat[] = { "min", "mean", "max", NULL };
+	static const char *const hour_stat[] = { "min", "sum", "weight", "max", NULL };
+	const char *const *stat = hour ? hour_stat : minute_stat;
+	size_t k, j;
 
 	sql_add(q, ", n, secs, source");
 	for (k = 0; k < NFIELDS; k++) {
 		if (!(seen & fields[k].bit))
 			continue;
-		if (fields[k].agg == A_STAT)
-			sql_add(q, ", %s_min, %s_mean, %s_max", fields[k].col, fields[k].col,
-			    fields[k].col);
-		else
+		if (fields[k].agg != A_STAT)
 			sql_add(q, ", %s", fields[k].col);
-	}
-}
-
-/* The columns of samples_gpu_hour after the hour (part_add_hour), for the fields in `seen`. */
-static void
-sql_gpu_hour_cols(struct sql *q, uint32_t seen)
-{
-	size_t k;
-
-	sql_add(q, ", n, secs, source");
-	for (k = 0; k < NFIELDS; k++) {
-		if (!(seen & fields[k].bit))
-			continue;
-		if (fields[k].agg == A_STAT)
-			sql_add(q, ", %s_min, %s_sum, %s_weight, %s_max", fields[k].col,
-			    fields[k].col, fields[k].col, fields[k].col);
 		else
-			sql_add(q, ", %s", fields[k].col);
+			for (j = 0; stat[j] != NULL; j++)
+				sql_add(q, ", %s_%s", fields[k].col, stat[j]);
 	}
 }
 
@@ -1055,7 +995,7 @@ prepare_gpu_hour_insert(sqlite3 *db, sqlite3_stmt **s)
 	size_t k;
 
 	sql_add(&q, "INSERT OR REPLACE INTO samples_gpu_hour(series, hour");
-	sql_gpu_hour_cols(&q, UINT32_MAX);
+	sql_row_cols(&q, UINT32_MAX, true);
 	sql_add(&q, ") VALUES(?, ?, ?, ?, ?");
 	for (k = 0; k < NFIELDS; k++)
 		sql_add(&q, fields[k].agg == A_STAT ? ", ?, ?, ?, ?" : ", ?");
@@ -1127,7 +1067,7 @@ delete_hours(sqlite3 *db, const char *table, int64_t h0, int64_t h1)
 
 /*
  * Makes samples_gpu_hour's rows for hours [h0, h1) again from the minute rows of those
- * hours, each hour folded by part_add_minute in minute order, as a history bucket of that
+ * hours, each hour folded by part_add_row in minute order, as a history bucket of that
  * hour would be. Inside the caller's transaction.
  */
 static bool
@@ -1146,7 +1086,7 @@ gpu_hours(struct state *st, int64_t h0, int64_t h1)
 		return true;
 	if (!series_list_read(st, NULL, &l))
 		return false;
-	sql_minute_cols(&cols, UINT32_MAX);
+	sql_row_cols(&cols, UINT32_MAX, false);
 	/* The delete: SEARCH samples_gpu_hour USING COVERING INDEX samples_gpu_hour_at. */
 	if (!prepare_range(db, "samples_minute", "minute", cols.buf, &minute) ||
 	    !prepare_gpu_hour_insert(db, &ins) ||
@@ -1195,8 +1135,8 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 	/* Aggregate only the fields some sample of these GPUs knew: most APIs know five. */
 	if (step > 0 && (seen = series_seen(st, instance_id)) == 0)
 		return GR_OK;
-	sql_minute_cols(&mcols, seen);
-	sql_gpu_hour_cols(&hcols, seen);
+	sql_row_cols(&mcols, seen, false);
+	sql_row_cols(&hcols, seen, true);
 	sql_add(&rcols, ", source");
 	for (k = 0; k < NFIELDS; k++)
 		if (seen & fields[k].bit)
@@ -1236,7 +1176,7 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 				while ((rc = sqlite3_step(hour)) == SQLITE_ROW) {
 					int64_t t = sqlite3_column_int64(hour, 0);
 
-					part_add_hour(parts_at(&pm, t / step * step), hour, seen);
+					part_add_row(parts_at(&pm, t / step * step), hour, seen, true);
 				}
 			}
 			if (rc == SQLITE_DONE) {
@@ -1461,11 +1401,7 @@ struct spans {
 static struct span *
 spans_add(struct spans *l)
 {
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 1024;
-		l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
-	}
-	memset(&l->v[l->n], 0, sizeof(l->v[l->n]));
+	l->v = xgrow(l->v, l->n, &l->cap, sizeof(*l->v), 1024);
 	return &l->v[l->n++];
 }
 

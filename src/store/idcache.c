@@ -103,15 +103,11 @@ enum gr_err
 idcache_each(struct state *st, enum idcache_kind kind, const char *prefix,
     void (*fn)(const char *, const char *, void *), void *ctx, struct gr_error *err)
 {
-	sqlite3_stmt *q;
-	size_t plen = strlen(prefix);
+	sqlite3_stmt *q = store_prepare(st, "SELECT id, descr FROM idcache WHERE kind = ? AND "
+	    "substr(id, 1, ?) = ? ORDER BY rowid", "iit", (int)kind, (int)strlen(prefix), prefix);
 
-	if (sqlite3_prepare_v2(state_db(st), "SELECT id, descr FROM idcache WHERE kind = ? AND "
-	    "substr(id, 1, ?) = ? ORDER BY rowid", -1, &q, NULL) != SQLITE_OK)
+	if (q == NULL)
 		return state_fail(st, err, "cannot read the id cache");
-	sqlite3_bind_int(q, 1, kind);
-	sqlite3_bind_int(q, 2, (int)plen);
-	sqlite3_bind_text(q, 3, prefix, -1, SQLITE_STATIC);
 	while (sqlite3_step(q) == SQLITE_ROW)
 		fn((const char *)sqlite3_column_text(q, 0), (const char *)sqlite3_column_text(q, 1),
 		    ctx);

@@ -93,25 +93,21 @@ ledger_spent(struct state *st, const char *provider, const char *instance_id, in
 	 * Plans: ledger_closed by its primary key (one instance) or ledger_closed_provider;
 	 * the open rows by ledger_open (instance_id, end_ts=0) or ledger_end (end_ts=0).
 	 */
-	if (sqlite3_prepare_v2(state_db(st), instance_id != NULL ?
+	q = store_prepare(st, instance_id != NULL ?
 	    "SELECT sum(spent) FROM ledger_closed WHERE instance_id = ?1 AND kind != ?3" :
-	    "SELECT sum(spent) FROM ledger_closed WHERE provider = ?2 AND kind != ?3", -1, &q,
-	    NULL) == SQLITE_OK) {
-		sqlite3_bind_text(q, 1, instance_id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 2, provider, -1, SQLITE_STATIC);
-		sqlite3_bind_int(q, 3, LEDGER_PROVISIONING);
+	    "SELECT sum(spent) FROM ledger_closed WHERE provider = ?2 AND kind != ?3", "tti",
+	    instance_id, provider, LEDGER_PROVISIONING);
+	if (q != NULL) {
 		if (sqlite3_step(q) == SQLITE_ROW)
 			total = sqlite3_column_int64(q, 0);
 		sqlite3_finalize(q);
 	}
-	if (sqlite3_prepare_v2(state_db(st), instance_id != NULL ?
+	q = store_prepare(st, instance_id != NULL ?
 	    "SELECT rate_hour, start_ts FROM ledger WHERE instance_id = ?1 AND end_ts = 0 AND "
 	    "kind != ?3" :
 	    "SELECT rate_hour, start_ts FROM ledger WHERE end_ts = 0 AND provider = ?2 AND "
-	    "kind != ?3", -1, &q, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(q, 1, instance_id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 2, provider, -1, SQLITE_STATIC);
-		sqlite3_bind_int(q, 3, LEDGER_PROVISIONING);
+	    "kind != ?3", "tti", instance_id, provider, LEDGER_PROVISIONING);
+	if (q != NULL) {
 		while (sqlite3_step(q) == SQLITE_ROW) {
 			total += money_accrue(sqlite3_column_int64(q, 0),
 			    now - sqlite3_column_int64(q, 1));
@@ -136,10 +132,7 @@ struct ledger_spent_all {
 static void
 spent_add(struct ledger_spent_all *a, const unsigned char *id, int64_t amount)
 {
-	if (a->len == a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 256;
-		a->v = xreallocarray(a->v, a->cap, sizeof(*a->v));
-	}
+	a->v = xgrow(a->v, a->len, &a->cap, sizeof(*a->v), 256);
 	strlcpy_(a->v[a->len].id, id != NULL ? (const char *)id : "", sizeof(a->v[0].id));
 	a->v[a->len++].total = amount;
 }
@@ -163,16 +156,16 @@ ledger_spent_all(struct state *st, int64_t now)
 	 * ledger_end (end_ts=?), the open rows; then one sort. Two statements instead of two
 	 * per instance: preparing them 1,000 times was most of the simulator's listing.
 	 */
-	if (sqlite3_prepare_v2(state_db(st), "SELECT instance_id, spent FROM ledger_closed "
-	    "WHERE kind != ?1", -1, &q, NULL) == SQLITE_OK) {
-		sqlite3_bind_int(q, 1, LEDGER_PROVISIONING);
+	q = store_prepare(st, "SELECT instance_id, spent FROM ledger_closed WHERE kind != ?1",
+	    "i", LEDGER_PROVISIONING);
+	if (q != NULL) {
 		while (sqlite3_step(q) == SQLITE_ROW)
 			spent_add(a, sqlite3_column_text(q, 0), sqlite3_column_int64(q, 1));
 		sqlite3_finalize(q);
 	}
-	if (sqlite3_prepare_v2(state_db(st), "SELECT instance_id, rate_hour, start_ts FROM "
-	    "ledger WHERE end_ts = 0 AND kind != ?1", -1, &q, NULL) == SQLITE_OK) {
-		sqlite3_bind_int(q, 1, LEDGER_PROVISIONING);
+	q = store_prepare(st, "SELECT instance_id, rate_hour, start_ts FROM ledger WHERE "
+	    "end_ts = 0 AND kind != ?1", "i", LEDGER_PROVISIONING);
+	if (q != NULL) {
 		while (sqlite3_step(q) == SQLITE_ROW)
 			spent_add(a, sqlite3_column_text(q, 0), money_accrue(
 			    sqlite3_column_int64(q, 1), now - sqlite3_column_int64(q, 2)));
@@ -224,13 +217,11 @@ ledger_burn(struct state *st, const char *provider, int64_t now, const char *cur
 	 * Plan: SEARCH ledger USING INDEX ledger_end (end_ts=?): the open rows only (one per
 	 * running instance), not the month's window that costs_compute reads.
 	 */
-	if (sqlite3_prepare_v2(state_db(st), "SELECT rate_hour, currency FROM ledger WHERE "
-	    "end_ts = 0 AND provider = ?1 AND kind != ?2 AND start_ts <= ?3", -1, &q, NULL) !=
-	    SQLITE_OK)
+	q = store_prepare(st, "SELECT rate_hour, currency FROM ledger WHERE "
+	    "end_ts = 0 AND provider = ?1 AND kind != ?2 AND start_ts <= ?3", "tiI", provider,
+	    LEDGER_PROVISIONING, now);
+	if (q == NULL)
 		return 0;
-	sqlite3_bind_text(q, 1, provider, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 2, LEDGER_PROVISIONING);
-	sqlite3_bind_int64(q, 3, now);
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		cur = sqlite3_column_text(q, 1);
 		if (money_same_currency(cur != NULL ? (const char *)cur : "", currency))
@@ -255,24 +246,16 @@ ledger_each_currency(struct state *st, int64_t since,
 	 * INDEX ledger_end (end_ts=?), a temp b-tree for the UNION: a month of the bench's
 	 * 1,000 instances is 3,000 totals and 1,000 open rows instead of 29,000 rows.
 	 */
-	if (sqlite3_prepare_v2(state_db(st), "SELECT currency FROM ledger_day WHERE max_end > ?1 "
-	    "UNION SELECT currency FROM ledger WHERE end_ts = 0", -1, &s, NULL) != SQLITE_OK)
+	s = store_prepare(st, "SELECT currency FROM ledger_day WHERE max_end > ?1 "
+	    "UNION SELECT currency FROM ledger WHERE end_ts = 0", "I", since);
+	if (s == NULL)
 		return state_fail(st, err, "cannot read the ledger");
-	sqlite3_bind_int64(s, 1, since);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		cur = sqlite3_column_text(s, 0);
 		fn(cur != NULL ? (const char *)cur : "", ctx);
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot read the ledger");
-}
-
-static void
-copy_col(char *dst, size_t n, sqlite3_stmt *s, int col)
-{
-	const unsigned char *t = sqlite3_column_text(s, col);
-
-	strlcpy_(dst, t ? (const char *)t : "", n);
 }
 
 #define SEG_COLUMNS "instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts, " \
@@ -288,16 +271,16 @@ step_rows(struct state *st, sqlite3_stmt *s, void (*fn)(const struct ledger_seg 
 
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		memset(&g, 0, sizeof(g));
-		copy_col(g.instance_id, sizeof(g.instance_id), s, 0);
-		copy_col(g.provider, sizeof(g.provider), s, 1);
-		copy_col(g.label, sizeof(g.label), s, 2);
-		copy_col(g.gpu, sizeof(g.gpu), s, 3);
+		store_col_text(s, 0, g.instance_id, sizeof(g.instance_id));
+		store_col_text(s, 1, g.provider, sizeof(g.provider));
+		store_col_text(s, 2, g.label, sizeof(g.label));
+		store_col_text(s, 3, g.gpu, sizeof(g.gpu));
 		g.kind = (enum ledger_kind)sqlite3_column_int(s, 4);
 		g.rate_hour = sqlite3_column_int64(s, 5);
 		g.start = sqlite3_column_int64(s, 6);
 		g.end = sqlite3_column_int64(s, 7);
 		g.gone = sqlite3_column_int(s, 8) != 0;
-		copy_col(g.currency, sizeof(g.currency), s, 9);
+		store_col_text(s, 9, g.currency, sizeof(g.currency));
 		fn(&g, ctx);
 	}
 	sqlite3_finalize(s);
@@ -350,11 +333,11 @@ ledger_each_day_total(struct state *st, int64_t since,
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		memset(&d, 0, sizeof(d));
 		d.day = sqlite3_column_int64(s, 0);
-		copy_col(d.key.provider, sizeof(d.key.provider), s, 1);
-		copy_col(d.key.label, sizeof(d.key.label), s, 2);
-		copy_col(d.key.gpu, sizeof(d.key.gpu), s, 3);
+		store_col_text(s, 1, d.key.provider, sizeof(d.key.provider));
+		store_col_text(s, 2, d.key.label, sizeof(d.key.label));
+		store_col_text(s, 3, d.key.gpu, sizeof(d.key.gpu));
 		d.key.kind = (enum ledger_kind)sqlite3_column_int(s, 4);
-		copy_col(d.key.currency, sizeof(d.key.currency), s, 5);
+		store_col_text(s, 5, d.key.currency, sizeof(d.key.currency));
 		d.n = sqlite3_column_int64(s, 6);
 		d.spent = sqlite3_column_int64(s, 7);
 		d.min_end = sqlite3_column_int64(s, 8);
@@ -424,10 +407,7 @@ seg_keep(const struct ledger_seg *g, void *ctx)
 {
 	struct seg_vec *sv = ctx;
 
-	if (sv->len == sv->cap) {
-		sv->cap = sv->cap ? sv->cap * 2 : 64;
-		sv->v = xreallocarray(sv->v, sv->cap, sizeof(*sv->v));
-	}
+	sv->v = xgrow(sv->v, sv->len, &sv->cap, sizeof(*sv->v), 64);
 	sv->v[sv->len++] = *g;
 }
 

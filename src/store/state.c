@@ -174,11 +174,7 @@ store_rows(sqlite3_stmt *q, void **out, size_t *n, size_t size,
 
 	*n = 0;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			v = xreallocarray(v, cap, size);
-		}
-		memset(v + *n * size, 0, size);
+		v = xgrow(v, *n, &cap, size, 8);
 		read_row(q, v + (*n)++ * size);
 	}
 	sqlite3_finalize(q);

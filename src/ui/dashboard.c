@@ -125,13 +125,28 @@ apply_result(struct ui *u, struct ui_result *r)
 	ui_views_take(u, r);
 }
 
+/* job, requested when interval seconds have passed since its last request; *next is
+ * lowered to the seconds until it falls due again. */
+static void
+request_due(struct ui *u, enum ui_job job, double interval, double now, double *next)
+{
+	double left = u->last_req[job] + interval - now;
+
+	if (left <= 0) {
+		ui_request(u, job);
+		left = interval;
+	}
+	if (left < *next)
+		*next = left;
+}
+
 /* Request what is due; returns milliseconds until the next job falls due. */
 static int
 schedule(struct ui *u)
 {
 	static const enum ui_job jobs[] = { UJ_OFFERS, UJ_INSTANCES, UJ_METRICS, UJ_COSTS,
 		UJ_CLUSTER };
-	double now = ui_clock(), next = 60, left;
+	double now = ui_clock(), next = 60;
 	size_t i;
 
 	for (i = 0; i < ARRAY_LEN(jobs); i++) {
@@ -142,25 +157,12 @@ schedule(struct ui *u)
 		if ((j == UJ_OFFERS && u->view != UV_OFFERS) || (j == UJ_METRICS &&
 		    u->mv.watch[0] == '\0') || (j == UJ_CLUSTER && u->view != UV_CLUSTER))
 			continue;
-		left = u->last_req[j] + u->interval[j] - now;
-		if (left <= 0) {
-			ui_request(u, j);
-			left = u->interval[j];
-		}
-		if (left < next)
-			next = left;
+		request_due(u, j, u->interval[j], now, &next);
 	}
 	/* The open detail pane follows its instance's jobs at the pace of the instances. */
 	if (u->dialog == UD_PAGER && u->iv.detail_id[0] != '\0' &&
-	    strcmp(u->dlg_title, u->iv.detail_id) == 0) {
-		left = u->last_req[UJ_JOBLOGS] + u->interval[UJ_INSTANCES] - now;
-		if (left <= 0) {
-			ui_request(u, UJ_JOBLOGS);
-			left = u->interval[UJ_INSTANCES];
-		}
-		if (left < next)
-			next = left;
-	}
+	    strcmp(u->dlg_title, u->iv.detail_id) == 0)
+		request_due(u, UJ_JOBLOGS, u->interval[UJ_INSTANCES], now, &next);
 	/* Keep the "no answer for Ns" and message timers moving while they matter. */
 	if (ui_busy_for(u, UJ_OFFERS, NULL) >= 1 || ui_busy_for(u, UJ_INSTANCES, NULL) >= 1 ||
 	    ui_busy_for(u, UJ_METRICS, NULL) >= 1) {

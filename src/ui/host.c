@@ -44,13 +44,25 @@ ui_provider_of(const struct ui *u, const char *id)
 	return -1;
 }
 
+/* job for the instance id, to the lane of the provider that has it; false where none has. */
+static bool
+request_instance(struct ui *u, enum ui_job job, const char *id, struct lane_request *req)
+{
+	int p;
+
+	if (id[0] == '\0' || (p = ui_provider_of(u, id)) < 0)
+		return false;
+	strlcpy_(req->id, id, sizeof(req->id));
+	lanes_request(u->fetch, job, p, req);
+	return true;
+}
+
 /* Ask every provider's lane for a job now (metrics: the watched instance's provider). */
 void
 ui_request(struct ui *u, enum ui_job job)
 {
 	struct lane_request req;
 	size_t i;
-	int p;
 
 	memset(&req, 0, sizeof(req));
 	u->last_req[job] = ui_clock();
@@ -65,11 +77,8 @@ ui_request(struct ui *u, enum ui_job job)
 			lanes_request(u->fetch, job, (int)i, &req);
 		break;
 	case UJ_METRICS:
-		if (u->mv.watch[0] == '\0' || (p = ui_provider_of(u, u->mv.watch)) < 0)
-			break;
-		strlcpy_(req.id, u->mv.watch, sizeof(req.id));
 		req.history = u->mv.want_history;
-		lanes_request(u->fetch, job, p, &req);
+		request_instance(u, job, u->mv.watch, &req);
 		break;
 	case UJ_COSTS:
 		lanes_request(u->fetch, job, -1, &req);
@@ -80,11 +89,8 @@ ui_request(struct ui *u, enum ui_job job)
 				lanes_request(u->fetch, job, (int)i, &req);
 		break;
 	case UJ_JOBLOGS:
-		if (u->iv.detail_id[0] == '\0' || (p = ui_provider_of(u, u->iv.detail_id)) < 0)
-			break;
-		strlcpy_(req.id, u->iv.detail_id, sizeof(req.id));
-		u->iv.dlogs_pending = true;
-		lanes_request(u->fetch, job, p, &req);
+		if (request_instance(u, job, u->iv.detail_id, &req))
+			u->iv.dlogs_pending = true;
 		break;
 	default:
 		break;

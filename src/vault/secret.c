@@ -15,6 +15,7 @@
 
 #include <sodium.h>
 
+#include "gpurent/util.h"
 #include "gpurent/vault.h"
 #include "vault_int.h"
 
@@ -99,23 +100,6 @@ vault_have_tty(void)
 	return true;
 }
 
-static void
-write_str(int fd, const char *s)
-{
-	size_t n = strlen(s);
-	ssize_t w;
-
-	while (n > 0) {
-		w = write(fd, s, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		s += w;
-		n -= (size_t)w;
-	}
-}
-
 /*
  * Read a line from fd with echo off when fd is a terminal. Ctrl-C is caught for the
  * duration so the terminal's echo is always restored.
@@ -145,11 +129,11 @@ read_noecho(int fd, const char *prompt, char *buf, size_t cap, bool stop_at_eol)
 			restore = true;
 	}
 	if (prompt != NULL)
-		write_str(fd, prompt);
+		write_all(fd, prompt, strlen(prompt));
 	r = read_line_fd(fd, buf, cap, stop_at_eol);
 	if (restore) {
 		tcsetattr(fd, TCSAFLUSH, &old);
-		write_str(fd, "\n");
+		write_all(fd, "\n", 1);
 	}
 	sodium_memzero(&raw, sizeof(raw));
 

@@ -113,49 +113,20 @@ vault_exists(void)
 	return lstat(vault_path(), &st) == 0;
 }
 
+/* The file's integers: n bytes, little-endian. */
 static void
-put_u16(unsigned char *p, uint16_t v)
+put_le(unsigned char *p, uint64_t v, int n)
 {
-	p[0] = v & 0xff;
-	p[1] = v >> 8;
-}
-
-static void
-put_u32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < n; i++)
 		p[i] = (v >> (8 * i)) & 0xff;
-}
-
-static void
-put_u64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (v >> (8 * i)) & 0xff;
-}
-
-static uint16_t
-get_u16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t
-get_u32(const unsigned char *p)
-{
-	uint32_t v = 0;
-
-	for (int i = 3; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
 }
 
 static uint64_t
-get_u64(const unsigned char *p)
+get_le(const unsigned char *p, int n)
 {
 	uint64_t v = 0;
 
-	for (int i = 7; i >= 0; i--)
+	for (int i = n - 1; i >= 0; i--)
 		v = v << 8 | p[i];
 	return v;
 }
@@ -303,25 +274,25 @@ body_encode(const struct vault *v, size_t *len_out)
 	cap = need + PAD_BLOCK;
 	buf = (unsigned char *)vault_secure_alloc(cap);
 	p = buf;
-	put_u32(p, (uint32_t)v->n);
+	put_le(p, v->n, 4);
 	p += 4;
 	for (size_t i = 0; i < v->n; i++) {
 		const struct entry *e = &v->e[i];
 		size_t l;
 
 		l = strlen(e->profile);
-		put_u16(p, (uint16_t)l);
+		put_le(p, l, 2);
 		memcpy(p + 2, e->profile, l);
 		p += 2 + l;
 		l = strlen(e->provider);
-		put_u16(p, (uint16_t)l);
+		put_le(p, l, 2);
 		memcpy(p + 2, e->provider, l);
 		p += 2 + l;
 		l = strlen(e->key);
-		put_u32(p, (uint32_t)l);
+		put_le(p, l, 4);
 		memcpy(p + 4, e->key, l);
 		p += 4 + l;
-		put_u64(p, (uint64_t)e->stored);
+		put_le(p, (uint64_t)e->stored, 8);
 		p += 8;
 	}
 	if (sodium_pad(&padded, buf, need, PAD_BLOCK, cap) != 0)
@@ -346,7 +317,7 @@ take_name(const unsigned char **p, const unsigned char *end, char *dst)
 
 	if (end - *p < 2)
 		return false;
-	l = get_u16(*p);
+	l = get_le(*p, 2);
 	*p += 2;
 	if (l > NAME_MAX_ || (size_t)(end - *p) < l || memchr(*p, '\0', l) != NULL)
 		return false;
@@ -367,7 +338,7 @@ body_decode(struct vault *v, const unsigned char *buf, size_t len)
 
 	if (len < 4)
 		return false;
-	count = get_u32(p);
+	count = (uint32_t)get_le(p, 4);
 	p += 4;
 	if (count > ENTRIES_MAX)
 		return false;
@@ -379,7 +350,7 @@ body_decode(struct vault *v, const unsigned char *buf, size_t len)
 			goto bad;
 		if (end - p < 4)
 			goto bad;
-		kl = get_u32(p);
+		kl = get_le(p, 4);
 		p += 4;
 		if (kl == 0 || kl > KEYSTR_MAX || (size_t)(end - p) < kl + 8 ||
 		    memchr(p, '\0', kl) != NULL)
@@ -387,7 +358,7 @@ body_decode(struct vault *v, const unsigned char *buf, size_t len)
 		e[n].key = vault_secure_alloc(kl + 1);
 		memcpy(e[n].key, p, kl);
 		p += kl;
-		e[n].stored = (int64_t)get_u64(p);
+		e[n].stored = (int64_t)get_le(p, 8);
 		p += 8;
 	}
 	if (p != end)
@@ -540,8 +511,8 @@ unseal(struct vault *v, const unsigned char *file, size_t n, const struct vault_
 		    "'%s' has format version %d; this gpurent reads version %d", path, file[8],
 		    VERSION);
 	v->mode = file[9];
-	v->opslimit = get_u64(file + 16);
-	v->memlimit = get_u64(file + 24);
+	v->opslimit = get_le(file + 16, 8);
+	v->memlimit = get_le(file + 24, 8);
 	memcpy(v->salt, file + 32, SALT_LEN);
 	if (v->mode == VAULT_PASSPHRASE) {
 		if (v->opslimit < crypto_pwhash_OPSLIMIT_MIN || v->opslimit > OPS_MAX ||
@@ -837,8 +808,8 @@ seal_write(struct vault *v, struct gr_error *err)
 	memcpy(file, MAGIC, 8);
 	file[8] = VERSION;
 	file[9] = (unsigned char)v->mode;
-	put_u64(file + 16, v->opslimit);
-	put_u64(file + 24, v->memlimit);
+	put_le(file + 16, v->opslimit, 8);
+	put_le(file + 24, v->memlimit, 8);
 	memcpy(file + 32, v->salt, SALT_LEN);
 	key_check(v->key, file + 48);
 	randombytes_buf(file + 64, NONCE_LEN);
