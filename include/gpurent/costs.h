@@ -36,12 +36,15 @@ struct cost_clock {
 	int64_t wall;		/* UTC seconds now */
 	int64_t sim;		/* the simulator's now (the wall clock when there is no world) */
 	bool sim_shown;		/* the summary's now and default since are the simulator's */
-	int64_t sim_rate;	/* the simulator's seconds per real second (GPURENT_SIM_SPEED);
-				   0 or 1: its clock runs at the wall's pace */
+	int64_t sim_rate;	/* the simulator's seconds per real second (GPURENT_SIM_SPEED),
+				   0 while its clock is fixed; sim is its time at the second wall */
 };
 
 /* Now on the clock that `provider`'s ledger rows follow. */
 int64_t cost_clock_now(const struct cost_clock *c, const char *provider);
+
+/* The real second `wall` (not long before the clock was read) on `provider`'s clock. */
+int64_t cost_clock_at(const struct cost_clock *c, const char *provider, int64_t wall);
 
 /*
  * Seconds that pass on `provider`'s clock while one real second passes: what a wait of the

@@ -33,8 +33,11 @@ void sim_each_live_id(struct state *st, size_t max, void (*fn)(const char *id, v
 void sim_close(struct sim *s);
 
 int64_t sim_now(struct sim *s);
-/* Simulated seconds per real second (GPURENT_SIM_SPEED, default 1). */
-int64_t sim_speed(const struct sim *s);
+/* The simulated time at the real second `real` (what sim_now says at that second). */
+int64_t sim_time_at(struct sim *s, int64_t real);
+/* Simulated seconds per real second: GPURENT_SIM_SPEED (default 1); 0 while the clock is
+   fixed (GPURENT_SIM_TIME), moved only by `sim advance`. */
+int64_t sim_pace(const struct sim *s);
 uint64_t sim_seed(const struct sim *s);
 
 /* Move the simulated clock forward by `seconds` for every process using this database. */

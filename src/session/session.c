@@ -691,8 +691,8 @@ session_clock(struct session *s, struct cost_clock *out)
 	if (session_state(s, &st, NULL) == GR_OK &&
 	    state_meta_get(st, "sim.epoch", buf, sizeof(buf)) &&
 	    sim_open(&sim, st, NULL) == GR_OK) {
-		out->sim = sim_now(sim);
-		out->sim_rate = sim_speed(sim);
+		out->sim = sim_time_at(sim, out->wall);
+		out->sim_rate = sim_pace(sim);
 		sim_close(sim);
 	}
 }

@@ -291,23 +291,25 @@ session_stamp_frame(struct session *s, const char *id, struct probe_snapshot *sn
 {
 	struct cost_clock clk;
 	char provider[PROVIDER_MAX];
-	int64_t shift;
 	size_t i;
 
+	/*
+	 * Each stamp is mapped as the instance's clock read at that second, not shifted by
+	 * the clocks' difference now: a sample taken a second before this runs would come
+	 * out a second early on a simulated clock that stands still between `sim advance`s.
+	 */
+	if (!backend_split_id(id, provider, sizeof(provider), NULL) ||
+	    strcmp(provider, COST_SIM_PROVIDER) != 0)
+		return;
 	session_clock(s, &clk);
-	if (!backend_split_id(id, provider, sizeof(provider), NULL))
-		return;
-	shift = cost_clock_now(&clk, provider) - clk.wall;
-	if (shift == 0)
-		return;
-	snap->at += shift;
-	snap->host.at += shift;
+	snap->at = cost_clock_at(&clk, provider, snap->at);
+	snap->host.at = cost_clock_at(&clk, provider, snap->host.at);
 	if (snap->gap_from != 0) {
-		snap->gap_from += shift;
-		snap->gap_to += shift;
+		snap->gap_from = cost_clock_at(&clk, provider, snap->gap_from);
+		snap->gap_to = cost_clock_at(&clk, provider, snap->gap_to);
 	}
 	for (i = 0; i < snap->gpus.n; i++)
-		snap->gpus.v[i].at += shift;
+		snap->gpus.v[i].at = cost_clock_at(&clk, provider, snap->gpus.v[i].at);
 }
 
 /* One instance's ssh attempt: prepared on the caller's thread, run on a worker's. */

@@ -171,28 +171,31 @@ meta_int(struct sim *s, const char *key)
 	return meta_read(s, key, &n, NULL) == GR_OK ? n : 0;
 }
 
-/* The simulated clock before the offset that `sim advance` stored. */
+/* The simulated clock at the real second `real`, before the offset `sim advance` stored. */
 static int64_t
-clock_base(const struct sim *s)
+clock_base(const struct sim *s, int64_t real)
 {
-	int64_t real;
-
 	if (s->fixed_time != 0)
 		return s->fixed_time;
-	real = (int64_t)time(NULL);
 	return s->epoch + (real - s->epoch) * s->speed;
 }
 
 int64_t
-sim_speed(const struct sim *s)
+sim_pace(const struct sim *s)
 {
-	return s->speed;
+	return s->fixed_time != 0 ? 0 : s->speed;
+}
+
+int64_t
+sim_time_at(struct sim *s, int64_t real)
+{
+	return clock_base(s, real) + meta_int(s, "sim.offset");
 }
 
 int64_t
 sim_now(struct sim *s)
 {
-	return clock_base(s) + meta_int(s, "sim.offset");
+	return sim_time_at(s, (int64_t)time(NULL));
 }
 
 static enum gr_err
@@ -541,7 +544,7 @@ sim_offers_stamp(struct sim *s, uint64_t *out, struct gr_error *err)
 	    meta_read(s, RENTALS_KEY, &rentals, err) != GR_OK)
 		return err->code;
 	*out = hash_mix(hash_mix(hash_mix(s->seed, (uint64_t)s->n_offers),
-	    (uint64_t)((clock_base(s) + offset) / MARKET_AVAIL_PERIOD)), (uint64_t)rentals);
+	    (uint64_t)((clock_base(s, (int64_t)time(NULL)) + offset) / MARKET_AVAIL_PERIOD)), (uint64_t)rentals);
 	return GR_OK;
 }
 

@@ -136,6 +136,14 @@ cost_clock_now(const struct cost_clock *c, const char *provider)
 }
 
 int64_t
+cost_clock_at(const struct cost_clock *c, const char *provider, int64_t wall)
+{
+	if (strcmp(provider, COST_SIM_PROVIDER) != 0)
+		return wall;
+	return c->sim + (wall - c->wall) * c->sim_rate;
+}
+
+int64_t
 cost_clock_rate(const struct cost_clock *c, const char *provider)
 {
 	return strcmp(provider, COST_SIM_PROVIDER) == 0 && c->sim_rate > 1 ? c->sim_rate : 1;
