@@ -130,7 +130,7 @@ bool bk_launch_name(const struct launch_req *req, char *name, size_t n);
  * answered with the new id, read by parse_id once the provider's verdict (bk_http's
  * parse_error) is good; run by bk_launch_run, which after an unclear outcome finds the
  * instance through list (name: the launch's, for a server that can filter by it). lid gets
- * the new instance's id without "<provider>:". Lambda and PPIO.
+ * the new instance's id without "<provider>:". Lambda, PPIO and Vast.
  */
 struct bk_create {
 	struct backend *b;
@@ -140,6 +140,7 @@ struct bk_create {
 	const char *doc;
 	const char *name;
 	bool name_unique;
+	long backoff_ms;
 	enum gr_err (*parse_id)(const char *body, size_t len, char *id, size_t n,
 	    struct gr_error *err);
 	enum gr_err (*list)(struct backend *b, const char *name, struct instance_list *out,

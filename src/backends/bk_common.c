@@ -557,7 +557,7 @@ bk_create_run(const struct bk_create *c, struct instance *out, char *lid, size_t
 	enum gr_err e;
 
 	e = bk_launch_run(&(struct bk_launch){ .name = c->name, .name_unique = c->name_unique,
-	    .backoff_ms = 1000, .ctx = &r, .send = create_send, .accept = create_accept,
+	    .backoff_ms = c->backoff_ms, .ctx = &r, .send = create_send, .accept = create_accept,
 	    .list = create_list }, out, &found, err);
 	if (e == GR_OK && found)
 		strlcpy_(lid, out->id + strlen(c->b->ops->name) + 1, n);

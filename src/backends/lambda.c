@@ -240,7 +240,7 @@ lambda_launch(struct backend *b, const struct launch_req *req, struct instance *
 
 	e = bk_create_run(&(struct bk_create){ .b = b, .h = &priv(b)->h, .m = HTTP_POST,
 	    .path = "/api/v1/instance-operations/launch", .doc = doc, .name = name,
-	    .name_unique = !labelled && req->client_token != NULL,
+	    .name_unique = !labelled && req->client_token != NULL, .backoff_ms = 1000,
 	    .parse_id = lambda_parse_launch, .list = list_for_launch }, out, lid, sizeof(lid),
 	    err);
 	free(doc);

@@ -334,7 +334,7 @@ ppio_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 	   fuzzy name filter (§5.2) lists the instances a launch may have made. */
 	e = bk_create_run(&(struct bk_create){ .b = b, .h = &p->h, .m = HTTP_POST,
 	    .path = "/gpus/v2/instances", .doc = doc, .name = name,
-	    .name_unique = !labelled && req->client_token != NULL,
+	    .name_unique = !labelled && req->client_token != NULL, .backoff_ms = 1000,
 	    .parse_id = ppio_parse_create, .list = list_pages }, out, lid, sizeof(lid), err);
 	free(doc);
 	if (e != GR_OK)

@@ -420,12 +420,7 @@ runpod_launch(struct backend *b, const struct launch_req *req, struct instance *
 	if (req->interruptible && req->bid_hour <= 0)
 		return gr_fail(err, GR_EUSAGE, "an interruptible launch needs a bid");
 	/* The name carries the client token, so an unclear outcome can be looked up. */
-	labelled = req->label != NULL && req->label[0] != '\0';
-	if (labelled)
-		text_sanitize(name, sizeof(name), req->label);
-	else
-		snprintf(name, sizeof(name), "gpurent-%s",
-		    req->client_token != NULL ? req->client_token : "launch");
+	labelled = bk_launch_name(req, name, sizeof(name));
 	doc = deploy_doc(r, req, secure, count, type_id, name);
 	url = bk_url(&r->h, "/graphql");
 	rc.b = b;
