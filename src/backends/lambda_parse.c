@@ -452,20 +452,5 @@ lambda_parse_error(long status, const char *body, size_t len, struct gr_error *e
 		c = GR_EUNAVAIL;
 	if (status == 429)
 		c = GR_ERATELIMIT;
-	if (c == GR_OK)
-		c = http_status_code(status);
-	if (c == GR_OK)
-		c = GR_EFAIL;
-	if (msg[0] == '\0' && code[0] == '\0')
-		return http_fail_status(err, P, status, NULL);
-	if (msg[0] == '\0')
-		strlcpy_(msg, code, sizeof(msg));
-	else if (code[0] != '\0') {
-		size_t l = strlen(msg);
-
-		snprintf(msg + l, sizeof(msg) - l, " [%s]", code);
-	}
-	if (sugg[0] != '\0')
-		return gr_fail(err, c, "%s (HTTP %ld); %s", msg, status, sugg);
-	return gr_fail(err, c, "%s (HTTP %ld)", msg, status);
+	return bj_fail_coded(err, P, status, c, msg, code, sugg);
 }

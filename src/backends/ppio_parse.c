@@ -611,18 +611,5 @@ ppio_parse_error(long status, const char *body, size_t len, struct gr_error *err
 		c = GR_ERATELIMIT;
 	else if (status >= 500 && c != GR_ERATELIMIT)
 		c = GR_EUNAVAIL;
-	if (c == GR_OK)
-		c = http_status_code(status);
-	if (c == GR_OK)
-		c = GR_EFAIL;
-	if (msg[0] == '\0' && reason[0] == '\0')
-		return http_fail_status(err, P, status, NULL);
-	if (msg[0] == '\0')
-		strlcpy_(msg, reason, sizeof(msg));
-	else if (reason[0] != '\0') {
-		size_t l = strlen(msg);
-
-		snprintf(msg + l, sizeof(msg) - l, " [%s]", reason);
-	}
-	return gr_fail(err, c, "%s (HTTP %ld)", msg, status);
+	return bj_fail_coded(err, P, status, c, msg, reason, "");
 }
