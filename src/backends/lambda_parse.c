@@ -306,6 +306,28 @@ lambda_instance_from_json(const cJSON *in, struct instance *out)
 	}
 }
 
+/* The reply parsed into *j (the caller deletes it) and its "data" member, a list (list)
+   or else an object, in *d. */
+static enum gr_err
+parse_data(const char *body, size_t len, bool list, cJSON **j, cJSON **d,
+    struct gr_error *err)
+{
+	enum gr_err e;
+
+	if ((e = bj_parse(P, body, len, j, err)) != GR_OK)
+		return e;
+	*d = cJSON_GetObjectItemCaseSensitive(*j, "data");
+	if (list && !cJSON_IsArray(*d)) {
+		cJSON_Delete(*j);
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data list)");
+	}
+	if (!list && !cJSON_IsObject(*d)) {
+		cJSON_Delete(*j);
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data object)");
+	}
+	return GR_OK;
+}
+
 enum gr_err
 lambda_parse_instances(const char *body, size_t len, struct instance_list *out,
     struct gr_error *err)
@@ -313,13 +335,8 @@ lambda_parse_instances(const char *body, size_t len, struct instance_list *out,
 	cJSON *j, *d, *in;
 	enum gr_err e;
 
-	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+	if ((e = parse_data(body, len, true, &j, &d, err)) != GR_OK)
 		return e;
-	d = cJSON_GetObjectItemCaseSensitive(j, "data");
-	if (!cJSON_IsArray(d)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data list)");
-	}
 	cJSON_ArrayForEach(in, d) {
 		struct instance tmp;
 
@@ -340,13 +357,8 @@ lambda_parse_instance(const char *body, size_t len, struct instance *out, struct
 	cJSON *j, *d;
 	enum gr_err e;
 
-	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+	if ((e = parse_data(body, len, false, &j, &d, err)) != GR_OK)
 		return e;
-	d = cJSON_GetObjectItemCaseSensitive(j, "data");
-	if (!cJSON_IsObject(d)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data object)");
-	}
 	memset(out, 0, sizeof(*out));
 	lambda_instance_from_json(d, out);
 	cJSON_Delete(j);
@@ -385,13 +397,8 @@ lambda_parse_ssh_keys(const char *body, size_t len, char (*names)[65], size_t ma
 	char name[65];
 
 	*count = 0;
-	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+	if ((e = parse_data(body, len, true, &j, &d, err)) != GR_OK)
 		return e;
-	d = cJSON_GetObjectItemCaseSensitive(j, "data");
-	if (!cJSON_IsArray(d)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data list)");
-	}
 	cJSON_ArrayForEach(k, d) {
 		if (!bj_str(k, "name", name, sizeof(name)) || name[0] == '\0')
 			continue;
