@@ -525,6 +525,19 @@ local_numeric(struct backend *b, const char *id, const char *what, struct gr_err
 	return l;
 }
 
+/* The numeric id of one of our instances in *l, once there is a key to ask with. */
+static enum gr_err
+instance_local(struct backend *b, const char *id, const char **l, struct gr_error *err)
+{
+	enum gr_err e;
+
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+		return e;
+	if ((*l = local_numeric(b, id, "instance", err)) == NULL)
+		return GR_ENOTFOUND;
+	return GR_OK;
+}
+
 static enum gr_err
 vast_get_local(struct backend *b, const char *l, struct instance *out, struct gr_error *err)
 {
@@ -557,10 +570,8 @@ vast_get(struct backend *b, const char *id, struct instance *out, struct gr_erro
 	const char *l;
 	enum gr_err e;
 
-	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+	if ((e = instance_local(b, id, &l, err)) != GR_OK)
 		return e;
-	if ((l = local_numeric(b, id, "instance", err)) == NULL)
-		return GR_ENOTFOUND;
 	return vast_get_local(b, l, out, err);
 }
 
@@ -719,10 +730,8 @@ vast_action(struct backend *b, const char *id, enum http_method m, const char *j
 	const char *l;
 	enum gr_err e;
 
-	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+	if ((e = instance_local(b, id, &l, err)) != GR_OK)
 		return e;
-	if ((l = local_numeric(b, id, "instance", err)) == NULL)
-		return GR_ENOTFOUND;
 	snprintf(path, sizeof(path), "/api/v0/instances/%s/", l);
 	/* Setting a state or deleting is idempotent: a repeat has the same effect. */
 	e = bk_request(&v->h, m, path, json, true, &rs, err);
@@ -767,10 +776,8 @@ vast_metrics(struct backend *b, const char *id, struct sample_list *out, struct 
 	enum gr_err e;
 	size_t from = out->n;
 
-	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+	if ((e = instance_local(b, id, &l, err)) != GR_OK)
 		return e;
-	if ((l = local_numeric(b, id, "instance", err)) == NULL)
-		return GR_ENOTFOUND;
 	snprintf(path, sizeof(path), "/api/v0/instances/%s/?owner=me", l);
 	e = bk_request(&v->h, HTTP_GET, path, NULL, true, &rs, err);
 	if (e == GR_OK && rs.status == 404)
