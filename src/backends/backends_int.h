@@ -153,6 +153,11 @@ enum gr_err bk_create_run(const struct bk_create *c, struct instance *out, char 
 void bk_launched_stub(const struct backend *b, const char *id, const char *label,
     struct instance *out);
 
+/* The provider's own name for a catalogue model: the first of its names that resolves to m
+   with one of the n memory sizes hinted (GB; 0: none), or NULL. */
+const char *bk_gpu_name_of(const char *provider, const struct gpu_model *m,
+    const int *vram_hints, size_t n);
+
 /* Wall-clock UTC seconds. */
 int64_t bk_now(void);
 /* Gives the samples from index `from` on that carry no time (the provider's reply had none)

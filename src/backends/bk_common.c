@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include "gpurent/catalogue.h"
 #include "gpurent/config.h"
 #include "gpurent/i18n.h"
 #include "gpurent/state.h"
@@ -573,4 +574,18 @@ bk_launched_stub(const struct backend *b, const char *id, const char *label,
 	strlcpy_(out->provider, b->ops->name, sizeof(out->provider));
 	strlcpy_(out->label, label, sizeof(out->label));
 	out->state = ST_PROVISIONING;
+}
+
+const char *
+bk_gpu_name_of(const char *provider, const struct gpu_model *m, const int *vram_hints,
+    size_t n)
+{
+	const char *name;
+	size_t i, k;
+
+	for (i = 0; m != NULL && (name = catalogue_provider_name(provider, i)) != NULL; i++)
+		for (k = 0; k < n; k++)
+			if (catalogue_resolve(provider, name, vram_hints[k]) == m)
+				return name;
+	return NULL;
 }

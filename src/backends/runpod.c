@@ -46,13 +46,9 @@ static const int default_counts[] = { 1, 2, 4, 8 };
 const char *
 runpod_gpu_id_of(const struct gpu_model *m)
 {
-	const char *id;
-	size_t i;
+	static const int no_hint[] = { 0 };
 
-	for (i = 0; m != NULL && (id = catalogue_provider_name("runpod", i)) != NULL; i++)
-		if (catalogue_resolve("runpod", id, 0) == m)
-			return id;
-	return NULL;
+	return bk_gpu_name_of("runpod", m, no_hint, ARRAY_LEN(no_hint));
 }
 
 static struct runpod *

@@ -42,15 +42,8 @@ const char *
 vast_gpu_name_of(const struct gpu_model *m)
 {
 	static const int hints[] = { 10, 16, 32, 40, 80, 96, 144 };
-	size_t i, k;
 
-	const char *name;
-
-	for (i = 0; m != NULL && (name = catalogue_provider_name("vast", i)) != NULL; i++)
-		for (k = 0; k < ARRAY_LEN(hints); k++)
-			if (catalogue_resolve("vast", name, hints[k]) == m)
-				return name;
-	return NULL;
+	return bk_gpu_name_of("vast", m, hints, ARRAY_LEN(hints));
 }
 
 static struct vast *
