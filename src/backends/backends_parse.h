@@ -33,6 +33,14 @@ typedef enum gr_err (*bj_error_of_fn)(long status, const struct cJSON *j, const 
 enum gr_err bj_error(long status, const char *body, size_t len, bj_error_of_fn of,
     struct gr_error *err);
 
+/* A provider's error code and the error it means here. */
+struct bj_code {
+	const char *code;
+	enum gr_err err;
+};
+/* What code means by a table of n, GR_OK when it is not listed. */
+enum gr_err bj_code_of(const struct bj_code *t, size_t n, const char *code);
+
 /*
  * Fails err as Lambda and PPIO word a refusal: code c (GR_OK: the status's, else GR_EFAIL)
  * and "MSG [CODE] (HTTP status)" cut at 255 bytes before the status, MSG or CODE alone when

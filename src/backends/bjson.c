@@ -176,3 +176,14 @@ bj_fail_coded(struct gr_error *err, const char *provider, long status, enum gr_e
 		return gr_fail(err, c, "%s (HTTP %ld); %s", m, status, sugg);
 	return gr_fail(err, c, "%s (HTTP %ld)", m, status);
 }
+
+enum gr_err
+bj_code_of(const struct bj_code *t, size_t n, const char *code)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(code, t[i].code) == 0)
+			return t[i].err;
+	return GR_OK;
+}

@@ -413,10 +413,7 @@ lambda_parse_ssh_keys(const char *body, size_t len, char (*names)[65], size_t ma
 enum gr_err
 lambda_parse_error(long status, const char *body, size_t len, struct gr_error *err)
 {
-	static const struct {
-		const char *code;
-		enum gr_err err;
-	} codes[] = {
+	static const struct bj_code codes[] = {
 		{ "global/invalid-api-key", GR_EAUTH },
 		{ "global/account-inactive", GR_EAUTH },
 		{ "global/invalid-address", GR_EAUTH },
@@ -434,7 +431,6 @@ lambda_parse_error(long status, const char *body, size_t len, struct gr_error *e
 	cJSON *j = NULL, *eo;
 	char code[96] = "", msg[256] = "", sugg[160] = "";
 	enum gr_err c = GR_OK;
-	size_t i;
 
 	if (status >= 200 && status < 300)
 		return GR_OK;
@@ -452,9 +448,7 @@ lambda_parse_error(long status, const char *body, size_t len, struct gr_error *e
 			msg[0] = '\0';
 	}
 	cJSON_Delete(j);
-	for (i = 0; i < ARRAY_LEN(codes); i++)
-		if (strcmp(code, codes[i].code) == 0)
-			c = codes[i].err;
+	c = bj_code_of(codes, ARRAY_LEN(codes), code);
 	if (c == GR_OK && strncmp(code, "provider/", 9) == 0)
 		c = GR_EUNAVAIL;
 	if (status == 429)
