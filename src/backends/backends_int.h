@@ -115,6 +115,47 @@ struct bk_launch {
 enum gr_err bk_launch_run(const struct bk_launch *l, struct instance *out, bool *found,
     struct gr_error *err);
 
+/* For a small price list read whole (Lambda, PPIO): whether the filter holds no term but
+   provider and type, the ones the core has already applied in choosing this backend. */
+bool bk_only_provider_type(const struct filter *f);
+
+/* The name a launch is found by: the user's label made printable, else
+   "gpurent-<client token>" (made for this request alone). True when it is the label. */
+bool bk_launch_name(const struct launch_req *req, char *name, size_t n);
+
+/*
+ * A launch whose create is one request (m, path, doc; never retried by the HTTP layer)
+ * answered with the new id, read by parse_id once the provider's verdict (bk_http's
+ * parse_error) is good; run by bk_launch_run, which after an unclear outcome finds the
+ * instance through list (name: the launch's, for a server that can filter by it). lid gets
+ * the new instance's id without "<provider>:". Lambda, PPIO and Vast.
+ */
+struct bk_create {
+	struct backend *b;
+	const struct bk_http *h;
+	enum http_method m;
+	const char *path;
+	const char *doc;
+	const char *name;
+	bool name_unique;
+	long backoff_ms;
+	enum gr_err (*parse_id)(const char *body, size_t len, char *id, size_t n,
+	    struct gr_error *err);
+	enum gr_err (*list)(struct backend *b, const char *name, struct instance_list *out,
+	    struct gr_error *err);
+};
+enum gr_err bk_create_run(const struct bk_create *c, struct instance *out, char *lid, size_t n,
+    struct gr_error *err);
+/* What a launch answers when its new instance cannot be read back yet: id, provider and
+   label, provisioning; nothing else known. */
+void bk_launched_stub(const struct backend *b, const char *id, const char *label,
+    struct instance *out);
+
+/* The provider's own name for a catalogue model: the first of its names that resolves to m
+   with one of the n memory sizes hinted (GB; 0: none), or NULL. */
+const char *bk_gpu_name_of(const char *provider, const struct gpu_model *m,
+    const int *vram_hints, size_t n);
+
 /* Wall-clock UTC seconds. */
 int64_t bk_now(void);
 /* Gives the samples from index `from` on that carry no time (the provider's reply had none)

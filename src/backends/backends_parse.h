@@ -26,6 +26,30 @@ struct cJSON;
 enum gr_err bj_parse(const char *provider, const char *body, size_t len, struct cJSON **out,
     struct gr_error *err);
 
+/* A provider's verdict on a raw reply: of judges the body parsed (NULL when it is empty or
+   not JSON) and, for a message, its raw text. */
+typedef enum gr_err (*bj_error_of_fn)(long status, const struct cJSON *j, const char *body,
+    size_t len, struct gr_error *err);
+enum gr_err bj_error(long status, const char *body, size_t len, bj_error_of_fn of,
+    struct gr_error *err);
+
+/* A provider's error code and the error it means here. */
+struct bj_code {
+	const char *code;
+	enum gr_err err;
+};
+/* What code means by a table of n, GR_OK when it is not listed. */
+enum gr_err bj_code_of(const struct bj_code *t, size_t n, const char *code);
+
+/*
+ * Fails err as Lambda and PPIO word a refusal: code c (GR_OK: the status's, else GR_EFAIL)
+ * and "MSG [CODE] (HTTP status)" cut at 255 bytes before the status, MSG or CODE alone when
+ * the other is "", "; SUGG" after when SUGG is not ""; http_fail_status when neither MSG nor
+ * CODE is known.
+ */
+enum gr_err bj_fail_coded(struct gr_error *err, const char *provider, long status,
+    enum gr_err c, const char *msg, const char *code, const char *sugg);
+
 /*
  * A JSON number or decimal string in dollars as micro-dollars. A number is rounded with
  * llround(v * 1e6): a double carries 15 significant digits, so any price below $10^8 with

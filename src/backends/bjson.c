@@ -2,12 +2,14 @@
  * bjson.c - small cJSON helpers shared by the provider parsers.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "backends_parse.h"
+#include "gpurent/http.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 
@@ -137,4 +139,51 @@ bj_first_str(const cJSON *obj, const char *const *keys)
 			return s;
 	}
 	return NULL;
+}
+
+enum gr_err
+bj_error(long status, const char *body, size_t len, bj_error_of_fn of, struct gr_error *err)
+{
+	cJSON *j = NULL;
+	enum gr_err e;
+
+	if (body != NULL && len > 0)
+		j = cJSON_ParseWithLength(body, len);
+	e = of(status, j, body, len, err);
+	cJSON_Delete(j);
+	return e;
+}
+
+enum gr_err
+bj_fail_coded(struct gr_error *err, const char *provider, long status, enum gr_err c,
+    const char *msg, const char *code, const char *sugg)
+{
+	char m[256];
+
+	if (c == GR_OK)
+		c = http_status_code(status);
+	if (c == GR_OK)
+		c = GR_EFAIL;
+	if (msg[0] == '\0' && code[0] == '\0')
+		return http_fail_status(err, provider, status, NULL);
+	if (msg[0] == '\0')
+		strlcpy_(m, code, sizeof(m));
+	else if (code[0] != '\0')
+		snprintf(m, sizeof(m), "%s [%s]", msg, code);
+	else
+		strlcpy_(m, msg, sizeof(m));
+	if (sugg[0] != '\0')
+		return gr_fail(err, c, "%s (HTTP %ld); %s", m, status, sugg);
+	return gr_fail(err, c, "%s (HTTP %ld)", m, status);
+}
+
+enum gr_err
+bj_code_of(const struct bj_code *t, size_t n, const char *code)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(code, t[i].code) == 0)
+			return t[i].err;
+	return GR_OK;
 }

@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include "gpurent/catalogue.h"
 #include "gpurent/config.h"
 #include "gpurent/i18n.h"
 #include "gpurent/state.h"
@@ -451,4 +452,101 @@ bk_launch_run(const struct bk_launch *l, struct instance *out, bool *found_out,
 	}
 	free(bf.ids);
 	return e;
+}
+
+bool
+bk_only_provider_type(const struct filter *f)
+{
+	size_t i;
+
+	for (i = 0; f != NULL && i < f->n; i++)
+		if (f->t[i].field != FF_PROVIDER && f->t[i].field != FF_TYPE)
+			return false;
+	return true;
+}
+
+bool
+bk_launch_name(const struct launch_req *req, char *name, size_t n)
+{
+	bool labelled = req->label != NULL && req->label[0] != '\0';
+
+	if (labelled)
+		text_sanitize(name, n, req->label);
+	else
+		snprintf(name, n, "gpurent-%.48s",
+		    req->client_token != NULL ? req->client_token : "launch");
+	return labelled;
+}
+
+/* One bk_create under way: its request and the id the reply gave. */
+struct create_run {
+	const struct bk_create *c;
+	char *lid;
+	size_t n;
+};
+
+static enum gr_err
+create_send(void *ctx, struct http_response *rs, struct gr_error *err)
+{
+	const struct bk_create *c = ((struct create_run *)ctx)->c;
+
+	return bk_request(c->h, c->m, c->path, c->doc, false, rs, err);
+}
+
+static enum gr_err
+create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
+{
+	struct create_run *r = ctx;
+	enum gr_err e = r->c->h->parse_error(rs->status, rs->body, rs->len, err);
+
+	return e == GR_OK ? r->c->parse_id(rs->body, rs->len, r->lid, r->n, err) : e;
+}
+
+static enum gr_err
+create_list(void *ctx, struct instance_list *out, struct gr_error *err)
+{
+	const struct bk_create *c = ((struct create_run *)ctx)->c;
+
+	return c->list(c->b, c->name, out, err);
+}
+
+enum gr_err
+bk_create_run(const struct bk_create *c, struct instance *out, char *lid, size_t n,
+    struct gr_error *err)
+{
+	struct create_run r = { .c = c, .lid = lid, .n = n };
+	bool found;
+	enum gr_err e;
+
+	e = bk_launch_run(&(struct bk_launch){ .name = c->name, .name_unique = c->name_unique,
+	    .backoff_ms = c->backoff_ms, .ctx = &r, .send = create_send, .accept = create_accept,
+	    .list = create_list }, out, &found, err);
+	if (e == GR_OK && found)
+		strlcpy_(lid, out->id + strlen(c->b->ops->name) + 1, n);
+	return e;
+}
+
+void
+bk_launched_stub(const struct backend *b, const char *id, const char *label,
+    struct instance *out)
+{
+	memset(out, 0, sizeof(*out));
+	strlcpy_(out->id, id, sizeof(out->id));
+	strlcpy_(out->provider, b->ops->name, sizeof(out->provider));
+	strlcpy_(out->label, label, sizeof(out->label));
+	out->state = ST_PROVISIONING;
+}
+
+const char *
+bk_gpu_name_of(const char *provider, const struct gpu_model *m, const int *vram_hints,
+    size_t n)
+{
+	const char *name;
+	size_t i, k;
+
+	for (i = 0; m != NULL && (name = catalogue_provider_name(provider, i)) != NULL; i++)
+		for (k = 0; k < n; k++)
+			if (catalogue_resolve(provider, name, vram_hints[k]) == m)
+				return name;
+	return NULL;
 }

@@ -57,13 +57,8 @@ static enum gr_err
 lambda_offers(struct backend *b, const struct filter *f, struct offer_list *out,
     bool *pushed_all, struct gr_error *err)
 {
-	size_t i;
-
 	/* One small price list: nothing to push down, the core filters it all. */
-	*pushed_all = true;
-	for (i = 0; f != NULL && i < f->n; i++)
-		if (f->t[i].field != FF_PROVIDER && f->t[i].field != FF_TYPE)
-			*pushed_all = false;
+	*pushed_all = bk_only_provider_type(f);
 	return bk_offers_read(&priv(b)->h, HTTP_GET, "/api/v1/instance-types", NULL,
 	    &lambda_offer_kind, NULL, out, err);
 }
@@ -165,39 +160,13 @@ pick_ssh_key(struct backend *b, char *out, size_t n, struct gr_error *err)
 	return GR_EUSAGE;
 }
 
-/* One launch request and how to recognise its instance (for bk_launch_run). */
-struct create {
-	struct backend *b;
-	const char *doc;
-	const char *name;
-	char lid[80];		/* the new instance's id, once accepted */
-};
-
+/* Lambda's list has no name filter: the whole list, for bk_create_run. */
 static enum gr_err
-create_send(void *ctx, struct http_response *rs, struct gr_error *err)
+list_for_launch(struct backend *b, const char *name, struct instance_list *out,
+    struct gr_error *err)
 {
-	struct create *c = ctx;
-
-	return bk_request(&priv(c->b)->h, HTTP_POST, "/api/v1/instance-operations/launch",
-	    c->doc, false, rs, err);
-}
-
-static enum gr_err
-create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
-{
-	struct create *c = ctx;
-	enum gr_err e = lambda_parse_error(rs->status, rs->body, rs->len, err);
-
-	return e == GR_OK ? lambda_parse_launch(rs->body, rs->len, c->lid, sizeof(c->lid), err) :
-	    e;
-}
-
-static enum gr_err
-create_list(void *ctx, struct instance_list *out, struct gr_error *err)
-{
-	struct create *c = ctx;
-
-	return lambda_list(c->b, out, err);
+	(void)name;
+	return lambda_list(b, out, err);
 }
 
 static enum gr_err
@@ -205,11 +174,11 @@ lambda_launch(struct backend *b, const struct launch_req *req, struct instance *
     struct gr_error *err)
 {
 	char type[64], region[48], key[65], name[65], *doc;
+	char lid[80] = "";
 	const char *l, *at;
 	cJSON *o;
-	struct create lc = { 0 };
 	enum gr_err e;
-	bool found, labelled;
+	bool labelled;
 
 	if (req->interruptible)
 		return gr_fail(err, GR_EUNSUPPORTED, "Lambda has no interruptible "
@@ -230,12 +199,7 @@ lambda_launch(struct backend *b, const struct launch_req *req, struct instance *
 	/* The disk is fixed by the instance type (specs.storage_gib); a size asked is ignored. */
 	if ((e = pick_ssh_key(b, key, sizeof(key), err)) != GR_OK)
 		return e;
-	labelled = req->label != NULL && req->label[0] != '\0';
-	if (labelled)
-		text_sanitize(name, sizeof(name), req->label);
-	else
-		snprintf(name, sizeof(name), "gpurent-%.48s",
-		    req->client_token != NULL ? req->client_token : "launch");
+	labelled = bk_launch_name(req, name, sizeof(name));
 
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "region_name", region);
@@ -249,30 +213,22 @@ lambda_launch(struct backend *b, const struct launch_req *req, struct instance *
 	doc = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 
-	lc.b = b;
-	lc.doc = doc;
-	lc.name = name;
-	e = bk_launch_run(&(struct bk_launch){ .name = name,
-	    .name_unique = !labelled && req->client_token != NULL, .backoff_ms = 1000, .ctx = &lc,
-	    .send = create_send, .accept = create_accept, .list = create_list }, out, &found, err);
-	if (e == GR_OK && found)
-		strlcpy_(lc.lid, out->id + 7, sizeof(lc.lid));
+	e = bk_create_run(&(struct bk_create){ .b = b, .h = &priv(b)->h, .m = HTTP_POST,
+	    .path = "/api/v1/instance-operations/launch", .doc = doc, .name = name,
+	    .name_unique = !labelled && req->client_token != NULL, .backoff_ms = 1000,
+	    .parse_id = lambda_parse_launch, .list = list_for_launch }, out, lid, sizeof(lid),
+	    err);
 	free(doc);
 	if (e != GR_OK)
 		return e;
-	/* Lambda never says when an instance was created: record it now. */
+	/* Lambda never says when an instance was created: its launch is (the session keeps it). */
 	{
 		char full[ID_MAX];
 		int64_t now = bk_now();
 
-		snprintf(full, sizeof(full), "lambda:%.56s", lc.lid);
-		if (lambda_get_local(b, lc.lid, out, &(struct gr_error){ 0 }) != GR_OK) {
-			memset(out, 0, sizeof(*out));
-			strlcpy_(out->id, full, sizeof(out->id));
-			strlcpy_(out->provider, "lambda", sizeof(out->provider));
-			strlcpy_(out->label, name, sizeof(out->label));
-			out->state = ST_PROVISIONING;
-		}
+		snprintf(full, sizeof(full), "lambda:%.56s", lid);
+		if (lambda_get_local(b, lid, out, &(struct gr_error){ 0 }) != GR_OK)
+			bk_launched_stub(b, full, name, out);
 		out->created_at = now;
 		out->valid |= IV_CREATED;
 	}

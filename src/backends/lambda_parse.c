@@ -306,6 +306,28 @@ lambda_instance_from_json(const cJSON *in, struct instance *out)
 	}
 }
 
+/* The reply parsed into *j (the caller deletes it) and its "data" member, a list (list)
+   or else an object, in *d. */
+static enum gr_err
+parse_data(const char *body, size_t len, bool list, cJSON **j, cJSON **d,
+    struct gr_error *err)
+{
+	enum gr_err e;
+
+	if ((e = bj_parse(P, body, len, j, err)) != GR_OK)
+		return e;
+	*d = cJSON_GetObjectItemCaseSensitive(*j, "data");
+	if (list && !cJSON_IsArray(*d)) {
+		cJSON_Delete(*j);
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data list)");
+	}
+	if (!list && !cJSON_IsObject(*d)) {
+		cJSON_Delete(*j);
+		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data object)");
+	}
+	return GR_OK;
+}
+
 enum gr_err
 lambda_parse_instances(const char *body, size_t len, struct instance_list *out,
     struct gr_error *err)
@@ -313,13 +335,8 @@ lambda_parse_instances(const char *body, size_t len, struct instance_list *out,
 	cJSON *j, *d, *in;
 	enum gr_err e;
 
-	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+	if ((e = parse_data(body, len, true, &j, &d, err)) != GR_OK)
 		return e;
-	d = cJSON_GetObjectItemCaseSensitive(j, "data");
-	if (!cJSON_IsArray(d)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data list)");
-	}
 	cJSON_ArrayForEach(in, d) {
 		struct instance tmp;
 
@@ -340,13 +357,8 @@ lambda_parse_instance(const char *body, size_t len, struct instance *out, struct
 	cJSON *j, *d;
 	enum gr_err e;
 
-	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+	if ((e = parse_data(body, len, false, &j, &d, err)) != GR_OK)
 		return e;
-	d = cJSON_GetObjectItemCaseSensitive(j, "data");
-	if (!cJSON_IsObject(d)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data object)");
-	}
 	memset(out, 0, sizeof(*out));
 	lambda_instance_from_json(d, out);
 	cJSON_Delete(j);
@@ -385,13 +397,8 @@ lambda_parse_ssh_keys(const char *body, size_t len, char (*names)[65], size_t ma
 	char name[65];
 
 	*count = 0;
-	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+	if ((e = parse_data(body, len, true, &j, &d, err)) != GR_OK)
 		return e;
-	d = cJSON_GetObjectItemCaseSensitive(j, "data");
-	if (!cJSON_IsArray(d)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data list)");
-	}
 	cJSON_ArrayForEach(k, d) {
 		if (!bj_str(k, "name", name, sizeof(name)) || name[0] == '\0')
 			continue;
@@ -406,10 +413,7 @@ lambda_parse_ssh_keys(const char *body, size_t len, char (*names)[65], size_t ma
 enum gr_err
 lambda_parse_error(long status, const char *body, size_t len, struct gr_error *err)
 {
-	static const struct {
-		const char *code;
-		enum gr_err err;
-	} codes[] = {
+	static const struct bj_code codes[] = {
 		{ "global/invalid-api-key", GR_EAUTH },
 		{ "global/account-inactive", GR_EAUTH },
 		{ "global/invalid-address", GR_EAUTH },
@@ -427,7 +431,6 @@ lambda_parse_error(long status, const char *body, size_t len, struct gr_error *e
 	cJSON *j = NULL, *eo;
 	char code[96] = "", msg[256] = "", sugg[160] = "";
 	enum gr_err c = GR_OK;
-	size_t i;
 
 	if (status >= 200 && status < 300)
 		return GR_OK;
@@ -445,27 +448,10 @@ lambda_parse_error(long status, const char *body, size_t len, struct gr_error *e
 			msg[0] = '\0';
 	}
 	cJSON_Delete(j);
-	for (i = 0; i < ARRAY_LEN(codes); i++)
-		if (strcmp(code, codes[i].code) == 0)
-			c = codes[i].err;
+	c = bj_code_of(codes, ARRAY_LEN(codes), code);
 	if (c == GR_OK && strncmp(code, "provider/", 9) == 0)
 		c = GR_EUNAVAIL;
 	if (status == 429)
 		c = GR_ERATELIMIT;
-	if (c == GR_OK)
-		c = http_status_code(status);
-	if (c == GR_OK)
-		c = GR_EFAIL;
-	if (msg[0] == '\0' && code[0] == '\0')
-		return http_fail_status(err, P, status, NULL);
-	if (msg[0] == '\0')
-		strlcpy_(msg, code, sizeof(msg));
-	else if (code[0] != '\0') {
-		size_t l = strlen(msg);
-
-		snprintf(msg + l, sizeof(msg) - l, " [%s]", code);
-	}
-	if (sugg[0] != '\0')
-		return gr_fail(err, c, "%s (HTTP %ld); %s", msg, status, sugg);
-	return gr_fail(err, c, "%s (HTTP %ld)", msg, status);
+	return bj_fail_coded(err, P, status, c, msg, code, sugg);
 }

@@ -89,13 +89,8 @@ static enum gr_err
 ppio_offers(struct backend *b, const struct filter *f, struct offer_list *out,
     bool *pushed_all, struct gr_error *err)
 {
-	size_t i;
-
 	/* One small catalogue: nothing to push down, the core filters it all. */
-	*pushed_all = true;
-	for (i = 0; f != NULL && i < f->n; i++)
-		if (f->t[i].field != FF_PROVIDER && f->t[i].field != FF_TYPE)
-			*pushed_all = false;
+	*pushed_all = bk_only_provider_type(f);
 	return fetch_products(b, out, err);
 }
 
@@ -252,42 +247,6 @@ ppio_list(struct backend *b, struct instance_list *out, struct gr_error *err)
 	return list_pages(b, NULL, out, err);
 }
 
-/* One create request and how to recognise its instance (for bk_launch_run). */
-struct create {
-	struct backend *b;
-	const char *doc;
-	const char *name;
-	char lid[80];		/* the new instance's id, once accepted */
-};
-
-static enum gr_err
-create_send(void *ctx, struct http_response *rs, struct gr_error *err)
-{
-	struct create *c = ctx;
-
-	/* Never retried by the HTTP layer: there is no idempotency key (§5.1). */
-	return bk_request(&priv(c->b)->h, HTTP_POST, "/gpus/v2/instances", c->doc, false, rs, err);
-}
-
-static enum gr_err
-create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
-{
-	struct create *c = ctx;
-	enum gr_err e = ppio_parse_error(rs->status, rs->body, rs->len, err);
-
-	return e == GR_OK ? ppio_parse_create(rs->body, rs->len, c->lid, sizeof(c->lid), err) :
-	    e;
-}
-
-/* The instances the server's fuzzy name filter (§5.2) gives for c->name. */
-static enum gr_err
-create_list(void *ctx, struct instance_list *out, struct gr_error *err)
-{
-	struct create *c = ctx;
-
-	return list_pages(c->b, c->name, out, err);
-}
-
 static char *
 create_doc(const struct launch_req *req, const char *name, const char *product,
     const char *region, int count, bool spot, const char *image, int disk)
@@ -349,10 +308,10 @@ ppio_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 {
 	struct ppio *p = priv(b);
 	char product[64], region[32], name[65], full[ID_MAX], *doc;
+	char lid[80] = "";
 	const char *l, *image;
-	struct create pc = { 0 };
 	int count;
-	bool spot, found, labelled;
+	bool spot, labelled;
 	enum gr_err e;
 
 	if ((l = bk_local_id(b, req->offer_id, err)) == NULL)
@@ -368,35 +327,24 @@ ppio_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 		return gr_fail(err, GR_EUSAGE, "PPIO launches need an image: give --image or "
 		    "set ppio.image (or launch.image)");
 	/* The name is required (§5.1) and is how a launch is found after an unclear failure. */
-	labelled = req->label != NULL && req->label[0] != '\0';
-	if (labelled)
-		text_sanitize(name, sizeof(name), req->label);
-	else
-		snprintf(name, sizeof(name), "gpurent-%.48s",
-		    req->client_token != NULL ? req->client_token : "launch");
+	labelled = bk_launch_name(req, name, sizeof(name));
 	doc = create_doc(req, name, product, region, count, spot, image,
 	    req->disk_gb > 0 ? req->disk_gb : p->disk_gb);
-	pc.b = b;
-	pc.doc = doc;
-	pc.name = name;
-	e = bk_launch_run(&(struct bk_launch){ .name = name,
-	    .name_unique = !labelled && req->client_token != NULL, .backoff_ms = 1000, .ctx = &pc,
-	    .send = create_send, .accept = create_accept, .list = create_list }, out, &found, err);
-	if (e == GR_OK && found)
-		strlcpy_(pc.lid, out->id + 5, sizeof(pc.lid));
+	/* Never retried by the HTTP layer: there is no idempotency key (§5.1). The server's
+	   fuzzy name filter (§5.2) lists the instances a launch may have made. */
+	e = bk_create_run(&(struct bk_create){ .b = b, .h = &p->h, .m = HTTP_POST,
+	    .path = "/gpus/v2/instances", .doc = doc, .name = name,
+	    .name_unique = !labelled && req->client_token != NULL, .backoff_ms = 1000,
+	    .parse_id = ppio_parse_create, .list = list_pages }, out, lid, sizeof(lid), err);
 	free(doc);
 	if (e != GR_OK)
 		return e;
-	snprintf(full, sizeof(full), "ppio:%.58s", pc.lid);
-	if (get_local(b, pc.lid, out, &(struct gr_error){ 0 }) != GR_OK) {
-		memset(out, 0, sizeof(*out));
-		strlcpy_(out->id, full, sizeof(out->id));
-		strlcpy_(out->provider, "ppio", sizeof(out->provider));
-		strlcpy_(out->label, name, sizeof(out->label));
+	snprintf(full, sizeof(full), "ppio:%.58s", lid);
+	if (get_local(b, lid, out, &(struct gr_error){ 0 }) != GR_OK) {
+		bk_launched_stub(b, full, name, out);
 		strlcpy_(out->offer_id, req->offer_id, sizeof(out->offer_id));
 		out->gpu_count = count;
 		out->type = spot ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
-		out->state = ST_PROVISIONING;
 		add_rate(b, out);
 	}
 	return GR_OK;

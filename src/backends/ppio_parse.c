@@ -558,10 +558,7 @@ ppio_parse_create(const char *body, size_t len, char *id, size_t n, struct gr_er
 enum gr_err
 ppio_parse_error(long status, const char *body, size_t len, struct gr_error *err)
 {
-	static const struct {
-		const char *reason;
-		enum gr_err err;
-	} reasons[] = {
+	static const struct bj_code reasons[] = {
 		{ "UNAUTHORIZED", GR_EAUTH }, { "FORBIDDEN", GR_EAUTH },
 		{ "RESOURCE_NOT_FOUND", GR_ENOTFOUND },
 		{ "INSUFFICIENT_RESOURCE", GR_ECAPACITY },
@@ -581,7 +578,6 @@ ppio_parse_error(long status, const char *body, size_t len, struct gr_error *err
 	char reason[64] = "", msg[256] = "";
 	const char *m;
 	enum gr_err c = GR_OK;
-	size_t i;
 
 	if (status >= 200 && status < 300)
 		return GR_OK;
@@ -604,25 +600,10 @@ ppio_parse_error(long status, const char *body, size_t len, struct gr_error *err
 			msg[0] = '\0';
 	}
 	cJSON_Delete(j);
-	for (i = 0; i < ARRAY_LEN(reasons); i++)
-		if (strcmp(reason, reasons[i].reason) == 0)
-			c = reasons[i].err;
+	c = bj_code_of(reasons, ARRAY_LEN(reasons), reason);
 	if (status == 429)
 		c = GR_ERATELIMIT;
 	else if (status >= 500 && c != GR_ERATELIMIT)
 		c = GR_EUNAVAIL;
-	if (c == GR_OK)
-		c = http_status_code(status);
-	if (c == GR_OK)
-		c = GR_EFAIL;
-	if (msg[0] == '\0' && reason[0] == '\0')
-		return http_fail_status(err, P, status, NULL);
-	if (msg[0] == '\0')
-		strlcpy_(msg, reason, sizeof(msg));
-	else if (reason[0] != '\0') {
-		size_t l = strlen(msg);
-
-		snprintf(msg + l, sizeof(msg) - l, " [%s]", reason);
-	}
-	return gr_fail(err, c, "%s (HTTP %ld)", msg, status);
+	return bj_fail_coded(err, P, status, c, msg, reason, "");
 }

@@ -46,13 +46,9 @@ static const int default_counts[] = { 1, 2, 4, 8 };
 const char *
 runpod_gpu_id_of(const struct gpu_model *m)
 {
-	const char *id;
-	size_t i;
+	static const int no_hint[] = { 0 };
 
-	for (i = 0; m != NULL && (id = catalogue_provider_name("runpod", i)) != NULL; i++)
-		if (catalogue_resolve("runpod", id, 0) == m)
-			return id;
-	return NULL;
+	return bk_gpu_name_of("runpod", m, no_hint, ARRAY_LEN(no_hint));
 }
 
 static struct runpod *
@@ -407,12 +403,7 @@ runpod_launch(struct backend *b, const struct launch_req *req, struct instance *
 	if (req->interruptible && req->bid_hour <= 0)
 		return gr_fail(err, GR_EUSAGE, "an interruptible launch needs a bid");
 	/* The name carries the client token, so an unclear outcome can be looked up. */
-	labelled = req->label != NULL && req->label[0] != '\0';
-	if (labelled)
-		text_sanitize(name, sizeof(name), req->label);
-	else
-		snprintf(name, sizeof(name), "gpurent-%s",
-		    req->client_token != NULL ? req->client_token : "launch");
+	labelled = bk_launch_name(req, name, sizeof(name));
 	doc = deploy_doc(r, req, secure, count, type_id, name);
 	url = bk_url(&r->h, "/graphql");
 	rc.b = b;

@@ -476,14 +476,7 @@ runpod_parse_metrics(const char *body, size_t len, const char *id, struct sample
 enum gr_err
 runpod_parse_error(long status, const char *body, size_t len, struct gr_error *err)
 {
-	cJSON *j = NULL;
-	enum gr_err e;
-
-	if (body != NULL && len > 0)
-		j = cJSON_ParseWithLength(body, len);
-	e = error_of(status, j, body, len, err);
-	cJSON_Delete(j);
-	return e;
+	return bj_error(status, body, len, error_of, err);
 }
 
 /* runpod_parse_error on a parsed reply (NULL: not JSON; body, if any, for a snippet). */

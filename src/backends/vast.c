@@ -42,15 +42,8 @@ const char *
 vast_gpu_name_of(const struct gpu_model *m)
 {
 	static const int hints[] = { 10, 16, 32, 40, 80, 96, 144 };
-	size_t i, k;
 
-	const char *name;
-
-	for (i = 0; m != NULL && (name = catalogue_provider_name("vast", i)) != NULL; i++)
-		for (k = 0; k < ARRAY_LEN(hints); k++)
-			if (catalogue_resolve("vast", name, hints[k]) == m)
-				return name;
-	return NULL;
+	return bk_gpu_name_of("vast", m, hints, ARRAY_LEN(hints));
 }
 
 static struct vast *
@@ -525,6 +518,19 @@ local_numeric(struct backend *b, const char *id, const char *what, struct gr_err
 	return l;
 }
 
+/* The numeric id of one of our instances in *l, once there is a key to ask with. */
+static enum gr_err
+instance_local(struct backend *b, const char *id, const char **l, struct gr_error *err)
+{
+	enum gr_err e;
+
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+		return e;
+	if ((*l = local_numeric(b, id, "instance", err)) == NULL)
+		return GR_ENOTFOUND;
+	return GR_OK;
+}
+
 static enum gr_err
 vast_get_local(struct backend *b, const char *l, struct instance *out, struct gr_error *err)
 {
@@ -557,10 +563,8 @@ vast_get(struct backend *b, const char *id, struct instance *out, struct gr_erro
 	const char *l;
 	enum gr_err e;
 
-	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+	if ((e = instance_local(b, id, &l, err)) != GR_OK)
 		return e;
-	if ((l = local_numeric(b, id, "instance", err)) == NULL)
-		return GR_ENOTFOUND;
 	return vast_get_local(b, l, out, err);
 }
 
@@ -658,37 +662,16 @@ create_body(const struct vast *v, const struct launch_req *req, const char *labe
 	return s;
 }
 
-/* One create request and how to recognise its instance (for bk_launch_run). */
-struct create {
-	struct backend *b;
-	const struct http_request *rq;
-	const char *label;
-	long long contract;	/* the new instance's id, once accepted */
-};
-
+/* The new contract's id as text, for bk_create_run. */
 static enum gr_err
-create_send(void *ctx, struct http_response *rs, struct gr_error *err)
+parse_contract(const char *body, size_t len, char *id, size_t n, struct gr_error *err)
 {
-	struct create *c = ctx;
+	long long contract;
+	enum gr_err e = vast_parse_create(body, len, &contract, err);
 
-	return http_do(priv(c->b)->h.http, c->rq, rs, err);
-}
-
-static enum gr_err
-create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
-{
-	struct create *c = ctx;
-	enum gr_err e = vast_parse_error(rs->status, rs->body, rs->len, err);
-
-	return e == GR_OK ? vast_parse_create(rs->body, rs->len, &c->contract, err) : e;
-}
-
-static enum gr_err
-create_list(void *ctx, struct instance_list *out, struct gr_error *err)
-{
-	struct create *c = ctx;
-
-	return vast_list(c->b, c->label, out, err);
+	if (e == GR_OK)
+		snprintf(id, n, "%lld", contract);
+	return e;
 }
 
 static enum gr_err
@@ -696,12 +679,11 @@ vast_launch(struct backend *b, const struct launch_req *req, struct instance *ou
     struct gr_error *err)
 {
 	struct vast *v = priv(b);
-	struct http_request rq = { 0 };
-	char path[96], label[LABEL_MAX], idbuf[32], *body, *url;
+	char path[96], label[LABEL_MAX], *body;
+	char lid[32] = "";
 	const char *ask;
-	struct create vc = { 0 };
 	enum gr_err e = GR_OK;
-	bool found, labelled;
+	bool labelled;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
@@ -709,42 +691,21 @@ vast_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 		return GR_ENOTFOUND;
 	if (req->interruptible && req->bid_hour <= 0)
 		return gr_fail(err, GR_EUSAGE, "an interruptible launch needs a bid");
-	labelled = req->label != NULL && req->label[0] != '\0';
-	if (labelled)
-		text_sanitize(label, sizeof(label), req->label);
-	else
-		snprintf(label, sizeof(label), "gpurent-%s",
-		    req->client_token != NULL ? req->client_token : "launch");
+	labelled = bk_launch_name(req, label, sizeof(label));
 	body = create_body(v, req, label);
 	snprintf(path, sizeof(path), "/api/v0/asks/%s/", ask);
-	url = bk_url(&v->h, path);
-	rq.method = HTTP_PUT;
-	rq.url = url;
-	rq.headers = v->h.hdrs;
-	rq.body = body;
-	rq.idempotent = false;	/* a create is never repeated by the HTTP layer */
-
-	vc.b = b;
-	vc.rq = &rq;
-	vc.label = label;
-	e = bk_launch_run(&(struct bk_launch){ .name = label,
-	    .name_unique = !labelled && req->client_token != NULL, .backoff_ms = 500, .ctx = &vc,
-	    .send = create_send, .accept = create_accept, .list = create_list }, out, &found, err);
-	if (e == GR_OK && found) {
-		snprintf(idbuf, sizeof(idbuf), "%s", out->id + 5);
-		parse_int(idbuf, 1, INT64_MAX, &vc.contract);
-	}
-	free(url);
+	e = bk_create_run(&(struct bk_create){ .b = b, .h = &v->h, .m = HTTP_PUT, .path = path,
+	    .doc = body, .name = label, .name_unique = !labelled && req->client_token != NULL,
+	    .backoff_ms = 500, .parse_id = parse_contract, .list = vast_list }, out, lid,
+	    sizeof(lid), err);
 	free(body);
 	if (e != GR_OK)
 		return e;
-	snprintf(idbuf, sizeof(idbuf), "%lld", vc.contract);
-	if (vast_get_local(b, idbuf, out, &(struct gr_error){ 0 }) != GR_OK) {
-		memset(out, 0, sizeof(*out));
-		snprintf(out->id, sizeof(out->id), "vast:%lld", vc.contract);
-		strlcpy_(out->provider, "vast", sizeof(out->provider));
-		strlcpy_(out->label, label, sizeof(out->label));
-		out->state = ST_PROVISIONING;
+	if (vast_get_local(b, lid, out, &(struct gr_error){ 0 }) != GR_OK) {
+		char full[ID_MAX];
+
+		snprintf(full, sizeof(full), "vast:%s", lid);
+		bk_launched_stub(b, full, label, out);
 		out->type = req->interruptible ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
 	}
 	strlcpy_(out->offer_id, req->offer_id, sizeof(out->offer_id));
@@ -762,10 +723,8 @@ vast_action(struct backend *b, const char *id, enum http_method m, const char *j
 	const char *l;
 	enum gr_err e;
 
-	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+	if ((e = instance_local(b, id, &l, err)) != GR_OK)
 		return e;
-	if ((l = local_numeric(b, id, "instance", err)) == NULL)
-		return GR_ENOTFOUND;
 	snprintf(path, sizeof(path), "/api/v0/instances/%s/", l);
 	/* Setting a state or deleting is idempotent: a repeat has the same effect. */
 	e = bk_request(&v->h, m, path, json, true, &rs, err);
@@ -810,10 +769,8 @@ vast_metrics(struct backend *b, const char *id, struct sample_list *out, struct 
 	enum gr_err e;
 	size_t from = out->n;
 
-	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+	if ((e = instance_local(b, id, &l, err)) != GR_OK)
 		return e;
-	if ((l = local_numeric(b, id, "instance", err)) == NULL)
-		return GR_ENOTFOUND;
 	snprintf(path, sizeof(path), "/api/v0/instances/%s/?owner=me", l);
 	e = bk_request(&v->h, HTTP_GET, path, NULL, true, &rs, err);
 	if (e == GR_OK && rs.status == 404)

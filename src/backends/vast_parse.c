@@ -432,14 +432,7 @@ vast_parse_metrics(const char *body, size_t len, struct sample_list *out, struct
 enum gr_err
 vast_parse_error(long status, const char *body, size_t len, struct gr_error *err)
 {
-	cJSON *j = NULL;
-	enum gr_err e;
-
-	if (body != NULL && len > 0)
-		j = cJSON_ParseWithLength(body, len);
-	e = error_of(status, j, body, len, err);
-	cJSON_Delete(j);
-	return e;
+	return bj_error(status, body, len, error_of, err);
 }
 
 /* The error a reply says, from its parsed body j (may be NULL) or its raw text. */
