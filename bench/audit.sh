@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/audit.sh BUILD - `gpurent audit --since 30d` over a month of history for 50 instances.
 #
-# Builds a state database as a month of watching leaves it (samples.h retention): 50
+# Builds a state database as a month of watching leaves it (history.h retention): 50
 # instances of one GPU each on vast's (wall) clock, each billed the whole month in one
 # segment a day (1,500 ledger rows); one-minute sample aggregates for days 30..2 (41,760
 # per GPU, 2.09 M rows) and raw samples every 30 s for the last day (2,880 per GPU, 144,000

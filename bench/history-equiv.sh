@@ -8,14 +8,14 @@
 # 1m, 7m, 30m, 1h), with --since and --until cutting hours (NEW reads the whole hours
 # between from samples_gpu_hour), and `audit --since 30d --offline -o json`
 # (its utilisation, p95, idle and energy figures), byte for byte, but for one documented
-# difference (samples.h, samples_summary): when NEW reads the hourly roll-up, audit's p95
+# difference (history.h, samples_summary): when NEW reads the hourly roll-up, audit's p95
 # is the whole part of OLD's, so a p95 pair passes when NEW is a whole number with
 # NEW <= OLD <= NEW + 1 (OLD is printed to one decimal, so 93.96 shows as 94.0). Each build
 # runs on its own copy of the database; the minute rows are written behind gpurent's back,
 # so the roll-ups are dropped and the first command of each build fills them again, as for
 # a database made before samples_hour and samples_gpu_hour. Steps of several hours (3h,
 # 1d, and 2h with cut hours) are compared apart, with their one documented difference
-# (samples.h, samples_history): a mean printed 0.1 apart where the exact mean is halfway
+# (history.h, samples_history): a mean printed 0.1 apart where the exact mean is halfway
 # between two tenths; the number of such rows is printed.
 set -eu
 old=${1:?usage: bench/history-equiv.sh OLD_GPURENT NEW_GPURENT}

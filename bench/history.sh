@@ -4,7 +4,7 @@
 # 1. `gpurent metrics ID --since 30d` over a month of 10 s history of 16 instances (one GPU
 #    each): 29 days of one-minute aggregates and 24 hours of raw samples per instance,
 #    written straight into the tables (the layout store/history.c makes; see include/gpurent/
-#    samples.h), so that building the month takes seconds. Floors in the same run: the
+#    history.h), so that building the month takes seconds. Floors in the same run: the
 #    process start (`gpurent version`) and the sqlite3 shell running the bucket query of
 #    one instance's minutes alone. Target: under 100 ms. Also the database's size.
 # 2. `gpurent exporter` answering a scrape of 64 running instances while a second provider

@@ -7,7 +7,7 @@
  *   spend         what compute and storage cost (micro-units of the row's currency,
  *                 money_accrue per segment)
  *   idle_s        billed seconds in which every GPU was at or below the idle threshold, as
- *                 the sample history saw them (samples.h); time without samples is never
+ *                 the sample history saw them (history.h); time without samples is never
  *                 idle, so idle_s is a floor
  *   waste         compute spend x idle_s / billed_s: what the idle time cost
  *   util_mean/p95 time-weighted GPU utilisation of the samples (per instance; for a group,

@@ -187,7 +187,7 @@ void session_snapshots(struct session *s, struct snapshot_job *jobs, size_t n, s
 
 /*
  * The door for a sample of the record (src/session/sample.c): the snapshot of instance id
- * from src into out (initialised by the caller), kept in the sample history (samples.h)
+ * from src into out (initialised by the caller), kept in the sample history (history.h)
  * with the history's retention applied on the session's clock (session_now). The watcher,
  * the exporter, the dashboard, `metrics` and `verify` sample here, and whatever decides
  * (watch, audit, groups, the exporter) reads the history. Returns the sampling error; a

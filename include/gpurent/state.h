@@ -1,7 +1,7 @@
 /*
  * state.h - the state database (src/store/): the connection, the launch journal, meta; the
  * cost ledger is ledger.h, and each other family of tables has a header of its own (events.h,
- * groups.h, samples.h, jobs.h, forwards.h, watch_state.h, idcache.h, offer_cache.h,
+ * groups.h, history.h, jobs.h, forwards.h, watch_state.h, idcache.h, offer_cache.h,
  * gpunames.h). Callers hold a struct state * and call functions: no SQL and no SQLite type
  * crosses these headers (scripts/check-layers), so another database could sit behind them.
  *

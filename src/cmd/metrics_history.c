@@ -10,7 +10,7 @@
 #include "gpurent/columns.h"
 #include "gpurent/i18n.h"
 #include "gpurent/output.h"
-#include "gpurent/samples.h"
+#include "gpurent/history.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -24,7 +24,7 @@
 /*
  * Raw samples while the whole range is within raw retention; beyond it, buckets of whole
  * minutes, as small as keeps each GPU under AUTO_ROWS_MAX rows, and whole hours for a range
- * longer than AUTO_HOURS_AFTER: those are read from the hourly roll-up (samples.h), a
+ * longer than AUTO_HOURS_AFTER: those are read from the hourly roll-up (history.h), a
  * month in some 720 rows per GPU instead of 43200 minute rows.
  */
 int

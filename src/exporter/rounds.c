@@ -19,7 +19,7 @@
 #include "gpurent/costs.h"
 #include "gpurent/exporter.h"
 #include "gpurent/i18n.h"
-#include "gpurent/samples.h"
+#include "gpurent/history.h"
 #include "gpurent/session.h"
 #include "gpurent/ssh_retry.h"
 #include "gpurent/state.h"

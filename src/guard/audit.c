@@ -13,7 +13,7 @@
 #include "gpurent/catalogue.h"
 #include "gpurent/ledger.h"
 #include "gpurent/money.h"
-#include "gpurent/samples.h"
+#include "gpurent/history.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 

@@ -25,7 +25,7 @@
 #include "gpurent/paths.h"
 #include "gpurent/sampler.h"
 #include "gpurent/remote_job.h"
-#include "gpurent/samples.h"
+#include "gpurent/history.h"
 #include "gpurent/session.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"

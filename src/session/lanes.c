@@ -18,7 +18,7 @@
 #include "gpurent/lanes.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote_forward.h"
-#include "gpurent/samples.h"
+#include "gpurent/history.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 

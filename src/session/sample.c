@@ -1,7 +1,7 @@
 /*
  * sample.c - the one door for a sample of the record: a snapshot of an instance
  * (snapshot.c: its provider's API or the probes over ssh), kept in the sample history
- * (samples.h). The watcher, the exporter, the dashboard, `metrics` and `verify` take their
+ * (history.h). The watcher, the exporter, the dashboard, `metrics` and `verify` take their
  * samples here, and whatever decides (watch, audit, groups, the exporter) reads them back
  * from the history.
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "gpurent/sampler.h"
-#include "gpurent/samples.h"
+#include "gpurent/history.h"
 #include "gpurent/session.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"

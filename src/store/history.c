@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpurent/samples.h"
+#include "gpurent/history.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "store_int.h"
@@ -1255,7 +1255,7 @@ samples_latest(struct state *st, const char *instance_id, struct sample_list *ou
  * The fold keeps its utilisation as seconds per whole percent and its instants (the spans
  * of an instance's GPUs at one time) as seconds per highest utilisation, so that a fold
  * can be stored per hour (samples_hour) and hours added together: p95 and the idle seconds
- * at any whole-percent threshold are read off the bins. See samples.h for what that keeps
+ * at any whole-percent threshold are read off the bins. See history.h for what that keeps
  * exact and what not.
  *
  * A span: util (util_known), its idle test (idle_util, the highest utilisation in the
@@ -1520,7 +1520,7 @@ hist_decode(const unsigned char *p, int len, double *h, int bins)
 	}
 }
 
-/* samples_hour: one row per instance and hour (samples.h). */
+/* samples_hour: one row per instance and hour (history.h). */
 static const char sql_hour_table[] =
     "CREATE TABLE samples_hour(instance_id TEXT NOT NULL, hour INTEGER NOT NULL,"
     "first INTEGER NOT NULL, last INTEGER NOT NULL, samples INTEGER NOT NULL,"
@@ -1690,7 +1690,7 @@ out:
  * database without one gets it here, filled once from every minute row it holds (a month
  * of 50 GPUs: some seconds, once), inside the schema's transaction.
  */
-/* samples_gpu_hour: one row per series and hour (samples.h); made without the rows. */
+/* samples_gpu_hour: one row per series and hour (history.h); made without the rows. */
 static bool
 gpu_hour_table(sqlite3 *db)
 {
@@ -1755,7 +1755,7 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 	*n = 0;
 	if (until <= 0)
 		until = INT64_MAX;
-	idle_pct = idle_pct < 0 ? 0 : idle_pct > 100 ? 100 : idle_pct;	/* samples.h: 0..100 */
+	idle_pct = idle_pct < 0 ? 0 : idle_pct > 100 ? 100 : idle_pct;	/* history.h: 0..100 */
 	/*
 	 * The whole hours of the range come from samples_hour, [hlo, hhi); minute rows only
 	 * at its two ends, [since, hlo) and [hhi, until), where the range cuts an hour; raw

@@ -19,7 +19,7 @@
 #include "../tmpdir.h"
 #include <sqlite3.h>
 
-#include "gpurent/samples.h"
+#include "gpurent/history.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "../../src/store/store_int.h"	/* the tests read the tables themselves */

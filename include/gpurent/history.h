@@ -1,5 +1,5 @@
 /*
- * samples.h - GPU sample history in the state database.
+ * history.h - GPU sample history in the state database.
  *
  * Everything that decides or shows history (metrics --since, the dashboard's sparklines,
  * the exporter, audit, the watcher) reads samples from here, never the network.
