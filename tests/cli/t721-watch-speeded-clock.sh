@@ -8,9 +8,11 @@
 unset GPURENT_SIM_TIME
 export GPURENT_SIM_SPEED=30
 
-mapfile -t offers < <(ids_of 1)
 expect_ok g config set idle.after 2m
-idle=$(g launch "${offers[0]}" --env SIM_WORKLOAD=idle --label idle) || fail "launch"
+# The market moves 30 times as fast as the wall: launch_fresh searches again if the offer
+# went before the launch.
+idle=$(launch_fresh gpus=1 type=on-demand -- --env SIM_WORKLOAD=idle --label idle) ||
+	fail "launch"
 # It boots in 50 to 80 simulated seconds: about three real ones.
 wait_until 600 '[ "$(state_of "$idle")" = running ]' || fail "$idle did not boot"
 "$GPURENT" watch --interval 2 >"$TMP/w.out" 2>"$TMP/w.err" &
