@@ -148,7 +148,7 @@ enum gr_err bk_create_run(const struct bk_create *c, struct instance *out, char 
     struct gr_error *err);
 /* What a launch answers when its new instance cannot be read back yet: id, provider and
    label, provisioning; nothing else known. */
-void bk_launched_stub(const struct backend *b, const char *id, const char *label,
+void bk_instance_from_launch(const struct backend *b, const char *id, const char *label,
     struct instance *out);
 
 /* The provider's own name for a catalogue model: the first of its names that resolves to m

@@ -527,7 +527,7 @@ bk_create_run(const struct bk_create *c, struct instance *out, char *lid, size_t
 }
 
 void
-bk_launched_stub(const struct backend *b, const char *id, const char *label,
+bk_instance_from_launch(const struct backend *b, const char *id, const char *label,
     struct instance *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -228,7 +228,7 @@ lambda_launch(struct backend *b, const struct launch_req *req, struct instance *
 
 		snprintf(full, sizeof(full), "lambda:%.56s", lid);
 		if (lambda_get_local(b, lid, out, &(struct gr_error){ 0 }) != GR_OK)
-			bk_launched_stub(b, full, name, out);
+			bk_instance_from_launch(b, full, name, out);
 		out->created_at = now;
 		out->valid |= IV_CREATED;
 	}

@@ -341,7 +341,7 @@ ppio_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 		return e;
 	snprintf(full, sizeof(full), "ppio:%.58s", lid);
 	if (get_local(b, lid, out, &(struct gr_error){ 0 }) != GR_OK) {
-		bk_launched_stub(b, full, name, out);
+		bk_instance_from_launch(b, full, name, out);
 		strlcpy_(out->offer_id, req->offer_id, sizeof(out->offer_id));
 		out->gpu_count = count;
 		out->type = spot ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;

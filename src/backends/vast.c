@@ -705,7 +705,7 @@ vast_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 		char full[ID_MAX];
 
 		snprintf(full, sizeof(full), "vast:%s", lid);
-		bk_launched_stub(b, full, label, out);
+		bk_instance_from_launch(b, full, label, out);
 		out->type = req->interruptible ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
 	}
 	strlcpy_(out->offer_id, req->offer_id, sizeof(out->offer_id));

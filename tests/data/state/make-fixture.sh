@@ -7,7 +7,7 @@
 # with its binary; t701-state-upgrade.sh says what the old build printed for it.
 set -u
 G=$1; out=$2
-d=$(mktemp -d /tmp/fixture.XXXXXX)
+d=$(mktemp -d -t fixture.XXXXXX)
 export GPURENT_HOME=$d/home GPURENT_SIM_SEED=42 GPURENT_SIM_TIME=1796119200 NO_COLOR=1
 unset GPURENT_SIM_SPEED
 g() { "$G" "$@"; }
