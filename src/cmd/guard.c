@@ -1,0 +1,320 @@
+/*
+ * gpurent guard: the instance guard's agent (guard_agent.h): install, status, remove.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpurent/guard_agent.h"
+#include "gpurent/i18n.h"
+#include "gpurent/money.h"
+#include "gpurent/output.h"
+#include "gpurent/util.h"
+#include "common.h"
+
+struct args {
+	const char *label;
+	const char *until;
+	const char *max_cost;
+	bool dry_run;
+};
+
+static const struct cmd_opt opts[] = {
+	{ "label", 'l', "LABEL", N_("install on every instance with this label"), OPT_AT(struct args, label), CPL_NONE, OPT_STR },
+	{ "until", 0, "TIME", N_("stop the instance at TIME: a duration from now (8h) or a UTC date or time (RFC 3339)"), OPT_AT(struct args, until), CPL_NONE, OPT_STR },
+	{ "max-cost", 0, "MONEY", N_("stop the instance once it has cost this much, in its own currency"), OPT_AT(struct args, max_cost), CPL_NONE, OPT_STR },
+	{ "dry-run", 'n', NULL, N_("print the agent's script; install nothing"), OPT_AT(struct args, dry_run), CPL_NONE, OPT_TRUE },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
+};
+
+/* Where the heartbeat says an agent has stopped beating: three rounds and a margin. */
+#define STALE_ROUNDS 3
+#define STALE_MARGIN 5
+
+struct row {
+	char id[ID_MAX];
+	struct guard_journal j;
+};
+
+enum { C_ID, C_AGENT, C_HEARTBEAT, C_VERDICT, C_UTIL, C_NEXT, C_NEXT_IN, C_SPENT };
+
+static const struct column cols[] = {
+	[C_ID] = { "id", N_("ID"), false, false, 0, 0 },
+	[C_AGENT] = { "agent", N_("AGENT"), false, false, 0, 0 },
+	[C_HEARTBEAT] = { "heartbeat_age_s", N_("HEARTBEAT"), true, false, 0, 0 },
+	[C_VERDICT] = { "verdict", N_("VERDICT"), false, false, 0, 0 },
+	[C_UTIL] = { "util_pct", N_("UTIL%"), true, false, 1, 0 },
+	[C_NEXT] = { "next", N_("NEXT"), false, false, 1, 0 },
+	[C_NEXT_IN] = { "next_in_s", N_("IN"), true, false, 1, 0 },
+	[C_SPENT] = { "spent", N_("SPENT"), true, false, 2, 0 },
+};
+
+/* running, stale (beats no more), gone (no process), none (nothing installed). */
+static const char *
+agent_word(const struct guard_journal *j)
+{
+	if (!j->installed)
+		return "none";
+	if (!j->alive)
+		return "gone";
+	if (j->heartbeat_age < 0 || j->heartbeat_age > STALE_ROUNDS * j->interval + STALE_MARGIN)
+		return "stale";
+	return "running";
+}
+
+static void
+num_cell(struct cell *out, int64_t v)
+{
+	if (v < 0)
+		out->kind = CELL_NULL;
+	else {
+		out->kind = CELL_INT;
+		out->i = v;
+	}
+}
+
+static void
+cell(const void *row, size_t c, struct cell *out, void *ctx)
+{
+	const struct row *r = row;
+	const char *w;
+
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+	switch (c) {
+	case C_ID: cell_str(out, r->id); break;
+	case C_AGENT:
+		w = agent_word(&r->j);
+		cell_str(out, w);
+		out->color = strcmp(w, "running") == 0 ? OC_GOOD : OC_BAD;
+		break;
+	case C_HEARTBEAT: num_cell(out, r->j.heartbeat_age); break;
+	case C_VERDICT: cell_str(out, r->j.verdict); break;
+	case C_UTIL: num_cell(out, r->j.util); break;
+	case C_NEXT: cell_str(out, r->j.next); break;
+	case C_NEXT_IN: num_cell(out, r->j.next[0] != '\0' ? r->j.next_in : -1); break;
+	default:
+		if (r->j.spent < 0 || r->j.currency[0] == '\0')
+			out->kind = CELL_NULL;
+		else {
+			out->kind = CELL_MONEY;
+			out->i = r->j.spent;
+			out->s = r->j.currency;
+			out->decimals = 4;
+		}
+		break;
+	}
+}
+
+/* The instances the command names: its ids, or those labelled --label. */
+static int
+targets(struct cmd_ctx *c, const struct args *a, int npos, char **argv,
+    struct instance_list *out)
+{
+	struct gr_error err = { 0 };
+	struct instance_list all;
+	size_t i;
+	int k;
+
+	instance_list_init(out);
+	if (a->label == NULL) {
+		for (k = 0; k < npos; k++)
+			strlcpy_(instance_list_add(out)->id, argv[k], ID_MAX);
+		return 0;
+	}
+	if (npos > 0)
+		return cmd_usage_error(c, "give instance ids or --label, not both");
+	instance_list_init(&all);
+	if (session_instances(c->s, &all, NULL, &err) != GR_OK) {
+		instance_list_release(&all);
+		return cmd_error(c, &err);
+	}
+	for (i = 0; i < all.n; i++)
+		if (strcmp(all.v[i].label, a->label) == 0 && all.v[i].state == ST_RUNNING)
+			*instance_list_add(out) = all.v[i];
+	instance_list_release(&all);
+	if (out->n == 0) {
+		gr_fail(&err, GR_ENOTFOUND, "no running instance is labelled '%s'", a->label);
+		return cmd_error(c, &err);
+	}
+	return 0;
+}
+
+/* What the agent holds, said on stderr after an install. */
+static void
+say_policies(const struct guard_agent *g)
+{
+	char m1[48], m2[48], m3[48];
+
+	fprintf(stderr, _("%s: guard installed (a sample every %llds)"), g->id,
+	    (long long)g->interval);
+	if (g->idle_after > 0)
+		fprintf(stderr, _("; stops it idle %llds at %d%% or less"),
+		    (long long)g->idle_after, g->idle_threshold);
+	if (g->runtime_max > 0 && g->started > 0)
+		fprintf(stderr, _("; stops it %llds after its start"), (long long)g->runtime_max);
+	if (g->until > 0) {
+		time_t t = (time_t)g->until;
+		struct tm tm;
+		char when[32];
+
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+		fprintf(stderr, _("; stops it at %s"), when);
+	}
+	if (g->max_cost > 0)
+		fprintf(stderr, _("; stops it at a cost of %s (%s so far, %s an hour)"),
+		    money_format_in(m1, sizeof(m1), g->max_cost, 4, g->currency),
+		    money_format_in(m2, sizeof(m2), g->spent, 4, g->currency),
+		    money_format_in(m3, sizeof(m3), g->price, 4, g->currency));
+	if (g->idle_after == 0 && g->runtime_max == 0 && g->until == 0 && g->max_cost == 0)
+		fputs(_("; no policy is set, so it only watches"), stderr);
+	fputc('\n', stderr);
+}
+
+static int
+install(struct cmd_ctx *c, const struct args *a, const struct instance_list *ids)
+{
+	struct gr_error err = { 0 };
+	struct guard_agent g;
+	int64_t until = 0, max_cost = 0, now = session_now(c->s);
+	char cur[CURRENCY_MAX] = "USD";
+	size_t i;
+	int failed = 0, status = 0, rc;
+
+	if (a->until != NULL) {
+		long long d = parse_duration(a->until);
+
+		if (d > 0)
+			until = now + d;
+		else if (!parse_when(a->until, now, &until) || until <= now)
+			return cmd_usage_error(c, "--until wants a duration from now (8h) or a time "
+			    "to come (2026-12-24T18:00:00Z), not '%s'", a->until);
+	}
+	if (a->max_cost != NULL && (!money_parse_in(a->max_cost, &max_cost, cur) || max_cost <= 0))
+		return cmd_usage_error(c, "--max-cost wants an amount above 0 (12.50, 80 CNY), not "
+		    "'%s'", a->max_cost);
+	for (i = 0; i < ids->n; i++) {
+		err = (struct gr_error){ 0 };
+		rc = 0;
+		if (guard_agent_plan(c->s, ids->v[i].id, until, max_cost, cur, &g, &err) != GR_OK)
+			rc = cmd_error(c, &err);
+		else if (a->dry_run) {
+			char *script = guard_agent_script(&g);
+
+			fputs(script, c->out);
+			free(script);
+		} else if (guard_agent_install(c->s, &g, &err) != GR_OK)
+			rc = cmd_error(c, &err);
+		else {
+			fprintf(c->out, "%s\n", g.id);
+			say_policies(&g);
+		}
+		if (rc != 0) {
+			failed++;
+			status = rc;
+		}
+	}
+	if (failed > 0 && (size_t)failed < ids->n)
+		status = EXIT_PARTIAL;
+	return finish_output(c, status);
+}
+
+static int
+remove_(struct cmd_ctx *c, const struct instance_list *ids)
+{
+	struct gr_error err = { 0 };
+	size_t i;
+	int failed = 0, status = 0, rc;
+
+	for (i = 0; i < ids->n; i++) {
+		err = (struct gr_error){ 0 };
+		if (guard_agent_remove(c->s, ids->v[i].id, &err) != GR_OK) {
+			rc = cmd_error(c, &err);
+			failed++;
+			status = rc;
+		} else
+			fprintf(c->out, "%s\n", ids->v[i].id);
+	}
+	if (failed > 0 && (size_t)failed < ids->n)
+		status = EXIT_PARTIAL;
+	return finish_output(c, status);
+}
+
+static int
+status_(struct cmd_ctx *c, const struct instance_list *ids)
+{
+	struct gr_error err = { 0 };
+	struct row *rows = xcalloc(ids->n + 1, sizeof(*rows));
+	size_t i, n = 0;
+	int status = 0;
+
+	for (i = 0; i < ids->n; i++) {
+		err = (struct gr_error){ 0 };
+		if (guard_agent_read(c->s, ids->v[i].id, &rows[n].j, &err) != GR_OK) {
+			status = cmd_error(c, &err);
+			continue;
+		}
+		strlcpy_(rows[n].id, ids->v[i].id, sizeof(rows[n].id));
+		n++;
+	}
+	if (n > 0 && n < ids->n)
+		status = EXIT_PARTIAL;
+	status = cmd_print(c, cols, ARRAY_LEN(cols), C_ID, rows, n, sizeof(*rows), cell, NULL,
+	    status);
+	free(rows);
+	return status;
+}
+
+static int
+guard_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct args a = { 0 };
+	struct instance_list ids;
+	const char *sub;
+	int rc, npos;
+
+	rc = cmd_parse(c, argc, argv, NULL, &a, &npos);
+	if (rc != 0 || npos < 0)
+		return rc;
+	if (npos == 0)
+		return cmd_usage_error(c, "say install, status or remove");
+	sub = argv[0];
+	if (strcmp(sub, "install") != 0 && strcmp(sub, "status") != 0 &&
+	    strcmp(sub, "remove") != 0)
+		return cmd_usage_error(c, "unknown subcommand '%s' (install, status, remove)", sub);
+	if (strcmp(sub, "install") != 0 && (a.until != NULL || a.max_cost != NULL || a.dry_run))
+		return cmd_usage_error(c, "--until, --max-cost and --dry-run go with install");
+	if (npos == 1 && a.label == NULL)
+		return cmd_usage_error(c, "%s wants instance ids or --label", sub);
+	if ((rc = targets(c, &a, npos - 1, argv + 1, &ids)) != 0)
+		return rc;
+	if (strcmp(sub, "install") == 0)
+		rc = install(c, &a, &ids);
+	else if (strcmp(sub, "remove") == 0)
+		rc = remove_(c, &ids);
+	else
+		rc = status_(c, &ids);
+	instance_list_release(&ids);
+	return rc;
+}
+
+const struct command cmd_guard = {
+	.name = "guard",
+	.args = "install ID... | status ID... | remove ID...",
+	.summary = N_("an agent on the instance that stops it when this machine cannot"),
+	.help =
+	    N_("install puts a small sh agent on each instance over ssh, started detached (and\n"
+	    "again at boot where crontab exists), that samples its GPUs every guard.interval\n"
+	    "and stops the instance through the provider's API with the instance's own\n"
+	    "credential, with no connection to this machine: idle.after and idle.threshold\n"
+	    "and runtime.max of the instance's label, --until and --max-cost. It never gives\n"
+	    "an idle verdict without a GPU reading. Installing again replaces the agent.\n"
+	    "vast.ai and RunPod give each instance such a credential; other providers are\n"
+	    "refused. status reads each agent's journal over ssh (its last sample, verdict,\n"
+	    "what acts next and in how many seconds, its heartbeat's age) and records its new\n"
+	    "decisions as events (gpurent events). remove stops the agent and deletes it."),
+	.opts = opts,
+	.complete_args = CPL_INSTANCE,
+	.run = guard_run,
+};
