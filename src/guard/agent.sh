@@ -165,8 +165,12 @@ while :; do
 	[ "$GR_RUNTIME_MAX" -gt 0 ] && [ "$GR_STARTED" -gt 0 ] &&
 		gr_next runtime $((GR_STARTED + GR_RUNTIME_MAX - now))
 	if [ "$GR_MAX_COST" -gt 0 ] && [ "$GR_PRICE" -gt 0 ]; then
-		# The first second at which the spend reaches the cap.
-		gr_next max-cost $(((GR_MAX_COST - spent) * 3600 / GR_PRICE))
+		# Seconds until the spend reaches the cap (rounded up: never before it).
+		if [ "$spent" -ge "$GR_MAX_COST" ]; then
+			gr_next max-cost 0
+		else
+			gr_next max-cost $(((GR_MAX_COST - spent) * 3600 / GR_PRICE + 1))
+		fi
 	fi
 	[ "$GR_IDLE_AFTER" -gt 0 ] && [ -n "$idle_since" ] &&
 		gr_next idle $((idle_since + GR_IDLE_AFTER - now))

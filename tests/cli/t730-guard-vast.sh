@@ -82,7 +82,8 @@ check "one @reboot line" '[ "$(grep -c "gpurent-guard vast-$an" "$TMP/remote-bin
 close_masters
 wait_until 100 '[ -z "$(ssh_masters)" ]' || fail "ssh masters still up"
 state() { sed -n "s/^$1=//p" "$GDIR/vast-$an/state" 2>/dev/null; }
-wait_until 150 '[ "$(state verdict)" = idle ]' || fail "no idle verdict: $(cat "$GDIR/vast-$an/state")"
+wait_until 150 '[ "$(state pid)" = "$second" ] && [ "$(state verdict)" = idle ]' ||
+	fail "no idle verdict: $(cat "$GDIR/vast-$an/state")"
 since=$(state idle_since)
 # Not before idle.after: while the journal says it acts in a second or more, a runs.
 wait_until 150 '[ "$(state next)" = idle ] && [ "$(state next_in)" -ge 1 ]' || fail "no countdown"
