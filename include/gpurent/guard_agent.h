@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <stddef.h>
+
 #include "error.h"
 #include "model.h"
 
@@ -94,5 +96,19 @@ struct guard_journal {
  */
 enum gr_err guard_agent_read(struct session *s, const char *id, struct guard_journal *out,
     struct gr_error *err);
+
+/* An agent whose heartbeat is older than this many rounds and the margin (seconds) has
+ * stopped beating: guard status says "stale", the watcher starts it again. */
+#define GUARD_STALE_ROUNDS 3
+#define GUARD_STALE_MARGIN 5
+
+/*
+ * The watcher's keeping of the agents, where guard.agent is true: on each running instance of
+ * a provider the guard can stop, read the journal (its decisions become events), install
+ * the agent where there is none, start it again where it is gone or stale (from the script
+ * it was installed with, so its --until and --max-cost hold). Each install and restart is
+ * an event. Returns how many it installed or started again.
+ */
+size_t guard_agents_keep(struct session *s, const struct instance_list *l);
 
 #endif

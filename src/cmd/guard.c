@@ -28,10 +28,6 @@ static const struct cmd_opt opts[] = {
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
-/* Where the heartbeat says an agent has stopped beating: three rounds and a margin. */
-#define STALE_ROUNDS 3
-#define STALE_MARGIN 5
-
 struct row {
 	char id[ID_MAX];
 	struct guard_journal j;
@@ -58,7 +54,7 @@ agent_word(const struct guard_journal *j)
 		return "none";
 	if (!j->alive)
 		return "gone";
-	if (j->heartbeat_age < 0 || j->heartbeat_age > STALE_ROUNDS * j->interval + STALE_MARGIN)
+	if (j->heartbeat_age < 0 || j->heartbeat_age > GUARD_STALE_ROUNDS * j->interval + GUARD_STALE_MARGIN)
 		return "stale";
 	return "running";
 }

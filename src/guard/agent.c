@@ -178,11 +178,15 @@ on_instance(struct session *s, const char *id, const char *script, const char *c
 	"kill -0 \"$p\" 2>/dev/null && grep -q agent.sh \"/proc/$p/cmdline\" 2>/dev/null " \
 	"|| p=;; esac; "
 
-/* $1 the directory's name, $2 the script. Replaces a running agent, so there is one. */
+/*
+ * $1 the directory's name, $2 the script ("": start the one there again, with the settings
+ * of its install). Replaces a running agent, so there is one.
+ */
 static const char install_sh[] =
-	"d=$HOME/.gpurent-guard/$1; mkdir -p \"$d\" && chmod 700 \"$d\" && "
-	"printf '%s\\n' \"$2\" >\"$d/agent.sh.new\" && mv \"$d/agent.sh.new\" \"$d/agent.sh\" "
-	"|| exit 1; " LIVE_PID
+	"d=$HOME/.gpurent-guard/$1; mkdir -p \"$d\" && chmod 700 \"$d\" || exit 1; "
+	"if [ -n \"$2\" ]; then printf '%s\\n' \"$2\" >\"$d/agent.sh.new\" && "
+	"mv \"$d/agent.sh.new\" \"$d/agent.sh\" || exit 1; fi; "
+	"[ -f \"$d/agent.sh\" ] || exit 0; " LIVE_PID
 	"if [ -n \"$p\" ]; then kill \"$p\"; i=0; "
 	"while kill -0 \"$p\" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done; fi; "
 	"rm -f \"$d/pid\"; "
@@ -410,4 +414,95 @@ guard_agent_read(struct session *s, const char *id, struct guard_journal *out,
 	}
 	sb_release(&buf);
 	return GR_OK;
+}
+
+/* Start the agent of id again from the script it was installed with; 0 when none is there. */
+static enum gr_err
+restart(struct session *s, const char *id, struct gr_error *err)
+{
+	char dir[ID_MAX + PROVIDER_MAX];
+	const char *args[2] = { dir, "" };
+	struct sb out;
+	enum gr_err e;
+
+	if (dir_of(id, dir, sizeof(dir), err) != GR_OK)
+		return err->code;
+	sb_init(&out);
+	e = on_instance(s, id, install_sh, args, 2, &out, err);
+	if (e == GR_OK && out.len == 0)
+		e = gr_fail(err, GR_EFAIL, "the guard's agent did not start again on %s", id);
+	sb_release(&out);
+	return e;
+}
+
+/* An event of the watcher's keeping of the agents. */
+static void
+keep_event(struct session *s, enum event_level level, const char *kind, const char *id,
+    const char *label, const char *msg)
+{
+	struct event ev = { 0 };
+	struct state *st;
+
+	if (session_state(s, &st, NULL) != GR_OK)
+		return;
+	ev.at = session_now_of(s, id);
+	ev.level = level;
+	strlcpy_(ev.kind, kind, sizeof(ev.kind));
+	strlcpy_(ev.instance_id, id, sizeof(ev.instance_id));
+	strlcpy_(ev.label, label, sizeof(ev.label));
+	ev.util_pct = -1;
+	snprintf(ev.message, sizeof(ev.message), "%s: %s", _("instance guard"), msg);
+	events_add(st, &ev, NULL);
+}
+
+size_t
+guard_agents_keep(struct session *s, const struct instance_list *l)
+{
+	struct config *cfg;
+	struct gr_error err;
+	struct guard_journal j;
+	struct guard_agent g;
+	char msg[EVENT_MSG_MAX - 32];
+	size_t i, k, done = 0;
+
+	if (session_config(s, &cfg, NULL) != GR_OK || !config_get_bool(cfg, "guard.agent", false))
+		return 0;
+	for (i = 0; i < l->n; i++) {
+		const struct instance *in = &l->v[i];
+
+		if (in->state != ST_RUNNING)
+			continue;
+		for (k = 0; k < sizeof(stoppers) / sizeof(stoppers[0]); k++)
+			if (strcmp(stoppers[k].provider, in->provider) == 0)
+				break;
+		if (k == sizeof(stoppers) / sizeof(stoppers[0]))
+			continue;
+		err = (struct gr_error){ 0 };
+		if (guard_agent_read(s, in->id, &j, &err) != GR_OK)
+			continue;	/* no ssh this pass: the next one tries again */
+		if (!j.installed) {
+			if (guard_agent_plan(s, in->id, 0, 0, "", &g, &err) != GR_OK ||
+			    guard_agent_install(s, &g, &err) != GR_OK) {
+				snprintf(msg, sizeof(msg), _("not installed: %s"), err.msg);
+				keep_event(s, EV_ALERT, "guard-install-failed", in->id, in->label, msg);
+				continue;
+			}
+			keep_event(s, EV_INFO, "guard-installed", in->id, in->label,
+			    _("installed (guard.agent = true)"));
+			done++;
+		} else if (!j.alive || j.heartbeat_age < 0 ||
+		    j.heartbeat_age > GUARD_STALE_ROUNDS * j.interval + GUARD_STALE_MARGIN) {
+			if (restart(s, in->id, &err) != GR_OK) {
+				snprintf(msg, sizeof(msg), _("gone and not started again: %s"), err.msg);
+				keep_event(s, EV_ALERT, "guard-restart-failed", in->id, in->label, msg);
+				continue;
+			}
+			snprintf(msg, sizeof(msg), j.alive ? _("the agent's heartbeat is %llds old: "
+			    "started again") : _("the agent was gone (heartbeat %llds old): started "
+			    "again"), (long long)j.heartbeat_age);
+			keep_event(s, EV_WARN, "guard-restarted", in->id, in->label, msg);
+			done++;
+		}
+	}
+	return done;
 }
