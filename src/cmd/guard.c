@@ -168,73 +168,84 @@ say_policies(const struct guard_agent *g)
 	fputc('\n', stderr);
 }
 
+/* What install does to each instance. */
+struct install_ctx {
+	const struct args *a;
+	int64_t until, max_cost;
+	char currency[CURRENCY_MAX];
+};
+
+static enum gr_err
+install_one(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err,
+    void *data)
+{
+	const struct install_ctx *x = data;
+	struct guard_agent g;
+	char *script;
+
+	(void)b;
+	if (guard_agent_plan(c->s, id, x->until, x->max_cost, x->currency, &g, err) != GR_OK)
+		return err->code;
+	if (x->a->dry_run) {
+		script = guard_agent_script(&g);
+		fputs(script, c->out);
+		free(script);
+		return GR_OK;
+	}
+	if (guard_agent_install(c->s, &g, err) != GR_OK)
+		return err->code;
+	fprintf(c->out, "%s\n", g.id);
+	say_policies(&g);
+	return GR_OK;
+}
+
+static enum gr_err
+remove_one(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err,
+    void *data)
+{
+	(void)b;
+	(void)data;
+	if (guard_agent_remove(c->s, id, err) != GR_OK)
+		return err->code;
+	fprintf(c->out, "%s\n", id);
+	return GR_OK;
+}
+
+/* install or remove on each of ids. */
+static int
+each(struct cmd_ctx *c, const struct instance_list *ids, id_op op, void *data)
+{
+	char **v = xcalloc(ids->n + 1, sizeof(*v));
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ids->n; i++)
+		v[i] = ids->v[i].id;
+	rc = for_each_id(c, (int)ids->n, v, op, data);
+	free(v);
+	return finish_output(c, rc);
+}
+
 static int
 install(struct cmd_ctx *c, const struct args *a, const struct instance_list *ids)
 {
-	struct gr_error err = { 0 };
-	struct guard_agent g;
-	int64_t until = 0, max_cost = 0, now = session_now(c->s);
-	char cur[CURRENCY_MAX] = "USD";
-	size_t i;
-	int failed = 0, status = 0, rc;
+	struct install_ctx x = { a, 0, 0, "USD" };
+	int64_t now = session_now(c->s);
 
 	if (a->until != NULL) {
 		long long d = parse_duration(a->until);
 
 		if (d > 0)
-			until = now + d;
-		else if (!parse_when(a->until, now, &until) || until <= now)
+			x.until = now + d;
+		else if (!parse_when(a->until, now, &x.until) || x.until <= now)
 			return cmd_usage_error(c, "--until wants a duration from now (8h) or a time "
 			    "to come (2026-12-24T18:00:00Z), not '%s'", a->until);
 	}
-	if (a->max_cost != NULL && (!money_parse_in(a->max_cost, &max_cost, cur) || max_cost <= 0))
+	if (a->max_cost != NULL && (!money_parse_in(a->max_cost, &x.max_cost, x.currency) ||
+	    x.max_cost <= 0))
 		return cmd_usage_error(c, "--max-cost wants an amount above 0 (12.50, 80 CNY), not "
 		    "'%s'", a->max_cost);
-	for (i = 0; i < ids->n; i++) {
-		err = (struct gr_error){ 0 };
-		rc = 0;
-		if (guard_agent_plan(c->s, ids->v[i].id, until, max_cost, cur, &g, &err) != GR_OK)
-			rc = cmd_error(c, &err);
-		else if (a->dry_run) {
-			char *script = guard_agent_script(&g);
-
-			fputs(script, c->out);
-			free(script);
-		} else if (guard_agent_install(c->s, &g, &err) != GR_OK)
-			rc = cmd_error(c, &err);
-		else {
-			fprintf(c->out, "%s\n", g.id);
-			say_policies(&g);
-		}
-		if (rc != 0) {
-			failed++;
-			status = rc;
-		}
-	}
-	if (failed > 0 && (size_t)failed < ids->n)
-		status = EXIT_PARTIAL;
-	return finish_output(c, status);
-}
-
-static int
-remove_(struct cmd_ctx *c, const struct instance_list *ids)
-{
-	struct gr_error err = { 0 };
-	size_t i;
-	int failed = 0, status = 0, rc;
-
-	for (i = 0; i < ids->n; i++) {
-		err = (struct gr_error){ 0 };
-		if (guard_agent_remove(c->s, ids->v[i].id, &err) != GR_OK) {
-			rc = cmd_error(c, &err);
-			failed++;
-			status = rc;
-		} else
-			fprintf(c->out, "%s\n", ids->v[i].id);
-	}
-	if (failed > 0 && (size_t)failed < ids->n)
-		status = EXIT_PARTIAL;
-	return finish_output(c, status);
+	return each(c, ids, install_one, &x);
 }
 
 static int
@@ -288,7 +299,7 @@ guard_run(struct cmd_ctx *c, int argc, char **argv)
 	if (strcmp(sub, "install") == 0)
 		rc = install(c, &a, &ids);
 	else if (strcmp(sub, "remove") == 0)
-		rc = remove_(c, &ids);
+		rc = each(c, &ids, remove_one, NULL);
 	else
 		rc = status_(c, &ids);
 	instance_list_release(&ids);

@@ -42,6 +42,20 @@ refuse(const char *provider, const char *id, struct gr_error *err)
 	    "the provider's own limits", provider, id);
 }
 
+/* The directory of id's agent: PROVIDER-ID with the provider's own id. */
+static enum gr_err
+dir_of(const char *id, char *out, size_t n, struct gr_error *err)
+{
+	const char *colon = strchr(id, ':');
+
+	if (colon == NULL || colon == id || colon[1] == '\0' ||
+	    strspn(colon + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+	    != strlen(colon + 1) || strspn(id, "abcdefghijklmnopqrstuvwxyz") != (size_t)(colon - id))
+		return gr_fail(err, GR_EUSAGE, "'%s' is no instance id the guard can name", id);
+	snprintf(out, n, "%.*s-%s", (int)(colon - id), id, colon + 1);
+	return GR_OK;
+}
+
 enum gr_err
 guard_agent_plan(struct session *s, const char *id, int64_t until, int64_t max_cost,
     const char *max_cost_currency, struct guard_agent *out, struct gr_error *err)
@@ -69,10 +83,8 @@ guard_agent_plan(struct session *s, const char *id, int64_t until, int64_t max_c
 	strlcpy_(out->id, in.id, sizeof(out->id));
 	strlcpy_(out->provider, b->ops->name, sizeof(out->provider));
 	strlcpy_(out->target, colon != NULL ? colon + 1 : id, sizeof(out->target));
-	if (strspn(out->target, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
-	    != strlen(out->target) || out->target[0] == '\0')
-		return gr_fail(err, GR_EUSAGE, "'%s' is no instance id the guard can name", id);
-	snprintf(out->dir_name, sizeof(out->dir_name), "%s-%s", out->provider, out->target);
+	if (dir_of(out->id, out->dir_name, sizeof(out->dir_name), err) != GR_OK)
+		return err->code;
 	strlcpy_(out->api, b->env.base_url != NULL ? b->env.base_url : stoppers[i].api,
 	    sizeof(out->api));
 	/* Tests name a file that stands in for the container's first process's environment. */
@@ -216,53 +228,50 @@ static const char read_sh[] =
 	"echo @@state; cat \"$d/state\" 2>/dev/null; "
 	"echo @@log; awk -v s=\"$2\" '$1 + 0 > s + 0' \"$d/log\" 2>/dev/null | tail -n 200";
 
-/* The directory of id's agent: PROVIDER-ID with the provider's own id. */
+/*
+ * Run one of the scripts above on id's agent directory ($1), with arg as $2 unless NULL;
+ * *said: whether it printed anything (the agent's pid, "removed").
+ */
 static enum gr_err
-dir_of(const char *id, char *out, size_t n, struct gr_error *err)
-{
-	const char *colon = strchr(id, ':');
-
-	if (colon == NULL || colon == id || colon[1] == '\0' ||
-	    strspn(colon + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
-	    != strlen(colon + 1) || strspn(id, "abcdefghijklmnopqrstuvwxyz") != (size_t)(colon - id))
-		return gr_fail(err, GR_EUSAGE, "'%s' is no instance id the guard can name", id);
-	snprintf(out, n, "%.*s-%s", (int)(colon - id), id, colon + 1);
-	return GR_OK;
-}
-
-enum gr_err
-guard_agent_install(struct session *s, const struct guard_agent *a, struct gr_error *err)
-{
-	char *script = guard_agent_script(a);
-	const char *args[2] = { a->dir_name, script };
-	struct sb out;
-	enum gr_err e;
-
-	sb_init(&out);
-	e = on_instance(s, a->id, install_sh, args, 2, &out, err);
-	if (e == GR_OK && out.len == 0)
-		e = gr_fail(err, GR_EFAIL, "the guard's agent did not start on %s (see "
-		    "~/.gpurent-guard/%s/out there)", a->id, a->dir_name);
-	sb_release(&out);
-	free(script);
-	return e;
-}
-
-enum gr_err
-guard_agent_remove(struct session *s, const char *id, struct gr_error *err)
+on_agent(struct session *s, const char *id, const char *script, const char *arg, bool *said,
+    struct gr_error *err)
 {
 	char dir[ID_MAX + PROVIDER_MAX];
-	const char *args[1] = { dir };
+	const char *args[2] = { dir, arg };
 	struct sb out;
 	enum gr_err e;
 
 	if (dir_of(id, dir, sizeof(dir), err) != GR_OK)
 		return err->code;
 	sb_init(&out);
-	e = on_instance(s, id, remove_sh, args, 1, &out, err);
-	if (e == GR_OK && out.len == 0)
-		e = gr_fail(err, GR_ENOTFOUND, "no guard is installed on %s", id);
+	e = on_instance(s, id, script, args, arg != NULL ? 2 : 1, &out, err);
+	*said = out.len > 0;
 	sb_release(&out);
+	return e;
+}
+
+enum gr_err
+guard_agent_install(struct session *s, const struct guard_agent *a, struct gr_error *err)
+{
+	char *script = guard_agent_script(a);
+	bool started;
+	enum gr_err e = on_agent(s, a->id, install_sh, script, &started, err);
+
+	free(script);
+	if (e == GR_OK && !started)
+		e = gr_fail(err, GR_EFAIL, "the guard's agent did not start on %s (see "
+		    "~/.gpurent-guard/%s/out there)", a->id, a->dir_name);
+	return e;
+}
+
+enum gr_err
+guard_agent_remove(struct session *s, const char *id, struct gr_error *err)
+{
+	bool removed;
+	enum gr_err e = on_agent(s, id, remove_sh, NULL, &removed, err);
+
+	if (e == GR_OK && !removed)
+		e = gr_fail(err, GR_ENOTFOUND, "no guard is installed on %s", id);
 	return e;
 }
 
@@ -416,22 +425,15 @@ guard_agent_read(struct session *s, const char *id, struct guard_journal *out,
 	return GR_OK;
 }
 
-/* Start the agent of id again from the script it was installed with; 0 when none is there. */
+/* Start the agent of id again from the script it was installed with. */
 static enum gr_err
 restart(struct session *s, const char *id, struct gr_error *err)
 {
-	char dir[ID_MAX + PROVIDER_MAX];
-	const char *args[2] = { dir, "" };
-	struct sb out;
-	enum gr_err e;
+	bool started;
+	enum gr_err e = on_agent(s, id, install_sh, "", &started, err);
 
-	if (dir_of(id, dir, sizeof(dir), err) != GR_OK)
-		return err->code;
-	sb_init(&out);
-	e = on_instance(s, id, install_sh, args, 2, &out, err);
-	if (e == GR_OK && out.len == 0)
+	if (e == GR_OK && !started)
 		e = gr_fail(err, GR_EFAIL, "the guard's agent did not start again on %s", id);
-	sb_release(&out);
 	return e;
 }
 
