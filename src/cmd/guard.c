@@ -175,18 +175,16 @@ struct install_ctx {
 	char currency[CURRENCY_MAX];
 };
 
-static enum gr_err
-install_one(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err,
-    void *data)
+enum gr_err
+cmd_guard_install(struct cmd_ctx *c, const char *id, int64_t until, int64_t max_cost,
+    const char *currency, bool dry_run, struct gr_error *err)
 {
-	const struct install_ctx *x = data;
 	struct guard_agent g;
 	char *script;
 
-	(void)b;
-	if (guard_agent_plan(c->s, id, x->until, x->max_cost, x->currency, &g, err) != GR_OK)
+	if (guard_agent_plan(c->s, id, until, max_cost, currency, &g, err) != GR_OK)
 		return err->code;
-	if (x->a->dry_run) {
+	if (dry_run) {
 		script = guard_agent_script(&g);
 		fputs(script, c->out);
 		free(script);
@@ -194,8 +192,22 @@ install_one(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_erro
 	}
 	if (guard_agent_install(c->s, &g, err) != GR_OK)
 		return err->code;
-	fprintf(c->out, "%s\n", g.id);
 	say_policies(&g);
+	return GR_OK;
+}
+
+static enum gr_err
+install_one(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *err,
+    void *data)
+{
+	const struct install_ctx *x = data;
+
+	(void)b;
+	if (cmd_guard_install(c, id, x->until, x->max_cost, x->currency, x->a->dry_run, err) !=
+	    GR_OK)
+		return err->code;
+	if (!x->a->dry_run)
+		fprintf(c->out, "%s\n", id);
 	return GR_OK;
 }
 
