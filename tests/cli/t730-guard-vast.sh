@@ -128,6 +128,18 @@ expect_ok g guard status "$b" -o json
 check "status: gone" '[ "$(jq -r ".[0].agent" <<<"$OUT")" = gone ]'
 check "status: the heartbeat's age" '[ "$(jq -r ".[0].heartbeat_age_s" <<<"$OUT")" -ge 2 ]'
 
+# The figures of status, from a journal written by hand (the agent is dead): a heartbeat
+# 100 s old, 0.123456 dollars spent, the idle policy acting in 42 s, the busiest GPU at 7%.
+now=$(date +%s)
+printf '%s\n' "at=$((now - 100))" "heartbeat=$((now - 100))" interval=1 util=7 verdict=idle \
+	"idle_since=$((now - 100))" next=idle next_in=42 spent=123456 currency=USD \
+	>"$GDIR/vast-$bn/state"
+expect_ok g guard status "$b" -o json
+check "hand-made journal: heartbeat 100 s old" '[ "$(jq ".[0].heartbeat_age_s" <<<"$OUT")" -ge 100 ] && [ "$(jq ".[0].heartbeat_age_s" <<<"$OUT")" -le 105 ]'
+check "hand-made journal: 0.123456 spent" '[ "$(jq ".[0].spent" <<<"$OUT")" = 0.123456 ]'
+check "hand-made journal: idle in 42 s at 7%" '[ "$(jq -r ".[0] | \"\(.next) \(.next_in_s) \(.util_pct) \(.verdict)\"" <<<"$OUT")" = "idle 42 7 idle" ]'
+expect_ok g guard status "$b"
+check "table: the spend in dollars" 'grep -q "\$0.1235" <<<"$OUT"'
 expect_ok g guard remove "$b"
 check "removed" '[ ! -e "$GDIR/vast-$bn" ] && ! grep -q "vast-$bn" "$TMP/remote-bin/crontab.txt"'
 expect_rc 3 g guard remove "$b"
