@@ -51,6 +51,9 @@ struct guard_agent {
 	char currency[CURRENCY_MAX];
 };
 
+/* Whether the guard can stop an instance of provider (it gives instances their own key). */
+bool guard_agent_can_stop(const char *provider);
+
 /*
  * The agent for instance id with the session's policy for its label: refuses (GR_EUNSUPPORTED)
  * a provider that gives its instances no credential of their own, saying which protections

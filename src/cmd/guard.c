@@ -21,7 +21,7 @@ struct args {
 };
 
 static const struct cmd_opt opts[] = {
-	{ "label", 'l', "LABEL", N_("install on every instance with this label"), OPT_AT(struct args, label), CPL_NONE, OPT_STR },
+	{ "label", 'l', "LABEL", N_("every running instance with this label, instead of ids"), OPT_AT(struct args, label), CPL_NONE, OPT_STR },
 	{ "until", 0, "TIME", N_("stop the instance at TIME: a duration from now (8h) or a UTC date or time (RFC 3339)"), OPT_AT(struct args, until), CPL_NONE, OPT_STR },
 	{ "max-cost", 0, "MONEY", N_("stop the instance once it has cost this much, in its own currency"), OPT_AT(struct args, max_cost), CPL_NONE, OPT_STR },
 	{ "dry-run", 'n', NULL, N_("print the agent's script; install nothing"), OPT_AT(struct args, dry_run), CPL_NONE, OPT_TRUE },
@@ -108,29 +108,37 @@ static int
 targets(struct cmd_ctx *c, const struct args *a, int npos, char **argv,
     struct instance_list *out)
 {
+	struct fanout_result res[SESSION_MAX_PROVIDERS];
 	struct gr_error err = { 0 };
 	struct instance_list all;
+	enum gr_err e;
 	size_t i;
 	int k;
 
 	instance_list_init(out);
-	if (a->label == NULL) {
+	if (a->label == NULL && npos > 0) {
 		for (k = 0; k < npos; k++)
 			strlcpy_(instance_list_add(out)->id, argv[k], ID_MAX);
 		return 0;
 	}
 	if (npos > 0)
 		return cmd_usage_error(c, "give instance ids or --label, not both");
+	/* --label: its running instances; neither (status): every one the guard can stop. */
 	instance_list_init(&all);
-	if (session_instances(c->s, &all, NULL, &err) != GR_OK) {
+	e = session_instances(c->s, &all, res, &err);
+	if (e != GR_OK && e != GR_EPARTIAL) {
 		instance_list_release(&all);
 		return cmd_error(c, &err);
 	}
+	/* A provider that could not list says so; the others' instances go on. */
+	if (e == GR_EPARTIAL)
+		report_fanout(c, res, c->s->n_backends);
 	for (i = 0; i < all.n; i++)
-		if (strcmp(all.v[i].label, a->label) == 0 && all.v[i].state == ST_RUNNING)
+		if (all.v[i].state == ST_RUNNING && (a->label != NULL ?
+		    strcmp(all.v[i].label, a->label) == 0 : guard_agent_can_stop(all.v[i].provider)))
 			*instance_list_add(out) = all.v[i];
 	instance_list_release(&all);
-	if (out->n == 0) {
+	if (out->n == 0 && a->label != NULL) {
 		gr_fail(&err, GR_ENOTFOUND, "no running instance is labelled '%s'", a->label);
 		return cmd_error(c, &err);
 	}
@@ -304,7 +312,7 @@ guard_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_usage_error(c, "unknown subcommand '%s' (install, status, remove)", sub);
 	if (strcmp(sub, "install") != 0 && (a.until != NULL || a.max_cost != NULL || a.dry_run))
 		return cmd_usage_error(c, "--until, --max-cost and --dry-run go with install");
-	if (npos == 1 && a.label == NULL)
+	if (npos == 1 && a.label == NULL && strcmp(sub, "status") != 0)
 		return cmd_usage_error(c, "%s wants instance ids or --label", sub);
 	if ((rc = targets(c, &a, npos - 1, argv + 1, &ids)) != 0)
 		return rc;
@@ -320,7 +328,7 @@ guard_run(struct cmd_ctx *c, int argc, char **argv)
 
 const struct command cmd_guard = {
 	.name = "guard",
-	.args = "install ID... | status ID... | remove ID...",
+	.args = "install ID... | status [ID...] | remove ID...",
 	.summary = N_("an agent on the instance that stops it when this machine cannot"),
 	.help =
 	    N_("install puts a small sh agent on each instance over ssh, started detached (and\n"
@@ -331,8 +339,9 @@ const struct command cmd_guard = {
 	    "an idle verdict without a GPU reading. Installing again replaces the agent.\n"
 	    "vast.ai and RunPod give each instance such a credential; other providers are\n"
 	    "refused. status reads each agent's journal over ssh (its last sample, verdict,\n"
-	    "what acts next and in how many seconds, its heartbeat's age) and records its new\n"
-	    "decisions as events (gpurent events). remove stops the agent and deletes it."),
+	    "what acts next and in how many seconds, its heartbeat's age), of every running\n"
+	    "instance the guard can stop unless ids or --label say which, and records its\n"
+	    "new decisions as events (gpurent events). remove stops the agent and deletes it."),
 	.opts = opts,
 	.complete_args = CPL_INSTANCE,
 	.run = guard_run,

@@ -32,6 +32,24 @@ static const struct {
 	{ "runpod", "https://api.runpod.io" },
 };
 
+/* The API base of a provider the guard can stop through, or NULL. */
+static const char *
+stopper_api(const char *provider)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(stoppers) / sizeof(stoppers[0]); i++)
+		if (strcmp(stoppers[i].provider, provider) == 0)
+			return stoppers[i].api;
+	return NULL;
+}
+
+bool
+guard_agent_can_stop(const char *provider)
+{
+	return stopper_api(provider) != NULL;
+}
+
 /* Why the guard cannot stop an instance of a provider: said at a refused install. */
 static enum gr_err
 refuse(const char *provider, const char *id, struct gr_error *err)
@@ -65,18 +83,14 @@ guard_agent_plan(struct session *s, const char *id, int64_t until, int64_t max_c
 	struct state *st;
 	struct instance in;
 	struct watch_policy pol;
-	const char *colon = strchr(id, ':'), *env;
-	size_t i;
+	const char *colon = strchr(id, ':'), *env, *api;
 	enum gr_err e;
 
 	memset(out, 0, sizeof(*out));
 	if ((e = session_backend_for(s, id, &b, err)) != GR_OK ||
 	    (e = session_config(s, &cfg, err)) != GR_OK)
 		return e;
-	for (i = 0; i < sizeof(stoppers) / sizeof(stoppers[0]); i++)
-		if (strcmp(stoppers[i].provider, b->ops->name) == 0)
-			break;
-	if (i == sizeof(stoppers) / sizeof(stoppers[0]))
+	if ((api = stopper_api(b->ops->name)) == NULL)
 		return refuse(b->ops->name, id, err);
 	if ((e = observed_get(b, id, &in, err)) != GR_OK)
 		return e;
@@ -85,7 +99,7 @@ guard_agent_plan(struct session *s, const char *id, int64_t until, int64_t max_c
 	strlcpy_(out->target, colon != NULL ? colon + 1 : id, sizeof(out->target));
 	if (dir_of(out->id, out->dir_name, sizeof(out->dir_name), err) != GR_OK)
 		return err->code;
-	strlcpy_(out->api, b->env.base_url != NULL ? b->env.base_url : stoppers[i].api,
+	strlcpy_(out->api, b->env.base_url != NULL ? b->env.base_url : api,
 	    sizeof(out->api));
 	/* Tests name a file that stands in for the container's first process's environment. */
 	env = getenv("GPURENT_GUARD_ENVIRON");
@@ -465,19 +479,14 @@ guard_agents_keep(struct session *s, const struct instance_list *l)
 	struct guard_journal j;
 	struct guard_agent g;
 	char msg[EVENT_MSG_MAX - 32];
-	size_t i, k, done = 0;
+	size_t i, done = 0;
 
 	if (session_config(s, &cfg, NULL) != GR_OK || !config_get_bool(cfg, "guard.agent", false))
 		return 0;
 	for (i = 0; i < l->n; i++) {
 		const struct instance *in = &l->v[i];
 
-		if (in->state != ST_RUNNING)
-			continue;
-		for (k = 0; k < sizeof(stoppers) / sizeof(stoppers[0]); k++)
-			if (strcmp(stoppers[k].provider, in->provider) == 0)
-				break;
-		if (k == sizeof(stoppers) / sizeof(stoppers[0]))
+		if (in->state != ST_RUNNING || !guard_agent_can_stop(in->provider))
 			continue;
 		err = (struct gr_error){ 0 };
 		if (guard_agent_read(s, in->id, &j, &err) != GR_OK)

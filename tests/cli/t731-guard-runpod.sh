@@ -94,5 +94,11 @@ check "status: unknown, no util" '[ "$(jq -r ".[0].verdict, .[0].util_pct" <<<"$
 expect_ok g -o json events
 check "the unknown reading is an event" '[ "$(jq "[.[] | select(.kind == \"guard-unknown\" and .instance_id == \"$blind\")] | length" <<<"$OUT")" = 1 ]'
 
+# Without ids: every running pod, the stopped one left out.
+expect_ok g guard status -o json
+check "status of the running pods" '[ "$(jq -r "[.[].id] | sort | join(\" \")" <<<"$OUT")" = "$(printf "%s\n" "$busy" "$blind" | sort | tr "\n" " " | sed "s/ $//")" ]'
+expect_ok g guard status --label t731-busy -o json
+check "status by label" '[ "$(jq -r "[.[].id] | join(\" \")" <<<"$OUT")" = "$busy" ]'
+expect_rc 3 g guard status --label nobody
 expect_ok g guard remove "$busy" "$blind"
 pass
