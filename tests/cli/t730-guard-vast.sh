@@ -57,9 +57,9 @@ expect_ok g -o json show "$b"
 check "b still runs" '[ "$(jq -r .state <<<"$OUT")" = running ]'
 
 # A dry run prints the agent with its settings; nothing is installed.
-g config set label.t730a.idle.after 6s >/dev/null
+g config set label.t730a.idle.after 4s >/dev/null
 expect_ok g guard install --dry-run "$a"
-check "dry run: the idle policy" 'grep -qx "GR_IDLE_AFTER=6" <<<"$OUT"'
+check "dry run: the idle policy" 'grep -qx "GR_IDLE_AFTER=4" <<<"$OUT"'
 check "dry run: the instance" 'grep -qx "GR_TARGET=$an" <<<"$OUT"'
 check "dry run: the probe's query" 'grep -q "query-gpu" <<<"$OUT"'
 check "dry run installs nothing" '[ ! -e "$GDIR/vast-$an" ]'
@@ -68,7 +68,7 @@ check "dry run installs nothing" '[ ! -e "$GDIR/vast-$an" ]'
 export GPURENT_GUARD_ENVIRON="$env_a"
 expect_ok g guard install "$a"
 check "install prints the id" '[ "$OUT" = "$a" ]'
-check "install says the policy" 'grep -q "idle 6s" <<<"$ERR"'
+check "install says the policy" 'grep -q "idle 4s" <<<"$ERR"'
 first=$(cat "$GDIR/vast-$an/pid")
 CLEANUP_HOOKS+=("kill \$(cat '$GDIR/vast-$an/pid' 2>/dev/null) $first 2>/dev/null")
 expect_ok g guard install "$a"
@@ -90,7 +90,7 @@ wait_until 150 '[ "$(state next)" = idle ] && [ "$(state next_in)" -ge 1 ]' || f
 expect_ok g -o json show "$a"
 check "a runs before idle.after" '[ "$(jq -r .state <<<"$OUT")" = running ]'
 wait_until 300 '[ "$(state verdict)" = stopped ]' || fail "not stopped: $(cat "$GDIR/vast-$an/log")"
-check "stopped idle.after after the idle verdict began" '[ $(( $(state at) - since )) -ge 6 ]'
+check "stopped idle.after after the idle verdict began" '[ $(( $(state at) - since )) -ge 4 ]'
 expect_ok serve_g vast sim advance 5m
 expect_ok g -o json show "$a"
 check "a stopped through vast's API" '[ "$(jq -r .state <<<"$OUT")" = stopped ]'
