@@ -128,6 +128,8 @@ gr_log start - "interval ${GR_INTERVAL}s"
 idle_since=
 known=
 verdict=starting
+fails=0
+retry_at=0
 while :; do
 	now=$(date +%s)
 	if command -v timeout >/dev/null 2>&1; then
@@ -175,7 +177,9 @@ while :; do
 	[ "$GR_IDLE_AFTER" -gt 0 ] && [ -n "$idle_since" ] &&
 		gr_next idle $((idle_since + GR_IDLE_AFTER - now))
 	[ -n "$next_in" ] && [ "$next_in" -lt 0 ] && next_in=0
-	if [ "$next_in" = 0 ]; then
+	# A stop that failed is tried again after 2, 4, 8 ... rounds (at most 5 minutes apart),
+	# so that a provider that refuses does not fill the log and the events.
+	if [ "$next_in" = 0 ] && [ "$now" -ge "$retry_at" ]; then
 		case $next in
 		idle) why="GPU at most ${GR_IDLE_THRESHOLD}% for ${GR_IDLE_AFTER}s (now ${util}%)" ;;
 		max-cost) why="spent $spent of $GR_MAX_COST micro-$GR_CURRENCY" ;;
@@ -185,6 +189,10 @@ while :; do
 			verdict=stopped
 		else
 			verdict=stop-failed
+			fails=$((fails + 1))
+			back=$((GR_INTERVAL * (1 << (fails < 9 ? fails : 9))))
+			[ "$back" -gt 300 ] && back=300
+			retry_at=$((now + back))
 		fi
 	fi
 	{

@@ -140,6 +140,19 @@ check "hand-made journal: 0.123456 spent" '[ "$(jq ".[0].spent" <<<"$OUT")" = 0.
 check "hand-made journal: idle in 42 s at 7%" '[ "$(jq -r ".[0] | \"\(.next) \(.next_in_s) \(.util_pct) \(.verdict)\"" <<<"$OUT")" = "idle 42 7 idle" ]'
 expect_ok g guard status "$b"
 check "table: the spend in dollars" 'grep -q "\$0.1235" <<<"$OUT"'
+# A stop that fails (no credential where the agent looks) is tried again after 2, 4, 8
+# rounds, not every round.
+g config set label.t730b.idle.after 1s >/dev/null
+GPURENT_GUARD_ENVIRON="$TMP/no-such-environ" expect_ok g guard install "$b"
+CLEANUP_HOOKS+=("kill $(cat "$GDIR/vast-$bn/pid") 2>/dev/null")
+log_b="$GDIR/vast-$bn/log"
+wait_until 150 'grep -q stop-failed "$log_b"' || fail "no failed stop: $(cat "$log_b")"
+t0=$(grep -m1 stop-failed "$log_b" | cut -d " " -f 2)
+check "it says why" 'grep -q "no instance credential" "$log_b"'
+wait_until 150 '[ "$(sed -n "s/^at=//p" "$GDIR/vast-$bn/state")" -ge $((t0 + 5)) ]' || fail "no rounds"
+check "tried again at +2 s, not each second" '[ "$(grep -c stop-failed "$log_b")" -le 2 ]'
+expect_ok g -o json show "$b"
+check "b runs on" '[ "$(jq -r .state <<<"$OUT")" = running ]'
 expect_ok g guard remove "$b"
 check "removed" '[ ! -e "$GDIR/vast-$bn" ] && ! grep -q "vast-$bn" "$TMP/remote-bin/crontab.txt"'
 expect_rc 3 g guard remove "$b"
