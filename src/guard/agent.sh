@@ -110,6 +110,7 @@ gr_stop() {
 		gr_code=$(gr_http PUT "$GR_API/api/v0/instances/$GR_TARGET/" '{"state":"stopped"}')
 		;;
 	runpod)
+		# shellcheck disable=SC2016 # $podId is GraphQL's, not the shell's
 		gr_code=$(gr_http POST "$GR_API/graphql" \
 			'{"query":"mutation Stop($podId: String!) { podStop(input: {podId: $podId}) { id desiredStatus } }","variables":{"podId":"'"$GR_TARGET"'"}}')
 		;;
@@ -120,6 +121,14 @@ gr_stop() {
 	fi
 	gr_log stop-failed "$1" "$2; the provider answered $gr_code"
 	return 1
+}
+
+# Keep policy $1 as what acts next when its $2 seconds are the fewest yet.
+gr_next() {
+	if [ -z "$next_in" ] || [ "$2" -lt "$next_in" ]; then
+		next=$1
+		next_in=$2
+	fi
 }
 
 [ -f installed_at ] || date +%s >installed_at
@@ -157,12 +166,6 @@ while :; do
 	# What acts next and in how many seconds: the nearest of the policies that hold.
 	next=
 	next_in=
-	gr_next() {
-		if [ -z "$next_in" ] || [ "$2" -lt "$next_in" ]; then
-			next=$1
-			next_in=$2
-		fi
-	}
 	[ "$GR_UNTIL" -gt 0 ] && gr_next deadline $((GR_UNTIL - now))
 	[ "$GR_RUNTIME_MAX" -gt 0 ] && [ "$GR_STARTED" -gt 0 ] &&
 		gr_next runtime $((GR_STARTED + GR_RUNTIME_MAX - now))

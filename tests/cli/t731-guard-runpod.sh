@@ -46,12 +46,12 @@ agent_pid() { cat "$GDIR/runpod-${1#runpod:}/pid"; }
 # Busy: past idle.after, the pod runs on.
 GPURENT_GUARD_ENVIRON=$(envf "$busy") expect_ok g guard install "$busy"
 CLEANUP_HOOKS+=("kill $(agent_pid "$busy") 2>/dev/null")
-# The cap: 4 seconds of the pod's price past what it had cost at install.
+# The cap: 6 seconds of the pod's price past what it had cost at the dry run.
 expect_ok g guard install --dry-run "$cap"
 price=$(sed -n 's/^GR_PRICE=//p' <<<"$OUT")
 spent0=$(sed -n 's/^GR_SPENT0=//p' <<<"$OUT")
 check "the price is known" '[ "$price" -gt 0 ]'
-capm=$((spent0 + (price * 4 + 3599) / 3600))
+capm=$((spent0 + (price * 6 + 3599) / 3600))
 cap_text=$(printf '%d.%06d' $((capm / 1000000)) $((capm % 1000000)))
 g config set label.t731-cap.idle.after 1h >/dev/null
 GPURENT_GUARD_ENVIRON=$(envf "$cap") expect_ok g guard install --max-cost "$cap_text" "$cap"
@@ -63,8 +63,13 @@ wait_until 100 '[ -z "$(ssh_masters)" ]' || fail "ssh masters still up"
 wait_until 300 '[ "$(state "$cap" verdict)" = stopped ]' ||
 	fail "the capped pod was not stopped: $(cat "$GDIR/runpod-${cap#runpod:}/log")"
 installed=$(cat "$GDIR/runpod-${cap#runpod:}/installed_at")
+# What it had cost at the install itself (a little more than at the dry run), and so the
+# first second at which its spend, counted by whole seconds, reaches the cap.
+spent1=$(sed -n 's/^GR_SPENT0=//p' "$GDIR/runpod-${cap#runpod:}/agent.sh")
+due=$(( ((capm - spent1) * 3600 + price - 1) / price ))
+check "the cap is seconds away at install" '[ "$due" -ge 2 ]'
 check "stopped at the cap" '[ "$(state "$cap" spent)" -ge "$capm" ]'
-check "not before the spend reached it" '[ $(( $(state "$cap" at) - installed )) -ge 4 ]'
+check "not before the spend reached it" '[ $(( $(state "$cap" at) - installed )) -ge "$due" ]'
 check "the stop names the cap" 'grep -q "stop-ordered max-cost spent" "$GDIR/runpod-${cap#runpod:}/log"'
 expect_ok serve_g runpod sim advance 5m
 expect_ok g -o json show "$cap"
