@@ -36,9 +36,7 @@ finding_add(struct reconcile_list *l)
 int64_t
 reconcile_storage_month(const struct instance *in)
 {
-	if (!(in->valid & IV_STORAGE))
-		return -1;
-	return in->storage_hour * RECONCILE_MONTH_HOURS;
+	return in->valid & IV_STORAGE ? in->storage_hour * RECONCILE_MONTH_HOURS : -1;
 }
 
 /* What gpurent knows: the launch journal, and the marks of the adopted. */
@@ -126,8 +124,7 @@ gone_one(const struct ledger_seg *g, void *ctx)
 	strlcpy_(f->in.gpu_raw, g->gpu, sizeof(f->in.gpu_raw));
 	money_currency_set(f->in.currency, g->currency);
 	f->in.state = ST_UNKNOWN;
-	f->age = -1;
-	f->storage_month = -1;
+	f->age = f->storage_month = -1;
 	f->gone_at = g->end;
 }
 
