@@ -163,7 +163,7 @@ reconcile_cmd(struct cmd_ctx *c, int argc, char **argv)
 	struct gr_error err = { 0 };
 	struct args a;
 	char gpu[64];
-	int n, rc, status = 0;
+	int n, rc, status;
 	enum gr_err frc;
 
 	memset(&a, 0, sizeof(a));
@@ -183,18 +183,9 @@ reconcile_cmd(struct cmd_ctx *c, int argc, char **argv)
 		return destroy(c, a.destroy, a.yes);
 	memset(res, 0, sizeof(res));
 	frc = reconcile_run(c->s, &l, res, &err);
-	report_timing(c, res, c->s->n_backends);
-	if (frc != GR_OK && frc != GR_EPARTIAL) {
+	if ((rc = fanout_outcome(c, res, frc, &err, &status)) >= 0) {
 		reconcile_list_release(&l);
-		if (c->s->n_backends > 1) {
-			report_fanout(c, res, c->s->n_backends);
-			return gr_exit_code(frc);
-		}
-		return cmd_error(c, &err);
-	}
-	if (frc == GR_EPARTIAL) {
-		report_fanout(c, res, c->s->n_backends);
-		status = EXIT_PARTIAL;
+		return rc;
 	}
 	rc = cmd_print(c, cols, ARRAY_LEN(cols), C_ID, l.v, l.n, sizeof(*l.v), cell, gpu, status);
 	reconcile_list_release(&l);

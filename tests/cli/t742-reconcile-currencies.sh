@@ -42,4 +42,8 @@ expect_ok env COLUMNS=200 "$GPURENT" reconcile
 row=$(grep "^$ppio_id " <<<"$OUT")
 check "the table prices it in yuan and shows its storage as unknown: $row" \
 	'grep -q "¥[0-9]" <<<"$row" && [ "$(awk "{ print \$(NF - 1) }" <<<"$row")" = - ]'
+# A provider that cannot list fails alone: the others' findings, status 10, its name said.
+GPURENT_PPIO_API_KEY=wrong expect_rc 10 g reconcile -o json
+check "the simulated finding is still listed" '[ "$(jq -r "map(.id) | join(\",\")" <<<"$OUT")" = "$sim_id" ]'
+check "and PPIO is named" 'grep -q "gpurent: ppio:" <<<"$ERR"'
 pass
