@@ -50,6 +50,7 @@ static const struct config_key keys[] = {
 	{ "ppio.image", CK_STRING, NULL, N_("PPIO image when launch gives none") },
 	{ "ppio.url", CK_STRING, NULL, N_("PPIO GPU API v2 address (scheme, host, port)") },
 	{ "providers", CK_LIST, "sim", N_("backends to use when --provider is not given") },
+	{ "reconcile.interval", CK_INTERVAL, "15m", N_("time between two comparisons by gpurent watch of each provider's account with what gpurent knows (gpurent reconcile)") },
 	{ "runpod.disk", CK_INT, NULL, N_("RunPod container disk in GB when launch gives none") },
 	{ "runpod.image", CK_STRING, NULL, N_("RunPod image when launch gives none") },
 	{ "runpod.url", CK_STRING, NULL, N_("RunPod API address (scheme, host, port)") },

@@ -91,6 +91,29 @@ observed_get(struct backend *b, const char *id, struct instance *out, struct gr_
 	return e;
 }
 
+enum gr_err
+observed_adopt(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
+{
+	enum gr_err e = b->ops->get(b, id, out, err);
+	struct instance seen;
+	struct state *st;
+
+	if (e != GR_OK)
+		return e;
+	created_lend(b, out);
+	if ((st = ledger_of(b)) == NULL)
+		return GR_OK;
+	seen = *out;
+	if (inst_state_billed(seen.state) && (seen.valid & IV_CREATED) &&
+	    !(seen.valid & IV_BILLED) && seen.created_at <= (int64_t)time(NULL)) {
+		seen.billed_from = seen.created_at;
+		seen.billed_until = 0;
+		seen.valid |= IV_BILLED;
+	}
+	observe(st, &seen, true);
+	return GR_OK;
+}
+
 static void
 observe_listed(struct state *st, const struct backend *b, const struct instance_list *l,
     size_t first, int64_t asked)
