@@ -68,6 +68,7 @@ session_endpoint(struct session *s, const char *id, struct remote_endpoint *ep,
 	strlcpy_(ep->host, in.ssh_host, sizeof(ep->host));
 	strlcpy_(ep->user, in.ssh_user[0] ? in.ssh_user : "root", sizeof(ep->user));
 	ep->port = in.ssh_port;
+	ep->started_at = in.state_since;
 	if ((v = config_get(cfg, "ssh.identity")) != NULL)
 		strlcpy_(ep->identity, v, sizeof(ep->identity));
 	if ((v = config_get(cfg, "ssh.config")) != NULL)

@@ -7,6 +7,8 @@
 #                       stand-ins of the tools a rented machine has (jupyter).
 #
 #   stop_sshd PID       stop an sshd listener and its connections (children of the listener)
+#   restart_sshd_new_key  stop the sshd of start_sshd and start it again on the same port
+#                       with a new host key: the same address, another machine
 #   ssh_masters         the pids of the ssh masters on this state directory's sockets
 #   sshd_sessions       how many connections the sshd of start_sshd holds open now
 #
@@ -78,6 +80,23 @@ CONF
 	"$GPURENT" config set ssh.identity "$TMP/ssh/user" >/dev/null || fail "config set ssh.identity"
 	# ssh reads ~/.ssh/config from the passwd entry, not $HOME: no user config at all.
 	"$GPURENT" config set ssh.config /dev/null >/dev/null || fail "config set ssh.config"
+}
+
+restart_sshd_new_key() {
+	local sshd i
+	sshd=$(command -v sshd || echo /usr/sbin/sshd)
+	stop_sshd "$SSHD_PID"
+	rm -f "$TMP/ssh/host" "$TMP/ssh/host.pub"
+	ssh-keygen -q -t ed25519 -N '' -f "$TMP/ssh/host" >/dev/null
+	"$sshd" -D -e -f "$TMP/ssh/sshd_config" 2>"$TMP/ssh/sshd.log" &
+	SSHD_PID=$!
+	CLEANUP_HOOKS+=("stop_sshd $SSHD_PID")
+	for ((i = 0; i < 300; i++)); do
+		grep -q "Server listening on 127.0.0.1 port $SSHD_PORT" "$TMP/ssh/sshd.log" && return 0
+		kill -0 "$SSHD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "sshd did not start again: $(tail -3 "$TMP/ssh/sshd.log")"
 }
 
 stop_sshd() {
