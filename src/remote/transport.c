@@ -1215,7 +1215,7 @@ pin_start_note(const struct remote_endpoint *ep)
 	char pin[4400], path[4500], val[32];
 
 	remote_pin_path(ep->state_dir, ep->name, pin, sizeof(pin));
-	if (ep->started_at <= 0 || pin_start_read(pin) == ep->started_at)
+	if (ep->started_at <= 0 || access(pin, F_OK) != 0 || pin_start_read(pin) == ep->started_at)
 		return;
 	snprintf(path, sizeof(path), "%s.start", pin);
 	snprintf(val, sizeof(val), "%lld\n", (long long)ep->started_at);
@@ -1244,6 +1244,35 @@ pin_renew(const struct remote_endpoint *ep)
 	    "it was restarted since the key was pinned, so the new key is pinned (the old one "
 	    "is kept in '%s')\n"), ep->name, old);
 	return true;
+}
+
+/*
+ * A master that another instance at the same address opened checked that instance's key:
+ * this one's first contact still records its own, over a connection of its own (the key
+ * is all it is for: the command's status does not matter).
+ */
+static void
+pin_first_contact(const struct remote_endpoint *ep)
+{
+	static const char *const word[] = { "true" };
+	struct gr_error e = { 0 };
+	struct remote_argv a;
+	char pin[4400];
+	int null, pid;
+
+	remote_pin_path(ep->state_dir, ep->name, pin, sizeof(pin));
+	if (access(pin, F_OK) == 0)
+		return;
+	remote_argv_init(&a);
+	if (remote_ssh_argv(ep, REMOTE_OWN_CONNECTION | REMOTE_NO_TTY, word, 1, &a, &e) == GR_OK) {
+		null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		pid = remote_spawn(a.v, null, null, null, false, &e);
+		if (pid > 0)
+			remote_wait(pid);
+		if (null >= 0)
+			close(null);
+	}
+	remote_argv_release(&a);
 }
 
 enum gr_err
@@ -1279,8 +1308,10 @@ remote_connect(const struct remote_endpoint *ep, struct gr_error *err)
 		if (start >= 0)
 			close(start);
 	}
-	if (err->code == GR_OK)
+	if (err->code == GR_OK) {
+		pin_first_contact(ep);
 		pin_start_note(ep);
+	}
 	remote_argv_release(&a);
 	return err->code;
 }
