@@ -52,6 +52,18 @@ report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n)
 	return failed;
 }
 
+int
+fanout_status(struct cmd_ctx *c, enum gr_err frc, const struct fanout_result *res,
+    const struct gr_error *err, bool *failed)
+{
+	*failed = frc != GR_OK && frc != GR_EPARTIAL;
+	if (*failed && c->s->n_backends <= 1)
+		return cmd_error(c, err);
+	if (frc != GR_OK)
+		report_fanout(c, res, c->s->n_backends);
+	return *failed ? gr_exit_code(frc) : frc == GR_EPARTIAL ? EXIT_PARTIAL : 0;
+}
+
 void
 report_timing(struct cmd_ctx *c, const struct fanout_result *res, size_t n)
 {

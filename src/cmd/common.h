@@ -21,6 +21,13 @@ int cmd_print(struct cmd_ctx *c, const struct column *cols, size_t ncols, size_t
 
 /* Name each failed provider of a fan-out on stderr; returns how many failed. */
 size_t report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n);
+/*
+ * The exit status of a fan-out that ended in frc: 0 when every provider answered,
+ * EXIT_PARTIAL when some did (each failure named), else the failure's, reported (err
+ * alone, or each provider's when there are several); *failed says there is nothing to show.
+ */
+int fanout_status(struct cmd_ctx *c, enum gr_err frc, const struct fanout_result *res,
+    const struct gr_error *err, bool *failed);
 /* With -v: each provider's outcome, count and time on stderr. */
 void report_timing(struct cmd_ctx *c, const struct fanout_result *res, size_t n);
 

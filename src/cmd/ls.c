@@ -74,6 +74,7 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 	struct gr_error err = { 0 };
 	struct instance_list list;
 	size_t i, o;
+	bool failed;
 	int n, rc, status = 0;
 	int64_t now;
 	enum gr_err frc;
@@ -106,17 +107,10 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 	for (i = 0; a.all && i < c->s->n_backends; i++)
 		c->s->backends[i]->list_all = false;
 	report_timing(c, res, c->s->n_backends);
-	if (frc != GR_OK && frc != GR_EPARTIAL) {
+	status = fanout_status(c, frc, res, &err, &failed);
+	if (failed) {
 		instance_list_release(&list);
-		if (c->s->n_backends > 1) {
-			report_fanout(c, res, c->s->n_backends);
-			return gr_exit_code(frc);
-		}
-		return cmd_error(c, &err);
-	}
-	if (frc == GR_EPARTIAL) {
-		report_fanout(c, res, c->s->n_backends);
-		status = EXIT_PARTIAL;
+		return status;
 	}
 	{
 		struct state *st;

@@ -84,8 +84,8 @@ ssh_config_run(struct cmd_ctx *c, int argc, char **argv)
 	struct config *cfg;
 	char path[4200];
 	enum gr_err frc;
-	bool added;
-	int n, rc, status = 0;
+	bool added, failed;
+	int n, rc, status;
 
 	rc = cmd_parse(c, argc, argv, NULL, &a, &n);
 	if (rc != 0 || n < 0)
@@ -104,17 +104,10 @@ ssh_config_run(struct cmd_ctx *c, int argc, char **argv)
 	instance_list_init(&list);
 	memset(res, 0, sizeof(res));
 	frc = session_instances(c->s, &list, res, &err);
-	if (frc != GR_OK && frc != GR_EPARTIAL) {
+	status = fanout_status(c, frc, res, &err, &failed);
+	if (failed) {
 		instance_list_release(&list);
-		if (c->s->n_backends > 1) {
-			report_fanout(c, res, c->s->n_backends);
-			return gr_exit_code(frc);
-		}
-		return cmd_error(c, &err);
-	}
-	if (frc == GR_EPARTIAL) {
-		report_fanout(c, res, c->s->n_backends);
-		status = EXIT_PARTIAL;
+		return status;
 	}
 	if (a.print) {
 		struct sb text;

@@ -7,6 +7,8 @@
 #                       stand-ins of the tools a rented machine has (jupyter).
 #
 #   stop_sshd PID       stop an sshd listener and its connections (children of the listener)
+#   sshd_again LOG      start the sshd of start_sshd again (after a stop_sshd), logging to
+#                       $TMP/ssh/LOG
 #   restart_sshd_new_key  stop the sshd of start_sshd and start it again on the same port
 #                       with a new host key: the same address, another machine
 #   ssh_masters         the pids of the ssh masters on this state directory's sockets
@@ -82,21 +84,26 @@ CONF
 	"$GPURENT" config set ssh.config /dev/null >/dev/null || fail "config set ssh.config"
 }
 
-restart_sshd_new_key() {
-	local sshd i
-	sshd=$(command -v sshd || echo /usr/sbin/sshd)
-	stop_sshd "$SSHD_PID"
-	rm -f "$TMP/ssh/host" "$TMP/ssh/host.pub"
-	ssh-keygen -q -t ed25519 -N '' -f "$TMP/ssh/host" >/dev/null
-	"$sshd" -D -e -f "$TMP/ssh/sshd_config" 2>"$TMP/ssh/sshd.log" &
+# sshd_again LOG: start sshd again with start_sshd's config (its port, its host key file),
+# logging to $TMP/ssh/LOG, and wait until it listens. Sets SSHD_PID.
+sshd_again() {
+	local log="$TMP/ssh/$1" i
+	"$(command -v sshd || echo /usr/sbin/sshd)" -D -e -f "$TMP/ssh/sshd_config" 2>"$log" &
 	SSHD_PID=$!
 	CLEANUP_HOOKS+=("stop_sshd $SSHD_PID")
 	for ((i = 0; i < 300; i++)); do
-		grep -q "Server listening on 127.0.0.1 port $SSHD_PORT" "$TMP/ssh/sshd.log" && return 0
+		grep -q "Server listening on 127.0.0.1 port $SSHD_PORT" "$log" && return 0
 		kill -0 "$SSHD_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	fail "sshd did not start again: $(tail -3 "$TMP/ssh/sshd.log")"
+	fail "sshd did not start again on port $SSHD_PORT: $(tail -3 "$log")"
+}
+
+restart_sshd_new_key() {
+	stop_sshd "$SSHD_PID"
+	rm -f "$TMP/ssh/host" "$TMP/ssh/host.pub"
+	ssh-keygen -q -t ed25519 -N '' -f "$TMP/ssh/host" >/dev/null
+	sshd_again sshd-new-key.log
 }
 
 stop_sshd() {
