@@ -11,6 +11,8 @@
 #                       $TMP/ssh/LOG
 #   restart_sshd_new_key  stop the sshd of start_sshd and start it again on the same port
 #                       with a new host key: the same address, another machine
+#   hosts_file_in_tmp   point ssh.hosts_file (the include file of gpurent ssh-config) into
+#                       $TMP; sets HOSTS_FILE
 #   ssh_masters         the pids of the ssh masters on this state directory's sockets
 #   sshd_sessions       how many connections the sshd of start_sshd holds open now
 #
@@ -123,6 +125,11 @@ stop_sshd() {
 		kill -0 "$c" 2>/dev/null && kill -9 "$c"
 	done
 	return 0
+}
+
+hosts_file_in_tmp() {
+	HOSTS_FILE="$TMP/cfg.d/gpurent"
+	"$GPURENT" config set ssh.hosts_file "$HOSTS_FILE" >/dev/null || fail "config set ssh.hosts_file"
 }
 
 ssh_masters() {

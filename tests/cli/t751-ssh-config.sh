@@ -7,30 +7,29 @@
 . "$(dirname "$0")/sshd.sh"
 export GPURENT_SIM_SPEED=200
 start_sshd
-hosts="$TMP/cfg.d/gpurent"
-g config set ssh.hosts_file "$hosts" >/dev/null || fail "config set"
+hosts_file_in_tmp
 # Plain ssh reads this, as ~/.ssh/config would (ssh takes ~ from the passwd entry, not $HOME).
-printf 'Include %s\n' "$hosts" >"$TMP/ssh_config"
+printf 'Include %s\n' "$HOSTS_FILE" >"$TMP/ssh_config"
 plain_ssh() { ssh -F "$TMP/ssh_config" -o BatchMode=yes -o ConnectTimeout=10 "$@" </dev/null; }
 
 a=$(launch_fresh type=on-demand -- --wait --timeout 60 --label train-1) || fail "launch a"
-check "nothing is written before ssh-config was asked for" '[ ! -e "$hosts" ]'
+check "nothing is written before ssh-config was asked for" '[ ! -e "$HOSTS_FILE" ]'
 
 expect_ok g ssh-config
 check "the file is written with the instance's entry, named by its label" \
-	'grep -qx "Host train-1" "$hosts" && [[ $OUT == *train-1*"$a"*127.0.0.1*"$SSHD_PORT"* ]]'
+	'grep -qx "Host train-1" "$HOSTS_FILE" && [[ $OUT == *train-1*"$a"*127.0.0.1*"$SSHD_PORT"* ]]'
 check "it says ~/.ssh/config does not include it, and leaves ~/.ssh alone" \
-	'[[ $ERR == *"does not include $hosts"* ]] && [ ! -e "$HOME/.ssh/config" ]'
+	'[[ $ERR == *"does not include $HOSTS_FILE"* ]] && [ ! -e "$HOME/.ssh/config" ]'
 check "the entry pins the instance's own host keys, strictly" \
-	'grep -q "UserKnownHostsFile $GPURENT_HOME/hostkeys/$a\$" "$hosts" &&
-	 grep -q "StrictHostKeyChecking yes" "$hosts" && [ -s "$GPURENT_HOME/hostkeys/$a" ]'
+	'grep -q "UserKnownHostsFile $GPURENT_HOME/hostkeys/$a\$" "$HOSTS_FILE" &&
+	 grep -q "StrictHostKeyChecking yes" "$HOSTS_FILE" && [ -s "$GPURENT_HOME/hostkeys/$a" ]'
 run plain_ssh train-1 echo plain
 check "plain ssh reaches the instance by its name ($RC)" '[ "$RC" = 0 ] && [ "$OUT" = plain ]'
 
 # A label with what ssh_config would read as syntax, and one label on two instances.
 b=$(launch_fresh type=on-demand -- --wait --timeout 60 --label ' bad name*?,!') || fail "launch b"
 c=$(launch_fresh type=on-demand -- --wait --timeout 60 --label train-1) || fail "launch c"
-check "launches update the file" 'grep -q "$b" "$hosts" && grep -q "$c" "$hosts"'
+check "launches update the file" 'grep -q "$b" "$HOSTS_FILE" && grep -q "$c" "$HOSTS_FILE"'
 expect_ok g ssh-config -o json
 check "a label is made safe for ssh_config" \
 	'[ "$(jq -r --arg id "$b" ".[] | select(.id == \$id) | .alias" <<<"$OUT")" = bad-name ]'
@@ -38,7 +37,7 @@ ca=${a//:/-} cc=${c//:/-}
 check "a name two instances share becomes NAME.ID for each" \
 	'[ "$(jq -r --arg id "$a" ".[] | select(.id == \$id) | .alias" <<<"$OUT")" = "train-1.$ca" ] &&
 	 [ "$(jq -r --arg id "$c" ".[] | select(.id == \$id) | .alias" <<<"$OUT")" = "train-1.$cc" ] &&
-	 ! grep -qx "Host train-1" "$hosts"'
+	 ! grep -qx "Host train-1" "$HOSTS_FILE"'
 check "the json has the address, port and user" \
 	'jq -e --arg id "$c" ".[] | select(.id == \$id) | .host == \"127.0.0.1\" and .port == $SSHD_PORT and .user == \"$(id -un)\"" <<<"$OUT" >/dev/null'
 run plain_ssh "train-1.$cc" echo c
@@ -47,11 +46,11 @@ check "plain ssh reaches each by its NAME.ID ($RC)" '[ "$RC" = 0 ] && [ "$OUT" =
 # The lifecycle keeps it: no ssh-config run in between.
 expect_ok g destroy "$c" --yes
 check "destroy removes the entry, and the name is the label again" \
-	'! grep -q "$c" "$hosts" && grep -qx "Host train-1" "$hosts"'
+	'! grep -q "$c" "$HOSTS_FILE" && grep -qx "Host train-1" "$HOSTS_FILE"'
 expect_ok g stop "$a" --wait --timeout 60
-check "stop removes the entry of the stopped instance" '! grep -q "$a" "$hosts"'
+check "stop removes the entry of the stopped instance" '! grep -q "$a" "$HOSTS_FILE"'
 expect_ok g start "$a" --wait --timeout 60
-check "start brings it back" 'grep -qx "Host train-1" "$hosts" && grep -q "$a" "$hosts"'
+check "start brings it back" 'grep -qx "Host train-1" "$HOSTS_FILE" && grep -q "$a" "$HOSTS_FILE"'
 run plain_ssh train-1 echo again
 check "plain ssh reaches it after the start ($RC)" '[ "$RC" = 0 ] && [ "$OUT" = again ]'
 
@@ -66,12 +65,12 @@ g config set ssh.hosts_file "$TMP/other" >/dev/null || fail "config set"
 expect_ok g ssh-config --print
 check "--print prints the entries" '[[ $OUT == *"Host bad-name"* && $OUT == *"Host train-1"* ]]'
 check "and writes no file" '[ ! -e "$TMP/other" ]'
-g config set ssh.hosts_file "$hosts" >/dev/null || fail "config set"
+g config set ssh.hosts_file "$HOSTS_FILE" >/dev/null || fail "config set"
 mkdir -p "$HOME/.ssh"
 printf 'Host elsewhere\n\tUser someone\n' >"$HOME/.ssh/config"
 expect_ok g ssh-config --install-include
 check "--install-include puts the Include line at the top" \
-	'[ "$(head -1 "$HOME/.ssh/config")" = "Include $hosts" ] && grep -qx "Host elsewhere" "$HOME/.ssh/config"'
+	'[ "$(head -1 "$HOME/.ssh/config")" = "Include $HOSTS_FILE" ] && grep -qx "Host elsewhere" "$HOME/.ssh/config"'
 expect_ok g ssh-config --install-include
 check "and only once" '[ "$(grep -c "^Include" "$HOME/.ssh/config")" = 1 ] && [[ $ERR == *"already includes"* ]]'
 expect_ok g ssh-config

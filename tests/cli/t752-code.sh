@@ -5,8 +5,7 @@
 . "$(dirname "$0")/sshd.sh"
 export GPURENT_SIM_SPEED=200
 start_sshd
-hosts="$TMP/cfg.d/gpurent"
-g config set ssh.hosts_file "$hosts" >/dev/null || fail "config set"
+hosts_file_in_tmp
 id=$(launch_fresh type=on-demand -- --wait --timeout 60 --label 'my box') || fail "launch"
 
 # A stand-in for VS Code's command: it records its argv, one word a line.
@@ -20,10 +19,10 @@ expect_ok env PATH="$TMP/bin:$PATH" "$GPURENT" code "$id" '/srv/my project'
 check "code ran with --remote ssh-remote+NAME and the folder, as words" \
 	'[ "$(cat "$TMP/code-argv")" = "$(printf "%s\n" --remote ssh-remote+my-box "/srv/my project")" ]'
 check "the entry was written first, its host key pinned" \
-	'grep -qx "Host my-box" "$hosts" && [ -s "$GPURENT_HOME/hostkeys/$id" ]'
+	'grep -qx "Host my-box" "$HOSTS_FILE" && [ -s "$GPURENT_HOME/hostkeys/$id" ]'
 check "it says ~/.ssh/config does not include the file" \
-	'[[ $ERR == *"does not include $hosts"* && $ERR == *"--install-include"* ]]'
-printf 'Include %s\n' "$hosts" >"$TMP/ssh_config"
+	'[[ $ERR == *"does not include $HOSTS_FILE"* && $ERR == *"--install-include"* ]]'
+printf 'Include %s\n' "$HOSTS_FILE" >"$TMP/ssh_config"
 run ssh -F "$TMP/ssh_config" -o BatchMode=yes my-box echo reached </dev/null
 check "the name code was given reaches the instance ($RC)" '[ "$RC" = 0 ] && [ "$OUT" = reached ]'
 
