@@ -5,6 +5,7 @@
 # stopped and started again, the new key is pinned with a warning and ssh connects.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshd.sh"
+. "$(dirname "$0")/zh.sh"
 export GPURENT_SIM_SPEED=200
 start_sshd
 id=$(launch_fresh type=on-demand -- --wait --timeout 60) || fail "launch"
@@ -24,6 +25,8 @@ check "with the reason and the file to remove" \
 	'[[ $ERR == *"not the one pinned for it in '"'$pin'"'"* && $ERR == *"reports no restart"* &&
 	   $ERR == *"refusing to connect"* ]]'
 check "and the pin is kept" '[ -s "$pin" ] && [ ! -e "$pin.old" ]'
+expect_rc 255 zh ssh "$id" -- true
+check "in Chinese under a Chinese locale" '[[ $ERR == *"拒绝连接"* && $ERR == *"$pin"* ]]'
 
 # The provider restarts it: the new key is the machine's own now.
 expect_ok g stop "$id" --wait --timeout 60
