@@ -183,8 +183,7 @@ observe_again(struct backend *b, const char *id, enum gr_err e)
 	struct instance in;
 	struct state *st;
 
-	st = ledger_of(b);
-	if (e == GR_OK && (st != NULL || ssh_hosts_enabled(NULL, 0)) &&
+	if (e == GR_OK && ((st = ledger_of(b)) != NULL || ssh_hosts_enabled(NULL, 0)) &&
 	    b->ops->get(b, id, &in, &(struct gr_error){ 0 }) == GR_OK) {
 		created_lend(b, &in);
 		ssh_hosts_follow(b->env.config, b->ops->name, &in, 1, false);
