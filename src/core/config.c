@@ -67,6 +67,7 @@ static const struct config_key keys[] = {
 	{ "slurm.workdir", CK_STRING, "/tmp", N_("working directory of the jobs gpurent submits, on the nodes") },
 	{ "spot.bid_margin", CK_INT, "20", N_("percent over the current price that an interruptible launch bids without --bid") },
 	{ "ssh.config", CK_STRING, NULL, N_("ssh_config file passed to ssh -F instead of ~/.ssh/config") },
+	{ "ssh.hosts_file", CK_STRING, NULL, N_("the ssh include file that gpurent ssh-config keeps (default ~/.ssh/config.d/gpurent)") },
 	{ "ssh.identity", CK_STRING, NULL, N_("private key file passed to ssh -i") },
 	{ "ssh.rsync_path", CK_STRING, NULL, N_("rsync on the instances, when not 'rsync' in PATH") },
 	{ "watch.interval", CK_INTERVAL, "60s", N_("time between two passes of gpurent watch") },
