@@ -106,16 +106,17 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 /* The instances the command names: its ids, or those labelled --label. */
 static int
 targets(struct cmd_ctx *c, const struct args *a, int npos, char **argv,
-    struct instance_list *out)
+    struct instance_list *out, int *partial)
 {
 	struct fanout_result res[SESSION_MAX_PROVIDERS];
 	struct gr_error err = { 0 };
 	struct instance_list all;
 	enum gr_err e;
 	size_t i;
-	int k;
+	int k, rc;
 
 	instance_list_init(out);
+	*partial = 0;
 	if (a->label == NULL && npos > 0) {
 		for (k = 0; k < npos; k++)
 			strlcpy_(instance_list_add(out)->id, argv[k], ID_MAX);
@@ -126,13 +127,11 @@ targets(struct cmd_ctx *c, const struct args *a, int npos, char **argv,
 	/* --label: its running instances; neither (status): every one the guard can stop. */
 	instance_list_init(&all);
 	e = session_instances(c->s, &all, res, &err);
-	if (e != GR_OK && e != GR_EPARTIAL) {
+	/* A provider that could not list is named; the others' instances go on. */
+	if ((rc = fanout_outcome(c, res, e, &err, partial)) >= 0) {
 		instance_list_release(&all);
-		return cmd_error(c, &err);
+		return rc;
 	}
-	/* A provider that could not list says so; the others' instances go on. */
-	if (e == GR_EPARTIAL)
-		report_fanout(c, res, c->s->n_backends);
 	for (i = 0; i < all.n; i++)
 		if (all.v[i].state == ST_RUNNING && (a->label != NULL ?
 		    strcmp(all.v[i].label, a->label) == 0 : guard_agent_can_stop(all.v[i].provider)))
@@ -299,7 +298,7 @@ guard_run(struct cmd_ctx *c, int argc, char **argv)
 	struct args a = { 0 };
 	struct instance_list ids;
 	const char *sub;
-	int rc, npos;
+	int rc, npos, partial;
 
 	rc = cmd_parse(c, argc, argv, NULL, &a, &npos);
 	if (rc != 0 || npos < 0)
@@ -314,7 +313,7 @@ guard_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_usage_error(c, "--until, --max-cost and --dry-run go with install");
 	if (npos == 1 && a.label == NULL && strcmp(sub, "status") != 0)
 		return cmd_usage_error(c, "%s wants instance ids or --label", sub);
-	if ((rc = targets(c, &a, npos - 1, argv + 1, &ids)) != 0)
+	if ((rc = targets(c, &a, npos - 1, argv + 1, &ids, &partial)) != 0)
 		return rc;
 	if (strcmp(sub, "install") == 0)
 		rc = install(c, &a, &ids);
@@ -323,7 +322,7 @@ guard_run(struct cmd_ctx *c, int argc, char **argv)
 	else
 		rc = status_(c, &ids);
 	instance_list_release(&ids);
-	return rc;
+	return rc == 0 ? partial : rc;
 }
 
 const struct command cmd_guard = {

@@ -102,6 +102,10 @@ check "the unknown reading is an event" '[ "$(jq "[.[] | select(.kind == \"guard
 # Without ids: every running pod, the stopped one left out.
 expect_ok g guard status -o json
 check "status of the running pods" '[ "$(jq -r "[.[].id] | sort | join(\" \")" <<<"$OUT")" = "$(printf "%s\n" "$busy" "$blind" | sort | tr "\n" " " | sed "s/ $//")" ]'
+# A provider that cannot list is named; the others' instances are read, status partial.
+GPURENT_VAST_URL=http://127.0.0.1:1 GPURENT_VAST_API_KEY=k expect_rc 10 g -p runpod -p vast guard status -o json
+check "the running pods of the provider that answered" '[ "$(jq length <<<"$OUT")" = 2 ]'
+check "the one that did not is named" 'grep -q "vast" <<<"$ERR"'
 expect_ok g guard status --label t731-busy -o json
 check "status by label" '[ "$(jq -r "[.[].id] | join(\" \")" <<<"$OUT")" = "$busy" ]'
 expect_rc 3 g guard status --label nobody
