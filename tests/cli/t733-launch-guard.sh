@@ -37,4 +37,12 @@ wait_until 100 '[ "$(sed -n "s/^verdict=//p" "$dir/state" 2>/dev/null)" = busy ]
 expect_ok g guard status vast:1 -o json
 check "status: running" '[ "$(jq -r ".[0].agent" <<<"$OUT")" = running ]'
 expect_ok g guard remove vast:1
+
+# A provider that gives its instances no key of their own: refused, saying what still holds.
+sim_offer=$(g -p sim offers gpus=1 -o ids -n 1)
+expect_ok g launch "$sim_offer"
+sim_id=$OUT
+expect_rc 12 g guard install "$sim_id"
+check "refused: no credential of its own" 'grep -q "no credential of their own" <<<"$ERR"'
+check "says what still holds" 'grep -q "What still holds: gpurent watch" <<<"$ERR"'
 pass
