@@ -33,7 +33,7 @@ struct row {
 	struct guard_journal j;
 };
 
-enum { C_ID, C_AGENT, C_HEARTBEAT, C_VERDICT, C_UTIL, C_NEXT, C_NEXT_IN, C_SPENT };
+enum { C_ID, C_AGENT, C_HEARTBEAT, C_VERDICT, C_UTIL, C_NEXT, C_NEXT_IN, C_SPENT, C_CURRENCY };
 
 static const struct column cols[] = {
 	[C_ID] = { "id", N_("ID"), false, false, 0, 0 },
@@ -44,6 +44,7 @@ static const struct column cols[] = {
 	[C_NEXT] = { "next", N_("NEXT"), false, false, 1, 0 },
 	[C_NEXT_IN] = { "next_in_s", N_("IN"), true, false, 1, 0 },
 	[C_SPENT] = { "spent", N_("SPENT"), true, false, 2, 0 },
+	[C_CURRENCY] = { "currency", N_("CURRENCY"), false, true, 6, 0 },	/* the sign says it */
 };
 
 /* running, stale (beats no more), gone (no process), none (nothing installed). */
@@ -90,6 +91,7 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 	case C_UTIL: num_cell(out, r->j.util); break;
 	case C_NEXT: cell_str(out, r->j.next); break;
 	case C_NEXT_IN: num_cell(out, r->j.next[0] != '\0' ? r->j.next_in : -1); break;
+	case C_CURRENCY: cell_str(out, r->j.currency); break;
 	default:
 		if (r->j.spent < 0 || r->j.currency[0] == '\0')
 			out->kind = CELL_NULL;
