@@ -108,10 +108,12 @@ guard_agent_plan(struct session *s, const char *id, int64_t until, int64_t max_c
 	out->interval = parse_interval(config_get(cfg, "guard.interval"));
 	if (out->interval < 0)
 		out->interval = 30;
+	/* The agent only stops: a policy that only notifies is not its to hold, and one that
+	 * destroys is held as a stop (the disk kept; the watcher may still destroy). */
 	watch_policy_for(cfg, in.label, &pol);
-	out->idle_after = pol.idle_after;
+	out->idle_after = pol.idle_action != WA_NOTIFY ? pol.idle_after : 0;
 	out->idle_threshold = pol.idle_threshold;
-	out->runtime_max = pol.runtime_max;
+	out->runtime_max = pol.runtime_action != WA_NOTIFY ? pol.runtime_max : 0;
 	out->started = in.valid & IV_CREATED ? in.created_at : 0;
 	out->until = until;
 	money_currency_set(out->currency, in.currency[0] != '\0' ? in.currency : "USD");

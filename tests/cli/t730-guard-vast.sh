@@ -63,6 +63,11 @@ check "dry run: the idle policy" 'grep -qx "GR_IDLE_AFTER=4" <<<"$OUT"'
 check "dry run: the instance" 'grep -qx "GR_TARGET=$an" <<<"$OUT"'
 check "dry run: the probe's query" 'grep -q "query-gpu" <<<"$OUT"'
 check "dry run installs nothing" '[ ! -e "$GDIR/vast-$an" ]'
+# An idle policy that only notifies is not the agent's to hold.
+g config set label.t730a.idle.action notify >/dev/null
+expect_ok g guard install --dry-run "$a"
+check "dry run: no idle policy where it only notifies" 'grep -qx "GR_IDLE_AFTER=0" <<<"$OUT"'
+g config unset label.t730a.idle.action >/dev/null
 
 # Installed twice: one agent, one crontab line.
 export GPURENT_GUARD_ENVIRON="$env_a"
