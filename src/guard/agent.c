@@ -212,8 +212,9 @@ on_instance(struct session *s, const char *id, const char *script, const char *c
  */
 static const char install_sh[] =
 	"d=$HOME/.gpurent-guard/$1; mkdir -p \"$d\" && chmod 700 \"$d\" || exit 1; "
+	/* A new script counts its spend from now: the time of the install it replaces goes. */
 	"if [ -n \"$2\" ]; then printf '%s\\n' \"$2\" >\"$d/agent.sh.new\" && "
-	"mv \"$d/agent.sh.new\" \"$d/agent.sh\" || exit 1; fi; "
+	"mv \"$d/agent.sh.new\" \"$d/agent.sh\" && rm -f \"$d/installed_at\" || exit 1; fi; "
 	"[ -f \"$d/agent.sh\" ] || exit 0; " LIVE_PID
 	"if [ -n \"$p\" ]; then kill \"$p\"; i=0; "
 	"while kill -0 \"$p\" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done; fi; "

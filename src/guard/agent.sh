@@ -28,8 +28,11 @@ if [ -f pid ]; then
 fi
 echo $$ >pid
 
+# Decisions are numbered on from the log's last; a new log from its first second x 1000, so
+# that a log begun again (the guard removed and installed anew) numbers past the old one,
+# and gpurent, which remembers the last number it recorded, misses none.
 seq=$(tail -n 1 log 2>/dev/null | cut -d ' ' -f 1)
-case $seq in '' | *[!0-9]*) seq=0 ;; esac
+case $seq in '' | *[!0-9]*) seq=$(($(date +%s) * 1000)) ;; esac
 
 gr_log() {
 	seq=$((seq + 1))

@@ -164,4 +164,13 @@ check "b runs on" '[ "$(jq -r .state <<<"$OUT")" = running ]'
 expect_ok g guard remove "$b"
 check "removed" '[ ! -e "$GDIR/vast-$bn" ] && ! grep -q "vast-$bn" "$TMP/remote-bin/crontab.txt"'
 expect_rc 3 g guard remove "$b"
+# Installed anew after a remove: its new log's decisions are recorded too.
+g config set label.t730b.idle.after 1h >/dev/null
+GPURENT_GUARD_ENVIRON="$SERVE_HOME/instance-env/$bn" expect_ok g guard install "$b"
+CLEANUP_HOOKS+=("kill $(cat "$GDIR/vast-$bn/pid") 2>/dev/null")
+starts() { g -o json events | jq "[.[] | select(.kind == \"guard-start\" and .instance_id == \"$b\")] | length"; }
+n0=$(starts)
+expect_ok g guard status "$b"
+check "the new agent's start is an event" '[ "$(starts)" = $((n0 + 1)) ]'
+expect_ok g guard remove "$b"
 pass

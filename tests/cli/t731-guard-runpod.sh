@@ -46,14 +46,21 @@ agent_pid() { cat "$GDIR/runpod-${1#runpod:}/pid"; }
 # Busy: past idle.after, the pod runs on.
 GPURENT_GUARD_ENVIRON=$(envf "$busy") expect_ok g guard install "$busy"
 CLEANUP_HOOKS+=("kill $(agent_pid "$busy") 2>/dev/null")
-# The cap: 6 seconds of the pod's price past what it had cost at the dry run.
+# The cap: 9 seconds of the pod's price past what it had cost at the dry run.
 expect_ok g guard install --dry-run "$cap"
 price=$(sed -n 's/^GR_PRICE=//p' <<<"$OUT")
 spent0=$(sed -n 's/^GR_SPENT0=//p' <<<"$OUT")
 check "the price is known" '[ "$price" -gt 0 ]'
-capm=$((spent0 + (price * 6 + 3599) / 3600))
+capm=$((spent0 + (price * 9 + 3599) / 3600))
 cap_text=$(printf '%d.%06d' $((capm / 1000000)) $((capm % 1000000)))
 g config set label.t731-cap.idle.after 1h >/dev/null
+# First a guard with no cap, 3 s before the one with it: the cap counts from its own install.
+GPURENT_GUARD_ENVIRON=$(envf "$cap") expect_ok g guard install "$cap"
+CLEANUP_HOOKS+=("kill $(agent_pid "$cap") 2>/dev/null")
+wait_until 100 '[ -s "$GDIR/runpod-${cap#runpod:}/installed_at" ]' || fail "no first agent"
+first_at=$(cat "$GDIR/runpod-${cap#runpod:}/installed_at")
+wait_until 100 '[ "$(date +%s)" -ge $((first_at + 3)) ]'
+t2=$(date +%s)
 GPURENT_GUARD_ENVIRON=$(envf "$cap") expect_ok g guard install --max-cost "$cap_text" "$cap"
 check "install says the cap" 'grep -q "cost of" <<<"$ERR"'
 CLEANUP_HOOKS+=("kill $(agent_pid "$cap") 2>/dev/null")
@@ -70,6 +77,7 @@ due=$(( ((capm - spent1) * 3600 + price - 1) / price ))
 check "the cap is seconds away at install" '[ "$due" -ge 2 ]'
 check "stopped at the cap" '[ "$(state "$cap" spent)" -ge "$capm" ]'
 check "not before the spend reached it" '[ $(( $(state "$cap" at) - installed )) -ge "$due" ]'
+check "counted from the install with the cap" '[ "$installed" -ge "$t2" ] && [ $(( $(state "$cap" at) - t2 )) -ge "$due" ]'
 check "the stop names the cap" 'grep -q "stop-ordered max-cost spent" "$GDIR/runpod-${cap#runpod:}/log"'
 expect_ok serve_g runpod sim advance 5m
 expect_ok g -o json show "$cap"
