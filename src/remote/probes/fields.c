@@ -49,19 +49,6 @@ pf_trim(struct pf_span s)
 }
 
 bool
-pf_eq(struct pf_span s, const char *t)
-{
-	size_t i, n = strlen(t);
-
-	if (s.n != n)
-		return false;
-	for (i = 0; i < n; i++)
-		if (lower(s.p[i]) != lower(t[i]))
-			return false;
-	return true;
-}
-
-bool
 pf_starts(struct pf_span s, const char *t)
 {
 	size_t i, n = strlen(t);
@@ -72,6 +59,12 @@ pf_starts(struct pf_span s, const char *t)
 		if (lower(s.p[i]) != lower(t[i]))
 			return false;
 	return true;
+}
+
+bool
+pf_eq(struct pf_span s, const char *t)
+{
+	return s.n == strlen(t) && pf_starts(s, t);
 }
 
 long
