@@ -310,12 +310,6 @@ refresh_offers(struct session *s, struct state *st)
 	}
 }
 
-static void
-add_cached_offer(const char *id, void *ctx)
-{
-	cand_add(ctx, id);
-}
-
 /*
  * Offers the user has seen (those `offers` printed last, in the id cache) and every offer
  * of the providers' answers kept in the offer cache; a cache older than OFFER_REFRESH_S is
@@ -329,7 +323,7 @@ add_offers(struct cands *c, struct session *s)
 	if (session_state(s, &st, NULL) != GR_OK)
 		return;
 	idcache_each(st, IDC_OFFER, c->prefix, add_cached, c, NULL);
-	offer_cache_each_id(st, c->prefix, IDS_MAX, add_cached_offer, c);
+	offer_cache_each_id(st, c->prefix, IDS_MAX, add_word, c);
 	refresh_offers(s, st);
 }
 
