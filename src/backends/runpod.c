@@ -246,16 +246,27 @@ runpod_get_local(struct backend *b, const char *pod, struct instance *out, struc
 	return e;
 }
 
+/* The pod id in an instance id, with the key that any request about it needs. */
+static enum gr_err
+pod_of(struct backend *b, const char *id, const char **pod, struct gr_error *err)
+{
+	enum gr_err e;
+
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+		return e;
+	if ((*pod = bk_local_id(b, id, err)) == NULL)
+		return GR_ENOTFOUND;
+	return GR_OK;
+}
+
 static enum gr_err
 runpod_get(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
 {
 	const char *l;
 	enum gr_err e;
 
-	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+	if ((e = pod_of(b, id, &l, err)) != GR_OK)
 		return e;
-	if ((l = bk_local_id(b, id, err)) == NULL)
-		return GR_ENOTFOUND;
 	return runpod_get_local(b, l, out, err);
 }
 
@@ -429,10 +440,8 @@ runpod_mutate(struct backend *b, const char *id, const char *doc_text, bool term
 	const char *l;
 	enum gr_err e;
 
-	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+	if ((e = pod_of(b, id, &l, err)) != GR_OK)
 		return e;
-	if ((l = bk_local_id(b, id, err)) == NULL)
-		return GR_ENOTFOUND;
 	/* Stop, resume and terminate have the same effect when repeated (but not after a 500). */
 	e = gql(b, doc_text, "podId", l, false, &rs, &e2);
 	if (e == GR_ENOTFOUND && terminate && rs.attempts > 1)
@@ -474,10 +483,8 @@ runpod_metrics(struct backend *b, const char *id, struct sample_list *out, struc
 	enum gr_err e;
 	size_t from;
 
-	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+	if ((e = pod_of(b, id, &l, err)) != GR_OK)
 		return e;
-	if ((l = bk_local_id(b, id, err)) == NULL)
-		return GR_ENOTFOUND;
 	from = out->n;
 	e = gql(b, "query Metrics($podId: String!) { pod(input: {podId: $podId}) { id runtime { "
 	    "gpus { id gpuUtilPercent memoryUtilPercent } } } }", "podId", l, true, &rs, err);
