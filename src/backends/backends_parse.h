@@ -41,6 +41,14 @@ struct bj_code {
 /* What code means by a table of n, GR_OK when it is not listed. */
 enum gr_err bj_code_of(const struct bj_code *t, size_t n, const char *code);
 
+/* A provider's name for an instance state, and the state. */
+struct bj_state {
+	const char *name;
+	enum inst_state st;
+};
+/* The state a name is by a table of n: ST_UNKNOWN when the name is NULL or not listed. */
+enum inst_state bj_state_of(const struct bj_state *t, size_t n, const char *name);
+
 /*
  * Fails err as Lambda and PPIO word a refusal: code c (GR_OK: the status's, else GR_EFAIL)
  * and "MSG [CODE] (HTTP status)" cut at 255 bytes before the status, MSG or CODE alone when

@@ -187,3 +187,14 @@ bj_code_of(const struct bj_code *t, size_t n, const char *code)
 			return t[i].err;
 	return GR_OK;
 }
+
+enum inst_state
+bj_state_of(const struct bj_state *t, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name != NULL && i < n; i++)
+		if (strcmp(name, t[i].name) == 0)
+			return t[i].st;
+	return ST_UNKNOWN;
+}

@@ -246,23 +246,11 @@ lambda_parse_instance_types(const char *body, size_t len, struct offer_list *out
 	return offer_stream_parse(&lambda_offer_kind, NULL, body, len, out, err);
 }
 
-static enum inst_state
-lambda_state(const char *s)
-{
-	if (s == NULL)
-		return ST_UNKNOWN;
-	if (strcmp(s, "booting") == 0)
-		return ST_PROVISIONING;
-	if (strcmp(s, "active") == 0 || strcmp(s, "unhealthy") == 0)
-		return ST_RUNNING;
-	if (strcmp(s, "terminating") == 0)
-		return ST_DESTROYING;
-	if (strcmp(s, "terminated") == 0)
-		return ST_DESTROYED;
-	if (strcmp(s, "preempted") == 0)
-		return ST_FAILED;
-	return ST_UNKNOWN;
-}
+static const struct bj_state lambda_states[] = {
+	{ "booting", ST_PROVISIONING }, { "active", ST_RUNNING }, { "unhealthy", ST_RUNNING },
+	{ "terminating", ST_DESTROYING }, { "terminated", ST_DESTROYED },
+	{ "preempted", ST_FAILED },
+};
 
 void
 lambda_instance_from_json(const cJSON *in, struct instance *out)
@@ -276,7 +264,7 @@ lambda_instance_from_json(const cJSON *in, struct instance *out)
 		snprintf(out->id, sizeof(out->id), "lambda:%s", id);
 	bj_str(in, "name", out->label, sizeof(out->label));
 	bj_str(in, "status", st, sizeof(st));
-	out->state = lambda_state(bj_strp(in, "status"));
+	out->state = bj_state_of(lambda_states, ARRAY_LEN(lambda_states), bj_strp(in, "status"));
 	if (strcmp(st, "unhealthy") == 0)
 		strlcpy_(out->status_msg, "unhealthy: Lambda's health check failed",
 		    sizeof(out->status_msg));

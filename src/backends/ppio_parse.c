@@ -358,10 +358,7 @@ ppio_parse_products(const char *body, size_t len, const char *currency,
 enum inst_state
 ppio_state(const char *status, const char *error, long long last_started)
 {
-	static const struct {
-		const char *name;
-		enum inst_state st;
-	} map[] = {
+	static const struct bj_state map[] = {
 		{ "toCreate", ST_PROVISIONING }, { "creating", ST_PROVISIONING },
 		{ "running", ST_RUNNING },
 		{ "toStart", ST_STARTING }, { "starting", ST_STARTING },
@@ -373,16 +370,11 @@ ppio_state(const char *status, const char *error, long long last_started)
 		{ "toReset", ST_PROVISIONING }, { "resetting", ST_PROVISIONING },
 		{ "migrating", ST_PROVISIONING },
 	};
-	size_t i;
-
 	if (error != NULL && error[0] != '\0')
 		return ST_FAILED;
 	if (strcmp(status, "pulling") == 0)	/* billed from here on (§6) */
 		return last_started > 0 ? ST_STARTING : ST_PROVISIONING;
-	for (i = 0; i < ARRAY_LEN(map); i++)
-		if (strcmp(map[i].name, status) == 0)
-			return map[i].st;
-	return ST_UNKNOWN;
+	return bj_state_of(map, ARRAY_LEN(map), status);
 }
 
 /* "ssh -p 51039 root@proxy.cn-south-nas-1.gpu-instance.ppinfra.com": port, user, host. */

@@ -221,24 +221,18 @@ runpod_parse_gpu_types(const char *body, size_t len, bool want_spot, struct offe
 	return offer_stream_parse(&runpod_offer_kind, &want_spot, body, len, out, err);
 }
 
+static const struct bj_state pod_states[] = {
+	{ "CREATED", ST_PROVISIONING }, { "RESTARTING", ST_STARTING }, { "EXITED", ST_STOPPED },
+	{ "PAUSED", ST_STOPPED }, { "TERMINATED", ST_DESTROYED }, { "DEAD", ST_FAILED },
+};
+
+/* A pod asked to run is running once it has a runtime. */
 static enum inst_state
 pod_state(const char *desired, bool has_runtime)
 {
-	if (desired == NULL)
-		return ST_UNKNOWN;
-	if (strcmp(desired, "RUNNING") == 0)
+	if (desired != NULL && strcmp(desired, "RUNNING") == 0)
 		return has_runtime ? ST_RUNNING : ST_PROVISIONING;
-	if (strcmp(desired, "CREATED") == 0)
-		return ST_PROVISIONING;
-	if (strcmp(desired, "RESTARTING") == 0)
-		return ST_STARTING;
-	if (strcmp(desired, "EXITED") == 0 || strcmp(desired, "PAUSED") == 0)
-		return ST_STOPPED;
-	if (strcmp(desired, "TERMINATED") == 0)
-		return ST_DESTROYED;
-	if (strcmp(desired, "DEAD") == 0)
-		return ST_FAILED;
-	return ST_UNKNOWN;
+	return bj_state_of(pod_states, ARRAY_LEN(pod_states), desired);
 }
 
 void
