@@ -290,9 +290,23 @@ product_offers(const cJSON *prod, const char *currency, struct offer_list *out)
 	const cJSON *regions = cJSON_GetObjectItemCaseSensitive(prod, "region_ids");
 	struct product p = { .json = prod, .gmin = 1, .gmax = 8, .max_available = -1, .cpu = -1,
 		.mem = -1, .disk = -1, .deployable = true, .currency = currency };
+	/* The product's figures, each kept where it is in range (else the default above). */
+	const struct {
+		const cJSON *obj;
+		const char *key;
+		long long min, below, *to;
+	} figures[] = {
+		{ gpu, "memory_gb", 1, 100000, &p.vram },
+		{ gpu, "min", 1, 1000, &p.gmin },
+		{ gpu, "max", 1, 1000, &p.gmax },
+		{ gpu, "max_available", 0, 100000, &p.max_available },
+		{ spec, "cpu", 1, 10000, &p.cpu },
+		{ spec, "memory_gb", 1, 1000000, &p.mem },
+		{ rootfs, "max_gb", 1, 10000000, &p.disk },
+	};
 	char name[64];
 	long long v;
-	size_t ri, nreg;
+	size_t i, ri, nreg;
 
 	if (bj_strp(prod, "id") == NULL || !id_safe(bj_strp(prod, "id"), sizeof(p.id) - 1) ||
 	    !bj_str(prod, "id", p.id, sizeof(p.id)) || !bj_int(pricing, "precision", &p.precision))
@@ -300,20 +314,10 @@ product_offers(const cJSON *prod, const char *currency, struct offer_list *out)
 	bj_str(prod, "name", name, sizeof(name));
 	if (!bj_str(gpu, "name", p.gpu_name, sizeof(p.gpu_name)) || p.gpu_name[0] == '\0')
 		strlcpy_(p.gpu_name, name, sizeof(p.gpu_name));
-	if (bj_int(gpu, "memory_gb", &v) && v > 0 && v < 100000)
-		p.vram = v;
-	if (bj_int(gpu, "min", &v) && v > 0 && v < 1000)
-		p.gmin = v;
-	if (bj_int(gpu, "max", &v) && v > 0 && v < 1000)
-		p.gmax = v;
-	if (bj_int(gpu, "max_available", &v) && v >= 0 && v < 100000)
-		p.max_available = v;
-	if (bj_int(spec, "cpu", &v) && v > 0 && v < 10000)
-		p.cpu = v;
-	if (bj_int(spec, "memory_gb", &v) && v > 0 && v < 1000000)
-		p.mem = v;
-	if (bj_int(rootfs, "max_gb", &v) && v > 0 && v < 10000000)
-		p.disk = v;
+	for (i = 0; i < ARRAY_LEN(figures); i++)
+		if (bj_int(figures[i].obj, figures[i].key, &v) && v >= figures[i].min &&
+		    v < figures[i].below)
+			*figures[i].to = v;
 	p.has_deployable = bj_bool(prod, "deployable", &p.deployable);
 	p.model = ppio_model(p.gpu_name, (int)p.vram);
 	if (p.model == NULL && strcmp(p.gpu_name, name) != 0)
