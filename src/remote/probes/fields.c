@@ -395,6 +395,20 @@ pf_finish(struct sample_list *out, size_t first, const char *tool, struct gr_err
 	return GR_OK;
 }
 
+enum gr_err
+pf_json_devices(cJSON *j, const cJSON *list, pf_json_device_fn device, struct sample_list *out,
+    size_t first, const char *tool, struct gr_error *err)
+{
+	const cJSON *d;
+
+	cJSON_ArrayForEach(d, list) {
+		if (cJSON_IsObject(d))
+			device(d, out, first);
+	}
+	cJSON_Delete(j);
+	return pf_finish(out, first, tool, err);
+}
+
 /*
  * Index just past the JSON string whose opening quote is at i, or 0 when it does not end
  * within its line or LINE_MAX_BYTES: no key or value is longer, and the bound keeps a line of
