@@ -23,6 +23,8 @@ void *xreallocarray(void *p, size_t nmemb, size_t n);
  */
 void *xgrow(void *p, size_t n, size_t *cap, size_t size, size_t first);
 char *xstrdup(const char *s);
+/* Frees a secret (a key, a token, a header that carries one) zeroed first; NULL: nothing. */
+void secret_free(char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 

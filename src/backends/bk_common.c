@@ -155,10 +155,7 @@ bk_http_free(struct bk_http *h)
 {
 	http_client_free(h->http);
 	free(h->base);
-	if (h->auth != NULL) {
-		memset(h->auth, 0, strlen(h->auth));
-		free(h->auth);
-	}
+	secret_free(h->auth);
 	memset(h, 0, sizeof(*h));
 }
 

@@ -79,6 +79,16 @@ xstrdup(const char *s)
 	return p;
 }
 
+void
+secret_free(char *s)
+{
+	if (s == NULL)
+		return;
+	/* Not memset: a store the compiler can see is never read again may be left out. */
+	explicit_bzero(s, strlen(s));
+	free(s);
+}
+
 char *
 xvasprintf(const char *fmt, va_list ap)
 {
