@@ -246,26 +246,13 @@ runpod_get_local(struct backend *b, const char *pod, struct instance *out, struc
 	return e;
 }
 
-/* The pod id in an instance id, with the key that any request about it needs. */
-static enum gr_err
-pod_of(struct backend *b, const char *id, const char **pod, struct gr_error *err)
-{
-	enum gr_err e;
-
-	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
-		return e;
-	if ((*pod = bk_local_id(b, id, err)) == NULL)
-		return GR_ENOTFOUND;
-	return GR_OK;
-}
-
 static enum gr_err
 runpod_get(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
 {
 	const char *l;
 	enum gr_err e;
 
-	if ((e = pod_of(b, id, &l, err)) != GR_OK)
+	if ((e = bk_instance_local(b, &priv(b)->h, id, bk_local_id, &l, err)) != GR_OK)
 		return e;
 	return runpod_get_local(b, l, out, err);
 }
@@ -440,7 +427,7 @@ runpod_mutate(struct backend *b, const char *id, const char *doc_text, bool term
 	const char *l;
 	enum gr_err e;
 
-	if ((e = pod_of(b, id, &l, err)) != GR_OK)
+	if ((e = bk_instance_local(b, &priv(b)->h, id, bk_local_id, &l, err)) != GR_OK)
 		return e;
 	/* Stop, resume and terminate have the same effect when repeated (but not after a 500). */
 	e = gql(b, doc_text, "podId", l, false, &rs, &e2);
@@ -483,7 +470,7 @@ runpod_metrics(struct backend *b, const char *id, struct sample_list *out, struc
 	enum gr_err e;
 	size_t from;
 
-	if ((e = pod_of(b, id, &l, err)) != GR_OK)
+	if ((e = bk_instance_local(b, &priv(b)->h, id, bk_local_id, &l, err)) != GR_OK)
 		return e;
 	from = out->n;
 	e = gql(b, "query Metrics($podId: String!) { pod(input: {podId: $podId}) { id runtime { "
