@@ -139,6 +139,11 @@ continent_of_lambda_region(const char *r)
 static bool
 offer_from_type(const cJSON *it, struct offer *o)
 {
+	const struct bj_figure figures[] = {
+		{ "vcpus", 100000, &o->cpu_cores, OV_CPU },
+		{ "memory_gib", 10000000, &o->ram_gb, OV_RAM },
+		{ "storage_gib", 100000000, &o->disk_gb, OV_DISK },
+	};
 	char name[64], token[48], desc[96];
 	const cJSON *specs;
 	long long v, cents;
@@ -172,18 +177,7 @@ offer_from_type(const cJSON *it, struct offer *o)
 		o->price_hour = cents * 10000;	/* whole instance, cents -> micro-dollars */
 		o->valid |= OV_PRICE;
 	}
-	if (bj_int(specs, "vcpus", &v) && v > 0 && v < 100000) {
-		o->cpu_cores = (int)v;
-		o->valid |= OV_CPU;
-	}
-	if (bj_int(specs, "memory_gib", &v) && v > 0 && v < 10000000) {
-		o->ram_gb = (int)v;
-		o->valid |= OV_RAM;
-	}
-	if (bj_int(specs, "storage_gib", &v) && v > 0 && v < 100000000) {
-		o->disk_gb = (int)v;
-		o->valid |= OV_DISK;
-	}
+	bj_figures(specs, figures, ARRAY_LEN(figures), &o->valid);
 	if (strstr(desc, "SXM") != NULL)
 		o->interconnect = count > 1 ? IC_NVLINK : IC_PCIE;
 	else if (strstr(desc, "PCIe") != NULL)
@@ -320,21 +314,12 @@ enum gr_err
 lambda_parse_instances(const char *body, size_t len, struct instance_list *out,
     struct gr_error *err)
 {
-	cJSON *j, *d, *in;
+	cJSON *j, *d;
 	enum gr_err e;
 
 	if ((e = parse_data(body, len, true, &j, &d, err)) != GR_OK)
 		return e;
-	cJSON_ArrayForEach(in, d) {
-		struct instance tmp;
-
-		if (!cJSON_IsObject(in))
-			continue;
-		memset(&tmp, 0, sizeof(tmp));
-		lambda_instance_from_json(in, &tmp);
-		if (tmp.id[0] != '\0')
-			*instance_list_add(out) = tmp;
-	}
+	bj_instances_add(d, lambda_instance_from_json, out);
 	cJSON_Delete(j);
 	return GR_OK;
 }
@@ -347,12 +332,8 @@ lambda_parse_instance(const char *body, size_t len, struct instance *out, struct
 
 	if ((e = parse_data(body, len, false, &j, &d, err)) != GR_OK)
 		return e;
-	memset(out, 0, sizeof(*out));
-	lambda_instance_from_json(d, out);
-	cJSON_Delete(j);
-	if (out->id[0] == '\0')
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instance without id)");
-	return GR_OK;
+	return bj_instance_read(j, d, lambda_instance_from_json,
+	    N_("malformed reply (instance without id)"), out, err);
 }
 
 enum gr_err

@@ -114,7 +114,7 @@ offer_add(struct offer_list *out, const cJSON *gt, const cJSON *lp, bool secure,
 {
 	struct offer *o;
 	const char *id = bj_strp(gt, "id"), *stock;
-	long long mem = 0, maxc, v;
+	long long mem = 0, maxc;
 	int64_t per_gpu;
 	char cc[8];
 
@@ -150,17 +150,14 @@ offer_add(struct offer_list *out, const cJSON *gt, const cJSON *lp, bool secure,
 		snprintf(o->location, sizeof(o->location), "%s cloud, %s",
 		    secure ? "Secure" : "Community", cc);
 	}
-	if (bj_int(lp, "minVcpu", &v) && v > 0 && v < 100000) {
-		o->cpu_cores = (int)v;
-		o->valid |= OV_CPU;
-	}
-	if (bj_int(lp, "minMemory", &v) && v > 0 && v < 1000000) {
-		o->ram_gb = (int)v;
-		o->valid |= OV_RAM;
-	}
-	if (bj_int(lp, "minDownload", &v) && v > 0 && v < 1000000) {
-		o->net_down_mbps = (int)v;
-		o->valid |= OV_NET;
+	{
+		const struct bj_figure figures[] = {
+			{ "minVcpu", 100000, &o->cpu_cores, OV_CPU },
+			{ "minMemory", 1000000, &o->ram_gb, OV_RAM },
+			{ "minDownload", 1000000, &o->net_down_mbps, OV_NET },
+		};
+
+		bj_figures(lp, figures, ARRAY_LEN(figures), &o->valid);
 	}
 	if (bj_int(lp, "maxUnreservedGpuCount", &maxc) && maxc >= 0 && maxc < 100000) {
 		o->available = (int)(maxc / count);
@@ -344,7 +341,7 @@ runpod_pod_from_json(const cJSON *pod, struct instance *out)
 enum gr_err
 runpod_parse_pods(const char *body, size_t len, struct instance_list *out, struct gr_error *err)
 {
-	cJSON *j, *d, *me, *pods, *p;
+	cJSON *j, *d, *me, *pods;
 	enum gr_err e;
 
 	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
@@ -356,16 +353,7 @@ runpod_parse_pods(const char *body, size_t len, struct instance_list *out, struc
 		cJSON_Delete(j);
 		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no pods)");
 	}
-	cJSON_ArrayForEach(p, pods) {
-		struct instance tmp;
-
-		if (!cJSON_IsObject(p))
-			continue;
-		memset(&tmp, 0, sizeof(tmp));
-		runpod_pod_from_json(p, &tmp);
-		if (tmp.id[0] != '\0')
-			*instance_list_add(out) = tmp;
-	}
+	bj_instances_add(pods, runpod_pod_from_json, out);
 	cJSON_Delete(j);
 	return GR_OK;
 }
@@ -390,12 +378,8 @@ runpod_parse_mutation(const char *body, size_t len, const char *fieldname,
 		cJSON_Delete(j);
 		return gr_fail(err, GR_EUNAVAIL, "malformed reply (pod)");
 	}
-	memset(out, 0, sizeof(*out));
-	runpod_pod_from_json(p, out);
-	cJSON_Delete(j);
-	if (out->id[0] == '\0')
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (pod without id)");
-	return GR_OK;
+	return bj_instance_read(j, p, runpod_pod_from_json, N_("malformed reply (pod without id)"),
+	    out, err);
 }
 
 enum gr_err

@@ -284,7 +284,7 @@ enum gr_err
 vast_parse_instances(const char *body, size_t len, struct instance_list *out, char *next_token,
     size_t ntok, struct gr_error *err)
 {
-	cJSON *j, *arr, *r;
+	cJSON *j, *arr;
 	enum gr_err e;
 
 	if (ntok > 0)
@@ -301,17 +301,7 @@ vast_parse_instances(const char *body, size_t len, struct instance_list *out, ch
 		cJSON_Delete(j);
 		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instances not a list)");
 	}
-	cJSON_ArrayForEach(r, arr) {
-		struct instance tmp;
-
-		if (!cJSON_IsObject(r))
-			continue;
-		memset(&tmp, 0, sizeof(tmp));
-		vast_instance_from_json(r, &tmp);
-		if (tmp.id[0] == '\0')
-			continue;
-		*instance_list_add(out) = tmp;
-	}
+	bj_instances_add(arr, vast_instance_from_json, out);
 	if (ntok > 0) {
 		const char *t = bj_strp(j, "next_token");
 
@@ -341,12 +331,8 @@ vast_parse_instance(const char *body, size_t len, struct instance *out, struct g
 		cJSON_Delete(j);
 		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instance)");
 	}
-	memset(out, 0, sizeof(*out));
-	vast_instance_from_json(r, out);
-	cJSON_Delete(j);
-	if (out->id[0] == '\0')
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instance without id)");
-	return GR_OK;
+	return bj_instance_read(j, r, vast_instance_from_json,
+	    N_("malformed reply (instance without id)"), out, err);
 }
 
 enum gr_err
