@@ -73,6 +73,8 @@ bool streq_ci(const char *a, const char *b);
 bool prefix_ci(const char *s, const char *prefix);
 /* The index of s among the n names (ignoring ASCII case when fold), or -1: an enum's parser. */
 int names_index(const char *const *names, size_t n, const char *s, bool fold);
+/* Whether s is 1 to max letters, digits, '-', '_' or '.': a name safe in a path or a URL. */
+bool name_safe(const char *s, size_t max);
 
 /* All n bytes of buf to fd, across short writes and EINTR; false when a write fails
  * (errno says why) or writes nothing. */

@@ -153,19 +153,6 @@ ppio_offer_id_parse(const char *lid, char *product, size_t n, char *region, size
 	return strchr(product, '/') == NULL && strchr(region, '/') == NULL;
 }
 
-/* An id that goes into URL paths and offer ids as it is: letters, digits, '.', '-', '_'. */
-static bool
-id_safe(const char *s, size_t max)
-{
-	size_t i;
-
-	for (i = 0; s[i] != '\0'; i++)
-		if (!(isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '_' || s[i] == '.') ||
-		    i >= max)
-			return false;
-	return i > 0;
-}
-
 /* Whether a billing method is in the product's billing_methods (absent: postpaid only). */
 static bool
 sells(const cJSON *prod, const char *method)
@@ -308,7 +295,7 @@ product_offers(const cJSON *prod, const char *currency, struct offer_list *out)
 	long long v;
 	size_t i, ri, nreg;
 
-	if (bj_strp(prod, "id") == NULL || !id_safe(bj_strp(prod, "id"), sizeof(p.id) - 1) ||
+	if (bj_strp(prod, "id") == NULL || !name_safe(bj_strp(prod, "id"), sizeof(p.id) - 1) ||
 	    !bj_str(prod, "id", p.id, sizeof(p.id)) || !bj_int(pricing, "precision", &p.precision))
 		return;
 	bj_str(prod, "name", name, sizeof(name));
@@ -328,7 +315,7 @@ product_offers(const cJSON *prod, const char *currency, struct offer_list *out)
 		const cJSON *r = nreg ? cJSON_GetArrayItem(regions, (int)ri) : NULL;
 		char region[32] = "", loc[48];
 
-		if (nreg && (!cJSON_IsString(r) || !id_safe(r->valuestring, sizeof(region) - 1)))
+		if (nreg && (!cJSON_IsString(r) || !name_safe(r->valuestring, sizeof(region) - 1)))
 			continue;
 		if (r != NULL)
 			text_sanitize(region, sizeof(region), r->valuestring);
@@ -542,7 +529,7 @@ ppio_parse_create(const char *body, size_t len, char *id, size_t n, struct gr_er
 		return e;
 	s = bj_strp(j, "id");
 	/* An id goes into URL paths: only what is safe there (§3: opaque, 1-255 chars). */
-	if (s == NULL || !id_safe(s, n - 1 < ID_MAX - 6 ? n - 1 : ID_MAX - 6)) {
+	if (s == NULL || !name_safe(s, n - 1 < ID_MAX - 6 ? n - 1 : ID_MAX - 6)) {
 		cJSON_Delete(j);
 		return gr_fail(err, GR_EUNAVAIL, "ppio: the create reply has no usable id");
 	}

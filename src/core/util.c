@@ -345,6 +345,18 @@ names_index(const char *const *names, size_t n, const char *s, bool fold)
 }
 
 bool
+name_safe(const char *s, size_t max)
+{
+	size_t i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '_' || s[i] == '.') ||
+		    i >= max)
+			return false;
+	return i > 0;
+}
+
+bool
 write_all(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;
