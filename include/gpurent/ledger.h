@@ -105,6 +105,13 @@ enum gr_err ledger_each_closed_started(struct state *st, const char *provider, i
 /* The instances with a segment open or ending after `since`, at most max, to fn. */
 void ledger_each_instance_id(struct state *st, int64_t since, size_t max,
     void (*fn)(const char *id, void *ctx), void *ctx);
+/*
+ * The newest segment of each instance whose newest segment was closed as gone
+ * (ledger_close_unlisted): the provider stopped listing it while gpurent saw it billing,
+ * and nothing has been seen of it since.
+ */
+enum gr_err ledger_each_gone(struct state *st, void (*fn)(const struct ledger_seg *seg,
+    void *ctx), void *ctx, struct gr_error *err);
 /* Every open segment. */
 enum gr_err ledger_each_open(struct state *st, void (*fn)(const struct ledger_seg *seg,
     void *ctx), void *ctx, struct gr_error *err);

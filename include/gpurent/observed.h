@@ -21,6 +21,15 @@ enum gr_err observed_get(struct backend *b, const char *id, struct instance *out
  */
 enum gr_err observed_instances(struct backend *b, struct instance_list *out,
     struct gr_error *err);
+/*
+ * ops->get of an instance gpurent did not launch, brought under it (reconcile --adopt):
+ * observed as observed_get does and, while it runs, billed from when it was created, where
+ * the provider dates that (or created_lend does) and it is not ahead of now: the ledger's
+ * first compute segment of it starts there (ledger_observe_span), not when gpurent first
+ * saw it.
+ */
+enum gr_err observed_adopt(struct backend *b, const char *id, struct instance *out,
+    struct gr_error *err);
 /* ops->launch; the new instance is observed. Only session_launch calls it, and
    session_start observed_start (session.h: the doors' provider calls). */
 enum gr_err observed_launch(struct backend *b, const struct launch_req *req,

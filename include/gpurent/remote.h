@@ -4,8 +4,11 @@
  * The caller (a command) asks its backend where ssh listens and hands this layer an endpoint;
  * this layer never includes backends or the session. Every connection to one endpoint goes
  * through one shared OpenSSH master (the socket in the state directory under a short
- * hash-based name so that it fits the 104-byte unix socket limit), with host keys in
- * <state>/known_hosts and StrictHostKeyChecking=accept-new. A master lives while a gpurent
+ * hash-based name so that it fits the 104-byte unix socket limit), with host keys pinned per
+ * instance in <state>/hostkeys/<id> (remote_pin_path): the first contact records the key
+ * (StrictHostKeyChecking=accept-new on that file); a key that changes later is taken only
+ * when the provider says the instance was (re)started since it was last seen, else the
+ * connection is refused (remote_connect says why). A master lives while a gpurent
  * uses it: a watchdog ends it when the last user has gone, however that one ended, or when
  * its socket was removed (transport.c says how).
  *
@@ -42,7 +45,9 @@ struct remote_endpoint {
 	char user[32];		/* from the provider */
 	char identity[4096];	/* private key (config ssh.identity); "" lets ssh choose */
 	char config_file[4096];	/* ssh -F (config ssh.config); "": ssh's own */
-	char state_dir[4096];	/* known_hosts and the master sockets live here */
+	char state_dir[4096];	/* host keys and the master sockets live here */
+	int64_t started_at;	/* when the provider says this run of the instance began, on
+				   its own clock; 0 unknown (a changed host key is refused) */
 	int connect_timeout;	/* seconds; 0: 15 */
 	bool proxy_only;	/* a shell-only proxy (RunPod's): no copies or forwards */
 	bool batch;		/* never prompt, even with a terminal (samplers run unattended) */
@@ -72,6 +77,17 @@ enum gr_err remote_endpoint_check(const struct remote_endpoint *ep, struct gr_er
  * state directory is too long for a unix socket). Creates the directory. */
 enum gr_err remote_control_path(const struct remote_endpoint *ep, char *out, size_t n,
     struct gr_error *err);
+
+/*
+ * The known_hosts file that pins the host keys of instance id: <state_dir>/hostkeys/<id>,
+ * each character outside [A-Za-z0-9._:-] as '_' and then a hash of id, so that two ids
+ * never share one.
+ */
+void remote_pin_path(const char *state_dir, const char *id, char *out, size_t n);
+
+/* Append path to sb as a value for ssh_config or ssh -o: double-quoted when it holds a
+ * space or a quote, '%' doubled for ssh's tokens. */
+void remote_config_quote(struct sb *sb, const char *path);
 
 enum {
 	REMOTE_TTY = 1u << 0,		/* -t: the remote command gets a terminal */
@@ -103,7 +119,9 @@ void remote_rsync_quote(struct sb *sb, const char *word);
 /*
  * Make sure a master runs for ep and hold it as this process's until it ends: reuse a live
  * one, else open one (ssh -N under a watchdog) and classify a failure from ssh's own words:
- * key refused, host key changed, connection refused, timed out, unknown host. Returns GR_OK
+ * key refused, host key changed, connection refused, timed out, unknown host. A changed host
+ * key is re-pinned, with a warning on stderr, when ep->started_at is later than the start
+ * recorded with the pin (the provider restarted it since); otherwise refused. Returns GR_OK
  * or an error whose message says which. A normal end of the process closes the masters it
  * was the last user of.
  */

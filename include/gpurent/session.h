@@ -156,6 +156,10 @@ bool metrics_source_parse(const char *s, enum metrics_source *out);
  */
 enum gr_err session_endpoint(struct session *s, const char *id, struct remote_endpoint *ep,
     struct gr_error *err);
+/* The endpoint of instance in as its provider described it (session_endpoint's, with no
+ * provider call): cfg may be NULL (no identity, ssh's own config). */
+enum gr_err session_endpoint_of(const struct config *cfg, const struct instance *in,
+    struct remote_endpoint *ep, struct gr_error *err);
 
 /*
  * A snapshot: one sample of every GPU of an instance (and, over ssh, its host) from src

@@ -52,6 +52,9 @@ enum gr_err state_journal_launch(struct state *st, const char *provider, int64_t
 enum gr_err state_journal_settle(struct state *st, int64_t row, const char *instance_id,
     struct gr_error *err);
 
+/* Whether a launch or start through gpurent settled with this instance id. */
+bool state_journal_has(struct state *st, const char *instance_id);
+
 /*
  * A failed sqlite call as an error with the database's own message. `what` is translated
  * here, as gr_fail translates its format (po/meson.build names it to xgettext).

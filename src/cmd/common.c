@@ -52,6 +52,26 @@ report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n)
 	return failed;
 }
 
+int
+fanout_outcome(struct cmd_ctx *c, const struct fanout_result *res, enum gr_err frc,
+    const struct gr_error *err, int *status)
+{
+	report_timing(c, res, c->s->n_backends);
+	*status = 0;
+	if (frc != GR_OK && frc != GR_EPARTIAL) {
+		if (c->s->n_backends > 1) {
+			report_fanout(c, res, c->s->n_backends);
+			return gr_exit_code(frc);
+		}
+		return cmd_error(c, err);
+	}
+	if (frc == GR_EPARTIAL) {
+		report_fanout(c, res, c->s->n_backends);
+		*status = EXIT_PARTIAL;
+	}
+	return -1;
+}
+
 void
 report_timing(struct cmd_ctx *c, const struct fanout_result *res, size_t n)
 {

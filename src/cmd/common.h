@@ -23,6 +23,14 @@ int cmd_print(struct cmd_ctx *c, const struct column *cols, size_t ncols, size_t
 size_t report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n);
 /* With -v: each provider's outcome, count and time on stderr. */
 void report_timing(struct cmd_ctx *c, const struct fanout_result *res, size_t n);
+/*
+ * How a listing over the session's backends (frc, err: what session_instances returned)
+ * ends before its output: the timing said (-v), and -1 when the output goes ahead, with
+ * *status 0, or EXIT_PARTIAL once the providers that failed are named; else the status to
+ * exit with at once (none could list).
+ */
+int fanout_outcome(struct cmd_ctx *c, const struct fanout_result *res, enum gr_err frc,
+    const struct gr_error *err, int *status);
 
 /*
  * Run op on each id with its provider's backend; report each failure on stderr with its id.

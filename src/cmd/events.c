@@ -103,7 +103,7 @@ events_run(struct cmd_ctx *c, int argc, char **argv)
 	struct args a = { NULL, false, EV_INFO };
 	struct gr_error err = { 0 };
 	struct out_widths keep;
-	struct out_opts o = out_global;
+	struct out_opts o;
 	struct timespec step = { 0, 250000000L };
 	struct state *st;
 	struct event *v = NULL;
@@ -116,6 +116,7 @@ events_run(struct cmd_ctx *c, int argc, char **argv)
 		return rc;
 	if (npos > 0)
 		return cmd_usage_error(c, "takes no arguments");
+	o = out_global;	/* after the parse: an -o after the command name sets it */
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	if (a.since != NULL)

@@ -267,6 +267,33 @@ confirm_destroy(struct cmd_ctx *c, int n, char **ids)
 	return cmd_confirm("Destroy %d instance%s?", n, n == 1 ? "" : "s");
 }
 
+/* Without --yes: refused when stdin is not a terminal, else asked; 0 when it may go on. */
+static int
+destroy_asked(struct cmd_ctx *c, int n, char **ids)
+{
+	if (!isatty(STDIN_FILENO)) {
+		fprintf(stderr, _("gpurent %s: refusing to destroy without --yes when stdin is not "
+		    "a terminal\n"), c->cmd->name);
+		return EXIT_USAGE;
+	}
+	if (!confirm_destroy(c, n, ids)) {
+		fputs(_("nothing destroyed\n"), stderr);
+		return EXIT_ERROR;
+	}
+	return 0;
+}
+
+int
+lifecycle_destroy(struct cmd_ctx *c, int n, char **ids, bool yes)
+{
+	struct args a = { LC_DESTROY, yes, false, false, 300, { 0, 0 }, NULL, 0 };
+	int rc;
+
+	if (!yes && (rc = destroy_asked(c, n, ids)) != 0)
+		return rc;
+	return run_ids(c, n, ids, &a);
+}
+
 int
 lifecycle_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -281,17 +308,8 @@ lifecycle_run(struct cmd_ctx *c, int argc, char **argv)
 		return rc;
 	if (n == 0)
 		return cmd_usage_error(c, "which instance? give one or more IDs from 'gpurent ls'");
-	if (op == LC_DESTROY && !a.yes) {
-		if (!isatty(STDIN_FILENO)) {
-			fprintf(stderr, _("gpurent destroy: refusing to destroy without --yes when "
-			    "stdin is not a terminal\n"));
-			return EXIT_USAGE;
-		}
-		if (!confirm_destroy(c, n, argv)) {
-			fputs(_("nothing destroyed\n"), stderr);
-			return EXIT_ERROR;
-		}
-	}
+	if (op == LC_DESTROY && !a.yes && (rc = destroy_asked(c, n, argv)) != 0)
+		return rc;
 	if (op != LC_DESTROY) {
 		/* Say what a provider cannot do before asking it for anything (even a key). */
 		int i, k = 0, refused = 0;

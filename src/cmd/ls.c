@@ -74,7 +74,7 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 	struct gr_error err = { 0 };
 	struct instance_list list;
 	size_t i, o;
-	int rc, status = 0;
+	int rc, status;
 	int64_t now;
 	enum gr_err frc;
 
@@ -102,18 +102,9 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 	/* The shell keeps its backends: the next ls lists gpurent's jobs again. */
 	for (i = 0; a.all && i < c->s->n_backends; i++)
 		c->s->backends[i]->list_all = false;
-	report_timing(c, res, c->s->n_backends);
-	if (frc != GR_OK && frc != GR_EPARTIAL) {
+	if ((rc = fanout_outcome(c, res, frc, &err, &status)) >= 0) {
 		instance_list_release(&list);
-		if (c->s->n_backends > 1) {
-			report_fanout(c, res, c->s->n_backends);
-			return gr_exit_code(frc);
-		}
-		return cmd_error(c, &err);
-	}
-	if (frc == GR_EPARTIAL) {
-		report_fanout(c, res, c->s->n_backends);
-		status = EXIT_PARTIAL;
+		return rc;
 	}
 	{
 		struct state *st;

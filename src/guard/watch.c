@@ -23,6 +23,7 @@
 #include "gpurent/money.h"
 #include "gpurent/observed.h"
 #include "gpurent/paths.h"
+#include "gpurent/reconcile.h"
 #include "gpurent/sampler.h"
 #include "gpurent/remote_job.h"
 #include "gpurent/history.h"
@@ -71,6 +72,7 @@ struct watch {
 	struct watch_report *r;
 	int verify_tries;
 	int64_t verify_timeout;
+	int64_t reconcile_interval;
 };
 
 /* Bits of inst_watch.notified: a notify-only policy (or a refusal) says so once a spell. */
@@ -910,6 +912,21 @@ as_member(const struct watch *w, const struct instance *in, const struct inst_wa
 	m->created_at = in->created_at;
 }
 
+/* A finding of the periodic reconcile (reconcile.h) that is new: its event. */
+static void
+reconciled(void *ctx, const struct reconcile_news *n)
+{
+	struct watch *w = ctx;
+	struct inst_watch iw;
+
+	memset(&iw, 0, sizeof(iw));
+	strlcpy_(iw.id, n->finding->in.id, sizeof(iw.id));
+	strlcpy_(iw.label, n->finding->in.label, sizeof(iw.label));
+	iw.util = -1;
+	emit(w, n->warn ? EV_WARN : EV_INFO, n->kind, "reconcile", &iw,
+	    cost_clock_now(&w->clk, n->finding->in.provider), "%s", n->message);
+}
+
 /* ---------------------------------------------------------------- the pass */
 
 enum gr_err
@@ -948,6 +965,10 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 			    "watched this pass)\n"), w->s->backends[i]->env.name, res[i].err.msg);
 		}
 	session_clock(w->s, &w->clk);
+	if (!w->o.dry_run && reconcile_periodic(w->s, &l, failed, w->reconcile_interval,
+	    reconciled, w, &jerr) != GR_OK)
+		fprintf(stderr, _("gpurent watch: reconcile: %s\n"), jerr.msg);
+	jerr = (struct gr_error){ 0 };
 	if (remote_job_load(w->st, NULL, &jobs, &n_jobs, &jerr) != GR_OK)
 		n_jobs = 0;
 	for (i = 0; i < w->n; i++)
@@ -1054,6 +1075,7 @@ watch_open(struct watch **out, struct session *s, const struct watch_opts *o, lo
 		goto fail;
 	w->verify_tries = (int)config_get_int(w->cfg, "watch.verify_tries", 3);
 	w->verify_timeout = config_get_int(w->cfg, "watch.verify_timeout", 300);
+	w->reconcile_interval = config_get_int(w->cfg, "reconcile.interval", 900);
 	if (!o->dry_run && take_lock(w, holder, err) != GR_OK)
 		goto fail;
 	if (load_state(w, err) != GR_OK)

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpurent/atomic.h"
 #include "gpurent/i18n.h"
 #include "gpurent/paths.h"
 #include "gpurent/remote.h"
@@ -80,11 +81,17 @@ remote_argv_addf(struct remote_argv *a, const char *fmt, ...)
 }
 
 static bool
+name_char(char c, const char *allowed)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    (c != '\0' && strchr(allowed, c) != NULL);
+}
+
+static bool
 only_chars(const char *s, const char *allowed)
 {
 	for (; *s != '\0'; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		    (*s >= '0' && *s <= '9') || strchr(allowed, *s) != NULL))
+		if (!name_char(*s, allowed))
 			return false;
 	return true;
 }
@@ -159,25 +166,56 @@ remote_control_path(const struct remote_endpoint *ep, char *out, size_t n, struc
 	return GR_OK;
 }
 
-/* An ssh -o value: double-quoted for ssh's own word splitting, '%' doubled for its tokens. */
+void
+remote_config_quote(struct sb *sb, const char *path)
+{
+	bool quote = strpbrk(path, " \t\"'\\") != NULL;
+
+	if (quote)
+		sb_addc(sb, '"');
+	for (; *path != '\0'; path++) {
+		if (*path == '"' || *path == '\\')
+			sb_addc(sb, '\\');
+		if (*path == '%')
+			sb_addc(sb, '%');
+		sb_addc(sb, *path);
+	}
+	if (quote)
+		sb_addc(sb, '"');
+}
+
+/* An ssh -o value: KEY=PATH, PATH as remote_config_quote writes it. */
 static void
 ssh_option_path(struct remote_argv *a, const char *key, const char *path)
 {
 	struct sb sb;
-	bool quote = strpbrk(path, " \t\"'\\") != NULL;
 
 	sb_init(&sb);
-	sb_addf(&sb, "%s=%s", key, quote ? "\"" : "");
-	for (; *path != '\0'; path++) {
-		if (*path == '"' || *path == '\\')
-			sb_addc(&sb, '\\');
-		if (*path == '%')
-			sb_addc(&sb, '%');
-		sb_addc(&sb, *path);
-	}
-	if (quote)
-		sb_addc(&sb, '"');
+	sb_addf(&sb, "%s=", key);
+	remote_config_quote(&sb, path);
 	remote_argv_add(a, sb.buf);
+	sb_release(&sb);
+}
+
+void
+remote_pin_path(const char *state_dir, const char *id, char *out, size_t n)
+{
+	struct sb sb;
+	bool changed = false;
+	const char *p;
+
+	sb_init(&sb);
+	sb_addf(&sb, "%s/hostkeys/", state_dir);
+	for (p = id; *p != '\0'; p++) {
+		/* No leading '.': ".." would leave the directory. */
+		bool ok = name_char(*p, "._:-") && !(p == id && *p == '.');
+
+		sb_addc(&sb, ok ? *p : '_');
+		changed |= !ok;
+	}
+	if (changed || *id == '\0')
+		sb_addf(&sb, "-%016llx", (unsigned long long)hash_str(id));
+	strlcpy_(out, sb.buf, n);
 	sb_release(&sb);
 }
 
@@ -216,7 +254,7 @@ static enum gr_err
 ssh_options(const struct remote_endpoint *ep, unsigned flags, bool master,
     struct remote_argv *out, struct gr_error *err)
 {
-	char known[4200], ctl[CONTROL_PATH_MAX];
+	char known[4400], dir[4200], ctl[CONTROL_PATH_MAX];
 
 	if (remote_endpoint_check(ep, err) != GR_OK)
 		return err->code;
@@ -244,8 +282,14 @@ ssh_options(const struct remote_endpoint *ep, unsigned flags, bool master,
 		remote_argv_add(out, "-o");
 		remote_argv_add(out, "IdentitiesOnly=yes");
 	}
-	/* Rented machines change host keys with every rental: keep them out of ~/.ssh. */
-	snprintf(known, sizeof(known), "%s/known_hosts", ep->state_dir);
+	/*
+	 * Rented machines change host keys with every rental, and one address serves many
+	 * instances over time: keys are pinned per instance, out of ~/.ssh.
+	 */
+	remote_pin_path(ep->state_dir, ep->name, known, sizeof(known));
+	snprintf(dir, sizeof(dir), "%s/hostkeys", ep->state_dir);
+	if (paths_mkdir(dir, err) != GR_OK)
+		return err->code;
 	remote_argv_add(out, "-o");
 	ssh_option_path(out, "UserKnownHostsFile", known);
 	remote_argv_add(out, "-o");
@@ -613,12 +657,20 @@ remote_spawn_relay(char *const argv[], struct gr_error *err)
 
 /* ---------------------------------------------------------------- the master */
 
+/* Whether ssh refused the host because its key is not the one pinned. */
+static bool
+host_key_changed(const char *said)
+{
+	return strstr(said, "IDENTIFICATION HAS CHANGED") != NULL ||
+	    strstr(said, "Host key verification failed") != NULL;
+}
+
 /* Turn what ssh said when it could not connect into the error the user needs. */
 static enum gr_err
 connect_failure(const struct remote_endpoint *ep, const char *said, int status,
     struct gr_error *err)
 {
-	char where[200], line[300];
+	char where[200], line[300], pin[4400];
 	const char *last, *end;
 
 	snprintf(where, sizeof(where), "%s%s%s port %d", ep->user, ep->user[0] ? "@" : "",
@@ -635,11 +687,15 @@ connect_failure(const struct remote_endpoint *ep, const char *said, int status,
 		return gr_fail(err, GR_EAUTH, "%s (%s) refused the key %s%s%s: %s", ep->name, where,
 		    ep->identity[0] ? "'" : "", ep->identity[0] ? ep->identity : "ssh offered",
 		    ep->identity[0] ? "'" : "", line);
-	if (strstr(said, "IDENTIFICATION HAS CHANGED") != NULL ||
-	    strstr(said, "Host key verification failed") != NULL)
-		return gr_fail(err, GR_EAUTH, "the host key of %s (%s) is not the one recorded in "
-		    "'%s/known_hosts'; if the machine was re-rented, remove its line there",
-		    ep->name, where, ep->state_dir);
+	if (host_key_changed(said)) {
+		remote_pin_path(ep->state_dir, ep->name, pin, sizeof(pin));
+		return gr_fail(err, GR_EAUTH, "the host key of %s (%s) is not the one pinned for "
+		    "it in '%s', and its provider %s: refusing to connect (a changed key on a "
+		    "machine that was not restarted is what an attack looks like); if you know "
+		    "why it changed, remove that file to trust the new key", ep->name, where, pin,
+		    ep->started_at > 0 ? _("reports no restart since the key was recorded") :
+		    _("does not say when it was last started"));
+	}
 	if (strstr(said, "timed out") != NULL || status == -2)
 		return gr_fail(err, GR_ETIMEOUT, "connecting to %s (%s) timed out", ep->name,
 		    where);
@@ -1030,9 +1086,11 @@ watchdog(struct watchdog *w)
 	_exit(0);
 }
 
-/* Start the master for ep at ctl under its watchdog, and wait until it listens or failed. */
+/* Start the master for ep at ctl under its watchdog, and wait until it listens or failed;
+ * *key_changed says whether it failed because the host key is not the pinned one. */
 static enum gr_err
-master_start(const struct remote_endpoint *ep, const char *ctl, struct gr_error *err)
+master_start(const struct remote_endpoint *ep, const char *ctl, bool *key_changed,
+    struct gr_error *err)
 {
 	char path[CONTROL_PATH_MAX + 16], said[8192];
 	struct master_report rep;
@@ -1044,6 +1102,7 @@ master_start(const struct remote_endpoint *ep, const char *ctl, struct gr_error 
 	ssize_t r;
 	pid_t pid;
 
+	*key_changed = false;
 	remote_argv_init(&a);
 	if (ssh_options(ep, 0, true, &a, err) != GR_OK) {
 		remote_argv_release(&a);
@@ -1110,6 +1169,7 @@ master_start(const struct remote_endpoint *ep, const char *ctl, struct gr_error 
 	} else if (rep.what != MASTER_READY) {
 		r = pread(w.log, said, sizeof(said) - 1, 0);
 		said[r > 0 ? r : 0] = '\0';
+		*key_changed = host_key_changed(said);
 		connect_failure(ep, said, rep.what == MASTER_TIMED_OUT ? -2 : rep.value, err);
 	}
 out:
@@ -1123,12 +1183,105 @@ out:
 	return err->code;
 }
 
+/* The start of the instance's run recorded with its pin (<pin>.start); 0 when none. */
+static int64_t
+pin_start_read(const char *pin)
+{
+	char path[4500], buf[32];
+	long long v = 0;
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.start", pin);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[r > 0 ? r : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return parse_int(buf, 1, INT64_MAX, &v) ? (int64_t)v : 0;
+}
+
+/*
+ * Once a connection has checked the pinned key: the run it was checked in. A key may change
+ * only with a later run, so this follows every start (one that kept its key too), and a
+ * restart long ago never excuses a key that changes on the machine running now.
+ */
+static void
+pin_start_note(const struct remote_endpoint *ep)
+{
+	struct gr_error e = { 0 };
+	char pin[4400], path[4500], val[32];
+
+	remote_pin_path(ep->state_dir, ep->name, pin, sizeof(pin));
+	if (ep->started_at <= 0 || access(pin, F_OK) != 0 || pin_start_read(pin) == ep->started_at)
+		return;
+	snprintf(path, sizeof(path), "%s.start", pin);
+	snprintf(val, sizeof(val), "%lld\n", (long long)ep->started_at);
+	(void)atomic_write(path, val, strlen(val), 0600, &e);
+}
+
+/*
+ * The host key of ep is not its pinned one: when the provider says the instance started a
+ * new run since the key was last checked, set the old pin aside (<pin>.old) and say so;
+ * true when it did.
+ */
+static bool
+pin_renew(const struct remote_endpoint *ep)
+{
+	char pin[4400], old[4500];
+	int64_t recorded;
+
+	remote_pin_path(ep->state_dir, ep->name, pin, sizeof(pin));
+	recorded = pin_start_read(pin);
+	if (ep->started_at <= 0 || recorded <= 0 || ep->started_at <= recorded)
+		return false;
+	snprintf(old, sizeof(old), "%s.old", pin);
+	if (rename(pin, old) != 0)
+		return false;
+	fprintf(stderr, _("gpurent: warning: the host key of %s has changed; its provider says "
+	    "it was restarted since the key was pinned, so the new key is pinned (the old one "
+	    "is kept in '%s')\n"), ep->name, old);
+	return true;
+}
+
+/*
+ * A master that another instance at the same address opened checked that instance's key:
+ * this one's first contact still records its own, over a connection of its own (the key
+ * is all it is for: the command's status does not matter).
+ */
+static void
+pin_first_contact(const struct remote_endpoint *ep)
+{
+	static const char *const word[] = { "true" };
+	struct gr_error e = { 0 };
+	struct remote_argv a;
+	char pin[4400];
+	int null, pid;
+
+	remote_pin_path(ep->state_dir, ep->name, pin, sizeof(pin));
+	if (access(pin, F_OK) == 0)
+		return;
+	remote_argv_init(&a);
+	if (remote_ssh_argv(ep, REMOTE_OWN_CONNECTION | REMOTE_NO_TTY, word, 1, &a, &e) == GR_OK) {
+		null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		pid = remote_spawn(a.v, null, null, null, false, &e);
+		if (pid > 0)
+			remote_wait(pid);
+		if (null >= 0)
+			close(null);
+	}
+	remote_argv_release(&a);
+}
+
 enum gr_err
 remote_connect(const struct remote_endpoint *ep, struct gr_error *err)
 {
 	char ctl[CONTROL_PATH_MAX];
 	struct remote_argv a;
 	struct stat st;
+	bool key_changed;
 	int start;
 
 	remote_argv_init(&a);
@@ -1145,10 +1298,19 @@ remote_connect(const struct remote_endpoint *ep, struct gr_error *err)
 		if (start >= 0 && (lstat(ctl, &st) != 0 || master_check(&a, ep) != 0)) {
 			/* Nothing answers there: a killed master's socket would stop the bind. */
 			unlink(ctl);
-			master_start(ep, ctl, err);
+			if (master_start(ep, ctl, &key_changed, err) != GR_OK && key_changed &&
+			    pin_renew(ep)) {
+				gr_error_clear(err);
+				unlink(ctl);
+				master_start(ep, ctl, &key_changed, err);
+			}
 		}
 		if (start >= 0)
 			close(start);
+	}
+	if (err->code == GR_OK) {
+		pin_first_contact(ep);
+		pin_start_note(ep);
 	}
 	remote_argv_release(&a);
 	return err->code;

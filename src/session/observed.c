@@ -1,6 +1,7 @@
 /*
  * observed.c - provider calls whose answers go into the cost ledger (observed.h): the one
- * place that writes what backends report, under one lock for the fan-out's threads.
+ * place that writes what backends report, under one lock for the fan-out's threads. The
+ * ssh include file (ssh_hosts.h) follows the same answers.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "gpurent/ledger.h"
 #include "gpurent/observed.h"
+#include "gpurent/ssh_hosts.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 
@@ -78,17 +80,55 @@ created_lend(const struct backend *b, struct instance *in)
 	}
 }
 
+/* An instance the provider no longer has, or has destroyed: its entries go. */
+static void
+hosts_gone(const struct backend *b, const char *id)
+{
+	struct instance in;
+
+	memset(&in, 0, sizeof(in));
+	strlcpy_(in.id, id, sizeof(in.id));
+	in.state = ST_DESTROYED;
+	ssh_hosts_follow(b->env.config, b->ops->name, &in, 1, false);
+}
+
 enum gr_err
 observed_get(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
 {
 	enum gr_err e = b->ops->get(b, id, out, err);
 	struct state *st;
 
-	if (e == GR_OK)
+	if (e == GR_OK) {
 		created_lend(b, out);
+		ssh_hosts_follow(b->env.config, b->ops->name, out, 1, false);
+	} else if (e == GR_ENOTFOUND)
+		hosts_gone(b, id);
 	if (e == GR_OK && (st = ledger_of(b)) != NULL)
 		observe(st, out, true);
 	return e;
+}
+
+enum gr_err
+observed_adopt(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
+{
+	enum gr_err e = b->ops->get(b, id, out, err);
+	struct instance seen;
+	struct state *st;
+
+	if (e != GR_OK)
+		return e;
+	created_lend(b, out);
+	if ((st = ledger_of(b)) == NULL)
+		return GR_OK;
+	seen = *out;
+	if (inst_state_billed(seen.state) && (seen.valid & IV_CREATED) &&
+	    !(seen.valid & IV_BILLED) && seen.created_at <= (int64_t)time(NULL)) {
+		seen.billed_from = seen.created_at;
+		seen.billed_until = 0;
+		seen.valid |= IV_BILLED;
+	}
+	observe(st, &seen, true);
+	return GR_OK;
 }
 
 static void
@@ -123,6 +163,7 @@ observed_instances(struct backend *b, struct instance_list *out, struct gr_error
 		return e;
 	for (i = first; i < out->n; i++)
 		created_lend(b, &out->v[i]);
+	ssh_hosts_follow(b->env.config, b->ops->name, out->v + first, out->n - first, true);
 	if ((st = ledger_of(b)) != NULL) {
 		/* Only gpurent's own jobs go to the ledger: --all shows the others, never
 		   bills them. */
@@ -149,8 +190,10 @@ observed_launch(struct backend *b, const struct launch_req *req, struct instance
 	enum gr_err e = b->ops->launch(b, req, out, err);
 	struct state *st;
 
-	if (e == GR_OK)
+	if (e == GR_OK) {
 		created_keep(b, out);
+		ssh_hosts_follow(b->env.config, b->ops->name, out, 1, false);
+	}
 	if (e == GR_OK && (st = ledger_of(b)) != NULL)
 		observe(st, out, true);
 	return e;
@@ -163,10 +206,12 @@ observe_again(struct backend *b, const char *id, enum gr_err e)
 	struct instance in;
 	struct state *st;
 
-	if (e == GR_OK && (st = ledger_of(b)) != NULL &&
+	if (e == GR_OK && ((st = ledger_of(b)) != NULL || ssh_hosts_enabled(NULL, 0)) &&
 	    b->ops->get(b, id, &in, &(struct gr_error){ 0 }) == GR_OK) {
 		created_lend(b, &in);
-		observe(st, &in, true);
+		ssh_hosts_follow(b->env.config, b->ops->name, &in, 1, false);
+		if (st != NULL)
+			observe(st, &in, true);
 	}
 	return e;
 }
@@ -190,6 +235,8 @@ observed_destroy(struct backend *b, const char *id, struct gr_error *err)
 	struct instance in;
 	struct state *st;
 
+	if (e == GR_OK)
+		hosts_gone(b, id);
 	if (e == GR_OK && (st = ledger_of(b)) != NULL) {
 		memset(&in, 0, sizeof(in));
 		strlcpy_(in.id, id, sizeof(in.id));

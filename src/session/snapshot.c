@@ -10,11 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpurent/config.h"
 #include "gpurent/costs.h"
 #include "gpurent/i18n.h"
 #include "gpurent/observed.h"
-#include "gpurent/paths.h"
 #include "gpurent/session.h"
 #include "gpurent/util.h"
 
@@ -47,7 +45,6 @@ session_endpoint(struct session *s, const char *id, struct remote_endpoint *ep,
 	struct backend *b;
 	struct instance in;
 	struct config *cfg;
-	const char *v;
 
 	memset(ep, 0, sizeof(*ep));
 	if (session_config(s, &cfg, err) != GR_OK ||
@@ -55,25 +52,7 @@ session_endpoint(struct session *s, const char *id, struct remote_endpoint *ep,
 	    backend_require(b->ops, CAP_SSH, NULL, err) != GR_OK ||
 	    observed_get(b, id, &in, err) != GR_OK)
 		return err->code;
-	strlcpy_(ep->name, in.id, sizeof(ep->name));
-	if (in.state != ST_RUNNING)
-		return gr_fail(err, GR_EFAIL, "'%s' is %s, not running: there is no ssh to it",
-		    in.id, inst_state_name(in.state));
-	if (!(in.valid & IV_SSH))
-		return gr_fail(err, GR_EFAIL, "'%s' is running but its provider reports no ssh "
-		    "endpoint yet; try again in a moment", in.id);
-	/* RunPod's proxy speaks only interactive shells: no scp, sftp, rsync or forwards. */
-	if (strcmp(in.ssh_host, "ssh.runpod.io") == 0)
-		ep->proxy_only = true;
-	strlcpy_(ep->host, in.ssh_host, sizeof(ep->host));
-	strlcpy_(ep->user, in.ssh_user[0] ? in.ssh_user : "root", sizeof(ep->user));
-	ep->port = in.ssh_port;
-	if ((v = config_get(cfg, "ssh.identity")) != NULL)
-		strlcpy_(ep->identity, v, sizeof(ep->identity));
-	if ((v = config_get(cfg, "ssh.config")) != NULL)
-		strlcpy_(ep->config_file, v, sizeof(ep->config_file));
-	strlcpy_(ep->state_dir, paths_state_dir(), sizeof(ep->state_dir));
-	return remote_endpoint_check(ep, err);
+	return session_endpoint_of(cfg, &in, ep, err);
 }
 
 /* The provider's figures into out->gpus (source api). */

@@ -371,6 +371,20 @@ ledger_each_closed_started(struct state *st, const char *provider, int64_t from,
 }
 
 enum gr_err
+ledger_each_gone(struct state *st, void (*fn)(const struct ledger_seg *seg, void *ctx),
+    void *ctx, struct gr_error *err)
+{
+	sqlite3_stmt *s;
+
+	/* Plan: ledger_gone's few rows, each checked against its instance's newest. */
+	if (sqlite3_prepare_v2(state_db(st), "SELECT " SEG_COLUMNS " FROM ledger AS l WHERE "
+	    "gone = 1 AND id = (SELECT max(id) FROM ledger WHERE instance_id = l.instance_id)",
+	    -1, &s, NULL) != SQLITE_OK)
+		return state_fail(st, err, "cannot read the ledger");
+	return step_rows(st, s, fn, ctx, err);
+}
+
+enum gr_err
 ledger_each_open(struct state *st, void (*fn)(const struct ledger_seg *seg, void *ctx),
     void *ctx, struct gr_error *err)
 {

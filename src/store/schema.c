@@ -192,6 +192,19 @@ static const struct store_column group_columns[] = {
 	{ NULL, NULL, NULL },
 };
 
+/*
+ * What `gpurent reconcile` keeps (reconcile.c): the instances adopted, and which findings the
+ * watcher has reported of each; the look-ups it makes of the launch journal and of the
+ * ledger's instances closed as gone. Made only where missing, as the unversioned steps are:
+ * a database set back to version 0 (as the upgrade tests make one) may have them.
+ */
+static const char reconcile_tables[] =
+	"CREATE TABLE IF NOT EXISTS reconcile_marks("
+	"  instance_id TEXT PRIMARY KEY, provider TEXT NOT NULL,"
+	"  adopted_at INTEGER NOT NULL DEFAULT 0, reported INTEGER NOT NULL DEFAULT 0);"
+	"CREATE INDEX IF NOT EXISTS launch_journal_instance ON launch_journal(instance_id);"
+	"CREATE INDEX IF NOT EXISTS ledger_gone ON ledger(instance_id) WHERE gone = 1;";
+
 /* One step: its SQL, then the columns to add where missing, then a kept table (made and
  * filled from the rows where missing), then a function for what SQL text cannot say. */
 struct step {
@@ -210,6 +223,7 @@ static const struct step steps[] = {
 	/* 6 */ { .sql = group_tables, .columns = group_columns },
 	/* 7: generated from the fields of a sample, with its roll-ups (history.c). */
 	{ .run = history_schema },
+	/* 8 */ { .sql = reconcile_tables },
 };
 #define STEPS_UNVERSIONED 7
 _Static_assert(ARRAY_LEN(steps) >= STEPS_UNVERSIONED, "the steps before numbering");

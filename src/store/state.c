@@ -375,3 +375,17 @@ state_journal_settle(struct state *st, int64_t row, const char *instance_id,
 		return state_fail(st, err, "cannot settle the launch journal");
 	return GR_OK;
 }
+
+bool
+state_journal_has(struct state *st, const char *instance_id)
+{
+	sqlite3_stmt *q = store_prepare(st, "SELECT 1 FROM launch_journal WHERE instance_id = ? "
+	    "LIMIT 1", "t", instance_id);
+	bool found;
+
+	if (q == NULL)
+		return false;
+	found = sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_finalize(q);
+	return found;
+}

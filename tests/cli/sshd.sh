@@ -7,6 +7,12 @@
 #                       stand-ins of the tools a rented machine has (jupyter).
 #
 #   stop_sshd PID       stop an sshd listener and its connections (children of the listener)
+#   sshd_again LOG      start the sshd of start_sshd again (after a stop_sshd), logging to
+#                       $TMP/ssh/LOG
+#   restart_sshd_new_key  stop the sshd of start_sshd and start it again on the same port
+#                       with a new host key: the same address, another machine
+#   hosts_file_in_tmp   point ssh.hosts_file (the include file of gpurent ssh-config) into
+#                       $TMP; sets HOSTS_FILE
 #   ssh_masters         the pids of the ssh masters on this state directory's sockets
 #   sshd_sessions       how many connections the sshd of start_sshd holds open now
 #
@@ -80,6 +86,28 @@ CONF
 	"$GPURENT" config set ssh.config /dev/null >/dev/null || fail "config set ssh.config"
 }
 
+# sshd_again LOG: start sshd again with start_sshd's config (its port, its host key file),
+# logging to $TMP/ssh/LOG, and wait until it listens. Sets SSHD_PID.
+sshd_again() {
+	local log="$TMP/ssh/$1" i
+	"$(command -v sshd || echo /usr/sbin/sshd)" -D -e -f "$TMP/ssh/sshd_config" 2>"$log" &
+	SSHD_PID=$!
+	CLEANUP_HOOKS+=("stop_sshd $SSHD_PID")
+	for ((i = 0; i < 300; i++)); do
+		grep -q "Server listening on 127.0.0.1 port $SSHD_PORT" "$log" && return 0
+		kill -0 "$SSHD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "sshd did not start again on port $SSHD_PORT: $(tail -3 "$log")"
+}
+
+restart_sshd_new_key() {
+	stop_sshd "$SSHD_PID"
+	rm -f "$TMP/ssh/host" "$TMP/ssh/host.pub"
+	ssh-keygen -q -t ed25519 -N '' -f "$TMP/ssh/host" >/dev/null
+	sshd_again sshd-new-key.log
+}
+
 stop_sshd() {
 	local pid=$1 conns c i
 	# Frozen, it accepts no connection between the listing of its children and its end.
@@ -97,6 +125,11 @@ stop_sshd() {
 		kill -0 "$c" 2>/dev/null && kill -9 "$c"
 	done
 	return 0
+}
+
+hosts_file_in_tmp() {
+	HOSTS_FILE="$TMP/cfg.d/gpurent"
+	"$GPURENT" config set ssh.hosts_file "$HOSTS_FILE" >/dev/null || fail "config set ssh.hosts_file"
 }
 
 ssh_masters() {

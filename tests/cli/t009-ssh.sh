@@ -14,7 +14,7 @@ check "--print names host, port, user and key" \
 	'[[ $OUT == *"-p $port"* && $OUT == *"-i $TMP/ssh/user"* && $OUT == *"$(id -un)@127.0.0.1"* ]]'
 expect_ok g ssh "$id" -- echo hello-from-the-instance
 check "the command ran over ssh" '[ "$OUT" = hello-from-the-instance ]'
-check "host key kept out of ~/.ssh" '[ -s "$GPURENT_HOME/known_hosts" ]'
+check "host key kept out of ~/.ssh, pinned for the instance" '[ -s "$GPURENT_HOME/hostkeys/$id" ]'
 
 # Remote words are never ssh options: the destination and a literal -- come first.
 expect_ok g ssh "$id" --print -- -oProxyCommand=evil

@@ -79,7 +79,7 @@ cp "$TMP/ssh/user" "$odd/key %d 'k'"
 GPURENT_HOME=$odd g config set ssh.identity "$odd/key %d 'k'" >/dev/null
 GPURENT_HOME=$odd expect_ok g ssh "$id" -- echo odd
 check "ssh with an odd state directory and key path (its master's files there)" \
-	'[ "$OUT" = odd ] && [ -s "$odd/known_hosts" ] && [ -n "$(find "$odd/cm" -name "*.users")" ]'
+	'[ "$OUT" = odd ] && [ -s "$odd/hostkeys/$id" ] && [ -n "$(find "$odd/cm" -name "*.users")" ]'
 echo payload >"$TMP/payload"
 GPURENT_HOME=$odd expect_ok g cp "$TMP/payload" "$id:$TMP/payload-copy"
 check "rsync -e carries the odd paths" 'cmp -s "$TMP/payload" "$TMP/payload-copy"'

@@ -17,19 +17,6 @@ b=$(launch_fresh type=on-demand gpus=1 -- --wait --timeout 60) || fail "launch b
 
 # The instances' sshd goes away: their address refuses connections.
 stop_sshd "$SSHD_PID"
-restart_sshd() {
-	local i
-	: >"$TMP/ssh/sshd2.log"
-	"$(command -v sshd || echo /usr/sbin/sshd)" -D -e -f "$TMP/ssh/sshd_config" 2>"$TMP/ssh/sshd2.log" &
-	SSHD_PID=$!
-	CLEANUP_HOOKS+=("stop_sshd $SSHD_PID")
-	for ((i = 0; i < 300; i++)); do
-		grep -q "Server listening on 127.0.0.1 port $SSHD_PORT" "$TMP/ssh/sshd2.log" && return 0
-		kill -0 "$SSHD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	fail "sshd did not start again on port $SSHD_PORT: $(tail -3 "$TMP/ssh/sshd2.log")"
-}
 
 # Every ssh gpurent runs is counted (a line each), then run.
 mkdir -p "$TMP/bin"
@@ -83,7 +70,7 @@ for ((i = 0; i < 600; i++)); do
 	sleep 0.1
 done
 check "the first round fell back to the API" '[ "$(api_samples "$a")" -gt "$api_before" ] && [ "$(ssh_samples "$a")" = 0 ]'
-restart_sshd
+sshd_again sshd2.log
 for ((i = 0; i < 600; i++)); do
 	[ "$(ssh_samples "$a")" -ge 1 ] && [ "$(ssh_samples "$b")" -ge 1 ] && break
 	sleep 0.1

@@ -73,6 +73,9 @@ expect_ok g -o json events --since 1h
 check "--since 1h: $(jq -c "[.[].kind]" <<<"$OUT")" '[ "$(jq -c "[.[].kind]" <<<"$OUT")" = "[\"stop-verified\",\"runtime\"]" ]'
 expect_ok g -o json events --since 5h
 check "--since 5h: all of them" '[ "$(jq length <<<"$OUT")" -eq "$(g -o json events | jq length)" ]'
+# -o after the command name is the same option as before it.
+expect_ok g events -o json --level warn
+check "events -o json: JSON, not a table" 'jq -e "length >= 1" <<<"$OUT" >/dev/null'
 expect_rc 2 g events --since yesterday
 expect_rc 2 g events --level loud
 expect_rc 2 g events extra
