@@ -344,6 +344,18 @@ names_index(const char *const *names, size_t n, const char *s, bool fold)
 	return -1;
 }
 
+void *
+find_by_id(const void *v, size_t n, size_t size, size_t off, const char *id)
+{
+	const char *p = v;
+	size_t i;
+
+	for (i = 0; i < n; i++, p += size)
+		if (strcmp(p + off, id) == 0)
+			return (void *)p;	/* as bsearch: the caller's array, its constness */
+	return NULL;
+}
+
 bool
 name_safe(const char *s, size_t max)
 {

@@ -161,12 +161,8 @@ row_of(struct rows *r, const char *key, const char *currency)
 static const struct audit_live *
 live_of(const struct audit_opts *o, const char *id)
 {
-	size_t i;
-
-	for (i = 0; i < o->n_live; i++)
-		if (strcmp(o->live[i].id, id) == 0)
-			return &o->live[i];
-	return NULL;
+	return find_by_id(o->live, o->n_live, sizeof(*o->live), offsetof(struct audit_live, id),
+	    id);
 }
 
 /* Bill the part of segment g inside [since, now) to its instance's row. */
