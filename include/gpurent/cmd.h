@@ -114,6 +114,12 @@ const struct cmd_opt *cmd_opt_short(const struct command *cmd, char ch, bool *gl
 typedef int (*opt_handler)(struct cmd_ctx *c, int id, const char *arg, void *data);
 int cmd_parse(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *data,
     int *npos);
+/*
+ * cmd_parse for a command that takes options only: an argument is a usage error. False
+ * when the command ends here (--help, or an error), with its exit status in *rc.
+ */
+bool cmd_parse_options(struct cmd_ctx *c, int argc, char **argv, opt_handler handle,
+    void *data, int *rc);
 
 /*
  * Parse an option's WHEN (parse_when: a duration back from now, a UTC date or time,

@@ -23,6 +23,8 @@ void *xreallocarray(void *p, size_t nmemb, size_t n);
  */
 void *xgrow(void *p, size_t n, size_t *cap, size_t size, size_t first);
 char *xstrdup(const char *s);
+/* Frees a secret (a key, a token, a header that carries one) zeroed first; NULL: nothing. */
+void secret_free(char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
@@ -71,6 +73,13 @@ bool streq_ci(const char *a, const char *b);
 bool prefix_ci(const char *s, const char *prefix);
 /* The index of s among the n names (ignoring ASCII case when fold), or -1: an enum's parser. */
 int names_index(const char *const *names, size_t n, const char *s, bool fold);
+/*
+ * The element of v (n elements of size bytes) whose string member at offset off (an id) is
+ * id; NULL when there is none. A search of a short array of records keyed by an id.
+ */
+void *find_by_id(const void *v, size_t n, size_t size, size_t off, const char *id);
+/* Whether s is 1 to max letters, digits, '-', '_' or '.': a name safe in a path or a URL. */
+bool name_safe(const char *s, size_t max);
 
 /* All n bytes of buf to fd, across short writes and EINTR; false when a write fails
  * (errno says why) or writes nothing. */

@@ -82,6 +82,15 @@ enum gr_err bk_offers_read(const struct bk_http *h, enum http_method m, const ch
 const char *bk_local_id(const struct backend *b, const char *id, struct gr_error *err);
 
 /*
+ * The local part of an instance id in *local, read by local_of (bk_local_id, or a
+ * provider's stricter reading), once h has the key that any request about it needs.
+ */
+typedef const char *(*bk_local_fn)(const struct backend *b, const char *id,
+    struct gr_error *err);
+enum gr_err bk_instance_local(const struct backend *b, const struct bk_http *h, const char *id,
+    bk_local_fn local_of, const char **local, struct gr_error *err);
+
+/*
  * The one launch protocol of every HTTP backend (a double launch costs money): send the
  * create; a 429 was not acted on, so wait and send again; after an unclear outcome (timeout,
  * reset, 5xx, a 2xx that cannot be read) look for the instance by name up to three times, and

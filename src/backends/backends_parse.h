@@ -41,6 +41,36 @@ struct bj_code {
 /* What code means by a table of n, GR_OK when it is not listed. */
 enum gr_err bj_code_of(const struct bj_code *t, size_t n, const char *code);
 
+/* An offer's figure: a whole number below `below` at key, kept in *to, its bit set in valid. */
+struct bj_figure {
+	const char *key;
+	long long below;
+	int *to;
+	unsigned bit;
+};
+/* Each of n figures of obj that is there and in 1..below-1. */
+void bj_figures(const struct cJSON *obj, const struct bj_figure *f, size_t n, unsigned *valid);
+
+/* A provider's reading of one instance of a reply into a zeroed out. */
+typedef void (*bj_instance_fn)(const struct cJSON *o, struct instance *out);
+/* Each object of arr read by from_json into out, those that come out with an id. */
+void bj_instances_add(const struct cJSON *arr, bj_instance_fn from_json,
+    struct instance_list *out);
+/*
+ * The instance o of a reply (in the tree j, which this deletes) read by from_json; without
+ * an id it is malformed (GR_EUNAVAIL with no_id, a message marked N_()).
+ */
+enum gr_err bj_instance_read(struct cJSON *j, const struct cJSON *o, bj_instance_fn from_json,
+    const char *no_id, struct instance *out, struct gr_error *err);
+
+/* A provider's name for an instance state, and the state. */
+struct bj_state {
+	const char *name;
+	enum inst_state st;
+};
+/* The state a name is by a table of n: ST_UNKNOWN when the name is NULL or not listed. */
+enum inst_state bj_state_of(const struct bj_state *t, size_t n, const char *name);
+
 /*
  * Fails err as Lambda and PPIO word a refusal: code c (GR_OK: the status's, else GR_EFAIL)
  * and "MSG [CODE] (HTTP status)" cut at 255 bytes before the status, MSG or CODE alone when

@@ -10,6 +10,7 @@
 
 #include "backends_parse.h"
 #include "gpurent/http.h"
+#include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
 
@@ -186,4 +187,58 @@ bj_code_of(const struct bj_code *t, size_t n, const char *code)
 		if (strcmp(code, t[i].code) == 0)
 			return t[i].err;
 	return GR_OK;
+}
+
+void
+bj_figures(const cJSON *obj, const struct bj_figure *f, size_t n, unsigned *valid)
+{
+	long long v;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (bj_int(obj, f[i].key, &v) && v > 0 && v < f[i].below) {
+			*f[i].to = (int)v;
+			*valid |= f[i].bit;
+		}
+	}
+}
+
+void
+bj_instances_add(const cJSON *arr, bj_instance_fn from_json, struct instance_list *out)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, arr) {
+		struct instance tmp;
+
+		if (!cJSON_IsObject(x))
+			continue;
+		memset(&tmp, 0, sizeof(tmp));
+		from_json(x, &tmp);
+		if (tmp.id[0] != '\0')
+			*instance_list_add(out) = tmp;
+	}
+}
+
+enum gr_err
+bj_instance_read(cJSON *j, const cJSON *o, bj_instance_fn from_json, const char *no_id,
+    struct instance *out, struct gr_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	from_json(o, out);
+	cJSON_Delete(j);
+	if (out->id[0] == '\0')
+		return gr_fail(err, GR_EUNAVAIL, "%s", _(no_id));
+	return GR_OK;
+}
+
+enum inst_state
+bj_state_of(const struct bj_state *t, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name != NULL && i < n; i++)
+		if (strcmp(name, t[i].name) == 0)
+			return t[i].st;
+	return ST_UNKNOWN;
 }

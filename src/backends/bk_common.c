@@ -155,10 +155,7 @@ bk_http_free(struct bk_http *h)
 {
 	http_client_free(h->http);
 	free(h->base);
-	if (h->auth != NULL) {
-		memset(h->auth, 0, strlen(h->auth));
-		free(h->auth);
-	}
+	secret_free(h->auth);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -283,6 +280,19 @@ bk_local_id(const struct backend *b, const char *id, struct gr_error *err)
 		return NULL;
 	}
 	return id + n + 1;
+}
+
+enum gr_err
+bk_instance_local(const struct backend *b, const struct bk_http *h, const char *id,
+    bk_local_fn local_of, const char **local, struct gr_error *err)
+{
+	enum gr_err e;
+
+	if ((e = bk_need_key(h, b->ops->name, err)) != GR_OK)
+		return e;
+	if ((*local = local_of(b, id, err)) == NULL)
+		return GR_ENOTFOUND;
+	return GR_OK;
 }
 
 int64_t

@@ -139,6 +139,11 @@ continent_of_lambda_region(const char *r)
 static bool
 offer_from_type(const cJSON *it, struct offer *o)
 {
+	const struct bj_figure figures[] = {
+		{ "vcpus", 100000, &o->cpu_cores, OV_CPU },
+		{ "memory_gib", 10000000, &o->ram_gb, OV_RAM },
+		{ "storage_gib", 100000000, &o->disk_gb, OV_DISK },
+	};
 	char name[64], token[48], desc[96];
 	const cJSON *specs;
 	long long v, cents;
@@ -172,18 +177,7 @@ offer_from_type(const cJSON *it, struct offer *o)
 		o->price_hour = cents * 10000;	/* whole instance, cents -> micro-dollars */
 		o->valid |= OV_PRICE;
 	}
-	if (bj_int(specs, "vcpus", &v) && v > 0 && v < 100000) {
-		o->cpu_cores = (int)v;
-		o->valid |= OV_CPU;
-	}
-	if (bj_int(specs, "memory_gib", &v) && v > 0 && v < 10000000) {
-		o->ram_gb = (int)v;
-		o->valid |= OV_RAM;
-	}
-	if (bj_int(specs, "storage_gib", &v) && v > 0 && v < 100000000) {
-		o->disk_gb = (int)v;
-		o->valid |= OV_DISK;
-	}
+	bj_figures(specs, figures, ARRAY_LEN(figures), &o->valid);
 	if (strstr(desc, "SXM") != NULL)
 		o->interconnect = count > 1 ? IC_NVLINK : IC_PCIE;
 	else if (strstr(desc, "PCIe") != NULL)
@@ -246,23 +240,11 @@ lambda_parse_instance_types(const char *body, size_t len, struct offer_list *out
 	return offer_stream_parse(&lambda_offer_kind, NULL, body, len, out, err);
 }
 
-static enum inst_state
-lambda_state(const char *s)
-{
-	if (s == NULL)
-		return ST_UNKNOWN;
-	if (strcmp(s, "booting") == 0)
-		return ST_PROVISIONING;
-	if (strcmp(s, "active") == 0 || strcmp(s, "unhealthy") == 0)
-		return ST_RUNNING;
-	if (strcmp(s, "terminating") == 0)
-		return ST_DESTROYING;
-	if (strcmp(s, "terminated") == 0)
-		return ST_DESTROYED;
-	if (strcmp(s, "preempted") == 0)
-		return ST_FAILED;
-	return ST_UNKNOWN;
-}
+static const struct bj_state lambda_states[] = {
+	{ "booting", ST_PROVISIONING }, { "active", ST_RUNNING }, { "unhealthy", ST_RUNNING },
+	{ "terminating", ST_DESTROYING }, { "terminated", ST_DESTROYED },
+	{ "preempted", ST_FAILED },
+};
 
 void
 lambda_instance_from_json(const cJSON *in, struct instance *out)
@@ -276,7 +258,7 @@ lambda_instance_from_json(const cJSON *in, struct instance *out)
 		snprintf(out->id, sizeof(out->id), "lambda:%s", id);
 	bj_str(in, "name", out->label, sizeof(out->label));
 	bj_str(in, "status", st, sizeof(st));
-	out->state = lambda_state(bj_strp(in, "status"));
+	out->state = bj_state_of(lambda_states, ARRAY_LEN(lambda_states), bj_strp(in, "status"));
 	if (strcmp(st, "unhealthy") == 0)
 		strlcpy_(out->status_msg, "unhealthy: Lambda's health check failed",
 		    sizeof(out->status_msg));
@@ -332,21 +314,12 @@ enum gr_err
 lambda_parse_instances(const char *body, size_t len, struct instance_list *out,
     struct gr_error *err)
 {
-	cJSON *j, *d, *in;
+	cJSON *j, *d;
 	enum gr_err e;
 
 	if ((e = parse_data(body, len, true, &j, &d, err)) != GR_OK)
 		return e;
-	cJSON_ArrayForEach(in, d) {
-		struct instance tmp;
-
-		if (!cJSON_IsObject(in))
-			continue;
-		memset(&tmp, 0, sizeof(tmp));
-		lambda_instance_from_json(in, &tmp);
-		if (tmp.id[0] != '\0')
-			*instance_list_add(out) = tmp;
-	}
+	bj_instances_add(d, lambda_instance_from_json, out);
 	cJSON_Delete(j);
 	return GR_OK;
 }
@@ -359,12 +332,8 @@ lambda_parse_instance(const char *body, size_t len, struct instance *out, struct
 
 	if ((e = parse_data(body, len, false, &j, &d, err)) != GR_OK)
 		return e;
-	memset(out, 0, sizeof(*out));
-	lambda_instance_from_json(d, out);
-	cJSON_Delete(j);
-	if (out->id[0] == '\0')
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instance without id)");
-	return GR_OK;
+	return bj_instance_read(j, d, lambda_instance_from_json,
+	    N_("malformed reply (instance without id)"), out, err);
 }
 
 enum gr_err

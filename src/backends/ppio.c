@@ -9,7 +9,6 @@
  * product is no longer listed has no known price, never a made-up one. No metrics and no
  * account endpoints: those slots stay NULL.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,17 +138,9 @@ add_rate(struct backend *b, struct instance *in)
 static const char *
 local_id(struct backend *b, const char *id, struct gr_error *err)
 {
-	const char *l = bk_local_id(b, id, err), *q;
+	const char *l = bk_local_id(b, id, err);
 
-	if (l == NULL)
-		return NULL;
-	for (q = l; *q != '\0'; q++)
-		if (!(isalnum((unsigned char)*q) || *q == '-' || *q == '_' || *q == '.') ||
-		    q - l >= 64) {
-			gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
-			return NULL;
-		}
-	if (q == l) {
+	if (l != NULL && !name_safe(l, 64)) {
 		gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
 		return NULL;
 	}

@@ -153,19 +153,6 @@ ppio_offer_id_parse(const char *lid, char *product, size_t n, char *region, size
 	return strchr(product, '/') == NULL && strchr(region, '/') == NULL;
 }
 
-/* An id that goes into URL paths and offer ids as it is: letters, digits, '.', '-', '_'. */
-static bool
-id_safe(const char *s, size_t max)
-{
-	size_t i;
-
-	for (i = 0; s[i] != '\0'; i++)
-		if (!(isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '_' || s[i] == '.') ||
-		    i >= max)
-			return false;
-	return i > 0;
-}
-
 /* Whether a billing method is in the product's billing_methods (absent: postpaid only). */
 static bool
 sells(const cJSON *prod, const char *method)
@@ -290,30 +277,34 @@ product_offers(const cJSON *prod, const char *currency, struct offer_list *out)
 	const cJSON *regions = cJSON_GetObjectItemCaseSensitive(prod, "region_ids");
 	struct product p = { .json = prod, .gmin = 1, .gmax = 8, .max_available = -1, .cpu = -1,
 		.mem = -1, .disk = -1, .deployable = true, .currency = currency };
+	/* The product's figures, each kept where it is in range (else the default above). */
+	const struct {
+		const cJSON *obj;
+		const char *key;
+		long long min, below, *to;
+	} figures[] = {
+		{ gpu, "memory_gb", 1, 100000, &p.vram },
+		{ gpu, "min", 1, 1000, &p.gmin },
+		{ gpu, "max", 1, 1000, &p.gmax },
+		{ gpu, "max_available", 0, 100000, &p.max_available },
+		{ spec, "cpu", 1, 10000, &p.cpu },
+		{ spec, "memory_gb", 1, 1000000, &p.mem },
+		{ rootfs, "max_gb", 1, 10000000, &p.disk },
+	};
 	char name[64];
 	long long v;
-	size_t ri, nreg;
+	size_t i, ri, nreg;
 
-	if (bj_strp(prod, "id") == NULL || !id_safe(bj_strp(prod, "id"), sizeof(p.id) - 1) ||
+	if (bj_strp(prod, "id") == NULL || !name_safe(bj_strp(prod, "id"), sizeof(p.id) - 1) ||
 	    !bj_str(prod, "id", p.id, sizeof(p.id)) || !bj_int(pricing, "precision", &p.precision))
 		return;
 	bj_str(prod, "name", name, sizeof(name));
 	if (!bj_str(gpu, "name", p.gpu_name, sizeof(p.gpu_name)) || p.gpu_name[0] == '\0')
 		strlcpy_(p.gpu_name, name, sizeof(p.gpu_name));
-	if (bj_int(gpu, "memory_gb", &v) && v > 0 && v < 100000)
-		p.vram = v;
-	if (bj_int(gpu, "min", &v) && v > 0 && v < 1000)
-		p.gmin = v;
-	if (bj_int(gpu, "max", &v) && v > 0 && v < 1000)
-		p.gmax = v;
-	if (bj_int(gpu, "max_available", &v) && v >= 0 && v < 100000)
-		p.max_available = v;
-	if (bj_int(spec, "cpu", &v) && v > 0 && v < 10000)
-		p.cpu = v;
-	if (bj_int(spec, "memory_gb", &v) && v > 0 && v < 1000000)
-		p.mem = v;
-	if (bj_int(rootfs, "max_gb", &v) && v > 0 && v < 10000000)
-		p.disk = v;
+	for (i = 0; i < ARRAY_LEN(figures); i++)
+		if (bj_int(figures[i].obj, figures[i].key, &v) && v >= figures[i].min &&
+		    v < figures[i].below)
+			*figures[i].to = v;
 	p.has_deployable = bj_bool(prod, "deployable", &p.deployable);
 	p.model = ppio_model(p.gpu_name, (int)p.vram);
 	if (p.model == NULL && strcmp(p.gpu_name, name) != 0)
@@ -324,7 +315,7 @@ product_offers(const cJSON *prod, const char *currency, struct offer_list *out)
 		const cJSON *r = nreg ? cJSON_GetArrayItem(regions, (int)ri) : NULL;
 		char region[32] = "", loc[48];
 
-		if (nreg && (!cJSON_IsString(r) || !id_safe(r->valuestring, sizeof(region) - 1)))
+		if (nreg && (!cJSON_IsString(r) || !name_safe(r->valuestring, sizeof(region) - 1)))
 			continue;
 		if (r != NULL)
 			text_sanitize(region, sizeof(region), r->valuestring);
@@ -358,10 +349,7 @@ ppio_parse_products(const char *body, size_t len, const char *currency,
 enum inst_state
 ppio_state(const char *status, const char *error, long long last_started)
 {
-	static const struct {
-		const char *name;
-		enum inst_state st;
-	} map[] = {
+	static const struct bj_state map[] = {
 		{ "toCreate", ST_PROVISIONING }, { "creating", ST_PROVISIONING },
 		{ "running", ST_RUNNING },
 		{ "toStart", ST_STARTING }, { "starting", ST_STARTING },
@@ -373,16 +361,11 @@ ppio_state(const char *status, const char *error, long long last_started)
 		{ "toReset", ST_PROVISIONING }, { "resetting", ST_PROVISIONING },
 		{ "migrating", ST_PROVISIONING },
 	};
-	size_t i;
-
 	if (error != NULL && error[0] != '\0')
 		return ST_FAILED;
 	if (strcmp(status, "pulling") == 0)	/* billed from here on (§6) */
 		return last_started > 0 ? ST_STARTING : ST_PROVISIONING;
-	for (i = 0; i < ARRAY_LEN(map); i++)
-		if (strcmp(map[i].name, status) == 0)
-			return map[i].st;
-	return ST_UNKNOWN;
+	return bj_state_of(map, ARRAY_LEN(map), status);
 }
 
 /* "ssh -p 51039 root@proxy.cn-south-nas-1.gpu-instance.ppinfra.com": port, user, host. */
@@ -546,7 +529,7 @@ ppio_parse_create(const char *body, size_t len, char *id, size_t n, struct gr_er
 		return e;
 	s = bj_strp(j, "id");
 	/* An id goes into URL paths: only what is safe there (§3: opaque, 1-255 chars). */
-	if (s == NULL || !id_safe(s, n - 1 < ID_MAX - 6 ? n - 1 : ID_MAX - 6)) {
+	if (s == NULL || !name_safe(s, n - 1 < ID_MAX - 6 ? n - 1 : ID_MAX - 6)) {
 		cJSON_Delete(j);
 		return gr_fail(err, GR_EUNAVAIL, "ppio: the create reply has no usable id");
 	}

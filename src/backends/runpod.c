@@ -169,26 +169,6 @@ runpod_build_offers_query(const struct filter *f, bool *pushed_all)
 	return s;
 }
 
-/*
- * POST one GraphQL document. A query only reads, so the HTTP layer retries it like a GET
- * (a 500 included); a mutation is sent as an idempotent change, which a 500 does not
- * repeat. On GR_OK the reply had no errors; the body stays in rs for the caller to parse
- * and release.
- */
-static enum gr_err
-gql(struct backend *b, const char *json, bool query, struct http_response *rs,
-    struct gr_error *err)
-{
-	struct runpod *r = priv(b);
-	char *url = bk_url(&r->h, "/graphql");
-	enum gr_err e;
-
-	e = query ? http_read_json(r->h.http, HTTP_POST, url, r->h.hdrs, json, rs, err) :
-	    http_send_json(r->h.http, HTTP_POST, url, r->h.hdrs, json, true, rs, err);
-	free(url);
-	return bk_check(&r->h, e, rs, err);
-}
-
 /* A document with one string variable. */
 static char *
 doc1(const char *query, const char *var, const char *val)
@@ -203,6 +183,27 @@ doc1(const char *query, const char *var, const char *val)
 	s = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return s;
+}
+
+/*
+ * POST one GraphQL document, the text with at most one string variable (var NULL: none). A
+ * query only reads, so the HTTP layer retries it like a GET (a 500 included); a mutation is
+ * sent as an idempotent change, which a 500 does not repeat. On GR_OK the reply had no
+ * errors; the body stays in rs for the caller to parse and release.
+ */
+static enum gr_err
+gql(struct backend *b, const char *text, const char *var, const char *val, bool query,
+    struct http_response *rs, struct gr_error *err)
+{
+	struct runpod *r = priv(b);
+	char *url = bk_url(&r->h, "/graphql"), *json = doc1(text, var, val);
+	enum gr_err e;
+
+	e = query ? http_read_json(r->h.http, HTTP_POST, url, r->h.hdrs, json, rs, err) :
+	    http_send_json(r->h.http, HTTP_POST, url, r->h.hdrs, json, true, rs, err);
+	free(json);
+	free(url);
+	return bk_check(&r->h, e, rs, err);
 }
 
 static enum gr_err
@@ -230,13 +231,10 @@ static enum gr_err
 runpod_get_local(struct backend *b, const char *pod, struct instance *out, struct gr_error *err)
 {
 	struct http_response rs;
-	char *q;
 	enum gr_err e;
 
-	q = doc1("query Pod($podId: String!) { pod(input: {podId: $podId}) { " POD_FIELDS " } }",
-	    "podId", pod);
-	e = gql(b, q, true, &rs, err);
-	free(q);
+	e = gql(b, "query Pod($podId: String!) { pod(input: {podId: $podId}) { " POD_FIELDS
+	    " } }", "podId", pod, true, &rs, err);
 	if (e == GR_OK) {
 		e = runpod_parse_pod(rs.body, rs.len, out, &(struct gr_error){ 0 });
 		if (e == GR_ENOTFOUND)
@@ -254,10 +252,8 @@ runpod_get(struct backend *b, const char *id, struct instance *out, struct gr_er
 	const char *l;
 	enum gr_err e;
 
-	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+	if ((e = bk_instance_local(b, &priv(b)->h, id, bk_local_id, &l, err)) != GR_OK)
 		return e;
-	if ((l = bk_local_id(b, id, err)) == NULL)
-		return GR_ENOTFOUND;
 	return runpod_get_local(b, l, out, err);
 }
 
@@ -265,12 +261,9 @@ static enum gr_err
 runpod_list(struct backend *b, struct instance_list *out, struct gr_error *err)
 {
 	struct http_response rs;
-	char *q;
 	enum gr_err e;
 
-	q = doc1("query Pods { myself { pods { " POD_FIELDS " } } }", NULL, NULL);
-	e = gql(b, q, true, &rs, err);
-	free(q);
+	e = gql(b, "query Pods { myself { pods { " POD_FIELDS " } } }", NULL, NULL, true, &rs, err);
 	if (e == GR_OK)
 		e = runpod_parse_pods(rs.body, rs.len, out, err);
 	http_response_release(&rs);
@@ -432,17 +425,12 @@ runpod_mutate(struct backend *b, const char *id, const char *doc_text, bool term
 	struct http_response rs;
 	struct gr_error e2 = { 0 };
 	const char *l;
-	char *doc;
 	enum gr_err e;
 
-	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+	if ((e = bk_instance_local(b, &priv(b)->h, id, bk_local_id, &l, err)) != GR_OK)
 		return e;
-	if ((l = bk_local_id(b, id, err)) == NULL)
-		return GR_ENOTFOUND;
-	doc = doc1(doc_text, "podId", l);
 	/* Stop, resume and terminate have the same effect when repeated (but not after a 500). */
-	e = gql(b, doc, false, &rs, &e2);
-	free(doc);
+	e = gql(b, doc_text, "podId", l, false, &rs, &e2);
 	if (e == GR_ENOTFOUND && terminate && rs.attempts > 1)
 		e = GR_OK;	/* an earlier attempt went through */
 	else if (e == GR_ENOTFOUND)
@@ -479,19 +467,14 @@ runpod_metrics(struct backend *b, const char *id, struct sample_list *out, struc
 {
 	struct http_response rs;
 	const char *l;
-	char *q;
 	enum gr_err e;
 	size_t from;
 
-	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+	if ((e = bk_instance_local(b, &priv(b)->h, id, bk_local_id, &l, err)) != GR_OK)
 		return e;
-	if ((l = bk_local_id(b, id, err)) == NULL)
-		return GR_ENOTFOUND;
-	q = doc1("query Metrics($podId: String!) { pod(input: {podId: $podId}) { id runtime { "
-	    "gpus { id gpuUtilPercent memoryUtilPercent } } } }", "podId", l);
 	from = out->n;
-	e = gql(b, q, true, &rs, err);
-	free(q);
+	e = gql(b, "query Metrics($podId: String!) { pod(input: {podId: $podId}) { id runtime { "
+	    "gpus { id gpuUtilPercent memoryUtilPercent } } } }", "podId", l, true, &rs, err);
 	if (e == GR_OK)
 		e = runpod_parse_metrics(rs.body, rs.len, id, out, err);
 	http_response_release(&rs);
@@ -504,14 +487,12 @@ static enum gr_err
 runpod_account(struct backend *b, struct account *out, struct gr_error *err)
 {
 	struct http_response rs;
-	char *q;
 	enum gr_err e;
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
-	q = doc1("query Me { myself { clientBalance currentSpendPerHr } }", NULL, NULL);
-	e = gql(b, q, true, &rs, err);
-	free(q);
+	e = gql(b, "query Me { myself { clientBalance currentSpendPerHr } }", NULL, NULL, true,
+	    &rs, err);
 	if (e == GR_OK)
 		e = runpod_parse_myself(rs.body, rs.len, out, err);
 	http_response_release(&rs);

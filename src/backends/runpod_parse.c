@@ -114,7 +114,7 @@ offer_add(struct offer_list *out, const cJSON *gt, const cJSON *lp, bool secure,
 {
 	struct offer *o;
 	const char *id = bj_strp(gt, "id"), *stock;
-	long long mem = 0, maxc, v;
+	long long mem = 0, maxc;
 	int64_t per_gpu;
 	char cc[8];
 
@@ -150,17 +150,14 @@ offer_add(struct offer_list *out, const cJSON *gt, const cJSON *lp, bool secure,
 		snprintf(o->location, sizeof(o->location), "%s cloud, %s",
 		    secure ? "Secure" : "Community", cc);
 	}
-	if (bj_int(lp, "minVcpu", &v) && v > 0 && v < 100000) {
-		o->cpu_cores = (int)v;
-		o->valid |= OV_CPU;
-	}
-	if (bj_int(lp, "minMemory", &v) && v > 0 && v < 1000000) {
-		o->ram_gb = (int)v;
-		o->valid |= OV_RAM;
-	}
-	if (bj_int(lp, "minDownload", &v) && v > 0 && v < 1000000) {
-		o->net_down_mbps = (int)v;
-		o->valid |= OV_NET;
+	{
+		const struct bj_figure figures[] = {
+			{ "minVcpu", 100000, &o->cpu_cores, OV_CPU },
+			{ "minMemory", 1000000, &o->ram_gb, OV_RAM },
+			{ "minDownload", 1000000, &o->net_down_mbps, OV_NET },
+		};
+
+		bj_figures(lp, figures, ARRAY_LEN(figures), &o->valid);
 	}
 	if (bj_int(lp, "maxUnreservedGpuCount", &maxc) && maxc >= 0 && maxc < 100000) {
 		o->available = (int)(maxc / count);
@@ -221,24 +218,18 @@ runpod_parse_gpu_types(const char *body, size_t len, bool want_spot, struct offe
 	return offer_stream_parse(&runpod_offer_kind, &want_spot, body, len, out, err);
 }
 
+static const struct bj_state pod_states[] = {
+	{ "CREATED", ST_PROVISIONING }, { "RESTARTING", ST_STARTING }, { "EXITED", ST_STOPPED },
+	{ "PAUSED", ST_STOPPED }, { "TERMINATED", ST_DESTROYED }, { "DEAD", ST_FAILED },
+};
+
+/* A pod asked to run is running once it has a runtime. */
 static enum inst_state
 pod_state(const char *desired, bool has_runtime)
 {
-	if (desired == NULL)
-		return ST_UNKNOWN;
-	if (strcmp(desired, "RUNNING") == 0)
+	if (desired != NULL && strcmp(desired, "RUNNING") == 0)
 		return has_runtime ? ST_RUNNING : ST_PROVISIONING;
-	if (strcmp(desired, "CREATED") == 0)
-		return ST_PROVISIONING;
-	if (strcmp(desired, "RESTARTING") == 0)
-		return ST_STARTING;
-	if (strcmp(desired, "EXITED") == 0 || strcmp(desired, "PAUSED") == 0)
-		return ST_STOPPED;
-	if (strcmp(desired, "TERMINATED") == 0)
-		return ST_DESTROYED;
-	if (strcmp(desired, "DEAD") == 0)
-		return ST_FAILED;
-	return ST_UNKNOWN;
+	return bj_state_of(pod_states, ARRAY_LEN(pod_states), desired);
 }
 
 void
@@ -350,7 +341,7 @@ runpod_pod_from_json(const cJSON *pod, struct instance *out)
 enum gr_err
 runpod_parse_pods(const char *body, size_t len, struct instance_list *out, struct gr_error *err)
 {
-	cJSON *j, *d, *me, *pods, *p;
+	cJSON *j, *d, *me, *pods;
 	enum gr_err e;
 
 	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
@@ -362,16 +353,7 @@ runpod_parse_pods(const char *body, size_t len, struct instance_list *out, struc
 		cJSON_Delete(j);
 		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no pods)");
 	}
-	cJSON_ArrayForEach(p, pods) {
-		struct instance tmp;
-
-		if (!cJSON_IsObject(p))
-			continue;
-		memset(&tmp, 0, sizeof(tmp));
-		runpod_pod_from_json(p, &tmp);
-		if (tmp.id[0] != '\0')
-			*instance_list_add(out) = tmp;
-	}
+	bj_instances_add(pods, runpod_pod_from_json, out);
 	cJSON_Delete(j);
 	return GR_OK;
 }
@@ -396,12 +378,8 @@ runpod_parse_mutation(const char *body, size_t len, const char *fieldname,
 		cJSON_Delete(j);
 		return gr_fail(err, GR_EUNAVAIL, "malformed reply (pod)");
 	}
-	memset(out, 0, sizeof(*out));
-	runpod_pod_from_json(p, out);
-	cJSON_Delete(j);
-	if (out->id[0] == '\0')
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (pod without id)");
-	return GR_OK;
+	return bj_instance_read(j, p, runpod_pod_from_json, N_("malformed reply (pod without id)"),
+	    out, err);
 }
 
 enum gr_err

@@ -123,7 +123,7 @@ slurm_init(struct backend *b, struct gr_error *err)
 		return gr_fail(err, GR_EAUTH, "no token: %s", _(NEW_TOKEN));
 	token = clean_token(t);
 	if (token[0] == '\0' || strpbrk(token, "\r\n") != NULL) {
-		free(token);
+		secret_free(token);
 		return gr_fail(err, GR_EAUTH, "the token is empty or has a line break");
 	}
 	if (slurm_jwt_expiry(token, &exp) && exp <= bk_now()) {
@@ -133,8 +133,7 @@ slurm_init(struct backend *b, struct gr_error *err)
 
 		gmtime_r(&tt, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		memset(token, 0, strlen(token));
-		free(token);
+		secret_free(token);
 		return gr_fail(err, GR_EAUTH, "the token expired at %s: %s", when,
 		    _(NEW_TOKEN));
 	}
@@ -144,7 +143,7 @@ slurm_init(struct backend *b, struct gr_error *err)
 		u = pw != NULL ? pw->pw_name : getenv("USER");
 	}
 	if (u == NULL || u[0] == '\0' || strpbrk(u, "\r\n") != NULL) {
-		free(token);
+		secret_free(token);
 		return gr_fail(err, GR_EUSAGE, "no user name: set slurm.user");
 	}
 	strlcpy_(s->user, u, sizeof(s->user));
@@ -162,8 +161,7 @@ slurm_init(struct backend *b, struct gr_error *err)
 	o.connect_timeout_ms = b->env.connect_timeout_ms;
 	o.unix_socket = sock;
 	s->http = http_client_new(&o);
-	memset(token, 0, strlen(token));
-	free(token);
+	secret_free(token);
 	if (s->http == NULL)
 		return gr_fail(err, GR_EFAIL, "cannot create an HTTP client%s%s",
 		    http_unavailable() ? ": " : "", http_unavailable() ? http_unavailable() : "");
@@ -179,10 +177,7 @@ slurm_cleanup(struct backend *b)
 		return;
 	http_client_free(s->http);
 	free(s->hdr_user);
-	if (s->hdr_token != NULL) {
-		memset(s->hdr_token, 0, strlen(s->hdr_token));
-		free(s->hdr_token);
-	}
+	secret_free(s->hdr_token);
 }
 
 /* The transport's failure in this backend's words: a daemon that does not answer is named. */

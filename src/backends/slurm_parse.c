@@ -949,10 +949,7 @@ slurm_build_offers(const struct slurm_node *nodes, size_t n_nodes,
 	}
 }
 
-static const struct {
-	const char *slurm;
-	enum inst_state st;
-} job_states[] = {
+static const struct bj_state job_states[] = {
 	{ "PENDING", ST_PROVISIONING }, { "CONFIGURING", ST_PROVISIONING },
 	{ "REQUEUED", ST_PROVISIONING }, { "REQUEUE_HOLD", ST_PROVISIONING },
 	{ "REQUEUE_FED", ST_PROVISIONING }, { "RESV_DEL_HOLD", ST_PROVISIONING },
@@ -968,15 +965,10 @@ static const struct {
 void
 slurm_job_to_instance(const struct slurm_job *j, struct instance *out)
 {
-	size_t i;
-
 	memset(out, 0, sizeof(*out));
 	snprintf(out->id, sizeof(out->id), "slurm:%lld", j->id);
 	strlcpy_(out->provider, "slurm", sizeof(out->provider));
-	out->state = ST_UNKNOWN;
-	for (i = 0; i < ARRAY_LEN(job_states); i++)
-		if (strcmp(job_states[i].slurm, j->state) == 0)
-			out->state = job_states[i].st;
+	out->state = bj_state_of(job_states, ARRAY_LEN(job_states), j->state);
 	strlcpy_(out->label, j->name, sizeof(out->label));
 	strlcpy_(out->region, j->partition, sizeof(out->region));
 	if (j->gpus.count > 0) {
@@ -1014,12 +1006,9 @@ slurm_job_to_instance(const struct slurm_job *j, struct instance *out)
 static bool
 job_live(const char *state)
 {
-	size_t i;
+	enum inst_state st = bj_state_of(job_states, ARRAY_LEN(job_states), state);
 
-	for (i = 0; i < ARRAY_LEN(job_states); i++)
-		if (strcmp(job_states[i].slurm, state) == 0)
-			return job_states[i].st != ST_DESTROYED && job_states[i].st != ST_FAILED;
-	return false;
+	return st != ST_UNKNOWN && st != ST_DESTROYED && st != ST_FAILED;
 }
 
 static bool

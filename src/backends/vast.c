@@ -505,7 +505,7 @@ numeric(const char *s)
 }
 
 static const char *
-local_numeric(struct backend *b, const char *id, const char *what, struct gr_error *err)
+local_numeric(const struct backend *b, const char *id, const char *what, struct gr_error *err)
 {
 	const char *l = bk_local_id(b, id, err);
 
@@ -518,17 +518,11 @@ local_numeric(struct backend *b, const char *id, const char *what, struct gr_err
 	return l;
 }
 
-/* The numeric id of one of our instances in *l, once there is a key to ask with. */
-static enum gr_err
-instance_local(struct backend *b, const char *id, const char **l, struct gr_error *err)
+/* The numeric id of one of our instances (for bk_instance_local). */
+static const char *
+instance_local(const struct backend *b, const char *id, struct gr_error *err)
 {
-	enum gr_err e;
-
-	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
-		return e;
-	if ((*l = local_numeric(b, id, "instance", err)) == NULL)
-		return GR_ENOTFOUND;
-	return GR_OK;
+	return local_numeric(b, id, "instance", err);
 }
 
 static enum gr_err
@@ -563,7 +557,7 @@ vast_get(struct backend *b, const char *id, struct instance *out, struct gr_erro
 	const char *l;
 	enum gr_err e;
 
-	if ((e = instance_local(b, id, &l, err)) != GR_OK)
+	if ((e = bk_instance_local(b, &priv(b)->h, id, instance_local, &l, err)) != GR_OK)
 		return e;
 	return vast_get_local(b, l, out, err);
 }
@@ -723,7 +717,7 @@ vast_action(struct backend *b, const char *id, enum http_method m, const char *j
 	const char *l;
 	enum gr_err e;
 
-	if ((e = instance_local(b, id, &l, err)) != GR_OK)
+	if ((e = bk_instance_local(b, &priv(b)->h, id, instance_local, &l, err)) != GR_OK)
 		return e;
 	snprintf(path, sizeof(path), "/api/v0/instances/%s/", l);
 	/* Setting a state or deleting is idempotent: a repeat has the same effect. */
@@ -769,7 +763,7 @@ vast_metrics(struct backend *b, const char *id, struct sample_list *out, struct 
 	enum gr_err e;
 	size_t from = out->n;
 
-	if ((e = instance_local(b, id, &l, err)) != GR_OK)
+	if ((e = bk_instance_local(b, &priv(b)->h, id, instance_local, &l, err)) != GR_OK)
 		return e;
 	snprintf(path, sizeof(path), "/api/v0/instances/%s/?owner=me", l);
 	e = bk_request(&v->h, HTTP_GET, path, NULL, true, &rs, err);

@@ -67,20 +67,19 @@ vast_offer_from_json(const cJSON *o, enum offer_type type, struct offer *out)
 	long long id, n;
 	double d, mb = 0, eff, cores;
 	int64_t m, base, stor;
-	char name[64], geo[48], cc[3];
+	char geo[48], cc[3];
 	bool b;
 
 	strlcpy_(out->provider, P, sizeof(out->provider));
 	if (bj_int(o, "id", &id))
 		snprintf(out->id, sizeof(out->id), "vast:%lld", id);
-	bj_str(o, "gpu_name", name, sizeof(name));
-	strlcpy_(out->gpu_raw, name, sizeof(out->gpu_raw));
+	bj_str(o, "gpu_name", out->gpu_raw, sizeof(out->gpu_raw));
 	if (bj_num(o, "gpu_ram", &mb) && mb > 0) {
-		out->gpu = catalogue_resolve(P, name, (int)lround(mb / 1000.0));
+		out->gpu = catalogue_resolve(P, out->gpu_raw, (int)lround(mb / 1000.0));
 		out->vram_gb = vram_from_mb(mb, out->gpu);
 		out->valid |= OV_VRAM;
 	} else {
-		out->gpu = catalogue_resolve(P, name, 0);
+		out->gpu = catalogue_resolve(P, out->gpu_raw, 0);
 		if (out->gpu != NULL && out->gpu->vram_gb > 0) {
 			out->vram_gb = out->gpu->vram_gb;
 			out->valid |= OV_VRAM;
@@ -217,17 +216,16 @@ vast_instance_from_json(const cJSON *r, struct instance *out)
 	long long id, n;
 	double mb = 0, d, temp;
 	int64_t m;
-	char name[64], geo[48], cc[3], runtype[64];
+	char geo[48], cc[3], runtype[64];
 	const cJSON *ports, *p22, *first;
 	bool b;
 
 	strlcpy_(out->provider, P, sizeof(out->provider));
 	if (bj_int(r, "id", &id))
 		snprintf(out->id, sizeof(out->id), "vast:%lld", id);
-	bj_str(r, "gpu_name", name, sizeof(name));
-	strlcpy_(out->gpu_raw, name, sizeof(out->gpu_raw));
+	bj_str(r, "gpu_name", out->gpu_raw, sizeof(out->gpu_raw));
 	bj_num(r, "gpu_ram", &mb);
-	out->gpu = catalogue_resolve(P, name, mb > 0 ? (int)lround(mb / 1000.0) : 0);
+	out->gpu = catalogue_resolve(P, out->gpu_raw, mb > 0 ? (int)lround(mb / 1000.0) : 0);
 	if (bj_int(r, "num_gpus", &n) && n > 0 && n < 1024)
 		out->gpu_count = (int)n;
 	out->state = vast_state(bj_strp(r, "actual_status"), bj_strp(r, "intended_status"),
@@ -286,7 +284,7 @@ enum gr_err
 vast_parse_instances(const char *body, size_t len, struct instance_list *out, char *next_token,
     size_t ntok, struct gr_error *err)
 {
-	cJSON *j, *arr, *r;
+	cJSON *j, *arr;
 	enum gr_err e;
 
 	if (ntok > 0)
@@ -303,17 +301,7 @@ vast_parse_instances(const char *body, size_t len, struct instance_list *out, ch
 		cJSON_Delete(j);
 		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instances not a list)");
 	}
-	cJSON_ArrayForEach(r, arr) {
-		struct instance tmp;
-
-		if (!cJSON_IsObject(r))
-			continue;
-		memset(&tmp, 0, sizeof(tmp));
-		vast_instance_from_json(r, &tmp);
-		if (tmp.id[0] == '\0')
-			continue;
-		*instance_list_add(out) = tmp;
-	}
+	bj_instances_add(arr, vast_instance_from_json, out);
 	if (ntok > 0) {
 		const char *t = bj_strp(j, "next_token");
 
@@ -343,12 +331,8 @@ vast_parse_instance(const char *body, size_t len, struct instance *out, struct g
 		cJSON_Delete(j);
 		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instance)");
 	}
-	memset(out, 0, sizeof(*out));
-	vast_instance_from_json(r, out);
-	cJSON_Delete(j);
-	if (out->id[0] == '\0')
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instance without id)");
-	return GR_OK;
+	return bj_instance_read(j, r, vast_instance_from_json,
+	    N_("malformed reply (instance without id)"), out, err);
 }
 
 enum gr_err

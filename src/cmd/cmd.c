@@ -419,6 +419,21 @@ cmd_parse(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *da
 	return rc;
 }
 
+bool
+cmd_parse_options(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *data,
+    int *rc)
+{
+	int n;
+
+	if ((*rc = cmd_parse(c, argc, argv, handle, data, &n)) != 0 || n < 0)
+		return false;
+	if (n > 0) {
+		*rc = cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
+		return false;
+	}
+	return true;
+}
+
 static void
 on_signal(int sig)
 {

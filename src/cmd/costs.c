@@ -301,14 +301,11 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	struct reported rep[SESSION_MAX_PROVIDERS];
 	struct fx_rates fx;
 	struct budgets bg;
-	int n, rc;
+	int rc;
 	size_t i, k, n_rep, n_rows;
 
-	rc = cmd_parse(c, argc, argv, handle, &a, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_options(c, argc, argv, handle, &a, &rc))
 		return rc;
-	if (n > 0)
-		return cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
 	if (session_config(c->s, &cfg, &err) != GR_OK)
 		return cmd_error(c, &err);
 	/* Listing instances brings every provider's ledger up to date (sim bills on read). */

@@ -47,14 +47,11 @@ dashboard_run(struct cmd_ctx *c, int argc, char **argv)
 {
 	struct ui_opts o;
 	struct gr_error err = { 0 };
-	int n, rc;
+	int rc;
 
 	memset(&o, 0, sizeof(o));
-	rc = cmd_parse(c, argc, argv, handle, &o, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_options(c, argc, argv, handle, &o, &rc))
 		return rc;
-	if (n > 0)
-		return cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
 	o.color = out_global.color;
 	o.stop = &cmd_interrupted;
 	if (ui_dashboard_run(c->s, &o, &err) != GR_OK)

@@ -255,13 +255,9 @@ list_cell(const void *row, size_t col, struct cell *out, void *ctx)
 	memset(out, 0, sizeof(*out));
 	switch (col) {
 	case 0: cell_str(out, r->profile); break;
-	case 1:
-		out->kind = CELL_STR;
-		out->s = r->provider;
-		break;
+	case 1: cell_str(out, r->provider); break;
 	case 2:
-		out->kind = CELL_STR;
-		out->s = r->source;
+		cell_str(out, r->source);
 		out->color = r->active ? OC_GOOD : OC_DIM;
 		break;
 	case 3: cell_str(out, r->variable); break;

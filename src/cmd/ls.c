@@ -74,16 +74,13 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 	struct gr_error err = { 0 };
 	struct instance_list list;
 	size_t i, o;
-	int n, rc, status;
+	int rc, status;
 	int64_t now;
 	enum gr_err frc;
 
 	memset(&a, 0, sizeof(a));
-	rc = cmd_parse(c, argc, argv, handle, &a, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_options(c, argc, argv, handle, &a, &rc))
 		return rc;
-	if (n > 0)
-		return cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
 	if (a.group != NULL) {
 		struct group g;
 		struct state *st;

@@ -246,12 +246,7 @@ trim(char *s)
 static bool
 valid_profile_name(const char *s)
 {
-	if (*s == '\0' || strlen(s) > 64)
-		return false;
-	for (; *s != '\0'; s++)
-		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
-			return false;
-	return true;
+	return name_safe(s, 64);
 }
 
 enum gr_err

@@ -216,22 +216,14 @@ cluster_state_release(struct cluster_state *c)
 struct cluster_pool *
 cluster_pool_add(struct cluster_state *c)
 {
-	if (c->n_pools == c->cap_pools) {
-		c->cap_pools = c->cap_pools ? c->cap_pools * 2 : 8;
-		c->pools = xreallocarray(c->pools, c->cap_pools, sizeof(*c->pools));
-	}
-	memset(&c->pools[c->n_pools], 0, sizeof(*c->pools));
+	c->pools = xgrow(c->pools, c->n_pools, &c->cap_pools, sizeof(*c->pools), 8);
 	return &c->pools[c->n_pools++];
 }
 
 struct cluster_job *
 cluster_job_add(struct cluster_state *c)
 {
-	if (c->n_jobs == c->cap_jobs) {
-		c->cap_jobs = c->cap_jobs ? c->cap_jobs * 2 : 8;
-		c->jobs = xreallocarray(c->jobs, c->cap_jobs, sizeof(*c->jobs));
-	}
-	memset(&c->jobs[c->n_jobs], 0, sizeof(*c->jobs));
+	c->jobs = xgrow(c->jobs, c->n_jobs, &c->cap_jobs, sizeof(*c->jobs), 8);
 	return &c->jobs[c->n_jobs++];
 }
 

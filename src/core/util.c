@@ -79,6 +79,16 @@ xstrdup(const char *s)
 	return p;
 }
 
+void
+secret_free(char *s)
+{
+	if (s == NULL)
+		return;
+	/* Not memset: a store the compiler can see is never read again may be left out. */
+	explicit_bzero(s, strlen(s));
+	free(s);
+}
+
 char *
 xvasprintf(const char *fmt, va_list ap)
 {
@@ -332,6 +342,30 @@ names_index(const char *const *names, size_t n, const char *s, bool fold)
 		if (fold ? streq_ci(s, names[i]) : strcmp(s, names[i]) == 0)
 			return (int)i;
 	return -1;
+}
+
+void *
+find_by_id(const void *v, size_t n, size_t size, size_t off, const char *id)
+{
+	const char *p = v;
+	size_t i;
+
+	for (i = 0; i < n; i++, p += size)
+		if (strcmp(p + off, id) == 0)
+			return (void *)p;	/* as bsearch: the caller's array, its constness */
+	return NULL;
+}
+
+bool
+name_safe(const char *s, size_t max)
+{
+	size_t i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '_' || s[i] == '.') ||
+		    i >= max)
+			return false;
+	return i > 0;
 }
 
 bool

@@ -242,8 +242,6 @@ exporter_stop(struct exporter *e)
 		MHD_stop_daemon(e->d);
 	exporter_page_release(&e->page);
 	pthread_mutex_destroy(&e->lock);
-	if (e->token != NULL)
-		explicit_bzero(e->token, strlen(e->token));
-	free(e->token);
+	secret_free(e->token);
 	free(e);
 }

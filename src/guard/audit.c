@@ -161,12 +161,8 @@ row_of(struct rows *r, const char *key, const char *currency)
 static const struct audit_live *
 live_of(const struct audit_opts *o, const char *id)
 {
-	size_t i;
-
-	for (i = 0; i < o->n_live; i++)
-		if (strcmp(o->live[i].id, id) == 0)
-			return &o->live[i];
-	return NULL;
+	return find_by_id(o->live, o->n_live, sizeof(*o->live), offsetof(struct audit_live, id),
+	    id);
 }
 
 /* Bill the part of segment g inside [since, now) to its instance's row. */
@@ -304,18 +300,29 @@ by_total(const void *a, const void *b)
 	return by_currency(x->currency, y->currency);
 }
 
-/* Spends are compared only within a currency: the currencies come first. */
+/*
+ * Amounts are compared only within a currency: the currencies come first, then the larger
+ * amount, then the keys in order.
+ */
+static int
+by_amount(const char *cur_a, int64_t a, const char *key_a, const char *cur_b, int64_t b,
+    const char *key_b)
+{
+	int c = by_currency(cur_a, cur_b);
+
+	if (c != 0)
+		return c;
+	if (a != b)
+		return a > b ? -1 : 1;
+	return strcmp(key_a, key_b);
+}
+
 static int
 by_spend(const void *a, const void *b)
 {
 	const struct audit_row *x = a, *y = b;
-	int c = by_currency(x->currency, y->currency);
 
-	if (c != 0)
-		return c;
-	if (x->spend != y->spend)
-		return x->spend > y->spend ? -1 : 1;
-	return strcmp(x->key, y->key);
+	return by_amount(x->currency, x->spend, x->key, y->currency, y->spend, y->key);
 }
 
 static const char *
@@ -505,18 +512,13 @@ equivalent(const struct gpu_model *m, const struct gpu_model *o)
 	    o->vram_gb >= m->vram_gb);
 }
 
-/* Savings are compared only within a currency: the currencies come first. */
 static int
 by_saving(const void *a, const void *b)
 {
 	const struct audit_cheaper *x = a, *y = b;
-	int c = by_currency(x->currency, y->currency);
 
-	if (c != 0)
-		return c;
-	if (x->saving_hour != y->saving_hour)
-		return x->saving_hour > y->saving_hour ? -1 : 1;
-	return strcmp(x->instance_id, y->instance_id);
+	return by_amount(x->currency, x->saving_hour, x->instance_id, y->currency, y->saving_hour,
+	    y->instance_id);
 }
 
 /*

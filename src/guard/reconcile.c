@@ -58,12 +58,8 @@ known_load(struct session *s, struct known *k, struct gr_error *err)
 static struct reconcile_mark *
 mark_of(const struct known *k, const char *id)
 {
-	size_t i;
-
-	for (i = 0; i < k->n; i++)
-		if (strcmp(k->marks[i].instance_id, id) == 0)
-			return &k->marks[i];
-	return NULL;
+	return find_by_id(k->marks, k->n, sizeof(*k->marks),
+	    offsetof(struct reconcile_mark, instance_id), id);
 }
 
 static unsigned

@@ -136,10 +136,7 @@ http_client_free(struct http_client *c)
 		return;
 	curl_easy_cleanup(c->h);
 	free(c->provider);
-	if (c->api_key != NULL) {
-		memset(c->api_key, 0, strlen(c->api_key));
-		free(c->api_key);
-	}
+	secret_free(c->api_key);
 	free(c->unix_socket);
 	free(c);
 }

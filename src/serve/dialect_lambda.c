@@ -99,13 +99,31 @@ type_json(const struct offer *o, const char *name, int64_t price)
 	return t;
 }
 
+/* Adds the region of an offer to a list of Lambda regions, once. */
+static void
+region_add(cJSON *regs, const struct offer *o)
+{
+	const cJSON *x;
+	cJSON *r;
+	char rn[48];
+
+	lambda_region(o->region, rn, sizeof(rn));
+	cJSON_ArrayForEach(x, regs)
+		if (strcmp(bj_strp(x, "name"), rn) == 0)
+			return;
+	r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "name", rn);
+	cJSON_AddStringToObject(r, "description", o->location);
+	cJSON_AddItemToArray(regs, r);
+}
+
 static void
 instance_types(struct serve_ctx *c, struct serve_reply *rp)
 {
 	struct offer_list all;
 	struct gr_error err = { 0 };
-	cJSON *data = cJSON_CreateObject(), *ent, *regs, *r;
-	char name[64], rn[48];
+	cJSON *data = cJSON_CreateObject(), *ent, *regs;
+	char name[64];
 	size_t i, k;
 
 	offer_list_init(&all);
@@ -137,22 +155,10 @@ instance_types(struct serve_ctx *c, struct serve_reply *rp)
 		regs = cJSON_AddArrayToObject(ent, "regions_with_capacity_available");
 		for (k = i; k < all.n; k++) {
 			char n2[64];
-			const cJSON *x;
-			bool dup = false;
 
-			if (!type_name(&all.v[k], n2, sizeof(n2)) || strcmp(n2, name) != 0 ||
-			    all.v[k].available <= 0)
-				continue;
-			lambda_region(all.v[k].region, rn, sizeof(rn));
-			cJSON_ArrayForEach(x, regs)
-				if (strcmp(bj_strp(x, "name"), rn) == 0)
-					dup = true;
-			if (dup)
-				continue;
-			r = cJSON_CreateObject();
-			cJSON_AddStringToObject(r, "name", rn);
-			cJSON_AddStringToObject(r, "description", all.v[k].location);
-			cJSON_AddItemToArray(regs, r);
+			if (type_name(&all.v[k], n2, sizeof(n2)) && strcmp(n2, name) == 0 &&
+			    all.v[k].available > 0)
+				region_add(regs, &all.v[k]);
 		}
 	}
 	offer_list_release(&all);
@@ -485,27 +491,13 @@ regions(struct serve_ctx *c, struct serve_reply *rp)
 {
 	struct offer_list all;
 	struct gr_error err = { 0 };
-	cJSON *arr = cJSON_CreateArray(), *x;
-	char rn[48];
+	cJSON *arr = cJSON_CreateArray();
 	size_t i;
 
 	offer_list_init(&all);
-	if (sim_offers(c->sim, &all, &err) == GR_OK) {
-		for (i = 0; i < all.n; i++) {
-			bool dup = false;
-
-			lambda_region(all.v[i].region, rn, sizeof(rn));
-			cJSON_ArrayForEach(x, arr)
-				if (strcmp(bj_strp(x, "name"), rn) == 0)
-					dup = true;
-			if (dup)
-				continue;
-			x = cJSON_CreateObject();
-			cJSON_AddStringToObject(x, "name", rn);
-			cJSON_AddStringToObject(x, "description", all.v[i].location);
-			cJSON_AddItemToArray(arr, x);
-		}
-	}
+	if (sim_offers(c->sim, &all, &err) == GR_OK)
+		for (i = 0; i < all.n; i++)
+			region_add(arr, &all.v[i]);
 	offer_list_release(&all);
 	reply_data(rp, arr);
 }

@@ -41,6 +41,47 @@ ppio_fail(struct serve_reply *rp, int status, const char *reason, const char *ms
 	serve_reply_json(rp, status, j);
 }
 
+/* The reason PPIO gives for a simulator error, in the terms one action answers with. */
+struct ppio_reason {
+	enum gr_err code;
+	const char *reason;
+};
+
+static const struct ppio_reason create_reasons[] = {
+	{ GR_ECAPACITY, "INSUFFICIENT_RESOURCE" },
+	{ GR_EFUNDS, "BALANCE_NOT_ENOUGH" },
+	{ GR_EUSAGE, "VALIDATOR_PARAM" },
+};
+
+static const struct ppio_reason act_reasons[] = {
+	{ GR_ECONFLICT, "CONFLICT" },
+	{ GR_EUNSUPPORTED, "CONFLICT" },
+	{ GR_ECAPACITY, "INSUFFICIENT_RESOURCE" },
+	{ GR_ENOTFOUND, "RESOURCE_NOT_FOUND" },
+};
+
+/*
+ * Answers a failed action: 400 with the reason the table gives its code, else 500 UNKNOWN.
+ * False (nothing answered) when the action succeeded.
+ */
+static bool
+ppio_fail_code(struct serve_reply *rp, enum gr_err code, const struct ppio_reason *t, size_t n,
+    const char *msg)
+{
+	size_t i;
+
+	if (code == GR_OK)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (t[i].code == code) {
+			ppio_fail(rp, 400, t[i].reason, msg);
+			return true;
+		}
+	}
+	ppio_fail(rp, 500, "UNKNOWN", msg);
+	return true;
+}
+
 /* Micro-dollars as PPIO's yuan integer at PRECISION decimals. */
 static double
 cny_scaled(int64_t usd_micros)
@@ -587,22 +628,8 @@ create(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 	for (i = 0; i < n_env; i++)
 		free(env[i]);
 	cJSON_Delete(b);
-	if (code == GR_ECAPACITY) {
-		ppio_fail(rp, 400, "INSUFFICIENT_RESOURCE", err.msg);
+	if (ppio_fail_code(rp, code, create_reasons, ARRAY_LEN(create_reasons), err.msg))
 		return;
-	}
-	if (code == GR_EFUNDS) {
-		ppio_fail(rp, 400, "BALANCE_NOT_ENOUGH", err.msg);
-		return;
-	}
-	if (code == GR_EUSAGE) {
-		ppio_fail(rp, 400, "VALIDATOR_PARAM", err.msg);
-		return;
-	}
-	if (code != GR_OK) {
-		ppio_fail(rp, 500, "UNKNOWN", err.msg);
-		return;
-	}
 	rp->acted = true;
 	ppio_id_of(in.id, id, sizeof(id));
 	j = cJSON_CreateObject();
@@ -628,22 +655,8 @@ act(struct serve_ctx *c, const char *pid, const char *verb, struct serve_reply *
 		code = sim_start(c->sim, in.id, &err);
 	else
 		code = sim_destroy(c->sim, in.id, &err);
-	if (code == GR_ECONFLICT || code == GR_EUNSUPPORTED) {
-		ppio_fail(rp, 400, "CONFLICT", err.msg);
+	if (ppio_fail_code(rp, code, act_reasons, ARRAY_LEN(act_reasons), err.msg))
 		return;
-	}
-	if (code == GR_ECAPACITY) {
-		ppio_fail(rp, 400, "INSUFFICIENT_RESOURCE", err.msg);
-		return;
-	}
-	if (code == GR_ENOTFOUND) {
-		ppio_fail(rp, 400, "RESOURCE_NOT_FOUND", err.msg);
-		return;
-	}
-	if (code != GR_OK) {
-		ppio_fail(rp, 500, "UNKNOWN", err.msg);
-		return;
-	}
 	rp->acted = true;
 	serve_reply_json(rp, 200, cJSON_CreateObject());
 }

@@ -24,12 +24,7 @@ ssh_retry_release(struct ssh_retry *r)
 static struct ssh_retry_entry *
 find(const struct ssh_retry *r, const char *id)
 {
-	size_t i;
-
-	for (i = 0; i < r->n; i++)
-		if (strcmp(r->v[i].id, id) == 0)
-			return &r->v[i];
-	return NULL;
+	return find_by_id(r->v, r->n, sizeof(*r->v), offsetof(struct ssh_retry_entry, id), id);
 }
 
 bool

@@ -183,6 +183,18 @@ add_cached(const char *id, const char *desc, void *ctx)
 	cand_add(ctx, id);
 }
 
+/* The ids of a kind that the id cache holds, and the state they came from (NULL: none). */
+static struct state *
+add_cached_ids(struct cands *c, struct session *s, enum idcache_kind kind)
+{
+	struct state *st;
+
+	if (session_state(s, &st, NULL) != GR_OK)
+		return NULL;
+	idcache_each(st, kind, c->prefix, add_cached, c, NULL);
+	return st;
+}
+
 /*
  * Instances known locally: those `ls` and `launch` recorded, the simulator's live ones,
  * and every instance the cost ledger saw billed in the last 30 days (any provider).
@@ -190,11 +202,10 @@ add_cached(const char *id, const char *desc, void *ctx)
 static void
 add_instances(struct cands *c, struct session *s)
 {
-	struct state *st;
+	struct state *st = add_cached_ids(c, s, IDC_INSTANCE);
 
-	if (session_state(s, &st, NULL) != GR_OK)
+	if (st == NULL)
 		return;
-	idcache_each(st, IDC_INSTANCE, c->prefix, add_cached, c, NULL);
 	sim_each_live_id(st, IDS_MAX, add_word, c);
 	ledger_each_instance_id(st, (int64_t)time(NULL) - 30 * 86400, IDS_MAX, add_word, c);
 }
@@ -310,12 +321,6 @@ refresh_offers(struct session *s, struct state *st)
 	}
 }
 
-static void
-add_cached_offer(const char *id, void *ctx)
-{
-	cand_add(ctx, id);
-}
-
 /*
  * Offers the user has seen (those `offers` printed last, in the id cache) and every offer
  * of the providers' answers kept in the offer cache; a cache older than OFFER_REFRESH_S is
@@ -324,12 +329,11 @@ add_cached_offer(const char *id, void *ctx)
 static void
 add_offers(struct cands *c, struct session *s)
 {
-	struct state *st;
+	struct state *st = add_cached_ids(c, s, IDC_OFFER);
 
-	if (session_state(s, &st, NULL) != GR_OK)
+	if (st == NULL)
 		return;
-	idcache_each(st, IDC_OFFER, c->prefix, add_cached, c, NULL);
-	offer_cache_each_id(st, c->prefix, IDS_MAX, add_cached_offer, c);
+	offer_cache_each_id(st, c->prefix, IDS_MAX, add_word, c);
 	refresh_offers(s, st);
 }
 
@@ -401,10 +405,20 @@ add_filter(struct cands *c, struct session *s, const char *partial)
 	c->lead = NULL;
 }
 
+/* The kinds whose values are a fixed list: the words the option handlers accept. */
+static const char *const fixed_words[] = {
+	[CPL_FORMAT] = "table, json, csv, tsv, ids",
+	[CPL_AUDIT_BY] = "instance, label, provider, gpu",
+	[CPL_COSTS_BY] = "instance, label, provider, gpu, day",
+	[CPL_BURST] = "interruptible, on-demand",
+};
+
 /* Fill c with what an argument of kind k can be. Returns false for file names. */
 static bool
 add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *partial)
 {
+	if ((size_t)k < ARRAY_LEN(fixed_words) && fixed_words[k] != NULL)
+		add_list(c, fixed_words[k]);
 	switch (k) {
 	case CPL_NONE:
 		break;
@@ -443,8 +457,10 @@ add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *pa
 				cand_add(c, inst_state_name((enum inst_state)i));
 		break;
 	case CPL_FORMAT:
-		add_list(c, "table, json, csv, tsv, ids");
-		break;
+	case CPL_AUDIT_BY:
+	case CPL_COSTS_BY:
+	case CPL_BURST:
+		break;	/* fixed_words */
 	case CPL_GPU:
 		add_gpus(c);
 		break;
@@ -468,20 +484,9 @@ add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *pa
 	case CPL_GROUP_ARGS:
 		/* group's subcommands, then the names (which word comes next is the user's). */
 		add_list(c, "create, ls, show, rm");
-		add_groups(c, s);
-		break;
+		/* fall through */
 	case CPL_GROUP:
 		add_groups(c, s);
-		break;
-	/* The values the commands' option handlers accept (audit.c, costs.c, group.c). */
-	case CPL_AUDIT_BY:
-		add_list(c, "instance, label, provider, gpu");
-		break;
-	case CPL_COSTS_BY:
-		add_list(c, "instance, label, provider, gpu, day");
-		break;
-	case CPL_BURST:
-		add_list(c, "interruptible, on-demand");
 		break;
 	}
 	return true;

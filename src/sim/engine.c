@@ -454,7 +454,7 @@ tick_locked(struct sim *s, int64_t now, struct gr_error *err)
 	struct row *rows;
 	size_t n, i;
 
-	if (q == NULL || !store_rows(q, (void **)&rows, &n, sizeof(*rows), read_row))
+	if (!store_rows(q, (void **)&rows, &n, sizeof(*rows), read_row))
 		return state_fail(s->st, err, "cannot read instances");
 	for (i = 0; i < n; i++)
 		if (advance_row(s, &rows[i], now, err) != GR_OK)
@@ -635,10 +635,9 @@ load_rows(struct sim *s, const char *where, const char *arg, struct row **out, s
 	char sql[512];
 	sqlite3_stmt *q;
 
-	*n = 0;
 	snprintf(sql, sizeof(sql), "SELECT " ROW_COLS " FROM sim_instances %s ORDER BY seq", where);
 	q = store_prepare(s->st, sql, arg != NULL ? "t" : "", arg);
-	if (q == NULL || !store_rows(q, (void **)out, n, sizeof(**out), read_row))
+	if (!store_rows(q, (void **)out, n, sizeof(**out), read_row))
 		return state_fail(s->st, err, "cannot read instances");
 	return GR_OK;
 }

@@ -71,8 +71,7 @@ events_load(struct state *st, int64_t since, int64_t after_seq, size_t max,
 	struct event *v;
 
 	*out = NULL;
-	*n = 0;
-	if (q == NULL || !store_rows(q, (void **)&v, n, sizeof(*v), read_event))
+	if (!store_rows(q, (void **)&v, n, sizeof(*v), read_event))
 		return state_fail(st, err, "cannot read the event journal");
 	for (size_t i = 0; i < *n / 2; i++) {
 		struct event t = v[i];

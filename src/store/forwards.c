@@ -37,9 +37,7 @@ remote_forward_load(struct state *st, struct remote_forward **out, size_t *n,
 	sqlite3_stmt *q = store_prepare(st, "SELECT local_port, instance_id, remote_port, pid, "
 	    "started_at FROM forwards ORDER BY local_port", "");
 
-	*out = NULL;
-	*n = 0;
-	if (q == NULL || !store_rows(q, (void **)out, n, sizeof(**out), read_forward))
+	if (!store_rows(q, (void **)out, n, sizeof(**out), read_forward))
 		return state_fail(st, err, "cannot read the forwards");
 	return GR_OK;
 }

@@ -82,11 +82,9 @@ groups_load(struct state *st, struct group **out, size_t *n, struct gr_error *er
 	char sql[256];
 	sqlite3_stmt *q;
 
-	*out = NULL;
-	*n = 0;
 	snprintf(sql, sizeof(sql), "SELECT %s FROM groups ORDER BY name", columns);
 	q = store_prepare(st, sql, "");
-	if (q == NULL || !store_rows(q, (void **)out, n, sizeof(**out), read_row))
+	if (!store_rows(q, (void **)out, n, sizeof(**out), read_row))
 		return state_fail(st, err, "cannot read the groups table");
 	return GR_OK;
 }

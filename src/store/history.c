@@ -69,6 +69,17 @@ hour_floor(int64_t t)
 	return t >= 0 ? t / HOUR * HOUR : -((-t + HOUR - 1) / HOUR) * HOUR;
 }
 
+/* The whole hours inside [since, until), [*hlo, *hhi); both until when it holds none. */
+static void
+whole_hours(int64_t since, int64_t until, int64_t *hlo, int64_t *hhi)
+{
+	*hlo = hour_floor(since) == since ? since : hour_floor(since) + HOUR;
+	*hhi = hour_floor(until);
+	if (*hhi <= *hlo)
+		*hlo = *hhi = until;
+}
+
+static bool delete_hours(sqlite3 *db, const char *table, int64_t h0, int64_t h1);
 static bool rollup_hours(struct state *st, int64_t h0, int64_t h1);
 static bool gpu_hours(struct state *st, int64_t h0, int64_t h1);
 
@@ -396,22 +407,9 @@ samples_compact(struct state *st, int64_t now, struct gr_error *err)
 	 * The hourly roll-ups follow the minutes: the hours that gained minute rows, and the
 	 * hour that retention cut, are made again; the hours before it are gone.
 	 */
-	if (sqlite3_prepare_v2(db, "DELETE FROM samples_hour WHERE hour < ?1", -1, &s,
-	    NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_int64(s, 1, drop_hour);
-	step = sqlite3_step(s);
-	sqlite3_finalize(s);
-	s = NULL;
-	if (step != SQLITE_DONE ||
-	    sqlite3_prepare_v2(db, "DELETE FROM samples_gpu_hour WHERE hour < ?1", -1, &s,
-	    NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_int64(s, 1, drop_hour);
-	step = sqlite3_step(s);
-	sqlite3_finalize(s);
-	s = NULL;
-	if (step != SQLITE_DONE || !rollup_hours(st, drop_hour, drop_hour + HOUR) ||
+	if (!delete_hours(db, "samples_hour", INT64_MIN, drop_hour) ||
+	    !delete_hours(db, "samples_gpu_hour", INT64_MIN, drop_hour) ||
+	    !rollup_hours(st, drop_hour, drop_hour + HOUR) ||
 	    !gpu_hours(st, drop_hour, drop_hour + HOUR) ||
 	    (oldest != INT64_MAX && (!rollup_hours(st, hour_floor(oldest),
 	    hour_floor(cutoff - 1) + HOUR) || !gpu_hours(st, hour_floor(oldest),
@@ -1065,6 +1063,43 @@ delete_hours(sqlite3 *db, const char *table, int64_t h0, int64_t h1)
 	return ok;
 }
 
+/* What remaking a roll-up's hours reads and writes with (rebuild_begin). */
+struct rebuild {
+	struct series_list l;
+	sqlite3_stmt *minute;		/* the minute rows of a series (cols), by range */
+	sqlite3_stmt *ins;		/* the roll-up's insert, the caller's to prepare */
+};
+
+/*
+ * For making table's rows for hours [h0, h1) again: every series and a reader of their
+ * minute rows, with the rows of those hours deleted. False, holding nothing, on failure.
+ */
+static bool
+rebuild_begin(struct state *st, const char *table, const char *cols, int64_t h0, int64_t h1,
+    struct rebuild *r)
+{
+	sqlite3 *db = state_db(st);
+
+	r->minute = r->ins = NULL;
+	if (!series_list_read(st, NULL, &r->l))
+		return false;
+	if (!prepare_range(db, "samples_minute", "minute", cols, &r->minute) ||
+	    !delete_hours(db, table, h0, h1)) {
+		sqlite3_finalize(r->minute);
+		series_list_release(&r->l);
+		return false;
+	}
+	return true;
+}
+
+static void
+rebuild_end(struct rebuild *r)
+{
+	sqlite3_finalize(r->minute);
+	sqlite3_finalize(r->ins);
+	series_list_release(&r->l);
+}
+
 /*
  * Makes samples_gpu_hour's rows for hours [h0, h1) again from the minute rows of those
  * hours, each hour folded by part_add_row in minute order, as a history bucket of that
@@ -1073,44 +1108,35 @@ delete_hours(sqlite3 *db, const char *table, int64_t h0, int64_t h1)
 static bool
 gpu_hours(struct state *st, int64_t h0, int64_t h1)
 {
-	sqlite3 *db = state_db(st);
 	struct sql cols = { .len = 0 };
-	sqlite3_stmt *minute = NULL, *ins = NULL;
 	struct parts ph = { 0 };
-	struct series_list l;
-	bool ok = false;
+	struct rebuild r;
 	size_t i, k;
 	int rc = SQLITE_DONE;
 
 	if (h0 >= h1)
 		return true;
-	if (!series_list_read(st, NULL, &l))
-		return false;
 	sql_row_cols(&cols, UINT32_MAX, false);
 	/* The delete: SEARCH samples_gpu_hour USING COVERING INDEX samples_gpu_hour_at. */
-	if (!prepare_range(db, "samples_minute", "minute", cols.buf, &minute) ||
-	    !prepare_gpu_hour_insert(db, &ins) ||
-	    !delete_hours(db, "samples_gpu_hour", h0, h1))
-		goto out;
-	for (i = 0; i < l.n && rc == SQLITE_DONE; i++) {
+	if (!rebuild_begin(st, "samples_gpu_hour", cols.buf, h0, h1, &r))
+		return false;
+	if (!prepare_gpu_hour_insert(state_db(st), &r.ins))
+		rc = SQLITE_ERROR;
+	for (i = 0; i < r.l.n && rc == SQLITE_DONE; i++) {
 		ph.n = 0;
-		bind_range(minute, l.id[i], h0, h1);
-		if ((rc = minute_parts(minute, UINT32_MAX, HOUR, &ph)) != SQLITE_DONE)
+		bind_range(r.minute, r.l.id[i], h0, h1);
+		if ((rc = minute_parts(r.minute, UINT32_MAX, HOUR, &ph)) != SQLITE_DONE)
 			break;
 		for (k = 0; k < ph.n; k++) {
-			if (!gpu_hour_write(ins, l.id[i], &ph.v[k])) {
+			if (!gpu_hour_write(r.ins, r.l.id[i], &ph.v[k])) {
 				rc = SQLITE_ERROR;
 				break;
 			}
 		}
 	}
-	ok = rc == SQLITE_DONE;
-out:
-	sqlite3_finalize(minute);
-	sqlite3_finalize(ins);
-	series_list_release(&l);
+	rebuild_end(&r);
 	free(ph.v);
-	return ok;
+	return rc == SQLITE_DONE;
 }
 
 enum gr_err
@@ -1146,12 +1172,8 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 	 * samples_gpu_hour and minute rows only where the range cuts an hour; with no whole
 	 * hour inside, the minute rows of the whole range.
 	 */
-	if (step % HOUR == 0) {
-		hlo = hour_floor(since) == since ? since : hour_floor(since) + HOUR;
-		hhi = hour_floor(until);
-		if (hhi <= hlo)
-			hlo = hhi = until;
-	}
+	if (step % HOUR == 0)
+		whole_hours(since, until, &hlo, &hhi);
 	if (!series_list_read(st, instance_id, &l))
 		return state_fail(st, err, "cannot read the sample history");
 	if (!prepare_range(db, "samples", "at", rcols.buf, &raw) ||
@@ -1623,39 +1645,31 @@ instance_of(const char *series_id, char out[ID_MAX])
 static bool
 rollup_hours(struct state *st, int64_t h0, int64_t h1)
 {
-	sqlite3 *db = state_db(st);
-	sqlite3_stmt *minute = NULL, *ins = NULL;
 	struct spans sp = { 0 };
-	struct series_list l;
-	struct fold *f = xcalloc(1, sizeof(*f));
-	bool ok = false;
+	struct rebuild r;
+	struct fold *f;
 	size_t i, j, k;
 	int rc = SQLITE_DONE;
 
-	if (h0 >= h1) {
-		free(f);
+	if (h0 >= h1)
 		return true;
-	}
-	if (!series_list_read(st, NULL, &l)) {
-		free(f);
-		return false;
-	}
 	/* The delete: SEARCH samples_hour USING COVERING INDEX samples_hour_at (hour>? AND hour<?). */
-	if (!prepare_range(db, "samples_minute", "minute", MINUTE_SPAN_COLS, &minute) ||
-	    sqlite3_prepare_v2(db, "INSERT INTO samples_hour(instance_id, hour, first, last, "
-	    "samples, gpus, gpus_hi, util_w, util_sum, energy_j, util_secs, instant_secs) "
-	    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &ins, NULL) != SQLITE_OK ||
-	    !delete_hours(db, "samples_hour", h0, h1))
-		goto out;
-	for (i = 0; i < l.n && rc == SQLITE_DONE; i = j) {
+	if (!rebuild_begin(st, "samples_hour", MINUTE_SPAN_COLS, h0, h1, &r))
+		return false;
+	if (sqlite3_prepare_v2(state_db(st), "INSERT INTO samples_hour(instance_id, hour, first, "
+	    "last, samples, gpus, gpus_hi, util_w, util_sum, energy_j, util_secs, instant_secs) "
+	    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &r.ins, NULL) != SQLITE_OK)
+		rc = SQLITE_ERROR;
+	f = xcalloc(1, sizeof(*f));
+	for (i = 0; i < r.l.n && rc == SQLITE_DONE; i = j) {
 		char base[ID_MAX];
 
-		j = instance_end(&l, i);
-		instance_of(l.head[i].instance_id, base);
+		j = instance_end(&r.l, i);
+		instance_of(r.l.head[i].instance_id, base);
 		sp.n = 0;
 		for (k = i; k < j && rc == SQLITE_DONE; k++) {
-			bind_range(minute, l.id[k], h0, h1);
-			rc = minute_spans(minute, (int)(k - i), &sp);
+			bind_range(r.minute, r.l.id[k], h0, h1);
+			rc = minute_spans(r.minute, (int)(k - i), &sp);
 		}
 		if (rc != SQLITE_DONE)
 			break;
@@ -1669,20 +1683,16 @@ rollup_hours(struct state *st, int64_t h0, int64_t h1)
 			for (; k < sp.n && sp.v[k].t / HOUR * HOUR == hour; k++)
 				fold_add(f, &sp.v[k]);
 			fold_close(f);
-			if (!hour_write(ins, base, hour, f)) {
+			if (!hour_write(r.ins, base, hour, f)) {
 				rc = SQLITE_ERROR;
 				break;
 			}
 		}
 	}
-	ok = rc == SQLITE_DONE;
-out:
-	sqlite3_finalize(minute);
-	sqlite3_finalize(ins);
-	series_list_release(&l);
+	rebuild_end(&r);
 	free(sp.v);
 	free(f);
-	return ok;
+	return rc == SQLITE_DONE;
 }
 
 /*
@@ -1762,10 +1772,7 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 	 * samples (never in samples_hour) over the whole range. With no whole hour inside,
 	 * the minute rows of the whole range.
 	 */
-	hlo = hour_floor(since) == since ? since : hour_floor(since) + HOUR;
-	hhi = hour_floor(until);
-	if (hhi <= hlo)
-		hlo = hhi = until;
+	whole_hours(since, until, &hlo, &hhi);
 	if (!series_list_read(st, instance_id, &l))
 		return state_fail(st, err, "cannot summarise the sample history");
 	/* Each series' rows in key order (see prepare_range): no sort in SQLite. */

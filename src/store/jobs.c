@@ -54,9 +54,7 @@ remote_job_load(struct state *st, const char *instance_id, struct remote_job **o
 	    "WHERE ?1 IS NULL OR instance_id = ?1 ORDER BY started_at, instance_id, seq", "t",
 	    instance_id);
 
-	*out = NULL;
-	*n = 0;
-	if (q == NULL || !store_rows(q, (void **)out, n, sizeof(**out), read_job))
+	if (!store_rows(q, (void **)out, n, sizeof(**out), read_job))
 		return state_fail(st, err, "cannot read the jobs");
 	return GR_OK;
 }

@@ -261,7 +261,10 @@ ledger_each_currency(struct state *st, int64_t since,
 #define SEG_COLUMNS "instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts, " \
 	"gone, currency"
 
-/* Each row of a prepared, bound query of SEG_COLUMNS to fn; finalizes s. */
+/*
+ * Each row of a query of SEG_COLUMNS, prepared and bound by store_prepare (NULL: it did not
+ * prepare), to fn; finalizes s.
+ */
 static enum gr_err
 step_rows(struct state *st, sqlite3_stmt *s, void (*fn)(const struct ledger_seg *seg,
     void *ctx), void *ctx, struct gr_error *err)
@@ -269,6 +272,8 @@ step_rows(struct state *st, sqlite3_stmt *s, void (*fn)(const struct ledger_seg 
 	struct ledger_seg g;
 	int rc;
 
+	if (s == NULL)
+		return state_fail(st, err, "cannot read the ledger");
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		memset(&g, 0, sizeof(g));
 		store_col_text(s, 0, g.instance_id, sizeof(g.instance_id));
@@ -291,8 +296,6 @@ static enum gr_err
 each_row(struct state *st, int64_t since, int64_t until, bool ordered,
     void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx, struct gr_error *err)
 {
-	sqlite3_stmt *s;
-
 	/*
 	 * Query plan (EXPLAIN QUERY PLAN, bench/scale.sh): MULTI-INDEX OR over ledger_end
 	 * (end_ts=? for the open rows, end_ts>? for those ending inside the window), then a temp
@@ -302,14 +305,10 @@ each_row(struct state *st, int64_t since, int64_t until, bool ordered,
 	 * Unordered, the same MULTI-INDEX OR without the temp b-tree: the sort of the window's
 	 * rows, every column of them, was a third of `costs`.
 	 */
-	if (sqlite3_prepare_v2(state_db(st), ordered ? "SELECT " SEG_COLUMNS " FROM ledger WHERE "
-	    "(end_ts = 0 OR end_ts > ?1) AND (?2 = 0 OR start_ts < ?2) ORDER BY +start_ts, id" :
-	    "SELECT " SEG_COLUMNS " FROM ledger WHERE (end_ts = 0 OR end_ts > ?1) AND "
-	    "(?2 = 0 OR start_ts < ?2)", -1, &s, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot read the ledger");
-	sqlite3_bind_int64(s, 1, since);
-	sqlite3_bind_int64(s, 2, until);
-	return step_rows(st, s, fn, ctx, err);
+	return step_rows(st, store_prepare(st, ordered ? "SELECT " SEG_COLUMNS " FROM ledger "
+	    "WHERE (end_ts = 0 OR end_ts > ?1) AND (?2 = 0 OR start_ts < ?2) ORDER BY +start_ts, "
+	    "id" : "SELECT " SEG_COLUMNS " FROM ledger WHERE (end_ts = 0 OR end_ts > ?1) AND "
+	    "(?2 = 0 OR start_ts < ?2)", "II", since, until), fn, ctx, err);
 }
 
 enum gr_err
@@ -353,48 +352,32 @@ ledger_each_closed_started(struct state *st, const char *provider, int64_t from,
     int64_t since, void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx,
     struct gr_error *err)
 {
-	sqlite3_stmt *s;
-
 	/*
 	 * Plan: SEARCH ledger USING INDEX ledger_time (start_ts>? AND start_ts<?): one day's
 	 * rows. The '+'s keep the planner off ledger_end (end_ts>?), which is the whole window.
 	 */
-	if (sqlite3_prepare_v2(state_db(st), "SELECT " SEG_COLUMNS " FROM ledger WHERE "
+	return step_rows(st, store_prepare(st, "SELECT " SEG_COLUMNS " FROM ledger WHERE "
 	    "start_ts >= ?1 AND start_ts < ?2 AND +provider = ?3 AND +end_ts != 0 AND "
-	    "+end_ts > ?4", -1, &s, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot read the ledger");
-	sqlite3_bind_int64(s, 1, from);
-	sqlite3_bind_int64(s, 2, to);
-	sqlite3_bind_text(s, 3, provider, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 4, since);
-	return step_rows(st, s, fn, ctx, err);
+	    "+end_ts > ?4", "IItI", from, to, provider, since), fn, ctx, err);
 }
 
 enum gr_err
 ledger_each_gone(struct state *st, void (*fn)(const struct ledger_seg *seg, void *ctx),
     void *ctx, struct gr_error *err)
 {
-	sqlite3_stmt *s;
-
 	/* Plan: ledger_gone's few rows, each checked against its instance's newest. */
-	if (sqlite3_prepare_v2(state_db(st), "SELECT " SEG_COLUMNS " FROM ledger AS l WHERE "
+	return step_rows(st, store_prepare(st, "SELECT " SEG_COLUMNS " FROM ledger AS l WHERE "
 	    "gone = 1 AND id = (SELECT max(id) FROM ledger WHERE instance_id = l.instance_id)",
-	    -1, &s, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot read the ledger");
-	return step_rows(st, s, fn, ctx, err);
+	    ""), fn, ctx, err);
 }
 
 enum gr_err
 ledger_each_open(struct state *st, void (*fn)(const struct ledger_seg *seg, void *ctx),
     void *ctx, struct gr_error *err)
 {
-	sqlite3_stmt *s;
-
 	/* Plan: SEARCH ledger USING INDEX ledger_end (end_ts=?): one row per running instance. */
-	if (sqlite3_prepare_v2(state_db(st), "SELECT " SEG_COLUMNS " FROM ledger WHERE "
-	    "end_ts = 0", -1, &s, NULL) != SQLITE_OK)
-		return state_fail(st, err, "cannot read the ledger");
-	return step_rows(st, s, fn, ctx, err);
+	return step_rows(st, store_prepare(st, "SELECT " SEG_COLUMNS " FROM ledger WHERE "
+	    "end_ts = 0", ""), fn, ctx, err);
 }
 
 enum gr_err

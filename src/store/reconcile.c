@@ -22,9 +22,7 @@ reconcile_marks_load(struct state *st, struct reconcile_mark **out, size_t *n,
 	sqlite3_stmt *q = store_prepare(st, "SELECT instance_id, provider, adopted_at, reported "
 	    "FROM reconcile_marks", "");
 
-	*out = NULL;
-	*n = 0;
-	if (q == NULL || !store_rows(q, (void **)out, n, sizeof(**out), read_mark))
+	if (!store_rows(q, (void **)out, n, sizeof(**out), read_mark))
 		return state_fail(st, err, "cannot read the reconciled instances");
 	return GR_OK;
 }

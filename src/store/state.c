@@ -173,6 +173,9 @@ store_rows(sqlite3_stmt *q, void **out, size_t *n, size_t size,
 	int rc;
 
 	*n = 0;
+	*out = NULL;
+	if (q == NULL)
+		return false;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		v = xgrow(v, *n, &cap, size, 8);
 		read_row(q, v + (*n)++ * size);

@@ -31,9 +31,9 @@ sqlite3_stmt *store_prepare(struct state *st, const char *sql, const char *types
 bool store_run(struct state *st, const char *sql, const char *types, ...);
 
 /*
- * Each row of q (prepared and bound) read by read_row into a new zeroed element of *out
- * (size bytes each), *n of them; q is finalized. False on an SQL error, with *out freed
- * and NULL, *n 0.
+ * Each row of q (prepared and bound by store_prepare) read by read_row into a new zeroed
+ * element of *out (size bytes each), *n of them; q is finalized. False on an SQL error,
+ * q NULL (it did not prepare) included, with *out freed and NULL, *n 0.
  */
 bool store_rows(sqlite3_stmt *q, void **out, size_t *n, size_t size,
     void (*read_row)(sqlite3_stmt *q, void *row));

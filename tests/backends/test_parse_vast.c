@@ -319,6 +319,29 @@ test_instance(void **state)
 	free(b);
 }
 
+/* bj_instances_add and bj_instance_read: what is not an object or has no id is no instance. */
+static void
+test_instances_without_id(void **state)
+{
+	static const char list[] = "{\"instances\": [7, {\"gpu_name\": \"RTX 4090\"}, "
+	    "{\"id\": 42, \"actual_status\": \"running\"}]}";
+	static const char one[] = "{\"instances\": {\"gpu_name\": \"RTX 4090\"}}";
+	struct instance_list l;
+	struct instance in;
+	struct gr_error err = { 0 };
+	char tok[8];
+
+	(void)state;
+	instance_list_init(&l);
+	assert_int_equal(vast_parse_instances(list, sizeof(list) - 1, &l, tok, sizeof(tok), &err),
+	    GR_OK);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0].id, "vast:42");
+	instance_list_release(&l);
+	assert_int_equal(vast_parse_instance(one, sizeof(one) - 1, &in, &err), GR_EUNAVAIL);
+	assert_string_equal(err.msg, "malformed reply (instance without id)");
+}
+
 static void
 test_query(void **state)
 {
@@ -363,6 +386,7 @@ main(void)
 		cmocka_unit_test(test_create_and_user),
 		cmocka_unit_test(test_instances),
 		cmocka_unit_test(test_instance),
+		cmocka_unit_test(test_instances_without_id),
 		cmocka_unit_test(test_query),
 	};
 

@@ -308,6 +308,19 @@ sanitize(void **state)
 	assert_int_equal(text_width("\xe6\x9d\xb1\xe4\xba\xac"), 4);	/* two wide characters */
 }
 
+/* A name safe in a path or a URL: 1 to max letters, digits, '-', '_' or '.'. */
+static void
+names_safe(void **state)
+{
+	(void)state;
+	assert_true(name_safe("A-b_c.9", 7));
+	assert_false(name_safe("A-b_c.9", 6));		/* one longer than max */
+	assert_false(name_safe("", 8));
+	assert_false(name_safe("a/b", 8));
+	assert_false(name_safe("a b", 8));
+	assert_false(name_safe("a%2f", 8));
+}
+
 /* The start of the last N lines, across the 64 KiB blocks it reads backwards. */
 static void
 tail_start(void **state)
@@ -356,6 +369,7 @@ main(void)
 		cmocka_unit_test(csv_tsv_ids),
 		cmocka_unit_test(bad_field),
 		cmocka_unit_test(sanitize),
+		cmocka_unit_test(names_safe),
 		cmocka_unit_test(tail_start),
 	};
 

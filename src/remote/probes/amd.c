@@ -64,10 +64,9 @@ static enum gr_err
 amdsmi_parse(struct pf_span text, struct sample_list *out, struct gr_error *err)
 {
 	struct pf_span rest = text, line;
-	const cJSON *list, *g;
+	const cJSON *list;
 	size_t first = out->n;
 	cJSON *j = NULL;
-	enum gr_err e;
 
 	while (j == NULL && pf_line(&rest, &line)) {
 		struct pf_span t = pf_trim(line);
@@ -78,13 +77,7 @@ amdsmi_parse(struct pf_span text, struct sample_list *out, struct gr_error *err)
 	if (j == NULL)
 		return gr_fail(err, PF_BAD, "neither rocm-smi nor amd-smi printed JSON");
 	list = cJSON_IsArray(j) ? j : cJSON_GetObjectItemCaseSensitive(j, "gpu_data");
-	cJSON_ArrayForEach(g, list) {
-		if (cJSON_IsObject(g))
-			amdsmi_gpu(g, out, first);
-	}
-	e = pf_finish(out, first, "amd-smi", err);
-	cJSON_Delete(j);
-	return e;
+	return pf_json_devices(j, list, amdsmi_gpu, out, first, "amd-smi", err);
 }
 
 static enum gr_err

@@ -49,22 +49,15 @@ static enum gr_err
 cambricon_parse(const char *text, size_t len, struct sample_list *out, struct gr_error *err)
 {
 	const char *open = memchr(text, '{', len);
-	const cJSON *list, *c;
+	const cJSON *list;
 	cJSON *j;
 	size_t first = out->n;
-	enum gr_err e;
 
 	if (open == NULL ||
 	    (j = cJSON_ParseWithLength(open, len - (size_t)(open - text))) == NULL)
 		return gr_fail(err, PF_BAD, "cnmon printed no JSON");
 	list = cJSON_GetObjectItemCaseSensitive(j, "CnmonInfo");
-	cJSON_ArrayForEach(c, list) {
-		if (cJSON_IsObject(c))
-			card(c, out, first);
-	}
-	e = pf_finish(out, first, "cnmon", err);
-	cJSON_Delete(j);
-	return e;
+	return pf_json_devices(j, list, card, out, first, "cnmon", err);
 }
 
 const struct probe_vendor probe_vendor_cambricon = {

@@ -49,19 +49,6 @@ pf_trim(struct pf_span s)
 }
 
 bool
-pf_eq(struct pf_span s, const char *t)
-{
-	size_t i, n = strlen(t);
-
-	if (s.n != n)
-		return false;
-	for (i = 0; i < n; i++)
-		if (lower(s.p[i]) != lower(t[i]))
-			return false;
-	return true;
-}
-
-bool
 pf_starts(struct pf_span s, const char *t)
 {
 	size_t i, n = strlen(t);
@@ -72,6 +59,12 @@ pf_starts(struct pf_span s, const char *t)
 		if (lower(s.p[i]) != lower(t[i]))
 			return false;
 	return true;
+}
+
+bool
+pf_eq(struct pf_span s, const char *t)
+{
+	return s.n == strlen(t) && pf_starts(s, t);
 }
 
 long
@@ -400,6 +393,20 @@ pf_finish(struct sample_list *out, size_t first, const char *tool, struct gr_err
 		return gr_fail(err, PF_BAD, "no device in %s output", tool);
 	qsort(out->v + first, out->n - first, sizeof(out->v[0]), by_index);
 	return GR_OK;
+}
+
+enum gr_err
+pf_json_devices(cJSON *j, const cJSON *list, pf_json_device_fn device, struct sample_list *out,
+    size_t first, const char *tool, struct gr_error *err)
+{
+	const cJSON *d;
+
+	cJSON_ArrayForEach(d, list) {
+		if (cJSON_IsObject(d))
+			device(d, out, first);
+	}
+	cJSON_Delete(j);
+	return pf_finish(out, first, tool, err);
 }
 
 /*

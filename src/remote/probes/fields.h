@@ -147,6 +147,15 @@ enum gr_err pf_finish(struct sample_list *out, size_t first, const char *tool,
     struct gr_error *err);
 
 /*
+ * A tool's JSON list of devices (list, inside the tree j, which this deletes): device reads
+ * each object of it into out->v[first..], then pf_finish closes the parse.
+ */
+typedef void (*pf_json_device_fn)(const struct cJSON *dev, struct sample_list *out,
+    size_t first);
+enum gr_err pf_json_devices(struct cJSON *j, const struct cJSON *list, pf_json_device_fn device,
+    struct sample_list *out, size_t first, const char *tool, struct gr_error *err);
+
+/*
  * rocm-smi / hy-smi --json: calls fn for each "key": "value" member of every "cardN": {...}
  * object (card = N) and of "system": {...} (card = -1), in input order. Tolerant of what
  * hy-smi is known to print (missing commas, values without quotes such as 38.0W, text before

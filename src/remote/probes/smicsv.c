@@ -28,6 +28,12 @@ static const struct {
 	{ "power.draw", C_POWER }, { "power.limit", C_POWER_LIMIT },
 };
 
+/* The columns that are one figure each, and the figure. */
+static const enum pf_figure figure_of[] = {
+	[C_UTIL] = PF_UTIL, [C_TEMP] = PF_TEMP, [C_POWER] = PF_POWER,
+	[C_POWER_LIMIT] = PF_POWER_LIMIT,
+};
+
 #define MAX_COLS 32
 
 /* ixsmi's documented column order, for output without a header (gpustack's call). */
@@ -90,16 +96,10 @@ device_line(struct pf_span line, const enum col *cols, size_t ncols, struct samp
 			used = pf_mib(f[i], "MiB");
 			break;
 		case C_UTIL:
-			pf_set(s, PF_UTIL, f[i]);
-			break;
 		case C_TEMP:
-			pf_set(s, PF_TEMP, f[i]);
-			break;
 		case C_POWER:
-			pf_set(s, PF_POWER, f[i]);
-			break;
 		case C_POWER_LIMIT:
-			pf_set(s, PF_POWER_LIMIT, f[i]);
+			pf_set(s, figure_of[cols[i]], f[i]);
 			break;
 		case C_INDEX:
 		case C_SKIP:
