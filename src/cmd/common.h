@@ -61,4 +61,12 @@ enum gr_err cmd_endpoint(struct cmd_ctx *c, const char *id, struct remote_endpoi
 /* Refuse file copies and forwards over a shell-only proxy, saying how to get full ssh. */
 enum gr_err cmd_endpoint_full(const struct remote_endpoint *ep, struct gr_error *err);
 
+/*
+ * Put the instance guard's agent on instance id (guard.c: guard install's one instance),
+ * saying on stderr what it holds; with dry_run, print its script instead. until, max_cost:
+ * 0 none; max_cost in currency.
+ */
+enum gr_err cmd_guard_install(struct cmd_ctx *c, const char *id, int64_t until,
+    int64_t max_cost, const char *currency, bool dry_run, struct gr_error *err);
+
 #endif

@@ -25,7 +25,7 @@
 #include "verify.h"
 
 enum { L_IMAGE = 1, L_DISK, L_LABEL, L_ENV, L_PORT, L_ONSTART, L_BID, L_DRY_RUN, L_WAIT,
-	L_TIMEOUT, L_FORCE, L_VERIFY, L_NODES, L_MAX_RUNTIME, L_GPU, L_COUNT, L_MAX_PRICE, L_REGION,
+	L_TIMEOUT, L_FORCE, L_VERIFY, L_GUARD, L_NODES, L_MAX_RUNTIME, L_GPU, L_COUNT, L_MAX_PRICE, L_REGION,
 	L_INTERRUPTIBLE, L_MIN_REL, L_ATTEMPTS };
 
 #define MAX_ENV 64
@@ -46,6 +46,7 @@ static const struct cmd_opt opts[] = {
 	{ "wait", 'w', NULL, N_("wait until the instance runs"), L_WAIT, CPL_NONE, 0 },
 	{ "timeout", 't', "SECONDS", N_("with --wait: give up after this long (default 600)"), L_TIMEOUT, CPL_NONE, 0 },
 	{ "verify", 0, NULL, N_("with --wait: check the machine against the offer (gpurent verify) once it runs"), L_VERIFY, CPL_NONE, 0 },
+	{ "guard", 0, NULL, N_("with --wait: put the instance guard on it once it runs (gpurent guard install)"), L_GUARD, CPL_NONE, 0 },
 	{ "force", 'f', NULL, N_("launch even when a configured budget would be exceeded"), L_FORCE, CPL_NONE, 0 },
 	{ "gpu", 'g', "GPU", N_("by requirement: this GPU (a catalogue name, family or alias; a comma list means any of)"), L_GPU, CPL_GPU, 0 },
 	{ "count", 'c', "N", N_("exactly N GPUs (by requirement); on a cluster (slurm), GPUs per node to hold (default 1)"), L_COUNT, CPL_NONE, 0 },
@@ -67,7 +68,7 @@ struct args {
 	int ports[MAX_PORTS];
 	size_t n_ports;
 	int64_t bid;
-	bool has_bid, dry_run, wait, force, verify;
+	bool has_bid, dry_run, wait, force, verify, guard;
 	long long timeout;
 	long long count, nodes, max_runtime;
 	/* By requirement: the filter terms the options make, and the all-in bound. */
@@ -136,6 +137,7 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		break;
 	case L_FORCE: a->force = true; break;
 	case L_VERIFY: a->verify = true; break;
+	case L_GUARD: a->guard = true; break;
 	case L_NODES:
 		if (!parse_int(arg, 1, 100000, &a->nodes))
 			return cmd_usage_error(c, "--nodes needs a number of nodes from 1 to 100000");
@@ -498,6 +500,35 @@ pricing_of(const struct args *a, const struct config *cfg, struct fx_rates *fx,
  * launch by requirement: search every selected provider with the requirement's filter, rank
  * what matches (requirement.h), and rent the best, failing over to the next candidates.
  */
+
+/*
+ * After --wait (status: wait_running's): --verify and --guard on the running instance.
+ * Their reports go to stderr: stdout stays the id (or the JSON) that scripts read. The
+ * guard goes on even where verify found the machine short, as it is left running.
+ */
+static int
+once_running(struct cmd_ctx *c, const struct args *a, int status, const char *id)
+{
+	struct gr_error err = { 0 };
+	int rc = status;
+
+	if (status == 0 && a->verify) {
+		struct out_opts vo = out_global;
+
+		vo.format = OUT_TABLE;
+		vo.fields = NULL;
+		vo.color = false;
+		rc = verify_instance(c, id, stderr, &vo);
+	}
+	if (status == 0 && a->guard && cmd_guard_install(c, id, 0, 0, "USD", false, &err) !=
+	    GR_OK) {
+		cmd_warn("%s runs without its guard: %s", id, err.msg);
+		if (rc == 0)
+			rc = gr_exit_code(err.code);
+	}
+	return rc;
+}
+
 static int
 launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 {
@@ -522,6 +553,9 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 
 	if (a->verify && !a->wait)
 		return cmd_usage_error(c, "--verify needs --wait: a machine is checked once it runs");
+	if (a->guard && !a->wait)
+		return cmd_usage_error(c, "--guard needs --wait: the guard goes on a machine once it "
+		    "runs");
 	/* --count with an offer id holds GPUs per node on a cluster; here it is a requirement. */
 	if (a->count > 0) {
 		char gpus[24];
@@ -616,16 +650,7 @@ launch_by_requirement(struct cmd_ctx *c, struct args *a, int npos, char **pos)
 
 		if (session_backend_for(c->s, in.id, &b, &err) != GR_OK)
 			return cmd_error(c, &err);
-		status = wait_running(c, b, &in, a->timeout);
-		/* The report goes to stderr: stdout stays the id (or the JSON) scripts read. */
-		if (status == 0 && a->verify) {
-			struct out_opts vo = out_global;
-
-			vo.format = OUT_TABLE;
-			vo.fields = NULL;
-			vo.color = false;
-			status = verify_instance(c, in.id, stderr, &vo);
-		}
+		status = once_running(c, a, wait_running(c, b, &in, a->timeout), in.id);
 	}
 	if (out_global.format == OUT_JSON) {
 		if (print_attempts_json(c, attempts, nat, ncand, &in, &err) != GR_OK)
@@ -665,6 +690,9 @@ launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
 		    "gpus=8)"));
 	if (a.verify && !a.wait)
 		return cmd_usage_error(c, "--verify needs --wait: a machine is checked once it runs");
+	if (a.guard && !a.wait)
+		return cmd_usage_error(c, "--guard needs --wait: the guard goes on a machine once it "
+		    "runs");
 	if (session_config(c->s, &cfg, &err) != GR_OK ||
 	    session_backend_for(c->s, argv[0], &b, &err) != GR_OK)
 		return cmd_error(c, &err);
@@ -712,16 +740,7 @@ launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
 		    money_format_in(price, sizeof(price), in.price_hour, 3, in.currency));
 	else if (c->s->interactive && out_global.format == OUT_TABLE)
 		fprintf(stderr, _("launched %s (no price known)\n"), in.id);
-	rc = a.wait ? wait_running(c, b, &in, a.timeout) : 0;
-	/* The report goes to stderr: stdout stays the id (or the JSON) that scripts read. */
-	if (rc == 0 && a.verify) {
-		struct out_opts vo = out_global;
-
-		vo.format = OUT_TABLE;
-		vo.fields = NULL;
-		vo.color = false;
-		rc = verify_instance(c, in.id, stderr, &vo);
-	}
+	rc = a.wait ? once_running(c, &a, wait_running(c, b, &in, a.timeout), in.id) : 0;
 	if (out_global.format == OUT_JSON) {
 		int64_t now = session_now(c->s);
 
@@ -772,7 +791,9 @@ const struct command cmd_launch = {
 	    "in the offer's currency. --dry-run makes every check a launch makes and rents\n"
 	    "nothing. --wait --verify then runs 'gpurent verify' on the new instance, its\n"
 	    "report on stderr, and exits 14 when the machine is not what the offer promised\n"
-	    "(the instance is left running).\n\n"
+	    "(the instance is left running). --wait --guard then installs the instance guard\n"
+	    "on it (gpurent guard install) and exits non-zero, the instance left running, when\n"
+	    "that fails.\n\n"
 	    "By requirement: instead of an OFFER_ID, give --gpu, --count, --max-price, --region,\n"
 	    "--interruptible, --min-reliability or filter terms of 'gpurent offers' (on-demand\n"
 	    "unless --interruptible or a type= term says otherwise). Every selected provider is\n"

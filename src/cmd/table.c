@@ -10,7 +10,7 @@ extern const struct command cmd_audit, cmd_code, cmd_complete, cmd_config, cmd_c
     cmd_forward, cmd_dashboard, cmd_destroy, cmd_exporter,
     cmd_gpus, cmd_help, cmd_launch, cmd_login, cmd_logout, cmd_ls, cmd_metrics, cmd_offers,
     cmd_providers, cmd_reconcile, cmd_shell, cmd_show, cmd_sim, cmd_ssh, cmd_ssh_config, cmd_start, cmd_stop, cmd_version,
-    cmd_jobs, cmd_kill, cmd_logs, cmd_run_job, cmd_verify, cmd_events, cmd_group, cmd_watch;
+    cmd_jobs, cmd_kill, cmd_logs, cmd_run_job, cmd_verify, cmd_events, cmd_group, cmd_guard, cmd_watch;
 
 const struct command *const commands[] = {
 	&cmd_complete,
@@ -26,6 +26,7 @@ const struct command *const commands[] = {
 	&cmd_forward,
 	&cmd_gpus,
 	&cmd_group,
+	&cmd_guard,
 	&cmd_help,
 	&cmd_jobs,
 	&cmd_kill,

@@ -18,6 +18,7 @@
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
 #include "gpurent/elastic.h"
+#include "gpurent/guard_agent.h"
 #include "gpurent/i18n.h"
 #include "gpurent/job_engine.h"
 #include "gpurent/money.h"
@@ -1047,6 +1048,8 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		    _("groups not applied: %s"), jerr.msg);
 	r->acted += grouped;
 	budgets(w, targets, n_targets, session_now(w->s));
+	if (!w->o.dry_run)
+		guard_agents_keep(w->s, &l);
 	free(members);
 	free(targets);
 	free(jobs);

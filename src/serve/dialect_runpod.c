@@ -482,6 +482,12 @@ launch_pod(struct serve_ctx *c, const cJSON *in, const char *tid, bool spot, dou
 		free(envv[i]);
 	free(envv);
 	offer_list_release(&all);
+	if (code == GR_OK) {
+		char pod[32], key[64];
+
+		pod_id_of(inst->id, pod, sizeof(pod));
+		serve_instance_env(pod, "RUNPOD_POD_ID", "RUNPOD_API_KEY", key, sizeof(key));
+	}
 	if (code == GR_ECAPACITY)
 		*why = no_capacity;
 	else if (code == GR_EFUNDS)
@@ -845,12 +851,53 @@ public_query(const struct serve_req *rq)
 	return pub;
 }
 
+/* Whether a request made with pod own's own key (RUNPOD_API_KEY) asks of that pod alone:
+ * reads it or stops it (REST or GraphQL). */
+static bool
+own_pod_only(const struct serve_req *rq, const char *own)
+{
+	cJSON *b, *vars;
+	const char *q;
+	char pod[64], act[16];
+	bool ok;
+
+	if (strncmp(rq->path, "/v1/pods/", 9) == 0)
+		return rest_pod_path(rq->path, pod, sizeof(pod), act, sizeof(act)) &&
+		    strcmp(pod, own) == 0 && ((act[0] == '\0' && strcmp(rq->method, "GET") == 0) ||
+		    (strcmp(act, "stop") == 0 && strcmp(rq->method, "POST") == 0));
+	if (strcmp(rq->path, "/graphql") != 0 || strcmp(rq->method, "POST") != 0)
+		return false;
+	b = cJSON_ParseWithLength(rq->body, rq->len);
+	q = bj_strp(b, "query");
+	vars = cJSON_GetObjectItemCaseSensitive(b, "variables");
+	ok = q != NULL && pod_arg(q, vars, pod, sizeof(pod)) && strcmp(pod, own) == 0 &&
+	    strstr(q, "podResume") == NULL && strstr(q, "podTerminate") == NULL &&
+	    strstr(q, "myself") == NULL && strstr(q, "podFindAndDeploy") == NULL &&
+	    strstr(q, "podRent") == NULL;
+	cJSON_Delete(b);
+	return ok;
+}
+
 void
 dialect_runpod(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 {
 	cJSON *b, *vars, *res, *d, *me, *pods;
+	struct serve_req scoped;
 	const char *q;
 	char pod[64];
+
+	/* A pod's own key (RUNPOD_API_KEY) reads and stops that pod alone. */
+	if (serve_instance_of_key("RUNPOD_API_KEY", rq->auth, pod, sizeof(pod))) {
+		if (!own_pod_only(rq, pod)) {
+			rp->status = 403;
+			sb_addf(&rp->body, "{\"errors\":[{\"message\":\"this key is scoped to pod "
+			    "%s alone\"}]}", pod);
+			return;
+		}
+		scoped = *rq;
+		scoped.auth_ok = true;
+		rq = &scoped;
+	}
 
 	if (strncmp(rq->path, "/v1/", 4) == 0) {
 		rest_v1(c, rq, rp);

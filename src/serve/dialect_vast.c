@@ -709,7 +709,7 @@ create(struct serve_ctx *c, const char *ask, const struct serve_req *rq, struct 
 	struct offer o;
 	struct gr_error err = { 0 };
 	cJSON *b, *env, *e, *res;
-	char oid[ID_MAX], **envv = NULL, msg[200];
+	char oid[ID_MAX], **envv = NULL, msg[200], num[24], ikey[64];
 	const char *lab;
 	long long n;
 	size_t ne = 0, i;
@@ -786,10 +786,12 @@ create(struct serve_ctx *c, const char *ask, const struct serve_req *rq, struct 
 		return;
 	}
 	rp->acted = true;
+	snprintf(num, sizeof(num), "%lld", serve_sim_num(in.id));
+	serve_instance_env(num, "CONTAINER_ID", "CONTAINER_API_KEY", ikey, sizeof(ikey));
 	res = cJSON_CreateObject();
 	cJSON_AddTrueToObject(res, "success");
 	cJSON_AddNumberToObject(res, "new_contract", (double)serve_sim_num(in.id));
-	cJSON_AddStringToObject(res, "instance_api_key", "simulated-instance-key");
+	cJSON_AddStringToObject(res, "instance_api_key", ikey);
 	serve_reply_json(rp, 200, res);
 }
 
@@ -1003,7 +1005,7 @@ void
 dialect_vast(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 {
 	const char *m = rq->method, *p = rq->path;
-	char id[32];
+	char id[32], own[32];
 	bool search_path = strcmp(p, "/api/v0/bundles/") == 0 || strcmp(p, "/api/v0/bundles") == 0 ||
 	    strcmp(p, "/api/v0/search/asks/") == 0;
 
@@ -1018,8 +1020,18 @@ dialect_vast(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply
 		log_file(c, id, rp);
 		return;
 	}
-	/* Search works without a key, but a wrong key is refused (as "Invalid user key"). */
-	if (!rq->auth_ok && !(search_path && rq->auth[0] == '\0')) {
+	/* An instance's own key (CONTAINER_API_KEY) reads and changes that instance alone. */
+	if (serve_instance_of_key("CONTAINER_API_KEY", rq->auth, own, sizeof(own))) {
+		if (!path_id(p, "/api/v0/instances/", id, sizeof(id)) || strcmp(id, own) != 0 ||
+		    (strcmp(m, "GET") != 0 && strcmp(m, "PUT") != 0)) {
+			char msg[96];
+
+			snprintf(msg, sizeof(msg), "this key is scoped to instance %s alone", own);
+			vast_fail(rp, 403, "forbidden", msg);
+			return;
+		}
+	} else if (!rq->auth_ok && !(search_path && rq->auth[0] == '\0')) {
+		/* Search works without a key, but a wrong key is refused (as "Invalid user key"). */
 		vast_fail(rp, search_path ? 404 : 401, "auth_error", "Invalid user key");
 		return;
 	}

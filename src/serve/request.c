@@ -2,12 +2,18 @@
  * request.c - what the dialects read from a request, apart from the glue that serves it,
  * so that serve.c calls the dialects and the dialects never call back into serve.c.
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../http/libmhd.h"
 
+#include "gpurent/atomic.h"
+#include "gpurent/paths.h"
 #include "gpurent/sim.h"
 #include "gpurent/util.h"
 
@@ -100,4 +106,92 @@ serve_launch_fault(struct serve_ctx *c)
 	f = launch_fault_at(c->launch_faults, &len);
 	c->launch_faults += len + (c->launch_faults[len] == ',');
 	return f;
+}
+
+#define INSTANCE_KEY_BYTES 16
+
+/* <state>/instance-env, made when make. */
+static void
+env_dir(char *out, size_t n, bool make)
+{
+	snprintf(out, n, "%s/instance-env", paths_state_dir());
+	if (make)
+		paths_mkdir(out, NULL);
+}
+
+void
+serve_instance_env(const char *native, const char *id_var, const char *key_var, char *key,
+    size_t n)
+{
+	unsigned char raw[INSTANCE_KEY_BYTES] = { 0 };
+	char dir[4096], path[4200];
+	struct sb env;
+	size_t i;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || read(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw)) {
+		key[0] = '\0';
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	key[0] = '\0';
+	for (i = 0; i < sizeof(raw) && 2 * i + 2 < n; i++)
+		snprintf(key + 2 * i, 3, "%02x", raw[i]);
+	sb_init(&env);
+	sb_addf(&env, "%s=%s", id_var, native);
+	sb_addc(&env, '\0');
+	sb_addf(&env, "%s=%s", key_var, key);
+	sb_addc(&env, '\0');
+	env_dir(dir, sizeof(dir), true);
+	snprintf(path, sizeof(path), "%s/%s", dir, native);
+	atomic_write(path, env.buf, env.len, 0600, NULL);
+	sb_release(&env);
+}
+
+/* Whether the environ file at path holds VAR=key. */
+static bool
+env_has(const char *path, const char *var, const char *key)
+{
+	char buf[1024], want[256];
+	size_t len, wl, i;
+	FILE *f = fopen(path, "rb");
+
+	if (f == NULL)
+		return false;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	wl = (size_t)snprintf(want, sizeof(want), "%s=%s", var, key);
+	for (i = 0; i < len; i += strlen(buf + i) + 1)
+		if (strlen(buf + i) == wl && memcmp(buf + i, want, wl) == 0)
+			return true;
+	return false;
+}
+
+bool
+serve_instance_of_key(const char *key_var, const char *key, char *native, size_t n)
+{
+	char dir[4096], path[4400];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	if (key[0] == '\0' || strlen(key) > 128)
+		return false;
+	env_dir(dir, sizeof(dir), false);
+	if ((d = opendir(dir)) == NULL)
+		return false;
+	while (!found && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (env_has(path, key_var, key)) {
+			strlcpy_(native, de->d_name, n);
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
 }

@@ -55,6 +55,19 @@ enum serve_launch_fault serve_launch_fault(struct serve_ctx *c);
 /* request.c: whether s is a valid fail_launch list. */
 bool serve_launch_faults_valid(const char *s);
 
+/*
+ * request.c: the environment the provider gives a new instance's container, with the
+ * credential scoped to that instance alone (vast's CONTAINER_ID and CONTAINER_API_KEY,
+ * RunPod's RUNPOD_POD_ID and RUNPOD_API_KEY): written NUL-separated, as /proc/1/environ
+ * reads, to <the server's state directory>/instance-env/NATIVE, where a test's instance
+ * (an sshd on this machine) reads it. key (n bytes) receives the new key.
+ */
+void serve_instance_env(const char *native, const char *id_var, const char *key_var,
+    char *key, size_t n);
+/* request.c: the native id of the instance whose own key (key_var) key is; false when it
+ * is no instance's key. */
+bool serve_instance_of_key(const char *key_var, const char *key, char *native, size_t n);
+
 /* request.c: the value of a query parameter, or NULL (always NULL when rq->conn is NULL). */
 const char *serve_query(const struct serve_req *rq, const char *name);
 
