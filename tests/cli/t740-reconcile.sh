@@ -70,6 +70,10 @@ month=$((storage_hour * 730))
 expect_ok g stop --no-wait "$ours"
 expect_ok serve_g vast sim advance 10m
 # (c) And one destroyed through the API, behind gpurent's back, after gpurent saw it run.
+# A listing closes only the records begun before the second it was asked in (one begun in
+# that second may be newer than the list): let the wall clock pass the second the first
+# reconcile saw it run in.
+wait_until 30 '[ "$(date +%s)" -gt "$after" ]' || fail "the clock did not move past $after"
 api DELETE "/api/v0/instances/${doomed#vast:}/" >/dev/null || fail "destroy through the API"
 expect_ok g reconcile -o json
 check "three findings: $(jq -c 'map([.id, .findings])' <<<"$OUT")" '[ "$(jq length <<<"$OUT")" = 3 ]'
