@@ -120,6 +120,13 @@ int cmd_parse(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void
  */
 bool cmd_parse_options(struct cmd_ctx *c, int argc, char **argv, opt_handler handle,
     void *data, int *rc);
+/*
+ * cmd_parse for a command that needs an argument: none is the usage error when there is
+ * none (an N_() literal, translated here). False when the command ends here (--help, or an
+ * error), with its exit status in *rc; else the arguments' count in *npos.
+ */
+bool cmd_parse_args(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *data,
+    const char *none, int *npos, int *rc);
 
 /*
  * Parse an option's WHEN (parse_when: a duration back from now, a UTC date or time,

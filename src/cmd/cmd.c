@@ -434,6 +434,19 @@ cmd_parse_options(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, 
 	return true;
 }
 
+bool
+cmd_parse_args(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *data,
+    const char *none, int *npos, int *rc)
+{
+	if ((*rc = cmd_parse(c, argc, argv, handle, data, npos)) != 0 || *npos < 0)
+		return false;
+	if (*npos == 0) {
+		*rc = cmd_usage_error(c, "%s", _(none));
+		return false;
+	}
+	return true;
+}
+
 static void
 on_signal(int sig)
 {

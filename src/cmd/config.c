@@ -166,11 +166,9 @@ config_run(struct cmd_ctx *c, int argc, char **argv)
 	struct config *cfg;
 	int n, rc;
 
-	rc = cmd_parse(c, argc, argv, NULL, &a, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_args(c, argc, argv, NULL, &a,
+	    N_("say get, set, unset, list or path"), &n, &rc))
 		return rc;
-	if (n == 0)
-		return cmd_usage_error(c, "say get, set, unset, list or path");
 	if (strcmp(argv[0], "path") == 0) {
 		fprintf(c->out, "%s\n", paths_config_file());
 		return finish_output(c, 0);

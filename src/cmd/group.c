@@ -363,11 +363,9 @@ group_run(struct cmd_ctx *c, int argc, char **argv)
 	a.g.cooldown = GROUP_COOLDOWN_DEFAULT;
 	a.g.window = GROUP_WINDOW_DEFAULT;
 	a.g.max_price = -1;
-	rc = cmd_parse(c, argc, argv, handle, &a, &npos);
-	if (rc != 0 || npos < 0)
+	if (!cmd_parse_args(c, argc, argv, handle, &a,
+	    N_("say create, ls, show or rm"), &npos, &rc))
 		return rc;
-	if (npos == 0)
-		return cmd_usage_error(c, "say create, ls, show or rm");
 	sub = argv[0];
 	if (strcmp(sub, "ls") != 0 && strcmp(sub, "create") != 0 && strcmp(sub, "show") != 0 &&
 	    strcmp(sub, "rm") != 0)

@@ -63,11 +63,9 @@ kill_run(struct cmd_ctx *c, int argc, char **argv)
 	char inst[ID_MAX];
 	int npos, rc, seq, grace = 10, i, status = 0, failed = 0;
 
-	rc = cmd_parse(c, argc, argv, handle, &grace, &npos);
-	if (rc != 0 || npos < 0)
+	if (!cmd_parse_args(c, argc, argv, handle, &grace,
+	    N_("which job? give ID/N from 'gpurent jobs'"), &npos, &rc))
 		return rc;
-	if (npos == 0)
-		return cmd_usage_error(c, "which job? give ID/N from 'gpurent jobs'");
 	for (i = 0; i < npos; i++)
 		if (!remote_job_split(argv[i], inst, sizeof(inst), &seq))
 			return cmd_usage_error(c, "'%s' is not a job id (ID/N)", argv[i]);

@@ -303,11 +303,9 @@ lifecycle_run(struct cmd_ctx *c, int argc, char **argv)
 	struct args a = { op, false, op == LC_STOP, false, 300, { 0, 0 }, NULL, 0 };
 	int n, rc;
 
-	rc = cmd_parse(c, argc, argv, handle, &a, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_args(c, argc, argv, handle, &a,
+	    N_("which instance? give one or more IDs from 'gpurent ls'"), &n, &rc))
 		return rc;
-	if (n == 0)
-		return cmd_usage_error(c, "which instance? give one or more IDs from 'gpurent ls'");
 	if (op == LC_DESTROY && !a.yes && (rc = destroy_asked(c, n, argv)) != 0)
 		return rc;
 	if (op != LC_DESTROY) {

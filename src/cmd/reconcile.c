@@ -163,15 +163,12 @@ reconcile_cmd(struct cmd_ctx *c, int argc, char **argv)
 	struct gr_error err = { 0 };
 	struct args a;
 	char gpu[64];
-	int n, rc, status;
+	int rc, status;
 	enum gr_err frc;
 
 	memset(&a, 0, sizeof(a));
-	rc = cmd_parse(c, argc, argv, NULL, &a, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_options(c, argc, argv, NULL, &a, &rc))
 		return rc;
-	if (n > 0)
-		return cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
 	if (a.adopt != NULL && a.destroy != NULL)
 		return cmd_usage_error(c, "give --adopt or --destroy, not both");
 	if (a.yes && a.destroy == NULL)

@@ -40,11 +40,9 @@ show_run(struct cmd_ctx *c, int argc, char **argv)
 	struct show_state ss;
 	int n, rc;
 
-	rc = cmd_parse(c, argc, argv, NULL, NULL, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_args(c, argc, argv, NULL, NULL,
+	    N_("which instance? give an ID from 'gpurent ls'"), &n, &rc))
 		return rc;
-	if (n == 0)
-		return cmd_usage_error(c, "which instance? give an ID from 'gpurent ls'");
 	ss.now = session_now(c->s);
 	ss.first = true;
 	rc = for_each_id(c, n, argv, show_one, &ss);

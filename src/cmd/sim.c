@@ -30,11 +30,9 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 	/* serve has options of its own, parsed by its own file. */
 	if (argc >= 2 && strcmp(argv[1], "serve") == 0)
 		return cmd_sim_serve(c, argc - 1, argv + 1);
-	rc = cmd_parse(c, argc, argv, NULL, NULL, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_args(c, argc, argv, NULL, NULL,
+	    N_("say advance DURATION, status or serve"), &n, &rc))
 		return rc;
-	if (n == 0)
-		return cmd_usage_error(c, "say advance DURATION, status or serve");
 	if (session_state(c->s, &st, &err) != GR_OK || sim_open(&sim, st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	if (strcmp(argv[0], "advance") == 0) {

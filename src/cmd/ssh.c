@@ -35,11 +35,9 @@ ssh_run(struct cmd_ctx *c, int argc, char **argv)
 	size_t i;
 	int n, rc;
 
-	rc = cmd_parse(c, argc, argv, NULL, &print, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_args(c, argc, argv, NULL, &print,
+	    N_("which instance? give an ID from 'gpurent ls'"), &n, &rc))
 		return rc;
-	if (n == 0)
-		return cmd_usage_error(c, "which instance? give an ID from 'gpurent ls'");
 	if (cmd_endpoint(c, argv[0], &ep, &err) != GR_OK)
 		return cmd_error(c, &err);
 	if (print) {

@@ -119,6 +119,30 @@ ui_table_key(struct ui *u, struct ui_grid *g, int key, void (*rebuild)(struct ui
 	return true;
 }
 
+bool
+ui_scroll_key(struct ui *u, int key, size_t *top, size_t n)
+{
+	size_t page = (size_t)(u->lay.body.h > 2 ? u->lay.body.h - 2 : 1);
+
+	if (key == UI_FKEY(KEY_DOWN) || key == 'j') {
+		if (*top + 1 < n)
+			++*top;
+	} else if (key == UI_FKEY(KEY_UP) || key == 'k') {
+		if (*top > 0)
+			--*top;
+	} else if (key == UI_FKEY(KEY_NPAGE)) {
+		if (*top + page < n)
+			*top += page;
+	} else if (key == UI_FKEY(KEY_PPAGE)) {
+		*top = *top > page ? *top - page : 0;
+	} else if (key == UI_FKEY(KEY_HOME) || key == 'g') {
+		*top = 0;
+	} else
+		return false;
+	u->dirty = true;
+	return true;
+}
+
 const struct instance *
 ui_instance_find(const struct ui *u, const char *id)
 {

@@ -245,6 +245,11 @@ void ui_cost_list(char *buf, size_t n, const struct cost_set *s, size_t field, i
 void ui_table_draw(struct ui *u, struct ui_grid *g, const struct ui_rect *r, const char *empty,
     bool (*marked)(struct ui *, const void *));
 bool ui_table_key(struct ui *u, struct ui_grid *g, int key, void (*rebuild)(struct ui *u));
+/*
+ * The keys of a view that scrolls n lines (j/k a line, PgDn/PgUp a page, g the top) on *top,
+ * the first line shown; true when used. PgDn moves only while a line lies past the page.
+ */
+bool ui_scroll_key(struct ui *u, int key, size_t *top, size_t n);
 void ui_table_details(struct ui *u, const char *title, const struct column *cols, size_t n,
     cell_fn get, const void *row, void *ctx);
 bool ui_refuse_readonly(struct ui *u);

@@ -165,25 +165,7 @@ draw_cluster(struct ui *u, const struct ui_rect *r)
 static bool
 cluster_key(struct ui *u, int key)
 {
-	size_t page = (size_t)(u->lay.body.h > 2 ? u->lay.body.h - 2 : 1);
-	size_t last = u->clv.lines > 0 ? u->clv.lines - 1 : 0;
-
-	if (key == UI_FKEY(KEY_DOWN) || key == 'j') {
-		if (u->clv.top < last)
-			u->clv.top++;
-	} else if (key == UI_FKEY(KEY_UP) || key == 'k') {
-		if (u->clv.top > 0)
-			u->clv.top--;
-	} else if (key == UI_FKEY(KEY_NPAGE)) {
-		u->clv.top = u->clv.top + page <= last ? u->clv.top + page : last;
-	} else if (key == UI_FKEY(KEY_PPAGE)) {
-		u->clv.top = u->clv.top > page ? u->clv.top - page : 0;
-	} else if (key == UI_FKEY(KEY_HOME) || key == 'g') {
-		u->clv.top = 0;
-	} else
-		return false;
-	u->dirty = true;
-	return true;
+	return ui_scroll_key(u, key, &u->clv.top, u->clv.lines);
 }
 
 const struct ui_view_ops ui_view_cluster = {

@@ -2,7 +2,6 @@
  * view_events.c - the events view: what gpurent watch saw and did, newest first, one line
  * each, coloured by level (alerts stand out); arrows and page keys scroll.
  */
-#include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,24 +66,7 @@ draw_events(struct ui *u, const struct ui_rect *r)
 static bool
 events_key(struct ui *u, int key)
 {
-	size_t page = (size_t)(u->lay.body.h > 2 ? u->lay.body.h - 2 : 1);
-
-	if (key == UI_FKEY(KEY_DOWN) || key == 'j') {
-		if (u->ev.top + 1 < u->ev.n_events)
-			u->ev.top++;
-	} else if (key == UI_FKEY(KEY_UP) || key == 'k') {
-		if (u->ev.top > 0)
-			u->ev.top--;
-	} else if (key == UI_FKEY(KEY_NPAGE)) {
-		u->ev.top = u->ev.top + page < u->ev.n_events ? u->ev.top + page : u->ev.top;
-	} else if (key == UI_FKEY(KEY_PPAGE)) {
-		u->ev.top = u->ev.top > page ? u->ev.top - page : 0;
-	} else if (key == UI_FKEY(KEY_HOME) || key == 'g') {
-		u->ev.top = 0;
-	} else
-		return false;
-	u->dirty = true;
-	return true;
+	return ui_scroll_key(u, key, &u->ev.top, u->ev.n_events);
 }
 
 /* The watcher's newest events, read with the costs. */

@@ -2,7 +2,8 @@
 # t210: the dashboard's cluster view against a real Slurm cluster (tests/slurm/cluster):
 # the partitions' GPUs total/used/free match sinfo, a job pending for Resources shows
 # Slurm's reason, a running one its nodes, and a hostile job name reaches the screen
-# without its control characters. The cluster needs root; as anyone else the test fails.
+# without its control characters; PgDn stays when there is no page past the screen. The
+# cluster needs root; as anyone else the test fails.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/slurm.sh"
 start_slurm
@@ -72,6 +73,12 @@ keys r
 wait_gone "slurm:$wait " 100 && ok "r: the cancelled job is gone" || fail "after scancel: $(screen)"
 wait_for '^ +gpu +h100 +8 +4 +4 +0 +2 +0 ' 50 && ok "and nothing pending" ||
 	fail "pending after scancel: $(screen | grep -E '^ +gpu +h100')"
+
+# PgDn turns a page only while a line lies past it: every line is on screen here, so it
+# stays (it used to leave the last line alone on screen); j then scrolls one line.
+keys NPage j
+wait_gone '^ +slurm: partitions' 50 && screen | grep -E -q '^ +gpu +h100 ' &&
+	ok "PgDn with every line on screen stays; j scrolls a line" || fail "PgDn, j: $(screen)"
 
 keys q
 wait_for 'DASH-EXIT-0' 50 && ok "q quits" || fail "exit: $(screen)"
