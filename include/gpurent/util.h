@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -22,6 +23,14 @@ void *xreallocarray(void *p, size_t nmemb, size_t n);
  * (first when 0) and p moves. Element n is zeroed; returns p.
  */
 void *xgrow(void *p, size_t n, size_t *cap, size_t size, size_t first);
+/*
+ * xgrow for an array v of n elements with room for cap, members of one struct: appends a
+ * zeroed element and gives its address. It names v, n and cap more than once.
+ */
+#define XPUSH(v, n, cap, first) \
+	((v) = xgrow((v), (n), &(cap), sizeof(*(v)), (first)), &(v)[(n)++])
+/* Frees such an array and leaves it empty. */
+#define XRELEASE(v, n, cap) (free(v), (v) = NULL, (n) = (cap) = 0)
 char *xstrdup(const char *s);
 /* Frees a secret (a key, a token, a header that carries one) zeroed first; NULL: nothing. */
 void secret_free(char *s);

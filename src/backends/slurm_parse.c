@@ -501,21 +501,27 @@ enum gr_err
 slurm_stream_nodes(struct slurm_stream *s, long status, struct slurm_node **out, size_t *n,
     struct gr_error *err)
 {
-	void *v;
-	enum gr_err e = stream_finish(s, status, &v, n, err);
-
-	*out = v;
-	return e;
+	return stream_finish(s, status, (void **)out, n, err);
 }
 
 enum gr_err
 slurm_stream_jobs(struct slurm_stream *s, long status, struct slurm_job **out, size_t *n,
     struct gr_error *err)
 {
-	void *v;
-	enum gr_err e = stream_finish(s, status, &v, n, err);
+	return stream_finish(s, status, (void **)out, n, err);
+}
 
-	*out = v;
+/* A whole reply of 200 (OK), a list of what, through a stream: stream_finish's *out. */
+static enum gr_err
+parse_whole(enum slurm_list what, const char *body, size_t len, void **out, size_t *n,
+    struct gr_error *err)
+{
+	struct slurm_stream *s = slurm_stream_new(what);
+	enum gr_err e;
+
+	slurm_stream_feed(s, body, len);
+	e = stream_finish(s, 200, out, n, err);
+	slurm_stream_free(s);
 	return e;
 }
 
@@ -547,13 +553,7 @@ enum gr_err
 slurm_parse_nodes(const char *body, size_t len, struct slurm_node **out, size_t *n,
     struct gr_error *err)
 {
-	struct slurm_stream *s = slurm_stream_new(SLURM_NODES);
-	enum gr_err e;
-
-	slurm_stream_feed(s, body, len);
-	e = slurm_stream_nodes(s, 200, out, n, err);
-	slurm_stream_free(s);
-	return e;
+	return parse_whole(SLURM_NODES, body, len, (void **)out, n, err);
 }
 
 enum gr_err
@@ -800,13 +800,7 @@ enum gr_err
 slurm_parse_jobs(const char *body, size_t len, struct slurm_job **out, size_t *n,
     struct gr_error *err)
 {
-	struct slurm_stream *s = slurm_stream_new(SLURM_JOBS);
-	enum gr_err e;
-
-	slurm_stream_feed(s, body, len);
-	e = slurm_stream_jobs(s, 200, out, n, err);
-	slurm_stream_free(s);
-	return e;
+	return parse_whole(SLURM_JOBS, body, len, (void **)out, n, err);
 }
 
 enum gr_err
@@ -860,6 +854,23 @@ job_in_partition(const struct slurm_job *j, const char *part)
 	snprintf(list, sizeof(list), ",%s,", j->partition);
 	snprintf(key, sizeof(key), ",%s,", part);
 	return strstr(list, key) != NULL;
+}
+
+/* The pending jobs of partition part that ask for GPUs of type gpu_raw ("gpu": any). */
+static int
+pending_jobs(const struct slurm_job *jobs, size_t n_jobs, const char *part,
+    const char *gpu_raw)
+{
+	const char *type = strcmp(gpu_raw, "gpu") == 0 ? "" : gpu_raw;
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < n_jobs; i++)
+		if (strcmp(jobs[i].state, "PENDING") == 0 && jobs[i].gpus.count > 0 &&
+		    job_in_partition(&jobs[i], part) && (jobs[i].gpus.type[0] == '\0' ||
+		    strcmp(jobs[i].gpus.type, type) == 0))
+			n++;
+	return n;
 }
 
 void
@@ -933,14 +944,8 @@ slurm_build_offers(const struct slurm_node *nodes, size_t n_nodes,
 		}
 		for (k = first; k < out->n; k++) {
 			struct offer *o = &out->v[k];
-			const char *type = strcmp(o->gpu_raw, "gpu") == 0 ? "" : o->gpu_raw;
 
-			for (i = 0; i < n_jobs; i++)
-				if (strcmp(jobs[i].state, "PENDING") == 0 &&
-				    jobs[i].gpus.count > 0 && job_in_partition(&jobs[i], pt->name) &&
-				    (jobs[i].gpus.type[0] == '\0' ||
-				    strcmp(jobs[i].gpus.type, type) == 0))
-					o->queued++;
+			o->queued = pending_jobs(jobs, n_jobs, pt->name, o->gpu_raw);
 			if (price != NULL && price(ctx, o->gpu_raw, &rate) && o->gpu_count > 0) {
 				o->price_hour = rate * o->gpu_count;
 				o->valid |= OV_PRICE;
@@ -1063,14 +1068,8 @@ slurm_build_cluster(const struct slurm_node *nodes, size_t n_nodes,
 		}
 		for (k = first; k < out->n_pools; k++) {
 			struct cluster_pool *cp = &out->pools[k];
-			const char *type = strcmp(cp->gpu_raw, "gpu") == 0 ? "" : cp->gpu_raw;
 
-			for (i = 0; i < n_jobs; i++)
-				if (strcmp(jobs[i].state, "PENDING") == 0 &&
-				    jobs[i].gpus.count > 0 && job_in_partition(&jobs[i], pt->name) &&
-				    (jobs[i].gpus.type[0] == '\0' ||
-				    strcmp(jobs[i].gpus.type, type) == 0))
-					cp->pending++;
+			cp->pending = pending_jobs(jobs, n_jobs, pt->name, cp->gpu_raw);
 		}
 	}
 	for (i = 0; i < n_jobs; i++) {

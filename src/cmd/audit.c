@@ -206,29 +206,6 @@ cheaper_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	}
 }
 
-/* out_print's output without its trailing newline (to nest a JSON array in an object). */
-static enum gr_err
-print_nested(FILE *fp, const struct column *cols, size_t ncols, size_t id_col, const void *rows,
-    size_t n, size_t size, cell_fn get, void *ctx, bool record, struct gr_error *err)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	enum gr_err rc;
-
-	if (m == NULL)
-		return gr_fail(err, GR_EFAIL, "out of memory");
-	rc = record ? out_print_record(m, &out_global, cols, ncols, rows, get, ctx, err) :
-	    out_print(m, &out_global, cols, ncols, id_col, rows, n, size, get, ctx, err);
-	fclose(m);
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		buf[--len] = '\0';
-	if (rc == GR_OK)
-		fputs(buf, fp);
-	free(buf);
-	return rc;
-}
-
 /* Instances listed now and, unless offline, the offers they are compared with. */
 static void
 ask_providers(struct cmd_ctx *c, struct instance_list *live, struct offer_list *offers)
@@ -590,16 +567,16 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 	if (out_global.format == OUT_JSON) {
 		fprintf(c->out, "{\"by\":\"%s\",\"since_s\":%lld,\"target_pct\":%d,\"rows\":",
 		    groups[a.by], (long long)a.span, target);
-		prc = print_nested(c->out, audit_columns, AC__COUNT, AC_KEY, rep.rows, rep.n,
+		prc = cmd_print_nested(c->out, audit_columns, AC__COUNT, AC_KEY, rep.rows, rep.n,
 		    sizeof(*rep.rows), audit_cell, &view, false, &err);
 		if (prc == GR_OK) {
 			fputs(",\"total\":", c->out);
-			prc = print_nested(c->out, audit_columns, AC__COUNT, AC_KEY, &rep.total, 1,
+			prc = cmd_print_nested(c->out, audit_columns, AC__COUNT, AC_KEY, &rep.total, 1,
 			    sizeof(rep.total), audit_cell, &view, true, &err);
 		}
 		if (prc == GR_OK) {
 			fputs(",\"totals\":", c->out);
-			prc = print_nested(c->out, audit_columns, AC__COUNT, AC_KEY, rep.totals,
+			prc = cmd_print_nested(c->out, audit_columns, AC__COUNT, AC_KEY, rep.totals,
 			    rep.n_totals, sizeof(*rep.totals), audit_cell, &view, false, &err);
 		}
 		if (prc == GR_OK) {
@@ -607,7 +584,7 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 			if (a.offline)
 				fputs("null", c->out);
 			else
-				prc = print_nested(c->out, cheaper_columns, CC__COUNT, CC_INSTANCE,
+				prc = cmd_print_nested(c->out, cheaper_columns, CC__COUNT, CC_INSTANCE,
 				    cheaper, ncheaper, sizeof(*cheaper), cheaper_cell, NULL, false,
 				    &err);
 		}

@@ -36,6 +36,29 @@ cmd_print(struct cmd_ctx *c, const struct column *cols, size_t ncols, size_t id_
 	return finish_output(c, status);
 }
 
+enum gr_err
+cmd_print_nested(FILE *fp, const struct column *cols, size_t ncols, size_t id_col,
+    const void *rows, size_t n, size_t size, cell_fn get, void *ctx, bool record,
+    struct gr_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	enum gr_err rc;
+
+	if (m == NULL)
+		return gr_fail(err, GR_EFAIL, "out of memory");
+	rc = record ? out_print_record(m, &out_global, cols, ncols, rows, get, ctx, err) :
+	    out_print(m, &out_global, cols, ncols, id_col, rows, n, size, get, ctx, err);
+	fclose(m);
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		buf[--len] = '\0';
+	if (rc == GR_OK)
+		fputs(buf, fp);
+	free(buf);
+	return rc;
+}
+
 size_t
 report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n)
 {

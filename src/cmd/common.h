@@ -19,6 +19,14 @@ int finish_output(struct cmd_ctx *c, int status);
 int cmd_print(struct cmd_ctx *c, const struct column *cols, size_t ncols, size_t id_col,
     const void *rows, size_t n, size_t size, cell_fn get, void *ctx, int status);
 
+/*
+ * out_print's output (out_print_record's when record) to fp without its trailing newline
+ * and spaces: a JSON array or record nested in an object.
+ */
+enum gr_err cmd_print_nested(FILE *fp, const struct column *cols, size_t ncols, size_t id_col,
+    const void *rows, size_t n, size_t size, cell_fn get, void *ctx, bool record,
+    struct gr_error *err);
+
 /* Name each failed provider of a fan-out on stderr; returns how many failed. */
 size_t report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n);
 /* With -v: each provider's outcome, count and time on stderr. */

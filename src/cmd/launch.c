@@ -429,23 +429,10 @@ print_attempts_json(struct cmd_ctx *c, const struct req_attempt *v, size_t n, si
 	fputs("{\"instance\":", c->out);
 	if (in != NULL) {
 		int64_t now = session_now(c->s);
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
-		enum gr_err rc;
 
-		if (m == NULL)
-			return gr_fail(err, GR_EFAIL, "out of memory");
-		rc = out_print_record(m, &out_global, instance_columns, ICOL__COUNT, in,
-		    instance_cell, &now, err);
-		fclose(m);
-		while (len > 0 && buf[len - 1] == '\n')
-			buf[--len] = '\0';
-		if (rc == GR_OK)
-			fputs(buf, c->out);
-		free(buf);
-		if (rc != GR_OK)
-			return rc;
+		if (cmd_print_nested(c->out, instance_columns, ICOL__COUNT, 0, in, 1, sizeof(*in),
+		    instance_cell, &now, true, err) != GR_OK)
+			return err->code;
 	} else
 		fputs("null", c->out);
 	fprintf(c->out, ",\"candidates\":%zu,\"attempts\":[", ranked);

@@ -162,8 +162,7 @@ offer_list_release(struct offer_list *l)
 struct offer *
 offer_list_add(struct offer_list *l)
 {
-	l->v = xgrow(l->v, l->n, &l->cap, sizeof(*l->v), 64);
-	return &l->v[l->n++];
+	return XPUSH(l->v, l->n, l->cap, 64);
 }
 
 void
@@ -195,8 +194,7 @@ instance_list_release(struct instance_list *l)
 struct instance *
 instance_list_add(struct instance_list *l)
 {
-	l->v = xgrow(l->v, l->n, &l->cap, sizeof(*l->v), 64);
-	return &l->v[l->n++];
+	return XPUSH(l->v, l->n, l->cap, 64);
 }
 
 void
@@ -216,15 +214,13 @@ cluster_state_release(struct cluster_state *c)
 struct cluster_pool *
 cluster_pool_add(struct cluster_state *c)
 {
-	c->pools = xgrow(c->pools, c->n_pools, &c->cap_pools, sizeof(*c->pools), 8);
-	return &c->pools[c->n_pools++];
+	return XPUSH(c->pools, c->n_pools, c->cap_pools, 8);
 }
 
 struct cluster_job *
 cluster_job_add(struct cluster_state *c)
 {
-	c->jobs = xgrow(c->jobs, c->n_jobs, &c->cap_jobs, sizeof(*c->jobs), 8);
-	return &c->jobs[c->n_jobs++];
+	return XPUSH(c->jobs, c->n_jobs, c->cap_jobs, 8);
 }
 
 void
@@ -243,8 +239,7 @@ sample_list_release(struct sample_list *l)
 struct gpu_sample *
 sample_list_add(struct sample_list *l)
 {
-	l->v = xgrow(l->v, l->n, &l->cap, sizeof(*l->v), 64);
-	return &l->v[l->n++];
+	return XPUSH(l->v, l->n, l->cap, 64);
 }
 
 bool

@@ -123,9 +123,7 @@ sb_init(struct sb *sb)
 void
 sb_release(struct sb *sb)
 {
-	free(sb->buf);
-	sb->buf = NULL;
-	sb->len = sb->cap = 0;
+	XRELEASE(sb->buf, sb->len, sb->cap);
 }
 
 void

@@ -167,6 +167,7 @@ exporter_start(struct exporter **out, const char *listen, const char *token,
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
 	struct exporter *e;
+	const char *why;
 	char host[INET6_ADDRSTRLEN];
 	bool v6;
 	int port;
@@ -174,8 +175,8 @@ exporter_start(struct exporter **out, const char *listen, const char *token,
 	if (!parse_listen(listen, &ss, &v6))
 		return gr_fail(err, GR_EUSAGE, "--listen takes HOST:PORT with an IP address "
 		    "(127.0.0.1:9400, [::1]:9400), not '%s'", listen);
-	if (!libmhd_load())
-		return gr_fail(err, GR_EFAIL, "%s", libmhd_why());
+	if ((why = libmhd_load()) != NULL)
+		return gr_fail(err, GR_EFAIL, "%s", why);
 	if (libmhd_can_listen((struct sockaddr *)&ss, v6 ? sizeof(struct sockaddr_in6) :
 	    sizeof(struct sockaddr_in), listen, err) != GR_OK)
 		return err->code;

@@ -20,17 +20,7 @@
 void
 reconcile_list_release(struct reconcile_list *l)
 {
-	free(l->v);
-	l->v = NULL;
-	l->n = l->cap = 0;
-}
-
-static struct reconcile_finding *
-finding_add(struct reconcile_list *l)
-{
-	l->v = xgrow(l->v, l->n, &l->cap, sizeof(*l->v), 16);
-	memset(&l->v[l->n], 0, sizeof(l->v[0]));
-	return &l->v[l->n++];
+	XRELEASE(l->v, l->n, l->cap);
 }
 
 int64_t
@@ -112,7 +102,7 @@ gone_one(const struct ledger_seg *g, void *ctx)
 			break;
 	if (i == c->s->n_backends)
 		return;
-	f = finding_add(c->out);
+	f = XPUSH(c->out->v, c->out->n, c->out->cap, 16);
 	f->what = RF_VANISHED;
 	strlcpy_(f->in.id, g->instance_id, sizeof(f->in.id));
 	strlcpy_(f->in.provider, g->provider, sizeof(f->in.provider));
@@ -139,7 +129,7 @@ reconcile_compare(struct session *s, const struct instance_list *l,
 	session_clock(s, &clk);
 	for (i = 0; i < l->n; i++)
 		if ((what = classify(&k, &l->v[i])) != 0)
-			fill(finding_add(out), what, &l->v[i], &clk);
+			fill(XPUSH(out->v, out->n, out->cap, 16), what, &l->v[i], &clk);
 	free(k.marks);
 	return ledger_each_gone(k.st, gone_one, &g, err);
 }

@@ -142,8 +142,7 @@ find_or_add(struct watch *w, const char *id)
 
 	if (iw != NULL)
 		return iw;
-	w->v = xgrow(w->v, w->n, &w->cap, sizeof(*w->v), 32);
-	iw = &w->v[w->n++];
+	iw = XPUSH(w->v, w->n, w->cap, 32);
 	strlcpy_(iw->id, id, sizeof(iw->id));
 	iw->util = -1;
 	return iw;

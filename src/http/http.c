@@ -56,7 +56,7 @@ static volatile int *cancel_flag;
 static void
 global_init_once(void)
 {
-	if (libcurl_load())
+	if (libcurl_load() == NULL)
 		curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
@@ -69,7 +69,7 @@ http_global_init(void)
 const char *
 http_unavailable(void)
 {
-	return libcurl_load() ? NULL : libcurl_why();
+	return libcurl_load();
 }
 
 void
@@ -104,7 +104,7 @@ http_client_new(const struct http_opts *o)
 	struct timespec ts;
 
 	http_global_init();
-	if (!libcurl_load())
+	if (libcurl_load() != NULL)
 		return NULL;
 	c = xcalloc(1, sizeof(*c));
 	c->h = curl_easy_init();
@@ -381,7 +381,7 @@ http_url_allowed(const char *url)
 	char *scheme = NULL, *host = NULL;
 	bool ok = false;
 
-	if (url == NULL || !libcurl_load())
+	if (url == NULL || libcurl_load() != NULL)
 		return false;
 	u = curl_url();
 	if (u == NULL)

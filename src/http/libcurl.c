@@ -7,6 +7,8 @@
 #include <stdio.h>
 
 #include "gpurent/i18n.h"
+#include "gpurent/util.h"
+#include "dlbind.h"
 #include "libcurl.h"
 
 struct libcurl libcurl;
@@ -19,12 +21,9 @@ static void
 load(void)
 {
 	/* Debian ships the OpenSSL build as libcurl.so.4 and the GnuTLS one beside it. */
-	static const char *const names[] = { "libcurl.so.4", "libcurl-gnutls.so.4",
+	static const char *const files[] = { "libcurl.so.4", "libcurl-gnutls.so.4",
 		"libcurl.so" };
-	static const struct {
-		const char *name;
-		size_t off;
-	} syms[] = {
+	static const struct dl_sym syms[] = {
 #define SYM(field) { "curl_" #field, offsetof(struct libcurl, field) }
 		SYM(global_init), SYM(easy_init), SYM(easy_setopt), SYM(easy_perform),
 		SYM(easy_getinfo), SYM(easy_cleanup), SYM(easy_reset), SYM(easy_strerror),
@@ -32,37 +31,20 @@ load(void)
 		SYM(url_get), SYM(url_set),
 #undef SYM
 	};
-	void *h = NULL, *f;
-	size_t i;
+	const char *missing;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]) && h == NULL; i++)
-		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-	if (h == NULL) {
+	if (dl_bind(files, ARRAY_LEN(files), syms, ARRAY_LEN(syms), &libcurl, &missing))
+		loaded = true;
+	else if (missing == NULL)
 		snprintf(why, sizeof(why), _("cannot load libcurl (install libcurl4): %s"),
 		    dlerror());
-		return;
-	}
-	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		if ((f = dlsym(h, syms[i].name)) == NULL) {
-			snprintf(why, sizeof(why), _("libcurl has no %s: it is older than 7.62"),
-			    syms[i].name);
-			return;
-		}
-		/* POSIX guarantees a function pointer survives the trip through void *. */
-		*(void **)((char *)&libcurl + syms[i].off) = f;
-	}
-	loaded = true;
-}
-
-bool
-libcurl_load(void)
-{
-	pthread_once(&once, load);
-	return loaded;
+	else
+		snprintf(why, sizeof(why), _("libcurl has no %s: it is older than 7.62"), missing);
 }
 
 const char *
-libcurl_why(void)
+libcurl_load(void)
 {
-	return why;
+	pthread_once(&once, load);
+	return loaded ? NULL : why;
 }

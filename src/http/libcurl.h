@@ -35,9 +35,8 @@ struct libcurl {
 
 extern struct libcurl libcurl;
 
-/* Load libcurl once (thread-safe); false when it cannot be, with the reason in libcurl_why(). */
-bool libcurl_load(void);
-const char *libcurl_why(void);
+/* Load libcurl once (thread-safe): NULL when it is loaded, else why it cannot be. */
+const char *libcurl_load(void);
 
 #define curl_global_init libcurl.global_init
 #define curl_easy_init libcurl.easy_init

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "gpurent/i18n.h"
+#include "gpurent/util.h"
+#include "dlbind.h"
 #include "libmhd.h"
 
 struct libmhd libmhd;
@@ -21,10 +23,8 @@ static char why[256];
 static void
 load(void)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-	} syms[] = {
+	static const char *const files[] = { "libmicrohttpd.so.12" };
+	static const struct dl_sym syms[] = {
 #define SYM(field) { "MHD_" #field, offsetof(struct libmhd, field) }
 		SYM(start_daemon), SYM(stop_daemon), SYM(get_daemon_info),
 		SYM(lookup_connection_value), SYM(get_connection_values),
@@ -33,37 +33,22 @@ load(void)
 		SYM(add_response_header), SYM(queue_response), SYM(destroy_response),
 #undef SYM
 	};
-	void *h, *f;
-	size_t i;
+	const char *missing;
 
-	h = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
-	if (h == NULL) {
+	if (dl_bind(files, ARRAY_LEN(files), syms, ARRAY_LEN(syms), &libmhd, &missing))
+		loaded = true;
+	else if (missing == NULL)
 		snprintf(why, sizeof(why), _("cannot load libmicrohttpd (install libmicrohttpd12): "
 		    "%s"), dlerror());
-		return;
-	}
-	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		if ((f = dlsym(h, syms[i].name)) == NULL) {
-			snprintf(why, sizeof(why), _("libmicrohttpd has no %s"), syms[i].name);
-			return;
-		}
-		/* POSIX guarantees a function pointer survives the trip through void *. */
-		*(void **)((char *)&libmhd + syms[i].off) = f;
-	}
-	loaded = true;
-}
-
-bool
-libmhd_load(void)
-{
-	pthread_once(&once, load);
-	return loaded;
+	else
+		snprintf(why, sizeof(why), _("libmicrohttpd has no %s"), missing);
 }
 
 const char *
-libmhd_why(void)
+libmhd_load(void)
 {
-	return why;
+	pthread_once(&once, load);
+	return loaded ? NULL : why;
 }
 
 enum gr_err

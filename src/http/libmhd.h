@@ -42,9 +42,8 @@ struct libmhd {
 
 extern struct libmhd libmhd;
 
-/* Load libmicrohttpd once; false when it cannot be, with the reason in libmhd_why(). */
-bool libmhd_load(void);
-const char *libmhd_why(void);
+/* Load libmicrohttpd once: NULL when it is loaded, else why it cannot be. */
+const char *libmhd_load(void);
 
 /*
  * Whether a daemon can listen on sa (len bytes), asked of the kernel before the daemon

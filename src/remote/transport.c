@@ -47,9 +47,7 @@ remote_argv_release(struct remote_argv *a)
 
 	for (i = 0; i < a->n; i++)
 		free(a->v[i]);
-	free(a->v);
-	a->v = NULL;
-	a->n = a->cap = 0;
+	XRELEASE(a->v, a->n, a->cap);
 }
 
 /* word, which a now owns, at the end of a, before its NULL. */

@@ -388,6 +388,7 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 	char shown[64];
 	const union MHD_DaemonInfo *info;
 	struct timespec ts = { 0, 50 * 1000000L };
+	const char *why;
 	enum gr_err e;
 	int port;
 
@@ -419,8 +420,8 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 	if (inet_pton(AF_INET, o->bind != NULL ? o->bind : "127.0.0.1", &sin.sin_addr) != 1)
 		return gr_fail(err, GR_EUSAGE, "cannot bind to '%s': not an IPv4 address",
 		    o->bind);
-	if (!libmhd_load())
-		return gr_fail(err, GR_EFAIL, "%s", libmhd_why());
+	if ((why = libmhd_load()) != NULL)
+		return gr_fail(err, GR_EFAIL, "%s", why);
 	snprintf(shown, sizeof(shown), "%s:%d", o->bind != NULL ? o->bind : "127.0.0.1", o->port);
 	if ((e = libmhd_can_listen((struct sockaddr *)&sin, sizeof(sin), shown, err)) != GR_OK)
 		return e;

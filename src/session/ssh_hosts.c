@@ -35,20 +35,7 @@ static pthread_mutex_t hosts_lock = PTHREAD_MUTEX_INITIALIZER;
 void
 ssh_host_list_release(struct ssh_host_list *l)
 {
-	free(l->v);
-	l->v = NULL;
-	l->n = l->cap = 0;
-}
-
-static struct ssh_host *
-list_add(struct ssh_host_list *l)
-{
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 8;
-		l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
-	}
-	memset(&l->v[l->n], 0, sizeof(l->v[0]));
-	return &l->v[l->n++];
+	XRELEASE(l->v, l->n, l->cap);
 }
 
 /* path under $HOME into out. */
@@ -252,7 +239,7 @@ parse_records(const char *text, struct ssh_host_list *out)
 		    !next_word(&p, h.user, sizeof(h.user)) || !parse_int(port, 1, 65535, &v))
 			continue;
 		h.port = (int)v;
-		*list_add(out) = h;
+		*XPUSH(out->v, out->n, out->cap, 8) = h;
 	}
 }
 
@@ -295,7 +282,7 @@ render_records(const struct config *cfg, const struct ssh_host_list *l, struct s
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		*list_add(&named) = l->v[i];
+		*XPUSH(named.v, named.n, named.cap, 8) = l->v[i];
 	assign_aliases(&named);
 	sb_adds(out, HEADER);
 	for (i = 0; i < named.n; i++) {
@@ -333,7 +320,7 @@ ssh_hosts_render(const struct config *cfg, const struct instance *v, size_t n, s
 
 	for (i = 0; i < n; i++)
 		if (record_of(cfg, &v[i], &h))
-			*list_add(&l) = h;
+			*XPUSH(l.v, l.n, l.cap, 8) = h;
 	render_records(cfg, &l, out);
 	ssh_host_list_release(&l);
 }
@@ -366,7 +353,7 @@ apply(const struct config *cfg, struct ssh_host_list *l, const char *provider,
 	l->n = kept;
 	for (k = 0; k < n; k++)
 		if (record_of(cfg, &v[k], &h))
-			*list_add(l) = h;
+			*XPUSH(l->v, l->n, l->cap, 8) = h;
 }
 
 void

@@ -303,8 +303,7 @@ keep_day(const struct ledger_day_total *d, void *ctx)
 {
 	struct day_run *dr = ctx;
 
-	dr->v = xgrow(dr->v, dr->len, &dr->cap, sizeof(*dr->v), 256);
-	dr->v[dr->len++] = *d;
+	*XPUSH(dr->v, dr->len, dr->cap, 256) = *d;
 }
 
 static int

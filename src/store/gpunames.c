@@ -120,8 +120,7 @@ gpunames_load(struct state *st, struct gpu_name_seen **out, size_t *n, struct gr
 		/* A name the catalogue has learnt since is no longer unknown. */
 		if (p == NULL || name == NULL || catalogue_resolve(p, name, vram) != NULL)
 			continue;
-		v = xgrow(v, cnt, &cap, sizeof(*v), 16);
-		r = &v[cnt++];
+		r = XPUSH(v, cnt, cap, 16);
 		strlcpy_(r->provider, p, sizeof(r->provider));
 		strlcpy_(r->name, name, sizeof(r->name));
 		r->vram_gb = vram;

@@ -443,8 +443,7 @@ sample_rows_release(struct sample_rows *r)
 static struct sample_row *
 sample_rows_add(struct sample_rows *r)
 {
-	r->v = xgrow(r->v, r->n, &r->cap, sizeof(*r->v), 64);
-	return &r->v[r->n++];
+	return XPUSH(r->v, r->n, r->cap, 64);
 }
 
 /*
@@ -635,8 +634,7 @@ parts_add(struct parts *p, int64_t t)
 {
 	struct part *b;
 
-	p->v = xgrow(p->v, p->n, &p->cap, sizeof(*p->v), 64);
-	b = &p->v[p->n++];
+	b = XPUSH(p->v, p->n, p->cap, 64);
 	b->t = t;
 	return b;
 }
@@ -1423,8 +1421,7 @@ struct spans {
 static struct span *
 spans_add(struct spans *l)
 {
-	l->v = xgrow(l->v, l->n, &l->cap, sizeof(*l->v), 1024);
-	return &l->v[l->n++];
+	return XPUSH(l->v, l->n, l->cap, 1024);
 }
 
 static int

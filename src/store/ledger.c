@@ -404,8 +404,7 @@ seg_keep(const struct ledger_seg *g, void *ctx)
 {
 	struct seg_vec *sv = ctx;
 
-	sv->v = xgrow(sv->v, sv->len, &sv->cap, sizeof(*sv->v), 64);
-	sv->v[sv->len++] = *g;
+	*XPUSH(sv->v, sv->len, sv->cap, 64) = *g;
 }
 
 enum gr_err
