@@ -93,6 +93,21 @@ struct guard_journal {
 	int events;			/* decisions recorded as events by this read */
 };
 
+/* A decision of the agent's log, its words sanitised. */
+struct guard_decision {
+	long long seq, at;
+	char kind[24], policy[24];
+	char msg[480];			/* an event's message less its prefix */
+};
+
+/*
+ * Parse what the journal read printed on the instance (text, changed in place): the state
+ * into out, and each decision numbered past *last to fn, in order, *last following them
+ * (out->events counts them). False when text is not such an answer (out: nothing known).
+ */
+bool guard_journal_parse(char *text, long long *last, struct guard_journal *out,
+    void (*fn)(const struct guard_decision *d, void *ctx), void *ctx);
+
 /*
  * Read instance id's journal over ssh and record its decisions that are not yet events
  * (events.h, kinds "guard-start", "guard-stop-ordered", ...) once each.

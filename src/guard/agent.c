@@ -292,73 +292,20 @@ guard_agent_remove(struct session *s, const char *id, struct gr_error *err)
 	return e;
 }
 
-/* The value of key in the state lines (a copy, at most n bytes), or "" when absent. */
-static void
-state_value(const char *state, const char *key, char *out, size_t n)
-{
-	size_t kl = strlen(key);
-	const char *p = state;
-
-	out[0] = '\0';
-	while (p != NULL && *p != '\0') {
-		if (strncmp(p, key, kl) == 0 && p[kl] == '=') {
-			const char *end = strchr(p + kl + 1, '\n');
-			size_t l = end != NULL ? (size_t)(end - p - kl - 1) : strlen(p + kl + 1);
-
-			snprintf(out, n, "%.*s", (int)l, p + kl + 1);
-			return;
-		}
-		p = strchr(p, '\n');
-		if (p != NULL)
-			p++;
-	}
-}
-
-static int64_t
-state_num(const char *state, const char *key, int64_t none)
-{
-	char v[32];
-	long long n;
-
-	state_value(state, key, v, sizeof(v));
-	return parse_int(v, -INT64_MAX / 4, INT64_MAX / 4, &n) ? n : none;
-}
-
-/* A decision of the agent's log: "SEQ TIME KIND POLICY MESSAGE". */
-struct decision {
-	long long seq, at;
-	char kind[24], policy[24];
-	const char *msg;
+/* What a decision is recorded with. */
+struct record_ctx {
+	struct state *st;
+	const char *id;
+	const struct guard_journal *j;
 };
-
-static bool
-decision_parse(char *line, struct decision *d)
-{
-	char *f[4], *p = line;
-	size_t i;
-
-	for (i = 0; i < 4; i++) {
-		f[i] = p;
-		if ((p = strchr(p, ' ')) == NULL)
-			return false;
-		*p++ = '\0';
-	}
-	if (!parse_int(f[0], 1, INT64_MAX / 4, &d->seq) ||
-	    !parse_int(f[1], 0, INT64_MAX / 4, &d->at))
-		return false;
-	text_sanitize(d->kind, sizeof(d->kind), f[2]);
-	text_sanitize(d->policy, sizeof(d->policy), strcmp(f[3], "-") == 0 ? "" : f[3]);
-	d->msg = p;
-	return true;
-}
 
 /* Record one decision as an event. */
 static void
-record(struct state *st, const char *id, const struct decision *d, int util)
+record(const struct guard_decision *d, void *ctx)
 {
+	const struct record_ctx *c = ctx;
 	struct event ev = { 0 };
 	struct gr_error e = { 0 };
-	char msg[EVENT_MSG_MAX - 32];
 
 	ev.at = d->at;
 	ev.level = strcmp(d->kind, "stop-ordered") == 0 ? EV_ACTION :
@@ -366,23 +313,20 @@ record(struct state *st, const char *id, const struct decision *d, int util)
 	    strcmp(d->kind, "unknown") == 0 ? EV_WARN : EV_INFO;
 	snprintf(ev.kind, sizeof(ev.kind), "guard-%s", d->kind);
 	strlcpy_(ev.policy, d->policy, sizeof(ev.policy));
-	strlcpy_(ev.instance_id, id, sizeof(ev.instance_id));
-	ev.util_pct = util;
-	text_sanitize(msg, sizeof(msg), d->msg);
-	snprintf(ev.message, sizeof(ev.message), "%s: %s", _("instance guard"), msg);
-	events_add(st, &ev, &e);
+	strlcpy_(ev.instance_id, c->id, sizeof(ev.instance_id));
+	ev.util_pct = c->j->util;
+	snprintf(ev.message, sizeof(ev.message), "%s: %s", _("instance guard"), d->msg);
+	events_add(c->st, &ev, &e);
 }
 
 enum gr_err
 guard_agent_read(struct session *s, const char *id, struct guard_journal *out,
     struct gr_error *err)
 {
-	char dir[ID_MAX + PROVIDER_MAX], key[ID_MAX + 16], seen[24] = "0", v[32];
+	char dir[ID_MAX + PROVIDER_MAX], key[ID_MAX + 16], seen[24] = "0";
 	const char *args[2] = { dir, seen };
-	struct state *st;
+	struct record_ctx rc = { NULL, id, out };
 	struct sb buf;
-	char *state, *log, *line, *save = NULL;
-	int64_t now, hb;
 	long long last = 0;
 	enum gr_err e;
 
@@ -390,56 +334,19 @@ guard_agent_read(struct session *s, const char *id, struct guard_journal *out,
 	out->heartbeat_age = out->next_in = out->spent = -1;
 	out->util = -1;
 	if (dir_of(id, dir, sizeof(dir), err) != GR_OK ||
-	    session_state(s, &st, err) != GR_OK)
+	    session_state(s, &rc.st, err) != GR_OK)
 		return err->code;
 	snprintf(key, sizeof(key), "guard.seq:%s", id);
-	if (state_meta_get(st, key, seen, sizeof(seen)))
+	if (state_meta_get(rc.st, key, seen, sizeof(seen)))
 		parse_int(seen, 0, INT64_MAX / 4, &last);
 	sb_init(&buf);
-	if ((e = on_instance(s, id, read_sh, args, 2, &buf, err)) != GR_OK ||
-	    strncmp(buf.buf != NULL ? buf.buf : "", "@@now ", 6) != 0) {
-		sb_release(&buf);
-		return e;
-	}
-	out->installed = true;
-	now = strtoll(buf.buf + 6, NULL, 10);
-	out->alive = strstr(buf.buf, "\n@@alive\n") != NULL;
-	state = strstr(buf.buf, "\n@@state\n");
-	log = strstr(buf.buf, "\n@@log\n");
-	if (state != NULL && log != NULL) {
-		state += 9;
-		*log = '\0';
-		log += 7;
-		hb = state_num(state, "heartbeat", -1);
-		out->heartbeat_age = hb >= 0 && now >= hb ? now - hb : -1;
-		out->interval = state_num(state, "interval", 0);
-		out->util = (int)state_num(state, "util", -1);
-		state_value(state, "verdict", v, sizeof(v));
-		text_sanitize(out->verdict, sizeof(out->verdict), v);
-		state_value(state, "next", v, sizeof(v));
-		text_sanitize(out->next, sizeof(out->next), v);
-		out->next_in = state_num(state, "next_in", -1);
-		out->spent = state_num(state, "spent", -1);
-		state_value(state, "currency", v, sizeof(v));
-		if (money_currency_valid(v))
-			money_currency_set(out->currency, v);
-		for (line = strtok_r(log, "\n", &save); line != NULL;
-		    line = strtok_r(NULL, "\n", &save)) {
-			struct decision d;
-
-			if (!decision_parse(line, &d) || d.seq <= last)
-				continue;
-			record(st, id, &d, out->util);
-			last = d.seq;
-			out->events++;
-		}
-		if (out->events > 0) {
-			snprintf(seen, sizeof(seen), "%lld", last);
-			state_meta_set(st, key, seen, NULL);
-		}
+	if ((e = on_instance(s, id, read_sh, args, 2, &buf, err)) == GR_OK && buf.buf != NULL &&
+	    guard_journal_parse(buf.buf, &last, out, record, &rc) && out->events > 0) {
+		snprintf(seen, sizeof(seen), "%lld", last);
+		state_meta_set(rc.st, key, seen, NULL);
 	}
 	sb_release(&buf);
-	return GR_OK;
+	return e;
 }
 
 /* Start the agent of id again from the script it was installed with. */

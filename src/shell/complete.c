@@ -484,7 +484,8 @@ add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *pa
 	case CPL_GROUP_ARGS:
 		/* group's subcommands, then the names (which word comes next is the user's). */
 		add_list(c, "create, ls, show, rm");
-		/* fall through */
+		add_groups(c, s);
+		break;
 	case CPL_GROUP:
 		add_groups(c, s);
 		break;
