@@ -86,7 +86,8 @@ check "the capped pod stopped through RunPod" '[ "$(jq -r .state <<<"$OUT")" = s
 # The busy pod: sampled past its idle.after (2s) and still busy, still running.
 busy_from=$(cat "$GDIR/runpod-${busy#runpod:}/installed_at")
 wait_until 300 '[ $(( $(state "$busy" at) - busy_from )) -ge 3 ]' || fail "the busy agent stopped sampling"
-check "busy verdict" '[ "$(state "$busy" verdict)" = busy ]'
+check "busy verdict: $(state "$busy" verdict), log: $(tail -3 "$GDIR/runpod-${busy#runpod:}/log")" \
+	'[ "$(state "$busy" verdict)" = busy ]'
 expect_ok g -o json show "$busy"
 check "the busy pod runs" '[ "$(jq -r .state <<<"$OUT")" = running ]'
 expect_ok g guard status "$busy" -o json
