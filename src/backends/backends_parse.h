@@ -91,6 +91,14 @@ bool bj_money_at(const struct cJSON *obj, const char *key, int64_t *out);
 /* A number (or numeric string) member; false when absent, null or not numeric. */
 bool bj_num(const struct cJSON *obj, const char *key, double *out);
 bool bj_int(const struct cJSON *obj, const char *key, long long *out);
+/*
+ * When a run that has lasted the member's figure (in units of scale seconds: 60 for minutes)
+ * began: now less the uptime, to the nearest minute, so that a figure the provider rounds
+ * and a reply read a moment later give the same start (remote's pin compares starts with a
+ * margin for the rest). False when absent, null, negative or past ten years.
+ */
+bool bj_started_from_uptime(const struct cJSON *obj, const char *key, double scale, int64_t now,
+    int64_t *out);
 /* A bool member; false when absent or not a bool. */
 bool bj_bool(const struct cJSON *obj, const char *key, bool *out);
 /* A string member copied and sanitized into dst; false (dst "") when absent or not a string. */

@@ -86,6 +86,22 @@ bj_num(const cJSON *obj, const char *key, double *out)
 }
 
 bool
+bj_started_from_uptime(const cJSON *obj, const char *key, double scale, int64_t now,
+    int64_t *out)
+{
+	int64_t start;
+	double v;
+
+	if (!bj_num(obj, key, &v) || v < 0 || v * scale > 10.0 * 366 * 86400)
+		return false;
+	start = (now - (int64_t)llround(v * scale) + 30) / 60 * 60;
+	if (start <= 0)
+		return false;
+	*out = start;
+	return true;
+}
+
+bool
 bj_int(const cJSON *obj, const char *key, long long *out)
 {
 	double v;

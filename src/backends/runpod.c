@@ -36,7 +36,7 @@ struct runpod {
 /* RunPod gpuTypeIds (gpu-catalogue.md 2a), for pushing gpu= filters down. */
 #define POD_FIELDS \
 	"id name imageName desiredStatus podType costPerHr gpuCount containerDiskInGb " \
-	"volumeInGb lastStatusChange uptimeSeconds env " \
+	"volumeInGb lastStatusChange lastStartedAt uptimeSeconds env " \
 	"machine { podHostId gpuTypeId gpuDisplayName location dataCenterId } " \
 	"runtime { uptimeInSeconds ports { ip isIpPublic privatePort publicPort type } " \
 	"gpus { id gpuUtilPercent memoryUtilPercent } }"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -232,6 +233,45 @@ pod_state(const char *desired, bool has_runtime)
 	return bj_state_of(pod_states, ARRAY_LEN(pod_states), desired);
 }
 
+/*
+ * A time as RunPod writes it (runpod.md, Time): ISO 8601 ("2024-07-12T19:14:40.144Z"), Go's
+ * default ("2026-10-04 11:09:24.633 +0000 UTC") or a string of Unix seconds; false for
+ * anything else.
+ */
+static bool
+pod_time(const cJSON *pod, const char *key, int64_t *out)
+{
+	const char *s = bj_strp(pod, key);
+	char iso[64];
+	long long v;
+	int64_t t;
+	size_t n;
+
+	if (s == NULL || (n = strlen(s)) >= sizeof(iso))
+		return false;
+	if (parse_int(s, 1, 253402300799LL, &v)) {
+		*out = (int64_t)v;
+		return true;
+	}
+	memcpy(iso, s, n + 1);
+	/* Go's " +0000 UTC": the offset as ISO writes it (+00:00), the zone's name dropped. */
+	if (n > 4 && strcmp(iso + n - 4, " UTC") == 0)
+		iso[n -= 4] = '\0';
+	if (n > 6 && iso[n - 6] == ' ' && (iso[n - 5] == '+' || iso[n - 5] == '-') &&
+	    isdigit((unsigned char)iso[n - 4]) && isdigit((unsigned char)iso[n - 3]) &&
+	    isdigit((unsigned char)iso[n - 2]) && isdigit((unsigned char)iso[n - 1])) {
+		char off[7] = { iso[n - 5], iso[n - 4], iso[n - 3], ':', iso[n - 2], iso[n - 1],
+			'\0' };
+
+		memcpy(iso + n - 6, off, sizeof(off));
+	}
+	/* A date, never one of parse_when's durations back from now. */
+	if (n < 10 || iso[4] != '-' || !parse_when(iso, 0, &t) || t <= 0)
+		return false;
+	*out = t;
+	return true;
+}
+
 void
 runpod_pod_from_json(const cJSON *pod, struct instance *out)
 {
@@ -324,6 +364,10 @@ runpod_pod_from_json(const cJSON *pod, struct instance *out)
 			out->valid |= IV_UTIL;
 		}
 	}
+	/* When the container last started (the run a host key belongs to), else its uptime. */
+	if (out->state == ST_RUNNING && !pod_time(pod, "lastStartedAt", &out->state_since))
+		bj_started_from_uptime(rt, "uptimeInSeconds", 1, (int64_t)time(NULL),
+		    &out->state_since);
 	if (!(out->valid & IV_SSH) && cJSON_IsObject(m) && out->state == ST_RUNNING) {
 		char host[64];
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -254,6 +255,10 @@ vast_instance_from_json(const cJSON *r, struct instance *out)
 		out->created_at = (int64_t)d;
 		out->valid |= IV_CREATED;
 	}
+	/* When the container last started: the run a host key belongs to (null when stopped). */
+	if (out->state == ST_RUNNING)
+		bj_started_from_uptime(r, "uptime_mins", 60, (int64_t)time(NULL),
+		    &out->state_since);
 	/* ssh: direct when port 22 is mapped, else vast's proxy (plus one with jupyter). */
 	ports = cJSON_GetObjectItemCaseSensitive(r, "ports");
 	p22 = cJSON_IsObject(ports) ? cJSON_GetObjectItemCaseSensitive(ports, "22/tcp") : NULL;

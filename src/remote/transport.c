@@ -1221,6 +1221,13 @@ pin_start_note(const struct remote_endpoint *ep)
 }
 
 /*
+ * How much later than the start recorded with the pin a start must be to be another run
+ * (man page: three minutes): vast.ai gives an uptime in minutes, from which the start is
+ * worked out to the minute on each call, so one run's start reads up to a minute or two apart.
+ */
+#define PIN_START_MARGIN 180
+
+/*
  * The host key of ep is not its pinned one: when the provider says the instance started a
  * new run since the key was last checked, set the old pin aside (<pin>.old) and say so;
  * true when it did.
@@ -1233,7 +1240,7 @@ pin_renew(const struct remote_endpoint *ep)
 
 	remote_pin_path(ep->state_dir, ep->name, pin, sizeof(pin));
 	recorded = pin_start_read(pin);
-	if (ep->started_at <= 0 || recorded <= 0 || ep->started_at <= recorded)
+	if (ep->started_at <= 0 || recorded <= 0 || ep->started_at <= recorded + PIN_START_MARGIN)
 		return false;
 	snprintf(old, sizeof(old), "%s.old", pin);
 	if (rename(pin, old) != 0)

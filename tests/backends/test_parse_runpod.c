@@ -5,9 +5,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "backends_parse.h"
 #include "gpurent/filter.h"
@@ -165,6 +168,70 @@ test_errors(void **state)
 	free(b);
 }
 
+/* The start of a running pod with these members (JSON), 0 when it has none. */
+static int64_t
+pod_started(const char *members)
+{
+	struct instance in;
+	char body[512];
+	cJSON *pod;
+
+	snprintf(body, sizeof(body), "{\"id\": \"p1\", \"desiredStatus\": \"RUNNING\", %s}",
+	    members);
+	pod = cJSON_Parse(body);
+	assert_non_null(pod);
+	memset(&in, 0, sizeof(in));
+	runpod_pod_from_json(pod, &in);
+	cJSON_Delete(pod);
+	return in.state_since;
+}
+
+/*
+ * When a running pod last started: lastStartedAt in each of RunPod's formats, else now less
+ * the runtime's uptime to the minute; a bad value is unknown (0), never a guess.
+ */
+static void
+test_pod_started(void **state)
+{
+	static const char *const bad[] = { "\"\"", "\"yesterday\"", "\"5m\"", "\"-5\"",
+		"\"2024-02-30T10:00:00Z\"", "\"2024-07-12T19:14:40.144Z junk\"",
+		"\"1969-12-31T23:59:59Z\"", "\"2026-10-04 11:09:24.633 +0000 CET\"", "null",
+		"12345", "\"99999999999999999999\"" };
+	char members[128];
+	int64_t before, since;
+	size_t i;
+
+	(void)state;
+	/* 2024-07-12T19:14:40Z is 1720811680 (date -ud @1720811680). */
+	assert_int_equal(pod_started("\"runtime\": {}, \"lastStartedAt\": "
+	    "\"2024-07-12T19:14:40.144Z\""), 1720811680);
+	assert_int_equal(pod_started("\"runtime\": {}, \"lastStartedAt\": "
+	    "\"2024-07-12 19:14:40.633 +0000 UTC\""), 1720811680);
+	assert_int_equal(pod_started("\"runtime\": {}, \"lastStartedAt\": "
+	    "\"2024-07-12 21:14:40 +0200 CEST\""), 0);
+	assert_int_equal(pod_started("\"runtime\": {}, \"lastStartedAt\": "
+	    "\"2024-07-12 21:14:40.5 +0200\""), 1720811680);
+	assert_int_equal(pod_started("\"runtime\": {}, \"lastStartedAt\": \"1720811680\""),
+	    1720811680);
+	/* lastStartedAt wins over the uptime. */
+	assert_int_equal(pod_started("\"runtime\": {\"uptimeInSeconds\": 60}, "
+	    "\"lastStartedAt\": \"1720811680\""), 1720811680);
+	/* No lastStartedAt: the runtime's uptime, 3600 s, to the minute. */
+	before = (int64_t)time(NULL);
+	since = pod_started("\"runtime\": {\"uptimeInSeconds\": 3600}");
+	assert_true(since == (before - 3600 + 30) / 60 * 60 ||
+	    since == ((int64_t)time(NULL) - 3600 + 30) / 60 * 60);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(members, sizeof(members), "\"runtime\": {}, \"lastStartedAt\": %s",
+		    bad[i]);
+		assert_int_equal(pod_started(members), 0);
+	}
+	assert_int_equal(pod_started("\"runtime\": {\"uptimeInSeconds\": -3}"), 0);
+	assert_int_equal(pod_started("\"runtime\": {\"uptimeInSeconds\": 1e15}"), 0);
+	/* A pod without a runtime is not running: no start, whatever lastStartedAt says. */
+	assert_int_equal(pod_started("\"lastStartedAt\": \"1720811680\""), 0);
+}
+
 static void
 test_query(void **state)
 {
@@ -197,6 +264,7 @@ main(void)
 		cmocka_unit_test(test_offer_ids),
 		cmocka_unit_test(test_pods),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_pod_started),
 		cmocka_unit_test(test_query),
 	};
 

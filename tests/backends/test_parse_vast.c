@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <cjson/cJSON.h>
@@ -319,6 +321,54 @@ test_instance(void **state)
 	free(b);
 }
 
+/* The start of a row whose uptime_mins is up (a JSON value), parsed between two clocks. */
+static int64_t
+started_with_uptime(const char *up, const char *actual, int64_t *before, int64_t *after)
+{
+	struct instance in;
+	struct gr_error err = { 0 };
+	char body[512];
+
+	snprintf(body, sizeof(body), "{\"instances\": {\"id\": 7, \"actual_status\": \"%s\", "
+	    "\"intended_status\": \"running\", \"cur_state\": \"running\", "
+	    "\"next_state\": \"running\", \"uptime_mins\": %s}}", actual, up);
+	memset(&in, 0, sizeof(in));
+	*before = (int64_t)time(NULL);
+	assert_int_equal(vast_parse_instance(body, strlen(body), &in, &err), GR_OK);
+	*after = (int64_t)time(NULL);
+	return in.state_since;
+}
+
+/* A running container's start: now less its uptime, to the nearest minute. */
+static void
+test_instance_started(void **state)
+{
+	static const char *const bad[] = { "null", "-1", "-0.5", "1e12", "\"soon\"", "\"\"",
+		"true", "{}" };
+	int64_t since, before, after;
+	size_t i;
+
+	(void)state;
+	/* 90.4 minutes: 5424 s before now, to the minute (both ends of the parse, a minute
+	   boundary may fall between them). */
+	since = started_with_uptime("90.4", "running", &before, &after);
+	assert_true(since == (before - 5424 + 30) / 60 * 60 ||
+	    since == (after - 5424 + 30) / 60 * 60);
+	assert_int_equal(since % 60, 0);
+	/* A string of digits is a number to vast's clients too. */
+	since = started_with_uptime("\"2\"", "running", &before, &after);
+	assert_true(since == (before - 120 + 30) / 60 * 60 ||
+	    since == (after - 120 + 30) / 60 * 60);
+	/* Just started: 0 minutes is a start of now. */
+	since = started_with_uptime("0", "running", &before, &after);
+	assert_true(since == (before + 30) / 60 * 60 || since == (after + 30) / 60 * 60);
+	/* Unknown, never 0 minus something or a wrapped figure. */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(started_with_uptime(bad[i], "running", &before, &after), 0);
+	/* A stopped container has no run; an uptime it still carries says nothing. */
+	assert_int_equal(started_with_uptime("30", "stopped", &before, &after), 0);
+}
+
 /* bj_instances_add and bj_instance_read: what is not an object or has no id is no instance. */
 static void
 test_instances_without_id(void **state)
@@ -386,6 +436,7 @@ main(void)
 		cmocka_unit_test(test_create_and_user),
 		cmocka_unit_test(test_instances),
 		cmocka_unit_test(test_instance),
+		cmocka_unit_test(test_instance_started),
 		cmocka_unit_test(test_instances_without_id),
 		cmocka_unit_test(test_query),
 	};
