@@ -13,6 +13,8 @@
  * unless the user places the account's API key on the instance (--with-key: ~/.gpurent-guard/
  * PROVIDER-ID/key, mode 0600, sent over ssh's stdin); the agent then stops a PPIO instance
  * (PUT /gpus/v2/instances/{id}/stop) and terminates a Lambda one (it has no stop).
+ * On Slurm the agent, on the job's node, cancels it with scancel (the user's own Slurm
+ * identity); the job's --time is its deadline, so --until is refused there.
  * The settings are copied at install: the label's policy (idle.after, idle.threshold,
  * runtime.max), a deadline, a spend cap in the instance's own currency at its price.
  *
@@ -56,7 +58,8 @@ struct guard_agent {
 	bool terminates;		/* the provider has no stop: the agent terminates */
 };
 
-/* Whether the guard can stop an instance of provider (it gives instances their own key). */
+/* Whether the guard can stop an instance of provider with no key of the user's (the instance
+ * has its own credential, or a Slurm job is cancelled from its node). */
 bool guard_agent_can_stop(const char *provider);
 
 /*

@@ -372,8 +372,9 @@ const struct command cmd_guard = {
 	    "the instance (~/.gpurent-guard/PROVIDER-ID/key, mode 0600, sent over ssh's\n"
 	    "stdin, never printed; --dry-run shows where). Whoever controls that machine can\n"
 	    "read it. Lambda has no stop, so its guard terminates the instance and the disk\n"
-	    "is lost: install asks on a terminal and wants --yes elsewhere. Other providers\n"
-	    "are refused. status reads each agent's journal over ssh (its last sample, verdict,\n"
+	    "is lost: install asks on a terminal and wants --yes elsewhere. On Slurm the\n"
+	    "agent cancels the job with scancel from its node, and the job's own --time is\n"
+	    "its deadline (--until is refused). Other providers are refused. status reads each agent's journal over ssh (its last sample, verdict,\n"
 	    "what acts next and in how many seconds, its heartbeat's age), of every running\n"
 	    "instance the guard can stop unless ids or --label say which, and records its\n"
 	    "new decisions as events (gpurent events). remove stops the agent and deletes it."),

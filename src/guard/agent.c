@@ -29,11 +29,14 @@ static const struct stopper {
 	const char *api;		/* the public API base when none is configured */
 	bool needs_key;			/* no credential of the instance's own: --with-key */
 	bool terminates;		/* no stop, only terminate: the disk goes */
+	bool own_deadline;		/* a time limit of its own (Slurm's --time): no --until */
 } stoppers[] = {
-	{ "vast", "https://console.vast.ai", false, false },
-	{ "runpod", "https://api.runpod.io", false, false },
-	{ "ppio", "https://api.ppio.com", true, false },
-	{ "lambda", "https://cloud.lambda.ai", true, true },
+	{ "vast", "https://console.vast.ai", false, false, false },
+	{ "runpod", "https://api.runpod.io", false, false, false },
+	{ "ppio", "https://api.ppio.com", true, false, false },
+	{ "lambda", "https://cloud.lambda.ai", true, true, false },
+	/* A job is cancelled from its own node (scancel) with the user's own Slurm identity. */
+	{ "slurm", "", false, false, true },
 };
 
 /* How the guard acts on a provider's instances, or NULL. */
@@ -110,6 +113,9 @@ guard_agent_plan(struct session *s, const char *id, int64_t until, int64_t max_c
 	stopper = stopper_of(b->ops->name);
 	if (stopper == NULL || (stopper->needs_key && !with_key))
 		return refuse(stopper, b->ops->name, id, err);
+	if (until > 0 && stopper->own_deadline)
+		return gr_fail(err, GR_EUSAGE, "a Slurm job's deadline is its own time limit (its "
+		    "--time, which Slurm holds): --until is not held on %s", id);
 	if (stopper->needs_key && (b->env.api_key == NULL || b->env.api_key[0] == '\0'))
 		return gr_fail(err, GR_EAUTH, "no API key is configured for '%s', so --with-key "
 		    "has none to place on %s", b->ops->name, id);

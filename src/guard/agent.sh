@@ -91,6 +91,17 @@ gr_http() {
 
 # Stop the instance, saying why ($1 policy, $2 what was seen): 0 when the provider took it.
 gr_stop() {
+	if [ "$GR_PROVIDER" = slurm ]; then
+		# The job's own node, as the job's user: Slurm needs no other credential.
+		scancel "$GR_TARGET" 2>>out
+		gr_code=$?
+		if [ "$gr_code" = 0 ]; then
+			gr_log stop-ordered "$1" "$2; cancelled with scancel"
+			return 0
+		fi
+		gr_log stop-failed "$1" "$2; scancel exited $gr_code"
+		return 1
+	fi
 	gr_where="the environment or $GR_ENVIRON"
 	case $GR_PROVIDER in
 	vast)
