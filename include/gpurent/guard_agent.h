@@ -9,7 +9,12 @@
  * credential the provider gave the instance itself, read on the instance when it acts:
  *  - vast: CONTAINER_ID and CONTAINER_API_KEY, PUT /api/v0/instances/{id}/ {"state":"stopped"};
  *  - runpod: RUNPOD_POD_ID and RUNPOD_API_KEY, the GraphQL podStop.
- * Other providers give an instance no credential of its own: the guard is refused there.
+ * PPIO and Lambda give an instance no credential of its own: the guard is refused there
+ * unless the user places the account's API key on the instance (--with-key: ~/.gpurent-guard/
+ * PROVIDER-ID/key, mode 0600, sent over ssh's stdin); the agent then stops a PPIO instance
+ * (PUT /gpus/v2/instances/{id}/stop) and terminates a Lambda one (it has no stop).
+ * On Slurm the agent, on the job's node, cancels it with scancel (the user's own Slurm
+ * identity); the job's --time is its deadline, so --until is refused there.
  * The settings are copied at install: the label's policy (idle.after, idle.threshold,
  * runtime.max), a deadline, a spend cap in the instance's own currency at its price.
  *
@@ -49,19 +54,22 @@ struct guard_agent {
 	int64_t price;			/* per hour while running, micro-units */
 	int64_t spent;			/* billed so far at install */
 	char currency[CURRENCY_MAX];
+	bool with_key;			/* the account's API key goes on the instance */
+	bool terminates;		/* the provider has no stop: the agent terminates */
 };
 
-/* Whether the guard can stop an instance of provider (it gives instances their own key). */
+/* Whether the guard can stop an instance of provider with no key of the user's (the instance
+ * has its own credential, or a Slurm job is cancelled from its node). */
 bool guard_agent_can_stop(const char *provider);
 
 /*
  * The agent for instance id with the session's policy for its label: refuses (GR_EUNSUPPORTED)
- * a provider that gives its instances no credential of their own, saying which protections
- * then still hold; max_cost (0: none) must be in the instance's currency and needs its price.
+ * a provider that gives its instances no credential of their own unless with_key (a provider
+ * that does ignores it), saying which protections then still hold; max_cost (0: none) must be in the instance's currency and needs its price.
  * until 0: none.
  */
 enum gr_err guard_agent_plan(struct session *s, const char *id, int64_t until,
-    int64_t max_cost, const char *max_cost_currency, struct guard_agent *out,
+    int64_t max_cost, const char *max_cost_currency, bool with_key, struct guard_agent *out,
     struct gr_error *err);
 
 /* The whole script for a (caller frees): its settings, the probe, the agent. */

@@ -141,6 +141,11 @@ int remote_run(const struct remote_endpoint *ep, unsigned flags, const char *con
 int remote_capture(const struct remote_endpoint *ep, const char *const *words, size_t n,
     struct sb *out, size_t max, struct gr_error *err);
 
+/* As remote_capture with the in_len bytes at in (at most PIPE_BUF) on the command's stdin:
+ * the way a secret reaches a remote machine, never in its argv. */
+int remote_capture_fed(const struct remote_endpoint *ep, const char *const *words, size_t n,
+    const char *in, size_t in_len, struct sb *out, size_t max, struct gr_error *err);
+
 /*
  * Run a local argv and wait for it. SIGINT, SIGTERM and SIGHUP that reach gpurent meanwhile
  * are passed on to the child (so rsync keeps its partial file), and once it has ended are

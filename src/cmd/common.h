@@ -69,12 +69,20 @@ enum gr_err cmd_endpoint(struct cmd_ctx *c, const char *id, struct remote_endpoi
 /* Refuse file copies and forwards over a shell-only proxy, saying how to get full ssh. */
 enum gr_err cmd_endpoint_full(const struct remote_endpoint *ep, struct gr_error *err);
 
+/* guard install's flags. */
+enum {
+	AGENT_DRY_RUN = 1 << 0,		/* print the agent's script, install nothing */
+	AGENT_WITH_KEY = 1 << 1,	/* place the account's API key where the provider has no
+					 * credential of the instance's own */
+	AGENT_YES = 1 << 2,		/* a guard that terminates is not asked about */
+};
+
 /*
  * Put the instance guard's agent on instance id (guard.c: guard install's one instance),
- * saying on stderr what it holds; with dry_run, print its script instead. until, max_cost:
- * 0 none; max_cost in currency.
+ * saying on stderr what it holds; flags AGENT_*. until, max_cost: 0 none; max_cost in
+ * currency.
  */
 enum gr_err cmd_guard_install(struct cmd_ctx *c, const char *id, int64_t until,
-    int64_t max_cost, const char *currency, bool dry_run, struct gr_error *err);
+    int64_t max_cost, const char *currency, unsigned flags, struct gr_error *err);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gpurent/guard_agent.h"
 #include "gpurent/i18n.h"
@@ -17,7 +18,7 @@ struct args {
 	const char *label;
 	const char *until;
 	const char *max_cost;
-	bool dry_run;
+	bool dry_run, with_key, yes;
 };
 
 static const struct cmd_opt opts[] = {
@@ -25,6 +26,8 @@ static const struct cmd_opt opts[] = {
 	{ "until", 0, "TIME", N_("stop the instance at TIME: a duration from now (8h) or a UTC date or time (RFC 3339)"), OPT_AT(struct args, until), CPL_NONE, OPT_STR },
 	{ "max-cost", 0, "MONEY", N_("stop the instance once it has cost this much, in its own currency"), OPT_AT(struct args, max_cost), CPL_NONE, OPT_STR },
 	{ "dry-run", 'n', NULL, N_("print the agent's script; install nothing"), OPT_AT(struct args, dry_run), CPL_NONE, OPT_TRUE },
+	{ "with-key", 0, NULL, N_("PPIO, Lambda: put your account's API key on the instance (mode 0600) for the agent"), OPT_AT(struct args, with_key), CPL_NONE, OPT_TRUE },
+	{ "yes", 'y', NULL, N_("do not ask before a guard that terminates (Lambda); needed when stdin is not a terminal"), OPT_AT(struct args, yes), CPL_NONE, OPT_TRUE },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
@@ -175,6 +178,27 @@ say_policies(const struct guard_agent *g)
 	if (g->idle_after == 0 && g->runtime_max == 0 && g->until == 0 && g->max_cost == 0)
 		fputs(_("; no policy is set, so it only watches"), stderr);
 	fputc('\n', stderr);
+	if (g->with_key)
+		fprintf(stderr, _("%s: your %s API key is on the instance in "
+		    "~/.gpurent-guard/%s/key (mode 0600): whoever controls the machine can read it "
+		    "and act on your whole account; guard remove deletes it. What holds: the "
+		    "agent %s the instance through the API on the policies above, and gpurent "
+		    "watch on this machine while it runs\n"), g->id, g->provider, g->dir_name,
+		    g->terminates ? _("terminates (the disk is lost)") : _("stops"));
+}
+
+/* A guard that terminates: asked on a terminal, refused elsewhere without --yes. */
+static enum gr_err
+terminate_agreed(const struct guard_agent *g, struct gr_error *err)
+{
+	if (!isatty(STDIN_FILENO))
+		return gr_fail(err, GR_EUSAGE, "%s has no stop, so its guard would terminate "
+		    "it and its disk would be lost: say --yes to install it anyway", g->provider);
+	fprintf(stderr, _("%s has no stop: the guard terminates %s when a policy acts, and its "
+	    "disk is lost.\n"), g->provider, g->id);
+	if (!cmd_confirm("Install the guard on %s?", g->id))
+		return gr_fail(err, GR_EUSAGE, "nothing was installed on %s", g->id);
+	return GR_OK;
 }
 
 /* What install does to each instance. */
@@ -186,20 +210,22 @@ struct install_ctx {
 
 enum gr_err
 cmd_guard_install(struct cmd_ctx *c, const char *id, int64_t until, int64_t max_cost,
-    const char *currency, bool dry_run, struct gr_error *err)
+    const char *currency, unsigned flags, struct gr_error *err)
 {
 	struct guard_agent g;
 	char *script;
 
-	if (guard_agent_plan(c->s, id, until, max_cost, currency, &g, err) != GR_OK)
+	if (guard_agent_plan(c->s, id, until, max_cost, currency, flags & AGENT_WITH_KEY, &g,
+	    err) != GR_OK)
 		return err->code;
-	if (dry_run) {
+	if (flags & AGENT_DRY_RUN) {
 		script = guard_agent_script(&g);
 		fputs(script, c->out);
 		free(script);
 		return GR_OK;
 	}
-	if (guard_agent_install(c->s, &g, err) != GR_OK)
+	if ((g.terminates && !(flags & AGENT_YES) && terminate_agreed(&g, err) != GR_OK) ||
+	    guard_agent_install(c->s, &g, err) != GR_OK)
 		return err->code;
 	say_policies(&g);
 	return GR_OK;
@@ -210,10 +236,11 @@ install_one(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_erro
     void *data)
 {
 	const struct install_ctx *x = data;
+	unsigned flags = (x->a->dry_run ? AGENT_DRY_RUN : 0) |
+	    (x->a->with_key ? AGENT_WITH_KEY : 0) | (x->a->yes ? AGENT_YES : 0);
 
 	(void)b;
-	if (cmd_guard_install(c, id, x->until, x->max_cost, x->currency, x->a->dry_run, err) !=
-	    GR_OK)
+	if (cmd_guard_install(c, id, x->until, x->max_cost, x->currency, flags, err) != GR_OK)
 		return err->code;
 	if (!x->a->dry_run)
 		fprintf(c->out, "%s\n", id);
@@ -311,8 +338,10 @@ guard_run(struct cmd_ctx *c, int argc, char **argv)
 	if (strcmp(sub, "install") != 0 && strcmp(sub, "status") != 0 &&
 	    strcmp(sub, "remove") != 0)
 		return cmd_usage_error(c, "unknown subcommand '%s' (install, status, remove)", sub);
-	if (strcmp(sub, "install") != 0 && (a.until != NULL || a.max_cost != NULL || a.dry_run))
-		return cmd_usage_error(c, "--until, --max-cost and --dry-run go with install");
+	if (strcmp(sub, "install") != 0 && (a.until != NULL || a.max_cost != NULL || a.dry_run ||
+	    a.with_key || a.yes))
+		return cmd_usage_error(c, "--until, --max-cost, --dry-run, --with-key and --yes go "
+		    "with install");
 	if (npos == 1 && a.label == NULL && strcmp(sub, "status") != 0)
 		return cmd_usage_error(c, "%s wants instance ids or --label", sub);
 	if ((rc = targets(c, &a, npos - 1, argv + 1, &ids, &partial)) != 0)
@@ -338,8 +367,14 @@ const struct command cmd_guard = {
 	    "credential, with no connection to this machine: idle.after and idle.threshold\n"
 	    "and runtime.max of the instance's label, --until and --max-cost. It never gives\n"
 	    "an idle verdict without a GPU reading. Installing again replaces the agent.\n"
-	    "vast.ai and RunPod give each instance such a credential; other providers are\n"
-	    "refused. status reads each agent's journal over ssh (its last sample, verdict,\n"
+	    "vast.ai and RunPod give each instance such a credential. PPIO and Lambda do\n"
+	    "not: there install is refused unless --with-key puts your account's API key on\n"
+	    "the instance (~/.gpurent-guard/PROVIDER-ID/key, mode 0600, sent over ssh's\n"
+	    "stdin, never printed; --dry-run shows where). Whoever controls that machine can\n"
+	    "read it. Lambda has no stop, so its guard terminates the instance and the disk\n"
+	    "is lost: install asks on a terminal and wants --yes elsewhere. On Slurm the\n"
+	    "agent cancels the job with scancel from its node, and the job's own --time is\n"
+	    "its deadline (--until is refused). Other providers are refused. status reads each agent's journal over ssh (its last sample, verdict,\n"
 	    "what acts next and in how many seconds, its heartbeat's age), of every running\n"
 	    "instance the guard can stop unless ids or --label say which, and records its\n"
 	    "new decisions as events (gpurent events). remove stops the agent and deletes it."),

@@ -507,7 +507,7 @@ once_running(struct cmd_ctx *c, const struct args *a, int status, const char *id
 		vo.color = false;
 		rc = verify_instance(c, id, stderr, &vo);
 	}
-	if (status == 0 && a->guard && cmd_guard_install(c, id, 0, 0, "USD", false, &err) !=
+	if (status == 0 && a->guard && cmd_guard_install(c, id, 0, 0, "USD", 0, &err) !=
 	    GR_OK) {
 		cmd_warn("%s runs without its guard: %s", id, err.msg);
 		if (rc == 0)

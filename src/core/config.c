@@ -31,7 +31,7 @@ static const struct config_key keys[] = {
 	{ "dashboard.metrics_interval", CK_INTERVAL, "2s", N_("refresh interval of the metrics view") },
 	{ "dashboard.offers_interval", CK_INTERVAL, "30s", N_("refresh interval of the offers view") },
 	{ "fx.CODE", CK_RATE, NULL, N_("US dollars one unit of currency CODE is worth (fx.CNY = 0.14); the only way amounts in different currencies are combined") },
-	{ "guard.agent", CK_BOOL, "false", N_("gpurent watch installs the instance guard on every running vast and RunPod instance, and starts it again when it is gone") },
+	{ "guard.agent", CK_BOOL, "false", N_("gpurent watch installs the instance guard on every running vast and RunPod instance and Slurm job, and starts it again when it is gone") },
 	{ "guard.interval", CK_INTERVAL, "30s", N_("seconds between the instance guard's samples on the instance (guard install)") },
 	{ "http.connect_timeout", CK_DURATION, "10s", N_("connect timeout per request") },
 	{ "http.timeout", CK_DURATION, "30s", N_("total timeout per request") },

@@ -23,37 +23,55 @@
 
 #include "src/guard/agent_sh.h"
 
-/* Where each provider that gives its instances a credential of their own takes the stop. */
-static const struct {
+/* Where each provider the guard can act through takes the stop. */
+static const struct stopper {
 	const char *provider;
 	const char *api;		/* the public API base when none is configured */
+	bool needs_key;			/* no credential of the instance's own: --with-key */
+	bool terminates;		/* no stop, only terminate: the disk goes */
+	bool own_deadline;		/* a time limit of its own (Slurm's --time): no --until */
 } stoppers[] = {
-	{ "vast", "https://console.vast.ai" },
-	{ "runpod", "https://api.runpod.io" },
+	{ "vast", "https://console.vast.ai", false, false, false },
+	{ "runpod", "https://api.runpod.io", false, false, false },
+	{ "ppio", "https://api.ppio.com", true, false, false },
+	{ "lambda", "https://cloud.lambda.ai", true, true, false },
+	/* A job is cancelled from its own node (scancel) with the user's own Slurm identity. */
+	{ "slurm", "", false, false, true },
 };
 
-/* The API base of a provider the guard can stop through, or NULL. */
-static const char *
-stopper_api(const char *provider)
+/* How the guard acts on a provider's instances, or NULL. */
+static const struct stopper *
+stopper_of(const char *provider)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(stoppers) / sizeof(stoppers[0]); i++)
 		if (strcmp(stoppers[i].provider, provider) == 0)
-			return stoppers[i].api;
+			return &stoppers[i];
 	return NULL;
 }
 
 bool
 guard_agent_can_stop(const char *provider)
 {
-	return stopper_api(provider) != NULL;
+	const struct stopper *st = stopper_of(provider);
+
+	return st != NULL && !st->needs_key;
 }
 
 /* Why the guard cannot stop an instance of a provider: said at a refused install. */
 static enum gr_err
-refuse(const char *provider, const char *id, struct gr_error *err)
+refuse(const struct stopper *st, const char *provider, const char *id, struct gr_error *err)
 {
+	if (st != NULL)
+		return gr_fail(err, GR_EUNSUPPORTED, "'%s' gives its instances no credential of "
+		    "their own, so an agent on %s could stop it only with your account's API key; "
+		    "nothing was installed. --with-key puts that key on the instance (a file of "
+		    "mode 0600 in the agent's directory, readable by whoever controls the "
+		    "machine) and the agent %s it through the API. What holds without it: "
+		    "gpurent watch on this machine (idle.after, runtime.max, budgets) while it "
+		    "runs, and the provider's own limits", provider, id,
+		    st->terminates ? _("terminates (the disk is lost)") : _("stops"));
 	return gr_fail(err, GR_EUNSUPPORTED, "'%s' gives its instances no credential of their "
 	    "own, so an agent on %s could not stop it; nothing was installed. What still holds: "
 	    "gpurent watch on this machine (idle.after, runtime.max, budgets) while it runs, and "
@@ -76,22 +94,31 @@ dir_of(const char *id, char *out, size_t n, struct gr_error *err)
 
 enum gr_err
 guard_agent_plan(struct session *s, const char *id, int64_t until, int64_t max_cost,
-    const char *max_cost_currency, struct guard_agent *out, struct gr_error *err)
+    const char *max_cost_currency, bool with_key, struct guard_agent *out,
+    struct gr_error *err)
 {
+	const struct stopper *stopper;
 	struct backend *b;
 	struct config *cfg;
 	struct state *st;
 	struct instance in;
 	struct watch_policy pol;
-	const char *colon = strchr(id, ':'), *env, *api;
+	const char *colon = strchr(id, ':'), *env;
 	enum gr_err e;
 
 	memset(out, 0, sizeof(*out));
 	if ((e = session_backend_for(s, id, &b, err)) != GR_OK ||
 	    (e = session_config(s, &cfg, err)) != GR_OK)
 		return e;
-	if ((api = stopper_api(b->ops->name)) == NULL)
-		return refuse(b->ops->name, id, err);
+	stopper = stopper_of(b->ops->name);
+	if (stopper == NULL || (stopper->needs_key && !with_key))
+		return refuse(stopper, b->ops->name, id, err);
+	if (until > 0 && stopper->own_deadline)
+		return gr_fail(err, GR_EUSAGE, "a Slurm job's deadline is its own time limit (its "
+		    "--time, which Slurm holds): --until is not held on %s", id);
+	if (stopper->needs_key && (b->env.api_key == NULL || b->env.api_key[0] == '\0'))
+		return gr_fail(err, GR_EAUTH, "no API key is configured for '%s', so --with-key "
+		    "has none to place on %s", b->ops->name, id);
 	if ((e = observed_get(b, id, &in, err)) != GR_OK)
 		return e;
 	strlcpy_(out->id, in.id, sizeof(out->id));
@@ -99,8 +126,10 @@ guard_agent_plan(struct session *s, const char *id, int64_t until, int64_t max_c
 	strlcpy_(out->target, colon != NULL ? colon + 1 : id, sizeof(out->target));
 	if (dir_of(out->id, out->dir_name, sizeof(out->dir_name), err) != GR_OK)
 		return err->code;
-	strlcpy_(out->api, b->env.base_url != NULL ? b->env.base_url : api,
+	strlcpy_(out->api, b->env.base_url != NULL ? b->env.base_url : stopper->api,
 	    sizeof(out->api));
+	out->with_key = stopper->needs_key;
+	out->terminates = stopper->terminates;
 	/* Tests name a file that stands in for the container's first process's environment. */
 	env = getenv("GPURENT_GUARD_ENVIRON");
 	strlcpy_(out->environ_path, env != NULL && env[0] != '\0' ? env : "/proc/1/environ",
@@ -174,14 +203,20 @@ guard_agent_script(const struct guard_agent *a)
 	/* dir_name holds only [A-Za-z0-9_-] (guard_agent_plan). */
 	sb_addf(&sb, "GR_DIR=\"$HOME/.gpurent-guard/%s\"\n", a->dir_name);
 	setting(&sb, "GR_PROBE", probe_vendor_nvidia.command);
+	if (a->with_key)
+		sb_addf(&sb, "# $GR_DIR/key: your %s API key (mode 0600), placed by install over "
+		    "ssh's stdin and never printed\n", a->provider);
 	sb_adds(&sb, guard_agent_text);
 	return sb_detach(&sb);
 }
 
-/* Run sh -c SCRIPT on id's instance with the words after it as $1...; its stdout in out. */
+/*
+ * Run sh -c SCRIPT on id's instance with the words after it as $1... and the in_len bytes at
+ * in on its stdin; its stdout in out.
+ */
 static enum gr_err
 on_instance(struct session *s, const char *id, const char *script, const char *const *args,
-    size_t nargs, struct sb *out, struct gr_error *err)
+    size_t nargs, const char *in, size_t in_len, struct sb *out, struct gr_error *err)
 {
 	struct remote_endpoint ep;
 	const char *words[8] = { "sh", "-c", script, "gpurent-guard" };
@@ -192,7 +227,7 @@ on_instance(struct session *s, const char *id, const char *script, const char *c
 		return err->code;
 	for (i = 0; i < nargs && i + 4 < sizeof(words) / sizeof(words[0]); i++)
 		words[4 + i] = args[i];
-	rc = remote_capture(&ep, words, 4 + i, out, 1 << 20, err);
+	rc = remote_capture_fed(&ep, words, 4 + i, in, in_len, out, 1 << 20, err);
 	if (rc == REMOTE_EXIT_CONN)
 		return err->code != GR_OK ? err->code : gr_fail(err, GR_EUNAVAIL,
 		    "could not reach %s over ssh", id);
@@ -208,10 +243,13 @@ on_instance(struct session *s, const char *id, const char *script, const char *c
 
 /*
  * $1 the directory's name, $2 the script ("": start the one there again, with the settings
- * of its install). Replaces a running agent, so there is one.
+ * of its install), $3 "key" when stdin is the API key for the agent's key file (mode 0600
+ * from its creation). Replaces a running agent, so there is one.
  */
 static const char install_sh[] =
 	"d=$HOME/.gpurent-guard/$1; mkdir -p \"$d\" && chmod 700 \"$d\" || exit 1; "
+	"if [ \"$3\" = key ]; then (umask 077; cat >\"$d/key.new\") && chmod 600 \"$d/key.new\" && "
+	"mv -f \"$d/key.new\" \"$d/key\" || exit 1; fi; "
 	/* A new script counts its spend from now: the time of the install it replaces goes. */
 	"if [ -n \"$2\" ]; then printf '%s\\n' \"$2\" >\"$d/agent.sh.new\" && "
 	"mv \"$d/agent.sh.new\" \"$d/agent.sh\" && rm -f \"$d/installed_at\" || exit 1; fi; "
@@ -246,22 +284,24 @@ static const char read_sh[] =
 	"echo @@log; awk -v s=\"$2\" '$1 + 0 > s + 0' \"$d/log\" 2>/dev/null | tail -n 200";
 
 /*
- * Run one of the scripts above on id's agent directory ($1), with arg as $2 unless NULL;
- * *said: whether it printed anything (the agent's pid, "removed").
+ * Run one of the scripts above on id's agent directory ($1), with arg as $2 unless NULL and
+ * key (NULL: none) as "key" in $3 and on stdin; *said: whether it printed anything (the
+ * agent's pid, "removed").
  */
 static enum gr_err
-on_agent(struct session *s, const char *id, const char *script, const char *arg, bool *said,
-    struct gr_error *err)
+on_agent(struct session *s, const char *id, const char *script, const char *arg,
+    const char *key, bool *said, struct gr_error *err)
 {
 	char dir[ID_MAX + PROVIDER_MAX];
-	const char *args[2] = { dir, arg };
+	const char *args[3] = { dir, arg, "key" };
 	struct sb out;
 	enum gr_err e;
 
 	if (dir_of(id, dir, sizeof(dir), err) != GR_OK)
 		return err->code;
 	sb_init(&out);
-	e = on_instance(s, id, script, args, arg != NULL ? 2 : 1, &out, err);
+	e = on_instance(s, id, script, args, key != NULL ? 3 : arg != NULL ? 2 : 1, key,
+	    key != NULL ? strlen(key) : 0, &out, err);
 	*said = out.len > 0;
 	sb_release(&out);
 	return e;
@@ -270,10 +310,16 @@ on_agent(struct session *s, const char *id, const char *script, const char *arg,
 enum gr_err
 guard_agent_install(struct session *s, const struct guard_agent *a, struct gr_error *err)
 {
-	char *script = guard_agent_script(a);
-	bool started;
-	enum gr_err e = on_agent(s, a->id, install_sh, script, &started, err);
+	struct backend *b;
+	char *script;
+	bool started = false;
+	enum gr_err e;
 
+	if (a->with_key && session_backend_for(s, a->id, &b, err) != GR_OK)
+		return err->code;
+	script = guard_agent_script(a);
+	e = on_agent(s, a->id, install_sh, script, a->with_key ? b->env.api_key : NULL, &started,
+	    err);
 	free(script);
 	if (e == GR_OK && !started)
 		e = gr_fail(err, GR_EFAIL, "the guard's agent did not start on %s (see "
@@ -284,8 +330,8 @@ guard_agent_install(struct session *s, const struct guard_agent *a, struct gr_er
 enum gr_err
 guard_agent_remove(struct session *s, const char *id, struct gr_error *err)
 {
-	bool removed;
-	enum gr_err e = on_agent(s, id, remove_sh, NULL, &removed, err);
+	bool removed = false;
+	enum gr_err e = on_agent(s, id, remove_sh, NULL, NULL, &removed, err);
 
 	if (e == GR_OK && !removed)
 		e = gr_fail(err, GR_ENOTFOUND, "no guard is installed on %s", id);
@@ -340,7 +386,7 @@ guard_agent_read(struct session *s, const char *id, struct guard_journal *out,
 	if (state_meta_get(rc.st, key, seen, sizeof(seen)))
 		parse_int(seen, 0, INT64_MAX / 4, &last);
 	sb_init(&buf);
-	if ((e = on_instance(s, id, read_sh, args, 2, &buf, err)) == GR_OK && buf.buf != NULL &&
+	if ((e = on_instance(s, id, read_sh, args, 2, NULL, 0, &buf, err)) == GR_OK && buf.buf != NULL &&
 	    guard_journal_parse(buf.buf, &last, out, record, &rc) && out->events > 0) {
 		snprintf(seen, sizeof(seen), "%lld", last);
 		state_meta_set(rc.st, key, seen, NULL);
@@ -353,8 +399,8 @@ guard_agent_read(struct session *s, const char *id, struct guard_journal *out,
 static enum gr_err
 restart(struct session *s, const char *id, struct gr_error *err)
 {
-	bool started;
-	enum gr_err e = on_agent(s, id, install_sh, "", &started, err);
+	bool started = false;
+	enum gr_err e = on_agent(s, id, install_sh, "", NULL, &started, err);
 
 	if (e == GR_OK && !started)
 		e = gr_fail(err, GR_EFAIL, "the guard's agent did not start again on %s", id);
@@ -402,7 +448,7 @@ guard_agents_keep(struct session *s, const struct instance_list *l)
 		if (guard_agent_read(s, in->id, &j, &err) != GR_OK)
 			continue;	/* no ssh this pass: the next one tries again */
 		if (!j.installed) {
-			if (guard_agent_plan(s, in->id, 0, 0, "", &g, &err) != GR_OK ||
+			if (guard_agent_plan(s, in->id, 0, 0, "", false, &g, &err) != GR_OK ||
 			    guard_agent_install(s, &g, &err) != GR_OK) {
 				snprintf(msg, sizeof(msg), _("not installed: %s"), err.msg);
 				keep_event(s, EV_ALERT, "guard-install-failed", in->id, in->label, msg);

@@ -1,7 +1,8 @@
 # The instance guard's agent (src/guard/agent.c puts its settings and the probe above this).
 # POSIX sh and the probes' own tools: it samples the GPUs every GR_INTERVAL seconds, keeps a
 # journal in GR_DIR, and stops the instance through its provider with the credential the
-# provider gave the instance itself, with no connection to the user's machine.
+# provider gave the instance itself (PPIO, Lambda: the account's key that install --with-key
+# put in GR_DIR/key), with no connection to the user's machine.
 #
 # The journal: GR_DIR/state (key=value lines, rewritten whole each round: at, heartbeat,
 # sample, util, verdict, idle_since, next, next_in, interval, spent, currency, pid) and GR_DIR/log,
@@ -90,6 +91,18 @@ gr_http() {
 
 # Stop the instance, saying why ($1 policy, $2 what was seen): 0 when the provider took it.
 gr_stop() {
+	if [ "$GR_PROVIDER" = slurm ]; then
+		# The job's own node, as the job's user: Slurm needs no other credential.
+		scancel "$GR_TARGET" 2>>out
+		gr_code=$?
+		if [ "$gr_code" = 0 ]; then
+			gr_log stop-ordered "$1" "$2; cancelled with scancel"
+			return 0
+		fi
+		gr_log stop-failed "$1" "$2; scancel exited $gr_code"
+		return 1
+	fi
+	gr_where="the environment or $GR_ENVIRON"
 	case $GR_PROVIDER in
 	vast)
 		gr_key=$(gr_env CONTAINER_API_KEY)
@@ -99,9 +112,15 @@ gr_stop() {
 		gr_key=$(gr_env RUNPOD_API_KEY)
 		gr_self=$(gr_env RUNPOD_POD_ID)
 		;;
+	*)
+		# The account's key acts on any of its instances: the target is the one installed for.
+		gr_key=$(cat key 2>/dev/null)
+		gr_self=$GR_TARGET
+		gr_where="$GR_DIR/key"
+		;;
 	esac
 	if [ -z "$gr_key" ] || [ -z "$gr_self" ]; then
-		gr_log stop-failed "$1" "no instance credential in the environment or $GR_ENVIRON"
+		gr_log stop-failed "$1" "no instance credential in $gr_where"
 		return 1
 	fi
 	if [ "$gr_self" != "$GR_TARGET" ]; then
@@ -116,6 +135,14 @@ gr_stop() {
 		# shellcheck disable=SC2016 # $podId is GraphQL's, not the shell's
 		gr_code=$(gr_http POST "$GR_API/graphql" \
 			'{"query":"mutation Stop($podId: String!) { podStop(input: {podId: $podId}) { id desiredStatus } }","variables":{"podId":"'"$GR_TARGET"'"}}')
+		;;
+	ppio)
+		gr_code=$(gr_http PUT "$GR_API/gpus/v2/instances/$GR_TARGET/stop" '')
+		;;
+	lambda)
+		# Lambda has no stop: the instance is terminated, its disk with it.
+		gr_code=$(gr_http POST "$GR_API/api/v1/instance-operations/terminate" \
+			'{"instance_ids":["'"$GR_TARGET"'"]}')
 		;;
 	esac
 	if [ "$gr_code" = 200 ] && ! grep -q '"errors"' resp 2>/dev/null; then

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1373,12 +1374,16 @@ remote_run(const struct remote_endpoint *ep, unsigned flags, const char *const *
 }
 
 int
-remote_capture(const struct remote_endpoint *ep, const char *const *words, size_t n,
-    struct sb *out, size_t max, struct gr_error *err)
+remote_capture_fed(const struct remote_endpoint *ep, const char *const *words, size_t n,
+    const char *in, size_t in_len, struct sb *out, size_t max, struct gr_error *err)
 {
 	struct remote_argv a;
-	int pipefd[2], null, pid;
+	int pipefd[2], infd[2] = { -1, -1 }, pid;
 
+	/* At most PIPE_BUF bytes: written whole before the spawn, they never block. */
+	if (in_len > PIPE_BUF)
+		return gr_fail(err, GR_EUSAGE, "%zu bytes for a remote command's stdin: at most %d",
+		    in_len, PIPE_BUF), REMOTE_EXIT_CONN;
 	if (remote_connect(ep, err) != GR_OK)
 		return REMOTE_EXIT_CONN;
 	remote_argv_init(&a);
@@ -1391,11 +1396,18 @@ remote_capture(const struct remote_endpoint *ep, const char *const *words, size_
 		gr_fail(err, GR_EFAIL, "pipe: %s", strerror(errno));
 		return REMOTE_EXIT_CONN;
 	}
-	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	pid = remote_spawn(a.v, null, pipefd[1], -1, false, err);
+	if (in_len > 0 ? remote_pipe(infd) != 0 || write(infd[1], in, in_len) != (ssize_t)in_len :
+	    (infd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		gr_fail(err, GR_EFAIL, "stdin of a remote command: %s", strerror(errno));
+		pid = -1;
+	} else {
+		pid = remote_spawn(a.v, infd[0], pipefd[1], -1, false, err);
+	}
 	close(pipefd[1]);
-	if (null >= 0)
-		close(null);
+	if (infd[0] >= 0)
+		close(infd[0]);
+	if (infd[1] >= 0)
+		close(infd[1]);
 	remote_argv_release(&a);
 	if (pid < 0) {
 		close(pipefd[0]);
@@ -1404,4 +1416,11 @@ remote_capture(const struct remote_endpoint *ep, const char *const *words, size_
 	read_all(pipefd[0], out, max, -1);
 	close(pipefd[0]);
 	return remote_wait(pid);
+}
+
+int
+remote_capture(const struct remote_endpoint *ep, const char *const *words, size_t n,
+    struct sb *out, size_t max, struct gr_error *err)
+{
+	return remote_capture_fed(ep, words, n, NULL, 0, out, max, err);
 }

@@ -12,12 +12,8 @@
 . "$(dirname "$0")/probes.sh"
 start_slurm
 expect_ok g config set slurm.workdir "$TMP/slurm/jobs"
-start_sshd
-# The node n1 is reached as gpu-n1: slurm.ssh_host with %n, and an ssh config for the name.
-printf 'Host gpu-n1 gpu-n2\n\tHostName 127.0.0.1\n' >"$TMP/ssh/nodes.conf"
-expect_ok g config set ssh.config "$TMP/ssh/nodes.conf"
-expect_ok g config set slurm.ssh_host 'gpu-%n'
-expect_ok g config set slurm.ssh_port "$SSHD_PORT"
+# The node n1 is reached as gpu-n1 over the sshd.
+slurm_nodes_on_sshd
 expect_ok g config set idle.threshold 5
 expect_ok g config set idle.after 30m
 expect_ok g config set idle.action stop
@@ -68,13 +64,8 @@ expect_ok g watch --once --interval 1m
 check "idle for idle.after: $OUT" '[[ $OUT == *"info idle $J: GPU utilisation 0% <= 5% for"*"(idle.after 30m00s)"* ]]'
 check "stop means cancel: $OUT" '[[ $OUT == *"info stop-as-cancel $J:"* && $OUT == *"action destroy-ordered $J: order 1 of 3 accepted"* ]]'
 check "no stop-unsupported alert" '[[ $OUT != *stop-unsupported* ]]'
-# Slurm passes through COMPLETING while the job's processes end.
-for ((i = 0; i < 60; i++)); do
-	state=$(sl scontrol show job "$JID" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
-	[ "$state" = CANCELLED ] && break
-	sleep 0.5
-done
-check "Slurm cancelled it ($state)" '[ "$state" = CANCELLED ]'
+wait_job_cancelled "$JID"
+check "Slurm cancelled it ($JOB_STATE)" '[ "$JOB_STATE" = CANCELLED ]'
 expect_ok g watch --once --interval 1m
 check "verified by reading the job back: $OUT" \
 	'[[ $OUT == *"action destroy-verified $J: the provider reports it destroyed: CANCELLED"* ]]'
