@@ -97,6 +97,9 @@ bool write_all(int fd, const void *buf, size_t n);
 /* FNV-1a over a string: a stable hash for deterministic simulation. */
 uint64_t hash_str(const char *s);
 uint64_t hash_mix(uint64_t a, uint64_t b);
+/* bytes of the system's randomness as lowercase hex in out (2 * bytes + 1 long); false, out
+ * "", when there is none. */
+bool random_hex(char *out, size_t bytes);
 
 /* Levenshtein distance, for did-you-mean suggestions. */
 int edit_distance(const char *a, const char *b);

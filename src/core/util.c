@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,6 +289,22 @@ strlcpy_(char *dst, const char *src, size_t n)
 		dst[c] = '\0';
 	}
 	return len;
+}
+
+bool
+random_hex(char *out, size_t bytes)
+{
+	unsigned char raw[64];
+	size_t i;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	bool ok = fd >= 0 && bytes <= sizeof(raw) && read(fd, raw, bytes) == (ssize_t)bytes;
+
+	if (fd >= 0)
+		close(fd);
+	out[0] = '\0';
+	for (i = 0; ok && i < bytes; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return ok;
 }
 
 int

@@ -217,21 +217,13 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 void
 guard_client_token(char *buf, size_t n)
 {
-	unsigned char raw[12];
-	size_t i;
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	char hex[25];
 
-	if (fd < 0 || read(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw)) {
-		uint64_t h = hash_mix((uint64_t)time(NULL), (uint64_t)getpid());
-
-		memset(raw, 0, sizeof(raw));
-		memcpy(raw, &h, sizeof(h));
-	}
-	if (fd >= 0)
-		close(fd);
-	buf[0] = '\0';
-	for (i = 0; i < sizeof(raw) && 2 * i + 2 < n; i++)
-		snprintf(buf + 2 * i, 3, "%02x", raw[i]);
+	/* No randomness: still unique to this process. */
+	if (!random_hex(hex, 12))
+		snprintf(hex, sizeof(hex), "%016llx00000000",
+		    (unsigned long long)hash_mix((uint64_t)time(NULL), (uint64_t)getpid()));
+	strlcpy_(buf, hex, n);
 }
 
 /* What launch_admit calls back for the doors: the session's clocks, and the create or start. */

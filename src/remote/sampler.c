@@ -264,24 +264,12 @@ start_child(struct sampler *s, struct gr_error *err)
 static void
 new_token(char *tok)
 {
-	static const char hex[] = "0123456789abcdef";
-	unsigned char raw[TOKEN_LEN / 2];
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	size_t i;
-	ssize_t r = fd >= 0 ? read(fd, raw, sizeof(raw)) : -1;
+	_Static_assert(TOKEN_LEN == 16, "one 64-bit hash when there is no randomness");
 
-	if (fd >= 0)
-		close(fd);
-	if (r != (ssize_t)sizeof(raw)) {	/* no urandom: still unique to this process */
-		uint64_t x = hash_mix((uint64_t)getpid(), (uint64_t)time(NULL));
-
-		memcpy(raw, &x, sizeof(raw));
-	}
-	for (i = 0; i < sizeof(raw); i++) {
-		tok[2 * i] = hex[raw[i] >> 4];
-		tok[2 * i + 1] = hex[raw[i] & 15];
-	}
-	tok[TOKEN_LEN] = '\0';
+	/* No randomness: still unique to this process. */
+	if (!random_hex(tok, TOKEN_LEN / 2))
+		snprintf(tok, TOKEN_LEN + 1, "%016llx",
+		    (unsigned long long)hash_mix((uint64_t)getpid(), (uint64_t)time(NULL)));
 }
 
 struct sampler *

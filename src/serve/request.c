@@ -3,12 +3,10 @@
  * so that serve.c calls the dialects and the dialects never call back into serve.c.
  */
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../http/libmhd.h"
 
@@ -123,22 +121,14 @@ void
 serve_instance_env(const char *native, const char *id_var, const char *key_var, char *key,
     size_t n)
 {
-	unsigned char raw[INSTANCE_KEY_BYTES] = { 0 };
-	char dir[4096], path[4200];
+	char dir[4096], path[4200], hex[2 * INSTANCE_KEY_BYTES + 1];
 	struct sb env;
-	size_t i;
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0 || read(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw)) {
-		key[0] = '\0';
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	close(fd);
+	/* No randomness, no key: the instance gets none rather than a guessable one. */
 	key[0] = '\0';
-	for (i = 0; i < sizeof(raw) && 2 * i + 2 < n; i++)
-		snprintf(key + 2 * i, 3, "%02x", raw[i]);
+	if (!random_hex(hex, INSTANCE_KEY_BYTES))
+		return;
+	strlcpy_(key, hex, n);
 	sb_init(&env);
 	sb_addf(&env, "%s=%s", id_var, native);
 	sb_addc(&env, '\0');

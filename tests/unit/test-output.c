@@ -309,6 +309,24 @@ sanitize(void **state)
 }
 
 /* A name safe in a path or a URL: 1 to max letters, digits, '-', '_' or '.'. */
+/* random_hex: the tokens and the simulator's instance keys, lowercase hex of the asked length. */
+static void
+random_hexes(void **state)
+{
+	char a[33], b[33];
+	size_t i;
+
+	(void)state;
+	assert_true(random_hex(a, 16));
+	assert_true(random_hex(b, 16));
+	assert_int_equal(strlen(a), 32);
+	for (i = 0; i < 32; i++)
+		assert_non_null(strchr("0123456789abcdef", a[i]));
+	assert_string_not_equal(a, b);
+	assert_false(random_hex(a, 65));	/* more than it draws at once */
+	assert_string_equal(a, "");
+}
+
 static void
 names_safe(void **state)
 {
@@ -369,6 +387,7 @@ main(void)
 		cmocka_unit_test(csv_tsv_ids),
 		cmocka_unit_test(bad_field),
 		cmocka_unit_test(sanitize),
+		cmocka_unit_test(random_hexes),
 		cmocka_unit_test(names_safe),
 		cmocka_unit_test(tail_start),
 	};
