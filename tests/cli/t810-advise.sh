@@ -67,6 +67,13 @@ check "the savings per currency, never added up" \
 check "the terms, assumed, with their break-even ($(jq -c .terms <<<"$a"))" \
 	'jq -e "[.terms[] | [.term, .months, .discount_pct, .break_even_hours_month, .assumed]] == [[\"1mo\", 1, 20, 584, true], [\"3mo\", 3, 30, 511, true]]" <<<"$a" >/dev/null'
 
+# A longer window observes the same 720 h (from the first billed second): the term costs no
+# more for the ten days before anything ran.
+expect_ok g advise --offline --since 40d -o json
+# figure: advise-plan
+check "--since 40d: still 720 h, 4608.00 on a month's term ($(jq -c .plans[0] <<<"$OUT"))" \
+	'jq -e "(.groups[0] | .span_hours == 720 and .base_gpus == 4) and (.plans[0] | .term_cost == 4608 and .saving == 1152)" <<<"$OUT" >/dev/null'
+
 # The shape: hours 08-19 UTC 12 GPUs x 30 days = 360 GPU-hours each, the others 4 x 30 = 120;
 # a day 4 x 24 + 8 x 12 = 192 GPU-hours, September 2026 has five Tuesdays and Wednesdays
 # (960) and four of every other day (768).
