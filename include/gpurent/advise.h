@@ -45,6 +45,11 @@ struct advise_term {
 	int discount_pct;	/* off the on-demand price */
 };
 
+struct config;
+/* The terms advise prices, a month and three, at the discounts the config assumes
+ * (advise.term_1mo, advise.term_3mo); t has room for ADVISE_TERMS_MAX. Returns how many. */
+size_t advise_terms(const struct config *cfg, struct advise_term *t);
+
 struct advise_opts {
 	struct audit_opts audit;	/* its by is the advisor's to set */
 	const struct advise_term *terms;
@@ -97,6 +102,17 @@ struct advise_report {
 	size_t n;
 };
 void advise_report_release(struct advise_report *r);
+
+/* What the groups paid and the best plans save, in one currency. */
+struct advise_saving {
+	char currency[CURRENCY_MAX];
+	int64_t paid, saving;
+};
+/*
+ * The groups' paid and best savings added up per currency, in the report's order, into v
+ * (at most max currencies; the rest are left out); returns how many.
+ */
+size_t advise_savings(const struct advise_report *r, struct advise_saving *v, size_t max);
 
 enum gr_err advise_compute(struct state *st, const struct advise_opts *o,
     struct advise_report *out, struct gr_error *err);

@@ -254,12 +254,6 @@ balance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	}
 }
 
-/* The savings of the groups' best plans and what they paid, in one currency. */
-struct saving_row {
-	char currency[CURRENCY_MAX];
-	int64_t paid, saving;
-};
-
 enum { SC_CURRENCY, SC_PAID, SC_SAVING, SC__COUNT };
 
 static const struct column saving_columns[SC__COUNT] = {
@@ -271,7 +265,7 @@ static const struct column saving_columns[SC__COUNT] = {
 static void
 saving_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
-	const struct saving_row *s = row;
+	const struct advise_saving *s = row;
 
 	(void)ctx;
 	memset(c, 0, sizeof(*c));
@@ -280,29 +274,6 @@ saving_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case SC_PAID: money(c, true, s->paid, s->currency, 2); break;
 	case SC_SAVING: money(c, true, s->saving, s->currency, 2); break;
 	}
-}
-
-static size_t
-savings(const struct advise_report *rep, struct saving_row *v, size_t max)
-{
-	size_t i, k, n = 0;
-
-	for (i = 0; i < rep->n; i++) {
-		const struct advise_group *g = &rep->groups[i];
-
-		for (k = 0; k < n && strcmp(v[k].currency, g->currency) != 0; k++)
-			;
-		if (k == n) {
-			if (n == max)
-				continue;
-			memset(&v[n], 0, sizeof(v[n]));
-			money_currency_set(v[n++].currency, g->currency);
-		}
-		v[k].paid += g->paid;
-		if (g->best >= 0)
-			v[k].saving += g->plans[g->best].saving;
-	}
-	return n;
 }
 
 /* GPU-hours of n buckets of GPU-seconds: a JSON array, or a line of a table. */
@@ -356,8 +327,8 @@ print_all(FILE *f, const struct advise_report *rep, struct view *v, size_t n_ter
 {
 	bool json = out_global.format == OUT_JSON;
 	struct plan_row *plans = xcalloc(rep->n * n_terms + 1, sizeof(*plans));
-	struct saving_row sv[8];
-	size_t np = 0, ns = savings(rep, sv, ARRAY_LEN(sv)), i, k;
+	struct advise_saving sv[8];
+	size_t np = 0, ns = advise_savings(rep, sv, ARRAY_LEN(sv)), i, k;
 	enum gr_err rc;
 
 	for (i = 0; i < rep->n; i++)
@@ -468,7 +439,7 @@ static int
 advise_run(struct cmd_ctx *c, int argc, char **argv)
 {
 	struct args a = { NULL, false };
-	struct advise_term terms[2] = { { "1mo", 1, 20 }, { "3mo", 3, 30 } };
+	struct advise_term terms[ADVISE_TERMS_MAX];
 	struct gr_error err = { 0 };
 	struct advise_opts o;
 	struct advise_report rep;
@@ -481,7 +452,7 @@ advise_run(struct cmd_ctx *c, int argc, char **argv)
 	struct fx_rates fx;
 	struct view v;
 	const char **ids = NULL;
-	size_t n_ids = 0, i;
+	size_t n_ids = 0, n_terms, i;
 	int64_t now, from;
 	int n, rc;
 	enum gr_err prc;
@@ -500,8 +471,7 @@ advise_run(struct cmd_ctx *c, int argc, char **argv)
 		if (from >= now)
 			return cmd_usage_error(c, "--since %s is not in the past", a.since);
 	}
-	terms[0].discount_pct = (int)config_get_int(cfg, "advise.term_1mo", 20);
-	terms[1].discount_pct = (int)config_get_int(cfg, "advise.term_3mo", 30);
+	n_terms = advise_terms(cfg, terms);
 	config_fx(cfg, &fx);
 	instance_list_init(&insts);
 	offer_list_init(&offers);
@@ -526,7 +496,7 @@ advise_run(struct cmd_ctx *c, int argc, char **argv)
 	o.audit.n_live = insts.n;
 	o.audit.fx = &fx;
 	o.terms = terms;
-	o.n_terms = ARRAY_LEN(terms);
+	o.n_terms = n_terms;
 	o.interruptible = ids;
 	o.n_interruptible = n_ids;
 	o.offers = a.offline ? NULL : &offers;
@@ -534,7 +504,7 @@ advise_run(struct cmd_ctx *c, int argc, char **argv)
 	if (rc == 0) {
 		v.terms = terms;
 		v.target = o.audit.target_pct;
-		prc = print_all(c->out, &rep, &v, ARRAY_LEN(terms), a.since ? a.since : "30d",
+		prc = print_all(c->out, &rep, &v, n_terms, a.since ? a.since : "30d",
 		    &err);
 		advise_report_release(&rep);
 		rc = prc == GR_OK ? finish_output(c, 0) : cmd_usage_error(c, "%s", err.msg);

@@ -10,9 +10,18 @@
 
 #include "gpurent/advise.h"
 #include "gpurent/catalogue.h"
+#include "gpurent/config.h"
 #include "gpurent/ledger.h"
 #include "gpurent/money.h"
 #include "gpurent/util.h"
+
+size_t
+advise_terms(const struct config *cfg, struct advise_term *t)
+{
+	t[0] = (struct advise_term){ "1mo", 1, (int)config_get_int(cfg, "advise.term_1mo", 20) };
+	t[1] = (struct advise_term){ "3mo", 3, (int)config_get_int(cfg, "advise.term_3mo", 30) };
+	return 2;
+}
 
 int
 advise_percentile(const int64_t *dur, size_t n, int pct)
@@ -59,6 +68,29 @@ advise_report_release(struct advise_report *r)
 	free(r->groups);
 	r->groups = NULL;
 	r->n = 0;
+}
+
+size_t
+advise_savings(const struct advise_report *r, struct advise_saving *v, size_t max)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < r->n; i++) {
+		const struct advise_group *g = &r->groups[i];
+
+		for (k = 0; k < n && strcmp(v[k].currency, g->currency) != 0; k++)
+			;
+		if (k == n) {
+			if (n == max)
+				continue;
+			memset(&v[n], 0, sizeof(v[n]));
+			money_currency_set(v[n++].currency, g->currency);
+		}
+		v[k].paid += g->paid;
+		if (g->best >= 0)
+			v[k].saving += g->plans[g->best].saving;
+	}
+	return n;
 }
 
 /* What the audit knows of one instance in one currency. */
