@@ -8,7 +8,6 @@
 
 #include "gpurent/advise.h"
 #include "gpurent/config.h"
-#include "gpurent/filter.h"
 #include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/output.h"
@@ -402,32 +401,13 @@ print_all(FILE *f, const struct advise_report *rep, struct view *v, size_t n_ter
 	return rc;
 }
 
-/* The interruptible instances among those listed now. */
+/* The ids of the interruptible instances among insts (they stay valid as long as insts). */
 static const char **
-list_interruptible(struct cmd_ctx *c, struct instance_list *insts, struct offer_list *offers,
-    size_t *n)
+interruptible(const struct instance_list *insts, size_t *n)
 {
-	struct fanout_result res[SESSION_MAX_PROVIDERS];
-	struct gr_error err = { 0 };
-	struct filter f;
-	const char **ids;
-	enum gr_err rc;
+	const char **ids = xcalloc(insts->n + 1, sizeof(*ids));
 	size_t i;
 
-	rc = session_instances(c->s, insts, res, &err);
-	if (rc == GR_EPARTIAL)
-		report_fanout(c, res, c->s->n_backends);
-	else if (rc != GR_OK)
-		cmd_warn("the instances could not be listed (%s); GPU counts come from the "
-		    "history only", err.msg);
-	memset(&f, 0, sizeof(f));
-	gr_error_clear(&err);
-	rc = session_offers(c->s, &f, offers, res, &err);
-	if (rc == GR_EPARTIAL)
-		report_fanout(c, res, c->s->n_backends);
-	else if (rc != GR_OK)
-		cmd_warn("the offers could not be searched (%s); none is compared", err.msg);
-	ids = xcalloc(insts->n + 1, sizeof(*ids));
 	*n = 0;
 	for (i = 0; i < insts->n; i++)
 		if (insts->v[i].type == OFFER_INTERRUPTIBLE)
@@ -452,7 +432,7 @@ advise_run(struct cmd_ctx *c, int argc, char **argv)
 	struct fx_rates fx;
 	struct view v;
 	const char **ids = NULL;
-	size_t n_ids = 0, n_terms, i;
+	size_t n_ids = 0, n_terms;
 	int64_t now, from;
 	int n, rc;
 	enum gr_err prc;
@@ -478,13 +458,8 @@ advise_run(struct cmd_ctx *c, int argc, char **argv)
 	if (!a.offline) {
 		if (session_backends(c->s, &err) != GR_OK)
 			return cmd_error(c, &err);
-		ids = list_interruptible(c, &insts, &offers, &n_ids);
-		live = xcalloc(insts.n ? insts.n : 1, sizeof(*live));
-		for (i = 0; i < insts.n; i++) {
-			strlcpy_(live[i].id, insts.v[i].id, sizeof(live[i].id));
-			strlcpy_(live[i].region, insts.v[i].region, sizeof(live[i].region));
-			live[i].gpus = insts.v[i].gpu_count;
-		}
+		live = cmd_ask_providers(c, &insts, &offers);
+		ids = interruptible(&insts, &n_ids);
 	}
 	session_clock(c->s, &clk);
 	memset(&o, 0, sizeof(o));
