@@ -31,7 +31,7 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "serve") == 0)
 		return cmd_sim_serve(c, argc - 1, argv + 1);
 	if (!cmd_parse_args(c, argc, argv, NULL, NULL,
-	    N_("say advance DURATION, status or serve"), &n, &rc))
+	    N_("say advance DURATION, status, bill-extra or serve"), &n, &rc))
 		return rc;
 	if (session_state(c->s, &st, &err) != GR_OK || sim_open(&sim, st, &err) != GR_OK)
 		return cmd_error(c, &err);
@@ -72,21 +72,36 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 			    money_format(bal, sizeof(bal), acct.balance, 2, true),
 			    money_format(burn, sizeof(burn), acct.spend_hour, 3, true));
 		rc = 0;
+	} else if (strcmp(argv[0], "bill-extra") == 0) {
+		int64_t amount;
+
+		if ((n != 3 && n != 4) || !money_parse(argv[2], &amount) ||
+		    (n == 4 && strcmp(argv[3], "storage") != 0)) {
+			sim_close(sim);
+			return cmd_usage_error(c, "usage: gpurent sim bill-extra ID AMOUNT [storage] "
+			    "(AMOUNT in US dollars, 1.50)");
+		}
+		rc = sim_bill_extra(sim, argv[1], amount, n == 4, &err) == GR_OK ? 0 :
+		    cmd_error(c, &err);
 	} else
-		rc = cmd_usage_error(c, "unknown subcommand '%s' (advance, status)", argv[0]);
+		rc = cmd_usage_error(c, "unknown subcommand '%s' (advance, status, bill-extra)",
+		    argv[0]);
 	sim_close(sim);
 	return finish_output(c, rc);
 }
 
 const struct command cmd_sim = {
 	.name = "sim",
-	.args = "advance DURATION | status | serve --dialect vast|runpod|lambda|ppio [OPTIONS]",
+	.args = "advance DURATION | status | bill-extra ID AMOUNT [storage] | serve --dialect vast|runpod|lambda|ppio [OPTIONS]",
 	.summary = N_("steer the simulated marketplace"),
 	.help =
 	    N_("'advance' moves the simulated clock forward for every gpurent process using this\n"
 	    "state directory (at most 366d at a time): instances boot, stop, get outbid and\n"
 	    "bill as if the time had passed. 'status' shows the simulated time, seed, balance\n"
-	    "and burn rate. 'serve' serves the world over HTTP in a provider's protocol\n"
+	    "and burn rate. 'bill-extra' makes the simulated provider bill AMOUNT US dollars\n"
+	    "to instance ID now (as its disk with 'storage'), which gpurent never sees: what\n"
+	    "'gpurent costs --check' is there to find. 'serve' serves the world over HTTP in\n"
+	    "a provider's protocol "
 	    "('gpurent sim serve --help'). Environment: GPURENT_SIM_SEED, GPURENT_SIM_TIME,\n"
 	    "GPURENT_SIM_SPEED, GPURENT_SIM_OFFERS; a value that is not a whole number in\n"
 	    "range is refused (status 2)."),

@@ -1,0 +1,247 @@
+/*
+ * billcheck.c - the ledger set beside each provider's bill (billcheck.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpurent/backend.h"
+#include "gpurent/billcheck.h"
+#include "gpurent/costs.h"
+#include "gpurent/i18n.h"
+#include "gpurent/ledger.h"
+#include "gpurent/money.h"
+#include "gpurent/session.h"
+#include "gpurent/util.h"
+
+/* The ledger of one provider over a window, cut into days. */
+struct ledger_walk {
+	const char *provider;
+	int64_t since, until;
+	const struct ledger_seg *seg;
+	struct charge_list days;	/* storage: the storage segments' part */
+	char (*seen)[ID_MAX];		/* instances with any segment in the window */
+	size_t n_seen, cap_seen;
+};
+
+static void
+ledger_day(int64_t day, int64_t amount, void *ctx)
+{
+	struct ledger_walk *w = ctx;
+	struct charge *c = charge_list_add(&w->days);
+
+	strlcpy_(c->instance_id, w->seg->instance_id, sizeof(c->instance_id));
+	c->day = day;
+	c->amount = amount;
+	c->storage = w->seg->kind == LEDGER_STORAGE ? amount : 0;
+	strlcpy_(c->currency, money_currency(w->seg->currency), sizeof(c->currency));
+}
+
+static void
+ledger_seg(const struct ledger_seg *seg, void *ctx)
+{
+	struct ledger_walk *w = ctx;
+	int64_t from = seg->start > w->since ? seg->start : w->since;
+	int64_t to = seg->end != 0 && seg->end < w->until ? seg->end : w->until;
+
+	if (strcmp(seg->provider, w->provider) != 0)
+		return;
+	strlcpy_(*XPUSH(w->seen, w->n_seen, w->cap_seen, 16), seg->instance_id, ID_MAX);
+	if (seg->kind == LEDGER_PROVISIONING || to <= from)
+		return;
+	w->seg = seg;
+	money_accrue_days(seg->rate_hour, from, to, ledger_day, w);
+}
+
+static int
+id_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* Whether the ledger has the instance in the window (w->seen sorted). */
+static bool
+seen(const struct ledger_walk *w, const char *id)
+{
+	return bsearch(id, w->seen, w->n_seen, ID_MAX, id_cmp) != NULL;
+}
+
+/* The order of a and b by instance, day and currency; *other_currency when only the
+   currency tells them apart. */
+static int
+key_cmp(const struct charge *a, const struct charge *b, bool *other_currency)
+{
+	int c = strcmp(a->instance_id, b->instance_id);
+
+	*other_currency = false;
+	if (c != 0)
+		return c;
+	if (a->day != b->day)
+		return a->day < b->day ? -1 : 1;
+	c = strcmp(a->currency, b->currency);
+	*other_currency = c != 0;
+	return c;
+}
+
+static enum bill_cause
+cause_of(const struct bill_row *r, bool unseen, int64_t tolerance)
+{
+	if (llabs(r->difference) <= tolerance)
+		return BILL_MATCH;
+	if (r->billed < 0)
+		return BILL_UNBILLED;
+	if (unseen)
+		return BILL_UNSEEN;
+	if (r->billed_storage >= 0 && r->billed_storage -
+	    (r->ledger_storage > 0 ? r->ledger_storage : 0) > tolerance)
+		return BILL_STORAGE;
+	if (r->difference > 0 && (r->ledger < 0 || r->ledger == r->ledger_storage))
+		return BILL_STOPPED;
+	return BILL_PRICE;
+}
+
+static void
+add_row(struct bill_report *out, struct bill_provider *p, const struct ledger_walk *w,
+    const struct charge *l, const struct charge *b, bool other_currency, int64_t tolerance)
+{
+	struct bill_row *r = XPUSH(out->rows, out->n, out->cap, 64);
+	const struct charge *k = l != NULL ? l : b;
+
+	memset(r, 0, sizeof(*r));
+	strlcpy_(r->instance_id, k->instance_id, sizeof(r->instance_id));
+	strlcpy_(r->provider, p->name, sizeof(r->provider));
+	strlcpy_(r->currency, k->currency, sizeof(r->currency));
+	r->day = k->day;
+	r->ledger = l != NULL ? l->amount : -1;
+	r->ledger_storage = l != NULL ? l->storage : -1;
+	r->billed = b != NULL ? b->amount : -1;
+	r->billed_storage = b != NULL ? b->storage : -1;
+	r->difference = money_add(b != NULL ? b->amount : 0, l != NULL ? -l->amount : 0);
+	r->cause = other_currency ? BILL_CURRENCY : cause_of(r, !seen(w, k->instance_id),
+	    tolerance);
+	if (r->cause == BILL_MATCH)
+		p->matches++;
+	else {
+		p->differences++;
+		out->differences++;
+	}
+}
+
+/* Both sides, folded, walked together. */
+static void
+compare(struct bill_report *out, struct bill_provider *p, const struct ledger_walk *w,
+    const struct charge_list *bill, int64_t tolerance)
+{
+	const struct charge_list *led = &w->days;
+	size_t i = 0, j = 0;
+	bool oc;
+	int c;
+
+	while (i < led->n || j < bill->n) {
+		if (i == led->n)
+			c = 1, oc = false;
+		else if (j == bill->n)
+			c = -1, oc = false;
+		else
+			c = key_cmp(&led->v[i], &bill->v[j], &oc);
+		if (c == 0)
+			add_row(out, p, w, &led->v[i++], &bill->v[j++], false, tolerance);
+		else if (c < 0)
+			add_row(out, p, w, &led->v[i++], NULL, oc, tolerance);
+		else
+			add_row(out, p, w, NULL, &bill->v[j++], oc, tolerance);
+	}
+}
+
+static void
+check_one(struct backend *be, struct state *st, const struct cost_clock *clk, int64_t since,
+    int64_t until, int64_t tolerance, struct bill_report *out)
+{
+	struct bill_provider *p = &out->prov[out->n_prov++];
+	struct ledger_walk w = { 0 };
+	struct charge_list bill;
+	struct gr_error err = { 0 };
+	int64_t now = cost_clock_now(clk, be->ops->name);
+
+	memset(p, 0, sizeof(*p));
+	strlcpy_(p->name, be->ops->name, sizeof(p->name));
+	p->since = day_start(since != 0 ? since : now) - (since != 0 ? 0 : 6 * 86400);
+	p->until = until != 0 ? day_start(until) : now;
+	if (!be->ready) {
+		p->error = be->init_err.code;
+		strlcpy_(p->msg, be->init_err.msg, sizeof(p->msg));
+		return;
+	}
+	if (be->ops->charges == NULL)
+		return;
+	p->has_bill = true;
+	charge_list_init(&bill);
+	if (be->ops->charges(be, p->since, p->until, &bill, &err) != GR_OK) {
+		p->error = err.code;
+		strlcpy_(p->msg, err.msg, sizeof(p->msg));
+		charge_list_release(&bill);
+		return;
+	}
+	w.provider = p->name;
+	w.since = p->since;
+	w.until = p->until;
+	charge_list_init(&w.days);
+	if (ledger_each_unordered(st, p->since, p->until, ledger_seg, &w, &err) != GR_OK) {
+		p->error = err.code;
+		strlcpy_(p->msg, err.msg, sizeof(p->msg));
+	} else {
+		qsort(w.seen, w.n_seen, ID_MAX, id_cmp);
+		charge_list_fold(&w.days);
+		charge_list_fold(&bill);
+		compare(out, p, &w, &bill, tolerance);
+	}
+	charge_list_release(&w.days);
+	charge_list_release(&bill);
+	free(w.seen);
+}
+
+enum gr_err
+bill_check(struct session *s, int64_t since, int64_t until, int64_t tolerance,
+    struct bill_report *out, struct gr_error *err)
+{
+	struct cost_clock clk;
+	struct state *st;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (session_backends(s, err) != GR_OK || session_state(s, &st, err) != GR_OK)
+		return err->code;
+	session_clock(s, &clk);
+	for (i = 0; i < s->n_backends && out->n_prov < ARRAY_LEN(out->prov); i++)
+		check_one(s->backends[i], st, &clk, since, until, tolerance, out);
+	return GR_OK;
+}
+
+void
+bill_report_release(struct bill_report *r)
+{
+	free(r->rows);
+	memset(r, 0, sizeof(*r));
+}
+
+const char *
+bill_cause_name(enum bill_cause c)
+{
+	static const char *const names[] = { "match", "unseen", "storage", "stopped", "price",
+		"unbilled", "currency" };
+
+	return names[c];
+}
+
+const char *
+bill_cause_text(enum bill_cause c)
+{
+	switch (c) {
+	case BILL_MATCH: return _("match");
+	case BILL_UNSEEN: return _("billed an instance the ledger does not have");
+	case BILL_STORAGE: return _("storage billed beyond the ledger's (a stopped instance's disk)");
+	case BILL_STOPPED: return _("billed while gpurent thought it stopped");
+	case BILL_PRICE: return _("a price that changed");
+	case BILL_UNBILLED: return _("the ledger counts what the provider did not bill");
+	default: return _("billed in another currency: not compared");
+	}
+}
