@@ -793,6 +793,57 @@ vast_account(struct backend *b, struct account *out, struct gr_error *err)
 	return e;
 }
 
+/* GET /api/v0/charges/ for the instances over the days of [since, until), every page. */
+static enum gr_err
+vast_charges(struct backend *b, int64_t since, int64_t until, struct charge_list *out,
+    struct gr_error *err)
+{
+	struct vast *v = priv(b);
+	struct http_response rs;
+	char tok[512] = "", filt[160], *fesc, *esc;
+	struct sb path;
+	size_t n0 = out->n, i, k;
+	int page;
+	enum gr_err e;
+
+	if ((e = bk_need_key(&v->h, b->ops->name, err)) != GR_OK)
+		return e;
+	snprintf(filt, sizeof(filt), "{\"day\":{\"gte\":%lld,\"lte\":%lld},"
+	    "\"type\":{\"in\":[\"instance\"]}}", (long long)since,
+	    (long long)(until != 0 ? until : bk_now()));
+	fesc = http_escape(filt);
+	sb_init(&path);
+	for (page = 0; page < 400; page++) {
+		sb_reset(&path);
+		sb_addf(&path, "/api/v0/charges/?limit=500&select_filters=%s", fesc);
+		if (tok[0] != '\0') {
+			esc = http_escape(tok);
+			sb_addf(&path, "&after_token=%s", esc);
+			free(esc);
+		}
+		e = bk_call(&v->h, HTTP_GET, path.buf, NULL, true, &rs, err);
+		if (e == GR_OK)
+			e = vast_parse_charges(rs.body, rs.len, out, tok, sizeof(tok), err);
+		http_response_release(&rs);
+		if (e != GR_OK || tok[0] == '\0')
+			break;
+	}
+	sb_release(&path);
+	free(fesc);
+	if (e != GR_OK) {
+		out->n = n0;
+		return e;
+	}
+	/* The filter picks whole days: keep those of the window. */
+	for (i = k = n0; i < out->n; i++)
+		if (out->v[i].day >= since - since % 86400 && (until == 0 ||
+		    out->v[i].day < until))
+			out->v[k++] = out->v[i];
+	out->n = k;
+	charge_list_fold(out);
+	return GR_OK;
+}
+
 const struct backend_ops backend_vast = {
 	.name = "vast",
 	.description = "vast.ai GPU marketplace (REST API)",
@@ -809,4 +860,5 @@ const struct backend_ops backend_vast = {
 	.destroy = vast_destroy,
 	.metrics = vast_metrics,
 	.account = vast_account,
+	.charges = vast_charges,
 };

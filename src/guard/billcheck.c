@@ -166,13 +166,14 @@ check_one(struct backend *be, struct state *st, const struct cost_clock *clk, in
 	strlcpy_(p->name, be->ops->name, sizeof(p->name));
 	p->since = day_start(since != 0 ? since : now) - (since != 0 ? 0 : 6 * 86400);
 	p->until = until != 0 ? day_start(until) : now;
+	/* No bill to read is said as such, key or no key. */
+	if (be->ops->charges == NULL)
+		return;
 	if (!be->ready) {
 		p->error = be->init_err.code;
 		strlcpy_(p->msg, be->init_err.msg, sizeof(p->msg));
 		return;
 	}
-	if (be->ops->charges == NULL)
-		return;
 	p->has_bill = true;
 	charge_list_init(&bill);
 	if (be->ops->charges(be, p->since, p->until, &bill, &err) != GR_OK) {
