@@ -309,6 +309,15 @@ void runpod_pod_from_json(const struct cJSON *pod, struct instance *out);
 /* {"data": {"myself": {"pods": [...]}}}. */
 enum gr_err runpod_parse_pods(const char *body, size_t len, struct instance_list *out,
     struct gr_error *err);
+/*
+ * GET /v2/billing/pods?grouping=podId&bucketSize=day (providers/runpod.md §4.4, v2): an array
+ * of buckets {podId, startTime (RFC 3339), totalAmount, diskAmount, ...} as charges of
+ * "runpod:<podId>" on the UTC day of startTime, diskAmount as storage (-1 when absent). A
+ * bucket without a pod id (another grouping), a readable start or total, or a reply that is
+ * not an array, fails it (GR_EUNAVAIL) with nothing appended.
+ */
+enum gr_err runpod_parse_billing(const char *body, size_t len, struct charge_list *out,
+    struct gr_error *err);
 /* {"data": {"pod": {...} | null}}: GR_ENOTFOUND on null. */
 enum gr_err runpod_parse_pod(const char *body, size_t len, struct instance *out,
     struct gr_error *err);

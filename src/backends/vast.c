@@ -802,7 +802,7 @@ vast_charges(struct backend *b, int64_t since, int64_t until, struct charge_list
 	struct http_response rs;
 	char tok[512] = "", filt[160], *fesc, *esc;
 	struct sb path;
-	size_t n0 = out->n, i, k;
+	size_t n0 = out->n;
 	int page;
 	enum gr_err e;
 
@@ -835,12 +835,7 @@ vast_charges(struct backend *b, int64_t since, int64_t until, struct charge_list
 		return e;
 	}
 	/* The filter picks whole days: keep those of the window. */
-	for (i = k = n0; i < out->n; i++)
-		if (out->v[i].day >= since - since % 86400 && (until == 0 ||
-		    out->v[i].day < until))
-			out->v[k++] = out->v[i];
-	out->n = k;
-	charge_list_fold(out);
+	bk_charges_window(out, n0, since, until);
 	return GR_OK;
 }
 
