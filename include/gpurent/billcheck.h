@@ -18,6 +18,10 @@
 #include "error.h"
 #include "model.h"
 
+/* costs.check_tolerance's default: a cent (or fen) per instance and day. */
+#define BILL_TOLERANCE 10000
+
+struct backend;
 struct session;
 
 enum bill_cause {
@@ -71,6 +75,9 @@ struct bill_report {
  */
 enum gr_err bill_check(struct session *s, int64_t since, int64_t until, int64_t tolerance,
     struct bill_report *out, struct gr_error *err);
+/* The same for one backend of the session, appended to out (zeroed by the caller first). */
+enum gr_err bill_check_backend(struct session *s, struct backend *be, int64_t since,
+    int64_t until, int64_t tolerance, struct bill_report *out, struct gr_error *err);
 void bill_report_release(struct bill_report *r);
 
 /* "match", "unseen", "storage", "stopped", "price", "unbilled", "currency". */

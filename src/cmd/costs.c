@@ -286,9 +286,6 @@ json_groups(FILE *fp, const struct cost_summary *s, enum cost_group by, bool *fi
 	}
 }
 
-/* The default of costs.check_tolerance: a cent (or fen) per instance and day. */
-#define CHECK_TOLERANCE 10000
-
 static const struct column check_cols[] = {
 	{ "instance", N_("INSTANCE"), false, false, 0, 12 },
 	{ "day", N_("DAY"), false, false, 0, 0 },
@@ -412,7 +409,7 @@ costs_check(struct cmd_ctx *c, const struct config *cfg, int64_t since)
 	int rc = 0;
 
 	if (tolerance < 0)
-		tolerance = CHECK_TOLERANCE;
+		tolerance = BILL_TOLERANCE;
 	if (bill_check(c->s, since, 0, tolerance, &rep, &err) != GR_OK)
 		return cmd_error(c, &err);
 	rows = xcalloc(rep.n + 1, sizeof(*rows));

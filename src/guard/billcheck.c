@@ -152,15 +152,25 @@ compare(struct bill_report *out, struct bill_provider *p, const struct ledger_wa
 	}
 }
 
-static void
-check_one(struct backend *be, struct state *st, const struct cost_clock *clk, int64_t since,
-    int64_t until, int64_t tolerance, struct bill_report *out)
+enum gr_err
+bill_check_backend(struct session *s, struct backend *be, int64_t since, int64_t until,
+    int64_t tolerance, struct bill_report *out, struct gr_error *gerr)
 {
-	struct bill_provider *p = &out->prov[out->n_prov++];
+	struct bill_provider *p;
 	struct ledger_walk w = { 0 };
 	struct charge_list bill;
 	struct gr_error err = { 0 };
-	int64_t now = cost_clock_now(clk, be->ops->name);
+	struct cost_clock clk;
+	struct state *st;
+	int64_t now;
+
+	if (out->n_prov == ARRAY_LEN(out->prov))
+		return GR_OK;
+	if (session_state(s, &st, gerr) != GR_OK)
+		return gerr->code;
+	session_clock(s, &clk);
+	now = cost_clock_now(&clk, be->ops->name);
+	p = &out->prov[out->n_prov++];
 
 	memset(p, 0, sizeof(*p));
 	strlcpy_(p->name, be->ops->name, sizeof(p->name));
@@ -168,11 +178,11 @@ check_one(struct backend *be, struct state *st, const struct cost_clock *clk, in
 	p->until = until != 0 ? day_start(until) : now;
 	/* No bill to read is said as such, key or no key. */
 	if (be->ops->charges == NULL)
-		return;
+		return GR_OK;
 	if (!be->ready) {
 		p->error = be->init_err.code;
 		strlcpy_(p->msg, be->init_err.msg, sizeof(p->msg));
-		return;
+		return GR_OK;
 	}
 	p->has_bill = true;
 	charge_list_init(&bill);
@@ -180,7 +190,7 @@ check_one(struct backend *be, struct state *st, const struct cost_clock *clk, in
 		p->error = err.code;
 		strlcpy_(p->msg, err.msg, sizeof(p->msg));
 		charge_list_release(&bill);
-		return;
+		return GR_OK;
 	}
 	w.provider = p->name;
 	w.since = p->since;
@@ -198,22 +208,22 @@ check_one(struct backend *be, struct state *st, const struct cost_clock *clk, in
 	charge_list_release(&w.days);
 	charge_list_release(&bill);
 	free(w.seen);
+	return GR_OK;
 }
 
 enum gr_err
 bill_check(struct session *s, int64_t since, int64_t until, int64_t tolerance,
     struct bill_report *out, struct gr_error *err)
 {
-	struct cost_clock clk;
-	struct state *st;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	if (session_backends(s, err) != GR_OK || session_state(s, &st, err) != GR_OK)
+	if (session_backends(s, err) != GR_OK)
 		return err->code;
-	session_clock(s, &clk);
-	for (i = 0; i < s->n_backends && out->n_prov < ARRAY_LEN(out->prov); i++)
-		check_one(s->backends[i], st, &clk, since, until, tolerance, out);
+	for (i = 0; i < s->n_backends; i++)
+		if (bill_check_backend(s, s->backends[i], since, until, tolerance, out, err) !=
+		    GR_OK)
+			return err->code;
 	return GR_OK;
 }
 
