@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "costs.h"
 #include "error.h"
 #include "model.h"
 
@@ -79,6 +80,18 @@ enum gr_err bill_check(struct session *s, int64_t since, int64_t until, int64_t 
 enum gr_err bill_check_backend(struct session *s, struct backend *be, int64_t since,
     int64_t until, int64_t tolerance, struct bill_report *out, struct gr_error *err);
 void bill_report_release(struct bill_report *r);
+
+/*
+ * costs.source = provider: the provider's bill where it differs. Each row of rep that is a
+ * difference (not BILL_MATCH, not BILL_CURRENCY) puts the bill's figure for that instance and
+ * day in place of the ledger's: the difference is added to the summary of its currency in
+ * set (spent; spent_today, spent_month and the projections where the day is in them, on the
+ * provider's clock), to the converted total through fx where set has one, and to the line of
+ * the instance, provider or day with --by (by label or gpu, lines are left as the ledger
+ * has them). A currency set has no summary of is left alone. Returns the rows applied.
+ */
+size_t bill_apply(const struct bill_report *rep, const struct cost_clock *clk, enum cost_group by,
+    const struct fx_rates *fx, struct cost_set *set);
 
 /* "match", "unseen", "storage", "stopped", "price", "unbilled", "currency". */
 const char *bill_cause_name(enum bill_cause c);

@@ -228,6 +228,45 @@ json_reported(FILE *fp, const struct reported *r, size_t n)
 	fputs("],", fp);
 }
 
+/* Where each provider's figures came from, with costs.source = provider. */
+static void
+json_sources(FILE *fp, const struct bill_report *bills, const char *source)
+{
+	size_t i;
+
+	fprintf(fp, "\"source\":\"%s\",\"sources\":[", source != NULL &&
+	    strcmp(source, "provider") == 0 ? "provider" : "ledger");
+	for (i = 0; i < bills->n_prov; i++) {
+		const struct bill_provider *p = &bills->prov[i];
+
+		fprintf(fp, "%s{\"provider\":", i ? "," : "");
+		json_write_str(fp, p->name);
+		fprintf(fp, ",\"source\":\"%s\",\"instance_days\":%zu,\"error\":",
+		    p->has_bill && p->error == GR_OK ? "provider" : "ledger", p->differences);
+		if (p->error != GR_OK)
+			json_write_str(fp, p->msg);
+		else
+			fputs("null", fp);
+		fputc('}', fp);
+	}
+	fputs("],", fp);
+}
+
+static void
+say_source(FILE *fp, const struct bill_provider *p)
+{
+	if (p->has_bill && p->error == GR_OK && p->differences > 0)
+		/* TRANSLATORS: PROVIDER: ... N instance-days ... */
+		fprintf(fp, _("%s: its bill counts where it differs from the ledger "
+		    "(%zu instance-days; costs --check shows them)\n"), p->name, p->differences);
+	else if (p->has_bill && p->error == GR_OK)
+		fprintf(fp, _("%s: its bill agrees with the ledger\n"), p->name);
+	else if (p->has_bill)
+		fprintf(fp, _("%s: the ledger's figures (no bill: %s)\n"), p->name, p->msg);
+	else
+		fprintf(fp, _("%s: the ledger's figures (its API exposes no bill)\n"), p->name);
+}
+
 /* A budget's amount when it is in the summary's currency, else null. */
 static void
 json_budget(FILE *fp, const char *key, const struct cost_summary *s, int64_t budget,
@@ -465,6 +504,8 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	struct reported rep[SESSION_MAX_PROVIDERS];
 	struct fx_rates fx;
 	struct budgets bg;
+	struct bill_report bills;
+	const char *source;
 	int rc;
 	size_t i, k, n_rep, n_rows;
 
@@ -486,6 +527,29 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	if (session_state(c->s, &st, &err) != GR_OK ||
 	    costs_compute_set(st, &clk, a.since, a.by, &fx, &all, &err) != GR_OK)
 		return cmd_error(c, &err);
+	/* costs.source = provider: each provider's bill where it has one and it differs. */
+	source = config_get(cfg, "costs.source");
+	if (source != NULL && strcmp(source, "ledger") != 0 && strcmp(source, "provider") != 0) {
+		cost_set_release(&all);
+		return cmd_usage_error(c, "costs.source is ledger or provider, not '%s'", source);
+	}
+	memset(&bills, 0, sizeof(bills));
+	if (source != NULL && strcmp(source, "provider") == 0) {
+		int64_t tol = config_get_money(cfg, "costs.check_tolerance");
+
+		for (i = 0; i < c->s->n_backends; i++) {
+			const char *name = c->s->backends[i]->ops->name;
+
+			if (bill_check_backend(c->s, c->s->backends[i], a.since != 0 ? a.since :
+			    month_start(cost_clock_now(&clk, name)), 0, tol < 0 ? BILL_TOLERANCE : tol,
+			    &bills, &err) != GR_OK) {
+				cost_set_release(&all);
+				bill_report_release(&bills);
+				return cmd_error(c, &err);
+			}
+		}
+		bill_apply(&bills, &clk, a.by, &fx, &all);
+	}
 	n_rep = reconcile(c, st, &clk, rep);
 	bg.month = config_get_money_in(cfg, "budget.month", bg.month_cur);
 	bg.day = config_get_money_in(cfg, "budget.day", bg.day_cur);
@@ -534,6 +598,7 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		}
 		fputs("],", c->out);
 		json_reported(c->out, rep, n_rep);
+		json_sources(c->out, &bills, source);
 		fputs("\"rows\":[", c->out);
 		for (i = 0; i < all.n; i++)
 			json_groups(c->out, &all.per[i], a.by, &first);
@@ -585,7 +650,10 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 			    rep[i].acct.valid & AV_SPEND ? money_format_in(burn, sizeof(burn),
 			    rep[i].acct.spend_hour, 3, rep[i].acct.currency) : _("unknown"));
 		}
+	for (i = 0; rc == GR_OK && out_global.format == OUT_TABLE && i < bills.n_prov; i++)
+		say_source(c->out, &bills.prov[i]);
 	cost_set_release(&all);
+	bill_report_release(&bills);
 	if (rc != GR_OK)
 		return cmd_usage_error(c, "%s", err.msg);
 	return finish_output(c, 0);

@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpurent/backend.h"
 #include "gpurent/billcheck.h"
@@ -225,6 +226,64 @@ bill_check(struct session *s, int64_t since, int64_t until, int64_t tolerance,
 		    GR_OK)
 			return err->code;
 	return GR_OK;
+}
+
+/* One summary's share of a difference on `day`. */
+static void
+apply_to(struct cost_summary *s, const struct bill_row *r, int64_t diff,
+    const struct cost_clock *clk, enum cost_group by)
+{
+	int64_t now = cost_clock_now(clk, r->provider);
+	char key[16];
+	time_t d = (time_t)r->day;
+	struct tm tm;
+
+	s->spent = money_add(s->spent, diff);
+	if (r->day >= day_start(now)) {
+		s->spent_today = money_add(s->spent_today, diff);
+		s->projected_day = money_add(s->projected_day, diff);
+	}
+	if (r->day >= month_start(now)) {
+		s->spent_month = money_add(s->spent_month, diff);
+		s->projected_month = money_add(s->projected_month, diff);
+	}
+	if (by == CG_INSTANCE)
+		cost_summary_line(s, r->instance_id)->spent += diff;
+	else if (by == CG_PROVIDER)
+		cost_summary_line(s, r->provider)->spent += diff;
+	else if (by == CG_DAY) {
+		strftime(key, sizeof(key), "%Y-%m-%d", gmtime_r(&d, &tm));
+		cost_summary_line(s, key)->spent += diff;
+	}
+}
+
+size_t
+bill_apply(const struct bill_report *rep, const struct cost_clock *clk, enum cost_group by,
+    const struct fx_rates *fx, struct cost_set *set)
+{
+	size_t i, j, n = 0;
+	int64_t usd;
+
+	for (i = 0; i < rep->n; i++) {
+		const struct bill_row *r = &rep->rows[i];
+
+		if (r->cause == BILL_MATCH || r->cause == BILL_CURRENCY)
+			continue;
+		for (j = 0; j < set->n; j++)
+			if (money_same_currency(set->per[j].currency, r->currency))
+				break;
+		if (j == set->n)
+			continue;
+		apply_to(&set->per[j], r, r->difference, clk, by);
+		if (set->has_total && money_convert(fx, r->difference, r->currency, "USD", &usd))
+			apply_to(&set->total, r, usd, clk, by);
+		n++;
+	}
+	for (j = 0; j < set->n; j++)
+		cost_summary_sort(&set->per[j], by);
+	if (set->has_total)
+		cost_summary_sort(&set->total, by);
+	return n;
 }
 
 void
