@@ -285,6 +285,16 @@ vast_instance_from_json(const cJSON *r, struct instance *out)
 	bj_str(r, "status_msg", out->status_msg, sizeof(out->status_msg));
 }
 
+/* The keyset token of the next page ("" on the last) into next_token, when ntok > 0. */
+static void
+next_token_of(const cJSON *j, char *next_token, size_t ntok)
+{
+	const char *t = bj_strp(j, "next_token");
+
+	if (ntok > 0 && t != NULL)
+		strlcpy_(next_token, t, ntok);
+}
+
 enum gr_err
 vast_parse_instances(const char *body, size_t len, struct instance_list *out, char *next_token,
     size_t ntok, struct gr_error *err)
@@ -307,12 +317,7 @@ vast_parse_instances(const char *body, size_t len, struct instance_list *out, ch
 		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instances not a list)");
 	}
 	bj_instances_add(arr, vast_instance_from_json, out);
-	if (ntok > 0) {
-		const char *t = bj_strp(j, "next_token");
-
-		if (t != NULL)
-			strlcpy_(next_token, t, ntok);
-	}
+	next_token_of(j, next_token, ntok);
 	cJSON_Delete(j);
 	return GR_OK;
 }
@@ -445,12 +450,7 @@ vast_parse_charges(const char *body, size_t len, struct charge_list *out, char *
 		c->storage = charge_storage(r);
 		strlcpy_(c->currency, "USD", sizeof(c->currency));
 	}
-	if (ntok > 0) {
-		const char *t = bj_strp(j, "next_token");
-
-		if (t != NULL)
-			strlcpy_(next_token, t, ntok);
-	}
+	next_token_of(j, next_token, ntok);
 	cJSON_Delete(j);
 	return GR_OK;
 }

@@ -1,6 +1,7 @@
 /*
  * billcheck.c - the ledger set beside each provider's bill (billcheck.h).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,41 +17,17 @@
 
 /* The ledger of one provider over a window, cut into days. */
 struct ledger_walk {
-	const char *provider;
-	int64_t since, until;
-	const struct ledger_seg *seg;
-	struct charge_list days;	/* storage: the storage segments' part */
-	char (*seen)[ID_MAX];		/* instances with any segment in the window */
+	struct charge_list days;	/* ledger_days, folded */
+	char (*seen)[ID_MAX];		/* instances with a segment in the window, sorted */
 	size_t n_seen, cap_seen;
 };
 
 static void
-ledger_day(int64_t day, int64_t amount, void *ctx)
+add_seen(const char *id, void *ctx)
 {
 	struct ledger_walk *w = ctx;
-	struct charge *c = charge_list_add(&w->days);
 
-	strlcpy_(c->instance_id, w->seg->instance_id, sizeof(c->instance_id));
-	c->day = day;
-	c->amount = amount;
-	c->storage = w->seg->kind == LEDGER_STORAGE ? amount : 0;
-	strlcpy_(c->currency, money_currency(w->seg->currency), sizeof(c->currency));
-}
-
-static void
-ledger_seg(const struct ledger_seg *seg, void *ctx)
-{
-	struct ledger_walk *w = ctx;
-	int64_t from = seg->start > w->since ? seg->start : w->since;
-	int64_t to = seg->end != 0 && seg->end < w->until ? seg->end : w->until;
-
-	if (strcmp(seg->provider, w->provider) != 0)
-		return;
-	strlcpy_(*XPUSH(w->seen, w->n_seen, w->cap_seen, 16), seg->instance_id, ID_MAX);
-	if (seg->kind == LEDGER_PROVISIONING || to <= from)
-		return;
-	w->seg = seg;
-	money_accrue_days(seg->rate_hour, from, to, ledger_day, w);
+	strlcpy_(*XPUSH(w->seen, w->n_seen, w->cap_seen, 16), id, ID_MAX);
 }
 
 static int
@@ -193,11 +170,11 @@ bill_check_backend(struct session *s, struct backend *be, int64_t since, int64_t
 		charge_list_release(&bill);
 		return GR_OK;
 	}
-	w.provider = p->name;
-	w.since = p->since;
-	w.until = p->until;
 	charge_list_init(&w.days);
-	if (ledger_each_unordered(st, p->since, p->until, ledger_seg, &w, &err) != GR_OK) {
+	/* Any instance the ledger has in the window, whatever its provider: a bill names
+	   only its own provider's. */
+	ledger_each_instance_id(st, p->since, SIZE_MAX, add_seen, &w);
+	if (ledger_days(st, p->name, p->since, p->until, &w.days, &err) != GR_OK) {
 		p->error = err.code;
 		strlcpy_(p->msg, err.msg, sizeof(p->msg));
 	} else {

@@ -724,59 +724,25 @@ total_spend(struct sim *s, int64_t now, int64_t *spent, int64_t *burn, struct gr
 	return GR_OK;
 }
 
-/* The simulated provider's bill as sim_bill gathers it. */
-struct bill_walk {
-	struct charge_list *out;
-	int64_t since, until;
-	const struct ledger_seg *seg;
-};
-
-static void
-bill_day(int64_t day, int64_t amount, void *ctx)
-{
-	struct bill_walk *w = ctx;
-	struct charge *c = charge_list_add(w->out);
-
-	strlcpy_(c->instance_id, w->seg->instance_id, sizeof(c->instance_id));
-	c->day = day;
-	c->amount = amount;
-	c->storage = w->seg->kind == LEDGER_STORAGE ? amount : 0;
-	strlcpy_(c->currency, money_currency(w->seg->currency), sizeof(c->currency));
-}
-
-static void
-bill_seg(const struct ledger_seg *seg, void *ctx)
-{
-	struct bill_walk *w = ctx;
-	int64_t from = seg->start > w->since ? seg->start : w->since;
-	int64_t to = seg->end != 0 && seg->end < w->until ? seg->end : w->until;
-
-	if (strcmp(seg->provider, "sim") != 0 || seg->kind == LEDGER_PROVISIONING || to <= from)
-		return;
-	w->seg = seg;
-	money_accrue_days(seg->rate_hour, from, to, bill_day, w);
-}
-
 enum gr_err
 sim_bill(struct sim *s, int64_t since, int64_t until, struct charge_list *out,
     struct gr_error *err)
 {
-	struct bill_walk w = { out, since, until, NULL };
 	sqlite3_stmt *q;
 	int64_t now;
 
 	if (sim_tick(s, err) != GR_OK)
 		return err->code;
 	now = sim_now(s);
-	if (w.until == 0 || w.until > now)
-		w.until = now;
+	if (until == 0 || until > now)
+		until = now;
 	/* The simulator bills what it wrote into the ledger as its instances moved: its
 	   seconds are the provider's own, whatever another backend observed of them. */
-	if (ledger_each_unordered(s->st, since, w.until, bill_seg, &w, err) != GR_OK)
+	if (ledger_days(s->st, "sim", since, until, out, err) != GR_OK)
 		return err->code;
 	/* Up to now, what was billed this second too (a fixed clock stays on it). */
 	q = store_prepare(s->st, "SELECT id, at, amount, storage FROM sim_bill_extra "
-	    "WHERE at >= ? AND at < ?", "II", since, w.until == now ? now + 1 : w.until);
+	    "WHERE at >= ? AND at < ?", "II", since, until == now ? now + 1 : until);
 	while (q != NULL && sqlite3_step(q) == SQLITE_ROW) {
 		struct charge *c = charge_list_add(out);
 

@@ -4,20 +4,19 @@
 # gpurent never saw: an instance the ledger lacks, a stopped instance's storage. Figures by
 # hand from the ledger's one compute segment (rate, start), cut at midnight.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bill.sh"
 
 midnight=1796083200	# 2026-12-01T00:00:00Z
 export GPURENT_SIM_TIME=$((midnight - 3600))
-expect_ok g offers type=on-demand -n 1 -o ids
-expect_ok g launch "$OUT" -o ids
-id=$OUT
+rent_cheapest
 expect_ok g sim advance 2h
 now=$((midnight + 3600))
 
 expect_ok g costs --check -o json
 check "all is well: two days, both match, no difference" \
 	'jq -e "(.rows | length) == 2 and .differences == 0 and all(.rows[]; .cause == \"match\")" <<<"$OUT" >/dev/null'
-row() {	# DAY FIELD: the instance's figure in micro-dollars, "null" when unknown
-	jq -r --arg id "${3:-$id}" --arg d "$1" ".rows[] | select(.instance == \$id and .day == \$d) | .$2 | if . == null then \"null\" else . * 1000000 | round end" <<<"$OUT"
+row() {	# DAY FIELD [INSTANCE]: bill_row of the instance (default: the one rented)
+	bill_row "${3:-$id}" "$1" "$2"
 }
 read -r rate start <<<"$(sqlite3 -separator ' ' "$DB" "SELECT rate_hour, start_ts FROM ledger WHERE instance_id = '$id' AND kind = 0")"
 check "one compute segment, started before midnight ($start)" '[ "$start" -lt "$midnight" ]'
@@ -39,9 +38,9 @@ expect_ok g sim bill-extra "$id" 0.25 storage
 expect_rc 14 g costs --check -o json
 # figure: check-difference check-unseen check-storage
 check "sim:i-000099 is named: billed 1.50 that the ledger does not have" \
-	'[ "$(row 2026-12-01 ledger sim:i-000099)" = null ] && [ "$(row 2026-12-01 billed sim:i-000099)" = 1500000 ] && [ "$(row 2026-12-01 difference sim:i-000099)" = 1500000 ] && [ "$(jq -r ".rows[] | select(.instance == \"sim:i-000099\") | .cause" <<<"$OUT")" = unseen ]'
+	'[ "$(row 2026-12-01 ledger sim:i-000099)" = null ] && [ "$(row 2026-12-01 billed sim:i-000099)" = 1500000 ] && [ "$(row 2026-12-01 difference sim:i-000099)" = 1500000 ] && [ "$(row 2026-12-01 cause sim:i-000099)" = unseen ]'
 check "$id: billed 0.25 of storage beyond the ledger ($(row 2026-12-01 billed) against $day2)" \
-	'[ "$(row 2026-12-01 billed)" = $((day2 + 250000)) ] && [ "$(row 2026-12-01 difference)" = 250000 ] && [ "$(row 2026-12-01 billed_storage)" = 250000 ] && [ "$(row 2026-12-01 ledger_storage)" = 0 ] && [ "$(jq -r --arg id "$id" ".rows[] | select(.instance == \$id and .day == \"2026-12-01\") | .cause" <<<"$OUT")" = storage ]'
+	'[ "$(row 2026-12-01 billed)" = $((day2 + 250000)) ] && [ "$(row 2026-12-01 difference)" = 250000 ] && [ "$(row 2026-12-01 billed_storage)" = 250000 ] && [ "$(row 2026-12-01 ledger_storage)" = 0 ] && [ "$(row 2026-12-01 cause)" = storage ]'
 check "two differences, the day before still matches" \
 	'jq -e ".differences == 2 and .providers[0].matches == 1 and .providers[0].differences == 2" <<<"$OUT" >/dev/null'
 expect_rc 14 g costs --check

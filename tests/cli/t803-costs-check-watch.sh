@@ -2,14 +2,13 @@
 # Issue 29.3: the watcher checks yesterday's bill once a day on each provider's clock, and
 # raises an event for an instance and day that differs beyond costs.check_tolerance.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bill.sh"
 
 bill_events() {
 	sqlite3 "$DB" "SELECT instance_id || ' ' || message FROM events WHERE kind = 'bill-difference' ORDER BY rowid"
 }
 export GPURENT_SIM_TIME=1796086800	# 2026-12-01T01:00:00Z
-expect_ok g offers type=on-demand -n 1 -o ids
-expect_ok g launch "$OUT" -o ids
-id=$OUT
+rent_cheapest
 expect_ok g sim advance 1h
 # The provider bills, today, an instance gpurent never saw and a little more of this one.
 expect_ok g sim bill-extra sim:i-000042 2.50

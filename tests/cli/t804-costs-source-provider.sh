@@ -2,11 +2,10 @@
 # Issue 29.3: costs.source = provider makes `costs` count the provider's bill where it has one
 # and it differs from the ledger, and says which source each provider's figures came from.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bill.sh"
 
 export GPURENT_SIM_TIME=1796086800	# 2026-12-01T01:00:00Z
-expect_ok g offers type=on-demand -n 1 -o ids
-expect_ok g launch "$OUT" -o ids
-id=$OUT
+rent_cheapest
 expect_ok g sim advance 2h
 expect_ok g sim bill-extra sim:i-000099 1.50
 expect_ok g sim bill-extra "$id" 0.25 storage
