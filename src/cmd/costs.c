@@ -521,6 +521,8 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	session_clock(c->s, &clk);
 	if (a.since_arg != NULL)
 		parse_when(a.since_arg, session_now(c->s), &a.since);
+	if (a.check && a.by != CG_NONE)
+		return cmd_usage_error(c, "--check compares per instance and day: it takes no --by");
 	if (a.check)
 		return costs_check(c, cfg, a.since);
 	config_fx(cfg, &fx);
@@ -674,7 +676,12 @@ const struct command cmd_costs = {
 	    "\n"
 	    "Each currency (USD, CNY for ppio) is totalled on its own and shown side by side;\n"
 	    "a total of all of them, in US dollars, only when fx.CODE rates are configured for\n"
-	    "every currency, and then it says 'converted at your configured rate'."),
+	    "every currency, and then it says 'converted at your configured rate'.\n"
+	    "\n"
+	    "--check sets the ledger beside what each provider says it charged (vast, RunPod\n"
+	    "and the simulator have a bill; Lambda, PPIO and Slurm none), per instance and\n"
+	    "day: the differences beyond costs.check_tolerance, with their likely cause, exit\n"
+	    "with status 14."),
 	.opts = opts,
 	.run = costs_run,
 };

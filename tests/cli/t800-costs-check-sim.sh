@@ -55,6 +55,8 @@ check "0.25 passes at a tolerance of 0.25, 1.50 does not" \
 expect_ok g config set costs.check_tolerance 1.50
 expect_ok g costs --check -o json
 
+expect_rc 2 g costs --check --by day
+
 # A provider whose API has no bill says so, and a check of it alone checks nothing.
 expect_rc 12 g costs --check -p lambda
 check "lambda: no bill, said clearly" '[[ "$ERR" == *"lambda: its API exposes no bill"* ]]'
