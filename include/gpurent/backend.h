@@ -134,6 +134,14 @@ struct backend_ops {
 	/* Balance and spend (CAP_ACCOUNT). */
 	enum gr_err (*account)(struct backend *b, struct account *out, struct gr_error *err);
 
+	/*
+	 * What the provider says it charged per instance and UTC day over [since, until) (its
+	 * clock; until 0: up to now), appended to out, folded (charge_list_fold). NULL where
+	 * the provider's API exposes no bill (Lambda, PPIO, Slurm).
+	 */
+	enum gr_err (*charges)(struct backend *b, int64_t since, int64_t until,
+	    struct charge_list *out, struct gr_error *err);
+
 	/* The cluster as its users see it (CAP_CLUSTER): appended to out, which the caller
 	   initialised. Read-only: it observes nothing into the ledger. */
 	enum gr_err (*cluster)(struct backend *b, struct cluster_state *out, struct gr_error *err);

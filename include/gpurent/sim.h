@@ -122,4 +122,21 @@ void sim_set_preemption(struct sim *s, const struct sim_preemption *p);
 /* The simulated account: a balance that spend draws down. */
 enum gr_err sim_account(struct sim *s, struct account *out, struct gr_error *err);
 
+/*
+ * The simulated provider's bill over [since, until) (until 0: now) on its clock: for each
+ * instance and UTC day, what its instances' billed seconds came to (from the segments the
+ * world wrote as it moved, cut at midnight by money_accrue_days), in the segments'
+ * currency, with the storage part; plus whatever sim_bill_extra added. Folded
+ * (charge_list_fold), appended to out.
+ */
+enum gr_err sim_bill(struct sim *s, int64_t since, int64_t until, struct charge_list *out,
+    struct gr_error *err);
+/*
+ * Bill `amount` US micro-dollars to instance id (a simulated one, "sim:i-NNNNNN", live,
+ * gone or never launched) now, as storage when `storage`: what the provider charges
+ * that gpurent never saw (`gpurent sim bill-extra`). The account's balance pays it too.
+ */
+enum gr_err sim_bill_extra(struct sim *s, const char *id, int64_t amount, bool storage,
+    struct gr_error *err);
+
 #endif

@@ -266,6 +266,16 @@ enum gr_err vast_parse_create(const char *body, size_t len, long long *contract,
 /* GET /api/v0/users/current/: credit as balance. */
 enum gr_err vast_parse_user(const char *body, size_t len, struct account *out,
     struct gr_error *err);
+/*
+ * GET /api/v0/charges/: each instance's result (source "instance-N") as a charge of
+ * "vast:N" on the UTC day of its start, its amount in dollars, the sum of its "disk" items as
+ * storage (-1 without items or with one unreadable); other sources (volumes, serverless) are
+ * skipped. next_token as vast_parse_instances. success:false, or an instance's result
+ * without a readable amount (negative included) or start, fails it (GR_EUNAVAIL) with
+ * nothing appended: a bill read in part would compare as differences that are not there.
+ */
+enum gr_err vast_parse_charges(const char *body, size_t len, struct charge_list *out,
+    char *next_token, size_t ntok, struct gr_error *err);
 /* One instance row's single-value metrics as one sample (vast has no per-GPU numbers). */
 enum gr_err vast_parse_metrics(const char *body, size_t len, struct sample_list *out,
     struct gr_error *err);
@@ -298,6 +308,15 @@ char *runpod_build_offers_query(const struct filter *f, bool *pushed_all);
 void runpod_pod_from_json(const struct cJSON *pod, struct instance *out);
 /* {"data": {"myself": {"pods": [...]}}}. */
 enum gr_err runpod_parse_pods(const char *body, size_t len, struct instance_list *out,
+    struct gr_error *err);
+/*
+ * GET /v2/billing/pods?grouping=podId&bucketSize=day (providers/runpod.md §4.4, v2): an array
+ * of buckets {podId, startTime (RFC 3339), totalAmount, diskAmount, ...} as charges of
+ * "runpod:<podId>" on the UTC day of startTime, diskAmount as storage (-1 when absent). A
+ * bucket without a pod id (another grouping), a readable start or total, or a reply that is
+ * not an array, fails it (GR_EUNAVAIL) with nothing appended.
+ */
+enum gr_err runpod_parse_billing(const char *body, size_t len, struct charge_list *out,
     struct gr_error *err);
 /* {"data": {"pod": {...} | null}}: GR_ENOTFOUND on null. */
 enum gr_err runpod_parse_pod(const char *body, size_t len, struct instance *out,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -499,6 +500,37 @@ runpod_account(struct backend *b, struct account *out, struct gr_error *err)
 	return e;
 }
 
+/*
+ * What RunPod billed each pod per day: REST v2's GET /v2/billing/pods on the API's address
+ * (GraphQL has no billing query in providers/runpod.md), one request for the whole window.
+ */
+static enum gr_err
+runpod_charges(struct backend *b, int64_t since, int64_t until, struct charge_list *out,
+    struct gr_error *err)
+{
+	struct runpod *r = priv(b);
+	struct http_response rs;
+	char path[192], from[32], to[32];
+	time_t t0 = (time_t)since, t1 = (time_t)(until != 0 ? until : bk_now());
+	struct tm tm;
+	size_t n0 = out->n;
+	enum gr_err e;
+
+	if ((e = bk_need_key(&r->h, b->ops->name, err)) != GR_OK)
+		return e;
+	strftime(from, sizeof(from), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t0, &tm));
+	strftime(to, sizeof(to), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t1, &tm));
+	snprintf(path, sizeof(path), "/v2/billing/pods?bucketSize=day&grouping=podId&"
+	    "startTime=%s&endTime=%s", from, to);
+	e = bk_call(&r->h, HTTP_GET, path, NULL, true, &rs, err);
+	if (e == GR_OK)
+		e = runpod_parse_billing(rs.body, rs.len, out, err);
+	http_response_release(&rs);
+	if (e == GR_OK)
+		bk_charges_window(out, n0, since, until);
+	return e;
+}
+
 const struct backend_ops backend_runpod = {
 	.name = "runpod",
 	.description = "RunPod GPU pods (GraphQL API)",
@@ -515,4 +547,5 @@ const struct backend_ops backend_runpod = {
 	.destroy = runpod_destroy,
 	.metrics = runpod_metrics,
 	.account = runpod_account,
+	.charges = runpod_charges,
 };

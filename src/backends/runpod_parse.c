@@ -513,6 +513,9 @@ error_of(long status, const cJSON *j, const char *body, size_t len, struct gr_er
 
 	if (status == 401)
 		goto auth;
+	/* REST v2 answers its lists (billing) as a bare array. */
+	if (cJSON_IsArray(j) && status >= 200 && status < 300)
+		return GR_OK;
 	if (!cJSON_IsObject(j)) {
 		if (status >= 200 && status < 300)
 			return gr_fail(err, GR_EUNAVAIL, "malformed reply (not JSON)");
@@ -554,4 +557,45 @@ error_of(long status, const cJSON *j, const char *body, size_t len, struct gr_er
 auth:
 	return gr_fail(err, GR_EAUTH, "API key rejected%s%s (HTTP %ld)",
 	    msg[0] ? ": " : "", msg, status);
+}
+
+enum gr_err
+runpod_parse_billing(const char *body, size_t len, struct charge_list *out,
+    struct gr_error *err)
+{
+	cJSON *j, *b;
+	size_t n0 = out->n;
+	enum gr_err e;
+
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	if (!cJSON_IsArray(j)) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_EUNAVAIL, "%s: malformed billing reply (not a list)", P);
+	}
+	cJSON_ArrayForEach(b, j) {
+		struct charge *c = charge_list_add(out);
+		const char *pod = bj_strp(b, "podId");
+		int64_t start;
+		size_t i;
+		/* A pod id is letters and digits (providers/runpod.md §3), whole, never cut. */
+		bool ok = pod != NULL && pod[0] != '\0' && strlen(pod) < 32 &&
+		    pod_time(b, "startTime", &start) && bj_money_at(b, "totalAmount", &c->amount);
+
+		for (i = 0; ok && pod[i] != '\0'; i++)
+			ok = isalnum((unsigned char)pod[i]);
+		if (!ok) {
+			out->n = n0;
+			cJSON_Delete(j);
+			return gr_fail(err, GR_EUNAVAIL, "%s: malformed billing bucket (podId, "
+			    "startTime or totalAmount)", P);
+		}
+		snprintf(c->instance_id, sizeof(c->instance_id), "runpod:%s", pod);
+		c->day = start - start % 86400;
+		if (!bj_money_at(b, "diskAmount", &c->storage))
+			c->storage = -1;
+		strlcpy_(c->currency, "USD", sizeof(c->currency));
+	}
+	cJSON_Delete(j);
+	return GR_OK;
 }

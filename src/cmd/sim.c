@@ -69,7 +69,7 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_sim_serve(c, argc - 1, argv + 1);
 	memset(&a, 0, sizeof(a));
 	if (!cmd_parse_args(c, argc, argv, NULL, &a,
-	    N_("say advance DURATION, preempt ID, status or serve"), &n, &rc))
+	    N_("say advance DURATION, preempt ID, status, bill-extra or serve"), &n, &rc))
 		return rc;
 	if ((a.at != NULL || a.reason != NULL) && strcmp(argv[0], "preempt") != 0)
 		return cmd_usage_error(c, "--at and --reason go with 'sim preempt ID'");
@@ -115,8 +115,19 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 			    money_format(bal, sizeof(bal), acct.balance, 2, true),
 			    money_format(burn, sizeof(burn), acct.spend_hour, 3, true));
 		rc = 0;
+	} else if (strcmp(argv[0], "bill-extra") == 0) {
+		int64_t amount;
+
+		if ((n != 3 && n != 4) || !money_parse(argv[2], &amount) ||
+		    (n == 4 && strcmp(argv[3], "storage") != 0)) {
+			sim_close(sim);
+			return cmd_usage_error(c, "usage: gpurent sim bill-extra ID AMOUNT [storage] "
+			    "(AMOUNT in US dollars, 1.50)");
+		}
+		rc = sim_bill_extra(sim, argv[1], amount, n == 4, &err) == GR_OK ? 0 :
+		    cmd_error(c, &err);
 	} else
-		rc = cmd_usage_error(c, "unknown subcommand '%s' (advance, preempt, status)",
+		rc = cmd_usage_error(c, "unknown subcommand '%s' (advance, preempt, status, bill-extra)",
 		    argv[0]);
 	sim_close(sim);
 	return finish_output(c, rc);
@@ -124,8 +135,8 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 
 const struct command cmd_sim = {
 	.name = "sim",
-	.args = "advance DURATION | preempt ID | status | serve --dialect vast|runpod|lambda|ppio "
-	    "[OPTIONS]",
+	.args = "advance DURATION | preempt ID | status | bill-extra ID AMOUNT [storage] | "
+	    "serve --dialect vast|runpod|lambda|ppio [OPTIONS]",
 	.summary = N_("steer the simulated marketplace"),
 	.opts = opts,
 	.help =
@@ -136,7 +147,10 @@ const struct command cmd_sim = {
 	    "kept), host-failure (it fails) or unreachable (its ssh refuses while it still\n"
 	    "runs and bills, and it fails 10 minutes later); a stop or destroy before then\n"
 	    "cancels it. 'status' shows the simulated time, seed, balance\n"
-	    "and burn rate. 'serve' serves the world over HTTP in a provider's protocol\n"
+	    "and burn rate. 'bill-extra' makes the simulated provider bill AMOUNT US dollars\n"
+	    "to instance ID now (as its disk with 'storage'), which gpurent never sees: what\n"
+	    "'gpurent costs --check' is there to find. 'serve' serves the world over HTTP in\n"
+	    "a provider's protocol "
 	    "('gpurent sim serve --help'). Environment: GPURENT_SIM_SEED, GPURENT_SIM_TIME,\n"
 	    "GPURENT_SIM_SPEED, GPURENT_SIM_OFFERS; a value that is not a whole number in\n"
 	    "range is refused (status 2)."),

@@ -28,6 +28,8 @@ static const struct config_key keys[] = {
 	{ "budget.month", CK_MONEY, NULL, N_("refuse launches and starts that would take this month's projected spend over this (500, 3000 CNY; bare: USD)") },
 	{ "budget.warn", CK_INT, "80", N_("percent of a budget spent at which the watcher warns") },
 	{ "color", CK_STRING, "auto", N_("auto, always or never") },
+	{ "costs.check_tolerance", CK_MONEY, "0.01", N_("a difference between the ledger and a provider's bill for one instance and day that costs --check and the watcher let pass, in the bill's own currency (a bare amount)") },
+	{ "costs.source", CK_STRING, "ledger", N_("ledger, or provider: costs counts a provider's bill where it has one and it differs from the ledger") },
 	{ "dashboard.idle_minutes", CK_INT, "10", N_("highlight instances idle this long") },
 	{ "dashboard.instances_interval", CK_INTERVAL, "5s", N_("refresh interval of the instances view") },
 	{ "dashboard.metrics_interval", CK_INTERVAL, "2s", N_("refresh interval of the metrics view") },

@@ -878,6 +878,67 @@ own_pod_only(const struct serve_req *rq, const char *own)
 	return ok;
 }
 
+/*
+ * REST v2's GET /v2/billing/pods (providers/runpod.md §4.4): the simulated bill in buckets of a
+ * day per pod, each day from the one holding startTime to the one holding endTime, whole.
+ * Only bucketSize=day and grouping=podId are simulated.
+ */
+static void
+billing(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
+{
+	const char *s0 = serve_query(rq, "startTime"), *s1 = serve_query(rq, "endTime");
+	const char *bucket = serve_query(rq, "bucketSize"), *grp = serve_query(rq, "grouping");
+	struct gr_error err = { 0 };
+	struct charge_list bill;
+	int64_t t0, t1;
+	cJSON *arr;
+	size_t i;
+
+	if (!rq->auth_ok || (c->api_key != NULL && rq->auth[0] == '\0')) {
+		rest_fail(rp, 401, "Invalid API key");
+		return;
+	}
+	if (strcmp(rq->method, "GET") != 0) {
+		rest_fail(rp, 405, "method not allowed");
+		return;
+	}
+	if (s0 == NULL || s1 == NULL || !parse_when(s0, 0, &t0) || !parse_when(s1, 0, &t1) ||
+	    t0 < 0 || t1 < t0 || t1 > 253402300799LL || (bucket != NULL &&
+	    strcmp(bucket, "day") != 0) || grp == NULL || strcmp(grp, "podId") != 0) {
+		rest_fail(rp, 400, "startTime and endTime (RFC 3339), bucketSize=day and "
+		    "grouping=podId are what the simulator answers");
+		return;
+	}
+	charge_list_init(&bill);
+	if (sim_bill(c->sim, t0 - t0 % 86400, t1 - t1 % 86400 + 86400, &bill, &err) != GR_OK) {
+		charge_list_release(&bill);
+		rest_fail(rp, 500, err.msg);
+		return;
+	}
+	arr = cJSON_CreateArray();
+	for (i = 0; i < bill.n; i++) {
+		const struct charge *ch = &bill.v[i];
+		cJSON *b = cJSON_CreateObject();
+		char pod[32], when[32];
+		time_t d = (time_t)ch->day;
+		struct tm tm;
+
+		pod_id_of(ch->instance_id, pod, sizeof(pod));
+		cJSON_AddStringToObject(b, "podId", pod);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&d, &tm));
+		cJSON_AddStringToObject(b, "startTime", when);
+		d += 86400;
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&d, &tm));
+		cJSON_AddStringToObject(b, "endTime", when);
+		cJSON_AddNumberToObject(b, "totalAmount", (double)ch->amount / 1e6);
+		cJSON_AddNumberToObject(b, "gpuAmount", (double)(ch->amount - ch->storage) / 1e6);
+		cJSON_AddNumberToObject(b, "diskAmount", (double)ch->storage / 1e6);
+		cJSON_AddItemToArray(arr, b);
+	}
+	charge_list_release(&bill);
+	serve_reply_json(rp, 200, arr);
+}
+
 void
 dialect_runpod(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 {
@@ -901,6 +962,10 @@ dialect_runpod(struct serve_ctx *c, const struct serve_req *rq, struct serve_rep
 
 	if (strncmp(rq->path, "/v1/", 4) == 0) {
 		rest_v1(c, rq, rp);
+		return;
+	}
+	if (strcmp(rq->path, "/v2/billing/pods") == 0) {
+		billing(c, rq, rp);
 		return;
 	}
 	if (strcmp(rq->path, "/graphql") != 0) {

@@ -57,7 +57,11 @@ static const char schema[] =
 	"  client_token TEXT NOT NULL, created_at INTEGER NOT NULL,"
 	"  status_msg TEXT NOT NULL DEFAULT '',"
 	"  fault INTEGER NOT NULL DEFAULT 0, fault_at INTEGER NOT NULL DEFAULT 0);"
-	"CREATE INDEX IF NOT EXISTS sim_instances_next ON sim_instances(next_at);";
+	"CREATE INDEX IF NOT EXISTS sim_instances_next ON sim_instances(next_at);"
+	/* What the simulated provider billed beyond its instances' seconds (sim_bill_extra). */
+	"CREATE TABLE IF NOT EXISTS sim_bill_extra("
+	"  id TEXT NOT NULL, at INTEGER NOT NULL, amount INTEGER NOT NULL,"
+	"  storage INTEGER NOT NULL);";
 
 /* What a world made before `sim preempt` lacks: an instance's fault and when it comes. */
 static const struct store_column fault_columns[] = {
@@ -782,12 +786,69 @@ sim_get(struct sim *s, const char *id, struct instance *out, struct gr_error *er
 	return GR_OK;
 }
 
-/* Everything the simulated account was billed, and its burn rate now. */
+/* Everything the simulated account was billed, extras included, and its burn rate now. */
 static enum gr_err
 total_spend(struct sim *s, int64_t now, int64_t *spent, int64_t *burn, struct gr_error *err)
 {
-	(void)err;
-	*spent = ledger_spent(s->st, "sim", NULL, now, burn);
+	sqlite3_stmt *q = store_prepare(s->st, "SELECT coalesce(sum(amount), 0) FROM "
+	    "sim_bill_extra WHERE at <= ?", "I", now);
+
+	if (q == NULL || sqlite3_step(q) != SQLITE_ROW) {
+		sqlite3_finalize(q);
+		return state_fail(s->st, err, "cannot read the simulated bill");
+	}
+	*spent = money_add(ledger_spent(s->st, "sim", NULL, now, burn),
+	    sqlite3_column_int64(q, 0));
+	sqlite3_finalize(q);
+	return GR_OK;
+}
+
+enum gr_err
+sim_bill(struct sim *s, int64_t since, int64_t until, struct charge_list *out,
+    struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int64_t now;
+
+	if (sim_tick(s, err) != GR_OK)
+		return err->code;
+	now = sim_now(s);
+	if (until == 0 || until > now)
+		until = now;
+	/* The simulator bills what it wrote into the ledger as its instances moved: its
+	   seconds are the provider's own, whatever another backend observed of them. */
+	if (ledger_days(s->st, "sim", since, until, out, err) != GR_OK)
+		return err->code;
+	/* Up to now, what was billed this second too (a fixed clock stays on it). */
+	q = store_prepare(s->st, "SELECT id, at, amount, storage FROM sim_bill_extra "
+	    "WHERE at >= ? AND at < ?", "II", since, until == now ? now + 1 : until);
+	while (q != NULL && sqlite3_step(q) == SQLITE_ROW) {
+		struct charge *c = charge_list_add(out);
+
+		store_col_text(q, 0, c->instance_id, sizeof(c->instance_id));
+		c->day = sqlite3_column_int64(q, 1) - sqlite3_column_int64(q, 1) % 86400;
+		c->amount = sqlite3_column_int64(q, 2);
+		c->storage = sqlite3_column_int(q, 3) ? c->amount : 0;
+		strlcpy_(c->currency, "USD", sizeof(c->currency));
+	}
+	if (q == NULL || sqlite3_finalize(q) != SQLITE_OK)
+		return state_fail(s->st, err, "cannot read the simulated bill");
+	charge_list_fold(out);
+	return GR_OK;
+}
+
+enum gr_err
+sim_bill_extra(struct sim *s, const char *id, int64_t amount, bool storage,
+    struct gr_error *err)
+{
+	long long n;
+
+	if (strncmp(id, "sim:i-", 6) != 0 || !parse_int(id + 6, 0, INT64_MAX / 4, &n))
+		return gr_fail(err, GR_EUSAGE, "'%s' is not a simulated instance id (sim:i-NNNNNN)",
+		    id);
+	if (!store_run(s->st, "INSERT INTO sim_bill_extra(id, at, amount, storage) "
+	    "VALUES(?, ?, ?, ?)", "tIIi", id, sim_now(s), amount, (int)storage))
+		return state_fail(s->st, err, "cannot bill the simulated account");
 	return GR_OK;
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -256,6 +257,59 @@ test_query(void **state)
 	free(q);
 }
 
+/* REST v2's billing buckets per pod and day, then what a hostile reply may hold. */
+static void
+test_billing(void **state)
+{
+	static const char *const bad[] = {
+		"", "{}", "null", "{\"data\": []}", "[1]",
+		"[{\"startTime\": \"2026-12-01T00:00:00Z\", \"totalAmount\": 1}]",
+		"[{\"podId\": \"\", \"startTime\": \"2026-12-01T00:00:00Z\", \"totalAmount\": 1}]",
+		"[{\"podId\": \"a/../b\", \"startTime\": \"2026-12-01T00:00:00Z\", \"totalAmount\": 1}]",
+		"[{\"podId\": \"a\\u001b[2J\", \"startTime\": \"2026-12-01T00:00:00Z\", \"totalAmount\": 1}]",
+		"[{\"podId\": \"abc\", \"startTime\": \"7d\", \"totalAmount\": 1}]",
+		"[{\"podId\": \"abc\", \"startTime\": \"yesterday\", \"totalAmount\": 1}]",
+		"[{\"podId\": \"abc\", \"startTime\": \"2026-12-01T00:00:00Z\", \"totalAmount\": -1}]",
+		"[{\"podId\": \"abc\", \"startTime\": \"2026-12-01T00:00:00Z\", \"totalAmount\": 1e300}]",
+		"[{\"podId\": \"abc\", \"startTime\": \"2026-12-01T00:00:00Z\"}]",
+		"[{\"podId\": \"abcdefghijklmnopqrstuvwxyz0123456789\", \"startTime\": \"2026-12-01T00:00:00Z\", \"totalAmount\": 1}]",
+		"[{\"podId\": \"abc\", \"startTime\": \"2026-12-01T00:00:00Z\", \"totalAmount\": 1}",
+	};
+	struct gr_error err = { 0 };
+	struct charge_list l;
+	size_t len, i;
+	char *b;
+
+	(void)state;
+	charge_list_init(&l);
+	b = tdata("runpod/billing-pods.json", &len);
+	assert_int_equal(runpod_parse_billing(b, len, &l, &err), GR_OK);
+	free(b);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.v[0].instance_id, "runpod:abc123xyz789");
+	assert_int_equal(l.v[0].day, 1796083200);
+	assert_int_equal(l.v[0].amount, 4320000);
+	assert_int_equal(l.v[0].storage, 120000);
+	assert_string_equal(l.v[0].currency, "USD");
+	assert_int_equal(l.v[1].day, 1796169600);	/* Go's time format, as RunPod writes it */
+	assert_int_equal(l.v[1].amount, 500000);
+	assert_int_equal(l.v[1].storage, -1);		/* no diskAmount: not said */
+	assert_string_equal(l.v[2].instance_id, "runpod:q9");
+	assert_int_equal(l.v[2].amount, 0);
+	assert_int_equal(l.v[2].storage, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		gr_error_clear(&err);
+		assert_int_equal(runpod_parse_billing(bad[i], strlen(bad[i]), &l, &err),
+		    GR_EUNAVAIL);
+		assert_int_equal(l.n, 3);	/* nothing appended from a bad reply */
+	}
+	/* A bare array is a good REST v2 reply, an error status is not. */
+	assert_int_equal(runpod_parse_error(200, "[]", 2, &err), GR_OK);
+	gr_error_clear(&err);
+	assert_int_not_equal(runpod_parse_error(500, "[]", 2, &err), GR_OK);
+	charge_list_release(&l);
+}
+
 int
 main(void)
 {
@@ -266,6 +320,7 @@ main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_pod_started),
 		cmocka_unit_test(test_query),
+		cmocka_unit_test(test_billing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
