@@ -548,6 +548,32 @@ exhausted(struct round *r, const char *why)
 		    "for one (--on-exhausted wait)"), r->j.attempt, why);
 }
 
+/*
+ * For the tests of a controller killed mid-recovery: with GPURENT_MANAGED_GATE=PATH and a
+ * file PATH.N, attempt N's rental, once made and before it is recorded, leaves PATH.N.held
+ * and waits (at most a minute) until PATH.N is removed.
+ */
+static void
+test_gate(int n)
+{
+	const char *gate = getenv("GPURENT_MANAGED_GATE");
+	struct timespec tick = { 0, 100 * 1000000L };
+	char path[4200], held[4300];
+	FILE *fp;
+	int i;
+
+	if (gate == NULL || *gate == '\0')
+		return;
+	snprintf(path, sizeof(path), "%s.%d", gate, n);
+	if (access(path, F_OK) != 0)
+		return;
+	snprintf(held, sizeof(held), "%s.held", path);
+	if ((fp = fopen(held, "w")) != NULL)
+		fclose(fp);
+	for (i = 0; i < 600 && access(path, F_OK) == 0; i++)
+		nanosleep(&tick, NULL);
+}
+
 static void
 step_rent(struct round *r)
 {
@@ -585,6 +611,7 @@ step_rent(struct round *r)
 		    r->cur->n, err.msg);
 		return;
 	}
+	test_gate(r->cur->n);
 	note_rented(r, &in);
 	r->j.why[0] = '\0';
 	(void)save(r, &err);

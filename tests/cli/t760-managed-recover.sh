@@ -7,7 +7,7 @@
 # attempts' bills.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshd.sh"
-export GPURENT_SIM_SPEED=20
+export GPURENT_SIM_SPEED=100
 start_sshd
 
 # The job: resume from out.txt's length, count to 30; attempt 1 holds at 10 until the test
