@@ -709,8 +709,15 @@ step_start(struct round *r)
 	js.n_words = (int)r->sp.n_words;
 	js.place = r->sp.ckpt_dir;
 	js.place_env = "GPURENT_CHECKPOINT_DIR";
+	/* With no checkpoint yet, an empty one: the directory is there for the pulls. */
 	ckpt_path(r, r->j.ckpt_seq, false, fill, sizeof(fill));
-	js.place_fill = r->j.ckpt_seq > 0 ? fill : NULL;
+	if (r->j.ckpt_seq == 0)
+		strlcpy_(fill + strlen(fill), "/.none", sizeof(fill) - strlen(fill));
+	if (paths_mkdir(fill, &err) != GR_OK) {
+		say(r, EV_ALERT, "managed-checkpoint", "%s", err.msg);
+		return;
+	}
+	js.place_fill = fill;
 	rc = jobs_start(r->s, r->st, &ep, &rj, &js, &err);
 	if (rc != 0) {
 		unreachable(r, err.msg);
