@@ -111,6 +111,7 @@ managed_cell(const void *row, size_t col, struct cell *c, void *ctx)
 
 static const struct column attempt_cols[] = {
 	{ "attempt", N_("ATTEMPT"), true, false, 0, 0 },
+	{ "provider", N_("PROVIDER"), false, false, 2, 0 },
 	{ "instance", N_("INSTANCE"), false, false, 0, 0 },
 	{ "gpu", N_("GPU"), false, false, 1, 0 },
 	{ "price_hour", N_("PRICE/H"), true, false, 1, 0 },
@@ -122,34 +123,42 @@ static const struct column attempt_cols[] = {
 	{ "why", N_("WHY IT ENDED"), false, false, 2, 16 },
 };
 
+/* An attempt as listed: its record and its provider (its instance id's prefix). */
+struct attempt_row {
+	struct managed_attempt a;
+	char provider[ID_MAX];
+};
+
 static void
 attempt_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
-	const struct managed_attempt *a = row;
+	const struct attempt_row *ar = row;
+	const struct managed_attempt *a = &ar->a;
 
 	(void)ctx;
 	c->kind = CELL_STR;
 	switch (col) {
 	case 0: c->kind = CELL_INT; c->i = a->n; break;
-	case 1: cell_str(c, a->instance_id); break;
-	case 2: cell_str(c, a->gpu); break;
-	case 3:
+	case 1: cell_str(c, ar->provider); break;
+	case 2: cell_str(c, a->instance_id); break;
+	case 3: cell_str(c, a->gpu); break;
+	case 4:
 		c->kind = a->price_hour >= 0 ? CELL_MONEY : CELL_NULL;
 		c->i = a->price_hour;
 		c->s = a->currency;
 		c->decimals = 3;
 		break;
-	case 4: c->kind = CELL_TIME; c->i = a->started_at; break;
-	case 5: c->kind = a->ended_at ? CELL_TIME : CELL_NULL; c->i = a->ended_at; break;
-	case 6: c->kind = CELL_DURATION; c->i = a->lost_s; break;
-	case 7:
+	case 5: c->kind = CELL_TIME; c->i = a->started_at; break;
+	case 6: c->kind = a->ended_at ? CELL_TIME : CELL_NULL; c->i = a->ended_at; break;
+	case 7: c->kind = CELL_DURATION; c->i = a->lost_s; break;
+	case 8:
 		/* What the ledger billed: the current attempt's is filled in to now. */
 		c->kind = a->cost >= 0 && a->instance_id[0] ? CELL_MONEY : CELL_NULL;
 		c->i = a->cost;
 		c->s = a->currency;
 		c->decimals = 4;
 		break;
-	case 8: cell_str(c, a->remote_job); break;
+	case 9: cell_str(c, a->remote_job); break;
 	default: cell_str(c, a->end); break;
 	}
 }
@@ -218,21 +227,30 @@ show_attempts(struct cmd_ctx *c, struct state *st, const char *id)
 {
 	struct gr_error err = { 0 };
 	struct managed_attempt *v = NULL;
+	struct attempt_row *rows;
 	struct managed_job j;
 	int64_t cost;
 	char cur[CURRENCY_MAX];
+	const char *colon;
 	size_t n, i;
 	int rc;
 
 	if (managed_job_get(st, id, &j, &err) != GR_OK ||
 	    managed_attempt_load(st, id, &v, &n, &err) != GR_OK)
 		return cmd_error(c, &err);
-	for (i = 0; i < n; i++)
+	rows = xcalloc(n + 1, sizeof(*rows));
+	for (i = 0; i < n; i++) {
+		rows[i].a = v[i];
 		if (v[i].ended_at == 0 && managed_cost(c->s, &v[i], 1, &cost, cur))
-			v[i].cost = cost;
-	rc = out_print(c->out, &out_global, attempt_cols, ARRAY_LEN(attempt_cols), 0, v, n,
-	    sizeof(*v), attempt_cell, NULL, &err) == GR_OK ? 0 : cmd_error(c, &err);
+			rows[i].a.cost = cost;
+		colon = strchr(v[i].instance_id, ':');
+		snprintf(rows[i].provider, sizeof(rows[i].provider), "%.*s",
+		    colon ? (int)(colon - v[i].instance_id) : 0, v[i].instance_id);
+	}
 	free(v);
+	rc = out_print(c->out, &out_global, attempt_cols, ARRAY_LEN(attempt_cols), 0, rows, n,
+	    sizeof(*rows), attempt_cell, NULL, &err) == GR_OK ? 0 : cmd_error(c, &err);
+	free(rows);
 	return rc != 0 ? rc : finish_output(c, 0);
 }
 

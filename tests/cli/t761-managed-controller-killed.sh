@@ -19,7 +19,8 @@ touch "$TMP/gate.2"
 	--fetch "ckpt/out.txt:$TMP/result" -- "$job" >"$TMP/ctl.out" 2>"$TMP/ctl.err" &
 ctl=$!
 CLEANUP_HOOKS+=("kill -KILL $ctl 2>/dev/null" "close_masters")
-wait_until 400 '[ "$(cat "$GPURENT_HOME"/jobs/m1/checkpoints/[0-9]*/out.txt 2>/dev/null | wc -l)" -ge 3 ]' ||
+wait_until 400 '! kill -0 "$ctl" 2>/dev/null || [ "$(cat "$GPURENT_HOME"/jobs/m1/checkpoints/[0-9]*/out.txt 2>/dev/null | wc -l)" -ge 3 ]'
+[ "$(cat "$GPURENT_HOME"/jobs/m1/checkpoints/[0-9]*/out.txt 2>/dev/null | wc -l)" -ge 3 ] ||
 	fail "no checkpoint of 3 counts: $(cat "$TMP/ctl.err")"
 expect_ok g jobs show m1 -o json
 first=$(jq -r '.[0].instance' <<<"$OUT")

@@ -38,7 +38,8 @@ ctl=$!
 CLEANUP_HOOKS+=("kill $ctl 2>/dev/null" "close_masters")
 ckpts="$GPURENT_HOME/jobs/m1/checkpoints"
 # A few whole checkpoints of 5, so that the newest is well after the attempt began.
-wait_until 400 '[ -e "$ckpts/000004/out.txt" ]' || fail "no fourth checkpoint: $(cat "$TMP/ctl.err")"
+wait_until 400 '! kill -0 "$ctl" 2>/dev/null || [ -e "$ckpts/000004/out.txt" ]'
+[ -e "$ckpts/000004/out.txt" ] || fail "no fourth checkpoint: $(cat "$TMP/ctl.err")"
 seen4=$(date +%s)
 touch "$TMP/gate"
 wait_until 100 '[ -e "$TMP/gate.held" ]' || fail "no pull reached the gate"

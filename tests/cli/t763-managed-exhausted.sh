@@ -34,7 +34,7 @@ check "nothing rented" '[ "$(instances)" = 0 ]'
 # The budget binds every attempt: the first machine is admitted, and once the budget is
 # spent the recovery's rental is refused by it. The watcher drives the detached job; each
 # `watch --once` reads the budget anew.
-job='n=0; while [ ! -e "$HOME/stop" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done'
+job='echo "attempt $GPURENT_ATTEMPT of $GPURENT_JOB"; n=0; while [ ! -e "$HOME/stop" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done'
 expect_ok g run --managed --gpu h100 --max-price 5 --on-exhausted fail --checkpoint-dir c \
 	--every 1s --detach -- "$job"
 CLEANUP_HOOKS+=("touch '$HOME/stop'" "close_masters")
@@ -43,6 +43,8 @@ wait_until 400 '"$GPURENT" watch --once >>"$TMP/watch.out" 2>&1; [ "$(g jobs m3 
 expect_ok g jobs show m3 -o json
 first=$(jq -r '.[0].instance' <<<"$OUT")
 check "attempt 1 within --max-price" 'jq -e ".[0].price_hour <= 5" <<<"$OUT" >/dev/null'
+expect_ok g logs m3
+check "logs of a managed job: its current attempt's run" '[ "$OUT" = "attempt 1 of m3" ]'
 g config set budget.day 0.000001 >/dev/null
 expect_ok g destroy "$first" --yes
 wait_until 100 '"$GPURENT" watch --once >>"$TMP/watch.out" 2>&1; [ "$(g jobs m3 -o json | jq -r ".[0].state")" = failed ]' ||
