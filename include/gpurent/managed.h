@@ -23,7 +23,7 @@
  * controller (the attached `run --managed`, or `gpurent watch` for every job) calls it
  * again and again. Only the holder of the job's lease acts (managed_jobs.h); the lease
  * lasts MANAGED_LEASE_S past each round and is free at once when its holder is a process
- * of this machine that no longer lives. An attempt is recorded with its client token
+ * of this machine that no longer lives; a living one keeps it MANAGED_STALE_S longer. An attempt is recorded with its client token
  * before its launch leaves, so a controller killed at any moment is followed by one that
  * looks the attempt's instance up (by its label, then by sending the create again with the
  * same token, which the provider recognises) instead of renting a second one.
@@ -43,6 +43,8 @@ struct session;
 struct state;
 
 #define MANAGED_LEASE_S 30
+/* How long past its expiry a living holder on this machine keeps the lease. */
+#define MANAGED_STALE_S 600
 
 /* What run --managed asks for. */
 struct managed_request {

@@ -826,24 +826,32 @@ managed_holder(char *buf, size_t n)
 	snprintf(buf, n, "%s:%ld", host, (long)getpid());
 }
 
-/* A holder that is a process of this machine that has ended. */
-static bool
-holder_dead(const char *holder)
+enum holder_life { HOLDER_DEAD, HOLDER_ALIVE, HOLDER_ELSEWHERE };
+
+/* Whether a holder is a process of this machine, and whether it still lives. */
+static enum holder_life
+holder_life(const char *holder)
 {
-	char me[300], host[300];
+	char me[300];
 	const char *colon = strrchr(holder, ':');
+	size_t host;
 	long pid;
 
 	managed_holder(me, sizeof(me));
 	if (colon == NULL)
-		return false;
-	snprintf(host, sizeof(host), "%.*s", (int)(colon - holder), holder);
-	if (strncmp(me, host, strlen(host)) != 0 || me[strlen(host)] != ':')
-		return false;
+		return HOLDER_ELSEWHERE;
+	host = (size_t)(colon - holder);
+	if (strncmp(me, holder, host) != 0 || me[host] != ':')
+		return HOLDER_ELSEWHERE;
 	pid = strtol(colon + 1, NULL, 10);
-	return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+	return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH ? HOLDER_DEAD : HOLDER_ALIVE;
 }
 
+/*
+ * The lease is free when nobody holds it, when its holder is a process of this machine that
+ * ended, or once it expired; a living holder of this machine (whose round may just be
+ * long: a big sync or checkpoint) keeps it for MANAGED_STALE_S past its expiry.
+ */
 static bool
 take_lease(struct state *st, const char *id, const char *holder, int64_t now)
 {
@@ -851,8 +859,20 @@ take_lease(struct state *st, const char *id, const char *holder, int64_t now)
 	int64_t until;
 
 	managed_lease_get(st, id, cur, sizeof(cur), &until);
-	if (cur[0] != '\0' && strcmp(cur, holder) != 0 && until >= now && !holder_dead(cur))
-		return false;
+	if (cur[0] != '\0' && strcmp(cur, holder) != 0) {
+		switch (holder_life(cur)) {
+		case HOLDER_DEAD:
+			break;
+		case HOLDER_ALIVE:
+			if (until + MANAGED_STALE_S >= now)
+				return false;
+			break;
+		case HOLDER_ELSEWHERE:
+			if (until >= now)
+				return false;
+			break;
+		}
+	}
 	return managed_lease_swap(st, id, cur, holder, now + MANAGED_LEASE_S);
 }
 

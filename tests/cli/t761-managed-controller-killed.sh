@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A managed job's controller killed with -9 in the middle of a recovery: attempt 2's machine
-# rented but not yet recorded. `gpurent watch` takes the job over (the lease's holder is
-# dead), finds that machine instead of renting another, and finishes the job: exactly one
-# more rental than the lost machine.
+# rented but not yet recorded (a second controller meanwhile only watches). `gpurent watch`
+# takes the job over (the lease's holder is dead), finds that machine instead of renting
+# another, and finishes the job: exactly one more rental than the lost machine.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshd.sh"
 export GPURENT_SIM_SPEED=100
@@ -22,6 +22,17 @@ CLEANUP_HOOKS+=("kill -KILL $ctl 2>/dev/null" "close_masters")
 wait_until 400 '! kill -0 "$ctl" 2>/dev/null || [ "$(cat "$GPURENT_HOME"/jobs/m1/checkpoints/[0-9]*/out.txt 2>/dev/null | wc -l)" -ge 3 ]'
 [ "$(cat "$GPURENT_HOME"/jobs/m1/checkpoints/[0-9]*/out.txt 2>/dev/null | wc -l)" -ge 3 ] ||
 	fail "no checkpoint of 3 counts: $(cat "$TMP/ctl.err")"
+# A second controller while the first lives only watches, and Ctrl-C leaves it the lease.
+"$GPURENT" run --attach m1 >"$TMP/second.out" 2>"$TMP/second.err" &
+second=$!
+CLEANUP_HOOKS+=("kill $second 2>/dev/null")
+wait_until 100 'grep -q "another controller drives m1; watching" "$TMP/second.err"' ||
+	fail "a second controller did not stand aside: $(cat "$TMP/second.err")"
+kill -INT "$second"
+wait "$second"
+RC=$?
+check "the second controller detaches (130)" '[ "$RC" = 130 ]'
+check "and did nothing" '! grep -q "^[a-z]* managed-" "$TMP/second.err"'
 expect_ok g jobs show m1 -o json
 first=$(jq -r '.[0].instance' <<<"$OUT")
 run1=$(jq -r '.[0].job' <<<"$OUT")
