@@ -493,7 +493,16 @@ const struct command cmd_run_job = {
 	    "logs (which read slurm.output_dir, shared with the nodes) and kill (scancel).\n"
 	    "With --nodes N > 1, srun runs COMMAND on each node with MASTER_ADDR (the first\n"
 	    "node), MASTER_PORT (29500), WORLD_SIZE (N) and NODE_RANK set, for torchrun.\n"
-	    "A priced job is checked against the budgets (exit 9; --force overrides)."),
+	    "A priced job is checked against the budgets (exit 9; --force overrides).\n"
+	    "--managed --gpu GPU --checkpoint-dir DIR (no ID) rents the best offer that meets\n"
+	    "--gpu and --count (at most --max-price, through the budgets), syncs, restores the\n"
+	    "newest whole checkpoint into DIR and starts COMMAND with GPURENT_JOB,\n"
+	    "GPURENT_CHECKPOINT_DIR, GPURENT_ATTEMPT and, after a recovery, GPURENT_RESUMED=1;\n"
+	    "pulls DIR back every --every; and when the machine is lost (its provider stops\n"
+	    "listing it running, or ssh fails past --grace) destroys it and resumes on the\n"
+	    "next, up to --max-attempts. It prints the job's id (mN) and, attached, drives it\n"
+	    "to its end (Ctrl-C detaches; 'gpurent watch' or 'run --attach mN' drives it then).\n"
+	    "'gpurent jobs --managed' and 'jobs show mN' show it, 'logs mN' its current run."),
 	.opts = opts,
 	.complete_args = CPL_INSTANCE,
 	.run = run_run,
