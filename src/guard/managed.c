@@ -656,8 +656,10 @@ still_running(struct round *r, bool *asked)
 		return false;
 	if (in.state == ST_RUNNING)
 		return true;
-	if (in.state == ST_PROVISIONING && r->cur->run_at == 0)
-		return false;	/* not up yet */
+	/* Not up yet, or its provider cannot say now: neither is a loss. */
+	if (in.state == ST_UNKNOWN || ((in.state == ST_PROVISIONING ||
+	    in.state == ST_STARTING) && r->cur->run_at == 0))
+		return false;
 	snprintf(why, sizeof(why), "%s%s%s", inst_state_name(in.state),
 	    in.status_msg[0] ? ": " : "", in.status_msg);
 	lose(r, why);
