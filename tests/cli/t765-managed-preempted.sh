@@ -15,7 +15,7 @@ while [ "$n" -lt 15 ]; do n=$((n + 1)); echo "$n" >>"$d/out.txt"; w=0
 while [ "$n" = $((GPURENT_ATTEMPT * 5)) ] && [ "$GPURENT_ATTEMPT" -lt 3 ] && [ $w -lt 600 ]; do
 	sleep 0.1; w=$((w + 1)); done
 done'
-"$GPURENT" run --managed --gpu h100 --checkpoint-dir ckpt --every 1s --grace 3s \
+"$GPURENT" run --managed --gpu h100 --checkpoint-dir ckpt --every 1s --grace 2s \
 	--fetch "ckpt/out.txt:$TMP/result" -- "$job" >"$TMP/ctl.out" 2>"$TMP/ctl.err" &
 ctl=$!
 CLEANUP_HOOKS+=("kill $ctl 2>/dev/null" "close_masters")
@@ -42,7 +42,7 @@ check "the job succeeded" '[ "$RC" = 0 ]'
 check "every count once, in order" '[ "$(cat "$TMP/result/out.txt")" = "$(seq 1 15)" ]'
 expect_ok g jobs show m1 -o json
 attempts=$OUT
-check "three attempts: failed, unreachable, done" \
+check "three attempts: failed, unreachable, done ($(jq -c "[.[].why]" <<<"$attempts"))" \
 	'jq -e "length == 3 and (.[0].why | startswith(\"failed\")) and
 	(.[1].why | startswith(\"unreachable over ssh\")) and .[2].why == \"done\"" <<<"$attempts" >/dev/null'
 check "each began only after the one before ended" \
