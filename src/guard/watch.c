@@ -22,6 +22,7 @@
 #include "gpurent/guard_agent.h"
 #include "gpurent/i18n.h"
 #include "gpurent/job_engine.h"
+#include "gpurent/managed.h"
 #include "gpurent/money.h"
 #include "gpurent/observed.h"
 #include "gpurent/paths.h"
@@ -1006,6 +1007,13 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 	struct gr_error jerr = { 0 };
 	enum gr_err rc;
 
+	/* Managed jobs that no other controller drives, a round each (managed.h). */
+	if (!w->o.dry_run) {
+		char holder[300];
+
+		managed_holder(holder, sizeof(holder));
+		managed_round_all(w->s, holder, w->o.out);
+	}
 	/* Jobs first: their ends settled (--fetch, --then), the running ones keep theirs busy. */
 	if (!w->o.dry_run)
 		jobs_refresh(w->s, w->st, NULL);
