@@ -109,9 +109,9 @@ gql_data(cJSON *j)
 	return cJSON_IsObject(d) ? d : NULL;
 }
 
-static void
-offer_add(struct offer_list *out, const cJSON *gt, const cJSON *lp, bool secure, int count,
-    bool spot)
+void
+runpod_offer_add(struct offer_list *out, const cJSON *gt, const cJSON *lp, bool secure,
+    int count, bool spot)
 {
 	struct offer *o;
 	const char *id = bj_strp(gt, "id"), *stock;
@@ -185,9 +185,9 @@ map_gpu_type(const cJSON *gt, const void *want_spot, struct offer_list *out)
 		if (k == NULL || (k[0] != 's' && k[0] != 'c') || !cJSON_IsObject(m) ||
 		    !parse_int(k + 1, 1, 64, &n))
 			continue;
-		offer_add(out, gt, m, k[0] == 's', (int)n, false);
+		runpod_offer_add(out, gt, m, k[0] == 's', (int)n, false);
 		if (*(const bool *)want_spot)
-			offer_add(out, gt, m, k[0] == 's', (int)n, true);
+			runpod_offer_add(out, gt, m, k[0] == 's', (int)n, true);
 	}
 }
 
@@ -238,8 +238,8 @@ pod_state(const char *desired, bool has_runtime)
  * default ("2026-10-04 11:09:24.633 +0000 UTC") or a string of Unix seconds; false for
  * anything else.
  */
-static bool
-pod_time(const cJSON *pod, const char *key, int64_t *out)
+bool
+runpod_pod_time(const cJSON *pod, const char *key, int64_t *out)
 {
 	const char *s = bj_strp(pod, key);
 	char iso[64];
@@ -270,6 +270,31 @@ pod_time(const cJSON *pod, const char *key, int64_t *out)
 		return false;
 	*out = t;
 	return true;
+}
+
+bool
+runpod_dc_country(const char *dc, char cc[3])
+{
+	/* "EU-RO-1": the middle part is the country. */
+	const char *dash = strchr(dc, '-');
+
+	if (dash == NULL || strlen(dash + 1) < 2 || (dash[3] != '-' && dash[3] != '\0'))
+		return false;
+	cc[0] = dash[1];
+	cc[1] = dash[2];
+	cc[2] = '\0';
+	return true;
+}
+
+void
+runpod_region_of_dc(const cJSON *o, char *region, size_t n)
+{
+	char dc[32], cc[3] = "";
+
+	if (!bj_str(o, "dataCenterId", dc, sizeof(dc)) || dc[0] == '\0')
+		return;
+	snprintf(region, n, "%s", runpod_dc_country(dc, cc) && bk_region_of_cc(cc)[0] != '\0' ?
+	    bk_region_of_cc(cc) : dc);
 }
 
 void
@@ -316,24 +341,7 @@ runpod_pod_from_json(const cJSON *pod, struct instance *out)
 			/* The type id names the variant already; no VRAM needed. */
 			out->gpu = catalogue_resolve(P, bj_strp(m, "gpuTypeId"), 0);
 		}
-		{
-			char dc[32], cc[3] = "";
-
-			if (bj_str(m, "dataCenterId", dc, sizeof(dc)) && dc[0] != '\0') {
-				/* "EU-RO-1": the middle part is the country. */
-				const char *dash = strchr(dc, '-');
-
-				if (dash != NULL && strlen(dash + 1) >= 2 && (dash[3] == '-' ||
-				    dash[3] == '\0')) {
-					cc[0] = dash[1];
-					cc[1] = dash[2];
-					cc[2] = '\0';
-				}
-				snprintf(out->region, sizeof(out->region), "%s",
-				    cc[0] != '\0' && bk_region_of_cc(cc)[0] != '\0' ?
-				    bk_region_of_cc(cc) : dc);
-			}
-		}
+		runpod_region_of_dc(m, out->region, sizeof(out->region));
 	}
 	if (out->gpu_raw[0] == '\0' && bj_str(pod, "gpuTypeId", tid, sizeof(tid))) {
 		strlcpy_(out->gpu_raw, tid, sizeof(out->gpu_raw));
@@ -365,7 +373,7 @@ runpod_pod_from_json(const cJSON *pod, struct instance *out)
 		}
 	}
 	/* When the container last started (the run a host key belongs to), else its uptime. */
-	if (out->state == ST_RUNNING && !pod_time(pod, "lastStartedAt", &out->state_since))
+	if (out->state == ST_RUNNING && !runpod_pod_time(pod, "lastStartedAt", &out->state_since))
 		bj_started_from_uptime(rt, "uptimeInSeconds", 1, (int64_t)time(NULL),
 		    &out->state_since);
 	if (!(out->valid & IV_SSH) && cJSON_IsObject(m) && out->state == ST_RUNNING) {
@@ -525,7 +533,20 @@ error_of(long status, const cJSON *j, const char *body, size_t len, struct gr_er
 	}
 	errs = cJSON_GetObjectItemCaseSensitive(j, "errors");
 	e0 = cJSON_IsArray(errs) ? cJSON_GetArrayItem(errs, 0) : NULL;
-	if (e0 != NULL) {
+	if (bj_strp(j, "title") != NULL && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j,
+	    "status"))) {
+		/* REST v2's problem+json: the detail, and the first field it names. */
+		char d[160] = "", f[40] = "", fm[80] = "", raw[sizeof(msg)];
+
+		if (!bj_str(j, "detail", d, sizeof(d)) || d[0] == '\0')
+			bj_str(j, "title", d, sizeof(d));
+		if (bj_str(e0, "field", f, sizeof(f)) && bj_str(e0, "message", fm, sizeof(fm)))
+			snprintf(raw, sizeof(raw), "%s (%s: %s)", d, f, fm);
+		else
+			snprintf(raw, sizeof(raw), "%s", d);
+		text_sanitize(msg, sizeof(msg), raw);
+		e0 = NULL;
+	} else if (e0 != NULL) {
 		if ((m = bj_strp(e0, "message")) != NULL)
 			text_sanitize(msg, sizeof(msg), m);
 		path = cJSON_GetObjectItemCaseSensitive(e0, "path");
