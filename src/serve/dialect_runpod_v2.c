@@ -101,9 +101,10 @@ actions_of(enum inst_state st)
 		return "terminate";	/* the simulator stops only a running machine */
 	case ST_RUNNING:
 		return "stop restart terminate";
-	case ST_STOPPING:
 	case ST_STOPPED:
 		return "start terminate";
+	case ST_STOPPING:
+		return "terminate";	/* EXITED, but start waits for the machine to stop */
 	case ST_DESTROYING:
 	case ST_DESTROYED:
 		return "";
