@@ -110,7 +110,7 @@ use_v2(struct backend *b, enum v2_family f)
 static bool
 v2_gone(struct backend *b, enum v2_family f, long status, bool about_one)
 {
-	static const char *const names[] = { "pods", "catalogue" };
+	static const char *const names[] = { N_("pods"), N_("catalogue") };
 	struct runpod *r = priv(b);
 	struct http_response rs;
 	char msg[200];
@@ -128,7 +128,7 @@ v2_gone(struct backend *b, enum v2_family f, long status, bool about_one)
 	r->v2_missing[f] = true;
 	if (b->env.note != NULL) {
 		snprintf(msg, sizeof(msg), _("runpod: REST v2 answers %ld for %s; using GraphQL for "
-		    "them"), status, names[f]);
+		    "them"), status, _(names[f]));
 		b->env.note(b->env.note_ctx, msg);
 	}
 	return true;
