@@ -331,6 +331,10 @@ void runpod_offer_add(struct offer_list *out, const struct cJSON *gt, const stru
 bool runpod_dc_country(const char *dc, char cc[3]);
 /* o's dataCenterId as a region (the continent of its country, else the id) into region. */
 void runpod_region_of_dc(const struct cJSON *o, char *region, size_t n);
+/* A runtime's gpus[] as samples, one per GPU, utilisation at util_key (GraphQL's
+   gpuUtilPercent, v2's util); whether any GPU carried it. */
+bool runpod_runtime_samples(const struct cJSON *rt, const char *util_key, const char *id,
+    struct sample_list *out);
 /* A time as RunPod writes it (ISO 8601, Go's default, Unix seconds) at o's key. */
 bool runpod_pod_time(const struct cJSON *o, const char *key, int64_t *out);
 

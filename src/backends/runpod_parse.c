@@ -471,11 +471,8 @@ enum gr_err
 runpod_parse_metrics(const char *body, size_t len, const char *id, struct sample_list *out,
     struct gr_error *err)
 {
-	cJSON *j, *d, *pod, *rt, *gpus, *g;
-	struct gpu_sample *s;
+	cJSON *j, *d, *pod;
 	enum gr_err e;
-	int idx = 0;
-	double v;
 
 	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
 		return e;
@@ -485,22 +482,37 @@ runpod_parse_metrics(const char *body, size_t len, const char *id, struct sample
 		cJSON_Delete(j);
 		return gr_fail(err, GR_ENOTFOUND, "no pod '%s'", id);
 	}
-	rt = cJSON_GetObjectItemCaseSensitive(pod, "runtime");
-	gpus = cJSON_IsObject(rt) ? cJSON_GetObjectItemCaseSensitive(rt, "gpus") : NULL;
+	runpod_runtime_samples(cJSON_GetObjectItemCaseSensitive(pod, "runtime"), "gpuUtilPercent",
+	    id, out);
+	cJSON_Delete(j);
+	return GR_OK;
+}
+
+bool
+runpod_runtime_samples(const cJSON *rt, const char *util_key, const char *id,
+    struct sample_list *out)
+{
+	const cJSON *gpus = cJSON_IsObject(rt) ? cJSON_GetObjectItemCaseSensitive(rt, "gpus") :
+	    NULL, *g;
+	struct gpu_sample *s;
+	bool carried = false;
+	int idx = 0;
+	double v;
+
 	cJSON_ArrayForEach(g, (cJSON_IsArray(gpus) ? gpus : NULL)) {
 		if (!cJSON_IsObject(g))
 			continue;
 		s = sample_list_add(out);
 		strlcpy_(s->instance_id, id, sizeof(s->instance_id));
 		s->index = idx++;
-		if (bj_num(g, "gpuUtilPercent", &v) && v >= 0 && v <= 100) {
+		if (bj_num(g, util_key, &v) && v >= 0 && v <= 100) {
 			s->util_pct = (int)lround(v);
 			s->valid |= MV_UTIL;
+			carried = true;
 		}
-		/* memoryUtilPercent is a share; without the card's size it is not MiB. */
+		/* The memory figure is a share; without the card's size it is not MiB. */
 	}
-	cJSON_Delete(j);
-	return GR_OK;
+	return carried;
 }
 
 enum gr_err

@@ -141,11 +141,8 @@ enum gr_err
 runpod_v2_parse_metrics(const char *body, size_t len, const char *id, struct sample_list *out,
     bool *carried, struct gr_error *err)
 {
-	cJSON *j, *rt, *gpus, *g;
-	struct gpu_sample *s;
+	cJSON *j, *rt;
 	enum gr_err e;
-	int idx = 0;
-	double v;
 
 	*carried = false;
 	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
@@ -155,21 +152,8 @@ runpod_v2_parse_metrics(const char *body, size_t len, const char *id, struct sam
 		return gr_fail(err, GR_EUNAVAIL, "malformed reply (pod)");
 	}
 	rt = cJSON_GetObjectItemCaseSensitive(j, "runtime");
-	gpus = cJSON_IsObject(rt) ? cJSON_GetObjectItemCaseSensitive(rt, "gpus") : NULL;
 	/* A pod that does not run has no runtime: no samples, and nothing GraphQL would add. */
-	*carried = !cJSON_IsObject(rt);
-	cJSON_ArrayForEach(g, (cJSON_IsArray(gpus) ? gpus : NULL)) {
-		if (!cJSON_IsObject(g))
-			continue;
-		s = sample_list_add(out);
-		strlcpy_(s->instance_id, id, sizeof(s->instance_id));
-		s->index = idx++;
-		if (bj_num(g, "util", &v) && v >= 0 && v <= 100) {
-			s->util_pct = (int)lround(v);
-			s->valid |= MV_UTIL;
-			*carried = true;
-		}
-	}
+	*carried = runpod_runtime_samples(rt, "util", id, out) || !cJSON_IsObject(rt);
 	cJSON_Delete(j);
 	return GR_OK;
 }

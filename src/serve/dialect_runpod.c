@@ -149,6 +149,23 @@ runpod_serve_gpus(struct serve_ctx *c, const struct instance *in, const char *ut
 	return gpus;
 }
 
+cJSON *
+runpod_serve_ports(const struct instance *in)
+{
+	cJSON *ports = cJSON_CreateArray(), *p;
+
+	if (in->valid & IV_SSH) {
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "ip", in->ssh_host);
+		cJSON_AddTrueToObject(p, "isIpPublic");
+		cJSON_AddNumberToObject(p, "privatePort", 22);
+		cJSON_AddNumberToObject(p, "publicPort", in->ssh_port);
+		cJSON_AddStringToObject(p, "type", "tcp");
+		cJSON_AddItemToArray(ports, p);
+	}
+	return ports;
+}
+
 void
 runpod_serve_host_id(const struct instance *in, char *out, size_t n)
 {
@@ -161,7 +178,7 @@ runpod_serve_host_id(const struct instance *in, char *out, size_t n)
 static cJSON *
 pod_json(struct serve_ctx *c, const struct instance *in)
 {
-	cJSON *j = cJSON_CreateObject(), *m, *rt, *ports, *p, *gpus, *g;
+	cJSON *j = cJSON_CreateObject(), *m, *rt, *gpus, *g;
 	const char *tid = runpod_gpu_id_of(in->gpu), *desired;
 	char pid[32], host[48], mid[16], when[32];
 	size_t i;
@@ -236,16 +253,7 @@ pod_json(struct serve_ctx *c, const struct instance *in)
 	rt = cJSON_AddObjectToObject(j, "runtime");
 	cJSON_AddNumberToObject(rt, "uptimeInSeconds", 60);
 	cJSON_AddNumberToObject(j, "uptimeSeconds", 60);
-	ports = cJSON_AddArrayToObject(rt, "ports");
-	if (in->valid & IV_SSH) {
-		p = cJSON_CreateObject();
-		cJSON_AddStringToObject(p, "ip", in->ssh_host);
-		cJSON_AddTrueToObject(p, "isIpPublic");
-		cJSON_AddNumberToObject(p, "privatePort", 22);
-		cJSON_AddNumberToObject(p, "publicPort", in->ssh_port);
-		cJSON_AddStringToObject(p, "type", "tcp");
-		cJSON_AddItemToArray(ports, p);
-	}
+	cJSON_AddItemToObject(rt, "ports", runpod_serve_ports(in));
 	cJSON_AddItemToObject(rt, "gpus", runpod_serve_gpus(c, in, "gpuUtilPercent",
 	    "memoryUtilPercent", true));
 	cJSON_AddObjectToObject(rt, "container");

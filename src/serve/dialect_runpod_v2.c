@@ -142,7 +142,7 @@ ssh_endpoint(const char *host, int port, const char *user, const char *command)
 static cJSON *
 pod_v2(struct serve_ctx *c, const struct instance *in)
 {
-	cJSON *j = cJSON_CreateObject(), *g, *acts, *ssh, *rt, *ports, *p, *mounts;
+	cJSON *j = cJSON_CreateObject(), *g, *acts, *ssh, *rt, *mounts;
 	const char *tid = runpod_gpu_id_of(in->gpu), *a;
 	bool billing = in->state == ST_PROVISIONING || in->state == ST_STARTING ||
 	    in->state == ST_RUNNING;
@@ -202,16 +202,7 @@ pod_v2(struct serve_ctx *c, const struct instance *in)
 	cJSON_AddItemToObject(rt, "gpus", runpod_serve_gpus(c, in, "util", "memoryUtil", false));
 	cJSON_AddNumberToObject(rt, "cpu", 12);
 	cJSON_AddNumberToObject(rt, "memory", 30);
-	ports = cJSON_AddArrayToObject(rt, "ports");
-	if (in->valid & IV_SSH) {
-		p = cJSON_CreateObject();
-		cJSON_AddStringToObject(p, "ip", in->ssh_host);
-		cJSON_AddTrueToObject(p, "isIpPublic");
-		cJSON_AddNumberToObject(p, "privatePort", 22);
-		cJSON_AddNumberToObject(p, "publicPort", in->ssh_port);
-		cJSON_AddStringToObject(p, "type", "tcp");
-		cJSON_AddItemToArray(ports, p);
-	}
+	cJSON_AddItemToObject(rt, "ports", runpod_serve_ports(in));
 	return j;
 }
 

@@ -89,6 +89,8 @@ void dialect_ppio(struct serve_ctx *c, const struct serve_req *rq, struct serve_
 #define RUNPOD_SECURE_BP 9700
 /* The pod id of a simulated instance ("sp" and 12 digits). */
 void runpod_serve_pod_id(const char *sim_id, char *out, size_t n);
+/* The runtime's ports once up: ssh's public port, as GraphQL and v2 give it. */
+cJSON *runpod_serve_ports(const struct instance *in);
 /* podHostId: the pod's id and 8 hex digits, the user name of RunPod's ssh proxy. */
 void runpod_serve_host_id(const struct instance *in, char *out, size_t n);
 /* The live pod of that id into out; false when there is none. */
