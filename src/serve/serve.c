@@ -316,8 +316,15 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	faultcut = 0;
 	if (roll < (faultcut += sv->o->p429)) {
 		rp.status = 429;
-		rp.ctype = "text/plain";
-		sb_adds(&rp.body, "API requests too frequent endpoint threshold=1.0");
+		if (sv->dialect == dialect_runpod && strncmp(url, "/v2/", 4) == 0) {
+			/* RunPod's v2 says everything as problem+json. */
+			rp.ctype = "application/problem+json";
+			sb_adds(&rp.body, "{\"title\":\"Too Many Requests\",\"status\":429,"
+			    "\"detail\":\"rate limit exceeded\",\"errors\":[]}");
+		} else {
+			rp.ctype = "text/plain";
+			sb_adds(&rp.body, "API requests too frequent endpoint threshold=1.0");
+		}
 		return send_reply(sv, conn, &rp, false);
 	}
 	if (roll < (faultcut += sv->o->p5xx)) {

@@ -162,4 +162,13 @@ check_reply() {
 }
 
 replay_recording "$SRCDIR/tests/data/runpod-v2-api/requests.jsonl"
+
+# Beyond the recording: a rate limit is problem+json too, with RunPod's Retry-After.
+start_serve runpod --api-key "$REPLAY_KEY" --fail-429 100
+STATUS=$(curl -s -o "$TMP/reply" -D "$TMP/headers" -w '%{http_code}' \
+    -H "Authorization: Bearer $REPLAY_KEY" "$SERVE_URL/v2/pods")
+check "a 429 on v2 (got $STATUS)" '[ "$STATUS" = 429 ]'
+check "as problem+json with Retry-After" \
+    'grep -qi "^content-type: application/problem+json" "$TMP/headers" &&
+     grep -qi "^retry-after: [0-9]" "$TMP/headers" && jq -e ".status == 429" "$TMP/reply" >/dev/null'
 pass
