@@ -581,12 +581,13 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 
 	watch_policy_for(w->cfg, in->label, &pol);
 	/*
-	 * Taken back by the provider: an interruptible instance that stopped unasked, seen
-	 * running by the last pass, or first seen with the provider's word for it.
+	 * Taken back by the provider: an interruptible instance that stopped unasked, or any
+	 * that failed (its machine died), seen running by the last pass, or first seen with
+	 * the provider's word for it.
 	 */
 	if ((iw->last_state == ST_RUNNING || (iw->last_state == ST_UNKNOWN &&
 	    taken_back_msg(in->status_msg))) && in->state != ST_RUNNING &&
-	    in->type == OFFER_INTERRUPTIBLE && iw->phase == PH_NONE &&
+	    (in->type == OFFER_INTERRUPTIBLE || in->state == ST_FAILED) && iw->phase == PH_NONE &&
 	    (in->state == ST_STOPPED || in->state == ST_DESTROYED || in->state == ST_FAILED))
 		emit(w, EV_WARN, "preempted", "", iw, now, _("the provider took it back (%s%s%s)"),
 		    inst_state_name(in->state), in->status_msg[0] ? ": " : "", in->status_msg);

@@ -438,14 +438,19 @@ status_of(const struct instance *in, const char **actual, const char **intended,
 		break;
 	case ST_STOPPED:
 		*actual = "stopped";
-		*intended = *cur = *next = "stopped";
+		*cur = *next = "stopped";
+		/* Outbid, the contract stops while the user still wants it running (vast.md §4.3). */
+		if (sim_fault_of(in) != SIM_FAULT_OUTBID)
+			*intended = "stopped";
 		break;
 	case ST_STARTING:
 		*actual = "stopped";
 		*cur = "stopped";
 		break;
 	case ST_FAILED:
-		*actual = "exited";
+		/* A dead host is offline; one that went quiet has no heartbeat (unknown). */
+		*actual = sim_fault_of(in) == SIM_FAULT_HOST_FAILURE ? "offline" :
+		    sim_fault_of(in) == SIM_FAULT_UNREACHABLE ? "unknown" : "exited";
 		break;
 	default:
 		*actual = "offline";
