@@ -341,7 +341,8 @@ bool runpod_pod_time(const struct cJSON *o, const char *key, int64_t *out);
 /* --- RunPod REST v2 (src/backends/runpod_v2_parse.c) --- */
 
 /* A v2 Pod onto the common model: status, cost (a rate only while it runs), gpu, disk,
-   dataCenterId, runtime.gpus[].util, the ssh block (direct, else proxy) while running. */
+   dataCenterId, runtime.gpus[].util, the ssh block (direct, else proxy) while running, and
+   v1's interruptible and lastStatusChange where given. */
 void runpod_v2_pod_from_json(const struct cJSON *pod, struct instance *out);
 /* {"pods": [...]}. */
 enum gr_err runpod_v2_parse_pods(const char *body, size_t len, struct instance_list *out,

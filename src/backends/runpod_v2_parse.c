@@ -60,6 +60,7 @@ runpod_v2_pod_from_json(const cJSON *pod, struct instance *out)
 	int64_t cost;
 	double sum = 0, u;
 	int cnt = 0;
+	bool spot;
 
 	strlcpy_(out->provider, P, sizeof(out->provider));
 	if (bj_str(pod, "id", id, sizeof(id)) && id[0] != '\0')
@@ -67,12 +68,15 @@ runpod_v2_pod_from_json(const cJSON *pod, struct instance *out)
 	bj_str(pod, "name", out->label, sizeof(out->label));
 	bj_str(pod, "image", out->image, sizeof(out->image));
 	out->state = bj_state_of(v2_states, ARRAY_LEN(v2_states), bj_strp(pod, "status"));
-	/* v2 has no interruptible pods. */
-	out->type = OFFER_ON_DEMAND;
+	/* v2 creates none, but lists a pod rented with a bid through GraphQL as v1 did. */
+	out->type = bj_bool(pod, "interruptible", &spot) && spot ? OFFER_INTERRUPTIBLE :
+	    OFFER_ON_DEMAND;
 	/* cost is 0 when the pod does not run (§9): then it says nothing of its rate. */
 	if (bj_money_at(pod, "cost", &cost) && (cost > 0 || out->state == ST_RUNNING)) {
 		out->price_hour = cost;
 		out->valid |= IV_PRICE;
+		if (out->type == OFFER_INTERRUPTIBLE)
+			out->bid_hour = cost;
 	}
 	g = cJSON_GetObjectItemCaseSensitive(pod, "gpu");
 	if (bj_str(g, "id", tid, sizeof(tid)) && tid[0] != '\0') {
@@ -97,6 +101,7 @@ runpod_v2_pod_from_json(const cJSON *pod, struct instance *out)
 		out->valid |= IV_UTIL;
 	}
 	pod_ssh(pod, out);
+	bj_str(pod, "lastStatusChange", out->status_msg, sizeof(out->status_msg));
 	if (out->state == ST_RUNNING && !runpod_pod_time(pod, "startedAt", &out->state_since))
 		bj_started_from_uptime(cJSON_IsObject(rt) ? rt : NULL, "uptime", 1, bk_now(),
 		    &out->state_since);

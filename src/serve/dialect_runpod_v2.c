@@ -186,6 +186,11 @@ pod_v2(struct serve_ctx *c, const struct instance *in)
 		    cmd));
 	} else
 		cJSON_AddNullToObject(ssh, "direct");
+	/* Not in §9's list, but in v1's pod: whether it is interruptible (one rented with a bid
+	   through GraphQL is listed here too) and the provider's words on its last change (an
+	   outbid or a failed host says why). */
+	cJSON_AddBoolToObject(j, "interruptible", in->type == OFFER_INTERRUPTIBLE);
+	cJSON_AddStringToObject(j, "lastStatusChange", in->status_msg);
 	cJSON_AddStringToObject(j, "createdAt", runpod_serve_time(in->created_at, when,
 	    sizeof(when)));
 	if (in->state == ST_RUNNING)

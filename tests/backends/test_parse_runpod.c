@@ -290,6 +290,9 @@ test_v2_pods(void **state)
 	assert_int_equal(l.v[1].state, ST_STOPPED);		/* EXITED */
 	assert_false(l.v[1].valid & IV_PRICE);			/* cost 0: no rate, not 0 */
 	assert_false(l.v[1].valid & IV_SSH);			/* proxy only while running */
+	assert_int_equal(l.v[1].type, OFFER_INTERRUPTIBLE);	/* rented with a bid (GraphQL) */
+	assert_string_equal(l.v[1].status_msg, "outbid[0m by a higher bid");
+	assert_int_equal(l.v[0].type, OFFER_ON_DEMAND);
 	/* Hostile: controls stripped, a negative cost, a GPU id that is not a string, a
 	   count past reason, a direct port out of range (the proxy then), one good util. */
 	assert_string_equal(l.v[2].id, "runpod:sp000000000003[31m");

@@ -22,7 +22,8 @@ pod_ok='(.id | test("^[a-z0-9]{14}$")) and (.name | type == "string") and
  (.ssh.proxy | (.host | type == "string") and (.port | type == "number") and
   (.username | type == "string") and (.command | type == "string")) and
  (.ssh | has("direct")) and (.createdAt | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T")) and
- has("startedAt") and has("runtime")'
+ has("startedAt") and has("runtime") and (.interruptible | type == "boolean") and
+ (.lastStatusChange | type == "string")'
 running_ok='.status == "RUNNING" and (.actions | index("stop") != null) and .cost > 0 and
  (.ssh.direct | (.host | type == "string") and (.port | type == "number") and
   .username == "root") and (.runtime.uptime | type == "number") and
