@@ -19,6 +19,8 @@
 #include "gpurent/util.h"
 
 static const struct config_key keys[] = {
+	{ "advise.term_1mo", CK_INT, "20", N_("percent off on-demand that advise assumes for a one-month term (vast's prepay: about 20)") },
+	{ "advise.term_3mo", CK_INT, "30", N_("percent off on-demand that advise assumes for a three-month term (vast's prepay: about 30)") },
 	{ "audit.grid", CK_STRING, NULL, N_("grid carbon intensity overrides for audit: REGION=G_PER_KWH,... (longest region prefix wins)") },
 	{ "audit.target", CK_INT, "85", N_("GPU utilisation percent that audit measures instances against") },
 	{ "budget.action", CK_STRING, "stop", N_("what the watcher does to running instances once a budget is spent: stop, destroy or notify") },
@@ -332,6 +334,9 @@ config_check(const char *key, const char *value, struct gr_error *err)
 	if (strcmp(key, "idle.threshold") == 0 && !parse_int(value, 0, 100, &n))
 		return gr_fail(err, GR_EUSAGE, "'idle.threshold' is a whole percentage from 0 to "
 		    "100, not '%s'", value);
+	if (strncmp(key, "advise.term_", 12) == 0 && !parse_int(value, 0, 99, &n))
+		return gr_fail(err, GR_EUSAGE, "'%s' is a whole percentage from 0 to 99, not "
+		    "'%s'", key, value);
 	if (strcmp(key, "budget.warn") == 0 && !parse_int(value, 1, 100, &n))
 		return gr_fail(err, GR_EUSAGE, "'budget.warn' is a whole percentage from 1 to "
 		    "100, not '%s'", value);
