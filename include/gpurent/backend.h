@@ -56,6 +56,10 @@ struct backend_env {
 					   command that never needs it, like offers, never
 					   pays for a second connection) */
 	int debug;			/* trace requests to stderr (keys redacted) */
+	/* Tells the user of a change of course they asked to hear of (-v), such as a fallback
+	   to an older API; a backend never prints. NULL: nothing is said. */
+	void (*note)(void *ctx, const char *msg);
+	void *note_ctx;
 	long timeout_ms;		/* per request, total */
 	long connect_timeout_ms;
 };

@@ -53,6 +53,11 @@ struct serve_opts {
 	/* Instances taken away a while after their launch (sim.h; after 0: none). */
 	struct sim_preemption preempt;
 	/*
+	 * A retired API: every request whose path begins with gone (e.g. "/v2/pods") is answered
+	 * 410 Gone as problem+json, without being acted on. NULL: none.
+	 */
+	const char *gone;
+	/*
 	 * When set, every request is appended to it as one line of JSON before it is answered:
 	 * {"method", "path", "query": [[name, value], ...], "body", "key": whether one was
 	 * presented} (never the key itself), so that a real client's calls can be recorded once

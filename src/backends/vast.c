@@ -653,7 +653,6 @@ create_body(const struct vast *v, const struct launch_req *req, const char *labe
 	cJSON *o = cJSON_CreateObject(), *env;
 	char port[48], *s;
 	size_t i;
-	const char *eq;
 
 	cJSON_AddStringToObject(o, "client_id", "me");
 	cJSON_AddStringToObject(o, "image", req->image != NULL ? req->image : v->image);
@@ -662,19 +661,8 @@ create_body(const struct vast *v, const struct launch_req *req, const char *labe
 	if (req->onstart != NULL)
 		cJSON_AddStringToObject(o, "onstart", req->onstart);
 	cJSON_AddStringToObject(o, "runtype", "ssh_direc ssh_proxy");
-	env = cJSON_AddObjectToObject(o, "env");
-	for (i = 0; req->env != NULL && req->env[i] != NULL; i++) {
-		char k[128];
-
-		eq = strchr(req->env[i], '=');
-		if (eq == NULL || eq == req->env[i] || (size_t)(eq - req->env[i]) >= sizeof(k))
-			continue;
-		memcpy(k, req->env[i], (size_t)(eq - req->env[i]));
-		k[eq - req->env[i]] = '\0';
-		cJSON_AddStringToObject(env, k, eq + 1);
-	}
-	if (req->client_token != NULL)
-		cJSON_AddStringToObject(env, "GPURENT_CLIENT_TOKEN", req->client_token);
+	bj_env_object(o, req->env, req->client_token);
+	env = cJSON_GetObjectItemCaseSensitive(o, "env");
 	for (i = 0; i < req->n_ports; i++) {
 		snprintf(port, sizeof(port), "-p %d:%d", req->ports[i], req->ports[i]);
 		cJSON_AddStringToObject(env, port, "1");

@@ -25,7 +25,7 @@ const char cmd_sim_serve_usage[] =
     "         [--retry-after S] [--fault-seed N] [--fail-first N]\n"
     "         [--fail-first-acted N] [--fail-match TEXT] [--ignore-stop N]\n"
     "         [--fail-launch LIST] [--preempt-after DURATION [--preempt-seed N]\n"
-    "         [--preempt-reason outbid|host-failure|unreachable]]\n"
+    "         [--preempt-reason outbid|host-failure|unreachable]] [--gone PREFIX]\n"
     "         [--log-requests FILE]\n";
 
 static void
@@ -79,6 +79,7 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 		{ "--fail-match", offsetof(struct serve_opts, fail_match),
 		    N_("--fail-match needs some text") },
 		{ "--fail-launch", offsetof(struct serve_opts, fail_launch), NULL },
+		{ "--gone", offsetof(struct serve_opts, gone), N_("--gone needs a path prefix") },
 		{ "--bind", offsetof(struct serve_opts, bind), NULL },
 	};
 	static const struct {

@@ -57,6 +57,7 @@ static const struct config_key keys[] = {
 	{ "ppio.url", CK_STRING, NULL, N_("PPIO GPU API v2 address (scheme, host, port)") },
 	{ "providers", CK_LIST, "sim", N_("backends to use when --provider is not given") },
 	{ "reconcile.interval", CK_INTERVAL, "15m", N_("time between two comparisons by gpurent watch of each provider's account with what gpurent knows (gpurent reconcile)") },
+	{ "runpod.api", CK_STRING, "auto", N_("which RunPod API the backend speaks: v2 (REST v2, GraphQL only for what v2 lacks), graphql, or auto (v2, and GraphQL for an operation v2 answers 404 or 410)") },
 	{ "runpod.disk", CK_INT, NULL, N_("RunPod container disk in GB when launch gives none") },
 	{ "runpod.image", CK_STRING, NULL, N_("RunPod image when launch gives none") },
 	{ "runpod.url", CK_STRING, NULL, N_("RunPod API address (scheme, host, port)") },
@@ -321,6 +322,9 @@ config_check(const char *key, const char *value, struct gr_error *err)
 	if (strcmp(key, "vault.mode") == 0 && strcmp(value, "auto") != 0 &&
 	    strcmp(value, "passphrase") != 0 && strcmp(value, "keyfile") != 0)
 		return gr_fail(err, GR_EUSAGE, "'vault.mode' is auto, passphrase or keyfile");
+	if (strcmp(key, "runpod.api") == 0 && strcmp(value, "auto") != 0 &&
+	    strcmp(value, "v2") != 0 && strcmp(value, "graphql") != 0)
+		return gr_fail(err, GR_EUSAGE, "'runpod.api' is v2, graphql or auto, not '%s'", value);
 	if (strcmp(key, "spot.bid_margin") == 0 && (!parse_int(value, 0, 100, &n)))
 		return gr_fail(err, GR_EUSAGE, "'spot.bid_margin' is a whole percentage from 0 "
 		    "to 100, not '%s'", value);

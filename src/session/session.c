@@ -135,6 +135,16 @@ provider_env(const char *name, const char *what, bool fallback)
 	return v != NULL && *v != '\0' ? v : NULL;
 }
 
+/* A backend's note (backend_env.note): on stderr when the user asked to hear more. */
+static void
+session_note(void *ctx, const char *msg)
+{
+	const struct session *s = ctx;
+
+	if (s->verbose > 0)
+		fprintf(stderr, "gpurent: %s\n", msg);
+}
+
 static enum gr_err
 add_backend(struct session *s, const char *name, struct gr_error *err)
 {
@@ -172,6 +182,8 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 		env.api_key = getenv(ops->key_env);
 	env.config = s->config;
 	env.debug = s->debug;
+	env.note = session_note;
+	env.note_ctx = s;
 	env.timeout_ms = config_get_int(s->config, "http.timeout", 30) * 1000;
 	env.connect_timeout_ms = config_get_int(s->config, "http.connect_timeout", 10) * 1000;
 	/* Each backend opens its own connection when it first needs one (backend_state). */
