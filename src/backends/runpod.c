@@ -764,9 +764,13 @@ runpod_charges(struct backend *b, int64_t since, int64_t until, struct charge_li
 	strftime(to, sizeof(to), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t1, &tm));
 	snprintf(path, sizeof(path), "/v2/billing/pods?bucketSize=day&grouping=podId&"
 	    "startTime=%s&endTime=%s", from, to);
-	e = bk_call(&r->h, HTTP_GET, path, NULL, true, &rs, err);
-	if (e == GR_OK)
+	/* A reply in 2xx is read by the billing reader alone: v1 answered a bare list, which
+	   the error reader takes for no JSON object. */
+	e = bk_request(&r->h, HTTP_GET, path, NULL, true, &rs, err);
+	if (e == GR_OK && rs.status >= 200 && rs.status < 300)
 		e = runpod_parse_billing(rs.body, rs.len, out, err);
+	else
+		e = bk_check(&r->h, e, &rs, err);
 	http_response_release(&rs);
 	if (e == GR_OK)
 		bk_charges_window(out, n0, since, until);

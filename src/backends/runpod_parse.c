@@ -533,9 +533,6 @@ error_of(long status, const cJSON *j, const char *body, size_t len, struct gr_er
 
 	if (status == 401)
 		goto auth;
-	/* REST v2 answers its lists (billing) as a bare array. */
-	if (cJSON_IsArray(j) && status >= 200 && status < 300)
-		return GR_OK;
 	if (!cJSON_IsObject(j)) {
 		if (status >= 200 && status < 300)
 			return gr_fail(err, GR_EUNAVAIL, "malformed reply (not JSON)");

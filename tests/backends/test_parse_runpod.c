@@ -315,8 +315,9 @@ test_billing(void **state)
 		assert_int_equal(l.v[3].amount, 1250000);
 		assert_int_equal(l.v[3].storage, 250000);
 	}
-	/* A bare array is a good REST v2 reply, an error status is not. */
-	assert_int_equal(runpod_parse_error(200, "[]", 2, &err), GR_OK);
+	/* The error reader takes a bare list for no reply at all (the billing op reads its own
+	   2xx replies), and an error status for an error. */
+	assert_int_equal(runpod_parse_error(200, "[]", 2, &err), GR_EUNAVAIL);
 	gr_error_clear(&err);
 	assert_int_not_equal(runpod_parse_error(500, "[]", 2, &err), GR_OK);
 	charge_list_release(&l);
