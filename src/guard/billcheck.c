@@ -178,7 +178,8 @@ bill_check_backend(struct session *s, struct backend *be, int64_t since, int64_t
 		p->error = err.code;
 		strlcpy_(p->msg, err.msg, sizeof(p->msg));
 	} else {
-		qsort(w.seen, w.n_seen, ID_MAX, id_cmp);
+		if (w.n_seen > 0)
+			qsort(w.seen, w.n_seen, ID_MAX, id_cmp);
 		charge_list_fold(&w.days);
 		charge_list_fold(&bill);
 		compare(out, p, &w, &bill, tolerance);

@@ -367,28 +367,31 @@ attempt_label(const struct round *r, int n, char *buf, size_t size)
 }
 
 /* Find the attempt's instance among what the providers list (by its label): the one a
-   killed controller's launch may have made. */
-static bool
-find_by_label(struct round *r, struct instance *out)
+   killed controller's launch may have made. GR_ENOTFOUND only when every provider answered:
+   a provider that did not may hold it, and a launch sent now could rent a second. */
+static enum gr_err
+find_by_label(struct round *r, struct instance *out, struct gr_error *err)
 {
 	struct fanout_result res[SESSION_MAX_PROVIDERS];
-	struct gr_error err = { 0 };
 	struct instance_list l;
 	char label[LABEL_MAX];
+	enum gr_err e;
 	size_t i;
-	bool found = false;
 
 	attempt_label(r, r->cur->n, label, sizeof(label));
 	memset(res, 0, sizeof(res));
-	if (session_instances(r->s, &l, res, &err) != GR_OK)
-		return false;
-	for (i = 0; i < l.n && !found; i++)
+	instance_list_init(&l);
+	e = session_instances(r->s, &l, res, err);
+	for (i = 0; i < l.n; i++)
 		if (strcmp(l.v[i].label, label) == 0 && l.v[i].state != ST_DESTROYED) {
 			*out = l.v[i];
-			found = true;
+			e = GR_OK;
+			break;
 		}
+	if (e == GR_OK && i == l.n)
+		e = GR_ENOTFOUND;
 	instance_list_release(&l);
-	return found;
+	return e;
 }
 
 static void
@@ -589,7 +592,13 @@ step_rent(struct round *r)
 	if (r->cur == NULL && !record_attempt(r))
 		return;
 	/* A controller before this one may have sent this attempt's launch. */
-	if (resumed && find_by_label(r, &in)) {
+	if (resumed && (rc = find_by_label(r, &in, &err)) != GR_ENOTFOUND) {
+		if (rc != GR_OK) {
+			say(r, EV_WARN, "managed-rent", _("attempt %d: the providers could not all "
+			    "be asked whether it was rented (%s); asking again next round"),
+			    r->cur->n, err.msg);
+			return;
+		}
 		note_rented(r, &in);
 		(void)save(r, &err);
 		say(r, EV_INFO, "managed-rented", _("attempt %d: found %s, rented before the last "
