@@ -203,6 +203,7 @@ guard_agent_script(const struct guard_agent *a)
 	/* dir_name holds only [A-Za-z0-9_-] (guard_agent_plan). */
 	sb_addf(&sb, "GR_DIR=\"$HOME/.gpurent-guard/%s\"\n", a->dir_name);
 	setting(&sb, "GR_PROBE", probe_vendor_nvidia.command);
+	setting(&sb, "GR_PROBE_AMD", probe_vendor_find("amd")->command);
 	if (a->with_key)
 		sb_addf(&sb, "# $GR_DIR/key: your %s API key (mode 0600), placed by install over "
 		    "ssh's stdin and never printed\n", a->provider);
