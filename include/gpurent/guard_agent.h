@@ -118,10 +118,11 @@ bool guard_journal_parse(char *text, long long *last, struct guard_journal *out,
 
 /*
  * Read instance id's journal over ssh and record its decisions that are not yet events
- * (events.h, kinds "guard-start", "guard-stop-ordered", ...) once each.
+ * (events.h, kinds "guard-start", "guard-stop-ordered", ...) once each, with the
+ * instance's label ("" when the caller does not know it).
  */
-enum gr_err guard_agent_read(struct session *s, const char *id, struct guard_journal *out,
-    struct gr_error *err);
+enum gr_err guard_agent_read(struct session *s, const char *id, const char *label,
+    struct guard_journal *out, struct gr_error *err);
 
 /* An agent whose heartbeat is older than this many rounds and the margin (seconds) has
  * stopped beating: guard status says "stale", the watcher starts it again. */

@@ -81,6 +81,12 @@ enum gr_err reconcile_one(struct session *s, const char *id, struct reconcile_fi
 enum gr_err reconcile_adopt(struct session *s, const char *id, struct instance *out,
     struct gr_error *err);
 
+/*
+ * Forget the local record of instance id: reconcile no longer lists it as vanished (its
+ * ledger stays, for costs). GR_ECONFLICT while its provider still has it.
+ */
+enum gr_err reconcile_forget(struct session *s, const char *id, struct gr_error *err);
+
 /* A finding the watcher has not reported before, as its event says it. */
 struct reconcile_news {
 	const struct reconcile_finding *finding;

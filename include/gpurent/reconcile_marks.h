@@ -15,10 +15,14 @@
 
 struct state;
 
+/* The adopted_at of an instance whose local record the user forgot: never listed vanished. */
+#define RECONCILE_FORGOTTEN (-1)
+
 struct reconcile_mark {
 	char instance_id[ID_MAX];
 	char provider[PROVIDER_MAX];
-	int64_t adopted_at;	/* UTC seconds, 0: not adopted */
+	int64_t adopted_at;	/* UTC seconds, 0: not adopted, RECONCILE_FORGOTTEN: its
+				   record forgotten (reconcile --forget) */
 	unsigned reported;	/* findings reported (reconcile.h RF_*) */
 };
 

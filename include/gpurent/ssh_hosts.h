@@ -13,7 +13,8 @@
  * the state directory, so that no other GPURENT_HOME, a test's, ever writes it): from then
  * on every answer of a provider about an instance (observed.h: launch, start, stop,
  * destroy, and every get and list) brings its entry up to date, written whole
- * (atomic_write) and only when it changes.
+ * (atomic_write) and only when it changes, until the user turns it off (ssh_hosts_disable,
+ * remembered in the same place: `gpurent code` does not turn it on again).
  */
 #ifndef GPURENT_SSH_HOSTS_H
 #define GPURENT_SSH_HOSTS_H
@@ -50,6 +51,10 @@ bool ssh_hosts_enabled(char *path, size_t n);
 
 /* Keep path from now on: remembered in the state directory, made (empty) when missing. */
 enum gr_err ssh_hosts_enable(const char *path, struct gr_error *err);
+/* Keep no file from now on (the file stays as it is), until ssh_hosts_enable. */
+enum gr_err ssh_hosts_disable(struct gr_error *err);
+/* Whether the user turned the file off (ssh_hosts_disable), rather than never on. */
+bool ssh_hosts_turned_off(void);
 
 /*
  * The provider's answer about the n instances v, into the kept file (nothing when none is

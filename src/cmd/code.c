@@ -57,6 +57,12 @@ code_run(struct cmd_ctx *c, int argc, char **argv)
 		    "and its Remote - SSH extension");
 		return cmd_error(c, &err);
 	}
+	if (ssh_hosts_turned_off()) {
+		gr_fail(&err, GR_ECONFLICT, "VS Code reaches the instance through its ssh-config "
+		    "entry, and ssh-config is off ('gpurent ssh-config --off'): 'gpurent "
+		    "ssh-config' turns it on again");
+		return cmd_error(c, &err);
+	}
 	/* The entry first: kept from now on, and written by the endpoint's answer. */
 	if (session_config(c->s, &cfg, &err) != GR_OK ||
 	    ssh_hosts_default_path(cfg, path, sizeof(path), &err) != GR_OK ||
@@ -98,8 +104,10 @@ const struct command cmd_code = {
 	.summary = N_("open VS Code on an instance through Remote-SSH"),
 	.help =
 	    N_("Makes sure the instance has its entry in the ssh include file (as ssh-config\n"
-	    "writes it) and its host key pinned, then runs 'code --remote ssh-remote+ALIAS\n"
-	    "PATH' (PATH: the remote folder to open; none opens an empty window). Needs VS\n"
+	    "writes it, and kept up to date from then on, as ssh-config keeps it) and its host\n"
+	    "key pinned, then runs 'code --remote ssh-remote+ALIAS PATH' (PATH: the remote\n"
+	    "folder to open; none opens an empty window). After 'gpurent ssh-config --off' it\n"
+	    "refuses (status 13) rather than turn the updates on again. Needs VS\n"
 	    "Code's 'code' command on PATH and its Remote - SSH extension, and ~/.ssh/config\n"
 	    "including the file ('gpurent ssh-config --install-include'). The exit status is\n"
 	    "code's."),

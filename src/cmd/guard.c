@@ -300,7 +300,8 @@ status_(struct cmd_ctx *c, const struct instance_list *ids)
 
 	for (i = 0; i < ids->n; i++) {
 		err = (struct gr_error){ 0 };
-		if (guard_agent_read(c->s, ids->v[i].id, &rows[n].j, &err) != GR_OK) {
+		if (guard_agent_read(c->s, ids->v[i].id, ids->v[i].label, &rows[n].j, &err) !=
+		    GR_OK) {
 			status = cmd_error(c, &err);
 			continue;
 		}

@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpurent/catalogue.h"
 #include "gpurent/i18n.h"
@@ -16,13 +17,15 @@
 struct args {
 	const char *adopt;
 	const char *destroy;
+	bool forget;
 	bool yes;
 };
 
 static const struct cmd_opt opts[] = {
 	{ "adopt", 0, "ID", N_("bring this instance under gpurent: its ledger from its start, where the provider says it"), OPT_AT(struct args, adopt), CPL_INSTANCE, OPT_STR },
 	{ "destroy", 0, "ID", N_("destroy this instance that reconcile lists (asks first)"), OPT_AT(struct args, destroy), CPL_INSTANCE, OPT_STR },
-	{ "yes", 'y', NULL, N_("do not ask before --destroy; needed when stdin is not a terminal"), OPT_AT(struct args, yes), CPL_NONE, OPT_TRUE },
+	{ "forget", 0, NULL, N_("forget the local records of the instances named (ID...) that their provider no longer has (asks first)"), OPT_AT(struct args, forget), CPL_NONE, OPT_TRUE },
+	{ "yes", 'y', NULL, N_("do not ask before --destroy or --forget; needed when stdin is not a terminal"), OPT_AT(struct args, yes), CPL_NONE, OPT_TRUE },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
@@ -155,6 +158,41 @@ destroy(struct cmd_ctx *c, const char *id, bool yes)
 	return finish_output(c, lifecycle_destroy(c, 1, ids, yes));
 }
 
+/* --forget ID...: asked first (refused without a terminal) unless --yes; each forgotten id
+ * on stdout. */
+static int
+forget(struct cmd_ctx *c, int n, char **ids, bool yes)
+{
+	struct gr_error err;
+	int i, status = 0, done = 0;
+
+	if (!yes && !isatty(STDIN_FILENO)) {
+		fprintf(stderr, _("gpurent reconcile: refusing to forget without --yes when stdin "
+		    "is not a terminal\n"));
+		return EXIT_USAGE;
+	}
+	if (!yes) {
+		for (i = 0; i < n; i++)
+			fprintf(stderr, "  %s\n", ids[i]);
+		fputs(_("Forgetting drops gpurent's record of each: reconcile lists it no more; "
+		    "its costs stay.\n"), stderr);
+		if (!cmd_confirm("Forget %d record%s?", n, n == 1 ? "" : "s")) {
+			fputs(_("nothing forgotten\n"), stderr);
+			return EXIT_ERROR;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		err = (struct gr_error){ 0 };
+		if (reconcile_forget(c->s, ids[i], &err) != GR_OK) {
+			status = cmd_error(c, &err);
+			continue;
+		}
+		fprintf(c->out, "%s\n", ids[i]);
+		done++;
+	}
+	return finish_output(c, done > 0 && status != 0 ? EXIT_PARTIAL : status);
+}
+
 static int
 reconcile_cmd(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -163,17 +201,24 @@ reconcile_cmd(struct cmd_ctx *c, int argc, char **argv)
 	struct gr_error err = { 0 };
 	struct args a;
 	char gpu[64];
-	int rc, status;
+	int rc, status, npos;
 	enum gr_err frc;
 
 	memset(&a, 0, sizeof(a));
-	if (!cmd_parse_options(c, argc, argv, NULL, &a, &rc))
-		return rc;
-	if (a.adopt != NULL && a.destroy != NULL)
-		return cmd_usage_error(c, "give --adopt or --destroy, not both");
-	if (a.yes && a.destroy == NULL)
-		return cmd_usage_error(c, "--yes answers --destroy's question: give it with "
-		    "--destroy ID");
+	if ((rc = cmd_parse(c, argc, argv, NULL, &a, &npos)) != 0 || npos < 0)
+		return npos < 0 ? 0 : rc;
+	if ((a.adopt != NULL) + (a.destroy != NULL) + a.forget > 1)
+		return cmd_usage_error(c, "give one of --adopt, --destroy and --forget");
+	if (a.forget && npos == 0)
+		return cmd_usage_error(c, "--forget needs the ids to forget");
+	if (!a.forget && npos > 0)
+		return cmd_usage_error(c, "ids go with --forget (--adopt ID and --destroy ID take "
+		    "one each)");
+	if (a.yes && a.destroy == NULL && !a.forget)
+		return cmd_usage_error(c, "--yes answers the question of --destroy or --forget: "
+		    "give it with one of them");
+	if (a.forget)
+		return forget(c, npos, argv, a.yes);
 	if (a.adopt != NULL)
 		return adopt(c, a.adopt);
 	if (a.destroy != NULL)
@@ -191,7 +236,7 @@ reconcile_cmd(struct cmd_ctx *c, int argc, char **argv)
 
 const struct command cmd_reconcile = {
 	.name = "reconcile",
-	.args = NULL,
+	.args = "[--forget ID...]",
 	.summary = N_("find what the providers bill that gpurent does not watch"),
 	.help =
 	    N_("Compares each selected provider's instances with what gpurent knows (what it\n"
@@ -204,7 +249,9 @@ const struct command cmd_reconcile = {
 	    "--adopt ID brings one under gpurent: it counts in costs, budgets and audit from\n"
 	    "when its provider says it was created (vast, PPIO; else from now). --destroy ID\n"
 	    "destroys a foreign or stopped one as 'gpurent destroy' does, asking first on a\n"
-	    "terminal. 'gpurent watch' compares every reconcile.interval (15m) and raises an\n"
+	    "terminal. --forget ID... drops the local record of each instance its provider no\n"
+	    "longer has (vanished), asking first: reconcile lists it no more, its costs stay.\n"
+	    "'gpurent watch' compares every reconcile.interval (15m) and raises an\n"
 	    "event for each new finding."),
 	.opts = opts,
 	.run = reconcile_cmd,

@@ -14,11 +14,13 @@
 struct args {
 	bool install_include;
 	bool print;
+	bool off;
 };
 
 static const struct cmd_opt opts[] = {
 	{ "install-include", 0, NULL, N_("add the Include line for the file to ~/.ssh/config"), OPT_AT(struct args, install_include), CPL_NONE, OPT_TRUE },
 	{ "print", 0, NULL, N_("print the entries instead of writing the file"), OPT_AT(struct args, print), CPL_NONE, OPT_TRUE },
+	{ "off", 0, NULL, N_("stop keeping the file up to date (it stays as it is); ssh-config without --off turns it on again"), OPT_AT(struct args, off), CPL_NONE, OPT_TRUE },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
@@ -95,6 +97,15 @@ ssh_config_run(struct cmd_ctx *c, int argc, char **argv)
 		    "running instance");
 	if (a.print && a.install_include)
 		return cmd_usage_error(c, "--print writes nothing: give --install-include without it");
+	if (a.off && (a.print || a.install_include))
+		return cmd_usage_error(c, "--off goes alone");
+	if (a.off) {
+		if (ssh_hosts_disable(&err) != GR_OK)
+			return cmd_error(c, &err);
+		cmd_warn("ssh-config is off: gpurent no longer updates the file (it stays as it "
+		    "is), and 'gpurent code' does not turn it on; 'gpurent ssh-config' does");
+		return 0;
+	}
 	if (session_config(c->s, &cfg, &err) != GR_OK ||
 	    ssh_hosts_default_path(cfg, path, sizeof(path), &err) != GR_OK)
 		return cmd_error(c, &err);
@@ -152,6 +163,8 @@ const struct command cmd_ssh_config = {
 	    "ls), so that 'ssh ALIAS' and VS Code's Remote-SSH work without gpurent.\n"
 	    "--install-include adds 'Include FILE' at the top of ~/.ssh/config, once; without\n"
 	    "it ~/.ssh/config is never touched. --print prints the file instead of writing it.\n"
+	    "--off stops the updates (the file stays as it is; 'gpurent code', which turns\n"
+	    "them on, then refuses) until ssh-config is run again.\n"
 	    "Lists the entries written (-o json for scripts)."),
 	.opts = opts,
 	.run = ssh_config_run,

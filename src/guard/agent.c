@@ -203,6 +203,7 @@ guard_agent_script(const struct guard_agent *a)
 	/* dir_name holds only [A-Za-z0-9_-] (guard_agent_plan). */
 	sb_addf(&sb, "GR_DIR=\"$HOME/.gpurent-guard/%s\"\n", a->dir_name);
 	setting(&sb, "GR_PROBE", probe_vendor_nvidia.command);
+	setting(&sb, "GR_PROBE_AMD", probe_vendor_find("amd")->command);
 	if (a->with_key)
 		sb_addf(&sb, "# $GR_DIR/key: your %s API key (mode 0600), placed by install over "
 		    "ssh's stdin and never printed\n", a->provider);
@@ -342,6 +343,7 @@ guard_agent_remove(struct session *s, const char *id, struct gr_error *err)
 struct record_ctx {
 	struct state *st;
 	const char *id;
+	const char *label;
 	const struct guard_journal *j;
 };
 
@@ -360,18 +362,19 @@ record(const struct guard_decision *d, void *ctx)
 	snprintf(ev.kind, sizeof(ev.kind), "guard-%s", d->kind);
 	strlcpy_(ev.policy, d->policy, sizeof(ev.policy));
 	strlcpy_(ev.instance_id, c->id, sizeof(ev.instance_id));
+	strlcpy_(ev.label, c->label, sizeof(ev.label));
 	ev.util_pct = c->j->util;
 	snprintf(ev.message, sizeof(ev.message), "%s: %s", _("instance guard"), d->msg);
 	events_add(c->st, &ev, &e);
 }
 
 enum gr_err
-guard_agent_read(struct session *s, const char *id, struct guard_journal *out,
-    struct gr_error *err)
+guard_agent_read(struct session *s, const char *id, const char *label,
+    struct guard_journal *out, struct gr_error *err)
 {
 	char dir[ID_MAX + PROVIDER_MAX], key[ID_MAX + 16], seen[24] = "0";
 	const char *args[2] = { dir, seen };
-	struct record_ctx rc = { NULL, id, out };
+	struct record_ctx rc = { NULL, id, label, out };
 	struct sb buf;
 	long long last = 0;
 	enum gr_err e;
@@ -445,7 +448,7 @@ guard_agents_keep(struct session *s, const struct instance_list *l)
 		if (in->state != ST_RUNNING || !guard_agent_can_stop(in->provider))
 			continue;
 		err = (struct gr_error){ 0 };
-		if (guard_agent_read(s, in->id, &j, &err) != GR_OK)
+		if (guard_agent_read(s, in->id, in->label, &j, &err) != GR_OK)
 			continue;	/* no ssh this pass: the next one tries again */
 		if (!j.installed) {
 			if (guard_agent_plan(s, in->id, 0, 0, "", false, &g, &err) != GR_OK ||

@@ -70,6 +70,63 @@ gr_util() {
 	END { if (rows > 0 && !bad) print max }'
 }
 
+# The same of AMD's JSON (GR_PROBE_AMD): rocm-smi's "GPU use (%)" of each card, or amd-smi's
+# usage.gfx_activity of each GPU ({"value": N, ...} over lines, or a bare N); "N/A" anywhere
+# is an unknown reading.
+gr_util_amd() {
+	awk '
+	function take(v) {
+		sub(/^[ \t]*/, "", v)
+		if (v !~ /^[0-9]+(\.[0-9]+)?([^0-9.]|$)/) { bad = 1; return }
+		v = v + 0
+		if (v > 100) { bad = 1; return }
+		rows++
+		if (v > max) max = v
+	}
+	/"GPU use \(%\)"/ {
+		v = $0
+		sub(/.*"GPU use \(%\)"[ \t]*:[ \t]*"?/, "", v)
+		take(v)
+		next
+	}
+	/"gfx_activity"/ {
+		v = $0
+		sub(/.*"gfx_activity"[ \t]*:[ \t]*/, "", v)
+		if (v ~ /^\{/) { gfx = 1; v = substr(v, 2) } else { take(v); next }
+		if (v !~ /"value"/) next
+		$0 = v
+	}
+	gfx && /"value"/ {
+		# The first "value" after it: more may follow on the line (umc_activity).
+		match($0, /"value"[ \t]*:[ \t]*/)
+		take(substr($0, RSTART + RLENGTH))
+		gfx = 0
+		next
+	}
+	gfx && /\}/ { bad = 1; gfx = 0 }
+	END { if (rows > 0 && !bad) printf "%d\n", max }'
+}
+
+# The busiest GPU's utilisation now: NVIDIA's tool where it is, else AMD's (rocm-smi, or
+# amd-smi where rocm-smi fails), as the probes ask them; nothing when none answers.
+gr_sample() {
+	if command -v nvidia-smi >/dev/null 2>&1 ||
+	    ! { command -v rocm-smi || command -v amd-smi; } >/dev/null 2>&1; then
+		gr_probe "$GR_PROBE" | gr_util
+	else
+		gr_probe "$GR_PROBE_AMD" | gr_util_amd
+	fi
+}
+
+# One probe command, bounded in time where timeout(1) is there.
+gr_probe() {
+	if command -v timeout >/dev/null 2>&1; then
+		timeout $((GR_INTERVAL * 3 + 30)) sh -c "$1" 2>&1 </dev/null
+	else
+		sh -c "$1" 2>&1 </dev/null
+	fi
+}
+
 # One HTTP request: METHOD URL BODY, the key in the Authorization header (read by curl from
 # its standard input, so that it never shows in the process list); prints the status.
 gr_http() {
@@ -171,11 +228,7 @@ fails=0
 retry_at=0
 while :; do
 	now=$(date +%s)
-	if command -v timeout >/dev/null 2>&1; then
-		util=$(timeout $((GR_INTERVAL * 3 + 30)) sh -c "$GR_PROBE" 2>&1 </dev/null | gr_util)
-	else
-		util=$(sh -c "$GR_PROBE" 2>&1 </dev/null | gr_util)
-	fi
+	util=$(gr_sample)
 	if [ -z "$util" ]; then
 		verdict=unknown
 		idle_since=

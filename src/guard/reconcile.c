@@ -87,6 +87,7 @@ fill(struct reconcile_finding *f, unsigned what, const struct instance *in,
 
 struct gone_ctx {
 	struct session *s;
+	const struct known *k;
 	struct reconcile_list *out;
 };
 
@@ -95,12 +96,14 @@ gone_one(const struct ledger_seg *g, void *ctx)
 {
 	struct gone_ctx *c = ctx;
 	struct reconcile_finding *f;
+	const struct reconcile_mark *m;
 	size_t i;
 
 	for (i = 0; i < c->s->n_backends; i++)
 		if (strcmp(c->s->backends[i]->ops->name, g->provider) == 0)
 			break;
-	if (i == c->s->n_backends)
+	if (i == c->s->n_backends || ((m = mark_of(c->k, g->instance_id)) != NULL &&
+	    m->adopted_at == RECONCILE_FORGOTTEN))
 		return;
 	f = XPUSH(c->out->v, c->out->n, c->out->cap, 16);
 	f->what = RF_VANISHED;
@@ -118,11 +121,12 @@ enum gr_err
 reconcile_compare(struct session *s, const struct instance_list *l,
     struct reconcile_list *out, struct gr_error *err)
 {
-	struct gone_ctx g = { s, out };
 	struct cost_clock clk;
 	struct known k;
+	struct gone_ctx g = { s, &k, out };
 	size_t i;
 	unsigned what;
+	enum gr_err rc;
 
 	if (known_load(s, &k, err) != GR_OK)
 		return err->code;
@@ -130,8 +134,9 @@ reconcile_compare(struct session *s, const struct instance_list *l,
 	for (i = 0; i < l->n; i++)
 		if ((what = classify(&k, &l->v[i])) != 0)
 			fill(XPUSH(out->v, out->n, out->cap, 16), what, &l->v[i], &clk);
+	rc = ledger_each_gone(k.st, gone_one, &g, err);
 	free(k.marks);
-	return ledger_each_gone(k.st, gone_one, &g, err);
+	return rc;
 }
 
 enum gr_err
@@ -198,6 +203,38 @@ reconcile_adopt(struct session *s, const char *id, struct instance *out,
 			m.adopted_at = (int64_t)time(NULL);
 		rc = reconcile_mark_put(k.st, &m, err);
 	}
+	free(k.marks);
+	return rc;
+}
+
+enum gr_err
+reconcile_forget(struct session *s, const char *id, struct gr_error *err)
+{
+	struct reconcile_mark m, *was;
+	struct instance in;
+	struct backend *b;
+	struct known k;
+	enum gr_err rc;
+
+	if (session_backend_for(s, id, &b, err) != GR_OK)
+		return err->code;
+	memset(&in, 0, sizeof(in));
+	rc = observed_get(b, id, &in, err);
+	if (rc == GR_OK && in.state != ST_DESTROYED)
+		return gr_fail(err, GR_ECONFLICT, "'%s' is still at its provider (%s): destroy it "
+		    "with 'gpurent destroy', or keep it", id, inst_state_name(in.state));
+	if (rc != GR_OK && rc != GR_ENOTFOUND)
+		return rc;
+	gr_error_clear(err);
+	if (known_load(s, &k, err) != GR_OK)
+		return err->code;
+	memset(&m, 0, sizeof(m));
+	if ((was = mark_of(&k, id)) != NULL)
+		m = *was;
+	strlcpy_(m.instance_id, id, sizeof(m.instance_id));
+	strlcpy_(m.provider, b->ops->name, sizeof(m.provider));
+	m.adopted_at = RECONCILE_FORGOTTEN;
+	rc = reconcile_mark_put(k.st, &m, err);
 	free(k.marks);
 	return rc;
 }
@@ -306,7 +343,7 @@ describe(const struct reconcile_finding *f, unsigned bit, struct reconcile_news 
 		n->warn = false;
 		snprintf(n->message, sizeof(n->message), _("its provider no longer has it: "
 		    "destroyed or taken back outside gpurent; its ledger ends when that was "
-		    "noticed"));
+		    "noticed; 'gpurent reconcile --forget ID' drops the record"));
 		break;
 	}
 }

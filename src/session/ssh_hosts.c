@@ -152,6 +152,34 @@ ssh_hosts_enable(const char *path, struct gr_error *err)
 	return atomic_write(marker, line, strlen(line), 0600, err);
 }
 
+/* What the marker says once the user turned the file off: no path (ssh_hosts_enabled). */
+#define TURNED_OFF "off\n"
+
+enum gr_err
+ssh_hosts_disable(struct gr_error *err)
+{
+	char marker[4200];
+
+	if (paths_mkdir(paths_state_dir(), err) != GR_OK)
+		return err->code;
+	marker_path(marker, sizeof(marker));
+	return atomic_write(marker, TURNED_OFF, strlen(TURNED_OFF), 0600, err);
+}
+
+bool
+ssh_hosts_turned_off(void)
+{
+	char marker[4200];
+	struct sb sb;
+	bool off;
+
+	marker_path(marker, sizeof(marker));
+	sb_init(&sb);
+	off = read_text(marker, &sb) && sb.len > 0 && strcmp(sb.buf, TURNED_OFF) == 0;
+	sb_release(&sb);
+	return off;
+}
+
 /* name made of [A-Za-z0-9._-] only, runs of anything else as one '-', no leading '-' or
  * '.' (ssh would read an option) and no trailing '-'; "" when nothing is left. */
 static void

@@ -3,23 +3,10 @@
 # and starts it again, once, after a kill -9 (the agent gone), from the script it was
 # installed with; each is an event.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/sshd.sh"
-. "$(dirname "$0")/probes.sh"
-. "$(dirname "$0")/serve.sh"
+. "$(dirname "$0")/guard.sh"
 
-start_sshd
-nvidia_double old-driver-440.txt	# 86%: busy, the agent stops nothing
-start_serve vast --api-key test-key-vast
-use_provider vast test-key-vast
-g config set providers vast >/dev/null
-g config set guard.interval 1s >/dev/null
-launch_fresh gpus=1 -- --label t732 >"$TMP/id" || fail "launch"
-id=$(cat "$TMP/id")
-n=${id#vast:}
-expect_ok serve_g vast sim advance 10m
-export GPURENT_GUARD_ENVIRON="$SERVE_HOME/instance-env/$n"
-dir="$HOME/.gpurent-guard/vast-$n"
-CLEANUP_HOOKS+=("kill \$(cat '$dir/pid' 2>/dev/null) 2>/dev/null")
+guard_vast_busy
+guard_vast_instance t732
 
 # Off (the default): the watcher puts nothing on the instance.
 expect_ok g watch --once
