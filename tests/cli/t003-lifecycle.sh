@@ -10,7 +10,8 @@ check "found an offer" '[[ $offer == sim:o-* ]]'
 # The market moves 200 times as fast as the wall: the offer searched may be gone by the
 # launch, which launch_fresh searches again for.
 OUT=$(launch_fresh gpu=h100 type=on-demand -- --dry-run -o json) || fail "launch --dry-run"
-check "dry run prices per hour and day" 'jq -e ".dry_run and .price_day == .price_hour * 24" <<<"$OUT" >/dev/null'
+# JSON numbers are dollars as doubles: compare them in micro-dollars, as gpurent counts them.
+check "dry run prices per hour and day" 'jq -e ".dry_run and ((.price_day * 1e6 | round) == (.price_hour * 24 * 1e6 | round))" <<<"$OUT" >/dev/null'
 expect_ok g ls -o json
 check "dry run rented nothing" '[ "$OUT" = "[]" ]'
 
