@@ -85,8 +85,11 @@ sim_open(struct sim **out, struct state *st, struct gr_error *err)
 	char buf[32];
 	long long n;
 
+	/* A second try finds the column that another gpurent, opening the same world from
+	   before at the same moment, added after this one looked. */
 	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK ||
-	    !store_add_columns(state_db(st), sim_columns))
+	    (!store_add_columns(state_db(st), sim_columns) &&
+	    !store_add_columns(state_db(st), sim_columns)))
 		return state_fail(st, err, "cannot create the simulator's tables");
 	s = xcalloc(1, sizeof(*s));
 	s->st = st;
