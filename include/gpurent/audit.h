@@ -127,6 +127,12 @@ enum gr_err audit_compute(struct state *st, const struct audit_opts *o,
 bool audit_grid(const char *region, const char *overrides, int *g_per_kwh, const char **src);
 
 /*
+ * Whether offer model o can stand in for instance model m: the same model, or one of its
+ * family with at least as much memory per GPU.
+ */
+bool audit_equivalent(const struct gpu_model *m, const struct gpu_model *o);
+
+/*
  * "Cheaper now": for each running instance of l whose GPU the catalogue knows, the cheapest
  * offer in offers of the same model or a catalogue equivalent (the same family with at least
  * as much memory per GPU), with as many GPUs and of the same type (on-demand or

@@ -56,6 +56,10 @@ struct backend_env {
 					   command that never needs it, like offers, never
 					   pays for a second connection) */
 	int debug;			/* trace requests to stderr (keys redacted) */
+	/* Tells the user of a change of course they asked to hear of (-v), such as a fallback
+	   to an older API; a backend never prints. NULL: nothing is said. */
+	void (*note)(void *ctx, const char *msg);
+	void *note_ctx;
 	long timeout_ms;		/* per request, total */
 	long connect_timeout_ms;
 };
@@ -133,6 +137,14 @@ struct backend_ops {
 
 	/* Balance and spend (CAP_ACCOUNT). */
 	enum gr_err (*account)(struct backend *b, struct account *out, struct gr_error *err);
+
+	/*
+	 * What the provider says it charged per instance and UTC day over [since, until) (its
+	 * clock; until 0: up to now), appended to out, folded (charge_list_fold). NULL where
+	 * the provider's API exposes no bill (Lambda, PPIO, Slurm).
+	 */
+	enum gr_err (*charges)(struct backend *b, int64_t since, int64_t until,
+	    struct charge_list *out, struct gr_error *err);
 
 	/* The cluster as its users see it (CAP_CLUSTER): appended to out, which the caller
 	   initialised. Read-only: it observes nothing into the ledger. */

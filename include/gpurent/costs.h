@@ -105,6 +105,10 @@ enum gr_err costs_compute_by_rows(struct state *st, const struct cost_clock *clk
 size_t ledger_currencies(struct state *st, const struct cost_clock *clk, int64_t since,
     char (*codes)[CURRENCY_MAX], size_t max);
 void cost_summary_release(struct cost_summary *s);
+/* The line of s with this key, appended (zeroed but for the key) when it has none. */
+struct cost_line *cost_summary_line(struct cost_summary *s, const char *key);
+/* The lines in costs_compute's order for the grouping: by day, else largest spend first. */
+void cost_summary_sort(struct cost_summary *s, enum cost_group by);
 
 /* The most currencies a cost_set sums on their own. */
 #define COSTS_MAX_CURRENCIES 8

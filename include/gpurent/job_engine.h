@@ -24,6 +24,12 @@ struct job_start {
 	size_t n_env;
 	char *const *words;		/* the command */
 	int n_words;
+	/*
+	 * A directory under the working directory (NULL: none) whose absolute path the job
+	 * gets in the variable place_env, filled first with what the local directory
+	 * place_fill holds (NULL: left to the job): a managed job's checkpoints.
+	 */
+	const char *place, *place_env, *place_fill;
 };
 
 /*
@@ -34,6 +40,19 @@ struct job_start {
  */
 int jobs_start(struct session *s, struct state *st, const struct remote_endpoint *ep,
     struct remote_job *j, const struct job_start *js, struct gr_error *err);
+
+/*
+ * Copy path (relative to j's working directory, or absolute; a trailing slash: what it
+ * holds) from the instance at ep into the local directory local_dir, made when missing.
+ * 0, or the copy's status with err set.
+ */
+int jobs_pull(struct session *s, const struct remote_endpoint *ep, const struct remote_job *j,
+    const char *path, const char *local_dir, struct gr_error *err);
+/*
+ * Every --fetch of j, in order, each said on stderr and in j's account; false at the first
+ * that failed (the account says which).
+ */
+bool jobs_fetch(struct session *s, const struct remote_endpoint *ep, struct remote_job *j);
 
 /*
  * Read the state of the recorded running jobs (of one instance, or all with instance_id

@@ -102,6 +102,15 @@ enum gr_err ledger_each_day_total(struct state *st, int64_t since,
 enum gr_err ledger_each_closed_started(struct state *st, const char *provider, int64_t from,
     int64_t to, int64_t since, void (*fn)(const struct ledger_seg *seg, void *ctx), void *ctx,
     struct gr_error *err);
+/*
+ * The billed segments of `provider` (provisioning excluded) over [since, until) cut at each
+ * UTC midnight (money_accrue_days): a charge per segment and day, a storage segment's part
+ * as its storage, appended to out unfolded. What the ledger counts per instance and day,
+ * set beside a provider's bill (billcheck.h); the simulator's own bill is the same cut of
+ * the rows its world wrote (sim.h).
+ */
+enum gr_err ledger_days(struct state *st, const char *provider, int64_t since, int64_t until,
+    struct charge_list *out, struct gr_error *err);
 /* The instances with a segment open or ending after `since`, at most max, to fn. */
 void ledger_each_instance_id(struct state *st, int64_t since, size_t max,
     void (*fn)(const char *id, void *ctx), void *ctx);

@@ -363,6 +363,32 @@ struct account {
 };
 
 /*
+ * What a provider says it charged for one instance on one UTC day (backend.h, charges):
+ * its bill, to set beside the local ledger (billcheck.h).
+ */
+struct charge {
+	char instance_id[ID_MAX];	/* full id ("vast:123") */
+	int64_t day;			/* UTC midnight of the day billed */
+	int64_t amount;			/* micro-units of currency, everything billed that day */
+	int64_t storage;		/* of amount, the disk's; -1 when the provider does not say */
+	char currency[CURRENCY_MAX];	/* "": USD */
+};
+
+struct charge_list {
+	struct charge *v;
+	size_t n, cap;
+};
+void charge_list_init(struct charge_list *l);
+void charge_list_release(struct charge_list *l);
+/* Append a zeroed record and return it (the list may move). */
+struct charge *charge_list_add(struct charge_list *l);
+/*
+ * Sort by instance, day and currency, and add up the records of one instance, day and
+ * currency into one (a storage part unknown in any of them is unknown in the sum).
+ */
+void charge_list_fold(struct charge_list *l);
+
+/*
  * Whether s is a valid label (LABEL_MAX_CHARS): on false, why says what is wrong with it
  * ("more than 63 characters", "a control character (newline) at character 4", ...).
  */

@@ -104,6 +104,17 @@ char *money_format(char *buf, size_t n, int64_t micros, int decimals, bool dolla
 /* Cost of `seconds` at `per_hour` micro-units per hour, rounded to the nearest micro-dollar. */
 int64_t money_accrue(int64_t per_hour, int64_t seconds);
 
+/* a + b, saturating at INT64_MAX / INT64_MIN instead of overflowing (sums of remote data). */
+int64_t money_add(int64_t a, int64_t b);
+
+/*
+ * money_accrue of [start, end) cut at each UTC midnight: fn gets each day it touches (its
+ * midnight) and that day's part, found as the difference of the accruals from start to
+ * each cut, so that the parts add up to money_accrue(per_hour, end - start) exactly.
+ */
+void money_accrue_days(int64_t per_hour, int64_t start, int64_t end,
+    void (*fn)(int64_t day, int64_t amount, void *ctx), void *ctx);
+
 /* per_hour * num / den, rounded to nearest; saturates instead of overflowing. */
 int64_t money_scale(int64_t amount, int64_t num, int64_t den);
 

@@ -4,7 +4,8 @@
  * GPURENT_HOME=DIR puts everything in DIR (config, credentials, state.db, history).
  * Otherwise: $XDG_CONFIG_HOME/gpurent/ (default ~/.config/gpurent/) for config and
  * credentials, $XDG_STATE_HOME/gpurent/ (default ~/.local/state/gpurent/) for state.db
- * and shell history.
+ * and shell history, $XDG_DATA_HOME/gpurent/ (default ~/.local/share/gpurent/) for what
+ * gpurent keeps of managed jobs (their checkpoints).
  */
 #ifndef GPURENT_PATHS_H
 #define GPURENT_PATHS_H
@@ -15,6 +16,8 @@
 const char *paths_config_dir(void);
 /* Directory for the database and history. */
 const char *paths_state_dir(void);
+/* Directory for managed jobs' checkpoints. */
+const char *paths_data_dir(void);
 /* "<config_dir>/config" */
 const char *paths_config_file(void);
 /* "<state_dir>/state.db" */

@@ -149,4 +149,25 @@ enum gr_err requirement_rent(struct session *s, const struct req_candidate *cand
     bool force, struct instance *out, struct req_attempt *attempts, size_t *n_attempts,
     struct gr_error *err);
 
+/* A requirement as the watcher's launches keep it (elastic groups, managed jobs). */
+struct req_need {
+	const char *gpu;		/* a catalogue name, family or alias; a comma list: any */
+	int gpus;			/* exactly so many */
+	bool interruptible;		/* interruptible offers; else on-demand ones */
+	const char *providers;		/* "a,b": only these; "" or NULL: every selected one */
+	int64_t max_price;		/* all in, per hour; -1 no bound */
+	const char *max_currency;	/* of max_price ("": USD) */
+};
+
+/*
+ * Search the session's providers for need, rank what matches (pricing from launch.disk,
+ * spot.bid_margin and the fx.* rates) and rent as requirement_rent does, at most
+ * max_attempts offers, with base's image (launch.image when NULL), label, env and client
+ * token. *tried (tried_n bytes) says what each offer tried did. GR_ECAPACITY when no offer
+ * meets it or none could be rented.
+ */
+enum gr_err requirement_find_rent(struct session *s, const struct req_need *need,
+    const struct launch_req *base, size_t max_attempts, struct instance *out, char *tried,
+    size_t tried_n, struct gr_error *err);
+
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "sim.h"
 
 struct state;
 
@@ -49,6 +50,13 @@ struct serve_opts {
 	 * creates after the list go through. NULL: none.
 	 */
 	const char *fail_launch;
+	/* Instances taken away a while after their launch (sim.h; after 0: none). */
+	struct sim_preemption preempt;
+	/*
+	 * A retired API: every request whose path begins with gone (e.g. "/v2/pods") is answered
+	 * 410 Gone as problem+json, without being acted on. NULL: none.
+	 */
+	const char *gone;
 	/*
 	 * When set, every request is appended to it as one line of JSON before it is answered:
 	 * {"method", "path", "query": [[name, value], ...], "body", "key": whether one was

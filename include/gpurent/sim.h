@@ -72,7 +72,71 @@ enum gr_err sim_destroy(struct sim *s, const char *id, struct gr_error *err);
 enum gr_err sim_label(struct sim *s, const char *id, const char *label, struct gr_error *err);
 enum gr_err sim_metrics(struct sim *s, const char *id, struct sample_list *out,
     struct gr_error *err);
+/*
+ * How the simulator takes an instance away (`gpurent sim preempt`, `sim serve --preempt-*`),
+ * each as a real machine is lost. The provider dialects of sim serve read it back from the
+ * instance (sim_fault_of) to say it in their own words.
+ */
+enum sim_fault {
+	SIM_FAULT_NONE,
+	SIM_FAULT_OUTBID,	/* an interruptible instance is taken back: stopped (its disk
+				   kept and billed), status "outbid: ..." */
+	SIM_FAULT_HOST_FAILURE,	/* the machine dies: failed, status "host failure: ..." */
+	SIM_FAULT_UNREACHABLE,	/* its ssh refuses (SIM_DEAD_SSH_PORT) while it still runs and
+				   bills, until it fails SIM_UNREACHABLE_FAILS_AFTER later,
+				   status "unreachable: ..." */
+};
+/* The port an unreachable instance's ssh is on: nothing listens on it (tcpmux). */
+#define SIM_DEAD_SSH_PORT 1
+/* How long an unreachable machine is said to run before its provider reports it failed. */
+#define SIM_UNREACHABLE_FAILS_AFTER 600
+
+/* "outbid", "host-failure", "unreachable" (the options' words) and back; false: none. */
+const char *sim_fault_name(enum sim_fault f);
+bool sim_fault_parse(const char *s, enum sim_fault *out);
+/*
+ * Take instance id away at the simulated time at (not before now) in the way f says. It
+ * must have a machine now (provisioning, starting or running), and only an interruptible
+ * one can be outbid; a stop or destroy before at cancels it, and a later call replaces it.
+ */
+enum gr_err sim_preempt(struct sim *s, const char *id, enum sim_fault f, int64_t at,
+    struct gr_error *err);
+/* The fault that took in away, from the words the simulator gave it (SIM_FAULT_NONE when
+ * none did; an unreachable instance says nothing while its provider still runs it). */
+enum sim_fault sim_fault_of(const struct instance *in);
+/*
+ * sim serve's preemption (serve.h): every instance this sim launches from now on is taken
+ * away `after` seconds after its launch, by `fault` (outbid: only the interruptible ones;
+ * SIM_FAULT_NONE: outbid when it is interruptible, else a host failure). With a seed, each
+ * one's moment is drawn from it between after/2 and 3*after/2, and, with no fault given,
+ * its way among those that fit it.
+ */
+struct sim_preemption {
+	int64_t after;		/* 0: none */
+	enum sim_fault fault;
+	bool seeded;
+	uint64_t seed;
+};
+void sim_set_preemption(struct sim *s, const struct sim_preemption *p);
+
 /* The simulated account: a balance that spend draws down. */
 enum gr_err sim_account(struct sim *s, struct account *out, struct gr_error *err);
+
+/*
+ * The simulated provider's bill over [since, until) (until 0: now) on its clock: for each
+ * instance and UTC day, what its instances' billed seconds came to (from the segments the
+ * world wrote as it moved, cut at midnight by money_accrue_days), in the segments'
+ * currency, with the storage part; plus whatever sim_bill_extra added. Folded
+ * (charge_list_fold), appended to out.
+ */
+enum gr_err sim_bill(struct sim *s, int64_t since, int64_t until, struct charge_list *out,
+    struct gr_error *err);
+/*
+ * Bill `amount` US micro-dollars to instance id (a simulated one, "sim:i-NNNNNN", live,
+ * gone or never launched) now, as storage when `storage`: what the provider charges
+ * that gpurent never saw (`gpurent sim bill-extra`). The account's balance pays it too.
+ */
+enum gr_err sim_bill_extra(struct sim *s, const char *id, int64_t amount, bool storage,
+    struct gr_error *err);
 
 #endif

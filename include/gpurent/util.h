@@ -132,6 +132,12 @@ long long parse_interval(const char *s);
  * false when it is none of these or names a day or time that does not exist.
  */
 bool parse_when(const char *s, int64_t now, int64_t *out);
+/*
+ * A point in time to come, for the options that name one (--until, --at): a duration
+ * forward from now ("8h"), else a date or time as parse_when reads them. false when it is
+ * neither; the caller says how far back it may be.
+ */
+bool parse_ahead(const char *s, int64_t now, int64_t *out);
 
 /* Milliseconds on the monotonic clock: for spans and deadlines, never for dates. */
 int64_t monotonic_ms(void);

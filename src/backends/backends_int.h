@@ -76,6 +76,12 @@ enum gr_err bk_offers_read(const struct bk_http *h, enum http_method m, const ch
     const char *body, const struct offer_stream_kind *k, const void *arg,
     struct offer_list *out, struct gr_error *err);
 
+/*
+ * A bill read whole days at a time (backend.h, charges): of the charges from out->v[n0] on,
+ * keep those of the days of [since, until) (until 0: no bound), then fold the list.
+ */
+void bk_charges_window(struct charge_list *out, size_t n0, int64_t since, int64_t until);
+
 /* Record/read the launch time of an instance the provider does not date (Lambda). */
 
 /* The id part after "<provider>:"; NULL (with GR_ENOTFOUND in err) for another provider's id. */

@@ -103,6 +103,12 @@ bool bj_started_from_uptime(const struct cJSON *obj, const char *key, double sca
 bool bj_bool(const struct cJSON *obj, const char *key, bool *out);
 /* A string member copied and sanitized into dst; false (dst "") when absent or not a string. */
 bool bj_str(const struct cJSON *obj, const char *key, char *dst, size_t n);
+/*
+ * A launch's environment (env: "KEY=value" strings, NULL-terminated, or NULL) as obj's member
+ * "env", an object of strings, with GPURENT_CLIENT_TOKEN when client_token is not NULL (the
+ * token an unclear launch is recognised by). Entries without a key are left out.
+ */
+void bj_env_object(struct cJSON *obj, const char *const *env, const char *client_token);
 /* The raw string of a member, or NULL. */
 const char *bj_strp(const struct cJSON *obj, const char *key);
 
@@ -266,6 +272,16 @@ enum gr_err vast_parse_create(const char *body, size_t len, long long *contract,
 /* GET /api/v0/users/current/: credit as balance. */
 enum gr_err vast_parse_user(const char *body, size_t len, struct account *out,
     struct gr_error *err);
+/*
+ * GET /api/v0/charges/: each instance's result (source "instance-N") as a charge of
+ * "vast:N" on the UTC day of its start, its amount in dollars, the sum of its "disk" items as
+ * storage (-1 without items or with one unreadable); other sources (volumes, serverless) are
+ * skipped. next_token as vast_parse_instances. success:false, or an instance's result
+ * without a readable amount (negative included) or start, fails it (GR_EUNAVAIL) with
+ * nothing appended: a bill read in part would compare as differences that are not there.
+ */
+enum gr_err vast_parse_charges(const char *body, size_t len, struct charge_list *out,
+    char *next_token, size_t ntok, struct gr_error *err);
 /* One instance row's single-value metrics as one sample (vast has no per-GPU numbers). */
 enum gr_err vast_parse_metrics(const char *body, size_t len, struct sample_list *out,
     struct gr_error *err);
@@ -299,6 +315,15 @@ void runpod_pod_from_json(const struct cJSON *pod, struct instance *out);
 /* {"data": {"myself": {"pods": [...]}}}. */
 enum gr_err runpod_parse_pods(const char *body, size_t len, struct instance_list *out,
     struct gr_error *err);
+/*
+ * GET /v2/billing/pods?grouping=podId&bucketSize=day (providers/runpod.md §4.4, §9): records
+ * {podId, startTime (RFC 3339), totalAmount, diskAmount, ...}, as {"records": [...]} or a bare
+ * array (v1), as charges of "runpod:<podId>" on the UTC day of startTime, diskAmount as
+ * storage (-1 when absent). A record without a pod id (another grouping), a readable start or
+ * total, or a reply that holds no list, fails it (GR_EUNAVAIL) with nothing appended.
+ */
+enum gr_err runpod_parse_billing(const char *body, size_t len, struct charge_list *out,
+    struct gr_error *err);
 /* {"data": {"pod": {...} | null}}: GR_ENOTFOUND on null. */
 enum gr_err runpod_parse_pod(const char *body, size_t len, struct instance *out,
     struct gr_error *err);
@@ -317,6 +342,41 @@ enum gr_err runpod_parse_metrics(const char *body, size_t len, const char *id,
  * found. GR_OK when the reply has no errors and a 2xx status.
  */
 enum gr_err runpod_parse_error(long status, const char *body, size_t len, struct gr_error *err);
+
+/* Offers from a catalogue entry: gt's id and memoryInGb, lp as GraphQL's lowestPrice. */
+void runpod_offer_add(struct offer_list *out, const struct cJSON *gt, const struct cJSON *lp,
+    bool secure, int count, bool spot);
+/* The country of a data centre id ("EU-RO-1": "RO"); false when it has none. */
+bool runpod_dc_country(const char *dc, char cc[3]);
+/* o's dataCenterId as a region (the continent of its country, else the id) into region. */
+void runpod_region_of_dc(const struct cJSON *o, char *region, size_t n);
+/* A runtime's gpus[] as samples, one per GPU, utilisation at util_key (GraphQL's
+   gpuUtilPercent, v2's util); whether any GPU carried it. */
+bool runpod_runtime_samples(const struct cJSON *rt, const char *util_key, const char *id,
+    struct sample_list *out);
+/* A time as RunPod writes it (ISO 8601, Go's default, Unix seconds) at o's key. */
+bool runpod_pod_time(const struct cJSON *o, const char *key, int64_t *out);
+
+/* --- RunPod REST v2 (src/backends/runpod_v2_parse.c) --- */
+
+/* A v2 Pod onto the common model: status, cost (a rate only while it runs), gpu, disk,
+   dataCenterId, runtime.gpus[].util, the ssh block (direct, else proxy) while running, and
+   v1's interruptible and lastStatusChange where given. */
+void runpod_v2_pod_from_json(const struct cJSON *pod, struct instance *out);
+/* {"pods": [...]}. */
+enum gr_err runpod_v2_parse_pods(const char *body, size_t len, struct instance_list *out,
+    struct gr_error *err);
+/* One Pod object (GET /v2/pods/{id}, create, action). */
+enum gr_err runpod_v2_parse_pod(const char *body, size_t len, struct instance *out,
+    struct gr_error *err);
+/* A Pod's runtime.gpus as samples, one per GPU; *carried: the reply says all there is
+   (the pod has no runtime, or some GPU carries its util), so GraphQL has nothing to add. */
+enum gr_err runpod_v2_parse_metrics(const char *body, size_t len, const char *id,
+    struct sample_list *out, bool *carried, struct gr_error *err);
+/* GET /v2/catalog/gpus?include=AVAILABILITY {"gpus": [...]}: an offer per GPU type, cloud
+   with a price, and GPU count some data centre has free. */
+enum gr_err runpod_v2_parse_catalog(const char *body, size_t len, struct offer_list *out,
+    struct gr_error *err);
 
 /* Offer ids: "runpod:<cloud s|c><count>-<gpuTypeId with ' ' as '+'>", e.g.
    "runpod:s8-NVIDIA+H100+80GB+HBM3". Decoding restores the id byte for byte. */

@@ -258,3 +258,23 @@ bj_state_of(const struct bj_state *t, size_t n, const char *name)
 			return t[i].st;
 	return ST_UNKNOWN;
 }
+
+void
+bj_env_object(struct cJSON *obj, const char *const *env, const char *client_token)
+{
+	cJSON *o = cJSON_AddObjectToObject(obj, "env");
+	const char *eq;
+	char k[128];
+	size_t i;
+
+	for (i = 0; env != NULL && env[i] != NULL; i++) {
+		eq = strchr(env[i], '=');
+		if (eq == NULL || eq == env[i] || (size_t)(eq - env[i]) >= sizeof(k))
+			continue;
+		memcpy(k, env[i], (size_t)(eq - env[i]));
+		k[eq - env[i]] = '\0';
+		cJSON_AddStringToObject(o, k, eq + 1);
+	}
+	if (client_token != NULL)
+		cJSON_AddStringToObject(o, "GPURENT_CLIENT_TOKEN", client_token);
+}

@@ -560,3 +560,16 @@ bk_gpu_name_of(const char *provider, const struct gpu_model *m, const int *vram_
 				return name;
 	return NULL;
 }
+
+void
+bk_charges_window(struct charge_list *out, size_t n0, int64_t since, int64_t until)
+{
+	size_t i, k;
+
+	for (i = k = n0; i < out->n; i++)
+		if (out->v[i].day >= since - since % 86400 && (until == 0 ||
+		    out->v[i].day < until))
+			out->v[k++] = out->v[i];
+	out->n = k;
+	charge_list_fold(out);
+}

@@ -262,7 +262,8 @@ lambda_instance_from_json(const cJSON *in, struct instance *out)
 	if (strcmp(st, "unhealthy") == 0)
 		strlcpy_(out->status_msg, "unhealthy: Lambda's health check failed",
 		    sizeof(out->status_msg));
-	else if (out->state == ST_UNKNOWN && st[0] != '\0')
+	/* Lambda has no message: its own word says why (preempted), for ls and the watcher. */
+	else if ((out->state == ST_UNKNOWN || out->state == ST_FAILED) && st[0] != '\0')
 		strlcpy_(out->status_msg, st, sizeof(out->status_msg));
 	out->type = OFFER_ON_DEMAND;
 	it = cJSON_GetObjectItemCaseSensitive(in, "instance_type");

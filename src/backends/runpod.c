@@ -1,15 +1,21 @@
 /*
- * runpod.c - the RunPod backend over its GraphQL API (../shared/providers/runpod.md).
+ * runpod.c - the RunPod backend over its REST v2 and GraphQL APIs (../shared/providers/
+ * runpod.md).
  *
- * REST v1 was retired on 2026-11-15 and v2 is in beta, so everything goes through
- * POST /graphql: gpuTypes with lowestPrice per cloud and GPU count for offers,
- * podFindAndDeployOnDemand / podRentInterruptable to launch, myself.pods, pod, podStop,
- * podResume, podTerminate, and myself for the account. Variables carry every value, so no
- * user string is ever spliced into a query.
+ * REST v1 was retired on 2026-11-15. REST v2, its announced successor, carries the pod's life
+ * (GET/POST /v2/pods, GET/DELETE /v2/pods/{id}, POST /v2/pods/{id}/action), the catalogue
+ * (/v2/catalog/gpus with availability), the ssh block and the runtime's GPU figures; GraphQL
+ * (POST /graphql) is kept for what v2 lacks: interruptible pods and their bids, the balance,
+ * utilisation where v2's runtime carries none. `runpod.api` chooses: v2, graphql, or auto
+ * (the default): v2, and for a family of operations (pods, catalogue) that v2 answers 404 or
+ * 410, GraphQL from then on, said once with -v, so that a user is never stranded by the next
+ * retirement. GraphQL variables carry every value, so no user string is ever spliced into a
+ * query.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -19,6 +25,7 @@
 #include "gpurent/config.h"
 #include "gpurent/filter.h"
 #include "gpurent/http.h"
+#include "gpurent/i18n.h"
 #include "gpurent/util.h"
 
 #include "backends_int.h"
@@ -27,10 +34,18 @@
 #define RUNPOD_DEFAULT_IMAGE "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04"
 #define RUNPOD_DEFAULT_DISK 20
 
+enum runpod_api { RP_AUTO, RP_V2, RP_GRAPHQL };
+
+/* What REST v2 is asked for: each family found missing (auto) once, for the process. */
+enum v2_family { V2_PODS, V2_CATALOG, V2__COUNT };
+
 struct runpod {
 	struct bk_http h;
 	char image[128];
 	int disk_gb;
+	enum runpod_api api;
+	bool v2_missing[V2__COUNT];	/* auto: v2 answered 404 or 410; GraphQL from then on */
+	bool pods_seen;			/* v2's pods answered: a 404 about one pod is that pod's */
 };
 
 /* RunPod gpuTypeIds (gpu-catalogue.md 2a), for pushing gpu= filters down. */
@@ -74,8 +89,87 @@ runpod_init(struct backend *b, struct gr_error *err)
 		r->disk_gb = (int)config_get_int(b->env.config, "runpod.disk", RUNPOD_DEFAULT_DISK);
 		if (r->disk_gb <= 0)
 			r->disk_gb = RUNPOD_DEFAULT_DISK;
+		if ((s = config_get(b->env.config, "runpod.api")) != NULL)
+			r->api = strcmp(s, "v2") == 0 ? RP_V2 : strcmp(s, "graphql") == 0 ?
+			    RP_GRAPHQL : RP_AUTO;
 	}
 	return GR_OK;
+}
+
+static bool
+use_v2(struct backend *b, enum v2_family f)
+{
+	return priv(b)->api != RP_GRAPHQL && !priv(b)->v2_missing[f];
+}
+
+/*
+ * Whether a 404 or 410 from v2 says the API is not there (rather than the one pod asked
+ * about): always 410; a 404 to a collection; a 404 about one pod when v2's pod list is not
+ * there either. In auto mode the family then goes to GraphQL, said once (-v); in v2 mode the
+ * answer stands.
+ */
+static bool
+v2_gone(struct backend *b, enum v2_family f, long status, bool about_one)
+{
+	static const char *const names[] = { N_("pods"), N_("catalogue") };
+	struct runpod *r = priv(b);
+	struct http_response rs;
+	char msg[200];
+
+	if (r->api != RP_AUTO || (status != 404 && status != 410))
+		return false;
+	if (status == 404 && about_one && !r->pods_seen) {
+		if (bk_request(&r->h, HTTP_GET, "/v2/pods", NULL, true, &rs, NULL) == GR_OK &&
+		    rs.status != 404 && rs.status != 410)
+			r->pods_seen = true;
+		http_response_release(&rs);
+	}
+	if (status == 404 && about_one && r->pods_seen)
+		return false;
+	r->v2_missing[f] = true;
+	if (b->env.note != NULL) {
+		snprintf(msg, sizeof(msg), _("runpod: REST v2 answers %ld for %s; using GraphQL for "
+		    "them"), status, _(names[f]));
+		b->env.note(b->env.note_ctx, msg);
+	}
+	return true;
+}
+
+/*
+ * One REST v2 request (idempotent: may be retried; a GET always is). *gone: auto mode found
+ * v2 lacking this family (v2_gone): nothing was done, the caller asks GraphQL. Else, as
+ * bk_check: on GR_OK rs holds a reply the provider calls a success. rs is the caller's to
+ * release either way.
+ */
+static enum gr_err
+v2_call(struct backend *b, enum v2_family f, bool about_one, enum http_method m,
+    const char *path, const char *json, bool idempotent, struct http_response *rs,
+    bool *gone, struct gr_error *err)
+{
+	struct runpod *r = priv(b);
+	enum gr_err e;
+
+	*gone = false;
+	e = bk_request(&r->h, m, path, json, idempotent, rs, err);
+	if (e == GR_OK && v2_gone(b, f, rs->status, about_one)) {
+		*gone = true;
+		return GR_ENOTFOUND;
+	}
+	if (e == GR_OK && f == V2_PODS && rs->status >= 200 && rs->status < 300)
+		r->pods_seen = true;
+	if (e == GR_OK && rs->status == 204)
+		return GR_OK;	/* a delete: nothing to read */
+	return bk_check(&r->h, e, rs, err);
+}
+
+/* "/v2/pods/ID" and what follows; NULL for an id RunPod never gives (lower case letters and
+   digits), which no pod has. */
+static char *
+v2_pod_path(const char *pod, const char *rest)
+{
+	if (pod[0] == '\0' || strspn(pod, "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(pod))
+		return NULL;
+	return xasprintf("/v2/pods/%s%s", pod, rest);
 }
 
 static void
@@ -219,6 +313,23 @@ runpod_offers(struct backend *b, const struct filter *f, struct offer_list *out,
 	for (i = 0; t != NULL && i < t->n; i++)
 		if (t->op == FOP_EQ && t->num[i] == OFFER_INTERRUPTIBLE)
 			spot = true;
+	/* v2's catalogue wants the key that GraphQL's does not, and has no interruptible pods. */
+	if (!spot && use_v2(b, V2_CATALOG) && bk_need_key(&priv(b)->h, b->ops->name, NULL) ==
+	    GR_OK) {
+		struct http_response rs;
+		bool gone;
+
+		e = v2_call(b, V2_CATALOG, false, HTTP_GET,
+		    "/v2/catalog/gpus?include=AVAILABILITY&product=POD", NULL, true, &rs, &gone, err);
+		if (!gone) {
+			if (e == GR_OK)
+				e = runpod_v2_parse_catalog(rs.body, rs.len, out, err);
+			http_response_release(&rs);
+			*pushed_all = bk_only_provider_type(f);
+			return e;
+		}
+		http_response_release(&rs);
+	}
 	q = runpod_build_offers_query(f, pushed_all);
 	/* A query changes nothing: a read. */
 	e = bk_offers_read(&priv(b)->h, HTTP_POST, "/graphql", q, &runpod_offer_kind, &spot, out,
@@ -231,8 +342,28 @@ static enum gr_err
 runpod_get_local(struct backend *b, const char *pod, struct instance *out, struct gr_error *err)
 {
 	struct http_response rs;
+	struct gr_error e2 = { 0 };
 	enum gr_err e;
+	char *path;
+	bool gone;
 
+	if (use_v2(b, V2_PODS)) {
+		if ((path = v2_pod_path(pod, "")) == NULL)
+			return gr_fail(err, GR_ENOTFOUND, "no pod 'runpod:%s'", pod);
+		e = v2_call(b, V2_PODS, true, HTTP_GET, path, NULL, true, &rs, &gone, &e2);
+		free(path);
+		if (!gone) {
+			if (e == GR_ENOTFOUND)
+				e = gr_fail(err, GR_ENOTFOUND, "no pod 'runpod:%s'", pod);
+			else if (e != GR_OK)
+				e = gr_fail(err, e, "%s", e2.msg);
+			else
+				e = runpod_v2_parse_pod(rs.body, rs.len, out, err);
+			http_response_release(&rs);
+			return e;
+		}
+		http_response_release(&rs);
+	}
 	e = gql(b, "query Pod($podId: String!) { pod(input: {podId: $podId}) { " POD_FIELDS
 	    " } }", "podId", pod, true, &rs, err);
 	if (e == GR_OK) {
@@ -262,7 +393,18 @@ runpod_list(struct backend *b, struct instance_list *out, struct gr_error *err)
 {
 	struct http_response rs;
 	enum gr_err e;
+	bool gone;
 
+	if (use_v2(b, V2_PODS)) {
+		e = v2_call(b, V2_PODS, false, HTTP_GET, "/v2/pods", NULL, true, &rs, &gone, err);
+		if (!gone) {
+			if (e == GR_OK)
+				e = runpod_v2_parse_pods(rs.body, rs.len, out, err);
+			http_response_release(&rs);
+			return e;
+		}
+		http_response_release(&rs);
+	}
 	e = gql(b, "query Pods { myself { pods { " POD_FIELDS " } } }", NULL, NULL, true, &rs, err);
 	if (e == GR_OK)
 		e = runpod_parse_pods(rs.body, rs.len, out, err);
@@ -341,31 +483,89 @@ deploy_doc(const struct runpod *r, const struct launch_req *req, bool secure, in
 	return s;
 }
 
-/* One podFindAndDeploy* mutation and how to recognise its pod (for bk_launch_run). */
+/* POST /v2/pods's body (§9): one GPU type, the cloud, the image, disk, ports, env, args. */
+static char *
+create_body_v2(const struct runpod *r, const struct launch_req *req, bool secure, int count,
+    const char *type_id, const char *name)
+{
+	cJSON *o = cJSON_CreateObject(), *g, *ports;
+	char p[16];
+	char *s;
+	size_t i;
+
+	cJSON_AddStringToObject(o, "name", name);
+	cJSON_AddStringToObject(o, "image", req->image != NULL ? req->image : r->image);
+	g = cJSON_AddObjectToObject(o, "gpu");
+	cJSON_AddStringToObject(g, "id", type_id);
+	cJSON_AddNumberToObject(g, "count", count);
+	cJSON_AddStringToObject(o, "cloud", secure ? "SECURE" : "COMMUNITY");
+	cJSON_AddNumberToObject(o, "disk", req->disk_gb > 0 ? req->disk_gb : r->disk_gb);
+	ports = cJSON_AddArrayToObject(o, "ports");
+	cJSON_AddItemToArray(ports, cJSON_CreateString("22/tcp"));
+	for (i = 0; i < req->n_ports; i++) {
+		if (req->ports[i] == 22)
+			continue;
+		snprintf(p, sizeof(p), "%d/tcp", req->ports[i]);
+		cJSON_AddItemToArray(ports, cJSON_CreateString(p));
+	}
+	bj_env_object(o, req->env, req->client_token);
+	if (req->onstart != NULL)
+		cJSON_AddStringToObject(o, "args", req->onstart);
+	cJSON_AddTrueToObject(o, "startSsh");
+	s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+/* One create (v2's POST /v2/pods, else a podFindAndDeploy* mutation) and how to recognise
+   its pod (for bk_launch_run). */
 struct create {
 	struct backend *b;
-	const char *url;
-	const char *doc;
+	const struct launch_req *req;
+	bool secure;
+	int count;
+	const char *type_id;
 	const char *name;
 	struct instance *out;	/* filled from the reply once accepted */
+	bool v2;		/* the last send was POST /v2/pods, not a mutation */
+	bool gone;		/* v2: auto mode found it missing; nothing was created */
 };
 
+/* Chosen at each send: a list before it (a labelled launch's) may have found v2 missing. */
 static enum gr_err
 create_send(void *ctx, struct http_response *rs, struct gr_error *err)
 {
 	struct create *c = ctx;
 	struct runpod *r = priv(c->b);
+	char *doc, *url;
+	enum gr_err e;
 
-	return http_send_json(r->h.http, HTTP_POST, c->url, r->h.hdrs, c->doc, false, rs, err);
+	/* v2 has no interruptible pods: a bid goes to GraphQL. */
+	c->v2 = !c->req->interruptible && use_v2(c->b, V2_PODS);
+	doc = c->v2 ? create_body_v2(r, c->req, c->secure, c->count, c->type_id, c->name) :
+	    deploy_doc(r, c->req, c->secure, c->count, c->type_id, c->name);
+	url = bk_url(&r->h, c->v2 ? "/v2/pods" : "/graphql");
+	e = http_send_json(r->h.http, HTTP_POST, url, r->h.hdrs, doc, false, rs, err);
+	free(url);
+	free(doc);
+	return e;
 }
 
 static enum gr_err
 create_accept(void *ctx, const struct http_response *rs, struct gr_error *err)
 {
 	struct create *c = ctx;
-	enum gr_err e = runpod_parse_error(rs->status, rs->body, rs->len, err);
+	enum gr_err e;
 
-	return e == GR_OK ? runpod_parse_mutation(rs->body, rs->len, NULL, c->out, err) : e;
+	if (c->v2 && v2_gone(c->b, V2_PODS, rs->status, false)) {
+		c->gone = true;
+		return GR_ENOTFOUND;
+	}
+	e = runpod_parse_error(rs->status, rs->body, rs->len, err);
+	if (e != GR_OK)
+		return e;
+	return c->v2 ? runpod_v2_parse_pod(rs->body, rs->len, c->out, err) :
+	    runpod_parse_mutation(rs->body, rs->len, NULL, c->out, err);
 }
 
 static enum gr_err
@@ -380,9 +580,8 @@ static enum gr_err
 runpod_launch(struct backend *b, const struct launch_req *req, struct instance *out,
     struct gr_error *err)
 {
-	struct runpod *r = priv(b);
 	struct create rc = { 0 };
-	char type_id[96], name[64], *doc, *url;
+	char type_id[96], name[64];
 	bool secure, spot;
 	int count;
 	enum gr_err e = GR_OK;
@@ -397,40 +596,68 @@ runpod_launch(struct backend *b, const struct launch_req *req, struct instance *
 		return gr_fail(err, GR_EUSAGE, "an interruptible launch needs a bid");
 	/* The name carries the client token, so an unclear outcome can be looked up. */
 	labelled = bk_launch_name(req, name, sizeof(name));
-	doc = deploy_doc(r, req, secure, count, type_id, name);
-	url = bk_url(&r->h, "/graphql");
 	rc.b = b;
-	rc.url = url;
-	rc.doc = doc;
+	rc.req = req;
+	rc.secure = secure;
+	rc.count = count;
+	rc.type_id = type_id;
 	rc.name = name;
 	rc.out = out;
-	e = bk_launch_run(&(struct bk_launch){ .name = name,
-	    .name_unique = !labelled && req->client_token != NULL, .backoff_ms = 500, .ctx = &rc,
-	    .send = create_send, .accept = create_accept, .list = create_list }, out, &found, err);
-	free(url);
-	free(doc);
-	if (e != GR_OK)
-		return e;
+	/* A create that found v2 gone did nothing: sent again, it goes to GraphQL. */
+	do {
+		struct gr_error e2 = { 0 };
+
+		rc.gone = false;
+		e = bk_launch_run(&(struct bk_launch){ .name = name,
+		    .name_unique = !labelled && req->client_token != NULL, .backoff_ms = 500,
+		    .ctx = &rc, .send = create_send, .accept = create_accept, .list = create_list },
+		    out, &found, &e2);
+		if (!rc.gone && e != GR_OK)
+			return gr_fail(err, e, "%s", e2.msg);
+	} while (rc.gone);
 	strlcpy_(out->offer_id, req->offer_id, sizeof(out->offer_id));
 	out->created_at = bk_now();
 	out->valid |= IV_CREATED;
 	return GR_OK;
 }
 
-/* podStop / podResume / podTerminate by pod id. */
+/*
+ * A pod's action by its id: v2's POST /v2/pods/{id}/action (stop, start) or DELETE
+ * /v2/pods/{id} (terminate), else GraphQL's podStop / podResume / podTerminate (doc_text).
+ * Each has the same effect when repeated: an attempt after one that went through (a 500 after
+ * acting) finds the pod gone (terminate) or v2 refusing, 409, what is already done.
+ */
 static enum gr_err
-runpod_mutate(struct backend *b, const char *id, const char *doc_text, bool terminate,
+runpod_mutate(struct backend *b, const char *id, const char *action, const char *doc_text,
     struct gr_error *err)
 {
+	bool terminate = strcmp(action, "terminate") == 0, gone = false;
 	struct http_response rs;
 	struct gr_error e2 = { 0 };
+	struct instance now;
 	const char *l;
+	char *path, body[40];
 	enum gr_err e;
 
 	if ((e = bk_instance_local(b, &priv(b)->h, id, bk_local_id, &l, err)) != GR_OK)
 		return e;
-	/* Stop, resume and terminate have the same effect when repeated (but not after a 500). */
-	e = gql(b, doc_text, "podId", l, false, &rs, &e2);
+	if (use_v2(b, V2_PODS)) {
+		if ((path = v2_pod_path(l, terminate ? "" : "/action")) == NULL)
+			return gr_fail(err, GR_ENOTFOUND, "no pod '%s'", id);
+		snprintf(body, sizeof(body), "{\"action\":\"%s\"}", action);
+		e = v2_call(b, V2_PODS, true, terminate ? HTTP_DELETE : HTTP_POST, path,
+		    terminate ? NULL : body, true, &rs, &gone, &e2);
+		free(path);
+		if (e == GR_ECONFLICT && runpod_get_local(b, l, &now, &(struct gr_error){ 0 }) ==
+		    GR_OK && (strcmp(action, "stop") == 0 ? now.state == ST_STOPPED ||
+		    now.state == ST_STOPPING : now.state == ST_RUNNING ||
+		    now.state == ST_PROVISIONING || now.state == ST_STARTING))
+			e = GR_OK;	/* already done */
+		if (gone)
+			http_response_release(&rs);
+	}
+	if (!use_v2(b, V2_PODS))
+		e = gql(b, doc_text, "podId", l, false, &rs, &e2);
 	if (e == GR_ENOTFOUND && terminate && rs.attempts > 1)
 		e = GR_OK;	/* an earlier attempt went through */
 	else if (e == GR_ENOTFOUND)
@@ -444,28 +671,29 @@ runpod_mutate(struct backend *b, const char *id, const char *doc_text, bool term
 static enum gr_err
 runpod_stop(struct backend *b, const char *id, struct gr_error *err)
 {
-	return runpod_mutate(b, id, "mutation Stop($podId: String!) { podStop(input: {podId: "
-	    "$podId}) { id desiredStatus } }", false, err);
+	return runpod_mutate(b, id, "stop", "mutation Stop($podId: String!) { podStop(input: "
+	    "{podId: $podId}) { id desiredStatus } }", err);
 }
 
 static enum gr_err
 runpod_start(struct backend *b, const char *id, struct gr_error *err)
 {
-	return runpod_mutate(b, id, "mutation Resume($podId: String!) { podResume(input: {podId: "
-	    "$podId}) { id desiredStatus costPerHr } }", false, err);
+	return runpod_mutate(b, id, "start", "mutation Resume($podId: String!) { podResume("
+	    "input: {podId: $podId}) { id desiredStatus costPerHr } }", err);
 }
 
 static enum gr_err
 runpod_destroy(struct backend *b, const char *id, struct gr_error *err)
 {
-	return runpod_mutate(b, id, "mutation Terminate($podId: String!) { podTerminate(input: "
-	    "{podId: $podId}) }", true, err);
+	return runpod_mutate(b, id, "terminate", "mutation Terminate($podId: String!) { "
+	    "podTerminate(input: {podId: $podId}) }", err);
 }
 
 static enum gr_err
 runpod_metrics(struct backend *b, const char *id, struct sample_list *out, struct gr_error *err)
 {
 	struct http_response rs;
+	char *path;
 	const char *l;
 	enum gr_err e;
 	size_t from;
@@ -473,6 +701,21 @@ runpod_metrics(struct backend *b, const char *id, struct sample_list *out, struc
 	if ((e = bk_instance_local(b, &priv(b)->h, id, bk_local_id, &l, err)) != GR_OK)
 		return e;
 	from = out->n;
+	if (use_v2(b, V2_PODS) && (path = v2_pod_path(l, "")) != NULL) {
+		bool gone, carried = false;
+
+		e = v2_call(b, V2_PODS, true, HTTP_GET, path, NULL, true, &rs, &gone, err);
+		free(path);
+		if (!gone && e == GR_OK)
+			e = runpod_v2_parse_metrics(rs.body, rs.len, id, out, &carried, err);
+		http_response_release(&rs);
+		if (!gone && (e != GR_OK || carried)) {
+			bk_stamp_samples(out, from, bk_now());
+			return e;
+		}
+		/* The runtime carries no utilisation: GraphQL's does. */
+		out->n = from;
+	}
 	e = gql(b, "query Metrics($podId: String!) { pod(input: {podId: $podId}) { id runtime { "
 	    "gpus { id gpuUtilPercent memoryUtilPercent } } } }", "podId", l, true, &rs, err);
 	if (e == GR_OK)
@@ -499,9 +742,40 @@ runpod_account(struct backend *b, struct account *out, struct gr_error *err)
 	return e;
 }
 
+/*
+ * What RunPod billed each pod per day: REST v2's GET /v2/billing/pods on the API's address
+ * (GraphQL has no billing query in providers/runpod.md), one request for the whole window.
+ */
+static enum gr_err
+runpod_charges(struct backend *b, int64_t since, int64_t until, struct charge_list *out,
+    struct gr_error *err)
+{
+	struct runpod *r = priv(b);
+	struct http_response rs;
+	char path[192], from[32], to[32];
+	time_t t0 = (time_t)since, t1 = (time_t)(until != 0 ? until : bk_now());
+	struct tm tm;
+	size_t n0 = out->n;
+	enum gr_err e;
+
+	if ((e = bk_need_key(&r->h, b->ops->name, err)) != GR_OK)
+		return e;
+	strftime(from, sizeof(from), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t0, &tm));
+	strftime(to, sizeof(to), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t1, &tm));
+	snprintf(path, sizeof(path), "/v2/billing/pods?bucketSize=day&grouping=podId&"
+	    "startTime=%s&endTime=%s", from, to);
+	e = bk_call(&r->h, HTTP_GET, path, NULL, true, &rs, err);
+	if (e == GR_OK)
+		e = runpod_parse_billing(rs.body, rs.len, out, err);
+	http_response_release(&rs);
+	if (e == GR_OK)
+		bk_charges_window(out, n0, since, until);
+	return e;
+}
+
 const struct backend_ops backend_runpod = {
 	.name = "runpod",
-	.description = "RunPod GPU pods (GraphQL API)",
+	.description = "RunPod GPU pods (REST v2 and GraphQL APIs)",
 	.caps = CAP_STOP | CAP_METRICS | CAP_INTERRUPTIBLE | CAP_ACCOUNT | CAP_SSH,
 	.priv_size = sizeof(struct runpod),
 	.init = runpod_init,
@@ -515,4 +789,5 @@ const struct backend_ops backend_runpod = {
 	.destroy = runpod_destroy,
 	.metrics = runpod_metrics,
 	.account = runpod_account,
+	.charges = runpod_charges,
 };

@@ -109,9 +109,9 @@ gql_data(cJSON *j)
 	return cJSON_IsObject(d) ? d : NULL;
 }
 
-static void
-offer_add(struct offer_list *out, const cJSON *gt, const cJSON *lp, bool secure, int count,
-    bool spot)
+void
+runpod_offer_add(struct offer_list *out, const cJSON *gt, const cJSON *lp, bool secure,
+    int count, bool spot)
 {
 	struct offer *o;
 	const char *id = bj_strp(gt, "id"), *stock;
@@ -185,9 +185,9 @@ map_gpu_type(const cJSON *gt, const void *want_spot, struct offer_list *out)
 		if (k == NULL || (k[0] != 's' && k[0] != 'c') || !cJSON_IsObject(m) ||
 		    !parse_int(k + 1, 1, 64, &n))
 			continue;
-		offer_add(out, gt, m, k[0] == 's', (int)n, false);
+		runpod_offer_add(out, gt, m, k[0] == 's', (int)n, false);
 		if (*(const bool *)want_spot)
-			offer_add(out, gt, m, k[0] == 's', (int)n, true);
+			runpod_offer_add(out, gt, m, k[0] == 's', (int)n, true);
 	}
 }
 
@@ -238,8 +238,8 @@ pod_state(const char *desired, bool has_runtime)
  * default ("2026-10-04 11:09:24.633 +0000 UTC") or a string of Unix seconds; false for
  * anything else.
  */
-static bool
-pod_time(const cJSON *pod, const char *key, int64_t *out)
+bool
+runpod_pod_time(const cJSON *pod, const char *key, int64_t *out)
 {
 	const char *s = bj_strp(pod, key);
 	char iso[64];
@@ -270,6 +270,31 @@ pod_time(const cJSON *pod, const char *key, int64_t *out)
 		return false;
 	*out = t;
 	return true;
+}
+
+bool
+runpod_dc_country(const char *dc, char cc[3])
+{
+	/* "EU-RO-1": the middle part is the country. */
+	const char *dash = strchr(dc, '-');
+
+	if (dash == NULL || strlen(dash + 1) < 2 || (dash[3] != '-' && dash[3] != '\0'))
+		return false;
+	cc[0] = dash[1];
+	cc[1] = dash[2];
+	cc[2] = '\0';
+	return true;
+}
+
+void
+runpod_region_of_dc(const cJSON *o, char *region, size_t n)
+{
+	char dc[32], cc[3] = "";
+
+	if (!bj_str(o, "dataCenterId", dc, sizeof(dc)) || dc[0] == '\0')
+		return;
+	snprintf(region, n, "%s", runpod_dc_country(dc, cc) && bk_region_of_cc(cc)[0] != '\0' ?
+	    bk_region_of_cc(cc) : dc);
 }
 
 void
@@ -316,24 +341,7 @@ runpod_pod_from_json(const cJSON *pod, struct instance *out)
 			/* The type id names the variant already; no VRAM needed. */
 			out->gpu = catalogue_resolve(P, bj_strp(m, "gpuTypeId"), 0);
 		}
-		{
-			char dc[32], cc[3] = "";
-
-			if (bj_str(m, "dataCenterId", dc, sizeof(dc)) && dc[0] != '\0') {
-				/* "EU-RO-1": the middle part is the country. */
-				const char *dash = strchr(dc, '-');
-
-				if (dash != NULL && strlen(dash + 1) >= 2 && (dash[3] == '-' ||
-				    dash[3] == '\0')) {
-					cc[0] = dash[1];
-					cc[1] = dash[2];
-					cc[2] = '\0';
-				}
-				snprintf(out->region, sizeof(out->region), "%s",
-				    cc[0] != '\0' && bk_region_of_cc(cc)[0] != '\0' ?
-				    bk_region_of_cc(cc) : dc);
-			}
-		}
+		runpod_region_of_dc(m, out->region, sizeof(out->region));
 	}
 	if (out->gpu_raw[0] == '\0' && bj_str(pod, "gpuTypeId", tid, sizeof(tid))) {
 		strlcpy_(out->gpu_raw, tid, sizeof(out->gpu_raw));
@@ -365,7 +373,7 @@ runpod_pod_from_json(const cJSON *pod, struct instance *out)
 		}
 	}
 	/* When the container last started (the run a host key belongs to), else its uptime. */
-	if (out->state == ST_RUNNING && !pod_time(pod, "lastStartedAt", &out->state_since))
+	if (out->state == ST_RUNNING && !runpod_pod_time(pod, "lastStartedAt", &out->state_since))
 		bj_started_from_uptime(rt, "uptimeInSeconds", 1, (int64_t)time(NULL),
 		    &out->state_since);
 	if (!(out->valid & IV_SSH) && cJSON_IsObject(m) && out->state == ST_RUNNING) {
@@ -463,11 +471,8 @@ enum gr_err
 runpod_parse_metrics(const char *body, size_t len, const char *id, struct sample_list *out,
     struct gr_error *err)
 {
-	cJSON *j, *d, *pod, *rt, *gpus, *g;
-	struct gpu_sample *s;
+	cJSON *j, *d, *pod;
 	enum gr_err e;
-	int idx = 0;
-	double v;
 
 	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
 		return e;
@@ -477,22 +482,37 @@ runpod_parse_metrics(const char *body, size_t len, const char *id, struct sample
 		cJSON_Delete(j);
 		return gr_fail(err, GR_ENOTFOUND, "no pod '%s'", id);
 	}
-	rt = cJSON_GetObjectItemCaseSensitive(pod, "runtime");
-	gpus = cJSON_IsObject(rt) ? cJSON_GetObjectItemCaseSensitive(rt, "gpus") : NULL;
+	runpod_runtime_samples(cJSON_GetObjectItemCaseSensitive(pod, "runtime"), "gpuUtilPercent",
+	    id, out);
+	cJSON_Delete(j);
+	return GR_OK;
+}
+
+bool
+runpod_runtime_samples(const cJSON *rt, const char *util_key, const char *id,
+    struct sample_list *out)
+{
+	const cJSON *gpus = cJSON_IsObject(rt) ? cJSON_GetObjectItemCaseSensitive(rt, "gpus") :
+	    NULL, *g;
+	struct gpu_sample *s;
+	bool carried = false;
+	int idx = 0;
+	double v;
+
 	cJSON_ArrayForEach(g, (cJSON_IsArray(gpus) ? gpus : NULL)) {
 		if (!cJSON_IsObject(g))
 			continue;
 		s = sample_list_add(out);
 		strlcpy_(s->instance_id, id, sizeof(s->instance_id));
 		s->index = idx++;
-		if (bj_num(g, "gpuUtilPercent", &v) && v >= 0 && v <= 100) {
+		if (bj_num(g, util_key, &v) && v >= 0 && v <= 100) {
 			s->util_pct = (int)lround(v);
 			s->valid |= MV_UTIL;
+			carried = true;
 		}
-		/* memoryUtilPercent is a share; without the card's size it is not MiB. */
+		/* The memory figure is a share; without the card's size it is not MiB. */
 	}
-	cJSON_Delete(j);
-	return GR_OK;
+	return carried;
 }
 
 enum gr_err
@@ -513,6 +533,9 @@ error_of(long status, const cJSON *j, const char *body, size_t len, struct gr_er
 
 	if (status == 401)
 		goto auth;
+	/* REST v2 answers its lists (billing) as a bare array. */
+	if (cJSON_IsArray(j) && status >= 200 && status < 300)
+		return GR_OK;
 	if (!cJSON_IsObject(j)) {
 		if (status >= 200 && status < 300)
 			return gr_fail(err, GR_EUNAVAIL, "malformed reply (not JSON)");
@@ -525,7 +548,20 @@ error_of(long status, const cJSON *j, const char *body, size_t len, struct gr_er
 	}
 	errs = cJSON_GetObjectItemCaseSensitive(j, "errors");
 	e0 = cJSON_IsArray(errs) ? cJSON_GetArrayItem(errs, 0) : NULL;
-	if (e0 != NULL) {
+	if (bj_strp(j, "title") != NULL && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j,
+	    "status"))) {
+		/* REST v2's problem+json: the detail, and the first field it names. */
+		char d[160] = "", f[40] = "", fm[80] = "", raw[sizeof(msg)];
+
+		if (!bj_str(j, "detail", d, sizeof(d)) || d[0] == '\0')
+			bj_str(j, "title", d, sizeof(d));
+		if (bj_str(e0, "field", f, sizeof(f)) && bj_str(e0, "message", fm, sizeof(fm)))
+			snprintf(raw, sizeof(raw), "%s (%s: %s)", d, f, fm);
+		else
+			snprintf(raw, sizeof(raw), "%s", d);
+		text_sanitize(msg, sizeof(msg), raw);
+		e0 = NULL;
+	} else if (e0 != NULL) {
 		if ((m = bj_strp(e0, "message")) != NULL)
 			text_sanitize(msg, sizeof(msg), m);
 		path = cJSON_GetObjectItemCaseSensitive(e0, "path");
@@ -554,4 +590,47 @@ error_of(long status, const cJSON *j, const char *body, size_t len, struct gr_er
 auth:
 	return gr_fail(err, GR_EAUTH, "API key rejected%s%s (HTTP %ld)",
 	    msg[0] ? ": " : "", msg, status);
+}
+
+enum gr_err
+runpod_parse_billing(const char *body, size_t len, struct charge_list *out,
+    struct gr_error *err)
+{
+	cJSON *j, *recs, *b;
+	size_t n0 = out->n;
+	enum gr_err e;
+
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	/* v2 wraps its records as {"records": [...]}; v1 answered the bare list. */
+	recs = cJSON_IsObject(j) ? cJSON_GetObjectItemCaseSensitive(j, "records") : j;
+	if (!cJSON_IsArray(recs)) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_EUNAVAIL, "%s: malformed billing reply (not a list)", P);
+	}
+	cJSON_ArrayForEach(b, recs) {
+		struct charge *c = charge_list_add(out);
+		const char *pod = bj_strp(b, "podId");
+		int64_t start;
+		size_t i;
+		/* A pod id is letters and digits (providers/runpod.md §3), whole, never cut. */
+		bool ok = pod != NULL && pod[0] != '\0' && strlen(pod) < 32 &&
+		    runpod_pod_time(b, "startTime", &start) && bj_money_at(b, "totalAmount", &c->amount);
+
+		for (i = 0; ok && pod[i] != '\0'; i++)
+			ok = isalnum((unsigned char)pod[i]);
+		if (!ok) {
+			out->n = n0;
+			cJSON_Delete(j);
+			return gr_fail(err, GR_EUNAVAIL, "%s: malformed billing bucket (podId, "
+			    "startTime or totalAmount)", P);
+		}
+		snprintf(c->instance_id, sizeof(c->instance_id), "runpod:%s", pod);
+		c->day = start - start % 86400;
+		if (!bj_money_at(b, "diskAmount", &c->storage))
+			c->storage = -1;
+		strlcpy_(c->currency, "USD", sizeof(c->currency));
+	}
+	cJSON_Delete(j);
+	return GR_OK;
 }

@@ -118,6 +118,13 @@ simb_account(struct backend *b, struct account *out, struct gr_error *err)
 	return sim_account(sim_of(b), out, err);
 }
 
+static enum gr_err
+simb_charges(struct backend *b, int64_t since, int64_t until, struct charge_list *out,
+    struct gr_error *err)
+{
+	return sim_bill(sim_of(b), since, until, out, err);
+}
+
 const struct backend_ops backend_sim = {
 	.name = "sim",
 	.description = "built-in simulated marketplace (no account needed)",
@@ -136,4 +143,5 @@ const struct backend_ops backend_sim = {
 	.destroy = simb_destroy,
 	.metrics = simb_metrics,
 	.account = simb_account,
+	.charges = simb_charges,
 };

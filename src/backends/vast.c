@@ -562,31 +562,25 @@ vast_get(struct backend *b, const char *id, struct instance *out, struct gr_erro
 	return vast_get_local(b, l, out, err);
 }
 
-/* One or all pages of the instance list, optionally filtered by label. */
+/* A page's parser: its records appended to out, the next page's token into tok. */
+typedef enum gr_err (*page_fn)(const char *body, size_t len, void *out, char *tok,
+    size_t ntok, struct gr_error *err);
+
+/* Every page of a keyset-paged list (next_token, sent back as after_token) at first, a
+   path with its query, each page read by parse into out. */
 static enum gr_err
-vast_list(struct backend *b, const char *label, struct instance_list *out, struct gr_error *err)
+vast_pages(struct vast *v, const char *first, page_fn parse, void *out, struct gr_error *err)
 {
-	struct vast *v = priv(b);
 	struct http_response rs;
-	char tok[512] = "", *esc, *fesc = NULL, *filt = NULL;
+	char tok[512] = "", *esc;
 	struct sb path;
 	int page;
 	enum gr_err e = GR_OK;
 
-	if (label != NULL) {
-		cJSON *q = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(cJSON_AddObjectToObject(q, "label"), "eq", label);
-		filt = cJSON_PrintUnformatted(q);
-		cJSON_Delete(q);
-		fesc = http_escape(filt);
-	}
 	sb_init(&path);
 	for (page = 0; page < 400; page++) {
 		sb_reset(&path);
-		sb_adds(&path, "/api/v1/instances/?limit=25");
-		if (fesc != NULL)
-			sb_addf(&path, "&select_filters=%s", fesc);
+		sb_adds(&path, first);
 		if (tok[0] != '\0') {
 			esc = http_escape(tok);
 			sb_addf(&path, "&after_token=%s", esc);
@@ -594,14 +588,52 @@ vast_list(struct backend *b, const char *label, struct instance_list *out, struc
 		}
 		e = bk_call(&v->h, HTTP_GET, path.buf, NULL, true, &rs, err);
 		if (e == GR_OK)
-			e = vast_parse_instances(rs.body, rs.len, out, tok, sizeof(tok), err);
+			e = parse(rs.body, rs.len, out, tok, sizeof(tok), err);
 		http_response_release(&rs);
 		if (e != GR_OK || tok[0] == '\0')
 			break;
 	}
 	sb_release(&path);
-	free(filt);
-	free(fesc);
+	return e;
+}
+
+static enum gr_err
+instances_page(const char *body, size_t len, void *out, char *tok, size_t ntok,
+    struct gr_error *err)
+{
+	return vast_parse_instances(body, len, out, tok, ntok, err);
+}
+
+static enum gr_err
+charges_page(const char *body, size_t len, void *out, char *tok, size_t ntok,
+    struct gr_error *err)
+{
+	return vast_parse_charges(body, len, out, tok, ntok, err);
+}
+
+/* One or all pages of the instance list, optionally filtered by label. */
+static enum gr_err
+vast_list(struct backend *b, const char *label, struct instance_list *out, struct gr_error *err)
+{
+	struct sb first;
+	enum gr_err e;
+
+	sb_init(&first);
+	sb_adds(&first, "/api/v1/instances/?limit=25");
+	if (label != NULL) {
+		cJSON *q = cJSON_CreateObject();
+		char *filt, *fesc;
+
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(q, "label"), "eq", label);
+		filt = cJSON_PrintUnformatted(q);
+		cJSON_Delete(q);
+		fesc = http_escape(filt);
+		sb_addf(&first, "&select_filters=%s", fesc);
+		free(filt);
+		free(fesc);
+	}
+	e = vast_pages(priv(b), first.buf, instances_page, out, err);
+	sb_release(&first);
 	return e;
 }
 
@@ -621,7 +653,6 @@ create_body(const struct vast *v, const struct launch_req *req, const char *labe
 	cJSON *o = cJSON_CreateObject(), *env;
 	char port[48], *s;
 	size_t i;
-	const char *eq;
 
 	cJSON_AddStringToObject(o, "client_id", "me");
 	cJSON_AddStringToObject(o, "image", req->image != NULL ? req->image : v->image);
@@ -630,19 +661,8 @@ create_body(const struct vast *v, const struct launch_req *req, const char *labe
 	if (req->onstart != NULL)
 		cJSON_AddStringToObject(o, "onstart", req->onstart);
 	cJSON_AddStringToObject(o, "runtype", "ssh_direc ssh_proxy");
-	env = cJSON_AddObjectToObject(o, "env");
-	for (i = 0; req->env != NULL && req->env[i] != NULL; i++) {
-		char k[128];
-
-		eq = strchr(req->env[i], '=');
-		if (eq == NULL || eq == req->env[i] || (size_t)(eq - req->env[i]) >= sizeof(k))
-			continue;
-		memcpy(k, req->env[i], (size_t)(eq - req->env[i]));
-		k[eq - req->env[i]] = '\0';
-		cJSON_AddStringToObject(env, k, eq + 1);
-	}
-	if (req->client_token != NULL)
-		cJSON_AddStringToObject(env, "GPURENT_CLIENT_TOKEN", req->client_token);
+	bj_env_object(o, req->env, req->client_token);
+	env = cJSON_GetObjectItemCaseSensitive(o, "env");
 	for (i = 0; i < req->n_ports; i++) {
 		snprintf(port, sizeof(port), "-p %d:%d", req->ports[i], req->ports[i]);
 		cJSON_AddStringToObject(env, port, "1");
@@ -793,6 +813,32 @@ vast_account(struct backend *b, struct account *out, struct gr_error *err)
 	return e;
 }
 
+/* GET /api/v0/charges/ for the instances over the days of [since, until), every page. */
+static enum gr_err
+vast_charges(struct backend *b, int64_t since, int64_t until, struct charge_list *out,
+    struct gr_error *err)
+{
+	char filt[160], first[640], *fesc;
+	size_t n0 = out->n;
+	enum gr_err e;
+
+	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
+		return e;
+	snprintf(filt, sizeof(filt), "{\"day\":{\"gte\":%lld,\"lte\":%lld},"
+	    "\"type\":{\"in\":[\"instance\"]}}", (long long)since,
+	    (long long)(until != 0 ? until : bk_now()));
+	fesc = http_escape(filt);
+	snprintf(first, sizeof(first), "/api/v0/charges/?limit=500&select_filters=%s", fesc);
+	free(fesc);
+	if ((e = vast_pages(priv(b), first, charges_page, out, err)) != GR_OK) {
+		out->n = n0;
+		return e;
+	}
+	/* The filter picks whole days: keep those of the window. */
+	bk_charges_window(out, n0, since, until);
+	return GR_OK;
+}
+
 const struct backend_ops backend_vast = {
 	.name = "vast",
 	.description = "vast.ai GPU marketplace (REST API)",
@@ -809,4 +855,5 @@ const struct backend_ops backend_vast = {
 	.destroy = vast_destroy,
 	.metrics = vast_metrics,
 	.account = vast_account,
+	.charges = vast_charges,
 };

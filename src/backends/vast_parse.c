@@ -293,6 +293,16 @@ vast_instance_from_json(const cJSON *r, struct instance *out)
 	bj_str(r, "status_msg", out->status_msg, sizeof(out->status_msg));
 }
 
+/* The keyset token of the next page ("" on the last) into next_token, when ntok > 0. */
+static void
+next_token_of(const cJSON *j, char *next_token, size_t ntok)
+{
+	const char *t = bj_strp(j, "next_token");
+
+	if (ntok > 0 && t != NULL)
+		strlcpy_(next_token, t, ntok);
+}
+
 enum gr_err
 vast_parse_instances(const char *body, size_t len, struct instance_list *out, char *next_token,
     size_t ntok, struct gr_error *err)
@@ -315,12 +325,7 @@ vast_parse_instances(const char *body, size_t len, struct instance_list *out, ch
 		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instances not a list)");
 	}
 	bj_instances_add(arr, vast_instance_from_json, out);
-	if (ntok > 0) {
-		const char *t = bj_strp(j, "next_token");
-
-		if (t != NULL)
-			strlcpy_(next_token, t, ntok);
-	}
+	next_token_of(j, next_token, ntok);
 	cJSON_Delete(j);
 	return GR_OK;
 }
@@ -384,6 +389,76 @@ vast_parse_user(const char *body, size_t len, struct account *out, struct gr_err
 			out->valid |= AV_BALANCE;
 		}
 	}
+	cJSON_Delete(j);
+	return GR_OK;
+}
+
+/* The disk items' sum of a charge's result; -1 when it has none to read or one is bad. */
+static int64_t
+charge_storage(const cJSON *r)
+{
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(r, "items"), *it;
+	int64_t sum = 0, m;
+
+	if (!cJSON_IsArray(items))
+		return -1;
+	cJSON_ArrayForEach(it, items) {
+		const char *t = bj_strp(it, "type");
+
+		if (t == NULL || strcmp(t, "disk") != 0)
+			continue;
+		if (!bj_money_at(it, "amount", &m))
+			return -1;
+		sum = money_add(sum, m);
+	}
+	return sum;
+}
+
+enum gr_err
+vast_parse_charges(const char *body, size_t len, struct charge_list *out, char *next_token,
+    size_t ntok, struct gr_error *err)
+{
+	cJSON *j, *arr, *r;
+	size_t n0 = out->n;
+	bool ok;
+	enum gr_err e;
+
+	if (ntok > 0)
+		next_token[0] = '\0';
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	arr = cJSON_GetObjectItemCaseSensitive(j, "results");
+	if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "success")) || !cJSON_IsArray(arr)) {
+		char msg[160];
+
+		if (!bj_str(j, "msg", msg, sizeof(msg)) && !bj_str(j, "error", msg, sizeof(msg)))
+			strlcpy_(msg, "no results", sizeof(msg));
+		cJSON_Delete(j);
+		return gr_fail(err, GR_EUNAVAIL, "%s: malformed charges reply (%s)", P, msg);
+	}
+	cJSON_ArrayForEach(r, arr) {
+		const char *src = bj_strp(r, "source");
+		struct charge *c;
+		long long num;
+		double start;
+
+		if (src == NULL || strncmp(src, "instance-", 9) != 0)
+			continue;
+		c = charge_list_add(out);
+		ok = parse_int(src + 9, 0, INT64_MAX / 4, &num) && bj_num(r, "start", &start) &&
+		    start >= 0 && start <= 253402300799.0 && bj_money_at(r, "amount", &c->amount);
+		if (!ok) {
+			out->n = n0;
+			cJSON_Delete(j);
+			return gr_fail(err, GR_EUNAVAIL, "%s: malformed charge (source, start or "
+			    "amount)", P);
+		}
+		snprintf(c->instance_id, sizeof(c->instance_id), "vast:%lld", num);
+		c->day = (int64_t)start - (int64_t)start % 86400;
+		c->storage = charge_storage(r);
+		strlcpy_(c->currency, "USD", sizeof(c->currency));
+	}
+	next_token_of(j, next_token, ntok);
 	cJSON_Delete(j);
 	return GR_OK;
 }

@@ -11,7 +11,6 @@
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
 #include "gpurent/elastic.h"
-#include "gpurent/filter.h"
 #include "gpurent/groups.h"
 #include "gpurent/i18n.h"
 #include "gpurent/money.h"
@@ -204,31 +203,6 @@ cheaper_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case CC_SAVING_MONTH: c->i = k->saving_month; c->decimals = 2; break;
 	case CC_CONVERTED: c->kind = CELL_BOOL; c->i = k->converted; break;
 	}
-}
-
-/* Instances listed now and, unless offline, the offers they are compared with. */
-static void
-ask_providers(struct cmd_ctx *c, struct instance_list *live, struct offer_list *offers)
-{
-	struct fanout_result res[SESSION_MAX_PROVIDERS];
-	struct gr_error err = { 0 };
-	struct filter f;
-	enum gr_err rc;
-
-	rc = session_instances(c->s, live, res, &err);
-	if (rc == GR_EPARTIAL)
-		report_fanout(c, res, c->s->n_backends);
-	else if (rc != GR_OK)
-		cmd_warn("the instances could not be listed (%s); GPU counts and regions come "
-		    "from the history only", err.msg);
-	memset(&f, 0, sizeof(f));
-	gr_error_clear(&err);
-	rc = session_offers(c->s, &f, offers, res, &err);
-	if (rc == GR_EPARTIAL)
-		report_fanout(c, res, c->s->n_backends);
-	else if (rc != GR_OK)
-		cmd_warn("the offers could not be searched (%s); no cheaper offers are shown",
-		    err.msg);
 }
 
 /* ---------------------------------------------------------------- --predict against reactive */
@@ -504,7 +478,7 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 	struct predict_row *pred = NULL;
 	struct fx_rates fx;
 	struct audit_view view;
-	size_t ncheaper = 0, npred = 0, i;
+	size_t ncheaper = 0, npred = 0;
 	int n, rc, target;
 	enum gr_err prc = GR_OK;
 
@@ -524,13 +498,7 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 	if (!a.offline) {
 		if (session_backends(c->s, &err) != GR_OK)
 			return cmd_error(c, &err);
-		ask_providers(c, &insts, &offers);
-		live = xcalloc(insts.n ? insts.n : 1, sizeof(*live));
-		for (i = 0; i < insts.n; i++) {
-			strlcpy_(live[i].id, insts.v[i].id, sizeof(live[i].id));
-			strlcpy_(live[i].region, insts.v[i].region, sizeof(live[i].region));
-			live[i].gpus = insts.v[i].gpu_count;
-		}
+		live = cmd_ask_providers(c, &insts, &offers);
 		audit_cheaper_now(&insts, &offers, &fx, &cheaper, &ncheaper);
 	}
 	session_clock(c->s, &clk);

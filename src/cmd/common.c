@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpurent/audit.h"
+#include "gpurent/filter.h"
 #include "gpurent/i18n.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -156,4 +158,37 @@ cmd_flag(struct cmd_ctx *c, int id, const char *arg, void *data)
 	(void)arg;
 	*(bool *)data = true;
 	return 0;
+}
+
+struct audit_live *
+cmd_ask_providers(struct cmd_ctx *c, struct instance_list *insts, struct offer_list *offers)
+{
+	struct fanout_result res[SESSION_MAX_PROVIDERS];
+	struct gr_error err = { 0 };
+	struct audit_live *live;
+	struct filter f;
+	enum gr_err rc;
+	size_t i;
+
+	rc = session_instances(c->s, insts, res, &err);
+	if (rc == GR_EPARTIAL)
+		report_fanout(c, res, c->s->n_backends);
+	else if (rc != GR_OK)
+		cmd_warn("the instances could not be listed (%s); GPU counts and regions come "
+		    "from the history only", err.msg);
+	memset(&f, 0, sizeof(f));
+	gr_error_clear(&err);
+	rc = session_offers(c->s, &f, offers, res, &err);
+	if (rc == GR_EPARTIAL)
+		report_fanout(c, res, c->s->n_backends);
+	else if (rc != GR_OK)
+		cmd_warn("the offers could not be searched (%s); no offer is compared with",
+		    err.msg);
+	live = xcalloc(insts->n ? insts->n : 1, sizeof(*live));
+	for (i = 0; i < insts->n; i++) {
+		strlcpy_(live[i].id, insts->v[i].id, sizeof(live[i].id));
+		strlcpy_(live[i].region, insts->v[i].region, sizeof(live[i].region));
+		live[i].gpus = insts->v[i].gpu_count;
+	}
+	return live;
 }

@@ -10,6 +10,15 @@
 #include "gpurent/remote.h"
 #include "gpurent/session.h"
 
+struct audit_live;
+/*
+ * For audit and advise: the instances listed now and every selected provider's offers into
+ * insts and offers (what could not be had is said on stderr, and they go without it), and
+ * audit's view of each listed instance, insts->n of them (caller frees).
+ */
+struct audit_live *cmd_ask_providers(struct cmd_ctx *c, struct instance_list *insts,
+    struct offer_list *offers);
+
 /* Print the output or report the write error; returns the exit status to use. */
 int finish_output(struct cmd_ctx *c, int status);
 /*

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpurent/billcheck.h"
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
 #include "gpurent/i18n.h"
@@ -20,11 +21,13 @@ struct args {
 	int64_t since;		/* 0: the start of this month */
 	enum cost_group by;
 	const char *since_arg;	/* --since as given, resolved once the clock is known */
+	bool check;		/* --check: the ledger against each provider's bill */
 };
 
 static const struct cmd_opt opts[] = {
 	{ "since", 's', "WHEN", N_("count spend from WHEN: a duration back (7d) or a UTC date or time (2026-12-01, RFC 3339); default: start of this month"), OPT_AT(struct args, since_arg), CPL_NONE, OPT_WHEN },
 	{ "by", 'b', "GROUP", N_("group spend by instance, label, provider, gpu or day"), 0, CPL_COSTS_BY, 0 },
+	{ "check", 0, NULL, N_("compare the ledger with what each provider says it charged, per instance and day (since --since, default the last 7 days)"), OPT_AT(struct args, check), CPL_NONE, OPT_TRUE },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
@@ -36,7 +39,7 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	struct args *a = data;
 	int by;
 
-	(void)id;	/* --by, the one option cmd_parse does not store */
+	(void)id;	/* --by, the one option cmd_parse does not store (--check and --since are) */
 	if ((by = cmd_choice(c, arg, groups, ARRAY_LEN(groups),
 	    N_("--by is instance, label, provider, gpu or day"))) < 0)
 		return EXIT_USAGE;
@@ -225,6 +228,45 @@ json_reported(FILE *fp, const struct reported *r, size_t n)
 	fputs("],", fp);
 }
 
+/* Where each provider's figures came from, with costs.source = provider. */
+static void
+json_sources(FILE *fp, const struct bill_report *bills, const char *source)
+{
+	size_t i;
+
+	fprintf(fp, "\"source\":\"%s\",\"sources\":[", source != NULL &&
+	    strcmp(source, "provider") == 0 ? "provider" : "ledger");
+	for (i = 0; i < bills->n_prov; i++) {
+		const struct bill_provider *p = &bills->prov[i];
+
+		fprintf(fp, "%s{\"provider\":", i ? "," : "");
+		json_write_str(fp, p->name);
+		fprintf(fp, ",\"source\":\"%s\",\"instance_days\":%zu,\"error\":",
+		    p->has_bill && p->error == GR_OK ? "provider" : "ledger", p->differences);
+		if (p->error != GR_OK)
+			json_write_str(fp, p->msg);
+		else
+			fputs("null", fp);
+		fputc('}', fp);
+	}
+	fputs("],", fp);
+}
+
+static void
+say_source(FILE *fp, const struct bill_provider *p)
+{
+	if (p->has_bill && p->error == GR_OK && p->differences > 0)
+		/* TRANSLATORS: PROVIDER: ... N instance-days ... */
+		fprintf(fp, _("%s: its bill counts where it differs from the ledger "
+		    "(%zu instance-days; costs --check shows them)\n"), p->name, p->differences);
+	else if (p->has_bill && p->error == GR_OK)
+		fprintf(fp, _("%s: its bill agrees with the ledger\n"), p->name);
+	else if (p->has_bill)
+		fprintf(fp, _("%s: the ledger's figures (no bill: %s)\n"), p->name, p->msg);
+	else
+		fprintf(fp, _("%s: the ledger's figures (its API exposes no bill)\n"), p->name);
+}
+
 /* A budget's amount when it is in the summary's currency, else null. */
 static void
 json_budget(FILE *fp, const char *key, const struct cost_summary *s, int64_t budget,
@@ -283,12 +325,173 @@ json_groups(FILE *fp, const struct cost_summary *s, enum cost_group by, bool *fi
 	}
 }
 
+static const struct column check_cols[] = {
+	{ "instance", N_("INSTANCE"), false, false, 0, 12 },
+	{ "day", N_("DAY"), false, false, 0, 0 },
+	{ "ledger", N_("LEDGER"), true, false, 0, 0 },
+	{ "billed", N_("BILLED"), true, false, 0, 0 },
+	{ "difference", N_("DIFFERENCE"), true, false, 0, 0 },
+	{ "currency", N_("CURRENCY"), false, true, 1, 0 },
+	{ "cause", N_("CAUSE"), false, false, 1, 16 },
+	{ "provider", N_("PROVIDER"), false, true, 1, 0 },
+	{ "ledger_storage", N_("LEDGER STORAGE"), true, true, 2, 0 },
+	{ "billed_storage", N_("BILLED STORAGE"), true, true, 2, 0 },
+};
+
+struct check_row {
+	const struct bill_row *r;
+	char day[16];
+};
+
+static void
+check_cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct check_row *cr = row;
+	const struct bill_row *r = cr->r;
+	const int64_t money[] = { r->ledger, r->billed, r->difference, 0, 0, 0,
+		r->ledger_storage, r->billed_storage };
+	bool words = ctx != NULL;	/* a table, for a person: the cause in words */
+
+	c->decimals = 2;
+	switch (col) {
+	case 0: cell_str(c, r->instance_id); break;
+	case 1: cell_str(c, cr->day); break;
+	case 5: cell_str(c, r->currency); break;
+	case 6: cell_str(c, words ? bill_cause_text(r->cause) : bill_cause_name(r->cause)); break;
+	case 7: cell_str(c, r->provider); break;
+	default:
+		/* An amount the side does not have is unknown, never 0. */
+		c->kind = col == 4 || money[col - 2] >= 0 ? CELL_MONEY : CELL_NULL;
+		c->i = money[col - 2];
+		c->s = r->currency;
+		if (col == 4 && r->cause != BILL_MATCH)
+			c->color = OC_BAD;
+		break;
+	}
+}
+
+/* The check's exit status: a difference, else a provider that could not be read. */
+static int
+check_status(const struct bill_report *rep, size_t asked)
+{
+	size_t i, failed = 0, none = 0;
+	enum gr_err last = GR_OK;
+
+	if (rep->differences > 0)
+		return EXIT_MISMATCH;
+	for (i = 0; i < rep->n_prov; i++) {
+		if (rep->prov[i].error != GR_OK) {
+			failed++;
+			last = rep->prov[i].error;
+		} else if (!rep->prov[i].has_bill)
+			none++;
+	}
+	if (failed > 0)
+		return failed == rep->n_prov ? gr_exit_code(last) : EXIT_PARTIAL;
+	/* Named providers that have no bill to read: nothing was checked. */
+	return asked > 0 && none == rep->n_prov ? EXIT_UNSUPPORTED : 0;
+}
+
+static void
+json_check(FILE *fp, const struct bill_report *rep, const struct check_row *rows,
+    int64_t tolerance)
+{
+	struct cell t = { .kind = CELL_TIME };
+	size_t i, k;
+
+	fputs("{", fp);
+	json_money(fp, "tolerance", tolerance, true);
+	fprintf(fp, "\"differences\":%zu,\"providers\":[", rep->differences);
+	for (i = 0; i < rep->n_prov; i++) {
+		const struct bill_provider *p = &rep->prov[i];
+
+		fprintf(fp, "%s{\"provider\":", i ? "," : "");
+		json_write_str(fp, p->name);
+		fprintf(fp, ",\"bill\":%s,\"since\":", p->has_bill ? "true" : "false");
+		t.i = p->since;
+		json_write_cell(fp, &t);
+		fputs(",\"until\":", fp);
+		t.i = p->until;
+		json_write_cell(fp, &t);
+		fprintf(fp, ",\"matches\":%zu,\"differences\":%zu,\"error\":", p->matches,
+		    p->differences);
+		if (p->error != GR_OK)
+			json_write_str(fp, p->msg);
+		else
+			fputs("null", fp);
+		fputc('}', fp);
+	}
+	fputs("],\"rows\":[", fp);
+	for (i = 0; i < rep->n; i++) {
+		fputs(i ? ",{" : "{", fp);
+		for (k = 0; k < ARRAY_LEN(check_cols); k++) {
+			struct cell c = { 0 };
+
+			check_cell(&rows[i], k, &c, NULL);
+			fprintf(fp, "%s\"%s\":", k ? "," : "", check_cols[k].name);
+			json_write_cell(fp, &c);
+		}
+		fputc('}', fp);
+	}
+	fputs("]}\n", fp);
+}
+
+/* gpurent costs --check: the ledger against each provider's bill (billcheck.h). */
+static int
+costs_check(struct cmd_ctx *c, const struct config *cfg, int64_t since)
+{
+	struct gr_error err = { 0 };
+	struct bill_report rep;
+	struct check_row *rows;
+	int64_t tolerance = config_get_money(cfg, "costs.check_tolerance");
+	size_t i;
+	int rc = 0;
+
+	if (tolerance < 0)
+		tolerance = BILL_TOLERANCE;
+	if (bill_check(c->s, since, 0, tolerance, &rep, &err) != GR_OK)
+		return cmd_error(c, &err);
+	rows = xcalloc(rep.n + 1, sizeof(*rows));
+	for (i = 0; i < rep.n; i++) {
+		struct tm tm;
+		time_t d = (time_t)rep.rows[i].day;
+
+		rows[i].r = &rep.rows[i];
+		gmtime_r(&d, &tm);
+		strftime(rows[i].day, sizeof(rows[i].day), "%Y-%m-%d", &tm);
+	}
+	if (out_global.format == OUT_JSON)
+		json_check(c->out, &rep, rows, tolerance);
+	else if (out_print(c->out, &out_global, check_cols, ARRAY_LEN(check_cols), 0, rows,
+	    rep.n, sizeof(*rows), check_cell, out_global.format == OUT_TABLE ? rows : NULL,
+	    &err) != GR_OK)
+		rc = cmd_usage_error(c, "%s", err.msg);
+	for (i = 0; rc == 0 && i < rep.n_prov; i++) {
+		const struct bill_provider *p = &rep.prov[i];
+
+		if (p->error != GR_OK)
+			cmd_warn("%s: no bill: %s", p->name, p->msg);
+		else if (!p->has_bill)
+			cmd_warn("%s: its API exposes no bill: nothing to compare the ledger with",
+			    p->name);
+		else if (out_global.format == OUT_TABLE)
+			/* TRANSLATORS: PROVIDER: N instance-days match, N differ. */
+			fprintf(c->out, _("%s: %zu instance-days match, %zu differ\n"), p->name,
+			    p->matches, p->differences);
+	}
+	if (rc == 0)
+		rc = check_status(&rep, c->s->n_providers);
+	free(rows);
+	bill_report_release(&rep);
+	return finish_output(c, rc);
+}
+
 static int
 costs_run(struct cmd_ctx *c, int argc, char **argv)
 {
 	static const char *const group_names[] = { "", "instance", "label", "provider", "gpu",
 		"day" };
-	struct args a = { 0, CG_NONE, NULL };
+	struct args a = { 0, CG_NONE, NULL, false };
 	struct gr_error err = { 0 };
 	struct cost_set all;
 	const struct cost_summary *sum;
@@ -301,6 +504,8 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	struct reported rep[SESSION_MAX_PROVIDERS];
 	struct fx_rates fx;
 	struct budgets bg;
+	struct bill_report bills;
+	const char *source;
 	int rc;
 	size_t i, k, n_rep, n_rows;
 
@@ -316,10 +521,37 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	session_clock(c->s, &clk);
 	if (a.since_arg != NULL)
 		parse_when(a.since_arg, session_now(c->s), &a.since);
+	if (a.check && a.by != CG_NONE)
+		return cmd_usage_error(c, "--check compares per instance and day: it takes no --by");
+	if (a.check)
+		return costs_check(c, cfg, a.since);
 	config_fx(cfg, &fx);
 	if (session_state(c->s, &st, &err) != GR_OK ||
 	    costs_compute_set(st, &clk, a.since, a.by, &fx, &all, &err) != GR_OK)
 		return cmd_error(c, &err);
+	/* costs.source = provider: each provider's bill where it has one and it differs. */
+	source = config_get(cfg, "costs.source");
+	if (source != NULL && strcmp(source, "ledger") != 0 && strcmp(source, "provider") != 0) {
+		cost_set_release(&all);
+		return cmd_usage_error(c, "costs.source is ledger or provider, not '%s'", source);
+	}
+	memset(&bills, 0, sizeof(bills));
+	if (source != NULL && strcmp(source, "provider") == 0) {
+		int64_t tol = config_get_money(cfg, "costs.check_tolerance");
+
+		for (i = 0; i < c->s->n_backends; i++) {
+			const char *name = c->s->backends[i]->ops->name;
+
+			if (bill_check_backend(c->s, c->s->backends[i], a.since != 0 ? a.since :
+			    month_start(cost_clock_now(&clk, name)), 0, tol < 0 ? BILL_TOLERANCE : tol,
+			    &bills, &err) != GR_OK) {
+				cost_set_release(&all);
+				bill_report_release(&bills);
+				return cmd_error(c, &err);
+			}
+		}
+		bill_apply(&bills, &clk, a.by, &fx, &all);
+	}
 	n_rep = reconcile(c, st, &clk, rep);
 	bg.month = config_get_money_in(cfg, "budget.month", bg.month_cur);
 	bg.day = config_get_money_in(cfg, "budget.day", bg.day_cur);
@@ -368,6 +600,7 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		}
 		fputs("],", c->out);
 		json_reported(c->out, rep, n_rep);
+		json_sources(c->out, &bills, source);
 		fputs("\"rows\":[", c->out);
 		for (i = 0; i < all.n; i++)
 			json_groups(c->out, &all.per[i], a.by, &first);
@@ -419,7 +652,10 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 			    rep[i].acct.valid & AV_SPEND ? money_format_in(burn, sizeof(burn),
 			    rep[i].acct.spend_hour, 3, rep[i].acct.currency) : _("unknown"));
 		}
+	for (i = 0; rc == GR_OK && out_global.format == OUT_TABLE && i < bills.n_prov; i++)
+		say_source(c->out, &bills.prov[i]);
 	cost_set_release(&all);
+	bill_report_release(&bills);
 	if (rc != GR_OK)
 		return cmd_usage_error(c, "%s", err.msg);
 	return finish_output(c, 0);
@@ -440,7 +676,12 @@ const struct command cmd_costs = {
 	    "\n"
 	    "Each currency (USD, CNY for ppio) is totalled on its own and shown side by side;\n"
 	    "a total of all of them, in US dollars, only when fx.CODE rates are configured for\n"
-	    "every currency, and then it says 'converted at your configured rate'."),
+	    "every currency, and then it says 'converted at your configured rate'.\n"
+	    "\n"
+	    "--check sets the ledger beside what each provider says it charged (vast, RunPod\n"
+	    "and the simulator have a bill; Lambda, PPIO and Slurm none), per instance and\n"
+	    "day: the differences beyond costs.check_tolerance, with their likely cause, exit\n"
+	    "with status 14."),
 	.opts = opts,
 	.run = costs_run,
 };

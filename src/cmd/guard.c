@@ -280,15 +280,9 @@ install(struct cmd_ctx *c, const struct args *a, const struct instance_list *ids
 	struct install_ctx x = { a, 0, 0, "USD" };
 	int64_t now = session_now(c->s);
 
-	if (a->until != NULL) {
-		long long d = parse_duration(a->until);
-
-		if (d > 0)
-			x.until = now + d;
-		else if (!parse_when(a->until, now, &x.until) || x.until <= now)
-			return cmd_usage_error(c, "--until wants a duration from now (8h) or a time "
-			    "to come (2026-12-24T18:00:00Z), not '%s'", a->until);
-	}
+	if (a->until != NULL && (!parse_ahead(a->until, now, &x.until) || x.until <= now))
+		return cmd_usage_error(c, "--until wants a duration from now (8h) or a time to "
+		    "come (2026-12-24T18:00:00Z), not '%s'", a->until);
 	if (a->max_cost != NULL && (!money_parse_in(a->max_cost, &x.max_cost, x.currency) ||
 	    x.max_cost <= 0))
 		return cmd_usage_error(c, "--max-cost wants an amount above 0 (12.50, 80 CNY), not "

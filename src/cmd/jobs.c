@@ -2,10 +2,12 @@
  * gpurent jobs: the recorded jobs, with their state read from their instances.
  */
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/i18n.h"
+#include "gpurent/managed.h"
 #include "gpurent/output.h"
 #include "gpurent/util.h"
 #include "common.h"
@@ -46,6 +48,212 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 	}
 }
 
+/* ---------------------------------------------------------------- managed jobs */
+
+struct jobs_args {
+	bool managed;
+};
+
+static const struct cmd_opt opts[] = {
+	{ "managed", 'm', NULL, N_("list the managed jobs (run --managed) instead"), OPT_AT(struct jobs_args, managed), CPL_NONE, OPT_TRUE },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
+};
+
+/* A managed job as listed: its record and the figures of its attempts. */
+struct managed_row {
+	struct managed_job j;
+	int64_t ckpt_age;	/* -1: no checkpoint */
+	int64_t lost_s;
+	int64_t cost;
+	char currency[CURRENCY_MAX];
+	bool cost_known;
+};
+
+static const struct column managed_cols[] = {
+	{ "id", N_("JOB"), false, false, 0, 0 },
+	{ "state", N_("STATE"), false, false, 0, 0 },
+	{ "attempt", N_("ATTEMPT"), true, false, 0, 0 },
+	{ "checkpoint_age", N_("CHECKPOINT AGE"), true, false, 1, 0 },
+	{ "recoveries", N_("RECOVERIES"), true, false, 1, 0 },
+	{ "lost", N_("LOST"), true, false, 1, 0 },
+	{ "cost", N_("COST"), true, false, 0, 0 },
+	{ "exit_code", N_("EXIT"), true, false, 2, 0 },
+	{ "why", N_("NOTE"), false, false, 3, 16 },
+};
+
+static void
+managed_cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct managed_row *m = row;
+
+	(void)ctx;
+	c->kind = CELL_STR;
+	switch (col) {
+	case 0: c->s = m->j.id; break;
+	case 1: c->s = managed_state_name(m->j.state); break;
+	case 2: c->kind = CELL_INT; c->i = m->j.attempt; break;
+	case 3: c->kind = m->ckpt_age >= 0 ? CELL_DURATION : CELL_NULL; c->i = m->ckpt_age; break;
+	case 4: c->kind = CELL_INT; c->i = m->j.recoveries; break;
+	case 5: c->kind = CELL_DURATION; c->i = m->lost_s; break;
+	case 6:
+		c->kind = m->cost_known ? CELL_MONEY : CELL_NULL;
+		c->i = m->cost;
+		c->s = m->currency;
+		c->decimals = 4;
+		break;
+	case 7:
+		c->kind = m->j.ended_at != 0 && m->j.exit_code >= 0 ? CELL_INT : CELL_NULL;
+		c->i = m->j.exit_code;
+		break;
+	default: cell_str(c, m->j.why); break;
+	}
+}
+
+static const struct column attempt_cols[] = {
+	{ "attempt", N_("ATTEMPT"), true, false, 0, 0 },
+	{ "provider", N_("PROVIDER"), false, false, 2, 0 },
+	{ "instance", N_("INSTANCE"), false, false, 0, 0 },
+	{ "gpu", N_("GPU"), false, false, 1, 0 },
+	{ "price_hour", N_("PRICE/H"), true, false, 1, 0 },
+	{ "started", N_("STARTED"), false, false, 1, 0 },
+	{ "ended", N_("ENDED"), false, false, 1, 0 },
+	{ "lost", N_("LOST"), true, false, 2, 0 },
+	{ "cost", N_("COST"), true, false, 0, 0 },
+	{ "job", N_("RUN"), false, true, 3, 0 },
+	{ "why", N_("WHY IT ENDED"), false, false, 2, 16 },
+};
+
+/* An attempt as listed: its record and its provider (its instance id's prefix). */
+struct attempt_row {
+	struct managed_attempt a;
+	char provider[ID_MAX];
+};
+
+static void
+attempt_cell(const void *row, size_t col, struct cell *c, void *ctx)
+{
+	const struct attempt_row *ar = row;
+	const struct managed_attempt *a = &ar->a;
+
+	(void)ctx;
+	c->kind = CELL_STR;
+	switch (col) {
+	case 0: c->kind = CELL_INT; c->i = a->n; break;
+	case 1: cell_str(c, ar->provider); break;
+	case 2: cell_str(c, a->instance_id); break;
+	case 3: cell_str(c, a->gpu); break;
+	case 4:
+		c->kind = a->price_hour >= 0 ? CELL_MONEY : CELL_NULL;
+		c->i = a->price_hour;
+		c->s = a->currency;
+		c->decimals = 3;
+		break;
+	case 5: c->kind = CELL_TIME; c->i = a->started_at; break;
+	case 6: c->kind = a->ended_at ? CELL_TIME : CELL_NULL; c->i = a->ended_at; break;
+	case 7: c->kind = CELL_DURATION; c->i = a->lost_s; break;
+	case 8:
+		/* What the ledger billed: the current attempt's is filled in to now. */
+		c->kind = a->cost >= 0 && a->instance_id[0] ? CELL_MONEY : CELL_NULL;
+		c->i = a->cost;
+		c->s = a->currency;
+		c->decimals = 4;
+		break;
+	case 9: cell_str(c, a->remote_job); break;
+	default: cell_str(c, a->end); break;
+	}
+}
+
+/* A managed job's id: m and digits. */
+static bool
+is_managed_id(const char *s)
+{
+	if (s[0] != 'm' || s[1] == '\0')
+		return false;
+	for (s++; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* The managed jobs (all, or one: want), with their figures. */
+static int
+list_managed(struct cmd_ctx *c, struct state *st, const char *want)
+{
+	struct gr_error err = { 0 };
+	struct managed_job *v = NULL;
+	struct managed_row *rows;
+	struct managed_attempt *at;
+	size_t n, i, k = 0, na;
+	int64_t now = time(NULL);
+	int rc;
+
+	if (managed_job_load(st, &v, &n, &err) != GR_OK)
+		return cmd_error(c, &err);
+	rows = xcalloc(n + 1, sizeof(*rows));
+	for (i = 0; i < n; i++) {
+		struct managed_row *m = &rows[k];
+
+		if (want != NULL && strcmp(v[i].id, want) != 0)
+			continue;
+		m->j = v[i];
+		m->ckpt_age = v[i].ckpt_at ? (v[i].ended_at ? v[i].ended_at : now) - v[i].ckpt_at :
+		    -1;
+		if (managed_attempt_load(st, v[i].id, &at, &na, &err) != GR_OK) {
+			free(rows);
+			free(v);
+			return cmd_error(c, &err);
+		}
+		m->lost_s = managed_lost(at, na);
+		m->cost_known = managed_cost(c->s, at, na, &m->cost, m->currency);
+		free(at);
+		k++;
+	}
+	free(v);
+	if (want != NULL && k == 0) {
+		free(rows);
+		gr_fail(&err, GR_ENOTFOUND, "no managed job '%s' ('gpurent jobs --managed' lists "
+		    "them)", want);
+		return cmd_error(c, &err);
+	}
+	rc = out_print(c->out, &out_global, managed_cols, ARRAY_LEN(managed_cols), 0, rows, k,
+	    sizeof(*rows), managed_cell, NULL, &err) == GR_OK ? 0 : cmd_error(c, &err);
+	free(rows);
+	return rc != 0 ? rc : finish_output(c, 0);
+}
+
+/* jobs show JOB: every attempt of a managed job. */
+static int
+show_attempts(struct cmd_ctx *c, struct state *st, const char *id)
+{
+	struct gr_error err = { 0 };
+	struct managed_attempt *v = NULL;
+	struct attempt_row *rows;
+	struct managed_job j;
+	int64_t cost;
+	char cur[CURRENCY_MAX];
+	const char *colon;
+	size_t n, i;
+	int rc;
+
+	if (managed_job_get(st, id, &j, &err) != GR_OK ||
+	    managed_attempt_load(st, id, &v, &n, &err) != GR_OK)
+		return cmd_error(c, &err);
+	rows = xcalloc(n + 1, sizeof(*rows));
+	for (i = 0; i < n; i++) {
+		rows[i].a = v[i];
+		if (v[i].ended_at == 0 && managed_cost(c->s, &v[i], 1, &cost, cur))
+			rows[i].a.cost = cost;
+		colon = strchr(v[i].instance_id, ':');
+		snprintf(rows[i].provider, sizeof(rows[i].provider), "%.*s",
+		    colon ? (int)(colon - v[i].instance_id) : 0, v[i].instance_id);
+	}
+	free(v);
+	rc = out_print(c->out, &out_global, attempt_cols, ARRAY_LEN(attempt_cols), 0, rows, n,
+	    sizeof(*rows), attempt_cell, NULL, &err) == GR_OK ? 0 : cmd_error(c, &err);
+	free(rows);
+	return rc != 0 ? rc : finish_output(c, 0);
+}
+
 static int
 jobs_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -54,15 +262,26 @@ jobs_run(struct cmd_ctx *c, int argc, char **argv)
 	struct state *st;
 	char inst[ID_MAX];
 	const char *want_job = NULL, *want_inst = NULL;
+	struct jobs_args a = { false };
 	size_t n, i, k;
 	int npos, rc, seq;
 	bool reached;
 
-	rc = cmd_parse(c, argc, argv, NULL, NULL, &npos);
+	rc = cmd_parse(c, argc, argv, NULL, &a, &npos);
 	if (rc != 0 || npos < 0)
 		return rc;
+	if (npos == 2 && strcmp(argv[0], "show") == 0) {
+		if (session_state(c->s, &st, &err) != GR_OK)
+			return cmd_error(c, &err);
+		return show_attempts(c, st, argv[1]);
+	}
 	if (npos > 1)
 		return cmd_usage_error(c, "give at most one instance or job id");
+	if (a.managed || (npos == 1 && is_managed_id(argv[0]))) {
+		if (session_state(c->s, &st, &err) != GR_OK)
+			return cmd_error(c, &err);
+		return list_managed(c, st, npos == 1 ? argv[0] : NULL);
+	}
 	if (npos == 1) {
 		if (remote_job_split(argv[0], inst, sizeof(inst), &seq)) {
 			want_job = argv[0];
@@ -94,7 +313,7 @@ jobs_run(struct cmd_ctx *c, int argc, char **argv)
 
 const struct command cmd_jobs = {
 	.name = "jobs",
-	.args = "[ID|JOB]",
+	.args = "[ID|JOB|--managed|show JOB]",
 	.summary = N_("list the jobs started with 'gpurent run'"),
 	.help =
 	    N_("Lists the recorded jobs (all, an instance's, or one), each with its state read\n"
@@ -102,7 +321,15 @@ const struct command cmd_jobs = {
 	    "instance stopped, or it vanished without a status). A job that ended with\n"
 	    "--fetch or --then still to do gets them done now; AFTER says what was done.\n"
 	    "Exit status 255 when an instance could not be reached (its jobs show the state\n"
-	    "recorded last)."),
+	    "recorded last).\n"
+	    "--managed (or a managed job's id, mN) lists the managed jobs of 'run --managed':\n"
+	    "their state (renting, syncing, running, checkpointing, recovering, done, failed),\n"
+	    "attempt, the age of the newest whole checkpoint, recoveries, the work lost to\n"
+	    "lost machines since their last checkpoints, and the cost so far (what the ledger\n"
+	    "billed each attempt's machine; unknown when attempts differ in currency).\n"
+	    "'jobs show mN' lists every attempt: its instance, GPU, price, start, end, the work\n"
+	    "it lost, its cost and why it ended."),
+	.opts = opts,
 	.complete_args = CPL_JOB,
 	.run = jobs_run,
 };

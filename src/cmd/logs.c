@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gpurent/i18n.h"
+#include "gpurent/managed_jobs.h"
 #include "gpurent/util.h"
 #include "common.h"
 #include "batch.h"
@@ -59,6 +60,27 @@ logs_batch(struct cmd_ctx *c, struct state *st, const char *job_id, const char *
 	return rc;
 }
 
+/*
+ * A managed job's id (mN) as the run of its newest attempt that started one (ID/N, into
+ * run); false when the id is no managed job's or none of its attempts started yet.
+ */
+static bool
+managed_run(struct state *st, const char *id, char *run, size_t n)
+{
+	struct gr_error err = { 0 };
+	struct managed_attempt *v = NULL;
+	size_t na, i;
+
+	run[0] = '\0';
+	if (managed_attempt_load(st, id, &v, &na, &err) != GR_OK)
+		return false;
+	for (i = 0; i < na; i++)
+		if (v[i].remote_job[0])
+			strlcpy_(run, v[i].remote_job, n);
+	free(v);
+	return run[0] != '\0';
+}
+
 static int
 logs_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -66,8 +88,9 @@ logs_run(struct cmd_ctx *c, int argc, char **argv)
 	struct logs_args a = { false, -1 };
 	struct remote_endpoint ep;
 	struct remote_job *v = NULL;
+	struct managed_job mj;
 	struct state *st;
-	char inst[ID_MAX];
+	char inst[ID_MAX], run[JOB_ID_MAX];
 	size_t n, i;
 	int npos, rc, seq;
 
@@ -76,11 +99,21 @@ logs_run(struct cmd_ctx *c, int argc, char **argv)
 		return rc;
 	if (npos != 1)
 		return cmd_usage_error(c, "give one job id (ID/N, from 'gpurent jobs')");
+	if (session_state(c->s, &st, &err) != GR_OK)
+		return cmd_error(c, &err);
+	/* A managed job: its current attempt's run. */
+	if (managed_job_get(st, argv[0], &mj, &err) == GR_OK) {
+		if (!managed_run(st, argv[0], run, sizeof(run))) {
+			gr_fail(&err, GR_ENOTFOUND, "managed job %s has not started on a machine yet",
+			    argv[0]);
+			return cmd_error(c, &err);
+		}
+		argv[0] = run;
+	}
+	gr_error_clear(&err);
 	if (!remote_job_split(argv[0], inst, sizeof(inst), &seq))
 		return cmd_usage_error(c, "'%s' is not a job id (ID/N, from 'gpurent jobs')",
 		    argv[0]);
-	if (session_state(c->s, &st, &err) != GR_OK)
-		return cmd_error(c, &err);
 	if (seq == 0)
 		return logs_batch(c, st, argv[0], inst, &a);
 	if (cmd_endpoint(c, inst, &ep, &err) != GR_OK)
@@ -110,7 +143,7 @@ logs_run(struct cmd_ctx *c, int argc, char **argv)
 
 const struct command cmd_logs = {
 	.name = "logs",
-	.args = "JOB",
+	.args = "JOB|MJOB",
 	.summary = N_("print a job's output (stdout and stderr)"),
 	.help =
 	    N_("Prints the log of JOB (ID/N, from 'gpurent run' or 'gpurent jobs'): all of it,\n"
@@ -118,7 +151,8 @@ const struct command cmd_logs = {
 	    "until it ends, then records its end, carries out its --fetch and --then, and\n"
 	    "exits with the job's status (143 when it was killed, 1 when lost); Ctrl-C stops\n"
 	    "following (exit 130), not the job. Exit status 3 when the instance has no such\n"
-	    "job, 255 when the connection failed."),
+	    "job, 255 when the connection failed. For a managed job (mN, from 'run --managed')\n"
+	    "it is the log of its current attempt's run."),
 	.opts = opts,
 	.complete_args = CPL_JOB,
 	.run = logs_run,

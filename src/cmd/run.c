@@ -1,12 +1,16 @@
 /*
  * gpurent run: a job on an instance that outlives the connection.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpurent/i18n.h"
+#include "gpurent/managed.h"
+#include "gpurent/money.h"
 #include "gpurent/util.h"
 #include "common.h"
 #include "batch.h"
@@ -21,9 +25,16 @@ struct run_args {
 	bool detach;
 	const char *excludes[RUN_MAX_LIST], *env[RUN_MAX_LIST], *fetch[RUN_MAX_LIST];
 	size_t n_excludes, n_env, n_fetch;
+	/* run --managed */
+	bool managed, interruptible, retry_on_exit;
+	const char *ckpt_dir, *attach, *on_exhausted;
+	long long every, grace, max_attempts;
+	int64_t max_price;	/* -1 none */
+	char max_currency[CURRENCY_MAX];
 };
 
-enum { R_EXCLUDE = 1, R_ENV, R_FETCH, R_THEN, R_COUNT, R_NODES, R_MAX_RUNTIME };
+enum { R_EXCLUDE = 1, R_ENV, R_FETCH, R_THEN, R_COUNT, R_NODES, R_MAX_RUNTIME, R_MAX_PRICE,
+	R_MAX_ATTEMPTS, R_ON_EXHAUSTED };
 
 static const struct cmd_opt opts[] = {
 	{ "sync", 0, "DIR", N_("copy DIR into the job's working directory first"), OPT_AT(struct run_args, sync), CPL_FILE, OPT_STR },
@@ -40,6 +51,16 @@ static const struct cmd_opt opts[] = {
 	{ "nodes", 0, "N", N_("with --provider: nodes, CMD once on each (default 1)"), R_NODES, CPL_NONE, 0 },
 	{ "max-runtime", 0, "DURATION", N_("with --provider: the job's time limit, such as 90m"), R_MAX_RUNTIME, CPL_NONE, 0 },
 	{ "force", 'f', NULL, N_("with --provider: submit even when a budget would be exceeded"), OPT_AT(struct run_args, force), CPL_NONE, OPT_TRUE },
+	{ "managed", 0, NULL, N_("rent by requirement (--gpu, --count) and keep the job going across machines"), OPT_AT(struct run_args, managed), CPL_NONE, OPT_TRUE },
+	{ "max-price", 0, "PRICE", N_("with --managed: at most this much per hour, all in, for every machine"), R_MAX_PRICE, CPL_NONE, 0 },
+	{ "interruptible", 0, NULL, N_("with --managed: interruptible (spot) machines"), OPT_AT(struct run_args, interruptible), CPL_NONE, OPT_TRUE },
+	{ "checkpoint-dir", 0, "DIR", N_("with --managed: the job's checkpoint directory, in its working directory"), OPT_AT(struct run_args, ckpt_dir), CPL_NONE, OPT_STR },
+	{ "every", 0, "DURATION", N_("with --managed: pull a checkpoint this often (default 5m)"), OPT_AT(struct run_args, every), CPL_NONE, OPT_INTERVAL },
+	{ "max-attempts", 0, "N", N_("with --managed: machines to try the job on at most (default 10)"), R_MAX_ATTEMPTS, CPL_NONE, 0 },
+	{ "grace", 0, "DURATION", N_("with --managed: how long ssh may fail while the provider says running (default 3m)"), OPT_AT(struct run_args, grace), CPL_NONE, OPT_INTERVAL },
+	{ "retry-on-exit", 0, NULL, N_("with --managed: a command that exits non-zero is recovered too"), OPT_AT(struct run_args, retry_on_exit), CPL_NONE, OPT_TRUE },
+	{ "on-exhausted", 0, "ACTION", N_("with --managed: wait or fail when no candidate is left (default wait)"), R_ON_EXHAUSTED, CPL_NONE, 0 },
+	{ "attach", 0, "JOB", N_("drive the managed job JOB from here (after a detach)"), OPT_AT(struct run_args, attach), CPL_NONE, OPT_STR },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
@@ -95,6 +116,21 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		if ((a->max_runtime = parse_duration(arg)) <= 0)
 			return cmd_usage_error(c, "--max-runtime needs a duration such as 3600, 90m "
 			    "or 4h, not '%s'", arg);
+		break;
+	case R_MAX_PRICE:
+		if (!money_parse_in(arg, &a->max_price, a->max_currency) || a->max_price <= 0)
+			return cmd_usage_error(c, "--max-price needs a price per hour such as 2.5 "
+			    "or '90 CNY', not '%s'", arg);
+		break;
+	case R_MAX_ATTEMPTS:
+		if (!parse_int(arg, 1, 1000, &a->max_attempts))
+			return cmd_usage_error(c, "--max-attempts wants a number from 1 to 1000, not "
+			    "'%s'", arg);
+		break;
+	case R_ON_EXHAUSTED:
+		if (strcmp(arg, "wait") != 0 && strcmp(arg, "fail") != 0)
+			return cmd_usage_error(c, "--on-exhausted takes wait or fail, not '%s'", arg);
+		a->on_exhausted = arg;
 		break;
 	case R_THEN:
 		if (strcmp(arg, "stop") != 0 && strcmp(arg, "destroy") != 0)
@@ -238,6 +274,133 @@ run_batch(struct cmd_ctx *c, struct run_args *a, char **argv, int n)
 	return batch_submit(c, &r, argv, n);
 }
 
+/* Sleep a second, or less when interrupted (Ctrl-C detaches). */
+static void
+pause_round(void)
+{
+	struct timespec left = { 1, 0 };
+
+	while (!cmd_interrupted && nanosleep(&left, &left) != 0 && errno == EINTR)
+		;
+}
+
+/*
+ * Drive managed job id from here until it ends (its exit status: 0 done, the command's
+ * when it exited non-zero, else 1) or Ctrl-C detaches (130; the lease is given up, for
+ * 'gpurent watch' to take).
+ */
+static int
+drive(struct cmd_ctx *c, const char *id)
+{
+	struct gr_error err = { 0 };
+	struct managed_job j;
+	enum managed_turn turn = MT_LIVE;
+	struct state *st;
+	char holder[300];
+	bool told = false;
+
+	managed_holder(holder, sizeof(holder));
+	cmd_warn("driving managed job %s; Ctrl-C detaches ('gpurent watch' drives it then)", id);
+	while (!cmd_interrupted) {
+		err = (struct gr_error){ 0 };
+		if (managed_round(c->s, id, holder, stderr, &turn, &err) != GR_OK)
+			return cmd_error(c, &err);
+		if (turn == MT_ENDED)
+			break;
+		if (turn == MT_HELD && !told)
+			cmd_warn("another controller drives %s; watching", id);
+		told = turn == MT_HELD;
+		pause_round();
+	}
+	if (turn != MT_ENDED) {
+		managed_release(c->s, id, holder);
+		cmd_warn("detached from %s; it goes on. 'gpurent run --attach %s' drives it again",
+		    id, id);
+		return 130;
+	}
+	if (session_state(c->s, &st, &err) != GR_OK || managed_job_get(st, id, &j, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (j.state == MJ_DONE)
+		return finish_output(c, 0);
+	return finish_output(c, j.exit_code > 0 ? j.exit_code : 1);
+}
+
+/* run --managed: a job by requirement that outlives its machines (managed.h). */
+static int
+run_managed(struct cmd_ctx *c, struct run_args *a, char **argv, int n)
+{
+	struct gr_error err = { 0 };
+	struct managed_request r;
+	struct remote_job fetch;
+	char providers[512] = "", id[MANAGED_ID_MAX];
+	size_t i, len;
+
+	if (a->attach != NULL) {
+		if (n > 0 || a->managed)
+			return cmd_usage_error(c, "--attach JOB takes no command and no --managed");
+		return drive(c, a->attach);
+	}
+	if (a->provider || a->partition || a->nodes || a->max_runtime || a->force)
+		return cmd_usage_error(c, "--provider, --partition, --nodes, --max-runtime and "
+		    "--force are for a batch job, not --managed");
+	if (a->gpu == NULL || a->ckpt_dir == NULL || n < 1)
+		return cmd_usage_error(c, "run --managed --gpu GPU --checkpoint-dir DIR [OPTIONS] "
+		    "-- COMMAND...");
+	if (a->ckpt_dir[0] == '\0' || a->ckpt_dir[0] == '/' || strstr(a->ckpt_dir, "..") != NULL)
+		return cmd_usage_error(c, "--checkpoint-dir is a directory inside the job's working "
+		    "directory, not '%s'", a->ckpt_dir);
+	if (a->n_excludes > 0 && a->sync == NULL)
+		return cmd_usage_error(c, "--exclude belongs to --sync");
+	memset(&fetch, 0, sizeof(fetch));
+	if (fetch_list(a, &fetch, &err) != GR_OK)
+		return cmd_error(c, &err);
+	/* -p keeps every attempt on those providers, whoever drives the job later. */
+	for (i = 0; i < c->s->n_providers; i++) {
+		len = strlen(providers);
+		snprintf(providers + len, sizeof(providers) - len, "%s%s", len ? "," : "",
+		    c->s->providers[i]);
+	}
+	memset(&r, 0, sizeof(r));
+	r.name = a->name;
+	r.gpu = a->gpu;
+	r.count = a->count > 0 ? (int)a->count : 1;
+	r.interruptible = a->interruptible;
+	r.providers = providers;
+	r.max_price = a->max_price;
+	r.max_currency = a->max_currency;
+	r.sync = a->sync;
+	r.excludes = a->excludes;
+	r.n_excludes = a->n_excludes;
+	r.ckpt_dir = a->ckpt_dir;
+	r.every_s = a->every > 0 ? a->every : 300;
+	r.fetch = fetch.fetch;
+	r.fetch_len = fetch.fetch_len;
+	r.max_attempts = a->max_attempts > 0 ? (int)a->max_attempts : 10;
+	r.grace_s = a->grace > 0 ? a->grace : 180;
+	r.retry_on_exit = a->retry_on_exit;
+	r.exhausted_fail = a->on_exhausted != NULL && strcmp(a->on_exhausted, "fail") == 0;
+	r.then_stop = a->then != NULL && strcmp(a->then, "stop") == 0;
+	r.env = a->env;
+	r.n_env = a->n_env;
+	r.words = argv;
+	r.n_words = n;
+	if (managed_submit(c->s, &r, id, sizeof(id), &err) != GR_OK)
+		return cmd_error(c, &err);
+	fprintf(c->out, "%s\n", id);
+	fflush(c->out);
+	if (a->detach)
+		return finish_output(c, 0);
+	return drive(c, id);
+}
+
+/* Options of run --managed, refused without it. */
+static bool
+managed_only(const struct run_args *a)
+{
+	return a->interruptible || a->retry_on_exit || a->ckpt_dir || a->on_exhausted ||
+	    a->every || a->grace || a->max_attempts || a->max_price >= 0;
+}
+
 static int
 run_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -251,9 +414,15 @@ run_run(struct cmd_ctx *c, int argc, char **argv)
 	int n, rc;
 
 	memset(&a, 0, sizeof(a));
+	a.max_price = -1;
 	rc = cmd_parse(c, argc, argv, handle, &a, &n);
 	if (rc != 0 || n < 0)
 		return rc;
+	if (a.managed || a.attach)
+		return run_managed(c, &a, argv, n);
+	if (managed_only(&a))
+		return cmd_usage_error(c, "--max-price, --interruptible, --checkpoint-dir, --every, "
+		    "--max-attempts, --grace, --retry-on-exit and --on-exhausted belong to --managed");
 	if (a.provider != NULL)
 		return run_batch(c, &a, argv, n);
 	if (a.gpu || a.partition || a.count || a.nodes || a.max_runtime || a.force)
@@ -324,7 +493,16 @@ const struct command cmd_run_job = {
 	    "logs (which read slurm.output_dir, shared with the nodes) and kill (scancel).\n"
 	    "With --nodes N > 1, srun runs COMMAND on each node with MASTER_ADDR (the first\n"
 	    "node), MASTER_PORT (29500), WORLD_SIZE (N) and NODE_RANK set, for torchrun.\n"
-	    "A priced job is checked against the budgets (exit 9; --force overrides)."),
+	    "A priced job is checked against the budgets (exit 9; --force overrides).\n"
+	    "--managed --gpu GPU --checkpoint-dir DIR (no ID) rents the best offer that meets\n"
+	    "--gpu and --count (at most --max-price, through the budgets), syncs, restores the\n"
+	    "newest whole checkpoint into DIR and starts COMMAND with GPURENT_JOB,\n"
+	    "GPURENT_CHECKPOINT_DIR, GPURENT_ATTEMPT and, after a recovery, GPURENT_RESUMED=1;\n"
+	    "pulls DIR back every --every; and when the machine is lost (its provider stops\n"
+	    "listing it running, or ssh fails past --grace) destroys it and resumes on the\n"
+	    "next, up to --max-attempts. It prints the job's id (mN) and, attached, drives it\n"
+	    "to its end (Ctrl-C detaches; 'gpurent watch' or 'run --attach mN' drives it then).\n"
+	    "'gpurent jobs --managed' and 'jobs show mN' show it, 'logs mN' its current run."),
 	.opts = opts,
 	.complete_args = CPL_INSTANCE,
 	.run = run_run,

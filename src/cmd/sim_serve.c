@@ -13,6 +13,7 @@
 #include "gpurent/i18n.h"
 #include "gpurent/serve.h"
 #include "gpurent/session.h"
+#include "gpurent/sim.h"
 #include "gpurent/util.h"
 
 #include "sim_serve.h"
@@ -23,7 +24,8 @@ const char cmd_sim_serve_usage[] =
     "         [--fail-drop PCT] [--fail-truncate PCT] [--fail-malformed PCT]\n"
     "         [--retry-after S] [--fault-seed N] [--fail-first N]\n"
     "         [--fail-first-acted N] [--fail-match TEXT] [--ignore-stop N]\n"
-    "         [--fail-launch LIST]\n"
+    "         [--fail-launch LIST] [--preempt-after DURATION [--preempt-seed N]\n"
+    "         [--preempt-reason outbid|host-failure|unreachable]] [--gone PREFIX]\n"
     "         [--log-requests FILE]\n";
 
 static void
@@ -77,6 +79,7 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 		{ "--fail-match", offsetof(struct serve_opts, fail_match),
 		    N_("--fail-match needs some text") },
 		{ "--fail-launch", offsetof(struct serve_opts, fail_launch), NULL },
+		{ "--gone", offsetof(struct serve_opts, gone), N_("--gone needs a path prefix") },
 		{ "--bind", offsetof(struct serve_opts, bind), NULL },
 	};
 	static const struct {
@@ -134,6 +137,27 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 			o.latency_ms = (long)n;
 			continue;
 		}
+		if ((v = optval(argc, argv, &i, "--preempt-after")) != NULL) {
+			n = parse_duration(v);
+			if (n <= 0 || n > 366LL * 86400)
+				return usage(_("bad --preempt-after '%s' (a duration from 1s to 366d)"),
+				    v);
+			o.preempt.after = n;
+			continue;
+		}
+		if ((v = optval(argc, argv, &i, "--preempt-seed")) != NULL) {
+			if (!parse_int(v, 0, INT64_MAX, &n))
+				return usage(_("bad --preempt-seed '%s'"), v);
+			o.preempt.seed = (uint64_t)n;
+			o.preempt.seeded = true;
+			continue;
+		}
+		if ((v = optval(argc, argv, &i, "--preempt-reason")) != NULL) {
+			if (!sim_fault_parse(v, &o.preempt.fault))
+				return usage(_("bad --preempt-reason '%s' (outbid, host-failure or "
+				    "unreachable)"), v);
+			continue;
+		}
 		if ((v = optval(argc, argv, &i, "--fault-seed")) != NULL) {
 			if (!parse_int(v, 0, INT64_MAX, &n))
 				return usage(_("bad --fault-seed '%s'"), v);
@@ -151,6 +175,8 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 		if (k == ARRAY_LEN(nums))
 			return usage(_("unknown option '%s'"), argv[i]);
 	}
+	if ((o.preempt.seeded || o.preempt.fault != SIM_FAULT_NONE) && o.preempt.after == 0)
+		return usage("%s", _("--preempt-seed and --preempt-reason go with --preempt-after"));
 	if (o.dialect == NULL)
 		return usage("%s", _("--dialect is required (vast, runpod, lambda or ppio)"));
 	if (session_state(c->s, &st, &err) != GR_OK) {

@@ -20,6 +20,8 @@
 #include "gpurent/util.h"
 
 static const struct config_key keys[] = {
+	{ "advise.term_1mo", CK_INT, "20", N_("percent off on-demand that advise assumes for a one-month term (vast's prepay: about 20)") },
+	{ "advise.term_3mo", CK_INT, "30", N_("percent off on-demand that advise assumes for a three-month term (vast's prepay: about 30)") },
 	{ "audit.grid", CK_STRING, NULL, N_("grid carbon intensity overrides for audit: REGION=G_PER_KWH,... (longest region prefix wins)") },
 	{ "audit.target", CK_INT, "85", N_("GPU utilisation percent that audit measures instances against") },
 	{ "budget.action", CK_STRING, "stop", N_("what the watcher does to running instances once a budget is spent: stop, destroy or notify") },
@@ -27,6 +29,8 @@ static const struct config_key keys[] = {
 	{ "budget.month", CK_MONEY, NULL, N_("refuse launches and starts that would take this month's projected spend over this (500, 3000 CNY; bare: USD)") },
 	{ "budget.warn", CK_INT, "80", N_("percent of a budget spent at which the watcher warns") },
 	{ "color", CK_STRING, "auto", N_("auto, always or never") },
+	{ "costs.check_tolerance", CK_MONEY, "0.01", N_("a difference between the ledger and a provider's bill for one instance and day that costs --check and the watcher let pass, in the bill's own currency (a bare amount)") },
+	{ "costs.source", CK_STRING, "ledger", N_("ledger, or provider: costs counts a provider's bill where it has one and it differs from the ledger") },
 	{ "dashboard.idle_minutes", CK_INT, "10", N_("highlight instances idle this long") },
 	{ "dashboard.instances_interval", CK_INTERVAL, "5s", N_("refresh interval of the instances view") },
 	{ "dashboard.metrics_interval", CK_INTERVAL, "2s", N_("refresh interval of the metrics view") },
@@ -54,6 +58,7 @@ static const struct config_key keys[] = {
 	{ "ppio.url", CK_STRING, NULL, N_("PPIO GPU API v2 address (scheme, host, port)") },
 	{ "providers", CK_LIST, "sim", N_("backends to use when --provider is not given") },
 	{ "reconcile.interval", CK_INTERVAL, "15m", N_("time between two comparisons by gpurent watch of each provider's account with what gpurent knows (gpurent reconcile)") },
+	{ "runpod.api", CK_STRING, "auto", N_("which RunPod API the backend speaks: v2 (REST v2, GraphQL only for what v2 lacks), graphql, or auto (v2, and GraphQL for an operation v2 answers 404 or 410)") },
 	{ "runpod.disk", CK_INT, NULL, N_("RunPod container disk in GB when launch gives none") },
 	{ "runpod.image", CK_STRING, NULL, N_("RunPod image when launch gives none") },
 	{ "runpod.url", CK_STRING, NULL, N_("RunPod API address (scheme, host, port)") },
@@ -319,6 +324,9 @@ config_check(const char *key, const char *value, struct gr_error *err)
 	if (strcmp(key, "vault.mode") == 0 && strcmp(value, "auto") != 0 &&
 	    strcmp(value, "passphrase") != 0 && strcmp(value, "keyfile") != 0)
 		return gr_fail(err, GR_EUSAGE, "'vault.mode' is auto, passphrase or keyfile");
+	if (strcmp(key, "runpod.api") == 0 && strcmp(value, "auto") != 0 &&
+	    strcmp(value, "v2") != 0 && strcmp(value, "graphql") != 0)
+		return gr_fail(err, GR_EUSAGE, "'runpod.api' is v2, graphql or auto, not '%s'", value);
 	if (strcmp(key, "spot.bid_margin") == 0 && (!parse_int(value, 0, 100, &n)))
 		return gr_fail(err, GR_EUSAGE, "'spot.bid_margin' is a whole percentage from 0 "
 		    "to 100, not '%s'", value);
@@ -330,6 +338,9 @@ config_check(const char *key, const char *value, struct gr_error *err)
 	if (strcmp(key, "idle.threshold") == 0 && !parse_int(value, 0, 100, &n))
 		return gr_fail(err, GR_EUSAGE, "'idle.threshold' is a whole percentage from 0 to "
 		    "100, not '%s'", value);
+	if (strncmp(key, "advise.term_", 12) == 0 && !parse_int(value, 0, 99, &n))
+		return gr_fail(err, GR_EUSAGE, "'%s' is a whole percentage from 0 to 99, not "
+		    "'%s'", key, value);
 	if (strcmp(key, "budget.warn") == 0 && !parse_int(value, 1, 100, &n))
 		return gr_fail(err, GR_EUSAGE, "'budget.warn' is a whole percentage from 1 to "
 		    "100, not '%s'", value);

@@ -209,6 +209,60 @@ instance_list_add(struct instance_list *l)
 }
 
 void
+charge_list_init(struct charge_list *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void
+charge_list_release(struct charge_list *l)
+{
+	free(l->v);
+	charge_list_init(l);
+}
+
+struct charge *
+charge_list_add(struct charge_list *l)
+{
+	return XPUSH(l->v, l->n, l->cap, 64);
+}
+
+static int
+charge_cmp(const void *a, const void *b)
+{
+	const struct charge *x = a, *y = b;
+	int c = strcmp(x->instance_id, y->instance_id);
+
+	if (c != 0)
+		return c;
+	if (x->day != y->day)
+		return x->day < y->day ? -1 : 1;
+	return strcmp(money_currency(x->currency), money_currency(y->currency));
+}
+
+void
+charge_list_fold(struct charge_list *l)
+{
+	size_t i, k = 0;
+
+	if (l->n == 0)
+		return;
+	qsort(l->v, l->n, sizeof(*l->v), charge_cmp);
+	for (i = 1; i < l->n; i++) {
+		struct charge *d = &l->v[k];
+
+		if (charge_cmp(d, &l->v[i]) != 0) {
+			l->v[++k] = l->v[i];
+			continue;
+		}
+		d->amount = money_add(d->amount, l->v[i].amount);
+		d->storage = d->storage < 0 || l->v[i].storage < 0 ? -1 :
+		    money_add(d->storage, l->v[i].storage);
+	}
+	l->n = k + 1;
+}
+
+void
 cluster_state_init(struct cluster_state *c)
 {
 	memset(c, 0, sizeof(*c));

@@ -102,6 +102,30 @@ money_accrue(int64_t per_hour, int64_t seconds)
 	return money_scale(per_hour, seconds, 3600);
 }
 
+int64_t
+money_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+void
+money_accrue_days(int64_t per_hour, int64_t start, int64_t end,
+    void (*fn)(int64_t day, int64_t amount, void *ctx), void *ctx)
+{
+	int64_t day, cut, before = 0, upto;
+
+	for (day = start - (start % 86400 + 86400) % 86400; day < end; day += 86400) {
+		cut = day + 86400 < end ? day + 86400 : end;
+		upto = money_accrue(per_hour, cut - start);
+		fn(day, upto - before, ctx);
+		before = upto;
+	}
+}
+
 const char *
 money_currency(const char *code)
 {

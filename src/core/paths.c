@@ -15,11 +15,12 @@ static char config_dir[PATH_MAX];
 static char state_dir[PATH_MAX];
 static char config_file[PATH_MAX];
 static char state_db[PATH_MAX];
+static char data_dir[PATH_MAX];
 
 void
 paths_reset(void)
 {
-	config_dir[0] = state_dir[0] = config_file[0] = state_db[0] = '\0';
+	config_dir[0] = state_dir[0] = config_file[0] = state_db[0] = data_dir[0] = '\0';
 }
 
 static void
@@ -54,6 +55,14 @@ paths_state_dir(void)
 	if (state_dir[0] == '\0')
 		resolve(state_dir, "XDG_STATE_HOME", ".local/state");
 	return state_dir;
+}
+
+const char *
+paths_data_dir(void)
+{
+	if (data_dir[0] == '\0')
+		resolve(data_dir, "XDG_DATA_HOME", ".local/share");
+	return data_dir;
 }
 
 const char *

@@ -543,6 +543,18 @@ take_char(const char **p, char ch)
 }
 
 bool
+parse_ahead(const char *s, int64_t now, int64_t *out)
+{
+	long long d = parse_duration(s);
+
+	if (d >= 0) {
+		*out = now + d;
+		return true;
+	}
+	return parse_when(s, now, out);
+}
+
+bool
 parse_when(const char *s, int64_t now, int64_t *out)
 {
 	long long ago = parse_duration(s);

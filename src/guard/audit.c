@@ -504,9 +504,8 @@ audit_compute(struct state *st, const struct audit_opts *o, struct audit_report 
 	return GR_OK;
 }
 
-/* Whether offer model o can stand in for instance model m. */
-static bool
-equivalent(const struct gpu_model *m, const struct gpu_model *o)
+bool
+audit_equivalent(const struct gpu_model *m, const struct gpu_model *o)
 {
 	return o == m || (o != NULL && m != NULL && strcmp(o->family, m->family) == 0 &&
 	    o->vram_gb >= m->vram_gb);
@@ -554,7 +553,7 @@ audit_cheaper_now(const struct instance_list *l, const struct offer_list *offers
 			    p >= in->price_hour || o->gpu_count != in->gpu_count ||
 			    o->type != in->type ||
 			    ((o->valid & OV_AVAILABLE) && o->available <= 0) ||
-			    !equivalent(in->gpu, o->gpu))
+			    !audit_equivalent(in->gpu, o->gpu))
 				continue;
 			if (best == NULL || p < best_price) {
 				best = o;

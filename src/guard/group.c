@@ -279,72 +279,17 @@ elastic_replay(const struct group *g, const struct group_load_rec *v, size_t n,
  * at most its max price. *tried says what each attempt did, for the journal.
  */
 static enum gr_err
-launch_one(struct session *s, struct config *cfg, const struct group *g,
-    bool interruptible, const char *token, struct instance *out, char *tried, size_t tried_n,
-    struct gr_error *err)
+launch_one(struct session *s, const struct group *g, bool interruptible, const char *token,
+    struct instance *out, char *tried, size_t tried_n, struct gr_error *err)
 {
-	struct fanout_result res[SESSION_MAX_PROVIDERS];
-	struct req_attempt attempts[MEMBER_ATTEMPTS];
-	struct req_candidate *cands = NULL;
-	struct req_pricing pricing;
+	const struct req_need need = { g->gpu, g->gpus > 0 ? g->gpus : 1, interruptible,
+		g->providers, g->max_price, g->max_currency };
 	struct launch_req base;
-	struct offer_list list;
-	struct filter f;
-	char gpu[GROUP_GPU_MAX + 8], gpus[24], label[LABEL_MAX];
-	char providers[GROUP_PROVIDERS_MAX + 16];
-	struct fx_rates fx;
-	struct req_money money;
-	int nterms = 3;
-	char *terms[4], envbuf[GROUP_ENV_MAX], *env[GROUP_ENV_MAX / 4 + 1], *save = NULL, *tok;
+	char label[LABEL_MAX], envbuf[GROUP_ENV_MAX], *env[GROUP_ENV_MAX / 4 + 1], *save = NULL;
+	char *tok;
 	size_t n_env = 0;
-	size_t ncand = 0, skipped = 0, nat = 0, i, len;
-	enum gr_err rc;
 
-	tried[0] = '\0';
-	snprintf(gpu, sizeof(gpu), "gpu=%s", g->gpu);
-	snprintf(gpus, sizeof(gpus), "gpus=%d", g->gpus > 0 ? g->gpus : 1);
-	terms[0] = gpu;
-	terms[1] = gpus;
-	terms[2] = interruptible ? "type=interruptible" : "type=on-demand";
-	/* A group kept on some providers (group create -p) takes members from those only. */
-	if (g->providers[0]) {
-		snprintf(providers, sizeof(providers), "provider=%s", g->providers);
-		terms[nterms++] = providers;
-	}
-	memset(&f, 0, sizeof(f));
-	if (filter_parse(&f, nterms, terms, err) != GR_OK)
-		return err->code;
-	memset(res, 0, sizeof(res));
-	offer_list_init(&list);
-	rc = session_offers(s, &f, &list, res, err);
-	if (rc != GR_OK && rc != GR_EPARTIAL) {
-		offer_list_release(&list);
-		return rc;
-	}
-	memset(&pricing, 0, sizeof(pricing));
-	pricing.disk_gb = (int)config_get_int(cfg, "launch.disk", 0);
-	pricing.margin_pct = (int)config_get_int(cfg, "spot.bid_margin", 0);
-	pricing.max_all_in = g->max_price;
-	money_currency_set(pricing.max_currency, g->max_currency);
-	config_fx(cfg, &fx);
-	pricing.fx = &fx;
-	filter_apply_fx(&f, &list, &fx);
-	/* Offers of several currencies, or of another than the max price's: only at a rate. */
-	if (requirement_money_check(&list, &pricing, &money, err) != GR_OK) {
-		offer_list_release(&list);
-		return err->code;
-	}
-	requirement_rank(&list, &pricing, &cands, &ncand, &skipped);
-	offer_list_release(&list);
-	if (ncand == 0) {
-		free(cands);
-		return gr_fail(err, GR_ECAPACITY, "no %s %s offer of %d GPU%s%s", g->gpu,
-		    interruptible ? _("interruptible") : _("on-demand"), g->gpus,
-		    g->gpus == 1 ? "" : "s", skipped ? _(" at the price asked") : "");
-	}
 	memset(&base, 0, sizeof(base));
-	base.image = config_get(cfg, "launch.image");
-	base.disk_gb = pricing.disk_gb;
 	base.label = group_label(label, sizeof(label), g->name);
 	base.client_token = token;
 	strlcpy_(envbuf, g->env, sizeof(envbuf));
@@ -353,27 +298,7 @@ launch_one(struct session *s, struct config *cfg, const struct group *g,
 		env[n_env++] = tok;
 	env[n_env] = NULL;
 	base.env = n_env ? (const char *const *)env : NULL;
-	base.gpus_per_node = g->gpus;
-	rc = requirement_rent(s, cands, ncand, &pricing, MEMBER_ATTEMPTS, &base, false, out,
-	    attempts, &nat, err);
-	free(cands);
-	for (i = 0; i < nat; i++) {
-		const char *parts[] = { i ? ", " : "", attempts[i].offer_id, " ",
-		    req_outcome_name(attempts[i].outcome), attempts[i].why[0] ? ": " : "",
-		    attempts[i].why };
-		size_t p;
-
-		for (p = 0; p < ARRAY_LEN(parts); p++) {
-			len = strlen(tried);
-			strlcpy_(tried + len, parts[p], tried_n - len);
-		}
-	}
-	if (money.converted) {
-		len = strlen(tried);
-		snprintf(tried + len, tried_n - len, _(" (prices in %s compared in US dollars, "
-		    "converted at your configured rate fx.%s)"), money.rated, money.rated);
-	}
-	return rc;
+	return requirement_find_rent(s, &need, &base, MEMBER_ATTEMPTS, out, tried, tried_n, err);
 }
 
 /* ---------------------------------------------------------------- the pass */
@@ -585,7 +510,7 @@ apply_group(struct session *s, struct state *st, struct config *cfg, struct grou
 		}
 		decision_token(token, sizeof(token), g->name, now, i);
 		gr_error_clear(&err);
-		rc = launch_one(s, cfg, g, interruptible, token, &in, tried, sizeof(tried),
+		rc = launch_one(s, g, interruptible, token, &in, tried, sizeof(tried),
 		    &err);
 		/* The same budget refusal as last pass: tried, not told again. */
 		if (rc == GR_EBUDGET && quiet)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/config.h"
+#include "gpurent/filter.h"
 #include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/requirement.h"
@@ -295,4 +297,102 @@ requirement_rent(struct session *s, const struct req_candidate *cands, size_t n,
 	memset(out, 0, sizeof(*out));
 	return requirement_launch(cands, n, p, max_attempts, &ops, &r, out, attempts, n_attempts,
 	    err);
+}
+
+/* Each attempt of v as "OFFER OUTCOME: why", comma-separated, into tried. */
+static void
+say_tried(const struct req_attempt *v, size_t n, char *tried, size_t tried_n)
+{
+	size_t i, p, len;
+
+	for (i = 0; i < n; i++) {
+		const char *parts[] = { i ? ", " : "", v[i].offer_id, " ",
+		    req_outcome_name(v[i].outcome), v[i].why[0] ? ": " : "", v[i].why };
+
+		for (p = 0; p < ARRAY_LEN(parts); p++) {
+			len = strlen(tried);
+			strlcpy_(tried + len, parts[p], tried_n - len);
+		}
+	}
+}
+
+enum gr_err
+requirement_find_rent(struct session *s, const struct req_need *need,
+    const struct launch_req *base, size_t max_attempts, struct instance *out, char *tried,
+    size_t tried_n, struct gr_error *err)
+{
+	struct fanout_result res[SESSION_MAX_PROVIDERS];
+	struct req_attempt *attempts = xcalloc(max_attempts + 1, sizeof(*attempts));
+	struct req_candidate *cands = NULL;
+	struct req_pricing pricing;
+	struct launch_req req = *base;
+	struct offer_list list;
+	struct filter f;
+	struct config *cfg;
+	struct fx_rates fx;
+	struct req_money money;
+	char gpu[96], gpus[24], providers[300];
+	char *terms[4];
+	int nterms = 3;
+	size_t ncand = 0, skipped = 0, nat = 0, len;
+	enum gr_err rc;
+
+	tried[0] = '\0';
+	snprintf(gpu, sizeof(gpu), "gpu=%s", need->gpu);
+	snprintf(gpus, sizeof(gpus), "gpus=%d", need->gpus);
+	terms[0] = gpu;
+	terms[1] = gpus;
+	terms[2] = need->interruptible ? "type=interruptible" : "type=on-demand";
+	if (need->providers != NULL && need->providers[0]) {
+		snprintf(providers, sizeof(providers), "provider=%s", need->providers);
+		terms[nterms++] = providers;
+	}
+	memset(&f, 0, sizeof(f));
+	if ((rc = session_config(s, &cfg, err)) != GR_OK ||
+	    (rc = filter_parse(&f, nterms, terms, err)) != GR_OK)
+		goto out;
+	memset(res, 0, sizeof(res));
+	offer_list_init(&list);
+	rc = session_offers(s, &f, &list, res, err);
+	if (rc != GR_OK && rc != GR_EPARTIAL) {
+		offer_list_release(&list);
+		goto out;
+	}
+	memset(&pricing, 0, sizeof(pricing));
+	pricing.disk_gb = (int)config_get_int(cfg, "launch.disk", 0);
+	pricing.margin_pct = (int)config_get_int(cfg, "spot.bid_margin", 0);
+	pricing.max_all_in = need->max_price;
+	money_currency_set(pricing.max_currency, need->max_currency ? need->max_currency : "");
+	config_fx(cfg, &fx);
+	pricing.fx = &fx;
+	filter_apply_fx(&f, &list, &fx);
+	/* Offers of several currencies, or of another than the max price's: only at a rate. */
+	if ((rc = requirement_money_check(&list, &pricing, &money, err)) != GR_OK) {
+		offer_list_release(&list);
+		goto out;
+	}
+	requirement_rank(&list, &pricing, &cands, &ncand, &skipped);
+	offer_list_release(&list);
+	if (ncand == 0) {
+		rc = gr_fail(err, GR_ECAPACITY, "no %s %s offer of %d GPU%s%s", need->gpu,
+		    need->interruptible ? _("interruptible") : _("on-demand"), need->gpus,
+		    need->gpus == 1 ? "" : "s", skipped ? _(" at the price asked") : "");
+		goto out;
+	}
+	if (req.image == NULL)
+		req.image = config_get(cfg, "launch.image");
+	req.disk_gb = pricing.disk_gb;
+	req.gpus_per_node = need->gpus;
+	rc = requirement_rent(s, cands, ncand, &pricing, max_attempts, &req, false, out,
+	    attempts, &nat, err);
+	say_tried(attempts, nat, tried, tried_n);
+	if (money.converted) {
+		len = strlen(tried);
+		snprintf(tried + len, tried_n - len, _(" (prices in %s compared in US dollars, "
+		    "converted at your configured rate fx.%s)"), money.rated, money.rated);
+	}
+out:
+	free(cands);
+	free(attempts);
+	return rc;
 }

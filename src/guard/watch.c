@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -21,10 +22,12 @@
 #include "gpurent/guard_agent.h"
 #include "gpurent/i18n.h"
 #include "gpurent/job_engine.h"
+#include "gpurent/managed.h"
 #include "gpurent/money.h"
 #include "gpurent/observed.h"
 #include "gpurent/paths.h"
 #include "gpurent/reconcile.h"
+#include "gpurent/billcheck.h"
 #include "gpurent/sampler.h"
 #include "gpurent/remote_job.h"
 #include "gpurent/history.h"
@@ -74,6 +77,7 @@ struct watch {
 	int verify_tries;
 	int64_t verify_timeout;
 	int64_t reconcile_interval;
+	int64_t check_tolerance;	/* costs.check_tolerance, micro-units */
 };
 
 /* Bits of inst_watch.notified: a notify-only policy (or a refusal) says so once a spell. */
@@ -581,12 +585,13 @@ observe(struct watch *w, struct backend *b, const struct instance *in, struct in
 
 	watch_policy_for(w->cfg, in->label, &pol);
 	/*
-	 * Taken back by the provider: an interruptible instance that stopped unasked, seen
-	 * running by the last pass, or first seen with the provider's word for it.
+	 * Taken back by the provider: an interruptible instance that stopped unasked, or any
+	 * that failed (its machine died), seen running by the last pass, or first seen with
+	 * the provider's word for it.
 	 */
 	if ((iw->last_state == ST_RUNNING || (iw->last_state == ST_UNKNOWN &&
 	    taken_back_msg(in->status_msg))) && in->state != ST_RUNNING &&
-	    in->type == OFFER_INTERRUPTIBLE && iw->phase == PH_NONE &&
+	    (in->type == OFFER_INTERRUPTIBLE || in->state == ST_FAILED) && iw->phase == PH_NONE &&
 	    (in->state == ST_STOPPED || in->state == ST_DESTROYED || in->state == ST_FAILED))
 		emit(w, EV_WARN, "preempted", "", iw, now, _("the provider took it back (%s%s%s)"),
 		    inst_state_name(in->state), in->status_msg[0] ? ": " : "", in->status_msg);
@@ -927,6 +932,65 @@ reconciled(void *ctx, const struct reconcile_news *n)
 	    cost_clock_now(&w->clk, n->finding->in.provider), "%s", n->message);
 }
 
+/*
+ * Once a day on each provider's clock, the day before set beside its bill (billcheck.h):
+ * an event for each instance and day that differs beyond costs.check_tolerance. The day
+ * checked is kept in meta (costs.check_day.PROVIDER) only once its bill was read, so a
+ * provider that failed is asked again at the next pass.
+ */
+static void
+bill_daily(struct watch *w, const bool *failed)
+{
+	struct gr_error err = { 0 };
+	size_t i, k;
+
+	for (i = 0; i < w->s->n_backends; i++) {
+		struct backend *be = w->s->backends[i];
+		int64_t today = day_start(cost_clock_now(&w->clk, be->ops->name));
+		struct bill_report rep;
+		char key[PROVIDER_MAX + 32], buf[32], a[32], b[32], d[16];
+		long long v;
+
+		snprintf(key, sizeof(key), "costs.check_day.%s", be->ops->name);
+		if (failed[i] || be->ops->charges == NULL || (state_meta_get(w->st, key, buf,
+		    sizeof(buf)) && parse_int(buf, 0, INT64_MAX, &v) && v >= today))
+			continue;
+		memset(&rep, 0, sizeof(rep));
+		gr_error_clear(&err);
+		if (bill_check_backend(w->s, be, today - 86400, today, w->check_tolerance, &rep,
+		    &err) != GR_OK || rep.n_prov == 0 || rep.prov[0].error != GR_OK) {
+			fprintf(stderr, _("gpurent watch: %s: no bill to check: %s\n"), be->ops->name,
+			    err.code != GR_OK ? err.msg : rep.n_prov ? rep.prov[0].msg : "");
+			bill_report_release(&rep);
+			continue;
+		}
+		for (k = 0; k < rep.n; k++) {
+			const struct bill_row *r = &rep.rows[k];
+			struct inst_watch iw;
+			time_t day = (time_t)r->day;
+			struct tm tm;
+
+			if (r->cause == BILL_MATCH)
+				continue;
+			memset(&iw, 0, sizeof(iw));
+			strlcpy_(iw.id, r->instance_id, sizeof(iw.id));
+			iw.util = -1;
+			strftime(d, sizeof(d), "%Y-%m-%d", gmtime_r(&day, &tm));
+			/* TRANSLATORS: DAY: billed MONEY where the ledger has MONEY: CAUSE. */
+			emit(w, EV_WARN, "bill-difference", "costs.check", &iw, today,
+			    _("%s: billed %s where the ledger has %s: %s"), d,
+			    r->billed >= 0 ? money_format_in(a, sizeof(a), r->billed, 2,
+			    r->currency) : _("nothing"), r->ledger >= 0 ? money_format_in(b,
+			    sizeof(b), r->ledger, 2, r->currency) : _("nothing"),
+			    bill_cause_text(r->cause));
+		}
+		bill_report_release(&rep);
+		snprintf(buf, sizeof(buf), "%lld", (long long)today);
+		if (state_meta_set(w->st, key, buf, &err) != GR_OK)
+			fprintf(stderr, _("gpurent watch: %s\n"), err.msg);
+	}
+}
+
 /* ---------------------------------------------------------------- the pass */
 
 enum gr_err
@@ -943,6 +1007,13 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 	struct gr_error jerr = { 0 };
 	enum gr_err rc;
 
+	/* Managed jobs that no other controller drives, a round each (managed.h). */
+	if (!w->o.dry_run) {
+		char holder[300];
+
+		managed_holder(holder, sizeof(holder));
+		managed_round_all(w->s, holder, w->o.out);
+	}
 	/* Jobs first: their ends settled (--fetch, --then), the running ones keep theirs busy. */
 	if (!w->o.dry_run)
 		jobs_refresh(w->s, w->st, NULL);
@@ -968,6 +1039,8 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 	if (!w->o.dry_run && reconcile_periodic(w->s, &l, failed, w->reconcile_interval,
 	    reconciled, w, &jerr) != GR_OK)
 		fprintf(stderr, _("gpurent watch: reconcile: %s\n"), jerr.msg);
+	if (!w->o.dry_run)
+		bill_daily(w, failed);
 	jerr = (struct gr_error){ 0 };
 	if (remote_job_load(w->st, NULL, &jobs, &n_jobs, &jerr) != GR_OK)
 		n_jobs = 0;
@@ -1078,6 +1151,8 @@ watch_open(struct watch **out, struct session *s, const struct watch_opts *o, lo
 	w->verify_tries = (int)config_get_int(w->cfg, "watch.verify_tries", 3);
 	w->verify_timeout = config_get_int(w->cfg, "watch.verify_timeout", 300);
 	w->reconcile_interval = config_get_int(w->cfg, "reconcile.interval", 900);
+	if ((w->check_tolerance = config_get_money(w->cfg, "costs.check_tolerance")) < 0)
+		w->check_tolerance = BILL_TOLERANCE;
 	if (!o->dry_run && take_lock(w, holder, err) != GR_OK)
 		goto fail;
 	if (load_state(w, err) != GR_OK)

@@ -22,8 +22,6 @@
 #include "../backends/backends_parse.h"
 #include "serve_int.h"
 
-/* Secure cloud in the simulated world: the datacentre-grade machines. */
-#define SECURE_BP 9700
 
 /* {"errors": [{message, path, extensions}], "data": {field: null}} with HTTP 200. */
 static void
@@ -45,8 +43,8 @@ gql_error(struct serve_reply *rp, int status, const char *field, const char *msg
 	serve_reply_json(rp, status, j);
 }
 
-static void
-pod_id_of(const char *sim_id, char *out, size_t n)
+void
+runpod_serve_pod_id(const char *sim_id, char *out, size_t n)
 {
 	snprintf(out, n, "sp%012lld", serve_sim_num(sim_id));
 }
@@ -62,8 +60,8 @@ sim_id_of_pod(const char *pod, char *out, size_t n)
 	return true;
 }
 
-static const char *
-data_center_of(const struct instance *in)
+const char *
+runpod_serve_data_center(const struct instance *in)
 {
 	return strncmp(in->region, "eu", 2) == 0 ? "EU-RO-1" :
 	    strncmp(in->region, "as", 2) == 0 ? "AP-JP-1" : "US-TX-3";
@@ -83,8 +81,8 @@ machine_id_of(const struct instance *in, char *out, size_t n)
 	return out;
 }
 
-static const char *
-rfc3339(int64_t t, char *out, size_t n)
+const char *
+runpod_serve_time(int64_t t, char *out, size_t n)
 {
 	time_t tt = (time_t)t;
 	struct tm tm;
@@ -118,17 +116,74 @@ machine_fields(const struct instance *in, cJSON *m)
 	cJSON_AddNullToObject(m, "note");
 }
 
+/* GraphQL: gpuUtilPercent, memoryUtilPercent, each with its GPU's UUID as id; v2: util,
+   memoryUtil. */
+cJSON *
+runpod_serve_gpus(struct serve_ctx *c, const struct instance *in, const char *util_key,
+    const char *mem_key, bool with_id)
+{
+	cJSON *gpus = cJSON_CreateArray(), *g;
+	struct sample_list sl;
+	struct gr_error err = { 0 };
+	size_t i;
+
+	sample_list_init(&sl);
+	if (sim_metrics(c->sim, in->id, &sl, &err) == GR_OK) {
+		for (i = 0; i < sl.n; i++) {
+			char gid[48];
+
+			g = cJSON_CreateObject();
+			snprintf(gid, sizeof(gid), "GPU-%08llx-%zu",
+			    (unsigned long long)(hash_str(in->id) & 0xffffffffu), i);
+			if (with_id)
+				cJSON_AddStringToObject(g, "id", gid);
+			if (sl.v[i].valid & MV_UTIL)
+				cJSON_AddNumberToObject(g, util_key, sl.v[i].util_pct);
+			if ((sl.v[i].valid & MV_MEM) && sl.v[i].mem_total_mib > 0)
+				cJSON_AddNumberToObject(g, mem_key,
+				    100 * sl.v[i].mem_used_mib / sl.v[i].mem_total_mib);
+			cJSON_AddItemToArray(gpus, g);
+		}
+	}
+	sample_list_release(&sl);
+	return gpus;
+}
+
+cJSON *
+runpod_serve_ports(const struct instance *in)
+{
+	cJSON *ports = cJSON_CreateArray(), *p;
+
+	if (in->valid & IV_SSH) {
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "ip", in->ssh_host);
+		cJSON_AddTrueToObject(p, "isIpPublic");
+		cJSON_AddNumberToObject(p, "privatePort", 22);
+		cJSON_AddNumberToObject(p, "publicPort", in->ssh_port);
+		cJSON_AddStringToObject(p, "type", "tcp");
+		cJSON_AddItemToArray(ports, p);
+	}
+	return ports;
+}
+
+void
+runpod_serve_host_id(const struct instance *in, char *out, size_t n)
+{
+	char pid[32];
+
+	runpod_serve_pod_id(in->id, pid, sizeof(pid));
+	snprintf(out, n, "%s-%08llx", pid, (unsigned long long)(hash_str(in->id) & 0xffffffffu));
+}
+
 static cJSON *
 pod_json(struct serve_ctx *c, const struct instance *in)
 {
-	cJSON *j = cJSON_CreateObject(), *m, *rt, *ports, *p, *gpus, *g;
-	struct sample_list sl;
-	struct gr_error err = { 0 };
+	cJSON *j = cJSON_CreateObject(), *m, *rt, *gpus, *g;
 	const char *tid = runpod_gpu_id_of(in->gpu), *desired;
 	char pid[32], host[48], mid[16], when[32];
 	size_t i;
 
-	pod_id_of(in->id, pid, sizeof(pid));
+	runpod_serve_pod_id(in->id, pid, sizeof(pid));
 	cJSON_AddStringToObject(j, "id", pid);
 	cJSON_AddStringToObject(j, "name", in->label);
 	cJSON_AddStringToObject(j, "imageName", in->image);
@@ -164,7 +219,7 @@ pod_json(struct serve_ctx *c, const struct instance *in)
 	cJSON_AddStringToObject(j, "dockerId", "");
 	cJSON_AddStringToObject(j, "machineId", machine_id_of(in, mid, sizeof(mid)));
 	cJSON_AddStringToObject(j, "lastStatusChange", in->status_msg);
-	cJSON_AddStringToObject(j, "lastStartedAt", rfc3339(in->state_since > 0 ?
+	cJSON_AddStringToObject(j, "lastStartedAt", runpod_serve_time(in->state_since > 0 ?
 	    in->state_since : in->created_at, when, sizeof(when)));
 	cJSON_AddBoolToObject(j, "locked", false);
 	cJSON_AddStringToObject(j, "templateId", "");
@@ -184,12 +239,11 @@ pod_json(struct serve_ctx *c, const struct instance *in)
 		cJSON_AddItemToArray(gpus, g);
 	}
 	m = cJSON_AddObjectToObject(j, "machine");
-	snprintf(host, sizeof(host), "%s-%08llx", pid,
-	    (unsigned long long)(hash_str(in->id) & 0xffffffffu));
+	runpod_serve_host_id(in, host, sizeof(host));
 	cJSON_AddStringToObject(m, "podHostId", host);
 	cJSON_AddStringToObject(m, "gpuTypeId", tid != NULL ? tid : in->gpu_raw);
 	cJSON_AddStringToObject(m, "gpuDisplayName", in->gpu != NULL ? in->gpu->name : in->gpu_raw);
-	cJSON_AddStringToObject(m, "dataCenterId", data_center_of(in));
+	cJSON_AddStringToObject(m, "dataCenterId", runpod_serve_data_center(in));
 	machine_fields(in, m);
 	if (in->state != ST_RUNNING) {
 		cJSON_AddNullToObject(j, "runtime");
@@ -199,35 +253,9 @@ pod_json(struct serve_ctx *c, const struct instance *in)
 	rt = cJSON_AddObjectToObject(j, "runtime");
 	cJSON_AddNumberToObject(rt, "uptimeInSeconds", 60);
 	cJSON_AddNumberToObject(j, "uptimeSeconds", 60);
-	ports = cJSON_AddArrayToObject(rt, "ports");
-	if (in->valid & IV_SSH) {
-		p = cJSON_CreateObject();
-		cJSON_AddStringToObject(p, "ip", in->ssh_host);
-		cJSON_AddTrueToObject(p, "isIpPublic");
-		cJSON_AddNumberToObject(p, "privatePort", 22);
-		cJSON_AddNumberToObject(p, "publicPort", in->ssh_port);
-		cJSON_AddStringToObject(p, "type", "tcp");
-		cJSON_AddItemToArray(ports, p);
-	}
-	gpus = cJSON_AddArrayToObject(rt, "gpus");
-	sample_list_init(&sl);
-	if (sim_metrics(c->sim, in->id, &sl, &err) == GR_OK) {
-		for (i = 0; i < sl.n; i++) {
-			char gid[48];
-
-			g = cJSON_CreateObject();
-			snprintf(gid, sizeof(gid), "GPU-%08llx-%zu",
-			    (unsigned long long)(hash_str(in->id) & 0xffffffffu), i);
-			cJSON_AddStringToObject(g, "id", gid);
-			if (sl.v[i].valid & MV_UTIL)
-				cJSON_AddNumberToObject(g, "gpuUtilPercent", sl.v[i].util_pct);
-			if ((sl.v[i].valid & MV_MEM) && sl.v[i].mem_total_mib > 0)
-				cJSON_AddNumberToObject(g, "memoryUtilPercent",
-				    100 * sl.v[i].mem_used_mib / sl.v[i].mem_total_mib);
-			cJSON_AddItemToArray(gpus, g);
-		}
-	}
-	sample_list_release(&sl);
+	cJSON_AddItemToObject(rt, "ports", runpod_serve_ports(in));
+	cJSON_AddItemToObject(rt, "gpus", runpod_serve_gpus(c, in, "gpuUtilPercent",
+	    "memoryUtilPercent", true));
 	cJSON_AddObjectToObject(rt, "container");
 	return j;
 }
@@ -346,7 +374,7 @@ gpu_types(struct serve_ctx *c, const char *q, const cJSON *vars, struct serve_re
 
 			for (k = 0; k < all.n; k++) {
 				const struct offer *o = &all.v[k];
-				bool sec = o->reliability_bp >= SECURE_BP;
+				bool sec = o->reliability_bp >= RUNPOD_SECURE_BP;
 				int64_t per;
 
 				if (o->gpu != all.v[i].gpu || o->gpu_count != al[a].count ||
@@ -401,14 +429,11 @@ gpu_types(struct serve_ctx *c, const char *q, const cJSON *vars, struct serve_re
 static const char *const no_capacity = "There are no longer any instances available with the "
     "requested specifications. Please refresh and try again.";
 
-/*
- * Launch the cheapest offer of GPU type tid that fits `in` (GraphQL's
- * PodFindAndDeployOnDemandInput or REST's PodCreateInput: the same names for what the
- * simulator uses). *why is RunPod's message on failure.
- */
-static enum gr_err
-launch_pod(struct serve_ctx *c, const cJSON *in, const char *tid, bool spot, double bidpg,
-    struct instance *inst, const char **why)
+/* GraphQL's PodFindAndDeployOnDemandInput and REST v1's PodCreateInput use the same names
+   for what the simulator uses; v2 translates its body to them. */
+enum gr_err
+runpod_serve_launch(struct serve_ctx *c, const cJSON *in, const char *tid, bool spot,
+    double bidpg, struct instance *inst, const char **why)
 {
 	const char *cloud = bj_strp(in, "cloudType");
 	const cJSON *env, *kv;
@@ -433,7 +458,7 @@ launch_pod(struct serve_ctx *c, const cJSON *in, const char *tid, bool spot, dou
 	for (i = 0; i < all.n; i++) {
 		const struct offer *o = &all.v[i];
 		const char *t = runpod_gpu_id_of(o->gpu);
-		bool sec = o->reliability_bp >= SECURE_BP;
+		bool sec = o->reliability_bp >= RUNPOD_SECURE_BP;
 
 		if (t == NULL || strcmp(t, tid) != 0 || o->gpu_count != count || o->available <= 0 ||
 		    (o->type == OFFER_INTERRUPTIBLE) != spot)
@@ -485,7 +510,7 @@ launch_pod(struct serve_ctx *c, const cJSON *in, const char *tid, bool spot, dou
 	if (code == GR_OK) {
 		char pod[32], key[64];
 
-		pod_id_of(inst->id, pod, sizeof(pod));
+		runpod_serve_pod_id(inst->id, pod, sizeof(pod));
 		serve_instance_env(pod, "RUNPOD_POD_ID", "RUNPOD_API_KEY", key, sizeof(key));
 	}
 	if (code == GR_ECAPACITY)
@@ -518,7 +543,7 @@ deploy(struct serve_ctx *c, const cJSON *vars, bool spot, struct serve_reply *rp
 		    "BAD_USER_INPUT");
 		return;
 	}
-	code = launch_pod(c, in, tid, spot, bidpg, &inst, &why);
+	code = runpod_serve_launch(c, in, tid, spot, bidpg, &inst, &why);
 	if (code != GR_OK) {
 		gql_error(rp, 200, field, why, code == GR_EFUNDS ? "BAD_USER_INPUT" :
 		    "INTERNAL_SERVER_ERROR");
@@ -552,8 +577,8 @@ pod_arg(const char *q, const cJSON *vars, char *out, size_t n)
 	return true;
 }
 
-static bool
-get_pod(struct serve_ctx *c, const char *pod, struct instance *out)
+bool
+runpod_serve_get(struct serve_ctx *c, const char *pod, struct instance *out)
 {
 	char sid[ID_MAX];
 	struct gr_error err = { 0 };
@@ -570,7 +595,7 @@ mutate(struct serve_ctx *c, const char *field, const char *pod, struct serve_rep
 	enum gr_err code;
 	cJSON *res, *d;
 
-	if (!get_pod(c, pod, &in)) {
+	if (!runpod_serve_get(c, pod, &in)) {
 		gql_error(rp, 200, field, "pod not found", "NOT_FOUND");
 		return;
 	}
@@ -626,7 +651,7 @@ rest_pod_json(const struct instance *in, bool with_machine)
 	bool up = in->state == ST_RUNNING && (in->valid & IV_SSH);
 	char pid[32], mid[16], when[32], port[16];
 
-	pod_id_of(in->id, pid, sizeof(pid));
+	runpod_serve_pod_id(in->id, pid, sizeof(pid));
 	desired = in->state == ST_STOPPING || in->state == ST_STOPPED ? "EXITED" :
 	    in->state == ST_DESTROYING || in->state == ST_DESTROYED ? "TERMINATED" : "RUNNING";
 	cJSON_AddStringToObject(j, "id", pid);
@@ -667,8 +692,9 @@ rest_pod_json(const struct instance *in, bool with_machine)
 		snprintf(port, sizeof(port), "%d", 22);
 		cJSON_AddNumberToObject(pm, port, in->ssh_port);
 	}
-	cJSON_AddStringToObject(j, "createdAt", rfc3339(in->created_at, when, sizeof(when)));
-	cJSON_AddStringToObject(j, "lastStartedAt", rfc3339(in->state_since > 0 ?
+	cJSON_AddStringToObject(j, "createdAt", runpod_serve_time(in->created_at, when,
+	    sizeof(when)));
+	cJSON_AddStringToObject(j, "lastStartedAt", runpod_serve_time(in->state_since > 0 ?
 	    in->state_since : in->created_at, when, sizeof(when)));
 	cJSON_AddStringToObject(j, "lastStatusChange", in->status_msg);
 	if (in->state == ST_RUNNING)
@@ -683,7 +709,7 @@ rest_pod_json(const struct instance *in, bool with_machine)
 		cJSON_AddStringToObject(m, "gpuTypeId", tid != NULL ? tid : in->gpu_raw);
 		cJSON_AddStringToObject(m, "gpuDisplayName", in->gpu != NULL ? in->gpu->name :
 		    in->gpu_raw);
-		cJSON_AddStringToObject(m, "dataCenterId", data_center_of(in));
+		cJSON_AddStringToObject(m, "dataCenterId", runpod_serve_data_center(in));
 		machine_fields(in, m);
 	}
 	return j;
@@ -729,7 +755,7 @@ rest_create(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply 
 	cJSON_ArrayForEach(t, ids) {
 		if (!cJSON_IsString(t))
 			continue;
-		code = launch_pod(c, b, t->valuestring, false, 0, &inst, &why);
+		code = runpod_serve_launch(c, b, t->valuestring, false, 0, &inst, &why);
 		if (code != GR_ECAPACITY)
 			break;
 	}
@@ -799,7 +825,7 @@ rest_v1(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 		rest_fail(rp, 404, "not found");
 		return;
 	}
-	if (!get_pod(c, pod, &in)) {
+	if (!runpod_serve_get(c, pod, &in)) {
 		rest_fail(rp, 404, "pod not found");
 		return;
 	}
@@ -853,8 +879,8 @@ public_query(const struct serve_req *rq)
 
 /* Whether a request made with pod own's own key (RUNPOD_API_KEY) asks of that pod alone:
  * reads it or stops it (REST or GraphQL). */
-static bool
-own_pod_only(const struct serve_req *rq, const char *own)
+bool
+runpod_graphql_own_pod_only(const struct serve_req *rq, const char *own)
 {
 	cJSON *b, *vars;
 	const char *q;
@@ -879,25 +905,11 @@ own_pod_only(const struct serve_req *rq, const char *own)
 }
 
 void
-dialect_runpod(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
+runpod_graphql(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 {
 	cJSON *b, *vars, *res, *d, *me, *pods;
-	struct serve_req scoped;
 	const char *q;
 	char pod[64];
-
-	/* A pod's own key (RUNPOD_API_KEY) reads and stops that pod alone. */
-	if (serve_instance_of_key("RUNPOD_API_KEY", rq->auth, pod, sizeof(pod))) {
-		if (!own_pod_only(rq, pod)) {
-			rp->status = 403;
-			sb_addf(&rp->body, "{\"errors\":[{\"message\":\"this key is scoped to pod "
-			    "%s alone\"}]}", pod);
-			return;
-		}
-		scoped = *rq;
-		scoped.auth_ok = true;
-		rq = &scoped;
-	}
 
 	if (strncmp(rq->path, "/v1/", 4) == 0) {
 		rest_v1(c, rq, rp);
@@ -978,7 +990,7 @@ dialect_runpod(struct serve_ctx *c, const struct serve_req *rq, struct serve_rep
 
 		res = cJSON_CreateObject();
 		d = cJSON_AddObjectToObject(res, "data");
-		if (pod_arg(q, vars, pod, sizeof(pod)) && get_pod(c, pod, &in))
+		if (pod_arg(q, vars, pod, sizeof(pod)) && runpod_serve_get(c, pod, &in))
 			cJSON_AddItemToObject(d, "pod", pod_json(c, &in));
 		else
 			cJSON_AddNullToObject(d, "pod");

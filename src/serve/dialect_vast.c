@@ -440,16 +440,18 @@ status_of(const struct instance *in, const char **actual, const char **intended,
 		break;
 	case ST_STOPPED:
 		*actual = "stopped";
-		*cur = "stopped";
-		/* Stopped while meant to run (outbid) does not resume by itself. */
-		*next = "stopped";
+		*cur = *next = "stopped";
+		/* Outbid, the contract stops while the user still wants it running (vast.md
+		   section 4.3): the intent says so, and it does not resume by itself. */
 		break;
 	case ST_STARTING:
 		*actual = "stopped";
 		*cur = "stopped";
 		break;
 	case ST_FAILED:
-		*actual = "exited";
+		/* A dead host is offline; one that went quiet has no heartbeat (unknown). */
+		*actual = sim_fault_of(in) == SIM_FAULT_HOST_FAILURE ? "offline" :
+		    sim_fault_of(in) == SIM_FAULT_UNREACHABLE ? "unknown" : "exited";
 		break;
 	default:
 		*actual = "offline";
@@ -900,6 +902,82 @@ user(struct serve_ctx *c, struct serve_reply *rp)
 	serve_reply_json(rp, 200, j);
 }
 
+/*
+ * GET /api/v0/charges/ (providers/vast.md §5.2): the simulated bill, one result per
+ * instance and day, its GPU and disk as items; keyset pages of `limit` (default 100, at
+ * most 500) whose token is the next result's index. The day range is required (400).
+ */
+static void
+charges(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
+{
+	const char *f = serve_query(rq, "select_filters"), *lim = serve_query(rq, "limit");
+	const char *after = serve_query(rq, "after_token");
+	cJSON *q = f != NULL ? cJSON_Parse(f) : NULL, *day, *res, *arr;
+	struct gr_error err = { 0 };
+	struct charge_list bill;
+	long long limit = 100, from = 0;
+	double lo, hi;
+	size_t i;
+
+	day = cJSON_GetObjectItemCaseSensitive(q, "day");
+	if (!bj_num(day, "gte", &lo) || !bj_num(day, "lte", &hi) || lo < 0 || hi < lo ||
+	    hi > 253402300799.0 || (lim != NULL && !parse_int(lim, 1, 500, &limit)) ||
+	    (after != NULL && !parse_int(after, 0, INT32_MAX, &from))) {
+		cJSON_Delete(q);
+		vast_fail(rp, 400, "invalid_args", "select_filters needs a day range "
+		    "{\"day\":{\"gte\":t0,\"lte\":t1}}, limit 1..500 and a valid after_token");
+		return;
+	}
+	cJSON_Delete(q);
+	charge_list_init(&bill);
+	/* The filter picks days: each day from the one holding gte to the one holding lte,
+	   whole, as far as the provider's clock has come. */
+	if (sim_bill(c->sim, (int64_t)lo - (int64_t)lo % 86400,
+	    (int64_t)hi - (int64_t)hi % 86400 + 86400, &bill, &err) != GR_OK) {
+		charge_list_release(&bill);
+		vast_fail(rp, 500, "internal_error", err.msg);
+		return;
+	}
+	res = cJSON_CreateObject();
+	cJSON_AddTrueToObject(res, "success");
+	cJSON_AddNumberToObject(res, "count", (double)bill.n);
+	cJSON_AddNumberToObject(res, "total", (double)bill.n);
+	arr = cJSON_AddArrayToObject(res, "results");
+	for (i = (size_t)from; i < bill.n && i < (size_t)from + (size_t)limit; i++) {
+		const struct charge *ch = &bill.v[i];
+		cJSON *r = cJSON_CreateObject(), *items, *it;
+		char src[48];
+
+		snprintf(src, sizeof(src), "instance-%lld", serve_sim_num(ch->instance_id));
+		cJSON_AddNumberToObject(r, "start", (double)ch->day);
+		cJSON_AddNumberToObject(r, "end", (double)(ch->day + 86400));
+		cJSON_AddStringToObject(r, "type", "instance");
+		cJSON_AddStringToObject(r, "source", src);
+		cJSON_AddStringToObject(r, "description", "Instance charges");
+		cJSON_AddNumberToObject(r, "amount", dollars(ch->amount));
+		cJSON_AddObjectToObject(r, "metadata");
+		items = cJSON_AddArrayToObject(r, "items");
+		it = cJSON_CreateObject();
+		cJSON_AddStringToObject(it, "type", "gpu");
+		cJSON_AddNumberToObject(it, "amount", dollars(ch->amount - ch->storage));
+		cJSON_AddItemToArray(items, it);
+		it = cJSON_CreateObject();
+		cJSON_AddStringToObject(it, "type", "disk");
+		cJSON_AddNumberToObject(it, "amount", dollars(ch->storage));
+		cJSON_AddItemToArray(items, it);
+		cJSON_AddItemToArray(arr, r);
+	}
+	if (i < bill.n) {
+		char tok[24];
+
+		snprintf(tok, sizeof(tok), "%zu", i);
+		cJSON_AddStringToObject(res, "next_token", tok);
+	} else
+		cJSON_AddNullToObject(res, "next_token");
+	charge_list_release(&bill);
+	serve_reply_json(rp, 200, res);
+}
+
 static int
 cmp_str(const void *a, const void *b)
 {
@@ -1102,6 +1180,11 @@ dialect_vast(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply
 	if (strcmp(m, "GET") == 0 && (strcmp(p, "/api/v0/users/current/") == 0 ||
 	    strcmp(p, "/api/v0/users/current") == 0)) {
 		user(c, rp);
+		return;
+	}
+	if (strcmp(m, "GET") == 0 && (strcmp(p, "/api/v0/charges/") == 0 ||
+	    strcmp(p, "/api/v0/charges") == 0)) {
+		charges(c, rq, rp);
 		return;
 	}
 	vast_fail(rp, 404, "not_found", "no such endpoint");

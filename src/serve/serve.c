@@ -292,6 +292,14 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	sb_init(&rp.body);
 	rp.status = 500;
 
+	/* A retired API: everything under the prefix is gone, whatever the request. */
+	if (sv->o->gone != NULL && strncmp(url, sv->o->gone, strlen(sv->o->gone)) == 0) {
+		rp.status = 410;
+		rp.ctype = "application/problem+json";
+		sb_adds(&rp.body, "{\"title\":\"Gone\",\"status\":410,\"detail\":\"this API has "
+		    "been retired\",\"errors\":[]}");
+		return send_reply(sv, conn, &rp, false);
+	}
 	if (sv->scripted < sv->o->fail_first + sv->o->fail_first_acted &&
 	    scripted_match(sv->o, method, url, &up->body)) {
 		if (++sv->scripted <= sv->o->fail_first) {
@@ -308,8 +316,15 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 	faultcut = 0;
 	if (roll < (faultcut += sv->o->p429)) {
 		rp.status = 429;
-		rp.ctype = "text/plain";
-		sb_adds(&rp.body, "API requests too frequent endpoint threshold=1.0");
+		if (sv->dialect == dialect_runpod && strncmp(url, "/v2/", 4) == 0) {
+			/* RunPod's v2 says everything as problem+json. */
+			rp.ctype = "application/problem+json";
+			sb_adds(&rp.body, "{\"title\":\"Too Many Requests\",\"status\":429,"
+			    "\"detail\":\"rate limit exceeded\",\"errors\":[]}");
+		} else {
+			rp.ctype = "text/plain";
+			sb_adds(&rp.body, "API requests too frequent endpoint threshold=1.0");
+		}
 		return send_reply(sv, conn, &rp, false);
 	}
 	if (roll < (faultcut += sv->o->p5xx)) {
@@ -427,6 +442,7 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 		return e;
 	if ((e = sim_open(&sv.ctx.sim, st, err)) != GR_OK)
 		return e;
+	sim_set_preemption(sv.ctx.sim, &o->preempt);
 	/* One internal thread: the simulator's database handle is used by one thread only. */
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
 	    (uint16_t)o->port, NULL, NULL, handler, &sv,
@@ -447,5 +463,6 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 		nanosleep(&ts, NULL);
 	MHD_stop_daemon(d);
 	sim_close(sv.ctx.sim);
+	cJSON_Delete(sv.ctx.runpod_ssh_keys);
 	return GR_OK;
 }

@@ -42,6 +42,8 @@ struct serve_ctx {
 	const char *api_key;		/* NULL: any key accepted */
 	int ignore_stops;		/* stops still to acknowledge and not do (--ignore-stop) */
 	const char *launch_faults;	/* serve_opts.fail_launch still to come; NULL: none */
+	cJSON *runpod_ssh_keys;		/* RunPod v2's account keys (PUT /v2/account/ssh-keys);
+					   NULL: none yet */
 };
 
 /* request.c: stop an instance, or, while c->ignore_stops lasts, only say so. */
@@ -79,6 +81,39 @@ void dialect_vast(struct serve_ctx *c, const struct serve_req *rq, struct serve_
 void dialect_runpod(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp);
 void dialect_lambda(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp);
 void dialect_ppio(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp);
+
+/*
+ * dialect_runpod.c, for its REST v2 beside it (dialect_runpod_v2.c). RunPod's secure cloud
+ * in the simulated world is its datacentre-grade machines (reliability in basis points).
+ */
+#define RUNPOD_SECURE_BP 9700
+/* The pod id of a simulated instance ("sp" and 12 digits). */
+void runpod_serve_pod_id(const char *sim_id, char *out, size_t n);
+/* The runtime's ports once up: ssh's public port, as GraphQL and v2 give it. */
+cJSON *runpod_serve_ports(const struct instance *in);
+/* podHostId: the pod's id and 8 hex digits, the user name of RunPod's ssh proxy. */
+void runpod_serve_host_id(const struct instance *in, char *out, size_t n);
+/* The live pod of that id into out; false when there is none. */
+bool runpod_serve_get(struct serve_ctx *c, const char *pod, struct instance *out);
+/* The data centre of an instance ("EU-RO-1"), from its region. */
+const char *runpod_serve_data_center(const struct instance *in);
+/* RFC 3339 UTC of t into out. */
+const char *runpod_serve_time(int64_t t, char *out, size_t n);
+/* The runtime's GPUs, util_key and mem_key naming the percentages (with_id: each its UUID). */
+cJSON *runpod_serve_gpus(struct serve_ctx *c, const struct instance *in, const char *util_key,
+    const char *mem_key, bool with_id);
+/*
+ * Launch the cheapest offer of GPU type tid that fits `in` (names as GraphQL's
+ * PodFindAndDeployOnDemandInput: gpuCount, cloudType, name, imageName, containerDiskInGb,
+ * dockerArgs, env); *why is RunPod's message on failure.
+ */
+enum gr_err runpod_serve_launch(struct serve_ctx *c, const cJSON *in, const char *tid,
+    bool spot, double bidpg, struct instance *inst, const char **why);
+/* RunPod's GraphQL and REST v1 (every path but /v2/), for dialect_runpod (in
+   dialect_runpod_v2.c, which serves /v2/ itself). */
+void runpod_graphql(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp);
+/* Whether a GraphQL or v1 request with pod own's own key asks of that pod alone. */
+bool runpod_graphql_own_pod_only(const struct serve_req *rq, const char *own);
 
 /* The numeric part of "sim:i-000042" / "sim:o-000123i", -1 when not of that shape. */
 long long serve_sim_num(const char *id);

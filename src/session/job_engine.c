@@ -66,10 +66,11 @@ job_join_words(char *const *w, int n, char *out, size_t size)
 	sb_release(&sb);
 }
 
-/* Copy what dir holds (the trailing slash) into j's working directory. */
+/* Copy what dir holds (the trailing slash) into sub ("": itself) of j's working directory. */
 static int
 sync_into(struct session *s, const struct remote_endpoint *ep, const char *dir,
-    const struct remote_copy_opts *opts, const struct remote_job *j, struct gr_error *err)
+    const struct remote_copy_opts *opts, const struct remote_job *j, const char *sub,
+    struct gr_error *err)
 {
 	struct remote_copy_opts o = *opts;
 	struct remote_place src, dst;
@@ -80,7 +81,9 @@ sync_into(struct session *s, const struct remote_endpoint *ep, const char *dir,
 	if (session_config(s, &cfg, NULL) == GR_OK)
 		o.rsync_path = config_get(cfg, "ssh.rsync_path");
 	snprintf(from, sizeof(from), "%s/", dir);
-	remote_job_path(j, "", to, sizeof(to));
+	remote_job_path(j, sub, to, sizeof(to));
+	if (sub[0] != '\0')
+		strlcpy_(to + strlen(to), "/", sizeof(to) - strlen(to));
 	src = (struct remote_place){ NULL, from };
 	dst = (struct remote_place){ ep, to };
 	return remote_copy_rsync(&src, 1, &dst, &o, err);
@@ -90,25 +93,41 @@ int
 jobs_start(struct session *s, struct state *st, const struct remote_endpoint *ep,
     struct remote_job *j, const struct job_start *js, struct gr_error *err)
 {
+	const char **env = xcalloc(js->n_env + 2, sizeof(*env));
+	struct remote_copy_opts plain;
+	char place[4200], assign[4400];
+	size_t n_env = js->n_env;
 	int rc = 0;
 
-	if (remote_connect(ep, err) != GR_OK || (rc = remote_job_create(ep, j, err)) != 0)
-		return rc != 0 ? rc : REMOTE_EXIT_CONN;
-	if (js->sync != NULL && (rc = sync_into(s, ep, js->sync, &js->sync_opts, j, err)) != 0)
-		return rc;
+	memcpy(env, js->env, js->n_env * sizeof(*env));
+	memset(&plain, 0, sizeof(plain));
+	if (remote_connect(ep, err) != GR_OK || (rc = remote_job_create(ep, j, err)) != 0) {
+		rc = rc != 0 ? rc : REMOTE_EXIT_CONN;
+		goto out;
+	}
+	if (js->sync != NULL && (rc = sync_into(s, ep, js->sync, &js->sync_opts, j, "", err)) != 0)
+		goto out;
+	if (js->place != NULL) {
+		if (js->place_fill != NULL &&
+		    (rc = sync_into(s, ep, js->place_fill, &plain, j, js->place, err)) != 0)
+			goto out;
+		remote_job_path(j, js->place, place, sizeof(place));
+		snprintf(assign, sizeof(assign), "%s=%s", js->place_env, place);
+		env[n_env++] = assign;
+	}
 	strlcpy_(j->instance_id, ep->name, sizeof(j->instance_id));
 	snprintf(j->id, sizeof(j->id), "%s/%d", ep->name, j->seq);
 	job_join_words(js->words, js->n_words, j->command, sizeof(j->command));
 	j->state = JOB_RUNNING;
 	j->exit_code = -1;
 	j->started_at = session_now(s);
-	rc = remote_job_start(ep, j->seq, js->env, js->n_env, (const char *const *)js->words,
+	rc = remote_job_start(ep, j->seq, env, n_env, (const char *const *)js->words,
 	    (size_t)js->n_words, err);
-	if (rc != 0)
-		return rc;
-	if (remote_job_record(st, j, err) != GR_OK)
-		return gr_exit_code(err->code);
-	return 0;
+	if (rc == 0 && remote_job_record(st, j, err) != GR_OK)
+		rc = gr_exit_code(err->code);
+out:
+	free(env);
+	return rc;
 }
 
 /* The recorded state of a batch job from its provider: ended, killed, lost or running. */
@@ -142,34 +161,40 @@ account_add(struct remote_job *j, const char *fmt, ...)
 	warn("%s: %s", j->id, clean);
 }
 
-/* Every fetch of j, in order; false (with the account saying which) at the first failure. */
-static bool
-fetch_all(struct session *s, const struct remote_endpoint *ep, struct remote_job *j)
+int
+jobs_pull(struct session *s, const struct remote_endpoint *ep, const struct remote_job *j,
+    const char *path, const char *local_dir, struct gr_error *err)
 {
 	struct remote_copy_opts o;
 	struct remote_place src, dst;
-	struct gr_error err;
 	struct config *cfg;
 	char rpath[4200], ldir[4200];
-	const char *p = j->fetch, *end = j->fetch + j->fetch_len, *local;
-	int rc;
 
 	memset(&o, 0, sizeof(o));
 	o.recursive = true;
 	if (session_config(s, &cfg, NULL) == GR_OK)
 		o.rsync_path = config_get(cfg, "ssh.rsync_path");
+	remote_job_path(j, path, rpath, sizeof(rpath));
+	snprintf(ldir, sizeof(ldir), "%s/", local_dir);
+	src = (struct remote_place){ ep, rpath };
+	dst = (struct remote_place){ NULL, ldir };
+	if (paths_mkdir(local_dir, err) != GR_OK)
+		return 1;
+	return remote_copy_rsync(&src, 1, &dst, &o, err);
+}
+
+bool
+jobs_fetch(struct session *s, const struct remote_endpoint *ep, struct remote_job *j)
+{
+	struct gr_error err;
+	const char *p = j->fetch, *end = j->fetch + j->fetch_len, *local;
+
 	while (p < end) {
 		local = p + strlen(p) + 1;
 		if (local >= end)
 			break;
 		err = (struct gr_error){ 0 };
-		remote_job_path(j, p, rpath, sizeof(rpath));
-		snprintf(ldir, sizeof(ldir), "%s/", local);
-		src = (struct remote_place){ ep, rpath };
-		dst = (struct remote_place){ NULL, ldir };
-		rc = paths_mkdir(local, &err) == GR_OK ? remote_copy_rsync(&src, 1, &dst, &o, &err)
-		    : 1;
-		if (rc != 0) {
+		if (jobs_pull(s, ep, j, p, local, &err) != 0) {
 			account_add(j, _("fetching %s to %s failed: %s"), p, local,
 			    err.msg[0] ? err.msg : _("the copy failed"));
 			return false;
@@ -249,7 +274,7 @@ settle(struct session *s, struct state *st, const struct remote_endpoint *ep,
 			    j->then_action[0] ? ", --then " : "", j->then_action,
 			    j->then_action[0] ? _(" not done") : "");
 			j->after = JOB_AFTER_FAILED;
-		} else if (from == JOB_AFTER_PENDING && j->fetch_len > 0 && !fetch_all(s, ep, j)) {
+		} else if (from == JOB_AFTER_PENDING && j->fetch_len > 0 && !jobs_fetch(s, ep, j)) {
 			if (j->then_action[0])
 				account_add(j, _("--then %s not done"), j->then_action);
 			j->after = JOB_AFTER_FAILED;

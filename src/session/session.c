@@ -135,6 +135,16 @@ provider_env(const char *name, const char *what, bool fallback)
 	return v != NULL && *v != '\0' ? v : NULL;
 }
 
+/* A backend's note (backend_env.note): on stderr when the user asked to hear more. */
+static void
+session_note(void *ctx, const char *msg)
+{
+	const struct session *s = ctx;
+
+	if (s->verbose > 0)
+		fprintf(stderr, "gpurent: %s\n", msg);
+}
+
 static enum gr_err
 add_backend(struct session *s, const char *name, struct gr_error *err)
 {
@@ -172,6 +182,8 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 		env.api_key = getenv(ops->key_env);
 	env.config = s->config;
 	env.debug = s->debug;
+	env.note = session_note;
+	env.note_ctx = s;
 	env.timeout_ms = config_get_int(s->config, "http.timeout", 30) * 1000;
 	env.connect_timeout_ms = config_get_int(s->config, "http.connect_timeout", 10) * 1000;
 	/* Each backend opens its own connection when it first needs one (backend_state). */
@@ -275,31 +287,35 @@ session_offer_find(struct session *s, const char *offer_id, struct offer *out,
 	struct offer_list l;
 	struct filter f;
 	struct backend *b;
-	bool pushed;
+	bool pushed, found = false;
 	size_t i;
-	enum gr_err rc;
+	int pass;
+	enum gr_err rc = GR_OK;
 
 	if (session_backend_for(s, offer_id, &b, err) != GR_OK)
 		return err->code;
-	memset(&f, 0, sizeof(f));
-	offer_list_init(&l);
-	rc = b->ops->offers(b, &f, &l, &pushed, err);
-	if (rc == GR_OK) {
-		/*
-		 * No provider tells a rented offer from one that never was: either way it is
-		 * not on the market, the race a parallel launch loses (exit 7, search again).
-		 */
-		rc = gr_fail(err, GR_ECAPACITY, "offer '%s' is not on the market (rented by "
-		    "someone else, or gone); search again", offer_id);
-		for (i = 0; i < l.n; i++)
+	/* A provider asked with no filter lists its on-demand offers (vast, RunPod, PPIO):
+	   an interruptible offer is looked for among the interruptible ones next. */
+	for (pass = 0; pass < 2 && rc == GR_OK && !found; pass++) {
+		memset(&f, 0, sizeof(f));
+		if (pass == 1 && filter_parse_str(&f, "type=interruptible", err) != GR_OK)
+			return err->code;
+		offer_list_init(&l);
+		rc = b->ops->offers(b, &f, &l, &pushed, err);
+		for (i = 0; rc == GR_OK && i < l.n && !found; i++)
 			if (strcmp(l.v[i].id, offer_id) == 0) {
 				*out = l.v[i];
-				gr_error_clear(err);
-				rc = GR_OK;
-				break;
+				found = true;
 			}
+		offer_list_release(&l);
 	}
-	offer_list_release(&l);
+	/*
+	 * No provider tells a rented offer from one that never was: either way it is not on
+	 * the market, the race a parallel launch loses (exit 7, search again).
+	 */
+	if (rc == GR_OK && !found)
+		rc = gr_fail(err, GR_ECAPACITY, "offer '%s' is not on the market (rented by "
+		    "someone else, or gone); search again", offer_id);
 	return rc;
 }
 

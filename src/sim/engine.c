@@ -30,6 +30,19 @@ struct sim {
 	int ssh_port;		/* GPURENT_SIM_SSH_PORT */
 	int tide_ratio;		/* GPURENT_SIM_TIDE: daily peak over trough of the load */
 	struct market_cache market;	/* the last market sim_offers built */
+	struct sim_preemption preempt;	/* sim serve's, for what this sim launches */
+};
+
+/* The words an instance taken away is left with: sim_fault_of reads them back. */
+static const char *const fault_msg[] = {
+	[SIM_FAULT_OUTBID] = "outbid: the market price rose above the bid",
+	[SIM_FAULT_HOST_FAILURE] = "host failure: the machine went down",
+	[SIM_FAULT_UNREACHABLE] = "unreachable: the machine stopped answering",
+};
+static const char *const fault_names[] = {
+	[SIM_FAULT_OUTBID] = "outbid",
+	[SIM_FAULT_HOST_FAILURE] = "host-failure",
+	[SIM_FAULT_UNREACHABLE] = "unreachable",
 };
 
 static const char schema[] =
@@ -42,11 +55,22 @@ static const char schema[] =
 	"  label TEXT NOT NULL, image TEXT NOT NULL, disk_gb INTEGER NOT NULL,"
 	"  env TEXT NOT NULL, ports TEXT NOT NULL, onstart TEXT NOT NULL,"
 	"  client_token TEXT NOT NULL, created_at INTEGER NOT NULL,"
-	"  status_msg TEXT NOT NULL DEFAULT '', intended INTEGER NOT NULL DEFAULT 0);"
-	"CREATE INDEX IF NOT EXISTS sim_instances_next ON sim_instances(next_at);";
+	"  status_msg TEXT NOT NULL DEFAULT '',"
+	"  fault INTEGER NOT NULL DEFAULT 0, fault_at INTEGER NOT NULL DEFAULT 0,"
+	"  intended INTEGER NOT NULL DEFAULT 0);"
+	"CREATE INDEX IF NOT EXISTS sim_instances_next ON sim_instances(next_at);"
+	/* What the simulated provider billed beyond its instances' seconds (sim_bill_extra). */
+	"CREATE TABLE IF NOT EXISTS sim_bill_extra("
+	"  id TEXT NOT NULL, at INTEGER NOT NULL, amount INTEGER NOT NULL,"
+	"  storage INTEGER NOT NULL);";
 
-/* What came after the first simulator: a world made before has it added, 0 (as its state). */
+/*
+ * What a world made before lacks: before `sim preempt`, an instance's fault and when it
+ * comes; before intents, what the user last asked for (0: as its state).
+ */
 static const struct store_column sim_columns[] = {
+	{ "sim_instances", "fault", "INTEGER NOT NULL DEFAULT 0" },
+	{ "sim_instances", "fault_at", "INTEGER NOT NULL DEFAULT 0" },
 	{ "sim_instances", "intended", "INTEGER NOT NULL DEFAULT 0" },
 	{ NULL, NULL, NULL },
 };
@@ -85,7 +109,7 @@ sim_open(struct sim **out, struct state *st, struct gr_error *err)
 	char buf[32];
 	long long n;
 
-	/* A second try finds the column that another gpurent, opening the same world from
+	/* A second try finds the columns that another gpurent, opening the same world from
 	   before at the same moment, added after this one looked. */
 	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK ||
 	    (!store_add_columns(state_db(st), sim_columns) &&
@@ -268,12 +292,14 @@ struct row {
 	int64_t created_at;
 	char status_msg[128];
 	char workload[64];	/* SIM_WORKLOAD from its launch environment, "" when none */
+	enum sim_fault fault;	/* to come at fault_at (an unreachable one: has come by then) */
+	int64_t fault_at;
 	enum inst_state intended;	/* ST_RUNNING or ST_STOPPED: the machine follows it */
 };
 
 #define ROW_COLS "seq, id, offer_idx, type, state, state_since, next_at, run_since, " \
 	"checked_until, price_hour, bid_hour, storage_hour, label, image, disk_gb, created_at, " \
-	"status_msg, env, intended"
+	"status_msg, env, fault, fault_at, intended"
 
 /* The value of SIM_WORKLOAD in an instance's launch environment (lines of K=V). */
 static void
@@ -315,7 +341,9 @@ read_row(sqlite3_stmt *q, void *row)
 	r->created_at = sqlite3_column_int64(q, 15);
 	store_col_text(q, 16, r->status_msg, sizeof(r->status_msg));
 	workload_of(sqlite3_column_text(q, 17), r->workload, sizeof(r->workload));
-	r->intended = (enum inst_state)sqlite3_column_int(q, 18);
+	r->fault = (enum sim_fault)sqlite3_column_int(q, 18);
+	r->fault_at = sqlite3_column_int64(q, 19);
+	r->intended = (enum inst_state)sqlite3_column_int(q, 20);
 	/* A row from before intents: the user wanted what it is or is heading for. */
 	if (r->intended != ST_RUNNING && r->intended != ST_STOPPED)
 		r->intended = r->state == ST_STOPPED || r->state == ST_STOPPING ? ST_STOPPED :
@@ -330,7 +358,8 @@ save_row(struct sim *s, const struct row *r, struct gr_error *err)
 
 	if (sqlite3_prepare_v2(state_db(s->st), "UPDATE sim_instances SET state = ?, "
 	    "state_since = ?, next_at = ?, run_since = ?, checked_until = ?, status_msg = ?, "
-	    "price_hour = ?, intended = ? WHERE seq = ?", -1, &q, NULL) != SQLITE_OK)
+	    "price_hour = ?, fault = ?, fault_at = ?, intended = ? WHERE seq = ?", -1, &q,
+	    NULL) != SQLITE_OK)
 		return state_fail(s->st, err, "cannot update an instance");
 	sqlite3_bind_int(q, 1, r->state);
 	sqlite3_bind_int64(q, 2, r->state_since);
@@ -339,8 +368,10 @@ save_row(struct sim *s, const struct row *r, struct gr_error *err)
 	sqlite3_bind_int64(q, 5, r->checked_until);
 	sqlite3_bind_text(q, 6, r->status_msg, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 7, r->price_hour);
-	sqlite3_bind_int(q, 8, r->intended);
-	sqlite3_bind_int64(q, 9, r->seq);
+	sqlite3_bind_int(q, 8, r->fault);
+	sqlite3_bind_int64(q, 9, r->fault_at);
+	sqlite3_bind_int(q, 10, r->intended);
+	sqlite3_bind_int64(q, 11, r->seq);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	return rc == SQLITE_DONE ? GR_OK : state_fail(s->st, err, "cannot update an instance");
@@ -363,6 +394,13 @@ ledger_seg_for(struct sim *s, const struct row *r, enum ledger_kind kind, int64_
 	seg->start = at;
 }
 
+/* Whether an instance in state st holds a machine that can be taken away. */
+static bool
+has_machine(enum inst_state st)
+{
+	return st == ST_PROVISIONING || st == ST_STARTING || st == ST_RUNNING;
+}
+
 /* Move r into state `to` at time `at`, billing as the new state requires. */
 static enum gr_err
 transition(struct sim *s, struct row *r, enum inst_state to, int64_t at, struct gr_error *err)
@@ -374,6 +412,11 @@ transition(struct sim *s, struct row *r, enum inst_state to, int64_t at, struct 
 	r->state = to;
 	r->state_since = at;
 	r->next_at = 0;
+	/* Leaving its machine (stopped, destroyed, failed) ends a fault still to come. */
+	if (!has_machine(to)) {
+		r->fault = SIM_FAULT_NONE;
+		r->fault_at = 0;
+	}
 	switch (to) {
 	case ST_RUNNING:
 		r->run_since = at;
@@ -419,6 +462,34 @@ outbid_at(struct sim *s, const struct row *r, int64_t from, int64_t to)
 	return 0;
 }
 
+/* When r's fault takes its machine: an unreachable one fails a while after it went quiet. */
+static int64_t
+fault_due(const struct row *r)
+{
+	if (r->fault == SIM_FAULT_NONE)
+		return 0;
+	return r->fault_at + (r->fault == SIM_FAULT_UNREACHABLE ? SIM_UNREACHABLE_FAILS_AFTER : 0);
+}
+
+/* Whether r's ssh has stopped answering at t. */
+static bool
+unreachable_at(const struct row *r, int64_t t)
+{
+	return r->fault == SIM_FAULT_UNREACHABLE && r->fault_at <= t;
+}
+
+/* r loses its machine at `at` as its fault says: outbid stops it, the others fail it. */
+static enum gr_err
+take_away(struct sim *s, struct row *r, int64_t at, struct gr_error *err)
+{
+	enum sim_fault f = r->fault;
+
+	if (transition(s, r, f == SIM_FAULT_OUTBID ? ST_STOPPED : ST_FAILED, at, err) != GR_OK)
+		return err->code;
+	strlcpy_(r->status_msg, fault_msg[f], sizeof(r->status_msg));
+	return GR_OK;
+}
+
 /* Apply every event due for r up to now, in time order. */
 static enum gr_err
 advance_row(struct sim *s, struct row *r, int64_t now, struct gr_error *err)
@@ -427,23 +498,31 @@ advance_row(struct sim *s, struct row *r, int64_t now, struct gr_error *err)
 	int guard;
 
 	for (guard = 0; guard < 16; guard++) {
-		int64_t when = r->next_at;
+		int64_t when = r->next_at, due = fault_due(r);
+		/* The market is read up to a fault that comes first, then the fault acts. */
+		int64_t upto = due != 0 && due < now ? due : now;
 		enum inst_state to = ST_UNKNOWN;
 
 		if (r->state == ST_RUNNING && r->type == OFFER_INTERRUPTIBLE &&
-		    r->checked_until < now) {
-			int64_t lost = outbid_at(s, r, r->checked_until, now);
+		    r->checked_until < upto) {
+			int64_t lost = outbid_at(s, r, r->checked_until, upto);
 
 			if (lost != 0) {
 				if (transition(s, r, ST_STOPPED, lost, err) != GR_OK)
 					return err->code;
-				strlcpy_(r->status_msg, "outbid: the market price rose above "
-				    "the bid", sizeof(r->status_msg));
+				strlcpy_(r->status_msg, fault_msg[SIM_FAULT_OUTBID],
+				    sizeof(r->status_msg));
 				changed = true;
 				continue;
 			}
-			r->checked_until = now;
+			r->checked_until = upto;
 			changed = true;
+		}
+		if (due != 0 && due <= now && (when == 0 || due <= when)) {
+			if (take_away(s, r, due, err) != GR_OK)
+				return err->code;
+			changed = true;
+			continue;
 		}
 		if (when == 0 || when > now)
 			break;
@@ -469,10 +548,12 @@ advance_row(struct sim *s, struct row *r, int64_t now, struct gr_error *err)
 static enum gr_err
 tick_locked(struct sim *s, int64_t now, struct gr_error *err)
 {
-	/* Rows with a due event, and running interruptible rows (they can be outbid). */
+	/* Rows with a due event, running interruptible rows (they can be outbid), and rows
+	   with a fault come (an unreachable one fails a while later). */
 	sqlite3_stmt *q = store_prepare(s->st, "SELECT " ROW_COLS " FROM sim_instances WHERE "
 	    "(next_at > 0 AND next_at <= ?1) OR (state = ?2 AND type = ?3 AND "
-	    "checked_until < ?1)", "Iii", now, (int)ST_RUNNING, (int)OFFER_INTERRUPTIBLE);
+	    "checked_until < ?1) OR (fault > 0 AND fault_at <= ?1)", "Iii", now,
+	    (int)ST_RUNNING, (int)OFFER_INTERRUPTIBLE);
 	struct row *rows;
 	size_t n, i;
 
@@ -626,13 +707,14 @@ row_to_instance(struct sim *s, const struct row *r, int64_t now, struct instance
 		const char *user = getenv("GPURENT_SIM_SSH_USER");
 
 		strlcpy_(in->ssh_host, host && *host ? host : "127.0.0.1", sizeof(in->ssh_host));
-		in->ssh_port = s->ssh_port;
+		in->ssh_port = unreachable_at(r, now) ? SIM_DEAD_SSH_PORT : s->ssh_port;
 		strlcpy_(in->ssh_user, user && *user ? user : "root", sizeof(in->ssh_user));
 		in->valid |= IV_SSH;
 		bool util;
 
-		if (workload_reports(s->seed, r->id, r->workload, r->run_since, now, &util) &&
-		    util) {
+		/* A machine that stopped answering sends its provider no metrics either. */
+		if (!unreachable_at(r, now) && workload_reports(s->seed, r->id, r->workload,
+		    r->run_since, now, &util) && util) {
 			for (i = 0; i < o.gpu_count; i++) {
 				workload_sample(s->seed, r->id, r->workload, s->tide_ratio, o.gpu,
 				    i, r->run_since, now, &g);
@@ -726,12 +808,69 @@ sim_get(struct sim *s, const char *id, struct instance *out, struct gr_error *er
 	return GR_OK;
 }
 
-/* Everything the simulated account was billed, and its burn rate now. */
+/* Everything the simulated account was billed, extras included, and its burn rate now. */
 static enum gr_err
 total_spend(struct sim *s, int64_t now, int64_t *spent, int64_t *burn, struct gr_error *err)
 {
-	(void)err;
-	*spent = ledger_spent(s->st, "sim", NULL, now, burn);
+	sqlite3_stmt *q = store_prepare(s->st, "SELECT coalesce(sum(amount), 0) FROM "
+	    "sim_bill_extra WHERE at <= ?", "I", now);
+
+	if (q == NULL || sqlite3_step(q) != SQLITE_ROW) {
+		sqlite3_finalize(q);
+		return state_fail(s->st, err, "cannot read the simulated bill");
+	}
+	*spent = money_add(ledger_spent(s->st, "sim", NULL, now, burn),
+	    sqlite3_column_int64(q, 0));
+	sqlite3_finalize(q);
+	return GR_OK;
+}
+
+enum gr_err
+sim_bill(struct sim *s, int64_t since, int64_t until, struct charge_list *out,
+    struct gr_error *err)
+{
+	sqlite3_stmt *q;
+	int64_t now;
+
+	if (sim_tick(s, err) != GR_OK)
+		return err->code;
+	now = sim_now(s);
+	if (until == 0 || until > now)
+		until = now;
+	/* The simulator bills what it wrote into the ledger as its instances moved: its
+	   seconds are the provider's own, whatever another backend observed of them. */
+	if (ledger_days(s->st, "sim", since, until, out, err) != GR_OK)
+		return err->code;
+	/* Up to now, what was billed this second too (a fixed clock stays on it). */
+	q = store_prepare(s->st, "SELECT id, at, amount, storage FROM sim_bill_extra "
+	    "WHERE at >= ? AND at < ?", "II", since, until == now ? now + 1 : until);
+	while (q != NULL && sqlite3_step(q) == SQLITE_ROW) {
+		struct charge *c = charge_list_add(out);
+
+		store_col_text(q, 0, c->instance_id, sizeof(c->instance_id));
+		c->day = sqlite3_column_int64(q, 1) - sqlite3_column_int64(q, 1) % 86400;
+		c->amount = sqlite3_column_int64(q, 2);
+		c->storage = sqlite3_column_int(q, 3) ? c->amount : 0;
+		strlcpy_(c->currency, "USD", sizeof(c->currency));
+	}
+	if (q == NULL || sqlite3_finalize(q) != SQLITE_OK)
+		return state_fail(s->st, err, "cannot read the simulated bill");
+	charge_list_fold(out);
+	return GR_OK;
+}
+
+enum gr_err
+sim_bill_extra(struct sim *s, const char *id, int64_t amount, bool storage,
+    struct gr_error *err)
+{
+	long long n;
+
+	if (strncmp(id, "sim:i-", 6) != 0 || !parse_int(id + 6, 0, INT64_MAX / 4, &n))
+		return gr_fail(err, GR_EUSAGE, "'%s' is not a simulated instance id (sim:i-NNNNNN)",
+		    id);
+	if (!store_run(s->st, "INSERT INTO sim_bill_extra(id, at, amount, storage) "
+	    "VALUES(?, ?, ?, ?)", "tIIi", id, sim_now(s), amount, (int)storage))
+		return state_fail(s->st, err, "cannot bill the simulated account");
 	return GR_OK;
 }
 
@@ -775,6 +914,27 @@ join_ports(const int *ports, size_t n)
 	for (i = 0; i < n; i++)
 		sb_addf(&sb, "%s%d", i ? "," : "", ports[i]);
 	return sb_detach(&sb);
+}
+
+/* sim serve's preemption for an instance launched at `now` (sim.h), into r's fault. */
+static void
+planned_fault(const struct sim *s, const char *id, enum offer_type type, int64_t now,
+    struct row *r)
+{
+	const struct sim_preemption *p = &s->preempt;
+	uint64_t h = hash_mix(p->seed, hash_str(id));
+	bool spot = type == OFFER_INTERRUPTIBLE;
+
+	r->fault = SIM_FAULT_NONE;
+	r->fault_at = 0;
+	if (p->after <= 0 || (p->fault == SIM_FAULT_OUTBID && !spot))
+		return;
+	r->fault = p->fault != SIM_FAULT_NONE ? p->fault : !p->seeded ?
+	    (spot ? SIM_FAULT_OUTBID : SIM_FAULT_HOST_FAILURE) :
+	    /* Drawn among the ways that fit it: outbid only for an interruptible one. */
+	    (enum sim_fault)(spot ? 1 + (h >> 32) % 3 : 2 + (h >> 32) % 2);
+	r->fault_at = now + (p->seeded ? p->after / 2 + (int64_t)(h % (uint64_t)(p->after + 1))
+	    : p->after);
 }
 
 static enum gr_err
@@ -888,12 +1048,15 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	memset(&r, 0, sizeof(r));
 	r.seq = sqlite3_last_insert_rowid(state_db(s->st));
 	snprintf(r.id, sizeof(r.id), "sim:i-%06lld", (long long)r.seq);
-	if (sqlite3_prepare_v2(state_db(s->st), "UPDATE sim_instances SET id = ?, next_at = ? "
-	    "WHERE seq = ?", -1, &q, NULL) != SQLITE_OK)
+	planned_fault(s, r.id, o.type, now, &r);
+	if (sqlite3_prepare_v2(state_db(s->st), "UPDATE sim_instances SET id = ?, next_at = ?, "
+	    "fault = ?, fault_at = ? WHERE seq = ?", -1, &q, NULL) != SQLITE_OK)
 		return state_fail(s->st, err, "cannot record the instance");
 	sqlite3_bind_text(q, 1, r.id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 2, now + delay(s, r.id, ST_RUNNING, 0));
-	sqlite3_bind_int64(q, 3, r.seq);
+	sqlite3_bind_int(q, 3, r.fault);
+	sqlite3_bind_int64(q, 4, r.fault_at);
+	sqlite3_bind_int64(q, 5, r.seq);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
@@ -967,31 +1130,59 @@ intend(struct sim *s, struct row *r, enum inst_state want, int64_t now, struct g
 	return save_row(s, r, err);
 }
 
+/*
+ * Begin a transaction, bring the world up to *now and read instance id's row into (*rows)[0];
+ * on an error (GR_ENOTFOUND: no such instance) nothing is left open or allocated.
+ */
+static enum gr_err
+begin_on_row(struct sim *s, const char *id, struct row **rows, int64_t *now,
+    struct gr_error *err)
+{
+	enum gr_err rc;
+	size_t n = 0;
+
+	*rows = NULL;
+	if ((rc = state_begin(s->st, err)) != GR_OK)
+		return rc;
+	*now = sim_now(s);
+	if ((rc = tick_locked(s, *now, err)) == GR_OK &&
+	    (rc = load_rows(s, "WHERE id = ?", id, rows, &n, err)) == GR_OK && n == 0)
+		rc = gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
+	if (rc != GR_OK) {
+		free(*rows);
+		*rows = NULL;
+		state_rollback(s->st);
+	}
+	return rc;
+}
+
+/* End begin_on_row's transaction: committed when rc is GR_OK, else rolled back; rows freed. */
+static enum gr_err
+end_on_row(struct sim *s, struct row *rows, enum gr_err rc, struct gr_error *err)
+{
+	free(rows);
+	if (rc != GR_OK) {
+		state_rollback(s->st);
+		return rc;
+	}
+	return state_commit(s->st, err);
+}
+
 /* Apply a user action to one instance inside one transaction. */
 static enum gr_err
 act(struct sim *s, const char *id, enum inst_state want, struct gr_error *err)
 {
-	struct row *rows = NULL, *r;
-	size_t n;
+	struct row *rows, *r;
 	int64_t now;
 	enum inst_state to = want;
+	enum gr_err rc;
 
-	if (state_begin(s->st, err) != GR_OK)
-		return err->code;
-	now = sim_now(s);
-	if (tick_locked(s, now, err) != GR_OK ||
-	    load_rows(s, "WHERE id = ?", id, &rows, &n, err) != GR_OK)
-		goto fail;
-	if (n == 0) {
-		gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
-		goto fail;
-	}
+	if ((rc = begin_on_row(s, id, &rows, &now, err)) != GR_OK)
+		return rc;
 	r = &rows[0];
 	if (r->state == ST_DESTROYED || r->state == ST_DESTROYING) {
-		if (want == ST_DESTROYING) {
-			free(rows);
-			return state_commit(s->st, err);
-		}
+		if (want == ST_DESTROYING)
+			return end_on_row(s, rows, GR_OK, err);
 		gr_fail(err, GR_ENOTFOUND, "instance '%s' is %s", id, inst_state_name(r->state));
 		goto fail;
 	}
@@ -1032,12 +1223,9 @@ act(struct sim *s, const char *id, enum inst_state want, struct gr_error *err)
 	if (transition(s, r, to, now, err) != GR_OK || save_row(s, r, err) != GR_OK)
 		goto fail;
 done:
-	free(rows);
-	return state_commit(s->st, err);
+	return end_on_row(s, rows, GR_OK, err);
 fail:
-	free(rows);
-	state_rollback(s->st);
-	return err->code;
+	return end_on_row(s, rows, err->code, err);
 }
 
 enum gr_err
@@ -1108,11 +1296,77 @@ sim_metrics(struct sim *s, const char *id, struct sample_list *out, struct gr_er
 		return gr_fail(err, GR_EFAIL, "instance '%s' is %s; metrics exist only while it runs",
 		    id, inst_state_name(r.state));
 	now = sim_now(s);
-	if (!workload_reports(s->seed, r.id, r.workload, r.run_since, now, &util))
+	if (unreachable_at(&r, now) || !workload_reports(s->seed, r.id, r.workload, r.run_since,
+	    now, &util))
 		return gr_fail(err, GR_EUNAVAIL, "instance '%s' reports no metrics", id);
 	market_offer(s->seed, r.offer_idx, r.created_at, &o);
 	for (i = 0; i < o.gpu_count; i++)
 		workload_sample(s->seed, r.id, r.workload, s->tide_ratio, o.gpu, i, r.run_since,
 		    now, sample_list_add(out));
 	return GR_OK;
+}
+
+const char *
+sim_fault_name(enum sim_fault f)
+{
+	return (size_t)f < ARRAY_LEN(fault_names) && fault_names[f] != NULL ? fault_names[f] : "";
+}
+
+bool
+sim_fault_parse(const char *s, enum sim_fault *out)
+{
+	size_t i;
+
+	for (i = 1; i < ARRAY_LEN(fault_names); i++)
+		if (strcmp(s, fault_names[i]) == 0) {
+			*out = (enum sim_fault)i;
+			return true;
+		}
+	return false;
+}
+
+enum sim_fault
+sim_fault_of(const struct instance *in)
+{
+	size_t i;
+
+	for (i = 1; i < ARRAY_LEN(fault_msg); i++)
+		if (strcmp(in->status_msg, fault_msg[i]) == 0)
+			return (enum sim_fault)i;
+	return SIM_FAULT_NONE;
+}
+
+void
+sim_set_preemption(struct sim *s, const struct sim_preemption *p)
+{
+	s->preempt = *p;
+}
+
+enum gr_err
+sim_preempt(struct sim *s, const char *id, enum sim_fault f, int64_t at,
+    struct gr_error *err)
+{
+	struct row *rows, *r;
+	int64_t now;
+	enum gr_err rc;
+
+	if ((rc = begin_on_row(s, id, &rows, &now, err)) != GR_OK)
+		return rc;
+	r = &rows[0];
+	if (at < now)
+		rc = gr_fail(err, GR_EUSAGE, "the simulated clock is past that time already");
+	else if (!has_machine(r->state))
+		rc = gr_fail(err, GR_ECONFLICT, "instance '%s' is %s; only one with a machine "
+		    "(provisioning, starting or running) can lose it", id,
+		    inst_state_name(r->state));
+	else if (f == SIM_FAULT_OUTBID && r->type != OFFER_INTERRUPTIBLE)
+		rc = gr_fail(err, GR_EUSAGE, "instance '%s' is on-demand: only an interruptible one "
+		    "is outbid (say --reason host-failure or unreachable)", id);
+	else {
+		r->fault = f;
+		r->fault_at = at;
+		if ((rc = save_row(s, r, err)) == GR_OK)
+			rc = advance_row(s, r, now, err);
+	}
+	return end_on_row(s, rows, rc, err);
 }

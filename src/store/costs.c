@@ -500,10 +500,30 @@ compute(struct state *st, const struct cost_clock *clk, int64_t since, enum cost
 		cost_summary_release(out);
 		return e;
 	}
-	if (out->n_lines > 0)
-		qsort(out->lines, out->n_lines, sizeof(*out->lines), by == CG_DAY ? cmp_days :
-		    cmp_lines);
+	cost_summary_sort(out, by);
 	return GR_OK;
+}
+
+struct cost_line *
+cost_summary_line(struct cost_summary *s, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_lines; i++)
+		if (strcmp(s->lines[i].key, key) == 0)
+			return &s->lines[i];
+	s->lines = xreallocarray(s->lines, s->n_lines + 1, sizeof(*s->lines));
+	memset(&s->lines[s->n_lines], 0, sizeof(*s->lines));
+	strlcpy_(s->lines[s->n_lines].key, key, sizeof(s->lines[0].key));
+	return &s->lines[s->n_lines++];
+}
+
+void
+cost_summary_sort(struct cost_summary *s, enum cost_group by)
+{
+	if (s->n_lines > 0)
+		qsort(s->lines, s->n_lines, sizeof(*s->lines), by == CG_DAY ? cmp_days :
+		    cmp_lines);
 }
 
 enum gr_err

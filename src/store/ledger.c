@@ -634,3 +634,47 @@ ledger_each_instance_id(struct state *st, int64_t since, size_t max,
 	store_each_text(st, "SELECT DISTINCT instance_id FROM ledger WHERE end_ts = 0 OR "
 	    "end_ts > ?1", &since, max, fn, ctx);
 }
+
+/* ledger_days' walk. */
+struct days_walk {
+	const char *provider;
+	int64_t since, until;
+	const struct ledger_seg *seg;
+	struct charge_list *out;
+};
+
+static void
+day_part(int64_t day, int64_t amount, void *ctx)
+{
+	struct days_walk *w = ctx;
+	struct charge *c = charge_list_add(w->out);
+
+	strlcpy_(c->instance_id, w->seg->instance_id, sizeof(c->instance_id));
+	c->day = day;
+	c->amount = amount;
+	c->storage = w->seg->kind == LEDGER_STORAGE ? amount : 0;
+	strlcpy_(c->currency, money_currency(w->seg->currency), sizeof(c->currency));
+}
+
+static void
+days_seg(const struct ledger_seg *seg, void *ctx)
+{
+	struct days_walk *w = ctx;
+	int64_t from = seg->start > w->since ? seg->start : w->since;
+	int64_t to = seg->end != 0 && seg->end < w->until ? seg->end : w->until;
+
+	if (strcmp(seg->provider, w->provider) != 0 || seg->kind == LEDGER_PROVISIONING ||
+	    to <= from)
+		return;
+	w->seg = seg;
+	money_accrue_days(seg->rate_hour, from, to, day_part, w);
+}
+
+enum gr_err
+ledger_days(struct state *st, const char *provider, int64_t since, int64_t until,
+    struct charge_list *out, struct gr_error *err)
+{
+	struct days_walk w = { provider, since, until, NULL, out };
+
+	return ledger_each_unordered(st, since, until, days_seg, &w, err);
+}

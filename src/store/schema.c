@@ -205,6 +205,28 @@ static const char reconcile_tables[] =
 	"CREATE INDEX IF NOT EXISTS launch_journal_instance ON launch_journal(instance_id);"
 	"CREATE INDEX IF NOT EXISTS ledger_gone ON ledger(instance_id) WHERE gone = 1;";
 
+/*
+ * Managed jobs (managed.c): each job's request and where it is, each machine it ran on (an
+ * attempt, recorded with its launch's client token before the launch leaves), and the
+ * lease that lets one controller at a time act on a job.
+ */
+static const char managed_tables[] =
+	"CREATE TABLE IF NOT EXISTS managed_jobs("
+	"  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, spec TEXT NOT NULL,"
+	"  state INTEGER NOT NULL, attempt INTEGER NOT NULL, recoveries INTEGER NOT NULL,"
+	"  ckpt_seq INTEGER NOT NULL, ckpt_at INTEGER NOT NULL, created_at INTEGER NOT NULL,"
+	"  ended_at INTEGER NOT NULL, exit_code INTEGER NOT NULL, why TEXT NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS managed_jobs_id ON managed_jobs(id);"
+	"CREATE TABLE IF NOT EXISTS managed_attempts("
+	"  job_id TEXT NOT NULL, n INTEGER NOT NULL, token TEXT NOT NULL,"
+	"  instance_id TEXT NOT NULL, gpu TEXT NOT NULL, price_hour INTEGER NOT NULL,"
+	"  currency TEXT NOT NULL, remote_job TEXT NOT NULL, started_at INTEGER NOT NULL,"
+	"  ended_at INTEGER NOT NULL, ssh_failing_since INTEGER NOT NULL,"
+	"  lost_s INTEGER NOT NULL, cost INTEGER NOT NULL, end_reason TEXT NOT NULL,"
+	"  run_at INTEGER NOT NULL, PRIMARY KEY(job_id, n)) WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS managed_lease("
+	"  job_id TEXT PRIMARY KEY, holder TEXT NOT NULL, until INTEGER NOT NULL);";
+
 /* One step: its SQL, then the columns to add where missing, then a kept table (made and
  * filled from the rows where missing), then a function for what SQL text cannot say. */
 struct step {
@@ -224,6 +246,7 @@ static const struct step steps[] = {
 	/* 7: generated from the fields of a sample, with its roll-ups (history.c). */
 	{ .run = history_schema },
 	/* 8 */ { .sql = reconcile_tables },
+	/* 9 */ { .sql = managed_tables },
 };
 #define STEPS_UNVERSIONED 7
 _Static_assert(ARRAY_LEN(steps) >= STEPS_UNVERSIONED, "the steps before numbering");

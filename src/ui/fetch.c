@@ -70,6 +70,33 @@ do_action(struct session *s, struct ui_result *r)
 	return gr_fail(err, GR_EUSAGE, "unknown action");
 }
 
+/*
+ * The costs view's advise line: the savings of `gpurent advise --offline` over the last 30
+ * days (the listing would cost a round of provider calls each refresh).
+ */
+static enum gr_err
+advise_summary(struct state *st, const struct config *cfg, const struct audit_opts *ao,
+    struct ui_audit *a, struct gr_error *err)
+{
+	struct advise_term t[ADVISE_TERMS_MAX];
+	struct advise_opts o;
+	struct advise_report rep;
+	size_t i;
+
+	memset(&o, 0, sizeof(o));
+	o.audit = *ao;
+	o.audit.span_s = 30 * 86400;
+	o.terms = t;
+	o.n_terms = advise_terms(cfg, t);
+	if (advise_compute(st, &o, &rep, err) != GR_OK)
+		return err->code;
+	a->n_saving = advise_savings(&rep, a->saving, UI_MAX_CURRENCIES);
+	for (i = 0; i < rep.n; i++)
+		a->advised |= rep.groups[i].base > 0;
+	advise_report_release(&rep);
+	return GR_OK;
+}
+
 /* The costs view's audit line: the last 7 days in total, from the ledger and history. */
 static enum gr_err
 audit_summary(struct session *s, struct state *st, const struct cost_clock *clk,
@@ -98,7 +125,7 @@ audit_summary(struct session *s, struct state *st, const struct cost_clock *clk,
 	for (a->n_per = 0; a->n_per < rep.n_totals && a->n_per < UI_MAX_CURRENCIES; a->n_per++)
 		a->per[a->n_per] = rep.totals[a->n_per];
 	audit_report_release(&rep);
-	return GR_OK;
+	return advise_summary(st, cfg, &o, a, &r->err);
 }
 
 const struct lane_ops ui_lane_ops = { do_action, audit_summary };

@@ -5,6 +5,7 @@
 #ifndef GPURENT_UI_FETCH_H
 #define GPURENT_UI_FETCH_H
 
+#include "gpurent/advise.h"
 #include "gpurent/audit.h"
 #include "gpurent/lanes.h"
 
@@ -17,6 +18,11 @@ struct ui_audit {
 	struct audit_row per[UI_MAX_CURRENCIES];	/* and per currency */
 	size_t n_per;
 	int target;			/* audit.target */
+	/* advise over the last 30 days: its savings per currency, and whether any load of
+	   known GPU count was there to advise on */
+	struct advise_saving saving[UI_MAX_CURRENCIES];
+	size_t n_saving;
+	bool advised;
 };
 
 /* UJ_ACTION and the audit of UJ_COSTS, for lanes_new. */

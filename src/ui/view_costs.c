@@ -122,6 +122,40 @@ draw_audit(const struct ui *u, int y, int w)
 }
 
 /*
+ * The headline of `gpurent advise` over the last 30 days: what the base on the best term
+ * would save, each currency on its own.
+ */
+static void
+draw_advise(const struct ui *u, int y, int w)
+{
+	const struct ui_audit *a = &u->cv.audit;
+	char line[384], list[256] = "", m[48];
+	size_t i, len = 0;
+	bool saves = false;
+
+	if (!a->advised) {
+		ui_put(y, 2, w, _("Last 30 days   no steady load of known GPU count to put on a "
+		    "term ('gpurent advise')"), ui_attr(UC_DIM), false);
+		return;
+	}
+	for (i = 0; i < a->n_saving && len + 1 < sizeof(list); i++) {
+		if (a->saving[i].saving <= 0)
+			continue;
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", saves ? ", " : "",
+		    money_format_in(m, sizeof(m), a->saving[i].saving, 2, a->saving[i].currency));
+		saves = true;
+	}
+	if (!saves) {
+		ui_put(y, 2, w, _("Last 30 days   on demand is the cheapest for this load "
+		    "('gpurent advise')"), ui_attr(UC_DIM), false);
+		return;
+	}
+	snprintf(line, sizeof(line), _("Last 30 days   the base on a term would save %s "
+	    "(discounts assumed; 'gpurent advise')"), list);
+	ui_put(y, 2, w, line, ui_attr(UC_GOOD), false);
+}
+
+/*
  * One budget as a bar: what was spent and what is projected against it, both in the
  * budget's own currency; spend in other currencies is not converted into it here.
  */
@@ -223,6 +257,7 @@ draw_costs(struct ui *u, const struct ui_rect *r)
 		ui_put(y++, 2, r->w - 4, line, A_NORMAL, false);
 	}
 	draw_audit(u, y++, r->w - 4);
+	draw_advise(u, y++, r->w - 4);
 	if (u->n_budgets == 0)
 		ui_put(y++, 2, r->w - 4, _("Budget         none ('gpurent config set budget.month "
 		    "500' sets one)"), ui_attr(UC_DIM), false);

@@ -230,6 +230,82 @@ test_errors(void **state)
 	}
 }
 
+/* GET /api/v0/charges/ (providers/vast.md §5.2), then what a hostile reply may hold. */
+static void
+test_charges(void **state)
+{
+	static const char *const bad[] = {
+		"", "[]", "{}", "null", "{\"results\": {}}",
+		"{\"success\": false, \"msg\": \"invalid date range\", \"results\": []}",
+		"{\"results\": [{\"source\": \"instance-1\", \"start\": 0}]}",
+		"{\"results\": [{\"source\": \"instance-1\", \"start\": 0, \"amount\": -2}]}",
+		"{\"results\": [{\"source\": \"instance-1\", \"start\": 0, \"amount\": 1e300}]}",
+		"{\"results\": [{\"source\": \"instance-1\", \"start\": -5, \"amount\": 1}]}",
+		"{\"results\": [{\"source\": \"instance-1\", \"start\": 1e30, \"amount\": 1}]}",
+		"{\"results\": [{\"source\": \"instance-\", \"start\": 0, \"amount\": 1}]}",
+		"{\"results\": [{\"source\": \"instance-1x\", \"start\": 0, \"amount\": 1}]}",
+		"{\"results\": [{\"source\": \"instance-99999999999999999999\", \"start\": 0, \"amount\": 1}]}",
+		"{\"results\": [{\"source\": \"instance-1\", \"start\": \"x\", \"amount\": 1}]}",
+		"{\"results\": [{\"source\": \"instance-1\", \"start\": 0, \"amount\": \"NaN\"}]}",
+		"{\"results\": [{\"source\": \"instance-1\", \"start\": 0, \"amount\": 1}",
+	};
+	struct gr_error err = { 0 };
+	struct charge_list l;
+	char tok[64];
+	size_t len, i;
+	char *b;
+	const char *one;
+
+	(void)state;
+	charge_list_init(&l);
+	b = tdata("vast/charges.json", &len);
+	assert_int_equal(vast_parse_charges(b, len, &l, tok, sizeof(tok), &err), GR_OK);
+	free(b);
+	assert_string_equal(tok, "eyJpZCI6IDk5fQ==");
+	/* The volume is no instance; the rest in order, each on the UTC day of its start. */
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.v[0].instance_id, "vast:7835610");
+	assert_int_equal(l.v[0].day, 1796083200);
+	assert_int_equal(l.v[0].amount, 3840000);
+	assert_int_equal(l.v[0].storage, 240000);	/* both disk items, not the GPU's */
+	assert_string_equal(l.v[0].currency, "USD");
+	assert_int_equal(l.v[1].day, 1796169600);	/* half a second into the day */
+	assert_int_equal(l.v[1].amount, 1250000);
+	assert_int_equal(l.v[1].storage, 0);		/* items, none of them disk */
+	assert_string_equal(l.v[2].instance_id, "vast:42");
+	assert_int_equal(l.v[2].amount, 1);
+	assert_int_equal(l.v[2].storage, -1);		/* no items: not said */
+	/* A disk item that cannot be read makes the storage unknown, never 0. */
+	one = "{\"results\": [{\"source\": \"instance-3\", \"start\": 0, \"amount\": 1, "
+	    "\"items\": [{\"type\": \"disk\", \"amount\": -1}]}]}";
+	assert_int_equal(vast_parse_charges(one, strlen(one), &l, tok, sizeof(tok), &err), GR_OK);
+	assert_int_equal(l.n, 4);
+	assert_int_equal(l.v[3].storage, -1);
+	assert_string_equal(tok, "");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		gr_error_clear(&err);
+		assert_int_equal(vast_parse_charges(bad[i], strlen(bad[i]), &l, tok, sizeof(tok),
+		    &err), GR_EUNAVAIL);
+		assert_int_equal(l.n, 4);	/* nothing appended from a bad reply */
+	}
+	/* Two pages of one instance and day fold into one charge. */
+	l.v[1].day = l.v[0].day;
+	charge_list_fold(&l);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.v[0].instance_id, "vast:3");	/* by id, then day */
+	assert_string_equal(l.v[2].instance_id, "vast:7835610");
+	assert_int_equal(l.v[2].amount, 5090000);
+	assert_int_equal(l.v[2].storage, 240000);
+	/* An unknown storage part stays unknown in the sum. */
+	l.v[1] = l.v[0];
+	l.v[1].storage = 7;
+	charge_list_fold(&l);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(l.v[0].amount, 2000000);
+	assert_int_equal(l.v[0].storage, -1);
+	charge_list_release(&l);
+}
+
 static void
 test_create_and_user(void **state)
 {
@@ -480,6 +556,7 @@ main(void)
 		cmocka_unit_test(test_offers_malformed),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_create_and_user),
+		cmocka_unit_test(test_charges),
 		cmocka_unit_test(test_instances),
 		cmocka_unit_test(test_instance),
 		cmocka_unit_test(test_instance_intended),

@@ -78,7 +78,7 @@ same_label() {
 }
 
 same_label ppio product_id
-same_label runpod 'mutation Deploy'
+same_label runpod '"startSsh":true'
 same_label lambda instance-operations/launch
 same_label vast /asks/
 

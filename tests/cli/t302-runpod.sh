@@ -1,10 +1,15 @@
 #!/bin/bash
-# RunPod backend end to end against `gpurent sim serve --dialect runpod` (GraphQL).
+# RunPod backend end to end against `gpurent sim serve --dialect runpod`, in the API mode
+# RUNPOD_API names (runpod.api: v2, graphql; unset: the default, auto). t780 and t781 run it in
+# the other two.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve.sh"
 
 start_serve runpod --api-key test-key-runpod
 use_provider runpod test-key-runpod
+if [ -n "${RUNPOD_API-}" ]; then
+	g config set runpod.api "$RUNPOD_API" >/dev/null || fail "config set runpod.api"
+fi
 
 expect_ok g --provider runpod -o json offers gpu=h100 gpus=2
 check "runpod offers" '[ "$(jq -r ".[0].provider" <<<"$OUT")" = runpod ]'

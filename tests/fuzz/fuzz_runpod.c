@@ -16,6 +16,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct instance in;
 	struct sample_list sl;
 	struct account a;
+	struct charge_list cl;
 	struct gr_error err = { 0 };
 	char tid[96], id[128];
 	bool s, sp;
@@ -33,6 +34,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	runpod_parse_metrics(b, size, "runpod:x", &sl, &err);
 	sample_list_release(&sl);
 	runpod_parse_myself(b, size, &a, &err);
+	charge_list_init(&cl);
+	runpod_parse_billing(b, size, &cl, &err);
+	charge_list_fold(&cl);
+	charge_list_release(&cl);
 	runpod_parse_error(size % 2 ? 500 : 200, b, size, &err);
 	if (size < sizeof(id)) {
 		memcpy(id, b, size);

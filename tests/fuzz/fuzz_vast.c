@@ -15,6 +15,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct instance in;
 	struct sample_list sl;
 	struct account a;
+	struct charge_list cl;
 	struct gr_error err = { 0 };
 	char tok[64];
 	long long c;
@@ -31,6 +32,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sample_list_release(&sl);
 	vast_parse_create(b, size, &c, &err);
 	vast_parse_user(b, size, &a, &err);
+	charge_list_init(&cl);
+	vast_parse_charges(b, size, &cl, tok, sizeof(tok), &err);
+	charge_list_fold(&cl);
+	charge_list_release(&cl);
 	vast_parse_error(size % 2 ? 404 : 200, b, size, &err);
 	return 0;
 }

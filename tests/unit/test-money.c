@@ -154,6 +154,59 @@ currencies(void **state)
 	assert_false(money_same_currency("CNY", "USD"));
 }
 
+/* money_accrue_days: the parts of a run cut at each UTC midnight. */
+struct day_parts {
+	int64_t day[4], amount[4];
+	int n;
+};
+
+static void
+take_day(int64_t day, int64_t amount, void *ctx)
+{
+	struct day_parts *p = ctx;
+
+	assert_true(p->n < 4);
+	p->day[p->n] = day;
+	p->amount[p->n++] = amount;
+}
+
+static void
+accrue_days(void **state)
+{
+	struct day_parts p = { { 0 }, { 0 }, 0 };
+	const int64_t mid = 1796083200;	/* 2026-12-01T00:00:00Z */
+
+	(void)state;
+	/* $1/h from 23:00 to 01:00 two days later: 1 h, 24 h, 1 h. */
+	money_accrue_days(1000000, mid - 3600, mid + 86400 + 3600, take_day, &p);
+	assert_int_equal(p.n, 3);
+	assert_int_equal(p.day[0], mid - 86400);
+	assert_int_equal(p.amount[0], 1000000);
+	assert_int_equal(p.day[1], mid);
+	assert_int_equal(p.amount[1], 24000000);
+	assert_int_equal(p.day[2], mid + 86400);
+	assert_int_equal(p.amount[2], 1000000);
+	/* Ends exactly at a midnight: no part of the next day. */
+	p.n = 0;
+	money_accrue_days(1000000, mid - 60, mid, take_day, &p);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.amount[0], 16667);
+	/* $0.000001/h over 1 s either side of midnight: the parts add up to the whole's
+	   rounding (0), never 0 + 1 or 1 + 1 from rounding each alone. */
+	p.n = 0;
+	money_accrue_days(1800, mid - 1, mid + 1, take_day, &p);
+	assert_int_equal(p.n, 2);
+	assert_int_equal(p.amount[0] + p.amount[1], money_accrue(1800, 2));
+	/* Nothing when it does not run. */
+	p.n = 0;
+	money_accrue_days(1000000, mid, mid, take_day, &p);
+	assert_int_equal(p.n, 0);
+	/* money_add saturates. */
+	assert_int_equal(money_add(INT64_MAX, 1), INT64_MAX);
+	assert_int_equal(money_add(INT64_MIN, -1), INT64_MIN);
+	assert_int_equal(money_add(-5, 7), 2);
+}
+
 int
 main(void)
 {
@@ -163,6 +216,7 @@ main(void)
 		cmocka_unit_test(parse_bad),
 		cmocka_unit_test(format),
 		cmocka_unit_test(accrue),
+		cmocka_unit_test(accrue_days),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
