@@ -71,6 +71,20 @@ bool catalogue_set_has(const struct catalogue_set *set, const struct gpu_model *
  */
 const struct gpu_model *catalogue_resolve(const char *provider, const char *raw, int vram_gb);
 
+/*
+ * A cluster scheduler's own name for a GPU type (a Slurm GRES type: "h100", "a100_80g",
+ * "nvidia_h100_80gb_hbm3", "amd_instinct_mi300x") mapped to a model, where the name leaves
+ * one: its words, case and the separators '_', '-', '.' and ' ' aside, are a model's name
+ * or family, a memory size ("80g", "80gb"), a form ("sxm4", "pcie", "nvl") and words that
+ * name no model (vendors, "geforce", "hbm3"). Where several variants are left and exactly
+ * one is SXM, that one (clusters are built from HGX and DGX boards: "h100" is
+ * H100-SXM-80GB, "h200" H200-SXM-141GB, "a100_80g" A100-SXM-80GB). NULL when none is left,
+ * or several SXM ones that differ in memory ("a100", "v100"), or the name says two sizes
+ * or two forms, or has other characters: never a guess. The user names the rest (config
+ * slurm.gpu.TYPE).
+ */
+const struct gpu_model *catalogue_gpu_type(const char *type);
+
 /* The i-th string a provider uses for some model (for pushing filters down), or NULL. */
 const char *catalogue_provider_name(const char *provider, size_t i);
 

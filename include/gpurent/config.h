@@ -91,12 +91,17 @@ bool config_get_bool(const struct config *c, const char *key, bool def);
  *     or one naming the rates' currency ("15 CNY"); false when unset, not an amount, or in
  *     another currency (never converted). currency (CURRENCY_MAX bytes, may be NULL) gets
  *     the rates' PROVIDER.currency either way, USD when unset or not a currency code.
+ *   config_gpu_model: PROVIDER.gpu.TYPE, the catalogue model (by canonical id) the user
+ *     says a GPU type is; NULL when unset or naming none.
  *   config_job_workdir: PROVIDER.workdir, where jobs start; "/tmp" when unset.
  *   config_job_output_dir: PROVIDER.output_dir, a directory this machine shares with the
  *     nodes; NULL when unset.
  */
 bool config_gpu_rate(const struct config *c, const char *provider, const char *gpu_type,
     int64_t *per_gpu_hour, char *currency);
+struct gpu_model;
+const struct gpu_model *config_gpu_model(const struct config *c, const char *provider,
+    const char *gpu_type);
 const char *config_job_workdir(const struct config *c, const char *provider);
 const char *config_job_output_dir(const struct config *c, const char *provider);
 

@@ -163,6 +163,10 @@ struct instance {
 	char ssh_user[32];
 	int util_pct;			/* mean GPU utilisation now (IV_UTIL) */
 	char status_msg[128];		/* provider's own words on the state, e.g. "outbid" */
+	enum inst_state intended;	/* what the user last asked it to be, where the provider
+					   keeps that apart from the state and the machine follows
+					   when it can (vast's intended_status, the simulator):
+					   ST_RUNNING or ST_STOPPED; ST_UNKNOWN where it keeps none */
 	int exit_code;			/* a batch job's exit status once it ended (IV_EXIT);
 					   128 + N when signal N ended it */
 	char currency[CURRENCY_MAX];	/* of every amount above; "": USD */
@@ -179,6 +183,12 @@ struct instance {
  * The CLI's destroy and the dashboard's say this one figure.
  */
 int64_t instance_saving_hour(const struct instance *in);
+/*
+ * The state an instance bills as: its own, except that one still provisioning or starting
+ * that was told to stop bills as one stopping (it ends stopped without running), and one
+ * stopping that was told to start as one starting.
+ */
+enum inst_state instance_billing_state(const struct instance *in);
 
 struct instance_list {
 	struct instance *v;

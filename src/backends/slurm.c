@@ -427,9 +427,15 @@ slurm_offers(struct backend *b, const struct filter *f, struct offer_list *out,
 	cluster = s->config != NULL ? config_get(s->config, "slurm.cluster") : NULL;
 	slurm_build_offers(c.nodes, c.nn, c.parts, c.np, c.jobs, c.nj, cluster, price_of,
 	    (void *)s->config, out);
-	for (i = first; i < out->n; i++)
-		(void)config_gpu_rate(s->config, "slurm", out->v[i].gpu_raw, &rate,
-		    out->v[i].currency);
+	for (i = first; i < out->n; i++) {
+		struct offer *o = &out->v[i];
+		const struct gpu_model *m = config_gpu_model(s->config, "slurm", o->gpu_raw);
+
+		/* The user's word on a GRES type over what its name tells. */
+		if (m != NULL)
+			slurm_offer_gpu(o, m);
+		(void)config_gpu_rate(s->config, "slurm", o->gpu_raw, &rate, o->currency);
+	}
 	snapshot_release(&c);
 	return GR_OK;
 }
@@ -487,8 +493,11 @@ finish_instance(struct backend *b, const struct slurm_job *j, struct instance *i
     const struct slurm_node *nodes, size_t nn)
 {
 	struct slurm *s = priv(b);
+	const struct gpu_model *m = config_gpu_model(s->config, "slurm", in->gpu_raw);
 	int64_t rate;
 
+	if (m != NULL)
+		in->gpu = m;
 	if (in->gpu_count > 0 && config_gpu_rate(s->config, "slurm", in->gpu_raw, &rate,
 	    in->currency)) {
 		in->price_hour = rate * in->gpu_count;

@@ -817,23 +817,15 @@ slurm_parse_submit(const char *body, size_t len, long long *job_id, struct gr_er
 	return e;
 }
 
-const struct gpu_model *
-slurm_gpu_model(const char *gres_type)
+void
+slurm_offer_gpu(struct offer *o, const struct gpu_model *m)
 {
-	const struct gpu_model *all, *found = NULL;
-	size_t n, i;
-
-	if (gres_type == NULL || gres_type[0] == '\0')
-		return NULL;
-	all = catalogue_all(&n);
-	for (i = 0; i < n; i++) {
-		if (!catalogue_matches(&all[i], gres_type))
-			continue;
-		if (found != NULL)
-			return NULL;	/* several variants: which one, the cluster does not say */
-		found = &all[i];
-	}
-	return found;
+	o->gpu = m;
+	o->vram_gb = m != NULL ? m->vram_gb : 0;
+	if (o->vram_gb > 0)
+		o->valid |= OV_VRAM;
+	else
+		o->valid &= ~OV_VRAM;
 }
 
 static bool
@@ -911,11 +903,7 @@ slurm_build_offers(const struct slurm_node *nodes, size_t n_nodes,
 					strlcpy_(o->provider, "slurm", sizeof(o->provider));
 					strlcpy_(o->gpu_raw, type[0] ? type : "gpu",
 					    sizeof(o->gpu_raw));
-					o->gpu = slurm_gpu_model(type);
-					if (o->gpu != NULL && o->gpu->vram_gb > 0) {
-						o->vram_gb = o->gpu->vram_gb;
-						o->valid |= OV_VRAM;
-					}
+					slurm_offer_gpu(o, catalogue_gpu_type(type));
 					o->type = OFFER_ON_DEMAND;
 					strlcpy_(o->region, pt->name, sizeof(o->region));
 					if (cluster != NULL)
@@ -980,7 +968,7 @@ slurm_job_to_instance(const struct slurm_job *j, struct instance *out)
 		const char *type = j->gpus.type[0] ? j->gpus.type : "gpu";
 
 		strlcpy_(out->gpu_raw, type, sizeof(out->gpu_raw));
-		out->gpu = slurm_gpu_model(j->gpus.type);
+		out->gpu = catalogue_gpu_type(j->gpus.type);
 		out->gpu_count = j->gpus.count * (j->node_count > 0 ? j->node_count : 1);
 		snprintf(out->offer_id, sizeof(out->offer_id), "slurm:%.30s/%.26s", j->partition,
 		    type);

@@ -148,8 +148,8 @@ void slurm_hostlist_first(const char *list, char *out, size_t n);
 #define SLURM_HOST_MAX 64
 int slurm_hostlist_expand(const char *list, char (*out)[SLURM_HOST_MAX], int max);
 
-/* The catalogue model a GRES type names, when exactly one does ("h100" names three). */
-const struct gpu_model *slurm_gpu_model(const char *gres_type);
+/* Give an offer its GPU model (NULL: unknown) and the memory per GPU that tells (OV_VRAM). */
+void slurm_offer_gpu(struct offer *o, const struct gpu_model *m);
 
 /* Price per GPU-hour of a GRES type, from configuration; false when none is set. */
 typedef bool (*slurm_price_fn)(void *ctx, const char *gres_type, int64_t *per_gpu_hour);

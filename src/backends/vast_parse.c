@@ -186,9 +186,11 @@ vast_state(const char *actual, const char *intended, const char *cur, const char
 {
 	bool want_stop = intended != NULL && strcmp(intended, "stopped") == 0;
 
+	/* Told to stop while it loads: still provisioning, and stopped once loaded (the
+	   intent, kept apart, says so and keeps it from counting as about to bill). */
 	if (actual == NULL || strcmp(actual, "created") == 0 || strcmp(actual, "loading") == 0 ||
 	    strcmp(actual, "scheduling") == 0)
-		return want_stop ? ST_STOPPING : ST_PROVISIONING;
+		return ST_PROVISIONING;
 	if (strcmp(actual, "running") == 0 || strcmp(actual, "rebooting") == 0)
 		return want_stop ? ST_STOPPING : ST_RUNNING;
 	if (strcmp(actual, "stopped") == 0 || strcmp(actual, "frozen") == 0 ||
@@ -219,6 +221,7 @@ vast_instance_from_json(const cJSON *r, struct instance *out)
 	int64_t m;
 	char geo[48], cc[3], runtype[64];
 	const cJSON *ports, *p22, *first;
+	const char *intended;
 	bool b;
 
 	strlcpy_(out->provider, P, sizeof(out->provider));
@@ -231,6 +234,11 @@ vast_instance_from_json(const cJSON *r, struct instance *out)
 		out->gpu_count = (int)n;
 	out->state = vast_state(bj_strp(r, "actual_status"), bj_strp(r, "intended_status"),
 	    bj_strp(r, "cur_state"), bj_strp(r, "next_state"));
+	intended = bj_strp(r, "intended_status");
+	if (intended != NULL && strcmp(intended, "stopped") == 0)
+		out->intended = ST_STOPPED;
+	else if (intended != NULL && strcmp(intended, "running") == 0)
+		out->intended = ST_RUNNING;
 	out->type = bj_bool(r, "is_bid", &b) && b ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
 	if (bj_money_at(r, "dph_total", &m)) {
 		out->price_hour = m;

@@ -221,6 +221,108 @@ catalogue_matches(const struct gpu_model *m, const char *query)
 	return list_has(m->aliases, q);
 }
 
+/*
+ * Words of a scheduler's GPU type that name no model: vendors and product lines (Slurm's
+ * AutoDetect writes "nvidia_geforce_rtx_3090", "tesla_v100", "amd_instinct_mi300x") and
+ * memory kinds ("nvidia_h100_80gb_hbm3").
+ */
+static const char *const type_noise[] = {
+	"nvidia", "amd", "intel", "tesla", "geforce", "instinct", "hbm2", "hbm2e", "hbm3",
+	"hbm3e", "gddr6", "gddr6x",
+};
+
+/* Form words, and the word of a canonical id they pick ("sxm4" picks "A100-SXM-80GB"). */
+static const struct {
+	const char *word, *in_id;
+} type_forms[] = {
+	{ "sxm", "-SXM" }, { "sxm2", "-SXM" }, { "sxm4", "-SXM" }, { "sxm5", "-SXM" },
+	{ "sxm6", "-SXM" }, { "pcie", "-PCIE" }, { "nvl", "-NVL" },
+};
+
+/* A memory word, "80g" or "80gb": its GB, else 0. */
+static int
+type_memory(const char *w)
+{
+	int gb = 0;
+	size_t i;
+
+	for (i = 0; isdigit((unsigned char)w[i]) && i < 4; i++)
+		gb = gb * 10 + (w[i] - '0');
+	if (i == 0 || gb == 0 || (strcmp(w + i, "g") != 0 && strcmp(w + i, "gb") != 0))
+		return 0;
+	return gb;
+}
+
+const struct gpu_model *
+catalogue_gpu_type(const char *type)
+{
+	char core[64] = "", w[64];
+	const char *form = NULL, *p, *end;
+	const struct gpu_model *found = NULL, *sxm = NULL;
+	int gb = 0, n_found = 0, n_sxm = 0;
+	size_t i, len;
+
+	if (type == NULL)
+		return NULL;
+	for (p = type; *p != '\0'; p = end + (*end != '\0')) {
+		end = p + strcspn(p, "_- .");
+		len = (size_t)(end - p);
+		if (len == 0)
+			continue;
+		if (len >= sizeof(w))
+			return NULL;
+		for (i = 0; i < len; i++) {
+			/* Anything but words and their separators is no type we can read. */
+			if (!isalnum((unsigned char)p[i]))
+				return NULL;
+			w[i] = (char)tolower((unsigned char)p[i]);
+		}
+		w[len] = '\0';
+		for (i = 0; i < ARRAY_LEN(type_noise) && strcmp(w, type_noise[i]) != 0; i++)
+			;
+		if (i < ARRAY_LEN(type_noise))
+			continue;
+		if (type_memory(w) > 0) {
+			if (gb != 0)
+				return NULL;	/* two memory sizes: which? */
+			gb = type_memory(w);
+			continue;
+		}
+		for (i = 0; i < ARRAY_LEN(type_forms) && strcmp(w, type_forms[i].word) != 0; i++)
+			;
+		if (i < ARRAY_LEN(type_forms)) {
+			if (form != NULL && strcmp(form, type_forms[i].in_id) != 0)
+				return NULL;	/* two forms */
+			form = type_forms[i].in_id;
+			continue;
+		}
+		if (strlen(core) + len >= sizeof(core))
+			return NULL;
+		strcat(core, w);
+	}
+	if (core[0] == '\0')
+		return NULL;
+	for (i = 0; i < ARRAY_LEN(models); i++) {
+		const struct gpu_model *m = &models[i];
+
+		if (!catalogue_matches(m, core) || (gb != 0 && m->vram_gb != gb) ||
+		    (form != NULL && strstr(m->id, form) == NULL))
+			continue;
+		found = m;
+		n_found++;
+		if (strstr(m->id, "-SXM") != NULL) {
+			sxm = m;
+			n_sxm++;
+		}
+	}
+	if (n_found == 1)
+		return found;
+	/* Several variants and one of them SXM: that one, the board of the HGX and DGX nodes
+	   that clusters are built from ("h100" is the H100 SXM 80 GB). Several SXM variants
+	   differ in memory ("a100": 40 or 80 GB, "v100"): unknown, never a guess. */
+	return n_sxm == 1 ? sxm : NULL;
+}
+
 bool
 catalogue_known(const char *query)
 {

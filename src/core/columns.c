@@ -169,6 +169,7 @@ const struct column instance_columns[ICOL__COUNT] = {
 	[ICOL_GPU_KNOWN] = { "gpu_known", N_("KNOWN"), false, true, 7, 0 },
 	[ICOL_VENDOR] = { "vendor", N_("VENDOR"), false, true, 6, 0 },
 	[ICOL_CURRENCY] = { "currency", N_("CURRENCY"), false, true, 6, 0 },	/* the sign says it */
+	[ICOL_INTENDED] = { "intended_state", N_("INTENT"), false, true, 7, 0 },
 };
 
 void
@@ -251,6 +252,9 @@ instance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case ICOL_GPU_KNOWN: c->kind = CELL_BOOL; c->i = in->gpu != NULL; break;
 	case ICOL_VENDOR: cell_str(c, in->gpu ? in->gpu->vendor : NULL); break;
 	case ICOL_CURRENCY: cell_str(c, money_currency(in->currency)); break;
+	case ICOL_INTENDED:
+		cell_str(c, in->intended != ST_UNKNOWN ? inst_state_name(in->intended) : NULL);
+		break;
 	default: c->kind = CELL_NULL; break;
 	}
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpurent/atomic.h"
+#include "gpurent/catalogue.h"
 #include "gpurent/config.h"
 #include "gpurent/i18n.h"
 #include "gpurent/filter.h"
@@ -65,6 +66,7 @@ static const struct config_key keys[] = {
 	{ "runtime.max", CK_DURATION, NULL, N_("longest an instance may run before the watcher acts (unset: no limit)") },
 	{ "slurm.cluster", CK_STRING, NULL, N_("a name for the Slurm cluster, shown as the location of its offers") },
 	{ "slurm.currency", CK_CURRENCY, "USD", N_("currency of the slurm.price.* charge-back rates") },
+	{ "slurm.gpu.*", CK_STRING, NULL, N_("the catalogue GPU a GRES type is, where its name does not say (slurm.gpu.a100 = A100-PCIE-40GB; see gpurent gpus)") },
 	{ "slurm.output_dir", CK_STRING, NULL, N_("where batch jobs write their output, a directory this machine shares with the nodes (unset: slurm.workdir)") },
 	{ "slurm.price.*", CK_MONEY, NULL, N_("charge-back rate per GPU-hour of a GRES type (slurm.price.h100 = 2.10); without one a Slurm offer has no price") },
 	{ "slurm.ssh_host", CK_STRING, NULL, N_("how ssh reaches a job's first node: a host name with %n for the node's name (unset: the node's hostname)") },
@@ -345,6 +347,9 @@ config_check(const char *key, const char *value, struct gr_error *err)
 	if (strcmp(key, "watch.verify_tries") == 0 && !parse_int(value, 1, 100, &n))
 		return gr_fail(err, GR_EUSAGE, "'watch.verify_tries' is from 1 to 100, not '%s'",
 		    value);
+	if (strncmp(key, "slurm.gpu.", 10) == 0 && catalogue_by_id(value) == NULL)
+		return gr_fail(err, GR_EUSAGE, "'%s' needs the id of a GPU in the catalogue, such as "
+		    "H100-PCIE-80GB (gpurent gpus lists them), not '%s'", key, value);
 	if (strcmp(key, "output") == 0 && !out_format_parse(value, &fmt))
 		return gr_fail(err, GR_EUSAGE, "'output' is table, json, csv, tsv or ids");
 	if (strcmp(key, "offers.filter") == 0) {
@@ -637,6 +642,17 @@ config_gpu_rate(const struct config *c, const char *provider, const char *gpu_ty
 	if (money_parse(v, per_gpu_hour))
 		return true;
 	return money_parse_in(v, per_gpu_hour, named) && money_same_currency(named, cur);
+}
+
+const struct gpu_model *
+config_gpu_model(const struct config *c, const char *provider, const char *gpu_type)
+{
+	char what[96];
+	const char *v;
+
+	snprintf(what, sizeof(what), "gpu.%s", gpu_type);
+	v = provider_get(c, provider, what);
+	return v != NULL ? catalogue_by_id(v) : NULL;
 }
 
 const char *

@@ -85,10 +85,21 @@ inst_state_name(enum inst_state s)
 	return (size_t)s < ARRAY_LEN(state_names) ? state_names[s] : "unknown";
 }
 
+enum inst_state
+instance_billing_state(const struct instance *in)
+{
+	if ((in->state == ST_PROVISIONING || in->state == ST_STARTING) &&
+	    in->intended == ST_STOPPED)
+		return ST_STOPPING;
+	if (in->state == ST_STOPPING && in->intended == ST_RUNNING)
+		return ST_STARTING;
+	return in->state;
+}
+
 int64_t
 instance_saving_hour(const struct instance *in)
 {
-	switch (in->state) {
+	switch (instance_billing_state(in)) {
 	case ST_RUNNING:
 	case ST_PROVISIONING:
 	case ST_STARTING:

@@ -292,10 +292,13 @@ guard_start(struct session *s, struct backend *b, const char *id, bool force,
 {
 	struct admitted ctx = { s, b, NULL, NULL };
 	struct instance in, out;
+	enum inst_state state;
 
 	if (observed_get(b, id, &in, err) != GR_OK)
 		return err->code;
-	if ((in.state != ST_STOPPED && in.state != ST_STOPPING) || !(in.valid & IV_PRICE))
+	/* One told to stop while it loads bills again too (its reservation was let go). */
+	state = instance_billing_state(&in);
+	if ((state != ST_STOPPED && state != ST_STOPPING) || !(in.valid & IV_PRICE))
 		return session_start(b, id, err);
 	ctx.stopped = &in;
 	return admit(&ctx, in.price_hour, in.currency, force, false, &out, err);

@@ -418,30 +418,31 @@ search(struct serve_ctx *c, const char *qtext, struct serve_reply *rp)
 	serve_reply_json(rp, 200, res);
 }
 
+/*
+ * The machine's state and what the user last asked for (providers/vast.md section 4.3):
+ * vast records a stop or start at any time in intended_status, and actual_status follows.
+ */
 static void
 status_of(const struct instance *in, const char **actual, const char **intended,
     const char **cur, const char **next)
 {
-	*intended = "running";
+	bool stop = in->intended == ST_STOPPED;
+
+	*intended = *next = stop ? "stopped" : "running";
 	*cur = "running";
-	*next = "running";
 	switch (in->state) {
 	case ST_PROVISIONING:
 		*actual = "loading";
 		break;
 	case ST_RUNNING:
-		*actual = "running";
-		break;
 	case ST_STOPPING:
 		*actual = "running";
-		*intended = *next = "stopped";
 		break;
 	case ST_STOPPED:
 		*actual = "stopped";
 		*cur = *next = "stopped";
-		/* Outbid, the contract stops while the user still wants it running (vast.md §4.3). */
-		if (sim_fault_of(in) != SIM_FAULT_OUTBID)
-			*intended = "stopped";
+		/* Outbid, the contract stops while the user still wants it running (vast.md
+		   section 4.3): the intent says so, and it does not resume by itself. */
 		break;
 	case ST_STARTING:
 		*actual = "stopped";

@@ -56,17 +56,22 @@ static const char schema[] =
 	"  env TEXT NOT NULL, ports TEXT NOT NULL, onstart TEXT NOT NULL,"
 	"  client_token TEXT NOT NULL, created_at INTEGER NOT NULL,"
 	"  status_msg TEXT NOT NULL DEFAULT '',"
-	"  fault INTEGER NOT NULL DEFAULT 0, fault_at INTEGER NOT NULL DEFAULT 0);"
+	"  fault INTEGER NOT NULL DEFAULT 0, fault_at INTEGER NOT NULL DEFAULT 0,"
+	"  intended INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX IF NOT EXISTS sim_instances_next ON sim_instances(next_at);"
 	/* What the simulated provider billed beyond its instances' seconds (sim_bill_extra). */
 	"CREATE TABLE IF NOT EXISTS sim_bill_extra("
 	"  id TEXT NOT NULL, at INTEGER NOT NULL, amount INTEGER NOT NULL,"
 	"  storage INTEGER NOT NULL);";
 
-/* What a world made before `sim preempt` lacks: an instance's fault and when it comes. */
-static const struct store_column fault_columns[] = {
+/*
+ * What a world made before lacks: before `sim preempt`, an instance's fault and when it
+ * comes; before intents, what the user last asked for (0: as its state).
+ */
+static const struct store_column sim_columns[] = {
 	{ "sim_instances", "fault", "INTEGER NOT NULL DEFAULT 0" },
 	{ "sim_instances", "fault_at", "INTEGER NOT NULL DEFAULT 0" },
+	{ "sim_instances", "intended", "INTEGER NOT NULL DEFAULT 0" },
 	{ NULL, NULL, NULL },
 };
 
@@ -104,8 +109,11 @@ sim_open(struct sim **out, struct state *st, struct gr_error *err)
 	char buf[32];
 	long long n;
 
+	/* A second try finds the columns that another gpurent, opening the same world from
+	   before at the same moment, added after this one looked. */
 	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK ||
-	    !store_add_columns(state_db(st), fault_columns))
+	    (!store_add_columns(state_db(st), sim_columns) &&
+	    !store_add_columns(state_db(st), sim_columns)))
 		return state_fail(st, err, "cannot create the simulator's tables");
 	s = xcalloc(1, sizeof(*s));
 	s->st = st;
@@ -286,11 +294,12 @@ struct row {
 	char workload[64];	/* SIM_WORKLOAD from its launch environment, "" when none */
 	enum sim_fault fault;	/* to come at fault_at (an unreachable one: has come by then) */
 	int64_t fault_at;
+	enum inst_state intended;	/* ST_RUNNING or ST_STOPPED: the machine follows it */
 };
 
 #define ROW_COLS "seq, id, offer_idx, type, state, state_since, next_at, run_since, " \
 	"checked_until, price_hour, bid_hour, storage_hour, label, image, disk_gb, created_at, " \
-	"status_msg, env, fault, fault_at"
+	"status_msg, env, fault, fault_at, intended"
 
 /* The value of SIM_WORKLOAD in an instance's launch environment (lines of K=V). */
 static void
@@ -334,6 +343,11 @@ read_row(sqlite3_stmt *q, void *row)
 	workload_of(sqlite3_column_text(q, 17), r->workload, sizeof(r->workload));
 	r->fault = (enum sim_fault)sqlite3_column_int(q, 18);
 	r->fault_at = sqlite3_column_int64(q, 19);
+	r->intended = (enum inst_state)sqlite3_column_int(q, 20);
+	/* A row from before intents: the user wanted what it is or is heading for. */
+	if (r->intended != ST_RUNNING && r->intended != ST_STOPPED)
+		r->intended = r->state == ST_STOPPED || r->state == ST_STOPPING ? ST_STOPPED :
+		    ST_RUNNING;
 }
 
 static enum gr_err
@@ -344,7 +358,8 @@ save_row(struct sim *s, const struct row *r, struct gr_error *err)
 
 	if (sqlite3_prepare_v2(state_db(s->st), "UPDATE sim_instances SET state = ?, "
 	    "state_since = ?, next_at = ?, run_since = ?, checked_until = ?, status_msg = ?, "
-	    "price_hour = ?, fault = ?, fault_at = ? WHERE seq = ?", -1, &q, NULL) != SQLITE_OK)
+	    "price_hour = ?, fault = ?, fault_at = ?, intended = ? WHERE seq = ?", -1, &q,
+	    NULL) != SQLITE_OK)
 		return state_fail(s->st, err, "cannot update an instance");
 	sqlite3_bind_int(q, 1, r->state);
 	sqlite3_bind_int64(q, 2, r->state_since);
@@ -355,7 +370,8 @@ save_row(struct sim *s, const struct row *r, struct gr_error *err)
 	sqlite3_bind_int64(q, 7, r->price_hour);
 	sqlite3_bind_int(q, 8, r->fault);
 	sqlite3_bind_int64(q, 9, r->fault_at);
-	sqlite3_bind_int64(q, 10, r->seq);
+	sqlite3_bind_int(q, 10, r->intended);
+	sqlite3_bind_int64(q, 11, r->seq);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	return rc == SQLITE_DONE ? GR_OK : state_fail(s->st, err, "cannot update an instance");
@@ -510,10 +526,15 @@ advance_row(struct sim *s, struct row *r, int64_t now, struct gr_error *err)
 		}
 		if (when == 0 || when > now)
 			break;
+		/* A step under way finishes, then the machine goes where it was last told. */
 		switch (r->state) {
 		case ST_PROVISIONING:
-		case ST_STARTING: to = ST_RUNNING; break;
-		case ST_STOPPING: to = ST_STOPPED; break;
+		case ST_STARTING:
+			to = r->intended == ST_STOPPED ? ST_STOPPED : ST_RUNNING;
+			break;
+		case ST_STOPPING:
+			to = r->intended == ST_RUNNING ? ST_STARTING : ST_STOPPED;
+			break;
 		case ST_DESTROYING: to = ST_DESTROYED; break;
 		default: r->next_at = 0; continue;
 		}
@@ -679,6 +700,7 @@ row_to_instance(struct sim *s, const struct row *r, int64_t now, struct instance
 	in->created_at = r->created_at;
 	in->state_since = r->state_since;
 	strlcpy_(in->status_msg, r->status_msg, sizeof(in->status_msg));
+	in->intended = r->intended;
 	in->valid = IV_PRICE | IV_CREATED | IV_STORAGE;
 	if (r->state == ST_RUNNING) {
 		const char *host = getenv("GPURENT_SIM_SSH_HOST");
@@ -987,8 +1009,8 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	ports = join_ports(req->ports, req->n_ports);
 	if (sqlite3_prepare_v2(state_db(s->st), "INSERT INTO sim_instances(id, offer_idx, type, "
 	    "state, state_since, next_at, price_hour, bid_hour, storage_hour, label, image, "
-	    "disk_gb, env, ports, onstart, client_token, created_at) VALUES('', ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK) {
+	    "disk_gb, env, ports, onstart, client_token, created_at, intended) VALUES('', ?, ?, "
+	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK) {
 		free(env);
 		free(ports);
 		return state_fail(s->st, err, "cannot record the instance");
@@ -1016,6 +1038,7 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	sqlite3_bind_text(q, 14, req->onstart ? req->onstart : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 15, req->client_token ? req->client_token : "", -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 16, now);
+	sqlite3_bind_int(q, 17, ST_RUNNING);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	free(env);
@@ -1060,6 +1083,51 @@ sim_launch(struct sim *s, const struct launch_req *req, struct instance *out,
 		return err->code;
 	}
 	return state_commit(s->st, err);
+}
+
+/* Whether an interruptible instance's bid still clears the market at now: else why not. */
+static enum gr_err
+bid_clears(struct sim *s, const struct row *r, int64_t now, struct gr_error *err)
+{
+	int64_t market;
+	char a[32], b[32];
+
+	if (r->type != OFFER_INTERRUPTIBLE)
+		return GR_OK;
+	market = market_spot_price(s->seed, r->offer_idx, market_spot_floor(s->seed,
+	    r->offer_idx), now);
+	if (market <= r->bid_hour)
+		return GR_OK;
+	return gr_fail(err, GR_ECAPACITY, "cannot start '%s': the market price %s/h is above "
+	    "its bid %s/h", r->id, money_format(a, sizeof(a), market, 3, true),
+	    money_format(b, sizeof(b), r->bid_hour, 3, true));
+}
+
+/*
+ * Record what the user wants of r, a machine between two states, as vast.ai does
+ * (providers/vast.md section 4.3, intended_status): the step under way finishes and the
+ * machine follows (advance_row). One still provisioning or starting that is told to stop
+ * lets its reservation go, for it will not run; told to start again, it takes it back.
+ */
+static enum gr_err
+intend(struct sim *s, struct row *r, enum inst_state want, int64_t now, struct gr_error *err)
+{
+	struct ledger_seg seg;
+
+	if (r->intended == want)
+		return GR_OK;
+	r->intended = want;
+	if (r->state == ST_PROVISIONING || r->state == ST_STARTING) {
+		if (want == ST_STOPPED) {
+			if (ledger_end(s->st, r->id, now, err) != GR_OK)
+				return err->code;
+		} else {
+			ledger_seg_for(s, r, LEDGER_PROVISIONING, now, &seg);
+			if (ledger_begin(s->st, &seg, err) != GR_OK)
+				return err->code;
+		}
+	}
+	return save_row(s, r, err);
 }
 
 /*
@@ -1120,37 +1188,33 @@ act(struct sim *s, const char *id, enum inst_state want, struct gr_error *err)
 	}
 	switch (want) {
 	case ST_STOPPING:
-		if (r->state == ST_STOPPED || r->state == ST_STOPPING)
-			goto done;
-		if (r->state != ST_RUNNING) {
-			gr_fail(err, GR_ECONFLICT, "instance '%s' is %s; only a running "
-			    "instance can stop", id, inst_state_name(r->state));
+		if (r->state == ST_FAILED) {
+			gr_fail(err, GR_ECONFLICT, "instance '%s' is %s; it cannot stop, only be "
+			    "destroyed", id, inst_state_name(r->state));
 			goto fail;
 		}
+		if (r->state != ST_RUNNING) {
+			if (intend(s, r, ST_STOPPED, now, err) != GR_OK)
+				goto fail;
+			goto done;
+		}
+		r->intended = ST_STOPPED;
 		break;
 	case ST_STARTING:
-		if (r->state == ST_RUNNING || r->state == ST_STARTING ||
-		    r->state == ST_PROVISIONING)
-			goto done;
-		if (r->state != ST_STOPPED) {
-			gr_fail(err, GR_ECONFLICT, "instance '%s' is %s; only a stopped instance "
-			    "can start", id, inst_state_name(r->state));
+		if (r->state == ST_FAILED) {
+			gr_fail(err, GR_ECONFLICT, "instance '%s' is %s; it cannot start, only be "
+			    "destroyed", id, inst_state_name(r->state));
 			goto fail;
 		}
-		if (r->type == OFFER_INTERRUPTIBLE) {
-			int64_t market = market_spot_price(s->seed, r->offer_idx,
-			    market_spot_floor(s->seed, r->offer_idx), now);
-
-			if (market > r->bid_hour) {
-				char a[32], b[32];
-
-				gr_fail(err, GR_ECAPACITY, "cannot start '%s': the market price "
-				    "%s/h is above its bid %s/h", id, money_format(a, sizeof(a),
-				    market, 3, true), money_format(b, sizeof(b), r->bid_hour, 3,
-				    true));
+		if ((r->state == ST_STOPPED || r->state == ST_STOPPING) &&
+		    bid_clears(s, r, now, err) != GR_OK)
+			goto fail;
+		if (r->state != ST_STOPPED) {
+			if (intend(s, r, ST_RUNNING, now, err) != GR_OK)
 				goto fail;
-			}
+			goto done;
 		}
+		r->intended = ST_RUNNING;
 		break;
 	default:
 		to = ST_DESTROYING;

@@ -446,14 +446,16 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 	int kind = -1;
 	int64_t rate = 0;
 	bool same = false;
+	/* A machine still loading that was told to stop reserves nothing: it never runs. */
+	enum inst_state state = instance_billing_state(in);
 
-	if (inst_state_billed(in->state) && (in->valid & IV_PRICE)) {
+	if (inst_state_billed(state) && (in->valid & IV_PRICE)) {
 		kind = LEDGER_COMPUTE;
 		rate = in->price_hour;
-	} else if (in->state == ST_STOPPED && (in->valid & IV_STORAGE)) {
+	} else if (state == ST_STOPPED && (in->valid & IV_STORAGE)) {
 		kind = LEDGER_STORAGE;
 		rate = in->storage_hour;
-	} else if (in->state == ST_STARTING && (in->valid & IV_PRICE)) {
+	} else if (state == ST_STARTING && (in->valid & IV_PRICE)) {
 		/* Starting again: about to bill at its price, a reservation as at launch. */
 		kind = LEDGER_PROVISIONING;
 		rate = in->price_hour;
@@ -462,7 +464,7 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 	 * Still provisioning: billing stops, and a reservation stands, the one made at launch
 	 * or, for an instance launched elsewhere and never seen before, one made now.
 	 */
-	if (kind < 0 && in->state == ST_PROVISIONING) {
+	if (kind < 0 && state == ST_PROVISIONING) {
 		if (end_billing(st, in->id, now, err) != GR_OK)
 			return err->code;
 		if (!(in->valid & IV_PRICE))

@@ -65,7 +65,12 @@ test_offers_recorded(void **state)
 	assert_int_equal(o->time_limit_s, 240 * 60);
 	assert_int_equal(o->price_hour, 4 * 2100000);
 	assert_true(o->valid & OV_PRICE);
-	assert_null(o->gpu);			/* "h100" names three models: no guess */
+	/* "h100" names three models; the one SXM among them (catalogue_gpu_type), its memory
+	   told, and the GRES type kept. */
+	assert_non_null(o->gpu);
+	assert_string_equal(o->gpu->id, "H100-SXM-80GB");
+	assert_int_equal(o->vram_gb, 80);
+	assert_true(o->valid & OV_VRAM);
 	assert_string_equal(o->gpu_raw, "h100");
 	assert_string_equal(o->location, "lab");
 	o = find_offer(&l, "slurm:short/h100");

@@ -397,6 +397,52 @@ test_instance(void **state)
 	free(b);
 }
 
+/* vast's actual/intended pair (vast.md section 4.3): the state, and the intent kept apart. */
+static void
+test_instance_intended(void **state)
+{
+	static const struct {
+		const char *actual, *intended, *cur, *next;
+		enum inst_state want, intent;
+	} cases[] = {
+		/* Told to stop while it loads: still provisioning, stopped once loaded. */
+		{ "loading", "stopped", "running", "stopped", ST_PROVISIONING, ST_STOPPED },
+		{ "loading", "running", "running", "running", ST_PROVISIONING, ST_RUNNING },
+		{ "created", "stopped", "running", "stopped", ST_PROVISIONING, ST_STOPPED },
+		{ "running", "stopped", "running", "stopped", ST_STOPPING, ST_STOPPED },
+		{ "stopped", "stopped", "stopped", "stopped", ST_STOPPED, ST_STOPPED },
+		{ "stopped", "running", "stopped", "running", ST_STARTING, ST_RUNNING },
+		/* Outbid: meant to run, stopped, and it does not resume by itself. */
+		{ "stopped", "running", "stopped", "stopped", ST_STOPPED, ST_RUNNING },
+		{ "exited", "running", "running", "running", ST_FAILED, ST_RUNNING },
+		/* Neither word vast uses: no intent, not a guess. */
+		{ "running", "paused", "running", "running", ST_RUNNING, ST_UNKNOWN },
+	};
+	struct instance in;
+	struct gr_error err = { 0 };
+	char body[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(body, sizeof(body), "{\"instances\": {\"id\": 7, \"actual_status\": "
+		    "\"%s\", \"intended_status\": \"%s\", \"cur_state\": \"%s\", "
+		    "\"next_state\": \"%s\"}}", cases[i].actual, cases[i].intended, cases[i].cur,
+		    cases[i].next);
+		memset(&in, 0, sizeof(in));
+		assert_int_equal(vast_parse_instance(body, strlen(body), &in, &err), GR_OK);
+		assert_int_equal(in.state, cases[i].want);
+		assert_int_equal(in.intended, cases[i].intent);
+	}
+	/* Without intended_status: none. */
+	snprintf(body, sizeof(body), "{\"instances\": {\"id\": 7, \"actual_status\": "
+	    "\"loading\"}}");
+	memset(&in, 0, sizeof(in));
+	assert_int_equal(vast_parse_instance(body, strlen(body), &in, &err), GR_OK);
+	assert_int_equal(in.state, ST_PROVISIONING);
+	assert_int_equal(in.intended, ST_UNKNOWN);
+}
+
 /* The start of a row whose uptime_mins is up (a JSON value), parsed between two clocks. */
 static int64_t
 started_with_uptime(const char *up, const char *actual, int64_t *before, int64_t *after)
@@ -513,6 +559,7 @@ main(void)
 		cmocka_unit_test(test_charges),
 		cmocka_unit_test(test_instances),
 		cmocka_unit_test(test_instance),
+		cmocka_unit_test(test_instance_intended),
 		cmocka_unit_test(test_instance_started),
 		cmocka_unit_test(test_instances_without_id),
 		cmocka_unit_test(test_query),

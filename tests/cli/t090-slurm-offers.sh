@@ -27,7 +27,7 @@ check "gpu/h100 matches sinfo" '[ "$(offer_view slurm:gpu/h100)" = "$(sinfo_view
 check "short/h100 matches sinfo" '[ "$(offer_view slurm:short/h100)" = "$(sinfo_view short)" ]'
 check "8 GPUs free on gpu" '[ "$(offer_view slurm:gpu/h100)" = "8 2 14400" ]'
 check "4 GPUs per node" '[ "$(jq -r ".[0].gpus" <<<"$OUT")" = 4 ]'
-check "the GRES type is the GPU name" '[ "$(jq -r ".[0].gpu" <<<"$OUT")" = h100 ]'
+check "the GRES type is kept as the GPU name" '[ "$(jq -r ".[0].gpu_name" <<<"$OUT")" = h100 ]'
 check "no price without a rate: null, never 0" \
 	'[ "$(jq -r "[.[].price_hour] | unique | .[0]" <<<"$OUT")" = null ]'
 check "nothing queued" '[ "$(jq -r "[.[].queued] | add" <<<"$OUT")" = 0 ]'

@@ -46,7 +46,7 @@ instance_ok="([$INSTANCE_NUMBERS[] as \$k | .[\$k] | type == \"number\"] | all) 
    (.ports[\"22/tcp\"][0].HostPort | type == \"string\") else true end)"
 
 destroyed=()
-declare -A labels
+declare -A labels intents
 check_reply() {
 	local id
 	case "$METHOD $RPATH" in
@@ -101,6 +101,11 @@ check_reply() {
 			if [ -n "${labels[$id]-}" ]; then
 				want_jq "the label set before" ".instances.label == ${labels[$id]}"
 			fi
+			# A stop or start is recorded in any state, even while it loads (issue 28).
+			if [ -n "${intents[$id]-}" ]; then
+				want_jq "the intended status asked for last" \
+				    ".instances.intended_status == ${intents[$id]}"
+			fi
 		fi
 		;;
 	"PUT /api/v0/instances/request_logs/"*/)
@@ -122,6 +127,10 @@ check_reply() {
 			want_jq "a label change answers a msg" '.msg | type == "string"'
 			id=${RPATH#/api/v0/instances/}
 			labels[${id%/}]=$(jq -c .label "$TMP/request")
+		fi
+		if jq -e 'has("state")' "$TMP/request" >/dev/null; then
+			id=${RPATH#/api/v0/instances/}
+			intents[${id%/}]=$(jq -c .state "$TMP/request")
 		fi
 		;;
 	"DELETE /api/v0/instances/"*/)

@@ -119,4 +119,25 @@ check "a destroyed instance leaves show instances" 'jq -e "length == 0" <<<"$OUT
 vast show instance "$ID" --raw
 check "show instance of a destroyed one answers instances null" \
     'jq -e ".instances == null" <<<"$OUT" >/dev/null'
+
+# Stopped right after it was created, while it still loads: vast records the intent and
+# the machine follows once loaded (issue 28). On the machine the first one left.
+advance 1m
+vast create instance "$OFFER" --image pytorch/pytorch:latest --disk 20 --ssh --label early --raw
+check "the second create answers new_contract" \
+    'jq -e ".success and (.new_contract | type == \"number\")" <<<"$OUT" >/dev/null'
+ID=$(jq -r .new_contract <<<"$OUT")
+vast stop instance "$ID"
+check "a stop while it loads says so, as for a running one" '[ "$OUT" = "stopping instance $ID." ]'
+vast show instance "$ID" --raw
+check "still loading, with intended status stopped" \
+    'jq -e ".actual_status == \"loading\" and .intended_status == \"stopped\"" <<<"$OUT" >/dev/null'
+vast label instance "$ID" early-stopped
+check "a label while it loads says so" '[ "$OUT" = "label for $ID set to early-stopped." ]'
+advance 10m
+vast show instance "$ID" --raw
+check "it ended stopped, without ever running, and labelled" \
+    'jq -e ".actual_status == \"stopped\" and .intended_status == \"stopped\" and .label == \"early-stopped\" and .uptime_mins == null" <<<"$OUT" >/dev/null'
+vast destroy instance "$ID"
+check "the second destroy says so" '[ "$OUT" = "destroying instance $ID." ]'
 pass

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/catalogue.h"
 #include "slurm_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -73,7 +74,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		slurm_hostlist_first(t, host, sizeof(host));
 		(void)slurm_hostlist_expand(t, hosts, sizeof(hosts) / sizeof(*hosts));
 		(void)slurm_jwt_expiry(t, &exp);
-		(void)slurm_gpu_model(t);
+		(void)catalogue_gpu_type(t);
 	}
 	return 0;
 }

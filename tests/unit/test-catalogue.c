@@ -332,6 +332,84 @@ table_is_sane(void **state)
 	assert_null(catalogue_provider_name("nowhere", 0));
 }
 
+/* Slurm GRES types and the like onto the catalogue (catalogue_gpu_type): NULL is unknown. */
+static void
+gpu_types(void **state)
+{
+	static const struct {
+		const char *type, *want;
+	} cases[] = {
+		/* The names the issue lists, and the test cluster's. */
+		{ "h100", "H100-SXM-80GB" },
+		{ "H100", "H100-SXM-80GB" },
+		{ "a100", NULL },			/* 40 or 80 GB: not guessed */
+		{ "a100_80g", "A100-SXM-80GB" },
+		{ "l40s", "L40S-48GB" },
+		{ "mi300x", "MI300X-192GB" },
+		/* Memory, form and both. */
+		{ "a100_40g", "A100-SXM-40GB" },
+		{ "a100-40gb", "A100-SXM-40GB" },
+		{ "a100_40g_pcie", "A100-PCIE-40GB" },
+		{ "a100-pcie-80gb", "A100-PCIE-80GB" },
+		{ "a100.80gb", "A100-SXM-80GB" },
+		{ "h100_pcie", "H100-PCIE-80GB" },
+		{ "h100-nvl", "H100-NVL-94GB" },
+		{ "h100_94g", "H100-NVL-94GB" },
+		{ "h200", "H200-SXM-141GB" },
+		{ "h200_nvl", "H200-NVL-141GB" },
+		{ "v100", NULL },			/* 16 or 32 GB SXM2 */
+		{ "v100_32g", "V100-SXM2-32GB" },
+		{ "v100_16g_pcie", "V100-PCIE-16GB" },
+		{ "gh200", NULL },			/* 96 or 144 GB, neither SXM */
+		{ "l40", "L40-48GB" },
+		{ "a10", "A10-24GB" },
+		{ "rtx_a6000", "RTXA6000-48GB" },
+		{ "4090", "RTX4090-24GB" },
+		/* Slurm's AutoDetect=nvml names. */
+		{ "nvidia_h100_80gb_hbm3", "H100-SXM-80GB" },
+		{ "nvidia_a100-sxm4-80gb", "A100-SXM-80GB" },
+		{ "nvidia_a100_80gb_pcie", "A100-PCIE-80GB" },
+		{ "nvidia_geforce_rtx_3090", "RTX3090-24GB" },
+		{ "tesla_v100-sxm2-16gb", "V100-SXM2-16GB" },
+		{ "amd_instinct_mi300x", "MI300X-192GB" },
+		/* Hostile: nothing, no model, two sizes or forms, sizes no variant has. */
+		{ "", NULL },
+		{ "gpu", NULL },
+		{ "_-_", NULL },
+		{ "80g", NULL },
+		{ "nvidia", NULL },
+		{ "sxm", NULL },
+		{ "h100_80g_94g", NULL },
+		{ "h100_pcie_nvl", NULL },
+		{ "h100_96g", NULL },
+		{ "a100_0g", NULL },
+		{ "a100_99999g", NULL },
+		{ "h100h100", NULL },
+		{ "h1", NULL },
+		{ "h100\x01", NULL },
+		{ "h1\x01" "00", NULL },
+		{ "h100/pcie", NULL },
+		{ "h100 ", "H100-SXM-80GB" },
+		{ "h100\xc3\xa9", NULL },
+		{ "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", NULL },
+		{ "h100_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", NULL },
+	};
+	size_t i;
+
+	(void)state;
+	assert_null(catalogue_gpu_type(NULL));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct gpu_model *m = catalogue_gpu_type(cases[i].type);
+
+		if (cases[i].want == NULL) {
+			if (m != NULL)
+				fail_msg("'%s' is %s, not unknown", cases[i].type, m->id);
+		} else if (m == NULL || strcmp(m->id, cases[i].want) != 0)
+			fail_msg("'%s' is %s, not %s", cases[i].type, m ? m->id : "unknown",
+			    cases[i].want);
+	}
+}
+
 int
 main(void)
 {
@@ -342,6 +420,7 @@ main(void)
 		cmocka_unit_test(raw_names),
 		cmocka_unit_test(sets),
 		cmocka_unit_test(table_is_sane),
+		cmocka_unit_test(gpu_types),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
