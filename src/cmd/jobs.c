@@ -163,18 +163,6 @@ attempt_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	}
 }
 
-/* A managed job's id: m and digits. */
-static bool
-is_managed_id(const char *s)
-{
-	if (s[0] != 'm' || s[1] == '\0')
-		return false;
-	for (s++; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 /* The managed jobs (all, or one: want), with their figures. */
 static int
 list_managed(struct cmd_ctx *c, struct state *st, const char *want)
@@ -277,7 +265,7 @@ jobs_run(struct cmd_ctx *c, int argc, char **argv)
 	}
 	if (npos > 1)
 		return cmd_usage_error(c, "give at most one instance or job id");
-	if (a.managed || (npos == 1 && is_managed_id(argv[0]))) {
+	if (a.managed || (npos == 1 && managed_id_valid(argv[0]))) {
 		if (session_state(c->s, &st, &err) != GR_OK)
 			return cmd_error(c, &err);
 		return list_managed(c, st, npos == 1 ? argv[0] : NULL);
@@ -323,7 +311,8 @@ const struct command cmd_jobs = {
 	    "Exit status 255 when an instance could not be reached (its jobs show the state\n"
 	    "recorded last).\n"
 	    "--managed (or a managed job's id, mN) lists the managed jobs of 'run --managed':\n"
-	    "their state (renting, syncing, running, checkpointing, recovering, done, failed),\n"
+	    "their state (renting, syncing, running, checkpointing, recovering, done, failed,\n"
+	    "cancelling, cancelled: 'gpurent kill mN'),\n"
 	    "attempt, the age of the newest whole checkpoint, recoveries, the work lost to\n"
 	    "lost machines since their last checkpoints, and the cost so far (what the ledger\n"
 	    "billed each attempt's machine; unknown when attempts differ in currency).\n"
