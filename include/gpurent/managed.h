@@ -114,6 +114,21 @@ void managed_release(struct session *s, const char *id, const char *holder);
  */
 bool managed_cost(struct session *s, const struct managed_attempt *v, size_t n, int64_t *cost,
     char *currency);
+/* A managed job with the figures `jobs --managed` and the dashboard show. */
+struct managed_row {
+	struct managed_job j;
+	char instance[ID_MAX];		/* the current (or last) attempt's machine; "" none */
+	int64_t ckpt_age;		/* since the newest whole checkpoint (to the job's end
+					   once it ended); -1 none */
+	int64_t lost_s;			/* managed_lost */
+	int64_t cost;			/* managed_cost, when cost_known */
+	char currency[CURRENCY_MAX];
+	bool cost_known;
+};
+/* Every managed job, or only `want` (GR_ENOTFOUND when there is none), oldest first, with
+   its figures at now. Caller frees. */
+enum gr_err managed_rows(struct session *s, const char *want, int64_t now,
+    struct managed_row **out, size_t *n, struct gr_error *err);
 /* The seconds of work lost over the attempts (each: from its last whole checkpoint, or its
    start, to its loss). */
 int64_t managed_lost(const struct managed_attempt *v, size_t n);

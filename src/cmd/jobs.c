@@ -59,16 +59,6 @@ static const struct cmd_opt opts[] = {
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
-/* A managed job as listed: its record and the figures of its attempts. */
-struct managed_row {
-	struct managed_job j;
-	int64_t ckpt_age;	/* -1: no checkpoint */
-	int64_t lost_s;
-	int64_t cost;
-	char currency[CURRENCY_MAX];
-	bool cost_known;
-};
-
 static const struct column managed_cols[] = {
 	{ "id", N_("JOB"), false, false, 0, 0 },
 	{ "state", N_("STATE"), false, false, 0, 0 },
@@ -165,44 +155,15 @@ attempt_cell(const void *row, size_t col, struct cell *c, void *ctx)
 
 /* The managed jobs (all, or one: want), with their figures. */
 static int
-list_managed(struct cmd_ctx *c, struct state *st, const char *want)
+list_managed(struct cmd_ctx *c, const char *want)
 {
 	struct gr_error err = { 0 };
-	struct managed_job *v = NULL;
 	struct managed_row *rows;
-	struct managed_attempt *at;
-	size_t n, i, k = 0, na;
-	int64_t now = time(NULL);
+	size_t k;
 	int rc;
 
-	if (managed_job_load(st, &v, &n, &err) != GR_OK)
+	if (managed_rows(c->s, want, time(NULL), &rows, &k, &err) != GR_OK)
 		return cmd_error(c, &err);
-	rows = xcalloc(n + 1, sizeof(*rows));
-	for (i = 0; i < n; i++) {
-		struct managed_row *m = &rows[k];
-
-		if (want != NULL && strcmp(v[i].id, want) != 0)
-			continue;
-		m->j = v[i];
-		m->ckpt_age = v[i].ckpt_at ? (v[i].ended_at ? v[i].ended_at : now) - v[i].ckpt_at :
-		    -1;
-		if (managed_attempt_load(st, v[i].id, &at, &na, &err) != GR_OK) {
-			free(rows);
-			free(v);
-			return cmd_error(c, &err);
-		}
-		m->lost_s = managed_lost(at, na);
-		m->cost_known = managed_cost(c->s, at, na, &m->cost, m->currency);
-		free(at);
-		k++;
-	}
-	free(v);
-	if (want != NULL && k == 0) {
-		free(rows);
-		gr_fail(&err, GR_ENOTFOUND, "no managed job '%s' ('gpurent jobs --managed' lists "
-		    "them)", want);
-		return cmd_error(c, &err);
-	}
 	rc = out_print(c->out, &out_global, managed_cols, ARRAY_LEN(managed_cols), 0, rows, k,
 	    sizeof(*rows), managed_cell, NULL, &err) == GR_OK ? 0 : cmd_error(c, &err);
 	free(rows);
@@ -265,11 +226,8 @@ jobs_run(struct cmd_ctx *c, int argc, char **argv)
 	}
 	if (npos > 1)
 		return cmd_usage_error(c, "give at most one instance or job id");
-	if (a.managed || (npos == 1 && managed_id_valid(argv[0]))) {
-		if (session_state(c->s, &st, &err) != GR_OK)
-			return cmd_error(c, &err);
-		return list_managed(c, st, npos == 1 ? argv[0] : NULL);
-	}
+	if (a.managed || (npos == 1 && managed_id_valid(argv[0])))
+		return list_managed(c, npos == 1 ? argv[0] : NULL);
 	if (npos == 1) {
 		if (remote_job_split(argv[0], inst, sizeof(inst), &seq)) {
 			want_job = argv[0];

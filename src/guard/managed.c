@@ -1063,3 +1063,49 @@ managed_lost(const struct managed_attempt *v, size_t n)
 		sum += v[i].lost_s;
 	return sum;
 }
+
+enum gr_err
+managed_rows(struct session *s, const char *want, int64_t now, struct managed_row **out,
+    size_t *n, struct gr_error *err)
+{
+	struct managed_job *v = NULL;
+	struct managed_attempt *at;
+	struct state *st;
+	size_t nv, i, na;
+
+	*out = NULL;
+	*n = 0;
+	if (session_state(s, &st, err) != GR_OK || managed_job_load(st, &v, &nv, err) != GR_OK)
+		return err->code;
+	*out = xcalloc(nv + 1, sizeof(**out));
+	for (i = 0; i < nv; i++) {
+		struct managed_row *m = &(*out)[*n];
+
+		if (want != NULL && strcmp(v[i].id, want) != 0)
+			continue;
+		m->j = v[i];
+		m->ckpt_age = v[i].ckpt_at ? (v[i].ended_at ? v[i].ended_at : now) -
+		    v[i].ckpt_at : -1;
+		if (managed_attempt_load(st, v[i].id, &at, &na, err) != GR_OK) {
+			free(v);
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return err->code;
+		}
+		if (na > 0)
+			strlcpy_(m->instance, at[na - 1].instance_id, sizeof(m->instance));
+		m->lost_s = managed_lost(at, na);
+		m->cost_known = managed_cost(s, at, na, &m->cost, m->currency);
+		free(at);
+		(*n)++;
+	}
+	free(v);
+	if (want != NULL && *n == 0) {
+		free(*out);
+		*out = NULL;
+		return gr_fail(err, GR_ENOTFOUND, "no managed job '%s' ('gpurent jobs --managed' "
+		    "lists them)", want);
+	}
+	return GR_OK;
+}
