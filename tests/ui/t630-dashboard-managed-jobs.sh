@@ -3,12 +3,7 @@
 # recoveries, lost work, cost so far and machine; K on one asks, and yes cancels it through
 # the engine: its controller pulls a last checkpoint, destroys the machine and ends it.
 . "$(dirname "$0")/lib.sh"
-# sshd.sh speaks the CLI tests' names.
-TMP=$T GPURENT=$G
-CLEANUP_HOOKS=()
-. "$(dirname "$0")/../cli/sshd.sh"
-trap 'for h in "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"; do eval "$h" || true; done
-	tm kill-server 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+. "$(dirname "$0")/sshd.sh"
 start_sshd
 CLEANUP_HOOKS+=("close_masters")
 
