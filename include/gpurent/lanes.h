@@ -34,7 +34,7 @@ enum ui_job {
 	UJ_METRICS,		/* one instance's GPU samples */
 	UJ_ACTION,		/* launch, stop, start or destroy */
 	UJ_COSTS,		/* the ledger: totals, by provider, by label (no provider),
-				   and the watcher's newest events */
+				   the watcher's newest events and the managed jobs */
 	UJ_JOBLOGS,		/* one instance's recorded jobs and their last log lines (ssh) */
 	UJ_JUPYTER,		/* one instance's Jupyter, forwarded in the background (ssh) */
 	UJ_CLUSTER,		/* a cluster's partitions and the user's jobs (CAP_CLUSTER) */
@@ -52,7 +52,8 @@ struct ui_job_log {
 	char err[200];			/* "" when it was read */
 };
 
-enum ui_action { UA_LAUNCH, UA_STOP, UA_START, UA_DESTROY };
+/* UA_CANCEL: the managed job req.id (run --managed), in its current machine's lane. */
+enum ui_action { UA_LAUNCH, UA_STOP, UA_START, UA_DESTROY, UA_CANCEL };
 
 struct lane_request {
 	struct filter filter;		/* UJ_OFFERS */
@@ -64,8 +65,10 @@ struct lane_request {
 	char currency[CURRENCY_MAX];	/* of price_hour */
 };
 
-/* The costs view's audit line, filled by lane_ops.audit: a type of the layers above. */
+/* The costs view's audit line, filled by lane_ops.audit, and the managed jobs, by
+   lane_ops.managed: types of the layers above. */
 struct ui_audit;
+struct managed_row;
 
 /* The most events the events view holds. */
 #define UI_MAX_EVENTS 500
@@ -92,6 +95,8 @@ struct ui_result {
 	size_t n_events;
 	struct ui_audit *audit;		/* UJ_COSTS: lane_ops.audit's (one flat block, freed
 					   with the result) */
+	struct managed_row *managed;	/* UJ_COSTS: lane_ops.managed's (one flat block) */
+	size_t n_managed;
 	struct remote_job *jobs;	/* UJ_JOBLOGS: recorded, oldest first; states read live */
 	size_t n_jobs;
 	struct ui_job_log logs[UI_JOB_LOGS];	/* UJ_JOBLOGS: the newest jobs' */
@@ -105,11 +110,13 @@ struct ui_result {
  * fills r (and r->err) and returns its code.
  */
 struct lane_ops {
-	/* UJ_ACTION: launch, stop, start or destroy what r->req names. */
+	/* UJ_ACTION: launch, stop, start, destroy or cancel what r->req names. */
 	enum gr_err (*action)(struct session *s, struct ui_result *r);
 	/* UJ_COSTS, after the costs (at clk): the audit line, as r->audit. */
 	enum gr_err (*audit)(struct session *s, struct state *st, const struct cost_clock *clk,
 	    struct ui_result *r);
+	/* UJ_COSTS, after the audit: the managed jobs with their figures, as r->managed. */
+	enum gr_err (*managed)(struct session *s, struct ui_result *r);
 };
 
 struct lanes;

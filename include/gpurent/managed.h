@@ -17,7 +17,8 @@
  * checkpoint), what is left of the machine is destroyed, and only once it is, the next
  * attempt rents the next candidate: never two machines at once. A command that exits
  * non-zero by itself ends the job (failed) unless retry_on_exit. On success the fetches are
- * copied back, a last checkpoint pulled, and the machine destroyed (or stopped).
+ * copied back, a last checkpoint pulled, and the machine destroyed (or stopped); a
+ * cancelled job (managed_cancel) gets its last checkpoint pulled and its machine destroyed.
  *
  * The engine moves in rounds: managed_round does what is due for one job and returns; a
  * controller (the attached `run --managed`, or `gpurent watch` for every job) calls it
@@ -95,6 +96,14 @@ enum gr_err managed_round(struct session *s, const char *id, const char *holder,
     enum managed_turn *turn, struct gr_error *err);
 /* A round of every live job no other controller holds (the watcher). */
 void managed_round_all(struct session *s, const char *holder, FILE *out);
+/*
+ * Cancel job id: mark it cancelling, then take a round as holder, which ends it (a last
+ * checkpoint, its machine destroyed, the job cancelled) unless another controller holds
+ * its lease (*turn MT_HELD): that one ends it at its next round. GR_ECONFLICT when the job
+ * already ended.
+ */
+enum gr_err managed_cancel(struct session *s, const char *id, const char *holder, FILE *out,
+    enum managed_turn *turn, struct gr_error *err);
 /* Give the job's lease up, for the next controller to take at once. */
 void managed_release(struct session *s, const char *id, const char *holder);
 
@@ -105,6 +114,21 @@ void managed_release(struct session *s, const char *id, const char *holder);
  */
 bool managed_cost(struct session *s, const struct managed_attempt *v, size_t n, int64_t *cost,
     char *currency);
+/* A managed job with the figures `jobs --managed` and the dashboard show. */
+struct managed_row {
+	struct managed_job j;
+	char instance[ID_MAX];		/* the current (or last) attempt's machine; "" none */
+	int64_t ckpt_age;		/* since the newest whole checkpoint (to the job's end
+					   once it ended); -1 none */
+	int64_t lost_s;			/* managed_lost */
+	int64_t cost;			/* managed_cost, when cost_known */
+	char currency[CURRENCY_MAX];
+	bool cost_known;
+};
+/* Every managed job, or only `want` (GR_ENOTFOUND when there is none), oldest first, with
+   its figures at now. Caller frees. */
+enum gr_err managed_rows(struct session *s, const char *want, int64_t now,
+    struct managed_row **out, size_t *n, struct gr_error *err);
 /* The seconds of work lost over the attempts (each: from its last whole checkpoint, or its
    start, to its loss). */
 int64_t managed_lost(const struct managed_attempt *v, size_t n);

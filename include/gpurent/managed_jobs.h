@@ -22,7 +22,8 @@
 #define MANAGED_ID_MAX 24
 #define MANAGED_SPEC_MAX 16384
 
-/* Where a managed job is; the first five are a live job's, the last two its end. */
+/* Where a managed job is: live until it is done, failed or cancelled. New states go last:
+   the state database keeps the number. */
 enum managed_state {
 	MJ_RENTING,		/* its attempt's machine is being rented or starting */
 	MJ_SYNCING,		/* the machine runs: sync, restore and start */
@@ -31,8 +32,14 @@ enum managed_state {
 	MJ_RECOVERING,		/* the machine was lost: its end recorded, the next attempt due */
 	MJ_DONE,
 	MJ_FAILED,
+	MJ_CANCELLING,		/* cancelled (managed_cancel): its controller ends it next */
+	MJ_CANCELLED,
 };
 const char *managed_state_name(enum managed_state s);
+/* Whether a job in state s still lives (a controller has work for it). */
+bool managed_state_live(enum managed_state s);
+/* Whether s is a managed job's id: m and digits. */
+bool managed_id_valid(const char *s);
 
 struct managed_job {
 	char id[MANAGED_ID_MAX];	/* "m1", "m2", ... */
@@ -67,12 +74,15 @@ struct managed_attempt {
 
 /* A new job from j (its spec and created_at): j->id gets its id. */
 enum gr_err managed_job_add(struct state *st, struct managed_job *j, struct gr_error *err);
-/* Write j's fields back. */
+/* Write j's fields back; a cancel mark (MJ_CANCELLING) stays under a live state, so a
+   controller in the middle of a round does not undo it. */
 enum gr_err managed_job_save(struct state *st, const struct managed_job *j,
     struct gr_error *err);
 /* Job id into j; GR_ENOTFOUND when there is none. */
 enum gr_err managed_job_get(struct state *st, const char *id, struct managed_job *j,
     struct gr_error *err);
+/* Mark job id cancelling, when it lives. */
+enum gr_err managed_job_cancel(struct state *st, const char *id, struct gr_error *err);
 /* Every job, oldest first. Caller frees. */
 enum gr_err managed_job_load(struct state *st, struct managed_job **out, size_t *n,
     struct gr_error *err);

@@ -13,9 +13,9 @@
 enum { D_REFRESH = 1, D_BENCH };
 
 static const struct cmd_opt opts[] = {
-	{ "readonly", 'r', NULL, N_("look only: no launch, stop, start or destroy"), OPT_AT(struct ui_opts, readonly), CPL_NONE, OPT_TRUE },
+	{ "readonly", 'r', NULL, N_("look only: no launch, stop, start, destroy or cancel"), OPT_AT(struct ui_opts, readonly), CPL_NONE, OPT_TRUE },
 	{ "refresh", 0, "SECONDS", N_("refresh instances, metrics and costs this often (default: the dashboard.* config keys)"), D_REFRESH, CPL_NONE, 0 },
-	{ "view", 0, "NAME", N_("open on offers, instances, metrics, costs, events or cluster"), OPT_AT(struct ui_opts, view), CPL_NONE, OPT_STR },
+	{ "view", 0, "NAME", N_("open on offers, instances, metrics, costs, events, cluster or jobs"), OPT_AT(struct ui_opts, view), CPL_NONE, OPT_STR },
 	{ "bench-frames", 0, "N", N_("answer N keys on the offers view (sort, scroll), print the time per frame and per sort, and quit"), D_BENCH, CPL_NONE, 0 },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
@@ -66,8 +66,9 @@ const struct command cmd_dashboard = {
 	.help =
 	    N_("A full-screen view of every selected provider at once: 1 offers, 2 instances,\n"
 	    "3 metrics, 4 costs, 5 events (what gpurent watch did), 6 cluster (a Slurm cluster's\n"
-	    "partitions with GPUs used and free, and your jobs with Slurm's reason); ? lists\n"
-	    "every key. Data is fetched beside the screen, so a\n"
+	    "partitions with GPUs used and free, and your jobs with Slurm's reason), 7 jobs\n"
+	    "(the managed jobs of 'run --managed'; K cancels one, as 'gpurent kill mN'); ?\n"
+	    "lists every key. Data is fetched beside the screen, so a\n"
 	    "slow or failing provider is named on the status line and never freezes it.\n"
 	    "Refresh intervals come from dashboard.offers_interval, instances_interval and\n"
 	    "metrics_interval; instances idle for dashboard.idle_minutes are highlighted.\n"

@@ -59,16 +59,6 @@ static const struct cmd_opt opts[] = {
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
-/* A managed job as listed: its record and the figures of its attempts. */
-struct managed_row {
-	struct managed_job j;
-	int64_t ckpt_age;	/* -1: no checkpoint */
-	int64_t lost_s;
-	int64_t cost;
-	char currency[CURRENCY_MAX];
-	bool cost_known;
-};
-
 static const struct column managed_cols[] = {
 	{ "id", N_("JOB"), false, false, 0, 0 },
 	{ "state", N_("STATE"), false, false, 0, 0 },
@@ -163,58 +153,17 @@ attempt_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	}
 }
 
-/* A managed job's id: m and digits. */
-static bool
-is_managed_id(const char *s)
-{
-	if (s[0] != 'm' || s[1] == '\0')
-		return false;
-	for (s++; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 /* The managed jobs (all, or one: want), with their figures. */
 static int
-list_managed(struct cmd_ctx *c, struct state *st, const char *want)
+list_managed(struct cmd_ctx *c, const char *want)
 {
 	struct gr_error err = { 0 };
-	struct managed_job *v = NULL;
 	struct managed_row *rows;
-	struct managed_attempt *at;
-	size_t n, i, k = 0, na;
-	int64_t now = time(NULL);
+	size_t k;
 	int rc;
 
-	if (managed_job_load(st, &v, &n, &err) != GR_OK)
+	if (managed_rows(c->s, want, time(NULL), &rows, &k, &err) != GR_OK)
 		return cmd_error(c, &err);
-	rows = xcalloc(n + 1, sizeof(*rows));
-	for (i = 0; i < n; i++) {
-		struct managed_row *m = &rows[k];
-
-		if (want != NULL && strcmp(v[i].id, want) != 0)
-			continue;
-		m->j = v[i];
-		m->ckpt_age = v[i].ckpt_at ? (v[i].ended_at ? v[i].ended_at : now) - v[i].ckpt_at :
-		    -1;
-		if (managed_attempt_load(st, v[i].id, &at, &na, &err) != GR_OK) {
-			free(rows);
-			free(v);
-			return cmd_error(c, &err);
-		}
-		m->lost_s = managed_lost(at, na);
-		m->cost_known = managed_cost(c->s, at, na, &m->cost, m->currency);
-		free(at);
-		k++;
-	}
-	free(v);
-	if (want != NULL && k == 0) {
-		free(rows);
-		gr_fail(&err, GR_ENOTFOUND, "no managed job '%s' ('gpurent jobs --managed' lists "
-		    "them)", want);
-		return cmd_error(c, &err);
-	}
 	rc = out_print(c->out, &out_global, managed_cols, ARRAY_LEN(managed_cols), 0, rows, k,
 	    sizeof(*rows), managed_cell, NULL, &err) == GR_OK ? 0 : cmd_error(c, &err);
 	free(rows);
@@ -277,11 +226,8 @@ jobs_run(struct cmd_ctx *c, int argc, char **argv)
 	}
 	if (npos > 1)
 		return cmd_usage_error(c, "give at most one instance or job id");
-	if (a.managed || (npos == 1 && is_managed_id(argv[0]))) {
-		if (session_state(c->s, &st, &err) != GR_OK)
-			return cmd_error(c, &err);
-		return list_managed(c, st, npos == 1 ? argv[0] : NULL);
-	}
+	if (a.managed || (npos == 1 && managed_id_valid(argv[0])))
+		return list_managed(c, npos == 1 ? argv[0] : NULL);
 	if (npos == 1) {
 		if (remote_job_split(argv[0], inst, sizeof(inst), &seq)) {
 			want_job = argv[0];
@@ -323,7 +269,8 @@ const struct command cmd_jobs = {
 	    "Exit status 255 when an instance could not be reached (its jobs show the state\n"
 	    "recorded last).\n"
 	    "--managed (or a managed job's id, mN) lists the managed jobs of 'run --managed':\n"
-	    "their state (renting, syncing, running, checkpointing, recovering, done, failed),\n"
+	    "their state (renting, syncing, running, checkpointing, recovering, done, failed,\n"
+	    "cancelling, cancelled: 'gpurent kill mN'),\n"
 	    "attempt, the age of the newest whole checkpoint, recoveries, the work lost to\n"
 	    "lost machines since their last checkpoints, and the cost so far (what the ledger\n"
 	    "billed each attempt's machine; unknown when attempts differ in currency).\n"

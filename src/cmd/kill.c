@@ -1,11 +1,13 @@
 /*
- * gpurent kill: end jobs (TERM to the job's process group, KILL after a grace period).
+ * gpurent kill: end jobs (TERM to the job's process group, KILL after a grace period), and
+ * cancel managed jobs (managed.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/i18n.h"
+#include "gpurent/managed.h"
 #include "gpurent/util.h"
 #include "common.h"
 #include "batch.h"
@@ -54,6 +56,23 @@ kill_batch(struct cmd_ctx *c, struct state *st, const char *job_id, const char *
 	return rc;
 }
 
+/* Cancel a managed job through the engine: 0, or the error's status (said). */
+static int
+kill_managed(struct cmd_ctx *c, const char *id)
+{
+	struct gr_error err = { 0 };
+	enum managed_turn turn;
+	char holder[300];
+
+	managed_holder(holder, sizeof(holder));
+	if (managed_cancel(c->s, id, holder, stderr, &turn, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (turn != MT_ENDED)
+		cmd_warn("%s is cancelling: its controller (or 'gpurent watch') ends it", id);
+	fprintf(c->out, "%s\n", id);
+	return 0;
+}
+
 static int
 kill_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -67,14 +86,18 @@ kill_run(struct cmd_ctx *c, int argc, char **argv)
 	    N_("which job? give ID/N from 'gpurent jobs'"), &npos, &rc))
 		return rc;
 	for (i = 0; i < npos; i++)
-		if (!remote_job_split(argv[i], inst, sizeof(inst), &seq))
-			return cmd_usage_error(c, "'%s' is not a job id (ID/N)", argv[i]);
+		if (!managed_id_valid(argv[i]) && !remote_job_split(argv[i], inst, sizeof(inst), &seq))
+			return cmd_usage_error(c, "'%s' is not a job id (ID/N, or mN)", argv[i]);
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	for (i = 0; i < npos; i++) {
 		err = (struct gr_error){ 0 };
-		remote_job_split(argv[i], inst, sizeof(inst), &seq);
-		if (seq == 0)
+		seq = -1;
+		if (!managed_id_valid(argv[i]))
+			remote_job_split(argv[i], inst, sizeof(inst), &seq);
+		if (seq < 0)
+			rc = kill_managed(c, argv[i]);
+		else if (seq == 0)
 			rc = kill_batch(c, st, argv[i], inst);
 		else if (cmd_endpoint(c, inst, &ep, &err) != GR_OK)
 			rc = cmd_error(c, &err);
@@ -102,14 +125,19 @@ kill_run(struct cmd_ctx *c, int argc, char **argv)
 const struct command cmd_kill = {
 	.name = "kill",
 	.args = "JOB...",
-	.summary = N_("end jobs started with 'gpurent run'"),
+	.summary = N_("end jobs started with 'gpurent run', cancel managed ones"),
 	.help =
 	    N_("Sends TERM to each job's process group on its instance, then KILL to what is\n"
 	    "left after the grace period (--grace, default 10 seconds), and prints the ids of\n"
 	    "the jobs it ended. The job is then recorded as killed, and its --fetch and --then\n"
 	    "are carried out as for a job that ended. A job that no longer runs is refused\n"
 	    "(exit 13), one the instance does not have exit 3. Exit status 255 when the\n"
-	    "connection failed."),
+	    "connection failed.\n"
+	    "\n"
+	    "A managed job (mN, from 'gpurent run --managed') is cancelled: a last checkpoint\n"
+	    "is pulled, its current machine destroyed and the job ends as cancelled. When its\n"
+	    "controller (the attached run or 'gpurent watch') runs, kill marks it cancelling\n"
+	    "and the controller does this at its next round. One that already ended exits 13."),
 	.opts = opts,
 	.complete_args = CPL_JOB,
 	.run = kill_run,

@@ -322,6 +322,8 @@ drive(struct cmd_ctx *c, const char *id)
 		return cmd_error(c, &err);
 	if (j.state == MJ_DONE)
 		return finish_output(c, 0);
+	if (j.state == MJ_CANCELLED)
+		cmd_warn("%s was cancelled", id);
 	return finish_output(c, j.exit_code > 0 ? j.exit_code : 1);
 }
 

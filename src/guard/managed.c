@@ -824,6 +824,50 @@ step_run(struct round *r)
 	finish(r, &ep, &rj, rc);
 }
 
+/*
+ * Cancelled (managed_cancel): a last checkpoint while the command runs, then the machine
+ * destroyed (one a killed controller's launch may have rented too) and the job ended. Until
+ * the machine is destroyed the job stays cancelling, for the next round to try again.
+ */
+static void
+step_cancel(struct round *r)
+{
+	struct gr_error err = { 0 };
+	struct remote_endpoint ep;
+	struct remote_job rj;
+	struct instance in;
+
+	if (r->cur != NULL && r->cur->ended_at == 0) {
+		if (r->cur->instance_id[0] == '\0' && find_by_label(r, &in))
+			note_rented(r, &in);
+		if (r->cur->remote_job[0] && (!attempt_job(r, &rj) ||
+		    session_endpoint(r->s, r->cur->instance_id, &ep, &err) != GR_OK ||
+		    !pull_checkpoint(r, &ep, &rj)))
+			say(r, EV_WARN, "managed-checkpoint", _("the last checkpoint could not be "
+			    "pulled"));
+		r->j.state = MJ_CANCELLING;
+		end_attempt(r, _("cancelled"), false);
+	}
+	if (!put_down(r, false, &err)) {
+		(void)save(r, &err);
+		say(r, EV_ALERT, "managed-destroy", _("%s not destroyed (%s): cancelling goes on "
+		    "at the next round"), r->cur->instance_id, err.msg);
+		return;
+	}
+	if (r->cur != NULL)
+		r->cur->cost = r->cur->instance_id[0] ? attempt_cost(r->s, r->cur) : 0;
+	r->j.state = MJ_CANCELLED;
+	r->j.ended_at = r->now;
+	strlcpy_(r->j.why, _("cancelled"), sizeof(r->j.why));
+	(void)save(r, &err);
+	if (r->cur != NULL && r->cur->instance_id[0])
+		say(r, EV_ACTION, "managed-cancelled", _("cancelled at attempt %d: %s destroyed "
+		    "after checkpoint %d"), r->cur->n, r->cur->instance_id, r->j.ckpt_seq);
+	else
+		say(r, EV_ACTION, "managed-cancelled", _("cancelled at attempt %d, before a "
+		    "machine was rented"), r->j.attempt);
+}
+
 /* ---------------------------------------------------------------- rounds and leases */
 
 void
@@ -902,7 +946,7 @@ managed_round(struct session *s, const char *id, const char *holder, FILE *out,
 	if ((rc = session_state(s, &r->st, err)) != GR_OK ||
 	    (rc = managed_job_get(r->st, id, &r->j, err)) != GR_OK)
 		goto out;
-	if (r->j.state == MJ_DONE || r->j.state == MJ_FAILED) {
+	if (!managed_state_live(r->j.state)) {
 		*turn = MT_ENDED;
 		goto out;
 	}
@@ -916,7 +960,9 @@ managed_round(struct session *s, const char *id, const char *holder, FILE *out,
 	for (i = 0; i < r->nv; i++)
 		if (r->v[i].n == r->j.attempt)
 			r->cur = &r->v[i];
-	if (r->j.state == MJ_RECOVERING && r->cur != NULL)
+	if (r->j.state == MJ_CANCELLING)
+		step_cancel(r);
+	else if (r->j.state == MJ_RECOVERING && r->cur != NULL)
 		lose(r, r->cur->end[0] ? r->cur->end : _("lost"));
 	else if (r->cur == NULL || r->cur->instance_id[0] == '\0')
 		step_rent(r);
@@ -924,7 +970,7 @@ managed_round(struct session *s, const char *id, const char *holder, FILE *out,
 		step_start(r);
 	else
 		step_run(r);
-	if (r->j.state == MJ_DONE || r->j.state == MJ_FAILED) {
+	if (!managed_state_live(r->j.state)) {
 		*turn = MT_ENDED;
 		managed_lease_drop(r->st, id, holder);
 	}
@@ -950,13 +996,33 @@ managed_round_all(struct session *s, const char *holder, FILE *out)
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		if (v[i].state == MJ_DONE || v[i].state == MJ_FAILED)
+		if (!managed_state_live(v[i].state))
 			continue;
 		err = (struct gr_error){ 0 };
 		if (managed_round(s, v[i].id, holder, out, &turn, &err) != GR_OK && out != NULL)
 			fprintf(out, "gpurent: %s: %s\n", v[i].id, err.msg);
 	}
 	free(v);
+}
+
+enum gr_err
+managed_cancel(struct session *s, const char *id, const char *holder, FILE *out,
+    enum managed_turn *turn, struct gr_error *err)
+{
+	struct managed_job *j = xmalloc(sizeof(*j));
+	struct state *st;
+	enum gr_err rc;
+
+	if ((rc = session_state(s, &st, err)) == GR_OK &&
+	    (rc = managed_job_get(st, id, j, err)) == GR_OK) {
+		if (!managed_state_live(j->state))
+			rc = gr_fail(err, GR_ECONFLICT, "managed job %s already ended (%s)", id,
+			    managed_state_name(j->state));
+		else if ((rc = managed_job_cancel(st, id, err)) == GR_OK)
+			rc = managed_round(s, id, holder, out, turn, err);
+	}
+	free(j);
+	return rc;
 }
 
 void
@@ -1005,4 +1071,50 @@ managed_lost(const struct managed_attempt *v, size_t n)
 	for (i = 0; i < n; i++)
 		sum += v[i].lost_s;
 	return sum;
+}
+
+enum gr_err
+managed_rows(struct session *s, const char *want, int64_t now, struct managed_row **out,
+    size_t *n, struct gr_error *err)
+{
+	struct managed_job *v = NULL;
+	struct managed_attempt *at;
+	struct state *st;
+	size_t nv, i, na;
+
+	*out = NULL;
+	*n = 0;
+	if (session_state(s, &st, err) != GR_OK || managed_job_load(st, &v, &nv, err) != GR_OK)
+		return err->code;
+	*out = xcalloc(nv + 1, sizeof(**out));
+	for (i = 0; i < nv; i++) {
+		struct managed_row *m = &(*out)[*n];
+
+		if (want != NULL && strcmp(v[i].id, want) != 0)
+			continue;
+		m->j = v[i];
+		m->ckpt_age = v[i].ckpt_at ? (v[i].ended_at ? v[i].ended_at : now) -
+		    v[i].ckpt_at : -1;
+		if (managed_attempt_load(st, v[i].id, &at, &na, err) != GR_OK) {
+			free(v);
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return err->code;
+		}
+		if (na > 0)
+			strlcpy_(m->instance, at[na - 1].instance_id, sizeof(m->instance));
+		m->lost_s = managed_lost(at, na);
+		m->cost_known = managed_cost(s, at, na, &m->cost, m->currency);
+		free(at);
+		(*n)++;
+	}
+	free(v);
+	if (want != NULL && *n == 0) {
+		free(*out);
+		*out = NULL;
+		return gr_fail(err, GR_ENOTFOUND, "no managed job '%s' ('gpurent jobs --managed' "
+		    "lists them)", want);
+	}
+	return GR_OK;
 }

@@ -105,6 +105,7 @@ lanes_result_free(struct ui_result *r)
 	free(r->events);
 	free(r->jobs);
 	free(r->audit);
+	free(r->managed);
 	cluster_state_release(&r->cluster);
 	free(r);
 }
@@ -128,7 +129,9 @@ do_costs(struct session *s, const struct lane_ops *ops, struct ui_result *r)
 	    costs_compute_set(st, &clk, 0, CG_LABEL, &fx, &r->by_label, &r->err) != GR_OK ||
 	    events_load(st, 0, 0, UI_MAX_EVENTS, &r->events, &r->n_events, &r->err) != GR_OK)
 		return r->err.code;
-	return ops->audit(s, st, &clk, r);
+	if (ops->audit(s, st, &clk, r) != GR_OK)
+		return r->err.code;
+	return ops->managed(s, r);
 }
 
 /* Sparklines look back this far when an instance is first watched. */

@@ -21,6 +21,7 @@
 #include "gpurent/idcache.h"
 #include "gpurent/jobs.h"
 #include "gpurent/ledger.h"
+#include "gpurent/managed_jobs.h"
 #include "gpurent/model.h"
 #include "gpurent/offer_cache.h"
 #include "gpurent/session.h"
@@ -229,11 +230,19 @@ add_groups(struct cands *c, struct session *s)
 static void
 add_jobs(struct cands *c, struct session *s)
 {
+	struct managed_job *v = NULL;
 	struct state *st;
+	size_t n, i;
 
 	if (session_state(s, &st, NULL) != GR_OK)
 		return;
 	remote_job_each_id(st, IDS_MAX, add_word, c);
+	/* The managed jobs' ids (mN) too: jobs, logs and kill take them. */
+	if (managed_job_load(st, &v, &n, NULL) != GR_OK)
+		return;
+	for (i = 0; i < n; i++)
+		add_word(v[i].id, c);
+	free(v);
 }
 
 /* Cached answers older than this are refreshed in the background when completion reads them. */

@@ -13,9 +13,26 @@ const char *
 managed_state_name(enum managed_state s)
 {
 	static const char *const names[] = { "renting", "syncing", "running", "checkpointing",
-		"recovering", "done", "failed" };
+		"recovering", "done", "failed", "cancelling", "cancelled" };
 
 	return (size_t)s < ARRAY_LEN(names) ? names[s] : "failed";
+}
+
+bool
+managed_state_live(enum managed_state s)
+{
+	return s != MJ_DONE && s != MJ_FAILED && s != MJ_CANCELLED;
+}
+
+bool
+managed_id_valid(const char *s)
+{
+	if (s[0] != 'm' || s[1] == '\0')
+		return false;
+	for (s++; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
 }
 
 enum gr_err
@@ -43,10 +60,23 @@ fail:
 enum gr_err
 managed_job_save(struct state *st, const struct managed_job *j, struct gr_error *err)
 {
-	if (!store_run(st, "UPDATE managed_jobs SET state = ?, attempt = ?, recoveries = ?, "
-	    "ckpt_seq = ?, ckpt_at = ?, ended_at = ?, exit_code = ?, why = ? WHERE id = ?",
-	    "iiiiIIitt", (int)j->state, j->attempt, j->recoveries, j->ckpt_seq, j->ckpt_at,
-	    j->ended_at, j->exit_code, j->why, j->id))
+	int live = managed_state_live(j->state) ? 1 : 0;
+
+	if (!store_run(st, "UPDATE managed_jobs SET state = CASE WHEN state = ? AND ? THEN "
+	    "state ELSE ? END, attempt = ?, recoveries = ?, ckpt_seq = ?, ckpt_at = ?, "
+	    "ended_at = ?, exit_code = ?, why = ? WHERE id = ?", "iiiiiiIIitt",
+	    (int)MJ_CANCELLING, live, (int)j->state, j->attempt, j->recoveries, j->ckpt_seq,
+	    j->ckpt_at, j->ended_at, j->exit_code, j->why, j->id))
+		return state_fail(st, err, "cannot record the managed job");
+	return GR_OK;
+}
+
+enum gr_err
+managed_job_cancel(struct state *st, const char *id, struct gr_error *err)
+{
+	if (!store_run(st, "UPDATE managed_jobs SET state = ? WHERE id = ? AND state NOT IN "
+	    "(?, ?, ?)", "itiii", (int)MJ_CANCELLING, id, (int)MJ_DONE, (int)MJ_FAILED,
+	    (int)MJ_CANCELLED))
 		return state_fail(st, err, "cannot record the managed job");
 	return GR_OK;
 }

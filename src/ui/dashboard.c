@@ -92,8 +92,9 @@ apply_result(struct ui *u, struct ui_result *r)
 			    r->launched.currency));
 		else
 			ui_message(u, UC_GOOD, r->req.action == UA_STOP ? N_("%s: stopping") :
-			    r->req.action == UA_START ? N_("%s: starting") : N_("%s: destroying"),
-			    r->req.id);
+			    r->req.action == UA_START ? N_("%s: starting") :
+			    r->req.action == UA_CANCEL ? N_("%s: cancelling") :
+			    N_("%s: destroying"), r->req.id);
 		ui_request(u, UJ_INSTANCES);
 		ui_request(u, UJ_COSTS);
 		break;

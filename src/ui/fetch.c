@@ -1,13 +1,16 @@
 /*
  * The dashboard's lane jobs that need the guard (lanes.h, struct lane_ops): the launch and
- * the other actions, admitted as the CLI's are, and the costs view's audit line.
+ * the other actions, admitted as the CLI's are, the costs view's audit line and the jobs
+ * view's managed jobs.
  */
 #include <string.h>
+#include <time.h>
 
 #include "gpurent/audit.h"
 #include "gpurent/config.h"
 #include "gpurent/idcache.h"
 #include "gpurent/launch.h"
+#include "gpurent/managed.h"
 #include "gpurent/observed.h"
 #include "gpurent/util.h"
 #include "fetch.h"
@@ -52,6 +55,15 @@ do_action(struct session *s, struct ui_result *r)
 	struct backend *b;
 	struct gr_error *err = &r->err;
 
+	enum managed_turn turn;
+	char holder[300];
+
+	/* Through the engine's door, as 'gpurent kill mN' does; a controller that holds the
+	   job ends it at its next round. */
+	if (r->req.action == UA_CANCEL) {
+		managed_holder(holder, sizeof(holder));
+		return managed_cancel(s, r->req.id, holder, NULL, &turn, err);
+	}
 	if (session_backend_for(s, r->req.id, &b, err) != GR_OK)
 		return err->code;
 	switch (r->req.action) {
@@ -66,6 +78,8 @@ do_action(struct session *s, struct ui_result *r)
 		    guard_start(s, b, r->req.id, false, err);
 	case UA_DESTROY:
 		return observed_destroy(b, r->req.id, err);
+	case UA_CANCEL:
+		break;
 	}
 	return gr_fail(err, GR_EUSAGE, "unknown action");
 }
@@ -128,4 +142,11 @@ audit_summary(struct session *s, struct state *st, const struct cost_clock *clk,
 	return advise_summary(st, cfg, &o, a, &r->err);
 }
 
-const struct lane_ops ui_lane_ops = { do_action, audit_summary };
+/* The jobs view's managed jobs, as 'gpurent jobs --managed' lists them. */
+static enum gr_err
+managed_list(struct session *s, struct ui_result *r)
+{
+	return managed_rows(s, NULL, time(NULL), &r->managed, &r->n_managed, &r->err);
+}
+
+const struct lane_ops ui_lane_ops = { do_action, audit_summary, managed_list };

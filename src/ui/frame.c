@@ -78,7 +78,7 @@ draw_tabs(struct ui *u)
 	int x = 0, w;
 	size_t i;
 	static const enum ui_job view_job[UV__COUNT] = { UJ_OFFERS, UJ_INSTANCES, UJ_METRICS,
-		UJ_COSTS, UJ_COSTS, UJ_CLUSTER };
+		UJ_COSTS, UJ_COSTS, UJ_CLUSTER, UJ_COSTS };
 	double busy;
 
 	ui_put(r->y, 0, r->w, "", A_NORMAL, false);

@@ -21,8 +21,9 @@ static const char help_text[] =
     "  1 2 3 4, Tab, Shift-Tab   offers, instances, metrics, costs\n"
     "  5 6                       events; cluster (a Slurm cluster's partitions, GPUs used\n"
     "                            and free, and your jobs with Slurm's reason)\n"
-    "  :offers :instances :metrics :costs :events :cluster   the same by name (a prefix\n"
-    "                            will do)\n"
+    "  7                         jobs: the managed jobs of 'gpurent run --managed'\n"
+    "  :offers :instances :metrics :costs :events :cluster :jobs   the same by name (a\n"
+    "                            prefix will do)\n"
     "  :quit, q                  quit; Ctrl-C and SIGTERM quit too\n"
     "\n"
     "Moving\n"
@@ -59,10 +60,15 @@ static const char help_text[] =
     "  Up/Down, k/j              scroll through the GPUs\n"
     "  n / p                     next / previous running instance\n"
     "\n"
+    "Jobs\n"
+    "  Up/Down, k/j              previous/next job\n"
+    "  K                         cancel the job (asks first): a last checkpoint, then its\n"
+    "                            machine destroyed, as 'gpurent kill mN'\n"
+    "\n"
     "Dialogs\n"
     "  y                         yes; n, Esc or q: no\n"
     "\n"
-    "--readonly turns off L, s, S and D.");
+    "--readonly turns off L, s, S, D and K.");
 
 static void
 set_view(struct ui *u, enum ui_view v)
@@ -227,7 +233,8 @@ dialog_key(struct ui *u, int key)
 			lanes_request(u->fetch, UJ_ACTION, u->dlg_provider, &u->dlg_req);
 			ui_message(u, UC_ACCENT, u->dlg_req.action == UA_LAUNCH ?
 			    N_("launching %s ...") : u->dlg_req.action == UA_STOP ?
-			    N_("stopping %s ...") : N_("destroying %s ..."), u->dlg_req.id);
+			    N_("stopping %s ...") : u->dlg_req.action == UA_CANCEL ?
+			    N_("cancelling %s ...") : N_("destroying %s ..."), u->dlg_req.id);
 			u->dialog = UD_NONE;
 		} else if (key == 'n' || key == 'N' || key == 'q' || key == 27) {
 			ui_message(u, UC_DIM, "cancelled; nothing changed");

@@ -159,7 +159,7 @@ bool
 ui_refuse_readonly(struct ui *u)
 {
 	if (u->opts.readonly)
-		u->ctx->message(u, UC_WARN, "read-only: --readonly turns off launch, stop, start and "
-		    "destroy");
+		u->ctx->message(u, UC_WARN, "read-only: --readonly turns off launch, stop, start, "
+		    "destroy and cancel");
 	return u->opts.readonly;
 }

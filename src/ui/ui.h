@@ -23,7 +23,9 @@
 #include "grid.h"
 #include "layout.h"
 
-enum ui_view { UV_OFFERS, UV_INSTANCES, UV_METRICS, UV_COSTS, UV_EVENTS, UV_CLUSTER, UV__COUNT };
+enum ui_view {
+	UV_OFFERS, UV_INSTANCES, UV_METRICS, UV_COSTS, UV_EVENTS, UV_CLUSTER, UV_JOBS, UV__COUNT
+};
 
 /* Semantic colours (htop's ColorElements); attributes come from the palette. */
 enum ui_color {
@@ -153,6 +155,13 @@ struct cluster_view {
 	size_t top, lines;
 };
 
+/* The jobs view (view_jobs.c): the managed jobs (they come with the costs), one selected. */
+struct jobs_view {
+	struct managed_row *rows;
+	size_t n;
+	size_t sel;
+};
+
 struct ui {
 	const struct ui_view_ctx *ctx;
 	struct session *s;
@@ -185,6 +194,7 @@ struct ui {
 	struct costs_view cv;
 	struct events_view ev;
 	struct cluster_view clv;
+	struct jobs_view jv;
 	struct instance_list insts;	/* every provider's, for the instances and metrics */
 	int64_t now;			/* provider clock of the last instance list */
 	struct cost_set costs;		/* spent so far, each currency, and converted */
@@ -233,7 +243,7 @@ struct ui_view_ops {
 	const char *keys;			/* the key hints of the bottom line */
 };
 extern const struct ui_view_ops ui_view_offers, ui_view_instances, ui_view_metrics, ui_view_costs,
-    ui_view_events, ui_view_cluster;
+    ui_view_events, ui_view_cluster, ui_view_jobs;
 
 /* tableview.c: what the views made of a table share. */
 /*

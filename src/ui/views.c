@@ -15,6 +15,7 @@ static const struct ui_view_ops *const views[UV__COUNT] = {
 	[UV_COSTS] = &ui_view_costs,
 	[UV_EVENTS] = &ui_view_events,
 	[UV_CLUSTER] = &ui_view_cluster,
+	[UV_JOBS] = &ui_view_jobs,
 };
 
 void

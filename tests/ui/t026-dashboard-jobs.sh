@@ -2,12 +2,7 @@
 # t026: the instances view counts each instance's running jobs (gpurent run, against a
 # real sshd) in its JOBS column, and J lists the instance's jobs with their state.
 . "$(dirname "$0")/lib.sh"
-# sshd.sh speaks the CLI tests' names.
-TMP=$T GPURENT=$G
-CLEANUP_HOOKS=()
-. "$(dirname "$0")/../cli/sshd.sh"
-trap 'for h in "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"; do eval "$h" || true; done
-	tm kill-server 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+. "$(dirname "$0")/sshd.sh"
 export GPURENT_SIM_SPEED=200
 start_sshd
 

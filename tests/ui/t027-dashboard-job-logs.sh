@@ -3,12 +3,7 @@
 # status, age, command) and the last lines of each newest job's log, read from a real sshd
 # in the background; a log line full of escape sequences shows as inert text.
 . "$(dirname "$0")/lib.sh"
-# sshd.sh speaks the CLI tests' names.
-TMP=$T GPURENT=$G
-CLEANUP_HOOKS=()
-. "$(dirname "$0")/../cli/sshd.sh"
-trap 'for h in "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"; do eval "$h" || true; done
-	tm kill-server 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+. "$(dirname "$0")/sshd.sh"
 export GPURENT_SIM_SPEED=200
 start_sshd
 

@@ -4,11 +4,7 @@
 # Jupyter running it says so and how to start one. Against a real sshd and a recorded
 # `jupyter server list --json`.
 . "$(dirname "$0")/lib.sh"
-TMP=$T GPURENT=$G
-CLEANUP_HOOKS=()
-. "$(dirname "$0")/../cli/sshd.sh"
-trap 'for h in "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"; do eval "$h" || true; done
-	tm kill-server 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+. "$(dirname "$0")/sshd.sh"
 export GPURENT_SIM_SPEED=200
 start_sshd
 

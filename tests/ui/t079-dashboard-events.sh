@@ -25,7 +25,7 @@ n_order=$(screen | grep -n 'stop-ordered' | cut -d: -f1)
 n_idle=$(screen | grep -n ' idle  ' | head -1 | cut -d: -f1)
 [ -n "$n_order" ] && [ -n "$n_idle" ] && [ "$n_order" -lt "$n_idle" ] &&
     ok "newest first" || fail "order of rows: $(screen)"
-row 1 | grep -q ' 5 Events  *6 Cluster$' && ok "a fifth tab (the cluster's sixth after it)" || fail "tabs: $(row 1)"
+row 1 | grep -q ' 5 Events  *6 Cluster  *7 Jobs$' && ok "a fifth tab (the cluster's sixth and the jobs' seventh after it)" || fail "tabs: $(row 1)"
 
 # The watcher verifies the stop while the dashboard is open: r brings it in.
 g sim advance 1m >/dev/null

@@ -37,6 +37,8 @@ keys Tab
 wait_for 'no cluster among the providers shown' 20 && ok "Tab moves on to cluster" ||
     fail "tab: $(screen)"
 keys Tab
+wait_for 'no managed jobs' 20 && ok "Tab moves on to jobs" || fail "tab: $(screen)"
+keys Tab
 wait_for '^  sim:o-' 20 && ok "Tab wraps to offers" || fail "tab: $(screen)"
 keys : c o s t s Enter
 wait_for '^  Burn rate' 20 && ok ":costs switches view" || fail ":costs: $(screen)"
