@@ -836,10 +836,21 @@ step_cancel(struct round *r)
 	struct remote_endpoint ep;
 	struct remote_job rj;
 	struct instance in;
+	enum gr_err e;
 
 	if (r->cur != NULL && r->cur->ended_at == 0) {
-		if (r->cur->instance_id[0] == '\0' && find_by_label(r, &in))
-			note_rented(r, &in);
+		if (r->cur->instance_id[0] == '\0') {
+			/* Unknown whether a machine was rented: ask again rather than end the job
+			   with one left running. */
+			if ((e = find_by_label(r, &in, &err)) != GR_OK && e != GR_ENOTFOUND) {
+				say(r, EV_WARN, "managed-cancel", _("attempt %d: the providers "
+				    "could not all be asked whether it was rented (%s); cancelling "
+				    "goes on at the next round"), r->cur->n, err.msg);
+				return;
+			}
+			if (e == GR_OK)
+				note_rented(r, &in);
+		}
 		if (r->cur->remote_job[0] && (!attempt_job(r, &rj) ||
 		    session_endpoint(r->s, r->cur->instance_id, &ep, &err) != GR_OK ||
 		    !pull_checkpoint(r, &ep, &rj)))
