@@ -9,7 +9,10 @@
  * Every `every` seconds it pulls the checkpoint directory into
  * paths_data_dir()/jobs/JOB/checkpoints/: into .partial-N first, renamed N (six digits) only
  * once the pull is complete, so a pull cut short by the machine's loss is never restored;
- * the last two whole ones are kept.
+ * the last two whole ones are kept. With every pull, and at an attempt's end while its
+ * machine still answers, the attempt's log is pulled too, the same way (.partial-attempt-N,
+ * renamed), to managed_log_path: what an attempt printed outlives its machine, up to the
+ * last pull.
  *
  * A machine is lost when its provider no longer says it runs (stopped, outbid, failed,
  * gone) or when ssh has failed for longer than `grace` while it does. Then the attempt's end
@@ -80,6 +83,8 @@ enum gr_err managed_submit(struct session *s, const struct managed_request *r, c
 
 /* This process as a lease holder: "HOST:PID". */
 void managed_holder(char *buf, size_t n);
+/* Where attempt n of job id keeps its log: paths_data_dir()/jobs/ID/attempt-N.log. */
+void managed_log_path(const char *id, int n, char *out, size_t size);
 
 enum managed_turn {
 	MT_LIVE,	/* acted; the job lives on */

@@ -155,9 +155,8 @@ sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Copy what fp holds from *off on to stdout. */
-static void
-copy_from(FILE *fp, long *off)
+void
+copy_to_stdout(FILE *fp, long *off)
 {
 	char buf[8192];
 	size_t got;
@@ -279,14 +278,14 @@ batch_log(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail, 
 		if (fp == NULL && (fp = fopen(j->dir, "r")) != NULL)
 			off = file_tail_start(fp, tail);
 		if (fp != NULL)
-			copy_from(fp, &off);
+			copy_to_stdout(fp, &off);
 		if (!batch_refresh(c->s, st, j))
 			break;
 		if (j->state != JOB_RUNNING) {
 			if (fp == NULL)
 				fp = fopen(j->dir, "r");
 			if (fp != NULL)
-				copy_from(fp, &off);
+				copy_to_stdout(fp, &off);
 			break;
 		}
 		sleep_ms(500);

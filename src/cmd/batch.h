@@ -33,6 +33,8 @@ int batch_submit(struct cmd_ctx *c, const struct batch_req *r, char *const *word
  */
 int batch_log(struct cmd_ctx *c, struct state *st, struct remote_job *j, long tail,
     bool follow);
+/* Copy what fp holds from *off on to stdout (*off moves past it). */
+void copy_to_stdout(FILE *fp, long *off);
 /* Cancel it through its provider; GR_ECONFLICT when it no longer runs. */
 enum gr_err batch_kill(struct cmd_ctx *c, struct state *st, struct remote_job *j,
     struct gr_error *err);

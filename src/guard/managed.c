@@ -317,13 +317,41 @@ attempt_job(struct round *r, struct remote_job *out)
 	return found;
 }
 
+void
+managed_log_path(const char *id, int n, char *out, size_t size)
+{
+	snprintf(out, size, "%s/jobs/%s/attempt-%d.log", paths_data_dir(), id, n);
+}
+
+/*
+ * Pull the attempt's log into .partial-attempt-N, then rename it over attempt-N.log: the
+ * kept log is always one whole pull, the newest (a failed pull keeps the one before).
+ */
+static void
+pull_log(struct round *r, const struct remote_endpoint *ep, const struct remote_job *rj)
+{
+	struct gr_error err = { 0 };
+	char partial[4200], got[4300], whole[4200], from[1100];
+
+	snprintf(partial, sizeof(partial), "%s/jobs/%s/.partial-attempt-%d", paths_data_dir(),
+	    r->j.id, r->cur->n);
+	snprintf(got, sizeof(got), "%s/log", partial);
+	snprintf(from, sizeof(from), "%s/log", rj->dir);
+	managed_log_path(r->j.id, r->cur->n, whole, sizeof(whole));
+	remove_tree(partial);
+	if (jobs_pull(r->s, ep, rj, from, partial, &err) == 0)
+		(void)rename(got, whole);
+	remove_tree(partial);
+}
+
 /*
  * Pull the checkpoint directory into .partial-N, then rename it N: only a whole pull counts.
  * The one before last is kept, older ones removed. false when the pull failed (the partial
  * copy is removed).
  */
 static bool
-pull_checkpoint(struct round *r, const struct remote_endpoint *ep, const struct remote_job *rj)
+pull_checkpoint_dir(struct round *r, const struct remote_endpoint *ep,
+    const struct remote_job *rj)
 {
 	struct gr_error err = { 0 };
 	char partial[4200], whole[4200], old[4200], from[1100];
@@ -355,6 +383,16 @@ pull_checkpoint(struct round *r, const struct remote_endpoint *ep, const struct 
 	}
 	(void)save(r, &err);
 	return true;
+}
+
+/* A checkpoint (pull_checkpoint_dir's result), then the attempt's log either way. */
+static bool
+pull_checkpoint(struct round *r, const struct remote_endpoint *ep, const struct remote_job *rj)
+{
+	bool ok = pull_checkpoint_dir(r, ep, rj);
+
+	pull_log(r, ep, rj);
+	return ok;
 }
 
 /* ---------------------------------------------------------------- machines */
@@ -818,6 +856,7 @@ step_run(struct round *r)
 	rc = job_exit_status(&rj);
 	if (rc != 0 && r->sp.retry_on_exit && rj.state == JOB_EXITED) {
 		snprintf(why, sizeof(why), _("the command exited %d (--retry-on-exit)"), rc);
+		pull_log(r, &ep, &rj);
 		lose(r, why);
 		return;
 	}
