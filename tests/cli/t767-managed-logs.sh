@@ -8,24 +8,20 @@
 export GPURENT_SIM_SPEED=100
 start_sshd
 
-# Counts to 20, one line each, resuming from its checkpoint; attempt 1 holds at 10 until the
-# test has seen count 10 in its kept log and takes its machine away (at most 60 s).
-cat >"$TMP/src.sh" <<'JOB'
-d=$GPURENT_CHECKPOINT_DIR
-mkdir -p "$d"
-touch "$d/out.txt"
-n=$(wc -l <"$d/out.txt")
-echo "attempt $GPURENT_ATTEMPT from $n"
-while [ "$n" -lt 20 ]; do
-	n=$((n + 1))
-	echo "$n" >>"$d/out.txt"
+# Counts to 20, one line each, resuming from its checkpoint; attempt 1 holds at 10 (at most
+# 60 s) until the test has seen count 10 in its kept log and takes its machine away.
+mkdir -p "$TMP/src"
+cat >"$TMP/src/count.sh" <<'JOB'
+out=$GPURENT_CHECKPOINT_DIR/out.txt
+mkdir -p "${out%/*}" && touch "$out"
+from=$(wc -l <"$out")
+echo "attempt $GPURENT_ATTEMPT from $from"
+for n in $(seq $((from + 1)) 20); do
+	echo "$n" >>"$out"
 	echo "count $n"
-	w=0
-	while [ "$GPURENT_ATTEMPT" = 1 ] && [ "$n" = 10 ] && [ $w -lt 600 ]; do sleep 0.1; w=$((w + 1)); done
+	if [ "$GPURENT_ATTEMPT:$n" = 1:10 ]; then for _ in $(seq 600); do sleep 0.1; done; fi
 done
 JOB
-mkdir -p "$TMP/src"
-cp "$TMP/src.sh" "$TMP/src/count.sh"
 
 "$GPURENT" run --managed --gpu h100 --count 1 --sync "$TMP/src" --checkpoint-dir ckpt \
 	--every 1s --grace 5s -- sh count.sh >"$TMP/ctl.out" 2>"$TMP/ctl.err" &
