@@ -84,19 +84,35 @@ do_action(struct session *s, struct ui_result *r)
 	return gr_fail(err, GR_EUSAGE, "unknown action");
 }
 
+/* How long the advise line stands before it is worked out again: it reads 30 days of
+   ledger and history, which barely move between two refreshes of the costs lane. */
+#define ADVISE_STANDS_S 600
+
 /*
  * The costs view's advise line: the savings of `gpurent advise --offline` over the last 30
- * days (the listing would cost a round of provider calls each refresh).
+ * days (the listing would cost a round of provider calls each refresh). Worked out at most
+ * every ADVISE_STANDS_S, not at every refresh of the costs lane: two 30-day audits each time
+ * would be most of the dashboard's idle CPU. The costs lane is one thread, the cache's only
+ * user.
  */
 static enum gr_err
 advise_summary(struct state *st, const struct config *cfg, const struct audit_opts *ao,
     struct ui_audit *a, struct gr_error *err)
 {
+	static struct ui_audit last;
+	static time_t last_at;
 	struct advise_term t[ADVISE_TERMS_MAX];
 	struct advise_opts o;
 	struct advise_report rep;
+	time_t now = time(NULL);
 	size_t i;
 
+	if (last_at != 0 && now >= last_at && now - last_at < ADVISE_STANDS_S) {
+		memcpy(a->saving, last.saving, sizeof(a->saving));
+		a->n_saving = last.n_saving;
+		a->advised = last.advised;
+		return GR_OK;
+	}
 	memset(&o, 0, sizeof(o));
 	o.audit = *ao;
 	o.audit.span_s = 30 * 86400;
@@ -108,6 +124,10 @@ advise_summary(struct state *st, const struct config *cfg, const struct audit_op
 	for (i = 0; i < rep.n; i++)
 		a->advised |= rep.groups[i].base > 0;
 	advise_report_release(&rep);
+	memcpy(last.saving, a->saving, sizeof(last.saving));
+	last.n_saving = a->n_saving;
+	last.advised = a->advised;
+	last_at = now;
 	return GR_OK;
 }
 
