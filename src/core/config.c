@@ -101,11 +101,11 @@ config_keys(size_t *n)
 const struct config_key *
 config_key_find(const char *name)
 {
-	size_t i;
+	size_t i, len = strlen(name);
 
 	/* fx.CNY, fx.EUR, ...: one key per currency, all described by fx.CODE. */
-	if (strncmp(name, "fx.", 3) == 0 &&
-	    money_currency_parse(name + 3, strlen(name + 3), NULL))
+	if (len > 3 && strncmp(name, "fx.", 3) == 0 &&
+	    money_currency_parse(name + 3, len - 3, NULL))
 		name = "fx.CODE";
 	else if (strcmp(name, "fx.CODE") == 0)
 		return NULL;	/* a description, not a key one can set */
