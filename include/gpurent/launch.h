@@ -64,6 +64,10 @@ struct launch_budget {
 	char month_currency[CURRENCY_MAX];
 	char price_currency[CURRENCY_MAX];
 	struct fx_rates fx;
+	/* A term paid at creation: its months and whole price (in price_currency), which the
+	   budgets count whole and the ledger records as a term (ledger_add_term); 0: none. */
+	int term_months;
+	int64_t term_price;
 };
 
 /*

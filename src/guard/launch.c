@@ -113,7 +113,9 @@ record_provisioning(struct state *st, const struct cost_clock *clk, const char *
 	strlcpy_(seg.label, in->label, sizeof(seg.label));
 	strlcpy_(seg.gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg.gpu));
 	seg.kind = LEDGER_PROVISIONING;
-	if ((in->valid & IV_PRICE) && in->price_hour > 0) {
+	/* A term's instance says its price by the hour, which it bills after the term. */
+	if ((in->valid & IV_PRICE) && in->price_hour > 0 && in->term_months == 0 &&
+	    in->type != OFFER_RESERVED) {
 		seg.rate_hour = in->price_hour;
 		money_currency_set(seg.currency, in->currency);
 	} else {
@@ -123,6 +125,30 @@ record_provisioning(struct state *st, const struct cost_clock *clk, const char *
 	seg.start = cost_clock_now(clk, provider);
 	/* The instance exists whatever the ledger says; a failure here must not hide it. */
 	(void)ledger_reserve(st, &seg, &e);
+}
+
+/* The term a launch paid for at creation, from now on the provider's clock. */
+static void
+record_term(struct state *st, const struct cost_clock *clk, const char *provider,
+    const struct launch_budget *b, const struct instance *in)
+{
+	struct ledger_seg seg;
+	struct gr_error e = { 0 };
+
+	if (in->id[0] == '\0' || b->term_months <= 0)
+		return;
+	memset(&seg, 0, sizeof(seg));
+	strlcpy_(seg.instance_id, in->id, sizeof(seg.instance_id));
+	strlcpy_(seg.provider, provider, sizeof(seg.provider));
+	strlcpy_(seg.label, in->label, sizeof(seg.label));
+	strlcpy_(seg.gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg.gpu));
+	seg.kind = LEDGER_TERM;
+	seg.rate_hour = term_hourly(b->term_price, b->term_months);
+	money_currency_set(seg.currency, b->price_currency);
+	seg.start = cost_clock_now(clk, provider);
+	seg.end = seg.start + (int64_t)b->term_months * TERM_MONTH_HOURS * 3600;
+	/* As for the reservation: the instance exists whatever the ledger says. */
+	(void)ledger_add_term(st, &seg, &e);
 }
 
 /* budget.day, budget.month (with their currencies) and fx.* from the config; the price in
@@ -146,13 +172,14 @@ check_budget(struct state *st, const struct cost_clock *clk, const struct launch
 {
 	const char *key = day ? "budget.day" : "budget.month";
 	const char *cur = money_currency(day ? b->day_currency : b->month_currency);
-	int64_t amount = day ? b->day : b->month, extra;
+	int64_t amount = day ? b->day : b->month, extra, lump;
 	struct cost_summary sum;
 	enum gr_err rc;
 
 	if (amount < 0)
 		return GR_OK;
-	if (!money_convert(&b->fx, price_hour, b->price_currency, cur, &extra))
+	if (!money_convert(&b->fx, price_hour, b->price_currency, cur, &extra) ||
+	    !money_convert(&b->fx, b->term_price, b->price_currency, cur, &lump))
 		return gr_fail(err, GR_EBUDGET, "refused by %s: it is in %s and this launch is "
 		    "priced in %s, and no rate is configured to compare them (set one, e.g. "
 		    "'gpurent config set fx.%s RATE' in US dollars per %s; --force overrides)",
@@ -167,7 +194,7 @@ check_budget(struct state *st, const struct cost_clock *clk, const struct launch
 		    "per unit; --force overrides)", key, cur);
 	else {
 		sum.converted |= !money_same_currency(b->price_currency, cur);
-		rc = costs_check_budget(&sum, cost_clock_now(clk, provider), extra,
+		rc = costs_check_budget(&sum, cost_clock_now(clk, provider), extra, lump,
 		    day ? amount : -1, day ? -1 : amount, err);
 	}
 	cost_summary_release(&sum);
@@ -207,6 +234,7 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 			ops->clock(ctx, &clk);
 			record_provisioning(st, &clk, provider, price_hour, b->price_currency,
 			    out);
+			record_term(st, &clk, provider, b, out);
 		}
 	}
 	if (fd >= 0)
@@ -265,6 +293,10 @@ admit(struct admitted *ctx, int64_t price_hour, const char *currency, bool force
 	    session_state(ctx->s, &st, err) != GR_OK)
 		return err->code;
 	budget_from_config(&budget, cfg, currency, force);
+	if (ctx->req != NULL && ctx->req->term_months > 0) {
+		budget.term_months = ctx->req->term_months;
+		budget.term_price = ctx->req->term_price;
+	}
 	return launch_admit(st, &budget, ctx->b->ops->name, price_hour, &ops, ctx, out, err);
 }
 
@@ -276,6 +308,10 @@ guard_launch(struct session *s, struct backend *b, const struct launch_req *req,
 	struct launch_req r = *req;
 	struct admitted ctx = { s, b, &r, NULL };
 	char token[GUARD_TOKEN_MAX];
+
+	/* A term paid at creation bills nothing by the hour until its end. */
+	if (r.term_months > 0)
+		price_hour = 0;
 
 	if (r.client_token == NULL) {
 		guard_client_token(token, sizeof(token));
