@@ -40,6 +40,10 @@ enum term_end {
 	TERM_END_ON_DEMAND,	/* the machine stays, billed by the hour again */
 };
 
+/* The terms a prepayment of a running instance is priced for (vast: discount_rate for a
+   month, credit_discount_max, the largest, taken as three months'). */
+#define PREPAY_MONTHS { 1, 3 }
+
 /* A term's month is 30 days: PPIO prices one at 720 times the hourly (providers/ppio.md). */
 #define TERM_MONTH_HOURS 720
 
@@ -166,6 +170,7 @@ enum {
 	IV_UTIL = 1u << 5,
 	IV_EXIT = 1u << 6,
 	IV_BILLED = 1u << 7,
+	IV_PREPAY = 1u << 8,
 };
 
 struct instance {
@@ -205,6 +210,8 @@ struct instance {
 	int64_t term_until;		/* paid ahead (a term, a prepayment) up to here: no
 					   hourly price is billed before it; 0: nothing paid ahead */
 	int term_months;		/* the months of the term it was rented on, 0: none */
+	int prepay_bp[2];		/* IV_PREPAY: what a prepayment of PREPAY_MONTHS[i] months
+					   takes off its price, in basis points (vast) */
 	unsigned valid;
 };
 

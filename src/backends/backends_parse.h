@@ -267,6 +267,9 @@ enum gr_err vast_parse_instances(const char *body, size_t len, struct instance_l
 enum gr_err vast_parse_instance(const char *body, size_t len, struct instance *out,
     struct gr_error *err);
 /* PUT /api/v0/asks/{id}/ success reply: the new contract (instance) id. */
+/* A prepay's answer {success, timescale (months), discount_rate}. */
+enum gr_err vast_parse_prepay(const char *body, size_t len, int *discount_bp, int64_t *covered_s,
+    struct gr_error *err);
 enum gr_err vast_parse_create(const char *body, size_t len, long long *contract,
     struct gr_error *err);
 /* GET /api/v0/users/current/: credit as balance. */

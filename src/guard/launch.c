@@ -127,27 +127,25 @@ record_provisioning(struct state *st, const struct cost_clock *clk, const char *
 	(void)ledger_reserve(st, &seg, &e);
 }
 
-/* The term a launch paid for at creation, from now on the provider's clock. */
+/* A term paid for instance `in`: [start, end) at rate_hour in currency (ledger.h). */
 static void
-record_term(struct state *st, const struct cost_clock *clk, const char *provider,
-    const struct launch_budget *b, const struct instance *in)
+record_term(struct state *st, const char *provider, const struct instance *in,
+    const char *currency, int64_t rate_hour, int64_t start, int64_t end)
 {
 	struct ledger_seg seg;
 	struct gr_error e = { 0 };
 
-	if (in->id[0] == '\0' || b->term_months <= 0)
-		return;
 	memset(&seg, 0, sizeof(seg));
 	strlcpy_(seg.instance_id, in->id, sizeof(seg.instance_id));
 	strlcpy_(seg.provider, provider, sizeof(seg.provider));
 	strlcpy_(seg.label, in->label, sizeof(seg.label));
 	strlcpy_(seg.gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg.gpu));
 	seg.kind = LEDGER_TERM;
-	seg.rate_hour = term_hourly(b->term_price, b->term_months);
-	money_currency_set(seg.currency, b->price_currency);
-	seg.start = cost_clock_now(clk, provider);
-	seg.end = seg.start + (int64_t)b->term_months * TERM_MONTH_HOURS * 3600;
-	/* As for the reservation: the instance exists whatever the ledger says. */
+	seg.rate_hour = rate_hour;
+	money_currency_set(seg.currency, currency);
+	seg.start = start;
+	seg.end = end;
+	/* As for the reservation: what the provider took is taken, whatever the ledger says. */
 	(void)ledger_add_term(st, &seg, &e);
 }
 
@@ -234,7 +232,13 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 			ops->clock(ctx, &clk);
 			record_provisioning(st, &clk, provider, price_hour, b->price_currency,
 			    out);
-			record_term(st, &clk, provider, b, out);
+			if (out->id[0] != '\0' && b->term_months > 0) {
+				int64_t now = cost_clock_now(&clk, provider);
+
+				record_term(st, provider, out, b->price_currency,
+				    term_hourly(b->term_price, b->term_months), now,
+				    now + (int64_t)b->term_months * TERM_MONTH_HOURS * 3600);
+			}
 		}
 	}
 	if (fd >= 0)
@@ -320,6 +324,54 @@ guard_launch(struct session *s, struct backend *b, const struct launch_req *req,
 	memset(out, 0, sizeof(*out));
 	return admit(&ctx, price_hour, currency, flags & GUARD_FORCE, flags & GUARD_DRY_RUN, out,
 	    err);
+}
+
+enum gr_err
+guard_prepay(struct session *s, struct backend *b, const struct instance *in, int64_t amount,
+    bool force, int *discount_bp, int64_t *covered_s, struct gr_error *err)
+{
+	struct launch_budget budget;
+	struct cost_clock clk;
+	struct config *cfg;
+	struct state *st;
+	int64_t from;
+	int fd = -1;
+	enum gr_err rc = GR_OK;
+
+	if (b->ops->prepay == NULL)
+		return gr_fail(err, GR_EUNSUPPORTED, "%s takes no prepayment of a running "
+		    "instance (a term is rented at launch there: launch OFFER --term 1mo)",
+		    b->ops->name);
+	if (session_config(s, &cfg, err) != GR_OK || session_state(s, &st, err) != GR_OK)
+		return err->code;
+	budget_from_config(&budget, cfg, in->currency, force);
+	budget.term_price = amount;
+	/* Paid at once: the budgets count it whole, under the launches' lock. */
+	if ((budget.day >= 0 || budget.month >= 0) && (fd = lock_launches(st, err)) < 0)
+		return err->code;
+	session_clock(s, &clk);
+	if (!force)
+		rc = check_budget(st, &clk, &budget, b->ops->name, 0, true, err);
+	if (rc == GR_OK && !force)
+		rc = check_budget(st, &clk, &budget, b->ops->name, 0, false, err);
+	if (rc == GR_OK)
+		rc = b->ops->prepay(b, in->id, amount, discount_bp, covered_s, err);
+	if (rc == GR_OK) {
+		struct gr_error e = { 0 };
+
+		session_clock(s, &clk);
+		from = cost_clock_now(&clk, b->ops->name);
+		/* After what is already paid ahead, as the provider stacks it. */
+		if (ledger_term_end(st, in->id, from) > from)
+			from = ledger_term_end(st, in->id, from);
+		record_term(st, b->ops->name, in, in->currency, money_scale(amount, 3600,
+		    *covered_s), from, from + *covered_s);
+		/* Its hourly price stops now (ledger_observe: covered by a term). */
+		(void)ledger_observe(st, in, cost_clock_now(&clk, b->ops->name), &e);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 enum gr_err
