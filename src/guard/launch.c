@@ -232,7 +232,9 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 			ops->clock(ctx, &clk);
 			record_provisioning(st, &clk, provider, price_hour, b->price_currency,
 			    out);
-			if (out->id[0] != '\0' && b->term_months > 0) {
+			/* Unless its provider's own ledger has it (the simulator's). */
+			if (out->id[0] != '\0' && b->term_months > 0 &&
+			    ledger_term_end(st, out->id, INT64_MAX) == 0) {
 				int64_t now = cost_clock_now(&clk, provider);
 
 				record_term(st, provider, out, b->price_currency,
