@@ -349,8 +349,11 @@ guard_prepay(struct session *s, struct backend *b, const struct instance *in, in
 	budget_from_config(&budget, cfg, in->currency, force);
 	budget.term_price = amount;
 	/* Paid at once: the budgets count it whole, under the launches' lock. */
-	if ((budget.day >= 0 || budget.month >= 0) && (fd = lock_launches(st, err)) < 0)
-		return err->code;
+	if (budget.day >= 0 || budget.month >= 0) {
+		fd = lock_launches(st, err);
+		if (fd < 0)
+			return err->code;
+	}
 	session_clock(s, &clk);
 	if (!force)
 		rc = check_budget(st, &clk, &budget, b->ops->name, 0, true, err);
