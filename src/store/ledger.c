@@ -251,12 +251,13 @@ ledger_burn(struct state *st, const char *provider, int64_t now, const char *cur
 	const unsigned char *cur;
 
 	/*
-	 * Plan: SEARCH ledger USING INDEX ledger_end (end_ts=?): the open rows only (one per
-	 * running instance), not the month's window that costs_compute reads.
+	 * Plan: SEARCH ledger USING INDEX ledger_end (end_ts=? and end_ts>?): the open rows
+	 * only (one per running instance) and the terms that cover now (spread over their
+	 * period, as costs_compute spreads them), not the month's window it reads.
 	 */
-	q = store_prepare(st, "SELECT rate_hour, currency FROM ledger WHERE "
-	    "end_ts = 0 AND provider = ?1 AND kind != ?2 AND start_ts <= ?3", "tiI", provider,
-	    LEDGER_PROVISIONING, now);
+	q = store_prepare(st, "SELECT rate_hour, currency FROM ledger WHERE provider = ?1 AND "
+	    "start_ts <= ?3 AND ((end_ts = 0 AND kind != ?2) OR (end_ts > ?3 AND kind = ?4))",
+	    "tiIi", provider, LEDGER_PROVISIONING, now, LEDGER_TERM);
 	if (q == NULL)
 		return 0;
 	while (sqlite3_step(q) == SQLITE_ROW) {

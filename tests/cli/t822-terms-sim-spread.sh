@@ -14,6 +14,8 @@ expect_ok g costs -o json
 # figure: term-spread
 check "10 h into the term: \$1.28 spent (10 × 0.128), burning \$0.128/h, the month projected at the term's \$92.16 ($(jq -c '[.spent, .burn_hour, .projected_month]' <<<"$OUT"))" \
 	'[ "$(jq -c "[.spent, .burn_hour, .projected_month, .provisioning_hour]" <<<"$OUT")" = "[1.28,0.128,92.16,0]" ]'
+check "the provider line's burn from the ledger is the term's too" \
+	'[ "$(jq -c "[.providers[] | select(.provider == \"sim\") | .ledger_burn_hour]" <<<"$OUT")" = "[0.128]" ]'
 # 721 h after the launch: the whole term, then an hour at $0.16 on demand; the 23 h left of
 # January at $0.16 make the month 92.32 + 3.68 = $96.
 expect_ok g sim advance 711h
