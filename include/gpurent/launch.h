@@ -119,10 +119,12 @@ enum gr_err guard_launch(struct session *s, struct backend *b, const struct laun
  * the budgets, which count it whole (GR_EBUDGET unless force), under the launch lock; the
  * ledger records what it bought as a term (ledger.h) from now or the end of what is already
  * paid, and the instance's hourly price stops while it covers it. *discount_bp and
- * *covered_s: the provider's answer. GR_EUNSUPPORTED where the provider takes none.
+ * *covered_s: the provider's answer; *paid_until: the end of the term recorded (the
+ * provider's clock). GR_EUNSUPPORTED where the provider takes none.
  */
 enum gr_err guard_prepay(struct session *s, struct backend *b, const struct instance *in,
-    int64_t amount, bool force, int *discount_bp, int64_t *covered_s, struct gr_error *err);
+    int64_t amount, bool force, int *discount_bp, int64_t *covered_s, int64_t *paid_until,
+    struct gr_error *err);
 
 /*
  * Start instance `id` of b. A stopped (or stopping) instance resumes billing at its price, so

@@ -4,7 +4,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gpurent/i18n.h"
@@ -165,12 +164,11 @@ prepay_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_error(c, &err);
 	if (!confirmed(c, &q, &in, a.yes)) {
 		fputs(_("nothing paid\n"), stderr);
-		return a.yes || isatty(STDIN_FILENO) ? EXIT_ERROR : EXIT_USAGE;
+		return isatty(STDIN_FILENO) ? EXIT_ERROR : EXIT_USAGE;
 	}
-	if (guard_prepay(c->s, b, &in, q.amount, a.force, &q.discount_bp, &q.covered_s, &err) !=
-	    GR_OK)
+	if (guard_prepay(c->s, b, &in, q.amount, a.force, &q.discount_bp, &q.covered_s, &q.until,
+	    &err) != GR_OK)
 		return cmd_error(c, &err);
-	q.until = (int64_t)time(NULL) + q.covered_s;
 	if (out_print_record(c->out, &out_global, quote_columns, Q__COUNT, &q, quote_cell, NULL,
 	    &err) != GR_OK)
 		return cmd_usage_error(c, "%s", err.msg);

@@ -330,7 +330,8 @@ guard_launch(struct session *s, struct backend *b, const struct launch_req *req,
 
 enum gr_err
 guard_prepay(struct session *s, struct backend *b, const struct instance *in, int64_t amount,
-    bool force, int *discount_bp, int64_t *covered_s, struct gr_error *err)
+    bool force, int *discount_bp, int64_t *covered_s, int64_t *paid_until,
+    struct gr_error *err)
 {
 	struct launch_budget budget;
 	struct cost_clock clk;
@@ -369,8 +370,9 @@ guard_prepay(struct session *s, struct backend *b, const struct instance *in, in
 		/* After what is already paid ahead, as the provider stacks it. */
 		if (ledger_term_end(st, in->id, from) > from)
 			from = ledger_term_end(st, in->id, from);
+		*paid_until = from + *covered_s;
 		record_term(st, b->ops->name, in, in->currency, money_scale(amount, 3600,
-		    *covered_s), from, from + *covered_s);
+		    *covered_s), from, *paid_until);
 		/* Its hourly price stops now (ledger_observe: covered by a term). */
 		(void)ledger_observe(st, in, cost_clock_now(&clk, b->ops->name), &e);
 	}

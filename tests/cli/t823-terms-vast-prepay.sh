@@ -29,6 +29,10 @@ check "prepaid a month: $want micro-dollars at 20 % off ($OUT)" \
 check "it said the discount and that it is not refunded" \
 	'[[ "$ERR" == *"20.00% off"* ]] && [[ "$ERR" == *"not refunded"* ]]'
 paid_at=$(date +%s)
+# vast's month is of the compute price (dph_base), the instance's price is all in (dph_total):
+# the payment covers at least the 720 h (2592000 s) it was priced for, from now.
+check "it covers at least the month, paid until now + covered_s ($OUT)" \
+	'[ "$(jq -r .covered_s <<<"$OUT")" -ge 2592000 ] && [ $(( $(jq -r ".paid_until | fromdate" <<<"$OUT") - $(jq -r .covered_s <<<"$OUT") )) -ge $((paid_at - 5)) ] && [ $(( $(jq -r ".paid_until | fromdate" <<<"$OUT") - $(jq -r .covered_s <<<"$OUT") )) -le "$paid_at" ]'
 expect_ok g ls -o json
 check "the hourly price stopped: the open compute segment bills 0 under the term" \
 	'[ "$(sqlite3 "$DB" "SELECT group_concat(rate_hour) FROM ledger WHERE kind = 0 AND end_ts = 0")" = 0 ] && [ "$(sqlite3 "$DB" "SELECT count(*) FROM ledger WHERE kind = 3")" = 1 ]'
