@@ -19,8 +19,10 @@
  * left out of the shape and the mix, and counted as such (unsized). Nothing is converted
  * between currencies: a model billed in two is a group in each.
  *
- * The terms are assumptions until gpurent lists term offers (issue 29): a discount per
- * term length, from the config (advise.term_1mo, advise.term_3mo).
+ * The terms: for each term length, the largest discount among the providers' term offers
+ * (type=reserved) of the group's GPU in its currency, against the same machine on demand;
+ * where none is offered, the discount the config assumes (advise.term_1mo, advise.term_3mo),
+ * and the plan says so.
  */
 #ifndef GPURENT_ADVISE_H
 #define GPURENT_ADVISE_H
@@ -57,10 +59,13 @@ struct advise_opts {
 	const char *const *interruptible;	/* ids of listed instances that are interruptible */
 	size_t n_interruptible;
 	const struct offer_list *offers;	/* NULL: none compared */
+	const struct offer_list *term_offers;	/* the providers' terms; NULL: none asked */
 };
 
 /* One term's mix for a group, over its observed time. */
 struct advise_plan {
+	int discount_pct;	/* the term's discount, from offer_id or assumed */
+	char offer_id[ID_MAX];	/* the term offer it is of; "": the config's assumption */
 	int64_t term_cost;	/* the base on the term */
 	int64_t demand_cost;	/* the GPU-hours above the base, on demand */
 	int64_t saving;		/* paid - term_cost - demand_cost; < 0: the term costs more */

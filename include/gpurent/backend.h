@@ -146,6 +146,14 @@ struct backend_ops {
 	enum gr_err (*charges)(struct backend *b, int64_t since, int64_t until,
 	    struct charge_list *out, struct gr_error *err);
 
+	/*
+	 * Optional: pay `amount` (the instance's currency) ahead on an instance, at the
+	 * discount the provider gives that amount (vast's prepay); *discount_bp and
+	 * *covered_s say what the provider answered it bought. Never retried: money moves.
+	 */
+	enum gr_err (*prepay)(struct backend *b, const char *id, int64_t amount, int *discount_bp,
+	    int64_t *covered_s, struct gr_error *err);
+
 	/* The cluster as its users see it (CAP_CLUSTER): appended to out, which the caller
 	   initialised. Read-only: it observes nothing into the ledger. */
 	enum gr_err (*cluster)(struct backend *b, struct cluster_state *out, struct gr_error *err);

@@ -144,9 +144,10 @@ int64_t month_end(int64_t t);
  * projection past a configured budget (budget_day or budget_month, -1 when unset): today's
  * projection (s->projected_day: spent today, plus what bills and what is provisioning at
  * their rates until midnight) plus extra_hour until midnight, and the same for the month.
- * GR_EBUDGET with a message when it would. The budgets and extra_hour are in s->currency.
+ * extra_lump (a term paid at launch) counts whole against both, as it is paid at once.
+ * GR_EBUDGET with a message when it would. The budgets and extras are in s->currency.
  */
 enum gr_err costs_check_budget(const struct cost_summary *s, int64_t now, int64_t extra_hour,
-    int64_t budget_day, int64_t budget_month, struct gr_error *err);
+    int64_t extra_lump, int64_t budget_day, int64_t budget_month, struct gr_error *err);
 
 #endif

@@ -2,7 +2,7 @@
  * filter.h - the offer filter language and sort keys.
  *
  *   gpu=h100,h200 gpus>=8 vram>=80 price<=25 region=eu reliability>=0.98
- *   interconnect=nvlink type=interruptible
+ *   interconnect=nvlink type=interruptible type=reserved term>=3mo
  *
  * Terms are `field op value`, AND-ed; ops are = != < <= > >=; a comma list means "any of"
  * (with != it means "none of"). Values are parsed exactly, per field: money as micro-dollars,
@@ -45,6 +45,7 @@ enum filter_field {
 	FF_NET,			/* download Mb/s */
 	FF_TFLOPS,		/* dense BF16 TFLOPS of the whole offer */
 	FF_VENDOR,		/* the GPU's vendor, from the catalogue */
+	FF_TERM,		/* a term offer's months: 1mo, 3mo, 1y */
 	FF__COUNT,
 };
 
@@ -93,6 +94,13 @@ bool filter_match_fx(const struct filter *f, const struct offer *o, const struct
 /* Keep only the offers that match, in place; _fx compares prices through fx's rates. */
 void filter_apply(const struct filter *f, struct offer_list *l);
 void filter_apply_fx(const struct filter *f, struct offer_list *l, const struct fx_rates *fx);
+
+/*
+ * Whether f asks for term offers (type=reserved, or a term on `term`): only then do
+ * backends fetch them and does an OFFER_RESERVED offer match, so that a plain search lists
+ * what can be rented by the hour, as before terms.
+ */
+bool filter_wants_terms(const struct filter *f);
 
 /* The term for a field, or NULL: backends use this to push filters down. */
 const struct filter_term *filter_find(const struct filter *f, enum filter_field field);

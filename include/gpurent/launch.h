@@ -64,6 +64,10 @@ struct launch_budget {
 	char month_currency[CURRENCY_MAX];
 	char price_currency[CURRENCY_MAX];
 	struct fx_rates fx;
+	/* A term paid at creation: its months and whole price (in price_currency), which the
+	   budgets count whole and the ledger records as a term (ledger_add_term); 0: none. */
+	int term_months;
+	int64_t term_price;
 };
 
 /*
@@ -108,6 +112,18 @@ struct launch_req;
  */
 enum gr_err guard_launch(struct session *s, struct backend *b, const struct launch_req *req,
     int64_t price_hour, const char *currency, unsigned flags, struct instance *out,
+    struct gr_error *err);
+
+/*
+ * Pay `amount` (in->currency) ahead on instance `in` of b (backend op prepay, vast), after
+ * the budgets, which count it whole (GR_EBUDGET unless force), under the launch lock; the
+ * ledger records what it bought as a term (ledger.h) from now or the end of what is already
+ * paid, and the instance's hourly price stops while it covers it. *discount_bp and
+ * *covered_s: the provider's answer; *paid_until: the end of the term recorded (the
+ * provider's clock). GR_EUNSUPPORTED where the provider takes none.
+ */
+enum gr_err guard_prepay(struct session *s, struct backend *b, const struct instance *in,
+    int64_t amount, bool force, int *discount_bp, int64_t *covered_s, int64_t *paid_until,
     struct gr_error *err);
 
 /*

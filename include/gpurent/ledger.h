@@ -25,7 +25,15 @@ struct state;
  * Times are on the clock of the segment's provider: the simulator's own clock for "sim",
  * the wall clock for every real provider (see costs.h).
  */
-enum ledger_kind { LEDGER_COMPUTE, LEDGER_STORAGE, LEDGER_PROVISIONING };
+/*
+ * A term segment (LEDGER_TERM) is a payment ahead for a period (a term rented at creation,
+ * a prepayment): the lump sum spread over [start, end) at rate_hour, written closed when it
+ * is paid (ledger_add_term), so that the instance's and the account's spend count it whole
+ * from then, `costs` spreads it over its period for spend, burn and projection, and the
+ * bill's day of its start shows it whole (ledger_days). While a term covers an instance,
+ * its compute segments bill nothing (ledger_observe).
+ */
+enum ledger_kind { LEDGER_COMPUTE, LEDGER_STORAGE, LEDGER_PROVISIONING, LEDGER_TERM };
 
 struct ledger_seg {
 	char instance_id[ID_MAX];
@@ -43,6 +51,15 @@ struct ledger_seg {
 
 /* Close any open segment of the instance at seg->start, then open seg. */
 enum gr_err ledger_begin(struct state *st, const struct ledger_seg *seg, struct gr_error *err);
+/*
+ * Record a payment ahead: seg (kind LEDGER_TERM, end > start) as it is, leaving the
+ * instance's other segments alone; nothing when a term of the instance starting at
+ * seg->start is already recorded (the same payment seen again).
+ */
+enum gr_err ledger_add_term(struct state *st, const struct ledger_seg *seg,
+    struct gr_error *err);
+/* The end of the latest term of the instance that started by `at`, 0: none. */
+int64_t ledger_term_end(struct state *st, const char *instance_id, int64_t at);
 /* Close the instance's open segments at `end`. */
 enum gr_err ledger_end(struct state *st, const char *instance_id, int64_t end,
     struct gr_error *err);
@@ -105,7 +122,7 @@ enum gr_err ledger_each_closed_started(struct state *st, const char *provider, i
 /*
  * The billed segments of `provider` (provisioning excluded) over [since, until) cut at each
  * UTC midnight (money_accrue_days): a charge per segment and day, a storage segment's part
- * as its storage, appended to out unfolded. What the ledger counts per instance and day,
+ * as its storage, a term's whole sum on the day it starts, appended to out unfolded. What the ledger counts per instance and day,
  * set beside a provider's bill (billcheck.h); the simulator's own bill is the same cut of
  * the rows its world wrote (sim.h).
  */
@@ -131,7 +148,8 @@ enum gr_err ledger_each_open(struct state *st, void (*fn)(const struct ledger_se
  * with a storage price, and closes segments when it stops being billed. While the instance
  * is provisioning, its provisioning segment stays open, and one is made (ledger_reserve)
  * for an instance the ledger has never seen (launched elsewhere); while it is starting again
- * after a stop, a provisioning segment at its price is open. Idempotent.
+ * after a stop, a provisioning segment at its price is open. While a term paid ahead covers
+ * it (ledger_term_end), it bills at 0, and its price again from the term's end. Idempotent.
  */
 enum gr_err ledger_observe(struct state *st, const struct instance *in, int64_t now,
     struct gr_error *err);

@@ -30,7 +30,22 @@
 enum offer_type {
 	OFFER_ON_DEMAND,
 	OFFER_INTERRUPTIBLE,
+	OFFER_RESERVED,		/* a term: months paid ahead at a discount (struct offer) */
 };
+
+/* What a term does when its months are over. */
+enum term_end {
+	TERM_END_UNKNOWN,
+	TERM_END_RENEWS,	/* paid again for another term */
+	TERM_END_ON_DEMAND,	/* the machine stays, billed by the hour again */
+};
+
+/* The terms a prepayment of a running instance is priced for (vast: discount_rate for a
+   month, credit_discount_max, the largest, taken as three months'). */
+#define PREPAY_MONTHS { 1, 3 }
+
+/* A term's month is 30 days: PPIO prices one at 720 times the hourly (providers/ppio.md). */
+#define TERM_MONTH_HOURS 720
 
 enum interconnect {
 	IC_UNKNOWN,
@@ -53,6 +68,9 @@ enum inst_state {
 };
 
 const char *offer_type_name(enum offer_type t);
+const char *term_end_name(enum term_end e);
+/* A term's length: "3mo", "3" (months) or "1y" (twelve months), 1 to 120 months. */
+bool term_parse(const char *s, int *months);
 bool offer_type_parse(const char *s, enum offer_type *out);
 const char *interconnect_name(enum interconnect ic);
 bool interconnect_parse(const char *s, enum interconnect *out);
@@ -75,6 +93,7 @@ enum {
 	OV_NODES = 1u << 9,
 	OV_TIME_LIMIT = 1u << 10,
 	OV_QUEUE = 1u << 11,
+	OV_ONDEMAND = 1u << 12,
 };
 
 struct offer {
@@ -106,6 +125,16 @@ struct offer {
 	int64_t time_limit_s;		/* longest run a cluster allows (OV_TIME_LIMIT) */
 	int queued;			/* jobs waiting in front for this offer (OV_QUEUE) */
 	char currency[CURRENCY_MAX];	/* of price_hour and storage_gb_month; "": USD */
+	/*
+	 * A term offer (OFFER_RESERVED): the machine for term_months months (of
+	 * TERM_MONTH_HOURS), term_price paid for the whole term; price_hour is its hourly
+	 * equivalent. ondemand_hour: the same machine on demand (OV_ONDEMAND), against which
+	 * the discount is told.
+	 */
+	int term_months;
+	int64_t term_price;
+	int64_t ondemand_hour;
+	enum term_end term_end;
 	unsigned valid;
 	int64_t fetched_at;		/* UTC seconds when the provider answered with it; 0:
 					   unknown (set by the session, kept by the offer cache) */
@@ -114,6 +143,10 @@ struct offer {
 /* Derived figures: price per GPU-hour and per dense BF16 TFLOP-hour; -1 when unknown. */
 int64_t offer_price_per_gpu(const struct offer *o);
 int64_t offer_price_per_tflop(const struct offer *o);
+/* A term offer's discount against the same machine on demand, in basis points; -1 unknown. */
+int offer_term_discount_bp(const struct offer *o);
+/* The hourly equivalent of a whole term's price: price / (months × TERM_MONTH_HOURS). */
+int64_t term_hourly(int64_t term_price, int months);
 /* Total VRAM of the offer in GB, or -1. */
 int offer_vram_total(const struct offer *o);
 
@@ -137,6 +170,7 @@ enum {
 	IV_UTIL = 1u << 5,
 	IV_EXIT = 1u << 6,
 	IV_BILLED = 1u << 7,
+	IV_PREPAY = 1u << 8,
 };
 
 struct instance {
@@ -173,6 +207,11 @@ struct instance {
 	int64_t billed_from;		/* the provider dates its own billing (a Slurm job gpurent
 					   submitted): from here (IV_BILLED) ... */
 	int64_t billed_until;		/* ... to here, 0 while it runs */
+	int64_t term_until;		/* paid ahead (a term, a prepayment) up to here: no
+					   hourly price is billed before it; 0: nothing paid ahead */
+	int term_months;		/* the months of the term it was rented on, 0: none */
+	int prepay_bp[2];		/* IV_PREPAY: what a prepayment of PREPAY_MONTHS[i] months
+					   takes off its price, in basis points (vast) */
 	unsigned valid;
 };
 
@@ -337,6 +376,9 @@ struct launch_req {
 	bool interruptible;		/* bid below on demand */
 	int64_t bid_hour;		/* micro-dollars for the whole instance, with interruptible */
 	const char *client_token;	/* unique per launch, to find it after an unclear failure */
+	int term_months;		/* rent on a term paid at creation (an OFFER_RESERVED
+					   offer's); 0: none */
+	int64_t term_price;		/* with term_months: the whole term's price, as offered */
 	/* A cluster allocation (backends with CAP_ALLOC); 0: the default. */
 	int gpus_per_node;		/* default 1 */
 	int nodes;			/* default 1 */

@@ -57,8 +57,30 @@ enum gr_err sim_offers(struct sim *s, struct offer_list *out, struct gr_error *e
  * stamp later means an unchanged market since.
  */
 enum gr_err sim_offers_stamp(struct sim *s, uint64_t *out, struct gr_error *err);
-/* One offer by full id. */
+/* One offer by full id; a term offer's too ("sim:o-000123t3"). */
 enum gr_err sim_offer(struct sim *s, const char *id, struct offer *out, struct gr_error *err);
+
+/*
+ * Terms: every on-demand offer is also sold for SIM_TERM_MONTHS months paid ahead, at
+ * sim_term_discount_pct off (20 % for one month, 30 % for three, as vast.ai's prepay is
+ * described in providers/vast.md): the hourly rate of a term is the on-demand price less
+ * the discount (rounded to the micro-dollar), its whole price that rate times its hours
+ * (TERM_MONTH_HOURS a month), so that the two agree exactly. At the term's end the
+ * instance stays and bills on demand again.
+ */
+#define SIM_TERM_MONTHS { 1, 3 }
+int sim_term_discount_pct(int months);	/* 0 for months the simulator does not sell */
+int64_t sim_term_rate(int64_t price_hour, int months);
+/* The term offer of on-demand offer od for `months` (id: od's with "t<months>"). */
+void sim_term_offer(const struct offer *od, int months, struct offer *out);
+/*
+ * Prepay `amount` micro-dollars on instance id (vast's prepay): the largest term whose
+ * whole price it reaches sets the discount (none below a month), and it pays that
+ * discounted rate for as long as it lasts, from now or from the end of what is already
+ * paid. *discount_pct and *covered_s say what it bought. Billed at once, as a term.
+ */
+enum gr_err sim_prepay(struct sim *s, const char *id, int64_t amount, int *discount_pct,
+    int64_t *covered_s, struct gr_error *err);
 
 enum gr_err sim_instances(struct sim *s, bool with_destroyed, struct instance_list *out,
     struct gr_error *err);

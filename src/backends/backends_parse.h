@@ -267,6 +267,9 @@ enum gr_err vast_parse_instances(const char *body, size_t len, struct instance_l
 enum gr_err vast_parse_instance(const char *body, size_t len, struct instance *out,
     struct gr_error *err);
 /* PUT /api/v0/asks/{id}/ success reply: the new contract (instance) id. */
+/* A prepay's answer {success, timescale (months), discount_rate}. */
+enum gr_err vast_parse_prepay(const char *body, size_t len, int *discount_bp, int64_t *covered_s,
+    struct gr_error *err);
 enum gr_err vast_parse_create(const char *body, size_t len, long long *contract,
     struct gr_error *err);
 /* GET /api/v0/users/current/: credit as balance. */
@@ -437,11 +440,16 @@ enum gr_err ppio_parse_products(const char *body, size_t len, const char *curren
  * with a non-2xx status, which is never streamed (ppio_parse_error reads that body).
  */
 extern const struct offer_stream_kind ppio_product_kind;
-/* Offer ids: "ppio:<product>@<region>:<count>[s]" (s: spot); the region may be absent. */
+/* The same with each on-demand offer's prepaid terms (OFFER_RESERVED) after it. */
+extern const struct offer_stream_kind ppio_product_terms_kind;
+/* Offer ids: "ppio:<product>@<region>:<count>[s|t<months>]" (s: spot; t: prepaid for that
+   many months); the region may be absent. */
 void ppio_offer_id(char *dst, size_t n, const char *product, const char *region, int count,
     bool spot);
 bool ppio_offer_id_parse(const char *local, char *product, size_t n, char *region, size_t nr,
     int *count, bool *spot);
+/* The months of a prepaid offer's local id (ppio_offer_id_parse accepts it); 0: none. */
+int ppio_offer_term(const char *local);
 /* "华南 cn-south-1, CN" for a PPIO region id; the id alone when its area is unknown. */
 void ppio_region_location(const char *region, char *out, size_t n);
 /* status.status (v1's vocabulary, §6) onto the lifecycle; a non-empty error is failed. */

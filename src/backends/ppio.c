@@ -75,22 +75,23 @@ ppio_cleanup(struct backend *b)
 }
 
 static enum gr_err
-fetch_products(struct backend *b, struct offer_list *out, struct gr_error *err)
+fetch_products(struct backend *b, bool terms, struct offer_list *out, struct gr_error *err)
 {
 	struct ppio *pp = priv(b);
 
 	/* Both parameters are required (§4.1): instances of GPUs. */
 	return bk_offers_read(&pp->h, HTTP_GET, "/gpus/v2/products?type=gpu&category=instance",
-	    NULL, &ppio_product_kind, pp->currency, out, err);
+	    NULL, terms ? &ppio_product_terms_kind : &ppio_product_kind, pp->currency, out, err);
 }
 
 static enum gr_err
 ppio_offers(struct backend *b, const struct filter *f, struct offer_list *out,
     bool *pushed_all, struct gr_error *err)
 {
-	/* One small catalogue: nothing to push down, the core filters it all. */
+	/* One small catalogue: nothing to push down, the core filters it all; prepaid terms
+	   only when asked for (filter.h). */
 	*pushed_all = bk_only_provider_type(f);
-	return fetch_products(b, out, err);
+	return fetch_products(b, filter_wants_terms(f), out, err);
 }
 
 /*
@@ -108,7 +109,7 @@ add_rate(struct backend *b, struct instance *in)
 
 	money_currency_set(in->currency, p->currency);
 	if (!p->have_products) {
-		if (fetch_products(b, &p->products, &(struct gr_error){ 0 }) != GR_OK)
+		if (fetch_products(b, false, &p->products, &(struct gr_error){ 0 }) != GR_OK)
 			return;
 		p->have_products = true;
 	}
@@ -240,7 +241,7 @@ ppio_list(struct backend *b, struct instance_list *out, struct gr_error *err)
 
 static char *
 create_doc(const struct launch_req *req, const char *name, const char *product,
-    const char *region, int count, bool spot, const char *image, int disk)
+    const char *region, int count, bool spot, int months, const char *image, int disk)
 {
 	cJSON *o = cJSON_CreateObject(), *r, *arr, *x;
 	size_t i;
@@ -250,8 +251,16 @@ create_doc(const struct launch_req *req, const char *name, const char *product,
 	cJSON_AddStringToObject(o, "product_id", product);
 	cJSON_AddStringToObject(o, "image", image);
 	cJSON_AddStringToObject(o, "type", "gpu");
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "billing"), "mode",
-	    spot ? "spot" : "postpaid");
+	r = cJSON_AddObjectToObject(o, "billing");
+	cJSON_AddStringToObject(r, "mode", spot ? "spot" : months > 0 ? "prepaid" : "postpaid");
+	/* Prepaid for the term, not renewed: it is billed by the hour after (§5.1). */
+	if (months > 0) {
+		x = cJSON_AddObjectToObject(r, "prepaid");
+		cJSON_AddNumberToObject(x, "months", months);
+		x = cJSON_AddObjectToObject(x, "auto_renew");
+		cJSON_AddFalseToObject(x, "enabled");
+		cJSON_AddNumberToObject(x, "months", 0);
+	}
 	r = cJSON_AddObjectToObject(o, "resource");
 	if (disk > 0)
 		cJSON_AddNumberToObject(r, "rootfs_size_gb", disk);
@@ -301,7 +310,7 @@ ppio_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 	char product[64], region[32], name[65], full[ID_MAX], *doc;
 	char lid[80] = "";
 	const char *l, *image;
-	int count;
+	int count, months;
 	bool spot, labelled;
 	enum gr_err e;
 
@@ -313,13 +322,17 @@ ppio_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 	if (spot != req->interruptible)
 		return gr_fail(err, GR_EUSAGE, "offer '%s' is %s", req->offer_id,
 		    spot ? _("interruptible (spot)") : _("on demand"));
+	months = ppio_offer_term(l) ? ppio_offer_term(l) : req->term_months;
+	if (months > 0 && (spot || (req->term_months > 0 && req->term_months != months)))
+		return gr_fail(err, GR_EUSAGE, "offer '%s' is not sold prepaid for %d months",
+		    req->offer_id, req->term_months);
 	image = req->image != NULL ? req->image : p->image[0] != '\0' ? p->image : NULL;
 	if (image == NULL)
 		return gr_fail(err, GR_EUSAGE, "PPIO launches need an image: give --image or "
 		    "set ppio.image (or launch.image)");
 	/* The name is required (§5.1) and is how a launch is found after an unclear failure. */
 	labelled = bk_launch_name(req, name, sizeof(name));
-	doc = create_doc(req, name, product, region, count, spot, image,
+	doc = create_doc(req, name, product, region, count, spot, months, image,
 	    req->disk_gb > 0 ? req->disk_gb : p->disk_gb);
 	/* Never retried by the HTTP layer: there is no idempotency key (§5.1). The server's
 	   fuzzy name filter (§5.2) lists the instances a launch may have made. */

@@ -145,12 +145,29 @@ ppio_offer_id_parse(const char *lid, char *product, size_t n, char *region, size
 	*spot = *p == 's';
 	if (*spot)
 		p++;
+	/* A prepaid term (ppio_offer_term). */
+	if (*p == 't' && isdigit((unsigned char)p[1]))
+		for (p++; isdigit((unsigned char)*p); p++)
+			;
 	if (*p != '\0' || c <= 0 || c >= 1000)
 		return false;
 	memcpy(product, lid, (size_t)(colon - lid));
 	product[colon - lid] = '\0';
 	*count = (int)c;
 	return strchr(product, '/') == NULL && strchr(region, '/') == NULL;
+}
+
+int
+ppio_offer_term(const char *lid)
+{
+	const char *colon = strrchr(lid, ':'), *t;
+	long m = 0;
+
+	if (colon == NULL || (t = strchr(colon, 't')) == NULL)
+		return 0;
+	for (t++; isdigit((unsigned char)*t) && m < 1000; t++)
+		m = m * 10 + (*t - '0');
+	return *t == '\0' && m > 0 && m < 1000 ? (int)m : 0;
 }
 
 /* Whether a billing method is in the product's billing_methods (absent: postpaid only). */
@@ -204,14 +221,59 @@ struct product {
 	const char *currency;
 };
 
-/* The offers of one product in one region: each count, on demand (postpaid) and
-   interruptible (spot). */
+/*
+ * The prepaid terms of the on-demand offers out->v[first...] (§4.2 pricing.prepaid: a whole
+ * term's price per GPU, duration_months): each a term offer of the same machine. gpurent
+ * creates them with auto-renew off, and the billing-mode action (§5.4) says a prepaid
+ * instance can be postpaid: at its end it is taken to be billed by the hour again.
+ */
 static void
-region_offers(const struct product *p, const char *region, const char *loc,
+prepaid_offers(const struct product *p, struct offer_list *out, size_t first)
+{
+	const cJSON *terms = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(p->json, "pricing"), "prepaid"), *x;
+	size_t i, n = out->n;
+
+	if (!sells(p->json, "prepaid") || !cJSON_IsArray(terms))
+		return;
+	cJSON_ArrayForEach(x, terms) {
+		long long months;
+		int64_t per_gpu;
+
+		if (!bj_int(x, "duration_months", &months) || months < 1 || months > 120 ||
+		    !ppio_scaled(cJSON_GetObjectItemCaseSensitive(x, "final_price"),
+		    p->precision, &per_gpu) || per_gpu <= 0)
+			continue;
+		for (i = first; i < n; i++) {
+			struct offer *o;
+			size_t len;
+
+			if (out->v[i].type != OFFER_ON_DEMAND ||
+			    per_gpu > INT64_MAX / out->v[i].gpu_count)
+				continue;
+			o = offer_list_add(out);
+			*o = out->v[i];
+			len = strlen(o->id);
+			snprintf(o->id + len, sizeof(o->id) - len, "t%d", (int)months);
+			o->type = OFFER_RESERVED;
+			o->term_months = (int)months;
+			o->term_price = per_gpu * o->gpu_count;
+			o->price_hour = term_hourly(o->term_price, o->term_months);
+			o->ondemand_hour = out->v[i].price_hour;
+			o->valid |= OV_ONDEMAND;
+			o->term_end = TERM_END_ON_DEMAND;
+		}
+	}
+}
+
+/* The offers of one product in one region: each count, on demand (postpaid) and
+   interruptible (spot), and the prepaid terms of the on-demand ones. */
+static void
+region_offers(const struct product *p, const char *region, const char *loc, bool terms,
     struct offer_list *out)
 {
 	const cJSON *pricing = cJSON_GetObjectItemCaseSensitive(p->json, "pricing");
-	size_t k, t;
+	size_t k, t, first = out->n;
 
 	for (t = 0; t < 2; t++) {
 		const char *method = t == 0 ? "postpaid" : "spot";
@@ -265,10 +327,12 @@ region_offers(const struct product *p, const char *region, const char *loc,
 			}
 		}
 	}
+	if (terms)
+		prepaid_offers(p, out, first);
 }
 
 static void
-product_offers(const cJSON *prod, const char *currency, struct offer_list *out)
+product_offers(const cJSON *prod, const char *currency, bool terms, struct offer_list *out)
 {
 	const cJSON *spec = cJSON_GetObjectItemCaseSensitive(prod, "resource_spec");
 	const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(spec, "gpu");
@@ -320,7 +384,7 @@ product_offers(const cJSON *prod, const char *currency, struct offer_list *out)
 		if (r != NULL)
 			text_sanitize(region, sizeof(region), r->valuestring);
 		ppio_region_location(region, loc, sizeof(loc));
-		region_offers(&p, region, loc, out);
+		region_offers(&p, region, loc, terms, out);
 	}
 }
 
@@ -329,13 +393,25 @@ static void
 map_product(const cJSON *prod, const void *currency, struct offer_list *out)
 {
 	if (cJSON_IsObject(prod))
-		product_offers(prod, currency, out);
+		product_offers(prod, currency, false, out);
+}
+
+static void
+map_product_terms(const cJSON *prod, const void *currency, struct offer_list *out)
+{
+	if (cJSON_IsObject(prod))
+		product_offers(prod, currency, true, out);
 }
 
 static const char *const products_path[] = { "data", NULL };
 
 const struct offer_stream_kind ppio_product_kind = {
 	products_path, false, NULL, map_product, NULL, P,
+	N_("ppio: the product list has no data array"),
+};
+
+const struct offer_stream_kind ppio_product_terms_kind = {
+	products_path, false, NULL, map_product_terms, NULL, P,
 	N_("ppio: the product list has no data array"),
 };
 
@@ -447,9 +523,24 @@ ppio_instance_from_json(const cJSON *j, struct instance *out)
 		out->disk_gb = (int)v;
 	bj_str(billing, "mode", mode, sizeof(mode));
 	out->type = strcmp(mode, "spot") == 0 ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
+	/* Prepaid: nothing by the hour until the term's end_time (§5.3). */
+	if (strcmp(mode, "prepaid") == 0) {
+		const cJSON *pre = cJSON_GetObjectItemCaseSensitive(billing, "prepaid");
+
+		out->type = OFFER_RESERVED;
+		if (bj_int(pre, "end_time", &v) && v > 0)
+			out->term_until = v;
+		if (bj_int(pre, "months", &v) && v > 0 && v < 1000)
+			out->term_months = (int)v;
+	}
 	if (bj_str(j, "product_id", prod, sizeof(prod)) && prod[0] != '\0' && out->gpu_count > 0)
 		ppio_offer_id(out->offer_id, sizeof(out->offer_id), prod, out->region,
 		    out->gpu_count, out->type == OFFER_INTERRUPTIBLE);
+	if (out->offer_id[0] != '\0' && out->term_months > 0) {
+		size_t len = strlen(out->offer_id);
+
+		snprintf(out->offer_id + len, sizeof(out->offer_id) - len, "t%d", out->term_months);
+	}
 	if (cJSON_IsObject(ssh) && bj_str(ssh, "command", cmd, sizeof(cmd)) &&
 	    ssh_parse(cmd, out))
 		out->valid |= IV_SSH;

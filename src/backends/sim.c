@@ -7,6 +7,7 @@
 #include "gpurent/backend.h"
 #include "gpurent/filter.h"
 #include "gpurent/sim.h"
+#include "gpurent/util.h"
 
 struct sim_priv {
 	struct sim *sim;
@@ -48,6 +49,18 @@ simb_offers(struct backend *b, const struct filter *f, struct offer_list *out, b
 	rc = sim_offers(sim_of(b), out, err);
 	if (rc != GR_OK)
 		return rc;
+	/* Each machine sold on demand is sold on the simulator's terms too, when asked. */
+	if (filter_wants_terms(f)) {
+		static const int months[] = SIM_TERM_MONTHS;
+		size_t n = out->n, k;
+		struct offer t;
+
+		for (i = before; i < n; i++)
+			for (k = 0; out->v[i].type == OFFER_ON_DEMAND && k < ARRAY_LEN(months); k++) {
+				sim_term_offer(&out->v[i], months[k], &t);
+				*offer_list_add(out) = t;
+			}
+	}
 	/* The whole market is local, so the filter is applied right here, in place. */
 	for (i = o = before; i < out->n; i++)
 		if (filter_match(f, &out->v[i])) {

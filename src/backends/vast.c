@@ -258,7 +258,8 @@ vast_types_wanted(const struct filter *f, bool *od, bool *bid)
 	for (i = 0; i < t->n; i++) {
 		bool is_bid = t->num[i] == OFFER_INTERRUPTIBLE;
 
-		if (t->op == FOP_EQ) {
+		/* Terms have a search of their own (vast_offers). */
+		if (t->op == FOP_EQ && t->num[i] != OFFER_RESERVED) {
 			*od |= !is_bid;
 			*bid |= is_bid;
 		}
@@ -348,7 +349,8 @@ vast_build_query(const struct filter *f, enum offer_type type, int disk_gb, int 
 	cJSON_AddItemToArray(pair, cJSON_CreateString("dph_total"));
 	cJSON_AddItemToArray(pair, cJSON_CreateString("asc"));
 	cJSON_AddItemToArray(order, pair);
-	cJSON_AddStringToObject(q, "type", type == OFFER_INTERRUPTIBLE ? "bid" : "on-demand");
+	cJSON_AddStringToObject(q, "type", type == OFFER_INTERRUPTIBLE ? "bid" :
+	    type == OFFER_RESERVED ? "reserved" : "on-demand");
 	cJSON_AddNumberToObject(q, "allocated_storage", disk_gb);
 	cJSON_AddNumberToObject(q, "limit", limit);
 	s = cJSON_PrintUnformatted(q);
@@ -489,6 +491,8 @@ vast_offers(struct backend *b, const struct filter *f, struct offer_list *out, b
 		e = vast_search(b, &priv(b)->h, f, OFFER_ON_DEMAND, out, pushed_all, err);
 	if (e == GR_OK && bid)
 		e = vast_search(b, &priv(b)->h_bid, f, OFFER_INTERRUPTIBLE, out, pushed_all, err);
+	if (e == GR_OK && filter_wants_terms(f))
+		e = vast_search(b, &priv(b)->h, f, OFFER_RESERVED, out, pushed_all, err);
 	return e;
 }
 
@@ -701,6 +705,10 @@ vast_launch(struct backend *b, const struct launch_req *req, struct instance *ou
 
 	if ((e = bk_need_key(&priv(b)->h, b->ops->name, err)) != GR_OK)
 		return e;
+	if (req->term_months > 0)
+		return gr_fail(err, GR_EUNSUPPORTED, "vast sells a term by prepaying a running "
+		    "instance: launch the on-demand offer, then 'gpurent prepay ID --term %dmo'",
+		    req->term_months);
 	if ((ask = local_numeric(b, req->offer_id, "offer", err)) == NULL)
 		return GR_ENOTFOUND;
 	if (req->interruptible && req->bid_hour <= 0)
@@ -752,6 +760,32 @@ vast_action(struct backend *b, const char *id, enum http_method m, const char *j
 		e = bk_check(&v->h, e, &rs, err);
 		http_response_release(&rs);
 	}
+	return e;
+}
+
+/* PUT /api/v0/instances/prepay/{id}/ {"amount": $} (§4.4): never repeated, money moves. */
+static enum gr_err
+vast_prepay(struct backend *b, const char *id, int64_t amount, int *discount_bp,
+    int64_t *covered_s, struct gr_error *err)
+{
+	struct vast *v = priv(b);
+	struct http_response rs;
+	char path[96], body[64];
+	const char *l;
+	enum gr_err e;
+
+	if ((e = bk_instance_local(b, &v->h, id, instance_local, &l, err)) != GR_OK)
+		return e;
+	snprintf(path, sizeof(path), "/api/v0/instances/prepay/%s/", l);
+	snprintf(body, sizeof(body), "{\"amount\":%lld.%06lld}", (long long)(amount / 1000000),
+	    (long long)(amount % 1000000));
+	e = bk_request(&v->h, HTTP_PUT, path, body, false, &rs, err);
+	if (e == GR_OK && rs.status == 404)
+		e = gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
+	e = bk_check(&v->h, e, &rs, err);
+	if (e == GR_OK)
+		e = vast_parse_prepay(rs.body, rs.len, discount_bp, covered_s, err);
+	http_response_release(&rs);
 	return e;
 }
 
@@ -856,4 +890,5 @@ const struct backend_ops backend_vast = {
 	.metrics = vast_metrics,
 	.account = vast_account,
 	.charges = vast_charges,
+	.prepay = vast_prepay,
 };

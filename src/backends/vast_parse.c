@@ -59,8 +59,26 @@ static const char *const offer_members[] = {
 	"id", "gpu_name", "gpu_ram", "num_gpus", "dph_total", "min_bid", "dph_base",
 	"storage_total_cost", "storage_cost", "geolocation", "reliability", "reliability2",
 	"cpu_cores_effective", "cpu_ram", "cpu_cores", "disk_space", "inet_down", "inet_up",
-	"bw_nvlink", "rentable", NULL,
+	"bw_nvlink", "rentable", "discount_rate", "credit_discount_max", NULL,
 };
+
+/* A fraction in [0, 1) as basis points; -1 when absent or out of range. */
+static int
+fraction_bp(const cJSON *o, const char *key)
+{
+	double d;
+
+	return bj_num(o, key, &d) && d >= 0 && d < 1 ? (int)lround(d * 10000) : -1;
+}
+
+/* vast's prepay discounts: discount_rate for a month, credit_discount_max for three. */
+static bool
+prepay_discounts(const cJSON *o, int bp[2])
+{
+	bp[0] = fraction_bp(o, "discount_rate");
+	bp[1] = fraction_bp(o, "credit_discount_max");
+	return bp[0] >= 0 && bp[1] >= 0;
+}
 
 void
 vast_offer_from_json(const cJSON *o, enum offer_type type, struct offer *out)
@@ -143,17 +161,52 @@ vast_offer_from_json(const cJSON *o, enum offer_type type, struct offer *out)
 	}
 }
 
+/*
+ * A reserved search's offer (type=reserved): its machine prepaid for each of
+ * PREPAY_MONTHS at its discount, on its compute price (dph_base); "vast:<id>t<months>".
+ * After the prepaid time the instance bills on demand again.
+ */
+static void
+map_terms(const cJSON *o, const struct offer *od, struct offer_list *out)
+{
+	static const int months[] = PREPAY_MONTHS;
+	int64_t base;
+	int bp[2];
+	size_t i;
+
+	if (!prepay_discounts(o, bp) || !bj_money_at(o, "dph_base", &base) || base <= 0)
+		return;
+	for (i = 0; i < ARRAY_LEN(months); i++) {
+		struct offer *t = offer_list_add(out);
+
+		*t = *od;
+		snprintf(t->id, sizeof(t->id), "%.56st%d", od->id, months[i]);
+		t->type = OFFER_RESERVED;
+		t->term_months = months[i];
+		t->price_hour = money_scale(base, 10000 - bp[i], 10000);
+		t->term_price = t->price_hour * months[i] * TERM_MONTH_HOURS;
+		t->ondemand_hour = base;
+		t->term_end = TERM_END_ON_DEMAND;
+		t->valid |= OV_PRICE | OV_ONDEMAND;
+	}
+}
+
 /* One element of the offers array onto the model; non-offers are skipped, as vast's are. */
 static void
 map_offer(const cJSON *o, const void *type, struct offer_list *out)
 {
 	struct offer tmp;
+	enum offer_type t = *(const enum offer_type *)type;
 
 	if (!cJSON_IsObject(o))
 		return;
 	memset(&tmp, 0, sizeof(tmp));
-	vast_offer_from_json(o, *(const enum offer_type *)type, &tmp);
-	if (tmp.id[0] != '\0' && tmp.gpu_count > 0)	/* else not an offer we could rent */
+	vast_offer_from_json(o, t == OFFER_RESERVED ? OFFER_ON_DEMAND : t, &tmp);
+	if (tmp.id[0] == '\0' || tmp.gpu_count <= 0)	/* not an offer we could rent */
+		return;
+	if (t == OFFER_RESERVED)
+		map_terms(o, &tmp, out);
+	else
 		*offer_list_add(out) = tmp;
 }
 
@@ -291,6 +344,8 @@ vast_instance_from_json(const cJSON *r, struct instance *out)
 		out->valid |= IV_UTIL;
 	}
 	bj_str(r, "status_msg", out->status_msg, sizeof(out->status_msg));
+	if (prepay_discounts(r, out->prepay_bp))
+		out->valid |= IV_PREPAY;
 }
 
 /* The keyset token of the next page ("" on the last) into next_token, when ntok > 0. */
@@ -351,6 +406,30 @@ vast_parse_instance(const char *body, size_t len, struct instance *out, struct g
 	}
 	return bj_instance_read(j, r, vast_instance_from_json,
 	    N_("malformed reply (instance without id)"), out, err);
+}
+
+enum gr_err
+vast_parse_prepay(const char *body, size_t len, int *discount_bp, int64_t *covered_s,
+    struct gr_error *err)
+{
+	cJSON *j;
+	enum gr_err e;
+	bool ok = false;
+	double months;
+
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
+		return e;
+	bj_bool(j, "success", &ok);
+	*discount_bp = fraction_bp(j, "discount_rate");
+	if (!ok || !bj_num(j, "timescale", &months) || months <= 0 || months > 1200 ||
+	    *discount_bp < 0) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_EUNAVAIL, "malformed prepay reply (no success, timescale "
+		    "or discount_rate)");
+	}
+	*covered_s = llround(months * TERM_MONTH_HOURS * 3600.0);
+	cJSON_Delete(j);
+	return GR_OK;
 }
 
 enum gr_err

@@ -8,6 +8,7 @@
 
 #include "gpurent/advise.h"
 #include "gpurent/config.h"
+#include "gpurent/filter.h"
 #include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/output.h"
@@ -112,6 +113,15 @@ group_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	}
 }
 
+/* Hours a month a GPU must run for a term at discount_pct to cost less than on demand. */
+static void
+break_even(struct cell *c, int discount_pct)
+{
+	c->kind = CELL_FIXED;
+	c->decimals = 1;
+	c->i = (int64_t)(advise_break_even_hours(discount_pct) * 10.0 + 0.5);
+}
+
 /* One term's plan for one group. */
 struct plan_row {
 	const struct advise_group *g;
@@ -119,12 +129,18 @@ struct plan_row {
 	const struct advise_plan *p;
 };
 
-enum { PC_GPU, PC_CURRENCY, PC_TERM, PC_TERM_COST, PC_DEMAND, PC_SAVING, PC__COUNT };
+enum { PC_GPU, PC_CURRENCY, PC_TERM, PC_DISCOUNT, PC_BREAK_EVEN, PC_OFFER, PC_TERM_COST, PC_DEMAND,
+	PC_SAVING, PC__COUNT };
 
 static const struct column plan_columns[PC__COUNT] = {
 	[PC_GPU] = { "gpu", N_("GPU"), false, false, 0, 9 },
 	[PC_CURRENCY] = { "currency", N_("CURRENCY"), false, false, 1, 0 },
 	[PC_TERM] = { "term", N_("TERM"), false, false, 0, 0 },
+	/* In JSON; a table says them below its rows (print_offered). */
+	[PC_DISCOUNT] = { "discount_pct", N_("DISCOUNT %"), true, true, 1, 0 },
+	[PC_BREAK_EVEN] = { "break_even_hours_month", N_("BREAK-EVEN H/MO"), true, true, 2, 0 },
+	/* null: the config's assumed discount, no provider offers the term */
+	[PC_OFFER] = { "term_offer", N_("TERM OFFER"), false, true, 2, 0 },
 	[PC_TERM_COST] = { "term_cost", N_("BASE ON TERM"), true, false, 0, 0 },
 	[PC_DEMAND] = { "demand_cost", N_("REST ON DEMAND"), true, false, 0, 0 },
 	[PC_SAVING] = { "saving", N_("SAVING"), true, false, 0, 0 },
@@ -141,6 +157,9 @@ plan_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case PC_GPU: cell_str(c, r->g->gpu); break;
 	case PC_CURRENCY: cell_str(c, r->g->currency); break;
 	case PC_TERM: cell_str(c, r->t->name); break;
+	case PC_DISCOUNT: c->kind = CELL_INT; c->i = r->p->discount_pct; break;
+	case PC_BREAK_EVEN: break_even(c, r->p->discount_pct); break;
+	case PC_OFFER: cell_str(c, r->p->offer_id); break;
 	case PC_TERM_COST: money(c, true, r->p->term_cost, r->g->currency, 2); break;
 	case PC_DEMAND: money(c, true, r->p->demand_cost, r->g->currency, 2); break;
 	case PC_SAVING: money(c, true, r->p->saving, r->g->currency, 2); break;
@@ -168,12 +187,8 @@ term_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case TC_TERM: cell_str(c, t->name); break;
 	case TC_MONTHS: c->kind = CELL_INT; c->i = t->months; break;
 	case TC_DISCOUNT: c->kind = CELL_INT; c->i = t->discount_pct; break;
-	case TC_BREAK_EVEN:
-		c->kind = CELL_FIXED;
-		c->decimals = 1;
-		c->i = (int64_t)(advise_break_even_hours(t->discount_pct) * 10.0 + 0.5);
-		break;
-	/* gpurent lists no term offers yet: every discount is the config's assumption */
+	case TC_BREAK_EVEN: break_even(c, t->discount_pct); break;
+	/* the config's discounts are assumptions; a plan of a term offer says its own */
 	case TC_ASSUMED: c->kind = CELL_BOOL; c->i = 1; break;
 	}
 }
@@ -320,6 +335,20 @@ print_shape_json(FILE *f, const struct advise_report *rep)
 	fputs("]", f);
 }
 
+/* Below a table of plans: the plans priced from a provider's term offer, and its terms. */
+static void
+print_offered(FILE *f, const struct plan_row *plans, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (plans[i].p->offer_id[0] != '\0')
+			fprintf(f, _("%s %s %s: the term offer %s, %d %% off, break-even %.1f h a "
+			    "month\n"), plans[i].g->gpu, plans[i].g->currency, plans[i].t->name,
+			    plans[i].p->offer_id, plans[i].p->discount_pct,
+			    advise_break_even_hours(plans[i].p->discount_pct));
+}
+
 static enum gr_err
 print_all(FILE *f, const struct advise_report *rep, struct view *v, size_t n_terms,
     const char *since, struct gr_error *err)
@@ -370,9 +399,11 @@ print_all(FILE *f, const struct advise_report *rep, struct view *v, size_t n_ter
 		    out_print(f, &out_global, plan_columns, PC__COUNT, PC_GPU, plans, np,
 		    sizeof(*plans), plan_cell, NULL, err);
 	}
+	if (rc == GR_OK && !json)
+		print_offered(f, plans, np);
 	if (rc == GR_OK && !json) {
-		fputs(_("\nterms (assumed: gpurent lists no term offers yet; advise.term_1mo and "
-		    "advise.term_3mo set the discounts):\n"), f);
+		fputs(_("\nterms assumed where no provider offers one of the GPU (advise.term_1mo "
+		    "and advise.term_3mo set the discounts):\n"), f);
 		rc = out_print(f, &out_global, term_columns, TC__COUNT, TC_TERM, v->terms, n_terms,
 		    sizeof(*v->terms), term_cell, v, err);
 	}
@@ -415,6 +446,26 @@ interruptible(const struct instance_list *insts, size_t *n)
 	return ids;
 }
 
+/* The providers' term offers (type=reserved); none where they cannot be searched. */
+static void
+ask_terms(struct cmd_ctx *c, struct offer_list *out)
+{
+	struct fanout_result res[SESSION_MAX_PROVIDERS];
+	struct gr_error err = { 0 };
+	struct filter f;
+	enum gr_err rc;
+
+	memset(&f, 0, sizeof(f));
+	if (filter_parse_str(&f, "type=reserved", &err) != GR_OK)
+		return;
+	rc = session_offers(c->s, &f, out, res, &err);
+	if (rc == GR_EPARTIAL)
+		report_fanout(c, res, c->s->n_backends);
+	else if (rc != GR_OK)
+		cmd_warn("the term offers could not be searched (%s); the terms are assumed",
+		    err.msg);
+}
+
 static int
 advise_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -425,7 +476,7 @@ advise_run(struct cmd_ctx *c, int argc, char **argv)
 	struct advise_report rep;
 	struct audit_live *live = NULL;
 	struct instance_list insts;
-	struct offer_list offers;
+	struct offer_list offers, term_offers;
 	struct cost_clock clk;
 	struct config *cfg;
 	struct state *st;
@@ -455,11 +506,13 @@ advise_run(struct cmd_ctx *c, int argc, char **argv)
 	config_fx(cfg, &fx);
 	instance_list_init(&insts);
 	offer_list_init(&offers);
+	offer_list_init(&term_offers);
 	if (!a.offline) {
 		if (session_backends(c->s, &err) != GR_OK)
 			return cmd_error(c, &err);
 		live = cmd_ask_providers(c, &insts, &offers);
 		ids = interruptible(&insts, &n_ids);
+		ask_terms(c, &term_offers);
 	}
 	session_clock(c->s, &clk);
 	memset(&o, 0, sizeof(o));
@@ -475,6 +528,7 @@ advise_run(struct cmd_ctx *c, int argc, char **argv)
 	o.interruptible = ids;
 	o.n_interruptible = n_ids;
 	o.offers = a.offline ? NULL : &offers;
+	o.term_offers = a.offline ? NULL : &term_offers;
 	rc = advise_compute(st, &o, &rep, &err) == GR_OK ? 0 : cmd_error(c, &err);
 	if (rc == 0) {
 		v.terms = terms;
@@ -488,6 +542,7 @@ advise_run(struct cmd_ctx *c, int argc, char **argv)
 	free(live);
 	instance_list_release(&insts);
 	offer_list_release(&offers);
+	offer_list_release(&term_offers);
 	return rc;
 }
 
@@ -509,9 +564,11 @@ const struct command cmd_advise = {
 	    "price paid per GPU-hour; a term costs the base x the observed time at its\n"
 	    "discount, whether its GPUs run or not. The saving is what those GPU-hours cost\n"
 	    "less the mix, per term; the best term per model is shown, and the savings per\n"
-	    "currency. gpurent lists no term offers yet: the discounts are assumed,\n"
-	    "advise.term_1mo (default 20 %, vast's prepay for a month) and advise.term_3mo\n"
-	    "(30 %, for three), with each term's break-even in hours a month (730 h).\n"
+	    "currency. A term's discount is the largest among the providers' term offers\n"
+	    "of the GPU (offers type=reserved; not with --offline), named with its plan;\n"
+	    "where none is offered it is assumed, advise.term_1mo (default 20 %, vast's\n"
+	    "prepay for a month) and advise.term_3mo (30 %, for three), and the plan says\n"
+	    "so. Each plan gives its break-even in hours a month (730 h).\n"
 	    "Instances the providers list as interruptible stay so, and an instance whose GPU\n"
 	    "count neither the samples nor the listing give is left out (unsized), with its\n"
 	    "hours; storage is the same whatever the mix and is left out.\n"

@@ -26,7 +26,7 @@
 
 enum { L_IMAGE = 1, L_DISK, L_LABEL, L_ENV, L_PORT, L_ONSTART, L_BID, L_DRY_RUN, L_WAIT,
 	L_TIMEOUT, L_FORCE, L_VERIFY, L_GUARD, L_NODES, L_MAX_RUNTIME, L_GPU, L_COUNT, L_MAX_PRICE, L_REGION,
-	L_INTERRUPTIBLE, L_MIN_REL, L_ATTEMPTS };
+	L_INTERRUPTIBLE, L_MIN_REL, L_ATTEMPTS, L_TERM };
 
 #define MAX_ENV 64
 #define MAX_PORTS 32
@@ -56,6 +56,7 @@ static const struct cmd_opt opts[] = {
 	{ "min-reliability", 0, "R", N_("by requirement: reliability at least R (0 to 1)"), L_MIN_REL, CPL_NONE, 0 },
 	{ "attempts", 0, "N", N_("by requirement: try at most N offers before giving up (default 5)"), L_ATTEMPTS, CPL_NONE, 0 },
 	{ "nodes", 0, "N", N_("a cluster (slurm): nodes to hold (default 1)"), L_NODES, CPL_NONE, 0 },
+	{ "term", 0, "MONTHS", N_("rent on a term paid ahead at creation, such as 1mo or 3mo, where the provider sells one that way (ppio)"), L_TERM, CPL_NONE, 0 },
 	{ "max-runtime", 0, "DURATION", N_("a cluster (slurm): time limit of the job, such as 90m (default: the partition's)"), L_MAX_RUNTIME, CPL_NONE, 0 },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
@@ -78,6 +79,7 @@ struct args {
 	int64_t max_price;	/* -1 none */
 	char max_currency[CURRENCY_MAX];
 	long long attempts;
+	int term;		/* --term: months, 0 none */
 };
 
 /* Add the filter term "field op value" that a requirement option stands for. */
@@ -163,6 +165,11 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		a->has_type = true;
 		return add_term(c, a, "type", "=", "interruptible");
 	case L_MIN_REL: return add_term(c, a, "reliability", ">=", arg);
+	case L_TERM:
+		if (!term_parse(arg, &a->term))
+			return cmd_usage_error(c, "--term needs months such as 1mo or 3mo, or years "
+			    "such as 1y");
+		break;
 	case L_ATTEMPTS:
 		if (!parse_int(arg, 1, MAX_ATTEMPTS, &a->attempts))
 			return cmd_usage_error(c, "--attempts needs a number from 1 to %d",
@@ -654,6 +661,47 @@ is_filter_term(const char *s)
 	return strpbrk(s, "=<>!") != NULL;
 }
 
+/*
+ * --term with an on-demand offer: the same machine's term offer, which the provider lists
+ * as the offer's id with "t<months>" (sim, PPIO); a term offer with --term: the same months.
+ */
+static enum gr_err
+term_offer(struct cmd_ctx *c, const struct args *a, struct offer *o, struct gr_error *err)
+{
+	char id[ID_MAX + 8];
+
+	if (o->type == OFFER_RESERVED && a->term > 0 && a->term != o->term_months)
+		return gr_fail(err, GR_EUSAGE, "offer '%s' is a term of %d months, not %d", o->id,
+		    o->term_months, a->term);
+	if (o->type == OFFER_RESERVED || a->term == 0)
+		return GR_OK;
+	if (o->type != OFFER_ON_DEMAND)
+		return gr_fail(err, GR_EUSAGE, "offer '%s' is interruptible: a term is rented on "
+		    "demand", o->id);
+	snprintf(id, sizeof(id), "%s" "t%d", o->id, a->term);
+	if (session_offer_find(c->s, id, o, err) != GR_OK)
+		return gr_fail(err, GR_EUSAGE, "'%s' is not sold on a term of %d months at "
+		    "creation (gpurent offers type=reserved lists the terms; vast sells them by "
+		    "'gpurent prepay' of a running instance)", id, a->term);
+	return GR_OK;
+}
+
+/* Say on stderr what a term costs at once and what it saves. */
+static void
+explain_term(const struct offer *o)
+{
+	char a[32], b[32];
+	int bp = offer_term_discount_bp(o);
+
+	money_format_in(a, sizeof(a), o->term_price, 2, o->currency);
+	money_format_in(b, sizeof(b), o->price_hour, 3, o->currency);
+	if (bp >= 0)
+		cmd_warn("a %d-month term, paid at once: %s (%s/h, %d.%02d%% off on demand)",
+		    o->term_months, a, b, bp / 100, bp % 100);
+	else
+		cmd_warn("a %d-month term, paid at once: %s (%s/h)", o->term_months, a, b);
+}
+
 /* launch OFFER_ID: rent that offer. */
 static int
 launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
@@ -688,7 +736,8 @@ launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
 	if ((a.count || a.nodes || a.max_runtime) &&
 	    backend_require(b->ops, CAP_ALLOC, NULL, &err) != GR_OK)
 		return cmd_error(c, &err);
-	if (session_offer_find(c->s, argv[0], &o, &err) != GR_OK)
+	if (session_offer_find(c->s, argv[0], &o, &err) != GR_OK ||
+	    term_offer(c, &a, &o, &err) != GR_OK)
 		return cmd_error(c, &err);
 	if (a.image == NULL)
 		a.image = config_get(cfg, "launch.image");
@@ -716,6 +765,10 @@ launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
 	req.offer_id = o.id;
 	req.interruptible = o.type == OFFER_INTERRUPTIBLE;
 	req.bid_hour = plan.bid_hour;
+	req.term_months = o.term_months;
+	req.term_price = o.term_price;
+	if (o.term_months > 0)
+		explain_term(&o);
 	if (guard_launch(c->s, b, &req, plan.price_hour, o.currency, (a.force ? GUARD_FORCE : 0) |
 	    (a.dry_run ? GUARD_DRY_RUN : 0), &in, &err) != GR_OK)
 		return cmd_error(c, &err);

@@ -134,6 +134,21 @@ warn_unpriced(struct cmd_ctx *c, const struct offer_list *l, const struct filter
 		    "last", provider, unpriced, unpriced == 1 ? " has" : "s have");
 }
 
+/* The columns of a table: a search for terms shows the term, its price and discount. */
+static const struct column *
+columns_for(const struct filter *f, struct column *cols)
+{
+	static const enum offer_col term_cols[] = {
+		OCOL_TERM, OCOL_TERM_PRICE, OCOL_ONDEMAND, OCOL_DISCOUNT, OCOL_TERM_END,
+	};
+	size_t i;
+
+	memcpy(cols, offer_columns, sizeof(offer_columns));
+	for (i = 0; filter_wants_terms(f) && i < ARRAY_LEN(term_cols); i++)
+		cols[term_cols[i]].hidden = false;
+	return cols;
+}
+
 static int
 offers_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -146,6 +161,7 @@ offers_run(struct cmd_ctx *c, int argc, char **argv)
 	struct fx_rates fx;
 	struct offers_money money;
 	struct config *cfg;
+	struct column cols[OCOL__COUNT];
 	size_t total, i;
 	int n, rc, status = 0;
 	enum gr_err frc;
@@ -211,8 +227,8 @@ offers_run(struct cmd_ctx *c, int argc, char **argv)
 	remember(c, &list, a.limit > 0 && (size_t)a.limit < list.n ? (size_t)a.limit : list.n);
 	if (a.limit > 0 && (size_t)a.limit < list.n)
 		list.n = (size_t)a.limit;
-	if (out_print(c->out, &out_global, offer_columns, OCOL__COUNT, OCOL_ID, list.v, list.n,
-	    sizeof(*list.v), offer_cell, NULL, &err) != GR_OK) {
+	if (out_print(c->out, &out_global, columns_for(&f, cols), OCOL__COUNT, OCOL_ID, list.v,
+	    list.n, sizeof(*list.v), offer_cell, NULL, &err) != GR_OK) {
 		offer_list_release(&list);
 		return cmd_usage_error(c, "%s", err.msg);
 	}
@@ -235,12 +251,17 @@ const struct command cmd_offers = {
 	    N_("A filter is 'field op value' terms, AND-ed; op is one of = != < <= > >=, and a\n"
 	    "comma list means any of (with != none of). Fields:\n"
 	    "  gpu, gpus, vram, total_vram, price, gpu_price, tflop_price, region, reliability,\n"
-	    "  interconnect, type, provider, cpu, ram, disk, net, tflops, vendor\n"
-	    "Money is in dollars per hour; vram in GB per GPU; reliability from 0 to 1.\n\n"
+	    "  interconnect, type, provider, cpu, ram, disk, net, tflops, vendor, term\n"
+	    "Money is in dollars per hour; vram in GB per GPU; reliability from 0 to 1.\n"
+	    "Terms paid ahead are listed only when asked for (type=reserved, term=1mo,\n"
+	    "term>=3mo): each with its months, whole price, hourly equivalent (price),\n"
+	    "the same machine on demand, the discount against it, and what happens at\n"
+	    "its end (renews, or on-demand: billed by the hour again).\n\n"
 	    "examples:\n"
 	    "  gpurent offers gpu=h100,h200 gpus>=8 price<=25 --sort gpu_price\n"
 	    "  gpurent offers gpu=a100-80gb region=eu reliability>=0.98 -o json\n"
 	    "  gpurent offers type=interruptible interconnect=nvlink -o ids --limit 1\n"
+	    "  gpurent offers type=reserved term>=3mo gpu=h100 --sort price\n"
 	    "  gpurent offers gpu=h100 --max-age 5m    # prices at most 5 minutes old\n\n"
 	    "Every offer carries fetched_at, when its provider answered (RFC 3339 in JSON).\n"
 	    "Answers are kept in the state database; with --max-age a provider whose answer\n"

@@ -43,6 +43,12 @@ const struct column offer_columns[OCOL__COUNT] = {
 	[OCOL_NODES] = { "nodes", N_("NODES"), true, true, 5, 0 },
 	[OCOL_TIME_LIMIT] = { "time_limit_s", N_("LIMIT S"), true, true, 5, 0 },
 	[OCOL_QUEUE] = { "queued", N_("QUEUED"), true, true, 5, 0 },
+	/* A term's (type=reserved): shown in a table when the filter asks for terms. */
+	[OCOL_TERM] = { "term_months", N_("TERM MO"), true, true, 0, 0 },
+	[OCOL_TERM_PRICE] = { "term_price", N_("TERM PRICE"), true, true, 0, 0 },
+	[OCOL_ONDEMAND] = { "ondemand_price_hour", N_("ON DEMAND/H"), true, true, 3, 0 },
+	[OCOL_DISCOUNT] = { "discount_pct", N_("OFF %"), true, true, 1, 0 },
+	[OCOL_TERM_END] = { "term_end", N_("AT END"), false, true, 2, 0 },
 };
 
 
@@ -136,6 +142,25 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case OCOL_NODES: set_int(c, o->nodes, o->valid & OV_NODES); break;
 	case OCOL_TIME_LIMIT: set_int(c, o->time_limit_s, o->valid & OV_TIME_LIMIT); break;
 	case OCOL_QUEUE: set_int(c, o->queued, o->valid & OV_QUEUE); break;
+	case OCOL_TERM: set_int(c, o->term_months, o->term_months > 0); break;
+	case OCOL_TERM_PRICE:
+		set_money(c, o->term_price, o->term_months > 0, 2, o->currency);
+		break;
+	case OCOL_ONDEMAND:
+		set_money(c, o->ondemand_hour, o->valid & OV_ONDEMAND, 3, o->currency);
+		break;
+	case OCOL_DISCOUNT:
+		v = offer_term_discount_bp(o);
+		c->kind = v >= 0 ? CELL_FIXED : CELL_NULL;
+		c->i = v;	/* basis points: 2000 -> 20.00 */
+		c->decimals = 2;
+		break;
+	case OCOL_TERM_END:
+		if (o->term_months > 0 && o->term_end != TERM_END_UNKNOWN)
+			cell_str(c, term_end_name(o->term_end));
+		else
+			c->kind = CELL_NULL;
+		break;
 	default: c->kind = CELL_NULL; break;
 	}
 }

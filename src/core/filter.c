@@ -16,6 +16,7 @@
 
 enum value_kind {
 	VK_INT, VK_FIXED, VK_MONEY, VK_GPU, VK_TEXT, VK_IC, VK_TYPE, VK_PROVIDER, VK_VENDOR,
+	VK_MONTHS,
 };
 
 static const struct field_def {
@@ -35,7 +36,7 @@ static const struct field_def {
 	[FF_REGION] = { "region", "country", VK_TEXT, 0, N_("region prefix (eu, na-east, cn-south), country code, cn, or a place named in Chinese (华南)") },
 	[FF_RELIABILITY] = { "reliability", "rel", VK_FIXED, 4, N_("0 to 1") },
 	[FF_INTERCONNECT] = { "interconnect", "ic", VK_IC, 0, N_("pcie, nvlink, infiniband") },
-	[FF_TYPE] = { "type", NULL, VK_TYPE, 0, N_("on-demand or interruptible") },
+	[FF_TYPE] = { "type", NULL, VK_TYPE, 0, N_("on-demand, interruptible or reserved") },
 	[FF_PROVIDER] = { "provider", NULL, VK_PROVIDER, 0, N_("backend name") },
 	[FF_CPU] = { "cpu", "cpus", VK_INT, 0, N_("CPU cores") },
 	[FF_RAM] = { "ram", NULL, VK_INT, 0, N_("GB of system memory") },
@@ -43,6 +44,7 @@ static const struct field_def {
 	[FF_NET] = { "net", "inet_down", VK_INT, 0, N_("download Mb/s") },
 	[FF_TFLOPS] = { "tflops", NULL, VK_INT, 0, N_("dense BF16 TFLOPS of the whole offer") },
 	[FF_VENDOR] = { "vendor", NULL, VK_VENDOR, 0, N_("GPU vendor (nvidia, amd, huawei)") },
+	[FF_TERM] = { "term", NULL, VK_MONTHS, 0, N_("months of a term paid ahead (1mo, 3mo, 1y)") },
 };
 
 static bool (*provider_known)(const char *name);
@@ -110,6 +112,7 @@ parse_value(struct filter_term *t, const char *v, struct gr_error *err)
 	size_t i = t->n;
 	enum interconnect ic;
 	enum offer_type type;
+	int months;
 
 	if (i == FILTER_MAX_VALUES)
 		return gr_fail(err, GR_EUSAGE, "too many values for '%s' (at most %d)", d->name,
@@ -153,8 +156,14 @@ parse_value(struct filter_term *t, const char *v, struct gr_error *err)
 	case VK_TYPE:
 		if (!offer_type_parse(v, &type))
 			return gr_fail(err, GR_EUSAGE, "bad value '%s' for 'type': expected "
-			    "on-demand or interruptible", v);
+			    "on-demand, interruptible or reserved", v);
 		t->num[i] = type;
+		break;
+	case VK_MONTHS:
+		if (!term_parse(v, &months))
+			return gr_fail(err, GR_EUSAGE, "bad value '%s' for 'term': expected months "
+			    "such as 1mo or 3mo, or years such as 1y", v);
+		t->num[i] = months;
 		break;
 	case VK_PROVIDER:
 		if (provider_known != NULL && !provider_known(v))
@@ -411,6 +420,7 @@ offer_num(const struct offer *o, enum filter_field f, int64_t *v)
 		return true;
 	case FF_INTERCONNECT: *v = o->interconnect; return true;
 	case FF_TYPE: *v = o->type; return true;
+	case FF_TERM: *v = o->term_months; return o->term_months > 0;
 	default: return false;
 	}
 }
@@ -462,10 +472,27 @@ term_matches(const struct filter_term *t, const struct offer *o)
 }
 
 bool
+filter_wants_terms(const struct filter *f)
+{
+	size_t i, k;
+
+	for (i = 0; f != NULL && i < f->n; i++) {
+		if (f->t[i].field == FF_TERM)
+			return true;
+		for (k = 0; f->t[i].field == FF_TYPE && f->t[i].op == FOP_EQ && k < f->t[i].n; k++)
+			if (f->t[i].num[k] == OFFER_RESERVED)
+				return true;
+	}
+	return false;
+}
+
+bool
 filter_match(const struct filter *f, const struct offer *o)
 {
 	size_t i;
 
+	if (o->type == OFFER_RESERVED && !filter_wants_terms(f))
+		return false;
 	for (i = 0; i < f->n; i++)
 		if (!term_matches(&f->t[i], o))
 			return false;

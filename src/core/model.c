@@ -15,6 +15,13 @@
 static const char *const offer_type_names[] = {
 	[OFFER_ON_DEMAND] = "on-demand",
 	[OFFER_INTERRUPTIBLE] = "interruptible",
+	[OFFER_RESERVED] = "reserved",
+};
+
+static const char *const term_end_names[] = {
+	[TERM_END_UNKNOWN] = "unknown",
+	[TERM_END_RENEWS] = "renews",
+	[TERM_END_ON_DEMAND] = "on-demand",
 };
 
 static const char *const ic_names[] = {
@@ -43,8 +50,43 @@ offer_type_name(enum offer_type t)
 }
 
 bool
+term_parse(const char *v, int *out)
+{
+	long long n;
+	char num[16];
+	size_t len = strspn(v, "0123456789");
+	const char *unit = v + len;
+
+	if (len == 0 || len >= sizeof(num))
+		return false;
+	memcpy(num, v, len);
+	num[len] = '\0';
+	if (!parse_int(num, 1, 120, &n))
+		return false;
+	if (streq_ci(unit, "y"))
+		n *= 12;
+	else if (*unit != '\0' && !streq_ci(unit, "mo"))
+		return false;
+	if (n > 120)
+		return false;
+	*out = (int)n;
+	return true;
+}
+
+const char *
+term_end_name(enum term_end e)
+{
+	return (size_t)e < ARRAY_LEN(term_end_names) ? term_end_names[e] : "unknown";
+}
+
+bool
 offer_type_parse(const char *s, enum offer_type *out)
 {
+	/* vast's word, and what the others call a term paid ahead. */
+	if (streq_ci(s, "reserved") || streq_ci(s, "term") || streq_ci(s, "prepaid")) {
+		*out = OFFER_RESERVED;
+		return true;
+	}
 	if (streq_ci(s, "on-demand") || streq_ci(s, "ondemand") || streq_ci(s, "on_demand")) {
 		*out = OFFER_ON_DEMAND;
 		return true;
@@ -135,6 +177,25 @@ offer_price_per_gpu(const struct offer *o)
 	if (!(o->valid & OV_PRICE) || o->gpu_count <= 0)
 		return -1;
 	return money_scale(o->price_hour, 1, o->gpu_count);
+}
+
+int64_t
+term_hourly(int64_t term_price, int months)
+{
+	return months > 0 ? money_scale(term_price, 1, (int64_t)months * TERM_MONTH_HOURS) : -1;
+}
+
+int
+offer_term_discount_bp(const struct offer *o)
+{
+	int64_t whole;
+
+	if (o->type != OFFER_RESERVED || o->term_months <= 0 || !(o->valid & OV_ONDEMAND) ||
+	    o->ondemand_hour <= 0)
+		return -1;
+	/* Against the whole term on demand, not against the rounded hourly equivalent. */
+	whole = o->ondemand_hour * o->term_months * TERM_MONTH_HOURS;
+	return (int)(10000 - money_scale(o->term_price, 10000, whole));
 }
 
 int64_t

@@ -53,6 +53,7 @@ advise_plan(int64_t paid, int64_t gpu_s, int64_t base_gpu_s, int base, int64_t s
 {
 	struct advise_plan p = { 0 };
 
+	p.discount_pct = discount_pct;
 	if (gpu_s <= 0)
 		return p;
 	p.term_cost = money_scale(paid, (int64_t)base * span_s * (100 - discount_pct),
@@ -241,6 +242,29 @@ by_time(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
+/*
+ * The term offer of `months` months with the largest discount for group g's GPU (or an
+ * equivalent one) in its currency, NULL: none offered.
+ */
+static const struct offer *
+term_offer(const struct advise_opts *o, const struct advise_group *g, int months)
+{
+	const struct gpu_model *m = catalogue_by_id(g->gpu);
+	const struct offer *best = NULL;
+	size_t i;
+
+	for (i = 0; o->term_offers != NULL && m != NULL && i < o->term_offers->n; i++) {
+		const struct offer *of = &o->term_offers->v[i];
+
+		if (of->type == OFFER_RESERVED && of->term_months == months &&
+		    offer_term_discount_bp(of) >= 0 && audit_equivalent(m, of->gpu) &&
+		    money_same_currency(of->currency, g->currency) &&
+		    (best == NULL || offer_term_discount_bp(of) > offer_term_discount_bp(best)))
+			best = of;
+	}
+	return best;
+}
+
 /* The GPUs running at once over the group's observed time: its base, peak and plans. */
 static void
 shape(struct work *w, size_t gi)
@@ -277,8 +301,13 @@ shape(struct work *w, size_t gi)
 			g->base_gpu_s += dur[i] * (int64_t)((int)i < g->base ? (int)i : g->base);
 		}
 	for (i = 0; i < w->o->n_terms; i++) {
+		const struct offer *t = term_offer(w->o, g, w->o->terms[i].months);
+
 		g->plans[i] = advise_plan(g->paid, g->gpu_s, g->base_gpu_s, g->base, g->span_s,
+		    t != NULL ? (offer_term_discount_bp(t) + 50) / 100 :
 		    w->o->terms[i].discount_pct);
+		if (t != NULL)
+			strlcpy_(g->plans[i].offer_id, t->id, sizeof(g->plans[i].offer_id));
 		if (g->plans[i].saving > 0 &&
 		    (g->best < 0 || g->plans[i].saving > g->plans[g->best].saving))
 			g->best = (int)i;

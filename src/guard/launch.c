@@ -113,7 +113,9 @@ record_provisioning(struct state *st, const struct cost_clock *clk, const char *
 	strlcpy_(seg.label, in->label, sizeof(seg.label));
 	strlcpy_(seg.gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg.gpu));
 	seg.kind = LEDGER_PROVISIONING;
-	if ((in->valid & IV_PRICE) && in->price_hour > 0) {
+	/* A term's instance says its price by the hour, which it bills after the term. */
+	if ((in->valid & IV_PRICE) && in->price_hour > 0 && in->term_months == 0 &&
+	    in->type != OFFER_RESERVED) {
 		seg.rate_hour = in->price_hour;
 		money_currency_set(seg.currency, in->currency);
 	} else {
@@ -123,6 +125,28 @@ record_provisioning(struct state *st, const struct cost_clock *clk, const char *
 	seg.start = cost_clock_now(clk, provider);
 	/* The instance exists whatever the ledger says; a failure here must not hide it. */
 	(void)ledger_reserve(st, &seg, &e);
+}
+
+/* A term paid for instance `in`: [start, end) at rate_hour in currency (ledger.h). */
+static void
+record_term(struct state *st, const char *provider, const struct instance *in,
+    const char *currency, int64_t rate_hour, int64_t start, int64_t end)
+{
+	struct ledger_seg seg;
+	struct gr_error e = { 0 };
+
+	memset(&seg, 0, sizeof(seg));
+	strlcpy_(seg.instance_id, in->id, sizeof(seg.instance_id));
+	strlcpy_(seg.provider, provider, sizeof(seg.provider));
+	strlcpy_(seg.label, in->label, sizeof(seg.label));
+	strlcpy_(seg.gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg.gpu));
+	seg.kind = LEDGER_TERM;
+	seg.rate_hour = rate_hour;
+	money_currency_set(seg.currency, currency);
+	seg.start = start;
+	seg.end = end;
+	/* As for the reservation: what the provider took is taken, whatever the ledger says. */
+	(void)ledger_add_term(st, &seg, &e);
 }
 
 /* budget.day, budget.month (with their currencies) and fx.* from the config; the price in
@@ -146,13 +170,14 @@ check_budget(struct state *st, const struct cost_clock *clk, const struct launch
 {
 	const char *key = day ? "budget.day" : "budget.month";
 	const char *cur = money_currency(day ? b->day_currency : b->month_currency);
-	int64_t amount = day ? b->day : b->month, extra;
+	int64_t amount = day ? b->day : b->month, extra, lump;
 	struct cost_summary sum;
 	enum gr_err rc;
 
 	if (amount < 0)
 		return GR_OK;
-	if (!money_convert(&b->fx, price_hour, b->price_currency, cur, &extra))
+	if (!money_convert(&b->fx, price_hour, b->price_currency, cur, &extra) ||
+	    !money_convert(&b->fx, b->term_price, b->price_currency, cur, &lump))
 		return gr_fail(err, GR_EBUDGET, "refused by %s: it is in %s and this launch is "
 		    "priced in %s, and no rate is configured to compare them (set one, e.g. "
 		    "'gpurent config set fx.%s RATE' in US dollars per %s; --force overrides)",
@@ -167,7 +192,7 @@ check_budget(struct state *st, const struct cost_clock *clk, const struct launch
 		    "per unit; --force overrides)", key, cur);
 	else {
 		sum.converted |= !money_same_currency(b->price_currency, cur);
-		rc = costs_check_budget(&sum, cost_clock_now(clk, provider), extra,
+		rc = costs_check_budget(&sum, cost_clock_now(clk, provider), extra, lump,
 		    day ? amount : -1, day ? -1 : amount, err);
 	}
 	cost_summary_release(&sum);
@@ -207,6 +232,15 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 			ops->clock(ctx, &clk);
 			record_provisioning(st, &clk, provider, price_hour, b->price_currency,
 			    out);
+			/* Unless its provider's own ledger has it (the simulator's). */
+			if (out->id[0] != '\0' && b->term_months > 0 &&
+			    ledger_term_end(st, out->id, INT64_MAX) == 0) {
+				int64_t now = cost_clock_now(&clk, provider);
+
+				record_term(st, provider, out, b->price_currency,
+				    term_hourly(b->term_price, b->term_months), now,
+				    now + (int64_t)b->term_months * TERM_MONTH_HOURS * 3600);
+			}
 		}
 	}
 	if (fd >= 0)
@@ -265,6 +299,10 @@ admit(struct admitted *ctx, int64_t price_hour, const char *currency, bool force
 	    session_state(ctx->s, &st, err) != GR_OK)
 		return err->code;
 	budget_from_config(&budget, cfg, currency, force);
+	if (ctx->req != NULL && ctx->req->term_months > 0) {
+		budget.term_months = ctx->req->term_months;
+		budget.term_price = ctx->req->term_price;
+	}
 	return launch_admit(st, &budget, ctx->b->ops->name, price_hour, &ops, ctx, out, err);
 }
 
@@ -277,6 +315,10 @@ guard_launch(struct session *s, struct backend *b, const struct launch_req *req,
 	struct admitted ctx = { s, b, &r, NULL };
 	char token[GUARD_TOKEN_MAX];
 
+	/* A term paid at creation bills nothing by the hour until its end. */
+	if (r.term_months > 0)
+		price_hour = 0;
+
 	if (r.client_token == NULL) {
 		guard_client_token(token, sizeof(token));
 		r.client_token = token;
@@ -284,6 +326,59 @@ guard_launch(struct session *s, struct backend *b, const struct launch_req *req,
 	memset(out, 0, sizeof(*out));
 	return admit(&ctx, price_hour, currency, flags & GUARD_FORCE, flags & GUARD_DRY_RUN, out,
 	    err);
+}
+
+enum gr_err
+guard_prepay(struct session *s, struct backend *b, const struct instance *in, int64_t amount,
+    bool force, int *discount_bp, int64_t *covered_s, int64_t *paid_until,
+    struct gr_error *err)
+{
+	struct launch_budget budget;
+	struct cost_clock clk;
+	struct config *cfg;
+	struct state *st;
+	int64_t from;
+	int fd = -1;
+	enum gr_err rc = GR_OK;
+
+	if (b->ops->prepay == NULL)
+		return gr_fail(err, GR_EUNSUPPORTED, "%s takes no prepayment of a running "
+		    "instance (a term is rented at launch there: launch OFFER --term 1mo)",
+		    b->ops->name);
+	if (session_config(s, &cfg, err) != GR_OK || session_state(s, &st, err) != GR_OK)
+		return err->code;
+	budget_from_config(&budget, cfg, in->currency, force);
+	budget.term_price = amount;
+	/* Paid at once: the budgets count it whole, under the launches' lock. */
+	if (budget.day >= 0 || budget.month >= 0) {
+		fd = lock_launches(st, err);
+		if (fd < 0)
+			return err->code;
+	}
+	session_clock(s, &clk);
+	if (!force)
+		rc = check_budget(st, &clk, &budget, b->ops->name, 0, true, err);
+	if (rc == GR_OK && !force)
+		rc = check_budget(st, &clk, &budget, b->ops->name, 0, false, err);
+	if (rc == GR_OK)
+		rc = b->ops->prepay(b, in->id, amount, discount_bp, covered_s, err);
+	if (rc == GR_OK) {
+		struct gr_error e = { 0 };
+
+		session_clock(s, &clk);
+		from = cost_clock_now(&clk, b->ops->name);
+		/* After what is already paid ahead, as the provider stacks it. */
+		if (ledger_term_end(st, in->id, from) > from)
+			from = ledger_term_end(st, in->id, from);
+		*paid_until = from + *covered_s;
+		record_term(st, b->ops->name, in, in->currency, money_scale(amount, 3600,
+		    *covered_s), from, *paid_until);
+		/* Its hourly price stops now (ledger_observe: covered by a term). */
+		(void)ledger_observe(st, in, cost_clock_now(&clk, b->ops->name), &e);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 enum gr_err

@@ -165,6 +165,26 @@ price_json(int64_t per_gpu)
 	return p;
 }
 
+/* The simulator's terms of a product priced per_gpu by the hour: whole terms per GPU (§4.2). */
+static void
+prepaid_json(cJSON *arr, const char *spec_id, int64_t per_gpu)
+{
+	static const int months[] = SIM_TERM_MONTHS;
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(months); i++) {
+		cJSON *t = cJSON_CreateObject();
+		int64_t hours = (int64_t)months[i] * TERM_MONTH_HOURS;
+
+		cJSON_AddStringToObject(t, "spec_id", spec_id);
+		cJSON_AddNumberToObject(t, "duration_months", months[i]);
+		cJSON_AddNumberToObject(t, "final_price",
+		    cny_scaled(sim_term_rate(per_gpu, months[i]) * hours));
+		cJSON_AddNumberToObject(t, "base_price", cny_scaled(per_gpu * hours));
+		cJSON_AddItemToArray(arr, t);
+	}
+}
+
 /* The product of one model: its cheapest price per GPU, its stock and its regions. */
 static cJSON *
 product_json(const struct offer_list *all, const struct gpu_model *m, const char *want_regions)
@@ -244,10 +264,11 @@ product_json(const struct offer_list *all, const struct gpu_model *m, const char
 		cJSON_AddItemToObject(pricing, "spot", price_json(spot));
 	else
 		cJSON_AddNullToObject(pricing, "spot");
-	cJSON_AddArrayToObject(pricing, "prepaid");
+	prepaid_json(cJSON_AddArrayToObject(pricing, "prepaid"), pid + 5, od);
 	cJSON_AddNumberToObject(pricing, "storage_price_per_gb", 50);
 	methods = cJSON_AddArrayToObject(j, "billing_methods");
 	cJSON_AddItemToArray(methods, cJSON_CreateString("postpaid"));
+	cJSON_AddItemToArray(methods, cJSON_CreateString("prepaid"));
 	if (spot >= 0)
 		cJSON_AddItemToArray(methods, cJSON_CreateString("spot"));
 	cJSON_AddStringToObject(j, "inventory_state", "normal");
@@ -355,7 +376,21 @@ instance_json(struct serve_ctx *c, const struct instance *in, bool with_tools)
 	cJSON_AddStringToObject(j, "image", in->image);
 	cJSON_AddStringToObject(j, "registry_auth_id", "");
 	b = cJSON_AddObjectToObject(j, "billing");
-	cJSON_AddStringToObject(b, "mode", in->type == OFFER_INTERRUPTIBLE ? "spot" : "postpaid");
+	/* Prepaid until its term's end, then billed by the hour (not renewed). */
+	if (in->term_months > 0 && in->term_until > sim_now(c->sim)) {
+		cJSON *pre, *ar;
+
+		cJSON_AddStringToObject(b, "mode", "prepaid");
+		pre = cJSON_AddObjectToObject(b, "prepaid");
+		cJSON_AddNumberToObject(pre, "months", in->term_months);
+		cJSON_AddNumberToObject(pre, "end_time", (double)in->term_until);
+		ar = cJSON_AddObjectToObject(pre, "auto_renew");
+		cJSON_AddFalseToObject(ar, "enabled");
+		cJSON_AddNumberToObject(ar, "months", 0);
+		cJSON_AddStringToObject(ar, "status", "active");
+	} else
+		cJSON_AddStringToObject(b, "mode", in->type == OFFER_INTERRUPTIBLE ? "spot" :
+		    "postpaid");
 	cJSON_AddArrayToObject(j, "envs");
 	cJSON_AddArrayToObject(j, "ports");
 	spec = cJSON_AddObjectToObject(j, "resource_specs");
@@ -538,7 +573,7 @@ create(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 	struct instance in;
 	char *env[101], id[16];
 	int port_v[16];
-	long long num = 1, disk = 0;
+	long long num = 1, disk = 0, months = 0;
 	size_t i, n_env = 0, n_ports = 0;
 	bool spot;
 	enum gr_err code;
@@ -551,13 +586,22 @@ create(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 		    "resource are required");
 		return;
 	}
-	if (strcmp(mode, "postpaid") != 0 && strcmp(mode, "spot") != 0) {
+	if (strcmp(mode, "postpaid") != 0 && strcmp(mode, "spot") != 0 &&
+	    strcmp(mode, "prepaid") != 0) {
 		cJSON_Delete(b);
-		ppio_fail(rp, 400, "UNSUPPORTED_BILLING_MODE", "the simulator sells postpaid and "
-		    "spot");
+		ppio_fail(rp, 400, "UNSUPPORTED_BILLING_MODE", "the simulator sells postpaid, "
+		    "prepaid and spot");
 		return;
 	}
 	spot = strcmp(mode, "spot") == 0;
+	if (strcmp(mode, "prepaid") == 0 &&
+	    (!bj_int(cJSON_GetObjectItemCaseSensitive(billing, "prepaid"), "months", &months) ||
+	    sim_term_discount_pct((int)months) == 0)) {
+		cJSON_Delete(b);
+		ppio_fail(rp, 400, "UNSUPPORTED_BILLING_MODE", "the simulator sells prepaid terms "
+		    "of 1 or 3 months (billing.prepaid.months)");
+		return;
+	}
 	if ((cJSON_GetObjectItemCaseSensitive(res, "gpu_num") != NULL &&
 	    (!bj_int(res, "gpu_num", &num) || num < 1 || num > 8)) ||
 	    (cJSON_GetObjectItemCaseSensitive(res, "rootfs_size_gb") != NULL &&
@@ -623,6 +667,7 @@ create(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 	req.onstart = bj_strp(b, "command");
 	req.interruptible = spot;
 	req.bid_hour = spot ? best->price_hour : 0;
+	req.term_months = (int)months;
 	code = sim_launch(c->sim, &req, &in, &err);
 	offer_list_release(&all);
 	for (i = 0; i < n_env; i++)
@@ -647,6 +692,11 @@ act(struct serve_ctx *c, const char *pid, const char *verb, struct serve_reply *
 
 	if (!find(c, pid, &in)) {
 		ppio_fail(rp, 400, "RESOURCE_NOT_FOUND", "instance not found");
+		return;
+	}
+	if (strcmp(verb, "delete") == 0 && in.term_months > 0 && in.term_until > sim_now(c->sim)) {
+		ppio_fail(rp, 400, "PREPAID_INSTANCE_NOT_SUPPORT_RELEASE", "a prepaid instance "
+		    "cannot be released before its term ends");
 		return;
 	}
 	if (strcmp(verb, "stop") == 0)

@@ -94,7 +94,9 @@ offer_json(const struct offer *o, long long num, int disk, int64_t now)
 	double dlperf = flops * 0.25 + o->gpu_count * 3.5;
 	double up_cost = (machine_draw(machine, 1) % 20 + 1) / 1000.0;
 	double down_cost = (machine_draw(machine, 2) % 10) / 1000.0;
-	double discount = (machine_draw(machine, 3) % 40) / 100.0;
+	/* The simulator's prepay discounts (sim.h): a month's, and the largest, three months'. */
+	double discount = sim_term_discount_pct(3) / 100.0;
+	double reserved_h = dollars(sim_term_rate(o->price_hour, 3));
 	int64_t listed = now - 86400 * (int64_t)(machine_draw(machine, 4) % 90 + 1);
 	int64_t until = now + 86400 * (int64_t)(machine_draw(machine, 5) % 120 + 7);
 	bool amd = o->gpu != NULL && strcmp(o->gpu->vendor, "AMD") == 0;
@@ -143,9 +145,10 @@ offer_json(const struct offer *o, long long num, int disk, int64_t now)
 	cJSON_AddNumberToObject(j, "dph_base", dph_base);
 	cJSON_AddNumberToObject(j, "dph_total", dph_total);
 	cJSON_AddNumberToObject(j, "dph_total_adj", dph_total);
-	cJSON_AddNumberToObject(j, "discount_rate", 0);
-	cJSON_AddNumberToObject(j, "discounted_hourly", 0);
-	cJSON_AddNumberToObject(j, "discounted_dph_total", dph_total);
+	cJSON_AddNumberToObject(j, "discount_rate", sim_term_discount_pct(1) / 100.0);
+	cJSON_AddNumberToObject(j, "discounted_hourly", reserved_h);
+	cJSON_AddNumberToObject(j, "discounted_dph_total",
+	    (double)llround((reserved_h + storage_h) * 1e6) / 1e6);
 	cJSON_AddStringToObject(j, "gpu_name", name != NULL ? name : o->gpu_raw);
 	cJSON_AddStringToObject(j, "gpu_arch", amd ? "amd" : "nvidia");
 	cJSON_AddNumberToObject(j, "gpu_ram", o->vram_gb * 1024);
@@ -468,7 +471,8 @@ static const char *const machine_keys[] = {
 	"cpu_name", "cpu_arch", "cpu_cores", "cpu_cores_effective", "cpu_ghz", "cpu_ram",
 	"has_avx", "mobo_name", "os_version", "disk_bw", "disk_name", "inet_up", "inet_down",
 	"inet_up_cost", "inet_down_cost", "internet_up_cost_per_tb", "internet_down_cost_per_tb",
-	"storage_cost", "min_bid", "credit_discount_max", "verification", "reliability2",
+	"storage_cost", "min_bid", "credit_discount_max", "discount_rate", "verification",
+	"reliability2",
 	"total_flops", "dlperf", "dlperf_per_dphtotal", "flops_per_dphtotal", "static_ip",
 	"vms_enabled", "datacenter", "geolocode", "webpage", "logo", "bundle_id", "end_date",
 	"host_run_time", "resource_type", "cluster_id", "hostname", "gpu_ids",
@@ -855,6 +859,45 @@ action(struct serve_ctx *c, const char *num, const struct serve_req *rq, bool de
 	serve_reply_json(rp, 200, res);
 }
 
+/*
+ * PUT /api/v0/instances/prepay/{id}/ {"amount": $} (providers/vast.md §4.4): credit paid
+ * ahead at the prepay discount its size reaches (sim_prepay); timescale is the months it
+ * covers at that discount.
+ */
+static void
+prepay(struct serve_ctx *c, const char *num, const struct serve_req *rq, struct serve_reply *rp)
+{
+	struct instance in;
+	struct gr_error err = { 0 };
+	cJSON *b, *res;
+	int64_t amount, covered;
+	int pct;
+	enum gr_err code;
+
+	if (!find_instance(c, num, &in)) {
+		vast_fail(rp, 404, "no_such_instance", "error 404/3603: no_such_instance");
+		return;
+	}
+	b = cJSON_ParseWithLength(rq->body, rq->len);
+	if (!bj_money_at(b, "amount", &amount) || amount <= 0) {
+		cJSON_Delete(b);
+		vast_fail(rp, 400, "invalid_args", "amount must be a positive number of dollars");
+		return;
+	}
+	cJSON_Delete(b);
+	code = sim_prepay(c->sim, in.id, amount, &pct, &covered, &err);
+	if (code != GR_OK) {
+		vast_fail(rp, code == GR_ECONFLICT ? 409 : 400, "invalid_args", err.msg);
+		return;
+	}
+	rp->acted = true;
+	res = cJSON_CreateObject();
+	cJSON_AddTrueToObject(res, "success");
+	cJSON_AddNumberToObject(res, "timescale", (double)covered / (TERM_MONTH_HOURS * 3600.0));
+	cJSON_AddNumberToObject(res, "discount_rate", pct / 100.0);
+	serve_reply_json(rp, 200, res);
+}
+
 static void
 user(struct serve_ctx *c, struct serve_reply *rp)
 {
@@ -1156,6 +1199,10 @@ dialect_vast(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply
 	if (strcmp(m, "PUT") == 0 && path_id(p, "/api/v0/instances/request_logs/", id,
 	    sizeof(id))) {
 		request_logs(c, id, rq, rp);
+		return;
+	}
+	if (strcmp(m, "PUT") == 0 && path_id(p, "/api/v0/instances/prepay/", id, sizeof(id))) {
+		prepay(c, id, rq, rp);
 		return;
 	}
 	if (path_id(p, "/api/v0/instances/", id, sizeof(id))) {

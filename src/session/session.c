@@ -295,10 +295,12 @@ session_offer_find(struct session *s, const char *offer_id, struct offer *out,
 	if (session_backend_for(s, offer_id, &b, err) != GR_OK)
 		return err->code;
 	/* A provider asked with no filter lists its on-demand offers (vast, RunPod, PPIO):
-	   an interruptible offer is looked for among the interruptible ones next. */
-	for (pass = 0; pass < 2 && rc == GR_OK && !found; pass++) {
+	   an interruptible offer is looked for among the interruptible ones next, a term
+	   among the terms last. */
+	for (pass = 0; pass < 3 && rc == GR_OK && !found; pass++) {
 		memset(&f, 0, sizeof(f));
-		if (pass == 1 && filter_parse_str(&f, "type=interruptible", err) != GR_OK)
+		if (pass > 0 && filter_parse_str(&f, pass == 1 ? "type=interruptible" :
+		    "type=reserved", err) != GR_OK)
 			return err->code;
 		offer_list_init(&l);
 		rc = b->ops->offers(b, &f, &l, &pushed, err);

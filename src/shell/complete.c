@@ -356,6 +356,10 @@ add_filter_values(struct cands *c, struct session *s, const char *field)
 	else if (strcmp(field, "type") == 0) {
 		cand_add(c, offer_type_name(OFFER_ON_DEMAND));
 		cand_add(c, offer_type_name(OFFER_INTERRUPTIBLE));
+		cand_add(c, offer_type_name(OFFER_RESERVED));
+	} else if (strcmp(field, "term") == 0) {
+		cand_add(c, "1mo");
+		cand_add(c, "3mo");
 	} else if (strcmp(field, "interconnect") == 0) {
 		cand_add(c, interconnect_name(IC_PCIE));
 		cand_add(c, interconnect_name(IC_NVLINK));

@@ -57,7 +57,8 @@ static const char schema[] =
 	"  client_token TEXT NOT NULL, created_at INTEGER NOT NULL,"
 	"  status_msg TEXT NOT NULL DEFAULT '',"
 	"  fault INTEGER NOT NULL DEFAULT 0, fault_at INTEGER NOT NULL DEFAULT 0,"
-	"  intended INTEGER NOT NULL DEFAULT 0);"
+	"  intended INTEGER NOT NULL DEFAULT 0, term_until INTEGER NOT NULL DEFAULT 0,"
+	"  term_open INTEGER NOT NULL DEFAULT 0, term_months INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX IF NOT EXISTS sim_instances_next ON sim_instances(next_at);"
 	/* What the simulated provider billed beyond its instances' seconds (sim_bill_extra). */
 	"CREATE TABLE IF NOT EXISTS sim_bill_extra("
@@ -66,12 +67,16 @@ static const char schema[] =
 
 /*
  * What a world made before lacks: before `sim preempt`, an instance's fault and when it
- * comes; before intents, what the user last asked for (0: as its state).
+ * comes; before intents, what the user last asked for (0: as its state); before terms,
+ * what is paid ahead (none).
  */
 static const struct store_column sim_columns[] = {
 	{ "sim_instances", "fault", "INTEGER NOT NULL DEFAULT 0" },
 	{ "sim_instances", "fault_at", "INTEGER NOT NULL DEFAULT 0" },
 	{ "sim_instances", "intended", "INTEGER NOT NULL DEFAULT 0" },
+	{ "sim_instances", "term_until", "INTEGER NOT NULL DEFAULT 0" },
+	{ "sim_instances", "term_open", "INTEGER NOT NULL DEFAULT 0" },
+	{ "sim_instances", "term_months", "INTEGER NOT NULL DEFAULT 0" },
 	{ NULL, NULL, NULL },
 };
 
@@ -295,11 +300,14 @@ struct row {
 	enum sim_fault fault;	/* to come at fault_at (an unreachable one: has come by then) */
 	int64_t fault_at;
 	enum inst_state intended;	/* ST_RUNNING or ST_STOPPED: the machine follows it */
+	int64_t term_until;	/* paid ahead up to here (a term, a prepayment), 0: never */
+	bool term_open;		/* its hourly price still waits for term_until */
+	int term_months;	/* rented on a term of this many months, 0: by the hour */
 };
 
 #define ROW_COLS "seq, id, offer_idx, type, state, state_since, next_at, run_since, " \
 	"checked_until, price_hour, bid_hour, storage_hour, label, image, disk_gb, created_at, " \
-	"status_msg, env, fault, fault_at, intended"
+	"status_msg, env, fault, fault_at, intended, term_until, term_open, term_months"
 
 /* The value of SIM_WORKLOAD in an instance's launch environment (lines of K=V). */
 static void
@@ -344,6 +352,9 @@ read_row(sqlite3_stmt *q, void *row)
 	r->fault = (enum sim_fault)sqlite3_column_int(q, 18);
 	r->fault_at = sqlite3_column_int64(q, 19);
 	r->intended = (enum inst_state)sqlite3_column_int(q, 20);
+	r->term_until = sqlite3_column_int64(q, 21);
+	r->term_open = sqlite3_column_int(q, 22) != 0;
+	r->term_months = sqlite3_column_int(q, 23);
 	/* A row from before intents: the user wanted what it is or is heading for. */
 	if (r->intended != ST_RUNNING && r->intended != ST_STOPPED)
 		r->intended = r->state == ST_STOPPED || r->state == ST_STOPPING ? ST_STOPPED :
@@ -358,7 +369,8 @@ save_row(struct sim *s, const struct row *r, struct gr_error *err)
 
 	if (sqlite3_prepare_v2(state_db(s->st), "UPDATE sim_instances SET state = ?, "
 	    "state_since = ?, next_at = ?, run_since = ?, checked_until = ?, status_msg = ?, "
-	    "price_hour = ?, fault = ?, fault_at = ?, intended = ? WHERE seq = ?", -1, &q,
+	    "price_hour = ?, fault = ?, fault_at = ?, intended = ?, term_until = ?, term_open = ? "
+	    "WHERE seq = ?", -1, &q,
 	    NULL) != SQLITE_OK)
 		return state_fail(s->st, err, "cannot update an instance");
 	sqlite3_bind_int(q, 1, r->state);
@@ -371,7 +383,9 @@ save_row(struct sim *s, const struct row *r, struct gr_error *err)
 	sqlite3_bind_int(q, 8, r->fault);
 	sqlite3_bind_int64(q, 9, r->fault_at);
 	sqlite3_bind_int(q, 10, r->intended);
-	sqlite3_bind_int64(q, 11, r->seq);
+	sqlite3_bind_int64(q, 11, r->term_until);
+	sqlite3_bind_int(q, 12, r->term_open);
+	sqlite3_bind_int64(q, 13, r->seq);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	return rc == SQLITE_DONE ? GR_OK : state_fail(s->st, err, "cannot update an instance");
@@ -390,7 +404,9 @@ ledger_seg_for(struct sim *s, const struct row *r, enum ledger_kind kind, int64_
 	strlcpy_(seg->label, r->label, sizeof(seg->label));
 	strlcpy_(seg->gpu, o.gpu ? o.gpu->id : "", sizeof(seg->gpu));
 	seg->kind = kind;
-	seg->rate_hour = kind == LEDGER_STORAGE ? r->storage_hour : r->price_hour;
+	/* Paid ahead: no hourly price until the term's end. */
+	seg->rate_hour = kind == LEDGER_STORAGE ? r->storage_hour : at < r->term_until ? 0 :
+	    r->price_hour;
 	seg->start = at;
 }
 
@@ -518,6 +534,20 @@ advance_row(struct sim *s, struct row *r, int64_t now, struct gr_error *err)
 			r->checked_until = upto;
 			changed = true;
 		}
+		/* The term ends first when it ends first: a running machine bills again. */
+		if (r->term_open && r->term_until <= now && (when == 0 || r->term_until <= when) &&
+		    (due == 0 || r->term_until <= due)) {
+			struct ledger_seg seg;
+
+			r->term_open = false;
+			changed = true;
+			if (r->state == ST_RUNNING) {
+				ledger_seg_for(s, r, LEDGER_COMPUTE, r->term_until, &seg);
+				if (ledger_begin(s->st, &seg, err) != GR_OK)
+					return err->code;
+			}
+			continue;
+		}
 		if (due != 0 && due <= now && (when == 0 || due <= when)) {
 			if (take_away(s, r, due, err) != GR_OK)
 				return err->code;
@@ -548,11 +578,12 @@ advance_row(struct sim *s, struct row *r, int64_t now, struct gr_error *err)
 static enum gr_err
 tick_locked(struct sim *s, int64_t now, struct gr_error *err)
 {
-	/* Rows with a due event, running interruptible rows (they can be outbid), and rows
-	   with a fault come (an unreachable one fails a while later). */
+	/* Rows with a due event, running interruptible rows (they can be outbid), rows
+	   with a fault come (an unreachable one fails a while later), and terms ended. */
 	sqlite3_stmt *q = store_prepare(s->st, "SELECT " ROW_COLS " FROM sim_instances WHERE "
 	    "(next_at > 0 AND next_at <= ?1) OR (state = ?2 AND type = ?3 AND "
-	    "checked_until < ?1) OR (fault > 0 AND fault_at <= ?1)", "Iii", now,
+	    "checked_until < ?1) OR (fault > 0 AND fault_at <= ?1) OR (term_open = 1 AND "
+	    "term_until <= ?1)", "Iii", now,
 	    (int)ST_RUNNING, (int)OFFER_INTERRUPTIBLE);
 	struct row *rows;
 	size_t n, i;
@@ -656,12 +687,18 @@ sim_offer(struct sim *s, const char *id, struct offer *out, struct gr_error *err
 {
 	enum offer_type type;
 	int64_t idx;
-	int *counts;
+	int *counts, months;
 	enum gr_err rc;
 
-	if (!market_parse_offer_id(id, &idx, &type) || idx >= s->n_offers)
+	if (!market_parse_offer_id(id, &idx, &type, &months) || idx >= s->n_offers)
 		return gr_fail(err, GR_ENOTFOUND, "no offer '%s'", id);
 	market_offer(s->seed, idx, sim_now(s), out);
+	/* A term is sold of every machine sold on demand. */
+	if (type == OFFER_RESERVED && out->type == OFFER_ON_DEMAND) {
+		struct offer od = *out;
+
+		sim_term_offer(&od, months, out);
+	}
 	if (out->type != type)
 		return gr_fail(err, GR_ENOTFOUND, "no offer '%s'", id);
 	counts = xcalloc((size_t)s->n_offers, sizeof(*counts));
@@ -701,6 +738,8 @@ row_to_instance(struct sim *s, const struct row *r, int64_t now, struct instance
 	in->state_since = r->state_since;
 	strlcpy_(in->status_msg, r->status_msg, sizeof(in->status_msg));
 	in->intended = r->intended;
+	in->term_until = r->term_until;
+	in->term_months = r->term_months;
 	in->valid = IV_PRICE | IV_CREATED | IV_STORAGE;
 	if (r->state == ST_RUNNING) {
 		const char *host = getenv("GPURENT_SIM_SSH_HOST");
@@ -937,6 +976,25 @@ planned_fault(const struct sim *s, const char *id, enum offer_type type, int64_t
 	    : p->after);
 }
 
+/* Bill a term paid ahead: [from, to) at rate_hour, whole now (ledger.h, LEDGER_TERM). */
+static enum gr_err
+pay_term(struct sim *s, const char *id, const struct gpu_model *gpu, const char *label,
+    int64_t rate_hour, int64_t from, int64_t to, struct gr_error *err)
+{
+	struct ledger_seg seg;
+
+	memset(&seg, 0, sizeof(seg));
+	strlcpy_(seg.instance_id, id, sizeof(seg.instance_id));
+	strlcpy_(seg.provider, "sim", sizeof(seg.provider));
+	strlcpy_(seg.label, label ? label : "", sizeof(seg.label));
+	strlcpy_(seg.gpu, gpu ? gpu->id : "", sizeof(seg.gpu));
+	seg.kind = LEDGER_TERM;
+	seg.rate_hour = rate_hour;
+	seg.start = from;
+	seg.end = to;
+	return ledger_add_term(s->st, &seg, err);
+}
+
 static enum gr_err
 launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
     struct gr_error *err)
@@ -946,9 +1004,9 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	struct row r;
 	sqlite3_stmt *q;
 	char *env = NULL, *ports = NULL;
-	int64_t now = sim_now(s), spent, burn, price, storage;
+	int64_t now = sim_now(s), spent, burn, price, storage, paid;
 	size_t n;
-	int rc;
+	int rc, months;
 
 	/* A retried launch with the same client token finds the first one. */
 	if (req->client_token != NULL && *req->client_token != '\0') {
@@ -980,6 +1038,18 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 		return gr_fail(err, GR_EUSAGE, "offer '%s' has %d GB of disk; %d GB asked",
 		    req->offer_id, o.disk_gb, req->disk_gb);
 	price = o.price_hour;
+	/* A term: the offer's, or one asked of an on-demand offer (PPIO's prepaid mode). */
+	months = o.type == OFFER_RESERVED ? o.term_months : req->term_months;
+	if (months > 0 && o.type == OFFER_ON_DEMAND) {
+		struct offer od = o;
+
+		if (sim_term_discount_pct(months) == 0)
+			return gr_fail(err, GR_EUSAGE, "the simulator sells terms of 1 or 3 months, "
+			    "not %d", months);
+		sim_term_offer(&od, months, &o);
+	}
+	if (months > 0)
+		price = o.ondemand_hour;
 	if (o.type == OFFER_INTERRUPTIBLE) {
 		int64_t bid = req->interruptible && req->bid_hour > 0 ? req->bid_hour : o.price_hour;
 
@@ -996,6 +1066,14 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 		    "an offer with type=interruptible", req->offer_id);
 	if (total_spend(s, now, &spent, &burn, err) != GR_OK)
 		return err->code;
+	paid = months > 0 ? o.term_price : 0;
+	if (months > 0 && SIM_START_CREDIT - spent < paid) {
+		char a[32];
+
+		return gr_fail(err, GR_EFUNDS, "the simulated account has %s left, less than "
+		    "this term's price", money_format(a, sizeof(a), SIM_START_CREDIT - spent, 2,
+		    true));
+	}
 	if (SIM_START_CREDIT - spent < price) {
 		char a[32];
 
@@ -1009,8 +1087,9 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	ports = join_ports(req->ports, req->n_ports);
 	if (sqlite3_prepare_v2(state_db(s->st), "INSERT INTO sim_instances(id, offer_idx, type, "
 	    "state, state_since, next_at, price_hour, bid_hour, storage_hour, label, image, "
-	    "disk_gb, env, ports, onstart, client_token, created_at, intended) VALUES('', ?, ?, "
-	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK) {
+	    "disk_gb, env, ports, onstart, client_token, created_at, intended, term_until, "
+	    "term_open, term_months) VALUES('', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	    "?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK) {
 		free(env);
 		free(ports);
 		return state_fail(s->st, err, "cannot record the instance");
@@ -1019,7 +1098,7 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 		int64_t idx;
 		enum offer_type t;
 
-		market_parse_offer_id(o.id, &idx, &t);
+		market_parse_offer_id(o.id, &idx, &t, NULL);
 		sqlite3_bind_int64(q, 1, idx);
 	}
 	sqlite3_bind_int(q, 2, o.type);
@@ -1039,6 +1118,9 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	sqlite3_bind_text(q, 15, req->client_token ? req->client_token : "", -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 16, now);
 	sqlite3_bind_int(q, 17, ST_RUNNING);
+	sqlite3_bind_int64(q, 18, months > 0 ? now + (int64_t)months * TERM_MONTH_HOURS * 3600 : 0);
+	sqlite3_bind_int(q, 19, months > 0);
+	sqlite3_bind_int(q, 20, months);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	free(env);
@@ -1061,6 +1143,9 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
 		return state_fail(s->st, err, "cannot record the instance");
+	if (months > 0 && pay_term(s, r.id, o.gpu, req->label, o.price_hour, now,
+	    now + (int64_t)months * TERM_MONTH_HOURS * 3600, err) != GR_OK)
+		return err->code;
 	/* Not before the row's seq was read: the meta row would be the last one inserted. */
 	if (rentals_changed(s, err) != GR_OK ||
 	    load_rows(s, "WHERE id = ?", r.id, &rows, &n, err) != GR_OK)
@@ -1247,6 +1332,66 @@ sim_destroy(struct sim *s, const char *id, struct gr_error *err)
 }
 
 /* A label is the one thing a user may change on an instance in any state but destroyed. */
+/* What prepaying amount buys of r: the discount and its rate, and for how long. */
+static void
+prepay_terms(const struct row *r, int64_t amount, int *pct, int64_t *rate, int64_t *covered_s)
+{
+	static const int months[] = SIM_TERM_MONTHS;
+	size_t i;
+
+	*pct = 0;
+	*rate = r->price_hour;
+	for (i = 0; i < ARRAY_LEN(months); i++) {
+		int64_t m = sim_term_rate(r->price_hour, months[i]);
+
+		if (amount >= m * months[i] * TERM_MONTH_HOURS) {
+			*pct = sim_term_discount_pct(months[i]);
+			*rate = m;
+		}
+	}
+	*covered_s = *rate > 0 ? (int64_t)((__int128)amount * 3600 / *rate) : 0;
+}
+
+enum gr_err
+sim_prepay(struct sim *s, const char *id, int64_t amount, int *discount_pct,
+    int64_t *covered_s, struct gr_error *err)
+{
+	struct row *rows, *r;
+	struct offer o;
+	int64_t now, rate, from;
+	enum gr_err rc;
+
+	if ((rc = begin_on_row(s, id, &rows, &now, err)) != GR_OK)
+		return rc;
+	r = &rows[0];
+	prepay_terms(r, amount, discount_pct, &rate, covered_s);
+	if (r->state == ST_DESTROYED || r->state == ST_DESTROYING || r->state == ST_FAILED)
+		rc = gr_fail(err, GR_ECONFLICT, "instance '%s' is gone: nothing to prepay", id);
+	else if (r->type == OFFER_INTERRUPTIBLE)
+		rc = gr_fail(err, GR_EUNSUPPORTED, "instance '%s' is interruptible: only an "
+		    "on-demand instance can be prepaid", id);
+	else if (amount <= 0 || *covered_s <= 0)
+		rc = gr_fail(err, GR_EUSAGE, "a prepayment must buy at least a second");
+	if (rc != GR_OK)
+		return end_on_row(s, rows, rc, err);
+	/* After what is already paid, or from now. */
+	from = r->term_open && r->term_until > now ? r->term_until : now;
+	market_offer(s->seed, r->offer_idx, now, &o);
+	rc = pay_term(s, r->id, o.gpu, r->label, rate, from, from + *covered_s, err);
+	r->term_until = from + *covered_s;
+	r->term_open = true;
+	/* A running machine stops billing by the hour now. */
+	if (rc == GR_OK && r->state == ST_RUNNING && from == now) {
+		struct ledger_seg seg;
+
+		ledger_seg_for(s, r, LEDGER_COMPUTE, now, &seg);
+		rc = ledger_begin(s->st, &seg, err);
+	}
+	if (rc == GR_OK)
+		rc = save_row(s, r, err);
+	return end_on_row(s, rows, rc, err);
+}
+
 enum gr_err
 sim_label(struct sim *s, const char *id, const char *label, struct gr_error *err)
 {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpurent/money.h"
+#include "gpurent/sim.h"
 #include "gpurent/util.h"
 #include "sim_int.h"
 
@@ -247,7 +248,7 @@ market_cache_release(struct market_cache *c)
 }
 
 bool
-market_parse_offer_id(const char *id, int64_t *idx, enum offer_type *type)
+market_parse_offer_id(const char *id, int64_t *idx, enum offer_type *type, int *months)
 {
 	long long n;
 	char tail[4] = "";
@@ -257,9 +258,44 @@ market_parse_offer_id(const char *id, int64_t *idx, enum offer_type *type)
 		return false;
 	if (sscanf(id + 6, "%lld%n%3s", &n, &used, tail) < 1 || n < 0)
 		return false;
+	if (months != NULL)
+		*months = 0;
+	if (tail[0] == 't' && sim_term_discount_pct(tail[1] - '0') > 0 && tail[2] == '\0') {
+		*idx = n;
+		*type = OFFER_RESERVED;
+		if (months != NULL)
+			*months = tail[1] - '0';
+		return true;
+	}
 	if (strcmp(tail, "") != 0 && strcmp(tail, "i") != 0)
 		return false;
 	*idx = n;
 	*type = tail[0] == 'i' ? OFFER_INTERRUPTIBLE : OFFER_ON_DEMAND;
 	return true;
+}
+
+int
+sim_term_discount_pct(int months)
+{
+	return months == 1 ? 20 : months == 3 ? 30 : 0;
+}
+
+int64_t
+sim_term_rate(int64_t price_hour, int months)
+{
+	return money_scale(price_hour, 100 - sim_term_discount_pct(months), 100);
+}
+
+void
+sim_term_offer(const struct offer *od, int months, struct offer *out)
+{
+	*out = *od;
+	snprintf(out->id, sizeof(out->id), "%.56st%d", od->id, months % 100);
+	out->type = OFFER_RESERVED;
+	out->term_months = months;
+	out->price_hour = sim_term_rate(od->price_hour, months);
+	out->term_price = out->price_hour * months * TERM_MONTH_HOURS;
+	out->ondemand_hour = od->price_hour;
+	out->term_end = TERM_END_ON_DEMAND;
+	out->valid |= OV_ONDEMAND;
 }

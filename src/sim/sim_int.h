@@ -45,8 +45,9 @@ struct market_cache {
 const struct offer *market_kept(struct market_cache *c, uint64_t seed, int64_t n,
     int64_t now);
 void market_cache_release(struct market_cache *c);
-/* "sim:o-000123" or "sim:o-000123i" -> 123 and its type. */
-bool market_parse_offer_id(const char *id, int64_t *idx, enum offer_type *type);
+/* "sim:o-000123", "sim:o-000123i" or "sim:o-000123t3" -> 123, its type and a term's
+   months (0 for none; months may be NULL). */
+bool market_parse_offer_id(const char *id, int64_t *idx, enum offer_type *type, int *months);
 
 /*
  * One GPU's metrics at time t for an instance that has been running since run_since. spec

@@ -179,7 +179,9 @@ add_days(struct cost_summary *out, struct line_set *ls, const struct ledger_seg 
 		time_t tt = (time_t)d;
 		struct tm tm;
 		struct cost_line *l;
-		int64_t c = seg_cost(g, d > rc->since ? d : rc->since, d + 86400, rc->now);
+		/* Up to now: a term's segment ends after it. */
+		int64_t c = seg_cost(g, d > rc->since ? d : rc->since,
+		    d + 86400 < rc->now ? d + 86400 : rc->now, rc->now);
 
 		gmtime_r(&tt, &tm);
 		strftime(day, sizeof(day), "%Y-%m-%d", &tm);
@@ -247,10 +249,17 @@ add_row(const struct ledger_seg *g, void *ctx)
 		out->converted = true;
 	}
 	rc = clock_of(cc, g->provider);
-	/* A reservation counts even when made a moment after this clock was read. */
-	open = g->end == 0 && (g->start <= rc->now || !billed);
+	/* A reservation counts even when made a moment after this clock was read; a term
+	   paid ahead is spread over its period, so it burns while it covers now. */
+	open = (g->end == 0 && (g->start <= rc->now || !billed)) ||
+	    (g->kind == LEDGER_TERM && g->start <= rc->now && g->end > rc->now);
 	rest_day = open ? money_accrue(g->rate_hour, rc->today + 86400 - rc->now) : 0;
 	rest_month = open ? money_accrue(g->rate_hour, rc->month_end - rc->now) : 0;
+	/* A term bills only up to its end. */
+	if (open && g->kind == LEDGER_TERM && g->end < rc->today + 86400)
+		rest_day = money_accrue(g->rate_hour, g->end - rc->now);
+	if (open && g->kind == LEDGER_TERM && g->end < rc->month_end)
+		rest_month = money_accrue(g->rate_hour, g->end - rc->now);
 	if (billed) {
 		int64_t today = seg_cost(g, rc->today, rc->now, rc->now);
 		int64_t month = seg_cost(g, rc->month, rc->now, rc->now);
@@ -613,12 +622,16 @@ cost_set_release(struct cost_set *s)
 
 enum gr_err
 costs_check_budget(const struct cost_summary *s, int64_t now, int64_t extra_hour,
-    int64_t budget_day, int64_t budget_month, struct gr_error *err)
+    int64_t extra_lump, int64_t budget_day, int64_t budget_month, struct gr_error *err)
 {
 	char a[32], b[32];
 	const char *rate = s->converted ? _(", converted at your configured rate") : "";
 	int64_t day = s->projected_day + money_accrue(extra_hour, day_start(now) + 86400 - now);
 	int64_t month = s->projected_month + money_accrue(extra_hour, month_end(now) - now);
+
+	/* A term paid at launch is paid today, whole. */
+	day = money_add(day, extra_lump);
+	month = money_add(month, extra_lump);
 
 	if (budget_day >= 0 && day > budget_day)
 		return gr_fail(err, GR_EBUDGET, "refused by budget.day: today's spend would reach "

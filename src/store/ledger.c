@@ -55,14 +55,12 @@ end_billing(struct state *st, const char *instance_id, int64_t end, struct gr_er
 	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot update the ledger");
 }
 
-enum gr_err
-ledger_begin(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
+static enum gr_err
+insert_seg(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
 {
 	sqlite3_stmt *s;
 	int rc;
 
-	if (ledger_end(st, seg->instance_id, seg->start, err) != GR_OK)
-		return err->code;
 	if (sqlite3_prepare_v2(state_db(st), "INSERT INTO ledger(instance_id, provider, label, "
 	    "gpu, kind, rate_hour, start_ts, end_ts, currency) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	    -1, &s,
@@ -80,6 +78,45 @@ ledger_begin(struct state *st, const struct ledger_seg *seg, struct gr_error *er
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot write the ledger");
+}
+
+enum gr_err
+ledger_begin(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
+{
+	if (ledger_end(st, seg->instance_id, seg->start, err) != GR_OK)
+		return err->code;
+	return insert_seg(st, seg, err);
+}
+
+enum gr_err
+ledger_add_term(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
+{
+	sqlite3_stmt *q = store_prepare(st, "SELECT 1 FROM ledger WHERE instance_id = ? AND "
+	    "kind = ? AND start_ts = ?", "tiI", seg->instance_id, LEDGER_TERM, seg->start);
+	int rc;
+
+	if (q == NULL)
+		return state_fail(st, err, "cannot read the ledger");
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc == SQLITE_ROW)
+		return GR_OK;
+	if (rc != SQLITE_DONE)
+		return state_fail(st, err, "cannot read the ledger");
+	return insert_seg(st, seg, err);
+}
+
+int64_t
+ledger_term_end(struct state *st, const char *instance_id, int64_t at)
+{
+	sqlite3_stmt *q = store_prepare(st, "SELECT max(end_ts) FROM ledger WHERE "
+	    "instance_id = ? AND kind = ? AND start_ts <= ?", "tiI", instance_id, LEDGER_TERM, at);
+	int64_t end = 0;
+
+	if (q != NULL && sqlite3_step(q) == SQLITE_ROW)
+		end = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return end;
 }
 
 int64_t
@@ -214,12 +251,13 @@ ledger_burn(struct state *st, const char *provider, int64_t now, const char *cur
 	const unsigned char *cur;
 
 	/*
-	 * Plan: SEARCH ledger USING INDEX ledger_end (end_ts=?): the open rows only (one per
-	 * running instance), not the month's window that costs_compute reads.
+	 * Plan: SEARCH ledger USING INDEX ledger_end (end_ts=? and end_ts>?): the open rows
+	 * only (one per running instance) and the terms that cover now (spread over their
+	 * period, as costs_compute spreads them), not the month's window it reads.
 	 */
-	q = store_prepare(st, "SELECT rate_hour, currency FROM ledger WHERE "
-	    "end_ts = 0 AND provider = ?1 AND kind != ?2 AND start_ts <= ?3", "tiI", provider,
-	    LEDGER_PROVISIONING, now);
+	q = store_prepare(st, "SELECT rate_hour, currency FROM ledger WHERE provider = ?1 AND "
+	    "start_ts <= ?3 AND ((end_ts = 0 AND kind != ?2) OR (end_ts > ?3 AND kind = ?4))",
+	    "tiIi", provider, LEDGER_PROVISIONING, now, LEDGER_TERM);
 	if (q == NULL)
 		return 0;
 	while (sqlite3_step(q) == SQLITE_ROW) {
@@ -438,6 +476,20 @@ seg_of(struct ledger_seg *seg, const struct instance *in, enum ledger_kind kind,
 	seg->start = now;
 }
 
+/* The start of the instance's open compute segment at rate 0 (a term's), INT64_MAX: none. */
+static int64_t
+zero_since(struct state *st, const char *instance_id)
+{
+	sqlite3_stmt *q = store_prepare(st, "SELECT start_ts FROM ledger WHERE instance_id = ? "
+	    "AND end_ts = 0 AND kind = ? AND rate_hour = 0", "ti", instance_id, LEDGER_COMPUTE);
+	int64_t at = INT64_MAX;
+
+	if (q != NULL && sqlite3_step(q) == SQLITE_ROW)
+		at = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return at;
+}
+
 enum gr_err
 ledger_observe(struct state *st, const struct instance *in, int64_t now, struct gr_error *err)
 {
@@ -449,9 +501,18 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 	/* A machine still loading that was told to stop reserves nothing: it never runs. */
 	enum inst_state state = instance_billing_state(in);
 
+	int64_t term_end = ledger_term_end(st, in->id, now), start = now;
+
+	/* What the provider says is paid ahead counts as much as what gpurent paid. */
+	if (in->term_until > term_end)
+		term_end = in->term_until;
+
 	if (inst_state_billed(state) && (in->valid & IV_PRICE)) {
 		kind = LEDGER_COMPUTE;
-		rate = in->price_hour;
+		/* Paid ahead: the hourly price starts again where the term ends. */
+		rate = term_end > now ? 0 : in->price_hour;
+		if (term_end != 0 && term_end <= now && zero_since(st, in->id) < term_end)
+			start = term_end;
 	} else if (state == ST_STOPPED && (in->valid & IV_STORAGE)) {
 		kind = LEDGER_STORAGE;
 		rate = in->storage_hour;
@@ -485,7 +546,7 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 	sqlite3_finalize(s);
 	if (same)
 		return GR_OK;
-	seg_of(&seg, in, (enum ledger_kind)kind, rate, now);
+	seg_of(&seg, in, (enum ledger_kind)kind, rate, start);
 	return ledger_begin(st, &seg, err);
 }
 
@@ -663,10 +724,18 @@ days_seg(const struct ledger_seg *seg, void *ctx)
 	int64_t from = seg->start > w->since ? seg->start : w->since;
 	int64_t to = seg->end != 0 && seg->end < w->until ? seg->end : w->until;
 
-	if (strcmp(seg->provider, w->provider) != 0 || seg->kind == LEDGER_PROVISIONING ||
-	    to <= from)
+	if (strcmp(seg->provider, w->provider) != 0 || seg->kind == LEDGER_PROVISIONING)
 		return;
 	w->seg = seg;
+	/* Paid whole when it starts, as the provider bills it. */
+	if (seg->kind == LEDGER_TERM) {
+		if (seg->start >= w->since && seg->start < w->until)
+			day_part(seg->start - ((seg->start % 86400) + 86400) % 86400,
+			    money_accrue(seg->rate_hour, seg->end - seg->start), w);
+		return;
+	}
+	if (to <= from)
+		return;
 	money_accrue_days(seg->rate_hour, from, to, day_part, w);
 }
 

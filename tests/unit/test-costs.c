@@ -120,14 +120,14 @@ clocks_provisioning_and_gone(void **state)
 
 	/* Budgets: a launch of 2.00/h on vast adds 28.00 to the day, 1468.00 to the month. */
 	assert_int_equal(costs_compute(st, &clk, 0, CG_NONE, &s, &err), GR_OK);
-	assert_int_equal(costs_check_budget(&s, WALL, USD(2.0), USD(112.12), -1, &err), GR_OK);
-	assert_int_equal(costs_check_budget(&s, WALL, USD(2.0), USD(112.12) - 1, -1, &err),
+	assert_int_equal(costs_check_budget(&s, WALL, USD(2.0), 0, USD(112.12), -1, &err), GR_OK);
+	assert_int_equal(costs_check_budget(&s, WALL, USD(2.0), 0, USD(112.12) - 1, -1, &err),
 	    GR_EBUDGET);
 	assert_non_null(strstr(err.msg, "budget.day"));
 	assert_non_null(strstr(err.msg, "$112.12"));
 	gr_error_clear(&err);
-	assert_int_equal(costs_check_budget(&s, WALL, USD(2.0), -1, USD(4345.72), &err), GR_OK);
-	assert_int_equal(costs_check_budget(&s, WALL, USD(2.0), -1, USD(4345.72) - 1, &err),
+	assert_int_equal(costs_check_budget(&s, WALL, USD(2.0), 0, -1, USD(4345.72), &err), GR_OK);
+	assert_int_equal(costs_check_budget(&s, WALL, USD(2.0), 0, -1, USD(4345.72) - 1, &err),
 	    GR_EBUDGET);
 	assert_non_null(strstr(err.msg, "budget.month"));
 	gr_error_clear(&err);
