@@ -5,21 +5,21 @@
 #include "store_int.h"
 
 static void
-read_mark(sqlite3_stmt *q, void *row)
+read_mark(struct db_stmt *q, void *row)
 {
 	struct reconcile_mark *m = row;
 
 	store_col_text(q, 0, m->instance_id, sizeof(m->instance_id));
 	store_col_text(q, 1, m->provider, sizeof(m->provider));
-	m->adopted_at = sqlite3_column_int64(q, 2);
-	m->reported = (unsigned)sqlite3_column_int(q, 3);
+	m->adopted_at = db_column_int64(q, 2);
+	m->reported = (unsigned)db_column_int(q, 3);
 }
 
 enum gr_err
 reconcile_marks_load(struct state *st, struct reconcile_mark **out, size_t *n,
     struct gr_error *err)
 {
-	sqlite3_stmt *q = store_prepare(st, "SELECT instance_id, provider, adopted_at, reported "
+	struct db_stmt *q = store_prepare(st, "SELECT instance_id, provider, adopted_at, reported "
 	    "FROM reconcile_marks", "");
 
 	if (!store_rows(q, (void **)out, n, sizeof(**out), read_mark))

@@ -61,20 +61,20 @@ exec(struct state *st, const char *sql)
 {
 	char *msg = NULL;
 
-	if (sqlite3_exec(state_db(st), sql, NULL, NULL, &msg) != SQLITE_OK)
+	if (db_exec(state_db(st), sql, NULL, NULL, &msg) != DB_OK)
 		fail_msg("%s: %s", sql, msg);
 }
 
 static int64_t
 count(struct state *st, const char *sql)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int64_t n;
 
-	assert_int_equal(sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
-	n = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
+	assert_int_equal(db_prepare_v2(state_db(st), sql, -1, &q, NULL), DB_OK);
+	assert_int_equal(db_step(q), DB_ROW);
+	n = db_column_int64(q, 0);
+	db_finalize(q);
 	return n;
 }
 

@@ -203,13 +203,13 @@ store_two_days(struct state *st, const char *id)
 static int64_t
 count(struct state *st, const char *sql)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int64_t n = -1;
 
-	assert_int_equal(sqlite3_prepare_v2(state_db(st), sql, -1, &s, NULL), SQLITE_OK);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+	assert_int_equal(db_prepare_v2(state_db(st), sql, -1, &s, NULL), DB_OK);
+	if (db_step(s) == DB_ROW)
+		n = db_column_int64(s, 0);
+	db_finalize(s);
 	return n;
 }
 
@@ -641,8 +641,8 @@ rollup_filled_once_on_upgrade(void **state)
 	(void)state;
 	store_three_hours_compacted(st);
 	/* As a gpurent before samples_hour left it (it numbered no schema). */
-	assert_int_equal(sqlite3_exec(state_db(st), "DROP TABLE samples_hour; "
-	    "PRAGMA user_version = 0", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(db_exec(state_db(st), "DROP TABLE samples_hour; "
+	    "PRAGMA user_version = 0", NULL, NULL, NULL), DB_OK);
 	state_close(st);
 	st = open_db("rollup-upgrade");
 	OK(samples_summary(st, NULL, T0 + 3600, T0 + 3 * 3600, 5, &sum, &n, &err));
@@ -842,8 +842,8 @@ gpu_hours_answer_as_the_minutes_do(void **state)
 	assert_hours_match_minutes(&h, &m, T0 + 610, T0 + 3 * 3600 + 300);
 
 	/* A database made before samples_gpu_hour: filled on first use, the same answers. */
-	assert_int_equal(sqlite3_exec(state_db(st), "DROP TABLE samples_gpu_hour; "
-	    "PRAGMA user_version = 0", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(db_exec(state_db(st), "DROP TABLE samples_gpu_hour; "
+	    "PRAGMA user_version = 0", NULL, NULL, NULL), DB_OK);
 	state_close(st);
 	st = open_db("gpu-hours");
 	OK(samples_history(st, "sim:i-000021", T0 + 610, T0 + 3 * 3600 + 300, 3600, &again,
