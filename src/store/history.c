@@ -116,6 +116,39 @@ sql_add(struct sql *q, const char *fmt, ...)
 	q->len += (size_t)n;
 }
 
+/*
+ * The insert in q, INSERT INTO t(a, b, ...) VALUES(...), made to replace the row whose key
+ * (the first nkey columns) it meets: ON CONFLICT of them, every other column set from the
+ * new row. What INSERT OR REPLACE does where the key is the only constraint, in SQL that
+ * PostgreSQL speaks too.
+ */
+static void
+sql_upsert(struct sql *q, size_t nkey)
+{
+	const char *c = strchr(q->buf, '(') + 1, *end = strchr(c, ')');
+	char cols[8192];
+	size_t k = 0, len;
+	bool first = true;
+
+	len = (size_t)(end - c);
+	if (len >= sizeof(cols))
+		abort();	/* the statements are fixed by fields[]: a bug, not input */
+	memcpy(cols, c, len);
+	cols[len] = '\0';
+	sql_add(q, " ON CONFLICT(");
+	for (char *save = NULL, *col = strtok_r(cols, ", ", &save); col != NULL;
+	    col = strtok_r(NULL, ", ", &save), k++) {
+		if (k < nkey) {
+			sql_add(q, k == 0 ? "%s" : ", %s", col);
+			if (k + 1 == nkey)
+				sql_add(q, ") DO UPDATE SET ");
+			continue;
+		}
+		sql_add(q, first ? "%s = excluded.%s" : ", %s = excluded.%s", col, col);
+		first = false;
+	}
+}
+
 /* Aggregate bit_or(x) for the throttle reasons, which SQLite lacks. */
 static void
 bit_or_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -184,8 +217,8 @@ history_schema(struct state *st)
 	}
 	sql_add(&q, ", PRIMARY KEY(series, minute)) WITHOUT ROWID;"
 	    "CREATE INDEX IF NOT EXISTS samples_minute_at ON samples_minute(minute);");
-	return db_exec(state_db(st), q.buf, NULL, NULL, NULL) == DB_OK &&
-	    store_add_columns(state_db(st), series_columns) && rollups_fill(st);
+	return store_ddl(state_db(st), q.buf) && store_add_columns(state_db(st), series_columns) &&
+	    rollups_fill(st);
 }
 
 static int64_t
@@ -232,18 +265,22 @@ samples_store(struct state *st, const struct gpu_sample *v, size_t n, struct gr_
 
 	if (n == 0)
 		return GR_OK;
-	sql_add(&q, "INSERT OR REPLACE INTO samples(series, at, source");
+	sql_add(&q, "INSERT INTO samples(series, at, source");
 	for (k = 0; k < NFIELDS; k++)
 		sql_add(&q, ", %s", fields[k].col);
 	sql_add(&q, ") VALUES(?, ?, ?");
 	for (k = 0; k < NFIELDS; k++)
 		sql_add(&q, ", ?");
 	sql_add(&q, ")");
+	sql_upsert(&q, 2);
 	if (db_prepare_v2(db, "INSERT INTO sample_series(instance_id, gpu, uuid, name, driver, "
 	    "seen, vendor) VALUES(?, ?, ?, ?, ?, ?, ?) ON CONFLICT(instance_id, gpu) DO UPDATE SET "
-	    "uuid = coalesce(excluded.uuid, uuid), name = coalesce(excluded.name, name), "
-	    "driver = coalesce(excluded.driver, driver), seen = seen | excluded.seen, "
-	    "vendor = coalesce(excluded.vendor, vendor) RETURNING id", -1, &ser, NULL) != DB_OK ||
+	    "uuid = coalesce(excluded.uuid, sample_series.uuid), "
+	    "name = coalesce(excluded.name, sample_series.name), "
+	    "driver = coalesce(excluded.driver, sample_series.driver), "
+	    "seen = sample_series.seen | excluded.seen, "
+	    "vendor = coalesce(excluded.vendor, sample_series.vendor) RETURNING id", -1, &ser,
+	    NULL) != DB_OK ||
 	    db_prepare_v2(db, q.buf, -1, &ins, NULL) != DB_OK) {
 		rc = state_fail(st, err, "cannot store samples");
 		goto out;
@@ -301,7 +338,7 @@ static void
 sql_raw_dt(struct sql *q, const char *where)
 {
 	sql_add(q, "(SELECT *, min(coalesce(lead(at) OVER w - at, at - lag(at) OVER w, 0), %d) "
-	    "AS dt FROM samples WHERE %s WINDOW w AS (PARTITION BY series ORDER BY at))",
+	    "AS dt FROM samples WHERE %s WINDOW w AS (PARTITION BY series ORDER BY at)) AS raw",
 	    SAMPLES_GAP_MAX, where);
 }
 
@@ -354,7 +391,7 @@ samples_compact(struct state *st, int64_t now, struct gr_error *err)
 		return GR_OK;
 
 	/* The window sees a little past the cutoff, so the last sample's dt is its real gap. */
-	sql_add(&q, "INSERT OR IGNORE INTO samples_minute(series, minute, n, secs, source");
+	sql_add(&q, "INSERT INTO samples_minute(series, minute, n, secs, source");
 	for (k = 0; k < NFIELDS; k++) {
 		if (fields[k].agg == A_STAT)
 			sql_add(&q, ", %s_min, %s_mean, %s_max", fields[k].col, fields[k].col,
@@ -367,7 +404,7 @@ samples_compact(struct state *st, int64_t now, struct gr_error *err)
 	sql_add(&q, " FROM ");
 	snprintf(window, sizeof(window), "at < ?1 + %d", SAMPLES_GAP_MAX);
 	sql_raw_dt(&q, window);
-	sql_add(&q, " WHERE at < ?1 GROUP BY series, at / 60 * 60;"
+	sql_add(&q, " WHERE at < ?1 GROUP BY series, at / 60 * 60 ON CONFLICT DO NOTHING;"
 	    "DELETE FROM samples WHERE at < ?1;"
 	    "DELETE FROM samples_minute WHERE minute < ?2;"
 	    "DELETE FROM sample_series WHERE NOT EXISTS (SELECT 1 FROM samples WHERE series = id) "
@@ -990,12 +1027,13 @@ prepare_gpu_hour_insert(struct db *db, struct db_stmt **s)
 	struct sql q = { .len = 0 };
 	size_t k;
 
-	sql_add(&q, "INSERT OR REPLACE INTO samples_gpu_hour(series, hour");
+	sql_add(&q, "INSERT INTO samples_gpu_hour(series, hour");
 	sql_row_cols(&q, UINT32_MAX, true);
 	sql_add(&q, ") VALUES(?, ?, ?, ?, ?");
 	for (k = 0; k < NFIELDS; k++)
 		sql_add(&q, fields[k].agg == A_STAT ? ", ?, ?, ?, ?" : ", ?");
 	sql_add(&q, ")");
+	sql_upsert(&q, 2);
 	return db_prepare_v2(db, q.buf, -1, s, NULL) == DB_OK;
 }
 
@@ -1715,7 +1753,7 @@ gpu_hour_table(struct db *db)
 	}
 	sql_add(&q, ", PRIMARY KEY(series, hour)) WITHOUT ROWID;"
 	    "CREATE INDEX samples_gpu_hour_at ON samples_gpu_hour(hour);");
-	return db_exec(db, q.buf, NULL, NULL, NULL) == DB_OK;
+	return store_ddl(db, q.buf);
 }
 
 static bool
@@ -1729,7 +1767,7 @@ rollups_fill(struct state *st)
 
 	if (!instance_hours && !gpu_hours_missing)
 		return true;
-	if ((instance_hours && db_exec(db, sql_hour_table, NULL, NULL, NULL) != DB_OK) ||
+	if ((instance_hours && !store_ddl(db, sql_hour_table)) ||
 	    (gpu_hours_missing && !gpu_hour_table(db)) ||
 	    db_prepare_v2(db, "SELECT min(minute), max(minute) FROM samples_minute", -1, &s,
 	    NULL) != DB_OK)

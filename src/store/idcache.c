@@ -28,7 +28,14 @@ put(struct state *st, struct db_stmt *q, const char *id, enum idcache_kind kind,
 	return GR_OK;
 }
 
-#define PUT_SQL "INSERT OR REPLACE INTO idcache(id, kind, provider, descr) VALUES(?, ?, ?, ?)"
+/*
+ * Replace the id's row, as INSERT OR REPLACE would, in SQL PostgreSQL speaks too: a row put
+ * again moves to the end of the order (rowid: SQLite's own, a column on PostgreSQL).
+ */
+#define PUT_SQL "INSERT INTO idcache(rowid, id, kind, provider, descr) VALUES((SELECT " \
+	"coalesce(max(rowid), 0) + 1 FROM idcache), ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET " \
+	"rowid = excluded.rowid, kind = excluded.kind, provider = excluded.provider, " \
+	"descr = excluded.descr"
 
 enum gr_err
 idcache_put_offers(struct state *st, const struct offer *v, size_t n, struct gr_error *err)

@@ -136,10 +136,16 @@ managed_job_load(struct state *st, struct managed_job **out, size_t *n, struct g
 enum gr_err
 managed_attempt_save(struct state *st, const struct managed_attempt *a, struct gr_error *err)
 {
-	if (!store_run(st, "INSERT OR REPLACE INTO managed_attempts(job_id, n, token, "
-	    "instance_id, gpu, price_hour, currency, remote_job, started_at, ended_at, "
-	    "ssh_failing_since, lost_s, cost, end_reason, run_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?, ?, ?)", "titttIttIIIIItI", a->job_id, a->n, a->token, a->instance_id,
+	if (!store_run(st, "INSERT INTO managed_attempts(job_id, n, token, instance_id, gpu, "
+	    "price_hour, currency, remote_job, started_at, ended_at, ssh_failing_since, lost_s, "
+	    "cost, end_reason, run_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+	    "ON CONFLICT(job_id, n) DO UPDATE SET token = excluded.token, "
+	    "instance_id = excluded.instance_id, gpu = excluded.gpu, "
+	    "price_hour = excluded.price_hour, currency = excluded.currency, "
+	    "remote_job = excluded.remote_job, started_at = excluded.started_at, "
+	    "ended_at = excluded.ended_at, ssh_failing_since = excluded.ssh_failing_since, "
+	    "lost_s = excluded.lost_s, cost = excluded.cost, end_reason = excluded.end_reason, "
+	    "run_at = excluded.run_at", "titttIttIIIIItI", a->job_id, a->n, a->token, a->instance_id,
 	    a->gpu, a->price_hour, a->currency, a->remote_job, a->started_at, a->ended_at,
 	    a->ssh_failing_since, a->lost_s, a->cost, a->end, a->run_at))
 		return state_fail(st, err, "cannot record the managed job's attempt");
@@ -207,8 +213,8 @@ managed_lease_swap(struct state *st, const char *job_id, const char *from, const
 		return false;
 	if (db_changes(state_db(st)) == 1)
 		return true;
-	return from[0] == '\0' && store_run(st, "INSERT OR IGNORE INTO managed_lease(job_id, "
-	    "holder, until) VALUES(?, ?, ?)", "ttI", job_id, to, until) &&
+	return from[0] == '\0' && store_run(st, "INSERT INTO managed_lease(job_id, holder, "
+	    "until) VALUES(?, ?, ?) ON CONFLICT DO NOTHING", "ttI", job_id, to, until) &&
 	    db_changes(state_db(st)) == 1;
 }
 

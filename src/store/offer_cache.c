@@ -133,9 +133,11 @@ offer_cache_put(struct state *st, const char *provider, const char *config, cons
 	if (rc == DB_OK)
 		rc = drop_other_schemas(db);
 	if (rc == DB_OK)
-		rc = db_prepare_v2(db, "INSERT OR REPLACE INTO offer_cache(provider, query, "
-		    "config, layout, fetched_at, n, offers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1,
-		    &q, NULL);
+		rc = db_prepare_v2(db, "INSERT INTO offer_cache(provider, query, config, layout, "
+		    "fetched_at, n, offers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+		    "ON CONFLICT(provider, query) DO UPDATE SET config = excluded.config, "
+		    "layout = excluded.layout, fetched_at = excluded.fetched_at, n = excluded.n, "
+		    "offers = excluded.offers", -1, &q, NULL);
 	if (rc == DB_OK) {
 		db_bind_text(q, 1, provider, -1, DB_STATIC);
 		db_bind_text(q, 2, query, -1, DB_STATIC);

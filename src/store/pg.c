@@ -26,6 +26,7 @@ struct pg_stmt {
 	char **vals;		/* NULL: the parameter is NULL */
 	int *lens, *fmts;
 	Oid *types;
+	bool *unused;		/* a number below the highest that the SQL never names */
 	PGresult *res;		/* once run */
 	int row, rows;
 	unsigned char *blob;	/* the last bytea read, decoded */
@@ -114,9 +115,10 @@ pg_close(struct pg *pg)
 }
 
 /* sql's first statement (up to a ; outside quotes and comments, at *end) with each ?N as
- * $N and each bare ? as $(one more than the highest so far); *n the highest number. */
+ * $N and each bare ? as $(one more than the highest so far); *n the highest number, and
+ * used[k - 1] set for each $k the statement names (at most n of them). */
 static char *
-placeholders(const char *sql, int *n, const char **end)
+placeholders(const char *sql, int *n, const char **end, bool *used, int nused)
 {
 	size_t len = strlen(sql), o = 0;
 	char *out = xmalloc(len * 4 + 1);	/* "?" becomes at most "$NNN" */
@@ -143,6 +145,8 @@ placeholders(const char *sql, int *n, const char **end)
 				k = high + 1;
 			if (k > high)
 				high = (int)k;
+			if (k >= 1 && k <= nused)
+				used[k - 1] = true;
 			o += (size_t)sprintf(out + o, "$%ld", k);
 			p = digits_end;
 		} else {
@@ -160,6 +164,8 @@ pg_prepare(struct pg *pg, const char *sql, struct pg_stmt **out, const char **ta
 {
 	struct pg_stmt *q;
 	const char *end;
+	bool *used;
+	int k;
 
 	*out = NULL;
 	while (*sql == ' ' || *sql == '\n' || *sql == '\t')
@@ -171,7 +177,9 @@ pg_prepare(struct pg *pg, const char *sql, struct pg_stmt **out, const char **ta
 	}
 	q = xcalloc(1, sizeof(*q));
 	q->pg = pg;
-	q->sql = placeholders(sql, &q->nparams, &end);
+	/* At most one parameter per character: used has room for every one named. */
+	used = xcalloc(strlen(sql) + 1, sizeof(*used));
+	q->sql = placeholders(sql, &q->nparams, &end, used, (int)strlen(sql) + 1);
 	if (tail != NULL)
 		*tail = end;
 	if (q->nparams > 0) {
@@ -179,7 +187,13 @@ pg_prepare(struct pg *pg, const char *sql, struct pg_stmt **out, const char **ta
 		q->lens = xcalloc((size_t)q->nparams, sizeof(*q->lens));
 		q->fmts = xcalloc((size_t)q->nparams, sizeof(*q->fmts));
 		q->types = xcalloc((size_t)q->nparams, sizeof(*q->types));
+		q->unused = xcalloc((size_t)q->nparams, sizeof(*q->unused));
+		/* PostgreSQL cannot type a parameter the statement does not name: NULL text. */
+		for (k = 0; k < q->nparams; k++)
+			if ((q->unused[k] = !used[k]))
+				q->types[k] = PG_TEXT;
 	}
+	free(used);
 	*out = q;
 	return DB_OK;
 }
@@ -189,7 +203,8 @@ pg_bind(struct pg_stmt *q, int k, const void *v, int n, unsigned type, int forma
 {
 	if (k < 1 || k > q->nparams)
 		return fail(q->pg, "parameter index out of range", NULL);
-	k--;
+	if (q->unused[--k])
+		return DB_OK;
 	free(q->vals[k]);
 	q->vals[k] = NULL;
 	if (v != NULL) {
@@ -264,6 +279,7 @@ pg_finalize(struct pg_stmt *q)
 	free(q->lens);
 	free(q->fmts);
 	free(q->types);
+	free(q->unused);
 	free(q->sql);
 	free(q);
 }

@@ -33,8 +33,10 @@ reconcile_mark_put(struct state *st, const struct reconcile_mark *m, struct gr_e
 	bool ok = m->adopted_at == 0 && m->reported == 0 ?
 	    store_run(st, "DELETE FROM reconcile_marks WHERE instance_id = ?", "t",
 	    m->instance_id) :
-	    store_run(st, "INSERT OR REPLACE INTO reconcile_marks(instance_id, provider, "
-	    "adopted_at, reported) VALUES (?, ?, ?, ?)", "ttIi", m->instance_id, m->provider,
+	    store_run(st, "INSERT INTO reconcile_marks(instance_id, provider, adopted_at, "
+	    "reported) VALUES (?, ?, ?, ?) ON CONFLICT(instance_id) DO UPDATE SET "
+	    "provider = excluded.provider, adopted_at = excluded.adopted_at, "
+	    "reported = excluded.reported", "ttIi", m->instance_id, m->provider,
 	    m->adopted_at, (int)m->reported);
 
 	return ok ? GR_OK : state_fail(st, err, "cannot write the reconciled instances");

@@ -18,6 +18,7 @@
 
 #include "gpurent/i18n.h"
 #include "gpurent/util.h"
+#include "ledger_sql.h"
 #include "store_int.h"
 
 static const char state_tables[] =
@@ -56,10 +57,6 @@ static const struct store_column ledger_columns[] = {
  * rows already there, once: inside one transaction, so that no segment closing meanwhile
  * is counted twice or missed.
  */
-#define SEG_COST(r) \
-	"(" r ".rate_hour / 3600) * (" r ".end_ts - " r ".start_ts) + ((" r ".rate_hour % 3600) * " \
-	"(" r ".end_ts - " r ".start_ts) + CASE WHEN " r ".rate_hour < 0 THEN -1800 ELSE 1800 " \
-	"END) / 3600"
 static const char ledger_totals[] =
 	"CREATE TABLE ledger_closed("
 	"  instance_id TEXT NOT NULL, kind INTEGER NOT NULL, provider TEXT NOT NULL,"
@@ -90,8 +87,6 @@ static const char ledger_totals[] =
  * table is always the fold of the rows, whoever edits them. Made and filled once, like
  * ledger_closed, for a database from before it.
  */
-#define DAY_OF(x) "(" x " - ((" x " % 86400) + 86400) % 86400)"
-#define WHOLE_COST(r) "(CASE WHEN " r ".end_ts > " r ".start_ts THEN " SEG_COST(r) " ELSE 0 END)"
 #define DAY_KEY "day, provider, label, gpu, kind, currency"
 #define DAY_ADD(r) \
 	"INSERT INTO ledger_day VALUES(" DAY_OF(r ".start_ts") ", " r ".provider, " r ".label, " \
@@ -300,7 +295,8 @@ run_step(struct state *st, size_t i)
 	const struct step *s = &steps[i];
 
 	if (state_is_postgresql(st))
-		return db_exec(db, pg_steps[i], NULL, NULL, NULL) == DB_OK;
+		return pg_steps[i].sql != NULL ? db_exec(db, pg_steps[i].sql, NULL, NULL, NULL) == DB_OK :
+		    pg_steps[i].run(st);
 	return (s->sql == NULL || db_exec(db, s->sql, NULL, NULL, NULL) == DB_OK) &&
 	    store_add_columns(db, s->columns) &&
 	    (s->kept_table == NULL || store_has_table(db, s->kept_table) ||

@@ -9,10 +9,11 @@
  * BYTEA for BLOB, DOUBLE PRECISION for REAL. FETCH and WINDOW are reserved words in
  * PostgreSQL: those columns are quoted here and in the statements that name them.
  *
- * The families not listed yet (the ledger's totals and days, the sample history, the
- * reconcile marks, managed jobs) speak SQLite only so far: a session refuses a PostgreSQL
- * state until they are here (session.c).
+ * The store's statements are written once for both: where SQLite has a function that
+ * PostgreSQL lacks (min and max of two values, instr, unary + of text, the history's
+ * gr_bit_or), step 5 makes it, so that the statements need not say it twice.
  */
+#include "ledger_sql.h"
 #include "store_int.h"
 
 /* 1: meta, the ledger's rows and the launch journal. */
@@ -35,9 +36,11 @@ static const char state_tables[] =
 
 /* 2: the caches: ids for completion, providers' offer answers, the GPU names seen. */
 static const char cache_tables[] =
+	/* rowid: SQLite's order of insertion, which the cache is read in (idcache.c). */
 	"CREATE TABLE idcache("
 	"  id TEXT PRIMARY KEY, kind BIGINT NOT NULL, provider TEXT NOT NULL,"
-	"  descr TEXT NOT NULL);"
+	"  descr TEXT NOT NULL, rowid BIGINT NOT NULL);"
+	"CREATE INDEX idcache_order ON idcache(rowid);"
 	"CREATE TABLE offer_cache("
 	"  provider TEXT NOT NULL, query TEXT NOT NULL, config TEXT NOT NULL,"
 	"  layout BIGINT NOT NULL, fetched_at BIGINT NOT NULL, n BIGINT NOT NULL,"
@@ -84,10 +87,121 @@ static const char group_tables[] =
 	"  name TEXT NOT NULL, at BIGINT NOT NULL, util DOUBLE PRECISION NOT NULL,"
 	"  members BIGINT NOT NULL, PRIMARY KEY (name, at));";
 
-const char *const pg_steps[] = {
-	/* 1 */ state_tables,
-	/* 2 */ cache_tables,
-	/* 3 */ record_tables,
-	/* 4 */ group_tables,
+/* 5: SQLite's functions that the store's statements use and PostgreSQL lacks. */
+static const char sqlite_functions[] =
+	"CREATE FUNCTION min(a BIGINT, b BIGINT) RETURNS BIGINT LANGUAGE sql IMMUTABLE "
+	"  AS 'SELECT LEAST(a, b)';"
+	"CREATE FUNCTION max(a BIGINT, b BIGINT) RETURNS BIGINT LANGUAGE sql IMMUTABLE "
+	"  AS 'SELECT GREATEST(a, b)';"
+	"CREATE FUNCTION instr(s TEXT, t TEXT) RETURNS INTEGER LANGUAGE sql IMMUTABLE "
+	"  AS 'SELECT strpos(s, t)';"
+	/* Unary + of text, the value itself: SQLite's way to keep a column off an index
+	 * (ledger.c's plans); PostgreSQL has it for numbers only. */
+	"CREATE FUNCTION text_same(t TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE AS 'SELECT t';"
+	"CREATE OPERATOR + (RIGHTARG = TEXT, FUNCTION = text_same);"
+	/* int8or is strict: NULLs are skipped, and all NULL (or none) gives NULL, as gr_bit_or. */
+	"CREATE AGGREGATE gr_bit_or(BIGINT) (SFUNC = int8or, STYPE = BIGINT);";
+
+/*
+ * 6: the spend of every closed billing segment per instance and kind (schema.c's
+ * ledger_closed), kept by a trigger as segments close.
+ */
+static const char ledger_totals[] =
+	"CREATE TABLE ledger_closed("
+	"  instance_id TEXT NOT NULL, kind BIGINT NOT NULL, provider TEXT NOT NULL,"
+	"  spent BIGINT NOT NULL, PRIMARY KEY(instance_id, kind));"
+	"CREATE INDEX ledger_closed_provider ON ledger_closed(provider);"
+	"CREATE FUNCTION ledger_closed_add() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+	"  INSERT INTO ledger_closed VALUES(new.instance_id, new.kind, new.provider, "
+	SEG_COST("new") ") ON CONFLICT(instance_id, kind) DO UPDATE SET "
+	"  spent = ledger_closed.spent + excluded.spent;"
+	"  RETURN NULL; END $$;"
+	"CREATE TRIGGER ledger_closed_insert AFTER INSERT ON ledger FOR EACH ROW"
+	"  WHEN (new.end_ts > new.start_ts) EXECUTE FUNCTION ledger_closed_add();"
+	"CREATE TRIGGER ledger_closed_update AFTER UPDATE OF end_ts ON ledger FOR EACH ROW"
+	"  WHEN (old.end_ts = 0 AND new.end_ts > new.start_ts) EXECUTE FUNCTION ledger_closed_add();";
+
+/*
+ * 7: the spend of closed segments per UTC day of their start (schema.c's ledger_day):
+ * closing a segment adds it; any other change to a closed row, or its deletion, makes the
+ * days it touches again from their rows.
+ */
+static const char ledger_days[] =
+	"CREATE TABLE ledger_day("
+	"  day BIGINT NOT NULL, provider TEXT NOT NULL, label TEXT NOT NULL, gpu TEXT NOT NULL,"
+	"  kind BIGINT NOT NULL, currency TEXT NOT NULL, n BIGINT NOT NULL,"
+	"  spent BIGINT NOT NULL, min_end BIGINT NOT NULL, max_end BIGINT NOT NULL,"
+	"  PRIMARY KEY(day, provider, label, gpu, kind, currency));"
+	"CREATE INDEX ledger_day_end ON ledger_day(max_end);"
+	"CREATE FUNCTION ledger_day_add() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+	"  INSERT INTO ledger_day VALUES(" DAY_OF("new.start_ts") ", new.provider, new.label,"
+	"  new.gpu, new.kind, new.currency, 1, " WHOLE_COST("new") ", new.end_ts, new.end_ts)"
+	"  ON CONFLICT(day, provider, label, gpu, kind, currency) DO UPDATE SET"
+	"  n = ledger_day.n + 1, spent = ledger_day.spent + excluded.spent,"
+	"  min_end = LEAST(ledger_day.min_end, excluded.min_end),"
+	"  max_end = GREATEST(ledger_day.max_end, excluded.max_end);"
+	"  RETURN NULL; END $$;"
+	/* The day of row r made again from the rows. */
+	"CREATE FUNCTION ledger_day_redo(r ledger) RETURNS void LANGUAGE plpgsql AS $$ BEGIN "
+	"  DELETE FROM ledger_day WHERE day = " DAY_OF("r.start_ts") " AND provider = r.provider"
+	"  AND label = r.label AND gpu = r.gpu AND kind = r.kind AND currency = r.currency;"
+	"  INSERT INTO ledger_day SELECT " DAY_OF("r.start_ts") ", l.provider, l.label, l.gpu,"
+	"  l.kind, l.currency, count(*), sum(" WHOLE_COST("l") "), min(l.end_ts), max(l.end_ts)"
+	"  FROM ledger l WHERE l.start_ts >= " DAY_OF("r.start_ts") " AND l.start_ts < "
+	DAY_OF("r.start_ts") " + 86400 AND l.end_ts != 0 AND l.provider = r.provider AND"
+	"  l.label = r.label AND l.gpu = r.gpu AND l.kind = r.kind AND l.currency = r.currency"
+	"  GROUP BY l.provider, l.label, l.gpu, l.kind, l.currency;"
+	"  END $$;"
+	"CREATE FUNCTION ledger_day_edit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+	"  PERFORM ledger_day_redo(old);"
+	"  IF TG_OP = 'UPDATE' THEN PERFORM ledger_day_redo(new); END IF;"
+	"  RETURN NULL; END $$;"
+	"CREATE TRIGGER ledger_day_insert AFTER INSERT ON ledger FOR EACH ROW"
+	"  WHEN (new.end_ts != 0) EXECUTE FUNCTION ledger_day_add();"
+	"CREATE TRIGGER ledger_day_close AFTER UPDATE ON ledger FOR EACH ROW"
+	"  WHEN (old.end_ts = 0 AND new.end_ts != 0) EXECUTE FUNCTION ledger_day_add();"
+	"CREATE TRIGGER ledger_day_edit AFTER UPDATE ON ledger FOR EACH ROW"
+	"  WHEN (old.end_ts != 0) EXECUTE FUNCTION ledger_day_edit();"
+	"CREATE TRIGGER ledger_day_delete AFTER DELETE ON ledger FOR EACH ROW"
+	"  WHEN (old.end_ts != 0) EXECUTE FUNCTION ledger_day_edit();";
+
+/* 9: what `gpurent reconcile` keeps, and its look-ups (schema.c's reconcile_tables). */
+static const char reconcile_tables[] =
+	"CREATE TABLE reconcile_marks("
+	"  instance_id TEXT PRIMARY KEY, provider TEXT NOT NULL,"
+	"  adopted_at BIGINT NOT NULL DEFAULT 0, reported BIGINT NOT NULL DEFAULT 0);"
+	"CREATE INDEX ledger_gone ON ledger(instance_id) WHERE gone = 1;";
+
+/* 10: managed jobs, their attempts and the controller's lease (schema.c's managed_tables). */
+static const char managed_tables[] =
+	"CREATE TABLE managed_jobs("
+	"  seq BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, id TEXT NOT NULL,"
+	"  spec TEXT NOT NULL, state BIGINT NOT NULL, attempt BIGINT NOT NULL,"
+	"  recoveries BIGINT NOT NULL, ckpt_seq BIGINT NOT NULL, ckpt_at BIGINT NOT NULL,"
+	"  created_at BIGINT NOT NULL, ended_at BIGINT NOT NULL, exit_code BIGINT NOT NULL,"
+	"  why TEXT NOT NULL);"
+	"CREATE INDEX managed_jobs_id ON managed_jobs(id);"
+	"CREATE TABLE managed_attempts("
+	"  job_id TEXT NOT NULL, n BIGINT NOT NULL, token TEXT NOT NULL,"
+	"  instance_id TEXT NOT NULL, gpu TEXT NOT NULL, price_hour BIGINT NOT NULL,"
+	"  currency TEXT NOT NULL, remote_job TEXT NOT NULL, started_at BIGINT NOT NULL,"
+	"  ended_at BIGINT NOT NULL, ssh_failing_since BIGINT NOT NULL,"
+	"  lost_s BIGINT NOT NULL, cost BIGINT NOT NULL, end_reason TEXT NOT NULL,"
+	"  run_at BIGINT NOT NULL, PRIMARY KEY(job_id, n));"
+	"CREATE TABLE managed_lease("
+	"  job_id TEXT PRIMARY KEY, holder TEXT NOT NULL, until BIGINT NOT NULL);";
+
+const struct pg_step pg_steps[] = {
+	/* 1 */ { .sql = state_tables },
+	/* 2 */ { .sql = cache_tables },
+	/* 3 */ { .sql = record_tables },
+	/* 4 */ { .sql = group_tables },
+	/* 5 */ { .sql = sqlite_functions },
+	/* 6 */ { .sql = ledger_totals },
+	/* 7 */ { .sql = ledger_days },
+	/* 8: generated from the fields of a sample, with its roll-ups (history.c). */
+	{ .run = history_schema },
+	/* 9 */ { .sql = reconcile_tables },
+	/* 10 */ { .sql = managed_tables },
 };
 const size_t pg_steps_n = sizeof(pg_steps) / sizeof(pg_steps[0]);

@@ -57,12 +57,18 @@ bool store_has_table(struct db *db, const char *name);
 /* The file opened, without the schema: state_open's first half (schema.c the second). */
 enum gr_err state_connect(struct state **out, const char *path, struct gr_error *err);
 
-/* Whether st is a PostgreSQL database (else SQLite). */
-bool state_is_postgresql(const struct state *st);
-
-/* The steps of a PostgreSQL database's schema (schema_pg.c), each one SQL text. */
-extern const char *const pg_steps[];
+/* The steps of a PostgreSQL database's schema (schema_pg.c): SQL, or a function for what
+ * SQL text cannot say. */
+struct pg_step {
+	const char *sql;
+	bool (*run)(struct state *st);
+};
+extern const struct pg_step pg_steps[];
 extern const size_t pg_steps_n;
+/* DDL written for SQLite (a table made from fields, as the history's are) run on db: on
+ * PostgreSQL with its types (BIGINT, DOUBLE PRECISION, BYTEA, an identity column for
+ * INTEGER PRIMARY KEY) and without WITHOUT ROWID. False on an SQL error. */
+bool store_ddl(struct db *db, const char *sql);
 
 /* The sample history's part of the schema (history.c): its tables, made from the fields
  * of a sample, and their roll-ups filled from the minute rows where missing. */

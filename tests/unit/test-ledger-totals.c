@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../state_under_test.h"
 #include "../tmpdir.h"
 
 #include <sqlite3.h>
@@ -51,7 +52,7 @@ open_db(const char *name)
 	char path[sizeof(dir) + 64];
 
 	snprintf(path, sizeof(path), "%s/%s.db", dir, name);
-	assert_int_equal(state_open(&st, path, &err), GR_OK);
+	assert_int_equal(test_state_open(&st, path, &err), GR_OK);
 	return st;
 }
 
@@ -157,9 +158,13 @@ test_kept_as_segments_close(void **state)
 static void
 test_filled_for_an_older_database(void **state)
 {
-	struct state *st = open_db("old");
+	struct state *st;
 
 	(void)state;
+	/* SQLite's upgrade of a database from before the table: a PostgreSQL one never was. */
+	if (test_state_pg())
+		skip();
+	st = open_db("old");
 	make_history(st);
 	/* As a gpurent before the totals left it: no table, no triggers, no schema version. */
 	assert_int_equal(db_exec(state_db(st), "DROP TRIGGER ledger_closed_insert; "

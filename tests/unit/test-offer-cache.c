@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../state_under_test.h"
 #include "../tmpdir.h"
 
 #include <sqlite3.h>
@@ -92,7 +93,7 @@ round_trip(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(state_open(&st, db, &err), GR_OK);
+	assert_int_equal(test_state_open(&st, db, &err), GR_OK);
 	make_offers(v, 3, "vast");
 	assert_int_equal(offer_cache_put(st, "vast", "cfg", "q", 1000, v, 3, &err), GR_OK);
 	offer_list_init(&l);
@@ -124,7 +125,7 @@ other_identity_dropped(void **state)
 	int ids = 0;
 
 	(void)state;
-	assert_int_equal(state_open(&st, db, &err), GR_OK);
+	assert_int_equal(test_state_open(&st, db, &err), GR_OK);
 	make_offers(v, 4, "runpod");
 	assert_int_equal(offer_cache_put(st, "runpod", "cfg", "q", 2000, v, 4, &err), GR_OK);
 	make_offers(v, 2, "lambda");
