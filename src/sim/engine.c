@@ -22,6 +22,7 @@
 
 struct sim {
 	struct state *st;
+	struct state *ledger;	/* where transitions bill: st, or sim_set_ledger's */
 	uint64_t seed;
 	int64_t n_offers;
 	int64_t fixed_time;	/* GPURENT_SIM_TIME, 0: real time */
@@ -117,6 +118,7 @@ sim_open(struct sim **out, struct state *st, struct gr_error *err)
 		return state_fail(st, err, "cannot create the simulator's tables");
 	s = xcalloc(1, sizeof(*s));
 	s->st = st;
+	s->ledger = st;
 	if (env_ll("GPURENT_SIM_SEED", 0, INT64_MAX, 1, &n, err) != GR_OK)
 		goto bad_env;
 	s->seed = (uint64_t)n;
@@ -151,6 +153,12 @@ sim_open(struct sim **out, struct state *st, struct gr_error *err)
 bad_env:
 	free(s);
 	return err->code;
+}
+
+void
+sim_set_ledger(struct sim *s, struct state *ledger)
+{
+	s->ledger = ledger;
 }
 
 void
@@ -423,25 +431,25 @@ transition(struct sim *s, struct row *r, enum inst_state to, int64_t at, struct 
 		r->checked_until = at;
 		r->status_msg[0] = '\0';
 		ledger_seg_for(s, r, LEDGER_COMPUTE, at, &seg);
-		return ledger_begin(s->st, &seg, err);
+		return ledger_begin(s->ledger, &seg, err);
 	case ST_STOPPED:
 		if (r->storage_hour <= 0)
-			return ledger_end(s->st, r->id, at, err);
+			return ledger_end(s->ledger, r->id, at, err);
 		ledger_seg_for(s, r, LEDGER_STORAGE, at, &seg);
-		return ledger_begin(s->st, &seg, err);
+		return ledger_begin(s->ledger, &seg, err);
 	case ST_STOPPING:
 		r->next_at = at + delay(s, r->id, ST_STOPPED, at);
-		return ledger_end(s->st, r->id, at, err);
+		return ledger_end(s->ledger, r->id, at, err);
 	case ST_STARTING:
 		/* Not billing yet, but about to at its price: budgets and projections count it. */
 		r->next_at = at + delay(s, r->id, ST_RUNNING, at);
 		ledger_seg_for(s, r, LEDGER_PROVISIONING, at, &seg);
-		return ledger_begin(s->st, &seg, err);
+		return ledger_begin(s->ledger, &seg, err);
 	case ST_DESTROYING:
 		r->next_at = at + delay(s, r->id, ST_DESTROYED, at);
-		return ledger_end(s->st, r->id, at, err);
+		return ledger_end(s->ledger, r->id, at, err);
 	default:
-		return ledger_end(s->st, r->id, at, err);
+		return ledger_end(s->ledger, r->id, at, err);
 	}
 }
 
@@ -730,7 +738,7 @@ row_to_instance(struct sim *s, const struct row *r, int64_t now, struct instance
 static int64_t
 instance_cost(struct sim *s, const char *id, int64_t now)
 {
-	return ledger_spent(s->st, "sim", id, now, NULL);
+	return ledger_spent(s->ledger, "sim", id, now, NULL);
 }
 
 static enum gr_err
@@ -762,7 +770,7 @@ sim_instances(struct sim *s, bool with_destroyed, struct instance_list *out,
 	if (load_rows(s, with_destroyed ? "" : "WHERE state != 7", NULL, &rows, &n, err) !=
 	    GR_OK)
 		return err->code;
-	spent = ledger_spent_all(s->st, now);
+	spent = ledger_spent_all(s->ledger, now);
 	for (i = 0; i < n; i++) {
 		struct instance *in = instance_list_add(out);
 
@@ -819,7 +827,7 @@ total_spend(struct sim *s, int64_t now, int64_t *spent, int64_t *burn, struct gr
 		db_finalize(q);
 		return state_fail(s->st, err, "cannot read the simulated bill");
 	}
-	*spent = money_add(ledger_spent(s->st, "sim", NULL, now, burn),
+	*spent = money_add(ledger_spent(s->ledger, "sim", NULL, now, burn),
 	    db_column_int64(q, 0));
 	db_finalize(q);
 	return GR_OK;
@@ -839,7 +847,7 @@ sim_bill(struct sim *s, int64_t since, int64_t until, struct charge_list *out,
 		until = now;
 	/* The simulator bills what it wrote into the ledger as its instances moved: its
 	   seconds are the provider's own, whatever another backend observed of them. */
-	if (ledger_days(s->st, "sim", since, until, out, err) != GR_OK)
+	if (ledger_days(s->ledger, "sim", since, until, out, err) != GR_OK)
 		return err->code;
 	/* Up to now, what was billed this second too (a fixed clock stays on it). */
 	q = store_prepare(s->st, "SELECT id, at, amount, storage FROM sim_bill_extra "
@@ -1119,11 +1127,11 @@ intend(struct sim *s, struct row *r, enum inst_state want, int64_t now, struct g
 	r->intended = want;
 	if (r->state == ST_PROVISIONING || r->state == ST_STARTING) {
 		if (want == ST_STOPPED) {
-			if (ledger_end(s->st, r->id, now, err) != GR_OK)
+			if (ledger_end(s->ledger, r->id, now, err) != GR_OK)
 				return err->code;
 		} else {
 			ledger_seg_for(s, r, LEDGER_PROVISIONING, now, &seg);
-			if (ledger_begin(s->st, &seg, err) != GR_OK)
+			if (ledger_begin(s->ledger, &seg, err) != GR_OK)
 				return err->code;
 		}
 	}
