@@ -155,7 +155,8 @@ session_sim_state(struct session *s, struct state **out, struct gr_error *err)
 	if (session_state(s, &st, err) != GR_OK)
 		return err->code;
 	if (state_is_postgresql(st)) {
-		if (s->sim_state == NULL && state_open(&s->sim_state, paths_state_db(), err) != GR_OK)
+		if (s->sim_state == NULL &&
+		    state_open(&s->sim_state, paths_state_db(), err) != GR_OK)
 			return err->code;
 		st = s->sim_state;
 	}

@@ -292,7 +292,8 @@ db_changes(struct db *db)
 int64_t
 db_last_insert_rowid(struct db *db)
 {
-	return db->lite != NULL ? sqlite3_last_insert_rowid(db->lite) : pg_last_insert_rowid(db->pg);
+	return db->lite != NULL ? sqlite3_last_insert_rowid(db->lite) :
+	    pg_last_insert_rowid(db->pg);
 }
 
 const char *

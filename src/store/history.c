@@ -176,8 +176,8 @@ bit_or_final(sqlite3_context *ctx)
 bool
 history_functions(struct db *db)
 {
-	return sqlite3_create_function(db_sqlite(db), "gr_bit_or", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
-	    NULL, NULL, bit_or_step, bit_or_final) == DB_OK;
+	return sqlite3_create_function(db_sqlite(db), "gr_bit_or", 1,
+	    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, NULL, bit_or_step, bit_or_final) == DB_OK;
 }
 
 /* Columns that came after sample_series; a series made before them saw nothing known. */

@@ -81,13 +81,14 @@ pg_open(struct pg **out, const char *url, struct gr_error *err)
 		PQfreemem(msg);
 		return GR_EUSAGE;
 	}
-	for (o = opts; o->keyword != NULL; o++) {
-		if (strcmp(o->keyword, "password") == 0 && o->val != NULL && o->val[0] != '\0') {
-			PQconninfoFree(opts);
-			return gr_fail(err, GR_EUSAGE, "the PostgreSQL URL carries a password: leave it "
-			    "out, and put it in ~/.pgpass (or the file PGPASSFILE names) or a service "
-			    "file, where libpq reads it");
-		}
+	for (o = opts; o->keyword != NULL; o++)
+		if (strcmp(o->keyword, "password") == 0 && o->val != NULL && o->val[0] != '\0')
+			break;
+	if (o->keyword != NULL) {
+		PQconninfoFree(opts);
+		return gr_fail(err, GR_EUSAGE, "the PostgreSQL URL carries a password: leave it "
+		    "out, and put it in ~/.pgpass (or the file PGPASSFILE names) or a service "
+		    "file, where libpq reads it");
 	}
 	PQconninfoFree(opts);
 	pg = xcalloc(1, sizeof(*pg));
@@ -133,7 +134,7 @@ placeholders(const char *sql, int *n, const char **end, bool *used, int nused)
 			while (*p != '\0' && *p != quote)
 				out[o++] = *p++;
 			if (*p != '\0')
-				out[o++] = *p++;	/* a doubled quote reads as two strings: same text */
+				out[o++] = *p++;	/* a doubled quote: two strings, same text */
 		} else if (p[0] == '-' && p[1] == '-') {
 			while (*p != '\0' && *p != '\n')
 				out[o++] = *p++;
@@ -304,7 +305,8 @@ pg_column_type(struct pg_stmt *q, int c)
 		return DB_FLOAT;
 	case OID_NUMERIC:
 		/* sum() of bigints is a numeric: whole, it is the integer SQLite would give. */
-		return strpbrk(PQgetvalue(q->res, q->row, c), ".eN") == NULL ? DB_INTEGER : DB_FLOAT;
+		return strpbrk(PQgetvalue(q->res, q->row, c), ".eN") == NULL ? DB_INTEGER :
+		    DB_FLOAT;
 	case OID_BYTEA:
 		return DB_BLOB;
 	default:

@@ -119,7 +119,8 @@ static const char ledger_totals[] =
 	"CREATE TRIGGER ledger_closed_insert AFTER INSERT ON ledger FOR EACH ROW"
 	"  WHEN (new.end_ts > new.start_ts) EXECUTE FUNCTION ledger_closed_add();"
 	"CREATE TRIGGER ledger_closed_update AFTER UPDATE OF end_ts ON ledger FOR EACH ROW"
-	"  WHEN (old.end_ts = 0 AND new.end_ts > new.start_ts) EXECUTE FUNCTION ledger_closed_add();";
+	"  WHEN (old.end_ts = 0 AND new.end_ts > new.start_ts)"
+	"  EXECUTE FUNCTION ledger_closed_add();";
 
 /*
  * 7: the spend of closed segments per UTC day of their start (schema.c's ledger_day):

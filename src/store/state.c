@@ -316,9 +316,9 @@ store_ddl(struct db *db, const char *sql)
 			char after = sql[n];
 
 			/* A whole word: what follows it ends it (a blank, a comma, a bracket). */
-			if (strncmp(sql, ddl_words[i].sqlite, n) == 0 && (ddl_words[i].sqlite[n - 1] ==
-			    ',' || after == ' ' || after == ',' || after == ')' || after == ';' ||
-			    after == '\0')) {
+			if (strncmp(sql, ddl_words[i].sqlite, n) == 0 &&
+			    (ddl_words[i].sqlite[n - 1] == ',' || after == ' ' || after == ',' ||
+			    after == ')' || after == ';' || after == '\0')) {
 				strcpy(out + o, ddl_words[i].pg);
 				o += strlen(ddl_words[i].pg);
 				sql += n;
@@ -424,8 +424,9 @@ state_lock_launches(struct state *st, int wait_ms, struct gr_error *err)
 		if (db_errcode(st->db) != DB_OK)
 			return state_fail(st, err, "cannot take the launch lock");
 		if (waited >= wait_ms)
-			return gr_fail(err, GR_ESTATE, "another gpurent has been launching for %d s "
-			    "(a lock in the database '%s'); try again", wait_ms / 1000, st->path);
+			return gr_fail(err, GR_ESTATE, "another gpurent has been launching for "
+			    "%d s (a lock in the database '%s'); try again", wait_ms / 1000,
+			    st->path);
 		nanosleep(&ts, NULL);
 	}
 }

@@ -150,7 +150,8 @@ face(void **state)
 	{
 		char *msg = NULL;
 
-		assert_int_equal(db_exec(db, "SELECT * FROM nothing_here", NULL, NULL, &msg), DB_ERROR);
+		assert_int_equal(db_exec(db, "SELECT * FROM nothing_here", NULL, NULL, &msg),
+		    DB_ERROR);
 		assert_non_null(strstr(msg, "nothing_here"));
 		db_free(msg);
 	}
