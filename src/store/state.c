@@ -313,17 +313,17 @@ store_ddl(struct db *db, const char *sql)
 	while (*sql != '\0') {
 		for (i = 0; i < ARRAY_LEN(ddl_words); i++) {
 			size_t n = strlen(ddl_words[i].sqlite);
-			char after = sql[n];
 
+			if (strncmp(sql, ddl_words[i].sqlite, n) != 0)
+				continue;
 			/* A whole word: what follows it ends it (a blank, a comma, a bracket). */
-			if (strncmp(sql, ddl_words[i].sqlite, n) == 0 &&
-			    (ddl_words[i].sqlite[n - 1] == ',' || after == ' ' || after == ',' ||
-			    after == ')' || after == ';' || after == '\0')) {
-				strcpy(out + o, ddl_words[i].pg);
-				o += strlen(ddl_words[i].pg);
-				sql += n;
-				break;
-			}
+			if (ddl_words[i].sqlite[n - 1] != ',' && sql[n] != '\0' &&
+			    strchr(" ,);", sql[n]) == NULL)
+				continue;
+			strcpy(out + o, ddl_words[i].pg);
+			o += strlen(ddl_words[i].pg);
+			sql += n;
+			break;
 		}
 		if (i == ARRAY_LEN(ddl_words))
 			out[o++] = *sql++;
