@@ -55,6 +55,9 @@ struct backend_env {
 	const char *db_path;		/* with state NULL: where backend_state opens it (a
 					   command that never needs it, like offers, never
 					   pays for a second connection) */
+	const char *ledger_url;		/* the simulator's: a PostgreSQL state its world's
+					   billing goes to (the world stays at db_path); NULL:
+					   the same database */
 	int debug;			/* trace requests to stderr (keys redacted) */
 	/* Tells the user of a change of course they asked to hear of (-v), such as a fallback
 	   to an older API; a backend never prints. NULL: nothing is said. */

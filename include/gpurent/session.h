@@ -40,6 +40,7 @@ struct session {
 
 	struct config *config;		/* lazily loaded */
 	struct state *state;		/* lazily opened */
+	struct state *sim_state;	/* the simulator's file, when state is PostgreSQL */
 	struct backend *backends[SESSION_MAX_PROVIDERS];
 	char *vault_keys[SESSION_MAX_PROVIDERS];	/* keys unsealed for backends[i] */
 	size_t n_backends;
@@ -58,6 +59,9 @@ enum gr_err session_config(struct session *s, struct config **out, struct gr_err
 enum gr_err session_config_any(struct session *s, struct config **out, struct gr_error *err);
 /* err may be NULL where a caller goes on without the database. */
 enum gr_err session_state(struct session *s, struct state **out, struct gr_error *err);
+/* Where the simulator's world is: the state, when that is a file; else this user's state
+ * file (a team's PostgreSQL state keeps no simulated world). err may be NULL. */
+enum gr_err session_sim_state(struct session *s, struct state **out, struct gr_error *err);
 
 /* The selected backends: --provider, else the profile's or top-level `providers`, else sim. */
 enum gr_err session_backends(struct session *s, struct gr_error *err);

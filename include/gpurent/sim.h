@@ -31,6 +31,9 @@ enum gr_err sim_open(struct sim **out, struct state *st, struct gr_error *err);
 void sim_each_live_id(struct state *st, size_t max, void (*fn)(const char *id, void *ctx),
     void *ctx);
 void sim_close(struct sim *s);
+/* Where the world's billing (ledger rows) goes: the state it was opened on, unless this
+ * names another (a team's PostgreSQL state, the world staying in this user's file). */
+void sim_set_ledger(struct sim *s, struct state *ledger);
 
 int64_t sim_now(struct sim *s);
 /* The simulated time at the real second `real` (what sim_now says at that second). */

@@ -22,9 +22,22 @@
 struct state;
 
 /* Open (creating and migrating) the database at path. */
+/* path: a file (SQLite), or a postgresql:// URL (a team's database; no password in it). */
 enum gr_err state_open(struct state **out, const char *path, struct gr_error *err);
 void state_close(struct state *st);
 const char *state_path(const struct state *st);
+/* Whether the database is PostgreSQL (opened on a URL), else an SQLite file. */
+bool state_is_postgresql(const struct state *st);
+/* Whether target is a PostgreSQL URL (postgresql:// or postgres://), not a file. */
+bool state_is_url(const char *target);
+
+/*
+ * The launch lock of a PostgreSQL database (a SQLite one's is a file beside it: the launch
+ * door's): one holder at a time among every gpurent using the database, waited for at most
+ * wait_ms (GR_ESTATE after), held until unlock or the connection ends.
+ */
+enum gr_err state_lock_launches(struct state *st, int wait_ms, struct gr_error *err);
+void state_unlock_launches(struct state *st);
 
 enum gr_err state_begin(struct state *st, struct gr_error *err);
 enum gr_err state_commit(struct state *st, struct gr_error *err);

@@ -7,10 +7,12 @@
 #include "gpurent/backend.h"
 #include "gpurent/filter.h"
 #include "gpurent/sim.h"
+#include "gpurent/state.h"
 #include "gpurent/util.h"
 
 struct sim_priv {
 	struct sim *sim;
+	struct state *ledger;	/* env.ledger_url's, when given */
 };
 
 static struct sim *
@@ -25,9 +27,17 @@ simb_init(struct backend *b, struct gr_error *err)
 	struct sim_priv *p = b->priv;
 	struct state *st = backend_state(b, err);
 
-	if (st == NULL)
+	if (st == NULL || sim_open(&p->sim, st, err) != GR_OK)
 		return err->code;
-	return sim_open(&p->sim, st, err);
+	if (b->env.ledger_url != NULL) {
+		if (state_open(&p->ledger, b->env.ledger_url, err) != GR_OK) {
+			sim_close(p->sim);
+			p->sim = NULL;
+			return err->code;
+		}
+		sim_set_ledger(p->sim, p->ledger);
+	}
+	return GR_OK;
 }
 
 static void
@@ -37,6 +47,8 @@ simb_cleanup(struct backend *b)
 
 	sim_close(p->sim);
 	p->sim = NULL;
+	state_close(p->ledger);
+	p->ledger = NULL;
 }
 
 static enum gr_err

@@ -73,8 +73,14 @@ sim_run(struct cmd_ctx *c, int argc, char **argv)
 		return rc;
 	if ((a.at != NULL || a.reason != NULL) && strcmp(argv[0], "preempt") != 0)
 		return cmd_usage_error(c, "--at and --reason go with 'sim preempt ID'");
-	if (session_state(c->s, &st, &err) != GR_OK || sim_open(&sim, st, &err) != GR_OK)
+	if (session_sim_state(c->s, &st, &err) != GR_OK || sim_open(&sim, st, &err) != GR_OK)
 		return cmd_error(c, &err);
+	/* The world in this user's file, its billing in the session's state (a team's). */
+	if (session_state(c->s, &st, &err) != GR_OK) {
+		sim_close(sim);
+		return cmd_error(c, &err);
+	}
+	sim_set_ledger(sim, st);
 	if (strcmp(argv[0], "preempt") == 0) {
 		rc = n == 2 ? preempt(c, sim, argv[1], &a) : cmd_usage_error(c, "usage: gpurent "
 		    "sim preempt ID [--at TIME] [--reason outbid|host-failure|unreachable]");

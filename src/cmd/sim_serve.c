@@ -179,7 +179,7 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 		return usage("%s", _("--preempt-seed and --preempt-reason go with --preempt-after"));
 	if (o.dialect == NULL)
 		return usage("%s", _("--dialect is required (vast, runpod, lambda or ppio)"));
-	if (session_state(c->s, &st, &err) != GR_OK) {
+	if (session_sim_state(c->s, &st, &err) != GR_OK) {
 		fprintf(stderr, "gpurent: %s\n", err.msg);
 		return gr_exit_code(err.code);
 	}

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -69,14 +70,20 @@ launch_plan_make(const struct offer *o, bool has_bid, int64_t bid, int disk_gb, 
 
 #define LOCK_WAIT_MS (120 * 1000)
 #define LOCK_POLL_MS 50
+/* What lock_launches returns for a lock held in a PostgreSQL database, not a file. */
+#define LOCK_IN_STATE INT_MAX
 
-/* Take the launch lock beside the database; the descriptor, or -1 with err set. */
+/* Take the launch lock beside the database (in it, for PostgreSQL); the descriptor, or -1
+ * with err set. */
 static int
 lock_launches(struct state *st, struct gr_error *err)
 {
 	char path[4200];
 	struct timespec ts = { 0, LOCK_POLL_MS * 1000000L };
 	int fd, waited;
+
+	if (state_is_postgresql(st))
+		return state_lock_launches(st, LOCK_WAIT_MS, err) == GR_OK ? LOCK_IN_STATE : -1;
 
 	snprintf(path, sizeof(path), "%s-launch.lock", state_path(st));
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -243,7 +250,9 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 			}
 		}
 	}
-	if (fd >= 0)
+	if (fd == LOCK_IN_STATE)
+		state_unlock_launches(st);
+	else if (fd >= 0)
 		close(fd);	/* releases the lock */
 	return rc;
 }

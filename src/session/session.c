@@ -70,6 +70,8 @@ session_release(struct session *s)
 	session_drop_backends(s);
 	state_close(s->state);
 	s->state = NULL;
+	state_close(s->sim_state);
+	s->sim_state = NULL;
 	config_free(s->config);
 	s->config = NULL;
 }
@@ -102,16 +104,63 @@ session_config(struct session *s, struct config **out, struct gr_error *err)
 	return config_problem(*out, err);
 }
 
+/*
+ * Where the state is: GPURENT_STATE_URL, else the profile's state.url (a team's PostgreSQL
+ * database), else the file in the state directory. A configuration that does not load
+ * leaves the file: the command that reads the configuration says what is wrong with it.
+ */
+static enum gr_err
+state_target(struct session *s, const char **out, struct gr_error *err)
+{
+	const char *url = getenv("GPURENT_STATE_URL"), *from = "GPURENT_STATE_URL";
+	struct gr_error ignored = { 0 };
+	struct config *c;
+
+	if ((url == NULL || url[0] == '\0') && session_config_any(s, &c, &ignored) == GR_OK) {
+		url = config_get(c, "state.url");
+		from = "state.url";
+	}
+	*out = paths_state_db();
+	if (url == NULL || url[0] == '\0')
+		return GR_OK;
+	if (!state_is_url(url))
+		return gr_fail(err, GR_EUSAGE, "%s must be a postgresql:// URL", from);
+	*out = url;
+	return GR_OK;
+}
+
 enum gr_err
 session_state(struct session *s, struct state **out, struct gr_error *err)
 {
 	struct gr_error ignored = { 0 };
+	const char *target;
 
 	if (err == NULL)
 		err = &ignored;
-	if (s->state == NULL && state_open(&s->state, paths_state_db(), err) != GR_OK)
+	if (s->state == NULL && (state_target(s, &target, err) != GR_OK ||
+	    state_open(&s->state, target, err) != GR_OK))
 		return err->code;
 	*out = s->state;
+	return GR_OK;
+}
+
+enum gr_err
+session_sim_state(struct session *s, struct state **out, struct gr_error *err)
+{
+	struct gr_error ignored = { 0 };
+	struct state *st;
+
+	if (err == NULL)
+		err = &ignored;
+	if (session_state(s, &st, err) != GR_OK)
+		return err->code;
+	if (state_is_postgresql(st)) {
+		if (s->sim_state == NULL &&
+		    state_open(&s->sim_state, paths_state_db(), err) != GR_OK)
+			return err->code;
+		st = s->sim_state;
+	}
+	*out = st;
 	return GR_OK;
 }
 
@@ -188,6 +237,13 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 	env.connect_timeout_ms = config_get_int(s->config, "http.connect_timeout", 10) * 1000;
 	/* Each backend opens its own connection when it first needs one (backend_state). */
 	env.db_path = paths_state_db();
+	{
+		struct gr_error ignored = { 0 };
+		const char *target;
+
+		if (state_target(s, &target, &ignored) == GR_OK && state_is_url(target))
+			env.ledger_url = target;
+	}
 	/* The environment wins; the sealed store is opened only when it has to be. */
 	s->vault_keys[s->n_backends] = NULL;
 	if (env.api_key == NULL && strcmp(ops->name, "sim") != 0) {
@@ -670,7 +726,7 @@ session_now(struct session *s)
 	for (i = 0; i < s->n_backends; i++)
 		if (strcmp(s->backends[i]->ops->name, "sim") == 0)
 			uses_sim = true;
-	if ((uses_sim || s->n_backends == 0) && session_state(s, &st, NULL) == GR_OK &&
+	if ((uses_sim || s->n_backends == 0) && session_sim_state(s, &st, NULL) == GR_OK &&
 	    sim_open(&sim, st, NULL) == GR_OK) {
 		now = sim_now(sim);
 		sim_close(sim);
@@ -706,7 +762,7 @@ session_clock(struct session *s, struct cost_clock *out)
 		if (strcmp(s->backends[i]->ops->name, COST_SIM_PROVIDER) == 0)
 			out->sim_shown = true;
 	/* Only a world that exists has a clock; opening one would create it. */
-	if (session_state(s, &st, NULL) == GR_OK &&
+	if (session_sim_state(s, &st, NULL) == GR_OK &&
 	    state_meta_get(st, "sim.epoch", buf, sizeof(buf)) &&
 	    sim_open(&sim, st, NULL) == GR_OK) {
 		out->sim = sim_time_at(sim, out->wall);

@@ -22,6 +22,7 @@
 
 struct sim {
 	struct state *st;
+	struct state *ledger;	/* where transitions bill: st, or sim_set_ledger's */
 	uint64_t seed;
 	int64_t n_offers;
 	int64_t fixed_time;	/* GPURENT_SIM_TIME, 0: real time */
@@ -116,12 +117,13 @@ sim_open(struct sim **out, struct state *st, struct gr_error *err)
 
 	/* A second try finds the columns that another gpurent, opening the same world from
 	   before at the same moment, added after this one looked. */
-	if (sqlite3_exec(state_db(st), schema, NULL, NULL, NULL) != SQLITE_OK ||
+	if (db_exec(state_db(st), schema, NULL, NULL, NULL) != DB_OK ||
 	    (!store_add_columns(state_db(st), sim_columns) &&
 	    !store_add_columns(state_db(st), sim_columns)))
 		return state_fail(st, err, "cannot create the simulator's tables");
 	s = xcalloc(1, sizeof(*s));
 	s->st = st;
+	s->ledger = st;
 	if (env_ll("GPURENT_SIM_SEED", 0, INT64_MAX, 1, &n, err) != GR_OK)
 		goto bad_env;
 	s->seed = (uint64_t)n;
@@ -159,6 +161,12 @@ bad_env:
 }
 
 void
+sim_set_ledger(struct sim *s, struct state *ledger)
+{
+	s->ledger = ledger;
+}
+
+void
 sim_close(struct sim *s)
 {
 	if (s == NULL)
@@ -184,21 +192,21 @@ sim_seed(const struct sim *s)
 static enum gr_err
 meta_read(struct sim *s, const char *key, int64_t *out, struct gr_error *err)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	long long n;
 	int rc;
 
 	*out = 0;
-	if (sqlite3_prepare_v2(state_db(s->st), "SELECT value FROM meta WHERE key = ?", -1, &q,
-	    NULL) != SQLITE_OK)
+	if (db_prepare_v2(state_db(s->st), "SELECT value FROM meta WHERE key = ?", -1, &q,
+	    NULL) != DB_OK)
 		return state_fail(s->st, err, "cannot read meta");
-	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW && sqlite3_column_text(q, 0) != NULL &&
-	    parse_int((const char *)sqlite3_column_text(q, 0), INT64_MIN / 2, INT64_MAX / 2, &n))
+	db_bind_text(q, 1, key, -1, DB_STATIC);
+	rc = db_step(q);
+	if (rc == DB_ROW && db_column_text(q, 0) != NULL &&
+	    parse_int((const char *)db_column_text(q, 0), INT64_MIN / 2, INT64_MAX / 2, &n))
 		*out = n;
-	sqlite3_finalize(q);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? GR_OK : state_fail(s->st, err,
+	db_finalize(q);
+	return rc == DB_ROW || rc == DB_DONE ? GR_OK : state_fail(s->st, err,
 	    "cannot read meta");
 }
 
@@ -327,34 +335,34 @@ workload_of(const unsigned char *env, char *dst, size_t n)
 
 /* One row of ROW_COLS into a zeroed struct row (store_rows' reader). */
 static void
-read_row(sqlite3_stmt *q, void *row)
+read_row(struct db_stmt *q, void *row)
 {
 	struct row *r = row;
 
-	r->seq = sqlite3_column_int64(q, 0);
+	r->seq = db_column_int64(q, 0);
 	store_col_text(q, 1, r->id, sizeof(r->id));
-	r->offer_idx = sqlite3_column_int64(q, 2);
-	r->type = (enum offer_type)sqlite3_column_int(q, 3);
-	r->state = (enum inst_state)sqlite3_column_int(q, 4);
-	r->state_since = sqlite3_column_int64(q, 5);
-	r->next_at = sqlite3_column_int64(q, 6);
-	r->run_since = sqlite3_column_int64(q, 7);
-	r->checked_until = sqlite3_column_int64(q, 8);
-	r->price_hour = sqlite3_column_int64(q, 9);
-	r->bid_hour = sqlite3_column_int64(q, 10);
-	r->storage_hour = sqlite3_column_int64(q, 11);
+	r->offer_idx = db_column_int64(q, 2);
+	r->type = (enum offer_type)db_column_int(q, 3);
+	r->state = (enum inst_state)db_column_int(q, 4);
+	r->state_since = db_column_int64(q, 5);
+	r->next_at = db_column_int64(q, 6);
+	r->run_since = db_column_int64(q, 7);
+	r->checked_until = db_column_int64(q, 8);
+	r->price_hour = db_column_int64(q, 9);
+	r->bid_hour = db_column_int64(q, 10);
+	r->storage_hour = db_column_int64(q, 11);
 	store_col_text(q, 12, r->label, sizeof(r->label));
 	store_col_text(q, 13, r->image, sizeof(r->image));
-	r->disk_gb = sqlite3_column_int(q, 14);
-	r->created_at = sqlite3_column_int64(q, 15);
+	r->disk_gb = db_column_int(q, 14);
+	r->created_at = db_column_int64(q, 15);
 	store_col_text(q, 16, r->status_msg, sizeof(r->status_msg));
-	workload_of(sqlite3_column_text(q, 17), r->workload, sizeof(r->workload));
-	r->fault = (enum sim_fault)sqlite3_column_int(q, 18);
-	r->fault_at = sqlite3_column_int64(q, 19);
-	r->intended = (enum inst_state)sqlite3_column_int(q, 20);
-	r->term_until = sqlite3_column_int64(q, 21);
-	r->term_open = sqlite3_column_int(q, 22) != 0;
-	r->term_months = sqlite3_column_int(q, 23);
+	workload_of(db_column_text(q, 17), r->workload, sizeof(r->workload));
+	r->fault = (enum sim_fault)db_column_int(q, 18);
+	r->fault_at = db_column_int64(q, 19);
+	r->intended = (enum inst_state)db_column_int(q, 20);
+	r->term_until = db_column_int64(q, 21);
+	r->term_open = db_column_int(q, 22) != 0;
+	r->term_months = db_column_int(q, 23);
 	/* A row from before intents: the user wanted what it is or is heading for. */
 	if (r->intended != ST_RUNNING && r->intended != ST_STOPPED)
 		r->intended = r->state == ST_STOPPED || r->state == ST_STOPPING ? ST_STOPPED :
@@ -364,31 +372,31 @@ read_row(sqlite3_stmt *q, void *row)
 static enum gr_err
 save_row(struct sim *s, const struct row *r, struct gr_error *err)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int rc;
 
-	if (sqlite3_prepare_v2(state_db(s->st), "UPDATE sim_instances SET state = ?, "
+	if (db_prepare_v2(state_db(s->st), "UPDATE sim_instances SET state = ?, "
 	    "state_since = ?, next_at = ?, run_since = ?, checked_until = ?, status_msg = ?, "
 	    "price_hour = ?, fault = ?, fault_at = ?, intended = ?, term_until = ?, term_open = ? "
 	    "WHERE seq = ?", -1, &q,
-	    NULL) != SQLITE_OK)
+	    NULL) != DB_OK)
 		return state_fail(s->st, err, "cannot update an instance");
-	sqlite3_bind_int(q, 1, r->state);
-	sqlite3_bind_int64(q, 2, r->state_since);
-	sqlite3_bind_int64(q, 3, r->next_at);
-	sqlite3_bind_int64(q, 4, r->run_since);
-	sqlite3_bind_int64(q, 5, r->checked_until);
-	sqlite3_bind_text(q, 6, r->status_msg, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 7, r->price_hour);
-	sqlite3_bind_int(q, 8, r->fault);
-	sqlite3_bind_int64(q, 9, r->fault_at);
-	sqlite3_bind_int(q, 10, r->intended);
-	sqlite3_bind_int64(q, 11, r->term_until);
-	sqlite3_bind_int(q, 12, r->term_open);
-	sqlite3_bind_int64(q, 13, r->seq);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(s->st, err, "cannot update an instance");
+	db_bind_int(q, 1, r->state);
+	db_bind_int64(q, 2, r->state_since);
+	db_bind_int64(q, 3, r->next_at);
+	db_bind_int64(q, 4, r->run_since);
+	db_bind_int64(q, 5, r->checked_until);
+	db_bind_text(q, 6, r->status_msg, -1, DB_STATIC);
+	db_bind_int64(q, 7, r->price_hour);
+	db_bind_int(q, 8, r->fault);
+	db_bind_int64(q, 9, r->fault_at);
+	db_bind_int(q, 10, r->intended);
+	db_bind_int64(q, 11, r->term_until);
+	db_bind_int(q, 12, r->term_open);
+	db_bind_int64(q, 13, r->seq);
+	rc = db_step(q);
+	db_finalize(q);
+	return rc == DB_DONE ? GR_OK : state_fail(s->st, err, "cannot update an instance");
 }
 
 static void
@@ -439,25 +447,25 @@ transition(struct sim *s, struct row *r, enum inst_state to, int64_t at, struct 
 		r->checked_until = at;
 		r->status_msg[0] = '\0';
 		ledger_seg_for(s, r, LEDGER_COMPUTE, at, &seg);
-		return ledger_begin(s->st, &seg, err);
+		return ledger_begin(s->ledger, &seg, err);
 	case ST_STOPPED:
 		if (r->storage_hour <= 0)
-			return ledger_end(s->st, r->id, at, err);
+			return ledger_end(s->ledger, r->id, at, err);
 		ledger_seg_for(s, r, LEDGER_STORAGE, at, &seg);
-		return ledger_begin(s->st, &seg, err);
+		return ledger_begin(s->ledger, &seg, err);
 	case ST_STOPPING:
 		r->next_at = at + delay(s, r->id, ST_STOPPED, at);
-		return ledger_end(s->st, r->id, at, err);
+		return ledger_end(s->ledger, r->id, at, err);
 	case ST_STARTING:
 		/* Not billing yet, but about to at its price: budgets and projections count it. */
 		r->next_at = at + delay(s, r->id, ST_RUNNING, at);
 		ledger_seg_for(s, r, LEDGER_PROVISIONING, at, &seg);
-		return ledger_begin(s->st, &seg, err);
+		return ledger_begin(s->ledger, &seg, err);
 	case ST_DESTROYING:
 		r->next_at = at + delay(s, r->id, ST_DESTROYED, at);
-		return ledger_end(s->st, r->id, at, err);
+		return ledger_end(s->ledger, r->id, at, err);
 	default:
-		return ledger_end(s->st, r->id, at, err);
+		return ledger_end(s->ledger, r->id, at, err);
 	}
 }
 
@@ -580,7 +588,7 @@ tick_locked(struct sim *s, int64_t now, struct gr_error *err)
 {
 	/* Rows with a due event, running interruptible rows (they can be outbid), rows
 	   with a fault come (an unreachable one fails a while later), and terms ended. */
-	sqlite3_stmt *q = store_prepare(s->st, "SELECT " ROW_COLS " FROM sim_instances WHERE "
+	struct db_stmt *q = store_prepare(s->st, "SELECT " ROW_COLS " FROM sim_instances WHERE "
 	    "(next_at > 0 AND next_at <= ?1) OR (state = ?2 AND type = ?3 AND "
 	    "checked_until < ?1) OR (fault > 0 AND fault_at <= ?1) OR (term_open = 1 AND "
 	    "term_until <= ?1)", "Iii", now,
@@ -613,23 +621,23 @@ sim_tick(struct sim *s, struct gr_error *err)
 static enum gr_err
 rented_counts(struct sim *s, int *counts, int64_t n, struct gr_error *err)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int rc;
 
-	if (sqlite3_prepare_v2(state_db(s->st), "SELECT offer_idx, count(*) FROM sim_instances "
-	    "WHERE state NOT IN (?, ?, ?) GROUP BY offer_idx", -1, &q, NULL) != SQLITE_OK)
+	if (db_prepare_v2(state_db(s->st), "SELECT offer_idx, count(*) FROM sim_instances "
+	    "WHERE state NOT IN (?, ?, ?) GROUP BY offer_idx", -1, &q, NULL) != DB_OK)
 		return state_fail(s->st, err, "cannot read instances");
-	sqlite3_bind_int(q, 1, ST_DESTROYED);
-	sqlite3_bind_int(q, 2, ST_FAILED);
-	sqlite3_bind_int(q, 3, ST_STOPPED);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t idx = sqlite3_column_int64(q, 0);
+	db_bind_int(q, 1, ST_DESTROYED);
+	db_bind_int(q, 2, ST_FAILED);
+	db_bind_int(q, 3, ST_STOPPED);
+	while ((rc = db_step(q)) == DB_ROW) {
+		int64_t idx = db_column_int64(q, 0);
 
 		if (idx >= 0 && idx < n)
-			counts[idx] = sqlite3_column_int(q, 1);
+			counts[idx] = db_column_int(q, 1);
 	}
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(s->st, err, "cannot read instances");
+	db_finalize(q);
+	return rc == DB_DONE ? GR_OK : state_fail(s->st, err, "cannot read instances");
 }
 
 enum gr_err
@@ -769,7 +777,7 @@ row_to_instance(struct sim *s, const struct row *r, int64_t now, struct instance
 static int64_t
 instance_cost(struct sim *s, const char *id, int64_t now)
 {
-	return ledger_spent(s->st, "sim", id, now, NULL);
+	return ledger_spent(s->ledger, "sim", id, now, NULL);
 }
 
 static enum gr_err
@@ -777,7 +785,7 @@ load_rows(struct sim *s, const char *where, const char *arg, struct row **out, s
     struct gr_error *err)
 {
 	char sql[512];
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 
 	snprintf(sql, sizeof(sql), "SELECT " ROW_COLS " FROM sim_instances %s ORDER BY seq", where);
 	q = store_prepare(s->st, sql, arg != NULL ? "t" : "", arg);
@@ -801,7 +809,7 @@ sim_instances(struct sim *s, bool with_destroyed, struct instance_list *out,
 	if (load_rows(s, with_destroyed ? "" : "WHERE state != 7", NULL, &rows, &n, err) !=
 	    GR_OK)
 		return err->code;
-	spent = ledger_spent_all(s->st, now);
+	spent = ledger_spent_all(s->ledger, now);
 	for (i = 0; i < n; i++) {
 		struct instance *in = instance_list_add(out);
 
@@ -851,16 +859,16 @@ sim_get(struct sim *s, const char *id, struct instance *out, struct gr_error *er
 static enum gr_err
 total_spend(struct sim *s, int64_t now, int64_t *spent, int64_t *burn, struct gr_error *err)
 {
-	sqlite3_stmt *q = store_prepare(s->st, "SELECT coalesce(sum(amount), 0) FROM "
+	struct db_stmt *q = store_prepare(s->st, "SELECT coalesce(sum(amount), 0) FROM "
 	    "sim_bill_extra WHERE at <= ?", "I", now);
 
-	if (q == NULL || sqlite3_step(q) != SQLITE_ROW) {
-		sqlite3_finalize(q);
+	if (q == NULL || db_step(q) != DB_ROW) {
+		db_finalize(q);
 		return state_fail(s->st, err, "cannot read the simulated bill");
 	}
-	*spent = money_add(ledger_spent(s->st, "sim", NULL, now, burn),
-	    sqlite3_column_int64(q, 0));
-	sqlite3_finalize(q);
+	*spent = money_add(ledger_spent(s->ledger, "sim", NULL, now, burn),
+	    db_column_int64(q, 0));
+	db_finalize(q);
 	return GR_OK;
 }
 
@@ -868,7 +876,7 @@ enum gr_err
 sim_bill(struct sim *s, int64_t since, int64_t until, struct charge_list *out,
     struct gr_error *err)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int64_t now;
 
 	if (sim_tick(s, err) != GR_OK)
@@ -878,21 +886,21 @@ sim_bill(struct sim *s, int64_t since, int64_t until, struct charge_list *out,
 		until = now;
 	/* The simulator bills what it wrote into the ledger as its instances moved: its
 	   seconds are the provider's own, whatever another backend observed of them. */
-	if (ledger_days(s->st, "sim", since, until, out, err) != GR_OK)
+	if (ledger_days(s->ledger, "sim", since, until, out, err) != GR_OK)
 		return err->code;
 	/* Up to now, what was billed this second too (a fixed clock stays on it). */
 	q = store_prepare(s->st, "SELECT id, at, amount, storage FROM sim_bill_extra "
 	    "WHERE at >= ? AND at < ?", "II", since, until == now ? now + 1 : until);
-	while (q != NULL && sqlite3_step(q) == SQLITE_ROW) {
+	while (q != NULL && db_step(q) == DB_ROW) {
 		struct charge *c = charge_list_add(out);
 
 		store_col_text(q, 0, c->instance_id, sizeof(c->instance_id));
-		c->day = sqlite3_column_int64(q, 1) - sqlite3_column_int64(q, 1) % 86400;
-		c->amount = sqlite3_column_int64(q, 2);
-		c->storage = sqlite3_column_int(q, 3) ? c->amount : 0;
+		c->day = db_column_int64(q, 1) - db_column_int64(q, 1) % 86400;
+		c->amount = db_column_int64(q, 2);
+		c->storage = db_column_int(q, 3) ? c->amount : 0;
 		strlcpy_(c->currency, "USD", sizeof(c->currency));
 	}
-	if (q == NULL || sqlite3_finalize(q) != SQLITE_OK)
+	if (q == NULL || db_finalize(q) != DB_OK)
 		return state_fail(s->st, err, "cannot read the simulated bill");
 	charge_list_fold(out);
 	return GR_OK;
@@ -1002,7 +1010,7 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	struct offer o;
 	struct row *rows = NULL;
 	struct row r;
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	char *env = NULL, *ports = NULL;
 	int64_t now = sim_now(s), spent, burn, price, storage, paid;
 	size_t n;
@@ -1010,16 +1018,16 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 
 	/* A retried launch with the same client token finds the first one. */
 	if (req->client_token != NULL && *req->client_token != '\0') {
-		if (sqlite3_prepare_v2(state_db(s->st), "SELECT id FROM sim_instances WHERE "
-		    "client_token = ?", -1, &q, NULL) != SQLITE_OK)
+		if (db_prepare_v2(state_db(s->st), "SELECT id FROM sim_instances WHERE "
+		    "client_token = ?", -1, &q, NULL) != DB_OK)
 			return state_fail(s->st, err, "cannot read instances");
-		sqlite3_bind_text(q, 1, req->client_token, -1, SQLITE_STATIC);
-		rc = sqlite3_step(q);
-		if (rc == SQLITE_ROW) {
+		db_bind_text(q, 1, req->client_token, -1, DB_STATIC);
+		rc = db_step(q);
+		if (rc == DB_ROW) {
 			char id[ID_MAX];
 
 			store_col_text(q, 0, id, sizeof(id));
-			sqlite3_finalize(q);
+			db_finalize(q);
 			if (load_rows(s, "WHERE id = ?", id, &rows, &n, err) != GR_OK)
 				return err->code;
 			if (n > 0)
@@ -1027,7 +1035,7 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 			free(rows);
 			return GR_OK;
 		}
-		sqlite3_finalize(q);
+		db_finalize(q);
 	}
 	if (sim_offer(s, req->offer_id, &o, err) != GR_OK)
 		return err->code;
@@ -1085,11 +1093,11 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	    SIM_DEFAULT_DISK_GB, 730);
 	env = join_env(req->env);
 	ports = join_ports(req->ports, req->n_ports);
-	if (sqlite3_prepare_v2(state_db(s->st), "INSERT INTO sim_instances(id, offer_idx, type, "
+	if (db_prepare_v2(state_db(s->st), "INSERT INTO sim_instances(id, offer_idx, type, "
 	    "state, state_since, next_at, price_hour, bid_hour, storage_hour, label, image, "
 	    "disk_gb, env, ports, onstart, client_token, created_at, intended, term_until, "
 	    "term_open, term_months) VALUES('', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK) {
+	    "?, ?, ?, ?)", -1, &q, NULL) != DB_OK) {
 		free(env);
 		free(ports);
 		return state_fail(s->st, err, "cannot record the instance");
@@ -1099,49 +1107,49 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 		enum offer_type t;
 
 		market_parse_offer_id(o.id, &idx, &t, NULL);
-		sqlite3_bind_int64(q, 1, idx);
+		db_bind_int64(q, 1, idx);
 	}
-	sqlite3_bind_int(q, 2, o.type);
-	sqlite3_bind_int(q, 3, ST_PROVISIONING);
-	sqlite3_bind_int64(q, 4, now);
-	sqlite3_bind_int64(q, 5, 0);
-	sqlite3_bind_int64(q, 6, price);
-	sqlite3_bind_int64(q, 7, o.type == OFFER_INTERRUPTIBLE ? price : 0);
-	sqlite3_bind_int64(q, 8, storage);
-	sqlite3_bind_text(q, 9, req->label ? req->label : "", -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 10, req->image ? req->image :
-	    "nvidia/cuda:12.4.1-runtime-ubuntu22.04", -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 11, req->disk_gb > 0 ? req->disk_gb : SIM_DEFAULT_DISK_GB);
-	sqlite3_bind_text(q, 12, env, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 13, ports, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 14, req->onstart ? req->onstart : "", -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 15, req->client_token ? req->client_token : "", -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 16, now);
-	sqlite3_bind_int(q, 17, ST_RUNNING);
-	sqlite3_bind_int64(q, 18, months > 0 ? now + (int64_t)months * TERM_MONTH_HOURS * 3600 : 0);
-	sqlite3_bind_int(q, 19, months > 0);
-	sqlite3_bind_int(q, 20, months);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
+	db_bind_int(q, 2, o.type);
+	db_bind_int(q, 3, ST_PROVISIONING);
+	db_bind_int64(q, 4, now);
+	db_bind_int64(q, 5, 0);
+	db_bind_int64(q, 6, price);
+	db_bind_int64(q, 7, o.type == OFFER_INTERRUPTIBLE ? price : 0);
+	db_bind_int64(q, 8, storage);
+	db_bind_text(q, 9, req->label ? req->label : "", -1, DB_STATIC);
+	db_bind_text(q, 10, req->image ? req->image :
+	    "nvidia/cuda:12.4.1-runtime-ubuntu22.04", -1, DB_STATIC);
+	db_bind_int(q, 11, req->disk_gb > 0 ? req->disk_gb : SIM_DEFAULT_DISK_GB);
+	db_bind_text(q, 12, env, -1, DB_STATIC);
+	db_bind_text(q, 13, ports, -1, DB_STATIC);
+	db_bind_text(q, 14, req->onstart ? req->onstart : "", -1, DB_STATIC);
+	db_bind_text(q, 15, req->client_token ? req->client_token : "", -1, DB_STATIC);
+	db_bind_int64(q, 16, now);
+	db_bind_int(q, 17, ST_RUNNING);
+	db_bind_int64(q, 18, months > 0 ? now + (int64_t)months * TERM_MONTH_HOURS * 3600 : 0);
+	db_bind_int(q, 19, months > 0);
+	db_bind_int(q, 20, months);
+	rc = db_step(q);
+	db_finalize(q);
 	free(env);
 	free(ports);
-	if (rc != SQLITE_DONE)
+	if (rc != DB_DONE)
 		return state_fail(s->st, err, "cannot record the instance");
 	memset(&r, 0, sizeof(r));
-	r.seq = sqlite3_last_insert_rowid(state_db(s->st));
+	r.seq = db_last_insert_rowid(state_db(s->st));
 	snprintf(r.id, sizeof(r.id), "sim:i-%06lld", (long long)r.seq);
 	planned_fault(s, r.id, o.type, now, &r);
-	if (sqlite3_prepare_v2(state_db(s->st), "UPDATE sim_instances SET id = ?, next_at = ?, "
-	    "fault = ?, fault_at = ? WHERE seq = ?", -1, &q, NULL) != SQLITE_OK)
+	if (db_prepare_v2(state_db(s->st), "UPDATE sim_instances SET id = ?, next_at = ?, "
+	    "fault = ?, fault_at = ? WHERE seq = ?", -1, &q, NULL) != DB_OK)
 		return state_fail(s->st, err, "cannot record the instance");
-	sqlite3_bind_text(q, 1, r.id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, now + delay(s, r.id, ST_RUNNING, 0));
-	sqlite3_bind_int(q, 3, r.fault);
-	sqlite3_bind_int64(q, 4, r.fault_at);
-	sqlite3_bind_int64(q, 5, r.seq);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
+	db_bind_text(q, 1, r.id, -1, DB_STATIC);
+	db_bind_int64(q, 2, now + delay(s, r.id, ST_RUNNING, 0));
+	db_bind_int(q, 3, r.fault);
+	db_bind_int64(q, 4, r.fault_at);
+	db_bind_int64(q, 5, r.seq);
+	rc = db_step(q);
+	db_finalize(q);
+	if (rc != DB_DONE)
 		return state_fail(s->st, err, "cannot record the instance");
 	if (months > 0 && pay_term(s, r.id, o.gpu, req->label, o.price_hour, now,
 	    now + (int64_t)months * TERM_MONTH_HOURS * 3600, err) != GR_OK)
@@ -1204,11 +1212,11 @@ intend(struct sim *s, struct row *r, enum inst_state want, int64_t now, struct g
 	r->intended = want;
 	if (r->state == ST_PROVISIONING || r->state == ST_STARTING) {
 		if (want == ST_STOPPED) {
-			if (ledger_end(s->st, r->id, now, err) != GR_OK)
+			if (ledger_end(s->ledger, r->id, now, err) != GR_OK)
 				return err->code;
 		} else {
 			ledger_seg_for(s, r, LEDGER_PROVISIONING, now, &seg);
-			if (ledger_begin(s->st, &seg, err) != GR_OK)
+			if (ledger_begin(s->ledger, &seg, err) != GR_OK)
 				return err->code;
 		}
 	}
@@ -1395,31 +1403,31 @@ sim_prepay(struct sim *s, const char *id, int64_t amount, int *discount_pct,
 enum gr_err
 sim_label(struct sim *s, const char *id, const char *label, struct gr_error *err)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int rc;
 
 	if (strlen(label) >= LABEL_MAX)
 		return gr_fail(err, GR_EUSAGE, "a label is at most %d bytes", LABEL_MAX - 1);
 	if (state_begin(s->st, err) != GR_OK)
 		return err->code;
-	if (sqlite3_prepare_v2(state_db(s->st), "UPDATE sim_instances SET label = ? "
-	    "WHERE id = ? AND state NOT IN (?, ?)", -1, &q, NULL) != SQLITE_OK) {
+	if (db_prepare_v2(state_db(s->st), "UPDATE sim_instances SET label = ? "
+	    "WHERE id = ? AND state NOT IN (?, ?)", -1, &q, NULL) != DB_OK) {
 		state_fail(s->st, err, "cannot label an instance");
 		state_rollback(s->st);
 		return err->code;
 	}
-	sqlite3_bind_text(q, 1, label, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 3, ST_DESTROYED);
-	sqlite3_bind_int(q, 4, ST_DESTROYING);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE) {
+	db_bind_text(q, 1, label, -1, DB_STATIC);
+	db_bind_text(q, 2, id, -1, DB_STATIC);
+	db_bind_int(q, 3, ST_DESTROYED);
+	db_bind_int(q, 4, ST_DESTROYING);
+	rc = db_step(q);
+	db_finalize(q);
+	if (rc != DB_DONE) {
 		state_fail(s->st, err, "cannot label an instance");
 		state_rollback(s->st);
 		return err->code;
 	}
-	if (sqlite3_changes(state_db(s->st)) == 0) {
+	if (db_changes(state_db(s->st)) == 0) {
 		state_rollback(s->st);
 		return gr_fail(err, GR_ENOTFOUND, "no instance '%s'", id);
 	}

@@ -40,23 +40,23 @@ events_add(struct state *st, struct event *ev, struct gr_error *err)
 		state_rollback(st);
 		return err->code;
 	}
-	ev->seq = sqlite3_last_insert_rowid(state_db(st));
+	ev->seq = db_last_insert_rowid(state_db(st));
 	return state_commit(st, err);
 }
 
 static void
-read_event(sqlite3_stmt *q, void *row)
+read_event(struct db_stmt *q, void *row)
 {
 	struct event *e = row;
 
-	e->seq = sqlite3_column_int64(q, 0);
-	e->at = sqlite3_column_int64(q, 1);
-	e->level = (enum event_level)sqlite3_column_int(q, 2);
+	e->seq = db_column_int64(q, 0);
+	e->at = db_column_int64(q, 1);
+	e->level = (enum event_level)db_column_int(q, 2);
 	store_col_text(q, 3, e->kind, sizeof(e->kind));
 	store_col_text(q, 4, e->policy, sizeof(e->policy));
 	store_col_text(q, 5, e->instance_id, sizeof(e->instance_id));
 	store_col_text(q, 6, e->label, sizeof(e->label));
-	e->util_pct = sqlite3_column_int(q, 7);
+	e->util_pct = db_column_int(q, 7);
 	store_col_text(q, 8, e->message, sizeof(e->message));
 }
 
@@ -65,9 +65,9 @@ events_load(struct state *st, int64_t since, int64_t after_seq, size_t max,
     struct event **out, size_t *n, struct gr_error *err)
 {
 	/* The newest max, read newest first and turned round below. */
-	sqlite3_stmt *q = store_prepare(st, "SELECT seq, at, level, kind, policy, instance_id, "
+	struct db_stmt *q = store_prepare(st, "SELECT seq, at, level, kind, policy, instance_id, "
 	    "label, util, message FROM events WHERE at >= ? AND seq > ? ORDER BY seq DESC "
-	    "LIMIT ?", "III", since, after_seq, max == 0 ? (int64_t)-1 : (int64_t)max);
+	    "LIMIT ?", "III", since, after_seq, max == 0 ? INT64_MAX : (int64_t)max);
 	struct event *v;
 
 	*out = NULL;

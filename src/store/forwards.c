@@ -11,30 +11,32 @@
 enum gr_err
 remote_forward_record(struct state *st, const struct remote_forward *f, struct gr_error *err)
 {
-	if (!store_run(st, "INSERT OR REPLACE INTO forwards(local_port, instance_id, remote_port, "
-	    "pid, started_at) VALUES(?, ?, ?, ?, ?)", "itiiI", f->local_port, f->instance_id,
+	if (!store_run(st, "INSERT INTO forwards(local_port, instance_id, remote_port, pid, "
+	    "started_at) VALUES(?, ?, ?, ?, ?) ON CONFLICT(local_port) DO UPDATE SET "
+	    "instance_id = excluded.instance_id, remote_port = excluded.remote_port, "
+	    "pid = excluded.pid, started_at = excluded.started_at", "itiiI", f->local_port, f->instance_id,
 	    f->remote_port, f->pid, f->started_at))
 		return state_fail(st, err, "cannot record the forward");
 	return GR_OK;
 }
 
 static void
-read_forward(sqlite3_stmt *q, void *row)
+read_forward(struct db_stmt *q, void *row)
 {
 	struct remote_forward *f = row;
 
-	f->local_port = sqlite3_column_int(q, 0);
+	f->local_port = db_column_int(q, 0);
 	store_col_text(q, 1, f->instance_id, sizeof(f->instance_id));
-	f->remote_port = sqlite3_column_int(q, 2);
-	f->pid = sqlite3_column_int(q, 3);
-	f->started_at = sqlite3_column_int64(q, 4);
+	f->remote_port = db_column_int(q, 2);
+	f->pid = db_column_int(q, 3);
+	f->started_at = db_column_int64(q, 4);
 }
 
 enum gr_err
 remote_forward_load(struct state *st, struct remote_forward **out, size_t *n,
     struct gr_error *err)
 {
-	sqlite3_stmt *q = store_prepare(st, "SELECT local_port, instance_id, remote_port, pid, "
+	struct db_stmt *q = store_prepare(st, "SELECT local_port, instance_id, remote_port, pid, "
 	    "started_at FROM forwards ORDER BY local_port", "");
 
 	if (!store_rows(q, (void **)out, n, sizeof(**out), read_forward))

@@ -18,16 +18,16 @@
 
 /* Whether (provider, name) needs writing: new, or last recorded REFRESH_S ago. */
 static bool
-stale(sqlite3_stmt *q, const struct offer *o, int64_t now)
+stale(struct db_stmt *q, const struct offer *o, int64_t now)
 {
 	bool want = true;
 
-	sqlite3_reset(q);
-	sqlite3_bind_text(q, 1, o->provider, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, o->gpu_raw, -1, SQLITE_STATIC);
-	if (sqlite3_step(q) == SQLITE_ROW)
-		want = sqlite3_column_int64(q, 0) + REFRESH_S <= now;
-	sqlite3_reset(q);
+	db_reset(q);
+	db_bind_text(q, 1, o->provider, -1, DB_STATIC);
+	db_bind_text(q, 2, o->gpu_raw, -1, DB_STATIC);
+	if (db_step(q) == DB_ROW)
+		want = db_column_int64(q, 0) + REFRESH_S <= now;
+	db_reset(q);
 	return want;
 }
 
@@ -48,7 +48,7 @@ enum gr_err
 gpunames_record(struct state *st, const struct offer *v, size_t n, int64_t now,
     struct gr_error *err)
 {
-	sqlite3_stmt *get = NULL, *put = NULL;
+	struct db_stmt *get = NULL, *put = NULL;
 	size_t i, distinct[NAMES_PER_SEARCH], ndistinct = 0, todo[NAMES_PER_SEARCH], ntodo = 0;
 
 	for (i = 0; i < n; i++)
@@ -68,34 +68,34 @@ gpunames_record(struct state *st, const struct offer *v, size_t n, int64_t now,
 		if (stale(get, &v[i], now))
 			todo[ntodo++] = i;
 	}
-	sqlite3_finalize(get);
+	db_finalize(get);
 	if (ntodo == 0)
 		return GR_OK;
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "INSERT INTO gpu_names_seen(provider, name, "
+	if (db_prepare_v2(state_db(st), "INSERT INTO gpu_names_seen(provider, name, "
 	    "vram_gb, first_seen, last_seen) VALUES(?1, ?2, ?3, ?4, ?4) ON CONFLICT(provider, "
-	    "name) DO UPDATE SET last_seen = excluded.last_seen", -1, &put, NULL) != SQLITE_OK) {
+	    "name) DO UPDATE SET last_seen = excluded.last_seen", -1, &put, NULL) != DB_OK) {
 		state_fail(st, err, "cannot record the GPU names seen");
 		goto fail;
 	}
 	for (i = 0; i < ntodo; i++) {
 		const struct offer *o = &v[todo[i]];
 
-		sqlite3_reset(put);
-		sqlite3_bind_text(put, 1, o->provider, -1, SQLITE_STATIC);
-		sqlite3_bind_text(put, 2, o->gpu_raw, -1, SQLITE_STATIC);
-		sqlite3_bind_int(put, 3, o->valid & OV_VRAM ? o->vram_gb : 0);
-		sqlite3_bind_int64(put, 4, now);
-		if (sqlite3_step(put) != SQLITE_DONE) {
+		db_reset(put);
+		db_bind_text(put, 1, o->provider, -1, DB_STATIC);
+		db_bind_text(put, 2, o->gpu_raw, -1, DB_STATIC);
+		db_bind_int(put, 3, o->valid & OV_VRAM ? o->vram_gb : 0);
+		db_bind_int64(put, 4, now);
+		if (db_step(put) != DB_DONE) {
 			state_fail(st, err, "cannot record the GPU names seen");
 			goto fail;
 		}
 	}
-	sqlite3_finalize(put);
+	db_finalize(put);
 	return state_commit(st, err);
 fail:
-	sqlite3_finalize(put);
+	db_finalize(put);
 	state_rollback(st);
 	return err->code;
 }
@@ -103,7 +103,7 @@ fail:
 enum gr_err
 gpunames_load(struct state *st, struct gpu_name_seen **out, size_t *n, struct gr_error *err)
 {
-	sqlite3_stmt *q = store_prepare(st, "SELECT provider, name, vram_gb, first_seen, "
+	struct db_stmt *q = store_prepare(st, "SELECT provider, name, vram_gb, first_seen, "
 	    "last_seen FROM gpu_names_seen ORDER BY provider, name", "");
 	struct gpu_name_seen *v = NULL, *r;
 	size_t cnt = 0, cap = 0;
@@ -112,10 +112,10 @@ gpunames_load(struct state *st, struct gpu_name_seen **out, size_t *n, struct gr
 	*n = 0;
 	if (q == NULL)
 		return state_fail(st, err, "cannot read the GPU names seen");
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		const char *p = (const char *)sqlite3_column_text(q, 0);
-		const char *name = (const char *)sqlite3_column_text(q, 1);
-		int vram = sqlite3_column_int(q, 2);
+	while (db_step(q) == DB_ROW) {
+		const char *p = (const char *)db_column_text(q, 0);
+		const char *name = (const char *)db_column_text(q, 1);
+		int vram = db_column_int(q, 2);
 
 		/* A name the catalogue has learnt since is no longer unknown. */
 		if (p == NULL || name == NULL || catalogue_resolve(p, name, vram) != NULL)
@@ -124,10 +124,10 @@ gpunames_load(struct state *st, struct gpu_name_seen **out, size_t *n, struct gr
 		strlcpy_(r->provider, p, sizeof(r->provider));
 		strlcpy_(r->name, name, sizeof(r->name));
 		r->vram_gb = vram;
-		r->first_seen = sqlite3_column_int64(q, 3);
-		r->last_seen = sqlite3_column_int64(q, 4);
+		r->first_seen = db_column_int64(q, 3);
+		r->last_seen = db_column_int64(q, 4);
 	}
-	sqlite3_finalize(q);
+	db_finalize(q);
 	*out = v;
 	*n = cnt;
 	return GR_OK;

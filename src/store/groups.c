@@ -11,8 +11,9 @@
 #include "gpurent/util.h"
 #include "store_int.h"
 
-static const char columns[] = "name, gpu, gpus, min, max, target_util, cooldown, window, base, "
-	"max_price, env, predict, created_at, last_scale_at, max_currency, providers";
+/* "window" quoted: a reserved word in PostgreSQL. */
+static const char columns[] = "name, gpu, gpus, min, max, target_util, cooldown, \"window\", "
+	"base, max_price, env, predict, created_at, last_scale_at, max_currency, providers";
 
 bool
 group_name_valid(const char *s)
@@ -36,7 +37,7 @@ group_label(char *buf, size_t n, const char *name)
 }
 
 static void
-read_row(sqlite3_stmt *q, void *row)
+read_row(struct db_stmt *q, void *row)
 {
 	struct group *g = row;
 	const unsigned char *t;
@@ -44,19 +45,19 @@ read_row(sqlite3_stmt *q, void *row)
 	memset(g, 0, sizeof(*g));
 	store_col_text(q, 0, g->name, sizeof(g->name));
 	store_col_text(q, 1, g->gpu, sizeof(g->gpu));
-	g->gpus = sqlite3_column_int(q, 2);
-	g->min = sqlite3_column_int(q, 3);
-	g->max = sqlite3_column_int(q, 4);
-	g->target_util = sqlite3_column_int(q, 5);
-	g->cooldown = sqlite3_column_int64(q, 6);
-	g->window = sqlite3_column_int64(q, 7);
-	g->base = sqlite3_column_int(q, 8);
-	g->max_price = sqlite3_column_int64(q, 9);
+	g->gpus = db_column_int(q, 2);
+	g->min = db_column_int(q, 3);
+	g->max = db_column_int(q, 4);
+	g->target_util = db_column_int(q, 5);
+	g->cooldown = db_column_int64(q, 6);
+	g->window = db_column_int64(q, 7);
+	g->base = db_column_int(q, 8);
+	g->max_price = db_column_int64(q, 9);
 	store_col_text(q, 10, g->env, sizeof(g->env));
-	g->predict = sqlite3_column_int(q, 11) != 0;
-	g->created_at = sqlite3_column_int64(q, 12);
-	g->last_scale_at = sqlite3_column_int64(q, 13);
-	t = sqlite3_column_text(q, 14);
+	g->predict = db_column_int(q, 11) != 0;
+	g->created_at = db_column_int64(q, 12);
+	g->last_scale_at = db_column_int64(q, 13);
+	t = db_column_text(q, 14);
 	money_currency_set(g->max_currency, t ? (const char *)t : NULL);
 	store_col_text(q, 15, g->providers, sizeof(g->providers));
 }
@@ -64,14 +65,15 @@ read_row(sqlite3_stmt *q, void *row)
 enum gr_err
 groups_create(struct state *st, const struct group *g, struct gr_error *err)
 {
-	if (!store_run(st, "INSERT OR IGNORE INTO groups(name, gpu, gpus, min, max, target_util, "
-	    "cooldown, window, base, max_price, env, predict, created_at, last_scale_at, "
-	    "max_currency, providers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
+	if (!store_run(st, "INSERT INTO groups(name, gpu, gpus, min, max, target_util, "
+	    "cooldown, \"window\", base, max_price, env, predict, created_at, last_scale_at, "
+	    "max_currency, providers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?) "
+	    "ON CONFLICT DO NOTHING",
 	    "ttiiiiIIiItiItt", g->name, g->gpu, g->gpus, g->min, g->max, g->target_util,
 	    g->cooldown, g->window, g->base, g->max_price, g->env, (int)g->predict, g->created_at,
 	    money_currency(g->max_currency), g->providers))
 		return state_fail(st, err, "cannot write the groups table");
-	if (sqlite3_changes(state_db(st)) == 0)
+	if (db_changes(state_db(st)) == 0)
 		return gr_fail(err, GR_EUSAGE, "a group called '%s' exists already", g->name);
 	return GR_OK;
 }
@@ -80,7 +82,7 @@ enum gr_err
 groups_load(struct state *st, struct group **out, size_t *n, struct gr_error *err)
 {
 	char sql[256];
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 
 	snprintf(sql, sizeof(sql), "SELECT %s FROM groups ORDER BY name", columns);
 	q = store_prepare(st, sql, "");
@@ -93,20 +95,20 @@ enum gr_err
 groups_get(struct state *st, const char *name, struct group *out, struct gr_error *err)
 {
 	char sql[256];
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int rc;
 
 	snprintf(sql, sizeof(sql), "SELECT %s FROM groups WHERE name = ?", columns);
-	if (sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL) != SQLITE_OK)
+	if (db_prepare_v2(state_db(st), sql, -1, &q, NULL) != DB_OK)
 		return state_fail(st, err, "cannot read the groups table");
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW)
+	db_bind_text(q, 1, name, -1, DB_STATIC);
+	rc = db_step(q);
+	if (rc == DB_ROW)
 		read_row(q, out);
-	sqlite3_finalize(q);
-	if (rc == SQLITE_ROW)
+	db_finalize(q);
+	if (rc == DB_ROW)
 		return GR_OK;
-	if (rc != SQLITE_DONE)
+	if (rc != DB_DONE)
 		return state_fail(st, err, "cannot read the groups table");
 	return gr_fail(err, GR_ENOTFOUND, "no group called '%s'", name);
 }
@@ -119,7 +121,7 @@ change(struct state *st, const char *sql, const char *name, int64_t at, struct g
 
 	if (!(with_at ? store_run(st, sql, "tI", name, at) : store_run(st, sql, "t", name)))
 		return state_fail(st, err, "cannot write the groups table");
-	if (sqlite3_changes(state_db(st)) == 0)
+	if (db_changes(state_db(st)) == 0)
 		return gr_fail(err, GR_ENOTFOUND, "no group called '%s'", name);
 	return GR_OK;
 }
@@ -146,8 +148,9 @@ groups_load_add(struct state *st, const char *name, int64_t at, double util, int
 {
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
-	if (!store_run(st, "INSERT OR REPLACE INTO group_load(name, at, util, members) VALUES "
-	    "(?, ?, ?, ?)", "tIdi", name, at, util, members) ||
+	if (!store_run(st, "INSERT INTO group_load(name, at, util, members) VALUES (?, ?, ?, ?) "
+	    "ON CONFLICT(name, at) DO UPDATE SET util = excluded.util, "
+	    "members = excluded.members", "tIdi", name, at, util, members) ||
 	    !store_run(st, "DELETE FROM group_load WHERE name = ? AND at < ?", "tI", name,
 	    at - GROUP_LOAD_KEEP)) {
 		state_fail(st, err, "cannot write the group's load history");
@@ -161,7 +164,7 @@ enum gr_err
 groups_load_mean(struct state *st, const char *name, int64_t since, int64_t until,
     double *mean, int *n, struct gr_error *err)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int rc;
 
 	*n = 0;
@@ -169,13 +172,13 @@ groups_load_mean(struct state *st, const char *name, int64_t since, int64_t unti
 	    "at > ? AND at <= ?", "tII", name, since, until);
 	if (q == NULL)
 		return state_fail(st, err, "cannot read the group's load history");
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW && sqlite3_column_int(q, 1) > 0) {
-		*mean = sqlite3_column_double(q, 0);
-		*n = sqlite3_column_int(q, 1);
+	rc = db_step(q);
+	if (rc == DB_ROW && db_column_int(q, 1) > 0) {
+		*mean = db_column_double(q, 0);
+		*n = db_column_int(q, 1);
 	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_ROW)
+	db_finalize(q);
+	if (rc != DB_ROW)
 		return state_fail(st, err, "cannot read the group's load history");
 	return GR_OK;
 }
@@ -186,31 +189,31 @@ groups_load_series(struct state *st, const char *name, int64_t since, int step, 
 {
 	double *sum = xcalloc(n + 1, sizeof(*sum));
 	int *cnt = xcalloc(n + 1, sizeof(*cnt));
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	double last = -1;
 	size_t i;
 	int rc;
 
 	*first = 0;
-	if (sqlite3_prepare_v2(state_db(st), "SELECT at, util FROM group_load WHERE name = ? AND "
-	    "at >= ? AND at < ? ORDER BY at", -1, &q, NULL) != SQLITE_OK) {
+	if (db_prepare_v2(state_db(st), "SELECT at, util FROM group_load WHERE name = ? AND "
+	    "at >= ? AND at < ? ORDER BY at", -1, &q, NULL) != DB_OK) {
 		state_fail(st, err, "cannot read the group's load history");
 		goto fail;
 	}
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, since);
-	sqlite3_bind_int64(q, 3, since + (int64_t)step * (int64_t)n);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t at = sqlite3_column_int64(q, 0);
+	db_bind_text(q, 1, name, -1, DB_STATIC);
+	db_bind_int64(q, 2, since);
+	db_bind_int64(q, 3, since + (int64_t)step * (int64_t)n);
+	while ((rc = db_step(q)) == DB_ROW) {
+		int64_t at = db_column_int64(q, 0);
 
 		i = (size_t)((at - since) / step);
-		sum[i] += sqlite3_column_double(q, 1);
+		sum[i] += db_column_double(q, 1);
 		cnt[i]++;
 		if (*first == 0)
 			*first = at;
 	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE) {
+	db_finalize(q);
+	if (rc != DB_DONE) {
 		state_fail(st, err, "cannot read the group's load history");
 		goto fail;
 	}
@@ -235,7 +238,7 @@ enum gr_err
 groups_load_records(struct state *st, const char *name, int64_t since, int64_t until,
     struct group_load_rec **out, size_t *n, struct gr_error *err)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	size_t cap = 0;
 	int rc;
 
@@ -245,14 +248,14 @@ groups_load_records(struct state *st, const char *name, int64_t since, int64_t u
 	    "at >= ? AND at < ? ORDER BY at", "tII", name, since, until);
 	if (q == NULL)
 		return state_fail(st, err, "cannot read the group's load history");
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+	while ((rc = db_step(q)) == DB_ROW) {
 		*out = xgrow(*out, *n, &cap, sizeof(**out), 64);
-		(*out)[*n].at = sqlite3_column_int64(q, 0);
-		(*out)[*n].util = sqlite3_column_double(q, 1);
-		(*out)[(*n)++].members = sqlite3_column_int(q, 2);
+		(*out)[*n].at = db_column_int64(q, 0);
+		(*out)[*n].util = db_column_double(q, 1);
+		(*out)[(*n)++].members = db_column_int(q, 2);
 	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE) {
+	db_finalize(q);
+	if (rc != DB_DONE) {
 		free(*out);
 		*out = NULL;
 		*n = 0;

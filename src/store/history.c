@@ -79,7 +79,7 @@ whole_hours(int64_t since, int64_t until, int64_t *hlo, int64_t *hhi)
 		*hlo = *hhi = until;
 }
 
-static bool delete_hours(sqlite3 *db, const char *table, int64_t h0, int64_t h1);
+static bool delete_hours(struct db *db, const char *table, int64_t h0, int64_t h1);
 static bool rollup_hours(struct state *st, int64_t h0, int64_t h1);
 static bool gpu_hours(struct state *st, int64_t h0, int64_t h1);
 
@@ -116,6 +116,39 @@ sql_add(struct sql *q, const char *fmt, ...)
 	q->len += (size_t)n;
 }
 
+/*
+ * The insert in q, INSERT INTO t(a, b, ...) VALUES(...), made to replace the row whose key
+ * (the first nkey columns) it meets: ON CONFLICT of them, every other column set from the
+ * new row. What INSERT OR REPLACE does where the key is the only constraint, in SQL that
+ * PostgreSQL speaks too.
+ */
+static void
+sql_upsert(struct sql *q, size_t nkey)
+{
+	const char *c = strchr(q->buf, '(') + 1, *end = strchr(c, ')');
+	char cols[8192];
+	size_t k = 0, len;
+	bool first = true;
+
+	len = (size_t)(end - c);
+	if (len >= sizeof(cols))
+		abort();	/* the statements are fixed by fields[]: a bug, not input */
+	memcpy(cols, c, len);
+	cols[len] = '\0';
+	sql_add(q, " ON CONFLICT(");
+	for (char *save = NULL, *col = strtok_r(cols, ", ", &save); col != NULL;
+	    col = strtok_r(NULL, ", ", &save), k++) {
+		if (k < nkey) {
+			sql_add(q, k == 0 ? "%s" : ", %s", col);
+			if (k + 1 == nkey)
+				sql_add(q, ") DO UPDATE SET ");
+			continue;
+		}
+		sql_add(q, first ? "%s = excluded.%s" : ", %s = excluded.%s", col, col);
+		first = false;
+	}
+}
+
 /* Aggregate bit_or(x) for the throttle reasons, which SQLite lacks. */
 static void
 bit_or_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -123,7 +156,7 @@ bit_or_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	int64_t *acc = sqlite3_aggregate_context(ctx, sizeof(*acc) * 2);
 
 	(void)argc;
-	if (acc == NULL || sqlite3_value_type(argv[0]) == SQLITE_NULL)
+	if (acc == NULL || sqlite3_value_type(argv[0]) == DB_NULL)
 		return;
 	acc[0] |= sqlite3_value_int64(argv[0]);
 	acc[1] = 1;	/* some value was known */
@@ -141,10 +174,10 @@ bit_or_final(sqlite3_context *ctx)
 }
 
 bool
-history_functions(sqlite3 *db)
+history_functions(struct db *db)
 {
-	return sqlite3_create_function(db, "gr_bit_or", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
-	    NULL, NULL, bit_or_step, bit_or_final) == SQLITE_OK;
+	return sqlite3_create_function(db_sqlite(db), "gr_bit_or", 1,
+	    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, NULL, bit_or_step, bit_or_final) == DB_OK;
 }
 
 /* Columns that came after sample_series; a series made before them saw nothing known. */
@@ -184,8 +217,8 @@ history_schema(struct state *st)
 	}
 	sql_add(&q, ", PRIMARY KEY(series, minute)) WITHOUT ROWID;"
 	    "CREATE INDEX IF NOT EXISTS samples_minute_at ON samples_minute(minute);");
-	return sqlite3_exec(state_db(st), q.buf, NULL, NULL, NULL) == SQLITE_OK &&
-	    store_add_columns(state_db(st), series_columns) && rollups_fill(st);
+	return store_ddl(state_db(st), q.buf) && store_add_columns(state_db(st), series_columns) &&
+	    rollups_fill(st);
 }
 
 static int64_t
@@ -213,38 +246,42 @@ field_set(struct gpu_sample *g, const struct field *f, int64_t v)
 }
 
 static void
-bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
+bind_text_or_null(struct db_stmt *s, int i, const char *v)
 {
 	if (v[0] == '\0')
-		sqlite3_bind_null(s, i);
+		db_bind_null(s, i);
 	else
-		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+		db_bind_text(s, i, v, -1, DB_STATIC);
 }
 
 enum gr_err
 samples_store(struct state *st, const struct gpu_sample *v, size_t n, struct gr_error *err)
 {
-	sqlite3 *db = state_db(st);
-	sqlite3_stmt *ser = NULL, *ins = NULL;
+	struct db *db = state_db(st);
+	struct db_stmt *ser = NULL, *ins = NULL;
 	struct sql q = { .len = 0 };
 	size_t i, k;
 	enum gr_err rc = GR_OK;
 
 	if (n == 0)
 		return GR_OK;
-	sql_add(&q, "INSERT OR REPLACE INTO samples(series, at, source");
+	sql_add(&q, "INSERT INTO samples(series, at, source");
 	for (k = 0; k < NFIELDS; k++)
 		sql_add(&q, ", %s", fields[k].col);
 	sql_add(&q, ") VALUES(?, ?, ?");
 	for (k = 0; k < NFIELDS; k++)
 		sql_add(&q, ", ?");
 	sql_add(&q, ")");
-	if (sqlite3_prepare_v2(db, "INSERT INTO sample_series(instance_id, gpu, uuid, name, driver, "
+	sql_upsert(&q, 2);
+	if (db_prepare_v2(db, "INSERT INTO sample_series(instance_id, gpu, uuid, name, driver, "
 	    "seen, vendor) VALUES(?, ?, ?, ?, ?, ?, ?) ON CONFLICT(instance_id, gpu) DO UPDATE SET "
-	    "uuid = coalesce(excluded.uuid, uuid), name = coalesce(excluded.name, name), "
-	    "driver = coalesce(excluded.driver, driver), seen = seen | excluded.seen, "
-	    "vendor = coalesce(excluded.vendor, vendor) RETURNING id", -1, &ser, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, q.buf, -1, &ins, NULL) != SQLITE_OK) {
+	    "uuid = coalesce(excluded.uuid, sample_series.uuid), "
+	    "name = coalesce(excluded.name, sample_series.name), "
+	    "driver = coalesce(excluded.driver, sample_series.driver), "
+	    "seen = sample_series.seen | excluded.seen, "
+	    "vendor = coalesce(excluded.vendor, sample_series.vendor) RETURNING id", -1, &ser,
+	    NULL) != DB_OK ||
+	    db_prepare_v2(db, q.buf, -1, &ins, NULL) != DB_OK) {
 		rc = state_fail(st, err, "cannot store samples");
 		goto out;
 	}
@@ -256,30 +293,30 @@ samples_store(struct state *st, const struct gpu_sample *v, size_t n, struct gr_
 		const struct gpu_sample *g = &v[i];
 		int64_t series;
 
-		sqlite3_reset(ser);
-		sqlite3_bind_text(ser, 1, g->instance_id, -1, SQLITE_STATIC);
-		sqlite3_bind_int(ser, 2, g->index);
+		db_reset(ser);
+		db_bind_text(ser, 1, g->instance_id, -1, DB_STATIC);
+		db_bind_int(ser, 2, g->index);
 		bind_text_or_null(ser, 3, g->uuid);
 		bind_text_or_null(ser, 4, g->name);
 		bind_text_or_null(ser, 5, g->driver);
-		sqlite3_bind_int64(ser, 6, g->valid);
+		db_bind_int64(ser, 6, g->valid);
 		bind_text_or_null(ser, 7, g->vendor);
-		if (sqlite3_step(ser) != SQLITE_ROW)
+		if (db_step(ser) != DB_ROW)
 			goto fail;
-		series = sqlite3_column_int64(ser, 0);
-		while (sqlite3_step(ser) == SQLITE_ROW)
+		series = db_column_int64(ser, 0);
+		while (db_step(ser) == DB_ROW)
 			;
-		sqlite3_reset(ins);
-		sqlite3_bind_int64(ins, 1, series);
-		sqlite3_bind_int64(ins, 2, g->at);
-		sqlite3_bind_int(ins, 3, g->source);
+		db_reset(ins);
+		db_bind_int64(ins, 1, series);
+		db_bind_int64(ins, 2, g->at);
+		db_bind_int(ins, 3, g->source);
 		for (k = 0; k < NFIELDS; k++) {
 			if (g->valid & fields[k].bit)
-				sqlite3_bind_int64(ins, (int)k + 4, field_get(g, &fields[k]));
+				db_bind_int64(ins, (int)k + 4, field_get(g, &fields[k]));
 			else
-				sqlite3_bind_null(ins, (int)k + 4);
+				db_bind_null(ins, (int)k + 4);
 		}
-		if (sqlite3_step(ins) != SQLITE_DONE)
+		if (db_step(ins) != DB_DONE)
 			goto fail;
 	}
 	rc = state_commit(st, err);
@@ -288,8 +325,8 @@ fail:
 	rc = state_fail(st, err, "cannot store samples");
 	state_rollback(st);
 out:
-	sqlite3_finalize(ser);
-	sqlite3_finalize(ins);
+	db_finalize(ser);
+	db_finalize(ins);
 	return rc;
 }
 
@@ -301,7 +338,7 @@ static void
 sql_raw_dt(struct sql *q, const char *where)
 {
 	sql_add(q, "(SELECT *, min(coalesce(lead(at) OVER w - at, at - lag(at) OVER w, 0), %d) "
-	    "AS dt FROM samples WHERE %s WINDOW w AS (PARTITION BY series ORDER BY at))",
+	    "AS dt FROM samples WHERE %s WINDOW w AS (PARTITION BY series ORDER BY at)) AS raw",
 	    SAMPLES_GAP_MAX, where);
 }
 
@@ -331,30 +368,30 @@ sql_minute_aggs(struct sql *q, uint32_t seen)
 enum gr_err
 samples_compact(struct state *st, int64_t now, struct gr_error *err)
 {
-	sqlite3 *db = state_db(st);
+	struct db *db = state_db(st);
 	int64_t cutoff = (now - SAMPLES_RAW_KEEP) / 60 * 60;
 	int64_t drop = now - SAMPLES_MINUTE_KEEP, drop_hour = hour_floor(drop);
 	int64_t oldest = INT64_MAX;
 	struct sql q = { .len = 0 };
-	sqlite3_stmt *s = NULL;
+	struct db_stmt *s = NULL;
 	char window[64];
 	bool due = false;
 	size_t k;
 	int step;
 
-	if (sqlite3_prepare_v2(db, "SELECT EXISTS(SELECT 1 FROM samples WHERE at < ?1) OR "
-	    "EXISTS(SELECT 1 FROM samples_minute WHERE minute < ?2)", -1, &s, NULL) != SQLITE_OK)
+	if (db_prepare_v2(db, "SELECT EXISTS(SELECT 1 FROM samples WHERE at < ?1) OR "
+	    "EXISTS(SELECT 1 FROM samples_minute WHERE minute < ?2)", -1, &s, NULL) != DB_OK)
 		return state_fail(st, err, "cannot compact the sample history");
-	sqlite3_bind_int64(s, 1, cutoff);
-	sqlite3_bind_int64(s, 2, drop);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		due = sqlite3_column_int(s, 0) != 0;
-	sqlite3_finalize(s);
+	db_bind_int64(s, 1, cutoff);
+	db_bind_int64(s, 2, drop);
+	if (db_step(s) == DB_ROW)
+		due = db_column_int(s, 0) != 0;
+	db_finalize(s);
 	if (!due)
 		return GR_OK;
 
 	/* The window sees a little past the cutoff, so the last sample's dt is its real gap. */
-	sql_add(&q, "INSERT OR IGNORE INTO samples_minute(series, minute, n, secs, source");
+	sql_add(&q, "INSERT INTO samples_minute(series, minute, n, secs, source");
 	for (k = 0; k < NFIELDS; k++) {
 		if (fields[k].agg == A_STAT)
 			sql_add(&q, ", %s_min, %s_mean, %s_max", fields[k].col, fields[k].col,
@@ -367,7 +404,7 @@ samples_compact(struct state *st, int64_t now, struct gr_error *err)
 	sql_add(&q, " FROM ");
 	snprintf(window, sizeof(window), "at < ?1 + %d", SAMPLES_GAP_MAX);
 	sql_raw_dt(&q, window);
-	sql_add(&q, " WHERE at < ?1 GROUP BY series, at / 60 * 60;"
+	sql_add(&q, " WHERE at < ?1 GROUP BY series, at / 60 * 60 ON CONFLICT DO NOTHING;"
 	    "DELETE FROM samples WHERE at < ?1;"
 	    "DELETE FROM samples_minute WHERE minute < ?2;"
 	    "DELETE FROM sample_series WHERE NOT EXISTS (SELECT 1 FROM samples WHERE series = id) "
@@ -376,30 +413,30 @@ samples_compact(struct state *st, int64_t now, struct gr_error *err)
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
 	/* The oldest raw sample to fold: its hour is the first that gains minutes. */
-	if (sqlite3_prepare_v2(db, "SELECT min(at) FROM samples WHERE at < ?1", -1, &s,
-	    NULL) != SQLITE_OK)
+	if (db_prepare_v2(db, "SELECT min(at) FROM samples WHERE at < ?1", -1, &s,
+	    NULL) != DB_OK)
 		goto fail;
-	sqlite3_bind_int64(s, 1, cutoff);
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-		oldest = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+	db_bind_int64(s, 1, cutoff);
+	if (db_step(s) == DB_ROW && db_column_type(s, 0) != DB_NULL)
+		oldest = db_column_int64(s, 0);
+	db_finalize(s);
 	s = NULL;
 	{
 		const char *tail = q.buf;
 
 		while (*tail != '\0') {
-			if (sqlite3_prepare_v2(db, tail, -1, &s, &tail) != SQLITE_OK)
+			if (db_prepare_v2(db, tail, -1, &s, &tail) != DB_OK)
 				goto fail;
 			if (s == NULL)
 				break;
-			if (sqlite3_bind_parameter_count(s) >= 1)
-				sqlite3_bind_int64(s, 1, cutoff);
-			if (sqlite3_bind_parameter_count(s) >= 2)
-				sqlite3_bind_int64(s, 2, drop);
-			step = sqlite3_step(s);
-			sqlite3_finalize(s);
+			if (db_bind_parameter_count(s) >= 1)
+				db_bind_int64(s, 1, cutoff);
+			if (db_bind_parameter_count(s) >= 2)
+				db_bind_int64(s, 2, drop);
+			step = db_step(s);
+			db_finalize(s);
 			s = NULL;
-			if (step != SQLITE_DONE)
+			if (step != DB_DONE)
 				goto fail;
 		}
 	}
@@ -420,7 +457,7 @@ fail:
 	{
 		enum gr_err rc = state_fail(st, err, "cannot compact the sample history");
 
-		sqlite3_finalize(s);
+		db_finalize(s);
 		state_rollback(st);
 		return rc;
 	}
@@ -451,18 +488,18 @@ sample_rows_add(struct sample_rows *r)
  * time, n, secs, source. Returns the index of the first field column.
  */
 static int
-read_head(sqlite3_stmt *s, struct sample_row *r)
+read_head(struct db_stmt *s, struct sample_row *r)
 {
 	store_col_text(s, 0, r->s.instance_id, sizeof(r->s.instance_id));
-	r->s.index = sqlite3_column_int(s, 1);
+	r->s.index = db_column_int(s, 1);
 	store_col_text(s, 2, r->s.uuid, sizeof(r->s.uuid));
 	store_col_text(s, 3, r->s.name, sizeof(r->s.name));
 	store_col_text(s, 4, r->s.driver, sizeof(r->s.driver));
 	store_col_text(s, 5, r->s.vendor, sizeof(r->s.vendor));
-	r->s.at = sqlite3_column_int64(s, 6);
-	r->n = sqlite3_column_int(s, 7);
-	r->secs = sqlite3_column_int(s, 8);
-	r->s.source = sqlite3_column_int(s, 9) == SAMPLE_SSH ? SAMPLE_SSH : SAMPLE_API;
+	r->s.at = db_column_int64(s, 6);
+	r->n = db_column_int(s, 7);
+	r->secs = db_column_int(s, 8);
+	r->s.source = db_column_int(s, 9) == SAMPLE_SSH ? SAMPLE_SSH : SAMPLE_API;
 	return 10;
 }
 
@@ -489,19 +526,19 @@ sample_node_split(struct gpu_sample *g)
 static uint32_t
 series_seen(struct state *st, const char *instance_id)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	uint32_t seen = 0;
 
 	/* Two statements, so that the one for an instance searches UNIQUE(instance_id, gpu). */
-	if (sqlite3_prepare_v2(state_db(st), instance_id != NULL ?
+	if (db_prepare_v2(state_db(st), instance_id != NULL ?
 	    "SELECT gr_bit_or(seen) FROM sample_series WHERE " SQL_OF_INSTANCE :
-	    "SELECT gr_bit_or(seen) FROM sample_series", -1, &s, NULL) != SQLITE_OK)
+	    "SELECT gr_bit_or(seen) FROM sample_series", -1, &s, NULL) != DB_OK)
 		return UINT32_MAX;	/* aggregate everything rather than lose a field */
 	if (instance_id != NULL)
-		sqlite3_bind_text(s, 1, instance_id, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		seen = (uint32_t)sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+		db_bind_text(s, 1, instance_id, -1, DB_STATIC);
+	if (db_step(s) == DB_ROW)
+		seen = (uint32_t)db_column_int64(s, 0);
+	db_finalize(s);
 	return seen;
 }
 
@@ -526,7 +563,7 @@ series_list_release(struct series_list *l)
 static bool
 series_list_read(struct state *st, const char *instance_id, struct series_list *l)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	size_t cap = 0;
 	int rc;
 
@@ -538,16 +575,16 @@ series_list_read(struct state *st, const char *instance_id, struct series_list *
 	 * starts with, then the id: "J", "J/a", "J-2" (not the index's "J", "J-2", "J/a"), a
 	 * sort of the series table, one row per GPU.
 	 */
-	if (sqlite3_prepare_v2(state_db(st), instance_id != NULL ?
+	if (db_prepare_v2(state_db(st), instance_id != NULL ?
 	    "SELECT id, instance_id, gpu, uuid, name, driver, vendor FROM sample_series "
 	    "WHERE " SQL_OF_INSTANCE " ORDER BY instance_id, gpu" :
 	    "SELECT id, instance_id, gpu, uuid, name, driver, vendor FROM sample_series "
 	    "ORDER BY substr(instance_id, 1, instr(instance_id || '/', '/') - 1), instance_id, "
-	    "gpu", -1, &s, NULL) != SQLITE_OK)
+	    "gpu", -1, &s, NULL) != DB_OK)
 		return false;
 	if (instance_id != NULL)
-		sqlite3_bind_text(s, 1, instance_id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		db_bind_text(s, 1, instance_id, -1, DB_STATIC);
+	while ((rc = db_step(s)) == DB_ROW) {
 		struct gpu_sample *h;
 
 		if (l->n == cap) {
@@ -555,20 +592,20 @@ series_list_read(struct state *st, const char *instance_id, struct series_list *
 			l->id = xreallocarray(l->id, cap, sizeof(*l->id));
 			l->head = xreallocarray(l->head, cap, sizeof(*l->head));
 		}
-		l->id[l->n] = sqlite3_column_int64(s, 0);
+		l->id[l->n] = db_column_int64(s, 0);
 		h = &l->head[l->n++];
 		memset(h, 0, sizeof(*h));
 		store_col_text(s, 1, h->instance_id, sizeof(h->instance_id));
-		h->index = sqlite3_column_int(s, 2);
+		h->index = db_column_int(s, 2);
 		store_col_text(s, 3, h->uuid, sizeof(h->uuid));
 		store_col_text(s, 4, h->name, sizeof(h->name));
 		store_col_text(s, 5, h->driver, sizeof(h->driver));
 		store_col_text(s, 6, h->vendor, sizeof(h->vendor));
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
+	db_finalize(s);
+	if (rc != DB_DONE)
 		series_list_release(l);
-	return rc == SQLITE_DONE;
+	return rc == DB_DONE;
 }
 
 /*
@@ -579,23 +616,23 @@ series_list_read(struct state *st, const char *instance_id, struct series_list *
  * `cols` is the column list after the time.
  */
 static bool
-prepare_range(sqlite3 *db, const char *table, const char *time, const char *cols,
-    sqlite3_stmt **s)
+prepare_range(struct db *db, const char *table, const char *time, const char *cols,
+    struct db_stmt **s)
 {
 	struct sql q = { .len = 0 };
 
 	sql_add(&q, "SELECT %s%s FROM %s WHERE series = ?1 AND %s >= ?2 AND %s < ?3 ORDER BY %s",
 	    time, cols, table, time, time, time);
-	return sqlite3_prepare_v2(db, q.buf, -1, s, NULL) == SQLITE_OK;
+	return db_prepare_v2(db, q.buf, -1, s, NULL) == DB_OK;
 }
 
 static void
-bind_range(sqlite3_stmt *s, int64_t series, int64_t since, int64_t until)
+bind_range(struct db_stmt *s, int64_t series, int64_t since, int64_t until)
 {
-	sqlite3_reset(s);
-	sqlite3_bind_int64(s, 1, series);
-	sqlite3_bind_int64(s, 2, since);
-	sqlite3_bind_int64(s, 3, until);
+	db_reset(s);
+	db_bind_int64(s, 1, series);
+	db_bind_int64(s, 2, since);
+	db_bind_int64(s, 3, until);
 }
 
 /*
@@ -683,14 +720,14 @@ part_value(struct part *b, size_t k, int64_t v)
  * give.
  */
 static void
-part_add_row(struct part *b, sqlite3_stmt *s, uint32_t seen, bool hour)
+part_add_row(struct part *b, struct db_stmt *s, uint32_t seen, bool hour)
 {
-	int64_t n = sqlite3_column_int64(s, 1);
-	int col = 4, src = sqlite3_column_int(s, 3), max_at = hour ? 3 : 2;
+	int64_t n = db_column_int64(s, 1);
+	int col = 4, src = db_column_int(s, 3), max_at = hour ? 3 : 2;
 	size_t k;
 
 	b->n += n;
-	b->secs += sqlite3_column_int64(s, 2);
+	b->secs += db_column_int64(s, 2);
 	if (src > b->source)
 		b->source = src;
 	for (k = 0; k < NFIELDS; k++) {
@@ -699,30 +736,30 @@ part_add_row(struct part *b, sqlite3_stmt *s, uint32_t seen, bool hour)
 		if (!(seen & fields[k].bit))
 			continue;
 		if (fields[k].agg != A_STAT) {
-			if (sqlite3_column_type(s, col) != SQLITE_NULL)
-				part_value(b, k, sqlite3_column_int64(s, col));
+			if (db_column_type(s, col) != DB_NULL)
+				part_value(b, k, db_column_int64(s, col));
 			col++;
 			continue;
 		}
-		if (sqlite3_column_type(s, col) != SQLITE_NULL) {
-			double lo = sqlite3_column_double(s, col);
+		if (db_column_type(s, col) != DB_NULL) {
+			double lo = db_column_double(s, col);
 
 			if (!(b->has_min & bit) || lo < b->min[k])
 				b->min[k] = lo;
 			b->has_min |= bit;
 		}
-		if (sqlite3_column_type(s, col + 1) != SQLITE_NULL) {
+		if (db_column_type(s, col + 1) != DB_NULL) {
 			if (hour) {
-				b->wsum[k] += sqlite3_column_double(s, col + 1);
-				b->wn[k] += sqlite3_column_double(s, col + 2);
+				b->wsum[k] += db_column_double(s, col + 1);
+				b->wn[k] += db_column_double(s, col + 2);
 			} else {
-				b->wsum[k] += sqlite3_column_double(s, col + 1) * (double)n;
+				b->wsum[k] += db_column_double(s, col + 1) * (double)n;
 				b->wn[k] += (double)n;
 			}
 			b->has_mean |= bit;
 		}
-		if (sqlite3_column_type(s, col + max_at) != SQLITE_NULL) {
-			double hi = sqlite3_column_double(s, col + max_at);
+		if (db_column_type(s, col + max_at) != DB_NULL) {
+			double hi = db_column_double(s, col + max_at);
 
 			if (!(b->has_max & bit) || hi > b->max[k])
 				b->max[k] = hi;
@@ -741,19 +778,19 @@ struct raw {
 };
 
 static void
-raw_read(sqlite3_stmt *s, uint32_t seen, struct raw *r)
+raw_read(struct db_stmt *s, uint32_t seen, struct raw *r)
 {
 	int col = 2;
 	size_t k;
 
-	r->at = sqlite3_column_int64(s, 0);
-	r->source = sqlite3_column_int(s, 1);
+	r->at = db_column_int64(s, 0);
+	r->source = db_column_int(s, 1);
 	r->has = 0;
 	for (k = 0; k < NFIELDS; k++) {
 		if (!(seen & fields[k].bit))
 			continue;
-		if (sqlite3_column_type(s, col) != SQLITE_NULL) {
-			r->v[k] = sqlite3_column_int64(s, col);
+		if (db_column_type(s, col) != DB_NULL) {
+			r->v[k] = db_column_int64(s, col);
 			r->has |= 1u << k;
 		}
 		col++;
@@ -862,14 +899,14 @@ bucket_row(struct sample_rows *out, const struct gpu_sample *head, int step,
 
 /* The raw samples of one series in the range, as rows of step 0. */
 static int
-history_raw(sqlite3_stmt *raw, const struct gpu_sample *head, uint32_t seen,
+history_raw(struct db_stmt *raw, const struct gpu_sample *head, uint32_t seen,
     struct sample_rows *out)
 {
 	size_t first = out->n, i, k;
 	struct raw v;
 	int rc;
 
-	while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+	while ((rc = db_step(raw)) == DB_ROW) {
 		struct sample_row *r = sample_rows_add(out);
 
 		raw_read(raw, seen, &v);
@@ -897,12 +934,12 @@ history_raw(sqlite3_stmt *raw, const struct gpu_sample *head, uint32_t seen,
 
 /* Minute rows (minute, then the columns of part_add_row) into buckets of step seconds. */
 static int
-minute_parts(sqlite3_stmt *minute, uint32_t seen, int step, struct parts *pm)
+minute_parts(struct db_stmt *minute, uint32_t seen, int step, struct parts *pm)
 {
 	int rc;
 
-	while ((rc = sqlite3_step(minute)) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(minute, 0);
+	while ((rc = db_step(minute)) == DB_ROW) {
+		int64_t t = db_column_int64(minute, 0);
 
 		part_add_row(parts_at(pm, t / step * step), minute, seen, false);
 	}
@@ -915,7 +952,7 @@ minute_parts(sqlite3_stmt *minute, uint32_t seen, int step, struct parts *pm)
  * in key order, so a bucket is complete when the next begins), then merged by time.
  */
 static int
-history_buckets(sqlite3_stmt *raw, const struct gpu_sample *head, uint32_t seen, int step,
+history_buckets(struct db_stmt *raw, const struct gpu_sample *head, uint32_t seen, int step,
     struct parts *pm, struct parts *pr, struct sample_rows *out)
 {
 	struct raw prev, cur;
@@ -926,7 +963,7 @@ history_buckets(sqlite3_stmt *raw, const struct gpu_sample *head, uint32_t seen,
 
 	pr->n = 0;
 	/* A raw sample's seconds need the next one's time: each is added one sample late. */
-	while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+	while ((rc = db_step(raw)) == DB_ROW) {
 		raw_read(raw, seen, &cur);
 		if (have) {
 			part_add_raw(parts_at(pr, prev.at / step * step), &prev,
@@ -936,7 +973,7 @@ history_buckets(sqlite3_stmt *raw, const struct gpu_sample *head, uint32_t seen,
 		prev = cur;
 		have = true;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != DB_DONE)
 		return rc;
 	if (have)
 		part_add_raw(parts_at(pr, prev.at / step * step), &prev,
@@ -956,7 +993,7 @@ history_buckets(sqlite3_stmt *raw, const struct gpu_sample *head, uint32_t seen,
 			bucket_row(out, head, step, p, 2);
 		}
 	}
-	return SQLITE_DONE;
+	return DB_DONE;
 }
 
 /*
@@ -985,87 +1022,88 @@ sql_row_cols(struct sql *q, uint32_t seen, bool hour)
 
 /* The statement that writes one samples_gpu_hour row, every field. */
 static bool
-prepare_gpu_hour_insert(sqlite3 *db, sqlite3_stmt **s)
+prepare_gpu_hour_insert(struct db *db, struct db_stmt **s)
 {
 	struct sql q = { .len = 0 };
 	size_t k;
 
-	sql_add(&q, "INSERT OR REPLACE INTO samples_gpu_hour(series, hour");
+	sql_add(&q, "INSERT INTO samples_gpu_hour(series, hour");
 	sql_row_cols(&q, UINT32_MAX, true);
 	sql_add(&q, ") VALUES(?, ?, ?, ?, ?");
 	for (k = 0; k < NFIELDS; k++)
 		sql_add(&q, fields[k].agg == A_STAT ? ", ?, ?, ?, ?" : ", ?");
 	sql_add(&q, ")");
-	return sqlite3_prepare_v2(db, q.buf, -1, s, NULL) == SQLITE_OK;
+	sql_upsert(&q, 2);
+	return db_prepare_v2(db, q.buf, -1, s, NULL) == DB_OK;
 }
 
 /* One hour's part (the fold of its minute rows) as a samples_gpu_hour row. */
 static bool
-gpu_hour_write(sqlite3_stmt *ins, int64_t series, const struct part *b)
+gpu_hour_write(struct db_stmt *ins, int64_t series, const struct part *b)
 {
 	int col = 6;
 	size_t k;
 
-	sqlite3_reset(ins);
-	sqlite3_bind_int64(ins, 1, series);
-	sqlite3_bind_int64(ins, 2, b->t);
-	sqlite3_bind_int64(ins, 3, b->n);
-	sqlite3_bind_int64(ins, 4, b->secs);
-	sqlite3_bind_int(ins, 5, b->source);
+	db_reset(ins);
+	db_bind_int64(ins, 1, series);
+	db_bind_int64(ins, 2, b->t);
+	db_bind_int64(ins, 3, b->n);
+	db_bind_int64(ins, 4, b->secs);
+	db_bind_int(ins, 5, b->source);
 	for (k = 0; k < NFIELDS; k++) {
 		uint32_t bit = 1u << k;
 
 		if (fields[k].agg != A_STAT) {
 			if (b->has_v & bit)
-				sqlite3_bind_int64(ins, col, b->v[k]);
+				db_bind_int64(ins, col, b->v[k]);
 			else
-				sqlite3_bind_null(ins, col);
+				db_bind_null(ins, col);
 			col++;
 			continue;
 		}
 		if (b->has_min & bit)
-			sqlite3_bind_double(ins, col, b->min[k]);
+			db_bind_double(ins, col, b->min[k]);
 		else
-			sqlite3_bind_null(ins, col);
+			db_bind_null(ins, col);
 		if (b->has_mean & bit) {
-			sqlite3_bind_double(ins, col + 1, b->wsum[k]);
-			sqlite3_bind_double(ins, col + 2, b->wn[k]);
+			db_bind_double(ins, col + 1, b->wsum[k]);
+			db_bind_double(ins, col + 2, b->wn[k]);
 		} else {
-			sqlite3_bind_null(ins, col + 1);
-			sqlite3_bind_null(ins, col + 2);
+			db_bind_null(ins, col + 1);
+			db_bind_null(ins, col + 2);
 		}
 		if (b->has_max & bit)
-			sqlite3_bind_double(ins, col + 3, b->max[k]);
+			db_bind_double(ins, col + 3, b->max[k]);
 		else
-			sqlite3_bind_null(ins, col + 3);
+			db_bind_null(ins, col + 3);
 		col += 4;
 	}
-	return sqlite3_step(ins) == SQLITE_DONE;
+	return db_step(ins) == DB_DONE;
 }
 
 /* Deletes a roll-up table's rows for hours [h0, h1). */
 static bool
-delete_hours(sqlite3 *db, const char *table, int64_t h0, int64_t h1)
+delete_hours(struct db *db, const char *table, int64_t h0, int64_t h1)
 {
-	sqlite3_stmt *del;
+	struct db_stmt *del;
 	char sql[96];
 	bool ok;
 
 	snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE hour >= ?1 AND hour < ?2", table);
-	if (sqlite3_prepare_v2(db, sql, -1, &del, NULL) != SQLITE_OK)
+	if (db_prepare_v2(db, sql, -1, &del, NULL) != DB_OK)
 		return false;
-	sqlite3_bind_int64(del, 1, h0);
-	sqlite3_bind_int64(del, 2, h1);
-	ok = sqlite3_step(del) == SQLITE_DONE;
-	sqlite3_finalize(del);
+	db_bind_int64(del, 1, h0);
+	db_bind_int64(del, 2, h1);
+	ok = db_step(del) == DB_DONE;
+	db_finalize(del);
 	return ok;
 }
 
 /* What remaking a roll-up's hours reads and writes with (rebuild_begin). */
 struct rebuild {
 	struct series_list l;
-	sqlite3_stmt *minute;		/* the minute rows of a series (cols), by range */
-	sqlite3_stmt *ins;		/* the roll-up's insert, the caller's to prepare */
+	struct db_stmt *minute;		/* the minute rows of a series (cols), by range */
+	struct db_stmt *ins;		/* the roll-up's insert, the caller's to prepare */
 };
 
 /*
@@ -1076,14 +1114,14 @@ static bool
 rebuild_begin(struct state *st, const char *table, const char *cols, int64_t h0, int64_t h1,
     struct rebuild *r)
 {
-	sqlite3 *db = state_db(st);
+	struct db *db = state_db(st);
 
 	r->minute = r->ins = NULL;
 	if (!series_list_read(st, NULL, &r->l))
 		return false;
 	if (!prepare_range(db, "samples_minute", "minute", cols, &r->minute) ||
 	    !delete_hours(db, table, h0, h1)) {
-		sqlite3_finalize(r->minute);
+		db_finalize(r->minute);
 		series_list_release(&r->l);
 		return false;
 	}
@@ -1093,8 +1131,8 @@ rebuild_begin(struct state *st, const char *table, const char *cols, int64_t h0,
 static void
 rebuild_end(struct rebuild *r)
 {
-	sqlite3_finalize(r->minute);
-	sqlite3_finalize(r->ins);
+	db_finalize(r->minute);
+	db_finalize(r->ins);
 	series_list_release(&r->l);
 }
 
@@ -1110,7 +1148,7 @@ gpu_hours(struct state *st, int64_t h0, int64_t h1)
 	struct parts ph = { 0 };
 	struct rebuild r;
 	size_t i, k;
-	int rc = SQLITE_DONE;
+	int rc = DB_DONE;
 
 	if (h0 >= h1)
 		return true;
@@ -1119,38 +1157,38 @@ gpu_hours(struct state *st, int64_t h0, int64_t h1)
 	if (!rebuild_begin(st, "samples_gpu_hour", cols.buf, h0, h1, &r))
 		return false;
 	if (!prepare_gpu_hour_insert(state_db(st), &r.ins))
-		rc = SQLITE_ERROR;
-	for (i = 0; i < r.l.n && rc == SQLITE_DONE; i++) {
+		rc = DB_ERROR;
+	for (i = 0; i < r.l.n && rc == DB_DONE; i++) {
 		ph.n = 0;
 		bind_range(r.minute, r.l.id[i], h0, h1);
-		if ((rc = minute_parts(r.minute, UINT32_MAX, HOUR, &ph)) != SQLITE_DONE)
+		if ((rc = minute_parts(r.minute, UINT32_MAX, HOUR, &ph)) != DB_DONE)
 			break;
 		for (k = 0; k < ph.n; k++) {
 			if (!gpu_hour_write(r.ins, r.l.id[i], &ph.v[k])) {
-				rc = SQLITE_ERROR;
+				rc = DB_ERROR;
 				break;
 			}
 		}
 	}
 	rebuild_end(&r);
 	free(ph.v);
-	return rc == SQLITE_DONE;
+	return rc == DB_DONE;
 }
 
 enum gr_err
 samples_history(struct state *st, const char *instance_id, int64_t since, int64_t until,
     int step, struct sample_rows *out, struct gr_error *err)
 {
-	sqlite3 *db = state_db(st);
+	struct db *db = state_db(st);
 	struct sql mcols = { .len = 0 }, hcols = { .len = 0 }, rcols = { .len = 0 };
-	sqlite3_stmt *minute = NULL, *hour = NULL, *raw = NULL;
+	struct db_stmt *minute = NULL, *hour = NULL, *raw = NULL;
 	struct parts pm = { 0 }, pr = { 0 };
 	struct series_list l;
 	uint32_t seen = UINT32_MAX;
 	enum gr_err ret = GR_OK;
 	int64_t hlo = 0, hhi = 0;
 	size_t i, k;
-	int rc = SQLITE_DONE;
+	int rc = DB_DONE;
 
 	if (step < 0 || step % 60 != 0)
 		return gr_fail(err, GR_EUSAGE, "a history step is a whole number of minutes");
@@ -1181,7 +1219,7 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 		goto out;
 	}
 	/* Series come in (instance, GPU) order and each one's rows in time order. */
-	for (i = 0; i < l.n && rc == SQLITE_DONE; i++) {
+	for (i = 0; i < l.n && rc == DB_DONE; i++) {
 		bind_range(raw, l.id[i], since, until);
 		if (step == 0) {
 			rc = history_raw(raw, &l.head[i], seen, out);
@@ -1191,15 +1229,15 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 		if (hlo < hhi) {
 			bind_range(minute, l.id[i], since, hlo);
 			rc = minute_parts(minute, seen, step, &pm);
-			if (rc == SQLITE_DONE) {
+			if (rc == DB_DONE) {
 				bind_range(hour, l.id[i], hlo, hhi);
-				while ((rc = sqlite3_step(hour)) == SQLITE_ROW) {
-					int64_t t = sqlite3_column_int64(hour, 0);
+				while ((rc = db_step(hour)) == DB_ROW) {
+					int64_t t = db_column_int64(hour, 0);
 
 					part_add_row(parts_at(&pm, t / step * step), hour, seen, true);
 				}
 			}
-			if (rc == SQLITE_DONE) {
+			if (rc == DB_DONE) {
 				bind_range(minute, l.id[i], hhi, until);
 				rc = minute_parts(minute, seen, step, &pm);
 			}
@@ -1207,15 +1245,15 @@ samples_history(struct state *st, const char *instance_id, int64_t since, int64_
 			bind_range(minute, l.id[i], since, until);
 			rc = minute_parts(minute, seen, step, &pm);
 		}
-		if (rc == SQLITE_DONE)
+		if (rc == DB_DONE)
 			rc = history_buckets(raw, &l.head[i], seen, step, &pm, &pr, out);
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != DB_DONE)
 		ret = state_fail(st, err, "cannot read the sample history");
 out:
-	sqlite3_finalize(minute);
-	sqlite3_finalize(hour);
-	sqlite3_finalize(raw);
+	db_finalize(minute);
+	db_finalize(hour);
+	db_finalize(raw);
 	series_list_release(&l);
 	free(pm.v);
 	free(pr.v);
@@ -1226,9 +1264,9 @@ enum gr_err
 samples_latest(struct state *st, const char *instance_id, struct sample_list *out,
     struct gr_error *err)
 {
-	sqlite3 *db = state_db(st);
+	struct db *db = state_db(st);
 	struct sql q = { .len = 0 };
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	size_t k;
 	int rc;
 
@@ -1243,26 +1281,26 @@ samples_latest(struct state *st, const char *instance_id, struct sample_list *ou
 	sql_add(&q, " FROM sample_series ss JOIN samples r ON r.series = ss.id AND r.at = "
 	    "(SELECT max(at) FROM samples WHERE series = ss.id)%s ORDER BY ss.instance_id, "
 	    "ss.gpu", instance_id != NULL ? " WHERE " SQL_OF_INSTANCE : "");
-	if (sqlite3_prepare_v2(db, q.buf, -1, &s, NULL) != SQLITE_OK)
+	if (db_prepare_v2(db, q.buf, -1, &s, NULL) != DB_OK)
 		return state_fail(st, err, "cannot read the latest samples");
 	if (instance_id != NULL)
-		sqlite3_bind_text(s, 1, instance_id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		db_bind_text(s, 1, instance_id, -1, DB_STATIC);
+	while ((rc = db_step(s)) == DB_ROW) {
 		struct sample_row r;
 		int col;
 
 		memset(&r, 0, sizeof(r));
 		col = read_head(s, &r);
 		for (k = 0; k < NFIELDS; k++, col++) {
-			if (sqlite3_column_type(s, col) != SQLITE_NULL) {
+			if (db_column_type(s, col) != DB_NULL) {
 				r.s.valid |= fields[k].bit;
-				field_set(&r.s, &fields[k], sqlite3_column_int64(s, col));
+				field_set(&r.s, &fields[k], db_column_int64(s, col));
 			}
 		}
 		*sample_list_add(out) = r.s;
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
+	db_finalize(s);
+	if (rc != DB_DONE)
 		return state_fail(st, err, "cannot read the latest samples");
 	return GR_OK;
 }
@@ -1450,42 +1488,42 @@ spans_sorted(const struct spans *l)
 
 /* One series' minute rows as spans: (minute, secs, util_mean, util_max, power_mean, n). */
 static int
-minute_spans(sqlite3_stmt *minute, int gpu, struct spans *out)
+minute_spans(struct db_stmt *minute, int gpu, struct spans *out)
 {
 	int rc;
 
-	while ((rc = sqlite3_step(minute)) == SQLITE_ROW) {
+	while ((rc = db_step(minute)) == DB_ROW) {
 		struct span *p = spans_add(out);
 
-		p->t = sqlite3_column_int64(minute, 0);
+		p->t = db_column_int64(minute, 0);
 		p->gpu = gpu;
-		p->secs = sqlite3_column_double(minute, 1);
-		p->util_known = sqlite3_column_type(minute, 2) != SQLITE_NULL;
-		p->util = sqlite3_column_double(minute, 2);
-		p->idle_util = sqlite3_column_double(minute, 3);
-		p->power_known = sqlite3_column_type(minute, 4) != SQLITE_NULL;
-		p->power = sqlite3_column_double(minute, 4);
-		p->n = sqlite3_column_int(minute, 5);
+		p->secs = db_column_double(minute, 1);
+		p->util_known = db_column_type(minute, 2) != DB_NULL;
+		p->util = db_column_double(minute, 2);
+		p->idle_util = db_column_double(minute, 3);
+		p->power_known = db_column_type(minute, 4) != DB_NULL;
+		p->power = db_column_double(minute, 4);
+		p->n = db_column_int(minute, 5);
 	}
 	return rc;
 }
 
 /* One series' raw samples (at, util, power) as spans with the seconds each covers. */
 static int
-raw_spans(sqlite3_stmt *raw, int gpu, struct spans *out)
+raw_spans(struct db_stmt *raw, int gpu, struct spans *out)
 {
 	size_t first = out->n, i;
 	int rc;
 
-	while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+	while ((rc = db_step(raw)) == DB_ROW) {
 		struct span *p = spans_add(out);
 
-		p->t = sqlite3_column_int64(raw, 0);
+		p->t = db_column_int64(raw, 0);
 		p->gpu = gpu;
-		p->util_known = sqlite3_column_type(raw, 1) != SQLITE_NULL;
-		p->util = p->idle_util = sqlite3_column_double(raw, 1);
-		p->power_known = sqlite3_column_type(raw, 2) != SQLITE_NULL;
-		p->power = sqlite3_column_double(raw, 2);
+		p->util_known = db_column_type(raw, 1) != DB_NULL;
+		p->util = p->idle_util = db_column_double(raw, 1);
+		p->power_known = db_column_type(raw, 2) != DB_NULL;
+		p->power = db_column_double(raw, 2);
 		p->n = 1;
 	}
 	for (i = first; i < out->n; i++)
@@ -1549,37 +1587,37 @@ static const char sql_hour_table[] =
     "CREATE INDEX samples_hour_at ON samples_hour(hour);";
 
 static bool
-hour_write(sqlite3_stmt *ins, const char *instance_id, int64_t hour, const struct fold *f)
+hour_write(struct db_stmt *ins, const char *instance_id, int64_t hour, const struct fold *f)
 {
 	unsigned char util[UTIL_BINS * 11], inst[INSTANT_BINS * 11];
 	size_t nu = hist_encode(f->util_secs, UTIL_BINS, util);
 	size_t ni = hist_encode(f->instant_secs, INSTANT_BINS, inst);
 
-	sqlite3_reset(ins);
-	sqlite3_bind_text(ins, 1, instance_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(ins, 2, hour);
-	sqlite3_bind_int64(ins, 3, f->first);
-	sqlite3_bind_int64(ins, 4, f->last);
-	sqlite3_bind_int64(ins, 5, f->samples);
+	db_reset(ins);
+	db_bind_text(ins, 1, instance_id, -1, DB_STATIC);
+	db_bind_int64(ins, 2, hour);
+	db_bind_int64(ins, 3, f->first);
+	db_bind_int64(ins, 4, f->last);
+	db_bind_int64(ins, 5, f->samples);
 	/* gpus, gpus_hi: no longer read (samples_summary counts an instance's series). */
-	sqlite3_bind_int64(ins, 6, 0);
-	sqlite3_bind_int(ins, 7, 0);
-	sqlite3_bind_double(ins, 8, f->util_w);
-	sqlite3_bind_double(ins, 9, f->util_sum);
+	db_bind_int64(ins, 6, 0);
+	db_bind_int(ins, 7, 0);
+	db_bind_double(ins, 8, f->util_w);
+	db_bind_double(ins, 9, f->util_sum);
 	if (f->energy_known)
-		sqlite3_bind_double(ins, 10, f->energy_j);
+		db_bind_double(ins, 10, f->energy_j);
 	else
-		sqlite3_bind_null(ins, 10);
-	sqlite3_bind_blob(ins, 11, util, (int)nu, SQLITE_TRANSIENT);
-	sqlite3_bind_blob(ins, 12, inst, (int)ni, SQLITE_TRANSIENT);
-	return sqlite3_step(ins) == SQLITE_DONE;
+		db_bind_null(ins, 10);
+	db_bind_blob(ins, 11, util, (int)nu, DB_TRANSIENT);
+	db_bind_blob(ins, 12, inst, (int)ni, DB_TRANSIENT);
+	return db_step(ins) == DB_DONE;
 }
 
 /* One samples_hour row (the columns of sql_hour_read) added to a fold. */
 static void
-fold_add_hour(struct fold *f, sqlite3_stmt *s)
+fold_add_hour(struct fold *f, struct db_stmt *s)
 {
-	int64_t first = sqlite3_column_int64(s, 0), last = sqlite3_column_int64(s, 1);
+	int64_t first = db_column_int64(s, 0), last = db_column_int64(s, 1);
 
 	fold_close(f);
 	if (!f->any || first < f->first)
@@ -1587,16 +1625,16 @@ fold_add_hour(struct fold *f, sqlite3_stmt *s)
 	if (!f->any || last > f->last)
 		f->last = last;
 	f->any = true;
-	f->samples += sqlite3_column_int64(s, 2);
-	f->util_w += sqlite3_column_double(s, 3);
-	f->util_sum += sqlite3_column_double(s, 4);
-	if (sqlite3_column_type(s, 5) != SQLITE_NULL) {
+	f->samples += db_column_int64(s, 2);
+	f->util_w += db_column_double(s, 3);
+	f->util_sum += db_column_double(s, 4);
+	if (db_column_type(s, 5) != DB_NULL) {
 		f->energy_known = true;
-		f->energy_j += sqlite3_column_double(s, 5);
+		f->energy_j += db_column_double(s, 5);
 	}
-	hist_decode(sqlite3_column_blob(s, 6), sqlite3_column_bytes(s, 6), f->util_secs,
+	hist_decode(db_column_blob(s, 6), db_column_bytes(s, 6), f->util_secs,
 	    UTIL_BINS);
-	hist_decode(sqlite3_column_blob(s, 7), sqlite3_column_bytes(s, 7), f->instant_secs,
+	hist_decode(db_column_blob(s, 7), db_column_bytes(s, 7), f->instant_secs,
 	    INSTANT_BINS);
 }
 
@@ -1646,29 +1684,29 @@ rollup_hours(struct state *st, int64_t h0, int64_t h1)
 	struct rebuild r;
 	struct fold *f;
 	size_t i, j, k;
-	int rc = SQLITE_DONE;
+	int rc = DB_DONE;
 
 	if (h0 >= h1)
 		return true;
 	/* The delete: SEARCH samples_hour USING COVERING INDEX samples_hour_at (hour>? AND hour<?). */
 	if (!rebuild_begin(st, "samples_hour", MINUTE_SPAN_COLS, h0, h1, &r))
 		return false;
-	if (sqlite3_prepare_v2(state_db(st), "INSERT INTO samples_hour(instance_id, hour, first, "
+	if (db_prepare_v2(state_db(st), "INSERT INTO samples_hour(instance_id, hour, first, "
 	    "last, samples, gpus, gpus_hi, util_w, util_sum, energy_j, util_secs, instant_secs) "
-	    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &r.ins, NULL) != SQLITE_OK)
-		rc = SQLITE_ERROR;
+	    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &r.ins, NULL) != DB_OK)
+		rc = DB_ERROR;
 	f = xcalloc(1, sizeof(*f));
-	for (i = 0; i < r.l.n && rc == SQLITE_DONE; i = j) {
+	for (i = 0; i < r.l.n && rc == DB_DONE; i = j) {
 		char base[ID_MAX];
 
 		j = instance_end(&r.l, i);
 		instance_of(r.l.head[i].instance_id, base);
 		sp.n = 0;
-		for (k = i; k < j && rc == SQLITE_DONE; k++) {
+		for (k = i; k < j && rc == DB_DONE; k++) {
 			bind_range(r.minute, r.l.id[k], h0, h1);
 			rc = minute_spans(r.minute, (int)(k - i), &sp);
 		}
-		if (rc != SQLITE_DONE)
+		if (rc != DB_DONE)
 			break;
 		/* Several GPUs: their minutes side by side, each minute one instant. */
 		if (j - i > 1 && sp.n > 1)
@@ -1681,7 +1719,7 @@ rollup_hours(struct state *st, int64_t h0, int64_t h1)
 				fold_add(f, &sp.v[k]);
 			fold_close(f);
 			if (!hour_write(r.ins, base, hour, f)) {
-				rc = SQLITE_ERROR;
+				rc = DB_ERROR;
 				break;
 			}
 		}
@@ -1689,7 +1727,7 @@ rollup_hours(struct state *st, int64_t h0, int64_t h1)
 	rebuild_end(&r);
 	free(sp.v);
 	free(f);
-	return rc == SQLITE_DONE;
+	return rc == DB_DONE;
 }
 
 /*
@@ -1699,7 +1737,7 @@ rollup_hours(struct state *st, int64_t h0, int64_t h1)
  */
 /* samples_gpu_hour: one row per series and hour (history.h); made without the rows. */
 static bool
-gpu_hour_table(sqlite3 *db)
+gpu_hour_table(struct db *db)
 {
 	struct sql q = { .len = 0 };
 	size_t k;
@@ -1715,30 +1753,30 @@ gpu_hour_table(sqlite3 *db)
 	}
 	sql_add(&q, ", PRIMARY KEY(series, hour)) WITHOUT ROWID;"
 	    "CREATE INDEX samples_gpu_hour_at ON samples_gpu_hour(hour);");
-	return sqlite3_exec(db, q.buf, NULL, NULL, NULL) == SQLITE_OK;
+	return store_ddl(db, q.buf);
 }
 
 static bool
 rollups_fill(struct state *st)
 {
-	sqlite3 *db = state_db(st);
-	sqlite3_stmt *s = NULL;
+	struct db *db = state_db(st);
+	struct db_stmt *s = NULL;
 	int64_t lo = 0, hi = -1;
 	bool instance_hours = !store_has_table(db, "samples_hour");
 	bool gpu_hours_missing = !store_has_table(db, "samples_gpu_hour");
 
 	if (!instance_hours && !gpu_hours_missing)
 		return true;
-	if ((instance_hours && sqlite3_exec(db, sql_hour_table, NULL, NULL, NULL) != SQLITE_OK) ||
+	if ((instance_hours && !store_ddl(db, sql_hour_table)) ||
 	    (gpu_hours_missing && !gpu_hour_table(db)) ||
-	    sqlite3_prepare_v2(db, "SELECT min(minute), max(minute) FROM samples_minute", -1, &s,
-	    NULL) != SQLITE_OK)
+	    db_prepare_v2(db, "SELECT min(minute), max(minute) FROM samples_minute", -1, &s,
+	    NULL) != DB_OK)
 		return false;
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
-		lo = hour_floor(sqlite3_column_int64(s, 0));
-		hi = hour_floor(sqlite3_column_int64(s, 1)) + HOUR;
+	if (db_step(s) == DB_ROW && db_column_type(s, 0) != DB_NULL) {
+		lo = hour_floor(db_column_int64(s, 0));
+		hi = hour_floor(db_column_int64(s, 1)) + HOUR;
 	}
-	sqlite3_finalize(s);
+	db_finalize(s);
 	return (!instance_hours || rollup_hours(st, lo, hi)) &&
 	    (!gpu_hours_missing || gpu_hours(st, lo, hi));
 }
@@ -1747,8 +1785,8 @@ enum gr_err
 samples_summary(struct state *st, const char *instance_id, int64_t since, int64_t until,
     int idle_pct, struct sample_summary **out, size_t *n, struct gr_error *err)
 {
-	sqlite3 *db = state_db(st);
-	sqlite3_stmt *minute = NULL, *raw = NULL, *hour = NULL, *any_minute = NULL;
+	struct db *db = state_db(st);
+	struct db_stmt *minute = NULL, *raw = NULL, *hour = NULL, *any_minute = NULL;
 	struct sample_summary *v = NULL;
 	struct spans sp = { 0 };
 	struct series_list l;
@@ -1756,7 +1794,7 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 	size_t nv = 0, i, j, k;
 	enum gr_err ret = GR_OK;
 	int64_t hlo, hhi;
-	int rc = SQLITE_DONE;
+	int rc = DB_DONE;
 
 	*out = NULL;
 	*n = 0;
@@ -1775,16 +1813,16 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 	/* Each series' rows in key order (see prepare_range): no sort in SQLite. */
 	if (!prepare_range(db, "samples_minute", "minute", MINUTE_SPAN_COLS, &minute) ||
 	    !prepare_range(db, "samples", "at", ", util, power", &raw) ||
-	    sqlite3_prepare_v2(db, sql_hour_read, -1, &hour, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT 1 FROM samples_minute WHERE series = ?1 AND "
-	    "minute >= ?2 AND minute < ?3 LIMIT 1", -1, &any_minute, NULL) != SQLITE_OK) {
+	    db_prepare_v2(db, sql_hour_read, -1, &hour, NULL) != DB_OK ||
+	    db_prepare_v2(db, "SELECT 1 FROM samples_minute WHERE series = ?1 AND "
+	    "minute >= ?2 AND minute < ?3 LIMIT 1", -1, &any_minute, NULL) != DB_OK) {
 		ret = state_fail(st, err, "cannot summarise the sample history");
 		goto out;
 	}
 	f = xcalloc(1, sizeof(*f));
 	if (l.n > 0)
 		v = xreallocarray(NULL, l.n, sizeof(*v));
-	for (i = 0; i < l.n && rc == SQLITE_DONE; i = j) {
+	for (i = 0; i < l.n && rc == DB_DONE; i = j) {
 		char base[ID_MAX];
 		int gpus = 0;
 
@@ -1792,33 +1830,33 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 		instance_of(l.head[i].instance_id, base);
 		sp.n = 0;
 		/* Each GPU of each node its own (gpu: its place in the instance's series). */
-		for (k = i; k < j && rc == SQLITE_DONE; k++) {
+		for (k = i; k < j && rc == DB_DONE; k++) {
 			size_t before = sp.n;
 			bool seen;
 
 			bind_range(minute, l.id[k], since, hlo);
-			if ((rc = minute_spans(minute, (int)(k - i), &sp)) != SQLITE_DONE)
+			if ((rc = minute_spans(minute, (int)(k - i), &sp)) != DB_DONE)
 				break;
 			if (hhi < until) {
 				bind_range(minute, l.id[k], hhi, until);
-				if ((rc = minute_spans(minute, (int)(k - i), &sp)) != SQLITE_DONE)
+				if ((rc = minute_spans(minute, (int)(k - i), &sp)) != DB_DONE)
 					break;
 			}
 			bind_range(raw, l.id[k], since, until);
-			if ((rc = raw_spans(raw, (int)(k - i), &sp)) != SQLITE_DONE)
+			if ((rc = raw_spans(raw, (int)(k - i), &sp)) != DB_DONE)
 				break;
 			/* A GPU seen in the range: a span, or a minute row of its whole hours. */
 			seen = sp.n > before;
 			if (!seen && hlo < hhi) {
 				bind_range(any_minute, l.id[k], hlo, hhi);
-				if ((rc = sqlite3_step(any_minute)) == SQLITE_ROW) {
+				if ((rc = db_step(any_minute)) == DB_ROW) {
 					seen = true;
-					rc = SQLITE_DONE;
+					rc = DB_DONE;
 				}
 			}
 			gpus += seen;
 		}
-		if (rc != SQLITE_DONE)
+		if (rc != DB_DONE)
 			break;
 		/*
 		 * Spans side by side in time: one instant is every GPU's span at one time. One
@@ -1831,13 +1869,13 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 		for (k = 0; k < sp.n; k++)
 			fold_add(f, &sp.v[k]);
 		if (hlo < hhi) {
-			sqlite3_reset(hour);
-			sqlite3_bind_text(hour, 1, base, -1, SQLITE_STATIC);
-			sqlite3_bind_int64(hour, 2, hlo);
-			sqlite3_bind_int64(hour, 3, hhi);
-			while ((rc = sqlite3_step(hour)) == SQLITE_ROW)
+			db_reset(hour);
+			db_bind_text(hour, 1, base, -1, DB_STATIC);
+			db_bind_int64(hour, 2, hlo);
+			db_bind_int64(hour, 3, hhi);
+			while ((rc = db_step(hour)) == DB_ROW)
 				fold_add_hour(f, hour);
-			if (rc != SQLITE_DONE)
+			if (rc != DB_DONE)
 				break;
 		}
 		if (!f->any)
@@ -1848,7 +1886,7 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 		strlcpy_(v[nv].instance_id, base, sizeof(v[nv].instance_id));
 		nv++;
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != DB_DONE) {
 		ret = state_fail(st, err, "cannot summarise the sample history");
 		free(v);
 		goto out;
@@ -1860,10 +1898,10 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 	*out = v;
 	*n = nv;
 out:
-	sqlite3_finalize(minute);
-	sqlite3_finalize(raw);
-	sqlite3_finalize(hour);
-	sqlite3_finalize(any_minute);
+	db_finalize(minute);
+	db_finalize(raw);
+	db_finalize(hour);
+	db_finalize(any_minute);
 	series_list_release(&l);
 	free(sp.v);
 	free(f);

@@ -11,9 +11,16 @@
 enum gr_err
 remote_job_record(struct state *st, const struct remote_job *j, struct gr_error *err)
 {
-	if (!store_run(st, "INSERT OR REPLACE INTO jobs(id, instance_id, seq, name, command, "
-	    "started_at, state, exit_code, then_action, after, fetch, account, dir) "
-	    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ttittIiitibtt", j->id, j->instance_id,
+	/* "fetch" quoted: a reserved word in PostgreSQL. */
+	if (!store_run(st, "INSERT INTO jobs(id, instance_id, seq, name, command, started_at, "
+	    "state, exit_code, then_action, after, \"fetch\", account, dir) "
+	    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+	    "instance_id = excluded.instance_id, seq = excluded.seq, name = excluded.name, "
+	    "command = excluded.command, started_at = excluded.started_at, "
+	    "state = excluded.state, exit_code = excluded.exit_code, "
+	    "then_action = excluded.then_action, after = excluded.after, "
+	    "\"fetch\" = excluded.\"fetch\", account = excluded.account, dir = excluded.dir",
+	    "ttittIiitibtt", j->id, j->instance_id,
 	    j->seq, j->name, j->command, j->started_at, (int)j->state, j->exit_code,
 	    j->then_action, (int)j->after, (const void *)j->fetch, j->fetch_len, j->account, j->dir))
 		return state_fail(st, err, "cannot record the job");
@@ -21,22 +28,22 @@ remote_job_record(struct state *st, const struct remote_job *j, struct gr_error 
 }
 
 static void
-read_job(sqlite3_stmt *q, void *row)
+read_job(struct db_stmt *q, void *row)
 {
 	struct remote_job *j = row;
-	int len = sqlite3_column_bytes(q, 10);
-	const void *blob = sqlite3_column_blob(q, 10);
+	int len = db_column_bytes(q, 10);
+	const void *blob = db_column_blob(q, 10);
 
 	store_col_text(q, 0, j->id, sizeof(j->id));
 	store_col_text(q, 1, j->instance_id, sizeof(j->instance_id));
-	j->seq = sqlite3_column_int(q, 2);
+	j->seq = db_column_int(q, 2);
 	store_col_text(q, 3, j->name, sizeof(j->name));
 	store_col_text(q, 4, j->command, sizeof(j->command));
-	j->started_at = sqlite3_column_int64(q, 5);
-	j->state = (enum remote_job_state)sqlite3_column_int(q, 6);
-	j->exit_code = sqlite3_column_int(q, 7);
+	j->started_at = db_column_int64(q, 5);
+	j->state = (enum remote_job_state)db_column_int(q, 6);
+	j->exit_code = db_column_int(q, 7);
 	store_col_text(q, 8, j->then_action, sizeof(j->then_action));
-	j->after = (enum remote_job_after)sqlite3_column_int(q, 9);
+	j->after = (enum remote_job_after)db_column_int(q, 9);
 	if (blob != NULL && len > 0 && (size_t)len <= sizeof(j->fetch)) {
 		memcpy(j->fetch, blob, (size_t)len);
 		j->fetch_len = (size_t)len;
@@ -49,8 +56,8 @@ enum gr_err
 remote_job_load(struct state *st, const char *instance_id, struct remote_job **out, size_t *n,
     struct gr_error *err)
 {
-	sqlite3_stmt *q = store_prepare(st, "SELECT id, instance_id, seq, name, command, "
-	    "started_at, state, exit_code, then_action, after, fetch, account, dir FROM jobs "
+	struct db_stmt *q = store_prepare(st, "SELECT id, instance_id, seq, name, command, "
+	    "started_at, state, exit_code, then_action, after, \"fetch\", account, dir FROM jobs "
 	    "WHERE ?1 IS NULL OR instance_id = ?1 ORDER BY started_at, instance_id, seq", "t",
 	    instance_id);
 
@@ -64,7 +71,7 @@ remote_job_claim(struct state *st, const char *job_id, enum remote_job_after fro
     enum remote_job_after to)
 {
 	return store_run(st, "UPDATE jobs SET after = ? WHERE id = ? AND after = ?", "iti",
-	    (int)to, job_id, (int)from) && sqlite3_changes(state_db(st)) == 1;
+	    (int)to, job_id, (int)from) && db_changes(state_db(st)) == 1;
 }
 
 void

@@ -16,16 +16,16 @@ static enum gr_err
 exec_bound(struct state *st, const char *sql, const char *what, struct gr_error *err,
     const char *id, int64_t ts)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
-	if (sqlite3_prepare_v2(state_db(st), sql, -1, &s, NULL) != SQLITE_OK)
+	if (db_prepare_v2(state_db(st), sql, -1, &s, NULL) != DB_OK)
 		return state_fail(st, err, what);
-	sqlite3_bind_int64(s, 1, ts);
-	sqlite3_bind_text(s, 2, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, what);
+	db_bind_int64(s, 1, ts);
+	db_bind_text(s, 2, id, -1, DB_STATIC);
+	rc = db_step(s);
+	db_finalize(s);
+	return rc == DB_DONE ? GR_OK : state_fail(st, err, what);
 }
 
 enum gr_err
@@ -41,43 +41,43 @@ ledger_end(struct state *st, const char *instance_id, int64_t end, struct gr_err
 static enum gr_err
 end_billing(struct state *st, const char *instance_id, int64_t end, struct gr_error *err)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
-	if (sqlite3_prepare_v2(state_db(st), "UPDATE ledger SET end_ts = max(?1, start_ts) "
-	    "WHERE instance_id = ?2 AND end_ts = 0 AND kind != ?3", -1, &s, NULL) != SQLITE_OK)
+	if (db_prepare_v2(state_db(st), "UPDATE ledger SET end_ts = max(?1, start_ts) "
+	    "WHERE instance_id = ?2 AND end_ts = 0 AND kind != ?3", -1, &s, NULL) != DB_OK)
 		return state_fail(st, err, "cannot update the ledger");
-	sqlite3_bind_int64(s, 1, end);
-	sqlite3_bind_text(s, 2, instance_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 3, LEDGER_PROVISIONING);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot update the ledger");
+	db_bind_int64(s, 1, end);
+	db_bind_text(s, 2, instance_id, -1, DB_STATIC);
+	db_bind_int(s, 3, LEDGER_PROVISIONING);
+	rc = db_step(s);
+	db_finalize(s);
+	return rc == DB_DONE ? GR_OK : state_fail(st, err, "cannot update the ledger");
 }
 
 static enum gr_err
 insert_seg(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
-	if (sqlite3_prepare_v2(state_db(st), "INSERT INTO ledger(instance_id, provider, label, "
+	if (db_prepare_v2(state_db(st), "INSERT INTO ledger(instance_id, provider, label, "
 	    "gpu, kind, rate_hour, start_ts, end_ts, currency) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	    -1, &s,
-	    NULL) != SQLITE_OK)
+	    NULL) != DB_OK)
 		return state_fail(st, err, "cannot write the ledger");
-	sqlite3_bind_text(s, 1, seg->instance_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, seg->provider, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, seg->label, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, seg->gpu, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 5, seg->kind);
-	sqlite3_bind_int64(s, 6, seg->rate_hour);
-	sqlite3_bind_int64(s, 7, seg->start);
-	sqlite3_bind_int64(s, 8, seg->end);
-	sqlite3_bind_text(s, 9, money_currency(seg->currency), -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot write the ledger");
+	db_bind_text(s, 1, seg->instance_id, -1, DB_STATIC);
+	db_bind_text(s, 2, seg->provider, -1, DB_STATIC);
+	db_bind_text(s, 3, seg->label, -1, DB_STATIC);
+	db_bind_text(s, 4, seg->gpu, -1, DB_STATIC);
+	db_bind_int(s, 5, seg->kind);
+	db_bind_int64(s, 6, seg->rate_hour);
+	db_bind_int64(s, 7, seg->start);
+	db_bind_int64(s, 8, seg->end);
+	db_bind_text(s, 9, money_currency(seg->currency), -1, DB_STATIC);
+	rc = db_step(s);
+	db_finalize(s);
+	return rc == DB_DONE ? GR_OK : state_fail(st, err, "cannot write the ledger");
 }
 
 enum gr_err
@@ -91,17 +91,17 @@ ledger_begin(struct state *st, const struct ledger_seg *seg, struct gr_error *er
 enum gr_err
 ledger_add_term(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
 {
-	sqlite3_stmt *q = store_prepare(st, "SELECT 1 FROM ledger WHERE instance_id = ? AND "
+	struct db_stmt *q = store_prepare(st, "SELECT 1 FROM ledger WHERE instance_id = ? AND "
 	    "kind = ? AND start_ts = ?", "tiI", seg->instance_id, LEDGER_TERM, seg->start);
 	int rc;
 
 	if (q == NULL)
 		return state_fail(st, err, "cannot read the ledger");
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc == SQLITE_ROW)
+	rc = db_step(q);
+	db_finalize(q);
+	if (rc == DB_ROW)
 		return GR_OK;
-	if (rc != SQLITE_DONE)
+	if (rc != DB_DONE)
 		return state_fail(st, err, "cannot read the ledger");
 	return insert_seg(st, seg, err);
 }
@@ -109,13 +109,13 @@ ledger_add_term(struct state *st, const struct ledger_seg *seg, struct gr_error 
 int64_t
 ledger_term_end(struct state *st, const char *instance_id, int64_t at)
 {
-	sqlite3_stmt *q = store_prepare(st, "SELECT max(end_ts) FROM ledger WHERE "
+	struct db_stmt *q = store_prepare(st, "SELECT max(end_ts) FROM ledger WHERE "
 	    "instance_id = ? AND kind = ? AND start_ts <= ?", "tiI", instance_id, LEDGER_TERM, at);
 	int64_t end = 0;
 
-	if (q != NULL && sqlite3_step(q) == SQLITE_ROW)
-		end = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
+	if (q != NULL && db_step(q) == DB_ROW)
+		end = db_column_int64(q, 0);
+	db_finalize(q);
 	return end;
 }
 
@@ -123,7 +123,7 @@ int64_t
 ledger_spent(struct state *st, const char *provider, const char *instance_id, int64_t now,
     int64_t *burn_hour)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int64_t total = 0, burn = 0;
 
 	/*
@@ -135,9 +135,9 @@ ledger_spent(struct state *st, const char *provider, const char *instance_id, in
 	    "SELECT sum(spent) FROM ledger_closed WHERE provider = ?2 AND kind != ?3", "tti",
 	    instance_id, provider, LEDGER_PROVISIONING);
 	if (q != NULL) {
-		if (sqlite3_step(q) == SQLITE_ROW)
-			total = sqlite3_column_int64(q, 0);
-		sqlite3_finalize(q);
+		if (db_step(q) == DB_ROW)
+			total = db_column_int64(q, 0);
+		db_finalize(q);
 	}
 	q = store_prepare(st, instance_id != NULL ?
 	    "SELECT rate_hour, start_ts FROM ledger WHERE instance_id = ?1 AND end_ts = 0 AND "
@@ -145,12 +145,12 @@ ledger_spent(struct state *st, const char *provider, const char *instance_id, in
 	    "SELECT rate_hour, start_ts FROM ledger WHERE end_ts = 0 AND provider = ?2 AND "
 	    "kind != ?3", "tti", instance_id, provider, LEDGER_PROVISIONING);
 	if (q != NULL) {
-		while (sqlite3_step(q) == SQLITE_ROW) {
-			total += money_accrue(sqlite3_column_int64(q, 0),
-			    now - sqlite3_column_int64(q, 1));
-			burn += sqlite3_column_int64(q, 0);
+		while (db_step(q) == DB_ROW) {
+			total += money_accrue(db_column_int64(q, 0),
+			    now - db_column_int64(q, 1));
+			burn += db_column_int64(q, 0);
 		}
-		sqlite3_finalize(q);
+		db_finalize(q);
 	}
 	if (burn_hour != NULL)
 		*burn_hour = burn;
@@ -184,7 +184,7 @@ struct ledger_spent_all *
 ledger_spent_all(struct state *st, int64_t now)
 {
 	struct ledger_spent_all *a = xcalloc(1, sizeof(*a));
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	size_t i, j;
 
 	/*
@@ -196,17 +196,17 @@ ledger_spent_all(struct state *st, int64_t now)
 	q = store_prepare(st, "SELECT instance_id, spent FROM ledger_closed WHERE kind != ?1",
 	    "i", LEDGER_PROVISIONING);
 	if (q != NULL) {
-		while (sqlite3_step(q) == SQLITE_ROW)
-			spent_add(a, sqlite3_column_text(q, 0), sqlite3_column_int64(q, 1));
-		sqlite3_finalize(q);
+		while (db_step(q) == DB_ROW)
+			spent_add(a, db_column_text(q, 0), db_column_int64(q, 1));
+		db_finalize(q);
 	}
 	q = store_prepare(st, "SELECT instance_id, rate_hour, start_ts FROM ledger WHERE "
 	    "end_ts = 0 AND kind != ?1", "i", LEDGER_PROVISIONING);
 	if (q != NULL) {
-		while (sqlite3_step(q) == SQLITE_ROW)
-			spent_add(a, sqlite3_column_text(q, 0), money_accrue(
-			    sqlite3_column_int64(q, 1), now - sqlite3_column_int64(q, 2)));
-		sqlite3_finalize(q);
+		while (db_step(q) == DB_ROW)
+			spent_add(a, db_column_text(q, 0), money_accrue(
+			    db_column_int64(q, 1), now - db_column_int64(q, 2)));
+		db_finalize(q);
 	}
 	if (a->len > 0)
 		qsort(a->v, a->len, sizeof(*a->v), cmp_spent);
@@ -246,7 +246,7 @@ ledger_spent_all_free(struct ledger_spent_all *a)
 int64_t
 ledger_burn(struct state *st, const char *provider, int64_t now, const char *currency)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int64_t burn = 0;
 	const unsigned char *cur;
 
@@ -260,12 +260,12 @@ ledger_burn(struct state *st, const char *provider, int64_t now, const char *cur
 	    "tiIi", provider, LEDGER_PROVISIONING, now, LEDGER_TERM);
 	if (q == NULL)
 		return 0;
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		cur = sqlite3_column_text(q, 1);
+	while (db_step(q) == DB_ROW) {
+		cur = db_column_text(q, 1);
 		if (money_same_currency(cur != NULL ? (const char *)cur : "", currency))
-			burn += sqlite3_column_int64(q, 0);
+			burn += db_column_int64(q, 0);
 	}
-	sqlite3_finalize(q);
+	db_finalize(q);
 	return burn;
 }
 
@@ -273,7 +273,7 @@ enum gr_err
 ledger_each_currency(struct state *st, int64_t since,
     void (*fn)(const char *currency, void *ctx), void *ctx, struct gr_error *err)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	const unsigned char *cur;
 	int rc;
 
@@ -288,12 +288,12 @@ ledger_each_currency(struct state *st, int64_t since,
 	    "UNION SELECT currency FROM ledger WHERE end_ts = 0", "I", since);
 	if (s == NULL)
 		return state_fail(st, err, "cannot read the ledger");
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		cur = sqlite3_column_text(s, 0);
+	while ((rc = db_step(s)) == DB_ROW) {
+		cur = db_column_text(s, 0);
 		fn(cur != NULL ? (const char *)cur : "", ctx);
 	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot read the ledger");
+	db_finalize(s);
+	return rc == DB_DONE ? GR_OK : state_fail(st, err, "cannot read the ledger");
 }
 
 #define SEG_COLUMNS "instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts, " \
@@ -304,7 +304,7 @@ ledger_each_currency(struct state *st, int64_t since,
  * prepare), to fn; finalizes s.
  */
 static enum gr_err
-step_rows(struct state *st, sqlite3_stmt *s, void (*fn)(const struct ledger_seg *seg,
+step_rows(struct state *st, struct db_stmt *s, void (*fn)(const struct ledger_seg *seg,
     void *ctx), void *ctx, struct gr_error *err)
 {
 	struct ledger_seg g;
@@ -312,22 +312,22 @@ step_rows(struct state *st, sqlite3_stmt *s, void (*fn)(const struct ledger_seg 
 
 	if (s == NULL)
 		return state_fail(st, err, "cannot read the ledger");
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = db_step(s)) == DB_ROW) {
 		memset(&g, 0, sizeof(g));
 		store_col_text(s, 0, g.instance_id, sizeof(g.instance_id));
 		store_col_text(s, 1, g.provider, sizeof(g.provider));
 		store_col_text(s, 2, g.label, sizeof(g.label));
 		store_col_text(s, 3, g.gpu, sizeof(g.gpu));
-		g.kind = (enum ledger_kind)sqlite3_column_int(s, 4);
-		g.rate_hour = sqlite3_column_int64(s, 5);
-		g.start = sqlite3_column_int64(s, 6);
-		g.end = sqlite3_column_int64(s, 7);
-		g.gone = sqlite3_column_int(s, 8) != 0;
+		g.kind = (enum ledger_kind)db_column_int(s, 4);
+		g.rate_hour = db_column_int64(s, 5);
+		g.start = db_column_int64(s, 6);
+		g.end = db_column_int64(s, 7);
+		g.gone = db_column_int(s, 8) != 0;
 		store_col_text(s, 9, g.currency, sizeof(g.currency));
 		fn(&g, ctx);
 	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot read the ledger");
+	db_finalize(s);
+	return rc == DB_DONE ? GR_OK : state_fail(st, err, "cannot read the ledger");
 }
 
 static enum gr_err
@@ -353,7 +353,7 @@ enum gr_err
 ledger_each_day_total(struct state *st, int64_t since,
     void (*fn)(const struct ledger_day_total *d, void *ctx), void *ctx, struct gr_error *err)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	struct ledger_day_total d;
 	int rc;
 
@@ -362,27 +362,27 @@ ledger_each_day_total(struct state *st, int64_t since,
 	 * window (and the few before it whose segments end inside it), about one row per day
 	 * and label; a month of the bench's 1,000 instances is 3,000 rows for 29,000 segments.
 	 */
-	if (sqlite3_prepare_v2(state_db(st), "SELECT day, provider, label, gpu, kind, currency, "
+	if (db_prepare_v2(state_db(st), "SELECT day, provider, label, gpu, kind, currency, "
 	    "n, spent, min_end, max_end FROM ledger_day WHERE max_end > ?1", -1, &s, NULL) !=
-	    SQLITE_OK)
+	    DB_OK)
 		return state_fail(st, err, "cannot read the ledger");
-	sqlite3_bind_int64(s, 1, since);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	db_bind_int64(s, 1, since);
+	while ((rc = db_step(s)) == DB_ROW) {
 		memset(&d, 0, sizeof(d));
-		d.day = sqlite3_column_int64(s, 0);
+		d.day = db_column_int64(s, 0);
 		store_col_text(s, 1, d.key.provider, sizeof(d.key.provider));
 		store_col_text(s, 2, d.key.label, sizeof(d.key.label));
 		store_col_text(s, 3, d.key.gpu, sizeof(d.key.gpu));
-		d.key.kind = (enum ledger_kind)sqlite3_column_int(s, 4);
+		d.key.kind = (enum ledger_kind)db_column_int(s, 4);
 		store_col_text(s, 5, d.key.currency, sizeof(d.key.currency));
-		d.n = sqlite3_column_int64(s, 6);
-		d.spent = sqlite3_column_int64(s, 7);
-		d.min_end = sqlite3_column_int64(s, 8);
-		d.max_end = sqlite3_column_int64(s, 9);
+		d.n = db_column_int64(s, 6);
+		d.spent = db_column_int64(s, 7);
+		d.min_end = db_column_int64(s, 8);
+		d.max_end = db_column_int64(s, 9);
 		fn(&d, ctx);
 	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot read the ledger");
+	db_finalize(s);
+	return rc == DB_DONE ? GR_OK : state_fail(st, err, "cannot read the ledger");
 }
 
 enum gr_err
@@ -480,13 +480,13 @@ seg_of(struct ledger_seg *seg, const struct instance *in, enum ledger_kind kind,
 static int64_t
 zero_since(struct state *st, const char *instance_id)
 {
-	sqlite3_stmt *q = store_prepare(st, "SELECT start_ts FROM ledger WHERE instance_id = ? "
+	struct db_stmt *q = store_prepare(st, "SELECT start_ts FROM ledger WHERE instance_id = ? "
 	    "AND end_ts = 0 AND kind = ? AND rate_hour = 0", "ti", instance_id, LEDGER_COMPUTE);
 	int64_t at = INT64_MAX;
 
-	if (q != NULL && sqlite3_step(q) == SQLITE_ROW)
-		at = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
+	if (q != NULL && db_step(q) == DB_ROW)
+		at = db_column_int64(q, 0);
+	db_finalize(q);
 	return at;
 }
 
@@ -494,7 +494,7 @@ enum gr_err
 ledger_observe(struct state *st, const struct instance *in, int64_t now, struct gr_error *err)
 {
 	struct ledger_seg seg;
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int kind = -1;
 	int64_t rate = 0;
 	bool same = false;
@@ -535,15 +535,15 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 	}
 	if (kind < 0)
 		return ledger_end(st, in->id, now, err);
-	if (sqlite3_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ? AND "
-	    "end_ts = 0 AND kind = ? AND rate_hour = ? AND currency = ?", -1, &s, NULL) != SQLITE_OK)
+	if (db_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ? AND "
+	    "end_ts = 0 AND kind = ? AND rate_hour = ? AND currency = ?", -1, &s, NULL) != DB_OK)
 		return state_fail(st, err, "cannot read the ledger");
-	sqlite3_bind_text(s, 1, in->id, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 2, kind);
-	sqlite3_bind_int64(s, 3, rate);
-	sqlite3_bind_text(s, 4, money_currency(in->currency), -1, SQLITE_STATIC);
-	same = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
+	db_bind_text(s, 1, in->id, -1, DB_STATIC);
+	db_bind_int(s, 2, kind);
+	db_bind_int64(s, 3, rate);
+	db_bind_text(s, 4, money_currency(in->currency), -1, DB_STATIC);
+	same = db_step(s) == DB_ROW;
+	db_finalize(s);
 	if (same)
 		return GR_OK;
 	seg_of(&seg, in, (enum ledger_kind)kind, rate, start);
@@ -554,19 +554,19 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 static int
 first_compute(struct state *st, const char *instance_id, struct gr_error *err)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int found = -1;
 
-	if (sqlite3_prepare_v2(state_db(st), "SELECT end_ts FROM ledger WHERE instance_id = ? "
-	    "AND kind = ? ORDER BY id LIMIT 1", -1, &s, NULL) != SQLITE_OK) {
+	if (db_prepare_v2(state_db(st), "SELECT end_ts FROM ledger WHERE instance_id = ? "
+	    "AND kind = ? ORDER BY id LIMIT 1", -1, &s, NULL) != DB_OK) {
 		state_fail(st, err, "cannot read the ledger");
 		return -2;
 	}
-	sqlite3_bind_text(s, 1, instance_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 2, LEDGER_COMPUTE);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		found = sqlite3_column_int64(s, 0) == 0 ? 0 : 1;
-	sqlite3_finalize(s);
+	db_bind_text(s, 1, instance_id, -1, DB_STATIC);
+	db_bind_int(s, 2, LEDGER_COMPUTE);
+	if (db_step(s) == DB_ROW)
+		found = db_column_int64(s, 0) == 0 ? 0 : 1;
+	db_finalize(s);
 	return found;
 }
 
@@ -609,20 +609,20 @@ ledger_observe_span(struct state *st, const struct instance *in, int64_t start, 
 enum gr_err
 ledger_reserve(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	bool known;
 
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ?", -1,
-	    &s, NULL) != SQLITE_OK) {
+	if (db_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ?", -1,
+	    &s, NULL) != DB_OK) {
 		state_fail(st, err, "cannot read the ledger");
 		state_rollback(st);
 		return err->code;
 	}
-	sqlite3_bind_text(s, 1, seg->instance_id, -1, SQLITE_STATIC);
-	known = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
+	db_bind_text(s, 1, seg->instance_id, -1, DB_STATIC);
+	known = db_step(s) == DB_ROW;
+	db_finalize(s);
 	if (!known && ledger_begin(st, seg, err) != GR_OK) {
 		state_rollback(st);
 		return err->code;
@@ -645,42 +645,42 @@ enum gr_err
 ledger_close_unlisted(struct state *st, const char *provider, const char *const *ids, size_t n,
     int64_t asked, int64_t now, struct gr_error *err)
 {
-	sqlite3_stmt *q, *u;
+	struct db_stmt *q, *u;
 	int rc;
 
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
-	if (sqlite3_prepare_v2(state_db(st), "SELECT id, instance_id FROM ledger WHERE "
-	    "provider = ? AND end_ts = 0 AND start_ts < ?", -1, &q, NULL) != SQLITE_OK) {
+	if (db_prepare_v2(state_db(st), "SELECT id, instance_id FROM ledger WHERE "
+	    "provider = ? AND end_ts = 0 AND start_ts < ?", -1, &q, NULL) != DB_OK) {
 		state_fail(st, err, "cannot read the ledger");
 		state_rollback(st);
 		return err->code;
 	}
-	if (sqlite3_prepare_v2(state_db(st), "UPDATE ledger SET end_ts = max(?1, start_ts), "
-	    "gone = 1 WHERE id = ?2", -1, &u, NULL) != SQLITE_OK) {
-		sqlite3_finalize(q);
+	if (db_prepare_v2(state_db(st), "UPDATE ledger SET end_ts = max(?1, start_ts), "
+	    "gone = 1 WHERE id = ?2", -1, &u, NULL) != DB_OK) {
+		db_finalize(q);
 		state_fail(st, err, "cannot update the ledger");
 		state_rollback(st);
 		return err->code;
 	}
-	sqlite3_bind_text(q, 1, provider, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, asked);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const unsigned char *id = sqlite3_column_text(q, 1);
+	db_bind_text(q, 1, provider, -1, DB_STATIC);
+	db_bind_int64(q, 2, asked);
+	while ((rc = db_step(q)) == DB_ROW) {
+		const unsigned char *id = db_column_text(q, 1);
 
 		if (id == NULL || listed((const char *)id, ids, n))
 			continue;
-		sqlite3_reset(u);
-		sqlite3_bind_int64(u, 1, now);
-		sqlite3_bind_int64(u, 2, sqlite3_column_int64(q, 0));
-		if (sqlite3_step(u) != SQLITE_DONE) {
-			rc = SQLITE_ERROR;
+		db_reset(u);
+		db_bind_int64(u, 1, now);
+		db_bind_int64(u, 2, db_column_int64(q, 0));
+		if (db_step(u) != DB_DONE) {
+			rc = DB_ERROR;
 			break;
 		}
 	}
-	sqlite3_finalize(q);
-	sqlite3_finalize(u);
-	if (rc != SQLITE_DONE) {
+	db_finalize(q);
+	db_finalize(u);
+	if (rc != DB_DONE) {
 		state_fail(st, err, "cannot update the ledger");
 		state_rollback(st);
 		return err->code;

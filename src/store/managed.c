@@ -46,7 +46,7 @@ managed_job_add(struct state *st, struct managed_job *j, struct gr_error *err)
 	    "ckpt_seq, ckpt_at, created_at, ended_at, exit_code, why) VALUES('', ?, ?, ?, 0, 0, "
 	    "0, ?, 0, -1, '')", "tiiI", j->spec, (int)j->state, j->attempt, j->created_at))
 		goto fail;
-	seq = sqlite3_last_insert_rowid(state_db(st));
+	seq = db_last_insert_rowid(state_db(st));
 	snprintf(j->id, sizeof(j->id), "m%lld", (long long)seq);
 	if (!store_run(st, "UPDATE managed_jobs SET id = ? WHERE seq = ?", "tI", j->id, seq))
 		goto fail;
@@ -85,27 +85,27 @@ managed_job_cancel(struct state *st, const char *id, struct gr_error *err)
 	"ended_at, exit_code, why"
 
 static void
-read_job(sqlite3_stmt *q, void *row)
+read_job(struct db_stmt *q, void *row)
 {
 	struct managed_job *j = row;
 
 	store_col_text(q, 0, j->id, sizeof(j->id));
 	store_col_text(q, 1, j->spec, sizeof(j->spec));
-	j->state = (enum managed_state)sqlite3_column_int(q, 2);
-	j->attempt = sqlite3_column_int(q, 3);
-	j->recoveries = sqlite3_column_int(q, 4);
-	j->ckpt_seq = sqlite3_column_int(q, 5);
-	j->ckpt_at = sqlite3_column_int64(q, 6);
-	j->created_at = sqlite3_column_int64(q, 7);
-	j->ended_at = sqlite3_column_int64(q, 8);
-	j->exit_code = sqlite3_column_int(q, 9);
+	j->state = (enum managed_state)db_column_int(q, 2);
+	j->attempt = db_column_int(q, 3);
+	j->recoveries = db_column_int(q, 4);
+	j->ckpt_seq = db_column_int(q, 5);
+	j->ckpt_at = db_column_int64(q, 6);
+	j->created_at = db_column_int64(q, 7);
+	j->ended_at = db_column_int64(q, 8);
+	j->exit_code = db_column_int(q, 9);
 	store_col_text(q, 10, j->why, sizeof(j->why));
 }
 
 enum gr_err
 managed_job_get(struct state *st, const char *id, struct managed_job *j, struct gr_error *err)
 {
-	sqlite3_stmt *q = store_prepare(st, "SELECT " JOB_COLUMNS " FROM managed_jobs WHERE "
+	struct db_stmt *q = store_prepare(st, "SELECT " JOB_COLUMNS " FROM managed_jobs WHERE "
 	    "id = ?", "t", id);
 	struct managed_job *v = NULL;
 	size_t n;
@@ -125,7 +125,7 @@ managed_job_get(struct state *st, const char *id, struct managed_job *j, struct 
 enum gr_err
 managed_job_load(struct state *st, struct managed_job **out, size_t *n, struct gr_error *err)
 {
-	sqlite3_stmt *q = store_prepare(st, "SELECT " JOB_COLUMNS " FROM managed_jobs ORDER BY "
+	struct db_stmt *q = store_prepare(st, "SELECT " JOB_COLUMNS " FROM managed_jobs ORDER BY "
 	    "seq", "");
 
 	if (!store_rows(q, (void **)out, n, sizeof(**out), read_job))
@@ -136,10 +136,16 @@ managed_job_load(struct state *st, struct managed_job **out, size_t *n, struct g
 enum gr_err
 managed_attempt_save(struct state *st, const struct managed_attempt *a, struct gr_error *err)
 {
-	if (!store_run(st, "INSERT OR REPLACE INTO managed_attempts(job_id, n, token, "
-	    "instance_id, gpu, price_hour, currency, remote_job, started_at, ended_at, "
-	    "ssh_failing_since, lost_s, cost, end_reason, run_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?, ?, ?)", "titttIttIIIIItI", a->job_id, a->n, a->token, a->instance_id,
+	if (!store_run(st, "INSERT INTO managed_attempts(job_id, n, token, instance_id, gpu, "
+	    "price_hour, currency, remote_job, started_at, ended_at, ssh_failing_since, lost_s, "
+	    "cost, end_reason, run_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+	    "ON CONFLICT(job_id, n) DO UPDATE SET token = excluded.token, "
+	    "instance_id = excluded.instance_id, gpu = excluded.gpu, "
+	    "price_hour = excluded.price_hour, currency = excluded.currency, "
+	    "remote_job = excluded.remote_job, started_at = excluded.started_at, "
+	    "ended_at = excluded.ended_at, ssh_failing_since = excluded.ssh_failing_since, "
+	    "lost_s = excluded.lost_s, cost = excluded.cost, end_reason = excluded.end_reason, "
+	    "run_at = excluded.run_at", "titttIttIIIIItI", a->job_id, a->n, a->token, a->instance_id,
 	    a->gpu, a->price_hour, a->currency, a->remote_job, a->started_at, a->ended_at,
 	    a->ssh_failing_since, a->lost_s, a->cost, a->end, a->run_at))
 		return state_fail(st, err, "cannot record the managed job's attempt");
@@ -147,32 +153,32 @@ managed_attempt_save(struct state *st, const struct managed_attempt *a, struct g
 }
 
 static void
-read_attempt(sqlite3_stmt *q, void *row)
+read_attempt(struct db_stmt *q, void *row)
 {
 	struct managed_attempt *a = row;
 
 	store_col_text(q, 0, a->job_id, sizeof(a->job_id));
-	a->n = sqlite3_column_int(q, 1);
+	a->n = db_column_int(q, 1);
 	store_col_text(q, 2, a->token, sizeof(a->token));
 	store_col_text(q, 3, a->instance_id, sizeof(a->instance_id));
 	store_col_text(q, 4, a->gpu, sizeof(a->gpu));
-	a->price_hour = sqlite3_column_int64(q, 5);
+	a->price_hour = db_column_int64(q, 5);
 	store_col_text(q, 6, a->currency, sizeof(a->currency));
 	store_col_text(q, 7, a->remote_job, sizeof(a->remote_job));
-	a->started_at = sqlite3_column_int64(q, 8);
-	a->ended_at = sqlite3_column_int64(q, 9);
-	a->ssh_failing_since = sqlite3_column_int64(q, 10);
-	a->lost_s = sqlite3_column_int64(q, 11);
-	a->cost = sqlite3_column_int64(q, 12);
+	a->started_at = db_column_int64(q, 8);
+	a->ended_at = db_column_int64(q, 9);
+	a->ssh_failing_since = db_column_int64(q, 10);
+	a->lost_s = db_column_int64(q, 11);
+	a->cost = db_column_int64(q, 12);
 	store_col_text(q, 13, a->end, sizeof(a->end));
-	a->run_at = sqlite3_column_int64(q, 14);
+	a->run_at = db_column_int64(q, 14);
 }
 
 enum gr_err
 managed_attempt_load(struct state *st, const char *job_id, struct managed_attempt **out,
     size_t *n, struct gr_error *err)
 {
-	sqlite3_stmt *q = store_prepare(st, "SELECT job_id, n, token, instance_id, gpu, "
+	struct db_stmt *q = store_prepare(st, "SELECT job_id, n, token, instance_id, gpu, "
 	    "price_hour, currency, remote_job, started_at, ended_at, ssh_failing_since, lost_s, "
 	    "cost, end_reason, run_at FROM managed_attempts WHERE job_id = ? ORDER BY n", "t", job_id);
 
@@ -184,18 +190,18 @@ managed_attempt_load(struct state *st, const char *job_id, struct managed_attemp
 void
 managed_lease_get(struct state *st, const char *job_id, char *holder, size_t n, int64_t *until)
 {
-	sqlite3_stmt *q = store_prepare(st, "SELECT holder, until FROM managed_lease WHERE "
+	struct db_stmt *q = store_prepare(st, "SELECT holder, until FROM managed_lease WHERE "
 	    "job_id = ?", "t", job_id);
 
 	holder[0] = '\0';
 	*until = 0;
 	if (q == NULL)
 		return;
-	if (sqlite3_step(q) == SQLITE_ROW) {
+	if (db_step(q) == DB_ROW) {
 		store_col_text(q, 0, holder, n);
-		*until = sqlite3_column_int64(q, 1);
+		*until = db_column_int64(q, 1);
 	}
-	sqlite3_finalize(q);
+	db_finalize(q);
 }
 
 bool
@@ -205,11 +211,11 @@ managed_lease_swap(struct state *st, const char *job_id, const char *from, const
 	if (!store_run(st, "UPDATE managed_lease SET holder = ?, until = ? WHERE job_id = ? AND "
 	    "holder = ?", "tItt", to, until, job_id, from))
 		return false;
-	if (sqlite3_changes(state_db(st)) == 1)
+	if (db_changes(state_db(st)) == 1)
 		return true;
-	return from[0] == '\0' && store_run(st, "INSERT OR IGNORE INTO managed_lease(job_id, "
-	    "holder, until) VALUES(?, ?, ?)", "ttI", job_id, to, until) &&
-	    sqlite3_changes(state_db(st)) == 1;
+	return from[0] == '\0' && store_run(st, "INSERT INTO managed_lease(job_id, holder, "
+	    "until) VALUES(?, ?, ?) ON CONFLICT DO NOTHING", "ttI", job_id, to, until) &&
+	    db_changes(state_db(st)) == 1;
 }
 
 void

@@ -60,24 +60,24 @@ schema(void)
 }
 
 static int
-exec_provider(sqlite3 *db, const char *sql, const char *provider, const char *arg)
+exec_provider(struct db *db, const char *sql, const char *provider, const char *arg)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
-		return SQLITE_ERROR;
-	sqlite3_bind_text(q, 1, provider, -1, SQLITE_STATIC);
+	if (db_prepare_v2(db, sql, -1, &q, NULL) != DB_OK)
+		return DB_ERROR;
+	db_bind_text(q, 1, provider, -1, DB_STATIC);
 	if (arg != NULL)
-		sqlite3_bind_text(q, 2, arg, -1, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+		db_bind_text(q, 2, arg, -1, DB_STATIC);
+	rc = db_step(q);
+	db_finalize(q);
+	return rc == DB_DONE ? DB_OK : rc;
 }
 
 /* Forget a provider's entries made under another config. */
 static int
-drop_other_configs(sqlite3 *db, const char *provider, const char *config)
+drop_other_configs(struct db *db, const char *provider, const char *config)
 {
 	return exec_provider(db, "DELETE FROM offer_cache WHERE provider = ?1 AND config != ?2",
 	    provider, config);
@@ -85,28 +85,28 @@ drop_other_configs(sqlite3 *db, const char *provider, const char *config)
 
 /* Forget every entry written under another schema identity: no build of today can read it. */
 static int
-drop_other_schemas(sqlite3 *db)
+drop_other_schemas(struct db *db)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "DELETE FROM offer_cache WHERE layout != ?1", -1, &q, NULL)
-	    != SQLITE_OK)
-		return SQLITE_ERROR;
-	sqlite3_bind_int64(q, 1, schema());
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+	if (db_prepare_v2(db, "DELETE FROM offer_cache WHERE layout != ?1", -1, &q, NULL)
+	    != DB_OK)
+		return DB_ERROR;
+	db_bind_int64(q, 1, schema());
+	rc = db_step(q);
+	db_finalize(q);
+	return rc == DB_DONE ? DB_OK : rc;
 }
 
 enum gr_err
 offer_cache_put(struct state *st, const char *provider, const char *config, const char *query,
     int64_t fetched_at, const struct offer *v, size_t n, struct gr_error *err)
 {
-	sqlite3 *db = state_db(st);
+	struct db *db = state_db(st);
 	size_t ncat, i, bytes;
 	const struct gpu_model *cat = catalogue_all(&ncat);
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	unsigned char *blob;
 	int32_t *models;
 	struct offer *recs;
@@ -130,25 +130,27 @@ offer_cache_put(struct state *st, const char *provider, const char *config, cons
 		return state_fail(st, err, "cannot keep offers");
 	}
 	rc = drop_other_configs(db, provider, config);
-	if (rc == SQLITE_OK)
+	if (rc == DB_OK)
 		rc = drop_other_schemas(db);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO offer_cache(provider, query, "
-		    "config, layout, fetched_at, n, offers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1,
-		    &q, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_text(q, 1, provider, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 2, query, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 3, config, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(q, 4, schema());
-		sqlite3_bind_int64(q, 5, fetched_at);
-		sqlite3_bind_int64(q, 6, (sqlite3_int64)n);
-		sqlite3_bind_blob(q, 7, blob, (int)bytes, SQLITE_STATIC);
-		rc = sqlite3_step(q) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-		sqlite3_finalize(q);
+	if (rc == DB_OK)
+		rc = db_prepare_v2(db, "INSERT INTO offer_cache(provider, query, config, layout, "
+		    "fetched_at, n, offers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+		    "ON CONFLICT(provider, query) DO UPDATE SET config = excluded.config, "
+		    "layout = excluded.layout, fetched_at = excluded.fetched_at, n = excluded.n, "
+		    "offers = excluded.offers", -1, &q, NULL);
+	if (rc == DB_OK) {
+		db_bind_text(q, 1, provider, -1, DB_STATIC);
+		db_bind_text(q, 2, query, -1, DB_STATIC);
+		db_bind_text(q, 3, config, -1, DB_STATIC);
+		db_bind_int64(q, 4, schema());
+		db_bind_int64(q, 5, fetched_at);
+		db_bind_int64(q, 6, (int64_t)n);
+		db_bind_blob(q, 7, blob, (int)bytes, DB_STATIC);
+		rc = db_step(q) == DB_DONE ? DB_OK : DB_ERROR;
+		db_finalize(q);
 	}
 	/* The newest OFFER_CACHE_QUERIES queries of the provider stay. */
-	if (rc == SQLITE_OK) {
+	if (rc == DB_OK) {
 		char sql[200];
 
 		snprintf(sql, sizeof(sql), "DELETE FROM offer_cache WHERE provider = ?1 AND query "
@@ -157,7 +159,7 @@ offer_cache_put(struct state *st, const char *provider, const char *config, cons
 		rc = exec_provider(db, sql, provider, NULL);
 	}
 	free(blob);
-	if (rc != SQLITE_OK) {
+	if (rc != DB_OK) {
 		enum gr_err e = state_fail(st, err, "cannot keep offers");
 
 		state_rollback(st);
@@ -197,35 +199,35 @@ bool
 offer_cache_get(struct state *st, const char *provider, const char *config, const char *query,
     int64_t now, long long max_age_s, struct offer_list *out, int64_t *fetched_at)
 {
-	sqlite3 *db = state_db(st);
-	sqlite3_stmt *q;
+	struct db *db = state_db(st);
+	struct db_stmt *q;
 	bool hit = false, stale_config = false, stale_schema = false;
 	size_t n0 = out->n;
 
-	if (sqlite3_prepare_v2(db, "SELECT config, layout, fetched_at, n, offers FROM offer_cache "
-	    "WHERE provider = ?1 AND query = ?2", -1, &q, NULL) != SQLITE_OK)
+	if (db_prepare_v2(db, "SELECT config, layout, fetched_at, n, offers FROM offer_cache "
+	    "WHERE provider = ?1 AND query = ?2", -1, &q, NULL) != DB_OK)
 		return false;	/* no table yet: nothing kept */
-	sqlite3_bind_text(q, 1, provider, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, query, -1, SQLITE_STATIC);
-	if (sqlite3_step(q) == SQLITE_ROW) {
-		const char *cfg = (const char *)sqlite3_column_text(q, 0);
-		int64_t at = sqlite3_column_int64(q, 2);
+	db_bind_text(q, 1, provider, -1, DB_STATIC);
+	db_bind_text(q, 2, query, -1, DB_STATIC);
+	if (db_step(q) == DB_ROW) {
+		const char *cfg = (const char *)db_column_text(q, 0);
+		int64_t at = db_column_int64(q, 2);
 
 		if (cfg == NULL || strcmp(cfg, config) != 0)
 			stale_config = true;
-		else if (sqlite3_column_int64(q, 1) != schema())
+		else if (db_column_int64(q, 1) != schema())
 			stale_schema = true;
 		else if (at <= now &&
 		    (max_age_s < 0 || now - at <= max_age_s)) {
-			hit = decode(sqlite3_column_blob(q, 4), (size_t)sqlite3_column_bytes(q, 4),
-			    sqlite3_column_int64(q, 3), at, out);
+			hit = decode(db_column_blob(q, 4), (size_t)db_column_bytes(q, 4),
+			    db_column_int64(q, 3), at, out);
 			if (hit)
 				*fetched_at = at;
 			else
 				out->n = n0;
 		}
 	}
-	sqlite3_finalize(q);
+	db_finalize(q);
 	if (stale_config)
 		drop_other_configs(db, provider, config);
 	if (stale_schema)
@@ -237,20 +239,20 @@ void
 offer_cache_each_id(struct state *st, const char *prefix, size_t max,
     void (*fn)(const char *id, void *ctx), void *ctx)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	size_t plen = strlen(prefix), done = 0, i;
 
-	if (sqlite3_prepare_v2(state_db(st), "SELECT layout, fetched_at, n, offers FROM "
-	    "offer_cache ORDER BY fetched_at DESC", -1, &q, NULL) != SQLITE_OK)
+	if (db_prepare_v2(state_db(st), "SELECT layout, fetched_at, n, offers FROM "
+	    "offer_cache ORDER BY fetched_at DESC", -1, &q, NULL) != DB_OK)
 		return;
-	while (done < max && sqlite3_step(q) == SQLITE_ROW) {
+	while (done < max && db_step(q) == DB_ROW) {
 		struct offer_list l;
 
-		if (sqlite3_column_int64(q, 0) != schema())
+		if (db_column_int64(q, 0) != schema())
 			continue;
 		offer_list_init(&l);
-		if (decode(sqlite3_column_blob(q, 3), (size_t)sqlite3_column_bytes(q, 3),
-		    sqlite3_column_int64(q, 2), sqlite3_column_int64(q, 1), &l))
+		if (decode(db_column_blob(q, 3), (size_t)db_column_bytes(q, 3),
+		    db_column_int64(q, 2), db_column_int64(q, 1), &l))
 			for (i = 0; i < l.n && done < max; i++)
 				if (strncmp(l.v[i].id, prefix, plen) == 0) {
 					fn(l.v[i].id, ctx);
@@ -258,21 +260,21 @@ offer_cache_each_id(struct state *st, const char *prefix, size_t max,
 				}
 		offer_list_release(&l);
 	}
-	sqlite3_finalize(q);
+	db_finalize(q);
 }
 
 int64_t
 offer_cache_newest(struct state *st)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int64_t at = 0;
 
-	if (sqlite3_prepare_v2(state_db(st), "SELECT max(fetched_at) FROM offer_cache WHERE "
-	    "layout = ?1", -1, &q, NULL) != SQLITE_OK)
+	if (db_prepare_v2(state_db(st), "SELECT max(fetched_at) FROM offer_cache WHERE "
+	    "layout = ?1", -1, &q, NULL) != DB_OK)
 		return 0;
-	sqlite3_bind_int64(q, 1, schema());
-	if (sqlite3_step(q) == SQLITE_ROW)
-		at = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
+	db_bind_int64(q, 1, schema());
+	if (db_step(q) == DB_ROW)
+		at = db_column_int64(q, 0);
+	db_finalize(q);
 	return at;
 }

@@ -5,21 +5,21 @@
 #include "store_int.h"
 
 static void
-read_mark(sqlite3_stmt *q, void *row)
+read_mark(struct db_stmt *q, void *row)
 {
 	struct reconcile_mark *m = row;
 
 	store_col_text(q, 0, m->instance_id, sizeof(m->instance_id));
 	store_col_text(q, 1, m->provider, sizeof(m->provider));
-	m->adopted_at = sqlite3_column_int64(q, 2);
-	m->reported = (unsigned)sqlite3_column_int(q, 3);
+	m->adopted_at = db_column_int64(q, 2);
+	m->reported = (unsigned)db_column_int(q, 3);
 }
 
 enum gr_err
 reconcile_marks_load(struct state *st, struct reconcile_mark **out, size_t *n,
     struct gr_error *err)
 {
-	sqlite3_stmt *q = store_prepare(st, "SELECT instance_id, provider, adopted_at, reported "
+	struct db_stmt *q = store_prepare(st, "SELECT instance_id, provider, adopted_at, reported "
 	    "FROM reconcile_marks", "");
 
 	if (!store_rows(q, (void **)out, n, sizeof(**out), read_mark))
@@ -33,8 +33,10 @@ reconcile_mark_put(struct state *st, const struct reconcile_mark *m, struct gr_e
 	bool ok = m->adopted_at == 0 && m->reported == 0 ?
 	    store_run(st, "DELETE FROM reconcile_marks WHERE instance_id = ?", "t",
 	    m->instance_id) :
-	    store_run(st, "INSERT OR REPLACE INTO reconcile_marks(instance_id, provider, "
-	    "adopted_at, reported) VALUES (?, ?, ?, ?)", "ttIi", m->instance_id, m->provider,
+	    store_run(st, "INSERT INTO reconcile_marks(instance_id, provider, adopted_at, "
+	    "reported) VALUES (?, ?, ?, ?) ON CONFLICT(instance_id) DO UPDATE SET "
+	    "provider = excluded.provider, adopted_at = excluded.adopted_at, "
+	    "reported = excluded.reported", "ttIi", m->instance_id, m->provider,
 	    m->adopted_at, (int)m->reported);
 
 	return ok ? GR_OK : state_fail(st, err, "cannot write the reconciled instances");

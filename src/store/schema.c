@@ -1,6 +1,7 @@
 /*
  * schema.c - the state database's schema: one numbered list of steps (PRAGMA user_version
- * says how many a database has had), run by state_open in one write transaction.
+ * says how many a database has had), run by state_open in one write transaction. A
+ * PostgreSQL database has a list of its own (schema_pg.c), run the same way.
  *
  * gpurent kept no schema version before this list (user_version 0), and each of its
  * releases made its tables on first use, so a database from one may hold any subset of the
@@ -17,6 +18,7 @@
 
 #include "gpurent/i18n.h"
 #include "gpurent/util.h"
+#include "ledger_sql.h"
 #include "store_int.h"
 
 static const char state_tables[] =
@@ -55,10 +57,6 @@ static const struct store_column ledger_columns[] = {
  * rows already there, once: inside one transaction, so that no segment closing meanwhile
  * is counted twice or missed.
  */
-#define SEG_COST(r) \
-	"(" r ".rate_hour / 3600) * (" r ".end_ts - " r ".start_ts) + ((" r ".rate_hour % 3600) * " \
-	"(" r ".end_ts - " r ".start_ts) + CASE WHEN " r ".rate_hour < 0 THEN -1800 ELSE 1800 " \
-	"END) / 3600"
 static const char ledger_totals[] =
 	"CREATE TABLE ledger_closed("
 	"  instance_id TEXT NOT NULL, kind INTEGER NOT NULL, provider TEXT NOT NULL,"
@@ -89,8 +87,6 @@ static const char ledger_totals[] =
  * table is always the fold of the rows, whoever edits them. Made and filled once, like
  * ledger_closed, for a database from before it.
  */
-#define DAY_OF(x) "(" x " - ((" x " % 86400) + 86400) % 86400)"
-#define WHOLE_COST(r) "(CASE WHEN " r ".end_ts > " r ".start_ts THEN " SEG_COST(r) " ELSE 0 END)"
 #define DAY_KEY "day, provider, label, gpu, kind, currency"
 #define DAY_ADD(r) \
 	"INSERT INTO ledger_day VALUES(" DAY_OF(r ".start_ts") ", " r ".provider, " r ".label, " \
@@ -251,17 +247,30 @@ static const struct step steps[] = {
 #define STEPS_UNVERSIONED 7
 _Static_assert(ARRAY_LEN(steps) >= STEPS_UNVERSIONED, "the steps before numbering");
 
-static int
-user_version(sqlite3 *db)
+/* How many steps st's driver has: SQLite's list above, PostgreSQL's (schema_pg.c). */
+static size_t
+steps_of(struct state *st)
 {
-	sqlite3_stmt *s;
+	return state_is_postgresql(st) ? pg_steps_n : ARRAY_LEN(steps);
+}
+
+/* How many steps the database has had: SQLite's user_version, PostgreSQL's schema_version
+ * table (none yet: 0). */
+static int
+user_version(struct state *st)
+{
+	struct db *db = state_db(st);
+	struct db_stmt *s;
 	int v = -1;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+	if (state_is_postgresql(st) && !store_has_table(db, "schema_version"))
+		return 0;
+	if (db_prepare_v2(db, state_is_postgresql(st) ? "SELECT max(version) FROM schema_version" :
+	    "PRAGMA user_version", -1, &s, NULL) != DB_OK)
 		return -1;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
+	if (db_step(s) == DB_ROW)
+		v = db_column_int(s, 0);
+	db_finalize(s);
 	return v;
 }
 
@@ -271,49 +280,76 @@ known(struct state *st, int v, struct gr_error *err)
 {
 	if (v < 0)
 		return state_fail(st, err, "cannot read the schema version");
-	if (v > (int)ARRAY_LEN(steps))
+	if (v > (int)steps_of(st))
 		return gr_fail(err, GR_ESTATE, "the database '%s' has schema version %d, newer than "
 		    "this gpurent's %d: a newer gpurent wrote it; use that one (it is left as it is)",
-		    state_path(st), v, (int)ARRAY_LEN(steps));
+		    state_path(st), v, (int)steps_of(st));
 	return GR_OK;
+}
+
+/* Step i of st's driver run; false on an SQL error. */
+static bool
+run_step(struct state *st, size_t i)
+{
+	struct db *db = state_db(st);
+	const struct step *s = &steps[i];
+
+	if (state_is_postgresql(st))
+		return pg_steps[i].sql != NULL ? db_exec(db, pg_steps[i].sql, NULL, NULL, NULL) == DB_OK :
+		    pg_steps[i].run(st);
+	return (s->sql == NULL || db_exec(db, s->sql, NULL, NULL, NULL) == DB_OK) &&
+	    store_add_columns(db, s->columns) &&
+	    (s->kept_table == NULL || store_has_table(db, s->kept_table) ||
+	    db_exec(db, s->kept_sql, NULL, NULL, NULL) == DB_OK) &&
+	    (s->run == NULL || s->run(st));
 }
 
 static enum gr_err
 migrate(struct state *st, struct gr_error *err)
 {
-	sqlite3 *db = state_db(st);
-	char sql[64];
-	size_t i;
-	int v = user_version(db);
+	struct db *db = state_db(st);
+	char sql[160];
+	size_t i, n = steps_of(st);
+	int v = user_version(st);
 
-	if (v == (int)ARRAY_LEN(steps))
+	if (v == (int)n)
 		return GR_OK;
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
 	/* Another process may have migrated it while this one waited for the lock. */
-	v = user_version(db);
+	v = user_version(st);
 	if (known(st, v, err) != GR_OK) {
 		state_rollback(st);
 		return err->code;
 	}
-	for (i = (size_t)v; i < ARRAY_LEN(steps); i++) {
-		const struct step *s = &steps[i];
-
-		if ((s->sql != NULL && sqlite3_exec(db, s->sql, NULL, NULL, NULL) != SQLITE_OK) ||
-		    !store_add_columns(db, s->columns) ||
-		    (s->kept_table != NULL && !store_has_table(db, s->kept_table) &&
-		    sqlite3_exec(db, s->kept_sql, NULL, NULL, NULL) != SQLITE_OK) ||
-		    (s->run != NULL && !s->run(st)))
+	for (i = (size_t)v; i < n; i++)
+		if (!run_step(st, i))
 			goto fail;
-	}
-	snprintf(sql, sizeof(sql), "PRAGMA user_version = %zu", ARRAY_LEN(steps));
-	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+	if (state_is_postgresql(st))
+		snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS schema_version(version BIGINT "
+		    "NOT NULL); DELETE FROM schema_version; INSERT INTO schema_version VALUES(%zu)", n);
+	else
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %zu", n);
+	if (db_exec(db, sql, NULL, NULL, NULL) != DB_OK)
 		goto fail;
 	return state_commit(st, err);
 fail:
 	state_fail(st, err, "cannot upgrade the database");
 	state_rollback(st);
 	return err->code;
+}
+
+/* The connection's settings: SQLite's journal and the history's SQL function; a lock wait
+ * bounded on PostgreSQL as SQLite's busy timeout bounds it. */
+static bool
+configure(struct state *st, char **msg)
+{
+	struct db *db = state_db(st);
+
+	if (state_is_postgresql(st))
+		return db_exec(db, "SET lock_timeout = '10s'", NULL, NULL, msg) == DB_OK;
+	return db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+	    "PRAGMA foreign_keys=ON;", NULL, NULL, msg) == DB_OK && history_functions(db);
 }
 
 enum gr_err
@@ -325,16 +361,14 @@ state_open(struct state **out, const char *path, struct gr_error *err)
 	if (state_connect(&st, path, err) != GR_OK)
 		return err->code;
 	/* A newer gpurent's database is refused before anything is written to it. */
-	if (known(st, user_version(state_db(st)), err) != GR_OK) {
+	if (known(st, user_version(st), err) != GR_OK) {
 		state_close(st);
 		return err->code;
 	}
-	if (sqlite3_exec(state_db(st), "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-	    "PRAGMA foreign_keys=ON;", NULL, NULL, &msg) != SQLITE_OK ||
-	    !history_functions(state_db(st))) {
+	if (!configure(st, &msg)) {
 		gr_fail(err, GR_ESTATE, "cannot use database '%s': %s", path,
-		    msg ? msg : sqlite3_errmsg(state_db(st)));
-		sqlite3_free(msg);
+		    msg ? msg : db_errmsg(state_db(st)));
+		db_free(msg);
 		state_close(st);
 		return GR_ESTATE;
 	}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpurent/paths.h"
@@ -18,7 +19,7 @@
 #include "store_int.h"
 
 struct state {
-	sqlite3 *db;
+	struct db *db;
 	char *path;
 	int depth;	/* nested state_begin calls; only the outermost starts a transaction */
 };
@@ -26,20 +27,20 @@ struct state {
 enum gr_err
 state_fail(struct state *st, struct gr_error *err, const char *what)
 {
-	int code = sqlite3_errcode(st->db);
+	int code = db_errcode(st->db);
 
-	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+	if (code == DB_BUSY || code == DB_LOCKED)
 		return gr_fail(err, GR_ESTATE, "%s: the database '%s' is busy (another gpurent "
 		    "is writing); try again", _(what), st->path);
-	return gr_fail(err, GR_ESTATE, "%s: %s (%s)", _(what), sqlite3_errmsg(st->db), st->path);
+	return gr_fail(err, GR_ESTATE, "%s: %s (%s)", _(what), db_errmsg(st->db), st->path);
 }
 
-enum gr_err
-state_connect(struct state **out, const char *path, struct gr_error *err)
+/* A SQLite file: its directory made, the file private, busy waits, no checkpoint on close. */
+static enum gr_err
+connect_file(struct state *st, const char *path, struct gr_error *err)
 {
-	struct state *st;
 	char dir[4096], *slash;
-	int rc;
+	sqlite3 *lite;
 
 	strlcpy_(dir, path, sizeof(dir));
 	slash = strrchr(dir, '/');
@@ -51,18 +52,11 @@ state_connect(struct state **out, const char *path, struct gr_error *err)
 			return gr_fail(err, GR_ESTATE, "state directory '%s' is not writable: %s",
 			    dir, strerror(errno));
 	}
-	st = xcalloc(1, sizeof(*st));
-	st->path = xstrdup(path);
-	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-	    SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		gr_fail(err, GR_ESTATE, "cannot open database '%s': %s", path,
-		    st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
-		state_close(st);
-		return GR_ESTATE;
-	}
+	if (db_open(&st->db, path, err) != GR_OK)
+		return err->code;
+	lite = db_sqlite(st->db);
 	chmod(path, 0600);
-	sqlite3_busy_timeout(st->db, 10000);
+	sqlite3_busy_timeout(lite, 10000);
 	/*
 	 * No checkpoint when a connection closes: that checkpoint is what synced the disk
 	 * (WAL, directory, database) at the end of every command, reads included. With
@@ -71,7 +65,21 @@ state_connect(struct state **out, const char *path, struct gr_error *err)
 	 * a sync happens once per about 4 MB written, not once per command. Records that must
 	 * survive a power cut are committed with state_commit_durable.
 	 */
-	sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	sqlite3_db_config(lite, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	return GR_OK;
+}
+
+enum gr_err
+state_connect(struct state **out, const char *path, struct gr_error *err)
+{
+	struct state *st = xcalloc(1, sizeof(*st));
+
+	st->path = xstrdup(path);
+	if ((db_is_url(path) ? db_open(&st->db, path, err) : connect_file(st, path, err)) !=
+	    GR_OK) {
+		state_close(st);
+		return err->code;
+	}
 	*out = st;
 	return GR_OK;
 }
@@ -81,51 +89,63 @@ state_close(struct state *st)
 {
 	if (st == NULL)
 		return;
-	sqlite3_close(st->db);
+	db_close(st->db);
 	free(st->path);
 	free(st);
 }
 
-sqlite3 *
+bool
+state_is_url(const char *target)
+{
+	return db_is_url(target);
+}
+
+bool
+state_is_postgresql(const struct state *st)
+{
+	return db_kind(st->db) == DB_POSTGRESQL;
+}
+
+struct db *
 state_db(struct state *st)
 {
 	return st->db;
 }
 
 void
-store_col_text(sqlite3_stmt *q, int c, char *dst, size_t n)
+store_col_text(struct db_stmt *q, int c, char *dst, size_t n)
 {
-	const unsigned char *t = sqlite3_column_text(q, c);
+	const unsigned char *t = db_column_text(q, c);
 
 	strlcpy_(dst, t ? (const char *)t : "", n);
 }
 
-static sqlite3_stmt *
+static struct db_stmt *
 vprepare(struct state *st, const char *sql, const char *types, va_list ap)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int k;
 
-	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
+	if (db_prepare_v2(st->db, sql, -1, &q, NULL) != DB_OK)
 		return NULL;
 	for (k = 1; *types != '\0'; types++, k++) {
 		switch (*types) {
 		case 't':
-			sqlite3_bind_text(q, k, va_arg(ap, const char *), -1, SQLITE_TRANSIENT);
+			db_bind_text(q, k, va_arg(ap, const char *), -1, DB_TRANSIENT);
 			break;
 		case 'i':
-			sqlite3_bind_int(q, k, va_arg(ap, int));
+			db_bind_int(q, k, va_arg(ap, int));
 			break;
 		case 'I':
-			sqlite3_bind_int64(q, k, va_arg(ap, int64_t));
+			db_bind_int64(q, k, va_arg(ap, int64_t));
 			break;
 		case 'd':
-			sqlite3_bind_double(q, k, va_arg(ap, double));
+			db_bind_double(q, k, va_arg(ap, double));
 			break;
 		case 'b': {
 			const void *p = va_arg(ap, const void *);
 
-			sqlite3_bind_blob(q, k, p, (int)va_arg(ap, size_t), SQLITE_TRANSIENT);
+			db_bind_blob(q, k, p, (int)va_arg(ap, size_t), DB_TRANSIENT);
 			break;
 		}
 		default:
@@ -135,10 +155,10 @@ vprepare(struct state *st, const char *sql, const char *types, va_list ap)
 	return q;
 }
 
-sqlite3_stmt *
+struct db_stmt *
 store_prepare(struct state *st, const char *sql, const char *types, ...)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	va_list ap;
 
 	va_start(ap, types);
@@ -150,7 +170,7 @@ store_prepare(struct state *st, const char *sql, const char *types, ...)
 bool
 store_run(struct state *st, const char *sql, const char *types, ...)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	va_list ap;
 	int rc;
 
@@ -159,14 +179,14 @@ store_run(struct state *st, const char *sql, const char *types, ...)
 	va_end(ap);
 	if (q == NULL)
 		return false;
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE;
+	rc = db_step(q);
+	db_finalize(q);
+	return rc == DB_DONE;
 }
 
 bool
-store_rows(sqlite3_stmt *q, void **out, size_t *n, size_t size,
-    void (*read_row)(sqlite3_stmt *q, void *row))
+store_rows(struct db_stmt *q, void **out, size_t *n, size_t size,
+    void (*read_row)(struct db_stmt *q, void *row))
 {
 	char *v = NULL;
 	size_t cap = 0;
@@ -176,70 +196,85 @@ store_rows(sqlite3_stmt *q, void **out, size_t *n, size_t size,
 	*out = NULL;
 	if (q == NULL)
 		return false;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+	while ((rc = db_step(q)) == DB_ROW) {
 		v = xgrow(v, *n, &cap, size, 8);
 		read_row(q, v + (*n)++ * size);
 	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE) {
+	db_finalize(q);
+	if (rc != DB_DONE) {
 		free(v);
 		v = NULL;
 		*n = 0;
 	}
 	*out = v;
-	return rc == SQLITE_DONE;
+	return rc == DB_DONE;
 }
 
 void
 store_each_text(struct state *st, const char *sql, const int64_t *arg, size_t max,
     void (*fn)(const char *text, void *ctx), void *ctx)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	size_t rows = 0;
 
-	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
+	if (db_prepare_v2(st->db, sql, -1, &q, NULL) != DB_OK)
 		return;
 	if (arg != NULL)
-		sqlite3_bind_int64(q, 1, *arg);
-	while (rows++ < max && sqlite3_step(q) == SQLITE_ROW) {
-		const unsigned char *t = sqlite3_column_text(q, 0);
+		db_bind_int64(q, 1, *arg);
+	while (rows++ < max && db_step(q) == DB_ROW) {
+		const unsigned char *t = db_column_text(q, 0);
 
 		if (t != NULL)
 			fn((const char *)t, ctx);
 	}
-	sqlite3_finalize(q);
+	db_finalize(q);
 }
 
 bool
-store_has_table(sqlite3 *db, const char *name)
+store_has_table(struct db *db, const char *name)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	bool found;
 
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-	    -1, &s, NULL) != SQLITE_OK)
+	if (db_prepare_v2(db, db_kind(db) == DB_POSTGRESQL ?
+	    "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND "
+	    "table_name = ?" : "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+	    -1, &s, NULL) != DB_OK)
 		return false;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	found = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
+	db_bind_text(s, 1, name, -1, DB_STATIC);
+	found = db_step(s) == DB_ROW;
+	db_finalize(s);
 	return found;
 }
 
 static bool
-has_column(sqlite3 *db, const char *table, const char *column)
+has_column(struct db *db, const char *table, const char *column)
 {
 	char sql[256];
-	sqlite3_stmt *s;
+	struct db_stmt *s;
+	bool found;
 
+	/* On PostgreSQL a failed probe would abort the transaction: asked of the catalogue. */
+	if (db_kind(db) == DB_POSTGRESQL) {
+		if (db_prepare_v2(db, "SELECT 1 FROM information_schema.columns WHERE table_schema "
+		    "= current_schema() AND table_name = ? AND column_name = ?", -1, &s, NULL) !=
+		    DB_OK)
+			return false;
+		db_bind_text(s, 1, table, -1, DB_STATIC);
+		db_bind_text(s, 2, column, -1, DB_STATIC);
+		found = db_step(s) == DB_ROW;
+		db_finalize(s);
+		return found;
+	}
 	snprintf(sql, sizeof(sql), "SELECT %s FROM %s LIMIT 0", column, table);
-	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+	if (db_prepare_v2(db, sql, -1, &s, NULL) != DB_OK)
 		return false;
-	sqlite3_finalize(s);
+	db_finalize(s);
 	return true;
 }
 
 bool
-store_add_columns(sqlite3 *db, const struct store_column *c)
+store_add_columns(struct db *db, const struct store_column *c)
 {
 	char sql[256];
 
@@ -248,10 +283,55 @@ store_add_columns(sqlite3 *db, const struct store_column *c)
 			continue;
 		snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD COLUMN %s %s", c->table, c->name,
 		    c->decl);
-		if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		if (db_exec(db, sql, NULL, NULL, NULL) != DB_OK)
 			return false;
 	}
 	return true;
+}
+
+/* SQLite's type words in DDL and what they are on PostgreSQL (longest first). */
+static const struct {
+	const char *sqlite, *pg;
+} ddl_words[] = {
+	{ " INTEGER PRIMARY KEY,", " BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY," },
+	{ " WITHOUT ROWID", "" },
+	{ " INTEGER", " BIGINT" },
+	{ " REAL", " DOUBLE PRECISION" },
+	{ " BLOB", " BYTEA" },
+};
+
+bool
+store_ddl(struct db *db, const char *sql)
+{
+	size_t len = strlen(sql), o = 0, i;
+	char *out;
+	bool ok;
+
+	if (db_kind(db) == DB_SQLITE)
+		return db_exec(db, sql, NULL, NULL, NULL) == DB_OK;
+	out = xmalloc(len * 4 + 1);	/* no word grows more than fourfold */
+	while (*sql != '\0') {
+		for (i = 0; i < ARRAY_LEN(ddl_words); i++) {
+			size_t n = strlen(ddl_words[i].sqlite);
+
+			if (strncmp(sql, ddl_words[i].sqlite, n) != 0)
+				continue;
+			/* A whole word: what follows it ends it (a blank, a comma, a bracket). */
+			if (ddl_words[i].sqlite[n - 1] != ',' && sql[n] != '\0' &&
+			    strchr(" ,);", sql[n]) == NULL)
+				continue;
+			strcpy(out + o, ddl_words[i].pg);
+			o += strlen(ddl_words[i].pg);
+			sql += n;
+			break;
+		}
+		if (i == ARRAY_LEN(ddl_words))
+			out[o++] = *sql++;
+	}
+	out[o] = '\0';
+	ok = db_exec(db, out, NULL, NULL, NULL) == DB_OK;
+	free(out);
+	return ok;
 }
 
 const char *
@@ -265,9 +345,16 @@ state_begin(struct state *st, struct gr_error *err)
 {
 	if (st->depth++ > 0)
 		return GR_OK;
-	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+	/* One writer at a time, as SQLite's BEGIN IMMEDIATE: on PostgreSQL a lock that the
+	 * transaction holds to its end (the key is "gpurent" in ASCII, 0x67707572656e74). */
+	if (db_exec(st->db, state_is_postgresql(st) ? "BEGIN; SELECT pg_advisory_xact_lock("
+	    "29115572333932148)" : "BEGIN IMMEDIATE", NULL, NULL, NULL) != DB_OK) {
+		enum gr_err rc = state_fail(st, err, "cannot start a transaction");
+
+		if (state_is_postgresql(st))
+			db_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		st->depth = 0;
-		return state_fail(st, err, "cannot start a transaction");
+		return rc;
 	}
 	return GR_OK;
 }
@@ -277,10 +364,10 @@ state_commit(struct state *st, struct gr_error *err)
 {
 	if (st->depth == 0 || --st->depth > 0)
 		return GR_OK;
-	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+	if (db_exec(st->db, "COMMIT", NULL, NULL, NULL) != DB_OK) {
 		enum gr_err rc = state_fail(st, err, "cannot commit");
 
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		db_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		return rc;
 	}
 	return GR_OK;
@@ -290,9 +377,11 @@ enum gr_err
 state_snapshot_begin(struct state *st, bool *started, struct gr_error *err)
 {
 	*started = false;
-	if (st->depth > 0 || !sqlite3_get_autocommit(st->db))
+	if (st->depth > 0 || !db_get_autocommit(st->db))
 		return GR_OK;
-	if (sqlite3_exec(st->db, "BEGIN DEFERRED", NULL, NULL, NULL) != SQLITE_OK)
+	/* On PostgreSQL, REPEATABLE READ: every statement of the read sees its first's snapshot. */
+	if (db_exec(st->db, state_is_postgresql(st) ? "BEGIN ISOLATION LEVEL REPEATABLE READ" :
+	    "BEGIN DEFERRED", NULL, NULL, NULL) != DB_OK)
 		return state_fail(st, err, "cannot start a read");
 	*started = true;
 	return GR_OK;
@@ -302,8 +391,8 @@ void
 state_snapshot_end(struct state *st, bool started)
 {
 	/* A read commits nothing: ending it cannot lose anything, only release the snapshot. */
-	if (started && sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	if (started && db_exec(st->db, "COMMIT", NULL, NULL, NULL) != DB_OK)
+		db_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 void
@@ -312,24 +401,57 @@ state_rollback(struct state *st)
 	if (st->depth == 0)
 		return;
 	st->depth = 0;
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	db_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* The launch lock's key: "launch" in ASCII (state_begin's writer lock has another). */
+#define LAUNCH_LOCK_KEY "119165837796200"
+
+enum gr_err
+state_lock_launches(struct state *st, int wait_ms, struct gr_error *err)
+{
+	struct timespec ts = { 0, 50 * 1000000L };
+	int waited;
+
+	for (waited = 0;; waited += 50) {
+		struct db_stmt *q = store_prepare(st, "SELECT pg_try_advisory_lock("
+		    LAUNCH_LOCK_KEY ")", "");
+		bool got = q != NULL && db_step(q) == DB_ROW && db_column_int(q, 0) == 1;
+
+		db_finalize(q);
+		if (got)
+			return GR_OK;
+		if (db_errcode(st->db) != DB_OK)
+			return state_fail(st, err, "cannot take the launch lock");
+		if (waited >= wait_ms)
+			return gr_fail(err, GR_ESTATE, "another gpurent has been launching for "
+			    "%d s (a lock in the database '%s'); try again", wait_ms / 1000,
+			    st->path);
+		nanosleep(&ts, NULL);
+	}
+}
+
+void
+state_unlock_launches(struct state *st)
+{
+	store_run(st, "SELECT pg_advisory_unlock(" LAUNCH_LOCK_KEY ")", "");
 }
 
 bool
 state_meta_get(struct state *st, const char *key, char *buf, size_t n)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	bool found = false;
 
-	if (sqlite3_prepare_v2(st->db, "SELECT value FROM meta WHERE key = ?", -1, &s, NULL) !=
-	    SQLITE_OK)
+	if (db_prepare_v2(st->db, "SELECT value FROM meta WHERE key = ?", -1, &s, NULL) !=
+	    DB_OK)
 		return false;
-	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		strlcpy_(buf, (const char *)sqlite3_column_text(s, 0), n);
+	db_bind_text(s, 1, key, -1, DB_STATIC);
+	if (db_step(s) == DB_ROW) {
+		strlcpy_(buf, (const char *)db_column_text(s, 0), n);
 		found = true;
 	}
-	sqlite3_finalize(s);
+	db_finalize(s);
 	return found;
 }
 
@@ -346,26 +468,29 @@ enum gr_err
 state_journal_launch(struct state *st, const char *provider, int64_t price_hour, int64_t now,
     int64_t *row, struct gr_error *err)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	/* Inside a transaction the record would be committed (and synced) only later. */
 	if (st->depth > 0)
 		return gr_fail(err, GR_ESTATE, "cannot journal a launch inside a transaction");
-	if (sqlite3_prepare_v2(st->db, "INSERT INTO launch_journal(provider, price_hour, asked_ts) "
-	    "VALUES(?, ?, ?)", -1, &s, NULL) != SQLITE_OK)
+	if (db_prepare_v2(st->db, "INSERT INTO launch_journal(provider, price_hour, asked_ts) "
+	    "VALUES(?, ?, ?)", -1, &s, NULL) != DB_OK)
 		return state_fail(st, err, "cannot journal the launch");
-	sqlite3_bind_text(s, 1, provider, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, price_hour);
-	sqlite3_bind_int64(s, 3, now);
-	/* FULL: this commit syncs the WAL (and its directory when new) before it returns. */
-	sqlite3_exec(st->db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	sqlite3_exec(st->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
-	if (rc != SQLITE_DONE)
+	db_bind_text(s, 1, provider, -1, DB_STATIC);
+	db_bind_int64(s, 2, price_hour);
+	db_bind_int64(s, 3, now);
+	/* FULL: this commit syncs the WAL (and its directory when new) before it returns. A
+	 * PostgreSQL commit is durable on its own (synchronous_commit, the server's default). */
+	if (!state_is_postgresql(st))
+		db_exec(st->db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
+	rc = db_step(s);
+	db_finalize(s);
+	if (!state_is_postgresql(st))
+		db_exec(st->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+	if (rc != DB_DONE)
 		return state_fail(st, err, "cannot journal the launch");
-	*row = sqlite3_last_insert_rowid(st->db);
+	*row = db_last_insert_rowid(st->db);
 	return GR_OK;
 }
 
@@ -382,13 +507,13 @@ state_journal_settle(struct state *st, int64_t row, const char *instance_id,
 bool
 state_journal_has(struct state *st, const char *instance_id)
 {
-	sqlite3_stmt *q = store_prepare(st, "SELECT 1 FROM launch_journal WHERE instance_id = ? "
+	struct db_stmt *q = store_prepare(st, "SELECT 1 FROM launch_journal WHERE instance_id = ? "
 	    "LIMIT 1", "t", instance_id);
 	bool found;
 
 	if (q == NULL)
 		return false;
-	found = sqlite3_step(q) == SQLITE_ROW;
-	sqlite3_finalize(q);
+	found = db_step(q) == DB_ROW;
+	db_finalize(q);
 	return found;
 }

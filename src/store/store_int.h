@@ -1,5 +1,6 @@
 /*
- * store_int.h - the store's own face: the SQLite handle and the helpers its files share.
+ * store_int.h - the store's own face: the database handle (db.h: SQLite or PostgreSQL) and
+ * the helpers its files share.
  *
  * Only src/store/ (and the simulator's world in src/sim/, whose tables are its own) include
  * this; every other file holds a struct state * and calls the functions of the public
@@ -8,25 +9,25 @@
 #ifndef GPURENT_STORE_INT_H
 #define GPURENT_STORE_INT_H
 
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "gpurent/error.h"
 #include "gpurent/state.h"
+#include "db.h"
 
-sqlite3 *state_db(struct state *st);
+struct db *state_db(struct state *st);
 
 /* Column c of q's row as text into dst (n bytes); NULL reads as "". */
-void store_col_text(sqlite3_stmt *q, int c, char *dst, size_t n);
+void store_col_text(struct db_stmt *q, int c, char *dst, size_t n);
 
 /*
  * sql prepared, with its parameters bound from the arguments, one per letter of types:
  * 't' text (const char *, NULL binds NULL), 'i' int, 'I' int64_t, 'd' double, 'b' blob
  * (const void *, size_t). NULL when sql does not prepare (state_fail says why).
  */
-sqlite3_stmt *store_prepare(struct state *st, const char *sql, const char *types, ...);
+struct db_stmt *store_prepare(struct state *st, const char *sql, const char *types, ...);
 /* store_prepare, one step and finalize: true when the statement ran to its end. */
 bool store_run(struct state *st, const char *sql, const char *types, ...);
 
@@ -35,8 +36,8 @@ bool store_run(struct state *st, const char *sql, const char *types, ...);
  * element of *out (size bytes each), *n of them; q is finalized. False on an SQL error,
  * q NULL (it did not prepare) included, with *out freed and NULL, *n 0.
  */
-bool store_rows(sqlite3_stmt *q, void **out, size_t *n, size_t size,
-    void (*read_row)(sqlite3_stmt *q, void *row));
+bool store_rows(struct db_stmt *q, void **out, size_t *n, size_t size,
+    void (*read_row)(struct db_stmt *q, void *row));
 
 /*
  * The first column of each of sql's rows (at most max), as text, to fn; arg, when not NULL,
@@ -50,16 +51,29 @@ struct store_column {
 	const char *table, *name, *decl;
 };
 /* Each of c (up to one with a NULL table) added where missing; false on an SQL error. */
-bool store_add_columns(sqlite3 *db, const struct store_column *c);
-bool store_has_table(sqlite3 *db, const char *name);
+bool store_add_columns(struct db *db, const struct store_column *c);
+bool store_has_table(struct db *db, const char *name);
 
 /* The file opened, without the schema: state_open's first half (schema.c the second). */
 enum gr_err state_connect(struct state **out, const char *path, struct gr_error *err);
+
+/* The steps of a PostgreSQL database's schema (schema_pg.c): SQL, or a function for what
+ * SQL text cannot say. */
+struct pg_step {
+	const char *sql;
+	bool (*run)(struct state *st);
+};
+extern const struct pg_step pg_steps[];
+extern const size_t pg_steps_n;
+/* DDL written for SQLite (a table made from fields, as the history's are) run on db: on
+ * PostgreSQL with its types (BIGINT, DOUBLE PRECISION, BYTEA, an identity column for
+ * INTEGER PRIMARY KEY) and without WITHOUT ROWID. False on an SQL error. */
+bool store_ddl(struct db *db, const char *sql);
 
 /* The sample history's part of the schema (history.c): its tables, made from the fields
  * of a sample, and their roll-ups filled from the minute rows where missing. */
 bool history_schema(struct state *st);
 /* The SQL functions the history's statements use, made on each connection. */
-bool history_functions(sqlite3 *db);
+bool history_functions(struct db *db);
 
 #endif

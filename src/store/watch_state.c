@@ -11,41 +11,48 @@ watch_state_each(struct state *st, void (*fn)(const struct watch_record *r, void
     void *ctx, struct gr_error *err)
 {
 	struct watch_record r;
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int rc;
 
-	if (sqlite3_prepare_v2(state_db(st), "SELECT instance_id, label, last_state, util, "
+	if (db_prepare_v2(state_db(st), "SELECT instance_id, label, last_state, util, "
 	    "sample_at, idle_since, unobserved, notified, action, policy, phase, ordered_at, "
-	    "tries, pid FROM watch_state", -1, &q, NULL) != SQLITE_OK)
+	    "tries, pid FROM watch_state", -1, &q, NULL) != DB_OK)
 		return state_fail(st, err, "cannot read the watcher's state");
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+	while ((rc = db_step(q)) == DB_ROW) {
 		memset(&r, 0, sizeof(r));
 		store_col_text(q, 0, r.id, sizeof(r.id));
 		store_col_text(q, 1, r.label, sizeof(r.label));
-		r.last_state = (enum inst_state)sqlite3_column_int(q, 2);
-		r.util = sqlite3_column_int(q, 3);
-		r.sample_at = sqlite3_column_int64(q, 4);
-		r.idle_since = sqlite3_column_int64(q, 5);
-		r.unobserved = sqlite3_column_int(q, 6) != 0;
-		r.notified = (unsigned)sqlite3_column_int(q, 7);
-		r.action = sqlite3_column_int(q, 8);
+		r.last_state = (enum inst_state)db_column_int(q, 2);
+		r.util = db_column_int(q, 3);
+		r.sample_at = db_column_int64(q, 4);
+		r.idle_since = db_column_int64(q, 5);
+		r.unobserved = db_column_int(q, 6) != 0;
+		r.notified = (unsigned)db_column_int(q, 7);
+		r.action = db_column_int(q, 8);
 		store_col_text(q, 9, r.policy, sizeof(r.policy));
-		r.phase = sqlite3_column_int(q, 10);
-		r.ordered_at = sqlite3_column_int64(q, 11);
-		r.tries = sqlite3_column_int(q, 12);
-		r.pid = (long)sqlite3_column_int64(q, 13);
+		r.phase = db_column_int(q, 10);
+		r.ordered_at = db_column_int64(q, 11);
+		r.tries = db_column_int(q, 12);
+		r.pid = (long)db_column_int64(q, 13);
 		fn(&r, ctx);
 	}
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? GR_OK : state_fail(st, err, "cannot read the watcher's state");
+	db_finalize(q);
+	return rc == DB_DONE ? GR_OK : state_fail(st, err, "cannot read the watcher's state");
 }
 
 enum gr_err
 watch_state_put(struct state *st, const struct watch_record *r, struct gr_error *err)
 {
-	if (!store_run(st, "INSERT OR REPLACE INTO watch_state(instance_id, label, last_state, "
-	    "util, sample_at, idle_since, unobserved, notified, action, policy, phase, ordered_at, "
-	    "tries, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "ttiiIIiiitiIiI",
+	if (!store_run(st, "INSERT INTO watch_state(instance_id, label, last_state, util, "
+	    "sample_at, idle_since, unobserved, notified, action, policy, phase, ordered_at, "
+	    "tries, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+	    "ON CONFLICT(instance_id) DO UPDATE SET label = excluded.label, "
+	    "last_state = excluded.last_state, util = excluded.util, "
+	    "sample_at = excluded.sample_at, idle_since = excluded.idle_since, "
+	    "unobserved = excluded.unobserved, notified = excluded.notified, "
+	    "action = excluded.action, policy = excluded.policy, phase = excluded.phase, "
+	    "ordered_at = excluded.ordered_at, tries = excluded.tries, pid = excluded.pid",
+	    "ttiiIIiiitiIiI",
 	    r->id, r->label, (int)r->last_state, r->util, r->sample_at, r->idle_since,
 	    (int)r->unobserved, (int)r->notified, r->action, r->policy, r->phase, r->ordered_at,
 	    r->tries, (int64_t)r->pid))

@@ -44,6 +44,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../state_under_test.h"
 #include "../tmpdir.h"
 
 #include "gpurent/audit.h"
@@ -135,7 +136,7 @@ setup(void **state)
 	if (test_tmpdir_make(dir, sizeof(dir), "audit") != 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/state.db", dir);
-	if (state_open(&st, path, &err) != GR_OK)
+	if (test_state_open(&st, path, &err) != GR_OK)
 		return -1;
 	seg("sim:i-1", "train", "H100-SXM-80GB", LEDGER_COMPUTE, 2.00, T0, T0 + HOUR);
 	seg("sim:i-2", "train", "A100-SXM-80GB", LEDGER_COMPUTE, 1.00, T0 + HOUR / 2, 0);

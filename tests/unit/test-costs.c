@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../state_under_test.h"
 #include "../tmpdir.h"
 
 #include "gpurent/costs.h"
@@ -53,7 +54,7 @@ open_db(const char *name)
 	char path[sizeof(dir) + 64];
 
 	snprintf(path, sizeof(path), "%s/%s.db", dir, name);
-	assert_int_equal(state_open(&st, path, &err), GR_OK);
+	assert_int_equal(test_state_open(&st, path, &err), GR_OK);
 	return st;
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../state_under_test.h"
 #include "../tmpdir.h"
 
 #include <sqlite3.h>
@@ -52,7 +53,7 @@ open_db(const char *name)
 	char path[4200];
 
 	snprintf(path, sizeof(path), "%s/%s.db", dir, name);
-	assert_int_equal(state_open(&st, path, &err), GR_OK);
+	assert_int_equal(test_state_open(&st, path, &err), GR_OK);
 	return st;
 }
 
@@ -61,20 +62,20 @@ exec(struct state *st, const char *sql)
 {
 	char *msg = NULL;
 
-	if (sqlite3_exec(state_db(st), sql, NULL, NULL, &msg) != SQLITE_OK)
+	if (db_exec(state_db(st), sql, NULL, NULL, &msg) != DB_OK)
 		fail_msg("%s: %s", sql, msg);
 }
 
 static int64_t
 count(struct state *st, const char *sql)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int64_t n;
 
-	assert_int_equal(sqlite3_prepare_v2(state_db(st), sql, -1, &q, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
-	n = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
+	assert_int_equal(db_prepare_v2(state_db(st), sql, -1, &q, NULL), DB_OK);
+	assert_int_equal(db_step(q), DB_ROW);
+	n = db_column_int64(q, 0);
+	db_finalize(q);
 	return n;
 }
 
@@ -255,11 +256,11 @@ check_table(struct state *st)
 		"max(end_ts) FROM ledger WHERE end_ts != 0 GROUP BY 1, 2, 3, 4, 5, 6";
 	char sql[1024];
 
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM (SELECT * FROM ledger_day EXCEPT %s)",
-	    fold);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM (SELECT * FROM ledger_day EXCEPT %s) "
+	    "AS d", fold);
 	assert_int_equal(count(st, sql), 0);
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM (%s EXCEPT SELECT * FROM ledger_day)",
-	    fold);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM (%s EXCEPT SELECT * FROM ledger_day) "
+	    "AS d", fold);
 	assert_int_equal(count(st, sql), 0);
 	assert_true(count(st, "SELECT count(*) FROM ledger_day") > 0);
 }
@@ -273,7 +274,8 @@ test_same_as_the_rows(void **state)
 	make_ledger(st, 40);
 	assert_true(count(st, "SELECT count(*) FROM ledger WHERE end_ts = 0") > 0);
 	check_table(st);
-	check_costs(st, 5);
+	/* On PostgreSQL one wall clock: each statement is a round trip to the server. */
+	check_costs(st, test_state_pg() ? 1 : 5);
 	state_close(st);
 }
 
@@ -303,11 +305,11 @@ test_edits_keep_the_totals(void **state)
 	    "end_ts != 0)");
 	exec(st, "DELETE FROM ledger WHERE id % 11 = 3 AND end_ts != 0");
 	check_table(st);
-	check_costs(st, 2);
+	check_costs(st, test_state_pg() ? 1 : 2);
 	/* And gpurent's own writes on top. */
 	assert_int_equal(ledger_end(st, "sim:1", MONTH + 5 * DAY, &err), GR_OK);
 	check_table(st);
-	check_costs(st, 2);
+	check_costs(st, test_state_pg() ? 1 : 2);
 	state_close(st);
 }
 
@@ -315,9 +317,13 @@ test_edits_keep_the_totals(void **state)
 static void
 test_filled_for_an_older_database(void **state)
 {
-	struct state *st = open_db("older");
+	struct state *st;
 
 	(void)state;
+	/* SQLite's upgrade of a database from before the table: a PostgreSQL one never was. */
+	if (test_state_pg())
+		skip();
+	st = open_db("older");
 	exec(st, "DROP TRIGGER ledger_day_insert; DROP TRIGGER ledger_day_close; "
 	    "DROP TRIGGER ledger_day_edit; DROP TRIGGER ledger_day_delete; DROP TABLE ledger_day; "
 	    "PRAGMA user_version = 0");

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../state_under_test.h"
 #include "../tmpdir.h"
 
 #include <sqlite3.h>
@@ -62,15 +63,15 @@ make_offers(struct offer *v, size_t n, const char *provider)
 static int64_t
 count_rows(struct state *st, const char *provider)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int64_t n = -1;
 
-	assert_int_equal(sqlite3_prepare_v2(state_db(st), "SELECT count(*) FROM offer_cache "
-	    "WHERE provider = ?1", -1, &q, NULL), SQLITE_OK);
-	sqlite3_bind_text(q, 1, provider, -1, SQLITE_STATIC);
-	if (sqlite3_step(q) == SQLITE_ROW)
-		n = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
+	assert_int_equal(db_prepare_v2(state_db(st), "SELECT count(*) FROM offer_cache "
+	    "WHERE provider = ?1", -1, &q, NULL), DB_OK);
+	db_bind_text(q, 1, provider, -1, DB_STATIC);
+	if (db_step(q) == DB_ROW)
+		n = db_column_int64(q, 0);
+	db_finalize(q);
 	return n;
 }
 
@@ -92,7 +93,7 @@ round_trip(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(state_open(&st, db, &err), GR_OK);
+	assert_int_equal(test_state_open(&st, db, &err), GR_OK);
 	make_offers(v, 3, "vast");
 	assert_int_equal(offer_cache_put(st, "vast", "cfg", "q", 1000, v, 3, &err), GR_OK);
 	offer_list_init(&l);
@@ -124,13 +125,13 @@ other_identity_dropped(void **state)
 	int ids = 0;
 
 	(void)state;
-	assert_int_equal(state_open(&st, db, &err), GR_OK);
+	assert_int_equal(test_state_open(&st, db, &err), GR_OK);
 	make_offers(v, 4, "runpod");
 	assert_int_equal(offer_cache_put(st, "runpod", "cfg", "q", 2000, v, 4, &err), GR_OK);
 	make_offers(v, 2, "lambda");
 	assert_int_equal(offer_cache_put(st, "lambda", "cfg", "q", 1900, v, 2, &err), GR_OK);
-	assert_int_equal(sqlite3_exec(state_db(st), "UPDATE offer_cache SET layout = layout + 1 "
-	    "WHERE provider IN ('runpod', 'lambda')", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(db_exec(state_db(st), "UPDATE offer_cache SET layout = layout + 1 "
+	    "WHERE provider IN ('runpod', 'lambda')", NULL, NULL, NULL), DB_OK);
 
 	/* Neither listed for completion nor counted as a fresh answer while it waits. */
 	offer_cache_each_id(st, "runpod:", 100, count_id, &ids);
@@ -148,8 +149,8 @@ other_identity_dropped(void **state)
 	/* A put drops them too, for every provider. */
 	make_offers(v, 2, "lambda");
 	assert_int_equal(offer_cache_put(st, "lambda", "cfg", "q", 2100, v, 2, &err), GR_OK);
-	assert_int_equal(sqlite3_exec(state_db(st), "UPDATE offer_cache SET layout = layout - 1 "
-	    "WHERE provider = 'lambda'", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(db_exec(state_db(st), "UPDATE offer_cache SET layout = layout - 1 "
+	    "WHERE provider = 'lambda'", NULL, NULL, NULL), DB_OK);
 	make_offers(v, 1, "ppio");
 	assert_int_equal(offer_cache_put(st, "ppio", "cfg", "q", 2200, v, 1, &err), GR_OK);
 	assert_int_equal(count_rows(st, "lambda"), 0);

@@ -1,0 +1,400 @@
+/*
+ * pg.c - db.h's PostgreSQL driver, over libpq (pg.h). A statement is its SQL with `?` made
+ * $N and its parameters as text (or binary for bytea); it runs at its first step with
+ * PQexecParams, in text format, and its rows are then read from the one result.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "gpurent/util.h"
+#include "pg.h"
+
+struct pg {
+	PGconn *conn;
+	int code;		/* the last call's DB_ code */
+	int changes;		/* rows the last insert, update or delete touched */
+	char err[512];
+};
+
+struct pg_stmt {
+	struct pg *pg;
+	char *sql;		/* with $N for ?N */
+	int nparams;
+	char **vals;		/* NULL: the parameter is NULL */
+	int *lens, *fmts;
+	Oid *types;
+	bool *unused;		/* a number below the highest that the SQL never names */
+	PGresult *res;		/* once run */
+	int row, rows;
+	unsigned char *blob;	/* the last bytea read, decoded */
+};
+
+/* The type oids a result's columns are read by. */
+enum {
+	OID_BOOL = 16, OID_BYTEA = 17, OID_INT8 = 20, OID_INT2 = 21, OID_INT4 = 23, OID_OID = 26,
+	OID_FLOAT4 = 700, OID_FLOAT8 = 701, OID_NUMERIC = 1700,
+};
+
+static void
+quiet(void *arg, const char *msg)
+{
+	/* Notices ("relation already exists, skipping") are not errors; errors come back as
+	 * results and are reported by the store's callers. */
+	(void)arg;
+	(void)msg;
+}
+
+/* The connection's error message into pg->err, its trailing newline dropped; code. */
+static int
+fail(struct pg *pg, const char *msg, const char *sqlstate)
+{
+	size_t n;
+
+	strlcpy_(pg->err, msg != NULL && *msg != '\0' ? msg : "unknown PostgreSQL error",
+	    sizeof(pg->err));
+	n = strlen(pg->err);
+	while (n > 0 && (pg->err[n - 1] == '\n' || pg->err[n - 1] == ' '))
+		pg->err[--n] = '\0';
+	/* Serialization failure, deadlock, lock not available, statement timeout: another
+	 * writer held what this one needed, as SQLite's busy. */
+	if (sqlstate != NULL && (strcmp(sqlstate, "40001") == 0 || strcmp(sqlstate, "40P01") == 0 ||
+	    strcmp(sqlstate, "55P03") == 0 || strcmp(sqlstate, "57014") == 0))
+		pg->code = DB_BUSY;
+	else
+		pg->code = DB_ERROR;
+	return pg->code;
+}
+
+enum gr_err
+pg_open(struct pg **out, const char *url, struct gr_error *err)
+{
+	PQconninfoOption *opts, *o;
+	char *msg = NULL;
+	struct pg *pg;
+
+	opts = PQconninfoParse(url, &msg);
+	if (opts == NULL) {
+		gr_fail(err, GR_EUSAGE, "invalid PostgreSQL URL: %s", msg ? msg : "out of memory");
+		PQfreemem(msg);
+		return GR_EUSAGE;
+	}
+	for (o = opts; o->keyword != NULL; o++)
+		if (strcmp(o->keyword, "password") == 0 && o->val != NULL && o->val[0] != '\0')
+			break;
+	if (o->keyword != NULL) {
+		PQconninfoFree(opts);
+		return gr_fail(err, GR_EUSAGE, "the PostgreSQL URL carries a password: leave it "
+		    "out, and put it in ~/.pgpass (or the file PGPASSFILE names) or a service "
+		    "file, where libpq reads it");
+	}
+	PQconninfoFree(opts);
+	pg = xcalloc(1, sizeof(*pg));
+	pg->conn = PQconnectdb(url);
+	if (PQstatus(pg->conn) != CONNECTION_OK) {
+		fail(pg, PQerrorMessage(pg->conn), NULL);
+		/* libpq's message names the host and port, never a password. */
+		gr_fail(err, GR_ESTATE, "cannot connect to the PostgreSQL state database: %s",
+		    pg->err);
+		pg_close(pg);
+		return GR_ESTATE;
+	}
+	PQsetNoticeProcessor(pg->conn, quiet, NULL);
+	*out = pg;
+	return GR_OK;
+}
+
+void
+pg_close(struct pg *pg)
+{
+	if (pg == NULL)
+		return;
+	PQfinish(pg->conn);
+	free(pg);
+}
+
+/* sql's first statement (up to a ; outside quotes and comments, at *end) with each ?N as
+ * $N and each bare ? as $(one more than the highest so far); *n the highest number, and
+ * used[k - 1] set for each $k the statement names (at most n of them). */
+static char *
+placeholders(const char *sql, int *n, const char **end, bool *used, int nused)
+{
+	size_t len = strlen(sql), o = 0;
+	char *out = xmalloc(len * 4 + 1);	/* "?" becomes at most "$NNN" */
+	const char *p = sql;
+	int high = 0;
+
+	while (*p != '\0' && *p != ';') {
+		if (*p == '\'' || *p == '"') {
+			char quote = *p;
+
+			out[o++] = *p++;
+			while (*p != '\0' && *p != quote)
+				out[o++] = *p++;
+			if (*p != '\0')
+				out[o++] = *p++;	/* a doubled quote: two strings, same text */
+		} else if (p[0] == '-' && p[1] == '-') {
+			while (*p != '\0' && *p != '\n')
+				out[o++] = *p++;
+		} else if (*p == '?') {
+			char *digits_end;
+			long k = strtol(p + 1, &digits_end, 10);
+
+			if (digits_end == p + 1)
+				k = high + 1;
+			if (k > high)
+				high = (int)k;
+			if (k >= 1 && k <= nused)
+				used[k - 1] = true;
+			o += (size_t)sprintf(out + o, "$%ld", k);
+			p = digits_end;
+		} else {
+			out[o++] = *p++;
+		}
+	}
+	out[o] = '\0';
+	*n = high;
+	*end = *p == ';' ? p + 1 : p;
+	return out;
+}
+
+int
+pg_prepare(struct pg *pg, const char *sql, struct pg_stmt **out, const char **tail)
+{
+	struct pg_stmt *q;
+	const char *end;
+	bool *used;
+	int k;
+
+	*out = NULL;
+	while (*sql == ' ' || *sql == '\n' || *sql == '\t')
+		sql++;
+	if (*sql == '\0') {	/* nothing left: no statement, as SQLite says it */
+		if (tail != NULL)
+			*tail = sql;
+		return DB_OK;
+	}
+	q = xcalloc(1, sizeof(*q));
+	q->pg = pg;
+	/* At most one parameter per character: used has room for every one named. */
+	used = xcalloc(strlen(sql) + 1, sizeof(*used));
+	q->sql = placeholders(sql, &q->nparams, &end, used, (int)strlen(sql) + 1);
+	if (tail != NULL)
+		*tail = end;
+	if (q->nparams > 0) {
+		q->vals = xcalloc((size_t)q->nparams, sizeof(*q->vals));
+		q->lens = xcalloc((size_t)q->nparams, sizeof(*q->lens));
+		q->fmts = xcalloc((size_t)q->nparams, sizeof(*q->fmts));
+		q->types = xcalloc((size_t)q->nparams, sizeof(*q->types));
+		q->unused = xcalloc((size_t)q->nparams, sizeof(*q->unused));
+		/* PostgreSQL cannot type a parameter the statement does not name: NULL text. */
+		for (k = 0; k < q->nparams; k++)
+			if ((q->unused[k] = !used[k]))
+				q->types[k] = PG_TEXT;
+	}
+	free(used);
+	*out = q;
+	return DB_OK;
+}
+
+int
+pg_bind(struct pg_stmt *q, int k, const void *v, int n, unsigned type, int format)
+{
+	if (k < 1 || k > q->nparams)
+		return fail(q->pg, "parameter index out of range", NULL);
+	if (q->unused[--k])
+		return DB_OK;
+	free(q->vals[k]);
+	q->vals[k] = NULL;
+	if (v != NULL) {
+		size_t len = n < 0 ? strlen(v) : (size_t)n;
+
+		q->vals[k] = xmalloc(len + 1);
+		memcpy(q->vals[k], v, len);
+		q->vals[k][len] = '\0';
+		q->lens[k] = (int)len;
+	}
+	q->fmts[k] = format;
+	q->types[k] = type;
+	return DB_OK;
+}
+
+int
+pg_bind_parameter_count(struct pg_stmt *q)
+{
+	return q->nparams;
+}
+
+int
+pg_step(struct pg_stmt *q)
+{
+	struct pg *pg = q->pg;
+
+	if (q->res == NULL) {
+		ExecStatusType status;
+
+		q->res = PQexecParams(pg->conn, q->sql, q->nparams, q->types,
+		    (const char *const *)q->vals, q->lens, q->fmts, 0);
+		status = PQresultStatus(q->res);
+		if (status == PGRES_COMMAND_OK) {
+			pg->changes = atoi(PQcmdTuples(q->res));
+		} else if (status != PGRES_TUPLES_OK) {
+			int rc = fail(pg, PQresultErrorMessage(q->res),
+			    PQresultErrorField(q->res, PG_DIAG_SQLSTATE));
+
+			PQclear(q->res);
+			q->res = NULL;
+			return rc;
+		}
+		q->rows = PQntuples(q->res);
+		q->row = -1;
+	}
+	pg->code = DB_OK;
+	if (q->row < q->rows)
+		q->row++;
+	return q->row < q->rows ? DB_ROW : DB_DONE;
+}
+
+void
+pg_reset(struct pg_stmt *q)
+{
+	PQclear(q->res);
+	q->res = NULL;
+	PQfreemem(q->blob);
+	q->blob = NULL;
+}
+
+void
+pg_finalize(struct pg_stmt *q)
+{
+	int k;
+
+	if (q == NULL)
+		return;
+	pg_reset(q);
+	for (k = 0; k < q->nparams; k++)
+		free(q->vals[k]);
+	free(q->vals);
+	free(q->lens);
+	free(q->fmts);
+	free(q->types);
+	free(q->unused);
+	free(q->sql);
+	free(q);
+}
+
+/* Whether column c of the current row can be read. */
+static bool
+readable(struct pg_stmt *q, int c)
+{
+	return q->res != NULL && q->row >= 0 && q->row < q->rows && c >= 0 &&
+	    c < PQnfields(q->res);
+}
+
+int
+pg_column_type(struct pg_stmt *q, int c)
+{
+	if (!readable(q, c) || PQgetisnull(q->res, q->row, c))
+		return DB_NULL;
+	switch (PQftype(q->res, c)) {
+	case OID_BOOL: case OID_INT2: case OID_INT4: case OID_INT8: case OID_OID:
+		return DB_INTEGER;
+	case OID_FLOAT4: case OID_FLOAT8:
+		return DB_FLOAT;
+	case OID_NUMERIC:
+		/* sum() of bigints is a numeric: whole, it is the integer SQLite would give. */
+		return strpbrk(PQgetvalue(q->res, q->row, c), ".eN") == NULL ? DB_INTEGER :
+		    DB_FLOAT;
+	case OID_BYTEA:
+		return DB_BLOB;
+	default:
+		return DB_TEXT;
+	}
+}
+
+const char *
+pg_column_text(struct pg_stmt *q, int c)
+{
+	if (!readable(q, c) || PQgetisnull(q->res, q->row, c))
+		return NULL;
+	return PQgetvalue(q->res, q->row, c);
+}
+
+const void *
+pg_column_blob(struct pg_stmt *q, int c, int *n)
+{
+	size_t len = 0;
+
+	*n = 0;
+	PQfreemem(q->blob);
+	q->blob = NULL;
+	if (!readable(q, c) || PQgetisnull(q->res, q->row, c))
+		return NULL;
+	q->blob = PQunescapeBytea((const unsigned char *)PQgetvalue(q->res, q->row, c), &len);
+	*n = (int)len;
+	return q->blob;
+}
+
+int
+pg_exec(struct pg *pg, const char *sql)
+{
+	PGresult *res = PQexec(pg->conn, sql);
+	ExecStatusType status = PQresultStatus(res);
+	int rc = DB_OK;
+
+	if (status == PGRES_COMMAND_OK)
+		pg->changes = atoi(PQcmdTuples(res));
+	else if (status != PGRES_TUPLES_OK)
+		rc = fail(pg, PQresultErrorMessage(res), PQresultErrorField(res, PG_DIAG_SQLSTATE));
+	if (rc == DB_OK)
+		pg->code = DB_OK;
+	PQclear(res);
+	return rc;
+}
+
+int
+pg_changes(struct pg *pg)
+{
+	return pg->changes;
+}
+
+int64_t
+pg_last_insert_rowid(struct pg *pg)
+{
+	/* lastval() fails where this connection took no sequence value yet, and a failure
+	 * would abort an open transaction: there it is asked inside a savepoint. */
+	bool open = PQtransactionStatus(pg->conn) == PQTRANS_INTRANS;
+	PGresult *res;
+	int64_t id = 0;
+
+	if (open)
+		PQclear(PQexec(pg->conn, "SAVEPOINT gr_lastval"));
+	res = PQexec(pg->conn, "SELECT lastval()");
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
+		id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	if (open)
+		PQclear(PQexec(pg->conn, id != 0 ? "RELEASE SAVEPOINT gr_lastval" :
+		    "ROLLBACK TO SAVEPOINT gr_lastval; RELEASE SAVEPOINT gr_lastval"));
+	return id;
+}
+
+const char *
+pg_errmsg(struct pg *pg)
+{
+	return pg->code == DB_OK ? "not an error" : pg->err;
+}
+
+int
+pg_errcode(struct pg *pg)
+{
+	return pg->code;
+}
+
+int
+pg_autocommit(struct pg *pg)
+{
+	return PQtransactionStatus(pg->conn) == PQTRANS_IDLE;
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The state in a PostgreSQL database (GPURENT_STATE_URL; issue 31): launch, ls, stop and
+# costs answer as they do with the SQLite file, and what they record is in the server's
+# database, not in the file (which keeps only the simulator's world).
+. "$(dirname "$0")/lib.sh"
+export GPURENT_SIM_TIME=1790000000	# 2026-09-21T14:13:20Z
+server=$SRCDIR/tests/pg/server
+"$server" start "$TMP/pg" || fail "the PostgreSQL server did not start"
+CLEANUP_HOOKS+=("\"$server\" stop \"$TMP/pg\"")
+. "$TMP/pg/env"
+
+# One day of one instance, its answers in $1.*: seed 42's first on-demand H100 offer,
+# sim:o-000075 at $1.89/h (t006), launched, run, stopped.
+scenario() {
+	local id
+	expect_ok g launch sim:o-000075 --label team
+	id=$OUT
+	expect_ok g sim advance 2m
+	expect_ok g sim advance 1h
+	expect_ok g ls -o json
+	printf '%s\n' "$OUT" >"$1.ls"
+	expect_ok g costs -o json
+	printf '%s\n' "$OUT" >"$1.costs"
+	expect_ok g stop --no-wait "$id"
+	expect_ok g sim advance 1m
+	expect_ok g sim advance 1h
+	expect_ok g costs -o json --by label
+	printf '%s\n' "$OUT" >"$1.by-label"
+}
+
+scenario "$TMP/file"
+GPURENT_HOME=$TMP/home-pg GPURENT_STATE_URL=$GPURENT_TEST_PG_URL scenario "$TMP/pg-run"
+
+OUT=$(cat "$TMP/pg-run.costs")
+# 3660 s at $1.89/h: 1.89 * 3660 / 3600 = 1.9215 (t006 works out the rest).
+check "spent on PostgreSQL: 3660 s at \$1.89/h is \$1.9215" \
+	'jq -e ".spent == 1.9215 and .burn_hour == 1.89" <<<"$OUT" >/dev/null'
+for f in ls costs by-label; do
+	check "$f answers as with the SQLite file" 'cmp -s "$TMP/file.$f" "$TMP/pg-run.$f"'
+done
+rows="SELECT instance_id, label, kind, rate_hour, start_ts, end_ts, currency FROM ledger ORDER BY id"
+OUT=$(psql "$GPURENT_TEST_PG_URL" -Atc "$rows" 2>&1)
+check "the ledger's rows (provisioning, compute, storage) are in the server's database" \
+	'[ "$(wc -l <<<"$OUT")" = 3 ] && [ "$OUT" = "$(sqlite3 "$DB" "$rows")" ]'
+OUT=$(sqlite3 "$TMP/home-pg/state.db" "SELECT count(*) FROM ledger" 2>&1)
+check "and not in the file" '[ "$OUT" = 0 ]'
+pass
