@@ -122,6 +122,9 @@ bool managed_cost(struct session *s, const struct managed_attempt *v, size_t n, 
 /* A managed job with the figures `jobs --managed` and the dashboard show. */
 struct managed_row {
 	struct managed_job j;
+	char name[128];			/* its --name; "" none */
+	char command[1024];		/* its command, as `jobs` shows a run's */
+	bool then_stop;			/* --then stop (else destroy) */
 	char instance[ID_MAX];		/* the current (or last) attempt's machine; "" none */
 	int64_t ckpt_age;		/* since the newest whole checkpoint (to the job's end
 					   once it ended); -1 none */

@@ -1128,7 +1128,9 @@ managed_rows(struct session *s, const char *want, int64_t now, struct managed_ro
     size_t *n, struct gr_error *err)
 {
 	struct managed_job *v = NULL;
+	struct gr_error unread = { 0 };
 	struct managed_attempt *at;
+	struct spec *sp;
 	struct state *st;
 	size_t nv, i, na;
 
@@ -1137,15 +1139,25 @@ managed_rows(struct session *s, const char *want, int64_t now, struct managed_ro
 	if (session_state(s, &st, err) != GR_OK || managed_job_load(st, &v, &nv, err) != GR_OK)
 		return err->code;
 	*out = xcalloc(nv + 1, sizeof(**out));
+	sp = xcalloc(1, sizeof(*sp));
 	for (i = 0; i < nv; i++) {
 		struct managed_row *m = &(*out)[*n];
 
 		if (want != NULL && strcmp(v[i].id, want) != 0)
 			continue;
 		m->j = v[i];
+		/* An unreadable request leaves the name and command empty, the rest shown. */
+		if (spec_read(v[i].spec, sp, &unread) == GR_OK) {
+			strlcpy_(m->name, sp->name, sizeof(m->name));
+			job_join_words(sp->words, (int)sp->n_words, m->command,
+			    sizeof(m->command));
+			m->then_stop = sp->then_stop;
+		}
+		spec_release(sp);
 		m->ckpt_age = v[i].ckpt_at ? (v[i].ended_at ? v[i].ended_at : now) -
 		    v[i].ckpt_at : -1;
 		if (managed_attempt_load(st, v[i].id, &at, &na, err) != GR_OK) {
+			free(sp);
 			free(v);
 			free(*out);
 			*out = NULL;
@@ -1159,6 +1171,7 @@ managed_rows(struct session *s, const char *want, int64_t now, struct managed_ro
 		free(at);
 		(*n)++;
 	}
+	free(sp);
 	free(v);
 	if (want != NULL && *n == 0) {
 		free(*out);
