@@ -420,6 +420,9 @@ find_by_label(struct round *r, struct instance *out, struct gr_error *err)
 	memset(res, 0, sizeof(res));
 	instance_list_init(&l);
 	e = session_instances(r->s, &l, res, err);
+	/* A list answered "not found" (an API retired with 404 or 410) did not answer either. */
+	if (e == GR_ENOTFOUND)
+		e = GR_EUNAVAIL;
 	for (i = 0; i < l.n; i++)
 		if (strcmp(l.v[i].label, label) == 0 && l.v[i].state != ST_DESTROYED) {
 			*out = l.v[i];
