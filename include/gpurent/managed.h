@@ -30,7 +30,10 @@
  * of this machine that no longer lives; a living one keeps it MANAGED_STALE_S longer. An attempt is recorded with its client token
  * before its launch leaves, so a controller killed at any moment is followed by one that
  * looks the attempt's instance up (by its label, then by sending the create again with the
- * same token, which the provider recognises) instead of renting a second one.
+ * same token, which the provider recognises) instead of renting a second one. Its command
+ * is started with the attempt's token as the start's key on the machine (job_engine.h), so
+ * one killed after the start, before recording it, is followed by one that finds that start
+ * instead of starting the command again.
  */
 #ifndef GPURENT_MANAGED_H
 #define GPURENT_MANAGED_H

@@ -594,11 +594,12 @@ exhausted(struct round *r, const char *why)
 
 /*
  * For the tests of a controller killed mid-recovery: with GPURENT_MANAGED_GATE=PATH and a
- * file PATH.N, attempt N's rental, once made and before it is recorded, leaves PATH.N.held
- * and waits (at most a minute) until PATH.N is removed.
+ * file PATH.STEPN, attempt N's step, once made and before it is recorded, leaves
+ * PATH.STEPN.held and waits (at most a minute) until PATH.STEPN is removed. The steps: ""
+ * the rental, "started-" the start of the command.
  */
 static void
-test_gate(int n)
+test_gate(const char *step, int n)
 {
 	const char *gate = getenv("GPURENT_MANAGED_GATE");
 	struct timespec tick = { 0, 100 * 1000000L };
@@ -608,7 +609,7 @@ test_gate(int n)
 
 	if (gate == NULL || *gate == '\0')
 		return;
-	snprintf(path, sizeof(path), "%s.%d", gate, n);
+	snprintf(path, sizeof(path), "%s.%s%d", gate, step, n);
 	if (access(path, F_OK) != 0)
 		return;
 	snprintf(held, sizeof(held), "%s.held", path);
@@ -661,7 +662,7 @@ step_rent(struct round *r)
 		    r->cur->n, err.msg);
 		return;
 	}
-	test_gate(r->cur->n);
+	test_gate("", r->cur->n);
 	note_rented(r, &in);
 	r->j.why[0] = '\0';
 	(void)save(r, &err);
@@ -770,11 +771,13 @@ step_start(struct round *r)
 		return;
 	}
 	js.place_fill = fill;
+	js.key = r->cur->token;
 	rc = jobs_start(r->s, r->st, &ep, &rj, &js, &err);
 	if (rc != 0) {
 		unreachable(r, err.msg);
 		return;
 	}
+	test_gate("started-", r->cur->n);
 	strlcpy_(r->cur->remote_job, rj.id, sizeof(r->cur->remote_job));
 	r->cur->run_at = r->now;
 	r->cur->ssh_failing_since = 0;
