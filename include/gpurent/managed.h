@@ -15,7 +15,9 @@
  * last pull.
  *
  * A machine is lost when its provider no longer says it runs (stopped, outbid, failed,
- * gone) or when ssh has failed for longer than `grace` while it does. Then the attempt's end
+ * gone), when ssh has failed for longer than `grace` while it does, or when a sample of it
+ * (taken through the sampling door before each checkpoint, and when the command failed)
+ * holds a fatal Xid (xid_fatal): that attempt ends "xid N". Then the attempt's end
  * is recorded (when, why, what the ledger billed for it, the work lost since the last whole
  * checkpoint), what is left of the machine is destroyed, and only once it is, the next
  * attempt rents the next candidate: never two machines at once. A command that exits

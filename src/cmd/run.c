@@ -501,8 +501,9 @@ const struct command cmd_run_job = {
 	    "newest whole checkpoint into DIR and starts COMMAND with GPURENT_JOB,\n"
 	    "GPURENT_CHECKPOINT_DIR, GPURENT_ATTEMPT and, after a recovery, GPURENT_RESUMED=1;\n"
 	    "pulls DIR back every --every; and when the machine is lost (its provider stops\n"
-	    "listing it running, or ssh fails past --grace) destroys it and resumes on the\n"
-	    "next, up to --max-attempts. It prints the job's id (mN) and, attached, drives it\n"
+	    "listing it running, ssh fails past --grace, or a GPU has a fatal Xid) destroys it\n"
+	    "and resumes on the next, up to --max-attempts. It prints the job's id (mN) and,\n"
+	    "attached, drives it\n"
 	    "to its end (Ctrl-C detaches; 'gpurent watch' or 'run --attach mN' drives it then).\n"
 	    "'gpurent jobs --managed' and 'jobs show mN' show it, 'logs mN' its current run."),
 	.opts = opts,

@@ -821,6 +821,28 @@ finish(struct round *r, const struct remote_endpoint *ep, struct remote_job *rj,
 	say(r, ok ? EV_INFO : EV_WARN, ok ? "managed-done" : "managed-failed", "%s", why);
 }
 
+/*
+ * A sample of the machine through the sampling door: the code of a fatal Xid (xid_fatal)
+ * that its kernel log holds as a GPU's newest, else 0. The log is the machine's since it
+ * booted, rented for this attempt.
+ */
+static int
+fatal_xid(struct round *r)
+{
+	struct gr_error err = { 0 };
+	struct probe_snapshot snap;
+	int xid = 0;
+	size_t i;
+
+	probe_snapshot_init(&snap);
+	if (session_sample(r->s, r->cur->instance_id, METRICS_SSH, &snap, &err, NULL) == GR_OK)
+		for (i = 0; i < snap.gpus.n && xid == 0; i++)
+			if ((snap.gpus.v[i].valid & MV_XID) && xid_fatal(snap.gpus.v[i].xid))
+				xid = snap.gpus.v[i].xid;
+	probe_snapshot_release(&snap);
+	return xid;
+}
+
 static void
 step_run(struct round *r)
 {
@@ -829,7 +851,7 @@ step_run(struct round *r)
 	struct remote_job rj;
 	char why[160];
 	bool asked, ended = false;
-	int rc;
+	int rc, xid = 0;
 
 	if (!still_running(r, &asked))
 		return;
@@ -853,13 +875,25 @@ step_run(struct round *r)
 	}
 	if (ended)
 		(void)remote_job_record(r->st, &rj, &err);
+	/* A GPU that failed is looked for before each checkpoint (what it computed since may
+	   be spoilt: the one before is restored) and when the command failed (it failed with
+	   its machine, not by itself). */
 	if (rj.state == JOB_RUNNING) {
-		if (r->now - (r->j.ckpt_at > r->cur->run_at ? r->j.ckpt_at : r->cur->run_at) >=
+		if (r->now - (r->j.ckpt_at > r->cur->run_at ? r->j.ckpt_at : r->cur->run_at) <
 		    r->sp.every_s)
+			return;
+		if ((xid = fatal_xid(r)) == 0) {
 			(void)pull_checkpoint(r, &ep, &rj);
-		return;
+			return;
+		}
 	}
 	rc = job_exit_status(&rj);
+	if (xid != 0 || (rc != 0 && (xid = fatal_xid(r)) != 0)) {
+		snprintf(why, sizeof(why), "xid %d", xid);
+		pull_log(r, &ep, &rj);
+		lose(r, why);
+		return;
+	}
 	if (rc != 0 && r->sp.retry_on_exit && rj.state == JOB_EXITED) {
 		snprintf(why, sizeof(why), _("the command exited %d (--retry-on-exit)"), rc);
 		pull_log(r, &ep, &rj);
