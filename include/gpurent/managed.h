@@ -69,6 +69,9 @@ struct managed_request {
 	size_t n_excludes;
 	const char *ckpt_dir;		/* relative to the working directory */
 	int64_t every_s;		/* between checkpoint pulls */
+	const char *store_id;		/* --store: the instance that keeps the checkpoints
+					   (in store_path/JOB/), NULL: this machine only */
+	const char *store_path;
 	const char *fetch;		/* REMOTE\0LOCAL_DIR\0 pairs (jobs.h), fetch_len bytes */
 	size_t fetch_len;
 	int max_attempts;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "gpurent/backend.h"
+#include "gpurent/config.h"
 #include "gpurent/events.h"
 #include "gpurent/i18n.h"
 #include "gpurent/job_engine.h"
@@ -23,6 +24,7 @@
 #include "gpurent/money.h"
 #include "gpurent/observed.h"
 #include "gpurent/paths.h"
+#include "gpurent/remote_copy.h"
 #include "gpurent/requirement.h"
 #include "gpurent/session.h"
 #include "gpurent/util.h"
@@ -38,6 +40,7 @@ struct spec {
 	bool interruptible, retry_on_exit, exhausted_fail, then_stop;
 	int64_t max_price, every_s, grace_s;
 	char sync[4096], ckpt_dir[1024];
+	char store_id[ID_MAX], store_path[1024];	/* --store; "" none */
 	char fetch[4096];
 	size_t fetch_len;
 	char *excludes[SPEC_LIST_MAX], *env[SPEC_LIST_MAX], *words[SPEC_LIST_MAX];
@@ -121,6 +124,8 @@ spec_write(const struct managed_request *r)
 	add_strings(o, "excludes", r->excludes, r->n_excludes);
 	cJSON_AddStringToObject(o, "checkpoint_dir", r->ckpt_dir);
 	cJSON_AddNumberToObject(o, "every", (double)r->every_s);
+	cJSON_AddStringToObject(o, "store_id", r->store_id ? r->store_id : "");
+	cJSON_AddStringToObject(o, "store_path", r->store_path ? r->store_path : "");
 	f = cJSON_AddArrayToObject(o, "fetch");
 	while (p < end) {
 		cJSON_AddItemToArray(f, cJSON_CreateString(p));
@@ -173,6 +178,8 @@ spec_read(const char *text, struct spec *sp, struct gr_error *err)
 	read_strings(o, "excludes", sp->excludes, &sp->n_excludes);
 	read_text(o, "checkpoint_dir", sp->ckpt_dir, sizeof(sp->ckpt_dir));
 	sp->every_s = read_num(o, "every", 300);
+	read_text(o, "store_id", sp->store_id, sizeof(sp->store_id));
+	read_text(o, "store_path", sp->store_path, sizeof(sp->store_path));
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "fetch"))
 		if (cJSON_IsString(it) && sp->fetch_len + (len = strlen(it->valuestring) + 1) <=
 		    sizeof(sp->fetch)) {
@@ -195,12 +202,17 @@ managed_submit(struct session *s, const struct managed_request *r, char *id, siz
     struct gr_error *err)
 {
 	struct managed_job *j = xcalloc(1, sizeof(*j));
+	struct gr_error why = { 0 };
+	struct remote_endpoint ep;
 	struct state *st;
 	char *text = spec_write(r);
 	enum gr_err rc;
 
 	if (strlen(text) >= sizeof(j->spec))
 		rc = gr_fail(err, GR_EUSAGE, "the managed job's request is too long");
+	else if (r->store_id != NULL &&
+	    (rc = session_endpoint(s, r->store_id, &ep, &why)) != GR_OK)
+		gr_fail(err, rc, "--store %s: %s", r->store_id, why.msg);
 	else if ((rc = session_state(s, &st, err)) == GR_OK) {
 		strlcpy_(j->spec, text, sizeof(j->spec));
 		j->state = MJ_RENTING;
@@ -344,6 +356,62 @@ pull_log(struct round *r, const struct remote_endpoint *ep, const struct remote_
 	remove_tree(partial);
 }
 
+/* The job's folder on its --store, its endpoint, and rsync's settings. */
+static bool
+store_at(struct round *r, struct remote_endpoint *ep, struct remote_copy_opts *o, char *dir,
+    size_t n, struct gr_error *err)
+{
+	struct config *cfg;
+
+	memset(o, 0, sizeof(*o));
+	if (session_config(r->s, &cfg, NULL) == GR_OK)
+		o->rsync_path = config_get(cfg, "ssh.rsync_path");
+	snprintf(dir, n, "%s/%s", r->sp.store_path, r->j.id);
+	return session_endpoint(r->s, r->sp.store_id, ep, err) == GR_OK;
+}
+
+/* Keep checkpoint seq (the local folder whole) on the --store: false, said, when not. */
+static bool
+store_put(struct round *r, int seq, const char *whole)
+{
+	struct gr_error err = { 0 };
+	struct remote_copy_opts o;
+	struct remote_endpoint ep;
+	char dir[1200];
+
+	if (store_at(r, &ep, &o, dir, sizeof(dir), &err) &&
+	    remote_keep_put(&ep, dir, seq, whole, &o, &err) == 0)
+		return true;
+	say(r, EV_WARN, "managed-checkpoint", _("checkpoint %d not kept on %s: %s"), seq,
+	    r->sp.store_id, err.msg);
+	return false;
+}
+
+/* The newest checkpoint from the --store into its local folder, when that is missing (a
+   controller on another machine, or this one's copy lost): false, said, when not. */
+static bool
+store_get(struct round *r, const char *whole)
+{
+	struct gr_error err = { 0 };
+	struct remote_copy_opts o;
+	struct remote_endpoint ep;
+	char dir[1200], partial[4200];
+	struct stat sb;
+
+	if (stat(whole, &sb) == 0)
+		return true;
+	ckpt_path(r, r->j.ckpt_seq, true, partial, sizeof(partial));
+	remove_tree(partial);
+	if (store_at(r, &ep, &o, dir, sizeof(dir), &err) && paths_mkdir(partial, &err) == GR_OK &&
+	    remote_keep_get(&ep, dir, r->j.ckpt_seq, partial, &o, &err) == 0 &&
+	    rename(partial, whole) == 0)
+		return true;
+	remove_tree(partial);
+	say(r, EV_WARN, "managed-checkpoint", _("checkpoint %d not restored from %s (%s): "
+	    "tried again next round"), r->j.ckpt_seq, r->sp.store_id, err.msg);
+	return false;
+}
+
 /*
  * Pull the checkpoint directory into .partial-N, then rename it N: only a whole pull counts.
  * The one before last is kept, older ones removed. false when the pull failed (the partial
@@ -372,6 +440,12 @@ pull_checkpoint_dir(struct round *r, const struct remote_endpoint *ep,
 	remove_tree(whole);
 	if (rename(partial, whole) != 0) {
 		remove_tree(partial);
+		(void)save(r, &err);
+		return false;
+	}
+	/* With --store, a checkpoint counts once it is whole there. */
+	if (r->sp.store_id[0] && !store_put(r, seq, whole)) {
+		remove_tree(whole);
 		(void)save(r, &err);
 		return false;
 	}
@@ -766,6 +840,8 @@ step_start(struct round *r)
 	ckpt_path(r, r->j.ckpt_seq, false, fill, sizeof(fill));
 	if (r->j.ckpt_seq == 0)
 		strlcpy_(fill + strlen(fill), "/.none", sizeof(fill) - strlen(fill));
+	else if (r->sp.store_id[0] && !store_get(r, fill))
+		return;
 	if (paths_mkdir(fill, &err) != GR_OK) {
 		say(r, EV_ALERT, "managed-checkpoint", "%s", err.msg);
 		return;
