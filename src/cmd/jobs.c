@@ -15,8 +15,8 @@
 
 /*
  * Plain `jobs` lists the runs and, after them, the managed jobs (KIND managed; a run that is
- * a managed job's attempt is KIND attempt), each with the columns of both: what one has
- * not, the other's columns, are null.
+ * a managed job's attempt is KIND attempt) under the columns of both kinds: those a row's
+ * kind has not are null.
  */
 static const struct column cols[] = {
 	{ "id", N_("JOB"), false, false, 0, 0 },
