@@ -4,11 +4,8 @@
 # its mark on the machine (the attempt's key), so the command runs once, on one machine, and
 # its files are not copied over again.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/sshd.sh"
-export GPURENT_SIM_SPEED=100
-start_sshd
-CLEANUP_HOOKS+=("close_masters")
-export GPURENT_MANAGED_GATE="$TMP/gate"
+. "$(dirname "$0")/managed.sh"
+managed_on_sshd
 
 # Each start of the command says so outside the machine's job directories; the command
 # rewrites the synced note, then holds (at most 60 s) until the test lets it end.
@@ -32,9 +29,7 @@ check "its start is not recorded" '[ "$(jq -r ".[0].job" <<<"$OUT")" = null ]'
 run=$(ls "$HOME/.gpurent/jobs")
 CLEANUP_HOOKS+=("kill -KILL -- -$(cat "$HOME/.gpurent/jobs/$run/pid") 2>/dev/null")
 
-"$GPURENT" watch --interval 1 >"$TMP/watch.out" 2>&1 &
-watcher=$!
-CLEANUP_HOOKS+=("kill $watcher 2>/dev/null")
+start_watch
 wait_until 300 '[ "$(g jobs show m1 -o json | jq -r ".[0].job")" != null ]' ||
 	fail "the watcher did not take the start over: $(cat "$TMP/watch.out")"
 touch "$TMP/go"

@@ -5,11 +5,8 @@
 # not where the job began); the next attempt is restored from the store and the job
 # finishes with every count once.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/sshd.sh"
-export GPURENT_SIM_SPEED=100
-start_sshd
-CLEANUP_HOOKS+=("close_masters")
-export GPURENT_MANAGED_GATE="$TMP/gate"
+. "$(dirname "$0")/managed.sh"
+managed_on_sshd
 
 expect_rc 2 g run --store sim:i-000009:/x -- true
 check "--store belongs to --managed" '[[ $ERR == *"belong to --managed"* ]]'
@@ -23,18 +20,9 @@ expect_ok g offers type=on-demand gpu=h100 -o json
 store=$(g launch "$(jq -r '.[0].id' <<<"$OUT")" --wait --timeout 60) || fail "no store instance"
 kept="$TMP/kept/m1"
 
-# Counts to 6, checkpointing each count; attempt 1 holds at 3 (at most 60 s).
-job='d=$GPURENT_CHECKPOINT_DIR; touch "$d/out.txt"; n=$(wc -l <"$d/out.txt")
-echo "attempt $GPURENT_ATTEMPT from $n"
-while [ "$n" -lt 6 ]; do n=$((n + 1)); echo "$n" >>"$d/out.txt"; w=0
-while [ "$GPURENT_ATTEMPT" = 1 ] && [ "$n" = 3 ] && [ $w -lt 600 ]; do sleep 0.1; w=$((w + 1)); done
-done'
+# Counts to 6, attempt 1 holding at 3.
 touch "$TMP/gate.2"
-"$GPURENT" run --managed --gpu h100 --checkpoint-dir ckpt --every 1s --grace 5s --max-attempts 3 \
-	--store "$store:$TMP/kept" \
-	--fetch "ckpt/out.txt:$TMP/result" -- "$job" >"$TMP/ctl.out" 2>"$TMP/ctl.err" &
-ctl=$!
-CLEANUP_HOOKS+=("kill -KILL $ctl 2>/dev/null")
+run_counting --grace 5s --max-attempts 3 --store "$store:$TMP/kept"
 newest() { cat "$(ls -d "$kept"/[0-9]* 2>/dev/null | tail -1)/out.txt" 2>/dev/null | wc -l; }
 wait_until 400 '! kill -0 $ctl 2>/dev/null || [ "$(newest)" = 3 ]'
 check "the store holds a checkpoint of 3 ($(cat "$TMP/ctl.err"))" '[ "$(newest)" = 3 ]'
@@ -49,11 +37,7 @@ kill -KILL -- "-$(cat "$HOME/.gpurent/jobs/${run1##*/}/pid")"
 wait_until 400 '[ -e "$TMP/gate.2.held" ]' || fail "no second attempt: $(cat "$TMP/ctl.err")"
 rm -rf "$GPURENT_HOME/jobs/m1/checkpoints"
 rm -f "$TMP/gate.2"
-
-wait "$ctl"
-RC=$?
-check "the job succeeded ($(cat "$TMP/ctl.err"))" '[ "$RC" = 0 ]'
-check "every count once, in order" '[ "$(cat "$TMP/result/out.txt")" = "$(seq 1 6)" ]'
+counted_once
 expect_ok g jobs show m1 -o json
 log2="$HOME/.gpurent/jobs/$(jq -r '.[1].job' <<<"$OUT" | sed 's,.*/,,')/log"
 check "attempt 2 was restored from the store's checkpoint of 3" '[ "$(cat "$log2")" = "attempt 2 from 3" ]'
