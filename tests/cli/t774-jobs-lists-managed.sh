@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Plain `gpurent jobs` lists the managed jobs after the runs, marked KIND managed (and the run
 # of a managed job's attempt KIND attempt), with their figures; -o json the same.
+# figure: managed-figures
 . "$(dirname "$0")/lib.sh"
 expect_ok g jobs -o json
 check "no jobs: none listed" '[ "$OUT" = "[]" ]'
