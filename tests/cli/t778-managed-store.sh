@@ -24,11 +24,11 @@ kept="$TMP/kept/m1"
 touch "$TMP/gate.2"
 run_counting --grace 5s --max-attempts 3 --store "$store:$TMP/kept"
 newest() { cat "$(ls -d "$kept"/[0-9]* 2>/dev/null | tail -1)/out.txt" 2>/dev/null | wc -l; }
-wait_until 400 '! kill -0 $ctl 2>/dev/null || [ "$(newest)" = 3 ]'
-check "the store holds a checkpoint of 3 ($(cat "$TMP/ctl.err"))" '[ "$(newest)" = 3 ]'
-wait_until 100 '[ "$(ls -d "$kept"/[0-9]* | wc -l)" = 2 ]'
-check "the last two, none partial ($(ls -a "$kept" | tr '\n' ' '))" \
-	'[ "$(ls -A "$kept" | grep -vc "^[0-9]\{6\}$")" = 0 ] && [ "$(ls "$kept" | wc -l)" = 2 ]'
+# Two checkpoints of 3 kept first, so that the last one (of 6) is at least the third.
+seqs() { ls -d "$kept"/[0-9]* 2>/dev/null | wc -l; }
+wait_until 400 '! kill -0 $ctl 2>/dev/null || { [ "$(newest)" = 3 ] && [ "$(seqs)" = 2 ]; }'
+check "the store holds two checkpoints, the newest of 3 ($(cat "$TMP/ctl.err"))" \
+	'[ "$(newest)" = 3 ] && [ "$(seqs)" = 2 ]'
 expect_ok g jobs show m1 -o json
 inst=$(jq -r '.[0].instance' <<<"$OUT")
 run1=$(jq -r '.[0].job' <<<"$OUT")
@@ -38,6 +38,9 @@ wait_until 400 '[ -e "$TMP/gate.2.held" ]' || fail "no second attempt: $(cat "$T
 rm -rf "$GPURENT_HOME/jobs/m1/checkpoints"
 rm -f "$TMP/gate.2"
 counted_once
+check "the store keeps the last two, none partial ($(ls -A "$kept" | tr '\n' ' '))" \
+	'[ "$(ls -A "$kept" | grep -vc "^[0-9]\{6\}$")" = 0 ] && [ "$(ls "$kept" | wc -l)" = 2 ] &&
+	[ "$(ls "$kept" | tail -1)" -gt 2 ] && [ "$(newest)" = 6 ]'
 expect_ok g jobs show m1 -o json
 log2="$HOME/.gpurent/jobs/$(jq -r '.[1].job' <<<"$OUT" | sed 's,.*/,,')/log"
 check "attempt 2 was restored from the store's checkpoint of 3" '[ "$(cat "$log2")" = "attempt 2 from 3" ]'
