@@ -30,6 +30,12 @@ struct job_start {
 	 * place_fill holds (NULL: left to the job): a managed job's checkpoints.
 	 */
 	const char *place, *place_env, *place_fill;
+	/*
+	 * A mark of this start on the instance (NULL: none): a jobs_start sent again with the
+	 * same key (a controller that took over from a killed one) takes the job the first
+	 * made and neither copies into it again nor starts its command a second time.
+	 */
+	const char *key;
 };
 
 /*

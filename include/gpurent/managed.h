@@ -15,7 +15,9 @@
  * last pull.
  *
  * A machine is lost when its provider no longer says it runs (stopped, outbid, failed,
- * gone) or when ssh has failed for longer than `grace` while it does. Then the attempt's end
+ * gone), when ssh has failed for longer than `grace` while it does, or when a sample of it
+ * (taken through the sampling door before each checkpoint, and when the command failed)
+ * holds a fatal Xid (xid_fatal): that attempt ends "xid N". Then the attempt's end
  * is recorded (when, why, what the ledger billed for it, the work lost since the last whole
  * checkpoint), what is left of the machine is destroyed, and only once it is, the next
  * attempt rents the next candidate: never two machines at once. A command that exits
@@ -30,7 +32,10 @@
  * of this machine that no longer lives; a living one keeps it MANAGED_STALE_S longer. An attempt is recorded with its client token
  * before its launch leaves, so a controller killed at any moment is followed by one that
  * looks the attempt's instance up (by its label, then by sending the create again with the
- * same token, which the provider recognises) instead of renting a second one.
+ * same token, which the provider recognises) instead of renting a second one. Its command
+ * is started with the attempt's token as the start's key on the machine (job_engine.h), so
+ * one killed after the start, before recording it, is followed by one that finds that start
+ * instead of starting the command again.
  */
 #ifndef GPURENT_MANAGED_H
 #define GPURENT_MANAGED_H
@@ -64,6 +69,9 @@ struct managed_request {
 	size_t n_excludes;
 	const char *ckpt_dir;		/* relative to the working directory */
 	int64_t every_s;		/* between checkpoint pulls */
+	const char *store_id;		/* --store: the instance that keeps the checkpoints
+					   (in store_path/JOB/), NULL: this machine only */
+	const char *store_path;
 	const char *fetch;		/* REMOTE\0LOCAL_DIR\0 pairs (jobs.h), fetch_len bytes */
 	size_t fetch_len;
 	int max_attempts;
@@ -122,6 +130,9 @@ bool managed_cost(struct session *s, const struct managed_attempt *v, size_t n, 
 /* A managed job with the figures `jobs --managed` and the dashboard show. */
 struct managed_row {
 	struct managed_job j;
+	char name[128];			/* its --name; "" none */
+	char command[1024];		/* its command, as `jobs` shows a run's */
+	bool then_stop;			/* --then stop (else destroy) */
 	char instance[ID_MAX];		/* the current (or last) attempt's machine; "" none */
 	int64_t ckpt_age;		/* since the newest whole checkpoint (to the job's end
 					   once it ended); -1 none */

@@ -362,6 +362,14 @@ struct sample_list {
 void sample_list_init(struct sample_list *l);
 void sample_list_release(struct sample_list *l);
 struct gpu_sample *sample_list_add(struct sample_list *l);
+/*
+ * Whether Xid code leaves its GPU unfit to run on, by NVIDIA's Xid catalogue (reset the GPU
+ * or drain the node): 48 double-bit ECC, 62 internal micro-controller halt, 64 ECC page
+ * retirement or row remapping failure, 74 NVLink, 79 fallen off the bus, 95 uncontained
+ * ECC, 119 and 120 GSP, 140 unrecovered ECC. An application's fault (13, 31, 43, 45, ...)
+ * is not.
+ */
+bool xid_fatal(int code);
 
 /* What to rent and how. Strings are borrowed from the caller for the duration of the call. */
 struct launch_req {

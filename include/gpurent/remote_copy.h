@@ -46,6 +46,18 @@ struct remote_place {
 int remote_copy_rsync(const struct remote_place *src, size_t n, const struct remote_place *dst,
     const struct remote_copy_opts *o, struct gr_error *err);
 
+/*
+ * Whole copies of a local directory kept in dir on ep (relative: to its home), as a managed
+ * job's --store keeps its checkpoints. remote_keep_put copies what local_dir holds into
+ * dir/.partial-SEQ (six digits), then renames it dir/SEQ and removes dir/SEQ-2: dir holds
+ * the last two whole copies, and a copy cut short is never one of them. remote_keep_get
+ * copies what dir/SEQ holds into local_dir (made when missing). With o's rsync settings.
+ */
+int remote_keep_put(const struct remote_endpoint *ep, const char *dir, int seq,
+    const char *local_dir, const struct remote_copy_opts *o, struct gr_error *err);
+int remote_keep_get(const struct remote_endpoint *ep, const char *dir, int seq,
+    const char *local_dir, const struct remote_copy_opts *o, struct gr_error *err);
+
 /* Copy one source on an instance to a place on another (or the same) instance. */
 int remote_copy_stream(const struct remote_place *src, const struct remote_place *dst,
     const struct remote_copy_opts *o, struct gr_error *err);

@@ -38,12 +38,17 @@ bool remote_job_split(const char *job_id, char *instance_id, size_t n, int *seq)
 /* j's working directory on the instance + "/" + path, or path when it is absolute. */
 void remote_job_path(const struct remote_job *j, const char *path, char *out, size_t n);
 
-/* Make a job's directory on the instance: j->seq gets N, j->dir its absolute path. */
-int remote_job_create(const struct remote_endpoint *ep, struct remote_job *j,
-    struct gr_error *err);
+/*
+ * Make a job's directory on the instance: j->seq gets N, j->dir its absolute path. With a
+ * key (NULL: none), kept there, a job that already holds it is taken instead, and *started
+ * says whether its start began: the same start sent again finds the first.
+ */
+int remote_job_create(const struct remote_endpoint *ep, struct remote_job *j, const char *key,
+    bool *started, struct gr_error *err);
 /*
  * Start words (one word: a command line for sh -c; several: an argv) in job seq's work
- * directory with the n_env assignments K=V exported, detached; returns once it runs.
+ * directory with the n_env assignments K=V exported, detached; returns once it runs. Only
+ * the first start of a job starts it: a second waits until that one runs.
  */
 int remote_job_start(const struct remote_endpoint *ep, int seq, const char *const *env,
     size_t n_env, const char *const *words, size_t n_words, struct gr_error *err);

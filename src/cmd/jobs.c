@@ -13,8 +13,14 @@
 #include "common.h"
 #include "batch.h"
 
+/*
+ * Plain `jobs` lists the runs and, after them, the managed jobs (KIND managed; a run that is
+ * a managed job's attempt is KIND attempt) under the columns of both kinds: those a row's
+ * kind has not are null.
+ */
 static const struct column cols[] = {
 	{ "id", N_("JOB"), false, false, 0, 0 },
+	{ "kind", N_("KIND"), false, false, 1, 0 },
 	{ "name", N_("NAME"), false, false, 2, 8 },
 	{ "instance", N_("INSTANCE"), false, true, 3, 0 },
 	{ "state", N_("STATE"), false, false, 0, 0 },
@@ -23,29 +29,77 @@ static const struct column cols[] = {
 	{ "command", N_("COMMAND"), false, false, 2, 12 },
 	{ "then", N_("THEN"), false, true, 3, 0 },
 	{ "account", N_("AFTER"), false, false, 3, 16 },
+	{ "attempt", N_("ATTEMPT"), true, false, 2, 0 },
+	{ "checkpoint_age", N_("CHECKPOINT AGE"), true, false, 3, 0 },
+	{ "recoveries", N_("RECOVERIES"), true, false, 3, 0 },
+	{ "lost", N_("LOST"), true, false, 3, 0 },
+	{ "cost", N_("COST"), true, false, 1, 0 },
 };
+enum { COL_ID, COL_KIND, COL_NAME, COL_INSTANCE, COL_STATE, COL_EXIT, COL_STARTED,
+	COL_COMMAND, COL_THEN, COL_AFTER, COL_ATTEMPT, COL_CKPT_AGE, COL_RECOVERIES, COL_LOST,
+	COL_COST };
+
+/* A row of plain `jobs`: a run, or a managed job (m). */
+struct listed {
+	const struct remote_job *run;
+	const struct managed_row *m;
+	const char *kind;
+};
+
+static void managed_cell(const void *row, size_t col, struct cell *c, void *ctx);
+
+static void
+run_cell(const struct remote_job *j, size_t col, struct cell *c)
+{
+	switch (col) {
+	case COL_ID: c->s = j->id; break;
+	case COL_NAME: cell_str(c, j->name); break;
+	case COL_INSTANCE: c->s = j->instance_id; break;
+	case COL_STATE: c->s = remote_job_state_name(j->state); break;
+	case COL_EXIT:
+		c->kind = j->state != JOB_RUNNING && j->exit_code >= 0 ? CELL_INT : CELL_NULL;
+		c->i = j->exit_code;
+		break;
+	case COL_STARTED: c->kind = CELL_TIME; c->i = j->started_at; break;
+	case COL_COMMAND: c->s = j->command; break;
+	case COL_THEN: cell_str(c, j->then_action); break;
+	case COL_AFTER: cell_str(c, j->account); break;
+	default: c->kind = CELL_NULL; break;
+	}
+}
+
+/* A managed job's cell: its own, or one of managed_cols' (the figures). */
+static void
+managed_listed_cell(const struct managed_row *m, size_t col, struct cell *c)
+{
+	static const size_t figure[] = { [COL_STATE] = 1, [COL_ATTEMPT] = 2,
+		[COL_CKPT_AGE] = 3, [COL_RECOVERIES] = 4, [COL_LOST] = 5, [COL_COST] = 6,
+		[COL_EXIT] = 7, [COL_AFTER] = 8 };
+
+	switch (col) {
+	case COL_ID: c->s = m->j.id; break;
+	case COL_NAME: cell_str(c, m->name); break;
+	case COL_INSTANCE: cell_str(c, m->instance); break;
+	case COL_STARTED: c->kind = CELL_TIME; c->i = m->j.created_at; break;
+	case COL_COMMAND: c->s = m->command; break;
+	case COL_THEN: c->s = m->then_stop ? "stop" : "destroy"; break;
+	default: managed_cell(m, figure[col], c, NULL); break;
+	}
+}
 
 static void
 cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
-	const struct remote_job *j = row;
+	const struct listed *l = row;
 
 	(void)ctx;
 	c->kind = CELL_STR;
-	switch (col) {
-	case 0: c->s = j->id; break;
-	case 1: cell_str(c, j->name); break;
-	case 2: c->s = j->instance_id; break;
-	case 3: c->s = remote_job_state_name(j->state); break;
-	case 4:
-		c->kind = j->state != JOB_RUNNING && j->exit_code >= 0 ? CELL_INT : CELL_NULL;
-		c->i = j->exit_code;
-		break;
-	case 5: c->kind = CELL_TIME; c->i = j->started_at; break;
-	case 6: c->s = j->command; break;
-	case 7: cell_str(c, j->then_action); break;
-	default: cell_str(c, j->account); break;
-	}
+	if (col == COL_KIND)
+		c->s = l->kind;
+	else if (l->m != NULL)
+		managed_listed_cell(l->m, col, c);
+	else
+		run_cell(l->run, col, c);
 }
 
 /* ---------------------------------------------------------------- managed jobs */
@@ -55,7 +109,7 @@ struct jobs_args {
 };
 
 static const struct cmd_opt opts[] = {
-	{ "managed", 'm', NULL, N_("list the managed jobs (run --managed) instead"), OPT_AT(struct jobs_args, managed), CPL_NONE, OPT_TRUE },
+	{ "managed", 'm', NULL, N_("list only the managed jobs (run --managed), with their own columns"), OPT_AT(struct jobs_args, managed), CPL_NONE, OPT_TRUE },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
@@ -203,6 +257,54 @@ show_attempts(struct cmd_ctx *c, struct state *st, const char *id)
 	return rc != 0 ? rc : finish_output(c, 0);
 }
 
+/* Whether run is the run of one of the managed jobs' attempts. */
+static bool
+is_attempt(struct state *st, const struct managed_row *m, size_t nm, const char *run)
+{
+	struct gr_error err = { 0 };
+	struct managed_attempt *v;
+	size_t i, k, n;
+	bool found = false;
+
+	for (i = 0; i < nm && !found; i++) {
+		if (managed_attempt_load(st, m[i].j.id, &v, &n, &err) != GR_OK)
+			continue;
+		for (k = 0; k < n && !found; k++)
+			found = strcmp(v[k].remote_job, run) == 0;
+		free(v);
+	}
+	return found;
+}
+
+/* The n runs, then (with managed) every managed job, as plain `jobs` lists them. */
+static int
+print_listed(struct cmd_ctx *c, struct state *st, const struct remote_job *v, size_t n,
+    bool managed)
+{
+	struct gr_error err = { 0 };
+	struct managed_row *m = NULL;
+	struct listed *rows;
+	size_t nm = 0, i;
+	int rc;
+
+	if (managed && managed_rows(c->s, NULL, time(NULL), &m, &nm, &err) != GR_OK)
+		return cmd_error(c, &err);
+	rows = xcalloc(n + nm + 1, sizeof(*rows));
+	for (i = 0; i < n; i++) {
+		rows[i].run = &v[i];
+		rows[i].kind = is_attempt(st, m, nm, v[i].id) ? "attempt" : "run";
+	}
+	for (i = 0; i < nm; i++) {
+		rows[n + i].m = &m[i];
+		rows[n + i].kind = "managed";
+	}
+	rc = out_print(c->out, &out_global, cols, ARRAY_LEN(cols), 0, rows, n + nm,
+	    sizeof(*rows), cell, NULL, &err) == GR_OK ? 0 : cmd_error(c, &err);
+	free(rows);
+	free(m);
+	return rc;
+}
+
 static int
 jobs_run(struct cmd_ctx *c, int argc, char **argv)
 {
@@ -248,8 +350,7 @@ jobs_run(struct cmd_ctx *c, int argc, char **argv)
 		gr_fail(&err, GR_ENOTFOUND, "no job '%s' is recorded", want_job);
 		return cmd_error(c, &err);
 	}
-	rc = out_print(c->out, &out_global, cols, ARRAY_LEN(cols), 0, v, k, sizeof(*v), cell,
-	    NULL, &err) == GR_OK ? 0 : cmd_error(c, &err);
+	rc = print_listed(c, st, v, k, npos == 0);
 	free(v);
 	if (rc != 0)
 		return rc;
@@ -268,7 +369,9 @@ const struct command cmd_jobs = {
 	    "--fetch or --then still to do gets them done now; AFTER says what was done.\n"
 	    "Exit status 255 when an instance could not be reached (its jobs show the state\n"
 	    "recorded last).\n"
-	    "--managed (or a managed job's id, mN) lists the managed jobs of 'run --managed':\n"
+	    "With no id, the managed jobs of 'run --managed' follow the runs, KIND managed\n"
+	    "(a run that is one of their attempts is KIND attempt), with the figures below.\n"
+	    "--managed (or a managed job's id, mN) lists only the managed jobs:\n"
 	    "their state (renting, syncing, running, checkpointing, recovering, done, failed,\n"
 	    "cancelling, cancelled: 'gpurent kill mN'),\n"
 	    "attempt, the age of the newest whole checkpoint, recoveries, the work lost to\n"

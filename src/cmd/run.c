@@ -28,13 +28,15 @@ struct run_args {
 	/* run --managed */
 	bool managed, interruptible, retry_on_exit;
 	const char *ckpt_dir, *attach, *on_exhausted;
+	char store_id[ID_MAX];
+	const char *store_path;		/* --store ID:PATH; NULL none */
 	long long every, grace, max_attempts;
 	int64_t max_price;	/* -1 none */
 	char max_currency[CURRENCY_MAX];
 };
 
 enum { R_EXCLUDE = 1, R_ENV, R_FETCH, R_THEN, R_COUNT, R_NODES, R_MAX_RUNTIME, R_MAX_PRICE,
-	R_MAX_ATTEMPTS, R_ON_EXHAUSTED };
+	R_MAX_ATTEMPTS, R_ON_EXHAUSTED, R_STORE };
 
 static const struct cmd_opt opts[] = {
 	{ "sync", 0, "DIR", N_("copy DIR into the job's working directory first"), OPT_AT(struct run_args, sync), CPL_FILE, OPT_STR },
@@ -56,6 +58,7 @@ static const struct cmd_opt opts[] = {
 	{ "interruptible", 0, NULL, N_("with --managed: interruptible (spot) machines"), OPT_AT(struct run_args, interruptible), CPL_NONE, OPT_TRUE },
 	{ "checkpoint-dir", 0, "DIR", N_("with --managed: the job's checkpoint directory, in its working directory"), OPT_AT(struct run_args, ckpt_dir), CPL_NONE, OPT_STR },
 	{ "every", 0, "DURATION", N_("with --managed: pull a checkpoint this often (default 5m)"), OPT_AT(struct run_args, every), CPL_NONE, OPT_INTERVAL },
+	{ "store", 0, "ID:PATH", N_("with --managed: keep the checkpoints in PATH on instance ID too, restored from there"), R_STORE, CPL_INSTANCE, 0 },
 	{ "max-attempts", 0, "N", N_("with --managed: machines to try the job on at most (default 10)"), R_MAX_ATTEMPTS, CPL_NONE, 0 },
 	{ "grace", 0, "DURATION", N_("with --managed: how long ssh may fail while the provider says running (default 3m)"), OPT_AT(struct run_args, grace), CPL_NONE, OPT_INTERVAL },
 	{ "retry-on-exit", 0, NULL, N_("with --managed: a command that exits non-zero is recovered too"), OPT_AT(struct run_args, retry_on_exit), CPL_NONE, OPT_TRUE },
@@ -93,6 +96,7 @@ static int
 handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	struct run_args *a = data;
+	const char *colon;
 
 	switch (id) {
 	case R_EXCLUDE:
@@ -111,6 +115,16 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 		if (!parse_int(arg, 1, 4096, id == R_COUNT ? &a->count : &a->nodes))
 			return cmd_usage_error(c, "--%s wants a number from 1 to 4096, not '%s'",
 			    id == R_COUNT ? "count" : "nodes", arg);
+		break;
+	case R_STORE:
+		/* An id is PROVIDER:NAME: the path follows the next colon. */
+		colon = strchr(arg, ':');
+		colon = colon != NULL ? strchr(colon + 1, ':') : NULL;
+		if (colon == NULL || colon[1] == '\0' || (size_t)(colon - arg) >= sizeof(a->store_id))
+			return cmd_usage_error(c, "--store wants ID:PATH (an instance, a path on "
+			    "it), not '%s'", arg);
+		snprintf(a->store_id, sizeof(a->store_id), "%.*s", (int)(colon - arg), arg);
+		a->store_path = colon + 1;
 		break;
 	case R_MAX_RUNTIME:
 		if ((a->max_runtime = parse_duration(arg)) <= 0)
@@ -375,6 +389,8 @@ run_managed(struct cmd_ctx *c, struct run_args *a, char **argv, int n)
 	r.n_excludes = a->n_excludes;
 	r.ckpt_dir = a->ckpt_dir;
 	r.every_s = a->every > 0 ? a->every : 300;
+	r.store_id = a->store_path != NULL ? a->store_id : NULL;
+	r.store_path = a->store_path;
 	r.fetch = fetch.fetch;
 	r.fetch_len = fetch.fetch_len;
 	r.max_attempts = a->max_attempts > 0 ? (int)a->max_attempts : 10;
@@ -400,7 +416,7 @@ static bool
 managed_only(const struct run_args *a)
 {
 	return a->interruptible || a->retry_on_exit || a->ckpt_dir || a->on_exhausted ||
-	    a->every || a->grace || a->max_attempts || a->max_price >= 0;
+	    a->every || a->grace || a->max_attempts || a->max_price >= 0 || a->store_path;
 }
 
 static int
@@ -424,7 +440,8 @@ run_run(struct cmd_ctx *c, int argc, char **argv)
 		return run_managed(c, &a, argv, n);
 	if (managed_only(&a))
 		return cmd_usage_error(c, "--max-price, --interruptible, --checkpoint-dir, --every, "
-		    "--max-attempts, --grace, --retry-on-exit and --on-exhausted belong to --managed");
+		    "--max-attempts, --grace, --retry-on-exit, --on-exhausted and --store belong to "
+		    "--managed");
 	if (a.provider != NULL)
 		return run_batch(c, &a, argv, n);
 	if (a.gpu || a.partition || a.count || a.nodes || a.max_runtime || a.force)
@@ -500,9 +517,11 @@ const struct command cmd_run_job = {
 	    "--gpu and --count (at most --max-price, through the budgets), syncs, restores the\n"
 	    "newest whole checkpoint into DIR and starts COMMAND with GPURENT_JOB,\n"
 	    "GPURENT_CHECKPOINT_DIR, GPURENT_ATTEMPT and, after a recovery, GPURENT_RESUMED=1;\n"
-	    "pulls DIR back every --every; and when the machine is lost (its provider stops\n"
-	    "listing it running, or ssh fails past --grace) destroys it and resumes on the\n"
-	    "next, up to --max-attempts. It prints the job's id (mN) and, attached, drives it\n"
+	    "pulls DIR back every --every (--store ID:PATH: onto instance ID too, in PATH/mN,\n"
+	    "whence the next machine is restored when this one has no copy); and when the\n"
+	    "machine is lost (its provider stops listing it running, ssh fails past --grace,\n"
+	    "or a GPU has a fatal Xid) destroys it and resumes on the next, up to\n"
+	    "--max-attempts. It prints the job's id (mN) and, attached, drives it\n"
 	    "to its end (Ctrl-C detaches; 'gpurent watch' or 'run --attach mN' drives it then).\n"
 	    "'gpurent jobs --managed' and 'jobs show mN' show it, 'logs mN' its current run."),
 	.opts = opts,

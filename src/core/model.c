@@ -362,6 +362,18 @@ sample_list_release(struct sample_list *l)
 	sample_list_init(l);
 }
 
+bool
+xid_fatal(int code)
+{
+	static const int fatal[] = { 48, 62, 64, 74, 79, 95, 119, 120, 140 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(fatal); i++)
+		if (fatal[i] == code)
+			return true;
+	return false;
+}
+
 struct gpu_sample *
 sample_list_add(struct sample_list *l)
 {

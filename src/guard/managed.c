@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "gpurent/backend.h"
+#include "gpurent/config.h"
 #include "gpurent/events.h"
 #include "gpurent/i18n.h"
 #include "gpurent/job_engine.h"
@@ -23,6 +24,7 @@
 #include "gpurent/money.h"
 #include "gpurent/observed.h"
 #include "gpurent/paths.h"
+#include "gpurent/remote_copy.h"
 #include "gpurent/requirement.h"
 #include "gpurent/session.h"
 #include "gpurent/util.h"
@@ -38,6 +40,7 @@ struct spec {
 	bool interruptible, retry_on_exit, exhausted_fail, then_stop;
 	int64_t max_price, every_s, grace_s;
 	char sync[4096], ckpt_dir[1024];
+	char store_id[ID_MAX], store_path[1024];	/* --store; "" none */
 	char fetch[4096];
 	size_t fetch_len;
 	char *excludes[SPEC_LIST_MAX], *env[SPEC_LIST_MAX], *words[SPEC_LIST_MAX];
@@ -121,6 +124,8 @@ spec_write(const struct managed_request *r)
 	add_strings(o, "excludes", r->excludes, r->n_excludes);
 	cJSON_AddStringToObject(o, "checkpoint_dir", r->ckpt_dir);
 	cJSON_AddNumberToObject(o, "every", (double)r->every_s);
+	cJSON_AddStringToObject(o, "store_id", r->store_id ? r->store_id : "");
+	cJSON_AddStringToObject(o, "store_path", r->store_path ? r->store_path : "");
 	f = cJSON_AddArrayToObject(o, "fetch");
 	while (p < end) {
 		cJSON_AddItemToArray(f, cJSON_CreateString(p));
@@ -173,6 +178,8 @@ spec_read(const char *text, struct spec *sp, struct gr_error *err)
 	read_strings(o, "excludes", sp->excludes, &sp->n_excludes);
 	read_text(o, "checkpoint_dir", sp->ckpt_dir, sizeof(sp->ckpt_dir));
 	sp->every_s = read_num(o, "every", 300);
+	read_text(o, "store_id", sp->store_id, sizeof(sp->store_id));
+	read_text(o, "store_path", sp->store_path, sizeof(sp->store_path));
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "fetch"))
 		if (cJSON_IsString(it) && sp->fetch_len + (len = strlen(it->valuestring) + 1) <=
 		    sizeof(sp->fetch)) {
@@ -195,12 +202,17 @@ managed_submit(struct session *s, const struct managed_request *r, char *id, siz
     struct gr_error *err)
 {
 	struct managed_job *j = xcalloc(1, sizeof(*j));
+	struct gr_error why = { 0 };
+	struct remote_endpoint ep;
 	struct state *st;
 	char *text = spec_write(r);
 	enum gr_err rc;
 
 	if (strlen(text) >= sizeof(j->spec))
 		rc = gr_fail(err, GR_EUSAGE, "the managed job's request is too long");
+	else if (r->store_id != NULL &&
+	    (rc = session_endpoint(s, r->store_id, &ep, &why)) != GR_OK)
+		gr_fail(err, rc, "--store %s: %s", r->store_id, why.msg);
 	else if ((rc = session_state(s, &st, err)) == GR_OK) {
 		strlcpy_(j->spec, text, sizeof(j->spec));
 		j->state = MJ_RENTING;
@@ -344,6 +356,62 @@ pull_log(struct round *r, const struct remote_endpoint *ep, const struct remote_
 	remove_tree(partial);
 }
 
+/* The job's folder on its --store, its endpoint, and rsync's settings. */
+static bool
+store_at(struct round *r, struct remote_endpoint *ep, struct remote_copy_opts *o, char *dir,
+    size_t n, struct gr_error *err)
+{
+	struct config *cfg;
+
+	memset(o, 0, sizeof(*o));
+	if (session_config(r->s, &cfg, NULL) == GR_OK)
+		o->rsync_path = config_get(cfg, "ssh.rsync_path");
+	snprintf(dir, n, "%s/%s", r->sp.store_path, r->j.id);
+	return session_endpoint(r->s, r->sp.store_id, ep, err) == GR_OK;
+}
+
+/* Keep checkpoint seq (the local folder whole) on the --store: false, said, when not. */
+static bool
+store_put(struct round *r, int seq, const char *whole)
+{
+	struct gr_error err = { 0 };
+	struct remote_copy_opts o;
+	struct remote_endpoint ep;
+	char dir[1200];
+
+	if (store_at(r, &ep, &o, dir, sizeof(dir), &err) &&
+	    remote_keep_put(&ep, dir, seq, whole, &o, &err) == 0)
+		return true;
+	say(r, EV_WARN, "managed-checkpoint", _("checkpoint %d not kept on %s: %s"), seq,
+	    r->sp.store_id, err.msg);
+	return false;
+}
+
+/* The newest checkpoint from the --store into its local folder, when that is missing (a
+   controller on another machine, or this one's copy lost): false, said, when not. */
+static bool
+store_get(struct round *r, const char *whole)
+{
+	struct gr_error err = { 0 };
+	struct remote_copy_opts o;
+	struct remote_endpoint ep;
+	char dir[1200], partial[4200];
+	struct stat sb;
+
+	if (stat(whole, &sb) == 0)
+		return true;
+	ckpt_path(r, r->j.ckpt_seq, true, partial, sizeof(partial));
+	remove_tree(partial);
+	if (store_at(r, &ep, &o, dir, sizeof(dir), &err) && paths_mkdir(partial, &err) == GR_OK &&
+	    remote_keep_get(&ep, dir, r->j.ckpt_seq, partial, &o, &err) == 0 &&
+	    rename(partial, whole) == 0)
+		return true;
+	remove_tree(partial);
+	say(r, EV_WARN, "managed-checkpoint", _("checkpoint %d not restored from %s (%s): "
+	    "tried again next round"), r->j.ckpt_seq, r->sp.store_id, err.msg);
+	return false;
+}
+
 /*
  * Pull the checkpoint directory into .partial-N, then rename it N: only a whole pull counts.
  * The one before last is kept, older ones removed. false when the pull failed (the partial
@@ -372,6 +440,12 @@ pull_checkpoint_dir(struct round *r, const struct remote_endpoint *ep,
 	remove_tree(whole);
 	if (rename(partial, whole) != 0) {
 		remove_tree(partial);
+		(void)save(r, &err);
+		return false;
+	}
+	/* With --store, a checkpoint counts once it is whole there. */
+	if (r->sp.store_id[0] && !store_put(r, seq, whole)) {
+		remove_tree(whole);
 		(void)save(r, &err);
 		return false;
 	}
@@ -420,6 +494,9 @@ find_by_label(struct round *r, struct instance *out, struct gr_error *err)
 	memset(res, 0, sizeof(res));
 	instance_list_init(&l);
 	e = session_instances(r->s, &l, res, err);
+	/* A list answered "not found" (an API retired with 404 or 410) did not answer either. */
+	if (e == GR_ENOTFOUND)
+		e = GR_EUNAVAIL;
 	for (i = 0; i < l.n; i++)
 		if (strcmp(l.v[i].label, label) == 0 && l.v[i].state != ST_DESTROYED) {
 			*out = l.v[i];
@@ -591,11 +668,12 @@ exhausted(struct round *r, const char *why)
 
 /*
  * For the tests of a controller killed mid-recovery: with GPURENT_MANAGED_GATE=PATH and a
- * file PATH.N, attempt N's rental, once made and before it is recorded, leaves PATH.N.held
- * and waits (at most a minute) until PATH.N is removed.
+ * file PATH.STEPN, attempt N's step, once made and before it is recorded, leaves
+ * PATH.STEPN.held and waits (at most a minute) until PATH.STEPN is removed. The steps: ""
+ * the rental, "started-" the start of the command.
  */
 static void
-test_gate(int n)
+test_gate(const char *step, int n)
 {
 	const char *gate = getenv("GPURENT_MANAGED_GATE");
 	struct timespec tick = { 0, 100 * 1000000L };
@@ -605,7 +683,7 @@ test_gate(int n)
 
 	if (gate == NULL || *gate == '\0')
 		return;
-	snprintf(path, sizeof(path), "%s.%d", gate, n);
+	snprintf(path, sizeof(path), "%s.%s%d", gate, step, n);
 	if (access(path, F_OK) != 0)
 		return;
 	snprintf(held, sizeof(held), "%s.held", path);
@@ -658,7 +736,7 @@ step_rent(struct round *r)
 		    r->cur->n, err.msg);
 		return;
 	}
-	test_gate(r->cur->n);
+	test_gate("", r->cur->n);
 	note_rented(r, &in);
 	r->j.why[0] = '\0';
 	(void)save(r, &err);
@@ -762,16 +840,20 @@ step_start(struct round *r)
 	ckpt_path(r, r->j.ckpt_seq, false, fill, sizeof(fill));
 	if (r->j.ckpt_seq == 0)
 		strlcpy_(fill + strlen(fill), "/.none", sizeof(fill) - strlen(fill));
+	else if (r->sp.store_id[0] && !store_get(r, fill))
+		return;
 	if (paths_mkdir(fill, &err) != GR_OK) {
 		say(r, EV_ALERT, "managed-checkpoint", "%s", err.msg);
 		return;
 	}
 	js.place_fill = fill;
+	js.key = r->cur->token;
 	rc = jobs_start(r->s, r->st, &ep, &rj, &js, &err);
 	if (rc != 0) {
 		unreachable(r, err.msg);
 		return;
 	}
+	test_gate("started-", r->cur->n);
 	strlcpy_(r->cur->remote_job, rj.id, sizeof(r->cur->remote_job));
 	r->cur->run_at = r->now;
 	r->cur->ssh_failing_since = 0;
@@ -815,6 +897,28 @@ finish(struct round *r, const struct remote_endpoint *ep, struct remote_job *rj,
 	say(r, ok ? EV_INFO : EV_WARN, ok ? "managed-done" : "managed-failed", "%s", why);
 }
 
+/*
+ * A sample of the machine through the sampling door: the code of a fatal Xid (xid_fatal)
+ * that its kernel log holds as a GPU's newest, else 0. The log is the machine's since it
+ * booted, rented for this attempt.
+ */
+static int
+fatal_xid(struct round *r)
+{
+	struct gr_error err = { 0 };
+	struct probe_snapshot snap;
+	int xid = 0;
+	size_t i;
+
+	probe_snapshot_init(&snap);
+	if (session_sample(r->s, r->cur->instance_id, METRICS_SSH, &snap, &err, NULL) == GR_OK)
+		for (i = 0; i < snap.gpus.n && xid == 0; i++)
+			if ((snap.gpus.v[i].valid & MV_XID) && xid_fatal(snap.gpus.v[i].xid))
+				xid = snap.gpus.v[i].xid;
+	probe_snapshot_release(&snap);
+	return xid;
+}
+
 static void
 step_run(struct round *r)
 {
@@ -823,7 +927,7 @@ step_run(struct round *r)
 	struct remote_job rj;
 	char why[160];
 	bool asked, ended = false;
-	int rc;
+	int rc, xid = 0;
 
 	if (!still_running(r, &asked))
 		return;
@@ -847,13 +951,25 @@ step_run(struct round *r)
 	}
 	if (ended)
 		(void)remote_job_record(r->st, &rj, &err);
+	/* A GPU that failed is looked for before each checkpoint (what it computed since may
+	   be spoilt: the one before is restored) and when the command failed (it failed with
+	   its machine, not by itself). */
 	if (rj.state == JOB_RUNNING) {
-		if (r->now - (r->j.ckpt_at > r->cur->run_at ? r->j.ckpt_at : r->cur->run_at) >=
+		if (r->now - (r->j.ckpt_at > r->cur->run_at ? r->j.ckpt_at : r->cur->run_at) <
 		    r->sp.every_s)
+			return;
+		if ((xid = fatal_xid(r)) == 0) {
 			(void)pull_checkpoint(r, &ep, &rj);
-		return;
+			return;
+		}
 	}
 	rc = job_exit_status(&rj);
+	if (xid != 0 || (rc != 0 && (xid = fatal_xid(r)) != 0)) {
+		snprintf(why, sizeof(why), "xid %d", xid);
+		pull_log(r, &ep, &rj);
+		lose(r, why);
+		return;
+	}
 	if (rc != 0 && r->sp.retry_on_exit && rj.state == JOB_EXITED) {
 		snprintf(why, sizeof(why), _("the command exited %d (--retry-on-exit)"), rc);
 		pull_log(r, &ep, &rj);
@@ -1128,7 +1244,9 @@ managed_rows(struct session *s, const char *want, int64_t now, struct managed_ro
     size_t *n, struct gr_error *err)
 {
 	struct managed_job *v = NULL;
+	struct gr_error unread = { 0 };
 	struct managed_attempt *at;
+	struct spec *sp;
 	struct state *st;
 	size_t nv, i, na;
 
@@ -1137,15 +1255,25 @@ managed_rows(struct session *s, const char *want, int64_t now, struct managed_ro
 	if (session_state(s, &st, err) != GR_OK || managed_job_load(st, &v, &nv, err) != GR_OK)
 		return err->code;
 	*out = xcalloc(nv + 1, sizeof(**out));
+	sp = xcalloc(1, sizeof(*sp));
 	for (i = 0; i < nv; i++) {
 		struct managed_row *m = &(*out)[*n];
 
 		if (want != NULL && strcmp(v[i].id, want) != 0)
 			continue;
 		m->j = v[i];
+		/* An unreadable request leaves the name and command empty, the rest shown. */
+		if (spec_read(v[i].spec, sp, &unread) == GR_OK) {
+			strlcpy_(m->name, sp->name, sizeof(m->name));
+			job_join_words(sp->words, (int)sp->n_words, m->command,
+			    sizeof(m->command));
+			m->then_stop = sp->then_stop;
+		}
+		spec_release(sp);
 		m->ckpt_age = v[i].ckpt_at ? (v[i].ended_at ? v[i].ended_at : now) -
 		    v[i].ckpt_at : -1;
 		if (managed_attempt_load(st, v[i].id, &at, &na, err) != GR_OK) {
+			free(sp);
 			free(v);
 			free(*out);
 			*out = NULL;
@@ -1159,6 +1287,7 @@ managed_rows(struct session *s, const char *want, int64_t now, struct managed_ro
 		free(at);
 		(*n)++;
 	}
+	free(sp);
 	free(v);
 	if (want != NULL && *n == 0) {
 		free(*out);

@@ -11,10 +11,19 @@
 /* Under $HOME, which is the login directory but for a test server that moves it. */
 #define JOBS_DIR "\"$HOME/.gpurent/jobs\""
 
-/* Take the next free N by mkdir (atomic on the instance); print it. */
+/*
+ * $1: the start's key ("": none). Take the next free N by mkdir (atomic on the instance) and
+ * print it and its directory; a job that already holds the key is printed instead, with a
+ * third line "started" once its start began.
+ */
 static const char create_script[] =
 	"umask 077\n"
 	"mkdir -p " JOBS_DIR " && cd " JOBS_DIR " || exit 90\n"
+	"if [ -n \"$1\" ]; then for n in *; do\n"
+	"  if [ -f \"$n/key\" ] && [ \"$(cat \"$n/key\")\" = \"$1\" ]; then\n"
+	"    echo \"$n\"; cd \"$n\" && pwd; [ -d started ] && echo started; exit 0\n"
+	"  fi\n"
+	"done; fi\n"
 	"n=$(($(ls | wc -l) + 1))\n"
 	"i=0\n"
 	"while ! mkdir \"$n\" 2>/dev/null; do\n"
@@ -22,6 +31,7 @@ static const char create_script[] =
 	"  [ \"$i\" -lt 10000 ] || exit 91\n"
 	"done\n"
 	"mkdir \"$n/work\" || exit 91\n"
+	"[ -z \"$1\" ] || printf '%s\\n' \"$1\" >\"$n/key\" || exit 91\n"
 	"echo \"$n\"; cd \"$n\" && pwd\n";
 
 /*
@@ -29,10 +39,12 @@ static const char create_script[] =
  * The wrapper records its pid (the session leader), runs the command in work/, and writes
  * the status under a temporary name first. Its TERM trap lets it outlive a kill's TERM to
  * write the status (a handler, unlike an ignored signal, is not inherited by the command).
+ * The mkdir of started lets one start through: a second only waits for the first's pid.
  */
 static const char start_script[] =
 	"d=$1; k=$2; shift 2\n"
 	"cd " JOBS_DIR "/\"$d\" || exit 92\n"
+	"if mkdir started 2>/dev/null; then\n"
 	"i=0\n"
 	"while [ \"$i\" -lt \"$k\" ]; do export \"$1\" || exit 93; shift; i=$((i + 1)); done\n"
 	"w='echo $$ >pid.tmp && mv -f pid.tmp pid || exit 94\n"
@@ -44,6 +56,7 @@ static const char start_script[] =
 	"exec </dev/null >>log 2>&1\n"
 	"if command -v setsid >/dev/null 2>&1; then setsid sh -c \"$w\" gpurent-job \"$@\" &\n"
 	"else set -m; sh -c \"$w\" gpurent-job \"$@\" & fi\n"
+	"fi\n"
 	"i=0\n"
 	"while [ ! -f pid ] && [ \"$i\" -lt 200 ]; do sleep 0.05 2>/dev/null || sleep 1; i=$((i + 1)); done\n"
 	"[ -f pid ] || exit 96\n";
@@ -157,15 +170,18 @@ conn_failed(const struct remote_endpoint *ep, int rc, struct gr_error *err)
 }
 
 int
-remote_job_create(const struct remote_endpoint *ep, struct remote_job *j, struct gr_error *err)
+remote_job_create(const struct remote_endpoint *ep, struct remote_job *j, const char *key,
+    bool *started, struct gr_error *err)
 {
 	struct remote_argv a;
 	struct sb out;
-	char *dir;
+	char *dir, *rest;
 	long long v;
 	int rc;
 
+	*started = false;
 	script_words(&a, create_script);
+	remote_argv_add(&a, key != NULL ? key : "");
 	sb_init(&out);
 	rc = remote_capture(ep, (const char *const *)a.v, a.n, &out, 8192, err);
 	remote_argv_release(&a);
@@ -173,7 +189,10 @@ remote_job_create(const struct remote_endpoint *ep, struct remote_job *j, struct
 		dir = out.buf + strcspn(out.buf, "\n");
 		if (*dir != '\0')
 			*dir++ = '\0';
-		dir[strcspn(dir, "\n")] = '\0';
+		rest = dir + strcspn(dir, "\n");
+		if (*rest != '\0')
+			*rest++ = '\0';
+		*started = strcmp(rest, "started\n") == 0;
 		if (!parse_int(out.buf, 1, 1000000000, &v) || dir[0] != '/' ||
 		    strlen(dir) >= sizeof(j->dir))
 			rc = 1;

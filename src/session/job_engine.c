@@ -97,18 +97,22 @@ jobs_start(struct session *s, struct state *st, const struct remote_endpoint *ep
 	struct remote_copy_opts plain;
 	char place[4200], assign[4400];
 	size_t n_env = js->n_env;
+	bool started;
 	int rc = 0;
 
 	memcpy(env, js->env, js->n_env * sizeof(*env));
 	memset(&plain, 0, sizeof(plain));
-	if (remote_connect(ep, err) != GR_OK || (rc = remote_job_create(ep, j, err)) != 0) {
+	if (remote_connect(ep, err) != GR_OK ||
+	    (rc = remote_job_create(ep, j, js->key, &started, err)) != 0) {
 		rc = rc != 0 ? rc : REMOTE_EXIT_CONN;
 		goto out;
 	}
-	if (js->sync != NULL && (rc = sync_into(s, ep, js->sync, &js->sync_opts, j, "", err)) != 0)
+	/* Started before: its files are the command's now, never copied over. */
+	if (!started && js->sync != NULL &&
+	    (rc = sync_into(s, ep, js->sync, &js->sync_opts, j, "", err)) != 0)
 		goto out;
 	if (js->place != NULL) {
-		if (js->place_fill != NULL &&
+		if (!started && js->place_fill != NULL &&
 		    (rc = sync_into(s, ep, js->place_fill, &plain, j, js->place, err)) != 0)
 			goto out;
 		remote_job_path(j, js->place, place, sizeof(place));

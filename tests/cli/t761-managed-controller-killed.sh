@@ -4,21 +4,12 @@
 # takes the job over (the lease's holder is dead), finds that machine instead of renting
 # another, and finishes the job: exactly one more rental than the lost machine.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/sshd.sh"
-export GPURENT_SIM_SPEED=100
-start_sshd
-export GPURENT_MANAGED_GATE="$TMP/gate"
+. "$(dirname "$0")/managed.sh"
+managed_on_sshd
 
-# Attempt 1 holds at 3 (at most 60 s) until its machine is taken away.
-job='d=$GPURENT_CHECKPOINT_DIR; mkdir -p "$d"; touch "$d/out.txt"; n=$(wc -l <"$d/out.txt")
-while [ "$n" -lt 6 ]; do n=$((n + 1)); echo "$n" >>"$d/out.txt"; w=0
-while [ "$GPURENT_ATTEMPT" = 1 ] && [ "$n" = 3 ] && [ $w -lt 600 ]; do sleep 0.1; w=$((w + 1)); done
-done'
+# Attempt 1 holds at 3 until its machine is taken away.
 touch "$TMP/gate.2"
-"$GPURENT" run --managed --gpu h100 --checkpoint-dir ckpt --every 1s \
-	--fetch "ckpt/out.txt:$TMP/result" -- "$job" >"$TMP/ctl.out" 2>"$TMP/ctl.err" &
-ctl=$!
-CLEANUP_HOOKS+=("kill -KILL $ctl 2>/dev/null" "close_masters")
+run_counting
 wait_until 400 '! kill -0 "$ctl" 2>/dev/null || [ "$(cat "$GPURENT_HOME"/jobs/m1/checkpoints/[0-9]*/out.txt 2>/dev/null | wc -l)" -ge 3 ]'
 [ "$(cat "$GPURENT_HOME"/jobs/m1/checkpoints/[0-9]*/out.txt 2>/dev/null | wc -l)" -ge 3 ] ||
 	fail "no checkpoint of 3 counts: $(cat "$TMP/ctl.err")"
@@ -45,9 +36,7 @@ check "one machine rented for attempt 2, not yet recorded" \
 	'[ "$(sqlite3 "$DB" "SELECT count(*) FROM sim_instances")" = 2 ] &&
 	[ "$(g jobs show m1 -o json | jq -r ".[1].instance")" = null ]'
 
-"$GPURENT" watch --interval 1 >"$TMP/watch.out" 2>&1 &
-watcher=$!
-CLEANUP_HOOKS+=("kill $watcher 2>/dev/null")
+start_watch
 wait_until 400 '[ "$(g jobs m1 -o json | jq -r ".[0].state")" = done ]' ||
 	fail "the watcher did not finish the job: $(cat "$TMP/watch.out")"
 kill "$watcher"
