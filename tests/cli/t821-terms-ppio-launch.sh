@@ -5,6 +5,8 @@
 # price on top); the provider refuses to release it before the term ends.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve.sh"
+# The market as it stood at one fixed moment, so that its first RTX 3090 is the one priced below.
+export GPURENT_SIM_TIME=1767225600
 
 start_serve ppio --api-key kp
 use_provider ppio kp
