@@ -31,6 +31,7 @@ struct sim {
 	int tide_ratio;		/* GPURENT_SIM_TIDE: daily peak over trough of the load */
 	struct market_cache market;	/* the last market sim_offers built */
 	struct sim_preemption preempt;	/* sim serve's, for what this sim launches */
+	bool disk_in_price;	/* sim serve's: what this sim launches bills its disk running */
 };
 
 /* The words an instance taken away is left with: sim_fault_of reads them back. */
@@ -57,7 +58,8 @@ static const char schema[] =
 	"  client_token TEXT NOT NULL, created_at INTEGER NOT NULL,"
 	"  status_msg TEXT NOT NULL DEFAULT '',"
 	"  fault INTEGER NOT NULL DEFAULT 0, fault_at INTEGER NOT NULL DEFAULT 0,"
-	"  intended INTEGER NOT NULL DEFAULT 0);"
+	"  intended INTEGER NOT NULL DEFAULT 0,"
+	"  disk_in_price INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX IF NOT EXISTS sim_instances_next ON sim_instances(next_at);"
 	/* What the simulated provider billed beyond its instances' seconds (sim_bill_extra). */
 	"CREATE TABLE IF NOT EXISTS sim_bill_extra("
@@ -66,12 +68,14 @@ static const char schema[] =
 
 /*
  * What a world made before lacks: before `sim preempt`, an instance's fault and when it
- * comes; before intents, what the user last asked for (0: as its state).
+ * comes; before intents, what the user last asked for (0: as its state); before the disk
+ * was billed running, whether it is (0: it is not).
  */
 static const struct store_column sim_columns[] = {
 	{ "sim_instances", "fault", "INTEGER NOT NULL DEFAULT 0" },
 	{ "sim_instances", "fault_at", "INTEGER NOT NULL DEFAULT 0" },
 	{ "sim_instances", "intended", "INTEGER NOT NULL DEFAULT 0" },
+	{ "sim_instances", "disk_in_price", "INTEGER NOT NULL DEFAULT 0" },
 	{ NULL, NULL, NULL },
 };
 
@@ -295,11 +299,12 @@ struct row {
 	enum sim_fault fault;	/* to come at fault_at (an unreachable one: has come by then) */
 	int64_t fault_at;
 	enum inst_state intended;	/* ST_RUNNING or ST_STOPPED: the machine follows it */
+	bool disk_in_price;	/* its disk billed while it runs too, not only when stopped */
 };
 
 #define ROW_COLS "seq, id, offer_idx, type, state, state_since, next_at, run_since, " \
 	"checked_until, price_hour, bid_hour, storage_hour, label, image, disk_gb, created_at, " \
-	"status_msg, env, fault, fault_at, intended"
+	"status_msg, env, fault, fault_at, intended, disk_in_price"
 
 /* The value of SIM_WORKLOAD in an instance's launch environment (lines of K=V). */
 static void
@@ -344,6 +349,7 @@ read_row(sqlite3_stmt *q, void *row)
 	r->fault = (enum sim_fault)sqlite3_column_int(q, 18);
 	r->fault_at = sqlite3_column_int64(q, 19);
 	r->intended = (enum inst_state)sqlite3_column_int(q, 20);
+	r->disk_in_price = sqlite3_column_int(q, 21) != 0;
 	/* A row from before intents: the user wanted what it is or is heading for. */
 	if (r->intended != ST_RUNNING && r->intended != ST_STOPPED)
 		r->intended = r->state == ST_STOPPED || r->state == ST_STOPPING ? ST_STOPPED :
@@ -391,6 +397,8 @@ ledger_seg_for(struct sim *s, const struct row *r, enum ledger_kind kind, int64_
 	strlcpy_(seg->gpu, o.gpu ? o.gpu->id : "", sizeof(seg->gpu));
 	seg->kind = kind;
 	seg->rate_hour = kind == LEDGER_STORAGE ? r->storage_hour : r->price_hour;
+	if (kind != LEDGER_STORAGE && r->disk_in_price)
+		seg->rate_hour = money_add(seg->rate_hour, r->storage_hour);
 	seg->start = at;
 }
 
@@ -1009,8 +1017,9 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	ports = join_ports(req->ports, req->n_ports);
 	if (sqlite3_prepare_v2(state_db(s->st), "INSERT INTO sim_instances(id, offer_idx, type, "
 	    "state, state_since, next_at, price_hour, bid_hour, storage_hour, label, image, "
-	    "disk_gb, env, ports, onstart, client_token, created_at, intended) VALUES('', ?, ?, "
-	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL) != SQLITE_OK) {
+	    "disk_gb, env, ports, onstart, client_token, created_at, intended, disk_in_price) "
+	    "VALUES('', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL) !=
+	    SQLITE_OK) {
 		free(env);
 		free(ports);
 		return state_fail(s->st, err, "cannot record the instance");
@@ -1039,6 +1048,7 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	sqlite3_bind_text(q, 15, req->client_token ? req->client_token : "", -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 16, now);
 	sqlite3_bind_int(q, 17, ST_RUNNING);
+	sqlite3_bind_int(q, 18, s->disk_in_price);
 	rc = sqlite3_step(q);
 	sqlite3_finalize(q);
 	free(env);
@@ -1340,6 +1350,12 @@ void
 sim_set_preemption(struct sim *s, const struct sim_preemption *p)
 {
 	s->preempt = *p;
+}
+
+void
+sim_set_disk_in_price(struct sim *s, bool on)
+{
+	s->disk_in_price = on;
 }
 
 enum gr_err
