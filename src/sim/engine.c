@@ -29,6 +29,7 @@ struct sim {
 	int64_t epoch;		/* when this world was created, for GPURENT_SIM_SPEED */
 	int ssh_port;		/* GPURENT_SIM_SSH_PORT */
 	int tide_ratio;		/* GPURENT_SIM_TIDE: daily peak over trough of the load */
+	int delay_pct;		/* GPURENT_SIM_DELAY: boots, stops and destroys take this % */
 	struct market_cache market;	/* the last market sim_offers built */
 	struct sim_preemption preempt;	/* sim serve's, for what this sim launches */
 	bool disk_in_price;	/* sim serve's: what this sim launches bills its disk running */
@@ -140,6 +141,9 @@ sim_open(struct sim **out, struct state *st, struct gr_error *err)
 	if (env_ll("GPURENT_SIM_TIDE", 1, 100, 7, &n, err) != GR_OK)
 		goto bad_env;
 	s->tide_ratio = (int)n;
+	if (env_ll("GPURENT_SIM_DELAY", 1, 100, 100, &n, err) != GR_OK)
+		goto bad_env;
+	s->delay_pct = (int)n;
 	if (state_meta_get(st, "sim.epoch", buf, sizeof(buf)) && parse_int(buf, 0, INT64_MAX, &n))
 		s->epoch = n;
 	else {
@@ -270,7 +274,7 @@ sim_advance(struct sim *s, int64_t seconds, struct gr_error *err)
 
 /* Delays in seconds, varied per instance so a fleet does not move in lockstep. */
 static int64_t
-delay(struct sim *s, const char *id, enum inst_state to, int64_t salt)
+delay_full(struct sim *s, const char *id, enum inst_state to, int64_t salt)
 {
 	uint64_t h = hash_mix(hash_mix(s->seed, hash_str(id)), (uint64_t)(to * 7919 + salt));
 
@@ -280,6 +284,16 @@ delay(struct sim *s, const char *id, enum inst_state to, int64_t salt)
 	case ST_DESTROYED: return 3 + (int64_t)(h % 6);
 	default: return 10;
 	}
+}
+
+/* Shortened by GPURENT_SIM_DELAY, to a second at least: a short run's world moves on the
+   real clock, which its providers' bills and gpurent's ledger share. */
+static int64_t
+delay(struct sim *s, const char *id, enum inst_state to, int64_t salt)
+{
+	int64_t d = delay_full(s, id, to, salt) * s->delay_pct / 100;
+
+	return d > 0 ? d : 1;
 }
 
 struct row {
