@@ -118,8 +118,12 @@ def make_plan(seed, n_ops, n_clients):
         prov = op['args']['provider']
         if fault in SERVER_FAULTS and prov == 'sim':
             fault = 'none'          # the built-in simulator has no wire to break
-        if kind.startswith('launch') and prov != 'sim' and rng.randrange(100) < 20:
-            fault = 'acted-500'     # the create done, answered 500
+        if kind.startswith('launch') and prov != 'sim':
+            r = rng.randrange(100)
+            if r < 20:
+                fault = 'acted-500'         # the create done, answered 500
+            elif r < 35:
+                fault = 'kill-at-create'    # kill -9 once the create reached the provider
         if kind == 'stop' and prov != 'sim' and rng.randrange(100) < 25:
             fault = 'ignored-stop'  # answered done, nothing stopped
         op['fault'] = fault
@@ -164,6 +168,9 @@ class Run:
         self.checks = {}
         self.first_failure = None
         self.done = 0
+        self.t0 = time.time()
+        self.procs = set()         # every process started and not yet ended, for close()
+        self.closing = False
         os.makedirs(self.home)
         self.env = dict(os.environ)
         for k in list(self.env):
@@ -173,6 +180,8 @@ class Run:
         # which their bills and gpurent's ledger share.
         self.env.update({'GPURENT_HOME': self.home, 'GPURENT_SIM_SEED': str(a.seed),
                          'GPURENT_SIM_DELAY': '5', 'NO_COLOR': '1', 'LC_ALL': 'C.UTF-8',
+                         # Nothing listens there: no ssh reaches this machine's sshd.
+                         'GPURENT_SIM_SSH_PORT': '1',
                          'TZ': 'UTC'})
 
     # -- processes -------------------------------------------------------------------
@@ -184,9 +193,9 @@ class Run:
         os.makedirs(self.world(d), exist_ok=True)
         out = open(os.path.join(self.dir, 'serve-%s-%s.out' % (d, tag)), 'w+')
         env = dict(self.env, GPURENT_HOME=self.world(d))
-        p = subprocess.Popen([self.bin, 'sim', 'serve', '--dialect', d, '--port', '0',
-                              '--api-key', KEY] + extra, env=env, stdout=out,
-                             stderr=subprocess.STDOUT)
+        p = self.spawn([self.bin, 'sim', 'serve', '--dialect', d, '--port', '0',
+                        '--api-key', KEY] + extra, env=env, stdout=out,
+                       stderr=subprocess.STDOUT)
         deadline = time.time() + 20
         while time.time() < deadline:
             out.seek(0)
@@ -196,18 +205,33 @@ class Run:
             if p.poll() is not None:
                 break
             time.sleep(0.02)
-        p.kill()
-        p.wait()
+        self.end(p)
         raise Fail('sim serve --dialect %s %s did not start' % (d, ' '.join(extra)))
+
+    def spawn(self, argv, **kw):
+        with self.lock:
+            if self.closing:
+                raise Fail('stopping')
+            p = subprocess.Popen(argv, **kw)
+            self.procs.add(p)
+        return p
+
+    def end(self, p, sig=signal.SIGKILL):
+        """Stop p (SIGTERM first when sig says so) and reap it."""
+        if p.poll() is None:
+            p.send_signal(sig)
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        p.wait()
+        with self.lock:
+            self.procs.discard(p)
+        return p.returncode
 
     def stop_server(self, srv):
         _, p, out = srv
-        p.terminate()
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+        self.end(p, signal.SIGTERM)
         out.close()
 
     def client_env(self, override=None):
@@ -219,7 +243,7 @@ class Run:
         return env
 
     def g(self, who, op, argv, env=None, kill_ms=None, full_disk=False, timeout=90,
-          record=True, home=None):
+          record=True, home=None, kill_at=None):
         """Run gpurent; record its status and whether it said why on stderr."""
         env = env or self.client_env()
         if home:
@@ -230,13 +254,15 @@ class Run:
             cmd = ['bash', '-c', 'trap "" XFSZ; ulimit -f %d; exec "$@"' % (size // 1024),
                    'bash'] + cmd
         t0 = time.time()
-        p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
+        p = self.spawn(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
         killer = None
         if kill_ms is not None:
             killer = threading.Timer(kill_ms / 1000.0, lambda: p.poll() is None and
                                      os.kill(p.pid, signal.SIGKILL))
             killer.start()
+        if kill_at is not None:
+            threading.Thread(target=self.kill_at, args=(p, kill_at), daemon=True).start()
         try:
             out, err = p.communicate(timeout=timeout)
             hung = False
@@ -246,6 +272,8 @@ class Run:
             hung = True
         if killer:
             killer.cancel()
+        with self.lock:
+            self.procs.discard(p)
         r = {'who': who, 'op': op, 'argv': argv, 'rc': p.returncode, 'hung': hung,
              'fault': getattr(self.tl, 'fault', '-'),
              'stderr': err.decode('utf-8', 'replace'), 'killed': p.returncode == -9 and not hung,
@@ -257,18 +285,30 @@ class Run:
                     self.kills += 1
         return r, out.decode('utf-8', 'replace')
 
+    def kill_at(self, p, at):
+        """kill -9 p once the server's request log (at[0]) shows a request with at[1]."""
+        while p.poll() is None:
+            try:
+                with open(at[0]) as f:
+                    if at[1] in f.read():
+                        os.kill(p.pid, signal.SIGKILL)
+                        return
+            except OSError:
+                pass
+            time.sleep(0.01)
+
     def start_watch(self):
         log = open(os.path.join(self.dir, 'watch.log'), 'a')
-        self.watch = subprocess.Popen([self.bin, 'watch', '--interval', '2s'],
-                                      env=self.client_env(), stdout=log, stderr=log,
-                                      stdin=subprocess.DEVNULL)
+        self.watch = self.spawn([self.bin, 'watch', '--interval', '2s'],
+                                env=self.client_env(), stdout=log, stderr=log,
+                                stdin=subprocess.DEVNULL)
         log.close()
 
     # -- set-up ----------------------------------------------------------------------
     def setup(self):
         for d in DIALECTS:
             # Preempted from the seed, on the provider's clock, a while after launch.
-            self.servers[d] = self.serve(d, ['--preempt-after', '20s', '--preempt-seed',
+            self.servers[d] = self.serve(d, ['--preempt-after', '60s', '--preempt-seed',
                                              str(self.a.seed)], 'main')
         for argv in (['config', 'set', 'providers', ','.join(PROVIDERS)],
                      ['config', 'set', 'fx.CNY', str(CNY_USD)],
@@ -329,17 +369,21 @@ class Run:
         a, who, kind, fault = op['args'], op['who'], op['op'], op['fault']
         prov = a['provider']
         srv = None
-        if fault in SERVER_FAULTS or fault in ('acted-500', 'ignored-stop'):
+        seen = os.path.join(self.dir, 'requests-op%d' % op['n'])
+        if fault in SERVER_FAULTS or fault in ('acted-500', 'ignored-stop', 'kill-at-create'):
             extra = {'acted-500': ['--fail-first-acted', '1', '--fail-match',
                                    CREATE_MATCH.get(prov, '')],
-                     'ignored-stop': ['--ignore-stop', '1']}.get(fault) or SERVER_FAULTS[fault]
+                     'ignored-stop': ['--ignore-stop', '1'],
+                     'kill-at-create': ['--log-requests', seen]}.get(fault) or \
+                SERVER_FAULTS[fault]
             srv = self.serve(prov, extra + ['--fault-seed', str(op['fault_seed'])],
                              'op%d' % op['n'])
         if fault != 'none':
             self.count_fault(fault)
         env = self.client_env((prov, srv[0]) if srv else None)
         self.tl.fault = fault
-        kw = {'env': env, 'kill_ms': op.get('kill_ms'), 'full_disk': fault == 'full-disk'}
+        kw = {'env': env, 'kill_ms': op.get('kill_ms'), 'full_disk': fault == 'full-disk',
+              'kill_at': (seen, CREATE_MATCH[prov]) if fault == 'kill-at-create' else None}
         try:
             if kind.startswith('launch'):
                 self.launch(op, who, kind, a, kw)
@@ -416,16 +460,18 @@ class Run:
                 self.count_fault('preempt')
         elif kind == 'kill-watch':
             if self.watch.poll() is None:
-                os.kill(self.watch.pid, signal.SIGKILL)
                 with self.lock:
                     self.kills += 1
-            self.watch.wait()
+            self.end(self.watch)
             self.start_watch()
         elif kind == 'checkpoint':
             self.checkpoint('checkpoint at operation %d' % op['n'])
 
     def worker(self, who, ops, log):
         for op in ops:
+            # Past --deadline the rest of the history is left unrun: what ran is its prefix.
+            if self.a.deadline and time.time() > self.t0 + self.a.deadline:
+                return
             with self.lock:
                 log.write(plan_line(op) + '\n')
             t0 = time.time()
@@ -435,6 +481,8 @@ class Run:
                 else:
                     self.client_op(op)
             except Fail as e:
+                if self.closing:
+                    return
                 self.fail('set-up', str(e))
             except Exception as e:      # the harness's own bug: said, never hidden
                 self.fail('harness', '%s: %r' % (plan_line(op), e))
@@ -545,37 +593,36 @@ class Run:
         return ids
 
     def checkpoint(self, when):
-        """The invariants that hold at any moment: no orphan, nothing rented twice."""
-        known = self.known()
+        """Nothing rented twice, at any moment; at the end, no orphan either."""
+        rows = {d: self.world_rows(d) for d in PROVIDERS}
         for d in PROVIDERS:
-            rows = self.world_rows(d)
-            labels = {}
-            for row in rows:
-                n = int(row['id'].split('-')[-1])
-                gid = ID_OF[d](n)
-                lab = row['label']
-                if lab:
-                    labels.setdefault(lab, []).append(gid)
-                if gid not in known and when == 'the end':
-                    self.fail('orphan', '%s (%s, label %r) is at the provider; gpurent never '
-                              'knew it (%s)' % (gid, row['id'], lab, when))
-                elif when == 'the end':
-                    self.held('orphan')
-            for lab, ids in labels.items():
-                if lab.startswith('group:'):
-                    live = [i for i, row in zip(ids, [x for x in rows if x['label'] == lab])
-                            if row['state'] not in (ST_DESTROYED, ST_FAILED)]
-                    if len(live) > max(self.group_max, 1):
-                        self.fail('rented-twice', 'group %s has %d live members %s, its max '
-                                  'was at most %d (%s)' % (lab, len(live), live,
-                                                          self.group_max, when))
-                    else:
-                        self.held('rented-twice')
-                elif len(ids) > 1:
+            by_label = {}
+            for row in rows[d]:
+                if row['label']:
+                    by_label.setdefault(row['label'], []).append(row)
+            for lab, same in sorted(by_label.items()):
+                ids = [ID_OF[d](int(r['id'].split('-')[-1])) for r in same]
+                live = [i for i, r in zip(ids, same) if r['state'] not in (ST_DESTROYED,
+                                                                            ST_FAILED)]
+                if lab.startswith('group:') and len(live) > max(self.group_max, 1):
+                    self.fail('rented-twice', 'group %s has %d live members %s, its max was '
+                              'at most %d (%s)' % (lab, len(live), live, self.group_max, when))
+                elif not lab.startswith('group:') and len(ids) > 1:
                     self.fail('rented-twice', 'request %s was rented %d times: %s (%s)' %
                               (lab, len(ids), ids, when))
                 else:
                     self.held('rented-twice')
+        if when != 'the end':
+            return
+        known = self.known()
+        for d in PROVIDERS:
+            for row in rows[d]:
+                gid = ID_OF[d](int(row['id'].split('-')[-1]))
+                if gid not in known:
+                    self.fail('orphan', '%s (%s, label %r) is at the provider; gpurent never '
+                              'knew it' % (gid, row['id'], row['label']))
+                else:
+                    self.held('orphan')
 
     def check_ledger(self):
         now = int(time.time())
@@ -587,13 +634,18 @@ class Run:
                     bill = self.billed(w, sims, now=now)
                     for r in w.execute('SELECT id, sum(amount) FROM sim_bill_extra GROUP BY id'):
                         bill[r[0]] = bill.get(r[0], 0) + r[1]
+                    billing = {r[0] for r in w.execute(
+                        'SELECT instance_id FROM ledger WHERE end_ts = 0 AND kind != 2')}
                 gids = {ID_OF[d](int(s.split('-')[-1])): s for s in sims}
                 led = self.billed(c, set(gids), now=now)
+                counting = {r[0] for r in c.execute(
+                    'SELECT instance_id FROM ledger WHERE end_ts = 0 AND kind != 2')}
                 for gid, sid in sorted(gids.items()):
                     b, l = bill.get(sid, 0), led.get(gid)
-                    if b > 0 and l is None:
-                        self.fail('ledger', '%s: the provider billed %d micros, the ledger has '
-                                  'nothing of it' % (gid, b))
+                    # The last listing saw what the provider bills now: the ledger counts it.
+                    if sid in billing and gid not in counting:
+                        self.fail('ledger', '%s: the provider bills it now (%d micros so far), '
+                                  'the ledger counts nothing of it' % (gid, b))
                     elif abs(b - (l or 0)) > 10000:
                         self.fail('ledger', '%s: the provider billed %d micros, the ledger '
                                   'counts %d (more than a cent apart)' % (gid, b, l or 0))
@@ -661,7 +713,7 @@ class Run:
         by = {}
         for op in plan:
             by.setdefault(op['who'], []).append(op)
-        threads = [threading.Thread(target=self.worker, args=(w, ops, log))
+        threads = [threading.Thread(target=self.worker, args=(w, ops, log), daemon=True)
                    for w, ops in sorted(by.items())]
         for t in threads:
             t.start()
@@ -669,16 +721,12 @@ class Run:
             t.join()
         # Settle: the watcher's last pass done, then one fault-free listing that every
         # instance is observed by, as a user's next command would.
-        if self.watch.poll() is None:
-            self.watch.send_signal(signal.SIGTERM)
-        try:
-            rc = self.watch.wait(30)
-        except subprocess.TimeoutExpired:
-            self.watch.kill()
-            rc = self.watch.wait()
-            self.fail('exit-status', 'gpurent watch did not end on SIGTERM')
-        if rc not in (0, -9, 130, 143) and rc not in DOCUMENTED_RC:
-            self.fail('exit-status', 'gpurent watch exited %d' % rc)
+        if self.watch.poll() is not None:
+            self.fail('exit-status', 'gpurent watch ended on its own, status %d (watch.log)'
+                      % self.watch.returncode)
+        elif self.end(self.watch, signal.SIGTERM) != 0:
+            self.fail('exit-status', 'gpurent watch exited %d on SIGTERM, not 0' %
+                      self.watch.returncode)
         self.g('settle', 'ls', ['ls', '-o', 'json'])
         self.check_exits()
         self.checkpoint('the end')
@@ -687,11 +735,17 @@ class Run:
         self.check_integrity()
 
     def close(self):
-        if self.watch and self.watch.poll() is None:
-            self.watch.kill()
-            self.watch.wait()
         for srv in self.servers.values():
-            self.stop_server(srv)
+            srv[2].close()
+        with self.lock:
+            self.closing = True
+            left = list(self.procs)
+        for p in left:
+            self.end(p)
+
+
+def on_term(signum, frame):
+    raise Fail('stopped by signal %d' % signum)
 
 
 def main():
@@ -706,6 +760,8 @@ def main():
     ap.add_argument('--plan-only', action='store_true')
     ap.add_argument('--keep', action='store_true')
     ap.add_argument('--progress', type=int, default=0, help='say how far every N operations')
+    ap.add_argument('--deadline', type=int, default=0,
+                    help='after this many seconds, run no more operations; check')
     a = ap.parse_args()
     plan = make_plan(a.seed, a.ops, a.clients)
     if a.plan_only:
@@ -720,6 +776,7 @@ def main():
     logf = open(os.path.join(a.dir, 'ops.log'), 'w')
     print('chaos: seed %d, %d operations, %d clients, in %s' % (a.seed, a.ops, a.clients,
                                                                   a.dir), file=sys.stderr)
+    signal.signal(signal.SIGTERM, on_term)
     try:
         run.run(plan, logf)
     except Fail as e:
