@@ -24,7 +24,7 @@ python3 "$here/../tests/chaos/chaos.py" --gpurent "$G" --seed "$SEED" --ops "$OP
 cat "$TMP/report"
 echo
 # Each line of the history run is a line of the seed's (all of them without a deadline).
-if [ -z "$(comm -23 "$TMP/history" "$TMP/plan")" ] &&
+if [ -z "$(LC_ALL=C comm -23 "$TMP/history" "$TMP/plan")" ] &&
     { [ "${DEADLINE:-0}" != 0 ] || cmp -s "$TMP/history" "$TMP/plan"; }; then
 	echo "history: the seed's own, $(wc -l <"$TMP/history") of its $(wc -l <"$TMP/plan") operations"
 else

@@ -242,7 +242,7 @@ class Run:
             env['GPURENT_%s_API_KEY' % d.upper()] = KEY
         return env
 
-    def g(self, who, op, argv, env=None, kill_ms=None, full_disk=False, timeout=90,
+    def g(self, who, op, argv, env=None, kill_ms=None, full_disk=False, timeout=200,
           record=True, home=None, kill_at=None):
         """Run gpurent; record its status and whether it said why on stderr."""
         env = env or self.client_env()
@@ -625,6 +625,8 @@ class Run:
                     self.held('orphan')
 
     def check_ledger(self):
+        """PPIO's world bills in dollars at the simulator's prices, its dialect in yuan at
+        PPIO's: its instances are checked for being counted, not for the amount."""
         now = int(time.time())
         with self.db(os.path.join(self.home, 'state.db')) as c:
             for d in DIALECTS:
@@ -646,7 +648,7 @@ class Run:
                     if sid in billing and gid not in counting:
                         self.fail('ledger', '%s: the provider bills it now (%d micros so far), '
                                   'the ledger counts nothing of it' % (gid, b))
-                    elif abs(b - (l or 0)) > 10000:
+                    elif d != 'ppio' and abs(b - (l or 0)) > 10000:
                         self.fail('ledger', '%s: the provider billed %d micros, the ledger '
                                   'counts %d (more than a cent apart)' % (gid, b, l or 0))
                     else:
