@@ -200,6 +200,10 @@ struct state *backend_state(const struct backend *b, struct gr_error *err);
 
 /* "vast:123" -> "vast"; false when the id has no provider prefix. */
 bool backend_split_id(const char *id, char *provider, size_t n, const char **rest);
+/* The name a launch is found by: the user's label made printable, else
+   "gpurent-<client token>" (made for this request alone). True when it is the label. */
+struct launch_req;
+bool bk_launch_name(const struct launch_req *req, char *name, size_t n);
 
 /*
  * Name of the capability an operation needs, for "'lambda' cannot stop an instance" messages.

@@ -79,6 +79,9 @@ struct launch_ops {
 	void (*clock)(void *ctx, struct cost_clock *out);
 	/* Run the launch itself; fill out (its id at least) or fail. NULL: a dry run. */
 	enum gr_err (*run)(void *ctx, struct instance *out, struct gr_error *err);
+	/* The name the provider's listing shows the new instance by (bk_launch_name), kept in
+	   the launch journal; NULL or "" for a start. */
+	const char *name;
 };
 
 /*

@@ -143,6 +143,12 @@ struct sim_preemption {
 	uint64_t seed;
 };
 void sim_set_preemption(struct sim *s, const struct sim_preemption *p);
+/*
+ * sim serve's for a dialect whose instance price is its machine and its disk together
+ * (vast's dph_total): every instance this sim launches from now on is billed its disk
+ * while it runs (and while starting, its reservation), not only once stopped.
+ */
+void sim_set_disk_in_price(struct sim *s, bool on);
 
 /* The simulated account: a balance that spend draws down. */
 enum gr_err sim_account(struct sim *s, struct account *out, struct gr_error *err);

@@ -60,10 +60,20 @@ void state_snapshot_end(struct state *st, bool started);
  * providers (offers, ls, show, metrics, costs, completion) never wait for the disk.
  */
 /* Refused (GR_ESTATE) inside state_begin/state_commit: it must commit on its own. */
-enum gr_err state_journal_launch(struct state *st, const char *provider, int64_t price_hour,
-    int64_t now, int64_t *row, struct gr_error *err);
+enum gr_err state_journal_launch(struct state *st, const char *provider, const char *name,
+    int64_t price_hour, int64_t now, int64_t *row, struct gr_error *err);
 enum gr_err state_journal_settle(struct state *st, int64_t row, const char *instance_id,
     struct gr_error *err);
+
+/*
+ * A launch left unsettled (its command killed, or its outcome unknown) is the instance of
+ * its provider that a listing shows by its name, when no launch has that instance yet: it
+ * is settled with it, so that gpurent knows what it rented. l->v[first..] is one provider's
+ * listing; nothing is written when no launch of it is unsettled.
+ */
+struct instance_list;
+void state_journal_claim(struct state *st, const char *provider, const struct instance_list *l,
+    size_t first);
 
 /* Whether a launch or start through gpurent settled with this instance id. */
 bool state_journal_has(struct state *st, const char *instance_id);

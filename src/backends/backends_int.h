@@ -134,9 +134,6 @@ enum gr_err bk_launch_run(const struct bk_launch *l, struct instance *out, bool 
    provider and type, the ones the core has already applied in choosing this backend. */
 bool bk_only_provider_type(const struct filter *f);
 
-/* The name a launch is found by: the user's label made printable, else
-   "gpurent-<client token>" (made for this request alone). True when it is the label. */
-bool bk_launch_name(const struct launch_req *req, char *name, size_t n);
 
 /*
  * A launch whose create is one request (m, path, doc; never retried by the HTTP layer)

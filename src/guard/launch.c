@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpurent/backend.h"
 #include "gpurent/config.h"
 #include "gpurent/launch.h"
 #include "gpurent/ledger.h"
@@ -228,11 +229,14 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 		int64_t row = 0;
 
 		ops->clock(ctx, &clk);
-		rc = state_journal_launch(st, provider, price_hour, cost_clock_now(&clk, provider),
-		    &row, err);
+		rc = state_journal_launch(st, provider, ops->name != NULL ? ops->name : "",
+		    price_hour, cost_clock_now(&clk, provider), &row, err);
 		if (rc == GR_OK)
 			rc = ops->run(ctx, out, err);
-		if (row != 0)
+		/* An outcome unknown (no answer, or one that could not be confirmed) stays
+		   unsettled, as a killed command's does: a later listing that shows its name
+		   settles it with the instance (state_journal_claim). */
+		if (row != 0 && rc != GR_EUNAVAIL && rc != GR_EINTERRUPTED)
 			(void)state_journal_settle(st, row, rc == GR_OK ? out->id : "", NULL);
 		if (rc == GR_OK) {
 			/* The launch took a while: its row starts on the clocks as they are now. */
@@ -299,7 +303,8 @@ static enum gr_err
 admit(struct admitted *ctx, int64_t price_hour, const char *currency, bool force, bool dry_run,
     struct instance *out, struct gr_error *err)
 {
-	const struct launch_ops ops = { admitted_clock, dry_run ? NULL : admitted_run };
+	struct launch_ops ops = { admitted_clock, dry_run ? NULL : admitted_run, NULL };
+	char name[LABEL_MAX + 64];
 	struct launch_budget budget;
 	struct config *cfg;
 	struct state *st;
@@ -311,6 +316,10 @@ admit(struct admitted *ctx, int64_t price_hour, const char *currency, bool force
 	if (ctx->req != NULL && ctx->req->term_months > 0) {
 		budget.term_months = ctx->req->term_months;
 		budget.term_price = ctx->req->term_price;
+	}
+	if (ctx->req != NULL) {
+		bk_launch_name(ctx->req, name, sizeof(name));
+		ops.name = name;
 	}
 	return launch_admit(st, &budget, ctx->b->ops->name, price_hour, &ops, ctx, out, err);
 }

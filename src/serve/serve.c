@@ -443,6 +443,8 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 	if ((e = sim_open(&sv.ctx.sim, st, err)) != GR_OK)
 		return e;
 	sim_set_preemption(sv.ctx.sim, &o->preempt);
+	/* vast's dph_total is the machine and its disk: what it bills a running instance. */
+	sim_set_disk_in_price(sv.ctx.sim, sv.dialect == dialect_vast);
 	/* One internal thread: the simulator's database handle is used by one thread only. */
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
 	    (uint16_t)o->port, NULL, NULL, handler, &sv,

@@ -164,6 +164,12 @@ observed_instances(struct backend *b, struct instance_list *out, struct gr_error
 	for (i = first; i < out->n; i++)
 		created_lend(b, &out->v[i]);
 	ssh_hosts_follow(b->env.config, b->ops->name, out->v + first, out->n - first, true);
+	/* A launch left unsettled is the instance listed by its name (the simulator's too). */
+	if ((st = backend_state(b, NULL)) != NULL) {
+		pthread_mutex_lock(&ledger_lock);
+		state_journal_claim(st, b->ops->name, out, first);
+		pthread_mutex_unlock(&ledger_lock);
+	}
 	if ((st = ledger_of(b)) != NULL) {
 		/* Only gpurent's own jobs go to the ledger: --all shows the others, never
 		   bills them. */

@@ -30,8 +30,10 @@ struct sim {
 	int64_t epoch;		/* when this world was created, for GPURENT_SIM_SPEED */
 	int ssh_port;		/* GPURENT_SIM_SSH_PORT */
 	int tide_ratio;		/* GPURENT_SIM_TIDE: daily peak over trough of the load */
+	int delay_pct;		/* GPURENT_SIM_DELAY: boots, stops and destroys take this % */
 	struct market_cache market;	/* the last market sim_offers built */
 	struct sim_preemption preempt;	/* sim serve's, for what this sim launches */
+	bool disk_in_price;	/* sim serve's: what this sim launches bills its disk running */
 };
 
 /* The words an instance taken away is left with: sim_fault_of reads them back. */
@@ -59,7 +61,8 @@ static const char schema[] =
 	"  status_msg TEXT NOT NULL DEFAULT '',"
 	"  fault INTEGER NOT NULL DEFAULT 0, fault_at INTEGER NOT NULL DEFAULT 0,"
 	"  intended INTEGER NOT NULL DEFAULT 0, term_until INTEGER NOT NULL DEFAULT 0,"
-	"  term_open INTEGER NOT NULL DEFAULT 0, term_months INTEGER NOT NULL DEFAULT 0);"
+	"  term_open INTEGER NOT NULL DEFAULT 0, term_months INTEGER NOT NULL DEFAULT 0,"
+	"  disk_in_price INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX IF NOT EXISTS sim_instances_next ON sim_instances(next_at);"
 	/* What the simulated provider billed beyond its instances' seconds (sim_bill_extra). */
 	"CREATE TABLE IF NOT EXISTS sim_bill_extra("
@@ -69,7 +72,8 @@ static const char schema[] =
 /*
  * What a world made before lacks: before `sim preempt`, an instance's fault and when it
  * comes; before intents, what the user last asked for (0: as its state); before terms,
- * what is paid ahead (none).
+ * what is paid ahead (none); before the disk was billed running, whether it is (0: it is
+ * not).
  */
 static const struct store_column sim_columns[] = {
 	{ "sim_instances", "fault", "INTEGER NOT NULL DEFAULT 0" },
@@ -78,6 +82,7 @@ static const struct store_column sim_columns[] = {
 	{ "sim_instances", "term_until", "INTEGER NOT NULL DEFAULT 0" },
 	{ "sim_instances", "term_open", "INTEGER NOT NULL DEFAULT 0" },
 	{ "sim_instances", "term_months", "INTEGER NOT NULL DEFAULT 0" },
+	{ "sim_instances", "disk_in_price", "INTEGER NOT NULL DEFAULT 0" },
 	{ NULL, NULL, NULL },
 };
 
@@ -143,6 +148,9 @@ sim_open(struct sim **out, struct state *st, struct gr_error *err)
 	if (env_ll("GPURENT_SIM_TIDE", 1, 100, 7, &n, err) != GR_OK)
 		goto bad_env;
 	s->tide_ratio = (int)n;
+	if (env_ll("GPURENT_SIM_DELAY", 1, 100, 100, &n, err) != GR_OK)
+		goto bad_env;
+	s->delay_pct = (int)n;
 	if (state_meta_get(st, "sim.epoch", buf, sizeof(buf)) && parse_int(buf, 0, INT64_MAX, &n))
 		s->epoch = n;
 	else {
@@ -279,7 +287,7 @@ sim_advance(struct sim *s, int64_t seconds, struct gr_error *err)
 
 /* Delays in seconds, varied per instance so a fleet does not move in lockstep. */
 static int64_t
-delay(struct sim *s, const char *id, enum inst_state to, int64_t salt)
+delay_full(struct sim *s, const char *id, enum inst_state to, int64_t salt)
 {
 	uint64_t h = hash_mix(hash_mix(s->seed, hash_str(id)), (uint64_t)(to * 7919 + salt));
 
@@ -289,6 +297,16 @@ delay(struct sim *s, const char *id, enum inst_state to, int64_t salt)
 	case ST_DESTROYED: return 3 + (int64_t)(h % 6);
 	default: return 10;
 	}
+}
+
+/* Shortened by GPURENT_SIM_DELAY, to a second at least: a short run's world moves on the
+   real clock, which its providers' bills and gpurent's ledger share. */
+static int64_t
+delay(struct sim *s, const char *id, enum inst_state to, int64_t salt)
+{
+	int64_t d = delay_full(s, id, to, salt) * s->delay_pct / 100;
+
+	return d > 0 ? d : 1;
 }
 
 struct row {
@@ -311,11 +329,13 @@ struct row {
 	int64_t term_until;	/* paid ahead up to here (a term, a prepayment), 0: never */
 	bool term_open;		/* its hourly price still waits for term_until */
 	int term_months;	/* rented on a term of this many months, 0: by the hour */
+	bool disk_in_price;	/* its disk billed while it runs too, not only when stopped */
 };
 
 #define ROW_COLS "seq, id, offer_idx, type, state, state_since, next_at, run_since, " \
 	"checked_until, price_hour, bid_hour, storage_hour, label, image, disk_gb, created_at, " \
-	"status_msg, env, fault, fault_at, intended, term_until, term_open, term_months"
+	"status_msg, env, fault, fault_at, intended, term_until, term_open, term_months, " \
+	"disk_in_price"
 
 /* The value of SIM_WORKLOAD in an instance's launch environment (lines of K=V). */
 static void
@@ -363,6 +383,7 @@ read_row(struct db_stmt *q, void *row)
 	r->term_until = db_column_int64(q, 21);
 	r->term_open = db_column_int(q, 22) != 0;
 	r->term_months = db_column_int(q, 23);
+	r->disk_in_price = db_column_int(q, 24) != 0;
 	/* A row from before intents: the user wanted what it is or is heading for. */
 	if (r->intended != ST_RUNNING && r->intended != ST_STOPPED)
 		r->intended = r->state == ST_STOPPED || r->state == ST_STOPPING ? ST_STOPPED :
@@ -415,6 +436,8 @@ ledger_seg_for(struct sim *s, const struct row *r, enum ledger_kind kind, int64_
 	/* Paid ahead: no hourly price until the term's end. */
 	seg->rate_hour = kind == LEDGER_STORAGE ? r->storage_hour : at < r->term_until ? 0 :
 	    r->price_hour;
+	if (kind != LEDGER_STORAGE && r->disk_in_price)
+		seg->rate_hour = money_add(seg->rate_hour, r->storage_hour);
 	seg->start = at;
 }
 
@@ -1096,8 +1119,8 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	if (db_prepare_v2(state_db(s->st), "INSERT INTO sim_instances(id, offer_idx, type, "
 	    "state, state_since, next_at, price_hour, bid_hour, storage_hour, label, image, "
 	    "disk_gb, env, ports, onstart, client_token, created_at, intended, term_until, "
-	    "term_open, term_months) VALUES('', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?)", -1, &q, NULL) != DB_OK) {
+	    "term_open, term_months, disk_in_price) VALUES('', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL) != DB_OK) {
 		free(env);
 		free(ports);
 		return state_fail(s->st, err, "cannot record the instance");
@@ -1129,6 +1152,7 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	db_bind_int64(q, 18, months > 0 ? now + (int64_t)months * TERM_MONTH_HOURS * 3600 : 0);
 	db_bind_int(q, 19, months > 0);
 	db_bind_int(q, 20, months);
+	db_bind_int(q, 21, s->disk_in_price);
 	rc = db_step(q);
 	db_finalize(q);
 	free(env);
@@ -1493,6 +1517,12 @@ void
 sim_set_preemption(struct sim *s, const struct sim_preemption *p)
 {
 	s->preempt = *p;
+}
+
+void
+sim_set_disk_in_price(struct sim *s, bool on)
+{
+	s->disk_in_price = on;
 }
 
 enum gr_err

@@ -223,6 +223,12 @@ static const char managed_tables[] =
 	"CREATE TABLE IF NOT EXISTS managed_lease("
 	"  job_id TEXT PRIMARY KEY, holder TEXT NOT NULL, until INTEGER NOT NULL);";
 
+/* After the managed jobs: the launch journal keeps each launch's name (state_journal_claim). */
+static const struct store_column journal_columns[] = {
+	{ "launch_journal", "name", "TEXT NOT NULL DEFAULT ''" },
+	{ NULL, NULL, NULL },
+};
+
 /* One step: its SQL, then the columns to add where missing, then a kept table (made and
  * filled from the rows where missing), then a function for what SQL text cannot say. */
 struct step {
@@ -243,6 +249,8 @@ static const struct step steps[] = {
 	{ .run = history_schema },
 	/* 8 */ { .sql = reconcile_tables },
 	/* 9 */ { .sql = managed_tables },
+	/* 10: the name a launch's instance is listed by, for an unsettled one (state.h). */
+	{ .columns = journal_columns },
 };
 #define STEPS_UNVERSIONED 7
 _Static_assert(ARRAY_LEN(steps) >= STEPS_UNVERSIONED, "the steps before numbering");

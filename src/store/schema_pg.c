@@ -204,5 +204,7 @@ const struct pg_step pg_steps[] = {
 	{ .run = history_schema },
 	/* 9 */ { .sql = reconcile_tables },
 	/* 10 */ { .sql = managed_tables },
+	/* 11: the name a launch's instance is listed by (SQLite's step 10). */
+	{ .sql = "ALTER TABLE launch_journal ADD COLUMN name TEXT NOT NULL DEFAULT '';" },
 };
 const size_t pg_steps_n = sizeof(pg_steps) / sizeof(pg_steps[0]);

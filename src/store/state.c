@@ -14,6 +14,7 @@
 
 #include "gpurent/paths.h"
 #include "gpurent/i18n.h"
+#include "gpurent/model.h"
 #include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "store_int.h"
@@ -465,33 +466,37 @@ state_meta_set(struct state *st, const char *key, const char *value, struct gr_e
 }
 
 enum gr_err
-state_journal_launch(struct state *st, const char *provider, int64_t price_hour, int64_t now,
-    int64_t *row, struct gr_error *err)
+state_journal_launch(struct state *st, const char *provider, const char *name,
+    int64_t price_hour, int64_t now, int64_t *row, struct gr_error *err)
 {
 	struct db_stmt *s;
+	enum gr_err e = GR_OK;
 	int rc;
 
 	/* Inside a transaction the record would be committed (and synced) only later. */
 	if (st->depth > 0)
 		return gr_fail(err, GR_ESTATE, "cannot journal a launch inside a transaction");
-	if (db_prepare_v2(st->db, "INSERT INTO launch_journal(provider, price_hour, asked_ts) "
-	    "VALUES(?, ?, ?)", -1, &s, NULL) != DB_OK)
+	if (db_prepare_v2(st->db, "INSERT INTO launch_journal(provider, price_hour, asked_ts, "
+	    "name) VALUES(?, ?, ?, ?)", -1, &s, NULL) != DB_OK)
 		return state_fail(st, err, "cannot journal the launch");
 	db_bind_text(s, 1, provider, -1, DB_STATIC);
 	db_bind_int64(s, 2, price_hour);
 	db_bind_int64(s, 3, now);
+	db_bind_text(s, 4, name, -1, DB_STATIC);
 	/* FULL: this commit syncs the WAL (and its directory when new) before it returns. A
 	 * PostgreSQL commit is durable on its own (synchronous_commit, the server's default). */
 	if (!state_is_postgresql(st))
 		db_exec(st->db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
 	rc = db_step(s);
+	/* Said before the pragma below, whose success would leave "not an error" to say. */
+	if (rc != DB_DONE)
+		e = state_fail(st, err, "cannot journal the launch");
+	else
+		*row = db_last_insert_rowid(st->db);
 	db_finalize(s);
 	if (!state_is_postgresql(st))
 		db_exec(st->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
-	if (rc != DB_DONE)
-		return state_fail(st, err, "cannot journal the launch");
-	*row = db_last_insert_rowid(st->db);
-	return GR_OK;
+	return e;
 }
 
 enum gr_err
@@ -502,6 +507,36 @@ state_journal_settle(struct state *st, int64_t row, const char *instance_id,
 	    "tI", instance_id, row))
 		return state_fail(st, err, "cannot settle the launch journal");
 	return GR_OK;
+}
+
+void
+state_journal_claim(struct state *st, const char *provider, const struct instance_list *l,
+    size_t first)
+{
+	struct unsettled { int64_t row; char name[LABEL_MAX + 64]; } *v = NULL;
+	size_t n = 0, cap = 0, i, k;
+	struct db_stmt *q = store_prepare(st, "SELECT id, name FROM launch_journal WHERE "
+	    "settled = 0 AND instance_id = '' AND name != '' AND provider = ? ORDER BY id", "t",
+	    provider);
+
+	while (q != NULL && db_step(q) == DB_ROW) {
+		struct unsettled *u = XPUSH(v, n, cap, 4);
+
+		u->row = db_column_int64(q, 0);
+		store_col_text(q, 1, u->name, sizeof(u->name));
+	}
+	db_finalize(q);
+	/* Oldest launch first, each to one instance. */
+	for (k = 0; k < n; k++)
+		for (i = first; i < l->n; i++)
+			if (strcmp(l->v[i].label, v[k].name) == 0 &&
+			    !state_journal_has(st, l->v[i].id)) {
+				(void)store_run(st, "UPDATE launch_journal SET settled = 1, "
+				    "instance_id = ? WHERE id = ? AND settled = 0", "tI", l->v[i].id,
+				    v[k].row);
+				break;
+			}
+	free(v);
 }
 
 bool

@@ -405,8 +405,8 @@ static void
 admit_counts_provisioning(void **state)
 {
 	struct state *st = open_db("admit");
-	const struct launch_ops real = { fake_clock, fake_launch };
-	const struct launch_ops dry = { fake_clock, NULL };
+	const struct launch_ops real = { fake_clock, fake_launch, NULL };
+	const struct launch_ops dry = { fake_clock, NULL, NULL };
 	struct launch_budget b = { .day = -1, .month = -1, .force = false };
 	struct fake f = { 0 };
 	struct instance in;
@@ -459,7 +459,7 @@ static void
 two_currencies(void **state)
 {
 	struct state *st = open_db("currencies");
-	const struct launch_ops dry = { fake_clock, NULL };
+	const struct launch_ops dry = { fake_clock, NULL, NULL };
 	struct launch_budget b;
 	struct fake f = { 0 };
 	struct instance in;

@@ -180,8 +180,8 @@ schema_meta_journal(void **state)
 	assert_int_equal(state_meta_set(st, "k", "v2", &err), GR_OK);
 	assert_true(state_meta_get(st, "k", buf, sizeof(buf)));
 	assert_string_equal(buf, "v2");
-	assert_int_equal(state_journal_launch(st, "sim", 1500000, 1000, &row, &err), GR_OK);
-	assert_int_equal(state_journal_launch(st, "sim", 1500000, 1001, &row2, &err), GR_OK);
+	assert_int_equal(state_journal_launch(st, "sim", "", 1500000, 1000, &row, &err), GR_OK);
+	assert_int_equal(state_journal_launch(st, "sim", "", 1500000, 1001, &row2, &err), GR_OK);
 	assert_int_equal(row2, row + 1);
 	assert_false(state_journal_has(st, "sim:i-1"));
 	assert_int_equal(state_journal_settle(st, row2, "sim:i-1", &err), GR_OK);

@@ -1,0 +1,825 @@
+#!/usr/bin/env python3
+"""chaos.py - the seeded chaos run (issue 30): several gpurent clients, a watcher with a
+group and a conductor work against `gpurent sim serve` worlds of four dialects while faults
+arrive; then invariants are checked against the worlds' own databases, not gpurent's view.
+
+  chaos.py --gpurent BIN --seed N --ops N [--clients N] [--dir DIR] [--log FILE]
+           [--report FILE] [--plan-only] [--keep]
+
+The seed draws every operation, which client runs it, its arguments and its fault, before
+anything runs: the history (--log, one line per operation in plan order) is the same for the
+same seed whatever the outcomes; --plan-only writes it and runs nothing. Exit status 0 when
+every invariant held, 1 when one did not (the first failing check and the seed on stderr),
+2 on a usage or set-up error. Standard library only.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+DIALECTS = ['vast', 'runpod', 'lambda', 'ppio']
+PROVIDERS = DIALECTS + ['sim']
+# What only a create request of each dialect carries (sim serve --fail-match).
+CREATE_MATCH = {'vast': '/api/v0/asks/', 'runpod': 'imageName',
+                'lambda': 'instance-operations/launch', 'ppio': 'product_id'}
+# gpurent's id of the world's sim:i-N in each dialect.
+ID_OF = {'vast': lambda n: 'vast:%d' % n, 'runpod': lambda n: 'runpod:sp%012d' % n,
+         'lambda': lambda n: 'lambda:%032x' % n, 'ppio': lambda n: 'ppio:%010x' % n,
+         'sim': lambda n: 'sim:i-%06d' % n}
+# man gpurent, EXIT STATUS: what a command may exit with.
+DOCUMENTED_RC = set(range(0, 16)) | {255}
+# sim_instances' states (model.h, enum inst_state).
+ST_PROVISIONING, ST_RUNNING, ST_STOPPING, ST_STOPPED, ST_STARTING = 1, 2, 3, 4, 5
+ST_DESTROYING, ST_DESTROYED, ST_FAILED = 6, 7, 8
+HAS_MACHINE = (ST_PROVISIONING, ST_RUNNING, ST_STARTING)
+STOP_DONE = (ST_STOPPING, ST_STOPPED, ST_DESTROYING, ST_DESTROYED, ST_FAILED)
+DESTROY_DONE = (ST_DESTROYING, ST_DESTROYED, ST_FAILED)
+CNY_USD = 0.14
+MAX_PRICE = 0.6           # per hour: a cent is a minute of drift at the dearest
+ADVANCE_CAP = 30          # seconds a world's clock may be moved in all (tests/README.md)
+KEY = 'chaos-key'
+BUDGET_ROOM = 10           # budget.day: room for this many instances at first
+
+# Faults drawn for a client's operation: (name, weight, sim serve options or None).
+SERVER_FAULTS = {
+    '429': ['--fail-429', '30'],
+    '5xx': ['--fail-5xx', '30'],
+    'reset': ['--fail-drop', '30'],
+    'truncated': ['--fail-truncate', '30'],
+    'malformed': ['--fail-malformed', '30'],
+    'timeout': ['--latency', '1300'],
+}
+FAULT_WEIGHTS = [('none', 52), ('429', 6), ('5xx', 7), ('reset', 6), ('truncated', 5),
+                 ('malformed', 5), ('timeout', 2), ('kill', 10), ('full-disk', 3)]
+CLIENT_OPS = [('launch-offer', 11), ('launch-req', 7), ('stop', 7), ('start', 4),
+              ('destroy', 6), ('ls', 6), ('costs', 3), ('audit', 2), ('reconcile', 3),
+              ('offers', 3)]
+CONDUCTOR_OPS = [('budget', 3), ('group-resize', 2), ('advance', 4), ('preempt', 2),
+                 ('kill-watch', 3), ('checkpoint', 1)]
+
+
+def pick(rng, weighted):
+    total = sum(w for _, w in weighted)
+    r = rng.randrange(total)
+    for name, w in weighted:
+        if r < w:
+            return name
+        r -= w
+    raise AssertionError
+
+
+def make_plan(seed, n_ops, n_clients):
+    """The whole history, from the seed alone: a list of dicts in plan order."""
+    rng = random.Random(seed)
+    plan, slots, room = [], {c: [] for c in range(n_clients)}, BUDGET_ROOM
+    for i in range(n_ops):
+        op = {'n': i}
+        if rng.randrange(100) < 15:
+            op['who'] = 'conductor'
+            op['op'] = pick(rng, CONDUCTOR_OPS)
+            if op['op'] == 'budget':
+                room += rng.choice([2, 4])   # raised only: see check_budget
+                op['args'] = {'room': room}
+            elif op['op'] == 'group-resize':
+                mx = rng.randrange(1, 4)
+                op['args'] = {'min': rng.randrange(0, mx + 1), 'max': mx}
+            elif op['op'] in ('advance', 'preempt'):
+                op['args'] = {'world': rng.choice(DIALECTS), 'seconds': 5,
+                              'pick': rng.randrange(1 << 30),
+                              'how': rng.choice(['host-failure', 'unreachable'])}
+            plan.append(op)
+            continue
+        c = rng.randrange(n_clients)
+        op['who'] = 'c%d' % c
+        kind = pick(rng, CLIENT_OPS)
+        if kind in ('stop', 'start', 'destroy') and not slots[c]:
+            kind = 'ls'
+        op['op'] = kind
+        if kind.startswith('launch'):
+            slot = 'r%d' % i
+            prov = rng.choice(PROVIDERS)
+            slots[c].append((slot, prov))
+            op['args'] = {'slot': slot, 'provider': prov, 'rank': rng.randrange(3)}
+        elif kind in ('stop', 'start', 'destroy'):
+            slot, prov = rng.choice(slots[c])
+            op['args'] = {'slot': slot, 'provider': prov}
+        else:
+            op['args'] = {'provider': rng.choice(PROVIDERS)}
+        fault = pick(rng, FAULT_WEIGHTS)
+        prov = op['args']['provider']
+        if fault in SERVER_FAULTS and prov == 'sim':
+            fault = 'none'          # the built-in simulator has no wire to break
+        if kind.startswith('launch') and prov != 'sim':
+            r = rng.randrange(100)
+            if r < 20:
+                fault = 'acted-500'         # the create done, answered 500
+            elif r < 35:
+                fault = 'kill-at-create'    # kill -9 once the create reached the provider
+        if kind == 'stop' and prov != 'sim' and rng.randrange(100) < 25:
+            fault = 'ignored-stop'  # answered done, nothing stopped
+        op['fault'] = fault
+        op['fault_seed'] = rng.randrange(1, 1 << 30)
+        if fault == 'kill':
+            op['kill_ms'] = rng.randrange(30, 700)
+        plan.append(op)
+    return plan
+
+
+def plan_line(op):
+    a = ' '.join('%s=%s' % (k, op['args'][k]) for k in sorted(op.get('args', {})))
+    f = op.get('fault', '-')
+    if 'kill_ms' in op:
+        f += '@%dms' % op['kill_ms']
+    return '%05d %-9s %-12s %-48s fault=%s' % (op['n'], op['who'], op['op'], a, f)
+
+
+class Fail(Exception):
+    pass
+
+
+class Run:
+    def __init__(self, a):
+        self.a = a
+        self.bin = os.path.abspath(a.gpurent)
+        self.dir = a.dir
+        self.home = os.path.join(self.dir, 'home')
+        self.lock = threading.Lock()
+        self.tl = threading.local()     # the fault of the operation a thread runs
+        self.budget_rw = threading.Condition()
+        self.launching = 0
+        self.budget = None
+        self.results = []          # one per command run
+        self.ids = {}              # slot -> gpurent id
+        self.servers = {}
+        self.fault_counts = {}
+        self.kills = 0
+        self.advanced = {d: 0 for d in DIALECTS}
+        self.group_max = 0
+        self.watch = None
+        self.checks = {}
+        self.first_failure = None
+        self.done = 0
+        self.t0 = time.time()
+        self.procs = set()         # every process started and not yet ended, for close()
+        self.closing = False
+        os.makedirs(self.home)
+        self.env = dict(os.environ)
+        for k in list(self.env):
+            if k.startswith('GPURENT_') or k.endswith('_API_KEY'):
+                del self.env[k]
+        # The worlds move at a twentieth of the usual pace on the real clock (GPURENT_SIM_DELAY),
+        # which their bills and gpurent's ledger share.
+        self.env.update({'GPURENT_HOME': self.home, 'GPURENT_SIM_SEED': str(a.seed),
+                         'GPURENT_SIM_DELAY': '5', 'NO_COLOR': '1', 'LC_ALL': 'C.UTF-8',
+                         # Nothing listens there: no ssh reaches this machine's sshd.
+                         'GPURENT_SIM_SSH_PORT': '1',
+                         'TZ': 'UTC'})
+
+    # -- processes -------------------------------------------------------------------
+    def world(self, d):
+        return os.path.join(self.dir, 'world-' + d)
+
+    def serve(self, d, extra, tag):
+        """Start a sim serve of dialect d on its world; its URL and Popen."""
+        os.makedirs(self.world(d), exist_ok=True)
+        out = open(os.path.join(self.dir, 'serve-%s-%s.out' % (d, tag)), 'w+')
+        env = dict(self.env, GPURENT_HOME=self.world(d))
+        p = self.spawn([self.bin, 'sim', 'serve', '--dialect', d, '--port', '0',
+                        '--api-key', KEY] + extra, env=env, stdout=out,
+                       stderr=subprocess.STDOUT)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            out.seek(0)
+            m = re.search(r'^listening on (http\S+)', out.read(), re.M)
+            if m:
+                return m.group(1), p, out
+            if p.poll() is not None:
+                break
+            time.sleep(0.02)
+        self.end(p)
+        raise Fail('sim serve --dialect %s %s did not start' % (d, ' '.join(extra)))
+
+    def spawn(self, argv, **kw):
+        with self.lock:
+            if self.closing:
+                raise Fail('stopping')
+            p = subprocess.Popen(argv, **kw)
+            self.procs.add(p)
+        return p
+
+    def end(self, p, sig=signal.SIGKILL):
+        """Stop p (SIGTERM first when sig says so) and reap it."""
+        if p.poll() is None:
+            p.send_signal(sig)
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        p.wait()
+        with self.lock:
+            self.procs.discard(p)
+        return p.returncode
+
+    def stop_server(self, srv):
+        _, p, out = srv
+        self.end(p, signal.SIGTERM)
+        out.close()
+
+    def client_env(self, override=None):
+        env = dict(self.env)
+        for d in DIALECTS:
+            url = override[1] if override and override[0] == d else self.servers[d][0]
+            env['GPURENT_%s_URL' % d.upper()] = url
+            env['GPURENT_%s_API_KEY' % d.upper()] = KEY
+        return env
+
+    def g(self, who, op, argv, env=None, kill_ms=None, full_disk=False, timeout=200,
+          record=True, home=None, kill_at=None):
+        """Run gpurent; record its status and whether it said why on stderr."""
+        env = env or self.client_env()
+        if home:
+            env = dict(env, GPURENT_HOME=home)
+        cmd = [self.bin] + argv
+        if full_disk:
+            size = os.path.getsize(os.path.join(self.home, 'state.db'))
+            cmd = ['bash', '-c', 'trap "" XFSZ; ulimit -f %d; exec "$@"' % (size // 1024),
+                   'bash'] + cmd
+        t0 = time.time()
+        p = self.spawn(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+        killer = None
+        if kill_ms is not None:
+            killer = threading.Timer(kill_ms / 1000.0, lambda: p.poll() is None and
+                                     os.kill(p.pid, signal.SIGKILL))
+            killer.start()
+        if kill_at is not None:
+            threading.Thread(target=self.kill_at, args=(p, kill_at), daemon=True).start()
+        try:
+            out, err = p.communicate(timeout=timeout)
+            hung = False
+        except subprocess.TimeoutExpired:
+            os.kill(p.pid, signal.SIGKILL)
+            out, err = p.communicate()
+            hung = True
+        if killer:
+            killer.cancel()
+        with self.lock:
+            self.procs.discard(p)
+        r = {'who': who, 'op': op, 'argv': argv, 'rc': p.returncode, 'hung': hung,
+             'fault': getattr(self.tl, 'fault', '-'),
+             'stderr': err.decode('utf-8', 'replace'), 'killed': p.returncode == -9 and not hung,
+             'secs': time.time() - t0, 'at': time.time()}
+        if record:
+            with self.lock:
+                self.results.append(r)
+                if r['killed']:
+                    self.kills += 1
+        return r, out.decode('utf-8', 'replace')
+
+    def kill_at(self, p, at):
+        """kill -9 p once the server's request log (at[0]) shows a request with at[1]."""
+        while p.poll() is None:
+            try:
+                with open(at[0]) as f:
+                    if at[1] in f.read():
+                        os.kill(p.pid, signal.SIGKILL)
+                        return
+            except OSError:
+                pass
+            time.sleep(0.01)
+
+    def start_watch(self):
+        log = open(os.path.join(self.dir, 'watch.log'), 'a')
+        self.watch = self.spawn([self.bin, 'watch', '--interval', '2s'],
+                                env=self.client_env(), stdout=log, stderr=log,
+                                stdin=subprocess.DEVNULL)
+        log.close()
+
+    # -- set-up ----------------------------------------------------------------------
+    def setup(self):
+        for d in DIALECTS:
+            # Preempted from the seed, on the provider's clock, a while after launch.
+            self.servers[d] = self.serve(d, ['--preempt-after', '60s', '--preempt-seed',
+                                             str(self.a.seed)], 'main')
+        for argv in (['config', 'set', 'providers', ','.join(PROVIDERS)],
+                     ['config', 'set', 'fx.CNY', str(CNY_USD)],
+                     ['config', 'set', 'http.timeout', '1'],
+                     ['config', 'set', 'ppio.image', 'ubuntu:22.04']):
+            r, _ = self.g('setup', 'config', argv, record=False)
+            if r['rc'] != 0:
+                raise Fail('set-up: gpurent %s: %s' % (' '.join(argv), r['stderr'].strip()))
+        self.set_budget(BUDGET_ROOM)
+        r, out = self.g('setup', 'offers', ['-p', 'vast', '-o', 'json', 'offers',
+                                            'type=on-demand', 'price<=%s' % MAX_PRICE, '-n',
+                                            '1'], record=False)
+        try:
+            self.group_gpu = json.loads(out)[0]['gpu']
+        except (ValueError, IndexError, KeyError):
+            raise Fail('set-up: no cheap vast offer for the group: %s' % r['stderr'])
+        self.group(0, 1)
+        self.start_watch()
+
+    def set_budget(self, room):
+        """budget.day with room for `room` instances at MAX_PRICE until midnight (UTC):
+        a budget that launches reach whatever the hour the run starts at."""
+        now = time.time()
+        day = round(room * MAX_PRICE * (86400 - now % 86400) / 3600.0 + 0.5, 2)
+        r, _ = self.g('conductor', 'budget', ['config', 'set', 'budget.day', '%.2f' % day])
+        if r['rc'] == 0 and (self.budget is None or day > self.budget):
+            self.budget = day
+
+    def group(self, mn, mx):
+        self.g('conductor', 'group', ['group', 'rm', 'g1'], record=False)
+        r, _ = self.g('conductor', 'group', ['-p', 'vast', 'group', 'create', 'g1', '--gpu',
+                                             self.group_gpu, '--min', str(mn), '--max', str(mx),
+                                             '--target-util', '50', '--max-price',
+                                             str(MAX_PRICE), '--cooldown', '5s',
+                                             '--window', '1m'])
+        if r['rc'] == 0:
+            self.group_max = max(self.group_max, mx)
+
+    # -- operations ------------------------------------------------------------------
+    def count_fault(self, f):
+        with self.lock:
+            self.fault_counts[f] = self.fault_counts.get(f, 0) + 1
+
+    def resolve(self, slot, who):
+        with self.lock:
+            if slot in self.ids:
+                return self.ids[slot]
+        # The launch's answer was lost (killed, cut): the provider's listing by its label.
+        r, out = self.g(who, 'ls', ['ls', '--label', slot, '-o', 'ids'])
+        ids = out.split()
+        if r['rc'] == 0 and len(ids) == 1:
+            with self.lock:
+                self.ids[slot] = ids[0]
+            return ids[0]
+        return None
+
+    def client_op(self, op):
+        a, who, kind, fault = op['args'], op['who'], op['op'], op['fault']
+        prov = a['provider']
+        srv = None
+        seen = os.path.join(self.dir, 'requests-op%d' % op['n'])
+        if fault in SERVER_FAULTS or fault in ('acted-500', 'ignored-stop', 'kill-at-create'):
+            extra = {'acted-500': ['--fail-first-acted', '1', '--fail-match',
+                                   CREATE_MATCH.get(prov, '')],
+                     'ignored-stop': ['--ignore-stop', '1'],
+                     'kill-at-create': ['--log-requests', seen]}.get(fault) or \
+                SERVER_FAULTS[fault]
+            srv = self.serve(prov, extra + ['--fault-seed', str(op['fault_seed'])],
+                             'op%d' % op['n'])
+        if fault != 'none':
+            self.count_fault(fault)
+        env = self.client_env((prov, srv[0]) if srv else None)
+        self.tl.fault = fault
+        kw = {'env': env, 'kill_ms': op.get('kill_ms'), 'full_disk': fault == 'full-disk',
+              'kill_at': (seen, CREATE_MATCH[prov]) if fault == 'kill-at-create' else None}
+        try:
+            if kind.startswith('launch'):
+                self.launch(op, who, kind, a, kw)
+            elif kind in ('stop', 'start', 'destroy'):
+                iid = self.resolve(a['slot'], who)
+                if iid is None:
+                    return
+                argv = {'stop': ['stop', '--timeout', '3', iid],
+                        'start': ['start', iid],
+                        'destroy': ['destroy', '--yes', iid]}[kind]
+                r, _ = self.g(who, kind, argv, **kw)
+                r['slot'] = a['slot']
+                r['id'] = iid
+            else:
+                argv = {'ls': ['ls', '-o', 'json'], 'costs': ['costs', '-o', 'json'],
+                        'audit': ['audit', '-o', 'json'], 'reconcile': ['reconcile'],
+                        'offers': ['offers', '-n', '5']}[kind]
+                self.g(who, kind, argv, **kw)
+        finally:
+            if srv:
+                self.stop_server(srv)
+
+    def launch(self, op, who, kind, a, kw):
+        prov, slot = a['provider'], a['slot']
+        with self.budget_rw:
+            self.launching += 1
+        try:
+            if kind == 'launch-offer':
+                r, out = self.g(who, 'offers', ['-p', prov, 'offers', 'type=on-demand',
+                                                'price<=%s' % MAX_PRICE,
+                                                '-n', '3', '-o', 'ids'])
+                offers = out.split()
+                if r['rc'] != 0 or not offers:
+                    return
+                argv = ['launch', offers[a['rank'] % len(offers)]]
+            else:
+                argv = ['-p', prov, 'launch', '--max-price', str(MAX_PRICE)]
+            argv += ['--label', slot, '--disk', '20', '-o', 'ids']
+            r, out = self.g(who, kind, argv, **kw)
+            r['slot'] = slot
+            r['provider'] = prov
+            ids = out.split()
+            if r['rc'] == 0 and ids:
+                with self.lock:
+                    self.ids[slot] = ids[-1]
+                self.check_budget(slot)
+        finally:
+            with self.budget_rw:
+                self.launching -= 1
+                self.budget_rw.notify_all()
+
+    def conductor_op(self, op):
+        kind, a = op['op'], op.get('args', {})
+        if kind == 'budget':
+            with self.budget_rw:
+                while self.launching:
+                    self.budget_rw.wait()
+                self.set_budget(a['room'])
+        elif kind == 'group-resize':
+            self.group(a['min'], a['max'])
+        elif kind == 'advance':
+            d = a['world']
+            if self.advanced[d] + a['seconds'] <= ADVANCE_CAP:
+                self.advanced[d] += a['seconds']
+                self.g('conductor', 'advance', ['sim', 'advance', '%ds' % a['seconds']],
+                       home=self.world(d))
+        elif kind == 'preempt':
+            d = a['world']
+            live = self.world_rows(d, "state IN (%d, %d, %d)" % HAS_MACHINE)
+            if live:
+                row = live[a['pick'] % len(live)]
+                self.g('conductor', 'preempt', ['sim', 'preempt', row['id'], '--reason',
+                                                a['how']], home=self.world(d))
+                self.count_fault('preempt')
+        elif kind == 'kill-watch':
+            if self.watch.poll() is None:
+                with self.lock:
+                    self.kills += 1
+            self.end(self.watch)
+            self.start_watch()
+        elif kind == 'checkpoint':
+            self.checkpoint('checkpoint at operation %d' % op['n'])
+
+    def worker(self, who, ops, log):
+        for op in ops:
+            # Past --deadline the rest of the history is left unrun: what ran is its prefix.
+            if self.a.deadline and time.time() > self.t0 + self.a.deadline:
+                return
+            with self.lock:
+                log.write(plan_line(op) + '\n')
+            t0 = time.time()
+            try:
+                if who == 'conductor':
+                    self.conductor_op(op)
+                else:
+                    self.client_op(op)
+            except Fail as e:
+                if self.closing:
+                    return
+                self.fail('set-up', str(e))
+            except Exception as e:      # the harness's own bug: said, never hidden
+                self.fail('harness', '%s: %r' % (plan_line(op), e))
+            with self.lock:
+                self.done += 1
+                if self.a.progress and self.done % self.a.progress == 0:
+                    print('chaos: %d operations done, %d commands, %d kills, first failure: %s'
+                          % (self.done, len(self.results), self.kills, self.first_failure),
+                          file=sys.stderr, flush=True)
+            if os.environ.get('CHAOS_TIMES'):
+                print('%6.2f %s' % (time.time() - t0, plan_line(op)), file=sys.stderr)
+
+    # -- the providers' own records --------------------------------------------------
+    def db(self, path):
+        c = sqlite3.connect('file:%s?mode=ro' % path, uri=True, timeout=30)
+        c.row_factory = sqlite3.Row
+        return c
+
+    def world_db(self, d):
+        return os.path.join(self.world(d), 'state.db') if d != 'sim' else \
+            os.path.join(self.home, 'state.db')
+
+    def world_rows(self, d, where='1'):
+        try:
+            with self.db(self.world_db(d)) as c:
+                return [dict(r) for r in c.execute(
+                    'SELECT id, state, label, price_hour, storage_hour, client_token '
+                    'FROM sim_instances WHERE %s ORDER BY seq' % where)]
+        except sqlite3.OperationalError:
+            return []
+
+    @staticmethod
+    def billed(c, ids, provider=None, now=None):
+        """Per instance id: what its ledger rows came to (compute and storage), micros."""
+        now = now or int(time.time())
+        out = {}
+        q = 'SELECT instance_id, rate_hour, start_ts, end_ts, currency FROM ledger ' \
+            'WHERE kind != 2'
+        for r in c.execute(q):
+            if r['instance_id'] not in ids:
+                continue
+            end = r['end_ts'] or now
+            amt = int(r['rate_hour'] * max(0, end - r['start_ts']) / 3600.0 + 0.5)
+            out[r['instance_id']] = out.get(r['instance_id'], 0) + amt
+        return out
+
+    # -- invariants ------------------------------------------------------------------
+    def fail(self, check, msg):
+        with self.lock:
+            self.checks.setdefault(check, [0, 0])[1] += 1
+            if self.first_failure is None:
+                self.first_failure = '%s: %s' % (check, msg)
+
+    def held(self, check):
+        with self.lock:
+            self.checks.setdefault(check, [0, 0])[0] += 1
+
+    def check_budget(self, slot):
+        """budget.day never admits a launch beyond it, counting what is provisioning: what
+        every world has billed today and will bill until midnight at the rates now open."""
+        now = int(time.time())
+        day0, midnight = now - now % 86400, now - now % 86400 + 86400
+        total = 0.0
+        for d in PROVIDERS:
+            try:
+                with self.db(self.world_db(d)) as c:
+                    rows = c.execute('SELECT rate_hour, start_ts, end_ts, currency FROM ledger '
+                                     'WHERE provider = ? AND (end_ts = 0 OR end_ts > ?)',
+                                     ('sim', day0)).fetchall()
+            except sqlite3.OperationalError:
+                continue
+            fx = CNY_USD if d == 'ppio' else 1.0
+            for r in rows:
+                start = max(r['start_ts'], day0)
+                end = r['end_ts'] or midnight
+                total += r['rate_hour'] / 1e6 * max(0, end - start) / 3600.0 * fx
+        # A cent of slack per world for the seconds between gpurent's clock and theirs.
+        if total > self.budget + 0.05:
+            self.fail('budget', 'after the launch of %s, today comes to $%.4f at the rates '
+                      'open, over budget.day %.2f' % (slot, total, self.budget))
+        else:
+            self.held('budget')
+
+    def check_exits(self):
+        for r in self.results:
+            if r['killed']:
+                continue
+            line = 'gpurent %s' % ' '.join(r['argv'])
+            if r['hung']:
+                self.fail('exit-status', '%s did not end within its bound' % line)
+            elif r['rc'] not in DOCUMENTED_RC:
+                self.fail('exit-status', '%s exited %d, not a documented status' %
+                          (line, r['rc']))
+            elif r['rc'] != 0 and not r['stderr'].strip():
+                self.fail('exit-status', '%s exited %d with nothing on stderr' %
+                          (line, r['rc']))
+            else:
+                self.held('exit-status')
+
+    def known(self):
+        with self.db(os.path.join(self.home, 'state.db')) as c:
+            ids = {r[0] for r in c.execute('SELECT instance_id FROM launch_journal')}
+            try:
+                ids |= {r[0] for r in c.execute(
+                    'SELECT instance_id FROM reconcile_marks WHERE adopted_at != 0')}
+            except sqlite3.OperationalError:
+                pass
+        return ids
+
+    def checkpoint(self, when):
+        """Nothing rented twice, at any moment; at the end, no orphan either."""
+        rows = {d: self.world_rows(d) for d in PROVIDERS}
+        for d in PROVIDERS:
+            by_label = {}
+            for row in rows[d]:
+                if row['label']:
+                    by_label.setdefault(row['label'], []).append(row)
+            for lab, same in sorted(by_label.items()):
+                ids = [ID_OF[d](int(r['id'].split('-')[-1])) for r in same]
+                live = [i for i, r in zip(ids, same) if r['state'] not in (ST_DESTROYED,
+                                                                            ST_FAILED)]
+                if lab.startswith('group:') and len(live) > max(self.group_max, 1):
+                    self.fail('rented-twice', 'group %s has %d live members %s, its max was '
+                              'at most %d (%s)' % (lab, len(live), live, self.group_max, when))
+                elif not lab.startswith('group:') and len(ids) > 1:
+                    self.fail('rented-twice', 'request %s was rented %d times: %s (%s)' %
+                              (lab, len(ids), ids, when))
+                else:
+                    self.held('rented-twice')
+        if when != 'the end':
+            return
+        known = self.known()
+        for d in PROVIDERS:
+            for row in rows[d]:
+                gid = ID_OF[d](int(row['id'].split('-')[-1]))
+                if gid not in known:
+                    self.fail('orphan', '%s (%s, label %r) is at the provider; gpurent never '
+                              'knew it' % (gid, row['id'], row['label']))
+                else:
+                    self.held('orphan')
+
+    def check_ledger(self):
+        """PPIO's world bills in dollars at the simulator's prices, its dialect in yuan at
+        PPIO's: its instances are checked for being counted, not for the amount."""
+        now = int(time.time())
+        with self.db(os.path.join(self.home, 'state.db')) as c:
+            for d in DIALECTS:
+                rows = self.world_rows(d)
+                sims = {r['id'] for r in rows}
+                with self.db(self.world_db(d)) as w:
+                    bill = self.billed(w, sims, now=now)
+                    for r in w.execute('SELECT id, sum(amount) FROM sim_bill_extra GROUP BY id'):
+                        bill[r[0]] = bill.get(r[0], 0) + r[1]
+                    billing = {r[0] for r in w.execute(
+                        'SELECT instance_id FROM ledger WHERE end_ts = 0 AND kind != 2')}
+                gids = {ID_OF[d](int(s.split('-')[-1])): s for s in sims}
+                led = self.billed(c, set(gids), now=now)
+                counting = {r[0] for r in c.execute(
+                    'SELECT instance_id FROM ledger WHERE end_ts = 0 AND kind != 2')}
+                for gid, sid in sorted(gids.items()):
+                    b, l = bill.get(sid, 0), led.get(gid)
+                    # The last listing saw what the provider bills now: the ledger counts it.
+                    if sid in billing and gid not in counting:
+                        self.fail('ledger', '%s: the provider bills it now (%d micros so far), '
+                                  'the ledger counts nothing of it' % (gid, b))
+                    elif d != 'ppio' and abs(b - (l or 0)) > 10000:
+                        self.fail('ledger', '%s: the provider billed %d micros, the ledger '
+                                  'counts %d (more than a cent apart)' % (gid, b, l or 0))
+                    else:
+                        self.held('ledger')
+
+    def check_lost(self):
+        """Each stop or destroy a command said it did is in the provider's state, unless a
+        later command on the same request, or the provider's taking it away, moved it."""
+        state_of = {}
+        for d in PROVIDERS:
+            for row in self.world_rows(d):
+                state_of[ID_OF[d](int(row['id'].split('-')[-1]))] = row['state']
+        last = {}
+        for r in self.results:
+            if 'id' in r and r['op'] in ('stop', 'start', 'destroy'):
+                last[r['id']] = r
+        for iid, r in sorted(last.items()):
+            st = state_of.get(iid)
+            if r['rc'] != 0 or r['op'] == 'start' or st is None:
+                continue
+            ok = st in (STOP_DONE if r['op'] == 'stop' else DESTROY_DONE)
+            if not ok:
+                self.fail('lost-stop', 'gpurent %s exited 0, the provider has %s in state %d'
+                          % (' '.join(r['argv']), iid, st))
+            else:
+                self.held('lost-stop')
+        # The watcher's orders: done at the provider, or an event saying why not.
+        with self.db(os.path.join(self.home, 'state.db')) as c:
+            ev = c.execute('SELECT seq, kind, instance_id FROM events ORDER BY seq').fetchall()
+        for e in ev:
+            m = re.match(r'(stop|destroy)-ordered$', e['kind'])
+            if not m:
+                continue
+            later = [x['kind'] for x in ev if x['seq'] > e['seq'] and
+                     x['instance_id'] == e['instance_id']]
+            st = state_of.get(e['instance_id'])
+            done = st in (STOP_DONE if m.group(1) == 'stop' else DESTROY_DONE)
+            said = any(k.endswith(('-unverified', '-refused', '-retry', '-ordered'))
+                       for k in later)
+            if done or said or st is None:
+                self.held('lost-stop')
+            else:
+                self.fail('lost-stop', 'the watcher ordered %s of %s; the provider has it in '
+                          'state %s and no event says why' % (m.group(1), e['instance_id'], st))
+
+    def check_integrity(self):
+        for path in [os.path.join(self.home, 'state.db')] + \
+                [self.world_db(d) for d in DIALECTS]:
+            with self.db(path) as c:
+                res = c.execute('PRAGMA integrity_check').fetchone()[0]
+            if res != 'ok':
+                self.fail('integrity', '%s: %s' % (path, res))
+            else:
+                self.held('integrity')
+        for root, _, files in os.walk(self.home):
+            for f in files:
+                if '.tmp.' in f:
+                    self.fail('integrity', 'a half-written file was left: %s' %
+                              os.path.join(root, f))
+
+    # -- the run ---------------------------------------------------------------------
+    def run(self, plan, log):
+        self.setup()
+        by = {}
+        for op in plan:
+            by.setdefault(op['who'], []).append(op)
+        threads = [threading.Thread(target=self.worker, args=(w, ops, log), daemon=True)
+                   for w, ops in sorted(by.items())]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        # Settle: the watcher's last pass done, then one fault-free listing that every
+        # instance is observed by, as a user's next command would.
+        if self.watch.poll() is not None:
+            self.fail('exit-status', 'gpurent watch ended on its own, status %d (watch.log)'
+                      % self.watch.returncode)
+        elif self.end(self.watch, signal.SIGTERM) != 0:
+            self.fail('exit-status', 'gpurent watch exited %d on SIGTERM, not 0' %
+                      self.watch.returncode)
+        self.g('settle', 'ls', ['ls', '-o', 'json'])
+        self.check_exits()
+        self.checkpoint('the end')
+        self.check_ledger()
+        self.check_lost()
+        self.check_integrity()
+
+    def close(self):
+        for srv in self.servers.values():
+            srv[2].close()
+        with self.lock:
+            self.closing = True
+            left = list(self.procs)
+        for p in left:
+            self.end(p)
+
+
+def on_term(signum, frame):
+    raise Fail('stopped by signal %d' % signum)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--gpurent', required=True)
+    ap.add_argument('--seed', type=int, required=True)
+    ap.add_argument('--ops', type=int, default=200)
+    ap.add_argument('--clients', type=int, default=6)
+    ap.add_argument('--dir')
+    ap.add_argument('--log')
+    ap.add_argument('--report')
+    ap.add_argument('--plan-only', action='store_true')
+    ap.add_argument('--keep', action='store_true')
+    ap.add_argument('--progress', type=int, default=0, help='say how far every N operations')
+    ap.add_argument('--deadline', type=int, default=0,
+                    help='after this many seconds, run no more operations; check')
+    a = ap.parse_args()
+    plan = make_plan(a.seed, a.ops, a.clients)
+    if a.plan_only:
+        with open(a.log or '/dev/stdout', 'w') as f:
+            for op in plan:
+                f.write(plan_line(op) + '\n')
+        return 0
+    made = a.dir is None
+    a.dir = a.dir or tempfile.mkdtemp(prefix='gpurent-chaos.')
+    t0 = time.time()
+    run = Run(a)
+    logf = open(os.path.join(a.dir, 'ops.log'), 'w')
+    print('chaos: seed %d, %d operations, %d clients, in %s' % (a.seed, a.ops, a.clients,
+                                                                  a.dir), file=sys.stderr)
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        run.run(plan, logf)
+    except Fail as e:
+        run.fail('set-up', str(e))
+    finally:
+        run.close()
+        logf.close()
+    # The history in plan order, whichever client wrote its line first.
+    with open(os.path.join(a.dir, 'ops.log')) as f:
+        lines = sorted(f.read().splitlines())
+    if a.log:
+        with open(a.log, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+    with open(os.path.join(a.dir, 'commands.log'), 'w') as f:
+        for r in run.results:
+            f.write('%s %s rc=%s %.2fs %s %s | %s\n' % (r['who'], r['op'], r['rc'], r['secs'],
+                                                   r['fault'],
+                                                   ' '.join(r['argv']),
+                                                   r['stderr'].strip().replace('\n', ' / ')))
+    exits = {}
+    for r in run.results:
+        k = 'killed' if r['killed'] else str(r['rc'])
+        exits[k] = exits.get(k, 0) + 1
+    report = {'seed': a.seed, 'operations': len(lines), 'commands': len(run.results),
+              'exits': exits,
+              'faults': dict(sorted(run.fault_counts.items())), 'kills': run.kills,
+              'checks': {k: {'held': v[0], 'failed': v[1]} for k, v in sorted(run.checks.items())},
+              'first_failure': run.first_failure, 'seconds': round(time.time() - t0, 1)}
+    if a.report:
+        with open(a.report, 'w') as f:
+            json.dump(report, f, indent=1)
+    print('chaos: seed %d: %d operations, %d commands, faults %s, %d kills, checks %s, %.1f s'
+          % (a.seed, len(lines), len(run.results), json.dumps(report['faults']), run.kills,
+             json.dumps({k: v[0] for k, v in sorted(run.checks.items())}), report['seconds']),
+          file=sys.stderr)
+    if run.first_failure:
+        print('chaos: seed %d: FAILED %s' % (a.seed, run.first_failure), file=sys.stderr)
+    if made and not a.keep and not run.first_failure:
+        shutil.rmtree(a.dir, ignore_errors=True)
+    return 1 if run.first_failure else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

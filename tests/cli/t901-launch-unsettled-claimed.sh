@@ -1,0 +1,42 @@
+#!/bin/bash
+# Issue 30, found by the chaos run (seed 1, request r46 on lambda): a launch whose outcome
+# gpurent cannot know (a reply it cannot read, and the instances it could not list first), or
+# whose command is killed while the create is at the provider, leaves an instance that bills.
+# The launch journal kept no name, so nothing gpurent did afterwards linked it to the launch:
+# reconcile called it foreign, an orphan. Now the journal keeps the launch's name, and a
+# listing that shows it settles the launch with its instance.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/serve.sh"
+
+start_serve lambda --api-key k
+clean=$SERVE_URL
+use_provider lambda k
+expect_ok g config set providers lambda
+offer=$(g offers type=on-demand -n 1 -o ids) || fail "offers"
+
+# Half the replies malformed, from fault seed 34: the offer's type and the ssh keys read, then
+# the list before the create and the create's answer unreadable.
+start_serve lambda --api-key k --fail-malformed 50 --fault-seed 34
+export GPURENT_LAMBDA_URL=$SERVE_URL
+expect_rc 5 g launch "$offer" --label r46 -o ids
+check "the outcome is said unknown, with the name to look for" \
+	'[[ "$ERR" == *"launch outcome unknown"*"(name '"'"'r46'"'"')"* ]]'
+
+# A launch killed while its create is held at the provider, which then makes it.
+start_serve lambda --api-key k --latency 1500 --log-requests "$TMP/requests"
+export GPURENT_LAMBDA_URL=$SERVE_URL
+g launch "$offer" --label killed -o ids >/dev/null 2>&1 &
+pid=$!
+wait_until 200 'grep -q "instance-operations/launch" "$TMP/requests" 2>/dev/null' || fail "the create never came"
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+wait_until 100 '[ "$(sqlite3 "$(serve_home lambda)/state.db" "SELECT count(*) FROM sim_instances")" = 2 ]' || fail "the held create was not made"
+
+export GPURENT_LAMBDA_URL=$clean
+expect_ok g ls -o json
+check "both instances listed" '[ "$(jq length <<<"$OUT")" = 2 ]'
+run sqlite3 "$DB" "SELECT instance_id FROM launch_journal WHERE settled = 1 ORDER BY id"
+check "each launch settled with its instance: $OUT" '[ "$(tr '"'"'\n'"'"' " " <<<"$OUT")" = "lambda:00000000000000000000000000000001 lambda:00000000000000000000000000000002 " ]'
+expect_ok g reconcile -o json
+check "reconcile finds nothing foreign" '! grep -q foreign <<<"$OUT"'
+pass
