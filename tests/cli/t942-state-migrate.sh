@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
-# gpurent state migrate (issue 31): a personal state file with a ledger, samples, a job and
-# a group, made by gpurent against the simulator, copied into a team's PostgreSQL database;
+# gpurent state migrate (issue 31): a personal state file with a ledger, samples and a job,
+# made by gpurent against the simulator, copied into a team's PostgreSQL database;
 # costs and audit give the same figures on it as on the file; each table's rows are said;
 # and a second migrate into the now-full database is refused, naming what it holds.
+# figure: state-migrated
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pg.sh"
 . "$(dirname "$0")/sshd.sh"
 export GPURENT_SIM_TIME=1790000000	# 2026-09-21T14:13:20Z
-server=$SRCDIR/tests/pg/server
-"$server" start "$TMP/pg" || fail "the PostgreSQL server did not start"
-CLEANUP_HOOKS+=("\"$server\" stop \"$TMP/pg\"")
-. "$TMP/pg/env"
+start_pg
 start_sshd
 
 # seed 42's first on-demand H100 offer, sim:o-000075 at $1.89/h (t006): launched, its GPU
