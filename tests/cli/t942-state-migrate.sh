@@ -2,7 +2,8 @@
 # gpurent state migrate (issue 31): a personal state file with a ledger, samples and a job,
 # made by gpurent against the simulator, copied into a team's PostgreSQL database;
 # costs and audit give the same figures on it as on the file; each table's rows are said;
-# and a second migrate into the now-full database is refused, naming what it holds.
+# and a second migrate into the now-full database is refused, naming what it holds,
+# unless --replace.
 # figure: state-migrated
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg.sh"
@@ -51,4 +52,9 @@ check "a second migrate is refused, naming what the target holds" \
 	'grep -q "already holds gpurent'"'"'s state (.*ledger: 3" <<<"$ERR" && grep -q -- "--replace" <<<"$ERR"'
 OUT=$(psql "$GPURENT_TEST_PG_URL" -Atc "SELECT count(*) FROM ledger" 2>&1)
 check "and it wrote nothing" '[ "$OUT" = 3 ]'
+expect_ok g state migrate --to "$GPURENT_TEST_PG_URL" --replace -o json
+copied=$OUT
+GPURENT_STATE_URL=$GPURENT_TEST_PG_URL expect_ok g costs -o json
+check "--replace empties the target first, then copies: the same 3 rows, the same costs" \
+	'[ "$(rows ledger)" = 3 ] && [ "$OUT" = "$(cat "$TMP/file.costs")" ]'
 pass
