@@ -84,6 +84,20 @@ bool state_journal_has(struct state *st, const char *instance_id);
  */
 enum gr_err state_fail(struct state *st, struct gr_error *err, const char *what);
 
+/*
+ * Every table of the store copied from from (an SQLite file) into to (a PostgreSQL
+ * database), in one transaction of to's: rows and ids as they are, the totals the ledger's
+ * triggers keep included. A target that already holds rows in any of those tables is
+ * refused (GR_ECONFLICT, naming them) unless replace, which empties them first. *out: each
+ * table copied, by name, with its rows (free it).
+ */
+struct state_copied {
+	char table[64];
+	int64_t rows;
+};
+enum gr_err state_migrate(struct state *from, struct state *to, bool replace,
+    struct state_copied **out, size_t *n, struct gr_error *err);
+
 /* Small key/value table. get returns false when the key is absent. */
 bool state_meta_get(struct state *st, const char *key, char *buf, size_t n);
 enum gr_err state_meta_set(struct state *st, const char *key, const char *value,

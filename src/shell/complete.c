@@ -425,6 +425,7 @@ static const char *const fixed_words[] = {
 	[CPL_COSTS_BY] = "instance, label, provider, gpu, day",
 	[CPL_BURST] = "interruptible, on-demand",
 	[CPL_PREEMPT_REASON] = "outbid, host-failure, unreachable",
+	[CPL_STATE_ARGS] = "migrate",
 };
 
 /* Fill c with what an argument of kind k can be. Returns false for file names. */
@@ -475,6 +476,7 @@ add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *pa
 	case CPL_COSTS_BY:
 	case CPL_BURST:
 	case CPL_PREEMPT_REASON:
+	case CPL_STATE_ARGS:
 		break;	/* fixed_words */
 	case CPL_GPU:
 		add_gpus(c);

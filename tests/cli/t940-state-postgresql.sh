@@ -3,11 +3,9 @@
 # costs answer as they do with the SQLite file, and what they record is in the server's
 # database, not in the file (which keeps only the simulator's world).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pg.sh"
 export GPURENT_SIM_TIME=1790000000	# 2026-09-21T14:13:20Z
-server=$SRCDIR/tests/pg/server
-"$server" start "$TMP/pg" || fail "the PostgreSQL server did not start"
-CLEANUP_HOOKS+=("\"$server\" stop \"$TMP/pg\"")
-. "$TMP/pg/env"
+start_pg
 
 # One day of one instance, its answers in $1.*: seed 42's first on-demand H100 offer,
 # sim:o-000075 at $1.89/h (t006), launched, run, stopped.
