@@ -83,27 +83,37 @@ insert_seg(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
 enum gr_err
 ledger_begin(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
 {
-	if (ledger_end(st, seg->instance_id, seg->start, err) != GR_OK)
+	/* One transaction: another process's segment cannot open between the end and the insert. */
+	if (state_begin(st, err) != GR_OK)
 		return err->code;
-	return insert_seg(st, seg, err);
+	if (ledger_end(st, seg->instance_id, seg->start, err) != GR_OK ||
+	    insert_seg(st, seg, err) != GR_OK) {
+		state_rollback(st);
+		return err->code;
+	}
+	return state_commit(st, err);
 }
 
 enum gr_err
 ledger_add_term(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
 {
-	struct db_stmt *q = store_prepare(st, "SELECT 1 FROM ledger WHERE instance_id = ? AND "
-	    "kind = ? AND start_ts = ?", "tiI", seg->instance_id, LEDGER_TERM, seg->start);
+	struct db_stmt *q;
 	int rc;
 
-	if (q == NULL)
-		return state_fail(st, err, "cannot read the ledger");
-	rc = db_step(q);
+	/* Looked for and inserted in one transaction: two recorders add it once. */
+	if (state_begin(st, err) != GR_OK)
+		return err->code;
+	q = store_prepare(st, "SELECT 1 FROM ledger WHERE instance_id = ? AND kind = ? AND "
+	    "start_ts = ?", "tiI", seg->instance_id, LEDGER_TERM, seg->start);
+	rc = q != NULL ? db_step(q) : DB_ERROR;
 	db_finalize(q);
-	if (rc == DB_ROW)
-		return GR_OK;
-	if (rc != DB_DONE)
-		return state_fail(st, err, "cannot read the ledger");
-	return insert_seg(st, seg, err);
+	if (rc != DB_ROW && (rc != DB_DONE || insert_seg(st, seg, err) != GR_OK)) {
+		if (rc != DB_DONE)
+			state_fail(st, err, "cannot read the ledger");
+		state_rollback(st);
+		return err->code;
+	}
+	return state_commit(st, err);
 }
 
 int64_t
@@ -490,42 +500,67 @@ zero_since(struct state *st, const char *instance_id)
 	return at;
 }
 
-enum gr_err
-ledger_observe(struct state *st, const struct instance *in, int64_t now, struct gr_error *err)
-{
-	struct ledger_seg seg;
-	struct db_stmt *s;
-	int kind = -1;
-	int64_t rate = 0;
-	bool same = false;
-	/* A machine still loading that was told to stop reserves nothing: it never runs. */
-	enum inst_state state = instance_billing_state(in);
+/* What an observation bills (ledger_observe): a kind (-1: nothing), its rate, from when. */
+struct billing {
+	int kind;
+	int64_t rate, start;
+};
 
-	int64_t term_end = ledger_term_end(st, in->id, now), start = now;
+static struct billing
+billing_of(struct state *st, const struct instance *in, enum inst_state state, int64_t now)
+{
+	struct billing b = { -1, 0, now };
+	int64_t term_end = ledger_term_end(st, in->id, now);
 
 	/* What the provider says is paid ahead counts as much as what gpurent paid. */
 	if (in->term_until > term_end)
 		term_end = in->term_until;
 
 	if (inst_state_billed(state) && (in->valid & IV_PRICE)) {
-		kind = LEDGER_COMPUTE;
+		b.kind = LEDGER_COMPUTE;
 		/* Paid ahead: the hourly price starts again where the term ends. */
-		rate = term_end > now ? 0 : in->price_hour;
+		b.rate = term_end > now ? 0 : in->price_hour;
 		if (term_end != 0 && term_end <= now && zero_since(st, in->id) < term_end)
-			start = term_end;
+			b.start = term_end;
 	} else if (state == ST_STOPPED && (in->valid & IV_STORAGE)) {
-		kind = LEDGER_STORAGE;
-		rate = in->storage_hour;
+		b.kind = LEDGER_STORAGE;
+		b.rate = in->storage_hour;
 	} else if (state == ST_STARTING && (in->valid & IV_PRICE)) {
 		/* Starting again: about to bill at its price, a reservation as at launch. */
-		kind = LEDGER_PROVISIONING;
-		rate = in->price_hour;
+		b.kind = LEDGER_PROVISIONING;
+		b.rate = in->price_hour;
 	}
+	return b;
+}
+
+/* Whether the instance has the billing's segment open: 1 yes, 0 no, -1 the read failed. */
+static int
+billing_open(struct state *st, const struct instance *in, const struct billing *b)
+{
+	struct db_stmt *s = store_prepare(st, "SELECT 1 FROM ledger WHERE instance_id = ? AND "
+	    "end_ts = 0 AND kind = ? AND rate_hour = ? AND currency = ?", "tiIt", in->id, b->kind,
+	    b->rate, money_currency(in->currency));
+	int rc = s != NULL ? db_step(s) : DB_ERROR;
+
+	db_finalize(s);
+	return rc == DB_ROW ? 1 : rc == DB_DONE ? 0 : -1;
+}
+
+/* ledger_observe's look and writes, inside its transaction. */
+static enum gr_err
+observe(struct state *st, const struct instance *in, int64_t now, struct gr_error *err)
+{
+	struct ledger_seg seg;
+	/* A machine still loading that was told to stop reserves nothing: it never runs. */
+	enum inst_state state = instance_billing_state(in);
+	struct billing b = billing_of(st, in, state, now);
+	int open;
+
 	/*
 	 * Still provisioning: billing stops, and a reservation stands, the one made at launch
 	 * or, for an instance launched elsewhere and never seen before, one made now.
 	 */
-	if (kind < 0 && state == ST_PROVISIONING) {
+	if (b.kind < 0 && state == ST_PROVISIONING) {
 		if (end_billing(st, in->id, now, err) != GR_OK)
 			return err->code;
 		if (!(in->valid & IV_PRICE))
@@ -533,21 +568,33 @@ ledger_observe(struct state *st, const struct instance *in, int64_t now, struct 
 		seg_of(&seg, in, LEDGER_PROVISIONING, in->price_hour, now);
 		return ledger_reserve(st, &seg, err);
 	}
-	if (kind < 0)
+	if (b.kind < 0)
 		return ledger_end(st, in->id, now, err);
-	if (db_prepare_v2(state_db(st), "SELECT 1 FROM ledger WHERE instance_id = ? AND "
-	    "end_ts = 0 AND kind = ? AND rate_hour = ? AND currency = ?", -1, &s, NULL) != DB_OK)
-		return state_fail(st, err, "cannot read the ledger");
-	db_bind_text(s, 1, in->id, -1, DB_STATIC);
-	db_bind_int(s, 2, kind);
-	db_bind_int64(s, 3, rate);
-	db_bind_text(s, 4, money_currency(in->currency), -1, DB_STATIC);
-	same = db_step(s) == DB_ROW;
-	db_finalize(s);
-	if (same)
-		return GR_OK;
-	seg_of(&seg, in, (enum ledger_kind)kind, rate, start);
+	if ((open = billing_open(st, in, &b)) != 0)
+		return open > 0 ? GR_OK : state_fail(st, err, "cannot read the ledger");
+	seg_of(&seg, in, (enum ledger_kind)b.kind, b.rate, b.start);
 	return ledger_begin(st, &seg, err);
+}
+
+enum gr_err
+ledger_observe(struct state *st, const struct instance *in, int64_t now, struct gr_error *err)
+{
+	struct billing b = billing_of(st, in, instance_billing_state(in), now);
+
+	/*
+	 * Most observations find their segment open and write nothing: found so without the
+	 * writers' lock. Any other is looked at again and written under it, so that two
+	 * processes observing one instance at once do not both begin a segment.
+	 */
+	if (b.kind >= 0 && billing_open(st, in, &b) == 1)
+		return GR_OK;
+	if (state_begin(st, err) != GR_OK)
+		return err->code;
+	if (observe(st, in, now, err) != GR_OK) {
+		state_rollback(st);
+		return err->code;
+	}
+	return state_commit(st, err);
 }
 
 /* The state of the instance's first compute segment: -1 none, 0 open, 1 closed. */

@@ -1,8 +1,9 @@
 /*
  * The ledger's arithmetic against figures worked out by hand: each provider on its own
  * clock, provisioning reservations, instances gone from a listing, budgets, and the
- * launch policy's bid and checks.
+ * launch policy's bid and checks, and two processes writing one ledger at once.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -254,19 +255,26 @@ provisioning_until_billing(void **state)
 
 /* An instance as a provider's listing shows it at one moment, for ledger_observe. */
 static void
+listed(struct instance *in, const char *id, enum inst_state state, int64_t price,
+    int64_t storage)
+{
+	memset(in, 0, sizeof(*in));
+	strlcpy_(in->id, id, sizeof(in->id));
+	strlcpy_(in->provider, "vast", sizeof(in->provider));
+	in->state = state;
+	in->price_hour = price;
+	in->storage_hour = storage;
+	in->valid = IV_PRICE | IV_STORAGE;
+}
+
+static void
 seen(struct state *st, const char *id, enum inst_state state, int64_t price, int64_t storage,
     int64_t at)
 {
 	struct instance in;
 	struct gr_error err = { 0 };
 
-	memset(&in, 0, sizeof(in));
-	strlcpy_(in.id, id, sizeof(in.id));
-	strlcpy_(in.provider, "vast", sizeof(in.provider));
-	in.state = state;
-	in.price_hour = price;
-	in.storage_hour = storage;
-	in.valid = IV_PRICE | IV_STORAGE;
+	listed(&in, id, state, price, storage);
 	assert_int_equal(ledger_observe(st, &in, at, &err), GR_OK);
 }
 
@@ -523,6 +531,114 @@ two_currencies(void **state)
 	state_close(st);
 }
 
+/*
+ * Two observers of the same instances at once (two gpurent processes listing a provider,
+ * each with its own connection): each instance keeps one open segment and one term, as
+ * the provider bills it once. Released together before each write, the two looked, found
+ * nothing and both inserted (the chaos run's vast:60, counted twice). Two begins of one
+ * segment leave one open (the first closed where it started). Per round, one hour after
+ * WALL: compute 2.00 + storage 0.10 + a day's term at 1.00/h paid whole 24.00 + the begun
+ * segment at 1.00/h 1.00 = 27.10.
+ */
+#define RACE_ROUNDS 100
+
+struct racer {
+	struct state *st;
+	pthread_barrier_t *together;
+	int failed;
+};
+
+static void
+race_seen(struct racer *r, const char *id, enum inst_state state)
+{
+	struct instance in;
+	struct gr_error err = { 0 };
+
+	listed(&in, id, state, USD(2.00), USD(0.10));
+	pthread_barrier_wait(r->together);
+	r->failed += ledger_observe(r->st, &in, WALL, &err) != GR_OK;
+}
+
+static void *
+race(void *arg)
+{
+	struct racer *r = arg;
+	struct gr_error err = { 0 };
+	struct ledger_seg g;
+	int i;
+
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		memset(&g, 0, sizeof(g));
+		snprintf(g.instance_id, sizeof(g.instance_id), "vast:c%d", i);
+		race_seen(r, g.instance_id, ST_RUNNING);
+		snprintf(g.instance_id, sizeof(g.instance_id), "vast:s%d", i);
+		race_seen(r, g.instance_id, ST_STOPPED);
+		snprintf(g.instance_id, sizeof(g.instance_id), "vast:t%d", i);
+		strlcpy_(g.provider, "vast", sizeof(g.provider));
+		g.kind = LEDGER_TERM;
+		g.rate_hour = USD(1.00);
+		g.start = WALL;
+		g.end = WALL + 86400;
+		pthread_barrier_wait(r->together);
+		r->failed += ledger_add_term(r->st, &g, &err) != GR_OK;
+		snprintf(g.instance_id, sizeof(g.instance_id), "vast:b%d", i);
+		g.kind = LEDGER_COMPUTE;
+		g.end = 0;
+		pthread_barrier_wait(r->together);
+		r->failed += ledger_begin(r->st, &g, &err) != GR_OK;
+	}
+	return NULL;
+}
+
+static void
+observers_at_once(void **state)
+{
+	struct racer r[2];
+	pthread_barrier_t together;
+	pthread_t other;
+	struct gr_error err = { 0 };
+	struct ledger_seg *v;
+	int rows[4][RACE_ROUNDS] = { { 0 } }, open_b[RACE_ROUNDS] = { 0 };
+	size_t n, k;
+	char what;
+	int i;
+
+	(void)state;
+	r[0].st = open_db("at-once");
+	r[1].st = open_db("at-once");
+	pthread_barrier_init(&together, NULL, 2);
+	for (k = 0; k < 2; k++) {
+		r[k].together = &together;
+		r[k].failed = 0;
+	}
+	assert_int_equal(pthread_create(&other, NULL, race, &r[1]), 0);
+	race(&r[0]);
+	pthread_join(other, NULL);
+	pthread_barrier_destroy(&together);
+	assert_int_equal(r[0].failed + r[1].failed, 0);
+	assert_int_equal(ledger_load(r[0].st, 0, 0, &v, &n, &err), GR_OK);
+	for (k = 0; k < n; k++) {
+		assert_int_equal(sscanf(v[k].instance_id, "vast:%c%d", &what, &i), 2);
+		rows[what == 'c' ? 0 : what == 's' ? 1 : what == 't' ? 2 : 3][i]++;
+		if (what == 'b')
+			open_b[i] += v[k].end == 0;
+		else
+			assert_int_equal(v[k].end, what == 't' ? WALL + 86400 : 0);
+	}
+	free(v);
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		for (k = 0; k < 3; k++)
+			assert_int_equal(rows[k][i], 1);
+		assert_int_equal(rows[3][i], 2);
+		assert_int_equal(open_b[i], 1);
+	}
+	assert_int_equal(n, 5 * RACE_ROUNDS);
+	assert_int_equal(ledger_spent(r[0].st, "vast", NULL, WALL + 3600, NULL),
+	    RACE_ROUNDS * USD(27.10));
+	state_close(r[0].st);
+	state_close(r[1].st);
+}
+
 int
 main(void)
 {
@@ -534,6 +650,7 @@ main(void)
 		cmocka_unit_test(bids_and_offer_checks),
 		cmocka_unit_test(admit_counts_provisioning),
 		cmocka_unit_test(two_currencies),
+		cmocka_unit_test(observers_at_once),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
