@@ -149,6 +149,12 @@ void sim_set_preemption(struct sim *s, const struct sim_preemption *p);
  * while it runs (and while starting, its reservation), not only once stopped.
  */
 void sim_set_disk_in_price(struct sim *s, bool on);
+/*
+ * sim serve's for a dialect whose provider prices disks itself (RunPod's pod volume): every
+ * instance this sim launches from now on bills its disk at gb_month (micro-units per
+ * GB-month) while stopped, not at its offer's storage price; 0: the offer's.
+ */
+void sim_set_storage_price(struct sim *s, int64_t gb_month);
 
 /* The simulated account: a balance that spend draws down. */
 enum gr_err sim_account(struct sim *s, struct account *out, struct gr_error *err);

@@ -296,6 +296,14 @@ enum gr_err vast_parse_metrics(const char *body, size_t len, struct sample_list 
 enum gr_err vast_parse_error(long status, const char *body, size_t len, struct gr_error *err);
 
 /* --- RunPod GraphQL (src/backends/runpod_parse.c) --- */
+/*
+ * RunPod's price of a pod volume while its pod is stopped, in micro-dollars per GB-month
+ * (providers/runpod.md §3: $0.20; the container disk is free once stopped). A pod's
+ * costPerHr leaves storage out, so this is where its storage rate comes from.
+ */
+#define RUNPOD_VOLUME_STOPPED_GB_MONTH 200000
+/* What a stopped pod with a volume of gb GB bills per hour (a monthly price over 730 h). */
+int64_t runpod_stopped_storage_hour(long long gb);
 
 /*
  * A gpuTypes reply {"data": {"gpuTypes": [...]}} whose lowestPrice aliases are named s<N>

@@ -14,6 +14,7 @@
 #include "gpurent/catalogue.h"
 #include "gpurent/http.h"
 #include "gpurent/i18n.h"
+#include "gpurent/money.h"
 #include "gpurent/util.h"
 
 #include "backends_int.h"
@@ -297,6 +298,12 @@ runpod_region_of_dc(const cJSON *o, char *region, size_t n)
 	    bk_region_of_cc(cc) : dc);
 }
 
+int64_t
+runpod_stopped_storage_hour(long long gb)
+{
+	return money_scale(RUNPOD_VOLUME_STOPPED_GB_MONTH, gb, 730);
+}
+
 void
 runpod_pod_from_json(const cJSON *pod, struct instance *out)
 {
@@ -332,8 +339,11 @@ runpod_pod_from_json(const cJSON *pod, struct instance *out)
 		out->gpu_count = (int)n;
 	if (bj_int(pod, "containerDiskInGb", &v) && v >= 0 && v < 1000000)
 		out->disk_gb = (int)v;
-	if (bj_int(pod, "volumeInGb", &v) && v > 0 && v < 1000000)
+	if (bj_int(pod, "volumeInGb", &v) && v >= 0 && v < 1000000) {
 		out->disk_gb += (int)v;
+		out->storage_hour = runpod_stopped_storage_hour(v);
+		out->valid |= IV_STORAGE;
+	}
 	m = cJSON_GetObjectItemCaseSensitive(pod, "machine");
 	if (cJSON_IsObject(m)) {
 		if (bj_str(m, "gpuTypeId", tid, sizeof(tid))) {

@@ -87,6 +87,15 @@ runpod_v2_pod_from_json(const cJSON *pod, struct instance *out)
 		out->gpu_count = (int)n;
 	if (bj_int(pod, "disk", &v) && v >= 0 && v < 1000000)
 		out->disk_gb = (int)v;
+	/* The pod volume (mounts.persistent, as created): what a stopped pod bills. */
+	x = cJSON_GetObjectItemCaseSensitive(pod, "mounts");
+	x = cJSON_IsObject(x) ? cJSON_GetObjectItemCaseSensitive(x, "persistent") : NULL;
+	if (cJSON_IsNull(x) || (bj_int(x, "size", &v) && v >= 0 && v < 1000000)) {
+		v = cJSON_IsNull(x) ? 0 : v;
+		out->disk_gb += (int)v;
+		out->storage_hour = runpod_stopped_storage_hour(v);
+		out->valid |= IV_STORAGE;
+	}
 	runpod_region_of_dc(pod, out->region, sizeof(out->region));
 	rt = cJSON_GetObjectItemCaseSensitive(pod, "runtime");
 	gpus = cJSON_IsObject(rt) ? cJSON_GetObjectItemCaseSensitive(rt, "gpus") : NULL;

@@ -209,8 +209,9 @@ pod_json(struct serve_ctx *c, const struct instance *in)
 	cJSON_AddNumberToObject(j, "costPerHr", (double)in->price_hour / 1e6);
 	cJSON_AddNumberToObject(j, "adjustedCostPerHr", (double)in->price_hour / 1e6);
 	cJSON_AddNumberToObject(j, "gpuCount", in->gpu_count);
-	cJSON_AddNumberToObject(j, "containerDiskInGb", in->disk_gb);
-	cJSON_AddNumberToObject(j, "volumeInGb", 0);
+	/* The simulated pod's one disk outlives a stop: its volume, billed stopped (§3). */
+	cJSON_AddNumberToObject(j, "containerDiskInGb", 0);
+	cJSON_AddNumberToObject(j, "volumeInGb", in->disk_gb);
 	cJSON_AddStringToObject(j, "volumeMountPath", "/workspace");
 	cJSON_AddNumberToObject(j, "vcpuCount", 8 * in->gpu_count);
 	cJSON_AddNumberToObject(j, "memoryInGb", 62 * in->gpu_count);
@@ -479,8 +480,11 @@ runpod_serve_launch(struct serve_ctx *c, const cJSON *in, const char *tid, bool 
 	req.offer_id = best->id;
 	req.label = bj_strp(in, "name");
 	req.image = bj_strp(in, "imageName");
+	/* Both disks become the simulated pod's one, shown as its volume. */
 	if (bj_num(in, "containerDiskInGb", &d) && d > 0 && d < 1e6)
 		req.disk_gb = (int)d;
+	if (bj_num(in, "volumeInGb", &d) && d > 0 && d < 1e6 - req.disk_gb)
+		req.disk_gb += (int)d;
 	req.onstart = bj_strp(in, "dockerArgs");
 	if (spot) {
 		req.interruptible = true;
@@ -676,8 +680,9 @@ rest_pod_json(const struct instance *in, bool with_machine)
 	cJSON_AddStringToObject(j, "machineId", machine_id_of(in, mid, sizeof(mid)));
 	cJSON_AddNumberToObject(j, "memoryInGb", 62 * in->gpu_count);
 	cJSON_AddNumberToObject(j, "vcpuCount", 8 * in->gpu_count);
-	cJSON_AddNumberToObject(j, "containerDiskInGb", in->disk_gb);
-	cJSON_AddNumberToObject(j, "volumeInGb", 0);
+	/* The simulated pod's one disk outlives a stop: its volume, billed stopped (§3). */
+	cJSON_AddNumberToObject(j, "containerDiskInGb", 0);
+	cJSON_AddNumberToObject(j, "volumeInGb", in->disk_gb);
 	cJSON_AddStringToObject(j, "volumeMountPath", "/workspace");
 	cJSON_AddBoolToObject(j, "volumeEncrypted", false);
 	cJSON_AddNullToObject(j, "networkVolumeId");

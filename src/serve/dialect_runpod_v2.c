@@ -142,7 +142,7 @@ ssh_endpoint(const char *host, int port, const char *user, const char *command)
 static cJSON *
 pod_v2(struct serve_ctx *c, const struct instance *in)
 {
-	cJSON *j = cJSON_CreateObject(), *g, *acts, *ssh, *rt, *mounts;
+	cJSON *j = cJSON_CreateObject(), *g, *acts, *ssh, *rt, *mounts, *vol;
 	const char *tid = runpod_gpu_id_of(in->gpu), *a;
 	bool billing = in->state == ST_PROVISIONING || in->state == ST_STARTING ||
 	    in->state == ST_RUNNING;
@@ -169,9 +169,12 @@ pod_v2(struct serve_ctx *c, const struct instance *in)
 	cJSON_AddStringToObject(g, "displayName", in->gpu != NULL ? in->gpu->name : in->gpu_raw);
 	cJSON_AddStringToObject(j, "cloud", "SECURE");
 	cJSON_AddStringToObject(j, "dataCenterId", runpod_serve_data_center(in));
-	cJSON_AddNumberToObject(j, "disk", in->disk_gb);
+	/* The simulated pod's one disk outlives a stop: its volume, billed stopped (§3). */
+	cJSON_AddNumberToObject(j, "disk", 0);
 	mounts = cJSON_AddObjectToObject(j, "mounts");
-	cJSON_AddNullToObject(mounts, "persistent");
+	vol = cJSON_AddObjectToObject(mounts, "persistent");
+	cJSON_AddNumberToObject(vol, "size", in->disk_gb);
+	cJSON_AddStringToObject(vol, "path", "/workspace");
 	cJSON_AddArrayToObject(mounts, "network");
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(j, "ports"), cJSON_CreateString("22/tcp"));
 	/* Secrets in env would leak into every list; the simulator keeps them to itself. */

@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../backends/backends_parse.h"
 #include "../http/libmhd.h"
 
 #include "gpurent/serve.h"
@@ -445,6 +446,9 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 	sim_set_preemption(sv.ctx.sim, &o->preempt);
 	/* vast's dph_total is the machine and its disk: what it bills a running instance. */
 	sim_set_disk_in_price(sv.ctx.sim, sv.dialect == dialect_vast);
+	/* RunPod bills a stopped pod's volume at its own price, what its client counts. */
+	if (sv.dialect == dialect_runpod)
+		sim_set_storage_price(sv.ctx.sim, RUNPOD_VOLUME_STOPPED_GB_MONTH);
 	/* One internal thread: the simulator's database handle is used by one thread only. */
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
 	    (uint16_t)o->port, NULL, NULL, handler, &sv,

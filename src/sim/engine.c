@@ -34,6 +34,7 @@ struct sim {
 	struct market_cache market;	/* the last market sim_offers built */
 	struct sim_preemption preempt;	/* sim serve's, for what this sim launches */
 	bool disk_in_price;	/* sim serve's: what this sim launches bills its disk running */
+	int64_t storage_gb_month;	/* sim serve's: its dialect's disk price, 0: the offer's */
 };
 
 /* The words an instance taken away is left with: sim_fault_of reads them back. */
@@ -1112,7 +1113,8 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 		    "hour of this offer", money_format(a, sizeof(a), SIM_START_CREDIT - spent, 2,
 		    true));
 	}
-	storage = money_scale(o.storage_gb_month, req->disk_gb > 0 ? req->disk_gb :
+	storage = money_scale(s->storage_gb_month > 0 ? s->storage_gb_month : o.storage_gb_month,
+	    req->disk_gb > 0 ? req->disk_gb :
 	    SIM_DEFAULT_DISK_GB, 730);
 	env = join_env(req->env);
 	ports = join_ports(req->ports, req->n_ports);
@@ -1523,6 +1525,12 @@ void
 sim_set_disk_in_price(struct sim *s, bool on)
 {
 	s->disk_in_price = on;
+}
+
+void
+sim_set_storage_price(struct sim *s, int64_t gb_month)
+{
+	s->storage_gb_month = gb_month;
 }
 
 enum gr_err
