@@ -37,13 +37,31 @@ print(n)
 PY
 }
 
-# An empty WAL to count in: SQLite's own checkpoint (every 1000 pages) restarts it, and one
-# falling inside the run below would hide the commits made before it.
+# An empty WAL to count in, kept from restarting: SQLite's own checkpoint (after a commit
+# that takes the WAL past 1000 pages, as a large offer cache can) lets the next writer start
+# the WAL again over the commits before it. A reader holding its snapshot from before the
+# run keeps every frame of the run in place.
 sqlite3 "$db" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null || fail "cannot checkpoint $db"
+mkfifo "$TMP/hold"
+python3 - "$db" "$TMP/held" "$TMP/hold" <<'PY' &
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1], isolation_level=None)
+con.execute("BEGIN")
+con.execute("SELECT count(*) FROM meta").fetchall()
+open(sys.argv[2], "w").close()
+open(sys.argv[3]).read()	# until the test closes the fifo
+con.execute("COMMIT")
+PY
+holder=$!
+CLEANUP_HOOKS+=("kill $holder 2>/dev/null")
+exec 7<>"$TMP/hold"	# read-write: opens at once; its close is the reader's end of file
+wait_until 100 '[ -e "$TMP/held" ]'
 before=$(wal_commits)
 strace -f -qq -e trace=openat -o "$TMP/strace" "$GPURENT" --provider vast offers gpus=1 \
     >/dev/null 2>&1 || fail "offers failed under strace"
 after=$(wal_commits)
+exec 7>&-
+wait "$holder"
 opens=$(grep -c 'state\.db"' "$TMP/strace" || true)
 check "offers opened the state database once, not $opens times" '[ "$opens" -eq 1 ]'
 check "offers wrote two transactions (the offer cache; names and ids), not $((after - before))" \
