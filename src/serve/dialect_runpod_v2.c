@@ -158,7 +158,9 @@ pod_v2(struct serve_ctx *c, const struct instance *in)
 		char w[16];
 		size_t n = strcspn(a, " ");
 
-		snprintf(w, sizeof(w), "%.*s", (int)n, a);
+		n = n < sizeof(w) - 1 ? n : sizeof(w) - 1;
+		memcpy(w, a, n);
+		w[n] = '\0';
 		cJSON_AddItemToArray(acts, cJSON_CreateString(w));
 	}
 	/* USD per hour for the whole pod, 0 when it does not run (§9). */
