@@ -8,7 +8,7 @@
 
 #include "gpurent/i18n.h"
 #include "gpurent/util.h"
-#include "dlbind.h"
+#include "gpurent/dlbind.h"
 #include "libcurl.h"
 
 struct libcurl libcurl;

@@ -11,7 +11,7 @@
 
 #include "gpurent/i18n.h"
 #include "gpurent/util.h"
-#include "dlbind.h"
+#include "gpurent/dlbind.h"
 #include "libmhd.h"
 
 struct libmhd libmhd;

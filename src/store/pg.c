@@ -3,14 +3,55 @@
  * $N and its parameters as text (or binary for bytea); it runs at its first step with
  * PQexecParams, in text format, and its rows are then read from the one result.
  */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libpq-fe.h>
 
+#include "gpurent/dlbind.h"
 #include "gpurent/util.h"
 #include "pg.h"
+
+/*
+ * libpq is loaded when a PostgreSQL state is first opened, not linked: it brings some twenty
+ * libraries (Kerberos, LDAP, TLS) whose loading doubled the start-up of every command, most
+ * of which never speak to PostgreSQL. Each call below goes through these pointers.
+ */
+#define PQ_FUNCTIONS(X) X(PQclear) X(PQcmdTuples) X(PQconnectdb) X(PQconninfoFree) \
+	X(PQconninfoParse) X(PQerrorMessage) X(PQexec) X(PQexecParams) X(PQfinish) \
+	X(PQfreemem) X(PQftype) X(PQgetisnull) X(PQgetvalue) X(PQnfields) X(PQntuples) \
+	X(PQresultErrorField) X(PQresultErrorMessage) X(PQresultStatus) \
+	X(PQsetNoticeProcessor) X(PQstatus) X(PQtransactionStatus) X(PQunescapeBytea)
+#define PQ_POINTER(f) __typeof__(&f) f;
+static struct pq_table { PQ_FUNCTIONS(PQ_POINTER) } pq;
+#undef PQ_POINTER
+
+/* libpq's functions into pq, once; false with why in err. */
+static bool
+pq_load(struct gr_error *err)
+{
+#define PQ_SYM(f) { #f, offsetof(struct pq_table, f) },
+	static const struct dl_sym syms[] = { PQ_FUNCTIONS(PQ_SYM) };
+#undef PQ_SYM
+	static const char *const files[] = { "libpq.so.5", "libpq.so" };
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;	/* connections of threads */
+	static bool loaded;
+	const char *missing = NULL;
+	bool ok;
+
+	pthread_mutex_lock(&mu);
+	ok = loaded || (loaded = dl_bind(files, ARRAY_LEN(files), syms, ARRAY_LEN(syms), &pq,
+	    &missing));
+	if (!ok)
+		gr_fail(err, GR_ESTATE, "cannot load libpq for a PostgreSQL state: %s",
+		    missing != NULL ? missing : dlerror());
+	pthread_mutex_unlock(&mu);
+	return ok;
+}
 
 struct pg {
 	PGconn *conn;
@@ -75,33 +116,35 @@ pg_open(struct pg **out, const char *url, struct gr_error *err)
 	char *msg = NULL;
 	struct pg *pg;
 
-	opts = PQconninfoParse(url, &msg);
+	if (!pq_load(err))
+		return err->code;
+	opts = pq.PQconninfoParse(url, &msg);
 	if (opts == NULL) {
 		gr_fail(err, GR_EUSAGE, "invalid PostgreSQL URL: %s", msg ? msg : "out of memory");
-		PQfreemem(msg);
+		pq.PQfreemem(msg);
 		return GR_EUSAGE;
 	}
 	for (o = opts; o->keyword != NULL; o++)
 		if (strcmp(o->keyword, "password") == 0 && o->val != NULL && o->val[0] != '\0')
 			break;
 	if (o->keyword != NULL) {
-		PQconninfoFree(opts);
+		pq.PQconninfoFree(opts);
 		return gr_fail(err, GR_EUSAGE, "the PostgreSQL URL carries a password: leave it "
 		    "out, and put it in ~/.pgpass (or the file PGPASSFILE names) or a service "
 		    "file, where libpq reads it");
 	}
-	PQconninfoFree(opts);
+	pq.PQconninfoFree(opts);
 	pg = xcalloc(1, sizeof(*pg));
-	pg->conn = PQconnectdb(url);
-	if (PQstatus(pg->conn) != CONNECTION_OK) {
-		fail(pg, PQerrorMessage(pg->conn), NULL);
+	pg->conn = pq.PQconnectdb(url);
+	if (pq.PQstatus(pg->conn) != CONNECTION_OK) {
+		fail(pg, pq.PQerrorMessage(pg->conn), NULL);
 		/* libpq's message names the host and port, never a password. */
 		gr_fail(err, GR_ESTATE, "cannot connect to the PostgreSQL state database: %s",
 		    pg->err);
 		pg_close(pg);
 		return GR_ESTATE;
 	}
-	PQsetNoticeProcessor(pg->conn, quiet, NULL);
+	pq.PQsetNoticeProcessor(pg->conn, quiet, NULL);
 	*out = pg;
 	return GR_OK;
 }
@@ -111,7 +154,7 @@ pg_close(struct pg *pg)
 {
 	if (pg == NULL)
 		return;
-	PQfinish(pg->conn);
+	pq.PQfinish(pg->conn);
 	free(pg);
 }
 
@@ -235,20 +278,20 @@ pg_step(struct pg_stmt *q)
 	if (q->res == NULL) {
 		ExecStatusType status;
 
-		q->res = PQexecParams(pg->conn, q->sql, q->nparams, q->types,
+		q->res = pq.PQexecParams(pg->conn, q->sql, q->nparams, q->types,
 		    (const char *const *)q->vals, q->lens, q->fmts, 0);
-		status = PQresultStatus(q->res);
+		status = pq.PQresultStatus(q->res);
 		if (status == PGRES_COMMAND_OK) {
-			pg->changes = atoi(PQcmdTuples(q->res));
+			pg->changes = atoi(pq.PQcmdTuples(q->res));
 		} else if (status != PGRES_TUPLES_OK) {
-			int rc = fail(pg, PQresultErrorMessage(q->res),
-			    PQresultErrorField(q->res, PG_DIAG_SQLSTATE));
+			int rc = fail(pg, pq.PQresultErrorMessage(q->res),
+			    pq.PQresultErrorField(q->res, PG_DIAG_SQLSTATE));
 
-			PQclear(q->res);
+			pq.PQclear(q->res);
 			q->res = NULL;
 			return rc;
 		}
-		q->rows = PQntuples(q->res);
+		q->rows = pq.PQntuples(q->res);
 		q->row = -1;
 	}
 	pg->code = DB_OK;
@@ -260,9 +303,9 @@ pg_step(struct pg_stmt *q)
 void
 pg_reset(struct pg_stmt *q)
 {
-	PQclear(q->res);
+	pq.PQclear(q->res);
 	q->res = NULL;
-	PQfreemem(q->blob);
+	pq.PQfreemem(q->blob);
 	q->blob = NULL;
 }
 
@@ -290,22 +333,22 @@ static bool
 readable(struct pg_stmt *q, int c)
 {
 	return q->res != NULL && q->row >= 0 && q->row < q->rows && c >= 0 &&
-	    c < PQnfields(q->res);
+	    c < pq.PQnfields(q->res);
 }
 
 int
 pg_column_type(struct pg_stmt *q, int c)
 {
-	if (!readable(q, c) || PQgetisnull(q->res, q->row, c))
+	if (!readable(q, c) || pq.PQgetisnull(q->res, q->row, c))
 		return DB_NULL;
-	switch (PQftype(q->res, c)) {
+	switch (pq.PQftype(q->res, c)) {
 	case OID_BOOL: case OID_INT2: case OID_INT4: case OID_INT8: case OID_OID:
 		return DB_INTEGER;
 	case OID_FLOAT4: case OID_FLOAT8:
 		return DB_FLOAT;
 	case OID_NUMERIC:
 		/* sum() of bigints is a numeric: whole, it is the integer SQLite would give. */
-		return strpbrk(PQgetvalue(q->res, q->row, c), ".eN") == NULL ? DB_INTEGER :
+		return strpbrk(pq.PQgetvalue(q->res, q->row, c), ".eN") == NULL ? DB_INTEGER :
 		    DB_FLOAT;
 	case OID_BYTEA:
 		return DB_BLOB;
@@ -317,9 +360,9 @@ pg_column_type(struct pg_stmt *q, int c)
 const char *
 pg_column_text(struct pg_stmt *q, int c)
 {
-	if (!readable(q, c) || PQgetisnull(q->res, q->row, c))
+	if (!readable(q, c) || pq.PQgetisnull(q->res, q->row, c))
 		return NULL;
-	return PQgetvalue(q->res, q->row, c);
+	return pq.PQgetvalue(q->res, q->row, c);
 }
 
 const void *
@@ -328,11 +371,11 @@ pg_column_blob(struct pg_stmt *q, int c, int *n)
 	size_t len = 0;
 
 	*n = 0;
-	PQfreemem(q->blob);
+	pq.PQfreemem(q->blob);
 	q->blob = NULL;
-	if (!readable(q, c) || PQgetisnull(q->res, q->row, c))
+	if (!readable(q, c) || pq.PQgetisnull(q->res, q->row, c))
 		return NULL;
-	q->blob = PQunescapeBytea((const unsigned char *)PQgetvalue(q->res, q->row, c), &len);
+	q->blob = pq.PQunescapeBytea((const unsigned char *)pq.PQgetvalue(q->res, q->row, c), &len);
 	*n = (int)len;
 	return q->blob;
 }
@@ -340,17 +383,17 @@ pg_column_blob(struct pg_stmt *q, int c, int *n)
 int
 pg_exec(struct pg *pg, const char *sql)
 {
-	PGresult *res = PQexec(pg->conn, sql);
-	ExecStatusType status = PQresultStatus(res);
+	PGresult *res = pq.PQexec(pg->conn, sql);
+	ExecStatusType status = pq.PQresultStatus(res);
 	int rc = DB_OK;
 
 	if (status == PGRES_COMMAND_OK)
-		pg->changes = atoi(PQcmdTuples(res));
+		pg->changes = atoi(pq.PQcmdTuples(res));
 	else if (status != PGRES_TUPLES_OK)
-		rc = fail(pg, PQresultErrorMessage(res), PQresultErrorField(res, PG_DIAG_SQLSTATE));
+		rc = fail(pg, pq.PQresultErrorMessage(res), pq.PQresultErrorField(res, PG_DIAG_SQLSTATE));
 	if (rc == DB_OK)
 		pg->code = DB_OK;
-	PQclear(res);
+	pq.PQclear(res);
 	return rc;
 }
 
@@ -365,18 +408,18 @@ pg_last_insert_rowid(struct pg *pg)
 {
 	/* lastval() fails where this connection took no sequence value yet, and a failure
 	 * would abort an open transaction: there it is asked inside a savepoint. */
-	bool open = PQtransactionStatus(pg->conn) == PQTRANS_INTRANS;
+	bool open = pq.PQtransactionStatus(pg->conn) == PQTRANS_INTRANS;
 	PGresult *res;
 	int64_t id = 0;
 
 	if (open)
-		PQclear(PQexec(pg->conn, "SAVEPOINT gr_lastval"));
-	res = PQexec(pg->conn, "SELECT lastval()");
-	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
-		id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-	PQclear(res);
+		pq.PQclear(pq.PQexec(pg->conn, "SAVEPOINT gr_lastval"));
+	res = pq.PQexec(pg->conn, "SELECT lastval()");
+	if (pq.PQresultStatus(res) == PGRES_TUPLES_OK && pq.PQntuples(res) == 1)
+		id = strtoll(pq.PQgetvalue(res, 0, 0), NULL, 10);
+	pq.PQclear(res);
 	if (open)
-		PQclear(PQexec(pg->conn, id != 0 ? "RELEASE SAVEPOINT gr_lastval" :
+		pq.PQclear(pq.PQexec(pg->conn, id != 0 ? "RELEASE SAVEPOINT gr_lastval" :
 		    "ROLLBACK TO SAVEPOINT gr_lastval; RELEASE SAVEPOINT gr_lastval"));
 	return id;
 }
@@ -396,5 +439,5 @@ pg_errcode(struct pg *pg)
 int
 pg_autocommit(struct pg *pg)
 {
-	return PQtransactionStatus(pg->conn) == PQTRANS_IDLE;
+	return pq.PQtransactionStatus(pg->conn) == PQTRANS_IDLE;
 }

@@ -1,9 +1,10 @@
 /*
  * dlbind.h - the functions of a library loaded with dlopen, bound into a table of pointers
- * (libcurl.c, libmhd.c).
+ * (http's libcurl.c and libmhd.c, store's pg.c): libraries that only some commands need,
+ * kept out of every command's start-up.
  */
-#ifndef GPURENT_HTTP_DLBIND_H
-#define GPURENT_HTTP_DLBIND_H
+#ifndef GPURENT_DLBIND_H
+#define GPURENT_DLBIND_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,7 +4,7 @@
  */
 #include <dlfcn.h>
 
-#include "dlbind.h"
+#include "gpurent/dlbind.h"
 
 bool
 dl_bind(const char *const *files, size_t n_files, const struct dl_sym *syms, size_t n_syms,
