@@ -81,7 +81,6 @@ group_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct view *v = ctx;
 	bool seen = g->base >= 0;
 
-	memset(c, 0, sizeof(*c));
 	switch (col) {
 	case GC_GPU: cell_str(c, g->gpu); break;
 	case GC_CURRENCY: cell_str(c, g->currency); break;
@@ -152,7 +151,6 @@ plan_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct plan_row *r = row;
 
 	(void)ctx;
-	memset(c, 0, sizeof(*c));
 	switch (col) {
 	case PC_GPU: cell_str(c, r->g->gpu); break;
 	case PC_CURRENCY: cell_str(c, r->g->currency); break;
@@ -182,7 +180,6 @@ term_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct advise_term *t = row;
 
 	(void)ctx;
-	memset(c, 0, sizeof(*c));
 	switch (col) {
 	case TC_TERM: cell_str(c, t->name); break;
 	case TC_MONTHS: c->kind = CELL_INT; c->i = t->months; break;
@@ -223,7 +220,6 @@ balance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct audit_row *r = &g->sheet;
 
 	(void)ctx;
-	memset(c, 0, sizeof(*c));
 	switch (col) {
 	case BC_GPU: cell_str(c, g->gpu); break;
 	case BC_CURRENCY: cell_str(c, g->currency); break;
@@ -282,7 +278,6 @@ saving_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct advise_saving *s = row;
 
 	(void)ctx;
-	memset(c, 0, sizeof(*c));
 	switch (col) {
 	case SC_CURRENCY: cell_str(c, s->currency); break;
 	case SC_PAID: money(c, true, s->paid, s->currency, 2); break;

@@ -102,7 +102,6 @@ audit_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	double idle = audit_idle_share(r);
 	int64_t eff;
 
-	memset(c, 0, sizeof(*c));
 	switch (col) {
 	case AC_KEY:
 		c->kind = CELL_STR;
@@ -184,7 +183,6 @@ cheaper_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct audit_cheaper *k = row;
 
 	(void)ctx;
-	memset(c, 0, sizeof(*c));
 	c->kind = CELL_MONEY;
 	c->decimals = 3;
 	c->s = k->currency;

@@ -252,7 +252,6 @@ list_cell(const void *row, size_t col, struct cell *out, void *ctx)
 	const struct key_row *r = row;
 
 	(void)ctx;
-	memset(out, 0, sizeof(*out));
 	switch (col) {
 	case 0: cell_str(out, r->profile); break;
 	case 1: cell_str(out, r->provider); break;
