@@ -480,14 +480,11 @@ advise_run(struct cmd_ctx *c, int argc, char **argv)
 	const char **ids = NULL;
 	size_t n_ids = 0, n_terms;
 	int64_t now, from;
-	int n, rc;
+	int rc;
 	enum gr_err prc;
 
-	rc = cmd_parse(c, argc, argv, NULL, &a, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_options(c, argc, argv, NULL, &a, N_("no arguments"), &rc))
 		return rc;
-	if (n > 0)
-		return cmd_usage_error(c, "no arguments");
 	if (session_config(c->s, &cfg, &err) != GR_OK || session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	now = session_now(c->s);

@@ -509,7 +509,7 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	int rc;
 	size_t i, k, n_rep, n_rows;
 
-	if (!cmd_parse_options(c, argc, argv, handle, &a, &rc))
+	if (!cmd_parse_options(c, argc, argv, handle, &a, NULL, &rc))
 		return rc;
 	if (session_config(c->s, &cfg, &err) != GR_OK)
 		return cmd_error(c, &err);

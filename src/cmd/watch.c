@@ -64,14 +64,11 @@ watch_run(struct cmd_ctx *c, int argc, char **argv)
 	struct watch *w;
 	const char *cmd;
 	long holder;
-	int n, rc, nargs = 0;
+	int rc, nargs = 0;
 	enum gr_err prc;
 
-	rc = cmd_parse(c, argc, argv, NULL, &a, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_options(c, argc, argv, NULL, &a, N_("takes no arguments"), &rc))
 		return rc;
-	if (n > 0)
-		return cmd_usage_error(c, "takes no arguments");
 	if (session_config(c->s, &cfg, &err) != GR_OK)
 		return cmd_error(c, &err);
 	if (a.interval == 0)
