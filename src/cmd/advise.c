@@ -150,7 +150,6 @@ plan_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct plan_row *r = row;
 
-	(void)ctx;
 	switch (col) {
 	case PC_GPU: cell_str(c, r->g->gpu); break;
 	case PC_CURRENCY: cell_str(c, r->g->currency); break;
@@ -179,7 +178,6 @@ term_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct advise_term *t = row;
 
-	(void)ctx;
 	switch (col) {
 	case TC_TERM: cell_str(c, t->name); break;
 	case TC_MONTHS: c->kind = CELL_INT; c->i = t->months; break;
@@ -219,7 +217,6 @@ balance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct advise_group *g = row;
 	const struct audit_row *r = &g->sheet;
 
-	(void)ctx;
 	switch (col) {
 	case BC_GPU: cell_str(c, g->gpu); break;
 	case BC_CURRENCY: cell_str(c, g->currency); break;
@@ -277,7 +274,6 @@ saving_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct advise_saving *s = row;
 
-	(void)ctx;
 	switch (col) {
 	case SC_CURRENCY: cell_str(c, s->currency); break;
 	case SC_PAID: money(c, true, s->paid, s->currency, 2); break;

@@ -182,7 +182,6 @@ cheaper_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct audit_cheaper *k = row;
 
-	(void)ctx;
 	c->kind = CELL_MONEY;
 	c->decimals = 3;
 	c->s = k->currency;

@@ -56,7 +56,6 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 {
 	const struct event *e = row;
 
-	(void)ctx;
 	out->kind = CELL_STR;
 	switch (c) {
 	case C_SEQ: out->kind = CELL_INT; out->i = e->seq; break;

@@ -251,7 +251,6 @@ list_cell(const void *row, size_t col, struct cell *out, void *ctx)
 {
 	const struct key_row *r = row;
 
-	(void)ctx;
 	switch (col) {
 	case 0: cell_str(out, r->profile); break;
 	case 1: cell_str(out, r->provider); break;

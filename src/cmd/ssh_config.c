@@ -37,7 +37,6 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct ssh_host *h = row;
 
-	(void)ctx;
 	switch (col) {
 	case 0: cell_str(c, h->alias); break;
 	case 1: cell_str(c, h->id); break;
