@@ -604,7 +604,13 @@ const struct command cmd_login = {
 	    "vault.passphrase_command answer unattended); an empty passphrase seals it with a key\n"
 	    "file instead.\n\n"
 	    "'gpurent login exporter' stores the bearer token that 'gpurent exporter --auth'\n"
-	    "requires of every scrape (Prometheus: authorization: credentials_file)."),
+	    "requires of every scrape (Prometheus: authorization: credentials_file).\n"
+	    "'gpurent login state' stores the password of the PostgreSQL state (state.url),\n"
+	    "given to the server when libpq finds none in ~/.pgpass or a service file.\n\n"
+	    "In a team profile, --team stores the key for the team's watcher only: sealed to\n"
+	    "the watcher keys the team published ('gpurent login --team-watcher' on each\n"
+	    "watcher's machine), so that nobody who reads the shared state can open it. The\n"
+	    "watcher acts on the team's instances with team keys only."),
 	.opts = login_opts,
 	.complete_args = CPL_PROVIDER,
 	.flags = CMD_SENSITIVE,
