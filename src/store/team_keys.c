@@ -66,9 +66,12 @@ team_key_get(struct state *st, const char *team, const char *provider, const cha
 	if (q == NULL)
 		return state_fail(st, err, "cannot read the team key");
 	if ((rc = db_step(q)) == DB_ROW) {
+		/* Its size first: on PostgreSQL, asking it decodes the column again and frees
+		 * what an earlier db_column_blob returned. */
+		int bytes = db_column_bytes(q, 0);
 		const void *p = db_column_blob(q, 0);
 
-		*n = (size_t)db_column_bytes(q, 0);
+		*n = (size_t)bytes;
 		*out = xmalloc(*n + 1);
 		if (*n > 0)
 			memcpy(*out, p, *n);
