@@ -78,6 +78,7 @@ struct watch {
 	int64_t verify_timeout;
 	int64_t reconcile_interval;
 	int64_t check_tolerance;	/* costs.check_tolerance, micro-units */
+	bool said_no_team_key[SESSION_MAX_PROVIDERS];	/* per backend, once a run */
 };
 
 /* Bits of inst_watch.notified: a notify-only policy (or a refusal) says so once a spell. */
@@ -993,6 +994,35 @@ bill_daily(struct watch *w, const bool *failed)
 
 /* ---------------------------------------------------------------- the pass */
 
+/*
+ * The instances every provider lists (session_instances). A provider without a team key
+ * (session_team_key), whose team instances this watcher leaves alone, is said once a run,
+ * in the log and the journal, and counts as one that could not answer, never as the
+ * pass's error.
+ */
+static enum gr_err
+listed(struct watch *w, struct instance_list *l, struct fanout_result *res,
+    struct gr_error *err)
+{
+	enum gr_err rc = session_instances(w->s, l, res, err);
+	bool other = false;
+	size_t i;
+
+	for (i = 0; i < w->s->n_backends; i++) {
+		if (res[i].code == GR_OK)
+			continue;
+		if (!w->s->team_key_missing[i]) {
+			other = true;
+			continue;
+		}
+		if (!w->said_no_team_key[i])
+			emit(w, EV_ALERT, "no-team-key", "", NULL, session_now(w->s), "%s",
+			    res[i].err.msg);
+		w->said_no_team_key[i] = true;
+	}
+	return rc != GR_OK && rc != GR_EPARTIAL && !other ? GR_EPARTIAL : rc;
+}
+
 enum gr_err
 watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 {
@@ -1023,7 +1053,7 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		return err->code;
 	memset(res, 0, sizeof(res));
 	instance_list_init(&l);
-	rc = session_instances(w->s, &l, res, err);
+	rc = listed(w, &l, res, err);
 	if (rc != GR_OK && rc != GR_EPARTIAL) {
 		instance_list_release(&l);
 		return rc;
@@ -1032,6 +1062,8 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		if (res[i].code != GR_OK) {
 			failed[i] = true;
 			r->unlisted++;
+			if (w->s->team_key_missing[i])
+				continue;	/* said by listed */
 			fprintf(stderr, _("gpurent watch: %s: %s (its instances are not "
 			    "watched this pass)\n"), w->s->backends[i]->env.name, res[i].err.msg);
 		}
@@ -1142,6 +1174,7 @@ watch_open(struct watch **out, struct session *s, const struct watch_opts *o, lo
 	size_t i;
 
 	w->s = s;
+	s->team_keys = true;	/* a team's instances only with the team's keys */
 	w->o = *o;
 	w->lock_fd = -1;
 	w->r = &r;
