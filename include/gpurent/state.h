@@ -39,6 +39,16 @@ bool state_is_url(const char *target);
 enum gr_err state_lock_launches(struct state *st, int wait_ms, struct gr_error *err);
 void state_unlock_launches(struct state *st);
 
+/*
+ * Who acts through st, and for which team (team.h; NULL: unknown, or no team): written
+ * into the rows a person causes (the launch journal, events, jobs, groups, managed jobs).
+ * A ledger row takes the who and team of its instance's latest launch or start, whoever's
+ * gpurent writes it. Unset: NULL in every row, shown as unknown.
+ */
+void state_set_actor(struct state *st, const char *who, const char *team);
+const char *state_who(const struct state *st);
+const char *state_team(const struct state *st);
+
 enum gr_err state_begin(struct state *st, struct gr_error *err);
 enum gr_err state_commit(struct state *st, struct gr_error *err);
 void state_rollback(struct state *st);

@@ -34,8 +34,9 @@ events_add(struct state *st, struct event *ev, struct gr_error *err)
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
 	if (!store_run(st, "INSERT INTO events(at, level, kind, policy, instance_id, label, util, "
-	    "message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "Iittttit", ev->at, (int)ev->level,
-	    ev->kind, ev->policy, ev->instance_id, ev->label, ev->util_pct, ev->message)) {
+	    "message, who, team) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "Iittttittt", ev->at,
+	    (int)ev->level, ev->kind, ev->policy, ev->instance_id, ev->label, ev->util_pct,
+	    ev->message, state_who(st), state_team(st))) {
 		state_fail(st, err, "cannot write the event journal");
 		state_rollback(st);
 		return err->code;

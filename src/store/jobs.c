@@ -13,16 +13,17 @@ remote_job_record(struct state *st, const struct remote_job *j, struct gr_error 
 {
 	/* "fetch" quoted: a reserved word in PostgreSQL. */
 	if (!store_run(st, "INSERT INTO jobs(id, instance_id, seq, name, command, started_at, "
-	    "state, exit_code, then_action, after, \"fetch\", account, dir) "
-	    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+	    "state, exit_code, then_action, after, \"fetch\", account, dir, who, team) "
+	    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
 	    "instance_id = excluded.instance_id, seq = excluded.seq, name = excluded.name, "
 	    "command = excluded.command, started_at = excluded.started_at, "
 	    "state = excluded.state, exit_code = excluded.exit_code, "
 	    "then_action = excluded.then_action, after = excluded.after, "
 	    "\"fetch\" = excluded.\"fetch\", account = excluded.account, dir = excluded.dir",
-	    "ttittIiitibtt", j->id, j->instance_id,
+	    "ttittIiitibtttt", j->id, j->instance_id,
 	    j->seq, j->name, j->command, j->started_at, (int)j->state, j->exit_code,
-	    j->then_action, (int)j->after, (const void *)j->fetch, j->fetch_len, j->account, j->dir))
+	    j->then_action, (int)j->after, (const void *)j->fetch, j->fetch_len, j->account, j->dir,
+	    state_who(st), state_team(st)))
 		return state_fail(st, err, "cannot record the job");
 	return GR_OK;
 }

@@ -43,8 +43,9 @@ managed_job_add(struct state *st, struct managed_job *j, struct gr_error *err)
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
 	if (!store_run(st, "INSERT INTO managed_jobs(id, spec, state, attempt, recoveries, "
-	    "ckpt_seq, ckpt_at, created_at, ended_at, exit_code, why) VALUES('', ?, ?, ?, 0, 0, "
-	    "0, ?, 0, -1, '')", "tiiI", j->spec, (int)j->state, j->attempt, j->created_at))
+	    "ckpt_seq, ckpt_at, created_at, ended_at, exit_code, why, who, team) VALUES('', ?, ?, "
+	    "?, 0, 0, 0, ?, 0, -1, '', ?, ?)", "tiiItt", j->spec, (int)j->state, j->attempt,
+	    j->created_at, state_who(st), state_team(st)))
 		goto fail;
 	seq = db_last_insert_rowid(state_db(st));
 	snprintf(j->id, sizeof(j->id), "m%lld", (long long)seq);
