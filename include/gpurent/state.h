@@ -85,6 +85,9 @@ struct instance_list;
 void state_journal_claim(struct state *st, const char *provider, const struct instance_list *l,
     size_t first);
 
+/* Each of v[0..n)'s user: who made its latest launch or start (left "" when unknown). */
+void state_journal_users(struct state *st, struct instance *v, size_t n);
+
 /* Whether a launch or start through gpurent settled with this instance id. */
 bool state_journal_has(struct state *st, const char *instance_id);
 

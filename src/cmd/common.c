@@ -9,6 +9,7 @@
 #include "gpurent/audit.h"
 #include "gpurent/filter.h"
 #include "gpurent/i18n.h"
+#include "gpurent/team.h"
 #include "gpurent/util.h"
 #include "common.h"
 
@@ -191,4 +192,10 @@ cmd_ask_providers(struct cmd_ctx *c, struct instance_list *insts, struct offer_l
 		live[i].gpus = insts->v[i].gpu_count;
 	}
 	return live;
+}
+
+const char *
+cmd_mine(const struct config *cfg, bool mine, char *buf, size_t n)
+{
+	return mine && team_profile(cfg) ? team_user(cfg, buf, n) : NULL;
 }

@@ -36,6 +36,12 @@ enum gr_err cmd_print_nested(FILE *fp, const struct column *cols, size_t ncols, 
     const void *rows, size_t n, size_t size, cell_fn get, void *ctx, bool record,
     struct gr_error *err);
 
+/*
+ * Whose rows --mine keeps (set: mine): team.user's in a team profile (written into buf);
+ * NULL: everyone's, as without --mine, and in a personal profile, whose rows are all yours.
+ */
+const char *cmd_mine(const struct config *cfg, bool mine, char *buf, size_t n);
+
 /* Name each failed provider of a fan-out on stderr; returns how many failed. */
 size_t report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n);
 /* With -v: each provider's outcome, count and time on stderr. */

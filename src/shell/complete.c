@@ -422,7 +422,7 @@ add_filter(struct cands *c, struct session *s, const char *partial)
 static const char *const fixed_words[] = {
 	[CPL_FORMAT] = "table, json, csv, tsv, ids",
 	[CPL_AUDIT_BY] = "instance, label, provider, gpu",
-	[CPL_COSTS_BY] = "instance, label, provider, gpu, day",
+	[CPL_COSTS_BY] = "instance, label, provider, gpu, day, user",
 	[CPL_BURST] = "interruptible, on-demand",
 	[CPL_PREEMPT_REASON] = "outbid, host-failure, unreachable",
 	[CPL_STATE_ARGS] = "migrate",

@@ -310,7 +310,7 @@ ledger_each_currency(struct state *st, int64_t since,
 }
 
 #define SEG_COLUMNS "instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts, " \
-	"gone, currency"
+	"gone, currency, who"
 
 /*
  * Each row of a query of SEG_COLUMNS, prepared and bound by store_prepare (NULL: it did not
@@ -337,6 +337,7 @@ step_rows(struct state *st, struct db_stmt *s, void (*fn)(const struct ledger_se
 		g.end = db_column_int64(s, 7);
 		g.gone = db_column_int(s, 8) != 0;
 		store_col_text(s, 9, g.currency, sizeof(g.currency));
+		store_col_text(s, 10, g.who, sizeof(g.who));
 		fn(&g, ctx);
 	}
 	db_finalize(s);

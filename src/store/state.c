@@ -568,6 +568,38 @@ state_journal_claim(struct state *st, const char *provider, const struct instanc
 	free(v);
 }
 
+static int
+cmp_instance_ids(const void *pa, const void *pb)
+{
+	return strcmp((*(struct instance *const *)pa)->id, (*(struct instance *const *)pb)->id);
+}
+
+void
+state_journal_users(struct state *st, struct instance *v, size_t n)
+{
+	struct instance **by_id, key, *pkey = &key, **hit;
+	struct db_stmt *q;
+	size_t i;
+
+	if (n == 0)
+		return;
+	by_id = xcalloc(n, sizeof(*by_id));
+	for (i = 0; i < n; i++)
+		by_id[i] = &v[i];
+	qsort(by_id, n, sizeof(*by_id), cmp_instance_ids);
+	/* Oldest first: the latest launch or start of an instance is the last to be put. */
+	q = store_prepare(st, "SELECT instance_id, who FROM launch_journal WHERE instance_id != '' "
+	    "AND who IS NOT NULL ORDER BY id", "");
+	while (q != NULL && db_step(q) == DB_ROW) {
+		store_col_text(q, 0, key.id, sizeof(key.id));
+		hit = bsearch(&pkey, by_id, n, sizeof(*by_id), cmp_instance_ids);
+		if (hit != NULL)
+			store_col_text(q, 1, (*hit)->user, sizeof((*hit)->user));
+	}
+	db_finalize(q);
+	free(by_id);
+}
+
 bool
 state_journal_has(struct state *st, const char *instance_id)
 {
