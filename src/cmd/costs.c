@@ -495,7 +495,7 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	static const char *const group_names[] = { "", "instance", "label", "provider", "gpu",
 		"day", "user" };
 	struct args a = { 0, CG_NONE, NULL, false, false };
-	char me[TEAM_NAME_MAX + 1];
+	struct team_view tv;
 	struct gr_error err = { 0 };
 	struct cost_set all;
 	const struct cost_summary *sum;
@@ -530,9 +530,9 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	if (a.check)
 		return costs_check(c, cfg, a.since);
 	config_fx(cfg, &fx);
+	cmd_team_view(c, a.mine, &tv);
 	if (session_state(c->s, &st, &err) != GR_OK ||
-	    costs_compute_set(st, &clk, a.since, a.by, &fx, cmd_mine(cfg, a.mine, me, sizeof(me)),
-	    &all, &err) != GR_OK)
+	    costs_compute_set(st, &clk, a.since, a.by, &fx, tv.who, &all, &err) != GR_OK)
 		return cmd_error(c, &err);
 	/* costs.source = provider: each provider's bill where it has one and it differs. */
 	source = config_get(cfg, "costs.source");

@@ -5,13 +5,11 @@
 #include <string.h>
 
 #include "gpurent/columns.h"
-#include "gpurent/config.h"
 #include "gpurent/groups.h"
 #include "gpurent/i18n.h"
 #include "gpurent/idcache.h"
 #include "gpurent/output.h"
 #include "gpurent/state.h"
-#include "gpurent/team.h"
 #include "gpurent/util.h"
 #include "common.h"
 
@@ -78,9 +76,7 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 	struct gr_error err = { 0 };
 	struct instance_list list;
 	struct column cols[ICOL__COUNT];
-	struct config *cfg;
-	char me[TEAM_NAME_MAX + 1];
-	const char *mine;
+	struct team_view tv;
 	size_t i, o;
 	int rc, status;
 	int64_t now;
@@ -123,11 +119,9 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 			state_journal_users(st, list.v, list.n);
 		}
 	}
-	if (session_config_any(c->s, &cfg, &err) != GR_OK)
-		cfg = NULL;	/* its command (config) says what is wrong with it */
-	mine = cmd_mine(cfg, a.mine, me, sizeof(me));
+	cmd_team_view(c, a.mine, &tv);
 	for (i = o = 0; i < list.n; i++) {
-		if (mine != NULL && strcmp(list.v[i].user, mine) != 0)
+		if (!team_view_keeps(&tv, list.v[i].user))
 			continue;
 		if (a.label != NULL && strcmp(list.v[i].label, a.label) != 0)
 			continue;
@@ -139,8 +133,8 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 	now = session_now(c->s);
 	/* A team's listing says whose each instance is. */
 	memcpy(cols, instance_columns, sizeof(cols));
-	cols[ICOL_USER].hidden = !team_profile(cfg);
-	rc = cmd_print(c, cols, ICOL__COUNT, ICOL_ID, list.v, list.n, sizeof(*list.v),
+	cols[ICOL_USER].hidden = !tv.team;
+	rc = cmd_print(c, cols, team_view_columns(&tv, ICOL__COUNT), ICOL_ID, list.v, list.n, sizeof(*list.v),
 	    instance_cell, &now, status);
 	instance_list_release(&list);
 	return rc;

@@ -421,7 +421,7 @@ add_filter(struct cands *c, struct session *s, const char *partial)
 /* The kinds whose values are a fixed list: the words the option handlers accept. */
 static const char *const fixed_words[] = {
 	[CPL_FORMAT] = "table, json, csv, tsv, ids",
-	[CPL_AUDIT_BY] = "instance, label, provider, gpu",
+	[CPL_AUDIT_BY] = "instance, label, provider, gpu, user",
 	[CPL_COSTS_BY] = "instance, label, provider, gpu, day, user",
 	[CPL_BURST] = "interruptible, on-demand",
 	[CPL_PREEMPT_REASON] = "outbid, host-failure, unreachable",

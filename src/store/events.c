@@ -42,6 +42,7 @@ events_add(struct state *st, struct event *ev, struct gr_error *err)
 		return err->code;
 	}
 	ev->seq = db_last_insert_rowid(state_db(st));
+	strlcpy_(ev->user, state_who(st) != NULL ? state_who(st) : "", sizeof(ev->user));
 	return state_commit(st, err);
 }
 
@@ -59,6 +60,7 @@ read_event(struct db_stmt *q, void *row)
 	store_col_text(q, 6, e->label, sizeof(e->label));
 	e->util_pct = db_column_int(q, 7);
 	store_col_text(q, 8, e->message, sizeof(e->message));
+	store_col_text(q, 9, e->user, sizeof(e->user));
 }
 
 enum gr_err
@@ -67,7 +69,7 @@ events_load(struct state *st, int64_t since, int64_t after_seq, size_t max,
 {
 	/* The newest max, read newest first and turned round below. */
 	struct db_stmt *q = store_prepare(st, "SELECT seq, at, level, kind, policy, instance_id, "
-	    "label, util, message FROM events WHERE at >= ? AND seq > ? ORDER BY seq DESC "
+	    "label, util, message, who FROM events WHERE at >= ? AND seq > ? ORDER BY seq DESC "
 	    "LIMIT ?", "III", since, after_seq, max == 0 ? INT64_MAX : (int64_t)max);
 	struct event *v;
 

@@ -51,6 +51,7 @@ read_job(struct db_stmt *q, void *row)
 	}
 	store_col_text(q, 11, j->account, sizeof(j->account));
 	store_col_text(q, 12, j->dir, sizeof(j->dir));
+	store_col_text(q, 13, j->user, sizeof(j->user));
 }
 
 enum gr_err
@@ -58,7 +59,7 @@ remote_job_load(struct state *st, const char *instance_id, struct remote_job **o
     struct gr_error *err)
 {
 	struct db_stmt *q = store_prepare(st, "SELECT id, instance_id, seq, name, command, "
-	    "started_at, state, exit_code, then_action, after, \"fetch\", account, dir FROM jobs "
+	    "started_at, state, exit_code, then_action, after, \"fetch\", account, dir, who FROM jobs "
 	    "WHERE ?1 IS NULL OR instance_id = ?1 ORDER BY started_at, instance_id, seq", "t",
 	    instance_id);
 

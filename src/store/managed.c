@@ -83,7 +83,7 @@ managed_job_cancel(struct state *st, const char *id, struct gr_error *err)
 }
 
 #define JOB_COLUMNS "id, spec, state, attempt, recoveries, ckpt_seq, ckpt_at, created_at, " \
-	"ended_at, exit_code, why"
+	"ended_at, exit_code, why, who"
 
 static void
 read_job(struct db_stmt *q, void *row)
@@ -101,6 +101,7 @@ read_job(struct db_stmt *q, void *row)
 	j->ended_at = db_column_int64(q, 8);
 	j->exit_code = db_column_int(q, 9);
 	store_col_text(q, 10, j->why, sizeof(j->why));
+	store_col_text(q, 11, j->user, sizeof(j->user));
 }
 
 enum gr_err
