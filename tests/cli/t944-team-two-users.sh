@@ -6,6 +6,8 @@
 # own; bob's budget.day counts only his spend, the team's (budget set --team) everyone's; and
 # when both launch at the same moment under a team budget.day that fits only one launch, one
 # is admitted and the other refused, round after round.
+# figure: team-spend-by-user
+# figure: team-budget
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg.sh"
 start_pg
