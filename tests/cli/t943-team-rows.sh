@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Who and which team (issue 31): in a team profile every row a person causes (a launch's
 # journal and ledger rows, the watcher's events, a group) carries team.user and team.name,
-# and a row from before (a launch made without them) has neither (NULL: unknown).
+# and a row from before (a launch made without them) has neither (NULL: unknown); events
+# show whose they are in a team profile, and --mine keeps one's own (all, in a personal one).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/watch.sh"
 
@@ -36,4 +37,19 @@ check "the older instance's ledger rows: unknown" \
 check "the watcher's events (idle, stop-ordered): alice of ml" \
 	'[ "$(whose events "instance_id = '\''$id'\''")" = "2 2 0" ]'
 check "the group: alice of ml" '[ "$(whose groups "name = '\''web'\''")" = "1 1 0" ]'
+
+# What a teammate sees: every event, whose, and with --mine none (bob wrote none).
+expect_ok g config set team.user bob
+expect_ok g events
+check "events: a USER column, alice's" '[[ $(head -1 <<<"$OUT") == *USER ]] && grep -q "stop-ordered .* alice$" <<<"$OUT"'
+expect_ok g events --mine -o json
+check "bob's events --mine: none" '[ "$(jq length <<<"$OUT")" = 0 ]'
+expect_ok g config set team.user alice
+expect_ok g events --mine -o json
+check "alice's events --mine: hers, user alice" \
+	'[ "$(jq "[.[] | select(.user == \"alice\")] | length" <<<"$OUT")" = "$(jq length <<<"$OUT")" ] && [ "$(jq length <<<"$OUT")" -ge 4 ]'
+expect_ok g config unset team.name
+expect_ok g events --mine
+check "a personal profile: --mine is everything, no USER column" \
+	'[[ $(head -1 <<<"$OUT") != *USER* ]] && [ "$(grep -c ordered <<<"$OUT")" = 2 ]'
 pass
