@@ -44,7 +44,8 @@ struct state;
 struct instance_list;
 struct offer_list;
 
-enum audit_group { AG_INSTANCE, AG_LABEL, AG_PROVIDER, AG_GPU };
+/* AG_USER: who launched or started each instance (ledger_seg.who). */
+enum audit_group { AG_INSTANCE, AG_LABEL, AG_PROVIDER, AG_GPU, AG_USER };
 
 /* What the audit knows of an instance that the provider still lists. */
 struct audit_live {
@@ -63,10 +64,12 @@ struct audit_opts {
 	const struct audit_live *live;	/* instances listed now, for GPU count and region */
 	size_t n_live;
 	const struct fx_rates *fx;	/* the user's rates (NULL: none): only for the total */
+	const char *who;		/* only this person's ledger rows; NULL: everyone's */
 };
 
 struct audit_row {
-	char key[LABEL_MAX];		/* instance id, label ("" none), provider or GPU */
+	char key[LABEL_MAX];		/* instance id, label ("" none), provider, GPU or user
+					   ("" unknown) */
 	int instances;
 	int64_t billed_s;
 	int64_t spend;			/* micro-units of currency */
@@ -89,6 +92,7 @@ struct audit_row {
 	double co2_kg;
 	/* per instance, for grouping */
 	char provider[PROVIDER_MAX], label[LABEL_MAX], gpu[32];
+	char user[TEAM_NAME_MAX + 1];	/* "": unknown */
 };
 
 /* Cost of a utilised GPU-hour in micro-units of the row's currency; -1 when unknown. */

@@ -28,6 +28,7 @@ enum instance_col {
 	ICOL_UPTIME, ICOL_TYPE, ICOL_REGION, ICOL_IMAGE, ICOL_CREATED, ICOL_SINCE, ICOL_OFFER, ICOL_BID,
 	ICOL_STORAGE, ICOL_DISK, ICOL_SSH_HOST, ICOL_SSH_PORT, ICOL_SSH_USER, ICOL_STATUS, ICOL_GPU_RAW,
 	ICOL_GPU_KNOWN, ICOL_VENDOR, ICOL_CURRENCY, ICOL_INTENDED,
+	ICOL_USER,	/* last: ls prints it in a team profile and in JSON (team_view_columns) */
 	ICOL__COUNT,
 };
 extern const struct column instance_columns[ICOL__COUNT];

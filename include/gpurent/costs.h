@@ -52,10 +52,12 @@ int64_t cost_clock_at(const struct cost_clock *c, const char *provider, int64_t 
  */
 int64_t cost_clock_rate(const struct cost_clock *c, const char *provider);
 
-enum cost_group { CG_NONE, CG_INSTANCE, CG_LABEL, CG_PROVIDER, CG_GPU, CG_DAY };
+/* CG_USER: who launched or started each instance (ledger_seg.who). */
+enum cost_group { CG_NONE, CG_INSTANCE, CG_LABEL, CG_PROVIDER, CG_GPU, CG_DAY, CG_USER };
 
 struct cost_line {
-	char key[LABEL_MAX];	/* instance id, label ("": none), provider, GPU or YYYY-MM-DD */
+	char key[LABEL_MAX];	/* instance id, label ("": none), provider, GPU, YYYY-MM-DD or
+				   user ("": unknown) */
 	int64_t spent;		/* in [since, now) */
 	int64_t burn_hour;	/* rate of the segments open now */
 	bool gone;		/* CG_INSTANCE: the provider no longer lists it (see state.h) */
@@ -88,6 +90,13 @@ enum gr_err costs_compute(struct state *st, const struct cost_clock *clk, int64_
 /* The same in `currency` (NULL: USD), converting other rows through fx (NULL: none). */
 enum gr_err costs_compute_in(struct state *st, const struct cost_clock *clk, int64_t since,
     enum cost_group by, const char *currency, const struct fx_rates *fx,
+    struct cost_summary *out, struct gr_error *err);
+/*
+ * The same of one person's rows only: those whose ledger_seg.who is who (NULL: everyone's,
+ * costs_compute_in). Read row by row, as the kept daily totals are not per person.
+ */
+enum gr_err costs_compute_of(struct state *st, const struct cost_clock *clk, int64_t since,
+    enum cost_group by, const char *currency, const struct fx_rates *fx, const char *who,
     struct cost_summary *out, struct gr_error *err);
 /*
  * The same from every row of the window, without the daily totals the database keeps
@@ -125,8 +134,9 @@ struct cost_set {
 	bool has_total;
 };
 
+/* who: one person's spend only (costs_compute_of); NULL: everyone's. */
 enum gr_err costs_compute_set(struct state *st, const struct cost_clock *clk, int64_t since,
-    enum cost_group by, const struct fx_rates *fx, struct cost_set *out,
+    enum cost_group by, const struct fx_rates *fx, const char *who, struct cost_set *out,
     struct gr_error *err);
 /* The figures to show first: the converted total, else the first currency's. */
 const struct cost_summary *cost_set_main(const struct cost_set *s);

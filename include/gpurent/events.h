@@ -45,6 +45,8 @@ struct event {
 	char label[LABEL_MAX];
 	int util_pct;			/* the observed utilisation, -1 unknown */
 	char message[EVENT_MSG_MAX];	/* one line, what was seen and done */
+	char user[TEAM_NAME_MAX + 1];	/* whose gpurent wrote it (set by events_add: the
+					   state's, state.h); "": unknown */
 };
 
 const char *event_level_name(enum event_level l);

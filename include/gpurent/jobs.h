@@ -44,6 +44,8 @@ struct remote_job {
 	char fetch[4096];		/* REMOTE\0LOCAL_DIR\0 pairs, fetch_len bytes */
 	size_t fetch_len;
 	char account[1024];		/* what was done after the job ended */
+	char user[TEAM_NAME_MAX + 1];	/* read: who ran it ("": unknown); written: the
+					   state's (state.h) */
 };
 
 /* Insert or replace the record of j. */

@@ -68,7 +68,30 @@ struct launch_budget {
 	   budgets count whole and the ledger records as a term (ledger_add_term); 0: none. */
 	int term_months;
 	int64_t term_price;
+	/*
+	 * A team profile's (team.h): day and month above are the person's own and count only
+	 * the spend of what `who` launched or started; the team's limits (launch_team_budget,
+	 * in the shared state) count everyone's. Both are checked under the one launch lock,
+	 * so two people launching at once cannot both slip under the team's. team false: a
+	 * personal profile, none of this.
+	 */
+	bool team;
+	char who[TEAM_NAME_MAX + 1];
 };
+
+/* A team's budgets, kept in its shared state: -1 unset; currencies "" USD. */
+struct team_budget {
+	int64_t day, month;
+	char day_currency[CURRENCY_MAX], month_currency[CURRENCY_MAX];
+};
+/* The team's budgets as the state has them now. */
+void launch_team_budget(struct state *st, struct team_budget *out);
+/*
+ * Set (amount: a money value, "100" or "300 CNY") or unset (NULL) the team's budget of the
+ * day (day) or the month. GR_EUSAGE for an amount that is not money.
+ */
+enum gr_err launch_team_budget_set(struct state *st, bool day, const char *amount,
+    struct gr_error *err);
 
 /*
  * The door's engine, called by guard_launch and guard_start only (scripts/check-layers

@@ -52,6 +52,8 @@ struct managed_job {
 	int64_t created_at, ended_at;	/* ended_at 0 while it lives */
 	int exit_code;			/* the command's, once it ended; -1 before */
 	char why[512];			/* how it ended, or what it waits for */
+	char user[TEAM_NAME_MAX + 1];	/* read: who ran it ("": unknown); written: the
+					   state's (state.h) */
 };
 
 struct managed_attempt {

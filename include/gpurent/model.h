@@ -15,6 +15,7 @@
 
 #include "catalogue.h"
 #include "money.h"
+#include "team.h"
 
 /*
  * A label is at most LABEL_MAX_CHARS characters (not bytes) of printable UTF-8: no control
@@ -212,6 +213,8 @@ struct instance {
 	int term_months;		/* the months of the term it was rented on, 0: none */
 	int prepay_bp[2];		/* IV_PREPAY: what a prepayment of PREPAY_MONTHS[i] months
 					   takes off its price, in basis points (vast) */
+	char user[TEAM_NAME_MAX + 1];	/* who launched or last started it through gpurent
+					   (state_journal_users); "": unknown */
 	unsigned valid;
 };
 

@@ -52,6 +52,16 @@ bool state_is_url(const char *target);
 enum gr_err state_lock_launches(struct state *st, int wait_ms, struct gr_error *err);
 void state_unlock_launches(struct state *st);
 
+/*
+ * Who acts through st, and for which team (team.h; NULL: unknown, or no team): written
+ * into the rows a person causes (the launch journal, events, jobs, groups, managed jobs).
+ * A ledger row takes the who and team of its instance's latest launch or start, whoever's
+ * gpurent writes it. Unset: NULL in every row, shown as unknown.
+ */
+void state_set_actor(struct state *st, const char *who, const char *team);
+const char *state_who(const struct state *st);
+const char *state_team(const struct state *st);
+
 enum gr_err state_begin(struct state *st, struct gr_error *err);
 enum gr_err state_commit(struct state *st, struct gr_error *err);
 void state_rollback(struct state *st);
@@ -87,6 +97,9 @@ enum gr_err state_journal_settle(struct state *st, int64_t row, const char *inst
 struct instance_list;
 void state_journal_claim(struct state *st, const char *provider, const struct instance_list *l,
     size_t first);
+
+/* Each of v[0..n)'s user: who made its latest launch or start (left "" when unknown). */
+void state_journal_users(struct state *st, struct instance *v, size_t n);
 
 /* Whether a launch or start through gpurent settled with this instance id. */
 bool state_journal_has(struct state *st, const char *instance_id);

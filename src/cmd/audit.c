@@ -22,17 +22,19 @@ struct args {
 	int64_t span;		/* seconds back from now */
 	enum audit_group by;
 	bool offline;
+	bool mine;
 	const char *since;	/* --since as given, made a span once the clock is known */
 };
 
 static const struct cmd_opt opts[] = {
 	{ "since", 's', "WHEN", N_("audit from WHEN: a duration back (default 7d) or a UTC date or time (2026-12-01, RFC 3339)"), OPT_AT(struct args, since), CPL_NONE, OPT_WHEN },
-	{ "by", 'b', "GROUP", N_("one row per instance (default), label, provider or gpu"), 0, CPL_AUDIT_BY, 0 },
+	{ "by", 'b', "GROUP", N_("one row per instance (default), label, provider, gpu or user"), 0, CPL_AUDIT_BY, 0 },
+	{ "mine", 0, NULL, N_("only what you launched (team.user; in a personal profile, all of it)"), OPT_AT(struct args, mine), CPL_NONE, OPT_TRUE },
 	{ "offline", 0, NULL, N_("ask no provider: no cheaper offers, and GPU counts and regions only from the history"), OPT_AT(struct args, offline), CPL_NONE, OPT_TRUE },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
-static const char *const groups[] = { "instance", "label", "provider", "gpu" };
+static const char *const groups[] = { "instance", "label", "provider", "gpu", "user" };
 
 static int
 handle(struct cmd_ctx *c, int id, const char *arg, void *data)
@@ -42,7 +44,7 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 
 	(void)id;	/* --by, the one option cmd_parse does not store */
 	if ((by = cmd_choice(c, arg, groups, ARRAY_LEN(groups),
-	    N_("--by is instance, label, provider or gpu"))) < 0)
+	    N_("--by is instance, label, provider, gpu or user"))) < 0)
 		return EXIT_USAGE;
 	a->by = (enum audit_group)by;
 	return 0;
@@ -461,7 +463,7 @@ print_table(FILE *fp, struct audit_report *rep, struct audit_view *view,
 static int
 audit_run(struct cmd_ctx *c, int argc, char **argv)
 {
-	struct args a = { 7 * 86400, AG_INSTANCE, false, NULL };
+	struct args a = { 7 * 86400, AG_INSTANCE, false, false, NULL };
 	struct gr_error err = { 0 };
 	struct audit_opts o;
 	struct audit_report rep;
@@ -475,6 +477,7 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 	struct predict_row *pred = NULL;
 	struct fx_rates fx;
 	struct audit_view view;
+	struct team_view tv;
 	size_t ncheaper = 0, npred = 0;
 	int rc, target;
 	enum gr_err prc = GR_OK;
@@ -515,6 +518,8 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 	o.live = live;
 	o.n_live = a.offline ? 0 : insts.n;
 	o.fx = &fx;
+	cmd_team_view(c, a.mine, &tv);
+	o.who = tv.who;
 	rc = audit_compute(st, &o, &rep, &err) == GR_OK ? 0 : cmd_error(c, &err);
 	if (rc == 0 && predict_rows(st, &o, &pred, &npred, &err) != GR_OK) {
 		audit_report_release(&rep);

@@ -9,6 +9,7 @@
 #include "gpurent/audit.h"
 #include "gpurent/filter.h"
 #include "gpurent/i18n.h"
+#include "gpurent/team.h"
 #include "gpurent/util.h"
 #include "common.h"
 
@@ -191,4 +192,29 @@ cmd_ask_providers(struct cmd_ctx *c, struct instance_list *insts, struct offer_l
 		live[i].gpus = insts->v[i].gpu_count;
 	}
 	return live;
+}
+
+void
+cmd_team_view(struct cmd_ctx *c, bool mine, struct team_view *out)
+{
+	struct gr_error ignored = { 0 };
+	struct config *cfg;
+
+	/* A configuration that does not load is its own command's (config) to explain. */
+	if (session_config_any(c->s, &cfg, &ignored) != GR_OK)
+		cfg = NULL;
+	out->team = team_profile(cfg);
+	out->who = mine && out->team ? team_user(cfg, out->me, sizeof(out->me)) : NULL;
+}
+
+size_t
+team_view_columns(const struct team_view *v, size_t n)
+{
+	return v->team || out_global.format == OUT_JSON ? n : n - 1;
+}
+
+bool
+team_view_keeps(const struct team_view *v, const char *user)
+{
+	return v->who == NULL || strcmp(user, v->who) == 0;
 }

@@ -7,6 +7,7 @@
 #include "gpurent/backend.h"
 #include "gpurent/cmd.h"
 #include "gpurent/output.h"
+#include "gpurent/team.h"
 #include "gpurent/remote.h"
 #include "gpurent/session.h"
 
@@ -35,6 +36,26 @@ int cmd_print(struct cmd_ctx *c, const struct column *cols, size_t ncols, size_t
 enum gr_err cmd_print_nested(FILE *fp, const struct column *cols, size_t ncols, size_t id_col,
     const void *rows, size_t n, size_t size, cell_fn get, void *ctx, bool record,
     struct gr_error *err);
+
+/*
+ * How a listing of a shared store's rows shows them: in a team profile, with a USER column
+ * (team), and with --mine (mine set) only team.user's rows (who); who is NULL for every
+ * row, as without --mine and in a personal profile, whose rows are all yours.
+ */
+struct team_view {
+	bool team;
+	const char *who;
+	char me[TEAM_NAME_MAX + 1];
+};
+void cmd_team_view(struct cmd_ctx *c, bool mine, struct team_view *out);
+/* Whether a row of user should be listed. */
+bool team_view_keeps(const struct team_view *v, const char *user);
+/*
+ * How many of a listing's n columns to print, the last being its USER: all in a team
+ * profile, and in JSON, whose user key is always there; else all but that one, so that a
+ * personal listing's table and CSV columns stay as they were.
+ */
+size_t team_view_columns(const struct team_view *v, size_t n);
 
 /* Name each failed provider of a fan-out on stderr; returns how many failed. */
 size_t report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n);

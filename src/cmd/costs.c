@@ -22,11 +22,13 @@ struct args {
 	enum cost_group by;
 	const char *since_arg;	/* --since as given, resolved once the clock is known */
 	bool check;		/* --check: the ledger against each provider's bill */
+	bool mine;		/* --mine: only what team.user launched (a team profile) */
 };
 
 static const struct cmd_opt opts[] = {
 	{ "since", 's', "WHEN", N_("count spend from WHEN: a duration back (7d) or a UTC date or time (2026-12-01, RFC 3339); default: start of this month"), OPT_AT(struct args, since_arg), CPL_NONE, OPT_WHEN },
-	{ "by", 'b', "GROUP", N_("group spend by instance, label, provider, gpu or day"), 0, CPL_COSTS_BY, 0 },
+	{ "by", 'b', "GROUP", N_("group spend by instance, label, provider, gpu, day or user"), 0, CPL_COSTS_BY, 0 },
+	{ "mine", 0, NULL, N_("only the spend of what you launched (team.user; in a personal profile, all of it)"), OPT_AT(struct args, mine), CPL_NONE, OPT_TRUE },
 	{ "check", 0, NULL, N_("compare the ledger with what each provider says it charged, per instance and day (since --since, default the last 7 days)"), OPT_AT(struct args, check), CPL_NONE, OPT_TRUE },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
@@ -35,13 +37,14 @@ static int
 handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 {
 	/* In enum cost_group's order, after CG_NONE. */
-	static const char *const groups[] = { "instance", "label", "provider", "gpu", "day" };
+	static const char *const groups[] = { "instance", "label", "provider", "gpu", "day",
+		"user" };
 	struct args *a = data;
 	int by;
 
 	(void)id;	/* --by, the one option cmd_parse does not store (--check and --since are) */
 	if ((by = cmd_choice(c, arg, groups, ARRAY_LEN(groups),
-	    N_("--by is instance, label, provider, gpu or day"))) < 0)
+	    N_("--by is instance, label, provider, gpu, day or user"))) < 0)
 		return EXIT_USAGE;
 	a->by = (enum cost_group)(by + 1);
 	return 0;
@@ -488,8 +491,9 @@ static int
 costs_run(struct cmd_ctx *c, int argc, char **argv)
 {
 	static const char *const group_names[] = { "", "instance", "label", "provider", "gpu",
-		"day" };
-	struct args a = { 0, CG_NONE, NULL, false };
+		"day", "user" };
+	struct args a = { 0, CG_NONE, NULL, false, false };
+	struct team_view tv;
 	struct gr_error err = { 0 };
 	struct cost_set all;
 	const struct cost_summary *sum;
@@ -524,8 +528,9 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	if (a.check)
 		return costs_check(c, cfg, a.since);
 	config_fx(cfg, &fx);
+	cmd_team_view(c, a.mine, &tv);
 	if (session_state(c->s, &st, &err) != GR_OK ||
-	    costs_compute_set(st, &clk, a.since, a.by, &fx, &all, &err) != GR_OK)
+	    costs_compute_set(st, &clk, a.since, a.by, &fx, tv.who, &all, &err) != GR_OK)
 		return cmd_error(c, &err);
 	/* costs.source = provider: each provider's bill where it has one and it differs. */
 	source = config_get(cfg, "costs.source");

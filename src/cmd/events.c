@@ -16,12 +16,14 @@
 struct args {
 	const char *since;	/* --since as given, NULL: all */
 	bool follow;
+	bool mine;
 	enum event_level level;
 };
 
 static const struct cmd_opt opts[] = {
 	{ "since", 's', "WHEN", N_("only events from WHEN: a duration back (2h, 7d) or a UTC date or time (2026-12-01, RFC 3339)"), OPT_AT(struct args, since), CPL_NONE, OPT_WHEN },
 	{ "follow", 'f', NULL, N_("keep printing events as the watcher writes them, until interrupted"), OPT_AT(struct args, follow), CPL_NONE, OPT_TRUE },
+	{ "mine", 0, NULL, N_("only the events your gpurent wrote (team.user; in a personal profile, all of them)"), OPT_AT(struct args, mine), CPL_NONE, OPT_TRUE },
 	{ "level", 'l', "LEVEL", N_("only events of this level or above: info, action, warn, alert"), 0, CPL_NONE, 0 },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
@@ -37,7 +39,7 @@ handle(struct cmd_ctx *c, int id, const char *arg, void *data)
 	return 0;
 }
 
-enum { C_SEQ, C_AT, C_LEVEL, C_KIND, C_POLICY, C_INSTANCE, C_LABEL, C_UTIL, C_MESSAGE };
+enum { C_SEQ, C_AT, C_LEVEL, C_KIND, C_POLICY, C_INSTANCE, C_LABEL, C_UTIL, C_MESSAGE, C_USER };
 
 static const struct column cols[] = {
 	[C_SEQ] = { "seq", N_("SEQ"), true, true, 3, 0 },
@@ -49,6 +51,7 @@ static const struct column cols[] = {
 	[C_LABEL] = { "label", N_("LABEL"), false, false, 2, 8 },
 	[C_UTIL] = { "util_pct", N_("UTIL%"), true, false, 3, 0 },
 	[C_MESSAGE] = { "message", N_("MESSAGE"), false, false, 1, 20 },
+	[C_USER] = { "user", N_("USER"), false, false, 2, 8 },	/* team_view_columns */
 };
 
 static void
@@ -77,20 +80,22 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 			out->i = e->util_pct;
 		}
 		break;
+	case C_USER: out->s = e->user; break;
 	default: out->s = e->message; break;
 	}
 	if (out->kind == CELL_STR && out->s[0] == '\0' && c != C_MESSAGE)
 		out->kind = CELL_NULL;
 }
 
-/* Drop the events below the level asked for; returns how many are left. */
+/* Drop the events below the level asked for, and those tv does not keep; returns how many
+ * are left. */
 static size_t
-keep_level(struct event *v, size_t n, enum event_level level)
+keep_level(struct event *v, size_t n, enum event_level level, const struct team_view *tv)
 {
 	size_t i, k = 0;
 
 	for (i = 0; i < n; i++)
-		if (v[i].level >= level)
+		if (v[i].level >= level && team_view_keeps(tv, v[i].user))
 			v[k++] = v[i];
 	return k;
 }
@@ -98,7 +103,8 @@ keep_level(struct event *v, size_t n, enum event_level level)
 static int
 events_run(struct cmd_ctx *c, int argc, char **argv)
 {
-	struct args a = { NULL, false, EV_INFO };
+	struct args a = { NULL, false, false, EV_INFO };
+	struct team_view tv;
 	struct gr_error err = { 0 };
 	struct out_widths keep;
 	struct out_opts o;
@@ -114,6 +120,7 @@ events_run(struct cmd_ctx *c, int argc, char **argv)
 	o = out_global;	/* after the parse: an -o after the command name sets it */
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
+	cmd_team_view(c, a.mine, &tv);
 	if (a.since != NULL)
 		parse_when(a.since, session_now(c->s), &since);
 	memset(&keep, 0, sizeof(keep));
@@ -124,7 +131,7 @@ events_run(struct cmd_ctx *c, int argc, char **argv)
 			return cmd_error(c, &err);
 		if (n > 0)
 			last = v[n - 1].seq;
-		k = keep_level(v, n, a.level);
+		k = keep_level(v, n, a.level, &tv);
 		if (a.follow && o.format == OUT_JSON) {
 			/* Followed JSON is one object per line, so a reader can act on each. */
 			for (i = 0; i < k; i++) {
@@ -134,7 +141,9 @@ events_run(struct cmd_ctx *c, int argc, char **argv)
 				free(j);
 			}
 		} else if (k > 0 || (!a.follow && round == 0)) {
-			if (out_print(c->out, &o, cols, ARRAY_LEN(cols), C_SEQ, v, k, sizeof(*v),
+			/* A team's journal says whose gpurent wrote each event. */
+			if (out_print(c->out, &o, cols, team_view_columns(&tv, ARRAY_LEN(cols)),
+			    C_SEQ, v, k, sizeof(*v),
 			    cell, NULL, &err) != GR_OK) {
 				free(v);
 				return cmd_error(c, &err);

@@ -34,10 +34,11 @@ static const struct column cols[] = {
 	{ "recoveries", N_("RECOVERIES"), true, false, 3, 0 },
 	{ "lost", N_("LOST"), true, false, 3, 0 },
 	{ "cost", N_("COST"), true, false, 1, 0 },
+	{ "user", N_("USER"), false, false, 2, 8 },	/* last: team_view_columns */
 };
 enum { COL_ID, COL_KIND, COL_NAME, COL_INSTANCE, COL_STATE, COL_EXIT, COL_STARTED,
 	COL_COMMAND, COL_THEN, COL_AFTER, COL_ATTEMPT, COL_CKPT_AGE, COL_RECOVERIES, COL_LOST,
-	COL_COST };
+	COL_COST, COL_USER };
 
 /* A row of plain `jobs`: a run, or a managed job (m). */
 struct listed {
@@ -64,6 +65,7 @@ run_cell(const struct remote_job *j, size_t col, struct cell *c)
 	case COL_COMMAND: c->s = j->command; break;
 	case COL_THEN: cell_str(c, j->then_action); break;
 	case COL_AFTER: cell_str(c, j->account); break;
+	case COL_USER: cell_str(c, j->user); break;
 	default: c->kind = CELL_NULL; break;
 	}
 }
@@ -83,6 +85,7 @@ managed_listed_cell(const struct managed_row *m, size_t col, struct cell *c)
 	case COL_STARTED: c->kind = CELL_TIME; c->i = m->j.created_at; break;
 	case COL_COMMAND: c->s = m->command; break;
 	case COL_THEN: c->s = m->then_stop ? "stop" : "destroy"; break;
+	case COL_USER: cell_str(c, m->j.user); break;
 	default: managed_cell(m, figure[col], c, NULL); break;
 	}
 }
@@ -105,10 +108,12 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 
 struct jobs_args {
 	bool managed;
+	bool mine;
 };
 
 static const struct cmd_opt opts[] = {
 	{ "managed", 'm', NULL, N_("list only the managed jobs (run --managed), with their own columns"), OPT_AT(struct jobs_args, managed), CPL_NONE, OPT_TRUE },
+	{ "mine", 0, NULL, N_("only the jobs you ran (team.user; in a personal profile, all of them)"), OPT_AT(struct jobs_args, mine), CPL_NONE, OPT_TRUE },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
@@ -206,15 +211,20 @@ attempt_cell(const void *row, size_t col, struct cell *c, void *ctx)
 
 /* The managed jobs (all, or one: want), with their figures. */
 static int
-list_managed(struct cmd_ctx *c, const char *want)
+list_managed(struct cmd_ctx *c, const char *want, bool mine)
 {
 	struct gr_error err = { 0 };
 	struct managed_row *rows;
-	size_t k;
+	struct team_view tv;
+	size_t k, i, n;
 	int rc;
 
-	if (managed_rows(c->s, want, time(NULL), &rows, &k, &err) != GR_OK)
+	if (managed_rows(c->s, want, time(NULL), &rows, &n, &err) != GR_OK)
 		return cmd_error(c, &err);
+	cmd_team_view(c, mine, &tv);
+	for (i = k = 0; i < n; i++)
+		if (team_view_keeps(&tv, rows[i].j.user))
+			rows[k++] = rows[i];
 	rc = out_print(c->out, &out_global, managed_cols, ARRAY_LEN(managed_cols), 0, rows, k,
 	    sizeof(*rows), managed_cell, NULL, &err) == GR_OK ? 0 : cmd_error(c, &err);
 	free(rows);
@@ -276,26 +286,32 @@ is_attempt(struct state *st, const struct managed_row *m, size_t nm, const char 
 /* The n runs, then (with managed) every managed job, as plain `jobs` lists them. */
 static int
 print_listed(struct cmd_ctx *c, struct state *st, const struct remote_job *v, size_t n,
-    bool managed)
+    bool managed, bool mine_only)
 {
 	struct gr_error err = { 0 };
 	struct managed_row *m = NULL;
 	struct listed *rows;
-	size_t nm = 0, i;
+	struct team_view tv;
+	size_t nm = 0, i, k = 0;
 	int rc;
 
 	if (managed && managed_rows(c->s, NULL, time(NULL), &m, &nm, &err) != GR_OK)
 		return cmd_error(c, &err);
+	cmd_team_view(c, mine_only, &tv);
 	rows = xcalloc(n + nm + 1, sizeof(*rows));
-	for (i = 0; i < n; i++) {
-		rows[i].run = &v[i];
-		rows[i].kind = is_attempt(st, m, nm, v[i].id) ? "attempt" : "run";
-	}
-	for (i = 0; i < nm; i++) {
-		rows[n + i].m = &m[i];
-		rows[n + i].kind = "managed";
-	}
-	rc = out_print(c->out, &out_global, cols, ARRAY_LEN(cols), 0, rows, n + nm,
+	for (i = 0; i < n; i++)
+		if (team_view_keeps(&tv, v[i].user)) {
+			rows[k].run = &v[i];
+			rows[k++].kind = is_attempt(st, m, nm, v[i].id) ? "attempt" : "run";
+		}
+	for (i = 0; i < nm; i++)
+		if (team_view_keeps(&tv, m[i].j.user)) {
+			rows[k].m = &m[i];
+			rows[k++].kind = "managed";
+		}
+	/* A team's list says who ran each job. */
+	rc = out_print(c->out, &out_global, cols, team_view_columns(&tv, ARRAY_LEN(cols)), 0,
+	    rows, k,
 	    sizeof(*rows), cell, NULL, &err) == GR_OK ? 0 : cmd_error(c, &err);
 	free(rows);
 	free(m);
@@ -310,7 +326,7 @@ jobs_run(struct cmd_ctx *c, int argc, char **argv)
 	struct state *st;
 	char inst[ID_MAX];
 	const char *want_job = NULL, *want_inst = NULL;
-	struct jobs_args a = { false };
+	struct jobs_args a = { false, false };
 	size_t n, i, k;
 	int npos, rc, seq;
 	bool reached;
@@ -326,7 +342,7 @@ jobs_run(struct cmd_ctx *c, int argc, char **argv)
 	if (npos > 1)
 		return cmd_usage_error(c, "give at most one instance or job id");
 	if (a.managed || (npos == 1 && managed_id_valid(argv[0])))
-		return list_managed(c, npos == 1 ? argv[0] : NULL);
+		return list_managed(c, npos == 1 ? argv[0] : NULL, a.mine);
 	if (npos == 1) {
 		if (remote_job_split(argv[0], inst, sizeof(inst), &seq)) {
 			want_job = argv[0];
@@ -347,7 +363,7 @@ jobs_run(struct cmd_ctx *c, int argc, char **argv)
 		gr_fail(&err, GR_ENOTFOUND, "no job '%s' is recorded", want_job);
 		return cmd_error(c, &err);
 	}
-	rc = print_listed(c, st, v, k, npos == 0);
+	rc = print_listed(c, st, v, k, npos == 0, a.mine);
 	free(v);
 	if (rc != 0)
 		return rc;

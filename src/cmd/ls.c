@@ -20,6 +20,7 @@ struct args {
 	bool states[ST__COUNT];
 	bool any_state;
 	bool all;
+	bool mine;
 };
 
 enum { I_STATE = 1, I_GROUP };
@@ -29,6 +30,7 @@ static const struct cmd_opt opts[] = {
 	{ "state", 's', "STATE", N_("only instances in this state (comma list)"), I_STATE, CPL_STATE, 0 },
 	{ "group", 'G', "NAME", N_("only the members of this elastic group (labelled group:NAME)"), I_GROUP, CPL_GROUP, 0 },
 	{ "all", 'a', NULL, N_("a cluster (slurm): every job of yours, not only those gpurent submitted"), OPT_AT(struct args, all), CPL_NONE, OPT_TRUE },
+	{ "mine", 0, NULL, N_("only the instances you launched (team.user; in a personal profile, all of them)"), OPT_AT(struct args, mine), CPL_NONE, OPT_TRUE },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
@@ -73,6 +75,8 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 	struct fanout_result res[SESSION_MAX_PROVIDERS];
 	struct gr_error err = { 0 };
 	struct instance_list list;
+	struct column cols[ICOL__COUNT];
+	struct team_view tv;
 	size_t i, o;
 	int rc, status;
 	int64_t now;
@@ -110,10 +114,15 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 		struct state *st;
 
 		/* Keep the ids for completion; a failure here must not fail the listing. */
-		if (session_state(c->s, &st, NULL) == GR_OK)
+		if (session_state(c->s, &st, NULL) == GR_OK) {
 			idcache_put_instances(st, list.v, list.n, true, NULL);
+			state_journal_users(st, list.v, list.n);
+		}
 	}
+	cmd_team_view(c, a.mine, &tv);
 	for (i = o = 0; i < list.n; i++) {
+		if (!team_view_keeps(&tv, list.v[i].user))
+			continue;
 		if (a.label != NULL && strcmp(list.v[i].label, a.label) != 0)
 			continue;
 		if (a.any_state && !a.states[list.v[i].state])
@@ -122,7 +131,10 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 	}
 	list.n = o;
 	now = session_now(c->s);
-	rc = cmd_print(c, instance_columns, ICOL__COUNT, ICOL_ID, list.v, list.n, sizeof(*list.v),
+	/* A team's listing says whose each instance is. */
+	memcpy(cols, instance_columns, sizeof(cols));
+	cols[ICOL_USER].hidden = !tv.team;
+	rc = cmd_print(c, cols, team_view_columns(&tv, ICOL__COUNT), ICOL_ID, list.v, list.n, sizeof(*list.v),
 	    instance_cell, &now, status);
 	instance_list_release(&list);
 	return rc;

@@ -6,7 +6,7 @@
 
 #include "gpurent/cmd.h"
 
-extern const struct command cmd_advise, cmd_audit, cmd_code, cmd_complete, cmd_config, cmd_costs, cmd_cp,
+extern const struct command cmd_advise, cmd_audit, cmd_budget, cmd_code, cmd_complete, cmd_config, cmd_costs, cmd_cp,
     cmd_forward, cmd_dashboard, cmd_destroy, cmd_exporter,
     cmd_gpus, cmd_help, cmd_launch, cmd_login, cmd_logout, cmd_ls, cmd_metrics, cmd_offers,
     cmd_prepay, cmd_providers, cmd_reconcile, cmd_shell, cmd_show, cmd_sim, cmd_ssh, cmd_ssh_config, cmd_start, cmd_state, cmd_stop, cmd_version,
@@ -16,6 +16,7 @@ const struct command *const commands[] = {
 	&cmd_complete,
 	&cmd_advise,
 	&cmd_audit,
+	&cmd_budget,
 	&cmd_code,
 	&cmd_config,
 	&cmd_costs,

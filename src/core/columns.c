@@ -194,6 +194,7 @@ const struct column instance_columns[ICOL__COUNT] = {
 	[ICOL_VENDOR] = { "vendor", N_("VENDOR"), false, true, 6, 0 },
 	[ICOL_CURRENCY] = { "currency", N_("CURRENCY"), false, true, 6, 0 },	/* the sign says it */
 	[ICOL_INTENDED] = { "intended_state", N_("INTENT"), false, true, 7, 0 },
+	[ICOL_USER] = { "user", N_("USER"), false, true, 2, 8 },
 };
 
 void
@@ -279,6 +280,7 @@ instance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	case ICOL_INTENDED:
 		cell_str(c, in->intended != ST_UNKNOWN ? inst_state_name(in->intended) : NULL);
 		break;
+	case ICOL_USER: cell_str(c, in->user); break;
 	default: c->kind = CELL_NULL; break;
 	}
 }

@@ -182,6 +182,7 @@ bill(struct rows *r, const struct ledger_seg *g, int64_t since, int64_t now)
 	strlcpy_(w->label, g->label, sizeof(w->label));
 	if (g->gpu[0] != '\0')
 		strlcpy_(w->gpu, g->gpu, sizeof(w->gpu));
+	strlcpy_(w->user, g->who, sizeof(w->user));
 	cost = money_accrue(g->rate_hour, to - from);
 	w->spend += cost;
 	if (g->kind == LEDGER_COMPUTE) {
@@ -332,6 +333,7 @@ group_key(const struct audit_row *w, enum audit_group by)
 	case AG_LABEL: return w->label;
 	case AG_PROVIDER: return w->provider;
 	case AG_GPU: return w->gpu;
+	case AG_USER: return w->user;
 	default: return w->key;
 	}
 }
@@ -437,7 +439,8 @@ audit_compute(struct state *st, const struct audit_opts *o, struct audit_report 
 	for (i = 0; i < n; i++) {
 		int64_t now = cost_clock_now(o->clock, segs[i].provider);
 
-		bill(&inst, &segs[i], now - o->span_s, now);
+		if (o->who == NULL || strcmp(segs[i].who, o->who) == 0)
+			bill(&inst, &segs[i], now - o->span_s, now);
 	}
 	free(segs);
 	/* The history is read once per clock that a billed instance follows: reading it is

@@ -13,12 +13,14 @@
 
 #include "gpurent/backend.h"
 #include "gpurent/config.h"
+#include "gpurent/i18n.h"
 #include "gpurent/launch.h"
 #include "gpurent/ledger.h"
 #include "gpurent/money.h"
 #include "gpurent/observed.h"
 #include "gpurent/session.h"
 #include "gpurent/state.h"
+#include "gpurent/team.h"
 #include "gpurent/util.h"
 
 /* The current price plus margin_pct percent, rounded up to a tenth of a cent. */
@@ -158,7 +160,7 @@ record_term(struct state *st, const char *provider, const struct instance *in,
 }
 
 /* budget.day, budget.month (with their currencies) and fx.* from the config; the price in
-   price_currency; force from --force. */
+   price_currency; force from --force; who acts, in a team profile. */
 static void
 budget_from_config(struct launch_budget *b, const struct config *cfg,
     const char *price_currency, bool force)
@@ -169,16 +171,81 @@ budget_from_config(struct launch_budget *b, const struct config *cfg,
 	money_currency_set(b->price_currency, price_currency);
 	config_fx(cfg, &b->fx);
 	b->force = force;
+	b->team = team_profile(cfg);
+	if (b->team)
+		team_user(cfg, b->who, sizeof(b->who));
 }
 
-/* One budget (the day's or the month's) in its own currency. */
+/* The meta keys of a team's budgets. */
+#define TEAM_BUDGET_DAY "team.budget.day"
+#define TEAM_BUDGET_MONTH "team.budget.month"
+
+void
+launch_team_budget(struct state *st, struct team_budget *out)
+{
+	char v[64];
+
+	out->day = out->month = -1;
+	money_currency_set(out->day_currency, NULL);
+	money_currency_set(out->month_currency, NULL);
+	if (state_meta_get(st, TEAM_BUDGET_DAY, v, sizeof(v)) && v[0] != '\0' &&
+	    !money_parse_in(v, &out->day, out->day_currency))
+		out->day = -1;
+	if (state_meta_get(st, TEAM_BUDGET_MONTH, v, sizeof(v)) && v[0] != '\0' &&
+	    !money_parse_in(v, &out->month, out->month_currency))
+		out->month = -1;
+}
+
+enum gr_err
+launch_team_budget_set(struct state *st, bool day, const char *amount, struct gr_error *err)
+{
+	char code[CURRENCY_MAX];
+	int64_t m;
+
+	if (amount != NULL && (!money_parse_in(amount, &m, code) || m < 0))
+		return gr_fail(err, GR_EUSAGE, "'%s' is not an amount of money (100, 12.50, "
+		    "300 CNY)", amount);
+	return state_meta_set(st, day ? TEAM_BUDGET_DAY : TEAM_BUDGET_MONTH,
+	    amount != NULL ? amount : "", err);
+}
+
+/* One limit that a launch is held against. */
+struct limit {
+	const char *key;	/* its name in messages */
+	int64_t amount;		/* -1: unset */
+	const char *currency;
+	bool day;		/* else the month's */
+	const char *who;	/* counting only this person's spend; NULL: everyone's */
+};
+
+/* The limits of b: the person's (budget.day, budget.month), then the team's; returns how
+ * many (4 at most). */
+static size_t
+limits_of(struct state *st, const struct launch_budget *b, struct team_budget *tb,
+    struct limit *out)
+{
+	const char *who = b->team ? b->who : NULL;
+
+	out[0] = (struct limit){ "budget.day", b->day, b->day_currency, true, who };
+	out[1] = (struct limit){ "budget.month", b->month, b->month_currency, false, who };
+	if (!b->team)
+		return 2;
+	launch_team_budget(st, tb);
+	out[2] = (struct limit){ N_("the team's budget.day"), tb->day, tb->day_currency, true,
+	    NULL };
+	out[3] = (struct limit){ N_("the team's budget.month"), tb->month, tb->month_currency,
+	    false, NULL };
+	return 4;
+}
+
+/* One limit in its own currency. */
 static enum gr_err
 check_budget(struct state *st, const struct cost_clock *clk, const struct launch_budget *b,
-    const char *provider, int64_t price_hour, bool day, struct gr_error *err)
+    const char *provider, int64_t price_hour, const struct limit *l, struct gr_error *err)
 {
-	const char *key = day ? "budget.day" : "budget.month";
-	const char *cur = money_currency(day ? b->day_currency : b->month_currency);
-	int64_t amount = day ? b->day : b->month, extra, lump;
+	const char *key = _(l->key);
+	const char *cur = money_currency(l->currency);
+	int64_t amount = l->amount, extra, lump;
 	struct cost_summary sum;
 	enum gr_err rc;
 
@@ -192,7 +259,8 @@ check_budget(struct state *st, const struct cost_clock *clk, const struct launch
 		    key, cur, money_currency(b->price_currency),
 		    strcmp(cur, "USD") != 0 ? cur : money_currency(b->price_currency),
 		    strcmp(cur, "USD") != 0 ? cur : money_currency(b->price_currency));
-	if ((rc = costs_compute_in(st, clk, 0, CG_NONE, cur, &b->fx, &sum, err)) != GR_OK)
+	if ((rc = costs_compute_of(st, clk, 0, CG_NONE, cur, &b->fx, l->who, &sum, err)) !=
+	    GR_OK)
 		return rc;
 	if (sum.unconverted > 0)
 		rc = gr_fail(err, GR_EBUDGET, "refused by %s: it is in %s and the ledger has "
@@ -201,9 +269,39 @@ check_budget(struct state *st, const struct cost_clock *clk, const struct launch
 	else {
 		sum.converted |= !money_same_currency(b->price_currency, cur);
 		rc = costs_check_budget(&sum, cost_clock_now(clk, provider), extra, lump,
-		    day ? amount : -1, day ? -1 : amount, err);
+		    l->day ? amount : -1, l->day ? -1 : amount, err);
+		/* The figures are the whole team's: say so. */
+		if (rc == GR_EBUDGET && err != NULL && l->who == NULL && b->team) {
+			char msg[sizeof(err->msg)];
+
+			strlcpy_(msg, err->msg, sizeof(msg));
+			gr_error_clear(err);
+			gr_fail(err, GR_EBUDGET, "the team's budget (gpurent budget show): %s", msg);
+		}
 	}
 	cost_summary_release(&sum);
+	return rc;
+}
+
+/* Whether b has a limit to check (a team's are read under the lock: any, in a team). */
+static bool
+budgeted(const struct launch_budget *b)
+{
+	return b->team || b->day >= 0 || b->month >= 0;
+}
+
+/* Every limit of b, the person's then the team's; the first that refuses says why. */
+static enum gr_err
+check_limits(struct state *st, const struct cost_clock *clk, const struct launch_budget *b,
+    const char *provider, int64_t price_hour, struct gr_error *err)
+{
+	struct limit lim[4];
+	struct team_budget tb;
+	size_t i, n = limits_of(st, b, &tb, lim);
+	enum gr_err rc = GR_OK;
+
+	for (i = 0; i < n && rc == GR_OK; i++)
+		rc = check_budget(st, clk, b, provider, price_hour, &lim[i], err);
 	return rc;
 }
 
@@ -212,18 +310,15 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
     int64_t price_hour, const struct launch_ops *ops, void *ctx, struct instance *out,
     struct gr_error *err)
 {
-	bool budgeted = b->day >= 0 || b->month >= 0;
 	struct cost_clock clk;
 	int fd = -1;
 	enum gr_err rc = GR_OK;
 
-	if (budgeted && ops->run != NULL && (fd = lock_launches(st, err)) < 0)
+	if (budgeted(b) && ops->run != NULL && (fd = lock_launches(st, err)) < 0)
 		return err->code;
-	if (budgeted && !b->force) {
+	if (budgeted(b) && !b->force) {
 		ops->clock(ctx, &clk);
-		rc = check_budget(st, &clk, b, provider, price_hour, true, err);
-		if (rc == GR_OK)
-			rc = check_budget(st, &clk, b, provider, price_hour, false, err);
+		rc = check_limits(st, &clk, b, provider, price_hour, err);
 	}
 	if (rc == GR_OK && ops->run != NULL) {
 		int64_t row = 0;
@@ -368,16 +463,14 @@ guard_prepay(struct session *s, struct backend *b, const struct instance *in, in
 	budget_from_config(&budget, cfg, in->currency, force);
 	budget.term_price = amount;
 	/* Paid at once: the budgets count it whole, under the launches' lock. */
-	if (budget.day >= 0 || budget.month >= 0) {
+	if (budgeted(&budget)) {
 		fd = lock_launches(st, err);
 		if (fd < 0)
 			return err->code;
 	}
 	session_clock(s, &clk);
 	if (!force)
-		rc = check_budget(st, &clk, &budget, b->ops->name, 0, true, err);
-	if (rc == GR_OK && !force)
-		rc = check_budget(st, &clk, &budget, b->ops->name, 0, false, err);
+		rc = check_limits(st, &clk, &budget, b->ops->name, 0, err);
 	if (rc == GR_OK)
 		rc = b->ops->prepay(b, in->id, amount, discount_bp, covered_s, err);
 	if (rc == GR_OK) {

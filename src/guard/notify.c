@@ -37,6 +37,10 @@ watch_event_json(const struct event *ev)
 	else
 		cJSON_AddNullToObject(j, "util_pct");
 	cJSON_AddStringToObject(j, "message", ev->message);
+	if (ev->user[0] != '\0')
+		cJSON_AddStringToObject(j, "user", ev->user);
+	else
+		cJSON_AddNullToObject(j, "user");
 	s = cJSON_PrintUnformatted(j);
 	cJSON_Delete(j);
 	if (s == NULL)

@@ -124,9 +124,10 @@ do_costs(struct session *s, const struct lane_ops *ops, struct ui_result *r)
 	r->now = clk.sim_shown ? clk.sim : clk.wall;
 	/* What `gpurent costs` shows: each currency on its own, converted only at the rates. */
 	config_fx(cfg, &fx);
-	if (costs_compute_set(st, &clk, 0, CG_NONE, &fx, &r->costs, &r->err) != GR_OK ||
-	    costs_compute_set(st, &clk, 0, CG_PROVIDER, &fx, &r->by_provider, &r->err) != GR_OK ||
-	    costs_compute_set(st, &clk, 0, CG_LABEL, &fx, &r->by_label, &r->err) != GR_OK ||
+	if (costs_compute_set(st, &clk, 0, CG_NONE, &fx, NULL, &r->costs, &r->err) != GR_OK ||
+	    costs_compute_set(st, &clk, 0, CG_PROVIDER, &fx, NULL, &r->by_provider, &r->err) !=
+	    GR_OK ||
+	    costs_compute_set(st, &clk, 0, CG_LABEL, &fx, NULL, &r->by_label, &r->err) != GR_OK ||
 	    events_load(st, 0, 0, UI_MAX_EVENTS, &r->events, &r->n_events, &r->err) != GR_OK)
 		return r->err.code;
 	if (ops->audit(s, st, &clk, r) != GR_OK)

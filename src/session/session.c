@@ -163,9 +163,18 @@ session_state(struct session *s, struct state **out, struct gr_error *err)
 
 	if (err == NULL)
 		err = &ignored;
-	if (s->state == NULL && (state_target(s, &target, err) != GR_OK ||
-	    state_open(&s->state, target, err) != GR_OK))
-		return err->code;
+	if (s->state == NULL) {
+		struct config *c = NULL;
+		char who[TEAM_NAME_MAX + 1];
+
+		if (state_target(s, &target, err) != GR_OK ||
+		    state_open(&s->state, target, err) != GR_OK)
+			return err->code;
+		/* A configuration that does not load still has a login name to act as. */
+		if (session_config_any(s, &c, &ignored) != GR_OK)
+			c = NULL;
+		state_set_actor(s->state, team_user(c, who, sizeof(who)), team_name(c));
+	}
 	*out = s->state;
 	return GR_OK;
 }

@@ -421,11 +421,12 @@ add_filter(struct cands *c, struct session *s, const char *partial)
 /* The kinds whose values are a fixed list: the words the option handlers accept. */
 static const char *const fixed_words[] = {
 	[CPL_FORMAT] = "table, json, csv, tsv, ids",
-	[CPL_AUDIT_BY] = "instance, label, provider, gpu",
-	[CPL_COSTS_BY] = "instance, label, provider, gpu, day",
+	[CPL_AUDIT_BY] = "instance, label, provider, gpu, user",
+	[CPL_COSTS_BY] = "instance, label, provider, gpu, day, user",
 	[CPL_BURST] = "interruptible, on-demand",
 	[CPL_PREEMPT_REASON] = "outbid, host-failure, unreachable",
 	[CPL_STATE_ARGS] = "migrate",
+	[CPL_BUDGET_ARGS] = "show, set, unset",
 };
 
 /* Fill c with what an argument of kind k can be. Returns false for file names. */
@@ -477,6 +478,7 @@ add_kind(struct cands *c, struct session *s, enum opt_complete k, const char *pa
 	case CPL_BURST:
 	case CPL_PREEMPT_REASON:
 	case CPL_STATE_ARGS:
+	case CPL_BUDGET_ARGS:
 		break;	/* fixed_words */
 	case CPL_GPU:
 		add_gpus(c);

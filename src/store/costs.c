@@ -200,6 +200,7 @@ struct compute {
 	enum cost_group by;
 	struct cost_summary *out;
 	const struct fx_rates *fx;
+	const char *who;		/* only this person's rows; NULL: every row */
 	struct line_set lines;
 };
 
@@ -218,6 +219,7 @@ line_key(enum cost_group by, const struct ledger_seg *g)
 	case CG_LABEL: return g->label;	/* "": unlabelled, null in JSON */
 	case CG_PROVIDER: return g->provider;
 	case CG_GPU: return g->gpu[0] ? g->gpu : "unknown";
+	case CG_USER: return g->who;	/* "": unknown, null in JSON */
 	case CG_DAY:
 	case CG_NONE: break;
 	}
@@ -237,6 +239,8 @@ add_row(const struct ledger_seg *g, void *ctx)
 	int64_t spent = 0, rest_day, rest_month;
 	struct ledger_seg conv;
 
+	if (cc->who != NULL && strcmp(g->who, cc->who) != 0)
+		return;
 	if (!money_same_currency(g->currency, out->currency)) {
 		/* Converting the rate converts every amount derived from it. */
 		conv = *g;
@@ -464,8 +468,8 @@ costs_compute(struct state *st, const struct cost_clock *clk, int64_t since, enu
 
 static enum gr_err
 compute(struct state *st, const struct cost_clock *clk, int64_t since, enum cost_group by,
-    const char *currency, const struct fx_rates *fx, bool by_days, struct cost_summary *out,
-    struct gr_error *err)
+    const char *currency, const struct fx_rates *fx, const char *who, bool by_days,
+    struct cost_summary *out, struct gr_error *err)
 {
 	struct compute cc;
 	enum gr_err e;
@@ -480,6 +484,7 @@ compute(struct state *st, const struct cost_clock *clk, int64_t since, enum cost
 	row_clock(clk, COST_SIM_PROVIDER, since, &cc.sim);
 	row_clock(clk, "", since, &cc.wall);
 	cc.fx = fx;
+	cc.who = who;
 	cc.since = since;
 	cc.by = by;
 	cc.out = out;
@@ -492,7 +497,7 @@ compute(struct state *st, const struct cost_clock *clk, int64_t since, enum cost
 	 * every other figure is a sum of integers, the same in any order, and skips SQLite's
 	 * sort.
 	 */
-	if (by_days && by != CG_INSTANCE && by != CG_DAY) {
+	if (by_days && who == NULL && by != CG_INSTANCE && by != CG_DAY && by != CG_USER) {
 		/*
 		 * The totals, a day's rows and the open rows in one snapshot: a segment closed
 		 * between two of those reads would be in neither.
@@ -540,7 +545,15 @@ costs_compute_in(struct state *st, const struct cost_clock *clk, int64_t since,
     enum cost_group by, const char *currency, const struct fx_rates *fx,
     struct cost_summary *out, struct gr_error *err)
 {
-	return compute(st, clk, since, by, currency, fx, true, out, err);
+	return compute(st, clk, since, by, currency, fx, NULL, true, out, err);
+}
+
+enum gr_err
+costs_compute_of(struct state *st, const struct cost_clock *clk, int64_t since,
+    enum cost_group by, const char *currency, const struct fx_rates *fx, const char *who,
+    struct cost_summary *out, struct gr_error *err)
+{
+	return compute(st, clk, since, by, currency, fx, who, true, out, err);
 }
 
 enum gr_err
@@ -548,7 +561,7 @@ costs_compute_by_rows(struct state *st, const struct cost_clock *clk, int64_t si
     enum cost_group by, const char *currency, const struct fx_rates *fx,
     struct cost_summary *out, struct gr_error *err)
 {
-	return compute(st, clk, since, by, currency, fx, false, out, err);
+	return compute(st, clk, since, by, currency, fx, NULL, false, out, err);
 }
 
 void
@@ -561,7 +574,8 @@ cost_summary_release(struct cost_summary *s)
 
 enum gr_err
 costs_compute_set(struct state *st, const struct cost_clock *clk, int64_t since,
-    enum cost_group by, const struct fx_rates *fx, struct cost_set *out, struct gr_error *err)
+    enum cost_group by, const struct fx_rates *fx, const char *who, struct cost_set *out,
+    struct gr_error *err)
 {
 	char codes[COSTS_MAX_CURRENCIES][CURRENCY_MAX];
 	size_t i, n = ledger_currencies(st, clk, since, codes, COSTS_MAX_CURRENCIES);
@@ -572,8 +586,8 @@ costs_compute_set(struct state *st, const struct cost_clock *clk, int64_t since,
 	if (n == 0)
 		money_currency_set(codes[n++], NULL);
 	for (i = 0; i < n; i++) {
-		if (costs_compute_in(st, clk, since, by, codes[i], NULL, &out->per[i], err) !=
-		    GR_OK) {
+		if (costs_compute_of(st, clk, since, by, codes[i], NULL, who, &out->per[i],
+		    err) != GR_OK) {
 			cost_set_release(out);
 			return err->code;
 		}
@@ -581,7 +595,8 @@ costs_compute_set(struct state *st, const struct cost_clock *clk, int64_t since,
 		all_rated &= fx_rate(fx, codes[i], &r);
 	}
 	if (n > 1 && all_rated) {
-		if (costs_compute_in(st, clk, since, by, "USD", fx, &out->total, err) != GR_OK) {
+		if (costs_compute_of(st, clk, since, by, "USD", fx, who, &out->total, err) !=
+		    GR_OK) {
 			cost_set_release(out);
 			return err->code;
 		}

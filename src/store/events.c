@@ -34,13 +34,15 @@ events_add(struct state *st, struct event *ev, struct gr_error *err)
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
 	if (!store_run(st, "INSERT INTO events(at, level, kind, policy, instance_id, label, util, "
-	    "message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "Iittttit", ev->at, (int)ev->level,
-	    ev->kind, ev->policy, ev->instance_id, ev->label, ev->util_pct, ev->message)) {
+	    "message, who, team) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "Iittttittt", ev->at,
+	    (int)ev->level, ev->kind, ev->policy, ev->instance_id, ev->label, ev->util_pct,
+	    ev->message, state_who(st), state_team(st))) {
 		state_fail(st, err, "cannot write the event journal");
 		state_rollback(st);
 		return err->code;
 	}
 	ev->seq = db_last_insert_rowid(state_db(st));
+	strlcpy_(ev->user, state_who(st) != NULL ? state_who(st) : "", sizeof(ev->user));
 	return state_commit(st, err);
 }
 
@@ -58,6 +60,7 @@ read_event(struct db_stmt *q, void *row)
 	store_col_text(q, 6, e->label, sizeof(e->label));
 	e->util_pct = db_column_int(q, 7);
 	store_col_text(q, 8, e->message, sizeof(e->message));
+	store_col_text(q, 9, e->user, sizeof(e->user));
 }
 
 enum gr_err
@@ -66,7 +69,7 @@ events_load(struct state *st, int64_t since, int64_t after_seq, size_t max,
 {
 	/* The newest max, read newest first and turned round below. */
 	struct db_stmt *q = store_prepare(st, "SELECT seq, at, level, kind, policy, instance_id, "
-	    "label, util, message FROM events WHERE at >= ? AND seq > ? ORDER BY seq DESC "
+	    "label, util, message, who FROM events WHERE at >= ? AND seq > ? ORDER BY seq DESC "
 	    "LIMIT ?", "III", since, after_seq, max == 0 ? INT64_MAX : (int64_t)max);
 	struct event *v;
 

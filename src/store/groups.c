@@ -57,11 +57,11 @@ groups_create(struct state *st, const struct group *g, struct gr_error *err)
 {
 	if (!store_run(st, "INSERT INTO groups(name, gpu, gpus, min, max, target_util, "
 	    "cooldown, \"window\", base, max_price, env, predict, created_at, last_scale_at, "
-	    "max_currency, providers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?) "
-	    "ON CONFLICT DO NOTHING",
-	    "ttiiiiIIiItiItt", g->name, g->gpu, g->gpus, g->min, g->max, g->target_util,
+	    "max_currency, providers, who, team) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, "
+	    "?, ?, ?, ?) ON CONFLICT DO NOTHING",
+	    "ttiiiiIIiItiItttt", g->name, g->gpu, g->gpus, g->min, g->max, g->target_util,
 	    g->cooldown, g->window, g->base, g->max_price, g->env, (int)g->predict, g->created_at,
-	    money_currency(g->max_currency), g->providers))
+	    money_currency(g->max_currency), g->providers, state_who(st), state_team(st)))
 		return state_fail(st, err, "cannot write the groups table");
 	if (db_changes(state_db(st)) == 0)
 		return gr_fail(err, GR_EUSAGE, "a group called '%s' exists already", g->name);

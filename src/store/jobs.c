@@ -13,16 +13,17 @@ remote_job_record(struct state *st, const struct remote_job *j, struct gr_error 
 {
 	/* "fetch" quoted: a reserved word in PostgreSQL. */
 	if (!store_run(st, "INSERT INTO jobs(id, instance_id, seq, name, command, started_at, "
-	    "state, exit_code, then_action, after, \"fetch\", account, dir) "
-	    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+	    "state, exit_code, then_action, after, \"fetch\", account, dir, who, team) "
+	    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
 	    "instance_id = excluded.instance_id, seq = excluded.seq, name = excluded.name, "
 	    "command = excluded.command, started_at = excluded.started_at, "
 	    "state = excluded.state, exit_code = excluded.exit_code, "
 	    "then_action = excluded.then_action, after = excluded.after, "
 	    "\"fetch\" = excluded.\"fetch\", account = excluded.account, dir = excluded.dir",
-	    "ttittIiitibtt", j->id, j->instance_id,
+	    "ttittIiitibtttt", j->id, j->instance_id,
 	    j->seq, j->name, j->command, j->started_at, (int)j->state, j->exit_code,
-	    j->then_action, (int)j->after, (const void *)j->fetch, j->fetch_len, j->account, j->dir))
+	    j->then_action, (int)j->after, (const void *)j->fetch, j->fetch_len, j->account, j->dir,
+	    state_who(st), state_team(st)))
 		return state_fail(st, err, "cannot record the job");
 	return GR_OK;
 }
@@ -34,10 +35,10 @@ read_job(struct db_stmt *q, void *row)
 	int len = db_column_bytes(q, 10);
 	const void *blob = db_column_blob(q, 10);
 
-	store_cols(q, "ttittI-it--tt", j->id, sizeof(j->id), j->instance_id, sizeof(j->instance_id),
+	store_cols(q, "ttittI-it--ttt", j->id, sizeof(j->id), j->instance_id, sizeof(j->instance_id),
 	    &j->seq, j->name, sizeof(j->name), j->command, sizeof(j->command), &j->started_at,
 	    &j->exit_code, j->then_action, sizeof(j->then_action), j->account, sizeof(j->account),
-	    j->dir, sizeof(j->dir));
+	    j->dir, sizeof(j->dir), j->user, sizeof(j->user));
 	j->state = (enum remote_job_state)db_column_int(q, 6);
 	j->after = (enum remote_job_after)db_column_int(q, 9);
 	if (blob != NULL && len > 0 && (size_t)len <= sizeof(j->fetch)) {
@@ -51,7 +52,7 @@ remote_job_load(struct state *st, const char *instance_id, struct remote_job **o
     struct gr_error *err)
 {
 	struct db_stmt *q = store_prepare(st, "SELECT id, instance_id, seq, name, command, "
-	    "started_at, state, exit_code, then_action, after, \"fetch\", account, dir FROM jobs "
+	    "started_at, state, exit_code, then_action, after, \"fetch\", account, dir, who FROM jobs "
 	    "WHERE ?1 IS NULL OR instance_id = ?1 ORDER BY started_at, instance_id, seq", "t",
 	    instance_id);
 

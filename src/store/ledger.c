@@ -61,10 +61,13 @@ insert_seg(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
 	struct db_stmt *s;
 	int rc;
 
+	/* Its who and team: those of the instance's latest launch or start (state.h). */
 	if (db_prepare_v2(state_db(st), "INSERT INTO ledger(instance_id, provider, label, "
-	    "gpu, kind, rate_hour, start_ts, end_ts, currency) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	    -1, &s,
-	    NULL) != DB_OK)
+	    "gpu, kind, rate_hour, start_ts, end_ts, currency, who, team) VALUES(?1, ?2, ?3, ?4, "
+	    "?5, ?6, ?7, ?8, ?9, (SELECT who FROM launch_journal WHERE instance_id = ?1 ORDER BY "
+	    "id DESC LIMIT 1), (SELECT team FROM launch_journal WHERE instance_id = ?1 ORDER BY "
+	    "id DESC LIMIT 1))",
+	    -1, &s, NULL) != DB_OK)
 		return state_fail(st, err, "cannot write the ledger");
 	db_bind_text(s, 1, seg->instance_id, -1, DB_STATIC);
 	db_bind_text(s, 2, seg->provider, -1, DB_STATIC);
@@ -307,7 +310,7 @@ ledger_each_currency(struct state *st, int64_t since,
 }
 
 #define SEG_COLUMNS "instance_id, provider, label, gpu, kind, rate_hour, start_ts, end_ts, " \
-	"gone, currency"
+	"gone, currency, who"
 
 /*
  * Each row of a query of SEG_COLUMNS, prepared and bound by store_prepare (NULL: it did not
@@ -334,6 +337,7 @@ step_rows(struct state *st, struct db_stmt *s, void (*fn)(const struct ledger_se
 		g.end = db_column_int64(s, 7);
 		g.gone = db_column_int(s, 8) != 0;
 		store_col_text(s, 9, g.currency, sizeof(g.currency));
+		store_col_text(s, 10, g.who, sizeof(g.who));
 		fn(&g, ctx);
 	}
 	db_finalize(s);

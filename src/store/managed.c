@@ -43,8 +43,9 @@ managed_job_add(struct state *st, struct managed_job *j, struct gr_error *err)
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
 	if (!store_run(st, "INSERT INTO managed_jobs(id, spec, state, attempt, recoveries, "
-	    "ckpt_seq, ckpt_at, created_at, ended_at, exit_code, why) VALUES('', ?, ?, ?, 0, 0, "
-	    "0, ?, 0, -1, '')", "tiiI", j->spec, (int)j->state, j->attempt, j->created_at))
+	    "ckpt_seq, ckpt_at, created_at, ended_at, exit_code, why, who, team) VALUES('', ?, ?, "
+	    "?, 0, 0, 0, ?, 0, -1, '', ?, ?)", "tiiItt", j->spec, (int)j->state, j->attempt,
+	    j->created_at, state_who(st), state_team(st)))
 		goto fail;
 	seq = db_last_insert_rowid(state_db(st));
 	snprintf(j->id, sizeof(j->id), "m%lld", (long long)seq);
@@ -82,16 +83,16 @@ managed_job_cancel(struct state *st, const char *id, struct gr_error *err)
 }
 
 #define JOB_COLUMNS "id, spec, state, attempt, recoveries, ckpt_seq, ckpt_at, created_at, " \
-	"ended_at, exit_code, why"
+	"ended_at, exit_code, why, who"
 
 static void
 read_job(struct db_stmt *q, void *row)
 {
 	struct managed_job *j = row;
 
-	store_cols(q, "tt-iiiIIIit", j->id, sizeof(j->id), j->spec, sizeof(j->spec), &j->attempt,
+	store_cols(q, "tt-iiiIIIitt", j->id, sizeof(j->id), j->spec, sizeof(j->spec), &j->attempt,
 	    &j->recoveries, &j->ckpt_seq, &j->ckpt_at, &j->created_at, &j->ended_at,
-	    &j->exit_code, j->why, sizeof(j->why));
+	    &j->exit_code, j->why, sizeof(j->why), j->user, sizeof(j->user));
 	j->state = (enum managed_state)db_column_int(q, 2);
 }
 

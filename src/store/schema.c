@@ -229,6 +229,26 @@ static const struct store_column journal_columns[] = {
 	{ NULL, NULL, NULL },
 };
 
+/*
+ * Who caused each row and for which team (issue 31; team.h): NULL where unknown, as in every
+ * row written before this step. The ledger's rows take them from their instance's launch.
+ */
+static const struct store_column team_columns[] = {
+	{ "ledger", "who", "TEXT" },
+	{ "ledger", "team", "TEXT" },
+	{ "launch_journal", "who", "TEXT" },
+	{ "launch_journal", "team", "TEXT" },
+	{ "events", "who", "TEXT" },
+	{ "events", "team", "TEXT" },
+	{ "jobs", "who", "TEXT" },
+	{ "jobs", "team", "TEXT" },
+	{ "groups", "who", "TEXT" },
+	{ "groups", "team", "TEXT" },
+	{ "managed_jobs", "who", "TEXT" },
+	{ "managed_jobs", "team", "TEXT" },
+	{ NULL, NULL, NULL },
+};
+
 /* One step: its SQL, then the columns to add where missing, then a kept table (made and
  * filled from the rows where missing), then a function for what SQL text cannot say. */
 struct step {
@@ -251,6 +271,8 @@ static const struct step steps[] = {
 	/* 9 */ { .sql = managed_tables },
 	/* 10: the name a launch's instance is listed by, for an unsettled one (state.h). */
 	{ .columns = journal_columns },
+	/* 11: who and which team (team_columns). */
+	{ .columns = team_columns },
 	/* 13: team watchers' public keys and the team keys sealed to them (team_keys.h). */
 	{ .sql = "CREATE TABLE IF NOT EXISTS team_watchers(team TEXT NOT NULL, public_key TEXT "
 	    "NOT NULL, host TEXT NOT NULL, added_by TEXT NOT NULL, added_at INTEGER NOT NULL, "

@@ -192,6 +192,15 @@ static const char managed_tables[] =
 	"CREATE TABLE managed_lease("
 	"  job_id TEXT PRIMARY KEY, holder TEXT NOT NULL, until BIGINT NOT NULL);";
 
+/* 12: who caused each row and for which team, NULL where unknown (schema.c's team_columns). */
+static const char team_columns[] =
+	"ALTER TABLE ledger ADD COLUMN who TEXT, ADD COLUMN team TEXT;"
+	"ALTER TABLE launch_journal ADD COLUMN who TEXT, ADD COLUMN team TEXT;"
+	"ALTER TABLE events ADD COLUMN who TEXT, ADD COLUMN team TEXT;"
+	"ALTER TABLE jobs ADD COLUMN who TEXT, ADD COLUMN team TEXT;"
+	"ALTER TABLE groups ADD COLUMN who TEXT, ADD COLUMN team TEXT;"
+	"ALTER TABLE managed_jobs ADD COLUMN who TEXT, ADD COLUMN team TEXT;";
+
 const struct pg_step pg_steps[] = {
 	/* 1 */ { .sql = state_tables },
 	/* 2 */ { .sql = cache_tables },
@@ -206,6 +215,8 @@ const struct pg_step pg_steps[] = {
 	/* 10 */ { .sql = managed_tables },
 	/* 11: the name a launch's instance is listed by (SQLite's step 10). */
 	{ .sql = "ALTER TABLE launch_journal ADD COLUMN name TEXT NOT NULL DEFAULT '';" },
+	/* 12: who caused each row and for which team (SQLite's step 11). */
+	{ .sql = team_columns },
 	/* 14: team watchers' public keys and the team keys sealed to them (SQLite's step 13). */
 	{ .sql = "CREATE TABLE team_watchers(team TEXT NOT NULL, public_key TEXT NOT NULL, "
 	    "host TEXT NOT NULL, added_by TEXT NOT NULL, added_at BIGINT NOT NULL, "

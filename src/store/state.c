@@ -16,6 +16,7 @@
 #include "gpurent/i18n.h"
 #include "gpurent/model.h"
 #include "gpurent/state.h"
+#include "gpurent/team.h"
 #include "gpurent/util.h"
 #include "store_int.h"
 
@@ -23,7 +24,27 @@ struct state {
 	struct db *db;
 	char *path;
 	int depth;	/* nested state_begin calls; only the outermost starts a transaction */
+	char who[TEAM_NAME_MAX + 1], team[TEAM_NAME_MAX + 1];	/* state_set_actor; "": unknown */
 };
+
+void
+state_set_actor(struct state *st, const char *who, const char *team)
+{
+	strlcpy_(st->who, who != NULL ? who : "", sizeof(st->who));
+	strlcpy_(st->team, team != NULL ? team : "", sizeof(st->team));
+}
+
+const char *
+state_who(const struct state *st)
+{
+	return st->who[0] != '\0' ? st->who : NULL;
+}
+
+const char *
+state_team(const struct state *st)
+{
+	return st->team[0] != '\0' ? st->team : NULL;
+}
 
 enum gr_err
 state_fail(struct state *st, struct gr_error *err, const char *what)
@@ -506,12 +527,14 @@ state_journal_launch(struct state *st, const char *provider, const char *name,
 	if (st->depth > 0)
 		return gr_fail(err, GR_ESTATE, "cannot journal a launch inside a transaction");
 	if (db_prepare_v2(st->db, "INSERT INTO launch_journal(provider, price_hour, asked_ts, "
-	    "name) VALUES(?, ?, ?, ?)", -1, &s, NULL) != DB_OK)
+	    "name, who, team) VALUES(?, ?, ?, ?, ?, ?)", -1, &s, NULL) != DB_OK)
 		return state_fail(st, err, "cannot journal the launch");
 	db_bind_text(s, 1, provider, -1, DB_STATIC);
 	db_bind_int64(s, 2, price_hour);
 	db_bind_int64(s, 3, now);
 	db_bind_text(s, 4, name, -1, DB_STATIC);
+	db_bind_text(s, 5, state_who(st), -1, DB_STATIC);
+	db_bind_text(s, 6, state_team(st), -1, DB_STATIC);
 	/* FULL: this commit syncs the WAL (and its directory when new) before it returns. A
 	 * PostgreSQL commit is durable on its own (synchronous_commit, the server's default). */
 	if (!state_is_postgresql(st))
@@ -534,6 +557,12 @@ state_journal_settle(struct state *st, int64_t row, const char *instance_id,
 {
 	if (!store_run(st, "UPDATE launch_journal SET settled = 1, instance_id = ? WHERE id = ?",
 	    "tI", instance_id, row))
+		return state_fail(st, err, "cannot settle the launch journal");
+	/* What its provider's own ledger wrote while it launched (the simulator's) is its too. */
+	if (instance_id[0] != '\0' && !store_run(st, "UPDATE ledger SET who = "
+	    "launch_journal.who, team = launch_journal.team FROM launch_journal WHERE "
+	    "launch_journal.id = ? AND ledger.instance_id = launch_journal.instance_id AND "
+	    "ledger.who IS NULL", "I", row))
 		return state_fail(st, err, "cannot settle the launch journal");
 	return GR_OK;
 }
@@ -566,6 +595,38 @@ state_journal_claim(struct state *st, const char *provider, const struct instanc
 				break;
 			}
 	free(v);
+}
+
+static int
+cmp_instance_ids(const void *pa, const void *pb)
+{
+	return strcmp((*(struct instance *const *)pa)->id, (*(struct instance *const *)pb)->id);
+}
+
+void
+state_journal_users(struct state *st, struct instance *v, size_t n)
+{
+	struct instance **by_id, key, *pkey = &key, **hit;
+	struct db_stmt *q;
+	size_t i;
+
+	if (n == 0)
+		return;
+	by_id = xcalloc(n, sizeof(*by_id));
+	for (i = 0; i < n; i++)
+		by_id[i] = &v[i];
+	qsort(by_id, n, sizeof(*by_id), cmp_instance_ids);
+	/* Oldest first: the latest launch or start of an instance is the last to be put. */
+	q = store_prepare(st, "SELECT instance_id, who FROM launch_journal WHERE instance_id != '' "
+	    "AND who IS NOT NULL ORDER BY id", "");
+	while (q != NULL && db_step(q) == DB_ROW) {
+		store_col_text(q, 0, key.id, sizeof(key.id));
+		hit = bsearch(&pkey, by_id, n, sizeof(*by_id), cmp_instance_ids);
+		if (hit != NULL)
+			store_col_text(q, 1, (*hit)->user, sizeof((*hit)->user));
+	}
+	db_finalize(q);
+	free(by_id);
 }
 
 bool

@@ -1,0 +1,162 @@
+/*
+ * gpurent budget: the budgets a launch is held against (launch.h). In a team profile, the
+ * person's own (budget.day, budget.month in the profile, counting what they launched) and
+ * the team's (in the shared state, counting everyone's), which `budget set --team` sets.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpurent/config.h"
+#include "gpurent/i18n.h"
+#include "gpurent/launch.h"
+#include "gpurent/money.h"
+#include "gpurent/state.h"
+#include "gpurent/team.h"
+#include "gpurent/util.h"
+#include "common.h"
+
+struct args {
+	bool team;
+};
+
+static const struct cmd_opt opts[] = {
+	{ "team", 0, NULL, N_("set or unset the team's budget, in the shared state (a team profile)"), OPT_AT(struct args, team), CPL_NONE, OPT_TRUE },
+	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
+};
+
+/* One budget as listed: whose, of which period, how much. */
+struct budget_row {
+	const char *scope;	/* "user" or "team" */
+	const char *name;	/* the user's or the team's; NULL: a personal profile */
+	const char *period;	/* "day" or "month" */
+	int64_t amount;		/* -1: unset */
+	const char *currency;
+};
+
+enum { C_SCOPE, C_NAME, C_PERIOD, C_BUDGET, C_CURRENCY };
+
+static const struct column cols[] = {
+	[C_SCOPE] = { "scope", N_("SCOPE"), false, false, 0, 0 },
+	[C_NAME] = { "name", N_("NAME"), false, false, 0, 0 },
+	[C_PERIOD] = { "period", N_("PERIOD"), false, false, 0, 0 },
+	[C_BUDGET] = { "budget", N_("BUDGET"), true, false, 0, 0 },
+	[C_CURRENCY] = { "currency", N_("CURRENCY"), false, true, 0, 0 },
+};
+
+static void
+cell(const void *row, size_t c, struct cell *out, void *ctx)
+{
+	const struct budget_row *r = row;
+
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+	switch (c) {
+	case C_SCOPE: cell_str(out, r->scope); break;
+	case C_NAME: cell_str(out, r->name); break;
+	case C_PERIOD: cell_str(out, r->period); break;
+	case C_BUDGET:
+		out->kind = r->amount >= 0 ? CELL_MONEY : CELL_NULL;
+		out->i = r->amount;
+		out->s = r->currency;
+		out->decimals = 2;
+		break;
+	default: cell_str(out, money_currency(r->currency)); break;
+	}
+}
+
+static int
+budget_show(struct cmd_ctx *c, const struct config *cfg)
+{
+	struct gr_error err = { 0 };
+	struct budget_row rows[4];
+	struct team_budget tb;
+	struct state *st;
+	char me[TEAM_NAME_MAX + 1], day_cur[CURRENCY_MAX], month_cur[CURRENCY_MAX];
+	const char *who = team_profile(cfg) ? team_user(cfg, me, sizeof(me)) : NULL;
+	size_t n = 0;
+
+	rows[n++] = (struct budget_row){ "user", who, "day",
+		config_get_money_in(cfg, "budget.day", day_cur), day_cur };
+	rows[n++] = (struct budget_row){ "user", who, "month",
+		config_get_money_in(cfg, "budget.month", month_cur), month_cur };
+	if (team_profile(cfg)) {
+		if (session_state(c->s, &st, &err) != GR_OK)
+			return cmd_error(c, &err);
+		launch_team_budget(st, &tb);
+		rows[n++] = (struct budget_row){ "team", team_name(cfg), "day", tb.day,
+			tb.day_currency };
+		rows[n++] = (struct budget_row){ "team", team_name(cfg), "month", tb.month,
+			tb.month_currency };
+	}
+	return cmd_print(c, cols, ARRAY_LEN(cols), C_SCOPE, rows, n, sizeof(*rows), cell, NULL,
+	    0);
+}
+
+static int
+budget_run(struct cmd_ctx *c, int argc, char **argv)
+{
+	struct args a = { false };
+	struct gr_error err = { 0 };
+	struct config *cfg;
+	struct state *st;
+	bool set, day;
+	int rc, npos;
+
+	if (!cmd_parse_args(c, argc, argv, NULL, &a, N_("say show, set or unset"), &npos, &rc))
+		return rc;
+	if (session_config(c->s, &cfg, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (strcmp(argv[0], "show") == 0) {
+		if (npos != 1 || a.team)
+			return cmd_usage_error(c, "show takes no arguments; it shows every budget");
+		return budget_show(c, cfg);
+	}
+	set = strcmp(argv[0], "set") == 0;
+	if (!set && strcmp(argv[0], "unset") != 0)
+		return cmd_usage_error(c, "unknown subcommand '%s' (show, set, unset)", argv[0]);
+	if (npos != (set ? 3 : 2) || (strcmp(argv[1], "day") != 0 &&
+	    strcmp(argv[1], "month") != 0)) {
+		if (set)
+			return cmd_usage_error(c, "usage: gpurent budget set [--team] day|month "
+			    "AMOUNT");
+		return cmd_usage_error(c, "usage: gpurent budget unset [--team] day|month");
+	}
+	day = strcmp(argv[1], "day") == 0;
+	if (!a.team) {
+		const char *profile = c->s->profile != NULL && c->s->profile[0] != '\0' ?
+		    c->s->profile : NULL;
+		const char *key = day ? "budget.day" : "budget.month";
+
+		/* The person's own budget is the selected profile's key: the config's door. */
+		rc = set ? config_set(cfg, profile, key, argv[2], &err) :
+		    config_unset(cfg, profile, key, &err);
+		return rc != GR_OK ? cmd_error(c, &err) : finish_output(c, 0);
+	}
+	if (!team_profile(cfg))
+		return cmd_usage_error(c, "--team needs a team profile (team.name, with the "
+		    "team's state.url)");
+	if (session_state(c->s, &st, &err) != GR_OK ||
+	    launch_team_budget_set(st, day, set ? argv[2] : NULL, &err) != GR_OK)
+		return cmd_error(c, &err);
+	return finish_output(c, 0);
+}
+
+const struct command cmd_budget = {
+	.name = "budget",
+	.args = "show | set [--team] day|month AMOUNT | unset [--team] day|month",
+	.summary = N_("the budgets launches are held against: yours and your team's"),
+	.help =
+	    N_("show lists the budgets a launch or start is admitted against: budget.day and\n"
+	    "budget.month of the profile and, in a team profile (team.name), the team's, which\n"
+	    "are kept in the team's shared state so that every member has the same. In a team\n"
+	    "profile the profile's budgets are the person's own, counting only the spend of\n"
+	    "what team.user launched or started; the team's count everyone's. A launch is\n"
+	    "admitted against all of them under one lock in the shared state, so two people\n"
+	    "launching at once cannot both pass a team budget that only one fits under.\n"
+	    "set and unset change the profile's (as 'gpurent config set budget.day' does) or,\n"
+	    "with --team, the team's. An AMOUNT is money, in US dollars unless a currency\n"
+	    "follows (100, 12.50, 300 CNY)."),
+	.opts = opts,
+	.complete_args = CPL_BUDGET_ARGS,
+	.run = budget_run,
+};
