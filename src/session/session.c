@@ -284,8 +284,11 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 	/* The environment wins; the sealed store is opened only when it has to be. */
 	s->vault_keys[s->n_backends] = NULL;
 	s->team_key_missing[s->n_backends] = false;
-	if (s->team_keys && team_profile(s->config)) {
-		/* The team's watcher: its team key, never one of the environment or a person's. */
+	if (s->team_keys && team_profile(s->config) && strcmp(ops->name, "sim") != 0) {
+		/*
+		 * The team's watcher: its team key, never one of the environment or a person's
+		 * (the simulator takes none).
+		 */
 		struct state *st;
 
 		if (session_state(s, &st, err) != GR_OK)
