@@ -5,8 +5,8 @@
 #
 #   bench/team-store.sh [BUILD_DIR]     (default: build; RUNS=N, default 7; DASH_RUNS=N, the
 #                                        dashboard's answers, default 3; SEGS_PER_DAY=N,
-#                                        default 2; OLD=BINARY times another gpurent beside
-#                                        this one, on the same databases)
+#                                        default 2; OLD="BINARY..." times other gpurents
+#                                        beside this one, on the same databases: before)
 #
 # The state is bench/scale.sh's (1,000 running instances of the simulator, a year of their
 # billing: 730,000 ledger rows with the default) and one pass of `gpurent watch --once` (a
@@ -57,8 +57,8 @@ url_of() {
 	tcp) echo "$GPURENT_TEST_PG_URL" ;;
 	esac
 }
-bins=("$gr")
-[ -n "${OLD:-}" ] && bins+=("$OLD")
+read -r -a old <<<"${OLD:-}"
+bins=("$gr" "${old[@]}")
 
 # times NAME COMMAND...: RUNS runs of COMMAND for each binary and target, interleaved, into
 # $work/t.NAME.BIN.TARGET (wall ms, CPU ms a line).
@@ -77,18 +77,21 @@ times() {
 	done
 }
 
-median() {	# FILE COLUMN
+median() {	# FILE COLUMN (0 where there are no figures)
 	sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { printf "%d", v[int((NR + 1) / 2)] }'
 }
 
 # The costs lane of a dashboard on target, asked every second: DASH_RUNS answers after the
-# first into $work/t.dashboard.BIN.TARGET (at most 5 minutes).
+# first into $work/t.dashboard.BIN.TARGET (at most 5 minutes; none from a gpurent whose
+# trace has no "costs" lines, older than this bench, after a minute).
 dashboard() {	# BIN TARGET
-	local name=d$1$2 trace=$work/trace.$1.$2 i
+	local name=d$1$2 trace=$work/trace.$1.$2 i got
 	tm new-session -d -s "$name" -x 160 -y 40 "env GPURENT_STATE_URL='$(url_of "$2")' \
 	    GPURENT_UI_TRACE='$trace' '${bins[$1]}' dashboard --view costs --refresh 1"
 	for ((i = 0; i < 3000; i++)); do
-		[ "$(grep -c '^costs ' "$trace" 2>/dev/null || true)" -gt "$dash_runs" ] && break
+		got=$(grep -c '^costs ' "$trace" 2>/dev/null || true)
+		[ "${got:-0}" -gt "$dash_runs" ] && break
+		[ "${got:-0}" = 0 ] && [ "$i" -ge 600 ] && break
 		sleep 0.1
 	done
 	tm kill-session -t "$name"
@@ -126,7 +129,7 @@ echo
 echo "|---|---:|---:|---:|---:|---:|"
 for b in "${!bins[@]}"; do
 	tag=""
-	[ "$b" = 1 ] && tag="old: "
+	[ "$b" -gt 0 ] && tag="before ($b): "
 	for n in version events costs ls dashboard; do
 		case $n in
 		version) label="floor: gpurent version" ;;
@@ -139,8 +142,11 @@ for b in "${!bins[@]}"; do
 		p=$(median "$work/t.$n.$b.socket" 1)
 		q=$(median "$work/t.$n.$b.tcp" 1)
 		awk -v l="$tag$label" -v s="$s" -v p="$p" -v q="$q" 'BEGIN {
-			printf "| %s | %d ms | %d ms | %d ms | %.2fx | %.2fx |\n", l, s, p, q,
-			    s ? p / s : 0, s ? q / s : 0 }'
+			if (s == 0 || p == 0 || q == 0)
+				printf "| %s | - | - | - | - | - |\n", l
+			else
+				printf "| %s | %d ms | %d ms | %d ms | %.2fx | %.2fx |\n", l, s, p,
+				    q, p / s, q / s }'
 	done
 done
 echo
@@ -149,7 +155,7 @@ echo "median CPU (user + system) of the client, ms: " \
     "$(median "$work/t.$n.0.socket" 2)" "$(median "$work/t.$n.0.tcp" 2)"; done)"
 echo
 for b in "${!bins[@]}"; do
-	echo "statements sent to PostgreSQL ($([ "$b" = 1 ] && echo old || echo this build)):" \
+	echo "statements sent to PostgreSQL ($([ "$b" -gt 0 ] && echo "before ($b)" || echo this build)):" \
 	    "events $(statements "${bins[$b]}" events)," \
 	    "costs $(statements "${bins[$b]}" costs)," \
 	    "ls -o json $(statements "${bins[$b]}" ls -o json)"
