@@ -5,7 +5,8 @@
 #   bench/scale.sh [BUILD_DIR]      (default: build; RUNS=N, default 9; SEGS_PER_DAY=N,
 #                                    default 2; SCALE_DIR=DIR keeps the state built;
 #                                    OLD=BINARY compares the outputs with another gpurent's
-#                                    and times it beside this one)
+#                                    and times it beside this one; STATE_ONLY=1 with SCALE_DIR
+#                                    builds the state and stops: bench/team-store.sh's)
 #
 # The state is built directly with sqlite3, the way gpurent itself would have written it:
 # one launch creates the simulated world, then 999 copies of that instance are added, all
@@ -63,6 +64,7 @@ COMMIT;
 ANALYZE;
 SQL
 "$gr" costs >/dev/null	# the first run may add what a newer gpurent keeps (indexes, totals)
+[ "${STATE_ONLY:-0}" = 1 ] && exit 0
 
 # Median wall time and median CPU time (user + system, all threads) of RUNS runs, in ms:
 # on a shared machine the CPU time is the figure that does not depend on the others' load.

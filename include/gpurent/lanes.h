@@ -81,6 +81,7 @@ struct ui_result {
 	enum gr_err code;
 	struct gr_error err;
 	int64_t now;			/* the provider's clock when the job ended */
+	double took;			/* seconds the lane spent on the job (GPURENT_UI_TRACE) */
 	struct offer_list offers;
 	bool unasked;			/* UJ_OFFERS: the market's stamp says the answer the
 					   view holds is still the provider's: nothing was

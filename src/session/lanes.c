@@ -400,6 +400,7 @@ lane_main(void *arg)
 	struct session s;
 	struct ui_result *r;
 	struct lane_request again;
+	struct timespec done;
 	bool last, cached;
 	char b = 1;
 
@@ -431,6 +432,9 @@ lane_main(void *arg)
 		sample_list_init(&r->samples);
 		sample_list_init(&r->history);
 		cached = run_job(&s, l, r);
+		clock_gettime(CLOCK_MONOTONIC, &done);
+		r->took = (double)(done.tv_sec - l->since.tv_sec) +
+		    (double)(done.tv_nsec - l->since.tv_nsec) / 1e9;
 		again = r->req;
 
 		pthread_mutex_lock(&f->mu);

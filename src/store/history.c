@@ -1486,50 +1486,55 @@ spans_sorted(const struct spans *l)
 /* The columns the minute statement of a summary reads after the minute (minute_spans). */
 #define MINUTE_SPAN_COLS ", secs, util_mean, util_max, power_mean, n"
 
-/* One series' minute rows as spans: (minute, secs, util_mean, util_max, power_mean, n). */
+/* A minute row (minute, secs, util_mean, util_max, power_mean, n) as a span of gpu. */
+static void
+minute_span(struct db_stmt *minute, int gpu, struct span *p)
+{
+	p->t = db_column_int64(minute, 0);
+	p->gpu = gpu;
+	p->secs = db_column_double(minute, 1);
+	p->util_known = db_column_type(minute, 2) != DB_NULL;
+	p->util = db_column_double(minute, 2);
+	p->idle_util = db_column_double(minute, 3);
+	p->power_known = db_column_type(minute, 4) != DB_NULL;
+	p->power = db_column_double(minute, 4);
+	p->n = db_column_int(minute, 5);
+}
+
+/* One series' minute rows as spans. */
 static int
 minute_spans(struct db_stmt *minute, int gpu, struct spans *out)
 {
 	int rc;
 
-	while ((rc = db_step(minute)) == DB_ROW) {
-		struct span *p = spans_add(out);
-
-		p->t = db_column_int64(minute, 0);
-		p->gpu = gpu;
-		p->secs = db_column_double(minute, 1);
-		p->util_known = db_column_type(minute, 2) != DB_NULL;
-		p->util = db_column_double(minute, 2);
-		p->idle_util = db_column_double(minute, 3);
-		p->power_known = db_column_type(minute, 4) != DB_NULL;
-		p->power = db_column_double(minute, 4);
-		p->n = db_column_int(minute, 5);
-	}
+	while ((rc = db_step(minute)) == DB_ROW)
+		minute_span(minute, gpu, spans_add(out));
 	return rc;
 }
 
-/* One series' raw samples (at, util, power) as spans with the seconds each covers. */
-static int
-raw_spans(struct db_stmt *raw, int gpu, struct spans *out)
+/* A raw sample (at, util, power) as a span of gpu, its seconds left to raw_secs. */
+static void
+raw_span(struct db_stmt *raw, int gpu, struct span *p)
 {
-	size_t first = out->n, i;
-	int rc;
+	p->t = db_column_int64(raw, 0);
+	p->gpu = gpu;
+	p->util_known = db_column_type(raw, 1) != DB_NULL;
+	p->util = p->idle_util = db_column_double(raw, 1);
+	p->power_known = db_column_type(raw, 2) != DB_NULL;
+	p->power = db_column_double(raw, 2);
+	p->n = 1;
+	p->secs = 0;
+}
 
-	while ((rc = db_step(raw)) == DB_ROW) {
-		struct span *p = spans_add(out);
+/* The seconds each of one series' raw samples v[0..n) covers, in time order. */
+static void
+raw_secs(struct span *v, size_t n)
+{
+	size_t i;
 
-		p->t = db_column_int64(raw, 0);
-		p->gpu = gpu;
-		p->util_known = db_column_type(raw, 1) != DB_NULL;
-		p->util = p->idle_util = db_column_double(raw, 1);
-		p->power_known = db_column_type(raw, 2) != DB_NULL;
-		p->power = db_column_double(raw, 2);
-		p->n = 1;
-	}
-	for (i = first; i < out->n; i++)
-		out->v[i].secs = (double)raw_dt(i > first ? out->v[i - 1].t : -1, out->v[i].t,
-		    i + 1 < out->n ? out->v[i + 1].t : -1);
-	return rc;
+	for (i = 0; i < n; i++)
+		v[i].secs = (double)raw_dt(i > 0 ? v[i - 1].t : -1, v[i].t,
+		    i + 1 < n ? v[i + 1].t : -1);
 }
 
 /* A histogram as a blob: for each bin with seconds, its index and the seconds (LEB128). */
@@ -1637,14 +1642,6 @@ fold_add_hour(struct fold *f, struct db_stmt *s)
 	hist_decode(db_column_blob(s, 7), db_column_bytes(s, 7), f->instant_secs,
 	    INSTANT_BINS);
 }
-
-/*
- * Plan: SEARCH samples_hour USING PRIMARY KEY (instance_id=? AND hour>? AND hour<?): one
- * instance's hours in key order, about 720 rows of some 300 bytes for a month.
- */
-static const char sql_hour_read[] =
-    "SELECT first, last, samples, util_w, util_sum, energy_j, util_secs, "
-    "instant_secs FROM samples_hour WHERE instance_id = ?1 AND hour >= ?2 AND hour < ?3";
 
 /*
  * The series of one instance, its nodes' ("ID/NODE") with them: l->head[i..j), j returned.
@@ -1781,20 +1778,214 @@ rollups_fill(struct state *st)
 	    (!gpu_hours_missing || gpu_hours(st, lo, hi));
 }
 
+/*
+ * The series samples_summary reads with each statement: a statement per series was a round
+ * trip each on PostgreSQL (1,000 instances of 3,710 GPUs: some 13,000 per summary).
+ */
+#define SUMMARY_BATCH 200
+
+/* Part of the series list, l->id[lo..hi) (whole instances), read together. */
+struct batch {
+	const struct series_list *l;
+	size_t lo, hi;
+	struct batch_id { int64_t id; size_t k; } *by_id;	/* sorted by id */
+	struct run { size_t first, n; } *runs[3];	/* per k - lo: its spans in sp[] */
+	struct spans sp[3];	/* the minute rows before and after the whole hours, raw */
+	bool *any_minute;	/* per k - lo: a minute row in the whole hours */
+};
+
+static int
+batch_id_cmp(const void *a, const void *b)
+{
+	const struct batch_id *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The place in the list (k) of series id, or SIZE_MAX where the batch has none. */
+static size_t
+batch_k(const struct batch *b, int64_t id)
+{
+	struct batch_id key = { .id = id }, *hit;
+
+	hit = bsearch(&key, b->by_id, b->hi - b->lo, sizeof(key), batch_id_cmp);
+	return hit != NULL ? hit->k : SIZE_MAX;
+}
+
+/* " IN (?, ...)" with n places into q (bound from ?3 on by batch_prepare). A batch can be
+ * one instance's thousands of nodes' GPUs: q grows. */
+static void
+batch_in(struct sb *q, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sb_adds(q, i == 0 ? " IN (?" : ", ?");
+	sb_addc(q, ')');
+}
+
+/* q prepared (and released), ?1 and ?2 bound to since and until, ?3... to the batch's
+ * series (or, with bases, the n instance ids in bases). */
+static struct db_stmt *
+batch_prepare(struct db *db, const struct batch *b, struct sb *q, int64_t since,
+    int64_t until, const char (*bases)[ID_MAX], size_t n)
+{
+	struct db_stmt *s;
+	size_t i;
+	int rc = db_prepare_v2(db, q->buf, -1, &s, NULL);
+
+	sb_release(q);
+	if (rc != DB_OK)
+		return NULL;
+	db_bind_int64(s, 1, since);
+	db_bind_int64(s, 2, until);
+	for (i = 0; i < n; i++)
+		if (bases != NULL)
+			db_bind_text(s, (int)i + 3, bases[i], -1, DB_STATIC);
+		else
+			db_bind_int64(s, (int)i + 3, b->l->id[b->lo + i]);
+	return s;
+}
+
+/* The batch's rows of [since, until) from samples_minute (which 0 or 1) or samples (2) as
+ * spans into b->sp[which], one run of them per series (b->runs[which]). */
+static int
+batch_spans(struct db *db, struct batch *b, int which, int64_t since, int64_t until)
+{
+	struct spans *out = &b->sp[which];
+	struct run *runs = b->runs[which];
+	struct sb q;
+	struct db_stmt *s;
+	size_t k = SIZE_MAX, nb = b->hi - b->lo;
+	int64_t series = -1;
+	int rc;
+
+	out->n = 0;
+	memset(runs, 0, nb * sizeof(*runs));
+	sb_init(&q);
+	/* The primary key's range for each series: (series=? AND time>? AND time<?). */
+	sb_adds(&q, which < 2 ? "SELECT minute" MINUTE_SPAN_COLS ", series FROM samples_minute "
+	    "WHERE minute >= ?1 AND minute < ?2 AND series" : "SELECT at, util, power, series "
+	    "FROM samples WHERE at >= ?1 AND at < ?2 AND series");
+	batch_in(&q, nb);
+	sb_adds(&q, which < 2 ? " ORDER BY series, minute" : " ORDER BY series, at");
+	if ((s = batch_prepare(db, b, &q, since, until, NULL, nb)) == NULL)
+		return DB_ERROR;
+	while ((rc = db_step(s)) == DB_ROW) {
+		int64_t id = db_column_int64(s, which < 2 ? 6 : 3);
+
+		if (id != series) {
+			series = id;
+			if ((k = batch_k(b, id)) == SIZE_MAX)
+				continue;
+			runs[k - b->lo].first = out->n;
+		}
+		if (k == SIZE_MAX)
+			continue;
+		if (which < 2)
+			minute_span(s, 0, spans_add(out));
+		else
+			raw_span(s, 0, spans_add(out));
+		runs[k - b->lo].n++;
+	}
+	db_finalize(s);
+	for (k = 0; which == 2 && k < nb; k++)
+		if (runs[k].n > 0)
+			raw_secs(out->v + runs[k].first, runs[k].n);
+	return rc;
+}
+
+/* Which of the batch's series have a minute row in [since, until). */
+static int
+batch_any_minute(struct db *db, struct batch *b, int64_t since, int64_t until)
+{
+	struct db_stmt *s;
+	size_t k, nb = b->hi - b->lo;
+	struct sb q;
+	int rc;
+
+	memset(b->any_minute, 0, nb * sizeof(*b->any_minute));
+	sb_init(&q);
+	sb_adds(&q, "SELECT s.id FROM sample_series s WHERE EXISTS (SELECT 1 FROM samples_minute "
+	    "m WHERE m.series = s.id AND m.minute >= ?1 AND m.minute < ?2) AND s.id");
+	batch_in(&q, nb);
+	if ((s = batch_prepare(db, b, &q, since, until, NULL, nb)) == NULL)
+		return DB_ERROR;
+	while ((rc = db_step(s)) == DB_ROW)
+		if ((k = batch_k(b, db_column_int64(s, 0))) != SIZE_MAX)
+			b->any_minute[k - b->lo] = true;
+	db_finalize(s);
+	return rc;
+}
+
+/* The batch's whole hours [hlo, hhi) of its ni instances (bases) added to their folds. */
+static int
+batch_hours(struct db *db, struct batch *b, const char (*bases)[ID_MAX], size_t ni,
+    struct fold *f, int64_t hlo, int64_t hhi)
+{
+	struct db_stmt *s;
+	size_t x = SIZE_MAX;
+	char id[ID_MAX] = "";
+	struct sb q;
+	int rc;
+
+	/* Plan: SEARCH samples_hour USING PRIMARY KEY (instance_id=? AND hour>? AND hour<?)
+	 * for each instance, its hours in key order (about 720 rows of some 300 bytes for a
+	 * month), one instance's after another's. */
+	sb_init(&q);
+	sb_adds(&q, "SELECT first, last, samples, util_w, util_sum, energy_j, util_secs, "
+	    "instant_secs, instance_id FROM samples_hour WHERE hour >= ?1 AND hour < ?2 AND "
+	    "instance_id");
+	batch_in(&q, ni);
+	sb_adds(&q, " ORDER BY instance_id, hour");
+	if ((s = batch_prepare(db, b, &q, hlo, hhi, bases, ni)) == NULL)
+		return DB_ERROR;
+	while ((rc = db_step(s)) == DB_ROW) {
+		const char *t = (const char *)db_column_text(s, 8);
+
+		if (t == NULL)
+			continue;
+		if (strcmp(t, id) != 0) {
+			strlcpy_(id, t, sizeof(id));
+			for (x = 0; x < ni && strcmp(bases[x], id) != 0; x++)
+				;
+		}
+		if (x < ni)
+			fold_add_hour(&f[x], s);
+	}
+	db_finalize(s);
+	return rc;
+}
+
+static void
+batch_release(struct batch *b)
+{
+	int w;
+
+	free(b->by_id);
+	for (w = 0; w < 3; w++) {
+		free(b->runs[w]);
+		free(b->sp[w].v);
+	}
+	free(b->any_minute);
+}
+
 enum gr_err
 samples_summary(struct state *st, const char *instance_id, int64_t since, int64_t until,
     int idle_pct, struct sample_summary **out, size_t *n, struct gr_error *err)
 {
 	struct db *db = state_db(st);
-	struct db_stmt *minute = NULL, *raw = NULL, *hour = NULL, *any_minute = NULL;
 	struct sample_summary *v = NULL;
 	struct spans sp = { 0 };
 	struct series_list l;
+	struct batch b;
 	struct fold *f = NULL;
-	size_t nv = 0, i, j, k;
-	enum gr_err ret = GR_OK;
+	char (*bases)[ID_MAX] = NULL;
+	size_t *ends = NULL;
+	int *gpus = NULL;
+	size_t nv = 0, i, j, k, x, ni;
 	int64_t hlo, hhi;
-	int rc = DB_DONE;
+	int rc = DB_DONE, w;
 
 	*out = NULL;
 	*n = 0;
@@ -1810,86 +2001,95 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 	whole_hours(since, until, &hlo, &hhi);
 	if (!series_list_read(st, instance_id, &l))
 		return state_fail(st, err, "cannot summarise the sample history");
-	/* Each series' rows in key order (see prepare_range): no sort in SQLite. */
-	if (!prepare_range(db, "samples_minute", "minute", MINUTE_SPAN_COLS, &minute) ||
-	    !prepare_range(db, "samples", "at", ", util, power", &raw) ||
-	    db_prepare_v2(db, sql_hour_read, -1, &hour, NULL) != DB_OK ||
-	    db_prepare_v2(db, "SELECT 1 FROM samples_minute WHERE series = ?1 AND "
-	    "minute >= ?2 AND minute < ?3 LIMIT 1", -1, &any_minute, NULL) != DB_OK) {
-		ret = state_fail(st, err, "cannot summarise the sample history");
-		goto out;
-	}
-	f = xcalloc(1, sizeof(*f));
-	if (l.n > 0)
+	memset(&b, 0, sizeof(b));
+	b.l = &l;
+	if (l.n > 0) {
 		v = xreallocarray(NULL, l.n, sizeof(*v));
-	for (i = 0; i < l.n && rc == DB_DONE; i = j) {
-		char base[ID_MAX];
-		int gpus = 0;
-
-		j = instance_end(&l, i);
-		instance_of(l.head[i].instance_id, base);
-		sp.n = 0;
-		/* Each GPU of each node its own (gpu: its place in the instance's series). */
-		for (k = i; k < j && rc == DB_DONE; k++) {
-			size_t before = sp.n;
-			bool seen;
-
-			bind_range(minute, l.id[k], since, hlo);
-			if ((rc = minute_spans(minute, (int)(k - i), &sp)) != DB_DONE)
-				break;
-			if (hhi < until) {
-				bind_range(minute, l.id[k], hhi, until);
-				if ((rc = minute_spans(minute, (int)(k - i), &sp)) != DB_DONE)
-					break;
-			}
-			bind_range(raw, l.id[k], since, until);
-			if ((rc = raw_spans(raw, (int)(k - i), &sp)) != DB_DONE)
-				break;
-			/* A GPU seen in the range: a span, or a minute row of its whole hours. */
-			seen = sp.n > before;
-			if (!seen && hlo < hhi) {
-				bind_range(any_minute, l.id[k], hlo, hhi);
-				if ((rc = db_step(any_minute)) == DB_ROW) {
-					seen = true;
-					rc = DB_DONE;
-				}
-			}
-			gpus += seen;
-		}
-		if (rc != DB_DONE)
-			break;
-		/*
-		 * Spans side by side in time: one instant is every GPU's span at one time. One
-		 * GPU's come in order already (the cut hours' minutes, then the raw samples of
-		 * the last day): checked in a pass, sorted only when not.
-		 */
-		if (!spans_sorted(&sp))
-			qsort(sp.v, sp.n, sizeof(*sp.v), span_cmp);
-		memset(f, 0, sizeof(*f));
-		for (k = 0; k < sp.n; k++)
-			fold_add(f, &sp.v[k]);
-		if (hlo < hhi) {
-			db_reset(hour);
-			db_bind_text(hour, 1, base, -1, DB_STATIC);
-			db_bind_int64(hour, 2, hlo);
-			db_bind_int64(hour, 3, hhi);
-			while ((rc = db_step(hour)) == DB_ROW)
-				fold_add_hour(f, hour);
-			if (rc != DB_DONE)
-				break;
-		}
-		if (!f->any)
-			continue;
-		memset(&v[nv], 0, sizeof(v[nv]));
-		fold_summary(f, idle_pct, &v[nv]);
-		v[nv].gpus = gpus;
-		strlcpy_(v[nv].instance_id, base, sizeof(v[nv].instance_id));
-		nv++;
+		b.by_id = xreallocarray(NULL, l.n, sizeof(*b.by_id));
+		for (w = 0; w < 3; w++)
+			b.runs[w] = xreallocarray(NULL, l.n, sizeof(*b.runs[w]));
+		b.any_minute = xreallocarray(NULL, l.n, sizeof(*b.any_minute));
+		bases = xreallocarray(NULL, l.n, sizeof(*bases));
+		ends = xreallocarray(NULL, l.n, sizeof(*ends));
+		gpus = xreallocarray(NULL, l.n, sizeof(*gpus));
+		f = xreallocarray(NULL, l.n, sizeof(*f));
 	}
+	for (b.lo = 0; b.lo < l.n && rc == DB_DONE; b.lo = b.hi) {
+		/* Whole instances, SUMMARY_BATCH series or just over. */
+		for (ni = 0, b.hi = b.lo; b.hi < l.n && (ni == 0 || b.hi - b.lo < SUMMARY_BATCH);
+		    ni++) {
+			instance_of(l.head[b.hi].instance_id, bases[ni]);
+			b.hi = ends[ni] = instance_end(&l, b.hi);
+		}
+		for (k = b.lo; k < b.hi; k++) {
+			b.by_id[k - b.lo].id = l.id[k];
+			b.by_id[k - b.lo].k = k;
+		}
+		qsort(b.by_id, b.hi - b.lo, sizeof(*b.by_id), batch_id_cmp);
+		if ((rc = batch_spans(db, &b, 0, since, hlo)) != DB_DONE ||
+		    (hhi < until && (rc = batch_spans(db, &b, 1, hhi, until)) != DB_DONE) ||
+		    (rc = batch_spans(db, &b, 2, since, until)) != DB_DONE ||
+		    (hlo < hhi && (rc = batch_any_minute(db, &b, hlo, hhi)) != DB_DONE))
+			break;
+		if (!(hhi < until))
+			memset(b.runs[1], 0, (b.hi - b.lo) * sizeof(*b.runs[1]));
+		for (x = 0, i = b.lo; x < ni; i = j, x++) {
+			j = ends[x];
+			gpus[x] = 0;
+			sp.n = 0;
+			/* Each GPU of each node its own (gpu: its place in the instance's series),
+			 * its cut hours' minutes, then its raw samples. */
+			for (k = i; k < j; k++) {
+				size_t before = sp.n, r;
+
+				for (w = 0; w < 3; w++) {
+					const struct run *run = &b.runs[w][k - b.lo];
+
+					for (r = 0; r < run->n; r++) {
+						struct span *p = spans_add(&sp);
+
+						*p = b.sp[w].v[run->first + r];
+						p->gpu = (int)(k - i);
+					}
+				}
+				/* A GPU seen in the range: a span, or a minute row of its whole
+				 * hours. */
+				gpus[x] += sp.n > before || (hlo < hhi && b.any_minute[k - b.lo]);
+			}
+			/*
+			 * Spans side by side in time: one instant is every GPU's span at one
+			 * time. One GPU's come in order already (the cut hours' minutes, then the
+			 * raw samples of the last day): checked in a pass, sorted only when not.
+			 */
+			if (!spans_sorted(&sp))
+				qsort(sp.v, sp.n, sizeof(*sp.v), span_cmp);
+			memset(&f[x], 0, sizeof(f[x]));
+			for (k = 0; k < sp.n; k++)
+				fold_add(&f[x], &sp.v[k]);
+		}
+		if (hlo < hhi && (rc = batch_hours(db, &b, (const char (*)[ID_MAX])bases, ni, f,
+		    hlo, hhi)) != DB_DONE)
+			break;
+		for (x = 0; x < ni; x++) {
+			if (!f[x].any)
+				continue;
+			memset(&v[nv], 0, sizeof(v[nv]));
+			fold_summary(&f[x], idle_pct, &v[nv]);
+			v[nv].gpus = gpus[x];
+			strlcpy_(v[nv].instance_id, bases[x], sizeof(v[nv].instance_id));
+			nv++;
+		}
+	}
+	batch_release(&b);
+	free(bases);
+	free(ends);
+	free(gpus);
+	free(f);
+	free(sp.v);
+	series_list_release(&l);
 	if (rc != DB_DONE) {
-		ret = state_fail(st, err, "cannot summarise the sample history");
 		free(v);
-		goto out;
+		return state_fail(st, err, "cannot summarise the sample history");
 	}
 	if (nv == 0) {
 		free(v);
@@ -1897,13 +2097,5 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 	}
 	*out = v;
 	*n = nv;
-out:
-	db_finalize(minute);
-	db_finalize(raw);
-	db_finalize(hour);
-	db_finalize(any_minute);
-	series_list_release(&l);
-	free(sp.v);
-	free(f);
-	return ret;
+	return GR_OK;
 }

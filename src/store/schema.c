@@ -297,17 +297,24 @@ static int
 user_version(struct state *st)
 {
 	struct db *db = state_db(st);
+	bool pg = state_is_postgresql(st), open = !db_get_autocommit(db);
 	struct db_stmt *s;
-	int v = -1;
+	int v = -1, rc;
 
-	if (state_is_postgresql(st) && !store_has_table(db, "schema_version"))
+	/* On PostgreSQL the table is looked for first only inside a transaction, which a
+	 * failed read would abort: otherwise only when the read fails (a new database), as
+	 * the catalogue's views cost a fresh connection more than the read itself. */
+	if (pg && open && !store_has_table(db, "schema_version"))
 		return 0;
-	if (db_prepare_v2(db, state_is_postgresql(st) ? "SELECT max(version) FROM schema_version" :
+	if (db_prepare_v2(db, pg ? "SELECT max(version) FROM schema_version" :
 	    "PRAGMA user_version", -1, &s, NULL) != DB_OK)
 		return -1;
-	if (db_step(s) == DB_ROW)
+	rc = db_step(s);
+	if (rc == DB_ROW)
 		v = db_column_int(s, 0);
 	db_finalize(s);
+	if (pg && !open && rc != DB_ROW && !store_has_table(db, "schema_version"))
+		return 0;
 	return v;
 }
 
@@ -341,13 +348,13 @@ run_step(struct state *st, size_t i)
 	    (s->run == NULL || s->run(st));
 }
 
+/* The steps after v (user_version's, read before) run. */
 static enum gr_err
-migrate(struct state *st, struct gr_error *err)
+migrate(struct state *st, int v, struct gr_error *err)
 {
 	struct db *db = state_db(st);
 	char sql[160];
 	size_t i, n = steps_of(st);
-	int v = user_version(st);
 
 	if (v == (int)n)
 		return GR_OK;
@@ -394,11 +401,13 @@ state_open(struct state **out, const char *path, struct gr_error *err)
 {
 	struct state *st;
 	char *msg = NULL;
+	int v;
 
 	if (state_connect(&st, path, err) != GR_OK)
 		return err->code;
 	/* A newer gpurent's database is refused before anything is written to it. */
-	if (known(st, user_version(st), err) != GR_OK) {
+	v = user_version(st);
+	if (known(st, v, err) != GR_OK) {
 		state_close(st);
 		return err->code;
 	}
@@ -409,7 +418,7 @@ state_open(struct state **out, const char *path, struct gr_error *err)
 		state_close(st);
 		return GR_ESTATE;
 	}
-	if (migrate(st, err) != GR_OK) {
+	if (migrate(st, v, err) != GR_OK) {
 		state_close(st);
 		return err->code;
 	}

@@ -350,8 +350,9 @@ bench(struct ui *u, char *report, size_t n)
  * frame that shows it, and the UI thread's CPU time in that span), per drawn frame ("frame
  * MS CPU_MS"), per swapped-in sort ("swap MS": from the submission) and per offers answer
  * taken in ("same", "taken" or "copied" MS CPU_MS: see ui_offers_merge; "unasked" when the
- * provider's market stamp said nothing changed, so nothing was fetched: session/lanes.c).
- * bench/dashboard.sh and bench/dashboard-refresh.sh read it. */
+ * provider's market stamp said nothing changed, so nothing was fetched: session/lanes.c),
+ * and per costs lane's answer ("costs MS": the lane's time on it, the state's reads).
+ * bench/dashboard.sh, bench/dashboard-refresh.sh and bench/team-store.sh read it. */
 static void
 trace_line(FILE *fp, const char *what, double since, double cpu_since)
 {
@@ -390,6 +391,10 @@ loop(struct ui *u)
 			next = r->next;
 			t = ui_clock();
 			c = thread_cpu();
+			if (tr != NULL && r->job == UJ_COSTS && r->code == GR_OK) {
+				fprintf(tr, "costs %.3f\n", r->took * 1000);
+				fflush(tr);
+			}
 			apply_result(u, r);
 			lanes_result_free(r);
 			if (offers)

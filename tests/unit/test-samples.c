@@ -988,6 +988,86 @@ summary_and_history_span_every_node(void **state)
 	state_close(st);
 }
 
+/*
+ * The summary of every instance reads their series in batches (history.c, SUMMARY_BATCH):
+ * 211 instances of 1 or 2 GPUs (more series than one batch) and a two-node job, each with
+ * minute rows in the range's cut hour, whole hours from the roll-up and raw samples, give
+ * for each instance exactly what its own summary gives.
+ */
+static void
+summary_of_all_as_each_alone(void **state)
+{
+	struct state *st = open_db("batches");
+	struct gr_error err = { 0 };
+	struct sample_summary *all, *one;
+	struct gpu_sample *v = xcalloc(500, sizeof(*v));
+	int64_t t, base;
+	size_t n, n1, i, k, series = 0;
+	int g, pass;
+
+	(void)state;
+	/* Three hours every 20 minutes, kept a day and then folded; then an hour raw. */
+	for (pass = 0; pass < 2; pass++) {
+		base = pass == 0 ? T0 : T0 + 86400 + 3 * 3600;
+		for (t = base; t < base + (pass == 0 ? 3 : 1) * 3600; t += 1200) {
+			for (i = 0, k = 0; i < 212; i++)
+				for (g = 0; g < (i == 211 || i % 10 == 0 ? 2 : 1); g++, k++) {
+					memset(&v[k], 0, sizeof(v[k]));
+					if (i == 211)
+						snprintf(v[k].instance_id, sizeof(v[k].instance_id),
+						    "slurm:9/n%d", g);
+					else
+						snprintf(v[k].instance_id, sizeof(v[k].instance_id),
+						    "sim:i-%06zu", i);
+					v[k].index = i == 211 ? 0 : g;
+					v[k].at = t;
+					v[k].util_pct = (int)((i * 7 + (size_t)g * 3 +
+					    (size_t)((t - T0) / 600)) % 100);
+					v[k].power_w = 100 + (int)i;
+					v[k].valid = MV_UTIL | MV_POWER;
+				}
+			series = k;
+			OK(samples_store(st, v, k, &err));
+		}
+		if (pass == 0)
+			OK(samples_compact(st, T0 + 86400 + 3 * 3600, &err));
+	}
+	assert_true(series > 200);
+	assert_int_equal(count(st, "SELECT count(*) FROM samples_minute") > 0 &&
+	    count(st, "SELECT count(*) FROM samples_hour") > 0 &&
+	    count(st, "SELECT count(*) FROM samples") > 0, 1);
+	OK(samples_summary(st, NULL, T0 + 1800, T0 + 86400 + 4 * 3600, 30, &all, &n, &err));
+	assert_int_equal(n, 212);
+	for (i = 0, k = 0; i < n; i++) {
+		k += (size_t)all[i].gpus;
+		OK(samples_summary(st, all[i].instance_id, T0 + 1800, T0 + 86400 + 4 * 3600, 30,
+		    &one, &n1, &err));
+		assert_int_equal(n1, 1);
+		assert_string_equal(one[0].instance_id, all[i].instance_id);
+		assert_int_equal(one[0].gpus, all[i].gpus);
+		assert_int_equal(one[0].first, all[i].first);
+		assert_int_equal(one[0].last, all[i].last);
+		assert_int_equal(one[0].samples, all[i].samples);
+		assert_int_equal(one[0].covered_s, all[i].covered_s);
+		assert_int_equal(one[0].idle_s, all[i].idle_s);
+		assert_true(one[0].util_known == all[i].util_known &&
+		    one[0].util_mean == all[i].util_mean && one[0].util_p95 == all[i].util_p95);
+		assert_true(one[0].energy_known == all[i].energy_known &&
+		    one[0].energy_wh == all[i].energy_wh);
+		free(one);
+	}
+	/* Every GPU seen, each node's its own; the job's two nodes are one instance. */
+	assert_int_equal(k, series);
+	assert_string_equal(all[211].instance_id, "slurm:9");
+	assert_int_equal(all[211].gpus, 2);
+	/* A GPU's samples from 10:30 to 12:40 (7, folded: 1 in the cut hour's minutes, 6 in
+	 * whole hours) and the raw hour's 3. */
+	assert_int_equal(all[1].samples, 10);
+	free(all);
+	free(v);
+	state_close(st);
+}
+
 int
 main(void)
 {
@@ -1002,6 +1082,7 @@ main(void)
 		cmocka_unit_test(rollup_filled_once_on_upgrade),
 		cmocka_unit_test(gpu_hours_answer_as_the_minutes_do),
 		cmocka_unit_test(summary_and_history_span_every_node),
+		cmocka_unit_test(summary_of_all_as_each_alone),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -16,8 +16,10 @@
 #include "gpurent/events.h"
 #include "gpurent/forwards.h"
 #include "gpurent/groups.h"
+#include "gpurent/idcache.h"
 #include "gpurent/jobs.h"
 #include "gpurent/state.h"
+#include "gpurent/util.h"
 #include "gpurent/watch_state.h"
 #include "../../src/store/store_int.h"	/* the driver face itself is under test */
 #include "../tmpdir.h"
@@ -340,6 +342,98 @@ watch_and_groups(void **state)
 	state_close(st);
 }
 
+static void
+collect_id(const char *id, const char *desc, void *ctx)
+{
+	struct sb *sb = ctx;
+
+	sb_addf(sb, "%s=%s\n", id, desc);
+}
+
+/* The ids of kind with prefix, in the cache's order, one "id=descr" a line. */
+static char *
+cached(struct state *st, enum idcache_kind kind, const char *prefix)
+{
+	struct gr_error err = { 0 };
+	struct sb sb;
+
+	sb_init(&sb);
+	assert_int_equal(idcache_each(st, kind, prefix, collect_id, &sb, &err), GR_OK);
+	return sb_detach(&sb);
+}
+
+/* The id cache written in batches (idcache.c) keeps the order of one put after another:
+ * 250 instances of two providers (more than one batch), an id listed twice (its second
+ * place counts), a provider's rows replaced by its next list, one put again moves last. */
+static void
+idcache_order(void **state)
+{
+	struct gr_error err = { 0 };
+	struct state *st = open_state(*state);
+	struct instance *v = xcalloc(251, sizeof(*v));
+	struct offer o[3];
+	struct sb want;
+	char *got;
+	size_t i;
+
+	for (i = 0; i < 250; i++) {
+		strcpy(v[i].provider, i < 200 ? "sim" : "vast");
+		snprintf(v[i].id, sizeof(v[i].id), "%s:i-%03zu", v[i].provider, i);
+		snprintf(v[i].label, sizeof(v[i].label), "l%zu", i);
+		v[i].gpu_count = 1;
+		v[i].state = ST_RUNNING;
+	}
+	v[250] = v[3];			/* sim:i-003 again, last */
+	strcpy(v[250].label, "again");
+	assert_int_equal(idcache_put_instances(st, v, 251, true, &err), GR_OK);
+	got = cached(st, IDC_INSTANCE, "sim:");
+	sb_init(&want);
+	for (i = 0; i < 200; i++)
+		if (i != 3)
+			sb_addf(&want, "sim:i-%03zu=running 1x unknown l%zu\n", i, i);
+	sb_adds(&want, "sim:i-003=running 1x unknown again\n");
+	assert_string_equal(got, want.buf);
+	free(got);
+	got = cached(st, IDC_INSTANCE, "vast:i-249");
+	assert_string_equal(got, "vast:i-249=running 1x unknown l249\n");
+	free(got);
+
+	/* sim's next list replaces its rows; vast's stay; one added alone moves last. */
+	assert_int_equal(idcache_put_instances(st, &v[5], 2, true, &err), GR_OK);
+	assert_int_equal(idcache_put_instances(st, &v[210], 1, false, &err), GR_OK);
+	got = cached(st, IDC_INSTANCE, "");
+	sb_reset(&want);
+	for (i = 200; i < 250; i++)
+		if (i != 210)
+			sb_addf(&want, "vast:i-%03zu=running 1x unknown l%zu\n", i, i);
+	sb_adds(&want, "sim:i-005=running 1x unknown l5\nsim:i-006=running 1x unknown l6\n"
+	    "vast:i-210=running 1x unknown l210\n");
+	assert_string_equal(got, want.buf);
+	free(got);
+
+	/* Offers replace offers, and leave the instances be. */
+	memset(o, 0, sizeof(o));
+	for (i = 0; i < 3; i++) {
+		strcpy(o[i].provider, "sim");
+		snprintf(o[i].id, sizeof(o[i].id), "sim:o-%zu", 2 - i);
+		o[i].gpu_count = 8;
+		o[i].price_hour = 1500000;
+		strcpy(o[i].currency, "USD");
+		strcpy(o[i].region, "eu");
+	}
+	assert_int_equal(idcache_put_offers(st, o, 3, &err), GR_OK);
+	assert_int_equal(idcache_put_offers(st, o + 1, 2, &err), GR_OK);
+	got = cached(st, IDC_OFFER, "sim:o-");
+	assert_string_equal(got, "sim:o-1=8x unknown $1.50/h eu\nsim:o-0=8x unknown $1.50/h eu\n");
+	free(got);
+	got = cached(st, IDC_INSTANCE, "sim:i-00");
+	assert_string_equal(got, "sim:i-005=running 1x unknown l5\nsim:i-006=running 1x unknown l6\n");
+	free(got);
+	sb_release(&want);
+	free(v);
+	state_close(st);
+}
+
 #define BOTH(f) \
 	cmocka_unit_test_prestate_setup_teardown(f, setup, NULL, &sqlite_driver), \
 	cmocka_unit_test_prestate_setup_teardown(f, setup, NULL, &pg_driver)
@@ -353,6 +447,7 @@ main(void)
 		BOTH(events),
 		BOTH(forwards_and_jobs),
 		BOTH(watch_and_groups),
+		BOTH(idcache_order),
 	};
 	const char *url = getenv("GPURENT_TEST_PG_URL");
 	int rc;
