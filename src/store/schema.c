@@ -251,6 +251,8 @@ static const struct step steps[] = {
 	/* 9 */ { .sql = managed_tables },
 	/* 10: the name a launch's instance is listed by, for an unsettled one (state.h). */
 	{ .columns = journal_columns },
+	/* 11: one table of leases, the watcher's with the managed jobs' (lease.c). */
+	{ .sql = lease_tables },
 };
 #define STEPS_UNVERSIONED 7
 _Static_assert(ARRAY_LEN(steps) >= STEPS_UNVERSIONED, "the steps before numbering");

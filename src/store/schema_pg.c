@@ -206,5 +206,7 @@ const struct pg_step pg_steps[] = {
 	/* 10 */ { .sql = managed_tables },
 	/* 11: the name a launch's instance is listed by (SQLite's step 10). */
 	{ .sql = "ALTER TABLE launch_journal ADD COLUMN name TEXT NOT NULL DEFAULT '';" },
+	/* 12: one table of leases, the watcher's with the managed jobs' (SQLite's step 11). */
+	{ .sql = lease_tables },
 };
 const size_t pg_steps_n = sizeof(pg_steps) / sizeof(pg_steps[0]);
