@@ -215,6 +215,8 @@ watch_run(struct cmd_ctx *c, int argc, char **argv)
 		}
 		if (acts)
 			waits_for[0] = '\0';
+		/* What the look said (a takeover, standing by) is out before a pass begins. */
+		fflush(c->out);
 		now = monotonic_ms();
 		if (acts && (!acted || now >= next)) {
 			err = (struct gr_error){ 0 };
