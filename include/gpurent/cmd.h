@@ -116,11 +116,12 @@ typedef int (*opt_handler)(struct cmd_ctx *c, int id, const char *arg, void *dat
 int cmd_parse(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *data,
     int *npos);
 /*
- * cmd_parse for a command that takes options only: an argument is a usage error. False
- * when the command ends here (--help, or an error), with its exit status in *rc.
+ * cmd_parse for a command that takes options only: an argument is a usage error, why (an
+ * N_() literal, translated here) or, when NULL, "unexpected argument". False when the
+ * command ends here (--help, or an error), with its exit status in *rc.
  */
 bool cmd_parse_options(struct cmd_ctx *c, int argc, char **argv, opt_handler handle,
-    void *data, int *rc);
+    void *data, const char *why, int *rc);
 /*
  * cmd_parse for a command that needs an argument: none is the usage error when there is
  * none (an N_() literal, translated here). False when the command ends here (--help, or an

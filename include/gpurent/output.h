@@ -87,7 +87,8 @@ extern struct out_opts out_global;
 
 bool out_format_parse(const char *s, enum out_format *f);
 
-/* Fill a cell for row r, column c. */
+/* Fill a cell for row r, column c; out arrives zeroed (unknown), so a column without a value
+ * sets nothing. */
 typedef void (*cell_fn)(const void *row, size_t c, struct cell *out, void *ctx);
 
 /* A text cell, or unknown when s is NULL or empty (a record's "" says it has none). */

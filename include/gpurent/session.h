@@ -46,6 +46,9 @@ struct session {
 	size_t n_backends;
 	bool backends_ready;
 	bool sim_notice_done;
+	/* The team's watcher: in a team profile, each backend has the team key or none. */
+	bool team_keys;
+	bool team_key_missing[SESSION_MAX_PROVIDERS];	/* backends[i] got none */
 };
 
 void session_init(struct session *s);
@@ -62,6 +65,14 @@ enum gr_err session_state(struct session *s, struct state **out, struct gr_error
 /* Where the simulator's world is: the state, when that is a file; else this user's state
  * file (a team's PostgreSQL state keeps no simulated world). err may be NULL. */
 enum gr_err session_sim_state(struct session *s, struct state **out, struct gr_error *err);
+
+/*
+ * The team key of provider for the watcher of cfg's team: sealed in st to this machine's
+ * watcher key, opened with its secret half from this machine's vault (profile's);
+ * *key_out sodium_malloc'd. GR_EAUTH, saying what to do, when there is no such key.
+ */
+enum gr_err session_team_key(const struct config *cfg, const char *profile, struct state *st,
+    const char *provider, char **key_out, struct gr_error *err);
 
 /* The selected backends: --provider, else the profile's or top-level `providers`, else sim. */
 enum gr_err session_backends(struct session *s, struct gr_error *err);

@@ -25,6 +25,19 @@ struct state;
 /* path: a file (SQLite), or a postgresql:// URL (a team's database; no password in it). */
 enum gr_err state_open(struct state **out, const char *path, struct gr_error *err);
 void state_close(struct state *st);
+/*
+ * Where a PostgreSQL state's password comes from when libpq finds none of its own
+ * (~/.pgpass, PGPASSFILE, a service file) and the server asks for one: the vault's, set by
+ * the session (`gpurent login state`). get puts a password or NULL (none) in *pw, which
+ * release frees; it is handed to libpq as the connection's password keyword, never put in
+ * a URL, argv, the environment or a message.
+ */
+struct state_password {
+	enum gr_err (*get)(void *ctx, char **pw, struct gr_error *err);
+	void (*release)(char *pw);
+	void *ctx;
+};
+void state_set_password(const struct state_password *p);
 const char *state_path(const struct state *st);
 /* Whether the database is PostgreSQL (opened on a URL), else an SQLite file. */
 bool state_is_postgresql(const struct state *st);

@@ -139,6 +139,30 @@ bool vault_have_tty(void);
 /* Run a passphrase command (/bin/sh -c), returning the first line of its output. */
 enum gr_err vault_run_command(const char *cmd, char **out, struct gr_error *err);
 
+/* The name the password of a PostgreSQL state is stored under (`gpurent login state`). */
+#define VAULT_STATE_PASSWORD "state"
+
+/*
+ * Team keys (team.c; issue 31): a provider key stored for a team's watcher is sealed to the
+ * public half of a key pair whose secret half is kept, as hex, in the watcher machine's own
+ * store under the name VAULT_TEAM_WATCHER. Who seals cannot open it again, and the shared
+ * database holds only sealed bytes and public halves.
+ */
+#define VAULT_TEAM_WATCHER "team-watcher"
+enum { VAULT_TEAM_PUBLIC = 32, VAULT_TEAM_PUBLIC_HEX = 2 * VAULT_TEAM_PUBLIC + 1 };
+/* A new key pair: the secret half sodium_malloc'd (for vault_set), the public half as hex. */
+enum gr_err vault_team_keypair(char **secret_out, char public_hex[VAULT_TEAM_PUBLIC_HEX],
+    struct gr_error *err);
+/* The public half (hex) of a secret half from vault_team_keypair; false when it is not one. */
+bool vault_team_public(const char *secret, char public_hex[VAULT_TEAM_PUBLIC_HEX]);
+/* key sealed to a public half (hex): *out malloc'd (sealed, not a secret), *n bytes. */
+enum gr_err vault_team_seal(const char *public_hex, const char *key, unsigned char **out,
+    size_t *n, struct gr_error *err);
+/* Sealed bytes opened with a secret half: *key_out sodium_malloc'd. GR_EAUTH when they were
+ * sealed to another key or altered. */
+enum gr_err vault_team_open(const char *secret, const unsigned char *sealed, size_t n,
+    char **key_out, struct gr_error *err);
+
 /*
  * For tests: lower the argon2id limits of new stores (0: the defaults). A crash before the
  * rename is simulated with atomic_test_before_rename (atomic.h).

@@ -57,6 +57,12 @@ typedef void (*bj_instance_fn)(const struct cJSON *o, struct instance *out);
 void bj_instances_add(const struct cJSON *arr, bj_instance_fn from_json,
     struct instance_list *out);
 /*
+ * bj_instances_add of the list arr of a reply (in the tree j, which this deletes); arr not
+ * a list is malformed (GR_EUNAVAIL with no_list, a message marked N_()).
+ */
+enum gr_err bj_instances_read(struct cJSON *j, const struct cJSON *arr, bj_instance_fn from_json,
+    const char *no_list, struct instance_list *out, struct gr_error *err);
+/*
  * The instance o of a reply (in the tree j, which this deletes) read by from_json; without
  * an id it is malformed (GR_EUNAVAIL with no_id, a message marked N_()).
  */
@@ -361,6 +367,8 @@ void runpod_offer_add(struct offer_list *out, const struct cJSON *gt, const stru
 bool runpod_dc_country(const char *dc, char cc[3]);
 /* o's dataCenterId as a region (the continent of its country, else the id) into region. */
 void runpod_region_of_dc(const struct cJSON *o, char *region, size_t n);
+/* The mean of the figure key (a percent) of the GPUs gpus lists, as out's utilisation. */
+void runpod_gpus_util(const struct cJSON *gpus, const char *key, struct instance *out);
 /* A runtime's gpus[] as samples, one per GPU, utilisation at util_key (GraphQL's
    gpuUtilPercent, v2's util); whether any GPU carried it. */
 bool runpod_runtime_samples(const struct cJSON *rt, const char *util_key, const char *id,

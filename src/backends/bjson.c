@@ -237,6 +237,18 @@ bj_instances_add(const cJSON *arr, bj_instance_fn from_json, struct instance_lis
 }
 
 enum gr_err
+bj_instances_read(cJSON *j, const cJSON *arr, bj_instance_fn from_json, const char *no_list,
+    struct instance_list *out, struct gr_error *err)
+{
+	bool list = cJSON_IsArray(arr);
+
+	if (list)
+		bj_instances_add(arr, from_json, out);
+	cJSON_Delete(j);
+	return list ? GR_OK : gr_fail(err, GR_EUNAVAIL, "%s", _(no_list));
+}
+
+enum gr_err
 bj_instance_read(cJSON *j, const cJSON *o, bj_instance_fn from_json, const char *no_id,
     struct instance *out, struct gr_error *err)
 {

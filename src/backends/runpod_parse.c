@@ -298,6 +298,25 @@ runpod_region_of_dc(const cJSON *o, char *region, size_t n)
 	    bk_region_of_cc(cc) : dc);
 }
 
+void
+runpod_gpus_util(const cJSON *gpus, const char *key, struct instance *out)
+{
+	const cJSON *g;
+	double sum = 0, u;
+	int cnt = 0;
+
+	cJSON_ArrayForEach(g, (cJSON_IsArray(gpus) ? gpus : NULL)) {
+		if (bj_num(g, key, &u) && u >= 0 && u <= 100) {
+			sum += u;
+			cnt++;
+		}
+	}
+	if (cnt > 0) {
+		out->util_pct = (int)lround(sum / cnt);
+		out->valid |= IV_UTIL;
+	}
+}
+
 int64_t
 runpod_stopped_storage_hour(long long gb)
 {
@@ -307,13 +326,11 @@ runpod_stopped_storage_hour(long long gb)
 void
 runpod_pod_from_json(const cJSON *pod, struct instance *out)
 {
-	const cJSON *rt, *m, *ports, *p, *gpus, *g;
+	const cJSON *rt, *m, *ports, *p, *gpus;
 	char id[ID_MAX - 8], tid[96];
 	const char *pt;
 	long long n, v;
 	int64_t price;
-	double sum = 0, u;
-	int cnt = 0;
 	bool pub;
 
 	strlcpy_(out->provider, P, sizeof(out->provider));
@@ -371,16 +388,7 @@ runpod_pod_from_json(const cJSON *pod, struct instance *out)
 			}
 		}
 		gpus = cJSON_GetObjectItemCaseSensitive(rt, "gpus");
-		cJSON_ArrayForEach(g, (cJSON_IsArray(gpus) ? gpus : NULL)) {
-			if (bj_num(g, "gpuUtilPercent", &u) && u >= 0 && u <= 100) {
-				sum += u;
-				cnt++;
-			}
-		}
-		if (cnt > 0) {
-			out->util_pct = (int)lround(sum / cnt);
-			out->valid |= IV_UTIL;
-		}
+		runpod_gpus_util(gpus, "gpuUtilPercent", out);
 	}
 	/* When the container last started (the run a host key belongs to), else its uptime. */
 	if (out->state == ST_RUNNING && !runpod_pod_time(pod, "lastStartedAt", &out->state_since))
@@ -411,13 +419,8 @@ runpod_parse_pods(const char *body, size_t len, struct instance_list *out, struc
 	d = gql_data(j);
 	me = d != NULL ? cJSON_GetObjectItemCaseSensitive(d, "myself") : NULL;
 	pods = cJSON_IsObject(me) ? cJSON_GetObjectItemCaseSensitive(me, "pods") : NULL;
-	if (!cJSON_IsArray(pods)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no pods)");
-	}
-	bj_instances_add(pods, runpod_pod_from_json, out);
-	cJSON_Delete(j);
-	return GR_OK;
+	return bj_instances_read(j, pods, runpod_pod_from_json, N_("malformed reply (no pods)"), out,
+	    err);
 }
 
 enum gr_err

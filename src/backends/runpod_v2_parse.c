@@ -58,8 +58,6 @@ runpod_v2_pod_from_json(const cJSON *pod, struct instance *out)
 	char id[ID_MAX - 8], tid[96];
 	long long n, v;
 	int64_t cost;
-	double sum = 0, u;
-	int cnt = 0;
 	bool spot;
 
 	strlcpy_(out->provider, P, sizeof(out->provider));
@@ -99,16 +97,7 @@ runpod_v2_pod_from_json(const cJSON *pod, struct instance *out)
 	runpod_region_of_dc(pod, out->region, sizeof(out->region));
 	rt = cJSON_GetObjectItemCaseSensitive(pod, "runtime");
 	gpus = cJSON_IsObject(rt) ? cJSON_GetObjectItemCaseSensitive(rt, "gpus") : NULL;
-	cJSON_ArrayForEach(x, (cJSON_IsArray(gpus) ? gpus : NULL)) {
-		if (bj_num(x, "util", &u) && u >= 0 && u <= 100) {
-			sum += u;
-			cnt++;
-		}
-	}
-	if (cnt > 0) {
-		out->util_pct = (int)lround(sum / cnt);
-		out->valid |= IV_UTIL;
-	}
+	runpod_gpus_util(gpus, "util", out);
 	pod_ssh(pod, out);
 	bj_str(pod, "lastStatusChange", out->status_msg, sizeof(out->status_msg));
 	if (out->state == ST_RUNNING && !runpod_pod_time(pod, "startedAt", &out->state_since))
@@ -126,13 +115,8 @@ runpod_v2_parse_pods(const char *body, size_t len, struct instance_list *out,
 	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
 		return e;
 	pods = cJSON_GetObjectItemCaseSensitive(j, "pods");
-	if (!cJSON_IsArray(pods)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no pods)");
-	}
-	bj_instances_add(pods, runpod_v2_pod_from_json, out);
-	cJSON_Delete(j);
-	return GR_OK;
+	return bj_instances_read(j, pods, runpod_v2_pod_from_json, N_("malformed reply (no pods)"),
+	    out, err);
 }
 
 enum gr_err

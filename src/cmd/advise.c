@@ -81,7 +81,6 @@ group_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct view *v = ctx;
 	bool seen = g->base >= 0;
 
-	memset(c, 0, sizeof(*c));
 	switch (col) {
 	case GC_GPU: cell_str(c, g->gpu); break;
 	case GC_CURRENCY: cell_str(c, g->currency); break;
@@ -151,8 +150,6 @@ plan_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct plan_row *r = row;
 
-	(void)ctx;
-	memset(c, 0, sizeof(*c));
 	switch (col) {
 	case PC_GPU: cell_str(c, r->g->gpu); break;
 	case PC_CURRENCY: cell_str(c, r->g->currency); break;
@@ -181,8 +178,6 @@ term_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct advise_term *t = row;
 
-	(void)ctx;
-	memset(c, 0, sizeof(*c));
 	switch (col) {
 	case TC_TERM: cell_str(c, t->name); break;
 	case TC_MONTHS: c->kind = CELL_INT; c->i = t->months; break;
@@ -222,8 +217,6 @@ balance_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct advise_group *g = row;
 	const struct audit_row *r = &g->sheet;
 
-	(void)ctx;
-	memset(c, 0, sizeof(*c));
 	switch (col) {
 	case BC_GPU: cell_str(c, g->gpu); break;
 	case BC_CURRENCY: cell_str(c, g->currency); break;
@@ -281,8 +274,6 @@ saving_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct advise_saving *s = row;
 
-	(void)ctx;
-	memset(c, 0, sizeof(*c));
 	switch (col) {
 	case SC_CURRENCY: cell_str(c, s->currency); break;
 	case SC_PAID: money(c, true, s->paid, s->currency, 2); break;
@@ -485,14 +476,11 @@ advise_run(struct cmd_ctx *c, int argc, char **argv)
 	const char **ids = NULL;
 	size_t n_ids = 0, n_terms;
 	int64_t now, from;
-	int n, rc;
+	int rc;
 	enum gr_err prc;
 
-	rc = cmd_parse(c, argc, argv, NULL, &a, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_options(c, argc, argv, NULL, &a, N_("no arguments"), &rc))
 		return rc;
-	if (n > 0)
-		return cmd_usage_error(c, "no arguments");
 	if (session_config(c->s, &cfg, &err) != GR_OK || session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	now = session_now(c->s);

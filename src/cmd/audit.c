@@ -102,7 +102,6 @@ audit_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	double idle = audit_idle_share(r);
 	int64_t eff;
 
-	memset(c, 0, sizeof(*c));
 	switch (col) {
 	case AC_KEY:
 		c->kind = CELL_STR;
@@ -183,8 +182,6 @@ cheaper_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct audit_cheaper *k = row;
 
-	(void)ctx;
-	memset(c, 0, sizeof(*c));
 	c->kind = CELL_MONEY;
 	c->decimals = 3;
 	c->s = k->currency;
@@ -479,14 +476,12 @@ audit_run(struct cmd_ctx *c, int argc, char **argv)
 	struct fx_rates fx;
 	struct audit_view view;
 	size_t ncheaper = 0, npred = 0;
-	int n, rc, target;
+	int rc, target;
 	enum gr_err prc = GR_OK;
 
-	rc = cmd_parse(c, argc, argv, handle, &a, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_options(c, argc, argv, handle, &a, N_("no arguments; --by groups the rows"),
+	    &rc))
 		return rc;
-	if (n > 0)
-		return cmd_usage_error(c, "no arguments; --by groups the rows");
 	if (session_config(c->s, &cfg, &err) != GR_OK || session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
 	target = (int)config_get_int(cfg, "audit.target", 85);

@@ -421,14 +421,15 @@ cmd_parse(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *da
 
 bool
 cmd_parse_options(struct cmd_ctx *c, int argc, char **argv, opt_handler handle, void *data,
-    int *rc)
+    const char *why, int *rc)
 {
 	int n;
 
 	if ((*rc = cmd_parse(c, argc, argv, handle, data, &n)) != 0 || n < 0)
 		return false;
 	if (n > 0) {
-		*rc = cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
+		*rc = why != NULL ? cmd_usage_error(c, "%s", _(why)) :
+		    cmd_usage_error(c, "unexpected argument '%s'", argv[0]);
 		return false;
 	}
 	return true;

@@ -40,7 +40,6 @@ kv_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct kv *kv = row;
 	const char *v[] = { kv->key, kv->value, kv->profile, kv->help };
 
-	(void)ctx;
 	c->kind = v[col] != NULL ? CELL_STR : CELL_NULL;
 	c->s = v[col];
 	/* The description is read in a table; JSON, CSV and TSV keep it as scripts know it. */

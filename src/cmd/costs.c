@@ -77,7 +77,6 @@ summary_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const int64_t v[] = { r->s->burn_hour, r->s->provisioning_hour, r->s->spent,
 		r->s->spent_today, r->s->spent_month, r->s->projected_day, r->s->projected_month };
 
-	(void)ctx;
 	c->decimals = 2;
 	c->s = r->s->currency;
 	if (col < ARRAY_LEN(v)) {
@@ -129,7 +128,6 @@ line_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct line_row *r = row;
 	const struct cost_line *l = r->l;
 
-	(void)ctx;
 	switch (col) {
 	case 0: cell_str(c, l->key); break;
 	case 1: c->kind = CELL_MONEY; c->i = l->spent; c->decimals = 2; c->s = r->currency; break;
@@ -509,7 +507,7 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 	int rc;
 	size_t i, k, n_rep, n_rows;
 
-	if (!cmd_parse_options(c, argc, argv, handle, &a, &rc))
+	if (!cmd_parse_options(c, argc, argv, handle, &a, NULL, &rc))
 		return rc;
 	if (session_config(c->s, &cfg, &err) != GR_OK)
 		return cmd_error(c, &err);

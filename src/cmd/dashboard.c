@@ -50,7 +50,7 @@ dashboard_run(struct cmd_ctx *c, int argc, char **argv)
 	int rc;
 
 	memset(&o, 0, sizeof(o));
-	if (!cmd_parse_options(c, argc, argv, handle, &o, &rc))
+	if (!cmd_parse_options(c, argc, argv, handle, &o, NULL, &rc))
 		return rc;
 	o.color = out_global.color;
 	o.stop = &cmd_interrupted;

@@ -56,8 +56,6 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 {
 	const struct event *e = row;
 
-	(void)ctx;
-	memset(out, 0, sizeof(*out));
 	out->kind = CELL_STR;
 	switch (c) {
 	case C_SEQ: out->kind = CELL_INT; out->i = e->seq; break;
@@ -109,13 +107,10 @@ events_run(struct cmd_ctx *c, int argc, char **argv)
 	struct event *v = NULL;
 	size_t n = 0, k, i;
 	int64_t since = 0, last = 0;
-	int rc, npos, round = 0;
+	int rc, round = 0;
 
-	rc = cmd_parse(c, argc, argv, handle, &a, &npos);
-	if (rc != 0 || npos < 0)
+	if (!cmd_parse_options(c, argc, argv, handle, &a, N_("takes no arguments"), &rc))
 		return rc;
-	if (npos > 0)
-		return cmd_usage_error(c, "takes no arguments");
 	o = out_global;	/* after the parse: an -o after the command name sets it */
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);

@@ -68,14 +68,11 @@ exporter_run(struct cmd_ctx *c, int argc, char **argv)
 	struct exporter_rounds o;
 	char *token = NULL;
 	enum gr_err e;
-	int n, rc;
+	int rc;
 
-	rc = cmd_parse(c, argc, argv, handle, &a, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_options(c, argc, argv, handle, &a, N_("the exporter takes no arguments; it "
+	    "serves every instance of the selected providers"), &rc))
 		return rc;
-	if (n != 0)
-		return cmd_usage_error(c, "the exporter takes no arguments; it serves every "
-		    "instance of the selected providers");
 	if (a.auth && (token = stored_token(c, &err)) == NULL)
 		return cmd_error(c, &err);
 	memset(&o, 0, sizeof(o));

@@ -42,7 +42,6 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct remote_forward *f = row;
 	static _Thread_local char url[64];
 
-	(void)ctx;
 	switch (col) {
 	case 0: c->kind = CELL_STR; c->s = f->instance_id; break;
 	case 1: c->kind = CELL_INT; c->i = f->remote_port; break;

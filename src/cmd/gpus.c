@@ -51,7 +51,6 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct gpu_model *m = *(const struct gpu_model *const *)row;
 
-	(void)ctx;
 	switch (col) {
 	case 0: c->kind = CELL_STR; c->s = m->id; break;
 	case 1: c->kind = CELL_STR; c->s = m->family; break;
@@ -78,7 +77,6 @@ unknown_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct gpu_name_seen *g = row;
 
-	(void)ctx;
 	switch (col) {
 	case 0: c->kind = CELL_STR; c->s = g->provider; break;
 	case 1: c->kind = CELL_STR; c->s = g->name; break;

@@ -167,8 +167,6 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 	const struct group_row *r = row;
 	const struct group *g = &r->g;
 
-	(void)ctx;
-	memset(out, 0, sizeof(*out));
 	out->kind = CELL_INT;
 	switch (c) {
 	case C_NAME: out->kind = CELL_STR; out->s = g->name; break;

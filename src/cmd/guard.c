@@ -80,8 +80,6 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 	const struct row *r = row;
 	const char *w;
 
-	(void)ctx;
-	memset(out, 0, sizeof(*out));
 	switch (c) {
 	case C_ID: cell_str(out, r->id); break;
 	case C_AGENT:

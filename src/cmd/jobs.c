@@ -92,7 +92,6 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct listed *l = row;
 
-	(void)ctx;
 	c->kind = CELL_STR;
 	if (col == COL_KIND)
 		c->s = l->kind;
@@ -130,7 +129,6 @@ managed_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct managed_row *m = row;
 
-	(void)ctx;
 	c->kind = CELL_STR;
 	switch (col) {
 	case 0: c->s = m->j.id; break;
@@ -179,7 +177,6 @@ attempt_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct attempt_row *ar = row;
 	const struct managed_attempt *a = &ar->a;
 
-	(void)ctx;
 	c->kind = CELL_STR;
 	switch (col) {
 	case 0: c->kind = CELL_INT; c->i = a->n; break;

@@ -382,7 +382,6 @@ cand_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		[RC_CURRENCY] = OCOL_CURRENCY,
 	};
 
-	memset(c, 0, sizeof(*c));
 	switch (col) {
 	case RC_RANK:
 		c->kind = CELL_INT;

@@ -1,7 +1,10 @@
 /*
  * login.c - `gpurent login PROVIDER`: check an API key and keep it in the sealed store;
  * `gpurent login --list`: which providers of which profile have a key (never the key);
- * `gpurent login --rekey passphrase|keyfile`: reseal the store another way.
+ * `gpurent login --rekey passphrase|keyfile`: reseal the store another way;
+ * `gpurent login state`: the password of a team's PostgreSQL state;
+ * `gpurent login --team PROVIDER`: a team key, sealed for the team's watchers, in the state;
+ * `gpurent login --team-watcher`: make this machine one of them (its key pair).
  *
  * The key is read without echo from the terminal, or from stdin with --stdin; never from
  * the command line, where other users could see it in ps and it would reach shell history.
@@ -10,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpurent/backend.h"
@@ -19,6 +23,9 @@
 #include "gpurent/observed.h"
 #include "gpurent/output.h"
 #include "gpurent/session.h"
+#include "gpurent/state.h"
+#include "gpurent/team.h"
+#include "gpurent/team_keys.h"
 #include "gpurent/util.h"
 #include "gpurent/vault.h"
 #include "login_int.h"
@@ -27,6 +34,8 @@ struct login_args {
 	bool from_stdin;
 	bool no_verify;
 	bool list;
+	bool team;
+	bool team_watcher;
 	const char *rekey;
 };
 
@@ -39,6 +48,11 @@ static const struct cmd_opt login_opts[] = {
 	    OPT_AT(struct login_args, list), CPL_NONE, OPT_TRUE },
 	{ "rekey", 0, "MODE", N_("reseal the store: 'passphrase' (a new one) or 'keyfile'"),
 	    0, CPL_NONE, 0 },
+	{ "team", 0, NULL, N_("store it as the team's key, for the team's watcher only (a team "
+	    "profile)"), OPT_AT(struct login_args, team), CPL_NONE, OPT_TRUE },
+	{ "team-watcher", 0, NULL, N_("make this machine a watcher of the team: a key pair whose "
+	    "public half team keys are sealed to"), OPT_AT(struct login_args, team_watcher),
+	    CPL_NONE, OPT_TRUE },
 	{ NULL, 0, NULL, NULL, 0, CPL_NONE, 0 },
 };
 
@@ -251,8 +265,6 @@ list_cell(const void *row, size_t col, struct cell *out, void *ctx)
 {
 	const struct key_row *r = row;
 
-	(void)ctx;
-	memset(out, 0, sizeof(*out));
 	switch (col) {
 	case 0: cell_str(out, r->profile); break;
 	case 1: cell_str(out, r->provider); break;
@@ -343,13 +355,130 @@ login_rekey(struct cmd_ctx *c, const char *mode)
 	return 0;
 }
 
+/* The team of a team profile into *team: 0, else the status of the error said. */
+static int
+team_of(struct cmd_ctx *c, const char *option, const char **team)
+{
+	struct gr_error err = { 0 };
+	struct config *cfg;
+
+	if (session_config(c->s, &cfg, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (!team_profile(cfg))
+		return cmd_usage_error(c, "%s needs a team profile (team.name and state.url)",
+		    option);
+	*team = team_name(cfg);
+	return 0;
+}
+
+/* The public halves of a team's watchers (hex), for sealing a team key to each. */
+struct watchers {
+	char (*pub)[VAULT_TEAM_PUBLIC_HEX];
+	size_t n;
+};
+
+static void
+add_watcher(const char *public_hex, const char *host, void *ctx)
+{
+	struct watchers *w = ctx;
+
+	(void)host;
+	w->pub = xreallocarray(w->pub, w->n + 1, sizeof(*w->pub));
+	strlcpy_(w->pub[w->n++], public_hex, sizeof(*w->pub));
+}
+
+/* key sealed to each of the team's watchers, and stored in one transaction. */
+static enum gr_err
+store_team_key(struct session *s, const char *team, const char *provider, const char *key,
+    const struct watchers *w, struct gr_error *err)
+{
+	char user[TEAM_NAME_MAX + 1];
+	struct state *st;
+	enum gr_err rc;
+
+	if ((rc = session_state(s, &st, err)) != GR_OK || (rc = state_begin(st, err)) != GR_OK)
+		return rc;
+	team_user(s->config, user, sizeof(user));
+	for (size_t i = 0; i < w->n && rc == GR_OK; i++) {
+		unsigned char *sealed;
+		size_t n;
+
+		if ((rc = vault_team_seal(w->pub[i], key, &sealed, &n, err)) == GR_OK)
+			rc = team_key_put(st, team, provider, w->pub[i], sealed, n, user,
+			    (int64_t)time(NULL), err);
+		free(sealed);
+	}
+	if (rc != GR_OK) {
+		state_rollback(st);
+		return rc;
+	}
+	return state_commit(st, err);
+}
+
+/*
+ * `login --team-watcher`: this machine's watcher key pair, made once (its secret half in
+ * this machine's store, for the selected profile) and its public half published, again, in
+ * the team's state.
+ */
+static int
+login_team_watcher(struct cmd_ctx *c)
+{
+	char public_hex[VAULT_TEAM_PUBLIC_HEX], host[256], user[TEAM_NAME_MAX + 1];
+	struct gr_error err = { 0 };
+	const char *team;
+	struct state *st;
+	struct vault *v;
+	char *secret;
+	bool made = false;
+	int status;
+
+	if ((status = team_of(c, "--team-watcher", &team)) != 0)
+		return status;
+	if (login_open_store(c->s, true, &v, &err) != GR_OK)
+		return cmd_error(c, &err);
+	if ((secret = vault_get(v, c->s->profile, VAULT_TEAM_WATCHER)) != NULL) {
+		if (!vault_team_public(secret, public_hex)) {
+			vault_key_free(secret);
+			gr_fail(&err, GR_ESTATE, "the watcher key in this machine's credential store "
+			    "is damaged: remove it with 'gpurent logout %s' and make a new one",
+			    VAULT_TEAM_WATCHER);
+			return cmd_error(c, &err);
+		}
+	} else {
+		made = true;
+		if (vault_team_keypair(&secret, public_hex, &err) != GR_OK ||
+		    vault_set(v, c->s->profile, VAULT_TEAM_WATCHER, secret, &err) != GR_OK ||
+		    login_save_store(c->s, v, &err) != GR_OK) {
+			vault_key_free(secret);
+			return cmd_error(c, &err);
+		}
+	}
+	vault_key_free(secret);
+	if (gethostname(host, sizeof(host)) != 0)
+		strlcpy_(host, "unknown", sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	if (session_state(c->s, &st, &err) != GR_OK ||
+	    team_watcher_add(st, team, public_hex, host, team_user(c->s->config, user,
+	    sizeof(user)), (int64_t)time(NULL), &err) != GR_OK)
+		return cmd_error(c, &err);
+	if (made)
+		cmd_warn("this machine is now a watcher of team '%s' (key %.16s); team keys stored "
+		    "before now are not sealed for it: store each again with 'gpurent login --team "
+		    "PROVIDER'", team, public_hex);
+	else
+		cmd_warn("this machine is a watcher of team '%s' (key %.16s), published again", team,
+		    public_hex);
+	return 0;
+}
+
 static int
 login_run(struct cmd_ctx *c, int argc, char **argv)
 {
 	struct login_args a = { 0 };
 	struct gr_error err = { 0 };
 	const struct backend_ops *ops;
-	const char *provider, *name, *var;
+	const char *provider, *name, *var, *team = NULL;
+	struct watchers watchers = { 0 };
 	struct vault *v;
 	char *key = NULL, prompt[128];
 	bool created;
@@ -359,44 +488,80 @@ login_run(struct cmd_ctx *c, int argc, char **argv)
 		return rc;
 	if (npos < 0)
 		return 0;	/* --help */
-	if (a.list || a.rekey != NULL) {
+	if (a.list || a.rekey != NULL || a.team_watcher) {
 		if (npos > 0)
-			return cmd_usage_error(c, "--%s takes no provider", a.list ? "list" : "rekey");
-		return a.list ? login_list(c) : login_rekey(c, a.rekey);
+			return cmd_usage_error(c, "--%s takes no provider", a.list ? "list" :
+			    a.rekey != NULL ? "rekey" : "team-watcher");
+		return a.list ? login_list(c) : a.rekey != NULL ? login_rekey(c, a.rekey) :
+		    login_team_watcher(c);
 	}
 	if (npos != 1)
 		return cmd_usage_error(c, npos == 0 ? N_("which provider? ('gpurent login vast')") :
 		    N_("an API key is never taken from the command line, where 'ps' and the shell's "
 		    "history see it: type it at the prompt, or pipe it in with --stdin"));
 	provider = LOGIN_POS(argv, 0);
-	/* Not a provider: the token `gpurent exporter --auth` asks scrapers for. */
-	if (strcmp(provider, LOGIN_EXPORTER) == 0)
+	/* Not providers: the token `gpurent exporter --auth` asks scrapers for, and the
+	 * password of a PostgreSQL state. */
+	if (strcmp(provider, LOGIN_EXPORTER) == 0 || strcmp(provider, VAULT_STATE_PASSWORD) == 0) {
 		ops = NULL;
-	else if ((ops = find_provider(provider, &err)) == NULL)
+		if (a.team)
+			return cmd_usage_error(c, "--team stores a provider's key, not the %s's",
+			    provider);
+	} else if ((ops = find_provider(provider, &err)) == NULL)
 		return cmd_error(c, &err);
-	name = ops != NULL ? ops->name : LOGIN_EXPORTER;
+	name = ops != NULL ? ops->name : provider;
 	if (!a.from_stdin && !vault_have_tty())
 		return cmd_usage_error(c, "no terminal to read the key from; pipe it in with --stdin");
+	if (a.team) {
+		/* Who it is sealed to is known before the key is typed. */
+		struct state *st;
+
+		if ((rc = team_of(c, "--team", &team)) != 0)
+			return rc;
+		if (session_state(c->s, &st, &err) != GR_OK ||
+		    team_watchers_each(st, team, add_watcher, &watchers, &err) != GR_OK)
+			return cmd_error(c, &err);
+		if (watchers.n == 0) {
+			gr_fail(&err, GR_ENOTFOUND, "team '%s' has no watcher key to seal a team key "
+			    "to: run 'gpurent login --team-watcher' on the watcher's machine first",
+			    team);
+			return cmd_error(c, &err);
+		}
+	}
 
 	/* Unseal an existing store first, so a wrong passphrase costs no retyped key. */
 	created = !vault_exists();
-	if (login_open_store(c->s, true, &v, &err) != GR_OK)
+	if (team == NULL && login_open_store(c->s, true, &v, &err) != GR_OK)
 		return cmd_error(c, &err);
 
 	snprintf(prompt, sizeof(prompt), ops != NULL ? _("API key for %s (input is hidden): ") :
-	    _("Bearer token for the %s (input is hidden): "), name);
-	if (vault_read_secret(prompt, a.from_stdin, &key, &err) != GR_OK)
+	    strcmp(name, LOGIN_EXPORTER) == 0 ? _("Bearer token for the %s (input is hidden): ") :
+	    _("Password of the PostgreSQL %s (input is hidden): "), name);
+	if (vault_read_secret(prompt, a.from_stdin, &key, &err) != GR_OK) {
+		free(watchers.pub);
 		return cmd_error(c, &err);
+	}
 
 	if (ops == NULL || strcmp(ops->name, "sim") == 0) {
-		/* The simulator accepts any key, and a token is ours: nothing to ask. */
+		/* The simulator accepts any key, and a token or password is ours: nothing to ask. */
 	} else if (!a.no_verify) {
 		if (c->s->interactive)
 			cmd_warn("checking the key with '%s'...", ops->name);
 		if (verify_key(c->s, ops, key, &err) != GR_OK) {
 			vault_key_free(key);
+			free(watchers.pub);
 			return cmd_error(c, &err);
 		}
+	}
+	if (team != NULL) {
+		rc = store_team_key(c->s, team, name, key, &watchers, &err);
+		vault_key_free(key);
+		free(watchers.pub);
+		if (rc != GR_OK)
+			return cmd_error(c, &err);
+		cmd_warn("stored the team key for '%s' of team '%s', sealed for its watchers (%zu)",
+		    name, team, watchers.n);
+		return 0;
 	}
 	rc = vault_set(v, c->s->profile, name, key, &err);
 	vault_key_free(key);
@@ -404,8 +569,13 @@ login_run(struct cmd_ctx *c, int argc, char **argv)
 		vault_forget();
 		return cmd_error(c, &err);
 	}
-	cmd_warn("stored the key for '%s' in profile '%s'%s", name, profile_name(c->s),
-	    a.no_verify && ops != NULL && strcmp(ops->name, "sim") != 0 ? _(" (not checked)") : "");
+	if (strcmp(name, VAULT_STATE_PASSWORD) == 0)
+		cmd_warn("stored the password of the PostgreSQL state in profile '%s'",
+		    profile_name(c->s));
+	else
+		cmd_warn("stored the key for '%s' in profile '%s'%s", name, profile_name(c->s),
+		    a.no_verify && ops != NULL && strcmp(ops->name, "sim") != 0 ?
+		    _(" (not checked)") : "");
 	if (created && vault_get_mode(v) == VAULT_KEYFILE)
 		cmd_warn("the credential store is sealed with the key file '%s': anyone who can "
 		    "read both files can read the keys (see 'Credentials' in gpurent(1))",
@@ -432,7 +602,13 @@ const struct command cmd_login = {
 	    "vault.passphrase_command answer unattended); an empty passphrase seals it with a key\n"
 	    "file instead.\n\n"
 	    "'gpurent login exporter' stores the bearer token that 'gpurent exporter --auth'\n"
-	    "requires of every scrape (Prometheus: authorization: credentials_file)."),
+	    "requires of every scrape (Prometheus: authorization: credentials_file).\n"
+	    "'gpurent login state' stores the password of the PostgreSQL state (state.url),\n"
+	    "given to the server when libpq finds none in ~/.pgpass or a service file.\n\n"
+	    "In a team profile, --team stores the key for the team's watcher only: sealed to\n"
+	    "the watcher keys the team published ('gpurent login --team-watcher' on each\n"
+	    "watcher's machine), so that nobody who reads the shared state can open it. The\n"
+	    "watcher acts on the team's instances with team keys only."),
 	.opts = login_opts,
 	.complete_args = CPL_PROVIDER,
 	.flags = CMD_SENSITIVE,

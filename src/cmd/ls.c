@@ -79,7 +79,7 @@ ls_run(struct cmd_ctx *c, int argc, char **argv)
 	enum gr_err frc;
 
 	memset(&a, 0, sizeof(a));
-	if (!cmd_parse_options(c, argc, argv, handle, &a, &rc))
+	if (!cmd_parse_options(c, argc, argv, handle, &a, NULL, &rc))
 		return rc;
 	if (a.group != NULL) {
 		struct group g;

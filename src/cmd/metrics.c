@@ -103,7 +103,6 @@ host_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct host_row *r = row;
 	const struct host_sample *h = &r->h;
 
-	(void)ctx;
 	c->kind = CELL_INT;
 	switch ((enum host_col)col) {
 	case HCOL_INSTANCE: c->kind = CELL_STR; c->s = r->instance_id; return;

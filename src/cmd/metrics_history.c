@@ -166,7 +166,6 @@ hist_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct sample_row *r = row;
 	const struct gpu_sample *g = &r->s;
 
-	(void)ctx;
 	switch ((enum hist_col)col) {
 	case HCOL_STEP: set_known(c, r->step, true); break;
 	case HCOL_SAMPLES: set_known(c, r->n, true); break;

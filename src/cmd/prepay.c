@@ -63,7 +63,6 @@ quote_cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct quote *q = row;
 
-	(void)ctx;
 	switch (col) {
 	case Q_ID: cell_str(c, q->id); break;
 	case Q_AMOUNT:

@@ -54,7 +54,6 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct prow *p = row;
 	static _Thread_local char caps[128];
 
-	(void)ctx;
 	switch (col) {
 	case 0: c->kind = CELL_STR; c->s = p->ops->name; break;
 	case 1: c->kind = CELL_BOOL; c->i = p->selected; break;

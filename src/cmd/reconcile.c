@@ -73,7 +73,6 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 	const struct instance *in = &f->in;
 	char *gpu = ctx;
 
-	memset(out, 0, sizeof(*out));
 	switch (c) {
 	case C_ID: cell_str(out, in->id); break;
 	case C_PROVIDER: cell_str(out, in->provider); break;

@@ -37,7 +37,6 @@ cell(const void *row, size_t col, struct cell *c, void *ctx)
 {
 	const struct ssh_host *h = row;
 
-	(void)ctx;
 	switch (col) {
 	case 0: cell_str(c, h->alias); break;
 	case 1: cell_str(c, h->id); break;
@@ -87,14 +86,11 @@ ssh_config_run(struct cmd_ctx *c, int argc, char **argv)
 	char path[4200];
 	enum gr_err frc;
 	bool added;
-	int n, rc, status;
+	int rc, status;
 
-	rc = cmd_parse(c, argc, argv, NULL, &a, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_options(c, argc, argv, NULL, &a, N_("ssh-config takes no ID: it writes an "
+	    "entry for every running instance"), &rc))
 		return rc;
-	if (n > 0)
-		return cmd_usage_error(c, "ssh-config takes no ID: it writes an entry for every "
-		    "running instance");
 	if (a.print && a.install_include)
 		return cmd_usage_error(c, "--print writes nothing: give --install-include without it");
 	if (a.off && (a.print || a.install_include))

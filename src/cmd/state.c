@@ -34,8 +34,6 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 {
 	const struct state_copied *t = row;
 
-	(void)ctx;
-	memset(out, 0, sizeof(*out));
 	if (c == C_TABLE) {
 		out->kind = CELL_STR;
 		out->s = t->table;

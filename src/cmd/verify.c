@@ -41,7 +41,6 @@ vcell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct vcheck *v = row;
 	const char *s = NULL;
 
-	(void)ctx;
 	switch ((enum vcol)col) {
 	case VCOL_INSTANCE: s = v->instance_id; break;
 	case VCOL_CHECK: s = v->check; break;

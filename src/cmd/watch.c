@@ -81,8 +81,6 @@ status_cell(const void *row, size_t c, struct cell *out, void *ctx)
 	const struct status_row *r = row;
 	int64_t t = c == C_SINCE ? r->since : c == C_EXPIRES ? r->expires : r->seen;
 
-	(void)ctx;
-	memset(out, 0, sizeof(*out));
 	if (c == C_ROLE || c == C_HOLDER) {
 		out->kind = CELL_STR;
 		out->s = c == C_ROLE ? r->role : r->holder;
@@ -147,15 +145,12 @@ watch_run(struct cmd_ctx *c, int argc, char **argv)
 	char waits_for[LEASE_HOLDER_MAX] = "", since[32];
 	const char *cmd;
 	int64_t next = 0, now;
-	int n, rc, nargs = 0;
+	int rc, nargs = 0;
 	enum gr_err prc = GR_OK;
 	bool acts, acted = false;
 
-	rc = cmd_parse(c, argc, argv, NULL, &a, &n);
-	if (rc != 0 || n < 0)
+	if (!cmd_parse_options(c, argc, argv, NULL, &a, N_("takes no arguments"), &rc))
 		return rc;
-	if (n > 0)
-		return cmd_usage_error(c, "takes no arguments");
 	if (a.status && (a.once || a.dry_run || a.interval != 0))
 		return cmd_usage_error(c, "--status takes none of --once, --dry-run, --interval");
 	if (a.status)

@@ -81,7 +81,6 @@ offer_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	const struct offer *o = row;
 	int64_t v;
 
-	(void)ctx;
 	switch ((enum offer_col)col) {
 	case OCOL_ID: cell_str(c, o->id); break;
 	case OCOL_PROVIDER: cell_str(c, o->provider); break;
@@ -338,7 +337,6 @@ sample_cell(const void *row, size_t col, struct cell *c, void *ctx)
 	static _Thread_local char pstate[8], reasons[24];
 	const struct gpu_sample *g = row;
 
-	(void)ctx;
 	switch ((enum sample_col)col) {
 	case SCOL_INSTANCE: cell_str(c, g->instance_id); break;
 	case SCOL_GPU: set_int(c, g->index, g->index >= 0); break;

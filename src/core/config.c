@@ -79,7 +79,7 @@ static const struct config_key keys[] = {
 	{ "ssh.hosts_file", CK_STRING, NULL, N_("the ssh include file that gpurent ssh-config keeps (default ~/.ssh/config.d/gpurent)") },
 	{ "ssh.identity", CK_STRING, NULL, N_("private key file passed to ssh -i") },
 	{ "ssh.rsync_path", CK_STRING, NULL, N_("rsync on the instances, when not 'rsync' in PATH") },
-	{ "state.url", CK_STRING, NULL, N_("a team's state in PostgreSQL: postgresql://USER@HOST/DB, the password in ~/.pgpass or a service file, never here (unset: a file of this user's)") },
+	{ "state.url", CK_STRING, NULL, N_("a team's state in PostgreSQL: postgresql://USER@HOST/DB, the password in ~/.pgpass, a service file or 'gpurent login state', never here (unset: a file of this user's)") },
 	{ "team.name", CK_STRING, NULL, N_("the team of a team profile: its state (state.url) is shared, and ls, costs, audit, events and jobs show the whole team (unset: a personal profile)") },
 	{ "team.user", CK_STRING, NULL, N_("who you are in the team's records (unset: the login name)") },
 	{ "watch.interval", CK_INTERVAL, "60s", N_("time between two passes of gpurent watch") },

@@ -82,6 +82,7 @@ struct watch {
 	int64_t verify_timeout;
 	int64_t reconcile_interval;
 	int64_t check_tolerance;	/* costs.check_tolerance, micro-units */
+	bool said_no_team_key[SESSION_MAX_PROVIDERS];	/* per backend, once a run */
 };
 
 /* Bits of inst_watch.notified: a notify-only policy (or a refusal) says so once a spell. */
@@ -1016,6 +1017,35 @@ lost(struct gr_error *err)
 	return gr_fail(err, GR_ELOCKED, "another watcher took the lease: this one stands by");
 }
 
+/*
+ * The instances every provider lists (session_instances). A provider without a team key
+ * (session_team_key), whose team instances this watcher leaves alone, is said once a run,
+ * in the log and the journal, and counts as one that could not answer, never as the
+ * pass's error.
+ */
+static enum gr_err
+listed(struct watch *w, struct instance_list *l, struct fanout_result *res,
+    struct gr_error *err)
+{
+	enum gr_err rc = session_instances(w->s, l, res, err);
+	bool other = false;
+	size_t i;
+
+	for (i = 0; i < w->s->n_backends; i++) {
+		if (res[i].code == GR_OK)
+			continue;
+		if (!w->s->team_key_missing[i]) {
+			other = true;
+			continue;
+		}
+		if (!w->said_no_team_key[i])
+			emit(w, EV_ALERT, "no-team-key", "", NULL, session_now(w->s), "%s",
+			    res[i].err.msg);
+		w->said_no_team_key[i] = true;
+	}
+	return rc != GR_OK && rc != GR_EPARTIAL && !other ? GR_EPARTIAL : rc;
+}
+
 enum gr_err
 watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 {
@@ -1050,7 +1080,7 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		return err->code;
 	memset(res, 0, sizeof(res));
 	instance_list_init(&l);
-	rc = session_instances(w->s, &l, res, err);
+	rc = listed(w, &l, res, err);
 	if (rc != GR_OK && rc != GR_EPARTIAL) {
 		instance_list_release(&l);
 		return rc;
@@ -1059,6 +1089,8 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		if (res[i].code != GR_OK) {
 			failed[i] = true;
 			r->unlisted++;
+			if (w->s->team_key_missing[i])
+				continue;	/* said by listed */
 			fprintf(stderr, _("gpurent watch: %s: %s (its instances are not "
 			    "watched this pass)\n"), w->s->backends[i]->env.name, res[i].err.msg);
 		}
@@ -1240,6 +1272,7 @@ watch_open(struct watch **out, struct session *s, const struct watch_opts *o,
 	char user[TEAM_NAME_MAX + 1], host[256];
 
 	w->s = s;
+	s->team_keys = true;	/* a team's instances only with the team's keys */
 	w->o = *o;
 	w->r = &w->between;
 	if (session_config(s, &w->cfg, err) != GR_OK || session_state(s, &w->st, err) != GR_OK)

@@ -720,19 +720,24 @@ rest_pod_json(const struct instance *in, bool with_machine)
 	return j;
 }
 
-/* "/v1/pods/ID" or "/v1/pods/ID/ACTION": the id into pod, the action (or "") into act. */
-static bool
-rest_pod_path(const char *path, char *pod, size_t pn, char *act, size_t an)
+bool
+runpod_serve_pod_path(const char *path, const char *prefix, char *pod, size_t pn, char *sub,
+    size_t sn)
 {
-	const char *p = path + strlen("/v1/pods/"), *slash = strchr(p, '/');
-	size_t n = slash != NULL ? (size_t)(slash - p) : strlen(p);
+	const char *p, *slash;
+	size_t n;
 
-	if (n == 0 || n >= pn || (slash != NULL && (strlen(slash + 1) >= an ||
+	if (strncmp(path, prefix, strlen(prefix)) != 0)
+		return false;
+	p = path + strlen(prefix);
+	slash = strchr(p, '/');
+	n = slash != NULL ? (size_t)(slash - p) : strlen(p);
+	if (n == 0 || n >= pn || (slash != NULL && (strlen(slash + 1) >= sn ||
 	    strchr(slash + 1, '/') != NULL)))
 		return false;
 	memcpy(pod, p, n);
 	pod[n] = '\0';
-	strlcpy_(act, slash != NULL ? slash + 1 : "", an);
+	strlcpy_(sub, slash != NULL ? slash + 1 : "", sn);
 	return true;
 }
 
@@ -825,8 +830,7 @@ rest_v1(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 			rest_fail(rp, 405, "method not allowed");
 		return;
 	}
-	if (strncmp(rq->path, "/v1/pods/", 9) != 0 ||
-	    !rest_pod_path(rq->path, pod, sizeof(pod), act, sizeof(act))) {
+	if (!runpod_serve_pod_path(rq->path, "/v1/pods/", pod, sizeof(pod), act, sizeof(act))) {
 		rest_fail(rp, 404, "not found");
 		return;
 	}
@@ -893,7 +897,8 @@ runpod_graphql_own_pod_only(const struct serve_req *rq, const char *own)
 	bool ok;
 
 	if (strncmp(rq->path, "/v1/pods/", 9) == 0)
-		return rest_pod_path(rq->path, pod, sizeof(pod), act, sizeof(act)) &&
+		return runpod_serve_pod_path(rq->path, "/v1/pods/", pod, sizeof(pod), act,
+		    sizeof(act)) &&
 		    strcmp(pod, own) == 0 && ((act[0] == '\0' && strcmp(rq->method, "GET") == 0) ||
 		    (strcmp(act, "stop") == 0 && strcmp(rq->method, "POST") == 0));
 	if (strcmp(rq->path, "/graphql") != 0 || strcmp(rq->method, "POST") != 0)

@@ -216,27 +216,6 @@ pod_v2(struct serve_ctx *c, const struct instance *in)
 	return j;
 }
 
-/* "/v2/pods/ID" or "/v2/pods/ID/SUB": the id into pod, SUB (or "") into sub. */
-static bool
-pod_path(const char *path, char *pod, size_t pn, char *sub, size_t sn)
-{
-	const char *p, *slash;
-	size_t n;
-
-	if (strncmp(path, "/v2/pods/", 9) != 0)
-		return false;
-	p = path + 9;
-	slash = strchr(p, '/');
-	n = slash != NULL ? (size_t)(slash - p) : strlen(p);
-	if (n == 0 || n >= pn || (slash != NULL && (strlen(slash + 1) >= sn ||
-	    strchr(slash + 1, '/') != NULL)))
-		return false;
-	memcpy(pod, p, n);
-	pod[n] = '\0';
-	strlcpy_(sub, slash != NULL ? slash + 1 : "", sn);
-	return true;
-}
-
 /* Whether a v2 request made with pod own's own key (RUNPOD_API_KEY) asks of that pod alone:
    reads it or stops it. */
 static bool
@@ -246,7 +225,8 @@ v2_own_pod_only(const struct serve_req *rq, const char *own)
 	cJSON *b;
 	bool ok;
 
-	if (!pod_path(rq->path, pod, sizeof(pod), sub, sizeof(sub)) || strcmp(pod, own) != 0)
+	if (!runpod_serve_pod_path(rq->path, "/v2/pods/", pod, sizeof(pod), sub,
+	    sizeof(sub)) || strcmp(pod, own) != 0)
 		return false;
 	if (sub[0] == '\0')
 		return strcmp(rq->method, "GET") == 0;
@@ -757,7 +737,8 @@ one_pod(struct serve_ctx *c, const struct serve_req *rq, struct serve_reply *rp)
 	struct instance in;
 	char pod[64], sub[16];
 
-	if (!pod_path(rq->path, pod, sizeof(pod), sub, sizeof(sub))) {
+	if (!runpod_serve_pod_path(rq->path, "/v2/pods/", pod, sizeof(pod), sub,
+	    sizeof(sub))) {
 		problem(rp, 404, "no such route", NULL);
 		return;
 	}

@@ -99,6 +99,10 @@ bool runpod_serve_get(struct serve_ctx *c, const char *pod, struct instance *out
 const char *runpod_serve_data_center(const struct instance *in);
 /* RFC 3339 UTC of t into out. */
 const char *runpod_serve_time(int64_t t, char *out, size_t n);
+/* "PREFIX ID" or "PREFIX ID/SUB" ("/v1/pods/", "/v2/pods/"): the id into pod, SUB (or "")
+   into sub; false for another path. */
+bool runpod_serve_pod_path(const char *path, const char *prefix, char *pod, size_t pn, char *sub,
+    size_t sn);
 /* The runtime's GPUs, util_key and mem_key naming the percentages (with_id: each its UUID). */
 cJSON *runpod_serve_gpus(struct serve_ctx *c, const struct instance *in, const char *util_key,
     const char *mem_key, bool with_id);

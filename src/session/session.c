@@ -21,6 +21,7 @@
 #include "gpurent/session.h"
 #include "gpurent/sim.h"
 #include "gpurent/state.h"
+#include "gpurent/team.h"
 #include "gpurent/util.h"
 #include "gpurent/vault.h"
 
@@ -40,12 +41,37 @@ gpu_seen(void *ctx, const char *name)
 	return session_state(ctx, &st, NULL) == GR_OK && gpunames_known(st, name);
 }
 
+/*
+ * For a PostgreSQL state whose server asks for a password that libpq has not found: the one
+ * stored with `gpurent login state` for the profile of the process's first session (main's,
+ * which lives as long as the process). Backends connect from threads of their own, and the
+ * unsealed store is the process's: one look at a time.
+ */
+static enum gr_err
+state_password_of(void *ctx, char **pw, struct gr_error *err)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	const struct session *s = ctx;
+	enum gr_err rc;
+
+	pthread_mutex_lock(&mu);
+	rc = vault_lookup(s->profile, VAULT_STATE_PASSWORD, pw, err);
+	pthread_mutex_unlock(&mu);
+	return rc;
+}
+
 void
 session_init(struct session *s)
 {
+	static bool password_set;
+
 	filter_set_provider_known(provider_known);
 	memset(s, 0, sizeof(*s));
 	filter_set_gpu_seen(gpu_seen, s);
+	if (!password_set) {
+		state_set_password(&(struct state_password){ state_password_of, vault_key_free, s });
+		password_set = true;
+	}
 	s->profile = getenv("GPURENT_PROFILE");
 	s->interactive = isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
 }
@@ -198,7 +224,9 @@ static enum gr_err
 add_backend(struct session *s, const char *name, struct gr_error *err)
 {
 	const struct backend_ops *ops = backend_find_ops(name);
+	struct gr_error no_key = { 0 };
 	struct backend_env env;
+	struct backend *b;
 	char key[64];
 	size_t i;
 
@@ -246,7 +274,22 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 	}
 	/* The environment wins; the sealed store is opened only when it has to be. */
 	s->vault_keys[s->n_backends] = NULL;
-	if (env.api_key == NULL && strcmp(ops->name, "sim") != 0) {
+	s->team_key_missing[s->n_backends] = false;
+	if (s->team_keys && team_profile(s->config)) {
+		/* The team's watcher: its team key, never one of the environment or a person's. */
+		struct state *st;
+
+		if (session_state(s, &st, err) != GR_OK)
+			return err->code;
+		if (session_team_key(s->config, s->profile, st, ops->name,
+		    &s->vault_keys[s->n_backends], &no_key) == GR_EAUTH)
+			s->team_key_missing[s->n_backends] = true;
+		else if (no_key.code != GR_OK) {
+			*err = no_key;
+			return err->code;
+		}
+		env.api_key = s->vault_keys[s->n_backends];
+	} else if (env.api_key == NULL && strcmp(ops->name, "sim") != 0) {
 		char *k = NULL;
 
 		if (vault_lookup_cfg(s->config, s->profile, ops->name, &k, err) != GR_OK)
@@ -254,7 +297,13 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 		env.api_key = k;
 		s->vault_keys[s->n_backends] = k;
 	}
-	s->backends[s->n_backends++] = backend_create(ops, &env);
+	b = backend_create(ops, &env);
+	if (no_key.code != GR_OK) {
+		/* Its instances are left alone: every call of it fails with why. */
+		b->ready = false;
+		b->init_err = no_key;
+	}
+	s->backends[s->n_backends++] = b;
 	return GR_OK;
 }
 

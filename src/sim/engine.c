@@ -360,30 +360,17 @@ read_row(struct db_stmt *q, void *row)
 {
 	struct row *r = row;
 
-	r->seq = db_column_int64(q, 0);
-	store_col_text(q, 1, r->id, sizeof(r->id));
-	r->offer_idx = db_column_int64(q, 2);
+	store_cols(q, "ItI--IIIIIIIttiIt--I-I-i", &r->seq, r->id, sizeof(r->id), &r->offer_idx,
+	    &r->state_since, &r->next_at, &r->run_since, &r->checked_until, &r->price_hour,
+	    &r->bid_hour, &r->storage_hour, r->label, sizeof(r->label), r->image, sizeof(r->image),
+	    &r->disk_gb, &r->created_at, r->status_msg, sizeof(r->status_msg), &r->fault_at,
+	    &r->term_until, &r->term_months);
 	r->type = (enum offer_type)db_column_int(q, 3);
 	r->state = (enum inst_state)db_column_int(q, 4);
-	r->state_since = db_column_int64(q, 5);
-	r->next_at = db_column_int64(q, 6);
-	r->run_since = db_column_int64(q, 7);
-	r->checked_until = db_column_int64(q, 8);
-	r->price_hour = db_column_int64(q, 9);
-	r->bid_hour = db_column_int64(q, 10);
-	r->storage_hour = db_column_int64(q, 11);
-	store_col_text(q, 12, r->label, sizeof(r->label));
-	store_col_text(q, 13, r->image, sizeof(r->image));
-	r->disk_gb = db_column_int(q, 14);
-	r->created_at = db_column_int64(q, 15);
-	store_col_text(q, 16, r->status_msg, sizeof(r->status_msg));
 	workload_of(db_column_text(q, 17), r->workload, sizeof(r->workload));
 	r->fault = (enum sim_fault)db_column_int(q, 18);
-	r->fault_at = db_column_int64(q, 19);
 	r->intended = (enum inst_state)db_column_int(q, 20);
-	r->term_until = db_column_int64(q, 21);
 	r->term_open = db_column_int(q, 22) != 0;
-	r->term_months = db_column_int(q, 23);
 	r->disk_in_price = db_column_int(q, 24) != 0;
 	/* A row from before intents: the user wanted what it is or is heading for. */
 	if (r->intended != ST_RUNNING && r->intended != ST_STOPPED)

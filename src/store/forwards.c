@@ -25,11 +25,8 @@ read_forward(struct db_stmt *q, void *row)
 {
 	struct remote_forward *f = row;
 
-	f->local_port = db_column_int(q, 0);
-	store_col_text(q, 1, f->instance_id, sizeof(f->instance_id));
-	f->remote_port = db_column_int(q, 2);
-	f->pid = db_column_int(q, 3);
-	f->started_at = db_column_int64(q, 4);
+	store_cols(q, "itiiI", &f->local_port, f->instance_id, sizeof(f->instance_id),
+	    &f->remote_port, &f->pid, &f->started_at);
 }
 
 enum gr_err

@@ -43,23 +43,13 @@ read_row(struct db_stmt *q, void *row)
 	const unsigned char *t;
 
 	memset(g, 0, sizeof(*g));
-	store_col_text(q, 0, g->name, sizeof(g->name));
-	store_col_text(q, 1, g->gpu, sizeof(g->gpu));
-	g->gpus = db_column_int(q, 2);
-	g->min = db_column_int(q, 3);
-	g->max = db_column_int(q, 4);
-	g->target_util = db_column_int(q, 5);
-	g->cooldown = db_column_int64(q, 6);
-	g->window = db_column_int64(q, 7);
-	g->base = db_column_int(q, 8);
-	g->max_price = db_column_int64(q, 9);
-	store_col_text(q, 10, g->env, sizeof(g->env));
+	store_cols(q, "ttiiiiIIiIt-II-t", g->name, sizeof(g->name), g->gpu, sizeof(g->gpu),
+	    &g->gpus, &g->min, &g->max, &g->target_util, &g->cooldown, &g->window, &g->base,
+	    &g->max_price, g->env, sizeof(g->env), &g->created_at, &g->last_scale_at,
+	    g->providers, sizeof(g->providers));
 	g->predict = db_column_int(q, 11) != 0;
-	g->created_at = db_column_int64(q, 12);
-	g->last_scale_at = db_column_int64(q, 13);
 	t = db_column_text(q, 14);
 	money_currency_set(g->max_currency, t ? (const char *)t : NULL);
-	store_col_text(q, 15, g->providers, sizeof(g->providers));
 }
 
 enum gr_err

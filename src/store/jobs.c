@@ -34,22 +34,16 @@ read_job(struct db_stmt *q, void *row)
 	int len = db_column_bytes(q, 10);
 	const void *blob = db_column_blob(q, 10);
 
-	store_col_text(q, 0, j->id, sizeof(j->id));
-	store_col_text(q, 1, j->instance_id, sizeof(j->instance_id));
-	j->seq = db_column_int(q, 2);
-	store_col_text(q, 3, j->name, sizeof(j->name));
-	store_col_text(q, 4, j->command, sizeof(j->command));
-	j->started_at = db_column_int64(q, 5);
+	store_cols(q, "ttittI-it--tt", j->id, sizeof(j->id), j->instance_id, sizeof(j->instance_id),
+	    &j->seq, j->name, sizeof(j->name), j->command, sizeof(j->command), &j->started_at,
+	    &j->exit_code, j->then_action, sizeof(j->then_action), j->account, sizeof(j->account),
+	    j->dir, sizeof(j->dir));
 	j->state = (enum remote_job_state)db_column_int(q, 6);
-	j->exit_code = db_column_int(q, 7);
-	store_col_text(q, 8, j->then_action, sizeof(j->then_action));
 	j->after = (enum remote_job_after)db_column_int(q, 9);
 	if (blob != NULL && len > 0 && (size_t)len <= sizeof(j->fetch)) {
 		memcpy(j->fetch, blob, (size_t)len);
 		j->fetch_len = (size_t)len;
 	}
-	store_col_text(q, 11, j->account, sizeof(j->account));
-	store_col_text(q, 12, j->dir, sizeof(j->dir));
 }
 
 enum gr_err

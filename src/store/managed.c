@@ -89,17 +89,10 @@ read_job(struct db_stmt *q, void *row)
 {
 	struct managed_job *j = row;
 
-	store_col_text(q, 0, j->id, sizeof(j->id));
-	store_col_text(q, 1, j->spec, sizeof(j->spec));
+	store_cols(q, "tt-iiiIIIit", j->id, sizeof(j->id), j->spec, sizeof(j->spec), &j->attempt,
+	    &j->recoveries, &j->ckpt_seq, &j->ckpt_at, &j->created_at, &j->ended_at,
+	    &j->exit_code, j->why, sizeof(j->why));
 	j->state = (enum managed_state)db_column_int(q, 2);
-	j->attempt = db_column_int(q, 3);
-	j->recoveries = db_column_int(q, 4);
-	j->ckpt_seq = db_column_int(q, 5);
-	j->ckpt_at = db_column_int64(q, 6);
-	j->created_at = db_column_int64(q, 7);
-	j->ended_at = db_column_int64(q, 8);
-	j->exit_code = db_column_int(q, 9);
-	store_col_text(q, 10, j->why, sizeof(j->why));
 }
 
 enum gr_err
@@ -157,21 +150,11 @@ read_attempt(struct db_stmt *q, void *row)
 {
 	struct managed_attempt *a = row;
 
-	store_col_text(q, 0, a->job_id, sizeof(a->job_id));
-	a->n = db_column_int(q, 1);
-	store_col_text(q, 2, a->token, sizeof(a->token));
-	store_col_text(q, 3, a->instance_id, sizeof(a->instance_id));
-	store_col_text(q, 4, a->gpu, sizeof(a->gpu));
-	a->price_hour = db_column_int64(q, 5);
-	store_col_text(q, 6, a->currency, sizeof(a->currency));
-	store_col_text(q, 7, a->remote_job, sizeof(a->remote_job));
-	a->started_at = db_column_int64(q, 8);
-	a->ended_at = db_column_int64(q, 9);
-	a->ssh_failing_since = db_column_int64(q, 10);
-	a->lost_s = db_column_int64(q, 11);
-	a->cost = db_column_int64(q, 12);
-	store_col_text(q, 13, a->end, sizeof(a->end));
-	a->run_at = db_column_int64(q, 14);
+	store_cols(q, "titttIttIIIIItI", a->job_id, sizeof(a->job_id), &a->n, a->token,
+	    sizeof(a->token), a->instance_id, sizeof(a->instance_id), a->gpu, sizeof(a->gpu),
+	    &a->price_hour, a->currency, sizeof(a->currency), a->remote_job, sizeof(a->remote_job),
+	    &a->started_at, &a->ended_at, &a->ssh_failing_since, &a->lost_s, &a->cost, a->end,
+	    sizeof(a->end), &a->run_at);
 }
 
 enum gr_err

@@ -13,6 +13,7 @@
 #include <libpq-fe.h>
 
 #include "gpurent/dlbind.h"
+#include "gpurent/state.h"
 #include "gpurent/util.h"
 #include "pg.h"
 
@@ -21,8 +22,8 @@
  * libraries (Kerberos, LDAP, TLS) whose loading doubled the start-up of every command, most
  * of which never speak to PostgreSQL. Each call below goes through these pointers.
  */
-#define PQ_FUNCTIONS(X) X(PQclear) X(PQcmdTuples) X(PQconnectdb) X(PQconninfoFree) \
-	X(PQconninfoParse) X(PQerrorMessage) X(PQexec) X(PQexecParams) X(PQfinish) \
+#define PQ_FUNCTIONS(X) X(PQclear) X(PQcmdTuples) X(PQconnectdbParams) \
+	X(PQconnectionNeedsPassword) X(PQconninfoFree) X(PQconninfoParse) X(PQerrorMessage) X(PQexec) X(PQexecParams) X(PQfinish) \
 	X(PQfreemem) X(PQftype) X(PQgetisnull) X(PQgetvalue) X(PQnfields) X(PQntuples) \
 	X(PQresultErrorField) X(PQresultErrorMessage) X(PQresultStatus) \
 	X(PQsetNoticeProcessor) X(PQstatus) X(PQtransactionStatus) X(PQunescapeBytea)
@@ -109,6 +110,30 @@ fail(struct pg *pg, const char *msg, const char *sqlstate)
 	return pg->code;
 }
 
+/* Where a password comes from when libpq has none (state_set_password). */
+static struct state_password password;
+
+void
+state_set_password(const struct state_password *p)
+{
+	password = *p;
+}
+
+/*
+ * A connection to url, with pw (or none) as its password keyword: given to libpq beside the
+ * URL, never written into a connection string that an error or a log could repeat.
+ */
+static PGconn *
+connect_to(const char *url, const char *pw)
+{
+	const char *const keys[] = { "dbname", "password", NULL };
+	const char *const vals[] = { url, pw, NULL };
+
+	/* expand_dbname: the URL is read as a connection string, the password after it (a
+	 * NULL value is no keyword at all). */
+	return pq.PQconnectdbParams(keys, vals, 1);
+}
+
 enum gr_err
 pg_open(struct pg **out, const char *url, struct gr_error *err)
 {
@@ -135,12 +160,34 @@ pg_open(struct pg **out, const char *url, struct gr_error *err)
 	}
 	pq.PQconninfoFree(opts);
 	pg = xcalloc(1, sizeof(*pg));
-	pg->conn = pq.PQconnectdb(url);
+	pg->conn = connect_to(url, NULL);
+	/* libpq found no password of its own (~/.pgpass, a service file): the vault's. */
+	if (pq.PQstatus(pg->conn) != CONNECTION_OK && pq.PQconnectionNeedsPassword(pg->conn) &&
+	    password.get != NULL) {
+		char *pw = NULL;
+
+		if (password.get(password.ctx, &pw, err) != GR_OK) {
+			pg_close(pg);
+			return err->code;
+		}
+		if (pw != NULL) {
+			pq.PQfinish(pg->conn);
+			pg->conn = connect_to(url, pw);
+			password.release(pw);
+		}
+	}
 	if (pq.PQstatus(pg->conn) != CONNECTION_OK) {
+		bool asked = pq.PQconnectionNeedsPassword(pg->conn);
+
 		fail(pg, pq.PQerrorMessage(pg->conn), NULL);
 		/* libpq's message names the host and port, never a password. */
-		gr_fail(err, GR_ESTATE, "cannot connect to the PostgreSQL state database: %s",
-		    pg->err);
+		if (asked)
+			gr_fail(err, GR_ESTATE, "cannot connect to the PostgreSQL state database: %s "
+			    "(the server asks for a password: store it with 'gpurent login state', "
+			    "or put it in ~/.pgpass)", pg->err);
+		else
+			gr_fail(err, GR_ESTATE, "cannot connect to the PostgreSQL state database: %s",
+			    pg->err);
 		pg_close(pg);
 		return GR_ESTATE;
 	}

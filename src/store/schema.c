@@ -251,8 +251,15 @@ static const struct step steps[] = {
 	/* 9 */ { .sql = managed_tables },
 	/* 10: the name a launch's instance is listed by, for an unsettled one (state.h). */
 	{ .columns = journal_columns },
-	/* 11: one table of leases, the watcher's with the managed jobs' (lease.c). */
+	/* 12: one table of leases, the watcher's with the managed jobs' (lease.c). */
 	{ .sql = lease_tables },
+	/* 13: team watchers' public keys and the team keys sealed to them (team_keys.h). */
+	{ .sql = "CREATE TABLE IF NOT EXISTS team_watchers(team TEXT NOT NULL, public_key TEXT "
+	    "NOT NULL, host TEXT NOT NULL, added_by TEXT NOT NULL, added_at INTEGER NOT NULL, "
+	    "PRIMARY KEY(team, public_key));"
+	    "CREATE TABLE IF NOT EXISTS team_keys(team TEXT NOT NULL, provider TEXT NOT NULL, "
+	    "public_key TEXT NOT NULL, sealed BLOB NOT NULL, stored_by TEXT NOT NULL, "
+	    "stored_at INTEGER NOT NULL, PRIMARY KEY(team, provider, public_key));" },
 };
 #define STEPS_UNVERSIONED 7
 _Static_assert(ARRAY_LEN(steps) >= STEPS_UNVERSIONED, "the steps before numbering");

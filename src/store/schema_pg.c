@@ -206,7 +206,14 @@ const struct pg_step pg_steps[] = {
 	/* 10 */ { .sql = managed_tables },
 	/* 11: the name a launch's instance is listed by (SQLite's step 10). */
 	{ .sql = "ALTER TABLE launch_journal ADD COLUMN name TEXT NOT NULL DEFAULT '';" },
-	/* 12: one table of leases, the watcher's with the managed jobs' (SQLite's step 11). */
+	/* 13: one table of leases, the watcher's with the managed jobs' (SQLite's step 12). */
 	{ .sql = lease_tables },
+	/* 14: team watchers' public keys and the team keys sealed to them (SQLite's step 13). */
+	{ .sql = "CREATE TABLE team_watchers(team TEXT NOT NULL, public_key TEXT NOT NULL, "
+	    "host TEXT NOT NULL, added_by TEXT NOT NULL, added_at BIGINT NOT NULL, "
+	    "PRIMARY KEY(team, public_key));"
+	    "CREATE TABLE team_keys(team TEXT NOT NULL, provider TEXT NOT NULL, "
+	    "public_key TEXT NOT NULL, sealed BYTEA NOT NULL, stored_by TEXT NOT NULL, "
+	    "stored_at BIGINT NOT NULL, PRIMARY KEY(team, provider, public_key));" },
 };
 const size_t pg_steps_n = sizeof(pg_steps) / sizeof(pg_steps[0]);

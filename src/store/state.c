@@ -121,6 +121,35 @@ store_col_text(struct db_stmt *q, int c, char *dst, size_t n)
 	strlcpy_(dst, t ? (const char *)t : "", n);
 }
 
+void
+store_cols(struct db_stmt *q, const char *types, ...)
+{
+	va_list ap;
+	char *dst;
+	int c;
+
+	va_start(ap, types);
+	for (c = 0; types[c] != '\0'; c++) {
+		switch (types[c]) {
+		case 't':
+			dst = va_arg(ap, char *);
+			store_col_text(q, c, dst, va_arg(ap, size_t));
+			break;
+		case 'i':
+			*va_arg(ap, int *) = db_column_int(q, c);
+			break;
+		case 'I':
+			*va_arg(ap, int64_t *) = db_column_int64(q, c);
+			break;
+		case '-':
+			break;
+		default:
+			abort();	/* a type letter the caller wrote wrong: a bug */
+		}
+	}
+	va_end(ap);
+}
+
 static struct db_stmt *
 vprepare(struct state *st, const char *sql, const char *types, va_list ap)
 {

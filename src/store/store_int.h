@@ -21,6 +21,12 @@ struct db *state_db(struct state *st);
 
 /* Column c of q's row as text into dst (n bytes); NULL reads as "". */
 void store_col_text(struct db_stmt *q, int c, char *dst, size_t n);
+/*
+ * The columns of q's row, from the first, into the arguments, one per letter of types, as
+ * store_prepare binds them: 't' text into (char *, size_t n) as store_col_text reads it,
+ * 'i' int *, 'I' int64_t *, '-' none: a column the caller reads itself (an enum, a flag).
+ */
+void store_cols(struct db_stmt *q, const char *types, ...);
 
 /*
  * sql prepared, with its parameters bound from the arguments, one per letter of types:

@@ -20,19 +20,12 @@ watch_state_each(struct state *st, void (*fn)(const struct watch_record *r, void
 		return state_fail(st, err, "cannot read the watcher's state");
 	while ((rc = db_step(q)) == DB_ROW) {
 		memset(&r, 0, sizeof(r));
-		store_col_text(q, 0, r.id, sizeof(r.id));
-		store_col_text(q, 1, r.label, sizeof(r.label));
+		store_cols(q, "tt-iII--itiIi", r.id, sizeof(r.id), r.label, sizeof(r.label), &r.util,
+		    &r.sample_at, &r.idle_since, &r.action, r.policy, sizeof(r.policy), &r.phase,
+		    &r.ordered_at, &r.tries);
 		r.last_state = (enum inst_state)db_column_int(q, 2);
-		r.util = db_column_int(q, 3);
-		r.sample_at = db_column_int64(q, 4);
-		r.idle_since = db_column_int64(q, 5);
 		r.unobserved = db_column_int(q, 6) != 0;
 		r.notified = (unsigned)db_column_int(q, 7);
-		r.action = db_column_int(q, 8);
-		store_col_text(q, 9, r.policy, sizeof(r.policy));
-		r.phase = db_column_int(q, 10);
-		r.ordered_at = db_column_int64(q, 11);
-		r.tries = db_column_int(q, 12);
 		r.pid = (long)db_column_int64(q, 13);
 		fn(&r, ctx);
 	}
