@@ -34,11 +34,8 @@ lease_get(struct state *st, const char *name, struct lease *out)
 	memset(out, 0, sizeof(*out));
 	if (q == NULL)
 		return;
-	if (db_step(q) == DB_ROW) {
-		store_col_text(q, 0, out->holder, sizeof(out->holder));
-		out->since = db_column_int64(q, 1);
-		out->until = db_column_int64(q, 2);
-	}
+	if (db_step(q) == DB_ROW)
+		store_cols(q, "tII", out->holder, sizeof(out->holder), &out->since, &out->until);
 	db_finalize(q);
 }
 
@@ -136,9 +133,7 @@ read_standby(struct db_stmt *q, void *row)
 {
 	struct lease_standby *s = row;
 
-	store_col_text(q, 0, s->holder, sizeof(s->holder));
-	s->seen = db_column_int64(q, 1);
-	s->until = db_column_int64(q, 2);
+	store_cols(q, "tII", s->holder, sizeof(s->holder), &s->seen, &s->until);
 }
 
 bool
