@@ -14,20 +14,9 @@ I=4	# seconds between passes: a lease of 2, renewed every second, a look every s
 start_pg
 export GPURENT_STATE_URL=$GPURENT_TEST_PG_URL
 
-expect_ok g config set idle.after 2m
-a=$(launch_fresh gpus=1 type=on-demand -- --env SIM_WORKLOAD=idle --label a) || fail "launch a"
-b=$(launch_fresh gpus=1 type=on-demand -- --env SIM_WORKLOAD=idle --label b) || fail "launch b"
-wait_until 600 '[ "$(state_of "$a")" = running ] && [ "$(state_of "$b")" = running ]' ||
-	fail "$a and $b did not boot"
-cat >"$TMP/killer.sh" <<SH
-#!/bin/sh
-# Kill the watcher that runs us at the first stop order of all, as a crash would.
-[ "\$GPURENT_EVENT_KIND" = stop-ordered ] && mkdir "$TMP/killed" 2>/dev/null &&
-	date +%s%N >"$TMP/killed/at" && echo "\$PPID" >"$TMP/killed/pid" && kill -9 "\$PPID"
-exit 0
-SH
-chmod +x "$TMP/killer.sh"
-expect_ok g config set notify.command "$TMP/killer.sh"
+two_idle
+# Killed (SIGKILL) at the first stop order of all, as a crash would kill it.
+at_first_stop KILL
 
 expect_rc 3 g watch --status
 check "none acts before any watcher: $ERR" '[[ $ERR == "gpurent: no watcher acts on this store" ]]'
@@ -48,11 +37,11 @@ for n in 1 2 3; do
 		fail "watcher $n did not stand by: $(cat "$TMP/w$n.out")"
 done
 
-wait_until 200 '[ -e "$TMP/killed/at" ]' || fail "no stop was ordered: $(cat "$TMP"/w*.out)"
-check "the one killed is the one acting" '[ "$(cat "$TMP/killed/pid")" = "$first" ]'
+wait_until 200 '[ -e "$TMP/signalled/at" ]' || fail "no stop was ordered: $(cat "$TMP"/w*.out)"
+check "the one killed is the one acting" '[ "$(cat "$TMP/signalled/pid")" = "$first" ]'
 wait_until 100 'grep -q "watcher-died: the watcher of pid $first " "$TMP"/w*.out' ||
 	fail "no takeover: $(cat "$TMP"/w*.out "$TMP"/w*.err)"
-took=$((($(date +%s%N) - $(cat "$TMP/killed/at")) / 1000000))
+took=$((($(date +%s%N) - $(cat "$TMP/signalled/at")) / 1000000))
 check "taken over ${took} ms after the kill, within one interval" '[ "$took" -le $((I * 1000)) ]'
 next=$(grep -l "watcher-died" "$TMP"/w*.out)
 check "by one watcher: $next" '[ "$(wc -l <<<"$next")" = 1 ]'

@@ -11,21 +11,9 @@ unset GPURENT_SIM_TIME
 export GPURENT_SIM_SPEED=60
 I=4	# seconds between passes: a lease of 2, renewed every second, a look every second
 
-expect_ok g config set idle.after 2m
-a=$(launch_fresh gpus=1 type=on-demand -- --env SIM_WORKLOAD=idle --label a) || fail "launch a"
-b=$(launch_fresh gpus=1 type=on-demand -- --env SIM_WORKLOAD=idle --label b) || fail "launch b"
-# Both running before the first pass, so that both are idle from the same sample.
-wait_until 600 '[ "$(state_of "$a")" = running ] && [ "$(state_of "$b")" = running ]' ||
-	fail "$a and $b did not boot"
-cat >"$TMP/pause.sh" <<SH
-#!/bin/sh
-# Pause the watcher that runs us at the first stop order of all, as a laptop's lid would.
-[ "\$GPURENT_EVENT_KIND" = stop-ordered ] && mkdir "$TMP/paused" 2>/dev/null &&
-	date +%s%N >"$TMP/paused/at" && echo "\$PPID" >"$TMP/paused/pid" && kill -STOP "\$PPID"
-exit 0
-SH
-chmod +x "$TMP/pause.sh"
-expect_ok g config set notify.command "$TMP/pause.sh"
+two_idle
+# Paused (SIGSTOP) at the first stop order of all, as a laptop's lid would pause it.
+at_first_stop STOP
 
 "$GPURENT" watch --interval $I >"$TMP/w1.out" 2>"$TMP/w1.err" &
 w1=$!
@@ -49,13 +37,13 @@ check "and the standby, seen: $OUT" \
 expect_ok g watch --status
 check "as a table too: $OUT" '[[ $OUT == *acting*":$w1"* && $OUT == *standby*":$w2"* ]]'
 
-wait_until 200 '[ -e "$TMP/paused/at" ]' ||
+wait_until 200 '[ -e "$TMP/signalled/at" ]' ||
 	fail "no stop was ordered: $(cat "$TMP/w1.out" "$TMP/w1.err")"
-check "the one paused is the one acting" '[ "$(cat "$TMP/paused/pid")" = "$w1" ]'
+check "the one paused is the one acting" '[ "$(cat "$TMP/signalled/pid")" = "$w1" ]'
 # Taken over once its lease lapsed: within one interval of the pause (4000 ms).
 wait_until 100 'grep -q "watcher-died: the watcher .*:$w1 let its lease lapse at " "$TMP/w2.out"' ||
 	fail "no takeover: $(cat "$TMP/w2.out" "$TMP/w2.err")"
-took=$((($(date +%s%N) - $(cat "$TMP/paused/at")) / 1000000))
+took=$((($(date +%s%N) - $(cat "$TMP/signalled/at")) / 1000000))
 check "taken over ${took} ms after the pause, within one interval" '[ "$took" -le $((I * 1000)) ]'
 kill -CONT "$w1"
 wait_until 100 'grep -q "^standing by: the watcher of .*:$w2 acts since " "$TMP/w1.out"' ||
