@@ -27,7 +27,7 @@
  *
  * The engine moves in rounds: managed_round does what is due for one job and returns; a
  * controller (the attached `run --managed`, or `gpurent watch` for every job) calls it
- * again and again. Only the holder of the job's lease acts (managed_jobs.h); the lease
+ * again and again. Only the holder of the job's lease acts (lease.h); the lease
  * lasts MANAGED_LEASE_S past each round and is free at once when its holder is a process
  * of this machine that no longer lives; a living one keeps it MANAGED_STALE_S longer. An attempt is recorded with its client token
  * before its launch leaves, so a controller killed at any moment is followed by one that

@@ -1,6 +1,6 @@
 /*
- * managed_jobs.h - the records of managed jobs (src/store/managed.c): tables managed_jobs,
- * managed_attempts and managed_lease of the state database.
+ * managed_jobs.h - the records of managed jobs (src/store/managed.c): tables managed_jobs
+ * and managed_attempts of the state database (each job's lease is a lease, lease.h).
  *
  * A managed job (run --managed, managed.h) is a request that outlives its machines: each
  * machine it ran on is an attempt, recorded before its launch leaves (with the launch's
@@ -95,17 +95,5 @@ enum gr_err managed_attempt_save(struct state *st, const struct managed_attempt 
 /* The job's attempts, first first. Caller frees. */
 enum gr_err managed_attempt_load(struct state *st, const char *job_id,
     struct managed_attempt **out, size_t *n, struct gr_error *err);
-
-/*
- * The job's lease: who holds it ("" none) and until when. managed_lease_swap hands it from
- * `from` ("": nobody holds it) to `to` until `until`, only if `from` still holds it: true
- * when it did, so of two controllers swapping at once only one gets it.
- */
-void managed_lease_get(struct state *st, const char *job_id, char *holder, size_t n,
-    int64_t *until);
-bool managed_lease_swap(struct state *st, const char *job_id, const char *from,
-    const char *to, int64_t until);
-/* Give it up (when `holder` holds it). */
-void managed_lease_drop(struct state *st, const char *job_id, const char *holder);
 
 #endif

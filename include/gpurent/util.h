@@ -141,6 +141,10 @@ bool parse_ahead(const char *s, int64_t now, int64_t *out);
 
 /* Milliseconds on the monotonic clock: for spans and deadlines, never for dates. */
 int64_t monotonic_ms(void);
+/* Milliseconds of the Unix clock: for times that other hosts read (a lease's expiry). */
+int64_t wall_ms(void);
+/* Unix time t (seconds) in RFC 3339, UTC ("2026-12-06T08:30:00Z"), into buf; returns buf. */
+char *utc_rfc3339(char *buf, size_t n, int64_t t);
 
 /*
  * Where the last `lines` lines of an open file start; 0: its end (nothing); lines < 0: the

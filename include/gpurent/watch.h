@@ -35,6 +35,10 @@
 
 struct session;
 struct config;
+struct lease;
+
+/* The name of the watcher's lease in the store (a managed job's are "m" and digits). */
+#define WATCH_LEASE "watch"
 
 enum watch_action { WA_NONE, WA_STOP, WA_DESTROY, WA_NOTIFY };
 
@@ -87,11 +91,24 @@ struct watch_opts {
 struct watch;
 
 /*
- * Take the lock of the state directory (not with dry_run) and load the watcher's state.
- * GR_ELOCKED when another watcher holds it; *holder then receives its pid (0 unknown).
+ * Load the watcher's configuration and state. It acts only once watch_lead says it holds
+ * the store's watcher lease; a dry run needs none.
  */
 enum gr_err watch_open(struct watch **out, struct session *s, const struct watch_opts *o,
-    long *holder, struct gr_error *err);
+    struct gr_error *err);
+/*
+ * The store's watcher lease (lease.h): any number of watchers may run on one store (a
+ * team's, or one person's on several terminals); exactly one acts at a time, its holder.
+ * watch_lead takes it, renews it, or stands by for it: call it before each pass and every
+ * watch_tick() ms between passes. True when this watcher acts (a dry run always); taken
+ * just now, the state is read again and what a watcher that died left is reported. False
+ * while another holds it: *held is that lease, and the output says once per holder
+ * "standing by: the watcher of HOLDER acts since T". watch_pass returns GR_ELOCKED when
+ * the lease was lost during the pass: it ordered nothing after that.
+ */
+bool watch_lead(struct watch *w, struct lease *held);
+int64_t watch_tick(const struct watch *w);
+/* Gives the lease up (to a standby at its next look). */
 void watch_close(struct watch *w);
 
 struct watch_report {

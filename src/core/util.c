@@ -643,11 +643,35 @@ file_tail_start(FILE *fp, long lines)
 	return 0;
 }
 
-int64_t
-monotonic_ms(void)
+/* Milliseconds of clock c. */
+static int64_t
+clock_ms(clockid_t c)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(c, &t);
 	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+int64_t
+monotonic_ms(void)
+{
+	return clock_ms(CLOCK_MONOTONIC);
+}
+
+int64_t
+wall_ms(void)
+{
+	return clock_ms(CLOCK_REALTIME);
+}
+
+char *
+utc_rfc3339(char *buf, size_t n, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (gmtime_r(&tt, &tm) == NULL || strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, n, "%lld", (long long)t);
+	return buf;
 }

@@ -19,6 +19,7 @@
 #include "gpurent/events.h"
 #include "gpurent/i18n.h"
 #include "gpurent/job_engine.h"
+#include "gpurent/lease.h"
 #include "gpurent/ledger.h"
 #include "gpurent/managed.h"
 #include "gpurent/money.h"
@@ -1047,56 +1048,6 @@ managed_holder(char *buf, size_t n)
 	snprintf(buf, n, "%s:%ld", host, (long)getpid());
 }
 
-enum holder_life { HOLDER_DEAD, HOLDER_ALIVE, HOLDER_ELSEWHERE };
-
-/* Whether a holder is a process of this machine, and whether it still lives. */
-static enum holder_life
-holder_life(const char *holder)
-{
-	char me[300];
-	const char *colon = strrchr(holder, ':');
-	size_t host;
-	long pid;
-
-	managed_holder(me, sizeof(me));
-	if (colon == NULL)
-		return HOLDER_ELSEWHERE;
-	host = (size_t)(colon - holder);
-	if (strncmp(me, holder, host) != 0 || me[host] != ':')
-		return HOLDER_ELSEWHERE;
-	pid = strtol(colon + 1, NULL, 10);
-	return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH ? HOLDER_DEAD : HOLDER_ALIVE;
-}
-
-/*
- * The lease is free when nobody holds it, when its holder is a process of this machine that
- * ended, or once it expired; a living holder of this machine (whose round may just be
- * long: a big sync or checkpoint) keeps it for MANAGED_STALE_S past its expiry.
- */
-static bool
-take_lease(struct state *st, const char *id, const char *holder, int64_t now)
-{
-	char cur[300];
-	int64_t until;
-
-	managed_lease_get(st, id, cur, sizeof(cur), &until);
-	if (cur[0] != '\0' && strcmp(cur, holder) != 0) {
-		switch (holder_life(cur)) {
-		case HOLDER_DEAD:
-			break;
-		case HOLDER_ALIVE:
-			if (until + MANAGED_STALE_S >= now)
-				return false;
-			break;
-		case HOLDER_ELSEWHERE:
-			if (until >= now)
-				return false;
-			break;
-		}
-	}
-	return managed_lease_swap(st, id, cur, holder, now + MANAGED_LEASE_S);
-}
-
 enum gr_err
 managed_round(struct session *s, const char *id, const char *holder, FILE *out,
     enum managed_turn *turn, struct gr_error *err)
@@ -1116,7 +1067,8 @@ managed_round(struct session *s, const char *id, const char *holder, FILE *out,
 		*turn = MT_ENDED;
 		goto out;
 	}
-	if (!take_lease(r->st, id, holder, r->now)) {
+	if (!lease_take(r->st, id, holder, r->now * 1000, MANAGED_LEASE_S * 1000,
+	    MANAGED_STALE_S * 1000, NULL)) {
 		*turn = MT_HELD;
 		goto out;
 	}
@@ -1138,7 +1090,7 @@ managed_round(struct session *s, const char *id, const char *holder, FILE *out,
 		step_run(r);
 	if (!managed_state_live(r->j.state)) {
 		*turn = MT_ENDED;
-		managed_lease_drop(r->st, id, holder);
+		lease_drop(r->st, id, holder);
 	}
 out:
 	spec_release(&r->sp);
@@ -1198,7 +1150,7 @@ managed_release(struct session *s, const char *id, const char *holder)
 	struct state *st;
 
 	if (session_state(s, &st, &err) == GR_OK)
-		managed_lease_drop(st, id, holder);
+		lease_drop(st, id, holder);
 }
 
 /* ---------------------------------------------------------------- figures */

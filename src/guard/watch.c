@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "gpurent/config.h"
@@ -22,6 +21,7 @@
 #include "gpurent/guard_agent.h"
 #include "gpurent/i18n.h"
 #include "gpurent/job_engine.h"
+#include "gpurent/lease.h"
 #include "gpurent/managed.h"
 #include "gpurent/money.h"
 #include "gpurent/observed.h"
@@ -33,6 +33,7 @@
 #include "gpurent/history.h"
 #include "gpurent/session.h"
 #include "gpurent/state.h"
+#include "gpurent/team.h"
 #include "gpurent/util.h"
 #include "gpurent/watch.h"
 #include "gpurent/watch_state.h"
@@ -69,11 +70,14 @@ struct watch {
 	struct state *st;
 	struct config *cfg;
 	struct watch_opts o;
-	int lock_fd;
+	char holder[LEASE_HOLDER_MAX];	/* this watcher: user@host:pid */
+	bool leads;			/* holds the store's watcher lease (watch_lead) */
+	int64_t renewed;		/* ms: when it last took or renewed it */
 	struct inst_watch *v;
 	size_t n, cap;
 	struct cost_clock clk;
 	struct watch_report *r;
+	struct watch_report between;	/* what events count outside a pass */
 	int verify_tries;
 	int64_t verify_timeout;
 	int64_t reconcile_interval;
@@ -88,43 +92,49 @@ static const char *const phase_names[] = {
 	N_("none"), N_("perhaps sent"), N_("accepted"), N_("alerted"),
 };
 
-/* ---------------------------------------------------------------- the lock */
+/* ---------------------------------------------------------------- the lease */
 
-static enum gr_err
-take_lock(struct watch *w, long *holder, struct gr_error *err)
+/*
+ * Exactly one watcher of a store acts (issue 31): the holder of its lease (lease.h,
+ * WATCH_LEASE). The lease lasts half an interval from each renewal; its holder renews it
+ * every quarter interval (between passes, and in a pass at each instance once due), and a
+ * watcher standing by looks every quarter interval. So a holder that dies is followed
+ * within three quarters of an interval (its lease, at most half of one, then a look, at
+ * most a quarter), and at the next look when it was a process of the same machine (its pid
+ * is gone), while a living holder keeps a quarter interval to spare. A holder that could
+ * not renew in time (paused, or a pass stuck on a provider past its lease) has lost it:
+ * acting() finds that out before anything more is ordered, written or journalled, and the
+ * pass ends (GR_ELOCKED); it acts no more until it takes the lease again. Each host's clock reads the lease: they must agree to well within
+ * a quarter interval (NTP does).
+ */
+int64_t
+watch_tick(const struct watch *w)
 {
-	char path[4096], buf[32];
-	ssize_t got;
-	long long pid;
-	int fd;
+	return w->o.interval * 250;
+}
 
-	*holder = 0;
-	if (paths_mkdir(paths_state_dir(), err) != GR_OK)
-		return err->code;
-	snprintf(path, sizeof(path), "%s/watch.lock", paths_state_dir());
-	/* Close-on-exec: a notify.command still running must not keep the lock. */
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return gr_fail(err, GR_ESTATE, "cannot open '%s': %s", path, strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		got = pread(fd, buf, sizeof(buf) - 1, 0);
-		buf[got > 0 ? got : 0] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		if (parse_int(buf, 1, INT32_MAX, &pid))
-			*holder = (long)pid;
-		close(fd);
-		if (*holder > 0)
-			return gr_fail(err, GR_ELOCKED, "another watcher (pid %ld) holds '%s'",
-			    *holder, path);
-		return gr_fail(err, GR_ELOCKED, "another watcher holds '%s'", path);
+/*
+ * Whether this watcher may act now: a dry run always (it acts on nothing); the holder
+ * while its lease holds, renewed here once a quarter interval has passed since the last.
+ */
+static bool
+acting(struct watch *w)
+{
+	int64_t now;
+
+	if (w->o.dry_run)
+		return true;
+	if (!w->leads)
+		return false;
+	now = wall_ms();
+	if (now - w->renewed < watch_tick(w))
+		return true;
+	if (lease_take(w->st, WATCH_LEASE, w->holder, now, w->o.interval * 500, 0, NULL)) {
+		w->renewed = now;
+		return true;
 	}
-	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, strlen(buf), 0) != (ssize_t)strlen(buf)) {
-		close(fd);
-		return gr_fail(err, GR_ESTATE, "cannot write '%s': %s", path, strerror(errno));
-	}
-	w->lock_fd = fd;
-	return GR_OK;
+	w->leads = false;
+	return false;
 }
 
 /* ---------------------------------------------------------------- remembered state */
@@ -190,7 +200,8 @@ save(struct watch *w, const struct inst_watch *iw, struct gr_error *err)
 		.ordered_at = iw->ordered_at, .tries = iw->tries, .pid = iw->pid,
 	};
 
-	if (w->o.dry_run)
+	/* Nor writes: the state is the holder's now (one paused mid-pass finds it out here). */
+	if (w->o.dry_run || !acting(w))
 		return GR_OK;
 	strlcpy_(r.id, iw->id, sizeof(r.id));
 	strlcpy_(r.label, iw->label, sizeof(r.label));
@@ -204,7 +215,7 @@ forget(struct watch *w, struct inst_watch *iw, struct gr_error *err)
 {
 	enum gr_err rc = GR_OK;
 
-	if (!w->o.dry_run)
+	if (!w->o.dry_run && acting(w))
 		rc = watch_state_forget(w->st, iw->id, err);
 	*iw = w->v[--w->n];
 	return rc;
@@ -226,6 +237,9 @@ emit(struct watch *w, enum event_level level, const char *kind, const char *poli
 	char shown[EVENT_MSG_MAX + LABEL_MAX + 128], clean[sizeof(shown)];
 	va_list ap;
 
+	/* One that lost the lease says nothing more: the holder speaks for the store. */
+	if (!acting(w))
+		return;
 	memset(&ev, 0, sizeof(ev));
 	ev.at = at;
 	ev.level = level;
@@ -400,6 +414,9 @@ order(struct watch *w, struct backend *b, struct inst_watch *iw, int64_t now)
 	char kind[EVENT_KIND_MAX];
 	enum gr_err rc;
 
+	/* The last look before an order leaves: one that lost the lease sends nothing. */
+	if (!acting(w))
+		return;
 	iw->phase = PH_ORDERING;
 	iw->ordered_at = now;
 	iw->tries++;
@@ -994,6 +1011,12 @@ bill_daily(struct watch *w, const bool *failed)
 
 /* ---------------------------------------------------------------- the pass */
 
+static enum gr_err
+lost(struct gr_error *err)
+{
+	return gr_fail(err, GR_ELOCKED, "another watcher took the lease: this one stands by");
+}
+
 /*
  * The instances every provider lists (session_instances). A provider without a team key
  * (session_team_key), whose team instances this watcher leaves alone, is said once a run,
@@ -1037,6 +1060,10 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 	struct gr_error jerr = { 0 };
 	enum gr_err rc;
 
+	memset(r, 0, sizeof(*r));
+	w->r = r;
+	if (!acting(w))
+		return lost(err);
 	/* Managed jobs that no other controller drives, a round each (managed.h). */
 	if (!w->o.dry_run) {
 		char holder[300];
@@ -1045,10 +1072,10 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		managed_round_all(w->s, holder, w->o.out);
 	}
 	/* Jobs first: their ends settled (--fetch, --then), the running ones keep theirs busy. */
+	if (!acting(w))
+		return lost(err);
 	if (!w->o.dry_run)
 		jobs_refresh(w->s, w->st, NULL);
-	memset(r, 0, sizeof(*r));
-	w->r = r;
 	if (session_backends(w->s, err) != GR_OK)
 		return err->code;
 	memset(res, 0, sizeof(res));
@@ -1068,6 +1095,10 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 			    "watched this pass)\n"), w->s->backends[i]->env.name, res[i].err.msg);
 		}
 	session_clock(w->s, &w->clk);
+	if (!acting(w)) {
+		instance_list_release(&l);
+		return lost(err);
+	}
 	if (!w->o.dry_run && reconcile_periodic(w->s, &l, failed, w->reconcile_interval,
 	    reconciled, w, &jerr) != GR_OK)
 		fprintf(stderr, _("gpurent watch: reconcile: %s\n"), jerr.msg);
@@ -1087,6 +1118,8 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		int64_t now = cost_clock_now(&w->clk, in->provider);
 		bool in_flight;
 
+		if (!acting(w))
+			break;
 		if (b == NULL)
 			continue;
 		if (in->state == ST_DESTROYED) {
@@ -1118,7 +1151,7 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		targets[n_targets++].in = in;
 	}
 	/* Not listed: gone, unless its provider could not answer. */
-	for (i = 0; i < w->n;) {
+	for (i = 0; i < w->n && acting(w);) {
 		struct inst_watch *iw = &w->v[i];
 		char provider[PROVIDER_MAX];
 		struct backend *b;
@@ -1146,6 +1179,10 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		i++;
 	}
 	/* A group decides on what every provider listed: not while one could not answer. */
+	if (!acting(w)) {
+		rc = lost(err);
+		goto out;
+	}
 	if (r->unlisted == 0 && elastic_pass(w->s, members, n_members, session_now(w->s),
 	    w->o.dry_run, &gops, w, &grouped, &jerr) != GR_OK)
 		emit(w, EV_ALERT, "group-error", "group", NULL, session_now(w->s),
@@ -1154,31 +1191,90 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 	budgets(w, targets, n_targets, session_now(w->s));
 	if (!w->o.dry_run)
 		guard_agents_keep(w->s, &l);
+	rc = r->unlisted > 0 ? GR_EPARTIAL : GR_OK;
+out:
 	free(members);
 	free(targets);
 	free(jobs);
 	instance_list_release(&l);
-	return r->unlisted > 0 ? GR_EPARTIAL : GR_OK;
+	return rc;
+}
+
+/* ---------------------------------------------------------------- taking over */
+
+/*
+ * Taken the lease: what the store holds now is the state to go on from (another watcher
+ * wrote it while this one stood by). A holder that did not give the lease up died (its
+ * process ended) or let it lapse: what it left in flight is reported, and the first pass
+ * verifies it; orders still being sent (ordering) are reported whoever left them.
+ */
+static void
+take_over(struct watch *w, const struct lease *was, int64_t now)
+{
+	struct gr_error err = { 0 };
+	char t[32];
+	bool died = was->holder[0] != '\0' && strcmp(was->holder, w->holder) != 0;
+	const char *pid = strrchr(was->holder, ':');
+	size_t i;
+
+	w->leads = true;
+	w->renewed = now;
+	lease_standby_drop(w->st, WATCH_LEASE, w->holder);
+	w->n = 0;
+	if (load_state(w, &err) != GR_OK)
+		fprintf(stderr, _("gpurent watch: %s\n"), err.msg);
+	if (died && was->until >= now)
+		emit(w, EV_WARN, "watcher-died", "", NULL, session_now(w->s),
+		    _("the watcher of pid %s ended without closing; carrying on with what it "
+		    "left"), pid != NULL ? pid + 1 : was->holder);
+	else if (died)
+		emit(w, EV_WARN, "watcher-died", "", NULL, session_now(w->s),
+		    _("the watcher %s let its lease lapse at %s; carrying on with what it left"),
+		    was->holder, utc_rfc3339(t, sizeof(t), was->until / 1000));
+	for (i = 0; i < w->n; i++)
+		if (w->v[i].phase == PH_ORDERING || (died && w->v[i].phase == PH_ORDERED))
+			emit(w, EV_INFO, "resumed", w->v[i].policy, &w->v[i], session_now(w->s),
+			    w->v[i].action == WA_STOP ?
+			    _("stop by pid %ld (order %d, %s) was in flight; verifying it") :
+			    _("destroy by pid %ld (order %d, %s) was in flight; verifying it"),
+			    w->v[i].pid, w->v[i].tries,
+			    _(phase_names[w->v[i].phase]));
+}
+
+bool
+watch_lead(struct watch *w, struct lease *held)
+{
+	int64_t now = wall_ms();
+	struct lease was;
+
+	memset(held, 0, sizeof(*held));
+	if (w->o.dry_run)
+		return true;
+	if (lease_take(w->st, WATCH_LEASE, w->holder, now, w->o.interval * 500, 0, &was)) {
+		if (!w->leads)
+			take_over(w, &was, now);
+		w->renewed = now;
+		return true;
+	}
+	w->leads = false;
+	*held = was;
+	lease_standby_mark(w->st, WATCH_LEASE, w->holder, now, now + w->o.interval * 1000);
+	return false;
 }
 
 /* ---------------------------------------------------------------- open and close */
 
 enum gr_err
-watch_open(struct watch **out, struct session *s, const struct watch_opts *o, long *holder,
+watch_open(struct watch **out, struct session *s, const struct watch_opts *o,
     struct gr_error *err)
 {
 	struct watch *w = xcalloc(1, sizeof(*w));
-	struct watch_report r;
-	char mark[32];
-	bool died;
-	size_t i;
+	char user[TEAM_NAME_MAX + 1], host[256];
 
 	w->s = s;
 	s->team_keys = true;	/* a team's instances only with the team's keys */
 	w->o = *o;
-	w->lock_fd = -1;
-	w->r = &r;
-	*holder = 0;
+	w->r = &w->between;
 	if (session_config(s, &w->cfg, err) != GR_OK || session_state(s, &w->st, err) != GR_OK)
 		goto fail;
 	w->verify_tries = (int)config_get_int(w->cfg, "watch.verify_tries", 3);
@@ -1186,35 +1282,14 @@ watch_open(struct watch **out, struct session *s, const struct watch_opts *o, lo
 	w->reconcile_interval = config_get_int(w->cfg, "reconcile.interval", 900);
 	if ((w->check_tolerance = config_get_money(w->cfg, "costs.check_tolerance")) < 0)
 		w->check_tolerance = BILL_TOLERANCE;
-	if (!o->dry_run && take_lock(w, holder, err) != GR_OK)
-		goto fail;
+	if (gethostname(host, sizeof(host)) != 0)
+		strlcpy_(host, "localhost", sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	snprintf(w->holder, sizeof(w->holder), "%s@%s:%ld", team_user(w->cfg, user,
+	    sizeof(user)), host, (long)getpid());
+	/* A dry run reads the state now; the holder reads it again when it takes the lease. */
 	if (load_state(w, err) != GR_OK)
 		goto fail;
-	/*
-	 * A watcher marks the database while it runs and clears the mark when it ends. A
-	 * mark found here is one that died (kill -9, a crash, a power cut): what it left in
-	 * flight is reported, and this one's first pass verifies it. Orders still being
-	 * sent (ordering) are reported whoever left them.
-	 */
-	memset(&r, 0, sizeof(r));
-	died = state_meta_get(w->st, "watch.running", mark, sizeof(mark)) && mark[0] != '\0';
-	if (died && !o->dry_run)
-		emit(w, EV_WARN, "watcher-died", "", NULL, session_now(s),
-		    _("the watcher of pid %s ended without closing; carrying on with what it "
-		    "left"), mark);
-	for (i = 0; i < w->n && !o->dry_run; i++)
-		if (w->v[i].phase == PH_ORDERING || (died && w->v[i].phase == PH_ORDERED))
-			emit(w, EV_INFO, "resumed", w->v[i].policy, &w->v[i], session_now(s),
-			    w->v[i].action == WA_STOP ?
-			    _("stop by pid %ld (order %d, %s) was in flight; verifying it") :
-			    _("destroy by pid %ld (order %d, %s) was in flight; verifying it"),
-			    w->v[i].pid, w->v[i].tries,
-			    _(phase_names[w->v[i].phase]));
-	if (!o->dry_run) {
-		snprintf(mark, sizeof(mark), "%ld", (long)getpid());
-		if (state_meta_set(w->st, "watch.running", mark, err) != GR_OK)
-			goto fail;
-	}
 	*out = w;
 	return GR_OK;
 fail:
@@ -1225,15 +1300,12 @@ fail:
 void
 watch_close(struct watch *w)
 {
-	struct gr_error err = { 0 };
-
 	if (w == NULL)
 		return;
-	if (w->lock_fd >= 0) {
-		/* Only the lock holder set the mark; cleared before the lock is let go. */
-		if (w->st != NULL)
-			state_meta_set(w->st, "watch.running", "", &err);
-		close(w->lock_fd);
+	if (w->st != NULL && !w->o.dry_run) {
+		if (w->leads)
+			lease_drop(w->st, WATCH_LEASE, w->holder);
+		lease_standby_drop(w->st, WATCH_LEASE, w->holder);
 	}
 	free(w->v);
 	free(w);

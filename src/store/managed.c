@@ -1,6 +1,6 @@
 /*
- * The records of managed jobs (managed_jobs.h): tables managed_jobs, managed_attempts and
- * managed_lease of the state database.
+ * The records of managed jobs (managed_jobs.h): tables managed_jobs and managed_attempts of
+ * the state database (their leases are lease.c's).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -169,42 +169,4 @@ managed_attempt_load(struct state *st, const char *job_id, struct managed_attemp
 	if (!store_rows(q, (void **)out, n, sizeof(**out), read_attempt))
 		return state_fail(st, err, "cannot read the managed job's attempts");
 	return GR_OK;
-}
-
-void
-managed_lease_get(struct state *st, const char *job_id, char *holder, size_t n, int64_t *until)
-{
-	struct db_stmt *q = store_prepare(st, "SELECT holder, until FROM managed_lease WHERE "
-	    "job_id = ?", "t", job_id);
-
-	holder[0] = '\0';
-	*until = 0;
-	if (q == NULL)
-		return;
-	if (db_step(q) == DB_ROW) {
-		store_col_text(q, 0, holder, n);
-		*until = db_column_int64(q, 1);
-	}
-	db_finalize(q);
-}
-
-bool
-managed_lease_swap(struct state *st, const char *job_id, const char *from, const char *to,
-    int64_t until)
-{
-	if (!store_run(st, "UPDATE managed_lease SET holder = ?, until = ? WHERE job_id = ? AND "
-	    "holder = ?", "tItt", to, until, job_id, from))
-		return false;
-	if (db_changes(state_db(st)) == 1)
-		return true;
-	return from[0] == '\0' && store_run(st, "INSERT INTO managed_lease(job_id, holder, "
-	    "until) VALUES(?, ?, ?) ON CONFLICT DO NOTHING", "ttI", job_id, to, until) &&
-	    db_changes(state_db(st)) == 1;
-}
-
-void
-managed_lease_drop(struct state *st, const char *job_id, const char *holder)
-{
-	(void)store_run(st, "UPDATE managed_lease SET holder = '', until = 0 WHERE job_id = ? "
-	    "AND holder = ?", "tt", job_id, holder);
 }

@@ -273,6 +273,8 @@ static const struct step steps[] = {
 	{ .columns = journal_columns },
 	/* 11: who and which team (team_columns). */
 	{ .columns = team_columns },
+	/* 12: one table of leases, the watcher's with the managed jobs' (lease.c). */
+	{ .sql = lease_tables },
 	/* 13: team watchers' public keys and the team keys sealed to them (team_keys.h). */
 	{ .sql = "CREATE TABLE IF NOT EXISTS team_watchers(team TEXT NOT NULL, public_key TEXT "
 	    "NOT NULL, host TEXT NOT NULL, added_by TEXT NOT NULL, added_at INTEGER NOT NULL, "

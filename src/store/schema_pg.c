@@ -217,6 +217,8 @@ const struct pg_step pg_steps[] = {
 	{ .sql = "ALTER TABLE launch_journal ADD COLUMN name TEXT NOT NULL DEFAULT '';" },
 	/* 12: who caused each row and for which team (SQLite's step 11). */
 	{ .sql = team_columns },
+	/* 13: one table of leases, the watcher's with the managed jobs' (SQLite's step 12). */
+	{ .sql = lease_tables },
 	/* 14: team watchers' public keys and the team keys sealed to them (SQLite's step 13). */
 	{ .sql = "CREATE TABLE team_watchers(team TEXT NOT NULL, public_key TEXT NOT NULL, "
 	    "host TEXT NOT NULL, added_by TEXT NOT NULL, added_at BIGINT NOT NULL, "

@@ -76,6 +76,10 @@ extern const size_t pg_steps_n;
  * INTEGER PRIMARY KEY) and without WITHOUT ROWID. False on an SQL error. */
 bool store_ddl(struct db *db, const char *sql);
 
+/* Issue 31's leases (lease.c): managed_lease's rows moved into leases, with a since and
+ * their times in ms, and lease_standbys; SQL that both drivers run as it is. */
+extern const char lease_tables[];
+
 /* The sample history's part of the schema (history.c): its tables, made from the fields
  * of a sample, and their roll-ups filled from the minute rows where missing. */
 bool history_schema(struct state *st);
