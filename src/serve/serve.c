@@ -487,9 +487,12 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 	sim_set_preemption(sv.ctx.sim, &o->preempt);
 	/* vast's dph_total is the machine and its disk: what it bills a running instance. */
 	sim_set_disk_in_price(sv.ctx.sim, sv.dialect == dialect_vast);
-	/* RunPod bills a stopped pod's volume at its own price, what its client counts. */
-	if (sv.dialect == dialect_runpod)
+	/* RunPod bills a pod's disks at its own prices, running and stopped, what its client
+	   counts. */
+	if (sv.dialect == dialect_runpod) {
 		sim_set_storage_price(sv.ctx.sim, RUNPOD_VOLUME_STOPPED_GB_MONTH);
+		sim_set_running_disk_price(sv.ctx.sim, RUNPOD_DISK_RUNNING_GB_MONTH);
+	}
 	pthread_mutex_init(&sv.lock, NULL);
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 	    MHD_USE_ERROR_LOG,
