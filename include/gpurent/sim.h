@@ -152,8 +152,10 @@ void sim_set_disk_in_price(struct sim *s, bool on);
 /*
  * sim serve's for a dialect whose provider prices disks itself (RunPod's pod volume): every
  * instance this sim launches from now on bills its disk at gb_month (micro-units per
- * GB-month) while stopped, not at its offer's storage price; 0: the offer's.
+ * GB-month) while stopped, not at its offer's storage price; 0: the offer's;
+ * SIM_STORAGE_NONE: nothing, for a provider that keeps no disk across a stop (PPIO's).
  */
+#define SIM_STORAGE_NONE (-1)
 void sim_set_storage_price(struct sim *s, int64_t gb_month);
 /*
  * sim serve's for a dialect whose provider bills disks while they run at a price of their

@@ -489,6 +489,10 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 	sim_set_disk_in_price(sv.ctx.sim, sv.dialect == dialect_vast);
 	/* RunPod bills a pod's disks at its own prices, running and stopped, what its client
 	   counts. */
+	/* PPIO keeps no disk across a stop (providers/ppio.md §6): a stopped instance bills
+	   nothing, and its client counts nothing. */
+	if (sv.dialect == dialect_ppio)
+		sim_set_storage_price(sv.ctx.sim, SIM_STORAGE_NONE);
 	if (sv.dialect == dialect_runpod) {
 		sim_set_storage_price(sv.ctx.sim, RUNPOD_VOLUME_STOPPED_GB_MONTH);
 		sim_set_running_disk_price(sv.ctx.sim, RUNPOD_DISK_RUNNING_GB_MONTH);

@@ -35,7 +35,8 @@ struct sim {
 	struct sim_preemption preempt;	/* sim serve's, for what this sim launches */
 	bool disk_in_price;	/* sim serve's: what this sim launches bills its disk running */
 	int64_t running_disk_gb_month;	/* sim serve's: the price of its disks while they run */
-	int64_t storage_gb_month;	/* sim serve's: its dialect's disk price, 0: the offer's */
+	int64_t storage_gb_month;	/* sim serve's: its dialect's disk price, 0: the offer's,
+					   SIM_STORAGE_NONE: nothing */
 };
 
 /* The words an instance taken away is left with: sim_fault_of reads them back. */
@@ -1120,7 +1121,8 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 		    "hour of this offer", money_format(a, sizeof(a), SIM_START_CREDIT - spent, 2,
 		    true));
 	}
-	storage = money_scale(s->storage_gb_month > 0 ? s->storage_gb_month : o.storage_gb_month,
+	storage = s->storage_gb_month == SIM_STORAGE_NONE ? 0 :
+	    money_scale(s->storage_gb_month > 0 ? s->storage_gb_month : o.storage_gb_month,
 	    req->disk_gb > 0 ? req->disk_gb :
 	    SIM_DEFAULT_DISK_GB, 730);
 	env = join_env(req->env);
