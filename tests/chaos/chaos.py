@@ -9,8 +9,9 @@ arrive; then invariants are checked against the worlds' own databases, not gpure
 The seed draws every operation, which client runs it, its arguments and its fault, before
 anything runs: the history (--log, one line per operation in plan order) is the same for the
 same seed whatever the outcomes; --plan-only writes it and runs nothing. --full-mix adds
-managed jobs (run --managed on the built-in simulator, whose instances reach a real sshd) and
-the shell as a client, drawn from a stream of their own: without it a seed's history is
+managed jobs (run --managed on the built-in simulator, whose instances reach a real sshd),
+run, logs and cp over that sshd (stopped at times), and the shell as a client, drawn from a
+stream of their own: without it a seed's history is
 what it always was. Exit status 0 when
 every invariant held, 1 when one did not (the first failing check and the seed on stderr),
 2 on a usage or set-up error. Standard library only.
@@ -85,7 +86,7 @@ def pick(rng, weighted):
 # --full-mix: of the operations that only read (each drawn as before, so that the seed's
 # history is the same without it), these shares become a managed job or a shell session.
 FULL_MIX_READS = ('ls', 'costs', 'audit', 'offers', 'reconcile')
-MANAGED_PCT, SHELL_PCT = 20, 15
+MANAGED_PCT, SHELL_PCT, REMOTE_PCT = 20, 15, 20
 MANAGED_COUNT = 12         # the job counts to this, a count every 0.3 s, checkpointed
 
 
@@ -94,11 +95,19 @@ def full_mix(op, mix):
     fault none, or kill -9 of its command (the managed job's controller: the watcher
     drives the job on)."""
     r = mix.randrange(100)
-    if op['op'] not in FULL_MIX_READS or r >= MANAGED_PCT + SHELL_PCT:
+    if op['op'] not in FULL_MIX_READS or r >= MANAGED_PCT + SHELL_PCT + REMOTE_PCT:
+        return
+    op.pop('kill_ms', None)
+    op['args'] = {'provider': 'sim'}
+    if r >= MANAGED_PCT + SHELL_PCT:
+        # run, cp and logs on one of the client's instances of the built-in simulator,
+        # with the sshd stopped a drawn while into it, and started again.
+        op['op'] = 'remote'
+        op['fault'] = 'sshd-stop' if mix.randrange(100) < 30 else 'none'
+        if op['fault'] == 'sshd-stop':
+            op['kill_ms'] = mix.randrange(100, 2000)
         return
     op['op'] = 'managed' if r < MANAGED_PCT else 'shell'
-    op['args'] = {'provider': 'sim'}
-    op.pop('kill_ms', None)
     op['fault'] = 'kill' if mix.randrange(100) < 30 else 'none'
     if op['fault'] == 'kill':
         op['kill_ms'] = mix.randrange(500, 6000) if op['op'] == 'managed' else \
@@ -197,6 +206,8 @@ class Run:
         self.group_max = 0
         self.watch = None
         self.sshd = None
+        self.sshd_lock = threading.Lock()
+        self.slots_of = {}         # client -> its request slots
         self.checks = {}
         self.first_failure = None
         self.done = 0
@@ -377,7 +388,6 @@ class Run:
         os.chmod(os.path.join(ssh, 'authorized_keys'), 0o600)
         if os.getuid() == 0:
             os.makedirs('/run/sshd', exist_ok=True)
-        sshd = shutil.which('sshd') or '/usr/sbin/sshd'
         for _ in range(5):
             s = socket.socket()
             s.bind(('127.0.0.1', 0))
@@ -391,23 +401,13 @@ class Run:
                         'Subsystem sftp internal-sftp\nSetEnv HOME=%s\nPrintMotd no\n'
                         'PermitUserRC no\nUseDNS no\nX11Forwarding no\n'
                         % (port, ssh, ssh, home))
-            log = open(os.path.join(ssh, 'sshd.log'), 'w+')
-            self.sshd = self.spawn([sshd, '-D', '-e', '-f', os.path.join(ssh, 'sshd_config')],
-                                   stdout=log, stderr=log, stdin=subprocess.DEVNULL)
-            deadline = time.time() + 30
-            while time.time() < deadline and self.sshd.poll() is None:
-                log.seek(0)
-                if 'Server listening on 127.0.0.1 port %d' % port in log.read():
-                    break
-                time.sleep(0.05)
-            log.close()
-            if self.sshd.poll() is None:
+            self.sshd_port = port
+            if self.start_sshd():
                 break
-            self.end(self.sshd)
         else:
             raise Fail('set-up: sshd did not start (%s)' % os.path.join(ssh, 'sshd.log'))
         self.env.update({'HOME': home, 'GPURENT_SIM_SSH_HOST': '127.0.0.1',
-                         'GPURENT_SIM_SSH_PORT': str(port),
+                         'GPURENT_SIM_SSH_PORT': str(self.sshd_port),
                          'GPURENT_SIM_SSH_USER': pwd.getpwuid(os.getuid()).pw_name})
         for argv in (['config', 'set', 'ssh.identity', os.path.join(ssh, 'user')],
                      ['config', 'set', 'ssh.config', '/dev/null']):
@@ -480,11 +480,13 @@ class Run:
                 SERVER_FAULTS[fault]
             srv = self.serve(prov, extra + ['--fault-seed', str(op['fault_seed'])],
                              'op%d' % op['n'])
-        if fault != 'none':
+        # An sshd stop is counted when it happens (bounce_sshd), not where none was found.
+        if fault not in ('none', 'sshd-stop'):
             self.count_fault(fault)
         env = self.client_env((prov, srv[0]) if srv else None)
         self.tl.fault = fault
-        kw = {'env': env, 'kill_ms': op.get('kill_ms'), 'full_disk': fault == 'full-disk',
+        kw = {'env': env, 'kill_ms': op.get('kill_ms') if fault == 'kill' else None,
+              'full_disk': fault == 'full-disk',
               'kill_at': (seen, CREATE_MATCH[prov]) if fault == 'kill-at-create' else None}
         try:
             if kind.startswith('launch'):
@@ -505,6 +507,8 @@ class Run:
                                    '--checkpoint-dir', 'ckpt', '--every', '1s', '--grace', '3s',
                                    '--max-attempts', '4', '--on-exhausted', 'fail', '--',
                                    'sh', 'count.sh'], **kw)
+            elif kind == 'remote':
+                self.remote(op, who)
             elif kind == 'shell':
                 # The shell as a client: a script of commands on its standard input.
                 self.g(who, kind, ['shell'], stdin=b'ls\ncosts\naudit\noffers -n 3\n', **kw)
@@ -516,6 +520,71 @@ class Run:
         finally:
             if srv:
                 self.stop_server(srv)
+
+    def remote(self, op, who):
+        """run, logs and cp (there and back) on one of this client's running instances of
+        the built-in simulator (another client's when it has none): each ends with a documented status (exit-status), and one
+        that exits 0 did what it said (remote-io). With the sshd-stop fault the sshd is
+        stopped (its connections too) op['kill_ms'] into the run and started again."""
+        with self.lock:
+            mine = sorted(i for sl, i in self.ids.items() if i.startswith('sim:') and
+                          sl in self.slots_of.get(who, ()))
+        rows = self.world_rows('sim', 'state = %d' % ST_RUNNING)
+        running = {ID_OF['sim'](int(r['id'].split('-')[-1])) for r in rows}
+        # Its own where it has one running, else another client's request's.
+        mine = [i for i in mine if i in running] or sorted(
+            ID_OF['sim'](int(r['id'].split('-')[-1])) for r in rows
+            if re.match(r'r[0-9]+$', r['label']))
+        if not mine:
+            return
+        iid = mine[op['n'] % len(mine)]
+        stopper = None
+        if op['fault'] == 'sshd-stop':
+            stopper = threading.Timer(op['kill_ms'] / 1000.0, self.bounce_sshd)
+            stopper.start()
+        word = 'chaos-%d' % op['n']
+        try:
+            r, out = self.g(who, 'run', ['run', iid, '--', 'echo', word])
+            if r['rc'] == 0 and word not in out:
+                self.fail('remote-io', 'gpurent run %s exited 0 without its output' % iid)
+            elif r['rc'] == 0:
+                self.held('remote-io')
+            r, out = self.g(who, 'jobs', ['jobs', '-o', 'json'])
+            jobs = [j['id'] for j in json.loads(out) if j.get('instance') == iid] \
+                if r['rc'] == 0 else []
+            if jobs:
+                r, out = self.g(who, 'logs', ['logs', jobs[-1]])
+                if r['rc'] == 0 and not out.strip():
+                    self.fail('remote-io', 'gpurent logs %s exited 0 with nothing' % jobs[-1])
+                elif r['rc'] == 0:
+                    self.held('remote-io')
+            src = os.path.join(self.dir, 'cp-%d' % op['n'])
+            with open(src, 'w') as f:
+                f.write(word * 100 + '\n')
+            r, _ = self.g(who, 'cp', ['cp', src, '%s:%s' % (iid, os.path.basename(src))])
+            if r['rc'] == 0:
+                back = src + '.back'
+                r, _ = self.g(who, 'cp', ['cp', '%s:%s' % (iid, os.path.basename(src)), back])
+                ok = r['rc'] != 0 or (os.path.exists(back) and
+                                      open(back).read() == open(src).read())
+                if not ok:
+                    self.fail('remote-io', 'gpurent cp %s there and back exited 0 with '
+                              'another file' % iid)
+                elif r['rc'] == 0:
+                    self.held('remote-io')
+        finally:
+            if stopper:
+                stopper.join()
+
+    def bounce_sshd(self):
+        """The sshd stopped with its connections, and started again a moment later."""
+        with self.sshd_lock:
+            if self.closing:
+                return
+            self.stop_sshd()
+            self.count_fault('sshd-stop')
+            time.sleep(1)
+            self.start_sshd()
 
     def launch(self, op, who, kind, a, kw):
         prov, slot = a['provider'], a['slot']
@@ -829,6 +898,8 @@ class Run:
         by = {}
         for op in plan:
             by.setdefault(op['who'], []).append(op)
+            if 'slot' in op.get('args', {}):
+                self.slots_of.setdefault(op['who'], set()).add(op['args']['slot'])
         threads = [threading.Thread(target=self.worker, args=(w, ops, log), daemon=True)
                    for w, ops in sorted(by.items())]
         for t in threads:
@@ -894,13 +965,35 @@ class Run:
     def close(self):
         for srv in self.servers.values():
             srv[2].close()
-        if self.sshd:
-            self.stop_sshd()
+        with self.lock:
+            self.closing = True
+        with self.sshd_lock:
+            if self.sshd:
+                self.stop_sshd()
         with self.lock:
             self.closing = True
             left = list(self.procs)
         for p in left:
             self.end(p)
+
+    def start_sshd(self):
+        """sshd on its config (setup_managed's); whether it listens."""
+        ssh = os.path.join(self.dir, 'ssh')
+        sshd = shutil.which('sshd') or '/usr/sbin/sshd'
+        log = open(os.path.join(ssh, 'sshd.log'), 'w+')
+        self.sshd = self.spawn([sshd, '-D', '-e', '-f', os.path.join(ssh, 'sshd_config')],
+                               stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        deadline = time.time() + 30
+        while time.time() < deadline and self.sshd.poll() is None:
+            log.seek(0)
+            if 'Server listening on 127.0.0.1 port %d' % self.sshd_port in log.read():
+                break
+            time.sleep(0.05)
+        log.close()
+        if self.sshd.poll() is None:
+            return True
+        self.end(self.sshd)
+        return False
 
     def stop_sshd(self):
         """sshd and its connections (its children), whose end ends gpurent's ssh masters:

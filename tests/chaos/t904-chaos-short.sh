@@ -5,7 +5,8 @@
 # against the simulated providers' own databases (chaos.py says which). The history of each
 # seed is its plan: drawn again from the seed alone, it is the same, line for line. Seed 2
 # runs the full mix: managed jobs over a real sshd (their controllers killed too, the watcher
-# driving them on) and the shell as a client, in place of some of its reads.
+# driving them on), the shell as a client, and run, logs and cp over that sshd, in place of
+# some of its reads.
 . "$(dirname "$0")/../cli/lib.sh"
 
 driver=$(dirname "$0")/chaos.py
