@@ -358,21 +358,28 @@ class Run:
                      ['config', 'set', 'fx.CNY', str(CNY_USD)],
                      ['config', 'set', 'http.timeout', '1'],
                      ['config', 'set', 'ppio.image', 'ubuntu:22.04']):
-            r, _ = self.g('setup', 'config', argv, record=False)
-            if r['rc'] != 0:
-                raise Fail('set-up: gpurent %s: %s' % (' '.join(argv), r['stderr'].strip()))
+            self.configure(argv)
         self.set_budget(BUDGET_ROOM)
-        r, out = self.g('setup', 'offers', ['-p', 'vast', '-o', 'json', 'offers',
-                                            'type=on-demand', 'price<=%s' % MAX_PRICE, '-n',
-                                            '1'], record=False)
-        try:
-            self.group_gpu = json.loads(out)[0]['gpu']
-        except (ValueError, IndexError, KeyError):
-            raise Fail('set-up: no cheap vast offer for the group: %s' % r['stderr'])
+        self.group_gpu = self.cheap_gpu('vast', 'the group')
         self.group(0, 1)
         if self.a.full_mix:
             self.setup_managed()
         self.start_watch()
+
+    def configure(self, argv):
+        r, _ = self.g('setup', 'config', argv, record=False)
+        if r['rc'] != 0:
+            raise Fail('set-up: gpurent %s: %s' % (' '.join(argv), r['stderr'].strip()))
+
+    def cheap_gpu(self, provider, what):
+        """The GPU of provider's cheapest on-demand offer within MAX_PRICE, for `what`."""
+        r, out = self.g('setup', 'offers', ['-p', provider, '-o', 'json', 'offers',
+                                            'type=on-demand', 'price<=%s' % MAX_PRICE, '-n',
+                                            '1'], record=False)
+        try:
+            return json.loads(out)[0]['gpu']
+        except (ValueError, IndexError, KeyError):
+            raise Fail('set-up: no cheap %s offer for %s: %s' % (provider, what, r['stderr']))
 
     def setup_managed(self):
         """A real sshd on loopback that the built-in simulator's instances reach (as
@@ -411,16 +418,8 @@ class Run:
                          'GPURENT_SIM_SSH_USER': pwd.getpwuid(os.getuid()).pw_name})
         for argv in (['config', 'set', 'ssh.identity', os.path.join(ssh, 'user')],
                      ['config', 'set', 'ssh.config', '/dev/null']):
-            r, _ = self.g('setup', 'config', argv, record=False)
-            if r['rc'] != 0:
-                raise Fail('set-up: gpurent %s: %s' % (' '.join(argv), r['stderr'].strip()))
-        r, out = self.g('setup', 'offers', ['-p', 'sim', '-o', 'json', 'offers',
-                                            'type=on-demand', 'price<=%s' % MAX_PRICE, '-n',
-                                            '1'], record=False)
-        try:
-            self.job_gpu = json.loads(out)[0]['gpu']
-        except (ValueError, IndexError, KeyError):
-            raise Fail('set-up: no cheap sim offer for the managed jobs: %s' % r['stderr'])
+            self.configure(argv)
+        self.job_gpu = self.cheap_gpu('sim', 'the managed jobs')
         # Counts to MANAGED_COUNT, resuming from its checkpoint's length.
         self.job_src = os.path.join(self.dir, 'job')
         os.makedirs(self.job_src)

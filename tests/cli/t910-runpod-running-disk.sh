@@ -10,10 +10,7 @@
 . "$(dirname "$0")/bill.sh"
 
 api=${RUNPOD_API:-graphql}
-start_serve runpod --api-key test-key-runpod
-use_provider runpod test-key-runpod
-expect_ok g config set providers runpod
-expect_ok g config set runpod.api "$api"
+runpod_over "$api"
 
 # 100 GB at $0.10 a GB-month of 730 hours: 13,698.63 micro-dollars an hour, kept as 13,699,
 # on top of the pod's costPerHr (the provider's own record of it).
