@@ -522,7 +522,7 @@ class Run:
 
     def remote(self, op, who):
         """run, logs and cp (there and back) on one of this client's running instances of
-        the built-in simulator (another client's when it has none): each ends with a documented status (exit-status), and one
+        the built-in simulator (another's when it has none, else one rented for it): each ends with a documented status (exit-status), and one
         that exits 0 did what it said (remote-io). With the sshd-stop fault the sshd is
         stopped (its connections too) op['kill_ms'] into the run and started again."""
         with self.lock:
@@ -530,12 +530,21 @@ class Run:
                           sl in self.slots_of.get(who, ()))
         rows = self.world_rows('sim', 'state = %d' % ST_RUNNING)
         running = {ID_OF['sim'](int(r['id'].split('-')[-1])) for r in rows}
-        # Its own where it has one running, else another client's request's.
+        # Its own where it has one running, else another client's request's or a managed
+        # job's machine (a command of its own beside the job's).
         mine = [i for i in mine if i in running] or sorted(
             ID_OF['sim'](int(r['id'].split('-')[-1])) for r in rows
-            if re.match(r'r[0-9]+$', r['label']))
+            if re.match(r'(r[0-9]+|gpurent-m[0-9]+-a[0-9]+)$', r['label']))
         if not mine:
-            return
+            # None: one of its own, rented for it.
+            r, out = self.g(who, 'launch-req', ['-p', 'sim', 'launch', '--max-price',
+                                                str(MAX_PRICE), '--label', 'r%d' % op['n'],
+                                                '--wait', '--timeout', '60', '-o', 'ids'])
+            if r['rc'] != 0 or not out.split():
+                return
+            mine = [out.split()[-1]]
+            with self.lock:
+                self.ids['r%d' % op['n']] = mine[0]
         iid = mine[op['n'] % len(mine)]
         stopper = None
         if op['fault'] == 'sshd-stop':
