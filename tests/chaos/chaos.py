@@ -558,8 +558,9 @@ class Run:
             elif r['rc'] == 0:
                 self.held('remote-io')
             r, out = self.g(who, 'jobs', ['jobs', '-o', 'json'])
-            jobs = [j['id'] for j in json.loads(out) if j.get('instance') == iid] \
-                if r['rc'] == 0 else []
+            # Its own job: the instance may be a managed job's machine, whose log is empty.
+            jobs = [j['id'] for j in json.loads(out) if j.get('instance') == iid and
+                    word in (j.get('command') or '')] if r['rc'] == 0 else []
             if jobs:
                 r, out = self.g(who, 'logs', ['logs', jobs[-1]])
                 if r['rc'] == 0 and not out.strip():
