@@ -6,7 +6,9 @@
 #
 # usage: bench/chaos.sh [path/to/gpurent]   (default: build/gpurent; SEED=N, default the
 #        time; OPS=N, default 10000; CLIENTS=N, default 8; DEADLINE=S: after S seconds no
-#        more operations, those run checked; KEEP=1 keeps its directory)
+#        more operations, those run checked; KEEP=1 keeps its directory). The full mix:
+#        managed jobs, and run, logs and cp, over a real sshd that is stopped at times, and
+#        the shell as a client, among the rest.
 set -eu
 G=$(realpath "${1:-build/gpurent}")
 SEED=${SEED:-$(date +%s)}
@@ -18,9 +20,9 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpurent-chaos-bench.XXXXXX")
 rc=0
 python3 "$here/../tests/chaos/chaos.py" --gpurent "$G" --seed "$SEED" --ops "$OPS" \
 	--clients "$CLIENTS" --dir "$TMP/run" --log "$TMP/history" --report "$TMP/report" \
-	--progress 500 --deadline "${DEADLINE:-0}" || rc=$?
+	--progress 500 --deadline "${DEADLINE:-0}" --full-mix || rc=$?
 python3 "$here/../tests/chaos/chaos.py" --gpurent "$G" --seed "$SEED" --ops "$OPS" \
-	--clients "$CLIENTS" --plan-only --log "$TMP/plan"
+	--clients "$CLIENTS" --plan-only --full-mix --log "$TMP/plan"
 cat "$TMP/report"
 echo
 # Each line of the history run is a line of the seed's (all of them without a deadline).

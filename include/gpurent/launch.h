@@ -109,10 +109,13 @@ struct launch_ops {
 
 /*
  * Admit a launch of `price_hour` on `provider` and run it. When a budget is set, the launch
- * lock (a file beside the database) is held from the budget check until the new instance
- * is recorded; waiting for it is bounded (GR_ESTATE after two minutes). A dry run makes the
- * same check and launches and records nothing. The launched instance gets a provisioning
- * ledger segment (state.h) at its own price when it reports one.
+ * lock (a file beside the database; in it, for PostgreSQL) is held from the budget check
+ * until the launch is journaled, which makes it one in flight that later checks count
+ * (state.h, state_journal_inflight) until the ledger has its instance; the create itself
+ * runs after the lock is let go, so concurrent launches wait for one another's admission,
+ * not for their providers. Waiting for the lock is bounded (GR_ESTATE after two minutes).
+ * A dry run makes the same check and launches and records nothing. The launched instance
+ * gets a provisioning ledger segment (state.h) at its own price when it reports one.
  */
 enum gr_err launch_admit(struct state *st, const struct launch_budget *b, const char *provider,
     int64_t price_hour, const struct launch_ops *ops, void *ctx, struct instance *out,

@@ -186,6 +186,9 @@ struct instance {
 	int64_t price_hour;		/* what it costs per hour while running (IV_PRICE) */
 	int64_t bid_hour;		/* interruptible: the bid */
 	int64_t storage_hour;		/* what it costs per hour while stopped (IV_STORAGE) */
+	int64_t disk_running_hour;	/* what its disks cost per hour while it runs, beside
+					   price_hour (RunPod's, whose price leaves them out);
+					   0: nothing, or in price_hour */
 	int64_t cost_so_far;		/* micro-dollars billed since launch (IV_COST) */
 	char label[LABEL_MAX];
 	char image[128];

@@ -64,6 +64,12 @@ struct serve_opts {
 	 * and replayed by the conformance tests.
 	 */
 	FILE *log;
+	/*
+	 * A test's gate (GPURENT_SERVE_HOLD): each request that fail_match selects (each one when
+	 * it is NULL) waits, after its log line, until this file exists; the others are answered
+	 * meanwhile. NULL: none.
+	 */
+	const char *hold;
 	FILE *ready;			/* where "listening on URL" is printed; NULL: stdout */
 	volatile int *stop;		/* serve until this becomes non-zero */
 };

@@ -152,9 +152,18 @@ void sim_set_disk_in_price(struct sim *s, bool on);
 /*
  * sim serve's for a dialect whose provider prices disks itself (RunPod's pod volume): every
  * instance this sim launches from now on bills its disk at gb_month (micro-units per
- * GB-month) while stopped, not at its offer's storage price; 0: the offer's.
+ * GB-month) while stopped, not at its offer's storage price; 0: the offer's;
+ * SIM_STORAGE_NONE: nothing, for a provider that keeps no disk across a stop (PPIO's).
  */
+#define SIM_STORAGE_NONE (-1)
 void sim_set_storage_price(struct sim *s, int64_t gb_month);
+/*
+ * sim serve's for a dialect whose provider bills disks while they run at a price of their
+ * own, beside the instance's price (RunPod's, which costPerHr leaves out): every instance
+ * this sim launches from now on is billed its disk at gb_month (micro-units per GB-month)
+ * while it runs (and while starting, its reservation); 0: nothing.
+ */
+void sim_set_running_disk_price(struct sim *s, int64_t gb_month);
 
 /* The simulated account: a balance that spend draws down. */
 enum gr_err sim_account(struct sim *s, struct account *out, struct gr_error *err);

@@ -18,6 +18,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "team.h"
 
 struct state;
 
@@ -82,11 +83,32 @@ void state_snapshot_end(struct state *st, bool started);
  * synchronous=NORMAL and no checkpoint on close, so commands that only read from
  * providers (offers, ls, show, metrics, costs, completion) never wait for the disk.
  */
-/* Refused (GR_ESTATE) inside state_begin/state_commit: it must commit on its own. */
+/*
+ * What a launch will cost: by the hour from its start, and at once (a term paid at launch).
+ * From its record until it is settled or claimed a launch is in flight, and this is what
+ * the budgets of the launches admitted meanwhile count of it (the launch door admits under
+ * the launch lock and sends the create after letting it go). One never answered (its
+ * command killed) stops counting STATE_INFLIGHT_S after it was recorded, on the wall clock:
+ * a create is answered long before.
+ */
+struct launch_cost {
+	int64_t price_hour;
+	int64_t lump;
+	char currency[CURRENCY_MAX];	/* of both; "": USD */
+	char who[TEAM_NAME_MAX + 1];	/* who launched it, in flight; "": nobody named */
+};
+#define STATE_INFLIGHT_S (15 * 60)
+
+/* Refused (GR_ESTATE) inside state_begin/state_commit: it must commit on its own. now: on
+   the provider's clock; wall: the wall clock's (the in-flight window's). */
 enum gr_err state_journal_launch(struct state *st, const char *provider, const char *name,
-    int64_t price_hour, int64_t now, int64_t *row, struct gr_error *err);
+    const struct launch_cost *cost, int64_t now, int64_t wall, int64_t *row,
+    struct gr_error *err);
 enum gr_err state_journal_settle(struct state *st, int64_t row, const char *instance_id,
     struct gr_error *err);
+/* The launches in flight at wall-clock second `wall`: their count, and their costs in *out
+   (to free; NULL when none). Those past their window are forgotten. */
+size_t state_journal_inflight(struct state *st, int64_t wall, struct launch_cost **out);
 
 /*
  * A launch left unsettled (its command killed, or its outcome unknown) is the instance of

@@ -310,6 +310,13 @@ enum gr_err vast_parse_error(long status, const char *body, size_t len, struct g
 #define RUNPOD_VOLUME_STOPPED_GB_MONTH 200000
 /* What a stopped pod with a volume of gb GB bills per hour (a monthly price over 730 h). */
 int64_t runpod_stopped_storage_hour(long long gb);
+/*
+ * RunPod's price of a running pod's disks, its container disk and its volume alike, in
+ * micro-dollars per GB-month (providers/runpod.md §3: $0.10), which costPerHr leaves out too.
+ */
+#define RUNPOD_DISK_RUNNING_GB_MONTH 100000
+/* What the gb GB of a running pod's disks bill per hour, beside its costPerHr. */
+int64_t runpod_running_disk_hour(long long gb);
 
 /*
  * A gpuTypes reply {"data": {"gpuTypes": [...]}} whose lowestPrice aliases are named s<N>

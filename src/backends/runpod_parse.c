@@ -323,6 +323,12 @@ runpod_stopped_storage_hour(long long gb)
 	return money_scale(RUNPOD_VOLUME_STOPPED_GB_MONTH, gb, 730);
 }
 
+int64_t
+runpod_running_disk_hour(long long gb)
+{
+	return money_scale(RUNPOD_DISK_RUNNING_GB_MONTH, gb, 730);
+}
+
 void
 runpod_pod_from_json(const cJSON *pod, struct instance *out)
 {
@@ -406,6 +412,7 @@ runpod_pod_from_json(const cJSON *pod, struct instance *out)
 		}
 	}
 	bj_str(pod, "lastStatusChange", out->status_msg, sizeof(out->status_msg));
+	out->disk_running_hour = runpod_running_disk_hour(out->disk_gb);
 }
 
 enum gr_err

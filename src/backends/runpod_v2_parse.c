@@ -103,6 +103,7 @@ runpod_v2_pod_from_json(const cJSON *pod, struct instance *out)
 	if (out->state == ST_RUNNING && !runpod_pod_time(pod, "startedAt", &out->state_since))
 		bj_started_from_uptime(cJSON_IsObject(rt) ? rt : NULL, "uptime", 1, bk_now(),
 		    &out->state_since);
+	out->disk_running_hour = runpod_running_disk_hour(out->disk_gb);
 }
 
 enum gr_err

@@ -189,6 +189,7 @@ cmd_sim_serve(struct cmd_ctx *c, int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	o.stop = &cmd_interrupted;
 	o.ready = c->out;
+	o.hold = getenv("GPURENT_SERVE_HOLD");
 	if (log_path != NULL && (o.log = fopen(log_path, "a")) == NULL) {
 		fprintf(stderr, _("gpurent: cannot open '%s' for the request log: %s\n"), log_path,
 		    strerror(errno));

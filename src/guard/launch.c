@@ -238,16 +238,22 @@ limits_of(struct state *st, const struct launch_budget *b, struct team_budget *t
 	return 4;
 }
 
-/* One limit in its own currency. */
+/*
+ * One limit in its own currency, counting the launches in flight (flying[0..n_flying), the
+ * person's own for a person's limit) as this one: from now on at their price, and their lump.
+ */
 static enum gr_err
 check_budget(struct state *st, const struct cost_clock *clk, const struct launch_budget *b,
-    const char *provider, int64_t price_hour, const struct limit *l, struct gr_error *err)
+    const struct launch_cost *flying, size_t n_flying, const char *provider,
+    int64_t price_hour, const struct limit *l, struct gr_error *err)
 {
 	const char *key = _(l->key);
 	const char *cur = money_currency(l->currency);
-	int64_t amount = l->amount, extra, lump;
+	int64_t amount = l->amount, extra, lump, h, fl;
 	struct cost_summary sum;
+	bool other = false;
 	enum gr_err rc;
+	size_t i;
 
 	if (amount < 0)
 		return GR_OK;
@@ -259,6 +265,19 @@ check_budget(struct state *st, const struct cost_clock *clk, const struct launch
 		    key, cur, money_currency(b->price_currency),
 		    strcmp(cur, "USD") != 0 ? cur : money_currency(b->price_currency),
 		    strcmp(cur, "USD") != 0 ? cur : money_currency(b->price_currency));
+	for (i = 0; i < n_flying; i++) {
+		if (l->who != NULL && strcmp(flying[i].who, l->who) != 0)
+			continue;
+		if (!money_convert(&b->fx, flying[i].price_hour, flying[i].currency, cur, &h) ||
+		    !money_convert(&b->fx, flying[i].lump, flying[i].currency, cur, &fl))
+			return gr_fail(err, GR_EBUDGET, "refused by %s: it is in %s and a launch "
+			    "under way is priced in %s, and no rate is configured to compare them "
+			    "(set fx.CODE, US dollars per unit; --force overrides)", key, cur,
+			    money_currency(flying[i].currency));
+		extra = money_add(extra, h);
+		lump = money_add(lump, fl);
+		other |= !money_same_currency(flying[i].currency, cur);
+	}
 	if ((rc = costs_compute_of(st, clk, 0, CG_NONE, cur, &b->fx, l->who, &sum, err)) !=
 	    GR_OK)
 		return rc;
@@ -267,7 +286,7 @@ check_budget(struct state *st, const struct cost_clock *clk, const struct launch
 		    "spend in another currency with no configured rate (set fx.CODE, US dollars "
 		    "per unit; --force overrides)", key, cur);
 	else {
-		sum.converted |= !money_same_currency(b->price_currency, cur);
+		sum.converted |= other || !money_same_currency(b->price_currency, cur);
 		rc = costs_check_budget(&sum, cost_clock_now(clk, provider), extra, lump,
 		    l->day ? amount : -1, l->day ? -1 : amount, err);
 		/* The figures are the whole team's: say so. */
@@ -290,7 +309,10 @@ budgeted(const struct launch_budget *b)
 	return b->team || b->day >= 0 || b->month >= 0;
 }
 
-/* Every limit of b, the person's then the team's; the first that refuses says why. */
+/*
+ * Every limit of b, the person's then the team's, counting the launches in flight
+ * (state_journal_inflight); the first that refuses says why.
+ */
 static enum gr_err
 check_limits(struct state *st, const struct cost_clock *clk, const struct launch_budget *b,
     const char *provider, int64_t price_hour, struct gr_error *err)
@@ -298,11 +320,23 @@ check_limits(struct state *st, const struct cost_clock *clk, const struct launch
 	struct limit lim[4];
 	struct team_budget tb;
 	size_t i, n = limits_of(st, b, &tb, lim);
+	struct launch_cost *flying;
+	size_t n_flying = state_journal_inflight(st, clk->wall, &flying);
 	enum gr_err rc = GR_OK;
 
 	for (i = 0; i < n && rc == GR_OK; i++)
-		rc = check_budget(st, clk, b, provider, price_hour, &lim[i], err);
+		rc = check_budget(st, clk, b, flying, n_flying, provider, price_hour, &lim[i], err);
+	free(flying);
 	return rc;
+}
+
+static void
+unlock_launches(struct state *st, int fd)
+{
+	if (fd == LOCK_IN_STATE)
+		state_unlock_launches(st);
+	else if (fd >= 0)
+		close(fd);	/* releases the lock */
 }
 
 enum gr_err
@@ -310,49 +344,48 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
     int64_t price_hour, const struct launch_ops *ops, void *ctx, struct instance *out,
     struct gr_error *err)
 {
+	struct launch_cost cost = { price_hour, b->term_price, "", "" };
 	struct cost_clock clk;
+	int64_t row = 0;
 	int fd = -1;
 	enum gr_err rc = GR_OK;
 
 	if (budgeted(b) && ops->run != NULL && (fd = lock_launches(st, err)) < 0)
 		return err->code;
-	if (budgeted(b) && !b->force) {
-		ops->clock(ctx, &clk);
+	ops->clock(ctx, &clk);
+	if (budgeted(b) && !b->force)
 		rc = check_limits(st, &clk, b, provider, price_hour, err);
-	}
 	if (rc == GR_OK && ops->run != NULL) {
-		int64_t row = 0;
-
+		money_currency_set(cost.currency, b->price_currency);
+		rc = state_journal_launch(st, provider, ops->name != NULL ? ops->name : "", &cost,
+		    cost_clock_now(&clk, provider), clk.wall, &row, err);
+	}
+	/* Admitted and journaled, it is in flight: the launches admitted while its provider
+	   answers count it (check_limits), so they need not wait for that answer. */
+	unlock_launches(st, fd);
+	if (rc != GR_OK || ops->run == NULL)
+		return rc;
+	rc = ops->run(ctx, out, err);
+	if (rc == GR_OK) {
+		/* The launch took a while: its row starts on the clocks as they are now. */
 		ops->clock(ctx, &clk);
-		rc = state_journal_launch(st, provider, ops->name != NULL ? ops->name : "",
-		    price_hour, cost_clock_now(&clk, provider), &row, err);
-		if (rc == GR_OK)
-			rc = ops->run(ctx, out, err);
-		/* An outcome unknown (no answer, or one that could not be confirmed) stays
-		   unsettled, as a killed command's does: a later listing that shows its name
-		   settles it with the instance (state_journal_claim). */
-		if (row != 0 && rc != GR_EUNAVAIL && rc != GR_EINTERRUPTED)
-			(void)state_journal_settle(st, row, rc == GR_OK ? out->id : "", NULL);
-		if (rc == GR_OK) {
-			/* The launch took a while: its row starts on the clocks as they are now. */
-			ops->clock(ctx, &clk);
-			record_provisioning(st, &clk, provider, price_hour, b->price_currency,
-			    out);
-			/* Unless its provider's own ledger has it (the simulator's). */
-			if (out->id[0] != '\0' && b->term_months > 0 &&
-			    ledger_term_end(st, out->id, INT64_MAX) == 0) {
-				int64_t now = cost_clock_now(&clk, provider);
+		record_provisioning(st, &clk, provider, price_hour, b->price_currency, out);
+		/* Unless its provider's own ledger has it (the simulator's). */
+		if (out->id[0] != '\0' && b->term_months > 0 &&
+		    ledger_term_end(st, out->id, INT64_MAX) == 0) {
+			int64_t now = cost_clock_now(&clk, provider);
 
-				record_term(st, provider, out, b->price_currency,
-				    term_hourly(b->term_price, b->term_months), now,
-				    now + (int64_t)b->term_months * TERM_MONTH_HOURS * 3600);
-			}
+			record_term(st, provider, out, b->price_currency,
+			    term_hourly(b->term_price, b->term_months), now,
+			    now + (int64_t)b->term_months * TERM_MONTH_HOURS * 3600);
 		}
 	}
-	if (fd == LOCK_IN_STATE)
-		state_unlock_launches(st);
-	else if (fd >= 0)
-		close(fd);	/* releases the lock */
+	/* Settled once the ledger has it, so that no budget check in between misses it. An
+	   outcome unknown (no answer, or one that could not be confirmed) stays unsettled, as
+	   a killed command's does: a later listing that shows its name settles it with the
+	   instance (state_journal_claim). */
+	if (rc != GR_EUNAVAIL && rc != GR_EINTERRUPTED)
+		(void)state_journal_settle(st, row, rc == GR_OK ? out->id : "", NULL);
 	return rc;
 }
 
@@ -487,8 +520,7 @@ guard_prepay(struct session *s, struct backend *b, const struct instance *in, in
 		/* Its hourly price stops now (ledger_observe: covered by a term). */
 		(void)ledger_observe(st, in, cost_clock_now(&clk, b->ops->name), &e);
 	}
-	if (fd >= 0)
-		close(fd);
+	unlock_launches(st, fd);
 	return rc;
 }
 

@@ -4,6 +4,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,9 @@ struct server {
 	uint64_t rng;
 	unsigned long requests;
 	int scripted;			/* matching requests seen, for the scripted faults */
+	/* Each connection has a thread, so that one held by --latency or the hold gate keeps no
+	   other waiting, as a provider's servers do not; the world is answered under this. */
+	pthread_mutex_t lock;
 };
 
 /* Per-connection upload buffer. */
@@ -253,18 +257,31 @@ latency_wait(long ms, volatile int *stop)
 	}
 }
 
+/* Wait until the file at path exists, or *stop is set (then false). */
+static bool
+hold_wait(const char *path, volatile int *stop)
+{
+	struct timespec step = { 0, 20 * 1000000L };
+
+	while (stop == NULL || !*stop) {
+		if (access(path, F_OK) == 0)
+			return true;
+		nanosleep(&step, NULL);
+	}
+	return false;
+}
+
+static MHD_Result_ answer(struct server *sv, struct MHD_Connection *conn, const char *url,
+    const char *method, struct upload *up);
+
 static MHD_Result_
 handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
     const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
 {
 	struct server *sv = cls;
 	struct upload *up = *con_cls;
-	struct serve_req rq;
-	struct serve_reply rp;
 	char key[256];
-	uint64_t draw;
-	int roll, faultcut;
-	bool after5xx = false, drop = false, trunc = false, bad = false, acted500 = false;
+	bool held;
 	MHD_Result_ ret;
 
 	if (up == NULL) {
@@ -281,14 +298,38 @@ handler(void *cls, struct MHD_Connection *conn, const char *url, const char *met
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	pthread_mutex_lock(&sv->lock);
 	sv->requests++;
 	if (sv->o->log != NULL) {
 		presented_key(conn, key, sizeof(key));
 		log_request(sv->o->log, conn, method, url, &up->body, key[0] != '\0');
 	}
+	held = sv->o->hold != NULL && scripted_match(sv->o, method, url, &up->body);
+	pthread_mutex_unlock(&sv->lock);
 	/* Stopping: the held request is dropped (closed without a reply). */
 	if (sv->o->latency_ms > 0 && !latency_wait(sv->o->latency_ms, sv->o->stop))
 		return MHD_NO;
+	if (held && !hold_wait(sv->o->hold, sv->o->stop))
+		return MHD_NO;
+	pthread_mutex_lock(&sv->lock);
+	ret = answer(sv, conn, url, method, up);
+	pthread_mutex_unlock(&sv->lock);
+	return ret;
+}
+
+/* The reply to a request, its faults drawn: under sv->lock. */
+static MHD_Result_
+answer(struct server *sv, struct MHD_Connection *conn, const char *url, const char *method,
+    struct upload *up)
+{
+	struct serve_req rq;
+	struct serve_reply rp;
+	char key[256];
+	uint64_t draw;
+	int roll, faultcut;
+	bool after5xx = false, drop = false, trunc = false, bad = false, acted500 = false;
+	MHD_Result_ ret;
+
 	memset(&rp, 0, sizeof(rp));
 	sb_init(&rp.body);
 	rp.status = 500;
@@ -446,11 +487,19 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 	sim_set_preemption(sv.ctx.sim, &o->preempt);
 	/* vast's dph_total is the machine and its disk: what it bills a running instance. */
 	sim_set_disk_in_price(sv.ctx.sim, sv.dialect == dialect_vast);
-	/* RunPod bills a stopped pod's volume at its own price, what its client counts. */
-	if (sv.dialect == dialect_runpod)
+	/* RunPod bills a pod's disks at its own prices, running and stopped, what its client
+	   counts. */
+	/* PPIO keeps no disk across a stop (providers/ppio.md §6): a stopped instance bills
+	   nothing, and its client counts nothing. */
+	if (sv.dialect == dialect_ppio)
+		sim_set_storage_price(sv.ctx.sim, SIM_STORAGE_NONE);
+	if (sv.dialect == dialect_runpod) {
 		sim_set_storage_price(sv.ctx.sim, RUNPOD_VOLUME_STOPPED_GB_MONTH);
-	/* One internal thread: the simulator's database handle is used by one thread only. */
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
+		sim_set_running_disk_price(sv.ctx.sim, RUNPOD_DISK_RUNNING_GB_MONTH);
+	}
+	pthread_mutex_init(&sv.lock, NULL);
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+	    MHD_USE_ERROR_LOG,
 	    (uint16_t)o->port, NULL, NULL, handler, &sv,
 	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, &sv,
@@ -458,6 +507,7 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 	    MHD_OPTION_END);
 	if (d == NULL) {
 		sim_close(sv.ctx.sim);
+		pthread_mutex_destroy(&sv.lock);
 		return gr_fail(err, GR_EFAIL, "cannot listen on %s", shown);
 	}
 	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
@@ -468,6 +518,7 @@ serve_run(struct state *st, const struct serve_opts *o, struct gr_error *err)
 	while (o->stop == NULL || !*o->stop)
 		nanosleep(&ts, NULL);
 	MHD_stop_daemon(d);
+	pthread_mutex_destroy(&sv.lock);
 	sim_close(sv.ctx.sim);
 	cJSON_Delete(sv.ctx.runpod_ssh_keys);
 	return GR_OK;

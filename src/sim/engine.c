@@ -34,7 +34,9 @@ struct sim {
 	struct market_cache market;	/* the last market sim_offers built */
 	struct sim_preemption preempt;	/* sim serve's, for what this sim launches */
 	bool disk_in_price;	/* sim serve's: what this sim launches bills its disk running */
-	int64_t storage_gb_month;	/* sim serve's: its dialect's disk price, 0: the offer's */
+	int64_t running_disk_gb_month;	/* sim serve's: the price of its disks while they run */
+	int64_t storage_gb_month;	/* sim serve's: its dialect's disk price, 0: the offer's,
+					   SIM_STORAGE_NONE: nothing */
 };
 
 /* The words an instance taken away is left with: sim_fault_of reads them back. */
@@ -63,7 +65,8 @@ static const char schema[] =
 	"  fault INTEGER NOT NULL DEFAULT 0, fault_at INTEGER NOT NULL DEFAULT 0,"
 	"  intended INTEGER NOT NULL DEFAULT 0, term_until INTEGER NOT NULL DEFAULT 0,"
 	"  term_open INTEGER NOT NULL DEFAULT 0, term_months INTEGER NOT NULL DEFAULT 0,"
-	"  disk_in_price INTEGER NOT NULL DEFAULT 0);"
+	"  disk_in_price INTEGER NOT NULL DEFAULT 0,"
+	"  running_disk_hour INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX IF NOT EXISTS sim_instances_next ON sim_instances(next_at);"
 	/* What the simulated provider billed beyond its instances' seconds (sim_bill_extra). */
 	"CREATE TABLE IF NOT EXISTS sim_bill_extra("
@@ -74,7 +77,7 @@ static const char schema[] =
  * What a world made before lacks: before `sim preempt`, an instance's fault and when it
  * comes; before intents, what the user last asked for (0: as its state); before terms,
  * what is paid ahead (none); before the disk was billed running, whether it is (0: it is
- * not).
+ * not); before a running disk had a price of its own, that price (none).
  */
 static const struct store_column sim_columns[] = {
 	{ "sim_instances", "fault", "INTEGER NOT NULL DEFAULT 0" },
@@ -84,6 +87,7 @@ static const struct store_column sim_columns[] = {
 	{ "sim_instances", "term_open", "INTEGER NOT NULL DEFAULT 0" },
 	{ "sim_instances", "term_months", "INTEGER NOT NULL DEFAULT 0" },
 	{ "sim_instances", "disk_in_price", "INTEGER NOT NULL DEFAULT 0" },
+	{ "sim_instances", "running_disk_hour", "INTEGER NOT NULL DEFAULT 0" },
 	{ NULL, NULL, NULL },
 };
 
@@ -331,12 +335,13 @@ struct row {
 	bool term_open;		/* its hourly price still waits for term_until */
 	int term_months;	/* rented on a term of this many months, 0: by the hour */
 	bool disk_in_price;	/* its disk billed while it runs too, not only when stopped */
+	int64_t running_disk_hour;	/* its disks' own price while it runs (RunPod's) */
 };
 
 #define ROW_COLS "seq, id, offer_idx, type, state, state_since, next_at, run_since, " \
 	"checked_until, price_hour, bid_hour, storage_hour, label, image, disk_gb, created_at, " \
 	"status_msg, env, fault, fault_at, intended, term_until, term_open, term_months, " \
-	"disk_in_price"
+	"disk_in_price, running_disk_hour"
 
 /* The value of SIM_WORKLOAD in an instance's launch environment (lines of K=V). */
 static void
@@ -372,6 +377,7 @@ read_row(struct db_stmt *q, void *row)
 	r->intended = (enum inst_state)db_column_int(q, 20);
 	r->term_open = db_column_int(q, 22) != 0;
 	r->disk_in_price = db_column_int(q, 24) != 0;
+	r->running_disk_hour = db_column_int64(q, 25);
 	/* A row from before intents: the user wanted what it is or is heading for. */
 	if (r->intended != ST_RUNNING && r->intended != ST_STOPPED)
 		r->intended = r->state == ST_STOPPED || r->state == ST_STOPPING ? ST_STOPPED :
@@ -426,6 +432,8 @@ ledger_seg_for(struct sim *s, const struct row *r, enum ledger_kind kind, int64_
 	    r->price_hour;
 	if (kind != LEDGER_STORAGE && r->disk_in_price)
 		seg->rate_hour = money_add(seg->rate_hour, r->storage_hour);
+	if (kind != LEDGER_STORAGE)
+		seg->rate_hour = money_add(seg->rate_hour, r->running_disk_hour);
 	seg->start = at;
 }
 
@@ -1100,7 +1108,8 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 		    "hour of this offer", money_format(a, sizeof(a), SIM_START_CREDIT - spent, 2,
 		    true));
 	}
-	storage = money_scale(s->storage_gb_month > 0 ? s->storage_gb_month : o.storage_gb_month,
+	storage = s->storage_gb_month == SIM_STORAGE_NONE ? 0 :
+	    money_scale(s->storage_gb_month > 0 ? s->storage_gb_month : o.storage_gb_month,
 	    req->disk_gb > 0 ? req->disk_gb :
 	    SIM_DEFAULT_DISK_GB, 730);
 	env = join_env(req->env);
@@ -1108,8 +1117,8 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	if (db_prepare_v2(state_db(s->st), "INSERT INTO sim_instances(id, offer_idx, type, "
 	    "state, state_since, next_at, price_hour, bid_hour, storage_hour, label, image, "
 	    "disk_gb, env, ports, onstart, client_token, created_at, intended, term_until, "
-	    "term_open, term_months, disk_in_price) VALUES('', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL) != DB_OK) {
+	    "term_open, term_months, disk_in_price, running_disk_hour) VALUES('', ?, ?, ?, ?, ?, "
+	    "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &q, NULL) != DB_OK) {
 		free(env);
 		free(ports);
 		return state_fail(s->st, err, "cannot record the instance");
@@ -1142,6 +1151,8 @@ launch_locked(struct sim *s, const struct launch_req *req, struct instance *out,
 	db_bind_int(q, 19, months > 0);
 	db_bind_int(q, 20, months);
 	db_bind_int(q, 21, s->disk_in_price);
+	db_bind_int64(q, 22, money_scale(s->running_disk_gb_month, req->disk_gb > 0 ?
+	    req->disk_gb : SIM_DEFAULT_DISK_GB, 730));
 	rc = db_step(q);
 	db_finalize(q);
 	free(env);
@@ -1518,6 +1529,12 @@ void
 sim_set_storage_price(struct sim *s, int64_t gb_month)
 {
 	s->storage_gb_month = gb_month;
+}
+
+void
+sim_set_running_disk_price(struct sim *s, int64_t gb_month)
+{
+	s->running_disk_gb_month = gb_month;
 }
 
 enum gr_err

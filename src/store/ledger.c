@@ -523,7 +523,7 @@ billing_of(struct state *st, const struct instance *in, enum inst_state state, i
 	if (inst_state_billed(state) && (in->valid & IV_PRICE)) {
 		b.kind = LEDGER_COMPUTE;
 		/* Paid ahead: the hourly price starts again where the term ends. */
-		b.rate = term_end > now ? 0 : in->price_hour;
+		b.rate = term_end > now ? 0 : money_add(in->price_hour, in->disk_running_hour);
 		if (term_end != 0 && term_end <= now && zero_since(st, in->id) < term_end)
 			b.start = term_end;
 	} else if (state == ST_STOPPED && (in->valid & IV_STORAGE)) {

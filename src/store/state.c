@@ -15,6 +15,7 @@
 #include "gpurent/paths.h"
 #include "gpurent/i18n.h"
 #include "gpurent/model.h"
+#include "gpurent/money.h"
 #include "gpurent/state.h"
 #include "gpurent/team.h"
 #include "gpurent/util.h"
@@ -410,18 +411,25 @@ state_begin(struct state *st, struct gr_error *err)
 	return GR_OK;
 }
 
-enum gr_err
-state_commit(struct state *st, struct gr_error *err)
+/* state_commit, failing with `what` and the database's reason. */
+static enum gr_err
+commit_as(struct state *st, const char *what, struct gr_error *err)
 {
 	if (st->depth == 0 || --st->depth > 0)
 		return GR_OK;
 	if (db_exec(st->db, "COMMIT", NULL, NULL, NULL) != DB_OK) {
-		enum gr_err rc = state_fail(st, err, "cannot commit");
+		enum gr_err rc = state_fail(st, err, what);
 
 		db_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		return rc;
 	}
 	return GR_OK;
+}
+
+enum gr_err
+state_commit(struct state *st, struct gr_error *err)
+{
+	return commit_as(st, N_("cannot commit"), err);
 }
 
 enum gr_err
@@ -515,10 +523,23 @@ state_meta_set(struct state *st, const char *key, const char *value, struct gr_e
 	return GR_OK;
 }
 
+/* A launch in flight is a meta row "launch.inflight:ROW" (ROW: its journal row) whose
+   value is "WALL PRICE_HOUR LUMP CURRENCY" (state.h, struct launch_cost). */
+#define INFLIGHT_KEY "launch.inflight:"
+#define INFLIGHT_KEYS "key >= 'launch.inflight:' AND key < 'launch.inflight;'"
+
+static void
+inflight_key(char *buf, size_t n, int64_t row)
+{
+	snprintf(buf, n, INFLIGHT_KEY "%lld", (long long)row);
+}
+
 enum gr_err
 state_journal_launch(struct state *st, const char *provider, const char *name,
-    int64_t price_hour, int64_t now, int64_t *row, struct gr_error *err)
+    const struct launch_cost *cost, int64_t now, int64_t wall, int64_t *row,
+    struct gr_error *err)
 {
+	char key[64], val[160];
 	struct db_stmt *s;
 	enum gr_err e = GR_OK;
 	int rc;
@@ -526,37 +547,80 @@ state_journal_launch(struct state *st, const char *provider, const char *name,
 	/* Inside a transaction the record would be committed (and synced) only later. */
 	if (st->depth > 0)
 		return gr_fail(err, GR_ESTATE, "cannot journal a launch inside a transaction");
-	if (db_prepare_v2(st->db, "INSERT INTO launch_journal(provider, price_hour, asked_ts, "
-	    "name, who, team) VALUES(?, ?, ?, ?, ?, ?)", -1, &s, NULL) != DB_OK)
-		return state_fail(st, err, "cannot journal the launch");
-	db_bind_text(s, 1, provider, -1, DB_STATIC);
-	db_bind_int64(s, 2, price_hour);
-	db_bind_int64(s, 3, now);
-	db_bind_text(s, 4, name, -1, DB_STATIC);
-	db_bind_text(s, 5, state_who(st), -1, DB_STATIC);
-	db_bind_text(s, 6, state_team(st), -1, DB_STATIC);
 	/* FULL: this commit syncs the WAL (and its directory when new) before it returns. A
 	 * PostgreSQL commit is durable on its own (synchronous_commit, the server's default). */
 	if (!state_is_postgresql(st))
 		db_exec(st->db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
+	if (state_begin(st, err) != GR_OK) {
+		e = err->code;
+		goto out;
+	}
+	if (db_prepare_v2(st->db, "INSERT INTO launch_journal(provider, price_hour, asked_ts, "
+	    "name, who, team) VALUES(?, ?, ?, ?, ?, ?)", -1, &s, NULL) != DB_OK) {
+		e = state_fail(st, err, "cannot journal the launch");
+		state_rollback(st);
+		goto out;
+	}
+	db_bind_text(s, 1, provider, -1, DB_STATIC);
+	db_bind_int64(s, 2, cost->price_hour);
+	db_bind_int64(s, 3, now);
+	db_bind_text(s, 4, name, -1, DB_STATIC);
+	db_bind_text(s, 5, state_who(st), -1, DB_STATIC);
+	db_bind_text(s, 6, state_team(st), -1, DB_STATIC);
 	rc = db_step(s);
-	/* Said before the pragma below, whose success would leave "not an error" to say. */
+	/* Said before the rollback, whose success would leave "not an error" to say. */
 	if (rc != DB_DONE)
 		e = state_fail(st, err, "cannot journal the launch");
 	else
 		*row = db_last_insert_rowid(st->db);
 	db_finalize(s);
+	if (e == GR_OK) {
+		inflight_key(key, sizeof(key), *row);
+		/* Who launched it ("-": nobody named), for a person's own limit. */
+		snprintf(val, sizeof(val), "%lld %lld %lld %s %s", (long long)wall,
+		    (long long)cost->price_hour, (long long)cost->lump,
+		    money_currency(cost->currency), state_who(st) != NULL ? state_who(st) : "-");
+		if (!store_run(st, "INSERT INTO meta(key, value) VALUES(?, ?)", "tt", key, val))
+			e = state_fail(st, err, "cannot journal the launch");
+	}
+	/* Where a full disk shows: in the commit, which writes the log. */
+	if (e == GR_OK)
+		e = commit_as(st, N_("cannot journal the launch"), err);
+	else
+		state_rollback(st);
+out:
 	if (!state_is_postgresql(st))
 		db_exec(st->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
 	return e;
+}
+
+/* Settle journal row `row` with instance_id ("": no instance) unless only_unsettled and it
+   is settled already; it is in flight no more. */
+static bool
+settle(struct state *st, int64_t row, const char *instance_id, bool only_unsettled)
+{
+	char key[64];
+	bool ok;
+
+	inflight_key(key, sizeof(key), row);
+	if (state_begin(st, NULL) != GR_OK)
+		return false;
+	ok = store_run(st, only_unsettled ? "UPDATE launch_journal SET settled = 1, "
+	    "instance_id = ? WHERE id = ? AND settled = 0" : "UPDATE launch_journal SET "
+	    "settled = 1, instance_id = ? WHERE id = ?", "tI", instance_id, row) &&
+	    store_run(st, "DELETE FROM meta WHERE key = ?", "t", key);
+	if (!ok) {
+		state_rollback(st);
+		return false;
+	}
+	return state_commit(st, NULL) == GR_OK;
 }
 
 enum gr_err
 state_journal_settle(struct state *st, int64_t row, const char *instance_id,
     struct gr_error *err)
 {
-	if (!store_run(st, "UPDATE launch_journal SET settled = 1, instance_id = ? WHERE id = ?",
-	    "tI", instance_id, row))
+	if (!settle(st, row, instance_id, false))
 		return state_fail(st, err, "cannot settle the launch journal");
 	/* What its provider's own ledger wrote while it launched (the simulator's) is its too. */
 	if (instance_id[0] != '\0' && !store_run(st, "UPDATE ledger SET who = "
@@ -565,6 +629,36 @@ state_journal_settle(struct state *st, int64_t row, const char *instance_id,
 	    "ledger.who IS NULL", "I", row))
 		return state_fail(st, err, "cannot settle the launch journal");
 	return GR_OK;
+}
+
+size_t
+state_journal_inflight(struct state *st, int64_t wall, struct launch_cost **out)
+{
+	struct db_stmt *q = store_prepare(st, "SELECT key, value FROM meta WHERE " INFLIGHT_KEYS,
+	    "");
+	char (*gone)[64] = NULL, val[160], cur[CURRENCY_MAX], who[TEAM_NAME_MAX + 1];
+	size_t n = 0, cap = 0, n_gone = 0, cap_gone = 0, i;
+	long long at, price, lump;
+
+	*out = NULL;
+	while (q != NULL && db_step(q) == DB_ROW) {
+		store_col_text(q, 1, val, sizeof(val));
+		if (sscanf(val, "%lld %lld %lld %3s %64s", &at, &price, &lump, cur, who) == 5 &&
+		    at > wall - STATE_INFLIGHT_S) {
+			struct launch_cost *c = XPUSH(*out, n, cap, 4);
+
+			c->price_hour = price;
+			c->lump = lump;
+			money_currency_set(c->currency, cur);
+			strlcpy_(c->who, strcmp(who, "-") != 0 ? who : "", sizeof(c->who));
+		} else
+			store_col_text(q, 0, *XPUSH(gone, n_gone, cap_gone, 4), sizeof(*gone));
+	}
+	db_finalize(q);
+	for (i = 0; i < n_gone; i++)
+		(void)store_run(st, "DELETE FROM meta WHERE key = ?", "t", gone[i]);
+	free(gone);
+	return n;
 }
 
 void
@@ -589,9 +683,7 @@ state_journal_claim(struct state *st, const char *provider, const struct instanc
 		for (i = first; i < l->n; i++)
 			if (strcmp(l->v[i].label, v[k].name) == 0 &&
 			    !state_journal_has(st, l->v[i].id)) {
-				(void)store_run(st, "UPDATE launch_journal SET settled = 1, "
-				    "instance_id = ? WHERE id = ? AND settled = 0", "tI", l->v[i].id,
-				    v[k].row);
+				(void)settle(st, v[k].row, l->v[i].id, true);
 				break;
 			}
 	free(v);

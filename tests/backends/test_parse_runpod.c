@@ -111,6 +111,8 @@ test_pods(void **state)
 	assert_int_equal(l.v[0].ssh_port, 22045);
 	assert_int_equal(l.v[0].util_pct, 80);
 	assert_int_equal(l.v[0].disk_gb, 70);
+	/* Its 70 GB of disks at $0.10 a GB-month of 730 h: 9,589.04 micro-dollars an hour. */
+	assert_int_equal(l.v[0].disk_running_hour, 9589);
 	assert_string_equal(l.v[0].region, "eu");
 	assert_int_equal(l.v[1].state, ST_PROVISIONING);	/* RUNNING without runtime */
 	assert_int_equal(l.v[1].type, OFFER_INTERRUPTIBLE);
@@ -352,6 +354,7 @@ test_v2_pods(void **state)
 	assert_string_equal(l.v[0].ssh_user, "root");
 	assert_int_equal(l.v[0].util_pct, 50);			/* (47 + 52) / 2, rounded */
 	assert_int_equal(l.v[0].disk_gb, 50);
+	assert_int_equal(l.v[0].disk_running_hour, 6849);	/* 50 GB at $0.10/GB-month */
 	assert_string_equal(l.v[0].region, "eu");		/* EU-SE-1 */
 	assert_int_equal(l.v[0].state_since, 1780000600);	/* startedAt */
 	assert_int_equal(l.v[1].state, ST_STOPPED);		/* EXITED */

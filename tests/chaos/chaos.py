@@ -4,11 +4,15 @@ group and a conductor work against `gpurent sim serve` worlds of four dialects w
 arrive; then invariants are checked against the worlds' own databases, not gpurent's view.
 
   chaos.py --gpurent BIN --seed N --ops N [--clients N] [--dir DIR] [--log FILE]
-           [--report FILE] [--plan-only] [--keep]
+           [--report FILE] [--plan-only] [--keep] [--full-mix]
 
 The seed draws every operation, which client runs it, its arguments and its fault, before
 anything runs: the history (--log, one line per operation in plan order) is the same for the
-same seed whatever the outcomes; --plan-only writes it and runs nothing. Exit status 0 when
+same seed whatever the outcomes; --plan-only writes it and runs nothing. --full-mix adds
+managed jobs (run --managed on the built-in simulator, whose instances reach a real sshd),
+run, logs and cp over that sshd (stopped at times), and the shell as a client, drawn from a
+stream of their own: without it a seed's history is
+what it always was. Exit status 0 when
 every invariant held, 1 when one did not (the first failing check and the seed on stderr),
 2 on a usage or set-up error. Standard library only.
 """
@@ -18,7 +22,9 @@ import os
 import random
 import re
 import shutil
+import pwd
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -77,9 +83,41 @@ def pick(rng, weighted):
     raise AssertionError
 
 
-def make_plan(seed, n_ops, n_clients):
+# --full-mix: of the operations that only read (each drawn as before, so that the seed's
+# history is the same without it), these shares become a managed job or a shell session.
+FULL_MIX_READS = ('ls', 'costs', 'audit', 'offers', 'reconcile')
+MANAGED_PCT, SHELL_PCT, REMOTE_PCT = 20, 15, 20
+MANAGED_COUNT = 12         # the job counts to this, a count every 0.3 s, checkpointed
+
+
+def full_mix(op, mix):
+    """A read op made a managed job or a shell session, from the mix's own stream: its
+    fault none, or kill -9 of its command (the managed job's controller: the watcher
+    drives the job on)."""
+    r = mix.randrange(100)
+    if op['op'] not in FULL_MIX_READS or r >= MANAGED_PCT + SHELL_PCT + REMOTE_PCT:
+        return
+    op.pop('kill_ms', None)
+    op['args'] = {'provider': 'sim'}
+    if r >= MANAGED_PCT + SHELL_PCT:
+        # run, cp and logs on one of the client's instances of the built-in simulator,
+        # with the sshd stopped a drawn while into it, and started again.
+        op['op'] = 'remote'
+        op['fault'] = 'sshd-stop' if mix.randrange(100) < 30 else 'none'
+        if op['fault'] == 'sshd-stop':
+            op['kill_ms'] = mix.randrange(100, 2000)
+        return
+    op['op'] = 'managed' if r < MANAGED_PCT else 'shell'
+    op['fault'] = 'kill' if mix.randrange(100) < 30 else 'none'
+    if op['fault'] == 'kill':
+        op['kill_ms'] = mix.randrange(500, 6000) if op['op'] == 'managed' else \
+            mix.randrange(30, 700)
+
+
+def make_plan(seed, n_ops, n_clients, full=False):
     """The whole history, from the seed alone: a list of dicts in plan order."""
     rng = random.Random(seed)
+    mix = random.Random(seed * 7919 + 1) if full else None
     plan, slots, room = [], {c: [] for c in range(n_clients)}, BUDGET_ROOM
     for i in range(n_ops):
         op = {'n': i}
@@ -130,6 +168,8 @@ def make_plan(seed, n_ops, n_clients):
         op['fault_seed'] = rng.randrange(1, 1 << 30)
         if fault == 'kill':
             op['kill_ms'] = rng.randrange(30, 700)
+        if mix:
+            full_mix(op, mix)
         plan.append(op)
     return plan
 
@@ -165,6 +205,9 @@ class Run:
         self.advanced = {d: 0 for d in DIALECTS}
         self.group_max = 0
         self.watch = None
+        self.sshd = None
+        self.sshd_lock = threading.Lock()
+        self.slots_of = {}         # client -> its request slots
         self.checks = {}
         self.first_failure = None
         self.done = 0
@@ -243,7 +286,7 @@ class Run:
         return env
 
     def g(self, who, op, argv, env=None, kill_ms=None, full_disk=False, timeout=200,
-          record=True, home=None, kill_at=None):
+          record=True, home=None, kill_at=None, stdin=None):
         """Run gpurent; record its status and whether it said why on stderr."""
         env = env or self.client_env()
         if home:
@@ -254,7 +297,8 @@ class Run:
             cmd = ['bash', '-c', 'trap "" XFSZ; ulimit -f %d; exec "$@"' % (size // 1024),
                    'bash'] + cmd
         t0 = time.time()
-        p = self.spawn(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        p = self.spawn(cmd, env=env, stdin=subprocess.DEVNULL if stdin is None else
+                       subprocess.PIPE, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE)
         killer = None
         if kill_ms is not None:
@@ -264,7 +308,7 @@ class Run:
         if kill_at is not None:
             threading.Thread(target=self.kill_at, args=(p, kill_at), daemon=True).start()
         try:
-            out, err = p.communicate(timeout=timeout)
+            out, err = p.communicate(stdin, timeout=timeout)
             hung = False
         except subprocess.TimeoutExpired:
             os.kill(p.pid, signal.SIGKILL)
@@ -314,19 +358,76 @@ class Run:
                      ['config', 'set', 'fx.CNY', str(CNY_USD)],
                      ['config', 'set', 'http.timeout', '1'],
                      ['config', 'set', 'ppio.image', 'ubuntu:22.04']):
-            r, _ = self.g('setup', 'config', argv, record=False)
-            if r['rc'] != 0:
-                raise Fail('set-up: gpurent %s: %s' % (' '.join(argv), r['stderr'].strip()))
+            self.configure(argv)
         self.set_budget(BUDGET_ROOM)
-        r, out = self.g('setup', 'offers', ['-p', 'vast', '-o', 'json', 'offers',
+        self.group_gpu = self.cheap_gpu('vast', 'the group')
+        self.group(0, 1)
+        if self.a.full_mix:
+            self.setup_managed()
+        self.start_watch()
+
+    def configure(self, argv):
+        r, _ = self.g('setup', 'config', argv, record=False)
+        if r['rc'] != 0:
+            raise Fail('set-up: gpurent %s: %s' % (' '.join(argv), r['stderr'].strip()))
+
+    def cheap_gpu(self, provider, what):
+        """The GPU of provider's cheapest on-demand offer within MAX_PRICE, for `what`."""
+        r, out = self.g('setup', 'offers', ['-p', provider, '-o', 'json', 'offers',
                                             'type=on-demand', 'price<=%s' % MAX_PRICE, '-n',
                                             '1'], record=False)
         try:
-            self.group_gpu = json.loads(out)[0]['gpu']
+            return json.loads(out)[0]['gpu']
         except (ValueError, IndexError, KeyError):
-            raise Fail('set-up: no cheap vast offer for the group: %s' % r['stderr'])
-        self.group(0, 1)
-        self.start_watch()
+            raise Fail('set-up: no cheap %s offer for %s: %s' % (provider, what, r['stderr']))
+
+    def setup_managed(self):
+        """A real sshd on loopback that the built-in simulator's instances reach (as
+        tests/cli/sshd.sh starts one), HOME moved beside it, and the managed job's files."""
+        ssh = os.path.join(self.dir, 'ssh')
+        home = os.path.join(self.dir, 'userhome')
+        os.makedirs(ssh)
+        os.makedirs(home)
+        for k in ('host', 'user'):
+            subprocess.run(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f',
+                            os.path.join(ssh, k)], check=True, stdout=subprocess.DEVNULL)
+        shutil.copy(os.path.join(ssh, 'user.pub'), os.path.join(ssh, 'authorized_keys'))
+        os.chmod(os.path.join(ssh, 'authorized_keys'), 0o600)
+        if os.getuid() == 0:
+            os.makedirs('/run/sshd', exist_ok=True)
+        for _ in range(5):
+            s = socket.socket()
+            s.bind(('127.0.0.1', 0))
+            port = s.getsockname()[1]
+            s.close()
+            with open(os.path.join(ssh, 'sshd_config'), 'w') as f:
+                f.write('ListenAddress 127.0.0.1\nPort %d\nHostKey %s/host\n'
+                        'AuthorizedKeysFile %s/authorized_keys\nPasswordAuthentication no\n'
+                        'KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n'
+                        'StrictModes no\nUsePAM no\nMaxStartups 100\nMaxSessions 100\n'
+                        'Subsystem sftp internal-sftp\nSetEnv HOME=%s\nPrintMotd no\n'
+                        'PermitUserRC no\nUseDNS no\nX11Forwarding no\n'
+                        % (port, ssh, ssh, home))
+            self.sshd_port = port
+            if self.start_sshd():
+                break
+        else:
+            raise Fail('set-up: sshd did not start (%s)' % os.path.join(ssh, 'sshd.log'))
+        self.env.update({'HOME': home, 'GPURENT_SIM_SSH_HOST': '127.0.0.1',
+                         'GPURENT_SIM_SSH_PORT': str(self.sshd_port),
+                         'GPURENT_SIM_SSH_USER': pwd.getpwuid(os.getuid()).pw_name})
+        for argv in (['config', 'set', 'ssh.identity', os.path.join(ssh, 'user')],
+                     ['config', 'set', 'ssh.config', '/dev/null']):
+            self.configure(argv)
+        self.job_gpu = self.cheap_gpu('sim', 'the managed jobs')
+        # Counts to MANAGED_COUNT, resuming from its checkpoint's length.
+        self.job_src = os.path.join(self.dir, 'job')
+        os.makedirs(self.job_src)
+        with open(os.path.join(self.job_src, 'count.sh'), 'w') as f:
+            f.write('d=$GPURENT_CHECKPOINT_DIR\nmkdir -p "$d"\ntouch "$d/out.txt"\n'
+                    'n=$(wc -l <"$d/out.txt")\nwhile [ "$n" -lt %d ]; do\n'
+                    '\tn=$((n + 1))\n\techo "$n" >>"$d/out.txt"\n\tsleep 0.3\ndone\n'
+                    % MANAGED_COUNT)
 
     def set_budget(self, room):
         """budget.day with room for `room` instances at MAX_PRICE until midnight (UTC):
@@ -378,11 +479,13 @@ class Run:
                 SERVER_FAULTS[fault]
             srv = self.serve(prov, extra + ['--fault-seed', str(op['fault_seed'])],
                              'op%d' % op['n'])
-        if fault != 'none':
+        # An sshd stop is counted when it happens (bounce_sshd), not where none was found.
+        if fault not in ('none', 'sshd-stop'):
             self.count_fault(fault)
         env = self.client_env((prov, srv[0]) if srv else None)
         self.tl.fault = fault
-        kw = {'env': env, 'kill_ms': op.get('kill_ms'), 'full_disk': fault == 'full-disk',
+        kw = {'env': env, 'kill_ms': op.get('kill_ms') if fault == 'kill' else None,
+              'full_disk': fault == 'full-disk',
               'kill_at': (seen, CREATE_MATCH[prov]) if fault == 'kill-at-create' else None}
         try:
             if kind.startswith('launch'):
@@ -397,6 +500,17 @@ class Run:
                 r, _ = self.g(who, kind, argv, **kw)
                 r['slot'] = a['slot']
                 r['id'] = iid
+            elif kind == 'managed':
+                self.g(who, kind, ['-p', 'sim', 'run', '--managed', '--gpu', self.job_gpu,
+                                   '--max-price', str(MAX_PRICE), '--sync', self.job_src,
+                                   '--checkpoint-dir', 'ckpt', '--every', '1s', '--grace', '3s',
+                                   '--max-attempts', '4', '--on-exhausted', 'fail', '--',
+                                   'sh', 'count.sh'], **kw)
+            elif kind == 'remote':
+                self.remote(op, who)
+            elif kind == 'shell':
+                # The shell as a client: a script of commands on its standard input.
+                self.g(who, kind, ['shell'], stdin=b'ls\ncosts\naudit\noffers -n 3\n', **kw)
             else:
                 argv = {'ls': ['ls', '-o', 'json'], 'costs': ['costs', '-o', 'json'],
                         'audit': ['audit', '-o', 'json'], 'reconcile': ['reconcile'],
@@ -405,6 +519,81 @@ class Run:
         finally:
             if srv:
                 self.stop_server(srv)
+
+    def remote(self, op, who):
+        """run, logs and cp (there and back) on one of this client's running instances of
+        the built-in simulator (another's when it has none, else one rented for it): each ends with a documented status (exit-status), and one
+        that exits 0 did what it said (remote-io). With the sshd-stop fault the sshd is
+        stopped (its connections too) op['kill_ms'] into the run and started again."""
+        with self.lock:
+            mine = sorted(i for sl, i in self.ids.items() if i.startswith('sim:') and
+                          sl in self.slots_of.get(who, ()))
+        rows = self.world_rows('sim', 'state = %d' % ST_RUNNING)
+        running = {ID_OF['sim'](int(r['id'].split('-')[-1])) for r in rows}
+        # Its own where it has one running, else another client's request's or a managed
+        # job's machine (a command of its own beside the job's).
+        mine = [i for i in mine if i in running] or sorted(
+            ID_OF['sim'](int(r['id'].split('-')[-1])) for r in rows
+            if re.match(r'(r[0-9]+|gpurent-m[0-9]+-a[0-9]+)$', r['label']))
+        if not mine:
+            # None: one of its own, rented for it.
+            r, out = self.g(who, 'launch-req', ['-p', 'sim', 'launch', '--max-price',
+                                                str(MAX_PRICE), '--label', 'r%d' % op['n'],
+                                                '--wait', '--timeout', '60', '-o', 'ids'])
+            if r['rc'] != 0 or not out.split():
+                return
+            mine = [out.split()[-1]]
+            with self.lock:
+                self.ids['r%d' % op['n']] = mine[0]
+        iid = mine[op['n'] % len(mine)]
+        stopper = None
+        if op['fault'] == 'sshd-stop':
+            stopper = threading.Timer(op['kill_ms'] / 1000.0, self.bounce_sshd)
+            stopper.start()
+        word = 'chaos-%d' % op['n']
+        try:
+            r, out = self.g(who, 'run', ['run', iid, '--', 'echo', word])
+            if r['rc'] == 0 and word not in out:
+                self.fail('remote-io', 'gpurent run %s exited 0 without its output' % iid)
+            elif r['rc'] == 0:
+                self.held('remote-io')
+            r, out = self.g(who, 'jobs', ['jobs', '-o', 'json'])
+            # Its own job: the instance may be a managed job's machine, whose log is empty.
+            jobs = [j['id'] for j in json.loads(out) if j.get('instance') == iid and
+                    word in (j.get('command') or '')] if r['rc'] == 0 else []
+            if jobs:
+                r, out = self.g(who, 'logs', ['logs', jobs[-1]])
+                if r['rc'] == 0 and not out.strip():
+                    self.fail('remote-io', 'gpurent logs %s exited 0 with nothing' % jobs[-1])
+                elif r['rc'] == 0:
+                    self.held('remote-io')
+            src = os.path.join(self.dir, 'cp-%d' % op['n'])
+            with open(src, 'w') as f:
+                f.write(word * 100 + '\n')
+            r, _ = self.g(who, 'cp', ['cp', src, '%s:%s' % (iid, os.path.basename(src))])
+            if r['rc'] == 0:
+                back = src + '.back'
+                r, _ = self.g(who, 'cp', ['cp', '%s:%s' % (iid, os.path.basename(src)), back])
+                ok = r['rc'] != 0 or (os.path.exists(back) and
+                                      open(back).read() == open(src).read())
+                if not ok:
+                    self.fail('remote-io', 'gpurent cp %s there and back exited 0 with '
+                              'another file' % iid)
+                elif r['rc'] == 0:
+                    self.held('remote-io')
+        finally:
+            if stopper:
+                stopper.join()
+
+    def bounce_sshd(self):
+        """The sshd stopped with its connections, and started again a moment later."""
+        with self.sshd_lock:
+            if self.closing:
+                return
+            self.stop_sshd()
+            self.count_fault('sshd-stop')
+            time.sleep(1)
+            self.start_sshd()
 
     def launch(self, op, who, kind, a, kw):
         prov, slot = a['provider'], a['slot']
@@ -451,12 +640,15 @@ class Run:
                 self.g('conductor', 'advance', ['sim', 'advance', '%ds' % a['seconds']],
                        home=self.world(d))
         elif kind == 'preempt':
-            d = a['world']
+            # Under the full mix, every other one takes a machine of the built-in simulator's
+            # (the managed jobs' among them).
+            d = 'sim' if self.a.full_mix and a['pick'] % 2 else a['world']
             live = self.world_rows(d, "state IN (%d, %d, %d)" % HAS_MACHINE)
             if live:
                 row = live[a['pick'] % len(live)]
                 self.g('conductor', 'preempt', ['sim', 'preempt', row['id'], '--reason',
-                                                a['how']], home=self.world(d))
+                                                a['how']],
+                       home=self.world(d) if d != 'sim' else None)
                 self.count_fault('preempt')
         elif kind == 'kill-watch':
             if self.watch.poll() is None:
@@ -715,6 +907,8 @@ class Run:
         by = {}
         for op in plan:
             by.setdefault(op['who'], []).append(op)
+            if 'slot' in op.get('args', {}):
+                self.slots_of.setdefault(op['who'], set()).add(op['args']['slot'])
         threads = [threading.Thread(target=self.worker, args=(w, ops, log), daemon=True)
                    for w, ops in sorted(by.items())]
         for t in threads:
@@ -735,15 +929,96 @@ class Run:
         self.check_ledger()
         self.check_lost()
         self.check_integrity()
+        if self.a.full_mix:
+            self.check_managed()
+
+    def check_managed(self):
+        """Each managed job: never two of its attempts' machines rented at once, by the
+        provider's record of when each billed or was reserved (the built-in simulator's own
+        ledger); and its cost the sum of what its attempts' machines were billed."""
+        r, out = self.g('settle', 'jobs', ['jobs', '--managed', '-o', 'json'])
+        jobs = json.loads(out) if r['rc'] == 0 else []
+        now = int(time.time())
+        for j in jobs:
+            r, out = self.g('settle', 'jobs', ['jobs', 'show', j['id'], '-o', 'json'])
+            if r['rc'] != 0:
+                continue
+            ids = [a['instance'] for a in json.loads(out) if a.get('instance')]
+            spans = []
+            with self.db(self.world_db('sim')) as c:
+                for i in ids:
+                    row = c.execute('SELECT min(start_ts), max(CASE end_ts WHEN 0 THEN ? ELSE '
+                                    'end_ts END) FROM ledger WHERE instance_id = ?',
+                                    (now + 1, i)).fetchone()
+                    if row[0] is not None:
+                        spans.append((row[0], row[1], i))
+                bill = self.billed(c, set(ids), now=now)
+            spans.sort()
+            if any(b[0] < a[1] for a, b in zip(spans, spans[1:])):
+                self.fail('managed-twice', 'job %s had two machines rented at once: %s'
+                          % (j['id'], spans))
+            else:
+                self.held('managed-twice')
+            # The job's cost read again beside the bill, both at this second.
+            r, out = self.g('settle', 'jobs', ['jobs', j['id'], '-o', 'json'])
+            cost = json.loads(out)[0].get('cost') if r['rc'] == 0 else None
+            if cost is None:
+                continue
+            total = sum(bill.values())
+            if abs(int(round(cost * 1e6)) - total) > 10000:
+                self.fail('managed-cost', 'job %s cost %.6f, its attempts %s were billed %d '
+                          'micros' % (j['id'], cost, ids, total))
+            else:
+                self.held('managed-cost')
 
     def close(self):
         for srv in self.servers.values():
             srv[2].close()
         with self.lock:
             self.closing = True
+        with self.sshd_lock:
+            if self.sshd:
+                self.stop_sshd()
+        with self.lock:
+            self.closing = True
             left = list(self.procs)
         for p in left:
             self.end(p)
+
+    def start_sshd(self):
+        """sshd on its config (setup_managed's); whether it listens."""
+        ssh = os.path.join(self.dir, 'ssh')
+        sshd = shutil.which('sshd') or '/usr/sbin/sshd'
+        log = open(os.path.join(ssh, 'sshd.log'), 'w+')
+        self.sshd = self.spawn([sshd, '-D', '-e', '-f', os.path.join(ssh, 'sshd_config')],
+                               stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        deadline = time.time() + 30
+        while time.time() < deadline and self.sshd.poll() is None:
+            log.seek(0)
+            if 'Server listening on 127.0.0.1 port %d' % self.sshd_port in log.read():
+                break
+            time.sleep(0.05)
+        log.close()
+        if self.sshd.poll() is None:
+            return True
+        self.end(self.sshd)
+        return False
+
+    def stop_sshd(self):
+        """sshd and its connections (its children), whose end ends gpurent's ssh masters:
+        frozen, it accepts none between the listing of its children and its end."""
+        p = self.sshd
+        if p.poll() is not None:
+            return
+        p.send_signal(signal.SIGSTOP)
+        kids = subprocess.run(['ps', '-o', 'pid=', '--ppid', str(p.pid)], stdout=subprocess.PIPE,
+                              universal_newlines=True).stdout.split()
+        for k in kids:
+            try:
+                os.kill(int(k), signal.SIGKILL)
+            except OSError:
+                pass
+        self.end(p)
 
 
 def on_term(signum, frame):
@@ -761,11 +1036,13 @@ def main():
     ap.add_argument('--report')
     ap.add_argument('--plan-only', action='store_true')
     ap.add_argument('--keep', action='store_true')
+    ap.add_argument('--full-mix', action='store_true',
+                    help='managed jobs over a real sshd, and the shell as a client')
     ap.add_argument('--progress', type=int, default=0, help='say how far every N operations')
     ap.add_argument('--deadline', type=int, default=0,
                     help='after this many seconds, run no more operations; check')
     a = ap.parse_args()
-    plan = make_plan(a.seed, a.ops, a.clients)
+    plan = make_plan(a.seed, a.ops, a.clients, a.full_mix)
     if a.plan_only:
         with open(a.log or '/dev/stdout', 'w') as f:
             for op in plan:

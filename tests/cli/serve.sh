@@ -7,6 +7,7 @@
 #   serve_g DIALECT ARGS...            run gpurent in that home (`serve_g vast sim advance 5m`
 #                                      moves the provider's clock)
 #   stop_serve                         stop the last server started (the provider is gone)
+#   runpod_over API                    a RunPod server, the only provider, over runpod.api API
 #
 # A server keeps its simulated world in a home apart from the client's: sharing one, the
 # client's own sim provider would list every instance the server made a second time (and bill
@@ -60,6 +61,15 @@ use_provider() {
 	local up
 	up=$(printf '%s' "$1" | tr '[:lower:]' '[:upper:]')
 	export "GPURENT_${up}_URL=$SERVE_URL" "GPURENT_${up}_API_KEY=$2"
+}
+
+# runpod_over API: the simulator's RunPod dialect as the only provider, over its GraphQL or
+# REST v2 API (runpod.api).
+runpod_over() {
+	start_serve runpod --api-key test-key-runpod
+	use_provider runpod test-key-runpod
+	g config set providers runpod >/dev/null || fail "config set providers"
+	g config set runpod.api "$1" >/dev/null || fail "config set runpod.api"
 }
 
 # The simulator's PPIO dialect (prices in yuan) beside the sim provider (in dollars): the

@@ -10,10 +10,7 @@
 . "$(dirname "$0")/bill.sh"
 
 api=${RUNPOD_API:-graphql}
-start_serve runpod --api-key test-key-runpod
-use_provider runpod test-key-runpod
-expect_ok g config set providers runpod
-expect_ok g config set runpod.api "$api"
+runpod_over "$api"
 
 # 100 GB at $0.20 a GB-month of 730 hours: 27,397.26 micro-dollars an hour, kept as 27,397;
 # 273,970 in ten hours.

@@ -459,6 +459,66 @@ admit_counts_provisioning(void **state)
 }
 
 /*
+ * Issue 30: a launch admitted and journaled is in flight while its provider answers, and
+ * the launch lock is let go before it asks: a second launch admitted meanwhile counts it.
+ * Room for one at 2.00/h until midnight (28.00): the second, made from inside the first's
+ * create, is refused, where it used to wait for the lock behind it (two minutes, then
+ * GR_ESTATE). One that failed is in flight no more.
+ */
+struct nested {
+	struct fake f;
+	struct state *st;
+	const struct launch_budget *b;
+	enum gr_err inner;		/* what the launch made during the first's create got */
+	enum gr_err outcome;		/* what the first's create answers */
+};
+
+static enum gr_err
+nested_launch(void *ctx, struct instance *out, struct gr_error *err)
+{
+	struct nested *n = ctx;
+	const struct launch_ops real = { fake_clock, fake_launch, NULL };
+	struct instance in;
+	struct gr_error e = { 0 };
+
+	if (n->f.launches == 0)
+		n->inner = launch_admit(n->st, n->b, "vast", USD(2), &real, &n->f, &in, &e);
+	if (n->outcome != GR_OK)
+		return gr_fail(err, n->outcome, "refused by the provider");
+	return fake_launch(&n->f, out, err);
+}
+
+static void
+admit_counts_in_flight(void **state)
+{
+	struct state *st = open_db("in-flight");
+	const struct launch_ops outer = { fake_clock, nested_launch, "first" };
+	const struct launch_ops real = { fake_clock, fake_launch, NULL };
+	struct launch_budget b = { .day = USD(28), .month = -1, .force = false };
+	struct nested n = { .st = st, .b = &b, .outcome = GR_EFAIL };
+	struct instance in;
+	struct gr_error err = { 0 };
+
+	(void)state;
+	/* The first fails at its provider: the second, made meanwhile, was refused ... */
+	assert_int_equal(launch_admit(st, &b, "vast", USD(2), &outer, &n, &in, &err), GR_EFAIL);
+	assert_int_equal(n.inner, GR_EBUDGET);
+	assert_int_equal(n.f.launches, 0);
+	/* ... and now has the room the failed one left. */
+	gr_error_clear(&err);
+	n.outcome = GR_OK;
+	n.inner = GR_EFAIL;
+	assert_int_equal(launch_admit(st, &b, "vast", USD(2), &outer, &n, &in, &err), GR_OK);
+	assert_int_equal(n.inner, GR_EBUDGET);
+	assert_int_equal(n.f.launches, 1);
+	/* Once answered it is the ledger's to count: still no room. */
+	assert_int_equal(launch_admit(st, &b, "vast", USD(2), &real, &n.f, &in, &err),
+	    GR_EBUDGET);
+	assert_int_equal(n.f.launches, 1);
+	state_close(st);
+}
+
+/*
  * Issue 18: a ledger in two currencies. Each summary counts its own; another currency is
  * added only at a configured rate, and flagged; a budget in CNY refuses a USD launch
  * without a rate, and counts it with one.
@@ -649,6 +709,7 @@ main(void)
 		cmocka_unit_test(storage_while_stopped),
 		cmocka_unit_test(bids_and_offer_checks),
 		cmocka_unit_test(admit_counts_provisioning),
+		cmocka_unit_test(admit_counts_in_flight),
 		cmocka_unit_test(two_currencies),
 		cmocka_unit_test(observers_at_once),
 	};

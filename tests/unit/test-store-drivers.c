@@ -174,6 +174,7 @@ schema_meta_journal(void **state)
 {
 	struct gr_error err = { 0 };
 	struct state *st = open_state(*state);
+	struct launch_cost cost = { 1500000, 0, "", "" }, *flying;
 	char buf[64];
 	int64_t row = 0, row2 = 0;
 
@@ -182,12 +183,34 @@ schema_meta_journal(void **state)
 	assert_int_equal(state_meta_set(st, "k", "v2", &err), GR_OK);
 	assert_true(state_meta_get(st, "k", buf, sizeof(buf)));
 	assert_string_equal(buf, "v2");
-	assert_int_equal(state_journal_launch(st, "sim", "", 1500000, 1000, &row, &err), GR_OK);
-	assert_int_equal(state_journal_launch(st, "sim", "", 1500000, 1001, &row2, &err), GR_OK);
+	assert_int_equal(state_journal_launch(st, "sim", "", &cost, 1000, 5000, &row, &err),
+	    GR_OK);
+	cost.lump = 7000000;
+	money_currency_set(cost.currency, "CNY");
+	state_set_actor(st, "ann", "ml");
+	assert_int_equal(state_journal_launch(st, "sim", "", &cost, 1001, 5001, &row2, &err),
+	    GR_OK);
 	assert_int_equal(row2, row + 1);
 	assert_false(state_journal_has(st, "sim:i-1"));
+	/* Both in flight, each at its price, lump and currency. */
+	assert_int_equal(state_journal_inflight(st, 5001, &flying), 2);
+	assert_int_equal(flying[0].price_hour + flying[1].price_hour, 3000000);
+	assert_int_equal(flying[0].lump + flying[1].lump, 7000000);
+	assert_string_equal(money_currency(flying[flying[0].lump == 0].currency), "CNY");
+	/* Each with who launched it, for a person's own limit: nobody named, then ann. */
+	assert_string_equal(flying[flying[0].lump == 0].who, "ann");
+	assert_string_equal(flying[flying[0].lump != 0].who, "");
+	free(flying);
 	assert_int_equal(state_journal_settle(st, row2, "sim:i-1", &err), GR_OK);
 	assert_true(state_journal_has(st, "sim:i-1"));
+	/* The settled one is in flight no more; the other, never answered, until its window
+	   ends (at 5000 + STATE_INFLIGHT_S), and then forgotten. */
+	assert_int_equal(state_journal_inflight(st, 5000 + STATE_INFLIGHT_S - 1, &flying), 1);
+	assert_int_equal(flying[0].lump, 0);
+	free(flying);
+	assert_int_equal(state_journal_inflight(st, 5000 + STATE_INFLIGHT_S, &flying), 0);
+	assert_null(flying);
+	assert_int_equal(state_journal_inflight(st, 5000, &flying), 0);
 	/* A write inside state_begin is kept by the commit, dropped by a rollback. */
 	assert_int_equal(state_begin(st, &err), GR_OK);
 	assert_int_equal(state_meta_set(st, "t", "kept", &err), GR_OK);
