@@ -469,6 +469,7 @@ struct nested {
 	struct fake f;
 	struct state *st;
 	const struct launch_budget *b;
+	const char *inner_who;		/* who makes the inner launch; NULL: the same person */
 	enum gr_err inner;		/* what the launch made during the first's create got */
 	enum gr_err outcome;		/* what the first's create answers */
 };
@@ -481,8 +482,11 @@ nested_launch(void *ctx, struct instance *out, struct gr_error *err)
 	struct instance in;
 	struct gr_error e = { 0 };
 
-	if (n->f.launches == 0)
+	if (n->f.launches == 0) {
+		if (n->inner_who != NULL)
+			state_set_actor(n->st, n->inner_who, "ml");
 		n->inner = launch_admit(n->st, n->b, "vast", USD(2), &real, &n->f, &in, &e);
+	}
 	if (n->outcome != GR_OK)
 		return gr_fail(err, n->outcome, "refused by the provider");
 	return fake_launch(&n->f, out, err);
@@ -514,6 +518,42 @@ admit_counts_in_flight(void **state)
 	/* Once answered it is the ledger's to count: still no room. */
 	assert_int_equal(launch_admit(st, &b, "vast", USD(2), &real, &n.f, &in, &err),
 	    GR_EBUDGET);
+	assert_int_equal(n.f.launches, 1);
+	state_close(st);
+}
+
+/*
+ * In a team, a person's own limit counts their own launches in flight, and the team's
+ * limit everyone's: ann's $28 day fits her $2/h beside bob's launch still at its provider,
+ * until the team's $28 day counts both.
+ */
+static void
+admit_in_flight_per_person(void **state)
+{
+	struct state *st = open_db("in-flight-team");
+	const struct launch_ops outer = { fake_clock, nested_launch, "bobs" };
+	struct launch_budget bob = { .day = -1, .month = -1, .team = true, .who = "bob" };
+	struct launch_budget ann = { .day = USD(28), .month = -1, .team = true, .who = "ann" };
+	struct nested n = { .st = st, .b = &ann, .inner_who = "ann", .outcome = GR_OK };
+	struct instance in;
+	struct gr_error err = { 0 };
+
+	(void)state;
+	state_set_actor(st, "bob", "ml");
+	n.inner = GR_EFAIL;
+	assert_int_equal(launch_admit(st, &bob, "vast", USD(2), &outer, &n, &in, &err), GR_OK);
+	assert_int_equal(n.inner, GR_OK);
+	assert_int_equal(n.f.launches, 2);
+	state_close(st);
+	/* Again, under the team's $28 a day: bob's in flight counts for it. */
+	st = open_db("in-flight-team-limit");
+	memset(&n.f, 0, sizeof(n.f));
+	n.st = st;
+	n.inner = GR_EFAIL;
+	assert_int_equal(launch_team_budget_set(st, true, "28", &err), GR_OK);
+	state_set_actor(st, "bob", "ml");
+	assert_int_equal(launch_admit(st, &bob, "vast", USD(2), &outer, &n, &in, &err), GR_OK);
+	assert_int_equal(n.inner, GR_EBUDGET);
 	assert_int_equal(n.f.launches, 1);
 	state_close(st);
 }
@@ -710,6 +750,7 @@ main(void)
 		cmocka_unit_test(bids_and_offer_checks),
 		cmocka_unit_test(admit_counts_provisioning),
 		cmocka_unit_test(admit_counts_in_flight),
+		cmocka_unit_test(admit_in_flight_per_person),
 		cmocka_unit_test(two_currencies),
 		cmocka_unit_test(observers_at_once),
 	};
