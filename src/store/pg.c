@@ -71,7 +71,9 @@ struct pg_stmt {
 	bool *unused;		/* a number below the highest that the SQL never names */
 	PGresult *res;		/* once run */
 	int row, rows;
-	unsigned char *blob;	/* the last bytea read, decoded */
+	unsigned char *blob;	/* the last bytea read, decoded: of row blob_row, column blob_col */
+	int blob_row, blob_col;
+	size_t blob_len;
 };
 
 /* The type oids a result's columns are read by. */
@@ -415,15 +417,23 @@ pg_column_text(struct pg_stmt *q, int c)
 const void *
 pg_column_blob(struct pg_stmt *q, int c, int *n)
 {
-	size_t len = 0;
-
+	/* The same column of the same row read again (its size after it, as SQLite's callers
+	   do) is the one decoded already: the pointer given before stays good. */
+	if (q->blob != NULL && q->blob_row == q->row && q->blob_col == c) {
+		*n = (int)q->blob_len;
+		return q->blob;
+	}
 	*n = 0;
 	pq.PQfreemem(q->blob);
 	q->blob = NULL;
 	if (!readable(q, c) || pq.PQgetisnull(q->res, q->row, c))
 		return NULL;
-	q->blob = pq.PQunescapeBytea((const unsigned char *)pq.PQgetvalue(q->res, q->row, c), &len);
-	*n = (int)len;
+	q->blob_len = 0;
+	q->blob = pq.PQunescapeBytea((const unsigned char *)pq.PQgetvalue(q->res, q->row, c),
+	    &q->blob_len);
+	q->blob_row = q->row;
+	q->blob_col = c;
+	*n = (int)q->blob_len;
 	return q->blob;
 }
 
