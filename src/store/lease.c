@@ -14,15 +14,19 @@
 /*
  * One table for every lease, the managed jobs' included (they held theirs in
  * managed_lease, seconds): a watcher's lease needs less than a second's precision, since
- * it lasts half an interval (watch.c).
+ * it lasts half an interval (watch.c). Written to run again harmlessly over its own
+ * tables, as the steps before numbering are, for a database whose user_version was put
+ * back to 0 while it kept them (step 9 makes managed_lease again then); WHERE true keeps
+ * SQLite from reading ON CONFLICT as part of the SELECT.
  */
 const char lease_tables[] =
-	"CREATE TABLE leases(name TEXT PRIMARY KEY, holder TEXT NOT NULL,"
+	"CREATE TABLE IF NOT EXISTS leases(name TEXT PRIMARY KEY, holder TEXT NOT NULL,"
 	"  since BIGINT NOT NULL, until BIGINT NOT NULL);"
 	"INSERT INTO leases(name, holder, since, until)"
-	"  SELECT job_id, holder, 0, until * 1000 FROM managed_lease;"
+	"  SELECT job_id, holder, 0, until * 1000 FROM managed_lease WHERE true"
+	"  ON CONFLICT(name) DO NOTHING;"
 	"DROP TABLE managed_lease;"
-	"CREATE TABLE lease_standbys(name TEXT NOT NULL, holder TEXT NOT NULL,"
+	"CREATE TABLE IF NOT EXISTS lease_standbys(name TEXT NOT NULL, holder TEXT NOT NULL,"
 	"  seen BIGINT NOT NULL, until BIGINT NOT NULL, PRIMARY KEY(name, holder));";
 
 void
