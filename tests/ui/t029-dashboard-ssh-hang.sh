@@ -24,7 +24,8 @@ HANG
 chmod +x "$TMP/remote-bin/tail"
 : >"$T/hang"
 
-start_dash 160 40
+# Tall enough for the whole detail pane (USER is a row of it now) and the log under it.
+start_dash 160 50
 keys 2
 wait_for "^  $id .*running" 100 || fail "instances: $(screen)"
 keys Enter
