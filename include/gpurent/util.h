@@ -90,6 +90,10 @@ void *find_by_id(const void *v, size_t n, size_t size, size_t off, const char *i
 /* Whether s is 1 to max letters, digits, '-', '_' or '.': a name safe in a path or a URL. */
 bool name_safe(const char *s, size_t max);
 
+/* This machine's host name into buf (n bytes, NUL-terminated even when cut), or fallback
+   when it has none to give. */
+void host_name(char *buf, size_t n, const char *fallback);
+
 /* All n bytes of buf to fd, across short writes and EINTR; false when a write fails
  * (errno says why) or writes nothing. */
 bool write_all(int fd, const void *buf, size_t n);

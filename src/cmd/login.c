@@ -454,9 +454,7 @@ login_team_watcher(struct cmd_ctx *c)
 		}
 	}
 	vault_key_free(secret);
-	if (gethostname(host, sizeof(host)) != 0)
-		strlcpy_(host, "unknown", sizeof(host));
-	host[sizeof(host) - 1] = '\0';
+	host_name(host, sizeof(host), "unknown");
 	if (session_state(c->s, &st, &err) != GR_OK ||
 	    team_watcher_add(st, team, public_hex, host, team_user(c->s->config, user,
 	    sizeof(user)), (int64_t)time(NULL), &err) != GR_OK)

@@ -383,6 +383,14 @@ name_safe(const char *s, size_t max)
 	return i > 0;
 }
 
+void
+host_name(char *buf, size_t n, const char *fallback)
+{
+	if (gethostname(buf, n) != 0)
+		strlcpy_(buf, fallback, n);
+	buf[n - 1] = '\0';
+}
+
 bool
 write_all(int fd, const void *buf, size_t n)
 {

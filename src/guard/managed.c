@@ -1042,9 +1042,7 @@ managed_holder(char *buf, size_t n)
 {
 	char host[256];
 
-	if (gethostname(host, sizeof(host)) != 0)
-		strlcpy_(host, "localhost", sizeof(host));
-	host[sizeof(host) - 1] = '\0';
+	host_name(host, sizeof(host), "localhost");
 	snprintf(buf, n, "%s:%ld", host, (long)getpid());
 }
 

@@ -1282,9 +1282,7 @@ watch_open(struct watch **out, struct session *s, const struct watch_opts *o,
 	w->reconcile_interval = config_get_int(w->cfg, "reconcile.interval", 900);
 	if ((w->check_tolerance = config_get_money(w->cfg, "costs.check_tolerance")) < 0)
 		w->check_tolerance = BILL_TOLERANCE;
-	if (gethostname(host, sizeof(host)) != 0)
-		strlcpy_(host, "localhost", sizeof(host));
-	host[sizeof(host) - 1] = '\0';
+	host_name(host, sizeof(host), "localhost");
 	snprintf(w->holder, sizeof(w->holder), "%s@%s:%ld", team_user(w->cfg, user,
 	    sizeof(user)), host, (long)getpid());
 	/* A dry run reads the state now; the holder reads it again when it takes the lease. */

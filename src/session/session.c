@@ -238,6 +238,7 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 	struct backend *b;
 	char key[64];
 	size_t i;
+	bool keyed;
 
 	if (ops == NULL) {
 		struct sb sb;
@@ -281,14 +282,15 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 		if (state_target(s, &target, &ignored) == GR_OK && state_is_url(target))
 			env.ledger_url = target;
 	}
-	/* The environment wins; the sealed store is opened only when it has to be. */
+	/*
+	 * The environment wins; the sealed store is opened only when it has to be. The
+	 * simulator takes no key.
+	 */
+	keyed = strcmp(ops->name, "sim") != 0;
 	s->vault_keys[s->n_backends] = NULL;
 	s->team_key_missing[s->n_backends] = false;
-	if (s->team_keys && team_profile(s->config) && strcmp(ops->name, "sim") != 0) {
-		/*
-		 * The team's watcher: its team key, never one of the environment or a person's
-		 * (the simulator takes none).
-		 */
+	if (keyed && s->team_keys && team_profile(s->config)) {
+		/* The team's watcher: its team key, never one of the environment or a person's. */
 		struct state *st;
 
 		if (session_state(s, &st, err) != GR_OK)
@@ -301,7 +303,7 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 			return err->code;
 		}
 		env.api_key = s->vault_keys[s->n_backends];
-	} else if (env.api_key == NULL && strcmp(ops->name, "sim") != 0) {
+	} else if (keyed && env.api_key == NULL) {
 		char *k = NULL;
 
 		if (vault_lookup_cfg(s->config, s->profile, ops->name, &k, err) != GR_OK)

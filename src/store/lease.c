@@ -73,9 +73,7 @@ holder_life(const char *holder)
 	for (at = holder; at < colon; at++)
 		if (*at == '@')
 			host = at + 1;
-	if (gethostname(me, sizeof(me)) != 0)
-		strlcpy_(me, "localhost", sizeof(me));
-	me[sizeof(me) - 1] = '\0';
+	host_name(me, sizeof(me), "localhost");
 	if (strlen(me) != (size_t)(colon - host) || strncmp(me, host, (size_t)(colon - host)) != 0)
 		return HOLDER_ELSEWHERE;
 	pid = strtol(colon + 1, NULL, 10);
