@@ -55,9 +55,9 @@ struct backend_env {
 	const char *db_path;		/* with state NULL: where backend_state opens it (a
 					   command that never needs it, like offers, never
 					   pays for a second connection) */
-	const char *ledger_url;		/* the simulator's: a PostgreSQL state its world's
-					   billing goes to (the world stays at db_path); NULL:
-					   the same database */
+	const char *store_url;		/* with state NULL: a PostgreSQL state (a team's)
+					   where gpurent's records go (ledger, launch journal),
+					   while a world stays at db_path; NULL: db_path's */
 	int debug;			/* trace requests to stderr (keys redacted) */
 	/* Tells the user of a change of course they asked to hear of (-v), such as a fallback
 	   to an older API; a backend never prints. NULL: nothing is said. */
@@ -181,6 +181,7 @@ struct backend {
 	struct gr_error init_err;	/* why init failed, when it did */
 	struct backend_db *db;		/* the connection opened from env.db_path, once
 					   backend_state has opened it; closed with b */
+	struct backend_db *store;	/* env.store_url's, once backend_store has opened it */
 };
 
 /* The registry: every provider compiled in. */
@@ -197,6 +198,12 @@ void backend_destroy(struct backend *b);
  * later call tries again.
  */
 struct state *backend_state(const struct backend *b, struct gr_error *err);
+/*
+ * Where gpurent's records of this backend go (the ledger, the launch journal, what is kept
+ * of its answers): env.store_url's connection when given (a team's PostgreSQL state; the
+ * backend's own, opened on the first call), else backend_state's.
+ */
+struct state *backend_store(const struct backend *b, struct gr_error *err);
 
 /* "vast:123" -> "vast"; false when the id has no provider prefix. */
 bool backend_split_id(const char *id, char *provider, size_t n, const char **rest);

@@ -52,6 +52,42 @@ struct backend_db {
 	struct state *st;
 };
 
+static struct backend_db *
+backend_db_new(const char *path)
+{
+	struct backend_db *db = xcalloc(1, sizeof(*db));
+
+	pthread_mutex_init(&db->lock, NULL);
+	db->path = xstrdup(path);
+	return db;
+}
+
+static void
+backend_db_free(struct backend_db *db)
+{
+	if (db == NULL)
+		return;
+	state_close(db->st);
+	free(db->path);
+	pthread_mutex_destroy(&db->lock);
+	free(db);
+}
+
+/* The connection, opened on the first call; NULL (err set when given) when it cannot be. */
+static struct state *
+backend_db_open(struct backend_db *db, struct gr_error *err)
+{
+	struct gr_error quiet = { 0 };
+	struct state *st;
+
+	pthread_mutex_lock(&db->lock);
+	if (db->st == NULL && state_open(&db->st, db->path, err ? err : &quiet) != GR_OK)
+		db->st = NULL;
+	st = db->st;
+	pthread_mutex_unlock(&db->lock);
+	return st;
+}
+
 struct backend *
 backend_create(const struct backend_ops *ops, const struct backend_env *env)
 {
@@ -62,10 +98,12 @@ backend_create(const struct backend_ops *ops, const struct backend_env *env)
 	if (b->env.name == NULL)
 		b->env.name = ops->name;
 	if (env->state == NULL && env->db_path != NULL) {
-		b->db = xcalloc(1, sizeof(*b->db));
-		pthread_mutex_init(&b->db->lock, NULL);
-		b->db->path = xstrdup(env->db_path);
+		b->db = backend_db_new(env->db_path);
 		b->env.db_path = b->db->path;
+	}
+	if (env->state == NULL && env->store_url != NULL) {
+		b->store = backend_db_new(env->store_url);
+		b->env.store_url = b->store->path;
 	}
 	b->priv = ops->priv_size ? xcalloc(1, ops->priv_size) : NULL;
 	if (ops->init == NULL || ops->init(b, &b->init_err) == GR_OK)
@@ -81,21 +119,14 @@ backend_destroy(struct backend *b)
 	if (b->ops->cleanup != NULL)
 		b->ops->cleanup(b);
 	free(b->priv);
-	if (b->db != NULL) {
-		state_close(b->db->st);
-		free(b->db->path);
-		pthread_mutex_destroy(&b->db->lock);
-		free(b->db);
-	}
+	backend_db_free(b->db);
+	backend_db_free(b->store);
 	free(b);
 }
 
 struct state *
 backend_state(const struct backend *b, struct gr_error *err)
 {
-	struct gr_error quiet = { 0 };
-	struct state *st;
-
 	if (b->env.state != NULL)
 		return b->env.state;
 	if (b->db == NULL) {
@@ -103,12 +134,13 @@ backend_state(const struct backend *b, struct gr_error *err)
 			gr_fail(err, GR_ESTATE, "no state database");
 		return NULL;
 	}
-	pthread_mutex_lock(&b->db->lock);
-	if (b->db->st == NULL && state_open(&b->db->st, b->db->path, err ? err : &quiet) != GR_OK)
-		b->db->st = NULL;
-	st = b->db->st;
-	pthread_mutex_unlock(&b->db->lock);
-	return st;
+	return backend_db_open(b->db, err);
+}
+
+struct state *
+backend_store(const struct backend *b, struct gr_error *err)
+{
+	return b->store != NULL ? backend_db_open(b->store, err) : backend_state(b, err);
 }
 
 bool

@@ -12,7 +12,6 @@
 
 struct sim_priv {
 	struct sim *sim;
-	struct state *ledger;	/* env.ledger_url's, when given */
 };
 
 static struct sim *
@@ -25,18 +24,17 @@ static enum gr_err
 simb_init(struct backend *b, struct gr_error *err)
 {
 	struct sim_priv *p = b->priv;
-	struct state *st = backend_state(b, err);
+	struct state *st = backend_state(b, err), *ledger;
 
 	if (st == NULL || sim_open(&p->sim, st, err) != GR_OK)
 		return err->code;
-	if (b->env.ledger_url != NULL) {
-		if (state_open(&p->ledger, b->env.ledger_url, err) != GR_OK) {
-			sim_close(p->sim);
-			p->sim = NULL;
-			return err->code;
-		}
-		sim_set_ledger(p->sim, p->ledger);
+	/* The world stays in the file; its billing goes where gpurent's records go. */
+	if ((ledger = backend_store(b, err)) == NULL) {
+		sim_close(p->sim);
+		p->sim = NULL;
+		return err->code;
 	}
+	sim_set_ledger(p->sim, ledger);
 	return GR_OK;
 }
 
@@ -47,8 +45,6 @@ simb_cleanup(struct backend *b)
 
 	sim_close(p->sim);
 	p->sim = NULL;
-	state_close(p->ledger);
-	p->ledger = NULL;
 }
 
 static enum gr_err

@@ -20,7 +20,7 @@ static pthread_mutex_t ledger_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct state *
 ledger_of(const struct backend *b)
 {
-	return b->ops->own_ledger ? NULL : backend_state(b, NULL);
+	return b->ops->own_ledger ? NULL : backend_store(b, NULL);
 }
 
 /* The ledger is a convenience: a failure to write it never fails the provider call. */
@@ -165,7 +165,7 @@ observed_instances(struct backend *b, struct instance_list *out, struct gr_error
 		created_lend(b, &out->v[i]);
 	ssh_hosts_follow(b->env.config, b->ops->name, out->v + first, out->n - first, true);
 	/* A launch left unsettled is the instance listed by its name (the simulator's too). */
-	if ((st = backend_state(b, NULL)) != NULL) {
+	if ((st = backend_store(b, NULL)) != NULL) {
 		pthread_mutex_lock(&ledger_lock);
 		state_journal_claim(st, b->ops->name, out, first);
 		pthread_mutex_unlock(&ledger_lock);

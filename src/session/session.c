@@ -273,14 +273,15 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 	env.note_ctx = s;
 	env.timeout_ms = config_get_int(s->config, "http.timeout", 30) * 1000;
 	env.connect_timeout_ms = config_get_int(s->config, "http.connect_timeout", 10) * 1000;
-	/* Each backend opens its own connection when it first needs one (backend_state). */
+	/* Each backend opens its own connections when it first needs them (backend_state,
+	   backend_store): a world in the file, gpurent's records in a team's state. */
 	env.db_path = paths_state_db();
 	{
 		struct gr_error ignored = { 0 };
 		const char *target;
 
 		if (state_target(s, &target, &ignored) == GR_OK && state_is_url(target))
-			env.ledger_url = target;
+			env.store_url = target;
 	}
 	/*
 	 * The environment wins; the sealed store is opened only when it has to be. The

@@ -570,7 +570,7 @@ advance_row(struct sim *s, struct row *r, int64_t now, struct gr_error *err)
 			changed = true;
 			if (r->state == ST_RUNNING) {
 				ledger_seg_for(s, r, LEDGER_COMPUTE, r->term_until, &seg);
-				if (ledger_begin(s->st, &seg, err) != GR_OK)
+				if (ledger_begin(s->ledger, &seg, err) != GR_OK)
 					return err->code;
 			}
 			continue;
@@ -1019,7 +1019,7 @@ pay_term(struct sim *s, const char *id, const struct gpu_model *gpu, const char 
 	seg.rate_hour = rate_hour;
 	seg.start = from;
 	seg.end = to;
-	return ledger_add_term(s->st, &seg, err);
+	return ledger_add_term(s->ledger, &seg, err);
 }
 
 static enum gr_err
@@ -1417,7 +1417,7 @@ sim_prepay(struct sim *s, const char *id, int64_t amount, int *discount_pct,
 		struct ledger_seg seg;
 
 		ledger_seg_for(s, r, LEDGER_COMPUTE, now, &seg);
-		rc = ledger_begin(s->st, &seg, err);
+		rc = ledger_begin(s->ledger, &seg, err);
 	}
 	if (rc == GR_OK)
 		rc = save_row(s, r, err);

@@ -14,7 +14,8 @@
 # it in dollars). All servers of one dialect in a test share one world (a fault-free server
 # beside a faulty one, a restart with other faults), as one provider's API would; servers of
 # different dialects do not see each other's instances. A caller that sets GPURENT_HOME to
-# another directory than the client's gets that one.
+# another directory than the client's gets that one. A server's world is a provider's: it
+# keeps its bills in its own home, never in a client's team state (GPURENT_STATE_URL).
 SERVE_COUNT=0
 serve_home() {
 	printf '%s\n' "$TMP/serve-$1-home"
@@ -24,7 +25,7 @@ serve_g() {
 	local home
 	home=$(serve_home "$1")
 	shift
-	GPURENT_HOME=$home "$GPURENT" "$@"
+	GPURENT_HOME=$home GPURENT_STATE_URL='' "$GPURENT" "$@"
 }
 
 start_serve() {
@@ -36,7 +37,7 @@ start_serve() {
 	SERVE_COUNT=$((SERVE_COUNT + 1))
 	log="$TMP/serve-$dialect-$SERVE_COUNT"
 	: >"$log.out"
-	GPURENT_HOME=$home "$GPURENT" sim serve --dialect "$dialect" --port 0 "$@" \
+	GPURENT_HOME=$home GPURENT_STATE_URL='' "$GPURENT" sim serve --dialect "$dialect" --port 0 "$@" \
 	    >"$log.out" 2>"$log.err" &
 	pid=$!
 	SERVE_PID=$pid
