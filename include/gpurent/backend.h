@@ -58,6 +58,11 @@ struct backend_env {
 	const char *store_url;		/* with state NULL: a PostgreSQL state (a team's)
 					   where gpurent's records go (ledger, launch journal),
 					   while a world stays at db_path; NULL: db_path's */
+	struct state *store;		/* store_url's connection lent by the session, for the
+					   one backend that bills itself (the simulator): the
+					   session's thread waits while the fan-out runs it, so
+					   the two never use it at once, and a command opens
+					   one connection to the server instead of two */
 	int debug;			/* trace requests to stderr (keys redacted) */
 	/* Tells the user of a change of course they asked to hear of (-v), such as a fallback
 	   to an older API; a backend never prints. NULL: nothing is said. */
@@ -200,8 +205,9 @@ void backend_destroy(struct backend *b);
 struct state *backend_state(const struct backend *b, struct gr_error *err);
 /*
  * Where gpurent's records of this backend go (the ledger, the launch journal, what is kept
- * of its answers): env.store_url's connection when given (a team's PostgreSQL state; the
- * backend's own, opened on the first call), else backend_state's.
+ * of its answers): env.store when lent, else env.store_url's connection when given (a
+ * team's PostgreSQL state; the backend's own, opened on the first call), else
+ * backend_state's.
  */
 struct state *backend_store(const struct backend *b, struct gr_error *err);
 

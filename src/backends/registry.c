@@ -101,7 +101,7 @@ backend_create(const struct backend_ops *ops, const struct backend_env *env)
 		b->db = backend_db_new(env->db_path);
 		b->env.db_path = b->db->path;
 	}
-	if (env->state == NULL && env->store_url != NULL) {
+	if (env->state == NULL && env->store == NULL && env->store_url != NULL) {
 		b->store = backend_db_new(env->store_url);
 		b->env.store_url = b->store->path;
 	}
@@ -140,6 +140,8 @@ backend_state(const struct backend *b, struct gr_error *err)
 struct state *
 backend_store(const struct backend *b, struct gr_error *err)
 {
+	if (b->env.store != NULL)
+		return b->env.store;
 	return b->store != NULL ? backend_db_open(b->store, err) : backend_state(b, err);
 }
 

@@ -280,8 +280,13 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 		struct gr_error ignored = { 0 };
 		const char *target;
 
-		if (state_target(s, &target, &ignored) == GR_OK && state_is_url(target))
+		if (state_target(s, &target, &ignored) == GR_OK && state_is_url(target)) {
 			env.store_url = target;
+			/* The simulator bills through the session's own connection (one
+			   server process, not two); when that cannot open, its init says why. */
+			if (ops->own_ledger && session_state(s, &env.store, &ignored) != GR_OK)
+				env.store = NULL;
+		}
 	}
 	/*
 	 * The environment wins; the sealed store is opened only when it has to be. The

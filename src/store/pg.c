@@ -123,16 +123,18 @@ state_set_password(const struct state_password *p)
 
 /*
  * A connection to url, with pw (or none) as its password keyword: given to libpq beside the
- * URL, never written into a connection string that an error or a log could repeat.
+ * URL, never written into a connection string that an error or a log could repeat. Its
+ * lock waits are bounded at 10 s, as SQLite's busy timeout bounds them, by the connection's
+ * options (the URL's own kept after them): no round trip of its own to say so.
  */
 static PGconn *
-connect_to(const char *url, const char *pw)
+connect_to(const char *url, const char *options, const char *pw)
 {
-	const char *const keys[] = { "dbname", "password", NULL };
-	const char *const vals[] = { url, pw, NULL };
+	const char *const keys[] = { "dbname", "options", "password", NULL };
+	const char *const vals[] = { url, options, pw, NULL };
 
-	/* expand_dbname: the URL is read as a connection string, the password after it (a
-	 * NULL value is no keyword at all). */
+	/* expand_dbname: the URL is read as a connection string, the keywords after it
+	 * override it (a NULL value is no keyword at all). */
 	return pq.PQconnectdbParams(keys, vals, 1);
 }
 
@@ -140,7 +142,7 @@ enum gr_err
 pg_open(struct pg **out, const char *url, struct gr_error *err)
 {
 	PQconninfoOption *opts, *o;
-	char *msg = NULL;
+	char *msg = NULL, options[1024];
 	struct pg *pg;
 
 	if (!pq_load(err))
@@ -151,9 +153,13 @@ pg_open(struct pg **out, const char *url, struct gr_error *err)
 		pq.PQfreemem(msg);
 		return GR_EUSAGE;
 	}
-	for (o = opts; o->keyword != NULL; o++)
+	snprintf(options, sizeof(options), "-c lock_timeout=10s");
+	for (o = opts; o->keyword != NULL; o++) {
+		if (strcmp(o->keyword, "options") == 0 && o->val != NULL && o->val[0] != '\0')
+			snprintf(options, sizeof(options), "-c lock_timeout=10s %s", o->val);
 		if (strcmp(o->keyword, "password") == 0 && o->val != NULL && o->val[0] != '\0')
 			break;
+	}
 	if (o->keyword != NULL) {
 		pq.PQconninfoFree(opts);
 		return gr_fail(err, GR_EUSAGE, "the PostgreSQL URL carries a password: leave it "
@@ -162,7 +168,7 @@ pg_open(struct pg **out, const char *url, struct gr_error *err)
 	}
 	pq.PQconninfoFree(opts);
 	pg = xcalloc(1, sizeof(*pg));
-	pg->conn = connect_to(url, NULL);
+	pg->conn = connect_to(url, options, NULL);
 	/* libpq found no password of its own (~/.pgpass, a service file): the vault's. */
 	if (pq.PQstatus(pg->conn) != CONNECTION_OK && pq.PQconnectionNeedsPassword(pg->conn) &&
 	    password.get != NULL) {
@@ -174,7 +180,7 @@ pg_open(struct pg **out, const char *url, struct gr_error *err)
 		}
 		if (pw != NULL) {
 			pq.PQfinish(pg->conn);
-			pg->conn = connect_to(url, pw);
+			pg->conn = connect_to(url, options, pw);
 			password.release(pw);
 		}
 	}

@@ -385,15 +385,15 @@ fail:
 	return err->code;
 }
 
-/* The connection's settings: SQLite's journal and the history's SQL function; a lock wait
- * bounded on PostgreSQL as SQLite's busy timeout bounds it. */
+/* The connection's settings: SQLite's journal and the history's SQL function (a PostgreSQL
+ * connection bounds its lock waits from the start, pg.c). */
 static bool
 configure(struct state *st, char **msg)
 {
 	struct db *db = state_db(st);
 
 	if (state_is_postgresql(st))
-		return db_exec(db, "SET lock_timeout = '10s'", NULL, NULL, msg) == DB_OK;
+		return true;
 	return db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 	    "PRAGMA foreign_keys=ON;", NULL, NULL, msg) == DB_OK && history_functions(db);
 }

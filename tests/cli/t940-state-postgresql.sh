@@ -42,4 +42,19 @@ check "the ledger's rows (provisioning, compute, storage) are in the server's da
 	'[ "$(wc -l <<<"$OUT")" = 3 ] && [ "$OUT" = "$(sqlite3 "$DB" "$rows")" ]'
 OUT=$(sqlite3 "$TMP/home-pg/state.db" "SELECT count(*) FROM ledger" 2>&1)
 check "and not in the file" '[ "$OUT" = 0 ]'
+
+# One connection a command: the simulator bills through the session's own (each is a server
+# process started; a second one was most of what `ls` took over SQLite's time).
+psql -q "$GPURENT_TEST_PG_URL" -c "ALTER SYSTEM SET log_connections = on" \
+	-c "SELECT pg_reload_conf()" >/dev/null || fail "log_connections"
+connections() {
+	grep -a -c "connection authorized" "$GPURENT_TEST_PG_LOG" || true
+}
+wait_until 50 'psql -Atc "SHOW log_connections" "$GPURENT_TEST_PG_URL" | grep -qx on' || fail "not reloaded"
+for cmd in "ls" "costs" "launch sim:o-000075 --label again"; do
+	before=$(connections)
+	# shellcheck disable=SC2086 # the command's words
+	GPURENT_HOME=$TMP/home-pg GPURENT_STATE_URL=$GPURENT_TEST_PG_URL expect_ok g $cmd
+	check "'$cmd' opened one connection to the server" '[ "$(($(connections) - before))" = 1 ]'
+done
 pass
