@@ -69,6 +69,83 @@ flush(struct putter *p, struct gr_error *err)
 	return GR_OK;
 }
 
+/* A row to write: its id, its provider and its short description. */
+struct idrow {
+	const char *id, *provider;
+	char descr[384];
+};
+
+/* Which other rows of the kind a write deletes first, so that they must not be there. */
+enum others { OTHERS_KEPT, OTHERS_OF_PROVIDERS, OTHERS_ALL };
+
+static const char *
+column_or_empty(struct db_stmt *q, int c)
+{
+	const unsigned char *t = db_column_text(q, c);
+
+	return t != NULL ? (const char *)t : "";
+}
+
+/* Whether p names a provider of the n rows r. */
+static bool
+provider_among(const char *p, const struct idrow *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((i == 0 || strcmp(r[i].provider, r[i - 1].provider) != 0) &&
+		    strcmp(r[i].provider, p) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Whether writing the rows would leave the cache as it is: they are its last rows of their
+ * kind already, in their order, and no row the write deletes first is there. `ls` lists the
+ * same instances time after time: a read instead of a write (on PostgreSQL, a transaction of
+ * a dozen round trips for 1,000 instances).
+ */
+static bool
+cached_as(struct state *st, enum idcache_kind kind, const struct idrow *r, size_t n,
+    enum others others)
+{
+	struct db_stmt *q = store_prepare(st, "SELECT id, provider, descr FROM idcache WHERE "
+	    "kind = ? ORDER BY rowid", "i", (int)kind);
+	struct idrow *had = NULL;
+	char **text = NULL;
+	size_t m = 0, cap = 0, i;
+	bool same;
+
+	if (q == NULL)
+		return false;
+	while (db_step(q) == DB_ROW) {
+		if (m == cap) {
+			cap = cap ? cap * 2 : 256;
+			had = xrealloc(had, cap * sizeof(*had));
+			text = xrealloc(text, cap * 2 * sizeof(*text));
+		}
+		text[2 * m] = xstrdup(column_or_empty(q, 0));
+		text[2 * m + 1] = xstrdup(column_or_empty(q, 1));
+		had[m].id = text[2 * m];
+		had[m].provider = text[2 * m + 1];
+		strlcpy_(had[m].descr, column_or_empty(q, 2), sizeof(had[m].descr));
+		m++;
+	}
+	db_finalize(q);
+	same = m >= n && (others != OTHERS_ALL || m == n);
+	for (i = 0; same && i < n; i++)
+		same = strcmp(had[m - n + i].id, r[i].id) == 0 &&
+		    strcmp(had[m - n + i].provider, r[i].provider) == 0 &&
+		    strcmp(had[m - n + i].descr, r[i].descr) == 0;
+	for (i = 0; same && others == OTHERS_OF_PROVIDERS && i < m - n; i++)
+		same = !provider_among(had[i].provider, r, n);
+	for (i = 0; i < 2 * m; i++)
+		free(text[i]);
+	free(text);
+	free(had);
+	return same;
+}
+
 /* Rows are put after the last row of the cache. */
 static enum gr_err
 putter_init(struct putter *p, struct state *st, enum idcache_kind kind, struct gr_error *err)
@@ -104,30 +181,41 @@ put(struct putter *p, const char *id, const char *provider, struct gr_error *err
 	return p->rows[p->n++].descr;
 }
 
-enum gr_err
-idcache_put_offers(struct state *st, const struct offer *v, size_t n, struct gr_error *err)
+/* The rows written in their order after deleting what others says, unless they would leave
+ * the cache as it is. */
+static enum gr_err
+write_rows(struct state *st, enum idcache_kind kind, const struct idrow *r, size_t n,
+    enum others others, struct gr_error *err)
 {
-	struct putter *p = xmalloc(sizeof(*p));
-	char price[32], g[64], *descr;
+	struct putter *p;
+	char *descr;
 	size_t i;
 
-	if (state_begin(st, err) != GR_OK) {
-		free(p);
+	if (cached_as(st, kind, r, n, others))
+		return GR_OK;
+	if (state_begin(st, err) != GR_OK)
 		return err->code;
-	}
-	if (db_exec(state_db(st), "DELETE FROM idcache WHERE kind = 0", NULL, NULL, NULL) !=
-	    DB_OK) {
+	p = xmalloc(sizeof(*p));
+	if (others == OTHERS_ALL && !store_run(st, "DELETE FROM idcache WHERE kind = ?", "i",
+	    (int)kind)) {
 		state_fail(st, err, "cannot update the id cache");
 		goto fail;
 	}
-	if (putter_init(p, st, IDC_OFFER, err) != GR_OK)
-		goto fail;
-	for (i = 0; i < n && i < OFFER_CACHE_MAX; i++) {
-		if ((descr = put(p, v[i].id, v[i].provider, err)) == NULL)
+	/* Each provider's rows deleted once (a list holds one provider's instances together;
+	 * deleting again where it does not is harmless). */
+	for (i = 0; others == OTHERS_OF_PROVIDERS && i < n; i++)
+		if ((i == 0 || strcmp(r[i].provider, r[i - 1].provider) != 0) &&
+		    !store_run(st, "DELETE FROM idcache WHERE kind = ? AND provider = ?", "it",
+		    (int)kind, r[i].provider)) {
+			state_fail(st, err, "cannot update the id cache");
 			goto fail;
-		snprintf(descr, sizeof(p->rows[0].descr), "%dx %s %s/h %s", v[i].gpu_count,
-		    catalogue_display(v[i].gpu, v[i].gpu_raw, g, sizeof(g)), money_format_in(price,
-		    sizeof(price), v[i].price_hour, 2, v[i].currency), v[i].region);
+		}
+	if (putter_init(p, st, kind, err) != GR_OK)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		if ((descr = put(p, r[i].id, r[i].provider, err)) == NULL)
+			goto fail;
+		strlcpy_(descr, r[i].descr, sizeof(p->rows[0].descr));
 	}
 	if (flush(p, err) != GR_OK)
 		goto fail;
@@ -140,43 +228,48 @@ fail:
 }
 
 enum gr_err
+idcache_put_offers(struct state *st, const struct offer *v, size_t n, struct gr_error *err)
+{
+	struct idrow *r;
+	char price[32], g[64];
+	size_t i;
+	enum gr_err rc;
+
+	if (n > OFFER_CACHE_MAX)
+		n = OFFER_CACHE_MAX;
+	r = xcalloc(n ? n : 1, sizeof(*r));
+	for (i = 0; i < n; i++) {
+		r[i].id = v[i].id;
+		r[i].provider = v[i].provider;
+		snprintf(r[i].descr, sizeof(r[i].descr), "%dx %s %s/h %s", v[i].gpu_count,
+		    catalogue_display(v[i].gpu, v[i].gpu_raw, g, sizeof(g)), money_format_in(price,
+		    sizeof(price), v[i].price_hour, 2, v[i].currency), v[i].region);
+	}
+	rc = write_rows(st, IDC_OFFER, r, n, OTHERS_ALL, err);
+	free(r);
+	return rc;
+}
+
+enum gr_err
 idcache_put_instances(struct state *st, const struct instance *v, size_t n, bool replace,
     struct gr_error *err)
 {
-	struct putter *p = xmalloc(sizeof(*p));
-	char g[64], *descr;
+	struct idrow *r = xcalloc(n ? n : 1, sizeof(*r));
+	char g[64];
 	size_t i;
+	enum gr_err rc;
 
-	if (state_begin(st, err) != GR_OK) {
-		free(p);
-		return err->code;
-	}
-	/* Each provider's rows deleted once (a list holds one provider's instances together;
-	 * deleting again where it does not is harmless). */
-	for (i = 0; replace && i < n; i++)
-		if ((i == 0 || strcmp(v[i].provider, v[i - 1].provider) != 0) &&
-		    !store_run(st, "DELETE FROM idcache WHERE kind = 1 AND provider = ?", "t",
-		    v[i].provider)) {
-			state_fail(st, err, "cannot update the id cache");
-			goto fail;
-		}
-	if (putter_init(p, st, IDC_INSTANCE, err) != GR_OK)
-		goto fail;
 	for (i = 0; i < n; i++) {
-		if ((descr = put(p, v[i].id, v[i].provider, err)) == NULL)
-			goto fail;
-		snprintf(descr, sizeof(p->rows[0].descr), "%s %dx %s %s",
+		r[i].id = v[i].id;
+		r[i].provider = v[i].provider;
+		snprintf(r[i].descr, sizeof(r[i].descr), "%s %dx %s %s",
 		    inst_state_name(v[i].state), v[i].gpu_count, catalogue_display(v[i].gpu,
 		    v[i].gpu_raw, g, sizeof(g)), v[i].label);
 	}
-	if (flush(p, err) != GR_OK)
-		goto fail;
-	free(p);
-	return state_commit(st, err);
-fail:
-	free(p);
-	state_rollback(st);
-	return err->code;
+	rc = write_rows(st, IDC_INSTANCE, r, n, replace ? OTHERS_OF_PROVIDERS : OTHERS_KEPT,
+	    err);
+	free(r);
+	return rc;
 }
 
 enum gr_err

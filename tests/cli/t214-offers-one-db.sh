@@ -10,7 +10,6 @@ use_provider vast k
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0	# under strace below
 
 expect_ok g --provider vast offers gpus=1	# creates the database
-first_s=$(date +%s)
 db=$GPURENT_HOME/state.db
 [ -f "$db" ] || db=$(find "$GPURENT_HOME" -name state.db | head -n 1)
 check "the state database exists ($db)" '[ -f "$db" ]'
@@ -57,11 +56,11 @@ holder=$!
 CLEANUP_HOOKS+=("kill $holder 2>/dev/null")
 exec 7<>"$TMP/hold"	# read-write: opens at once; its close is the reader's end of file
 wait_until 100 '[ -e "$TMP/held" ]'
-# The run counted must not fall in the first run's second: an offer cache row written again
-# with the same fetched_at and offers is the same bytes, and SQLite writes no page for it.
-wait_until 30 '[ "$(date +%s)" -gt "$first_s" ]' || fail "the clock stayed at $first_s"
 before=$(wal_commits)
-strace -f -qq -e trace=openat -o "$TMP/strace" "$GPURENT" --provider vast offers gpus=1 \
+# Other offers than the first run's (gpus=2): its own offer cache row, and completion ids
+# that change (ids that would be written again as they are, are not written: idcache.c;
+# nor is a row of the same bytes: SQLite writes no page for it).
+strace -f -qq -e trace=openat -o "$TMP/strace" "$GPURENT" --provider vast offers gpus=2 \
     >/dev/null 2>&1 || fail "offers failed under strace"
 after=$(wal_commits)
 exec 7>&-

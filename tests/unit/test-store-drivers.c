@@ -388,6 +388,21 @@ cached(struct state *st, enum idcache_kind kind, const char *prefix)
 	return sb_detach(&sb);
 }
 
+/* The highest rowid of the id cache: it grows with every write of a row. */
+static int64_t
+idcache_top(struct state *st)
+{
+	struct db_stmt *q;
+	int64_t top;
+
+	assert_int_equal(db_prepare_v2(state_db(st), "SELECT coalesce(max(rowid), 0) FROM idcache",
+	    -1, &q, NULL), DB_OK);
+	assert_int_equal(db_step(q), DB_ROW);
+	top = db_column_int64(q, 0);
+	db_finalize(q);
+	return top;
+}
+
 /* The id cache written in batches (idcache.c) keeps the order of one put after another:
  * 250 instances of two providers (more than one batch), an id listed twice (its second
  * place counts), a provider's rows replaced by its next list, one put again moves last. */
@@ -400,6 +415,7 @@ idcache_order(void **state)
 	struct offer o[3];
 	struct sb want;
 	char *got;
+	int64_t top;
 	size_t i;
 
 	for (i = 0; i < 250; i++) {
@@ -454,6 +470,36 @@ idcache_order(void **state)
 	free(got);
 	got = cached(st, IDC_INSTANCE, "sim:i-00");
 	assert_string_equal(got, "sim:i-005=running 1x unknown l5\nsim:i-006=running 1x unknown l6\n");
+	free(got);
+
+	/* A write that would leave the cache as it is, is not made: no row is written again. */
+	top = idcache_top(st);
+	assert_int_equal(idcache_put_instances(st, &v[210], 1, false, &err), GR_OK);
+	assert_int_equal(idcache_put_offers(st, o + 1, 2, &err), GR_OK);
+	assert_int_equal(idcache_top(st), top);
+	/* One that changes a description is. */
+	v[210].state = ST_STOPPED;
+	assert_int_equal(idcache_put_instances(st, &v[210], 1, false, &err), GR_OK);
+	got = cached(st, IDC_INSTANCE, "vast:i-210");
+	assert_string_equal(got, "vast:i-210=stopped 1x unknown l210\n");
+	free(got);
+	/* A provider's list that is the cache's last rows but leaves an older row of it. */
+	assert_int_equal(idcache_put_instances(st, &v[5], 2, true, &err), GR_OK);
+	assert_int_equal(idcache_put_instances(st, &v[9], 1, false, &err), GR_OK);
+	assert_int_equal(idcache_put_instances(st, &v[5], 1, false, &err), GR_OK);
+	assert_int_equal(idcache_put_instances(st, &v[6], 1, false, &err), GR_OK);
+	got = cached(st, IDC_INSTANCE, "sim:");
+	assert_string_equal(got, "sim:i-009=running 1x unknown l9\nsim:i-005=running 1x unknown l5\n"
+	    "sim:i-006=running 1x unknown l6\n");
+	free(got);
+	assert_int_equal(idcache_put_instances(st, &v[5], 2, true, &err), GR_OK);
+	got = cached(st, IDC_INSTANCE, "sim:");
+	assert_string_equal(got, "sim:i-005=running 1x unknown l5\nsim:i-006=running 1x unknown l6\n");
+	free(got);
+	/* Fewer offers than the cache holds. */
+	assert_int_equal(idcache_put_offers(st, o + 2, 1, &err), GR_OK);
+	got = cached(st, IDC_OFFER, "sim:o-");
+	assert_string_equal(got, "sim:o-0=8x unknown $1.50/h eu\n");
 	free(got);
 	sb_release(&want);
 	free(v);
