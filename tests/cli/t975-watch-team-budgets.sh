@@ -3,7 +3,8 @@
 # (issue 31): ann and bob on one team's state in PostgreSQL (as in t944), each with a
 # budget.day of their own kept in the shared state, which the watcher (run by bob, whose
 # profile has no budget keys) reads as the launch door does. ann over hers has her instance
-# stopped, bob's left running; then the team's budget.day crossed stops bob's too.
+# stopped, bob's left running; then the team's budget.day crossed stops bob's too. costs
+# shows the same budgets beside the spend they count.
 # figure: team-watch-budget
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg.sh"
@@ -43,6 +44,11 @@ want='[["user","bob","day",3],["user","bob","month",null],["user","ann","day",1.
 want+='["user","ann","month",null],["team","ml","day",4],["team","ml","month",null]]'
 check "bob's own first, then every other person's, then the team's: $OUT" \
 	'[ "$(jq -c "[.[] | [.scope, .name, .period, .budget]]" <<<"$OUT")" = "$want" ]'
+
+expect_ok as bob costs -o json
+check "costs beside the team's spend: the team's budget.day" '[ "$(jq .budget_day <<<"$OUT")" = 4 ]'
+expect_ok as ann costs --mine -o json
+check "costs --mine beside ann's: hers" '[ "$(jq .budget_day <<<"$OUT")" = 1.92 ]'
 
 # The first pass: ann's 1.9215 rounds to $1.92 and reaches hers; bob's 1.9616 is under his
 # 3 (65%, no warning); the team's 3.8831 is 97% of its 4: a warning, nothing stopped for it.

@@ -2,7 +2,8 @@
 # t978: who launched an instance (USER) is shown in a team profile only, as ls shows it:
 # neither `gpurent show` nor the dashboard's detail pane has a USER row in a personal
 # profile, where it could only ever be '-' (JSON keeps its user key, as ls -o json does);
-# in a team profile (a PostgreSQL state of the test's own) both name ann.
+# in a team profile (a PostgreSQL state of the test's own) both name ann, and the costs view
+# holds the team's spend to the team's budget, kept in that state.
 . "$(dirname "$0")/lib.sh"
 TMP=$T GPURENT=$G
 CLEANUP_HOOKS=()
@@ -43,4 +44,13 @@ keys Enter
 wait_for "^ *SSH USER " 50 || { fail "team pane: $(screen)"; finish; }
 [[ $(user_row) =~ USER\ +ann ]] && ok "team pane: USER ann" || fail "team pane: $(screen)"
 keys q q
+tm kill-server 2>/dev/null
+
+# The costs view of a team profile: the team's budget (its state's), not the profile's key.
+"$G" budget set --team day 300 >/dev/null && "$G" config set budget.day 5 >/dev/null ||
+	fail "budgets"
+start_dash 120 40 --view costs
+wait_for '^  Budget/day .* of \$300 projected' 50 && ok "the team's budget.day" ||
+	fail "team budget: $(screen)"
+keys q
 finish
