@@ -85,4 +85,10 @@ expect_ok w2 -o json login --list
 check "w2 still opens runpod's key: $OUT" \
 	'[ "$(jq -c "[.[] | select(.source == \"team\") | [.provider, .watcher_key, .active]]" <<<"$OUT")" = "[[\"runpod\",\"$f2\",true]]" ]'
 check "nothing printed a key" '[[ "$OUT$ERR" != *"$KEY"* ]]'
+
+# The team's state out of reach: this machine's keys still listed, the failure said.
+GPURENT_STATE_URL=postgresql://nobody@127.0.0.1:1/none expect_rc 1 w2 -o json login --list
+check "w2's own keys listed, the team's said not to be: $ERR" \
+	'[ "$(jq -c "[.[] | [.source, .provider]]" <<<"$OUT")" = "[[\"store\",\"team-watcher\"]]" ] &&
+	 [[ $ERR == *"keys are not listed: "* ]]'
 pass
