@@ -2,7 +2,9 @@
  * idcache.h - the ids a user has seen, kept in the state database for completion.
  *
  * `offers` records the offers it printed, `ls` and `launch` the instances, so that shell
- * completion (and `gpurent shell`) can offer ids instantly and offline.
+ * completion (and `gpurent shell`) can offer ids instantly and offline. On a team's state
+ * (state_set_actor with a team) each person has a cache of their own: what one lists
+ * replaces only their own ids, and each completes from what they listed.
  */
 #ifndef GPURENT_IDCACHE_H
 #define GPURENT_IDCACHE_H

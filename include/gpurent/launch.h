@@ -69,29 +69,39 @@ struct launch_budget {
 	int term_months;
 	int64_t term_price;
 	/*
-	 * A team profile's (team.h): day and month above are the person's own and count only
-	 * the spend of what `who` launched or started; the team's limits (launch_team_budget,
-	 * in the shared state) count everyone's. Both are checked under the one launch lock,
-	 * so two people launching at once cannot both slip under the team's. team false: a
-	 * personal profile, none of this.
+	 * A team profile's (team.h): day and month above are unused; the person's limits
+	 * (launch_person_budget) and the team's (launch_team_budget) are both in the shared
+	 * state, read under the one launch lock, so that the team's watcher holds everyone to
+	 * the same figures and two people launching at once cannot both slip under the
+	 * team's. A person's count only the spend of what `who` launched or started; the
+	 * team's count everyone's. team false: a personal profile, none of this.
 	 */
 	bool team;
 	char who[TEAM_NAME_MAX + 1];
 };
 
-/* A team's budgets, kept in its shared state: -1 unset; currencies "" USD. */
-struct team_budget {
+/* Budgets kept in a team's shared state, the team's or one person's: -1 unset; currencies
+   "" USD. */
+struct shared_budget {
 	int64_t day, month;
 	char day_currency[CURRENCY_MAX], month_currency[CURRENCY_MAX];
 };
 /* The team's budgets as the state has them now. */
-void launch_team_budget(struct state *st, struct team_budget *out);
+void launch_team_budget(struct state *st, struct shared_budget *out);
+/* One person's (team.user who) as the state has them now. */
+void launch_person_budget(struct state *st, const char *who, struct shared_budget *out);
+/* Each person with a budget set in the state, by name, once, with their budgets. */
+void launch_person_budgets_each(struct state *st,
+    void (*fn)(const char *who, const struct shared_budget *b, void *ctx), void *ctx);
 /*
  * Set (amount: a money value, "100" or "300 CNY") or unset (NULL) the team's budget of the
  * day (day) or the month. GR_EUSAGE for an amount that is not money.
  */
 enum gr_err launch_team_budget_set(struct state *st, bool day, const char *amount,
     struct gr_error *err);
+/* The same for one person's budget (who: a team.user), which the door and watcher read. */
+enum gr_err launch_person_budget_set(struct state *st, const char *who, bool day,
+    const char *amount, struct gr_error *err);
 
 /*
  * The door's engine, called by guard_launch and guard_start only (scripts/check-layers

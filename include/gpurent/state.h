@@ -150,5 +150,8 @@ enum gr_err state_migrate(struct state *from, struct state *to, bool replace,
 bool state_meta_get(struct state *st, const char *key, char *buf, size_t n);
 enum gr_err state_meta_set(struct state *st, const char *key, const char *value,
     struct gr_error *err);
+/* Each key that starts with prefix (ASCII, not empty), in key order, with its value. */
+void state_meta_each(struct state *st, const char *prefix,
+    void (*fn)(const char *key, const char *value, void *ctx), void *ctx);
 
 #endif

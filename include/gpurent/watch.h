@@ -32,10 +32,12 @@
 #include "error.h"
 #include "events.h"
 #include "money.h"
+#include "team.h"
 
 struct session;
 struct config;
 struct lease;
+struct state;
 
 /* The name of the watcher's lease in the store (a managed job's are "m" and digits). */
 #define WATCH_LEASE "watch"
@@ -61,10 +63,22 @@ struct watch_policy {
  * acts only on the instances whose spend it counts: those billing in its currency, or in
  * one with a configured rate.
  */
+struct watch_limit {
+	char policy[24];		/* "budget.day", "team.budget.month": the events' policy */
+	int64_t amount;			/* micro-units of currency */
+	char currency[CURRENCY_MAX];
+	bool day;			/* else the month's */
+	char who[TEAM_NAME_MAX + 1];	/* counting and acting on this person's alone; "": all */
+};
+
+/*
+ * The budgets the watcher holds running instances to: a personal profile's budget.day and
+ * budget.month; in a team profile, those of the team's shared state that the launch door
+ * reads (launch.h), the team's counting everyone's and each person's counting their own.
+ */
 struct watch_budget {
-	int64_t day, month;		/* micro-units of their currencies, -1: unset */
-	char day_currency[CURRENCY_MAX];
-	char month_currency[CURRENCY_MAX];
+	struct watch_limit *limits;	/* the set ones, the team's first */
+	size_t n;
 	struct fx_rates fx;		/* the fx.CODE keys */
 	int warn_pct;
 	enum watch_action action;
@@ -77,7 +91,8 @@ const char *watch_action_name(enum watch_action a);
  * (profile, top level, default).
  */
 void watch_policy_for(const struct config *cfg, const char *label, struct watch_policy *out);
-void watch_budget_for(const struct config *cfg, struct watch_budget *out);
+void watch_budget_for(const struct config *cfg, struct state *st, struct watch_budget *out);
+void watch_budget_release(struct watch_budget *b);
 
 struct watch_opts {
 	int64_t interval;		/* seconds between passes; staleness is three of them */

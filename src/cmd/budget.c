@@ -1,9 +1,10 @@
 /*
- * gpurent budget: the budgets a launch is held against (launch.h). In a team profile, the
- * person's own (budget.day, budget.month in the profile, counting what they launched) and
- * the team's (in the shared state, counting everyone's), which `budget set --team` sets.
+ * gpurent budget: the budgets a launch is held against (launch.h). In a team profile, each
+ * person's own (counting what they launched) and the team's (counting everyone's), both in
+ * the shared state, which `budget set` and `budget set --team` set.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/config.h"
@@ -64,32 +65,79 @@ cell(const void *row, size_t c, struct cell *out, void *ctx)
 	}
 }
 
+/* The people with budgets in a team's state, each with theirs. */
+struct people {
+	struct person {
+		char name[TEAM_NAME_MAX + 1];
+		struct shared_budget b;
+	} *v;
+	size_t n;
+};
+
+static void
+person_add(const char *who, const struct shared_budget *b, void *ctx)
+{
+	struct people *p = ctx;
+
+	p->v = xreallocarray(p->v, p->n + 1, sizeof(*p->v));
+	strlcpy_(p->v[p->n].name, who, sizeof(p->v[p->n].name));
+	p->v[p->n++].b = *b;
+}
+
 static int
 budget_show(struct cmd_ctx *c, const struct config *cfg)
 {
 	struct gr_error err = { 0 };
-	struct budget_row rows[4];
-	struct team_budget tb;
+	struct people people = { NULL, 0 };
+	struct budget_row *rows;
+	struct shared_budget tb;
 	struct state *st;
-	char me[TEAM_NAME_MAX + 1], day_cur[CURRENCY_MAX], month_cur[CURRENCY_MAX];
-	const char *who = team_profile(cfg) ? team_user(cfg, me, sizeof(me)) : NULL;
-	size_t n = 0;
+	char day_cur[CURRENCY_MAX], month_cur[CURRENCY_MAX], me[TEAM_NAME_MAX + 1];
+	size_t n = 0, i;
+	int rc;
 
-	rows[n++] = (struct budget_row){ "user", who, "day",
-		config_get_money_in(cfg, "budget.day", day_cur), day_cur };
-	rows[n++] = (struct budget_row){ "user", who, "month",
-		config_get_money_in(cfg, "budget.month", month_cur), month_cur };
-	if (team_profile(cfg)) {
-		if (session_state(c->s, &st, &err) != GR_OK)
-			return cmd_error(c, &err);
-		launch_team_budget(st, &tb);
-		rows[n++] = (struct budget_row){ "team", team_name(cfg), "day", tb.day,
-			tb.day_currency };
-		rows[n++] = (struct budget_row){ "team", team_name(cfg), "month", tb.month,
-			tb.month_currency };
+	if (!team_profile(cfg)) {
+		struct budget_row mine[2] = {
+			{ "user", NULL, "day", config_get_money_in(cfg, "budget.day", day_cur),
+			    day_cur },
+			{ "user", NULL, "month", config_get_money_in(cfg, "budget.month",
+			    month_cur), month_cur },
+		};
+
+		return cmd_print(c, cols, ARRAY_LEN(cols), C_SCOPE, mine, 2, sizeof(*mine), cell,
+		    NULL, 0);
 	}
-	return cmd_print(c, cols, ARRAY_LEN(cols), C_SCOPE, rows, n, sizeof(*rows), cell, NULL,
-	    0);
+	if (session_state(c->s, &st, &err) != GR_OK)
+		return cmd_error(c, &err);
+	/* A team profile's own keys are not read: say so rather than let them seem to hold. */
+	if (config_get(cfg, "budget.day") != NULL || config_get(cfg, "budget.month") != NULL)
+		cmd_warn("budget.day and budget.month of the profile are not read in a team "
+		    "profile: each person's are kept in the team's state ('gpurent budget set "
+		    "day AMOUNT')");
+	/* Whoever runs it first, with or without budgets, then everyone else who has one. */
+	team_user(cfg, me, sizeof(me));
+	launch_person_budget(st, me, &tb);
+	person_add(me, &tb, &people);
+	launch_person_budgets_each(st, person_add, &people);
+	rows = xcalloc(2 * people.n + 2, sizeof(*rows));
+	for (i = 0; i < people.n; i++) {
+		const struct person *p = &people.v[i];
+
+		if (i > 0 && strcmp(p->name, me) == 0)
+			continue;
+		rows[n++] = (struct budget_row){ "user", p->name, "day", p->b.day,
+		    p->b.day_currency };
+		rows[n++] = (struct budget_row){ "user", p->name, "month", p->b.month,
+		    p->b.month_currency };
+	}
+	launch_team_budget(st, &tb);
+	rows[n++] = (struct budget_row){ "team", team_name(cfg), "day", tb.day, tb.day_currency };
+	rows[n++] = (struct budget_row){ "team", team_name(cfg), "month", tb.month,
+	    tb.month_currency };
+	rc = cmd_print(c, cols, ARRAY_LEN(cols), C_SCOPE, rows, n, sizeof(*rows), cell, NULL, 0);
+	free(rows);
+	free(people.v);
+	return rc;
 }
 
 static int
@@ -122,6 +170,16 @@ budget_run(struct cmd_ctx *c, int argc, char **argv)
 		return cmd_usage_error(c, "usage: gpurent budget unset [--team] day|month");
 	}
 	day = strcmp(argv[1], "day") == 0;
+	if (!a.team && team_profile(cfg)) {
+		char me[TEAM_NAME_MAX + 1];
+
+		/* In the team's state, where its watcher reads it too (launch.h). */
+		if (session_state(c->s, &st, &err) != GR_OK ||
+		    launch_person_budget_set(st, team_user(cfg, me, sizeof(me)), day,
+		    set ? argv[2] : NULL, &err) != GR_OK)
+			return cmd_error(c, &err);
+		return finish_output(c, 0);
+	}
 	if (!a.team) {
 		const char *profile = c->s->profile != NULL && c->s->profile[0] != '\0' ?
 		    c->s->profile : NULL;
@@ -147,15 +205,18 @@ const struct command cmd_budget = {
 	.summary = N_("the budgets launches are held against: yours and your team's"),
 	.help =
 	    N_("show lists the budgets a launch or start is admitted against: budget.day and\n"
-	    "budget.month of the profile and, in a team profile (team.name), the team's, which\n"
-	    "are kept in the team's shared state so that every member has the same. In a team\n"
-	    "profile the profile's budgets are the person's own, counting only the spend of\n"
-	    "what team.user launched or started; the team's count everyone's. A launch is\n"
+	    "budget.month of the profile or, in a team profile (team.name), each person's and\n"
+	    "the team's, which are kept in the team's shared state so that every member and\n"
+	    "the team's watcher read the same. A person's count only the spend of what they\n"
+	    "(team.user) launched or started; the team's count everyone's. A launch is\n"
 	    "admitted against all of them under one lock in the shared state, so two people\n"
-	    "launching at once cannot both pass a team budget that only one fits under.\n"
+	    "launching at once cannot both pass a team budget that only one fits under; the\n"
+	    "watcher stops (budget.action) a person's instances once their budget is spent,\n"
+	    "and everyone's once the team's is.\n"
 	    "set and unset change the profile's (as 'gpurent config set budget.day' does) or,\n"
-	    "with --team, the team's. An AMOUNT is money, in US dollars unless a currency\n"
-	    "follows (100, 12.50, 300 CNY)."),
+	    "in a team profile, yours in the team's state (the profile's keys are not read\n"
+	    "there) or, with --team, the team's. An AMOUNT is money, in US dollars unless a\n"
+	    "currency follows (100, 12.50, 300 CNY)."),
 	.opts = opts,
 	.complete_args = CPL_BUDGET_ARGS,
 	.run = budget_run,

@@ -10,6 +10,7 @@
 #include "gpurent/config.h"
 #include "gpurent/costs.h"
 #include "gpurent/i18n.h"
+#include "gpurent/launch.h"
 #include "gpurent/ledger.h"
 #include "gpurent/money.h"
 #include "gpurent/output.h"
@@ -556,8 +557,23 @@ costs_run(struct cmd_ctx *c, int argc, char **argv)
 		bill_apply(&bills, &clk, a.by, &fx, &all);
 	}
 	n_rep = reconcile(c, st, &clk, rep);
-	bg.month = config_get_money_in(cfg, "budget.month", bg.month_cur);
-	bg.day = config_get_money_in(cfg, "budget.day", bg.day_cur);
+	if (tv.team) {
+		struct shared_budget sb;
+
+		/* A team's are in its state, where the launch door reads them (launch.h): the
+		   team's beside everyone's spend, your own beside yours (--mine). */
+		if (tv.who != NULL)
+			launch_person_budget(st, tv.who, &sb);
+		else
+			launch_team_budget(st, &sb);
+		bg.month = sb.month;
+		bg.day = sb.day;
+		money_currency_set(bg.month_cur, sb.month_currency);
+		money_currency_set(bg.day_cur, sb.day_currency);
+	} else {
+		bg.month = config_get_money_in(cfg, "budget.month", bg.month_cur);
+		bg.day = config_get_money_in(cfg, "budget.day", bg.day_cur);
+	}
 	/* The main figures: the one currency, else the converted total, else the first. */
 	sum = cost_set_main(&all);
 	for (n_rows = 0; n_rows < all.n; n_rows++) {

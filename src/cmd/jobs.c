@@ -127,6 +127,7 @@ static const struct column managed_cols[] = {
 	{ "cost", N_("COST"), true, false, 0, 0 },
 	{ "exit_code", N_("EXIT"), true, false, 2, 0 },
 	{ "why", N_("NOTE"), false, false, 3, 16 },
+	{ "user", N_("USER"), false, false, 2, 8 },	/* last: team_view_columns */
 };
 
 static void
@@ -152,6 +153,7 @@ managed_cell(const void *row, size_t col, struct cell *c, void *ctx)
 		c->kind = m->j.ended_at != 0 && m->j.exit_code >= 0 ? CELL_INT : CELL_NULL;
 		c->i = m->j.exit_code;
 		break;
+	case 9: cell_str(c, m->j.user); break;
 	default: cell_str(c, m->j.why); break;
 	}
 }
@@ -225,8 +227,10 @@ list_managed(struct cmd_ctx *c, const char *want, bool mine)
 	for (i = k = 0; i < n; i++)
 		if (team_view_keeps(&tv, rows[i].j.user))
 			rows[k++] = rows[i];
-	rc = out_print(c->out, &out_global, managed_cols, ARRAY_LEN(managed_cols), 0, rows, k,
-	    sizeof(*rows), managed_cell, NULL, &err) == GR_OK ? 0 : cmd_error(c, &err);
+	/* A team's list says who started each job, as plain jobs does. */
+	rc = out_print(c->out, &out_global, managed_cols, team_view_columns(&tv,
+	    ARRAY_LEN(managed_cols)), 0, rows, k, sizeof(*rows), managed_cell, NULL, &err) ==
+	    GR_OK ? 0 : cmd_error(c, &err);
 	free(rows);
 	return rc != 0 ? rc : finish_output(c, 0);
 }

@@ -44,7 +44,8 @@ static const struct cmd_opt login_opts[] = {
 	    OPT_AT(struct login_args, from_stdin), CPL_NONE, OPT_TRUE },
 	{ "no-verify", 0, NULL, N_("store the key without checking it with the provider"),
 	    OPT_AT(struct login_args, no_verify), CPL_NONE, OPT_TRUE },
-	{ "list", 'l', NULL, N_("list who has a key, per profile (never the keys)"),
+	{ "list", 'l', NULL, N_("list who has a key, per profile, and a team's keys (never the "
+	    "keys)"),
 	    OPT_AT(struct login_args, list), CPL_NONE, OPT_TRUE },
 	{ "rekey", 0, "MODE", N_("reseal the store: 'passphrase' (a new one) or 'keyfile'"),
 	    0, CPL_NONE, 0 },
@@ -219,45 +220,109 @@ profile_name(const struct session *s)
 	return s->profile != NULL && s->profile[0] != '\0' ? s->profile : VAULT_DEFAULT_PROFILE;
 }
 
-/* Rows of `login --list`. */
+/* Rows of `login --list`: a key in this machine's store or the environment, or, in a team
+   profile, a watcher key the team published or a team key sealed to one. */
 struct key_row {
 	char profile[72];
 	char provider[72];
-	const char *source;
+	const char *source;	/* "store", "environment", "team-watcher", "team" */
 	char variable[96];
 	int64_t stored;
-	bool active;
+	bool active;		/* the selected profile's; for a team's: this machine's watcher */
+	char team[TEAM_NAME_MAX + 1];
+	char stored_by[TEAM_NAME_MAX + 1];
+	char watcher_key[TEAM_KEY_FINGERPRINT + 1];
+	char watcher_host[256];
 };
 
 struct key_rows {
 	struct key_row *r;
 	size_t n;
 	const char *active_profile;
+	const char *team;
+	char mine[VAULT_TEAM_PUBLIC_HEX];	/* this machine's watcher key, "" none */
 };
 
-static void
-add_stored(const char *profile, const char *provider, int64_t stored, void *ctx)
+static struct key_row *
+add_row(struct key_rows *rows, const char *source)
 {
-	struct key_rows *rows = ctx;
 	struct key_row *r;
 
 	rows->r = xreallocarray(rows->r, rows->n + 1, sizeof(*rows->r));
 	r = &rows->r[rows->n++];
 	memset(r, 0, sizeof(*r));
+	r->source = source;
+	return r;
+}
+
+static void
+add_stored(const char *profile, const char *provider, int64_t stored, void *ctx)
+{
+	struct key_rows *rows = ctx;
+	struct key_row *r = add_row(rows, "store");
+
 	strlcpy_(r->profile, profile, sizeof(r->profile));
 	strlcpy_(r->provider, provider, sizeof(r->provider));
-	r->source = "store";
 	r->stored = stored;
 	r->active = strcmp(profile, rows->active_profile) == 0;
 }
 
+/* A row of the team's: who published or stored it, when, and its watcher key. */
+static struct key_row *
+add_team_row(struct key_rows *rows, const char *source, const char *by, int64_t at,
+    const char *public_hex)
+{
+	struct key_row *r = add_row(rows, source);
+
+	strlcpy_(r->team, rows->team, sizeof(r->team));
+	strlcpy_(r->stored_by, by, sizeof(r->stored_by));
+	r->stored = at;
+	/* Its first bytes, as the watcher's own messages name it. */
+	strlcpy_(r->watcher_key, public_hex, sizeof(r->watcher_key));
+	r->active = rows->mine[0] != '\0' && strcmp(public_hex, rows->mine) == 0;
+	return r;
+}
+
+static void
+add_watcher_row(const struct team_watcher *w, void *ctx)
+{
+	struct key_row *r = add_team_row(ctx, "team-watcher", w->added_by, w->added_at,
+	    w->public_hex);
+
+	strlcpy_(r->watcher_host, w->host, sizeof(r->watcher_host));
+}
+
+static void
+add_team_key_row(const struct team_key *k, void *ctx)
+{
+	struct key_rows *rows = ctx;
+	struct key_row *r;
+	size_t i;
+
+	r = add_team_row(rows, "team", k->stored_by, k->stored_at, k->public_hex);
+	strlcpy_(r->provider, k->provider, sizeof(r->provider));
+	/* The host of its watcher, listed before it. */
+	for (i = 0; i + 1 < rows->n; i++)
+		if (strcmp(rows->r[i].source, "team-watcher") == 0 &&
+		    strcmp(rows->r[i].watcher_key, r->watcher_key) == 0)
+			strlcpy_(r->watcher_host, rows->r[i].watcher_host, sizeof(r->watcher_host));
+}
+
+enum { L_PROFILE, L_PROVIDER, L_SOURCE, L_VARIABLE, L_STORED, L_ACTIVE, L_TEAM, L_STORED_BY,
+	L_WATCHER_KEY, L_WATCHER_HOST };
+
+/* A personal profile's table ends at L_ACTIVE; a team profile's has the team's columns. */
 static const struct column list_cols[] = {
-	{ "profile", N_("PROFILE"), false, false, 0, 0 },
-	{ "provider", N_("PROVIDER"), false, false, 0, 0 },
-	{ "source", N_("SOURCE"), false, false, 0, 0 },
-	{ "variable", N_("VARIABLE"), false, false, 1, 8 },
-	{ "stored", N_("STORED"), false, false, 2, 8 },
-	{ "active", N_("ACTIVE"), false, true, 0, 0 },
+	[L_PROFILE] = { "profile", N_("PROFILE"), false, false, 0, 0 },
+	[L_PROVIDER] = { "provider", N_("PROVIDER"), false, false, 0, 0 },
+	[L_SOURCE] = { "source", N_("SOURCE"), false, false, 0, 0 },
+	[L_VARIABLE] = { "variable", N_("VARIABLE"), false, false, 1, 8 },
+	[L_STORED] = { "stored", N_("STORED"), false, false, 2, 8 },
+	[L_ACTIVE] = { "active", N_("ACTIVE"), false, true, 0, 0 },
+	[L_TEAM] = { "team", N_("TEAM"), false, true, 0, 0 },
+	[L_STORED_BY] = { "stored_by", N_("BY"), false, false, 1, 0 },
+	[L_WATCHER_KEY] = { "watcher_key", N_("WATCHER KEY"), false, false, 0, 0 },
+	[L_WATCHER_HOST] = { "watcher_host", N_("HOST"), false, false, 2, 8 },
 };
 
 static void
@@ -266,24 +331,39 @@ list_cell(const void *row, size_t col, struct cell *out, void *ctx)
 	const struct key_row *r = row;
 
 	switch (col) {
-	case 0: cell_str(out, r->profile); break;
-	case 1: cell_str(out, r->provider); break;
-	case 2:
+	case L_PROFILE: cell_str(out, r->profile); break;
+	case L_PROVIDER: cell_str(out, r->provider); break;
+	case L_SOURCE:
 		cell_str(out, r->source);
 		out->color = r->active ? OC_GOOD : OC_DIM;
 		break;
-	case 3: cell_str(out, r->variable); break;
-	case 4:
+	case L_VARIABLE: cell_str(out, r->variable); break;
+	case L_STORED:
 		if (r->stored > 0) {
 			out->kind = CELL_TIME;
 			out->i = r->stored;
 		}
 		break;
-	case 5:
+	case L_ACTIVE:
 		out->kind = CELL_BOOL;
 		out->i = r->active;
 		break;
+	case L_TEAM: cell_str(out, r->team); break;
+	case L_STORED_BY: cell_str(out, r->stored_by); break;
+	case L_WATCHER_KEY: cell_str(out, r->watcher_key); break;
+	case L_WATCHER_HOST: cell_str(out, r->watcher_host); break;
 	}
+}
+
+/* This machine's watcher key (public half) into mine, "" none or damaged. */
+static void
+my_watcher_key(struct cmd_ctx *c, struct vault *v, char mine[VAULT_TEAM_PUBLIC_HEX])
+{
+	char *secret = vault_get(v, c->s->profile, VAULT_TEAM_WATCHER);
+
+	if (secret == NULL || !vault_team_public(secret, mine))
+		mine[0] = '\0';
+	vault_key_free(secret);
 }
 
 static int
@@ -292,16 +372,23 @@ login_list(struct cmd_ctx *c)
 	const struct backend_ops *const *all;
 	struct key_rows rows = { 0 };
 	struct gr_error err = { 0 };
+	struct config *cfg;
+	struct state *st;
 	struct vault *v;
 	size_t n;
 	enum gr_err rc;
 	int status = 0;
 
+	if (session_config(c->s, &cfg, &err) != GR_OK)
+		return cmd_error(c, &err);
 	rows.active_profile = profile_name(c->s);
+	rows.team = team_name(cfg);
 	if (vault_exists()) {
 		if ((rc = login_open_store(c->s, true, &v, &err)) != GR_OK)
 			return cmd_error(c, &err);
 		vault_each(v, add_stored, &rows);
+		if (rows.team != NULL)
+			my_watcher_key(c, v, rows.mine);
 	}
 	/* Keys in the environment win over the store for every profile. */
 	all = backend_registry(&n);
@@ -311,18 +398,25 @@ login_list(struct cmd_ctx *c)
 
 		if (var == NULL)
 			continue;
-		rows.r = xreallocarray(rows.r, rows.n + 1, sizeof(*rows.r));
-		r = &rows.r[rows.n++];
-		memset(r, 0, sizeof(*r));
+		r = add_row(&rows, "environment");
 		strlcpy_(r->provider, all[i]->name, sizeof(r->provider));
-		r->source = "environment";
 		strlcpy_(r->variable, var, sizeof(r->variable));
 		r->active = true;
 	}
+	/* The team's: its watcher keys, then the keys sealed to them (never their bytes). A
+	   state out of reach leaves this machine's keys listed, and says so. */
+	if (rows.team != NULL && (session_state(c->s, &st, &err) != GR_OK ||
+	    team_watchers_each(st, rows.team, add_watcher_row, &rows, &err) != GR_OK ||
+	    team_keys_each(st, rows.team, add_team_key_row, &rows, &err) != GR_OK)) {
+		cmd_warn("the team's keys are not listed: %s", err.msg);
+		status = gr_exit_code(err.code);
+		gr_error_clear(&err);
+	}
 	if (rows.n == 0 && isatty(STDERR_FILENO))
 		cmd_warn("no API keys stored; add one with 'gpurent login PROVIDER'");
-	if (out_print(c->out, &out_global, list_cols, ARRAY_LEN(list_cols), 1, rows.r, rows.n,
-	    sizeof(*rows.r), list_cell, NULL, &err) != GR_OK)
+	if (out_print(c->out, &out_global, list_cols, rows.team != NULL ? ARRAY_LEN(list_cols) :
+	    L_ACTIVE + 1, L_PROVIDER, rows.r, rows.n, sizeof(*rows.r), list_cell, NULL, &err) !=
+	    GR_OK)
 		status = cmd_error(c, &err);
 	free(rows.r);
 	return status;
@@ -355,9 +449,8 @@ login_rekey(struct cmd_ctx *c, const char *mode)
 	return 0;
 }
 
-/* The team of a team profile into *team: 0, else the status of the error said. */
-static int
-team_of(struct cmd_ctx *c, const char *option, const char **team)
+int
+login_team_of(struct cmd_ctx *c, const char *option, const char **team)
 {
 	struct gr_error err = { 0 };
 	struct config *cfg;
@@ -378,13 +471,12 @@ struct watchers {
 };
 
 static void
-add_watcher(const char *public_hex, const char *host, void *ctx)
+add_watcher(const struct team_watcher *tw, void *ctx)
 {
 	struct watchers *w = ctx;
 
-	(void)host;
 	w->pub = xreallocarray(w->pub, w->n + 1, sizeof(*w->pub));
-	strlcpy_(w->pub[w->n++], public_hex, sizeof(*w->pub));
+	strlcpy_(w->pub[w->n++], tw->public_hex, sizeof(*w->pub));
 }
 
 /* key sealed to each of the team's watchers, and stored in one transaction. */
@@ -432,7 +524,7 @@ login_team_watcher(struct cmd_ctx *c)
 	bool made = false;
 	int status;
 
-	if ((status = team_of(c, "--team-watcher", &team)) != 0)
+	if ((status = login_team_of(c, "--team-watcher", &team)) != 0)
 		return status;
 	if (login_open_store(c->s, true, &v, &err) != GR_OK)
 		return cmd_error(c, &err);
@@ -514,7 +606,7 @@ login_run(struct cmd_ctx *c, int argc, char **argv)
 		/* Who it is sealed to is known before the key is typed. */
 		struct state *st;
 
-		if ((rc = team_of(c, "--team", &team)) != 0)
+		if ((rc = login_team_of(c, "--team", &team)) != 0)
 			return rc;
 		if (session_state(c->s, &st, &err) != GR_OK ||
 		    team_watchers_each(st, team, add_watcher, &watchers, &err) != GR_OK)
@@ -606,7 +698,9 @@ const struct command cmd_login = {
 	    "In a team profile, --team stores the key for the team's watcher only: sealed to\n"
 	    "the watcher keys the team published ('gpurent login --team-watcher' on each\n"
 	    "watcher's machine), so that nobody who reads the shared state can open it. The\n"
-	    "watcher acts on the team's instances with team keys only."),
+	    "watcher acts on the team's instances with team keys only. --list shows, in a team\n"
+	    "profile, the team's watcher keys and the team keys sealed to each (never a key);\n"
+	    "'gpurent logout --team' and 'gpurent logout --team-watcher' remove them."),
 	.opts = login_opts,
 	.complete_args = CPL_PROVIDER,
 	.flags = CMD_SENSITIVE,

@@ -9,6 +9,7 @@
 
 #include "gpurent/error.h"
 
+struct cmd_ctx;
 struct session;
 struct vault;
 
@@ -28,5 +29,9 @@ enum gr_err login_open_store(struct session *s, bool may_prompt, struct vault **
     struct gr_error *err);
 /* Save it; on failure drop it from memory so memory and file agree. */
 enum gr_err login_save_store(struct session *s, struct vault *v, struct gr_error *err);
+
+/* The team of a team profile into *team: 0, else the status of the usage error that says
+   option needs one. */
+int login_team_of(struct cmd_ctx *c, const char *option, const char **team);
 
 #endif

@@ -8,11 +8,13 @@
 #include "gpurent/i18n.h"
 #include "gpurent/observed.h"
 #include "gpurent/output.h"
+#include "gpurent/state.h"
 #include "common.h"
 
 struct show_state {
 	int64_t now;
 	bool first;
+	struct team_view tv;	/* USER: a team profile's, as in ls */
 };
 
 static enum gr_err
@@ -30,8 +32,15 @@ show_one(struct cmd_ctx *c, struct backend *b, const char *id, struct gr_error *
 	if (!ss->first)
 		o.no_header = true;	/* csv and tsv: one header for all the records */
 	ss->first = false;
-	return out_print_record(c->out, &o, instance_columns, ICOL__COUNT, &in,
-	    instance_cell, &ss->now, err);
+	if (ss->tv.team) {
+		struct state *st;
+
+		/* Who launched or last started it, as ls says it. */
+		if (session_state(c->s, &st, NULL) == GR_OK)
+			state_journal_users(st, &in, 1);
+	}
+	return out_print_record(c->out, &o, instance_columns, team_view_columns(&ss->tv,
+	    ICOL__COUNT), &in, instance_cell, &ss->now, err);
 }
 
 static int
@@ -45,6 +54,7 @@ show_run(struct cmd_ctx *c, int argc, char **argv)
 		return rc;
 	ss.now = session_now(c->s);
 	ss.first = true;
+	cmd_team_view(c, false, &ss.tv);
 	rc = for_each_id(c, n, argv, show_one, &ss);
 	return finish_output(c, rc);
 }

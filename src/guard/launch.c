@@ -160,44 +160,117 @@ record_term(struct state *st, const char *provider, const struct instance *in,
 }
 
 /* budget.day, budget.month (with their currencies) and fx.* from the config; the price in
-   price_currency; force from --force; who acts, in a team profile. */
+   price_currency; force from --force; who acts, in a team profile, whose budgets are in the
+   shared state instead (limits_of). */
 static void
 budget_from_config(struct launch_budget *b, const struct config *cfg,
     const char *price_currency, bool force)
 {
 	memset(b, 0, sizeof(*b));
-	b->day = config_get_money_in(cfg, "budget.day", b->day_currency);
-	b->month = config_get_money_in(cfg, "budget.month", b->month_currency);
+	b->team = team_profile(cfg);
+	if (b->team) {
+		b->day = b->month = -1;
+		team_user(cfg, b->who, sizeof(b->who));
+	} else {
+		b->day = config_get_money_in(cfg, "budget.day", b->day_currency);
+		b->month = config_get_money_in(cfg, "budget.month", b->month_currency);
+	}
 	money_currency_set(b->price_currency, price_currency);
 	config_fx(cfg, &b->fx);
 	b->force = force;
-	b->team = team_profile(cfg);
-	if (b->team)
-		team_user(cfg, b->who, sizeof(b->who));
 }
 
-/* The meta keys of a team's budgets. */
+/* The meta keys of a team's budgets, and of each person's (the prefix, then the name). */
 #define TEAM_BUDGET_DAY "team.budget.day"
 #define TEAM_BUDGET_MONTH "team.budget.month"
+#define PERSON_BUDGET_DAY "person.budget.day:"
+#define PERSON_BUDGET_MONTH "person.budget.month:"
 
-void
-launch_team_budget(struct state *st, struct team_budget *out)
+/* The budgets in meta keys day_key and month_key. */
+static void
+shared_budget_read(struct state *st, const char *day_key, const char *month_key,
+    struct shared_budget *out)
 {
 	char v[64];
 
 	out->day = out->month = -1;
 	money_currency_set(out->day_currency, NULL);
 	money_currency_set(out->month_currency, NULL);
-	if (state_meta_get(st, TEAM_BUDGET_DAY, v, sizeof(v)) && v[0] != '\0' &&
+	if (state_meta_get(st, day_key, v, sizeof(v)) && v[0] != '\0' &&
 	    !money_parse_in(v, &out->day, out->day_currency))
 		out->day = -1;
-	if (state_meta_get(st, TEAM_BUDGET_MONTH, v, sizeof(v)) && v[0] != '\0' &&
+	if (state_meta_get(st, month_key, v, sizeof(v)) && v[0] != '\0' &&
 	    !money_parse_in(v, &out->month, out->month_currency))
 		out->month = -1;
 }
 
-enum gr_err
-launch_team_budget_set(struct state *st, bool day, const char *amount, struct gr_error *err)
+void
+launch_team_budget(struct state *st, struct shared_budget *out)
+{
+	shared_budget_read(st, TEAM_BUDGET_DAY, TEAM_BUDGET_MONTH, out);
+}
+
+void
+launch_person_budget(struct state *st, const char *who, struct shared_budget *out)
+{
+	char day[sizeof(PERSON_BUDGET_MONTH) + TEAM_NAME_MAX], month[sizeof(day)];
+
+	snprintf(day, sizeof(day), PERSON_BUDGET_DAY "%s", who);
+	snprintf(month, sizeof(month), PERSON_BUDGET_MONTH "%s", who);
+	shared_budget_read(st, day, month, out);
+}
+
+/* The names of the people with a budget key, sorted, each once. */
+struct person_names {
+	char (*v)[TEAM_NAME_MAX + 1];
+	size_t n;
+};
+
+static void
+person_name(const char *key, const char *value, void *ctx)
+{
+	struct person_names *p = ctx;
+	const char *who = strchr(key, ':') + 1;
+	size_t i;
+
+	if (value[0] == '\0' || !team_name_valid(who))
+		return;
+	for (i = 0; i < p->n; i++)
+		if (strcmp(p->v[i], who) == 0)
+			return;
+	p->v = xreallocarray(p->v, p->n + 1, sizeof(*p->v));
+	strlcpy_(p->v[p->n++], who, sizeof(*p->v));
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+void
+launch_person_budgets_each(struct state *st,
+    void (*fn)(const char *who, const struct shared_budget *b, void *ctx), void *ctx)
+{
+	struct person_names p = { NULL, 0 };
+	struct shared_budget b;
+	size_t i;
+
+	state_meta_each(st, PERSON_BUDGET_DAY, person_name, &p);
+	state_meta_each(st, PERSON_BUDGET_MONTH, person_name, &p);
+	if (p.n > 1)
+		qsort(p.v, p.n, sizeof(*p.v), cmp_names);
+	for (i = 0; i < p.n; i++) {
+		launch_person_budget(st, p.v[i], &b);
+		if (b.day >= 0 || b.month >= 0)
+			fn(p.v[i], &b, ctx);
+	}
+	free(p.v);
+}
+
+/* Set or unset (amount NULL) the budget in meta key key. */
+static enum gr_err
+shared_budget_set(struct state *st, const char *key, const char *amount, struct gr_error *err)
 {
 	char code[CURRENCY_MAX];
 	int64_t m;
@@ -205,8 +278,23 @@ launch_team_budget_set(struct state *st, bool day, const char *amount, struct gr
 	if (amount != NULL && (!money_parse_in(amount, &m, code) || m < 0))
 		return gr_fail(err, GR_EUSAGE, "'%s' is not an amount of money (100, 12.50, "
 		    "300 CNY)", amount);
-	return state_meta_set(st, day ? TEAM_BUDGET_DAY : TEAM_BUDGET_MONTH,
-	    amount != NULL ? amount : "", err);
+	return state_meta_set(st, key, amount != NULL ? amount : "", err);
+}
+
+enum gr_err
+launch_team_budget_set(struct state *st, bool day, const char *amount, struct gr_error *err)
+{
+	return shared_budget_set(st, day ? TEAM_BUDGET_DAY : TEAM_BUDGET_MONTH, amount, err);
+}
+
+enum gr_err
+launch_person_budget_set(struct state *st, const char *who, bool day, const char *amount,
+    struct gr_error *err)
+{
+	char key[sizeof(PERSON_BUDGET_MONTH) + TEAM_NAME_MAX];
+
+	snprintf(key, sizeof(key), "%s%s", day ? PERSON_BUDGET_DAY : PERSON_BUDGET_MONTH, who);
+	return shared_budget_set(st, key, amount, err);
 }
 
 /* One limit that a launch is held against. */
@@ -218,23 +306,27 @@ struct limit {
 	const char *who;	/* counting only this person's spend; NULL: everyone's */
 };
 
-/* The limits of b: the person's (budget.day, budget.month), then the team's; returns how
- * many (4 at most). */
+/* The limits of b: the person's (budget.day, budget.month: in the shared state in a team,
+ * in sb[0]), then the team's (in sb[1]); returns how many (4 at most). */
 static size_t
-limits_of(struct state *st, const struct launch_budget *b, struct team_budget *tb,
+limits_of(struct state *st, const struct launch_budget *b, struct shared_budget sb[2],
     struct limit *out)
 {
-	const char *who = b->team ? b->who : NULL;
-
-	out[0] = (struct limit){ "budget.day", b->day, b->day_currency, true, who };
-	out[1] = (struct limit){ "budget.month", b->month, b->month_currency, false, who };
-	if (!b->team)
+	if (!b->team) {
+		out[0] = (struct limit){ "budget.day", b->day, b->day_currency, true, NULL };
+		out[1] = (struct limit){ "budget.month", b->month, b->month_currency, false,
+		    NULL };
 		return 2;
-	launch_team_budget(st, tb);
-	out[2] = (struct limit){ N_("the team's budget.day"), tb->day, tb->day_currency, true,
-	    NULL };
-	out[3] = (struct limit){ N_("the team's budget.month"), tb->month, tb->month_currency,
-	    false, NULL };
+	}
+	launch_person_budget(st, b->who, &sb[0]);
+	launch_team_budget(st, &sb[1]);
+	out[0] = (struct limit){ "budget.day", sb[0].day, sb[0].day_currency, true, b->who };
+	out[1] = (struct limit){ "budget.month", sb[0].month, sb[0].month_currency, false,
+	    b->who };
+	out[2] = (struct limit){ N_("the team's budget.day"), sb[1].day, sb[1].day_currency,
+	    true, NULL };
+	out[3] = (struct limit){ N_("the team's budget.month"), sb[1].month,
+	    sb[1].month_currency, false, NULL };
 	return 4;
 }
 
@@ -318,8 +410,8 @@ check_limits(struct state *st, const struct cost_clock *clk, const struct launch
     const char *provider, int64_t price_hour, struct gr_error *err)
 {
 	struct limit lim[4];
-	struct team_budget tb;
-	size_t i, n = limits_of(st, b, &tb, lim);
+	struct shared_budget sb[2];
+	size_t i, n = limits_of(st, b, sb, lim);
 	struct launch_cost *flying;
 	size_t n_flying = state_journal_inflight(st, clk->wall, &flying);
 	enum gr_err rc = GR_OK;

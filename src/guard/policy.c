@@ -1,10 +1,14 @@
 /*
- * Which policies apply to an instance: the config keys, globally, per profile and per label.
+ * Which policies apply to an instance: the config keys, globally, per profile and per label;
+ * and which budgets the watcher holds the fleet to.
  */
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpurent/config.h"
+#include "gpurent/launch.h"
+#include "gpurent/team.h"
 #include "gpurent/util.h"
 #include "gpurent/watch.h"
 
@@ -91,13 +95,60 @@ watch_policy_for(const struct config *cfg, const char *label, struct watch_polic
 	out->jobs_active = v == NULL || strcmp(v, "false") != 0;
 }
 
-void
-watch_budget_for(const struct config *cfg, struct watch_budget *out)
+static void
+limit_add(struct watch_budget *out, const char *policy, int64_t amount, const char *currency,
+    bool day, const char *who)
 {
+	struct watch_limit *l;
+
+	if (amount < 0)
+		return;
+	out->limits = xreallocarray(out->limits, out->n + 1, sizeof(*out->limits));
+	l = &out->limits[out->n++];
+	strlcpy_(l->policy, policy, sizeof(l->policy));
+	l->amount = amount;
+	money_currency_set(l->currency, currency);
+	l->day = day;
+	strlcpy_(l->who, who != NULL ? who : "", sizeof(l->who));
+}
+
+static void
+person_limits(const char *who, const struct shared_budget *b, void *ctx)
+{
+	limit_add(ctx, "budget.day", b->day, b->day_currency, true, who);
+	limit_add(ctx, "budget.month", b->month, b->month_currency, false, who);
+}
+
+void
+watch_budget_for(const struct config *cfg, struct state *st, struct watch_budget *out)
+{
+	struct shared_budget team;
+	char cur[CURRENCY_MAX];
+	int64_t v;
+
 	memset(out, 0, sizeof(*out));
-	out->day = config_get_money_in(cfg, "budget.day", out->day_currency);
-	out->month = config_get_money_in(cfg, "budget.month", out->month_currency);
+	if (team_profile(cfg)) {
+		/* What the launch door holds each launch to (launch.h), never the profile's. */
+		launch_team_budget(st, &team);
+		limit_add(out, "team.budget.day", team.day, team.day_currency, true, NULL);
+		limit_add(out, "team.budget.month", team.month, team.month_currency, false,
+		    NULL);
+		launch_person_budgets_each(st, person_limits, out);
+	} else {
+		v = config_get_money_in(cfg, "budget.day", cur);
+		limit_add(out, "budget.day", v, cur, true, NULL);
+		v = config_get_money_in(cfg, "budget.month", cur);
+		limit_add(out, "budget.month", v, cur, false, NULL);
+	}
 	config_fx(cfg, &out->fx);
 	out->warn_pct = (int)config_get_int(cfg, "budget.warn", 80);
 	out->action = action_parse(config_get(cfg, "budget.action"));
+}
+
+void
+watch_budget_release(struct watch_budget *b)
+{
+	free(b->limits);
+	b->limits = NULL;
+	b->n = 0;
 }

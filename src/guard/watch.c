@@ -488,7 +488,7 @@ act(struct watch *w, struct backend *b, struct inst_watch *iw, enum watch_action
 			    /* TRANSLATORS: the second %s is a config key prefix (idle, budget or
 			       runtime); "action = destroy or notify" is config and stays. */
 			    _("%s; set %s.action = destroy or notify"), err.msg, strcmp(policy, "idle") == 0 ?
-			    "idle" : strncmp(policy, "budget", 6) == 0 ? "budget" : "runtime");
+			    "idle" : strstr(policy, "budget") != NULL ? "budget" : "runtime");
 		iw->notified |= note;
 		return;
 	}
@@ -738,10 +738,10 @@ counted_in(const struct fx_rates *fx, const char *code, const char *cur)
  * once a period, with the fx key that would count it, and never converted silently.
  */
 static void
-say_uncounted(struct watch *w, const struct watch_budget *bud, const char *name,
-    const char *cur, int64_t limit, int64_t period, int64_t now)
+say_uncounted(struct watch *w, const struct watch_budget *bud, const struct watch_limit *l,
+    const char *name, const char *key_of, const char *cur, int64_t period, int64_t now)
 {
-	char codes[8][CURRENCY_MAX], list[64] = "", keys[96] = "", key[64], b[32];
+	char codes[8][CURRENCY_MAX], list[64] = "", keys[96] = "", key[64], said[128], b[32];
 	size_t got = ledger_currencies(w->st, &w->clk, 0, codes, ARRAY_LEN(codes)), i;
 	int64_t unused;
 
@@ -757,53 +757,67 @@ say_uncounted(struct watch *w, const struct watch_budget *bud, const char *name,
 			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s",
 			    keys[0] ? ", " : "", key);
 	}
-	snprintf(key, sizeof(key), "watch.%s.uncounted", name);
-	if (list[0] != '\0' && once_per(w, key, period))
-		emit(w, EV_WARN, "budget-uncounted", name, NULL, now, _("spend in %s is not "
+	snprintf(said, sizeof(said), "watch.%s.uncounted", key_of);
+	if (list[0] != '\0' && once_per(w, said, period))
+		emit(w, EV_WARN, "budget-uncounted", l->policy, NULL, now, _("spend in %s is not "
 		    "counted against %s (%s): no rate is configured to convert it (set %s, US "
-		    "dollars per unit)"), list, name, money_format_in(b, sizeof(b), limit, 2, cur),
+		    "dollars per unit)"), list, name, money_format_in(b, sizeof(b), l->amount, 2, cur),
 		    keys);
 }
 
 /*
- * One budget in its own currency: warn at budget.warn percent, once a period; when it is
- * spent, say so once a period and return true with the reason in why.
+ * One limit in its own currency (cur), counting its person's spend or everyone's: warn at
+ * budget.warn percent, once a period; when it is spent, say so once a period and return
+ * true with the reason in why. name: the limit in messages; key: in the meta keys that
+ * say what was said this period.
  */
 static bool
-budget_spent(struct watch *w, const struct watch_budget *bud, const char *name, int64_t limit,
-    const char *cur, bool day, int64_t now, int64_t *period, char *why, size_t why_n)
+budget_spent(struct watch *w, const struct watch_budget *bud, const struct watch_limit *l,
+    const char *name, const char *key, const char *cur, int64_t now, int64_t *period,
+    char *why, size_t why_n)
 {
 	struct cost_summary sum;
 	struct gr_error err = { 0 };
-	char a[32], b[32], key[64];
+	char a[32], b[32], mkey[128];
 	const char *rate;
 	int64_t spent;
 	size_t unconverted;
 
 	memset(&sum, 0, sizeof(sum));
-	if (costs_compute_in(w->st, &w->clk, 0, CG_NONE, cur, &bud->fx, &sum, &err) != GR_OK) {
-		emit(w, EV_ALERT, "budget-unknown", name, NULL, now, _("cannot read the ledger: "
-		    "%s"), err.msg);
+	if (costs_compute_of(w->st, &w->clk, 0, CG_NONE, cur, &bud->fx, l->who[0] != '\0' ?
+	    l->who : NULL, &sum, &err) != GR_OK) {
+		emit(w, EV_ALERT, "budget-unknown", l->policy, NULL, now, _("cannot read the "
+		    "ledger: %s"), err.msg);
 		return false;
 	}
-	spent = day ? sum.spent_today : sum.spent_month;
-	*period = day ? day_start(sum.now) : month_start(sum.now);
+	spent = l->day ? sum.spent_today : sum.spent_month;
+	*period = l->day ? day_start(sum.now) : month_start(sum.now);
 	rate = sum.converted ? _(", converted at your configured rate") : "";
 	unconverted = sum.unconverted;
 	cost_summary_release(&sum);
 	if (unconverted > 0)
-		say_uncounted(w, bud, name, cur, limit, *period, now);
+		say_uncounted(w, bud, l, name, key, cur, *period, now);
 	money_format_in(a, sizeof(a), spent, 2, cur);
-	money_format_in(b, sizeof(b), limit, 2, cur);
-	if (spent < limit) {
-		snprintf(key, sizeof(key), "watch.%s.warned", name);
-		if (spent * 100 >= limit * bud->warn_pct && once_per(w, key, *period))
-			emit(w, EV_WARN, "budget-warn", name, NULL, now, _("%s of %s spent%s (%d%% "
-			    "or more of %s)"), a, b, rate, bud->warn_pct, name);
+	money_format_in(b, sizeof(b), l->amount, 2, cur);
+	if (spent < l->amount) {
+		snprintf(mkey, sizeof(mkey), "watch.%s.warned", key);
+		if (spent * 100 >= l->amount * bud->warn_pct && once_per(w, mkey, *period))
+			emit(w, EV_WARN, "budget-warn", l->policy, NULL, now, _("%s of %s spent%s "
+			    "(%d%% or more of %s)"), a, b, rate, bud->warn_pct, name);
 		return false;
 	}
 	snprintf(why, why_n, _("%s of %s spent%s: %s is used up"), a, b, rate, name);
 	return true;
+}
+
+/* Whether limit l acts on instance in: one billing in a currency it counts, and in a
+   person's, one that person launched or last started. */
+static bool
+limit_covers(const struct watch_budget *bud, const struct watch_limit *l, const char *cur,
+    const struct instance *in)
+{
+	return counted_in(&bud->fx, money_currency(in->currency), cur) &&
+	    (l->who[0] == '\0' || strcmp(in->user, l->who) == 0);
 }
 
 static void
@@ -811,65 +825,75 @@ budgets(struct watch *w, struct budget_target *t, size_t n, int64_t now)
 {
 	struct watch_budget bud;
 	struct gr_error err = { 0 };
-	char why[EVENT_MSG_MAX], key[64], cur[CURRENCY_MAX], others[64];
+	char why[EVENT_MSG_MAX], name[EVENT_KIND_MAX + TEAM_NAME_MAX + 8];
+	char key[sizeof(name)], mkey[sizeof(name) + 32], cur[CURRENCY_MAX], others[64];
 	int64_t period;
 	bool *done;
 	size_t i, k, outside;
 
-	watch_budget_for(w->cfg, &bud);
-	if (bud.day < 0 && bud.month < 0)
+	watch_budget_for(w->cfg, w->st, &bud);
+	if (bud.n == 0)
 		return;
-	struct { const char *name; int64_t limit; const char *cur; bool day; } chk[] = {
-		{ "budget.day", bud.day, bud.day_currency, true },
-		{ "budget.month", bud.month, bud.month_currency, false },
-	};
 	if (n > 1)	/* t may be NULL when nothing runs: not for qsort */
 		qsort(t, n, sizeof(*t), newest_first);
 	done = xcalloc(n + 1, sizeof(*done));
-	for (k = 0; k < ARRAY_LEN(chk); k++) {
-		if (chk[k].limit < 0)
-			continue;
-		money_currency_set(cur, chk[k].cur);
-		if (!budget_spent(w, &bud, chk[k].name, chk[k].limit, cur, chk[k].day, now,
-		    &period, why, sizeof(why)))
+	for (k = 0; k < bud.n; k++) {
+		const struct watch_limit *l = &bud.limits[k];
+
+		money_currency_set(cur, l->currency);
+		if (l->who[0] != '\0') {
+			/* TRANSLATORS: a person's budget: "budget.day of ann". */
+			snprintf(name, sizeof(name), _("%s of %s"), l->policy, l->who);
+			snprintf(key, sizeof(key), "%s@%s", l->policy, l->who);
+		} else {
+			strlcpy_(name, l->policy, sizeof(name));
+			strlcpy_(key, l->policy, sizeof(key));
+		}
+		if (!budget_spent(w, &bud, l, name, key, cur, now, &period, why, sizeof(why)))
 			continue;
 		/* A budget acts on what it counts: instances billing in a currency it converts. */
 		others[0] = '\0';
 		for (i = outside = 0; i < n; i++)
 			if (t[i].in->state == ST_RUNNING && !counted_in(&bud.fx,
-			    money_currency(t[i].in->currency), cur)) {
+			    money_currency(t[i].in->currency), cur) && (l->who[0] == '\0' ||
+			    strcmp(t[i].in->user, l->who) == 0)) {
 				outside++;
 				if (strstr(others, money_currency(t[i].in->currency)) == NULL)
 					snprintf(others + strlen(others), sizeof(others) -
 					    strlen(others), "%s%s", others[0] ? ", " : "",
 					    money_currency(t[i].in->currency));
 			}
-		snprintf(key, sizeof(key), "watch.%s.exceeded", chk[k].name);
-		if (once_per(w, key, period)) {
+		snprintf(mkey, sizeof(mkey), "watch.%s.exceeded", key);
+		if (once_per(w, mkey, period)) {
 			char scope[EVENT_MSG_MAX / 2] = "";
+			const char *doing = bud.action == WA_NOTIFY ? _("reporting") :
+			    bud.action == WA_STOP ? _("stopping") : _("destroying");
 
 			if (outside > 0)
 				snprintf(scope, sizeof(scope), _(" (not the %zu billing in %s, "
 				    "which it does not count)"), outside, others);
-			emit(w, EV_WARN, "budget-exceeded", chk[k].name, NULL, now, _("%s; %s the "
-			    "running instances, newest first%s"), why, bud.action == WA_NOTIFY ?
-			    _("reporting") : bud.action == WA_STOP ? _("stopping") :
-			    _("destroying"), scope);
+			if (l->who[0] != '\0')
+				emit(w, EV_WARN, "budget-exceeded", l->policy, NULL, now, _("%s; %s "
+				    "the running instances of %s, newest first%s"), why, doing,
+				    l->who, scope);
+			else
+				emit(w, EV_WARN, "budget-exceeded", l->policy, NULL, now, _("%s; %s "
+				    "the running instances, newest first%s"), why, doing, scope);
 		}
 		for (i = 0; i < n; i++) {
 			struct inst_watch *iw = find(w, t[i].in->id);
 
 			if (done[i] || iw == NULL || iw->phase != PH_NONE ||
-			    t[i].in->state != ST_RUNNING ||
-			    !counted_in(&bud.fx, money_currency(t[i].in->currency), cur))
+			    t[i].in->state != ST_RUNNING || !limit_covers(&bud, l, cur, t[i].in))
 				continue;
 			done[i] = true;
-			act(w, t[i].b, iw, bud.action, chk[k].name,
+			act(w, t[i].b, iw, bud.action, l->policy,
 			    cost_clock_now(&w->clk, t[i].in->provider), why);
 			save(w, iw, &err);
 		}
 	}
 	free(done);
+	watch_budget_release(&bud);
 }
 
 /* ---------------------------------------------------------------- groups */
@@ -1099,6 +1123,9 @@ watch_pass(struct watch *w, struct watch_report *r, struct gr_error *err)
 		instance_list_release(&l);
 		return lost(err);
 	}
+	/* Whose each is: a person's budget acts on that person's alone. */
+	if (team_profile(w->cfg))
+		state_journal_users(w->st, l.v, l.n);
 	if (!w->o.dry_run && reconcile_periodic(w->s, &l, failed, w->reconcile_interval,
 	    reconciled, w, &jerr) != GR_OK)
 		fprintf(stderr, _("gpurent watch: reconcile: %s\n"), jerr.msg);

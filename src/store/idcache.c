@@ -1,6 +1,7 @@
 /*
  * idcache.c - the ids of offers and instances last seen, kept in the database for
- * completion and short ids.
+ * completion and short ids. On a team's state each person's rows are their own (who);
+ * a personal state's rows have who ''.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 /* Rows on their way into the cache, in the order they were put. */
 struct putter {
 	struct state *st;
+	const char *who;	/* mine_of */
 	enum idcache_kind kind;
 	int64_t next;		/* the rowid the next row takes: the order it is read in */
 	size_t n;
@@ -45,10 +47,10 @@ flush(struct putter *p, struct gr_error *err)
 	if (p->n == 0)
 		return GR_OK;
 	sb_init(&sql);
-	sb_adds(&sql, "INSERT INTO idcache(rowid, id, kind, provider, descr) VALUES");
+	sb_adds(&sql, "INSERT INTO idcache(rowid, who, id, kind, provider, descr) VALUES");
 	for (i = 0; i < p->n; i++)
-		sb_adds(&sql, i == 0 ? "(?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?)");
-	sb_adds(&sql, " ON CONFLICT(id) DO UPDATE SET rowid = excluded.rowid, kind = "
+		sb_adds(&sql, i == 0 ? "(?, ?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?, ?)");
+	sb_adds(&sql, " ON CONFLICT(who, id) DO UPDATE SET rowid = excluded.rowid, kind = "
 	    "excluded.kind, provider = excluded.provider, descr = excluded.descr");
 	rc = db_prepare_v2(state_db(p->st), sql.buf, -1, &q, NULL);
 	sb_release(&sql);
@@ -56,6 +58,7 @@ flush(struct putter *p, struct gr_error *err)
 		return state_fail(p->st, err, "cannot update the id cache");
 	for (i = 0; i < p->n; i++) {
 		db_bind_int64(q, k++, p->next++);
+		db_bind_text(q, k++, p->who, -1, DB_STATIC);
 		db_bind_text(q, k++, p->rows[i].id, -1, DB_STATIC);
 		db_bind_int(q, k++, p->kind);
 		db_bind_text(q, k++, p->rows[i].provider, -1, DB_STATIC);
@@ -77,6 +80,13 @@ struct idrow {
 
 /* Which other rows of the kind a write deletes first, so that they must not be there. */
 enum others { OTHERS_KEPT, OTHERS_OF_PROVIDERS, OTHERS_ALL };
+
+/* Whose rows: the person acting on a team's state, '' on a personal one. */
+static const char *
+mine_of(struct state *st)
+{
+	return state_team(st) != NULL && state_who(st) != NULL ? state_who(st) : "";
+}
 
 static const char *
 column_or_empty(struct db_stmt *q, int c)
@@ -110,7 +120,7 @@ cached_as(struct state *st, enum idcache_kind kind, const struct idrow *r, size_
     enum others others)
 {
 	struct db_stmt *q = store_prepare(st, "SELECT id, provider, descr FROM idcache WHERE "
-	    "kind = ? ORDER BY rowid", "i", (int)kind);
+	    "who = ? AND kind = ? ORDER BY rowid", "ti", mine_of(st), (int)kind);
 	struct idrow *had = NULL;
 	char **text = NULL;
 	size_t m = 0, cap = 0, i;
@@ -153,6 +163,7 @@ putter_init(struct putter *p, struct state *st, enum idcache_kind kind, struct g
 	struct db_stmt *q = store_prepare(st, "SELECT coalesce(max(rowid), 0) FROM idcache", "");
 
 	p->st = st;
+	p->who = mine_of(st);
 	p->kind = kind;
 	p->n = 0;
 	if (q == NULL || db_step(q) != DB_ROW) {
@@ -196,8 +207,8 @@ write_rows(struct state *st, enum idcache_kind kind, const struct idrow *r, size
 	if (state_begin(st, err) != GR_OK)
 		return err->code;
 	p = xmalloc(sizeof(*p));
-	if (others == OTHERS_ALL && !store_run(st, "DELETE FROM idcache WHERE kind = ?", "i",
-	    (int)kind)) {
+	if (others == OTHERS_ALL && !store_run(st, "DELETE FROM idcache WHERE who = ? AND "
+	    "kind = ?", "ti", mine_of(st), (int)kind)) {
 		state_fail(st, err, "cannot update the id cache");
 		goto fail;
 	}
@@ -205,8 +216,8 @@ write_rows(struct state *st, enum idcache_kind kind, const struct idrow *r, size
 	 * deleting again where it does not is harmless). */
 	for (i = 0; others == OTHERS_OF_PROVIDERS && i < n; i++)
 		if ((i == 0 || strcmp(r[i].provider, r[i - 1].provider) != 0) &&
-		    !store_run(st, "DELETE FROM idcache WHERE kind = ? AND provider = ?", "it",
-		    (int)kind, r[i].provider)) {
+		    !store_run(st, "DELETE FROM idcache WHERE who = ? AND kind = ? AND provider = ?",
+		    "tit", mine_of(st), (int)kind, r[i].provider)) {
 			state_fail(st, err, "cannot update the id cache");
 			goto fail;
 		}
@@ -276,8 +287,9 @@ enum gr_err
 idcache_each(struct state *st, enum idcache_kind kind, const char *prefix,
     void (*fn)(const char *, const char *, void *), void *ctx, struct gr_error *err)
 {
-	struct db_stmt *q = store_prepare(st, "SELECT id, descr FROM idcache WHERE kind = ? AND "
-	    "substr(id, 1, ?) = ? ORDER BY rowid", "iit", (int)kind, (int)strlen(prefix), prefix);
+	struct db_stmt *q = store_prepare(st, "SELECT id, descr FROM idcache WHERE who = ? AND "
+	    "kind = ? AND substr(id, 1, ?) = ? ORDER BY rowid", "tiit", mine_of(st), (int)kind,
+	    (int)strlen(prefix), prefix);
 
 	if (q == NULL)
 		return state_fail(st, err, "cannot read the id cache");

@@ -282,6 +282,10 @@ static const struct step steps[] = {
 	    "CREATE TABLE IF NOT EXISTS team_keys(team TEXT NOT NULL, provider TEXT NOT NULL, "
 	    "public_key TEXT NOT NULL, sealed BLOB NOT NULL, stored_by TEXT NOT NULL, "
 	    "stored_at INTEGER NOT NULL, PRIMARY KEY(team, provider, public_key));" },
+	/* 14: the id cache per person on a team's state (idcache.c): a cache, made anew. */
+	{ .sql = "DROP TABLE IF EXISTS idcache;"
+	    "CREATE TABLE idcache(who TEXT NOT NULL DEFAULT '', id TEXT NOT NULL, kind INTEGER "
+	    "NOT NULL, provider TEXT NOT NULL, descr TEXT NOT NULL, PRIMARY KEY(who, id));" },
 };
 #define STEPS_UNVERSIONED 7
 _Static_assert(ARRAY_LEN(steps) >= STEPS_UNVERSIONED, "the steps before numbering");

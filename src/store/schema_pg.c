@@ -226,5 +226,11 @@ const struct pg_step pg_steps[] = {
 	    "CREATE TABLE team_keys(team TEXT NOT NULL, provider TEXT NOT NULL, "
 	    "public_key TEXT NOT NULL, sealed BYTEA NOT NULL, stored_by TEXT NOT NULL, "
 	    "stored_at BIGINT NOT NULL, PRIMARY KEY(team, provider, public_key));" },
+	/* 15: the id cache per person on a team's state (SQLite's step 14): made anew. */
+	{ .sql = "DROP TABLE IF EXISTS idcache;"
+	    "CREATE TABLE idcache(who TEXT NOT NULL DEFAULT '', id TEXT NOT NULL, kind BIGINT "
+	    "NOT NULL, provider TEXT NOT NULL, descr TEXT NOT NULL, rowid BIGINT NOT NULL, "
+	    "PRIMARY KEY(who, id));"
+	    "CREATE INDEX idcache_order ON idcache(rowid);" },
 };
 const size_t pg_steps_n = sizeof(pg_steps) / sizeof(pg_steps[0]);

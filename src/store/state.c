@@ -523,6 +523,21 @@ state_meta_set(struct state *st, const char *key, const char *value, struct gr_e
 	return GR_OK;
 }
 
+void
+state_meta_each(struct state *st, const char *prefix,
+    void (*fn)(const char *key, const char *value, void *ctx), void *ctx)
+{
+	struct db_stmt *q;
+
+	/* By its first characters, not a range of keys: PostgreSQL may order text by a
+	   collation that is not bytewise. */
+	q = store_prepare(st, "SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY "
+	    "key", "It", (int64_t)strlen(prefix), prefix);
+	while (q != NULL && db_step(q) == DB_ROW)
+		fn((const char *)db_column_text(q, 0), (const char *)db_column_text(q, 1), ctx);
+	db_finalize(q);
+}
+
 /* A launch in flight is a meta row "launch.inflight:ROW" (ROW: its journal row) whose
    value is "WALL PRICE_HOUR LUMP CURRENCY" (state.h, struct launch_cost). */
 #define INFLIGHT_KEY "launch.inflight:"

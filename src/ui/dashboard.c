@@ -17,7 +17,11 @@
 #include "gpurent/config.h"
 #include "gpurent/dashboard.h"
 #include "gpurent/i18n.h"
+#include "gpurent/launch.h"
 #include "gpurent/money.h"
+#include "gpurent/session.h"
+#include "gpurent/state.h"
+#include "gpurent/team.h"
 #include "gpurent/util.h"
 #include "ui.h"
 
@@ -238,12 +242,25 @@ init_ui(struct ui *u, struct session *s, const struct ui_opts *o, struct config 
 	u->idle_minutes = (int)config_get_int(cfg, "dashboard.idle_minutes", 10);
 	{
 		static const char *const keys[] = { "budget.day", "budget.month" };
+		struct shared_budget team;
+		struct state *st;
 		size_t k;
+		/* A team's, beside the team's spend, are in its state (launch.h), as the launch
+		   door and the watcher read them; the profile's keys are not read there. */
+		bool shared = team_profile(cfg) && session_state(s, &st, NULL) == GR_OK;
 
+		if (shared)
+			launch_team_budget(st, &team);
 		for (k = 0; k < 2; k++) {
 			struct ui_budget *b = &u->budgets[u->n_budgets];
 
-			b->amount = config_get_money_in(cfg, keys[k], b->currency);
+			if (!shared)
+				b->amount = config_get_money_in(cfg, keys[k], b->currency);
+			else {
+				b->amount = k == 0 ? team.day : team.month;
+				money_currency_set(b->currency, k == 0 ? team.day_currency :
+				    team.month_currency);
+			}
 			b->day = k == 0;
 			if (b->amount > 0)
 				u->n_budgets++;

@@ -12,6 +12,9 @@
 #include "gpurent/i18n.h"
 #include "gpurent/money.h"
 #include "gpurent/remote_job.h"
+#include "gpurent/session.h"
+#include "gpurent/state.h"
+#include "gpurent/team.h"
 #include "gpurent/util.h"
 #include "ui.h"
 
@@ -168,12 +171,21 @@ static void
 details_text(struct ui *u, const struct instance *in, struct sb *text)
 {
 	char val[256], state[32], name[128], cmd[1024], age[32], head[64];
+	struct instance whose = *in;
+	struct config *cfg;
+	struct state *st;
 	struct cell c;
 	size_t i, k;
+	bool team = session_config(u->s, &cfg, NULL) == GR_OK && team_profile(cfg);
 
+	/* USER in a team profile only, as ls shows it: who launched or last started it. */
+	if (team && session_state(u->s, &st, NULL) == GR_OK)
+		state_journal_users(st, &whose, 1);
 	for (i = 0; i < ICOL__COUNT; i++) {
+		if (i == ICOL_USER && !team)
+			continue;
 		memset(&c, 0, sizeof(c));
-		instance_cell(in, i, &c, &u->now);
+		instance_cell(&whose, i, &c, &u->now);
 		sb_addf(text, "%s %s\n", ui_text_fit(head, sizeof(head),
 		    _(instance_columns[i].header), 14, false), cell_text(&c, val, sizeof(val), true));
 	}

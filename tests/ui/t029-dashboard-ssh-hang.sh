@@ -24,8 +24,7 @@ HANG
 chmod +x "$TMP/remote-bin/tail"
 : >"$T/hang"
 
-# Tall enough for the whole detail pane (USER is a row of it now) and the log under it.
-start_dash 160 50
+start_dash 160 40
 keys 2
 wait_for "^  $id .*running" 100 || fail "instances: $(screen)"
 keys Enter
