@@ -7,8 +7,9 @@
 # usage: bench/chaos.sh [path/to/gpurent]   (default: build/gpurent; SEED=N, default the
 #        time; OPS=N, default 10000; CLIENTS=N, default 8; DEADLINE=S: after S seconds no
 #        more operations, those run checked; KEEP=1 keeps its directory). The full mix:
-#        managed jobs, and run, logs and cp, over a real sshd that is stopped at times, and
-#        the shell as a client, among the rest.
+#        managed jobs, and run, logs and cp, over a real sshd that is stopped at times, the
+#        shell as a client, and instance guards whose agents stop their vast instances at a
+#        deadline, among the rest.
 set -eu
 G=$(realpath "${1:-build/gpurent}")
 SEED=${SEED:-$(date +%s)}

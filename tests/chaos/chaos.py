@@ -10,9 +10,9 @@ The seed draws every operation, which client runs it, its arguments and its faul
 anything runs: the history (--log, one line per operation in plan order) is the same for the
 same seed whatever the outcomes; --plan-only writes it and runs nothing. --full-mix adds
 managed jobs (run --managed on the built-in simulator, whose instances reach a real sshd),
-run, logs and cp over that sshd (stopped at times), and the shell as a client, drawn from a
-stream of their own: without it a seed's history is
-what it always was. Exit status 0 when
+run, logs and cp over that sshd (stopped at times), the shell as a client, and instance
+guards (guard install --until on vast instances behind that sshd), drawn from a stream of
+their own: without it a seed's history is what it always was. Exit status 0 when
 every invariant held, 1 when one did not (the first failing check and the seed on stderr),
 2 on a usage or set-up error. Standard library only.
 """
@@ -87,6 +87,12 @@ def pick(rng, weighted):
 # history is the same without it), these shares become a managed job or a shell session.
 FULL_MIX_READS = ('ls', 'costs', 'audit', 'offers', 'reconcile')
 MANAGED_PCT, SHELL_PCT, REMOTE_PCT = 20, 15, 20
+# Of the rest, these become an instance guard (`guard install --until`) on a vast instance;
+# its parameters come from the op's fault seed, not the mix's stream, so that every other
+# operation of a full-mix history stays what it was.
+GUARD_PCT = 10
+GUARD_UNTIL = (3, 8)       # the guard's deadline: seconds after its install, at least, below
+GUARD_MARGIN = 5           # seconds past its deadline by which its instance is stopped
 MANAGED_COUNT = 12         # the job counts to this, a count every 0.3 s, checkpointed
 
 
@@ -95,9 +101,17 @@ def full_mix(op, mix):
     fault none, or kill -9 of its command (the managed job's controller: the watcher
     drives the job on)."""
     r = mix.randrange(100)
-    if op['op'] not in FULL_MIX_READS or r >= MANAGED_PCT + SHELL_PCT + REMOTE_PCT:
+    if op['op'] not in FULL_MIX_READS or r >= MANAGED_PCT + SHELL_PCT + REMOTE_PCT + GUARD_PCT:
         return
     op.pop('kill_ms', None)
+    if r >= MANAGED_PCT + SHELL_PCT + REMOTE_PCT:
+        # A guard whose deadline comes a few seconds after its install; with watch-killed,
+        # the watcher killed -9 from the install until past the deadline: the agent alone.
+        op['op'] = 'guard'
+        op['args'] = {'provider': 'vast', 'until': GUARD_UNTIL[0] + op['fault_seed'] %
+                      (GUARD_UNTIL[1] - GUARD_UNTIL[0])}
+        op['fault'] = 'watch-killed' if op['fault_seed'] % 3 == 0 else 'none'
+        return
     op['args'] = {'provider': 'sim'}
     if r >= MANAGED_PCT + SHELL_PCT:
         # run, cp and logs on one of the client's instances of the built-in simulator,
@@ -207,6 +221,9 @@ class Run:
         self.watch = None
         self.sshd = None
         self.sshd_lock = threading.Lock()
+        self.watch_lock = threading.Lock()
+        self.guard_server = None   # vast's world, its instances' ssh at the sshd (--full-mix)
+        self.guards = {}           # instance id -> its guard's deadline (wall clock) and more
         self.slots_of = {}         # client -> its request slots
         self.checks = {}
         self.first_failure = None
@@ -392,6 +409,13 @@ class Run:
             subprocess.run(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f',
                             os.path.join(ssh, k)], check=True, stdout=subprocess.DEVNULL)
         shutil.copy(os.path.join(ssh, 'user.pub'), os.path.join(ssh, 'authorized_keys'))
+        # The guard's install keeps an @reboot line in crontab: a stand-in that keeps the
+        # table in a file, never the user's own.
+        os.makedirs(os.path.join(ssh, 'bin'))
+        with open(os.path.join(ssh, 'bin', 'crontab'), 'w') as f:
+            f.write('#!/bin/sh\nf=$(dirname "$0")/crontab.txt\ncase $1 in -l) cat "$f" '
+                    '2>/dev/null ;; -) cat >"$f" ;; *) exit 2 ;; esac\n')
+        os.chmod(os.path.join(ssh, 'bin', 'crontab'), 0o755)
         os.chmod(os.path.join(ssh, 'authorized_keys'), 0o600)
         if os.getuid() == 0:
             os.makedirs('/run/sshd', exist_ok=True)
@@ -405,9 +429,10 @@ class Run:
                         'AuthorizedKeysFile %s/authorized_keys\nPasswordAuthentication no\n'
                         'KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n'
                         'StrictModes no\nUsePAM no\nMaxStartups 100\nMaxSessions 100\n'
-                        'Subsystem sftp internal-sftp\nSetEnv HOME=%s\nPrintMotd no\n'
+                        'Subsystem sftp internal-sftp\nSetEnv HOME=%s PATH=%s/bin:'
+                        '/usr/local/bin:/usr/bin:/bin\nPrintMotd no\n'
                         'PermitUserRC no\nUseDNS no\nX11Forwarding no\n'
-                        % (port, ssh, ssh, home))
+                        % (port, ssh, ssh, home, ssh))
             self.sshd_port = port
             if self.start_sshd():
                 break
@@ -420,6 +445,11 @@ class Run:
                      ['config', 'set', 'ssh.config', '/dev/null']):
             self.configure(argv)
         self.job_gpu = self.cheap_gpu('sim', 'the managed jobs')
+        # The guards: a server of vast's world whose instances' ssh is the sshd (the main
+        # one's lead nowhere), fault-free and up for the whole run, as the agents' API; an
+        # agent samples and decides every second.
+        self.guard_server = self.serve('vast', [], 'guard')
+        self.configure(['config', 'set', 'guard.interval', '1s'])
         # Counts to MANAGED_COUNT, resuming from its checkpoint's length.
         self.job_src = os.path.join(self.dir, 'job')
         os.makedirs(self.job_src)
@@ -508,6 +538,8 @@ class Run:
                                    'sh', 'count.sh'], **kw)
             elif kind == 'remote':
                 self.remote(op, who)
+            elif kind == 'guard':
+                self.guard(op, who)
             elif kind == 'shell':
                 # The shell as a client: a script of commands on its standard input.
                 self.g(who, kind, ['shell'], stdin=b'ls\ncosts\naudit\noffers -n 3\n', **kw)
@@ -585,6 +617,58 @@ class Run:
             if stopper:
                 stopper.join()
 
+    def guard(self, op, who):
+        """`gpurent guard install --until` on one of this client's running vast instances
+        not guarded yet (else one rented for it), through the guard's server: the agent, on
+        the "instance" behind the sshd, stops it through vast's API with the instance's own
+        key at its deadline (check_guard). With watch-killed the watcher is killed -9 before
+        the install and started again only once the deadline passed."""
+        env = self.client_env(('vast', self.guard_server[0]))
+        with self.lock:
+            mine = sorted(i for sl, i in self.ids.items() if i.startswith('vast:') and
+                          sl in self.slots_of.get(who, ()) and i not in self.guards)
+        running = {ID_OF['vast'](int(r['id'].split('-')[-1]))
+                   for r in self.world_rows('vast', 'state = %d' % ST_RUNNING)}
+        mine = [i for i in mine if i in running]
+        if mine:
+            iid = mine[op['n'] % len(mine)]
+        else:
+            r, out = self.g(who, 'launch-req', ['-p', 'vast', 'launch', '--max-price',
+                                                str(MAX_PRICE), '--label', 'r%d' % op['n'],
+                                                '--disk', '20', '--wait', '--timeout', '60',
+                                                '-o', 'ids'], env=env)
+            if r['rc'] != 0 or not out.split():
+                return
+            iid = out.split()[-1]
+            with self.lock:
+                self.ids['r%d' % op['n']] = iid
+        # The stand-in of the container's environment: its id and its own API key.
+        env['GPURENT_GUARD_ENVIRON'] = os.path.join(self.world('vast'), 'instance-env',
+                                                    iid.split(':')[1])
+        killed = op['fault'] == 'watch-killed'
+        if killed:
+            self.watch_lock.acquire()
+            if self.watch.poll() is None:
+                with self.lock:
+                    self.kills += 1
+            self.end(self.watch)
+        try:
+            until = op['args']['until']
+            r, _ = self.g(who, 'guard', ['guard', 'install', iid, '--until', '%ds' % until],
+                          env=env)
+            if r['rc'] == 0:
+                with self.lock:
+                    self.guards[iid] = {'until': r['at'] + until, 'at': r['at'],
+                                        'argv': r['argv']}
+                if killed:
+                    wait = r['at'] + until + 2 - time.time()
+                    if wait > 0:
+                        time.sleep(wait)
+        finally:
+            if killed:
+                self.start_watch()
+                self.watch_lock.release()
+
     def bounce_sshd(self):
         """The sshd stopped with its connections, and started again a moment later."""
         with self.sshd_lock:
@@ -651,11 +735,12 @@ class Run:
                        home=self.world(d) if d != 'sim' else None)
                 self.count_fault('preempt')
         elif kind == 'kill-watch':
-            if self.watch.poll() is None:
-                with self.lock:
-                    self.kills += 1
-            self.end(self.watch)
-            self.start_watch()
+            with self.watch_lock:
+                if self.watch.poll() is None:
+                    with self.lock:
+                        self.kills += 1
+                self.end(self.watch)
+                self.start_watch()
         elif kind == 'checkpoint':
             self.checkpoint('checkpoint at operation %d' % op['n'])
 
@@ -917,6 +1002,7 @@ class Run:
             t.join()
         # Settle: the watcher's last pass done, then one fault-free listing that every
         # instance is observed by, as a user's next command would.
+        self.await_handlers(self.watch)
         if self.watch.poll() is not None:
             self.fail('exit-status', 'gpurent watch ended on its own, status %d (watch.log)'
                       % self.watch.returncode)
@@ -931,6 +1017,55 @@ class Run:
         self.check_integrity()
         if self.a.full_mix:
             self.check_managed()
+            self.check_guard()
+
+    @staticmethod
+    def await_handlers(p):
+        """Wait (10 s at most) until p catches SIGTERM: a watcher started again by the last
+        operation is not to be stopped before it can end as it should."""
+        deadline = time.time() + 10
+        while p.poll() is None and time.time() < deadline:
+            try:
+                with open('/proc/%d/status' % p.pid) as f:
+                    cgt = re.search(r'^SigCgt:\s*([0-9a-f]+)', f.read(), re.M)
+                if cgt and int(cgt.group(1), 16) & (1 << (signal.SIGTERM - 1)):
+                    return
+            except OSError:
+                return
+            time.sleep(0.02)
+
+    def check_guard(self):
+        """Each guard installed: once its deadline is GUARD_MARGIN seconds past, its instance
+        is stopped (or gone) by the provider's own record, unless a start of it came after
+        the install (the agent ends once it has stopped its instance)."""
+        with self.lock:
+            guards = dict(self.guards)
+        if not guards:
+            return
+        # The last deadlines are a few seconds off: waited for, bounded by them.
+        wait = max(g['until'] for g in guards.values()) + GUARD_MARGIN - time.time()
+        if wait > 0:
+            time.sleep(wait)
+        state_of = {ID_OF['vast'](int(r['id'].split('-')[-1])): r['state']
+                    for r in self.world_rows('vast')}
+        for iid, g in sorted(guards.items()):
+            restarted = any(r.get('id') == iid and r['op'] == 'start' and
+                            r['at'] - r['secs'] > g['at'] for r in self.results)
+            st = state_of.get(iid)
+            if restarted or st in STOP_DONE:
+                self.held('guard')
+                continue
+            log = os.path.join(self.dir, 'userhome', '.gpurent-guard',
+                               'vast-' + iid.split(':')[1], 'log')
+            try:
+                with open(log) as f:
+                    said = ' / '.join(f.read().split('\n')[-4:]).strip()
+            except OSError:
+                said = 'no agent log'
+            self.fail('guard', 'gpurent %s exited 0; %d s past its deadline the provider has '
+                      '%s in state %s (agent: %s)' % (' '.join(g['argv']), int(time.time() -
+                                                                               g['until']),
+                                                       iid, st, said))
 
     def check_managed(self):
         """Each managed job: never two of its attempts' machines rented at once, by the
@@ -974,6 +1109,9 @@ class Run:
     def close(self):
         for srv in self.servers.values():
             srv[2].close()
+        if self.guard_server:
+            self.guard_server[2].close()
+        self.stop_agents()
         with self.lock:
             self.closing = True
         with self.sshd_lock:
@@ -984,6 +1122,18 @@ class Run:
             left = list(self.procs)
         for p in left:
             self.end(p)
+
+    def stop_agents(self):
+        """The guards' agents still waiting for their deadlines: each by its pid file, when
+        it names a running agent.sh (its directory in the sshd's HOME)."""
+        root = os.path.join(self.dir, 'userhome', '.gpurent-guard')
+        for d in sorted(os.listdir(root)) if os.path.isdir(root) else ():
+            try:
+                pid = int(open(os.path.join(root, d, 'pid')).read().strip())
+                if b'agent.sh' in open('/proc/%d/cmdline' % pid, 'rb').read():
+                    os.kill(pid, signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
 
     def start_sshd(self):
         """sshd on its config (setup_managed's); whether it listens."""
