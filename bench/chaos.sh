@@ -9,7 +9,8 @@
 #        more operations, those run checked; KEEP=1 keeps its directory). The full mix:
 #        managed jobs, and run, logs and cp, over a real sshd that is stopped at times, the
 #        shell as a client, and instance guards whose agents stop their vast instances at a
-#        deadline, among the rest.
+#        deadline, among the rest; and, as root, jobs submitted and cancelled on a real Slurm
+#        cluster (--slurm; SLURM=0 leaves it out, as it must when not root).
 set -eu
 G=$(realpath "${1:-build/gpurent}")
 SEED=${SEED:-$(date +%s)}
@@ -18,12 +19,14 @@ CLIENTS=${CLIENTS:-8}
 here=$(dirname "$(realpath "$0")")
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpurent-chaos-bench.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$TMP"' EXIT
+mix=(--full-mix)
+[ "${SLURM:-1}" = 0 ] || mix+=(--slurm)
 rc=0
 python3 "$here/../tests/chaos/chaos.py" --gpurent "$G" --seed "$SEED" --ops "$OPS" \
 	--clients "$CLIENTS" --dir "$TMP/run" --log "$TMP/history" --report "$TMP/report" \
-	--progress 500 --deadline "${DEADLINE:-0}" --full-mix || rc=$?
+	--progress 500 --deadline "${DEADLINE:-0}" "${mix[@]}" || rc=$?
 python3 "$here/../tests/chaos/chaos.py" --gpurent "$G" --seed "$SEED" --ops "$OPS" \
-	--clients "$CLIENTS" --plan-only --full-mix --log "$TMP/plan"
+	--clients "$CLIENTS" --plan-only "${mix[@]}" --log "$TMP/plan"
 cat "$TMP/report"
 echo
 # Each line of the history run is a line of the seed's (all of them without a deadline).

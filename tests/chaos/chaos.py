@@ -4,7 +4,7 @@ group and a conductor work against `gpurent sim serve` worlds of four dialects w
 arrive; then invariants are checked against the worlds' own databases, not gpurent's view.
 
   chaos.py --gpurent BIN --seed N --ops N [--clients N] [--dir DIR] [--log FILE]
-           [--report FILE] [--plan-only] [--keep] [--full-mix]
+           [--report FILE] [--plan-only] [--keep] [--full-mix] [--slurm]
 
 The seed draws every operation, which client runs it, its arguments and its fault, before
 anything runs: the history (--log, one line per operation in plan order) is the same for the
@@ -12,7 +12,8 @@ same seed whatever the outcomes; --plan-only writes it and runs nothing. --full-
 managed jobs (run --managed on the built-in simulator, whose instances reach a real sshd),
 run, logs and cp over that sshd (stopped at times), the shell as a client, and instance
 guards (guard install --until on vast instances behind that sshd), drawn from a stream of
-their own: without it a seed's history is what it always was. Exit status 0 when
+their own: without it a seed's history is what it always was. --slurm (root) adds jobs
+submitted and cancelled on a real two-node Slurm cluster, from a stream of their own too. Exit status 0 when
 every invariant held, 1 when one did not (the first failing check and the seed on stderr),
 2 on a usage or set-up error. Standard library only.
 """
@@ -128,10 +129,41 @@ def full_mix(op, mix):
             mix.randrange(30, 700)
 
 
-def make_plan(seed, n_ops, n_clients, full=False):
+# --slurm: of the client operations still reads after the rest, this share become a job
+# submitted (launch on the cluster's offer, labelled with its request's slot) or cancelled
+# (destroy) through gpurent's slurm provider, from a stream of their own; a third of them
+# kill -9 their command a drawn while in.
+SLURM_PCT = 50
+SLURM_OFFER = 'slurm:gpu/h100'
+SLURM_PRICE = '0.10'       # slurm.price.h100: budgets count the jobs
+
+
+def slurm_mix(op, sl, slots):
+    """A read op made a submission or a cancel of a job on the Slurm cluster, from the
+    stream sl; slots: the client's jobs' slots so far."""
+    r, r_kind, r_fault, kill_ms = (sl.randrange(100), sl.randrange(100), sl.randrange(100),
+                                   sl.randrange(20, 400))
+    if op['op'] not in FULL_MIX_READS or r >= SLURM_PCT:
+        return
+    op.pop('kill_ms', None)
+    if slots and r_kind < 40:
+        op['op'] = 'slurm-cancel'
+        op['args'] = {'provider': 'slurm', 'slot': slots[r_kind % len(slots)]}
+    else:
+        op['op'] = 'slurm-launch'
+        op['args'] = {'provider': 'slurm', 'slot': 's%d' % op['n']}
+        slots.append(op['args']['slot'])
+    op['fault'] = 'kill' if r_fault < 30 else 'none'
+    if op['fault'] == 'kill':
+        op['kill_ms'] = kill_ms
+
+
+def make_plan(seed, n_ops, n_clients, full=False, slurm=False):
     """The whole history, from the seed alone: a list of dicts in plan order."""
     rng = random.Random(seed)
     mix = random.Random(seed * 7919 + 1) if full else None
+    sl = random.Random(seed * 6151 + 2) if slurm else None
+    sl_slots = {c: [] for c in range(n_clients)}
     plan, slots, room = [], {c: [] for c in range(n_clients)}, BUDGET_ROOM
     for i in range(n_ops):
         op = {'n': i}
@@ -184,6 +216,8 @@ def make_plan(seed, n_ops, n_clients, full=False):
             op['kill_ms'] = rng.randrange(30, 700)
         if mix:
             full_mix(op, mix)
+        if sl:
+            slurm_mix(op, sl, sl_slots[c])
         plan.append(op)
     return plan
 
@@ -224,6 +258,7 @@ class Run:
         self.watch_lock = threading.Lock()
         self.guard_server = None   # vast's world, its instances' ssh at the sshd (--full-mix)
         self.guards = {}           # instance id -> its guard's deadline (wall clock) and more
+        self.slurm_dir = None      # the Slurm cluster's (--slurm)
         self.slots_of = {}         # client -> its request slots
         self.checks = {}
         self.first_failure = None
@@ -371,7 +406,10 @@ class Run:
             # Preempted from the seed, on the provider's clock, a while after launch.
             self.servers[d] = self.serve(d, ['--preempt-after', '60s', '--preempt-seed',
                                              str(self.a.seed)], 'main')
-        for argv in (['config', 'set', 'providers', ','.join(PROVIDERS)],
+        if self.a.slurm:
+            self.setup_slurm()
+        for argv in (['config', 'set', 'providers', ','.join(PROVIDERS + (['slurm'] if
+                                                                  self.a.slurm else []))],
                      ['config', 'set', 'fx.CNY', str(CNY_USD)],
                      ['config', 'set', 'http.timeout', '1'],
                      ['config', 'set', 'ppio.image', 'ubuntu:22.04']):
@@ -382,6 +420,43 @@ class Run:
         if self.a.full_mix:
             self.setup_managed()
         self.start_watch()
+
+    def setup_slurm(self):
+        """A real two-node Slurm cluster (tests/slurm/cluster; root), its slurmrestd the
+        slurm provider's, with a day's token, and a price per GPU-hour."""
+        self.slurm_dir = os.path.join(self.dir, 'slurm')
+        cluster = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'slurm',
+                               'cluster')
+        # Its output to a file: the daemons it starts keep a pipe open for good.
+        log = os.path.join(self.dir, 'slurm-cluster.log')
+        with open(log, 'w') as f:
+            rc = subprocess.run([cluster, 'start', self.slurm_dir], stdout=f,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode
+        if rc != 0:
+            self.slurm_dir = None      # the script stopped what it had started
+            raise Fail('set-up: the Slurm cluster did not start (%s): %s' %
+                       (log, open(log).read().strip()[-2000:]))
+        with open(os.path.join(self.slurm_dir, 'env')) as f:
+            for line in f:
+                m = re.match(r'export (\w+)=(.*)$', line.strip())
+                if m:
+                    self.env[m.group(1)] = m.group(2)
+        token = self.slurm_cmd(['scontrol', 'token', 'username=root', 'lifespan=86400'])
+        if token is None:
+            raise Fail('set-up: scontrol token failed')
+        self.env['SLURM_JWT'] = token.strip()
+        self.configure(['config', 'set', 'slurm.price.h100', SLURM_PRICE])
+        self.configure(['config', 'set', 'slurm.workdir', os.path.join(self.slurm_dir,
+                                                                       'jobs')])
+
+    def slurm_cmd(self, argv):
+        """A Slurm client command as root through munge (not the token); its stdout, or
+        None when it failed."""
+        env = dict(self.env)
+        env.pop('SLURM_JWT', None)
+        r = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        return r.stdout if r.returncode == 0 else None
 
     def configure(self, argv):
         r, _ = self.g('setup', 'config', argv, record=False)
@@ -540,6 +615,20 @@ class Run:
                 self.remote(op, who)
             elif kind == 'guard':
                 self.guard(op, who)
+            elif kind == 'slurm-launch':
+                r, out = self.g(who, kind, ['launch', SLURM_OFFER, '--label', a['slot'],
+                                            '-o', 'ids'], **kw)
+                r['slot'] = a['slot']
+                if r['rc'] == 0 and out.split():
+                    with self.lock:
+                        self.ids[a['slot']] = out.split()[-1]
+            elif kind == 'slurm-cancel':
+                iid = self.resolve(a['slot'], who)
+                if iid is None:
+                    return
+                r, _ = self.g(who, kind, ['destroy', '--yes', iid], **kw)
+                r['slot'] = a['slot']
+                r['id'] = iid
             elif kind == 'shell':
                 # The shell as a client: a script of commands on its standard input.
                 self.g(who, kind, ['shell'], stdin=b'ls\ncosts\naudit\noffers -n 3\n', **kw)
@@ -1018,6 +1107,46 @@ class Run:
         if self.a.full_mix:
             self.check_managed()
             self.check_guard()
+        if self.a.slurm:
+            self.check_slurm()
+
+    def check_slurm(self):
+        """By Slurm's own records (squeue of every state; a job stays listed MinJobAge,
+        5 minutes, after it ends): no request's slot submitted as two jobs (slurm-twice),
+        every job of a slot known to gpurent (slurm-orphan), and each cancel that exited 0
+        done (slurm-cancel: the job cancelled or ended)."""
+        out = self.slurm_cmd(['squeue', '-h', '-t', 'all', '-o', '%i|%j|%T'])
+        if out is None:
+            self.fail('set-up', 'squeue failed at the end')
+            return
+        jobs = [l.split('|', 2) for l in out.splitlines() if l.count('|') >= 2]
+        by_slot, state_of = {}, {}
+        for jid, name, st in jobs:
+            state_of['slurm:' + jid] = st
+            if re.match(r's[0-9]+$', name):
+                by_slot.setdefault(name, []).append('slurm:' + jid)
+        known = self.known()
+        for slot, ids in sorted(by_slot.items()):
+            if len(ids) > 1:
+                self.fail('slurm-twice', 'request %s was submitted to Slurm %d times: %s' %
+                          (slot, len(ids), ids))
+            else:
+                self.held('slurm-twice')
+            for iid in ids:
+                if iid not in known:
+                    self.fail('slurm-orphan', '%s (%s) is in Slurm\'s queue; gpurent never '
+                              'knew it' % (iid, slot))
+                else:
+                    self.held('slurm-orphan')
+        for r in self.results:
+            if r['op'] != 'slurm-cancel' or r['rc'] != 0 or r['id'] not in state_of:
+                continue
+            st = state_of[r['id']]
+            if st in ('CANCELLED', 'COMPLETING', 'COMPLETED', 'FAILED', 'TIMEOUT'):
+                self.held('slurm-cancel')
+            else:
+                self.fail('slurm-cancel', 'gpurent %s exited 0; Slurm has the job %s' %
+                          (' '.join(r['argv']), st))
 
     @staticmethod
     def await_handlers(p):
@@ -1112,6 +1241,11 @@ class Run:
         if self.guard_server:
             self.guard_server[2].close()
         self.stop_agents()
+        if self.slurm_dir:
+            cluster = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'slurm',
+                                   'cluster')
+            subprocess.run([cluster, 'stop', self.slurm_dir], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
         with self.lock:
             self.closing = True
         with self.sshd_lock:
@@ -1188,11 +1322,13 @@ def main():
     ap.add_argument('--keep', action='store_true')
     ap.add_argument('--full-mix', action='store_true',
                     help='managed jobs over a real sshd, and the shell as a client')
+    ap.add_argument('--slurm', action='store_true',
+                    help='jobs submitted and cancelled on a real Slurm cluster (root)')
     ap.add_argument('--progress', type=int, default=0, help='say how far every N operations')
     ap.add_argument('--deadline', type=int, default=0,
                     help='after this many seconds, run no more operations; check')
     a = ap.parse_args()
-    plan = make_plan(a.seed, a.ops, a.clients, a.full_mix)
+    plan = make_plan(a.seed, a.ops, a.clients, a.full_mix, a.slurm)
     if a.plan_only:
         with open(a.log or '/dev/stdout', 'w') as f:
             for op in plan:
