@@ -10,7 +10,8 @@
 #        managed jobs, and run, logs and cp, over a real sshd that is stopped at times, the
 #        shell as a client, and instance guards whose agents stop their vast instances at a
 #        deadline, among the rest; and, as root, jobs submitted and cancelled on a real Slurm
-#        cluster (--slurm; SLURM=0 leaves it out, as it must when not root).
+#        cluster (--slurm; SLURM=0 leaves it out, as it must when not root), and the
+#        dashboard in tmux driven by keys (--dashboard; DASHBOARD=0 leaves it out).
 set -eu
 G=$(realpath "${1:-build/gpurent}")
 SEED=${SEED:-$(date +%s)}
@@ -21,6 +22,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpurent-chaos-bench.XXXXXX")
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$TMP"' EXIT
 mix=(--full-mix)
 [ "${SLURM:-1}" = 0 ] || mix+=(--slurm)
+[ "${DASHBOARD:-1}" = 0 ] || mix+=(--dashboard)
 rc=0
 python3 "$here/../tests/chaos/chaos.py" --gpurent "$G" --seed "$SEED" --ops "$OPS" \
 	--clients "$CLIENTS" --dir "$TMP/run" --log "$TMP/history" --report "$TMP/report" \

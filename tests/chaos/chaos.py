@@ -4,7 +4,7 @@ group and a conductor work against `gpurent sim serve` worlds of four dialects w
 arrive; then invariants are checked against the worlds' own databases, not gpurent's view.
 
   chaos.py --gpurent BIN --seed N --ops N [--clients N] [--dir DIR] [--log FILE]
-           [--report FILE] [--plan-only] [--keep] [--full-mix] [--slurm]
+           [--report FILE] [--plan-only] [--keep] [--full-mix] [--slurm] [--dashboard]
 
 The seed draws every operation, which client runs it, its arguments and its fault, before
 anything runs: the history (--log, one line per operation in plan order) is the same for the
@@ -13,7 +13,8 @@ managed jobs (run --managed on the built-in simulator, whose instances reach a r
 run, logs and cp over that sshd (stopped at times), the shell as a client, and instance
 guards (guard install --until on vast instances behind that sshd), drawn from a stream of
 their own: without it a seed's history is what it always was. --slurm (root) adds jobs
-submitted and cancelled on a real two-node Slurm cluster, from a stream of their own too. Exit status 0 when
+submitted and cancelled on a real two-node Slurm cluster, --dashboard the dashboard in tmux
+driven by keys (views, a stop confirmed), each from a stream of its own too. Exit status 0 when
 every invariant held, 1 when one did not (the first failing check and the seed on stderr),
 2 on a usage or set-up error. Standard library only.
 """
@@ -158,11 +159,38 @@ def slurm_mix(op, sl, slots):
         op['kill_ms'] = kill_ms
 
 
-def make_plan(seed, n_ops, n_clients, full=False, slurm=False):
+# --dashboard: of the client operations still reads after the rest, this share drive the
+# one dashboard (in tmux), from a stream of their own: views switched by their keys, or a
+# stop ordered from the instances view and confirmed.
+DASH_PCT = 30
+DASH_VIEW_KEYS = ['1', '2', '3', '4', '5', '6', '7', 'Tab', 'BTab', 'r', 'j', 'G', 'g']
+DASH_SIZE = (160, 50)
+# What a terminal must never be shown: C0 controls but the newline, DEL, C1 controls.
+CONTROL = re.compile('[\x00-\x09\x0b-\x1f\x7f-\x9f]')
+
+
+def dash_mix(op, dm):
+    """A read op made a drive of the dashboard, from the stream dm."""
+    r, r_kind = dm.randrange(100), dm.randrange(100)
+    keys = [dm.choice(DASH_VIEW_KEYS) for _ in range(3)]
+    if op['op'] not in FULL_MIX_READS or r >= DASH_PCT:
+        return
+    op.pop('kill_ms', None)
+    op['fault'] = 'none'
+    if r_kind < 40:
+        op['op'] = 'dash-stop'
+        op['args'] = {'provider': 'any'}
+    else:
+        op['op'] = 'dash-views'
+        op['args'] = {'provider': 'any', 'keys': ','.join(keys)}
+
+
+def make_plan(seed, n_ops, n_clients, full=False, slurm=False, dash=False):
     """The whole history, from the seed alone: a list of dicts in plan order."""
     rng = random.Random(seed)
     mix = random.Random(seed * 7919 + 1) if full else None
     sl = random.Random(seed * 6151 + 2) if slurm else None
+    dm = random.Random(seed * 4099 + 5) if dash else None
     sl_slots = {c: [] for c in range(n_clients)}
     plan, slots, room = [], {c: [] for c in range(n_clients)}, BUDGET_ROOM
     for i in range(n_ops):
@@ -218,6 +246,8 @@ def make_plan(seed, n_ops, n_clients, full=False, slurm=False):
             full_mix(op, mix)
         if sl:
             slurm_mix(op, sl, sl_slots[c])
+        if dm:
+            dash_mix(op, dm)
         plan.append(op)
     return plan
 
@@ -259,6 +289,9 @@ class Run:
         self.guard_server = None   # vast's world, its instances' ssh at the sshd (--full-mix)
         self.guards = {}           # instance id -> its guard's deadline (wall clock) and more
         self.slurm_dir = None      # the Slurm cluster's (--slurm)
+        self.dash_lock = threading.Lock()
+        self.dash_sock = None      # the dashboard's tmux server (--dashboard)
+        self.dash_stops = []       # (instance id, when) the dashboard said it is stopping
         self.slots_of = {}         # client -> its request slots
         self.checks = {}
         self.first_failure = None
@@ -419,6 +452,8 @@ class Run:
         self.group(0, 1)
         if self.a.full_mix:
             self.setup_managed()
+        if self.a.dashboard:
+            self.start_dash()
         self.start_watch()
 
     def setup_slurm(self):
@@ -457,6 +492,122 @@ class Run:
         r = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            universal_newlines=True)
         return r.stdout if r.returncode == 0 else None
+
+    # -- the dashboard (--dashboard) -----------------------------------------------------
+    def tm(self, *argv, check=False):
+        """tmux on the dashboard's own server (no user config); its stdout."""
+        r = subprocess.run(['tmux', '-u', '-L', self.dash_sock, '-f', '/dev/null'] +
+                           list(argv), env=self.client_env(), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+        if check and r.returncode != 0:
+            raise Fail('tmux %s: %s' % (' '.join(argv), r.stderr.strip()))
+        return r.stdout if r.returncode == 0 else ''
+
+    def screen(self):
+        return self.tm('capture-pane', '-p', '-t', 'dash')
+
+    def dash_wait(self, regex, secs=10):
+        """The screen once it matches regex (within secs), else None."""
+        deadline = time.time() + secs
+        while True:
+            text = self.screen()
+            if re.search(regex, text, re.M):
+                return text
+            if time.time() > deadline:
+                return None
+            time.sleep(0.1)
+
+    def start_dash(self):
+        """`gpurent dashboard` in a pane of a tmux server of the run's own, against the
+        same worlds as the clients; the pane says DASH-EXIT-STATUS should it ever end."""
+        if shutil.which('tmux') is None:
+            raise Fail('set-up: --dashboard needs tmux')
+        self.dash_sock = 'gpurent-chaos-%d' % os.getpid()
+        w, h = DASH_SIZE
+        self.tm('new-session', '-d', '-s', 'dash', '-x', str(w), '-y', str(h),
+                "sh -c 'exec \"$0\" dashboard' '%s'; echo DASH-EXIT-$?; sleep 3600" %
+                self.bin, check=True)
+        if self.dash_wait(r'^ burn ', 20) is None:
+            raise Fail('set-up: the dashboard did not start: %s' % self.screen())
+
+    def dash_check(self, text, what):
+        """After each drive: the dashboard runs, and its screen holds no control
+        character."""
+        text = self.screen() if text is None else text
+        if 'DASH-EXIT-' in text:
+            self.fail('dashboard', 'the dashboard ended after %s: %s' % (
+                what, re.search(r'DASH-EXIT-\S*', text).group(0)))
+            return False
+        m = CONTROL.search(text)
+        if m:
+            self.fail('dashboard', 'after %s its screen shows the control character %r: %r' %
+                      (what, m.group(0), text.splitlines()[text[:m.start()].count('\n')]))
+            return False
+        self.held('dashboard')
+        return True
+
+    def dash_op(self, op, who):
+        """Drive the one dashboard (one client at a time): its views switched by keys, or
+        a stop of one of this client's running instances ordered from the instances view
+        and confirmed, once its dialog names that instance."""
+        with self.dash_lock:
+            if op['op'] == 'dash-views':
+                for k in op['args']['keys'].split(','):
+                    self.tm('send-keys', '-t', 'dash', k)
+                    time.sleep(0.2)
+                self.dash_check(None, 'keys %s' % op['args']['keys'])
+                return
+            self.dash_stop(who)
+
+    def dash_stop(self, who):
+        with self.lock:
+            mine = {i for sl, i in self.ids.items() if sl in self.slots_of.get(who, ())}
+        self.tm('send-keys', '-t', 'dash', 'Escape', '2', 'r')
+        text = self.dash_wait(r'^ {2}\S+:\S+ .*running', 10)
+        if text is None or not self.dash_check(text, 'the instances view'):
+            return
+        rows = [l.split()[0] for l in text.splitlines()
+                if re.match(r'^ {2}[a-z]+:\S+ ', l)]
+        target = next((i for i in rows if i in mine and
+                       re.search(r'^ {2}%s .*running' % re.escape(i), text, re.M)), None)
+        if target is None:
+            return
+        # The list may move under the keys: the dialog says which one it would stop.
+        self.tm('send-keys', '-t', 'dash', 'g', *(['j'] * rows.index(target)))
+        time.sleep(0.2)
+        self.tm('send-keys', '-t', 'dash', 's')
+        text = self.dash_wait(r'Stop\?|only a running instance', 10)
+        if not self.dash_check(text, 's on %s' % target) or 'Stop?' not in text:
+            self.tm('send-keys', '-t', 'dash', 'Escape')
+            return
+        if not re.search(r'Stop %s \(' % re.escape(target), text):
+            self.tm('send-keys', '-t', 'dash', 'n')
+            return
+        self.tm('send-keys', '-t', 'dash', 'y')
+        t0 = time.time()
+        text = self.dash_wait(r'%s: stopping' % re.escape(target), 30)
+        if self.dash_check(text, 'the stop of %s' % target) and text is not None:
+            with self.lock:
+                self.dash_stops.append((target, t0))
+            self.count_fault('dash-stop')
+
+    def check_dashboard(self):
+        """The dashboard still runs at the end; each stop it said it made is in the
+        provider's state, unless a later start of that instance moved it."""
+        self.dash_check(None, 'the run')
+        state_of = {}
+        for d in PROVIDERS:
+            for row in self.world_rows(d):
+                state_of[ID_OF[d](int(row['id'].split('-')[-1]))] = row['state']
+        for iid, t0 in self.dash_stops:
+            later = any(r.get('id') == iid and r['op'] == 'start' and r['at'] > t0
+                        for r in self.results)
+            st = state_of.get(iid)
+            if later or st is None or st in STOP_DONE:
+                self.held('dashboard')
+            else:
+                self.fail('dashboard', 'the dashboard said it was stopping %s; the provider '
+                          'has it in state %d' % (iid, st))
 
     def configure(self, argv):
         r, _ = self.g('setup', 'config', argv, record=False)
@@ -615,6 +766,8 @@ class Run:
                 self.remote(op, who)
             elif kind == 'guard':
                 self.guard(op, who)
+            elif kind in ('dash-views', 'dash-stop'):
+                self.dash_op(op, who)
             elif kind == 'slurm-launch':
                 r, out = self.g(who, kind, ['launch', SLURM_OFFER, '--label', a['slot'],
                                             '-o', 'ids'], **kw)
@@ -1109,6 +1262,8 @@ class Run:
             self.check_guard()
         if self.a.slurm:
             self.check_slurm()
+        if self.a.dashboard:
+            self.check_dashboard()
 
     def check_slurm(self):
         """By Slurm's own records (squeue of every state; a job stays listed MinJobAge,
@@ -1241,6 +1396,8 @@ class Run:
         if self.guard_server:
             self.guard_server[2].close()
         self.stop_agents()
+        if self.dash_sock:
+            self.tm('kill-server')
         if self.slurm_dir:
             cluster = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'slurm',
                                    'cluster')
@@ -1324,11 +1481,13 @@ def main():
                     help='managed jobs over a real sshd, and the shell as a client')
     ap.add_argument('--slurm', action='store_true',
                     help='jobs submitted and cancelled on a real Slurm cluster (root)')
+    ap.add_argument('--dashboard', action='store_true',
+                    help='the dashboard in tmux as a client, driven by keys')
     ap.add_argument('--progress', type=int, default=0, help='say how far every N operations')
     ap.add_argument('--deadline', type=int, default=0,
                     help='after this many seconds, run no more operations; check')
     a = ap.parse_args()
-    plan = make_plan(a.seed, a.ops, a.clients, a.full_mix, a.slurm)
+    plan = make_plan(a.seed, a.ops, a.clients, a.full_mix, a.slurm, a.dashboard)
     if a.plan_only:
         with open(a.log or '/dev/stdout', 'w') as f:
             for op in plan:
