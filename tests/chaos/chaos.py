@@ -562,7 +562,10 @@ class Run:
     def dash_stop(self, who):
         with self.lock:
             mine = {i for sl, i in self.ids.items() if sl in self.slots_of.get(who, ())}
-        self.tm('send-keys', '-t', 'dash', 'Escape', '2', 'r')
+        # Esc alone (a dialog left open goes): with a key within ESCDELAY it is Alt-key.
+        self.tm('send-keys', '-t', 'dash', 'Escape')
+        time.sleep(0.1)
+        self.tm('send-keys', '-t', 'dash', '2', 'r')
         text = self.dash_wait(r'^ {2}\S+:\S+ .*running', 10)
         if text is None or not self.dash_check(text, 'the instances view'):
             return
