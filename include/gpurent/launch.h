@@ -18,6 +18,7 @@
  *                     launch with its client token; runs it (session_launch); and records
  *                     the new instance as provisioning before letting the next launch look.
  *   guard_start       the same admission for a start (session_start).
+ *   guard_prepay      the same admission for a payment ahead (the backend's prepay).
  */
 #ifndef GPURENT_LAUNCH_H
 #define GPURENT_LAUNCH_H
@@ -104,8 +105,9 @@ enum gr_err launch_person_budget_set(struct state *st, const char *who, bool day
     const char *amount, struct gr_error *err);
 
 /*
- * The door's engine, called by guard_launch and guard_start only (scripts/check-layers
- * fails on any other caller); the unit tests drive it with their own clock and launch.
+ * The door's engine, called by guard_launch, guard_start and guard_prepay only
+ * (scripts/check-layers fails on any other caller); the unit tests drive it with their own
+ * clock and launch.
  */
 struct launch_ops {
 	/* The clocks now (read once the lock is held, so that other launches are seen). */
@@ -115,6 +117,10 @@ struct launch_ops {
 	/* The name the provider's listing shows the new instance by (bk_launch_name), kept in
 	   the launch journal; NULL or "" for a start. */
 	const char *name;
+	/* Record in the ledger what a run that succeeded bought, on the clocks clk, before it
+	   is settled (a prepayment's term); NULL: the launched instance as provisioning, and a
+	   term paid at its launch. */
+	void (*record)(void *ctx, const struct cost_clock *clk, const struct instance *out);
 };
 
 /*
@@ -154,8 +160,10 @@ enum gr_err guard_launch(struct session *s, struct backend *b, const struct laun
     struct gr_error *err);
 
 /*
- * Pay `amount` (in->currency) ahead on instance `in` of b (backend op prepay, vast), after
- * the budgets, which count it whole (GR_EBUDGET unless force), under the launch lock; the
+ * Pay `amount` (in->currency) ahead on instance `in` of b (backend op prepay, vast),
+ * admitted as a launch is (launch_admit): the budgets count it whole (GR_EBUDGET unless
+ * force), and it is in flight, counted by the launches admitted while its provider answers,
+ * until the ledger has it; the launch lock is not held across the provider's answer. The
  * ledger records what it bought as a term (ledger.h) from now or the end of what is already
  * paid, and the instance's hourly price stops while it covers it. *discount_bp and
  * *covered_s: the provider's answer; *paid_until: the end of the term recorded (the

@@ -458,9 +458,12 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 	if (rc != GR_OK || ops->run == NULL)
 		return rc;
 	rc = ops->run(ctx, out, err);
-	if (rc == GR_OK) {
-		/* The launch took a while: its row starts on the clocks as they are now. */
+	/* The launch took a while: its rows start on the clocks as they are now. */
+	if (rc == GR_OK)
 		ops->clock(ctx, &clk);
+	if (rc == GR_OK && ops->record != NULL)
+		ops->record(ctx, &clk, out);
+	else if (rc == GR_OK) {
 		record_provisioning(st, &clk, provider, price_hour, b->price_currency, out);
 		/* Unless its provider's own ledger has it (the simulator's). */
 		if (out->id[0] != '\0' && b->term_months > 0 &&
@@ -493,11 +496,21 @@ guard_client_token(char *buf, size_t n)
 	strlcpy_(buf, hex, n);
 }
 
-/* What launch_admit calls back for the doors: the session's clocks, and the create or start. */
+/* A prepayment of `amount` on `in`, and what the provider answered and the ledger recorded. */
+struct prepayment {
+	const struct instance *in;
+	int64_t amount;
+	int *discount_bp;
+	int64_t *covered_s, *paid_until;
+};
+
+/* What launch_admit calls back for the doors: the session's clocks, and the create, the
+   prepayment or the start. */
 struct admitted {
 	struct session *s;
 	struct backend *b;
-	const struct launch_req *req;	/* a launch; NULL: a start of `stopped` */
+	const struct launch_req *req;	/* a launch; NULL: pay, or a start of `stopped` */
+	const struct prepayment *pay;	/* a prepayment; NULL: a launch or a start */
 	const struct instance *stopped;
 };
 
@@ -514,8 +527,38 @@ admitted_run(void *ctx, struct instance *out, struct gr_error *err)
 
 	if (a->req != NULL)
 		return session_launch(a->b, a->req, out, err);
+	if (a->pay != NULL) {
+		*out = *a->pay->in;
+		return a->b->ops->prepay(a->b, a->pay->in->id, a->pay->amount,
+		    a->pay->discount_bp, a->pay->covered_s, err);
+	}
 	*out = *a->stopped;
 	return session_start(a->b, a->stopped->id, err);
+}
+
+/*
+ * What a prepayment bought, as a term from now or the end of what is already paid (as the
+ * provider stacks it); the instance's hourly price stops now (ledger_observe: covered by a
+ * term).
+ */
+static void
+admitted_record_prepayment(void *ctx, const struct cost_clock *clk, const struct instance *in)
+{
+	struct admitted *a = ctx;
+	const struct prepayment *pay = a->pay;
+	const char *provider = a->b->ops->name;
+	struct gr_error e = { 0 };
+	struct state *st;
+	int64_t from = cost_clock_now(clk, provider);
+
+	if (session_state(a->s, &st, &e) != GR_OK)
+		return;
+	if (ledger_term_end(st, in->id, from) > from)
+		from = ledger_term_end(st, in->id, from);
+	*pay->paid_until = from + *pay->covered_s;
+	record_term(st, provider, in, in->currency, money_scale(pay->amount, 3600,
+	    *pay->covered_s), from, *pay->paid_until);
+	(void)ledger_observe(st, in, cost_clock_now(clk, provider), &e);
 }
 
 /* Admit what ctx holds at price_hour in currency, with the session's budgets. */
@@ -523,7 +566,8 @@ static enum gr_err
 admit(struct admitted *ctx, int64_t price_hour, const char *currency, bool force, bool dry_run,
     struct instance *out, struct gr_error *err)
 {
-	struct launch_ops ops = { admitted_clock, dry_run ? NULL : admitted_run, NULL };
+	struct launch_ops ops = { admitted_clock, dry_run ? NULL : admitted_run, NULL,
+	    ctx->pay != NULL ? admitted_record_prepayment : NULL };
 	char name[LABEL_MAX + 64];
 	struct launch_budget budget;
 	struct config *cfg;
@@ -537,6 +581,9 @@ admit(struct admitted *ctx, int64_t price_hour, const char *currency, bool force
 		budget.term_months = ctx->req->term_months;
 		budget.term_price = ctx->req->term_price;
 	}
+	/* Paid at once: the budgets count it whole. */
+	if (ctx->pay != NULL)
+		budget.term_price = ctx->pay->amount;
 	if (ctx->req != NULL) {
 		bk_launch_name(ctx->req, name, sizeof(name));
 		ops.name = name;
@@ -550,7 +597,7 @@ guard_launch(struct session *s, struct backend *b, const struct launch_req *req,
     struct gr_error *err)
 {
 	struct launch_req r = *req;
-	struct admitted ctx = { s, b, &r, NULL };
+	struct admitted ctx = { s, b, &r, NULL, NULL };
 	char token[GUARD_TOKEN_MAX];
 
 	/* A term paid at creation bills nothing by the hour until its end. */
@@ -571,56 +618,23 @@ guard_prepay(struct session *s, struct backend *b, const struct instance *in, in
     bool force, int *discount_bp, int64_t *covered_s, int64_t *paid_until,
     struct gr_error *err)
 {
-	struct launch_budget budget;
-	struct cost_clock clk;
-	struct config *cfg;
-	struct state *st;
-	int64_t from;
-	int fd = -1;
-	enum gr_err rc = GR_OK;
+	struct prepayment pay = { in, amount, discount_bp, covered_s, paid_until };
+	struct admitted ctx = { s, b, NULL, &pay, NULL };
+	struct instance out;
 
 	if (b->ops->prepay == NULL)
 		return gr_fail(err, GR_EUNSUPPORTED, "%s takes no prepayment of a running "
 		    "instance (a term is rented at launch there: launch OFFER --term 1mo)",
 		    b->ops->name);
-	if (session_config(s, &cfg, err) != GR_OK || session_state(s, &st, err) != GR_OK)
-		return err->code;
-	budget_from_config(&budget, cfg, in->currency, force);
-	budget.term_price = amount;
-	/* Paid at once: the budgets count it whole, under the launches' lock. */
-	if (budgeted(&budget)) {
-		fd = lock_launches(st, err);
-		if (fd < 0)
-			return err->code;
-	}
-	session_clock(s, &clk);
-	if (!force)
-		rc = check_limits(st, &clk, &budget, b->ops->name, 0, err);
-	if (rc == GR_OK)
-		rc = b->ops->prepay(b, in->id, amount, discount_bp, covered_s, err);
-	if (rc == GR_OK) {
-		struct gr_error e = { 0 };
-
-		session_clock(s, &clk);
-		from = cost_clock_now(&clk, b->ops->name);
-		/* After what is already paid ahead, as the provider stacks it. */
-		if (ledger_term_end(st, in->id, from) > from)
-			from = ledger_term_end(st, in->id, from);
-		*paid_until = from + *covered_s;
-		record_term(st, b->ops->name, in, in->currency, money_scale(amount, 3600,
-		    *covered_s), from, *paid_until);
-		/* Its hourly price stops now (ledger_observe: covered by a term). */
-		(void)ledger_observe(st, in, cost_clock_now(&clk, b->ops->name), &e);
-	}
-	unlock_launches(st, fd);
-	return rc;
+	/* Admitted as a launch is: the payment in flight while its provider answers. */
+	return admit(&ctx, 0, in->currency, force, false, &out, err);
 }
 
 enum gr_err
 guard_start(struct session *s, struct backend *b, const char *id, bool force,
     struct gr_error *err)
 {
-	struct admitted ctx = { s, b, NULL, NULL };
+	struct admitted ctx = { s, b, NULL, NULL, NULL };
 	struct instance in, out;
 	enum inst_state state;
 

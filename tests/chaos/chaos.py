@@ -4,15 +4,17 @@ group and a conductor work against `gpurent sim serve` worlds of four dialects w
 arrive; then invariants are checked against the worlds' own databases, not gpurent's view.
 
   chaos.py --gpurent BIN --seed N --ops N [--clients N] [--dir DIR] [--log FILE]
-           [--report FILE] [--plan-only] [--keep] [--full-mix]
+           [--report FILE] [--plan-only] [--keep] [--full-mix] [--slurm] [--dashboard]
 
 The seed draws every operation, which client runs it, its arguments and its fault, before
 anything runs: the history (--log, one line per operation in plan order) is the same for the
 same seed whatever the outcomes; --plan-only writes it and runs nothing. --full-mix adds
 managed jobs (run --managed on the built-in simulator, whose instances reach a real sshd),
-run, logs and cp over that sshd (stopped at times), and the shell as a client, drawn from a
-stream of their own: without it a seed's history is
-what it always was. Exit status 0 when
+run, logs and cp over that sshd (stopped at times), the shell as a client, and instance
+guards (guard install --until on vast instances behind that sshd), drawn from a stream of
+their own: without it a seed's history is what it always was. --slurm (root) adds jobs
+submitted and cancelled on a real two-node Slurm cluster, --dashboard the dashboard in tmux
+driven by keys (views, a stop confirmed), each from a stream of its own too. Exit status 0 when
 every invariant held, 1 when one did not (the first failing check and the seed on stderr),
 2 on a usage or set-up error. Standard library only.
 """
@@ -87,6 +89,12 @@ def pick(rng, weighted):
 # history is the same without it), these shares become a managed job or a shell session.
 FULL_MIX_READS = ('ls', 'costs', 'audit', 'offers', 'reconcile')
 MANAGED_PCT, SHELL_PCT, REMOTE_PCT = 20, 15, 20
+# Of the rest, these become an instance guard (`guard install --until`) on a vast instance;
+# its parameters come from the op's fault seed, not the mix's stream, so that every other
+# operation of a full-mix history stays what it was.
+GUARD_PCT = 10
+GUARD_UNTIL = (3, 8)       # the guard's deadline: seconds after its install, at least, below
+GUARD_MARGIN = 5           # seconds past its deadline by which its instance is stopped
 MANAGED_COUNT = 12         # the job counts to this, a count every 0.3 s, checkpointed
 
 
@@ -95,9 +103,17 @@ def full_mix(op, mix):
     fault none, or kill -9 of its command (the managed job's controller: the watcher
     drives the job on)."""
     r = mix.randrange(100)
-    if op['op'] not in FULL_MIX_READS or r >= MANAGED_PCT + SHELL_PCT + REMOTE_PCT:
+    if op['op'] not in FULL_MIX_READS or r >= MANAGED_PCT + SHELL_PCT + REMOTE_PCT + GUARD_PCT:
         return
     op.pop('kill_ms', None)
+    if r >= MANAGED_PCT + SHELL_PCT + REMOTE_PCT:
+        # A guard whose deadline comes a few seconds after its install; with watch-killed,
+        # the watcher killed -9 from the install until past the deadline: the agent alone.
+        op['op'] = 'guard'
+        op['args'] = {'provider': 'vast', 'until': GUARD_UNTIL[0] + op['fault_seed'] %
+                      (GUARD_UNTIL[1] - GUARD_UNTIL[0])}
+        op['fault'] = 'watch-killed' if op['fault_seed'] % 3 == 0 else 'none'
+        return
     op['args'] = {'provider': 'sim'}
     if r >= MANAGED_PCT + SHELL_PCT:
         # run, cp and logs on one of the client's instances of the built-in simulator,
@@ -114,10 +130,68 @@ def full_mix(op, mix):
             mix.randrange(30, 700)
 
 
-def make_plan(seed, n_ops, n_clients, full=False):
+# --slurm: of the client operations still reads after the rest, this share become a job
+# submitted (launch on the cluster's offer, labelled with its request's slot) or cancelled
+# (destroy) through gpurent's slurm provider, from a stream of their own; a third of them
+# kill -9 their command a drawn while in.
+SLURM_PCT = 50
+SLURM_OFFER = 'slurm:gpu/h100'
+SLURM_PRICE = '0.10'       # slurm.price.h100: budgets count the jobs
+
+
+def slurm_mix(op, sl, slots):
+    """A read op made a submission or a cancel of a job on the Slurm cluster, from the
+    stream sl; slots: the client's jobs' slots so far."""
+    r, r_kind, r_fault, kill_ms = (sl.randrange(100), sl.randrange(100), sl.randrange(100),
+                                   sl.randrange(20, 400))
+    if op['op'] not in FULL_MIX_READS or r >= SLURM_PCT:
+        return
+    op.pop('kill_ms', None)
+    if slots and r_kind < 40:
+        op['op'] = 'slurm-cancel'
+        op['args'] = {'provider': 'slurm', 'slot': slots[r_kind % len(slots)]}
+    else:
+        op['op'] = 'slurm-launch'
+        op['args'] = {'provider': 'slurm', 'slot': 's%d' % op['n']}
+        slots.append(op['args']['slot'])
+    op['fault'] = 'kill' if r_fault < 30 else 'none'
+    if op['fault'] == 'kill':
+        op['kill_ms'] = kill_ms
+
+
+# --dashboard: of the client operations still reads after the rest, this share drive the
+# one dashboard (in tmux), from a stream of their own: views switched by their keys, or a
+# stop ordered from the instances view and confirmed.
+DASH_PCT = 30
+DASH_VIEW_KEYS = ['1', '2', '3', '4', '5', '6', '7', 'Tab', 'BTab', 'r', 'j', 'G', 'g']
+DASH_SIZE = (160, 50)
+# What a terminal must never be shown: C0 controls but the newline, DEL, C1 controls.
+CONTROL = re.compile('[\x00-\x09\x0b-\x1f\x7f-\x9f]')
+
+
+def dash_mix(op, dm):
+    """A read op made a drive of the dashboard, from the stream dm."""
+    r, r_kind = dm.randrange(100), dm.randrange(100)
+    keys = [dm.choice(DASH_VIEW_KEYS) for _ in range(3)]
+    if op['op'] not in FULL_MIX_READS or r >= DASH_PCT:
+        return
+    op.pop('kill_ms', None)
+    op['fault'] = 'none'
+    if r_kind < 40:
+        op['op'] = 'dash-stop'
+        op['args'] = {'provider': 'any'}
+    else:
+        op['op'] = 'dash-views'
+        op['args'] = {'provider': 'any', 'keys': ','.join(keys)}
+
+
+def make_plan(seed, n_ops, n_clients, full=False, slurm=False, dash=False):
     """The whole history, from the seed alone: a list of dicts in plan order."""
     rng = random.Random(seed)
     mix = random.Random(seed * 7919 + 1) if full else None
+    sl = random.Random(seed * 6151 + 2) if slurm else None
+    dm = random.Random(seed * 4099 + 5) if dash else None
+    sl_slots = {c: [] for c in range(n_clients)}
     plan, slots, room = [], {c: [] for c in range(n_clients)}, BUDGET_ROOM
     for i in range(n_ops):
         op = {'n': i}
@@ -170,6 +244,10 @@ def make_plan(seed, n_ops, n_clients, full=False):
             op['kill_ms'] = rng.randrange(30, 700)
         if mix:
             full_mix(op, mix)
+        if sl:
+            slurm_mix(op, sl, sl_slots[c])
+        if dm:
+            dash_mix(op, dm)
         plan.append(op)
     return plan
 
@@ -207,6 +285,13 @@ class Run:
         self.watch = None
         self.sshd = None
         self.sshd_lock = threading.Lock()
+        self.watch_lock = threading.Lock()
+        self.guard_server = None   # vast's world, its instances' ssh at the sshd (--full-mix)
+        self.guards = {}           # instance id -> its guard's deadline (wall clock) and more
+        self.slurm_dir = None      # the Slurm cluster's (--slurm)
+        self.dash_lock = threading.Lock()
+        self.dash_sock = None      # the dashboard's tmux server (--dashboard)
+        self.dash_stops = []       # (instance id, when) the dashboard said it is stopping
         self.slots_of = {}         # client -> its request slots
         self.checks = {}
         self.first_failure = None
@@ -354,7 +439,10 @@ class Run:
             # Preempted from the seed, on the provider's clock, a while after launch.
             self.servers[d] = self.serve(d, ['--preempt-after', '60s', '--preempt-seed',
                                              str(self.a.seed)], 'main')
-        for argv in (['config', 'set', 'providers', ','.join(PROVIDERS)],
+        if self.a.slurm:
+            self.setup_slurm()
+        for argv in (['config', 'set', 'providers', ','.join(PROVIDERS + (['slurm'] if
+                                                                  self.a.slurm else []))],
                      ['config', 'set', 'fx.CNY', str(CNY_USD)],
                      ['config', 'set', 'http.timeout', '1'],
                      ['config', 'set', 'ppio.image', 'ubuntu:22.04']):
@@ -364,7 +452,165 @@ class Run:
         self.group(0, 1)
         if self.a.full_mix:
             self.setup_managed()
+        if self.a.dashboard:
+            self.start_dash()
         self.start_watch()
+
+    def setup_slurm(self):
+        """A real two-node Slurm cluster (tests/slurm/cluster; root), its slurmrestd the
+        slurm provider's, with a day's token, and a price per GPU-hour."""
+        self.slurm_dir = os.path.join(self.dir, 'slurm')
+        cluster = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'slurm',
+                               'cluster')
+        # Its output to a file: the daemons it starts keep a pipe open for good.
+        log = os.path.join(self.dir, 'slurm-cluster.log')
+        with open(log, 'w') as f:
+            rc = subprocess.run([cluster, 'start', self.slurm_dir], stdout=f,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode
+        if rc != 0:
+            self.slurm_dir = None      # the script stopped what it had started
+            raise Fail('set-up: the Slurm cluster did not start (%s): %s' %
+                       (log, open(log).read().strip()[-2000:]))
+        with open(os.path.join(self.slurm_dir, 'env')) as f:
+            for line in f:
+                m = re.match(r'export (\w+)=(.*)$', line.strip())
+                if m:
+                    self.env[m.group(1)] = m.group(2)
+        token = self.slurm_cmd(['scontrol', 'token', 'username=root', 'lifespan=86400'])
+        if token is None:
+            raise Fail('set-up: scontrol token failed')
+        self.env['SLURM_JWT'] = token.strip()
+        self.configure(['config', 'set', 'slurm.price.h100', SLURM_PRICE])
+        self.configure(['config', 'set', 'slurm.workdir', os.path.join(self.slurm_dir,
+                                                                       'jobs')])
+
+    def slurm_cmd(self, argv):
+        """A Slurm client command as root through munge (not the token); its stdout, or
+        None when it failed."""
+        env = dict(self.env)
+        env.pop('SLURM_JWT', None)
+        r = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        return r.stdout if r.returncode == 0 else None
+
+    # -- the dashboard (--dashboard) -----------------------------------------------------
+    def tm(self, *argv, check=False):
+        """tmux on the dashboard's own server (no user config); its stdout."""
+        r = subprocess.run(['tmux', '-u', '-L', self.dash_sock, '-f', '/dev/null'] +
+                           list(argv), env=self.client_env(), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+        if check and r.returncode != 0:
+            raise Fail('tmux %s: %s' % (' '.join(argv), r.stderr.strip()))
+        return r.stdout if r.returncode == 0 else ''
+
+    def screen(self):
+        return self.tm('capture-pane', '-p', '-t', 'dash')
+
+    def dash_wait(self, regex, secs=10):
+        """The screen once it matches regex (within secs), else None."""
+        deadline = time.time() + secs
+        while True:
+            text = self.screen()
+            if re.search(regex, text, re.M):
+                return text
+            if time.time() > deadline:
+                return None
+            time.sleep(0.1)
+
+    def start_dash(self):
+        """`gpurent dashboard` in a pane of a tmux server of the run's own, against the
+        same worlds as the clients; the pane says DASH-EXIT-STATUS should it ever end."""
+        if shutil.which('tmux') is None:
+            raise Fail('set-up: --dashboard needs tmux')
+        self.dash_sock = 'gpurent-chaos-%d' % os.getpid()
+        w, h = DASH_SIZE
+        self.tm('new-session', '-d', '-s', 'dash', '-x', str(w), '-y', str(h),
+                "sh -c 'exec \"$0\" dashboard' '%s'; echo DASH-EXIT-$?; sleep 3600" %
+                self.bin, check=True)
+        if self.dash_wait(r'^ burn ', 20) is None:
+            raise Fail('set-up: the dashboard did not start: %s' % self.screen())
+
+    def dash_check(self, text, what):
+        """After each drive: the dashboard runs, and its screen holds no control
+        character."""
+        text = self.screen() if text is None else text
+        if 'DASH-EXIT-' in text:
+            self.fail('dashboard', 'the dashboard ended after %s: %s' % (
+                what, re.search(r'DASH-EXIT-\S*', text).group(0)))
+            return False
+        m = CONTROL.search(text)
+        if m:
+            self.fail('dashboard', 'after %s its screen shows the control character %r: %r' %
+                      (what, m.group(0), text.splitlines()[text[:m.start()].count('\n')]))
+            return False
+        self.held('dashboard')
+        return True
+
+    def dash_op(self, op, who):
+        """Drive the one dashboard (one client at a time): its views switched by keys, or
+        a stop of one of this client's running instances ordered from the instances view
+        and confirmed, once its dialog names that instance."""
+        with self.dash_lock:
+            if op['op'] == 'dash-views':
+                for k in op['args']['keys'].split(','):
+                    self.tm('send-keys', '-t', 'dash', k)
+                    time.sleep(0.2)
+                self.dash_check(None, 'keys %s' % op['args']['keys'])
+                return
+            self.dash_stop(who)
+
+    def dash_stop(self, who):
+        with self.lock:
+            mine = {i for sl, i in self.ids.items() if sl in self.slots_of.get(who, ())}
+        # Esc alone (a dialog left open goes): with a key within ESCDELAY it is Alt-key.
+        self.tm('send-keys', '-t', 'dash', 'Escape')
+        time.sleep(0.1)
+        self.tm('send-keys', '-t', 'dash', '2', 'r')
+        text = self.dash_wait(r'^ {2}\S+:\S+ .*running', 10)
+        if text is None or not self.dash_check(text, 'the instances view'):
+            return
+        rows = [l.split()[0] for l in text.splitlines()
+                if re.match(r'^ {2}[a-z]+:\S+ ', l)]
+        target = next((i for i in rows if i in mine and
+                       re.search(r'^ {2}%s .*running' % re.escape(i), text, re.M)), None)
+        if target is None:
+            return
+        # The list may move under the keys: the dialog says which one it would stop.
+        self.tm('send-keys', '-t', 'dash', 'g', *(['j'] * rows.index(target)))
+        time.sleep(0.2)
+        self.tm('send-keys', '-t', 'dash', 's')
+        text = self.dash_wait(r'Stop\?|only a running instance', 10)
+        if not self.dash_check(text, 's on %s' % target) or 'Stop?' not in text:
+            self.tm('send-keys', '-t', 'dash', 'Escape')
+            return
+        if not re.search(r'Stop %s \(' % re.escape(target), text):
+            self.tm('send-keys', '-t', 'dash', 'n')
+            return
+        self.tm('send-keys', '-t', 'dash', 'y')
+        t0 = time.time()
+        text = self.dash_wait(r'%s: stopping' % re.escape(target), 30)
+        if self.dash_check(text, 'the stop of %s' % target) and text is not None:
+            with self.lock:
+                self.dash_stops.append((target, t0))
+            self.count_fault('dash-stop')
+
+    def check_dashboard(self):
+        """The dashboard still runs at the end; each stop it said it made is in the
+        provider's state, unless a later start of that instance moved it."""
+        self.dash_check(None, 'the run')
+        state_of = {}
+        for d in PROVIDERS:
+            for row in self.world_rows(d):
+                state_of[ID_OF[d](int(row['id'].split('-')[-1]))] = row['state']
+        for iid, t0 in self.dash_stops:
+            later = any(r.get('id') == iid and r['op'] == 'start' and r['at'] > t0
+                        for r in self.results)
+            st = state_of.get(iid)
+            if later or st is None or st in STOP_DONE:
+                self.held('dashboard')
+            else:
+                self.fail('dashboard', 'the dashboard said it was stopping %s; the provider '
+                          'has it in state %d' % (iid, st))
 
     def configure(self, argv):
         r, _ = self.g('setup', 'config', argv, record=False)
@@ -392,6 +638,13 @@ class Run:
             subprocess.run(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f',
                             os.path.join(ssh, k)], check=True, stdout=subprocess.DEVNULL)
         shutil.copy(os.path.join(ssh, 'user.pub'), os.path.join(ssh, 'authorized_keys'))
+        # The guard's install keeps an @reboot line in crontab: a stand-in that keeps the
+        # table in a file, never the user's own.
+        os.makedirs(os.path.join(ssh, 'bin'))
+        with open(os.path.join(ssh, 'bin', 'crontab'), 'w') as f:
+            f.write('#!/bin/sh\nf=$(dirname "$0")/crontab.txt\ncase $1 in -l) cat "$f" '
+                    '2>/dev/null ;; -) cat >"$f" ;; *) exit 2 ;; esac\n')
+        os.chmod(os.path.join(ssh, 'bin', 'crontab'), 0o755)
         os.chmod(os.path.join(ssh, 'authorized_keys'), 0o600)
         if os.getuid() == 0:
             os.makedirs('/run/sshd', exist_ok=True)
@@ -405,9 +658,10 @@ class Run:
                         'AuthorizedKeysFile %s/authorized_keys\nPasswordAuthentication no\n'
                         'KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n'
                         'StrictModes no\nUsePAM no\nMaxStartups 100\nMaxSessions 100\n'
-                        'Subsystem sftp internal-sftp\nSetEnv HOME=%s\nPrintMotd no\n'
+                        'Subsystem sftp internal-sftp\nSetEnv HOME=%s PATH=%s/bin:'
+                        '/usr/local/bin:/usr/bin:/bin\nPrintMotd no\n'
                         'PermitUserRC no\nUseDNS no\nX11Forwarding no\n'
-                        % (port, ssh, ssh, home))
+                        % (port, ssh, ssh, home, ssh))
             self.sshd_port = port
             if self.start_sshd():
                 break
@@ -420,6 +674,11 @@ class Run:
                      ['config', 'set', 'ssh.config', '/dev/null']):
             self.configure(argv)
         self.job_gpu = self.cheap_gpu('sim', 'the managed jobs')
+        # The guards: a server of vast's world whose instances' ssh is the sshd (the main
+        # one's lead nowhere), fault-free and up for the whole run, as the agents' API; an
+        # agent samples and decides every second.
+        self.guard_server = self.serve('vast', [], 'guard')
+        self.configure(['config', 'set', 'guard.interval', '1s'])
         # Counts to MANAGED_COUNT, resuming from its checkpoint's length.
         self.job_src = os.path.join(self.dir, 'job')
         os.makedirs(self.job_src)
@@ -508,6 +767,24 @@ class Run:
                                    'sh', 'count.sh'], **kw)
             elif kind == 'remote':
                 self.remote(op, who)
+            elif kind == 'guard':
+                self.guard(op, who)
+            elif kind in ('dash-views', 'dash-stop'):
+                self.dash_op(op, who)
+            elif kind == 'slurm-launch':
+                r, out = self.g(who, kind, ['launch', SLURM_OFFER, '--label', a['slot'],
+                                            '-o', 'ids'], **kw)
+                r['slot'] = a['slot']
+                if r['rc'] == 0 and out.split():
+                    with self.lock:
+                        self.ids[a['slot']] = out.split()[-1]
+            elif kind == 'slurm-cancel':
+                iid = self.resolve(a['slot'], who)
+                if iid is None:
+                    return
+                r, _ = self.g(who, kind, ['destroy', '--yes', iid], **kw)
+                r['slot'] = a['slot']
+                r['id'] = iid
             elif kind == 'shell':
                 # The shell as a client: a script of commands on its standard input.
                 self.g(who, kind, ['shell'], stdin=b'ls\ncosts\naudit\noffers -n 3\n', **kw)
@@ -585,6 +862,58 @@ class Run:
             if stopper:
                 stopper.join()
 
+    def guard(self, op, who):
+        """`gpurent guard install --until` on one of this client's running vast instances
+        not guarded yet (else one rented for it), through the guard's server: the agent, on
+        the "instance" behind the sshd, stops it through vast's API with the instance's own
+        key at its deadline (check_guard). With watch-killed the watcher is killed -9 before
+        the install and started again only once the deadline passed."""
+        env = self.client_env(('vast', self.guard_server[0]))
+        with self.lock:
+            mine = sorted(i for sl, i in self.ids.items() if i.startswith('vast:') and
+                          sl in self.slots_of.get(who, ()) and i not in self.guards)
+        running = {ID_OF['vast'](int(r['id'].split('-')[-1]))
+                   for r in self.world_rows('vast', 'state = %d' % ST_RUNNING)}
+        mine = [i for i in mine if i in running]
+        if mine:
+            iid = mine[op['n'] % len(mine)]
+        else:
+            r, out = self.g(who, 'launch-req', ['-p', 'vast', 'launch', '--max-price',
+                                                str(MAX_PRICE), '--label', 'r%d' % op['n'],
+                                                '--disk', '20', '--wait', '--timeout', '60',
+                                                '-o', 'ids'], env=env)
+            if r['rc'] != 0 or not out.split():
+                return
+            iid = out.split()[-1]
+            with self.lock:
+                self.ids['r%d' % op['n']] = iid
+        # The stand-in of the container's environment: its id and its own API key.
+        env['GPURENT_GUARD_ENVIRON'] = os.path.join(self.world('vast'), 'instance-env',
+                                                    iid.split(':')[1])
+        killed = op['fault'] == 'watch-killed'
+        if killed:
+            self.watch_lock.acquire()
+            if self.watch.poll() is None:
+                with self.lock:
+                    self.kills += 1
+            self.end(self.watch)
+        try:
+            until = op['args']['until']
+            r, _ = self.g(who, 'guard', ['guard', 'install', iid, '--until', '%ds' % until],
+                          env=env)
+            if r['rc'] == 0:
+                with self.lock:
+                    self.guards[iid] = {'until': r['at'] + until, 'at': r['at'],
+                                        'argv': r['argv']}
+                if killed:
+                    wait = r['at'] + until + 2 - time.time()
+                    if wait > 0:
+                        time.sleep(wait)
+        finally:
+            if killed:
+                self.start_watch()
+                self.watch_lock.release()
+
     def bounce_sshd(self):
         """The sshd stopped with its connections, and started again a moment later."""
         with self.sshd_lock:
@@ -651,11 +980,12 @@ class Run:
                        home=self.world(d) if d != 'sim' else None)
                 self.count_fault('preempt')
         elif kind == 'kill-watch':
-            if self.watch.poll() is None:
-                with self.lock:
-                    self.kills += 1
-            self.end(self.watch)
-            self.start_watch()
+            with self.watch_lock:
+                if self.watch.poll() is None:
+                    with self.lock:
+                        self.kills += 1
+                self.end(self.watch)
+                self.start_watch()
         elif kind == 'checkpoint':
             self.checkpoint('checkpoint at operation %d' % op['n'])
 
@@ -917,6 +1247,7 @@ class Run:
             t.join()
         # Settle: the watcher's last pass done, then one fault-free listing that every
         # instance is observed by, as a user's next command would.
+        self.await_handlers(self.watch)
         if self.watch.poll() is not None:
             self.fail('exit-status', 'gpurent watch ended on its own, status %d (watch.log)'
                       % self.watch.returncode)
@@ -931,6 +1262,97 @@ class Run:
         self.check_integrity()
         if self.a.full_mix:
             self.check_managed()
+            self.check_guard()
+        if self.a.slurm:
+            self.check_slurm()
+        if self.a.dashboard:
+            self.check_dashboard()
+
+    def check_slurm(self):
+        """By Slurm's own records (squeue of every state; a job stays listed MinJobAge,
+        5 minutes, after it ends): no request's slot submitted as two jobs (slurm-twice),
+        every job of a slot known to gpurent (slurm-orphan), and each cancel that exited 0
+        done (slurm-cancel: the job cancelled or ended)."""
+        out = self.slurm_cmd(['squeue', '-h', '-t', 'all', '-o', '%i|%j|%T'])
+        if out is None:
+            self.fail('set-up', 'squeue failed at the end')
+            return
+        jobs = [l.split('|', 2) for l in out.splitlines() if l.count('|') >= 2]
+        by_slot, state_of = {}, {}
+        for jid, name, st in jobs:
+            state_of['slurm:' + jid] = st
+            if re.match(r's[0-9]+$', name):
+                by_slot.setdefault(name, []).append('slurm:' + jid)
+        known = self.known()
+        for slot, ids in sorted(by_slot.items()):
+            if len(ids) > 1:
+                self.fail('slurm-twice', 'request %s was submitted to Slurm %d times: %s' %
+                          (slot, len(ids), ids))
+            else:
+                self.held('slurm-twice')
+            for iid in ids:
+                if iid not in known:
+                    self.fail('slurm-orphan', '%s (%s) is in Slurm\'s queue; gpurent never '
+                              'knew it' % (iid, slot))
+                else:
+                    self.held('slurm-orphan')
+        for r in self.results:
+            if r['op'] != 'slurm-cancel' or r['rc'] != 0 or r['id'] not in state_of:
+                continue
+            st = state_of[r['id']]
+            if st in ('CANCELLED', 'COMPLETING', 'COMPLETED', 'FAILED', 'TIMEOUT'):
+                self.held('slurm-cancel')
+            else:
+                self.fail('slurm-cancel', 'gpurent %s exited 0; Slurm has the job %s' %
+                          (' '.join(r['argv']), st))
+
+    @staticmethod
+    def await_handlers(p):
+        """Wait (10 s at most) until p catches SIGTERM: a watcher started again by the last
+        operation is not to be stopped before it can end as it should."""
+        deadline = time.time() + 10
+        while p.poll() is None and time.time() < deadline:
+            try:
+                with open('/proc/%d/status' % p.pid) as f:
+                    cgt = re.search(r'^SigCgt:\s*([0-9a-f]+)', f.read(), re.M)
+                if cgt and int(cgt.group(1), 16) & (1 << (signal.SIGTERM - 1)):
+                    return
+            except OSError:
+                return
+            time.sleep(0.02)
+
+    def check_guard(self):
+        """Each guard installed: once its deadline is GUARD_MARGIN seconds past, its instance
+        is stopped (or gone) by the provider's own record, unless a start of it came after
+        the install (the agent ends once it has stopped its instance)."""
+        with self.lock:
+            guards = dict(self.guards)
+        if not guards:
+            return
+        # The last deadlines are a few seconds off: waited for, bounded by them.
+        wait = max(g['until'] for g in guards.values()) + GUARD_MARGIN - time.time()
+        if wait > 0:
+            time.sleep(wait)
+        state_of = {ID_OF['vast'](int(r['id'].split('-')[-1])): r['state']
+                    for r in self.world_rows('vast')}
+        for iid, g in sorted(guards.items()):
+            restarted = any(r.get('id') == iid and r['op'] == 'start' and
+                            r['at'] - r['secs'] > g['at'] for r in self.results)
+            st = state_of.get(iid)
+            if restarted or st in STOP_DONE:
+                self.held('guard')
+                continue
+            log = os.path.join(self.dir, 'userhome', '.gpurent-guard',
+                               'vast-' + iid.split(':')[1], 'log')
+            try:
+                with open(log) as f:
+                    said = ' / '.join(f.read().split('\n')[-4:]).strip()
+            except OSError:
+                said = 'no agent log'
+            self.fail('guard', 'gpurent %s exited 0; %d s past its deadline the provider has '
+                      '%s in state %s (agent: %s)' % (' '.join(g['argv']), int(time.time() -
+                                                                               g['until']),
+                                                       iid, st, said))
 
     def check_managed(self):
         """Each managed job: never two of its attempts' machines rented at once, by the
@@ -974,6 +1396,16 @@ class Run:
     def close(self):
         for srv in self.servers.values():
             srv[2].close()
+        if self.guard_server:
+            self.guard_server[2].close()
+        self.stop_agents()
+        if self.dash_sock:
+            self.tm('kill-server')
+        if self.slurm_dir:
+            cluster = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'slurm',
+                                   'cluster')
+            subprocess.run([cluster, 'stop', self.slurm_dir], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
         with self.lock:
             self.closing = True
         with self.sshd_lock:
@@ -984,6 +1416,18 @@ class Run:
             left = list(self.procs)
         for p in left:
             self.end(p)
+
+    def stop_agents(self):
+        """The guards' agents still waiting for their deadlines: each by its pid file, when
+        it names a running agent.sh (its directory in the sshd's HOME)."""
+        root = os.path.join(self.dir, 'userhome', '.gpurent-guard')
+        for d in sorted(os.listdir(root)) if os.path.isdir(root) else ():
+            try:
+                pid = int(open(os.path.join(root, d, 'pid')).read().strip())
+                if b'agent.sh' in open('/proc/%d/cmdline' % pid, 'rb').read():
+                    os.kill(pid, signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
 
     def start_sshd(self):
         """sshd on its config (setup_managed's); whether it listens."""
@@ -1038,11 +1482,15 @@ def main():
     ap.add_argument('--keep', action='store_true')
     ap.add_argument('--full-mix', action='store_true',
                     help='managed jobs over a real sshd, and the shell as a client')
+    ap.add_argument('--slurm', action='store_true',
+                    help='jobs submitted and cancelled on a real Slurm cluster (root)')
+    ap.add_argument('--dashboard', action='store_true',
+                    help='the dashboard in tmux as a client, driven by keys')
     ap.add_argument('--progress', type=int, default=0, help='say how far every N operations')
     ap.add_argument('--deadline', type=int, default=0,
                     help='after this many seconds, run no more operations; check')
     a = ap.parse_args()
-    plan = make_plan(a.seed, a.ops, a.clients, a.full_mix)
+    plan = make_plan(a.seed, a.ops, a.clients, a.full_mix, a.slurm, a.dashboard)
     if a.plan_only:
         with open(a.log or '/dev/stdout', 'w') as f:
             for op in plan:

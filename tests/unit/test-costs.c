@@ -413,8 +413,8 @@ static void
 admit_counts_provisioning(void **state)
 {
 	struct state *st = open_db("admit");
-	const struct launch_ops real = { fake_clock, fake_launch, NULL };
-	const struct launch_ops dry = { fake_clock, NULL, NULL };
+	const struct launch_ops real = { fake_clock, fake_launch, NULL, NULL };
+	const struct launch_ops dry = { fake_clock, NULL, NULL, NULL };
 	struct launch_budget b = { .day = -1, .month = -1, .force = false };
 	struct fake f = { 0 };
 	struct instance in;
@@ -478,7 +478,7 @@ static enum gr_err
 nested_launch(void *ctx, struct instance *out, struct gr_error *err)
 {
 	struct nested *n = ctx;
-	const struct launch_ops real = { fake_clock, fake_launch, NULL };
+	const struct launch_ops real = { fake_clock, fake_launch, NULL, NULL };
 	struct instance in;
 	struct gr_error e = { 0 };
 
@@ -496,8 +496,8 @@ static void
 admit_counts_in_flight(void **state)
 {
 	struct state *st = open_db("in-flight");
-	const struct launch_ops outer = { fake_clock, nested_launch, "first" };
-	const struct launch_ops real = { fake_clock, fake_launch, NULL };
+	const struct launch_ops outer = { fake_clock, nested_launch, "first", NULL };
+	const struct launch_ops real = { fake_clock, fake_launch, NULL, NULL };
 	struct launch_budget b = { .day = USD(28), .month = -1, .force = false };
 	struct nested n = { .st = st, .b = &b, .outcome = GR_EFAIL };
 	struct instance in;
@@ -531,7 +531,7 @@ static void
 admit_in_flight_per_person(void **state)
 {
 	struct state *st = open_db("in-flight-team");
-	const struct launch_ops outer = { fake_clock, nested_launch, "bobs" };
+	const struct launch_ops outer = { fake_clock, nested_launch, "bobs", NULL };
 	struct launch_budget bob = { .day = -1, .month = -1, .team = true, .who = "bob" };
 	struct launch_budget ann = { .day = USD(28), .month = -1, .team = true, .who = "ann" };
 	struct nested n = { .st = st, .b = &ann, .inner_who = "ann", .outcome = GR_OK };
@@ -567,7 +567,7 @@ static void
 two_currencies(void **state)
 {
 	struct state *st = open_db("currencies");
-	const struct launch_ops dry = { fake_clock, NULL, NULL };
+	const struct launch_ops dry = { fake_clock, NULL, NULL, NULL };
 	struct launch_budget b;
 	struct fake f = { 0 };
 	struct instance in;
