@@ -129,12 +129,12 @@ const struct command cmd_state = {
 	    "team's people brings theirs in), changing none of them. Rows take new ids; a row\n"
 	    "the target has already is not copied again (ALREADY), one whose key it has with\n"
 	    "other values stays as the target has it (KEPT). People on one account record\n"
-	    "the same instances: a ledger segment bills only the time no segment of that\n"
-	    "instance in the target bills (TRIMMED: copied in part), an open one ends where\n"
-	    "the target saw the instance stop later, and a GPU's samples of a minute the\n"
-	    "target measured it are there already. The ledger's totals and the hourly\n"
-	    "roll-ups follow from what is copied (DERIVED). Rows that say no user take yours.\n"
-	    "Merging the same file again copies nothing."),
+	    "the same instances: a ledger segment bills only time outside the target's\n"
+	    "segments of its instance, first to last (TRIMMED: copied in part); inside them\n"
+	    "the target's record stands. A GPU's samples of a minute the target measured it\n"
+	    "are there already. The ledger's totals and the hourly roll-ups follow from what\n"
+	    "is copied (DERIVED). Rows that say no user take yours. One transaction; merging\n"
+	    "the same file again copies nothing."),
 	.opts = opts,
 	.complete_args = CPL_STATE_ARGS,
 	.run = state_run,

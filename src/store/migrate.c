@@ -12,7 +12,7 @@
  * arrive as the source has them instead of being added a second time by the ledger's rows.
  *
  * A merge (--merge) goes into a target that holds other people's rows, and changes none of
- * them. Each source table is first copied as it is into a temporary table of the
+ * them (but for the who of a ledger row that has none, below). Each source table is first copied as it is into a temporary table of the
  * transaction's (merge_<table>), and from there into the target:
  *  - a row with an identity id (the launch journal, events) is there already when a target
  *    row equals it in every column but the id, who and team; otherwise it is added, with a
@@ -24,22 +24,26 @@
  *    GPU's raw sample or minute row is there already when the target measured that GPU in
  *    that minute (either way), as two watchers of one account measure the same GPUs; the
  *    hourly roll-ups are then made again from the minutes (history.c);
- *  - a ledger segment bills only the time that no segment of the same instance in the
- *    target bills (compute, storage and reservations; terms apart): two people on one
- *    account both record every instance they see. A segment wholly covered is there
- *    already, one partly covered is cut to the time not covered (trimmed), and an open one
- *    is not carried past the end of the target's last segment of that instance when that
- *    ends after it began: the target saw the instance stop billing later than the source's
- *    view of it. A term is there already when the target has one of the instance from the
- *    same start (ledger_add_term's rule). The target's triggers add what is copied to its
- *    totals.
+ *  - a ledger segment bills only time outside the target's view of its instance: two
+ *    people on one account both record every instance they see. The target's view runs
+ *    from the start of its first segment of the instance to the end of its last (on, while
+ *    one is open; compute, storage and reservations, terms apart), and inside it the
+ *    target's record stands, its gaps too (times it saw the instance bill nothing). A
+ *    segment wholly before or after it is copied; one that begins before it is cut to the
+ *    time before (trimmed), and what it says about the time inside, or past the end the
+ *    target saw (an open segment of a view that stopped looking), is there already. A term
+ *    is there already when the target has one of the instance from the same start
+ *    (ledger_add_term's rule). The target's triggers add what is copied to its totals.
+ *    Where two views disagree, the one in the target first stands: an instance's end seen
+ *    a minute later by the second person does not add that minute.
  * Merging into an empty target gives the same figures as a plain copy, and merging the same
  * file again copies nothing.
  *
  * Rows that say no who (written before there was one) take the migrating person's, and
  * their team where they have none; a ledger row takes its instance's latest launch's, as
  * the ledger's own inserts do (ledger.c), else stays unknown: the person who saw an instance
- * is not the one who rented it.
+ * is not the one who rented it. So the target's own ledger rows of an instance whose launch
+ * the merge brings in, seen by someone else and of no who so far, take the launch's who.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -556,12 +560,13 @@ merge_ledger(struct state *to, struct state_copied *t)
 }
 
 /*
- * The rows of table (the target's, or with stage its copy) that say no who given the
- * migrating person's, and no team theirs where they have one; the ledger's take their
- * instance's latest launch's, from the source's journal (journal) or the target's.
+ * The rows of rows (table itself in the target, or its staged copy) that say no who given
+ * the migrating person's, and no team theirs where they have one; the ledger's take their
+ * instance's latest launch's, from journal (the source's launches) or the target's journal.
  */
 static bool
-fill_actor(struct state *from, struct state *to, const char *table, const char *journal)
+fill_actor(struct state *from, struct state *to, const char *table, const char *rows,
+    const char *journal)
 {
 	static const char *const caused[] = { "events", "groups", "jobs", "launch_journal",
 	    "managed_jobs" };
@@ -570,29 +575,28 @@ fill_actor(struct state *from, struct state *to, const char *table, const char *
 	size_t i;
 	bool ok = true;
 
-	if (strcmp(table + (strncmp(table, "merge_", 6) == 0 ? 6 : 0), "ledger") == 0) {
+	if (strcmp(table, "ledger") == 0) {
 		for (i = 0; ok && i < 2; i++) {
 			const char *c = i == 0 ? "who" : "team";
 
 			sql = xasprintf("UPDATE \"%s\" l SET %s = COALESCE((SELECT j.%s FROM \"%s\" j "
 			    "WHERE j.instance_id = l.instance_id ORDER BY j.id DESC LIMIT 1), (SELECT "
 			    "j.%s FROM launch_journal j WHERE j.instance_id = l.instance_id ORDER BY "
-			    "j.id DESC LIMIT 1)) WHERE %s IS NULL", table, c, c, journal, c, c);
+			    "j.id DESC LIMIT 1)) WHERE %s IS NULL", rows, c, c, journal, c, c);
 			ok = store_run(to, sql, "");
 			free(sql);
 		}
 		return ok;
 	}
-	for (i = 0; i < ARRAY_LEN(caused); i++)
-		if (strcmp(table + (strncmp(table, "merge_", 6) == 0 ? 6 : 0), caused[i]) == 0)
-			break;
+	for (i = 0; i < ARRAY_LEN(caused) && strcmp(table, caused[i]) != 0; i++)
+		;
 	if (i == ARRAY_LEN(caused))
 		return true;
-	sql = xasprintf("UPDATE \"%s\" SET who = ? WHERE who IS NULL", table);
+	sql = xasprintf("UPDATE \"%s\" SET who = ? WHERE who IS NULL", rows);
 	ok = who == NULL || store_run(to, sql, "t", who);
 	free(sql);
 	if (ok && team != NULL) {
-		sql = xasprintf("UPDATE \"%s\" SET team = ? WHERE team IS NULL", table);
+		sql = xasprintf("UPDATE \"%s\" SET team = ? WHERE team IS NULL", rows);
 		ok = store_run(to, sql, "t", team);
 		free(sql);
 	}
@@ -661,7 +665,7 @@ merge(struct state *from, struct state *to, struct state_copied *v, size_t nv,
 			continue;
 		if (!stage(from, to, table, name, sizeof(name), err))
 			return false;
-		ok = fill_actor(from, to, name, "merge_launch_journal");
+		ok = fill_actor(from, to, table, name, "merge_launch_journal");
 		if (ok && (strcmp(table, "samples") == 0 || strcmp(table, "samples_minute") == 0)) {
 			/* The series' ids in the target; a row of no series is none of the source's
 			 * history (compaction removes series, never their rows first). */
@@ -757,7 +761,7 @@ state_migrate(struct state *from, struct state *to, enum state_migrate_how how,
 		}
 		for (i = 0; i < nv; i++)
 			if (!copy_table(from, to, v[i].table, v[i].table, &v[i].rows, err) ||
-			    !fill_actor(from, to, v[i].table, "launch_journal")) {
+			    !fill_actor(from, to, v[i].table, v[i].table, "launch_journal")) {
 				if (err->code == GR_OK)
 					state_fail(to, err, "cannot copy into the target");
 				goto fail;
