@@ -80,6 +80,23 @@ check "bob's plain migrate is refused, and says --merge" '[[ $ERR == *"--merge"*
 
 expect_ok as bob state migrate --to "$PG" --merge -o json
 merged=$OUT
+# The money, by hand, micro-dollars:
+#   vast:1001: 3600 s at 2.00 + 7200 s at 2.40 = 2.0 + 4.8 = 6.8 (bob's view adds nothing)
+#   vast:2001: 3600 s at 1.00 = 1.0
+#   vast:3001: bob's 1400 s before ann saw it at 3.60 = 1.4, ann's 4000 s at 3.60 = 4.0: 5.4
+#   team: 13.2; ann (1001, 2001) 7.8, bob (3001: his launch, both views of it) 5.4.
+for c in costs audit; do
+	[ $c = audit ] && extra=--offline || extra=
+	GPURENT_STATE_URL=$PG expect_ok as bob $c $extra --since "$since" -o json
+	printf '%s\n' "$OUT" >"$TMP/team.$c"
+done
+check "costs of the team store: 13.2 spent ($(jq -c .spent "$TMP/team.costs"))" 'jq -e ".spent == 13.2" "$TMP/team.costs" >/dev/null'
+check "audit: 6.8, 1.0, 5.4 per instance, 13.2 in all" \
+	'[ "$(jq -c "[(.rows[] | [.key, .spend]), .total.spend]" "$TMP/team.audit")" = "[[\"vast:1001\",6.8],[\"vast:3001\",5.4],[\"vast:2001\",1],13.2]" ]'
+GPURENT_STATE_URL=$PG expect_ok as bob costs --by user --since "$since" -o json
+check "costs --by user: ann 7.8, bob 5.4: $(jq -c "[.rows[] | [.key, .spent]]" <<<"$OUT")" \
+	'[ "$(jq -c "[.rows[] | [.key, .spent]]" <<<"$OUT")" = "[[\"ann\",7.8],[\"bob\",5.4]]" ]'
+
 row() { jq -c --arg t "$1" '.[] | select(.table == $t) | [.rows, .already, .kept, .trimmed]' <<<"$merged"; }
 # The ledger: 1001's two segments lie inside ann's view of it (there already); 3001's is cut
 # to the 1400 s before ann first saw it.
@@ -100,23 +117,6 @@ check "no open segment: bob's stale one stops where ann saw 1001 end" \
 	'[ "$(pg "SELECT count(*) FROM ledger WHERE end_ts = 0")" = 0 ]'
 check "bob's journal row with no user became his" \
 	'[ "$(pg "SELECT who FROM launch_journal WHERE instance_id = '"'vast:3001'"'")" = bob ]'
-
-# The money, by hand, micro-dollars:
-#   vast:1001: 3600 s at 2.00 + 7200 s at 2.40 = 2.0 + 4.8 = 6.8 (bob's view adds nothing)
-#   vast:2001: 3600 s at 1.00 = 1.0
-#   vast:3001: bob's 1400 s before ann saw it at 3.60 = 1.4, ann's 4000 s at 3.60 = 4.0: 5.4
-#   team: 13.2; ann (1001, 2001) 7.8, bob (3001: his launch, both views of it) 5.4.
-for c in costs audit; do
-	[ $c = audit ] && extra=--offline || extra=
-	GPURENT_STATE_URL=$PG expect_ok as bob $c $extra --since "$since" -o json
-	printf '%s\n' "$OUT" >"$TMP/team.$c"
-done
-check "costs of the team store: 13.2 spent" 'jq -e ".spent == 13.2" "$TMP/team.costs" >/dev/null'
-check "audit: 6.8, 1.0, 5.4 per instance, 13.2 in all" \
-	'[ "$(jq -c "[(.rows[] | [.key, .spend]), .total.spend]" "$TMP/team.audit")" = "[[\"vast:1001\",6.8],[\"vast:3001\",5.4],[\"vast:2001\",1],13.2]" ]'
-GPURENT_STATE_URL=$PG expect_ok as bob costs --by user --since "$since" -o json
-check "costs --by user: ann 7.8, bob 5.4: $(jq -c "[.rows[] | [.key, .spent]]" <<<"$OUT")" \
-	'[ "$(jq -c "[.rows[] | [.key, .spent]]" <<<"$OUT")" = "[[\"ann\",7.8],[\"bob\",5.4]]" ]'
 
 # Again: nothing new, and it says so.
 before=$(pg "SELECT count(*) FROM ledger")/$(pg "SELECT count(*) FROM samples")/$(pg "SELECT count(*) FROM events")
