@@ -456,107 +456,64 @@ out:
 	return ok;
 }
 
-/* The time the target's segments of an instance bill (terms apart): from *first to *last
- * (INT64_MAX: one is open); *any false where it has none. */
-static bool
-window_of(struct state *to, const char *instance_id, const char *provider, int64_t *first,
-    int64_t *last, bool *any)
-{
-	struct db_stmt *q = store_prepare(to, "SELECT count(*), min(start_ts), max(CASE end_ts "
-	    "WHEN 0 THEN ? ELSE end_ts END) FROM ledger WHERE instance_id = ? AND provider = ? AND "
-	    "kind != ?", "Itti", INT64_MAX, instance_id, provider, LEDGER_TERM);
-	bool ok = q != NULL && db_step(q) == DB_ROW;
+/* An open segment's end, for the windows: on for ever (INT64_MAX). */
+#define OPEN_END "9223372036854775807"
 
-	*any = ok && db_column_int64(q, 0) > 0;
-	*first = *any ? db_column_int64(q, 1) : 0;
-	*last = *any ? db_column_int64(q, 2) : 0;
+/* How many staged ledger rows have fate f: 0 there already, 1 copied whole, 2 trimmed. */
+static int64_t
+fates(struct state *to, int f)
+{
+	struct db_stmt *q = store_prepare(to, "SELECT count(*) FROM merge_ledger WHERE fate = ?",
+	    "i", f);
+	int64_t v = q != NULL && db_step(q) == DB_ROW ? db_column_int64(q, 0) : -1;
+
 	db_finalize(q);
-	return ok;
-}
-
-/* Staged segment id copied into the target's ledger as [a, b) (b 0: open), gone or not. */
-static bool
-add_piece(struct state *to, int64_t id, int64_t a, int64_t b, bool gone)
-{
-	return store_run(to, "INSERT INTO ledger(instance_id, provider, label, gpu, kind, "
-	    "rate_hour, start_ts, end_ts, gone, currency, who, team) SELECT instance_id, provider, "
-	    "label, gpu, kind, rate_hour, ?, ?, ?, currency, who, team FROM merge_ledger WHERE "
-	    "id = ?", "IIiI", a, b, (int)gone, id);
+	return v;
 }
 
 /*
- * Staged segment id, [s, e) (e 0: open), of an instance whose billing the target records
- * from first to last (any: at all), counted into t. Inside that window the target's record
- * stands, its gaps included (times it saw the instance not billing); the source adds the
- * time before it, and a segment that begins after it (a stretch the target did not see).
+ * The staged ledger merged into the target's by migrate.c's rule, for every instance at
+ * once: each one's window in the target as it was (merge_window: first start, last end, on
+ * where one is open; terms apart), then each staged segment's fate, then the copies.
  */
-static bool
-merge_segment(struct state *to, int64_t id, int64_t s, int64_t e, bool gone, bool any,
-    int64_t first, int64_t last, struct state_copied *t)
-{
-	int64_t end = e == 0 ? INT64_MAX : e;
-
-	if (!any || (end <= first && e != s) || s >= last || (e == s && s < first)) {
-		t->rows++;
-		return add_piece(to, id, s, e, gone);
-	}
-	if (s >= first) {
-		t->already++;
-		return true;
-	}
-	t->trimmed++;
-	return add_piece(to, id, s, first, false);
-}
-
-/* The staged ledger merged into the target's, instance by instance. */
 static bool
 merge_ledger(struct state *to, struct state_copied *t)
 {
-	struct db_stmt *q = store_prepare(to, "SELECT id, instance_id, provider, kind, start_ts, "
-	    "end_ts, gone FROM merge_ledger ORDER BY instance_id, provider, start_ts, id", "");
-	char inst[ID_MAX] = "", prov[PROVIDER_MAX] = "", i2[ID_MAX], p2[PROVIDER_MAX];
-	int64_t first = 0, last = 0;
-	bool ok = q != NULL, any = false, started = false;
-	int rc = DB_ERROR;
+	bool ok = store_run(to, "CREATE TEMPORARY TABLE merge_window ON COMMIT DROP AS SELECT "
+	    "instance_id, provider, min(start_ts) AS first, max(CASE end_ts WHEN 0 THEN " OPEN_END
+	    " ELSE end_ts END) AS last FROM ledger WHERE kind != ? AND instance_id IN (SELECT "
+	    "instance_id FROM merge_ledger) GROUP BY instance_id, provider", "i", LEDGER_TERM) &&
+	    store_run(to, "ALTER TABLE merge_ledger ADD COLUMN fate INTEGER NOT NULL DEFAULT 1",
+	    "") &&
+	    /* Inside the window: there already, or cut to the time before it. Copied whole:
+	     * wholly before it (one that never ran: before its first moment), or from its end
+	     * on (the instance billing again later). */
+	    store_run(to, "UPDATE merge_ledger s SET fate = CASE WHEN s.start_ts >= w.first THEN 0 "
+	    "ELSE 2 END FROM merge_window w WHERE w.instance_id = s.instance_id AND w.provider = "
+	    "s.provider AND s.kind != ? AND NOT ((CASE s.end_ts WHEN 0 THEN " OPEN_END " ELSE "
+	    "s.end_ts END <= w.first AND s.end_ts != s.start_ts) OR s.start_ts >= w.last OR "
+	    "(s.end_ts = s.start_ts AND s.start_ts < w.first))", "i", LEDGER_TERM) &&
+	    /* A term: there already where the target has one of the instance from its start. */
+	    store_run(to, "UPDATE merge_ledger s SET fate = 0 WHERE s.kind = ?1 AND EXISTS (SELECT "
+	    "1 FROM ledger x WHERE x.instance_id = s.instance_id AND x.provider = s.provider AND "
+	    "x.kind = ?1 AND x.start_ts = s.start_ts)", "i", LEDGER_TERM);
 
-	while (ok && (rc = db_step(q)) == DB_ROW) {
-		int64_t id = db_column_int64(q, 0), s = db_column_int64(q, 4);
-		int64_t e = db_column_int64(q, 5);
-		bool gone = db_column_int(q, 6) != 0;
-
-		store_col_text(q, 1, i2, sizeof(i2));
-		store_col_text(q, 2, p2, sizeof(p2));
-		/* The target's window as it was before this merge: the source's own segments do
-		 * not cut each other, so a merge into an empty target is a plain copy. */
-		if (!started || strcmp(i2, inst) != 0 || strcmp(p2, prov) != 0) {
-			strlcpy_(inst, i2, sizeof(inst));
-			strlcpy_(prov, p2, sizeof(prov));
-			started = true;
-			if (!(ok = window_of(to, inst, prov, &first, &last, &any)))
-				break;
-		}
-		if (db_column_int(q, 3) == LEDGER_TERM) {
-			struct db_stmt *f = store_prepare(to, "SELECT 1 FROM ledger WHERE instance_id = "
-			    "? AND provider = ? AND kind = ? AND start_ts = ?", "ttiI", inst, prov,
-			    LEDGER_TERM, s);
-			int found = f != NULL ? db_step(f) : DB_ERROR;
-
-			db_finalize(f);
-			if (found == DB_ROW)
-				t->already++;
-			else if ((ok = found == DB_DONE && add_piece(to, id, s, e, gone)))
-				t->rows++;
-			continue;
-		}
-		ok = merge_segment(to, id, s, e, gone, any, first, last, t);
-	}
-	db_finalize(q);
-	/* A row that says no who learns it from its instance's launch the source brought. */
-	return ok && rc == DB_DONE && store_run(to, "UPDATE ledger l SET who = j.who, team = "
-	    "COALESCE(l.team, j.team) FROM (SELECT DISTINCT ON (instance_id) instance_id, who, "
-	    "team FROM launch_journal WHERE who IS NOT NULL AND instance_id IN (SELECT "
-	    "instance_id FROM merge_launch_journal) ORDER BY instance_id, id DESC) j WHERE "
-	    "l.instance_id = j.instance_id AND l.who IS NULL", "");
+	if (!ok || (t->already = fates(to, 0)) < 0 || (t->rows = fates(to, 1)) < 0 ||
+	    (t->trimmed = fates(to, 2)) < 0)
+		return false;
+	/* The target's triggers add what is copied to its totals; ids in the source's order. */
+	return store_run(to, "INSERT INTO ledger(instance_id, provider, label, gpu, kind, "
+	    "rate_hour, start_ts, end_ts, gone, currency, who, team) SELECT s.instance_id, "
+	    "s.provider, s.label, s.gpu, s.kind, s.rate_hour, s.start_ts, CASE s.fate WHEN 2 THEN "
+	    "w.first ELSE s.end_ts END, CASE s.fate WHEN 2 THEN 0 ELSE s.gone END, s.currency, "
+	    "s.who, s.team FROM merge_ledger s LEFT JOIN merge_window w ON w.instance_id = "
+	    "s.instance_id AND w.provider = s.provider WHERE s.fate > 0 ORDER BY s.id", "") &&
+	    /* A row that says no who learns it from its instance's launch the source brought. */
+	    store_run(to, "UPDATE ledger l SET who = j.who, team = COALESCE(l.team, j.team) FROM "
+	    "(SELECT DISTINCT ON (instance_id) instance_id, who, team FROM launch_journal WHERE "
+	    "who IS NOT NULL AND instance_id IN (SELECT instance_id FROM merge_launch_journal) "
+	    "ORDER BY instance_id, id DESC) j WHERE l.instance_id = j.instance_id AND l.who IS "
+	    "NULL", "");
 }
 
 /*
