@@ -134,16 +134,25 @@ enum gr_err state_fail(struct state *st, struct gr_error *err, const char *what)
 
 /*
  * Every table of the store copied from from (an SQLite file) into to (a PostgreSQL
- * database), in one transaction of to's: rows and ids as they are, the totals the ledger's
- * triggers keep included. A target that already holds rows in any of those tables is
- * refused (GR_ECONFLICT, naming them) unless replace, which empties them first. *out: each
- * table copied, by name, with its rows (free it).
+ * database), in one transaction of to's. STATE_MIGRATE_EMPTY and _REPLACE: rows and ids as
+ * they are, the totals the ledger's triggers keep included; a target that already holds
+ * rows in any of those tables is refused (GR_ECONFLICT, naming them) unless _REPLACE, which
+ * empties them first. STATE_MIGRATE_MERGE: into a target that may hold another person's
+ * rows, none of which is changed: rows take new ids, what the target has already is not
+ * copied again, and the time an instance's ledger segments bill is billed once (migrate.c
+ * says the rules). Rows without a who take from's (state_set_actor), and its team where
+ * they have none. *out: each table, by name, with what became of its rows (free it).
  */
+enum state_migrate_how { STATE_MIGRATE_EMPTY, STATE_MIGRATE_REPLACE, STATE_MIGRATE_MERGE };
 struct state_copied {
 	char table[64];
-	int64_t rows;
+	int64_t rows;		/* copied whole */
+	int64_t already;	/* the same row, or for the ledger the same time, in the target */
+	int64_t kept;		/* a row of the same key that differs: the target's kept */
+	int64_t trimmed;	/* ledger segments copied in part: the time the target lacked */
+	bool derived;		/* made from the rows copied (the ledger's totals, hourly roll-ups) */
 };
-enum gr_err state_migrate(struct state *from, struct state *to, bool replace,
+enum gr_err state_migrate(struct state *from, struct state *to, enum state_migrate_how how,
     struct state_copied **out, size_t *n, struct gr_error *err);
 
 /* Small key/value table. get returns false when the key is absent. */

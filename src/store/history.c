@@ -1727,6 +1727,12 @@ rollup_hours(struct state *st, int64_t h0, int64_t h1)
 	return rc == DB_DONE;
 }
 
+bool
+history_rollups_remake(struct state *st, int64_t h0, int64_t h1)
+{
+	return rollup_hours(st, hour_floor(h0), h1) && gpu_hours(st, hour_floor(h0), h1);
+}
+
 /*
  * The roll-ups came after the minute table (samples_hour, then samples_gpu_hour): a
  * database without one gets it here, filled once from every minute row it holds (a month

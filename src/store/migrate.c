@@ -4,14 +4,51 @@
  *
  * The tables are those of the target's schema (schema_pg.c) that the source has too: the
  * store's own, every one of them, and neither the simulator's world (only in the file) nor
- * schema_version (only on the server). Each is copied row for row, column by column by
- * name, with its ids kept (an identity column's sequence then moved past them) and the
- * target's triggers off, so that the totals they keep (ledger_closed, ledger_day) arrive as
- * the source has them instead of being added a second time by the ledger's rows.
+ * schema_version (only on the server).
+ *
+ * Into an empty target (or one --replace emptied) each is copied row for row, column by
+ * column by name, with its ids kept (an identity column's sequence then moved past them)
+ * and the target's triggers off, so that the totals they keep (ledger_closed, ledger_day)
+ * arrive as the source has them instead of being added a second time by the ledger's rows.
+ *
+ * A merge (--merge) goes into a target that holds other people's rows, and changes none of
+ * them (but for the who of a ledger row that has none, below). Each source table is first copied as it is into a temporary table of the
+ * transaction's (merge_<table>), and from there into the target:
+ *  - a row with an identity id (the launch journal, events) is there already when a target
+ *    row equals it in every column but the id, who and team; otherwise it is added, with a
+ *    new id;
+ *  - a row with a key (jobs, groups, the caches, managed jobs by their id, sample series by
+ *    instance and GPU) is there already when the target's row of that key equals it, kept
+ *    (the target's, not overwritten) when it differs, and added when the key is new;
+ *  - a sample series takes the target's id where it has one, and its samples follow it; a
+ *    GPU's raw sample or minute row is there already when the target measured that GPU in
+ *    that minute (either way), as two watchers of one account measure the same GPUs; the
+ *    hourly roll-ups are then made again from the minutes (history.c);
+ *  - a ledger segment bills only time outside the target's view of its instance: two
+ *    people on one account both record every instance they see. The target's view runs
+ *    from the start of its first segment of the instance to the end of its last (on, while
+ *    one is open; compute, storage and reservations, terms apart), and inside it the
+ *    target's record stands, its gaps too (times it saw the instance bill nothing). A
+ *    segment wholly before or after it is copied; one that begins before it is cut to the
+ *    time before (trimmed), and what it says about the time inside, or past the end the
+ *    target saw (an open segment of a view that stopped looking), is there already. A term
+ *    is there already when the target has one of the instance from the same start
+ *    (ledger_add_term's rule). The target's triggers add what is copied to its totals.
+ *    Where two views disagree, the one in the target first stands: an instance's end seen
+ *    a minute later by the second person does not add that minute.
+ * Merging into an empty target gives the same figures as a plain copy, and merging the same
+ * file again copies nothing.
+ *
+ * Rows that say no who (written before there was one) take the migrating person's, and
+ * their team where they have none; a ledger row takes its instance's latest launch's, as
+ * the ledger's own inserts do (ledger.c), else stays unknown: the person who saw an instance
+ * is not the one who rented it. So the target's own ledger rows of an instance whose launch
+ * the merge brings in, seen by someone else and of no who so far, take the launch's who.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpurent/ledger.h"
 #include "gpurent/util.h"
 #include "store_int.h"
 
@@ -20,7 +57,7 @@
 
 struct column {
 	char name[64];
-	bool identity, bytea;
+	bool identity, bytea, nullable;
 };
 
 static void
@@ -41,6 +78,18 @@ read_column(struct db_stmt *q, void *row)
 	c->identity = db_column_int(q, 1) == 1;
 	store_col_text(q, 2, type, sizeof(type));
 	c->bytea = strcmp(type, "bytea") == 0;
+	c->nullable = db_column_int(q, 3) == 1;
+}
+
+/* The target's columns of table, in their order; false (and *cols NULL) on failure. */
+static bool
+columns_of(struct state *to, const char *table, struct column **cols, size_t *n)
+{
+	return store_rows(store_prepare(to, "SELECT column_name, CASE is_identity WHEN 'YES' "
+	    "THEN 1 ELSE 0 END, data_type, CASE is_nullable WHEN 'YES' THEN 1 ELSE 0 END FROM "
+	    "information_schema.columns WHERE table_schema = current_schema() AND table_name = ? "
+	    "ORDER BY ordinal_position", "t", table), (void **)cols, n, sizeof(**cols),
+	    read_column) && *n > 0;
 }
 
 /* The tables to copy (rows 0): the target's that the source also has. */
@@ -139,10 +188,11 @@ bind_value(struct db_stmt *ins, int k, struct db_stmt *row, int c, const struct 
 		db_bind_text(ins, k, (const char *)db_column_text(row, c), len, DB_TRANSIENT);
 }
 
-/* Every row of table from the source into the target; *rows how many. */
+/* Every row of table from the source into the target's table into (table itself, or a
+ * table of its columns); *rows how many. */
 static bool
-copy_table(struct state *from, struct state *to, const char *table, int64_t *rows,
-    struct gr_error *err)
+copy_table(struct state *from, struct state *to, const char *table, const char *into,
+    int64_t *rows, struct gr_error *err)
 {
 	struct column *cols = NULL;
 	struct db_stmt *sel = NULL, *ins = NULL;
@@ -152,10 +202,7 @@ copy_table(struct state *from, struct state *to, const char *table, int64_t *row
 	bool ok = false;
 
 	*rows = 0;
-	if (!store_rows(store_prepare(to, "SELECT column_name, CASE is_identity WHEN 'YES' "
-	    "THEN 1 ELSE 0 END, data_type FROM information_schema.columns WHERE table_schema = "
-	    "current_schema() AND table_name = ? ORDER BY ordinal_position", "t", table),
-	    (void **)&cols, &ncols, sizeof(*cols), read_column) || ncols == 0) {
+	if (!columns_of(to, table, &cols, &ncols)) {
 		state_fail(to, err, "cannot read the target's columns");
 		free(cols);
 		return false;
@@ -177,7 +224,7 @@ copy_table(struct state *from, struct state *to, const char *table, int64_t *row
 
 			if (ins == NULL || in_ins != want) {
 				db_finalize(ins);
-				if ((ins = insert_of(to, table, cols, ncols, want)) == NULL)
+				if ((ins = insert_of(to, into, cols, ncols, want)) == NULL)
 					goto target_failed;
 				in_ins = want;
 			}
@@ -203,7 +250,7 @@ copy_table(struct state *from, struct state *to, const char *table, int64_t *row
 		char *next;
 		bool set;
 
-		if (!cols[c].identity)
+		if (!cols[c].identity || strcmp(into, table) != 0)
 			continue;
 		next = xasprintf("SELECT setval(pg_get_serial_sequence(?, ?), max(\"%s\")) FROM "
 		    "\"%s\"", cols[c].name, table);
@@ -227,9 +274,395 @@ out:
 	return ok;
 }
 
+/* The tables whose rows the target makes from others': the ledger's totals (its triggers)
+ * and the samples' hourly roll-ups (made again from the minutes). */
+static bool
+derived(const char *table)
+{
+	static const char *const v[] = { "ledger_closed", "ledger_day", "samples_hour",
+	    "samples_gpu_hour" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(v); i++)
+		if (strcmp(v[i], table) == 0)
+			return true;
+	return false;
+}
+
+/* Who and team, which say who caused a row, not what the row is. */
+static bool
+actor_column(const char *name)
+{
+	return strcmp(name, "who") == 0 || strcmp(name, "team") == 0;
+}
+
+/* A table's key where its primary key says less: a managed job is its id (its seq an
+ * identity), a sample series its instance and GPU (its id an identity). */
+static const struct natural_key {
+	const char *table;
+	const char *cols[2];
+} natural_keys[] = {
+	{ "managed_jobs", { "id", NULL } },
+	{ "sample_series", { "instance_id", "gpu" } },
+};
+
+static void
+read_name(struct db_stmt *q, void *row)
+{
+	store_col_text(q, 0, ((struct column *)row)->name, sizeof(((struct column *)row)->name));
+}
+
+/*
+ * The columns by which a row of table is found in the target (*key, *nkey): the natural key,
+ * else the primary key; none (*nkey 0) where the primary key is an identity, whose rows are
+ * found by all their columns.
+ */
+static bool
+key_of(struct state *to, const char *table, const struct column *cols, size_t ncols,
+    struct column **key, size_t *nkey)
+{
+	size_t i, c;
+
+	*key = NULL;
+	*nkey = 0;
+	for (i = 0; i < ARRAY_LEN(natural_keys); i++) {
+		if (strcmp(natural_keys[i].table, table) != 0)
+			continue;
+		*key = xcalloc(ARRAY_LEN(natural_keys[i].cols), sizeof(**key));
+		for (c = 0; c < ARRAY_LEN(natural_keys[i].cols) && natural_keys[i].cols[c]; c++)
+			strlcpy_((*key)[(*nkey)++].name, natural_keys[i].cols[c], sizeof((*key)->name));
+		return true;
+	}
+	if (!store_rows(store_prepare(to, "SELECT a.attname FROM pg_index i JOIN pg_attribute a "
+	    "ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indisprimary AND "
+	    "i.indrelid = to_regclass(?)", "t", table), (void **)key, nkey, sizeof(**key),
+	    read_name))
+		return false;
+	for (i = 0; i < *nkey; i++)
+		for (c = 0; c < ncols; c++)
+			if (cols[c].identity && strcmp(cols[c].name, (*key)[i].name) == 0)
+				*nkey = 0;
+	return true;
+}
+
+/* The columns copied into the target (all but an identity), each as prefix."name". */
+static void
+add_list(struct sb *sql, const struct column *cols, size_t ncols, const char *prefix)
+{
+	size_t c;
+	bool first = true;
+
+	for (c = 0; c < ncols; c++) {
+		if (cols[c].identity)
+			continue;
+		sb_addf(sql, "%s%s\"%s\"", first ? "" : ", ", prefix, cols[c].name);
+		first = false;
+	}
+}
+
+/* Whether column name of cols may be NULL (a key's column of another table: never). */
+static bool
+nullable(const struct column *cols, size_t ncols, const char *name)
+{
+	size_t c;
+
+	for (c = 0; c < ncols; c++)
+		if (strcmp(cols[c].name, name) == 0)
+			return cols[c].nullable;
+	return false;
+}
+
+/* t's row that is s's: by the key's columns, or (key NULL) by every column but an identity,
+ * who and team, NULL equal to NULL. */
+static void
+add_match(struct sb *sql, const struct column *cols, size_t ncols, const struct column *key,
+    size_t nkey)
+{
+	size_t c, k = 0;
+
+	for (c = 0; c < (key != NULL ? nkey : ncols); c++) {
+		const char *name = key != NULL ? key[c].name : cols[c].name;
+
+		if (key == NULL && (cols[c].identity || actor_column(name)))
+			continue;
+		sb_addf(sql, nullable(cols, ncols, name) ? "%st.\"%s\" IS NOT DISTINCT FROM "
+		    "s.\"%s\"" : "%st.\"%s\" = s.\"%s\"", k++ == 0 ? "" : " AND ", name, name);
+	}
+	if (k == 0)
+		sb_adds(sql, "true");
+}
+
+/* A count of one row and column, -1 when it fails. */
+static int64_t
+count_of(struct state *to, const char *sql)
+{
+	struct db_stmt *q = store_prepare(to, sql, "");
+	int64_t v = q != NULL && db_step(q) == DB_ROW ? db_column_int64(q, 0) : -1;
+
+	db_finalize(q);
+	return v;
+}
+
+/*
+ * The rows of stage (table's copy of the source's) merged into table: those not found
+ * (key_of) added; *t says how many were there already, kept, and added. also: SQL over
+ * s (stage's row) that finds a row there already in another shape (NULL: none).
+ */
+static bool
+merge_rows(struct state *to, const char *table, const char *stage, const char *also,
+    struct state_copied *t)
+{
+	struct column *cols = NULL, *key = NULL;
+	size_t ncols = 0, nkey = 0;
+	struct sb sql;
+	int64_t total, already;
+	bool ok = false;
+
+	if (!columns_of(to, table, &cols, &ncols) ||
+	    !key_of(to, table, cols, ncols, &key, &nkey))
+		goto out;
+	sb_init(&sql);
+	sb_addf(&sql, "SELECT count(*) FROM \"%s\"", stage);
+	total = count_of(to, sql.buf);
+	sb_reset(&sql);
+	sb_addf(&sql, "SELECT count(*) FROM \"%s\" s WHERE EXISTS (SELECT 1 FROM \"%s\" t WHERE ",
+	    stage, table);
+	add_match(&sql, cols, ncols, NULL, 0);
+	sb_addf(&sql, ")%s%s", also != NULL ? " OR " : "", also != NULL ? also : "");
+	already = count_of(to, sql.buf);
+	sb_reset(&sql);
+	sb_addf(&sql, "INSERT INTO \"%s\"(", table);
+	add_list(&sql, cols, ncols, "");
+	sb_adds(&sql, ") SELECT ");
+	add_list(&sql, cols, ncols, "s.");
+	sb_addf(&sql, " FROM \"%s\" s WHERE NOT EXISTS (SELECT 1 FROM \"%s\" t WHERE ", stage,
+	    table);
+	add_match(&sql, cols, ncols, nkey > 0 ? key : NULL, nkey);
+	sb_addf(&sql, ")%s%s%s", also != NULL ? " AND NOT (" : "", also != NULL ? also : "",
+	    also != NULL ? ")" : "");
+	/* In the source's order: the new ids keep it (events are listed by theirs). */
+	if (ncols > 0 && cols[0].identity)
+		sb_addf(&sql, " ORDER BY s.\"%s\"", cols[0].name);
+	if (total >= 0 && already >= 0 && store_run(to, sql.buf, "")) {
+		t->rows = db_changes(state_db(to));
+		t->already = already;
+		t->kept = total - already - t->rows;
+		ok = true;
+	}
+	sb_release(&sql);
+out:
+	free(cols);
+	free(key);
+	return ok;
+}
+
+/* An open segment's end, for the windows: on for ever (INT64_MAX). */
+#define OPEN_END "9223372036854775807"
+
+/* How many staged ledger rows have fate f: 0 there already, 1 copied whole, 2 trimmed. */
+static int64_t
+fates(struct state *to, int f)
+{
+	struct db_stmt *q = store_prepare(to, "SELECT count(*) FROM merge_ledger WHERE fate = ?",
+	    "i", f);
+	int64_t v = q != NULL && db_step(q) == DB_ROW ? db_column_int64(q, 0) : -1;
+
+	db_finalize(q);
+	return v;
+}
+
+/*
+ * The staged ledger merged into the target's by migrate.c's rule, for every instance at
+ * once: each one's window in the target as it was (merge_window: first start, last end, on
+ * where one is open; terms apart), then each staged segment's fate, then the copies.
+ */
+static bool
+merge_ledger(struct state *to, struct state_copied *t)
+{
+	bool ok = store_run(to, "CREATE TEMPORARY TABLE merge_window ON COMMIT DROP AS SELECT "
+	    "instance_id, provider, min(start_ts) AS first, max(CASE end_ts WHEN 0 THEN " OPEN_END
+	    " ELSE end_ts END) AS last FROM ledger WHERE kind != ? AND instance_id IN (SELECT "
+	    "instance_id FROM merge_ledger) GROUP BY instance_id, provider", "i", LEDGER_TERM) &&
+	    store_run(to, "ALTER TABLE merge_ledger ADD COLUMN fate INTEGER NOT NULL DEFAULT 1",
+	    "") &&
+	    /* Inside the window: there already, or cut to the time before it. Copied whole:
+	     * wholly before it (one that never ran: before its first moment), or from its end
+	     * on (the instance billing again later). */
+	    store_run(to, "UPDATE merge_ledger s SET fate = CASE WHEN s.start_ts >= w.first THEN 0 "
+	    "ELSE 2 END FROM merge_window w WHERE w.instance_id = s.instance_id AND w.provider = "
+	    "s.provider AND s.kind != ? AND NOT ((CASE s.end_ts WHEN 0 THEN " OPEN_END " ELSE "
+	    "s.end_ts END <= w.first AND s.end_ts != s.start_ts) OR s.start_ts >= w.last OR "
+	    "(s.end_ts = s.start_ts AND s.start_ts < w.first))", "i", LEDGER_TERM) &&
+	    /* A term: there already where the target has one of the instance from its start. */
+	    store_run(to, "UPDATE merge_ledger s SET fate = 0 WHERE s.kind = ?1 AND EXISTS (SELECT "
+	    "1 FROM ledger x WHERE x.instance_id = s.instance_id AND x.provider = s.provider AND "
+	    "x.kind = ?1 AND x.start_ts = s.start_ts)", "i", LEDGER_TERM);
+
+	if (!ok || (t->already = fates(to, 0)) < 0 || (t->rows = fates(to, 1)) < 0 ||
+	    (t->trimmed = fates(to, 2)) < 0)
+		return false;
+	/* The target's triggers add what is copied to its totals; ids in the source's order. */
+	return store_run(to, "INSERT INTO ledger(instance_id, provider, label, gpu, kind, "
+	    "rate_hour, start_ts, end_ts, gone, currency, who, team) SELECT s.instance_id, "
+	    "s.provider, s.label, s.gpu, s.kind, s.rate_hour, s.start_ts, CASE s.fate WHEN 2 THEN "
+	    "w.first ELSE s.end_ts END, CASE s.fate WHEN 2 THEN 0 ELSE s.gone END, s.currency, "
+	    "s.who, s.team FROM merge_ledger s LEFT JOIN merge_window w ON w.instance_id = "
+	    "s.instance_id AND w.provider = s.provider WHERE s.fate > 0 ORDER BY s.id", "") &&
+	    /* A row that says no who learns it from its instance's launch the source brought. */
+	    store_run(to, "UPDATE ledger l SET who = j.who, team = COALESCE(l.team, j.team) FROM "
+	    "(SELECT DISTINCT ON (instance_id) instance_id, who, team FROM launch_journal WHERE "
+	    "who IS NOT NULL AND instance_id IN (SELECT instance_id FROM merge_launch_journal) "
+	    "ORDER BY instance_id, id DESC) j WHERE l.instance_id = j.instance_id AND l.who IS "
+	    "NULL", "");
+}
+
+/*
+ * The rows of rows (table itself in the target, or its staged copy) that say no who given
+ * the migrating person's, and no team theirs where they have one; the ledger's take their
+ * instance's latest launch's, from journal (the source's launches) or the target's journal.
+ */
+static bool
+fill_actor(struct state *from, struct state *to, const char *table, const char *rows,
+    const char *journal)
+{
+	static const char *const caused[] = { "events", "groups", "jobs", "launch_journal",
+	    "managed_jobs" };
+	const char *who = state_who(from), *team = state_team(from);
+	char *sql;
+	size_t i;
+	bool ok = true;
+
+	if (strcmp(table, "ledger") == 0) {
+		for (i = 0; ok && i < 2; i++) {
+			const char *c = i == 0 ? "who" : "team";
+
+			sql = xasprintf("UPDATE \"%s\" l SET %s = COALESCE((SELECT j.%s FROM \"%s\" j "
+			    "WHERE j.instance_id = l.instance_id ORDER BY j.id DESC LIMIT 1), (SELECT "
+			    "j.%s FROM launch_journal j WHERE j.instance_id = l.instance_id ORDER BY "
+			    "j.id DESC LIMIT 1)) WHERE %s IS NULL", rows, c, c, journal, c, c);
+			ok = store_run(to, sql, "");
+			free(sql);
+		}
+		return ok;
+	}
+	for (i = 0; i < ARRAY_LEN(caused) && strcmp(table, caused[i]) != 0; i++)
+		;
+	if (i == ARRAY_LEN(caused))
+		return true;
+	sql = xasprintf("UPDATE \"%s\" SET who = ? WHERE who IS NULL", rows);
+	ok = who == NULL || store_run(to, sql, "t", who);
+	free(sql);
+	if (ok && team != NULL) {
+		sql = xasprintf("UPDATE \"%s\" SET team = ? WHERE team IS NULL", rows);
+		ok = store_run(to, sql, "t", team);
+		free(sql);
+	}
+	return ok;
+}
+
+/* The source's table copied into a temporary table of its columns, merge_<table>. */
+static bool
+stage(struct state *from, struct state *to, const char *table, char *name, size_t n,
+    struct gr_error *err)
+{
+	char *sql;
+	int64_t rows;
+	bool ok;
+
+	snprintf(name, n, "merge_%s", table);
+	sql = xasprintf("CREATE TEMPORARY TABLE \"%s\" (LIKE \"%s\") ON COMMIT DROP", name, table);
+	ok = store_run(to, sql, "");
+	free(sql);
+	if (!ok) {
+		state_fail(to, err, "cannot merge into the target");
+		return false;
+	}
+	return copy_table(from, to, table, name, &rows, err);
+}
+
+/* The hours of the staged minutes [*h0, *h1), for their roll-ups; none: h0 >= h1. */
+static bool
+minute_hours(struct state *to, int64_t *h0, int64_t *h1)
+{
+	struct db_stmt *q = store_prepare(to, "SELECT min(minute), max(minute) FROM "
+	    "merge_samples_minute", "");
+	bool ok = q != NULL && db_step(q) == DB_ROW;
+
+	*h0 = 0;
+	*h1 = 0;
+	if (ok && db_column_type(q, 0) != DB_NULL) {
+		*h0 = db_column_int64(q, 0);
+		*h1 = db_column_int64(q, 1) / 3600 * 3600 + 3600;
+	}
+	db_finalize(q);
+	return ok;
+}
+
+/* Each table of v merged into the target (migrate.c's rules), in v's order (by name: the
+ * journal before the ledger, the series before their samples). */
+static bool
+merge(struct state *from, struct state *to, struct state_copied *v, size_t nv,
+    struct gr_error *err)
+{
+	/* A GPU's minute there already (raw or rolled up), for its raw samples and its minutes. */
+	static const char raw_there[] = "EXISTS (SELECT 1 FROM samples_minute x WHERE "
+	    "x.series = s.series AND x.minute = s.at / 60 * 60)";
+	static const char minute_there[] = "EXISTS (SELECT 1 FROM samples x WHERE "
+	    "x.series = s.series AND x.at >= s.minute AND x.at < s.minute + 60)";
+	int64_t h0 = 0, h1 = 0;
+	bool minutes = false;
+	size_t i;
+
+	for (i = 0; i < nv; i++) {
+		const char *table = v[i].table;
+		char name[80];
+		bool ok;
+
+		if ((v[i].derived = derived(table)))
+			continue;
+		if (!stage(from, to, table, name, sizeof(name), err))
+			return false;
+		ok = fill_actor(from, to, table, name, "merge_launch_journal");
+		if (ok && (strcmp(table, "samples") == 0 || strcmp(table, "samples_minute") == 0)) {
+			/* The series' ids in the target; a row of no series is none of the source's
+			 * history (compaction removes series, never their rows first). */
+			char *sql = xasprintf("DELETE FROM \"%s\" WHERE series NOT IN (SELECT src FROM "
+			    "merge_series)", name);
+
+			ok = store_run(to, sql, "");
+			free(sql);
+			sql = xasprintf("UPDATE \"%s\" m SET series = x.dst FROM merge_series x WHERE "
+			    "m.series = x.src", name);
+			ok = ok && store_run(to, sql, "");
+			free(sql);
+		}
+		if (ok && strcmp(table, "samples_minute") == 0)
+			ok = minute_hours(to, &h0, &h1);
+		if (ok)
+			ok = strcmp(table, "ledger") == 0 ? merge_ledger(to, &v[i]) :
+			    merge_rows(to, table, name, strcmp(table, "samples") == 0 ? raw_there :
+			    strcmp(table, "samples_minute") == 0 ? minute_there : NULL, &v[i]);
+		if (ok && strcmp(table, "sample_series") == 0)
+			ok = store_run(to, "CREATE TEMPORARY TABLE merge_series ON COMMIT DROP AS "
+			    "SELECT s.id AS src, t.id AS dst FROM merge_sample_series s JOIN "
+			    "sample_series t ON t.instance_id = s.instance_id AND t.gpu = s.gpu", "");
+		if (ok && strcmp(table, "samples_minute") == 0)
+			minutes = v[i].rows > 0;
+		if (!ok) {
+			state_fail(to, err, "cannot merge into the target");
+			return false;
+		}
+	}
+	if (minutes && !history_rollups_remake(to, h0, h1)) {
+		state_fail(to, err, "cannot merge into the target");
+		return false;
+	}
+	return true;
+}
+
 enum gr_err
-state_migrate(struct state *from, struct state *to, bool replace, struct state_copied **out,
-    size_t *n, struct gr_error *err)
+state_migrate(struct state *from, struct state *to, enum state_migrate_how how,
+    struct state_copied **out, size_t *n, struct gr_error *err)
 {
 	struct state_copied *v = NULL;
 	struct sb held;
@@ -265,24 +698,35 @@ state_migrate(struct state *from, struct state *to, bool replace, struct state_c
 			sb_addf(&held, "%s%s: %lld", held.len > 0 ? ", " : "", v[i].table,
 			    (long long)k);
 	}
-	if (held.len > 0 && !replace) {
+	if (held.len > 0 && how == STATE_MIGRATE_EMPTY) {
 		gr_fail(err, GR_ECONFLICT, "the database '%s' already holds gpurent's state (%s): "
-		    "state migrate copies into an empty one; --replace empties it first",
+		    "state migrate copies into an empty one; --merge adds to it, --replace empties "
+		    "it first",
 		    state_path(to), held.buf);
 		sb_release(&held);
 		goto fail;
 	}
 	sb_release(&held);
-	if (!each_table(to, v, nv, "DISABLE") || (replace && !each_table(to, v, nv, NULL))) {
-		state_fail(to, err, "cannot prepare the target's tables");
-		goto fail;
-	}
-	for (i = 0; i < nv; i++)
-		if (!copy_table(from, to, v[i].table, &v[i].rows, err))
+	if (how == STATE_MIGRATE_MERGE) {
+		if (!merge(from, to, v, nv, err))
 			goto fail;
-	if (!each_table(to, v, nv, "ENABLE")) {
-		state_fail(to, err, "cannot prepare the target's tables");
-		goto fail;
+	} else {
+		if (!each_table(to, v, nv, "DISABLE") ||
+		    (how == STATE_MIGRATE_REPLACE && !each_table(to, v, nv, NULL))) {
+			state_fail(to, err, "cannot prepare the target's tables");
+			goto fail;
+		}
+		for (i = 0; i < nv; i++)
+			if (!copy_table(from, to, v[i].table, v[i].table, &v[i].rows, err) ||
+			    !fill_actor(from, to, v[i].table, v[i].table, "launch_journal")) {
+				if (err->code == GR_OK)
+					state_fail(to, err, "cannot copy into the target");
+				goto fail;
+			}
+		if (!each_table(to, v, nv, "ENABLE")) {
+			state_fail(to, err, "cannot prepare the target's tables");
+			goto fail;
+		}
 	}
 	if (state_commit(to, err) != GR_OK)
 		goto fail;

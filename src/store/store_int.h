@@ -80,6 +80,9 @@ bool store_ddl(struct db *db, const char *sql);
  * their times in ms, and lease_standbys; SQL that both drivers run as it is. */
 extern const char lease_tables[];
 
+/* samples_hour's and samples_gpu_hour's rows of hours [h0, h1) made again from the minute
+ * rows (history.c), inside the caller's transaction: after minutes came from elsewhere. */
+bool history_rollups_remake(struct state *st, int64_t h0, int64_t h1);
 /* The sample history's part of the schema (history.c): its tables, made from the fields
  * of a sample, and their roll-ups filled from the minute rows where missing. */
 bool history_schema(struct state *st);
