@@ -122,6 +122,7 @@ batch_submit(struct cmd_ctx *c, const struct batch_req *r, char *const *words, i
 	req.script = script;
 	req.output = output;
 	price = batch_price(cfg, r, currency);
+	cmd_warn_profile_budget(c);
 	e = guard_launch(c->s, b, &req, price, currency, r->force ? GUARD_FORCE : 0, &in, &err);
 	free(script);
 	if (e != GR_OK)

@@ -109,11 +109,7 @@ budget_show(struct cmd_ctx *c, const struct config *cfg)
 	}
 	if (session_state(c->s, &st, &err) != GR_OK)
 		return cmd_error(c, &err);
-	/* A team profile's own keys are not read: say so rather than let them seem to hold. */
-	if (config_get(cfg, "budget.day") != NULL || config_get(cfg, "budget.month") != NULL)
-		cmd_warn("budget.day and budget.month of the profile are not read in a team "
-		    "profile: each person's are kept in the team's state ('gpurent budget set "
-		    "day AMOUNT')");
+	cmd_warn_profile_budget(c);
 	/* Whoever runs it first, with or without budgets, then everyone else who has one. */
 	team_user(cfg, me, sizeof(me));
 	launch_person_budget(st, me, &tb);

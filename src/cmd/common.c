@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpurent/audit.h"
+#include "gpurent/config.h"
 #include "gpurent/filter.h"
 #include "gpurent/i18n.h"
 #include "gpurent/team.h"
@@ -205,6 +206,20 @@ cmd_team_view(struct cmd_ctx *c, bool mine, struct team_view *out)
 		cfg = NULL;
 	out->team = team_profile(cfg);
 	out->who = mine && out->team ? team_user(cfg, out->me, sizeof(out->me)) : NULL;
+}
+
+void
+cmd_warn_profile_budget(struct cmd_ctx *c)
+{
+	struct gr_error ignored = { 0 };
+	struct config *cfg;
+
+	if (session_config_any(c->s, &cfg, &ignored) != GR_OK || !team_profile(cfg))
+		return;
+	if (config_get(cfg, "budget.day") != NULL || config_get(cfg, "budget.month") != NULL)
+		cmd_warn("budget.day and budget.month of the profile are not read in a team "
+		    "profile: each person's are kept in the team's state ('gpurent budget set "
+		    "day AMOUNT')");
 }
 
 size_t

@@ -48,6 +48,9 @@ struct team_view {
 	char me[TEAM_NAME_MAX + 1];
 };
 void cmd_team_view(struct cmd_ctx *c, bool mine, struct team_view *out);
+/* In a team profile whose own budget.day or budget.month is set, say once on stderr that it
+   is not read (each person's are in the team's state): a budget must not seem to hold. */
+void cmd_warn_profile_budget(struct cmd_ctx *c);
 /* Whether a row of user should be listed. */
 bool team_view_keeps(const struct team_view *v, const char *user);
 /*

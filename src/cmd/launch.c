@@ -768,6 +768,7 @@ launch_offer(struct cmd_ctx *c, struct args *ap, int n, char **argv)
 	req.term_price = o.term_price;
 	if (o.term_months > 0)
 		explain_term(&o);
+	cmd_warn_profile_budget(c);
 	if (guard_launch(c->s, b, &req, plan.price_hour, o.currency, (a.force ? GUARD_FORCE : 0) |
 	    (a.dry_run ? GUARD_DRY_RUN : 0), &in, &err) != GR_OK)
 		return cmd_error(c, &err);

@@ -308,6 +308,8 @@ lifecycle_run(struct cmd_ctx *c, int argc, char **argv)
 		return rc;
 	if (op == LC_DESTROY && !a.yes && (rc = destroy_asked(c, n, argv)) != 0)
 		return rc;
+	if (op == LC_START)
+		cmd_warn_profile_budget(c);
 	if (op != LC_DESTROY) {
 		/* Say what a provider cannot do before asking it for anything (even a key). */
 		int i, k = 0, refused = 0;

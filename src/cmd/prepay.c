@@ -165,6 +165,7 @@ prepay_run(struct cmd_ctx *c, int argc, char **argv)
 		fputs(_("nothing paid\n"), stderr);
 		return isatty(STDIN_FILENO) ? EXIT_ERROR : EXIT_USAGE;
 	}
+	cmd_warn_profile_budget(c);
 	if (guard_prepay(c->s, b, &in, q.amount, a.force, &q.discount_bp, &q.covered_s, &q.until,
 	    &err) != GR_OK)
 		return cmd_error(c, &err);

@@ -14,8 +14,14 @@ sqlite3 "$DB" "UPDATE launch_journal SET who = NULL; UPDATE ledger SET who = NUL
 	fail "forget who launched"
 expect_ok g config set team.name ml
 expect_ok g config set team.user alice
+# A team profile's own budget keys are not read (the team's state holds each person's):
+# said at the launch, rather than let a budget seem to hold.
+expect_ok g config set budget.day 0.01
 expect_ok g launch "${offers[1]}" --env SIM_WORKLOAD=idle --label mine
 id=$OUT
+check "the launch says the profile's budget.day is not read: $ERR" \
+	'[[ $ERR == *"budget.day and budget.month of the profile are not read in a team profile"* ]]'
+expect_ok g config unset budget.day
 expect_ok g config set idle.after 1m
 expect_ok g sim advance 2m
 expect_ok g watch --once --interval 1m
