@@ -78,7 +78,8 @@ void filter_set_provider_known(bool (*known)(const char *name));
 /*
  * Whether `gpu=NAME`, which no catalogue model answers to, names a GPU a provider was seen
  * selling (the state database's names seen, above core/): handed down like the provider
- * check. Until then, and when it says no, such a name is an error (a typo, most likely).
+ * check, for the calling thread's parses only. Until then, and when it says no, such a name
+ * is an error (a typo, most likely).
  */
 void filter_set_gpu_seen(bool (*seen)(void *ctx, const char *name), void *ctx);
 

@@ -134,10 +134,16 @@ logout_team_watcher(struct cmd_ctx *c)
 	if (!known)
 		cmd_warn("removed this machine's damaged watcher key; its public half, if the team "
 		    "still lists it ('gpurent login --list'), cannot be named from here");
-	else if (sealed[0] != '\0')
+	else if (sealed[0] != '\0') {
+		/* The providers' names come from the shared state, written by others. */
+		char *shown = xmalloc(strlen(sealed) + 1);
+
+		text_sanitize(shown, strlen(sealed) + 1, sealed);
 		cmd_warn("this machine is no longer a watcher of team '%s' (key %.*s): the team "
 		    "keys sealed to it (%s) can no longer be opened by it, and were removed with it",
-		    team, TEAM_KEY_FINGERPRINT, public_hex, sealed);
+		    team, TEAM_KEY_FINGERPRINT, public_hex, shown);
+		free(shown);
+	}
 	else
 		cmd_warn("this machine is no longer a watcher of team '%s' (key %.*s); no team key "
 		    "was sealed to it", team, TEAM_KEY_FINGERPRINT, public_hex);

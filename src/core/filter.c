@@ -48,8 +48,9 @@ static const struct field_def {
 };
 
 static bool (*provider_known)(const char *name);
-static bool (*gpu_seen)(void *ctx, const char *name);
-static void *gpu_seen_ctx;
+/* Each thread's own: a dashboard lane's thread asks its own session, never another's. */
+static _Thread_local bool (*gpu_seen)(void *ctx, const char *name);
+static _Thread_local void *gpu_seen_ctx;
 
 void
 filter_set_provider_known(bool (*known)(const char *name))

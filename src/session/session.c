@@ -64,10 +64,19 @@ void
 session_init(struct session *s)
 {
 	static bool password_set;
+	/*
+	 * A filter asks the first session of its thread for the GPU names seen (main's, or a
+	 * dashboard lane's own): one made later on the same thread (the exporter's lanes are
+	 * made on main's) may end before it, and a session is not shared between threads.
+	 */
+	static _Thread_local bool gpu_seen_bound;
 
 	filter_set_provider_known(provider_known);
 	memset(s, 0, sizeof(*s));
-	filter_set_gpu_seen(gpu_seen, s);
+	if (!gpu_seen_bound) {
+		filter_set_gpu_seen(gpu_seen, s);
+		gpu_seen_bound = true;
+	}
 	if (!password_set) {
 		state_set_password(&(struct state_password){ state_password_of, vault_key_free, s });
 		password_set = true;

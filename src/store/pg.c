@@ -155,8 +155,13 @@ pg_open(struct pg **out, const char *url, struct gr_error *err)
 	}
 	snprintf(options, sizeof(options), "-c lock_timeout=10s");
 	for (o = opts; o->keyword != NULL; o++) {
-		if (strcmp(o->keyword, "options") == 0 && o->val != NULL && o->val[0] != '\0')
-			snprintf(options, sizeof(options), "-c lock_timeout=10s %s", o->val);
+		if (strcmp(o->keyword, "options") == 0 && o->val != NULL && o->val[0] != '\0' &&
+		    (size_t)snprintf(options, sizeof(options), "-c lock_timeout=10s %s", o->val) >=
+		    sizeof(options)) {
+			pq.PQconninfoFree(opts);
+			return gr_fail(err, GR_EUSAGE, "the PostgreSQL URL's options are longer than "
+			    "%zu bytes", sizeof(options) - sizeof("-c lock_timeout=10s "));
+		}
 		if (strcmp(o->keyword, "password") == 0 && o->val != NULL && o->val[0] != '\0')
 			break;
 	}

@@ -580,7 +580,7 @@ class Run:
         time.sleep(0.2)
         self.tm('send-keys', '-t', 'dash', 's')
         text = self.dash_wait(r'Stop\?|only a running instance', 10)
-        if not self.dash_check(text, 's on %s' % target) or 'Stop?' not in text:
+        if text is None or not self.dash_check(text, 's on %s' % target) or 'Stop?' not in text:
             self.tm('send-keys', '-t', 'dash', 'Escape')
             return
         if not re.search(r'Stop %s \(' % re.escape(target), text):

@@ -43,6 +43,16 @@ check "the ledger's rows (provisioning, compute, storage) are in the server's da
 OUT=$(sqlite3 "$TMP/home-pg/state.db" "SELECT count(*) FROM ledger" 2>&1)
 check "and not in the file" '[ "$OUT" = 0 ]'
 
+# The lock wait's bound goes with the connection's options, and the URL's own options are kept
+# after it: a search_path that names no schema leaves no table to find.
+GPURENT_HOME=$TMP/home-pg GPURENT_STATE_URL="$GPURENT_TEST_PG_URL?options=-c%20search_path%3Dnowhere" \
+	expect_rc 1 g events
+check "the URL's own options are kept: $ERR" '[[ $ERR == *"no schema has been selected"* ]]'
+long=$(printf 'a%.0s' $(seq 1100))
+GPURENT_HOME=$TMP/home-pg GPURENT_STATE_URL="$GPURENT_TEST_PG_URL?options=-c%20search_path%3D$long" \
+	expect_rc 2 g events
+check "options too long to keep whole are refused, not cut: $ERR" '[[ $ERR == *"options are longer than"* ]]'
+
 # One connection a command: the simulator bills through the session's own (each is a server
 # process started; a second one was most of what `ls` took over SQLite's time).
 psql -q "$GPURENT_TEST_PG_URL" -c "ALTER SYSTEM SET log_connections = on" \
