@@ -56,7 +56,7 @@ wait_until 300 '! kill -0 $second 2>/dev/null'
 wait $second
 rc=$?
 check "it was refused by the team's budget.month, counting the first in flight (status $rc)" \
-	'[ $rc = 9 ] && [[ "$ERR" == *"team's budget"*"refused by budget.month"* ]]'
+	'[ $rc = 9 ] && [[ "$ERR" == *"budget (gpurent budget show): refused by budget.month"* ]]'
 
 : >"$gate"
 wait $first
