@@ -48,8 +48,10 @@ struct ledger_seg {
 	char currency[CURRENCY_MAX];	/* ISO 4217; "" when written: USD; rows of databases
 					   older than currencies read back as "USD" */
 	bool gone;		/* closed because the provider stopped listing the instance */
-	char who[TEAM_NAME_MAX + 1];	/* read: who launched or started it ("": unknown);
-					   written from the launch journal (state.h) */
+	char who[TEAM_NAME_MAX + 1];	/* read: whose it is ("": unknown); written: this
+					   person's if set (a term's payer), else who
+					   launched or started it (the launch journal,
+					   state.h) */
 };
 
 /* Close any open segment of the instance at seg->start, then open seg. */

@@ -155,6 +155,8 @@ record_term(struct state *st, const char *provider, const struct instance *in,
 	money_currency_set(seg.currency, currency);
 	seg.start = start;
 	seg.end = end;
+	/* Whoever pays it now: a prepayment's payer, who need not be the one who launched. */
+	strlcpy_(seg.who, state_who(st) != NULL ? state_who(st) : "", sizeof(seg.who));
 	/* As for the reservation: what the provider took is taken, whatever the ledger says. */
 	(void)ledger_add_term(st, &seg, &e);
 }
@@ -478,9 +480,13 @@ launch_admit(struct state *st, const struct launch_budget *b, const char *provid
 	/* Settled once the ledger has it, so that no budget check in between misses it. An
 	   outcome unknown (no answer, or one that could not be confirmed) stays unsettled, as
 	   a killed command's does: a later listing that shows its name settles it with the
-	   instance (state_journal_claim). */
+	   instance (state_journal_claim). A prepayment (ops->record) launched nothing: settled
+	   with no instance, or its payer would become the one who launched it (its USER, the
+	   who of its later ledger rows: state_journal_users, ledger.h) and the instance one
+	   gpurent launched (state_journal_has). */
 	if (rc != GR_EUNAVAIL && rc != GR_EINTERRUPTED)
-		(void)state_journal_settle(st, row, rc == GR_OK ? out->id : "", NULL);
+		(void)state_journal_settle(st, row, rc == GR_OK && ops->record == NULL ? out->id :
+		    "", NULL);
 	return rc;
 }
 

@@ -61,12 +61,13 @@ insert_seg(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
 	struct db_stmt *s;
 	int rc;
 
-	/* Its who and team: those of the instance's latest launch or start (state.h). */
+	/* Its who and team: seg->who's of this store's team when given (a payment's payer),
+	   else those of the instance's latest launch or start (state.h). */
 	if (db_prepare_v2(state_db(st), "INSERT INTO ledger(instance_id, provider, label, "
 	    "gpu, kind, rate_hour, start_ts, end_ts, currency, who, team) VALUES(?1, ?2, ?3, ?4, "
-	    "?5, ?6, ?7, ?8, ?9, (SELECT who FROM launch_journal WHERE instance_id = ?1 ORDER BY "
-	    "id DESC LIMIT 1), (SELECT team FROM launch_journal WHERE instance_id = ?1 ORDER BY "
-	    "id DESC LIMIT 1))",
+	    "?5, ?6, ?7, ?8, ?9, coalesce(?10, (SELECT who FROM launch_journal WHERE instance_id "
+	    "= ?1 ORDER BY id DESC LIMIT 1)), CASE WHEN ?10 IS NULL THEN (SELECT team FROM "
+	    "launch_journal WHERE instance_id = ?1 ORDER BY id DESC LIMIT 1) ELSE ?11 END)",
 	    -1, &s, NULL) != DB_OK)
 		return state_fail(st, err, "cannot write the ledger");
 	db_bind_text(s, 1, seg->instance_id, -1, DB_STATIC);
@@ -78,6 +79,8 @@ insert_seg(struct state *st, const struct ledger_seg *seg, struct gr_error *err)
 	db_bind_int64(s, 7, seg->start);
 	db_bind_int64(s, 8, seg->end);
 	db_bind_text(s, 9, money_currency(seg->currency), -1, DB_STATIC);
+	db_bind_text(s, 10, seg->who[0] != '\0' ? seg->who : NULL, -1, DB_STATIC);
+	db_bind_text(s, 11, state_team(st), -1, DB_STATIC);
 	rc = db_step(s);
 	db_finalize(s);
 	return rc == DB_DONE ? GR_OK : state_fail(st, err, "cannot write the ledger");

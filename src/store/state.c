@@ -541,7 +541,6 @@ state_meta_each(struct state *st, const char *prefix,
 /* A launch in flight is a meta row "launch.inflight:ROW" (ROW: its journal row) whose
    value is "WALL PRICE_HOUR LUMP CURRENCY" (state.h, struct launch_cost). */
 #define INFLIGHT_KEY "launch.inflight:"
-#define INFLIGHT_KEYS "key >= 'launch.inflight:' AND key < 'launch.inflight;'"
 
 static void
 inflight_key(char *buf, size_t n, int64_t row)
@@ -649,8 +648,10 @@ state_journal_settle(struct state *st, int64_t row, const char *instance_id,
 size_t
 state_journal_inflight(struct state *st, int64_t wall, struct launch_cost **out)
 {
-	struct db_stmt *q = store_prepare(st, "SELECT key, value FROM meta WHERE " INFLIGHT_KEYS,
-	    "");
+	/* By its first characters, as state_meta_each: under a collation that is not bytewise
+	   a range of keys from 'launch.inflight:' to 'launch.inflight;' holds none of them. */
+	struct db_stmt *q = store_prepare(st, "SELECT key, value FROM meta WHERE substr(key, 1, "
+	    "?) = ?", "It", (int64_t)strlen(INFLIGHT_KEY), INFLIGHT_KEY);
 	char (*gone)[64] = NULL, val[160], cur[CURRENCY_MAX], who[TEAM_NAME_MAX + 1];
 	size_t n = 0, cap = 0, n_gone = 0, cap_gone = 0, i;
 	long long at, price, lump;
