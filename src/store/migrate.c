@@ -20,9 +20,10 @@
  *  - a row with a key (jobs, groups, durable meta keys, sample series by instance and GPU)
  *    is there already when the target's row of that key equals it, kept (the target's, not
  *    overwritten) when it differs, and added when the key is new;
- *  - a managed job is a row of an identity too (each file numbers its jobs m1, m2...): one
- *    alike in all but seq, id, who and team is there already, another takes the target's
- *    next seq and id, and its attempts and its controller's events follow it;
+ *  - a managed job is a row of an identity too (each file numbers its jobs m1, m2...): the
+ *    target's job of the same spec and creation is there already, or kept where it differs
+ *    since; another takes the target's next seq and id, and its attempts and its
+ *    controller's events follow it;
  *  - the caches, the leases and a process's memory in meta are not merged (not_merged,
  *    durable_meta);
  *  - a sample series takes the target's id where it has one, and its samples follow it; a
@@ -593,18 +594,19 @@ fill_actor(struct state *from, struct state *to, const char *table, const char *
 
 /*
  * The staged managed jobs merged into the target's as rows of an identity: each file numbers
- * its jobs from m1, so a job's id names another person's job in the target. A staged job is
- * there already when a target job equals it in every column but seq, id, who and team (the
- * k-th of equal ones the k-th: two jobs alike stay two); otherwise it is added with the
- * target's next seq, and id m<seq>. merge_managed_jobs.dst: each job's id in the target, for
- * what names it (its attempts, its events).
+ * its jobs from m1, so a job's id names another person's job in the target. A job is what
+ * was asked and when (spec, created_at; the k-th of such the k-th: two jobs alike stay two):
+ * the target's is there already where it equals the staged one in every column but seq, id,
+ * who and team, and kept where the job went on since (a file merged again after more use);
+ * a job the target lacks is added with the target's next seq, and id m<seq>.
+ * merge_managed_jobs.dst: each job's id in the target, for what names it (attempts, events).
  */
 static bool
 merge_managed_jobs(struct state *to, struct state_copied *t)
 {
 	struct column *cols = NULL;
 	size_t ncols = 0, c;
-	struct sb same, part, sql;
+	struct sb same, sql;
 	bool ok;
 
 	if (!columns_of(to, "managed_jobs", &cols, &ncols)) {
@@ -612,25 +614,26 @@ merge_managed_jobs(struct state *to, struct state_copied *t)
 		return false;
 	}
 	sb_init(&same);
-	sb_init(&part);
 	sb_init(&sql);
 	for (c = 0; c < ncols; c++) {
 		const char *name = cols[c].name;
 
 		if (cols[c].identity || strcmp(name, "id") == 0 || actor_column(name))
 			continue;
-		sb_addf(&same, "%ss.\"%s\" = t.\"%s\"", part.len > 0 ? " AND " : "", name, name);
-		sb_addf(&part, "%s\"%s\"", part.len > 0 ? ", " : "", name);
+		sb_addf(&same, " AND s.\"%s\" = t.\"%s\"", name, name);
 	}
-	sb_addf(&sql, "UPDATE merge_managed_jobs m SET dst = x.id FROM (SELECT s.seq, t.id FROM "
-	    "(SELECT *, row_number() OVER (PARTITION BY %s ORDER BY seq) AS k FROM "
-	    "merge_managed_jobs) s JOIN (SELECT *, row_number() OVER (PARTITION BY %s ORDER BY "
-	    "seq) AS k FROM managed_jobs) t ON %s AND s.k = t.k) x WHERE m.seq = x.seq", part.buf,
-	    part.buf, same.buf);
+	sb_addf(&sql, "SELECT count(*) FROM merge_managed_jobs s JOIN managed_jobs t ON t.id = "
+	    "s.dst%s", same.buf);
 	ok = store_run(to, "ALTER TABLE merge_managed_jobs ADD COLUMN dst TEXT, ADD COLUMN "
-	    "dst_seq BIGINT", "") && store_run(to, sql.buf, "") &&
-	    (t->already = count_of(to, "SELECT count(*) FROM merge_managed_jobs WHERE dst IS NOT "
-	    "NULL")) >= 0 &&
+	    "dst_seq BIGINT", "") &&
+	    store_run(to, "UPDATE merge_managed_jobs m SET dst = x.id FROM (SELECT s.seq, t.id "
+	    "FROM (SELECT *, row_number() OVER (PARTITION BY spec, created_at ORDER BY seq) AS k "
+	    "FROM merge_managed_jobs) s JOIN (SELECT *, row_number() OVER (PARTITION BY spec, "
+	    "created_at ORDER BY seq) AS k FROM managed_jobs) t ON s.spec = t.spec AND "
+	    "s.created_at = t.created_at AND s.k = t.k) x WHERE m.seq = x.seq", "") &&
+	    (t->already = count_of(to, sql.buf)) >= 0 &&
+	    (t->kept = count_of(to, "SELECT count(*) FROM merge_managed_jobs WHERE dst IS NOT "
+	    "NULL") - t->already) >= 0 &&
 	    /* The new ones numbered in the source's order, once each (a WITH of a volatile
 	     * function is evaluated once, not again per row joined). */
 	    store_run(to, "WITH n AS (SELECT seq, nextval(pg_get_serial_sequence('managed_jobs', "
@@ -652,7 +655,6 @@ merge_managed_jobs(struct state *to, struct state_copied *t)
 		t->rows = ok ? db_changes(state_db(to)) : 0;
 	}
 	sb_release(&same);
-	sb_release(&part);
 	sb_release(&sql);
 	free(cols);
 	return ok;

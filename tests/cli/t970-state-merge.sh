@@ -6,7 +6,8 @@
 # it, his stale open segment does not run on past ann's end; samples of one GPU at one time
 # and one event both watchers wrote are there once; rows with no user take their person's;
 # each one's managed job m1 stays theirs (bob's takes a new id, his attempts and his
-# controller's event follow it); caches, leases and a process's memory in meta are not merged;
+# controller's event follow it; merged again after it went on in his file, the team's record
+# of it stands); caches, leases and a process's memory in meta are not merged;
 # costs and audit of the team store give the hand-computed figures; a second merge copies
 # nothing; a merge that fails half-way (a malformed row in the source's last table) leaves the
 # target as it was; and --merge with --replace is a usage error.
@@ -167,6 +168,12 @@ check "a second merge copies nothing" \
 expect_ok as ann state migrate --to "$PG" --merge -o json
 check "nor does merging ann's file, which made the store" \
 	'[ "$(jq "[.[] | .rows + .trimmed] | add" <<<"$OUT")" = 0 ]'
+# bob's job went on in his file after the merge: the team's record of it stands, no third job.
+sql bob "UPDATE managed_jobs SET why = 'done, checked', ended_at = ended_at + 60"
+expect_ok as bob state migrate --to "$PG" --merge -o json
+check "a job that went on since is the target's, kept: $(jq -c '.[] | select(.table == "managed_jobs")' <<<"$OUT")" \
+	'[ "$(jq -c ".[] | select(.table == \"managed_jobs\") | [.rows, .already, .kept]" <<<"$OUT")" = "[0,0,1]" ] &&
+	 [ "$(pg "SELECT count(*) FROM managed_jobs")/$(pg "SELECT why FROM managed_jobs WHERE id = '"'m2'"'")" = 2/done ]'
 check "the rows are as they were" \
 	'[ "$(pg "SELECT count(*) FROM ledger")/$(pg "SELECT count(*) FROM samples")/$(pg "SELECT count(*) FROM events")" = "$before" ]'
 GPURENT_STATE_URL=$PG expect_ok as bob costs --since "$since" -o json
