@@ -17,9 +17,15 @@
  *  - a row with an identity id (the launch journal, events) is there already when a target
  *    row equals it in every column but the id, who and team; otherwise it is added, with a
  *    new id;
- *  - a row with a key (jobs, groups, the caches, managed jobs by their id, sample series by
- *    instance and GPU) is there already when the target's row of that key equals it, kept
- *    (the target's, not overwritten) when it differs, and added when the key is new;
+ *  - a row with a key (jobs, groups, durable meta keys, sample series by instance and GPU)
+ *    is there already when the target's row of that key equals it, kept (the target's, not
+ *    overwritten) when it differs, and added when the key is new;
+ *  - a managed job is a row of an identity too (each file numbers its jobs m1, m2...): the
+ *    target's job of the same spec and creation is there already, or kept where it differs
+ *    since; another takes the target's next seq and id, and its attempts and its
+ *    controller's events follow it;
+ *  - the caches, the leases and a process's memory in meta are not merged (not_merged,
+ *    durable_meta);
  *  - a sample series takes the target's id where it has one, and its samples follow it; a
  *    GPU's raw sample or minute row is there already when the target measured that GPU in
  *    that minute (either way), as two watchers of one account measure the same GPUs; the
@@ -296,15 +302,41 @@ actor_column(const char *name)
 	return strcmp(name, "who") == 0 || strcmp(name, "team") == 0;
 }
 
-/* A table's key where its primary key says less: a managed job is its id (its seq an
- * identity), a sample series its instance and GPU (its id an identity). */
+/* A table's key where its primary key says less: a sample series is its instance and GPU
+ * (its id an identity). */
 static const struct natural_key {
 	const char *table;
 	const char *cols[2];
 } natural_keys[] = {
-	{ "managed_jobs", { "id", NULL } },
 	{ "sample_series", { "instance_id", "gpu" } },
 };
+
+/*
+ * The tables a merge leaves out: the id cache (a person's completions, under a user the
+ * file does not have: '' in a personal one) and the offer cache, caches that fill again;
+ * the leases (the watcher's and managed jobs'), which only a running process holds.
+ */
+static bool
+not_merged(const char *table)
+{
+	static const char *const v[] = { "idcache", "lease_standbys", "leases", "offer_cache" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(v); i++)
+		if (strcmp(v[i], table) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The meta keys a merge copies, by prefix: what stays true (an instance's creation time, how
+ * far its guard journal was read, the budgets). The rest is a process's memory, not merged:
+ * launches in flight (named by the file's journal ids, which the merge renumbers), what the
+ * watcher and groups have said already, when reconcile last ran, the offer cache's refresher,
+ * the simulator's clock and notices.
+ */
+static const char durable_meta[] = "DELETE FROM merge_meta WHERE NOT (key LIKE 'created:%' OR "
+    "key LIKE 'guard.seq:%' OR key LIKE 'person.budget.%' OR key LIKE 'team.budget.%')";
 
 static void
 read_name(struct db_stmt *q, void *row)
@@ -560,6 +592,91 @@ fill_actor(struct state *from, struct state *to, const char *table, const char *
 	return ok;
 }
 
+/*
+ * The staged managed jobs merged into the target's as rows of an identity: each file numbers
+ * its jobs from m1, so a job's id names another person's job in the target. A job is what
+ * was asked and when (spec, created_at; the k-th of such the k-th: two jobs alike stay two):
+ * the target's is there already where it equals the staged one in every column but seq, id,
+ * who and team, and kept where the job went on since (a file merged again after more use);
+ * a job the target lacks is added with the target's next seq, and id m<seq>.
+ * merge_managed_jobs.dst: each job's id in the target, for what names it (attempts, events).
+ */
+static bool
+merge_managed_jobs(struct state *to, struct state_copied *t)
+{
+	struct column *cols = NULL;
+	size_t ncols = 0, c;
+	struct sb same, sql;
+	bool ok;
+
+	if (!columns_of(to, "managed_jobs", &cols, &ncols)) {
+		free(cols);
+		return false;
+	}
+	sb_init(&same);
+	sb_init(&sql);
+	for (c = 0; c < ncols; c++) {
+		const char *name = cols[c].name;
+
+		if (cols[c].identity || strcmp(name, "id") == 0 || actor_column(name))
+			continue;
+		sb_addf(&same, " AND s.\"%s\" = t.\"%s\"", name, name);
+	}
+	sb_addf(&sql, "SELECT count(*) FROM merge_managed_jobs s JOIN managed_jobs t ON t.id = "
+	    "s.dst%s", same.buf);
+	ok = store_run(to, "ALTER TABLE merge_managed_jobs ADD COLUMN dst TEXT, ADD COLUMN "
+	    "dst_seq BIGINT", "") &&
+	    store_run(to, "UPDATE merge_managed_jobs m SET dst = x.id FROM (SELECT s.seq, t.id "
+	    "FROM (SELECT *, row_number() OVER (PARTITION BY spec, created_at ORDER BY seq) AS k "
+	    "FROM merge_managed_jobs) s JOIN (SELECT *, row_number() OVER (PARTITION BY spec, "
+	    "created_at ORDER BY seq) AS k FROM managed_jobs) t ON s.spec = t.spec AND "
+	    "s.created_at = t.created_at AND s.k = t.k) x WHERE m.seq = x.seq", "") &&
+	    (t->already = count_of(to, sql.buf)) >= 0 &&
+	    (t->kept = count_of(to, "SELECT count(*) FROM merge_managed_jobs WHERE dst IS NOT "
+	    "NULL") - t->already) >= 0 &&
+	    /* The new ones numbered in the source's order, once each (a WITH of a volatile
+	     * function is evaluated once, not again per row joined). */
+	    store_run(to, "WITH n AS (SELECT seq, nextval(pg_get_serial_sequence('managed_jobs', "
+	    "'seq')) AS v FROM (SELECT seq FROM merge_managed_jobs WHERE dst IS NULL ORDER BY "
+	    "seq) o) UPDATE merge_managed_jobs m SET dst_seq = n.v, dst = 'm' || n.v FROM n WHERE "
+	    "m.seq = n.seq", "");
+	if (ok) {
+		sb_reset(&sql);
+		sb_adds(&sql, "INSERT INTO managed_jobs(seq, id");
+		for (c = 0; c < ncols; c++)
+			if (!cols[c].identity && strcmp(cols[c].name, "id") != 0)
+				sb_addf(&sql, ", \"%s\"", cols[c].name);
+		sb_adds(&sql, ") SELECT dst_seq, dst");
+		for (c = 0; c < ncols; c++)
+			if (!cols[c].identity && strcmp(cols[c].name, "id") != 0)
+				sb_addf(&sql, ", \"%s\"", cols[c].name);
+		sb_adds(&sql, " FROM merge_managed_jobs WHERE dst_seq IS NOT NULL ORDER BY seq");
+		ok = store_run(to, sql.buf, "");
+		t->rows = ok ? db_changes(state_db(to)) : 0;
+	}
+	sb_release(&same);
+	sb_release(&sql);
+	free(cols);
+	return ok;
+}
+
+/* What names a staged managed job by its id in the file, made to name it by its id in the
+ * target (merge_managed_jobs.dst): its attempts (those of no job dropped: nothing shows
+ * them), and the events of its controller (policy managed, the job's id for a label). */
+static bool
+managed_ids_follow(struct state *to, const char *table)
+{
+	if (strcmp(table, "managed_attempts") == 0)
+		return store_run(to, "DELETE FROM merge_managed_attempts WHERE job_id NOT IN "
+		    "(SELECT id FROM merge_managed_jobs)", "") &&
+		    store_run(to, "UPDATE merge_managed_attempts a SET job_id = j.dst FROM "
+		    "merge_managed_jobs j WHERE a.job_id = j.id", "");
+	if (strcmp(table, "events") == 0)
+		return store_run(to, "UPDATE merge_events e SET label = j.dst FROM "
+		    "merge_managed_jobs j WHERE e.policy = 'managed' AND e.label = j.id", "");
+	return true;
+}
+
 /* The source's table copied into a temporary table of its columns, merge_<table>. */
 static bool
 stage(struct state *from, struct state *to, const char *table, char *name, size_t n,
@@ -598,8 +715,9 @@ minute_hours(struct state *to, int64_t *h0, int64_t *h1)
 	return ok;
 }
 
-/* Each table of v merged into the target (migrate.c's rules), in v's order (by name: the
- * journal before the ledger, the series before their samples). */
+/* Each table of v merged into the target (migrate.c's rules): the managed jobs first (what
+ * names them follows their new ids), then the others in v's order (by name: the journal
+ * before the ledger, the series before their samples). */
 static bool
 merge(struct state *from, struct state *to, struct state_copied *v, size_t nv,
     struct gr_error *err)
@@ -610,19 +728,27 @@ merge(struct state *from, struct state *to, struct state_copied *v, size_t nv,
 	static const char minute_there[] = "EXISTS (SELECT 1 FROM samples x WHERE "
 	    "x.series = s.series AND x.at >= s.minute AND x.at < s.minute + 60)";
 	int64_t h0 = 0, h1 = 0;
-	bool minutes = false;
-	size_t i;
+	bool minutes = false, managed = false;
+	size_t k;
 
-	for (i = 0; i < nv; i++) {
+	/* Twice over v: the managed jobs in the first pass, the others in the second. */
+	for (k = 0; k < 2 * nv; k++) {
+		size_t i = k % nv;
 		const char *table = v[i].table;
 		char name[80];
 		bool ok;
 
+		if ((strcmp(table, "managed_jobs") == 0) != (k < nv))
+			continue;
 		if ((v[i].derived = derived(table)))
 			continue;
 		if (!stage(from, to, table, name, sizeof(name), err))
 			return false;
 		ok = fill_actor(from, to, table, name, "merge_launch_journal");
+		if (ok && strcmp(table, "meta") == 0)
+			ok = store_run(to, durable_meta, "");
+		if (ok && managed)
+			ok = managed_ids_follow(to, table);
 		if (ok && (strcmp(table, "samples") == 0 || strcmp(table, "samples_minute") == 0)) {
 			/* The series' ids in the target; a row of no series is none of the source's
 			 * history (compaction removes series, never their rows first). */
@@ -638,7 +764,9 @@ merge(struct state *from, struct state *to, struct state_copied *v, size_t nv,
 		}
 		if (ok && strcmp(table, "samples_minute") == 0)
 			ok = minute_hours(to, &h0, &h1);
-		if (ok)
+		if (ok && strcmp(table, "managed_jobs") == 0)
+			ok = managed = merge_managed_jobs(to, &v[i]);
+		else if (ok)
 			ok = strcmp(table, "ledger") == 0 ? merge_ledger(to, &v[i]) :
 			    merge_rows(to, table, name, strcmp(table, "samples") == 0 ? raw_there :
 			    strcmp(table, "samples_minute") == 0 ? minute_there : NULL, &v[i]);
@@ -708,6 +836,12 @@ state_migrate(struct state *from, struct state *to, enum state_migrate_how how,
 	}
 	sb_release(&held);
 	if (how == STATE_MIGRATE_MERGE) {
+		size_t k = 0;
+
+		for (i = 0; i < nv; i++)
+			if (!not_merged(v[i].table))
+				v[k++] = v[i];
+		nv = k;
 		if (!merge(from, to, v, nv, err))
 			goto fail;
 	} else {

@@ -5,6 +5,9 @@
 # there already and bills nothing more, his own instance adds the time before ann first saw
 # it, his stale open segment does not run on past ann's end; samples of one GPU at one time
 # and one event both watchers wrote are there once; rows with no user take their person's;
+# each one's managed job m1 stays theirs (bob's takes a new id, his attempts and his
+# controller's event follow it; merged again after it went on in his file, the team's record
+# of it stands); caches, leases and a process's memory in meta are not merged;
 # costs and audit of the team store give the hand-computed figures; a second merge copies
 # nothing; a merge that fails half-way (a malformed row in the source's last table) leaves the
 # target as it was; and --merge with --replace is a usage error.
@@ -69,6 +72,31 @@ sql ann "$ev($((T0 + 2000)), 1, 'idle', 'idle', 'vast:1001', 'shared', 3, 'idle 
 sql bob "$ev($((T0 + 2000)), 1, 'idle', 'idle', 'vast:1001', 'shared', 3, 'idle for 30m', 'bob'),
 	($((T0 + 4000)), 1, 'idle', 'idle', 'vast:3001', 'b', 2, 'idle for 5m', NULL)"
 
+# A managed job each, both m1 in their own file (each file numbers its own): ann's one
+# attempt cost $1.50; bob's two $0.70 + $2.00 = $2.70, and his controller's event names it.
+mj="INSERT INTO managed_jobs(id, spec, state, attempt, recoveries, ckpt_seq, ckpt_at,
+	created_at, ended_at, exit_code, why) VALUES"
+ma="INSERT INTO managed_attempts(job_id, n, token, instance_id, gpu, price_hour, currency,
+	remote_job, started_at, ended_at, ssh_failing_since, lost_s, cost, end_reason, run_at) VALUES"
+sql ann "$mj('m1', '{\"name\":\"ann-train\",\"command\":[\"a\"],\"then_stop\":false}', 5, 1, 0, 0, 0,
+	$((T0 + 100)), $((T0 + 400)), 0, 'done');
+	$ma('m1', 1, 'ta', 'vast:2001', 'A100', 1000000, 'USD', '', $((T0 + 100)), $((T0 + 400)), 0, 0,
+	1500000, 'done', $((T0 + 110)))"
+sql bob "$mj('m1', '{\"name\":\"bob-train\",\"command\":[\"b\"],\"then_stop\":false}', 5, 2, 1, 0, 0,
+	$((T0 + 200)), $((T0 + 900)), 0, 'done');
+	$ma('m1', 1, 'tb1', 'vast:3001', 'L40S', 3600000, 'USD', '', $((T0 + 200)), $((T0 + 400)), 0, 0,
+	700000, 'gone', $((T0 + 210))),
+	('m1', 2, 'tb2', 'vast:3001', 'L40S', 3600000, 'USD', '', $((T0 + 400)), $((T0 + 900)), 0, 0,
+	2000000, 'done', $((T0 + 410)));
+	$ev($((T0 + 900)), 1, 'done', 'managed', '', 'm1', -1, 'bob-train done', 'bob')"
+# What bob's file holds that is no one's in the team store: an id cache row (his completions,
+# user ''), a lease his watcher held, a launch in flight (named by his journal's id 1), what
+# his watcher said already, when his reconcile last ran; and one fact: when 3001 was created.
+sql bob "INSERT INTO idcache(who, id, kind, provider, descr) VALUES('', 'bob-cached', 0, 'vast', 'x');
+	INSERT INTO leases(name, holder, since, until) VALUES('watch', 'bob-holder', 1, 9000000000000);
+	INSERT INTO meta(key, value) VALUES('launch.inflight:1', '$T0 3600000 0 USD bob'),
+	('watch.day.warned', '$T0'), ('reconcile.last', '$T0'), ('created:vast:3001', '$((T0 + 3500))')"
+
 expect_rc 2 as bob state migrate --to "$PG" --merge --replace
 check "--merge with --replace is a usage error" '[[ $ERR == *"--merge"*"--replace"* ]]'
 
@@ -104,7 +132,21 @@ check "ledger: 0 whole, 2 there already, 1 trimmed: $(row ledger)" '[ "$(row led
 check "samples: 5 copied, 5 there already: $(row samples)" '[ "$(row samples)" = "[5,5,0,0]" ]'
 check "sample series: 3001's copied, 1001's there: $(row sample_series)" '[ "$(row sample_series)" = "[1,1,0,0]" ]'
 check "minutes copied: $(row samples_minute)" '[ "$(row samples_minute)" = "[2,0,0,0]" ]'
-check "events: bob's own copied, the shared one there: $(row events)" '[ "$(row events)" = "[1,1,0,0]" ]'
+check "events: bob's own two copied, the shared one there: $(row events)" '[ "$(row events)" = "[2,1,0,0]" ]'
+check "bob's managed job added, not taken for ann's m1: $(row managed_jobs)" '[ "$(row managed_jobs)" = "[1,0,0,0]" ]'
+check "and its two attempts: $(row managed_attempts)" '[ "$(row managed_attempts)" = "[2,0,0,0]" ]'
+GPURENT_STATE_URL=$PG expect_ok as bob jobs --managed -o json
+check "two managed jobs, each with its own attempts and cost: m1 ann's 1.50, m2 bob's 0.70 + 2.00" \
+	'[ "$(jq -c "[.[] | [.id, .user, .attempt, .cost]]" <<<"$OUT")" = "[[\"m1\",\"ann\",1,1.5],[\"m2\",\"bob\",2,2.7]]" ]'
+check "bob's controller event names his job by its new id" \
+	'[ "$(pg "SELECT label FROM events WHERE policy = '"'managed'"'")" = m2 ]'
+check "the id cache and the leases are not merged (nor listed)" \
+	'[ "$(pg "SELECT count(*) FROM idcache WHERE id = '"'bob-cached'"'")/$(pg "SELECT count(*) FROM leases WHERE holder = '"'bob-holder'"'")" = 0/0 ] &&
+	 [ "$(jq -c "[.[] | select(.table == \"idcache\" or .table == \"leases\")]" <<<"$merged")" = "[]" ]'
+check "nor bob's launch in flight, what his watcher said, his reconcile's last run" \
+	'[ "$(pg "SELECT count(*) FROM meta WHERE key IN ('"'launch.inflight:1', 'watch.day.warned', 'reconcile.last'"')")" = 0 ]'
+check "3001's creation time is" \
+	'[ "$(pg "SELECT value FROM meta WHERE key = '"'created:vast:3001'"'")" = $((T0 + 3500)) ]'
 check "the journal: bob's launch copied: $(row launch_journal)" '[ "$(row launch_journal)" = "[1,0,0,0]" ]'
 check "the ledger's totals and roll-ups are derived" \
 	'[ "$(jq -c "[.[] | select(.derived) | .table]" <<<"$merged")" = "[\"ledger_closed\",\"ledger_day\",\"samples_gpu_hour\",\"samples_hour\"]" ]'
@@ -126,6 +168,12 @@ check "a second merge copies nothing" \
 expect_ok as ann state migrate --to "$PG" --merge -o json
 check "nor does merging ann's file, which made the store" \
 	'[ "$(jq "[.[] | .rows + .trimmed] | add" <<<"$OUT")" = 0 ]'
+# bob's job went on in his file after the merge: the team's record of it stands, no third job.
+sql bob "UPDATE managed_jobs SET why = 'done, checked', ended_at = ended_at + 60"
+expect_ok as bob state migrate --to "$PG" --merge -o json
+check "a job that went on since is the target's, kept: $(jq -c '.[] | select(.table == "managed_jobs")' <<<"$OUT")" \
+	'[ "$(jq -c ".[] | select(.table == \"managed_jobs\") | [.rows, .already, .kept]" <<<"$OUT")" = "[0,0,1]" ] &&
+	 [ "$(pg "SELECT count(*) FROM managed_jobs")/$(pg "SELECT why FROM managed_jobs WHERE id = '"'m2'"'")" = 2/done ]'
 check "the rows are as they were" \
 	'[ "$(pg "SELECT count(*) FROM ledger")/$(pg "SELECT count(*) FROM samples")/$(pg "SELECT count(*) FROM events")" = "$before" ]'
 GPURENT_STATE_URL=$PG expect_ok as bob costs --since "$since" -o json
