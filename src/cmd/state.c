@@ -133,8 +133,10 @@ const struct command cmd_state = {
 	    "segments of its instance, first to last (TRIMMED: copied in part); inside them\n"
 	    "the target's record stands. A GPU's samples of a minute the target measured it\n"
 	    "are there already. The ledger's totals and the hourly roll-ups follow from what\n"
-	    "is copied (DERIVED). Rows that say no user take yours. One transaction; merging\n"
-	    "the same file again copies nothing."),
+	    "is copied (DERIVED). Rows that say no user take yours. Managed jobs take the\n"
+	    "next free mN. The caches, the leases and this machine's passing state (launches\n"
+	    "in flight, the watcher's warnings) are left out. One transaction, holding the\n"
+	    "team's writes until it ends; merging the same file again copies nothing."),
 	.opts = opts,
 	.complete_args = CPL_STATE_ARGS,
 	.run = state_run,
