@@ -9,24 +9,12 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg.sh"
 start_pg
-unset GPURENT_HOME
 export GPURENT_SIM_TIME=1790000000	# 2026-09-21T14:13:20Z; midnight is 35200 s later
-export XDG_STATE_HOME=$TMP/account	# the provider's world both rent from
 
-as() {
-	local who=$1
-	shift
-	HOME=$TMP/home-$who XDG_CONFIG_HOME=$TMP/config-$who XDG_DATA_HOME=$TMP/data-$who \
-		XDG_CACHE_HOME=$TMP/cache-$who "$GPURENT" "$@"
-}
 state() {
 	as ann -o json show "$1" | jq -r .state
 }
-for who in ann bob; do
-	expect_ok as $who config set state.url "$GPURENT_TEST_PG_URL"
-	expect_ok as $who config set team.name ml
-	expect_ok as $who config set team.user $who
-done
+team_on_pg ann bob
 
 # ann rents sim:o-000075 at $1.89/h, bob sim:o-000355 at $1.92/h (t944's).
 expect_ok as ann launch sim:o-000075 --label a

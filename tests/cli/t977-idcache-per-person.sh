@@ -7,25 +7,13 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg.sh"
 start_pg
-unset GPURENT_HOME
 export GPURENT_SIM_TIME=1790000000	# 2026-09-21T14:13:20Z
-export XDG_STATE_HOME=$TMP/account
 
-as() {
-	local who=$1
-	shift
-	HOME=$TMP/home-$who XDG_CONFIG_HOME=$TMP/config-$who XDG_DATA_HOME=$TMP/data-$who \
-		XDG_CACHE_HOME=$TMP/cache-$who "$GPURENT" "$@"
-}
 # The instance ids $1 completes, sorted, on one line.
 completes() {
 	as "$1" __complete args show sim:i- | sort | tr '\n' ' '
 }
-for who in ann bob; do
-	expect_ok as $who config set state.url "$GPURENT_TEST_PG_URL"
-	expect_ok as $who config set team.name ml
-	expect_ok as $who config set team.user $who
-done
+team_on_pg ann bob
 
 # Each launches one and destroys it: the ledger's rows of both end months before the wall's
 # clock, so only the id cache still knows them.
