@@ -30,6 +30,12 @@ python3 "$here/../tests/chaos/chaos.py" --gpurent "$G" --seed "$SEED" --ops "$OP
 python3 "$here/../tests/chaos/chaos.py" --gpurent "$G" --seed "$SEED" --ops "$OPS" \
 	--clients "$CLIENTS" --plan-only "${mix[@]}" --log "$TMP/plan"
 cat "$TMP/report"
+# Every failure, not only the first (the run's directory goes unless KEEP=1).
+if [ -s "$TMP/run/failures.log" ]; then
+	echo
+	echo "failures ($(wc -l <"$TMP/run/failures.log")):"
+	cat "$TMP/run/failures.log"
+fi
 echo
 # Each line of the history run is a line of the seed's (all of them without a deadline).
 if [ -z "$(LC_ALL=C comm -23 "$TMP/history" "$TMP/plan")" ] &&

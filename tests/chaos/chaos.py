@@ -295,6 +295,7 @@ class Run:
         self.slots_of = {}         # client -> its request slots
         self.checks = {}
         self.first_failure = None
+        self.failures = []              # every failure, in the order found (failures.log)
         self.done = 0
         self.t0 = time.time()
         self.procs = set()         # every process started and not yet ended, for close()
@@ -1055,6 +1056,7 @@ class Run:
     def fail(self, check, msg):
         with self.lock:
             self.checks.setdefault(check, [0, 0])[1] += 1
+            self.failures.append('%s: %s' % (check, msg))
             if self.first_failure is None:
                 self.first_failure = '%s: %s' % (check, msg)
 
@@ -1517,6 +1519,9 @@ def main():
     if a.log:
         with open(a.log, 'w') as f:
             f.write('\n'.join(lines) + '\n')
+    # Every failure, not only the first: a long run's are read after it.
+    with open(os.path.join(a.dir, 'failures.log'), 'w') as f:
+        f.write(''.join(m.replace('\n', ' / ') + '\n' for m in run.failures))
     with open(os.path.join(a.dir, 'commands.log'), 'w') as f:
         for r in run.results:
             f.write('%s %s rc=%s %.2fs %s %s | %s\n' % (r['who'], r['op'], r['rc'], r['secs'],
