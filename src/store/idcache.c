@@ -125,10 +125,11 @@ cached_as(struct state *st, enum idcache_kind kind, const struct idrow *r, size_
 	char **text = NULL;
 	size_t m = 0, cap = 0, i;
 	bool same;
+	int rc;
 
 	if (q == NULL)
 		return false;
-	while (db_step(q) == DB_ROW) {
+	while ((rc = db_step(q)) == DB_ROW) {
 		if (m == cap) {
 			cap = cap ? cap * 2 : 256;
 			had = xrealloc(had, cap * sizeof(*had));
@@ -142,7 +143,8 @@ cached_as(struct state *st, enum idcache_kind kind, const struct idrow *r, size_
 		m++;
 	}
 	db_finalize(q);
-	same = m >= n && (others != OTHERS_ALL || m == n);
+	/* A read cut short says nothing: the rows are written. */
+	same = rc == DB_DONE && m >= n && (others != OTHERS_ALL || m == n);
 	for (i = 0; same && i < n; i++)
 		same = strcmp(had[m - n + i].id, r[i].id) == 0 &&
 		    strcmp(had[m - n + i].provider, r[i].provider) == 0 &&
