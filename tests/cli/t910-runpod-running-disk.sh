@@ -8,6 +8,10 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve.sh"
 . "$(dirname "$0")/bill.sh"
+# The provider's world starts at 01:00 UTC yesterday: its ten hours end before the wall's
+# day does, so the bill check's window (to the wall's now) holds them whatever the hour the
+# test runs at (from 14:00 UTC they crossed the world's midnight, and were cut there).
+export GPURENT_SIM_TIME=$(( $(date -u +%s) / 86400 * 86400 - 86400 + 3600 ))
 
 api=${RUNPOD_API:-graphql}
 runpod_over "$api"
@@ -29,7 +33,7 @@ check_matches
 
 # Ten hours running on the provider's clock (the ledger's is the wall's): the provider bills
 # ten hours of the pod and its disk, and at most a minute of the test's own seconds beyond.
-day=$(date -u +%F)
+day=$(date -u -d @"$GPURENT_SIM_TIME" +%F)	# the provider's day
 before=$(bill_row "$id" "$day" billed)
 expect_ok serve_g runpod sim advance 10h
 expect_rc 14 g costs --check -o json
