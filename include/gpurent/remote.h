@@ -132,12 +132,14 @@ enum gr_err remote_connect(const struct remote_endpoint *ep, struct gr_error *er
 void remote_sweep_masters(const char *state_dir);
 
 /* Run the n words on ep through its master with stdin, stdout and stderr inherited.
- * Returns the remote status (see the top of this file); err is set on 255. */
+ * Returns the remote status (see the top of this file); err is set when no connection
+ * was made. A 255 after that is ssh's (its words on the inherited stderr) or the command's
+ * own: the caller says which it takes it for. */
 int remote_run(const struct remote_endpoint *ep, unsigned flags, const char *const *words,
     size_t n, struct gr_error *err);
 
 /* As remote_run with stdout captured into out (at most max bytes kept) and stdin from
- * /dev/null. */
+ * /dev/null; a 255 is taken for the connection, and err is set. */
 int remote_capture(const struct remote_endpoint *ep, const char *const *words, size_t n,
     struct sb *out, size_t max, struct gr_error *err);
 

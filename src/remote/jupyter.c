@@ -59,8 +59,7 @@ remote_jupyter_find(const struct remote_endpoint *ep, struct remote_jupyter *j,
 	found = rc == 0 && remote_jupyter_parse(out.buf, j);
 	sb_release(&out);
 	if (rc == REMOTE_EXIT_CONN)
-		return err->code != GR_OK ? err->code : gr_fail(err, GR_EUNAVAIL,
-		    "the connection to %s broke", ep->name);
+		return err->code;
 	if (!found)
 		return gr_fail(err, GR_ENOTFOUND, "no Jupyter server runs on %s; start one with: "
 		    "gpurent ssh %s -- 'nohup jupyter lab --no-browser --ip 127.0.0.1 --port 8888 "

@@ -1378,7 +1378,7 @@ remote_capture_fed(const struct remote_endpoint *ep, const char *const *words, s
     const char *in, size_t in_len, struct sb *out, size_t max, struct gr_error *err)
 {
 	struct remote_argv a;
-	int pipefd[2], infd[2] = { -1, -1 }, pid;
+	int pipefd[2], infd[2] = { -1, -1 }, pid, rc;
 
 	/* At most PIPE_BUF bytes: written whole before the spawn, they never block. */
 	if (in_len > PIPE_BUF)
@@ -1415,7 +1415,11 @@ remote_capture_fed(const struct remote_endpoint *ep, const char *const *words, s
 	}
 	read_all(pipefd[0], out, max, -1);
 	close(pipefd[0]);
-	return remote_wait(pid);
+	rc = remote_wait(pid);
+	/* A session whose connection died under it ends 255 without a word from ssh. */
+	if (rc == REMOTE_EXIT_CONN && err->code == GR_OK)
+		gr_fail(err, GR_EUNAVAIL, "the connection to %s broke", ep->name);
+	return rc;
 }
 
 int
