@@ -342,20 +342,38 @@ class Run:
             if self.closing:
                 raise Fail('stopping')
             p = subprocess.Popen(argv, **kw)
+            # Signals go by a pidfd, taken before anyone can reap p: its pid alone may name
+            # another user's process once p is reaped (pid_max is 32768 here).
+            p.pidfd = os.pidfd_open(p.pid)
             self.procs.add(p)
         return p
+
+    def send(self, p, sig=signal.SIGKILL):
+        """Send sig to p unless it has ended; never to a process that took its pid."""
+        with self.lock:
+            try:
+                if p.pidfd >= 0:
+                    signal.pidfd_send_signal(p.pidfd, sig)
+            except ProcessLookupError:
+                pass
+
+    def forget(self, p):
+        with self.lock:
+            self.procs.discard(p)
+            if p.pidfd >= 0:
+                os.close(p.pidfd)
+                p.pidfd = -1
 
     def end(self, p, sig=signal.SIGKILL):
         """Stop p (SIGTERM first when sig says so) and reap it."""
         if p.poll() is None:
-            p.send_signal(sig)
+            self.send(p, sig)
             try:
                 p.wait(10)
             except subprocess.TimeoutExpired:
-                p.kill()
+                self.send(p)
         p.wait()
-        with self.lock:
-            self.procs.discard(p)
+        self.forget(p)
         return p.returncode
 
     def stop_server(self, srv):
@@ -388,22 +406,25 @@ class Run:
                        stderr=subprocess.PIPE)
         killer = None
         if kill_ms is not None:
-            killer = threading.Timer(kill_ms / 1000.0, lambda: p.poll() is None and
-                                     os.kill(p.pid, signal.SIGKILL))
+            killer = threading.Timer(kill_ms / 1000.0, self.send, args=(p,))
             killer.start()
+        watcher = None
         if kill_at is not None:
-            threading.Thread(target=self.kill_at, args=(p, kill_at), daemon=True).start()
+            watcher = threading.Thread(target=self.kill_at, args=(p, kill_at), daemon=True)
+            watcher.start()
         try:
             out, err = p.communicate(stdin, timeout=timeout)
             hung = False
         except subprocess.TimeoutExpired:
-            os.kill(p.pid, signal.SIGKILL)
+            self.send(p)
             out, err = p.communicate()
             hung = True
         if killer:
             killer.cancel()
-        with self.lock:
-            self.procs.discard(p)
+            killer.join()
+        if watcher:
+            watcher.join()
+        self.forget(p)
         r = {'who': who, 'op': op, 'argv': argv, 'rc': p.returncode, 'hung': hung,
              'fault': getattr(self.tl, 'fault', '-'),
              'stderr': err.decode('utf-8', 'replace'), 'killed': p.returncode == -9 and not hung,
@@ -421,7 +442,7 @@ class Run:
             try:
                 with open(at[0]) as f:
                     if at[1] in f.read():
-                        os.kill(p.pid, signal.SIGKILL)
+                        self.send(p)
                         return
             except OSError:
                 pass
@@ -1171,12 +1192,28 @@ class Run:
                     # The last listing saw what the provider bills now: the ledger counts it.
                     if sid in billing and gid not in counting:
                         self.fail('ledger', '%s: the provider bills it now (%d micros so far), '
-                                  'the ledger counts nothing of it' % (gid, b))
+                                  'the ledger counts nothing of it (%s)' %
+                                  (gid, b, self.ledger_story(c, d, sid, gid, now)))
                     elif d != 'ppio' and abs(b - (l or 0)) > 10000:
                         self.fail('ledger', '%s: the provider billed %d micros, the ledger '
                                   'counts %d (more than a cent apart)' % (gid, b, l or 0))
                     else:
                         self.held('ledger')
+
+    def ledger_story(self, c, d, sid, gid, now):
+        """What both sides hold of one instance, for a ledger failure's words."""
+        def rows(db, iid):
+            return ' '.join('%d:%s-%s@%d' % (r[0], r[1] - now, r[2] and r[2] - now, r[3])
+                            for r in db.execute('SELECT kind, start_ts, end_ts, rate_hour '
+                                                'FROM ledger WHERE instance_id = ? ORDER BY '
+                                                'id', (iid,)))
+        with self.db(self.world_db(d)) as w:
+            st = w.execute('SELECT state FROM sim_instances WHERE id = ?', (sid,)).fetchone()
+            world = rows(w, sid)
+        seen = getattr(self, 'settled', {}).get(gid, {})
+        return 'the provider: state %s, rows %s; gpurent: rows %s, the last ls: %s' % (
+            st[0] if st else '?', world or '-', rows(c, gid) or '-',
+            seen.get('state', 'not listed'))
 
     def check_lost(self):
         """Each stop or destroy a command said it did is in the provider's state, unless a
@@ -1256,7 +1293,11 @@ class Run:
         elif self.end(self.watch, signal.SIGTERM) != 0:
             self.fail('exit-status', 'gpurent watch exited %d on SIGTERM, not 0' %
                       self.watch.returncode)
-        self.g('settle', 'ls', ['ls', '-o', 'json'])
+        r, out = self.g('settle', 'ls', ['ls', '-o', 'json'])
+        try:
+            self.settled = {i.get('id'): i for i in json.loads(out)} if r['rc'] == 0 else {}
+        except ValueError:
+            self.settled = {}
         self.check_exits()
         self.checkpoint('the end')
         self.check_ledger()
@@ -1456,7 +1497,7 @@ class Run:
         p = self.sshd
         if p.poll() is not None:
             return
-        p.send_signal(signal.SIGSTOP)
+        self.send(p, signal.SIGSTOP)
         kids = subprocess.run(['ps', '-o', 'pid=', '--ppid', str(p.pid)], stdout=subprocess.PIPE,
                               universal_newlines=True).stdout.split()
         for k in kids:
