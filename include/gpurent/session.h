@@ -44,6 +44,7 @@ struct session {
 	struct backend *backends[SESSION_MAX_PROVIDERS];
 	char *vault_keys[SESSION_MAX_PROVIDERS];	/* keys unsealed for backends[i] */
 	size_t n_backends;
+	bool state_lent;		/* state is the simulator's ledger too (add_backend) */
 	bool backends_ready;
 	bool sim_notice_done;
 	/* The team's watcher: in a team profile, each backend has the team key or none. */

@@ -25,6 +25,14 @@ struct state;
 /* Open (creating and migrating) the database at path. */
 /* path: a file (SQLite), or a postgresql:// URL (a team's database; no password in it). */
 enum gr_err state_open(struct state **out, const char *path, struct gr_error *err);
+/*
+ * As state_open, but a PostgreSQL state is opened on a thread of its own (libpq loaded, the
+ * server's process started, the schema checked) while the caller goes on: the first use of
+ * the state waits for it. state_open_wait waits, and says whether it opened; a state that
+ * did not fails every statement with why. A file opens at once.
+ */
+enum gr_err state_open_begin(struct state **out, const char *path, struct gr_error *err);
+enum gr_err state_open_wait(struct state *st, struct gr_error *err);
 void state_close(struct state *st);
 /*
  * Where a PostgreSQL state's password comes from when libpq finds none of its own

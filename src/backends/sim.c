@@ -20,6 +20,21 @@ sim_of(struct backend *b)
 	return ((struct sim_priv *)b->priv)->sim;
 }
 
+/*
+ * The world, once the state that its bills go to is open: a team's is opened on a thread
+ * while the world's work goes on (state_open_begin), and a state that did not open fails
+ * the call with why. The listing waits inside, after the world's own reads.
+ */
+static struct sim *
+sim_ready(struct backend *b, struct gr_error *err)
+{
+	struct state *ledger = backend_store(b, err);
+
+	if (ledger == NULL || state_open_wait(ledger, err) != GR_OK)
+		return NULL;
+	return sim_of(b);
+}
+
 static enum gr_err
 simb_init(struct backend *b, struct gr_error *err)
 {
@@ -51,10 +66,13 @@ static enum gr_err
 simb_offers(struct backend *b, const struct filter *f, struct offer_list *out, bool *pushed_all,
     struct gr_error *err)
 {
+	struct sim *s = sim_ready(b, err);
 	size_t before = out->n, i, o;
 	enum gr_err rc;
 
-	rc = sim_offers(sim_of(b), out, err);
+	if (s == NULL)
+		return err->code;
+	rc = sim_offers(s, out, err);
 	if (rc != GR_OK)
 		return rc;
 	/* Each machine sold on demand is sold on the simulator's terms too, when asked. */
@@ -87,7 +105,9 @@ simb_offers_stamp(struct backend *b, const struct filter *f, uint64_t *stamp,
     struct gr_error *err)
 {
 	(void)f;
-	return sim_offers_stamp(sim_of(b), stamp, err);
+	struct sim *s = sim_ready(b, err);
+
+	return s != NULL ? sim_offers_stamp(s, stamp, err) : err->code;
 }
 
 static enum gr_err
@@ -99,51 +119,67 @@ simb_instances(struct backend *b, struct instance_list *out, struct gr_error *er
 static enum gr_err
 simb_get(struct backend *b, const char *id, struct instance *out, struct gr_error *err)
 {
-	return sim_get(sim_of(b), id, out, err);
+	struct sim *s = sim_ready(b, err);
+
+	return s != NULL ? sim_get(s, id, out, err) : err->code;
 }
 
 static enum gr_err
 simb_launch(struct backend *b, const struct launch_req *req, struct instance *out,
     struct gr_error *err)
 {
-	return sim_launch(sim_of(b), req, out, err);
+	struct sim *s = sim_ready(b, err);
+
+	return s != NULL ? sim_launch(s, req, out, err) : err->code;
 }
 
 static enum gr_err
 simb_stop(struct backend *b, const char *id, struct gr_error *err)
 {
-	return sim_stop(sim_of(b), id, err);
+	struct sim *s = sim_ready(b, err);
+
+	return s != NULL ? sim_stop(s, id, err) : err->code;
 }
 
 static enum gr_err
 simb_start(struct backend *b, const char *id, struct gr_error *err)
 {
-	return sim_start(sim_of(b), id, err);
+	struct sim *s = sim_ready(b, err);
+
+	return s != NULL ? sim_start(s, id, err) : err->code;
 }
 
 static enum gr_err
 simb_destroy(struct backend *b, const char *id, struct gr_error *err)
 {
-	return sim_destroy(sim_of(b), id, err);
+	struct sim *s = sim_ready(b, err);
+
+	return s != NULL ? sim_destroy(s, id, err) : err->code;
 }
 
 static enum gr_err
 simb_metrics(struct backend *b, const char *id, struct sample_list *out, struct gr_error *err)
 {
-	return sim_metrics(sim_of(b), id, out, err);
+	struct sim *s = sim_ready(b, err);
+
+	return s != NULL ? sim_metrics(s, id, out, err) : err->code;
 }
 
 static enum gr_err
 simb_account(struct backend *b, struct account *out, struct gr_error *err)
 {
-	return sim_account(sim_of(b), out, err);
+	struct sim *s = sim_ready(b, err);
+
+	return s != NULL ? sim_account(s, out, err) : err->code;
 }
 
 static enum gr_err
 simb_charges(struct backend *b, int64_t since, int64_t until, struct charge_list *out,
     struct gr_error *err)
 {
-	return sim_bill(sim_of(b), since, until, out, err);
+	struct sim *s = sim_ready(b, err);
+
+	return s != NULL ? sim_bill(s, since, until, out, err) : err->code;
 }
 
 const struct backend_ops backend_sim = {

@@ -44,20 +44,15 @@ gpu_seen(void *ctx, const char *name)
 /*
  * For a PostgreSQL state whose server asks for a password that libpq has not found: the one
  * stored with `gpurent login state` for the profile of the process's first session (main's,
- * which lives as long as the process). Backends connect from threads of their own, and the
- * unsealed store is the process's: one look at a time.
+ * which lives as long as the process). Asked from the threads that connect (backends', the
+ * state's own opener): the vault takes one look at a time.
  */
 static enum gr_err
 state_password_of(void *ctx, char **pw, struct gr_error *err)
 {
-	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	const struct session *s = ctx;
-	enum gr_err rc;
 
-	pthread_mutex_lock(&mu);
-	rc = vault_lookup(s->profile, VAULT_STATE_PASSWORD, pw, err);
-	pthread_mutex_unlock(&mu);
-	return rc;
+	return vault_lookup(s->profile, VAULT_STATE_PASSWORD, pw, err);
 }
 
 void
@@ -97,6 +92,7 @@ session_drop_backends(struct session *s)
 	}
 	s->n_backends = 0;
 	s->backends_ready = false;
+	s->state_lent = false;
 }
 
 void
@@ -164,25 +160,44 @@ state_target(struct session *s, const char **out, struct gr_error *err)
 	return GR_OK;
 }
 
+/* The state, opened or with its opening begun (a server's connection made on a thread). */
+static enum gr_err
+state_opening(struct session *s, struct gr_error *err)
+{
+	struct gr_error ignored = { 0 };
+	struct config *c = NULL;
+	char who[TEAM_NAME_MAX + 1];
+	const char *target;
+
+	if (s->state != NULL)
+		return GR_OK;
+	if (state_target(s, &target, err) != GR_OK ||
+	    state_open_begin(&s->state, target, err) != GR_OK)
+		return err->code;
+	/* A configuration that does not load still has a login name to act as. */
+	if (session_config_any(s, &c, &ignored) != GR_OK)
+		c = NULL;
+	state_set_actor(s->state, team_user(c, who, sizeof(who)), team_name(c));
+	return GR_OK;
+}
+
 enum gr_err
 session_state(struct session *s, struct state **out, struct gr_error *err)
 {
 	struct gr_error ignored = { 0 };
-	const char *target;
 
 	if (err == NULL)
 		err = &ignored;
-	if (s->state == NULL) {
-		struct config *c = NULL;
-		char who[TEAM_NAME_MAX + 1];
-
-		if (state_target(s, &target, err) != GR_OK ||
-		    state_open(&s->state, target, err) != GR_OK)
-			return err->code;
-		/* A configuration that does not load still has a login name to act as. */
-		if (session_config_any(s, &c, &ignored) != GR_OK)
-			c = NULL;
-		state_set_actor(s->state, team_user(c, who, sizeof(who)), team_name(c));
+	if (state_opening(s, err) != GR_OK)
+		return err->code;
+	if (state_open_wait(s->state, err) != GR_OK) {
+		/* Asked again, it is opened again (a dashboard's next refresh, once the server
+		   is back), unless the simulator holds it: its calls say why until then. */
+		if (!s->state_lent) {
+			state_close(s->state);
+			s->state = NULL;
+		}
+		return err->code;
 	}
 	*out = s->state;
 	return GR_OK;
@@ -192,19 +207,18 @@ enum gr_err
 session_sim_state(struct session *s, struct state **out, struct gr_error *err)
 {
 	struct gr_error ignored = { 0 };
-	struct state *st;
+	const char *target;
 
 	if (err == NULL)
 		err = &ignored;
-	if (session_state(s, &st, err) != GR_OK)
+	if (state_target(s, &target, err) != GR_OK)
 		return err->code;
-	if (state_is_postgresql(st)) {
-		if (s->sim_state == NULL &&
-		    state_open(&s->sim_state, paths_state_db(), err) != GR_OK)
-			return err->code;
-		st = s->sim_state;
-	}
-	*out = st;
+	/* A team's state: the world stays in the file, opened without waiting for the server. */
+	if (!state_is_url(target))
+		return session_state(s, out, err);
+	if (s->sim_state == NULL && state_open(&s->sim_state, paths_state_db(), err) != GR_OK)
+		return err->code;
+	*out = s->sim_state;
 	return GR_OK;
 }
 
@@ -292,9 +306,13 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 		if (state_target(s, &target, &ignored) == GR_OK && state_is_url(target)) {
 			env.store_url = target;
 			/* The simulator bills through the session's own connection (one
-			   server process, not two); when that cannot open, its init says why. */
-			if (ops->own_ledger && session_state(s, &env.store, &ignored) != GR_OK)
-				env.store = NULL;
+			   server process, not two), lent while it is still being made: the
+			   world's work goes on meanwhile. One that does not open fails the
+			   simulator's calls with why. */
+			if (ops->own_ledger && state_opening(s, &ignored) == GR_OK) {
+				env.store = s->state;
+				s->state_lent = true;
+			}
 		}
 	}
 	/*
@@ -339,16 +357,18 @@ add_backend(struct session *s, const char *name, struct gr_error *err)
 static void
 sim_notice(struct session *s)
 {
+	struct state *st;
 	char buf[8];
 
 	if (s->sim_notice_done || !isatty(STDERR_FILENO))
 		return;
 	s->sim_notice_done = true;
-	if (s->state == NULL || state_meta_get(s->state, "notice.sim_default", buf, sizeof(buf)))
+	if (session_state(s, &st, NULL) != GR_OK ||
+	    state_meta_get(st, "notice.sim_default", buf, sizeof(buf)))
 		return;
 	fputs(_("gpurent: no provider configured; using the built-in simulated marketplace "
 	    "'sim' (see 'gpurent help providers')\n"), stderr);
-	state_meta_set(s->state, "notice.sim_default", "1", NULL);
+	state_meta_set(st, "notice.sim_default", "1", NULL);
 }
 
 enum gr_err
@@ -375,12 +395,8 @@ session_backends(struct session *s, struct gr_error *err)
 			if (add_backend(s, tok, err) != GR_OK)
 				return err->code;
 		if (s->n_backends == 1 && strcmp(s->backends[0]->ops->name, "sim") == 0 &&
-		    config_get(cfg, "providers") == config_key_find("providers")->def) {
-			struct state *st;
-
-			if (session_state(s, &st, NULL) == GR_OK)
-				sim_notice(s);
-		}
+		    config_get(cfg, "providers") == config_key_find("providers")->def)
+			sim_notice(s);
 	}
 	s->backends_ready = true;
 	return GR_OK;

@@ -828,6 +828,11 @@ sim_instances(struct sim *s, bool with_destroyed, struct instance_list *out,
 	if (load_rows(s, with_destroyed ? "" : "WHERE state != 7", NULL, &rows, &n, err) !=
 	    GR_OK)
 		return err->code;
+	/* The ledger's state may still be opening (sim.c's sim_ready): waited for only now. */
+	if (state_open_wait(s->ledger, err) != GR_OK) {
+		free(rows);
+		return err->code;
+	}
 	spent = ledger_spent_all(s->ledger, now);
 	for (i = 0; i < n; i++) {
 		struct instance *in = instance_list_add(out);

@@ -12,8 +12,9 @@
 #include "pg.h"
 
 struct db {
-	sqlite3 *lite;	/* one of the two */
+	sqlite3 *lite;	/* one of the two, */
 	struct pg *pg;
+	char *unopened;	/* or neither: why it could not be opened (db_unopened) */
 };
 
 struct db_stmt {
@@ -55,6 +56,15 @@ db_open(struct db **out, const char *target, struct gr_error *err)
 	return GR_OK;
 }
 
+struct db *
+db_unopened(const char *why)
+{
+	struct db *db = xcalloc(1, sizeof(*db));
+
+	db->unopened = xstrdup(why);
+	return db;
+}
+
 void
 db_close(struct db *db)
 {
@@ -64,13 +74,14 @@ db_close(struct db *db)
 		pg_close(db->pg);
 	else
 		sqlite3_close(db->lite);
+	free(db->unopened);
 	free(db);
 }
 
 enum db_kind
 db_kind(const struct db *db)
 {
-	return db->pg != NULL ? DB_POSTGRESQL : DB_SQLITE;
+	return db->lite != NULL ? DB_SQLITE : DB_POSTGRESQL;
 }
 
 sqlite3 *
@@ -88,6 +99,8 @@ db_prepare_v2(struct db *db, const char *sql, int n, struct db_stmt **q, const c
 	*q = NULL;
 	if (n != -1)
 		abort();	/* the store's calls never ask for this: a bug */
+	if (db->unopened != NULL)
+		return DB_ERROR;
 	s = xcalloc(1, sizeof(*s));
 	if (db->pg != NULL)
 		rc = pg_prepare(db->pg, sql, &s->pg, tail);
@@ -268,6 +281,11 @@ db_exec(struct db *db, const char *sql, int (*cb)(void *, int, char **, char **)
 
 	if (db->lite != NULL)
 		return sqlite3_exec(db->lite, sql, cb, arg, msg);
+	if (db->unopened != NULL) {
+		if (msg != NULL)
+			*msg = sqlite3_mprintf("%s", db->unopened);
+		return DB_ERROR;
+	}
 	if (cb != NULL)
 		abort();	/* the store's calls never pass one: a bug */
 	rc = pg_exec(db->pg, sql);
@@ -286,30 +304,34 @@ db_free(void *p)
 int
 db_changes(struct db *db)
 {
-	return db->lite != NULL ? sqlite3_changes(db->lite) : pg_changes(db->pg);
+	return db->lite != NULL ? sqlite3_changes(db->lite) : db->pg != NULL ?
+	    pg_changes(db->pg) : 0;
 }
 
 int64_t
 db_last_insert_rowid(struct db *db)
 {
-	return db->lite != NULL ? sqlite3_last_insert_rowid(db->lite) :
-	    pg_last_insert_rowid(db->pg);
+	return db->lite != NULL ? sqlite3_last_insert_rowid(db->lite) : db->pg != NULL ?
+	    pg_last_insert_rowid(db->pg) : 0;
 }
 
 const char *
 db_errmsg(struct db *db)
 {
-	return db->lite != NULL ? sqlite3_errmsg(db->lite) : pg_errmsg(db->pg);
+	return db->lite != NULL ? sqlite3_errmsg(db->lite) : db->pg != NULL ?
+	    pg_errmsg(db->pg) : db->unopened;
 }
 
 int
 db_errcode(struct db *db)
 {
-	return db->lite != NULL ? sqlite3_errcode(db->lite) : pg_errcode(db->pg);
+	return db->lite != NULL ? sqlite3_errcode(db->lite) : db->pg != NULL ?
+	    pg_errcode(db->pg) : DB_ERROR;
 }
 
 int
 db_get_autocommit(struct db *db)
 {
-	return db->lite != NULL ? sqlite3_get_autocommit(db->lite) : pg_autocommit(db->pg);
+	return db->lite != NULL ? sqlite3_get_autocommit(db->lite) : db->pg != NULL ?
+	    pg_autocommit(db->pg) : 1;
 }

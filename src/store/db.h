@@ -54,6 +54,9 @@ bool db_is_url(const char *target);
  * file instead, so that it is never in argv or a config file in clear.
  */
 enum gr_err db_open(struct db **out, const char *target, struct gr_error *err);
+/* A handle that stands for a database that could not be opened: every statement on it
+ * fails, and db_errmsg says why. */
+struct db *db_unopened(const char *why);
 void db_close(struct db *db);
 enum db_kind db_kind(const struct db *db);
 /* The SQLite handle underneath (NULL on PostgreSQL): for what only SQLite has. */

@@ -4,6 +4,7 @@
  * table and the launch journal. state_open, which adds the schema, is schema.c's.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +23,23 @@
 #include "store_int.h"
 
 struct state {
-	struct db *db;
+	struct db *db;	/* NULL while state_open_begin's thread opens it: read through db_of */
 	char *path;
 	int depth;	/* nested state_begin calls; only the outermost starts a transaction */
 	char who[TEAM_NAME_MAX + 1], team[TEAM_NAME_MAX + 1];	/* state_set_actor; "": unknown */
+	pthread_t opener;	/* state_open_begin's thread, while opening */
+	bool opening;
+	struct gr_error open_err;	/* what it found */
 };
+
+/* The database, once state_open_begin's thread has opened it (or found why not). */
+static struct db *
+db_of(struct state *st)
+{
+	if (st->opening)
+		(void)state_open_wait(st, NULL);
+	return st->db;
+}
 
 void
 state_set_actor(struct state *st, const char *who, const char *team)
@@ -50,12 +63,12 @@ state_team(const struct state *st)
 enum gr_err
 state_fail(struct state *st, struct gr_error *err, const char *what)
 {
-	int code = db_errcode(st->db);
+	int code = db_errcode(db_of(st));
 
 	if (code == DB_BUSY || code == DB_LOCKED)
 		return gr_fail(err, GR_ESTATE, "%s: the database '%s' is busy (another gpurent "
 		    "is writing); try again", _(what), st->path);
-	return gr_fail(err, GR_ESTATE, "%s: %s (%s)", _(what), db_errmsg(st->db), st->path);
+	return gr_fail(err, GR_ESTATE, "%s: %s (%s)", _(what), db_errmsg(db_of(st)), st->path);
 }
 
 /* A SQLite file: its directory made, the file private, busy waits, no checkpoint on close. */
@@ -107,11 +120,61 @@ state_connect(struct state **out, const char *path, struct gr_error *err)
 	return GR_OK;
 }
 
+static void *
+open_in_background(void *arg)
+{
+	struct state *st = arg, *opened;
+
+	if (state_open(&opened, st->path, &st->open_err) == GR_OK) {
+		st->db = opened->db;
+		opened->db = NULL;
+		state_close(opened);
+	}
+	return NULL;
+}
+
+enum gr_err
+state_open_begin(struct state **out, const char *path, struct gr_error *err)
+{
+	struct state *st;
+
+	/* A file opens in about a millisecond: only a server's connection is worth a thread. */
+	if (!db_is_url(path))
+		return state_open(out, path, err);
+	st = xcalloc(1, sizeof(*st));
+	st->path = xstrdup(path);
+	if (pthread_create(&st->opener, NULL, open_in_background, st) != 0) {
+		state_close(st);
+		return state_open(out, path, err);
+	}
+	st->opening = true;
+	*out = st;
+	return GR_OK;
+}
+
+enum gr_err
+state_open_wait(struct state *st, struct gr_error *err)
+{
+	if (st->opening) {
+		pthread_join(st->opener, NULL);
+		st->opening = false;
+		if (st->db == NULL)
+			st->db = db_unopened(st->open_err.msg);
+	}
+	if (st->open_err.code == GR_OK)
+		return GR_OK;
+	if (err != NULL)
+		*err = st->open_err;
+	return st->open_err.code;
+}
+
 void
 state_close(struct state *st)
 {
 	if (st == NULL)
 		return;
+	if (st->opening)
+		pthread_join(st->opener, NULL);
 	db_close(st->db);
 	free(st->path);
 	free(st);
@@ -126,13 +189,14 @@ state_is_url(const char *target)
 bool
 state_is_postgresql(const struct state *st)
 {
-	return db_kind(st->db) == DB_POSTGRESQL;
+	/* Known from the URL: asking does not wait for a connection still being made. */
+	return db_is_url(st->path);
 }
 
 struct db *
 state_db(struct state *st)
 {
-	return st->db;
+	return db_of(st);
 }
 
 void
@@ -178,7 +242,7 @@ vprepare(struct state *st, const char *sql, const char *types, va_list ap)
 	struct db_stmt *q;
 	int k;
 
-	if (db_prepare_v2(st->db, sql, -1, &q, NULL) != DB_OK)
+	if (db_prepare_v2(db_of(st), sql, -1, &q, NULL) != DB_OK)
 		return NULL;
 	for (k = 1; *types != '\0'; types++, k++) {
 		switch (*types) {
@@ -269,7 +333,7 @@ store_each_text(struct state *st, const char *sql, const int64_t *arg, size_t ma
 	struct db_stmt *q;
 	size_t rows = 0;
 
-	if (db_prepare_v2(st->db, sql, -1, &q, NULL) != DB_OK)
+	if (db_prepare_v2(db_of(st), sql, -1, &q, NULL) != DB_OK)
 		return;
 	if (arg != NULL)
 		db_bind_int64(q, 1, *arg);
@@ -399,12 +463,12 @@ state_begin(struct state *st, struct gr_error *err)
 		return GR_OK;
 	/* One writer at a time, as SQLite's BEGIN IMMEDIATE: on PostgreSQL a lock that the
 	 * transaction holds to its end (the key is "gpurent" in ASCII, 0x67707572656e74). */
-	if (db_exec(st->db, state_is_postgresql(st) ? "BEGIN; SELECT pg_advisory_xact_lock("
+	if (db_exec(db_of(st), state_is_postgresql(st) ? "BEGIN; SELECT pg_advisory_xact_lock("
 	    "29115572333932148)" : "BEGIN IMMEDIATE", NULL, NULL, NULL) != DB_OK) {
 		enum gr_err rc = state_fail(st, err, "cannot start a transaction");
 
 		if (state_is_postgresql(st))
-			db_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+			db_exec(db_of(st), "ROLLBACK", NULL, NULL, NULL);
 		st->depth = 0;
 		return rc;
 	}
@@ -417,10 +481,10 @@ commit_as(struct state *st, const char *what, struct gr_error *err)
 {
 	if (st->depth == 0 || --st->depth > 0)
 		return GR_OK;
-	if (db_exec(st->db, "COMMIT", NULL, NULL, NULL) != DB_OK) {
+	if (db_exec(db_of(st), "COMMIT", NULL, NULL, NULL) != DB_OK) {
 		enum gr_err rc = state_fail(st, err, what);
 
-		db_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		db_exec(db_of(st), "ROLLBACK", NULL, NULL, NULL);
 		return rc;
 	}
 	return GR_OK;
@@ -436,10 +500,10 @@ enum gr_err
 state_snapshot_begin(struct state *st, bool *started, struct gr_error *err)
 {
 	*started = false;
-	if (st->depth > 0 || !db_get_autocommit(st->db))
+	if (st->depth > 0 || !db_get_autocommit(db_of(st)))
 		return GR_OK;
 	/* On PostgreSQL, REPEATABLE READ: every statement of the read sees its first's snapshot. */
-	if (db_exec(st->db, state_is_postgresql(st) ? "BEGIN ISOLATION LEVEL REPEATABLE READ" :
+	if (db_exec(db_of(st), state_is_postgresql(st) ? "BEGIN ISOLATION LEVEL REPEATABLE READ" :
 	    "BEGIN DEFERRED", NULL, NULL, NULL) != DB_OK)
 		return state_fail(st, err, "cannot start a read");
 	*started = true;
@@ -450,8 +514,8 @@ void
 state_snapshot_end(struct state *st, bool started)
 {
 	/* A read commits nothing: ending it cannot lose anything, only release the snapshot. */
-	if (started && db_exec(st->db, "COMMIT", NULL, NULL, NULL) != DB_OK)
-		db_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	if (started && db_exec(db_of(st), "COMMIT", NULL, NULL, NULL) != DB_OK)
+		db_exec(db_of(st), "ROLLBACK", NULL, NULL, NULL);
 }
 
 void
@@ -460,7 +524,7 @@ state_rollback(struct state *st)
 	if (st->depth == 0)
 		return;
 	st->depth = 0;
-	db_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	db_exec(db_of(st), "ROLLBACK", NULL, NULL, NULL);
 }
 
 /* The launch lock's key: "launch" in ASCII (state_begin's writer lock has another). */
@@ -480,7 +544,7 @@ state_lock_launches(struct state *st, int wait_ms, struct gr_error *err)
 		db_finalize(q);
 		if (got)
 			return GR_OK;
-		if (db_errcode(st->db) != DB_OK)
+		if (db_errcode(db_of(st)) != DB_OK)
 			return state_fail(st, err, "cannot take the launch lock");
 		if (waited >= wait_ms)
 			return gr_fail(err, GR_ESTATE, "another gpurent has been launching for "
@@ -502,7 +566,7 @@ state_meta_get(struct state *st, const char *key, char *buf, size_t n)
 	struct db_stmt *s;
 	bool found = false;
 
-	if (db_prepare_v2(st->db, "SELECT value FROM meta WHERE key = ?", -1, &s, NULL) !=
+	if (db_prepare_v2(db_of(st), "SELECT value FROM meta WHERE key = ?", -1, &s, NULL) !=
 	    DB_OK)
 		return false;
 	db_bind_text(s, 1, key, -1, DB_STATIC);
@@ -564,12 +628,12 @@ state_journal_launch(struct state *st, const char *provider, const char *name,
 	/* FULL: this commit syncs the WAL (and its directory when new) before it returns. A
 	 * PostgreSQL commit is durable on its own (synchronous_commit, the server's default). */
 	if (!state_is_postgresql(st))
-		db_exec(st->db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
+		db_exec(db_of(st), "PRAGMA synchronous=FULL", NULL, NULL, NULL);
 	if (state_begin(st, err) != GR_OK) {
 		e = err->code;
 		goto out;
 	}
-	if (db_prepare_v2(st->db, "INSERT INTO launch_journal(provider, price_hour, asked_ts, "
+	if (db_prepare_v2(db_of(st), "INSERT INTO launch_journal(provider, price_hour, asked_ts, "
 	    "name, who, team) VALUES(?, ?, ?, ?, ?, ?)", -1, &s, NULL) != DB_OK) {
 		e = state_fail(st, err, "cannot journal the launch");
 		state_rollback(st);
@@ -586,7 +650,7 @@ state_journal_launch(struct state *st, const char *provider, const char *name,
 	if (rc != DB_DONE)
 		e = state_fail(st, err, "cannot journal the launch");
 	else
-		*row = db_last_insert_rowid(st->db);
+		*row = db_last_insert_rowid(db_of(st));
 	db_finalize(s);
 	if (e == GR_OK) {
 		inflight_key(key, sizeof(key), *row);
@@ -604,7 +668,7 @@ state_journal_launch(struct state *st, const char *provider, const char *name,
 		state_rollback(st);
 out:
 	if (!state_is_postgresql(st))
-		db_exec(st->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+		db_exec(db_of(st), "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
 	return e;
 }
 

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -902,6 +903,7 @@ restore:
 
 /* The unsealed store kept for the process: the shell asks for the passphrase once. */
 static struct vault *cached;
+static pthread_mutex_t lookup_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void
 vault_forget(void)
@@ -944,16 +946,22 @@ vault_lookup_cfg(const struct config *config, const char *profile, const char *p
 	enum gr_err rc;
 
 	*key_out = NULL;
-	if (cached == NULL && !vault_exists())
+	/* One look at a time: the unsealed store is the process's, and a team's state asks
+	   for its password from the thread that connects (state_open_begin). */
+	pthread_mutex_lock(&lookup_lock);
+	if (cached == NULL && !vault_exists()) {
+		pthread_mutex_unlock(&lookup_lock);
 		return GR_OK;	/* no store: no key, and no prompt */
+	}
 	o.config = config;
 	o.may_prompt = isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
-	if ((rc = vault_shared(&o, &v, err)) != GR_OK)
-		return rc;
-	*key_out = vault_get(v, profile, provider);
-	if (*key_out == NULL && norm_profile(profile)[0] != '\0')
-		*key_out = vault_get(v, NULL, provider);
-	return GR_OK;
+	if ((rc = vault_shared(&o, &v, err)) == GR_OK) {
+		*key_out = vault_get(v, profile, provider);
+		if (*key_out == NULL && norm_profile(profile)[0] != '\0')
+			*key_out = vault_get(v, NULL, provider);
+	}
+	pthread_mutex_unlock(&lookup_lock);
+	return rc;
 }
 
 enum gr_err

@@ -13,6 +13,14 @@ expect_ok g config set state.url "postgresql://team@127.0.0.1:$port/gpurent"
 expect_rc 1 g costs
 check "state.url is where the state is (nothing listens there)" \
 	'grep -q "cannot connect to the PostgreSQL state database" <<<"$ERR"'
+# ls lends the state to the simulator while it is still being opened (state_open_begin):
+# one that never opens fails the listing with why, and lists nothing.
+expect_rc 1 g ls
+check "ls says the state did not open: $ERR" \
+	'grep -q "sim: cannot connect to the PostgreSQL state database" <<<"$ERR"'
+check "and lists nothing" '[ -z "$OUT" ]'
+GPURENT_STATE_URL="postgresql://team:secret@127.0.0.1:$port/gpurent" expect_rc 2 g ls
+check "nor does one that carries a password" 'grep -q "carries a password" <<<"$ERR"'
 GPURENT_STATE_URL=$TMP/elsewhere.db expect_rc 2 g costs
 check "GPURENT_STATE_URL comes first, and must be a URL" \
 	'grep -q "GPURENT_STATE_URL must be a postgresql:// URL" <<<"$ERR"'
