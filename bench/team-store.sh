@@ -61,16 +61,22 @@ read -r -a old <<<"${OLD:-}"
 bins=("$gr" "${old[@]}")
 
 # times NAME COMMAND...: RUNS runs of COMMAND for each binary and target, interleaved, into
-# $work/t.NAME.BIN.TARGET (wall ms, CPU ms a line).
+# $work/t.NAME.BIN.TARGET (wall ms, CPU ms a line). The wall is bash's clock in microseconds
+# around the command alone (time(1)'s %e counts in hundredths, and time(1) itself adds its
+# own start to every figure); the CPU is time(1)'s, from a second run beside it.
 times() {
-	local name=$1 i b t
+	local name=$1 i b t t0 t1
 	shift
 	for ((i = 0; i < runs; i++)); do
 		for b in "${!bins[@]}"; do
 			for t in "${targets[@]}"; do
-				GPURENT_STATE_URL=$(url_of "$t") /usr/bin/time -f '%e %U %S' \
+				t0=$EPOCHREALTIME
+				GPURENT_STATE_URL=$(url_of "$t") "${bins[$b]}" "$@" >/dev/null 2>&1
+				t1=$EPOCHREALTIME
+				GPURENT_STATE_URL=$(url_of "$t") /usr/bin/time -f '%U %S' \
 					-o "$work/time" "${bins[$b]}" "$@" >/dev/null 2>&1
-				awk '{ printf "%.0f %.0f\n", $1 * 1000, ($2 + $3) * 1000 }' \
+				awk -v a="$t0" -v z="$t1" \
+				    '{ printf "%.1f %.0f\n", (z - a) * 1000, ($1 + $2) * 1000 }' \
 					"$work/time" >>"$work/t.$name.$b.$t"
 			done
 		done
@@ -78,7 +84,7 @@ times() {
 }
 
 median() {	# FILE COLUMN (0 where there are no figures)
-	sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { printf "%d", v[int((NR + 1) / 2)] }'
+	sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { printf "%.1f", v[int((NR + 1) / 2)] }'
 }
 
 # The costs lane of a dashboard on target, asked every second: DASH_RUNS answers after the
@@ -145,8 +151,8 @@ for b in "${!bins[@]}"; do
 			if (s == 0 || p == 0 || q == 0)
 				printf "| %s | - | - | - | - | - |\n", l
 			else
-				printf "| %s | %d ms | %d ms | %d ms | %.2fx | %.2fx |\n", l, s, p,
-				    q, p / s, q / s }'
+				printf "| %s | %.1f ms | %.1f ms | %.1f ms | %.2fx | %.2fx |\n", l, s,
+				    p, q, p / s, q / s }'
 	done
 done
 echo

@@ -1784,11 +1784,6 @@ rollups_fill(struct state *st)
 	    (!gpu_hours_missing || gpu_hours(st, lo, hi));
 }
 
-/*
- * The series samples_summary reads with each statement: a statement per series was a round
- * trip each on PostgreSQL (1,000 instances of 3,710 GPUs: some 13,000 per summary).
- */
-#define SUMMARY_BATCH 200
 
 /* Part of the series list, l->id[lo..hi) (whole instances), read together. */
 struct batch {
@@ -2021,8 +2016,8 @@ samples_summary(struct state *st, const char *instance_id, int64_t since, int64_
 		f = xreallocarray(NULL, l.n, sizeof(*f));
 	}
 	for (b.lo = 0; b.lo < l.n && rc == DB_DONE; b.lo = b.hi) {
-		/* Whole instances, SUMMARY_BATCH series or just over. */
-		for (ni = 0, b.hi = b.lo; b.hi < l.n && (ni == 0 || b.hi - b.lo < SUMMARY_BATCH);
+		/* Whole instances, SAMPLES_SUMMARY_BATCH series or just over. */
+		for (ni = 0, b.hi = b.lo; b.hi < l.n && (ni == 0 || b.hi - b.lo < SAMPLES_SUMMARY_BATCH);
 		    ni++) {
 			instance_of(l.head[b.hi].instance_id, bases[ni]);
 			b.hi = ends[ni] = instance_end(&l, b.hi);

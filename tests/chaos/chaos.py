@@ -1298,6 +1298,12 @@ class Run:
             self.settled = {i.get('id'): i for i in json.loads(out)} if r['rc'] == 0 else {}
         except ValueError:
             self.settled = {}
+        # The ledger is checked against what this listing saw: one that failed saw nothing.
+        if r['rc'] != 0:
+            self.fail('settle', 'the fault-free listing exited %d: %s' %
+                      (r['rc'], r['stderr'].strip()[:300]))
+        else:
+            self.held('settle')
         self.check_exits()
         self.checkpoint('the end')
         self.check_ledger()

@@ -989,8 +989,9 @@ summary_and_history_span_every_node(void **state)
 }
 
 /*
- * The summary of every instance reads their series in batches (history.c, SUMMARY_BATCH):
- * 211 instances of 1 or 2 GPUs (more series than one batch) and a two-node job, each with
+ * The summary of every instance reads their series in batches (history.c,
+ * SAMPLES_SUMMARY_BATCH): more instances of 1 or 2 GPUs than a batch has series, and a
+ * two-node job, each with
  * minute rows in the range's cut hour, whole hours from the roll-up and raw samples, give
  * for each instance exactly what its own summary gives.
  */
@@ -1000,7 +1001,9 @@ summary_of_all_as_each_alone(void **state)
 	struct state *st = open_db("batches");
 	struct gr_error err = { 0 };
 	struct sample_summary *all, *one;
-	struct gpu_sample *v = xcalloc(500, sizeof(*v));
+	/* The last is the two-node job. */
+	const size_t n_inst = SAMPLES_SUMMARY_BATCH + 12, job = n_inst - 1;
+	struct gpu_sample *v = xcalloc(2 * n_inst, sizeof(*v));
 	int64_t t, base;
 	size_t n, n1, i, k, series = 0;
 	int g, pass;
@@ -1010,16 +1013,16 @@ summary_of_all_as_each_alone(void **state)
 	for (pass = 0; pass < 2; pass++) {
 		base = pass == 0 ? T0 : T0 + 86400 + 3 * 3600;
 		for (t = base; t < base + (pass == 0 ? 3 : 1) * 3600; t += 1200) {
-			for (i = 0, k = 0; i < 212; i++)
-				for (g = 0; g < (i == 211 || i % 10 == 0 ? 2 : 1); g++, k++) {
+			for (i = 0, k = 0; i < n_inst; i++)
+				for (g = 0; g < (i == job || i % 10 == 0 ? 2 : 1); g++, k++) {
 					memset(&v[k], 0, sizeof(v[k]));
-					if (i == 211)
+					if (i == job)
 						snprintf(v[k].instance_id, sizeof(v[k].instance_id),
 						    "slurm:9/n%d", g);
 					else
 						snprintf(v[k].instance_id, sizeof(v[k].instance_id),
 						    "sim:i-%06zu", i);
-					v[k].index = i == 211 ? 0 : g;
+					v[k].index = i == job ? 0 : g;
 					v[k].at = t;
 					v[k].util_pct = (int)((i * 7 + (size_t)g * 3 +
 					    (size_t)((t - T0) / 600)) % 100);
@@ -1032,12 +1035,12 @@ summary_of_all_as_each_alone(void **state)
 		if (pass == 0)
 			OK(samples_compact(st, T0 + 86400 + 3 * 3600, &err));
 	}
-	assert_true(series > 200);
+	assert_true(series > SAMPLES_SUMMARY_BATCH);
 	assert_int_equal(count(st, "SELECT count(*) FROM samples_minute") > 0 &&
 	    count(st, "SELECT count(*) FROM samples_hour") > 0 &&
 	    count(st, "SELECT count(*) FROM samples") > 0, 1);
 	OK(samples_summary(st, NULL, T0 + 1800, T0 + 86400 + 4 * 3600, 30, &all, &n, &err));
-	assert_int_equal(n, 212);
+	assert_int_equal(n, n_inst);
 	for (i = 0, k = 0; i < n; i++) {
 		k += (size_t)all[i].gpus;
 		OK(samples_summary(st, all[i].instance_id, T0 + 1800, T0 + 86400 + 4 * 3600, 30,
@@ -1058,8 +1061,8 @@ summary_of_all_as_each_alone(void **state)
 	}
 	/* Every GPU seen, each node's its own; the job's two nodes are one instance. */
 	assert_int_equal(k, series);
-	assert_string_equal(all[211].instance_id, "slurm:9");
-	assert_int_equal(all[211].gpus, 2);
+	assert_string_equal(all[job].instance_id, "slurm:9");
+	assert_int_equal(all[job].gpus, 2);
 	/* A GPU's samples from 10:30 to 12:40 (7, folded: 1 in the cut hour's minutes, 6 in
 	 * whole hours) and the raw hour's 3. */
 	assert_int_equal(all[1].samples, 10);
