@@ -784,6 +784,15 @@ state_journal_users(struct state *st, struct instance *v, size_t n)
 
 	if (n == 0)
 		return;
+	/* One instance (show, the dashboard's detail pane): its own rows, by the index. */
+	if (n == 1) {
+		q = store_prepare(st, "SELECT who FROM launch_journal WHERE instance_id = ? AND "
+		    "who IS NOT NULL ORDER BY id DESC LIMIT 1", "t", v[0].id);
+		if (q != NULL && db_step(q) == DB_ROW)
+			store_col_text(q, 0, v[0].user, sizeof(v[0].user));
+		db_finalize(q);
+		return;
+	}
 	by_id = xcalloc(n, sizeof(*by_id));
 	for (i = 0; i < n; i++)
 		by_id[i] = &v[i];
