@@ -34,6 +34,9 @@ void sim_close(struct sim *s);
 /* Where the world's billing (ledger rows) goes: the state it was opened on, unless this
  * names another (a team's PostgreSQL state, the world staying in this user's file). */
 void sim_set_ledger(struct sim *s, struct state *ledger);
+/* Wait for the ledger's state, which may still be opening (state_open_begin); whether it
+ * opened, err saying why not. sim_instances waits by itself, after its world's reads. */
+enum gr_err sim_ledger_ready(struct sim *s, struct gr_error *err);
 
 int64_t sim_now(struct sim *s);
 /* The simulated time at the real second `real` (what sim_now says at that second). */

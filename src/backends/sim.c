@@ -22,17 +22,13 @@ sim_of(struct backend *b)
 
 /*
  * The world, once the state that its bills go to is open: a team's is opened on a thread
- * while the world's work goes on (state_open_begin), and a state that did not open fails
- * the call with why. The listing waits inside, after the world's own reads.
+ * while the world's work goes on, and a state that did not open fails the call with why.
+ * The listing waits inside, after the world's own reads.
  */
 static struct sim *
 sim_ready(struct backend *b, struct gr_error *err)
 {
-	struct state *ledger = backend_store(b, err);
-
-	if (ledger == NULL || state_open_wait(ledger, err) != GR_OK)
-		return NULL;
-	return sim_of(b);
+	return sim_ledger_ready(sim_of(b), err) == GR_OK ? sim_of(b) : NULL;
 }
 
 static enum gr_err

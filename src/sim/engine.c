@@ -179,6 +179,12 @@ sim_set_ledger(struct sim *s, struct state *ledger)
 	s->ledger = ledger;
 }
 
+enum gr_err
+sim_ledger_ready(struct sim *s, struct gr_error *err)
+{
+	return state_open_wait(s->ledger, err);
+}
+
 void
 sim_close(struct sim *s)
 {
@@ -828,8 +834,8 @@ sim_instances(struct sim *s, bool with_destroyed, struct instance_list *out,
 	if (load_rows(s, with_destroyed ? "" : "WHERE state != 7", NULL, &rows, &n, err) !=
 	    GR_OK)
 		return err->code;
-	/* The ledger's state may still be opening (sim.c's sim_ready): waited for only now. */
-	if (state_open_wait(s->ledger, err) != GR_OK) {
+	/* The ledger's state may still be opening: waited for only now. */
+	if (sim_ledger_ready(s, err) != GR_OK) {
 		free(rows);
 		return err->code;
 	}

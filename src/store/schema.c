@@ -431,3 +431,12 @@ state_open(struct state **out, const char *path, struct gr_error *err)
 	*out = st;
 	return GR_OK;
 }
+
+enum gr_err
+state_open_begin(struct state **out, const char *path, struct gr_error *err)
+{
+	/* A file opens in about a millisecond: only a server's connection is worth a thread. */
+	if (!state_is_url(path))
+		return state_open(out, path, err);
+	return store_open_async(out, path, state_open, err);
+}

@@ -120,32 +120,41 @@ state_connect(struct state **out, const char *path, struct gr_error *err)
 	return GR_OK;
 }
 
+/* What store_open_async's thread runs: the open it was given, its handle kept. */
+struct opening {
+	struct state *st;
+	store_open_fn *open;
+};
+
 static void *
 open_in_background(void *arg)
 {
-	struct state *st = arg, *opened;
+	struct opening *o = arg;
+	struct state *st = o->st, *opened;
 
-	if (state_open(&opened, st->path, &st->open_err) == GR_OK) {
+	if (o->open(&opened, st->path, &st->open_err) == GR_OK) {
 		st->db = opened->db;
 		opened->db = NULL;
 		state_close(opened);
 	}
+	free(o);
 	return NULL;
 }
 
 enum gr_err
-state_open_begin(struct state **out, const char *path, struct gr_error *err)
+store_open_async(struct state **out, const char *path, store_open_fn *open,
+    struct gr_error *err)
 {
-	struct state *st;
+	struct opening *o = xcalloc(1, sizeof(*o));
+	struct state *st = xcalloc(1, sizeof(*st));
 
-	/* A file opens in about a millisecond: only a server's connection is worth a thread. */
-	if (!db_is_url(path))
-		return state_open(out, path, err);
-	st = xcalloc(1, sizeof(*st));
 	st->path = xstrdup(path);
-	if (pthread_create(&st->opener, NULL, open_in_background, st) != 0) {
+	o->st = st;
+	o->open = open;
+	if (pthread_create(&st->opener, NULL, open_in_background, o) != 0) {
+		free(o);
 		state_close(st);
-		return state_open(out, path, err);
+		return open(out, path, err);
 	}
 	st->opening = true;
 	*out = st;

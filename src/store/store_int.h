@@ -19,6 +19,15 @@
 
 struct db *state_db(struct state *st);
 
+/*
+ * A state whose handle open (state_open, schema.c's) makes on a thread of its own: *out at
+ * once, its first use waiting for it (state_open_begin). Where no thread can start, open
+ * runs here.
+ */
+typedef enum gr_err store_open_fn(struct state **out, const char *path, struct gr_error *err);
+enum gr_err store_open_async(struct state **out, const char *path, store_open_fn *open,
+    struct gr_error *err);
+
 /* Column c of q's row as text into dst (n bytes); NULL reads as "". */
 void store_col_text(struct db_stmt *q, int c, char *dst, size_t n);
 /*
