@@ -100,9 +100,9 @@ static enum gr_err
 simb_offers_stamp(struct backend *b, const struct filter *f, uint64_t *stamp,
     struct gr_error *err)
 {
-	(void)f;
 	struct sim *s = sim_ready(b, err);
 
+	(void)f;
 	return s != NULL ? sim_offers_stamp(s, stamp, err) : err->code;
 }
 
