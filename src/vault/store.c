@@ -937,8 +937,9 @@ vault_shared(const struct vault_opts *o, struct vault **out, struct gr_error *er
 	return GR_OK;
 }
 
-enum gr_err
-vault_lookup_cfg(const struct config *config, const char *profile, const char *provider,
+/* vault_lookup_cfg's work, with lookup_lock held. */
+static enum gr_err
+lookup_locked(const struct config *config, const char *profile, const char *provider,
     char **key_out, struct gr_error *err)
 {
 	struct vault_opts o = { 0 };
@@ -946,20 +947,28 @@ vault_lookup_cfg(const struct config *config, const char *profile, const char *p
 	enum gr_err rc;
 
 	*key_out = NULL;
-	/* One look at a time: the unsealed store is the process's, and a team's state asks
-	   for its password from the thread that connects (state_open_begin). */
-	pthread_mutex_lock(&lookup_lock);
-	if (cached == NULL && !vault_exists()) {
-		pthread_mutex_unlock(&lookup_lock);
+	if (cached == NULL && !vault_exists())
 		return GR_OK;	/* no store: no key, and no prompt */
-	}
 	o.config = config;
 	o.may_prompt = isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
-	if ((rc = vault_shared(&o, &v, err)) == GR_OK) {
-		*key_out = vault_get(v, profile, provider);
-		if (*key_out == NULL && norm_profile(profile)[0] != '\0')
-			*key_out = vault_get(v, NULL, provider);
-	}
+	if ((rc = vault_shared(&o, &v, err)) != GR_OK)
+		return rc;
+	*key_out = vault_get(v, profile, provider);
+	if (*key_out == NULL && norm_profile(profile)[0] != '\0')
+		*key_out = vault_get(v, NULL, provider);
+	return GR_OK;
+}
+
+/* One look at a time: the unsealed store is the process's, and a team's state asks for its
+   password from the thread that connects (state_open_begin). */
+enum gr_err
+vault_lookup_cfg(const struct config *config, const char *profile, const char *provider,
+    char **key_out, struct gr_error *err)
+{
+	enum gr_err rc;
+
+	pthread_mutex_lock(&lookup_lock);
+	rc = lookup_locked(config, profile, provider, key_out, err);
 	pthread_mutex_unlock(&lookup_lock);
 	return rc;
 }
@@ -968,19 +977,17 @@ enum gr_err
 vault_lookup(const char *profile, const char *provider, char **key_out, struct gr_error *err)
 {
 	struct config *cfg = NULL;
-	enum gr_err rc;
+	enum gr_err rc = GR_OK;
 
 	*key_out = NULL;
-	if (cached == NULL && !vault_exists())
-		return GR_OK;
+	pthread_mutex_lock(&lookup_lock);
 	/* The config names the passphrase command; load it only when the store is opened. */
-	if (cached == NULL && (rc = config_load(&cfg, paths_config_file(), err)) != GR_OK)
-		return rc;
-	if (cfg != NULL && (rc = config_problem(cfg, err)) != GR_OK) {
-		config_free(cfg);
-		return rc;
-	}
-	rc = vault_lookup_cfg(cfg, profile, provider, key_out, err);
+	if (cached == NULL && vault_exists() &&
+	    (rc = config_load(&cfg, paths_config_file(), err)) == GR_OK && cfg != NULL)
+		rc = config_problem(cfg, err);
+	if (rc == GR_OK && (cached != NULL || vault_exists()))
+		rc = lookup_locked(cfg, profile, provider, key_out, err);
+	pthread_mutex_unlock(&lookup_lock);
 	config_free(cfg);
 	return rc;
 }
