@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../cli/lib.sh"
 
 driver=$(dirname "$0")/chaos.py
-OPS=${CHAOS_OPS:-80}
+OPS=${CHAOS_OPS:-60}
 pids=()
 for seed in 1 2; do
 	python3 "$driver" --gpurent "$GPURENT" --seed $seed --ops "$OPS" --dir "$TMP/run$seed" \
