@@ -161,14 +161,6 @@ add_dir(struct remote_argv *a, int seq)
 	remote_argv_addf(a, "%d", seq);
 }
 
-static int
-conn_failed(const struct remote_endpoint *ep, int rc, struct gr_error *err)
-{
-	if (rc == REMOTE_EXIT_CONN && err->code == GR_OK)
-		gr_fail(err, GR_EUNAVAIL, "the connection to %s broke", ep->name);
-	return rc;
-}
-
 int
 remote_job_create(const struct remote_endpoint *ep, struct remote_job *j, const char *key,
     bool *started, struct gr_error *err)
@@ -205,7 +197,7 @@ remote_job_create(const struct remote_endpoint *ep, struct remote_job *j, const 
 	if (rc != 0 && rc != REMOTE_EXIT_CONN)
 		gr_fail(err, GR_EFAIL, "cannot make a job directory under ~/.gpurent/jobs on %s "
 		    "(exit %d)", ep->name, rc);
-	return conn_failed(ep, rc, err);
+	return rc;
 }
 
 int
@@ -231,7 +223,7 @@ remote_job_start(const struct remote_endpoint *ep, int seq, const char *const *e
 	if (rc != 0 && rc != REMOTE_EXIT_CONN)
 		gr_fail(err, GR_EFAIL, "the job did not start on %s (exit %d%s)", ep->name, rc,
 		    rc == 93 ? _(": an --env name the shell refuses") : "");
-	return conn_failed(ep, rc, err);
+	return rc;
 }
 
 int
@@ -275,7 +267,7 @@ remote_job_poll(const struct remote_endpoint *ep, struct remote_job *jobs, size_
 	sb_release(&out);
 	if (rc != 0 && rc != REMOTE_EXIT_CONN)
 		gr_fail(err, GR_EFAIL, "cannot read the jobs' state on %s (exit %d)", ep->name, rc);
-	return conn_failed(ep, rc, err);
+	return rc;
 }
 
 int
@@ -294,7 +286,10 @@ remote_job_log(const struct remote_endpoint *ep, int seq, long tail, bool follow
 	if (rc == 92)
 		gr_fail(err, GR_ENOTFOUND, "%s has no job %d (no ~/.gpurent/jobs/%d)", ep->name,
 		    seq, seq);
-	return conn_failed(ep, rc, err);
+	/* remote_run leaves ssh's own 255 to its caller (remote_capture says it itself). */
+	else if (rc == REMOTE_EXIT_CONN && err->code == GR_OK)
+		gr_fail(err, GR_EUNAVAIL, "the connection to %s broke", ep->name);
+	return rc;
 }
 
 int
@@ -316,7 +311,7 @@ remote_job_tail(const struct remote_endpoint *ep, int seq, long lines, struct sb
 	else if (rc != 0 && rc != REMOTE_EXIT_CONN)
 		gr_fail(err, GR_EFAIL, "cannot read job %d's log on %s (exit %d)", seq, ep->name,
 		    rc);
-	return conn_failed(ep, rc, err);
+	return rc;
 }
 
 int
@@ -335,5 +330,5 @@ remote_job_kill(const struct remote_endpoint *ep, int seq, int grace, struct gr_
 	remote_argv_release(&a);
 	if (rc == 92)
 		gr_fail(err, GR_ENOTFOUND, "%s has no job %d", ep->name, seq);
-	return conn_failed(ep, rc, err);
+	return rc;
 }

@@ -985,7 +985,7 @@ vault_lookup(const char *profile, const char *provider, char **key_out, struct g
 	if (cached == NULL && vault_exists() &&
 	    (rc = config_load(&cfg, paths_config_file(), err)) == GR_OK && cfg != NULL)
 		rc = config_problem(cfg, err);
-	if (rc == GR_OK && (cached != NULL || vault_exists()))
+	if (rc == GR_OK)
 		rc = lookup_locked(cfg, profile, provider, key_out, err);
 	pthread_mutex_unlock(&lookup_lock);
 	config_free(cfg);
