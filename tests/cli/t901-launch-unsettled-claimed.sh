@@ -22,14 +22,20 @@ expect_rc 5 g launch "$offer" --label r46 -o ids
 check "the outcome is said unknown, with the name to look for" \
 	'[[ "$ERR" == *"launch outcome unknown"*"(name '"'"'r46'"'"')"* ]]'
 
-# A launch killed while its create is held at the provider, which then makes it.
-start_serve lambda --api-key k --latency 1500 --log-requests "$TMP/requests"
+# A launch killed while its create is held at the provider (by a gate the test opens), which
+# then makes it. Only the create is held: the requests before it are answered at once, so
+# that under load the wait is for the create itself.
+gate=$TMP/gate
+GPURENT_SERVE_HOLD=$gate start_serve lambda --api-key k --fail-match instance-operations/launch \
+	--log-requests "$TMP/requests"
 export GPURENT_LAMBDA_URL=$SERVE_URL
 g launch "$offer" --label killed -o ids >/dev/null 2>&1 &
 pid=$!
-wait_until 200 'grep -q "instance-operations/launch" "$TMP/requests" 2>/dev/null' || fail "the create never came"
+CLEANUP_HOOKS+=("kill -9 $pid 2>/dev/null")
+wait_until 600 'grep -q "instance-operations/launch" "$TMP/requests" 2>/dev/null' || fail "the create never came"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
+touch "$gate"
 wait_until 100 '[ "$(sqlite3 "$(serve_home lambda)/state.db" "SELECT count(*) FROM sim_instances")" = 2 ]' || fail "the held create was not made"
 
 export GPURENT_LAMBDA_URL=$clean

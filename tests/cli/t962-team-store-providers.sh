@@ -33,13 +33,18 @@ check "and nothing in the personal file" '[ "$OUT" = 0 ]'
 # A launch killed while its create is held at the provider, which then makes it (t901): the
 # next listing that shows the instance by its name settles it in the team's journal.
 other=$(g offers gpu=h100 type=on-demand -n 1 -o ids) || fail "offers"
-start_serve vast --api-key k --latency 1500 --log-requests "$TMP/requests"
+# Only the create is held, by a gate the test opens, so that under load the wait is for it.
+gate=$TMP/gate
+GPURENT_SERVE_HOLD=$gate start_serve vast --api-key k --fail-match /api/v0/asks/ \
+	--log-requests "$TMP/requests"
 export GPURENT_VAST_URL=$SERVE_URL
 g launch "$other" --label killed -o ids >"$TMP/killed.out" 2>"$TMP/killed.err" &
 pid=$!
-wait_until 200 'grep -q "\"path\":\"/api/v0/asks/" "$TMP/requests" 2>/dev/null' || fail "the create never came: $(cat "$TMP/killed.err")"
+CLEANUP_HOOKS+=("kill -9 $pid 2>/dev/null")
+wait_until 600 'grep -q "\"path\":\"/api/v0/asks/" "$TMP/requests" 2>/dev/null' || fail "the create never came: $(cat "$TMP/killed.err")"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
+touch "$gate"
 export GPURENT_VAST_URL=$clean
 wait_until 100 '[ "$(sqlite3 "$(serve_home vast)/state.db" "SELECT count(*) FROM sim_instances")" = 2 ]' || fail "the held create was not made"
 expect_ok g ls -o json
