@@ -54,6 +54,12 @@ struct ledger_seg {
 					   state.h) */
 };
 
+/*
+ * A segment of instance `in` at `provider`, of `kind`: the instance's id, label and GPU,
+ * all else zero (the rate, its currency and the times are the caller's to set).
+ */
+void ledger_seg_of(struct ledger_seg *seg, const struct instance *in, const char *provider,
+    enum ledger_kind kind);
 /* Close any open segment of the instance at seg->start, then open seg. */
 enum gr_err ledger_begin(struct state *st, const struct ledger_seg *seg, struct gr_error *err);
 /*

@@ -117,12 +117,7 @@ record_provisioning(struct state *st, const struct cost_clock *clk, const char *
 
 	if (in->id[0] == '\0')
 		return;
-	memset(&seg, 0, sizeof(seg));
-	strlcpy_(seg.instance_id, in->id, sizeof(seg.instance_id));
-	strlcpy_(seg.provider, provider, sizeof(seg.provider));
-	strlcpy_(seg.label, in->label, sizeof(seg.label));
-	strlcpy_(seg.gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg.gpu));
-	seg.kind = LEDGER_PROVISIONING;
+	ledger_seg_of(&seg, in, provider, LEDGER_PROVISIONING);
 	/* A term's instance says its price by the hour, which it bills after the term. */
 	if ((in->valid & IV_PRICE) && in->price_hour > 0 && in->term_months == 0 &&
 	    in->type != OFFER_RESERVED) {
@@ -145,12 +140,7 @@ record_term(struct state *st, const char *provider, const struct instance *in,
 	struct ledger_seg seg;
 	struct gr_error e = { 0 };
 
-	memset(&seg, 0, sizeof(seg));
-	strlcpy_(seg.instance_id, in->id, sizeof(seg.instance_id));
-	strlcpy_(seg.provider, provider, sizeof(seg.provider));
-	strlcpy_(seg.label, in->label, sizeof(seg.label));
-	strlcpy_(seg.gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg.gpu));
-	seg.kind = LEDGER_TERM;
+	ledger_seg_of(&seg, in, provider, LEDGER_TERM);
 	seg.rate_hour = rate_hour;
 	money_currency_set(seg.currency, currency);
 	seg.start = start;

@@ -477,17 +477,24 @@ ledger_load(struct state *st, int64_t since, int64_t until, struct ledger_seg **
 	return GR_OK;
 }
 
+void
+ledger_seg_of(struct ledger_seg *seg, const struct instance *in, const char *provider,
+    enum ledger_kind kind)
+{
+	memset(seg, 0, sizeof(*seg));
+	strlcpy_(seg->instance_id, in->id, sizeof(seg->instance_id));
+	strlcpy_(seg->provider, provider, sizeof(seg->provider));
+	strlcpy_(seg->label, in->label, sizeof(seg->label));
+	strlcpy_(seg->gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg->gpu));
+	seg->kind = kind;
+}
+
 /* The segment an observation of `in` opens: kind and rate, start `now`. */
 static void
 seg_of(struct ledger_seg *seg, const struct instance *in, enum ledger_kind kind, int64_t rate,
     int64_t now)
 {
-	memset(seg, 0, sizeof(*seg));
-	strlcpy_(seg->instance_id, in->id, sizeof(seg->instance_id));
-	strlcpy_(seg->provider, in->provider, sizeof(seg->provider));
-	strlcpy_(seg->label, in->label, sizeof(seg->label));
-	strlcpy_(seg->gpu, in->gpu ? in->gpu->id : in->gpu_raw, sizeof(seg->gpu));
-	seg->kind = kind;
+	ledger_seg_of(seg, in, in->provider, kind);
 	seg->rate_hour = rate;
 	money_currency_set(seg->currency, in->currency);
 	seg->start = now;
