@@ -23,46 +23,45 @@ paths_reset(void)
 	config_dir[0] = state_dir[0] = config_file[0] = state_db[0] = data_dir[0] = '\0';
 }
 
-static void
-resolve(char *out, const char *xdg_var, const char *home_suffix)
+/* The directory in dir, found on its first use (and again after paths_reset): GPURENT_HOME,
+   else $xdg_var/gpurent, else ~/home_suffix/gpurent. */
+static const char *
+xdg_dir(char *dir, const char *xdg_var, const char *home_suffix)
 {
 	const char *home = getenv("GPURENT_HOME"), *xdg;
 
+	if (dir[0] != '\0')
+		return dir;
 	if (home != NULL && *home != '\0') {
-		snprintf(out, PATH_MAX, "%s", home);
-		return;
+		snprintf(dir, PATH_MAX, "%s", home);
+		return dir;
 	}
 	xdg = getenv(xdg_var);
 	if (xdg != NULL && *xdg == '/') {
-		snprintf(out, PATH_MAX, "%s/gpurent", xdg);
-		return;
+		snprintf(dir, PATH_MAX, "%s/gpurent", xdg);
+		return dir;
 	}
 	home = getenv("HOME");
-	snprintf(out, PATH_MAX, "%s/%s/gpurent", home && *home ? home : ".", home_suffix);
+	snprintf(dir, PATH_MAX, "%s/%s/gpurent", home && *home ? home : ".", home_suffix);
+	return dir;
 }
 
 const char *
 paths_config_dir(void)
 {
-	if (config_dir[0] == '\0')
-		resolve(config_dir, "XDG_CONFIG_HOME", ".config");
-	return config_dir;
+	return xdg_dir(config_dir, "XDG_CONFIG_HOME", ".config");
 }
 
 const char *
 paths_state_dir(void)
 {
-	if (state_dir[0] == '\0')
-		resolve(state_dir, "XDG_STATE_HOME", ".local/state");
-	return state_dir;
+	return xdg_dir(state_dir, "XDG_STATE_HOME", ".local/state");
 }
 
 const char *
 paths_data_dir(void)
 {
-	if (data_dir[0] == '\0')
-		resolve(data_dir, "XDG_DATA_HOME", ".local/share");
-	return data_dir;
+	return xdg_dir(data_dir, "XDG_DATA_HOME", ".local/share");
 }
 
 const char *
