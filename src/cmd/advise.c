@@ -444,15 +444,11 @@ ask_terms(struct cmd_ctx *c, struct offer_list *out)
 	struct fanout_result res[SESSION_MAX_PROVIDERS];
 	struct gr_error err = { 0 };
 	struct filter f;
-	enum gr_err rc;
 
 	memset(&f, 0, sizeof(f));
 	if (filter_parse_str(&f, "type=reserved", &err) != GR_OK)
 		return;
-	rc = session_offers(c->s, &f, out, res, &err);
-	if (rc == GR_EPARTIAL)
-		report_fanout(c, res, c->s->n_backends);
-	else if (rc != GR_OK)
+	if (fanout_failed_whole(c, res, session_offers(c->s, &f, out, res, &err)))
 		cmd_warn("the term offers could not be searched (%s); the terms are assumed",
 		    err.msg);
 }

@@ -79,6 +79,14 @@ report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n)
 	return failed;
 }
 
+bool
+fanout_failed_whole(struct cmd_ctx *c, const struct fanout_result *res, enum gr_err frc)
+{
+	if (frc == GR_EPARTIAL)
+		report_fanout(c, res, c->s->n_backends);
+	return frc != GR_OK && frc != GR_EPARTIAL;
+}
+
 int
 fanout_outcome(struct cmd_ctx *c, const struct fanout_result *res, enum gr_err frc,
     const struct gr_error *err, int *status)
@@ -169,21 +177,14 @@ cmd_ask_providers(struct cmd_ctx *c, struct instance_list *insts, struct offer_l
 	struct gr_error err = { 0 };
 	struct audit_live *live;
 	struct filter f;
-	enum gr_err rc;
 	size_t i;
 
-	rc = session_instances(c->s, insts, res, &err);
-	if (rc == GR_EPARTIAL)
-		report_fanout(c, res, c->s->n_backends);
-	else if (rc != GR_OK)
+	if (fanout_failed_whole(c, res, session_instances(c->s, insts, res, &err)))
 		cmd_warn("the instances could not be listed (%s); GPU counts and regions come "
 		    "from the history only", err.msg);
 	memset(&f, 0, sizeof(f));
 	gr_error_clear(&err);
-	rc = session_offers(c->s, &f, offers, res, &err);
-	if (rc == GR_EPARTIAL)
-		report_fanout(c, res, c->s->n_backends);
-	else if (rc != GR_OK)
+	if (fanout_failed_whole(c, res, session_offers(c->s, &f, offers, res, &err)))
 		cmd_warn("the offers could not be searched (%s); no offer is compared with",
 		    err.msg);
 	live = xcalloc(insts->n ? insts->n : 1, sizeof(*live));

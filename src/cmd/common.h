@@ -62,6 +62,12 @@ size_t team_view_columns(const struct team_view *v, size_t n);
 
 /* Name each failed provider of a fan-out on stderr; returns how many failed. */
 size_t report_fanout(struct cmd_ctx *c, const struct fanout_result *res, size_t n);
+/*
+ * A fan-out (frc: what it returned) that the command goes on without where it fails: the
+ * providers that failed named when others answered; true when none answered, for the
+ * caller to say what it goes on without.
+ */
+bool fanout_failed_whole(struct cmd_ctx *c, const struct fanout_result *res, enum gr_err frc);
 /* With -v: each provider's outcome, count and time on stderr. */
 void report_timing(struct cmd_ctx *c, const struct fanout_result *res, size_t n);
 /*
