@@ -118,6 +118,25 @@ ui_text_fit(char *dst, size_t n, const char *s, int w, bool right)
 	return dst;
 }
 
+char *
+ui_head_line(char *line, size_t size, const struct ui_head *cols, size_t n)
+{
+	char fit[128];
+	size_t i, len = 0;
+
+	if (size == 0)
+		return line;
+	line[0] = '\0';
+	for (i = 0; i < n && len < size; i++) {
+		const char *t = cols[i].w > 0 ?
+		    ui_text_fit(fit, sizeof(fit), cols[i].title, cols[i].w, cols[i].right) :
+		    cols[i].title;
+
+		len += (size_t)snprintf(line + len, size - len, "%s%s", i > 0 ? " " : "", t);
+	}
+	return line;
+}
+
 size_t
 ui_wrap(const char *text, int w, size_t *start, size_t *len, size_t max)
 {

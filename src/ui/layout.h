@@ -47,6 +47,21 @@ size_t ui_scroll(size_t top, size_t sel, size_t n, size_t h);
  */
 char *ui_text_fit(char *dst, size_t n, const char *s, int w, bool right);
 
+/* A column of a header line: its title, translated; its width in display columns (0: the
+   last column, as long as it is); aligned right or left. */
+struct ui_head {
+	const char *title;
+	int w;
+	bool right;
+};
+
+/*
+ * The header line of n columns into line (size bytes), a space between them, each title
+ * fitted to its width by ui_text_fit: by display width, not bytes, as a title may be
+ * translated into CJK. Returns line.
+ */
+char *ui_head_line(char *line, size_t size, const struct ui_head *cols, size_t n);
+
 /*
  * Split text into lines of at most w columns at spaces; '\n' forces a break. Stores the
  * start offset and byte length of each line; returns the number of lines (at most max).

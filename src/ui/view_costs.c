@@ -34,14 +34,15 @@ ui_cost_list(char *buf, size_t n, const struct cost_set *s, size_t field, int ti
 static void
 draw_cost_lines(int y, int x, int w, int h, const char *title, const struct cost_set *set)
 {
-	char line[256], a[32], b[32], fa[48], fb[48], head[3][64];
+	char line[256], a[32], b[32], fa[48], fb[48];
 	size_t i, k, shown = 0;
+	const struct ui_head heads[] = {
+		{ title, w - 26 > 4 ? w - 26 : 4, false }, { _("SPENT"), 12, true },
+		{ _("BURN/H"), 11, true },
+	};
 
-	/* Padded by display width, not bytes: the headers may be translated into CJK. */
-	snprintf(line, sizeof(line), "%s %s %s", ui_text_fit(head[0], sizeof(head[0]), title,
-	    w - 26 > 4 ? w - 26 : 4, false), ui_text_fit(head[1], sizeof(head[1]), _("SPENT"), 12,
-	    true), ui_text_fit(head[2], sizeof(head[2]), _("BURN/H"), 11, true));
-	ui_put(y, x, w, line, ui_attr(UC_COLHEAD), false);
+	ui_put(y, x, w, ui_head_line(line, sizeof(line), heads, ARRAY_LEN(heads)),
+	    ui_attr(UC_COLHEAD), false);
 	for (k = 0; k < set->n; k++) {
 		const struct cost_summary *s = &set->per[k];
 

@@ -25,18 +25,16 @@ level_color(enum event_level l)
 static void
 draw_events(struct ui *u, const struct ui_rect *r)
 {
-	char line[1024], at[32], label[64], msg[EVENT_MSG_MAX], head[5][64];
+	char line[1024], at[32], label[64], msg[EVENT_MSG_MAX];
 	int y = r->y, rows = r->h - 1;
 	size_t i;
+	const struct ui_head heads[] = {
+		{ _("TIME"), 16, false }, { _("LEVEL"), 6, false }, { _("EVENT"), 16, false },
+		{ _("INSTANCE"), 14, false }, { _("LABEL"), 12, false }, { _("MESSAGE"), 0, false },
+	};
 
-	/* Padded by display width, not bytes: the headers may be translated into CJK. */
-	snprintf(line, sizeof(line), "%s %s %s %s %s %s",
-	    ui_text_fit(head[0], sizeof(head[0]), _("TIME"), 16, false),
-	    ui_text_fit(head[1], sizeof(head[1]), _("LEVEL"), 6, false),
-	    ui_text_fit(head[2], sizeof(head[2]), _("EVENT"), 16, false),
-	    ui_text_fit(head[3], sizeof(head[3]), _("INSTANCE"), 14, false),
-	    ui_text_fit(head[4], sizeof(head[4]), _("LABEL"), 12, false), _("MESSAGE"));
-	ui_put(y++, 1, r->w - 2, line, ui_attr(UC_COLHEAD), false);
+	ui_put(y++, 1, r->w - 2, ui_head_line(line, sizeof(line), heads, ARRAY_LEN(heads)),
+	    ui_attr(UC_COLHEAD), false);
 	if (!u->have_costs) {
 		ui_put(y, 2, r->w - 4, _("reading the journal ..."), ui_attr(UC_DIM), false);
 		return;

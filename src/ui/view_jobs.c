@@ -29,21 +29,18 @@ state_color(enum managed_state s)
 static void
 draw_jobs(struct ui *u, const struct ui_rect *r)
 {
-	char line[1024], age[32], lost[32], cost[48], note[160], head[8][64];
+	char line[1024], age[32], lost[32], cost[48], note[160];
 	int y = r->y, rows = r->h - 1;
 	size_t i, top;
+	const struct ui_head heads[] = {
+		{ _("JOB"), 6, false }, { _("STATE"), 13, false }, { _("ATTEMPT"), 7, true },
+		{ _("CHECKPOINT AGE"), 14, true }, { _("RECOVERIES"), 10, true },
+		{ _("LOST"), 8, true }, { _("COST"), 12, true }, { _("INSTANCE"), 16, false },
+		{ _("NOTE"), 0, false },
+	};
 
-	/* Padded by display width, not bytes: the headers may be translated into CJK. */
-	snprintf(line, sizeof(line), "%s %s %s %s %s %s %s %s %s",
-	    ui_text_fit(head[0], sizeof(head[0]), _("JOB"), 6, false),
-	    ui_text_fit(head[1], sizeof(head[1]), _("STATE"), 13, false),
-	    ui_text_fit(head[2], sizeof(head[2]), _("ATTEMPT"), 7, true),
-	    ui_text_fit(head[3], sizeof(head[3]), _("CHECKPOINT AGE"), 14, true),
-	    ui_text_fit(head[4], sizeof(head[4]), _("RECOVERIES"), 10, true),
-	    ui_text_fit(head[5], sizeof(head[5]), _("LOST"), 8, true),
-	    ui_text_fit(head[6], sizeof(head[6]), _("COST"), 12, true),
-	    ui_text_fit(head[7], sizeof(head[7]), _("INSTANCE"), 16, false), _("NOTE"));
-	ui_put(y++, 1, r->w - 2, line, ui_attr(UC_COLHEAD), false);
+	ui_put(y++, 1, r->w - 2, ui_head_line(line, sizeof(line), heads, ARRAY_LEN(heads)),
+	    ui_attr(UC_COLHEAD), false);
 	if (!u->have_costs) {
 		ui_put(y, 2, r->w - 4, _("reading the managed jobs ..."), ui_attr(UC_DIM), false);
 		return;

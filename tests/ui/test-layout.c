@@ -154,6 +154,24 @@ test_text_fit(void **state)
 }
 
 static void
+test_head_line(void **state)
+{
+	const struct ui_head heads[] = {
+		{ "JOB", 5, false }, { "COST", 6, true }, { "\xe6\x9d\xb1\xe4\xba\xac", 5, false },
+		{ "NOTE", 0, false },
+	};
+	char line[64];
+
+	(void)state;
+	/* Each fitted by display width, the last as it is. */
+	assert_string_equal(ui_head_line(line, sizeof(line), heads, ARRAY_LEN(heads)),
+	    "JOB     COST \xe6\x9d\xb1\xe4\xba\xac  NOTE");
+	/* Cut at the buffer's end, never overrun. */
+	ui_head_line(line, 8, heads, ARRAY_LEN(heads));
+	assert_string_equal(line, "JOB    ");
+}
+
+static void
 test_wrap(void **state)
 {
 	size_t start[16], len[16], n;
@@ -402,6 +420,7 @@ main(void)
 		cmocka_unit_test(test_fit_columns),
 		cmocka_unit_test(test_scroll),
 		cmocka_unit_test(test_text_fit),
+		cmocka_unit_test(test_head_line),
 		cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_level_ring),
 		cmocka_unit_test(test_names),
