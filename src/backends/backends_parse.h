@@ -336,6 +336,9 @@ enum gr_err runpod_parse_gpu_types(const char *body, size_t len, bool want_spot,
 char *runpod_build_offers_query(const struct filter *f, bool *pushed_all);
 /* A Pod object onto the common model. */
 void runpod_pod_from_json(const struct cJSON *pod, struct instance *out);
+/* What GraphQL and v2 say alike of a pod: the provider, the id "runpod:<pod id>" (a pod keeps
+   one id whichever API lists it) and its name as the label. */
+void runpod_pod_identity(const struct cJSON *pod, struct instance *out);
 /* {"data": {"myself": {"pods": [...]}}}. */
 enum gr_err runpod_parse_pods(const char *body, size_t len, struct instance_list *out,
     struct gr_error *err);

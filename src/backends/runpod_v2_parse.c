@@ -55,15 +55,12 @@ void
 runpod_v2_pod_from_json(const cJSON *pod, struct instance *out)
 {
 	const cJSON *g, *rt, *gpus, *x;
-	char id[ID_MAX - 8], tid[96];
+	char tid[96];
 	long long n, v;
 	int64_t cost;
 	bool spot;
 
-	strlcpy_(out->provider, P, sizeof(out->provider));
-	if (bj_str(pod, "id", id, sizeof(id)) && id[0] != '\0')
-		snprintf(out->id, sizeof(out->id), "runpod:%s", id);
-	bj_str(pod, "name", out->label, sizeof(out->label));
+	runpod_pod_identity(pod, out);
 	bj_str(pod, "image", out->image, sizeof(out->image));
 	out->state = bj_state_of(v2_states, ARRAY_LEN(v2_states), bj_strp(pod, "status"));
 	/* v2 creates none, but lists a pod rented with a bid through GraphQL as v1 did. */
