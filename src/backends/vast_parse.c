@@ -592,7 +592,6 @@ error_of(long status, const cJSON *j, const char *body, size_t len, struct gr_er
 {
 	static const char *const msg_keys[] = { "msg", "message", "detail", "error", NULL };
 	char msg[300] = "", code[64] = "";
-	enum gr_err c;
 	bool success = true, has_success = false;
 	const char *m;
 
@@ -620,9 +619,6 @@ error_of(long status, const cJSON *j, const char *body, size_t len, struct gr_er
 	if (strstr(code, "credit") != NULL || strstr(code, "billing") != NULL ||
 	    strstr(msg, "insufficient credit") != NULL)
 		return gr_fail(err, GR_EFUNDS, "%s (HTTP %ld)", msg[0] ? msg : code, status);
-	c = http_status_code(status);
-	if (c == GR_OK)
-		c = GR_EFAIL;
 	if (msg[0] == '\0' && code[0] != '\0')
 		strlcpy_(msg, code, sizeof(msg));
 	return http_fail_status(err, P, status, msg[0] ? msg : NULL);
