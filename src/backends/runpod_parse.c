@@ -454,12 +454,8 @@ runpod_parse_mutation(const char *body, size_t len, const char *fieldname,
 		cJSON_Delete(j);
 		return gr_fail(err, GR_ENOTFOUND, "no such pod");
 	}
-	if (!cJSON_IsObject(p)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (pod)");
-	}
-	return bj_instance_read(j, p, runpod_pod_from_json, N_("malformed reply (pod without id)"),
-	    out, err);
+	return bj_instance_read(j, p, runpod_pod_from_json, N_("malformed reply (pod)"),
+	    N_("malformed reply (pod without id)"), out, err);
 }
 
 enum gr_err

@@ -125,11 +125,7 @@ runpod_v2_parse_pod(const char *body, size_t len, struct instance *out, struct g
 
 	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
 		return e;
-	if (!cJSON_IsObject(j)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (pod)");
-	}
-	return bj_instance_read(j, j, runpod_v2_pod_from_json,
+	return bj_instance_read(j, j, runpod_v2_pod_from_json, N_("malformed reply (pod)"),
 	    N_("malformed reply (pod without id)"), out, err);
 }
 

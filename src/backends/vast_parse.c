@@ -400,11 +400,7 @@ vast_parse_instance(const char *body, size_t len, struct instance *out, struct g
 		cJSON_Delete(j);
 		return gr_fail(err, GR_ENOTFOUND, "no such instance");
 	}
-	if (!cJSON_IsObject(r)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instance)");
-	}
-	return bj_instance_read(j, r, vast_instance_from_json,
+	return bj_instance_read(j, r, vast_instance_from_json, N_("malformed reply (instance)"),
 	    N_("malformed reply (instance without id)"), out, err);
 }
 
