@@ -63,11 +63,12 @@ void bj_instances_add(const struct cJSON *arr, bj_instance_fn from_json,
 enum gr_err bj_instances_read(struct cJSON *j, const struct cJSON *arr, bj_instance_fn from_json,
     const char *no_list, struct instance_list *out, struct gr_error *err);
 /*
- * The instance o of a reply (in the tree j, which this deletes) read by from_json; without
- * an id it is malformed (GR_EUNAVAIL with no_id, a message marked N_()).
+ * The instance o of a reply (in the tree j, which this deletes) read by from_json; o not an
+ * object, or one that comes out without an id, is malformed (GR_EUNAVAIL with not_object or
+ * no_id, messages marked N_()).
  */
 enum gr_err bj_instance_read(struct cJSON *j, const struct cJSON *o, bj_instance_fn from_json,
-    const char *no_id, struct instance *out, struct gr_error *err);
+    const char *not_object, const char *no_id, struct instance *out, struct gr_error *err);
 
 /* A provider's name for an instance state, and the state. */
 struct bj_state {
@@ -336,6 +337,9 @@ enum gr_err runpod_parse_gpu_types(const char *body, size_t len, bool want_spot,
 char *runpod_build_offers_query(const struct filter *f, bool *pushed_all);
 /* A Pod object onto the common model. */
 void runpod_pod_from_json(const struct cJSON *pod, struct instance *out);
+/* What GraphQL and v2 say alike of a pod: the provider, the id "runpod:<pod id>" (a pod keeps
+   one id whichever API lists it) and its name as the label. */
+void runpod_pod_identity(const struct cJSON *pod, struct instance *out);
 /* {"data": {"myself": {"pods": [...]}}}. */
 enum gr_err runpod_parse_pods(const char *body, size_t len, struct instance_list *out,
     struct gr_error *err);

@@ -249,9 +249,13 @@ bj_instances_read(cJSON *j, const cJSON *arr, bj_instance_fn from_json, const ch
 }
 
 enum gr_err
-bj_instance_read(cJSON *j, const cJSON *o, bj_instance_fn from_json, const char *no_id,
-    struct instance *out, struct gr_error *err)
+bj_instance_read(cJSON *j, const cJSON *o, bj_instance_fn from_json, const char *not_object,
+    const char *no_id, struct instance *out, struct gr_error *err)
 {
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(j);
+		return gr_fail(err, GR_EUNAVAIL, "%s", _(not_object));
+	}
 	memset(out, 0, sizeof(*out));
 	from_json(o, out);
 	cJSON_Delete(j);

@@ -289,24 +289,18 @@ lambda_instance_from_json(const cJSON *in, struct instance *out)
 	}
 }
 
-/* The reply parsed into *j (the caller deletes it) and its "data" member, a list (list)
-   or else an object, in *d. */
+/* The reply parsed into *j (the caller deletes it) and its "data" member, a list, in *d. */
 static enum gr_err
-parse_data(const char *body, size_t len, bool list, cJSON **j, cJSON **d,
-    struct gr_error *err)
+parse_data_list(const char *body, size_t len, cJSON **j, cJSON **d, struct gr_error *err)
 {
 	enum gr_err e;
 
 	if ((e = bj_parse(P, body, len, j, err)) != GR_OK)
 		return e;
 	*d = cJSON_GetObjectItemCaseSensitive(*j, "data");
-	if (list && !cJSON_IsArray(*d)) {
+	if (!cJSON_IsArray(*d)) {
 		cJSON_Delete(*j);
 		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data list)");
-	}
-	if (!list && !cJSON_IsObject(*d)) {
-		cJSON_Delete(*j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (no data object)");
 	}
 	return GR_OK;
 }
@@ -318,7 +312,7 @@ lambda_parse_instances(const char *body, size_t len, struct instance_list *out,
 	cJSON *j, *d;
 	enum gr_err e;
 
-	if ((e = parse_data(body, len, true, &j, &d, err)) != GR_OK)
+	if ((e = parse_data_list(body, len, &j, &d, err)) != GR_OK)
 		return e;
 	bj_instances_add(d, lambda_instance_from_json, out);
 	cJSON_Delete(j);
@@ -328,12 +322,13 @@ lambda_parse_instances(const char *body, size_t len, struct instance_list *out,
 enum gr_err
 lambda_parse_instance(const char *body, size_t len, struct instance *out, struct gr_error *err)
 {
-	cJSON *j, *d;
+	cJSON *j;
 	enum gr_err e;
 
-	if ((e = parse_data(body, len, false, &j, &d, err)) != GR_OK)
+	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
 		return e;
-	return bj_instance_read(j, d, lambda_instance_from_json,
+	return bj_instance_read(j, cJSON_GetObjectItemCaseSensitive(j, "data"),
+	    lambda_instance_from_json, N_("malformed reply (no data object)"),
 	    N_("malformed reply (instance without id)"), out, err);
 }
 
@@ -367,7 +362,7 @@ lambda_parse_ssh_keys(const char *body, size_t len, char (*names)[65], size_t ma
 	char name[65];
 
 	*count = 0;
-	if ((e = parse_data(body, len, true, &j, &d, err)) != GR_OK)
+	if ((e = parse_data_list(body, len, &j, &d, err)) != GR_OK)
 		return e;
 	cJSON_ArrayForEach(k, d) {
 		if (!bj_str(k, "name", name, sizeof(name)) || name[0] == '\0')

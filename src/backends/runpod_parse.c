@@ -330,19 +330,27 @@ runpod_running_disk_hour(long long gb)
 }
 
 void
-runpod_pod_from_json(const cJSON *pod, struct instance *out)
+runpod_pod_identity(const cJSON *pod, struct instance *out)
 {
-	const cJSON *rt, *m, *ports, *p, *gpus;
-	char id[ID_MAX - 8], tid[96];
-	const char *pt;
-	long long n, v;
-	int64_t price;
-	bool pub;
+	char id[ID_MAX - 8];
 
 	strlcpy_(out->provider, P, sizeof(out->provider));
 	if (bj_str(pod, "id", id, sizeof(id)) && id[0] != '\0')
 		snprintf(out->id, sizeof(out->id), "runpod:%s", id);
 	bj_str(pod, "name", out->label, sizeof(out->label));
+}
+
+void
+runpod_pod_from_json(const cJSON *pod, struct instance *out)
+{
+	const cJSON *rt, *m, *ports, *p, *gpus;
+	char tid[96];
+	const char *pt;
+	long long n, v;
+	int64_t price;
+	bool pub;
+
+	runpod_pod_identity(pod, out);
 	if (!bj_str(pod, "imageName", out->image, sizeof(out->image)))
 		bj_str(pod, "image", out->image, sizeof(out->image));
 	rt = cJSON_GetObjectItemCaseSensitive(pod, "runtime");
@@ -446,12 +454,8 @@ runpod_parse_mutation(const char *body, size_t len, const char *fieldname,
 		cJSON_Delete(j);
 		return gr_fail(err, GR_ENOTFOUND, "no such pod");
 	}
-	if (!cJSON_IsObject(p)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (pod)");
-	}
-	return bj_instance_read(j, p, runpod_pod_from_json, N_("malformed reply (pod without id)"),
-	    out, err);
+	return bj_instance_read(j, p, runpod_pod_from_json, N_("malformed reply (pod)"),
+	    N_("malformed reply (pod without id)"), out, err);
 }
 
 enum gr_err

@@ -55,15 +55,12 @@ void
 runpod_v2_pod_from_json(const cJSON *pod, struct instance *out)
 {
 	const cJSON *g, *rt, *gpus, *x;
-	char id[ID_MAX - 8], tid[96];
+	char tid[96];
 	long long n, v;
 	int64_t cost;
 	bool spot;
 
-	strlcpy_(out->provider, P, sizeof(out->provider));
-	if (bj_str(pod, "id", id, sizeof(id)) && id[0] != '\0')
-		snprintf(out->id, sizeof(out->id), "runpod:%s", id);
-	bj_str(pod, "name", out->label, sizeof(out->label));
+	runpod_pod_identity(pod, out);
 	bj_str(pod, "image", out->image, sizeof(out->image));
 	out->state = bj_state_of(v2_states, ARRAY_LEN(v2_states), bj_strp(pod, "status"));
 	/* v2 creates none, but lists a pod rented with a bid through GraphQL as v1 did. */
@@ -128,11 +125,7 @@ runpod_v2_parse_pod(const char *body, size_t len, struct instance *out, struct g
 
 	if ((e = bj_parse(P, body, len, &j, err)) != GR_OK)
 		return e;
-	if (!cJSON_IsObject(j)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (pod)");
-	}
-	return bj_instance_read(j, j, runpod_v2_pod_from_json,
+	return bj_instance_read(j, j, runpod_v2_pod_from_json, N_("malformed reply (pod)"),
 	    N_("malformed reply (pod without id)"), out, err);
 }
 

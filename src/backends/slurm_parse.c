@@ -325,6 +325,23 @@ gres_count_of(const struct slurm_gres *g, size_t n, const char *type)
 	return c;
 }
 
+/*
+ * The GPUs of the type of nd's g-th GRES entry, counted over all its entries (a type may be
+ * listed twice): false when an earlier entry has GPUs of the type (counted there) or there are
+ * none; else its total in *have and its allocated ones in *used.
+ */
+static bool
+gres_type_counts(const struct slurm_node *nd, size_t g, int *have, int *used)
+{
+	const char *type = nd->gres[g].type;
+
+	if (gres_count_of(nd->gres, g, type) > 0)
+		return false;
+	*have = gres_count_of(nd->gres, nd->n_gres, type);
+	*used = gres_count_of(nd->used, nd->n_used, type);
+	return *have > 0;
+}
+
 /* A node that can take jobs: responding, not drained, draining, down, failing or off. */
 static bool
 node_usable(const char *state)
@@ -888,11 +905,10 @@ slurm_build_offers(const struct slurm_node *nodes, size_t n_nodes,
 			for (g = 0; g < nd->n_gres; g++) {
 				const char *type = nd->gres[g].type;
 				struct offer *o = NULL;
-				int have = gres_count_of(nd->gres, nd->n_gres, type);
-				int used = gres_count_of(nd->used, nd->n_used, type);
+				int have, used;
 
-				if (gres_count_of(nd->gres, g, type) > 0 || have <= 0)
-					continue;	/* a type listed twice on one node: counted */
+				if (!gres_type_counts(nd, g, &have, &used))
+					continue;
 				for (k = first; k < out->n; k++)
 					if (strcmp(out->v[k].gpu_raw, type[0] ? type : "gpu") == 0)
 						o = &out->v[k];
@@ -1029,11 +1045,10 @@ slurm_build_cluster(const struct slurm_node *nodes, size_t n_nodes,
 			for (g = 0; g < nd->n_gres; g++) {
 				const char *type = nd->gres[g].type;
 				struct cluster_pool *cp = NULL;
-				int have = gres_count_of(nd->gres, nd->n_gres, type);
-				int used = gres_count_of(nd->used, nd->n_used, type);
+				int have, used;
 
-				if (gres_count_of(nd->gres, g, type) > 0 || have <= 0)
-					continue;	/* a type listed twice on one node: counted */
+				if (!gres_type_counts(nd, g, &have, &used))
+					continue;
 				for (k = first; k < out->n_pools && cp == NULL; k++)
 					if (pool_matches(&out->pools[k], pt->name, type))
 						cp = &out->pools[k];

@@ -400,11 +400,7 @@ vast_parse_instance(const char *body, size_t len, struct instance *out, struct g
 		cJSON_Delete(j);
 		return gr_fail(err, GR_ENOTFOUND, "no such instance");
 	}
-	if (!cJSON_IsObject(r)) {
-		cJSON_Delete(j);
-		return gr_fail(err, GR_EUNAVAIL, "malformed reply (instance)");
-	}
-	return bj_instance_read(j, r, vast_instance_from_json,
+	return bj_instance_read(j, r, vast_instance_from_json, N_("malformed reply (instance)"),
 	    N_("malformed reply (instance without id)"), out, err);
 }
 
@@ -592,7 +588,6 @@ error_of(long status, const cJSON *j, const char *body, size_t len, struct gr_er
 {
 	static const char *const msg_keys[] = { "msg", "message", "detail", "error", NULL };
 	char msg[300] = "", code[64] = "";
-	enum gr_err c;
 	bool success = true, has_success = false;
 	const char *m;
 
@@ -620,9 +615,6 @@ error_of(long status, const cJSON *j, const char *body, size_t len, struct gr_er
 	if (strstr(code, "credit") != NULL || strstr(code, "billing") != NULL ||
 	    strstr(msg, "insufficient credit") != NULL)
 		return gr_fail(err, GR_EFUNDS, "%s (HTTP %ld)", msg[0] ? msg : code, status);
-	c = http_status_code(status);
-	if (c == GR_OK)
-		c = GR_EFAIL;
 	if (msg[0] == '\0' && code[0] != '\0')
 		strlcpy_(msg, code, sizeof(msg));
 	return http_fail_status(err, P, status, msg[0] ? msg : NULL);

@@ -707,12 +707,7 @@ enum gr_err
 http_get(struct http_client *c, const char *url, const char *const *headers,
     struct http_response *rs, struct gr_error *err)
 {
-	struct http_request rq = {
-		.method = HTTP_GET, .url = url, .headers = headers, .idempotent = true,
-		.read = true,
-	};
-
-	return http_do(c, &rq, rs, err);
+	return http_read_json(c, HTTP_GET, url, headers, NULL, rs, err);
 }
 
 enum gr_err

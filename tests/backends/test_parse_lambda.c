@@ -95,6 +95,21 @@ test_instances(void **state)
 	assert_int_equal(lambda_parse_instances(b, len, &l, &err), GR_EUNAVAIL);
 	instance_list_release(&l);
 	free(b);
+
+	/* One instance is a "data" object with an id; anything else is malformed. */
+	{
+		static const char list[] = "{\"data\": []}", bare[] = "{\"data\": {\"name\": \"x\"}}";
+		struct instance in;
+
+		gr_error_clear(&err);
+		assert_int_equal(lambda_parse_instance(list, sizeof(list) - 1, &in, &err),
+		    GR_EUNAVAIL);
+		assert_string_equal(err.msg, "malformed reply (no data object)");
+		gr_error_clear(&err);
+		assert_int_equal(lambda_parse_instance(bare, sizeof(bare) - 1, &in, &err),
+		    GR_EUNAVAIL);
+		assert_string_equal(err.msg, "malformed reply (instance without id)");
+	}
 }
 
 static void

@@ -164,6 +164,14 @@ test_errors(void **state)
 	assert_string_equal(in.id, "runpod:newpod00000001");
 	assert_int_equal(in.state, ST_PROVISIONING);
 	free(b);
+	{
+		static const char number[] = "{\"data\": {\"pod\": 7}}";
+
+		gr_error_clear(&err);
+		assert_int_equal(runpod_parse_pod(number, sizeof(number) - 1, &in, &err),
+		    GR_EUNAVAIL);
+		assert_string_equal(err.msg, "malformed reply (pod)");
+	}
 	b = tdata("runpod/myself.json", &len);
 	assert_int_equal(runpod_parse_myself(b, len, &a, &err), GR_OK);
 	assert_int_equal(a.balance, -3250000);
@@ -393,8 +401,12 @@ test_v2_pods(void **state)
 	b = tdata("runpod_v2/pods-truncated.json", &len);
 	assert_int_equal(runpod_v2_parse_pods(b, len, &l, &err), GR_EUNAVAIL);
 	assert_int_equal(runpod_v2_parse_pod(b, len, &in, &err), GR_EUNAVAIL);
+	gr_error_clear(&err);
 	assert_int_equal(runpod_v2_parse_pod(LIT("[]"), &in, &err), GR_EUNAVAIL);
+	assert_string_equal(err.msg, "malformed reply (pod)");
+	gr_error_clear(&err);
 	assert_int_equal(runpod_v2_parse_pod(LIT("{\"name\":\"x\"}"), &in, &err), GR_EUNAVAIL);
+	assert_string_equal(err.msg, "malformed reply (pod without id)");
 	instance_list_release(&l);
 	free(b);
 }

@@ -498,6 +498,7 @@ test_instances_without_id(void **state)
 	static const char list[] = "{\"instances\": [7, {\"gpu_name\": \"RTX 4090\"}, "
 	    "{\"id\": 42, \"actual_status\": \"running\"}]}";
 	static const char one[] = "{\"instances\": {\"gpu_name\": \"RTX 4090\"}}";
+	static const char number[] = "{\"instances\": 7}";
 	struct instance_list l;
 	struct instance in;
 	struct gr_error err = { 0 };
@@ -512,6 +513,9 @@ test_instances_without_id(void **state)
 	instance_list_release(&l);
 	assert_int_equal(vast_parse_instance(one, sizeof(one) - 1, &in, &err), GR_EUNAVAIL);
 	assert_string_equal(err.msg, "malformed reply (instance without id)");
+	gr_error_clear(&err);
+	assert_int_equal(vast_parse_instance(number, sizeof(number) - 1, &in, &err), GR_EUNAVAIL);
+	assert_string_equal(err.msg, "malformed reply (instance)");
 }
 
 static void
