@@ -56,6 +56,13 @@ void session_init(struct session *s);
 void session_release(struct session *s);
 /* Forget the backends (the shell does after a command with its own --provider). */
 void session_drop_backends(struct session *s);
+/*
+ * Before a session's next piece of work (the shell's next command, a dashboard lane's next
+ * request): a state lent to the simulator that could not be opened is closed, with the
+ * backends that hold it, so that the work opens both again (the server may be back). A
+ * state nobody was lent is opened again by session_state itself.
+ */
+void session_state_retry(struct session *s);
 
 /* The config, refused with config_problem's words when it has a line it cannot read. */
 enum gr_err session_config(struct session *s, struct config **out, struct gr_error *err);

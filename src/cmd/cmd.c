@@ -519,6 +519,7 @@ cmd_run(struct session *s, int argc, char **argv, bool in_shell)
 	c.in_shell = in_shell;
 	if (!in_shell)
 		return cmd->run(&c, argc, argv);
+	session_state_retry(s);
 	/* In the shell, options given to one command do not stick to the next. */
 	{
 		struct out_opts saved = out_global;

@@ -352,6 +352,7 @@ run_job(struct session *s, struct lane *l, struct ui_result *r)
 	struct fanout_result res[SESSION_MAX_PROVIDERS];
 
 	memset(res, 0, sizeof(res));
+	session_state_retry(s);
 	switch (l->job) {
 	case UJ_OFFERS:
 		cached = !l->cache_tried;

@@ -96,6 +96,16 @@ session_drop_backends(struct session *s)
 }
 
 void
+session_state_retry(struct session *s)
+{
+	if (s->state == NULL || !s->state_lent || state_open_wait(s->state, NULL) == GR_OK)
+		return;
+	session_drop_backends(s);
+	state_close(s->state);
+	s->state = NULL;
+}
+
+void
 session_release(struct session *s)
 {
 	session_drop_backends(s);
@@ -192,7 +202,8 @@ session_state(struct session *s, struct state **out, struct gr_error *err)
 		return err->code;
 	if (state_open_wait(s->state, err) != GR_OK) {
 		/* Asked again, it is opened again (a dashboard's next refresh, once the server
-		   is back), unless the simulator holds it: its calls say why until then. */
+		   is back), unless the simulator holds it: its calls say why until the
+		   session's next piece of work (session_state_retry). */
 		if (!s->state_lent) {
 			state_close(s->state);
 			s->state = NULL;
