@@ -12,6 +12,8 @@
 #   wait_until CMD [TENTHS]    until the shell command CMD succeeds (default 5 s)
 #   row N                      line N of the screen (0-based)
 #   $DB                        the test's state database
+#   use_pg                     tests/cli/pg.sh for a screen test (start_pg, as): its server
+#                              is stopped by the trap too
 #   ok MSG / fail MSG / finish
 set -u
 G=${GPURENT:-build/gpurent}
@@ -43,6 +45,13 @@ finish() {
 	exit 1
 }
 row() { screen | sed -n "$(($1 + 1))p"; }
+use_pg() {
+	TMP=$T
+	CLEANUP_HOOKS=()
+	. "$(dirname "${BASH_SOURCE[0]}")/../cli/pg.sh"
+	trap 'for h in "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"; do eval "$h" || true; done
+		tm kill-server 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+}
 wait_until() {
 	local n=0
 	while [ $n -lt "${2:-50}" ]; do

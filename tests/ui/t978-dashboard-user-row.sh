@@ -5,11 +5,7 @@
 # in a team profile (a PostgreSQL state of the test's own) both name ann, and the costs view
 # holds the team's spend to the team's budget, kept in that state.
 . "$(dirname "$0")/lib.sh"
-TMP=$T GPURENT=$G
-CLEANUP_HOOKS=()
-. "$(dirname "$0")/../cli/pg.sh"
-trap 'for h in "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"; do eval "$h" || true; done
-	tm kill-server 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+use_pg
 # The detail pane's USER row ("SSH USER" is another).
 user_row() { screen | grep -E '^ *USER +[^ ]'; }
 

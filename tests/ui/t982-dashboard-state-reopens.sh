@@ -4,11 +4,7 @@
 # over from lending the state to the simulator). Before, the instances lane's simulator held
 # the failed state for the dashboard's whole life: its instances never came.
 . "$(dirname "$0")/lib.sh"
-TMP=$T GPURENT=$G
-CLEANUP_HOOKS=()
-. "$(dirname "$0")/../cli/pg.sh"
-trap 'for h in "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"; do eval "$h" || true; done
-	tm kill-server 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+use_pg
 
 start_pg
 later=${GPURENT_TEST_PG_URL%/gpurent}/later
