@@ -57,10 +57,10 @@ void session_release(struct session *s);
 /* Forget the backends (the shell does after a command with its own --provider). */
 void session_drop_backends(struct session *s);
 /*
- * Before a session's next piece of work (the shell's next command, a dashboard lane's next
- * request): a state lent to the simulator that could not be opened is closed, with the
- * backends that hold it, so that the work opens both again (the server may be back). A
- * state nobody was lent is opened again by session_state itself.
+ * Before a session's next piece of work (the shell's next command, a dashboard or exporter
+ * lane's next round): a state lent to the simulator that could not be opened is opened
+ * again at its next use, in place (state_open_retry), as the server may be back. A state
+ * nobody was lent is opened again by session_state itself.
  */
 void session_state_retry(struct session *s);
 

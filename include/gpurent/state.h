@@ -33,6 +33,12 @@ enum gr_err state_open(struct state **out, const char *path, struct gr_error *er
  */
 enum gr_err state_open_begin(struct state **out, const char *path, struct gr_error *err);
 enum gr_err state_open_wait(struct state *st, struct gr_error *err);
+/*
+ * A state opened by state_open_begin whose opening failed is opened again, once, at its
+ * next use (state_open_wait or a statement), in place: whoever holds it (the simulator it
+ * was lent to) has the new one. For a server that may be back since.
+ */
+void state_open_retry(struct state *st);
 void state_close(struct state *st);
 /*
  * Where a PostgreSQL state's password comes from when libpq finds none of its own

@@ -147,6 +147,7 @@ lane_run(void *arg)
 
 		memset(res, 0, sizeof(res));
 		instance_list_init(&found);
+		session_state_retry(&l->s);
 		code = session_instances(&l->s, &found, res, &err);
 		if (code != GR_OK && l->s.verbose)
 			l->warn("%s: %s", l->name, err.msg);
@@ -223,6 +224,7 @@ gather(struct session *s, const struct exporter_rounds *o, struct lane *lanes, s
 	/* The snapshot's clock, session_now's: the simulator's when sim is among the providers. */
 	session_clock(s, &clk);
 	snap->taken = clk.sim_shown ? clk.sim : clk.wall;
+	session_state_retry(s);
 	if (session_state(s, &st, &err) != GR_OK)
 		return;
 	sample_list_init(&latest);

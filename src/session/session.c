@@ -98,11 +98,8 @@ session_drop_backends(struct session *s)
 void
 session_state_retry(struct session *s)
 {
-	if (s->state == NULL || !s->state_lent || state_open_wait(s->state, NULL) == GR_OK)
-		return;
-	session_drop_backends(s);
-	state_close(s->state);
-	s->state = NULL;
+	if (s->state != NULL && s->state_lent)
+		state_open_retry(s->state);
 }
 
 void

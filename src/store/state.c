@@ -30,13 +30,15 @@ struct state {
 	pthread_t opener;	/* state_open_begin's thread, while opening */
 	bool opening;
 	struct gr_error open_err;	/* what it found */
+	store_open_fn *open;	/* what that thread runs, again after state_open_retry */
+	bool retry;		/* state_open_retry: a failed open is tried again at next use */
 };
 
 /* The database, once state_open_begin's thread has opened it (or found why not). */
 static struct db *
 db_of(struct state *st)
 {
-	if (st->opening)
+	if (st->opening || st->retry)
 		(void)state_open_wait(st, NULL);
 	return st->db;
 }
@@ -120,24 +122,17 @@ state_connect(struct state **out, const char *path, struct gr_error *err)
 	return GR_OK;
 }
 
-/* What store_open_async's thread runs: the open it was given, its handle kept. */
-struct opening {
-	struct state *st;
-	store_open_fn *open;
-};
-
+/* What store_open_async's thread runs: st's open, its handle kept in st. */
 static void *
 open_in_background(void *arg)
 {
-	struct opening *o = arg;
-	struct state *st = o->st, *opened;
+	struct state *st = arg, *opened;
 
-	if (o->open(&opened, st->path, &st->open_err) == GR_OK) {
+	if (st->open(&opened, st->path, &st->open_err) == GR_OK) {
 		st->db = opened->db;
 		opened->db = NULL;
 		state_close(opened);
 	}
-	free(o);
 	return NULL;
 }
 
@@ -145,20 +140,23 @@ enum gr_err
 store_open_async(struct state **out, const char *path, store_open_fn *open,
     struct gr_error *err)
 {
-	struct opening *o = xcalloc(1, sizeof(*o));
 	struct state *st = xcalloc(1, sizeof(*st));
 
 	st->path = xstrdup(path);
-	o->st = st;
-	o->open = open;
-	if (pthread_create(&st->opener, NULL, open_in_background, o) != 0) {
-		free(o);
+	st->open = open;
+	if (pthread_create(&st->opener, NULL, open_in_background, st) != 0) {
 		state_close(st);
 		return open(out, path, err);
 	}
 	st->opening = true;
 	*out = st;
 	return GR_OK;
+}
+
+void
+state_open_retry(struct state *st)
+{
+	st->retry = st->open != NULL;
 }
 
 enum gr_err
@@ -170,6 +168,16 @@ state_open_wait(struct state *st, struct gr_error *err)
 		if (st->db == NULL)
 			st->db = db_unopened(st->open_err.msg);
 	}
+	if (st->retry && st->open_err.code != GR_OK) {
+		/* Here, not on a thread: this use waits for it anyway. */
+		db_close(st->db);
+		st->db = NULL;
+		gr_error_clear(&st->open_err);
+		open_in_background(st);
+		if (st->db == NULL)
+			st->db = db_unopened(st->open_err.msg);
+	}
+	st->retry = false;
 	if (st->open_err.code == GR_OK)
 		return GR_OK;
 	if (err != NULL)

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # A team's state that could not be opened when a long-lived session began is opened again by
 # its next piece of work (issue 31, left over from lending the state to the simulator): the
-# shell's next command, once the database is there. Before, the simulator held the failed
-# state for the whole session, so every later command of the shell failed with the first
-# one's words ("database ... does not exist") even after the database was made.
+# shell's next command, the exporter's next round, once the database is there. Before, the
+# simulator held the failed state for the whole session, so every later command of the
+# shell failed with the first one's words ("database ... does not exist") even after the
+# database was made, and the exporter said the simulator was down for good. (The
+# dashboard's lanes: tests/ui/t982.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg.sh"
+. "$(dirname "$0")/exporter.sh"
 start_pg
 psql_() { psql "$GPURENT_TEST_PG_URL" -qAtX -v ON_ERROR_STOP=1 "$@"; }
 later=${GPURENT_TEST_PG_URL%/gpurent}/later
@@ -49,4 +52,16 @@ wait $shell
 rc=$?
 check "the shell ended with the status of the one command that failed, the first ls ($rc)" \
 	'[ $rc = 1 ]'
+
+# The exporter, started before its database is made: the simulator's lane and the snapshot's
+# ledger figures come once it is.
+expect_ok g config set state.url "${GPURENT_TEST_PG_URL%/gpurent}/later2"
+start_exporter
+wait_scrape '^gpurent_provider_up\{provider="sim"\} 0$'
+check "the simulator is down while the database is not there" \
+	'! grep -q "^gpurent_burn_rate" <<<"$OUT"'
+psql_ -c "CREATE DATABASE later2" || fail "CREATE DATABASE later2"
+wait_scrape '^gpurent_provider_up\{provider="sim"\} 1$'
+wait_scrape '^gpurent_burn_rate_dollars_per_hour 0'
+check "then up, with the ledger's figures" 'grep -q "^gpurent_provider_up{provider=\"sim\"} 1$" <<<"$OUT"'
 pass
