@@ -122,9 +122,9 @@ state_connect(struct state **out, const char *path, struct gr_error *err)
 	return GR_OK;
 }
 
-/* What store_open_async's thread runs: st's open, its handle kept in st. */
+/* st's open, its handle kept in st: on store_open_async's thread, or where a retry is used. */
 static void *
-open_in_background(void *arg)
+run_open(void *arg)
 {
 	struct state *st = arg, *opened;
 
@@ -144,7 +144,7 @@ store_open_async(struct state **out, const char *path, store_open_fn *open,
 
 	st->path = xstrdup(path);
 	st->open = open;
-	if (pthread_create(&st->opener, NULL, open_in_background, st) != 0) {
+	if (pthread_create(&st->opener, NULL, run_open, st) != 0) {
 		state_close(st);
 		return open(out, path, err);
 	}
@@ -173,7 +173,7 @@ state_open_wait(struct state *st, struct gr_error *err)
 		db_close(st->db);
 		st->db = NULL;
 		gr_error_clear(&st->open_err);
-		open_in_background(st);
+		run_open(st);
 		if (st->db == NULL)
 			st->db = db_unopened(st->open_err.msg);
 	}
