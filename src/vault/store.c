@@ -937,7 +937,7 @@ vault_shared(const struct vault_opts *o, struct vault **out, struct gr_error *er
 	return GR_OK;
 }
 
-/* vault_lookup_cfg's work, with lookup_lock held. */
+/* vault_lookup_cfg's work, with lookup_lock held, once a store is known to be there. */
 static enum gr_err
 lookup_locked(const struct config *config, const char *profile, const char *provider,
     char **key_out, struct gr_error *err)
@@ -946,9 +946,6 @@ lookup_locked(const struct config *config, const char *profile, const char *prov
 	struct vault *v;
 	enum gr_err rc;
 
-	*key_out = NULL;
-	if (cached == NULL && !vault_exists())
-		return GR_OK;	/* no store: no key, and no prompt */
 	o.config = config;
 	o.may_prompt = isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
 	if ((rc = vault_shared(&o, &v, err)) != GR_OK)
@@ -965,10 +962,12 @@ enum gr_err
 vault_lookup_cfg(const struct config *config, const char *profile, const char *provider,
     char **key_out, struct gr_error *err)
 {
-	enum gr_err rc;
+	enum gr_err rc = GR_OK;
 
+	*key_out = NULL;
 	pthread_mutex_lock(&lookup_lock);
-	rc = lookup_locked(config, profile, provider, key_out, err);
+	if (cached != NULL || vault_exists())	/* no store: no key, and no prompt */
+		rc = lookup_locked(config, profile, provider, key_out, err);
 	pthread_mutex_unlock(&lookup_lock);
 	return rc;
 }
@@ -978,14 +977,16 @@ vault_lookup(const char *profile, const char *provider, char **key_out, struct g
 {
 	struct config *cfg = NULL;
 	enum gr_err rc = GR_OK;
+	bool have;
 
 	*key_out = NULL;
 	pthread_mutex_lock(&lookup_lock);
+	have = cached != NULL || vault_exists();	/* no store: no key, and no prompt */
 	/* The config names the passphrase command; load it only when the store is opened. */
-	if (cached == NULL && vault_exists() &&
+	if (have && cached == NULL &&
 	    (rc = config_load(&cfg, paths_config_file(), err)) == GR_OK && cfg != NULL)
 		rc = config_problem(cfg, err);
-	if (rc == GR_OK)
+	if (have && rc == GR_OK)
 		rc = lookup_locked(cfg, profile, provider, key_out, err);
 	pthread_mutex_unlock(&lookup_lock);
 	config_free(cfg);
