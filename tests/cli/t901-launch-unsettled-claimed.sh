@@ -29,10 +29,13 @@ gate=$TMP/gate
 GPURENT_SERVE_HOLD=$gate start_serve lambda --api-key k --fail-match instance-operations/launch \
 	--log-requests "$TMP/requests"
 export GPURENT_LAMBDA_URL=$SERVE_URL
-g launch "$offer" --label killed -o ids >/dev/null 2>&1 &
+g launch "$offer" --label killed -o ids >"$TMP/killed.out" 2>"$TMP/killed.err" &
 pid=$!
 CLEANUP_HOOKS+=("kill -9 $pid 2>/dev/null")
-wait_until 600 'grep -q "instance-operations/launch" "$TMP/requests" 2>/dev/null' || fail "the create never came"
+# Until the create came, or the launch ended without it (then why is in its errors).
+created() { grep -q "instance-operations/launch" "$TMP/requests" 2>/dev/null; }
+wait_until 1200 'created || ! kill -0 $pid 2>/dev/null'
+created || fail "the create never came: $(cat "$TMP/killed.err")"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
 touch "$gate"

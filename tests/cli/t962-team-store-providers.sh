@@ -41,7 +41,10 @@ export GPURENT_VAST_URL=$SERVE_URL
 g launch "$other" --label killed -o ids >"$TMP/killed.out" 2>"$TMP/killed.err" &
 pid=$!
 CLEANUP_HOOKS+=("kill -9 $pid 2>/dev/null")
-wait_until 600 'grep -q "\"path\":\"/api/v0/asks/" "$TMP/requests" 2>/dev/null' || fail "the create never came: $(cat "$TMP/killed.err")"
+# Until the create came, or the launch ended without it (then why is in its errors).
+created() { grep -q '"path":"/api/v0/asks/' "$TMP/requests" 2>/dev/null; }
+wait_until 1200 'created || ! kill -0 $pid 2>/dev/null'
+created || fail "the create never came: $(cat "$TMP/killed.err")"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
 touch "$gate"
