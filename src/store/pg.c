@@ -123,9 +123,8 @@ state_set_password(const struct state_password *p)
 
 /*
  * A connection to url, with pw (or none) as its password keyword: given to libpq beside the
- * URL, never written into a connection string that an error or a log could repeat. Its
- * lock waits are bounded at 10 s, as SQLite's busy timeout bounds them, by the connection's
- * options (the URL's own kept after them): no round trip of its own to say so.
+ * URL, never written into a connection string that an error or a log could repeat. options
+ * NULL is no options keyword at all (the URL's own, if any, stand).
  */
 static PGconn *
 connect_to(const char *url, const char *options, const char *pw)
@@ -138,11 +137,40 @@ connect_to(const char *url, const char *options, const char *pw)
 	return pq.PQconnectdbParams(keys, vals, 1);
 }
 
+/* A connection, with the vault's password when libpq found none of its own (~/.pgpass, a
+   service file) and the server asks for one: into pg->conn, failed or not. */
+static enum gr_err
+connect_as(struct pg *pg, const char *url, const char *options, struct gr_error *err)
+{
+	char *pw = NULL;
+
+	pg->conn = connect_to(url, options, NULL);
+	if (pq.PQstatus(pg->conn) == CONNECTION_OK || !pq.PQconnectionNeedsPassword(pg->conn) ||
+	    password.get == NULL)
+		return GR_OK;
+	if (password.get(password.ctx, &pw, err) != GR_OK)
+		return err->code;
+	if (pw != NULL) {
+		pq.PQfinish(pg->conn);
+		pg->conn = connect_to(url, options, pw);
+		password.release(pw);
+	}
+	return GR_OK;
+}
+
+/*
+ * Lock waits are bounded at 10 s, as SQLite's busy timeout bounds them: by the connection's
+ * options (the URL's own kept after them), with no round trip of its own. A pooler in front
+ * of the server (PgBouncer) refuses an options parameter at the start: then the connection
+ * is made again without it and says so with a SET, unless the URL has options of its own,
+ * which that pooler could not take either.
+ */
 enum gr_err
 pg_open(struct pg **out, const char *url, struct gr_error *err)
 {
 	PQconninfoOption *opts, *o;
 	char *msg = NULL, options[1024];
+	bool own_options = false;
 	struct pg *pg;
 
 	if (!pq_load(err))
@@ -155,12 +183,15 @@ pg_open(struct pg **out, const char *url, struct gr_error *err)
 	}
 	snprintf(options, sizeof(options), "-c lock_timeout=10s");
 	for (o = opts; o->keyword != NULL; o++) {
-		if (strcmp(o->keyword, "options") == 0 && o->val != NULL && o->val[0] != '\0' &&
-		    (size_t)snprintf(options, sizeof(options), "-c lock_timeout=10s %s", o->val) >=
-		    sizeof(options)) {
-			pq.PQconninfoFree(opts);
-			return gr_fail(err, GR_EUSAGE, "the PostgreSQL URL's options are longer than "
-			    "%zu bytes", sizeof(options) - sizeof("-c lock_timeout=10s "));
+		if (strcmp(o->keyword, "options") == 0 && o->val != NULL && o->val[0] != '\0') {
+			own_options = true;
+			if ((size_t)snprintf(options, sizeof(options), "-c lock_timeout=10s %s",
+			    o->val) >= sizeof(options)) {
+				pq.PQconninfoFree(opts);
+				return gr_fail(err, GR_EUSAGE, "the PostgreSQL URL's options are "
+				    "longer than %zu bytes",
+				    sizeof(options) - sizeof("-c lock_timeout=10s "));
+			}
 		}
 		if (strcmp(o->keyword, "password") == 0 && o->val != NULL && o->val[0] != '\0')
 			break;
@@ -173,20 +204,23 @@ pg_open(struct pg **out, const char *url, struct gr_error *err)
 	}
 	pq.PQconninfoFree(opts);
 	pg = xcalloc(1, sizeof(*pg));
-	pg->conn = connect_to(url, options, NULL);
-	/* libpq found no password of its own (~/.pgpass, a service file): the vault's. */
-	if (pq.PQstatus(pg->conn) != CONNECTION_OK && pq.PQconnectionNeedsPassword(pg->conn) &&
-	    password.get != NULL) {
-		char *pw = NULL;
-
-		if (password.get(password.ctx, &pw, err) != GR_OK) {
+	if (connect_as(pg, url, options, err) != GR_OK) {
+		pg_close(pg);
+		return err->code;
+	}
+	if (pq.PQstatus(pg->conn) != CONNECTION_OK && !own_options &&
+	    strstr(pq.PQerrorMessage(pg->conn), "unsupported startup parameter: options") != NULL) {
+		pq.PQfinish(pg->conn);
+		if (connect_as(pg, url, NULL, err) != GR_OK) {
 			pg_close(pg);
 			return err->code;
 		}
-		if (pw != NULL) {
-			pq.PQfinish(pg->conn);
-			pg->conn = connect_to(url, options, pw);
-			password.release(pw);
+		if (pq.PQstatus(pg->conn) == CONNECTION_OK &&
+		    pg_exec(pg, "SET lock_timeout = '10s'") != DB_OK) {
+			gr_fail(err, GR_ESTATE, "cannot set the PostgreSQL state database's lock "
+			    "timeout: %s", pg->err);
+			pg_close(pg);
+			return GR_ESTATE;
 		}
 	}
 	if (pq.PQstatus(pg->conn) != CONNECTION_OK) {

@@ -4,6 +4,10 @@
 #               a PostgreSQL server of the test's own (tests/pg/server) on $TMP/pg, stopped
 #               at the end; GPURENT_TEST_PG_URL names its database gpurent (--password: and
 #               GPURENT_TEST_PG_PASSWORD_URL one whose role must give GPURENT_TEST_PG_PASSWORD)
+#   start_pgbouncer MODE
+#               a PgBouncer of the test's own (tests/pg/pgbouncer) in front of that server's
+#               database, in pool_mode MODE, stopped at the end:
+#               GPURENT_TEST_PGBOUNCER_URL names the database through it
 #   team_on_pg NAME...
 #               people of team ml on that server, each with a configuration of their own
 #               (nothing under the real ~), renting from one provider's world
@@ -13,6 +17,13 @@ start_pg() {
 	"$server" start "$TMP/pg" "$@" || fail "the PostgreSQL server did not start"
 	CLEANUP_HOOKS+=("\"$server\" stop \"$TMP/pg\"")
 	. "$TMP/pg/env"
+}
+
+start_pgbouncer() {
+	local bouncer=$SRCDIR/tests/pg/pgbouncer
+	"$bouncer" start "$TMP/pgbouncer" "$GPURENT_TEST_PG_URL" "$1" || fail "PgBouncer did not start"
+	CLEANUP_HOOKS+=("\"$bouncer\" stop \"$TMP/pgbouncer\"")
+	. "$TMP/pgbouncer/env"
 }
 
 as() {
