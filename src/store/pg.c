@@ -162,8 +162,8 @@ connect_as(struct pg *pg, const char *url, const char *options, struct gr_error 
  * Lock waits are bounded at 10 s, as SQLite's busy timeout bounds them: by the connection's
  * options (the URL's own kept after them), with no round trip of its own. A pooler in front
  * of the server (PgBouncer) refuses an options parameter at the start: then the connection
- * is made again without it and says so with a SET, unless the URL has options of its own,
- * which that pooler could not take either.
+ * is made again without it and the bound is set with a SET, unless the URL has options of
+ * its own, which that pooler could not take either.
  */
 enum gr_err
 pg_open(struct pg **out, const char *url, struct gr_error *err)
@@ -208,8 +208,10 @@ pg_open(struct pg **out, const char *url, struct gr_error *err)
 		pg_close(pg);
 		return err->code;
 	}
+	/* PgBouncer 1.18 says "unsupported startup parameter: options", later ones "...
+	   parameter in options: lock_timeout" unless told to track it. */
 	if (pq.PQstatus(pg->conn) != CONNECTION_OK && !own_options &&
-	    strstr(pq.PQerrorMessage(pg->conn), "unsupported startup parameter: options") != NULL) {
+	    strstr(pq.PQerrorMessage(pg->conn), "unsupported startup parameter") != NULL) {
 		pq.PQfinish(pg->conn);
 		if (connect_as(pg, url, NULL, err) != GR_OK) {
 			pg_close(pg);
