@@ -7,6 +7,9 @@
 # listing that shows it settles the launch with its instance.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve.sh"
+# The market holds still. On the wall clock, the offer searched first could be off the market
+# by the third launch, which then ended at once ("not on the market") without its create.
+export GPURENT_SIM_TIME=1790000000
 
 start_serve lambda --api-key k
 clean=$SERVE_URL
@@ -29,13 +32,14 @@ gate=$TMP/gate
 GPURENT_SERVE_HOLD=$gate start_serve lambda --api-key k --fail-match instance-operations/launch \
 	--log-requests "$TMP/requests"
 export GPURENT_LAMBDA_URL=$SERVE_URL
-g launch "$offer" --label killed -o ids >"$TMP/killed.out" 2>"$TMP/killed.err" &
+# --debug: its requests traced into its errors, for a failure to show where it stopped.
+g --debug launch "$offer" --label killed -o ids >"$TMP/killed.out" 2>"$TMP/killed.err" &
 pid=$!
 CLEANUP_HOOKS+=("kill -9 $pid 2>/dev/null")
 # Until the create came, or the launch ended without it (then why is in its errors).
 created() { grep -q "instance-operations/launch" "$TMP/requests" 2>/dev/null; }
 wait_until 1200 'created || ! kill -0 $pid 2>/dev/null'
-created || fail "the create never came: $(cat "$TMP/killed.err")"
+created || fail "the create never came: $(tail -n 60 "$TMP/killed.err")"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
 touch "$gate"
