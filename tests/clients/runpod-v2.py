@@ -149,14 +149,16 @@ def main():
     print("logs: %d lines" % len(logs["logs"]))
 
     _, bill = call("GET", "/v2/billing/pods")
+    # A record per day (bucketSize=day): a pod whose life crossed midnight UTC has two.
     rec = [r for r in bill["records"] if r["podId"] == pid]
-    need(len(rec) == 1 and all(k in rec[0] for k in ("startTime", "endTime", "totalAmount",
-                                                       "gpuAmount", "diskAmount")),
+    need(rec and all(k in r for r in rec for k in ("startTime", "endTime", "totalAmount",
+                                                   "gpuAmount", "diskAmount")),
          "a billing record of the pod")
-    need(rec[0]["totalAmount"] >= 0, "an amount in dollars")
+    need(all(r["totalAmount"] >= 0 for r in rec), "an amount in dollars")
     _, nv = call("GET", "/v2/billing/network-volumes")
     need(isinstance(nv["records"], list), "network volume billing")
-    print("billing: %s records, this pod $%s" % (len(bill["records"]), rec[0]["totalAmount"]))
+    print("billing: %s records, this pod $%s" % (len(bill["records"]),
+                                                  sum(r["totalAmount"] for r in rec)))
 
     _, keys = call("PUT", "/v2/account/ssh-keys", {"keys": [
         {"name": "laptop", "key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI test@laptop"}]})
