@@ -8,7 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve.sh"
 # The market holds still. On the wall clock, the offer searched first could be off the market
-# by the third launch, which then ended at once ("not on the market") without its create.
+# by the launch that is killed, which then ended at once ("not on the market") without its
+# create.
 export GPURENT_SIM_TIME=1790000000
 
 start_serve lambda --api-key k
