@@ -122,7 +122,8 @@ state_connect(struct state **out, const char *path, struct gr_error *err)
 	return GR_OK;
 }
 
-/* st's open, its handle kept in st: on store_open_async's thread, or where a retry is used. */
+/* st's open, its handle kept in st (a stand-in that says why, when it failed): on
+   store_open_async's thread, or where a retry is used. */
 static void *
 run_open(void *arg)
 {
@@ -132,7 +133,8 @@ run_open(void *arg)
 		st->db = opened->db;
 		opened->db = NULL;
 		state_close(opened);
-	}
+	} else
+		st->db = db_unopened(st->open_err.msg);
 	return NULL;
 }
 
@@ -165,17 +167,12 @@ state_open_wait(struct state *st, struct gr_error *err)
 	if (st->opening) {
 		pthread_join(st->opener, NULL);
 		st->opening = false;
-		if (st->db == NULL)
-			st->db = db_unopened(st->open_err.msg);
 	}
 	if (st->retry && st->open_err.code != GR_OK) {
 		/* Here, not on a thread: this use waits for it anyway. */
 		db_close(st->db);
-		st->db = NULL;
 		gr_error_clear(&st->open_err);
 		run_open(st);
-		if (st->db == NULL)
-			st->db = db_unopened(st->open_err.msg);
 	}
 	st->retry = false;
 	if (st->open_err.code == GR_OK)
